@@ -1,0 +1,33 @@
+"""Element symbols and atomic numbers (ASE's table; Z = 1..118)."""
+
+from __future__ import annotations
+
+import numpy as np
+from ase.data import atomic_numbers as _ASE_Z
+from ase.data import chemical_symbols as _ASE_SYMBOLS
+
+from viewcert.errors import InputError
+
+MAX_Z = 118
+SYMBOLS: tuple[str, ...] = tuple(_ASE_SYMBOLS[: MAX_Z + 1])  # index 0 is "X" (unknown)
+
+
+def atomic_number(symbol: str, *, source: str | None = None, field: str | None = None) -> int:
+    """Atomic number of an element symbol ("Fe", "fe", "FE" all accepted); InputError if unknown."""
+    s = symbol.strip()
+    norm = s[:1].upper() + s[1:].lower()
+    z = _ASE_Z.get(norm)
+    if z is None or z < 1 or z > MAX_Z:
+        raise InputError(f"unknown element symbol {symbol!r}", source=source, field=field)
+    return int(z)
+
+
+def symbol(z: int) -> str:
+    """Element symbol of an atomic number 1..118."""
+    if not 1 <= int(z) <= MAX_Z:
+        raise InputError(f"atomic number {z} is outside 1..{MAX_Z}")
+    return SYMBOLS[int(z)]
+
+
+def symbols(numbers: np.ndarray) -> tuple[str, ...]:
+    return tuple(SYMBOLS[int(z)] for z in numbers)

@@ -1,0 +1,30 @@
+"""Errors raised on misuse or bad input. Expected failures (an item the oracle cannot certify) are values,
+not exceptions: see ``oracle.triangulate.Reconstruction.status`` and ``certify.certificate``."""
+
+from __future__ import annotations
+
+
+class ViewcertError(Exception):
+    """Base class of every error viewcert raises on purpose."""
+
+
+class InputError(ViewcertError, ValueError):
+    """A structure, file or argument is malformed; the message names the file, field or parameter."""
+
+    def __init__(self, message: str, *, source: str | None = None, field: str | None = None):
+        self.source = source
+        self.field = field
+        where = ", ".join(p for p in (source and f"file {source}", field and f"field {field}") if p)
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class CameraError(ViewcertError, ValueError):
+    """A camera or protocol is degenerate: not a rotation, zero-size image, repeated view direction."""
+
+
+class ObservationError(ViewcertError, ValueError):
+    """Observations do not fit their cameras (shapes, labels, NaNs)."""
+
+
+class ParseError(InputError):
+    """A model answer or a harness file could not be read; the message says where and why."""

@@ -1,0 +1,285 @@
+"""Structure: the frozen value object every other part reads.
+
+Frames and units: Cartesian world frame, Å, right-handed. A lattice holds the vectors a, b, c as **rows**
+(Å), so Cartesian = fractional @ lattice. A structure is periodic exactly when it has a lattice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from viewcert.elements import MAX_Z, symbols
+from viewcert.errors import InputError
+
+MIN_INTERATOMIC_DISTANCE = 0.5  # Å; closer atoms are refused as a malformed structure
+MIN_CELL_VOLUME = 1e-6  # Å^3
+
+
+def sha256_text(text: str | bytes) -> str:
+    data = text.encode() if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a structure came from: file path or database id, and the SHA-256 of the bytes read."""
+
+    source: str = ""
+    identifier: str = ""
+    sha256: str = ""
+
+    def to_dict(self) -> dict:
+        return {"source": self.source, "identifier": self.identifier, "sha256": self.sha256}
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Structure:
+    """Atoms in Cartesian Å with atomic numbers; periodic when ``lattice`` (rows a, b, c in Å) is given.
+
+    Construction validates: shapes, finite values, atomic numbers 1..118, non-empty, lattice volume > 0,
+    and no two atoms closer than 0.5 Å (minimum image when periodic). Arrays are stored read-only.
+    """
+
+    positions: np.ndarray
+    numbers: np.ndarray
+    lattice: np.ndarray | None = None
+    site_labels: tuple[str, ...] | None = None
+    provenance: Provenance = field(default_factory=Provenance)
+
+    def __post_init__(self) -> None:
+        src = self.provenance.source or self.provenance.identifier or None
+        pos = np.asarray(self.positions, dtype=np.float64)
+        if pos.ndim != 2 or pos.shape[1] != 3:
+            raise InputError(f"positions must have shape (n, 3), got {pos.shape}", source=src, field="positions")
+        try:
+            num = np.asarray(self.numbers, dtype=np.int64)
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"atomic numbers must be integers: {exc}", source=src, field="numbers") from None
+        if num.shape != (pos.shape[0],):
+            raise InputError(
+                f"numbers must have shape ({pos.shape[0]},) to match positions, got {num.shape}",
+                source=src,
+                field="numbers",
+            )
+        if pos.shape[0] == 0:
+            raise InputError("structure has no atoms", source=src, field="positions")
+        bad = ~np.isfinite(pos).all(axis=1)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(f"atom {i} has a non-finite position {pos[i].tolist()}", source=src, field="positions")
+        badz = (num < 1) | (num > MAX_Z)
+        if badz.any():
+            i = int(np.flatnonzero(badz)[0])
+            raise InputError(f"atom {i} has atomic number {num[i]} outside 1..{MAX_Z}", source=src, field="numbers")
+        lat = None
+        if self.lattice is not None:
+            lat = np.asarray(self.lattice, dtype=np.float64)
+            if lat.shape != (3, 3):
+                raise InputError(f"lattice must be 3x3 (rows a, b, c), got {lat.shape}", source=src, field="lattice")
+            if not np.isfinite(lat).all():
+                raise InputError("lattice has non-finite entries", source=src, field="lattice")
+            vol = float(np.linalg.det(lat))
+            if abs(vol) < MIN_CELL_VOLUME:
+                raise InputError(f"lattice has zero volume ({vol:.3g} Å^3)", source=src, field="lattice")
+            if vol < 0:
+                raise InputError(
+                    f"lattice rows a, b, c form a left-handed set (det = {vol:.4g}); reorder or negate one",
+                    source=src,
+                    field="lattice",
+                )
+        labels = self.site_labels
+        if labels is not None:
+            labels = tuple(str(s) for s in labels)
+            if len(labels) != pos.shape[0]:
+                raise InputError(
+                    f"{len(labels)} site labels for {pos.shape[0]} atoms", source=src, field="site_labels"
+                )
+        object.__setattr__(self, "positions", _readonly(pos))
+        object.__setattr__(self, "numbers", _readonly(num))
+        object.__setattr__(self, "lattice", None if lat is None else _readonly(lat))
+        object.__setattr__(self, "site_labels", labels)
+        close = self.closest_pair()
+        if close is not None and close[2] < MIN_INTERATOMIC_DISTANCE:
+            i, j, d = close
+            raise InputError(
+                f"atoms {i} and {j} are {d:.4f} Å apart (< {MIN_INTERATOMIC_DISTANCE} Å): overlapping or "
+                "duplicated sites",
+                source=src,
+                field="positions",
+            )
+
+    # ----------------------------------------------------------------- basic views
+    @property
+    def n_atoms(self) -> int:
+        return int(self.positions.shape[0])
+
+    @property
+    def is_periodic(self) -> bool:
+        return self.lattice is not None
+
+    @property
+    def symbols(self) -> tuple[str, ...]:
+        return symbols(self.numbers)
+
+    @property
+    def identifier(self) -> str:
+        return self.provenance.identifier or self.provenance.source
+
+    @property
+    def volume(self) -> float:
+        if self.lattice is None:
+            raise InputError("a molecule has no cell volume", field="lattice")
+        return float(np.linalg.det(self.lattice))
+
+    def __len__(self) -> int:
+        return self.n_atoms
+
+    def __repr__(self) -> str:
+        formula = self.formula
+        kind = "crystal" if self.is_periodic else "molecule"
+        return f"Structure({formula}, {self.n_atoms} atoms, {kind}, id={self.identifier!r})"
+
+    @property
+    def formula(self) -> str:
+        syms, counts = np.unique(np.array(self.symbols), return_counts=True)
+        return "".join(f"{s}{c if c > 1 else ''}" for s, c in zip(syms, counts, strict=True))
+
+    def equals(self, other: Structure, *, atol: float = 0.0) -> bool:
+        """Same atoms in the same order, positions and lattice within ``atol`` Å."""
+        if self.n_atoms != other.n_atoms or not np.array_equal(self.numbers, other.numbers):
+            return False
+        if (self.lattice is None) != (other.lattice is None):
+            return False
+        if self.lattice is not None and not np.allclose(self.lattice, other.lattice, rtol=0, atol=atol):
+            return False
+        return bool(np.allclose(self.positions, other.positions, rtol=0, atol=atol))
+
+    # ----------------------------------------------------------------- periodic operations
+    def _require_lattice(self, what: str) -> np.ndarray:
+        if self.lattice is None:
+            raise InputError(f"{what} needs a periodic structure (this one has no lattice)", field="lattice")
+        return self.lattice
+
+    @property
+    def frac_coords(self) -> np.ndarray:
+        """Fractional coordinates (n, 3): positions @ inv(lattice)."""
+        lat = self._require_lattice("fractional coordinates")
+        return np.linalg.solve(lat.T, self.positions.T).T
+
+    def with_positions(self, positions: np.ndarray) -> Structure:
+        return replace(self, positions=positions)
+
+    def wrapped(self) -> Structure:
+        """All atoms moved into the cell, fractional coordinates in [0, 1)."""
+        lat = self._require_lattice("wrap")
+        f = self.frac_coords
+        f = f - np.floor(f)
+        f[f >= 1.0] -= 1.0  # floor of -1e-17 leaves exactly 1.0
+        return replace(self, positions=f @ lat)
+
+    def supercell(self, reps: tuple[int, int, int]) -> Structure:
+        """Tile the cell ``reps`` times along a, b, c. Atom order: cell atoms fastest, then translations
+        in C order (na, nb, nc), so atom ``t * n + i`` is atom ``i`` shifted by translation ``t``."""
+        lat = self._require_lattice("supercell tiling")
+        reps_arr = np.asarray(reps, dtype=np.int64)
+        if reps_arr.shape != (3,) or (reps_arr < 1).any():
+            raise InputError(f"supercell repetitions must be three positive integers, got {reps}", field="reps")
+        shifts = tiling_translations(tuple(int(r) for r in reps_arr)) @ lat
+        pos = (shifts[:, None, :] + self.positions[None, :, :]).reshape(-1, 3)
+        num = np.tile(self.numbers, len(shifts))
+        labels = None if self.site_labels is None else self.site_labels * len(shifts)
+        return replace(self, positions=pos, numbers=num, lattice=lat * reps_arr[:, None], site_labels=labels)
+
+    def closest_pair(self) -> tuple[int, int, float] | None:
+        """(i, j, distance Å) of the closest two atoms (minimum image when periodic); None for one atom
+        in a molecule. For a periodic structure, an atom and its own image count (i == j)."""
+        if self.lattice is None:
+            if self.n_atoms < 2:
+                return None
+            tree = cKDTree(self.positions)
+            d, j = tree.query(self.positions, k=2)
+            i = int(np.argmin(d[:, 1]))
+            return i, int(j[i, 1]), float(d[i, 1])
+        lat = self.lattice
+        # Reduce the wrapped coordinates and search neighbour images within one shell: exact for the
+        # nearest neighbour when it lies within the shortest lattice vector length, which is the case
+        # that matters (0.5 Å threshold) for any cell whose shortest vector exceeds it.
+        frac = np.linalg.solve(lat.T, self.positions.T).T
+        frac = frac - np.floor(frac)
+        cart = frac @ lat
+        shells = tiling_translations((3, 3, 3)) - 1.0
+        images = (shells[:, None, :] @ lat + cart[None, :, :]).reshape(-1, 3)
+        tree = cKDTree(images)
+        d, j = tree.query(cart, k=2)
+        n = self.n_atoms
+        i = int(np.argmin(d[:, 1]))
+        return i, int(j[i, 1] % n), float(d[i, 1])
+
+    def min_same_label_distance(self) -> float:
+        """Smallest distance between two atoms of the same element (minimum image when periodic); inf when
+        no element repeats. The oracle's separation precondition compares it with 2δ."""
+        best = np.inf
+        for z in np.unique(self.numbers):
+            sel = self.numbers == z
+            if self.lattice is None and sel.sum() < 2:
+                continue
+            sub = Structure(self.positions[sel], self.numbers[sel], self.lattice) if sel.sum() > 0 else None
+            pair = sub.closest_pair() if sub is not None else None
+            if pair is not None:
+                best = min(best, pair[2])
+        return float(best)
+
+    # ----------------------------------------------------------------- standard settings
+    def conventional_standard(
+        self,
+        *,
+        symprec: float = 0.01,
+        angle_tolerance: float = 5.0,
+        orientation: Literal["pymatgen", "spglib"] = "pymatgen",
+    ) -> Structure:
+        """Conventional standard cell. ``orientation="pymatgen"`` reproduces pymatgen's
+        ``SpacegroupAnalyzer(s, symprec, angle_tolerance).get_conventional_standard_structure()`` (lattice
+        matrix and sites); ``"spglib"`` returns spglib's own standardized cell (``standardize_cell``,
+        ``to_primitive=False, no_idealize=False``). symprec in Å, angle_tolerance in degrees."""
+        from viewcert.standardize import conventional_standard_cell
+
+        return conventional_standard_cell(
+            self, symprec=symprec, angle_tolerance=angle_tolerance, orientation=orientation
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "positions": self.positions.tolist(),
+            "numbers": self.numbers.tolist(),
+            "lattice": None if self.lattice is None else self.lattice.tolist(),
+            "site_labels": None if self.site_labels is None else list(self.site_labels),
+            "provenance": self.provenance.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Structure:
+        return cls(
+            positions=np.asarray(d["positions"], dtype=np.float64).reshape(-1, 3),
+            numbers=np.asarray(d["numbers"], dtype=np.int64),
+            lattice=None if d.get("lattice") is None else np.asarray(d["lattice"], dtype=np.float64),
+            site_labels=None if d.get("site_labels") is None else tuple(d["site_labels"]),
+            provenance=Provenance(**d.get("provenance", {})),
+        )
+
+
+def tiling_translations(reps: tuple[int, int, int]) -> np.ndarray:
+    """Integer translations (t, 3) as float64 of an na×nb×nc tiling, C order (a slowest, c fastest)."""
+    na, nb, nc = reps
+    g = np.stack(np.meshgrid(np.arange(na), np.arange(nb), np.arange(nc), indexing="ij"), axis=-1)
+    return g.reshape(-1, 3).astype(np.float64)
