@@ -1,0 +1,93 @@
+"""Conditioning of view pairs and zone-axis warnings.
+
+κ(v, w) = ‖[P_v; P_w]⁺‖₂, the spectral norm of the pseudo-inverse of the stacked 4×3 orthographic
+projection (P = first two rows of R): how much a 2D error can grow in the triangulated 3D point. κ = 1 for
+perpendicular views and grows like 1/sin(angle) as two views approach each other (∞ when parallel).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from viewcert.structures import Structure
+
+
+def pair_kappa(rotation_a: np.ndarray, rotation_b: np.ndarray) -> float:
+    """κ of two orthographic views given their world→camera rotations (dimensionless; inf if parallel)."""
+    stacked = np.concatenate([np.asarray(rotation_a)[:2], np.asarray(rotation_b)[:2]], axis=0)
+    s = np.linalg.svd(stacked, compute_uv=False)
+    return float("inf") if s[-1] <= 1e-12 else float(1.0 / s[-1])
+
+
+def protocol_kappa(protocol) -> dict[str, float]:
+    """κ for every view pair of a protocol, keyed ``"name_a|name_b"`` in protocol order, plus ``"max"`` over
+    the independent (finite-κ) pairs: a view and its antipode carry the same projection and are skipped."""
+    out: dict[str, float] = {}
+    for va, vb in itertools.combinations(protocol.views, 2):
+        out[f"{va.name}|{vb.name}"] = pair_kappa(va.rotation, vb.rotation)
+    finite = [k for k in out.values() if np.isfinite(k)]
+    out["max"] = max(finite) if finite else float("inf")
+    return out
+
+
+@dataclass(frozen=True)
+class ZoneAxisWarning:
+    """A view direction within ``angle_deg`` of a short lattice vector (fractional indices ``uvw``)."""
+
+    view: str
+    uvw: tuple[int, int, int]
+    length: float  # Å
+    angle_deg: float
+
+    def message(self) -> str:
+        u, v, w = self.uvw
+        return (
+            f"view {self.view!r} looks within {self.angle_deg:.2f}° of lattice vector [{u} {v} {w}] "
+            f"({self.length:.3f} Å): its translates overlap in that view"
+        )
+
+
+def short_lattice_vectors(lattice: np.ndarray, *, max_ratio: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
+    """All lattice vectors (up to sign) of length ≤ max_ratio × the shortest one: (indices (k,3), vectors)."""
+    lat = np.asarray(lattice, dtype=np.float64)
+    recip = np.linalg.inv(lat).T  # rows b_i* with a_i·b_j* = δ_ij, so n_i = v·b_i*, |n_i| ≤ |v|·|b_i*|
+    # the shortest lattice vector is no longer than the shortest row: enumerating up to max_ratio × that
+    # row length is guaranteed to contain every vector we keep, whatever the cell's reduction
+    bound_len = max_ratio * np.linalg.norm(lat, axis=1).min()
+    bound = np.ceil(bound_len * np.linalg.norm(recip, axis=1)).astype(int)
+    ranges = [range(-b, b + 1) for b in bound]
+    idx = np.array([n for n in itertools.product(*ranges) if any(n)], dtype=np.int64)
+    shortest = np.linalg.norm(idx @ lat, axis=1).min()
+    limit = max_ratio * shortest
+    vec = idx @ lat
+    length = np.linalg.norm(vec, axis=1)
+    keep = length <= limit * (1 + 1e-9)
+    idx, vec = idx[keep], vec[keep]
+    # keep one of ±n: first nonzero index positive
+    first = np.array([row[np.flatnonzero(row)[0]] for row in idx])
+    keep = first > 0
+    return idx[keep], vec[keep]
+
+
+def zone_axis_warnings(
+    structure: Structure, protocol, *, angle_deg: float = 2.0, max_ratio: float = 2.0
+) -> list[ZoneAxisWarning]:
+    """Views of ``protocol`` whose direction lies within ``angle_deg`` of a lattice vector of length ≤
+    ``max_ratio`` × the shortest lattice vector. Empty for molecules."""
+    if not structure.is_periodic:
+        return []
+    idx, vec = short_lattice_vectors(structure.lattice, max_ratio=max_ratio)
+    unit = vec / np.linalg.norm(vec, axis=1, keepdims=True)
+    out = []
+    for view in protocol.views:
+        d = -np.asarray(view.rotation)[2]
+        cosang = np.clip(np.abs(unit @ d), 0.0, 1.0)
+        ang = np.degrees(np.arccos(cosang))
+        for k in np.flatnonzero(ang <= angle_deg):
+            out.append(
+                ZoneAxisWarning(view.name, tuple(int(x) for x in idx[k]), float(np.linalg.norm(vec[k])), float(ang[k]))
+            )
+    return out

@@ -1,0 +1,92 @@
+"""Framing: fit a structure (and its drawn cell box) into a W×H image with one scale for both axes, centred,
+with a margin — the study's "letterbox". Returns cameras; all lengths Å, image sizes px."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from viewcert.cameras.camera import OrthographicCamera, PerspectiveCamera, check_rotation
+from viewcert.errors import CameraError
+from viewcert.structures import Structure
+
+DEFAULT_SIZE = 768
+DEFAULT_MARGIN_PX = 16.0
+
+
+def box_corners(lattice: np.ndarray, reps=(1, 1, 1)) -> np.ndarray:
+    """The 8 corners (Å) of the box spanned by reps[i] × lattice rows, origin at 0."""
+    f = np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], dtype=np.float64)
+    return (f * np.asarray(reps, dtype=np.float64)) @ np.asarray(lattice, dtype=np.float64)
+
+
+def framing_points(structure: Structure, *, tiling=(1, 1, 1), draw_box: bool = True) -> np.ndarray:
+    """Points the framing must contain: the drawn atoms (tiled when periodic) and the drawn box corners."""
+    if structure.is_periodic:
+        shown = structure.supercell(tuple(tiling)) if tuple(tiling) != (1, 1, 1) else structure
+        pts = shown.positions
+        if draw_box:
+            pts = np.concatenate([pts, box_corners(structure.lattice, tiling)])
+        return pts
+    return structure.positions
+
+
+def fit_orthographic(
+    rotation: np.ndarray,
+    points: np.ndarray,
+    *,
+    width: int = DEFAULT_SIZE,
+    height: int = DEFAULT_SIZE,
+    margin_px: float = DEFAULT_MARGIN_PX,
+    pad: float = 0.0,
+    name: str = "",
+) -> OrthographicCamera:
+    """Orthographic camera whose image holds every point (each grown by ``pad`` Å, e.g. the largest drawn
+    radius) inside a margin of ``margin_px``; one scale for both axes, bounding box centred."""
+    check_rotation(rotation)
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    if len(pts) == 0:
+        raise CameraError("nothing to frame: no points")
+    if width <= 2 * margin_px or height <= 2 * margin_px:
+        raise CameraError(f"margin {margin_px} px leaves no room in a {width}×{height} image")
+    cam = pts @ np.asarray(rotation).T
+    lo = cam.min(axis=0) - pad
+    hi = cam.max(axis=0) + pad
+    span = np.maximum(hi[:2] - lo[:2], 1e-9)
+    scale = min((width - 2 * margin_px) / span[0], (height - 2 * margin_px) / span[1])
+    mid = 0.5 * (lo + hi)
+    center = mid @ np.asarray(rotation)  # camera → world for a row vector
+    return OrthographicCamera(rotation=rotation, center=center, scale=scale, width=width, height=height, name=name)
+
+
+def fit_perspective(
+    rotation: np.ndarray,
+    points: np.ndarray,
+    *,
+    width: int = DEFAULT_SIZE,
+    height: int = DEFAULT_SIZE,
+    fov_deg: float = 30.0,
+    margin_px: float = DEFAULT_MARGIN_PX,
+    pad: float = 0.0,
+    name: str = "",
+) -> PerspectiveCamera:
+    """Pinhole camera looking along −R[2] at the points' bounding-sphere centre, far enough that the sphere
+    (radius + pad) fits the smaller image side minus the margin; ``fov_deg`` is that side's field of view."""
+    check_rotation(rotation)
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    if len(pts) == 0:
+        raise CameraError("nothing to frame: no points")
+    if not 0 < fov_deg < 180:
+        raise CameraError(f"field of view must be in (0, 180) degrees, got {fov_deg}")
+    centre = 0.5 * (pts.min(axis=0) + pts.max(axis=0))
+    radius = float(np.linalg.norm(pts - centre, axis=1).max()) + pad
+    radius = max(radius, 1e-6)
+    side = min(width, height)
+    focal = 0.5 * side / np.tan(np.radians(0.5 * fov_deg))
+    usable = 0.5 * side - margin_px
+    if usable <= 0:
+        raise CameraError(f"margin {margin_px} px leaves no room in a {width}×{height} image")
+    # sphere of radius r at distance D subtends r/sqrt(D²−r²) in tan; need focal·tan ≤ usable
+    t = usable / focal
+    distance = radius * np.sqrt(1.0 + 1.0 / (t * t))
+    position = centre + distance * np.asarray(rotation)[2]
+    return PerspectiveCamera(rotation=rotation, position=position, focal=focal, width=width, height=height, name=name)
