@@ -1,0 +1,45 @@
+"""Shared fixtures. Tests that need the study's data skip with a clear reason when it is absent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data" / "render-ceiling"
+E3 = SHARED_DATA / "data" / "e3"
+
+settings.register_profile(
+    "ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile("ci")
+
+
+def _require_shared() -> Path:
+    if not (E3 / "structures.json").is_file():
+        pytest.skip(f"shared data absent: {SHARED_DATA} (the render-ceiling study data) is not beside the repo")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """Path to ../shared/data/render-ceiling; skips the test when it is absent."""
+    return _require_shared()
+
+
+@pytest.fixture(scope="session")
+def e3_cifs() -> dict[str, str]:
+    """{material_id: CIF text} for all 1,820 e3 structures."""
+    _require_shared()
+    data = json.loads((E3 / "structures.json").read_text())
+    return {k: v["cif"] for k, v in data.items()}
+
+
+@pytest.fixture(scope="session")
+def e3_eval_ids() -> list[str]:
+    """The 210 eval ids in file order (ordered by crystal system)."""
+    _require_shared()
+    return [json.loads(line)["material_id"] for line in (E3 / "eval.jsonl").read_text().splitlines() if line.strip()]
