@@ -51,7 +51,7 @@ class ZoneAxisWarning:
 
 
 def short_lattice_vectors(lattice: np.ndarray, *, max_ratio: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
-    """All lattice vectors (up to sign) of length ≤ max_ratio × the shortest one: (indices (k,3), vectors)."""
+    """Primitive lattice vectors (up to sign) of length ≤ max_ratio × the shortest: (indices (k,3), vectors)."""
     lat = np.asarray(lattice, dtype=np.float64)
     recip = np.linalg.inv(lat).T  # rows b_i* with a_i·b_j* = δ_ij, so n_i = v·b_i*, |n_i| ≤ |v|·|b_i*|
     # the shortest lattice vector is no longer than the shortest row: enumerating up to max_ratio × that
@@ -66,9 +66,9 @@ def short_lattice_vectors(lattice: np.ndarray, *, max_ratio: float = 2.0) -> tup
     length = np.linalg.norm(vec, axis=1)
     keep = length <= limit * (1 + 1e-9)
     idx, vec = idx[keep], vec[keep]
-    # keep one of ±n: first nonzero index positive
+    # keep one of ±n (first nonzero index positive), and primitive directions only (gcd of indices = 1)
     first = np.array([row[np.flatnonzero(row)[0]] for row in idx])
-    keep = first > 0
+    keep = (first > 0) & (np.gcd.reduce(np.abs(idx), axis=1) == 1)
     return idx[keep], vec[keep]
 
 

@@ -1,0 +1,1 @@
+"""viewcert test suite (a package so tests can share naive.py and strategies.py)."""
