@@ -1,1 +1,139 @@
-"""See the package docstring of viewcert for the map."""
+"""Readers: one module per source, each returning a canonical :class:`~viewcert.attribution.table.ResultTable`.
+
+========== ============================================= ==========================================
+harness    files                                         module
+========== ============================================= ==========================================
+study      render-ceiling prediction JSON                :mod:`.study`
+native     CSV / TSV / JSONL with canonical columns      :mod:`.native`
+vlmevalkit VLMEvalKit prediction / result xlsx, tsv, csv :mod:`.vlmevalkit`
+lmms_eval  lmms-eval ``--log_samples`` JSONL             :mod:`.lmms_eval`
+inspect    Inspect AI ``.eval`` zip or ``.json`` log     :mod:`.inspect_ai`
+========== ============================================= ==========================================
+
+:func:`read_file` dispatches on the harness (or detects it); :func:`read_manifest` reads every entry of a
+manifest, concatenates, and runs the cross-arm checks.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+
+from viewcert.attribution.parsing import AnswerParser, get_parser
+from viewcert.attribution.readers.inspect_ai import read_inspect
+from viewcert.attribution.readers.lmms_eval import read_lmms_eval
+from viewcert.attribution.readers.native import read_native
+from viewcert.attribution.readers.study import read_study
+from viewcert.attribution.readers.vlmevalkit import read_vlmevalkit
+from viewcert.attribution.table import (
+    Coverage,
+    Manifest,
+    ResultTable,
+    check_consistency,
+    read_items,
+)
+from viewcert.errors import InputError
+
+READERS = {
+    "study": read_study,
+    "native": read_native,
+    "vlmevalkit": read_vlmevalkit,
+    "lmms_eval": read_lmms_eval,
+    "inspect": read_inspect,
+}
+
+__all__ = ["READERS", "detect_harness", "read_file", "read_manifest"]
+
+
+def detect_harness(path: str | Path) -> str:
+    """Which reader a file needs, from its extension and first record; raises naming the file."""
+    path = Path(path)
+    src = str(path)
+    if not path.is_file():
+        raise InputError("file not found", source=src)
+    suffix = path.suffix.lower()
+    if suffix == ".eval":
+        return "inspect"
+    if suffix == ".json":
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise InputError(f"not valid JSON: {exc}", source=src) from None
+        if isinstance(data, dict) and "predictions" in data and "K" in data:
+            return "study"
+        if isinstance(data, dict) and "eval" in data:
+            return "inspect"
+        raise InputError("JSON file is neither a study prediction file nor an Inspect log", source=src)
+    if suffix == ".jsonl":
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    try:
+                        first = json.loads(line)
+                    except ValueError as exc:
+                        raise InputError(f"line 1: not valid JSON ({exc})", source=src) from None
+                    if isinstance(first, dict) and "doc_id" in first and (
+                        "filtered_resps" in first or "resps" in first
+                    ):
+                        return "lmms_eval"
+                    return "native"
+        raise InputError("empty file", source=src)
+    if suffix in (".xlsx", ".tsv", ".csv"):
+        if suffix == ".xlsx":
+            if not zipfile.is_zipfile(path):
+                raise InputError("not an xlsx workbook", source=src)
+            cols = pd.read_excel(path, nrows=0, engine="openpyxl").columns
+        else:
+            cols = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", nrows=0).columns
+        low = {str(c).lower() for c in cols}
+        if {"index", "prediction"} <= low:
+            return "vlmevalkit"
+        if suffix == ".xlsx":
+            raise InputError("xlsx without VLMEvalKit's index/prediction columns", source=src)
+        return "native"
+    raise InputError(f"no reader for {suffix!r} files", source=src)
+
+
+def read_file(
+    path: str | Path,
+    *,
+    harness: str | None = None,
+    model: str | None = None,
+    rung: str | None = None,
+    run: str | None = None,
+    parser: AnswerParser | str | None = None,
+    **options,
+) -> ResultTable:
+    """Read one file into the canonical table. ``options`` go to the reader (e.g. ``id_column``)."""
+    harness = harness or detect_harness(path)
+    if harness not in READERS:
+        raise InputError(f"unknown harness {harness!r}; known: {sorted(READERS)}", source=str(path),
+                         field="harness")
+    try:
+        return READERS[harness](path, model=model, rung=rung, run=run, parser=get_parser(parser), **options)
+    except TypeError as exc:
+        if "unexpected keyword" in str(exc):
+            raise InputError(f"reader {harness!r} does not take option(s): {exc}", source=str(path)) from None
+        raise
+
+
+def read_manifest(manifest: Manifest, *, parser: AnswerParser | str | None = None
+                  ) -> tuple[ResultTable, Coverage]:
+    """Read every manifest entry, concatenate (duplicate keys raise) and check targets and coverage
+    against the manifest's item list when it has one."""
+    parser = get_parser(parser if parser is not None else manifest.task)
+    tables = [
+        read_file(e.path, harness=e.harness, model=e.model, rung=e.rung, run=e.run, parser=parser,
+                  **dict(e.options))
+        for e in manifest.entries
+    ]
+    table = ResultTable.concat(tables)
+    universe = None
+    if manifest.items is not None:
+        universe = read_items(manifest.items, id_field=manifest.items_id_field,
+                              target_field=manifest.items_target_field, parser=parser)
+    coverage = check_consistency(table, universe)
+    return table, coverage

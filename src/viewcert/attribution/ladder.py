@@ -1,0 +1,458 @@
+"""The attribution ladder: chance, no-image, R4 (pixels), R3 (geometry as text), optional R2 and
+vision-only rungs, and the certified ceiling R1.
+
+Per arm (model × rung), from the canonical table:
+
+- each item's answer is the majority vote of its ``ok`` samples (:func:`~.parsing.majority_vote`,
+  tie rule stated); an item missing from the arm, or with no ``ok`` sample, has no answer and is wrong;
+- ``correct`` is a count over the item universe (every arm of a model is scored on the same items);
+- the arm is **unscored** — reported, never zeroed — when the share of failed API calls
+  (``api_error`` samples / all samples) or of items left without an answer (no ``ok`` sample, or
+  missing) exceeds ``threshold`` (default 5 %).
+
+Per model and ceiling: perception gap R3 − R4, post-perception residual R1 − R3, perception share
+(R3 − R4)/(R1 − R4), residual-limited when R1 − R3 > R3 − R4. All from integer counts as exact
+fractions; floats appear only at the output.
+
+R1 comes from a number (``"1"``, ``"0.9524"``, ``"200/210"``; exact, no item-level variation except that
+R1 = 1 or 0 fixes every item) or from a certificate JSON (counts and, when present, per-item outcomes,
+which the bootstrap and McNemar then use).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from viewcert.attribution import stats as st
+from viewcert.attribution.parsing import TIE_RULES, majority_vote
+from viewcert.attribution.table import RUNGS, Coverage, ResultTable, sha256_file
+from viewcert.errors import InputError
+
+DEFAULT_THRESHOLD = 0.05
+
+
+# ---------------------------------------------------------------------- ceilings
+@dataclass(frozen=True)
+class Ceiling:
+    """R1: an exact value, optional counts and per-item outcomes (aligned to the item universe)."""
+
+    value: Fraction
+    label: str
+    source: str
+    correct: int | None = None
+    n: int | None = None
+    per_item: np.ndarray | None = None
+    delta: float | None = None
+    tau: float | None = None
+    digest: str | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "label": self.label,
+            "value": float(self.value),
+            "value_exact": str(self.value),
+            "source": self.source,
+            "correct": self.correct,
+            "n": self.n,
+            "per_item": self.per_item is not None,
+            "delta": self.delta,
+            "tau": self.tau,
+            "digest": self.digest,
+        }
+
+    def item_vector(self) -> np.ndarray | Fraction:
+        return self.per_item if self.per_item is not None else self.value
+
+
+def parse_fraction(text: str | float | int | Fraction) -> Fraction:
+    """Exact value of ``"1"``, ``"0.9524"`` (as the decimal written), ``"200/210"`` or a number."""
+    if isinstance(text, Fraction):
+        return text
+    if isinstance(text, float):
+        return Fraction(repr(text))
+    try:
+        return Fraction(str(text).strip())
+    except (ValueError, ZeroDivisionError):
+        raise InputError(f"R1 {text!r} is not a number or a fraction like 200/210", field="r1") from None
+
+
+def ceiling_from_number(value: str | float | Fraction, universe: Sequence[str] | None = None) -> Ceiling:
+    v = parse_fraction(value)
+    if not 0 <= v <= 1:
+        raise InputError(f"R1 must lie in [0, 1], got {float(v)}", field="r1")
+    text = str(value).strip()
+    label = f"R1 = {text}" if "/" not in text else f"R1 = {text} = {float(v):.4f}"
+    per_item = None
+    if universe is not None and v in (0, 1):
+        per_item = np.full(len(universe), bool(v))
+    correct = n = None
+    if "/" in text:
+        a, b = text.split("/")
+        correct, n = int(a), int(b)
+    return Ceiling(v, label, "number", correct, n, per_item)
+
+
+_ID_KEYS = ("item_id", "id", "material_id", "identifier")
+
+
+def _dig(d: Mapping, *paths: str) -> Any:
+    for p in paths:
+        cur: Any = d
+        for part in p.split("."):
+            if isinstance(cur, Mapping) and part in cur:
+                cur = cur[part]
+            else:
+                cur = None
+                break
+        if cur is not None:
+            return cur
+    return None
+
+
+def _outcome(entry: Mapping) -> bool | None:
+    for key in ("correct", "certified", "recovered"):
+        if isinstance(entry.get(key), bool):
+            return entry[key]
+    status = entry.get("status") or entry.get("outcome")
+    if isinstance(status, str):
+        return status.lower() in ("certified", "correct", "ok", "success", "pass")
+    return None
+
+
+def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = None) -> Ceiling:
+    """R1 from a certificate JSON: counts from ``ceiling`` / ``r1`` / ``summary`` (``correct``, ``n``)
+    and per-item outcomes from ``items`` / ``per_item`` / ``outcomes`` (id + ``correct`` / ``certified``
+    / ``status``); δ and τ from ``delta`` / ``tau`` (also under ``tolerances``). Per-item outcomes must
+    cover every item of the universe."""
+    path = Path(path)
+    src = str(path)
+    try:
+        cert = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("certificate not found", source=src) from None
+    except ValueError as exc:
+        raise InputError(f"not valid JSON: {exc}", source=src) from None
+    if not isinstance(cert, dict):
+        raise InputError("a certificate is a JSON object", source=src)
+    correct = _dig(cert, "ceiling.correct", "r1.correct", "summary.correct", "correct")
+    n = _dig(cert, "ceiling.n", "r1.n", "summary.n", "n", "ceiling.total")
+    items = _dig(cert, "items", "per_item", "outcomes")
+    outcomes: dict[str, bool] = {}
+    if isinstance(items, list):
+        for i, e in enumerate(items):
+            if not isinstance(e, dict):
+                raise InputError(f"items[{i}] is not an object", source=src, field="items")
+            iid = next((e[k] for k in _ID_KEYS if k in e), None)
+            ok = _outcome(e)
+            if iid is None or ok is None:
+                raise InputError(f"items[{i}] needs an id ({'/'.join(_ID_KEYS)}) and an outcome "
+                                 "(correct/certified/status)", source=src, field=f"items[{i}]")
+            outcomes[str(iid)] = ok
+    elif isinstance(items, dict):
+        for iid, e in items.items():
+            ok = _outcome(e) if isinstance(e, dict) else (e if isinstance(e, bool) else None)
+            if ok is None:
+                raise InputError(f"items[{iid!r}] has no outcome", source=src, field="items")
+            outcomes[str(iid)] = ok
+    if outcomes:
+        c_items, n_items = sum(outcomes.values()), len(outcomes)
+        if correct is not None and (int(correct), int(n)) != (c_items, n_items):
+            raise InputError(f"ceiling {correct}/{n} disagrees with the per-item outcomes "
+                             f"{c_items}/{n_items}", source=src, field="ceiling")
+        correct, n = c_items, n_items
+    if correct is None or n is None:
+        raise InputError("no R1 counts (ceiling.correct / ceiling.n) and no per-item outcomes", source=src,
+                         field="ceiling")
+    correct, n = int(correct), int(n)
+    if n <= 0 or not 0 <= correct <= n:
+        raise InputError(f"R1 counts {correct}/{n} are not valid", source=src, field="ceiling")
+    per_item = None
+    if outcomes and universe is not None:
+        missing = [u for u in universe if u not in outcomes]
+        if missing:
+            raise InputError(f"{len(missing)} item(s) of the results are not in the certificate, first "
+                             f"{missing[0]!r}", source=src, field="items")
+        per_item = np.array([outcomes[u] for u in universe], dtype=bool)
+        if per_item.size != n:
+            correct, n = int(per_item.sum()), int(per_item.size)
+    delta = _dig(cert, "delta", "tolerances.delta", "delta_angstrom")
+    tau = _dig(cert, "tau", "tolerances.tau", "symprec", "tolerances.symprec")
+    digest = _dig(cert, "digest", "sha256")
+    return Ceiling(Fraction(correct, n), f"R1 = {correct}/{n} (certificate)",
+                   f"certificate {src} sha256:{sha256_file(path)}", correct, n, per_item,
+                   None if delta is None else float(delta), None if tau is None else float(tau),
+                   None if digest is None else str(digest))
+
+
+# ---------------------------------------------------------------------- arms
+@dataclass(frozen=True)
+class Arm:
+    model: str
+    rung: str
+    n_items: int
+    correct: int
+    missing: int
+    samples: int
+    k_max: int
+    api_error_samples: int
+    refused_samples: int
+    unparseable_samples: int
+    failed_items: int
+    failed_refused: int
+    failed_unparseable: int
+    failed_api_error: int
+    ties: int
+    scored: bool
+    reason: str
+    correct_vector: np.ndarray = field(repr=False)
+    answers: tuple[str | None, ...] = field(repr=False)
+
+    @property
+    def accuracy(self) -> Fraction:
+        return Fraction(self.correct, self.n_items)
+
+
+def _arm(model: str, rung: str, sub: pd.DataFrame, universe: Sequence[str], targets: Mapping[str, str], *,
+         tie_rule: str, threshold: float, scoring: str) -> Arm:
+    groups = {iid: g for iid, g in sub.sort_values(["item_id", "sample_k"]).groupby("item_id", sort=False)}
+    answers: list[str | None] = []
+    correct = np.zeros(len(universe), dtype=bool)
+    failed = {"refused": 0, "unparseable": 0, "api_error": 0}
+    n_failed = missing = ties = 0
+    for j, iid in enumerate(universe):
+        g = groups.get(iid)
+        if g is None:
+            missing += 1
+            n_failed += 1
+            answers.append(None)
+            continue
+        ok = g["parse_status"].to_numpy() == "ok"
+        if not ok.any():
+            n_failed += 1
+            statuses = g["parse_status"].value_counts()
+            # an item counts under its most frequent failure (ties: api_error, refused, unparseable)
+            dominant = max(("api_error", "refused", "unparseable"), key=lambda s: (statuses.get(s, 0),
+                                                                                  s == "api_error"))
+            failed[dominant] += 1
+        vote = majority_vote(g["parsed_answer"].where(g["parse_status"] == "ok", None).tolist(), tie_rule)
+        ties += vote.tied
+        answers.append(vote.answer)
+        if scoring == "vote":
+            correct[j] = vote.answer is not None and vote.answer == targets[iid]
+        else:  # harness: the item's mean harness score over its samples
+            correct[j] = float(g["score"].mean()) >= 0.5
+    statuses = sub["parse_status"].value_counts()
+    n_samples = len(sub)
+    api = int(statuses.get("api_error", 0))
+    api_rate = api / n_samples if n_samples else 0.0
+    fail_rate = n_failed / len(universe)
+    reasons = []
+    if api_rate > threshold:
+        reasons.append(f"{api}/{n_samples} API errors ({api_rate:.1%} > {threshold:.0%})")
+    if fail_rate > threshold:
+        parts = [f"{v} {k.replace('_', ' ')}" for k, v in failed.items() if v]
+        if missing:
+            parts.append(f"{missing} missing")
+        reasons.append(f"{n_failed}/{len(universe)} items without an answer ({', '.join(parts)}; "
+                       f"{fail_rate:.1%} > {threshold:.0%})")
+    k_max = int(sub["sample_k"].max()) + 1 if n_samples else 0
+    return Arm(model, rung, len(universe), int(correct.sum()), missing, n_samples, k_max, api,
+               int(statuses.get("refused", 0)), int(statuses.get("unparseable", 0)), n_failed,
+               failed["refused"], failed["unparseable"], failed["api_error"], ties, not reasons,
+               "; ".join(reasons), correct, tuple(answers))
+
+
+def arms_from_table(table: ResultTable, coverage: Coverage, *, tie_rule: str = "first",
+                    threshold: float = DEFAULT_THRESHOLD, scoring: str = "vote") -> dict[tuple[str, str], Arm]:
+    if tie_rule not in TIE_RULES:
+        raise InputError(f"tie rule must be one of {TIE_RULES}, got {tie_rule!r}", field="tie_rule")
+    if scoring not in ("vote", "harness"):
+        raise InputError(f"scoring must be 'vote' or 'harness', got {scoring!r}", field="scoring")
+    if not 0 <= threshold < 1:
+        raise InputError(f"threshold must be in [0, 1), got {threshold}", field="threshold")
+    frame = table.frame
+    targets = frame.groupby("item_id")["target"].first().to_dict()
+    universe = list(coverage.universe)
+    for iid in universe:
+        if iid not in targets:
+            raise InputError(f"item {iid!r} of the item list appears in no result file", field="item_id")
+    out = {}
+    for (model, rung), sub in frame.groupby(["model", "rung"], sort=True):
+        out[(str(model), str(rung))] = _arm(str(model), str(rung), sub, universe, targets, tie_rule=tie_rule,
+                                            threshold=threshold, scoring=scoring)
+    return out
+
+
+# ---------------------------------------------------------------------- ladder
+@dataclass
+class Ladder:
+    """Everything the report needs; every table is a DataFrame sorted deterministically."""
+
+    arms: pd.DataFrame
+    decomposition: pd.DataFrame
+    tests: pd.DataFrame
+    transitions: pd.DataFrame
+    summary: pd.DataFrame
+    coverage: pd.DataFrame
+    ceilings: list[Ceiling]
+    settings: dict
+    warnings: list[str]
+    universe: tuple[str, ...]
+    arm_objects: dict[tuple[str, str], Arm] = field(repr=False)
+
+
+def _f(x: Fraction | None) -> float | None:
+    return None if x is None else float(x)
+
+
+def build_ladder(
+    table: ResultTable,
+    coverage: Coverage,
+    ceilings: Sequence[Ceiling],
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    tie_rule: str = "first",
+    scoring: str = "vote",
+    seed: int = st.DEFAULT_SEED,
+    n_boot: int = st.DEFAULT_N_BOOT,
+    alpha: float = st.DEFAULT_ALPHA,
+    share_cutoff: float = st.DEFAULT_SHARE_CUTOFF,
+    chance: Fraction | None = None,
+    labels: Sequence[str] | None = None,
+) -> Ladder:
+    """Arms, per-model decomposition for each ceiling (with bootstrap intervals), McNemar tests between
+    adjacent rungs (Holm-corrected within each family), R4→R3 transitions, and the across-model summary
+    (median share with bootstrap interval, sign tests, residual-limited count)."""
+    if not ceilings:
+        raise InputError("give at least one R1 (a number or a certificate)", field="r1")
+    arms = arms_from_table(table, coverage, tie_rule=tie_rule, threshold=threshold, scoring=scoring)
+    universe = tuple(coverage.universe)
+    n = len(universe)
+    if chance is None:
+        k = len(labels) if labels else table.frame["target"].nunique()
+        chance = Fraction(1, k)
+    counts = pd.Series([table.frame.groupby("item_id")["target"].first()[u] for u in universe]).value_counts()
+    majority = Fraction(int(counts.max()), n)
+
+    arm_rows = []
+    for (model, rung), a in sorted(arms.items(), key=lambda kv: (kv[0][0], RUNGS.index(kv[0][1]))):
+        lo, hi = st.clopper_pearson(a.correct, a.n_items, alpha=alpha)
+        arm_rows.append({
+            "model": model, "rung": rung, "correct": a.correct, "n": a.n_items, "accuracy": float(a.accuracy),
+            "ci_lo": lo, "ci_hi": hi, "scored": a.scored, "unscored_reason": a.reason,
+            "samples": a.samples, "k": a.k_max, "api_error_samples": a.api_error_samples,
+            "refused_samples": a.refused_samples, "unparseable_samples": a.unparseable_samples,
+            "items_without_answer": a.failed_items, "missing_items": a.missing, "ties": a.ties,
+        })
+    arms_df = pd.DataFrame(arm_rows)
+
+    models = sorted({m for m, _ in arms})
+    idx = st.bootstrap_indices(n, n_boot=n_boot, seed=seed)
+    dec_rows, test_rows, trans_rows, summary_rows = [], [], [], []
+    # McNemar between adjacent measured rungs (independent of the ceiling)
+    for model in models:
+        present = [r for r in RUNGS if (model, r) in arms and arms[(model, r)].scored]
+        for lo_r, hi_r in zip(present, present[1:], strict=False):
+            t = st.mcnemar_exact(arms[(model, lo_r)].correct_vector, arms[(model, hi_r)].correct_vector)
+            test_rows.append({"family": "adjacent measured rungs", "model": model, "lower": lo_r, "upper": hi_r,
+                              "lower_only": t.a_only, "upper_only": t.b_only, "both": t.both,
+                              "neither": t.neither, "p_value": t.p_value})
+        if (model, "R4") in arms and (model, "R3") in arms:
+            a4, a3 = arms[(model, "R4")].correct_vector, arms[(model, "R3")].correct_vector
+            trans_rows.append({"model": model, "R4_right_R3_right": int((a4 & a3).sum()),
+                               "R4_right_R3_wrong": int((a4 & ~a3).sum()),
+                               "R4_wrong_R3_right": int((~a4 & a3).sum()),
+                               "R4_wrong_R3_wrong": int((~a4 & ~a3).sum())})
+    for ceiling in ceilings:
+        if ceiling.per_item is not None and ceiling.per_item.size != n:
+            raise InputError(f"{ceiling.label}: per-item outcomes cover {ceiling.per_item.size} items, the "
+                             f"results {n}", field="r1")
+        share_samples: dict[str, np.ndarray] = {}
+        share_points: dict[str, Fraction] = {}
+        gaps, lim = [], []
+        for model in models:
+            a4, a3 = arms.get((model, "R4")), arms.get((model, "R3"))
+            row: dict[str, Any] = {"r1": ceiling.label, "r1_value": float(ceiling.value), "model": model,
+                                   "R4": None if a4 is None else a4.correct,
+                                   "R3": None if a3 is None else a3.correct, "n": n}
+            why = []
+            if a4 is None or a3 is None:
+                why.append("no " + " and no ".join(r for r, a in (("R4", a4), ("R3", a3)) if a is None))
+            for r, a in (("R4", a4), ("R3", a3)):
+                if a is not None and not a.scored:
+                    why.append(f"{r} unscored ({a.reason})")
+            if why:
+                row.update({"status": "not computed: " + "; ".join(why)})
+                dec_rows.append(row)
+                continue
+            p4, p3 = Fraction(a4.correct, n), Fraction(a3.correct, n)
+            gap, res, den = p3 - p4, ceiling.value - p3, ceiling.value - p4
+            boot = st.paired_share_bootstrap(a4.correct_vector, a3.correct_vector, ceiling.item_vector(), idx,
+                                             alpha=alpha, share_cutoff=share_cutoff)
+            share = None if boot.suppressed else gap / den
+            limited = res > gap
+            row.update({
+                "status": "suppressed" if boot.suppressed else "ok",
+                "gap": float(gap), "gap_exact": str(gap), "gap_lo": boot.gap.lo, "gap_hi": boot.gap.hi,
+                "residual": float(res), "residual_exact": str(res), "residual_lo": boot.residual.lo,
+                "residual_hi": boot.residual.hi,
+                "r1_minus_r4": float(den), "r1_minus_r4_lo": boot.denominator.lo,
+                "r1_minus_r4_hi": boot.denominator.hi,
+                "share": _f(share), "share_exact": None if share is None else str(share),
+                "share_lo": None if share is None else boot.share.lo,
+                "share_hi": None if share is None else boot.share.hi,
+                "suppression_reason": boot.reason, "degenerate_resamples": boot.degenerate,
+                "residual_limited": bool(limited),
+            })
+            dec_rows.append(row)
+            gaps.append(gap)
+            lim.append(bool(limited))
+            if share is not None:
+                share_samples[model] = boot.share_samples
+                share_points[model] = share
+            if ceiling.per_item is not None:
+                t = st.mcnemar_exact(a3.correct_vector, ceiling.per_item)
+                test_rows.append({"family": f"R3 vs {ceiling.label}", "model": model, "lower": "R3",
+                                  "upper": "R1", "lower_only": t.a_only, "upper_only": t.b_only,
+                                  "both": t.both, "neither": t.neither, "p_value": t.p_value})
+        srow: dict[str, Any] = {"r1": ceiling.label, "models_with_share": len(share_points),
+                                "models_decomposed": len(gaps), "residual_limited": int(sum(lim))}
+        if share_points:
+            med_exact = statistics.median(share_points.values())
+            med, dropped = st.bootstrap_median(share_samples, {m: float(v) for m, v in share_points.items()},
+                                               alpha=alpha)
+            sg = st.sign_test(list(share_points.values()))
+            rl = st.sign_test([1 if x else -1 for x in lim])
+            srow.update({"median_share": float(med_exact), "median_share_exact": str(med_exact),
+                         "median_share_lo": med.lo, "median_share_hi": med.hi,
+                         "median_degenerate_resamples": dropped,
+                         "share_sign_test_positive": sg.n_positive, "share_sign_test_negative": sg.n_negative,
+                         "share_sign_test_p": sg.p_value, "residual_limited_sign_test_p": rl.p_value})
+        summary_rows.append(srow)
+    tests = pd.DataFrame(test_rows)
+    if len(tests):
+        tests["p_holm"] = np.nan
+        for _family, sub in tests.groupby("family"):
+            tests.loc[sub.index, "p_holm"] = st.holm(sub["p_value"].tolist())
+    cov = coverage.frame.drop(columns=["missing_ids"]).assign(
+        missing_ids=coverage.frame["missing_ids"].map(lambda x: " ".join(x)))
+    settings = {
+        "threshold": threshold, "threshold_rule": "unscored when api_error samples / samples > threshold or "
+        "items without an answer / items > threshold (strict >)",
+        "tie_rule": tie_rule, "scoring": scoring, "seed": seed, "n_boot": n_boot, "alpha": alpha,
+        "interval": "two-sided Clopper-Pearson per arm; paired item bootstrap percentile for gaps/shares",
+        "share_cutoff": share_cutoff, "chance": str(chance), "chance_value": float(chance),
+        "majority_class": str(majority), "majority_class_value": float(majority), "n_items": n,
+        "ceilings": [c.to_dict() for c in ceilings],
+    }
+    return Ladder(arms_df, pd.DataFrame(dec_rows), tests, pd.DataFrame(trans_rows), pd.DataFrame(summary_rows),
+                  cov, list(ceilings), settings, list(table.warnings), universe, arms)

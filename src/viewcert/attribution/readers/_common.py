@@ -1,0 +1,139 @@
+"""Shared pieces of the readers: one canonical row, target canonicalisation, provenance."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from viewcert.attribution.parsing import AnswerParser, ParsedAnswer
+from viewcert.attribution.table import InputRecord, ResultTable, make_frame, sha256_file
+from viewcert.errors import InputError
+
+
+def is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA
+
+
+def canonical_target(parser: AnswerParser, value: Any, *, source: str, where: str, field: str) -> str:
+    """The canonical label of a target; a missing or unknown target raises naming file, row and field."""
+    if is_missing(value) or str(value).strip() == "":
+        raise InputError(f"{where}: target is empty", source=source, field=field)
+    label = parser.canonical(str(value))
+    if label is None:
+        raise InputError(
+            f"{where}: target {value!r} is not one of the labels {', '.join(parser.labels)}",
+            source=source,
+            field=field,
+        )
+    return label
+
+
+def as_score(value: Any, *, source: str, where: str, field: str) -> float | None:
+    """A harness score as a float in [0, 1]: numbers, booleans, Inspect's C/I/P/N; None when absent."""
+    if is_missing(value):
+        return None
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        v = float(value)
+    elif isinstance(value, str):
+        s = value.strip()
+        letters = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+        if s.upper() in letters:
+            return letters[s.upper()]
+        if s.lower() in ("true", "false"):
+            return 1.0 if s.lower() == "true" else 0.0
+        try:
+            v = float(s)
+        except ValueError:
+            raise InputError(f"{where}: score {value!r} is not a number", source=source, field=field) from None
+    else:
+        raise InputError(
+            f"{where}: score of type {type(value).__name__} is not a number", source=source, field=field
+        )
+    if not (0.0 <= v <= 1.0) or math.isnan(v):
+        raise InputError(f"{where}: score {v} is not in [0, 1]", source=source, field=field)
+    return v
+
+
+def row(
+    *,
+    run: str,
+    model: str,
+    rung: str,
+    item_id: str,
+    sample_k: int,
+    raw_output: str | None,
+    parsed: ParsedAnswer,
+    target: str,
+    category: str | None,
+    source_file: str,
+    harness: str,
+    harness_score: float | None = None,
+) -> dict:
+    """One canonical row. The score is the harness's when given, else parsed == target."""
+    computed = 1.0 if (parsed.answer is not None and parsed.answer == target) else 0.0
+    return {
+        "run": run,
+        "model": model,
+        "rung": rung,
+        "item_id": str(item_id),
+        "sample_k": int(sample_k),
+        "raw_output": raw_output,
+        "parsed_answer": parsed.answer,
+        "target": target,
+        "score": computed if harness_score is None else float(harness_score),
+        "parse_status": parsed.status,
+        "category": category,
+        "source_file": source_file,
+        "harness": harness,
+    }
+
+
+def finish(
+    records: list[dict],
+    *,
+    path: Path,
+    harness: str,
+    warnings: list[str],
+    model: str,
+    rung: str,
+) -> ResultTable:
+    src = str(path)
+    frame = make_frame(records, source=src)
+    disagree = 0
+    if not frame.empty:
+        computed = (frame["parsed_answer"] == frame["target"]).astype(float)
+        disagree = int(((frame["score"] >= 0.5) != (computed >= 0.5)).sum())
+    if disagree:
+        warnings = [
+            *warnings,
+            f"{src}: the harness's score and viewcert's parse disagree on {disagree} sample(s) "
+            "(the ladder votes on parsed answers unless scoring='harness')",
+        ]
+    rec = InputRecord(
+        path=src,
+        sha256=sha256_file(path),
+        harness=harness,
+        model=model,
+        rung=rung,
+        rows=len(frame),
+        items=int(frame["item_id"].nunique()) if len(frame) else 0,
+    )
+    return ResultTable(frame, list(warnings), [rec])
+
+
+def require(mapping: Mapping, key: str, *, source: str, where: str, types: tuple[type, ...] | type) -> Any:
+    if not isinstance(mapping, Mapping) or key not in mapping:
+        raise InputError(f"{where} lacks {key!r}", source=source, field=key)
+    value = mapping[key]
+    if not isinstance(value, types):
+        names = types.__name__ if isinstance(types, type) else " or ".join(t.__name__ for t in types)
+        raise InputError(
+            f"{where}: {key!r} must be {names}, got {type(value).__name__}", source=source, field=key
+        )
+    return value

@@ -1,0 +1,169 @@
+"""Inspect AI logs: ``.eval`` (zip) and ``.json``.
+
+A ``.eval`` file is a zip archive holding ``header.json`` (the log without samples: ``version``,
+``status``, ``eval`` with ``run_id``, ``task``, ``model``, ``dataset``, ``config.epochs``; ``plan``;
+``results``; ``stats``), one ``samples/{id}_epoch_{epoch}.json`` per sample and epoch,
+``summaries.json`` and ``reductions.json``. A log still being written has ``_journal/start.json``
+instead of ``header.json``. A ``.json`` log is the whole ``EvalLog`` in one object with a ``samples``
+list.
+
+Each sample: ``id`` (int or str), ``epoch`` (1-based), ``input``, ``target`` (str or list of str),
+``output`` (``ModelOutput``: ``model``, ``choices[0].message.content`` as a string or a list of content
+parts, ``completion``, ``stop_reason``, ``error``), ``scores`` (``{scorer: {value, answer,
+explanation}}`` with values such as ``"C"``/``"I"`` or numbers), ``metadata`` and ``error`` (set when
+the sample failed, e.g. on an API error). Option ``scorer`` picks the score (default: the first).
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from viewcert.attribution.parsing import AnswerParser, ParsedAnswer, get_parser
+from viewcert.attribution.readers._common import as_score, canonical_target, finish, row
+from viewcert.attribution.table import ResultTable, canonical_rung
+from viewcert.errors import InputError
+
+HARNESS = "inspect"
+
+
+def _read_log(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
+    """(header, [(where, sample)]) from a .eval zip or a .json log."""
+    src = str(path)
+    if not path.is_file():
+        raise InputError("file not found", source=src)
+    if path.suffix.lower() == ".json":
+        try:
+            log = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise InputError(f"not valid JSON: {exc}", source=src) from None
+        if not isinstance(log, dict) or "eval" not in log:
+            raise InputError("an Inspect JSON log is an object with 'eval' and 'samples'", source=src,
+                             field="eval")
+        samples = log.get("samples") or []
+        if not isinstance(samples, list):
+            raise InputError("'samples' must be a list", source=src, field="samples")
+        return log, [(f"samples[{i}]", s) for i, s in enumerate(samples)]
+    try:
+        zf = zipfile.ZipFile(path)
+    except zipfile.BadZipFile:
+        raise InputError("not a zip archive (an Inspect .eval log is one)", source=src) from None
+    with zf:
+        names = zf.namelist()
+        head_name = "header.json" if "header.json" in names else "_journal/start.json"
+        if head_name not in names:
+            raise InputError("no header.json (or _journal/start.json) in the archive", source=src,
+                             field="header.json")
+        try:
+            header = json.loads(zf.read(head_name))
+            samples = [
+                (name, json.loads(zf.read(name)))
+                for name in sorted(names)
+                if name.startswith("samples/") and name.endswith(".json")
+            ]
+        except ValueError as exc:
+            raise InputError(f"a member is not valid JSON: {exc}", source=src) from None
+    return header, samples
+
+
+def _completion(output: Any) -> str | None:
+    if not isinstance(output, dict):
+        return None
+    if isinstance(output.get("completion"), str) and output["completion"]:
+        return output["completion"]
+    choices = output.get("choices") or []
+    if not choices:
+        return None
+    content = (choices[0].get("message") or {}).get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [c.get("text", "") for c in content if isinstance(c, dict) and c.get("type") == "text"]
+        return "\n".join(parts)
+    return None
+
+
+def read_inspect(
+    path: str | Path,
+    *,
+    model: str | None = None,
+    rung: str | None = None,
+    run: str | None = None,
+    parser: AnswerParser | None = None,
+    scorer: str | None = None,
+) -> ResultTable:
+    path = Path(path)
+    src = str(path)
+    parser = get_parser(parser)
+    header, samples = _read_log(path)
+    spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
+    model = model or spec.get("model")
+    if not model:
+        raise InputError("no model (manifest or eval.model)", source=src, field="eval.model")
+    if not rung:
+        raise InputError("the rung must come from the manifest", source=src, field="rung")
+    rung = canonical_rung(rung, source=src)
+    run = run or spec.get("run_id") or path.stem
+    warnings: list[str] = []
+    if header.get("status") not in (None, "success"):
+        warnings.append(f"{src}: log status is {header.get('status')!r}, not 'success'")
+    records = []
+    seen: dict[tuple[str, int], str] = {}
+    for where, s in samples:
+        if not isinstance(s, dict):
+            raise InputError(f"{where} is not an object", source=src)
+        if "id" not in s:
+            raise InputError(f"{where} lacks 'id'", source=src, field="id")
+        sid = s["id"]
+        if isinstance(sid, bool) or not isinstance(sid, (int, str)):
+            raise InputError(f"{where}: id must be an int or str", source=src, field="id")
+        epoch = s.get("epoch", 1)
+        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+            raise InputError(f"{where}: epoch must be a positive integer, got {epoch!r}", source=src,
+                             field="epoch")
+        key = (str(sid), epoch)
+        if key in seen:
+            raise InputError(f"{where}: duplicate item id {sid!r} at epoch {epoch} (also {seen[key]})",
+                             source=src, field="id")
+        seen[key] = where
+        target = s.get("target")
+        if isinstance(target, list):
+            if len(target) != 1:
+                raise InputError(f"{where}: {len(target)} targets; one expected", source=src, field="target")
+            target = target[0]
+        target = canonical_target(parser, target, source=src, where=where, field="target")
+        output = s.get("output") or {}
+        text = _completion(output)
+        err = s.get("error") or (output.get("error") if isinstance(output, dict) else None)
+        if err:
+            msg = err.get("message", "") if isinstance(err, dict) else str(err)
+            parsed = ParsedAnswer(None, "api_error", f"sample error: {msg[:80]}")
+        elif isinstance(output, dict) and any(
+            (c or {}).get("stop_reason") == "content_filter" for c in output.get("choices") or []
+        ):
+            parsed = ParsedAnswer(None, "refused", "stopped by the provider's content filter")
+        else:
+            parsed = parser.parse(text)
+        scores = s.get("scores") or {}
+        score = None
+        if scores:
+            if not isinstance(scores, dict):
+                raise InputError(f"{where}: scores must be an object", source=src, field="scores")
+            name = scorer or next(iter(scores))
+            if name not in scores:
+                raise InputError(f"{where}: no score from scorer {name!r} (has {sorted(scores)})", source=src,
+                                 field="scores")
+            entry = scores[name]
+            value = entry.get("value") if isinstance(entry, dict) else entry
+            score = as_score(value, source=src, where=where, field=f"scores.{name}.value")
+        meta = s.get("metadata") if isinstance(s.get("metadata"), dict) else {}
+        cat = meta.get("category", meta.get("crystal_system"))
+        records.append(row(run=run, model=model, rung=rung, item_id=str(sid), sample_k=epoch - 1,
+                           raw_output=text, parsed=parsed, target=target,
+                           category=None if cat is None else str(cat), source_file=src, harness=HARNESS,
+                           harness_score=score))
+    if not records:
+        raise InputError("the log holds no samples", source=src, field="samples")
+    return finish(records, path=path, harness=HARNESS, warnings=warnings, model=model, rung=rung)

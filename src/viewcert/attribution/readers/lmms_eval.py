@@ -1,0 +1,170 @@
+"""lmms-eval ``--log_samples`` JSONL.
+
+lmms-eval writes ``{output_path}/{model_name_sanitized}/{date_id}_samples_{task}.jsonl``, one JSON object
+per document: ``doc_id`` (the document's index in the task split), ``target`` (stringified),
+``filtered_resps`` (one entry per request: the response after the task's filters, a string, or a list of
+strings when the task repeats generation), ``resps`` (the raw responses; dropped by the logger when equal
+to ``filtered_resps``), ``doc_hash``, ``prompt_hash``, ``target_hash``, ``input`` (the prompt), and one
+key per metric returned by the task's ``process_results`` (a number such as ``"exact_match": 1.0`` or a
+dict such as ``{"question_id": ..., "score": 1}``).
+
+Options:
+
+- ``id_field``: take the item id from a key inside a metric dict or a top-level key (e.g.
+  ``material_id``) instead of ``doc_id``;
+- ``id_map``: a JSON file ``{doc_id: item_id}``;
+- ``metric``: the metric key to use as the harness score (default: the first numeric or dict-with-score
+  key after the standard ones). A document-level metric is used as the per-sample score only when the
+  document has one sample.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from viewcert.attribution.parsing import AnswerParser, get_parser
+from viewcert.attribution.readers._common import as_score, canonical_target, finish, is_missing, row
+from viewcert.attribution.table import ResultTable, canonical_rung
+from viewcert.errors import InputError
+
+HARNESS = "lmms_eval"
+STANDARD_KEYS = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "doc_hash", "prompt_hash",
+                 "target_hash", "input", "token_counts", "task", "split", "input_text", "image_paths"}
+
+
+def _flatten(value: Any) -> list[Any]:
+    if isinstance(value, (list, tuple)):
+        out = []
+        for v in value:
+            out.extend(_flatten(v))
+        return out
+    return [value]
+
+
+def _metric_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        for key in ("score", "acc", "accuracy", "exact_match", "correct", "hit"):
+            if key in value:
+                return value[key]
+        return None
+    return value
+
+
+def read_lmms_eval(
+    path: str | Path,
+    *,
+    model: str | None = None,
+    rung: str | None = None,
+    run: str | None = None,
+    parser: AnswerParser | None = None,
+    id_field: str | None = None,
+    id_map: str | Path | None = None,
+    metric: str | None = None,
+) -> ResultTable:
+    path = Path(path)
+    src = str(path)
+    parser = get_parser(parser)
+    if not path.is_file():
+        raise InputError("file not found", source=src)
+    if not model:
+        model = path.parent.name  # lmms-eval's model_name_sanitized folder
+        if not model:
+            raise InputError("no model name", source=src, field="model")
+    if not rung:
+        raise InputError("the rung must come from the manifest", source=src, field="rung")
+    rung = canonical_rung(rung, source=src)
+    mapping: dict[str, str] | None = None
+    if id_map is not None:
+        try:
+            raw_map = json.loads(Path(id_map).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot read id_map: {exc}", source=str(id_map), field="id_map") from None
+        if not isinstance(raw_map, dict):
+            raise InputError("id_map must be a JSON object {doc_id: item_id}", source=str(id_map),
+                             field="id_map")
+        mapping = {str(k): str(v) for k, v in raw_map.items()}
+    records = []
+    seen: dict[str, int] = {}
+    stem = path.stem
+    run = run or (stem.split("_samples_")[0] if "_samples_" in stem else stem)
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"line {n}"
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            raise InputError(f"{where}: not valid JSON ({exc})", source=src) from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{where}: not a JSON object", source=src)
+        if "doc_id" not in obj:
+            raise InputError(f"{where} lacks 'doc_id'", source=src, field="doc_id")
+        doc_id = obj["doc_id"]
+        if isinstance(doc_id, bool) or not isinstance(doc_id, (int, str)):
+            raise InputError(f"{where}: doc_id must be an integer or string, got {type(doc_id).__name__}",
+                             source=src, field="doc_id")
+        if "target" not in obj:
+            raise InputError(f"{where} lacks 'target'", source=src, field="target")
+        if "filtered_resps" in obj:
+            outputs = _flatten(obj["filtered_resps"])
+            raws = _flatten(obj["resps"]) if "resps" in obj else outputs
+            if len(raws) != len(outputs):
+                raws = outputs
+        elif "resps" in obj:
+            outputs = raws = _flatten(obj["resps"])
+        else:
+            raise InputError(f"{where} has neither 'filtered_resps' nor 'resps'", source=src,
+                             field="filtered_resps")
+        if not outputs:
+            raise InputError(f"{where}: no responses", source=src, field="filtered_resps")
+        if id_field is not None:
+            iid = obj.get(id_field)
+            if iid is None:
+                for v in obj.values():
+                    if isinstance(v, dict) and id_field in v:
+                        iid = v[id_field]
+                        break
+            if iid is None:
+                raise InputError(f"{where}: no {id_field!r} at top level or in a metric dict", source=src,
+                                 field=id_field)
+        elif mapping is not None:
+            if str(doc_id) not in mapping:
+                raise InputError(f"{where}: doc_id {doc_id!r} is not in id_map", source=src, field="doc_id")
+            iid = mapping[str(doc_id)]
+        else:
+            iid = doc_id
+        iid = str(iid)
+        if iid in seen:
+            raise InputError(f"{where}: duplicate item id {iid!r} (first at line {seen[iid]})", source=src,
+                             field="doc_id" if id_field is None else id_field)
+        seen[iid] = n
+        target = canonical_target(parser, obj["target"], source=src, where=where, field="target")
+        metric_key = metric
+        if metric_key is None:
+            for k, v in obj.items():
+                if k not in STANDARD_KEYS and _metric_value(v) is not None and not isinstance(
+                    _metric_value(v), (list, str)
+                ):
+                    metric_key = k
+                    break
+        elif metric_key not in obj:
+            raise InputError(f"{where} lacks metric {metric_key!r}", source=src, field=metric_key)
+        doc_score = None
+        if metric_key is not None and len(outputs) == 1:
+            doc_score = as_score(_metric_value(obj[metric_key]), source=src, where=where, field=metric_key)
+        category = None
+        for v in obj.values():
+            if isinstance(v, dict) and isinstance(v.get("category"), str):
+                category = v["category"]
+                break
+        for s, (out, raw) in enumerate(zip(outputs, raws, strict=True)):
+            text = None if is_missing(out) else str(out)
+            records.append(row(run=run, model=model, rung=rung, item_id=iid, sample_k=s,
+                               raw_output=None if is_missing(raw) else str(raw), parsed=parser.parse(text),
+                               target=target, category=category, source_file=src, harness=HARNESS,
+                               harness_score=doc_score))
+    if not records:
+        raise InputError("no samples in the file", source=src)
+    return finish(records, path=path, harness=HARNESS, warnings=[], model=model, rung=rung)

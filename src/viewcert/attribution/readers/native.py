@@ -1,0 +1,126 @@
+"""viewcert's native result files: CSV or JSONL with (a subset of) the canonical columns.
+
+Required: ``item_id`` (alias ``id``), ``target``, and ``raw_output`` or ``parsed_answer`` (or both).
+Optional: ``sample_k`` (default 0; a repeated item id without it is an error), ``score``,
+``parse_status`` (``api_error``/``refused`` rows keep it; otherwise the parser decides), ``category``,
+``model``, ``rung``, ``run`` (manifest values take precedence over columns).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from viewcert.attribution.parsing import PARSE_STATUSES, AnswerParser, ParsedAnswer, get_parser
+from viewcert.attribution.readers._common import as_score, canonical_target, finish, is_missing, row
+from viewcert.attribution.table import ResultTable, canonical_rung
+from viewcert.errors import InputError
+
+HARNESS = "native"
+
+
+def _load(path: Path) -> tuple[pd.DataFrame, str]:
+    src = str(path)
+    if not path.is_file():
+        raise InputError("file not found", source=src)
+    if path.suffix.lower() == ".jsonl":
+        rows = []
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError as exc:
+                raise InputError(f"line {n}: not valid JSON ({exc})", source=src) from None
+            if not isinstance(obj, dict):
+                raise InputError(f"line {n}: each line must be a JSON object", source=src)
+            rows.append(obj)
+        return pd.DataFrame(rows), "line"
+    sep = "\t" if path.suffix.lower() == ".tsv" else ","
+    try:
+        return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=[""]), "row"
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise InputError(f"not a readable CSV: {exc}", source=src) from None
+
+
+def _as_int(value, *, source: str, where: str) -> int:
+    if is_missing(value) or str(value).strip() == "":
+        return 0
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        f = float("nan")
+    if not f.is_integer():
+        raise InputError(f"{where}: sample_k {value!r} is not an integer", source=source, field="sample_k")
+    return int(f)
+
+
+def read_native(
+    path: str | Path,
+    *,
+    model: str | None = None,
+    rung: str | None = None,
+    run: str | None = None,
+    parser: AnswerParser | None = None,
+) -> ResultTable:
+    path = Path(path)
+    src = str(path)
+    parser = get_parser(parser)
+    df, unit = _load(path)
+    if "item_id" not in df.columns and "id" in df.columns:
+        df = df.rename(columns={"id": "item_id"})
+    for col in ("item_id", "target"):
+        if col not in df.columns:
+            raise InputError(f"missing column {col!r} (columns: {', '.join(map(str, df.columns))})",
+                             source=src, field=col)
+    if "raw_output" not in df.columns and "parsed_answer" not in df.columns:
+        raise InputError("needs a raw_output or a parsed_answer column", source=src, field="raw_output")
+    records = []
+    for i, r in enumerate(df.to_dict("records")):
+        where = f"{unit} {i + 1}"
+        iid = r.get("item_id")
+        if is_missing(iid) or str(iid).strip() == "":
+            raise InputError(f"{where}: item_id is empty", source=src, field="item_id")
+        m = model or (None if is_missing(r.get("model")) else str(r.get("model")))
+        if not m:
+            raise InputError(f"{where}: no model (column or manifest)", source=src, field="model")
+        rg = rung or (None if is_missing(r.get("rung")) else str(r.get("rung")))
+        if not rg:
+            raise InputError(f"{where}: no rung (column or manifest)", source=src, field="rung")
+        rg = canonical_rung(rg, source=f"{src} {where}")
+        k = _as_int(r.get("sample_k"), source=src, where=where)
+        target = canonical_target(parser, r.get("target"), source=src, where=where, field="target")
+        raw = r.get("raw_output")
+        raw = None if is_missing(raw) else str(raw)
+        status = r.get("parse_status")
+        status = None if is_missing(status) else str(status).strip()
+        if status is not None and status not in PARSE_STATUSES:
+            raise InputError(f"{where}: parse_status {status!r} is not one of {PARSE_STATUSES}", source=src,
+                             field="parse_status")
+        given = r.get("parsed_answer")
+        if status in ("api_error", "refused"):
+            parsed = ParsedAnswer(None, status, f"{status} (recorded in the file)")
+        elif not is_missing(given) and str(given).strip():
+            label = parser.canonical(str(given))
+            if label is None:
+                raise InputError(f"{where}: parsed_answer {given!r} is not a label", source=src,
+                                 field="parsed_answer")
+            parsed = ParsedAnswer(label, "ok")
+        elif status == "unparseable" and raw is None:
+            parsed = ParsedAnswer(None, "unparseable", "unparseable (recorded in the file)")
+        else:
+            parsed = parser.parse(raw)
+        score = as_score(r.get("score"), source=src, where=where, field="score") if "score" in r else None
+        cat = r.get("category")
+        records.append(
+            row(run=run or (None if is_missing(r.get("run")) else str(r.get("run"))) or path.stem, model=m,
+                rung=rg, item_id=str(iid).strip(), sample_k=k, raw_output=raw, parsed=parsed, target=target,
+                category=None if is_missing(cat) else str(cat), source_file=src, harness=HARNESS,
+                harness_score=score)
+        )
+    models = sorted({r["model"] for r in records})
+    rungs = sorted({r["rung"] for r in records})
+    return finish(records, path=path, harness=HARNESS, warnings=[], model=",".join(models),
+                  rung=",".join(rungs))

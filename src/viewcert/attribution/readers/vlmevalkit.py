@@ -1,0 +1,129 @@
+"""VLMEvalKit per-sample files.
+
+VLMEvalKit's inference writes ``{work_dir}/{model}_{dataset}.xlsx`` (``.tsv``/``.json`` with
+``PRED_FORMAT``): the dataset's TSV columns except the image, plus ``prediction``. For a multiple-choice
+dataset the columns are ``index, question, A, B, ..., answer, category[, l2-category], split[, ...],
+prediction`` with ``answer`` an option letter. Its evaluation then writes
+``{model}_{dataset}_{judge}_result.xlsx`` (the same rows plus ``hit`` 0/1 and ``log``) and a
+``..._acc.csv`` summary; Y/N and VQA datasets write a ``..._score.xlsx``/``.csv`` with a ``score``
+column. API failures appear as the prediction ``"Failed to obtain answer via API."``.
+
+This reader takes any of those per-row files (xlsx, tsv, csv). Options:
+
+- ``id_column`` (default ``index``): the item id column (use a dataset column such as ``material_id``
+  when the dataset kept one);
+- ``score_column`` (default: ``hit`` if present, else ``score``);
+- the target is ``answer`` resolved through the option columns A, B, ... when it is a letter.
+VLMEvalKit runs one sample per item, so ``sample_k`` is 0 and a repeated id is an error.
+"""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+
+import pandas as pd
+
+from viewcert.attribution.parsing import AnswerParser, ChoiceParser, ParsedAnswer, get_parser
+from viewcert.attribution.readers._common import as_score, canonical_target, finish, is_missing, row
+from viewcert.attribution.table import ResultTable, canonical_rung
+from viewcert.errors import InputError
+
+HARNESS = "vlmevalkit"
+FAIL_MSG = "Failed to obtain answer via API."
+
+
+def load_frame(path: Path) -> pd.DataFrame:
+    src = str(path)
+    if not path.is_file():
+        raise InputError("file not found", source=src)
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".xlsx":
+            df = pd.read_excel(path, engine="openpyxl")
+        elif suffix in (".tsv", ".csv"):
+            df = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", keep_default_na=False,
+                             na_values=[""])
+        else:
+            raise InputError(f"VLMEvalKit files are .xlsx, .tsv or .csv, not {suffix!r}", source=src)
+    except (ValueError, pd.errors.ParserError, OSError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"cannot read the table: {exc}", source=src) from None
+    # VLMEvalKit lower-cases every non-option column when it loads a file; do the same
+    return df.rename(columns={c: c if (len(str(c)) == 1 and str(c).isupper()) else str(c).lower()
+                              for c in df.columns})
+
+
+def read_vlmevalkit(
+    path: str | Path,
+    *,
+    model: str | None = None,
+    rung: str | None = None,
+    run: str | None = None,
+    parser: AnswerParser | None = None,
+    id_column: str = "index",
+    score_column: str | None = None,
+) -> ResultTable:
+    path = Path(path)
+    src = str(path)
+    parser = get_parser(parser)
+    df = load_frame(path)
+    for col in (id_column, "prediction", "answer"):
+        if col not in df.columns:
+            raise InputError(f"missing column {col!r} (columns: {', '.join(map(str, df.columns))})",
+                             source=src, field=col)
+    if score_column is None:
+        score_column = "hit" if "hit" in df.columns else ("score" if "score" in df.columns else None)
+    elif score_column not in df.columns:
+        raise InputError(f"missing score column {score_column!r}", source=src, field=score_column)
+    if not model:
+        raise InputError("the model name must come from the manifest (VLMEvalKit files do not hold it)",
+                         source=src, field="model")
+    if not rung:
+        raise InputError("the rung must come from the manifest", source=src, field="rung")
+    rung = canonical_rung(rung, source=src)
+    option_cols = [c for c in string.ascii_uppercase if c in df.columns]
+    records = []
+    seen: dict[str, int] = {}
+    for i, r in enumerate(df.to_dict("records")):
+        where = f"row {i + 1}"
+        iid = r.get(id_column)
+        if is_missing(iid) or str(iid).strip() == "":
+            raise InputError(f"{where}: {id_column} is empty", source=src, field=id_column)
+        if isinstance(iid, float) and iid.is_integer():
+            iid = int(iid)
+        iid = str(iid).strip()
+        if iid in seen:
+            raise InputError(f"{where}: duplicate item id {iid!r} (first at row {seen[iid] + 1})", source=src,
+                             field=id_column)
+        seen[iid] = i
+        row_parser = parser
+        if option_cols and isinstance(parser, ChoiceParser):
+            letters = {}
+            for c in option_cols:
+                v = r.get(c)
+                if is_missing(v) or str(v).strip() == "":
+                    continue
+                lab = parser.canonical(str(v))
+                if lab is None:
+                    raise InputError(f"{where}: option {c} = {v!r} is not a label", source=src, field=c)
+                letters[c] = lab
+            row_parser = parser.with_letters(letters)
+        ans = r.get("answer")
+        target = canonical_target(row_parser, ans, source=src, where=where, field="answer")
+        pred = r.get("prediction")
+        raw = None if is_missing(pred) else str(pred)
+        if raw is not None and FAIL_MSG in raw:
+            parsed = ParsedAnswer(None, "api_error", "VLMEvalKit recorded an API failure")
+        else:
+            parsed = row_parser.parse(raw)
+        score = None
+        if score_column is not None:
+            score = as_score(r.get(score_column), source=src, where=where, field=score_column)
+        cat = r.get("category")
+        records.append(row(run=run or path.stem, model=model, rung=rung, item_id=iid, sample_k=0,
+                           raw_output=raw, parsed=parsed, target=target,
+                           category=None if is_missing(cat) else str(cat), source_file=src, harness=HARNESS,
+                           harness_score=score))
+    return finish(records, path=path, harness=HARNESS, warnings=[], model=model, rung=rung)

@@ -1,0 +1,223 @@
+"""Statistics for the ladder: exact binomial intervals, the paired item bootstrap, exact McNemar, the
+sign test, and Holm's step-down correction.
+
+Conventions (every output records them):
+
+- Clopper–Pearson intervals are exact; ``sided="two"`` puts ``alpha/2`` in each tail, ``"lower"`` /
+  ``"upper"`` give a one-sided bound with ``alpha`` in one tail (220/220 at alpha = 0.05 ->
+  lower bound 0.05^(1/220) = 0.98648).
+- The bootstrap resamples *items* with replacement (all rungs and all models see the same resampled
+  items, so gaps and shares are paired), with ``numpy.random.default_rng(seed)``; intervals are
+  percentile intervals (``numpy.quantile``, linear interpolation) at ``alpha/2`` and ``1 - alpha/2``.
+- A share (R3 − R4)/(R1 − R4) is *suppressed* (reported as absent, with the reason) when the bootstrap
+  lower bound of R1 − R4 falls below ``share_cutoff``; it is never clipped. Resamples with
+  R1 − R4 <= 0 (share undefined) are *degenerate*: counted, and left out of the share's percentiles.
+- McNemar is the exact two-sided binomial test on the discordant pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from scipy import stats as _st
+
+from viewcert.errors import InputError
+
+DEFAULT_SEED = 20260601
+DEFAULT_N_BOOT = 10_000
+DEFAULT_ALPHA = 0.05
+DEFAULT_SHARE_CUTOFF = 0.05
+
+
+def clopper_pearson(k: int, n: int, *, alpha: float = DEFAULT_ALPHA, sided: str = "two") -> tuple[float, float]:
+    """Exact binomial confidence interval for k successes in n trials."""
+    if n <= 0 or not (0 <= k <= n):
+        raise InputError(f"need 0 <= k <= n and n > 0, got k={k}, n={n}", field="k")
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha must be in (0, 1), got {alpha}", field="alpha")
+    if sided not in ("two", "lower", "upper"):
+        raise InputError(f"sided must be 'two', 'lower' or 'upper', got {sided!r}", field="sided")
+    tail = alpha / 2 if sided == "two" else alpha
+    lo = 0.0 if k == 0 else float(_st.beta.ppf(tail, k, n - k + 1))
+    hi = 1.0 if k == n else float(_st.beta.ppf(1 - tail, k + 1, n - k))
+    if sided == "lower":
+        hi = 1.0
+    elif sided == "upper":
+        lo = 0.0
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class McNemar:
+    """Exact McNemar test between paired correctness vectors a (lower rung) and b (higher rung):
+    ``b_only`` = items only b gets right, ``a_only`` = items only a gets right."""
+
+    a_only: int
+    b_only: int
+    both: int
+    neither: int
+    p_value: float
+
+
+def mcnemar_exact(a: np.ndarray, b: np.ndarray) -> McNemar:
+    a = np.asarray(a, dtype=bool)
+    b = np.asarray(b, dtype=bool)
+    if a.shape != b.shape or a.ndim != 1:
+        raise InputError(f"paired vectors must be 1-D of equal length, got {a.shape} and {b.shape}", field="b")
+    a_only = int((a & ~b).sum())
+    b_only = int((~a & b).sum())
+    m = a_only + b_only
+    p = 1.0 if m == 0 else min(1.0, 2.0 * float(_st.binom.cdf(min(a_only, b_only), m, 0.5)))
+    return McNemar(a_only, b_only, int((a & b).sum()), int((~a & ~b).sum()), p)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm step-down adjusted p-values (monotone, capped at 1), in the input order."""
+    p = np.asarray(p_values, dtype=float)
+    m = len(p)
+    if m == 0:
+        return []
+    if np.any((p < 0) | (p > 1) | ~np.isfinite(p)):
+        raise InputError("p-values must lie in [0, 1]", field="p_values")
+    order = np.argsort(p, kind="stable")
+    adj = np.empty(m)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        adj[i] = running
+    return adj.tolist()
+
+
+@dataclass(frozen=True)
+class SignTest:
+    n_positive: int
+    n_negative: int
+    n_zero: int
+    p_value: float  # exact two-sided binomial test on the non-zero signs
+
+
+def sign_test(values: Sequence[float | Fraction], *, mu: float = 0.0) -> SignTest:
+    d = [float(v) - mu for v in values]
+    pos = sum(x > 0 for x in d)
+    neg = sum(x < 0 for x in d)
+    zero = len(d) - pos - neg
+    n = pos + neg
+    p = 1.0 if n == 0 else float(_st.binomtest(pos, n, 0.5).pvalue)
+    return SignTest(pos, neg, zero, p)
+
+
+def bootstrap_indices(n_items: int, *, n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULT_SEED) -> np.ndarray:
+    """(n_boot, n_items) item indices drawn with replacement; the same seed gives the same draws."""
+    if n_items <= 0 or n_boot <= 0:
+        raise InputError(f"need n_items > 0 and n_boot > 0, got {n_items}, {n_boot}", field="n_boot")
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n_items, size=(n_boot, n_items), dtype=np.int64)
+
+
+def percentile_interval(samples: np.ndarray, *, alpha: float = DEFAULT_ALPHA) -> tuple[float, float]:
+    s = np.asarray(samples, dtype=float)
+    s = s[np.isfinite(s)]
+    if s.size == 0:
+        return (float("nan"), float("nan"))
+    lo, hi = np.quantile(s, [alpha / 2, 1 - alpha / 2])
+    return float(lo), float(hi)
+
+
+@dataclass(frozen=True)
+class Interval:
+    point: float
+    lo: float
+    hi: float
+
+    def to_dict(self, name: str) -> dict:
+        return {name: self.point, f"{name}_lo": self.lo, f"{name}_hi": self.hi}
+
+
+@dataclass(frozen=True)
+class ShareBootstrap:
+    """Bootstrap of one model's decomposition against one ceiling."""
+
+    gap: Interval  # R3 − R4
+    residual: Interval  # R1 − R3
+    denominator: Interval  # R1 − R4
+    share: Interval | None  # None when suppressed
+    suppressed: bool
+    reason: str
+    degenerate: int  # resamples with R1 − R4 <= 0
+    n_boot: int
+    share_samples: np.ndarray  # NaN where degenerate (kept for the median-across-models bootstrap)
+
+
+def share_point(r4: int, r3: int, n: int, r1: Fraction) -> Fraction | None:
+    """(R3 − R4)/(R1 − R4) from integer counts and an exact R1; None when R1 − R4 <= 0."""
+    den = r1 - Fraction(r4, n)
+    if den <= 0:
+        return None
+    return Fraction(r3 - r4, n) / den
+
+
+def paired_share_bootstrap(
+    r4: np.ndarray,
+    r3: np.ndarray,
+    r1: np.ndarray | Fraction,
+    idx: np.ndarray,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    share_cutoff: float = DEFAULT_SHARE_CUTOFF,
+) -> ShareBootstrap:
+    """Paired item bootstrap of gap, residual, R1 − R4 and the share. ``r4``/``r3`` are per-item
+    correctness over the same items; ``r1`` is a per-item vector (a certificate) or an exact number (held
+    fixed: a number carries no item-level variation). ``idx`` comes from :func:`bootstrap_indices`."""
+    r4 = np.asarray(r4, dtype=bool)
+    r3 = np.asarray(r3, dtype=bool)
+    n = r4.size
+    if r3.shape != r4.shape or idx.ndim != 2 or idx.shape[1] != n:
+        raise InputError("r4, r3 and the bootstrap indices must cover the same items", field="idx")
+    a4 = r4[idx].mean(axis=1)
+    a3 = r3[idx].mean(axis=1)
+    if isinstance(r1, np.ndarray):
+        r1v = np.asarray(r1, dtype=bool)
+        if r1v.shape != r4.shape:
+            raise InputError("the per-item R1 vector must cover the same items", field="r1")
+        a1 = r1v[idx].mean(axis=1)
+        p1 = Fraction(int(r1v.sum()), n)
+    else:
+        p1 = Fraction(r1)
+        a1 = np.full(idx.shape[0], float(p1))
+    c4, c3 = int(r4.sum()), int(r3.sum())
+    gap_s, res_s, den_s = a3 - a4, a1 - a3, a1 - a4
+    gap = Interval(float(Fraction(c3 - c4, n)), *percentile_interval(gap_s, alpha=alpha))
+    res = Interval(float(p1 - Fraction(c3, n)), *percentile_interval(res_s, alpha=alpha))
+    den = Interval(float(p1 - Fraction(c4, n)), *percentile_interval(den_s, alpha=alpha))
+    degenerate = int((den_s <= 0).sum())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share_s = np.where(den_s > 0, gap_s / np.where(den_s > 0, den_s, 1.0), np.nan)
+    point = share_point(c4, c3, n, p1)
+    if den.lo < share_cutoff or point is None:
+        reason = (
+            f"suppressed: bootstrap lower bound of R1 − R4 = {den.lo:.4f} < cutoff {share_cutoff}"
+            if point is not None
+            else f"suppressed: R1 − R4 = {float(den.point):.4f} <= 0"
+        )
+        return ShareBootstrap(gap, res, den, None, True, reason, degenerate, idx.shape[0], share_s)
+    share = Interval(float(point), *percentile_interval(share_s, alpha=alpha))
+    return ShareBootstrap(gap, res, den, share, False, "", degenerate, idx.shape[0], share_s)
+
+
+def bootstrap_median(samples: Mapping[str, np.ndarray], points: Mapping[str, float], *,
+                     alpha: float = DEFAULT_ALPHA) -> tuple[Interval, int]:
+    """Median across models with a percentile interval from paired resamples (one row per model, one
+    column per resample, the same item draws for every model). Resamples where any model's share is
+    undefined are left out and counted."""
+    names = sorted(samples)
+    if not names:
+        raise InputError("no models to take a median over", field="samples")
+    mat = np.vstack([np.asarray(samples[m], dtype=float) for m in names])
+    ok = np.all(np.isfinite(mat), axis=0)
+    med = np.median(mat[:, ok], axis=0) if ok.any() else np.array([])
+    point = float(np.median([float(points[m]) for m in names]))
+    lo, hi = percentile_interval(med, alpha=alpha)
+    return Interval(point, lo, hi), int((~ok).sum())
