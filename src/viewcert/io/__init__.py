@@ -1,1 +1,37 @@
-"""See the package docstring of viewcert for the map."""
+"""Readers, writers and adapters: the only part of viewcert that touches files.
+
+- ``read``              ``read_structure(path, **kw)`` dispatching on the extension; ``read_structures``
+- ``cif``               ``read_cif`` / ``read_cif_text``: gemmi fast path reproducing pymatgen, occupancy policies
+- ``poscar``, ``xyz``   POSCAR/CONTCAR and (extended) XYZ via ASE, readers and atomic writers
+- ``pdb``               PDB and mmCIF via gemmi (molecule by default, ``periodic=True`` for the crystal)
+- ``sdf``               SDF/MOL via RDKit (optional extra)
+- ``pymatgen_adapter``  ``from_pymatgen`` / ``to_pymatgen``
+- ``ase_adapter``       ``from_ase`` / ``to_ase``
+- ``cell``              lattice rows from cell parameters in pymatgen's orientation, and back
+- ``atomic``            atomic JSON (deterministic), text, bytes, Parquet and PNG writers
+- ``builtin``           built-in prototypes (pymatgen's AFLOW library) and molecules (biotite's CCD)
+"""
+
+from viewcert.io.atomic import (
+    json_dumps,
+    write_bytes_atomic,
+    write_json_atomic,
+    write_parquet_atomic,
+    write_png_atomic,
+    write_text_atomic,
+)
+from viewcert.io.cif import read_cif, read_cif_text
+from viewcert.io.read import read_structure, read_structures
+
+__all__ = [
+    "json_dumps",
+    "read_cif",
+    "read_cif_text",
+    "read_structure",
+    "read_structures",
+    "write_bytes_atomic",
+    "write_json_atomic",
+    "write_parquet_atomic",
+    "write_png_atomic",
+    "write_text_atomic",
+]

@@ -1,0 +1,176 @@
+"""Atomic file writers: a reader never sees a partial file.
+
+Every writer serialises fully first (where the format allows), writes a temporary file in the target's
+directory, ``fsync``s it, ``os.replace``s it over the target and ``fsync``s the directory. If anything
+fails, the temporary file is removed and the target is left as it was (absent or the previous version).
+
+JSON is deterministic: keys sorted, ``", "``/``": "`` separators with ``indent=1``, floats in Python's
+shortest round-trip form (exact and platform independent), ``-0.0`` written as ``0.0``, numpy scalars and
+arrays converted, tuples as lists, ``Path`` as ``str``. NaN and ±inf are refused (they are not JSON) unless
+``allow_nan=True``, in which case they are written as the tokens ``NaN``/``Infinity``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from viewcert.errors import InputError
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _atomic(path: str | os.PathLike, write: Callable[[Path], None]) -> Path:
+    """Call ``write(tmp_path)``, then fsync and rename over ``path``; clean up on any failure."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        write(tmp)
+        with open(tmp, "rb+") as fh:
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    _fsync_dir(target.parent)
+    return target
+
+
+def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically; returns the path."""
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise InputError(f"data must be bytes, got {type(data).__name__}", field="data")
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+
+    return _atomic(path, write)
+
+
+def write_text_atomic(path: str | os.PathLike, text: str, *, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``path`` atomically (no newline translation); returns the path."""
+    if not isinstance(text, str):
+        raise InputError(f"text must be str, got {type(text).__name__}", field="text")
+    return write_bytes_atomic(path, text.encode(encoding))
+
+
+def _normalise(obj: Any, allow_nan: bool, where: str = "$") -> Any:
+    if obj is None or isinstance(obj, bool | str):
+        return obj
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, int | np.integer):
+        return int(obj)
+    if isinstance(obj, float | np.floating):
+        x = float(obj)
+        if not math.isfinite(x) and not allow_nan:
+            raise InputError(
+                f"non-finite number {x} at {where} (pass allow_nan=True to write it)", field=where
+            )
+        return 0.0 if x == 0.0 else x
+    if isinstance(obj, np.ndarray):
+        return [_normalise(v, allow_nan, f"{where}[{i}]") for i, v in enumerate(obj.tolist())]
+    if isinstance(obj, Mapping):
+        out = {}
+        for k, v in obj.items():
+            if not isinstance(k, str):
+                if isinstance(k, int | float | bool | np.integer) or k is None:
+                    k = json.dumps(_normalise(k, True))
+                else:
+                    raise InputError(
+                        f"JSON object keys must be strings, got {type(k).__name__} at {where}", field=where
+                    )
+            out[k] = _normalise(v, allow_nan, f"{where}.{k}")
+        return out
+    if isinstance(obj, list | tuple):
+        return [_normalise(v, allow_nan, f"{where}[{i}]") for i, v in enumerate(obj)]
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return _normalise(dataclasses.asdict(obj), allow_nan, where)
+    if hasattr(obj, "to_dict"):
+        return _normalise(obj.to_dict(), allow_nan, where)
+    raise InputError(f"cannot write {type(obj).__name__} as JSON at {where}", field=where)
+
+
+def json_dumps(obj: Any, *, indent: int | None = 1, allow_nan: bool = False) -> str:
+    """The deterministic JSON text ``write_json_atomic`` writes (ending in a newline)."""
+    data = _normalise(obj, allow_nan)
+    sep = (",", ": ") if indent is not None else (",", ":")
+    return (
+        json.dumps(
+            data, sort_keys=True, indent=indent, separators=sep, allow_nan=allow_nan, ensure_ascii=False
+        )
+        + "\n"
+    )
+
+
+def write_json_atomic(
+    path: str | os.PathLike, obj: Any, *, indent: int | None = 1, allow_nan: bool = False
+) -> Path:
+    """Serialise ``obj`` deterministically (see the module docstring) and write it atomically.
+
+    Serialisation happens before any file is created, so a failure leaves no trace."""
+    text = json_dumps(obj, indent=indent, allow_nan=allow_nan)
+    return write_text_atomic(path, text)
+
+
+def write_parquet_atomic(path: str | os.PathLike, df: Any, *, index: bool = False, **kwargs: Any) -> Path:
+    """Write a pandas DataFrame as Parquet (pyarrow) atomically; ``kwargs`` go to ``DataFrame.to_parquet``."""
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}", field="df")
+
+    def write(tmp: Path) -> None:
+        df.to_parquet(tmp, index=index, **kwargs)
+
+    return _atomic(path, write)
+
+
+def write_png_atomic(path: str | os.PathLike, image: Any) -> Path:
+    """Write an image (uint8 array (H, W), (H, W, 3) or (H, W, 4), or a PIL image) as PNG atomically."""
+    import io
+
+    from PIL import Image
+
+    if isinstance(image, np.ndarray):
+        if (
+            image.dtype != np.uint8
+            or image.ndim not in (2, 3)
+            or (image.ndim == 3 and image.shape[2] not in (3, 4))
+        ):
+            raise InputError(
+                f"image must be uint8 with shape (H, W), (H, W, 3) or (H, W, 4), got {image.dtype} {image.shape}",
+                field="image",
+            )
+        image = Image.fromarray(image)
+    buf = io.BytesIO()
+    image.save(buf, format="PNG")
+    return write_bytes_atomic(path, buf.getvalue())

@@ -1,0 +1,239 @@
+"""PDB and mmCIF (macromolecular) via gemmi.
+
+- Default: a **molecule** (no lattice), Cartesian coordinates exactly as in the file, atoms in file order
+  from one model (``model``, default the first). Hydrogens, waters and ligands are kept.
+- ``periodic=True``: the CRYST1 / ``_cell`` lattice (rows a, b, c in the file's own Cartesian frame:
+  gemmi's orthogonalisation, a along x, b in the xy plane, which is the frame of the coordinates) and, with
+  ``expand_symmetry=True`` (default), the space-group operations applied to the atoms, wrapped into the
+  cell, symmetry copies that land on an atom's own position (special positions, fractional tolerance 1e-4)
+  dropped. A file without a real cell (CRYST1 1 1 1, cryo-EM/NMR) cannot be periodic.
+- Alternate locations: ``altloc_policy="refuse"`` (default) raises naming the atom and the altloc field;
+  ``"first"`` keeps the first conformer of each atom (gemmi ``remove_alternative_conformations``);
+  ``"majority"`` keeps, per atom, the conformer with the highest occupancy (first on ties).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+import gemmi
+import numpy as np
+
+from viewcert.errors import InputError
+from viewcert.io._common import read_source
+from viewcert.structures import Provenance, Structure, sha256_text
+
+AltlocPolicy = Literal["refuse", "first", "majority"]
+_SITE_TOL = 1e-4
+
+
+def _is_mmcif(text: str, source: str) -> bool:
+    suffix = Path(source).suffix.lower()
+    if suffix in (".pdb", ".ent", ".pdb1"):
+        return False
+    if suffix in (".cif", ".mmcif", ".mcif"):
+        return True
+    head = text.lstrip()[:5].lower()
+    return head.startswith("data_")
+
+
+def read_pdb(
+    path: str | os.PathLike,
+    *,
+    periodic: bool = False,
+    expand_symmetry: bool = True,
+    altloc_policy: AltlocPolicy = "refuse",
+    model: int = 0,
+    identifier: str | None = None,
+) -> Structure:
+    """Read a PDB or mmCIF file (format from the extension, else from the content)."""
+    src, text, digest = read_source(path)
+    return read_pdb_text(
+        text,
+        source=src,
+        periodic=periodic,
+        expand_symmetry=expand_symmetry,
+        altloc_policy=altloc_policy,
+        model=model,
+        identifier=identifier,
+        sha256=digest,
+    )
+
+
+def read_pdb_text(
+    text: str,
+    *,
+    source: str = "<string>",
+    mmcif: bool | None = None,
+    periodic: bool = False,
+    expand_symmetry: bool = True,
+    altloc_policy: AltlocPolicy = "refuse",
+    model: int = 0,
+    identifier: str | None = None,
+    sha256: str | None = None,
+) -> Structure:
+    """Read PDB or mmCIF text (``mmcif=None``: decide from ``source``'s extension, else the content)."""
+    if altloc_policy not in ("refuse", "first", "majority"):
+        raise InputError(
+            f"altloc_policy must be 'refuse', 'first' or 'majority', got {altloc_policy!r}",
+            field="altloc_policy",
+        )
+    is_cif = _is_mmcif(text, source) if mmcif is None else mmcif
+    alt_field = "_atom_site.label_alt_id" if is_cif else "altLoc"
+    atom_field = "_atom_site" if is_cif else "ATOM/HETATM"
+    cell_field = "_cell.length_a" if is_cif else "CRYST1"
+    try:
+        if is_cif:
+            doc = gemmi.cif.read_string(text)
+            st = gemmi.make_structure_from_block(doc.sole_block())
+        else:
+            st = gemmi.read_pdb_string(text)
+    except (RuntimeError, ValueError) as exc:
+        raise InputError(
+            f"cannot parse {'mmCIF' if is_cif else 'PDB'}: {exc}", source=source, field="syntax"
+        ) from None
+    if len(st) == 0 or st[0].count_atom_sites() == 0:
+        raise InputError("no atoms (no ATOM/HETATM records)", source=source, field=atom_field)
+    if not 0 <= model < len(st):
+        raise InputError(f"model {model} requested, the file has {len(st)}", source=source, field="model")
+    mdl = st[model]
+
+    if altloc_policy == "first":
+        st.remove_alternative_conformations()
+        mdl = st[model]
+    rows = []  # (chain, resname, seqid, atom name, altloc, occ, z, xyz)
+    for ch in mdl:
+        for res in ch:
+            for at in res:
+                rows.append(
+                    (
+                        ch.name,
+                        res.name,
+                        str(res.seqid),
+                        at.name,
+                        at.altloc,
+                        at.occ,
+                        at.element.atomic_number,
+                        at.pos,
+                    )
+                )
+    if not rows:
+        raise InputError("no atoms in the selected model", source=source, field=atom_field)
+    alts = [r for r in rows if r[4] != "\0"]
+    if alts and altloc_policy == "refuse":
+        ch, rn, sq, an, al, oc, _, _ = alts[0]
+        raise InputError(
+            f"atom {an} of residue {rn} {sq} (chain {ch}) has alternate location {al!r} (occupancy {oc:g}); "
+            f"{len(alts)} atoms have altlocs. Pass altloc_policy='first' or 'majority'",
+            source=source,
+            field=alt_field,
+        )
+    if alts and altloc_policy == "majority":
+        best: dict[tuple, int] = {}
+        for i, r in enumerate(rows):
+            if r[4] == "\0":
+                continue
+            key = (r[0], r[2], r[3])
+            j = best.get(key)
+            if j is None or r[5] > rows[j][5]:
+                best[key] = i
+        keep = set(best.values())
+        rows = [r for i, r in enumerate(rows) if r[4] == "\0" or i in keep]
+
+    numbers = np.array([r[6] for r in rows], dtype=np.int64)
+    bad = np.flatnonzero(numbers < 1)
+    if bad.size:
+        r = rows[int(bad[0])]
+        raise InputError(
+            f"atom {r[3]} of residue {r[1]} {r[2]} (chain {r[0]}) has an unknown element",
+            source=source,
+            field="element",
+        )
+    positions = np.array([[p.x, p.y, p.z] for p in (r[7] for r in rows)], dtype=np.float64)
+    labels = tuple(f"{r[0]}:{r[1]}{r[2]}:{r[3]}" for r in rows)
+    ident = identifier if identifier is not None else (st.name or Path(source).stem)
+    prov = Provenance(source=source, identifier=ident, sha256=sha256 or sha256_text(text))
+    if not periodic:
+        return Structure(positions, numbers, None, site_labels=labels, provenance=prov)
+
+    cell = st.cell
+    if not cell.is_crystal():
+        raise InputError(
+            f"periodic=True needs a crystal cell; this file has {cell.a:g} {cell.b:g} {cell.c:g} "
+            f"{cell.alpha:g} {cell.beta:g} {cell.gamma:g}",
+            source=source,
+            field=cell_field,
+        )
+    lattice = np.array(cell.orth.mat.tolist(), dtype=np.float64).T  # columns a, b, c -> rows
+    if expand_symmetry:
+        sg = st.find_spacegroup()
+        if sg is None:
+            raise InputError(f"unknown space group {st.spacegroup_hm!r}", source=source, field=cell_field)
+        positions, numbers, labels = _expand(positions, numbers, labels, lattice, sg)
+    return Structure(positions, numbers, lattice, site_labels=labels, provenance=prov)
+
+
+def _expand(
+    pos: np.ndarray, numbers: np.ndarray, labels: tuple[str, ...], lattice: np.ndarray, sg: gemmi.SpaceGroup
+) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """All space-group images of the atoms, wrapped to [0, 1); an image equal (mod 1) to an earlier image
+    of the same atom is dropped. Order: operation-major (all atoms under op 0, then op 1, ...)."""
+    ops = list(sg.operations())
+    rots = np.array([op.rot for op in ops], dtype=np.float64) / gemmi.Op.DEN
+    trans = np.array([op.tran for op in ops], dtype=np.float64) / gemmi.Op.DEN
+    frac = np.linalg.solve(lattice.T, pos.T).T
+    img = np.einsum("mij,nj->mni", rots, frac) + trans[:, None, :]
+    img -= np.floor(img)
+    m = len(ops)
+    keep = np.ones((m, len(pos)), dtype=bool)
+    for k in range(1, m):
+        for j in range(k):
+            d = img[k] - img[j]
+            d -= np.round(d)
+            keep[k] &= ~(np.abs(d) < _SITE_TOL).all(axis=1)
+    sel = np.nonzero(keep)
+    out_f = img[sel]
+    return out_f @ lattice, numbers[sel[1]], tuple(labels[i] for i in sel[1].tolist())
+
+
+def pdb_text(s: Structure) -> str:
+    """PDB text of ``s`` via gemmi (HETATM records, one residue per atom named ``UNL``). A periodic
+    structure gets CRYST1 (space group P 1) and its coordinates are rotated into the PDB orthogonalisation
+    frame (a along x, b in the xy plane), so that reading back with ``periodic=True`` is consistent."""
+    return _gemmi_structure(s).make_pdb_string()
+
+
+def _gemmi_structure(s: Structure) -> gemmi.Structure:
+    st = gemmi.Structure()
+    mdl = gemmi.Model(1)
+    ch = gemmi.Chain("A")
+    positions = s.positions
+    cell = None
+    if s.lattice is not None:
+        from viewcert.io.cell import cell_parameters
+
+        cell = gemmi.UnitCell(*cell_parameters(s.lattice))
+        pdb_lattice = np.array(cell.orth.mat.tolist(), dtype=np.float64).T
+        positions = s.frac_coords @ pdb_lattice  # same crystal, PDB orthogonalisation frame
+    for i, (z, p) in enumerate(zip(s.numbers.tolist(), positions, strict=True)):
+        res = gemmi.Residue()
+        res.name = "UNL"
+        res.seqid = gemmi.SeqId(i + 1, " ")
+        res.het_flag = "H"
+        at = gemmi.Atom()
+        el = gemmi.Element(int(z))
+        at.element = el
+        at.name = (el.name.upper() + str(i + 1))[:4]
+        at.pos = gemmi.Position(*map(float, p))
+        at.occ = 1.0
+        res.add_atom(at)
+        ch.add_residue(res)
+    mdl.add_chain(ch)
+    st.add_model(mdl)
+    if cell is not None:
+        st.cell = cell
+        st.spacegroup_hm = "P 1"
+    st.setup_entities()
+    return st

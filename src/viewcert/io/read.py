@@ -1,0 +1,117 @@
+"""``read_structure(path, **kw)``: one entry point dispatching on the file extension.
+
+| extension                         | reader                                   |
+|-----------------------------------|------------------------------------------|
+| ``.cif``                          | :func:`viewcert.io.cif.read_cif` (small-molecule/crystal CIF); an mmCIF (``_atom_site.Cartn_x``) goes to :func:`viewcert.io.pdb.read_pdb` |
+| ``.mmcif``, ``.mcif``             | :func:`viewcert.io.pdb.read_pdb`         |
+| ``.pdb``, ``.ent``                | :func:`viewcert.io.pdb.read_pdb`         |
+| ``.xyz``, ``.extxyz``             | :func:`viewcert.io.xyz.read_xyz`         |
+| ``.vasp``, ``.poscar``; names ``POSCAR*``/``CONTCAR*`` | :func:`viewcert.io.poscar.read_poscar` |
+| ``.sdf``, ``.mol``                | :func:`viewcert.io.sdf.read_sdf`         |
+
+Keyword arguments go to the chosen reader. ``builtin:...`` names resolve through
+:func:`viewcert.io.builtin.builtin` (which returns a list, so use ``read_structures``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from viewcert.errors import InputError
+from viewcert.structures import Structure
+
+_READERS = {
+    ".cif": "cif",
+    ".mmcif": "pdb",
+    ".mcif": "pdb",
+    ".pdb": "pdb",
+    ".ent": "pdb",
+    ".xyz": "xyz",
+    ".extxyz": "xyz",
+    ".vasp": "poscar",
+    ".poscar": "poscar",
+    ".sdf": "sdf",
+    ".mol": "sdf",
+}
+SUPPORTED_EXTENSIONS: tuple[str, ...] = tuple(sorted(_READERS))
+_MMCIF = re.compile(r"^\s*_atom_site\.cartn_x", re.IGNORECASE | re.MULTILINE)
+_SMALL = re.compile(r"^\s*_atom_site_fract_x", re.IGNORECASE | re.MULTILINE)
+
+
+def format_of(path: str | os.PathLike) -> str:
+    """'cif', 'pdb', 'xyz', 'poscar' or 'sdf' for a path; InputError for an unknown extension."""
+    p = Path(path)
+    name = p.name.upper()
+    if name.startswith(("POSCAR", "CONTCAR")):
+        return "poscar"
+    fmt = _READERS.get(p.suffix.lower())
+    if fmt is None:
+        raise InputError(
+            f"unknown structure file extension {p.suffix or '(none)'!r}; supported: "
+            f"{', '.join(SUPPORTED_EXTENSIONS)} and POSCAR/CONTCAR names",
+            source=str(p),
+            field="extension",
+        )
+    return fmt
+
+
+def read_structure(path: str | os.PathLike, **kw: Any) -> Structure:
+    """Read one structure, choosing the reader from the extension (see the module table)."""
+    fmt = format_of(path)
+    if fmt == "cif":
+        p = Path(path)
+        try:
+            head = p.read_text(errors="replace")
+        except OSError as exc:
+            raise InputError(
+                f"cannot read file: {exc.strerror or exc}", source=str(p), field="path"
+            ) from None
+        if _MMCIF.search(head) and not _SMALL.search(head):
+            fmt = "pdb"
+    if fmt == "cif":
+        from viewcert.io.cif import read_cif
+
+        return read_cif(path, **kw)
+    if fmt == "pdb":
+        from viewcert.io.pdb import read_pdb
+
+        return read_pdb(path, **kw)
+    if fmt == "xyz":
+        from viewcert.io.xyz import read_xyz
+
+        return read_xyz(path, **kw)
+    if fmt == "poscar":
+        from viewcert.io.poscar import read_poscar
+
+        return read_poscar(path, **kw)
+    from viewcert.io.sdf import read_sdf
+
+    return read_sdf(path, **kw)
+
+
+def read_structures(spec: str | os.PathLike, **kw: Any) -> list[Structure]:
+    """A list of structures from a ``builtin:NAME`` spec, a directory (every supported file, sorted by
+    name) or a single file."""
+    s = os.fspath(spec)
+    if s.startswith("builtin:"):
+        from viewcert.io.builtin import builtin
+
+        return builtin(s)
+    p = Path(s)
+    if p.is_dir():
+        files = sorted(f for f in p.iterdir() if f.is_file() and _supported(f))
+        if not files:
+            raise InputError("directory holds no supported structure files", source=str(p), field="path")
+        return [read_structure(f, **kw) for f in files]
+    return [read_structure(p, **kw)]
+
+
+def _supported(f: Path) -> bool:
+    try:
+        format_of(f)
+    except InputError:
+        return False
+    return True
