@@ -267,17 +267,13 @@ def _parse_ops(triplets: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, bool]
     for t in triplets:
         try:
             op = gemmi.Op(t)
-            rots.append(np.array(op.rot, dtype=np.float64) / gemmi.Op.DEN)
-            trans.append(np.array(op.tran, dtype=np.float64) / gemmi.Op.DEN)
-        except (RuntimeError, ValueError):
-            try:  # pymatgen accepts a few spellings gemmi does not (e.g. decimal translations)
-                from pymatgen.core.operations import SymmOp
-
-                so = SymmOp.from_xyz_str(t)
-            except Exception as exc:  # noqa: BLE001 - reported as a ValueError naming the op
-                raise ValueError(f"cannot parse symmetry operation {t!r}: {exc}") from None
-            rots.append(np.asarray(so.rotation_matrix, dtype=np.float64))
-            trans.append(np.asarray(so.translation_vector, dtype=np.float64))
+        except (RuntimeError, ValueError) as exc:
+            raise ValueError(f"cannot parse symmetry operation {t!r}: {exc}") from None
+        rot = np.array(op.rot, dtype=np.float64) / gemmi.Op.DEN
+        if abs(abs(np.linalg.det(rot)) - 1.0) > 1e-9:
+            raise ValueError(f"symmetry operation {t!r} is not invertible (det = {np.linalg.det(rot):g})")
+        rots.append(rot)
+        trans.append(np.array(op.tran, dtype=np.float64) / gemmi.Op.DEN)
     r = np.array(rots).reshape(-1, 3, 3)
     tr = np.array(trans).reshape(-1, 3)
     ident = len(triplets) == 1 and bool(np.array_equal(r[0], np.eye(3)) and not tr.any())

@@ -8,6 +8,8 @@ record (default 0). RDKit's own parse message is included in the error.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 from pathlib import Path
 
@@ -28,6 +30,29 @@ def _rdkit(source: str | None):
             field="rdkit",
         ) from None
     return Chem, rdBase
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@contextlib.contextmanager
+def _rdkit_messages(rdBase):
+    """Collect RDKit's log messages while parsing. RDKit is switched (once, process-wide) to log through
+    Python's ``logging`` logger ``"rdkit"``, where they can be collected; they still propagate."""
+    rdBase.LogToPythonLogger()
+    logger = logging.getLogger("rdkit")
+    handler = _Collect()
+    logger.addHandler(handler)
+    try:
+        yield handler.messages
+    finally:
+        logger.removeHandler(handler)
 
 
 def read_sdf(
@@ -73,16 +98,10 @@ def read_sdf_text(
             f"record {index} requested, the file has {len(records)}", source=source, field="index"
         )
     block = records[index].lstrip("\r\n") if index > 0 else records[index]
-    capture = getattr(rdBase, "CaptureErrorLog", None)
-    if capture is not None:
-        with capture() as cap:
-            mol = Chem.MolFromMolBlock(block, sanitize=sanitize, removeHs=remove_hs)
-        log = str(cap.messages).strip()
-    else:  # pragma: no cover - old RDKit
+    with _rdkit_messages(rdBase) as messages:
         mol = Chem.MolFromMolBlock(block, sanitize=sanitize, removeHs=remove_hs)
-        log = ""
     if mol is None:
-        detail = " ".join(line.split("] ", 1)[-1] for line in log.splitlines()) or "RDKit could not parse it"
+        detail = "; ".join(m.split("] ", 1)[-1].strip() for m in messages) or "RDKit could not parse it"
         raise InputError(f"malformed molecule record {index}: {detail}", source=source, field="molblock")
     if mol.GetNumAtoms() == 0:
         raise InputError(f"molecule record {index} has no atoms", source=source, field="molblock")
