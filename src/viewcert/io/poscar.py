@@ -112,8 +112,12 @@ def poscar_text(s: Structure, *, direct: bool = True, comment: str | None = None
     if s.lattice is None:
         raise InputError("a POSCAR needs a periodic structure (this one has no lattice)", field="lattice")
     buf = io.StringIO()
-    ase.io.write(buf, to_ase(s), format="vasp", direct=direct, label=comment or s.identifier or None)
-    return buf.getvalue()
+    ase.io.write(buf, to_ase(s), format="vasp", direct=direct)
+    text = buf.getvalue()
+    label = (comment if comment is not None else s.identifier).replace("\n", " ").strip()
+    if label:  # the first line is a free comment; ASE writes the species there
+        text = label + "\n" + text.split("\n", 1)[1]
+    return text
 
 
 def write_poscar(
