@@ -223,10 +223,14 @@ class Arm:
 
 def _arm(model: str, rung: str, sub: pd.DataFrame, universe: Sequence[str], targets: Mapping[str, str], *,
          tie_rule: str, threshold: float, scoring: str) -> Arm:
-    groups = {iid: g for iid, g in sub.sort_values(["item_id", "sample_k"]).groupby("item_id", sort=False)}
+    sub = sub.sort_values(["item_id", "sample_k"], kind="stable")
+    groups: dict[str, list[tuple[str, str | None, float]]] = {}
+    for iid, status, ans, score in zip(sub["item_id"].tolist(), sub["parse_status"].tolist(),
+                                       sub["parsed_answer"].tolist(), sub["score"].tolist(), strict=True):
+        groups.setdefault(iid, []).append((status, ans, score))
     answers: list[str | None] = []
     correct = np.zeros(len(universe), dtype=bool)
-    failed = {"refused": 0, "unparseable": 0, "api_error": 0}
+    failed = {"api_error": 0, "refused": 0, "unparseable": 0}
     n_failed = missing = ties = 0
     for j, iid in enumerate(universe):
         g = groups.get(iid)
@@ -235,21 +239,19 @@ def _arm(model: str, rung: str, sub: pd.DataFrame, universe: Sequence[str], targ
             n_failed += 1
             answers.append(None)
             continue
-        ok = g["parse_status"].to_numpy() == "ok"
-        if not ok.any():
+        ok_answers = [a if s == "ok" else None for s, a, _ in g]
+        if all(a is None for a in ok_answers):
             n_failed += 1
-            statuses = g["parse_status"].value_counts()
             # an item counts under its most frequent failure (ties: api_error, refused, unparseable)
-            dominant = max(("api_error", "refused", "unparseable"), key=lambda s: (statuses.get(s, 0),
-                                                                                  s == "api_error"))
-            failed[dominant] += 1
-        vote = majority_vote(g["parsed_answer"].where(g["parse_status"] == "ok", None).tolist(), tie_rule)
+            counts = {k: sum(s == k for s, _, _ in g) for k in failed}
+            failed[max(failed, key=lambda k: counts[k])] += 1
+        vote = majority_vote(ok_answers, tie_rule)
         ties += vote.tied
         answers.append(vote.answer)
         if scoring == "vote":
             correct[j] = vote.answer is not None and vote.answer == targets[iid]
         else:  # harness: the item's mean harness score over its samples
-            correct[j] = float(g["score"].mean()) >= 0.5
+            correct[j] = float(np.mean([sc for _, _, sc in g])) >= 0.5
     statuses = sub["parse_status"].value_counts()
     n_samples = len(sub)
     api = int(statuses.get("api_error", 0))
@@ -454,5 +456,8 @@ def build_ladder(
         "majority_class": str(majority), "majority_class_value": float(majority), "n_items": n,
         "ceilings": [c.to_dict() for c in ceilings],
     }
-    return Ladder(arms_df, pd.DataFrame(dec_rows), tests, pd.DataFrame(trans_rows), pd.DataFrame(summary_rows),
+    dec = pd.DataFrame(dec_rows)
+    for col in ("R4", "R3"):
+        dec[col] = dec[col].astype("Int64")
+    return Ladder(arms_df, dec, tests, pd.DataFrame(trans_rows), pd.DataFrame(summary_rows),
                   cov, list(ceilings), settings, list(table.warnings), universe, arms)

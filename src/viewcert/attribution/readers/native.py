@@ -124,3 +124,23 @@ def read_native(
     rungs = sorted({r["rung"] for r in records})
     return finish(records, path=path, harness=HARNESS, warnings=[], model=",".join(models),
                   rung=",".join(rungs))
+
+
+def write_native(table: ResultTable | pd.DataFrame, path: str | Path) -> Path:
+    """Write a canonical table as native CSV (``.csv``) or JSONL (``.jsonl``), atomically; reading it
+    back with :func:`read_native` gives the same rows (harness and source_file become ``native`` and the
+    new path)."""
+    from viewcert.attribution._io import write_text_atomic
+    from viewcert.attribution.table import COLUMNS
+
+    frame = table.frame if isinstance(table, ResultTable) else table
+    frame = frame[list(COLUMNS)].sort_values(["model", "rung", "item_id", "sample_k"], kind="stable")
+    path = Path(path)
+    if path.suffix.lower() == ".jsonl":
+        lines = []
+        for rec in frame.to_dict("records"):
+            lines.append(json.dumps({k: (None if is_missing(v) else v) for k, v in rec.items()}, ensure_ascii=False))
+        return write_text_atomic(path, "\n".join(lines) + "\n")
+    if path.suffix.lower() != ".csv":
+        raise InputError("native files are .csv or .jsonl", source=str(path))
+    return write_text_atomic(path, frame.to_csv(index=False, lineterminator="\n"))

@@ -1,0 +1,265 @@
+"""Reports: a self-contained HTML page (figures embedded as PNG data URIs), a Markdown summary, every
+table as CSV, the figures as PNG files and ``provenance.json`` (inputs with SHA-256, R1 source and
+tolerances, thresholds, seed, package versions). Outputs carry no timestamps, so the same inputs and
+settings give byte-identical files."""
+
+from __future__ import annotations
+
+import base64
+import html
+import importlib.metadata
+import platform
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from viewcert.attribution import plots
+from viewcert.attribution._io import jsonable, write_bytes_atomic, write_json_atomic, write_text_atomic
+from viewcert.attribution.extraction import ExtractionAudit
+from viewcert.attribution.ladder import Ladder
+from viewcert.attribution.table import RUNGS, InputRecord, ResultTable
+
+PACKAGES = ("viewcert", "numpy", "scipy", "pandas", "matplotlib", "pymatgen", "spglib")
+
+
+def versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for p in PACKAGES:
+        try:
+            out[p] = importlib.metadata.version(p)
+        except importlib.metadata.PackageNotFoundError:
+            out[p] = "not installed"
+    return out
+
+
+@dataclass
+class Report:
+    """What was written: paths by kind."""
+
+    out_dir: Path
+    html: Path
+    markdown: Path
+    provenance: Path
+    csv: dict[str, Path] = field(default_factory=dict)
+    figures: dict[str, Path] = field(default_factory=dict)
+
+
+def _fmt(x: Any, digits: int = 4) -> str:
+    if x is None or x is pd.NA or (isinstance(x, float) and pd.isna(x)):
+        return "—"
+    if isinstance(x, float):
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def _ci(point: Any, lo: Any, hi: Any) -> str:
+    if point is None or pd.isna(point):
+        return "—"
+    return f"{point:.4f} [{lo:.4f}, {hi:.4f}]"
+
+
+# ---------------------------------------------------------------------- ladder tables for humans
+def ladder_count_table(ladder: Ladder) -> pd.DataFrame:
+    """Model × rung counts as REFERENCE.md prints them: ``count`` or ``unscored: reason (count)``."""
+    arms = ladder.arms
+    rungs = [r for r in RUNGS if r in set(arms["rung"])]
+    rows = []
+    for model, sub in arms.groupby("model", sort=True):
+        row = {"model": model}
+        for r in rungs:
+            a = sub[sub["rung"] == r]
+            if a.empty:
+                row[r] = "—"
+            else:
+                a = a.iloc[0]
+                row[r] = f"{a['correct']}" if a["scored"] else f"unscored ({a['correct']}): {a['unscored_reason']}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def share_table(ladder: Ladder) -> pd.DataFrame:
+    d = ladder.decomposition
+    rows = []
+    for _, r in d.iterrows():
+        if pd.isna(r.get("gap", float("nan"))):
+            rows.append({"R1": r["r1"], "model": r["model"], "R4": r["R4"], "R3": r["R3"], "gap R3−R4": "—",
+                         "residual R1−R3": "—", "share": r["status"], "residual-limited": "—"})
+            continue
+        share = (_ci(r["share"], r["share_lo"], r["share_hi"]) if pd.notna(r["share"])
+                 else r["suppression_reason"])
+        rows.append({"R1": r["r1"], "model": r["model"], "R4": r["R4"], "R3": r["R3"],
+                     "gap R3−R4": _ci(r["gap"], r["gap_lo"], r["gap_hi"]),
+                     "residual R1−R3": _ci(r["residual"], r["residual_lo"], r["residual_hi"]),
+                     "share": share, "residual-limited": "yes" if r["residual_limited"] else "no"})
+    return pd.DataFrame(rows)
+
+
+def _md_table(df: pd.DataFrame) -> str:
+    if df.empty:
+        return "_(empty)_\n"
+    cols = [str(c) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for _, r in df.iterrows():
+        lines.append("| " + " | ".join(_fmt(v).replace("|", "\\|") for v in r.tolist()) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _html_table(df: pd.DataFrame) -> str:
+    if df.empty:
+        return "<p><em>(empty)</em></p>"
+    return df.to_html(index=False, na_rep="—", float_format=lambda v: f"{v:.4f}", border=0, classes="t")
+
+
+def _img(png: bytes, alt: str) -> str:
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}"/>'
+
+
+_CSS = """body{font-family:system-ui,sans-serif;max-width:1150px;margin:2em auto;padding:0 1em;color:#222}
+table.t{border-collapse:collapse;font-size:12px;margin:0.6em 0}table.t td,table.t th{border-bottom:1px solid #ddd;
+padding:3px 7px;text-align:left}h1{font-size:1.5em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}
+img{max-width:100%;border:1px solid #eee;margin:0.5em 0}pre{background:#f6f6f6;padding:0.6em;font-size:12px;
+overflow-x:auto}.warn{color:#8a4b00}"""
+
+
+# ---------------------------------------------------------------------- writer
+def write_report(
+    out_dir: str | Path,
+    *,
+    ladder: Ladder | None = None,
+    table: ResultTable | None = None,
+    extraction: ExtractionAudit | None = None,
+    extraction_inputs: Sequence[InputRecord | Mapping] = (),
+    title: str = "viewcert attribution report",
+    extra_provenance: Mapping[str, Any] | None = None,
+) -> Report:
+    """Write the report for a ladder, an extraction audit, or both, into ``out_dir``."""
+    if ladder is None and extraction is None:
+        raise ValueError("nothing to report: give a ladder, an extraction audit or both")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    csvs: dict[str, Path] = {}
+    figs: dict[str, Path] = {}
+    body: list[str] = [f"<h1>{html.escape(title)}</h1>"]
+    md: list[str] = [f"# {title}\n"]
+
+    def csv(name: str, df: pd.DataFrame) -> None:
+        csvs[name] = write_text_atomic(out / f"{name}.csv", df.to_csv(index=False, lineterminator="\n"))
+
+    def fig(name: str, png: bytes) -> bytes:
+        figs[name] = write_bytes_atomic(out / f"{name}.png", png)
+        return png
+
+    prov: dict[str, Any] = {"versions": versions()}
+    if ladder is not None:
+        counts = ladder_count_table(ladder)
+        shares = share_table(ladder)
+        csv("ladder_counts", counts)
+        csv("arms", ladder.arms)
+        csv("decomposition", ladder.decomposition)
+        csv("shares", shares)
+        csv("tests", ladder.tests)
+        csv("transitions", ladder.transitions)
+        csv("summary", ladder.summary)
+        csv("coverage", ladder.coverage)
+        if table is not None:
+            csv("results_table", table.frame.sort_values(["model", "rung", "item_id", "sample_k"],
+                                                         kind="stable"))
+        ceilings = [(c.label, float(c.value)) for c in ladder.ceilings]
+        png_ladder = fig("ladder", plots.ladder_plot(ladder.arms, chance=ladder.settings["chance_value"],
+                                                     ceilings=ceilings))
+        png_forest = fig("shares_forest", plots.forest_plot(ladder.decomposition, ladder.summary))
+        png_trans = fig("transitions", plots.transition_matrices(ladder.transitions))
+        dec_pngs = [fig(f"decomposition_{i + 1}", plots.decomposition_bars(ladder.decomposition, c.label))
+                    for i, c in enumerate(ladder.ceilings)]
+        s = ladder.settings
+        summary_lines = []
+        for _, r in ladder.summary.iterrows():
+            if pd.notna(r.get("median_share", float("nan"))):
+                summary_lines.append(
+                    f"{r['r1']}: median perception share {r['median_share']:.4f} ({r['median_share_exact']}) "
+                    f"[{r['median_share_lo']:.4f}, {r['median_share_hi']:.4f}] over {int(r['models_with_share'])} "
+                    f"models; {int(r['residual_limited'])} of {int(r['models_decomposed'])} residual-limited; "
+                    f"sign test share > 0: {int(r['share_sign_test_positive'])}+/"
+                    f"{int(r['share_sign_test_negative'])}−, p = {r['share_sign_test_p']:.4g}")
+            else:
+                summary_lines.append(f"{r['r1']}: no model has a share")
+        settings_text = (f"items: {s['n_items']}; unscored threshold: {s['threshold']:.0%} ({s['threshold_rule']}); "
+                         f"tie rule: {s['tie_rule']}; scoring: {s['scoring']}; chance: {s['chance']} "
+                         f"(majority class {s['majority_class']}); bootstrap: {s['n_boot']} paired item "
+                         f"resamples, seed {s['seed']}, percentile {1 - s['alpha']:.0%}; share suppressed when "
+                         f"the bootstrap lower bound of R1 − R4 < {s['share_cutoff']}.")
+        md += [f"## Ladder (correct of {s['n_items']} items)\n", _md_table(counts),
+               "\n## Perception share (R3 − R4)/(R1 − R4) with paired bootstrap intervals\n", _md_table(shares),
+               "\n## Across models\n", "\n".join(f"- {x}" for x in summary_lines) + "\n",
+               f"\n## Settings\n\n{settings_text}\n"]
+        body += ["<h2>Ladder</h2>", f"<p>{html.escape(settings_text)}</p>", _img(png_ladder, "ladder plot"),
+                 _html_table(counts), "<h2>Decomposition</h2>"]
+        body += [_img(p, f"decomposition {c.label}") for p, c in zip(dec_pngs, ladder.ceilings, strict=True)]
+        body += ["<h2>Perception share</h2>", _img(png_forest, "forest plot of shares"), _html_table(shares),
+                 "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in summary_lines) + "</ul>",
+                 "<h2>Tests between adjacent rungs (exact McNemar, Holm within family)</h2>",
+                 _html_table(ladder.tests), "<h2>R4 → R3 transitions</h2>", _img(png_trans, "transition matrices"),
+                 _html_table(ladder.transitions), "<h2>Arms</h2>", _html_table(ladder.arms),
+                 "<h2>Coverage</h2>", _html_table(ladder.coverage)]
+        warn = list(ladder.warnings)
+        if warn:
+            md += ["\n## Reader notes\n", "\n".join(f"- {w}" for w in warn) + "\n"]
+            body += ["<h2>Reader notes</h2><ul class='warn'>" + "".join(
+                f"<li>{html.escape(w)}</li>" for w in warn) + "</ul>"]
+        prov["ladder"] = {"settings": s, "warnings": warn,
+                          "inputs": [i.to_dict() for i in (table.inputs if table is not None else [])]}
+    if extraction is not None:
+        csv("extraction_items", extraction.per_item)
+        csv("extraction_summary", extraction.summary)
+        png_rec = fig("extraction_recall", plots.recall_curves(extraction.summary))
+        h = extraction.headline
+        lines = [
+            f"items: {h['items']} ({h['parseable']} parseable, {h['unparseable']} unparseable)",
+            f"tolerance {h['tolerance']} ({h['metric']} units), one-to-one periodic matching",
+            f"species-aware median recall {h['species_aware_median_recall']:.4f} "
+            f"[{h['species_aware_median_recall_ci'][0]:.4f}, {h['species_aware_median_recall_ci'][1]:.4f}]",
+            f"species-blind median recall {h['species_blind_median_recall']:.4f} "
+            f"[{h['species_blind_median_recall_ci'][0]:.4f}, {h['species_blind_median_recall_ci'][1]:.4f}]",
+            f"items with zero matches: {h['zero_match_items_species_aware']} species-aware, "
+            f"{h['zero_match_items_species_blind']} species-blind (of {h['parseable']})",
+            f"random-position null (species-aware): median recall {h['null_median_recall_species_aware']:.4f} "
+            f"(draws {h['null_median_recall_draws_interval'][0]:.4f}–{h['null_median_recall_draws_interval'][1]:.4f}); "
+            f"species-blind null {h['null_median_recall_species_blind']:.4f} (draws "
+            f"{h['null_median_recall_species_blind_draws_interval'][0]:.4f}–"
+            f"{h['null_median_recall_species_blind_draws_interval'][1]:.4f})",
+            f"median fabrication rate: {h['median_fabrication_rate_species_aware']:.4f} species-aware, "
+            f"{h['median_fabrication_rate_species_blind']:.4f} species-blind",
+        ]
+        summ = extraction.summary[["mode", "tolerance", "items", "zero_match_items", "median_recall",
+                                   "median_recall_lo", "median_recall_hi", "median_precision",
+                                   "median_fabrication_rate", "null_median_recall"]]
+        md += ["\n## Extraction audit\n", "\n".join(f"- {x}" for x in lines) + "\n", _md_table(summ)]
+        body += ["<h2>Extraction audit</h2>", "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in lines) + "</ul>",
+                 _img(png_rec, "extraction recall curves"), _html_table(extraction.summary)]
+        prov["extraction"] = {"settings": extraction.settings, "headline": h, "unparseable": extraction.unparseable,
+                              "inputs": [i.to_dict() if hasattr(i, "to_dict") else dict(i) for i in extraction_inputs]}
+    if extra_provenance:
+        prov.update(extra_provenance)
+    prov_json = jsonable(prov)
+    body += ["<h2>Provenance</h2>", f"<pre>{html.escape(_pretty(prov_json))}</pre>"]
+    md += ["\n## Provenance\n", "See `provenance.json` (inputs with SHA-256, R1 source and tolerances, thresholds, "
+           "seed, versions). Versions: " + ", ".join(f"{k} {v}" for k, v in prov_json["versions"].items()) + "\n"]
+    page = ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>" + html.escape(title) + "</title><style>"
+            + _CSS + "</style></head><body>" + "\n".join(body) + "</body></html>\n")
+    return Report(
+        out_dir=out,
+        html=write_text_atomic(out / "report.html", page),
+        markdown=write_text_atomic(out / "summary.md", "\n".join(md)),
+        provenance=write_json_atomic(out / "provenance.json", prov_json),
+        csv=csvs,
+        figures=figs,
+    )
+
+
+def _pretty(obj: Any) -> str:
+    import json
+
+    return json.dumps(obj, indent=1, sort_keys=True)

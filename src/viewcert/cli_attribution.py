@@ -1,0 +1,148 @@
+"""``viewcert ladder`` and ``viewcert audit-extraction``: thin commands over
+:mod:`viewcert.attribution.pipeline`. Mount with ``register(app)``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from viewcert.attribution.table import RUNGS
+from viewcert.errors import InputError
+
+
+def _fail(exc: Exception) -> None:
+    typer.secho(f"error: {exc}", err=True, fg="red")
+    raise typer.Exit(2)
+
+
+def _floats(text: str, what: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"{what} must be comma-separated numbers, got {text!r}") from None
+
+
+def ladder(
+    manifest: Path | None = typer.Option(None, "--manifest", help="TOML manifest mapping files to model and rung"),
+    study_dir: Path | None = typer.Option(
+        None, "--study-dir", help="render-ceiling study folder (manifest built from its file names)"
+    ),
+    certificate: Path | None = typer.Option(None, "--certificate", help="certificate JSON giving R1"),
+    r1: list[str] = typer.Option([], "--r1", help="R1 as a number or fraction (repeatable): 1, 0.9524, 200/210"),
+    out: Path = typer.Option(Path("out/ladder"), "--out", help="output folder"),
+    threshold: float = typer.Option(0.05, help="unscored above this share of API errors / unanswered items"),
+    tie_rule: str = typer.Option("first", help="majority-vote tie rule: first | alphabetical | none"),
+    scoring: str = typer.Option("vote", help="vote (parsed answers) or harness (the harness's own scores)"),
+    seed: int = typer.Option(20260601, help="bootstrap seed"),
+    n_boot: int = typer.Option(10000, help="bootstrap resamples"),
+    alpha: float = typer.Option(0.05, help="1 - confidence level"),
+    share_cutoff: float = typer.Option(0.05, help="suppress a share when the bootstrap lower bound of R1 - R4 is below"),
+) -> None:
+    """Attribution ladder: accuracies per rung, perception share and residual per model, report."""
+    import pandas as pd
+    from rich.console import Console
+    from rich.table import Table
+
+    from viewcert.attribution.pipeline import run_ladder
+    from viewcert.attribution.report import write_report
+
+    if (manifest is None) == (study_dir is None):
+        raise typer.BadParameter("give exactly one of --manifest or --study-dir")
+    try:
+        lad, table, m = run_ladder(manifest=manifest, study_dir=study_dir, r1=r1, certificate=certificate,
+                                   threshold=threshold, tie_rule=tie_rule, scoring=scoring, seed=seed,
+                                   n_boot=n_boot, alpha=alpha, share_cutoff=share_cutoff)
+        report = write_report(out, ladder=lad, table=table, title=f"viewcert ladder: {m.name or m.source}",
+                              extra_provenance={"manifest": m.to_dict()})
+    except InputError as exc:
+        _fail(exc)
+    console = Console(width=160)
+    counts = Table(title=f"correct of {lad.settings['n_items']} items (unscored arms marked)")
+    present = set(lad.arms["rung"])
+    rungs = [r for r in RUNGS if r in present]
+    counts.add_column("model")
+    for r in rungs:
+        counts.add_column(r, justify="right")
+    for model, sub in lad.arms.groupby("model", sort=True):
+        cells = []
+        for r in rungs:
+            a = sub[sub["rung"] == r]
+            cells.append("—" if a.empty else (str(a.iloc[0]["correct"]) if a.iloc[0]["scored"]
+                                              else f"unscored ({a.iloc[0]['correct']})"))
+        counts.add_row(model, *cells)
+    console.print(counts)
+    for c in lad.ceilings:
+        t = Table(title=f"perception share (R3 - R4)/(R1 - R4), {c.label}, {int((1 - alpha) * 100)}% bootstrap")
+        for col in ("model", "R4", "R3", "share [CI]", "residual-limited"):
+            t.add_column(col)
+        d = lad.decomposition[lad.decomposition["r1"] == c.label]
+        for _, r in d.iterrows():
+            r4 = "—" if pd.isna(r["R4"]) else str(r["R4"])
+            r3 = "—" if pd.isna(r["R3"]) else str(r["R3"])
+            if r["status"] == "ok":
+                s = f"{r['share']:.4f} [{r['share_lo']:.4f}, {r['share_hi']:.4f}]"
+                t.add_row(r["model"], r4, r3, s, "yes" if r["residual_limited"] else "no")
+            else:
+                t.add_row(r["model"], r4, r3,
+                          r["suppression_reason"] if r["status"] == "suppressed" else r["status"], "—")
+        console.print(t)
+        srow = lad.summary[lad.summary["r1"] == c.label].iloc[0]
+        if "median_share" in srow and srow["models_with_share"]:
+            console.print(f"{c.label}: median share {srow['median_share']:.4f} ({srow['median_share_exact']}) "
+                          f"[{srow['median_share_lo']:.4f}, {srow['median_share_hi']:.4f}] over "
+                          f"{int(srow['models_with_share'])} models; {int(srow['residual_limited'])} of "
+                          f"{int(srow['models_decomposed'])} residual-limited")
+    typer.echo(f"report: {report.html}")
+
+
+def audit_extraction(
+    emitted: Path | None = typer.Option(None, "--emitted", help="JSON with emitted atom lists"),
+    structures: Path | None = typer.Option(None, "--structures", help="structures.json ({id: {cif}})"),
+    sidecar: Path | None = typer.Option(None, "--sidecar", help="labels_sidecar.json for a lattice cross-check"),
+    study_dir: Path | None = typer.Option(None, "--study-dir", help="render-ceiling study folder"),
+    out: Path = typer.Option(Path("out/extraction"), "--out", help="output folder"),
+    tolerance: float = typer.Option(0.15, help="headline tolerance"),
+    sweep: str = typer.Option("0.02,0.05,0.075,0.1,0.15,0.2,0.25,0.3", help="tolerance sweep (comma-separated)"),
+    metric: str = typer.Option("fractional", help="fractional (norm of minimum-image fractional difference) | cartesian (Å)"),
+    coordinates: str = typer.Option("fractional", help="emitted coordinates: fractional | cartesian"),
+    null_draws: int = typer.Option(20, help="random-position null draws per item"),
+    seed: int = typer.Option(20260601, help="seed for the null and the bootstrap"),
+    n_boot: int = typer.Option(10000, help="bootstrap resamples"),
+) -> None:
+    """Fabrication audit: one-to-one periodic matching of emitted atoms to the rendered cell."""
+    from viewcert.attribution.pipeline import run_extraction, study_paths
+    from viewcert.attribution.report import write_report
+
+    if study_dir is not None:
+        p = study_paths(study_dir)
+        emitted = emitted or p["emitted"]
+        structures = structures or p["structures"]
+        sidecar = sidecar or (p["sidecar"] if p["sidecar"].is_file() else None)
+    if emitted is None or structures is None:
+        raise typer.BadParameter("give --emitted and --structures, or --study-dir")
+    try:
+        audit, inputs = run_extraction(emitted=emitted, structures=structures, sidecar=sidecar,
+                                       coordinates=coordinates, tolerances=_floats(sweep, "--sweep"),
+                                       headline_tolerance=tolerance, metric=metric, null_draws=null_draws,
+                                       seed=seed, n_boot=n_boot)
+        report = write_report(out, extraction=audit, extraction_inputs=inputs, title="viewcert extraction audit")
+    except InputError as exc:
+        _fail(exc)
+    h = audit.headline
+    typer.echo(f"items {h['items']} ({h['parseable']} parseable); tolerance {h['tolerance']} ({h['metric']})")
+    typer.echo(f"species-aware median recall {h['species_aware_median_recall']:.4f} "
+               f"[{h['species_aware_median_recall_ci'][0]:.4f}, {h['species_aware_median_recall_ci'][1]:.4f}]; "
+               f"zero matches: {h['zero_match_items_species_aware']} items")
+    typer.echo(f"species-blind median recall {h['species_blind_median_recall']:.4f} "
+               f"[{h['species_blind_median_recall_ci'][0]:.4f}, {h['species_blind_median_recall_ci'][1]:.4f}]; "
+               f"zero matches: {h['zero_match_items_species_blind']} items")
+    typer.echo(f"random-position null: species-aware {h['null_median_recall_species_aware']:.4f}, "
+               f"species-blind {h['null_median_recall_species_blind']:.4f}")
+    typer.echo(f"report: {report.html}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``ladder`` and ``audit-extraction`` to a typer app."""
+    app.command("ladder")(ladder)
+    app.command("audit-extraction")(audit_extraction)
