@@ -528,7 +528,6 @@ def test_builtin_prototypes_cover_seven_crystal_systems():
 
 
 def test_builtin_molecules_and_sample():
-    pytest.importorskip("biotite")
     from viewcert.io.builtin import SAMPLE_PROTOTYPES, builtin, builtin_molecules
 
     mols = builtin_molecules()
@@ -543,9 +542,37 @@ def test_builtin_molecules_and_sample():
         "ccd:IBP",
     ]
     assert [s.identifier for s in read_structures("builtin:ccd:clr")] == ["ccd:CLR"]
+    assert builtin("sample")[-1] is sample[-1]  # cached
     with pytest.raises(InputError) as info:
         builtin("builtin:nothing")
     assert info.value.field == "name"
+
+
+def test_bundled_ccd_molecules_equal_biotite():
+    """The bundled copy (data/ccd_molecules.json) is biotite's CCD, rounded to 1e-4 Å."""
+    pytest.importorskip("biotite")
+    from viewcert.io.builtin import MOLECULES, _bundled_ccd, ccd_record_from_biotite
+
+    bundled = _bundled_ccd()["molecules"]
+    for code, _ in MOLECULES:
+        ref = ccd_record_from_biotite(code)
+        assert bundled[code]["atom_name"] == ref["atom_name"]
+        assert bundled[code]["element"] == ref["element"]
+        np.testing.assert_allclose(bundled[code]["coord"], ref["coord"], atol=1e-4)
+
+
+def test_pauling_table_equals_pymatgen():
+    from pymatgen.core.periodic_table import Element
+
+    from viewcert.elements import SYMBOLS
+    from viewcert.io.cif import _electronegativity
+
+    xs = _electronegativity()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for z in range(1, 119):
+            ref = Element(SYMBOLS[z]).X
+            assert (np.isnan(ref) and np.isnan(xs[z])) or ref == xs[z], SYMBOLS[z]
 
 
 # ----------------------------------------------------------------------------- atomic writers

@@ -9,7 +9,10 @@ pymatgen's orientation (c along z, see :mod:`viewcert.io.cell`). Identifier ``af
 ``builtin_molecules()``: three molecules with 3D coordinates (ideal coordinates, hydrogens kept) from the
 wwPDB Chemical Component Dictionary bundled with biotite (``biotite.structure.info.residue``):
 ATP, ibuprofen (IBP, a chiral drug) and cholesterol (CLR, a steroid). Identifier ``ccd:<code>``.
-The first call loads biotite's CCD (a few seconds); results are cached.
+Their records are copied into ``viewcert/data/ccd_molecules.json`` (made by
+:func:`ccd_record_from_biotite`; a test checks the copy against biotite), so reading them needs neither
+biotite nor the seconds it takes to load its CCD; ``builtin:ccd:<code>`` for any other code goes to
+biotite.
 
 ``builtin(name)``: ``builtin:prototypes``, ``builtin:molecules``, ``builtin:sample`` (one prototype per
 crystal system, :data:`SAMPLE_PROTOTYPES`, plus ATP and ibuprofen: the small mixed set ``make run`` uses),
@@ -22,6 +25,7 @@ import gzip
 import importlib.util
 import json
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -76,6 +80,7 @@ SAMPLE_MOLECULES: tuple[str, ...] = ("ATP", "IBP")
 
 AFLOW_LIBRARY = "pymatgen/analysis/prototypes/aflow_prototypes.json.gz"
 CCD_SOURCE = "biotite.structure.info (wwPDB Chemical Component Dictionary)"
+CCD_BUNDLE = "data/ccd_molecules.json"
 
 
 def _aflow_path() -> Path:
@@ -119,28 +124,47 @@ def _prototype(label: str) -> Structure:
     return Structure(frac @ lattice, np.array(numbers), lattice, site_labels=labels, provenance=prov)
 
 
-@lru_cache(maxsize=32)
-def _molecule(code: str) -> Structure:
+def ccd_record_from_biotite(code: str) -> dict:
+    """{atom_name, element, coord} of a CCD component from biotite's bundled CCD (ideal coordinates,
+    rounded to 1e-4 Å: the CCD gives three decimals, biotite stores float32). Used to (re)generate
+    ``data/ccd_molecules.json`` and by the test that checks the bundled copy against biotite."""
     try:
         import biotite.structure.info as info
     except ImportError:
         raise InputError(
-            "built-in molecules need biotite (optional extra: pip install 'viewcert[molecules]')",
-            field="builtin",
+            "biotite is not installed (optional extra: pip install 'viewcert[molecules]')", field="builtin"
         ) from None
     try:
         arr = info.residue(code)
     except Exception as exc:  # noqa: BLE001 - biotite raises KeyError or its own errors
         raise InputError(f"no component {code!r} in biotite's CCD: {exc}", field="name") from None
-    coords = np.asarray(arr.coord, dtype=np.float64)
-    elements = [str(e) for e in arr.element]
-    names = [str(n) for n in arr.atom_name]
-    numbers = np.array([atomic_number(e, source=CCD_SOURCE, field=code) for e in elements], dtype=np.int64)
-    digest = sha256_text(
-        json.dumps({"atom_name": names, "element": elements, "coord": coords.tolist()}, separators=(",", ":"))
+    return {
+        "atom_name": [str(n) for n in arr.atom_name],
+        "element": [str(e) for e in arr.element],
+        "coord": [[round(float(v), 4) for v in xyz] for xyz in np.asarray(arr.coord)],
+    }
+
+
+@lru_cache(maxsize=1)
+def _bundled_ccd() -> dict:
+    return json.loads(resources.files("viewcert").joinpath(CCD_BUNDLE).read_text())
+
+
+@lru_cache(maxsize=32)
+def _molecule(code: str) -> Structure:
+    """A CCD component: from the bundled copy when it is there (fast, no biotite needed), else from
+    biotite's CCD (a few seconds to load the first time)."""
+    rec = _bundled_ccd()["molecules"].get(code)
+    if rec is None:
+        rec = ccd_record_from_biotite(code)
+    coords = np.asarray(rec["coord"], dtype=np.float64).reshape(-1, 3)
+    numbers = np.array(
+        [atomic_number(e, source=CCD_SOURCE, field=code) for e in rec["element"]], dtype=np.int64
     )
+    canonical = {"atom_name": rec["atom_name"], "element": rec["element"], "coord": coords.tolist()}
+    digest = sha256_text(json.dumps(canonical, sort_keys=True, separators=(",", ":")))
     prov = Provenance(source=CCD_SOURCE, identifier=f"ccd:{code}", sha256=digest)
-    return Structure(coords, numbers, None, site_labels=tuple(names), provenance=prov)
+    return Structure(coords, numbers, None, site_labels=tuple(rec["atom_name"]), provenance=prov)
 
 
 def builtin_prototypes() -> list[Structure]:
