@@ -1,0 +1,71 @@
+"""The main job behind ``make run``: observe the built-in sample through ``render-ceiling-5`` and write the
+observations (JSON, one file per structure, written atomically) plus a summary table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from viewcert.cameras import get_protocol
+from viewcert.cameras.conditioning import protocol_kappa, zone_axis_warnings
+from viewcert.render.project import ObservationModel, observe
+from viewcert.structures import Structure
+
+
+@dataclass(frozen=True)
+class ObservedItem:
+    identifier: str
+    formula: str
+    periodic: bool
+    n_atoms: int
+    points_per_view: tuple[int, ...]
+    zone_axis_views: tuple[str, ...]
+    path: Path
+
+
+def prepare(structure: Structure) -> Structure:
+    """Crystals go to the conventional standard cell in pymatgen's orientation (the study's frame)."""
+    return structure.conventional_standard() if structure.is_periodic else structure
+
+
+def observe_sample(
+    structures: list[Structure],
+    out_dir: Path,
+    *,
+    protocol_name: str = "render-ceiling-5",
+    tiling: tuple[int, int, int] = (1, 1, 1),
+) -> list[ObservedItem]:
+    """Write ``out_dir/observations/<n>.json`` for each structure; return one summary row per structure."""
+    from viewcert.io.atomic import write_json_atomic
+
+    protocol = get_protocol(protocol_name)
+    model = ObservationModel(tiling=tiling)
+    folder = Path(out_dir) / "observations"
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for k, raw in enumerate(structures):
+        s = prepare(raw)
+        t = tiling if s.is_periodic else (1, 1, 1)
+        obs = observe(s, protocol.cameras(s, tiling=t), ObservationModel(tiling=t) if t != tiling else model)
+        path = folder / f"{k:03d}.json"
+        write_json_atomic(
+            path,
+            {
+                "structure": s.to_dict(),
+                "protocol": protocol.to_dict(),
+                "kappa": protocol_kappa(protocol),
+                "observations": obs.to_dict(),
+            },
+        )
+        rows.append(
+            ObservedItem(
+                identifier=s.identifier,
+                formula=s.formula,
+                periodic=s.is_periodic,
+                n_atoms=s.n_atoms,
+                points_per_view=tuple(len(v) for v in obs.views),
+                zone_axis_views=tuple(sorted({w.view for w in zone_axis_warnings(s, protocol)})),
+                path=path,
+            )
+        )
+    return rows
