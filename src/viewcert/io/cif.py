@@ -531,7 +531,7 @@ def _expand(
     for z in dict.fromkeys(zs.tolist()):
         rows = np.flatnonzero(zs == z)
         cand = img[rows].reshape(-1, 3)
-        kept = _greedy(_pbc_close(cand, cand))
+        kept = _first_distinct(cand)
         rows_out.extend(rows[kept // m].tolist())
         ops_out.extend((kept % m).tolist())
     r_idx = np.array(rows_out, dtype=np.int64)
@@ -568,6 +568,33 @@ def _greedy(near: np.ndarray) -> np.ndarray:
         if not (near[i, :i] & kept[:i]).any():
             kept[i] = True
     return np.flatnonzero(kept)
+
+
+def _first_distinct(cand: np.ndarray) -> np.ndarray:
+    """``_greedy`` on wrapped fractional candidates, fast: near pairs from a periodic KD-tree (Chebyshev
+    radius SITE_TOLERANCE) when there are many candidates; "keep i unless an earlier candidate is near"
+    equals the greedy rule whenever every dropped candidate is near an earlier *kept* one, which is
+    checked (else the exact greedy loop runs)."""
+    k = len(cand)
+    if k <= 64:
+        near = _pbc_close(cand, cand)
+        a, b = np.nonzero(np.tril(near, -1))  # b < a: a has an earlier near candidate b
+        a, b = b, a
+    else:
+        from scipy.spatial import cKDTree
+
+        pts = np.where(cand >= 1.0, cand - 1.0, cand)
+        pairs = cKDTree(pts, boxsize=1.0).query_pairs(SITE_TOLERANCE, p=np.inf, output_type="ndarray")
+        a, b = np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1])
+    if len(a) == 0:
+        return np.arange(k)
+    kept = np.ones(k, dtype=bool)
+    kept[b] = False
+    covered = kept.copy()
+    covered[b[kept[a]]] = True
+    if covered.all():
+        return np.flatnonzero(kept)
+    return _greedy(_pbc_close(cand, cand))  # pragma: no cover - chains of near points (tolerance-sized)
 
 
 def _read_with_pymatgen(
