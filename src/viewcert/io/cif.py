@@ -302,7 +302,7 @@ def _symmetry_ops(block: gemmi.cif.Block, src: str) -> tuple[np.ndarray, np.ndar
     for tag in _SYMOP_TAGS:
         col = block.find_values(tag)
         if col:
-            trip = tuple(gemmi.cif.as_string(s) for s in col)
+            trip = tuple(map(_unquote, col))
             try:
                 return _parse_ops(trip)
             except ValueError as exc:
@@ -419,12 +419,11 @@ def _structure_from_block(block: gemmi.cif.Block, prov: Provenance, policy: str,
 
     # Sites: rows mapped onto an earlier row by some operation share its site (pymatgen merges them into
     # one disordered site). Only rows of such a cluster need the policy; the rest are plain atoms.
-    if ident:
-        close = _pbc_close(frac, frac)
-    else:
-        images_raw = np.einsum("mij,nj->nmi", rots, frac) + trans[None, :, :]  # (n, m, 3), unwrapped
-        close = _pbc_close(frac, images_raw.reshape(-1, 3)).reshape(n, n, -1).any(axis=-1)
-    np.fill_diagonal(close, False)
+    if ident and occ is None:
+        # Fast path (P1, all rows full): coincident rows are overlapping atoms, which Structure refuses;
+        # the site-naming diagnosis runs only then (_structure_p1).
+        return _structure_p1(frac, zs, labels, lattice, prov, policy, order, src)
+    close = _coincident_rows(frac, rots, trans, ident)
     if occ is None and not close.any():
         site_frac, site_z, site_lab = frac, zs, labels
     else:
@@ -450,6 +449,42 @@ def _structure_from_block(block: gemmi.cif.Block, prov: Provenance, policy: str,
 
     out_f, out_z, out_l = _expand(site_frac, site_z, site_lab, rots, trans, ident, order)
     return Structure(out_f @ lattice, out_z, lattice, site_labels=tuple(out_l), provenance=prov)
+
+
+def _coincident_rows(frac: np.ndarray, rots: np.ndarray, trans: np.ndarray, ident: bool) -> np.ndarray:
+    """(n, n) bool, diagonal False: row j lies (tolerance, mod 1) on an image of row r."""
+    n = len(frac)
+    if ident:
+        close = _pbc_close(frac, frac)
+    else:
+        images_raw = np.einsum("mij,nj->nmi", rots, frac) + trans[None, :, :]  # (n, m, 3), unwrapped
+        close = _pbc_close(frac, images_raw.reshape(-1, 3)).reshape(n, n, -1).any(axis=-1)
+    np.fill_diagonal(close, False)
+    return close
+
+
+def _structure_p1(
+    frac: np.ndarray,
+    zs: np.ndarray,
+    labels: list[str],
+    lattice: np.ndarray,
+    prov: Provenance,
+    policy: str,
+    order: str,
+    src: str,
+) -> Structure:
+    ident_r, ident_t = np.eye(3)[None], np.zeros((1, 3))
+    out_f, out_z, out_l = _expand(frac, zs, labels, ident_r, ident_t, True, order)
+    try:
+        return Structure(out_f @ lattice, out_z, lattice, site_labels=tuple(out_l), provenance=prov)
+    except InputError as exc:
+        if exc.field != "positions":
+            raise
+        close = _coincident_rows(frac, ident_r, ident_t, True)
+        if close.any():
+            j, r = (int(v) for v in np.argwhere(close)[0])
+            _apply_policy([[min(j, r), max(j, r)]], np.ones(len(zs)), labels, policy, src)
+        raise
 
 
 def _apply_policy(
@@ -545,13 +580,23 @@ def _expand(
     return img[r_idx, o_idx], zs[r_idx], [labels[r] for r in r_idx.tolist()]
 
 
+@lru_cache(maxsize=4096)
+def _finite_rank(uz: frozenset[int]) -> dict[int, int] | None:
+    """Z -> rank in pymatgen's site order when no element lacks an electronegativity, else None."""
+    xs = _electronegativity()
+    if any(np.isnan(xs[z]) for z in uz):
+        return None
+    return {z: i for i, z in enumerate(sorted(uz, key=lambda z: (xs[z], SYMBOLS[z])))}
+
+
 def _pymatgen_permutation(numbers: np.ndarray) -> np.ndarray:
     """Stable permutation putting sites in pymatgen's order (see _pymatgen_group_order)."""
     xs = _electronegativity()
-    uz = set(numbers.tolist())
-    if not any(np.isnan(xs[z]) for z in uz):
-        rank = {z: i for i, z in enumerate(sorted(uz, key=lambda z: (xs[z], SYMBOLS[z])))}
-        return np.argsort(np.array([rank[z] for z in numbers.tolist()]), kind="stable")
+    zl = numbers.tolist()
+    uz = frozenset(zl)
+    rank = _finite_rank(uz)
+    if rank is not None:
+        return np.argsort(np.fromiter(map(rank.__getitem__, zl), dtype=np.int64, count=len(zl)), kind="stable")
     # NaN electronegativity makes Site.__lt__ inconsistent: replay pymatgen's two sorts exactly.
     group_rank = {z: i for i, z in enumerate(_pymatgen_group_order(uz))}
     pre = np.argsort(np.array([group_rank[z] for z in numbers.tolist()]), kind="stable")
