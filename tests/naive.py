@@ -66,3 +66,489 @@ def rotation_about(axis, angle_deg):
     t = math.radians(angle_deg)
     k = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
     return np.eye(3) + math.sin(t) * k + (1 - math.cos(t)) * (k @ k)
+
+
+# ----------------------------------------------------------------------------- oracle (viewcert.oracle)
+# Twins of viewcert.oracle._kernels, written as plain loops over points, views and pairs. They share the
+# kernels' semantics (documented in viewcert.oracle.triangulate) but none of their machinery: no epipolar
+# band search, no grids, no collapsing of coincident 2D points, no sorting tricks.
+
+
+def oracle_solve3(a, b):
+    """np.linalg.solve with the kernel's singularity rule (|det| ≤ 1e-12·max|a|³ → None)."""
+    a = np.asarray(a, dtype=float)
+    m = np.abs(a).max()
+    if m == 0 or abs(np.linalg.det(a)) <= 1e-12 * m**3:
+        return None
+    return np.linalg.solve(a, np.asarray(b, dtype=float))
+
+
+def oracle_triangulate(origins, dirs):
+    """Least-squares point of rays: stack the projectors (I − d dᵀ) and solve with lstsq."""
+    rows, rhs = [], []
+    for o, d in zip(origins, dirs, strict=True):
+        d = np.asarray(d, dtype=float) / np.linalg.norm(d)
+        p = np.eye(3) - np.outer(d, d)
+        rows.append(p)
+        rhs.append(p @ np.asarray(o, dtype=float))
+    if len(rows) < 2:
+        return None
+    x, *_ = np.linalg.lstsq(np.vstack(rows), np.concatenate(rhs), rcond=None)
+    return x
+
+
+def oracle_triangulate_orthographic(rotations, centers, plane_xy):
+    """The closed form for orthographic views: x̂ = (K·I − Σ d dᵀ)⁻¹ Σ P_kᵀ (y_k + P_k c_k), with P_k the
+    first two rows of R_k and d_k = −R_k[2]."""
+    k = len(rotations)
+    a = k * np.eye(3)
+    b = np.zeros(3)
+    for r, c, y in zip(rotations, centers, plane_xy, strict=True):
+        r = np.asarray(r, dtype=float)
+        d = -r[2]
+        a -= np.outer(d, d)
+        b += r[:2].T @ (np.asarray(y, dtype=float) + r[:2] @ np.asarray(c, dtype=float))
+    return np.linalg.solve(a, b)
+
+
+def oracle_line_gap(o1, d1, o2, d2):
+    """Distance between two lines from the closest-approach parameters (2×2 normal equations)."""
+    o1, d1, o2, d2 = (np.asarray(v, dtype=float) for v in (o1, d1, o2, d2))
+    a = np.array([[d1 @ d1, -(d1 @ d2)], [d1 @ d2, -(d2 @ d2)]])
+    if abs(np.linalg.det(a)) < 1e-12:
+        return math.inf
+    t1, t2 = np.linalg.solve(a, [(o2 - o1) @ d1, (o2 - o1) @ d2])
+    return float(np.linalg.norm((o1 + t1 * d1) - (o2 + t2 * d2)))
+
+
+def oracle_nearest(points2d, labels, query, label, radius):
+    """Index of the nearest point with this label within radius (ties → lowest index), or −1."""
+    best, bestd = -1, math.inf
+    for i, (p, z) in enumerate(zip(points2d, labels, strict=True)):
+        if z != label:
+            continue
+        d = math.hypot(p[0] - query[0], p[1] - query[1])
+        if d <= radius and d < bestd:
+            best, bestd = i, d
+    return best
+
+
+def oracle_min_image(dv, lattice):
+    """Shortest lattice-equivalent vector of dv, and the integer translation n with dv = v + n·L."""
+    dv = np.asarray(dv, dtype=float)
+    if lattice is None:
+        return dv, np.zeros(3)
+    lat = np.asarray(lattice, dtype=float)
+    f = np.linalg.solve(lat.T, dv)
+    n0 = np.round(f)
+    best = None
+    for a in (-1, 0, 1):
+        for b in (-1, 0, 1):
+            for c in (-1, 0, 1):
+                n = n0 + (a, b, c)
+                v = dv - n @ lat
+                if best is None or v @ v < best[0] @ best[0]:
+                    best = (v, n)
+    return best
+
+
+def oracle_wrap(x, lattice):
+    lat = np.asarray(lattice, dtype=float)
+    f = np.linalg.solve(lat.T, np.asarray(x, dtype=float))
+    f = f - np.floor(f)
+    f[f >= 1.0] -= 1.0
+    return f @ lat
+
+
+def oracle_neighbour_pairs(pos, labels, lattice, h, strict):
+    """Every pair i < j with the same label within h (strict: < h), minimum image when periodic."""
+    out = []
+    for i in range(len(pos)):
+        for j in range(i + 1, len(pos)):
+            if labels[i] != labels[j]:
+                continue
+            v, _ = oracle_min_image(np.asarray(pos[j]) - np.asarray(pos[i]), lattice)
+            d = float(np.linalg.norm(v))
+            if (d < h) if strict else (d <= h):
+                out.append((i, j))
+    return out
+
+
+def oracle_components(n, pairs):
+    """Connected components by repeated relabelling: every node gets the smallest index it is linked to."""
+    comp = list(range(n))
+    changed = True
+    while changed:
+        changed = False
+        for i, j in pairs:
+            m = min(comp[i], comp[j])
+            if comp[i] != m or comp[j] != m:
+                comp[i] = comp[j] = m
+                changed = True
+    return comp
+
+
+def oracle_merge_greedy(xs, labels, tol, lattice=None):
+    """First-come merge: keep a candidate unless a kept same-label one is strictly closer than tol."""
+    kept = []
+    for i, (x, z) in enumerate(zip(xs, labels, strict=True)):
+        dup = False
+        for j in kept:
+            if labels[j] != z:
+                continue
+            v, _ = oracle_min_image(np.asarray(x) - np.asarray(xs[j]), lattice)
+            if np.linalg.norm(v) < tol:
+                dup = True
+                break
+        if not dup:
+            kept.append(i)
+    return kept
+
+
+def oracle_box_ok(translations, tiling):
+    """Whether the set of integer translations contains a full box of shape tiling."""
+    s = {tuple(int(v) for v in t) for t in translations}
+    if not s:
+        return False
+    lo = [min(t[j] for t in s) for j in range(3)]
+    hi = [max(t[j] for t in s) for j in range(3)]
+    for o0 in range(lo[0], hi[0] - tiling[0] + 2):
+        for o1 in range(lo[1], hi[1] - tiling[1] + 2):
+            for o2 in range(lo[2], hi[2] - tiling[2] + 2):
+                if all((o0 + a, o1 + b, o2 + c) in s for a in range(tiling[0]) for b in range(tiling[1])
+                       for c in range(tiling[2])):
+                    return True
+    return False
+
+
+class _OracleView:
+    """One view for the naive oracle: camera data, per point 2D coordinate (orthographic: plane Å,
+    perspective: px), ray, label, depth, drawn radius (2D units)."""
+
+    def __init__(self, view, delta, delta_unit, radius_scale, occlusion):
+        from viewcert.cameras.camera import OrthographicCamera
+        from viewcert.render.project import covalent_radii
+
+        cam = view.camera
+        self.cam = cam
+        self.ortho = isinstance(cam, OrthographicCamera)
+        self.rot = np.asarray(cam.rotation, dtype=float)
+        self.labels = [int(z) for z in view.labels]
+        self.depth = [float(d) for d in view.depth]
+        self.w, self.o, self.d = [], [], []
+        for u, v in view.uv:
+            if self.ortho:
+                x = (u - 0.5 * cam.width) / cam.scale
+                y = (0.5 * cam.height - v) / cam.scale
+                self.w.append((x, y))
+                self.o.append(cam.center + x * self.rot[0] + y * self.rot[1])
+                self.d.append(-self.rot[2])
+            else:
+                self.w.append((u, v))
+                dc = np.array([(u - cam.cx) / cam.focal, (cam.cy - v) / cam.focal, -1.0])
+                dw = dc @ self.rot
+                self.o.append(np.asarray(cam.position, dtype=float))
+                self.d.append(dw / np.linalg.norm(dw))
+        if self.ortho:
+            self.dmode = 0
+            self.delta = delta if delta_unit == "angstrom" else delta / cam.scale
+            self.sf = cam.scale
+        else:
+            self.dmode = 1 if delta_unit == "px" else 2
+            self.delta = delta
+            self.sf = cam.focal
+        r_a = covalent_radii(np.array(self.labels, dtype=np.int64)) * radius_scale if self.labels else []
+        self.radius = []
+        for i in range(len(self.labels)):
+            self.radius.append(r_a[i] if self.ortho else r_a[i] * cam.focal / self.depth[i])
+
+    def project(self, x):
+        cam = self.cam
+        c = self.rot @ (np.asarray(x, dtype=float) - (cam.center if self.ortho else cam.position))
+        depth = -c[2]
+        if self.ortho:
+            return (c[0], c[1]), depth
+        if depth <= 0:
+            return None, depth
+        return (cam.cx + cam.focal * c[0] / depth, cam.cy - cam.focal * c[1] / depth), depth
+
+    def residual(self, x, p):
+        """(residual in the compare unit of δ, residual in Å) of x against point p."""
+        q, depth = self.project(x)
+        if q is None:
+            return math.inf, math.inf
+        r = math.hypot(self.w[p][0] - q[0], self.w[p][1] - q[1])
+        cmp_ = r * depth / self.sf if self.dmode == 2 else r
+        ang = r if self.dmode == 0 else r * depth / self.sf
+        return cmp_, ang
+
+    def nearest(self, x, label, rcmp):
+        q, depth = self.project(x)
+        if q is None:
+            return -1
+        rad = rcmp * self.sf / depth if self.dmode == 2 else rcmp
+        return oracle_nearest(self.w, self.labels, q, label, rad)
+
+    def delta_angstrom(self, x):
+        if self.dmode == 1:
+            _, depth = self.project(x)
+            return self.delta * depth / self.sf
+        return self.delta
+
+    def excused(self, x):
+        q, depth = self.project(x)
+        if q is None:
+            return False
+        for p in range(len(self.w)):
+            if self.depth[p] < depth and math.hypot(self.w[p][0] - q[0], self.w[p][1] - q[1]) < self.radius[p]:
+                return True
+        return False
+
+
+def oracle_reconstruct(observations, *, delta, delta_unit="angstrom", pairs="all", merge=None, lattice=None,
+                       visibility="strict", near_miss_window=4.0):
+    """The whole oracle, naively: every view pair (or the first), every same-label pair of points, nearest
+    association by scanning, brute-force merge. Returns a dict with points (wrapped when periodic), labels,
+    support, ratios, occluded, near_points, near_labels, near_ratios, translate_rejected."""
+    merge = merge or ("deterministic" if pairs == "all" else "greedy")
+    greedy = merge == "greedy"
+    occl = visibility == "occlusion"
+    win = near_miss_window
+    views = [_OracleView(v, delta, delta_unit, observations.model.radius_scale, occl) for v in observations.views]
+    nv = len(views)
+    lat = None if lattice is None else np.asarray(lattice, dtype=float)
+    tiling = tuple(observations.model.tiling)
+
+    def lsq(sup, shifts=None):
+        os_, ds_ = [], []
+        for k in range(nv):
+            if sup[k] >= 0:
+                o = views[k].o[sup[k]]
+                if shifts is not None:
+                    o = o - shifts[k]
+                os_.append(o)
+                ds_.append(views[k].d[sup[k]])
+        if len(os_) < 2:
+            return None
+        a = np.zeros((3, 3))
+        b = np.zeros(3)
+        for o, d in zip(os_, ds_, strict=True):
+            p = np.eye(3) - np.outer(d, d)
+            a += p
+            b += p @ o
+        return oracle_solve3(a, b)
+
+    accepted, near = [], []
+    view_pairs = [(a, b) for a in range(nv) for b in range(a + 1, nv)]
+    if pairs == "first":
+        view_pairs = [(0, 1)]
+    for va, vb in view_pairs:
+        A, B = views[va], views[vb]
+        if A.ortho and B.ortho and np.linalg.norm(np.cross(A.rot[2], B.rot[2])) < 1e-9:
+            continue
+        for i in range(len(A.labels)):
+            for j in range(len(B.labels)):
+                z = A.labels[i]
+                if B.labels[j] != z:
+                    continue
+                gap = oracle_line_gap(A.o[i], A.d[i], B.o[j], B.d[j])
+                if not math.isfinite(gap):
+                    continue
+                sup = [-1] * nv
+                sup[va], sup[vb] = i, j
+                x = lsq(sup)
+                if x is None:
+                    continue
+                qa, dpa = A.project(x)
+                qb, dpb = B.project(x)
+                if (not A.ortho and dpa <= 0) or (not B.ortho and dpb <= 0):
+                    continue
+                gthr = A.delta_angstrom(x) + B.delta_angstrom(x)
+                if greedy:
+                    gthr *= 0.5
+                if gap > win * gthr:
+                    continue
+                if greedy:
+                    slack, niter = 1.0, 1
+                else:
+                    cos = abs(float(np.dot(A.d[i], B.d[j])))
+                    slack, niter = min(1.0 + math.sqrt(2.0) / math.sqrt(max(1.0 - cos, 1e-12)), 1e3), 4
+                for it in range(niter):
+                    new = list(sup)
+                    for k in range(nv):
+                        if k not in (va, vb):
+                            new[k] = views[k].nearest(x, z, win * views[k].delta * slack)
+                    changed = new != sup
+                    sup = new
+                    if greedy or (it > 0 and not changed):
+                        break
+                    xn = lsq(sup)
+                    if xn is not None:
+                        x = xn
+                rk = _oracle_ratios(views, x, sup, greedy, (va, vb), gap / gthr)
+                fails = [k for k in range(nv) if rk[k] > 1.0]
+                if not fails:
+                    accepted.append((x, z, sup, max(rk), False))
+                    continue
+                if occl and len(fails) == 1 and nv >= 3 and fails[0] not in (va, vb):
+                    f = fails[0]
+                    sup2 = list(sup)
+                    sup2[f] = -1
+                    x2 = x if greedy else lsq(sup2)
+                    if x2 is not None and views[f].excused(x2):
+                        r2 = [r for k, r in enumerate(_oracle_ratios(views, x2, sup2, greedy, (va, vb), gap / gthr))
+                              if sup2[k] >= 0]
+                        if max(r2) <= 1.0:
+                            accepted.append((x2, z, sup2, max(r2), True))
+                            continue
+                if all(s >= 0 for s in sup) and max(rk) <= win:
+                    near.append((x, z, sup, max(rk)))
+    # near misses: one per (label, support tuple)
+    seen, near_u = set(), []
+    for x, z, sup, r in near:
+        key = (z, tuple(sup))
+        if key not in seen:
+            seen.add(key)
+            near_u.append((x if lat is None else oracle_wrap(x, lat), z, r))
+    result = {"near_points": [n[0] for n in near_u], "near_labels": [n[1] for n in near_u],
+              "near_ratios": [n[2] for n in near_u], "translate_rejected": 0}
+    if greedy:
+        keep = oracle_merge_greedy([a[0] for a in accepted], [a[1] for a in accepted], _delta3d(views, delta,
+                                   delta_unit), lat)
+        out = [accepted[i] for i in keep]
+        pts = [o[0] for o in out]
+    else:
+        seen, uniq = set(), []
+        for a in accepted:
+            key = (a[1], tuple(a[2]))
+            if key not in seen:
+                seen.add(key)
+                uniq.append(a)
+        tol = _delta3d(views, delta, delta_unit)
+        comp = oracle_components(len(uniq), oracle_neighbour_pairs([u[0] for u in uniq], [u[1] for u in uniq], lat,
+                                                                   tol, False))
+        out, pts = [], []
+        for root in sorted(set(comp)):
+            members = [i for i in range(len(uniq)) if comp[i] == root]
+            ref = uniq[members[0]][0]
+            shifts, trans = [], []
+            for mi in members:
+                if lat is None:
+                    shifts.append(np.zeros(3))
+                    trans.append((0, 0, 0))
+                else:
+                    v, n = oracle_min_image(uniq[mi][0] - ref, lat)
+                    shifts.append(n @ lat)
+                    trans.append(tuple(n))
+            ntile = tiling[0] * tiling[1] * tiling[2] if lat is not None else 1
+            if ntile > 1 and not oracle_box_ok(trans, tiling):
+                result["translate_rejected"] += 1
+                continue
+            if len(members) == 1:
+                out.append(uniq[members[0]])
+                pts.append(uniq[members[0]][0])
+                continue
+            x = sum(uniq[mi][0] - s for mi, s in zip(members, shifts, strict=True)) / len(members)
+            choice = None
+            for it in range(4):
+                new = []
+                for k in range(nv):
+                    best, bestr = -1, math.inf
+                    for a_, mi in enumerate(members):
+                        p = uniq[mi][2][k]
+                        if p < 0:
+                            continue
+                        r, _ = views[k].residual(x + shifts[a_], p)
+                        if r < bestr:
+                            best, bestr = a_, r
+                    new.append(best)
+                changed = new != choice
+                choice = new
+                if it > 0 and not changed:
+                    break
+                sup = [uniq[members[c]][2][k] if c >= 0 else -1 for k, c in enumerate(choice)]
+                sh = [shifts[c] if c >= 0 else np.zeros(3) for c in choice]
+                xn = lsq(sup, sh)
+                if xn is not None:
+                    x = xn
+            sup = [uniq[members[c]][2][k] if c >= 0 else -1 for k, c in enumerate(choice)]
+            rats = [views[k].residual(x + shifts[c], sup[k])[0] / views[k].delta for k, c in enumerate(choice) if c >= 0]
+            out.append((x, uniq[members[0]][1], sup, max(rats) if rats else 0.0, any(c < 0 for c in choice)))
+            pts.append(x)
+    if lat is not None:
+        pts = [oracle_wrap(p, lat) for p in pts]
+    result.update(points=np.array(pts, dtype=float).reshape(-1, 3), labels=np.array([o[1] for o in out], dtype=int),
+                  support=np.array([o[2] for o in out], dtype=int).reshape(-1, nv),
+                  ratios=np.array([o[3] for o in out], dtype=float), occluded=np.array([o[4] for o in out], dtype=bool))
+    return result
+
+
+def _oracle_ratios(views, x, sup, greedy, seeds, seed_ratio):
+    """Per view residual/δ of x against its support (greedy: the seed views carry gap/threshold)."""
+    out = []
+    for k, v in enumerate(views):
+        if greedy and k in seeds:
+            out.append(seed_ratio)
+        elif sup[k] < 0:
+            out.append(math.inf)
+        else:
+            out.append(v.residual(x, sup[k])[0] / v.delta)
+    return out
+
+
+def _delta3d(views, delta, delta_unit):
+    if delta_unit == "angstrom":
+        return delta
+    sizes = []
+    for v in views:
+        sizes.append(1.0 / v.cam.scale if v.ortho else float(np.median(v.depth)) / v.cam.focal if v.depth else 0.0)
+    return delta * max(sizes)
+
+
+def study_oracle(positions, numbers, ase_matrices, tol):
+    """A plain re-implementation of the render-ceiling study's released oracle, from its description
+    (REFERENCE.md, "Released oracle"): screen coordinates of a view are the first two columns of pos @ M
+    (M = ase.utils.rotate(string)); candidates only from the first two views: for every atom i of view 0 and
+    every same-element atom j of view 1, the midpoint of closest approach of the two back-projected rays,
+    kept when the rays pass within tol; verified when in every other view some same-element point lies
+    within tol of its projection; then a greedy first-come merge dropping a candidate that lies strictly
+    within tol of an already kept one of the same element. ONE tolerance for line gap, 2D check and 3D
+    merge. Returns (points (k, 3), numbers (k,))."""
+    pos = np.asarray(positions, dtype=float)
+    ms = [np.asarray(m, dtype=float) for m in ase_matrices]
+    screens = [pos @ m for m in ms]
+    cand = []
+    m0, m1 = ms[0], ms[1]
+    for i in range(len(pos)):
+        u0, v0 = screens[0][i, 0], screens[0][i, 1]
+        o0 = u0 * m0[:, 0] + v0 * m0[:, 1]
+        d0 = m0[:, 2] / np.linalg.norm(m0[:, 2])
+        for j in range(len(pos)):
+            if numbers[j] != numbers[i]:
+                continue
+            u1, v1 = screens[1][j, 0], screens[1][j, 1]
+            o1 = u1 * m1[:, 0] + v1 * m1[:, 1]
+            d1 = m1[:, 2] / np.linalg.norm(m1[:, 2])
+            a = np.array([[d0 @ d0, -(d0 @ d1)], [d0 @ d1, -(d1 @ d1)]])
+            try:
+                t0, t1 = np.linalg.solve(a, [(o1 - o0) @ d0, (o1 - o0) @ d1])
+            except np.linalg.LinAlgError:
+                continue
+            p0, p1 = o0 + t0 * d0, o1 + t1 * d1
+            if np.linalg.norm(p0 - p1) > tol:
+                continue
+            x = 0.5 * (p0 + p1)
+            ok = True
+            for k in range(2, len(ms)):
+                s = (x @ ms[k])[:2]
+                dists = [np.linalg.norm(screens[k][q, :2] - s) for q in range(len(pos)) if numbers[q] == numbers[i]]
+                if not dists or min(dists) > tol:
+                    ok = False
+                    break
+            if ok:
+                cand.append((x, numbers[i]))
+    kept = []
+    for x, z in cand:
+        if not any(z == kz and np.linalg.norm(x - kx) < tol for kx, kz in kept):
+            kept.append((x, z))
+    return np.array([k[0] for k in kept], dtype=float).reshape(-1, 3), np.array([k[1] for k in kept], dtype=int)

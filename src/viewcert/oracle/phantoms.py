@@ -1,0 +1,184 @@
+"""The phantom set Φ_δ of a reconstruction, given the truth.
+
+Φ_δ(s, C) = the accepted points farther than δ from every atom of the same label (minimum image when the
+structure is periodic). The study's Theorem 1: with two independent view directions and same-label atoms
+more than 2δ apart, every atom is recovered and the accepted points beyond δ of all atoms are exactly Φ_δ;
+if Φ_δ is empty the reconstruction is the structure. ``analyse`` reports Φ_δ, the atoms not recovered, the
+separation precondition (and says so when it fails), a uniqueness verdict, and the phantom margin — the
+smallest residual/δ among rejected near-miss candidates that are not atoms — as a continuous robustness
+score (how much δ could grow before a new phantom appears; inf when no near miss lies within the
+reconstruction's window).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from viewcert.errors import InputError
+from viewcert.oracle.triangulate import Reconstruction
+from viewcert.structures import Structure, tiling_translations
+
+
+def _ro(a, dtype=None) -> np.ndarray:
+    a = np.ascontiguousarray(a, dtype=dtype)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class PhantomReport:
+    """Φ_δ and recovery of one reconstruction against its truth (distances in Å)."""
+
+    delta: float
+    phantoms: np.ndarray
+    phantom_labels: np.ndarray
+    missing_atoms: tuple[int, ...]
+    n_atoms: int
+    n_points: int
+    n_recovered: int
+    separation_ok: bool
+    min_same_label_distance: float
+    margin: float
+    max_position_error: float
+    reconstruction_status: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def n_phantoms(self) -> int:
+        return int(self.phantoms.shape[0])
+
+    @property
+    def recovered_all(self) -> bool:
+        return len(self.missing_atoms) == 0
+
+    @property
+    def unique(self) -> bool:
+        """Φ_δ is empty and every atom is recovered."""
+        return self.n_phantoms == 0 and self.recovered_all
+
+    @property
+    def exact(self) -> bool:
+        """Unique, and one point per atom (no duplicates within δ of an atom)."""
+        return self.unique and self.n_points == self.n_atoms
+
+    def to_dict(self) -> dict:
+        return {
+            "delta": self.delta,
+            "n_atoms": self.n_atoms,
+            "n_points": self.n_points,
+            "n_recovered": self.n_recovered,
+            "recovered_all": self.recovered_all,
+            "missing_atoms": list(self.missing_atoms),
+            "n_phantoms": self.n_phantoms,
+            "phantoms": self.phantoms.tolist(),
+            "phantom_labels": self.phantom_labels.tolist(),
+            "unique": self.unique,
+            "exact": self.exact,
+            "separation_ok": self.separation_ok,
+            "min_same_label_distance": None if math.isinf(self.min_same_label_distance)
+            else self.min_same_label_distance,
+            "margin": None if math.isinf(self.margin) else self.margin,
+            "max_position_error": self.max_position_error,
+            "reconstruction_status": self.reconstruction_status,
+            "notes": list(self.notes),
+        }
+
+
+def _wrap(pos: np.ndarray, lattice: np.ndarray) -> np.ndarray:
+    f = np.linalg.solve(lattice.T, np.asarray(pos, dtype=np.float64).reshape(-1, 3).T).T
+    f = f - np.floor(f)
+    f[f >= 1.0] -= 1.0
+    return f @ lattice
+
+
+def nearest_same_label(points, labels, target_positions, target_labels, lattice=None) -> tuple[np.ndarray, np.ndarray]:
+    """For every point, (distance to the nearest same-label target (minimum image when ``lattice`` is given),
+    the target's index); inf / −1 when the label does not occur among the targets. Periodic distances are
+    exact below the cell's smallest width (targets are wrapped and searched in the 27 surrounding cells)."""
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    labels = np.asarray(labels, dtype=np.int64)
+    tpos = np.asarray(target_positions, dtype=np.float64).reshape(-1, 3)
+    tlab = np.asarray(target_labels, dtype=np.int64)
+    dist = np.full(len(points), np.inf)
+    idx = np.full(len(points), -1, dtype=np.int64)
+    if len(points) == 0 or len(tpos) == 0:
+        return dist, idx
+    tidx = np.arange(len(tpos))
+    q = points
+    if lattice is not None:
+        lat = np.asarray(lattice, dtype=np.float64)
+        q = _wrap(points, lat)
+        shifts = (tiling_translations((3, 3, 3)) - 1.0) @ lat
+        tpos = (shifts[:, None, :] + _wrap(tpos, lat)[None, :, :]).reshape(-1, 3)
+        tlab = np.tile(tlab, len(shifts))
+        tidx = np.tile(tidx, len(shifts))
+    for z in np.unique(labels):
+        sel = labels == z
+        atoms = tlab == z
+        if not atoms.any():
+            continue
+        d, j = cKDTree(tpos[atoms]).query(q[sel])
+        dist[sel] = d
+        idx[sel] = tidx[atoms][j]
+    return dist, idx
+
+
+def analyse(rec: Reconstruction, structure: Structure, delta: float | None = None) -> PhantomReport:
+    """Φ_δ of ``rec`` against the truth ``structure`` (the cell whose single-cell or tiled observations were
+    reconstructed; its Cartesian frame). delta: Å, default the reconstruction's 3D tolerance."""
+    if not isinstance(rec, Reconstruction):
+        raise InputError(f"rec must be a Reconstruction, got {type(rec).__name__}", field="rec")
+    if not isinstance(structure, Structure):
+        raise InputError(f"structure must be a viewcert Structure, got {type(structure).__name__}", field="structure")
+    d = rec.delta_3d if delta is None else float(delta)
+    if not (math.isfinite(d) and d > 0):
+        raise InputError(f"delta must be a positive number of Å, got {delta!r}", field="delta")
+    notes = []
+    if (rec.lattice is None) != (structure.lattice is None):
+        notes.append(
+            "the reconstruction and the structure disagree on periodicity; distances use the structure's "
+            + ("minimum image" if structure.lattice is not None else "Cartesian frame")
+        )
+    dmin = structure.min_same_label_distance()
+    sep_ok = bool(dmin > 2 * d)
+    if not sep_ok:
+        notes.append(
+            f"separation precondition fails: two same-label atoms are {dmin:.4g} Å apart, not more than "
+            f"2δ = {2 * d:.4g} Å; Theorem 1 does not apply and points within δ of an atom may merge atoms"
+        )
+    lat = structure.lattice
+    dist, _ = nearest_same_label(rec.points, rec.labels, structure.positions, structure.numbers, lat)
+    is_ph = dist > d
+    # missing atoms: no same-label point within δ
+    back, _ = nearest_same_label(structure.positions, structure.numbers, rec.points, rec.labels, lat)
+    missing = [int(i) for i in np.flatnonzero(back > d)]
+    # margin: rejected near misses that are not atoms
+    margin = math.inf
+    if len(rec.near_ratios):
+        nd, _ = nearest_same_label(rec.near_points, rec.near_labels, structure.positions, structure.numbers, lat)
+        cand = rec.near_ratios[nd > d]
+        if len(cand):
+            margin = float(cand.min())
+    good = dist[~is_ph]
+    maxerr = float(good.max()) if len(good) else 0.0
+    if rec.status != "ok":
+        notes.append(f"reconstruction failed: {rec.reason}")
+    return PhantomReport(
+        delta=d,
+        phantoms=_ro(rec.points[is_ph]),
+        phantom_labels=_ro(rec.labels[is_ph]),
+        missing_atoms=tuple(missing),
+        n_atoms=structure.n_atoms,
+        n_points=rec.n_points,
+        n_recovered=structure.n_atoms - len(missing),
+        separation_ok=sep_ok,
+        min_same_label_distance=dmin,
+        margin=margin,
+        max_position_error=maxerr,
+        reconstruction_status=rec.status,
+        notes=tuple(notes),
+    )

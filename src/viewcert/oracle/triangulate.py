@@ -1,0 +1,468 @@
+"""Correspondence-free triangulation: from per-view 2D points that carry only a label, the 3D points every
+view agrees on.
+
+``reconstruct(observations, delta=...)`` returns a frozen :class:`Reconstruction`; expected failures (fewer
+than two usable views, an empty view, nothing consistent) come back as ``status="failed"`` with a reason,
+misuse (bad δ, unknown option, wrong lattice shape) raises :class:`~viewcert.errors.InputError`.
+
+Semantics (``merge="deterministic"``, the default with ``pairs="all"``)
+--------------------------------------------------------------------------
+1. **Seeds.** For every pair of views (a, b) with independent directions (``pairs="all"``), or only the first
+   two views (``pairs="first"``), and every same-label pair of 2D points whose back-projected rays pass
+   within δ_a + δ_b of each other (orthographic views: a band search on the epipolar coordinate, which is
+   exactly the line gap), the rays are triangulated in closed form (least squares; the midpoint for two).
+2. **Verification.** In every other view the nearest same-label point to the projection is associated (search
+   radius δ·(1 + √2/√(1 − |cos θ_ab|)), which cannot miss a point within δ of the final estimate), the point
+   is refitted on all its supporting rays and the association repeated to a fixed point. The candidate is
+   accepted when its residual is ≤ δ in every view. With ``visibility="occlusion"`` one view (not a seed
+   view) may be missing if the point's projection falls inside the drawn disc of a nearer observed atom;
+   such points are flagged ``occluded``.
+3. **Merge.** Candidates with identical support tuples are one; then same-label candidates within δ
+   (minimum image when a lattice is given) form clusters that are refitted on the union of their rays.
+   Points are wrapped into the cell when a lattice is given. With tiled observations
+   (``observations.model.tiling`` ≠ (1,1,1), lattice required) a cluster survives only if its members'
+   lattice translations contain a full box of the tiling: every drawn translate of the point is matched in
+   every view (translate consistency). Output order: by label, then position (rounded to 1e-7 Å), so it
+   does not depend on the order of the observations.
+
+Semantics of ``merge="greedy"`` (the default with ``pairs="first"``): the study's released oracle
+----------------------------------------------------------------------------------------------------
+One tolerance δ for everything: a seed pair is a candidate when the distance between its two rays is ≤ δ;
+the candidate point is the midpoint of closest approach (no refit); it is accepted when in every other view
+some same-label point lies within δ of its projection; candidates are visited in first-come order (view-0
+points in observation order, for each its partner view-1 points in observation order; with ``pairs="all"``
+view pairs in order (0,1), (0,2), …) and one is kept unless an already kept same-label point lies strictly
+closer than δ (minimum image when a lattice is given, which on single-cell observations equals the study's
+Cartesian test). Points keep the first-come order and are wrapped into the cell.
+
+Units: δ in Å (``delta_unit="angstrom"``; orthographic: in the image plane, perspective: at the point's
+depth) or in px (``delta_unit="px"``; orthographic views convert with their scale). The 3D merge tolerance
+is δ in Å (px: the largest per-view equivalent).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from viewcert.cameras.camera import OrthographicCamera, PerspectiveCamera
+from viewcert.errors import InputError
+from viewcert.oracle import _kernels as K
+from viewcert.render.project import Observations, covalent_radii
+
+PAIRS = ("all", "first")
+MERGES = ("deterministic", "greedy")
+VISIBILITY = ("strict", "occlusion")
+DELTA_UNITS = ("angstrom", "px")
+DEFAULT_NEAR_MISS_WINDOW = 4.0
+SORT_QUANTUM = 1e-7  # Å: output order key
+COUNT_NAMES = (
+    "view_pairs",
+    "degenerate_view_pairs",
+    "seeds",
+    "accepted_candidates",
+    "unique_supports",
+    "points",
+    "translate_rejected",
+    "near_misses",
+    "occluded",
+    "sites",
+)
+
+
+def _ro(a, dtype=None) -> np.ndarray:
+    a = np.ascontiguousarray(a, dtype=dtype)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Reconstruction:
+    """What the views determine. points (k, 3) Å in the structure's Cartesian frame (wrapped into the cell
+    when a lattice was given); labels (k,); support (k, n_views): index of the 2D point of each view that
+    supports the point (−1 = not seen: occluded); residuals (k,) largest per-view residual in Å; ratios (k,)
+    largest residual/δ; occluded (k,) supported in K−1 of K views because of occlusion. near_* describe
+    rejected candidates whose largest residual is within ``near_miss_window``·δ (for the phantom margin)."""
+
+    status: str
+    reason: str
+    points: np.ndarray
+    labels: np.ndarray
+    support: np.ndarray
+    residuals: np.ndarray
+    ratios: np.ndarray
+    occluded: np.ndarray
+    delta: float
+    delta_unit: str
+    delta_3d: float
+    pairs: str
+    merge: str
+    visibility: str
+    lattice: np.ndarray | None
+    tiling: tuple[int, int, int]
+    view_names: tuple[str, ...]
+    near_points: np.ndarray
+    near_labels: np.ndarray
+    near_ratios: np.ndarray
+    near_miss_window: float
+    counts: dict = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    structure_id: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def n_points(self) -> int:
+        return int(self.points.shape[0])
+
+    @property
+    def n_views(self) -> int:
+        return len(self.view_names)
+
+    @property
+    def margin(self) -> float:
+        """Smallest residual/δ over rejected near-miss candidates (inf when none within the window)."""
+        return float(self.near_ratios.min()) if len(self.near_ratios) else math.inf
+
+    def to_dict(self) -> dict:
+        return {
+            "status": self.status,
+            "reason": self.reason,
+            "structure_id": self.structure_id,
+            "points": self.points.tolist(),
+            "labels": self.labels.tolist(),
+            "support": self.support.tolist(),
+            "residuals": self.residuals.tolist(),
+            "ratios": self.ratios.tolist(),
+            "occluded": self.occluded.tolist(),
+            "delta": self.delta,
+            "delta_unit": self.delta_unit,
+            "delta_3d": self.delta_3d,
+            "pairs": self.pairs,
+            "merge": self.merge,
+            "visibility": self.visibility,
+            "lattice": None if self.lattice is None else self.lattice.tolist(),
+            "tiling": list(self.tiling),
+            "view_names": list(self.view_names),
+            "near_points": self.near_points.tolist(),
+            "near_labels": self.near_labels.tolist(),
+            "near_ratios": self.near_ratios.tolist(),
+            "near_miss_window": self.near_miss_window,
+            "margin": None if math.isinf(self.margin) else self.margin,
+            "counts": dict(self.counts),
+            "warnings": list(self.warnings),
+        }
+
+
+# ----------------------------------------------------------------------------------------------- validation
+def _check_options(delta, delta_unit, pairs, merge, visibility, near_miss_window) -> tuple[float, str, float]:
+    try:
+        d = float(delta)
+    except (TypeError, ValueError):
+        raise InputError(f"delta must be a positive number, got {delta!r}", field="delta") from None
+    if not (math.isfinite(d) and d > 0):
+        raise InputError(f"delta must be a positive finite number (Å or px), got {delta!r}", field="delta")
+    if delta_unit not in DELTA_UNITS:
+        raise InputError(f"delta_unit must be one of {DELTA_UNITS}, got {delta_unit!r}", field="delta_unit")
+    if pairs not in PAIRS:
+        raise InputError(f"pairs must be one of {PAIRS}, got {pairs!r}", field="pairs")
+    merge = merge if merge is not None else ("deterministic" if pairs == "all" else "greedy")
+    if merge not in MERGES:
+        raise InputError(f"merge must be one of {MERGES} or None, got {merge!r}", field="merge")
+    if visibility not in VISIBILITY:
+        raise InputError(f"visibility must be one of {VISIBILITY}, got {visibility!r}", field="visibility")
+    try:
+        win = float(near_miss_window)
+    except (TypeError, ValueError):
+        raise InputError(f"near_miss_window must be a number ≥ 1, got {near_miss_window!r}",
+                         field="near_miss_window") from None
+    if not (math.isfinite(win) and win >= 1.0):
+        raise InputError(f"near_miss_window must be a finite number ≥ 1, got {near_miss_window!r}",
+                         field="near_miss_window")
+    return d, merge, win
+
+
+def _check_lattice(lattice) -> np.ndarray | None:
+    if lattice is None:
+        return None
+    lat = np.asarray(lattice, dtype=np.float64)
+    if lat.shape != (3, 3) or not np.isfinite(lat).all():
+        raise InputError(f"lattice must be a finite 3×3 matrix (rows a, b, c in Å), got shape {lat.shape}",
+                         field="lattice")
+    if abs(np.linalg.det(lat)) < 1e-9:
+        raise InputError("lattice has zero volume", field="lattice")
+    return lat
+
+
+def _zone_axis_warnings(cams, lat: np.ndarray, delta_k: np.ndarray, tiling) -> list[str]:
+    """Views along a short lattice vector: the vector's translates project within 2δ of each other."""
+    out = []
+    rng = range(-2, 3)
+    vecs = np.array([(i, j, k) for i in rng for j in rng for k in rng if (i, j, k) != (0, 0, 0)], dtype=float)
+    tv = vecs @ lat
+    for k, cam in enumerate(cams):
+        if not isinstance(cam, OrthographicCamera):
+            continue
+        inplane = np.linalg.norm(tv @ cam.rotation[:2].T, axis=1)
+        hit = np.flatnonzero(inplane <= 2 * delta_k[k])
+        if len(hit):
+            n = vecs[hit[np.argmin(np.linalg.norm(tv[hit], axis=1))]].astype(int)
+            n = -n if n[np.flatnonzero(n)[0]] < 0 else n
+            out.append(
+                f"view {k} ({cam.name or 'unnamed'}) looks along lattice vector [{n[0]} {n[1]} {n[2]}] "
+                f"(zone axis): its translates project within 2δ and this view cannot separate them"
+                + (" in the tiled observations" if tuple(tiling) != (1, 1, 1) else "")
+            )
+    return out
+
+
+class _Prepared:
+    """Kernel inputs of one Observations (or the reason it cannot be reconstructed)."""
+
+    __slots__ = (
+        "kind", "rot", "cen", "sf", "cx", "cy", "width", "height", "dmode", "delta_k", "pt_off", "uv",
+        "labels", "depth", "radius", "lattice", "tiling", "delta3d", "failure", "names", "warnings", "sid",
+    )
+
+
+def _prepare(obs, delta, delta_unit, lattice, pairs, visibility, radius_scale_override=None) -> _Prepared:
+    if not isinstance(obs, Observations):
+        raise InputError(
+            f"observations must be a viewcert.render.project.Observations, got {type(obs).__name__}",
+            field="observations",
+        )
+    P = _Prepared()
+    P.failure = ""
+    P.warnings = []
+    P.sid = obs.structure_id
+    views = obs.views
+    nv = len(views)
+    P.names = tuple(v.camera.name for v in views)
+    P.lattice = lattice
+    tiling = tuple(int(t) for t in obs.model.tiling)
+    if tiling != (1, 1, 1) and lattice is None:
+        raise InputError(
+            f"tiled observations (tiling {tiling}) need the cell: pass lattice=structure.lattice", field="lattice"
+        )
+    P.tiling = tiling
+    kind = np.empty(nv, dtype=np.int64)
+    rot = np.empty((nv, 3, 3))
+    cen = np.empty((nv, 3))
+    sf = np.empty(nv)
+    cx = np.zeros(nv)
+    cy = np.zeros(nv)
+    width = np.empty(nv)
+    height = np.empty(nv)
+    dmode = np.empty(nv, dtype=np.int64)
+    delta_k = np.empty(nv)
+    pt_off = np.zeros(nv + 1, dtype=np.int64)
+    scale_a = np.empty(nv)  # Å per px (a representative value) for the 3D tolerance in px mode
+    for k, v in enumerate(views):
+        cam = v.camera
+        rot[k] = cam.rotation
+        width[k] = cam.width
+        height[k] = cam.height
+        if isinstance(cam, OrthographicCamera):
+            kind[k] = 0
+            cen[k] = cam.center
+            sf[k] = cam.scale
+            dmode[k] = 0
+            delta_k[k] = delta if delta_unit == "angstrom" else delta / cam.scale
+            scale_a[k] = 1.0 / cam.scale
+        elif isinstance(cam, PerspectiveCamera):
+            kind[k] = 1
+            cen[k] = cam.position
+            sf[k] = cam.focal
+            cx[k] = cam.cx
+            cy[k] = cam.cy
+            dmode[k] = 1 if delta_unit == "px" else 2
+            delta_k[k] = delta
+            dm = float(np.median(v.depth)) if len(v) else 1.0
+            scale_a[k] = dm / cam.focal
+        else:
+            raise InputError(f"view {k}: unsupported camera type {type(cam).__name__}", field="observations")
+        pt_off[k + 1] = pt_off[k] + len(v)
+    P.kind, P.rot, P.cen, P.sf, P.cx, P.cy = kind, rot, cen, sf, cx, cy
+    P.width, P.height, P.dmode, P.delta_k, P.pt_off = width, height, dmode, delta_k, pt_off
+    if nv:
+        P.uv = np.concatenate([v.uv for v in views]) if nv > 1 else np.ascontiguousarray(views[0].uv)
+        P.labels = np.concatenate([v.labels for v in views]) if nv > 1 else np.ascontiguousarray(views[0].labels)
+        P.depth = np.concatenate([v.depth for v in views]) if nv > 1 else np.ascontiguousarray(views[0].depth)
+    else:
+        P.uv, P.labels, P.depth = np.zeros((0, 2)), np.zeros(0, dtype=np.int64), np.zeros(0)
+    P.uv = P.uv.reshape(-1, 2)
+    if visibility == "occlusion" and len(P.labels):
+        rs = obs.model.radius_scale if radius_scale_override is None else radius_scale_override
+        r_a = covalent_radii(P.labels) * rs
+        radius = np.empty_like(r_a)
+        for k in range(nv):
+            sl = slice(pt_off[k], pt_off[k + 1])
+            if kind[k] == 0:
+                radius[sl] = r_a[sl]
+            else:
+                radius[sl] = r_a[sl] * sf[k] / np.maximum(P.depth[sl], 1e-12)
+        P.radius = radius
+    else:
+        P.radius = np.zeros(len(P.labels))
+    P.delta3d = delta if delta_unit == "angstrom" else float(delta * scale_a.max()) if nv else delta
+    # expected failures, reported as values
+    if nv < 2:
+        P.failure = f"needs at least two views, got {nv}"
+    elif pairs == "first" and kind[0] == 0 and kind[1] == 0 and np.linalg.norm(
+        np.cross(rot[0][2], rot[1][2])
+    ) < 1e-9:
+        P.failure = "pairs='first': views 0 and 1 look along parallel directions and cannot triangulate"
+    else:
+        empty = [k for k in range(nv) if pt_off[k + 1] == pt_off[k]]
+        if empty and visibility == "strict":
+            P.failure = f"view(s) {empty} show no points: nothing can be consistent with every view"
+        elif all(pt_off[k + 1] == pt_off[k] for k in range(nv)):
+            P.failure = "no view shows any point"
+    if lattice is not None and tiling != (1, 1, 1) and not P.failure:
+        P.warnings = _zone_axis_warnings([v.camera for v in views], lattice, delta_k, tiling)
+    return P
+
+
+def _empty_result(P: _Prepared, reason: str, opts: dict) -> Reconstruction:
+    nv = len(P.names)
+    return Reconstruction(
+        status="failed", reason=reason, points=_ro(np.zeros((0, 3))), labels=_ro(np.zeros(0, dtype=np.int64)),
+        support=_ro(np.zeros((0, nv), dtype=np.int64)), residuals=_ro(np.zeros(0)), ratios=_ro(np.zeros(0)),
+        occluded=_ro(np.zeros(0, dtype=bool)), lattice=None if P.lattice is None else _ro(P.lattice),
+        tiling=P.tiling, view_names=P.names, near_points=_ro(np.zeros((0, 3))),
+        near_labels=_ro(np.zeros(0, dtype=np.int64)), near_ratios=_ro(np.zeros(0)),
+        counts={n: 0 for n in COUNT_NAMES}, warnings=tuple(P.warnings), structure_id=P.sid,
+        delta_3d=P.delta3d, **opts,
+    )
+
+
+def _run(prepared: list[_Prepared], *, pairs, merge, visibility, window):
+    """One kernel call over every prepared structure that did not fail validation."""
+    good = [P for P in prepared if not P.failure]
+    if not good:
+        return {}
+    s_view_off = np.zeros(len(good) + 1, dtype=np.int64)
+    for i, P in enumerate(good):
+        s_view_off[i + 1] = s_view_off[i] + len(P.names)
+    cat = np.concatenate
+    v_pt_off = np.zeros(s_view_off[-1] + 1, dtype=np.int64)
+    sizes = cat([np.diff(P.pt_off) for P in good])
+    v_pt_off[1:] = np.cumsum(sizes)
+    s_lattice = np.stack([P.lattice if P.lattice is not None else np.eye(3) for P in good])
+    s_has = np.array([P.lattice is not None for P in good], dtype=np.bool_)
+    s_tiling = np.array([P.tiling for P in good], dtype=np.int64)
+    s_d3 = np.array([P.delta3d for P in good], dtype=np.float64)
+    out = K.reconstruct_many(
+        s_view_off, s_lattice, s_has, s_tiling, s_d3,
+        cat([P.kind for P in good]), cat([P.rot for P in good]), cat([P.cen for P in good]),
+        cat([P.sf for P in good]), cat([P.cx for P in good]), cat([P.cy for P in good]),
+        cat([P.width for P in good]), cat([P.height for P in good]), cat([P.dmode for P in good]),
+        cat([P.delta_k for P in good]), v_pt_off,
+        np.ascontiguousarray(cat([P.uv for P in good]), dtype=np.float64),
+        np.ascontiguousarray(cat([P.labels for P in good]), dtype=np.int64),
+        np.ascontiguousarray(cat([P.depth for P in good]), dtype=np.float64),
+        np.ascontiguousarray(cat([P.radius for P in good]), dtype=np.float64),
+        pairs == "first", merge == "greedy", visibility == "occlusion", float(window), merge == "deterministic",
+    )
+    return {id(P): (i, out) for i, P in enumerate(good)}
+
+
+def _result(P: _Prepared, i: int, out, opts: dict) -> Reconstruction:
+    off, pts, labs, sup, res, rat, occ, noff, npts, nlab, nrat, counts = out
+    a, b = off[i], off[i + 1]
+    nv = len(P.names)
+    p = pts[a:b]
+    lab = labs[a:b]
+    su = sup[a:b, :nv]
+    re = res[a:b]
+    ra = rat[a:b]
+    oc = occ[a:b]
+    if opts["merge"] == "deterministic" and b - a > 1:
+        q = np.round(p / SORT_QUANTUM)
+        order = np.lexsort((q[:, 2], q[:, 1], q[:, 0], lab))
+        p, lab, su, re, ra, oc = p[order], lab[order], su[order], re[order], ra[order], oc[order]
+    c = counts[i]
+    cd = {n: int(c[j]) for j, n in enumerate(COUNT_NAMES)}
+    status, reason = "ok", ""
+    if b == a:
+        status, reason = "failed", "no point is consistent with every view within δ"
+    if cd["view_pairs"] == 0:
+        status, reason = "failed", "no pair of views with independent directions to triangulate from"
+    na, nb = noff[i], noff[i + 1]
+    return Reconstruction(
+        status=status, reason=reason, points=_ro(p), labels=_ro(lab), support=_ro(su), residuals=_ro(re),
+        ratios=_ro(ra), occluded=_ro(oc), lattice=None if P.lattice is None else _ro(P.lattice), tiling=P.tiling,
+        view_names=P.names, near_points=_ro(npts[na:nb]), near_labels=_ro(nlab[na:nb]),
+        near_ratios=_ro(nrat[na:nb]), counts=cd, warnings=tuple(P.warnings), structure_id=P.sid,
+        delta_3d=P.delta3d, **opts,
+    )
+
+
+def reconstruct_batch(
+    observations: Sequence[Observations],
+    *,
+    delta: float,
+    delta_unit: str = "angstrom",
+    pairs: str = "all",
+    merge: str | None = None,
+    lattice=None,
+    visibility: str = "strict",
+    near_miss_window: float = DEFAULT_NEAR_MISS_WINDOW,
+) -> list[Reconstruction]:
+    """:func:`reconstruct` over many Observations in one kernel call. ``lattice``: None, one 3×3 matrix for
+    all, or a sequence with one entry (matrix or None) per Observations."""
+    d, merge, win = _check_options(delta, delta_unit, pairs, merge, visibility, near_miss_window)
+    obs_list = list(observations)
+    per_item = isinstance(lattice, list | tuple) and any(x is None or np.ndim(x) == 2 for x in lattice)
+    if per_item:
+        lats = [_check_lattice(x) for x in lattice]
+        if len(lats) != len(obs_list):
+            raise InputError(f"{len(lats)} lattices for {len(obs_list)} observations", field="lattice")
+    else:
+        lats = [_check_lattice(lattice)] * len(obs_list)
+    prepared = [_prepare(o, d, delta_unit, lat, pairs, visibility) for o, lat in zip(obs_list, lats, strict=True)]
+    opts = {"delta": d, "delta_unit": delta_unit, "pairs": pairs, "merge": merge, "visibility": visibility,
+            "near_miss_window": win}
+    done = _run(prepared, pairs=pairs, merge=merge, visibility=visibility, window=win)
+    out = []
+    for P in prepared:
+        if P.failure:
+            out.append(_empty_result(P, P.failure, opts))
+        else:
+            i, res = done[id(P)]
+            out.append(_result(P, i, res, opts))
+    return out
+
+
+def reconstruct(
+    observations: Observations,
+    *,
+    delta: float,
+    delta_unit: str = "angstrom",
+    pairs: str = "all",
+    merge: str | None = None,
+    lattice=None,
+    visibility: str = "strict",
+    near_miss_window: float = DEFAULT_NEAR_MISS_WINDOW,
+) -> Reconstruction:
+    """Recover the 3D points that every view of ``observations`` agrees on within ``delta``.
+
+    delta: tolerance in ``delta_unit`` ("angstrom" or "px"). pairs: "all" view pairs seed candidates
+    (default) or only the "first" two views (the study's released oracle). merge: "deterministic" (default
+    for pairs="all") or "greedy" (default for pairs="first"; the study's single-tolerance first-come
+    semantics, see the module docstring). lattice: rows a, b, c (Å) of the cell for periodic structures:
+    points are wrapped into it and merged by minimum image; tiled observations (``observations.model.tiling``)
+    require it and enforce translate consistency. visibility: "strict" (every point must be seen in every
+    view) or "occlusion" (one view may miss it where a nearer atom's disc covers its projection; radii from
+    ``observations.model.radius_scale`` × covalent radius). near_miss_window: rejected candidates whose
+    largest residual is within this multiple of δ are reported (phantom margin).
+    """
+    return reconstruct_batch(
+        [observations], delta=delta, delta_unit=delta_unit, pairs=pairs, merge=merge, lattice=lattice,
+        visibility=visibility, near_miss_window=near_miss_window,
+    )[0]
