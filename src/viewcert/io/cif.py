@@ -596,7 +596,9 @@ def _pymatgen_permutation(numbers: np.ndarray) -> np.ndarray:
     uz = frozenset(zl)
     rank = _finite_rank(uz)
     if rank is not None:
-        return np.argsort(np.fromiter(map(rank.__getitem__, zl), dtype=np.int64, count=len(zl)), kind="stable")
+        return np.argsort(
+            np.fromiter(map(rank.__getitem__, zl), dtype=np.int64, count=len(zl)), kind="stable"
+        )
     # NaN electronegativity makes Site.__lt__ inconsistent: replay pymatgen's two sorts exactly.
     group_rank = {z: i for i, z in enumerate(_pymatgen_group_order(uz))}
     pre = np.argsort(np.array([group_rank[z] for z in numbers.tolist()]), kind="stable")
