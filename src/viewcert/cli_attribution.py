@@ -7,7 +7,6 @@ from pathlib import Path
 
 import typer
 
-from viewcert.attribution.table import RUNGS
 from viewcert.errors import InputError
 
 
@@ -29,7 +28,7 @@ def ladder(
         None, "--study-dir", help="render-ceiling study folder (manifest built from its file names)"
     ),
     certificate: Path | None = typer.Option(None, "--certificate", help="certificate JSON giving R1"),
-    r1: list[str] = typer.Option([], "--r1", help="R1 as a number or fraction (repeatable): 1, 0.9524, 200/210"),
+    r1: list[str] = typer.Option([], "--r1", help="R1 as a number or fraction, optionally @δ in Å (repeatable): 1, 0.9524, 200/210@0.15"),
     out: Path = typer.Option(Path("out/ladder"), "--out", help="output folder"),
     threshold: float = typer.Option(0.05, help="unscored above this share of API errors / unanswered items"),
     tie_rule: str = typer.Option("first", help="majority-vote tie rule: first | alphabetical | none"),
@@ -46,6 +45,7 @@ def ladder(
 
     from viewcert.attribution.pipeline import run_ladder
     from viewcert.attribution.report import write_report
+    from viewcert.attribution.table import RUNGS
 
     if (manifest is None) == (study_dir is None):
         raise typer.BadParameter("give exactly one of --manifest or --study-dir")

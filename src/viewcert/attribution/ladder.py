@@ -85,11 +85,22 @@ def parse_fraction(text: str | float | int | Fraction) -> Fraction:
         raise InputError(f"R1 {text!r} is not a number or a fraction like 200/210", field="r1") from None
 
 
-def ceiling_from_number(value: str | float | Fraction, universe: Sequence[str] | None = None) -> Ceiling:
-    v = parse_fraction(value)
+def ceiling_from_number(value: str | float | Fraction, universe: Sequence[str] | None = None, *,
+                        delta: float | None = None, tau: float | None = None, source: str = "number") -> Ceiling:
+    """R1 given as a number. ``value`` may carry its tolerance as ``"VALUE@DELTA"`` (δ in Å; τ = δ unless
+    given), e.g. ``"200/210@0.15"``. R1 = 1 or 0 fixes every item's outcome; any other number carries no
+    item-level variation."""
+    text = str(value).strip()
+    if "@" in text:
+        text, _, tol = text.partition("@")
+        try:
+            delta = float(tol)
+        except ValueError:
+            raise InputError(f"R1 tolerance {tol!r} after '@' is not a number (δ in Å)", field="r1") from None
+        tau = delta if tau is None else tau
+    v = parse_fraction(text if not isinstance(value, (float, Fraction)) else value)
     if not 0 <= v <= 1:
         raise InputError(f"R1 must lie in [0, 1], got {float(v)}", field="r1")
-    text = str(value).strip()
     label = f"R1 = {text}" if "/" not in text else f"R1 = {text} = {float(v):.4f}"
     per_item = None
     if universe is not None and v in (0, 1):
@@ -98,7 +109,7 @@ def ceiling_from_number(value: str | float | Fraction, universe: Sequence[str] |
     if "/" in text:
         a, b = text.split("/")
         correct, n = int(a), int(b)
-    return Ceiling(v, label, "number", correct, n, per_item)
+    return Ceiling(v, label, source, correct, n, per_item, delta, tau)
 
 
 _ID_KEYS = ("item_id", "id", "material_id", "identifier")
@@ -295,6 +306,13 @@ def arms_from_table(table: ResultTable, coverage: Coverage, *, tie_rule: str = "
 
 
 # ---------------------------------------------------------------------- ladder
+DECOMPOSITION_COLUMNS = [
+    "r1", "r1_value", "model", "R4", "R3", "n", "status", "gap", "gap_exact", "gap_lo", "gap_hi", "residual",
+    "residual_exact", "residual_lo", "residual_hi", "r1_minus_r4", "r1_minus_r4_lo", "r1_minus_r4_hi", "share",
+    "share_exact", "share_lo", "share_hi", "suppression_reason", "degenerate_resamples", "residual_limited",
+]
+
+
 @dataclass
 class Ladder:
     """Everything the report needs; every table is a DataFrame sorted deterministically."""
@@ -440,7 +458,9 @@ def build_ladder(
                          "share_sign_test_positive": sg.n_positive, "share_sign_test_negative": sg.n_negative,
                          "share_sign_test_p": sg.p_value, "residual_limited_sign_test_p": rl.p_value})
         summary_rows.append(srow)
-    tests = pd.DataFrame(test_rows)
+    tests = pd.DataFrame(test_rows, columns=["family", "model", "lower", "upper", "lower_only", "upper_only",
+                                             "both", "neither", "p_value"])
+    tests["p_holm"] = pd.Series(dtype=float)
     if len(tests):
         tests["p_holm"] = np.nan
         for _family, sub in tests.groupby("family"):
@@ -456,7 +476,7 @@ def build_ladder(
         "majority_class": str(majority), "majority_class_value": float(majority), "n_items": n,
         "ceilings": [c.to_dict() for c in ceilings],
     }
-    dec = pd.DataFrame(dec_rows)
+    dec = pd.DataFrame(dec_rows).reindex(columns=DECOMPOSITION_COLUMNS)
     for col in ("R4", "R3"):
         dec[col] = dec[col].astype("Int64")
     return Ladder(arms_df, dec, tests, pd.DataFrame(trans_rows), pd.DataFrame(summary_rows),

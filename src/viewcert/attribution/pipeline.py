@@ -38,8 +38,10 @@ from viewcert.attribution.table import (
 )
 from viewcert.errors import InputError
 
-#: the study's two ceilings: R1 = 1 (δ = τ = 0.01 Å, 210/210) and the released oracle at δ = 0.15 Å
-STUDY_R1 = ("1", "200/210")
+#: the study's two ceilings (REFERENCE.md): R1 = 210/210 at δ = τ = 0.01 Å (five views), and 200/210 for the
+#: released first-pair oracle at δ = 0.15 Å
+STUDY_R1 = ("1@0.01", "200/210@0.15")
+STUDY_R1_SOURCE = "render-ceiling study oracle on data/e3 eval (REFERENCE.md)"
 
 
 def run_ladder(
@@ -73,7 +75,8 @@ def run_ladder(
     if cert is not None:
         ceilings.append(ceiling_from_certificate(cert, coverage.universe))
     values = list(r1) or ([m.r1] if (m.r1 is not None and cert is None) else [])
-    ceilings += [ceiling_from_number(v, coverage.universe) for v in values]
+    source = STUDY_R1_SOURCE if (study_dir is not None and tuple(values) == STUDY_R1) else "number"
+    ceilings += [ceiling_from_number(v, coverage.universe, source=source) for v in values]
     if not ceilings:
         raise InputError("no R1: pass --r1 VALUE or --certificate FILE (or set r1/certificate in the manifest)",
                          field="r1")
