@@ -212,17 +212,23 @@ class Structure:
             i = int(np.argmin(d[:, 1]))
             return i, int(j[i, 1]), float(d[i, 1])
         lat = self.lattice
-        # Reduce the wrapped coordinates and search neighbour images within one shell: exact for the
-        # nearest neighbour when it lies within the shortest lattice vector length, which is the case
-        # that matters (0.5 Å threshold) for any cell whose shortest vector exceeds it.
+        # Wrapped coordinates against the 27 neighbouring images: exact for the nearest neighbour whenever
+        # it lies within one cell shell, which holds for any reasonably reduced cell (conventional cells).
         frac = np.linalg.solve(lat.T, self.positions.T).T
         frac = frac - np.floor(frac)
         cart = frac @ lat
-        shells = tiling_translations((3, 3, 3)) - 1.0
-        images = (shells[:, None, :] @ lat + cart[None, :, :]).reshape(-1, 3)
+        shifts = _SHELL27 @ lat
+        n = self.n_atoms
+        if n <= 48:  # small cells: one vectorised brute-force pass beats building a tree
+            diff = cart[None, :, None, :] - cart[:, None, None, :] + shifts[None, None, :, :]
+            d2 = np.einsum("ijkc,ijkc->ijk", diff, diff)
+            d2[np.arange(n), np.arange(n), 13] = np.inf  # an atom against itself in the home cell
+            flat = int(np.argmin(d2))
+            i, j, _ = np.unravel_index(flat, d2.shape)
+            return int(i), int(j), float(np.sqrt(d2.ravel()[flat]))
+        images = (shifts[:, None, :] + cart[None, :, :]).reshape(-1, 3)
         tree = cKDTree(images)
         d, j = tree.query(cart, k=2)
-        n = self.n_atoms
         i = int(np.argmin(d[:, 1]))
         return i, int(j[i, 1] % n), float(d[i, 1])
 
@@ -283,3 +289,7 @@ def tiling_translations(reps: tuple[int, int, int]) -> np.ndarray:
     na, nb, nc = reps
     g = np.stack(np.meshgrid(np.arange(na), np.arange(nb), np.arange(nc), indexing="ij"), axis=-1)
     return g.reshape(-1, 3).astype(np.float64)
+
+
+_SHELL27 = tiling_translations((3, 3, 3)) - 1.0  # the 27 integer translations in {-1, 0, 1}^3; index 13 = 0
+_SHELL27.setflags(write=False)
