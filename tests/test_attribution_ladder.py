@@ -259,6 +259,24 @@ def test_ceilings(tmp_path):
         ceiling_from_certificate(H / "certificate_example.json", [*ids, "mp-0"])
 
 
+def test_reads_viewcert_certificate_layout(tmp_path):
+    ids = ["a", "b", "c", "d"]
+    cert = {
+        "format": "viewcert-certificate/1",
+        "tolerances": {"delta": 0.15, "delta_unit": "angstrom", "tau": 0.15, "tau_unit": "angstrom"},
+        "items": [{"id": i, "correct": i != "c", "certified": i == "a", "outcome": "correct"} for i in ids],
+        "summary": {"n": 4, "correct": 3, "R1": 0.75},
+        "digest": {"algorithm": "sha256", "value": "f" * 64},
+    }
+    p = tmp_path / "cert.json"
+    p.write_text(json.dumps(cert))
+    c = ceiling_from_certificate(p, ["d", "c", "b", "a"])  # aligned to the results' item order
+    assert c.value == Fraction(3, 4) and c.per_item.tolist() == [True, False, True, True]
+    assert (c.delta, c.tau, c.digest) == (0.15, 0.15, "f" * 64)
+    # the fake digest is caught when viewcert.certify is importable, else recorded as unchecked
+    assert "DIGEST MISMATCH" in c.source or "digest not checked" in c.source
+
+
 def test_example_manifest_ladder_with_certificate():
     m = load_manifest(H / "manifest_example.toml")
     table, cov = read_manifest(m)

@@ -142,8 +142,10 @@ def _outcome(entry: Mapping) -> bool | None:
 def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = None) -> Ceiling:
     """R1 from a certificate JSON: counts from ``ceiling`` / ``r1`` / ``summary`` (``correct``, ``n``)
     and per-item outcomes from ``items`` / ``per_item`` / ``outcomes`` (id + ``correct`` / ``certified``
-    / ``status``); δ and τ from ``delta`` / ``tau`` (also under ``tolerances``). Per-item outcomes must
-    cover every item of the universe."""
+    / ``status``); δ and τ from ``delta`` / ``tau`` (also under ``tolerances``). This reads viewcert's own
+    certificates (``viewcert-certificate/1``: ``items[].id``/``correct``, ``summary.n``/``correct``,
+    ``tolerances``, ``digest.value``, whose digest is verified when :mod:`viewcert.certify` is present) and
+    simpler hand-written ones. Per-item outcomes must cover every item of the universe."""
     path = Path(path)
     src = str(path)
     try:
@@ -197,11 +199,26 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
             correct, n = int(per_item.sum()), int(per_item.size)
     delta = _dig(cert, "delta", "tolerances.delta", "delta_angstrom")
     tau = _dig(cert, "tau", "tolerances.tau", "symprec", "tolerances.symprec")
-    digest = _dig(cert, "digest", "sha256")
+    digest = _dig(cert, "digest.value", "digest", "sha256")
+    verified = _verify_digest(cert)
+    note = {True: "digest verified", False: "DIGEST MISMATCH", None: "digest not checked"}[verified]
     return Ceiling(Fraction(correct, n), f"R1 = {correct}/{n} (certificate)",
-                   f"certificate {src} sha256:{sha256_file(path)}", correct, n, per_item,
+                   f"certificate {src} sha256:{sha256_file(path)} ({note})", correct, n, per_item,
                    None if delta is None else float(delta), None if tau is None else float(tau),
                    None if digest is None else str(digest))
+
+
+def _verify_digest(cert: Mapping) -> bool | None:
+    """Check a viewcert certificate's own digest with :mod:`viewcert.certify.certificate` when that module
+    is available and the file is in its format; None when it cannot be checked."""
+    if not str(cert.get("format", "")).startswith("viewcert-certificate/") or not isinstance(cert.get("digest"),
+                                                                                             Mapping):
+        return None
+    try:
+        from viewcert.certify.certificate import digest_ok
+    except ImportError:
+        return None
+    return bool(digest_ok(dict(cert)))
 
 
 # ---------------------------------------------------------------------- arms
