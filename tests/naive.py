@@ -552,3 +552,129 @@ def study_oracle(positions, numbers, ase_matrices, tol):
         if not any(z == kz and np.linalg.norm(x - kx) < tol for kx, kz in kept):
             kept.append((x, z))
     return np.array([k[0] for k in kept], dtype=float).reshape(-1, 3), np.array([k[1] for k in kept], dtype=int)
+
+
+# ----------------------------------------------------------------------------- render.raster / visibility
+# (renderer section) A pixel-by-pixel analytic ray-caster in the *world* frame, written from the formulas
+# with rays from ``camera.ray`` (unit directions) and depths from ``camera.project``: it shares no arithmetic
+# with the numba kernel, which works in the camera frame. Pixels within ``eps`` of a boundary (silhouette,
+# cap rim, line border) or where the two nearest surfaces lie within ``eps`` in depth are flagged ambiguous.
+
+
+def _ray_sphere_world(o, d, c, r, eps):
+    """(s along the unit ray of the front hit or None, ambiguous)."""
+    oc = [c[k] - o[k] for k in range(3)]
+    s0 = sum(oc[k] * d[k] for k in range(3))
+    perp2 = max(sum(x * x for x in oc) - s0 * s0, 0.0)
+    perp = math.sqrt(perp2)
+    amb = abs(perp - r) < eps
+    if perp >= r:
+        return None, amb
+    return s0 - math.sqrt(r * r - perp2), amb
+
+
+def _ray_capped_cylinder_world(o, d, a, b, r, eps):
+    """(s of the entry point or None, ambiguous) for a capped cylinder from a to b of radius r."""
+    axis = [b[k] - a[k] for k in range(3)]
+    length = math.sqrt(sum(x * x for x in axis))
+    w = [x / length for x in axis]
+    oa = [o[k] - a[k] for k in range(3)]
+    z0 = sum(oa[k] * w[k] for k in range(3))
+    dz = sum(d[k] * w[k] for k in range(3))
+    op = [oa[k] - z0 * w[k] for k in range(3)]
+    dp = [d[k] - dz * w[k] for k in range(3)]
+    hits, amb = [], False
+    qa = sum(x * x for x in dp)
+    if qa > 1e-12:
+        qb = 2 * sum(op[k] * dp[k] for k in range(3))
+        qc = sum(x * x for x in op) - r * r
+        disc = qb * qb - 4 * qa * qc
+        # closest approach of the ray to the axis line, for the boundary test
+        s_min = -qb / (2 * qa)
+        dmin = math.sqrt(max(sum((op[k] + s_min * dp[k]) ** 2 for k in range(3)), 0.0))
+        if abs(dmin - r) < eps:
+            amb = True
+        if disc > 0:
+            s = (-qb - math.sqrt(disc)) / (2 * qa)
+            z = z0 + s * dz
+            if abs(z) < eps or abs(z - length) < eps:
+                amb = True
+            if 0 < z < length:
+                hits.append(s)
+    if abs(dz) > 1e-12:
+        for zt in (0.0, length):
+            s = (zt - z0) / dz
+            rad = math.sqrt(sum((op[k] + s * dp[k]) ** 2 for k in range(3)))
+            if abs(rad - r) < eps:
+                amb = True
+            if rad < r:
+                hits.append(s)
+    return (min(hits) if hits else None), amb
+
+
+def raycast_loop(scene, camera, *, eps=1e-7):
+    """(ids (H, W) int, depth (H, W) float, ambiguous (H, W) bool): for every pixel centre, every primitive
+    of ``scene`` tested analytically; nearest surface wins, ties to the lower primitive index (spheres, then
+    cylinders, then lines); ids: sphere k → k, cylinder → −2, line → −3, nothing → −1 (depth +inf)."""
+    h, w = camera.height, camera.width
+    persp = camera.kind == "perspective"
+    ids = np.full((h, w), -1, dtype=np.int64)
+    depth = np.full((h, w), np.inf)
+    amb = np.zeros((h, w), dtype=bool)
+    hw = 0.5 * scene.line_px
+    line_uv = []
+    for p0, p1 in zip(scene.line_starts, scene.line_ends, strict=True):
+        (uv0, d0), (uv1, d1) = camera.project(p0), camera.project(p1)
+        line_uv.append((uv0, d0, uv1, d1))
+    for i in range(h):
+        for j in range(w):
+            uv = (j + 0.5, i + 0.5)
+            o, d = camera.ray(uv)
+            o, d = o.tolist(), d.tolist()
+            hits = []  # (depth, primitive order, code)
+            order = 0
+            for c, r in zip(scene.sphere_centres.tolist(), scene.sphere_radii.tolist(), strict=True):
+                s, a = _ray_sphere_world(o, d, c, r, eps)
+                amb[i, j] |= a
+                if s is not None and (s > 0 or not persp):
+                    hits.append((float(camera.project([o[k] + s * d[k] for k in range(3)])[1]), order, order))
+                order += 1
+            for a_, b_, r in zip(scene.cylinder_starts.tolist(), scene.cylinder_ends.tolist(),
+                                 scene.cylinder_radii.tolist(), strict=True):
+                s, a = _ray_capped_cylinder_world(o, d, a_, b_, r, eps)
+                amb[i, j] |= a
+                if s is not None and (s > 0 or not persp):
+                    hits.append((float(camera.project([o[k] + s * d[k] for k in range(3)])[1]), order, -2))
+                order += 1
+            for uv0, d0, uv1, d1 in line_uv:
+                e = uv1 - uv0
+                l2 = float(e @ e)
+                t = 0.0 if l2 == 0 else min(max(float((np.asarray(uv) - uv0) @ e) / l2, 0.0), 1.0)
+                dist = math.hypot(*(uv0 + t * e - np.asarray(uv)))
+                amb[i, j] |= abs(dist - hw) < eps
+                if dist < hw:
+                    z = 1.0 / ((1 - t) / d0 + t / d1) if persp else d0 + t * (d1 - d0)
+                    hits.append((float(z), order, -3))
+                order += 1
+            if hits:
+                hits.sort()
+                if len(hits) > 1 and hits[1][0] - hits[0][0] < eps:
+                    amb[i, j] = True
+                depth[i, j], _, ids[i, j] = hits[0]
+    return ids, depth, amb
+
+
+def visible_pixels_loop(ids, n_atoms):
+    """Per atom: (count, mean u, mean v) of the pixel centres showing it, by a plain scan."""
+    count = [0] * n_atoms
+    su = [0.0] * n_atoms
+    sv = [0.0] * n_atoms
+    for i in range(ids.shape[0]):
+        for j in range(ids.shape[1]):
+            k = int(ids[i, j])
+            if k >= 0:
+                count[k] += 1
+                su[k] += j + 0.5
+                sv[k] += i + 0.5
+    return [(count[k], su[k] / count[k] if count[k] else math.nan, sv[k] / count[k] if count[k] else math.nan)
+            for k in range(n_atoms)]

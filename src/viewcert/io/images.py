@@ -1,0 +1,62 @@
+"""Rendered images and their sidecars on disk: PNG via Pillow with fixed parameters, JSON with sorted keys,
+ID/depth buffers as ``.npy``. Same arrays → same bytes: no timestamps, no text chunks, no ``pHYs``; files
+are written atomically through :mod:`viewcert.io.atomic`."""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from viewcert.errors import InputError
+from viewcert.io.atomic import json_dumps, write_bytes_atomic, write_text_atomic
+
+PNG_COMPRESS_LEVEL = 6
+
+
+def encode_png(rgb: np.ndarray, *, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
+    """PNG bytes of a uint8 image (H, W, 3) or (H, W): Pillow, zlib level ``compress_level``, no optimise
+    pass and no metadata chunks."""
+    from PIL import Image
+
+    a = np.asarray(rgb)
+    if a.dtype != np.uint8 or a.ndim not in (2, 3) or (a.ndim == 3 and a.shape[2] not in (3, 4)):
+        raise InputError(f"image must be uint8 (H, W), (H, W, 3) or (H, W, 4), got {a.dtype} {a.shape}",
+                         field="image")
+    buf = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(a)).save(buf, format="PNG", optimize=False, compress_level=compress_level)
+    return buf.getvalue()
+
+
+def png_base64(data: bytes) -> str:
+    """Standard base64 text of PNG bytes (what VLMEvalKit's ``image`` column holds)."""
+    return base64.b64encode(data).decode("ascii")
+
+
+def write_png(path: str | os.PathLike, rgb: np.ndarray) -> Path:
+    """Write ``encode_png(rgb)`` atomically; returns the path."""
+    return write_bytes_atomic(path, encode_png(rgb))
+
+
+def write_sidecar(path: str | os.PathLike, record: dict[str, Any]) -> Path:
+    """Write a JSON sidecar (sorted keys, deterministic floats; ±inf/NaN refused) atomically."""
+    return write_text_atomic(path, json_dumps(record))
+
+
+def encode_npy(array: np.ndarray) -> bytes:
+    """``.npy`` bytes (format version 1.0 header; deterministic)."""
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(array), allow_pickle=False)
+    return buf.getvalue()
+
+
+def write_buffers(stem: str | os.PathLike, atom_id: np.ndarray, depth: np.ndarray) -> tuple[Path, Path]:
+    """Write ``<stem>.ids.npy`` (int32) and ``<stem>.depth.npy`` (float64 Å, +inf on background)."""
+    stem = Path(stem)
+    a = write_bytes_atomic(stem.with_name(stem.name + ".ids.npy"), encode_npy(np.asarray(atom_id, np.int32)))
+    b = write_bytes_atomic(stem.with_name(stem.name + ".depth.npy"), encode_npy(np.asarray(depth, np.float64)))
+    return a, b
