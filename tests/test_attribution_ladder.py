@@ -191,6 +191,7 @@ def test_unparseable_items_and_refusals_count_against_the_arm(tmp_path):
     a = lad.arms.set_index("rung").loc["no-image"]
     assert not a["scored"] and a["items_without_answer"] == 7
     assert "7/100 items without an answer (3 refused, 4 unparseable" in a["unscored_reason"]
+    assert a["failure_reasons"] == "4× unparseable (recorded in the file); 3× refused (recorded in the file)"
 
 
 def test_items_missing_from_a_rung_are_counted_not_dropped(tmp_path):

@@ -24,7 +24,7 @@ EVAL_JSON = EVAL.with_suffix(".json")
 STUDY = H / "study" / "frontier__beta__lab-13b__K3.json"
 NATIVE_CSV = H / "native" / "beta_lab-13b_r3.csv"
 NATIVE_JSONL = H / "native" / "beta_lab-13b_noimage.jsonl"
-CORE = [c for c in COLUMNS if c not in ("source_file", "harness")]
+CORE = [c for c in COLUMNS if c not in ("source_file", "harness")] + ["parse_reason"]
 
 
 def _by_key(frame: pd.DataFrame) -> pd.DataFrame:
@@ -49,6 +49,8 @@ def test_vlmevalkit_result_file():
     assert f.loc[("mp-33615", 0), "target"] == "tetragonal"  # answer letter D resolved
     assert f.loc[("mp-8279", 0), "parse_status"] == "api_error"  # VLMEvalKit's FAIL_MSG
     assert f.loc[("mp-867321", 0), "parse_status"] == "unparseable"
+    assert f.loc[("mp-867321", 0), "parse_reason"].startswith("ambiguous: names cubic, tetragonal")
+    assert f.loc[("mp-1235466", 0), "parse_reason"] == ""
     # VLMEvalKit's hit, in item-id order: orthorhombic, triclinic, monoclinic, hexagonal, tetragonal, ...
     assert f["score"].tolist() == [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0]
     assert not t.warnings  # the hit column agrees with viewcert's parse on every row

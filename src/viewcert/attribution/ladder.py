@@ -239,6 +239,7 @@ class Arm:
     failed_unparseable: int
     failed_api_error: int
     ties: int
+    failure_reasons: str
     scored: bool
     reason: str
     correct_vector: np.ndarray = field(repr=False)
@@ -282,6 +283,10 @@ def _arm(model: str, rung: str, sub: pd.DataFrame, universe: Sequence[str], targ
             correct[j] = float(np.mean([sc for _, _, sc in g])) >= 0.5
     statuses = sub["parse_status"].value_counts()
     n_samples = len(sub)
+    failed_rows = sub[sub["parse_status"] != "ok"]
+    reason_col = failed_rows["parse_reason"] if "parse_reason" in failed_rows else pd.Series(dtype=object)
+    top = reason_col.fillna("").replace("", "(no reason recorded)").value_counts().head(3)
+    failure_reasons = "; ".join(f"{c}× {r}" for r, c in top.items())
     api = int(statuses.get("api_error", 0))
     api_rate = api / n_samples if n_samples else 0.0
     fail_rate = n_failed / len(universe)
@@ -297,7 +302,7 @@ def _arm(model: str, rung: str, sub: pd.DataFrame, universe: Sequence[str], targ
     k_max = int(sub["sample_k"].max()) + 1 if n_samples else 0
     return Arm(model, rung, len(universe), int(correct.sum()), missing, n_samples, k_max, api,
                int(statuses.get("refused", 0)), int(statuses.get("unparseable", 0)), n_failed,
-               failed["refused"], failed["unparseable"], failed["api_error"], ties, not reasons,
+               failed["refused"], failed["unparseable"], failed["api_error"], ties, failure_reasons, not reasons,
                "; ".join(reasons), correct, tuple(answers))
 
 
@@ -389,6 +394,7 @@ def build_ladder(
             "samples": a.samples, "k": a.k_max, "api_error_samples": a.api_error_samples,
             "refused_samples": a.refused_samples, "unparseable_samples": a.unparseable_samples,
             "items_without_answer": a.failed_items, "missing_items": a.missing, "ties": a.ties,
+            "failure_reasons": a.failure_reasons,
         })
     arms_df = pd.DataFrame(arm_rows)
 

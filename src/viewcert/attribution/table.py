@@ -2,7 +2,8 @@
 
 One row per (run, model, rung, item_id, sample_k): the raw output, the parsed answer, the target, a
 score in [0, 1], the parse status (``ok | unparseable | refused | api_error``), a category (the stratum,
-e.g. the true crystal system), the file it came from and the harness that wrote it. Every reader in
+e.g. the true crystal system), the file it came from and the harness that wrote it; plus ``parse_reason``
+(why an answer is missing, empty when the status is ``ok``). Every reader in
 :mod:`viewcert.attribution.readers` returns a :class:`ResultTable`; the ladder reads nothing else.
 
 ``score`` is the harness's own per-sample score when the file carries one (VLMEvalKit ``hit``/``score``,
@@ -63,6 +64,8 @@ COLUMNS: tuple[str, ...] = (
     "harness",
 )
 KEY = ("run", "model", "rung", "item_id", "sample_k")
+#: optional column after the canonical ones: why an answer is missing (empty when parse_status is ok)
+EXTRA_COLUMNS: tuple[str, ...] = ("parse_reason",)
 
 #: rungs in ladder order (bottom to top); chance and R1 are never read from result files
 RUNGS: tuple[str, ...] = ("chance", "no-image", "vision-only", "R4", "R2", "R3", "R1")
@@ -167,7 +170,7 @@ class ResultTable:
 
 
 def empty_frame() -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype=_DTYPES[c]) for c in COLUMNS})
+    return pd.DataFrame({c: pd.Series(dtype=_DTYPES[c]) for c in (*COLUMNS, *EXTRA_COLUMNS)})
 
 
 _DTYPES = {
@@ -184,6 +187,7 @@ _DTYPES = {
     "category": object,
     "source_file": object,
     "harness": object,
+    "parse_reason": object,
 }
 
 
@@ -195,7 +199,9 @@ def make_frame(records: list[Mapping[str, Any]], *, source: str | None = None) -
         missing = [c for c in COLUMNS if c not in r]
         if missing:
             raise InputError(f"row {i + 1} lacks {', '.join(missing)}", source=source, field=missing[0])
-    frame = pd.DataFrame.from_records([{c: r[c] for c in COLUMNS} for r in records], columns=list(COLUMNS))
+    cols = [*COLUMNS, *EXTRA_COLUMNS]
+    frame = pd.DataFrame.from_records([{c: r.get(c, "") if c in EXTRA_COLUMNS else r[c] for c in cols}
+                                       for r in records], columns=cols)
     frame["sample_k"] = frame["sample_k"].astype(np.int64)
     frame["score"] = frame["score"].astype(np.float64)
     validate_frame(frame, source=source)

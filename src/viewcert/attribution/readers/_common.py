@@ -91,6 +91,7 @@ def row(
         "category": category,
         "source_file": source_file,
         "harness": harness,
+        "parse_reason": parsed.reason,
     }
 
 

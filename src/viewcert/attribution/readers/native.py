@@ -2,7 +2,8 @@
 
 Required: ``item_id`` (alias ``id``), ``target``, and ``raw_output`` or ``parsed_answer`` (or both).
 Optional: ``sample_k`` (default 0; a repeated item id without it is an error), ``score``,
-``parse_status`` (``api_error``/``refused`` rows keep it; otherwise the parser decides), ``category``,
+``parse_status`` (``api_error``/``refused`` rows keep it; otherwise the parser decides), ``parse_reason``,
+``category``,
 ``model``, ``rung``, ``run`` (manifest values take precedence over columns).
 """
 
@@ -100,8 +101,10 @@ def read_native(
             raise InputError(f"{where}: parse_status {status!r} is not one of {PARSE_STATUSES}", source=src,
                              field="parse_status")
         given = r.get("parsed_answer")
+        reason = r.get("parse_reason")
+        reason = None if is_missing(reason) or not str(reason).strip() else str(reason)
         if status in ("api_error", "refused"):
-            parsed = ParsedAnswer(None, status, f"{status} (recorded in the file)")
+            parsed = ParsedAnswer(None, status, reason or f"{status} (recorded in the file)")
         elif not is_missing(given) and str(given).strip():
             label = parser.canonical(str(given))
             if label is None:
@@ -109,7 +112,7 @@ def read_native(
                                  field="parsed_answer")
             parsed = ParsedAnswer(label, "ok")
         elif status == "unparseable" and raw is None:
-            parsed = ParsedAnswer(None, "unparseable", "unparseable (recorded in the file)")
+            parsed = ParsedAnswer(None, "unparseable", reason or "unparseable (recorded in the file)")
         else:
             parsed = parser.parse(raw)
         score = as_score(r.get("score"), source=src, where=where, field="score") if "score" in r else None
@@ -131,10 +134,11 @@ def write_native(table: ResultTable | pd.DataFrame, path: str | Path) -> Path:
     back with :func:`read_native` gives the same rows (harness and source_file become ``native`` and the
     new path)."""
     from viewcert.attribution._io import write_text_atomic
-    from viewcert.attribution.table import COLUMNS
+    from viewcert.attribution.table import COLUMNS, EXTRA_COLUMNS
 
     frame = table.frame if isinstance(table, ResultTable) else table
-    frame = frame[list(COLUMNS)].sort_values(["model", "rung", "item_id", "sample_k"], kind="stable")
+    cols = [*COLUMNS, *(c for c in EXTRA_COLUMNS if c in frame.columns)]
+    frame = frame[cols].sort_values(["model", "rung", "item_id", "sample_k"], kind="stable")
     path = Path(path)
     if path.suffix.lower() == ".jsonl":
         lines = []
