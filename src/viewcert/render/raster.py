@@ -679,6 +679,40 @@ def _render_serial(prim, code, col, cam, params, ss, tile, want_rgb, starts, ite
             _aa_tile(tk, prim, col, cam, params, ss, tile, starts, items, rgb, cls)
 
 
+@njit(cache=True)
+def _silhouette_counts(prim, n_spheres, cam):
+    """Pixel centres inside each sphere's silhouette, the sphere alone (the renderer's own ray test)."""
+    width = int(cam[1])
+    height = int(cam[2])
+    out = np.zeros(n_spheres, dtype=np.int64)
+    one = np.zeros(1, dtype=np.int64)
+    for p in range(n_spheres):
+        j0 = max(int(math.floor(prim[p, 1])), 0)
+        j1 = min(int(math.ceil(prim[p, 2])), width - 1)
+        i0 = max(int(math.floor(prim[p, 3])), 0)
+        i1 = min(int(math.ceil(prim[p, 4])), height - 1)
+        if j1 < j0 or i1 < i0:
+            continue
+        nj = j1 - j0 + 1
+        n = (i1 - i0 + 1) * nj
+        us = np.empty(n)
+        vs = np.empty(n)
+        for a in range(i1 - i0 + 1):
+            for b in range(nj):
+                us[a * nj + b] = j0 + b + 0.5
+                vs[a * nj + b] = i0 + a + 0.5
+        bp = np.empty(n, dtype=np.int64)
+        bt = np.empty(n)
+        one[0] = p
+        _trace_batch(us, vs, n, prim, one, 0, 1, cam, bp, bt)
+        c = 0
+        for s in range(n):
+            if bp[s] == p:
+                c += 1
+        out[p] = c
+    return out
+
+
 # ============================================================================ Python side
 
 
@@ -882,3 +916,9 @@ def render_structure(
     scene = build_scene(structure, style, tiling=tiling, radius_scale=radius_scale, radius=radius, bonds=bonds,
                         edges=edges)
     return [render(scene, cam, supersample=supersample, rgb=rgb) for cam in cameras]
+
+
+def silhouette_pixel_counts(scene: Scene, camera: Camera) -> np.ndarray:
+    """(N,) number of pixel centres each atom would cover were it drawn alone (its silhouette)."""
+    k = prepare(scene, camera)
+    return _silhouette_counts(k["prim"], scene.n_atoms, k["cam"])
