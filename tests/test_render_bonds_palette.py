@@ -49,13 +49,20 @@ def test_small_cell_bonds_are_unique():
     # bcc Fe conventional cell: 2 atoms, each with 8 nearest neighbours → 8 unique bonds per cell
     a = 2.87
     s = Structure(np.array([[0, 0, 0], [a / 2] * 3]), [26, 26], np.eye(3) * a)
-    b = find_bonds(s, factor=1.05)  # cutoff 2.77 Å: first shell (2.49 Å) only
+    b = find_bonds(s, factor=1.05, metal_metal=True)  # cutoff 2.77 Å: first shell (2.49 Å) only
     assert len(b) == 8
     np.testing.assert_allclose(b.length, np.sqrt(3) * a / 2)
-    assert len(find_bonds(s, factor=1.15)) == 14  # cutoff 3.04 Å adds the 6 second neighbours (2.87 Å) per atom
+    # cutoff 3.04 Å adds the 6 second neighbours (2.87 Å) per atom
+    assert len(find_bonds(s, factor=1.15, metal_metal=True)) == 14
+    assert len(find_bonds(s)) == 0  # metal–metal contacts are not drawn by default
     # a one-atom simple cubic cell lists its 6 image bonds as 3
     sc = Structure(np.zeros((1, 3)), [29], np.eye(3) * 2.5)
-    assert len(find_bonds(sc)) == 3
+    assert len(find_bonds(sc, metal_metal=True)) == 3
+    # rock salt: only Na–Cl, 6 per formula unit
+    nacl = Structure(np.array([[0, 0, 0], [2.82, 0, 0]]), [11, 17], np.array([[0, 2.82, 2.82], [2.82, 0, 2.82],
+                                                                               [2.82, 2.82, 0]]))
+    b = find_bonds(nacl)
+    assert len(b) == 6 and set(zip(b.i.tolist(), b.j.tolist(), strict=True)) == {(0, 1)}
 
 
 @settings(max_examples=25)

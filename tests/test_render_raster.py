@@ -215,7 +215,7 @@ def test_bonds_join_the_atoms_they_belong_to():
 
 
 def test_periodic_bonds_are_not_drawn_twice_and_stubs_leave_the_cell():
-    s = Structure(np.zeros((1, 3)), [29], np.eye(3) * 2.5)  # simple cubic Cu, each bond to its own image
+    s = Structure(np.zeros((1, 3)), [6], np.eye(3) * 1.5)  # simple cubic C, each bond to its own image
     scene = build_scene(s, "ball-and-stick", tiling=(2, 1, 1))
     # 2 atoms; the a-bond between them is drawn once (2 halves); all other 5 + 5 directions are stubs
     owners = scene.cylinder_owner.tolist()

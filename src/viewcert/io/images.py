@@ -18,9 +18,10 @@ from viewcert.io.atomic import json_dumps, write_bytes_atomic, write_text_atomic
 PNG_COMPRESS_LEVEL = 6
 
 
-def encode_png(rgb: np.ndarray, *, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
+def encode_png(rgb: np.ndarray, *, compress_level: int = PNG_COMPRESS_LEVEL, palette: bool = False) -> bytes:
     """PNG bytes of a uint8 image (H, W, 3) or (H, W): Pillow, zlib level ``compress_level``, no optimise
-    pass and no metadata chunks."""
+    pass and no metadata chunks. ``palette``: quantise to 256 colours first (median cut, no dithering;
+    deterministic) for small files such as contact sheets."""
     from PIL import Image
 
     a = np.asarray(rgb)
@@ -28,7 +29,10 @@ def encode_png(rgb: np.ndarray, *, compress_level: int = PNG_COMPRESS_LEVEL) -> 
         raise InputError(f"image must be uint8 (H, W), (H, W, 3) or (H, W, 4), got {a.dtype} {a.shape}",
                          field="image")
     buf = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(a)).save(buf, format="PNG", optimize=False, compress_level=compress_level)
+    im = Image.fromarray(np.ascontiguousarray(a))
+    if palette:
+        im = im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    im.save(buf, format="PNG", optimize=False, compress_level=compress_level)
     return buf.getvalue()
 
 
@@ -37,14 +41,14 @@ def png_base64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def write_png(path: str | os.PathLike, rgb: np.ndarray) -> Path:
-    """Write ``encode_png(rgb)`` atomically; returns the path."""
-    return write_bytes_atomic(path, encode_png(rgb))
+def write_png(path: str | os.PathLike, rgb: np.ndarray, *, palette: bool = False) -> Path:
+    """Write ``encode_png(rgb, palette=palette)`` atomically; returns the path."""
+    return write_bytes_atomic(path, encode_png(rgb, palette=palette))
 
 
 def write_sidecar(path: str | os.PathLike, record: dict[str, Any]) -> Path:
-    """Write a JSON sidecar (sorted keys, deterministic floats; ±inf/NaN refused) atomically."""
-    return write_text_atomic(path, json_dumps(record))
+    """Write a JSON sidecar (one line, sorted keys, deterministic floats; ±inf/NaN refused) atomically."""
+    return write_text_atomic(path, json_dumps(record, indent=None))
 
 
 def encode_npy(array: np.ndarray) -> bytes:

@@ -5,7 +5,9 @@ A bond joins atoms i and j (cell indices) across the integer lattice translation
 repeated listings a neighbour search over periodic images produces in small cells are folded into one
 canonical form (i < j, or i == j with S lexicographically positive). Distinct images of the same pair
 (i, j) are distinct bonds and are all kept. A bond exists when ``min_distance < d ≤ factor × (r_i + r_j)``
-with covalent radii r (Å).
+with covalent radii r (Å) and, unless ``metal_metal=True``, at least one end is a non-metal (H, B, C, N, O,
+Si, P, S, Ge, As, Se, Sb, Te, halogens, noble gases): metal–metal contacts in ionic and intermetallic
+crystals are contacts, not drawn bonds (VESTA's default bond search does the same).
 
 Drawing splits every bond into two *half-bonds*, each owned by one drawn atom and coloured like it: a bond
 between two drawn atoms gives two halves meeting at the midpoint; a bond leaving the drawn tiling gives a
@@ -25,6 +27,15 @@ from viewcert.structures import Structure, tiling_translations
 
 DEFAULT_FACTOR = 1.15
 MIN_BOND_DISTANCE = 0.1  # Å
+NON_METALS = frozenset({1, 2, 5, 6, 7, 8, 9, 10, 14, 15, 16, 17, 18, 32, 33, 34, 35, 36, 51, 52, 53, 54, 85, 86})
+
+
+def _bondable(zi: np.ndarray, zj: np.ndarray, metal_metal: bool) -> np.ndarray:
+    if metal_metal:
+        return np.ones(len(zi), dtype=bool)
+    nm = np.zeros(119, dtype=bool)
+    nm[list(NON_METALS)] = True
+    return nm[zi] | nm[zj]
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,6 +88,7 @@ def find_bonds(
     factor: float = DEFAULT_FACTOR,
     radii: np.ndarray | None = None,
     min_distance: float = MIN_BOND_DISTANCE,
+    metal_metal: bool = False,
 ) -> Bonds:
     """Unique bonds of a molecule or a periodic cell (all images within the cutoff), see module docstring.
     ``radii`` (n,) Å replaces the covalent radii; cutoff for a pair = factor × (r_i + r_j)."""
@@ -92,6 +104,7 @@ def find_bonds(
         pairs = np.array(sorted(cKDTree(pos).query_pairs(rmax)), dtype=np.int64).reshape(-1, 2)
         d = np.linalg.norm(pos[pairs[:, 1]] - pos[pairs[:, 0]], axis=1) if len(pairs) else np.zeros(0)
         ok = (d > min_distance) & (d <= half[pairs[:, 0]] + half[pairs[:, 1]])
+        ok &= _bondable(num[pairs[:, 0]], num[pairs[:, 1]], metal_metal)
         pairs, d = pairs[ok], d[ok]
         return Bonds(pairs[:, 0].copy(), pairs[:, 1].copy(), np.zeros((len(pairs), 3), np.int64), d)
     lat = structure.lattice
@@ -112,7 +125,8 @@ def find_bonds(
             j = k % n
             s = shifts[k // n]
             d = float(np.linalg.norm(images[k] - pos[i]))
-            if min_distance < d <= half[i] + half[j]:
+            if min_distance < d <= half[i] + half[j] and (metal_metal or num[i] in NON_METALS
+                                                          or num[j] in NON_METALS):
                 rows_i.append(i)
                 rows_j.append(j)
                 rows_s.append(s)
@@ -144,11 +158,12 @@ def half_bonds(
     factor: float = DEFAULT_FACTOR,
     radii: np.ndarray | None = None,
     stubs: bool = True,
+    metal_metal: bool = False,
 ) -> HalfBonds:
     """Half-bond segments for the drawn atoms (indexing as ``render.project.drawn_atoms``: drawn atom
     ``t * n + i`` is cell atom i in tile t, tiles in C order of ``tiling``). Each bond between two drawn atoms
     appears exactly once (as two halves)."""
-    bonds = find_bonds(structure, factor=factor, radii=radii)
+    bonds = find_bonds(structure, factor=factor, radii=radii, metal_metal=metal_metal)
     n = structure.n_atoms
     pos = structure.positions
     if structure.lattice is None:

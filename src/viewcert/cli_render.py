@@ -1,0 +1,146 @@
+"""Renderer commands for the ``viewcert`` CLI: ``render``, ``build-benchmark``, ``gallery``.
+
+Mounted by ``viewcert.cli`` through ``register(app)``; thin wrappers, the work is in ``viewcert.render``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import typer
+
+from viewcert.errors import ViewcertError
+
+
+def _tiling(text: str) -> tuple[int, int, int]:
+    parts = [p for p in re.split(r"[,x×\s]+", text.strip()) if p]
+    if len(parts) == 1:
+        parts = parts * 3
+    try:
+        t = tuple(int(p) for p in parts)
+    except ValueError:
+        raise typer.BadParameter(f"tiling must be like 2,2,2 or 2x2x2, got {text!r}") from None
+    if len(t) != 3 or min(t) < 1:
+        raise typer.BadParameter(f"tiling must be three positive integers, got {text!r}")
+    return t  # type: ignore[return-value]
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "structure"
+
+
+def render_cmd(
+    input_spec: str = typer.Argument(..., metavar="INPUT",
+                                     help="structure file, folder of files, study layout or builtin:NAME"),
+    out: Path = typer.Option(Path("out/render"), "--out", "-o", help="output folder"),
+    protocol: str = typer.Option("render-ceiling-5", help="named view protocol"),
+    style: str = typer.Option("study", help="study | ball-and-stick | spacefill"),
+    tiling: str = typer.Option("2,2,2", help="cell repetitions a,b,c for crystals (molecules: 1,1,1)"),
+    size: int = typer.Option(768, help="image width = height, px"),
+    kind: str = typer.Option("orthographic", help="orthographic | perspective"),
+    conventional: bool = typer.Option(True, help="draw the conventional standard cell (0.01 Å, 5°)"),
+    supersample: int = typer.Option(3, help="anti-aliasing samples per axis on edge pixels"),
+    buffers: bool = typer.Option(False, help="also write <view>.ids.npy and <view>.depth.npy"),
+    subset: str = typer.Option("eval", help="study layout: eval | all"),
+    limit: int = typer.Option(0, help="render only the first N items (0 = all)"),
+) -> None:
+    """Render every structure of INPUT in every view: PNG + JSON sidecar (+ ID/depth buffers)."""
+    from viewcert.certify.inputs import load_input
+    from viewcert.io.images import write_buffers, write_png, write_sidecar
+    from viewcert.render.export import view_sidecar
+    from viewcert.render.gallery import _conventional
+    from viewcert.render.raster import build_scene, frame_cameras, render
+
+    try:
+        t = _tiling(tiling)
+        dataset = load_input(input_spec, subset=subset)
+        items = dataset.items[:limit] if limit else dataset.items
+        from viewcert.cameras.protocols import get_protocol
+
+        proto = get_protocol(protocol)
+        n_img = 0
+        for it in items:
+            s = it.read()
+            if conventional:
+                s = _conventional(s)
+            tt = t if s.is_periodic else (1, 1, 1)
+            cams = frame_cameras(s, proto, style=style, tiling=tt, width=size, height=size, kind=kind)
+            scene = build_scene(s, style, tiling=tt)
+            stem = _safe(it.id)
+            framing = {"method": "letterbox", "margin_px": 16.0, "pad_angstrom": float(scene.sphere_radii.max()),
+                       "tiling": list(tt)}
+            for view, cam in zip(proto.views, cams, strict=True):
+                res = render(scene, cam, supersample=supersample)
+                name = f"{stem}_{view.name}"
+                write_png(out / f"{name}.png", res.rgb)
+                write_sidecar(out / f"{name}.json",
+                              view_sidecar(res, view_name=view.name, image=f"{name}.png", structure=s, framing=framing))
+                if buffers:
+                    write_buffers(out / name, res.atom_id, res.depth)
+                n_img += 1
+        typer.echo(f"wrote {n_img} images of {len(items)} structures to {out}")
+    except ViewcertError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+def build_benchmark_cmd(
+    input_spec: str = typer.Argument(..., metavar="INPUT",
+                                     help="study layout (structures.json + eval.jsonl), folder, file or builtin:NAME"),
+    protocol: str = typer.Option("render-ceiling-5", help="named view protocol"),
+    task: str = typer.Option("crystal-system", help="question task"),
+    out: Path = typer.Option(..., "--out", "-o", help="benchmark folder"),
+    style: str = typer.Option("study", help="study | ball-and-stick | spacefill"),
+    tiling: str = typer.Option("2,2,2", help="cell repetitions a,b,c"),
+    size: int = typer.Option(768, help="image width = height, px"),
+    subset: str = typer.Option("eval", help="study layout: eval | all"),
+    limit: int = typer.Option(0, help="first N questions in the (label-blind) SHA-256 order; 0 = all"),
+    truth: str = typer.Option("dataset", help="answer: the dataset's label (dataset) or the rendered cell's"),
+    certify: bool = typer.Option(True, help="certify the benchmark's ceiling (viewcert.certify)"),
+    delta: float = typer.Option(0.01, help="oracle tolerance δ for the certificate, Å (τ = δ)"),
+    workers: int = typer.Option(1, help="local worker processes"),
+    buffers: bool = typer.Option(False, help="also write ID/depth buffers (.npy) per view"),
+) -> None:
+    """Export a benchmark: images, sidecars, JSONL, VLMEvalKit TSV, R3 prompts, certificate."""
+    from viewcert.render.export import ExportSettings, build_benchmark
+
+    try:
+        settings = ExportSettings(protocol=protocol, task=task, style=style, tiling=_tiling(tiling), size=size,
+                                  truth=truth, buffers=buffers, tau=delta)
+        m = build_benchmark(input_spec, out, settings=settings, subset=subset, limit=limit or None,
+                            certify=certify, delta=delta, n_workers=workers)
+    except ViewcertError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    cert = m.get("certificate") or {}
+    summary = cert.get("summary") or {}
+    typer.echo(f"{m['n_questions']} questions in {out} ({len(m['errors'])} skipped, "
+               f"{len(m['label_mismatches'])} label mismatches)")
+    if summary:
+        typer.echo(f"ceiling R1 = {summary.get('correct')}/{summary.get('n')} ({cert.get('observe')} observations), "
+                   f"certificate sha256:{cert.get('digest')}")
+    elif certify:
+        typer.echo(f"certificate: {cert.get('status', 'not written')} {cert.get('reason', '')}".rstrip())
+
+
+def gallery_cmd(
+    out: Path = typer.Option(Path("docs/gallery.png"), "--out", "-o", help="PNG to write"),
+    tile_px: int = typer.Option(170, help="size of one view, px"),
+) -> None:
+    """Contact sheet of built-in crystals and molecules in every view of the study's protocol."""
+    from viewcert.render.gallery import write_gallery
+
+    try:
+        path = write_gallery(out, tile_px=tile_px)
+    except ViewcertError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"wrote {path} ({Path(path).stat().st_size // 1024} KB)")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``render``, ``build-benchmark`` and ``gallery`` to ``app``."""
+    app.command("render")(render_cmd)
+    app.command("build-benchmark")(build_benchmark_cmd)
+    app.command("gallery")(gallery_cmd)

@@ -1,0 +1,425 @@
+"""Benchmark export: rendered images + sidecars + question files a harness reads + the ceiling certificate.
+
+``build_benchmark(INPUT, out, protocol=..., task="crystal-system")`` writes into ``out``:
+
+| file | what |
+|---|---|
+| ``images/qNNNN_vK.png`` | view K of question NNNN (PNG, Pillow, fixed parameters) |
+| ``sidecars/qNNNN_vK.json`` | camera (matrices), framing, style, atom-ID code mapping, per drawn atom: cell atom, tile, element, pixel centre, depth, visible pixel count, silhouette pixel count, visible fraction |
+| ``benchmark.jsonl`` | one line per question: id (``qNNNN``), source_id, index, images, question, choices, answer, answer_letter, task |
+| ``benchmark.tsv`` | VLMEvalKit MCQ layout: index, image (list of base64 PNGs as text), image_path, question, A…G, answer (letter), category, split, id, source_id |
+| ``r3_prompts.jsonl`` | the matching geometry-as-text prompts (rung R3): id, source_id, index, question, choices, answer |
+| ``manifest.json`` | settings, per question the answer's source, the rendered cell's label and any disagreement, occlusion per view, SHA-256 of every file |
+| ``certificate.json``, ``certificate_items.csv`` | the benchmark's ceiling from ``viewcert.certify`` (same protocol, tiling and image size) |
+
+Questions are ordered by SHA-256 of the item id (not by input order, which for the study is by crystal
+system) and files are named by question index and view number only: no file name carries label
+information. Question ids are ``qNNNN``; the input's own id (which may encode a label, e.g. an AFLOW
+prototype label) is kept as ``source_id`` beside the answer, never in a file name. Every file is deterministic: re-running the export gives identical bytes.
+
+R3 prompts describe the rendered (conventional) cell by default; ``r3_cell="input"`` describes the input
+cell instead, which is what the render-ceiling study's ``eval_r3_coords.jsonl`` did (161 of its 210 prompts
+are byte-identical to ``r3_prompt`` of the input cell, 43 to that of the conventional cell).
+
+Label (answer) of an item: the dataset's own crystal system when the input carries one
+(``truth="dataset"``, the study's scoring) else the rendered (conventional) cell's, by spglib at τ;
+disagreements are listed in the manifest, never resolved silently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from viewcert.errors import InputError
+from viewcert.structures import Structure
+
+TASKS = ("crystal-system",)
+LETTERS = "ABCDEFGHIJ"
+DEFAULT_TILING = (2, 2, 2)
+R3_PREAMBLE = (
+    "You are given the complete geometry of a crystal structure as text. Identify the crystal system (one of: "
+    "{choices}). Reason from the cell geometry and atomic arrangement given below."
+)
+
+
+def crystal_systems() -> tuple[str, ...]:
+    from viewcert.certify.symmetry import CRYSTAL_SYSTEMS
+
+    return CRYSTAL_SYSTEMS
+
+
+@dataclass(frozen=True)
+class ExportSettings:
+    """What the export depends on (recorded in the manifest). size: image width = height (px)."""
+
+    protocol: str = "render-ceiling-5"
+    task: str = "crystal-system"
+    style: str = "study"
+    tiling: tuple[int, int, int] = DEFAULT_TILING
+    size: int = 768
+    kind: str = "orthographic"
+    supersample: int = 3
+    standardize: bool = True
+    std_symprec: float = 0.01
+    std_angle_tolerance: float = 5.0
+    tau: float = 0.01
+    truth: str = "dataset"
+    r3_cell: str = "rendered"
+    buffers: bool = False
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.task not in TASKS:
+            raise InputError(f"task must be one of {TASKS}, got {self.task!r}", field="task")
+        if self.truth not in ("dataset", "rendered"):
+            raise InputError(f"truth must be 'dataset' or 'rendered', got {self.truth!r}", field="truth")
+        if self.r3_cell not in ("rendered", "input"):
+            raise InputError(f"r3_cell must be 'rendered' or 'input', got {self.r3_cell!r}", field="r3_cell")
+        t = tuple(int(x) for x in self.tiling)
+        if len(t) != 3 or min(t) < 1:
+            raise InputError(f"tiling must be three positive integers, got {self.tiling}", field="tiling")
+        object.__setattr__(self, "tiling", t)
+
+    def to_dict(self) -> dict:
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "extra"}
+        d["tiling"] = list(self.tiling)
+        d.update(self.extra)
+        return d
+
+
+def image_question(settings: ExportSettings, view_names: tuple[str, ...]) -> str:
+    from viewcert.render.palette import get_style
+
+    st = get_style(settings.style)
+    look = {"study": "flat discs, no bonds", "ball-and-stick": "ball-and-stick", "spacefill": "space-filling"}
+    t = "×".join(str(x) for x in settings.tiling)
+    choices = ", ".join(crystal_systems())
+    bonds = "bonds drawn" if st.bonds else "no bonds"
+    return (
+        f"You are shown {len(view_names)} standardized multi-view renders of a crystal structure "
+        f"({settings.kind} projection, {look.get(st.name, st.name)}, {bonds}; the conventional cell tiled {t} with "
+        f"the supercell box outlined; views: {', '.join(view_names)}). Identify the crystal system (one of: "
+        f"{choices}). Reason from the cell geometry and atomic arrangement visible in the images."
+    )
+
+
+def r3_prompt(cell: Structure) -> str:
+    """Geometry as text (rung R3), in the render-ceiling study's format: cell parameters, atom count and
+    fractional coordinates (wrapped to [0, 1)) of the rendered conventional cell."""
+    from viewcert.io.cell import cell_parameters
+
+    a, b, c, al, be, ga = cell_parameters(cell.lattice)
+    frac = cell.frac_coords
+    frac = frac - np.floor(frac)
+    frac[frac >= 1.0] -= 1.0
+    lines = [
+        R3_PREAMBLE.format(choices=", ".join(crystal_systems())),
+        "",
+        f"Cell parameters: a={a:.4f} b={b:.4f} c={c:.4f} Angstrom, alpha={al:.3f} beta={be:.3f} gamma={ga:.3f} "
+        "degrees.",
+        f"Number of atoms in the cell: {cell.n_atoms}.",
+        "Fractional coordinates (species x y z):",
+    ]
+    for sym, f in zip(cell.symbols, frac, strict=True):
+        lines.append(f"  {sym} {f[0]:.5f} {f[1]:.5f} {f[2]:.5f}")
+    return "\n".join(lines[:2]) + "\n" + "\n".join(lines[2:])
+
+
+def projection_matrix(camera) -> list[list[float]]:
+    """3×4 homogeneous world → pixel matrix: [u·w, v·w, w]ᵀ = M [x, y, z, 1]ᵀ (orthographic: w = 1)."""
+    r = camera.rotation
+    if camera.kind == "orthographic":
+        s = camera.scale
+        m = np.zeros((3, 4))
+        m[0, :3] = s * r[0]
+        m[1, :3] = -s * r[1]
+        m[0, 3] = 0.5 * camera.width - s * r[0] @ camera.center
+        m[1, 3] = 0.5 * camera.height + s * r[1] @ camera.center
+        m[2, 3] = 1.0
+        return m.tolist()
+    # w = depth = −z_cam; u·w = f·x_cam + cx·w, v·w = −f·y_cam + cy·w with cam = R (x − position)
+    k = np.array([[camera.focal, 0.0, -camera.cx], [0.0, -camera.focal, -camera.cy], [0.0, 0.0, -1.0]])
+    rt = np.concatenate([r, -(r @ camera.position)[:, None]], axis=1)
+    return (k @ rt).tolist()
+
+
+def _r(x: float, nd: int = 6) -> float:
+    v = round(float(x), nd)
+    return 0.0 if v == 0 else v
+
+
+def view_sidecar(result, *, view_name: str, image: str, structure: Structure, framing: dict) -> dict:
+    """The JSON sidecar of one rendered view (see module docstring)."""
+    from viewcert.render.visibility import view_atom_table
+
+    tab = view_atom_table(result)
+    scene = result.scene
+    n_cell = structure.n_atoms
+    shifts = None
+    if structure.is_periodic:
+        from viewcert.structures import tiling_translations
+
+        shifts = tiling_translations(scene.tiling).astype(int)
+    atoms = []
+    for k in range(scene.n_atoms):
+        row = {
+            "id": k,
+            "cell_index": int(tab["cell_index"][k]),
+            "tile": int(tab["tile"][k]),
+            "element": structure.symbols[int(tab["cell_index"][k])],
+            "uv": [_r(tab["uv"][k, 0]), _r(tab["uv"][k, 1])],
+            "depth": _r(tab["depth"][k]),
+            "visible_pixels": int(tab["visible_pixels"][k]),
+            "silhouette_pixels": int(tab["silhouette_pixels"][k]),
+            "visible_fraction": _r(tab["visible_fraction"][k]),
+        }
+        if shifts is not None:
+            row["translation"] = shifts[int(tab["tile"][k])].tolist()
+        atoms.append(row)
+    cam = result.camera
+    return {
+        "format": "viewcert.render.sidecar/1",
+        "view": view_name,
+        "image": image,
+        "camera": cam.to_dict(),
+        "projection_matrix": [[_r(v, 9) for v in row] for row in projection_matrix(cam)],
+        "framing": framing,
+        "style": scene.style.to_dict(),
+        "supersample": int(result.supersample),
+        "id_buffer": {
+            "codes": {"background": -1, "bond": -2, "edge": -3},
+            "atom_id": f"drawn atom id = tile * {n_cell} + cell_index; tiles in C order of the tiling "
+                       f"{list(scene.tiling)} (a slowest); translation = the tile's lattice translation",
+            "pixel": "pixel (row i, col j) shows what the ray through its centre (j + 0.5, i + 0.5) hits first",
+        },
+        "structure": {
+            "id": structure.identifier,
+            "n_cell_atoms": n_cell,
+            "lattice": None if structure.lattice is None else [[_r(v, 9) for v in r] for r in structure.lattice],
+            "tiling": list(scene.tiling),
+        },
+        "atoms": atoms,
+        "n_atoms_drawn": scene.n_atoms,
+        "n_atoms_visible": int((tab["visible_pixels"] > 0).sum()),
+    }
+
+
+def _order_key(item_id: str) -> str:
+    return hashlib.sha256(item_id.encode()).hexdigest()
+
+
+def export_item(job: tuple) -> dict:
+    """Render one question's views and write its PNGs and sidecars (module level: runs in workers)."""
+    from viewcert.certify.ceiling import _label_dict, conventional_cell
+    from viewcert.certify.symmetry import analyse_cell
+    from viewcert.io.images import write_buffers, write_png, write_sidecar
+    from viewcert.render.raster import build_scene, frame_cameras, render
+
+    item, index, settings, out = job
+    settings = ExportSettings(**settings)
+    out = Path(out)
+    rec: dict[str, Any] = {"id": item.id, "index": index}
+    try:
+        s = raw = item.read()
+        if not s.is_periodic:
+            raise InputError("the crystal-system task needs a periodic structure (this one is a molecule)")
+        if settings.standardize:
+            s = conventional_cell(s, symprec=settings.std_symprec, angle_tolerance=settings.std_angle_tolerance,
+                                  orientation="pymatgen")
+        check = analyse_cell(s.lattice, s.frac_coords, s.numbers, symprec=settings.tau, angle_tolerance=5.0,
+                             cross_check=True)
+        rendered = _label_dict(check)
+    except Exception as exc:  # noqa: BLE001 - an unreadable item is reported, not fatal
+        rec["error"] = f"{type(exc).__name__}: {exc}"
+        return rec
+    dataset = (item.label or {}).get("crystal_system")
+    rendered_cs = None if rendered is None else rendered["crystal_system"]
+    if settings.truth == "dataset" and dataset:
+        answer, source = dataset, "dataset"
+    else:
+        answer, source = rendered_cs, "rendered"
+    rec.update({"answer": answer, "answer_source": source, "label_dataset": dataset, "label_rendered": rendered,
+                "label_mismatch": bool(dataset and rendered_cs and dataset != rendered_cs),
+                "cross_check": None if check.agree else check.describe_disagreement(),
+                "formula": s.formula, "n_cell_atoms": s.n_atoms,
+                "r3_prompt": r3_prompt(s if settings.r3_cell == "rendered" else raw)})
+    from viewcert.cameras.protocols import get_protocol
+
+    proto = get_protocol(settings.protocol)
+    cams = frame_cameras(s, proto, style=settings.style, tiling=settings.tiling, width=settings.size,
+                         height=settings.size, kind=settings.kind)
+    scene = build_scene(s, settings.style, tiling=settings.tiling)
+    pad = float(scene.sphere_radii.max())
+    framing = {"method": "letterbox: drawn atoms grown by the largest drawn radius, plus the supercell box; "
+                         "one scale for both axes, centred", "margin_px": 16.0, "pad_angstrom": _r(pad),
+               "tiling": list(settings.tiling)}
+    images, occl = [], []
+    for v, (view, cam) in enumerate(zip(proto.views, cams, strict=True)):
+        res = render(scene, cam, supersample=settings.supersample)
+        name = f"q{index:04d}_v{v}"
+        write_png(out / "images" / f"{name}.png", res.rgb)
+        side = view_sidecar(res, view_name=view.name, image=f"images/{name}.png", structure=s, framing=framing)
+        write_sidecar(out / "sidecars" / f"{name}.json", side)
+        if settings.buffers:
+            write_buffers(out / "buffers" / name, res.atom_id, res.depth)
+        images.append(f"images/{name}.png")
+        hidden = side["n_atoms_drawn"] - side["n_atoms_visible"]
+        occl.append({"view": view.name, "n_drawn": side["n_atoms_drawn"], "n_hidden": hidden,
+                     "hidden_fraction": _r(hidden / side["n_atoms_drawn"])})
+    rec.update({"images": images, "view_names": [v.name for v in proto.views], "occlusion": occl})
+    return rec
+
+
+def _tsv(records: list[dict], out: Path, question: str, choices: tuple[str, ...], task: str) -> str:
+    import pandas as pd
+
+    from viewcert.io.images import png_base64
+
+    rows = []
+    for r in records:
+        b64 = [png_base64((out / p).read_bytes()) for p in r["images"]]
+        row = {"index": r["index"], "image": json.dumps(b64), "image_path": json.dumps([Path(p).name for p in
+                                                                                        r["images"]]),
+               "question": question}
+        for letter, c in zip(LETTERS, choices, strict=False):
+            row[letter] = c
+        row.update({"answer": LETTERS[choices.index(r["answer"])], "category": task, "split": "test",
+                    "id": f"q{r['index']:04d}", "source_id": r["id"]})
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    return df.to_csv(sep="\t", index=False, lineterminator="\n")
+
+
+def build_benchmark(
+    input_spec: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    settings: ExportSettings | None = None,
+    subset: str = "eval",
+    ids: list[str] | None = None,
+    limit: int | None = None,
+    certify: bool = True,
+    delta: float = 0.01,
+    n_workers: int | None = 1,
+    progress: bool | None = None,
+) -> dict:
+    """Export a benchmark (see module docstring); returns the manifest dict. ``ids``/``limit`` restrict the
+    input items (``limit``: the first n in the SHA-256 order, so a prefix is not biased by input order)."""
+    from viewcert.certify.inputs import load_input
+    from viewcert.io.atomic import json_dumps, write_text_atomic
+    from viewcert.parallel import map_items
+
+    settings = settings or ExportSettings()
+    out = Path(out)
+    dataset = load_input(str(input_spec), subset=subset)
+    if ids is not None:
+        dataset = dataset.select(ids)
+    items = sorted(dataset.items, key=lambda it: _order_key(it.id))
+    skipped = []
+    usable = []
+    for it in items:  # the task needs a crystal: molecules and unreadable items get no question number
+        try:
+            periodic = it.read().is_periodic
+        except Exception as exc:  # noqa: BLE001 - reported in the manifest
+            skipped.append({"id": it.id, "error": f"{type(exc).__name__}: {exc}"})
+            continue
+        if not periodic:
+            skipped.append({"id": it.id, "error": "a molecule has no crystal system (no lattice)"})
+            continue
+        usable.append(it)
+    items = usable
+    if limit is not None:
+        items = items[: int(limit)]
+    dataset = dataset.select([it.id for it in items])
+    sdict = {k: getattr(settings, k) for k in ExportSettings.__dataclass_fields__}
+    jobs = [(it, k, sdict, str(out)) for k, it in enumerate(items)]
+    run = map_items(export_item, jobs, keys=[it.id for it in items], n_workers=n_workers, progress=progress,
+                    description=f"render {len(items)} questions")
+    records = list(run.results)
+    errors = [r for r in records if "error" in r]
+    good = [r for r in records if "error" not in r and r.get("answer")]
+    choices = crystal_systems()
+    from viewcert.cameras.protocols import get_protocol
+
+    view_names = get_protocol(settings.protocol).view_names
+    question = image_question(settings, view_names)
+    lines, r3 = [], []
+    for r in good:
+        qid = f"q{r['index']:04d}"
+        lines.append(json_dumps({"id": qid, "source_id": r["id"], "index": r["index"], "images": r["images"],
+                                 "question": question,
+                                 "choices": list(choices), "answer": r["answer"],
+                                 "answer_letter": LETTERS[choices.index(r["answer"])], "task": settings.task},
+                                indent=None))
+        r3.append(json_dumps({"id": qid, "source_id": r["id"], "index": r["index"], "question": r["r3_prompt"],
+                              "choices": list(choices), "answer": r["answer"], "task": settings.task}, indent=None))
+    write_text_atomic(out / "benchmark.jsonl", "".join(lines))
+    write_text_atomic(out / "r3_prompts.jsonl", "".join(r3))
+    write_text_atomic(out / "benchmark.tsv", _tsv(good, out, question, choices, settings.task))
+    certificate = None
+    if certify:
+        certificate = _certify(dataset.select([r["id"] for r in good]) if good else None, settings, delta, out,
+                               n_workers)
+    files = {}
+    for p in sorted(out.rglob("*")):
+        if p.is_file() and p.name != "manifest.json" and not p.name.startswith("."):
+            files[p.relative_to(out).as_posix()] = hashlib.sha256(p.read_bytes()).hexdigest()
+    manifest = {
+        "format": "viewcert.benchmark/1",
+        "input": dataset.to_dict(),
+        "settings": settings.to_dict(),
+        "question": question,
+        "choices": list(choices),
+        "n_questions": len(good),
+        "items": [{k: r.get(k) for k in ("id", "index", "answer", "answer_source", "label_dataset",
+                                         "label_rendered", "label_mismatch", "cross_check", "formula",
+                                         "n_cell_atoms", "occlusion", "error")} for r in records],
+        "errors": skipped + [{"id": r["id"], "error": r["error"]} for r in errors],
+        "label_mismatches": [r["id"] for r in good if r.get("label_mismatch")],
+        "certificate": certificate,
+        "files": files,
+    }
+    write_text_atomic(out / "manifest.json", json_dumps(manifest))
+    return manifest
+
+
+def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_workers) -> dict | None:
+    """The benchmark's ceiling through ``viewcert.certify`` (same protocol, tiling, image size); None with a
+    note when certify is unavailable."""
+    if dataset is None:
+        return None
+    try:
+        from dataclasses import fields
+
+        from viewcert.certify.ceiling import CertifyConfig
+        from viewcert.certify.certificate import write_certificate
+        from viewcert.certify.run import items_table, run_certification
+    except ImportError as exc:  # pragma: no cover - certify is part of the package
+        return {"status": "not written", "reason": f"viewcert.certify unavailable: {exc}"}
+    kw: dict[str, Any] = {"protocol": settings.protocol, "delta": delta, "tau": settings.tau,
+                          "tiling": settings.tiling, "image_size": settings.size, "truth": settings.truth,
+                          "std_symprec": settings.std_symprec, "std_angle_tolerance": settings.std_angle_tolerance,
+                          "standardize": settings.standardize}
+    names = {f.name for f in fields(CertifyConfig)}
+    observe_mode = None
+    if "observe" in names:  # the as-rendered ceiling, when certify offers it
+        kw["observe"] = observe_mode = "visible"
+    for k in ("style", "radius_scale"):
+        if k in names:
+            kw[k] = settings.style if k == "style" else 0.5
+    cfg = CertifyConfig(**{k: v for k, v in kw.items() if k in names})
+    cert, _ = run_certification(dataset, cfg, n_workers=n_workers, progress=False)
+    from viewcert.io.atomic import write_text_atomic
+
+    write_certificate(out / "certificate.json", cert)
+    write_text_atomic(out / "certificate_items.csv", items_table(cert))
+    s = cert["summary"]
+    return {"status": "written", "path": "certificate.json", "digest": cert["digest"]["value"],
+            "observe": observe_mode or "ideal", "summary": {k: s.get(k) for k in ("n", "correct", "R1") if k in s}}
