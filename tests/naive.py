@@ -413,8 +413,9 @@ def oracle_reconstruct(observations, *, delta, delta_unit="angstrom", pairs="all
     result = {"near_points": [n[0] for n in near_u], "near_labels": [n[1] for n in near_u],
               "near_ratios": [n[2] for n in near_u], "translate_rejected": 0}
     if greedy:
+        tiled = lat is not None and tiling != (1, 1, 1)
         keep = oracle_merge_greedy([a[0] for a in accepted], [a[1] for a in accepted], _delta3d(views, delta,
-                                   delta_unit), lat)
+                                   delta_unit), lat if tiled else None)
         out = [accepted[i] for i in keep]
         pts = [o[0] for o in out]
     else:

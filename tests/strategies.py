@@ -144,17 +144,29 @@ def oracle_perspective(rotation, *, target=(0.0, 0.0, 0.0), distance=40.0, focal
     return PerspectiveCamera(rotation=rotation, position=pos, focal=focal, width=size, height=size, name=name)
 
 
+def oracle_random_rotations(n: int, seed: int, min_angle_deg: float = 10.0) -> list[np.ndarray]:
+    """n seeded random rotations whose view directions are pairwise ≥ min_angle apart (also from antipodes)."""
+    rng = np.random.default_rng(seed)
+    out: list[np.ndarray] = []
+    while len(out) < n:
+        q = rng.normal(size=4)
+        w, x, y, z = q / np.linalg.norm(q)
+        r = np.array([
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ])
+        if all(abs(float(r[2] @ o[2])) < np.cos(np.radians(min_angle_deg)) for o in out):
+            out.append(r)
+    return out
+
+
 @st.composite
 def oracle_camera_sets(draw, kind="orthographic", min_views=2, max_views=5, target=(0.0, 0.0, 0.0)):
-    """2–5 cameras with pairwise distinct directions (at least 10° apart, also from the antipode)."""
+    """2–5 seeded random cameras with view directions pairwise ≥ 10° apart (also from the antipode);
+    kind "orthographic", "perspective" or "mixed" (alternating)."""
     n = draw(st.integers(min_views, max_views))
-    rots: list[np.ndarray] = []
-    while len(rots) < n:
-        r = draw(rotations())
-        if all(abs(float(r[2] @ q[2])) < np.cos(np.radians(10)) for q in rots):
-            rots.append(r)
-        elif len(rots) == 0:
-            rots.append(r)
+    rots = oracle_random_rotations(n, draw(st.integers(0, 2**31 - 1)))
     cams = []
     for i, r in enumerate(rots):
         k = kind if kind != "mixed" else ("orthographic" if i % 2 == 0 else "perspective")

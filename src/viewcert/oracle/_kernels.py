@@ -983,8 +983,11 @@ def reconstruct_one(kind, rot, cen, sf, cx, cy, width, height, dmode, delta, pt_
             near_x[i] = wrap_point(near_x[i], lattice, inv)
     counts[C_NEAR] = near_x.shape[0]
     # ----- merge
+    ntile = tiling[0] * tiling[1] * tiling[2] if has_lattice else 1
     if greedy:
-        keep = merge_greedy(c_x, c_lab, delta3d, has_lattice, lattice, inv)
+        # the study compared Cartesian distances; with tiled observations translates must collapse, so
+        # minimum image there
+        keep = merge_greedy(c_x, c_lab, delta3d, has_lattice and ntile > 1, lattice, inv)
         px = c_x[keep].copy()
         plab = c_lab[keep].copy()
         psup = c_sup[keep].copy()
@@ -995,7 +998,6 @@ def reconstruct_one(kind, rot, cen, sf, cx, cy, width, height, dmode, delta, pt_
     else:
         sel = unique_tuples(c_lab, c_sup)
         counts[C_UNIQUE] = sel.shape[0]
-        ntile = tiling[0] * tiling[1] * tiling[2] if has_lattice else 1
         px, plab, psup, pres, prat, pocc, ntr = merge_clusters(
             c_x[sel].copy(), c_lab[sel].copy(), c_sup[sel].copy(), c_res[sel].copy(), c_rat[sel].copy(),
             c_occ[sel].copy(), delta3d, has_lattice, lattice, inv, tiling, ntile, kind, rot, cen, sf, cx, cy,

@@ -127,6 +127,29 @@ def nearest_same_label(points, labels, target_positions, target_labels, lattice=
     return dist, idx
 
 
+def min_same_label_distance(positions, labels, lattice=None) -> float:
+    """Smallest distance between two same-label atoms (minimum image when periodic, an atom's own images
+    included, as ``Structure.min_same_label_distance``); inf when no label repeats."""
+    pos = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
+    lab = np.asarray(labels, dtype=np.int64)
+    best = np.inf
+    for z in np.unique(lab):
+        p = pos[lab == z]
+        if lattice is None:
+            if len(p) < 2:
+                continue
+            d, _ = cKDTree(p).query(p, k=2)
+            best = min(best, float(d[:, 1].min()))
+        else:
+            lat = np.asarray(lattice, dtype=np.float64)
+            w = _wrap(p, lat)
+            shifts = (tiling_translations((3, 3, 3)) - 1.0) @ lat
+            images = (shifts[:, None, :] + w[None, :, :]).reshape(-1, 3)
+            d, _ = cKDTree(images).query(w, k=2)
+            best = min(best, float(d[:, 1].min()))
+    return float(best)
+
+
 def analyse(rec: Reconstruction, structure: Structure, delta: float | None = None) -> PhantomReport:
     """Φ_δ of ``rec`` against the truth ``structure`` (the cell whose single-cell or tiled observations were
     reconstructed; its Cartesian frame). delta: Å, default the reconstruction's 3D tolerance."""
@@ -143,7 +166,7 @@ def analyse(rec: Reconstruction, structure: Structure, delta: float | None = Non
             "the reconstruction and the structure disagree on periodicity; distances use the structure's "
             + ("minimum image" if structure.lattice is not None else "Cartesian frame")
         )
-    dmin = structure.min_same_label_distance()
+    dmin = min_same_label_distance(structure.positions, structure.numbers, structure.lattice)
     sep_ok = bool(dmin > 2 * d)
     if not sep_ok:
         notes.append(

@@ -32,8 +32,9 @@ the candidate point is the midpoint of closest approach (no refit); it is accept
 some same-label point lies within δ of its projection; candidates are visited in first-come order (view-0
 points in observation order, for each its partner view-1 points in observation order; with ``pairs="all"``
 view pairs in order (0,1), (0,2), …) and one is kept unless an already kept same-label point lies strictly
-closer than δ (minimum image when a lattice is given, which on single-cell observations equals the study's
-Cartesian test). Points keep the first-come order and are wrapped into the cell.
+closer than δ in Cartesian space, as the study did (with tiled observations: by minimum image in the cell,
+so that translates collapse to one point per site). Points keep the first-come order and are wrapped into
+the cell when a lattice is given (after the merge, as the study did).
 
 Units: δ in Å (``delta_unit="angstrom"``; orthographic: in the image plane, perspective: at the point's
 depth) or in px (``delta_unit="px"``; orthographic views convert with their scale). The 3D merge tolerance
