@@ -1,0 +1,244 @@
+"""What a certification runs on: a list of items (id, how to read the structure, the dataset's own label)
+plus the SHA-256 of every input file.
+
+INPUT may be
+
+- ``builtin:NAME`` — a built-in sample (``viewcert.io.builtin``);
+- the study's data layout, a folder with ``structures.json`` (``{id: {"cif": text, ...}}``) and
+  ``eval.jsonl`` (the items, with ``crystal_system``) and optionally ``labels_sidecar.json`` (crystal
+  system, point group, space group per id). ``subset="eval"`` (default) takes the ``eval.jsonl`` items in
+  file order; ``subset="all"`` every structure of ``structures.json`` in file order;
+- a folder of structure files (``.cif``, POSCAR/CONTCAR/``.vasp``, ``.xyz``, ``.pdb``, …), ids = paths
+  relative to the folder without the extension, optionally with ``labels.json``
+  (``{id: {"crystal_system": ..., "point_group": ..., "space_group": ...}}``, any subset of the keys);
+- a single structure file.
+
+Items are read in the worker (``Item.read()``), so reading is part of the parallel pipeline.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from viewcert.errors import InputError
+from viewcert.structures import Structure, sha256_text
+
+STRUCTURE_SUFFIXES = (".cif", ".mcif", ".vasp", ".poscar", ".xyz", ".extxyz", ".pdb", ".ent", ".mmcif", ".sdf",
+                      ".mol")
+STRUCTURE_NAMES = ("POSCAR", "CONTCAR")
+LABEL_KEYS = ("crystal_system", "point_group", "space_group")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One structure to certify. ``kind``: "cif_text" (payload = CIF text), "file" (payload = path) or
+    "structure" (payload = Structure). ``label``: the dataset's own label (any of crystal_system,
+    point_group, space_group), or None; ``label_conflicts``: disagreements between the dataset's own label
+    files, reported, not resolved."""
+
+    id: str
+    kind: str
+    payload: Any
+    sha256: str
+    label: dict | None = None
+    label_source: str = ""
+    label_conflicts: tuple[str, ...] = ()
+
+    def read(self) -> Structure:
+        if self.kind == "structure":
+            return self.payload
+        if self.kind == "cif_text":
+            from viewcert.io.cif import read_cif_text
+
+            return read_cif_text(self.payload, source=self.id, identifier=self.id)
+        if self.kind == "file":
+            return _read_file(self.payload, self.id)
+        raise InputError(f"unknown item kind {self.kind!r}", field="kind")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Items plus where they came from: ``spec`` (as recorded in a certificate), ``kind``, and ``files``
+    ({name: sha256} of every input file read, names relative to the input root)."""
+
+    spec: str
+    kind: str
+    items: tuple[Item, ...]
+    files: dict[str, str] = field(default_factory=dict)
+    subset: str = ""
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def to_dict(self) -> dict:
+        return {"spec": self.spec, "kind": self.kind, "subset": self.subset, "n_items": len(self.items),
+                "files": dict(sorted(self.files.items()))}
+
+    def select(self, ids) -> Dataset:
+        """The items with these ids, in this dataset's order."""
+        want = set(ids)
+        missing = want - {it.id for it in self.items}
+        if missing:
+            raise InputError(f"unknown item ids: {sorted(missing)[:5]}", field="ids")
+        return Dataset(self.spec, self.kind, tuple(it for it in self.items if it.id in want), self.files,
+                       self.subset)
+
+
+def _read_file(path: str, identifier: str) -> Structure:
+    from viewcert.io.read import read_structure
+
+    s = read_structure(path)
+    return replace(s, provenance=replace(s.provenance, identifier=identifier))
+
+
+def _norm_label(d: dict | None) -> dict | None:
+    if not d:
+        return None
+    out = {}
+    if d.get("crystal_system"):
+        out["crystal_system"] = str(d["crystal_system"]).lower()
+    if d.get("point_group"):
+        out["point_group"] = str(d["point_group"])
+    sg = d.get("space_group")
+    if isinstance(sg, dict):
+        sg = sg.get("number")
+    if sg is not None and sg != "":
+        out["space_group"] = int(sg)
+    return out or None
+
+
+def _file_sha(path: Path) -> str:
+    return sha256_text(path.read_bytes())
+
+
+def is_study_layout(path: Path) -> bool:
+    return path.is_dir() and (path / "structures.json").is_file()
+
+
+def load_study(root: Path, *, subset: str = "eval", spec: str | None = None) -> Dataset:
+    """The render-ceiling study's layout (see the module docstring)."""
+    sfile = root / "structures.json"
+    files = {"structures.json": _file_sha(sfile)}
+    structures = json.loads(sfile.read_text())
+    sidecar: dict = {}
+    if (root / "labels_sidecar.json").is_file():
+        files["labels_sidecar.json"] = _file_sha(root / "labels_sidecar.json")
+        sidecar = json.loads((root / "labels_sidecar.json").read_text())
+    eval_rows: dict[str, dict] = {}
+    if (root / "eval.jsonl").is_file():
+        files["eval.jsonl"] = _file_sha(root / "eval.jsonl")
+        for line in (root / "eval.jsonl").read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                eval_rows[row["material_id"]] = row
+    if subset == "eval":
+        if not eval_rows:
+            raise InputError(f"{root} has no eval.jsonl; pass subset='all'", source=str(root), field="subset")
+        ids = list(eval_rows)
+    elif subset == "all":
+        ids = list(structures)
+    else:
+        raise InputError(f"subset must be 'eval' or 'all', got {subset!r}", field="subset")
+    items = []
+    for mid in ids:
+        if mid not in structures:
+            raise InputError(f"item {mid!r} is not in structures.json", source=str(sfile), field="material_id")
+        cif = structures[mid]["cif"]
+        side = _norm_label(sidecar.get(mid)) or {}
+        label = dict(side)
+        sources = ["labels_sidecar.json"] if side else []
+        conflicts = []
+        row = eval_rows.get(mid)
+        if row is not None and row.get("crystal_system"):
+            cs = str(row["crystal_system"]).lower()
+            if side.get("crystal_system") not in (None, cs):
+                conflicts.append(f"crystal_system: eval.jsonl {cs} vs labels_sidecar.json {side['crystal_system']}")
+            label["crystal_system"] = cs  # what the benchmark scores against
+            sources.insert(0, "eval.jsonl")
+        items.append(Item(mid, "cif_text", cif, sha256_text(cif), label or None, "+".join(sources),
+                          tuple(conflicts)))
+    return Dataset(spec or str(root.resolve()), "study", tuple(items), files, subset)
+
+
+def _structure_files(root: Path) -> list[Path]:
+    out = []
+    for p in sorted(root.rglob("*")):
+        if not p.is_file() or any(part.startswith(".") for part in p.relative_to(root).parts):
+            continue
+        if p.suffix.lower() in STRUCTURE_SUFFIXES or p.name.split(".")[0] in STRUCTURE_NAMES:
+            out.append(p)
+    return out
+
+
+def load_folder(root: Path, *, spec: str | None = None) -> Dataset:
+    paths = _structure_files(root)
+    if not paths:
+        raise InputError(f"no structure files in {root} (looked for {', '.join(STRUCTURE_SUFFIXES)}, POSCAR)",
+                         source=str(root), field="INPUT")
+    labels: dict = {}
+    files: dict[str, str] = {}
+    if (root / "labels.json").is_file():
+        files["labels.json"] = _file_sha(root / "labels.json")
+        labels = json.loads((root / "labels.json").read_text())
+    items = []
+    for p in paths:
+        rel = p.relative_to(root).as_posix()
+        ident = rel[: -len(p.suffix)] if p.suffix else rel
+        digest = _file_sha(p)
+        files[rel] = digest
+        lab = _norm_label(labels.get(ident) or labels.get(rel))
+        items.append(Item(ident, "file", str(p), digest, lab, "labels.json" if lab else ""))
+    ids = [it.id for it in items]
+    if len(set(ids)) != len(ids):
+        raise InputError(f"two files in {root} share an id (path without extension)", source=str(root))
+    return Dataset(spec or str(root.resolve()), "folder", tuple(items), files)
+
+
+def load_builtin(spec: str) -> Dataset:
+    """``builtin:NAME`` (see ``viewcert.io.builtin``). AFLOW prototypes carry their library label: the
+    space-group number in the AFLOW label and the crystal system of ``PROTOTYPES``."""
+    from viewcert.io.builtin import builtin
+
+    items = []
+    for s in builtin(spec):
+        ident = s.identifier
+        digest = s.provenance.sha256 or sha256_text(json.dumps(s.to_dict(), sort_keys=True))
+        lab = _builtin_label(ident)
+        items.append(Item(ident, "structure", s, digest, lab, "aflow-label" if lab else ""))
+    return Dataset(spec, "builtin", tuple(items), {it.id: it.sha256 for it in items})
+
+
+def _builtin_label(ident: str) -> dict | None:
+    if not ident.startswith("aflow:"):
+        return None
+    from viewcert.io.builtin import PROTOTYPES
+
+    label = ident[len("aflow:"):]
+    systems = {lab: cs for lab, cs, _ in PROTOTYPES}
+    parts = label.split("_")
+    out: dict = {}
+    if label in systems:
+        out["crystal_system"] = systems[label]
+    if len(parts) > 2 and parts[2].isdigit():
+        out["space_group"] = int(parts[2])
+    return out or None
+
+
+def load_input(spec: str | Path, *, subset: str = "eval") -> Dataset:
+    """Resolve INPUT (see the module docstring) into a Dataset."""
+    s = str(spec)
+    if s.startswith("builtin:"):
+        return load_builtin(s)
+    p = Path(s).expanduser()
+    if not p.exists():
+        raise InputError(f"input {s!r} does not exist", field="INPUT")
+    if is_study_layout(p):
+        return load_study(p, subset=subset)
+    if p.is_dir():
+        return load_folder(p)
+    digest = _file_sha(p)
+    ident = p.stem
+    return Dataset(str(p.resolve()), "file", (Item(ident, "file", str(p), digest),), {p.name: digest})

@@ -1,0 +1,102 @@
+"""Plots of certifications and design studies (matplotlib, Agg; written atomically as PNG)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from viewcert.io.atomic import write_bytes_atomic
+
+
+def _fig():
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, path: str | Path) -> Path:
+    plt = _fig()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    return write_bytes_atomic(path, buf.getvalue())
+
+
+def plot_ceiling_by_system(cert: dict, path: str | Path) -> Path:
+    """Bar per crystal system: correct / n, with the overall R1 and its exact lower bound."""
+    plt = _fig()
+    s = cert["summary"]
+    names = list(s["by_crystal_system"])
+    rates = [v["correct"] / v["n"] for v in s["by_crystal_system"].values()]
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    ax.bar(names, rates, color="#4c72b0")
+    for i, v in enumerate(s["by_crystal_system"].values()):
+        ax.text(i, rates[i] + 0.01, f"{v['correct']}/{v['n']}", ha="center", va="bottom", fontsize=8)
+    ax.axhline(s["R1"], color="k", lw=1, label=f"R1 = {s['correct']}/{s['n']}")
+    ax.axhline(s["bound"]["lower"], color="k", lw=1, ls="--",
+               label=f"one-sided {100 * s['bound']['confidence']:g}% lower bound {s['bound']['lower']:.4f}")
+    ax.set_ylim(0, 1.12)
+    ax.set_ylabel(f"ceiling ({s['score'].replace('_', ' ')})")
+    tol = cert["tolerances"]
+    ax.set_title(f"{cert['protocol']['name']}: δ = {tol['delta']:g} Å, τ = {tol['tau']:g} Å", fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.tick_params(axis="x", labelrotation=30, labelsize=8)
+    return _save(fig, path)
+
+
+def plot_phantoms(cert: dict, path: str | Path) -> Path:
+    """Phantom count per item (items sorted by count), failures marked."""
+    plt = _fig()
+    items = cert["items"]
+    counts = [((it.get("oracle") or {}).get("n_phantoms") or 0, not it["correct"], it["id"]) for it in items]
+    counts.sort(key=lambda t: (-t[0], t[2]))
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    xs = range(len(counts))
+    ax.bar(xs, [c[0] for c in counts], color=["#c44e52" if c[1] else "#55a868" for c in counts], width=1.0)
+    ax.set_xlabel("items (sorted by phantom count; red = not correct)")
+    ax.set_ylabel("phantoms |Φ_δ|")
+    c = cert["summary"]["phantom_census"]
+    ax.set_title(f"{c['items_with_phantoms']} of {len(items)} items with phantoms ({c['total_phantoms']} points)",
+                 fontsize=10)
+    if not any(x[0] for x in counts):
+        ax.set_ylim(0, 1)
+    return _save(fig, path)
+
+
+def plot_ceiling_vs_delta(rows: list[dict], path: str | Path, *, reference: dict | None = None) -> Path:
+    """Ceiling (correct / n) against δ, one line per protocol (``rows``: protocol, delta, correct, n);
+    ``reference``: {label: (deltas, correct counts, n)} drawn dashed (e.g. the study's frontier)."""
+    plt = _fig()
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    by: dict[str, list] = {}
+    for r in rows:
+        by.setdefault(r["protocol"], []).append((r["delta"], r["correct"] / r["n"]))
+    for name, pts in by.items():
+        pts.sort()
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=name)
+    for name, (ds, ks, n) in (reference or {}).items():
+        ax.plot(ds, [k / n for k in ks], ls="--", lw=1, color="gray", label=name)
+    ax.set_xscale("log")
+    ax.set_xlabel("δ (Å)")
+    ax.set_ylabel("ceiling R1")
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
+def plot_phantom_rate_by_subset(rows: list[dict], path: str | Path) -> Path:
+    """Share of items with phantoms per view subset (``rows``: subset, n_views, items_with_phantoms, n)."""
+    plt = _fig()
+    rows = sorted(rows, key=lambda r: (r["n_views"], r["subset"]))
+    fig, ax = plt.subplots(figsize=(8, 4))
+    colors = {2: "#c44e52", 3: "#dd8452", 4: "#4c72b0", 5: "#55a868"}
+    ax.bar(range(len(rows)), [r["items_with_phantoms"] / r["n"] for r in rows],
+           color=[colors.get(r["n_views"], "#8172b3") for r in rows])
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels([r["subset"] for r in rows], rotation=90, fontsize=6)
+    ax.set_ylabel("items with Φ_δ ≠ ∅")
+    ax.set_title("phantom rate per view subset", fontsize=10)
+    return _save(fig, path)

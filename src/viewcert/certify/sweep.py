@@ -1,0 +1,262 @@
+"""Design studies over one set of structures: every view subset of a protocol, δ sweeps, noise sweeps
+(σ × seeds, tolerance from the oracle's noise module), conditioning κ per view pair. Tables are CSV; plots
+show the ceiling against δ per protocol and the phantom rate per view subset.
+
+Every configuration shares the standardization, so each structure is read and standardized once per
+sweep and evaluated under every configuration in the same worker (``sweep_item``), over
+``parallel.map_items`` (local processes or Dask, checkpointed, resumable).
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import itertools
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from viewcert.certify.bounds import clopper_pearson_lower
+from viewcert.certify.ceiling import CertifyConfig, _r, certify_items_multi, get_protocol_views
+from viewcert.certify.inputs import Dataset, load_input
+from viewcert.certify.run import fingerprint
+from viewcert.errors import InputError
+from viewcert.io.atomic import write_json_atomic, write_text_atomic
+from viewcert.parallel import map_items
+
+STUDY_DELTAS = (0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.10, 0.125, 0.15, 0.20, 0.25, 0.30, 0.40, 0.50)
+
+
+@dataclass(frozen=True)
+class Tagged:
+    study: str  # "subset" | "delta" | "noise" | "base"
+    protocol: str
+    views: tuple[str, ...]
+    cfg: CertifyConfig
+
+    def tag(self) -> dict:
+        return {"study": self.study, "protocol": self.protocol, "subset": "|".join(self.views),
+                "n_views": len(self.views), "delta": self.cfg.delta, "tau": self.cfg.tau, "sigma": self.cfg.sigma,
+                "sigma_unit": self.cfg.sigma_unit, "seed": self.cfg.seed, "pairs": self.cfg.pairs,
+                "tiling": "x".join(map(str, self.cfg.tiling))}
+
+
+def noise_delta(sigma: float, kappa: float, base_delta: float, sigma_unit: str = "angstrom") -> float:
+    """The oracle tolerance for noisy observations of std σ (``viewcert.oracle.noise`` when it provides a
+    rule; otherwise δ = max(δ₀, 4·√2·κ·σ), the rule behind the study's noise sweep: δ = 0.0155 Å at σ =
+    0.001 Å with κ = 2.7321)."""
+    if sigma <= 0:
+        return base_delta
+    try:
+        from viewcert.oracle import noise as _noise
+
+        rule = getattr(_noise, "delta_for_sigma", None)
+    except ImportError:  # pragma: no cover
+        rule = None
+    if rule is not None:
+        return float(rule(sigma, kappa=kappa))
+    return max(base_delta, 4.0 * math.sqrt(2.0) * kappa * sigma)
+
+
+def build_configs(base: CertifyConfig, *, protocols: list[str], subsets: bool = False, min_views: int = 2,
+                  deltas: list[float] | None = None, sigmas: list[float] | None = None, seeds: int = 3,
+                  sigma_unit: str = "angstrom", tie_tau: bool = False) -> list[Tagged]:
+    from viewcert.cameras.conditioning import protocol_kappa
+
+    out: list[Tagged] = []
+    for name in protocols:
+        full = get_protocol_views(name, None)
+        names = full.view_names
+        out.append(Tagged("base", name, names, base.with_(protocol=name, views=None)))
+        if subsets:
+            for k in range(min_views, len(names) + 1):
+                for sub in itertools.combinations(names, k):
+                    views = None if len(sub) == len(names) else tuple(sub)
+                    out.append(Tagged("subset", name, tuple(sub), base.with_(protocol=name, views=views)))
+        for d in deltas or ():
+            tau = d if tie_tau else base.tau
+            out.append(Tagged("delta", name, names, base.with_(protocol=name, views=None, delta=d, tau=tau)))
+        if sigmas:
+            kappa = protocol_kappa(full)["max"]
+            for s in sigmas:
+                d = noise_delta(s, kappa, base.delta, sigma_unit)
+                for seed in range(seeds if s > 0 else 1):
+                    out.append(Tagged("noise", name, names, base.with_(protocol=name, views=None, sigma=s,
+                                                                     sigma_unit=sigma_unit, seed=seed, delta=d)))
+    return out
+
+
+def _compact(o: dict) -> dict:
+    orc = o.get("oracle") or {}
+    return {"correct": bool(o["correct"]), "by_level": o.get("correct_by_level"),
+            "n_phantoms": orc.get("n_phantoms"), "n_missing": orc.get("n_missing"), "n_points": orc.get("n_points"),
+            "unique": o.get("unique"), "exact": o.get("exact"), "reasons": o.get("reasons"), "outcome": o["outcome"],
+            "predicted": (o.get("label_reconstructed") or {}).get("crystal_system"),
+            "max_position_error": orc.get("max_position_error")}
+
+
+def sweep_item(item, cfgs: tuple[CertifyConfig, ...]) -> list[dict]:
+    """One structure under every configuration (read and standardized once)."""
+    return [_compact(o) for o in certify_items_multi(item, cfgs)]
+
+
+@dataclass
+class SweepResult:
+    dataset: Dataset
+    configs: list[Tagged]
+    per_item: list[list[dict]]  # [item][config]
+    kappa: list[dict] = field(default_factory=list)
+    paths: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.per_item)
+
+    def rows(self, study: str | None = None) -> list[dict]:
+        """One aggregate row per configuration (optionally one study)."""
+        out = []
+        for j, t in enumerate(self.configs):
+            if study is not None and t.study != study:
+                continue
+            col = [row[j] for row in self.per_item]
+            k = sum(c["correct"] for c in col)
+            n = len(col)
+            ph = [c["n_phantoms"] or 0 for c in col]
+            out.append({**t.tag(), "correct": k, "n": n, "R1": _r(k / n, 6),
+                        "lower_bound_95_one_sided": _r(clopper_pearson_lower(k, n, 0.95).lower, 6),
+                        "items_with_phantoms": sum(1 for x in ph if x), "phantom_rate": _r(sum(1 for x in ph if x) / n, 6),
+                        "mean_phantoms": _r(sum(ph) / n, 6),
+                        "items_with_missing": sum(1 for c in col if c["n_missing"]),
+                        "errors": sum(1 for c in col if c["outcome"] == "error"),
+                        "failures": ";".join(self.dataset.items[i].id for i, row in enumerate(self.per_item)
+                                             if not row[j]["correct"]) if k > n - 40 else f"{n - k} items"})
+        return out
+
+    def noise_rows(self) -> list[dict]:
+        """Noise study aggregated over seeds: mean and sd of correct per (protocol, σ)."""
+        groups: dict[tuple, list[dict]] = {}
+        for r in self.rows("noise"):
+            groups.setdefault((r["protocol"], r["sigma"], r["delta"]), []).append(r)
+        out = []
+        for (p, s, d), rs in groups.items():
+            ks = [r["correct"] for r in rs]
+            m = sum(ks) / len(ks)
+            sd = math.sqrt(sum((k - m) ** 2 for k in ks) / (len(ks) - 1)) if len(ks) > 1 else 0.0
+            out.append({"protocol": p, "sigma": s, "sigma_unit": rs[0]["sigma_unit"], "delta": d, "seeds": len(ks),
+                        "correct_per_seed": " ".join(map(str, ks)), "mean_correct": _r(m, 6), "sd_correct": _r(sd, 4),
+                        "n": rs[0]["n"], "mean_R1": _r(m / rs[0]["n"], 6)})
+        return out
+
+    def item_rows(self) -> list[dict]:
+        out = []
+        for i, row in enumerate(self.per_item):
+            for j, t in enumerate(self.configs):
+                c = row[j]
+                out.append({"id": self.dataset.items[i].id, **t.tag(), "correct": int(c["correct"]),
+                            "n_phantoms": c["n_phantoms"], "n_missing": c["n_missing"], "exact": c["exact"],
+                            "predicted": c["predicted"], "reasons": ";".join(c["reasons"] or [])})
+        return out
+
+    def text(self) -> str:
+        lines = [f"{self.n} items, {len(self.configs)} configurations"]
+        for study in ("base", "subset", "delta"):
+            rows = self.rows(study)
+            if not rows:
+                continue
+            lines.append(f"-- {study}")
+            for r in rows:
+                lines.append(f"  {r['protocol']:<26} {r['subset'] if study == 'subset' else '':<45} "
+                             f"δ={r['delta']:<6g} τ={r['tau']:<6g} {r['correct']}/{r['n']} "
+                             f"phantom items {r['items_with_phantoms']}")
+        nr = self.noise_rows()
+        if nr:
+            lines.append("-- noise")
+            for r in nr:
+                lines.append(f"  {r['protocol']:<26} σ={r['sigma']:g} {r['sigma_unit']} δ={r['delta']:.4g} "
+                             f"correct per seed {r['correct_per_seed']} (mean {r['mean_correct']})")
+        if self.kappa:
+            lines.append("-- kappa: " + ", ".join(f"{r['protocol']}:{r['pair']}={r['kappa']}" for r in self.kappa
+                                                  if r["pair"] == "max"))
+        return "\n".join(lines)
+
+
+def _csv(rows: list[dict]) -> str:
+    buf = io.StringIO()
+    if not rows:
+        return ""
+    w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: ("" if v is None else v) for k, v in r.items()})
+    return buf.getvalue()
+
+
+def kappa_rows(protocols: list[str]) -> list[dict]:
+    from viewcert.cameras.conditioning import protocol_kappa
+
+    out = []
+    for name in protocols:
+        for pair, k in protocol_kappa(get_protocol_views(name, None)).items():
+            out.append({"protocol": name, "pair": pair, "kappa": _r(k, 6)})
+    return out
+
+
+def run_sweep(input_spec: str | Path | Dataset, base: CertifyConfig | None = None, *,
+              protocols: list[str] | None = None, subsets: bool = False, min_views: int = 2,
+              deltas: list[float] | None = None, sigmas: list[float] | None = None, sigma_unit: str = "angstrom",
+              seeds: int = 3, tie_tau: bool = False, subset: str = "eval", n_workers: int | None = None,
+              scheduler: Any = None, out: str | Path | None = None, progress: bool | None = None,
+              plots: bool = True, reference_frontier: dict | None = None) -> SweepResult:
+    """Run the requested studies; with ``out``, write ``subsets.csv``, ``deltas.csv``, ``noise.csv``,
+    ``kappa.csv``, ``items.csv``, ``sweep.json`` and the plots."""
+    base = base or CertifyConfig()
+    protocols = protocols or [base.protocol]
+    dataset = input_spec if isinstance(input_spec, Dataset) else load_input(input_spec, subset=subset)
+    tagged = build_configs(base, protocols=protocols, subsets=subsets, min_views=min_views, deltas=deltas,
+                           sigmas=sigmas, seeds=seeds, sigma_unit=sigma_unit, tie_tau=tie_tau)
+    uniq: dict[str, int] = {}
+    cfgs: list[CertifyConfig] = []
+    index = []
+    for t in tagged:
+        key = repr(sorted(t.cfg.to_dict().items()))
+        if key not in uniq:
+            uniq[key] = len(cfgs)
+            cfgs.append(t.cfg)
+        index.append(uniq[key])
+    if not cfgs:
+        raise InputError("nothing to sweep", field="sweep")
+    fp = fingerprint(dataset, cfgs[0], task="sweep:" + "|".join(repr(sorted(c.to_dict().items())) for c in cfgs))
+    workdir = Path(out) / ".shards" / fp if out is not None else None
+    run = map_items(functools.partial(sweep_item, cfgs=tuple(cfgs)), dataset.items,
+                    keys=[it.id for it in dataset.items], workdir=workdir, n_workers=n_workers, scheduler=scheduler,
+                    fingerprint=fp, progress=progress, description=f"sweep {len(dataset)} items x {len(cfgs)} configs")
+    per_item = [[res[index[j]] for j in range(len(tagged))] for res in run.results]
+    result = SweepResult(dataset, tagged, per_item, kappa_rows(protocols))
+    if out is not None:
+        result.paths = write_sweep(result, Path(out), plots=plots, reference_frontier=reference_frontier)
+    return result
+
+
+def write_sweep(res: SweepResult, out: Path, *, plots: bool = True, reference_frontier: dict | None = None
+                ) -> dict[str, Path]:
+    from viewcert.certify import plots as P
+
+    paths: dict[str, Path] = {}
+    tables = {"base": res.rows("base"), "subsets": res.rows("subset"), "deltas": res.rows("delta"),
+              "noise": res.noise_rows(), "noise_seeds": res.rows("noise"), "kappa": res.kappa}
+    for name, rows in tables.items():
+        if rows:
+            paths[name] = write_text_atomic(out / f"{name}.csv", _csv(rows))
+    paths["items"] = write_text_atomic(out / "items.csv", _csv(res.item_rows()))
+    paths["json"] = write_json_atomic(out / "sweep.json", {
+        "inputs": res.dataset.to_dict(), "configs": [t.tag() | {"config": t.cfg.to_dict()} for t in res.configs],
+        "tables": tables})
+    if plots:
+        if tables["deltas"]:
+            paths["plot_delta"] = P.plot_ceiling_vs_delta(tables["deltas"], out / "ceiling_vs_delta.png",
+                                                          reference=reference_frontier)
+        if tables["subsets"]:
+            paths["plot_subsets"] = P.plot_phantom_rate_by_subset(tables["subsets"], out / "phantom_rate_by_subset.png")
+    return paths

@@ -1,0 +1,168 @@
+"""Symmetry of a cell at a tolerance τ: crystal system, point group and space group.
+
+spglib is the reference engine; moyopy cross-checks it. A disagreement between the two is a value
+(``SymmetryCheck.disagreements``), reported wherever the label is used, never resolved silently. Units:
+``symprec`` (τ) in Å, ``angle_tolerance`` in degrees (negative: the library default).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from viewcert.certify import _moyo, _spglib
+from viewcert.errors import InputError
+from viewcert.structures import Structure
+
+CRYSTAL_SYSTEMS: tuple[str, ...] = (
+    "triclinic", "monoclinic", "orthorhombic", "tetragonal", "trigonal", "hexagonal", "cubic",
+)
+LEVELS: tuple[str, ...] = ("crystal_system", "point_group", "space_group")
+_SYSTEM_LAST_NUMBER = (2, 15, 74, 142, 167, 194, 230)
+
+
+def crystal_system_of(space_group: int) -> str:
+    """Crystal system of an International Tables space-group number (1..230)."""
+    n = int(space_group)
+    if not 1 <= n <= 230:
+        raise InputError(f"space-group number must be in 1..230, got {space_group}", field="space_group")
+    for name, last in zip(CRYSTAL_SYSTEMS, _SYSTEM_LAST_NUMBER, strict=True):
+        if n <= last:
+            return name
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class SymmetryLabel:
+    """One engine's answer: space-group number and symbol, point group (international), crystal system."""
+
+    space_group: int
+    symbol: str
+    point_group: str
+    crystal_system: str
+    hall_number: int
+    n_operations: int
+
+    def level(self, level: str) -> str | int:
+        if level not in LEVELS:
+            raise InputError(f"label level must be one of {LEVELS}, got {level!r}", field="score")
+        return getattr(self, level)
+
+    def to_dict(self) -> dict:
+        return {
+            "space_group": self.space_group, "symbol": self.symbol, "point_group": self.point_group,
+            "crystal_system": self.crystal_system, "hall_number": self.hall_number,
+            "n_operations": self.n_operations,
+        }
+
+
+@dataclass(frozen=True)
+class SymmetryCheck:
+    """spglib's label (the reference) and moyopy's (the cross-check) for one cell at one tolerance."""
+
+    symprec: float
+    angle_tolerance: float
+    spglib: SymmetryLabel | None
+    moyo: SymmetryLabel | None
+    spglib_error: str | None = None
+    moyo_error: str | None = None
+    cross_checked: bool = True
+
+    @property
+    def label(self) -> SymmetryLabel | None:
+        """The reference label (spglib); None when spglib failed."""
+        return self.spglib
+
+    @property
+    def disagreements(self) -> tuple[str, ...]:
+        """Levels on which spglib and moyopy differ, or the engine that failed while the other did not."""
+        if not self.cross_checked:
+            return ()
+        if self.spglib is None and self.moyo is None:
+            return ()
+        if self.spglib is None:
+            return ("spglib_failed",)
+        if self.moyo is None:
+            return ("moyopy_failed",)
+        return tuple(lv for lv in LEVELS if self.spglib.level(lv) != self.moyo.level(lv))
+
+    @property
+    def agree(self) -> bool:
+        return not self.disagreements
+
+    def describe_disagreement(self) -> str:
+        parts = []
+        for d in self.disagreements:
+            if d.endswith("_failed"):
+                parts.append(d.replace("_", " "))
+            else:
+                parts.append(f"{d}: spglib {self.spglib.level(d)} vs moyopy {self.moyo.level(d)}")
+        return "; ".join(parts)
+
+    def to_dict(self) -> dict:
+        return {
+            "symprec": self.symprec,
+            "angle_tolerance": self.angle_tolerance,
+            "spglib": None if self.spglib is None else self.spglib.to_dict(),
+            "moyopy": None if self.moyo is None else self.moyo.to_dict(),
+            "spglib_error": self.spglib_error,
+            "moyopy_error": self.moyo_error,
+            "disagreements": list(self.disagreements),
+        }
+
+
+def _spglib_label(lattice, frac, numbers, symprec, angle_tolerance) -> SymmetryLabel:
+    ds = _spglib.symmetry_dataset(lattice, frac, numbers, symprec=symprec, angle_tolerance=angle_tolerance)
+    n = int(ds.number)
+    return SymmetryLabel(n, str(ds.international), str(ds.pointgroup), crystal_system_of(n), int(ds.hall_number),
+                         int(len(ds.rotations)))
+
+
+def _moyo_label(lattice, frac, numbers, symprec, angle_tolerance) -> SymmetryLabel:
+    ds = _moyo.moyo_dataset(lattice, frac, numbers, symprec=symprec, angle_tolerance=angle_tolerance)
+    n = int(ds.number)
+    symbol, point_group, _ = _moyo.space_group_type(n)
+    return SymmetryLabel(n, symbol, point_group, crystal_system_of(n), int(ds.hall_number),
+                         int(len(ds.operations)))
+
+
+def analyse_cell(
+    lattice: np.ndarray,
+    frac: np.ndarray,
+    numbers: np.ndarray,
+    *,
+    symprec: float,
+    angle_tolerance: float = 5.0,
+    cross_check: bool = True,
+) -> SymmetryCheck:
+    """Label a periodic cell (lattice rows Å, fractional coordinates, atomic numbers) with spglib at
+    ``symprec`` Å / ``angle_tolerance`` degrees, and with moyopy when ``cross_check``. An engine that cannot
+    determine a symmetry gives None plus its error message; nothing is raised for a bad cell."""
+    if not (np.isfinite(symprec) and symprec > 0):
+        raise InputError(f"symprec must be a positive number of Å, got {symprec}", field="symprec")
+    s_lab = m_lab = None
+    s_err = m_err = None
+    try:
+        s_lab = _spglib_label(lattice, frac, numbers, symprec, angle_tolerance)
+    except InputError as exc:
+        s_err = str(exc)
+    if cross_check:
+        try:
+            m_lab = _moyo_label(lattice, frac, numbers, symprec, angle_tolerance)
+        except InputError as exc:
+            m_err = str(exc)
+    return SymmetryCheck(float(symprec), float(angle_tolerance), s_lab, m_lab, s_err, m_err, bool(cross_check))
+
+
+def symmetry_of(structure: Structure, *, symprec: float, angle_tolerance: float = 5.0,
+                cross_check: bool = True) -> SymmetryCheck:
+    """``analyse_cell`` on a periodic Structure (InputError for a molecule: it has no space group)."""
+    if not structure.is_periodic:
+        raise InputError("a space group needs a periodic structure (this one has no lattice)", field="lattice")
+    return analyse_cell(structure.lattice, structure.frac_coords, structure.numbers, symprec=symprec,
+                        angle_tolerance=angle_tolerance, cross_check=cross_check)
+
+
+def library_versions() -> dict[str, str]:
+    return {"spglib": _spglib.VERSION, "moyopy": _moyo.VERSION}

@@ -1,0 +1,159 @@
+"""``viewcert certify | verify | sweep``: thin commands over ``viewcert.certify`` (no science here).
+
+Mounted by ``viewcert.cli`` through ``register(app)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+LEVEL_HELP = "label level R1 scores: crystal_system | point_group | space_group"
+
+
+def _tiling(text: str) -> tuple[int, int, int]:
+    try:
+        parts = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise typer.BadParameter(f"tiling must be three integers like 2,2,2, got {text!r}") from None
+    if len(parts) != 3 or min(parts) < 1:
+        raise typer.BadParameter(f"tiling must be three positive integers like 2,2,2, got {text!r}")
+    return parts  # type: ignore[return-value]
+
+
+def _floats(text: str | None, name: str) -> list[float] | None:
+    if text is None or text.strip() == "":
+        return None
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"{name} must be comma-separated numbers, got {text!r}") from None
+
+
+def _views(text: str | None) -> tuple[str, ...] | None:
+    return None if not text else tuple(v.strip() for v in text.split(",") if v.strip())
+
+
+def _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
+            sigma_unit, seed, occlusion, no_standardize, no_cross_check):
+    from viewcert.certify.ceiling import CertifyConfig
+    from viewcert.errors import ViewcertError
+
+    try:
+        return CertifyConfig(protocol=protocol, views=_views(views), delta=delta, tau=symprec,
+                             angle_tolerance=angle_tolerance, tiling=_tiling(tiling), pairs=pairs,
+                             merge=merge or None, score=score, truth=truth, sigma=sigma, sigma_unit=sigma_unit,
+                             seed=seed, occlusion=occlusion, standardize=not no_standardize,
+                             cross_check=not no_cross_check)
+    except ViewcertError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+def certify_cmd(
+    input: str = typer.Argument(..., help="folder of structure files, the study layout (structures.json + "
+                                          "eval.jsonl), a structure file, or builtin:prototypes"),
+    protocol: str = typer.Option("render-ceiling-5", help="named view protocol"),
+    views: str = typer.Option(None, help="comma-separated subset of the protocol's views"),
+    delta: float = typer.Option(0.01, help="oracle tolerance δ (Å)"),
+    symprec: float = typer.Option(None, help="symmetry tolerance τ (Å) for spglib/moyopy; default = δ"),
+    angle_tolerance: float = typer.Option(5.0, help="angle tolerance (degrees) for spglib/moyopy"),
+    tiling: str = typer.Option("1,1,1", help="observation model: cell repetitions observed, e.g. 2,2,2"),
+    pairs: str = typer.Option("all", help="oracle candidate pairs: all | first (the study's released oracle)"),
+    merge: str = typer.Option(None, help="oracle merge rule (default: the oracle's)"),
+    score: str = typer.Option("crystal_system", help=LEVEL_HELP),
+    truth: str = typer.Option("dataset", help="reference label: dataset (where present) | rendered"),
+    sigma: float = typer.Option(0.0, help="observation noise σ (0 = ideal centroids)"),
+    sigma_unit: str = typer.Option("px", help="unit of σ: px | angstrom"),
+    seed: int = typer.Option(0, help="noise seed"),
+    occlusion: bool = typer.Option(False, help="drop atoms hidden behind nearer atoms (visibility)"),
+    subset: str = typer.Option("eval", help="study layout: eval (eval.jsonl items) | all (every structure)"),
+    no_standardize: bool = typer.Option(False, "--no-standardize", help="render the cell as read"),
+    no_cross_check: bool = typer.Option(False, "--no-cross-check", help="skip the moyopy cross-check"),
+    scheduler: str = typer.Option(None, help="Dask scheduler address (tcp://host:8786); default local processes"),
+    workers: int = typer.Option(None, help="local worker processes (default: all CPUs)"),
+    out: Path = typer.Option(Path("out"), help="output folder"),
+    plots: bool = typer.Option(True, help="write plots"),
+    resume: bool = typer.Option(True, help="checkpoint shards in OUT/.shards and resume from them"),
+) -> None:
+    """Certify the render ceiling of INPUT: certificate.json, items.csv, summary.txt and plots in OUT."""
+    from viewcert.certify.run import certify, summary_text
+    from viewcert.errors import ViewcertError
+
+    cfg = _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
+                  sigma_unit, seed, occlusion, no_standardize, no_cross_check)
+    try:
+        cert = certify(input, cfg, out=out, subset=subset, n_workers=workers, scheduler=scheduler, plots=plots,
+                       resume=resume)
+    except ViewcertError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(summary_text(cert), nl=False)
+    typer.echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}"
+               + (", plots" if plots else ""))
+
+
+def verify_cmd(
+    cert: Path = typer.Argument(..., help="certificate.json to recompute"),
+    input: str = typer.Option(None, help="where the inputs are now, if they moved"),
+    scheduler: str = typer.Option(None, help="Dask scheduler address"),
+    workers: int = typer.Option(None, help="local worker processes"),
+) -> None:
+    """Recompute CERT from its recorded inputs and settings; report every difference (exit 1 if any)."""
+    from viewcert.certify.certificate import verify_certificate
+    from viewcert.errors import ViewcertError
+
+    try:
+        rep = verify_certificate(cert, input_spec=input, n_workers=workers, scheduler=scheduler)
+    except ViewcertError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    for line in rep.lines():
+        typer.echo(line)
+    if not rep.ok:
+        raise typer.Exit(1)
+
+
+def sweep_cmd(
+    input: str = typer.Argument(..., help="same INPUT forms as certify"),
+    protocol: str = typer.Option("render-ceiling-5", help="comma-separated protocol names"),
+    subsets: bool = typer.Option(False, help="every subset (≥ 2 views) of each protocol"),
+    deltas: str = typer.Option(None, help="comma-separated δ values (Å) for a δ sweep"),
+    sigmas: str = typer.Option(None, help="comma-separated noise σ values for a noise sweep"),
+    sigma_unit: str = typer.Option("angstrom", help="unit of σ: px | angstrom"),
+    seeds: int = typer.Option(3, help="noise seeds per σ"),
+    delta: float = typer.Option(0.01, help="δ for the subset and noise studies (Å)"),
+    symprec: float = typer.Option(None, help="τ (Å); default = δ of the base configuration"),
+    tie_tau: bool = typer.Option(False, help="δ sweep with τ = δ (default: τ fixed)"),
+    pairs: str = typer.Option("all", help="oracle candidate pairs: all | first"),
+    merge: str = typer.Option(None, help="oracle merge rule"),
+    tiling: str = typer.Option("1,1,1", help="observation model tiling"),
+    score: str = typer.Option("crystal_system", help=LEVEL_HELP),
+    subset: str = typer.Option("eval", help="study layout: eval | all"),
+    scheduler: str = typer.Option(None, help="Dask scheduler address"),
+    workers: int = typer.Option(None, help="local worker processes"),
+    out: Path = typer.Option(Path("out/sweep"), help="output folder"),
+) -> None:
+    """Design studies: view subsets, δ sweeps, noise sweeps, κ: CSV tables and plots in OUT."""
+    from viewcert.certify.sweep import run_sweep
+    from viewcert.errors import ViewcertError
+
+    protocols = [p.strip() for p in protocol.split(",") if p.strip()]
+    cfg = _config(protocols[0], None, delta, symprec, 5.0, tiling, pairs, merge, score, "dataset", 0.0, sigma_unit,
+                  0, False, False, False)
+    try:
+        res = run_sweep(input, cfg, protocols=protocols, subsets=subsets, deltas=_floats(deltas, "deltas"),
+                        sigmas=_floats(sigmas, "sigmas"), sigma_unit=sigma_unit, seeds=seeds, tie_tau=tie_tau,
+                        subset=subset, n_workers=workers, scheduler=scheduler, out=out)
+    except ViewcertError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(res.text())
+    typer.echo(f"wrote tables and plots to {out}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``certify``, ``verify`` and ``sweep`` to ``app``."""
+    app.command("certify")(certify_cmd)
+    app.command("verify")(verify_cmd)
+    app.command("sweep")(sweep_cmd)

@@ -1,0 +1,257 @@
+"""One way to map a function over many items: local processes by default, a Dask cluster when given a
+scheduler address; results checkpointed in shards so an interrupted run resumes.
+
+    from viewcert.parallel import map_items
+    run = map_items(fn, items, keys=ids, workdir="out/.shards", n_workers=None, scheduler=None)
+    run.results  # in the order of ``items``
+
+- ``fn`` must be a module-level function (picklable by reference) mapping one item to a JSON-serialisable
+  result; it runs in worker processes (``concurrent.futures.ProcessPoolExecutor``; in-process when
+  ``n_workers == 1``) or on Dask workers (``scheduler="tcp://host:8786"`` or a ``distributed.Client``).
+- Items are cut into consecutive chunks of ``chunk_size``; a chunk is the unit of work and, when
+  ``workdir`` is given, of checkpointing: its results are written to ``shard-NNNNNN.json`` atomically
+  (temporary file, fsync, rename) as soon as it finishes. A re-run with the same items (same keys, same
+  ``fingerprint``) reads the finished shards and computes only the rest, so a run killed at any point
+  (even ``kill -9``) resumes with no finished item recomputed and no item lost or duplicated. The workdir's
+  ``manifest.json`` pins the key list, chunk size and fingerprint; a mismatch is an InputError rather than
+  a silent mix of two runs.
+- A rich progress bar is shown on a terminal (``progress=None``) or when ``progress=True``.
+
+Results do not depend on the executor or on the number of workers: each result is ``fn(item)``, assembled
+in item order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from viewcert.errors import InputError
+from viewcert.io.atomic import write_json_atomic
+
+MANIFEST = "manifest.json"
+SHARD_FORMAT = "shard-{:06d}.json"
+
+
+@dataclass
+class MapResult:
+    """Results in item order, and how they were obtained."""
+
+    results: list[Any]
+    n_items: int
+    n_resumed: int = 0
+    n_computed: int = 0
+    shards_written: list[str] = field(default_factory=list)
+    executor: str = "local"
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
+    """Apply ``fn`` to every item of a chunk (what a worker runs)."""
+    return [fn(item) for item in chunk]
+
+
+def _keys_digest(keys: Sequence[str]) -> str:
+    h = hashlib.sha256()
+    for k in keys:
+        h.update(k.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _auto_chunk(n: int, workers: int) -> int:
+    # ~8 chunks per worker keeps the pool busy and bounds the work lost to an interruption
+    return max(1, min(64, math.ceil(n / max(1, 8 * workers))))
+
+
+def _load_shard(path: Path, keys: list[str]) -> list[Any] | None:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if data.get("keys") != keys or len(data.get("results", ())) != len(keys):
+        return None
+    return data["results"]
+
+
+def _prepare_workdir(workdir: Path, keys: list[str], chunk_size: int | None, fingerprint: str,
+                     workers: int) -> int:
+    workdir.mkdir(parents=True, exist_ok=True)
+    mpath = workdir / MANIFEST
+    digest = _keys_digest(keys)
+    if mpath.exists():
+        try:
+            m = json.loads(mpath.read_text())
+        except ValueError:
+            m = None
+        if m is not None:
+            if m.get("keys_sha256") != digest or m.get("n_items") != len(keys):
+                raise InputError(
+                    f"{workdir} holds shards of a different item list ({m.get('n_items')} items); use another "
+                    "directory or delete it", field="workdir")
+            if m.get("fingerprint") != fingerprint:
+                raise InputError(
+                    f"{workdir} holds shards computed with different settings (fingerprint "
+                    f"{m.get('fingerprint')!r}, now {fingerprint!r}); use another directory or delete it",
+                    field="workdir")
+            if chunk_size is not None and m.get("chunk_size") != chunk_size:
+                raise InputError(f"{workdir} was sharded with chunk_size={m.get('chunk_size')}, not {chunk_size}",
+                                 field="chunk_size")
+            return int(m["chunk_size"])
+    size = chunk_size or _auto_chunk(len(keys), workers)
+    write_json_atomic(mpath, {"n_items": len(keys), "keys_sha256": digest, "chunk_size": size,
+                              "fingerprint": fingerprint, "shard_format": SHARD_FORMAT})
+    return size
+
+
+class _Progress:
+    def __init__(self, enabled: bool, total: int, description: str):
+        self.bar = None
+        if enabled and total:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True),
+                                transient=False)
+            self.task = self.bar.add_task(description or "items", total=total)
+
+    def __enter__(self):
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def advance(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task, n)
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def map_items(
+    fn: Callable[[Any], Any],
+    items: Sequence[Any],
+    *,
+    keys: Sequence[str] | None = None,
+    workdir: str | os.PathLike | None = None,
+    n_workers: int | None = None,
+    scheduler: Any = None,
+    chunk_size: int | None = None,
+    fingerprint: str = "",
+    progress: bool | None = None,
+    description: str = "",
+) -> MapResult:
+    """``[fn(item) for item in items]`` over local processes or a Dask cluster, checkpointed in ``workdir``.
+
+    keys: unique string per item (default: the index), used to check shards on resume. scheduler: a Dask
+    scheduler address (``"tcp://..."``) or a ``distributed.Client``; None = local processes. n_workers:
+    local processes (default: the CPUs this process may use); ignored with a scheduler."""
+    items = list(items)
+    n = len(items)
+    keys = [str(i) for i in range(n)] if keys is None else [str(k) for k in keys]
+    if len(keys) != n:
+        raise InputError(f"{len(keys)} keys for {n} items", field="keys")
+    if len(set(keys)) != n:
+        raise InputError("keys must be unique", field="keys")
+    if n_workers is not None and int(n_workers) < 1:
+        raise InputError(f"n_workers must be ≥ 1, got {n_workers}", field="n_workers")
+    workers = int(n_workers) if n_workers is not None else default_workers()
+    if chunk_size is not None and int(chunk_size) < 1:
+        raise InputError(f"chunk_size must be ≥ 1, got {chunk_size}", field="chunk_size")
+    wd = Path(workdir) if workdir is not None else None
+    if wd is not None:
+        size = _prepare_workdir(wd, keys, chunk_size, fingerprint, workers)
+    else:
+        size = chunk_size or _auto_chunk(n, workers)
+    bounds = [(s, min(n, s + size)) for s in range(0, n, size)]
+    results: list[Any] = [None] * n
+    todo: list[int] = []
+    out = MapResult(results, n)
+    for ci, (a, b) in enumerate(bounds):
+        got = _load_shard(wd / SHARD_FORMAT.format(ci), keys[a:b]) if wd is not None else None
+        if got is None:
+            todo.append(ci)
+        else:
+            results[a:b] = got
+            out.n_resumed += b - a
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+
+    def finish(ci: int, chunk_results: list[Any]) -> None:
+        a, b = bounds[ci]
+        if wd is not None:
+            path = wd / SHARD_FORMAT.format(ci)
+            write_json_atomic(path, {"keys": keys[a:b], "results": chunk_results}, indent=None, allow_nan=True)
+            out.shards_written.append(path.name)
+            # the stored form is what a resumed run reads: keep both runs identical
+            chunk_results = json.loads(path.read_text())["results"]
+        results[a:b] = chunk_results
+        out.n_computed += b - a
+
+    with _Progress(show, n, description) as bar:
+        bar.advance(out.n_resumed)
+        if not todo:
+            pass
+        elif scheduler is not None:
+            out.executor = "dask"
+            _run_dask(fn, items, bounds, todo, scheduler, finish, bar)
+        elif workers == 1 or len(todo) == 1:
+            out.executor = "in-process"
+            for ci in todo:
+                a, b = bounds[ci]
+                finish(ci, run_chunk(fn, items[a:b]))
+                bar.advance(b - a)
+        else:
+            out.executor = "local"
+            with ProcessPoolExecutor(max_workers=min(workers, len(todo))) as pool:
+                pending = {pool.submit(run_chunk, fn, items[bounds[ci][0]:bounds[ci][1]]): ci for ci in todo}
+                while pending:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in sorted(done, key=lambda f: pending[f]):
+                        ci = pending.pop(fut)
+                        finish(ci, fut.result())
+                        bar.advance(bounds[ci][1] - bounds[ci][0])
+    return out
+
+
+def _run_dask(fn, items, bounds, todo, scheduler, finish, bar) -> None:
+    from distributed import Client, as_completed
+
+    own = not isinstance(scheduler, Client)
+    client = Client(scheduler, set_as_default=False) if own else scheduler
+    try:
+        futs = {}
+        for ci in todo:
+            a, b = bounds[ci]
+            fut = client.submit(run_chunk, fn, items[a:b], pure=False)
+            futs[fut] = ci
+        for fut in as_completed(list(futs), loop=client.loop):
+            ci = futs[fut]
+            finish(ci, fut.result())
+            bar.advance(bounds[ci][1] - bounds[ci][0])
+            fut.release()
+    finally:
+        if own:
+            client.close()
