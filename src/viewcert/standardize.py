@@ -1,0 +1,487 @@
+"""Conventional standard cells: pymatgen's setting reproduced in plain numpy, or spglib's own.
+
+``conventional_standard_cell(structure, *, symprec=0.01, angle_tolerance=5.0, orientation="pymatgen")``
+
+- ``orientation="pymatgen"`` reproduces ``pymatgen.symmetry.analyzer.SpacegroupAnalyzer(s, symprec,
+  angle_tolerance).get_conventional_standard_structure()`` (``international_monoclinic=True``): the same
+  lattice matrix, the same sites in the same order (Setyawan & Curtarolo 2010 conventions: lattice built
+  from lengths and angles, so its orientation in Cartesian space is fixed, whatever the input's). It is a
+  line-by-line port of pymatgen's arithmetic, including the parts that decide boundary cases:
+
+  1. species numbering for spglib: atomic numbers in order of first appearance, numbered 1, 2, ...
+     (``SpacegroupAnalyzer.__init__``);
+  2. the refined cell (``spglib.refine_cell``; here the identical ``std_lattice/std_positions/std_types``
+     of the one ``get_symmetry_dataset`` call, so spglib runs once instead of pymatgen's twice), sorted
+     like ``Structure.get_sorted_structure``: stable, by Pauling electronegativity then symbol, with
+     pymatgen's ``Site.__lt__`` replayed literally when an element has no electronegativity (He, Ne,
+     Ar, Z ≥ 104: NaN compares false both ways);
+  3. the per-lattice-type branches (orthorhombic/cubic with C- and A-centring, tetragonal,
+     hexagonal/rhombohedral incl. the rhombohedral→hexagonal supercell, monoclinic C and non-C then the
+     international-monoclinic swap, triclinic LLL reduction with delta = 0.75 and the four sign-flip test
+     matrices), with pymatgen's ``Lattice.lengths/angles/from_parameters`` formulas;
+  4. wrapping with ``np.mod(frac, 1)`` and nothing else: pymatgen has no tolerance there, so a coordinate
+     of -1e-17 becomes 1.0 (the atom sits on the far face). Where pymatgen maps coordinates through a
+     Cartesian round trip (LLL reduction, the rhombohedral supercell) this port performs the same numpy
+     calls per site, so those last-bit residues come out the same;
+  5. the final re-sort (``get_sorted_structure``).
+
+- ``orientation="spglib"`` returns spglib's standardized conventional cell as spglib gives it:
+  ``std_lattice`` (rows, Å; spglib's idealized orientation), ``std_positions`` and ``std_types`` in
+  spglib's order, i.e. ``spglib.standardize_cell(cell, to_primitive=False, no_idealize=False)``.
+
+Both keep the input's provenance. Site labels are carried over when that is unambiguous (every input atom
+that spglib maps to one primitive atom carries the same label), otherwise dropped. Errors: a molecule (no
+lattice) raises :class:`~viewcert.errors.InputError` naming ``lattice``; a spglib failure raises
+``InputError`` naming ``symprec``. symprec in Å, angle_tolerance in degrees (spglib's convention; a
+negative value selects spglib's default angle handling).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from functools import lru_cache
+from importlib import resources
+from math import cos, sin
+from typing import Literal
+
+import numpy as np
+
+from viewcert.certify import _spglib
+from viewcert.elements import SYMBOLS
+from viewcert.errors import InputError
+from viewcert.structures import Structure
+
+Orientation = Literal["pymatgen", "spglib"]
+ORIENTATIONS: tuple[str, ...] = ("pymatgen", "spglib")
+
+__all__ = ["ORIENTATIONS", "Orientation", "conventional_standard_cell"]
+
+
+def conventional_standard_cell(
+    structure: Structure,
+    *,
+    symprec: float = 0.01,
+    angle_tolerance: float = 5.0,
+    orientation: Orientation = "pymatgen",
+) -> Structure:
+    """Conventional standard cell of a periodic ``structure`` (one spglib call).
+
+    ``orientation="pymatgen"``: equals pymatgen's ``SpacegroupAnalyzer(s, symprec=symprec,
+    angle_tolerance=angle_tolerance).get_conventional_standard_structure()`` (lattice rows, site order,
+    positions, species). ``orientation="spglib"``: spglib's ``std_lattice/std_positions/std_types``.
+    symprec in Å (> 0), angle_tolerance in degrees. See the module docstring for the details."""
+    src = structure.identifier or None
+    if orientation not in ORIENTATIONS:
+        raise InputError(f"orientation must be one of {ORIENTATIONS}, got {orientation!r}", source=src,
+                         field="orientation")
+    if structure.lattice is None:
+        raise InputError("a conventional cell needs a periodic structure; this one has no lattice",
+                         source=src, field="lattice")
+    if not (isinstance(symprec, int | float) and math.isfinite(symprec) and symprec > 0):
+        raise InputError(f"symprec must be a positive number of Å, got {symprec!r}", source=src, field="symprec")
+    if not (isinstance(angle_tolerance, int | float) and math.isfinite(angle_tolerance)):
+        raise InputError(f"angle_tolerance must be a finite number of degrees, got {angle_tolerance!r}",
+                         source=src, field="angle_tolerance")
+
+    species, types = _first_appearance_types(structure.numbers)
+    try:
+        std = _spglib.standardized_cell(structure.lattice, structure.frac_coords, types,
+                                        symprec=float(symprec), angle_tolerance=float(angle_tolerance))
+    except InputError as exc:
+        raise InputError(str(exc).split(": ", 1)[-1], source=src, field="symprec") from None
+    z_std = species[std["types"] - 1]
+    if orientation == "spglib":
+        lat, frac, z, origin = std["lattice"], std["frac"], z_std, np.arange(len(z_std))
+    else:
+        lat, frac, z, origin = _pymatgen_conventional(std["lattice"], std["frac"], z_std, std["international"],
+                                                      std["number"])
+    labels = _map_labels(structure.site_labels, std["mapping_to_primitive"], std["std_mapping_to_primitive"],
+                         origin)
+    return Structure(frac @ lat, z, lat, site_labels=labels, provenance=structure.provenance)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _first_appearance_types(numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(species by type - 1, types 1..k): distinct atomic numbers numbered in order of first appearance,
+    as ``SpacegroupAnalyzer`` numbers its unique species."""
+    uniq, first, inv = np.unique(numbers, return_index=True, return_inverse=True)
+    by_first = np.argsort(first, kind="stable")
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[by_first] = np.arange(len(uniq))
+    return uniq[by_first], rank[inv.ravel()] + 1
+
+
+def _map_labels(labels, mapping_in: np.ndarray, std_map: np.ndarray, origin: np.ndarray):
+    if labels is None:
+        return None
+    of_prim: dict[int, str] = {}
+    for lab, p in zip(labels, mapping_in.tolist(), strict=True):
+        if of_prim.setdefault(p, lab) != lab:
+            return None
+    return tuple(of_prim[p] for p in std_map[origin].tolist())
+
+
+@lru_cache(maxsize=1)
+def _electronegativity() -> tuple[np.ndarray, np.ndarray]:
+    """(Pauling X by Z with NaN where pymatgen has none, rank by (X, symbol) over the finite ones), from
+    the package's copy of pymatgen's table (pinned against pymatgen in the tests)."""
+    raw = json.loads(resources.files("viewcert").joinpath("data/pauling_electronegativity.json").read_text())
+    x = np.full(len(SYMBOLS), np.nan)
+    for z, sym in enumerate(SYMBOLS):
+        val = raw["X"].get(sym) if z else None
+        if val is not None:
+            x[z] = float(val)
+    finite = [z for z in range(1, len(SYMBOLS)) if math.isfinite(x[z])]
+    rank = np.full(len(SYMBOLS), -1, dtype=np.int64)
+    for r, z in enumerate(sorted(finite, key=lambda z: (x[z], SYMBOLS[z]))):
+        rank[z] = r
+    x.setflags(write=False)
+    rank.setflags(write=False)
+    return x, rank
+
+
+class _SiteKey:
+    """pymatgen ``Site.__lt__`` for an ordered single-element site: electronegativity, then symbol."""
+
+    __slots__ = ("x", "s")
+
+    def __init__(self, x: float, s: str):
+        self.x = x
+        self.s = s
+
+    def __lt__(self, other: _SiteKey) -> bool:
+        if self.x < other.x:
+            return True
+        if self.x > other.x:
+            return False
+        return self.s < other.s
+
+
+def _sorted_order(z: np.ndarray) -> np.ndarray:
+    """Permutation that ``Structure.get_sorted_structure`` applies (Python's stable sort with
+    ``Site.__lt__``). With finite electronegativities that is a stable sort on a total order; otherwise
+    replay the comparisons."""
+    x, rank = _electronegativity()
+    r = rank[z]
+    if (r >= 0).all():
+        return np.argsort(r, kind="stable")
+    keys = [_SiteKey(float(x[zi]), SYMBOLS[zi]) for zi in z.tolist()]
+    return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+
+
+def _lattice_type(international: str, number: int) -> str:
+    """pymatgen ``get_lattice_type``: crystal family, except R-centred trigonal = rhombohedral."""
+    if not 0 < number < 231:
+        raise InputError(f"spglib returned space group number {number}", field="symprec")
+    if international.startswith("R"):
+        return "rhombohedral"
+    for bound, name in ((3, "triclinic"), (16, "monoclinic"), (75, "orthorhombic"), (143, "tetragonal"),
+                        (195, "hexagonal")):
+        if number < bound:
+            return name
+    return "cubic"
+
+
+# pymatgen.core.Lattice arithmetic, verbatim ------------------------------------------------------------
+def _lengths(m: np.ndarray) -> tuple[float, float, float]:
+    return tuple(np.sqrt(np.sum(m**2, axis=1)).tolist())
+
+
+def _angles(m: np.ndarray) -> tuple[float, float, float]:
+    lengths = _lengths(m)
+    angles = np.zeros(3)
+    for dim in range(3):
+        jj = (dim + 1) % 3
+        kk = (dim + 2) % 3
+        angles[dim] = np.clip(np.dot(m[jj], m[kk]) / (lengths[jj] * lengths[kk]), -1, 1)
+    return tuple(np.rad2deg(np.arccos(angles)).tolist())
+
+
+def _matrix(rows) -> np.ndarray:
+    """``Lattice(rows).matrix``."""
+    return np.array(rows, dtype=np.float64).reshape((3, 3))
+
+
+def _from_parameters(a: float, b: float, c: float, alpha: float, beta: float, gamma: float) -> np.ndarray:
+    """``Lattice.from_parameters`` (vesta=False): c along z, a in the xz plane."""
+    angles_r = np.radians([alpha, beta, gamma])
+    cos_alpha, cos_beta, cos_gamma = np.cos(angles_r)
+    sin_alpha, sin_beta, sin_gamma = np.sin(angles_r)
+    val = (cos_alpha * cos_beta - cos_gamma) / (sin_alpha * sin_beta)
+    val = np.clip(val, -1, 1)
+    gamma_star = np.arccos(val)
+    vector_a = [a * sin_beta, 0.0, a * cos_beta]
+    vector_b = [-b * sin_alpha * np.cos(gamma_star), b * sin_alpha * np.sin(gamma_star), b * cos_alpha]
+    vector_c = [0.0, 0.0, float(c)]
+    return _matrix([vector_a, vector_b, vector_c])
+
+
+def _lattice_eq(m1: np.ndarray, m2: np.ndarray) -> bool:
+    """``Lattice.__eq__`` (same pbc assumed)."""
+    return bool(np.allclose(m1, m2))
+
+
+def _lll(matrix: np.ndarray, delta: float = 0.75) -> tuple[np.ndarray, np.ndarray]:
+    """``Lattice._calculate_lll``: (reduced matrix, mapping), statement for statement."""
+    a = matrix.copy().T
+    b = np.zeros((3, 3))
+    u = np.zeros((3, 3))
+    m = np.zeros(3)
+    b[:, 0] = a[:, 0]
+    m[0] = np.dot(b[:, 0], b[:, 0])
+    for i in range(1, 3):
+        u[i, :i] = np.dot(a[:, i].T, b[:, :i]) / m[:i]
+        b[:, i] = a[:, i] - np.dot(b[:, :i], u[i, :i].T)
+        m[i] = np.dot(b[:, i], b[:, i])
+    k = 2
+    mapping = np.identity(3, dtype=np.double)
+    while k <= 3:
+        for i in range(k - 1, 0, -1):
+            q = round(u[k - 1, i - 1])
+            if q != 0:
+                a[:, k - 1] -= q * a[:, i - 1]
+                mapping[:, k - 1] -= q * mapping[:, i - 1]
+                uu = list(u[i - 1, 0 : (i - 1)])
+                uu.append(1)
+                u[k - 1, 0:i] -= q * np.array(uu)
+        if np.dot(b[:, k - 1], b[:, k - 1]) >= (delta - abs(u[k - 1, k - 2]) ** 2) * np.dot(
+            b[:, (k - 2)], b[:, (k - 2)]
+        ):
+            k += 1
+        else:
+            v = a[:, k - 1].copy()
+            a[:, k - 1] = a[:, k - 2].copy()
+            a[:, k - 2] = v
+            v_m = mapping[:, k - 1].copy()
+            mapping[:, k - 1] = mapping[:, k - 2].copy()
+            mapping[:, k - 2] = v_m
+            for s in range(k - 1, k + 1):
+                u[s - 1, : (s - 1)] = np.dot(a[:, s - 1].T, b[:, : (s - 1)]) / m[: (s - 1)]
+                b[:, s - 1] = a[:, s - 1] - np.dot(b[:, : (s - 1)], u[s - 1, : (s - 1)].T)
+                m[s - 1] = np.dot(b[:, s - 1], b[:, s - 1])
+            if k > 2:
+                k -= 1
+            else:
+                p = np.dot(a[:, k:3].T, b[:, (k - 2) : k])
+                qm = np.diag(m[(k - 2) : k])
+                u[k:3, (k - 2) : k] = np.linalg.lstsq(qm.T, p.T, rcond=None)[0].T
+    return a.T, mapping.T
+
+
+def _to_new_lattice(frac: np.ndarray, old: np.ndarray, new: np.ndarray, shifts: np.ndarray | None = None):
+    """pymatgen's per-site Cartesian round trip ``np.dot(np.dot(f, old) [+ shift], inv(new))``, one
+    ``np.dot`` per site as pymatgen does (so last-bit residues, and hence ``np.mod`` at 0/1, agree)."""
+    inv = np.linalg.inv(_matrix(new))
+    out = []
+    for f in frac:
+        coords = np.dot(f, old)
+        if shifts is None:
+            out.append(np.dot(coords, inv))
+        else:
+            out.extend(np.dot(coords + vec, inv) for vec in shifts)
+    return np.array(out, dtype=np.float64).reshape(-1, 3)
+
+
+def _lattice_points_in_supercell(supercell_matrix: np.ndarray) -> np.ndarray:
+    """``pymatgen.util.coord.lattice_points_in_supercell``."""
+    diagonals = np.array([[0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1], [1, 0, 0], [1, 0, 1], [1, 1, 0], [1, 1, 1]])
+    d_points = np.dot(diagonals, supercell_matrix)
+    mins = np.min(d_points, axis=0)
+    maxes = np.max(d_points, axis=0) + 1
+    ar = np.arange(mins[0], maxes[0])[:, None] * np.array([1, 0, 0])[None, :]
+    br = np.arange(mins[1], maxes[1])[:, None] * np.array([0, 1, 0])[None, :]
+    cr = np.arange(mins[2], maxes[2])[:, None] * np.array([0, 0, 1])[None, :]
+    all_points = (ar[:, None, None] + br[None, :, None] + cr[None, None, :]).reshape((-1, 3))
+    frac_points = np.dot(all_points, np.linalg.inv(np.asarray(supercell_matrix)))
+    t_vecs = frac_points[np.all(frac_points < 1 - 1e-10, axis=1) & np.all(frac_points >= -1e-10, axis=1)]
+    if len(t_vecs) != round(abs(np.linalg.det(np.asarray(supercell_matrix)))):  # pragma: no cover
+        raise ValueError("The number of transformed vectors mismatch.")
+    return t_vecs
+
+
+_RHOMB_TO_HEX = np.array(((1, -1, 0), (0, 1, -1), (1, 1, 1)), dtype=int)
+
+
+def _rhombohedral_supercell(m: np.ndarray, frac: np.ndarray, z: np.ndarray, origin: np.ndarray):
+    """``Structure.make_supercell(((1, -1, 0), (0, 1, -1), (1, 1, 1)))``: each site followed by its
+    images, each folded twice with ``np.mod`` (``from_sites(to_unit_cell=True)`` then
+    ``site.to_unit_cell``)."""
+    new = _matrix(np.dot(_RHOMB_TO_HEX, m))
+    shifts = np.dot(_lattice_points_in_supercell(_RHOMB_TO_HEX), new)
+    out = np.mod(np.mod(_to_new_lattice(frac, m, new, shifts), 1), 1)
+    n_img = len(shifts)
+    return new, out, np.repeat(z, n_img), np.repeat(origin, n_img)
+
+
+def _reciprocal_all_acute_or_obtuse(matrix: list) -> bool:
+    inv_mat = np.linalg.inv(_matrix(matrix)).T
+    recp_angles = np.array(_angles(_matrix(inv_mat * 2 * np.pi)))
+    return bool(all(recp_angles <= 90) or all(recp_angles > 90))
+
+
+def _triclinic_candidates(a, b, c, alpha, beta, gamma):
+    """pymatgen's four test matrices with their transformation matrices, in pymatgen's order."""
+    # pymatgen's literal expressions (math.cos/sin), so that signs and rounding distribute identically
+    sq = math.sqrt(sin(gamma) ** 2 - cos(alpha) ** 2 - cos(beta) ** 2 + 2 * cos(alpha) * cos(beta) * cos(gamma))
+    return (
+        ([[a, 0, 0], [b * cos(gamma), b * sin(gamma), 0.0],
+          [c * cos(beta), c * (cos(alpha) - cos(beta) * cos(gamma)) / sin(gamma), c * sq / sin(gamma)]],
+         np.eye(3, dtype=np.float64)),
+        ([[-a, 0, 0], [b * cos(gamma), b * sin(gamma), 0.0],
+          [-c * cos(beta), -c * (cos(alpha) - cos(beta) * cos(gamma)) / sin(gamma), -c * sq / sin(gamma)]],
+         np.array([[-1, 0, 0], [0, 1, 0], [0, 0, -1]])),
+        ([[-a, 0, 0], [-b * cos(gamma), -b * sin(gamma), 0.0],
+          [c * cos(beta), c * (cos(alpha) - cos(beta) * cos(gamma)) / sin(gamma), c * sq / sin(gamma)]],
+         np.array([[-1, 0, 0], [0, -1, 0], [0, 0, 1]])),
+        ([[a, 0, 0], [-b * cos(gamma), -b * sin(gamma), 0.0],
+          [-c * cos(beta), -c * (cos(alpha) - cos(beta) * cos(gamma)) / sin(gamma), -c * sq / sin(gamma)]],
+         np.array([[1, 0, 0], [0, -1, 0], [0, 0, -1]])),
+    )
+
+
+def _pymatgen_conventional(lat0: np.ndarray, frac0: np.ndarray, z0: np.ndarray, international: str,
+                           number: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Port of ``get_conventional_standard_structure(international_monoclinic=True)`` starting from
+    spglib's refined cell. Returns (lattice rows, wrapped fractional coords, Z, index into the refined
+    cell of each output site)."""
+    # get_refined_structure(): Structure(lattice, species, scaled_positions).get_sorted_structure()
+    order = _sorted_order(z0)
+    frac, z, origin = frac0[order], z0[order], order
+    m = _matrix(lat0)
+
+    tol = 1e-5
+    transf = np.zeros(shape=(3, 3), dtype=np.float64)
+    latt_type = _lattice_type(international, number)
+    abc = _lengths(m)
+    sorted_lengths = sorted(abc)
+    sorted_idx = sorted(range(3), key=abc.__getitem__)  # sorted_dic's orig_index (stable by length)
+
+    if latt_type in ("orthorhombic", "cubic"):
+        if international.startswith("C"):
+            transf[2] = [0, 0, 1]
+            a, b = sorted(abc[:2])
+            for i, j in enumerate(sorted((0, 1), key=abc.__getitem__)):
+                transf[i][j] = 1
+            c = abc[2]
+        elif international.startswith("A"):
+            transf[2] = [1, 0, 0]
+            a, b = sorted(abc[1:])
+            for i, j in enumerate(sorted((1, 2), key=abc.__getitem__)):
+                transf[i][j] = 1
+            c = abc[0]
+        else:
+            for i, j in enumerate(sorted_idx):
+                transf[i][j] = 1
+            a, b, c = sorted_lengths
+        new_lat = _from_parameters(a, b, c, 90, 90, 90)
+
+    elif latt_type == "tetragonal":
+        a, b, c = sorted_lengths
+        for i, j in enumerate(sorted_idx):
+            transf[i][j] = 1
+        if abs(b - c) < tol < abs(a - c):
+            a, c = c, a
+            transf = np.dot([[0, 0, 1], [0, 1, 0], [1, 0, 0]], transf)
+        new_lat = _from_parameters(a, a, c, 90, 90, 90)
+
+    elif latt_type in ("hexagonal", "rhombohedral"):
+        if np.allclose(abc, abc[0], atol=1e-3, rtol=0.0) and np.allclose(
+            _angles(m), _angles(m)[0], atol=1e-2, rtol=0.0
+        ):
+            m_s, frac, z, origin = _rhombohedral_supercell(m, frac, z, origin)
+            a, b, c = sorted(_lengths(m_s))
+        else:
+            a, b, c = abc
+        if abs(b - c) < 0.001:
+            a, c = c, a
+        new_lat = _matrix([[a / 2, -a * math.sqrt(3) / 2, 0], [a / 2, a * math.sqrt(3) / 2, 0], [0, 0, c]])
+        transf = np.eye(3, dtype=np.float64)
+
+    elif latt_type == "monoclinic":
+        new_matrix = None
+        if international.startswith("C"):
+            transf[2] = [0, 0, 1]
+            idx = sorted((0, 1), key=abc.__getitem__)
+            a, b, c = abc[idx[0]], abc[idx[1]], abc[2]
+            for tp2 in itertools.permutations(range(2), 2):
+                latt2 = _matrix([m[tp2[0]], m[tp2[1]], m[2]])
+                lengths, angles = _lengths(latt2), _angles(latt2)
+                alpha_degrees = angles[0]
+                if math.isclose(alpha_degrees, 90, rel_tol=0, abs_tol=1e-10):
+                    continue
+                transf = np.zeros(shape=(3, 3))
+                transf[2][2] = 1
+                if alpha_degrees > 90:
+                    flipped = _matrix([-m[tp2[0]], -m[tp2[1]], m[2]])
+                    a, b, c = _lengths(flipped)
+                    alpha_degrees = _angles(flipped)[0]
+                    transf[0][tp2[0]] = -1
+                    transf[1][tp2[1]] = -1
+                elif alpha_degrees < 90:
+                    transf[0][tp2[0]] = 1
+                    transf[1][tp2[1]] = 1
+                    a, b, c = lengths
+                    alpha_degrees = angles[0]
+                alpha_radians = math.radians(alpha_degrees)
+                new_matrix = [[a, 0, 0], [0, b, 0], [0, c * cos(alpha_radians), c * sin(alpha_radians)]]
+            if new_matrix is None:
+                new_matrix = [[a, 0, 0], [0, b, 0], [0, 0, c]]
+                for i, j in enumerate(idx):
+                    transf[i][j] = 1
+        else:
+            for tp3 in itertools.permutations(range(3), 3):
+                perm = _matrix([m[tp3[0]], m[tp3[1]], m[tp3[2]]])
+                a, b, c = _lengths(perm)
+                alpha = _angles(perm)[0]
+                if math.isclose(alpha, 90, rel_tol=0, abs_tol=1e-10) or b >= c:
+                    continue
+                transf = np.zeros(shape=(3, 3))
+                transf[2][tp3[2]] = 1
+                if alpha > 90 and b < c:
+                    flipped = _matrix([-m[tp3[0]], -m[tp3[1]], m[tp3[2]]])
+                    a, b, c = _lengths(flipped)
+                    alpha = _angles(flipped)[0]
+                    transf[0][tp3[0]] = -1
+                    transf[1][tp3[1]] = -1
+                elif alpha < 90 and b < c:
+                    transf[0][tp3[0]] = 1
+                    transf[1][tp3[1]] = 1
+                alpha = math.radians(alpha)
+                new_matrix = [[a, 0, 0], [0, b, 0], [0, c * cos(alpha), c * sin(alpha)]]
+            if new_matrix is None:
+                new_matrix = list(np.zeros(shape=(3, 3)))
+                for i, j in enumerate(sorted_idx):
+                    new_matrix[i] = m[j]
+                    transf[i][j] = 1
+        # international_monoclinic=True: beta is the non-right angle
+        op = [[0, 1, 0], [1, 0, 0], [0, 0, -1]]
+        transf = np.dot(op, transf)
+        new_matrix = np.dot(op, new_matrix)
+        if _angles(_matrix(new_matrix))[1] < 90:
+            op = [[-1, 0, 0], [0, -1, 0], [0, 0, 1]]
+            transf = np.dot(op, transf)
+            new_matrix = np.dot(op, new_matrix)
+        new_lat = _matrix(new_matrix)
+
+    else:  # triclinic: LLL reduction (Structure.get_reduced_structure("LLL")), then pymatgen's test matrices
+        red, _ = _lll(m)
+        if not _lattice_eq(red, m):
+            frac = np.mod(_to_new_lattice(frac, m, red), 1)
+            m = _matrix(red)
+        a, b, c = _lengths(m)
+        alpha, beta, gamma = (math.radians(i) for i in _angles(m))
+        new_matrix = None
+        for test_matrix, t in _triclinic_candidates(a, b, c, alpha, beta, gamma):
+            if _reciprocal_all_acute_or_obtuse(test_matrix):
+                transf, new_matrix = t, test_matrix
+        if new_matrix is None:  # pymatgen fails here too (Lattice(None))
+            raise InputError("no sign choice of the LLL-reduced triclinic cell has all-acute or all-obtuse "
+                             "reciprocal angles (pymatgen's triclinic convention is undefined here)",
+                             field="structure")
+        new_lat = _matrix(new_matrix)
+
+    new_frac = np.mod(frac @ transf.T, 1)
+    order = _sorted_order(z)
+    return new_lat, new_frac[order], z[order], origin[order]
