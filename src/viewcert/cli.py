@@ -77,8 +77,10 @@ def _load(source: str):
 
 def _mount_subcommands() -> None:
     """Each area keeps its commands in its own module; they register themselves here."""
-    from viewcert import cli_attribution
+    from viewcert import cli_attribution, cli_certify, cli_render
 
+    cli_certify.register(app)
+    cli_render.register(app)
     cli_attribution.register(app)
 
 
