@@ -340,10 +340,53 @@ def _line_t(u, v, persp, u0, v0, d0, u1, v1, d1, hw):
 
 
 @njit(cache=True)
+def _sphere_t_ortho(ox, oy, cx, cy, cz, r):
+    """Orthographic ray (origin (ox, oy, 0), direction −z): depth of the sphere's front surface, +inf on a
+    miss (strictly inside). The one formula both the tracer and the z-buffer use, so they agree bit for bit."""
+    ex = ox - cx
+    ey = oy - cy
+    qq = r * r - ex * ex - ey * ey
+    if qq > 0.0:
+        return -cz - math.sqrt(qq)
+    return np.inf
+
+
+@njit(cache=True)
+def _sphere_t_persp(dx, dy, a, cx, cy, cz, r):
+    """Perspective ray t·(dx, dy, −1) from the pinhole, a = dx² + dy² + 1: depth of the front surface."""
+    b = dx * cx + dy * cy - cz
+    disc = b * b - a * (cx * cx + cy * cy + cz * cz - r * r)
+    if disc > 0.0:
+        t = (b - math.sqrt(disc)) / a
+        if t > 0.0:
+            return t
+    return np.inf
+
+
+@njit(cache=True)
+def _other_t(u, v, ox, oy, dx, dy, persp, kind, g0, g1, g2, g3, g4, g5, g6):
+    """Depth of a cylinder (kind 1) or screen line (kind 2) at the sample, +inf on a miss."""
+    if kind == 1.0:
+        return _cylinder_hit(ox, oy, 0.0, dx, dy, -1.0, persp, g0, g1, g2, g3, g4, g5, g6)[0]
+    return _line_t(u, v, persp, g0, g1, g2, g3, g4, g5, g6)
+
+
+@njit(cache=True)
 def _trace_batch(us, vs, n, prim, items, c0, c1, cam, out_p, out_t):
     """For samples (us[s], vs[s]), s < n: nearest primitive among items[c0:c1] and its depth (−1, +inf on
-    a miss); ties keep the lower primitive index (items ascend and every comparison is strict). Spheres
-    (the lowest indices) are tested first in a tight loop, then cylinders and lines."""
+    a miss); see ``_trace_groups``."""
+    bounds = np.empty(2, dtype=np.int64)
+    bounds[0] = c0
+    bounds[1] = c1
+    _trace_groups(us, vs, n, max(n, 1), prim, items, bounds, cam, out_p, out_t)
+
+
+@njit(cache=True)
+def _trace_groups(us, vs, n, group, prim, items, gstart, cam, out_p, out_t):
+    """For samples (us[s], vs[s]), s < n, in groups of ``group`` consecutive samples: nearest primitive
+    among the group's candidates items[gstart[g]:gstart[g + 1]] (g = s // group) and its depth (−1, +inf
+    on a miss). Ties keep the lower primitive index (candidates ascend and every comparison is strict).
+    Spheres (the lowest indices) are tested first in a tight loop, then cylinders and lines."""
     persp = cam[0] > 0.5
     width = cam[1]
     height = cam[2]
@@ -351,10 +394,23 @@ def _trace_batch(us, vs, n, prim, items, c0, c1, cam, out_p, out_t):
     focal = cam[4]
     pcx = cam[5]
     pcy = cam[6]
-    c_split = c0
-    while c_split < c1 and prim[items[c_split], 0] == 0.0:
-        c_split += 1
+    inv_scale = 1.0 / scale
+    inv_focal = 1.0 / focal
+    g = -1
+    left = 0
+    c0 = 0
+    c1 = 0
+    c_split = 0
     for s in range(n):
+        if left == 0:
+            g += 1
+            left = group
+            c0 = gstart[g]
+            c1 = gstart[g + 1]
+            c_split = c0
+            while c_split < c1 and prim[items[c_split], 0] == 0.0:
+                c_split += 1
+        left -= 1
         u = us[s]
         v = vs[s]
         best_t = np.inf
@@ -362,52 +418,36 @@ def _trace_batch(us, vs, n, prim, items, c0, c1, cam, out_p, out_t):
         if persp:
             ox = 0.0
             oy = 0.0
-            dx = (u - pcx) / focal
-            dy = (pcy - v) / focal
+            dx = (u - pcx) * inv_focal
+            dy = (pcy - v) * inv_focal
             a = dx * dx + dy * dy + 1.0
             for q in range(c0, c_split):
                 p = items[q]
                 if u < prim[p, 1] or u > prim[p, 2] or v < prim[p, 3] or v > prim[p, 4]:
                     continue
-                cx = prim[p, 5]
-                cy = prim[p, 6]
-                cz = prim[p, 7]
-                r = prim[p, 8]
-                b = dx * cx + dy * cy - cz
-                disc = b * b - a * (cx * cx + cy * cy + cz * cz - r * r)
-                if disc > 0.0:
-                    t = (b - math.sqrt(disc)) / a
-                    if 0.0 < t < best_t:
-                        best_t = t
-                        best_p = p
+                t = _sphere_t_persp(dx, dy, a, prim[p, 5], prim[p, 6], prim[p, 7], prim[p, 8])
+                if t < best_t:
+                    best_t = t
+                    best_p = p
         else:
-            ox = (u - 0.5 * width) / scale
-            oy = (0.5 * height - v) / scale
+            ox = (u - 0.5 * width) * inv_scale
+            oy = (0.5 * height - v) * inv_scale
             dx = 0.0
             dy = 0.0
             for q in range(c0, c_split):
                 p = items[q]
                 if u < prim[p, 1] or u > prim[p, 2] or v < prim[p, 3] or v > prim[p, 4]:
                     continue
-                ex = ox - prim[p, 5]
-                ey = oy - prim[p, 6]
-                r = prim[p, 8]
-                qq = r * r - ex * ex - ey * ey
-                if qq > 0.0:
-                    t = -prim[p, 7] - math.sqrt(qq)
-                    if t < best_t:
-                        best_t = t
-                        best_p = p
-        for q in range(c_split, c1):
+                t = _sphere_t_ortho(ox, oy, prim[p, 5], prim[p, 6], prim[p, 7], prim[p, 8])
+                if t < best_t:
+                    best_t = t
+                    best_p = p
+        for q in range(c_split, c1):  # cylinders and lines: rare, out of the hot loop above
             p = items[q]
             if u < prim[p, 1] or u > prim[p, 2] or v < prim[p, 3] or v > prim[p, 4]:
                 continue
-            if prim[p, 0] == 1.0:
-                t = _cylinder_hit(ox, oy, 0.0, dx, dy, -1.0, persp, prim[p, 5], prim[p, 6], prim[p, 7], prim[p, 8],
-                                  prim[p, 9], prim[p, 10], prim[p, 11])[0]
-            else:
-                t = _line_t(u, v, persp, prim[p, 5], prim[p, 6], prim[p, 7], prim[p, 8], prim[p, 9],
-                            prim[p, 10], prim[p, 11])
+            t = _other_t(u, v, ox, oy, dx, dy, persp, prim[p, 0], prim[p, 5], prim[p, 6], prim[p, 7], prim[p, 8],
+                         prim[p, 9], prim[p, 10], prim[p, 11])
             if t < best_t:
                 best_t = t
                 best_p = p
@@ -500,9 +540,21 @@ def _to_byte(x):
 
 
 @njit(cache=True)
+def _tile_keeps(prim, p, tx, ty, tile):
+    """Lines are listed only in tiles they pass near (their early-out box is far too large)."""
+    if prim[p, 0] != 2.0:
+        return True
+    uc = (tx + 0.5) * tile
+    vc = (ty + 0.5) * tile
+    reach = prim[p, 11] + 1.0 + 0.7072 * tile
+    return _line_t(uc, vc, False, prim[p, 5], prim[p, 6], 0.0, prim[p, 8], prim[p, 9], 0.0, reach) < np.inf
+
+
+@njit(cache=True)
 def _bin_primitives(prim, tile, n_tx, n_ty):
     """CSR lists of primitives per screen tile (row-major tiles), primitives ascending. A primitive is listed
-    in every tile its early-out box, grown by 1 px, touches (so tile corners and sub-samples are covered)."""
+    in every tile its early-out box, grown by 1 px, touches (so sub-samples near a tile's border are
+    covered); a line only in those of them its segment passes within half-width + 1 px of."""
     n_tiles = n_tx * n_ty
     counts = np.zeros(n_tiles + 1, dtype=np.int64)
     npr = prim.shape[0]
@@ -518,7 +570,8 @@ def _bin_primitives(prim, tile, n_tx, n_ty):
         rng[p, 3] = ty1
         for ty in range(ty0, ty1 + 1):
             for tx in range(tx0, tx1 + 1):
-                counts[ty * n_tx + tx + 1] += 1
+                if _tile_keeps(prim, p, tx, ty, tile):
+                    counts[ty * n_tx + tx + 1] += 1
     for k in range(n_tiles):
         counts[k + 1] += counts[k]
     items = np.empty(counts[n_tiles], dtype=np.int64)
@@ -526,9 +579,10 @@ def _bin_primitives(prim, tile, n_tx, n_ty):
     for p in range(npr):
         for ty in range(rng[p, 2], rng[p, 3] + 1):
             for tx in range(rng[p, 0], rng[p, 1] + 1):
-                k = ty * n_tx + tx
-                items[fill[k]] = p
-                fill[k] += 1
+                if _tile_keeps(prim, p, tx, ty, tile):
+                    k = ty * n_tx + tx
+                    items[fill[k]] = p
+                    fill[k] += 1
     return counts, items
 
 
@@ -543,61 +597,173 @@ def _tile_bounds(tk, tile, width, height):
 
 
 @njit(cache=True)
-def _centre_tile(tk, prim, code, col, cam, params, tile, want_rgb, starts, items, rgb, ids, depth, cls):
-    """Pass 1 for one screen tile: one ray per pixel centre → atom-ID, depth, surface class and the centre
-    sample's colour."""
-    i0, j0, i1, j1 = _tile_bounds(tk, tile, int(cam[1]), int(cam[2]))
-    ni = i1 - i0
-    nj = j1 - j0
-    c0 = starts[tk]
-    c1 = starts[tk + 1]
-    if c0 == c1:
-        bg0 = _to_byte(params[7])
-        bg1 = _to_byte(params[8])
-        bg2 = _to_byte(params[9])
-        for i in range(i0, i1):
-            for j in range(j0, j1):
+def _capsule_span(v, u0, v0, u1, v1, h, ulo, uhi):
+    """A u-interval (lo, hi) containing every point of row v within h of the 2D segment (u0, v0)–(u1, v1),
+    clipped to [ulo, uhi]; lo > hi when the row misses it."""
+    ev = v1 - v0
+    if abs(ev) > 1e-9:
+        eu = u1 - u0
+        uc = u0 + (v - v0) * eu / ev
+        half = h * math.sqrt(eu * eu + ev * ev) / abs(ev)
+        return max(uc - half, ulo), min(uc + half, uhi)
+    if abs(v - v0) <= h:
+        return ulo, uhi
+    return 1.0, 0.0
+
+
+@njit(cache=True)
+def _zbuffer_rows(r0, r1, prim, cam, pidx, depth):
+    """Pixel centres of rows r0..r1−1, primitive by primitive (ascending, strict depth test, so ties keep
+    the lower index exactly as the per-pixel tracer does): pidx = nearest primitive (−1 none), depth.
+    Each primitive visits only the pixels of its row spans (spheres: the exact chord ± 1 px; cylinders and
+    lines: the strip around their projected axis), and every visited pixel gets the exact ray test."""
+    width = int(cam[1])
+    height = int(cam[2])
+    persp = cam[0] > 0.5
+    scale = cam[3]
+    inv_scale = 1.0 / scale
+    inv_focal = 1.0 / cam[4]
+    pcx = cam[5]
+    pcy = cam[6]
+    for i in range(r0, r1):
+        for j in range(width):
+            pidx[i, j] = -1
+            depth[i, j] = np.inf
+    for p in range(prim.shape[0]):
+        kind = prim[p, 0]
+        ulo = prim[p, 1]
+        uhi = prim[p, 2]
+        vlo = prim[p, 3]
+        vhi = prim[p, 4]
+        i_start = max(r0, int(math.ceil(vlo - 0.5)))
+        i_stop = min(r1, int(math.floor(vhi - 0.5)) + 1)
+        if i_start >= i_stop or uhi < 0.0 or ulo > width:
+            continue
+        cx = prim[p, 5]
+        cy = prim[p, 6]
+        for i in range(i_start, i_stop):
+            v = i + 0.5
+            lo = ulo
+            hi = uhi
+            if kind == 0.0 and not persp:
+                ey = (0.5 * height - v) * inv_scale - cy
+                q = prim[p, 8] * prim[p, 8] - ey * ey
+                if q < 0.0:
+                    continue
+                uc = 0.5 * width + cx * scale
+                half = math.sqrt(q) * scale + 1.0
+                lo = max(lo, uc - half)
+                hi = min(hi, uc + half)
+            elif kind == 2.0:
+                lo, hi = _capsule_span(v, prim[p, 5], prim[p, 6], prim[p, 8], prim[p, 9], prim[p, 11] + 1.0, lo, hi)
+            elif kind == 1.0 and not persp:
+                h = prim[p, 11] * scale + 1.0
+                lo, hi = _capsule_span(v, 0.5 * width + cx * scale, 0.5 * height - cy * scale,
+                                       0.5 * width + prim[p, 8] * scale, 0.5 * height - prim[p, 9] * scale, h, lo, hi)
+            j_start = max(0, int(math.ceil(lo - 0.5)))
+            j_stop = min(width, int(math.floor(hi - 0.5)) + 1)
+            for j in range(j_start, j_stop):
+                u = j + 0.5
+                if u < ulo or u > uhi or v < vlo or v > vhi:
+                    continue
+                if persp:
+                    ox = 0.0
+                    oy = 0.0
+                    dx = (u - pcx) * inv_focal
+                    dy = (pcy - v) * inv_focal
+                else:
+                    ox = (u - 0.5 * width) * inv_scale
+                    oy = (0.5 * height - v) * inv_scale
+                    dx = 0.0
+                    dy = 0.0
+                if kind == 0.0:
+                    if persp:
+                        t = _sphere_t_persp(dx, dy, dx * dx + dy * dy + 1.0, cx, cy, prim[p, 7], prim[p, 8])
+                    else:
+                        t = _sphere_t_ortho(ox, oy, cx, cy, prim[p, 7], prim[p, 8])
+                else:
+                    t = _other_t(u, v, ox, oy, dx, dy, persp, kind, cx, cy, prim[p, 7], prim[p, 8], prim[p, 9],
+                                 prim[p, 10], prim[p, 11])
+                if t < depth[i, j]:
+                    depth[i, j] = t
+                    pidx[i, j] = p
+
+
+@njit(cache=True)
+def _shade_rows(r0, r1, prim, code, col, cam, params, want_rgb, pidx, depth, ids, rgb, cls):
+    """IDs from primitive indices; with ``want_rgb`` the centre sample's colour and surface class."""
+    width = int(cam[1])
+    bg0 = _to_byte(params[7])
+    bg1 = _to_byte(params[8])
+    bg2 = _to_byte(params[9])
+    us = np.empty(width)
+    vs = np.empty(width)
+    ps = np.empty(width, dtype=np.int64)
+    ts = np.empty(width)
+    colour = np.empty((width, 3))
+    kc = np.empty(width, dtype=np.int64)
+    for i in range(r0, r1):
+        n = 0
+        for j in range(width):
+            p = pidx[i, j]
+            if p < 0:
                 ids[i, j] = -1
-                depth[i, j] = np.inf
                 if want_rgb:
                     cls[i, j] = -2
                     rgb[i, j, 0] = bg0
                     rgb[i, j, 1] = bg1
                     rgb[i, j, 2] = bg2
-        return
-    n = ni * nj
-    us = np.empty(n)
-    vs = np.empty(n)
-    for a in range(ni):
-        for b in range(nj):
-            us[a * nj + b] = j0 + b + 0.5
-            vs[a * nj + b] = i0 + a + 0.5
-    cp = np.empty(n, dtype=np.int64)
-    ct = np.empty(n)
-    _trace_batch(us, vs, n, prim, items, c0, c1, cam, cp, ct)
-    for a in range(ni):
-        for b in range(nj):
-            p = cp[a * nj + b]
-            ids[i0 + a, j0 + b] = -1 if p < 0 else code[p]
-            depth[i0 + a, j0 + b] = ct[a * nj + b]
-    if not want_rgb:
-        return
-    colour = np.empty((n, 3))
-    kc = np.empty(n, dtype=np.int64)
-    _shade_batch(us, vs, cp, ct, n, prim, col, params, cam, colour, kc)
-    for a in range(ni):
-        for b in range(nj):
-            s = a * nj + b
-            cls[i0 + a, j0 + b] = kc[s]
-            rgb[i0 + a, j0 + b, 0] = _to_byte(colour[s, 0])
-            rgb[i0 + a, j0 + b, 1] = _to_byte(colour[s, 1])
-            rgb[i0 + a, j0 + b, 2] = _to_byte(colour[s, 2])
+            else:
+                ids[i, j] = code[p]
+                if want_rgb:
+                    us[n] = j + 0.5
+                    vs[n] = i + 0.5
+                    ps[n] = p
+                    ts[n] = depth[i, j]
+                    n += 1
+        if n == 0:
+            continue
+        _shade_batch(us, vs, ps, ts, n, prim, col, params, cam, colour, kc)
+        for k in range(n):
+            j = int(us[k])
+            cls[i, j] = kc[k]
+            rgb[i, j, 0] = _to_byte(colour[k, 0])
+            rgb[i, j, 1] = _to_byte(colour[k, 1])
+            rgb[i, j, 2] = _to_byte(colour[k, 2])
 
 
 @njit(cache=True)
-def _aa_tile(tk, prim, col, cam, params, ss, tile, starts, items, rgb, cls):
-    """Pass 2 for one screen tile: a pixel whose class differs from one of its 4 neighbours', or that lies
-    within half-width + 0.75 px of an edge line, gets the mean colour of an ss × ss sample grid."""
+def _circle_near(ox, oy, cx, cy, r, r_in2, flat, scale):
+    """True when an orthographic sample (camera-plane ox, oy) lies within half a pixel diagonal of a
+    sphere's silhouette circle or, in the flat style, of its outline-ring circle."""
+    rho = math.sqrt((ox - cx) * (ox - cx) + (oy - cy) * (oy - cy)) * scale
+    if abs(rho - r * scale) < 0.7072:
+        return True
+    return flat and abs(rho - math.sqrt(r_in2) * scale) < 0.7072
+
+
+@njit(cache=True)
+def _may_cross(ox, oy, flat, scale, k1, a1, b1, c1, r1, q1, k2, a2, b2, c2, r2, q2):
+    """Can the boundary between the surfaces seen at two neighbouring pixel centres cross the pixel whose
+    centre is (ox, oy)? Exact "no" only for orthographic views where both sides are spheres (kind 0) or
+    background (kind −1) and the two spheres do not intersect in 3D: the boundary is then one of their
+    silhouette or outline circles, and it must pass within half a pixel diagonal of the centre."""
+    if k1 > 0.0 or k2 > 0.0:
+        return True
+    if k1 == 0.0 and k2 == 0.0 and (a1 != a2 or b1 != b2 or c1 != c2):
+        d2 = (a1 - a2) * (a1 - a2) + (b1 - b2) * (b1 - b2) + (c1 - c2) * (c1 - c2)
+        if d2 < (r1 + r2) * (r1 + r2):
+            return True
+    if k1 == 0.0 and _circle_near(ox, oy, a1, b1, r1, q1, flat, scale):
+        return True
+    return k2 == 0.0 and _circle_near(ox, oy, a2, b2, r2, q2, flat, scale)
+
+
+@njit(cache=True)
+def _aa_tile(tk, prim, col, cam, params, ss, tile, starts, items, rgb, cls, full):
+    """Pass 2 for one screen tile: a pixel whose class differs from one of its 4 neighbours' (where the
+    boundary between the two can cross it, see ``_may_cross``), or that lies within half-width + 0.75 px
+    of an edge line, gets the mean colour of an ss × ss sample grid."""
     width = int(cam[1])
     height = int(cam[2])
     i0, j0, i1, j1 = _tile_bounds(tk, tile, width, height)
@@ -607,23 +773,71 @@ def _aa_tile(tk, prim, col, cam, params, ss, tile, starts, items, rgb, cls):
     c1 = starts[tk + 1]
     if c0 == c1:
         return
-    has_line = False
+    lines = np.empty(c1 - c0, dtype=np.int64)
+    n_lines = 0
     for q in range(c0, c1):
         if prim[items[q], 0] == 2.0:
-            has_line = True
-            break
+            lines[n_lines] = items[q]
+            n_lines += 1
+    has_line = n_lines > 0
     edge = np.empty(ni * nj, dtype=np.int64)
     n_edge = 0
+    persp = cam[0] > 0.5
+    flat = params[0] > 0.5
+    scale = cam[3]
     for i in range(i0, i1):
         for j in range(j0, j1):
             c = cls[i, j]
-            e = ((i > 0 and cls[i - 1, j] != c) or (i + 1 < height and cls[i + 1, j] != c)
-                 or (j > 0 and cls[i, j - 1] != c) or (j + 1 < width and cls[i, j + 1] != c))
+            e = False
+            differs = ((i > 0 and cls[i - 1, j] != c) or (i + 1 < height and cls[i + 1, j] != c)
+                       or (j > 0 and cls[i, j - 1] != c) or (j + 1 < width and cls[i, j + 1] != c))
+            if full:
+                edge[n_edge] = (i - i0) * nj + (j - j0)
+                n_edge += 1
+                continue
+            if not differs:
+                if has_line:
+                    for q in range(n_lines):
+                        pl = lines[q]
+                        if _line_t(j + 0.5, i + 0.5, False, prim[pl, 5], prim[pl, 6], 0.0, prim[pl, 8], prim[pl, 9],
+                                   0.0, prim[pl, 11] + 0.75) < np.inf:
+                            edge[n_edge] = (i - i0) * nj + (j - j0)
+                            n_edge += 1
+                            break
+                continue
+            p1 = c // 2 if c >= 0 else -1
+            k1 = -1.0 if p1 < 0 else prim[p1, 0]
+            a1 = 0.0 if p1 < 0 else prim[p1, 5]
+            b1 = 0.0 if p1 < 0 else prim[p1, 6]
+            z1 = 0.0 if p1 < 0 else prim[p1, 7]
+            r1 = 0.0 if p1 < 0 else prim[p1, 8]
+            q1 = 0.0 if p1 < 0 else prim[p1, 9]
+            ox = (j + 0.5 - 0.5 * width) / scale
+            oy = (0.5 * height - i - 0.5) / scale
+            for nb in range(4):
+                ii = i + (-1 if nb == 0 else (1 if nb == 1 else 0))
+                jj = j + (-1 if nb == 2 else (1 if nb == 3 else 0))
+                if ii < 0 or ii >= height or jj < 0 or jj >= width:
+                    continue
+                c2 = cls[ii, jj]
+                if c2 == c:
+                    continue
+                if persp:
+                    e = True
+                    break
+                p2 = c2 // 2 if c2 >= 0 else -1
+                if p2 < 0:
+                    e = _may_cross(ox, oy, flat, scale, k1, a1, b1, z1, r1, q1, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+                else:
+                    e = _may_cross(ox, oy, flat, scale, k1, a1, b1, z1, r1, q1, prim[p2, 0], prim[p2, 5],
+                                   prim[p2, 6], prim[p2, 7], prim[p2, 8], prim[p2, 9])
+                if e:
+                    break
             if not e and has_line:
-                for q in range(c0, c1):
-                    pl = items[q]
-                    if prim[pl, 0] == 2.0 and _line_t(j + 0.5, i + 0.5, False, prim[pl, 5], prim[pl, 6], 0.0,
-                                                      prim[pl, 8], prim[pl, 9], 0.0, prim[pl, 11] + 0.75) < np.inf:
+                for q in range(n_lines):
+                    pl = lines[q]
+                    if _line_t(j + 0.5, i + 0.5, False, prim[pl, 5], prim[pl, 6], 0.0, prim[pl, 8], prim[pl, 9], 0.0,
+                               prim[pl, 11] + 0.75) < np.inf:
                         e = True
                         break
             if e:
@@ -631,52 +845,164 @@ def _aa_tile(tk, prim, col, cam, params, ss, tile, starts, items, rgb, cls):
                 n_edge += 1
     if n_edge == 0:
         return
-    m = n_edge * ss * ss
+    # per edge pixel, the tile's candidates whose early-out box meets the pixel square
+    gstart = np.empty(n_edge + 1, dtype=np.int64)
+    loc = np.empty(n_edge * (c1 - c0), dtype=np.int64)
+    fast = np.zeros(n_edge, dtype=np.bool_)
+    nl = 0
+    for e in range(n_edge):
+        a = edge[e] // nj
+        b = edge[e] - a * nj
+        gstart[e] = nl
+        u_lo = float(j0 + b)
+        v_lo = float(i0 + a)
+        only_spheres = True
+        for q in range(c0, c1):
+            p = items[q]
+            if prim[p, 2] >= u_lo and prim[p, 1] <= u_lo + 1.0 and prim[p, 4] >= v_lo and prim[p, 3] <= v_lo + 1.0:
+                if prim[p, 0] == 2.0 and _line_t(u_lo + 0.5, v_lo + 0.5, False, prim[p, 5], prim[p, 6], 0.0,
+                                                 prim[p, 8], prim[p, 9], 0.0, prim[p, 11] + 0.71) == np.inf:
+                    continue  # a line's box meets the square but the line does not reach it
+                loc[nl] = p
+                nl += 1
+                if prim[p, 0] != 0.0:
+                    only_spheres = False
+        fast[e] = only_spheres and not persp
+    gstart[n_edge] = nl
+    inv = 1.0 / (ss * ss)
+    inv_scale = 1.0 / scale
+    # fast path (orthographic, spheres only): the tracer's sphere test and the shading, inline per sub-sample
+    n_slow = 0
+    for e in range(n_edge):
+        if not fast[e]:
+            n_slow += 1
+            continue
+        a = edge[e] // nj
+        b = edge[e] - a * nj
+        acc0 = 0.0
+        acc1 = 0.0
+        acc2 = 0.0
+        for aa in range(ss):
+            v = i0 + a + (aa + 0.5) / ss
+            oy = (0.5 * height - v) * inv_scale
+            for bb in range(ss):
+                u = j0 + b + (bb + 0.5) / ss
+                ox = (u - 0.5 * width) * inv_scale
+                best_t = np.inf
+                best_p = -1
+                for q in range(gstart[e], gstart[e + 1]):
+                    p = loc[q]
+                    if u < prim[p, 1] or u > prim[p, 2] or v < prim[p, 3] or v > prim[p, 4]:
+                        continue
+                    t = _sphere_t_ortho(ox, oy, prim[p, 5], prim[p, 6], prim[p, 7], prim[p, 8])
+                    if t < best_t:
+                        best_t = t
+                        best_p = p
+                if best_p < 0:
+                    acc0 += params[7]
+                    acc1 += params[8]
+                    acc2 += params[9]
+                    continue
+                ex = ox - prim[best_p, 5]
+                ey = oy - prim[best_p, 6]
+                if flat:
+                    if ex * ex + ey * ey >= prim[best_p, 9]:
+                        acc0 += params[1]
+                        acc1 += params[2]
+                        acc2 += params[3]
+                    else:
+                        acc0 += col[best_p, 0]
+                        acc1 += col[best_p, 1]
+                        acc2 += col[best_p, 2]
+                else:
+                    rr = prim[best_p, 8]
+                    lam = (ex * params[10] + ey * params[11] + (-best_t - prim[best_p, 7]) * params[12]) / rr
+                    if lam < 0.0:
+                        lam = 0.0
+                    inten = params[5] + params[6] * lam
+                    acc0 += col[best_p, 0] * inten
+                    acc1 += col[best_p, 1] * inten
+                    acc2 += col[best_p, 2] * inten
+        rgb[i0 + a, j0 + b, 0] = _to_byte(acc0 * inv)
+        rgb[i0 + a, j0 + b, 1] = _to_byte(acc1 * inv)
+        rgb[i0 + a, j0 + b, 2] = _to_byte(acc2 * inv)
+    if n_slow == 0:
+        return
+    # general path: batch trace + shade of every sub-sample
+    m = n_slow * ss * ss
     su = np.empty(m)
     sv = np.empty(m)
+    gs = np.empty(n_slow + 1, dtype=np.int64)
+    slow = np.empty(n_slow, dtype=np.int64)
+    k = 0
     for e in range(n_edge):
+        if fast[e]:
+            continue
+        slow[k] = e
+        gs[k] = gstart[e]
         a = edge[e] // nj
         b = edge[e] - a * nj
         for aa in range(ss):
             for bb in range(ss):
-                r = (e * ss + aa) * ss + bb
+                r = (k * ss + aa) * ss + bb
                 su[r] = j0 + b + (bb + 0.5) / ss
                 sv[r] = i0 + a + (aa + 0.5) / ss
+        k += 1
+    # candidate lists of the slow pixels, contiguous
+    loc2 = np.empty(nl, dtype=np.int64)
+    n2 = 0
+    for k in range(n_slow):
+        e = slow[k]
+        gs[k] = n2
+        for q in range(gstart[e], gstart[e + 1]):
+            loc2[n2] = loc[q]
+            n2 += 1
+    gs[n_slow] = n2
     sp = np.empty(m, dtype=np.int64)
     st = np.empty(m)
     sc = np.empty((m, 3))
-    _trace_batch(su, sv, m, prim, items, c0, c1, cam, sp, st)
+    _trace_groups(su, sv, m, ss * ss, prim, loc2, gs, cam, sp, st)
     _shade_batch(su, sv, sp, st, m, prim, col, params, cam, sc, np.empty(0, dtype=np.int64))
-    inv = 1.0 / (ss * ss)
-    for e in range(n_edge):
+    for k in range(n_slow):
+        e = slow[k]
         a = edge[e] // nj
         b = edge[e] - a * nj
         for ch in range(3):
             acc = 0.0
-            for r in range(e * ss * ss, (e + 1) * ss * ss):
+            for r in range(k * ss * ss, (k + 1) * ss * ss):
                 acc += sc[r, ch]
             rgb[i0 + a, j0 + b, ch] = _to_byte(acc * inv)
 
 
+ROWS_PER_BAND = 16
+
+
 @njit(cache=True, parallel=True)
-def _render_kernel(prim, code, col, cam, params, ss, tile, want_rgb, starts, items, rgb, ids, depth, cls):
-    """Both passes over every screen tile, tiles in parallel; each pixel is written by exactly one tile."""
-    n_tiles = len(starts) - 1
-    for tk in prange(n_tiles):
-        _centre_tile(tk, prim, code, col, cam, params, tile, want_rgb, starts, items, rgb, ids, depth, cls)
+def _render_kernel(prim, code, col, cam, params, ss, tile, want_rgb, starts, items, rgb, ids, depth, cls, pidx,
+                   full):
+    """Pass 1 (bands of rows in parallel): z-buffer of pixel centres, then IDs and centre colours; pass 2
+    (screen tiles in parallel): anti-aliasing of edge pixels. Every pixel is written by one band/tile."""
+    height = int(cam[2])
+    n_bands = (height + ROWS_PER_BAND - 1) // ROWS_PER_BAND
+    for b in prange(n_bands):
+        r0 = b * ROWS_PER_BAND
+        r1 = min(r0 + ROWS_PER_BAND, height)
+        _zbuffer_rows(r0, r1, prim, cam, pidx, depth)
+        _shade_rows(r0, r1, prim, code, col, cam, params, want_rgb, pidx, depth, ids, rgb, cls)
     if want_rgb and ss > 1:
-        for tk in prange(n_tiles):
-            _aa_tile(tk, prim, col, cam, params, ss, tile, starts, items, rgb, cls)
+        for tk in prange(len(starts) - 1):
+            _aa_tile(tk, prim, col, cam, params, ss, tile, starts, items, rgb, cls, full)
 
 
 @njit(cache=True)
-def _render_serial(prim, code, col, cam, params, ss, tile, want_rgb, starts, items, rgb, ids, depth, cls):
-    n_tiles = len(starts) - 1
-    for tk in range(n_tiles):
-        _centre_tile(tk, prim, code, col, cam, params, tile, want_rgb, starts, items, rgb, ids, depth, cls)
+def _render_serial(prim, code, col, cam, params, ss, tile, want_rgb, starts, items, rgb, ids, depth, cls, pidx,
+                   full):
+    height = int(cam[2])
+    _zbuffer_rows(0, height, prim, cam, pidx, depth)
+    _shade_rows(0, height, prim, code, col, cam, params, want_rgb, pidx, depth, ids, rgb, cls)
     if want_rgb and ss > 1:
-        for tk in range(n_tiles):
-            _aa_tile(tk, prim, col, cam, params, ss, tile, starts, items, rgb, cls)
+        for tk in range(len(starts) - 1):
+            _aa_tile(tk, prim, col, cam, params, ss, tile, starts, items, rgb, cls, full)
 
 
 @njit(cache=True)
@@ -853,25 +1179,29 @@ def render(
     tile: int = DEFAULT_TILE,
     rgb: bool = True,
     parallel: bool = True,
+    adaptive: bool = True,
 ) -> RenderResult:
     """Ray-cast ``scene`` through ``camera``: RGB (unless ``rgb=False``), atom-ID and depth buffers.
-    ``parallel`` runs screen tiles on numba's threads (same bytes either way)."""
+    ``parallel`` runs row bands and screen tiles on numba's threads (same bytes either way);
+    ``adaptive=False`` supersamples every pixel of every non-empty tile (reference quality, slower)."""
     if int(supersample) != supersample or supersample < 1:
         raise InputError(f"supersample must be an integer ≥ 1, got {supersample}", field="supersample")
     if int(tile) != tile or tile < 1:
         raise InputError(f"tile must be an integer ≥ 1, got {tile}", field="tile")
     k = prepare(scene, camera)
     w, h = int(camera.width), int(camera.height)
-    n_tx = (w + tile - 1) // tile
-    n_ty = (h + tile - 1) // tile
-    starts, items = _bin_primitives(k["prim"], float(tile), n_tx, n_ty)
+    if rgb and supersample > 1:
+        starts, items = _bin_primitives(k["prim"], float(tile), (w + tile - 1) // tile, (h + tile - 1) // tile)
+    else:
+        starts, items = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)
     out_rgb = np.empty((h, w, 3), dtype=np.uint8) if rgb else np.empty((1, 1, 3), dtype=np.uint8)
     ids = np.empty((h, w), dtype=np.int32)
     depth = np.empty((h, w), dtype=np.float64)
     cls = np.empty((h, w) if rgb else (1, 1), dtype=np.int64)
+    pidx = np.empty((h, w), dtype=np.int64)
     kernel = _render_kernel if parallel else _render_serial
     kernel(k["prim"], k["code"], k["col"], k["cam"], k["params"], int(supersample), int(tile), bool(rgb), starts,
-           items, out_rgb, ids, depth, cls)
+           items, out_rgb, ids, depth, cls, pidx, not adaptive)
     return RenderResult(out_rgb if rgb else None, ids, depth, camera, scene, int(supersample))
 
 
