@@ -36,7 +36,7 @@ def _views(text: str | None) -> tuple[str, ...] | None:
 
 
 def _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
-            sigma_unit, seed, occlusion, no_standardize, no_cross_check):
+            sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge=False, supercell="1,1,1"):
     from viewcert.certify.ceiling import CertifyConfig
     from viewcert.errors import ViewcertError
 
@@ -45,7 +45,8 @@ def _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, mer
                              angle_tolerance=angle_tolerance, tiling=_tiling(tiling), pairs=pairs,
                              merge=merge or None, score=score, truth=truth, sigma=sigma, sigma_unit=sigma_unit,
                              seed=seed, occlusion=occlusion, standardize=not no_standardize,
-                             cross_check=not no_cross_check)
+                             cross_check=not no_cross_check, periodic_merge=not cartesian_merge,
+                             supercell=_tiling(supercell))
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
 
@@ -60,7 +61,11 @@ def certify_cmd(
     angle_tolerance: float = typer.Option(5.0, help="angle tolerance (degrees) for spglib/moyopy"),
     tiling: str = typer.Option("1,1,1", help="observation model: cell repetitions observed, e.g. 2,2,2"),
     pairs: str = typer.Option("all", help="oracle candidate pairs: all | first (the study's released oracle)"),
-    merge: str = typer.Option(None, help="oracle merge rule (default: the oracle's)"),
+    merge: str = typer.Option(None, help="oracle merge rule: deterministic | greedy (default: the oracle's)"),
+    cartesian_merge: bool = typer.Option(False, "--cartesian-merge",
+                                         help="merge in Cartesian space like the study's oracle (single cell)"),
+    supercell: str = typer.Option("1,1,1", help="treat this repetition of the cell as the cell (the study's "
+                                               "tiled arm: 2,2,2 with --cartesian-merge --pairs first)"),
     score: str = typer.Option("crystal_system", help=LEVEL_HELP),
     truth: str = typer.Option("dataset", help="reference label: dataset (where present) | rendered"),
     sigma: float = typer.Option(0.0, help="observation noise σ (0 = ideal centroids)"),
@@ -81,7 +86,7 @@ def certify_cmd(
     from viewcert.errors import ViewcertError
 
     cfg = _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
-                  sigma_unit, seed, occlusion, no_standardize, no_cross_check)
+                  sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge, supercell)
     try:
         cert = certify(input, cfg, out=out, subset=subset, n_workers=workers, scheduler=scheduler, plots=plots,
                        resume=resume)
@@ -126,7 +131,9 @@ def sweep_cmd(
     symprec: float = typer.Option(None, help="τ (Å); default = δ of the base configuration"),
     tie_tau: bool = typer.Option(False, help="δ sweep with τ = δ (default: τ fixed)"),
     pairs: str = typer.Option("all", help="oracle candidate pairs: all | first"),
-    merge: str = typer.Option(None, help="oracle merge rule"),
+    merge: str = typer.Option(None, help="oracle merge rule: deterministic | greedy"),
+    cartesian_merge: bool = typer.Option(False, "--cartesian-merge", help="merge in Cartesian space (study)"),
+    supercell: str = typer.Option("1,1,1", help="treat this repetition of the cell as the cell"),
     tiling: str = typer.Option("1,1,1", help="observation model tiling"),
     score: str = typer.Option("crystal_system", help=LEVEL_HELP),
     subset: str = typer.Option("eval", help="study layout: eval | all"),
@@ -140,7 +147,7 @@ def sweep_cmd(
 
     protocols = [p.strip() for p in protocol.split(",") if p.strip()]
     cfg = _config(protocols[0], None, delta, symprec, 5.0, tiling, pairs, merge, score, "dataset", 0.0, sigma_unit,
-                  0, False, False, False)
+                  0, False, False, False, cartesian_merge, supercell)
     try:
         res = run_sweep(input, cfg, protocols=protocols, subsets=subsets, deltas=_floats(deltas, "deltas"),
                         sigmas=_floats(sigmas, "sigmas"), sigma_unit=sigma_unit, seeds=seeds, tie_tau=tie_tau,

@@ -4,6 +4,7 @@ Lattice rows in Å, fractional coordinates, atomic numbers."""
 
 from __future__ import annotations
 
+import logging
 import math
 from functools import cache
 
@@ -13,6 +14,11 @@ import numpy as np
 from viewcert.errors import InputError
 
 VERSION: str = getattr(moyopy, "__version__", "unknown")
+
+# moyopy forwards Rust log records to Python logging (e.g. "Omitted N primitive-cell symmetry operations ...",
+# informational); keep them off the terminal unless a caller lowers the level again
+for _name in ("moyo", "moyopy"):
+    logging.getLogger(_name).setLevel(logging.ERROR)
 
 
 def _angle_radians(angle_tolerance_deg: float | None) -> float | None:

@@ -146,8 +146,10 @@ class CertifyConfig:
     def observation_model(self):
         from viewcert.render.project import ObservationModel
 
-        return ObservationModel(tiling=self.tiling, sigma=self.sigma, sigma_unit=self.sigma_unit, seed=self.seed,
-                                occlusion=self.occlusion)
+        # the seed rule of viewcert.oracle.noise.noise_sweep for one structure (seed·1,000,003 + 0), so a
+        # noisy certification and the oracle's Monte Carlo see the same draws
+        return ObservationModel(tiling=self.tiling, sigma=self.sigma, sigma_unit=self.sigma_unit,
+                                seed=int(self.seed) * 1_000_003, occlusion=self.occlusion)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -162,22 +164,32 @@ def _r(x: float | None, digits: int = 9) -> float | None:
     return 0.0 if y == 0.0 else y
 
 
-def cell_digest(s: Structure) -> str:
-    """SHA-256 of the cell as fixed-format text (lattice, Cartesian positions to 1e-8 Å, atomic numbers)."""
+def _digest_arrays(*arrays: np.ndarray) -> str:
     h = hashlib.sha256()
-    if s.lattice is not None:
-        h.update(" ".join(f"{v:.8f}" for v in s.lattice.ravel()).encode())
-    h.update(b"|")
-    h.update(" ".join(f"{v:.8f}" for v in s.positions.ravel()).encode())
-    h.update(b"|")
-    h.update(" ".join(str(int(z)) for z in s.numbers).encode())
+    for a in arrays:
+        h.update(np.ascontiguousarray(a).tobytes())
+        h.update(b"|")
     return h.hexdigest()
 
 
-def cameras_digest(cameras) -> str:
-    from viewcert.io.atomic import json_dumps
+def cell_digest(s: Structure) -> str:
+    """SHA-256 of the cell: lattice and Cartesian positions rounded to 1e-8 Å (little-endian float64 bytes)
+    and atomic numbers (int64)."""
+    lat = np.zeros((3, 3)) if s.lattice is None else s.lattice
+    return _digest_arrays(np.round(lat, 8).astype("<f8") + 0.0, np.round(s.positions, 8).astype("<f8") + 0.0,
+                          np.asarray(s.numbers, dtype="<i8"))
 
-    return hashlib.sha256(json_dumps([c.to_dict() for c in cameras], indent=None).encode()).hexdigest()
+
+def cameras_digest(cameras) -> str:
+    """SHA-256 of the framed cameras (kind, rotation, centre or position, scale or focal, image size)."""
+    parts = []
+    for c in cameras:
+        d = c.to_dict()
+        parts.append(np.round(np.asarray(d["rotation"], dtype=np.float64), 12).ravel())
+        parts.append(np.round(np.asarray(d.get("center", d.get("position")), dtype=np.float64), 9).ravel())
+        parts.append(np.round(np.asarray([d.get("scale_px_per_angstrom", d.get("focal_px", 0.0)), d["width"],
+                                          d["height"]], dtype=np.float64), 9))
+    return _digest_arrays(*[p.astype("<f8") + 0.0 for p in parts])
 
 
 @lru_cache(maxsize=64)
@@ -303,7 +315,6 @@ def evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
 
 
 def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
-    from viewcert.cameras.conditioning import zone_axis_warnings
     from viewcert.oracle.phantoms import analyse
     from viewcert.oracle.triangulate import reconstruct
     from viewcert.render.project import observe
@@ -319,12 +330,11 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
     if rendered_label is not None:
         mismatch = [lv for lv in LEVELS if lv in dataset and dataset[lv] != rendered_label[lv]]
     cams = protocol.cameras(cell, tiling=cfg.tiling, width=cfg.image_size, height=cfg.image_size)
-    obs = observe(cell, cams, cfg.observation_model())
+    obs = observe(cell, cams, cfg.observation_model())  # noise seed: cfg.seed·1,000,003 (oracle.noise's rule)
     rec = reconstruct(obs, delta=cfg.delta, delta_unit="angstrom", pairs=cfg.pairs, merge=cfg.merge,
                       lattice=cell.lattice if (periodic and cfg.periodic_merge) else None,
                       visibility=cfg.visibility)
     rep = analyse(rec, cell, cfg.delta)
-    zone = sorted({w.view for w in zone_axis_warnings(cell, protocol)}) if periodic else []
     indep = independent_views(cams)
 
     recon_check = None
@@ -410,7 +420,6 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
         },
         "phantoms": phantoms or None,
         "independent_views": indep,
-        "zone_axis_views": zone or None,
         "unique": unique,
         "exact": exact,
         "certified": bool(unique and sep_ok and indep),

@@ -50,8 +50,8 @@ TABLE_COLUMNS = (
     "rendered_crystal_system", "rendered_point_group", "rendered_space_group",
     "reconstructed_crystal_system", "reconstructed_point_group", "reconstructed_space_group",
     "correct", "outcome", "reasons", "n_phantoms", "n_missing", "n_points", "max_position_error",
-    "min_same_label_distance", "separation_ok", "exact", "certified", "label_mismatch", "cross_check",
-    "zone_axis_views",
+    "min_same_label_distance", "separation_ok", "unique", "exact", "certified", "label_mismatch", "cross_check",
+    "oracle_warnings",
 )
 
 
@@ -73,9 +73,9 @@ def items_table(cert: dict) -> str:
                int(bool(it["correct"])), it["outcome"], ";".join(it.get("reasons") or []),
                _blank(orc.get("n_phantoms")), _blank(orc.get("n_missing")), _blank(orc.get("n_points")),
                _blank(orc.get("max_position_error")), _blank(orc.get("min_same_label_distance")),
-               _blank(orc.get("separation_ok")), _blank(it.get("exact")), _blank(it.get("certified")),
-               ";".join(it.get("label_mismatch") or []), "; ".join(f"{k}: {v}" for k, v in xc.items()),
-               ";".join(it.get("zone_axis_views") or [])]
+               _blank(orc.get("separation_ok")), _blank(it.get("unique")), _blank(it.get("exact")),
+               _blank(it.get("certified")), ";".join(it.get("label_mismatch") or []),
+               "; ".join(f"{k}: {v}" for k, v in xc.items()), " | ".join(orc.get("warnings") or [])]
         w.writerow(row)
     return buf.getvalue()
 

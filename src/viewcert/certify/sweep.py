@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from viewcert.certify.bounds import clopper_pearson_lower
-from viewcert.certify.ceiling import CertifyConfig, _r, certify_items_multi, get_protocol_views
+from viewcert.certify.ceiling import CertifyConfig, _r, evaluate, get_protocol_views, prepare
 from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.run import fingerprint
 from viewcert.errors import InputError
@@ -82,9 +82,11 @@ def build_configs(base: CertifyConfig, *, protocols: list[str], subsets: bool = 
             kappa = protocol_kappa(full)["max"]
             for s in sigmas:
                 d = noise_delta(s, kappa, base.delta, sigma_unit)
+                tau = d if tie_tau else base.tau
                 for seed in range(seeds if s > 0 else 1):
                     out.append(Tagged("noise", name, names, base.with_(protocol=name, views=None, sigma=s,
-                                                                     sigma_unit=sigma_unit, seed=seed, delta=d)))
+                                                                     sigma_unit=sigma_unit, seed=seed, delta=d,
+                                                                     tau=tau)))
     return out
 
 
@@ -97,9 +99,34 @@ def _compact(o: dict) -> dict:
             "max_position_error": orc.get("max_position_error")}
 
 
+def _noise_module_rates(cell, cfg: CertifyConfig) -> dict:
+    """Reconstruction-level outcome of one noisy run from ``viewcert.oracle.noise.noise_sweep`` (same noise
+    model, seed rule, δ and oracle options as the certification of the same configuration)."""
+    from viewcert.oracle.noise import noise_sweep
+
+    protocol = get_protocol_views(cfg.protocol, cfg.views)
+    (pt,) = noise_sweep([cell], lambda s: protocol.cameras(s, tiling=cfg.tiling, width=cfg.image_size,
+                                                           height=cfg.image_size),
+                        [cfg.sigma], delta=cfg.delta, seeds=[cfg.seed], sigma_unit=cfg.sigma_unit, pairs=cfg.pairs,
+                        merge=cfg.merge, tiling=cfg.tiling, periodic=cfg.periodic_merge)
+    return {"recovered": pt.recovery_rate, "exact": pt.exact_rate, "phantom": pt.phantom_rate,
+            "failed": pt.failure_rate}
+
+
 def sweep_item(item, cfgs: tuple[CertifyConfig, ...]) -> list[dict]:
-    """One structure under every configuration (read and standardized once)."""
-    return [_compact(o) for o in certify_items_multi(item, cfgs)]
+    """One structure under every configuration (read and standardized once). Noisy configurations also
+    carry the oracle noise module's reconstruction-level outcome for the same draw."""
+    prep = prepare(item, cfgs[0])
+    out = []
+    for c in cfgs:
+        rec = _compact(evaluate(prep, c))
+        if c.sigma > 0 and prep.cell is not None:
+            try:
+                rec["noise_module"] = _noise_module_rates(prep.cell, c)
+            except Exception as exc:  # noqa: BLE001 - recorded, not fatal
+                rec["noise_module"] = {"error": f"{type(exc).__name__}: {exc}"}
+        out.append(rec)
+    return out
 
 
 @dataclass
@@ -136,17 +163,29 @@ class SweepResult:
 
     def noise_rows(self) -> list[dict]:
         """Noise study aggregated over seeds: mean and sd of correct per (protocol, σ)."""
-        groups: dict[tuple, list[dict]] = {}
-        for r in self.rows("noise"):
-            groups.setdefault((r["protocol"], r["sigma"], r["delta"]), []).append(r)
+        groups: dict[tuple, list[int]] = {}
+        for j, t in enumerate(self.configs):
+            if t.study == "noise":
+                groups.setdefault((t.protocol, t.cfg.sigma, t.cfg.delta, t.cfg.tau, t.cfg.sigma_unit), []).append(j)
         out = []
-        for (p, s, d), rs in groups.items():
-            ks = [r["correct"] for r in rs]
+        for (p, s, d, tau, unit), cols in groups.items():
+            ks = [sum(row[j]["correct"] for row in self.per_item) for j in cols]
+            n = self.n
             m = sum(ks) / len(ks)
             sd = math.sqrt(sum((k - m) ** 2 for k in ks) / (len(ks) - 1)) if len(ks) > 1 else 0.0
-            out.append({"protocol": p, "sigma": s, "sigma_unit": rs[0]["sigma_unit"], "delta": d, "seeds": len(ks),
+            runs = [row[j] for row in self.per_item for j in cols]
+            mod = [r.get("noise_module") or {} for r in runs]
+            ok = bool(mod) and all("recovered" in x for x in mod)
+
+            def rate(key: str, mod=mod, ok=ok) -> float | None:
+                return _r(sum(x[key] for x in mod) / len(mod), 6) if ok else None
+
+            out.append({"protocol": p, "sigma": s, "sigma_unit": unit, "delta": d, "tau": tau, "seeds": len(ks),
                         "correct_per_seed": " ".join(map(str, ks)), "mean_correct": _r(m, 6), "sd_correct": _r(sd, 4),
-                        "n": rs[0]["n"], "mean_R1": _r(m / rs[0]["n"], 6)})
+                        "n": n, "mean_R1": _r(m / n, 6),
+                        "recovery_rate": rate("recovered"), "exact_rate": rate("exact"),
+                        "phantom_rate": rate("phantom"), "failure_rate": rate("failed"),
+                        "phantom_rate_certify": _r(sum(1 for r in runs if r["n_phantoms"]) / len(runs), 6)})
         return out
 
     def item_rows(self) -> list[dict]:
@@ -203,6 +242,27 @@ def kappa_rows(protocols: list[str]) -> list[dict]:
     return out
 
 
+def run_configs(dataset: Dataset, cfgs: list[CertifyConfig], *, n_workers: int | None = None,
+                scheduler: Any = None, workdir: str | Path | None = None, progress: bool | None = None
+                ) -> list[list[dict]]:
+    """Every item under every configuration (configurations must share the standardization settings):
+    ``result[i][j]`` is item i under ``cfgs[j]`` (compact outcome: correct, by_level, n_phantoms, n_missing,
+    unique, exact, reasons, outcome, predicted crystal system, max_position_error)."""
+    cfgs = list(cfgs)
+    if not cfgs:
+        raise InputError("no configurations", field="cfgs")
+    std = {(c.standardize, c.std_symprec, c.std_angle_tolerance, c.orientation, c.supercell) for c in cfgs}
+    if len(std) != 1:
+        raise InputError("configurations of one sweep must share the standardization settings", field="cfgs")
+    fp = fingerprint(dataset, cfgs[0], task="configs:" + "|".join(repr(sorted(c.to_dict().items())) for c in cfgs))
+    wd = Path(workdir) / fp if workdir is not None else None
+    run = map_items(functools.partial(sweep_item, cfgs=tuple(cfgs)), dataset.items,
+                    keys=[it.id for it in dataset.items], workdir=wd, n_workers=n_workers, scheduler=scheduler,
+                    fingerprint=fp, progress=progress,
+                    description=f"sweep {len(dataset)} items x {len(cfgs)} configs")
+    return run.results
+
+
 def run_sweep(input_spec: str | Path | Dataset, base: CertifyConfig | None = None, *,
               protocols: list[str] | None = None, subsets: bool = False, min_views: int = 2,
               deltas: list[float] | None = None, sigmas: list[float] | None = None, sigma_unit: str = "angstrom",
@@ -225,14 +285,9 @@ def run_sweep(input_spec: str | Path | Dataset, base: CertifyConfig | None = Non
             uniq[key] = len(cfgs)
             cfgs.append(t.cfg)
         index.append(uniq[key])
-    if not cfgs:
-        raise InputError("nothing to sweep", field="sweep")
-    fp = fingerprint(dataset, cfgs[0], task="sweep:" + "|".join(repr(sorted(c.to_dict().items())) for c in cfgs))
-    workdir = Path(out) / ".shards" / fp if out is not None else None
-    run = map_items(functools.partial(sweep_item, cfgs=tuple(cfgs)), dataset.items,
-                    keys=[it.id for it in dataset.items], workdir=workdir, n_workers=n_workers, scheduler=scheduler,
-                    fingerprint=fp, progress=progress, description=f"sweep {len(dataset)} items x {len(cfgs)} configs")
-    per_item = [[res[index[j]] for j in range(len(tagged))] for res in run.results]
+    results = run_configs(dataset, cfgs, n_workers=n_workers, scheduler=scheduler,
+                          workdir=Path(out) / ".shards" if out is not None else None, progress=progress)
+    per_item = [[res[index[j]] for j in range(len(tagged))] for res in results]
     result = SweepResult(dataset, tagged, per_item, kappa_rows(protocols))
     if out is not None:
         result.paths = write_sweep(result, Path(out), plots=plots, reference_frontier=reference_frontier)
