@@ -50,9 +50,23 @@ def observe(
 
 
 @app.command()
-def run(out: Path = typer.Option(Path("out"), help="output folder")) -> None:
-    """The main job on built-in data (what ``make run`` calls)."""
+def run(
+    out: Path = typer.Option(Path("out"), help="output folder"),
+    workers: int = typer.Option(1, help="local worker processes for certification (20 small items: 1 avoids "
+                                        "compiling the numba kernels in every worker on a fresh machine)"),
+) -> None:
+    """The main job on built-in data (what ``make run`` calls): observations of the built-in sample, the
+    certified render ceiling of the built-in prototypes under render-ceiling-5 (δ = τ = 0.01 Å), and a
+    gallery contact sheet."""
+    from viewcert.certify.ceiling import CertifyConfig
+    from viewcert.certify.run import certify, summary_text
+    from viewcert.render.gallery import write_gallery
+
     observe("builtin:sample", "render-ceiling-5", "1,1,1", out)
+    cert = certify("builtin:prototypes", CertifyConfig(protocol="render-ceiling-5"), out=out, n_workers=workers)
+    typer.echo(summary_text(cert), nl=False)
+    gallery = write_gallery(out / "gallery.png")
+    typer.echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, plots, and {gallery}")
 
 
 def _tiling(text: str) -> tuple[int, int, int]:
