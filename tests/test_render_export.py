@@ -174,3 +174,19 @@ def test_cli_commands(tmp_path):
     assert r.exit_code == 0, r.output
     r = runner.invoke(app, ["render", "builtin:nope", "--out", str(tmp_path / "x")])
     assert r.exit_code == 2 and "error" in r.output
+
+
+def test_e3_export_subset_answers_follow_the_dataset(shared_data, tmp_path):
+    e3 = shared_data / "data" / "e3"
+    truth = {}
+    for line in (e3 / "eval.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        truth[row["material_id"]] = row["crystal_system"]
+    m = build_benchmark(str(e3), tmp_path / "e3", settings=ExportSettings(size=96, supersample=1), limit=4,
+                        certify=False)
+    assert m["n_questions"] == 4 and not m["errors"]
+    lines = [json.loads(x) for x in (tmp_path / "e3" / "benchmark.jsonl").read_text().splitlines()]
+    for x in lines:
+        assert x["answer"] == truth[x["source_id"]]
+    # the first four in SHA-256 order, not the first four of eval.jsonl (which is sorted by crystal system)
+    assert [x["source_id"] for x in lines] != list(truth)[:4]

@@ -105,3 +105,21 @@ def test_misuse():
         observe_rendered(s, [cam], min_pixels=0)
     m = RenderedObservationModel(min_pixels=4, position="pixel-centroid").to_dict()
     assert m["visibility"] == "rendered" and m["min_pixels"] == 4
+
+
+def test_e3_axis_views_hide_the_translates_behind_them(shared_data):
+    """2×2×2 tilings seen along a lattice vector of an orthogonal cell: every atom's translate along the view
+    sits exactly behind it, so about half of the drawn atoms show no pixel; oblique views hide few."""
+    from viewcert.render.raster import frame_cameras
+
+    from .strategies import e3_conventional_cells
+
+    cells = e3_conventional_cells()
+    ortho = [c for c in cells.values() if np.allclose(c.lattice - np.diag(np.diag(c.lattice)), 0, atol=1e-6)][:3]
+    assert ortho
+    for cell in ortho:
+        cams = frame_cameras(cell, "render-ceiling-5", style="study", tiling=(2, 2, 2), width=384, height=384)
+        obs = observe_rendered(cell, cams, tiling=(2, 2, 2))
+        hidden = [1 - len(v) / (8 * cell.n_atoms) for v in obs.views]
+        assert all(h >= 0.5 for h in hidden[:3])
+        assert all(h < 0.2 for h in hidden[3:])

@@ -98,7 +98,7 @@ def image_question(settings: ExportSettings, view_names: tuple[str, ...]) -> str
     from viewcert.render.palette import get_style
 
     st = get_style(settings.style)
-    look = {"study": "flat discs, no bonds", "ball-and-stick": "ball-and-stick", "spacefill": "space-filling"}
+    look = {"study": "flat discs with outlines", "ball-and-stick": "ball-and-stick", "spacefill": "space-filling"}
     t = "×".join(str(x) for x in settings.tiling)
     choices = ", ".join(crystal_systems())
     bonds = "bonds drawn" if st.bonds else "no bonds"

@@ -7,8 +7,9 @@ or supercell edges as thin screen-space lines of ``edge_px`` px, optionally colo
 
 Buffers (``render``): pixel (row i, col j) is sampled at its centre (j + 0.5, i + 0.5) by one ray
 (orthographic: parallel to the view direction; perspective: through the pinhole), in the camera frame of
-docs/conventions.md. The nearest surface along the ray wins (ties: the lower primitive index, spheres
-first). ``atom_id[i, j]`` holds the drawn atom index 0..N−1 of the sphere seen there, or a negative code:
+docs/conventions.md, tested analytically against every primitive that can reach it. The nearest surface
+along the ray wins (ties: the lower primitive index, spheres first). ``atom_id[i, j]`` holds the drawn atom
+index 0..N−1 of the sphere seen there, or a negative code:
 
     ID_BACKGROUND = −1, ID_BOND = −2 (any bond cylinder), ID_EDGE = −3 (any cell edge line).
 
@@ -16,14 +17,23 @@ Drawn atom ``k = tile × n_cell + cell_index`` (``render.project.drawn_atoms``: 
 tiling, a slowest). ``depth[i, j]`` is the hit depth in Å along the view direction (the camera's depth:
 orthographic from the plane through ``camera.center``, perspective from the pinhole), +inf on background.
 
-Colour: ``study`` style = flat discs with an outline ring of ``outline_px`` px; otherwise Lambert + ambient.
-Anti-aliasing is deterministic and adaptive: a pixel whose centre and four corners see the same surface
-class (primitive, outline flag), and that is not near an edge line, takes the colour of its centre sample;
-otherwise the mean of an ``supersample`` × ``supersample`` grid at (j + (b + ½)/ss, i + (a + ½)/ss).
-8-bit output = round(255 × colour). No randomness, no fastmath: same inputs → same bytes.
+How the rays are organised (the results do not depend on it): pass 1 visits, primitive by primitive in
+ascending order, the pixel centres of each primitive's row spans (spheres: the exact chord ± 1 px; bonds
+and lines: the strip around their projected axis) and keeps, per pixel, the strictly nearest hit — the
+same per-ray test and tie rule as tracing every pixel through every primitive, without visiting pixels a
+primitive cannot reach. Rows are split into bands processed in parallel.
 
-Kernels are ``@njit(cache=True)`` over contiguous float64/int64 arrays; candidates are binned per
-``tile`` × ``tile`` px screen tile, and tiles are processed in parallel (each pixel is written once).
+Colour: ``study`` style = flat discs with an outline ring of ``outline_px`` px; otherwise Lambert + ambient
+(light fixed in the camera frame). Anti-aliasing is deterministic supersampling, adaptive: a pixel whose
+surface class (primitive, outline flag) differs from a 4-neighbour's where that boundary can cross it, or
+that lies within half-width + 0.75 px of an edge line, gets the mean colour of an ``supersample`` ×
+``supersample`` grid of rays at (j + (b + ½)/ss, i + (a + ½)/ss); every other pixel the colour of its
+centre ray (``adaptive=False``: every pixel of a non-empty screen tile is supersampled). Pass 2 works on
+``tile`` × ``tile`` px screen tiles in parallel, with the primitives binned per tile. 8-bit output =
+round(255 × colour). No randomness, no fastmath: same inputs → same bytes, whatever the thread count.
+
+Kernels are ``@njit(cache=True)`` over contiguous float64/int64 arrays; hot loops call scalar helpers only
+(routines taking arrays work on whole batches, see ``_trace_groups``).
 """
 
 from __future__ import annotations
