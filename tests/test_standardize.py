@@ -15,7 +15,7 @@ from pymatgen.core import Structure as PmgStructure
 from pymatgen.symmetry.analyzer import SpacegroupAnalyzer
 
 from viewcert import standardize as sd
-from viewcert.certify import _spglib
+from viewcert.certify import _moyo, _spglib
 from viewcert.errors import InputError
 from viewcert.structures import Provenance, Structure
 
@@ -309,9 +309,85 @@ def test_spglib_failure_names_symprec():
 @pytest.mark.parametrize(
     "kwargs, field",
     [(dict(symprec=0.0), "symprec"), (dict(symprec=float("nan")), "symprec"),
-     (dict(angle_tolerance=float("inf")), "angle_tolerance"), (dict(orientation="ase"), "orientation")],
+     (dict(angle_tolerance=float("inf")), "angle_tolerance"), (dict(orientation="ase"), "orientation"),
+     (dict(backend="ase"), "backend")],
 )
 def test_bad_arguments_name_the_parameter(kwargs, field):
     with pytest.raises(InputError) as err:
         sd.conventional_standard_cell(build_case("cubic-CsCl"), **kwargs)
     assert err.value.field == field
+
+
+# ----------------------------------------------------------------------------- backends
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_spglib_backend_is_the_default_reference(name: str):
+    s = build_case(name)
+    ref, _ = pymatgen_conventional(s)
+    out = sd.conventional_standard_cell(s, backend="spglib")
+    assert mismatch(out, ref) is None
+    assert out.equals(sd.conventional_standard_cell(s))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_moyopy_backend_gives_the_same_crystal_in_an_equivalent_setting(name: str):
+    """Not identical to the spglib backend (another of the equivalent origins/axes and site orders; see
+    the module docstring for the e3 counts), but the same conventional cell: volume, composition, lattice
+    lengths, and the same space group of the result."""
+    s = build_case(name)
+    ref = sd.conventional_standard_cell(s)
+    out = sd.conventional_standard_cell(s, backend="moyopy")
+    assert out.provenance == s.provenance
+    assert out.volume == pytest.approx(ref.volume, rel=1e-9)
+    assert sorted(out.numbers.tolist()) == sorted(ref.numbers.tolist())
+    assert np.allclose(sorted(np.linalg.norm(out.lattice, axis=1)), sorted(np.linalg.norm(ref.lattice, axis=1)),
+                       rtol=0, atol=1e-6)
+    n_ref = _spglib.symmetry_dataset(ref.lattice, ref.frac_coords, ref.numbers, symprec=SYMPREC).number
+    n_out = _spglib.symmetry_dataset(out.lattice, out.frac_coords, out.numbers, symprec=SYMPREC).number
+    assert n_out == n_ref
+
+
+def test_moyopy_backend_never_passes_an_angle_tolerance(monkeypatch):
+    """moyopy 0.21 hangs on some cells (e3 mp-1096817, mp-1228266) when given an angle tolerance."""
+    real = _moyo.moyopy.MoyoDataset
+    seen = []
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("angle_tolerance"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_moyo.moyopy, "MoyoDataset", spy)
+    sd.conventional_standard_cell(build_case("rhombohedral-corundum"), angle_tolerance=5.0, backend="moyopy")
+    assert seen == [None]
+
+
+@pytest.mark.parametrize("failure", ["raises", "changes-symprec"])
+def test_moyopy_backend_falls_back_to_spglib(monkeypatch, failure: str):
+    real = _moyo.moyopy.MoyoDataset
+
+    def broken(cell, *, symprec, **kwargs):
+        if failure == "raises":
+            raise RuntimeError("no symmetry")
+        return real(cell, symprec=symprec * 0.95, **kwargs)  # what moyopy's iterative search reports
+
+    monkeypatch.setattr(_moyo.moyopy, "MoyoDataset", broken)
+    s = build_case("monoclinic-P-P21c")
+    assert sd.conventional_standard_cell(s, backend="moyopy").equals(sd.conventional_standard_cell(s))
+
+
+def test_moyopy_backend_maps_site_labels():
+    s = build_case("cubic-NaCl")
+    name = {11: "Na1", 17: "Cl1"}
+    labelled = Structure(s.positions, s.numbers, s.lattice, site_labels=[name[z] for z in s.numbers.tolist()])
+    out = sd.conventional_standard_cell(labelled, backend="moyopy")
+    assert out.n_atoms == 8 and out.site_labels == tuple(name[z] for z in out.numbers.tolist())
+
+
+def test_moyopy_std_cell_dict_matches_spglib_shape():
+    s = build_case("orthorhombic-C-Cmcm")
+    _, types = sd._first_appearance_types(s.numbers)
+    m = _moyo.standardized_cell(s.lattice, s.frac_coords, types, symprec=SYMPREC)
+    g = _spglib.standardized_cell(s.lattice, s.frac_coords, types, symprec=SYMPREC, angle_tolerance=ANGLE_TOL)
+    assert m is not None
+    assert (m["number"], m["international"]) == (g["number"], g["international"])
+    assert set(g) <= set(m)
+    assert len(m["types"]) == len(g["types"]) and (m["std_mapping_to_primitive"] >= 0).all()

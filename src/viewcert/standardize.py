@@ -29,6 +29,29 @@
   ``std_lattice`` (rows, Å; spglib's idealized orientation), ``std_positions`` and ``std_types`` in
   spglib's order, i.e. ``spglib.standardize_cell(cell, to_primitive=False, no_idealize=False)``.
 
+Backends (``backend=``):
+
+- ``"spglib"`` (default, the reference): one ``spglib.get_symmetry_dataset`` call; output as above.
+- ``"moyopy"`` (opt-in, ~2.5× faster on the standardization step): moyopy's ``MoyoDataset(...,
+  setting=Setting.spglib())`` ``std_cell`` fed to the same pymatgen port. It is **not** identical to the
+  spglib path, so it is not the default. Measured on the 1,820 e3 structures (moyopy 0.21, spglib 2.8,
+  symprec 0.01; orientation="pymatgen" vs the spglib backend, lattice and positions to 1e-6 Å, same order):
+  508 identical (3 of them via the spglib fallback below); 745 the same sites in another order or wrapped
+  onto the opposite cell face (e.g. mp-10037, mp-10144, mp-10437); 494 another of the equivalent origins
+  or axis choices, i.e. other coordinates (mp-1057, mp-10010, mp-10736); 73 another lattice (48 the same
+  lengths in another assignment, e.g. mp-10045; 25 different, e.g. mp-1104594, including 4 cells where
+  moyopy without an angle tolerance finds another space group than spglib with 5°: mp-1045504,
+  mp-1248716, mp-2803876, mp-984785). With orientation="spglib": 432 identical, 799 another site order
+  (moyopy's std cell is not ordered like spglib's: centring copies per primitive atom), the rest as above.
+  moyopy's Hall number equals spglib's whenever the space group agrees (1,815/1,820), but its choice among
+  equivalent origins/bases differs from spglib's in over half the cells (spglib's choice follows its own
+  operation search order), so no reordering of moyopy's output can reproduce spglib's. Handing spglib the
+  Hall number (``hall_number=``) does not help either: spglib's time is in the operation search
+  (``get_symmetry`` alone costs as much as the dataset), not the Hall matching. Robustness: moyopy is
+  never given an angle tolerance (with ``radians(5)`` moyopy 0.21 hangs > 100 s on mp-1096817 and
+  mp-1228266), so ``angle_tolerance`` is ignored on this path; when moyopy fails or its iterative search
+  changes symprec (mp-1228443, mp-1228701, mp-866286) the spglib path runs instead.
+
 Both keep the input's provenance. Site labels are carried over when that is unambiguous (every input atom
 that spglib maps to one primitive atom carries the same label), otherwise dropped. Errors: a molecule (no
 lattice) raises :class:`~viewcert.errors.InputError` naming ``lattice``; a spglib failure raises
@@ -48,15 +71,17 @@ from typing import Literal
 
 import numpy as np
 
-from viewcert.certify import _spglib
+from viewcert.certify import _moyo, _spglib
 from viewcert.elements import SYMBOLS
 from viewcert.errors import InputError
 from viewcert.structures import Structure
 
 Orientation = Literal["pymatgen", "spglib"]
 ORIENTATIONS: tuple[str, ...] = ("pymatgen", "spglib")
+Backend = Literal["spglib", "moyopy"]
+BACKENDS: tuple[str, ...] = ("spglib", "moyopy")
 
-__all__ = ["ORIENTATIONS", "Orientation", "conventional_standard_cell"]
+__all__ = ["BACKENDS", "ORIENTATIONS", "Backend", "Orientation", "conventional_standard_cell"]
 
 
 def conventional_standard_cell(
@@ -65,17 +90,23 @@ def conventional_standard_cell(
     symprec: float = 0.01,
     angle_tolerance: float = 5.0,
     orientation: Orientation = "pymatgen",
+    backend: Backend = "spglib",
 ) -> Structure:
     """Conventional standard cell of a periodic ``structure`` (one spglib call).
 
     ``orientation="pymatgen"``: equals pymatgen's ``SpacegroupAnalyzer(s, symprec=symprec,
     angle_tolerance=angle_tolerance).get_conventional_standard_structure()`` (lattice rows, site order,
     positions, species). ``orientation="spglib"``: spglib's ``std_lattice/std_positions/std_types``.
-    symprec in Å (> 0), angle_tolerance in degrees. See the module docstring for the details."""
+    symprec in Å (> 0), angle_tolerance in degrees. ``backend="spglib"`` (default) is the reference;
+    ``backend="moyopy"`` is faster but NOT identical (same crystal and space group, often another of the
+    equivalent origins/axes and site orders; ``angle_tolerance`` is not used) — see the module docstring.
+    See the module docstring for the details."""
     src = structure.identifier or None
     if orientation not in ORIENTATIONS:
         raise InputError(f"orientation must be one of {ORIENTATIONS}, got {orientation!r}", source=src,
                          field="orientation")
+    if backend not in BACKENDS:
+        raise InputError(f"backend must be one of {BACKENDS}, got {backend!r}", source=src, field="backend")
     if structure.lattice is None:
         raise InputError("a conventional cell needs a periodic structure; this one has no lattice",
                          source=src, field="lattice")
@@ -86,9 +117,12 @@ def conventional_standard_cell(
                          source=src, field="angle_tolerance")
 
     species, types = _first_appearance_types(structure.numbers)
+    std = None
+    if backend == "moyopy":
+        std = _moyo.standardized_cell(structure.lattice, structure.frac_coords, types, symprec=float(symprec))
     try:
-        std = _spglib.standardized_cell(structure.lattice, structure.frac_coords, types,
-                                        symprec=float(symprec), angle_tolerance=float(angle_tolerance))
+        std = std or _spglib.standardized_cell(structure.lattice, structure.frac_coords, types,
+                                               symprec=float(symprec), angle_tolerance=float(angle_tolerance))
     except InputError as exc:
         raise InputError(str(exc).split(": ", 1)[-1], source=src, field="symprec") from None
     z_std = species[std["types"] - 1]
@@ -120,7 +154,10 @@ def _map_labels(labels, mapping_in: np.ndarray, std_map: np.ndarray, origin: np.
     for lab, p in zip(labels, mapping_in.tolist(), strict=True):
         if of_prim.setdefault(p, lab) != lab:
             return None
-    return tuple(of_prim[p] for p in std_map[origin].tolist())
+    try:
+        return tuple(of_prim[p] for p in std_map[origin].tolist())
+    except KeyError:  # a site the backend could not map back to an input atom (moyopy path): no labels
+        return None
 
 
 @lru_cache(maxsize=1)
