@@ -93,7 +93,7 @@ def bench_speed(quick: bool) -> dict:
         fns = {
             "ase_plot_atoms_png": lambda atoms=atoms: _ase_png(atoms, rotation),
             "viewcert_render": lambda scene=scene, cam=cam: render(scene, cam),
-            "viewcert_render_1thread": lambda scene=scene, cam=cam: render(scene, cam, parallel=False),
+            "viewcert_render_2threads": lambda scene=scene, cam=cam: render(scene, cam, parallel=True),
             "viewcert_render_png": lambda scene=scene, cam=cam: encode_png(render(scene, cam).rgb),
             "viewcert_ids_only": lambda scene=scene, cam=cam: render(scene, cam, rgb=False),
         }

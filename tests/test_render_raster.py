@@ -57,11 +57,11 @@ def test_id_buffer_equals_naive_twin(case):
 @given(render_scenes(max_spheres=6), st.sampled_from([1, 2, 3]), st.sampled_from([1, 5, 16]))
 def test_id_buffer_independent_of_supersampling_tiles_and_threads(case, ss, tile):
     scene, cam = case
-    a = render(scene, cam, supersample=ss, tile=tile)
-    b = render(scene, cam, supersample=3, tile=16, parallel=False)
+    a = render(scene, cam, supersample=ss, tile=tile, parallel=True)
+    b = render(scene, cam, supersample=3, tile=16)
     np.testing.assert_array_equal(a.atom_id, b.atom_id)
     np.testing.assert_array_equal(a.depth, b.depth)
-    c = render(scene, cam, supersample=ss, tile=tile, parallel=False)
+    c = render(scene, cam, supersample=ss, tile=tile)
     assert a.rgb.tobytes() == c.rgb.tobytes()  # threads never change a byte
 
 

@@ -21,7 +21,7 @@ How the rays are organised (the results do not depend on it): pass 1 visits, pri
 ascending order, the pixel centres of each primitive's row spans (spheres: the exact chord ± 1 px; bonds
 and lines: the strip around their projected axis) and keeps, per pixel, the strictly nearest hit — the
 same per-ray test and tie rule as tracing every pixel through every primitive, without visiting pixels a
-primitive cannot reach. Rows are split into bands processed in parallel.
+primitive cannot reach. Rows are split into bands (processed in parallel with ``parallel=True``).
 
 Colour: ``study`` style = flat discs with an outline ring of ``outline_px`` px; otherwise Lambert + ambient
 (light fixed in the camera frame). Anti-aliasing is deterministic supersampling, adaptive: a pixel whose
@@ -29,7 +29,7 @@ surface class (primitive, outline flag) differs from a 4-neighbour's where that 
 that lies within half-width + 0.75 px of an edge line, gets the mean colour of an ``supersample`` ×
 ``supersample`` grid of rays at (j + (b + ½)/ss, i + (a + ½)/ss); every other pixel the colour of its
 centre ray (``adaptive=False``: every pixel of a non-empty screen tile is supersampled). Pass 2 works on
-``tile`` × ``tile`` px screen tiles in parallel, with the primitives binned per tile. 8-bit output =
+``tile`` × ``tile`` px screen tiles, with the primitives binned per tile. 8-bit output =
 round(255 × colour). No randomness, no fastmath: same inputs → same bytes, whatever the thread count.
 
 Kernels are ``@njit(cache=True)`` over contiguous float64/int64 arrays; hot loops call scalar helpers only
@@ -39,6 +39,7 @@ Kernels are ``@njit(cache=True)`` over contiguous float64/int64 arrays; hot loop
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -701,7 +702,8 @@ def _zbuffer_rows(r0, r1, prim, cam, pidx, depth):
 
 @njit(cache=True)
 def _shade_rows(r0, r1, prim, code, col, cam, params, want_rgb, pidx, depth, ids, rgb, cls):
-    """IDs from primitive indices; with ``want_rgb`` the centre sample's colour and surface class."""
+    """IDs from primitive indices; with ``want_rgb`` the centre sample's colour and surface class. ``cls``
+    may be the same buffer as ``pidx``: a row's primitive indices are read before its classes are written."""
     width = int(cam[1])
     bg0 = _to_byte(params[7])
     bg1 = _to_byte(params[8])
@@ -866,7 +868,6 @@ def _aa_tile(tk, prim, col, cam, params, ss, tile, starts, items, rgb, cls, full
         gstart[e] = nl
         u_lo = float(j0 + b)
         v_lo = float(i0 + a)
-        only_spheres = True
         for q in range(c0, c1):
             p = items[q]
             if prim[p, 2] >= u_lo and prim[p, 1] <= u_lo + 1.0 and prim[p, 4] >= v_lo and prim[p, 3] <= v_lo + 1.0:
@@ -875,13 +876,11 @@ def _aa_tile(tk, prim, col, cam, params, ss, tile, starts, items, rgb, cls, full
                     continue  # a line's box meets the square but the line does not reach it
                 loc[nl] = p
                 nl += 1
-                if prim[p, 0] != 0.0:
-                    only_spheres = False
-        fast[e] = only_spheres and not persp
+        fast[e] = not persp
     gstart[n_edge] = nl
     inv = 1.0 / (ss * ss)
     inv_scale = 1.0 / scale
-    # fast path (orthographic, spheres only): the tracer's sphere test and the shading, inline per sub-sample
+    # fast path (orthographic): the tracer's per-primitive tests and the shading, inline per sub-sample
     n_slow = 0
     for e in range(n_edge):
         if not fast[e]:
@@ -904,7 +903,11 @@ def _aa_tile(tk, prim, col, cam, params, ss, tile, starts, items, rgb, cls, full
                     p = loc[q]
                     if u < prim[p, 1] or u > prim[p, 2] or v < prim[p, 3] or v > prim[p, 4]:
                         continue
-                    t = _sphere_t_ortho(ox, oy, prim[p, 5], prim[p, 6], prim[p, 7], prim[p, 8])
+                    if prim[p, 0] == 0.0:
+                        t = _sphere_t_ortho(ox, oy, prim[p, 5], prim[p, 6], prim[p, 7], prim[p, 8])
+                    else:
+                        t = _other_t(u, v, ox, oy, 0.0, 0.0, False, prim[p, 0], prim[p, 5], prim[p, 6], prim[p, 7],
+                                     prim[p, 8], prim[p, 9], prim[p, 10], prim[p, 11])
                     if t < best_t:
                         best_t = t
                         best_p = p
@@ -912,6 +915,24 @@ def _aa_tile(tk, prim, col, cam, params, ss, tile, starts, items, rgb, cls, full
                     acc0 += params[7]
                     acc1 += params[8]
                     acc2 += params[9]
+                    continue
+                kind = prim[best_p, 0]
+                if kind == 2.0 or (flat and kind == 1.0):
+                    acc0 += col[best_p, 0]
+                    acc1 += col[best_p, 1]
+                    acc2 += col[best_p, 2]
+                    continue
+                if kind == 1.0:
+                    _, nx, ny, nz = _cylinder_hit(ox, oy, 0.0, 0.0, 0.0, -1.0, False, prim[best_p, 5],
+                                                  prim[best_p, 6], prim[best_p, 7], prim[best_p, 8], prim[best_p, 9],
+                                                  prim[best_p, 10], prim[best_p, 11])
+                    lam = nx * params[10] + ny * params[11] + nz * params[12]
+                    if lam < 0.0:
+                        lam = 0.0
+                    inten = params[5] + params[6] * lam
+                    acc0 += col[best_p, 0] * inten
+                    acc1 += col[best_p, 1] * inten
+                    acc2 += col[best_p, 2] * inten
                     continue
                 ex = ox - prim[best_p, 5]
                 ey = oy - prim[best_p, 6]
@@ -1181,6 +1202,19 @@ def prepare(scene: Scene, camera: Camera) -> dict:
     return dict(prim=prim, code=code, col=col, cam=cam, params=params)
 
 
+_SCRATCH = threading.local()
+
+
+def _scratch(h: int, w: int) -> np.ndarray:
+    """A per-thread int32 work buffer of shape (h, w), reused across calls (its contents never leak into a
+    result: every pixel is written before it is read)."""
+    buf = getattr(_SCRATCH, "buf", None)
+    if buf is None or buf.shape != (h, w):
+        buf = np.empty((h, w), dtype=np.int32)
+        _SCRATCH.buf = buf
+    return buf
+
+
 def render(
     scene: Scene,
     camera: Camera,
@@ -1188,12 +1222,14 @@ def render(
     supersample: int = DEFAULT_SUPERSAMPLE,
     tile: int = DEFAULT_TILE,
     rgb: bool = True,
-    parallel: bool = True,
+    parallel: bool = False,
     adaptive: bool = True,
 ) -> RenderResult:
     """Ray-cast ``scene`` through ``camera``: RGB (unless ``rgb=False``), atom-ID and depth buffers.
-    ``parallel`` runs row bands and screen tiles on numba's threads (same bytes either way);
-    ``adaptive=False`` supersamples every pixel of every non-empty tile (reference quality, slower)."""
+    ``parallel=True`` runs row bands and screen tiles on numba's threads (same bytes either way; worth it
+    for single large images on an idle machine, not inside a pool of worker processes, where the threads
+    of every process compete); ``adaptive=False`` supersamples every pixel of every non-empty tile
+    (reference quality, slower)."""
     if int(supersample) != supersample or supersample < 1:
         raise InputError(f"supersample must be an integer ≥ 1, got {supersample}", field="supersample")
     if int(tile) != tile or tile < 1:
@@ -1207,11 +1243,10 @@ def render(
     out_rgb = np.empty((h, w, 3), dtype=np.uint8) if rgb else np.empty((1, 1, 3), dtype=np.uint8)
     ids = np.empty((h, w), dtype=np.int32)
     depth = np.empty((h, w), dtype=np.float64)
-    cls = np.empty((h, w) if rgb else (1, 1), dtype=np.int64)
-    pidx = np.empty((h, w), dtype=np.int64)
+    work = _scratch(h, w)  # primitive index per pixel, then (rows already shaded) the surface class
     kernel = _render_kernel if parallel else _render_serial
     kernel(k["prim"], k["code"], k["col"], k["cam"], k["params"], int(supersample), int(tile), bool(rgb), starts,
-           items, out_rgb, ids, depth, cls, pidx, not adaptive)
+           items, out_rgb, ids, depth, work, work, not adaptive)
     return RenderResult(out_rgb if rgb else None, ids, depth, camera, scene, int(supersample))
 
 
