@@ -123,3 +123,19 @@ def test_e3_axis_views_hide_the_translates_behind_them(shared_data):
         hidden = [1 - len(v) / (8 * cell.n_atoms) for v in obs.views]
         assert all(h >= 0.5 for h in hidden[:3])
         assert all(h < 0.2 for h in hidden[3:])
+
+
+def test_observe_as_modes():
+    from viewcert.render.visibility import observe_as
+
+    s = Structure(np.array([[0.0, 0.0, 1.0], [0.0, 0.0, -1.0], [2.0, 0, 0]]), [8, 8, 26])
+    cam = OrthographicCamera(np.eye(3), [1.0, 0, 0], scale=40.0, width=200, height=100)
+    ideal = observe_as(s, [cam], "ideal")
+    vis = observe_as(s, [cam], "visible")
+    cen = observe_as(s, [cam], "pixel-centroid")
+    assert len(ideal.views[0]) == 3 and len(vis.views[0]) == 2  # atom 1 sits behind atom 0
+    assert vis.model.to_dict()["position"] == "projection" and cen.model.to_dict()["position"] == "pixel-centroid"
+    with pytest.raises(InputError, match="observe"):
+        observe_as(s, [cam], "detector")
+    with pytest.raises(InputError, match="sigma"):
+        observe_as(s, [cam], "visible", model=ObservationModel(sigma=0.5))

@@ -163,3 +163,33 @@ def observe_rendered(
         edges=len(scene.line_starts) > 0, width=int(cameras[0].width), height=int(cameras[0].height),
     )
     return observations_from_renders(results, model=model, structure_id=structure.identifier)
+
+
+OBSERVE_MODES = ("ideal", "visible", "pixel-centroid")
+
+
+def observe_as(
+    structure: Structure,
+    cameras,
+    mode: str = "ideal",
+    *,
+    model: ObservationModel | None = None,
+    min_pixels: int = 1,
+    style: str | Style = "study",
+) -> Observations:
+    """One entry point for ``--observe ideal|visible|pixel-centroid``: ``ideal`` is
+    ``render.project.observe(structure, cameras, model)``; ``visible`` and ``pixel-centroid`` are
+    ``observe_rendered`` with the model's tiling and radius_scale (noise-free: model.sigma must be 0)."""
+    from viewcert.render.project import observe
+
+    model = model or ObservationModel()
+    if mode == "ideal":
+        return observe(structure, cameras, model)
+    if mode not in OBSERVE_MODES:
+        raise InputError(f"observe must be one of {OBSERVE_MODES}, got {mode!r}", field="observe")
+    if model.sigma != 0:
+        raise InputError("rendered observations are noise-free: use sigma = 0 with observe=visible|pixel-centroid",
+                         field="sigma")
+    return observe_rendered(structure, cameras, tiling=model.tiling, radius_scale=model.radius_scale,
+                            min_pixels=min_pixels, position="projection" if mode == "visible" else "pixel-centroid",
+                            style=style)
