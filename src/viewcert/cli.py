@@ -33,6 +33,7 @@ def observe(
     from rich.console import Console
     from rich.table import Table
 
+    from viewcert.cli_certify import _tiling
     from viewcert.main_job import observe_sample
 
     structures = _load(source)
@@ -67,16 +68,6 @@ def run(
     typer.echo(summary_text(cert), nl=False)
     gallery = write_gallery(out / "gallery.png")
     typer.echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, plots, and {gallery}")
-
-
-def _tiling(text: str) -> tuple[int, int, int]:
-    try:
-        parts = tuple(int(x) for x in text.split(","))
-    except ValueError:
-        raise typer.BadParameter(f"tiling must be three integers like 2,2,2, got {text!r}") from None
-    if len(parts) != 3 or min(parts) < 1:
-        raise typer.BadParameter(f"tiling must be three positive integers like 2,2,2, got {text!r}")
-    return parts  # type: ignore[return-value]
 
 
 def _load(source: str):
