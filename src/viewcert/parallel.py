@@ -23,6 +23,7 @@ in item order.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import math
@@ -58,6 +59,12 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def _worker_init() -> None:
+    """In a forked worker, move the inherited heap out of the garbage collector's reach: otherwise every
+    full collection walks the parent's objects (a test runner's or a notebook's heap can make GC dominate)."""
+    gc.freeze()
 
 
 def run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
@@ -225,7 +232,7 @@ def map_items(
                 bar.advance(b - a)
         else:
             out.executor = "local"
-            with ProcessPoolExecutor(max_workers=min(workers, len(todo))) as pool:
+            with ProcessPoolExecutor(max_workers=min(workers, len(todo)), initializer=_worker_init) as pool:
                 pending = {pool.submit(run_chunk, fn, items[bounds[ci][0]:bounds[ci][1]]): ci for ci in todo}
                 while pending:
                     done, _ = wait(pending, return_when=FIRST_COMPLETED)
