@@ -578,20 +578,6 @@ def test_bundled_ccd_molecules_equal_biotite():
         np.testing.assert_allclose(bundled[code]["coord"], ref["coord"], atol=1e-4)
 
 
-def test_pauling_table_equals_pymatgen():
-    from pymatgen.core.periodic_table import Element
-
-    from viewcert.elements import SYMBOLS
-    from viewcert.io.cif import _electronegativity
-
-    xs = _electronegativity()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for z in range(1, 119):
-            ref = Element(SYMBOLS[z]).X
-            assert (np.isnan(ref) and np.isnan(xs[z])) or ref == xs[z], SYMBOLS[z]
-
-
 # ----------------------------------------------------------------------------- atomic writers
 def test_json_is_deterministic_and_typed(tmp_path: Path):
     a = {"b": np.float64(0.1), "a": [np.int32(3), -0.0, (1, 2)], "c": np.arange(3), "p": tmp_path / "x"}

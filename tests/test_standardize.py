@@ -264,7 +264,9 @@ def test_site_order_is_pymatgens_get_sorted_structure(zs):
 
 
 def test_electronegativity_table_is_pymatgens():
-    x, _ = sd._electronegativity()
+    from viewcert._pymatgen_order import electronegativity
+
+    x, _ = electronegativity()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = np.array([Element.from_Z(z).X for z in range(1, 119)])

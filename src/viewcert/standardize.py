@@ -62,17 +62,14 @@ negative value selects spglib's default angle handling).
 from __future__ import annotations
 
 import itertools
-import json
 import math
-from functools import lru_cache
-from importlib import resources
 from math import cos, sin
 from typing import Literal
 
 import numpy as np
 
+from viewcert._pymatgen_order import electronegativity, replay_sort
 from viewcert.certify import _moyo, _spglib
-from viewcert.elements import SYMBOLS
 from viewcert.errors import InputError
 from viewcert.structures import Structure
 
@@ -160,52 +157,15 @@ def _map_labels(labels, mapping_in: np.ndarray, std_map: np.ndarray, origin: np.
         return None
 
 
-@lru_cache(maxsize=1)
-def _electronegativity() -> tuple[np.ndarray, np.ndarray]:
-    """(Pauling X by Z with NaN where pymatgen has none, rank by (X, symbol) over the finite ones), from
-    the package's copy of pymatgen's table (pinned against pymatgen in the tests)."""
-    raw = json.loads(resources.files("viewcert").joinpath("data/pauling_electronegativity.json").read_text())
-    x = np.full(len(SYMBOLS), np.nan)
-    for z, sym in enumerate(SYMBOLS):
-        val = raw["X"].get(sym) if z else None
-        if val is not None:
-            x[z] = float(val)
-    finite = [z for z in range(1, len(SYMBOLS)) if math.isfinite(x[z])]
-    rank = np.full(len(SYMBOLS), -1, dtype=np.int64)
-    for r, z in enumerate(sorted(finite, key=lambda z: (x[z], SYMBOLS[z]))):
-        rank[z] = r
-    x.setflags(write=False)
-    rank.setflags(write=False)
-    return x, rank
-
-
-class _SiteKey:
-    """pymatgen ``Site.__lt__`` for an ordered single-element site: electronegativity, then symbol."""
-
-    __slots__ = ("x", "s")
-
-    def __init__(self, x: float, s: str):
-        self.x = x
-        self.s = s
-
-    def __lt__(self, other: _SiteKey) -> bool:
-        if self.x < other.x:
-            return True
-        if self.x > other.x:
-            return False
-        return self.s < other.s
-
-
 def _sorted_order(z: np.ndarray) -> np.ndarray:
     """Permutation that ``Structure.get_sorted_structure`` applies (Python's stable sort with
     ``Site.__lt__``). With finite electronegativities that is a stable sort on a total order; otherwise
     replay the comparisons."""
-    x, rank = _electronegativity()
+    _, rank = electronegativity()
     r = rank[z]
     if (r >= 0).all():
         return np.argsort(r, kind="stable")
-    keys = [_SiteKey(float(x[zi]), SYMBOLS[zi]) for zi in z.tolist()]
-    return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+    return replay_sort(z)
 
 
 def _lattice_type(international: str, number: int) -> str:

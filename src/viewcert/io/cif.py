@@ -35,19 +35,18 @@ rejects and pymatgen tolerates); its result goes through the same occupancy poli
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
 import warnings
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Literal
 
 import gemmi
 import numpy as np
 
+from viewcert._pymatgen_order import electronegativity, replay_sort
 from viewcert.elements import SYMBOLS
 from viewcert.errors import InputError
 from viewcert.io.cell import lattice_from_parameters
@@ -321,39 +320,10 @@ def _symmetry_ops(block: gemmi.cif.Block, src: str) -> tuple[np.ndarray, np.ndar
     return _parse_ops(("x,y,z",))
 
 
-@lru_cache(maxsize=1)
-def _electronegativity() -> np.ndarray:
-    """Pauling X by Z (NaN where pymatgen has none), from the bundled copy of pymatgen's table."""
-    raw = json.loads(resources.files("viewcert").joinpath("data/pauling_electronegativity.json").read_text())
-    x = np.full(len(SYMBOLS), np.nan)
-    for sym, val in raw["X"].items():
-        if val is not None:
-            x[_Z_OF[sym]] = float(val)
-    x.setflags(write=False)
-    return x
-
-
-class _SiteKey:
-    """Replicates pymatgen ``Site.__lt__`` (NaN electronegativity compares False both ways)."""
-
-    __slots__ = ("x", "s")
-
-    def __init__(self, x: float, s: str):
-        self.x = x
-        self.s = s
-
-    def __lt__(self, other: _SiteKey) -> bool:
-        if self.x < other.x:
-            return True
-        if self.x > other.x:
-            return False
-        return self.s < other.s
-
-
 def _pymatgen_group_order(zs: set[int]) -> list[int]:
     """pymatgen's composition-group order for single-element sites: descending Element order (Pauling X
     with NaN as +inf, then symbol)."""
-    xs = _electronegativity()
+    xs, _ = electronegativity()
     return sorted(zs, key=lambda z: (math.inf if np.isnan(xs[z]) else xs[z], SYMBOLS[z]), reverse=True)
 
 
@@ -583,7 +553,7 @@ def _expand(
 @lru_cache(maxsize=4096)
 def _finite_rank(uz: frozenset[int]) -> dict[int, int] | None:
     """Z -> rank in pymatgen's site order when no element lacks an electronegativity, else None."""
-    xs = _electronegativity()
+    xs, _ = electronegativity()
     if any(np.isnan(xs[z]) for z in uz):
         return None
     return {z: i for i, z in enumerate(sorted(uz, key=lambda z: (xs[z], SYMBOLS[z])))}
@@ -591,7 +561,7 @@ def _finite_rank(uz: frozenset[int]) -> dict[int, int] | None:
 
 def _pymatgen_permutation(numbers: np.ndarray) -> np.ndarray:
     """Stable permutation putting sites in pymatgen's order (see _pymatgen_group_order)."""
-    xs = _electronegativity()
+    xs, _ = electronegativity()
     zl = numbers.tolist()
     uz = frozenset(zl)
     rank = _finite_rank(uz)
@@ -602,8 +572,7 @@ def _pymatgen_permutation(numbers: np.ndarray) -> np.ndarray:
     # NaN electronegativity makes Site.__lt__ inconsistent: replay pymatgen's two sorts exactly.
     group_rank = {z: i for i, z in enumerate(_pymatgen_group_order(uz))}
     pre = np.argsort(np.array([group_rank[z] for z in numbers.tolist()]), kind="stable")
-    keys = [_SiteKey(float(xs[z]), SYMBOLS[z]) for z in numbers[pre].tolist()]
-    return pre[np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)]
+    return pre[replay_sort(numbers[pre])]
 
 
 def _greedy(near: np.ndarray) -> np.ndarray:
