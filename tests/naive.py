@@ -306,7 +306,7 @@ class _OracleView:
 
 
 def oracle_reconstruct(observations, *, delta, delta_unit="angstrom", pairs="all", merge=None, lattice=None,
-                       visibility="strict", near_miss_window=4.0):
+                       visibility="strict", near_miss_window=2.0):
     """The whole oracle, naively: every view pair (or the first), every same-label pair of points, nearest
     association by scanning, brute-force merge. Returns a dict with points (wrapped when periodic), labels,
     support, ratios, occluded, near_points, near_labels, near_ratios, translate_rejected."""
@@ -375,12 +375,16 @@ def oracle_reconstruct(observations, *, delta, delta_unit="angstrom", pairs="all
                     slack, niter = min(1.0 + math.sqrt(2.0) / math.sqrt(max(1.0 - cos, 1e-12)), 1e3), 4
                 for it in range(niter):
                     new = list(sup)
+                    missing = False
                     for k in range(nv):
                         if k not in (va, vb):
                             new[k] = views[k].nearest(x, z, win * views[k].delta * slack)
+                            if new[k] < 0 and not occl:
+                                missing = True  # without occlusion a view with no point rejects the seed
+                                break
                     changed = new != sup
                     sup = new
-                    if greedy or (it > 0 and not changed):
+                    if missing or greedy or (it > 0 and not changed):
                         break
                     xn = lsq(sup)
                     if xn is not None:

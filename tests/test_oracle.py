@@ -134,12 +134,12 @@ def test_grid_nearest_matches_scan():
         lab = rng.integers(0, 3, size=m)
         sites = np.arange(m)
         h = float(rng.uniform(0.05, 2.0))
-        ox, oy, nx, ny, keys, gs = K.build_grid(w, lab, sites, h)
+        ox, oy, nx, ny, start, gs = K.build_grid(w, lab, sites, h, 3)
         for _ in range(30):
             q = rng.uniform(-6, 6, size=2)
             z = int(rng.integers(0, 3))
             rad = float(rng.uniform(0, 3))
-            p, d = K.grid_nearest(w, lab, keys, gs, ox, oy, nx, ny, h, z, q[0], q[1], rad)
+            p, d = K.grid_nearest(w, start, 0, gs, 0, ox, oy, nx, ny, h, z, q[0], q[1], rad)
             assert p == naive.oracle_nearest(w, lab, q, z, rad)
 
 
@@ -181,7 +181,9 @@ def test_neighbour_pairs_components_and_greedy_merge(cell, h):
             got = sorted(zip(ii.tolist(), jj.tolist(), strict=True))
             assert got == naive.oracle_neighbour_pairs(pos, lab, L, h, strict)
         comp = K.connected_components(len(pos), *K.neighbour_pairs(pos, lr, periodic, lat, inv, h, False))
-        assert comp.tolist() == naive.oracle_components(len(pos), naive.oracle_neighbour_pairs(pos, lab, L, h, False))
+        want = naive.oracle_components(len(pos), naive.oracle_neighbour_pairs(pos, lab, L, h, False))
+        assert comp.tolist() == want
+        assert K.components_within(pos, lr, periodic, lat, inv, h).tolist() == want
         kept = K.merge_greedy(pos, lab, h, periodic, lat, inv)
         assert kept.tolist() == naive.oracle_merge_greedy(pos, lab, h, L)
         for x in pos[:5]:

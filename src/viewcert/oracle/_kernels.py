@@ -1,5 +1,6 @@
 """numba kernels of the oracle: contiguous float64/int64 arrays in, arrays out. No Python objects, stable
-sorts (mergesort), no fastmath. The public wrapper is :mod:`viewcert.oracle.triangulate`; every kernel has a
+sorts (mergesort), no fastmath. Helpers of the per-seed hot loop are inlined at the numba IR level
+(``inline="always"``): a call that passes arrays costs one atomic reference-count pair per array. The public wrapper is :mod:`viewcert.oracle.triangulate`; every kernel has a
 slow twin in ``tests/naive.py``.
 
 Geometry. Every observed 2D point is a ray (origin o, unit direction d) in world Å. Orthographic view:
@@ -20,6 +21,7 @@ import numpy as np
 from numba import njit
 
 SQRT2 = np.sqrt(2.0)
+SORT_QUANTUM = 1e-7  # Å: output order key of the deterministic merge
 MAX_SLACK = 1.0e3
 MAX_ITER = 4
 
@@ -45,7 +47,7 @@ N_COUNTS = 10
 
 
 # --------------------------------------------------------------------------------------- small linear algebra
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def solve3_into(a, b, out):
     """Solve the 3×3 system a x = b in closed form (adjugate) into ``out``. Returns False (out untouched)
     when a is numerically singular (|det| ≤ 1e-12 · max|a|³)."""
@@ -85,18 +87,32 @@ def solve3(a, b):
     return x, ok
 
 
-@njit(cache=True)
-def _accumulate(ma, mb, o, d):
-    """ma += I − d dᵀ ; mb += (I − d dᵀ) o."""
-    dd = d[0] * o[0] + d[1] * o[1] + d[2] * o[2]
-    for r in range(3):
-        for c in range(3):
-            ma[r, c] -= d[r] * d[c]
-        ma[r, r] += 1.0
-        mb[r] += o[r] - d[r] * dd
+@njit(cache=True, inline="always")
+def _accumulate(ma, mb, origins, dirs, p, s0, s1, s2):
+    """ma += I − d dᵀ ; mb += (I − d dᵀ)(o − s) for ray p (origin moved by −s). Element access only: no
+    array views (each view costs an atomic reference count in the hot loop)."""
+    o0 = origins[p, 0] - s0
+    o1 = origins[p, 1] - s1
+    o2 = origins[p, 2] - s2
+    d0 = dirs[p, 0]
+    d1 = dirs[p, 1]
+    d2 = dirs[p, 2]
+    dd = d0 * o0 + d1 * o1 + d2 * o2
+    ma[0, 0] += 1.0 - d0 * d0
+    ma[0, 1] -= d0 * d1
+    ma[0, 2] -= d0 * d2
+    ma[1, 0] -= d1 * d0
+    ma[1, 1] += 1.0 - d1 * d1
+    ma[1, 2] -= d1 * d2
+    ma[2, 0] -= d2 * d0
+    ma[2, 1] -= d2 * d1
+    ma[2, 2] += 1.0 - d2 * d2
+    mb[0] += o0 - d0 * dd
+    mb[1] += o1 - d1 * dd
+    mb[2] += o2 - d2 * dd
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def triangulate_into(origins, dirs, idx, ma, mb, out):
     """Least-squares point of the rays ``idx`` (indices into origins/dirs, unit directions; negative entries
     are skipped) into ``out``, using ma (3,3) and mb (3,) as scratch. Returns ok (≥ 2 rays, non-singular)."""
@@ -109,7 +125,7 @@ def triangulate_into(origins, dirs, idx, ma, mb, out):
         p = idx[t]
         if p < 0:
             continue
-        _accumulate(ma, mb, origins[p], dirs[p])
+        _accumulate(ma, mb, origins, dirs, p, 0.0, 0.0, 0.0)
         n += 1
     if n < 2:
         return False
@@ -134,6 +150,19 @@ def line_gap(o1, d1, o2, d2):
     if nn < 1e-12:
         return np.inf
     return abs(nx * (o2[0] - o1[0]) + ny * (o2[1] - o1[1]) + nz * (o2[2] - o1[2])) / nn
+
+
+@njit(cache=True, inline="always")
+def line_gap_idx(origins, dirs, p, q):
+    """line_gap of rays p and q (element access only)."""
+    nx = dirs[p, 1] * dirs[q, 2] - dirs[p, 2] * dirs[q, 1]
+    ny = dirs[p, 2] * dirs[q, 0] - dirs[p, 0] * dirs[q, 2]
+    nz = dirs[p, 0] * dirs[q, 1] - dirs[p, 1] * dirs[q, 0]
+    nn = np.sqrt(nx * nx + ny * ny + nz * nz)
+    if nn < 1e-12:
+        return np.inf
+    return abs(nx * (origins[q, 0] - origins[p, 0]) + ny * (origins[q, 1] - origins[p, 1])
+               + nz * (origins[q, 2] - origins[p, 2])) / nn
 
 
 # --------------------------------------------------------------------------------------- cameras
@@ -194,7 +223,24 @@ def project_point(kind, rot, cen, sf, cx, cy, x):
     return cx + sf * c0 / depth, cy - sf * c1 / depth, depth
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def project_k(kind, rot, cen, sf, cx, cy, k, x):
+    """project_point for view k of the per-view arrays (element access only)."""
+    d0 = x[0] - cen[k, 0]
+    d1 = x[1] - cen[k, 1]
+    d2 = x[2] - cen[k, 2]
+    c0 = rot[k, 0, 0] * d0 + rot[k, 0, 1] * d1 + rot[k, 0, 2] * d2
+    c1 = rot[k, 1, 0] * d0 + rot[k, 1, 1] * d1 + rot[k, 1, 2] * d2
+    c2 = rot[k, 2, 0] * d0 + rot[k, 2, 1] * d1 + rot[k, 2, 2] * d2
+    depth = -c2
+    if kind[k] == 0:
+        return c0, c1, depth
+    if depth <= 0.0:
+        return np.nan, np.nan, depth
+    return cx[k] + sf[k] * c0 / depth, cy[k] - sf[k] * c1 / depth, depth
+
+
+@njit(cache=True, inline="always")
 def to_compare(dmode, sf, depth, r2d):
     """A 2D distance of a view in the unit δ of that view is stated in (see module docstring)."""
     if dmode == 2:
@@ -202,7 +248,7 @@ def to_compare(dmode, sf, depth, r2d):
     return r2d
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def to_angstrom(dmode, sf, depth, r2d):
     """A 2D distance of a view in Å (orthographic: unchanged; perspective: at the point's depth)."""
     if dmode == 0:
@@ -210,7 +256,7 @@ def to_angstrom(dmode, sf, depth, r2d):
     return r2d * depth / sf
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def radius_2d(dmode, sf, depth, rcmp):
     """A radius in the compare unit of a view → 2D units of that view."""
     if dmode == 2:
@@ -233,6 +279,48 @@ def lexsort_rows(cols):
         sub = np.argsort(key, kind="mergesort")
         order = order[sub]
     return order
+
+
+@njit(cache=True, inline="always")
+def lower_bound(a, lo, hi, v):
+    """First index i in [lo, hi) with a[i] >= v (a sorted ascending); hi if none."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, inline="always")
+def upper_bound(a, lo, hi, v):
+    """First index i in [lo, hi) with a[i] > v (a sorted ascending); hi if none."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] <= v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def row_keys(cols):
+    """A 62-bit key per row of a non-negative-or-(−1) int64 matrix: two polynomial hashes modulo 2³¹ − 1
+    (no overflow). Equal rows have equal keys; unequal rows collide rarely (callers compare rows)."""
+    n = cols.shape[0]
+    keys = np.empty(n, dtype=np.int64)
+    p = 2147483647
+    for i in range(n):
+        h1 = 17
+        h2 = 31
+        for c in range(cols.shape[1]):
+            v = (cols[i, c] + 2) % p
+            h1 = (h1 * 1000003 + v) % p
+            h2 = (h2 * 999983 + v * 7 + 1) % p
+        keys[i] = h1 * 2147483648 + h2
+    return keys
 
 
 @njit(cache=True)
@@ -268,11 +356,13 @@ def collapse_sites(w, lrank, eps):
 
 # --------------------------------------------------------------------------------------- 2D grid per view
 @njit(cache=True)
-def build_grid(w, lrank, sites, h):
-    """Uniform grid over the sites of one view. Returns (ox, oy, nx, ny, keys sorted, sites sorted)."""
+def build_grid(w, lrank, sites, h, nlab):
+    """Uniform grid (cell size h) over the sites of one view, as a CSR table: cell (label rank l, gx, gy) has
+    key (l·nx + gx)·ny + gy and holds gsites[start[key]:start[key+1]] (in site order). nx·ny is at most about
+    the number of sites when h ≥ extent/√sites. Returns (ox, oy, nx, ny, start, gsites)."""
     ns = sites.shape[0]
     if ns == 0:
-        return 0.0, 0.0, 1, 1, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return 0.0, 0.0, 1, 1, np.zeros(nlab + 1, dtype=np.int64), np.zeros(0, dtype=np.int64)
     ox = np.inf
     oy = np.inf
     mx = -np.inf
@@ -285,31 +375,42 @@ def build_grid(w, lrank, sites, h):
         my = max(my, w[p, 1])
     nx = np.int64(min((mx - ox) / h, 4.0e6)) + 1
     ny = np.int64(min((my - oy) / h, 4.0e6)) + 1
+    ncell = nlab * nx * ny
     keys = np.empty(ns, dtype=np.int64)
+    start = np.zeros(ncell + 1, dtype=np.int64)
     for t in range(ns):
         p = sites[t]
         gx = min(np.int64((w[p, 0] - ox) / h), nx - 1)
         gy = min(np.int64((w[p, 1] - oy) / h), ny - 1)
-        keys[t] = (lrank[p] * nx + gx) * ny + gy
-    order = np.argsort(keys, kind="mergesort")
-    return ox, oy, nx, ny, keys[order], sites[order]
+        key = (lrank[p] * nx + gx) * ny + gy
+        keys[t] = key
+        start[key + 1] += 1
+    for c in range(ncell):
+        start[c + 1] += start[c]
+    fill = start[:-1].copy()
+    gsites = np.empty(ns, dtype=np.int64)
+    for t in range(ns):
+        gsites[fill[keys[t]]] = sites[t]
+        fill[keys[t]] += 1
+    return ox, oy, nx, ny, start, gsites
 
 
-@njit(cache=True)
-def grid_nearest(w, lrank, keys, gsites, ox, oy, nx, ny, h, lr, q0, q1, rad):
+@njit(cache=True, inline="always")
+def grid_nearest(w, start, soff, gsites, goff, ox, oy, nx, ny, h, lr, q0, q1, rad):
     """Nearest site with label rank lr within 2D distance ≤ rad of (q0, q1); ties → lowest point index.
+    The grid is start[soff:…], gsites[goff:…] (offsets into concatenated per-view tables).
     Returns (point index or −1, distance)."""
     best = -1
     bestd = np.inf
-    if keys.shape[0] == 0 or not (rad >= 0.0) or not np.isfinite(q0) or not np.isfinite(q1):
+    if not (rad >= 0.0) or not np.isfinite(q0) or not np.isfinite(q1):
         return best, bestd
-    span = np.int64(np.ceil(rad / h))
-    if span > 4 * (nx + ny):
-        span = 4 * (nx + ny)
     fx = (q0 - ox) / h
     fy = (q1 - oy) / h
     if fx < -1.0e15 or fx > 1.0e15 or fy < -1.0e15 or fy > 1.0e15:
         return best, bestd
+    span = np.int64(np.ceil(rad / h))
+    if span > nx + ny:
+        span = nx + ny
     gx = np.int64(np.floor(fx))
     gy = np.int64(np.floor(fy))
     x0 = max(gx - span, 0)
@@ -320,11 +421,11 @@ def grid_nearest(w, lrank, keys, gsites, ox, oy, nx, ny, h, lr, q0, q1, rad):
         return best, bestd
     r2 = rad * rad
     for cx in range(x0, x1 + 1):
-        base = (lr * nx + cx) * ny
-        lo = np.searchsorted(keys, base + y0)
-        hi = np.searchsorted(keys, base + y1, side="right")
+        base = soff + (lr * nx + cx) * ny
+        lo = start[base + y0]
+        hi = start[base + y1 + 1]
         for t in range(lo, hi):
-            p = gsites[t]
+            p = gsites[goff + t]
             e0 = w[p, 0] - q0
             e1 = w[p, 1] - q1
             d2 = e0 * e0 + e1 * e1
@@ -371,6 +472,31 @@ def min_image(dv, lat, inv):
 
 
 @njit(cache=True)
+def min_image_norm(dv, lat, inv):
+    """Length of the shortest lattice-equivalent vector of dv (no allocation)."""
+    f0 = dv[0] * inv[0, 0] + dv[1] * inv[1, 0] + dv[2] * inv[2, 0]
+    f1 = dv[0] * inv[0, 1] + dv[1] * inv[1, 1] + dv[2] * inv[2, 1]
+    f2 = dv[0] * inv[0, 2] + dv[1] * inv[1, 2] + dv[2] * inv[2, 2]
+    n0 = np.round(f0)
+    n1 = np.round(f1)
+    n2 = np.round(f2)
+    bestd = np.inf
+    for a in range(-1, 2):
+        for b in range(-1, 2):
+            for c in range(-1, 2):
+                m0 = n0 + a
+                m1 = n1 + b
+                m2 = n2 + c
+                v0 = dv[0] - (m0 * lat[0, 0] + m1 * lat[1, 0] + m2 * lat[2, 0])
+                v1 = dv[1] - (m0 * lat[0, 1] + m1 * lat[1, 1] + m2 * lat[2, 1])
+                v2 = dv[2] - (m0 * lat[0, 2] + m1 * lat[1, 2] + m2 * lat[2, 2])
+                d = v0 * v0 + v1 * v1 + v2 * v2
+                if d < bestd:
+                    bestd = d
+    return np.sqrt(bestd)
+
+
+@njit(cache=True)
 def wrap_point(x, lat, inv):
     """x moved into the cell: fractional coordinates in [0, 1)."""
     out = np.zeros(3)
@@ -387,10 +513,12 @@ def wrap_point(x, lat, inv):
 
 @njit(cache=True)
 def _grid3_params(pos, periodic, lat, inv, h, n):
-    """Cell counts and origin of a 3D grid of cell size ≥ h over pos (periodic: fractional grid)."""
-    cap = max(1, np.int64(2.0 * np.cbrt(max(n, 1))) + 2)
+    """Cell counts and origin of a 3D grid of cell size ≥ h over pos (periodic: fractional grid); at most
+    about n cells in all."""
+    cap = max(1, np.int64(np.cbrt(max(n, 1))) + 2)
     cells = np.ones(3, dtype=np.int64)
     orig = np.zeros(3)
+    width = np.full(3, h)
     if periodic:
         for j in range(3):
             thick = 1.0 / np.sqrt(inv[0, j] ** 2 + inv[1, j] ** 2 + inv[2, j] ** 2)
@@ -414,46 +542,62 @@ def _grid3_params(pos, periodic, lat, inv, h, n):
                 continue
             c = np.int64(min((hi[j] - orig[j]) / h, 1.0e6)) + 1 if h > 0 else 1
             cells[j] = max(1, min(c, cap))
-    return cells, orig
+            # cell width ≥ h, widened when the count is capped
+            width[j] = max(h, (hi[j] - orig[j]) / cells[j]) * (1.0 + 1e-12)
+    return cells, orig, width
 
 
 @njit(cache=True)
-def _cell_of(x, periodic, inv, cells, orig, h):
-    g = np.zeros(3, dtype=np.int64)
+def _cell_of(pos, i, periodic, inv, cells, orig, width, g):
     for j in range(3):
         if periodic:
-            f = x[0] * inv[0, j] + x[1] * inv[1, j] + x[2] * inv[2, j]
+            f = pos[i, 0] * inv[0, j] + pos[i, 1] * inv[1, j] + pos[i, 2] * inv[2, j]
             f = f - np.floor(f)
             c = np.int64(f * cells[j])
         else:
-            c = np.int64((x[j] - orig[j]) / h)
+            c = np.int64((pos[i, j] - orig[j]) / width[j])
         if c < 0:
             c = 0
         if c >= cells[j]:
             c = cells[j] - 1
         g[j] = c
-    return g
 
 
 @njit(cache=True)
 def neighbour_pairs(pos, lrank, periodic, lat, inv, h, strict):
     """All pairs (i < j) of same-label points within distance h (strict: < h, else ≤ h); minimum image
-    when periodic. Returns (ii, jj) int64 arrays."""
+    when periodic. Returns (ii, jj) int64 arrays, sorted by (i, j)."""
     n = pos.shape[0]
-    cells, orig = _grid3_params(pos, periodic, lat, inv, h, n)
-    keys = np.empty(n, dtype=np.int64)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    cells, orig, width = _grid3_params(pos, periodic, lat, inv, h, n)
+    nlab = 0
     for i in range(n):
-        g = _cell_of(pos[i], periodic, inv, cells, orig, h)
+        nlab = max(nlab, lrank[i] + 1)
+    ncell = nlab * cells[0] * cells[1] * cells[2]
+    keys = np.empty(n, dtype=np.int64)
+    start = np.zeros(ncell + 1, dtype=np.int64)
+    g = np.zeros(3, dtype=np.int64)
+    for i in range(n):
+        _cell_of(pos, i, periodic, inv, cells, orig, width, g)
         keys[i] = ((lrank[i] * cells[0] + g[0]) * cells[1] + g[1]) * cells[2] + g[2]
-    order = np.argsort(keys, kind="mergesort")
-    skeys = keys[order]
-    cap = max(16, 4 * n)
+        start[keys[i] + 1] += 1
+    for c in range(ncell):
+        start[c + 1] += start[c]
+    fill = start[:-1].copy()
+    members = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        members[fill[keys[i]]] = i
+        fill[keys[i]] += 1
+    cap = max(16, 2 * n)
     ii = np.empty(cap, dtype=np.int64)
     jj = np.empty(cap, dtype=np.int64)
     npair = 0
     dv = np.zeros(3)
+    seen = np.full(27, -1, dtype=np.int64)
     for i in range(n):
-        g = _cell_of(pos[i], periodic, inv, cells, orig, h)
+        _cell_of(pos, i, periodic, inv, cells, orig, width, g)
+        nseen = 0
         for a in range(-1, 2):
             for b in range(-1, 2):
                 for c in range(-1, 2):
@@ -461,30 +605,30 @@ def neighbour_pairs(pos, lrank, periodic, lat, inv, h, strict):
                     q1 = g[1] + b
                     q2 = g[2] + c
                     if periodic:
-                        if cells[0] == 1 and a != 0:
-                            continue
-                        if cells[1] == 1 and b != 0:
-                            continue
-                        if cells[2] == 1 and c != 0:
-                            continue
                         q0 = q0 % cells[0]
                         q1 = q1 % cells[1]
                         q2 = q2 % cells[2]
-                    else:
-                        if q0 < 0 or q0 >= cells[0] or q1 < 0 or q1 >= cells[1] or q2 < 0 or q2 >= cells[2]:
-                            continue
+                    elif q0 < 0 or q0 >= cells[0] or q1 < 0 or q1 >= cells[1] or q2 < 0 or q2 >= cells[2]:
+                        continue
                     key = ((lrank[i] * cells[0] + q0) * cells[1] + q1) * cells[2] + q2
-                    lo = np.searchsorted(skeys, key)
-                    hi = np.searchsorted(skeys, key, side="right")
-                    for t in range(lo, hi):
-                        j = order[t]
+                    # a periodic axis with 1 cell maps several offsets to one cell: visit it once
+                    dup = False
+                    for t in range(nseen):
+                        if seen[t] == key:
+                            dup = True
+                            break
+                    if dup:
+                        continue
+                    seen[nseen] = key
+                    nseen += 1
+                    for t in range(start[key], start[key + 1]):
+                        j = members[t]
                         if j <= i:
                             continue
                         for k in range(3):
                             dv[k] = pos[j, k] - pos[i, k]
                         if periodic:
-                            v, _ = min_image(dv, lat, inv)
-                            d = np.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+                            d = min_image_norm(dv, lat, inv)
                         else:
                             d = np.sqrt(dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2])
                         if (strict and d < h) or ((not strict) and d <= h):
@@ -499,21 +643,111 @@ def neighbour_pairs(pos, lrank, periodic, lat, inv, h, strict):
                             ii[npair] = i
                             jj[npair] = j
                             npair += 1
-    # the same pair can be visited twice when a periodic axis has 1 or 2 cells: keep unique pairs
-    out_i = ii[:npair].copy()
-    out_j = jj[:npair].copy()
-    if npair > 1:
-        cols = np.empty((npair, 2), dtype=np.int64)
-        cols[:, 0] = out_i
-        cols[:, 1] = out_j
-        o = lexsort_rows(cols)
-        keep = np.ones(npair, dtype=np.bool_)
-        for t in range(1, npair):
-            if cols[o[t], 0] == cols[o[t - 1], 0] and cols[o[t], 1] == cols[o[t - 1], 1]:
-                keep[o[t]] = False
-        out_i = out_i[keep]
-        out_j = out_j[keep]
-    return out_i, out_j
+    ii = ii[:npair]
+    jj = jj[:npair]
+    # sort by (i, j): i is already ascending (outer loop), sort j within each i
+    o = np.argsort(jj, kind="mergesort")
+    o = o[np.argsort(ii[o], kind="mergesort")]
+    return ii[o].copy(), jj[o].copy()
+
+
+@njit(cache=True)
+def _cell_table(pos, lrank, periodic, lat, inv, h):
+    """CSR table of a 3D grid (cell size ≥ h) over same-label points: (cells, orig, width, keys, start,
+    members). members[start[key]:start[key + 1]] are the points of cell key in ascending index order."""
+    n = pos.shape[0]
+    cells, orig, width = _grid3_params(pos, periodic, lat, inv, h, n)
+    nlab = 0
+    for i in range(n):
+        nlab = max(nlab, lrank[i] + 1)
+    ncell = nlab * cells[0] * cells[1] * cells[2]
+    keys = np.empty(n, dtype=np.int64)
+    start = np.zeros(ncell + 1, dtype=np.int64)
+    g = np.zeros(3, dtype=np.int64)
+    for i in range(n):
+        _cell_of(pos, i, periodic, inv, cells, orig, width, g)
+        keys[i] = ((lrank[i] * cells[0] + g[0]) * cells[1] + g[1]) * cells[2] + g[2]
+        start[keys[i] + 1] += 1
+    for c in range(ncell):
+        start[c + 1] += start[c]
+    fill = start[:-1].copy()
+    members = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        members[fill[keys[i]]] = i
+        fill[keys[i]] += 1
+    return cells, orig, width, keys, start, members
+
+
+@njit(cache=True)
+def _neighbour_cells(i, pos, lrank, periodic, inv, cells, orig, width, g, out):
+    """Keys of the (up to 27, distinct) cells around point i's cell, same label; returns how many."""
+    _cell_of(pos, i, periodic, inv, cells, orig, width, g)
+    nseen = 0
+    for a in range(-1, 2):
+        for b in range(-1, 2):
+            for c in range(-1, 2):
+                q0 = g[0] + a
+                q1 = g[1] + b
+                q2 = g[2] + c
+                if periodic:
+                    q0 = q0 % cells[0]
+                    q1 = q1 % cells[1]
+                    q2 = q2 % cells[2]
+                elif q0 < 0 or q0 >= cells[0] or q1 < 0 or q1 >= cells[1] or q2 < 0 or q2 >= cells[2]:
+                    continue
+                key = ((lrank[i] * cells[0] + q0) * cells[1] + q1) * cells[2] + q2
+                dup = False
+                for t in range(nseen):
+                    if out[t] == key:
+                        dup = True
+                        break
+                if not dup:
+                    out[nseen] = key
+                    nseen += 1
+    return nseen
+
+
+@njit(cache=True)
+def components_within(pos, lrank, periodic, lat, inv, h):
+    """Connected components of the graph 'same label and distance ≤ h' (minimum image when periodic): the
+    component root (smallest member index) of every point. Equivalent to connected_components over
+    neighbour_pairs(..., strict=False), without listing the pairs (a cluster of q coincident points would
+    give q²/2 of them): a pair already in one component is not measured."""
+    n = pos.shape[0]
+    parent = np.arange(n)
+    if n == 0:
+        return parent
+    cells, orig, width, keys, start, members = _cell_table(pos, lrank, periodic, lat, inv, h)
+    g = np.zeros(3, dtype=np.int64)
+    near = np.empty(27, dtype=np.int64)
+    dv = np.zeros(3)
+    for i in range(n):
+        nc = _neighbour_cells(i, pos, lrank, periodic, inv, cells, orig, width, g, near)
+        for t in range(nc):
+            key = near[t]
+            for u in range(start[key], start[key + 1]):
+                j = members[u]
+                if j <= i:
+                    continue
+                ri = _find(parent, i)
+                rj = _find(parent, j)
+                if ri == rj:
+                    continue
+                for k in range(3):
+                    dv[k] = pos[j, k] - pos[i, k]
+                if periodic:
+                    d = min_image_norm(dv, lat, inv)
+                else:
+                    d = np.sqrt(dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2])
+                if d <= h:
+                    if ri < rj:
+                        parent[rj] = ri
+                    else:
+                        parent[ri] = rj
+    root = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        root[i] = _find(parent, i)
+    return root
 
 
 @njit(cache=True)
@@ -561,7 +795,7 @@ def _grow1(a, n):
 @njit(cache=True)
 def _occlusion_excused(k, x, kind, rot, cen, sf, cx, cy, w, depth, radius, pt_off):
     """True when the projection of x in view k falls inside the drawn disc of a nearer observed point."""
-    q0, q1, dx = project_point(kind[k], rot[k], cen[k], sf[k], cx[k], cy[k], x)
+    q0, q1, dx = project_k(kind, rot, cen, sf, cx, cy, k, x)
     if not np.isfinite(q0):
         return False
     for p in range(pt_off[k], pt_off[k + 1]):
@@ -573,10 +807,10 @@ def _occlusion_excused(k, x, kind, rot, cen, sf, cx, cy, w, depth, radius, pt_of
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _view_residual(k, p, x, kind, rot, cen, sf, cx, cy, dmode, w):
     """(residual in the compare unit, residual in Å) of x against point p of view k."""
-    q0, q1, dx = project_point(kind[k], rot[k], cen[k], sf[k], cx[k], cy[k], x)
+    q0, q1, dx = project_k(kind, rot, cen, sf, cx, cy, k, x)
     if not np.isfinite(q0):
         return np.inf, np.inf
     e0 = w[p, 0] - q0
@@ -585,17 +819,15 @@ def _view_residual(k, p, x, kind, rot, cen, sf, cx, cy, dmode, w):
     return to_compare(dmode[k], sf[k], dx, r), to_angstrom(dmode[k], sf[k], dx, r)
 
 
-@njit(cache=True)
-def _nearest_in_view(k, lr, x, rcmp, kind, rot, cen, sf, cx, cy, dmode, w, lrank, g_h, g_ox, g_oy, g_nx,
-                     g_ny, g_keys, g_sites, s_off):
-    q0, q1, dx = project_point(kind[k], rot[k], cen[k], sf[k], cx[k], cy[k], x)
+@njit(cache=True, inline="always")
+def _nearest_in_view(k, lr, x, rcmp, kind, rot, cen, sf, cx, cy, dmode, w, g_h, g_ox, g_oy, g_nx, g_ny, g_start,
+                     g_soff, g_sites, s_off):
+    q0, q1, dx = project_k(kind, rot, cen, sf, cx, cy, k, x)
     if not np.isfinite(q0):
         return -1
     rad = radius_2d(dmode[k], sf[k], dx, rcmp)
-    lo = s_off[k]
-    hi = s_off[k + 1]
-    p, _ = grid_nearest(w, lrank, g_keys[lo:hi], g_sites[lo:hi], g_ox[k], g_oy[k], g_nx[k], g_ny[k], g_h[k],
-                        lr, q0, q1, rad)
+    p, _ = grid_nearest(w, g_start, g_soff[k], g_sites, s_off[k], g_ox[k], g_oy[k], g_nx[k], g_ny[k], g_h[k], lr,
+                        q0, q1, rad)
     return p
 
 
@@ -617,116 +849,39 @@ def lattice_inverse(lattice):
 
 
 @njit(cache=True)
-def _process_seed(va, vb, pa, pb, gap, lr, x, sup, prev, gidx, rcmp, rang, ma, mb, xn, kind, rot, cen, sf, cx, cy,
-                  dmode, delta, pt_off, w, lrank, depth, radius, origins, dirs, g_h, g_ox, g_oy, g_nx, g_ny, g_keys,
-                  g_sites, s_off, greedy, occlusion, window):
-    """Verify one seed (point pa of view va, point pb of view vb). On entry x holds their least-squares
-    point. Fills sup (support, local indices, −1 = none) and x; returns (outcome, max residual/δ, max
-    residual Å, occluded)."""
-    nv = kind.shape[0]
-    _, _, dpa = project_point(kind[va], rot[va], cen[va], sf[va], cx[va], cy[va], x)
-    _, _, dpb = project_point(kind[vb], rot[vb], cen[vb], sf[vb], cx[vb], cy[vb], x)
-    if (kind[va] == 1 and dpa <= 0.0) or (kind[vb] == 1 and dpb <= 0.0):
-        return SKIP, np.inf, np.inf, False
-    # δ of the two seed views in Å at x: the line gap is ≤ δa + δb for any point within δ of both rays
-    dA = to_angstrom(dmode[va], sf[va], dpa, delta[va]) if dmode[va] == 1 else delta[va]
-    dB = to_angstrom(dmode[vb], sf[vb], dpb, delta[vb]) if dmode[vb] == 1 else delta[vb]
-    gthr = 0.5 * (dA + dB) if greedy else dA + dB
-    if gap > window * gthr:
-        return SKIP, np.inf, np.inf, False
-    for k in range(nv):
-        sup[k] = -1
-    sup[va] = pa - pt_off[va]
-    sup[vb] = pb - pt_off[vb]
-    if greedy:
-        slack = 1.0
-        niter = 1
-    else:
-        cosab = abs(dirs[pa, 0] * dirs[pb, 0] + dirs[pa, 1] * dirs[pb, 1] + dirs[pa, 2] * dirs[pb, 2])
-        # a point within δ of every ray is within √2·δ/sqrt(1 − |cos θ|) of the two-ray estimate
-        slack = min(1.0 + SQRT2 / np.sqrt(max(1.0 - cosab, 1e-12)), MAX_SLACK)
-        niter = MAX_ITER
-    # associate the nearest same-label point of every other view, refit, repeat to a fixed point
-    for it in range(niter):
-        changed = False
-        for k in range(nv):
-            if k == va or k == vb:
-                continue
-            p = _nearest_in_view(k, lr, x, window * delta[k] * slack, kind, rot, cen, sf, cx, cy, dmode, w,
-                                 lrank, g_h, g_ox, g_oy, g_nx, g_ny, g_keys, g_sites, s_off)
-            loc = p - pt_off[k] if p >= 0 else -1
-            if loc != sup[k]:
-                changed = True
-            sup[k] = loc
-        if greedy or (it > 0 and not changed):
-            break
-        for k in range(nv):
-            gidx[k] = sup[k] + pt_off[k] if sup[k] >= 0 else -1
-        triangulate_into(origins, dirs, gidx, ma, mb, x)
-    # residuals and acceptance
-    maxrat = 0.0
-    maxres = 0.0
-    nfail = 0
-    fview = -1
-    allsup = True
-    for k in range(nv):
-        if greedy and (k == va or k == vb):
-            rk = gap / gthr
-            rang[k] = 0.5 * gap
-        elif sup[k] < 0:
-            rk = np.inf
-            rang[k] = np.inf
-            allsup = False
-        else:
-            rc, rang[k] = _view_residual(k, sup[k] + pt_off[k], x, kind, rot, cen, sf, cx, cy, dmode, w)
-            rk = rc / delta[k]
-        rcmp[k] = rk
-        if rk > 1.0:
-            nfail += 1
-            fview = k
-        maxrat = max(maxrat, rk)
-        maxres = max(maxres, rang[k])
-    if nfail == 0:
-        return ACCEPT, maxrat, maxres, False
-    if occlusion and nfail == 1 and nv >= 3 and fview != va and fview != vb:
-        # the one failing view is excused if a nearer atom's disc covers the point there
-        for k in range(nv):
-            prev[k] = sup[k]
-        sup[fview] = -1
-        okn = True
-        if greedy:
-            for j in range(3):
-                xn[j] = x[j]
-        else:
-            for k in range(nv):
-                gidx[k] = sup[k] + pt_off[k] if sup[k] >= 0 else -1
-            okn = triangulate_into(origins, dirs, gidx, ma, mb, xn)
-        if okn and _occlusion_excused(fview, xn, kind, rot, cen, sf, cx, cy, w, depth, radius, pt_off):
-            good = True
-            mr = 0.0
-            mres = 0.0
-            for k in range(nv):
-                if sup[k] < 0:
-                    continue
-                if greedy and (k == va or k == vb):
-                    rk = gap / gthr
-                    ra = 0.5 * gap
-                else:
-                    rc, ra = _view_residual(k, sup[k] + pt_off[k], xn, kind, rot, cen, sf, cx, cy, dmode, w)
-                    rk = rc / delta[k]
-                if rk > 1.0:
-                    good = False
-                mr = max(mr, rk)
-                mres = max(mres, ra)
-            if good:
-                for j in range(3):
-                    x[j] = xn[j]
-                return ACCEPT, mr, mres, True
-        for k in range(nv):
-            sup[k] = prev[k]
-    if allsup and maxrat <= window:
-        return NEAR, maxrat, maxres, False
-    return REJECT, maxrat, maxres, False
+def _proj_s(kind, r00, r01, r02, r10, r11, r12, r20, r21, r22, c0, c1, c2, sf, cx, cy, x0, x1, x2):
+    """project_point on scalars only (no arrays: no reference counting in the hot loop)."""
+    d0 = x0 - c0
+    d1 = x1 - c1
+    d2 = x2 - c2
+    e0 = r00 * d0 + r01 * d1 + r02 * d2
+    e1 = r10 * d0 + r11 * d1 + r12 * d2
+    depth = -(r20 * d0 + r21 * d1 + r22 * d2)
+    if kind == 0:
+        return e0, e1, depth
+    if depth <= 0.0:
+        return np.nan, np.nan, depth
+    return cx + sf * e0 / depth, cy - sf * e1 / depth, depth
+
+
+@njit(cache=True)
+def _solve3_s(a00, a01, a02, a10, a11, a12, a20, a21, a22, b0, b1, b2):
+    """solve3 on scalars: (ok, x0, x1, x2)."""
+    c00 = a11 * a22 - a12 * a21
+    c01 = a12 * a20 - a10 * a22
+    c02 = a10 * a21 - a11 * a20
+    det = a00 * c00 + a01 * c01 + a02 * c02
+    m = max(abs(a00), abs(a01), abs(a02), abs(a10), abs(a11), abs(a12), abs(a20), abs(a21), abs(a22))
+    if m == 0.0 or abs(det) <= 1e-12 * m * m * m:
+        return False, 0.0, 0.0, 0.0
+    c10 = a02 * a21 - a01 * a22
+    c11 = a00 * a22 - a02 * a20
+    c12 = a01 * a20 - a00 * a21
+    c20 = a01 * a12 - a02 * a11
+    c21 = a02 * a10 - a00 * a12
+    c22 = a00 * a11 - a01 * a10
+    return (True, (c00 * b0 + c10 * b1 + c20 * b2) / det, (c01 * b0 + c11 * b1 + c21 * b2) / det,
+            (c02 * b0 + c12 * b1 + c22 * b2) / det)
 
 
 @njit(cache=True)
@@ -783,8 +938,10 @@ def reconstruct_one(kind, rot, cen, sf, cx, cy, width, height, dmode, delta, pt_
     g_oy = np.empty(nv)
     g_nx = np.empty(nv, dtype=np.int64)
     g_ny = np.empty(nv, dtype=np.int64)
-    g_keys = np.empty(sites.shape[0], dtype=np.int64)
     g_sites = np.empty(sites.shape[0], dtype=np.int64)
+    g_soff = np.zeros(nv + 1, dtype=np.int64)
+    nlab = uniq.shape[0]
+    starts = []
     for k in range(nv):
         lo = s_off[k]
         hi = s_off[k + 1]
@@ -810,15 +967,20 @@ def reconstruct_one(kind, rot, cen, sf, cx, cy, width, height, dmode, delta, pt_
                 dmean += depth[p]
             dmean = dmean / max(1, pt_off[k + 1] - pt_off[k])
             typ = typ * sf[k] / max(dmean, 1e-12)
-        h = max(typ, ext / np.sqrt(max(ns, 1)), 1e-12)
+        # (about 16 cells per site at most: a query scans ~9 cells of the size of its radius)
+        h = max(typ, ext / (4.0 * np.sqrt(max(ns, 1))), 1e-12)
         g_h[k] = h
-        ox, oy, nx, ny, keys, gs = build_grid(w, lrank, sites[lo:hi], h)
+        ox, oy, nx, ny, start, gs = build_grid(w, lrank, sites[lo:hi], h, nlab)
         g_ox[k] = ox
         g_oy[k] = oy
         g_nx[k] = nx
         g_ny[k] = ny
-        g_keys[lo:hi] = keys
         g_sites[lo:hi] = gs
+        starts.append(start)
+        g_soff[k + 1] = g_soff[k] + start.shape[0]
+    g_start = np.empty(g_soff[nv], dtype=np.int64)
+    for k in range(nv):
+        g_start[g_soff[k]:g_soff[k + 1]] = starts[k]
     # ----- candidate and near-miss buffers
     c_x = np.empty((64, 3))
     c_lab = np.empty(64, dtype=np.int64)
@@ -842,7 +1004,6 @@ def reconstruct_one(kind, rot, cen, sf, cx, cy, width, height, dmode, delta, pt_
     mb = np.zeros(3)
     x = np.zeros(3)
     xn = np.zeros(3)
-    idx2 = np.empty(2, dtype=np.int64)
     nrm = np.zeros(3)
     jbuf = np.empty(max(m, 1), dtype=np.int64)
     e_b = np.empty(max(m, 1))
@@ -895,10 +1056,42 @@ def reconstruct_one(kind, rot, cen, sf, cx, cy, width, height, dmode, delta, pt_
                 nj = 0
                 if both_ortho:
                     ea = nrm[0] * origins[pa, 0] + nrm[1] * origins[pa, 1] + nrm[2] * origins[pa, 2]
-                    s0 = np.searchsorted(l_b[:nb], lr)
-                    s1 = np.searchsorted(l_b[:nb], lr, side="right")
-                    lo = s0 + np.searchsorted(e_b[s0:s1], ea - g_band)
-                    hi = s0 + np.searchsorted(e_b[s0:s1], ea + g_band, side="right")
+                    # label segment [s0, s1) of b's sorted sites, then the band [lo, hi) in it (binary
+                    # searches written out: helpers taking arrays cost reference counts)
+                    s0 = 0
+                    u = nb
+                    while s0 < u:
+                        mid = (s0 + u) >> 1
+                        if l_b[mid] < lr:
+                            s0 = mid + 1
+                        else:
+                            u = mid
+                    s1 = s0
+                    u = nb
+                    while s1 < u:
+                        mid = (s1 + u) >> 1
+                        if l_b[mid] <= lr:
+                            s1 = mid + 1
+                        else:
+                            u = mid
+                    lo = s0
+                    u = s1
+                    v = ea - g_band
+                    while lo < u:
+                        mid = (lo + u) >> 1
+                        if e_b[mid] < v:
+                            lo = mid + 1
+                        else:
+                            u = mid
+                    hi = lo
+                    u = s1
+                    v = ea + g_band
+                    while hi < u:
+                        mid = (hi + u) >> 1
+                        if e_b[mid] <= v:
+                            hi = mid + 1
+                        else:
+                            u = mid
                     for tt in range(lo, hi):
                         jbuf[nj] = border[tt]
                         nj += 1
@@ -922,17 +1115,228 @@ def reconstruct_one(kind, rot, cen, sf, cx, cy, width, height, dmode, delta, pt_
                         gap = abs(nrm[0] * (origins[pb, 0] - origins[pa, 0]) + nrm[1] * (origins[pb, 1]
                                   - origins[pa, 1]) + nrm[2] * (origins[pb, 2] - origins[pa, 2]))
                     else:
-                        gap = line_gap(origins[pa], dirs[pa], origins[pb], dirs[pb])
+                        gap = line_gap_idx(origins, dirs, pa, pb)
                         if not np.isfinite(gap):
                             continue
-                    idx2[0] = pa
-                    idx2[1] = pb
-                    if not triangulate_into(origins, dirs, idx2, ma, mb, x):
-                        continue
-                    outcome, maxrat, maxres, occ = _process_seed(
-                        va, vb, pa, pb, gap, lr, x, sup, prev, gidx, rcmp, rang, ma, mb, xn, kind, rot, cen, sf,
-                        cx, cy, dmode, delta, pt_off, w, lrank, depth, radius, origins, dirs, g_h, g_ox, g_oy,
-                        g_nx, g_ny, g_keys, g_sites, s_off, greedy, occlusion, window)
+                    # ----- verify the seed. Written out on scalars: in numba every call (even inlined) that
+                    # passes arrays costs an atomic reference-count pair per array, which dominated the loop.
+                    outcome, maxrat, maxres, occ = REJECT, np.inf, np.inf, False
+                    for _once in range(1):
+                        # least-squares point of the two seed rays
+                        a00 = a01 = a02 = a11 = a12 = a22 = b0 = b1 = b2 = 0.0
+                        for q in (pa, pb):
+                            d0 = dirs[q, 0]
+                            d1 = dirs[q, 1]
+                            d2 = dirs[q, 2]
+                            dd = d0 * origins[q, 0] + d1 * origins[q, 1] + d2 * origins[q, 2]
+                            a00 += 1.0 - d0 * d0
+                            a01 -= d0 * d1
+                            a02 -= d0 * d2
+                            a11 += 1.0 - d1 * d1
+                            a12 -= d1 * d2
+                            a22 += 1.0 - d2 * d2
+                            b0 += origins[q, 0] - d0 * dd
+                            b1 += origins[q, 1] - d1 * dd
+                            b2 += origins[q, 2] - d2 * dd
+                        ok, x0, x1, x2 = _solve3_s(a00, a01, a02, a01, a11, a12, a02, a12, a22, b0, b1, b2)
+                        if not ok:
+                            outcome = SKIP
+                            break
+                        _, _, dpa = _proj_s(kind[va], rot[va, 0, 0], rot[va, 0, 1], rot[va, 0, 2], rot[va, 1, 0],
+                                            rot[va, 1, 1], rot[va, 1, 2], rot[va, 2, 0], rot[va, 2, 1], rot[va, 2, 2],
+                                            cen[va, 0], cen[va, 1], cen[va, 2], sf[va], cx[va], cy[va], x0, x1, x2)
+                        _, _, dpb = _proj_s(kind[vb], rot[vb, 0, 0], rot[vb, 0, 1], rot[vb, 0, 2], rot[vb, 1, 0],
+                                            rot[vb, 1, 1], rot[vb, 1, 2], rot[vb, 2, 0], rot[vb, 2, 1], rot[vb, 2, 2],
+                                            cen[vb, 0], cen[vb, 1], cen[vb, 2], sf[vb], cx[vb], cy[vb], x0, x1, x2)
+                        if (kind[va] == 1 and dpa <= 0.0) or (kind[vb] == 1 and dpb <= 0.0):
+                            outcome = SKIP
+                            break
+                        # δ of the two seed views in Å at x: the line gap is ≤ δa + δb for any point within δ
+                        # of both rays
+                        dA = delta[va] * dpa / sf[va] if dmode[va] == 1 else delta[va]
+                        dB = delta[vb] * dpb / sf[vb] if dmode[vb] == 1 else delta[vb]
+                        gthr = 0.5 * (dA + dB) if greedy else dA + dB
+                        if gap > window * gthr:
+                            outcome = SKIP
+                            break
+                        for k in range(nv):
+                            sup[k] = -1
+                        sup[va] = pa - pt_off[va]
+                        sup[vb] = pb - pt_off[vb]
+                        if greedy:
+                            slack = 1.0
+                            niter = 1
+                        else:
+                            cosab = abs(dirs[pa, 0] * dirs[pb, 0] + dirs[pa, 1] * dirs[pb, 1]
+                                        + dirs[pa, 2] * dirs[pb, 2])
+                            # a point within δ of every ray is within √2·δ/√(1 − |cos θ|) of the two-ray point
+                            slack = min(1.0 + SQRT2 / np.sqrt(max(1.0 - cosab, 1e-12)), MAX_SLACK)
+                            niter = MAX_ITER
+                        # associate the nearest same-label point of every other view, refit, repeat to a fixed
+                        # point; without occlusion, a view with no point in the search radius rejects the seed
+                        for it in range(niter):
+                            changed = False
+                            missing = False
+                            for k in range(nv):
+                                if k == va or k == vb:
+                                    continue
+                                q0, q1, dx = _proj_s(kind[k], rot[k, 0, 0], rot[k, 0, 1], rot[k, 0, 2], rot[k, 1, 0],
+                                                     rot[k, 1, 1], rot[k, 1, 2], rot[k, 2, 0], rot[k, 2, 1],
+                                                     rot[k, 2, 2], cen[k, 0], cen[k, 1], cen[k, 2], sf[k], cx[k],
+                                                     cy[k], x0, x1, x2)
+                                best = -1
+                                if np.isfinite(q0):
+                                    rad = window * delta[k] * slack
+                                    if dmode[k] == 2:
+                                        rad = rad * sf[k] / dx if dx > 0.0 else 0.0
+                                    # grid scan (grid_nearest, written out)
+                                    h = g_h[k]
+                                    gnx = g_nx[k]
+                                    gny = g_ny[k]
+                                    fx = (q0 - g_ox[k]) / h
+                                    fy = (q1 - g_oy[k]) / h
+                                    if -1.0e15 < fx < 1.0e15 and -1.0e15 < fy < 1.0e15:
+                                        span = min(np.int64(np.ceil(rad / h)), gnx + gny)
+                                        gx = np.int64(np.floor(fx))
+                                        gy = np.int64(np.floor(fy))
+                                        xa = max(gx - span, 0)
+                                        xb = min(gx + span, gnx - 1)
+                                        ya = max(gy - span, 0)
+                                        yb = min(gy + span, gny - 1)
+                                        r2 = rad * rad
+                                        bestd = np.inf
+                                        if xa <= xb and ya <= yb:
+                                            so = g_soff[k]
+                                            go = s_off[k]
+                                            for cxx in range(xa, xb + 1):
+                                                base = so + (lr * gnx + cxx) * gny
+                                                for tt in range(g_start[base + ya], g_start[base + yb + 1]):
+                                                    p = g_sites[go + tt]
+                                                    e0 = w[p, 0] - q0
+                                                    e1 = w[p, 1] - q1
+                                                    d2 = e0 * e0 + e1 * e1
+                                                    if d2 <= r2 and (d2 < bestd or (d2 == bestd and p < best)):
+                                                        bestd = d2
+                                                        best = p
+                                loc = best - pt_off[k] if best >= 0 else -1
+                                if loc != sup[k]:
+                                    changed = True
+                                sup[k] = loc
+                                if loc < 0 and not occlusion:
+                                    missing = True
+                                    break
+                            if missing or greedy or (it > 0 and not changed):
+                                break
+                            # refit on every supporting ray
+                            a00 = a01 = a02 = a11 = a12 = a22 = b0 = b1 = b2 = 0.0
+                            nrays = 0
+                            for k in range(nv):
+                                if sup[k] < 0:
+                                    continue
+                                q = sup[k] + pt_off[k]
+                                d0 = dirs[q, 0]
+                                d1 = dirs[q, 1]
+                                d2 = dirs[q, 2]
+                                dd = d0 * origins[q, 0] + d1 * origins[q, 1] + d2 * origins[q, 2]
+                                a00 += 1.0 - d0 * d0
+                                a01 -= d0 * d1
+                                a02 -= d0 * d2
+                                a11 += 1.0 - d1 * d1
+                                a12 -= d1 * d2
+                                a22 += 1.0 - d2 * d2
+                                b0 += origins[q, 0] - d0 * dd
+                                b1 += origins[q, 1] - d1 * dd
+                                b2 += origins[q, 2] - d2 * dd
+                                nrays += 1
+                            if nrays >= 2:
+                                ok, y0, y1, y2 = _solve3_s(a00, a01, a02, a01, a11, a12, a02, a12, a22, b0, b1, b2)
+                                if ok:
+                                    x0 = y0
+                                    x1 = y1
+                                    x2 = y2
+                        x[0] = x0
+                        x[1] = x1
+                        x[2] = x2
+                        # residuals and acceptance
+                        maxrat = 0.0
+                        maxres = 0.0
+                        nfail = 0
+                        fview = -1
+                        allsup = True
+                        for k in range(nv):
+                            if greedy and (k == va or k == vb):
+                                rk = gap / gthr
+                                rang[k] = 0.5 * gap
+                            elif sup[k] < 0:
+                                rk = np.inf
+                                rang[k] = np.inf
+                                allsup = False
+                            else:
+                                q0, q1, dx = _proj_s(kind[k], rot[k, 0, 0], rot[k, 0, 1], rot[k, 0, 2], rot[k, 1, 0],
+                                                     rot[k, 1, 1], rot[k, 1, 2], rot[k, 2, 0], rot[k, 2, 1],
+                                                     rot[k, 2, 2], cen[k, 0], cen[k, 1], cen[k, 2], sf[k], cx[k],
+                                                     cy[k], x0, x1, x2)
+                                if np.isfinite(q0):
+                                    q = sup[k] + pt_off[k]
+                                    r = np.sqrt((w[q, 0] - q0) ** 2 + (w[q, 1] - q1) ** 2)
+                                    rc = r * dx / sf[k] if dmode[k] == 2 else r
+                                    rang[k] = r if dmode[k] == 0 else r * dx / sf[k]
+                                else:
+                                    rc = np.inf
+                                    rang[k] = np.inf
+                                rk = rc / delta[k]
+                            rcmp[k] = rk
+                            if rk > 1.0:
+                                nfail += 1
+                                fview = k
+                            maxrat = max(maxrat, rk)
+                            maxres = max(maxres, rang[k])
+                        if nfail == 0:
+                            outcome = ACCEPT
+                            break
+                        if occlusion and nfail == 1 and nv >= 3 and fview != va and fview != vb:
+                            # the one failing view is excused if a nearer atom's disc covers the point there
+                            for k in range(nv):
+                                prev[k] = sup[k]
+                            sup[fview] = -1
+                            okn = True
+                            if greedy:
+                                for j in range(3):
+                                    xn[j] = x[j]
+                            else:
+                                for k in range(nv):
+                                    gidx[k] = sup[k] + pt_off[k] if sup[k] >= 0 else -1
+                                okn = triangulate_into(origins, dirs, gidx, ma, mb, xn)
+                            if okn and _occlusion_excused(fview, xn, kind, rot, cen, sf, cx, cy, w, depth, radius,
+                                                          pt_off):
+                                good = True
+                                mr = 0.0
+                                mres = 0.0
+                                for k in range(nv):
+                                    if sup[k] < 0:
+                                        continue
+                                    if greedy and (k == va or k == vb):
+                                        rk = gap / gthr
+                                        ra = 0.5 * gap
+                                    else:
+                                        rc, ra = _view_residual(k, sup[k] + pt_off[k], xn, kind, rot, cen, sf, cx, cy,
+                                                                dmode, w)
+                                        rk = rc / delta[k]
+                                    if rk > 1.0:
+                                        good = False
+                                    mr = max(mr, rk)
+                                    mres = max(mres, ra)
+                                if good:
+                                    for j in range(3):
+                                        x[j] = xn[j]
+                                    outcome, maxrat, maxres, occ = ACCEPT, mr, mres, True
+                                    break
+                            for k in range(nv):
+                                sup[k] = prev[k]
+                        if allsup and maxrat <= window:
+                            outcome = NEAR
+                            break
+                        outcome = REJECT
                     if outcome == SKIP:
                         continue
                     counts[C_SEEDS] += 1
@@ -1001,12 +1405,26 @@ def reconstruct_one(kind, rot, cen, sf, cx, cy, width, height, dmode, delta, pt_
         px, plab, psup, pres, prat, pocc, ntr = merge_clusters(
             c_x[sel].copy(), c_lab[sel].copy(), c_sup[sel].copy(), c_res[sel].copy(), c_rat[sel].copy(),
             c_occ[sel].copy(), delta3d, has_lattice, lattice, inv, tiling, ntile, kind, rot, cen, sf, cx, cy,
-            dmode, delta, w, lrank, origins, dirs, pt_off, g_h, g_ox, g_oy, g_nx, g_ny, g_keys, g_sites, s_off,
+            dmode, delta, w, lrank, origins, dirs, pt_off, g_h, g_ox, g_oy, g_nx, g_ny, g_start, g_soff, g_sites, s_off,
             uniq, window)
         counts[C_TRANSLATE_REJECTED] = ntr
     if has_lattice:
         for i in range(px.shape[0]):
             px[i] = wrap_point(px[i], lattice, inv)
+    if not greedy and px.shape[0] > 1:
+        # canonical order: label, then position rounded to SORT_QUANTUM (independent of the input order)
+        cols = np.empty((px.shape[0], 4), dtype=np.int64)
+        for i in range(px.shape[0]):
+            cols[i, 0] = plab[i]
+            for j in range(3):
+                cols[i, j + 1] = np.int64(np.round(px[i, j] / SORT_QUANTUM))
+        o = lexsort_rows(cols)
+        px = px[o].copy()
+        plab = plab[o].copy()
+        psup = psup[o].copy()
+        pres = pres[o].copy()
+        prat = prat[o].copy()
+        pocc = pocc[o].copy()
     counts[C_POINTS] = px.shape[0]
     counts[C_OCCLUDED] = np.sum(pocc)
     return px, plab, psup, pres, prat, pocc, near_x, near_lab, near_rat, counts
@@ -1024,48 +1442,69 @@ def unique_tuples(lab, sup):
         cols[i, 0] = lab[i]
         for k in range(nv):
             cols[i, k + 1] = sup[i, k]
-    order = lexsort_rows(cols)
+    keys = row_keys(cols)
+    order = np.argsort(keys, kind="mergesort")  # stable: ascending index within equal keys
     keep = np.zeros(n, dtype=np.bool_)
-    keep[order[0]] = True
-    for t in range(1, n):
-        a = order[t - 1]
-        b = order[t]
-        same = True
-        for c in range(nv + 1):
-            if cols[a, c] != cols[b, c]:
-                same = False
-                break
-        if not same:
-            keep[b] = True
+    t = 0
+    while t < n:
+        u = t
+        while u < n and keys[order[u]] == keys[order[t]]:
+            u += 1
+        # inside a run of equal keys, keep each distinct row once (its first occurrence)
+        for a in range(t, u):
+            i = order[a]
+            dup = False
+            for b in range(t, a):
+                j = order[b]
+                if not keep[j]:
+                    continue
+                same = True
+                for c in range(nv + 1):
+                    if cols[i, c] != cols[j, c]:
+                        same = False
+                        break
+                if same:
+                    dup = True
+                    break
+            keep[i] = not dup
+        t = u
     return np.flatnonzero(keep)
 
 
 @njit(cache=True)
 def merge_greedy(x, lab, tol, has_lattice, lattice, inv):
     """The study's first-come merge: walk candidates in order; keep one unless a kept candidate of the same
-    label lies strictly closer than tol (minimum image when periodic). Returns kept indices in order."""
+    label lies strictly closer than tol (minimum image when has_lattice). Returns kept indices in order."""
     n = x.shape[0]
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     _, lr = label_ranks(lab)
-    ii, jj = neighbour_pairs(x, lr, has_lattice, lattice, inv, tol, True)
-    # adjacency lists (CSR) of earlier neighbours
-    deg = np.zeros(n + 1, dtype=np.int64)
-    for t in range(ii.shape[0]):
-        deg[jj[t] + 1] += 1
-    for i in range(n):
-        deg[i + 1] += deg[i]
-    adj = np.empty(ii.shape[0], dtype=np.int64)
-    fill = deg[:-1].copy()
-    for t in range(ii.shape[0]):
-        adj[fill[jj[t]]] = ii[t]
-        fill[jj[t]] += 1
+    cells, orig, width, keys, start, members = _cell_table(x, lr, has_lattice, lattice, inv, tol)
+    g = np.zeros(3, dtype=np.int64)
+    near = np.empty(27, dtype=np.int64)
+    dv = np.zeros(3)
     kept = np.zeros(n, dtype=np.bool_)
     for j in range(n):
         dup = False
-        for t in range(deg[j], deg[j + 1]):
-            if kept[adj[t]]:
-                dup = True
+        nc = _neighbour_cells(j, x, lr, has_lattice, inv, cells, orig, width, g, near)
+        for t in range(nc):
+            key = near[t]
+            for u in range(start[key], start[key + 1]):
+                i = members[u]
+                if i >= j:
+                    break  # members are in ascending order: only earlier candidates count
+                if not kept[i]:
+                    continue
+                for k in range(3):
+                    dv[k] = x[j, k] - x[i, k]
+                if has_lattice:
+                    d = min_image_norm(dv, lattice, inv)
+                else:
+                    d = np.sqrt(dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2])
+                if d < tol:
+                    dup = True
+                    break
+            if dup:
                 break
         kept[j] = not dup
     return np.flatnonzero(kept)
@@ -1114,7 +1553,7 @@ def _box_ok(nvec, tiling):
 @njit(cache=True)
 def merge_clusters(x, lab, sup, res, rat, occ, tol, has_lattice, lattice, inv, tiling, ntile, kind, rot, cen,
                    sf, cx, cy, dmode, delta, w, lrank, origins, dirs, pt_off, g_h, g_ox, g_oy, g_nx, g_ny,
-                   g_keys, g_sites, s_off, uniq, window):
+                   g_start, g_soff, g_sites, s_off, uniq, window):
     """Deterministic merge of accepted candidates (one per distinct support tuple): same-label candidates
     within tol (minimum image when periodic) form clusters (connected components). A cluster of one keeps
     its candidate; a larger cluster starts from the average of its members (each moved by the lattice
@@ -1129,8 +1568,7 @@ def merge_clusters(x, lab, sup, res, rat, occ, tol, has_lattice, lattice, inv, t
         return (np.zeros((0, 3)), np.zeros(0, dtype=np.int64), np.zeros((0, nv), dtype=np.int64), np.zeros(0),
                 np.zeros(0), np.zeros(0, dtype=np.bool_), 0)
     _, lr = label_ranks(lab)
-    ii, jj = neighbour_pairs(x, lr, has_lattice, lattice, inv, tol, False)
-    root = connected_components(n, ii, jj)
+    root = components_within(x, lr, has_lattice, lattice, inv, tol)
     order = np.argsort(root, kind="mergesort")
     ox = np.empty((n, 3))
     olab = np.empty(n, dtype=np.int64)
@@ -1228,9 +1666,7 @@ def merge_clusters(x, lab, sup, res, rat, occ, tol, has_lattice, lattice, inv, t
                 if a < 0:
                     continue
                 p = sup[members[a], k] + pt_off[k]
-                for j in range(3):
-                    xs[j] = origins[p, j] - shifts[a, j]
-                _accumulate(ma, mb, xs, dirs[p])
+                _accumulate(ma, mb, origins, dirs, p, shifts[a, 0], shifts[a, 1], shifts[a, 2])
                 nused += 1
             if nused >= 2:
                 solve3_into(ma, mb, xm)

@@ -58,8 +58,7 @@ PAIRS = ("all", "first")
 MERGES = ("deterministic", "greedy")
 VISIBILITY = ("strict", "occlusion")
 DELTA_UNITS = ("angstrom", "px")
-DEFAULT_NEAR_MISS_WINDOW = 4.0
-SORT_QUANTUM = 1e-7  # Å: output order key
+DEFAULT_NEAR_MISS_WINDOW = 2.0
 COUNT_NAMES = (
     "view_pairs",
     "degenerate_view_pairs",
@@ -191,12 +190,16 @@ def _check_options(delta, delta_unit, pairs, merge, visibility, near_miss_window
 def _check_lattice(lattice) -> np.ndarray | None:
     if lattice is None:
         return None
-    lat = np.asarray(lattice, dtype=np.float64)
+    lat = np.array(lattice, dtype=np.float64)
     if lat.shape != (3, 3) or not np.isfinite(lat).all():
         raise InputError(f"lattice must be a finite 3×3 matrix (rows a, b, c in Å), got shape {lat.shape}",
                          field="lattice")
-    if abs(np.linalg.det(lat)) < 1e-9:
+    det = (lat[0, 0] * (lat[1, 1] * lat[2, 2] - lat[1, 2] * lat[2, 1])
+           - lat[0, 1] * (lat[1, 0] * lat[2, 2] - lat[1, 2] * lat[2, 0])
+           + lat[0, 2] * (lat[1, 0] * lat[2, 1] - lat[1, 1] * lat[2, 0]))
+    if abs(det) < 1e-9:
         raise InputError("lattice has zero volume", field="lattice")
+    lat.setflags(write=False)
     return lat
 
 
@@ -223,15 +226,20 @@ def _zone_axis_warnings(cams, lat: np.ndarray, delta_k: np.ndarray, tiling) -> l
 
 
 class _Prepared:
-    """Kernel inputs of one Observations (or the reason it cannot be reconstructed)."""
+    """Kernel inputs of one Observations as plain lists (joined into arrays once per batch), or the reason it
+    cannot be reconstructed."""
 
     __slots__ = (
-        "kind", "rot", "cen", "sf", "cx", "cy", "width", "height", "dmode", "delta_k", "pt_off", "uv",
+        "kind", "rot", "cen", "sf", "cx", "cy", "width", "height", "dmode", "delta_k", "sizes", "uv",
         "labels", "depth", "radius", "lattice", "tiling", "delta3d", "failure", "names", "warnings", "sid",
     )
 
 
-def _prepare(obs, delta, delta_unit, lattice, pairs, visibility, radius_scale_override=None) -> _Prepared:
+_ORTHO = OrthographicCamera
+_PERSP = PerspectiveCamera
+
+
+def _prepare(obs, delta, delta_unit, lattice, pairs, visibility) -> _Prepared:
     if not isinstance(obs, Observations):
         raise InputError(
             f"observations must be a viewcert.render.project.Observations, got {type(obs).__name__}",
@@ -243,89 +251,70 @@ def _prepare(obs, delta, delta_unit, lattice, pairs, visibility, radius_scale_ov
     P.sid = obs.structure_id
     views = obs.views
     nv = len(views)
-    P.names = tuple(v.camera.name for v in views)
+    cams = [v.camera for v in views]
+    P.names = tuple(c.name for c in cams)
     P.lattice = lattice
-    tiling = tuple(int(t) for t in obs.model.tiling)
+    tiling = obs.model.tiling
     if tiling != (1, 1, 1) and lattice is None:
         raise InputError(
             f"tiled observations (tiling {tiling}) need the cell: pass lattice=structure.lattice", field="lattice"
         )
     P.tiling = tiling
-    kind = np.empty(nv, dtype=np.int64)
-    rot = np.empty((nv, 3, 3))
-    cen = np.empty((nv, 3))
-    sf = np.empty(nv)
-    cx = np.zeros(nv)
-    cy = np.zeros(nv)
-    width = np.empty(nv)
-    height = np.empty(nv)
-    dmode = np.empty(nv, dtype=np.int64)
-    delta_k = np.empty(nv)
-    pt_off = np.zeros(nv + 1, dtype=np.int64)
-    scale_a = np.empty(nv)  # Å per px (a representative value) for the 3D tolerance in px mode
-    for k, v in enumerate(views):
-        cam = v.camera
-        rot[k] = cam.rotation
-        width[k] = cam.width
-        height[k] = cam.height
-        if isinstance(cam, OrthographicCamera):
-            kind[k] = 0
-            cen[k] = cam.center
-            sf[k] = cam.scale
-            dmode[k] = 0
-            delta_k[k] = delta if delta_unit == "angstrom" else delta / cam.scale
-            scale_a[k] = 1.0 / cam.scale
-        elif isinstance(cam, PerspectiveCamera):
-            kind[k] = 1
-            cen[k] = cam.position
-            sf[k] = cam.focal
-            cx[k] = cam.cx
-            cy[k] = cam.cy
-            dmode[k] = 1 if delta_unit == "px" else 2
-            delta_k[k] = delta
-            dm = float(np.median(v.depth)) if len(v) else 1.0
-            scale_a[k] = dm / cam.focal
+    px = delta_unit == "px"
+    kind, cen, sf, cx, cy, dmode, delta_k, scale_a = [], [], [], [], [], [], [], []
+    for k, (v, cam) in enumerate(zip(views, cams, strict=True)):
+        t = type(cam)
+        if t is _ORTHO or isinstance(cam, _ORTHO):
+            kind.append(0)
+            cen.append(cam.center)
+            sf.append(cam.scale)
+            cx.append(0.0)
+            cy.append(0.0)
+            dmode.append(0)
+            delta_k.append(delta / cam.scale if px else delta)
+            scale_a.append(1.0 / cam.scale)
+        elif isinstance(cam, _PERSP):
+            kind.append(1)
+            cen.append(cam.position)
+            sf.append(cam.focal)
+            cx.append(cam.cx)
+            cy.append(cam.cy)
+            dmode.append(1 if px else 2)
+            delta_k.append(delta)
+            scale_a.append((float(np.median(v.depth)) if len(v) else 1.0) / cam.focal)
         else:
             raise InputError(f"view {k}: unsupported camera type {type(cam).__name__}", field="observations")
-        pt_off[k + 1] = pt_off[k] + len(v)
-    P.kind, P.rot, P.cen, P.sf, P.cx, P.cy = kind, rot, cen, sf, cx, cy
-    P.width, P.height, P.dmode, P.delta_k, P.pt_off = width, height, dmode, delta_k, pt_off
-    if nv:
-        P.uv = np.concatenate([v.uv for v in views]) if nv > 1 else np.ascontiguousarray(views[0].uv)
-        P.labels = np.concatenate([v.labels for v in views]) if nv > 1 else np.ascontiguousarray(views[0].labels)
-        P.depth = np.concatenate([v.depth for v in views]) if nv > 1 else np.ascontiguousarray(views[0].depth)
-    else:
-        P.uv, P.labels, P.depth = np.zeros((0, 2)), np.zeros(0, dtype=np.int64), np.zeros(0)
-    P.uv = P.uv.reshape(-1, 2)
-    if visibility == "occlusion" and len(P.labels):
-        rs = obs.model.radius_scale if radius_scale_override is None else radius_scale_override
-        r_a = covalent_radii(P.labels) * rs
-        radius = np.empty_like(r_a)
-        for k in range(nv):
-            sl = slice(pt_off[k], pt_off[k + 1])
-            if kind[k] == 0:
-                radius[sl] = r_a[sl]
-            else:
-                radius[sl] = r_a[sl] * sf[k] / np.maximum(P.depth[sl], 1e-12)
-        P.radius = radius
-    else:
-        P.radius = np.zeros(len(P.labels))
-    P.delta3d = delta if delta_unit == "angstrom" else float(delta * scale_a.max()) if nv else delta
+    P.kind, P.cen, P.sf, P.cx, P.cy, P.dmode, P.delta_k = kind, cen, sf, cx, cy, dmode, delta_k
+    P.rot = [c.rotation for c in cams]
+    P.width = [c.width for c in cams]
+    P.height = [c.height for c in cams]
+    P.sizes = [len(v.labels) for v in views]
+    P.uv = [v.uv for v in views]
+    P.labels = [v.labels for v in views]
+    P.depth = [v.depth for v in views]
+    P.radius = None
+    if visibility == "occlusion":
+        rs = obs.model.radius_scale
+        P.radius = []
+        for k, v in enumerate(views):
+            r_a = covalent_radii(v.labels) * rs if len(v) else np.zeros(0)
+            P.radius.append(r_a if kind[k] == 0 else r_a * sf[k] / np.maximum(v.depth, 1e-12))
+    P.delta3d = (delta * max(scale_a) if nv else delta) if px else delta
     # expected failures, reported as values
     if nv < 2:
         P.failure = f"needs at least two views, got {nv}"
     elif pairs == "first" and kind[0] == 0 and kind[1] == 0 and np.linalg.norm(
-        np.cross(rot[0][2], rot[1][2])
+        np.cross(P.rot[0][2], P.rot[1][2])
     ) < 1e-9:
         P.failure = "pairs='first': views 0 and 1 look along parallel directions and cannot triangulate"
-    else:
-        empty = [k for k in range(nv) if pt_off[k + 1] == pt_off[k]]
-        if empty and visibility == "strict":
+    elif 0 in P.sizes:
+        if visibility == "strict":
+            empty = [k for k in range(nv) if P.sizes[k] == 0]
             P.failure = f"view(s) {empty} show no points: nothing can be consistent with every view"
-        elif all(pt_off[k + 1] == pt_off[k] for k in range(nv)):
+        elif not any(P.sizes):
             P.failure = "no view shows any point"
     if lattice is not None and tiling != (1, 1, 1) and not P.failure:
-        P.warnings = _zone_axis_warnings([v.camera for v in views], lattice, delta_k, tiling)
+        P.warnings = _zone_axis_warnings(cams, lattice, np.array(delta_k), tiling)
     return P
 
 
@@ -334,7 +323,7 @@ def _empty_result(P: _Prepared, reason: str, opts: dict) -> Reconstruction:
     return Reconstruction(
         status="failed", reason=reason, points=_ro(np.zeros((0, 3))), labels=_ro(np.zeros(0, dtype=np.int64)),
         support=_ro(np.zeros((0, nv), dtype=np.int64)), residuals=_ro(np.zeros(0)), ratios=_ro(np.zeros(0)),
-        occluded=_ro(np.zeros(0, dtype=bool)), lattice=None if P.lattice is None else _ro(P.lattice),
+        occluded=_ro(np.zeros(0, dtype=bool)), lattice=P.lattice,
         tiling=P.tiling, view_names=P.names, near_points=_ro(np.zeros((0, 3))),
         near_labels=_ro(np.zeros(0, dtype=np.int64)), near_ratios=_ro(np.zeros(0)),
         counts={n: 0 for n in COUNT_NAMES}, warnings=tuple(P.warnings), structure_id=P.sid,
@@ -347,27 +336,33 @@ def _run(prepared: list[_Prepared], *, pairs, merge, visibility, window):
     good = [P for P in prepared if not P.failure]
     if not good:
         return {}
+    nvs = [len(P.kind) for P in good]
     s_view_off = np.zeros(len(good) + 1, dtype=np.int64)
-    for i, P in enumerate(good):
-        s_view_off[i + 1] = s_view_off[i] + len(P.names)
-    cat = np.concatenate
-    v_pt_off = np.zeros(s_view_off[-1] + 1, dtype=np.int64)
-    sizes = cat([np.diff(P.pt_off) for P in good])
-    v_pt_off[1:] = np.cumsum(sizes)
-    s_lattice = np.stack([P.lattice if P.lattice is not None else np.eye(3) for P in good])
+    np.cumsum(nvs, out=s_view_off[1:])
+    sizes = [n for P in good for n in P.sizes]
+    v_pt_off = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=v_pt_off[1:])
+    flat = lambda name: [x for P in good for x in getattr(P, name)]  # noqa: E731
+    s_lattice = np.array([P.lattice if P.lattice is not None else np.eye(3) for P in good], dtype=np.float64)
     s_has = np.array([P.lattice is not None for P in good], dtype=np.bool_)
     s_tiling = np.array([P.tiling for P in good], dtype=np.int64)
     s_d3 = np.array([P.delta3d for P in good], dtype=np.float64)
+    uv = flat("uv")
+    labels = flat("labels")
+    depth = flat("depth")
+    radius = flat("radius") if visibility == "occlusion" else None
+    m = int(v_pt_off[-1])
     out = K.reconstruct_many(
         s_view_off, s_lattice, s_has, s_tiling, s_d3,
-        cat([P.kind for P in good]), cat([P.rot for P in good]), cat([P.cen for P in good]),
-        cat([P.sf for P in good]), cat([P.cx for P in good]), cat([P.cy for P in good]),
-        cat([P.width for P in good]), cat([P.height for P in good]), cat([P.dmode for P in good]),
-        cat([P.delta_k for P in good]), v_pt_off,
-        np.ascontiguousarray(cat([P.uv for P in good]), dtype=np.float64),
-        np.ascontiguousarray(cat([P.labels for P in good]), dtype=np.int64),
-        np.ascontiguousarray(cat([P.depth for P in good]), dtype=np.float64),
-        np.ascontiguousarray(cat([P.radius for P in good]), dtype=np.float64),
+        np.array(flat("kind"), dtype=np.int64), np.array(flat("rot"), dtype=np.float64).reshape(-1, 3, 3),
+        np.array(flat("cen"), dtype=np.float64).reshape(-1, 3), np.array(flat("sf"), dtype=np.float64),
+        np.array(flat("cx"), dtype=np.float64), np.array(flat("cy"), dtype=np.float64),
+        np.array(flat("width"), dtype=np.float64), np.array(flat("height"), dtype=np.float64),
+        np.array(flat("dmode"), dtype=np.int64), np.array(flat("delta_k"), dtype=np.float64), v_pt_off,
+        np.concatenate(uv).reshape(-1, 2) if m else np.zeros((0, 2)),
+        np.concatenate(labels).astype(np.int64, copy=False) if m else np.zeros(0, dtype=np.int64),
+        np.concatenate(depth).astype(np.float64, copy=False) if m else np.zeros(0),
+        np.concatenate(radius) if radius and m else np.zeros(m),
         pairs == "first", merge == "greedy", visibility == "occlusion", float(window), merge == "deterministic",
     )
     return {id(P): (i, out) for i, P in enumerate(good)}
@@ -377,18 +372,8 @@ def _result(P: _Prepared, i: int, out, opts: dict) -> Reconstruction:
     off, pts, labs, sup, res, rat, occ, noff, npts, nlab, nrat, counts = out
     a, b = off[i], off[i + 1]
     nv = len(P.names)
-    p = pts[a:b]
-    lab = labs[a:b]
-    su = sup[a:b, :nv]
-    re = res[a:b]
-    ra = rat[a:b]
-    oc = occ[a:b]
-    if opts["merge"] == "deterministic" and b - a > 1:
-        q = np.round(p / SORT_QUANTUM)
-        order = np.lexsort((q[:, 2], q[:, 1], q[:, 0], lab))
-        p, lab, su, re, ra, oc = p[order], lab[order], su[order], re[order], ra[order], oc[order]
     c = counts[i]
-    cd = {n: int(c[j]) for j, n in enumerate(COUNT_NAMES)}
+    cd = dict(zip(COUNT_NAMES, c.tolist(), strict=True))
     status, reason = "ok", ""
     if b == a:
         status, reason = "failed", "no point is consistent with every view within δ"
@@ -396,11 +381,10 @@ def _result(P: _Prepared, i: int, out, opts: dict) -> Reconstruction:
         status, reason = "failed", "no pair of views with independent directions to triangulate from"
     na, nb = noff[i], noff[i + 1]
     return Reconstruction(
-        status=status, reason=reason, points=_ro(p), labels=_ro(lab), support=_ro(su), residuals=_ro(re),
-        ratios=_ro(ra), occluded=_ro(oc), lattice=None if P.lattice is None else _ro(P.lattice), tiling=P.tiling,
-        view_names=P.names, near_points=_ro(npts[na:nb]), near_labels=_ro(nlab[na:nb]),
-        near_ratios=_ro(nrat[na:nb]), counts=cd, warnings=tuple(P.warnings), structure_id=P.sid,
-        delta_3d=P.delta3d, **opts,
+        status=status, reason=reason, points=pts[a:b], labels=labs[a:b], support=sup[a:b, :nv],
+        residuals=res[a:b], ratios=rat[a:b], occluded=occ[a:b], lattice=P.lattice, tiling=P.tiling,
+        view_names=P.names, near_points=npts[na:nb], near_labels=nlab[na:nb], near_ratios=nrat[na:nb], counts=cd,
+        warnings=tuple(P.warnings), structure_id=P.sid, delta_3d=P.delta3d, **opts,
     )
 
 
@@ -430,6 +414,10 @@ def reconstruct_batch(
     opts = {"delta": d, "delta_unit": delta_unit, "pairs": pairs, "merge": merge, "visibility": visibility,
             "near_miss_window": win}
     done = _run(prepared, pairs=pairs, merge=merge, visibility=visibility, window=win)
+    for _i, res in done.values():
+        for arr in res:
+            arr.setflags(write=False)  # the results are read-only views of these
+        break
     out = []
     for P in prepared:
         if P.failure:
