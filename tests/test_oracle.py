@@ -27,7 +27,7 @@ from tests.strategies import (
 )
 from viewcert.errors import InputError
 from viewcert.oracle import _kernels as K
-from viewcert.oracle.noise import noise_sweep
+from viewcert.oracle.noise import delta_for_sigma, noise_sweep
 from viewcert.oracle.phantoms import analyse, min_same_label_distance, nearest_same_label
 from viewcert.oracle.triangulate import Reconstruction, reconstruct, reconstruct_batch
 from viewcert.render.project import ObservationModel, Observations, ViewObservation, observe
@@ -599,3 +599,8 @@ def test_noise_sweep():
     assert again[0].to_dict() == out[1].to_dict()  # seeded: reproducible
     with pytest.raises(InputError):
         noise_sweep([], lambda s: cams, [0.0], delta=0.1)
+    # the study's δ(σ) rule: 0.0155 Å at σ = 0.001 Å for κ = 2.7321, 0.0477 Å off-axis (κ = 8.4258)
+    assert round(delta_for_sigma(0.001, kappa=2.7321), 4) == 0.0155
+    assert round(delta_for_sigma(0.01, kappa=2.7321), 4) == 0.1546
+    assert round(delta_for_sigma(0.001, kappa=8.4258), 4) == 0.0477
+    assert delta_for_sigma(0.0, kappa=2.7321, floor=0.01) == 0.01

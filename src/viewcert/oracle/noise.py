@@ -22,6 +22,18 @@ from viewcert.render.project import ObservationModel, observe
 from viewcert.structures import Structure
 
 
+def delta_for_sigma(sigma: float, *, kappa: float, floor: float = 0.0) -> float:
+    """The tolerance for 2D noise of std σ (Å in the image plane) under a protocol of conditioning κ:
+    δ = max(floor, 4·√2·κ·σ), the rule of the study's noise sweep (δ = 0.0155 Å at σ = 0.001 Å with the
+    frozen views' κ = 2.7321; 0.0477 Å off-axis, κ = 8.4258). A two-view least-squares point moves by at most
+    κ·√2·|noise|; the factor 4 covers the noise's tails."""
+    if not (np.isfinite(sigma) and sigma >= 0):
+        raise InputError(f"sigma must be a finite number ≥ 0, got {sigma!r}", field="sigma")
+    if not (np.isfinite(kappa) and kappa > 0):
+        raise InputError(f"kappa must be a positive number, got {kappa!r}", field="kappa")
+    return float(max(floor, 4.0 * np.sqrt(2.0) * kappa * sigma))
+
+
 @dataclass(frozen=True)
 class NoisePoint:
     """Outcome at one σ over every structure and seed."""
