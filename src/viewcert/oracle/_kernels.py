@@ -1,6 +1,8 @@
 """numba kernels of the oracle: contiguous float64/int64 arrays in, arrays out. No Python objects, stable
-sorts (mergesort), no fastmath. Helpers of the per-seed hot loop are inlined at the numba IR level
-(``inline="always"``): a call that passes arrays costs one atomic reference-count pair per array. The public wrapper is :mod:`viewcert.oracle.triangulate`; every kernel has a
+sorts (mergesort), no fastmath. The per-seed hot loop of ``reconstruct_one`` is written out on scalars:
+in numba, every call that passes arrays (even an inlined one) costs an atomic reference-count pair per array,
+which dominated the run time; its grid scan and least-squares solve duplicate ``grid_nearest`` and
+``triangulate_into`` (tested against the same twins through the whole oracle). The public wrapper is :mod:`viewcert.oracle.triangulate`; every kernel has a
 slow twin in ``tests/naive.py``.
 
 Geometry. Every observed 2D point is a ray (origin o, unit direction d) in world Å. Orthographic view:
@@ -47,7 +49,7 @@ N_COUNTS = 10
 
 
 # --------------------------------------------------------------------------------------- small linear algebra
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def solve3_into(a, b, out):
     """Solve the 3×3 system a x = b in closed form (adjugate) into ``out``. Returns False (out untouched)
     when a is numerically singular (|det| ≤ 1e-12 · max|a|³)."""
@@ -87,7 +89,7 @@ def solve3(a, b):
     return x, ok
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _accumulate(ma, mb, origins, dirs, p, s0, s1, s2):
     """ma += I − d dᵀ ; mb += (I − d dᵀ)(o − s) for ray p (origin moved by −s). Element access only: no
     array views (each view costs an atomic reference count in the hot loop)."""
@@ -112,7 +114,7 @@ def _accumulate(ma, mb, origins, dirs, p, s0, s1, s2):
     mb[2] += o2 - d2 * dd
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def triangulate_into(origins, dirs, idx, ma, mb, out):
     """Least-squares point of the rays ``idx`` (indices into origins/dirs, unit directions; negative entries
     are skipped) into ``out``, using ma (3,3) and mb (3,) as scratch. Returns ok (≥ 2 rays, non-singular)."""
@@ -152,7 +154,7 @@ def line_gap(o1, d1, o2, d2):
     return abs(nx * (o2[0] - o1[0]) + ny * (o2[1] - o1[1]) + nz * (o2[2] - o1[2])) / nn
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def line_gap_idx(origins, dirs, p, q):
     """line_gap of rays p and q (element access only)."""
     nx = dirs[p, 1] * dirs[q, 2] - dirs[p, 2] * dirs[q, 1]
@@ -223,7 +225,7 @@ def project_point(kind, rot, cen, sf, cx, cy, x):
     return cx + sf * c0 / depth, cy - sf * c1 / depth, depth
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def project_k(kind, rot, cen, sf, cx, cy, k, x):
     """project_point for view k of the per-view arrays (element access only)."""
     d0 = x[0] - cen[k, 0]
@@ -240,7 +242,7 @@ def project_k(kind, rot, cen, sf, cx, cy, k, x):
     return cx[k] + sf[k] * c0 / depth, cy[k] - sf[k] * c1 / depth, depth
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def to_compare(dmode, sf, depth, r2d):
     """A 2D distance of a view in the unit δ of that view is stated in (see module docstring)."""
     if dmode == 2:
@@ -248,7 +250,7 @@ def to_compare(dmode, sf, depth, r2d):
     return r2d
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def to_angstrom(dmode, sf, depth, r2d):
     """A 2D distance of a view in Å (orthographic: unchanged; perspective: at the point's depth)."""
     if dmode == 0:
@@ -256,7 +258,7 @@ def to_angstrom(dmode, sf, depth, r2d):
     return r2d * depth / sf
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def radius_2d(dmode, sf, depth, rcmp):
     """A radius in the compare unit of a view → 2D units of that view."""
     if dmode == 2:
@@ -279,30 +281,6 @@ def lexsort_rows(cols):
         sub = np.argsort(key, kind="mergesort")
         order = order[sub]
     return order
-
-
-@njit(cache=True, inline="always")
-def lower_bound(a, lo, hi, v):
-    """First index i in [lo, hi) with a[i] >= v (a sorted ascending); hi if none."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@njit(cache=True, inline="always")
-def upper_bound(a, lo, hi, v):
-    """First index i in [lo, hi) with a[i] > v (a sorted ascending); hi if none."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] <= v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 @njit(cache=True)
@@ -395,7 +373,7 @@ def build_grid(w, lrank, sites, h, nlab):
     return ox, oy, nx, ny, start, gsites
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def grid_nearest(w, start, soff, gsites, goff, ox, oy, nx, ny, h, lr, q0, q1, rad):
     """Nearest site with label rank lr within 2D distance ≤ rad of (q0, q1); ties → lowest point index.
     The grid is start[soff:…], gsites[goff:…] (offsets into concatenated per-view tables).
@@ -807,7 +785,7 @@ def _occlusion_excused(k, x, kind, rot, cen, sf, cx, cy, w, depth, radius, pt_of
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _view_residual(k, p, x, kind, rot, cen, sf, cx, cy, dmode, w):
     """(residual in the compare unit, residual in Å) of x against point p of view k."""
     q0, q1, dx = project_k(kind, rot, cen, sf, cx, cy, k, x)
@@ -817,18 +795,6 @@ def _view_residual(k, p, x, kind, rot, cen, sf, cx, cy, dmode, w):
     e1 = w[p, 1] - q1
     r = np.sqrt(e0 * e0 + e1 * e1)
     return to_compare(dmode[k], sf[k], dx, r), to_angstrom(dmode[k], sf[k], dx, r)
-
-
-@njit(cache=True, inline="always")
-def _nearest_in_view(k, lr, x, rcmp, kind, rot, cen, sf, cx, cy, dmode, w, g_h, g_ox, g_oy, g_nx, g_ny, g_start,
-                     g_soff, g_sites, s_off):
-    q0, q1, dx = project_k(kind, rot, cen, sf, cx, cy, k, x)
-    if not np.isfinite(q0):
-        return -1
-    rad = radius_2d(dmode[k], sf[k], dx, rcmp)
-    p, _ = grid_nearest(w, g_start, g_soff[k], g_sites, s_off[k], g_ox[k], g_oy[k], g_nx[k], g_ny[k], g_h[k], lr,
-                        q0, q1, rad)
-    return p
 
 
 @njit(cache=True)
