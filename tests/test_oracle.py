@@ -285,6 +285,27 @@ def test_occlusion_mode_matches_twin(mol, cams):
     assert rec.occluded.sum() == np.asarray(ref["occluded"]).sum()
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_noisy_observations_match_twin(seed):
+    """Noise comparable to δ exercises association, refit to a fixed point, near misses, translate
+    rejections and occlusion excuses; kernel and twin must still agree point for point."""
+    from tests.strategies import oracle_random_rotations
+
+    rng = np.random.default_rng(seed)
+    delta = float(rng.uniform(0.03, 0.25))
+    model = ObservationModel(sigma=delta * float(rng.uniform(0.1, 0.5)), sigma_unit="angstrom", seed=seed)
+    mol = oracle_random_molecule(int(rng.integers(4, 12)), seed=seed, density=0.3, min_dist=1.0, elements=(6, 8))
+    rots = oracle_random_rotations(int(rng.integers(3, 6)), seed)
+    cams = [oracle_orthographic(r) if i % 2 == 0 or seed % 2 else oracle_perspective(r) for i, r in enumerate(rots)]
+    obs = observe(mol, cams, model)
+    for kw in ({}, {"pairs": "first"}, {"merge": "greedy"}, {"visibility": "occlusion"}):
+        assert_matches_naive(obs, delta=delta, **kw)
+    cell, _ = oracle_tiled_cell(8, seed=seed, cell_atoms=3)
+    cams = [oracle_orthographic(r, center=cell.lattice.sum(axis=0)) for r in rots[:3]]
+    obs = observe(cell, cams, ObservationModel(tiling=(2, 1, 2), sigma=model.sigma, sigma_unit="angstrom", seed=seed))
+    assert_matches_naive(obs, delta=delta, lattice=cell.lattice)
+
+
 # ----------------------------------------------------------------------------------------------- properties
 @pytest.mark.nojit
 def test_study_twin_matches_first_mode_on_a_grid_molecule():

@@ -12,14 +12,20 @@ Semantics (``merge="deterministic"``, the default with ``pairs="all"``)
    within δ_a + δ_b of each other (orthographic views: a band search on the epipolar coordinate, which is
    exactly the line gap), the rays are triangulated in closed form (least squares; the midpoint for two).
 2. **Verification.** In every other view the nearest same-label point to the projection is associated (search
-   radius δ·(1 + √2/√(1 − |cos θ_ab|)), which cannot miss a point within δ of the final estimate), the point
-   is refitted on all its supporting rays and the association repeated to a fixed point. The candidate is
-   accepted when its residual is ≤ δ in every view. With ``visibility="occlusion"`` one view (not a seed
-   view) may be missing if the point's projection falls inside the drawn disc of a nearer observed atom;
-   such points are flagged ``occluded``.
+   radius w·δ·(1 + √2/√(1 − |cos θ_ab|)), w = ``near_miss_window``, which cannot miss a point within δ of
+   the final estimate; ties go to the lowest index), the point is refitted on all its supporting rays and
+   the association repeated to a fixed point (at most 4 rounds; the seed pair stays fixed). Without
+   occlusion, a view with no point in the search radius rejects the seed at once. The candidate is
+   accepted when its residual is ≤ δ in every view; a rejected candidate whose largest residual is ≤ w·δ
+   is kept as a near miss (its residual/δ feeds the phantom margin). With ``visibility="occlusion"`` one
+   view (not a seed view) may be missing if the point's projection falls inside the drawn disc of a nearer
+   observed atom; such points are flagged ``occluded``.
 3. **Merge.** Candidates with identical support tuples are one; then same-label candidates within δ
-   (minimum image when a lattice is given) form clusters that are refitted on the union of their rays.
-   Points are wrapped into the cell when a lattice is given. With tiled observations
+   (minimum image when a lattice is given) form clusters (connected components). A cluster of one keeps its
+   candidate; a larger one starts from the members' average and is refitted on, per view, the member's
+   supporting point nearest to the estimate (to a fixed point), so every output point is the least-squares
+   point of its reported support. Points are wrapped into the cell when a lattice is given. Coincident 2D
+   points of one view (within 1e-3·δ) are treated as one site. With tiled observations
    (``observations.model.tiling`` ≠ (1,1,1), lattice required) a cluster survives only if its members'
    lattice translations contain a full box of the tiling: every drawn translate of the point is matched in
    every view (translate consistency). Output order: by label, then position (rounded to 1e-7 Å), so it
