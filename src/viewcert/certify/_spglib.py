@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-import numpy as np
-import spglib
+import os
+
+# spglib prints C-level notes ("spglib: No centring was found.") to stderr unless told not to; viewcert
+# reports what matters as values. Set SPGLIB_WARNING=ON in the environment to see them again.
+os.environ.setdefault("SPGLIB_WARNING", "OFF")
+
+import numpy as np  # noqa: E402
+import spglib  # noqa: E402
 
 from viewcert.errors import InputError
 
