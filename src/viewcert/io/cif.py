@@ -40,7 +40,6 @@ import os
 import re
 import warnings
 from functools import lru_cache
-from pathlib import Path
 from typing import Literal
 
 import gemmi
@@ -49,6 +48,7 @@ import numpy as np
 from viewcert._pymatgen_order import electronegativity, replay_sort
 from viewcert.elements import SYMBOLS
 from viewcert.errors import InputError
+from viewcert.io._common import read_source
 from viewcert.io.cell import lattice_from_parameters
 from viewcert.structures import Provenance, Structure, sha256_text
 
@@ -90,16 +90,8 @@ def read_cif(
 
     ``identifier`` defaults to the data block name; ``Provenance.sha256`` is the SHA-256 of the file's
     bytes. Raises :class:`InputError` naming the file and the offending CIF tag."""
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", source=str(p), field="path") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")
-    return _read(text, sha256_text(data), str(p), identifier, occupancy_policy, block, order)
+    src, text, digest = read_source(path)
+    return _read(text, digest, src, identifier, occupancy_policy, block, order)
 
 
 def read_cif_text(
