@@ -35,6 +35,7 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
 from viewcert.attribution import stats as st
+from viewcert.attribution.table import read_json
 from viewcert.errors import InputError
 
 DEFAULT_TOLERANCES = (0.02, 0.05, 0.075, 0.10, 0.15, 0.20, 0.25, 0.30)
@@ -89,12 +90,7 @@ def read_emitted(path: str | Path, *, coordinates: str = "fractional") -> list[E
                          field="coordinates")
     path = Path(path)
     src = str(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("file not found", source=src) from None
-    except ValueError as exc:
-        raise InputError(f"not valid JSON: {exc}", source=src) from None
+    data = read_json(path)
     if isinstance(data, dict):
         data = [{"item_id": k, "emitted": v} for k, v in data.items()]
     if not isinstance(data, list):

@@ -21,7 +21,6 @@ which the bootstrap and McNemar then use).
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +33,7 @@ import pandas as pd
 
 from viewcert.attribution import stats as st
 from viewcert.attribution.parsing import TIE_RULES, majority_vote
-from viewcert.attribution.table import RUNGS, Coverage, ResultTable, sha256_file
+from viewcert.attribution.table import RUNGS, Coverage, ResultTable, read_json, sha256_file
 from viewcert.errors import InputError
 
 DEFAULT_THRESHOLD = 0.05
@@ -148,12 +147,7 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
     simpler hand-written ones. Per-item outcomes must cover every item of the universe."""
     path = Path(path)
     src = str(path)
-    try:
-        cert = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("certificate not found", source=src) from None
-    except ValueError as exc:
-        raise InputError(f"not valid JSON: {exc}", source=src) from None
+    cert = read_json(path, missing="certificate not found")
     if not isinstance(cert, dict):
         raise InputError("a certificate is a JSON object", source=src)
     correct = _dig(cert, "ceiling.correct", "r1.correct", "summary.correct", "correct")

@@ -111,6 +111,18 @@ def canonical_rung(name: str, *, source: str | None = None) -> str:
     )
 
 
+def read_json(path: Path, *, missing: str = "file not found") -> Any:
+    """The parsed JSON of a UTF-8 file; InputError naming the path if it is absent (``missing``) or not
+    valid JSON."""
+    src = str(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(missing, source=src) from None
+    except ValueError as exc:
+        raise InputError(f"not valid JSON: {exc}", source=src) from None
+
+
 def sha256_file(path: str | Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:

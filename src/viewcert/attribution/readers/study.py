@@ -21,12 +21,11 @@ reported as warnings.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from viewcert.attribution.parsing import AnswerParser, ParsedAnswer, get_parser, majority_vote
 from viewcert.attribution.readers._common import canonical_target, finish, require, row
-from viewcert.attribution.table import STUDY_ARMS, ResultTable, canonical_rung
+from viewcert.attribution.table import STUDY_ARMS, ResultTable, canonical_rung, read_json
 from viewcert.errors import InputError
 
 HARNESS = "study"
@@ -58,12 +57,7 @@ def read_study(
     path = Path(path)
     src = str(path)
     parser = get_parser(parser)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("file not found", source=src) from None
-    except ValueError as exc:
-        raise InputError(f"not valid JSON: {exc}", source=src) from None
+    data = read_json(path)
     if not isinstance(data, dict):
         raise InputError("top level must be an object with 'predictions'", source=src)
     k = require(data, "K", source=src, where="file", types=int)
