@@ -210,3 +210,20 @@ def test_verify_recomputes_and_catches_tampering(protos, tmp_path):
     rep = verify_certificate(path, n_workers=1, progress=False)
     assert rep.input_changes and not rep.ok
     assert cert["inputs"]["kind"] == "folder"
+
+
+def test_as_rendered_ceiling_observes_the_id_buffer(protos):
+    """--observe visible: the oracle sees only atoms with visible pixels in the rendered ID buffer (single
+    cell, study look). Atoms stacked along a view direction vanish from it; with five views only wurtzite
+    and ilmenite lose an atom in more views than the oracle can do without. The mode is recorded."""
+    cert, _ = run_certification(protos, CertifyConfig(observe="visible"), n_workers=1, progress=False)
+    assert cert["config"]["observe"] == "visible" and cert["config"]["min_pixels"] == 1
+    failed = {i["id"]: i["reasons"] for i in cert["items"] if not i["correct"]}
+    assert failed == {"aflow:AB_hP4_186_b_b": ["missing_atoms"], "aflow:AB3C_hR10_148_c_f_c": ["missing_atoms"]}
+    assert cert["summary"]["correct"] == 18
+    with pytest.raises(InputError, match="observe"):
+        CertifyConfig(observe="xray")
+    with pytest.raises(InputError, match="noise-free"):
+        CertifyConfig(observe="visible", sigma=0.1)
+    with pytest.raises(InputError, match="min_pixels"):
+        CertifyConfig(observe="visible", min_pixels=0)

@@ -36,7 +36,8 @@ def _views(text: str | None) -> tuple[str, ...] | None:
 
 
 def _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
-            sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge=False, supercell="1,1,1"):
+            sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge=False, supercell="1,1,1",
+            observe="ideal", min_pixels=1):
     from viewcert.certify.ceiling import CertifyConfig
     from viewcert.errors import ViewcertError
 
@@ -46,7 +47,7 @@ def _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, mer
                              merge=merge or None, score=score, truth=truth, sigma=sigma, sigma_unit=sigma_unit,
                              seed=seed, occlusion=occlusion, standardize=not no_standardize,
                              cross_check=not no_cross_check, periodic_merge=not cartesian_merge,
-                             supercell=_tiling(supercell))
+                             supercell=_tiling(supercell), observe=observe, min_pixels=min_pixels)
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
 
@@ -72,6 +73,10 @@ def certify_cmd(
     sigma_unit: str = typer.Option("px", help="unit of σ: px | angstrom"),
     seed: int = typer.Option(0, help="noise seed"),
     occlusion: bool = typer.Option(False, help="drop atoms hidden behind nearer atoms (visibility)"),
+    observe: str = typer.Option("ideal", help="observations: ideal (every atom, exact projection) | visible "
+                                              "(atoms visible in the rendered ID buffer) | pixel-centroid "
+                                              "(centroid of their visible pixels)"),
+    min_pixels: int = typer.Option(1, help="with --observe visible|pixel-centroid: visible pixels an atom needs"),
     subset: str = typer.Option("eval", help="study layout: eval (eval.jsonl items) | all (every structure)"),
     no_standardize: bool = typer.Option(False, "--no-standardize", help="render the cell as read"),
     no_cross_check: bool = typer.Option(False, "--no-cross-check", help="skip the moyopy cross-check"),
@@ -86,7 +91,8 @@ def certify_cmd(
     from viewcert.errors import ViewcertError
 
     cfg = _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
-                  sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge, supercell)
+                  sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge, supercell,
+                  observe, min_pixels)
     try:
         cert = certify(input, cfg, out=out, subset=subset, n_workers=workers, scheduler=scheduler, plots=plots,
                        resume=resume)

@@ -41,6 +41,7 @@ from viewcert.certify.bounds import clopper_pearson_interval, clopper_pearson_lo
 from viewcert.certify.inputs import Item
 from viewcert.certify.symmetry import CRYSTAL_SYSTEMS, LEVELS, SymmetryCheck, analyse_cell
 from viewcert.errors import InputError
+from viewcert.render.project import OBSERVE_MODES
 from viewcert.structures import Structure
 
 DEFAULT_DELTA = 0.01  # Å
@@ -61,7 +62,10 @@ class CertifyConfig:
     (merge by minimum image, points wrapped; required for tiled observations); False merges in Cartesian
     space like the study's released oracle (points are wrapped afterwards for spglib). supercell: render and
     reconstruct this repetition of the standardized cell as if it were the cell (how the study's tiled arm
-    ran; ``tiling`` instead observes the tiles of the one cell and enforces translate consistency)."""
+    ran; ``tiling`` instead observes the tiles of the one cell and enforces translate consistency).
+    observe: "ideal" (exact projections of every drawn atom), "visible" (exact projections of the atoms
+    with at least ``min_pixels`` visible pixels in the rendered atom-ID buffer) or "pixel-centroid" (the
+    centroid of those visible pixels, a perfect detector): the as-rendered ceilings of render.visibility."""
 
     protocol: str = "render-ceiling-5"
     views: tuple[str, ...] | None = None
@@ -86,6 +90,8 @@ class CertifyConfig:
     cross_check: bool = True
     confidence: float = 0.95
     image_size: int = 768
+    observe: str = "ideal"
+    min_pixels: int = 1
 
     def __post_init__(self) -> None:
         if not (isinstance(self.delta, int | float) and math.isfinite(self.delta) and self.delta > 0):
@@ -115,6 +121,13 @@ class CertifyConfig:
         if not self.periodic_merge and self.tiling != (1, 1, 1):
             raise InputError("tiled observations need periodic_merge=True (the oracle needs the cell)",
                              field="periodic_merge")
+        if self.observe not in OBSERVE_MODES:
+            raise InputError(f"observe must be one of {OBSERVE_MODES}, got {self.observe!r}", field="observe")
+        if self.observe != "ideal" and self.sigma != 0:
+            raise InputError("rendered observations (observe=visible|pixel-centroid) are noise-free: use sigma=0",
+                             field="sigma")
+        if int(self.min_pixels) != self.min_pixels or self.min_pixels < 1:
+            raise InputError(f"min_pixels must be a positive integer, got {self.min_pixels}", field="min_pixels")
         if not 0 < self.confidence < 1:
             raise InputError(f"confidence must be in (0, 1), got {self.confidence}", field="confidence")
 
@@ -317,7 +330,7 @@ def evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
 def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
     from viewcert.oracle.phantoms import analyse
     from viewcert.oracle.triangulate import reconstruct
-    from viewcert.render.project import observe
+    from viewcert.render.visibility import observe_as
 
     item, cell = prep.item, prep.cell
     periodic = cell.is_periodic
@@ -330,7 +343,8 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
     if rendered_label is not None:
         mismatch = [lv for lv in LEVELS if lv in dataset and dataset[lv] != rendered_label[lv]]
     cams = protocol.cameras(cell, tiling=cfg.tiling, width=cfg.image_size, height=cfg.image_size)
-    obs = observe(cell, cams, cfg.observation_model())  # noise seed: cfg.seed·1,000,003 (oracle.noise's rule)
+    # noise seed: cfg.seed·1,000,003 (oracle.noise's rule); visible/pixel-centroid read the rendered ID buffer
+    obs = observe_as(cell, cams, cfg.observe, model=cfg.observation_model(), min_pixels=cfg.min_pixels)
     rec = reconstruct(obs, delta=cfg.delta, delta_unit="angstrom", pairs=cfg.pairs, merge=cfg.merge,
                       lattice=cell.lattice if (periodic and cfg.periodic_merge) else None,
                       visibility=cfg.visibility)

@@ -91,6 +91,8 @@ def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list[dict]
     if len(outcomes) != len(dataset.items):
         raise InputError(f"{len(outcomes)} outcomes for {len(dataset.items)} items", field="outcomes")
     model = cfg.observation_model().to_dict()
+    model["observe"] = cfg.observe  # ideal | visible | pixel-centroid (render.visibility)
+    model["min_pixels"] = cfg.min_pixels
     model["visibility"] = cfg.visibility
     cert = {
         "format": FORMAT,

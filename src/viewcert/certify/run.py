@@ -96,7 +96,8 @@ def summary_text(cert: dict, *, max_list: int = 30) -> str:
         + (f", {cert['inputs']['subset']}" if cert["inputs"].get("subset") else "") + f"), {s['n']} items",
         f"protocol: {cert['protocol']['name']} ({len(cert['protocol']['views'])} views); oracle pairs="
         f"{cert['oracle']['pairs']}, merge={cert['oracle']['merge']}; tiling "
-        f"{'x'.join(map(str, cert['observation_model']['tiling']))}",
+        f"{'x'.join(map(str, cert['observation_model']['tiling']))}; observations "
+        f"{cert['observation_model'].get('observe', 'ideal')}",
         f"delta = {tol['delta']:g} Å, tau = {tol['tau']:g} Å, angle tolerance = {tol['angle_tolerance']:g}°",
         f"R1 ({s['score']}, truth = {s['truth']}): {s['bound']['text']}",
         f"    {s['interval']['text']}",

@@ -17,6 +17,8 @@ from viewcert.cameras.camera import Camera, OrthographicCamera, camera_from_dict
 from viewcert.errors import InputError, ObservationError
 from viewcert.structures import Structure, tiling_translations
 
+OBSERVE_MODES = ("ideal", "visible", "pixel-centroid")  # how observations are made (render.visibility)
+
 
 @dataclass(frozen=True)
 class ObservationModel:

@@ -21,7 +21,7 @@ import numpy as np
 
 from viewcert.errors import InputError
 from viewcert.render.palette import Style
-from viewcert.render.project import ObservationModel, Observations, ViewObservation
+from viewcert.render.project import OBSERVE_MODES, ObservationModel, Observations, ViewObservation
 from viewcert.render.raster import RenderResult, build_scene, render, silhouette_pixel_counts
 from viewcert.structures import Structure
 
@@ -165,7 +165,6 @@ def observe_rendered(
     return observations_from_renders(results, model=model, structure_id=structure.identifier)
 
 
-OBSERVE_MODES = ("ideal", "visible", "pixel-centroid")
 
 
 def observe_as(
