@@ -50,6 +50,17 @@ def test_eval_at_delta_015_released_and_all_pairs(e3_eval):
     assert row["reasons"] == ["phantoms"] and row["n_phantoms"] == 7 and row["n_missing"] == 0
 
 
+def test_long_rhombohedral_cell_does_not_exhaust_memory(shared_data):
+    """mp-1096817 (R3m, c/a ≈ 19.5): moyopy 0.21 with an explicit angle tolerance aborts on it; the default
+    cross-check does not pass one, and the item certifies."""
+    from viewcert.certify.ceiling import certify_item
+
+    ds = load_input(shared_data / "data" / "e3", subset="all").select(["mp-1096817"])
+    out = certify_item(ds.items[0], CertifyConfig())
+    assert out["correct"] and out["certified"] and out["cross_check"] is None
+    assert out["label_rendered"]["space_group"] == 160
+
+
 def test_view_subsets_per_structure_on_a_stratified_sample(e3_eval, shared_data):
     """Every subset of the five views at δ = 0.15 Å (released oracle, the study's Cartesian merge) on every
     7th item (30 items, every crystal system): the outcome equals the study's raw.json structure by

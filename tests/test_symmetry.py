@@ -70,6 +70,11 @@ def test_moyo_angle_is_converted_to_radians(monkeypatch):
     assert seen["angle"] == pytest.approx(math.radians(5.0))
     _moyo.moyo_dataset(*FCC, symprec=0.01, angle_tolerance=-1.0)
     assert seen["angle"] is None
+    # the cross-check leaves moyopy's own angle handling unless asked (see analyse_cell)
+    chk = analyse_cell(*FCC, symprec=0.01, angle_tolerance=5.0)
+    assert seen["angle"] is None and chk.moyo_angle_tolerance is None
+    chk = analyse_cell(*FCC, symprec=0.01, angle_tolerance=5.0, moyo_angle_tolerance=5.0)
+    assert seen["angle"] == pytest.approx(math.radians(5.0)) and chk.moyo_angle_tolerance == 5.0
 
 
 def test_disagreement_is_flagged_not_hidden(monkeypatch):

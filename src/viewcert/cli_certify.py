@@ -37,7 +37,7 @@ def _views(text: str | None) -> tuple[str, ...] | None:
 
 def _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
             sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge=False, supercell="1,1,1",
-            observe="ideal", min_pixels=1):
+            observe="ideal", min_pixels=1, cross_check_angle=False):
     from viewcert.certify.ceiling import CertifyConfig
     from viewcert.errors import ViewcertError
 
@@ -47,7 +47,8 @@ def _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, mer
                              merge=merge or None, score=score, truth=truth, sigma=sigma, sigma_unit=sigma_unit,
                              seed=seed, occlusion=occlusion, standardize=not no_standardize,
                              cross_check=not no_cross_check, periodic_merge=not cartesian_merge,
-                             supercell=_tiling(supercell), observe=observe, min_pixels=min_pixels)
+                             supercell=_tiling(supercell), observe=observe, min_pixels=min_pixels,
+                             cross_check_angle=cross_check_angle)
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
 
@@ -80,6 +81,9 @@ def certify_cmd(
     subset: str = typer.Option("eval", help="study layout: eval (eval.jsonl items) | all (every structure)"),
     no_standardize: bool = typer.Option(False, "--no-standardize", help="render the cell as read"),
     no_cross_check: bool = typer.Option(False, "--no-cross-check", help="skip the moyopy cross-check"),
+    cross_check_angle: bool = typer.Option(False, "--cross-check-angle",
+                                           help="give moyopy spglib's angle tolerance too (default: moyopy's own; "
+                                                "moyopy 0.21 can exhaust memory on long rhombohedral cells)"),
     scheduler: str = typer.Option(None, help="Dask scheduler address (tcp://host:8786); default local processes"),
     workers: int = typer.Option(None, help="local worker processes (default: all CPUs)"),
     out: Path = typer.Option(Path("out"), help="output folder"),
@@ -92,7 +96,7 @@ def certify_cmd(
 
     cfg = _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
                   sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge, supercell,
-                  observe, min_pixels)
+                  observe, min_pixels, cross_check_angle)
     try:
         cert = certify(input, cfg, out=out, subset=subset, n_workers=workers, scheduler=scheduler, plots=plots,
                        resume=resume)

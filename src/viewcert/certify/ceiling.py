@@ -88,6 +88,7 @@ class CertifyConfig:
     score: str = "crystal_system"
     truth: str = "dataset"
     cross_check: bool = True
+    cross_check_angle: bool = False
     confidence: float = 0.95
     image_size: int = 768
     observe: str = "ideal"
@@ -263,6 +264,10 @@ def independent_views(cameras) -> bool:
     return bool(np.linalg.matrix_rank(np.concatenate(rows), tol=1e-9) == 3)
 
 
+def _moyo_angle(cfg: CertifyConfig) -> float | None:
+    return cfg.angle_tolerance if cfg.cross_check_angle else None
+
+
 # ----------------------------------------------------------------------------- per item
 @dataclass
 class Prepared:
@@ -276,11 +281,12 @@ class Prepared:
     def rendered_check(self, cfg: CertifyConfig) -> SymmetryCheck | None:
         if self.cell is None or not self.cell.is_periodic:
             return None
-        key = (cfg.tau, cfg.angle_tolerance, cfg.cross_check)
+        key = (cfg.tau, cfg.angle_tolerance, cfg.cross_check, cfg.cross_check_angle)
         if key not in self.rendered:
             self.rendered[key] = analyse_cell(self.cell.lattice, self.cell.frac_coords, self.cell.numbers,
                                               symprec=cfg.tau, angle_tolerance=cfg.angle_tolerance,
-                                              cross_check=cfg.cross_check)
+                                              cross_check=cfg.cross_check,
+                                              moyo_angle_tolerance=_moyo_angle(cfg))
         return self.rendered[key]
 
 
@@ -357,7 +363,8 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
         frac = np.linalg.solve(cell.lattice.T, pts.T).T
         frac = frac - np.floor(frac)
         recon_check = analyse_cell(cell.lattice, frac, np.asarray(rec.labels), symprec=cfg.tau,
-                                   angle_tolerance=cfg.angle_tolerance, cross_check=cfg.cross_check)
+                                   angle_tolerance=cfg.angle_tolerance, cross_check=cfg.cross_check,
+                                   moyo_angle_tolerance=_moyo_angle(cfg))
     recon_label = _label_dict(recon_check)
 
     n_ph = int(rep.n_phantoms)

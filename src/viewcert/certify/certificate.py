@@ -102,6 +102,9 @@ def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list[dict]
         "observation_model": model,
         "tolerances": {"delta": cfg.delta, "delta_unit": "angstrom", "tau": cfg.tau, "tau_unit": "angstrom",
                        "angle_tolerance": cfg.angle_tolerance, "angle_unit": "degree",
+                       "cross_check": ("moyopy at tau with the same angle tolerance" if cfg.cross_check_angle
+                                       else "moyopy at tau with its default angle handling")
+                       if cfg.cross_check else "off",
                        "standardization": {"symprec": cfg.std_symprec, "angle_tolerance": cfg.std_angle_tolerance,
                                            "orientation": cfg.orientation, "enabled": cfg.standardize}},
         "oracle": {"pairs": cfg.pairs, "merge": cfg.merge, "visibility": cfg.visibility,

@@ -68,6 +68,7 @@ class SymmetryCheck:
     spglib_error: str | None = None
     moyo_error: str | None = None
     cross_checked: bool = True
+    moyo_angle_tolerance: float | None = None
 
     @property
     def label(self) -> SymmetryLabel | None:
@@ -108,6 +109,7 @@ class SymmetryCheck:
             "moyopy": None if self.moyo is None else self.moyo.to_dict(),
             "spglib_error": self.spglib_error,
             "moyopy_error": self.moyo_error,
+            "moyopy_angle_tolerance": self.moyo_angle_tolerance,
             "disagreements": list(self.disagreements),
         }
 
@@ -135,10 +137,18 @@ def analyse_cell(
     symprec: float,
     angle_tolerance: float = 5.0,
     cross_check: bool = True,
+    moyo_angle_tolerance: float | None = None,
 ) -> SymmetryCheck:
     """Label a periodic cell (lattice rows Å, fractional coordinates, atomic numbers) with spglib at
     ``symprec`` Å / ``angle_tolerance`` degrees, and with moyopy when ``cross_check``. An engine that cannot
-    determine a symmetry gives None plus its error message; nothing is raised for a bad cell."""
+    determine a symmetry gives None plus its error message; nothing is raised for a bad cell.
+
+    moyopy runs at the same ``symprec`` with ``moyo_angle_tolerance`` degrees (converted to radians inside
+    ``_moyo``); the default None leaves moyopy's own angle handling (a metric tolerance derived from
+    symprec). Reason: moyopy 0.21 with an explicit angle tolerance can exhaust memory (a Rust allocation
+    abort of the whole process) in its Bravais-group search on long rhombohedral cells — e3's mp-1096817,
+    R3m with c/a ≈ 19.5, asks for 2.5 GB. On all 1,820 e3 rendered cells spglib at (0.01 Å, 5°), spglib at
+    (0.01 Å, default angle) and moyopy at (0.01 Å, default angle) give the same space group."""
     if not (np.isfinite(symprec) and symprec > 0):
         raise InputError(f"symprec must be a positive number of Å, got {symprec}", field="symprec")
     s_lab = m_lab = None
@@ -149,19 +159,22 @@ def analyse_cell(
         s_err = str(exc)
     if cross_check:
         try:
-            m_lab = _moyo_label(lattice, frac, numbers, symprec, angle_tolerance)
+            m_lab = _moyo_label(lattice, frac, numbers, symprec,
+                                -1.0 if moyo_angle_tolerance is None else moyo_angle_tolerance)
         except InputError as exc:
             m_err = str(exc)
-    return SymmetryCheck(float(symprec), float(angle_tolerance), s_lab, m_lab, s_err, m_err, bool(cross_check))
+    return SymmetryCheck(float(symprec), float(angle_tolerance), s_lab, m_lab, s_err, m_err, bool(cross_check),
+                         None if moyo_angle_tolerance is None else float(moyo_angle_tolerance))
 
 
 def symmetry_of(structure: Structure, *, symprec: float, angle_tolerance: float = 5.0,
-                cross_check: bool = True) -> SymmetryCheck:
+                cross_check: bool = True, moyo_angle_tolerance: float | None = None) -> SymmetryCheck:
     """``analyse_cell`` on a periodic Structure (InputError for a molecule: it has no space group)."""
     if not structure.is_periodic:
         raise InputError("a space group needs a periodic structure (this one has no lattice)", field="lattice")
     return analyse_cell(structure.lattice, structure.frac_coords, structure.numbers, symprec=symprec,
-                        angle_tolerance=angle_tolerance, cross_check=cross_check)
+                        angle_tolerance=angle_tolerance, cross_check=cross_check,
+                        moyo_angle_tolerance=moyo_angle_tolerance)
 
 
 def library_versions() -> dict[str, str]:
