@@ -138,3 +138,18 @@ def test_resume_after_kill_9(tmp_path):
     assert run.results == [{"x": i, "y": i * i} for i in range(n)]  # nothing lost, nothing duplicated
     keys = [k for p in sorted(wd.glob("shard-*.json")) for k in json.loads(p.read_text())["keys"]]
     assert sorted(keys) == sorted(f"k{i}" for i in range(n)) and len(keys) == len(set(keys))
+
+
+def _dies_on_three(x):
+    if x == 3:
+        os._exit(1)  # a worker that disappears, like a library abort
+    return x
+
+
+def test_a_dead_worker_is_reported_and_finished_shards_are_kept(tmp_path):
+    from viewcert.parallel import WorkerCrash
+
+    with pytest.raises(WorkerCrash, match="worker process died"):
+        map_items(_dies_on_three, list(range(12)), workdir=tmp_path, chunk_size=1, n_workers=2, progress=False)
+    kept = {json.loads(p.read_text())["keys"][0] for p in tmp_path.glob("shard-*.json")}
+    assert "3" not in kept

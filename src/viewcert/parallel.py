@@ -31,15 +31,20 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from viewcert.errors import InputError
+from viewcert.errors import InputError, ViewcertError
 from viewcert.io.atomic import write_json_atomic
 
 MANIFEST = "manifest.json"
 SHARD_FORMAT = "shard-{:06d}.json"
+
+
+class WorkerCrash(ViewcertError, RuntimeError):
+    """A worker process died; the message says which chunks were in flight and what was kept."""
 
 
 @dataclass
@@ -237,8 +242,20 @@ def map_items(
                 while pending:
                     done, _ = wait(pending, return_when=FIRST_COMPLETED)
                     for fut in sorted(done, key=lambda f: pending[f]):
-                        ci = pending.pop(fut)
-                        finish(ci, fut.result())
+                        ci = pending[fut]
+                        try:
+                            res = fut.result()
+                        except BrokenProcessPool:
+                            flight = sorted(pending.values())
+                            first = [keys[bounds[c][0]] for c in flight[:3]]
+                            raise WorkerCrash(
+                                f"a worker process died (killed, out of memory, or a library aborted) while "
+                                f"{len(flight)} chunk(s) were unfinished, starting at items {first}; "
+                                f"{out.n_resumed + out.n_computed} finished items are kept"
+                                + (f" in {wd}: rerun to resume" if wd is not None else "")
+                                + "; n_workers=1 runs in-process and shows which item fails") from None
+                        pending.pop(fut)
+                        finish(ci, res)
                         bar.advance(bounds[ci][1] - bounds[ci][0])
     return out
 

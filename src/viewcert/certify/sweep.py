@@ -205,10 +205,11 @@ class SweepResult:
             if not rows:
                 continue
             lines.append(f"-- {study}")
+            width = max(len(r["subset"]) for r in rows) if study == "subset" else 0
             for r in rows:
-                lines.append(f"  {r['protocol']:<26} {r['subset'] if study == 'subset' else '':<45} "
-                             f"δ={r['delta']:<6g} τ={r['tau']:<6g} {r['correct']}/{r['n']} "
-                             f"phantom items {r['items_with_phantoms']}")
+                sub = f"{r['subset']:<{width}} " if study == "subset" else ""
+                lines.append(f"  {r['protocol']:<26} {sub}δ={r['delta']:<6g} τ={r['tau']:<6g} "
+                             f"{r['correct']}/{r['n']} phantom items {r['items_with_phantoms']}")
         nr = self.noise_rows()
         if nr:
             lines.append("-- noise")
