@@ -542,94 +542,6 @@ def _cell_of(pos, i, periodic, inv, cells, orig, width, g):
 
 
 @njit(cache=True)
-def neighbour_pairs(pos, lrank, periodic, lat, inv, h, strict):
-    """All pairs (i < j) of same-label points within distance h (strict: < h, else ≤ h); minimum image
-    when periodic. Returns (ii, jj) int64 arrays, sorted by (i, j)."""
-    n = pos.shape[0]
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    cells, orig, width = _grid3_params(pos, periodic, lat, inv, h, n)
-    nlab = 0
-    for i in range(n):
-        nlab = max(nlab, lrank[i] + 1)
-    ncell = nlab * cells[0] * cells[1] * cells[2]
-    keys = np.empty(n, dtype=np.int64)
-    start = np.zeros(ncell + 1, dtype=np.int64)
-    g = np.zeros(3, dtype=np.int64)
-    for i in range(n):
-        _cell_of(pos, i, periodic, inv, cells, orig, width, g)
-        keys[i] = ((lrank[i] * cells[0] + g[0]) * cells[1] + g[1]) * cells[2] + g[2]
-        start[keys[i] + 1] += 1
-    for c in range(ncell):
-        start[c + 1] += start[c]
-    fill = start[:-1].copy()
-    members = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        members[fill[keys[i]]] = i
-        fill[keys[i]] += 1
-    cap = max(16, 2 * n)
-    ii = np.empty(cap, dtype=np.int64)
-    jj = np.empty(cap, dtype=np.int64)
-    npair = 0
-    dv = np.zeros(3)
-    seen = np.full(27, -1, dtype=np.int64)
-    for i in range(n):
-        _cell_of(pos, i, periodic, inv, cells, orig, width, g)
-        nseen = 0
-        for a in range(-1, 2):
-            for b in range(-1, 2):
-                for c in range(-1, 2):
-                    q0 = g[0] + a
-                    q1 = g[1] + b
-                    q2 = g[2] + c
-                    if periodic:
-                        q0 = q0 % cells[0]
-                        q1 = q1 % cells[1]
-                        q2 = q2 % cells[2]
-                    elif q0 < 0 or q0 >= cells[0] or q1 < 0 or q1 >= cells[1] or q2 < 0 or q2 >= cells[2]:
-                        continue
-                    key = ((lrank[i] * cells[0] + q0) * cells[1] + q1) * cells[2] + q2
-                    # a periodic axis with 1 cell maps several offsets to one cell: visit it once
-                    dup = False
-                    for t in range(nseen):
-                        if seen[t] == key:
-                            dup = True
-                            break
-                    if dup:
-                        continue
-                    seen[nseen] = key
-                    nseen += 1
-                    for t in range(start[key], start[key + 1]):
-                        j = members[t]
-                        if j <= i:
-                            continue
-                        for k in range(3):
-                            dv[k] = pos[j, k] - pos[i, k]
-                        if periodic:
-                            d = min_image_norm(dv, lat, inv)
-                        else:
-                            d = np.sqrt(dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2])
-                        if (strict and d < h) or ((not strict) and d <= h):
-                            if npair == cap:
-                                cap *= 2
-                                ni = np.empty(cap, dtype=np.int64)
-                                nj = np.empty(cap, dtype=np.int64)
-                                ni[:npair] = ii[:npair]
-                                nj[:npair] = jj[:npair]
-                                ii = ni
-                                jj = nj
-                            ii[npair] = i
-                            jj[npair] = j
-                            npair += 1
-    ii = ii[:npair]
-    jj = jj[:npair]
-    # sort by (i, j): i is already ascending (outer loop), sort j within each i
-    o = np.argsort(jj, kind="mergesort")
-    o = o[np.argsort(ii[o], kind="mergesort")]
-    return ii[o].copy(), jj[o].copy()
-
-
-@njit(cache=True)
 def _cell_table(pos, lrank, periodic, lat, inv, h):
     """CSR table of a 3D grid (cell size ≥ h) over same-label points: (cells, orig, width, keys, start,
     members). members[start[key]:start[key + 1]] are the points of cell key in ascending index order."""
@@ -688,8 +600,8 @@ def _neighbour_cells(i, pos, lrank, periodic, inv, cells, orig, width, g, out):
 @njit(cache=True)
 def components_within(pos, lrank, periodic, lat, inv, h):
     """Connected components of the graph 'same label and distance ≤ h' (minimum image when periodic): the
-    component root (smallest member index) of every point. Equivalent to connected_components over
-    neighbour_pairs(..., strict=False), without listing the pairs (a cluster of q coincident points would
+    component root (smallest member index) of every point: the connected components of the same-label
+    pairs within h (≤ h), without listing the pairs (a cluster of q coincident points would
     give q²/2 of them): a pair already in one component is not measured."""
     n = pos.shape[0]
     parent = np.arange(n)
@@ -734,24 +646,6 @@ def _find(parent, i):
         parent[i] = parent[parent[i]]
         i = parent[i]
     return i
-
-
-@njit(cache=True)
-def connected_components(n, ii, jj):
-    """Component root (the smallest member index) of every node, given undirected edges."""
-    parent = np.arange(n)
-    for t in range(ii.shape[0]):
-        a = _find(parent, ii[t])
-        b = _find(parent, jj[t])
-        if a != b:
-            if a < b:
-                parent[b] = a
-            else:
-                parent[a] = b
-    root = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        root[i] = _find(parent, i)
-    return root
 
 
 # --------------------------------------------------------------------------------------- growable buffers
