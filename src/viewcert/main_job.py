@@ -39,14 +39,13 @@ def observe_sample(
     from viewcert.io.atomic import write_json_atomic
 
     protocol = get_protocol(protocol_name)
-    model = ObservationModel(tiling=tiling)
     folder = Path(out_dir) / "observations"
     folder.mkdir(parents=True, exist_ok=True)
     rows = []
     for k, raw in enumerate(structures):
         s = prepare(raw)
-        t = tiling if s.is_periodic else (1, 1, 1)
-        obs = observe(s, protocol.cameras(s, tiling=t), ObservationModel(tiling=t) if t != tiling else model)
+        t = tiling if s.is_periodic else (1, 1, 1)  # molecules are never tiled
+        obs = observe(s, protocol.cameras(s, tiling=t), ObservationModel(tiling=t))
         path = folder / f"{k:03d}.json"
         write_json_atomic(
             path,
