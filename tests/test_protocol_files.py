@@ -1,0 +1,198 @@
+"""Protocol files: every camera form against a hand-worked matrix, exact round trips, errors naming the view
+and the field, digests."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from viewcert.cameras.pose import from_ase_string
+from viewcert.cameras.protocol_files import (
+    ProtocolSpec,
+    format_protocol,
+    pymol_view,
+    read_protocol_file,
+    resolve_protocol,
+    resolve_spec,
+    spec_from_dict,
+    to_pymol_view,
+    write_protocol_file,
+)
+from viewcert.cameras.protocols import PROTOCOL_NAMES, Protocol, View, get_protocol
+from viewcert.errors import InputError
+
+ALL_FORMS_TOML = """
+[protocol]
+name = "mine"
+description = "one view per form"
+kind = "orthographic"
+width = 512
+height = 384
+
+[[views]]
+name = "matrix"
+rotation = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+
+[[views]]
+name = "down_x"
+direction = [1, 0, 0]
+up = [0, 0, 1]
+
+[[views]]
+name = "ase"
+ase = "-90x,0y,0z"
+
+[[views]]
+name = "chimerax"
+chimerax = "view matrix camera 0,0,1,0,0,1,0,0,-1,0,0,50"
+
+[[views]]
+name = "pymol"
+pymol = [1, 0, 0, 0, 0, 1, 0, -1, 0,  0, 0, -50,  1, 2, 3,  40, 100, -20]
+"""
+
+
+def test_every_form_hand_worked(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text(ALL_FORMS_TOML)
+    spec = read_protocol_file(f)
+    r = {v.name: v.rotation for v in spec.protocol.views}
+    assert np.array_equal(r["matrix"], np.eye(3))
+    # looking along +x with z up: screen right = up × z_cam; z_cam = −x → x_cam = (0,0,1)×(−1,0,0) = (0,−1,0)
+    assert np.allclose(r["down_x"], [[0, -1, 0], [0, 0, 1], [-1, 0, 0]], atol=1e-15)
+    # ASE "-90x": M = rotate → rows (1,0,0),(0,0,-1),(0,1,0); R = Mᵀ
+    assert np.allclose(r["ase"], [[1, 0, 0], [0, 0, 1], [0, -1, 0]], atol=1e-15)
+    # ChimeraX 3×3 part is Rᵀ: its columns (0,0,−1), (0,1,0), (1,0,0) are camera x, y, z in the scene
+    assert np.allclose(r["chimerax"], [[0, 0, -1], [0, 1, 0], [1, 0, 0]], atol=0)
+    # PyMOL numbers 0-8 column-major model→camera: columns (1,0,0), (0,0,1), (0,-1,0) → R rows below
+    assert np.allclose(r["pymol"], [[1, 0, 0], [0, 0, -1], [0, 1, 0]], atol=0)
+    assert np.allclose(spec.positions[3], [0, 0, 50])
+    # camera at cam-frame origin: world = origin_model + Rᵀ(0 − (0,0,−50)) = (1,2,3) + 50·R[2] = (1,2,3)+(0,50,0)
+    assert np.allclose(spec.positions[4], [1, 52, 3])
+    assert spec.positions[0] is None
+    assert (spec.width, spec.height, spec.kind) == (512, 384, "orthographic")
+
+
+def test_pymol_flag_and_inverse():
+    r = from_ase_string("-60x,-30y,-15z")
+    v = to_pymol_view(r, position=(1.0, -2.0, 30.0), origin=(0.5, 0.5, 0.5), orthographic=False, fov_deg=25.0)
+    assert len(v) == 18
+    r2, pos, kind, fov = pymol_view(v)
+    assert np.allclose(r2, r, atol=1e-15) and np.allclose(pos, [1.0, -2.0, 30.0], atol=1e-12)
+    assert (kind, fov) == ("perspective", 25.0)
+    v[17] = 1.0
+    assert pymol_view(v)[2] == "orthographic"
+
+
+@pytest.mark.parametrize("name", [*PROTOCOL_NAMES, "fibonacci-7"])
+@pytest.mark.parametrize("suffix", [".toml", ".json"])
+def test_builtin_round_trip_identical_matrices(tmp_path, name, suffix):
+    p = get_protocol(name)
+    f = write_protocol_file(p, tmp_path / f"p{suffix}")
+    back = read_protocol_file(f).protocol
+    assert back.view_names == p.view_names
+    for a, b in zip(p.views, back.views, strict=True):
+        assert np.array_equal(a.rotation, b.rotation)  # bit-identical, not allclose
+        assert a.ase_string == b.ase_string
+    # writing what was read gives the same bytes
+    f2 = write_protocol_file(read_protocol_file(f), tmp_path / f"q{suffix}")
+    assert f2.read_bytes() == f.read_bytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-1, 1, allow_nan=False), min_size=4, max_size=4).filter(
+    lambda q: np.linalg.norm(q) > 1e-3))
+def test_random_rotation_round_trips_exactly(tmp_path_factory, q):
+    a, b, c, d = np.asarray(q) / np.linalg.norm(q)
+    r = np.array([[a*a+b*b-c*c-d*d, 2*(b*c-a*d), 2*(b*d+a*c)],
+                  [2*(b*c+a*d), a*a-b*b+c*c-d*d, 2*(c*d-a*b)],
+                  [2*(b*d-a*c), 2*(c*d+a*b), a*a-b*b-c*c+d*d]])
+    u, _, vt = np.linalg.svd(r)
+    r = u @ vt
+    if np.linalg.det(r) < 0:
+        r = -r
+    spec = ProtocolSpec(Protocol("rnd", (View("v", r),)), kind="perspective", fov_deg=33.3)
+    tmp = tmp_path_factory.mktemp("rt")
+    for suffix in (".toml", ".json"):
+        back = read_protocol_file(write_protocol_file(spec, tmp / f"r{suffix}"))
+        assert np.array_equal(back.protocol.views[0].rotation, spec.protocol.views[0].rotation)
+        assert (back.kind, back.fov_deg) == ("perspective", 33.3)
+
+
+def test_builtin_ase_file_equals_registry(tmp_path):
+    f = tmp_path / "rc5.json"
+    f.write_text(json.dumps({"views": [{"name": "axis_a", "ase": "0x,-90y,0z"},
+                                        {"name": "body_diagonal", "ase": "-60x,-30y,-15z"}]}))
+    spec = read_protocol_file(f)
+    ref = get_protocol("render-ceiling-5")
+    assert spec.protocol.name == "rc5"
+    for v in spec.protocol.views:
+        assert np.array_equal(v.rotation, ref.views[ref.view_names.index(v.name)].rotation)
+
+
+def test_digest_is_the_files_sha256(tmp_path):
+    f = tmp_path / "a.toml"
+    f.write_text(ALL_FORMS_TOML)
+    assert read_protocol_file(f).sha256 == hashlib.sha256(f.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("view,match", [
+    ({"name": "cam7", "direction": [1, 0]}, r"views\[cam7\]\.direction.*3 numbers"),
+    ({"name": "cam7", "rotation": [[1, 0, 0], [0, 1, 0], [0, 0, 2]]}, r"views\[cam7\]\.rotation.*orthonormal"),
+    ({"name": "cam7", "rotation": [[1, 0, 0], [0, 1, 0], [0, 0, -1]]}, r"views\[cam7\]\.rotation.*det"),
+    ({"name": "cam7", "ase": "-60q"}, r"views\[cam7\]\.ase.*bad rotation term"),
+    ({"name": "cam7", "chimerax": "view matrix camera 1,0,0"}, r"views\[cam7\]\.chimerax.*12 numbers"),
+    ({"name": "cam7", "pymol": [1] * 17}, r"views\[cam7\]\.pymol.*18 numbers"),
+    ({"name": "cam7"}, r"views\[cam7\].*exactly one camera form"),
+    ({"name": "cam7", "ase": "0x,0y,0z", "rotation": np.eye(3).tolist()}, r"views\[cam7\].*exactly one"),
+    ({"name": "cam7", "rotation": np.eye(3).tolist(), "ase_string": "-90x"}, r"views\[cam7\]\.ase_string"),
+])
+def test_errors_name_camera_and_field(tmp_path, view, match):
+    f = tmp_path / "bad.json"
+    f.write_text(json.dumps({"views": [view]}))
+    with pytest.raises(InputError, match=match) as ei:
+        read_protocol_file(f)
+    assert str(f) in str(ei.value)
+
+
+def test_bad_header_and_files(tmp_path):
+    with pytest.raises(InputError, match="protocol.kind"):
+        spec_from_dict({"protocol": {"kind": "fisheye"}, "views": [{"name": "a", "ase": "0x"}]})
+    with pytest.raises(InputError, match="protocol.width"):
+        spec_from_dict({"protocol": {"width": 0}, "views": [{"name": "a", "ase": "0x"}]})
+    with pytest.raises(InputError, match="views"):
+        spec_from_dict({"views": []})
+    with pytest.raises(InputError, match="same direction"):
+        spec_from_dict({"views": [{"name": "a", "ase": "0x"}, {"name": "b", "ase": "0x,0y,10z"}]})
+    bad = tmp_path / "x.toml"
+    bad.write_text("[protocol\n")
+    with pytest.raises(InputError, match="not valid TOML"):
+        read_protocol_file(bad)
+    with pytest.raises(InputError, match="cannot read"):
+        read_protocol_file(tmp_path / "missing.toml")
+
+
+def test_resolve_accepts_names_files_objects(tmp_path):
+    p = get_protocol("axes-3")
+    assert resolve_protocol(p) is p
+    assert resolve_protocol("axes-3").view_names == p.view_names
+    f = write_protocol_file(p, tmp_path / "a3.toml")
+    assert resolve_protocol(str(f)).view_names == p.view_names
+    assert resolve_spec(f).sha256 == hashlib.sha256(f.read_bytes()).hexdigest()
+    with pytest.raises(InputError, match="protocol"):
+        resolve_protocol(3)
+
+
+def test_format_protocol_toml_reads_back():
+    import tomllib
+
+    d = tomllib.loads(format_protocol("render-ceiling-5", "toml"))
+    assert [v["ase_string"] for v in d["views"]][:2] == ["0x,-90y,0z", "-90x,0y,0z"]
+    assert json.loads(format_protocol("axes-6", "json"))["protocol"]["name"] == "axes-6"
+    with pytest.raises(InputError, match="format"):
+        format_protocol("axes-6", "yaml")
