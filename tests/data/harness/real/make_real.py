@@ -1,0 +1,117 @@
+"""Produce the real harness output files in this folder by running each real harness package.
+
+Documentation of how the committed files were made; the tests do not run it. Each harness lives in its
+own throwaway venv (never the project venv), e.g.::
+
+    python3 -m venv /tmp/harness-venv && /tmp/harness-venv/bin/pip install inspect-ai
+    /tmp/harness-venv/bin/python tests/data/harness/real/make_real.py inspect
+
+    python3 -m venv /tmp/harness-venv-lmms && /tmp/harness-venv-lmms/bin/pip install lmms-eval
+    /tmp/harness-venv-lmms/bin/python tests/data/harness/real/make_real.py lmms_eval
+
+    python3 -m venv /tmp/harness-venv-vlm && /tmp/harness-venv-vlm/bin/pip install ms-vlmeval
+    /tmp/harness-venv-vlm/bin/python tests/data/harness/real/make_real.py vlmevalkit
+
+Every harness gets a stub model that returns a fixed answer per (item, sample): the ``*_ANSWERS`` tables
+below. ``tests/test_harness_real.py`` asserts what the readers make of the files from these tables.
+Items: the first six of ``tests/data/harness/make_samples.py`` ITEMS (ids and crystal systems only).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SYSTEMS = ["triclinic", "monoclinic", "orthorhombic", "tetragonal", "trigonal", "hexagonal", "cubic"]
+LETTER = {s: chr(65 + i) for i, s in enumerate(SYSTEMS)}
+ITEMS = [
+    ("mp-1235466", "triclinic"),
+    ("mp-1237061", "monoclinic"),
+    ("mp-1105758", "orthorhombic"),
+    ("mp-33615", "tetragonal"),
+    ("mp-8279", "trigonal"),
+    ("mp-19213", "hexagonal"),
+]
+QUESTION = "Identify the crystal system of the crystal structure (one of: " + ", ".join(SYSTEMS) + ")."
+
+# ---------------------------------------------------------------------- Inspect AI
+# (item, epoch) -> stub output; "RAISE" makes the stub raise (a sample error), ("FILTER", text) ends with
+# stop_reason content_filter.
+INSPECT_ANSWERS = {
+    ("mp-1235466", 1): "ANSWER: triclinic",
+    ("mp-1235466", 2): "I cannot tell without seeing the structure.",
+    ("mp-1237061", 1): "ANSWER: monoclinic",
+    ("mp-1237061", 2): "ANSWER: orthorhombic",
+    ("mp-1105758", 1): "ANSWER: cubic",
+    ("mp-1105758", 2): "RAISE",
+    ("mp-33615", 1): "ANSWER: tetragonal",
+    ("mp-33615", 2): ("FILTER", ""),
+    ("mp-8279", 1): "ANSWER: hexagonal",
+    ("mp-8279", 2): "ANSWER: hexagonal",
+    ("mp-19213", 1): "ANSWER: hexagonal",
+    ("mp-19213", 2): "ANSWER: hexagonal",
+}
+_TAG = re.compile(r"\[item (\S+) epoch (\d+)\]")
+
+
+def run_inspect(out: Path) -> None:
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import MemoryDataset, Sample
+    from inspect_ai.model import GenerateConfig, ModelAPI, ModelOutput, get_model, modelapi
+    from inspect_ai.scorer import match
+    from inspect_ai.solver import TaskState, generate, solver
+
+    @solver
+    def tag_epoch():
+        async def solve(state: TaskState, gen):
+            # the stub keys its answer on (item, epoch); the epoch is known only to the solver
+            state.user_prompt.text = f"{state.user_prompt.text}\n[item {state.sample_id} epoch {state.epoch}]"
+            return state
+
+        return solve
+
+    @modelapi(name="stub")
+    def stub_api():
+        return StubAPI
+
+    class StubAPI(ModelAPI):
+        """Fixed answers keyed by (item, epoch); counts tokens as words (no tokenizer download)."""
+
+        def __init__(self, model_name, base_url=None, api_key=None, config=GenerateConfig(), **model_args):
+            super().__init__(model_name, base_url, api_key, [], config)
+
+        async def count_text_tokens(self, text: str) -> int:
+            return max(1, len(text.split()))
+
+        async def generate(self, input, tools, tool_choice, config) -> ModelOutput:
+            text = "\n".join(m.text for m in input if m.role == "user")
+            mid, epoch = _TAG.search(text).groups()
+            answer = INSPECT_ANSWERS[(mid, int(epoch))]
+            if answer == "RAISE":
+                raise RuntimeError(f"stub failure for {mid} epoch {epoch}")
+            if isinstance(answer, tuple):
+                return ModelOutput.from_content(self.model_name, answer[1], stop_reason="content_filter")
+            return ModelOutput.from_content(self.model_name, answer)
+
+    dataset = MemoryDataset(
+        [Sample(id=mid, input=QUESTION, target=cs, metadata={"crystal_system": cs}) for mid, cs in ITEMS],
+        name="e3_real_stub",
+    )
+    task = Task(dataset=dataset, solver=[tag_epoch(), generate()], scorer=match(), epochs=2,
+                name="e3_crystal_system_stub")
+    with tempfile.TemporaryDirectory() as tmp:
+        logs = eval(task, model=get_model("stub/crystal-fixed"), log_dir=tmp,
+                    log_format="eval", fail_on_error=False, max_samples=1, display="none")
+        src = Path(logs[0].location)
+        out.mkdir(parents=True, exist_ok=True)
+        shutil.copy(src, out / src.name)
+        print("wrote", out / src.name, logs[0].status)
+
+
+if __name__ == "__main__":
+    which = sys.argv[1]
+    {"inspect": lambda: run_inspect(HERE / "inspect")}[which]()
