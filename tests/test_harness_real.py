@@ -7,12 +7,15 @@ parsing rules of :mod:`viewcert.attribution.parsing`, not from a reader's output
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from viewcert.attribution.readers import detect_harness, read_file
 from viewcert.attribution.readers.inspect_ai import read_inspect
+from viewcert.errors import InputError
 
 REAL = Path(__file__).resolve().parent / "data" / "harness" / "real"
 EVAL = next((REAL / "inspect").glob("*.eval"))
@@ -68,3 +71,18 @@ def test_inspect_real_eval_rows():
 def test_inspect_real_eval_through_read_file():
     t = read_file(EVAL, rung="no-image", scorer="match")
     assert len(t.frame) == 12 and t.inputs[0].rows == 12 and t.inputs[0].items == 6
+
+
+def test_inspect_real_eval_corrupt_zstd_member_is_a_clean_error(tmp_path):
+    """A damaged zstd member gives an InputError naming the member, not a decompressor exception."""
+    data = bytearray(EVAL.read_bytes())
+    with zipfile.ZipFile(EVAL) as zf:
+        info = zf.getinfo("header.json")
+        assert info.compress_type == 93  # Inspect wrote it zstd-compressed
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    for k in range(start + 8, start + info.compress_size - 4):
+        data[k] ^= 0x5A
+    bad = tmp_path / EVAL.name
+    bad.write_bytes(bytes(data))
+    with pytest.raises(InputError, match="header.json"):
+        read_inspect(bad, rung="no-image")

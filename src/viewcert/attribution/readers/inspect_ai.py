@@ -3,7 +3,9 @@
 A ``.eval`` file is a zip archive holding ``header.json`` (the log without samples: ``version``,
 ``status``, ``eval`` with ``run_id``, ``task``, ``model``, ``dataset``, ``config.epochs``; ``plan``;
 ``results``; ``stats``), one ``samples/{id}_epoch_{epoch}.json`` per sample and epoch,
-``summaries.json`` and ``reductions.json``. A log still being written has ``_journal/start.json``
+``summaries.json`` and ``reductions.json``. Inspect writes the members zstd-compressed (zip method 93;
+Inspect 0.3.285 always does), which Python's ``zipfile`` cannot read before 3.14: such members are
+decompressed here with pyarrow's zstd codec and checked against the member's CRC-32. A log still being written has ``_journal/start.json``
 instead of ``header.json``. A ``.json`` log is the whole ``EvalLog`` in one object with a ``samples``
 list.
 
@@ -17,9 +19,13 @@ the sample failed, e.g. on an API error). Option ``scorer`` picks the score (def
 from __future__ import annotations
 
 import json
+import struct
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
+
+import pyarrow as pa
 
 from viewcert.attribution.parsing import AnswerParser, ParsedAnswer, get_parser
 from viewcert.attribution.readers._common import as_score, canonical_target, finish, row
@@ -27,6 +33,36 @@ from viewcert.attribution.table import ResultTable, canonical_rung
 from viewcert.errors import InputError
 
 HARNESS = "inspect"
+
+
+ZIP_ZSTANDARD = 93  # the zip format's method id for zstd (APPNOTE 4.4.5)
+
+
+def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, src: str) -> bytes:
+    """A member's bytes: stored/deflate through ``zipfile``, zstd through pyarrow (CRC-32 checked)."""
+    if info.compress_type != ZIP_ZSTANDARD:
+        try:
+            return zf.read(info)
+        except NotImplementedError:
+            raise InputError(f"member {info.filename!r}: zip compression method {info.compress_type} is not "
+                             "supported", source=src, field=info.filename) from None
+    fp = zf.fp
+    fp.seek(info.header_offset)
+    head = fp.read(30)
+    if len(head) != 30 or head[:4] != b"PK\x03\x04":
+        raise InputError(f"member {info.filename!r}: bad local file header", source=src, field=info.filename)
+    name_len, extra_len = struct.unpack("<HH", head[26:30])
+    fp.seek(info.header_offset + 30 + name_len + extra_len)
+    raw = fp.read(info.compress_size)
+    try:
+        data = pa.Codec("zstd").decompress(raw, decompressed_size=info.file_size, asbytes=True)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise InputError(f"member {info.filename!r}: cannot decompress zstd data ({exc})", source=src,
+                         field=info.filename) from None
+    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+        raise InputError(f"member {info.filename!r}: zstd data does not match the size/CRC-32 in the archive",
+                         source=src, field=info.filename)
+    return data
 
 
 def _read_log(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
@@ -57,9 +93,9 @@ def _read_log(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
             raise InputError("no header.json (or _journal/start.json) in the archive", source=src,
                              field="header.json")
         try:
-            header = json.loads(zf.read(head_name))
+            header = json.loads(_read_member(zf, zf.getinfo(head_name), src))
             samples = [
-                (name, json.loads(zf.read(name)))
+                (name, json.loads(_read_member(zf, zf.getinfo(name), src)))
                 for name in sorted(names)
                 if name.startswith("samples/") and name.endswith(".json")
             ]
