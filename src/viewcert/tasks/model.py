@@ -1,0 +1,277 @@
+"""MiSI-style transformation task items: structure + before protocol + a transformation drawn from a
+discrete answer grid + the after view, under an orthographic or perspective camera, with or without
+ChimeraX-like depth cueing.
+
+Frames and units: world Å; cameras as in docs/conventions.md; image 1160×803 px (MiSI) by default. The
+after view is the protocol's ``front`` camera, unchanged; the models move (``tasks.transforms``).
+
+Observable per atom in the after view: its labelled image point (u, v) px and, with depth cueing, an
+intensity in [0, 1] (1 = own colour, 0 = background). ChimeraX depth cue: the fog runs linearly from
+``start`` to ``end`` (fractions, default 0.5 → 1) of the depth range [near, far] of the models' bounding
+sphere (centre = bounding-box centre, radius = half its diagonal); intensity = 1 − clip((f − start) /
+(end − start), 0, 1) with f = (depth − near)/(far − near). ``depth_cue_range="models"`` (ChimeraX) takes
+that sphere where the models are after the move; ``"fixed"`` keeps the before pose's range (a renderer whose
+fog planes do not follow the models). An atom is observed when its centre projects inside the image and
+(perspective) lies more than ``near_clip`` Å in front of the pinhole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from viewcert.cameras.camera import Camera, OrthographicCamera
+from viewcert.cameras.framing import fit_orthographic, fit_perspective
+from viewcert.cameras.protocols import get_protocol
+from viewcert.errors import InputError
+from viewcert.tasks.transforms import Step, Transformation, bounding_box_centre, rigid_motion
+
+TASKS = ("translation", "rotation", "zoom", "trans-rot", "rot-rot", "handedness")
+MISI_SIZE = (1160, 803)
+CHIRALITY = ("same", "mirror")
+
+
+@dataclass(frozen=True)
+class AnswerGrid:
+    """The discrete answer set of a task: ``answers`` in a fixed order, and per operation the interval of
+    magnitudes (lo, hi) the MiSI scorer's default normaliser is taken from."""
+
+    name: str
+    answers: tuple[Transformation, ...]
+    ranges: tuple[tuple[str, float, float], ...]  # (operation, lo, hi)
+
+    def __len__(self) -> int:
+        return len(self.answers)
+
+    def index(self, answer: Transformation) -> int:
+        return self.answers.index(answer)
+
+    def range_of(self, operation: str) -> tuple[float, float]:
+        for op, lo, hi in self.ranges:
+            if op == operation:
+                return lo, hi
+        raise InputError(f"grid {self.name!r} has no {operation} range", field="operation")
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "n_answers": len(self.answers),
+                "ranges": [{"operation": op, "lo": lo, "hi": hi} for op, lo, hi in self.ranges]}
+
+
+def _mags(lo: int, hi: int, step: int, include_zero: bool) -> list[int]:
+    return [m for m in range(lo, hi + 1, step) if include_zero or m != 0]
+
+
+def translation_grid(axes=("x", "y"), lo=-4, hi=4, step=1, *, include_zero=False) -> AnswerGrid:
+    """``move x|y D``, D in lo…hi Å by ``step`` (zero left out by default: it is no motion, and would be the
+    same answer on every axis)."""
+    ans = tuple(Transformation((Step("move", a, m),)) for a in axes for m in _mags(lo, hi, step, include_zero))
+    return AnswerGrid("translation", ans, (("translate", float(lo), float(hi)),))
+
+
+def rotation_grid(axes=("x", "y", "z"), lo=-90, hi=90, step=15, *, verb="roll", include_zero=False) -> AnswerGrid:
+    """``roll x|y|z θ``, θ in lo…hi degrees by ``step`` (zero left out by default)."""
+    ans = tuple(Transformation((Step(verb, a, m),)) for a in axes for m in _mags(lo, hi, step, include_zero))
+    return AnswerGrid("rotation", ans, (("rotate", float(lo), float(hi)),))
+
+
+def zoom_grid(lo=40, hi=60, step=1) -> AnswerGrid:
+    """``move z D``, D in lo…hi Å (MiSI: 40…60, 21 bins; positive = toward the viewer)."""
+    ans = tuple(Transformation((Step("move", "z", m),)) for m in range(lo, hi + 1, step))
+    return AnswerGrid("zoom", ans, (("translate", float(lo), float(hi)),))
+
+
+def composite_grid(name: str, first: AnswerGrid, second: AnswerGrid) -> AnswerGrid:
+    """Ordered pairs (first step, then second step) of two grids."""
+    ans = tuple(Transformation(a.steps + b.steps) for a in first.answers for b in second.answers)
+    ranges = tuple(dict.fromkeys(first.ranges + second.ranges))
+    return AnswerGrid(name, ans, ranges)
+
+
+def task_grid(task: str) -> AnswerGrid:
+    """The default answer grid of a task (see the issue's magnitudes)."""
+    if task == "translation":
+        return translation_grid()
+    if task in ("rotation", "handedness"):
+        return rotation_grid()
+    if task == "zoom":
+        return zoom_grid()
+    if task == "trans-rot":
+        return composite_grid("trans-rot", translation_grid(), rotation_grid())
+    if task == "rot-rot":
+        return composite_grid("rot-rot", rotation_grid(), rotation_grid())
+    raise InputError(f"task must be one of {TASKS}, got {task!r}", field="task")
+
+
+@dataclass(frozen=True)
+class ViewSetup:
+    """Camera and style of the task's images. ``fov_deg``: perspective field of view of the smaller image
+    side; ``margin_frac``: framing margin as a fraction of the smaller side (ChimeraX ``view`` pads 5 %);
+    ``backoff``: Å added to the perspective framing distance (default: the zoom grid's largest move, so the
+    models stay in front of the camera after every zoom answer); ``near_clip`` Å."""
+
+    camera: str = "orthographic"
+    protocol: str = "axes-3"
+    width: int = MISI_SIZE[0]
+    height: int = MISI_SIZE[1]
+    fov_deg: float = 30.0
+    margin_frac: float = 0.05
+    backoff: float = 60.0
+    near_clip: float = 1.0
+    depth_cue: bool = False
+    depth_cue_start: float = 0.5
+    depth_cue_end: float = 1.0
+    depth_cue_range: str = "models"
+
+    def __post_init__(self) -> None:
+        if self.camera not in ("orthographic", "perspective"):
+            raise InputError(f"camera must be 'orthographic' or 'perspective', got {self.camera!r}", field="camera")
+        if self.depth_cue_range not in ("models", "fixed"):
+            raise InputError(f"depth_cue_range must be 'models' or 'fixed', got {self.depth_cue_range!r}",
+                             field="depth_cue_range")
+        if not 0.0 <= self.depth_cue_start < self.depth_cue_end <= 1.0:
+            raise InputError("need 0 ≤ depth_cue_start < depth_cue_end ≤ 1", field="depth_cue_start")
+        if self.protocol not in ("axes-3", "axes-6"):
+            raise InputError(f"protocol must be 'axes-3' or 'axes-6', got {self.protocol!r}", field="protocol")
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True, eq=False)
+class Pose:
+    """Where the models are: x' = M @ x + t applied to the item's positions (det M = −1 for a mirror)."""
+
+    matrix: np.ndarray
+    shift: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class TaskItem:
+    """One question: ``positions`` (n, 3) Å and ``numbers`` (n,) before the transformation, the before
+    cameras (protocol order; ``front`` is also the after camera), the answer grid and the true answer's
+    index; for handedness, ``mirror`` says whether the after view shows the mirror image."""
+
+    structure_id: str
+    positions: np.ndarray
+    numbers: np.ndarray
+    task: str
+    grid: AnswerGrid
+    truth: int
+    cameras: tuple[Camera, ...]
+    setup: ViewSetup
+    mirror: bool = False
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def after_camera(self) -> Camera:
+        return self.cameras[0]
+
+    @property
+    def centre(self) -> np.ndarray:
+        return bounding_box_centre(self.positions)
+
+    @property
+    def radius(self) -> float:
+        p = self.positions
+        return 0.5 * float(np.linalg.norm(p.max(axis=0) - p.min(axis=0)))
+
+    def pose(self, answer: int, mirror: bool | None = None) -> Pose:
+        """The rigid motion of grid answer ``answer`` (mirrored through the plane ⟂ screen x at the centre
+        first, when ``mirror``)."""
+        m, t = rigid_motion(self.grid.answers[answer], self.after_camera.rotation, self.centre)
+        if self.mirror if mirror is None else mirror:
+            n = self.after_camera.rotation[0]
+            h = np.eye(3) - 2.0 * np.outer(n, n)
+            m, t = m @ h, m @ (self.centre - h @ self.centre) + t
+        return Pose(m, t)
+
+    def to_dict(self) -> dict:
+        return {"structure_id": self.structure_id, "task": self.task, "truth": self.grid.answers[self.truth].format(),
+                "mirror": self.mirror, "n_atoms": int(len(self.numbers)), "grid": self.grid.to_dict(), **self.meta}
+
+
+def frame_cameras(positions: np.ndarray, setup: ViewSetup) -> tuple[Camera, ...]:
+    """Before cameras of ``setup.protocol`` framed on ``positions`` (front first; one scale per view)."""
+    views = get_protocol(setup.protocol).views
+    margin = setup.margin_frac * min(setup.width, setup.height)
+    cams = []
+    for v in views:
+        if setup.camera == "orthographic":
+            cam = fit_orthographic(v.rotation, positions, width=setup.width, height=setup.height, margin_px=margin,
+                                   name=v.name)
+        else:
+            cam = fit_perspective(v.rotation, positions, width=setup.width, height=setup.height,
+                                  fov_deg=setup.fov_deg, margin_px=margin, name=v.name)
+            cam = type(cam)(rotation=cam.rotation, position=cam.position + setup.backoff * cam.rotation[2],
+                            focal=cam.focal, width=cam.width, height=cam.height, name=cam.name)
+        cams.append(cam)
+    return tuple(cams)
+
+
+def make_item(structure_id: str, positions, numbers, task: str, truth: int, setup: ViewSetup, *,
+              grid: AnswerGrid | None = None, mirror: bool = False) -> TaskItem:
+    """A task item; positions are taken as read (Å), numbers are atomic numbers (the labels drawn)."""
+    p = np.array(positions, dtype=np.float64).reshape(-1, 3)
+    z = np.array(numbers, dtype=np.int64).reshape(-1)
+    if len(p) == 0 or len(z) != len(p):
+        raise InputError(f"{structure_id}: need n ≥ 1 positions and as many numbers", field="positions")
+    grid = grid or task_grid(task)
+    if not 0 <= truth < len(grid):
+        raise InputError(f"truth index {truth} outside the {len(grid)}-answer grid", field="truth")
+    p.setflags(write=False)
+    z.setflags(write=False)
+    return TaskItem(structure_id, p, z, task, grid, int(truth), frame_cameras(p, setup), setup, bool(mirror))
+
+
+def depth_cue_intensity(depth: np.ndarray, near: float, far: float, start: float = 0.5, end: float = 1.0) -> np.ndarray:
+    """ChimeraX-like depth cue: 1 in front of ``start`` of [near, far], falling linearly to 0 at ``end``."""
+    span = max(far - near, 1e-12)
+    f = (np.asarray(depth, dtype=np.float64) - near) / span
+    return 1.0 - np.clip((f - start) / (end - start), 0.0, 1.0)
+
+
+@dataclass(frozen=True, eq=False)
+class AfterView:
+    """Observed after view: uv (m, 2) px, labels (m,), intensity (m,) (ones without depth cue), and the
+    drawn atom index (m,) — hidden, for explanations only."""
+
+    uv: np.ndarray
+    labels: np.ndarray
+    intensity: np.ndarray
+    atom_index: np.ndarray
+
+
+def project_pose(item: TaskItem, pose: Pose, camera: Camera | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every atom of the item in ``pose`` through ``camera`` (default the after camera): uv (n, 2) px (0 where
+    unobserved), intensity (n,) (ones without depth cue) and keep (n,) bool = observed (module docstring)."""
+    cam = camera or item.after_camera
+    s = item.setup
+    moved = item.positions @ pose.matrix.T + pose.shift
+    cam_xyz = cam.to_camera(moved)
+    depth = -cam_xyz[:, 2]
+    keep = np.ones(len(moved), dtype=bool)
+    if isinstance(cam, OrthographicCamera):
+        uv = np.stack([0.5 * cam.width + cam.scale * cam_xyz[:, 0], 0.5 * cam.height - cam.scale * cam_xyz[:, 1]], 1)
+    else:
+        keep &= depth > s.near_clip
+        with np.errstate(divide="ignore", invalid="ignore"):
+            uv = np.stack([cam.cx + cam.focal * cam_xyz[:, 0] / depth, cam.cy - cam.focal * cam_xyz[:, 1] / depth], 1)
+    keep &= np.isfinite(uv).all(axis=1)
+    keep &= (uv[:, 0] >= 0) & (uv[:, 0] < cam.width) & (uv[:, 1] >= 0) & (uv[:, 1] < cam.height)
+    inten = np.ones(len(moved))
+    if s.depth_cue:
+        c = item.centre
+        if s.depth_cue_range == "models":
+            c = pose.matrix @ c + pose.shift
+        dc = -cam.to_camera(c)[0, 2]
+        inten = depth_cue_intensity(depth, dc - item.radius, dc + item.radius, s.depth_cue_start, s.depth_cue_end)
+    uv = np.where(keep[:, None], uv, 0.0)
+    return uv, inten, keep
+
+
+def observe_pose(item: TaskItem, pose: Pose, camera: Camera | None = None) -> AfterView:
+    """What ``camera`` (default the after camera) shows of the item's models in ``pose``."""
+    uv, inten, keep = project_pose(item, pose, camera)
+    idx = np.flatnonzero(keep)
+    return AfterView(np.ascontiguousarray(uv[idx]), item.numbers[idx].copy(), inten[idx], idx)
