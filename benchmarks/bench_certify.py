@@ -3,14 +3,14 @@
 Pipeline per structure (the e3 evaluation split, 210 CIFs): read → conventional standard cell → label of the
 rendered cell (R0) → observe through the study's five views → oracle → label of the reconstruction.
 
-- viewcert: ``viewcert.certify.ceiling.certify_item`` — gemmi CIF reader, ``viewcert.standardize`` (one spglib
-  call), spglib + moyopy cross-check on the rendered cell, ``render.project.observe``, the numba oracle, the
+- viewcert: ``viewcert.certify.certify_item`` — gemmi CIF reader, ``viewcert.symmetry.standardize`` (one spglib
+  call), spglib + moyopy cross-check on the rendered cell, ``observe.project.observe``, the numba oracle, the
   phantom analysis, spglib + moyopy on the reconstruction, certificate record (hashes).
 - tools: pymatgen ``Structure.from_str`` and ``SpacegroupAnalyzer(...).get_conventional_standard_structure()``,
   spglib via pymatgen (``SpacegroupAnalyzer(...).get_crystal_system()``) on the rendered cell and on the
   reconstruction, and the naive oracle twin of ``tests/naive.py``: ``oracle_reconstruct`` (the same all-pairs
   algorithm, plain loops) for the default configuration, ``study_oracle`` (the study's released first-pair
-  oracle) for the released-oracle configuration. Both sides observe with ``render.project.observe``.
+  oracle) for the released-oracle configuration. Both sides observe with ``observe.project.observe``.
 
 Two configurations: (A) viewcert's default, all view pairs, δ = τ = 0.01 Å; (B) the released oracle, first
 pair, δ = 0.15 Å, τ = 0.01 Å. Items are interleaved (viewcert then tools, item by item) and timed with this
@@ -63,7 +63,7 @@ def tools_item(cif: str, cfg, protocol, stages: dict) -> str | None:
     from tests import naive
 
     from viewcert.io.pymatgen_adapter import from_pymatgen
-    from viewcert.render.project import observe
+    from viewcert.observe.project import observe
 
     t = time.process_time()
     s = PmgStructure.from_str(cif, fmt="cif")
@@ -98,11 +98,11 @@ def tools_item(cif: str, cfg, protocol, stages: dict) -> str | None:
 
 def ours_breakdown(items, cfg) -> dict:
     """One pass timing each stage of the viewcert pipeline separately (CPU seconds, summed)."""
-    from viewcert.certify.ceiling import conventional_cell, get_protocol_views
-    from viewcert.certify.symmetry import analyse_cell
+    from viewcert.certify import conventional_cell, get_protocol_views
+    from viewcert.observe.project import observe
     from viewcert.oracle.phantoms import analyse
     from viewcert.oracle.triangulate import reconstruct
-    from viewcert.render.project import observe
+    from viewcert.symmetry.labels import analyse_cell
 
     prot = get_protocol_views(cfg.protocol, None)
     st: dict[str, float] = defaultdict(float)
@@ -134,7 +134,7 @@ def ours_breakdown(items, cfg) -> dict:
 
 
 def run(limit: int | None) -> dict:
-    from viewcert.certify.ceiling import CertifyConfig, certify_item, get_protocol_views
+    from viewcert.certify import CertifyConfig, certify_item, get_protocol_views
     from viewcert.certify.inputs import load_input
 
     ds = load_input(E3)
@@ -222,7 +222,7 @@ def run_all() -> dict:
 
 def reproduce(n_workers: int | None) -> dict:
     """The study's figures (REFERENCE.md) recomputed by viewcert on the e3 evaluation split."""
-    from viewcert.certify.ceiling import CertifyConfig
+    from viewcert.certify import CertifyConfig
     from viewcert.certify.inputs import load_input
     from viewcert.certify.run import run_certification
     from viewcert.certify.sweep import STUDY_DELTAS, run_configs, run_sweep

@@ -31,9 +31,9 @@ from tests import naive  # noqa: E402
 from tests.strategies import e3_conventional_cells, oracle_random_molecule, oracle_tiled_cell  # noqa: E402
 
 from viewcert.cameras.protocols import get_protocol  # noqa: E402
+from viewcert.observe.project import ObservationModel, observe  # noqa: E402
 from viewcert.oracle.phantoms import analyse  # noqa: E402
 from viewcert.oracle.triangulate import reconstruct, reconstruct_batch  # noqa: E402
-from viewcert.render.project import ObservationModel, observe  # noqa: E402
 
 DELTA = 0.01
 SHARED = REPO.parent / "shared" / "data" / "render-ceiling" / "data" / "e3"

@@ -2,7 +2,7 @@
 
 Side by side in one run (interleaved repeats, medians):
 
-- ours:     ``viewcert.io.cif.read_cif_text`` (gemmi fast path) + ``viewcert.standardize
+- ours:     ``viewcert.io.cif.read_cif_text`` (gemmi fast path) + ``viewcert.symmetry.standardize
             .conventional_standard_cell(symprec=0.01, angle_tolerance=5)`` (backend="spglib", the default:
             one spglib dataset call);
 - ours_moyopy: the same with ``backend="moyopy"`` (moyopy's std cell, no angle tolerance; falls back to
@@ -42,10 +42,10 @@ import spglib
 from pymatgen.core import Structure
 from pymatgen.symmetry.analyzer import SpacegroupAnalyzer
 
-from viewcert.certify import _moyo, _spglib
 from viewcert.io.atomic import write_json_atomic
 from viewcert.io.cif import read_cif_text
-from viewcert.standardize import _first_appearance_types, conventional_standard_cell
+from viewcert.symmetry import _moyo, _spglib
+from viewcert.symmetry.standardize import _first_appearance_types, conventional_standard_cell
 
 REPO = Path(__file__).resolve().parents[1]
 E3 = REPO.parent / "shared" / "data" / "render-ceiling" / "data" / "e3"
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             "median_per_structure_ms": P["ours_moyopy"] * 1e3,
             "moyopy_std_cell_cpu_s": C["moyopy_std_cell"],
             "note": "not the default: not identical to pymatgen / the spglib backend (other equivalent "
-                    "origins, axes and site orders); see viewcert.standardize's module docstring",
+                    "origins, axes and site orders); see viewcert.symmetry.standardize's module docstring",
         },
         "timing_note": "medians over interleaved passes; CPU = this process's CPU time (robust to other "
                        "load on the machine), wall = perf_counter",

@@ -136,7 +136,7 @@ MIN_PIXELS = (1, 4, 16)
 
 
 def _label(cell, rec, tau):
-    from viewcert.certify.symmetry import analyse_cell
+    from viewcert.symmetry.labels import analyse_cell
 
     if rec.status != "ok" or not len(rec.points):
         return None
@@ -160,9 +160,9 @@ def _outcome(cell, obs, delta, visibility, truth):
 
 def bench_ceiling(quick: bool) -> dict:
     from viewcert.cameras.protocols import get_protocol
-    from viewcert.certify.symmetry import analyse_cell
-    from viewcert.render.project import ObservationModel, observe
+    from viewcert.observe.project import ObservationModel, observe
     from viewcert.render.visibility import observations_from_renders, view_atom_table
+    from viewcert.symmetry.labels import analyse_cell
 
     cells = e3_conventional_cells()
     truth = {json.loads(x)["material_id"]: json.loads(x)["crystal_system"]

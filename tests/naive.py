@@ -227,7 +227,7 @@ class _OracleView:
 
     def __init__(self, view, delta, delta_unit, radius_scale, occlusion):
         from viewcert.cameras.camera import OrthographicCamera
-        from viewcert.render.project import covalent_radii
+        from viewcert.observe.project import covalent_radii
 
         cam = view.camera
         self.cam = cam

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from viewcert.attribution.extraction import EmittedAtoms, TrueCell, audit_extraction
 from viewcert.attribution.pipeline import run_ladder
 from viewcert.attribution.report import write_report
-from viewcert.cli_attribution import register
+from viewcert.cli.attribution import register
 
 H = Path(__file__).resolve().parent / "data" / "harness"
 MANIFEST = H / "manifest_example.toml"

@@ -10,37 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 from scipy import stats as sst
 
-from viewcert.attribution import stats as st
+from viewcert import stats as st
 from viewcert.errors import InputError
-
-
-def test_clopper_pearson_closed_forms():
-    # all successes: one-sided lower bound alpha^(1/n)
-    lo, hi = st.clopper_pearson(220, 220, alpha=0.05, sided="lower")
-    assert lo == pytest.approx(0.05 ** (1 / 220), abs=1e-12)
-    assert round(lo, 5) == 0.98648 and hi == 1.0
-    # two-sided all successes: (alpha/2)^(1/n); no successes: 1 - (alpha/2)^(1/n)
-    lo, hi = st.clopper_pearson(210, 210)
-    assert lo == pytest.approx(0.025 ** (1 / 210)) and hi == 1.0
-    lo, hi = st.clopper_pearson(0, 50)
-    assert lo == 0.0 and hi == pytest.approx(1 - 0.025 ** (1 / 50))
-    lo, hi = st.clopper_pearson(0, 50, sided="upper")
-    assert hi == pytest.approx(1 - 0.05 ** (1 / 50))
-
-
-@pytest.mark.parametrize("k, n", [(1, 10), (154, 210), (35, 210), (100, 200), (7, 8)])
-def test_clopper_pearson_matches_scipy(k, n):
-    ci = sst.binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
-    lo, hi = st.clopper_pearson(k, n)
-    assert lo == pytest.approx(ci.low, abs=1e-10) and hi == pytest.approx(ci.high, abs=1e-10)
-
-
-def test_clopper_pearson_rejects_bad_input():
-    for args in [(5, 4), (-1, 4), (0, 0)]:
-        with pytest.raises(InputError):
-            st.clopper_pearson(*args)
-    with pytest.raises(InputError, match="sided"):
-        st.clopper_pearson(1, 2, sided="left")
 
 
 def test_mcnemar_exact_matches_binomial():

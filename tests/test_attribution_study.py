@@ -117,7 +117,7 @@ def test_extraction_audit_reproduction():
 
 
 def test_cli_study_dir(tmp_path):
-    from viewcert.cli_attribution import register
+    from viewcert.cli.attribution import register
 
     app = typer.Typer(add_completion=False)
 

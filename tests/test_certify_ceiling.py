@@ -8,18 +8,18 @@ from dataclasses import replace
 
 import pytest
 
-from viewcert.certify.ceiling import CertifyConfig, certify_item
+from viewcert.certify import CertifyConfig, certify_item
 from viewcert.certify.certificate import (
     FORMAT,
     certificate_text,
     compute_digest,
     digest_ok,
     read_certificate,
-    verify_certificate,
     write_certificate,
 )
 from viewcert.certify.inputs import Dataset, Item, load_input
 from viewcert.certify.run import certify, items_table, run_certification, summary_text
+from viewcert.certify.verify import verify_certificate
 from viewcert.errors import InputError
 
 

@@ -8,7 +8,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from viewcert.cli_certify import register
+from viewcert.cli.certify import register
 
 
 @pytest.fixture(scope="module")

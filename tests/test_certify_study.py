@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from viewcert.certify.ceiling import CertifyConfig
+from viewcert.certify import CertifyConfig
 from viewcert.certify.inputs import load_input
 from viewcert.certify.run import run_certification
 from viewcert.certify.sweep import run_configs
@@ -53,7 +53,7 @@ def test_eval_at_delta_015_released_and_all_pairs(e3_eval):
 def test_long_rhombohedral_cell_does_not_exhaust_memory(shared_data):
     """mp-1096817 (R3m, c/a ≈ 19.5): moyopy 0.21 with an explicit angle tolerance aborts on it; the default
     cross-check does not pass one, and the item certifies."""
-    from viewcert.certify.ceiling import certify_item
+    from viewcert.certify import certify_item
 
     ds = load_input(shared_data / "data" / "e3", subset="all").select(["mp-1096817"])
     out = certify_item(ds.items[0], CertifyConfig())

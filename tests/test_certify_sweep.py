@@ -8,7 +8,7 @@ import pytest
 
 from viewcert.cameras import get_protocol
 from viewcert.cameras.conditioning import protocol_kappa
-from viewcert.certify.ceiling import CertifyConfig
+from viewcert.certify import CertifyConfig
 from viewcert.certify.inputs import load_input
 from viewcert.certify.sweep import build_configs, noise_delta, run_configs, run_sweep
 from viewcert.errors import InputError

@@ -8,7 +8,7 @@ import numpy as np
 from typer.testing import CliRunner
 
 from viewcert.cli import app
-from viewcert.render.project import ViewObservation
+from viewcert.observe.project import ViewObservation
 
 runner = CliRunner()
 

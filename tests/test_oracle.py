@@ -26,11 +26,11 @@ from tests.strategies import (
     rotations,
 )
 from viewcert.errors import InputError
+from viewcert.observe.project import ObservationModel, Observations, ViewObservation, observe
 from viewcert.oracle import _kernels as K
 from viewcert.oracle.noise import delta_for_sigma, noise_sweep
 from viewcert.oracle.phantoms import analyse, min_same_label_distance, nearest_same_label
 from viewcert.oracle.triangulate import Reconstruction, reconstruct, reconstruct_batch
-from viewcert.render.project import ObservationModel, Observations, ViewObservation, observe
 from viewcert.structures import Structure
 
 FEW = settings(max_examples=15)

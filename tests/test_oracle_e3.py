@@ -15,9 +15,9 @@ from tests import naive
 from tests.strategies import e3_conventional_cells
 from viewcert.cameras.pose import ase_rotation_matrix
 from viewcert.cameras.protocols import RENDER_CEILING_5, get_protocol
+from viewcert.observe.project import ObservationModel, Observations, observe
 from viewcert.oracle.phantoms import analyse
 from viewcert.oracle.triangulate import reconstruct_batch
-from viewcert.render.project import ObservationModel, Observations, observe
 
 pytestmark = pytest.mark.shared_data
 

@@ -62,7 +62,7 @@ def test_dask_and_local_give_identical_results(dask_cluster, tmp_path):
 
 
 def test_dask_and_local_certificates_are_identical(dask_cluster):
-    from viewcert.certify.ceiling import CertifyConfig
+    from viewcert.certify import CertifyConfig
     from viewcert.certify.certificate import certificate_text
     from viewcert.certify.inputs import load_input
     from viewcert.certify.run import run_certification

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from viewcert.cameras import get_protocol
 from viewcert.cameras.camera import OrthographicCamera
 from viewcert.errors import InputError
-from viewcert.render.project import (
+from viewcert.observe.project import (
     ObservationModel,
     Observations,
     ViewObservation,

@@ -13,9 +13,9 @@ import typer
 from PIL import Image
 from typer.testing import CliRunner
 
-from viewcert.cli_render import register
-from viewcert.render.export import ExportSettings, build_benchmark, projection_matrix, r3_prompt
-from viewcert.render.gallery import contact_sheet
+from viewcert.benchmark.export import ExportSettings, build_benchmark, projection_matrix, r3_prompt
+from viewcert.benchmark.gallery import contact_sheet
+from viewcert.cli.render import register
 from viewcert.structures import Structure
 
 SYSTEMS = ("triclinic", "monoclinic", "orthorhombic", "tetragonal", "trigonal", "hexagonal", "cubic")

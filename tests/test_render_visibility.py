@@ -1,5 +1,5 @@
 """render.visibility: observations read off the ID buffer, against plain scans and the analytic
-observations of render.project."""
+observations of observe.project."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from viewcert.cameras import get_protocol
 from viewcert.cameras.camera import OrthographicCamera
 from viewcert.errors import InputError
-from viewcert.render.project import ObservationModel, Observations, observe
+from viewcert.observe.project import ObservationModel, Observations, observe
 from viewcert.render.raster import build_scene, render, silhouette_pixel_counts
 from viewcert.render.visibility import (
     RenderedObservationModel,

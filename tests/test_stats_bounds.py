@@ -1,12 +1,12 @@
-"""Exact Clopper–Pearson bounds: closed forms and scipy's exact binomial interval."""
+"""The one exact Clopper–Pearson bound (viewcert.stats): closed forms and scipy's exact binomial interval."""
 
 from __future__ import annotations
 
 import pytest
 from scipy.stats import binomtest
 
-from viewcert.certify.bounds import clopper_pearson, clopper_pearson_interval, clopper_pearson_lower
 from viewcert.errors import InputError
+from viewcert.stats import clopper_pearson, clopper_pearson_interval, clopper_pearson_lower
 
 
 def test_all_correct_one_sided_is_alpha_to_the_one_over_n():
@@ -38,11 +38,25 @@ def test_one_sided_equals_two_sided_at_double_alpha():
 
 def test_dispatch_and_errors():
     assert clopper_pearson(3, 4, sided="two-sided").sided == "two-sided"
-    assert clopper_pearson(3, 4).sided == "one-sided-lower"
+    assert clopper_pearson(3, 4, sided="one-sided-lower").sided == "one-sided-lower"
+    with pytest.raises(TypeError):  # the side is never implied
+        clopper_pearson(3, 4)  # type: ignore[call-arg]
     for bad in [dict(k=5, n=4), dict(k=-1, n=4), dict(k=1, n=0)]:
         with pytest.raises(InputError):
-            clopper_pearson(**bad)
+            clopper_pearson(**bad, sided="two-sided")
     with pytest.raises(InputError, match="confidence"):
-        clopper_pearson(1, 2, confidence=1.0)
+        clopper_pearson(1, 2, confidence=1.0, sided="two-sided")
     with pytest.raises(InputError, match="sided"):
         clopper_pearson(1, 2, sided="left")
+
+
+def test_closed_forms_all_sides():
+    # all successes: one-sided lower bound alpha^(1/n); 220/220 at 95 % -> 0.98648
+    b = clopper_pearson(220, 220, confidence=0.95, sided="one-sided-lower")
+    assert b.lower == pytest.approx(0.05 ** (1 / 220), abs=1e-12) and round(b.lower, 5) == 0.98648 and b.upper == 1.0
+    # two-sided all successes: (alpha/2)^(1/n)
+    b = clopper_pearson_interval(210, 210)
+    assert b.lower == pytest.approx(0.025 ** (1 / 210)) and b.upper == 1.0
+    # one-sided upper with no successes: 1 - alpha^(1/n)
+    b = clopper_pearson(0, 50, confidence=0.95, sided="one-sided-upper")
+    assert b.lower == 0.0 and b.upper == pytest.approx(1 - 0.05 ** (1 / 50))

@@ -8,10 +8,11 @@ import warnings
 import numpy as np
 import pytest
 
-from viewcert.certify import _moyo, symmetry
-from viewcert.certify.symmetry import CRYSTAL_SYSTEMS, analyse_cell, crystal_system_of, symmetry_of
 from viewcert.errors import InputError
 from viewcert.structures import Structure
+from viewcert.symmetry import _moyo
+from viewcert.symmetry import labels as symmetry
+from viewcert.symmetry.labels import CRYSTAL_SYSTEMS, analyse_cell, crystal_system_of, symmetry_of
 
 FCC = (np.eye(3) * 3.6, [[0, 0, 0], [0, 0.5, 0.5], [0.5, 0, 0.5], [0.5, 0.5, 0]], [29] * 4)
 HCP = (np.array([[2.5, 0, 0], [-1.25, 2.5 * math.sqrt(3) / 2, 0], [0, 0, 4.0]]),
@@ -189,7 +190,7 @@ def test_all_230_space_groups_certified_with_five_views():
     space-group level, or the failure is explained by its phantom set (or a label mismatch of the
     generated cell itself, which is reported)."""
     pytest.importorskip("pyxtal")
-    from viewcert.certify.ceiling import CertifyConfig
+    from viewcert.certify import CertifyConfig
     from viewcert.certify.inputs import Dataset, Item
     from viewcert.certify.run import run_certification
 

@@ -1,17 +1,25 @@
 """viewcert: what do rendered views of a known structure determine?
 
-Map of the package (imports flow one way: cameras -> render -> oracle -> certify; attribution reads files):
+Map of the package, bottom layer first; a layer imports only the layers above it in this list
+(checked by ``tests/test_layers.py``):
 
+- ``errors``, ``numeric``  the error types; read-only arrays and fixed float formatting
+- ``elements``     symbols, atomic numbers, covalent radii
 - ``structures``   Structure, the frozen value object (Cartesian Å, Z, lattice rows, provenance)
-- ``standardize``  conventional standard cell in pymatgen's or spglib's orientation
+- ``symmetry``     spglib/moyopy adapters (their only importers), cell labels, standardisation, point groups
+- ``stats``        the one Clopper–Pearson bound, bootstrap, McNemar, sign test, Holm
 - ``io``           readers and writers: CIF, POSCAR, XYZ, PDB/mmCIF, SDF; pymatgen/ASE adapters; atomic writes
 - ``cameras``      Orthographic/Perspective cameras, poses, named view protocols, framing, conditioning κ
-- ``render``       projection to per-view observations; numba ray-caster with atom-ID and depth buffers
-- ``oracle``       numba correspondence-free triangulation, merge, phantom set Φ_δ, noise studies
-- ``certify``      spglib/moyopy symmetry, render ceiling R1, certificates, design sweeps
-- ``attribution``  canonical result table, harness readers, ladder, statistics, fabrication audit, reports
 - ``parallel``     map over items: local processes or a Dask cluster, checkpointed shards, resume
-- ``cli``          the ``viewcert`` command
+- ``observe``      Observations (the oracle's input contract): projection, noise, analytic occlusion
+- ``render``       numba ray-caster with atom-ID and depth buffers; observations from the ID buffer
+- ``oracle``       numba correspondence-free triangulation, merge, phantom set Φ_δ, noise studies
+- ``certify``      render ceiling R1, certificates, verification, design sweeps
+- ``tasks``        which answers of a transformation question (MiSI-style) the views determine
+- ``design``       uniqueness margins, occlusion reports, the view designer
+- ``benchmark``    export (images, JSONL, VLMEvalKit TSV, prompts, certificate) and the gallery
+- ``attribution``  canonical result table, harness readers, ladder, fabrication audit, reports
+- ``cli``          the ``viewcert`` command, one module per command group
 """
 
 __version__ = "0.1.0"

@@ -1,10 +1,11 @@
-"""Element symbols and atomic numbers (ASE's table; Z = 1..118)."""
+"""Element symbols, atomic numbers and covalent radii (ASE's tables; Z = 1..118)."""
 
 from __future__ import annotations
 
 import numpy as np
 from ase.data import atomic_numbers as _ASE_Z
 from ase.data import chemical_symbols as _ASE_SYMBOLS
+from ase.data import covalent_radii as _ASE_COVALENT_RADII
 
 from viewcert.errors import InputError
 
@@ -31,3 +32,9 @@ def symbol(z: int) -> str:
 
 def symbols(numbers: np.ndarray) -> tuple[str, ...]:
     return tuple(SYMBOLS[int(z)] for z in numbers)
+
+
+def covalent_radii(numbers) -> np.ndarray:
+    """Covalent radii (n,) in Å for atomic numbers (n,) (ASE's table, Cordero et al. 2008)."""
+    z = np.asarray(numbers, dtype=np.int64)
+    return np.asarray(_ASE_COVALENT_RADII, dtype=np.float64)[z]

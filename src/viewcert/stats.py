@@ -1,11 +1,11 @@
-"""Statistics for the ladder: exact binomial intervals, the paired item bootstrap, exact McNemar, the
+"""Statistics shared by certify and attribution: the one exact (Clopper–Pearson) binomial bound, the paired item bootstrap, exact McNemar, the
 sign test, and Holm's step-down correction.
 
 Conventions (every output records them):
 
-- Clopper–Pearson intervals are exact; ``sided="two"`` puts ``alpha/2`` in each tail, ``"lower"`` /
-  ``"upper"`` give a one-sided bound with ``alpha`` in one tail (220/220 at alpha = 0.05 ->
-  lower bound 0.05^(1/220) = 0.98648).
+- Clopper–Pearson bounds are exact and always name their side: ``"two-sided"`` puts α/2 in each tail,
+  ``"one-sided-lower"`` / ``"one-sided-upper"`` put α in one tail (220/220 at 95 % -> lower bound
+  0.05^(1/220) = 0.98648). No scipy.stats at import (it costs ~0.3 s of start-up).
 - The bootstrap resamples *items* with replacement (all rungs and all models see the same resampled
   items, so gaps and shares are paired), with ``numpy.random.default_rng(seed)``; intervals are
   percentile intervals (``numpy.quantile``, linear interpolation) at ``alpha/2`` and ``1 - alpha/2``.
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from scipy import stats as _st
+from scipy.special import bdtr, betaincinv
 
 from viewcert.errors import InputError
 
@@ -32,22 +32,69 @@ DEFAULT_ALPHA = 0.05
 DEFAULT_SHARE_CUTOFF = 0.05
 
 
-def clopper_pearson(k: int, n: int, *, alpha: float = DEFAULT_ALPHA, sided: str = "two") -> tuple[float, float]:
-    """Exact binomial confidence interval for k successes in n trials."""
-    if n <= 0 or not (0 <= k <= n):
-        raise InputError(f"need 0 <= k <= n and n > 0, got k={k}, n={n}", field="k")
-    if not 0 < alpha < 1:
-        raise InputError(f"alpha must be in (0, 1), got {alpha}", field="alpha")
-    if sided not in ("two", "lower", "upper"):
-        raise InputError(f"sided must be 'two', 'lower' or 'upper', got {sided!r}", field="sided")
-    tail = alpha / 2 if sided == "two" else alpha
-    lo = 0.0 if k == 0 else float(_st.beta.ppf(tail, k, n - k + 1))
-    hi = 1.0 if k == n else float(_st.beta.ppf(1 - tail, k + 1, n - k))
-    if sided == "lower":
+@dataclass(frozen=True)
+class Bound:
+    """An exact Clopper–Pearson bound for k successes in n trials; ``sided`` names which it is."""
+
+    k: int
+    n: int
+    confidence: float
+    sided: str  # one of SIDES
+    lower: float
+    upper: float
+
+    @property
+    def rate(self) -> float:
+        return self.k / self.n
+
+    def to_dict(self) -> dict:
+        return {"k": self.k, "n": self.n, "rate": self.rate, "confidence": self.confidence, "sided": self.sided,
+                "lower": self.lower, "upper": self.upper, "method": "clopper-pearson"}
+
+    def describe(self) -> str:
+        pct = f"{100 * self.confidence:g}%"
+        if self.sided == "one-sided-lower":
+            return f"{self.k}/{self.n} = {self.rate:.4f}; exact one-sided {pct} lower bound {self.lower:.5f}"
+        if self.sided == "one-sided-upper":
+            return f"{self.k}/{self.n} = {self.rate:.4f}; exact one-sided {pct} upper bound {self.upper:.5f}"
+        return f"{self.k}/{self.n} = {self.rate:.4f}; exact two-sided {pct} interval [{self.lower:.5f}, {self.upper:.5f}]"
+
+
+SIDES = ("one-sided-lower", "one-sided-upper", "two-sided")
+
+
+def clopper_pearson(k: int, n: int, *, confidence: float = 1 - DEFAULT_ALPHA, sided: str) -> Bound:
+    """The exact (Clopper–Pearson) binomial bound. ``sided="two-sided"`` puts α/2 = (1 − confidence)/2 in
+    each tail: [B(α/2; k, n − k + 1), B(1 − α/2; k + 1, n − k)]; ``"one-sided-lower"`` / ``"one-sided-upper"``
+    put α in one tail (the other end is 1 or 0). B is the Beta quantile (scipy.special.betaincinv; 0 at k = 0,
+    1 at k = n). 210/210 one-sided lower at 95 %: 0.05^(1/210)."""
+    if int(n) != n or n < 1:
+        raise InputError(f"n must be a positive integer, got {n}", field="n")
+    if int(k) != k or not 0 <= k <= n:
+        raise InputError(f"k must be an integer in 0..n={n}, got {k}", field="k")
+    if not 0.0 < confidence < 1.0:
+        raise InputError(f"confidence must be in (0, 1), got {confidence}", field="confidence")
+    if sided not in SIDES:
+        raise InputError(f"sided must be one of {', '.join(SIDES)}, got {sided!r}", field="sided")
+    k, n = int(k), int(n)
+    tail = (1.0 - confidence) / (2 if sided == "two-sided" else 1)
+    lo = 0.0 if k == 0 else float(betaincinv(k, n - k + 1, tail))
+    hi = 1.0 if k == n else float(betaincinv(k + 1, n - k, 1.0 - tail))
+    if sided == "one-sided-lower":
         hi = 1.0
-    elif sided == "upper":
+    elif sided == "one-sided-upper":
         lo = 0.0
-    return lo, hi
+    return Bound(k, n, float(confidence), sided, lo, hi)
+
+
+def clopper_pearson_lower(k: int, n: int, confidence: float = 0.95) -> Bound:
+    """One-sided exact lower bound: P(rate ≥ lower) ≥ confidence."""
+    return clopper_pearson(k, n, confidence=confidence, sided="one-sided-lower")
+
+
+def clopper_pearson_interval(k: int, n: int, confidence: float = 0.95) -> Bound:
+    """Two-sided exact interval with coverage ≥ confidence."""
+    return clopper_pearson(k, n, confidence=confidence, sided="two-sided")
 
 
 @dataclass(frozen=True)
@@ -70,7 +117,7 @@ def mcnemar_exact(a: np.ndarray, b: np.ndarray) -> McNemar:
     a_only = int((a & ~b).sum())
     b_only = int((~a & b).sum())
     m = a_only + b_only
-    p = 1.0 if m == 0 else min(1.0, 2.0 * float(_st.binom.cdf(min(a_only, b_only), m, 0.5)))
+    p = 1.0 if m == 0 else min(1.0, 2.0 * float(bdtr(min(a_only, b_only), m, 0.5)))
     return McNemar(a_only, b_only, int((a & b).sum()), int((~a & ~b).sum()), p)
 
 
@@ -105,7 +152,7 @@ def sign_test(values: Sequence[float | Fraction], *, mu: float = 0.0) -> SignTes
     neg = sum(x < 0 for x in d)
     zero = len(d) - pos - neg
     n = pos + neg
-    p = 1.0 if n == 0 else float(_st.binomtest(pos, n, 0.5).pvalue)
+    p = 1.0 if n == 0 else min(1.0, 2.0 * float(bdtr(min(pos, n - pos), n, 0.5)))  # exact: Bin(n, ½) is symmetric
     return SignTest(pos, neg, zero, p)
 
 

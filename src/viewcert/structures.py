@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -247,23 +246,6 @@ class Structure:
         return float(best)
 
     # ----------------------------------------------------------------- standard settings
-    def conventional_standard(
-        self,
-        *,
-        symprec: float = 0.01,
-        angle_tolerance: float = 5.0,
-        orientation: Literal["pymatgen", "spglib"] = "pymatgen",
-    ) -> Structure:
-        """Conventional standard cell. ``orientation="pymatgen"`` reproduces pymatgen's
-        ``SpacegroupAnalyzer(s, symprec, angle_tolerance).get_conventional_standard_structure()`` (lattice
-        matrix and sites); ``"spglib"`` returns spglib's own standardized cell (``standardize_cell``,
-        ``to_primitive=False, no_idealize=False``). symprec in Å, angle_tolerance in degrees."""
-        from viewcert.standardize import conventional_standard_cell
-
-        return conventional_standard_cell(
-            self, symprec=symprec, angle_tolerance=angle_tolerance, orientation=orientation
-        )
-
     def to_dict(self) -> dict:
         return {
             "positions": self.positions.tolist(),

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
-from viewcert.attribution import stats as st
+from viewcert import stats as st
 from viewcert.attribution.table import read_json
 from viewcert.errors import InputError
 

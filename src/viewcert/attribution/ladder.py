@@ -15,6 +15,9 @@ Per model and ceiling: perception gap R3 − R4, post-perception residual R1 −
 fractions; floats appear only at the output.
 
 R1 comes from a number (``"1"``, ``"0.9524"``, ``"200/210"``; exact, no item-level variation except that
+from viewcert.certify.certificate import digest_ok
+
+
 R1 = 1 or 0 fixes every item) or from a certificate JSON (counts and, when present, per-item outcomes,
 which the bootstrap and McNemar then use).
 """
@@ -31,9 +34,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from viewcert.attribution import stats as st
+from viewcert import stats as st
 from viewcert.attribution.parsing import TIE_RULES, majority_vote
 from viewcert.attribution.table import RUNGS, Coverage, ResultTable, read_json, sha256_file
+from viewcert.certify.certificate import digest_ok
 from viewcert.errors import InputError
 
 DEFAULT_THRESHOLD = 0.05
@@ -203,14 +207,10 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
 
 
 def _verify_digest(cert: Mapping) -> bool | None:
-    """Check a viewcert certificate's own digest with :mod:`viewcert.certify.certificate` when that module
-    is available and the file is in its format; None when it cannot be checked."""
+    """Check a viewcert certificate's own digest (:func:`viewcert.certify.certificate.digest_ok`) when the file
+    is in its format; None when it cannot be checked."""
     if not str(cert.get("format", "")).startswith("viewcert-certificate/") or not isinstance(cert.get("digest"),
                                                                                              Mapping):
-        return None
-    try:
-        from viewcert.certify.certificate import digest_ok
-    except ImportError:
         return None
     return bool(digest_ok(dict(cert)))
 
@@ -381,7 +381,8 @@ def build_ladder(
 
     arm_rows = []
     for (model, rung), a in sorted(arms.items(), key=lambda kv: (kv[0][0], RUNGS.index(kv[0][1]))):
-        lo, hi = st.clopper_pearson(a.correct, a.n_items, alpha=alpha)
+        b = st.clopper_pearson_interval(a.correct, a.n_items, 1 - alpha)
+        lo, hi = b.lower, b.upper
         arm_rows.append({
             "model": model, "rung": rung, "correct": a.correct, "n": a.n_items, "accuracy": float(a.accuracy),
             "ci_lo": lo, "ci_hi": hi, "scored": a.scored, "unscored_reason": a.reason,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from viewcert.attribution import stats as st
+from viewcert import stats as st
 from viewcert.attribution.extraction import (
     DEFAULT_NULL_DRAWS,
     DEFAULT_TOLERANCES,

@@ -8,21 +8,47 @@ from __future__ import annotations
 import base64
 import html
 import importlib.metadata
+import math
+import os
 import platform
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from viewcert.attribution import plots
-from viewcert.attribution._io import jsonable, write_bytes_atomic, write_json_atomic, write_text_atomic
 from viewcert.attribution.extraction import ExtractionAudit
 from viewcert.attribution.ladder import Ladder
 from viewcert.attribution.table import RUNGS, InputRecord, ResultTable
+from viewcert.io.atomic import write_bytes_atomic, write_json_atomic, write_text_atomic
 
 PACKAGES = ("viewcert", "numpy", "scipy", "pandas", "matplotlib", "pymatgen", "spglib")
+
+
+def jsonable(obj: Any) -> Any:
+    """Plain-JSON version of report data: NaN -> None, numpy -> Python, Fractions -> str."""
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, (np.bool_,)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        x = float(obj)
+        return None if not math.isfinite(x) else x
+    if isinstance(obj, Fraction):
+        return str(obj)
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, np.ndarray)):
+        return [jsonable(v) for v in (obj.tolist() if isinstance(obj, np.ndarray) else obj)]
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    return str(obj)
 
 
 def versions() -> dict[str, str]:

@@ -37,8 +37,21 @@ from typing import Any
 
 import numpy as np
 
+from viewcert.cameras.protocols import get_protocol
+from viewcert.certify import CertifyConfig, conventional_cell
+from viewcert.certify.certificate import write_certificate
+from viewcert.certify.inputs import load_input
+from viewcert.certify.run import items_table, run_certification
 from viewcert.errors import InputError
-from viewcert.structures import Structure
+from viewcert.io.atomic import json_dumps, write_text_atomic
+from viewcert.io.cell import cell_parameters
+from viewcert.io.images import png_base64, write_buffers, write_png, write_sidecar
+from viewcert.parallel import map_items
+from viewcert.render.palette import get_style
+from viewcert.render.raster import build_scene, frame_cameras, render
+from viewcert.render.visibility import view_atom_table
+from viewcert.structures import Structure, tiling_translations
+from viewcert.symmetry.labels import CRYSTAL_SYSTEMS, analyse_cell
 
 TASKS = ("crystal-system",)
 LETTERS = "ABCDEFGHIJ"
@@ -50,8 +63,6 @@ R3_PREAMBLE = (
 
 
 def crystal_systems() -> tuple[str, ...]:
-    from viewcert.certify.symmetry import CRYSTAL_SYSTEMS
-
     return CRYSTAL_SYSTEMS
 
 
@@ -95,8 +106,6 @@ class ExportSettings:
 
 
 def image_question(settings: ExportSettings, view_names: tuple[str, ...]) -> str:
-    from viewcert.render.palette import get_style
-
     st = get_style(settings.style)
     look = {"study": "flat discs with outlines", "ball-and-stick": "ball-and-stick", "spacefill": "space-filling"}
     t = "×".join(str(x) for x in settings.tiling)
@@ -113,8 +122,6 @@ def image_question(settings: ExportSettings, view_names: tuple[str, ...]) -> str
 def r3_prompt(cell: Structure) -> str:
     """Geometry as text (rung R3), in the render-ceiling study's format: cell parameters, atom count and
     fractional coordinates (wrapped to [0, 1)) of the rendered conventional cell."""
-    from viewcert.io.cell import cell_parameters
-
     a, b, c, al, be, ga = cell_parameters(cell.lattice)
     frac = cell.frac_coords
     frac = frac - np.floor(frac)
@@ -157,15 +164,11 @@ def _r(x: float, nd: int = 6) -> float:
 
 def view_sidecar(result, *, view_name: str, image: str, structure: Structure, framing: dict) -> dict:
     """The JSON sidecar of one rendered view (see module docstring)."""
-    from viewcert.render.visibility import view_atom_table
-
     tab = view_atom_table(result)
     scene = result.scene
     n_cell = structure.n_atoms
     shifts = None
     if structure.is_periodic:
-        from viewcert.structures import tiling_translations
-
         shifts = tiling_translations(scene.tiling).astype(int)
     atoms = []
     for k in range(scene.n_atoms):
@@ -217,11 +220,6 @@ def _order_key(item_id: str) -> str:
 
 def export_item(job: tuple) -> dict:
     """Render one question's views and write its PNGs and sidecars (module level: runs in workers)."""
-    from viewcert.certify.ceiling import _label_dict, conventional_cell
-    from viewcert.certify.symmetry import analyse_cell
-    from viewcert.io.images import write_buffers, write_png, write_sidecar
-    from viewcert.render.raster import build_scene, frame_cameras, render
-
     item, index, settings, out = job
     settings = ExportSettings(**settings)
     out = Path(out)
@@ -235,7 +233,7 @@ def export_item(job: tuple) -> dict:
                                   orientation="pymatgen")
         check = analyse_cell(s.lattice, s.frac_coords, s.numbers, symprec=settings.tau, angle_tolerance=5.0,
                              cross_check=True)
-        rendered = _label_dict(check)
+        rendered = check.label_dict()
     except Exception as exc:  # noqa: BLE001 - an unreadable item is reported, not fatal
         rec["error"] = f"{type(exc).__name__}: {exc}"
         return rec
@@ -250,7 +248,6 @@ def export_item(job: tuple) -> dict:
                 "cross_check": None if check.agree else check.describe_disagreement(),
                 "formula": s.formula, "n_cell_atoms": s.n_atoms,
                 "r3_prompt": r3_prompt(s if settings.r3_cell == "rendered" else raw)})
-    from viewcert.cameras.protocols import get_protocol
 
     proto = get_protocol(settings.protocol)
     cams = frame_cameras(s, proto, style=settings.style, tiling=settings.tiling, width=settings.size,
@@ -280,7 +277,6 @@ def export_item(job: tuple) -> dict:
 def _tsv(records: list[dict], out: Path, question: str, choices: tuple[str, ...], task: str) -> str:
     import pandas as pd
 
-    from viewcert.io.images import png_base64
 
     rows = []
     for r in records:
@@ -312,10 +308,6 @@ def build_benchmark(
 ) -> dict:
     """Export a benchmark (see module docstring); returns the manifest dict. ``ids``/``limit`` restrict the
     input items (``limit``: the first n in the SHA-256 order, so a prefix is not biased by input order)."""
-    from viewcert.certify.inputs import load_input
-    from viewcert.io.atomic import json_dumps, write_text_atomic
-    from viewcert.parallel import map_items
-
     settings = settings or ExportSettings()
     out = Path(out)
     dataset = load_input(str(input_spec), subset=subset)
@@ -346,7 +338,6 @@ def build_benchmark(
     errors = [r for r in records if "error" in r]
     good = [r for r in records if "error" not in r and r.get("answer")]
     choices = crystal_systems()
-    from viewcert.cameras.protocols import get_protocol
 
     view_names = get_protocol(settings.protocol).view_names
     question = image_question(settings, view_names)
@@ -398,9 +389,6 @@ def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_worke
     try:
         from dataclasses import fields
 
-        from viewcert.certify.ceiling import CertifyConfig
-        from viewcert.certify.certificate import write_certificate
-        from viewcert.certify.run import items_table, run_certification
     except ImportError as exc:  # pragma: no cover - certify is part of the package
         return {"status": "not written", "reason": f"viewcert.certify unavailable: {exc}"}
     kw: dict[str, Any] = {"protocol": settings.protocol, "delta": delta, "tau": settings.tau,
@@ -416,7 +404,6 @@ def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_worke
             kw[k] = settings.style if k == "style" else 0.5
     cfg = CertifyConfig(**{k: v for k, v in kw.items() if k in names})
     cert, _ = run_certification(dataset, cfg, n_workers=n_workers, progress=False)
-    from viewcert.io.atomic import write_text_atomic
 
     write_certificate(out / "certificate.json", cert)
     write_text_atomic(out / "certificate_items.csv", items_table(cert))

@@ -11,6 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from viewcert.cameras.protocols import get_protocol
+from viewcert.certify import conventional_cell
+from viewcert.io.builtin import builtin
+from viewcert.io.images import write_png
+from viewcert.render.raster import build_scene, frame_cameras, render
 from viewcert.structures import Structure
 
 DEFAULT_ROWS = (
@@ -23,27 +28,17 @@ DEFAULT_ROWS = (
 )
 
 
-def _conventional(s: Structure) -> Structure:
+def rendered_cell(s: Structure) -> Structure:
+    """What the gallery and ``viewcert render`` draw: a crystal's conventional standard cell (pymatgen
+    orientation, 0.01 Å, 5°), a molecule as it is."""
     if not s.is_periodic:
         return s
-    try:
-        from viewcert.certify.ceiling import conventional_cell
-
-        return conventional_cell(s, symprec=0.01, angle_tolerance=5.0, orientation="pymatgen")
-    except ImportError:  # pragma: no cover - certify is part of the package
-        from pymatgen.symmetry.analyzer import SpacegroupAnalyzer
-
-        from viewcert.io.pymatgen_adapter import from_pymatgen, to_pymatgen
-
-        conv = SpacegroupAnalyzer(to_pymatgen(s), symprec=0.01, angle_tolerance=5).get_conventional_standard_structure()
-        return from_pymatgen(conv, provenance=s.provenance)
+    return conventional_cell(s, symprec=0.01, angle_tolerance=5.0, orientation="pymatgen")
 
 
 def default_rows() -> list[tuple[Structure, str]]:
     """The gallery's built-in crystals (conventional cells) and molecules with their styles."""
-    from viewcert.io.builtin import builtin
-
-    return [(_conventional(builtin(f"builtin:{name}")[0]), style) for name, style in DEFAULT_ROWS]
+    return [(rendered_cell(builtin(f"builtin:{name}")[0]), style) for name, style in DEFAULT_ROWS]
 
 
 def contact_sheet(
@@ -58,8 +53,6 @@ def contact_sheet(
     top and left."""
     from PIL import Image, ImageDraw, ImageFont
 
-    from viewcert.cameras.protocols import get_protocol
-    from viewcert.render.raster import build_scene, frame_cameras, render
 
     rows = default_rows() if rows is None else list(rows)
     proto = get_protocol(protocol)
@@ -88,6 +81,4 @@ def contact_sheet(
 
 def write_gallery(path, **kw) -> str:
     """Render ``contact_sheet(**kw)`` and write it as PNG (deterministic); returns the path."""
-    from viewcert.io.images import write_png
-
     return str(write_png(path, contact_sheet(**kw), palette=True))

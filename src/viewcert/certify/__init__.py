@@ -1,3 +1,23 @@
-"""Certification: symmetry (spglib, cross-checked by moyopy), render ceilings and certificates.
+"""Certification: the render ceiling R1 of a benchmark, its certificate, verification and design sweeps.
 
-Kept import-light: ``viewcert.standardize`` imports ``certify._spglib`` at the bottom of the stack."""
+Layers below: ``symmetry`` (labels, standardisation), ``stats`` (Clopper–Pearson), ``observe``, ``render``
+(ID-buffer visibility), ``oracle``. Modules: ``config`` (CertifyConfig), ``inputs`` (datasets),
+``evaluate`` (one item), ``summary`` (R1 and bounds), ``digests``, ``certificate`` (build, digest, read,
+write), ``run`` (end to end), ``verify``, ``sweep``, ``plots``.
+"""
+
+from viewcert.certify.certificate import build_certificate, read_certificate, write_certificate
+from viewcert.certify.config import DEFAULT_DELTA, CertifyConfig, get_protocol_views
+from viewcert.certify.evaluate import certify_item, conventional_cell, evaluate, prepare
+from viewcert.certify.inputs import Dataset, Item, load_input
+from viewcert.certify.run import certify, items_table, run_certification, summary_text
+from viewcert.certify.summary import summarize
+from viewcert.certify.sweep import run_sweep
+from viewcert.certify.verify import VerifyReport, verify_certificate
+
+__all__ = [
+    "DEFAULT_DELTA", "CertifyConfig", "Dataset", "Item", "VerifyReport", "build_certificate", "certify",
+    "certify_item", "conventional_cell", "evaluate", "get_protocol_views", "items_table", "load_input", "prepare",
+    "read_certificate", "run_certification", "run_sweep", "summarize", "summary_text", "verify_certificate",
+    "write_certificate",
+]

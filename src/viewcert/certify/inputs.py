@@ -24,6 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from viewcert.errors import InputError
+from viewcert.io.builtin import PROTOTYPES, builtin
+from viewcert.io.cif import read_cif_text
+from viewcert.io.read import read_structure
 from viewcert.structures import Structure, sha256_text
 
 STRUCTURE_SUFFIXES = (".cif", ".mcif", ".vasp", ".poscar", ".xyz", ".extxyz", ".pdb", ".ent", ".mmcif", ".sdf",
@@ -51,8 +54,6 @@ class Item:
         if self.kind == "structure":
             return self.payload
         if self.kind == "cif_text":
-            from viewcert.io.cif import read_cif_text
-
             return read_cif_text(self.payload, source=self.id, identifier=self.id)
         if self.kind == "file":
             return _read_file(self.payload, self.id)
@@ -88,8 +89,6 @@ class Dataset:
 
 
 def _read_file(path: str, identifier: str) -> Structure:
-    from viewcert.io.read import read_structure
-
     s = read_structure(path)
     return replace(s, provenance=replace(s.provenance, identifier=identifier))
 
@@ -200,8 +199,6 @@ def load_folder(root: Path, *, spec: str | None = None) -> Dataset:
 def load_builtin(spec: str) -> Dataset:
     """``builtin:NAME`` (see ``viewcert.io.builtin``). AFLOW prototypes carry their library label: the
     space-group number in the AFLOW label and the crystal system of ``PROTOTYPES``."""
-    from viewcert.io.builtin import builtin
-
     items = []
     for s in builtin(spec):
         ident = s.identifier
@@ -214,7 +211,6 @@ def load_builtin(spec: str) -> Dataset:
 def _builtin_label(ident: str) -> dict | None:
     if not ident.startswith("aflow:"):
         return None
-    from viewcert.io.builtin import PROTOTYPES
 
     label = ident[len("aflow:"):]
     systems = {lab: cs for lab, cs, _ in PROTOTYPES}

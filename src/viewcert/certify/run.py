@@ -1,6 +1,6 @@
 """Run a certification end to end: items → ``parallel.map_items`` → certificate, table, plots.
 
-    from viewcert.certify.run import certify
+    from viewcert.certify import certify
     cert = certify("builtin:prototypes", CertifyConfig(protocol="render-ceiling-5"), out="out")
 
 Outputs in ``out``: ``certificate.json`` (deterministic, digested), ``items.csv`` (one row per item),
@@ -19,8 +19,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from viewcert.certify.ceiling import CertifyConfig, certify_item
+from viewcert.certify import plots as P
 from viewcert.certify.certificate import build_certificate, library_versions, write_certificate
+from viewcert.certify.config import CertifyConfig
+from viewcert.certify.evaluate import certify_item
 from viewcert.certify.inputs import Dataset, load_input
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.parallel import MapResult, map_items
@@ -131,8 +133,6 @@ def write_outputs(out: str | Path, cert: dict, *, plots: bool = True, run: MapRe
              "table": write_text_atomic(out / "items.csv", items_table(cert)),
              "summary": write_text_atomic(out / "summary.txt", summary_text(cert))}
     if plots:
-        from viewcert.certify import plots as P
-
         paths["plot_systems"] = P.plot_ceiling_by_system(cert, out / "ceiling_by_system.png")
         paths["plot_phantoms"] = P.plot_phantoms(cert, out / "phantoms.png")
     if run is not None:

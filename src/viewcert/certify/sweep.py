@@ -18,13 +18,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from viewcert.certify.bounds import clopper_pearson_lower
-from viewcert.certify.ceiling import CertifyConfig, _r, evaluate, get_protocol_views, prepare
+from viewcert.cameras.conditioning import protocol_kappa
+from viewcert.certify import plots as P
+from viewcert.certify.config import CertifyConfig, get_protocol_views
+from viewcert.certify.evaluate import evaluate, prepare
 from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.run import fingerprint
 from viewcert.errors import InputError
 from viewcert.io.atomic import write_json_atomic, write_text_atomic
+from viewcert.numeric import sig
+from viewcert.oracle import noise as _noise
+from viewcert.oracle.noise import noise_sweep
 from viewcert.parallel import map_items
+from viewcert.stats import clopper_pearson_lower
 
 STUDY_DELTAS = (0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.10, 0.125, 0.15, 0.20, 0.25, 0.30, 0.40, 0.50)
 
@@ -50,8 +56,6 @@ def noise_delta(sigma: float, kappa: float, base_delta: float, sigma_unit: str =
     if sigma <= 0:
         return base_delta
     try:
-        from viewcert.oracle import noise as _noise
-
         rule = getattr(_noise, "delta_for_sigma", None)
     except ImportError:  # pragma: no cover
         rule = None
@@ -63,8 +67,6 @@ def noise_delta(sigma: float, kappa: float, base_delta: float, sigma_unit: str =
 def build_configs(base: CertifyConfig, *, protocols: list[str], subsets: bool = False, min_views: int = 2,
                   deltas: list[float] | None = None, sigmas: list[float] | None = None, seeds: int = 3,
                   sigma_unit: str = "angstrom", tie_tau: bool = False) -> list[Tagged]:
-    from viewcert.cameras.conditioning import protocol_kappa
-
     out: list[Tagged] = []
     for name in protocols:
         full = get_protocol_views(name, None)
@@ -102,8 +104,6 @@ def _compact(o: dict) -> dict:
 def _noise_module_rates(cell, cfg: CertifyConfig) -> dict:
     """Reconstruction-level outcome of one noisy run from ``viewcert.oracle.noise.noise_sweep`` (same noise
     model, seed rule, δ and oracle options as the certification of the same configuration)."""
-    from viewcert.oracle.noise import noise_sweep
-
     protocol = get_protocol_views(cfg.protocol, cfg.views)
     (pt,) = noise_sweep([cell], lambda s: protocol.cameras(s, tiling=cfg.tiling, width=cfg.image_size,
                                                            height=cfg.image_size),
@@ -151,10 +151,10 @@ class SweepResult:
             k = sum(c["correct"] for c in col)
             n = len(col)
             ph = [c["n_phantoms"] or 0 for c in col]
-            out.append({**t.tag(), "correct": k, "n": n, "R1": _r(k / n, 6),
-                        "lower_bound_95_one_sided": _r(clopper_pearson_lower(k, n, 0.95).lower, 6),
-                        "items_with_phantoms": sum(1 for x in ph if x), "phantom_rate": _r(sum(1 for x in ph if x) / n, 6),
-                        "mean_phantoms": _r(sum(ph) / n, 6),
+            out.append({**t.tag(), "correct": k, "n": n, "R1": sig(k / n, 6),
+                        "lower_bound_95_one_sided": sig(clopper_pearson_lower(k, n, 0.95).lower, 6),
+                        "items_with_phantoms": sum(1 for x in ph if x), "phantom_rate": sig(sum(1 for x in ph if x) / n, 6),
+                        "mean_phantoms": sig(sum(ph) / n, 6),
                         "items_with_missing": sum(1 for c in col if c["n_missing"]),
                         "errors": sum(1 for c in col if c["outcome"] == "error"),
                         "failures": ";".join(self.dataset.items[i].id for i, row in enumerate(self.per_item)
@@ -178,14 +178,14 @@ class SweepResult:
             ok = bool(mod) and all("recovered" in x for x in mod)
 
             def rate(key: str, mod=mod, ok=ok) -> float | None:
-                return _r(sum(x[key] for x in mod) / len(mod), 6) if ok else None
+                return sig(sum(x[key] for x in mod) / len(mod), 6) if ok else None
 
             out.append({"protocol": p, "sigma": s, "sigma_unit": unit, "delta": d, "tau": tau, "seeds": len(ks),
-                        "correct_per_seed": " ".join(map(str, ks)), "mean_correct": _r(m, 6), "sd_correct": _r(sd, 4),
-                        "n": n, "mean_R1": _r(m / n, 6),
+                        "correct_per_seed": " ".join(map(str, ks)), "mean_correct": sig(m, 6), "sd_correct": sig(sd, 4),
+                        "n": n, "mean_R1": sig(m / n, 6),
                         "recovery_rate": rate("recovered"), "exact_rate": rate("exact"),
                         "phantom_rate": rate("phantom"), "failure_rate": rate("failed"),
-                        "phantom_rate_certify": _r(sum(1 for r in runs if r["n_phantoms"]) / len(runs), 6)})
+                        "phantom_rate_certify": sig(sum(1 for r in runs if r["n_phantoms"]) / len(runs), 6)})
         return out
 
     def item_rows(self) -> list[dict]:
@@ -234,12 +234,10 @@ def _csv(rows: list[dict]) -> str:
 
 
 def kappa_rows(protocols: list[str]) -> list[dict]:
-    from viewcert.cameras.conditioning import protocol_kappa
-
     out = []
     for name in protocols:
         for pair, k in protocol_kappa(get_protocol_views(name, None)).items():
-            out.append({"protocol": name, "pair": pair, "kappa": _r(k, 6)})
+            out.append({"protocol": name, "pair": pair, "kappa": sig(k, 6)})
     return out
 
 
@@ -297,8 +295,6 @@ def run_sweep(input_spec: str | Path | Dataset, base: CertifyConfig | None = Non
 
 def write_sweep(res: SweepResult, out: Path, *, plots: bool = True, reference_frontier: dict | None = None
                 ) -> dict[str, Path]:
-    from viewcert.certify import plots as P
-
     paths: dict[str, Path] = {}
     tables = {"base": res.rows("base"), "subsets": res.rows("subset"), "deltas": res.rows("delta"),
               "noise": res.noise_rows(), "noise_seeds": res.rows("noise"), "kappa": res.kappa}

@@ -9,17 +9,9 @@ from pathlib import Path
 
 import typer
 
+from viewcert.cli.options import parse_tiling
+
 LEVEL_HELP = "label level R1 scores: crystal_system | point_group | space_group"
-
-
-def _tiling(text: str) -> tuple[int, int, int]:
-    try:
-        parts = tuple(int(x) for x in text.split(","))
-    except ValueError:
-        raise typer.BadParameter(f"tiling must be three integers like 2,2,2, got {text!r}") from None
-    if len(parts) != 3 or min(parts) < 1:
-        raise typer.BadParameter(f"tiling must be three positive integers like 2,2,2, got {text!r}")
-    return parts  # type: ignore[return-value]
 
 
 def _floats(text: str | None, name: str) -> list[float] | None:
@@ -38,16 +30,16 @@ def _views(text: str | None) -> tuple[str, ...] | None:
 def _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
             sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge=False, supercell="1,1,1",
             observe="ideal", min_pixels=1, cross_check_angle=False):
-    from viewcert.certify.ceiling import CertifyConfig
+    from viewcert.certify import CertifyConfig
     from viewcert.errors import ViewcertError
 
     try:
         return CertifyConfig(protocol=protocol, views=_views(views), delta=delta, tau=symprec,
-                             angle_tolerance=angle_tolerance, tiling=_tiling(tiling), pairs=pairs,
+                             angle_tolerance=angle_tolerance, tiling=parse_tiling(tiling), pairs=pairs,
                              merge=merge or None, score=score, truth=truth, sigma=sigma, sigma_unit=sigma_unit,
                              seed=seed, occlusion=occlusion, standardize=not no_standardize,
                              cross_check=not no_cross_check, periodic_merge=not cartesian_merge,
-                             supercell=_tiling(supercell), observe=observe, min_pixels=min_pixels,
+                             supercell=parse_tiling(supercell), observe=observe, min_pixels=min_pixels,
                              cross_check_angle=cross_check_angle)
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
@@ -115,7 +107,7 @@ def verify_cmd(
     workers: int = typer.Option(None, help="local worker processes"),
 ) -> None:
     """Recompute CERT from its recorded inputs and settings; report every difference (exit 1 if any)."""
-    from viewcert.certify.certificate import verify_certificate
+    from viewcert.certify.verify import verify_certificate
     from viewcert.errors import ViewcertError
 
     try:

@@ -33,11 +33,11 @@ def observe(
     from rich.console import Console
     from rich.table import Table
 
-    from viewcert.cli_certify import _tiling
-    from viewcert.main_job import observe_sample
+    from viewcert.cli.main_job import observe_sample
+    from viewcert.cli.options import parse_tiling
 
     structures = _load(source)
-    rows = observe_sample(structures, out, protocol_name=protocol, tiling=_tiling(tiling))
+    rows = observe_sample(structures, out, protocol_name=protocol, tiling=parse_tiling(tiling))
     table = Table(title=f"observations: {source} through {protocol} (tiling {tiling})")
     for col in ("id", "formula", "kind", "atoms", "points per view", "zone-axis views"):
         table.add_column(col)
@@ -59,9 +59,9 @@ def run(
     """The main job on built-in data (what ``make run`` calls): observations of the built-in sample, the
     certified render ceiling of the built-in prototypes under render-ceiling-5 (δ = τ = 0.01 Å), and a
     gallery contact sheet."""
-    from viewcert.certify.ceiling import CertifyConfig
+    from viewcert.benchmark.gallery import write_gallery
+    from viewcert.certify import CertifyConfig
     from viewcert.certify.run import certify, summary_text
-    from viewcert.render.gallery import write_gallery
 
     observe("builtin:sample", "render-ceiling-5", "1,1,1", out)
     cert = certify("builtin:prototypes", CertifyConfig(protocol="render-ceiling-5"), out=out, n_workers=workers)
@@ -82,7 +82,9 @@ def _load(source: str):
 
 def _mount_subcommands() -> None:
     """Each area keeps its commands in its own module; they register themselves here."""
-    from viewcert import cli_attribution, cli_certify, cli_render
+    from viewcert.cli import attribution as cli_attribution
+    from viewcert.cli import certify as cli_certify
+    from viewcert.cli import render as cli_render
 
     cli_certify.register(app)
     cli_render.register(app)

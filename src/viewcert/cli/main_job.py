@@ -8,8 +8,9 @@ from pathlib import Path
 
 from viewcert.cameras import get_protocol
 from viewcert.cameras.conditioning import protocol_kappa, zone_axis_warnings
-from viewcert.render.project import ObservationModel, observe
+from viewcert.observe.project import ObservationModel, observe
 from viewcert.structures import Structure
+from viewcert.symmetry.standardize import conventional_standard_cell
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class ObservedItem:
 
 def prepare(structure: Structure) -> Structure:
     """Crystals go to the conventional standard cell in pymatgen's orientation (the study's frame)."""
-    return structure.conventional_standard() if structure.is_periodic else structure
+    return conventional_standard_cell(structure) if structure.is_periodic else structure
 
 
 def observe_sample(

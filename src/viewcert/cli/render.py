@@ -10,20 +10,8 @@ from pathlib import Path
 
 import typer
 
+from viewcert.cli.options import parse_tiling
 from viewcert.errors import ViewcertError
-
-
-def _tiling(text: str) -> tuple[int, int, int]:
-    parts = [p for p in re.split(r"[,x×\s]+", text.strip()) if p]
-    if len(parts) == 1:
-        parts = parts * 3
-    try:
-        t = tuple(int(p) for p in parts)
-    except ValueError:
-        raise typer.BadParameter(f"tiling must be like 2,2,2 or 2x2x2, got {text!r}") from None
-    if len(t) != 3 or min(t) < 1:
-        raise typer.BadParameter(f"tiling must be three positive integers, got {text!r}")
-    return t  # type: ignore[return-value]
 
 
 def _safe(name: str) -> str:
@@ -46,14 +34,14 @@ def render_cmd(
     limit: int = typer.Option(0, help="render only the first N items (0 = all)"),
 ) -> None:
     """Render every structure of INPUT in every view: PNG + JSON sidecar (+ ID/depth buffers)."""
+    from viewcert.benchmark.export import view_sidecar
+    from viewcert.benchmark.gallery import rendered_cell
     from viewcert.certify.inputs import load_input
     from viewcert.io.images import write_buffers, write_png, write_sidecar
-    from viewcert.render.export import view_sidecar
-    from viewcert.render.gallery import _conventional
     from viewcert.render.raster import build_scene, frame_cameras, render
 
     try:
-        t = _tiling(tiling)
+        t = parse_tiling(tiling)
         dataset = load_input(input_spec, subset=subset)
         items = dataset.items[:limit] if limit else dataset.items
         from viewcert.cameras.protocols import get_protocol
@@ -63,7 +51,7 @@ def render_cmd(
         for it in items:
             s = it.read()
             if conventional:
-                s = _conventional(s)
+                s = rendered_cell(s)
             tt = t if s.is_periodic else (1, 1, 1)
             cams = frame_cameras(s, proto, style=style, tiling=tt, width=size, height=size, kind=kind)
             scene = build_scene(s, style, tiling=tt)
@@ -103,10 +91,10 @@ def build_benchmark_cmd(
     buffers: bool = typer.Option(False, help="also write ID/depth buffers (.npy) per view"),
 ) -> None:
     """Export a benchmark: images, sidecars, JSONL, VLMEvalKit TSV, R3 prompts, certificate."""
-    from viewcert.render.export import ExportSettings, build_benchmark
+    from viewcert.benchmark.export import ExportSettings, build_benchmark
 
     try:
-        settings = ExportSettings(protocol=protocol, task=task, style=style, tiling=_tiling(tiling), size=size,
+        settings = ExportSettings(protocol=protocol, task=task, style=style, tiling=parse_tiling(tiling), size=size,
                                   truth=truth, buffers=buffers, tau=delta)
         m = build_benchmark(input_spec, out, settings=settings, subset=subset, limit=limit or None,
                             certify=certify, delta=delta, n_workers=workers)
@@ -129,7 +117,7 @@ def gallery_cmd(
     tile_px: int = typer.Option(170, help="size of one view, px"),
 ) -> None:
     """Contact sheet of built-in crystals and molecules in every view of the study's protocol."""
-    from viewcert.render.gallery import write_gallery
+    from viewcert.benchmark.gallery import write_gallery
 
     try:
         path = write_gallery(out, tile_px=tile_px)

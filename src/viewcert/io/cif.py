@@ -45,12 +45,12 @@ from typing import Literal
 import gemmi
 import numpy as np
 
-from viewcert._pymatgen_order import electronegativity, replay_sort
 from viewcert.elements import SYMBOLS
 from viewcert.errors import InputError
 from viewcert.io._common import read_source
 from viewcert.io.cell import lattice_from_parameters
 from viewcert.structures import Provenance, Structure, sha256_text
+from viewcert.symmetry.site_order import electronegativity, replay_sort
 
 OccupancyPolicy = Literal["refuse", "majority", "ignore"]
 OCCUPANCY_POLICIES: tuple[str, ...] = ("refuse", "majority", "ignore")
@@ -619,7 +619,7 @@ def _read_with_pymatgen(
         block_name = next(iter(parser.as_dict()), "")
     except Exception:  # noqa: BLE001 - any pymatgen failure means: report gemmi's syntax error
         raise InputError(f"CIF syntax error: {gemmi_error}", source=source, field="syntax") from None
-    from viewcert.io.pymatgen_adapter import from_pymatgen
+    from viewcert.io.pymatgen_adapter import from_pymatgen  # lazy: start-up (pymatgen, fallback path only)
 
     prov = Provenance(
         source=source, identifier=identifier if identifier is not None else block_name, sha256=digest

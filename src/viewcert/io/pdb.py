@@ -23,9 +23,11 @@ import numpy as np
 
 from viewcert.errors import InputError
 from viewcert.io._common import read_source
+from viewcert.io.cell import cell_parameters
 from viewcert.structures import Provenance, Structure, sha256_text
 
 AltlocPolicy = Literal["refuse", "first", "majority"]
+
 _SITE_TOL = 1e-4
 
 
@@ -212,8 +214,6 @@ def _gemmi_structure(s: Structure) -> gemmi.Structure:
     positions = s.positions
     cell = None
     if s.lattice is not None:
-        from viewcert.io.cell import cell_parameters
-
         cell = gemmi.UnitCell(*cell_parameters(s.lattice))
         pdb_lattice = np.array(cell.orth.mat.tolist(), dtype=np.float64).T
         positions = s.frac_coords @ pdb_lattice  # same crystal, PDB orthogonalisation frame

@@ -72,22 +72,22 @@ def read_structure(path: str | os.PathLike, **kw: Any) -> Structure:
         if _MMCIF.search(head) and not _SMALL.search(head):
             fmt = "pdb"
     if fmt == "cif":
-        from viewcert.io.cif import read_cif
+        from viewcert.io.cif import read_cif  # lazy: start-up (each reader loads its own library)
 
         return read_cif(path, **kw)
     if fmt == "pdb":
-        from viewcert.io.pdb import read_pdb
+        from viewcert.io.pdb import read_pdb  # lazy: start-up (each reader loads its own library)
 
         return read_pdb(path, **kw)
     if fmt == "xyz":
-        from viewcert.io.xyz import read_xyz
+        from viewcert.io.xyz import read_xyz  # lazy: start-up (each reader loads its own library)
 
         return read_xyz(path, **kw)
     if fmt == "poscar":
-        from viewcert.io.poscar import read_poscar
+        from viewcert.io.poscar import read_poscar  # lazy: start-up (each reader loads its own library)
 
         return read_poscar(path, **kw)
-    from viewcert.io.sdf import read_sdf
+    from viewcert.io.sdf import read_sdf  # lazy: start-up (each reader loads its own library)
 
     return read_sdf(path, **kw)
 
@@ -97,7 +97,7 @@ def read_structures(spec: str | os.PathLike, **kw: Any) -> list[Structure]:
     name) or a single file."""
     s = os.fspath(spec)
     if s.startswith("builtin:"):
-        from viewcert.io.builtin import builtin
+        from viewcert.io.builtin import builtin  # lazy: start-up (each reader loads its own library)
 
         return builtin(s)
     p = Path(s)

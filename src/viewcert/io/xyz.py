@@ -17,7 +17,7 @@ from viewcert.errors import InputError
 from viewcert.io._common import read_source
 from viewcert.io.ase_adapter import from_ase, to_ase
 from viewcert.io.atomic import write_text_atomic
-from viewcert.structures import Provenance, Structure
+from viewcert.structures import Provenance, Structure, sha256_text
 
 _VALID = set(SYMBOLS[1:])
 
@@ -87,7 +87,6 @@ def read_xyz_text(
     """Read frame ``index`` of XYZ / extended XYZ text."""
     import ase.io
 
-    from viewcert.structures import sha256_text
 
     if index == 0:
         diag = _diagnose(text, source)

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from viewcert.cameras.camera import Camera, OrthographicCamera, camera_from_dict
+from viewcert.elements import covalent_radii
 from viewcert.errors import InputError, ObservationError
+from viewcert.numeric import readonly
 from viewcert.structures import Structure, tiling_translations
 
 OBSERVE_MODES = ("ideal", "visible", "pixel-centroid")  # how observations are made (render.visibility)
@@ -55,11 +57,6 @@ class ObservationModel:
         }
 
 
-def _ro(a, dtype) -> np.ndarray:
-    a = np.ascontiguousarray(a, dtype=dtype)
-    a.setflags(write=False)
-    return a
-
 
 @dataclass(frozen=True, eq=False)
 class ViewObservation:
@@ -81,11 +78,11 @@ class ViewObservation:
                 raise ObservationError(f"view {self.camera.name!r}: {name} must have shape ({m},)")
         if not np.isfinite(uv).all():
             raise ObservationError(f"view {self.camera.name!r}: uv has non-finite entries")
-        object.__setattr__(self, "uv", _ro(uv, np.float64))
-        object.__setattr__(self, "depth", _ro(self.depth, np.float64))
-        object.__setattr__(self, "labels", _ro(self.labels, np.int64))
-        object.__setattr__(self, "atom_index", _ro(self.atom_index, np.int64))
-        object.__setattr__(self, "tile", _ro(self.tile, np.int64))
+        object.__setattr__(self, "uv", readonly(uv, np.float64))
+        object.__setattr__(self, "depth", readonly(self.depth, np.float64))
+        object.__setattr__(self, "labels", readonly(self.labels, np.int64))
+        object.__setattr__(self, "atom_index", readonly(self.atom_index, np.int64))
+        object.__setattr__(self, "tile", readonly(self.tile, np.int64))
 
     def __len__(self) -> int:
         return len(self.uv)
@@ -143,12 +140,6 @@ class Observations:
             "views": [v.to_dict(include_hidden=include_hidden) for v in self.views],
         }
 
-
-def covalent_radii(numbers: np.ndarray) -> np.ndarray:
-    """Covalent radii (Å) from ASE's table (Cordero et al.)."""
-    from ase.data import covalent_radii as table
-
-    return np.asarray(table, dtype=np.float64)[np.asarray(numbers, dtype=np.int64)]
 
 
 def drawn_atoms(structure: Structure, tiling=(1, 1, 1)) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

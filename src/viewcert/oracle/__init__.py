@@ -4,6 +4,11 @@
 - ``phantoms``     ``analyse`` → ``PhantomReport`` (Φ_δ, missing atoms, uniqueness, separation, margin)
 - ``noise``        ``noise_sweep``: recovery and phantom rates over 2D noise σ (Monte Carlo, seeded)
 - ``_kernels``     the numba kernels (private; slow twins in tests/naive.py)
-
-See the package docstring of viewcert for the map.
 """
+
+from viewcert.oracle.noise import delta_for_sigma, noise_sweep
+from viewcert.oracle.phantoms import PhantomReport, analyse
+from viewcert.oracle.triangulate import Reconstruction, reconstruct, reconstruct_batch
+
+__all__ = ["PhantomReport", "Reconstruction", "analyse", "delta_for_sigma", "noise_sweep", "reconstruct",
+           "reconstruct_batch"]

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from viewcert.errors import InputError
+from viewcert.observe.project import ObservationModel, observe
 from viewcert.oracle.phantoms import analyse
 from viewcert.oracle.triangulate import reconstruct_batch
-from viewcert.render.project import ObservationModel, observe
 from viewcert.structures import Structure
 
 

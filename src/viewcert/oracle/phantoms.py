@@ -19,14 +19,9 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from viewcert.errors import InputError
+from viewcert.numeric import readonly
 from viewcert.oracle.triangulate import Reconstruction
 from viewcert.structures import Structure, tiling_translations
-
-
-def _ro(a, dtype=None) -> np.ndarray:
-    a = np.ascontiguousarray(a, dtype=dtype)
-    a.setflags(write=False)
-    return a
 
 
 @dataclass(frozen=True, eq=False)
@@ -192,8 +187,8 @@ def analyse(rec: Reconstruction, structure: Structure, delta: float | None = Non
         notes.append(f"reconstruction failed: {rec.reason}")
     return PhantomReport(
         delta=d,
-        phantoms=_ro(rec.points[is_ph]),
-        phantom_labels=_ro(rec.labels[is_ph]),
+        phantoms=readonly(rec.points[is_ph]),
+        phantom_labels=readonly(rec.labels[is_ph]),
         missing_atoms=tuple(missing),
         n_atoms=structure.n_atoms,
         n_points=rec.n_points,

@@ -56,9 +56,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from viewcert.cameras.camera import OrthographicCamera, PerspectiveCamera
+from viewcert.elements import covalent_radii
 from viewcert.errors import InputError
+from viewcert.numeric import readonly
+from viewcert.observe.project import Observations
 from viewcert.oracle import _kernels as K
-from viewcert.render.project import Observations, covalent_radii
 
 PAIRS = ("all", "first")
 MERGES = ("deterministic", "greedy")
@@ -78,11 +80,6 @@ COUNT_NAMES = (
     "sites",
 )
 
-
-def _ro(a, dtype=None) -> np.ndarray:
-    a = np.ascontiguousarray(a, dtype=dtype)
-    a.setflags(write=False)
-    return a
 
 
 @dataclass(frozen=True, eq=False)
@@ -248,7 +245,7 @@ _PERSP = PerspectiveCamera
 def _prepare(obs, delta, delta_unit, lattice, pairs, visibility) -> _Prepared:
     if not isinstance(obs, Observations):
         raise InputError(
-            f"observations must be a viewcert.render.project.Observations, got {type(obs).__name__}",
+            f"observations must be a viewcert.observe.project.Observations, got {type(obs).__name__}",
             field="observations",
         )
     P = _Prepared()
@@ -327,11 +324,11 @@ def _prepare(obs, delta, delta_unit, lattice, pairs, visibility) -> _Prepared:
 def _empty_result(P: _Prepared, reason: str, opts: dict) -> Reconstruction:
     nv = len(P.names)
     return Reconstruction(
-        status="failed", reason=reason, points=_ro(np.zeros((0, 3))), labels=_ro(np.zeros(0, dtype=np.int64)),
-        support=_ro(np.zeros((0, nv), dtype=np.int64)), residuals=_ro(np.zeros(0)), ratios=_ro(np.zeros(0)),
-        occluded=_ro(np.zeros(0, dtype=bool)), lattice=P.lattice,
-        tiling=P.tiling, view_names=P.names, near_points=_ro(np.zeros((0, 3))),
-        near_labels=_ro(np.zeros(0, dtype=np.int64)), near_ratios=_ro(np.zeros(0)),
+        status="failed", reason=reason, points=readonly(np.zeros((0, 3))), labels=readonly(np.zeros(0, dtype=np.int64)),
+        support=readonly(np.zeros((0, nv), dtype=np.int64)), residuals=readonly(np.zeros(0)), ratios=readonly(np.zeros(0)),
+        occluded=readonly(np.zeros(0, dtype=bool)), lattice=P.lattice,
+        tiling=P.tiling, view_names=P.names, near_points=readonly(np.zeros((0, 3))),
+        near_labels=readonly(np.zeros(0, dtype=np.int64)), near_ratios=readonly(np.zeros(0)),
         counts={n: 0 for n in COUNT_NAMES}, warnings=tuple(P.warnings), structure_id=P.sid,
         delta_3d=P.delta3d, **opts,
     )

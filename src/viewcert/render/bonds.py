@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import cKDTree
 
+from viewcert.elements import covalent_radii
 from viewcert.errors import InputError
-from viewcert.render.palette import covalent_radii
 from viewcert.structures import Structure, tiling_translations
 
 DEFAULT_FACTOR = 1.15
@@ -160,7 +160,7 @@ def half_bonds(
     stubs: bool = True,
     metal_metal: bool = False,
 ) -> HalfBonds:
-    """Half-bond segments for the drawn atoms (indexing as ``render.project.drawn_atoms``: drawn atom
+    """Half-bond segments for the drawn atoms (indexing as ``observe.project.drawn_atoms``: drawn atom
     ``t * n + i`` is cell atom i in tile t, tiles in C order of ``tiling``). Each bond between two drawn atoms
     appears exactly once (as two halves)."""
     bonds = find_bonds(structure, factor=factor, radii=radii, metal_metal=metal_metal)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
+from viewcert.elements import covalent_radii
 from viewcert.errors import InputError
 
 GREY = (0.75, 0.75, 0.75)
@@ -40,13 +41,6 @@ def jmol_colours(numbers) -> np.ndarray:
         raise InputError(f"atomic numbers must be in 0..118, got {z.min()}..{z.max()}", field="numbers")
     return _jmol_table()[z]
 
-
-def covalent_radii(numbers) -> np.ndarray:
-    """Covalent radii (n,) in Å (ASE's table, Cordero et al.)."""
-    from ase.data import covalent_radii as table
-
-    z = np.asarray(numbers, dtype=np.int64)
-    return np.asarray(table, dtype=np.float64)[z]
 
 
 def hex_colour(rgb) -> str:

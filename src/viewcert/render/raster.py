@@ -13,7 +13,7 @@ index 0..N−1 of the sphere seen there, or a negative code:
 
     ID_BACKGROUND = −1, ID_BOND = −2 (any bond cylinder), ID_EDGE = −3 (any cell edge line).
 
-Drawn atom ``k = tile × n_cell + cell_index`` (``render.project.drawn_atoms``: tiles in C order of the
+Drawn atom ``k = tile × n_cell + cell_index`` (``observe.project.drawn_atoms``: tiles in C order of the
 tiling, a slowest). ``depth[i, j]`` is the hit depth in Å along the view direction (the camera's depth:
 orthographic from the plane through ``camera.center``, perspective from the pinhole), +inf on background.
 
@@ -47,10 +47,11 @@ from numba import njit, prange
 
 from viewcert.cameras.camera import Camera, OrthographicCamera, PerspectiveCamera
 from viewcert.cameras.framing import box_corners
+from viewcert.cameras.protocols import Protocol, get_protocol
 from viewcert.errors import CameraError, InputError
+from viewcert.observe.project import drawn_atoms
 from viewcert.render.bonds import half_bonds
 from viewcert.render.palette import AXIS_COLOURS, Style, get_style, jmol_colours
-from viewcert.render.project import drawn_atoms
 from viewcert.structures import Structure, tiling_translations
 
 ID_BACKGROUND = -1
@@ -1265,8 +1266,6 @@ def frame_cameras(
 ) -> tuple[Camera, ...]:
     """Letterbox-framed cameras of a named protocol (or a Protocol) for ``structure`` drawn in ``style``:
     the drawn atoms grown by the largest drawn radius, plus the drawn box."""
-    from viewcert.cameras.protocols import Protocol, get_protocol
-
     proto = protocol if isinstance(protocol, Protocol) else get_protocol(str(protocol))
     st = get_style(style, radius_scale=radius_scale, radius=radius)
     pad = float(st.atom_radii(structure.numbers).max())

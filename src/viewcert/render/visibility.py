@@ -5,7 +5,7 @@ pixel centres show it. Its observed position is either its exact projection (``p
 or the centroid of the centres of its visible pixels (``position="pixel-centroid"``, a "perfect detector":
 pixel (i, j) counts at (j + ½, i + ½); in px, so ``ViewObservation.plane_coordinates`` converts with the
 camera's scale). Depth is the atom centre's exact depth either way. The result is the same
-``Observations`` type as ``render.project.observe`` — only visible atoms, with the hidden ``atom_index``
+``Observations`` type as ``observe.project.observe`` — only visible atoms, with the hidden ``atom_index``
 (cell atom) and ``tile`` filled from the ID mapping — so the oracle and certify take it unchanged.
 
 ``view_atom_table`` gives, per drawn atom, the projected centre, depth, visible pixel count, the count of
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from viewcert.errors import InputError
+from viewcert.observe.project import OBSERVE_MODES, ObservationModel, Observations, ViewObservation, observe
 from viewcert.render.palette import Style
-from viewcert.render.project import OBSERVE_MODES, ObservationModel, Observations, ViewObservation
 from viewcert.render.raster import RenderResult, build_scene, render, silhouette_pixel_counts
 from viewcert.structures import Structure
 
@@ -177,10 +177,8 @@ def observe_as(
     style: str | Style = "study",
 ) -> Observations:
     """One entry point for ``--observe ideal|visible|pixel-centroid``: ``ideal`` is
-    ``render.project.observe(structure, cameras, model)``; ``visible`` and ``pixel-centroid`` are
+    ``observe.project.observe(structure, cameras, model)``; ``visible`` and ``pixel-centroid`` are
     ``observe_rendered`` with the model's tiling and radius_scale (noise-free: model.sigma must be 0)."""
-    from viewcert.render.project import observe
-
     model = model or ObservationModel()
     if mode == "ideal":
         return observe(structure, cameras, model)

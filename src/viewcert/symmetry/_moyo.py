@@ -49,7 +49,7 @@ def space_group_type(number: int) -> tuple[str, str, str]:
 
 def standardized_cell(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray, *, symprec: float) -> dict | None:
     """moyopy's standardized conventional cell in spglib's setting (``Setting.spglib()``), shaped like
-    :func:`viewcert.certify._spglib.standardized_cell`: ``{"lattice" (rows, Å), "frac", "types", "number",
+    :func:`viewcert.symmetry._spglib.standardized_cell`: ``{"lattice" (rows, Å), "frac", "types", "number",
     "hall_number", "international", "mapping_to_primitive", "std_mapping_to_primitive"}``, or None when the
     result is not trustworthy at this ``symprec`` (moyopy raised, or its iterative search changed symprec);
     callers fall back to spglib then.

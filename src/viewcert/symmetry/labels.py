@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from viewcert.certify import _moyo, _spglib
 from viewcert.errors import InputError
 from viewcert.structures import Structure
+from viewcert.symmetry import _moyo, _spglib
 
 CRYSTAL_SYSTEMS: tuple[str, ...] = (
     "triclinic", "monoclinic", "orthorhombic", "tetragonal", "trigonal", "hexagonal", "cubic",
@@ -91,6 +91,14 @@ class SymmetryCheck:
     @property
     def agree(self) -> bool:
         return not self.disagreements
+
+    def label_dict(self) -> dict | None:
+        """The reference label's four levels as a certificate records them (None when spglib failed)."""
+        lab = self.label
+        if lab is None:
+            return None
+        return {"crystal_system": lab.crystal_system, "point_group": lab.point_group,
+                "space_group": lab.space_group, "symbol": lab.symbol}
 
     def describe_disagreement(self) -> str:
         parts = []

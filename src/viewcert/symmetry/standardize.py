@@ -68,10 +68,10 @@ from typing import Literal
 
 import numpy as np
 
-from viewcert._pymatgen_order import electronegativity, replay_sort
-from viewcert.certify import _moyo, _spglib
 from viewcert.errors import InputError
 from viewcert.structures import Structure
+from viewcert.symmetry import _moyo, _spglib
+from viewcert.symmetry.site_order import electronegativity, replay_sort
 
 Orientation = Literal["pymatgen", "spglib"]
 ORIENTATIONS: tuple[str, ...] = ("pymatgen", "spglib")

@@ -16,8 +16,9 @@ import pandas as pd
 
 from viewcert.attribution.parsing import PARSE_STATUSES, AnswerParser, ParsedAnswer, get_parser
 from viewcert.attribution.readers._common import as_score, canonical_target, finish, is_missing, row
-from viewcert.attribution.table import ResultTable, canonical_rung
+from viewcert.attribution.table import COLUMNS, EXTRA_COLUMNS, ResultTable, canonical_rung
 from viewcert.errors import InputError
+from viewcert.io.atomic import write_text_atomic
 
 HARNESS = "native"
 
@@ -133,9 +134,6 @@ def write_native(table: ResultTable | pd.DataFrame, path: str | Path) -> Path:
     """Write a canonical table as native CSV (``.csv``) or JSONL (``.jsonl``), atomically; reading it
     back with :func:`read_native` gives the same rows (harness and source_file become ``native`` and the
     new path)."""
-    from viewcert.attribution._io import write_text_atomic
-    from viewcert.attribution.table import COLUMNS, EXTRA_COLUMNS
-
     frame = table.frame if isinstance(table, ResultTable) else table
     cols = [*COLUMNS, *(c for c in EXTRA_COLUMNS if c in frame.columns)]
     frame = frame[cols].sort_values(["model", "rung", "item_id", "sample_k"], kind="stable")

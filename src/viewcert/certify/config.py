@@ -1,0 +1,135 @@
+"""Certification settings: every setting that changes an outcome, recorded in every certificate."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields, replace
+from functools import lru_cache
+
+from viewcert.cameras import get_protocol
+from viewcert.errors import InputError
+from viewcert.observe.project import OBSERVE_MODES, ObservationModel
+from viewcert.symmetry.labels import LEVELS
+
+DEFAULT_DELTA = 0.01  # Å
+
+
+@dataclass(frozen=True)
+class CertifyConfig:
+    """Every setting that changes an outcome; all of it is recorded in a certificate.
+
+    delta (δ, Å): the oracle's extraction/merge tolerance. tau (τ, Å): spglib/moyopy symprec for both the
+    rendered cell and the reconstruction (None → δ). angle_tolerance (°): for both. std_*: the
+    conventional-cell standardization (the study: 0.01 Å, 5°, pymatgen orientation). score: the label
+    level R1 counts (crystal_system | point_group | space_group). truth: "dataset" (the dataset's label
+    where present) or "rendered" (the rendered cell's own label). periodic_merge: give the oracle the cell
+    (merge by minimum image, points wrapped; required for tiled observations); False merges in Cartesian
+    space like the study's released oracle (points are wrapped afterwards for spglib). supercell: render and
+    reconstruct this repetition of the standardized cell as if it were the cell (how the study's tiled arm
+    ran; ``tiling`` instead observes the tiles of the one cell and enforces translate consistency).
+    observe: "ideal" (exact projections of every drawn atom), "visible" (exact projections of the atoms
+    with at least ``min_pixels`` visible pixels in the rendered atom-ID buffer) or "pixel-centroid" (the
+    centroid of those visible pixels, a perfect detector): the as-rendered ceilings of render.visibility."""
+
+    protocol: str = "render-ceiling-5"
+    views: tuple[str, ...] | None = None
+    delta: float = DEFAULT_DELTA
+    tau: float | None = None
+    angle_tolerance: float = 5.0
+    standardize: bool = True
+    std_symprec: float = 0.01
+    std_angle_tolerance: float = 5.0
+    orientation: str = "pymatgen"
+    tiling: tuple[int, int, int] = (1, 1, 1)
+    supercell: tuple[int, int, int] = (1, 1, 1)
+    sigma: float = 0.0
+    sigma_unit: str = "px"
+    seed: int = 0
+    occlusion: bool = False
+    pairs: str = "all"
+    merge: str | None = None
+    periodic_merge: bool = True
+    score: str = "crystal_system"
+    truth: str = "dataset"
+    cross_check: bool = True
+    cross_check_angle: bool = False
+    confidence: float = 0.95
+    image_size: int = 768
+    observe: str = "ideal"
+    min_pixels: int = 1
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.delta, int | float) and math.isfinite(self.delta) and self.delta > 0):
+            raise InputError(f"delta must be a positive number of Å, got {self.delta}", field="delta")
+        if self.tau is None:
+            object.__setattr__(self, "tau", float(self.delta))
+        if not (math.isfinite(self.tau) and self.tau > 0):
+            raise InputError(f"tau (symprec) must be a positive number of Å, got {self.tau}", field="symprec")
+        object.__setattr__(self, "delta", float(self.delta))
+        object.__setattr__(self, "tau", float(self.tau))
+        t = tuple(int(x) for x in self.tiling)
+        if len(t) != 3 or min(t) < 1:
+            raise InputError(f"tiling must be three positive integers, got {self.tiling}", field="tiling")
+        object.__setattr__(self, "tiling", t)
+        sc = tuple(int(x) for x in self.supercell)
+        if len(sc) != 3 or min(sc) < 1:
+            raise InputError(f"supercell must be three positive integers, got {self.supercell}", field="supercell")
+        object.__setattr__(self, "supercell", sc)
+        if self.views is not None:
+            object.__setattr__(self, "views", tuple(self.views))
+        if self.score not in LEVELS:
+            raise InputError(f"score must be one of {LEVELS}, got {self.score!r}", field="score")
+        if self.truth not in ("dataset", "rendered"):
+            raise InputError(f"truth must be 'dataset' or 'rendered', got {self.truth!r}", field="truth")
+        if self.pairs not in ("all", "first"):
+            raise InputError(f"pairs must be 'all' or 'first', got {self.pairs!r}", field="pairs")
+        if not self.periodic_merge and self.tiling != (1, 1, 1):
+            raise InputError("tiled observations need periodic_merge=True (the oracle needs the cell)",
+                             field="periodic_merge")
+        if self.observe not in OBSERVE_MODES:
+            raise InputError(f"observe must be one of {OBSERVE_MODES}, got {self.observe!r}", field="observe")
+        if self.observe != "ideal" and self.sigma != 0:
+            raise InputError("rendered observations (observe=visible|pixel-centroid) are noise-free: use sigma=0",
+                             field="sigma")
+        if int(self.min_pixels) != self.min_pixels or self.min_pixels < 1:
+            raise InputError(f"min_pixels must be a positive integer, got {self.min_pixels}", field="min_pixels")
+        if not 0 < self.confidence < 1:
+            raise InputError(f"confidence must be in (0, 1), got {self.confidence}", field="confidence")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["views"] = None if self.views is None else list(self.views)
+        d["tiling"] = list(self.tiling)
+        d["supercell"] = list(self.supercell)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> CertifyConfig:
+        names = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in d.items() if k in names}
+        if kw.get("views") is not None:
+            kw["views"] = tuple(kw["views"])
+        for k in ("tiling", "supercell"):
+            if k in kw:
+                kw[k] = tuple(kw[k])
+        return cls(**kw)
+
+    def with_(self, **kw) -> CertifyConfig:
+        return replace(self, **kw)
+
+    @property
+    def visibility(self) -> str:
+        return "occlusion" if self.occlusion else "strict"
+
+    def observation_model(self):
+        # the seed rule of viewcert.oracle.noise.noise_sweep for one structure (seed·1,000,003 + 0), so a
+        # noisy certification and the oracle's Monte Carlo see the same draws
+        return ObservationModel(tiling=self.tiling, sigma=self.sigma, sigma_unit=self.sigma_unit,
+                                seed=int(self.seed) * 1_000_003, occlusion=self.occlusion)
+
+
+
+@lru_cache(maxsize=64)
+def get_protocol_views(name: str, views: tuple[str, ...] | None):
+    p = get_protocol(name)
+    return p if views is None else p.subset(list(views))

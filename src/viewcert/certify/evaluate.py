@@ -1,0 +1,271 @@
+"""One item's outcome: can its label be recovered from the views?
+
+1. read the structure; conventional standard cell (pymatgen orientation, ``std_symprec`` Å,
+   ``std_angle_tolerance`` °) — the *rendered* cell — unless ``standardize=False``;
+2. R0: the label of the rendered cell (spglib at τ, moyopy cross-check), compared with the dataset's own
+   label where one exists; a mismatch is reported per item (``label_mismatch``), never resolved silently;
+3. observations through the protocol's cameras (observation model: tiling, σ, visibility) → the oracle
+   (``viewcert.oracle.reconstruct`` at δ) → its phantom report against the rendered cell;
+4. the label of the reconstruction (spglib at τ on the rendered lattice, moyopy cross-check);
+5. correct when the reconstruction's label equals the reference label at the scored level (default
+   crystal system; point group and space group are reported too). The reference is the dataset's label
+   (``truth="dataset"``, the study's scoring) where it has that level, else the rendered cell's.
+
+An item that is not correct carries reasons, most specific first: ``oracle_failed``, ``phantoms``,
+``missing_atoms``, ``symmetry_changed`` (same atoms within δ, different label at τ),
+``label_mismatch`` (the rendered cell itself does not carry the dataset's label),
+``precondition_violated`` (same-label atoms ≤ 2δ apart, or fewer than two independent views),
+``symmetry_undetermined``, or ``error`` (input or pipeline failure, with the stage).
+
+Molecules (no lattice) have no symmetry label: they are scored on exact reconstruction (every atom
+recovered within δ and no phantoms).
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from viewcert.certify.config import CertifyConfig, get_protocol_views
+from viewcert.certify.digests import cameras_digest, cell_digest
+from viewcert.certify.inputs import Item
+from viewcert.numeric import sig
+from viewcert.oracle.phantoms import analyse
+from viewcert.oracle.triangulate import reconstruct
+from viewcert.render.visibility import observe_as
+from viewcert.structures import Structure
+from viewcert.symmetry.labels import LEVELS, SymmetryCheck, analyse_cell
+from viewcert.symmetry.standardize import conventional_standard_cell
+
+REASON_ORDER = ("error", "oracle_failed", "phantoms", "missing_atoms", "symmetry_changed", "label_mismatch",
+                "symmetry_undetermined", "precondition_violated")
+MAX_PHANTOMS_LISTED = 24
+STANDARDIZER = "viewcert.symmetry.standardize"  # recorded in certificates
+
+
+def conventional_cell(s: Structure, *, symprec: float, angle_tolerance: float, orientation: str) -> Structure:
+    """The conventional standard cell (``viewcert.symmetry.conventional_standard_cell``), keeping the
+    provenance."""
+    conv = conventional_standard_cell(s, symprec=symprec, angle_tolerance=angle_tolerance, orientation=orientation)
+    return replace(conv, provenance=s.provenance)
+
+
+def label_dict(check: SymmetryCheck | None) -> dict | None:
+    return None if check is None else check.label_dict()
+
+
+def _xcheck(check: SymmetryCheck | None) -> str | None:
+    if check is None or check.agree:
+        return None
+    return check.describe_disagreement()
+
+
+def independent_views(cameras) -> bool:
+    """Two or more views whose stacked projections have rank 3 (orthographic) / distinct centres."""
+    rows = []
+    for cam in cameras:
+        if getattr(cam, "kind", "") == "orthographic":
+            rows.append(np.asarray(cam.rotation)[:2])
+        else:
+            return len(cameras) >= 2
+    if len(rows) < 2:
+        return False
+    return bool(np.linalg.matrix_rank(np.concatenate(rows), tol=1e-9) == 3)
+
+
+def _moyo_angle(cfg: CertifyConfig) -> float | None:
+    return cfg.angle_tolerance if cfg.cross_check_angle else None
+
+
+@dataclass
+class Prepared:
+    """An item read and standardized, with its rendered-cell labels per τ (cached for sweeps)."""
+
+    item: Item
+    cell: Structure | None
+    error: str | None = None
+    rendered: dict[tuple[float, float, bool], SymmetryCheck] = field(default_factory=dict)
+
+    def rendered_check(self, cfg: CertifyConfig) -> SymmetryCheck | None:
+        if self.cell is None or not self.cell.is_periodic:
+            return None
+        key = (cfg.tau, cfg.angle_tolerance, cfg.cross_check, cfg.cross_check_angle)
+        if key not in self.rendered:
+            self.rendered[key] = analyse_cell(self.cell.lattice, self.cell.frac_coords, self.cell.numbers,
+                                              symprec=cfg.tau, angle_tolerance=cfg.angle_tolerance,
+                                              cross_check=cfg.cross_check,
+                                              moyo_angle_tolerance=_moyo_angle(cfg))
+        return self.rendered[key]
+
+
+def prepare(item: Item, cfg: CertifyConfig) -> Prepared:
+    """Read the item and build the rendered cell; failures become ``Prepared.error`` (a value)."""
+    try:
+        s = item.read()
+    except Exception as exc:  # noqa: BLE001 - any reader failure is an item error, not a crash
+        return Prepared(item, None, f"read: {exc}")
+    if cfg.standardize and s.is_periodic:
+        try:
+            s = conventional_cell(s, symprec=cfg.std_symprec, angle_tolerance=cfg.std_angle_tolerance,
+                                  orientation=cfg.orientation)
+        except Exception as exc:  # noqa: BLE001
+            return Prepared(item, None, f"conventional cell: {exc}")
+    if cfg.supercell != (1, 1, 1) and s.is_periodic:
+        s = s.supercell(cfg.supercell)
+    return Prepared(item, s)
+
+
+def _base_record(item: Item) -> dict:
+    return {"id": item.id, "input_sha256": item.sha256, "label_dataset": item.label,
+            "label_source": item.label_source or None,
+            "label_conflicts": list(item.label_conflicts) or None}
+
+
+def _error_record(item: Item, stage_msg: str) -> dict:
+    rec = _base_record(item)
+    rec.update({"outcome": "error", "correct": False, "reasons": ["error"], "error": stage_msg[:500],
+                "correct_by_level": None})
+    return rec
+
+
+def evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
+    """One item's outcome under ``cfg`` (a JSON-ready dict with fixed float formatting)."""
+    item = prep.item
+    if prep.error is not None:
+        return _error_record(item, prep.error)
+    try:
+        return _evaluate(prep, cfg)
+    except Exception as exc:  # noqa: BLE001 - a pipeline failure is recorded on the item
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f"{tb[-1].name}" if tb else ""
+        return _error_record(item, f"pipeline ({where}): {type(exc).__name__}: {exc}")
+
+
+def _reconstruction_check(rec, cell: Structure, cfg: CertifyConfig) -> SymmetryCheck | None:
+    """spglib (+ moyopy) label of the reconstruction on the rendered lattice, points wrapped into the cell."""
+    if rec.status != "ok" or not cell.is_periodic or not len(rec.points):
+        return None
+    pts = np.asarray(rec.points, dtype=np.float64).reshape(-1, 3)
+    frac = np.linalg.solve(cell.lattice.T, pts.T).T
+    frac = frac - np.floor(frac)
+    return analyse_cell(cell.lattice, frac, np.asarray(rec.labels), symprec=cfg.tau,
+                        angle_tolerance=cfg.angle_tolerance, cross_check=cfg.cross_check,
+                        moyo_angle_tolerance=_moyo_angle(cfg))
+
+
+def _reference(dataset: dict, rendered_label: dict | None, cfg: CertifyConfig) -> tuple[dict, dict]:
+    """Per level: the label R1 compares with and where it came from ("dataset" or "rendered")."""
+    reference: dict = {}
+    source: dict = {}
+    for lv in LEVELS:
+        if cfg.truth == "dataset" and lv in dataset:
+            reference[lv], source[lv] = dataset[lv], "dataset"
+        elif rendered_label is not None:
+            reference[lv], source[lv] = rendered_label[lv], "rendered"
+    return reference, source
+
+
+def _reasons(rec, rep, *, periodic: bool, rendered_label, recon_label, mismatch, unique: bool, indep: bool,
+             cfg: CertifyConfig) -> list[str]:
+    """Every reason the item may not be correct, in REASON_ORDER."""
+    reasons: list[str] = []
+    if rec.status != "ok":
+        reasons.append("oracle_failed")
+    if rep.n_phantoms:
+        reasons.append("phantoms")
+    if len(rep.missing_atoms):
+        reasons.append("missing_atoms")
+    if periodic and (rendered_label is None or (recon_label is None and rec.status == "ok")):
+        reasons.append("symmetry_undetermined")
+    if (periodic and unique and recon_label is not None and rendered_label is not None
+            and recon_label[cfg.score] != rendered_label[cfg.score]):
+        reasons.append("symmetry_changed")
+    if periodic and cfg.score in mismatch:
+        reasons.append("label_mismatch")
+    if rep.separation_ok is False or not indep:
+        reasons.append("precondition_violated")
+    return sorted(set(reasons), key=REASON_ORDER.index)
+
+
+def _phantom_rows(rep) -> list[list]:
+    """[label, x, y, z] (Å, 7 significant digits) of the first MAX_PHANTOMS_LISTED phantoms."""
+    if not rep.n_phantoms:
+        return []
+    pts = np.asarray(rep.phantoms, dtype=np.float64).reshape(-1, 3)
+    labs = np.asarray(rep.phantom_labels)
+    return [[int(labs[k])] + [sig(v, 7) for v in pts[k]] for k in range(min(len(pts), MAX_PHANTOMS_LISTED))]
+
+
+def _oracle_record(rec, rep) -> dict:
+    return {
+        "status": rec.status,
+        "reason": getattr(rec, "reason", None) or None,
+        "n_points": int(rec.n_points),
+        "n_phantoms": int(rep.n_phantoms),
+        "n_missing": len(rep.missing_atoms),
+        "n_recovered": int(rep.n_recovered),
+        "max_position_error": sig(rep.max_position_error),
+        "min_same_label_distance": sig(rep.min_same_label_distance),
+        "margin": sig(rep.margin),
+        "separation_ok": bool(rep.separation_ok),
+        "warnings": list(rec.warnings) or None,
+    }
+
+
+def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
+    item, cell = prep.item, prep.cell
+    periodic = cell.is_periodic
+    rendered = prep.rendered_check(cfg)
+    rendered_label = label_dict(rendered)
+    dataset = item.label or {}
+    mismatch = [] if rendered_label is None else [lv for lv in LEVELS
+                                                   if lv in dataset and dataset[lv] != rendered_label[lv]]
+    cams = get_protocol_views(cfg.protocol, cfg.views).cameras(cell, tiling=cfg.tiling, width=cfg.image_size,
+                                                               height=cfg.image_size)
+    # noise seed: cfg.seed·1,000,003 (oracle.noise's rule); visible/pixel-centroid read the rendered ID buffer
+    obs = observe_as(cell, cams, cfg.observe, model=cfg.observation_model(), min_pixels=cfg.min_pixels)
+    rec = reconstruct(obs, delta=cfg.delta, delta_unit="angstrom", pairs=cfg.pairs, merge=cfg.merge,
+                      lattice=cell.lattice if (periodic and cfg.periodic_merge) else None,
+                      visibility=cfg.visibility)
+    rep = analyse(rec, cell, cfg.delta)
+    indep = independent_views(cams)
+    recon_check = _reconstruction_check(rec, cell, cfg)
+    recon_label = label_dict(recon_check)
+    unique = bool(rec.status == "ok" and rep.unique)
+    reference, ref_source = _reference(dataset, rendered_label, cfg)
+    if periodic:
+        by_level = {lv: bool(recon_label is not None and lv in reference and recon_label[lv] == reference[lv])
+                    for lv in LEVELS}
+        correct = by_level[cfg.score]
+    else:
+        by_level, correct = None, unique
+    reasons = _reasons(rec, rep, periodic=periodic, rendered_label=rendered_label, recon_label=recon_label,
+                       mismatch=mismatch, unique=unique, indep=indep, cfg=cfg)
+    cross = {k: v for k, v in (("rendered", _xcheck(rendered)), ("reconstructed", _xcheck(recon_check))) if v}
+    return {
+        **_base_record(item),
+        "formula": cell.formula, "n_atoms": cell.n_atoms, "periodic": periodic,
+        "cell_sha256": cell_digest(cell), "cameras_sha256": cameras_digest(cams),
+        "label_rendered": rendered_label, "label_reconstructed": recon_label, "label_mismatch": mismatch or None,
+        "cross_check": cross or None, "reference_source": ref_source.get(cfg.score),
+        "oracle": _oracle_record(rec, rep),
+        "phantoms": _phantom_rows(rep) or None,
+        "independent_views": indep, "unique": unique, "exact": bool(rec.status == "ok" and rep.exact),
+        "certified": bool(unique and rep.separation_ok and indep),
+        "correct_by_level": by_level, "correct": bool(correct), "outcome": "correct" if correct else "incorrect",
+        "reasons": reasons if not correct else [r for r in reasons if r in ("phantoms", "precondition_violated")],
+    }
+
+
+def certify_item(item: Item, cfg: CertifyConfig) -> dict:
+    """``evaluate(prepare(item, cfg), cfg)``."""
+    return evaluate(prepare(item, cfg), cfg)
+
+
+def certify_items_multi(item: Item, cfgs: tuple[CertifyConfig, ...]) -> list[dict]:
+    """One item under several configurations that share the standardization: the structure is read and
+    standardized once, the rendered-cell label computed once per τ."""
+    prep = prepare(item, cfgs[0])
+    return [evaluate(prep, c) for c in cfgs]

@@ -1,0 +1,88 @@
+"""The benchmark summary: R1 = correct / n with exact Clopper–Pearson bounds, by level and crystal system,
+the phantom census, and every failure, label mismatch, cross-check disagreement and error by id."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from viewcert.certify.config import CertifyConfig
+from viewcert.certify.evaluate import REASON_ORDER
+from viewcert.errors import InputError
+from viewcert.numeric import sig
+from viewcert.stats import clopper_pearson_interval, clopper_pearson_lower
+from viewcert.symmetry.labels import CRYSTAL_SYSTEMS, LEVELS
+
+
+def summarize(outcomes: list[dict], cfg: CertifyConfig) -> dict:
+    """R1 = correct / n with exact Clopper–Pearson bounds; by level, by crystal system; phantom census;
+    failures, label mismatches, cross-check disagreements and errors listed by id."""
+    n = len(outcomes)
+    if n == 0:
+        raise InputError("nothing to summarize: no items", field="items")
+    k = sum(1 for o in outcomes if o["correct"])
+    lower = clopper_pearson_lower(k, n, cfg.confidence)
+    two = clopper_pearson_interval(k, n, cfg.confidence)
+    by_level = {}
+    for lv in LEVELS:
+        kk = sum(1 for o in outcomes if o.get("correct_by_level") and o["correct_by_level"][lv])
+        by_level[lv] = {"correct": kk, "R1": sig(kk / n)}
+    by_system: dict[str, dict] = {}
+    for o in outcomes:
+        cs = (o.get("label_dataset") or {}).get("crystal_system") or (o.get("label_rendered") or {}).get(
+            "crystal_system") or "unknown"
+        d = by_system.setdefault(cs, {"n": 0, "correct": 0})
+        d["n"] += 1
+        d["correct"] += int(o["correct"])
+    order = {c: i for i, c in enumerate(CRYSTAL_SYSTEMS)}
+    by_system = dict(sorted(by_system.items(), key=lambda kv: order.get(kv[0], 99)))
+    oracle = [o.get("oracle") or {} for o in outcomes]
+    census = {
+        "items_with_phantoms": sum(1 for x in oracle if x.get("n_phantoms")),
+        "total_phantoms": sum(x.get("n_phantoms") or 0 for x in oracle),
+        "items_with_missing_atoms": sum(1 for x in oracle if x.get("n_missing")),
+        "total_missing_atoms": sum(x.get("n_missing") or 0 for x in oracle),
+        "items_oracle_failed": sum(1 for x in oracle if x.get("status") not in (None, "ok")),
+        "items_unique": sum(1 for o in outcomes if o.get("unique")),
+        "items_exact": sum(1 for o in outcomes if o.get("exact")),
+        "items_certified": sum(1 for o in outcomes if o.get("certified")),
+    }
+    failures = [{"id": o["id"], "reasons": o["reasons"],
+                 "predicted": (o.get("label_reconstructed") or {}).get(cfg.score),
+                 "reference": _reference(o, cfg)} for o in outcomes if not o["correct"]]
+    mism = [{"id": o["id"], "levels": o["label_mismatch"], "dataset": o["label_dataset"],
+             "rendered": o["label_rendered"]} for o in outcomes if o.get("label_mismatch")]
+    xc = [{"id": o["id"], **o["cross_check"]} for o in outcomes if o.get("cross_check")]
+    errors = [{"id": o["id"], "error": o.get("error")} for o in outcomes if o["outcome"] == "error"]
+    reasons: dict[str, int] = {}
+    for f in failures:
+        for r in f["reasons"]:
+            reasons[r] = reasons.get(r, 0) + 1
+    return {
+        "n": n,
+        "score": cfg.score,
+        "truth": cfg.truth,
+        "correct": k,
+        "R1": sig(k / n),
+        "bound": {**_bound_dict(lower), "text": lower.describe()},
+        "interval": {**_bound_dict(two), "text": two.describe()},
+        "by_level": by_level,
+        "by_crystal_system": by_system,
+        "phantom_census": census,
+        "failure_reasons": dict(sorted(reasons.items(), key=lambda kv: REASON_ORDER.index(kv[0]))),
+        "failures": failures,
+        "label_mismatches": mism,
+        "cross_check_disagreements": xc,
+        "errors": errors,
+    }
+
+
+def _bound_dict(b) -> dict:
+    d = b.to_dict()
+    return {k: (sig(v) if isinstance(v, float) else v) for k, v in d.items()}
+
+
+def _reference(o: dict, cfg: CertifyConfig) -> Any:
+    src = o.get("reference_source")
+    if src == "dataset":
+        return (o.get("label_dataset") or {}).get(cfg.score)
+    return (o.get("label_rendered") or {}).get(cfg.score)

@@ -1,0 +1,15 @@
+"""The ``viewcert`` command: one module per command group, no science here.
+
+- ``main``         the Typer app, ``version``, ``observe``, ``run`` (the main job); mounts the groups below
+- ``certify``      ``certify``, ``verify``, ``sweep``
+- ``render``       ``render``, ``build-benchmark``, ``gallery``
+- ``attribution``  ``ladder``, ``audit-extraction``
+- ``main_job``     what ``make run`` computes on built-in data
+
+Imports inside command functions are deliberate: they keep ``viewcert --help`` fast (start-up time), not
+to dodge a cycle.
+"""
+
+from viewcert.cli.main import app
+
+__all__ = ["app"]
