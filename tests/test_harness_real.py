@@ -86,3 +86,69 @@ def test_inspect_real_eval_corrupt_zstd_member_is_a_clean_error(tmp_path):
     bad.write_bytes(bytes(data))
     with pytest.raises(InputError, match="header.json"):
         read_inspect(bad, rung="no-image")
+
+
+# ---------------------------------------------------------------------- lmms-eval 0.7.3
+# The stub's three responses per item (repeats: 3), as in make_real.py LMMS_ANSWERS, with what the
+# crystal-system parser makes of each: (response, parsed answer or None, parse_status).
+LMMS_DIR = REAL / "lmms_eval" / "stub__crystal-fixed"  # lmms-eval's model_name_sanitized: "/" -> "__"
+LMMS_FIRST = next(LMMS_DIR.glob("*_samples_e3_crystal_system_stub.jsonl"))
+LMMS_ALL3 = next(LMMS_DIR.glob("*_samples_e3_crystal_system_stub_all3.jsonl"))
+LMMS_TARGET = {"mp-1235466": "triclinic", "mp-1237061": "monoclinic", "mp-1105758": "orthorhombic",
+               "mp-33615": "tetragonal", "mp-8279": "trigonal", "mp-19213": "hexagonal"}
+LMMS_EXPECTED = {
+    "mp-1235466": [("triclinic", "triclinic", "ok"), ("Answer: triclinic", "triclinic", "ok"),
+                   ("The crystal system is monoclinic.", "monoclinic", "ok")],
+    "mp-1237061": [("monoclinic", "monoclinic", "ok"), ("", None, "unparseable"),  # empty output
+                   ("Monoclinic.", "monoclinic", "ok")],
+    "mp-1105758": [("orthorhombic or tetragonal", None, "unparseable"),  # two labels, no marker
+                   ("orthorhombic", "orthorhombic", "ok"), ("cubic", "cubic", "ok")],
+    "mp-33615": [("Answer: tetragonal", "tetragonal", "ok"), ("tetragonal", "tetragonal", "ok"),
+                 ("tetragonal", "tetragonal", "ok")],
+    "mp-8279": [("rhombohedral", "trigonal", "ok"), ("hexagonal", "hexagonal", "ok"),  # synonym
+                ("I cannot determine the crystal system.", None, "refused")],
+    "mp-19213": [("hexagonal", "hexagonal", "ok")] * 3,
+}
+
+
+def _check_lmms_row(r, mid: str, k: int) -> None:
+    raw, answer, status = LMMS_EXPECTED[mid][k]
+    assert r["raw_output"] == raw, (mid, k)
+    assert r["parse_status"] == status, (mid, k)
+    assert (r["parsed_answer"] if status == "ok" else None) == answer, (mid, k)
+    assert r["target"] == LMMS_TARGET[mid] and r["category"] == LMMS_TARGET[mid], (mid, k)
+
+
+def test_lmms_eval_real_default_filter_logs_the_first_response():
+    """lmms-eval's default filter (take_first) logs one response per document, even with repeats: 3."""
+    assert detect_harness(LMMS_FIRST) == "lmms_eval"
+    t = read_file(LMMS_FIRST, rung="R3", id_field="material_id")
+    f = _by_key(t.frame)
+    assert set(f["model"]) == {"stub__crystal-fixed"}  # the folder name when the manifest gives none
+    assert set(f["run"]) == {LMMS_FIRST.name.split("_samples_")[0]}  # lmms-eval's date id
+    assert sorted(f.index) == sorted((mid, 0) for mid in LMMS_EXPECTED)
+    for mid in LMMS_EXPECTED:
+        _check_lmms_row(f.loc[(mid, 0)], mid, 0)
+    # the task's own score (target named anywhere in the response) is the per-sample score with one
+    # sample: 1 for every first response except "rhombohedral" (the word "trigonal" does not occur)
+    expected = {mid: float(LMMS_TARGET[mid] in LMMS_EXPECTED[mid][0][0].lower()) for mid in LMMS_EXPECTED}
+    assert expected["mp-8279"] == 0.0 and expected["mp-1105758"] == 1.0
+    assert {mid: f.loc[(mid, 0), "score"] for mid in LMMS_EXPECTED} == expected
+    # ...which disagrees with the parse on exactly those two: the ambiguous one and the synonym
+    assert any("disagree on 2 sample(s)" in w for w in t.warnings), t.warnings
+    # without id_field the item id is lmms-eval's positional doc_id
+    t2 = read_file(LMMS_FIRST, model="stub/crystal-fixed", rung="R3")
+    assert sorted(t2.frame["item_id"]) == [str(i) for i in range(6)]
+
+
+def test_lmms_eval_real_take_first_k_logs_all_three():
+    t = read_file(LMMS_ALL3, rung="R3", id_field="material_id")
+    f = _by_key(t.frame)
+    assert len(f) == 18 and sorted(set(f.index.get_level_values("sample_k"))) == [0, 1, 2]
+    for mid in LMMS_EXPECTED:
+        for k in range(3):
+            r = f.loc[(mid, k)]
+            _check_lmms_row(r, mid, k)
+            # three samples per document: the document-level metric is not a per-sample score
+            assert r["score"] == float(r["parse_status"] == "ok" and r["parsed_answer"] == LMMS_TARGET[mid])
+    assert not t.warnings

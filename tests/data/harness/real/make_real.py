@@ -112,6 +112,141 @@ def run_inspect(out: Path) -> None:
         print("wrote", out / src.name, logs[0].status)
 
 
+
+# ---------------------------------------------------------------------- lmms-eval
+# item -> the stub's three responses (repeats: 3), in call order
+LMMS_ANSWERS = {
+    "mp-1235466": ["triclinic", "Answer: triclinic", "The crystal system is monoclinic."],
+    "mp-1237061": ["monoclinic", "", "Monoclinic."],
+    "mp-1105758": ["orthorhombic or tetragonal", "orthorhombic", "cubic"],
+    "mp-33615": ["Answer: tetragonal", "tetragonal", "tetragonal"],
+    "mp-8279": ["rhombohedral", "hexagonal", "I cannot determine the crystal system."],
+    "mp-19213": ["hexagonal", "hexagonal", "hexagonal"],
+}
+LMMS_TASK_YAML = """\
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    test: {data}
+task: {task}
+test_split: test
+output_type: generate_until
+repeats: 3
+doc_to_visual: !function e3_utils.doc_to_visual
+doc_to_text: !function e3_utils.doc_to_text
+doc_to_target: crystal_system
+generation_kwargs:
+  max_new_tokens: 32
+  temperature: 0
+  do_sample: false
+process_results: !function e3_utils.process_results
+metric_list:
+  - metric: e3_crystal_system_acc
+    aggregation: !function e3_utils.aggregate
+    higher_is_better: true
+metadata:
+  - version: 0.0
+"""
+# the second task keeps all three responses per document (lmms-eval's default filter keeps the first)
+LMMS_KEEP_ALL = """\
+filter_list:
+  - name: all3
+    filter:
+      - function: take_first_k
+        k: 3
+"""
+LMMS_UTILS = """\
+def doc_to_visual(doc):
+    return []
+
+
+def doc_to_text(doc, lmms_eval_specific_kwargs=None):
+    return doc["question"] + "\\nItem " + doc["material_id"]
+
+
+def process_results(doc, results):
+    # results: the filtered responses of the document's repeats; score = fraction naming the target
+    flat = [x for r in results for x in (r if isinstance(r, list) else [r])]
+    hits = [doc["crystal_system"] in str(r).lower() for r in flat]
+    return {"e3_crystal_system_acc": {"material_id": doc["material_id"], "category": doc["crystal_system"],
+                                      "score": sum(hits) / len(hits)}}
+
+
+def aggregate(results):
+    return sum(r["score"] for r in results) / len(results)
+"""
+LMMS_MODEL = """\
+from collections import defaultdict
+
+from lmms_eval.api.model import lmms
+
+ANSWERS = {answers!r}
+
+
+class CrystalStub(lmms):
+    \"\"\"Fixed responses keyed by the item id in the prompt; the k-th call for an item gets the k-th.\"\"\"
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        self.calls = defaultdict(int)
+
+    def generate_until(self, requests):
+        out = []
+        for req in requests:
+            context = req.args[0]
+            key = (req.task_name, context.rsplit("Item ", 1)[1].strip())
+            out.append(ANSWERS[key[1]][self.calls[key]])
+            self.calls[key] += 1
+        return out
+
+    def loglikelihood(self, requests):
+        raise NotImplementedError
+
+    def generate_until_multi_round(self, requests):
+        return self.generate_until(requests)
+"""
+
+
+def run_lmms_eval(out: Path) -> None:
+    import json
+    import os
+
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        with open(t / "e3_items.jsonl", "w", encoding="utf-8") as f:
+            for mid, cs in ITEMS:
+                f.write(json.dumps({"material_id": mid, "crystal_system": cs, "question": QUESTION}) + "\n")
+        tasks = t / "tasks"
+        tasks.mkdir()
+        data = t / "e3_items.jsonl"
+        (tasks / "e3_first.yaml").write_text(LMMS_TASK_YAML.format(data=data, task="e3_crystal_system_stub"))
+        (tasks / "e3_all3.yaml").write_text(
+            LMMS_TASK_YAML.format(data=data, task="e3_crystal_system_stub_all3") + LMMS_KEEP_ALL)
+        (tasks / "e3_utils.py").write_text(LMMS_UTILS)
+        (t / "crystal_stub_lmms.py").write_text(LMMS_MODEL.format(answers=LMMS_ANSWERS))
+        sys.path.insert(0, str(t))
+        os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+        from lmms_eval.__main__ import cli_evaluate
+        from lmms_eval.models import MODEL_REGISTRY_V2
+        from lmms_eval.models.registry_v2 import ModelManifest
+
+        MODEL_REGISTRY_V2.register_manifest(
+            ModelManifest(model_id="crystal_stub", simple_class_path="crystal_stub_lmms.CrystalStub"))
+        res = t / "out"
+        sys.argv = ["lmms-eval", "--model", "crystal_stub", "--tasks", "e3_crystal_system_stub,e3_crystal_system_stub_all3",
+                    "--model_args", "pretrained=stub/crystal-fixed",
+                    "--include_path", str(tasks), "--batch_size", "1", "--log_samples",
+                    "--output_path", str(res)]
+        cli_evaluate()
+        out.mkdir(parents=True, exist_ok=True)
+        for p in sorted(res.rglob("*")):
+            if p.is_file():
+                dest = out / p.relative_to(res)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(p, dest)
+                print("wrote", dest)
+
 if __name__ == "__main__":
     which = sys.argv[1]
-    {"inspect": lambda: run_inspect(HERE / "inspect")}[which]()
+    {"inspect": lambda: run_inspect(HERE / "inspect"),
+     "lmms_eval": lambda: run_lmms_eval(HERE / "lmms_eval")}[which]()
