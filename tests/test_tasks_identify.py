@@ -142,3 +142,16 @@ def _t(text):
     from viewcert.tasks.transforms import parse_command
 
     return parse_command(text)
+
+
+def test_rot_rot_same_axis_sums_alias():
+    # roll x a, roll x b is the rotation by a + b: for a + b = 45 with a, b in ±15…±90 (no 0) there are
+    # 8 ordered pairs: a ∈ {−45, −30, −15, 15, 30, 60, 75, 90}
+    pos, z = _cloud(25, seed=5)
+    grid = task_grid("rot-rot")
+    r = identify(make_item("cloud", pos, z, "rot-rot", grid.index(_t("roll x 15, roll x 30")), ViewSetup()))
+    got = sorted(r.to_dict(grid.answers)["consistent"])
+    want = sorted(f"roll x {a}, roll x {45 - a}" for a in (-45, -30, -15, 15, 30, 60, 75, 90))
+    assert got == want
+    assert {e[1] for e in r.explanations} == {"same motion"}
+    assert r.exact_ceiling == pytest.approx(1 / 8)

@@ -9,7 +9,8 @@ before pose's bounding-box centre) and, with depth cueing, per-atom intensities 
 (``tasks._match``). Item ceilings: exact = 1/|consistent set| (the best expected score of any guess);
 partial credit = max over grid guesses of the mean MiSI credit (``tasks.credit``) over the set.
 
-Every other consistent answer is explained (``explain``): ``view-axis motion`` (the poses differ by a
+Every other consistent answer is explained (``explain``): ``same motion`` (another command sequence moves
+every atom to the same place, e.g. ``roll x 15, roll x 30`` and ``roll x 30, roll x 15``), ``view-axis motion`` (the poses differ by a
 translation along the view axis), ``symmetry`` (the two posed structures coincide as labelled 3D sets:
 the difference is a point-group operation of the structure), ``depth-sign aliasing`` (they coincide after
 mirroring one through the image plane: the view cannot tell front from back), ``clipped`` (an atom is
@@ -124,6 +125,8 @@ def explain(item: TaskItem, true_pose: Pose, other_pose: Pose, keep_true, keep_o
     r = item.after_camera.rotation
     ca, cb = a @ r.T, b @ r.T
     diff = cb - ca
+    if np.abs(diff).max() <= tol:
+        return "same motion"
     if np.abs(diff[:, :2]).max() <= tol and np.ptp(diff[:, 2]) <= tol:
         return "view-axis motion"
     if not (keep_true.all() and keep_other.all()):
