@@ -91,3 +91,31 @@ def zone_axis_warnings(
                 ZoneAxisWarning(view.name, tuple(int(x) for x in idx[k]), float(np.linalg.norm(vec[k])), float(ang[k]))
             )
     return out
+
+
+def translate_overlap_warnings(cameras, lattice: np.ndarray, tolerance, *, tiling=(1, 1, 1)) -> list[str]:
+    """The same concept as :func:`zone_axis_warnings` stated in the oracle's terms: orthographic views in which
+    some lattice vector n·(a, b, c) with |n_i| ≤ 2 projects to an in-plane length ≤ ``tolerance[k]`` (Å in the
+    image plane; the oracle passes 2δ), so its translates land within that tolerance of each other and the view
+    cannot separate them. ``zone_axis_warnings`` asks the geometric question (view direction within an angle of
+    a short lattice vector) before any tolerance is chosen; this one asks whether the chosen δ resolves it."""
+    lat = np.asarray(lattice, dtype=np.float64)
+    tol = np.broadcast_to(np.asarray(tolerance, dtype=np.float64), (len(cameras),))
+    rng = range(-2, 3)
+    vecs = np.array([(i, j, k) for i in rng for j in rng for k in rng if (i, j, k) != (0, 0, 0)], dtype=float)
+    tv = vecs @ lat
+    out = []
+    for k, cam in enumerate(cameras):
+        if getattr(cam, "kind", "") != "orthographic":
+            continue
+        inplane = np.linalg.norm(tv @ np.asarray(cam.rotation)[:2].T, axis=1)
+        hit = np.flatnonzero(inplane <= tol[k])
+        if len(hit):
+            n = vecs[hit[np.argmin(np.linalg.norm(tv[hit], axis=1))]].astype(int)
+            n = -n if n[np.flatnonzero(n)[0]] < 0 else n
+            out.append(
+                f"view {k} ({cam.name or 'unnamed'}) looks along lattice vector [{n[0]} {n[1]} {n[2]}] "
+                f"(zone axis): its translates project within 2δ and this view cannot separate them"
+                + (" in the tiled observations" if tuple(tiling) != (1, 1, 1) else "")
+            )
+    return out

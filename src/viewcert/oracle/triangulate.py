@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from viewcert.cameras.camera import OrthographicCamera, PerspectiveCamera
+from viewcert.cameras.conditioning import translate_overlap_warnings
 from viewcert.elements import covalent_radii
 from viewcert.errors import InputError
 from viewcert.numeric import readonly
@@ -206,28 +207,6 @@ def _check_lattice(lattice) -> np.ndarray | None:
     return lat
 
 
-def _zone_axis_warnings(cams, lat: np.ndarray, delta_k: np.ndarray, tiling) -> list[str]:
-    """Views along a short lattice vector: the vector's translates project within 2δ of each other."""
-    out = []
-    rng = range(-2, 3)
-    vecs = np.array([(i, j, k) for i in rng for j in rng for k in rng if (i, j, k) != (0, 0, 0)], dtype=float)
-    tv = vecs @ lat
-    for k, cam in enumerate(cams):
-        if not isinstance(cam, OrthographicCamera):
-            continue
-        inplane = np.linalg.norm(tv @ cam.rotation[:2].T, axis=1)
-        hit = np.flatnonzero(inplane <= 2 * delta_k[k])
-        if len(hit):
-            n = vecs[hit[np.argmin(np.linalg.norm(tv[hit], axis=1))]].astype(int)
-            n = -n if n[np.flatnonzero(n)[0]] < 0 else n
-            out.append(
-                f"view {k} ({cam.name or 'unnamed'}) looks along lattice vector [{n[0]} {n[1]} {n[2]}] "
-                f"(zone axis): its translates project within 2δ and this view cannot separate them"
-                + (" in the tiled observations" if tuple(tiling) != (1, 1, 1) else "")
-            )
-    return out
-
-
 class _Prepared:
     """Kernel inputs of one Observations as plain lists (joined into arrays once per batch), or the reason it
     cannot be reconstructed."""
@@ -317,7 +296,7 @@ def _prepare(obs, delta, delta_unit, lattice, pairs, visibility) -> _Prepared:
         elif not any(P.sizes):
             P.failure = "no view shows any point"
     if lattice is not None and tiling != (1, 1, 1) and not P.failure:
-        P.warnings = _zone_axis_warnings(cams, lattice, np.array(delta_k), tiling)
+        P.warnings = translate_overlap_warnings(cams, lattice, 2 * np.array(delta_k), tiling=tiling)
     return P
 
 
