@@ -181,7 +181,7 @@ def test_verify_recomputes_and_catches_tampering(protos, tmp_path):
         (folder / (it.id.replace(":", "_") + ".cif")).write_text(str(CifWriter(to_pymatgen(it.read()))))
     cert = certify(str(folder), CertifyConfig(), out=out, n_workers=1, progress=False)
     path = out / "certificate.json"
-    rep = verify_certificate(path, n_workers=1, progress=False)
+    rep = verify_certificate(path, n_workers=1, progress=False, inputs_root=tmp_path)
     assert rep.ok and rep.byte_identical, rep.lines()
     assert rep.lines()[-1].startswith("verified: 4 items")
 
@@ -190,7 +190,7 @@ def test_verify_recomputes_and_catches_tampering(protos, tmp_path):
     bad["items"][0]["correct"] = False
     bad["items"][0]["outcome"] = "incorrect"
     (tmp_path / "t1.json").write_text(certificate_text(bad))
-    rep = verify_certificate(tmp_path / "t1.json", n_workers=1, progress=False)
+    rep = verify_certificate(tmp_path / "t1.json", n_workers=1, progress=False, inputs_root=tmp_path)
     assert not rep.digest_ok and not rep.ok
     iid = bad["items"][0]["id"]
     assert iid in rep.item_diffs and any(k == "correct" for k, _, _ in rep.item_diffs[iid])
@@ -199,7 +199,7 @@ def test_verify_recomputes_and_catches_tampering(protos, tmp_path):
     bad["summary"]["correct"] = 3
     bad["digest"]["value"] = compute_digest(bad)
     (tmp_path / "t2.json").write_text(certificate_text(bad))
-    rep = verify_certificate(tmp_path / "t2.json", n_workers=1, progress=False)
+    rep = verify_certificate(tmp_path / "t2.json", n_workers=1, progress=False, inputs_root=tmp_path)
     assert rep.digest_ok and not rep.ok
     assert any(k == "summary.correct" for k, _, _ in rep.section_diffs)
     assert any("summary.correct" in line for line in rep.lines())
@@ -207,7 +207,7 @@ def test_verify_recomputes_and_catches_tampering(protos, tmp_path):
     # 3) the input changed after certification
     first = sorted(folder.iterdir())[0]
     first.write_text(first.read_text().replace("_cell_length_a", "_cell_length_a ", 1))
-    rep = verify_certificate(path, n_workers=1, progress=False)
+    rep = verify_certificate(path, n_workers=1, progress=False, inputs_root=tmp_path)
     assert rep.input_changes and not rep.ok
     assert cert["inputs"]["kind"] == "folder"
 

@@ -32,11 +32,15 @@ from viewcert.certify.inputs import Dataset
 from viewcert.certify.summary import summarize
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
+from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.numeric import sig
 from viewcert.symmetry.labels import library_versions as symmetry_versions
 
 FORMAT = "viewcert-certificate/1"
-DIGEST_SCOPE = "sha256 of the compact canonical JSON (sorted keys) of every top-level key except 'digest'"
+DIGEST_SCOPE = ("sha256 of the compact canonical JSON (sorted keys) of every top-level key except 'digest' and "
+                "'location'")
+#: top-level keys outside the digest: the digest itself, and where the inputs sat (a hint for ``verify``)
+UNDIGESTED = ("digest", "location")
 
 
 def library_versions() -> dict[str, str]:
@@ -118,12 +122,15 @@ def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list[dict]
         "items": outcomes,
         "summary": summarize(outcomes, cfg),
     }
+    if dataset.location:
+        cert["location"] = {"input": dataset.location,
+                            "note": "where the inputs were read; outside the digest (inputs.files hash the content)"}
     cert["digest"] = {"algorithm": "sha256", "scope": DIGEST_SCOPE, "value": compute_digest(cert)}
     return cert
 
 
 def canonical_bytes(cert: dict) -> bytes:
-    body = {k: v for k, v in cert.items() if k != "digest"}
+    body = {k: v for k, v in cert.items() if k not in UNDIGESTED}
     return json_dumps(body, indent=None, allow_nan=False).encode()
 
 
@@ -149,16 +156,37 @@ def write_certificate(path: str | Path, cert: dict) -> Path:
     return write_text_atomic(path, certificate_text(cert))
 
 
-def read_certificate(path: str | Path) -> dict:
+def read_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> dict:
+    """A certificate from disk, its shape checked (``inputs``, ``config``, ``items`` with ids); InputError
+    naming the file and field otherwise."""
     p = Path(path)
     try:
-        cert = json.loads(p.read_text())
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read certificate: {exc}", source=str(p)) from None
+        limits.check_json_bytes(p.stat().st_size, source=str(p))
+        cert = json.loads(p.read_bytes().decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        raise InputError(f"cannot read certificate: {str(exc)[:200]}", source=str(p)) from None
+    if not isinstance(cert, dict):
+        raise InputError("not a viewcert certificate (not a JSON object)", source=str(p), field="format")
     if cert.get("format") != FORMAT:
         raise InputError(f"not a viewcert certificate (format {cert.get('format')!r}, expected {FORMAT!r})",
                          source=str(p), field="format")
+    _check_shape(cert, str(p))
     return cert
+
+
+def _check_shape(cert: dict, src: str) -> None:
+    for key, typ in (("inputs", dict), ("config", dict), ("items", list), ("libraries", dict)):
+        if not isinstance(cert.get(key), typ):
+            raise InputError(f"certificate has no {key!r} {typ.__name__}", source=src, field=key)
+    inputs = cert["inputs"]
+    if not isinstance(inputs.get("spec"), str) or not isinstance(inputs.get("files"), dict):
+        raise InputError("certificate inputs need 'spec' (text) and 'files' (object)", source=src, field="inputs")
+    for k, it in enumerate(cert["items"]):
+        if not isinstance(it, dict) or not isinstance(it.get("id"), str):
+            raise InputError(f"item {k} has no text 'id'", source=src, field=f"items[{k}].id")
+    loc = cert.get("location")
+    if loc is not None and not (isinstance(loc, dict) and isinstance(loc.get("input", ""), str)):
+        raise InputError("certificate location must be an object with text 'input'", source=src, field="location")
 
 
 def digest_ok(cert: dict) -> bool:

@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from viewcert.cameras import get_protocol
 from viewcert.errors import InputError
+from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.observe.project import OBSERVE_MODES, ObservationModel
 from viewcert.symmetry.labels import LEVELS
 
@@ -29,7 +30,12 @@ class CertifyConfig:
     ran; ``tiling`` instead observes the tiles of the one cell and enforces translate consistency).
     observe: "ideal" (exact projections of every drawn atom), "visible" (exact projections of the atoms
     with at least ``min_pixels`` visible pixels in the rendered atom-ID buffer) or "pixel-centroid" (the
-    centroid of those visible pixels, a perfect detector): the as-rendered ceilings of render.visibility."""
+    centroid of those visible pixels, a perfect detector): the as-rendered ceilings of render.visibility.
+    cross_check: moyopy cross-checks the rendered cell's label (the reference); the reconstruction's label
+    is spglib's alone unless cross_check_reconstruction. label_shortcuts: the rendered cell's spglib label
+    comes from the standardisation's dataset when τ and the angle tolerance equal std_symprec and
+    std_angle_tolerance, and the reconstruction's from the rendered cell's when the two are the same atoms
+    within 1e-9 Å (viewcert.symmetry.shortcuts; False runs a fresh spglib call each time)."""
 
     protocol: str = "render-ceiling-5"
     views: tuple[str, ...] | None = None
@@ -53,6 +59,8 @@ class CertifyConfig:
     truth: str = "dataset"
     cross_check: bool = True
     cross_check_angle: bool = False
+    cross_check_reconstruction: bool = False
+    label_shortcuts: bool = True
     confidence: float = 0.95
     image_size: int = 768
     observe: str = "ideal"
@@ -66,6 +74,12 @@ class CertifyConfig:
         if not (math.isfinite(self.tau) and self.tau > 0):
             raise InputError(f"tau (symprec) must be a positive number of Å, got {self.tau}", field="symprec")
         object.__setattr__(self, "delta", float(self.delta))
+        for name in ("angle_tolerance", "sigma"):
+            v = getattr(self, name)
+            if not (isinstance(v, int | float) and math.isfinite(v) and v >= 0):
+                raise InputError(f"{name} must be a finite number ≥ 0, got {v}", field=name)
+        if self.sigma_unit not in ("px", "angstrom"):
+            raise InputError(f"sigma_unit must be 'px' or 'angstrom', got {self.sigma_unit!r}", field="sigma_unit")
         object.__setattr__(self, "tau", float(self.tau))
         t = tuple(int(x) for x in self.tiling)
         if len(t) != 3 or min(t) < 1:
@@ -105,14 +119,31 @@ class CertifyConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> CertifyConfig:
+        if not isinstance(d, dict):
+            raise InputError("config must be an object", field="config")
         names = {f.name for f in fields(cls)}
         kw = {k: v for k, v in d.items() if k in names}
-        if kw.get("views") is not None:
-            kw["views"] = tuple(kw["views"])
-        for k in ("tiling", "supercell"):
-            if k in kw:
-                kw[k] = tuple(kw[k])
-        return cls(**kw)
+        try:
+            if kw.get("views") is not None:
+                kw["views"] = tuple(str(v) for v in kw["views"])
+            for k in ("tiling", "supercell"):
+                if k in kw:
+                    kw[k] = tuple(kw[k])
+            return cls(**kw)
+        except InputError:
+            raise
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"invalid setting: {str(exc)[:200]}", field="config") from None
+
+    def check_limits(self, limits: Limits = DEFAULT_LIMITS) -> None:
+        """Resource limits this configuration asks for (views, tiling, image pixels), before any work."""
+        limits.check_protocol_name(self.protocol, source="protocol")
+        limits.check_tiling(self.tiling, what="tiling")
+        limits.check_tiling(self.supercell, what="supercell")
+        limits.check_tiling(tuple(a * b for a, b in zip(self.tiling, self.supercell, strict=True)),
+                            what="tiling x supercell")
+        limits.check_pixels(self.image_size, self.image_size, source="image_size")
+        limits.check_views(len(get_protocol_views(self.protocol, self.views).views), source="protocol")
 
     def with_(self, **kw) -> CertifyConfig:
         return replace(self, **kw)

@@ -27,6 +27,7 @@ from viewcert.errors import InputError
 from viewcert.io.builtin import PROTOTYPES, builtin
 from viewcert.io.cif import read_cif_text
 from viewcert.io.read import read_structure
+from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.structures import Structure, sha256_text
 
 STRUCTURE_SUFFIXES = (".cif", ".mcif", ".vasp", ".poscar", ".xyz", ".extxyz", ".pdb", ".ent", ".mmcif", ".sdf",
@@ -49,15 +50,20 @@ class Item:
     label: dict | None = None
     label_source: str = ""
     label_conflicts: tuple[str, ...] = ()
+    limits: Limits = DEFAULT_LIMITS
 
     def read(self) -> Structure:
+        """The structure, or InputError naming the item; ``limits.max_atoms`` is checked before any work."""
         if self.kind == "structure":
-            return self.payload
-        if self.kind == "cif_text":
-            return read_cif_text(self.payload, source=self.id, identifier=self.id)
-        if self.kind == "file":
-            return _read_file(self.payload, self.id)
-        raise InputError(f"unknown item kind {self.kind!r}", field="kind")
+            s = self.payload
+        elif self.kind == "cif_text":
+            s = read_cif_text(self.payload, source=self.id, identifier=self.id)
+        elif self.kind == "file":
+            s = _read_file(self.payload, self.id)
+        else:
+            raise InputError(f"unknown item kind {self.kind!r}", source=self.id, field="kind")
+        self.limits.check_atoms(s.n_atoms, source=self.id)
+        return s
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,7 @@ class Dataset:
     items: tuple[Item, ...]
     files: dict[str, str] = field(default_factory=dict)
     subset: str = ""
+    location: str = ""  # absolute path read from: a hint for ``verify``, never part of a digest
 
     def __len__(self) -> int:
         return len(self.items)
@@ -78,14 +85,17 @@ class Dataset:
         return {"spec": self.spec, "kind": self.kind, "subset": self.subset, "n_items": len(self.items),
                 "files": dict(sorted(self.files.items()))}
 
+    def with_limits(self, limits: Limits) -> Dataset:
+        """The same items, each checked against ``limits`` when read."""
+        return replace(self, items=tuple(replace(it, limits=limits) for it in self.items))
+
     def select(self, ids) -> Dataset:
         """The items with these ids, in this dataset's order."""
         want = set(ids)
         missing = want - {it.id for it in self.items}
         if missing:
             raise InputError(f"unknown item ids: {sorted(missing)[:5]}", field="ids")
-        return Dataset(self.spec, self.kind, tuple(it for it in self.items if it.id in want), self.files,
-                       self.subset)
+        return replace(self, items=tuple(it for it in self.items if it.id in want))
 
 
 def _read_file(path: str, identifier: str) -> Structure:
@@ -113,6 +123,37 @@ def _file_sha(path: Path) -> str:
     return sha256_text(path.read_bytes())
 
 
+def read_json_file(path: Path, *, limits: Limits = DEFAULT_LIMITS, lines: bool = False):
+    """JSON (or, with ``lines``, JSONL as a list of rows) from ``path``; InputError naming the file, and the
+    line for JSONL, on a size over ``limits.max_json_bytes``, non-UTF-8 bytes or malformed JSON."""
+    path = Path(path)
+    try:
+        limits.check_json_bytes(path.stat().st_size, source=str(path))
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", source=str(path), field="encoding") from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=str(path)) from None
+    if not lines:
+        try:
+            return json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise InputError(f"not valid JSON ({str(exc)[:120]})", source=str(path), field="json") from None
+    rows = []
+    for k, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise InputError(f"line {k} is not valid JSON ({str(exc)[:120]})", source=str(path),
+                             field=f"line {k}") from None
+        if not isinstance(row, dict):
+            raise InputError(f"line {k} is not a JSON object", source=str(path), field=f"line {k}")
+        rows.append(row)
+    return rows
+
+
 def is_study_layout(path: Path) -> bool:
     return path.is_dir() and (path / "structures.json").is_file()
 
@@ -121,18 +162,19 @@ def load_study(root: Path, *, subset: str = "eval", spec: str | None = None) -> 
     """The render-ceiling study's layout (see the module docstring)."""
     sfile = root / "structures.json"
     files = {"structures.json": _file_sha(sfile)}
-    structures = json.loads(sfile.read_text())
+    structures = _object(read_json_file(sfile), sfile)
     sidecar: dict = {}
     if (root / "labels_sidecar.json").is_file():
         files["labels_sidecar.json"] = _file_sha(root / "labels_sidecar.json")
-        sidecar = json.loads((root / "labels_sidecar.json").read_text())
+        sidecar = _object(read_json_file(root / "labels_sidecar.json"), root / "labels_sidecar.json")
     eval_rows: dict[str, dict] = {}
     if (root / "eval.jsonl").is_file():
         files["eval.jsonl"] = _file_sha(root / "eval.jsonl")
-        for line in (root / "eval.jsonl").read_text().splitlines():
-            if line.strip():
-                row = json.loads(line)
-                eval_rows[row["material_id"]] = row
+        for k, row in enumerate(read_json_file(root / "eval.jsonl", lines=True), 1):
+            if not isinstance(row.get("material_id"), str):
+                raise InputError(f"row {k} has no string material_id", source=str(root / "eval.jsonl"),
+                                 field="material_id")
+            eval_rows[row["material_id"]] = row
     if subset == "eval":
         if not eval_rows:
             raise InputError(f"{root} has no eval.jsonl; pass subset='all'", source=str(root), field="subset")
@@ -145,8 +187,11 @@ def load_study(root: Path, *, subset: str = "eval", spec: str | None = None) -> 
     for mid in ids:
         if mid not in structures:
             raise InputError(f"item {mid!r} is not in structures.json", source=str(sfile), field="material_id")
-        cif = structures[mid]["cif"]
-        side = _norm_label(sidecar.get(mid)) or {}
+        entry = structures[mid]
+        cif = entry.get("cif") if isinstance(entry, dict) else None
+        if not isinstance(cif, str):
+            raise InputError(f"item {mid!r} has no CIF text", source=str(sfile), field=f"{mid}.cif")
+        side = _norm_label(sidecar.get(mid) if isinstance(sidecar.get(mid), dict) else None) or {}
         label = dict(side)
         sources = ["labels_sidecar.json"] if side else []
         conflicts = []
@@ -159,7 +204,13 @@ def load_study(root: Path, *, subset: str = "eval", spec: str | None = None) -> 
             sources.insert(0, "eval.jsonl")
         items.append(Item(mid, "cif_text", cif, sha256_text(cif), label or None, "+".join(sources),
                           tuple(conflicts)))
-    return Dataset(spec or str(root.resolve()), "study", tuple(items), files, subset)
+    return Dataset(spec or root.name, "study", tuple(items), files, subset, str(root.resolve()))
+
+
+def _object(value, path: Path) -> dict:
+    if not isinstance(value, dict):
+        raise InputError(f"expected a JSON object at the top level, got {type(value).__name__}", source=str(path))
+    return value
 
 
 def _structure_files(root: Path) -> list[Path]:
@@ -181,19 +232,20 @@ def load_folder(root: Path, *, spec: str | None = None) -> Dataset:
     files: dict[str, str] = {}
     if (root / "labels.json").is_file():
         files["labels.json"] = _file_sha(root / "labels.json")
-        labels = json.loads((root / "labels.json").read_text())
+        labels = _object(read_json_file(root / "labels.json"), root / "labels.json")
     items = []
     for p in paths:
         rel = p.relative_to(root).as_posix()
         ident = rel[: -len(p.suffix)] if p.suffix else rel
         digest = _file_sha(p)
         files[rel] = digest
-        lab = _norm_label(labels.get(ident) or labels.get(rel))
+        got = labels.get(ident) or labels.get(rel)
+        lab = _norm_label(got if isinstance(got, dict) else None)
         items.append(Item(ident, "file", str(p), digest, lab, "labels.json" if lab else ""))
     ids = [it.id for it in items]
     if len(set(ids)) != len(ids):
         raise InputError(f"two files in {root} share an id (path without extension)", source=str(root))
-    return Dataset(spec or str(root.resolve()), "folder", tuple(items), files)
+    return Dataset(spec or root.name, "folder", tuple(items), files, location=str(root.resolve()))
 
 
 def load_builtin(spec: str) -> Dataset:
@@ -235,6 +287,11 @@ def load_input(spec: str | Path, *, subset: str = "eval") -> Dataset:
         return load_study(p, subset=subset)
     if p.is_dir():
         return load_folder(p)
-    digest = _file_sha(p)
-    ident = p.stem
-    return Dataset(str(p.resolve()), "file", (Item(ident, "file", str(p), digest),), {p.name: digest})
+    if not p.is_file():
+        raise InputError(f"input {s!r} is not a regular file or folder", field="INPUT")
+    try:
+        digest = _file_sha(p)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=s, field="INPUT") from None
+    return Dataset(p.name, "file", (Item(p.stem, "file", str(p), digest),), {p.name: digest},
+                   location=str(p.resolve()))

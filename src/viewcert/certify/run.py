@@ -16,6 +16,7 @@ import functools
 import hashlib
 import io
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import certify_item
 from viewcert.certify.inputs import Dataset, load_input
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
+from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.parallel import MapResult, map_items
 
 
@@ -95,7 +97,8 @@ def summary_text(cert: dict, *, max_list: int = 30) -> str:
     tol = cert["tolerances"]
     lines = [
         f"inputs: {cert['inputs']['spec']} ({cert['inputs']['kind']}"
-        + (f", {cert['inputs']['subset']}" if cert["inputs"].get("subset") else "") + f"), {s['n']} items",
+        + (f", {cert['inputs']['subset']}" if cert["inputs"].get("subset") else "") + f"), {s['n']} items"
+        + (f" certified, {len(s['errors'])} unreadable or uncertifiable (not counted in R1)" if s["errors"] else ""),
         f"protocol: {cert['protocol']['name']} ({len(cert['protocol']['views'])} views); oracle pairs="
         f"{cert['oracle']['pairs']}, merge={cert['oracle']['merge']}; tiling "
         f"{'x'.join(map(str, cert['observation_model']['tiling']))}; observations "
@@ -121,9 +124,18 @@ def summary_text(cert: dict, *, max_list: int = 30) -> str:
         ": " + "; ".join(f"{d['id']} {({k: v for k, v in d.items() if k != 'id'})}"
                          for d in s["cross_check_disagreements"][:max_list]) if s["cross_check_disagreements"] else ""))
     if s["errors"]:
-        lines.append(f"errors ({len(s['errors'])}): " + "; ".join(f"{e['id']}: {e['error']}" for e in s["errors"][:10]))
+        lines.append(f"not counted in R1: {len(s['errors'])} items could not be read or certified:")
+        lines += ["    " + error_line(e) for e in s["errors"][:max_list]]
+        if len(s["errors"]) > max_list:
+            lines.append(f"    ... and {len(s['errors']) - max_list} more (items.csv lists every one)")
     lines.append(f"certificate digest: sha256:{cert['digest']['value']}")
     return "\n".join(lines) + "\n"
+
+
+def error_line(e: dict) -> str:
+    """One line for an item that could not be read or certified: item id, then what failed (file, field)."""
+    msg = " ".join(str(e.get("error") or "unknown error").split())
+    return f"item {e['id']}: {msg[:300]}"
 
 
 def write_outputs(out: str | Path, cert: dict, *, plots: bool = True, run: MapResult | None = None,
@@ -132,7 +144,7 @@ def write_outputs(out: str | Path, cert: dict, *, plots: bool = True, run: MapRe
     paths = {"certificate": write_certificate(out / "certificate.json", cert),
              "table": write_text_atomic(out / "items.csv", items_table(cert)),
              "summary": write_text_atomic(out / "summary.txt", summary_text(cert))}
-    if plots:
+    if plots and cert["summary"]["n"]:
         paths["plot_systems"] = P.plot_ceiling_by_system(cert, out / "ceiling_by_system.png")
         paths["plot_phantoms"] = P.plot_phantoms(cert, out / "phantoms.png")
     if run is not None:
@@ -145,16 +157,22 @@ def write_outputs(out: str | Path, cert: dict, *, plots: bool = True, run: MapRe
 
 def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, *, out: str | Path | None = None,
             subset: str = "eval", n_workers: int | None = None, scheduler: Any = None, plots: bool = True,
-            progress: bool | None = None, resume: bool = True) -> dict:
+            progress: bool | None = None, resume: bool = True, limits: Limits = DEFAULT_LIMITS,
+            report: Callable[[str], None] | None = None) -> dict:
     """Certify INPUT (see ``certify.inputs``) and, with ``out``, write every output. Returns the
-    certificate dict."""
+    certificate dict. ``limits`` are checked before any work (settings here, atoms as each item is read);
+    ``report`` receives console lines ("resumed N of M items")."""
     cfg = cfg or CertifyConfig()
+    cfg.check_limits(limits)
     dataset = input_spec if isinstance(input_spec, Dataset) else load_input(input_spec, subset=subset)
+    dataset = dataset.with_limits(limits)
     workdir = Path(out) / ".shards" if (out is not None and resume) else None
     t0 = time.perf_counter()
     cert, run = run_certification(dataset, cfg, n_workers=n_workers, scheduler=scheduler, workdir=workdir,
                                   progress=progress)
     wall = time.perf_counter() - t0
+    if report is not None and run.n_resumed:
+        report(f"resumed {run.n_resumed} of {run.n_items} items from {workdir}")
     if out is not None:
         write_outputs(out, cert, plots=plots, run=run, wall_seconds=wall,
                       workers=str(scheduler) if scheduler else n_workers)

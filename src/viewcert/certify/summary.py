@@ -1,5 +1,8 @@
 """The benchmark summary: R1 = correct / n with exact Clopper–Pearson bounds, by level and crystal system,
-the phantom census, and every failure, label mismatch, cross-check disagreement and error by id."""
+the phantom census, and every failure, label mismatch, cross-check disagreement and error by id.
+
+Items that could not be read or certified (outcome ``error``) are reported apart, under ``errors``, and are
+never counted in n: R1 is a rate over the items the pipeline certified."""
 
 from __future__ import annotations
 
@@ -16,16 +19,22 @@ from viewcert.symmetry.labels import CRYSTAL_SYSTEMS, LEVELS
 def summarize(outcomes: list[dict], cfg: CertifyConfig) -> dict:
     """R1 = correct / n with exact Clopper–Pearson bounds; by level, by crystal system; phantom census;
     failures, label mismatches, cross-check disagreements and errors listed by id."""
-    n = len(outcomes)
-    if n == 0:
+    if not outcomes:
         raise InputError("nothing to summarize: no items", field="items")
+    errors = [{"id": o["id"], "error": o.get("error") or "unknown error"} for o in outcomes
+              if o["outcome"] == "error"]
+    outcomes = [o for o in outcomes if o["outcome"] != "error"]
+    n = len(outcomes)
     k = sum(1 for o in outcomes if o["correct"])
-    lower = clopper_pearson_lower(k, n, cfg.confidence)
-    two = clopper_pearson_interval(k, n, cfg.confidence)
+    if n:
+        lower = _bound_dict(clopper_pearson_lower(k, n, cfg.confidence), True)
+        two = _bound_dict(clopper_pearson_interval(k, n, cfg.confidence), True)
+    else:
+        lower = two = {"text": "no item could be read or certified: no bound"}
     by_level = {}
     for lv in LEVELS:
         kk = sum(1 for o in outcomes if o.get("correct_by_level") and o["correct_by_level"][lv])
-        by_level[lv] = {"correct": kk, "R1": sig(kk / n)}
+        by_level[lv] = {"correct": kk, "R1": sig(kk / n) if n else None}
     by_system: dict[str, dict] = {}
     for o in outcomes:
         cs = (o.get("label_dataset") or {}).get("crystal_system") or (o.get("label_rendered") or {}).get(
@@ -52,19 +61,19 @@ def summarize(outcomes: list[dict], cfg: CertifyConfig) -> dict:
     mism = [{"id": o["id"], "levels": o["label_mismatch"], "dataset": o["label_dataset"],
              "rendered": o["label_rendered"]} for o in outcomes if o.get("label_mismatch")]
     xc = [{"id": o["id"], **o["cross_check"]} for o in outcomes if o.get("cross_check")]
-    errors = [{"id": o["id"], "error": o.get("error")} for o in outcomes if o["outcome"] == "error"]
     reasons: dict[str, int] = {}
     for f in failures:
         for r in f["reasons"]:
             reasons[r] = reasons.get(r, 0) + 1
     return {
         "n": n,
+        "n_errors": len(errors),
         "score": cfg.score,
         "truth": cfg.truth,
         "correct": k,
-        "R1": sig(k / n),
-        "bound": {**_bound_dict(lower), "text": lower.describe()},
-        "interval": {**_bound_dict(two), "text": two.describe()},
+        "R1": sig(k / n) if n else None,
+        "bound": lower,
+        "interval": two,
         "by_level": by_level,
         "by_crystal_system": by_system,
         "phantom_census": census,
@@ -76,9 +85,12 @@ def summarize(outcomes: list[dict], cfg: CertifyConfig) -> dict:
     }
 
 
-def _bound_dict(b) -> dict:
+def _bound_dict(b, text: bool = False) -> dict:
     d = b.to_dict()
-    return {k: (sig(v) if isinstance(v, float) else v) for k, v in d.items()}
+    out = {k: (sig(v) if isinstance(v, float) else v) for k, v in d.items()}
+    if text:
+        out["text"] = b.describe()
+    return out
 
 
 def _reference(o: dict, cfg: CertifyConfig) -> Any:

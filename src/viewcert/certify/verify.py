@@ -12,6 +12,7 @@ from viewcert.certify.config import CertifyConfig
 from viewcert.certify.inputs import load_input
 from viewcert.certify.run import run_certification
 from viewcert.errors import InputError
+from viewcert.limits import DEFAULT_LIMITS, Limits
 
 
 def _diff(a: Any, b: Any, path: str, out: list[tuple[str, Any, Any]]) -> None:
@@ -72,16 +73,46 @@ class VerifyReport:
         return out
 
 
+def trusted_input(cert: dict, inputs_root: str | Path, source: str = "certificate") -> str:
+    """Where a certificate says its inputs are (``location.input``, else ``inputs.spec`` relative to
+    ``inputs_root``), refused with InputError naming the path when it lies outside ``inputs_root``."""
+    spec = cert["inputs"]["spec"]
+    if cert["inputs"].get("kind") == "builtin" or spec.startswith("builtin:"):
+        return spec
+    root = Path(inputs_root).resolve()
+    loc = (cert.get("location") or {}).get("input") or ""
+    candidates = [Path(loc)] if loc else []
+    candidates.append(root / spec)
+    for cand in candidates:
+        if cand.exists():
+            real = cand.resolve()
+            if not real.is_relative_to(root):
+                raise InputError(f"the certificate names input path {str(cand)!r}, outside the trusted folder "
+                                 f"{str(root)!r}: pass --inputs DIR (or --input PATH) to trust it",
+                                 source=source, field="location.input" if loc and cand == Path(loc) else
+                                 "inputs.spec")
+            return str(real)
+    raise InputError(f"inputs {spec!r} not found (looked at {', '.join(repr(str(c)) for c in candidates)}); "
+                     "pass --input PATH or --inputs DIR", source=source, field="inputs.spec")
+
+
 def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_workers: int | None = None,
                        scheduler: Any = None, workdir: str | Path | None = None,
-                       progress: bool | None = None) -> VerifyReport:
-    """Recompute a certificate from its recorded inputs and settings and compare item by item."""
-    cert = read_certificate(path)
+                       progress: bool | None = None, inputs_root: str | Path | None = None,
+                       limits: Limits = DEFAULT_LIMITS) -> VerifyReport:
+    """Recompute a certificate from its recorded inputs and settings and compare item by item.
+
+    ``input_spec``: where the inputs are now (trusted, the caller vouches for it). Otherwise the path the
+    certificate names must lie inside ``inputs_root`` (default: the current folder). ``limits`` apply to what
+    the certificate asks to recompute (views, tiling, image size, atoms), checked before any work."""
+    cert = read_certificate(path, limits=limits)
     rep = VerifyReport(digest_ok=digest_ok(cert), stored_digest=(cert.get("digest") or {}).get("value", ""))
     inputs = cert["inputs"]
-    spec = input_spec or inputs["spec"]
+    cfg = CertifyConfig.from_dict(cert["config"])
+    cfg.check_limits(limits)
+    spec = input_spec or trusted_input(cert, Path.cwd() if inputs_root is None else inputs_root, str(path))
     try:
-        dataset = load_input(spec, subset=inputs.get("subset") or "eval")
+        dataset = load_input(spec, subset=inputs.get("subset") or "eval").with_limits(limits)
     except InputError as exc:
         rep.input_changes.append(f"cannot load {spec}: {exc}")
         return rep
@@ -89,10 +120,9 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
         a, b = inputs["files"].get(name), dataset.files.get(name)
         if a != b:
             rep.input_changes.append(f"{name}: sha256 {a} (certificate) vs {b} (now)")
-    cfg = CertifyConfig.from_dict(cert["config"])
     new, _ = run_certification(dataset, cfg, n_workers=n_workers, scheduler=scheduler, workdir=workdir,
                                progress=progress)
-    if input_spec is not None:  # the location is not part of what is verified
+    if new["inputs"]["spec"] != inputs["spec"]:  # the location is not part of what is verified
         new["inputs"]["spec"] = inputs["spec"]
         new["digest"]["value"] = compute_digest(new)
     rep.recomputed_digest = new["digest"]["value"]
@@ -101,7 +131,7 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
         if cert["libraries"].get(k) != new["libraries"].get(k):
             rep.library_changes.append((k, cert["libraries"].get(k), new["libraries"].get(k)))
     for section in sorted(set(cert) | set(new)):
-        if section in ("items", "digest", "libraries"):
+        if section in ("items", "digest", "libraries", "location"):
             continue
         _diff(cert.get(section), new.get(section), section, rep.section_diffs)
     old_items = {it["id"]: it for it in cert.get("items", [])}

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from viewcert.cli.options import guarded
 from viewcert.errors import InputError
 
 
@@ -144,5 +145,5 @@ def audit_extraction(
 
 def register(app: typer.Typer) -> None:
     """Add ``ladder`` and ``audit-extraction`` to a typer app."""
-    app.command("ladder")(ladder)
-    app.command("audit-extraction")(audit_extraction)
+    app.command("ladder")(guarded(ladder))
+    app.command("audit-extraction")(guarded(audit_extraction))

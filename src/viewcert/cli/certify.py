@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from viewcert.cli.options import parse_tiling
+from viewcert.cli.options import guarded, parse_tiling
 
 LEVEL_HELP = "label level R1 scores: crystal_system | point_group | space_group"
 
@@ -81,40 +81,65 @@ def certify_cmd(
     out: Path = typer.Option(Path("out"), help="output folder"),
     plots: bool = typer.Option(True, help="write plots"),
     resume: bool = typer.Option(True, help="checkpoint shards in OUT/.shards and resume from them"),
+    keep_going: bool = typer.Option(True, "--keep-going/--fail-fast",
+                                    help="keep going (default): an item that cannot be read or certified is "
+                                         "reported apart (summary and stderr, one line naming item, file and "
+                                         "field), left out of R1's denominator, and the run exits 1 after "
+                                         "writing everything; --fail-fast reads every item first and stops at "
+                                         "the first unreadable one (exit 2, nothing certified)"),
 ) -> None:
-    """Certify the render ceiling of INPUT: certificate.json, items.csv, summary.txt and plots in OUT."""
+    """Certify the render ceiling of INPUT: certificate.json, items.csv, summary.txt and plots in OUT.
+
+    Exit codes: 0 all items certified; 1 outputs written but some items unreadable/uncertifiable; 2 bad
+    input or option, or a resource limit (``viewcert --help`` lists the --max-* options)."""
+    from viewcert.certify.inputs import load_input
     from viewcert.certify.run import certify, summary_text
-    from viewcert.errors import ViewcertError
+    from viewcert.cli.options import check_out, current_limits
 
     cfg = _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
                   sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge, supercell,
                   observe, min_pixels, cross_check_angle)
-    try:
-        cert = certify(input, cfg, out=out, subset=subset, n_workers=workers, scheduler=scheduler, plots=plots,
-                       resume=resume)
-    except ViewcertError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    limits = current_limits()
+    cfg.check_limits(limits)
+    dataset = load_input(input, subset=subset).with_limits(limits)
+    if not keep_going:
+        for it in dataset.items:
+            it.read()
+    cert = certify(dataset, cfg, out=check_out(out), n_workers=workers, scheduler=scheduler, plots=plots,
+                   resume=resume, limits=limits, report=lambda line: typer.echo(line, err=True))
     typer.echo(summary_text(cert), nl=False)
     typer.echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}"
-               + (", plots" if plots else ""))
+               + (", plots" if plots and cert["summary"]["n"] else ""))
+    item_errors(cert["summary"]["errors"])
+
+
+def item_errors(errors: list[dict]) -> None:
+    """Each item that could not be read or certified, one line on stderr; then exit 1."""
+    from viewcert.certify.run import error_line
+
+    if errors:
+        for e in errors:
+            typer.echo(f"viewcert: item error: {error_line(e)}", err=True)
+        typer.echo(f"viewcert: {len(errors)} items could not be read or certified; they are reported apart and "
+                   "not counted in R1", err=True)
+        raise typer.Exit(1)
 
 
 def verify_cmd(
     cert: Path = typer.Argument(..., help="certificate.json to recompute"),
-    input: str = typer.Option(None, help="where the inputs are now, if they moved"),
+    input: str = typer.Option(None, help="where the inputs are now (you vouch for this path)"),
+    inputs: Path = typer.Option(None, "--inputs", help="the folder to trust (default: the current folder): "
+                                                      "input paths a certificate names outside it are refused"),
     scheduler: str = typer.Option(None, help="Dask scheduler address"),
     workers: int = typer.Option(None, help="local worker processes"),
 ) -> None:
-    """Recompute CERT from its recorded inputs and settings; report every difference (exit 1 if any)."""
+    """Recompute CERT from its recorded inputs and settings; report every difference (exit 1 if any).
+    The resource limits (``viewcert --max-*``) apply to what the certificate asks to recompute."""
     from viewcert.certify.verify import verify_certificate
-    from viewcert.errors import ViewcertError
+    from viewcert.cli.options import current_limits
 
-    try:
-        rep = verify_certificate(cert, input_spec=input, n_workers=workers, scheduler=scheduler)
-    except ViewcertError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    rep = verify_certificate(cert, input_spec=input, n_workers=workers, scheduler=scheduler,
+                             inputs_root=inputs or Path.cwd(), limits=current_limits())
     for line in rep.lines():
         typer.echo(line)
     if not rep.ok:
@@ -145,24 +170,33 @@ def sweep_cmd(
 ) -> None:
     """Design studies: view subsets, δ sweeps, noise sweeps, κ: CSV tables and plots in OUT."""
     from viewcert.certify.sweep import run_sweep
-    from viewcert.errors import ViewcertError
+    from viewcert.cli.options import check_out, current_limits
 
     protocols = [p.strip() for p in protocol.split(",") if p.strip()]
+    if not protocols:
+        raise typer.BadParameter("give at least one protocol name", param_hint="--protocol")
     cfg = _config(protocols[0], None, delta, symprec, 5.0, tiling, pairs, merge, score, "dataset", 0.0, sigma_unit,
                   0, False, False, False, cartesian_merge, supercell)
-    try:
-        res = run_sweep(input, cfg, protocols=protocols, subsets=subsets, deltas=_floats(deltas, "deltas"),
-                        sigmas=_floats(sigmas, "sigmas"), sigma_unit=sigma_unit, seeds=seeds, tie_tau=tie_tau,
-                        subset=subset, n_workers=workers, scheduler=scheduler, out=out)
-    except ViewcertError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    limits = current_limits()
+    for name in protocols:
+        cfg.with_(protocol=name).check_limits(limits)
+    sig = _floats(sigmas, "sigmas")
+    if sig is not None and not all(s >= 0 and s == s and s != float("inf") for s in sig):
+        raise typer.BadParameter(f"sigmas must be finite numbers ≥ 0, got {sigmas!r}", param_hint="--sigmas")
+    dl = _floats(deltas, "deltas")
+    if dl is not None and not all(d > 0 and d != float("inf") for d in dl):
+        raise typer.BadParameter(f"deltas must be finite numbers > 0 (Å), got {deltas!r}", param_hint="--deltas")
+    if seeds < 1:
+        raise typer.BadParameter(f"seeds must be ≥ 1, got {seeds}", param_hint="--seeds")
+    res = run_sweep(input, cfg, protocols=protocols, subsets=subsets, deltas=dl, sigmas=sig,
+                    sigma_unit=sigma_unit, seeds=seeds, tie_tau=tie_tau, subset=subset, n_workers=workers,
+                    scheduler=scheduler, out=check_out(out))
     typer.echo(res.text())
     typer.echo(f"wrote tables and plots to {out}")
 
 
 def register(app: typer.Typer) -> None:
     """Add ``certify``, ``verify`` and ``sweep`` to ``app``."""
-    app.command("certify")(certify_cmd)
-    app.command("verify")(verify_cmd)
-    app.command("sweep")(sweep_cmd)
+    app.command("certify")(guarded(certify_cmd))
+    app.command("verify")(guarded(verify_cmd))
+    app.command("sweep")(guarded(sweep_cmd))

@@ -1,4 +1,10 @@
-"""The ``viewcert`` command: thin subcommands, no science here."""
+"""The ``viewcert`` command: thin subcommands, no science here.
+
+Errors: every command registered on ``app`` (here or by a group's ``register(app)``) runs inside one handler
+(``GuardedTyper``): an exception becomes ``viewcert: error: <one line>`` on stderr and exit code 2 (item
+failures inside a run exit 1, decided by the command); ``viewcert --debug CMD`` re-raises with the traceback.
+Resource limits (``viewcert.limits``) are options of the root command: ``viewcert --max-atoms 10000 certify``.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +12,50 @@ from pathlib import Path
 
 import typer
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="viewcert: what do these images determine?")
+from viewcert.cli.options import DEBUG_KEY, EXIT_ITEMS, LIMITS_KEY, guarded
+
+
+class GuardedTyper(typer.Typer):
+    """A Typer whose every command runs inside ``guarded``."""
+
+    def command(self, *args, **kwargs):
+        register = super().command(*args, **kwargs)
+
+        def deco(fn):
+            register(guarded(fn))
+            return fn
+
+        return deco
+
+
+app = GuardedTyper(add_completion=False, no_args_is_help=True, help="viewcert: what do these images determine?")
 
 
 @app.callback()
-def _main() -> None:
-    """viewcert command line."""
+def _main(
+    ctx: typer.Context,
+    debug: bool = typer.Option(False, "--debug", help="show Python tracebacks instead of one-line errors"),
+    max_atoms: int = typer.Option(None, help="limit: atoms per structure (default 2000)"),
+    max_tiling: int = typer.Option(None, help="limit: product of cell repetitions (default 125)"),
+    max_views: int = typer.Option(None, help="limit: views in a protocol (default 500)"),
+    max_pixels: int = typer.Option(None, help="limit: pixels per image, width x height (default 4096²)"),
+    max_observations: int = typer.Option(None, help="limit: projected points per structure (default 5e6)"),
+    max_zip_member_bytes: int = typer.Option(None, help="limit: uncompressed bytes of a zip member (512 MiB)"),
+    max_zip_ratio: float = typer.Option(None, help="limit: compression ratio of a zip member (default 200)"),
+    max_json_bytes: int = typer.Option(None, help="limit: bytes of a JSON/JSONL input (default 256 MiB)"),
+) -> None:
+    """viewcert command line. Limits are checked before the work; each has an option to raise it."""
+    from viewcert.errors import ViewcertError
+    from viewcert.limits import DEFAULT_LIMITS
+
+    ctx.meta[DEBUG_KEY] = debug
+    try:
+        ctx.meta[LIMITS_KEY] = DEFAULT_LIMITS.with_overrides(
+            max_atoms=max_atoms, max_tiling=max_tiling, max_views=max_views, max_pixels=max_pixels,
+            max_observations=max_observations, max_zip_member_bytes=max_zip_member_bytes,
+            max_zip_ratio=max_zip_ratio, max_json_bytes=max_json_bytes)
+    except ViewcertError as exc:
+        raise typer.BadParameter(str(exc)) from None
 
 
 @app.command()
@@ -24,7 +68,8 @@ def version() -> None:
 
 @app.command()
 def observe(
-    source: str = typer.Argument("builtin:sample", help="builtin:sample|builtin:prototypes|builtin:molecules or a file"),
+    source: str = typer.Argument("builtin:sample", help="builtin:sample|builtin:prototypes|builtin:molecules, a "
+                                                        "structure file, a folder of them or the study layout"),
     protocol: str = typer.Option("render-ceiling-5", help="named view protocol"),
     tiling: str = typer.Option("1,1,1", help="cell repetitions drawn, e.g. 2,2,2"),
     out: Path = typer.Option(Path("out"), help="output folder"),
@@ -34,10 +79,14 @@ def observe(
     from rich.table import Table
 
     from viewcert.cli.main_job import observe_sample
-    from viewcert.cli.options import parse_tiling
+    from viewcert.cli.options import check_out, current_limits, parse_tiling
 
-    structures = _load(source)
-    rows = observe_sample(structures, out, protocol_name=protocol, tiling=parse_tiling(tiling))
+    limits = current_limits()
+    t = parse_tiling(tiling)
+    limits.check_tiling(t)
+    limits.check_protocol_name(protocol, source="--protocol")
+    structures, failed = _load(source, limits)
+    rows = observe_sample(structures, check_out(out), protocol_name=protocol, tiling=t, limits=limits)
     table = Table(title=f"observations: {source} through {protocol} (tiling {tiling})")
     for col in ("id", "formula", "kind", "atoms", "points per view", "zone-axis views"):
         table.add_column(col)
@@ -48,6 +97,16 @@ def observe(
         )
     Console().print(table)
     typer.echo(f"wrote {len(rows)} observation files to {out / 'observations'}")
+    _item_failures(failed)
+
+
+def _item_failures(failed: list[str]) -> None:
+    """Items that could not be read: one line each on stderr, then exit 1 (everything else was written)."""
+    if failed:
+        for line in failed:
+            typer.echo(f"viewcert: item error: {line}", err=True)
+        typer.echo(f"viewcert: {len(failed)} items could not be read or certified (reported apart)", err=True)
+        raise typer.Exit(EXIT_ITEMS)
 
 
 @app.command()
@@ -70,14 +129,20 @@ def run(
     typer.echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, plots, and {gallery}")
 
 
-def _load(source: str):
-    if source.startswith("builtin:"):
-        from viewcert.io.builtin import builtin
+def _load(source: str, limits):
+    """(structures that could be read, one line per item that could not)."""
+    from viewcert.certify.inputs import load_input
+    from viewcert.cli.options import one_line
+    from viewcert.errors import ViewcertError
 
-        return builtin(source)
-    from viewcert.io.read import read_structure
-
-    return [read_structure(Path(source))]
+    good, failed = [], []
+    for it in load_input(source, subset="all" if not source.startswith("builtin:") else "eval").with_limits(
+            limits).items:
+        try:
+            good.append(it.read())
+        except (ViewcertError, ValueError, OSError) as exc:
+            failed.append(f"item {it.id}: {one_line(exc)}")
+    return good, failed
 
 
 def _mount_subcommands() -> None:

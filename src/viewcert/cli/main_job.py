@@ -8,6 +8,7 @@ from pathlib import Path
 
 from viewcert.cameras import get_protocol
 from viewcert.cameras.conditioning import protocol_kappa, zone_axis_warnings
+from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.observe.project import ObservationModel, observe
 from viewcert.structures import Structure
 from viewcert.symmetry.standardize import conventional_standard_cell
@@ -35,17 +36,21 @@ def observe_sample(
     *,
     protocol_name: str = "render-ceiling-5",
     tiling: tuple[int, int, int] = (1, 1, 1),
+    limits: Limits = DEFAULT_LIMITS,
 ) -> list[ObservedItem]:
     """Write ``out_dir/observations/<n>.json`` for each structure; return one summary row per structure."""
     from viewcert.io.atomic import write_json_atomic
 
+    limits.check_protocol_name(protocol_name, source="protocol")
     protocol = get_protocol(protocol_name)
+    limits.check_views(len(protocol.views), source="protocol")
     folder = Path(out_dir) / "observations"
     folder.mkdir(parents=True, exist_ok=True)
     rows = []
     for k, raw in enumerate(structures):
         s = prepare(raw)
         t = tiling if s.is_periodic else (1, 1, 1)  # molecules are never tiled
+        limits.check_observations(s.n_atoms * t[0] * t[1] * t[2] * len(protocol.views), source=s.identifier)
         obs = observe(s, protocol.cameras(s, tiling=t), ObservationModel(tiling=t))
         path = folder / f"{k:03d}.json"
         write_json_atomic(

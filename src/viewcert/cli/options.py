@@ -2,9 +2,75 @@
 
 from __future__ import annotations
 
+import functools
+import os
 import re
+from pathlib import Path
 
+import click
 import typer
+
+from viewcert.errors import InputError, ViewcertError
+from viewcert.limits import DEFAULT_LIMITS, Limits
+
+DEBUG_KEY = "viewcert.debug"
+LIMITS_KEY = "viewcert.limits"
+EXIT_INPUT = 2  # bad input, bad option, limit exceeded, unreadable file: nothing (more) was computed
+EXIT_ITEMS = 1  # the run finished and wrote everything, but some items could not be read or certified
+
+
+def guarded(fn):
+    """``fn`` with the central handler: no Python traceback reaches a user unless ``--debug`` is given."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (typer.Exit, typer.Abort, click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except KeyboardInterrupt:
+            typer.echo("viewcert: interrupted (finished shards are kept; rerun to resume)", err=True)
+            raise typer.Exit(130) from None
+        except Exception as exc:  # noqa: BLE001 - the one place every failure becomes one line
+            if _debug():
+                raise
+            typer.echo(f"viewcert: error: {one_line(exc)}", err=True)
+            raise typer.Exit(EXIT_INPUT) from None
+
+    return run
+
+
+def _debug() -> bool:
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx and ctx.meta.get(DEBUG_KEY)) or os.environ.get("VIEWCERT_DEBUG", "") not in ("", "0")
+
+
+def current_limits() -> Limits:
+    """The limits set on the root command (``viewcert --max-atoms N ...``), else the defaults."""
+    ctx = click.get_current_context(silent=True)
+    return (ctx.meta.get(LIMITS_KEY) if ctx else None) or DEFAULT_LIMITS
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one line: the message of a viewcert error; type, file and message otherwise."""
+    if isinstance(exc, OSError) and exc.strerror:
+        text = f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
+    elif isinstance(exc, ViewcertError):
+        text = str(exc)
+    else:
+        text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        if isinstance(exc, (KeyError, IndexError, AttributeError, TypeError)):
+            text += " (unexpected; rerun with --debug and report it)"
+    text = " ".join(text.split())
+    return text[:400] + (" ..." if len(text) > 400 else "")
+
+
+def check_out(out: Path, *, option: str = "--out") -> Path:
+    """``out`` must be a folder or not exist yet (it is created)."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out} exists and is not a folder", field=option)
+    return out
 
 
 def parse_tiling(text: str) -> tuple[int, int, int]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from viewcert.cli.options import parse_tiling
+from viewcert.cli.options import guarded, parse_tiling
 from viewcert.errors import ViewcertError
 
 
@@ -129,6 +129,6 @@ def gallery_cmd(
 
 def register(app: typer.Typer) -> None:
     """Add ``render``, ``build-benchmark`` and ``gallery`` to ``app``."""
-    app.command("render")(render_cmd)
-    app.command("build-benchmark")(build_benchmark_cmd)
-    app.command("gallery")(gallery_cmd)
+    app.command("render")(guarded(render_cmd))
+    app.command("build-benchmark")(guarded(build_benchmark_cmd))
+    app.command("gallery")(guarded(gallery_cmd))

@@ -1,0 +1,102 @@
+"""Resource limits, checked before the work they guard; every limit has a CLI option to raise it.
+
+A limit protects the machine from an input (a file, a certificate someone sends, a protocol name) that would
+take minutes or gigabytes: a 200,000-atom CIF in spglib, ``fibonacci-100000``, ``render --size 60000``, an
+Inspect ``.eval`` with a 3 GiB member compressed to 3 MB. Exceeding one raises ``LimitError`` (an
+``InputError``) whose one-line message names the quantity, the value, the limit and the option that raises it.
+
+Defaults (measured on the 2-core development machine, see tests/test_hostile.py): ``max_atoms`` = 2,000 atoms
+per structure after standardisation keeps one certification under a minute.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, replace
+
+from viewcert.errors import InputError
+
+MiB = 1 << 20
+
+
+class LimitError(InputError):
+    """An input asks for more work or memory than a limit allows; the message names the limit's option."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Upper bounds (all inclusive). Units: atoms, repetitions, views, pixels (width × height), points,
+    bytes, and a dimensionless compression ratio."""
+
+    max_atoms: int = 2000
+    max_tiling: int = 125
+    max_views: int = 500
+    max_pixels: int = 16_777_216  # 4096 × 4096
+    max_observations: int = 5_000_000  # atoms × tiling × views, the projected points of one structure
+    max_zip_member_bytes: int = 512 * MiB
+    max_zip_ratio: float = 200.0
+    max_json_bytes: int = 256 * MiB
+
+    def __post_init__(self) -> None:
+        for k, v in asdict(self).items():
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not v > 0:
+                raise InputError(f"limit {k} must be a positive number, got {v!r}", field=k)
+
+    def with_overrides(self, **kw) -> Limits:
+        """A copy with the given limits changed; ``None`` values are ignored (CLI options left unset)."""
+        return replace(self, **{k: v for k, v in kw.items() if v is not None})
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    # -- checks ------------------------------------------------------------------------------------------
+    def check_atoms(self, n_atoms: int, *, source: str | None = None) -> None:
+        _check(n_atoms, self.max_atoms, "atoms in one structure", "max_atoms", source)
+
+    def check_tiling(self, tiling, *, what: str = "tiling", source: str | None = None) -> None:
+        prod = 1
+        for t in tiling:
+            prod *= int(t)
+        _check(prod, self.max_tiling, f"{what} product {'x'.join(str(int(t)) for t in tiling)}", "max_tiling",
+               source)
+
+    def check_views(self, n_views: int, *, source: str | None = None) -> None:
+        _check(n_views, self.max_views, "views in the protocol", "max_views", source)
+
+    def check_protocol_name(self, name: str, *, source: str | None = None) -> None:
+        """``fibonacci-N`` is checked from its name, before any camera is built."""
+        m = re.fullmatch(r"fibonacci-(\d+)", str(name).strip())
+        if m:
+            self.check_views(int(m.group(1)), source=source)
+
+    def check_pixels(self, width: int, height: int, *, source: str | None = None) -> None:
+        if width < 1 or height < 1:
+            raise LimitError(f"image size must be positive, got {width}x{height}", source=source, field="size")
+        _check(int(width) * int(height), self.max_pixels, f"image pixels ({width}x{height})", "max_pixels",
+               source)
+
+    def check_observations(self, n_points: int, *, source: str | None = None) -> None:
+        _check(n_points, self.max_observations, "observed points (atoms x tiling x views)", "max_observations",
+               source)
+
+    def check_json_bytes(self, n_bytes: int, *, source: str | None = None) -> None:
+        _check(n_bytes, self.max_json_bytes, "bytes of JSON/JSONL", "max_json_bytes", source)
+
+    def check_zip_member(self, name: str, file_size: int, compress_size: int, *, source: str | None = None) -> None:
+        """A zip member's uncompressed size and compression ratio, from its header, before extracting it."""
+        _check(file_size, self.max_zip_member_bytes, f"uncompressed bytes of zip member {name!r}",
+               "max_zip_member_bytes", source)
+        ratio = file_size / max(int(compress_size), 1)
+        if file_size > MiB and ratio > self.max_zip_ratio:
+            raise LimitError(f"zip member {name!r} expands {ratio:.0f}-fold (limit max_zip_ratio = "
+                             f"{self.max_zip_ratio:g}; raise with --max-zip-ratio)", source=source, field=name)
+
+
+def _check(value: int, limit, what: str, key: str, source: str | None) -> None:
+    if value > limit:
+        opt = "--" + key.replace("_", "-")
+        raise LimitError(f"{what} = {value:,} exceeds the limit {key} = {limit:,} (raise it with {opt})",
+                         source=source, field=key)
+
+
+DEFAULT_LIMITS = Limits()
