@@ -23,7 +23,7 @@ from viewcert.elements import covalent_radii
 from viewcert.errors import InputError
 from viewcert.observe import drawn_atoms
 from viewcert.structures import Structure
-from viewcert.symmetry._spglib import symmetry_dataset
+from viewcert.symmetry.orbits import equivalent_atoms
 
 ORBIT_SYMPREC = 1e-3  # Å, the study's
 RADIUS_SCALE = 0.5  # × covalent radius (Å)
@@ -47,10 +47,7 @@ class ViewOcclusion:
 
 def orbits(structure: Structure, symprec: float = ORBIT_SYMPREC) -> np.ndarray:
     """spglib ``equivalent_atoms`` of the cell (one orbit id per cell atom); a molecule: every atom alone."""
-    if not structure.is_periodic:
-        return np.arange(structure.n_atoms)
-    ds = symmetry_dataset(structure.lattice, structure.frac_coords, structure.numbers, symprec=symprec)
-    return np.asarray(ds.equivalent_atoms, dtype=np.int64)
+    return equivalent_atoms(structure, symprec=symprec)
 
 
 def covering(xy: np.ndarray, depth: np.ndarray, radii: np.ndarray) -> list[np.ndarray]:
