@@ -1,15 +1,15 @@
-# viewcert: two quick-start targets (run, test) plus bench and lint.
+# viewcert: two quick-start targets (run, test) plus bench, lint and docs.
 PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test bench lint clean
+.PHONY: run test bench lint docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,molecules]"
+	$(BIN)/python -m pip install --quiet -e ".[test,molecules,docs]"
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
@@ -19,7 +19,11 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
-test: $(STAMP) lint
+# the documentation site (mkdocs.yml) into site/ (git-ignored); --strict fails on bad links and cross-refs
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d site
+
+test: $(STAMP) lint docs
 	$(BIN)/python -m pytest -q
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m nojit -p no:cacheprovider
 
@@ -27,4 +31,4 @@ bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .ruff_cache
+	rm -rf $(VENV) out site .cache/mkdocs-jupyter .pytest_cache .ruff_cache
