@@ -10,9 +10,18 @@ audit the atoms a model claims to see. Reads result files and certificates; neve
                   Inspect AI
 - ``ladder``      rungs (chance, no-image, R4, R3, R2, vision-only, R1), unscored arms, exact shares,
                   ceilings from numbers or certificates
-- ``stats``       Clopper–Pearson, paired item bootstrap with share suppression, exact McNemar, sign test,
-                  Holm
 - ``extraction``  the fabrication audit (one-to-one periodic matching, species-aware/blind, null)
 - ``plots``       PNG figures (the only matplotlib user here); ``report`` HTML/Markdown/CSV/provenance
 - ``pipeline``    end-to-end entry points used by ``viewcert ladder`` / ``viewcert audit-extraction``
 """
+
+from viewcert.attribution.extraction import ExtractionAudit, audit_extraction
+from viewcert.attribution.ladder import Ceiling, Ladder, build_ladder, ceiling_from_certificate, ceiling_from_number
+from viewcert.attribution.parsing import ParsedAnswer, get_parser, majority_vote
+from viewcert.attribution.pipeline import run_extraction, run_ladder, study_report
+from viewcert.attribution.report import Report, write_report
+from viewcert.attribution.table import Manifest, ResultTable, load_manifest
+
+__all__ = ["Ceiling", "ExtractionAudit", "Ladder", "Manifest", "ParsedAnswer", "Report", "ResultTable",
+           "audit_extraction", "build_ladder", "ceiling_from_certificate", "ceiling_from_number", "get_parser",
+           "load_manifest", "majority_vote", "run_extraction", "run_ladder", "study_report", "write_report"]
