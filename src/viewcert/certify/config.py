@@ -7,9 +7,11 @@ from dataclasses import asdict, dataclass, fields, replace
 from functools import lru_cache
 
 from viewcert.cameras import get_protocol
+from viewcert.certify.molecule import MOLECULE_LEVELS
 from viewcert.errors import InputError
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.observe.project import OBSERVE_MODES, ObservationModel
+from viewcert.render.palette import STYLE_NAMES, get_style
 from viewcert.symmetry.labels import LEVELS
 
 DEFAULT_DELTA = 0.01  # Å
@@ -65,6 +67,9 @@ class CertifyConfig:
     image_size: int = 768
     observe: str = "ideal"
     min_pixels: int = 1
+    style: str = "study"  # drawing style of the rendered ID buffer (observe=visible|pixel-centroid)
+    molecule_levels: tuple[str, ...] = MOLECULE_LEVELS  # what a molecule is scored on (certify.molecule)
+    molecule_cross_check: bool = True  # pymatgen's PointGroupAnalyzer on each input molecule at τ
 
     def __post_init__(self) -> None:
         if not (isinstance(self.delta, int | float) and math.isfinite(self.delta) and self.delta > 0):
@@ -100,6 +105,12 @@ class CertifyConfig:
         if not self.periodic_merge and self.tiling != (1, 1, 1):
             raise InputError("tiled observations need periodic_merge=True (the oracle needs the cell)",
                              field="periodic_merge")
+        levels = tuple(str(x) for x in self.molecule_levels)
+        if not levels or any(lv not in MOLECULE_LEVELS for lv in levels):
+            raise InputError(f"molecule levels must be among {MOLECULE_LEVELS}, got {levels}", field="score")
+        object.__setattr__(self, "molecule_levels", levels)
+        if self.style not in STYLE_NAMES:
+            raise InputError(f"style must be one of {STYLE_NAMES}, got {self.style!r}", field="style")
         if self.observe not in OBSERVE_MODES:
             raise InputError(f"observe must be one of {OBSERVE_MODES}, got {self.observe!r}", field="observe")
         if self.observe != "ideal" and self.sigma != 0:
@@ -115,6 +126,12 @@ class CertifyConfig:
         d["views"] = None if self.views is None else list(self.views)
         d["tiling"] = list(self.tiling)
         d["supercell"] = list(self.supercell)
+        if d["style"] == "study":  # the default is left out so certificates written before the field keep digests
+            del d["style"]
+        d["molecule_levels"] = list(self.molecule_levels)
+        for k, default in (("molecule_levels", list(MOLECULE_LEVELS)), ("molecule_cross_check", True)):
+            if d[k] == default:  # defaults left out: certificates written before these fields keep digests
+                del d[k]
         return d
 
     @classmethod
@@ -126,7 +143,7 @@ class CertifyConfig:
         try:
             if kw.get("views") is not None:
                 kw["views"] = tuple(str(v) for v in kw["views"])
-            for k in ("tiling", "supercell"):
+            for k in ("tiling", "supercell", "molecule_levels"):
                 if k in kw:
                     kw[k] = tuple(kw[k])
             return cls(**kw)
@@ -137,13 +154,13 @@ class CertifyConfig:
 
     def check_limits(self, limits: Limits = DEFAULT_LIMITS) -> None:
         """Resource limits this configuration asks for (views, tiling, image pixels), before any work."""
-        limits.check_protocol_name(self.protocol, source="protocol")
+        limits.check_protocol_name(self.protocol)
         limits.check_tiling(self.tiling, what="tiling")
         limits.check_tiling(self.supercell, what="supercell")
         limits.check_tiling(tuple(a * b for a, b in zip(self.tiling, self.supercell, strict=True)),
                             what="tiling x supercell")
-        limits.check_pixels(self.image_size, self.image_size, source="image_size")
-        limits.check_views(len(get_protocol_views(self.protocol, self.views).views), source="protocol")
+        limits.check_pixels(self.image_size, self.image_size)
+        limits.check_views(len(get_protocol_views(self.protocol, self.views).views))
 
     def with_(self, **kw) -> CertifyConfig:
         return replace(self, **kw)
@@ -156,7 +173,8 @@ class CertifyConfig:
         # the seed rule of viewcert.oracle.noise.noise_sweep for one structure (seed·1,000,003 + 0), so a
         # noisy certification and the oracle's Monte Carlo see the same draws
         return ObservationModel(tiling=self.tiling, sigma=self.sigma, sigma_unit=self.sigma_unit,
-                                seed=int(self.seed) * 1_000_003, occlusion=self.occlusion)
+                                seed=int(self.seed) * 1_000_003, occlusion=self.occlusion,
+                                radius_scale=get_style(self.style).radius_scale)  # the drawn radius of the style
 
 
 

@@ -31,16 +31,18 @@ import numpy as np
 from viewcert.certify.config import CertifyConfig, get_protocol_views
 from viewcert.certify.digests import cameras_digest, cell_digest
 from viewcert.certify.inputs import Item
+from viewcert.certify.molecule import bond_graph, molecule_outcome
 from viewcert.numeric import sig
 from viewcert.oracle.phantoms import analyse
 from viewcert.oracle.triangulate import reconstruct
 from viewcert.render.visibility import observe_as
 from viewcert.structures import Structure
+from viewcert.symmetry import shortcuts
 from viewcert.symmetry.labels import LEVELS, SymmetryCheck, analyse_cell
-from viewcert.symmetry.standardize import conventional_standard_cell
+from viewcert.symmetry.standardize import conventional_standard_cell, standardize_with_dataset
 
 REASON_ORDER = ("error", "oracle_failed", "phantoms", "missing_atoms", "symmetry_changed", "label_mismatch",
-                "symmetry_undetermined", "precondition_violated")
+                "symmetry_undetermined", "precondition_violated", "point_group_changed", "handedness_ambiguous")
 MAX_PHANTOMS_LISTED = 24
 STANDARDIZER = "viewcert.symmetry.standardize"  # recorded in certificates
 
@@ -87,16 +89,19 @@ class Prepared:
     cell: Structure | None
     error: str | None = None
     rendered: dict[tuple[float, float, bool], SymmetryCheck] = field(default_factory=dict)
+    std: dict | None = None  # the standardisation's spglib dataset (viewcert.symmetry.shortcuts)
 
     def rendered_check(self, cfg: CertifyConfig) -> SymmetryCheck | None:
         if self.cell is None or not self.cell.is_periodic:
             return None
-        key = (cfg.tau, cfg.angle_tolerance, cfg.cross_check, cfg.cross_check_angle)
+        key = (cfg.tau, cfg.angle_tolerance, cfg.cross_check, cfg.cross_check_angle, cfg.label_shortcuts)
         if key not in self.rendered:
-            self.rendered[key] = analyse_cell(self.cell.lattice, self.cell.frac_coords, self.cell.numbers,
-                                              symprec=cfg.tau, angle_tolerance=cfg.angle_tolerance,
-                                              cross_check=cfg.cross_check,
-                                              moyo_angle_tolerance=_moyo_angle(cfg))
+            std = self.std if cfg.label_shortcuts else None
+            self.rendered[key] = shortcuts.rendered_check(self.cell.lattice, self.cell.frac_coords,
+                                                          self.cell.numbers, std, symprec=cfg.tau,
+                                                          angle_tolerance=cfg.angle_tolerance,
+                                                          cross_check=cfg.cross_check,
+                                                          moyo_angle_tolerance=_moyo_angle(cfg))
         return self.rendered[key]
 
 
@@ -106,15 +111,17 @@ def prepare(item: Item, cfg: CertifyConfig) -> Prepared:
         s = item.read()
     except Exception as exc:  # noqa: BLE001 - any reader failure is an item error, not a crash
         return Prepared(item, None, f"read: {exc}")
+    std = None
     if cfg.standardize and s.is_periodic:
         try:
-            s = conventional_cell(s, symprec=cfg.std_symprec, angle_tolerance=cfg.std_angle_tolerance,
-                                  orientation=cfg.orientation)
+            conv, std = standardize_with_dataset(s, symprec=cfg.std_symprec, angle_tolerance=cfg.std_angle_tolerance,
+                                                 orientation=cfg.orientation)
+            s = replace(conv, provenance=s.provenance)
         except Exception as exc:  # noqa: BLE001
             return Prepared(item, None, f"conventional cell: {exc}")
     if cfg.supercell != (1, 1, 1) and s.is_periodic:
-        s = s.supercell(cfg.supercell)
-    return Prepared(item, s)
+        s, std = s.supercell(cfg.supercell), None
+    return Prepared(item, s, std=std)
 
 
 def _base_record(item: Item) -> dict:
@@ -143,16 +150,24 @@ def evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
         return _error_record(item, f"pipeline ({where}): {type(exc).__name__}: {exc}")
 
 
-def _reconstruction_check(rec, cell: Structure, cfg: CertifyConfig) -> SymmetryCheck | None:
-    """spglib (+ moyopy) label of the reconstruction on the rendered lattice, points wrapped into the cell."""
+def _reconstruction_check(rec, cell: Structure, cfg: CertifyConfig,
+                          rendered: SymmetryCheck | None = None) -> SymmetryCheck | None:
+    """spglib label of the reconstruction on the rendered lattice, points wrapped into the cell (moyopy too
+    with ``cfg.cross_check_reconstruction``); the rendered cell's spglib label when the reconstruction is
+    that cell atom for atom within 1e-9 Å (``cfg.label_shortcuts``; viewcert.symmetry.shortcuts)."""
     if rec.status != "ok" or not cell.is_periodic or not len(rec.points):
         return None
     pts = np.asarray(rec.points, dtype=np.float64).reshape(-1, 3)
     frac = np.linalg.solve(cell.lattice.T, pts.T).T
     frac = frac - np.floor(frac)
+    known = None
+    if cfg.label_shortcuts and rendered is not None and shortcuts.same_cell(
+            cell.lattice, cell.frac_coords, cell.numbers, frac, np.asarray(rec.labels)):
+        known = rendered.spglib
     return analyse_cell(cell.lattice, frac, np.asarray(rec.labels), symprec=cfg.tau,
-                        angle_tolerance=cfg.angle_tolerance, cross_check=cfg.cross_check,
-                        moyo_angle_tolerance=_moyo_angle(cfg))
+                        angle_tolerance=cfg.angle_tolerance,
+                        cross_check=cfg.cross_check and cfg.cross_check_reconstruction,
+                        moyo_angle_tolerance=_moyo_angle(cfg), known_spglib=known)
 
 
 def _reference(dataset: dict, rendered_label: dict | None, cfg: CertifyConfig) -> tuple[dict, dict]:
@@ -225,13 +240,14 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
     cams = get_protocol_views(cfg.protocol, cfg.views).cameras(cell, tiling=cfg.tiling, width=cfg.image_size,
                                                                height=cfg.image_size)
     # noise seed: cfg.seed·1,000,003 (oracle.noise's rule); visible/pixel-centroid read the rendered ID buffer
-    obs = observe_as(cell, cams, cfg.observe, model=cfg.observation_model(), min_pixels=cfg.min_pixels)
+    obs = observe_as(cell, cams, cfg.observe, model=cfg.observation_model(), min_pixels=cfg.min_pixels,
+                     style=cfg.style)
     rec = reconstruct(obs, delta=cfg.delta, delta_unit="angstrom", pairs=cfg.pairs, merge=cfg.merge,
                       lattice=cell.lattice if (periodic and cfg.periodic_merge) else None,
                       visibility=cfg.visibility)
     rep = analyse(rec, cell, cfg.delta)
     indep = independent_views(cams)
-    recon_check = _reconstruction_check(rec, cell, cfg)
+    recon_check = _reconstruction_check(rec, cell, cfg, rendered)
     recon_label = label_dict(recon_check)
     unique = bool(rec.status == "ok" and rep.unique)
     reference, ref_source = _reference(dataset, rendered_label, cfg)
@@ -239,10 +255,18 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
         by_level = {lv: bool(recon_label is not None and lv in reference and recon_label[lv] == reference[lv])
                     for lv in LEVELS}
         correct = by_level[cfg.score]
-    else:
-        by_level, correct = None, unique
+    else:  # a molecule: its own truth, scored on cfg.molecule_levels (certify.molecule)
+        mol = molecule_outcome(cell, obs, rec, rep, delta=cfg.delta, tau=cfg.tau, levels=cfg.molecule_levels,
+                               observe_fn=lambda s, c: observe_as(s, c, cfg.observe, model=cfg.observation_model(),
+                                                                  min_pixels=cfg.min_pixels, style=cfg.style),
+                               cross_check=cfg.molecule_cross_check, **bond_graph(item))
+        by_level = mol["correct_by_level"]
+        correct = all(by_level.values())
     reasons = _reasons(rec, rep, periodic=periodic, rendered_label=rendered_label, recon_label=recon_label,
                        mismatch=mismatch, unique=unique, indep=indep, cfg=cfg)
+    if not periodic:
+        reasons += [r for lv, r in (("point_group", "point_group_changed"), ("handedness", "handedness_ambiguous"))
+                    if by_level.get(lv) is False]
     cross = {k: v for k, v in (("rendered", _xcheck(rendered)), ("reconstructed", _xcheck(recon_check))) if v}
     return {
         **_base_record(item),
@@ -256,6 +280,7 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
         "certified": bool(unique and rep.separation_ok and indep),
         "correct_by_level": by_level, "correct": bool(correct), "outcome": "correct" if correct else "incorrect",
         "reasons": reasons if not correct else [r for r in reasons if r in ("phantoms", "precondition_violated")],
+        **({} if periodic else {"molecule": mol}),
     }
 
 

@@ -146,6 +146,7 @@ def analyse_cell(
     angle_tolerance: float = 5.0,
     cross_check: bool = True,
     moyo_angle_tolerance: float | None = None,
+    known_spglib: SymmetryLabel | None = None,
 ) -> SymmetryCheck:
     """Label a periodic cell (lattice rows Å, fractional coordinates, atomic numbers) with spglib at
     ``symprec`` Å / ``angle_tolerance`` degrees, and with moyopy when ``cross_check``. An engine that cannot
@@ -156,13 +157,16 @@ def analyse_cell(
     symprec). Reason: moyopy 0.21 with an explicit angle tolerance can exhaust memory (a Rust allocation
     abort of the whole process) in its Bravais-group search on long rhombohedral cells — e3's mp-1096817,
     R3m with c/a ≈ 19.5, asks for 2.5 GB. On all 1,820 e3 rendered cells spglib at (0.01 Å, 5°), spglib at
-    (0.01 Å, default angle) and moyopy at (0.01 Å, default angle) give the same space group."""
+    (0.01 Å, default angle) and moyopy at (0.01 Å, default angle) give the same space group.
+
+    ``known_spglib``: spglib's label of this cell at these tolerances, already known (from the
+    standardisation's dataset, ``viewcert.symmetry.shortcuts``); spglib is then not called again."""
     if not (np.isfinite(symprec) and symprec > 0):
         raise InputError(f"symprec must be a positive number of Å, got {symprec}", field="symprec")
     s_lab = m_lab = None
     s_err = m_err = None
     try:
-        s_lab = _spglib_label(lattice, frac, numbers, symprec, angle_tolerance)
+        s_lab = known_spglib or _spglib_label(lattice, frac, numbers, symprec, angle_tolerance)
     except InputError as exc:
         s_err = str(exc)
     if cross_check:

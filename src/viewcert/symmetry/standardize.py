@@ -78,7 +78,8 @@ ORIENTATIONS: tuple[str, ...] = ("pymatgen", "spglib")
 Backend = Literal["spglib", "moyopy"]
 BACKENDS: tuple[str, ...] = ("spglib", "moyopy")
 
-__all__ = ["BACKENDS", "ORIENTATIONS", "Backend", "Orientation", "conventional_standard_cell"]
+__all__ = ["BACKENDS", "ORIENTATIONS", "Backend", "Orientation", "conventional_standard_cell",
+           "standardize_with_dataset"]
 
 
 def conventional_standard_cell(
@@ -98,6 +99,22 @@ def conventional_standard_cell(
     ``backend="moyopy"`` is faster but NOT identical (same crystal and space group, often another of the
     equivalent origins/axes and site orders; ``angle_tolerance`` is not used) — see the module docstring.
     See the module docstring for the details."""
+    return standardize_with_dataset(structure, symprec=symprec, angle_tolerance=angle_tolerance,
+                                    orientation=orientation, backend=backend)[0]
+
+
+def standardize_with_dataset(
+    structure: Structure,
+    *,
+    symprec: float = 0.01,
+    angle_tolerance: float = 5.0,
+    orientation: Orientation = "pymatgen",
+    backend: Backend = "spglib",
+) -> tuple[Structure, dict]:
+    """:func:`conventional_standard_cell` and the one dataset it came from (``_spglib.standardized_cell``'s
+    dict: space group, Hall number, point group, operations of the input; ``"engine"`` names the backend
+    that produced it, ``"symprec"``/``"angle_tolerance"`` the tolerances). ``viewcert.symmetry.shortcuts``
+    turns it into the conventional cell's label without a second spglib call."""
     src = structure.identifier or None
     if orientation not in ORIENTATIONS:
         raise InputError(f"orientation must be one of {ORIENTATIONS}, got {orientation!r}", source=src,
@@ -130,7 +147,9 @@ def conventional_standard_cell(
                                                       std["number"])
     labels = _map_labels(structure.site_labels, std["mapping_to_primitive"], std["std_mapping_to_primitive"],
                          origin)
-    return Structure(frac @ lat, z, lat, site_labels=labels, provenance=structure.provenance)
+    std = {**std, "engine": std.get("engine", "moyopy"), "symprec": float(symprec),
+           "angle_tolerance": float(angle_tolerance), "n_input": int(len(structure.numbers))}
+    return Structure(frac @ lat, z, lat, site_labels=labels, provenance=structure.provenance), std
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -1,0 +1,82 @@
+"""Labels without a second spglib call, where the second call would see the same problem.
+
+A certification asks spglib three times per structure: to standardise the input (the conventional cell is
+what gets rendered), for the label of that rendered cell, and for the label of the reconstruction. Two of
+these can be answered from an earlier call:
+
+1. **Rendered cell from the standardisation's dataset** (:func:`rendered_check`). Guard: the dataset came
+   from spglib (not the moyopy backend), at the same symprec τ (Å) and angle tolerance (°) the label is asked
+   at, and the cell is the standardisation's output itself (no supercell). The conventional cell is spglib's
+   refined (symmetrised) cell of the same input in another basis, so spglib's operation search at the same
+   tolerances finds the same space-group type: number, international symbol and point group are copied;
+   the Hall number is spglib's default setting of that type (the same for both cells, as spglib reports
+   the setting it standardises to); the operation count of the conventional cell is the point-group order
+   times its lattice points, i.e. ``n_rotations(input) · n_atoms(conventional) / n_atoms(input)``.
+   This is an identity of spglib's algorithm, not a theorem about every tolerance boundary: refinement
+   moves atoms by up to τ, so a cell lying within τ of a *higher* symmetry after symmetrisation could in
+   principle be labelled higher by a fresh call. Checked against the fresh call (every field) on all
+   1,820 e3 structures and one structure for each of the 230 space groups (tests/test_symmetry_shortcuts.py);
+   ``shortcut=False`` in the certify configuration (``CertifyConfig.label_shortcuts``) runs the full path.
+2. **Reconstruction from the rendered cell** (:func:`same_cell`). Guard: the reconstruction has the same
+   atoms as the rendered cell, label for label, each within ``SAME_CELL_TOL`` = 1e-9 Å (minimum image on the
+   rendered lattice, a one-to-one matching). spglib's answer for two cells whose atoms differ by ≤ 1e-9 Å
+   changes only if one of its tolerance comparisons at τ (0.01 Å in the study) is decided within 1e-9 Å;
+   tested against the fresh call on the same two sets.
+
+moyopy's cross-check runs on the rendered cell only (a fresh moyopy call there; none on the reconstruction):
+the reconstruction is scored with spglib's label, and the cross-check guards the reference label.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from viewcert.symmetry.labels import SymmetryCheck, SymmetryLabel, analyse_cell, crystal_system_of
+
+SAME_CELL_TOL = 1e-9  # Å
+
+__all__ = ["SAME_CELL_TOL", "label_from_dataset", "rendered_check", "same_cell"]
+
+
+def label_from_dataset(std: dict, n_conventional: int) -> SymmetryLabel:
+    """spglib's label of the conventional cell (``n_conventional`` atoms) from the standardisation's dataset
+    (the dict of :func:`viewcert.symmetry.standardize.standardize_with_dataset`)."""
+    n = int(std["number"])
+    n_ops = int(std["n_rotations"]) * int(n_conventional) // int(std["n_input"])
+    return SymmetryLabel(n, str(std["international"]), str(std["pointgroup"]), crystal_system_of(n),
+                         int(std["hall_number"]), n_ops)
+
+
+def applies(std: dict | None, *, symprec: float, angle_tolerance: float) -> bool:
+    """Guard of shortcut 1: a spglib dataset at exactly these tolerances."""
+    return (std is not None and std.get("engine") == "spglib" and float(std["symprec"]) == float(symprec)
+            and float(std["angle_tolerance"]) == float(angle_tolerance))
+
+
+def rendered_check(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray, std: dict | None, *,
+                   symprec: float, angle_tolerance: float = 5.0, cross_check: bool = True,
+                   moyo_angle_tolerance: float | None = None) -> SymmetryCheck:
+    """``analyse_cell`` of the conventional cell, with spglib's label taken from ``std`` when
+    :func:`applies` (moyopy, when asked, still runs on the cell); otherwise the full ``analyse_cell``."""
+    known = label_from_dataset(std, len(numbers)) if applies(std, symprec=symprec,
+                                                            angle_tolerance=angle_tolerance) else None
+    return analyse_cell(lattice, frac, numbers, symprec=symprec, angle_tolerance=angle_tolerance,
+                        cross_check=cross_check, moyo_angle_tolerance=moyo_angle_tolerance, known_spglib=known)
+
+
+def same_cell(lattice: np.ndarray, frac_a: np.ndarray, z_a: np.ndarray, frac_b: np.ndarray, z_b: np.ndarray,
+              tol: float = SAME_CELL_TOL) -> bool:
+    """True when the two atom sets (fractional coordinates on ``lattice`` rows, Å; labels) match one to one,
+    label for label, each pair within ``tol`` Å by minimum image (shortcut 2's guard)."""
+    fa = np.asarray(frac_a, dtype=np.float64).reshape(-1, 3)
+    fb = np.asarray(frac_b, dtype=np.float64).reshape(-1, 3)
+    za, zb = np.asarray(z_a).ravel(), np.asarray(z_b).ravel()
+    if len(fa) != len(fb) or len(za) != len(fa) or len(zb) != len(fb) or not len(fa):
+        return False
+    if not np.array_equal(np.sort(za), np.sort(zb)):
+        return False
+    d = fa[:, None, :] - fb[None, :, :]
+    d -= np.round(d)
+    dist = np.linalg.norm(d @ np.asarray(lattice, dtype=np.float64), axis=2)
+    close = (dist <= tol) & (za[:, None] == zb[None, :])
+    return bool((close.sum(axis=1) == 1).all() and (close.sum(axis=0) == 1).all())

@@ -1,0 +1,123 @@
+"""viewcert.symmetry.shortcuts against the full path (a fresh spglib call every time).
+
+Shortcut 1 (rendered cell's label from the standardisation's dataset) is compared field by field with a
+fresh ``analyse_cell`` on the conventional cell for all 1,820 e3 structures and one structure of each of the
+230 space groups (pyxtal, the recipes of tests/test_symmetry.py). Shortcut 2 (reconstruction's label from
+the rendered cell's) is exercised end to end: ``certify_item`` with ``label_shortcuts=True`` must give the
+same record as with ``label_shortcuts=False`` on every e3 structure, at δ = τ = 0.01 Å (all pairs) and at the
+study's δ = 0.15 Å first pair. ``same_cell`` (the guard of shortcut 2) is checked on hand-built cells.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.test_symmetry import RECIPES, _pyxtal_structure
+from viewcert.structures import Structure
+from viewcert.symmetry import shortcuts
+from viewcert.symmetry.labels import analyse_cell
+from viewcert.symmetry.standardize import conventional_standard_cell, standardize_with_dataset
+
+LAT = np.diag([4.0, 5.0, 6.0])
+
+
+def _full_and_short(s: Structure, tau: float = 0.01, angle: float = 5.0):
+    conv, std = standardize_with_dataset(s, symprec=tau, angle_tolerance=angle)
+    full = analyse_cell(conv.lattice, conv.frac_coords, conv.numbers, symprec=tau, angle_tolerance=angle)
+    short = shortcuts.rendered_check(conv.lattice, conv.frac_coords, conv.numbers, std, symprec=tau,
+                                     angle_tolerance=angle)
+    return conv, std, full, short
+
+
+# ----------------------------------------------------------------------------- guard and identity, hand cases
+
+def test_standardize_with_dataset_returns_the_same_cell_as_conventional_standard_cell():
+    s = Structure(np.array([[0, 0, 0], [2.0, 2.0, 2.0]]), np.array([11, 17]), np.eye(3) * 4.0)
+    conv, std = standardize_with_dataset(s)
+    ref = conventional_standard_cell(s)
+    assert np.array_equal(conv.lattice, ref.lattice) and np.array_equal(conv.positions, ref.positions)
+    # CsCl-type (two species at the cube corner and centre): Pm-3m, 221, 48 operations, 2 atoms
+    assert (std["number"], std["engine"], std["symprec"], std["angle_tolerance"]) == (221, "spglib", 0.01, 5.0)
+
+
+def test_fcc_conventional_cell_counts_its_centring_operations():
+    """Cu given as its 1-atom primitive cell: the conventional cell has 4 atoms and 48 · 4 = 192 operations
+    (hand-worked: Fm-3m, point group m-3m of order 48, four lattice points per F cell)."""
+    a = 3.6
+    prim = np.array([[0, a / 2, a / 2], [a / 2, 0, a / 2], [a / 2, a / 2, 0]])
+    s = Structure(np.zeros((1, 3)), np.array([29]), prim)
+    conv, std, full, short = _full_and_short(s)
+    assert conv.n_atoms == 4 and std["n_rotations"] == 48
+    assert short.spglib.n_operations == 192 == full.spglib.n_operations
+    assert short.spglib == full.spglib and short.spglib.space_group == 225
+    assert short.moyo == full.moyo
+
+
+@pytest.mark.parametrize("tau, angle", [(0.02, 5.0), (0.01, 3.0)])
+def test_guard_refuses_other_tolerances(tau, angle):
+    s = Structure(np.array([[0, 0, 0], [2.0, 2.0, 2.0]]), np.array([11, 17]), np.eye(3) * 4.0)
+    _, std = standardize_with_dataset(s, symprec=0.01, angle_tolerance=5.0)
+    assert shortcuts.applies(std, symprec=0.01, angle_tolerance=5.0)
+    assert not shortcuts.applies(std, symprec=tau, angle_tolerance=angle)
+    assert not shortcuts.applies({**std, "engine": "moyopy"}, symprec=0.01, angle_tolerance=5.0)
+    assert not shortcuts.applies(None, symprec=0.01, angle_tolerance=5.0)
+
+
+def test_same_cell_matches_one_to_one_within_tolerance():
+    f = np.array([[0.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.25, 0.0, 0.5]])
+    z = np.array([8, 8, 14])
+    perm = [2, 0, 1]
+    assert shortcuts.same_cell(LAT, f, z, f[perm], z[perm])
+    wrapped = f.copy()
+    wrapped[0] = [1.0 - 1e-12, 1.0, 1e-13]  # the same atom across the cell faces: 4e-12 Å away
+    assert shortcuts.same_cell(LAT, f, z, wrapped, z)
+    moved = f.copy()
+    moved[1, 0] += 2e-9 / 4.0  # 2e-9 Å along a (|a| = 4 Å): beyond 1e-9 Å
+    assert not shortcuts.same_cell(LAT, f, z, moved, z)
+    moved[1, 0] = 0.5 + 0.5e-9 / 4.0  # 0.5e-9 Å: within
+    assert shortcuts.same_cell(LAT, f, z, moved, z)
+    assert not shortcuts.same_cell(LAT, f, z, f, np.array([8, 14, 8]))  # labels swapped
+    assert not shortcuts.same_cell(LAT, f, z, f[:2], z[:2])  # an atom missing
+    dup = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.25, 0.0, 0.5]])
+    assert not shortcuts.same_cell(LAT, f, z, dup, z)  # two on one, none on the other: not one to one
+    assert not shortcuts.same_cell(LAT, f[:0], z[:0], f[:0], z[:0])  # empty is never "the same cell"
+
+
+# ----------------------------------------------------------------------------- against the full path
+
+def test_shortcut_1_equals_fresh_spglib_on_all_230_space_groups():
+    pytest.importorskip("pyxtal")
+    bad = []
+    for g in sorted(RECIPES):
+        _, _, full, short = _full_and_short(_pyxtal_structure(g))
+        if full.spglib != short.spglib or full.moyo != short.moyo:
+            bad.append((g, full.spglib, short.spglib))
+    assert not bad, bad[:5]
+
+
+@pytest.mark.shared_data
+def test_shortcut_1_equals_fresh_spglib_on_all_1820_e3_structures(e3_cifs):
+    from viewcert.io.cif import read_cif_text
+
+    bad = []
+    for mid, cif in e3_cifs.items():
+        _, _, full, short = _full_and_short(read_cif_text(cif, source=mid))
+        if full.spglib != short.spglib:
+            bad.append((mid, full.spglib, short.spglib))
+    assert len(e3_cifs) == 1820 and not bad, bad[:5]
+
+
+@pytest.mark.shared_data
+@pytest.mark.slow
+@pytest.mark.parametrize("kw", [{"delta": 0.01, "tau": 0.01},
+                                {"delta": 0.15, "tau": 0.01, "pairs": "first", "periodic_merge": False}])
+def test_certify_records_identical_with_and_without_shortcuts_on_all_e3(shared_data, kw):
+    from viewcert.certify import CertifyConfig
+    from viewcert.certify.evaluate import certify_item
+    from viewcert.certify.inputs import load_input
+
+    fast, full = CertifyConfig(**kw), CertifyConfig(**kw, label_shortcuts=False)
+    items = load_input(shared_data / "data" / "e3", subset="all").items
+    differ = [it.id for it in items if certify_item(it, fast) != certify_item(it, full)]
+    assert len(items) == 1820 and not differ, differ[:10]
