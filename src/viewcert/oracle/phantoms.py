@@ -20,6 +20,7 @@ from scipy.spatial import cKDTree
 
 from viewcert.errors import InputError
 from viewcert.numeric import readonly
+from viewcert.oracle.phantom_kernels import min_same_label_distance_nb, nearest_same_label_nb
 from viewcert.oracle.triangulate import Reconstruction
 from viewcert.structures import Structure, tiling_translations
 
@@ -83,6 +84,15 @@ class PhantomReport:
         }
 
 
+KERNEL_MAX_WORK = 50_000_000  # query × target × image triples; beyond it the cKDTree path (large molecules)
+_ZERO_SHIFT = np.zeros((1, 3))
+
+
+def _c(a: np.ndarray) -> np.ndarray:
+    """C-contiguous and writeable (the kernels' explicit signatures take no read-only arrays)."""
+    return np.require(a, requirements=["C", "W"])
+
+
 def _wrap(pos: np.ndarray, lattice: np.ndarray) -> np.ndarray:
     f = np.linalg.solve(lattice.T, np.asarray(pos, dtype=np.float64).reshape(-1, 3).T).T
     f = f - np.floor(f)
@@ -102,8 +112,14 @@ def nearest_same_label(points, labels, target_positions, target_labels, lattice=
     idx = np.full(len(points), -1, dtype=np.int64)
     if len(points) == 0 or len(tpos) == 0:
         return dist, idx
+    q, shifts = points, _ZERO_SHIFT
+    if lattice is not None:
+        lat = np.asarray(lattice, dtype=np.float64)
+        q, shifts = _wrap(points, lat), (tiling_translations((3, 3, 3)) - 1.0) @ lat
+    if len(q) * len(tpos) * len(shifts) <= KERNEL_MAX_WORK:  # numba brute force (phantom_kernels)
+        tw = tpos if lattice is None else _wrap(tpos, np.asarray(lattice, dtype=np.float64))
+        return nearest_same_label_nb(_c(q), _c(labels), _c(tw), _c(tlab), _c(shifts))
     tidx = np.arange(len(tpos))
-    q = points
     if lattice is not None:
         lat = np.asarray(lattice, dtype=np.float64)
         q = _wrap(points, lat)
@@ -127,6 +143,13 @@ def min_same_label_distance(positions, labels, lattice=None) -> float:
     included, as ``Structure.min_same_label_distance``); inf when no label repeats."""
     pos = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
     lab = np.asarray(labels, dtype=np.int64)
+    n_shifts = 1 if lattice is None else 27
+    if len(pos) * len(pos) * n_shifts <= KERNEL_MAX_WORK:  # numba brute force (phantom_kernels)
+        if lattice is None:
+            return float(min_same_label_distance_nb(_c(pos), _c(lab), _ZERO_SHIFT, 0))
+        lat = np.asarray(lattice, dtype=np.float64)
+        shifts = (tiling_translations((3, 3, 3)) - 1.0) @ lat
+        return float(min_same_label_distance_nb(_c(_wrap(pos, lat)), _c(lab), _c(shifts), 13))
     best = np.inf
     for z in np.unique(lab):
         p = pos[lab == z]
