@@ -121,3 +121,15 @@ def test_certify_records_identical_with_and_without_shortcuts_on_all_e3(shared_d
     items = load_input(shared_data / "data" / "e3", subset="all").items
     differ = [it.id for it in items if certify_item(it, fast) != certify_item(it, full)]
     assert len(items) == 1820 and not differ, differ[:10]
+
+
+def test_with_provenance_is_the_validated_structure_under_a_new_provenance():
+    from viewcert.structures import Provenance
+
+    s = Structure(np.array([[0, 0, 0], [2.0, 2.0, 2.0]]), np.array([11, 17]), np.eye(3) * 4.0, site_labels=("Na1", "Cl1"))
+    p = Provenance(source="x.cif", identifier="NaCl-test")
+    t = s.with_provenance(p)
+    assert t.provenance == p and s.provenance != p
+    assert t.positions is s.positions and t.numbers is s.numbers and t.lattice is s.lattice
+    assert t.site_labels == ("Na1", "Cl1") and not t.positions.flags.writeable
+    assert t.to_dict() == {**s.to_dict(), "provenance": p.to_dict()}

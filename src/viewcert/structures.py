@@ -179,6 +179,15 @@ class Structure:
     def with_positions(self, positions: np.ndarray) -> Structure:
         return replace(self, positions=positions)
 
+    def with_provenance(self, provenance: Provenance) -> Structure:
+        """The same atoms under another provenance. A trusted internal constructor: the arrays are this
+        (validated, read-only) structure's own, so validation — which cannot fail — is skipped."""
+        out = object.__new__(Structure)
+        for f in ("positions", "numbers", "lattice", "site_labels"):
+            object.__setattr__(out, f, getattr(self, f))
+        object.__setattr__(out, "provenance", provenance)
+        return out
+
     def wrapped(self) -> Structure:
         """All atoms moved into the cell, fractional coordinates in [0, 1)."""
         lat = self._require_lattice("wrap")

@@ -24,7 +24,7 @@ recovered within δ and no phantoms).
 from __future__ import annotations
 
 import traceback
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -51,7 +51,7 @@ def conventional_cell(s: Structure, *, symprec: float, angle_tolerance: float, o
     """The conventional standard cell (``viewcert.symmetry.conventional_standard_cell``), keeping the
     provenance."""
     conv = conventional_standard_cell(s, symprec=symprec, angle_tolerance=angle_tolerance, orientation=orientation)
-    return replace(conv, provenance=s.provenance)
+    return conv.with_provenance(s.provenance)
 
 
 def label_dict(check: SymmetryCheck | None) -> dict | None:
@@ -116,7 +116,7 @@ def prepare(item: Item, cfg: CertifyConfig) -> Prepared:
         try:
             conv, std = standardize_with_dataset(s, symprec=cfg.std_symprec, angle_tolerance=cfg.std_angle_tolerance,
                                                  orientation=cfg.orientation)
-            s = replace(conv, provenance=s.provenance)
+            s = conv.with_provenance(s.provenance)
         except Exception as exc:  # noqa: BLE001
             return Prepared(item, None, f"conventional cell: {exc}")
     if cfg.supercell != (1, 1, 1) and s.is_periodic:
