@@ -221,12 +221,15 @@ def test_read_cif_file_provenance_and_blocks(tmp_path: Path):
     two = _p1_cif("Na Na1 0 0 0 1\n", name="first") + "\n" + _p1_cif("Cl Cl1 0 0 0 1\n", name="second")
     f = tmp_path / "two.cif"
     f.write_text(two)
-    s = read_cif(f)
+    with pytest.raises(InputError) as info:  # issue 11: a second structure is never dropped silently
+        read_cif(f)
+    assert info.value.field == "data_" and "2 data blocks with atoms (first, second)" in str(info.value)
+    s = read_cif(f, block="first")
     assert s.symbols == ("Na",) and s.identifier == "first"
     assert s.provenance.source == str(f)
     assert s.provenance.sha256 == hashlib.sha256(f.read_bytes()).hexdigest()
     assert read_cif(f, block="second").symbols == ("Cl",)
-    assert read_cif(f, identifier="mp-1").identifier == "mp-1"
+    assert read_cif(f, block="first", identifier="mp-1").identifier == "mp-1"
     with pytest.raises(InputError) as info:
         read_cif(f, block="third")
     assert info.value.field == "block"

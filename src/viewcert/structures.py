@@ -17,6 +17,7 @@ from viewcert.errors import InputError
 
 MIN_INTERATOMIC_DISTANCE = 0.5  # Å; closer atoms are refused as a malformed structure
 MIN_CELL_VOLUME = 1e-6  # Å^3
+MAX_COORDINATE = 1e6  # Å: any position or lattice component beyond this is a unit or overflow error
 
 
 def sha256_text(text: str | bytes) -> str:
@@ -77,6 +78,11 @@ class Structure:
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise InputError(f"atom {i} has a non-finite position {pos[i].tolist()}", source=src, field="positions")
+        far = np.abs(pos).max(axis=1) > MAX_COORDINATE
+        if far.any():
+            i = int(np.flatnonzero(far)[0])
+            raise InputError(f"atom {i} lies {np.abs(pos[i]).max():.3g} Å from the origin (limit "
+                             f"{MAX_COORDINATE:g} Å): a unit or overflow error", source=src, field="positions")
         badz = (num < 1) | (num > MAX_Z)
         if badz.any():
             i = int(np.flatnonzero(badz)[0])
@@ -88,6 +94,9 @@ class Structure:
                 raise InputError(f"lattice must be 3x3 (rows a, b, c), got {lat.shape}", source=src, field="lattice")
             if not np.isfinite(lat).all():
                 raise InputError("lattice has non-finite entries", source=src, field="lattice")
+            if np.abs(lat).max() > MAX_COORDINATE:
+                raise InputError(f"lattice vector component {np.abs(lat).max():.3g} Å exceeds {MAX_COORDINATE:g} Å",
+                                 source=src, field="lattice")
             vol = float(np.linalg.det(lat))
             if abs(vol) < MIN_CELL_VOLUME:
                 raise InputError(f"lattice has zero volume ({vol:.3g} Å^3)", source=src, field="lattice")

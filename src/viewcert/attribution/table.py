@@ -330,6 +330,10 @@ def load_manifest(path: str | Path) -> Manifest:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError("manifest not found", source=src) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", source=src, field="encoding") from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=src) from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"not valid TOML: {exc}", source=src) from None
     base = path.parent

@@ -46,6 +46,7 @@ from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.cell import cell_parameters
 from viewcert.io.images import png_base64, write_buffers, write_png, write_sidecar
+from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.parallel import map_items
 from viewcert.render.palette import get_style
 from viewcert.render.raster import build_scene, frame_cameras, render
@@ -305,12 +306,13 @@ def build_benchmark(
     delta: float = 0.01,
     n_workers: int | None = 1,
     progress: bool | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> dict:
     """Export a benchmark (see module docstring); returns the manifest dict. ``ids``/``limit`` restrict the
     input items (``limit``: the first n in the SHA-256 order, so a prefix is not biased by input order)."""
     settings = settings or ExportSettings()
     out = Path(out)
-    dataset = load_input(str(input_spec), subset=subset)
+    dataset = load_input(str(input_spec), subset=subset).with_limits(limits)
     if ids is not None:
         dataset = dataset.select(ids)
     items = sorted(dataset.items, key=lambda it: _order_key(it.id))
@@ -382,27 +384,17 @@ def build_benchmark(
 
 
 def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_workers) -> dict | None:
-    """The benchmark's ceiling through ``viewcert.certify`` (same protocol, tiling, image size); None with a
-    note when certify is unavailable."""
+    """The benchmark's ceiling through ``viewcert.certify`` (same protocol, tiling, image size, style)."""
     if dataset is None:
         return None
-    try:
-        from dataclasses import fields
-
-    except ImportError as exc:  # pragma: no cover - certify is part of the package
-        return {"status": "not written", "reason": f"viewcert.certify unavailable: {exc}"}
     kw: dict[str, Any] = {"protocol": settings.protocol, "delta": delta, "tau": settings.tau,
                           "tiling": settings.tiling, "image_size": settings.size, "truth": settings.truth,
                           "std_symprec": settings.std_symprec, "std_angle_tolerance": settings.std_angle_tolerance,
-                          "standardize": settings.standardize}
-    names = {f.name for f in fields(CertifyConfig)}
-    observe_mode = None
-    if "observe" in names:  # the as-rendered ceiling, when certify offers it
-        kw["observe"] = observe_mode = "visible"
-    for k in ("style", "radius_scale"):
-        if k in names:
-            kw[k] = settings.style if k == "style" else 0.5
-    cfg = CertifyConfig(**{k: v for k, v in kw.items() if k in names})
+                          "standardize": settings.standardize,
+                          # the as-rendered ceiling: the ID buffer drawn in the style of the shipped images
+                          "observe": "visible", "style": settings.style}
+    observe_mode = "visible"
+    cfg = CertifyConfig(**kw)
     cert, _ = run_certification(dataset, cfg, n_workers=n_workers, progress=False)
 
     write_certificate(out / "certificate.json", cert)

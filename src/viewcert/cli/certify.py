@@ -11,7 +11,25 @@ import typer
 
 from viewcert.cli.options import guarded, parse_tiling
 
-LEVEL_HELP = "label level R1 scores: crystal_system | point_group | space_group"
+LEVEL_HELP = ("levels R1 scores, comma-separated: crystals crystal_system | point_group | space_group; molecules "
+              "uniqueness | point_group | handedness (default all three)")
+
+
+def _levels(score: str) -> dict:
+    """--score: crystal levels (the first is the crystals' headline) and molecule levels (default: all)."""
+    from viewcert.certify.molecule import MOLECULE_LEVELS
+    from viewcert.symmetry.labels import LEVELS
+
+    names = [x.strip() for x in str(score).split(",") if x.strip()]
+    bad = [x for x in names if x not in LEVELS and x not in MOLECULE_LEVELS]
+    if bad or not names:
+        raise typer.BadParameter(f"--score: unknown level(s) {bad or score!r}; {LEVEL_HELP}")
+    crystal = [x for x in names if x in LEVELS]
+    mol = [x for x in names if x in MOLECULE_LEVELS]
+    out: dict = {"score": crystal[0] if crystal else "crystal_system"}
+    if mol and (len(names) > 1 or not crystal):  # "--score point_group" alone keeps the crystal meaning
+        out["molecule_levels"] = tuple(mol)
+    return out
 
 
 def _floats(text: str | None, name: str) -> list[float] | None:
@@ -36,7 +54,7 @@ def _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, mer
     try:
         return CertifyConfig(protocol=protocol, views=_views(views), delta=delta, tau=symprec,
                              angle_tolerance=angle_tolerance, tiling=parse_tiling(tiling), pairs=pairs,
-                             merge=merge or None, score=score, truth=truth, sigma=sigma, sigma_unit=sigma_unit,
+                             merge=merge or None, **_levels(score), truth=truth, sigma=sigma, sigma_unit=sigma_unit,
                              seed=seed, occlusion=occlusion, standardize=not no_standardize,
                              cross_check=not no_cross_check, periodic_merge=not cartesian_merge,
                              supercell=parse_tiling(supercell), observe=observe, min_pixels=min_pixels,

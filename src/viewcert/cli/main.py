@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from viewcert.cli.options import DEBUG_KEY, EXIT_ITEMS, LIMITS_KEY, guarded
+from viewcert.cli.options import EXIT_ITEMS, SESSION, guarded
 
 
 class GuardedTyper(typer.Typer):
@@ -33,7 +33,6 @@ app = GuardedTyper(add_completion=False, no_args_is_help=True, help="viewcert: w
 
 @app.callback()
 def _main(
-    ctx: typer.Context,
     debug: bool = typer.Option(False, "--debug", help="show Python tracebacks instead of one-line errors"),
     max_atoms: int = typer.Option(None, help="limit: atoms per structure (default 2000)"),
     max_tiling: int = typer.Option(None, help="limit: product of cell repetitions (default 125)"),
@@ -48,14 +47,14 @@ def _main(
     from viewcert.errors import ViewcertError
     from viewcert.limits import DEFAULT_LIMITS
 
-    ctx.meta[DEBUG_KEY] = debug
     try:
-        ctx.meta[LIMITS_KEY] = DEFAULT_LIMITS.with_overrides(
+        limits = DEFAULT_LIMITS.with_overrides(
             max_atoms=max_atoms, max_tiling=max_tiling, max_views=max_views, max_pixels=max_pixels,
             max_observations=max_observations, max_zip_member_bytes=max_zip_member_bytes,
             max_zip_ratio=max_zip_ratio, max_json_bytes=max_json_bytes)
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
+    SESSION.set({"debug": debug, "limits": limits})
 
 
 @app.command()
@@ -84,7 +83,7 @@ def observe(
     limits = current_limits()
     t = parse_tiling(tiling)
     limits.check_tiling(t)
-    limits.check_protocol_name(protocol, source="--protocol")
+    limits.check_protocol_name(protocol)
     structures, failed = _load(source, limits)
     rows = observe_sample(structures, check_out(out), protocol_name=protocol, tiling=t, limits=limits)
     table = Table(title=f"observations: {source} through {protocol} (tiling {tiling})")

@@ -41,9 +41,9 @@ def observe_sample(
     """Write ``out_dir/observations/<n>.json`` for each structure; return one summary row per structure."""
     from viewcert.io.atomic import write_json_atomic
 
-    limits.check_protocol_name(protocol_name, source="protocol")
+    limits.check_protocol_name(protocol_name)
     protocol = get_protocol(protocol_name)
-    limits.check_views(len(protocol.views), source="protocol")
+    limits.check_views(len(protocol.views))
     folder = Path(out_dir) / "observations"
     folder.mkdir(parents=True, exist_ok=True)
     rows = []

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import os
 import re
 from pathlib import Path
 
-import click
 import typer
+import typer.exceptions
 
 from viewcert.errors import InputError, ViewcertError
 from viewcert.limits import DEFAULT_LIMITS, Limits
 
-DEBUG_KEY = "viewcert.debug"
-LIMITS_KEY = "viewcert.limits"
+#: what the root command's options set for this invocation: {"debug": bool, "limits": Limits}
+SESSION: contextvars.ContextVar[dict | None] = contextvars.ContextVar("viewcert_cli_session", default=None)
 EXIT_INPUT = 2  # bad input, bad option, limit exceeded, unreadable file: nothing (more) was computed
 EXIT_ITEMS = 1  # the run finished and wrote everything, but some items could not be read or certified
 
@@ -26,7 +27,7 @@ def guarded(fn):
     def run(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except (typer.Exit, typer.Abort, click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+        except (typer.Exit, typer.Abort, typer.exceptions.TyperException):
             raise
         except KeyboardInterrupt:
             typer.echo("viewcert: interrupted (finished shards are kept; rerun to resume)", err=True)
@@ -41,14 +42,12 @@ def guarded(fn):
 
 
 def _debug() -> bool:
-    ctx = click.get_current_context(silent=True)
-    return bool(ctx and ctx.meta.get(DEBUG_KEY)) or os.environ.get("VIEWCERT_DEBUG", "") not in ("", "0")
+    return bool((SESSION.get() or {}).get("debug")) or os.environ.get("VIEWCERT_DEBUG", "") not in ("", "0")
 
 
 def current_limits() -> Limits:
     """The limits set on the root command (``viewcert --max-atoms N ...``), else the defaults."""
-    ctx = click.get_current_context(silent=True)
-    return (ctx.meta.get(LIMITS_KEY) if ctx else None) or DEFAULT_LIMITS
+    return (SESSION.get() or {}).get("limits") or DEFAULT_LIMITS
 
 
 def one_line(exc: BaseException) -> str:

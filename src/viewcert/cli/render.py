@@ -36,41 +36,63 @@ def render_cmd(
     """Render every structure of INPUT in every view: PNG + JSON sidecar (+ ID/depth buffers)."""
     from viewcert.benchmark.export import view_sidecar
     from viewcert.benchmark.gallery import rendered_cell
+    from viewcert.cameras.protocols import get_protocol
     from viewcert.certify.inputs import load_input
+    from viewcert.cli.options import check_out, current_limits, one_line
     from viewcert.io.images import write_buffers, write_png, write_sidecar
     from viewcert.render.raster import build_scene, frame_cameras, render
 
-    try:
-        t = parse_tiling(tiling)
-        dataset = load_input(input_spec, subset=subset)
-        items = dataset.items[:limit] if limit else dataset.items
-        from viewcert.cameras.protocols import get_protocol
-
-        proto = get_protocol(protocol)
-        n_img = 0
-        for it in items:
+    limits = current_limits()
+    t = parse_tiling(tiling)
+    limits.check_tiling(t)
+    limits.check_pixels(size, size)
+    limits.check_pixels(size * supersample, size * supersample)
+    limits.check_protocol_name(protocol)
+    proto = get_protocol(protocol)
+    limits.check_views(len(proto.views))
+    check_out(out)
+    dataset = load_input(input_spec, subset=subset).with_limits(limits)
+    items = dataset.items[:limit] if limit else dataset.items
+    n_img, failed = 0, []
+    for it in items:
+        try:
             s = it.read()
             if conventional:
                 s = rendered_cell(s)
-            tt = t if s.is_periodic else (1, 1, 1)
-            cams = frame_cameras(s, proto, style=style, tiling=tt, width=size, height=size, kind=kind)
-            scene = build_scene(s, style, tiling=tt)
-            stem = _safe(it.id)
-            framing = {"method": "letterbox", "margin_px": 16.0, "pad_angstrom": float(scene.sphere_radii.max()),
-                       "tiling": list(tt)}
-            for view, cam in zip(proto.views, cams, strict=True):
-                res = render(scene, cam, supersample=supersample)
-                name = f"{stem}_{view.name}"
-                write_png(out / f"{name}.png", res.rgb)
-                write_sidecar(out / f"{name}.json",
-                              view_sidecar(res, view_name=view.name, image=f"{name}.png", structure=s, framing=framing))
-                if buffers:
-                    write_buffers(out / name, res.atom_id, res.depth)
-                n_img += 1
-        typer.echo(f"wrote {n_img} images of {len(items)} structures to {out}")
-    except ViewcertError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        except (ViewcertError, ValueError, OSError) as exc:
+            failed.append(f"item {it.id}: {one_line(exc)}")
+            continue
+        tt = t if s.is_periodic else (1, 1, 1)
+        try:
+            limits.check_observations(s.n_atoms * tt[0] * tt[1] * tt[2] * len(proto.views), source=it.id)
+        except ViewcertError as exc:
+            failed.append(f"item {it.id}: {one_line(exc)}")
+            continue
+        cams = frame_cameras(s, proto, style=style, tiling=tt, width=size, height=size, kind=kind)
+        scene = build_scene(s, style, tiling=tt)
+        stem = _safe(it.id)
+        framing = {"method": "letterbox", "margin_px": 16.0, "pad_angstrom": float(scene.sphere_radii.max()),
+                   "tiling": list(tt)}
+        for view, cam in zip(proto.views, cams, strict=True):
+            res = render(scene, cam, supersample=supersample)
+            name = f"{stem}_{view.name}"
+            write_png(out / f"{name}.png", res.rgb)
+            write_sidecar(out / f"{name}.json",
+                          view_sidecar(res, view_name=view.name, image=f"{name}.png", structure=s, framing=framing))
+            if buffers:
+                write_buffers(out / name, res.atom_id, res.depth)
+            n_img += 1
+    typer.echo(f"wrote {n_img} images of {len(items) - len(failed)} structures to {out}")
+    item_failures(failed)
+
+
+def item_failures(failed: list[str]) -> None:
+    """Items that could not be read or rendered: one line each on stderr, then exit 1."""
+    for line in failed:
+        typer.echo(f"viewcert: item error: {line}", err=True)
+    if failed:
+        typer.echo(f"viewcert: {len(failed)} items could not be read (reported apart)", err=True)
+        raise typer.Exit(1)
 
 
 def build_benchmark_cmd(
@@ -92,15 +114,16 @@ def build_benchmark_cmd(
 ) -> None:
     """Export a benchmark: images, sidecars, JSONL, VLMEvalKit TSV, R3 prompts, certificate."""
     from viewcert.benchmark.export import ExportSettings, build_benchmark
+    from viewcert.cli.options import check_out, current_limits
 
-    try:
-        settings = ExportSettings(protocol=protocol, task=task, style=style, tiling=parse_tiling(tiling), size=size,
-                                  truth=truth, buffers=buffers, tau=delta)
-        m = build_benchmark(input_spec, out, settings=settings, subset=subset, limit=limit or None,
-                            certify=certify, delta=delta, n_workers=workers)
-    except ViewcertError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    limits = current_limits()
+    settings = ExportSettings(protocol=protocol, task=task, style=style, tiling=parse_tiling(tiling), size=size,
+                              truth=truth, buffers=buffers, tau=delta)
+    limits.check_tiling(settings.tiling)
+    limits.check_pixels(size * settings.supersample, size * settings.supersample)
+    limits.check_protocol_name(protocol)
+    m = build_benchmark(input_spec, check_out(out), settings=settings, subset=subset, limit=limit or None,
+                        certify=certify, delta=delta, n_workers=workers, limits=limits)
     cert = m.get("certificate") or {}
     summary = cert.get("summary") or {}
     typer.echo(f"{m['n_questions']} questions in {out} ({len(m['errors'])} skipped, "
@@ -110,6 +133,7 @@ def build_benchmark_cmd(
                    f"certificate sha256:{cert.get('digest')}")
     elif certify:
         typer.echo(f"certificate: {cert.get('status', 'not written')} {cert.get('reason', '')}".rstrip())
+    item_failures([f"item {e['id']}: {' '.join(str(e['error']).split())[:300]}" for e in m["errors"]])
 
 
 def gallery_cmd(
@@ -118,12 +142,10 @@ def gallery_cmd(
 ) -> None:
     """Contact sheet of built-in crystals and molecules in every view of the study's protocol."""
     from viewcert.benchmark.gallery import write_gallery
+    from viewcert.cli.options import current_limits
 
-    try:
-        path = write_gallery(out, tile_px=tile_px)
-    except ViewcertError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    current_limits().check_pixels(tile_px, tile_px)
+    path = write_gallery(out, tile_px=tile_px)
     typer.echo(f"wrote {path} ({Path(path).stat().st_size // 1024} KB)")
 
 

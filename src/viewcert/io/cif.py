@@ -144,9 +144,12 @@ def _pick_block(doc: gemmi.cif.Document, name: str | None, source: str) -> gemmi
             names = [x.name for x in doc]
             raise InputError(f"no data block {name!r}; blocks are {names}", source=source, field="block")
         return b
-    for b in doc:
-        if b.find_values("_atom_site_fract_x"):
-            return b
+    with_atoms = [b for b in doc if b.find_values("_atom_site_fract_x")]
+    if len(with_atoms) > 1:
+        raise InputError(f"{len(with_atoms)} data blocks with atoms ({', '.join(b.name for b in with_atoms[:5])}); "
+                         "one structure per file, or name the block (block=NAME)", source=source, field="data_")
+    if with_atoms:
+        return with_atoms[0]
     b = doc[0]
     if b.find_values("_atom_site.Cartn_x") or b.find_values("_atom_site.fract_x"):
         raise InputError(

@@ -44,15 +44,18 @@ class _Collect(logging.Handler):
 @contextlib.contextmanager
 def _rdkit_messages(rdBase):
     """Collect RDKit's log messages while parsing. RDKit is switched (once, process-wide) to log through
-    Python's ``logging`` logger ``"rdkit"``, where they can be collected; they still propagate."""
+    Python's ``logging`` logger ``"rdkit"``, where they are collected and go nowhere else while parsing (the
+    reader turns them into one InputError line; RDKit's C++ trace never reaches the user's terminal)."""
     rdBase.LogToPythonLogger()
     logger = logging.getLogger("rdkit")
     handler = _Collect()
     logger.addHandler(handler)
+    propagate, logger.propagate = logger.propagate, False
     try:
         yield handler.messages
     finally:
         logger.removeHandler(handler)
+        logger.propagate = propagate
 
 
 def read_sdf(
