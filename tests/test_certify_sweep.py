@@ -39,6 +39,18 @@ def test_noise_delta_rule_reproduces_the_study():
     assert noise_delta(0.0, k, 0.01) == 0.01
 
 
+def test_noise_delta_keeps_the_floor_and_refuses_pixels():
+    """issue 11: the path that ran ignored δ₀ and sigma_unit. Hand-worked: 4·√2·2.7321·0.0005 = 0.007727 Å < δ₀."""
+    k = 2.7321
+    assert noise_delta(0.0005, k, 0.01) == 0.01
+    assert 4 * 2 ** 0.5 * k * 0.0005 == pytest.approx(0.0077276, abs=1e-7)  # the value the floor replaces
+    assert noise_delta(0.0005, k, 0.005) == pytest.approx(0.0077276, abs=1e-7)
+    with pytest.raises(InputError, match="sigma_unit"):
+        noise_delta(2.0, k, 0.01, "px")  # 2 px used to become 30.9 "Å"
+    with pytest.raises(InputError, match="sigma"):
+        noise_delta(-1.0, k, 0.01)
+
+
 def test_sweep_tables_and_plots(small, tmp_path):
     res = run_sweep(small, CertifyConfig(), subsets=True, deltas=[0.01, 0.2], sigmas=[0.01], seeds=2, n_workers=1,
                     out=tmp_path, progress=False)
@@ -56,7 +68,13 @@ def test_sweep_tables_and_plots(small, tmp_path):
     assert kappa["axis_a|oblique2"] == pytest.approx(2.7321, abs=1e-4) and kappa["max"] == pytest.approx(2.7321,
                                                                                                            abs=1e-4)
     (noise,) = res.noise_rows()
-    assert noise["seeds"] == 2 and noise["recovery_rate"] is not None
+    assert noise["seeds"] == 2
+    # recovery ("every atom recovered") from the noise module equals the certification's own record of the
+    # same draws (n_missing == 0 and the oracle ran): two code paths, one answer
+    runs = [row[j] for row in res.per_item for j, t in enumerate(res.configs) if t.study == "noise"]
+    assert len(runs) == 2 * len(small)
+    assert noise["recovery_rate"] == pytest.approx(
+        sum(1 for r in runs if r["n_missing"] == 0 and r["outcome"] != "error") / len(runs), abs=1e-6)
     # the oracle's noise module saw the same draws as the certification
     assert noise["phantom_rate"] == noise["phantom_rate_certify"]
     assert "axis_a|axis_b" in res.text()

@@ -24,11 +24,10 @@ from viewcert.certify.config import CertifyConfig, get_protocol_views
 from viewcert.certify.evaluate import evaluate, prepare
 from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.run import fingerprint
-from viewcert.errors import InputError
+from viewcert.errors import InputError, ViewcertError
 from viewcert.io.atomic import write_json_atomic, write_text_atomic
 from viewcert.numeric import sig
-from viewcert.oracle import noise as _noise
-from viewcert.oracle.noise import noise_sweep
+from viewcert.oracle.noise import delta_for_sigma, noise_sweep
 from viewcert.parallel import map_items
 from viewcert.stats import clopper_pearson_lower
 
@@ -50,18 +49,14 @@ class Tagged:
 
 
 def noise_delta(sigma: float, kappa: float, base_delta: float, sigma_unit: str = "angstrom") -> float:
-    """The oracle tolerance for noisy observations of std σ (``viewcert.oracle.noise`` when it provides a
-    rule; otherwise δ = max(δ₀, 4·√2·κ·σ), the rule behind the study's noise sweep: δ = 0.0155 Å at σ =
-    0.001 Å with κ = 2.7321)."""
-    if sigma <= 0:
-        return base_delta
-    try:
-        rule = getattr(_noise, "delta_for_sigma", None)
-    except ImportError:  # pragma: no cover
-        rule = None
-    if rule is not None:
-        return float(rule(sigma, kappa=kappa))
-    return max(base_delta, 4.0 * math.sqrt(2.0) * kappa * sigma)
+    """The oracle tolerance for noisy observations of std σ (Å in the image plane): δ = max(δ₀, 4·√2·κ·σ)
+    (``oracle.noise.delta_for_sigma`` with the floor δ₀ = ``base_delta``), the rule behind the study's noise
+    sweep: δ = 0.0155 Å at σ = 0.001 Å with κ = 2.7321. σ in px is refused: each structure is framed to its own
+    image, so a pixel has no single length in Å and the rule would mix units."""
+    if sigma_unit != "angstrom":
+        raise InputError(f"the noise sweep's δ rule needs σ in Å (sigma_unit='angstrom'), got {sigma_unit!r}",
+                         field="sigma_unit")
+    return delta_for_sigma(sigma, kappa=kappa, floor=base_delta)
 
 
 def build_configs(base: CertifyConfig, *, protocols: list[str], subsets: bool = False, min_views: int = 2,
@@ -123,7 +118,7 @@ def sweep_item(item, cfgs: tuple[CertifyConfig, ...]) -> list[dict]:
         if c.sigma > 0 and prep.cell is not None:
             try:
                 rec["noise_module"] = _noise_module_rates(prep.cell, c)
-            except Exception as exc:  # noqa: BLE001 - recorded, not fatal
+            except ViewcertError as exc:  # an input the noise module refuses is recorded; a bug is not hidden
                 rec["noise_module"] = {"error": f"{type(exc).__name__}: {exc}"}
         out.append(rec)
     return out
