@@ -107,6 +107,8 @@ def task_grid(task: str) -> AnswerGrid:
 class ViewSetup:
     """Camera and style of the task's images. ``fov_deg``: perspective field of view of the smaller image
     side; ``margin_frac``: framing margin as a fraction of the smaller side (ChimeraX ``view`` pads 5 %);
+    ``pad``: Å added around every atom when framing (``pad = 4`` keeps the models in frame after any
+    ±4 Å translation answer);
     ``backoff``: Å added to the perspective framing distance (default: the zoom grid's largest move, so the
     models stay in front of the camera after every zoom answer); ``near_clip`` Å."""
 
@@ -116,6 +118,7 @@ class ViewSetup:
     height: int = MISI_SIZE[1]
     fov_deg: float = 30.0
     margin_frac: float = 0.05
+    pad: float = 0.0
     backoff: float = 60.0
     near_clip: float = 1.0
     depth_cue: bool = False
@@ -199,10 +202,10 @@ def frame_cameras(positions: np.ndarray, setup: ViewSetup) -> tuple[Camera, ...]
     for v in views:
         if setup.camera == "orthographic":
             cam = fit_orthographic(v.rotation, positions, width=setup.width, height=setup.height, margin_px=margin,
-                                   name=v.name)
+                                   pad=setup.pad, name=v.name)
         else:
             cam = fit_perspective(v.rotation, positions, width=setup.width, height=setup.height,
-                                  fov_deg=setup.fov_deg, margin_px=margin, name=v.name)
+                                  fov_deg=setup.fov_deg, margin_px=margin, pad=setup.pad, name=v.name)
             cam = type(cam)(rotation=cam.rotation, position=cam.position + setup.backoff * cam.rotation[2],
                             focal=cam.focal, width=cam.width, height=cam.height, name=cam.name)
         cams.append(cam)
