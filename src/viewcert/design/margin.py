@@ -38,8 +38,9 @@ MAX_TUPLES = 2_000_000  # per level; beyond it the search raises instead of exha
 
 @dataclass(frozen=True)
 class Margin:
-    """δ* (Å) of one structure under K views. ``bound``: "candidate" (a false candidate sets it) or
-    "separation" (d_min/2 caps it) or "dependent" (no two independent views: δ* = 0). ``near_miss``: the
+    """δ* (Å) of one structure under K views. ``bound``: "candidate" (a false candidate sets it),
+    "separation" (d_min/2 caps it), "capped" (nothing below the search's ``upper``: δ* ≥ the value given) or
+    "dependent" (no two independent views: δ* = 0). ``near_miss``: the
     atom index (cell atom) per view of the false candidate with the smallest residual ``rho_min`` (None when
     none has ρ < d_min/2), ``point``: its least-squares point (Å), ``atoms``: the distinct atoms in it."""
 
@@ -112,7 +113,7 @@ def tuple_residuals(p: np.ndarray, dirs: np.ndarray, tuples: np.ndarray) -> tupl
     return x, np.linalg.norm(r, axis=-1).max(axis=1)
 
 
-def _pair_normals(dirs: np.ndarray) -> dict[tuple[int, int], np.ndarray]:
+def pair_normals(dirs: np.ndarray) -> dict[tuple[int, int], np.ndarray]:
     out = {}
     for a, b in itertools.combinations(range(len(dirs)), 2):
         n = np.cross(dirs[a], dirs[b])
@@ -157,30 +158,57 @@ def _label_search(p, dirs, normals, upper, lattice):
     return best, exact
 
 
-def uniqueness_margin(structure: Structure, rotations) -> Margin:
+@dataclass(frozen=True, eq=False)
+class MarginProblem:
+    """What δ* needs of a structure, computed once: per repeated label its atom indices and positions (Å),
+    the lattice (rows, Å, or None) and d_min (Å)."""
+
+    groups: tuple
+    lattice: np.ndarray | None
+    d_min: float
+
+    @classmethod
+    def of(cls, structure: Structure) -> MarginProblem:
+        pos = np.asarray(structure.positions, dtype=np.float64)
+        num = np.asarray(structure.numbers)
+        lattice = structure.lattice if structure.is_periodic else None
+        groups = []
+        for z in np.unique(num):
+            idx = np.flatnonzero(num == z)
+            if len(idx) >= 2:
+                groups.append((int(z), idx, np.ascontiguousarray(pos[idx])))
+        return cls(tuple(groups), lattice, min_same_label_separation(pos, num, lattice))
+
+
+def uniqueness_margin(structure: Structure | MarginProblem, rotations, *, upper: float | None = None,
+                      normals: dict | None = None) -> Margin:
     """δ* (Å) of ``structure`` under orthographic views with world→camera ``rotations`` (K,3,3); ideal
-    observations of the single cell. See the module docstring for the definition."""
+    observations of the single cell. See the module docstring for the definition. ``upper`` (Å): search only
+    below it; when nothing is found below, δ* is reported as ``upper`` with bound "capped" (a lower bound).
+    ``structure`` may be a prepared ``MarginProblem`` and ``normals`` the views' pair normals (both reused
+    across calls by the designer)."""
+    prob = structure if isinstance(structure, MarginProblem) else MarginProblem.of(structure)
     dirs = _directions(rotations)
-    pos = np.asarray(structure.positions, dtype=np.float64)
-    num = np.asarray(structure.numbers)
-    lattice = structure.lattice if structure.is_periodic else None
-    d_min = min_same_label_separation(pos, num, lattice)
-    normals = _pair_normals(dirs)
+    d_min = prob.d_min
+    normals = pair_normals(dirs) if normals is None else normals
     if not normals:
         return Margin(0.0, "dependent", 0.0, d_min, None, None, None)
-    upper = 0.5 * d_min
+    cap = 0.5 * d_min
+    bound = "separation"
+    if upper is not None and upper < cap:
+        if not upper > 0:
+            raise InputError(f"upper must be a positive number of Å, got {upper}", field="upper")
+        cap, bound = float(upper), "capped"
+    upper = cap
     best = (math.inf, None, None, None, math.inf)
     exact = math.inf
-    for z in np.unique(num):
-        idx = np.flatnonzero(num == z)
-        if len(idx) < 2:
-            continue
-        (rho, tup, x, dist), ex = _label_search(pos[idx], dirs, normals, min(upper, best[0]), lattice)
+    for z, idx, p in prob.groups:
+        (rho, tup, x, dist), ex = _label_search(p, dirs, normals, min(upper, best[0]), prob.lattice)
         exact = min(exact, ex)
         if tup is not None and rho < best[0]:
-            best = (rho, tuple(int(idx[t]) for t in tup), tuple(float(v) for v in x), int(z), dist)
+            best = (rho, tuple(int(idx[t]) for t in tup), tuple(float(v) for v in x), z, dist)
     exact = min(exact, best[0], upper)
     if best[1] is None:
-        return Margin(float(upper), "separation", math.inf, d_min, None, None, None, math.inf, float(exact))
+        return Margin(float(upper), bound, math.inf, d_min, None, None, None, math.inf, float(exact))
     return Margin(float(best[0]), "candidate", float(best[0]), d_min, best[1], best[2], best[3], best[4],
                   float(exact))
