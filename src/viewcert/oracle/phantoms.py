@@ -86,6 +86,7 @@ class PhantomReport:
 
 KERNEL_MAX_WORK = 50_000_000  # query × target × image triples; beyond it the cKDTree path (large molecules)
 _ZERO_SHIFT = np.zeros((1, 3))
+_SHELL27 = tiling_translations((3, 3, 3)) - 1.0  # the 27 integer translations in {-1, 0, 1}^3; row 13 = 0
 
 
 def _c(a: np.ndarray) -> np.ndarray:
@@ -115,7 +116,7 @@ def nearest_same_label(points, labels, target_positions, target_labels, lattice=
     q, shifts = points, _ZERO_SHIFT
     if lattice is not None:
         lat = np.asarray(lattice, dtype=np.float64)
-        q, shifts = _wrap(points, lat), (tiling_translations((3, 3, 3)) - 1.0) @ lat
+        q, shifts = _wrap(points, lat), _SHELL27 @ lat
     if len(q) * len(tpos) * len(shifts) <= KERNEL_MAX_WORK:  # numba brute force (phantom_kernels)
         tw = tpos if lattice is None else _wrap(tpos, np.asarray(lattice, dtype=np.float64))
         return nearest_same_label_nb(_c(q), _c(labels), _c(tw), _c(tlab), _c(shifts))
@@ -123,7 +124,7 @@ def nearest_same_label(points, labels, target_positions, target_labels, lattice=
     if lattice is not None:
         lat = np.asarray(lattice, dtype=np.float64)
         q = _wrap(points, lat)
-        shifts = (tiling_translations((3, 3, 3)) - 1.0) @ lat
+        shifts = _SHELL27 @ lat
         tpos = (shifts[:, None, :] + _wrap(tpos, lat)[None, :, :]).reshape(-1, 3)
         tlab = np.tile(tlab, len(shifts))
         tidx = np.tile(tidx, len(shifts))
@@ -148,7 +149,7 @@ def min_same_label_distance(positions, labels, lattice=None) -> float:
         if lattice is None:
             return float(min_same_label_distance_nb(_c(pos), _c(lab), _ZERO_SHIFT, 0))
         lat = np.asarray(lattice, dtype=np.float64)
-        shifts = (tiling_translations((3, 3, 3)) - 1.0) @ lat
+        shifts = _SHELL27 @ lat
         return float(min_same_label_distance_nb(_c(_wrap(pos, lat)), _c(lab), _c(shifts), 13))
     best = np.inf
     for z in np.unique(lab):
@@ -161,7 +162,7 @@ def min_same_label_distance(positions, labels, lattice=None) -> float:
         else:
             lat = np.asarray(lattice, dtype=np.float64)
             w = _wrap(p, lat)
-            shifts = (tiling_translations((3, 3, 3)) - 1.0) @ lat
+            shifts = _SHELL27 @ lat
             images = (shifts[:, None, :] + w[None, :, :]).reshape(-1, 3)
             d, _ = cKDTree(images).query(w, k=2)
             best = min(best, float(d[:, 1].min()))
