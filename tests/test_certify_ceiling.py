@@ -104,8 +104,11 @@ def test_molecule_scored_on_exact_reconstruction():
     pytest.importorskip("biotite")
     ds = load_input("builtin:ccd:IBP")
     out = certify_item(ds.items[0], CertifyConfig())
-    assert out["periodic"] is False and out["label_rendered"] is None and out["correct_by_level"] is None
-    assert out["correct"] == out["unique"]
+    # molecules are scored on their own levels (issue 12, certify.molecule), never on a crystal label
+    assert out["periodic"] is False and out["label_rendered"] is None
+    assert set(out["correct_by_level"]) == {"uniqueness", "point_group", "handedness"}
+    assert out["correct_by_level"]["uniqueness"] == out["unique"]
+    assert out["correct"] == all(out["correct_by_level"].values())
 
 
 def test_config_validation():

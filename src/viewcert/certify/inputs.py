@@ -25,6 +25,7 @@ from typing import Any
 
 from viewcert.errors import InputError
 from viewcert.io.builtin import PROTOTYPES, builtin
+from viewcert.io.ccd import ccd_codes, ccd_codes_for, ccd_file_sha256, read_ccd_structure
 from viewcert.io.cif import read_cif_text
 from viewcert.io.read import read_structure
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -60,6 +61,8 @@ class Item:
             s = read_cif_text(self.payload, source=self.id, identifier=self.id)
         elif self.kind == "file":
             s = _read_file(self.payload, self.id)
+        elif self.kind == "ccd":  # payload = CCD code, read in the worker (viewcert.io.ccd)
+            s = read_ccd_structure(str(self.payload))
         else:
             raise InputError(f"unknown item kind {self.kind!r}", source=self.id, field="kind")
         self.limits.check_atoms(s.n_atoms, source=self.id)
@@ -260,6 +263,19 @@ def load_builtin(spec: str) -> Dataset:
     return Dataset(spec, "builtin", tuple(items), {it.id: it.sha256 for it in items})
 
 
+def load_ccd(spec: str) -> Dataset:
+    """``builtin:ccd`` (every component of biotite's CCD), ``ccd:ATP[,IBP]`` or ``ccd:@FILE``: one item per
+    code (kind "ccd", read in the worker; a component without ideal coordinates is that item's error). Item
+    digests are SHA-256 of "<CCD file sha256>:<code>"."""
+    codes = ccd_codes_for(spec)
+    codes = ccd_codes() if codes is None else codes
+    if len(set(codes)) != len(codes):
+        raise InputError("a CCD code is listed twice", source=spec, field="codes")
+    fsha = ccd_file_sha256()
+    items = tuple(Item(f"ccd:{c}", "ccd", c, sha256_text(f"{fsha}:{c}")) for c in codes)
+    return Dataset(spec, "ccd", items, {"biotite/structure/info/components.bcif": fsha})
+
+
 def _builtin_label(ident: str) -> dict | None:
     if not ident.startswith("aflow:"):
         return None
@@ -278,6 +294,8 @@ def _builtin_label(ident: str) -> dict | None:
 def load_input(spec: str | Path, *, subset: str = "eval") -> Dataset:
     """Resolve INPUT (see the module docstring) into a Dataset."""
     s = str(spec)
+    if s == "builtin:ccd" or s.startswith("ccd:"):
+        return load_ccd(s)
     if s.startswith("builtin:"):
         return load_builtin(s)
     p = Path(s).expanduser()

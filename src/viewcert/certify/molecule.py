@@ -42,10 +42,12 @@ from scipy.optimize import linear_sum_assignment
 from scipy.spatial import cKDTree
 
 from viewcert.errors import InputError
+from viewcert.io.ccd import ccd_record
 from viewcert.observe.project import Observations, observe
 from viewcert.oracle.triangulate import Reconstruction
+from viewcert.stats import clopper_pearson_lower
 from viewcert.structures import Structure
-from viewcert.symmetry.pointgroup import PointGroup, point_group
+from viewcert.symmetry.pointgroup import PointGroup, PointGroupCheck, point_group, pymatgen_point_group
 
 MOLECULE_LEVELS = ("uniqueness", "point_group", "handedness")
 HANDEDNESS_STATUSES = ("determined", "not_determined", "achiral", "undecided")
@@ -104,20 +106,39 @@ def views_match(a, b, delta: float, delta_unit: str = "angstrom") -> bool:
         ia, ib = np.flatnonzero(a.labels == z), np.flatnonzero(b.labels == z)
         if len(ia) != len(ib):
             return False
-        d = np.linalg.norm(a.uv[ia][:, None, :] - b.uv[ib][None, :, :], axis=2)
+        pa, pb, ta = a.uv[ia], b.uv[ib], tol[ia]
+        dist, j = cKDTree(pb).query(pa)
+        if len(np.unique(j)) == len(j) and (dist <= ta + 1e-9).all():
+            continue  # the nearest neighbours already pair them one-to-one within δ
+        d = np.linalg.norm(pa[:, None, :] - pb[None, :, :], axis=2)
         rows, cols = linear_sum_assignment(d)
-        if (d[rows, cols] > tol[ia][rows] + 1e-9).any():
+        if (d[rows, cols] > ta[rows] + 1e-9).any():
             return False
     return True
 
 
 def consistent_with(
-    candidate: Structure, observations: Observations, observe_fn, delta: float, delta_unit: str
-) -> list[bool]:
-    """Per view: do the candidate's observations equal the observed ones within δ?"""
-    cams = observations.cameras
-    mine = observe_fn(candidate, cams)
-    return [views_match(o, m, delta, delta_unit) for o, m in zip(observations.views, mine.views, strict=True)]
+    candidate: Structure,
+    observations: Observations,
+    observe_fn,
+    delta: float,
+    delta_unit: str,
+    first: int | None = None,
+) -> list[bool | None]:
+    """Per view: do the candidate's observations equal the observed ones within δ? Views are checked one
+    at a time (``first`` first) and checking stops at the first mismatch (None = not checked)."""
+    views = observations.views
+    order = list(range(len(views)))
+    if first is not None:
+        order.remove(first)
+        order.insert(0, first)
+    out: list[bool | None] = [None] * len(views)
+    for k in order:
+        mine = observe_fn(candidate, (views[k].camera,)).views[0]
+        out[k] = views_match(views[k], mine, delta, delta_unit)
+        if not out[k]:
+            break
+    return out
 
 
 def _triple(x: np.ndarray) -> tuple[int, int, int] | None:
@@ -218,20 +239,22 @@ def handedness(
     reconstruction: Reconstruction | None = None,
     unique: bool | None = None,
     observe_fn: Callable[[Structure, Sequence], Observations] | None = None,
+    pg: PointGroup | None = None,
 ) -> Handedness:
     """Decide whether ``observations`` of ``structure`` fix its handedness (module docstring).
 
     reconstruction: the oracle's result on ``observations`` (its accepted points hold every consistent
     image's atoms); unique: Φ_δ = ∅ and every atom recovered; delta_3d: the oracle's 3D tolerance in Å
     (default δ when δ is in Å); observe_fn(structure, cameras): how observations are made (default:
-    ``observe`` with the observations' own model)."""
+    ``observe`` with the observations' own model); pg: the molecule's point group at δ_3d if known."""
     if structure.is_periodic:
         raise InputError("handedness is defined here for molecules (no lattice)", field="structure")
     if delta_unit == "px" and delta_3d is None:
         raise InputError("delta_3d (Å) is required when delta is in px", field="delta_3d")
     tol = float(delta if delta_3d is None else delta_3d)
     observe_fn = observe_fn or (lambda s, cams: observe(s, cams, observations.model))
-    pg: PointGroup = point_group(structure.positions, structure.numbers, tol)
+    if pg is None or pg.tolerance != tol:
+        pg = point_group(structure.positions, structure.numbers, tol)
     if not pg.is_chiral:
         return Handedness(
             "achiral",
@@ -244,7 +267,7 @@ def handedness(
     per_view: list[bool | None] = []
     witness = ""
     for k, cam in enumerate(cams):
-        ok = consistent_with(camera_mirror(structure, cam), observations, observe_fn, delta, delta_unit)
+        ok = consistent_with(camera_mirror(structure, cam), observations, observe_fn, delta, delta_unit, k)
         per_view.append(None if cam.kind != "orthographic" else not ok[k])
         if all(ok) and not witness:
             witness = f"mirror ⟂ view {cam.name or k!s}"
@@ -356,3 +379,122 @@ def stereocentres(
     except Exception as exc:  # noqa: BLE001 - RDKit failures are a value
         return Stereocentres((), src, f"rdkit_failed: {type(exc).__name__}: {exc}".splitlines()[0][:200])
     return Stereocentres(tuple((int(i), str(s)) for i, s in found), src, "ok")
+
+
+# ------------------------------------------------------------------------------------ certification records
+def _reconstructed_group(reconstruction, report, structure: Structure, pg_in: PointGroup, tau: float) -> str | None:
+    """Point group of the reconstruction at τ; the input's when the reconstruction is the input atom for atom
+    within 1e-9 Å (the same point set, so the same group); None when the oracle failed."""
+    if reconstruction is None or not reconstruction.ok or not reconstruction.n_points:
+        return None
+    if report.exact and report.n_points == structure.n_atoms and report.max_position_error <= 1e-9:
+        return pg_in.symbol
+    return point_group(np.asarray(reconstruction.points), np.asarray(reconstruction.labels), tau).symbol
+
+
+def molecule_outcome(
+    structure: Structure,
+    observations: Observations,
+    reconstruction,
+    report,
+    *,
+    delta: float,
+    tau: float,
+    levels: Sequence[str] = MOLECULE_LEVELS,
+    observe_fn=None,
+    cross_check: bool = False,
+    bonds=None,
+    charges=None,
+    source_labels=None,
+) -> dict:
+    """The molecular score levels of one item (truth = the input molecule itself, never a dataset label).
+
+    uniqueness: Φ_δ = ∅ and every atom recovered; point_group: the reconstruction's Schoenflies group at τ
+    equals the input's; handedness: the observations fix the molecule up to proper rotations (status
+    ``determined``, or ``achiral``: the mirror image is then a rotation of the molecule itself).
+    cross_check: pymatgen's PointGroupAnalyzer on the input at τ (disagreement recorded, not resolved)."""
+    bad = [lv for lv in levels if lv not in MOLECULE_LEVELS]
+    if bad:
+        raise InputError(f"molecule score levels must be among {MOLECULE_LEVELS}, got {bad}", field="score")
+    unique = bool(reconstruction is not None and reconstruction.ok and report.unique)
+    pg_in = point_group(structure.positions, structure.numbers, tau)
+    pg_rec = _reconstructed_group(reconstruction, report, structure, pg_in, tau)
+    xc = None
+    if cross_check:
+        try:
+            theirs = pymatgen_point_group(structure.positions, structure.numbers, tau)
+        except Exception as exc:  # noqa: BLE001 - a failing cross-check is a value
+            theirs = f"error: {type(exc).__name__}"
+        xc = PointGroupCheck(pg_in.symbol, theirs, tau).to_dict()
+    hand = handedness(structure, observations, delta=delta, reconstruction=reconstruction, unique=unique,
+                      observe_fn=observe_fn, pg=pg_in if tau == delta else None)
+    by_level = {"uniqueness": unique, "point_group": pg_rec == pg_in.symbol,
+                "handedness": hand.status in ("determined", "achiral")}
+    stereo = None
+    if bonds is not None:
+        stereo = stereocentres(structure, bonds, charges=charges, source_labels=source_labels).to_dict()
+    return {
+        "kind": "molecule",
+        "truth": "input",
+        "point_group": {"input": pg_in.symbol, "reconstructed": pg_rec, "tolerance_A": tau,
+                        "input_closed": pg_in.closed, "cross_check": xc},
+        "handedness": hand.to_dict(),
+        "stereocentres": stereo,
+        "correct_by_level": {lv: bool(by_level[lv]) for lv in levels},
+    }
+
+
+def molecule_summary(outcomes: list[dict], confidence: float = 0.95) -> dict | None:
+    """R1 per molecular level (exact one-sided Clopper–Pearson lower bound), handedness statuses, input point
+    groups and pymatgen disagreements, over the molecule items (``outcome['molecule']`` present)."""
+    mols = [o for o in outcomes if o.get("molecule") and o.get("outcome") != "error"]
+    if not mols:
+        return None
+    n = len(mols)
+    levels = list(mols[0]["molecule"]["correct_by_level"])
+    by_level = {}
+    for lv in levels:
+        k = sum(1 for o in mols if o["molecule"]["correct_by_level"].get(lv))
+        b = clopper_pearson_lower(k, n, confidence)
+        by_level[lv] = {"correct": k, "R1": round(k / n, 6), "bound": b.describe()}
+    status: dict[str, int] = {}
+    groups: dict[str, int] = {}
+    for o in mols:
+        st = o["molecule"]["handedness"]["status"]
+        status[st] = status.get(st, 0) + 1
+        g = o["molecule"]["point_group"]["input"]
+        groups[g] = groups.get(g, 0) + 1
+    xc = [{"id": o["id"], **o["molecule"]["point_group"]["cross_check"]} for o in mols
+          if (o["molecule"]["point_group"].get("cross_check") or {}).get("agree") is False]
+    return {
+        "n": n,
+        "truth": "input (each molecule is its own truth; no dataset label is used)",
+        "by_level": by_level,
+        "handedness": dict(sorted(status.items())),
+        "input_point_groups": dict(sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "point_group_cross_check_disagreements": xc,
+    }
+
+
+def molecule_summary_lines(ms: dict | None) -> list[str]:
+    """Summary-text lines for the molecules of a run (empty when there are none)."""
+    if not ms:
+        return []
+    lines = [f"molecules: {ms['n']} items; truth = the input molecule itself"]
+    for lv, v in ms["by_level"].items():
+        lines.append(f"    {lv}: {v['correct']}/{ms['n']}; {v['bound']}")
+    lines.append("    handedness: " + ", ".join(f"{k} {v}" for k, v in ms["handedness"].items()))
+    lines.append("    input point groups: " + ", ".join(f"{k} {v}" for k, v in ms["input_point_groups"].items()))
+    lines.append(f"    point-group disagreements with pymatgen: {len(ms['point_group_cross_check_disagreements'])}")
+    return lines
+
+
+def bond_graph(item) -> dict:
+    """Bond graph, formal charges and the source's own R/S labels of an item when it has them (CCD items,
+    ``kind == "ccd"``), as keyword arguments for :func:`molecule_outcome`; {} otherwise."""
+    if getattr(item, "kind", "") != "ccd":
+        return {}
+    rec = ccd_record(str(item.payload))
+    if rec.structure is None:
+        return {}
+    return {"bonds": rec.bonds, "charges": rec.charges, "source_labels": rec.stereo}

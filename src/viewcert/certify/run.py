@@ -25,6 +25,7 @@ from viewcert.certify.certificate import build_certificate, library_versions, wr
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import certify_item
 from viewcert.certify.inputs import Dataset, load_input
+from viewcert.certify.molecule import molecule_summary_lines
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.parallel import MapResult, map_items
@@ -55,7 +56,8 @@ TABLE_COLUMNS = (
     "reconstructed_crystal_system", "reconstructed_point_group", "reconstructed_space_group",
     "correct", "outcome", "reasons", "n_phantoms", "n_missing", "n_points", "max_position_error",
     "min_same_label_distance", "separation_ok", "unique", "exact", "certified", "label_mismatch", "cross_check",
-    "oracle_warnings",
+    "oracle_warnings", "kind", "molecule_point_group", "molecule_point_group_reconstructed",
+    "molecule_point_group_pymatgen", "handedness",
 )
 
 
@@ -80,6 +82,11 @@ def items_table(cert: dict) -> str:
                _blank(orc.get("separation_ok")), _blank(it.get("unique")), _blank(it.get("exact")),
                _blank(it.get("certified")), ";".join(it.get("label_mismatch") or []),
                "; ".join(f"{k}: {v}" for k, v in xc.items()), " | ".join(orc.get("warnings") or [])]
+        mol = it.get("molecule") or {}
+        mpg = mol.get("point_group") or {}
+        row += ["" if it["outcome"] == "error" else ("molecule" if mol else "crystal"), mpg.get("input", ""),
+                _blank(mpg.get("reconstructed")), (mpg.get("cross_check") or {}).get("pymatgen", ""),
+                (mol.get("handedness") or {}).get("status", "")]
         w.writerow(row)
     return buf.getvalue()
 
@@ -104,25 +111,31 @@ def summary_text(cert: dict, *, max_list: int = 30) -> str:
         f"{'x'.join(map(str, cert['observation_model']['tiling']))}; observations "
         f"{cert['observation_model'].get('observe', 'ideal')}",
         f"delta = {tol['delta']:g} Å, tau = {tol['tau']:g} Å, angle tolerance = {tol['angle_tolerance']:g}°",
-        f"R1 ({s['score']}, truth = {s['truth']}): {s['bound']['text']}",
-        f"    {s['interval']['text']}",
-        "    by level: " + ", ".join(f"{k} {v['correct']}/{s['n']}" for k, v in s["by_level"].items()),
-        "    by crystal system: " + ", ".join(f"{k} {v['correct']}/{v['n']}" for k, v in s["by_crystal_system"].items()),
     ]
+    kinds = s.get("kinds") or {"crystals": s["n"], "molecules": 0}
+    mixed = bool(kinds["crystals"] and kinds["molecules"])
+    if kinds["crystals"] or not kinds["molecules"]:  # molecules are never given a crystal system
+        lines += [
+            ("crystals: " if mixed else "") + f"R1 ({s['score']}, truth = {s['truth']}): {s['bound']['text']}",
+            f"    {s['interval']['text']}",
+            "    by level: " + ", ".join(f"{k} {v['correct']}/{s['n']}" for k, v in s["by_level"].items()),
+            "    by crystal system: " + ", ".join(f"{k} {v['correct']}/{v['n']}"
+                                              for k, v in s["by_crystal_system"].items()),
+        ]
+    else:
+        lines += [f"R1 (all of {s['score']}, truth = the input molecule): {s['bound']['text']}"]
+    lines += molecule_summary_lines(s.get("molecules"))
     c = s["phantom_census"]
+    n_all = kinds["crystals"] + kinds["molecules"] or s["n"]
     lines.append(f"phantoms: {c['items_with_phantoms']} items ({c['total_phantoms']} points); missing atoms: "
-                 f"{c['items_with_missing_atoms']} items; unique (Φ = ∅, all atoms recovered): {c['items_unique']}/{s['n']}; "
-                 f"certified by the theorem: {c['items_certified']}/{s['n']}")
+                 f"{c['items_with_missing_atoms']} items; unique (Φ = ∅, all atoms recovered): {c['items_unique']}/{n_all}; "
+                 f"certified by the theorem: {c['items_certified']}/{n_all}")
     if s["failures"]:
         lines.append(f"failures ({len(s['failures'])}): " + ", ".join(
             f"{f['id']} [{'+'.join(f['reasons']) or '?'}: {f['predicted']} vs {f['reference']}]"
             for f in s["failures"][:max_list]) + (" ..." if len(s["failures"]) > max_list else ""))
-    lines.append(f"label mismatches (rendered cell vs dataset): {len(s['label_mismatches'])}" + (
-        ": " + ", ".join(f"{m['id']} {m['levels']}" for m in s["label_mismatches"][:max_list])
-        if s["label_mismatches"] else ""))
-    lines.append(f"spglib/moyopy disagreements: {len(s['cross_check_disagreements'])}" + (
-        ": " + "; ".join(f"{d['id']} {({k: v for k, v in d.items() if k != 'id'})}"
-                         for d in s["cross_check_disagreements"][:max_list]) if s["cross_check_disagreements"] else ""))
+    if kinds["crystals"] or not kinds["molecules"]:
+        lines += _crystal_check_lines(s, max_list)
     if s["errors"]:
         lines.append(f"not counted in R1: {len(s['errors'])} items could not be read or certified:")
         lines += ["    " + error_line(e) for e in s["errors"][:max_list]]
@@ -130,6 +143,18 @@ def summary_text(cert: dict, *, max_list: int = 30) -> str:
             lines.append(f"    ... and {len(s['errors']) - max_list} more (items.csv lists every one)")
     lines.append(f"certificate digest: sha256:{cert['digest']['value']}")
     return "\n".join(lines) + "\n"
+
+
+def _crystal_check_lines(s: dict, max_list: int) -> list[str]:
+    """The crystal-only lines: label mismatches with the dataset and spglib/moyopy disagreements."""
+    lines: list[str] = []
+    lines.append(f"label mismatches (rendered cell vs dataset): {len(s['label_mismatches'])}" + (
+        ": " + ", ".join(f"{m['id']} {m['levels']}" for m in s["label_mismatches"][:max_list])
+        if s["label_mismatches"] else ""))
+    lines.append(f"spglib/moyopy disagreements: {len(s['cross_check_disagreements'])}" + (
+        ": " + "; ".join(f"{d['id']} {({k: v for k, v in d.items() if k != 'id'})}"
+                         for d in s["cross_check_disagreements"][:max_list]) if s["cross_check_disagreements"] else ""))
+    return lines
 
 
 def error_line(e: dict) -> str:
@@ -144,7 +169,7 @@ def write_outputs(out: str | Path, cert: dict, *, plots: bool = True, run: MapRe
     paths = {"certificate": write_certificate(out / "certificate.json", cert),
              "table": write_text_atomic(out / "items.csv", items_table(cert)),
              "summary": write_text_atomic(out / "summary.txt", summary_text(cert))}
-    if plots and cert["summary"]["n"]:
+    if plots and cert["summary"]["n"] and (cert["summary"].get("kinds") or {}).get("crystals", 1):
         paths["plot_systems"] = P.plot_ceiling_by_system(cert, out / "ceiling_by_system.png")
         paths["plot_phantoms"] = P.plot_phantoms(cert, out / "phantoms.png")
     if run is not None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import REASON_ORDER
+from viewcert.certify.molecule import molecule_summary
 from viewcert.errors import InputError
 from viewcert.numeric import sig
 from viewcert.stats import clopper_pearson_interval, clopper_pearson_lower
@@ -24,19 +25,25 @@ def summarize(outcomes: list[dict], cfg: CertifyConfig) -> dict:
     errors = [{"id": o["id"], "error": o.get("error") or "unknown error"} for o in outcomes
               if o["outcome"] == "error"]
     outcomes = [o for o in outcomes if o["outcome"] != "error"]
-    n = len(outcomes)
-    k = sum(1 for o in outcomes if o["correct"])
+    # crystals and molecules are reported apart: the headline is the crystals' (the molecules' when the run
+    # has no crystal), and "molecules" carries the molecular levels (certify.molecule)
+    crystals = [o for o in outcomes if not o.get("molecule")]
+    mols = [o for o in outcomes if o.get("molecule")]
+    scored = crystals if crystals or not mols else mols
+    levels = LEVELS if scored is crystals else cfg.molecule_levels
+    n = len(scored)
+    k = sum(1 for o in scored if o["correct"])
     if n:
         lower = _bound_dict(clopper_pearson_lower(k, n, cfg.confidence), True)
         two = _bound_dict(clopper_pearson_interval(k, n, cfg.confidence), True)
     else:
         lower = two = {"text": "no item could be read or certified: no bound"}
     by_level = {}
-    for lv in LEVELS:
-        kk = sum(1 for o in outcomes if o.get("correct_by_level") and o["correct_by_level"][lv])
+    for lv in levels:
+        kk = sum(1 for o in scored if o.get("correct_by_level") and o["correct_by_level"].get(lv))
         by_level[lv] = {"correct": kk, "R1": sig(kk / n) if n else None}
     by_system: dict[str, dict] = {}
-    for o in outcomes:
+    for o in crystals:
         cs = (o.get("label_dataset") or {}).get("crystal_system") or (o.get("label_rendered") or {}).get(
             "crystal_system") or "unknown"
         d = by_system.setdefault(cs, {"n": 0, "correct": 0})
@@ -56,8 +63,8 @@ def summarize(outcomes: list[dict], cfg: CertifyConfig) -> dict:
         "items_certified": sum(1 for o in outcomes if o.get("certified")),
     }
     failures = [{"id": o["id"], "reasons": o["reasons"],
-                 "predicted": (o.get("label_reconstructed") or {}).get(cfg.score),
-                 "reference": _reference(o, cfg)} for o in outcomes if not o["correct"]]
+                 "predicted": _predicted(o, cfg), "reference": _reference(o, cfg)}
+                for o in outcomes if not o["correct"]]
     mism = [{"id": o["id"], "levels": o["label_mismatch"], "dataset": o["label_dataset"],
              "rendered": o["label_rendered"]} for o in outcomes if o.get("label_mismatch")]
     xc = [{"id": o["id"], **o["cross_check"]} for o in outcomes if o.get("cross_check")]
@@ -68,8 +75,9 @@ def summarize(outcomes: list[dict], cfg: CertifyConfig) -> dict:
     return {
         "n": n,
         "n_errors": len(errors),
-        "score": cfg.score,
-        "truth": cfg.truth,
+        "kinds": {"crystals": len(crystals), "molecules": len(mols)},
+        "score": cfg.score if scored is crystals else "+".join(cfg.molecule_levels),
+        "truth": cfg.truth if scored is crystals else "input",
         "correct": k,
         "R1": sig(k / n) if n else None,
         "bound": lower,
@@ -82,6 +90,7 @@ def summarize(outcomes: list[dict], cfg: CertifyConfig) -> dict:
         "label_mismatches": mism,
         "cross_check_disagreements": xc,
         "errors": errors,
+        "molecules": molecule_summary(mols, cfg.confidence),
     }
 
 
@@ -93,7 +102,15 @@ def _bound_dict(b, text: bool = False) -> dict:
     return out
 
 
+def _predicted(o: dict, cfg: CertifyConfig) -> Any:
+    if o.get("molecule"):  # a molecule's point group, reconstructed
+        return o["molecule"]["point_group"]["reconstructed"]
+    return (o.get("label_reconstructed") or {}).get(cfg.score)
+
+
 def _reference(o: dict, cfg: CertifyConfig) -> Any:
+    if o.get("molecule"):  # the input molecule's own point group (truth = the input)
+        return o["molecule"]["point_group"]["input"]
     src = o.get("reference_source")
     if src == "dataset":
         return (o.get("label_dataset") or {}).get(cfg.score)

@@ -105,9 +105,26 @@ def _tables() -> dict:
     }
 
 
+@lru_cache(maxsize=1)
 def ccd_codes() -> tuple[str, ...]:
-    """Every component code of the dictionary, in its order."""
-    return _tables()["codes"]
+    """Every component code of the dictionary, in its order (decodes one column only)."""
+    return tuple(str(c) for c in _biotite_ccd()["chem_comp"]["id"].as_array())
+
+
+@lru_cache(maxsize=1)
+def ccd_file_sha256() -> str:
+    """SHA-256 of biotite's bundled CCD file (recorded in certificates; item digests derive from it)."""
+    from importlib import resources
+
+    return sha256_text(resources.files("biotite.structure.info").joinpath("components.bcif").read_bytes())
+
+
+def read_ccd_structure(code: str) -> Structure:
+    """One component's Structure, or InputError with the record's reason (field = the code)."""
+    rec = ccd_record(code)
+    if rec.structure is None:
+        raise InputError(rec.reason, source=f"ccd:{rec.code}", field="ccd")
+    return rec.structure
 
 
 def read_code_list(path: str | Path) -> tuple[str, ...]:
