@@ -148,11 +148,13 @@ def _mount_subcommands() -> None:
     """Each area keeps its commands in its own module; they register themselves here."""
     from viewcert.cli import attribution as cli_attribution
     from viewcert.cli import certify as cli_certify
+    from viewcert.cli import design as cli_design
     from viewcert.cli import render as cli_render
 
     cli_certify.register(app)
     cli_render.register(app)
     cli_attribution.register(app)
+    cli_design.register(app)
 
 
 _mount_subcommands()

@@ -1,0 +1,162 @@
+"""Design commands for the ``viewcert`` CLI: ``design``, ``margin``, ``occlusion`` and ``protocol show``.
+
+Mounted by ``viewcert.cli`` through ``register(app)``; thin wrappers, the work is in ``viewcert.design`` and
+``viewcert.cameras.protocol_files``. ``--protocol`` takes a built-in name or a ``.toml``/``.json`` file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import typer
+
+from viewcert.cli.options import check_out, guarded
+from viewcert.errors import InputError
+
+
+def _cells(input_spec: str, subset: str = "eval") -> tuple[list[str], list]:
+    """(ids, conventional standard cells) of INPUT, standardised as ``certify`` does (0.01 Å, 5°)."""
+    from viewcert.certify import CertifyConfig
+    from viewcert.certify.evaluate import prepare
+    from viewcert.certify.inputs import load_input
+
+    ds = load_input(input_spec, subset=subset)
+    cfg = CertifyConfig()
+    ids, cells = [], []
+    for item in ds.items:
+        p = prepare(item, cfg)
+        if p.cell is None:
+            typer.echo(f"viewcert: skipped {item.id}: {p.error}", err=True)
+            continue
+        ids.append(item.id)
+        cells.append(p.cell)
+    if not cells:
+        raise InputError("no structure could be read", source=str(input_spec))
+    return ids, cells
+
+
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    path.write_text(buf.getvalue(), encoding="utf-8")
+
+
+def design_cmd(
+    input_spec: str = typer.Argument(..., metavar="INPUT", help="structure file, folder, study layout or builtin:NAME"),
+    views: int = typer.Option(5, "--views", help="number of views K to choose"),
+    out: Path = typer.Option(Path("out/design"), "--out", "-o", help="output folder"),
+    keep: str = typer.Option("", help="views of --keep-protocol to keep, comma-separated (e.g. axis_c)"),
+    keep_protocol: str = typer.Option("render-ceiling-5", help="protocol (name or file) the kept views come from"),
+    candidates: str = typer.Option("fibonacci-48", help="candidate directions: fibonacci-N"),
+    objective: str = typer.Option("both", help="both (worst case, then 5th percentile) | worst | p5"),
+    kappa_max: float = typer.Option(3.0, help="largest κ allowed for any view pair"),
+    occlusion_budget: float = typer.Option(0.2, help="largest mean informative-occlusion fraction per view"),
+    zone_deg: float = typer.Option(2.0, help="keep views this many degrees from every zone axis"),
+    cap: float = typer.Option(0.6, help="δ* above this (Å) counts as this"),
+    seed: int = typer.Option(0, help="turns the candidate spiral (0: not turned)"),
+    subset: str = typer.Option("eval", help="study layout: eval | all"),
+) -> None:
+    """Choose K view directions maximising the worst-case and 5th-percentile uniqueness margin δ*."""
+    import re
+
+    from viewcert.cameras.protocol_files import ProtocolSpec, resolve_protocol, write_protocol_file
+    from viewcert.design.designer import DesignConfig, design_views
+    from viewcert.design.plots import delta_star_plot, stereographic_plot
+
+    m = re.fullmatch(r"fibonacci-(\d+)", candidates.strip())
+    if m is None:
+        raise InputError(f"--candidates must be fibonacci-N, got {candidates!r}", field="--candidates")
+    kept = ()
+    if keep.strip():
+        base = resolve_protocol(keep_protocol)
+        kept = base.subset([k.strip() for k in keep.split(",") if k.strip()]).views
+    cfg = DesignConfig(views=views, candidates=int(m.group(1)), objective=objective, kappa_max=kappa_max,
+                       occlusion_budget=occlusion_budget, zone_deg=zone_deg, cap=cap, seed=seed, keep=kept)
+    ids, cells = _cells(input_spec, subset)
+    d = design_views(cells, cfg)
+    out = check_out(out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_protocol_file(ProtocolSpec(d.protocol), out / "protocol.toml")
+    _write_csv(out / "margins.csv", [{"id": i, "delta_star": f"{v:.9g}"} for i, v in zip(ids, d.delta_star,
+                                                                                        strict=True)])
+    (out / "design.json").write_text(json.dumps({"input": str(input_spec), **d.to_dict()}, indent=1) + "\n")
+    stereographic_plot({d.protocol.name: d.protocol}, cells, out / "directions.png")
+    delta_star_plot({d.protocol.name: d.delta_star}, out / "delta_star.png", cap=cap)
+    typer.echo(f"{d.protocol.name}: worst δ* {d.worst:.4f} Å, 5th percentile {d.p5:.4f} Å over {len(cells)} "
+               f"structures ({d.evaluations} view sets evaluated); wrote {out / 'protocol.toml'}")
+
+
+def margin_cmd(
+    input_spec: str = typer.Argument(..., metavar="INPUT", help="structure file, folder, study layout or builtin:NAME"),
+    protocol: str = typer.Option("render-ceiling-5", help="protocol name or .toml/.json file"),
+    out: Path = typer.Option(Path("out/margin"), "--out", "-o", help="output folder"),
+    subset: str = typer.Option("eval", help="study layout: eval | all"),
+) -> None:
+    """Uniqueness margin δ* per structure (items CSV with the near-miss tuple) and its distribution plot."""
+    import numpy as np
+
+    from viewcert.cameras.protocol_files import resolve_protocol
+    from viewcert.design.margin import uniqueness_margin
+    from viewcert.design.plots import delta_star_plot
+
+    p = resolve_protocol(protocol)
+    rots = np.array([v.rotation for v in p.views])
+    ids, cells = _cells(input_spec, subset)
+    rows = []
+    for i, s in zip(ids, cells, strict=True):
+        m = uniqueness_margin(s, rots)
+        rows.append({"id": i, "delta_star": f"{m.delta_star:.9g}", "bound": m.bound,
+                     "delta_exact": f"{m.delta_exact:.9g}", "d_min": f"{m.d_min:.9g}",
+                     "near_miss": "" if m.near_miss is None else " ".join(map(str, m.near_miss)),
+                     "near_miss_label": "" if m.label is None else m.label})
+    out = check_out(out)
+    out.mkdir(parents=True, exist_ok=True)
+    _write_csv(out / "margins.csv", rows)
+    v = np.array([float(r["delta_star"]) for r in rows])
+    delta_star_plot({p.name: v}, out / "delta_star.png")
+    typer.echo(f"{p.name}: δ* min {v.min():.4f} Å, median {np.median(v):.4f} Å over {len(v)} structures; "
+               f"wrote {out / 'margins.csv'}")
+
+
+def occlusion_cmd(
+    input_spec: str = typer.Argument(..., metavar="INPUT", help="structure file, folder, study layout or builtin:NAME"),
+    protocol: str = typer.Option("render-ceiling-5", help="protocol name or .toml/.json file"),
+    subset: str = typer.Option("eval", help="study layout: eval | all"),
+) -> None:
+    """Per view: mean occluded / redundant / informative fractions (the study's definitions, 2×2×2 drawn)."""
+    from viewcert.cameras.protocol_files import resolve_protocol
+    from viewcert.design.occlusion import protocol_occlusion
+
+    p = resolve_protocol(protocol)
+    _, cells = _cells(input_spec, subset)
+    table = protocol_occlusion(cells, p)
+    typer.echo(f"{'view':<16} occluded  redundant  informative   ({len(cells)} structures, {p.name})")
+    for name, r in table.items():
+        typer.echo(f"{name:<16} {r['occluded']:.4f}    {r['redundant']:.4f}     {r['informative']:.4f}")
+
+
+protocol_app = typer.Typer(add_completion=False, no_args_is_help=True, help="protocol files")
+
+
+def protocol_show_cmd(
+    name: str = typer.Argument(..., help="built-in protocol name (or a .toml/.json file)"),
+    fmt: str = typer.Option("toml", "--format", help="toml | json"),
+) -> None:
+    """Print a protocol as a protocol file (write it with > my_views.toml, edit, pass it as --protocol)."""
+    from viewcert.cameras.protocol_files import format_protocol
+
+    typer.echo(format_protocol(name, fmt), nl=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``design``, ``margin``, ``occlusion`` and ``protocol show`` to ``app``."""
+    app.command("design")(guarded(design_cmd))
+    app.command("margin")(guarded(margin_cmd))
+    app.command("occlusion")(guarded(occlusion_cmd))
+    protocol_app.command("show")(guarded(protocol_show_cmd))
+    app.add_typer(protocol_app, name="protocol")

@@ -1,0 +1,63 @@
+"""Plots of view designs (the only matplotlib importer of ``design``): stereographic projection of view
+directions over the structures' low-index zone axes, and the δ* distribution."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from viewcert.design.designer import zone_axes  # noqa: E402
+
+
+def stereographic(directions: np.ndarray) -> np.ndarray:
+    """Upper-hemisphere stereographic coordinates (n, 2) of unit directions (folded to z ≥ 0: an orthographic
+    view and its antipode see the same projection)."""
+    d = np.asarray(directions, dtype=np.float64).reshape(-1, 3)
+    d = d / np.linalg.norm(d, axis=1, keepdims=True)
+    d = np.where(d[:, 2:3] < 0, -d, d)
+    return d[:, :2] / (1.0 + d[:, 2:3])
+
+
+def stereographic_plot(protocols: dict, structures, path, *, title: str = "view directions over zone axes") -> Path:
+    """Write a PNG: grey dots = every structure's short lattice vectors (zone axes), one marker set per
+    protocol (name → Protocol)."""
+    fig, ax = plt.subplots(figsize=(6, 6))
+    ax.add_patch(plt.Circle((0, 0), 1.0, fill=False, color="k", lw=0.8))
+    z = stereographic(zone_axes(structures))
+    ax.scatter(z[:, 0], z[:, 1], s=3, c="0.6", label="zone axes (short lattice vectors)", zorder=1)
+    for (name, p), m in zip(protocols.items(), ("o", "s", "^", "D", "v", "P"), strict=False):
+        xy = stereographic(np.array([v.direction for v in p.views]))
+        ax.scatter(xy[:, 0], xy[:, 1], s=70, marker=m, label=name, zorder=3, edgecolors="k")
+        for (x, y), v in zip(xy, p.views, strict=True):
+            ax.annotate(v.name, (x, y), textcoords="offset points", xytext=(5, 5), fontsize=7)
+    ax.set_xlim(-1.05, 1.05)
+    ax.set_ylim(-1.05, 1.05)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title(title, fontsize=10)
+    ax.legend(loc="lower left", fontsize=7, framealpha=0.9)
+    path = Path(path)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def delta_star_plot(values: dict, path, *, cap: float | None = None) -> Path:
+    """Empirical CDF of δ* (Å) per protocol (name → array of per-structure δ*)."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name, v in values.items():
+        v = np.sort(np.asarray(v, dtype=np.float64))
+        ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", label=name)
+    ax.set_xscale("log")
+    ax.set_xlabel("uniqueness margin δ* (Å)" + (f", capped at {cap:g}" if cap else ""))
+    ax.set_ylabel("fraction of structures ≤ δ*")
+    ax.legend(fontsize=8)
+    path = Path(path)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return path
