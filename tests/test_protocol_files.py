@@ -196,3 +196,42 @@ def test_format_protocol_toml_reads_back():
     assert json.loads(format_protocol("axes-6", "json"))["protocol"]["name"] == "axes-6"
     with pytest.raises(InputError, match="format"):
         format_protocol("axes-6", "yaml")
+
+
+def test_certify_config_takes_protocol_objects_and_files(tmp_path):
+    from viewcert.certify import CertifyConfig
+    from viewcert.certify.config import get_protocol_views
+
+    p = get_protocol("axes-3")
+    cfg = CertifyConfig(protocol=p)
+    assert get_protocol_views(cfg.protocol, None) is p
+    back = CertifyConfig.from_dict(json.loads(json.dumps(cfg.to_dict())))  # recorded in full, rebuilt
+    assert [np.array_equal(a.rotation, b.rotation) for a, b in
+            zip(get_protocol_views(back.protocol, None).views, p.views, strict=True)] == [True] * 3
+    f = write_protocol_file(p, tmp_path / "a3.toml")
+    assert get_protocol_views(CertifyConfig(protocol=str(f)).protocol, ("top",)).view_names == ("top",)
+    with pytest.raises(InputError, match="protocol"):
+        CertifyConfig(protocol=3)
+
+
+def test_certificate_from_a_protocol_file_verifies(tmp_path):
+    from viewcert.certify import CertifyConfig
+    from viewcert.certify.run import certify
+    from viewcert.certify.verify import verify_certificate
+
+    f = tmp_path / "mine.toml"
+    f.write_text(ALL_FORMS_TOML)
+    cfg = CertifyConfig(protocol=str(f), views=("matrix", "down_x", "pymol"))
+    cert = certify("builtin:prototypes", cfg, out=tmp_path / "out", n_workers=1, plots=False, progress=False)
+    assert cert["protocol"]["file"] == {"path": str(f), "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
+    assert [v["name"] for v in cert["protocol"]["views"]] == ["matrix", "down_x", "pymol"]
+    rep = verify_certificate(tmp_path / "out" / "certificate.json", input_spec="builtin:prototypes", n_workers=1,
+                             progress=False)
+    assert rep.ok
+    f.write_text(ALL_FORMS_TOML.replace('pymol = [1, 0, 0, 0, 0, 1, 0, -1, 0', 'pymol = [0, 1, 0, 1, 0, 0, 0, 0, -1'))
+    rep = verify_certificate(tmp_path / "out" / "certificate.json", input_spec="builtin:prototypes", n_workers=1,
+                             progress=False)
+    assert not rep.ok
+    # the changed file is read again: the recomputed protocol record carries the new matrix and digest
+    diffs = {path for path, _, _ in rep.section_diffs}
+    assert any("protocol" in d and "rotation" in d for d in diffs) and any("sha256" in d for d in diffs)

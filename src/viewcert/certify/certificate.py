@@ -26,6 +26,7 @@ from pathlib import Path
 from viewcert import __version__
 from viewcert.cameras.conditioning import protocol_kappa
 from viewcert.cameras.framing import DEFAULT_MARGIN_PX
+from viewcert.cameras.protocol_files import is_protocol_file, read_protocol_file
 from viewcert.certify.config import CertifyConfig, get_protocol_views
 from viewcert.certify.evaluate import STANDARDIZER
 from viewcert.certify.inputs import Dataset
@@ -78,7 +79,7 @@ def protocol_record(cfg: CertifyConfig) -> dict:
         if v.ase_string is not None:
             d["ase_string"] = v.ase_string
         views.append(d)
-    return {
+    rec = {
         "name": p.name,
         "description": p.description,
         "views": views,
@@ -87,6 +88,9 @@ def protocol_record(cfg: CertifyConfig) -> dict:
                    "margin_px": DEFAULT_MARGIN_PX, "framing": "letterbox fit of the drawn atoms and cell box",
                    "convention": "rotation maps world to camera; rows = camera x (right), y (up), z (toward viewer)"},
     }
+    if is_protocol_file(cfg.protocol):  # the file's bytes as read now: verify reports a changed file
+        rec["file"] = {"path": str(cfg.protocol), "sha256": read_protocol_file(cfg.protocol).sha256}
+    return rec
 
 
 def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list[dict]) -> dict:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, fields, replace
 from functools import lru_cache
+from pathlib import PurePath
 
-from viewcert.cameras import get_protocol
+from viewcert.cameras.protocol_files import ProtocolSpec, is_protocol_file, resolve_protocol, spec_from_dict
+from viewcert.cameras.protocols import Protocol
 from viewcert.certify.molecule import MOLECULE_LEVELS
 from viewcert.errors import InputError
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -39,7 +41,7 @@ class CertifyConfig:
     std_angle_tolerance, and the reconstruction's from the rendered cell's when the two are the same atoms
     within 1e-9 Å (viewcert.symmetry.shortcuts; False runs a fresh spglib call each time)."""
 
-    protocol: str = "render-ceiling-5"
+    protocol: str | Protocol = "render-ceiling-5"
     views: tuple[str, ...] | None = None
     delta: float = DEFAULT_DELTA
     tau: float | None = None
@@ -72,6 +74,16 @@ class CertifyConfig:
     molecule_cross_check: bool = True  # pymatgen's PointGroupAnalyzer on each input molecule at τ
 
     def __post_init__(self) -> None:
+        # protocol: a registry name, a .toml/.json protocol file, or a Protocol (a dict is one recorded by to_dict)
+        if isinstance(self.protocol, ProtocolSpec):
+            object.__setattr__(self, "protocol", self.protocol.protocol)
+        elif isinstance(self.protocol, dict):
+            object.__setattr__(self, "protocol", spec_from_dict(self.protocol).protocol)
+        elif isinstance(self.protocol, PurePath):
+            object.__setattr__(self, "protocol", str(self.protocol))
+        elif not isinstance(self.protocol, str | Protocol):
+            raise InputError(f"protocol must be a name, a protocol file or a Protocol, got "
+                             f"{type(self.protocol).__name__}", field="protocol")
         if not (isinstance(self.delta, int | float) and math.isfinite(self.delta) and self.delta > 0):
             raise InputError(f"delta must be a positive number of Å, got {self.delta}", field="delta")
         if self.tau is None:
@@ -123,6 +135,8 @@ class CertifyConfig:
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        if isinstance(self.protocol, Protocol):  # recorded in full (rotation form) so from_dict rebuilds it
+            d["protocol"] = ProtocolSpec(self.protocol).to_dict()
         d["views"] = None if self.views is None else list(self.views)
         d["tiling"] = list(self.tiling)
         d["supercell"] = list(self.supercell)
@@ -178,7 +192,16 @@ class CertifyConfig:
 
 
 
+def get_protocol_views(name, views: tuple[str, ...] | None):
+    """The protocol (a name, a .toml/.json file or a Protocol), restricted to ``views`` when given. A file
+    is read on every call (it may change between a certificate and its verification); names are cached."""
+    if is_protocol_file(name):
+        p = resolve_protocol(name)
+        return p if views is None else p.subset(list(views))
+    return _named_protocol_views(name, views)
+
+
 @lru_cache(maxsize=64)
-def get_protocol_views(name: str, views: tuple[str, ...] | None):
-    p = get_protocol(name)
+def _named_protocol_views(name, views: tuple[str, ...] | None):
+    p = resolve_protocol(name)
     return p if views is None else p.subset(list(views))
