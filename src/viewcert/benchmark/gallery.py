@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from viewcert.cameras.protocols import get_protocol
+from viewcert.cameras.protocol_files import resolve_protocol
 from viewcert.certify import conventional_cell
 from viewcert.io.builtin import builtin
 from viewcert.io.images import write_png
@@ -55,7 +55,7 @@ def contact_sheet(
 
 
     rows = default_rows() if rows is None else list(rows)
-    proto = get_protocol(protocol)
+    proto = resolve_protocol(protocol)
     nv = len(proto.views)
     left = 8 * 18
     width = left + nv * tile_px

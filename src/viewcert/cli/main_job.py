@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from viewcert.cameras import get_protocol
 from viewcert.cameras.conditioning import protocol_kappa, zone_axis_warnings
+from viewcert.cameras.protocol_files import resolve_protocol
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.observe.project import ObservationModel, observe
 from viewcert.structures import Structure
@@ -42,7 +42,7 @@ def observe_sample(
     from viewcert.io.atomic import write_json_atomic
 
     limits.check_protocol_name(protocol_name)
-    protocol = get_protocol(protocol_name)
+    protocol = resolve_protocol(protocol_name)  # a name or a .toml/.json protocol file
     limits.check_views(len(protocol.views))
     folder = Path(out_dir) / "observations"
     folder.mkdir(parents=True, exist_ok=True)

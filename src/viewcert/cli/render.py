@@ -36,7 +36,7 @@ def render_cmd(
     """Render every structure of INPUT in every view: PNG + JSON sidecar (+ ID/depth buffers)."""
     from viewcert.benchmark.export import view_sidecar
     from viewcert.benchmark.gallery import rendered_cell
-    from viewcert.cameras.protocols import get_protocol
+    from viewcert.cameras.protocol_files import resolve_protocol
     from viewcert.certify.inputs import load_input
     from viewcert.cli.options import check_out, current_limits, one_line
     from viewcert.io.images import write_buffers, write_png, write_sidecar
@@ -48,7 +48,7 @@ def render_cmd(
     limits.check_pixels(size, size)
     limits.check_pixels(size * supersample, size * supersample)
     limits.check_protocol_name(protocol)
-    proto = get_protocol(protocol)
+    proto = resolve_protocol(protocol)  # a name or a .toml/.json protocol file
     limits.check_views(len(proto.views))
     check_out(out)
     dataset = load_input(input_spec, subset=subset).with_limits(limits)
