@@ -11,8 +11,11 @@ per structure after standardisation keeps one certification under a minute.
 
 from __future__ import annotations
 
+import contextvars
 import re
+import zipfile
 from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 
 from viewcert.errors import InputError
 
@@ -92,6 +95,27 @@ class Limits:
                              f"{self.max_zip_ratio:g}; raise with --max-zip-ratio)", source=source, field=name)
 
 
+    def check_zip(self, path: str | Path) -> None:
+        """Every member of the zip archive at ``path`` (an Inspect ``.eval`` log, an xlsx workbook), from the
+        central directory, before anything is decompressed; a file that is not a zip passes (its reader
+        decides)."""
+        try:
+            with zipfile.ZipFile(path) as zf:
+                infos = zf.infolist()
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError):
+            return
+        total = 0
+        for info in infos:
+            self.check_zip_member(info.filename, info.file_size, info.compress_size, source=str(path))
+            total += info.file_size
+        _check(total, self.max_zip_member_bytes * 4, "uncompressed bytes of the whole archive",
+               "max_zip_member_bytes", str(path))
+
+    def check_file_bytes(self, path: str | Path) -> None:
+        """A JSON/JSONL/CSV/TSV text input's size, before it is read."""
+        self.check_json_bytes(Path(path).stat().st_size, source=str(path))
+
+
 def _check(value: int, limit, what: str, key: str, source: str | None) -> None:
     if value > limit:
         opt = "--" + key.replace("_", "-")
@@ -100,3 +124,14 @@ def _check(value: int, limit, what: str, key: str, source: str | None) -> None:
 
 
 DEFAULT_LIMITS = Limits()
+_ACTIVE: contextvars.ContextVar[Limits] = contextvars.ContextVar("viewcert_limits", default=DEFAULT_LIMITS)
+
+
+def active_limits() -> Limits:
+    """The limits in force in this context (the CLI sets them from its --max-* options), else the defaults.
+    Worker processes do not inherit them: work shipped to workers carries its limits explicitly."""
+    return _ACTIVE.get()
+
+
+def set_active_limits(limits: Limits) -> None:
+    _ACTIVE.set(limits)

@@ -36,6 +36,7 @@ from scipy.optimize import linear_sum_assignment
 
 from viewcert import stats as st
 from viewcert.attribution.table import read_json
+from viewcert.elements import atomic_number
 from viewcert.errors import InputError
 
 DEFAULT_TOLERANCES = (0.02, 0.05, 0.075, 0.10, 0.15, 0.20, 0.25, 0.30)
@@ -73,6 +74,9 @@ class EmittedAtoms:
     parseable: bool = True
     reason: str = ""
     meta: Mapping = field(default_factory=dict)
+
+
+MAX_EMITTED_COORDINATE = 1e6  # fractional units or Å: beyond this an emitted atom is an overflow, not a guess
 
 
 def _norm_symbol(s: str) -> str:
@@ -127,6 +131,10 @@ def read_emitted(path: str | Path, *, coordinates: str = "fractional") -> list[E
             if not ok or not np.all(np.isfinite(xyz[-1])):
                 raise InputError(f"{where} ({iid}), atom {j + 1}: expected [element, x, y, z], got {a!r}",
                                  source=src, field="emitted")
+            if np.abs(xyz[-1]).max() > MAX_EMITTED_COORDINATE:
+                raise InputError(f"{where} ({iid}), atom {j + 1}: coordinate {np.abs(xyz[-1]).max():.3g} beyond "
+                                 f"{MAX_EMITTED_COORDINATE:g} (fractional or Å)", source=src, field="emitted")
+            atomic_number(_norm_symbol(a[0]), source=src, field=f"{where} ({iid}), atom {j + 1}")
             species.append(_norm_symbol(a[0]))
         out.append(EmittedAtoms(iid, tuple(species), np.array(xyz), coordinates, True, "", meta))
     return out
@@ -152,10 +160,9 @@ def true_cells_from_structures_json(path: str | Path, item_ids: Iterable[str], *
                                     angle_tolerance: float = 5.0) -> dict[str, TrueCell]:
     """Conventional cells for ``item_ids`` from the study's ``structures.json`` ({id: {cif, ...}})."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("structures file not found", source=str(path)) from None
+    data = read_json(path, missing="structures file not found")
+    if not isinstance(data, dict):
+        raise InputError("structures.json must be an object {id: {cif: ...}}", source=str(path))
     out = {}
     for iid in item_ids:
         entry = data.get(iid)

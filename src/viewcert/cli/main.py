@@ -45,7 +45,7 @@ def _main(
 ) -> None:
     """viewcert command line. Limits are checked before the work; each has an option to raise it."""
     from viewcert.errors import ViewcertError
-    from viewcert.limits import DEFAULT_LIMITS
+    from viewcert.limits import DEFAULT_LIMITS, set_active_limits
 
     try:
         limits = DEFAULT_LIMITS.with_overrides(
@@ -55,6 +55,7 @@ def _main(
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
     SESSION.set({"debug": debug, "limits": limits})
+    set_active_limits(limits)  # for readers deep inside a command (harness files, zip members, JSON)
 
 
 @app.command()

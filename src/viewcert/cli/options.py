@@ -12,7 +12,7 @@ import typer
 import typer.exceptions
 
 from viewcert.errors import InputError, ViewcertError
-from viewcert.limits import DEFAULT_LIMITS, Limits
+from viewcert.limits import Limits, active_limits
 
 #: what the root command's options set for this invocation: {"debug": bool, "limits": Limits}
 SESSION: contextvars.ContextVar[dict | None] = contextvars.ContextVar("viewcert_cli_session", default=None)
@@ -47,7 +47,7 @@ def _debug() -> bool:
 
 def current_limits() -> Limits:
     """The limits set on the root command (``viewcert --max-atoms N ...``), else the defaults."""
-    return (SESSION.get() or {}).get("limits") or DEFAULT_LIMITS
+    return (SESSION.get() or {}).get("limits") or active_limits()
 
 
 def one_line(exc: BaseException) -> str:

@@ -238,6 +238,10 @@ def _floats(col: list[str], tag: str, labels: list[str], src: str) -> np.ndarray
     if not np.isfinite(arr).all():
         i = int(np.flatnonzero(~np.isfinite(arr))[0])
         raise InputError(f"site {labels[i]!r}: value {col[i]!r} is not finite", source=src, field=tag)
+    if len(arr) and np.abs(arr).max() > 1e6:  # wrapping 1e300 into the cell would hide an overflow
+        i = int(np.argmax(np.abs(arr)))
+        raise InputError(f"site {labels[i]!r}: value {col[i]!r} is beyond 1e6 (an overflow or unit error)",
+                         source=src, field=tag)
     return arr
 
 
@@ -356,7 +360,7 @@ def _structure_from_block(block: gemmi.cif.Block, prov: Provenance, policy: str,
     try:  # one conversion for the common case; _floats names the bad value otherwise
         frac = np.array(fx + cols["_atom_site_fract_y"] + cols["_atom_site_fract_z"], dtype=np.float64)
         frac = frac.reshape(3, n).T.copy()
-        if not np.isfinite(frac).all():
+        if not np.isfinite(frac).all() or np.abs(frac).max() > 1e6:
             raise ValueError
     except ValueError:
         frac = np.empty((n, 3))

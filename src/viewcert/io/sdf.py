@@ -49,12 +49,13 @@ def _rdkit_messages(rdBase):
     rdBase.LogToPythonLogger()
     logger = logging.getLogger("rdkit")
     handler = _Collect()
-    logger.addHandler(handler)
-    propagate, logger.propagate = logger.propagate, False
+    saved, propagate = list(logger.handlers), logger.propagate
+    logger.handlers[:] = [handler]  # RDKit installs its own stderr handler: set it aside while parsing
+    logger.propagate = False
     try:
         yield handler.messages
     finally:
-        logger.removeHandler(handler)
+        logger.handlers[:] = saved
         logger.propagate = propagate
 
 

@@ -36,6 +36,7 @@ from viewcert.attribution.table import (
     read_items,
 )
 from viewcert.errors import InputError
+from viewcert.limits import active_limits
 
 READERS = {
     "study": read_study,
@@ -48,12 +49,39 @@ READERS = {
 __all__ = ["READERS", "detect_harness", "read_file", "read_manifest"]
 
 
-def detect_harness(path: str | Path) -> str:
-    """Which reader a file needs, from its extension and first record; raises naming the file."""
-    path = Path(path)
+#: what a malformed file makes the libraries underneath raise (pandas, openpyxl, zipfile, json, codecs)
+READ_FAILURES = (ValueError, KeyError, IndexError, OSError, EOFError, zipfile.BadZipFile, UnicodeError,
+                 RecursionError, AttributeError, TypeError)
+
+
+def _guarded_read(path: Path, what: str, fn):
+    """``fn()``, with any failure of the parsing libraries turned into an InputError naming the file; the
+    file's size and (for zip containers) every member's uncompressed size and ratio are checked first."""
     src = str(path)
     if not path.is_file():
         raise InputError("file not found", source=src)
+    limits = active_limits()
+    if path.suffix.lower() in (".eval", ".xlsx"):
+        limits.check_zip(path)
+    else:
+        limits.check_file_bytes(path)
+    try:
+        return fn()
+    except InputError:
+        raise
+    except READ_FAILURES as exc:
+        msg = " ".join(str(exc).split())[:200]
+        raise InputError(f"cannot read as {what}: {type(exc).__name__}: {msg}", source=src) from None
+
+
+def detect_harness(path: str | Path) -> str:
+    """Which reader a file needs, from its extension and first record; raises naming the file."""
+    path = Path(path)
+    return _guarded_read(path, "a harness file", lambda: _detect(path))
+
+
+def _detect(path: Path) -> str:
+    src = str(path)
     suffix = path.suffix.lower()
     if suffix == ".eval":
         return "inspect"
@@ -112,9 +140,11 @@ def read_file(
     if harness not in READERS:
         raise InputError(f"unknown harness {harness!r}; known: {sorted(READERS)}", source=str(path),
                          field="harness")
+    reader = READERS[harness]
     try:
-        return READERS[harness](path, model=model, rung=rung, run=run, parser=get_parser(parser), **options)
-    except TypeError as exc:
+        return _guarded_read(Path(path), f"a {harness} file", lambda: reader(
+            path, model=model, rung=rung, run=run, parser=get_parser(parser), **options))
+    except InputError as exc:
         if "unexpected keyword" in str(exc):
             raise InputError(f"reader {harness!r} does not take option(s): {exc}", source=str(path)) from None
         raise
