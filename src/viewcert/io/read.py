@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -58,9 +59,26 @@ def format_of(path: str | os.PathLike) -> str:
     return fmt
 
 
+#: what a malformed file can make the parsing libraries underneath raise (gemmi, RDKit, numpy, codecs)
+READ_FAILURES = (ValueError, UnicodeError, KeyError, IndexError, RuntimeError, OverflowError, ZeroDivisionError,
+                 struct.error, TypeError, AttributeError, RecursionError, OSError, EOFError, SystemError)
+
+
 def read_structure(path: str | os.PathLike, **kw: Any) -> Structure:
-    """Read one structure, choosing the reader from the extension (see the module table)."""
+    """Read one structure, choosing the reader from the extension (see the module table). Any failure is an
+    InputError naming the file: the reader's own message, or the parsing library's with the format."""
     fmt = format_of(path)
+    try:
+        return _read(path, fmt, **kw)
+    except InputError:
+        raise
+    except READ_FAILURES as exc:
+        msg = " ".join(str(exc).split())[:200]
+        raise InputError(f"cannot read as {fmt}: {type(exc).__name__}: {msg}", source=os.fspath(path),
+                         field="format") from None
+
+
+def _read(path: str | os.PathLike, fmt: str, **kw: Any) -> Structure:
     if fmt == "cif":
         p = Path(path)
         try:

@@ -17,7 +17,9 @@ manifest, concatenates, and runs the cross-arm checks.
 from __future__ import annotations
 
 import json
+import struct
 import zipfile
+import zlib
 from pathlib import Path
 
 import pandas as pd
@@ -51,7 +53,7 @@ __all__ = ["READERS", "detect_harness", "read_file", "read_manifest"]
 
 #: what a malformed file makes the libraries underneath raise (pandas, openpyxl, zipfile, json, codecs)
 READ_FAILURES = (ValueError, KeyError, IndexError, OSError, EOFError, zipfile.BadZipFile, UnicodeError,
-                 RecursionError, AttributeError, TypeError)
+                 RecursionError, AttributeError, TypeError, zlib.error, struct.error, OverflowError)
 
 
 def _guarded_read(path: Path, what: str, fn):
