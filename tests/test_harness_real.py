@@ -13,8 +13,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from viewcert.attribution.readers import detect_harness, read_file
+from viewcert.attribution.readers import detect_harness, read_file, read_manifest
 from viewcert.attribution.readers.inspect_ai import read_inspect
+from viewcert.attribution.table import load_manifest
 from viewcert.errors import InputError
 
 REAL = Path(__file__).resolve().parent / "data" / "harness" / "real"
@@ -152,3 +153,72 @@ def test_lmms_eval_real_take_first_k_logs_all_three():
             # three samples per document: the document-level metric is not a per-sample score
             assert r["score"] == float(r["parse_status"] == "ok" and r["parsed_answer"] == LMMS_TARGET[mid])
     assert not t.warnings
+
+
+# ---------------------------------------------------------------------- VLMEvalKit (ms-vlmeval 0.0.20)
+# The stub's prediction per item (make_real.py VLM_ANSWERS); options A-G are the seven systems in order,
+# so a letter resolves through them: (prediction, target, parsed answer or None, parse_status, hit).
+# hit is VLMEvalKit's exact matching: a letter or a single option text it can infer; anything else 0.
+VLM_DIR = REAL / "vlmevalkit"
+VLM_EXPECTED = {
+    "mp-1235466": ("A", "triclinic", "triclinic", "ok", 1.0),
+    "mp-1237061": ("Answer: B", "monoclinic", "monoclinic", "ok", 1.0),
+    "mp-1105758": ("orthorhombic", "orthorhombic", "orthorhombic", "ok", 1.0),
+    "mp-33615": ("F", "tetragonal", "hexagonal", "ok", 0.0),  # F = hexagonal, a wrong letter
+    "mp-8279": ("Failed to obtain answer via API.", "trigonal", None, "api_error", 0.0),
+    "mp-19213": ("It is either hexagonal or trigonal.", "hexagonal", None, "unparseable", 0.0),
+}
+VLM_ORDER = list(VLM_EXPECTED)  # the dataset's index 0..5 follows this order
+
+
+def _check_vlm(f: pd.DataFrame, *, scored: bool) -> None:
+    assert sorted(f.index) == sorted((mid, 0) for mid in VLM_EXPECTED)
+    for mid, (raw, target, answer, status, hit) in VLM_EXPECTED.items():
+        r = f.loc[(mid, 0)]
+        assert r["raw_output"] == raw, mid
+        assert r["target"] == target and r["category"] == target, mid
+        assert r["parse_status"] == status, mid
+        assert (r["parsed_answer"] if status == "ok" else None) == answer, mid
+        computed = float(status == "ok" and answer == target)
+        assert r["score"] == (hit if scored else computed), mid
+
+
+def test_vlmevalkit_real_result_files():
+    for name in ("CrystalStub_E3CrystalStub_exact_matching_result.xlsx",
+                 "CrystalStub_E3CrystalStub_exact_matching_result.tsv"):
+        path = VLM_DIR / name
+        assert detect_harness(path) == "vlmevalkit"
+        t = read_file(path, model="CrystalStub", rung="R4", id_column="material_id")
+        _check_vlm(_by_key(t.frame), scored=True)
+        assert not t.warnings  # VLMEvalKit's hit agrees with viewcert's parse on these six
+
+
+def test_vlmevalkit_real_prediction_files():
+    for name in ("CrystalStub_E3CrystalStub.xlsx", "CrystalStub_E3CrystalStub.tsv"):
+        path = VLM_DIR / name
+        assert detect_harness(path) == "vlmevalkit"
+        t = read_file(path, model="CrystalStub", rung="R4", id_column="material_id")
+        _check_vlm(_by_key(t.frame), scored=False)  # no hit column: scored from the parse
+        # VLMEvalKit's own index column is positional
+        t2 = read_file(path, model="CrystalStub", rung="R4")
+        assert dict(zip(t2.frame["item_id"], t2.frame["raw_output"], strict=True)) == {
+            str(i): VLM_EXPECTED[mid][0] for i, mid in enumerate(VLM_ORDER)}
+
+
+# ---------------------------------------------------------------------- all three as one study
+def test_read_manifest_real_files():
+    """The three real files as arms of one model: rows per arm, one target per item across arms, and the
+    two items of ../items.jsonl that the real runs did not include listed as missing in every arm."""
+    table, coverage = read_manifest(load_manifest(REAL / "manifest.toml"))
+    f = table.frame
+    counts = f.groupby("rung").size().to_dict()
+    assert counts == {"R4": 6, "R3": 18, "no-image": 12}  # 6 items x (1, 3 repeats, 2 epochs)
+    assert set(f["model"]) == {"stub/crystal-fixed"}
+    assert set(f["item_id"]) == set(VLM_EXPECTED) == set(LMMS_EXPECTED)
+    for rung in ("R4", "R3", "no-image"):
+        assert coverage.missing("stub/crystal-fixed", rung) == ("mp-862873", "mp-867321")
+    # per-arm correct samples, counted from the expectation tables above
+    ok = f[f["parsed_answer"] == f["target"]].groupby("rung").size().to_dict()
+    assert ok["R4"] == sum(e[2] == e[1] for e in VLM_EXPECTED.values())
+    assert ok["R3"] == sum(a == LMMS_TARGET[m] for m, rows in LMMS_EXPECTED.items() for _, a, _ in rows)
+    assert ok["no-image"] == sum(e[2] == e[1] for e in INSPECT_EXPECTED.values())

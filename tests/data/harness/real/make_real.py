@@ -246,7 +246,78 @@ def run_lmms_eval(out: Path) -> None:
                 shutil.copy(p, dest)
                 print("wrote", dest)
 
+
+# ---------------------------------------------------------------------- VLMEvalKit
+# item -> the stub's prediction; the dataset offers the seven systems as options A-G (in SYSTEMS order)
+VLM_ANSWERS = {
+    "mp-1235466": "A",
+    "mp-1237061": "Answer: B",
+    "mp-1105758": "orthorhombic",
+    "mp-33615": "F",
+    "mp-8279": "Failed to obtain answer via API.",
+    "mp-19213": "It is either hexagonal or trigonal.",
+}
+
+
+def _tiny_png_b64() -> str:
+    import base64
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (8, 8), (200, 200, 200)).save(buf, format="PNG")
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def run_vlmevalkit(out: Path) -> None:
+    import os
+
+    import pandas as pd
+
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        os.environ["LMUData"] = str(t / "LMUData")
+        (t / "LMUData").mkdir()
+        img = _tiny_png_b64()
+        rows = []
+        for i, (mid, cs) in enumerate(ITEMS):
+            row = {"index": i, "image": img, "question": f"{QUESTION} Item {mid}"}
+            row.update({LETTER[x]: x for x in SYSTEMS})
+            row.update({"answer": LETTER[cs], "category": cs, "l2-category": "crystal_system", "split": "eval",
+                        "material_id": mid})
+            rows.append(row)
+        pd.DataFrame(rows).to_csv(t / "LMUData" / "E3CrystalStub.tsv", sep="\t", index=False)
+
+        from vlmeval.dataset.image_mcq import CustomMCQDataset
+        from vlmeval.inference import infer_data_job
+        from vlmeval.vlm.base import BaseModel
+
+        class CrystalStub(BaseModel):
+            """Fixed predictions keyed by the item id in the question."""
+
+            INTERLEAVE = False
+
+            def generate_inner(self, message, dataset=None):
+                text = "\n".join(m["value"] for m in message if m["type"] == "text")
+                mid = re.search(r"Item (mp-\d+)", text).group(1)
+                return VLM_ANSWERS[mid]
+
+        out.mkdir(parents=True, exist_ok=True)
+        for fmt in ("xlsx", "tsv"):  # VLMEvalKit's default prediction format, and PRED_FORMAT=tsv
+            os.environ["PRED_FORMAT"] = fmt
+            dataset = CustomMCQDataset(dataset="E3CrystalStub")
+            work = t / f"work_{fmt}"
+            work.mkdir()
+            infer_data_job(CrystalStub(), work_dir=str(work), model_name="CrystalStub", dataset=dataset)
+            dataset.evaluate(str(work / f"CrystalStub_E3CrystalStub.{fmt}"), model="exact_matching", nproc=1)
+            for p in sorted(work.iterdir()):
+                if p.is_file() and p.suffix in (".xlsx", ".csv", ".tsv", ".json"):
+                    shutil.copy(p, out / p.name)
+                    print("wrote", out / p.name)
+
 if __name__ == "__main__":
     which = sys.argv[1]
     {"inspect": lambda: run_inspect(HERE / "inspect"),
-     "lmms_eval": lambda: run_lmms_eval(HERE / "lmms_eval")}[which]()
+     "lmms_eval": lambda: run_lmms_eval(HERE / "lmms_eval"),
+     "vlmevalkit": lambda: run_vlmevalkit(HERE / "vlmevalkit")}[which]()
