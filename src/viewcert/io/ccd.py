@@ -16,6 +16,7 @@ Spellings: ``builtin:ccd`` (every component), ``ccd:ATP`` (one; ``ccd:ATP,IBP`` 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -74,35 +75,79 @@ def _ranges(ids: np.ndarray) -> dict[str, tuple[int, int]]:
     return {str(ids[a]): (int(a), int(b)) for a, b in zip(starts, stops, strict=True)}
 
 
-@lru_cache(maxsize=1)
-def _tables() -> dict:
-    """The decoded columns (once per process) and code -> row ranges."""
+def _decode() -> dict[str, np.ndarray]:
+    """The few needed CCD columns as compact arrays (≈ 0.1 GB), bond atoms as indices within a component."""
     block = _biotite_ccd()
     comp, atom, bond = block["chem_comp"], block["chem_comp_atom"], block["chem_comp_bond"]
-    xyz, missing = [], np.zeros(len(atom["comp_id"].as_array()), dtype=bool)
+    codes = comp["id"].as_array()
+    atom_ids = atom["comp_id"].as_array()
+    xyz, missing = [], np.zeros(len(atom_ids), dtype=bool)
     for axis in "xyz":
         col = atom[f"pdbx_model_Cartn_{axis}_ideal"]
         xyz.append(col.as_array(np.float64))
         if col.mask is not None:
             missing |= col.mask.array != 0
-    atom_ids = atom["comp_id"].as_array()
+    atom_name = atom["atom_id"].as_array()
+    names = [str(n).encode() for n in comp["name"].as_array()]
+    arange = _ranges(atom_ids)
     bond_ids = bond["comp_id"].as_array()
+    brange = _ranges(bond_ids)
+    local = {}
+    for code, (a, b) in arange.items():
+        for k in range(a, b):
+            local[(code, str(atom_name[k]))] = k - a
+    bi = np.array([local.get((str(c), str(n)), -1) for c, n in zip(bond_ids, bond["atom_id_1"].as_array(),
+                                                                       strict=True)], dtype=np.int32)
+    bj = np.array([local.get((str(c), str(n)), -1) for c, n in zip(bond_ids, bond["atom_id_2"].as_array(),
+                                                                       strict=True)], dtype=np.int32)
+    order = np.array([BOND_ORDERS.get(str(o), 1) for o in bond["value_order"].as_array()], dtype=np.int8)
+
+    def spans(rng):
+        return np.array([rng.get(str(c), (-1, -1)) for c in codes], dtype=np.int64).reshape(-1, 2)
+
     return {
-        "codes": tuple(str(c) for c in comp["id"].as_array()),
-        "names": dict(zip(comp["id"].as_array().tolist(), comp["name"].as_array().tolist(), strict=True)),
-        "atom_range": _ranges(atom_ids),
-        "atom_name": atom["atom_id"].as_array(),
-        "element": atom["type_symbol"].as_array(),
-        "stereo": atom["pdbx_stereo_config"].as_array(),
-        "charge": atom["charge"].as_array(np.int64),
-        "xyz": np.column_stack(xyz),
-        "missing": missing,
-        "bond_range": _ranges(bond_ids),
-        "bond_a": bond["atom_id_1"].as_array(),
-        "bond_b": bond["atom_id_2"].as_array(),
-        "bond_order": bond["value_order"].as_array(),
-        "bond_aromatic": bond["pdbx_aromatic_flag"].as_array(),
+        "codes": codes.astype("U8"),
+        "name_blob": np.frombuffer(b"".join(names), dtype=np.uint8),
+        "name_stop": np.cumsum([len(n) for n in names]).astype(np.int64),
+        "atom_span": spans(arange), "bond_span": spans(brange),
+        "atom_name": np.char.encode(atom_name.astype("U8"), "utf-8"),
+        "element": np.char.encode(atom["type_symbol"].as_array().astype("U3"), "ascii"),
+        "stereo": np.char.encode(atom["pdbx_stereo_config"].as_array().astype("U1"), "ascii"),
+        "charge": atom["charge"].as_array(np.int64).astype(np.int8),
+        "xyz": np.column_stack(xyz), "missing": missing,
+        "bond_i": bi, "bond_j": bj, "bond_order": order,
+        "bond_aromatic": bond["pdbx_aromatic_flag"].as_array() == "Y",
     }
+
+
+def cache_path() -> Path:
+    """Where the compact copy lives: $VIEWCERT_CACHE_DIR or ~/.cache/viewcert, named by the CCD file's hash."""
+    root = Path(os.environ.get("VIEWCERT_CACHE_DIR") or Path.home() / ".cache" / "viewcert")
+    return root / f"ccd-v2-{ccd_file_sha256()[:16]}.npz"
+
+
+def ensure_cache() -> Path:
+    """Build the compact copy once (atomic write); later processes load it in well under a second."""
+    path = cache_path()
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
+        np.savez(tmp, **_decode())
+        os.replace(tmp, path)
+    return path
+
+
+@lru_cache(maxsize=1)
+def _tables() -> dict:
+    """The compact columns (once per process, from the cache) and code -> index."""
+    try:
+        path = ensure_cache()
+        with np.load(path, allow_pickle=False) as z:
+            t = {k: z[k] for k in z.files}
+    except OSError:  # no writable cache: decode in memory
+        t = _decode()
+    t["index"] = {str(c): i for i, c in enumerate(t["codes"])}
+    return t
 
 
 @lru_cache(maxsize=1)
@@ -156,25 +201,31 @@ def ccd_codes_for(spec: str) -> tuple[str, ...] | None:
     return tuple(c.strip().upper() for c in rest.split(",") if c.strip())
 
 
+def _name(t: dict, i: int) -> str:
+    a = int(t["name_stop"][i - 1]) if i else 0
+    return bytes(t["name_blob"][a : int(t["name_stop"][i])]).decode(errors="replace")
+
+
 def _record(code: str, t: dict) -> CcdRecord:
-    name = str(t["names"].get(code, ""))
-    rng = t["atom_range"].get(code)
-    if code not in t["names"]:
+    i = t["index"].get(code)
+    if i is None:
         return CcdRecord(code, "", None, f"no component {code!r} in the CCD")
-    if rng is None:
+    name = _name(t, i)
+    a, b = (int(x) for x in t["atom_span"][i])
+    if a < 0:
         return CcdRecord(code, name, None, "the component has no atoms")
-    a, b = rng
-    atom_names = tuple(str(n) for n in t["atom_name"][a:b])
+    atom_names = tuple(n.decode() for n in t["atom_name"][a:b])
     n_missing = int(t["missing"][a:b].sum())
     if n_missing:
         return CcdRecord(
             code, name, None, f"ideal coordinates missing for {n_missing} of {b - a} atoms", atom_names
         )
     try:
-        numbers = np.array([atomic_number(str(e)) for e in t["element"][a:b]], dtype=np.int64)
+        elements = [e.decode() for e in t["element"][a:b]]
+        numbers = np.array([atomic_number(e) for e in elements], dtype=np.int64)
         canonical = {
             "atom_name": list(atom_names),
-            "element": [str(e) for e in t["element"][a:b]],
+            "element": elements,
             "coord": np.round(t["xyz"][a:b], 4).tolist(),
         }
         digest = sha256_text(json.dumps(canonical, sort_keys=True, separators=(",", ":")))
@@ -182,17 +233,14 @@ def _record(code: str, t: dict) -> CcdRecord:
         s = Structure(t["xyz"][a:b], numbers, None, site_labels=atom_names, provenance=prov)
     except InputError as exc:
         return CcdRecord(code, name, None, str(exc), atom_names)
-    index = {n: i for i, n in enumerate(atom_names)}
+    c, d = (int(x) for x in t["bond_span"][i])
     bonds = []
-    br = t["bond_range"].get(code)
-    if br is not None:
-        for k in range(*br):
-            i, j = index.get(str(t["bond_a"][k])), index.get(str(t["bond_b"][k]))
-            if i is not None and j is not None:
-                bonds.append(
-                    (i, j, BOND_ORDERS.get(str(t["bond_order"][k]), 1), str(t["bond_aromatic"][k]) == "Y")
-                )
-    stereo = tuple(str(x) for x in t["stereo"][a:b])
+    if c >= 0:
+        for k in range(c, d):
+            bi, bj = int(t["bond_i"][k]), int(t["bond_j"][k])
+            if bi >= 0 and bj >= 0:
+                bonds.append((bi, bj, int(t["bond_order"][k]), bool(t["bond_aromatic"][k])))
+    stereo = tuple(x.decode() for x in t["stereo"][a:b])
     charges = tuple(int(x) for x in t["charge"][a:b])
     return CcdRecord(code, name, s, "", atom_names, tuple(bonds), stereo, charges)
 
@@ -200,7 +248,7 @@ def _record(code: str, t: dict) -> CcdRecord:
 def iter_ccd(codes: Iterable[str] | None = None) -> Iterator[CcdRecord]:
     """One record per code, lazily (every component when ``codes`` is None); never raises per item."""
     t = _tables()
-    for code in t["codes"] if codes is None else codes:
+    for code in ccd_codes() if codes is None else codes:
         yield _record(str(code).strip().upper(), t)
 
 
