@@ -1,7 +1,8 @@
 """The identifiability oracle for transformation tasks: which answers the after view determines.
 
-For an item, every answer of its grid (handedness: every grid rotation of the molecule and of its mirror
-image) is rendered into the after camera (``tasks.model.project_pose``, ideal observation model: exact
+For an item, every answer of its grid (handedness: every grid rotation of the molecule and every grid
+rotation of its mirror image in the task's stated reference pose — why that and not "any orientation of
+the mirror": ``tasks.model``, "Handedness") is rendered into the after camera (``tasks.model.project_pose``, ideal observation model: exact
 atom centres, atoms outside the image or behind the near clip unobserved). An answer is **consistent** when
 its after view matches the true after view as labelled 2D point sets without correspondence within δ
 (Å in the image plane, converted to px with the after camera's scale; perspective: at the depth of the

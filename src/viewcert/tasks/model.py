@@ -13,6 +13,27 @@ sphere (centre = bounding-box centre, radius = half its diagonal); intensity = 1
 that sphere where the models are after the move; ``"fixed"`` keeps the before pose's range (a renderer whose
 fog planes do not follow the models). An atom is observed when its centre projects inside the image and
 (perspective) lies more than ``near_clip`` Å in front of the pinhole.
+
+Handedness (is the after view the molecule S turned, or its mirror image turned?). The before views give
+S (taken as known: whether they determine S is what ``viewcert.certify`` measures). Every reflection of S
+through a plane at its centre is the same mirror-image object in another orientation (H_n = Q·H_x, Q a
+proper rotation), so "the mirror image" is an object plus a reference pose. Two readings:
+
+- the mirror may be in **any** orientation: then Z·R·S (Z = mirror through the image plane) is a proper
+  rotation Z·R·H of the mirror H·S that draws exactly the image of R·S under an orthographic camera
+  without depth cue (the depth sign is not observed). Same and mirror are always both consistent: 0.5,
+  whatever the before views show. This is the **one-view** ceiling (``identify``'s one-view witness).
+- the task states the mirror's reference pose A·S (A = reflection through the plane at the centre with
+  normal ``mirror_normal``) and both hypotheses are turned by an answer-grid rotation: candidates R_g·S
+  and R_g·A·S for **every** grid rotation g (72 for the 36-rotation grid). A mirror candidate draws the
+  image of a same candidate R_g'·S iff R_g·A·S and R_g'·S have equal labelled (x, y), i.e. (pairwise
+  distances fix the depth differences up to sign) R_g·A·S = Z·R_g'·S up to a shift along z (the + sign
+  would make a proper and an improper copy of a chiral S coincide). For S with no symmetry that means
+  A = R_gᵀ·Z·R_g' — a finite alias set. The old plane ⟂ screen x is in it (R_y(±90)·H_x = Z·R_y(±90):
+  the x-mirror turned a quarter about y is the image-plane mirror), which cost 0.9618 instead of 1.0.
+  ``MIRROR_NORMAL`` is at Frobenius distance 2.0 from every member (``mirror_alias_distance``), so for an
+  asymmetric S the after view with the known S decides handedness: 1.0. An achiral S (A·S = Q·S) can
+  still alias when R_g·Q is a grid rotation: then the question has no answer and the ceiling says so.
 """
 
 from __future__ import annotations
@@ -30,6 +51,11 @@ from viewcert.tasks.transforms import Step, Transformation, bounding_box_centre,
 TASKS = ("translation", "rotation", "zoom", "trans-rot", "rot-rot", "handedness")
 MISI_SIZE = (1160, 803)
 CHIRALITY = ("same", "mirror")
+#: unit normal (after-camera screen frame: x right, y up, z toward the viewer) of the plane through the centre
+#: that makes the handedness task's mirror image: it contains the view axis, 45° between screen x and y.
+#: Chosen so that no grid rotation of the mirror is the image-plane mirror of a grid rotation of the
+#: molecule (``mirror_alias_distance`` = 2.0 for the rotation grid; 0 for the plane ⟂ screen x).
+MIRROR_NORMAL = (float(np.sqrt(0.5)), float(-np.sqrt(0.5)), 0.0)
 
 
 @dataclass(frozen=True)
@@ -165,6 +191,7 @@ class TaskItem:
     setup: ViewSetup
     mirror: bool = False
     meta: dict = field(default_factory=dict)
+    mirror_normal: tuple[float, float, float] = MIRROR_NORMAL
 
     @property
     def after_camera(self) -> Camera:
@@ -180,18 +207,33 @@ class TaskItem:
         return 0.5 * float(np.linalg.norm(p.max(axis=0) - p.min(axis=0)))
 
     def pose(self, answer: int, mirror: bool | None = None) -> Pose:
-        """The rigid motion of grid answer ``answer`` (mirrored through the plane ⟂ screen x at the centre
-        first, when ``mirror``)."""
+        """The rigid motion of grid answer ``answer``; when ``mirror``, the structure is first reflected
+        through the plane at the centre with normal ``mirror_normal`` (after-camera screen frame) — the
+        mirror image's stated reference pose (module docstring, "Handedness")."""
         m, t = rigid_motion(self.grid.answers[answer], self.after_camera.rotation, self.centre)
         if self.mirror if mirror is None else mirror:
-            n = self.after_camera.rotation[0]
+            n = np.asarray(self.mirror_normal, dtype=np.float64) @ self.after_camera.rotation  # world frame
             h = np.eye(3) - 2.0 * np.outer(n, n)
             m, t = m @ h, m @ (self.centre - h @ self.centre) + t
         return Pose(m, t)
 
     def to_dict(self) -> dict:
         return {"structure_id": self.structure_id, "task": self.task, "truth": self.grid.answers[self.truth].format(),
-                "mirror": self.mirror, "n_atoms": int(len(self.numbers)), "grid": self.grid.to_dict(), **self.meta}
+                "mirror": self.mirror,
+                "mirror_normal_screen": [float(x) for x in self.mirror_normal], "n_atoms": int(len(self.numbers)), "grid": self.grid.to_dict(), **self.meta}
+
+
+def mirror_alias_distance(normal, grid: AnswerGrid) -> float:
+    """Smallest Frobenius distance between the reflection H_n (``normal``, screen frame) and the alias set
+    {R_gᵀ·Z·R_g'} of the grid's rotations (module docstring, "Handedness"); 0 = some grid rotation of the
+    mirror is the image-plane mirror of a grid rotation of the molecule."""
+    n = np.asarray(normal, dtype=np.float64)
+    n = n / np.linalg.norm(n)
+    h = np.eye(3) - 2.0 * np.outer(n, n)
+    rs = np.array([rigid_motion(a, np.eye(3), np.zeros(3))[0] for a in grid.answers])
+    z = np.diag([1.0, 1.0, -1.0])
+    alias = np.einsum("gji,jk,hkl->ghil", rs, z, rs)  # R_gᵀ Z R_h
+    return float(np.linalg.norm(alias - h, axis=(2, 3)).min())
 
 
 def frame_cameras(positions: np.ndarray, setup: ViewSetup) -> tuple[Camera, ...]:
@@ -213,7 +255,8 @@ def frame_cameras(positions: np.ndarray, setup: ViewSetup) -> tuple[Camera, ...]
 
 
 def make_item(structure_id: str, positions, numbers, task: str, truth: int, setup: ViewSetup, *,
-              grid: AnswerGrid | None = None, mirror: bool = False) -> TaskItem:
+              grid: AnswerGrid | None = None, mirror: bool = False,
+              mirror_normal=MIRROR_NORMAL) -> TaskItem:
     """A task item; positions are taken as read (Å), numbers are atomic numbers (the labels drawn)."""
     p = np.array(positions, dtype=np.float64).reshape(-1, 3)
     z = np.array(numbers, dtype=np.int64).reshape(-1)
@@ -224,7 +267,12 @@ def make_item(structure_id: str, positions, numbers, task: str, truth: int, setu
         raise InputError(f"truth index {truth} outside the {len(grid)}-answer grid", field="truth")
     p.setflags(write=False)
     z.setflags(write=False)
-    return TaskItem(structure_id, p, z, task, grid, int(truth), frame_cameras(p, setup), setup, bool(mirror))
+    n = np.asarray(mirror_normal, dtype=np.float64).reshape(-1)
+    if n.shape != (3,) or not np.isfinite(n).all() or np.linalg.norm(n) < 1e-9:
+        raise InputError(f"mirror_normal must be a non-zero 3-vector, got {mirror_normal!r}", field="mirror_normal")
+    n = tuple(float(x) for x in n / np.linalg.norm(n))
+    return TaskItem(structure_id, p, z, task, grid, int(truth), frame_cameras(p, setup), setup, bool(mirror),
+                    mirror_normal=n)
 
 
 def depth_cue_intensity(depth: np.ndarray, near: float, far: float, start: float = 0.5, end: float = 1.0) -> np.ndarray:
