@@ -58,6 +58,37 @@ def fit_orthographic(
     return OrthographicCamera(rotation=rotation, center=center, scale=scale, width=width, height=height, name=name)
 
 
+def fit_orthographic_common(
+    rotations,
+    points: np.ndarray,
+    *,
+    names=None,
+    width: int = DEFAULT_SIZE,
+    height: int = DEFAULT_SIZE,
+    margin_px: float = DEFAULT_MARGIN_PX,
+    pad: float = 0.0,
+) -> tuple[OrthographicCamera, ...]:
+    """Orthographic cameras sharing one Å-per-pixel scale and one centre, like a molecular viewer turning a
+    molecule in place: the centre is the 3D bounding-box centre of the points; the scale is the largest for
+    which every view holds every point (grown by ``pad`` Å) inside the margin."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    if len(pts) == 0:
+        raise CameraError("nothing to frame: no points")
+    if width <= 2 * margin_px or height <= 2 * margin_px:
+        raise CameraError(f"margin {margin_px} px leaves no room in a {width}×{height} image")
+    centre = 0.5 * (pts.min(axis=0) + pts.max(axis=0))
+    rots = [np.asarray(r, dtype=np.float64) for r in rotations]
+    scale = np.inf
+    for r in rots:
+        check_rotation(r)
+        half = np.abs((pts - centre) @ r.T).max(axis=0)[:2] + pad
+        half = np.maximum(half, 1e-9)
+        scale = min(scale, (width - 2 * margin_px) / (2 * half[0]), (height - 2 * margin_px) / (2 * half[1]))
+    names = list(names) if names is not None else [""] * len(rots)
+    return tuple(OrthographicCamera(rotation=r, center=centre, scale=scale, width=width, height=height, name=n)
+                 for r, n in zip(rots, names, strict=True))
+
+
 def fit_perspective(
     rotation: np.ndarray,
     points: np.ndarray,

@@ -18,6 +18,7 @@ from viewcert.cameras.framing import (
     DEFAULT_MARGIN_PX,
     DEFAULT_SIZE,
     fit_orthographic,
+    fit_orthographic_common,
     fit_perspective,
     framing_points,
 )
@@ -112,9 +113,17 @@ class Protocol:
         pad: float = 0.0,
         kind: str = "orthographic",
         fov_deg: float = 30.0,
+        scale: str = "per-view",
     ) -> tuple[Camera, ...]:
-        """One framed camera per view for ``structure`` (letterbox fit of the drawn atoms and box)."""
+        """One framed camera per view for ``structure`` (letterbox fit of the drawn atoms and box). scale:
+        "per-view" (each view fitted on its own) or "common" (orthographic: one Å-per-pixel scale and the 3D
+        bounding-box centre for every view, as molecular viewers and benchmarks draw a molecule)."""
         pts = framing_points(structure, tiling=tiling, draw_box=draw_box)
+        if scale not in ("per-view", "common"):
+            raise CameraError(f"scale must be 'per-view' or 'common', got {scale!r}")
+        if kind == "orthographic" and scale == "common":
+            return fit_orthographic_common([v.rotation for v in self.views], pts, names=self.view_names,
+                                           width=width, height=height, margin_px=margin_px, pad=pad)
         if kind == "orthographic":
             return tuple(
                 fit_orthographic(v.rotation, pts, width=width, height=height, margin_px=margin_px, pad=pad, name=v.name)
