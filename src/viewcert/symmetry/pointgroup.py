@@ -132,17 +132,16 @@ def _reference_pair(rel: np.ndarray, lab: np.ndarray, tol: float) -> tuple[int, 
     same = (lab[:, None] == lab[None, :]) & (np.abs(r[:, None] - r[None, :]) <= 2 * tol)
     size = same.sum(axis=1)
     order = np.lexsort((np.arange(len(r)), size))
-    far = [i for i in order if r[i] > 2 * tol] or [int(np.argmax(r))]
+    # well-conditioned frame: a far from the centre, b far from the line through a (each at least half the
+    # largest such distance), the rarest (label, radius) class first among those
+    far = [i for i in order if r[i] > 2 * tol and r[i] >= 0.5 * r.max()] or [int(np.argmax(r))]
     a = far[0]
     ua = rel[a] / max(r[a], 1e-12)
     cross = np.linalg.norm(np.cross(ua, rel), axis=1)
-    good = [i for i in order if i != a and cross[i] > 2 * tol]
-    if good:
-        b = good[0]
-    elif cross.max() > 1e-6:
-        b = int(np.argmax(cross))
-    else:
+    if cross.max() <= 1e-6:
         return None
+    good = [i for i in order if i != a and cross[i] > 2 * tol and cross[i] >= 0.5 * cross.max()]
+    b = good[0] if good else int(np.argmax(cross))
     dab = np.linalg.norm(rel[a] - rel[b])
     ia = list(np.flatnonzero(same[a]))
     pairs = []
@@ -169,6 +168,11 @@ def symmetry_operations(
     a, b, pairs, _ = ref
     trees = {z: (cKDTree(rel[lab == z]), np.flatnonzero(lab == z)) for z in np.unique(lab)}
     fa = _frame(rel[a], rel[b])
+    # the candidate built from a and b is off by up to ~2τ·R·(1/|a| + 1/dist(b, line a)) at radius R: the
+    # first match allows that (capped at 0.5 Å), then two Procrustes refits tighten it to 3τ and τ
+    big = float(np.linalg.norm(rel, axis=1).max())
+    cond = 1.0 / np.linalg.norm(rel[a]) + 1.0 / np.linalg.norm(np.cross(rel[a] / np.linalg.norm(rel[a]), rel[b]))
+    loose = max(3 * tolerance, min(3 * tolerance + 2 * tolerance * big * cond, 0.5))
     ops: list[np.ndarray] = []
     worst = 0.0
     for ap, bp in pairs:
@@ -177,6 +181,10 @@ def symmetry_operations(
                 m = _frame(rel[ap], rel[bp]) @ fa.T
             else:
                 m = -(_frame(-rel[ap], -rel[bp]) @ fa.T)
+            perm = _match(rel, lab, m, trees, loose)
+            if perm is None:
+                continue
+            m = _procrustes(rel, rel[perm], proper)
             perm = _match(rel, lab, m, trees, 3 * tolerance)
             if perm is None:
                 continue
