@@ -30,18 +30,25 @@ def prototypes():
             for it in items]
 
 
-def _score(structures, dirs, cap):
+def _margin(s, rots, kind):
+    m = uniqueness_margin(s, rots)
+    return m.delta_star if kind == "phantom" else min(m.delta_exact, m.delta_star)
+
+
+def _score(structures, dirs, cap, kind):
     rots = np.array([rotation_for(d) for d in dirs])
-    v = np.sort([min(uniqueness_margin(s, rots).delta_star, cap) for s in structures])
+    v = np.sort([min(_margin(s, rots, kind), cap) for s in structures])
     return float(v[0]), float(v[max(1, int(np.ceil(0.05 * len(v)))) - 1])
 
 
-def test_greedy_pair_is_the_exhaustive_best(prototypes):
-    cfg = DesignConfig(views=2, candidates=12, refine=False, kappa_max=4.0, occlusion_budget=1.0, cap=0.6)
+@pytest.mark.parametrize("kind", ["phantom", "exact"])
+def test_greedy_pair_is_the_exhaustive_best(prototypes, kind):
+    cfg = DesignConfig(views=2, candidates=12, refine=False, kappa_max=4.0, occlusion_budget=1.0, cap=0.6,
+                       margin=kind)
     d = design_views(prototypes, cfg)
     cands = candidate_directions(12, 0)
     cands = cands[~near_zone_axis(cands, zone_axes(prototypes), cfg.zone_deg)]
-    best = max(_score(prototypes, cands[[i, j]], cfg.cap) for i, j in itertools.combinations(range(len(cands)), 2)
+    best = max(_score(prototypes, cands[[i, j]], cfg.cap, kind) for i, j in itertools.combinations(range(len(cands)), 2)
                if pair_kappa(rotation_for(cands[i]), rotation_for(cands[j])) <= cfg.kappa_max)
     assert (d.worst, d.p5) == pytest.approx(best, abs=1e-12)
 
@@ -61,13 +68,15 @@ def test_constraints_hold_and_runs_repeat(prototypes):
         assert np.mean([view_occlusion(s, r).informative for s in prototypes]) <= 0.3
     # the reported margins are the structures' δ* (capped), recomputed independently
     assert a.delta_star.tolist() == pytest.approx(
-        [min(uniqueness_margin(s, np.array(ra)).delta_star, 0.6) for s in prototypes], abs=1e-12)
+        [min(_margin(s, np.array(ra), "exact"), 0.6) for s in prototypes], abs=1e-12)
     assert a.worst == pytest.approx(min(a.delta_star), abs=0)
 
 
 def test_bad_settings_name_the_field():
     with pytest.raises(InputError, match="objective"):
         DesignConfig(objective="best")
+    with pytest.raises(InputError, match="margin"):
+        DesignConfig(margin="loose")
     with pytest.raises(InputError, match="views"):
         DesignConfig(views=1)
     with pytest.raises(InputError, match="kappa_max"):

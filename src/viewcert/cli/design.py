@@ -54,6 +54,7 @@ def design_cmd(
     keep_protocol: str = typer.Option("render-ceiling-5", help="protocol (name or file) the kept views come from"),
     candidates: str = typer.Option("fibonacci-48", help="candidate directions: fibonacci-N"),
     objective: str = typer.Option("both", help="both (worst case, then 5th percentile) | worst | p5"),
+    margin: str = typer.Option("exact", help="exact (no false candidate) | phantom (δ*, no phantom point)"),
     kappa_max: float = typer.Option(3.0, help="largest κ allowed for any view pair"),
     occlusion_budget: float = typer.Option(0.2, help="largest mean informative-occlusion fraction per view"),
     zone_deg: float = typer.Option(2.0, help="keep views this many degrees from every zone axis"),
@@ -76,18 +77,19 @@ def design_cmd(
         base = resolve_protocol(keep_protocol)
         kept = base.subset([k.strip() for k in keep.split(",") if k.strip()]).views
     cfg = DesignConfig(views=views, candidates=int(m.group(1)), objective=objective, kappa_max=kappa_max,
-                       occlusion_budget=occlusion_budget, zone_deg=zone_deg, cap=cap, seed=seed, keep=kept)
+                       occlusion_budget=occlusion_budget, zone_deg=zone_deg, cap=cap, seed=seed, keep=kept,
+                       margin=margin)
     ids, cells = _cells(input_spec, subset)
     d = design_views(cells, cfg)
     out = check_out(out)
     out.mkdir(parents=True, exist_ok=True)
     write_protocol_file(ProtocolSpec(d.protocol), out / "protocol.toml")
-    _write_csv(out / "margins.csv", [{"id": i, "delta_star": f"{v:.9g}"} for i, v in zip(ids, d.delta_star,
-                                                                                        strict=True)])
+    _write_csv(out / "margins.csv", [{"id": i, f"margin_{margin}": f"{v:.9g}"} for i, v in zip(ids, d.delta_star,
+                                                                                              strict=True)])
     (out / "design.json").write_text(json.dumps({"input": str(input_spec), **d.to_dict()}, indent=1) + "\n")
     stereographic_plot({d.protocol.name: d.protocol}, cells, out / "directions.png")
     delta_star_plot({d.protocol.name: d.delta_star}, out / "delta_star.png", cap=cap)
-    typer.echo(f"{d.protocol.name}: worst δ* {d.worst:.4f} Å, 5th percentile {d.p5:.4f} Å over {len(cells)} "
+    typer.echo(f"{d.protocol.name}: worst {margin} margin {d.worst:.4f} Å, 5th percentile {d.p5:.4f} Å over {len(cells)} "
                f"structures ({d.evaluations} view sets evaluated); wrote {out / 'protocol.toml'}")
 
 

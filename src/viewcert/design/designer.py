@@ -1,7 +1,9 @@
 """View designer: choose K orthographic view directions for a set of structures.
 
-Objective: the set's uniqueness margins δ* (``design.margin``) — the worst case and the 5th percentile (the
-⌈0.05·n⌉-th smallest), compared lexicographically ("both", default), or either alone ("worst", "p5").
+Objective: the set's margins (``design.margin``; by default δ_exact, the margin below which no false
+candidate exists at all, so the reconstruction is the structure whatever the oracle's merge policy; or δ*,
+the phantom margin, with ``margin="phantom"``) — the worst case and the 5th percentile (the ⌈0.05·n⌉-th
+smallest), compared lexicographically ("both", default), or either alone ("worst", "p5").
 Constraints: every view pair's κ ≤ ``kappa_max``; every view's mean informative occlusion (the study's
 definition, ``design.occlusion``) ≤ ``occlusion_budget``; no view within ``zone_deg`` of any structure's
 short lattice vector (``cameras.conditioning.short_lattice_vectors``: the low-index zone axes).
@@ -31,12 +33,16 @@ from viewcert.design.occlusion import orbits, view_occlusion
 from viewcert.errors import InputError
 
 OBJECTIVES = ("both", "worst", "p5")
+MARGINS = ("phantom", "exact")  # δ* (no phantom point) or δ_exact (no false candidate at all)
 NUDGE_DEG = (4.0, 2.0, 1.0)
 
 
 @dataclass(frozen=True)
 class DesignConfig:
-    """Settings of one design run (all recorded in its output). cap (Å): δ* above it counts as ``cap``."""
+    """Settings of one design run (all recorded in its output). cap (Å): δ* above it counts as ``cap``.
+    margin: "phantom" maximises δ* (no point of Φ_δ); "exact" maximises δ_exact ≤ δ* (no false candidate at
+    all, not even one within δ of an atom, which a first-come merge without refit may keep in the atom's
+    place, as the study's released oracle does)."""
 
     views: int = 5
     candidates: int = 48
@@ -48,6 +54,7 @@ class DesignConfig:
     refine: bool = True
     seed: int = 0
     keep: tuple = field(default=())
+    margin: str = "exact"
 
     def __post_init__(self) -> None:
         if int(self.views) != self.views or not 2 <= self.views <= 12:
@@ -60,6 +67,8 @@ class DesignConfig:
             v = getattr(self, k)
             if not (isinstance(v, int | float) and v > 0 and math.isfinite(v)):
                 raise InputError(f"{k} must be a positive number, got {v!r}", field=k)
+        if self.margin not in MARGINS:
+            raise InputError(f"margin must be one of {MARGINS}, got {self.margin!r}", field="margin")
         if len(self.keep) > self.views:
             raise InputError(f"{len(self.keep)} kept views for a {self.views}-view design", field="keep")
 
@@ -67,12 +76,13 @@ class DesignConfig:
         return {"views": self.views, "candidates": self.candidates, "objective": self.objective,
                 "kappa_max": self.kappa_max, "occlusion_budget": self.occlusion_budget,
                 "zone_deg": self.zone_deg, "cap_angstrom": self.cap, "refine": self.refine, "seed": self.seed,
-                "keep": [v.name for v in self.keep]}
+                "keep": [v.name for v in self.keep], "margin": self.margin}
 
 
 @dataclass(frozen=True, eq=False)
 class Design:
-    """The chosen views, every structure's δ* under them (Å, capped at ``config.cap``), the worst case and the
+    """The chosen views, every structure's margin (δ* or δ_exact per ``config.margin``; Å, capped at
+    ``config.cap``) under them, the worst case and the
     5th percentile (the ⌈0.05·n⌉-th smallest), and how many view sets were evaluated."""
 
     protocol: Protocol
@@ -154,21 +164,24 @@ class _Evaluator:
         if incumbent is not None and self.cfg.objective != "p5" and 0 < incumbent[0] <= self.cfg.cap:
             # phase 1: is any structure below the incumbent's worst case? (searches bounded by it: cheap)
             for i in self.order:
-                if uniqueness_margin(self.problems[i], rots, upper=incumbent[0], normals=normals).delta_star \
-                        < incumbent[0]:
+                if self.value(i, rots, incumbent[0], normals) < incumbent[0]:
                     return None
         vals = np.full(self.n, self.cfg.cap)
         done: list[float] = []
         for i in self.order:
             ks = sorted(done)[: self.k]
             upper = ks[-1] if len(ks) == self.k else self.cfg.cap
-            v = uniqueness_margin(self.problems[i], rots, upper=max(min(upper, self.cfg.cap), 1e-12),
-                                  normals=normals).delta_star
+            v = self.value(i, rots, max(min(upper, self.cfg.cap), 1e-12), normals)
             vals[i] = v
             done.append(v)
             if incumbent is not None and self._hopeless(sorted(done), incumbent):
                 return None
         return vals, self.score(vals)
+
+    def value(self, i: int, rots: np.ndarray, upper: float, normals=None) -> float:
+        """The designed margin of structure i (δ* or δ_exact, Å), searched below ``upper``."""
+        m = uniqueness_margin(self.problems[i], rots, upper=upper, normals=normals)
+        return m.delta_star if self.cfg.margin == "phantom" else min(m.delta_exact, m.delta_star)
 
     def _hopeless(self, done_sorted, incumbent) -> bool:
         worst = done_sorted[0]
@@ -322,7 +335,7 @@ def design_views(structures, cfg: DesignConfig | None = None, *, name: str | Non
     if cfg.refine:
         chosen = _refine(ev, fe, cfg, cands, chosen, len(kept), banned)[0]
     rots = np.array([rotation_for(d) for d in chosen])
-    vals = np.array([uniqueness_margin(p, rots, upper=cfg.cap).delta_star for p in ev.problems])
+    vals = np.array([ev.value(i, rots, cfg.cap) for i in range(ev.n)])
     score = ev.score(vals)
     views = tuple(kept) + tuple(View(f"d{i + 1}", rotation_for(d)) for i, d in enumerate(chosen[len(kept):]))
     proto = Protocol(name or f"designed-{cfg.views}", views,
