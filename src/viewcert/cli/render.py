@@ -111,12 +111,28 @@ def build_benchmark_cmd(
     delta: float = typer.Option(0.01, help="oracle tolerance δ for the certificate, Å (τ = δ)"),
     workers: int = typer.Option(1, help="local worker processes"),
     buffers: bool = typer.Option(False, help="also write ID/depth buffers (.npy) per view"),
+    camera: str = typer.Option("orthographic", help="transformation tasks: orthographic | perspective"),
+    depth_cue: bool = typer.Option(False, "--depth-cue", help="transformation tasks: ChimeraX-like depth cueing"),
+    seed: str = typer.Option("0", help="transformation tasks: seed of the answer sampling (integer ≥ 0)"),
+    per_structure: int = typer.Option(1, help="transformation tasks: questions per molecule"),
 ) -> None:
-    """Export a benchmark: images, sidecars, JSONL, VLMEvalKit TSV, R3 prompts, certificate."""
+    """Export a benchmark: images, sidecars, JSONL, VLMEvalKit TSV, R3 prompts, certificate. With --task
+    translation|rotation|zoom|trans-rot|rot-rot|handedness: a MiSI-style transformation benchmark
+    (viewcert.benchmark.tasks_export; --protocol axes-3|axes-6, the default render-ceiling-5 becomes axes-3)."""
     from viewcert.benchmark.export import ExportSettings, build_benchmark
+    from viewcert.benchmark.settings import TASKS as CRYSTAL_TASKS
     from viewcert.cli.options import check_out, current_limits
+    from viewcert.errors import InputError
+    from viewcert.tasks.model import TASKS as TRANSFORMATION_TASKS
 
     limits = current_limits()
+    if task not in TRANSFORMATION_TASKS + CRYSTAL_TASKS:
+        raise InputError(f"task must be one of {', '.join(CRYSTAL_TASKS + TRANSFORMATION_TASKS)}, got {task!r}",
+                         field="task")
+    if task in TRANSFORMATION_TASKS:
+        _task_benchmark(input_spec, check_out(out), task=task, protocol=protocol, camera=camera, depth_cue=depth_cue,
+                        seed=seed, per_structure=per_structure, style=style, delta=delta, limit=limit, limits=limits)
+        return
     settings = ExportSettings(protocol=protocol, task=task, style=style, tiling=parse_tiling(tiling), size=size,
                               truth=truth, buffers=buffers, tau=delta)
     limits.check_tiling(settings.tiling)
@@ -134,6 +150,26 @@ def build_benchmark_cmd(
     elif certify:
         typer.echo(f"certificate: {cert.get('status', 'not written')} {cert.get('reason', '')}".rstrip())
     item_failures([f"item {e['id']}: {' '.join(str(e['error']).split())[:300]}" for e in m["errors"]])
+
+
+def _task_benchmark(input_spec, out, *, task, protocol, camera, depth_cue, seed, per_structure, style, delta, limit,
+                    limits) -> None:
+    """The transformation-task branch of ``build-benchmark``."""
+    from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
+    from viewcert.errors import InputError
+
+    if not re.fullmatch(r"[+]?\d{1,19}", seed.strip()):
+        raise InputError(f"seed must be an integer ≥ 0, got {seed!r}", field="seed")
+    seed = int(seed)
+    settings = TaskExportSettings(task=task, protocol="axes-3" if protocol == "render-ceiling-5" else protocol,
+                                  camera=camera, depth_cue=depth_cue, seed=seed, per_structure=per_structure,
+                                  style=style, delta=delta)
+    limits.check_pixels(settings.width * settings.supersample, settings.height * settings.supersample)
+    m = build_task_benchmark(input_spec, out, settings, limits=limits, limit=limit or None)
+    s = (m["certificate"]["summary"] or {}).get("all", {})
+    typer.echo(f"{m['n_questions']} {task} questions in {out}; exact ceiling {s['exact_ceiling']['mean']:.4f}, "
+               f"unique {s['unique']}/{s['n']}; certificate sha256:{m['certificate_digest']}")
+    item_failures([f"item {e['id']}: {e['error']}" for e in m["errors"]])
 
 
 def gallery_cmd(

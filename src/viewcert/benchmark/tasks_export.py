@@ -1,0 +1,366 @@
+"""Export of a MiSI-style transformation benchmark (issue 13, item 3): images, questions, harness files and
+the certificate of which answers the images determine.
+
+``build_task_benchmark(INPUT, out, TaskExportSettings(task=..., protocol=..., camera=..., seed=...))`` writes
+
+| file | what |
+|---|---|
+| ``images/qNNNN_vK.png`` | K = 0…k−1: the before views (protocol order, front first); K = k: the after view (front camera) |
+| ``benchmark.jsonl`` | id, source_id, index, images, question, answer_format (``command`` or ``choice``), answer, choices and answer_letter (choice), task, category (the true command's axes) |
+| ``benchmark.tsv`` | VLMEvalKit: MCQ layout (A…D, answer letter) for choice tasks, VQA layout (answer text) for command tasks |
+| ``certificate.json`` | format/version, every tolerance, protocol, camera, seed, library versions, per item the consistent-answer set and ceilings, the summary, a sha256 digest (as ``certify/certificate.py``) |
+| ``manifest.json`` | settings, errors, SHA-256 of every other file |
+
+Images: every view of a question shares one Å-per-pixel scale (orthographic: one scale and centre for all
+views, ``fit_orthographic_common``; perspective: every camera at the same distance from the bounding-box
+centre with the same focal length). The oracle (``viewcert.tasks.identify``) runs on exactly these cameras.
+Rendered with ``viewcert.render`` (style ``ball-and-stick`` by default); with ``depth_cue`` each pixel's
+colour is blended toward the background by the ChimeraX-like intensity of its depth (``tasks.model``).
+
+Answer formats (MiSI): translation ``move x|y D`` (D in −4…4 Å), rotation ``roll x|y|z θ`` (θ in −90…90°,
+15° steps), zoom ``move z D`` (40…60 Å): command answers (cloze). trans-rot / rot-rot: multiple choice among
+4 command sequences, the truth and three perturbations (magnitude, sign, axis of one component); MiSI shows
+the after views of a second complex as options, here the options are the commands. Handedness: multiple
+choice, ``same`` or ``mirror`` (the mirror image's reference pose is stated in the question). Sampling:
+``numpy.random.default_rng(seed)`` draws, per structure in input order and ``per_structure`` times, the
+true answer index, then (handedness) the mirror flag, then (choice tasks) distractors and option order.
+
+Ceilings recorded per item: command tasks exact = 1/|consistent set| and the MiSI partial-credit ceiling;
+choice tasks 1/|options in the consistent set| (handedness: 1/|{same, mirror} consistent|).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from viewcert.benchmark.prompts import LETTERS
+from viewcert.cameras.camera import PerspectiveCamera
+from viewcert.cameras.framing import fit_orthographic_common
+from viewcert.cameras.protocols import get_protocol
+from viewcert.certify.certificate import compute_digest, library_versions
+from viewcert.certify.inputs import load_input
+from viewcert.errors import InputError
+from viewcert.io.atomic import json_dumps, write_text_atomic
+from viewcert.io.images import png_base64, write_png
+from viewcert.limits import DEFAULT_LIMITS, Limits
+from viewcert.render.palette import get_style
+from viewcert.render.raster import build_scene, render
+from viewcert.structures import Structure
+from viewcert.tasks.ceiling import summarise
+from viewcert.tasks.credit import default_normalisers
+from viewcert.tasks.identify import DEFAULT_DELTA, DEFAULT_EPS, DEFAULT_EXPLAIN_TOL, ItemResult, identify
+from viewcert.tasks.model import (
+    MISI_SIZE,
+    TASKS,
+    TaskItem,
+    ViewSetup,
+    depth_cue_intensity,
+    make_item,
+    task_grid,
+)
+from viewcert.tasks.transforms import AXES, Step, Transformation
+
+FORMAT = "viewcert.tasks.certificate"
+VERSION = 1
+CHOICE_TASKS = ("trans-rot", "rot-rot", "handedness")
+HANDEDNESS_CHOICES = ("same", "mirror")
+
+
+@dataclass(frozen=True)
+class TaskExportSettings:
+    """What a transformation export depends on (all recorded in the certificate). Sizes in px, δ and
+    ``explain_tol`` in Å, ``eps`` an intensity (0–1)."""
+
+    task: str = "rotation"
+    protocol: str = "axes-3"
+    camera: str = "orthographic"
+    depth_cue: bool = False
+    seed: int = 0
+    per_structure: int = 1
+    style: str = "ball-and-stick"
+    width: int = MISI_SIZE[0]
+    height: int = MISI_SIZE[1]
+    supersample: int = 2
+    delta: float = DEFAULT_DELTA
+    eps: float = DEFAULT_EPS
+    explain_tol: float = DEFAULT_EXPLAIN_TOL
+
+    def __post_init__(self) -> None:
+        if self.task not in TASKS:
+            raise InputError(f"task must be one of {', '.join(TASKS)}, got {self.task!r}", field="task")
+        for name in ("seed", "per_structure", "width", "height", "supersample"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int | np.integer):
+                raise InputError(f"{name} must be an integer, got {v!r}", field=name)
+        if not 0 <= self.seed < 2**63:
+            raise InputError(f"seed must be an integer in 0…2^63−1, got {self.seed}", field="seed")
+        if self.per_structure < 1 or self.supersample < 1:
+            raise InputError("per_structure and supersample must be ≥ 1", field="per_structure")
+        if not (self.delta > 0 and self.eps >= 0 and self.explain_tol > 0):
+            raise InputError(f"need δ > 0, ε ≥ 0, explain_tol > 0, got {self.delta}, {self.eps}, {self.explain_tol}",
+                             field="delta")
+        get_style(self.style)
+        self.view_setup()  # camera / protocol checks
+
+    def view_setup(self) -> ViewSetup:
+        return ViewSetup(camera=self.camera, protocol=self.protocol, width=self.width, height=self.height,
+                         depth_cue=self.depth_cue)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def common_scale(item: TaskItem) -> TaskItem:
+    """The item with every camera at one Å-per-pixel scale (module docstring)."""
+    s = item.setup
+    margin = s.margin_frac * min(s.width, s.height)
+    cams = item.cameras
+    if s.camera == "orthographic":
+        new = fit_orthographic_common([c.rotation for c in cams], item.positions, names=[c.name for c in cams],
+                                      width=s.width, height=s.height, margin_px=margin, pad=s.pad)
+    else:
+        c0 = item.centre
+        dist = max(float(c.rotation[2] @ (c.position - c0)) for c in cams)
+        new = tuple(PerspectiveCamera(rotation=c.rotation, position=c0 + dist * c.rotation[2], focal=cams[0].focal,
+                                      width=c.width, height=c.height, name=c.name) for c in cams)
+    return dataclasses.replace(item, cameras=tuple(new))
+
+
+def _depth_of(cam, point) -> float:
+    return float(-cam.to_camera(np.asarray(point, dtype=np.float64))[0, 2])
+
+
+def _render_view(positions, numbers, cam, centre, radius, settings: TaskExportSettings, setup: ViewSetup):
+    """RGB (H, W, 3) uint8 of the atoms through ``cam``; with depth cue, blended toward the background."""
+    st = get_style(settings.style)
+    scene = build_scene(Structure(positions=positions, numbers=numbers), st)
+    res = render(scene, cam, supersample=settings.supersample)
+    rgb = res.rgb
+    if not setup.depth_cue:
+        return rgb
+    dc = _depth_of(cam, centre)
+    depth = res.depth  # Å along the view axis, as tasks.model's depth (orthographic: from cam.center's plane)
+    inten = np.where(np.isfinite(depth), depth_cue_intensity(np.where(np.isfinite(depth), depth, 0.0),
+                                                             dc - radius, dc + radius, setup.depth_cue_start,
+                                                             setup.depth_cue_end), 1.0)
+    bg = 255.0 * np.asarray(st.background)
+    out = bg + (rgb.astype(np.float64) - bg) * inten[..., None]
+    return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+
+
+def render_item(item: TaskItem, settings: TaskExportSettings, out: Path, index: int) -> list[str]:
+    """Write the before views and the after view of one question; their relative paths."""
+    paths = []
+    for k, cam in enumerate(item.cameras):
+        rgb = _render_view(item.positions, item.numbers, cam, item.centre, item.radius, settings, item.setup)
+        paths.append(f"images/q{index:04d}_v{k}.png")
+        write_png(out / paths[-1], rgb)
+    pose = item.pose(item.truth)
+    moved = item.positions @ pose.matrix.T + pose.shift
+    centre = pose.matrix @ item.centre + pose.shift if item.setup.depth_cue_range == "models" else item.centre
+    rgb = _render_view(moved, item.numbers, item.after_camera, centre, item.radius, settings, item.setup)
+    paths.append(f"images/q{index:04d}_v{len(item.cameras)}.png")
+    write_png(out / paths[-1], rgb)
+    return paths
+
+
+def _perturb(t: Transformation, grid_answers: set, rng: np.random.Generator) -> list[Transformation]:
+    """Three distinct grid distractors of ``t``: one component's magnitude, sign and axis changed."""
+    out: list[Transformation] = []
+    for kind in ("magnitude", "sign", "axis"):
+        tries = []
+        for i, st in enumerate(t.steps):
+            axes = AXES if st.operation == "rotate" else ("x", "y")
+            if kind == "magnitude":
+                alts = [Step(st.verb, st.axis, st.magnitude + d) for d in (-30, -15, 15, 30, -2, -1, 1, 2)]
+            elif kind == "sign":
+                alts = [Step(st.verb, st.axis, -st.magnitude)]
+            else:
+                alts = [Step(st.verb, a, st.magnitude) for a in axes if a != st.axis]
+            tries += [Transformation(t.steps[:i] + (a,) + t.steps[i + 1:]) for a in alts]
+        tries = [c for c in tries if c in grid_answers and c != t and c not in out]
+        if not tries:
+            tries = sorted(a for a in grid_answers if a != t and a not in out)
+        out.append(tries[int(rng.integers(len(tries)))])
+    return out
+
+
+def sample_questions(structures, settings: TaskExportSettings) -> list[tuple[TaskItem, tuple[str, ...]]]:
+    """(item, choices) per question: seeded truths, mirror flags and options (module docstring)."""
+    grid = task_grid(settings.task)
+    answers = set(grid.answers)
+    rng = np.random.default_rng(settings.seed)
+    setup = settings.view_setup()
+    out = []
+    for sid, pos, num in structures:
+        for _ in range(settings.per_structure):
+            truth = int(rng.integers(len(grid)))
+            mirror = settings.task == "handedness" and bool(rng.integers(2))
+            item = common_scale(make_item(sid, pos, num, settings.task, truth, setup, grid=grid, mirror=mirror))
+            choices: tuple[str, ...] = ()
+            if settings.task == "handedness":
+                choices = HANDEDNESS_CHOICES
+            elif settings.task in CHOICE_TASKS:
+                opts = [grid.answers[truth], *_perturb(grid.answers[truth], answers, rng)]
+                choices = tuple(opts[i].format() for i in rng.permutation(len(opts)))
+            out.append((item, choices))
+    return out
+
+
+_RANGES = {"translation": "`move AXIS DISTANCE` with AXIS x or y and DISTANCE a whole number of Å from -4 to 4 "
+                          "(not 0)", "rotation": "`roll AXIS ANGLE` with AXIS x, y or z and ANGLE a multiple of 15 "
+                          "degrees from -90 to 90 (not 0)",
+           "zoom": "`move z DISTANCE` with DISTANCE a whole number of Å from 40 to 60 (positive brings the "
+                   "molecule toward the viewer and makes atoms appear larger)"}
+
+
+def question_text(settings: TaskExportSettings, view_names, choices) -> str:
+    """MiSI-style question of a task (answer formats: module docstring)."""
+    k = len(view_names)
+    head = (f"The first {k} images show a molecule before a transformation, in the {', '.join(view_names)} views "
+            f"({settings.camera} camera); the last image is the {view_names[0]} view after it. Screen axes of the "
+            f"{view_names[0]} view: x to the right, y up, z toward the viewer; `move` translates along a screen "
+            "axis, `roll` rotates about a screen axis through the molecule's bounding-box centre (right-hand rule). ")
+    t = settings.task
+    if t in _RANGES:
+        ex = {"translation": "move x 3", "rotation": "roll y 15", "zoom": "move z 45"}[t]
+        return head + f"Which single command {_RANGES[t]} was applied? Answer with the command only, e.g. `{ex}`."
+    opts = " ".join(f"{LETTERS[i]}. {c}" for i, c in enumerate(choices))
+    if t == "handedness":
+        return head + ("Is the after view the same molecule turned by one `roll` command (axis x, y or z, a multiple "
+                       "of 15 degrees from -90 to 90, not 0), or its mirror image — the reflection through the plane "
+                       "that contains the view axis and bisects the screen x and -y axes, through the centre — "
+                       f"turned by such a command? {opts} Answer with the letter only.")
+    return head + f"Which sequence of commands, applied in order, was used? {opts} Answer with the letter only."
+
+
+def item_ceilings(item: TaskItem, result: ItemResult, choices) -> dict:
+    """The certificate's record of one question: the consistent set and ceilings (module docstring)."""
+    d = result.to_dict(item.grid.answers)
+    if item.task == "handedness":
+        names = [HANDEDNESS_CHOICES[int(m)] for m in sorted({c.mirror for c in result.consistent})]
+        d["consistent_choices"] = names
+        d["choice_ceiling"] = 1.0 / len(names)
+    elif choices:
+        cons = {item.grid.answers[c.answer].format() for c in result.consistent}
+        d["consistent_choices"] = [c for c in choices if c in cons]
+        d["choice_ceiling"] = 1.0 / len(d["consistent_choices"])
+    return d
+
+
+def _records(questions, paths, settings: TaskExportSettings, view_names) -> list[dict]:
+    recs = []
+    for k, ((item, choices), imgs) in enumerate(zip(questions, paths, strict=True)):
+        truth = item.grid.answers[item.truth]
+        rec = {"id": f"q{k:04d}", "source_id": item.structure_id, "index": k, "images": imgs,
+               "question": question_text(settings, view_names, choices), "task": settings.task,
+               "category": "+".join(s.axis for s in truth.steps)}
+        if choices:
+            ans = HANDEDNESS_CHOICES[int(item.mirror)] if settings.task == "handedness" else truth.format()
+            rec.update({"answer_format": "choice", "choices": list(choices), "answer": ans,
+                        "answer_letter": LETTERS[choices.index(ans)]})
+        else:
+            rec.update({"answer_format": "command", "answer": truth.format()})
+        recs.append(rec)
+    return recs
+
+
+def harness_tsv(records: list[dict], out: Path) -> str:
+    """VLMEvalKit TSV: MCQ layout (A…D, answer letter) for choice questions, VQA layout otherwise."""
+    import pandas as pd  # lazy: pandas is slow to import and only the TSV needs it
+
+    rows = []
+    for r in records:
+        row = {"index": r["index"], "image": json.dumps([png_base64((out / p).read_bytes()) for p in r["images"]]),
+               "image_path": json.dumps([Path(p).name for p in r["images"]]), "question": r["question"]}
+        if r["answer_format"] == "choice":
+            row.update({LETTERS[i]: c for i, c in enumerate(r["choices"])})
+            row["answer"] = r["answer_letter"]
+        else:
+            row["answer"] = r["answer"]
+        row.update({"category": r["category"], "split": "test", "id": r["id"], "source_id": r["source_id"]})
+        rows.append(row)
+    return pd.DataFrame(rows).to_csv(sep="\t", index=False, lineterminator="\n")
+
+
+def task_certificate(input_spec: str, settings: TaskExportSettings, questions, results, errors) -> dict:
+    """The certificate dict with its digest (module docstring)."""
+    items = [q[0] for q in questions]
+    grid = task_grid(settings.task)
+    cert = {
+        "format": FORMAT, "version": VERSION, "input": str(input_spec),
+        "task": settings.task, "protocol": {"name": settings.protocol, "views": list(get_protocol(
+            settings.protocol).view_names)}, "camera": settings.camera, "depth_cue": settings.depth_cue,
+        "seed": settings.seed, "settings": settings.to_dict(), "view_setup": settings.view_setup().to_dict(),
+        "tolerances": {"delta_angstrom": settings.delta, "intensity_eps": settings.eps,
+                       "explain_tol_angstrom": settings.explain_tol,
+                       "delta_meaning": "image-plane Å, to px with the after camera's scale (perspective: at the "
+                                        "before bounding-box centre's depth)"},
+        "observation_model": "ideal: exact atom centres; unobserved outside the image or behind the near clip",
+        "answer_grid": grid.to_dict(), "normalisers": default_normalisers(grid.ranges),
+        "mirror_normal_screen": list(items[0].mirror_normal) if items else None,
+        "libraries": library_versions(),
+        "items": [{"id": f"q{k:04d}", **item_ceilings(it, r, ch)}
+                  for k, ((it, ch), r) in enumerate(zip(questions, results, strict=True))],
+        "summary": summarise(items, list(results), seed=settings.seed) if items else None,
+        "errors": errors,
+    }
+    if items and items[0].task in CHOICE_TASKS:
+        cert["choice_ceiling_mean"] = float(np.mean([d["choice_ceiling"] for d in cert["items"]]))
+    cert["digest"] = {"algorithm": "sha256", "scope": "sha256 of the compact canonical JSON (sorted keys) of every "
+                      "top-level key except 'digest'", "value": compute_digest(cert)}
+    return cert
+
+
+def read_molecules(input_spec: str, limits: Limits, limit: int | None = None) -> tuple[list[tuple], list[dict]]:
+    """(id, positions, numbers) of every readable molecule of INPUT (the first ``limit`` items) in input
+    order, and the failures."""
+    dataset = load_input(str(input_spec)).with_limits(limits)
+    good, errors = [], []
+    for it in dataset.items[:limit]:
+        try:
+            s = it.read()
+            if s.is_periodic:
+                raise InputError("a transformation task needs a molecule (this structure is periodic)")
+        except Exception as exc:  # noqa: BLE001 - an unreadable item is reported, not fatal
+            errors.append({"id": it.id, "error": " ".join(f"{type(exc).__name__}: {exc}".split())[:300]})
+            continue
+        good.append((it.id, np.asarray(s.positions), np.asarray(s.numbers)))
+    return good, errors
+
+
+def _file_digests(out: Path) -> dict[str, str]:
+    return {p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(out.rglob("*")) if p.is_file() and p.name != "manifest.json" and not p.name.startswith(".")}
+
+
+def build_task_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike, settings: TaskExportSettings, *,
+                         limits: Limits = DEFAULT_LIMITS, limit: int | None = None) -> dict:
+    """Export a transformation benchmark (module docstring); returns the manifest dict."""
+    out = Path(out)
+    structures, errors = read_molecules(str(input_spec), limits, limit)
+    if not structures:
+        raise InputError(f"no readable molecule in {input_spec}" + (f" ({errors[0]['error']})" if errors else ""),
+                         source=str(input_spec))
+    questions = sample_questions(structures, settings)
+    view_names = tuple(c.name for c in questions[0][0].cameras)
+    paths = [render_item(it, settings, out, k) for k, (it, _) in enumerate(questions)]
+    results = [identify(it, delta=settings.delta, eps=settings.eps, explain_tol=settings.explain_tol)
+               for it, _ in questions]
+    records = _records(questions, paths, settings, view_names)
+    write_text_atomic(out / "benchmark.jsonl", "".join(json_dumps(r, indent=None) for r in records))
+    write_text_atomic(out / "benchmark.tsv", harness_tsv(records, out))
+    cert = task_certificate(str(input_spec), settings, questions, results, errors)
+    write_text_atomic(out / "certificate.json", json_dumps(cert))
+    manifest = {"format": "viewcert.tasks.benchmark/1", "input": str(input_spec), "settings": settings.to_dict(),
+                "n_questions": len(records), "errors": errors, "certificate_digest": cert["digest"]["value"],
+                "files": _file_digests(out)}
+    write_text_atomic(out / "manifest.json", json_dumps(manifest))
+    return {**manifest, "certificate": cert}
