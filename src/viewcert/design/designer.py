@@ -3,7 +3,9 @@
 Objective: the set's margins (``design.margin``; by default δ_exact, the margin below which no false
 candidate exists at all, so the reconstruction is the structure whatever the oracle's merge policy; or δ*,
 the phantom margin, with ``margin="phantom"``) — the worst case and the 5th percentile (the ⌈0.05·n⌉-th
-smallest), compared lexicographically ("both", default), or either alone ("worst", "p5").
+smallest), compared lexicographically ("both", default), or either alone ("worst", "p5"); or "items": the
+fewest structures whose margin is below ``target`` Å (the items a δ = target oracle could get wrong), then
+the worst case.
 Constraints: every view pair's κ ≤ ``kappa_max``; every view's mean informative occlusion (the study's
 definition, ``design.occlusion``) ≤ ``occlusion_budget``; no view within ``zone_deg`` of any structure's
 short lattice vector (``cameras.conditioning.short_lattice_vectors``: the low-index zone axes).
@@ -32,7 +34,7 @@ from viewcert.design.margin import MarginProblem, pair_normals, uniqueness_margi
 from viewcert.design.occlusion import orbits, view_occlusion
 from viewcert.errors import InputError
 
-OBJECTIVES = ("both", "worst", "p5")
+OBJECTIVES = ("both", "worst", "p5", "items")
 MARGINS = ("phantom", "exact")  # δ* (no phantom point) or δ_exact (no false candidate at all)
 NUDGE_DEG = (4.0, 2.0, 1.0)
 
@@ -55,6 +57,7 @@ class DesignConfig:
     seed: int = 0
     keep: tuple = field(default=())
     margin: str = "exact"
+    target: float = 0.05
 
     def __post_init__(self) -> None:
         if int(self.views) != self.views or not 2 <= self.views <= 12:
@@ -63,7 +66,7 @@ class DesignConfig:
             raise InputError(f"candidates must be an integer in 4..2000, got {self.candidates}", field="candidates")
         if self.objective not in OBJECTIVES:
             raise InputError(f"objective must be one of {OBJECTIVES}, got {self.objective!r}", field="objective")
-        for k in ("kappa_max", "occlusion_budget", "cap"):
+        for k in ("kappa_max", "occlusion_budget", "cap", "target"):
             v = getattr(self, k)
             if not (isinstance(v, int | float) and v > 0 and math.isfinite(v)):
                 raise InputError(f"{k} must be a positive number, got {v!r}", field=k)
@@ -76,7 +79,8 @@ class DesignConfig:
         return {"views": self.views, "candidates": self.candidates, "objective": self.objective,
                 "kappa_max": self.kappa_max, "occlusion_budget": self.occlusion_budget,
                 "zone_deg": self.zone_deg, "cap_angstrom": self.cap, "refine": self.refine, "seed": self.seed,
-                "keep": [v.name for v in self.keep], "margin": self.margin}
+                "keep": [v.name for v in self.keep], "margin": self.margin,
+                "target_angstrom": self.target}
 
 
 @dataclass(frozen=True, eq=False)
@@ -143,12 +147,15 @@ class _Evaluator:
         self.order = np.arange(self.n)
         self.count = 0
 
-    def score(self, values: np.ndarray) -> tuple[float, float]:
+    def score(self, values: np.ndarray) -> tuple[float, float, int]:
+        """(worst, 5th percentile, structures below target)."""
         s = np.sort(values)
-        return float(s[0]), float(s[self.k - 1])
+        return float(s[0]), float(s[self.k - 1]), int(np.sum(s < self.cfg.target))
 
     def key(self, score) -> tuple:
-        worst, p5 = score
+        worst, p5, below = score
+        if self.cfg.objective == "items":
+            return (-below, round(worst, 9))
         if self.cfg.objective == "worst":
             return (round(worst, 9),)
         if self.cfg.objective == "p5":
@@ -161,6 +168,8 @@ class _Evaluator:
         dirs = np.asarray(dirs, dtype=np.float64)
         rots = np.array([rotation_for(d) for d in dirs])
         normals = pair_normals(-rots[:, 2])
+        if self.cfg.objective == "items":
+            return self._evaluate_items(rots, normals, incumbent)
         if incumbent is not None and self.cfg.objective != "p5" and 0 < incumbent[0] <= self.cfg.cap:
             # phase 1: is any structure below the incumbent's worst case? (searches bounded by it: cheap)
             for i in self.order:
@@ -175,6 +184,17 @@ class _Evaluator:
             vals[i] = v
             done.append(v)
             if incumbent is not None and self._hopeless(sorted(done), incumbent):
+                return None
+        return vals, self.score(vals)
+
+    def _evaluate_items(self, rots, normals, incumbent):
+        t = min(self.cfg.target, self.cfg.cap)
+        vals = np.full(self.n, t)
+        below = 0
+        for i in self.order:
+            vals[i] = self.value(i, rots, t, normals)
+            below += int(vals[i] < t)
+            if incumbent is not None and -below < incumbent[0]:
                 return None
         return vals, self.score(vals)
 
