@@ -53,7 +53,9 @@ def design_cmd(
     keep: str = typer.Option("", help="views of --keep-protocol to keep, comma-separated (e.g. axis_c)"),
     keep_protocol: str = typer.Option("render-ceiling-5", help="protocol (name or file) the kept views come from"),
     candidates: str = typer.Option("fibonacci-48", help="candidate directions: fibonacci-N"),
-    objective: str = typer.Option("both", help="both (worst case, then 5th percentile) | worst | p5"),
+    objective: str = typer.Option("both", help="both (worst case, then 5th percentile) | worst | p5 | items "
+                                                "(fewest structures with margin below --target)"),
+    target: float = typer.Option(0.05, help="δ (Å) of the items objective"),
     margin: str = typer.Option("exact", help="exact (no false candidate) | phantom (δ*, no phantom point)"),
     kappa_max: float = typer.Option(3.0, help="largest κ allowed for any view pair"),
     occlusion_budget: float = typer.Option(0.2, help="largest mean informative-occlusion fraction per view"),
@@ -78,7 +80,7 @@ def design_cmd(
         kept = base.subset([k.strip() for k in keep.split(",") if k.strip()]).views
     cfg = DesignConfig(views=views, candidates=int(m.group(1)), objective=objective, kappa_max=kappa_max,
                        occlusion_budget=occlusion_budget, zone_deg=zone_deg, cap=cap, seed=seed, keep=kept,
-                       margin=margin)
+                       margin=margin, target=target)
     ids, cells = _cells(input_spec, subset)
     d = design_views(cells, cfg)
     out = check_out(out)
