@@ -15,6 +15,7 @@ import csv
 import functools
 import hashlib
 import io
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,7 @@ from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.molecule import molecule_summary_lines
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.limits import DEFAULT_LIMITS, Limits
+from viewcert.oracle.jit import cache_is_cold
 from viewcert.parallel import MapResult, map_items
 
 
@@ -44,6 +46,12 @@ def run_certification(dataset: Dataset, cfg: CertifyConfig, *, n_workers: int | 
     """Certify every item of ``dataset`` under ``cfg``; returns (certificate dict, MapResult)."""
     fp = fingerprint(dataset, cfg)
     wd = None if workdir is None else Path(workdir) / fp
+    if progress is not False and cache_is_cold():
+        print("viewcert: first run — compiling the numerical kernels once (cached for later runs) ...",
+              file=sys.stderr, flush=True)
+    if scheduler is None and n_workers != 1 and len(dataset.items) > 1:
+        # compile (or load) the kernels here, once: forked workers inherit them instead of each compiling
+        certify_item(dataset.items[0], cfg)
     run = map_items(functools.partial(certify_item, cfg=cfg), dataset.items, keys=[it.id for it in dataset.items],
                     workdir=wd, n_workers=n_workers, scheduler=scheduler, chunk_size=chunk_size, fingerprint=fp,
                     progress=progress, description=f"certify {len(dataset)} items")
