@@ -1,6 +1,8 @@
 """The forward renderer: ball-and-stick / spacefill images with a per-pixel atom-ID and depth buffer.
 
-- ``raster``      scene building and the numba ray-caster (``build_scene``, ``render``, ``frame_cameras``)
+- ``scene``       what is drawn (``Scene``, ``build_scene``: spheres, half-bond cylinders, cell edges)
+- ``raster``      the ray-caster API (``render``, ``frame_cameras``); numba kernels in ``_kernels_trace``,
+                  ``_kernels_pass1`` (z-buffer, IDs) and ``_kernels_pass2`` (anti-aliasing)
 - ``palette``     Jmol colours, styles (study, ball-and-stick, spacefill)
 - ``bonds``       unique periodic bonds and half-bond cylinders
 - ``visibility``  observations from the rendered ID buffer (``observe_as``: ideal | visible | pixel-centroid)
