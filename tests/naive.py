@@ -226,12 +226,11 @@ class _OracleView:
     perspective: px), ray, label, depth, drawn radius (2D units)."""
 
     def __init__(self, view, delta, delta_unit, radius_scale, occlusion):
-        from viewcert.cameras.camera import OrthographicCamera
-        from viewcert.observe.project import covalent_radii
+        from ase.data import covalent_radii  # the table itself, not viewcert's accessor (code under test)
 
         cam = view.camera
         self.cam = cam
-        self.ortho = isinstance(cam, OrthographicCamera)
+        self.ortho = cam.kind == "orthographic"
         self.rot = np.asarray(cam.rotation, dtype=float)
         self.labels = [int(z) for z in view.labels]
         self.depth = [float(d) for d in view.depth]
@@ -257,7 +256,7 @@ class _OracleView:
             self.dmode = 1 if delta_unit == "px" else 2
             self.delta = delta
             self.sf = cam.focal
-        r_a = covalent_radii(np.array(self.labels, dtype=np.int64)) * radius_scale if self.labels else []
+        r_a = [float(covalent_radii[z]) * radius_scale for z in self.labels]
         self.radius = []
         for i in range(len(self.labels)):
             self.radius.append(r_a[i] if self.ortho else r_a[i] * cam.focal / self.depth[i])
