@@ -1,7 +1,10 @@
 """Benchmark export: the one place that composes ``render`` and ``certify``.
 
-- ``export``   ``build_benchmark``: images, sidecars, JSONL, VLMEvalKit TSV, R3 prompts, the certificate
-- ``gallery``  the contact sheet of built-in crystals and molecules
+- ``export``      ``build_benchmark``: images, sidecars, manifest, the certificate
+- ``settings``    ``ExportSettings`` (what an export depends on)
+- ``prompts``     the image question, R3 geometry-as-text prompts, the JSONL question files
+- ``vlmevalkit``  the VLMEvalKit multiple-choice TSV
+- ``gallery``     the contact sheet of built-in crystals and molecules
 """
 
 from viewcert.benchmark.export import ExportSettings, build_benchmark

@@ -24,19 +24,30 @@ are byte-identical to ``r3_prompt`` of the input cell, 43 to that of the convent
 Label (answer) of an item: the dataset's own crystal system when the input carries one
 (``truth="dataset"``, the study's scoring) else the rendered (conventional) cell's, by spglib at τ;
 disagreements are listed in the manifest, never resolved silently.
+
+Layout: ``settings`` (ExportSettings), ``prompts`` (questions, R3 prompts, JSONL), ``vlmevalkit`` (TSV),
+this module (rendering, sidecars, manifest, certificate).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from viewcert.benchmark.prompts import (
+    LETTERS,
+    R3_PREAMBLE,
+    crystal_systems,
+    image_question,
+    question_files,
+    r3_prompt,
+)
+from viewcert.benchmark.settings import DEFAULT_TILING, TASKS, ExportSettings
+from viewcert.benchmark.vlmevalkit import mcq_tsv
 from viewcert.cameras.protocols import get_protocol
 from viewcert.certify import CertifyConfig, conventional_cell
 from viewcert.certify.certificate import write_certificate
@@ -44,100 +55,16 @@ from viewcert.certify.inputs import load_input
 from viewcert.certify.run import items_table, run_certification
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
-from viewcert.io.cell import cell_parameters
-from viewcert.io.images import png_base64, write_buffers, write_png, write_sidecar
+from viewcert.io.images import write_buffers, write_png, write_sidecar
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.parallel import map_items
-from viewcert.render.palette import get_style
 from viewcert.render.raster import build_scene, frame_cameras, render
 from viewcert.render.visibility import view_atom_table
 from viewcert.structures import Structure, tiling_translations
-from viewcert.symmetry.labels import CRYSTAL_SYSTEMS, analyse_cell
+from viewcert.symmetry.labels import analyse_cell
 
-TASKS = ("crystal-system",)
-LETTERS = "ABCDEFGHIJ"
-DEFAULT_TILING = (2, 2, 2)
-R3_PREAMBLE = (
-    "You are given the complete geometry of a crystal structure as text. Identify the crystal system (one of: "
-    "{choices}). Reason from the cell geometry and atomic arrangement given below."
-)
-
-
-def crystal_systems() -> tuple[str, ...]:
-    return CRYSTAL_SYSTEMS
-
-
-@dataclass(frozen=True)
-class ExportSettings:
-    """What the export depends on (recorded in the manifest). size: image width = height (px)."""
-
-    protocol: str = "render-ceiling-5"
-    task: str = "crystal-system"
-    style: str = "study"
-    tiling: tuple[int, int, int] = DEFAULT_TILING
-    size: int = 768
-    kind: str = "orthographic"
-    supersample: int = 3
-    standardize: bool = True
-    std_symprec: float = 0.01
-    std_angle_tolerance: float = 5.0
-    tau: float = 0.01
-    truth: str = "dataset"
-    r3_cell: str = "rendered"
-    buffers: bool = False
-    extra: dict = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.task not in TASKS:
-            raise InputError(f"task must be one of {TASKS}, got {self.task!r}", field="task")
-        if self.truth not in ("dataset", "rendered"):
-            raise InputError(f"truth must be 'dataset' or 'rendered', got {self.truth!r}", field="truth")
-        if self.r3_cell not in ("rendered", "input"):
-            raise InputError(f"r3_cell must be 'rendered' or 'input', got {self.r3_cell!r}", field="r3_cell")
-        t = tuple(int(x) for x in self.tiling)
-        if len(t) != 3 or min(t) < 1:
-            raise InputError(f"tiling must be three positive integers, got {self.tiling}", field="tiling")
-        object.__setattr__(self, "tiling", t)
-
-    def to_dict(self) -> dict:
-        d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "extra"}
-        d["tiling"] = list(self.tiling)
-        d.update(self.extra)
-        return d
-
-
-def image_question(settings: ExportSettings, view_names: tuple[str, ...]) -> str:
-    st = get_style(settings.style)
-    look = {"study": "flat discs with outlines", "ball-and-stick": "ball-and-stick", "spacefill": "space-filling"}
-    t = "×".join(str(x) for x in settings.tiling)
-    choices = ", ".join(crystal_systems())
-    bonds = "bonds drawn" if st.bonds else "no bonds"
-    return (
-        f"You are shown {len(view_names)} standardized multi-view renders of a crystal structure "
-        f"({settings.kind} projection, {look.get(st.name, st.name)}, {bonds}; the conventional cell tiled {t} with "
-        f"the supercell box outlined; views: {', '.join(view_names)}). Identify the crystal system (one of: "
-        f"{choices}). Reason from the cell geometry and atomic arrangement visible in the images."
-    )
-
-
-def r3_prompt(cell: Structure) -> str:
-    """Geometry as text (rung R3), in the render-ceiling study's format: cell parameters, atom count and
-    fractional coordinates (wrapped to [0, 1)) of the rendered conventional cell."""
-    a, b, c, al, be, ga = cell_parameters(cell.lattice)
-    frac = cell.frac_coords
-    frac = frac - np.floor(frac)
-    frac[frac >= 1.0] -= 1.0
-    lines = [
-        R3_PREAMBLE.format(choices=", ".join(crystal_systems())),
-        "",
-        f"Cell parameters: a={a:.4f} b={b:.4f} c={c:.4f} Angstrom, alpha={al:.3f} beta={be:.3f} gamma={ga:.3f} "
-        "degrees.",
-        f"Number of atoms in the cell: {cell.n_atoms}.",
-        "Fractional coordinates (species x y z):",
-    ]
-    for sym, f in zip(cell.symbols, frac, strict=True):
-        lines.append(f"  {sym} {f[0]:.5f} {f[1]:.5f} {f[2]:.5f}")
-    return "\n".join(lines[:2]) + "\n" + "\n".join(lines[2:])
+__all__ = ["DEFAULT_TILING", "LETTERS", "R3_PREAMBLE", "TASKS", "ExportSettings", "build_benchmark",
+           "crystal_systems", "export_item", "image_question", "projection_matrix", "r3_prompt", "view_sidecar"]
 
 
 def projection_matrix(camera) -> list[list[float]]:
@@ -275,23 +202,32 @@ def export_item(job: tuple) -> dict:
     return rec
 
 
-def _tsv(records: list[dict], out: Path, question: str, choices: tuple[str, ...], task: str) -> str:
-    import pandas as pd
+def _usable_items(dataset) -> tuple[list, list[dict]]:
+    """The dataset's items in SHA-256 order of their ids, split into crystals (usable) and skipped ones
+    (molecules and unreadable items get no question number) with the reason."""
+    items = sorted(dataset.items, key=lambda it: _order_key(it.id))
+    skipped = []
+    usable = []
+    for it in items:
+        try:
+            periodic = it.read().is_periodic
+        except Exception as exc:  # noqa: BLE001 - reported in the manifest
+            skipped.append({"id": it.id, "error": f"{type(exc).__name__}: {exc}"})
+            continue
+        if not periodic:
+            skipped.append({"id": it.id, "error": "a molecule has no crystal system (no lattice)"})
+            continue
+        usable.append(it)
+    return usable, skipped
 
 
-    rows = []
-    for r in records:
-        b64 = [png_base64((out / p).read_bytes()) for p in r["images"]]
-        row = {"index": r["index"], "image": json.dumps(b64), "image_path": json.dumps([Path(p).name for p in
-                                                                                        r["images"]]),
-               "question": question}
-        for letter, c in zip(LETTERS, choices, strict=False):
-            row[letter] = c
-        row.update({"answer": LETTERS[choices.index(r["answer"])], "category": task, "split": "test",
-                    "id": f"q{r['index']:04d}", "source_id": r["id"]})
-        rows.append(row)
-    df = pd.DataFrame(rows)
-    return df.to_csv(sep="\t", index=False, lineterminator="\n")
+def _file_digests(out: Path) -> dict[str, str]:
+    """SHA-256 of every file under ``out`` but the manifest and hidden files, by relative POSIX path."""
+    files = {}
+    for p in sorted(out.rglob("*")):
+        if p.is_file() and p.name != "manifest.json" and not p.name.startswith("."):
+            files[p.relative_to(out).as_posix()] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return files
 
 
 def build_benchmark(
@@ -315,20 +251,7 @@ def build_benchmark(
     dataset = load_input(str(input_spec), subset=subset).with_limits(limits)
     if ids is not None:
         dataset = dataset.select(ids)
-    items = sorted(dataset.items, key=lambda it: _order_key(it.id))
-    skipped = []
-    usable = []
-    for it in items:  # the task needs a crystal: molecules and unreadable items get no question number
-        try:
-            periodic = it.read().is_periodic
-        except Exception as exc:  # noqa: BLE001 - reported in the manifest
-            skipped.append({"id": it.id, "error": f"{type(exc).__name__}: {exc}"})
-            continue
-        if not periodic:
-            skipped.append({"id": it.id, "error": "a molecule has no crystal system (no lattice)"})
-            continue
-        usable.append(it)
-    items = usable
+    items, skipped = _usable_items(dataset)
     if limit is not None:
         items = items[: int(limit)]
     dataset = dataset.select([it.id for it in items])
@@ -340,30 +263,15 @@ def build_benchmark(
     errors = [r for r in records if "error" in r]
     good = [r for r in records if "error" not in r and r.get("answer")]
     choices = crystal_systems()
-
-    view_names = get_protocol(settings.protocol).view_names
-    question = image_question(settings, view_names)
-    lines, r3 = [], []
-    for r in good:
-        qid = f"q{r['index']:04d}"
-        lines.append(json_dumps({"id": qid, "source_id": r["id"], "index": r["index"], "images": r["images"],
-                                 "question": question,
-                                 "choices": list(choices), "answer": r["answer"],
-                                 "answer_letter": LETTERS[choices.index(r["answer"])], "task": settings.task},
-                                indent=None))
-        r3.append(json_dumps({"id": qid, "source_id": r["id"], "index": r["index"], "question": r["r3_prompt"],
-                              "choices": list(choices), "answer": r["answer"], "task": settings.task}, indent=None))
-    write_text_atomic(out / "benchmark.jsonl", "".join(lines))
-    write_text_atomic(out / "r3_prompts.jsonl", "".join(r3))
-    write_text_atomic(out / "benchmark.tsv", _tsv(good, out, question, choices, settings.task))
+    question = image_question(settings, get_protocol(settings.protocol).view_names)
+    jsonl, r3 = question_files(good, question, choices, settings.task)
+    write_text_atomic(out / "benchmark.jsonl", jsonl)
+    write_text_atomic(out / "r3_prompts.jsonl", r3)
+    write_text_atomic(out / "benchmark.tsv", mcq_tsv(good, out, question, choices, settings.task))
     certificate = None
     if certify:
         certificate = _certify(dataset.select([r["id"] for r in good]) if good else None, settings, delta, out,
                                n_workers)
-    files = {}
-    for p in sorted(out.rglob("*")):
-        if p.is_file() and p.name != "manifest.json" and not p.name.startswith("."):
-            files[p.relative_to(out).as_posix()] = hashlib.sha256(p.read_bytes()).hexdigest()
     manifest = {
         "format": "viewcert.benchmark/1",
         "input": dataset.to_dict(),
@@ -377,14 +285,14 @@ def build_benchmark(
         "errors": skipped + [{"id": r["id"], "error": r["error"]} for r in errors],
         "label_mismatches": [r["id"] for r in good if r.get("label_mismatch")],
         "certificate": certificate,
-        "files": files,
+        "files": _file_digests(out),
     }
     write_text_atomic(out / "manifest.json", json_dumps(manifest))
     return manifest
 
 
 def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_workers) -> dict | None:
-    """The benchmark's ceiling through ``viewcert.certify`` (same protocol, tiling, image size, style)."""
+    """The benchmark's ceiling through ``viewcert.certify`` (same protocol, tiling, image size)."""
     if dataset is None:
         return None
     kw: dict[str, Any] = {"protocol": settings.protocol, "delta": delta, "tau": settings.tau,

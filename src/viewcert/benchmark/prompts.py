@@ -1,0 +1,74 @@
+"""The questions of a benchmark export: the image question (rungs R0–R2), the geometry-as-text prompt (rung
+R3, the render-ceiling study's format), the answer choices and letters, and the JSONL question files."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from viewcert.benchmark.settings import ExportSettings
+from viewcert.io.atomic import json_dumps
+from viewcert.io.cell import cell_parameters
+from viewcert.render.palette import get_style
+from viewcert.structures import Structure
+from viewcert.symmetry.labels import CRYSTAL_SYSTEMS
+
+LETTERS = "ABCDEFGHIJ"
+R3_PREAMBLE = (
+    "You are given the complete geometry of a crystal structure as text. Identify the crystal system (one of: "
+    "{choices}). Reason from the cell geometry and atomic arrangement given below."
+)
+
+
+def crystal_systems() -> tuple[str, ...]:
+    return CRYSTAL_SYSTEMS
+
+
+def image_question(settings: ExportSettings, view_names: tuple[str, ...]) -> str:
+    st = get_style(settings.style)
+    look = {"study": "flat discs with outlines", "ball-and-stick": "ball-and-stick", "spacefill": "space-filling"}
+    t = "×".join(str(x) for x in settings.tiling)
+    choices = ", ".join(crystal_systems())
+    bonds = "bonds drawn" if st.bonds else "no bonds"
+    return (
+        f"You are shown {len(view_names)} standardized multi-view renders of a crystal structure "
+        f"({settings.kind} projection, {look.get(st.name, st.name)}, {bonds}; the conventional cell tiled {t} with "
+        f"the supercell box outlined; views: {', '.join(view_names)}). Identify the crystal system (one of: "
+        f"{choices}). Reason from the cell geometry and atomic arrangement visible in the images."
+    )
+
+
+def r3_prompt(cell: Structure) -> str:
+    """Geometry as text (rung R3), in the render-ceiling study's format: cell parameters, atom count and
+    fractional coordinates (wrapped to [0, 1)) of the rendered conventional cell."""
+    a, b, c, al, be, ga = cell_parameters(cell.lattice)
+    frac = cell.frac_coords
+    frac = frac - np.floor(frac)
+    frac[frac >= 1.0] -= 1.0
+    lines = [
+        R3_PREAMBLE.format(choices=", ".join(crystal_systems())),
+        "",
+        f"Cell parameters: a={a:.4f} b={b:.4f} c={c:.4f} Angstrom, alpha={al:.3f} beta={be:.3f} gamma={ga:.3f} "
+        "degrees.",
+        f"Number of atoms in the cell: {cell.n_atoms}.",
+        "Fractional coordinates (species x y z):",
+    ]
+    for sym, f in zip(cell.symbols, frac, strict=True):
+        lines.append(f"  {sym} {f[0]:.5f} {f[1]:.5f} {f[2]:.5f}")
+    return "\n".join(lines[:2]) + "\n" + "\n".join(lines[2:])
+
+
+def question_files(records: list[dict], question: str, choices: tuple[str, ...], task: str) -> tuple[str, str]:
+    """The text of ``benchmark.jsonl`` (one line per question: id, source_id, index, images, question, choices,
+    answer, answer_letter, task) and of ``r3_prompts.jsonl`` (id, source_id, index, question, choices,
+    answer, task) for the exported records."""
+    lines, r3 = [], []
+    for r in records:
+        qid = f"q{r['index']:04d}"
+        lines.append(json_dumps({"id": qid, "source_id": r["id"], "index": r["index"], "images": r["images"],
+                                 "question": question,
+                                 "choices": list(choices), "answer": r["answer"],
+                                 "answer_letter": LETTERS[choices.index(r["answer"])], "task": task},
+                                indent=None))
+        r3.append(json_dumps({"id": qid, "source_id": r["id"], "index": r["index"], "question": r["r3_prompt"],
+                              "choices": list(choices), "answer": r["answer"], "task": task}, indent=None))
+    return "".join(lines), "".join(r3)
