@@ -46,7 +46,7 @@ class MemoryPoll:
     """Peak RSS (MB) of every child process of this one, polled every ``dt`` seconds in a thread."""
 
     def __init__(self, dt: float = 0.5):
-        self.dt, self.peak, self._stop = dt, {}, threading.Event()
+        self.dt, self.peak, self.cpu, self._stop = dt, {}, {}, threading.Event()
 
     def _loop(self):
         me = psutil.Process()
@@ -55,6 +55,8 @@ class MemoryPoll:
                 try:
                     rss = c.memory_info().rss / 1e6
                     name = " ".join(c.cmdline()[:3])[-60:]
+                    t = c.cpu_times()
+                    self.cpu[c.pid] = t.user + t.system  # last seen: CPU seconds of this worker
                 except psutil.Error:
                     continue
                 key = f"{c.pid}"
@@ -162,6 +164,7 @@ def do_run(args) -> dict:
         client.close()
         cluster.close()
     workers = sorted((v[0] for v in mem.peak.values()), reverse=True)[: args.workers]
+    cpu = sum(sorted(mem.cpu.values(), reverse=True)[: args.workers])  # the busiest processes: the workers
     run = json.loads((folder / "run.json").read_text())
     return {
         "name": name, "input": spec if args.stride <= 1 else f"every {args.stride}th CCD component ({n})",
@@ -171,6 +174,9 @@ def do_run(args) -> dict:
         "components_per_second": round(n / wall, 2),
         "components_per_second_per_core": round(n / wall / max(1, args.workers), 2),
         "peak_rss_mb_per_worker": [round(w) for w in workers],
+        "worker_cpu_seconds": round(cpu, 1),
+        "components_per_cpu_second": round(n / cpu, 2) if cpu else None,
+        "load_average_1min_at_end": round(os.getloadavg()[0], 2),
         "certificate_digest": cert["digest"]["value"], "census": census(cert),
     }
 
