@@ -23,12 +23,16 @@ in item order.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import json
 import math
 import os
+import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -39,6 +43,7 @@ from typing import Any
 from viewcert.errors import InputError, ViewcertError
 from viewcert.io.atomic import write_json_atomic
 
+PARENT_POLL_S = 0.5  # how often a worker checks that its parent lives; how often the parent wakes to see signals
 MANIFEST = "manifest.json"
 SHARD_FORMAT = "shard-{:06d}.json"
 
@@ -68,8 +73,53 @@ def default_workers() -> int:
 
 def _worker_init() -> None:
     """In a forked worker, move the inherited heap out of the garbage collector's reach: otherwise every
-    full collection walks the parent's objects (a test runner's or a notebook's heap can make GC dominate)."""
+    full collection walks the parent's objects (a test runner's or a notebook's heap can make GC dominate).
+    The worker ignores Ctrl-C (the parent decides and terminates it) and exits within ``PARENT_POLL_S`` of
+    its parent's death, even a ``kill -9`` one (a daemon thread watches the parent pid)."""
     gc.freeze()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (``interruptible``): terminate means stop
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_S)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="viewcert-parent-watch", daemon=True).start()
+
+
+@contextlib.contextmanager
+def interruptible():
+    """SIGTERM behaves like Ctrl-C (KeyboardInterrupt) in the main thread while the block runs, so a run
+    stopped either way keeps its finished shards and its workers are terminated."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    old = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool now: cancel queued chunks and terminate the running workers (finished shards are on
+    disk already)."""
+    procs = list(getattr(pool, "_processes", {}).values())  # stdlib attribute; no public handle exists
+    for proc in procs:
+        proc.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + 0.5
+    for proc in procs:
+        proc.join(timeout=max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.kill()
 
 
 def run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
@@ -222,7 +272,7 @@ def map_items(
         results[a:b] = chunk_results
         out.n_computed += b - a
 
-    with _Progress(show, n, description) as bar:
+    with _Progress(show, n, description) as bar, interruptible():
         bar.advance(out.n_resumed)
         if not todo:
             pass
@@ -237,10 +287,11 @@ def map_items(
                 bar.advance(b - a)
         else:
             out.executor = "local"
-            with ProcessPoolExecutor(max_workers=min(workers, len(todo)), initializer=_worker_init) as pool:
+            pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)), initializer=_worker_init)
+            try:
                 pending = {pool.submit(run_chunk, fn, items[bounds[ci][0]:bounds[ci][1]]): ci for ci in todo}
                 while pending:
-                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED, timeout=PARENT_POLL_S)
                     for fut in sorted(done, key=lambda f: pending[f]):
                         ci = pending[fut]
                         try:
@@ -257,6 +308,10 @@ def map_items(
                         pending.pop(fut)
                         finish(ci, res)
                         bar.advance(bounds[ci][1] - bounds[ci][0])
+            except BaseException:
+                _terminate(pool)
+                raise
+            pool.shutdown(wait=True)
     return out
 
 
