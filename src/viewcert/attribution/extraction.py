@@ -268,6 +268,84 @@ def _seed_for(seed: int, item_id: str) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(item_id.encode())])
 
 
+_MODES = (("species-aware", True), ("species-blind", False))
+
+
+def _match_items(parse_ok, cells, tols, metric, null_draws, seed) -> tuple[list[dict], dict]:
+    """Per item, tolerance and mode: matched atoms, recall, precision, fabrication rate (rows), and the
+    recall of each random-position null draw ((mode, tolerance) → (items, draws))."""
+    rows = []
+    null_recall = {(mode, t): np.zeros((len(parse_ok), null_draws)) for mode, _ in _MODES for t in tols}
+    for i, e in enumerate(parse_ok):
+        cell = cells[e.item_id]
+        frac = _to_frac(e, cell)
+        dist = periodic_distances(frac, cell.frac, lattice=cell.lattice, metric=metric)
+        rng = _seed_for(seed, e.item_id)
+        null_dists = [periodic_distances(rng.random(frac.shape), cell.frac, lattice=cell.lattice, metric=metric)
+                      for _ in range(null_draws)]
+        n_true, n_em = len(cell.species), len(e.species)
+        for t in tols:
+            for mode, aware in _MODES:
+                m = match_atoms(cell.species, cell.frac, e.species, frac, t, species_aware=aware, dist=dist)
+                rows.append({"item_id": e.item_id, "tolerance": t, "mode": mode, "n_true": n_true,
+                             "n_emitted": n_em, "matched": m, "recall": m / n_true, "precision": m / n_em,
+                             "fabrication_rate": 1 - m / n_em})
+                for r, nd in enumerate(null_dists):
+                    null_recall[(mode, t)][i, r] = match_atoms(cell.species, cell.frac, e.species, None, t,
+                                                               species_aware=aware, dist=nd) / n_true
+    return rows, null_recall
+
+
+def _summary_rows(per_item: pd.DataFrame, null_recall: dict, idx, alpha: float, null_draws: int) -> list[dict]:
+    """Per (mode, tolerance): medians with paired bootstrap intervals, zero-match items, the null's median
+    recall, its draw interval and the null p-value of the observed median recall."""
+    srows = []
+    for (mode, t), sub in per_item.groupby(["mode", "tolerance"], sort=True):
+        row = {"mode": mode, "tolerance": t, "items": len(sub), "zero_match_items": int((sub["matched"] == 0).sum())}
+        for col in ("recall", "precision", "fabrication_rate"):
+            v = sub[col].to_numpy()
+            lo, hi = st.percentile_interval(np.median(v[idx], axis=1), alpha=alpha)
+            row.update({f"median_{col}": float(np.median(v)), f"median_{col}_lo": lo, f"median_{col}_hi": hi,
+                        f"mean_{col}": float(np.mean(v))})
+        nr = null_recall[(mode, t)]
+        per_draw = np.median(nr, axis=0)
+        lo, hi = st.percentile_interval(per_draw, alpha=alpha)
+        observed = row["median_recall"]
+        row.update({"null_median_recall": float(per_draw.mean()),
+                    "null_median_recall_draws_lo": lo, "null_median_recall_draws_hi": hi,
+                    "null_median_of_item_means": float(np.median(nr.mean(axis=1))),
+                    "null_p_value": float((1 + np.sum(per_draw >= observed)) / (1 + null_draws))})
+        srows.append(row)
+    return srows
+
+
+def _headline(summary: pd.DataFrame, headline_tolerance: float, metric: str, n_items: int, n_parseable: int,
+              n_unparseable: int) -> dict:
+    """The figures reported first, at the headline tolerance (plain floats)."""
+    h = summary[np.isclose(summary["tolerance"], headline_tolerance)].set_index("mode")
+    aware, blind = h.loc["species-aware"], h.loc["species-blind"]
+    headline = {
+        "tolerance": headline_tolerance, "metric": metric, "items": n_items, "parseable": n_parseable,
+        "unparseable": n_unparseable,
+        "species_aware_median_recall": aware["median_recall"],
+        "species_aware_median_recall_ci": [aware["median_recall_lo"], aware["median_recall_hi"]],
+        "species_blind_median_recall": blind["median_recall"],
+        "species_blind_median_recall_ci": [blind["median_recall_lo"], blind["median_recall_hi"]],
+        "zero_match_items_species_aware": int(aware["zero_match_items"]),
+        "zero_match_items_species_blind": int(blind["zero_match_items"]),
+        "null_median_recall_species_aware": aware["null_median_recall"],
+        "null_median_recall_draws_interval": [aware["null_median_recall_draws_lo"],
+                                              aware["null_median_recall_draws_hi"]],
+        "null_median_recall_species_blind": blind["null_median_recall"],
+        "null_median_recall_species_blind_draws_interval": [blind["null_median_recall_draws_lo"],
+                                                            blind["null_median_recall_draws_hi"]],
+        "median_fabrication_rate_species_aware": aware["median_fabrication_rate"],
+        "median_fabrication_rate_species_blind": blind["median_fabrication_rate"],
+    }
+    return {k: (float(v) if isinstance(v, np.floating) else
+                [float(x) for x in v] if isinstance(v, list) else v) for k, v in headline.items()}
+
+
 def audit_extraction(
     emitted: Sequence[EmittedAtoms],
     cells: Mapping[str, TrueCell],
@@ -293,69 +371,12 @@ def audit_extraction(
     unparseable = [e.item_id for e in items if not e.parseable]
     if not parse_ok:
         raise InputError("no parseable atom lists to audit", field="emitted")
-    rows = []
-    modes = (("species-aware", True), ("species-blind", False))
-    null_recall = {(mode, t): np.zeros((len(parse_ok), null_draws)) for mode, _ in modes for t in tols}
-    for i, e in enumerate(parse_ok):
-        cell = cells[e.item_id]
-        frac = _to_frac(e, cell)
-        dist = periodic_distances(frac, cell.frac, lattice=cell.lattice, metric=metric)
-        rng = _seed_for(seed, e.item_id)
-        null_dists = [periodic_distances(rng.random(frac.shape), cell.frac, lattice=cell.lattice, metric=metric)
-                      for _ in range(null_draws)]
-        n_true, n_em = len(cell.species), len(e.species)
-        for t in tols:
-            for mode, aware in modes:
-                m = match_atoms(cell.species, cell.frac, e.species, frac, t, species_aware=aware, dist=dist)
-                rows.append({"item_id": e.item_id, "tolerance": t, "mode": mode, "n_true": n_true,
-                             "n_emitted": n_em, "matched": m, "recall": m / n_true, "precision": m / n_em,
-                             "fabrication_rate": 1 - m / n_em})
-                for r, nd in enumerate(null_dists):
-                    null_recall[(mode, t)][i, r] = match_atoms(cell.species, cell.frac, e.species, None, t,
-                                                               species_aware=aware, dist=nd) / n_true
+    rows, null_recall = _match_items(parse_ok, cells, tols, metric, null_draws, seed)
     per_item = pd.DataFrame(rows).sort_values(["mode", "tolerance", "item_id"], kind="stable",
                                               ignore_index=True)
     idx = st.bootstrap_indices(len(parse_ok), n_boot=n_boot, seed=seed)
-    srows = []
-    for (mode, t), sub in per_item.groupby(["mode", "tolerance"], sort=True):
-        row = {"mode": mode, "tolerance": t, "items": len(sub), "zero_match_items": int((sub["matched"] == 0).sum())}
-        for col in ("recall", "precision", "fabrication_rate"):
-            v = sub[col].to_numpy()
-            lo, hi = st.percentile_interval(np.median(v[idx], axis=1), alpha=alpha)
-            row.update({f"median_{col}": float(np.median(v)), f"median_{col}_lo": lo, f"median_{col}_hi": hi,
-                        f"mean_{col}": float(np.mean(v))})
-        nr = null_recall[(mode, t)]
-        per_draw = np.median(nr, axis=0)
-        lo, hi = st.percentile_interval(per_draw, alpha=alpha)
-        observed = row["median_recall"]
-        row.update({"null_median_recall": float(per_draw.mean()),
-                    "null_median_recall_draws_lo": lo, "null_median_recall_draws_hi": hi,
-                    "null_median_of_item_means": float(np.median(nr.mean(axis=1))),
-                    "null_p_value": float((1 + np.sum(per_draw >= observed)) / (1 + null_draws))})
-        srows.append(row)
-    summary = pd.DataFrame(srows)
-    h = summary[np.isclose(summary["tolerance"], headline_tolerance)].set_index("mode")
-    aware, blind = h.loc["species-aware"], h.loc["species-blind"]
-    headline = {
-        "tolerance": headline_tolerance, "metric": metric, "items": len(items), "parseable": len(parse_ok),
-        "unparseable": len(unparseable),
-        "species_aware_median_recall": aware["median_recall"],
-        "species_aware_median_recall_ci": [aware["median_recall_lo"], aware["median_recall_hi"]],
-        "species_blind_median_recall": blind["median_recall"],
-        "species_blind_median_recall_ci": [blind["median_recall_lo"], blind["median_recall_hi"]],
-        "zero_match_items_species_aware": int(aware["zero_match_items"]),
-        "zero_match_items_species_blind": int(blind["zero_match_items"]),
-        "null_median_recall_species_aware": aware["null_median_recall"],
-        "null_median_recall_draws_interval": [aware["null_median_recall_draws_lo"],
-                                              aware["null_median_recall_draws_hi"]],
-        "null_median_recall_species_blind": blind["null_median_recall"],
-        "null_median_recall_species_blind_draws_interval": [blind["null_median_recall_draws_lo"],
-                                                            blind["null_median_recall_draws_hi"]],
-        "median_fabrication_rate_species_aware": aware["median_fabrication_rate"],
-        "median_fabrication_rate_species_blind": blind["median_fabrication_rate"],
-    }
-    headline = {k: (float(v) if isinstance(v, np.floating) else
-                    [float(x) for x in v] if isinstance(v, list) else v) for k, v in headline.items()}
+    summary = pd.DataFrame(_summary_rows(per_item, null_recall, idx, alpha, null_draws))
+    headline = _headline(summary, headline_tolerance, metric, len(items), len(parse_ok), len(unparseable))
     settings = {"tolerances": tols, "headline_tolerance": headline_tolerance, "metric": metric,
                 "null_draws": null_draws, "null": "uniform random fractional positions, emitted element list",
                 "seed": seed, "n_boot": n_boot, "alpha": alpha,

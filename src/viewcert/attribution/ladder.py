@@ -350,6 +350,146 @@ def _f(x: Fraction | None) -> float | None:
     return None if x is None else float(x)
 
 
+def _arms_frame(arms: dict, alpha: float) -> pd.DataFrame:
+    """One row per (model, rung) arm with its two-sided Clopper–Pearson interval and failure counts."""
+    arm_rows = []
+    for (model, rung), a in sorted(arms.items(), key=lambda kv: (kv[0][0], RUNGS.index(kv[0][1]))):
+        b = st.clopper_pearson_interval(a.correct, a.n_items, 1 - alpha)
+        lo, hi = b.lower, b.upper
+        arm_rows.append({
+            "model": model, "rung": rung, "correct": a.correct, "n": a.n_items, "accuracy": float(a.accuracy),
+            "ci_lo": lo, "ci_hi": hi, "scored": a.scored, "unscored_reason": a.reason,
+            "samples": a.samples, "k": a.k_max, "api_error_samples": a.api_error_samples,
+            "refused_samples": a.refused_samples, "unparseable_samples": a.unparseable_samples,
+            "items_without_answer": a.failed_items, "missing_items": a.missing, "ties": a.ties,
+            "failure_reasons": a.failure_reasons,
+        })
+    return pd.DataFrame(arm_rows)
+
+
+def _adjacent_tests(models: list[str], arms: dict) -> tuple[list[dict], list[dict]]:
+    """McNemar between adjacent measured rungs of each model (independent of the ceiling), and the R4→R3
+    transition counts: (test rows, transition rows)."""
+    test_rows, trans_rows = [], []
+    for model in models:
+        present = [r for r in RUNGS if (model, r) in arms and arms[(model, r)].scored]
+        for lo_r, hi_r in zip(present, present[1:], strict=False):
+            t = st.mcnemar_exact(arms[(model, lo_r)].correct_vector, arms[(model, hi_r)].correct_vector)
+            test_rows.append({"family": "adjacent measured rungs", "model": model, "lower": lo_r, "upper": hi_r,
+                              "lower_only": t.a_only, "upper_only": t.b_only, "both": t.both,
+                              "neither": t.neither, "p_value": t.p_value})
+        if (model, "R4") in arms and (model, "R3") in arms:
+            a4, a3 = arms[(model, "R4")].correct_vector, arms[(model, "R3")].correct_vector
+            trans_rows.append({"model": model, "R4_right_R3_right": int((a4 & a3).sum()),
+                               "R4_right_R3_wrong": int((a4 & ~a3).sum()),
+                               "R4_wrong_R3_right": int((~a4 & a3).sum()),
+                               "R4_wrong_R3_wrong": int((~a4 & ~a3).sum())})
+    return test_rows, trans_rows
+
+
+def _not_computed(a4: Arm | None, a3: Arm | None) -> list[str]:
+    """Why a model's decomposition cannot be computed (missing or unscored R4/R3 arms); empty when it can."""
+    why = []
+    if a4 is None or a3 is None:
+        why.append("no " + " and no ".join(r for r, a in (("R4", a4), ("R3", a3)) if a is None))
+    for r, a in (("R4", a4), ("R3", a3)):
+        if a is not None and not a.scored:
+            why.append(f"{r} unscored ({a.reason})")
+    return why
+
+
+def _decompose(row: dict, a4: Arm, a3: Arm, ceiling: Ceiling, n: int, idx, alpha: float, share_cutoff: float):
+    """Fill one decomposition row (gap R3 − R4, residual R1 − R3, share with paired bootstrap intervals).
+    Returns (gap, residual-limited, share or None, bootstrap result)."""
+    p4, p3 = Fraction(a4.correct, n), Fraction(a3.correct, n)
+    gap, res, den = p3 - p4, ceiling.value - p3, ceiling.value - p4
+    boot = st.paired_share_bootstrap(a4.correct_vector, a3.correct_vector, ceiling.item_vector(), idx,
+                                     alpha=alpha, share_cutoff=share_cutoff)
+    share = None if boot.suppressed else gap / den
+    limited = res > gap
+    row.update({
+        "status": "suppressed" if boot.suppressed else "ok",
+        "gap": float(gap), "gap_exact": str(gap), "gap_lo": boot.gap.lo, "gap_hi": boot.gap.hi,
+        "residual": float(res), "residual_exact": str(res), "residual_lo": boot.residual.lo,
+        "residual_hi": boot.residual.hi,
+        "r1_minus_r4": float(den), "r1_minus_r4_lo": boot.denominator.lo,
+        "r1_minus_r4_hi": boot.denominator.hi,
+        "share": _f(share), "share_exact": None if share is None else str(share),
+        "share_lo": None if share is None else boot.share.lo,
+        "share_hi": None if share is None else boot.share.hi,
+        "suppression_reason": boot.reason, "degenerate_resamples": boot.degenerate,
+        "residual_limited": bool(limited),
+    })
+    return gap, bool(limited), share, boot
+
+
+def _summary_row(label: str, share_points: dict, share_samples: dict, n_decomposed: int, lim: list[bool],
+                 alpha: float) -> dict:
+    """Across models for one ceiling: median share with bootstrap interval, sign tests, residual-limited."""
+    srow: dict[str, Any] = {"r1": label, "models_with_share": len(share_points),
+                            "models_decomposed": n_decomposed, "residual_limited": int(sum(lim))}
+    if share_points:
+        med_exact = statistics.median(share_points.values())
+        med, dropped = st.bootstrap_median(share_samples, {m: float(v) for m, v in share_points.items()},
+                                           alpha=alpha)
+        sg = st.sign_test(list(share_points.values()))
+        rl = st.sign_test([1 if x else -1 for x in lim])
+        srow.update({"median_share": float(med_exact), "median_share_exact": str(med_exact),
+                     "median_share_lo": med.lo, "median_share_hi": med.hi,
+                     "median_degenerate_resamples": dropped,
+                     "share_sign_test_positive": sg.n_positive, "share_sign_test_negative": sg.n_negative,
+                     "share_sign_test_p": sg.p_value, "residual_limited_sign_test_p": rl.p_value})
+    return srow
+
+
+def _ceiling_rows(ceiling: Ceiling, models: list[str], arms: dict, n: int, idx, alpha: float,
+                  share_cutoff: float) -> tuple[list[dict], list[dict], dict]:
+    """Per model decomposition rows, R3 vs R1 McNemar rows (when the ceiling has per-item outcomes) and the
+    summary row for one ceiling."""
+    if ceiling.per_item is not None and ceiling.per_item.size != n:
+        raise InputError(f"{ceiling.label}: per-item outcomes cover {ceiling.per_item.size} items, the "
+                         f"results {n}", field="r1")
+    dec_rows, test_rows = [], []
+    share_samples: dict[str, np.ndarray] = {}
+    share_points: dict[str, Fraction] = {}
+    gaps, lim = [], []
+    for model in models:
+        a4, a3 = arms.get((model, "R4")), arms.get((model, "R3"))
+        row: dict[str, Any] = {"r1": ceiling.label, "r1_value": float(ceiling.value), "model": model,
+                               "R4": None if a4 is None else a4.correct,
+                               "R3": None if a3 is None else a3.correct, "n": n}
+        why = _not_computed(a4, a3)
+        if why:
+            row.update({"status": "not computed: " + "; ".join(why)})
+            dec_rows.append(row)
+            continue
+        gap, limited, share, boot = _decompose(row, a4, a3, ceiling, n, idx, alpha, share_cutoff)
+        dec_rows.append(row)
+        gaps.append(gap)
+        lim.append(limited)
+        if share is not None:
+            share_samples[model] = boot.share_samples
+            share_points[model] = share
+        if ceiling.per_item is not None:
+            t = st.mcnemar_exact(a3.correct_vector, ceiling.per_item)
+            test_rows.append({"family": f"R3 vs {ceiling.label}", "model": model, "lower": "R3",
+                              "upper": "R1", "lower_only": t.a_only, "upper_only": t.b_only,
+                              "both": t.both, "neither": t.neither, "p_value": t.p_value})
+    return dec_rows, test_rows, _summary_row(ceiling.label, share_points, share_samples, len(gaps), lim, alpha)
+
+
+def _tests_frame(test_rows: list[dict]) -> pd.DataFrame:
+    """The McNemar tests with Holm-adjusted p-values within each family."""
+    tests = pd.DataFrame(test_rows, columns=["family", "model", "lower", "upper", "lower_only", "upper_only",
+                                             "both", "neither", "p_value"])
+    tests["p_holm"] = pd.Series(dtype=float)
+    if len(tests):
+        tests["p_holm"] = np.nan
+        for _family, sub in tests.groupby("family"):
+            tests.loc[sub.index, "p_holm"] = st.holm(sub["p_value"].tolist())
+    return tests
+
+
 def build_ladder(
     table: ResultTable,
     coverage: Coverage,
@@ -378,111 +518,16 @@ def build_ladder(
         chance = Fraction(1, k)
     counts = pd.Series([table.frame.groupby("item_id")["target"].first()[u] for u in universe]).value_counts()
     majority = Fraction(int(counts.max()), n)
-
-    arm_rows = []
-    for (model, rung), a in sorted(arms.items(), key=lambda kv: (kv[0][0], RUNGS.index(kv[0][1]))):
-        b = st.clopper_pearson_interval(a.correct, a.n_items, 1 - alpha)
-        lo, hi = b.lower, b.upper
-        arm_rows.append({
-            "model": model, "rung": rung, "correct": a.correct, "n": a.n_items, "accuracy": float(a.accuracy),
-            "ci_lo": lo, "ci_hi": hi, "scored": a.scored, "unscored_reason": a.reason,
-            "samples": a.samples, "k": a.k_max, "api_error_samples": a.api_error_samples,
-            "refused_samples": a.refused_samples, "unparseable_samples": a.unparseable_samples,
-            "items_without_answer": a.failed_items, "missing_items": a.missing, "ties": a.ties,
-            "failure_reasons": a.failure_reasons,
-        })
-    arms_df = pd.DataFrame(arm_rows)
-
+    arms_df = _arms_frame(arms, alpha)
     models = sorted({m for m, _ in arms})
     idx = st.bootstrap_indices(n, n_boot=n_boot, seed=seed)
-    dec_rows, test_rows, trans_rows, summary_rows = [], [], [], []
-    # McNemar between adjacent measured rungs (independent of the ceiling)
-    for model in models:
-        present = [r for r in RUNGS if (model, r) in arms and arms[(model, r)].scored]
-        for lo_r, hi_r in zip(present, present[1:], strict=False):
-            t = st.mcnemar_exact(arms[(model, lo_r)].correct_vector, arms[(model, hi_r)].correct_vector)
-            test_rows.append({"family": "adjacent measured rungs", "model": model, "lower": lo_r, "upper": hi_r,
-                              "lower_only": t.a_only, "upper_only": t.b_only, "both": t.both,
-                              "neither": t.neither, "p_value": t.p_value})
-        if (model, "R4") in arms and (model, "R3") in arms:
-            a4, a3 = arms[(model, "R4")].correct_vector, arms[(model, "R3")].correct_vector
-            trans_rows.append({"model": model, "R4_right_R3_right": int((a4 & a3).sum()),
-                               "R4_right_R3_wrong": int((a4 & ~a3).sum()),
-                               "R4_wrong_R3_right": int((~a4 & a3).sum()),
-                               "R4_wrong_R3_wrong": int((~a4 & ~a3).sum())})
+    test_rows, trans_rows = _adjacent_tests(models, arms)
+    dec_rows, summary_rows = [], []
     for ceiling in ceilings:
-        if ceiling.per_item is not None and ceiling.per_item.size != n:
-            raise InputError(f"{ceiling.label}: per-item outcomes cover {ceiling.per_item.size} items, the "
-                             f"results {n}", field="r1")
-        share_samples: dict[str, np.ndarray] = {}
-        share_points: dict[str, Fraction] = {}
-        gaps, lim = [], []
-        for model in models:
-            a4, a3 = arms.get((model, "R4")), arms.get((model, "R3"))
-            row: dict[str, Any] = {"r1": ceiling.label, "r1_value": float(ceiling.value), "model": model,
-                                   "R4": None if a4 is None else a4.correct,
-                                   "R3": None if a3 is None else a3.correct, "n": n}
-            why = []
-            if a4 is None or a3 is None:
-                why.append("no " + " and no ".join(r for r, a in (("R4", a4), ("R3", a3)) if a is None))
-            for r, a in (("R4", a4), ("R3", a3)):
-                if a is not None and not a.scored:
-                    why.append(f"{r} unscored ({a.reason})")
-            if why:
-                row.update({"status": "not computed: " + "; ".join(why)})
-                dec_rows.append(row)
-                continue
-            p4, p3 = Fraction(a4.correct, n), Fraction(a3.correct, n)
-            gap, res, den = p3 - p4, ceiling.value - p3, ceiling.value - p4
-            boot = st.paired_share_bootstrap(a4.correct_vector, a3.correct_vector, ceiling.item_vector(), idx,
-                                             alpha=alpha, share_cutoff=share_cutoff)
-            share = None if boot.suppressed else gap / den
-            limited = res > gap
-            row.update({
-                "status": "suppressed" if boot.suppressed else "ok",
-                "gap": float(gap), "gap_exact": str(gap), "gap_lo": boot.gap.lo, "gap_hi": boot.gap.hi,
-                "residual": float(res), "residual_exact": str(res), "residual_lo": boot.residual.lo,
-                "residual_hi": boot.residual.hi,
-                "r1_minus_r4": float(den), "r1_minus_r4_lo": boot.denominator.lo,
-                "r1_minus_r4_hi": boot.denominator.hi,
-                "share": _f(share), "share_exact": None if share is None else str(share),
-                "share_lo": None if share is None else boot.share.lo,
-                "share_hi": None if share is None else boot.share.hi,
-                "suppression_reason": boot.reason, "degenerate_resamples": boot.degenerate,
-                "residual_limited": bool(limited),
-            })
-            dec_rows.append(row)
-            gaps.append(gap)
-            lim.append(bool(limited))
-            if share is not None:
-                share_samples[model] = boot.share_samples
-                share_points[model] = share
-            if ceiling.per_item is not None:
-                t = st.mcnemar_exact(a3.correct_vector, ceiling.per_item)
-                test_rows.append({"family": f"R3 vs {ceiling.label}", "model": model, "lower": "R3",
-                                  "upper": "R1", "lower_only": t.a_only, "upper_only": t.b_only,
-                                  "both": t.both, "neither": t.neither, "p_value": t.p_value})
-        srow: dict[str, Any] = {"r1": ceiling.label, "models_with_share": len(share_points),
-                                "models_decomposed": len(gaps), "residual_limited": int(sum(lim))}
-        if share_points:
-            med_exact = statistics.median(share_points.values())
-            med, dropped = st.bootstrap_median(share_samples, {m: float(v) for m, v in share_points.items()},
-                                               alpha=alpha)
-            sg = st.sign_test(list(share_points.values()))
-            rl = st.sign_test([1 if x else -1 for x in lim])
-            srow.update({"median_share": float(med_exact), "median_share_exact": str(med_exact),
-                         "median_share_lo": med.lo, "median_share_hi": med.hi,
-                         "median_degenerate_resamples": dropped,
-                         "share_sign_test_positive": sg.n_positive, "share_sign_test_negative": sg.n_negative,
-                         "share_sign_test_p": sg.p_value, "residual_limited_sign_test_p": rl.p_value})
+        d, t, srow = _ceiling_rows(ceiling, models, arms, n, idx, alpha, share_cutoff)
+        dec_rows += d
+        test_rows += t
         summary_rows.append(srow)
-    tests = pd.DataFrame(test_rows, columns=["family", "model", "lower", "upper", "lower_only", "upper_only",
-                                             "both", "neither", "p_value"])
-    tests["p_holm"] = pd.Series(dtype=float)
-    if len(tests):
-        tests["p_holm"] = np.nan
-        for _family, sub in tests.groupby("family"):
-            tests.loc[sub.index, "p_holm"] = st.holm(sub["p_value"].tolist())
     cov = coverage.frame.drop(columns=["missing_ids"]).assign(
         missing_ids=coverage.frame["missing_ids"].map(lambda x: " ".join(x)))
     settings = {
@@ -497,5 +542,5 @@ def build_ladder(
     dec = pd.DataFrame(dec_rows).reindex(columns=DECOMPOSITION_COLUMNS)
     for col in ("R4", "R3"):
         dec[col] = dec[col].astype("Int64")
-    return Ladder(arms_df, dec, tests, pd.DataFrame(trans_rows), pd.DataFrame(summary_rows),
+    return Ladder(arms_df, dec, _tests_frame(test_rows), pd.DataFrame(trans_rows), pd.DataFrame(summary_rows),
                   cov, list(ceilings), settings, list(table.warnings), universe, arms)
