@@ -307,7 +307,11 @@ def point_group(positions: np.ndarray, labels: np.ndarray, tolerance: float) -> 
         sym = _match(rel, lab, -np.eye(3), trees, 2 * tolerance) is not None
         ops = (np.eye(3), -np.eye(3)) if sym else (np.eye(3),)
         return PointGroup("D∞h" if sym else "C∞v", ops, ctr, tolerance, True, float(off.max()))
-    ops, _, worst = symmetry_operations(pos, lab, tolerance)
+    # canonical order (label, radius, coordinates rounded to 1e-6 Å): the same point set gives the same
+    # reference atoms and hence the same answer whatever its order, also when τ is borderline
+    r = np.linalg.norm(rel, axis=1).round(6)
+    order = np.lexsort((rel[:, 2].round(6), rel[:, 1].round(6), rel[:, 0].round(6), r, lab))
+    ops, _, worst = symmetry_operations(pos[order], lab[order], tolerance)
     return PointGroup(classify(ops), tuple(ops), ctr, tolerance, _closed(ops), worst)
 
 
