@@ -165,3 +165,19 @@ def test_verify_hostile_certificate(folder_cert, tmp_path, name, edit, message):
     p = _edited(folder_cert, tmp_path, edit)
     res, out = invoke(["verify", str(p), "--workers", "1", "--inputs", str(tmp_path)])
     check(res, out, 2, message)
+
+
+def test_summary_md_carries_no_html(tmp_path):
+    """Model names, study names and answers reach summary.md as escaped text (issue 11); a single-rung ladder
+    (no R4→R3 transitions) writes its report instead of failing in the transition plot."""
+    (tmp_path / "x.csv").write_text("run,model,rung,item_id,sample_k,raw_output,target,category\n"
+                                    "r,m,R4,a,0,<img src=x onerror=alert(1)> cubic,cubic,cubic\n"
+                                    "r,m,R4,b,0,cubic,triclinic,triclinic\n")
+    (tmp_path / "m.toml").write_text('[study]\nname = "<b>x</b>"\ntask = "crystal_system"\nr1 = "1"\n\n[[input]]\n'
+                                     'path = "x.csv"\nmodel = "<script>alert(1)</script>"\nrung = "R4"\n')
+    res, out = invoke(["ladder", "--manifest", str(tmp_path / "m.toml"), "--out", str(tmp_path / "o"),
+                       "--n-boot", "100"])
+    assert res.exit_code == 0, out
+    md = (tmp_path / "o" / "summary.md").read_text()
+    assert "<" not in md and ">" not in md
+    assert "# viewcert ladder: &lt;b&gt;x&lt;/b&gt;" in md and "| &lt;script&gt;alert(1)&lt;/script&gt; | 1 |" in md

@@ -133,6 +133,9 @@ def transition_matrices(transitions: pd.DataFrame) -> bytes:
     cols = min(5, max(n, 1))
     rows = int(np.ceil(max(n, 1) / cols))
     fig = Figure(figsize=(2.3 * cols, 2.4 * rows + 0.4))
+    if n == 0:  # no model has both R4 and R3 arms: say so instead of failing on the missing columns
+        fig.text(0.5, 0.5, "no model has both R4 and R3 arms: no transitions", ha="center", va="center")
+        return _png(fig)
     for i, (_, r) in enumerate(transitions.sort_values("model").iterrows()):
         ax = fig.add_subplot(rows, cols, i + 1)
         m = np.array([[r["R4_right_R3_right"], r["R4_right_R3_wrong"]],
