@@ -157,6 +157,132 @@ overflow-x:auto}.warn{color:#8a4b00}"""
 
 
 # ---------------------------------------------------------------------- writer
+@dataclass
+class _Page:
+    """The report being written: files so far (CSV, PNG), HTML body and Markdown blocks, provenance."""
+
+    out: Path
+    csvs: dict[str, Path] = field(default_factory=dict)
+    figs: dict[str, Path] = field(default_factory=dict)
+    body: list[str] = field(default_factory=list)
+    md: list[str] = field(default_factory=list)
+    prov: dict[str, Any] = field(default_factory=dict)
+
+    def csv(self, name: str, df: pd.DataFrame) -> None:
+        self.csvs[name] = write_text_atomic(self.out / f"{name}.csv", df.to_csv(index=False, lineterminator="\n"))
+
+    def fig(self, name: str, png: bytes) -> bytes:
+        self.figs[name] = write_bytes_atomic(self.out / f"{name}.png", png)
+        return png
+
+
+def _ladder_summary_lines(summary: pd.DataFrame) -> list[str]:
+    """One line per R1 source: the median perception share across models and its sign test."""
+    lines = []
+    for _, r in summary.iterrows():
+        if pd.notna(r.get("median_share", float("nan"))):
+            lines.append(
+                f"{r['r1']}: median perception share {r['median_share']:.4f} ({r['median_share_exact']}) "
+                f"[{r['median_share_lo']:.4f}, {r['median_share_hi']:.4f}] over {int(r['models_with_share'])} "
+                f"models; {int(r['residual_limited'])} of {int(r['models_decomposed'])} residual-limited; "
+                f"sign test share > 0: {int(r['share_sign_test_positive'])}+/"
+                f"{int(r['share_sign_test_negative'])}−, p = {r['share_sign_test_p']:.4g}")
+        else:
+            lines.append(f"{r['r1']}: no model has a share")
+    return lines
+
+
+def _ladder_settings_text(s: Mapping[str, Any]) -> str:
+    return (f"items: {s['n_items']}; unscored threshold: {s['threshold']:.0%} ({s['threshold_rule']}); "
+            f"tie rule: {s['tie_rule']}; scoring: {s['scoring']}; chance: {s['chance']} "
+            f"(majority class {s['majority_class']}); bootstrap: {s['n_boot']} paired item "
+            f"resamples, seed {s['seed']}, percentile {1 - s['alpha']:.0%}; share suppressed when "
+            f"the bootstrap lower bound of R1 − R4 < {s['share_cutoff']}.")
+
+
+def _ladder_section(page: _Page, ladder: Ladder, table: ResultTable | None) -> None:
+    """CSV tables, figures, Markdown and HTML of the ladder, and its provenance."""
+    counts = ladder_count_table(ladder)
+    shares = share_table(ladder)
+    for name, df in (("ladder_counts", counts), ("arms", ladder.arms), ("decomposition", ladder.decomposition),
+                     ("shares", shares), ("tests", ladder.tests), ("transitions", ladder.transitions),
+                     ("summary", ladder.summary), ("coverage", ladder.coverage)):
+        page.csv(name, df)
+    if table is not None:
+        page.csv("results_table", table.frame.sort_values(["model", "rung", "item_id", "sample_k"], kind="stable"))
+    ceilings = [(c.label, float(c.value)) for c in ladder.ceilings]
+    png_ladder = page.fig("ladder", plots.ladder_plot(ladder.arms, chance=ladder.settings["chance_value"],
+                                                      ceilings=ceilings))
+    png_forest = page.fig("shares_forest", plots.forest_plot(ladder.decomposition, ladder.summary))
+    png_trans = page.fig("transitions", plots.transition_matrices(ladder.transitions))
+    dec_pngs = [page.fig(f"decomposition_{i + 1}", plots.decomposition_bars(ladder.decomposition, c.label))
+                for i, c in enumerate(ladder.ceilings)]
+    s = ladder.settings
+    summary_lines = _ladder_summary_lines(ladder.summary)
+    settings_text = _ladder_settings_text(s)
+    page.md += [f"## Ladder (correct of {s['n_items']} items)\n", _md_table(counts),
+                "\n## Perception share (R3 − R4)/(R1 − R4) with paired bootstrap intervals\n", _md_table(shares),
+                "\n## Across models\n", "\n".join(f"- {x}" for x in summary_lines) + "\n",
+                f"\n## Settings\n\n{settings_text}\n"]
+    page.body += ["<h2>Ladder</h2>", f"<p>{html.escape(settings_text)}</p>", _img(png_ladder, "ladder plot"),
+                  _html_table(counts), "<h2>Decomposition</h2>"]
+    page.body += [_img(p, f"decomposition {c.label}") for p, c in zip(dec_pngs, ladder.ceilings, strict=True)]
+    page.body += ["<h2>Perception share</h2>", _img(png_forest, "forest plot of shares"), _html_table(shares),
+                  "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in summary_lines) + "</ul>",
+                  "<h2>Tests between adjacent rungs (exact McNemar, Holm within family)</h2>",
+                  _html_table(ladder.tests), "<h2>R4 → R3 transitions</h2>", _img(png_trans, "transition matrices"),
+                  _html_table(ladder.transitions), "<h2>Arms</h2>", _html_table(ladder.arms),
+                  "<h2>Coverage</h2>", _html_table(ladder.coverage)]
+    warn = list(ladder.warnings)
+    if warn:
+        page.md += ["\n## Reader notes\n", "\n".join(f"- {w}" for w in warn) + "\n"]
+        page.body += ["<h2>Reader notes</h2><ul class='warn'>" + "".join(
+            f"<li>{html.escape(w)}</li>" for w in warn) + "</ul>"]
+    page.prov["ladder"] = {"settings": s, "warnings": warn,
+                           "inputs": [i.to_dict() for i in (table.inputs if table is not None else [])]}
+
+
+def _extraction_lines(h: Mapping[str, Any]) -> list[str]:
+    """The extraction audit's headline as report lines."""
+    return [
+        f"items: {h['items']} ({h['parseable']} parseable, {h['unparseable']} unparseable)",
+        f"tolerance {h['tolerance']} ({h['metric']} units), one-to-one periodic matching",
+        f"species-aware median recall {h['species_aware_median_recall']:.4f} "
+        f"[{h['species_aware_median_recall_ci'][0]:.4f}, {h['species_aware_median_recall_ci'][1]:.4f}]",
+        f"species-blind median recall {h['species_blind_median_recall']:.4f} "
+        f"[{h['species_blind_median_recall_ci'][0]:.4f}, {h['species_blind_median_recall_ci'][1]:.4f}]",
+        f"items with zero matches: {h['zero_match_items_species_aware']} species-aware, "
+        f"{h['zero_match_items_species_blind']} species-blind (of {h['parseable']})",
+        f"random-position null (species-aware): median recall {h['null_median_recall_species_aware']:.4f} "
+        f"(draws {h['null_median_recall_draws_interval'][0]:.4f}–{h['null_median_recall_draws_interval'][1]:.4f}); "
+        f"species-blind null {h['null_median_recall_species_blind']:.4f} (draws "
+        f"{h['null_median_recall_species_blind_draws_interval'][0]:.4f}–"
+        f"{h['null_median_recall_species_blind_draws_interval'][1]:.4f})",
+        f"median fabrication rate: {h['median_fabrication_rate_species_aware']:.4f} species-aware, "
+        f"{h['median_fabrication_rate_species_blind']:.4f} species-blind",
+    ]
+
+
+def _extraction_section(page: _Page, extraction: ExtractionAudit,
+                        extraction_inputs: Sequence[InputRecord | Mapping]) -> None:
+    """CSV tables, recall figure, Markdown and HTML of the extraction audit, and its provenance."""
+    page.csv("extraction_items", extraction.per_item)
+    page.csv("extraction_summary", extraction.summary)
+    png_rec = page.fig("extraction_recall", plots.recall_curves(extraction.summary))
+    h = extraction.headline
+    lines = _extraction_lines(h)
+    summ = extraction.summary[["mode", "tolerance", "items", "zero_match_items", "median_recall",
+                               "median_recall_lo", "median_recall_hi", "median_precision",
+                               "median_fabrication_rate", "null_median_recall"]]
+    page.md += ["\n## Extraction audit\n", "\n".join(f"- {x}" for x in lines) + "\n", _md_table(summ)]
+    page.body += ["<h2>Extraction audit</h2>",
+                  "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in lines) + "</ul>",
+                  _img(png_rec, "extraction recall curves"), _html_table(extraction.summary)]
+    page.prov["extraction"] = {"settings": extraction.settings, "headline": h, "unparseable": extraction.unparseable,
+                               "inputs": [i.to_dict() if hasattr(i, "to_dict") else dict(i)
+                                          for i in extraction_inputs]}
+
+
 def write_report(
     out_dir: str | Path,
     *,
@@ -172,124 +298,29 @@ def write_report(
         raise ValueError("nothing to report: give a ladder, an extraction audit or both")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    csvs: dict[str, Path] = {}
-    figs: dict[str, Path] = {}
-    body: list[str] = [f"<h1>{html.escape(title)}</h1>"]
-    md: list[str] = [f"# {title}\n"]
-
-    def csv(name: str, df: pd.DataFrame) -> None:
-        csvs[name] = write_text_atomic(out / f"{name}.csv", df.to_csv(index=False, lineterminator="\n"))
-
-    def fig(name: str, png: bytes) -> bytes:
-        figs[name] = write_bytes_atomic(out / f"{name}.png", png)
-        return png
-
-    prov: dict[str, Any] = {"versions": versions()}
+    page = _Page(out, body=[f"<h1>{html.escape(title)}</h1>"], md=[f"# {title}\n"],
+                 prov={"versions": versions()})
     if ladder is not None:
-        counts = ladder_count_table(ladder)
-        shares = share_table(ladder)
-        csv("ladder_counts", counts)
-        csv("arms", ladder.arms)
-        csv("decomposition", ladder.decomposition)
-        csv("shares", shares)
-        csv("tests", ladder.tests)
-        csv("transitions", ladder.transitions)
-        csv("summary", ladder.summary)
-        csv("coverage", ladder.coverage)
-        if table is not None:
-            csv("results_table", table.frame.sort_values(["model", "rung", "item_id", "sample_k"],
-                                                         kind="stable"))
-        ceilings = [(c.label, float(c.value)) for c in ladder.ceilings]
-        png_ladder = fig("ladder", plots.ladder_plot(ladder.arms, chance=ladder.settings["chance_value"],
-                                                     ceilings=ceilings))
-        png_forest = fig("shares_forest", plots.forest_plot(ladder.decomposition, ladder.summary))
-        png_trans = fig("transitions", plots.transition_matrices(ladder.transitions))
-        dec_pngs = [fig(f"decomposition_{i + 1}", plots.decomposition_bars(ladder.decomposition, c.label))
-                    for i, c in enumerate(ladder.ceilings)]
-        s = ladder.settings
-        summary_lines = []
-        for _, r in ladder.summary.iterrows():
-            if pd.notna(r.get("median_share", float("nan"))):
-                summary_lines.append(
-                    f"{r['r1']}: median perception share {r['median_share']:.4f} ({r['median_share_exact']}) "
-                    f"[{r['median_share_lo']:.4f}, {r['median_share_hi']:.4f}] over {int(r['models_with_share'])} "
-                    f"models; {int(r['residual_limited'])} of {int(r['models_decomposed'])} residual-limited; "
-                    f"sign test share > 0: {int(r['share_sign_test_positive'])}+/"
-                    f"{int(r['share_sign_test_negative'])}−, p = {r['share_sign_test_p']:.4g}")
-            else:
-                summary_lines.append(f"{r['r1']}: no model has a share")
-        settings_text = (f"items: {s['n_items']}; unscored threshold: {s['threshold']:.0%} ({s['threshold_rule']}); "
-                         f"tie rule: {s['tie_rule']}; scoring: {s['scoring']}; chance: {s['chance']} "
-                         f"(majority class {s['majority_class']}); bootstrap: {s['n_boot']} paired item "
-                         f"resamples, seed {s['seed']}, percentile {1 - s['alpha']:.0%}; share suppressed when "
-                         f"the bootstrap lower bound of R1 − R4 < {s['share_cutoff']}.")
-        md += [f"## Ladder (correct of {s['n_items']} items)\n", _md_table(counts),
-               "\n## Perception share (R3 − R4)/(R1 − R4) with paired bootstrap intervals\n", _md_table(shares),
-               "\n## Across models\n", "\n".join(f"- {x}" for x in summary_lines) + "\n",
-               f"\n## Settings\n\n{settings_text}\n"]
-        body += ["<h2>Ladder</h2>", f"<p>{html.escape(settings_text)}</p>", _img(png_ladder, "ladder plot"),
-                 _html_table(counts), "<h2>Decomposition</h2>"]
-        body += [_img(p, f"decomposition {c.label}") for p, c in zip(dec_pngs, ladder.ceilings, strict=True)]
-        body += ["<h2>Perception share</h2>", _img(png_forest, "forest plot of shares"), _html_table(shares),
-                 "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in summary_lines) + "</ul>",
-                 "<h2>Tests between adjacent rungs (exact McNemar, Holm within family)</h2>",
-                 _html_table(ladder.tests), "<h2>R4 → R3 transitions</h2>", _img(png_trans, "transition matrices"),
-                 _html_table(ladder.transitions), "<h2>Arms</h2>", _html_table(ladder.arms),
-                 "<h2>Coverage</h2>", _html_table(ladder.coverage)]
-        warn = list(ladder.warnings)
-        if warn:
-            md += ["\n## Reader notes\n", "\n".join(f"- {w}" for w in warn) + "\n"]
-            body += ["<h2>Reader notes</h2><ul class='warn'>" + "".join(
-                f"<li>{html.escape(w)}</li>" for w in warn) + "</ul>"]
-        prov["ladder"] = {"settings": s, "warnings": warn,
-                          "inputs": [i.to_dict() for i in (table.inputs if table is not None else [])]}
+        _ladder_section(page, ladder, table)
     if extraction is not None:
-        csv("extraction_items", extraction.per_item)
-        csv("extraction_summary", extraction.summary)
-        png_rec = fig("extraction_recall", plots.recall_curves(extraction.summary))
-        h = extraction.headline
-        lines = [
-            f"items: {h['items']} ({h['parseable']} parseable, {h['unparseable']} unparseable)",
-            f"tolerance {h['tolerance']} ({h['metric']} units), one-to-one periodic matching",
-            f"species-aware median recall {h['species_aware_median_recall']:.4f} "
-            f"[{h['species_aware_median_recall_ci'][0]:.4f}, {h['species_aware_median_recall_ci'][1]:.4f}]",
-            f"species-blind median recall {h['species_blind_median_recall']:.4f} "
-            f"[{h['species_blind_median_recall_ci'][0]:.4f}, {h['species_blind_median_recall_ci'][1]:.4f}]",
-            f"items with zero matches: {h['zero_match_items_species_aware']} species-aware, "
-            f"{h['zero_match_items_species_blind']} species-blind (of {h['parseable']})",
-            f"random-position null (species-aware): median recall {h['null_median_recall_species_aware']:.4f} "
-            f"(draws {h['null_median_recall_draws_interval'][0]:.4f}–{h['null_median_recall_draws_interval'][1]:.4f}); "
-            f"species-blind null {h['null_median_recall_species_blind']:.4f} (draws "
-            f"{h['null_median_recall_species_blind_draws_interval'][0]:.4f}–"
-            f"{h['null_median_recall_species_blind_draws_interval'][1]:.4f})",
-            f"median fabrication rate: {h['median_fabrication_rate_species_aware']:.4f} species-aware, "
-            f"{h['median_fabrication_rate_species_blind']:.4f} species-blind",
-        ]
-        summ = extraction.summary[["mode", "tolerance", "items", "zero_match_items", "median_recall",
-                                   "median_recall_lo", "median_recall_hi", "median_precision",
-                                   "median_fabrication_rate", "null_median_recall"]]
-        md += ["\n## Extraction audit\n", "\n".join(f"- {x}" for x in lines) + "\n", _md_table(summ)]
-        body += ["<h2>Extraction audit</h2>", "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in lines) + "</ul>",
-                 _img(png_rec, "extraction recall curves"), _html_table(extraction.summary)]
-        prov["extraction"] = {"settings": extraction.settings, "headline": h, "unparseable": extraction.unparseable,
-                              "inputs": [i.to_dict() if hasattr(i, "to_dict") else dict(i) for i in extraction_inputs]}
+        _extraction_section(page, extraction, extraction_inputs)
     if extra_provenance:
-        prov.update(extra_provenance)
-    prov_json = jsonable(prov)
-    body += ["<h2>Provenance</h2>", f"<pre>{html.escape(_pretty(prov_json))}</pre>"]
-    md += ["\n## Provenance\n", "See `provenance.json` (inputs with SHA-256, R1 source and tolerances, thresholds, "
-           "seed, versions). Versions: " + ", ".join(f"{k} {v}" for k, v in prov_json["versions"].items()) + "\n"]
-    page = ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>" + html.escape(title) + "</title><style>"
-            + _CSS + "</style></head><body>" + "\n".join(body) + "</body></html>\n")
+        page.prov.update(extra_provenance)
+    prov_json = jsonable(page.prov)
+    page.body += ["<h2>Provenance</h2>", f"<pre>{html.escape(_pretty(prov_json))}</pre>"]
+    page.md += ["\n## Provenance\n", "See `provenance.json` (inputs with SHA-256, R1 source and tolerances, "
+                "thresholds, seed, versions). Versions: "
+                + ", ".join(f"{k} {v}" for k, v in prov_json["versions"].items()) + "\n"]
+    html_page = ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>" + html.escape(title) + "</title><style>"
+                 + _CSS + "</style></head><body>" + "\n".join(page.body) + "</body></html>\n")
     return Report(
         out_dir=out,
-        html=write_text_atomic(out / "report.html", page),
-        markdown=write_text_atomic(out / "summary.md", md_safe("\n".join(md))),
+        html=write_text_atomic(out / "report.html", html_page),
+        markdown=write_text_atomic(out / "summary.md", md_safe("\n".join(page.md))),
         provenance=write_json_atomic(out / "provenance.json", prov_json),
-        csv=csvs,
-        figures=figs,
+        csv=page.csvs,
+        figures=page.figs,
     )
-
 
 def _pretty(obj: Any) -> str:
     import json
