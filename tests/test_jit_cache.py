@@ -1,8 +1,6 @@
-"""viewcert.oracle.jit: the first-run check reads numba's cache index of every imported kernel."""
+"""viewcert.oracle.jit: a first run is recognised by a marker keyed to the kernel sources."""
 
 from __future__ import annotations
-
-import os
 
 import viewcert.oracle.phantoms  # noqa: F401 - imports the kernels checked below
 from viewcert.oracle import jit
@@ -13,10 +11,20 @@ def test_kernels_of_the_oracle_are_found():
     assert "viewcert.oracle.phantom_kernels" in mods
 
 
-def test_cold_exactly_when_an_index_file_is_missing(monkeypatch):
-    paths = [d._cache._cache_file._index_path for d in jit.kernel_dispatchers()]
-    missing = paths[-1]
-    monkeypatch.setattr(os.path, "exists", lambda p: p != missing)
+def test_cold_until_marked_warm(monkeypatch, tmp_path):
+    marker = tmp_path / "cache" / "viewcert-warm-test"
+    monkeypatch.setattr(jit, "_stamp_path", lambda: str(marker))
     assert jit.cache_is_cold()
-    monkeypatch.setattr(os.path, "exists", lambda p: True)
+    jit.mark_warm()
+    assert marker.exists() and not jit.cache_is_cold()
+    monkeypatch.setattr(jit, "_stamp_path", lambda: None)  # numba internals unknown: never "cold"
     assert not jit.cache_is_cold()
+
+
+def test_stamp_changes_with_the_kernel_sources(monkeypatch):
+    a = jit._stamp_path()
+    real_stat = jit.os.stat
+    monkeypatch.setattr(jit.os, "stat", lambda f: type("S", (), {"st_mtime_ns": real_stat(f).st_mtime_ns + 1,
+                                                                "st_size": real_stat(f).st_size})())
+    b = jit._stamp_path()
+    assert a is not None and b is not None and a != b

@@ -29,7 +29,7 @@ from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.molecule import molecule_summary_lines
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.limits import DEFAULT_LIMITS, Limits
-from viewcert.oracle.jit import cache_is_cold
+from viewcert.oracle.jit import cache_is_cold, mark_warm
 from viewcert.parallel import MapResult, map_items
 
 
@@ -55,6 +55,7 @@ def run_certification(dataset: Dataset, cfg: CertifyConfig, *, n_workers: int | 
     run = map_items(functools.partial(certify_item, cfg=cfg), dataset.items, keys=[it.id for it in dataset.items],
                     workdir=wd, n_workers=n_workers, scheduler=scheduler, chunk_size=chunk_size, fingerprint=fp,
                     progress=progress, description=f"certify {len(dataset)} items")
+    mark_warm()
     return build_certificate(dataset, cfg, run.results), run
 
 
