@@ -81,3 +81,12 @@ def test_bad_molecule_files_are_per_item_reasons(tmp_path):
     assert items["empty"]["outcome"] == "error"
     one = items["one"]["molecule"]  # a single atom: point group Kh, no handedness to fix
     assert one["point_group"]["input"] == "Kh" and one["handedness"]["status"] == "achiral"
+
+
+def test_ccd_certificate_verifies(tmp_path):
+    pytest.importorskip("biotite")
+    from viewcert.certify.verify import verify_certificate
+
+    run("ccd:HOH,IBP", tmp_path)
+    rep = verify_certificate(tmp_path / "out" / "certificate.json")
+    assert rep.ok

@@ -79,6 +79,8 @@ def trusted_input(cert: dict, inputs_root: str | Path, source: str = "certificat
     spec = cert["inputs"]["spec"]
     if cert["inputs"].get("kind") == "builtin" or spec.startswith("builtin:"):
         return spec
+    if cert["inputs"].get("kind") == "ccd" and "@" not in spec:  # ccd:CODE[,CODE]: biotite's bundled CCD
+        return spec
     root = Path(inputs_root).resolve()
     loc = (cert.get("location") or {}).get("input") or ""
     candidates = [Path(loc)] if loc else []
