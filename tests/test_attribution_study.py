@@ -109,7 +109,7 @@ def test_extraction_audit_reproduction():
     # REFERENCE.md (whole set of 210): species-blind median ≈ 0.59; species-aware median 0 with 105 of 206
     # items without a match; null ≈ 0.04. The shared file is a stratified half.
     assert round(h["species_blind_median_recall"], 2) == 0.59
-    assert h["zero_match_items_species_aware"] == 51  # about half, as on the whole set
+    assert h["zero_match_items_species_aware"] == 51  # regression pin (about half, as on the whole set)
     assert h["species_aware_median_recall"] < 0.05
     assert 0.02 < h["null_median_recall_species_aware"] < 0.08
     assert h["null_median_recall_species_blind"] < h["species_blind_median_recall"]

@@ -47,6 +47,7 @@ def test_eval_at_delta_015_released_and_all_pairs(e3_eval):
     assert len(wrong[1]) == 12 and STUDY_MISSES < wrong[1]  # 198/210
     assert wrong[2] == {"mp-1228721"}  # 209/210: seven Se phantoms survive all five views at δ = 0.15 Å
     row = res[ids.index("mp-1228721")][2]
+    # regression pin (viewcert's own output, not a study figure): the seven Se phantoms of mp-1228721
     assert row["reasons"] == ["phantoms"] and row["n_phantoms"] == 7 and row["n_missing"] == 0
 
 

@@ -76,8 +76,10 @@ def test_half_bonds_pair_up_over_the_tiling(cell):
     assert all((b, a) in pairs for a, b in pairs)
     assert len(pairs) == inner.sum()
     n_unique = len(find_bonds(cell, factor=1.3))
-    # each unique bond has 4 translates (tiles); each gives two halves or one or two stubs
-    assert inner.sum() + (~inner).sum() >= 0 and len(hb) <= 2 * 4 * n_unique
+    # each unique bond has 4 translates (tiles); each gives two halves or one or two stubs (issue 11: the old
+    # lower bound, a sum of counts ≥ 0, could not fail)
+    assert 4 * n_unique <= len(hb) <= 2 * 4 * n_unique
+    assert inner.sum() % 2 == 0  # paired halves come in twos
 
 
 def test_molecule_bonds():

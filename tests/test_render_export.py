@@ -137,8 +137,33 @@ def test_r3_prompts_match_the_study_on_its_input_cells(shared_data):
     for line in (e3 / "eval_r3_coords.jsonl").read_text().splitlines():
         row = json.loads(line)
         study[row["material_id"]] = row["question"]
-    same = sum(r3_prompt(it.read()) == study[it.id] for it in ds.items[::7])
-    assert same >= 0.6 * len(ds.items[::7])
+    items = ds.items[::7]
+    ours = {it.id: r3_prompt(it.read()) for it in items}
+    # every prompt equals the study's as numbers, to one unit in the last printed digit (the study rounded
+    # its own float64 path; issue 11: the old test accepted any 60 % of string matches)
+    bad = [i for i in ours if not _same_numbers(ours[i], study[i])]
+    assert not bad, bad
+    assert sum(ours[i] == study[i] for i in ours) == 23 and len(ours) == 30  # regression pin: exact strings
+
+
+def _same_numbers(a: str, b: str) -> bool:
+    """Token-by-token equality, numbers within one unit of their last printed decimal."""
+    import re
+
+    ta, tb = re.split(r"(\s+|=|,)", a), re.split(r"(\s+|=|,)", b)
+    if len(ta) != len(tb):
+        return False
+    for x, y in zip(ta, tb, strict=True):
+        if x == y:
+            continue
+        try:
+            fx, fy = float(x), float(y)
+        except ValueError:
+            return False
+        decimals = len(x.split(".")[1]) if "." in x else 0
+        if abs(fx - fy) > 1.000001 * 10.0 ** -decimals:
+            return False
+    return True
 
 
 def test_gallery_is_deterministic_and_small(tmp_path):

@@ -172,8 +172,16 @@ def test_lambert_shading_is_brightest_towards_the_light():
     i, j = np.unravel_index(np.argmax(lum), lum.shape)
     light = np.asarray(scene.style.light)
     # the brightest pixel sits up-left (light x < 0, y > 0 in camera frame; v grows downward)
+    assert light[0] < 0 < light[1]  # the premise of the line above, not the test
     assert j < 32 and i < 32
-    assert np.sign(light[0]) == -1 and np.sign(light[1]) == 1
+    # the test: mirror the light left-right and the highlight follows it to the right half (issue 11: the old
+    # check asserted the sign of the style's constant)
+    mirrored = get_style("spacefill", light=(-light[0], light[1], light[2]))
+    res2 = render(build_scene(mol, mirrored), cam)
+    lum2 = res2.rgb.astype(float).sum(axis=2)
+    lum2[res2.atom_id != 0] = -1
+    i2, j2 = np.unravel_index(np.argmax(lum2), lum2.shape)
+    assert j2 > 32 and i2 < 32
 
 
 def test_nearer_atom_occludes_farther_one():
