@@ -71,7 +71,10 @@ def rotation_about(axis, angle_deg):
 # ----------------------------------------------------------------------------- oracle (viewcert.oracle)
 # Twins of viewcert.oracle._kernels, written as plain loops over points, views and pairs. They share the
 # kernels' semantics (documented in viewcert.oracle.triangulate) but none of their machinery: no epipolar
-# band search, no grids, no collapsing of coincident 2D points, no sorting tricks.
+# band search, no grids, no collapsing of coincident 2D points, no sorting tricks. NOTE: oracle_reconstruct
+# also follows the documented search contract (search radius w·δ·(1 + √2/√(1 − |cos θ|)) capped at 10³,
+# up to 4 association/refit rounds, the cluster refit) — it twins the algorithm, not the definition. The
+# definition itself is ``definition_consistent_tuples`` below (tests/test_oracle.py, check_against_definition).
 
 
 def oracle_solve3(a, b):
@@ -682,3 +685,50 @@ def visible_pixels_loop(ids, n_atoms):
                 sv[k] += i + 0.5
     return [(count[k], su[k] / count[k] if count[k] else math.nan, sv[k] / count[k] if count[k] else math.nan)
             for k in range(n_atoms)]
+
+
+# ----------------------------------------------------------------------------- oracle, from the definition
+# ARCHITECTURE.md "The oracle", steps 2–3: a 3D point is accepted when it is the least-squares point of a
+# support tuple (one same-label 2D point per view) and lies within δ of every ray of the tuple; identical
+# tuples are one point. No seeds, search radii, refit rounds or merge heuristics: every tuple is tried.
+
+
+def definition_consistent_tuples(observations, *, delta):
+    """Every consistent support tuple of orthographic observations with δ in Å, by exhaustive enumeration
+    over one same-label point per view (strict visibility: every view supports the point). Pruning uses
+    only a consequence of the definition: a point within δ of two rays forces their line gap ≤ 2δ.
+    Returns a list of (x (3,), label, tuple of point indices per view)."""
+    views = []
+    for v in observations.views:
+        cam = v.camera
+        assert cam.kind == "orthographic", "the definition twin covers orthographic views"
+        rot = np.asarray(cam.rotation, dtype=float)
+        rays = []
+        for u, w in v.uv:
+            x, y = (u - 0.5 * cam.width) / cam.scale, (0.5 * cam.height - w) / cam.scale
+            rays.append((np.asarray(cam.center, dtype=float) + x * rot[0] + y * rot[1], -rot[2]))
+        views.append((rays, [int(z) for z in v.labels]))
+    out = []
+
+    def extend(chosen, label):
+        k = len(chosen)
+        if k == len(views):
+            rays = [views[j][0][p] for j, p in enumerate(chosen)]
+            x = oracle_triangulate([o for o, _ in rays], [d for _, d in rays])
+            if x is None:
+                return
+            resid = [np.linalg.norm(np.cross(x - o, d)) for o, d in rays]  # distance from x to each ray
+            if max(resid) <= delta:
+                out.append((x, label, tuple(chosen)))
+            return
+        rays_k, labels_k = views[k]
+        for p, z in enumerate(labels_k):
+            if z != label:
+                continue
+            o, d = rays_k[p]
+            if all(oracle_line_gap(o, d, *views[j][0][q]) <= 2 * delta for j, q in enumerate(chosen)):
+                extend(chosen + [p], label)
+
+    for p, z in enumerate(views[0][1]):
+        extend([p], z)
+    return out

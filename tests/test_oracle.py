@@ -279,6 +279,57 @@ def test_occlusion_mode_matches_twin(mol, cams):
     assert rec.occluded.sum() == np.asarray(ref["occluded"]).sum()
 
 
+def check_against_definition(mol, cams, delta):
+    """Kernel against the definition itself (``naive.definition_consistent_tuples``: every same-label tuple, one
+    point per view, whose least-squares point lies within δ of each of its rays), not a twin of the kernel's
+    search. The definition decides (1) that every atom is recovered (its tuple has residual 0: Theorem 1's
+    regime, ideal observations); (2) that every kernel point within δ in every view is the least-squares
+    point of a consistent tuple (its reported support); (3) exactly which points are accepted when nothing
+    needs choosing: the consistent points are pairwise > 2δ apart within a label (no merge) and either there
+    are two views (a tuple is a seed pair: nothing to associate) or no 2D point is in two tuples. Otherwise the
+    kernel's nearest-point association and cluster refit (search radius, refit rounds: heuristics the
+    definition does not rank) choose among overlapping tuples, so only (1) and (2) are asserted there.
+    Returns whether (3) applied."""
+    obs = ideal(mol, cams)
+    rec = reconstruct(obs, delta=delta)
+    tuples = naive.definition_consistent_tuples(obs, delta=delta)
+    for x, z in zip(mol.positions, mol.numbers, strict=True):  # (1)
+        assert any(lab == z and np.linalg.norm(p - x) <= 1e-7 for p, lab in zip(rec.points, rec.labels, strict=True))
+    consistent = {(lab, sup) for _, lab, sup in tuples}
+    for p, lab, sup, r in zip(rec.points, rec.labels, rec.support, rec.ratios, strict=True):  # (2)
+        if r <= 1.0 and (sup >= 0).all():
+            # coincident 2D points: the kernel reports the lowest index of a collapsed site
+            assert (int(lab), tuple(int(i) for i in sup)) in consistent or any(
+                lab2 == lab and np.linalg.norm(x2 - p) <= 1e-7 for x2, lab2, _ in tuples), (p, lab, sup)
+    pts = []  # coincident 2D points give identical tuples' points: one 3D point (the kernel collapses sites)
+    for x, lab, _ in tuples:
+        if not any(l2 == lab and np.linalg.norm(x2 - x) <= 1e-9 for x2, l2 in pts):
+            pts.append((x, lab))
+    shared = len({(k, s[k]) for _, _, s in tuples for k in range(len(cams))}) < len(tuples) * len(cams)
+    close = any(l1 == l2 and np.linalg.norm(x1 - x2) <= 2 * delta
+                for i, (x1, l1) in enumerate(pts) for x2, l2 in pts[i + 1:])
+    decided = (len(cams) == 2 or not shared) and not close
+    if decided:  # (3)
+        assert match_sets(rec.points, rec.labels, [x for x, _ in pts], [lab for _, lab in pts], tol=1e-7)
+    return decided
+
+
+@SOME
+@given(molecules(min_atoms=2, max_atoms=8), oracle_camera_sets("orthographic", min_views=2, max_views=4),
+       st.floats(0.005, 0.3))
+def test_kernel_agrees_with_the_definition_where_it_decides(mol, cams, delta):
+    check_against_definition(mol, cams, delta)
+
+
+@FEW
+@given(grid_molecules(max_atoms=8), st.lists(st.sampled_from("xyz"), min_size=2, max_size=3, unique=True),
+       st.floats(0.01, 0.2))
+def test_kernel_agrees_with_the_definition_in_the_phantom_regime(mol, axes, delta):
+    """Axis views of grid molecules: projections coincide exactly, phantoms are common (the case the
+    definition's Φ_δ is about; in a probe of 150 examples (3) applied to 127, 91 of them with phantoms)."""
+    check_against_definition(mol, [oracle_orthographic(AXIS_ROTATIONS[a], name=a) for a in axes], delta)
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_noisy_observations_match_twin(seed):
     """Noise comparable to δ exercises association, refit to a fixed point, near misses, translate
