@@ -1,5 +1,9 @@
 """Certify benchmark: the whole per-structure pipeline, viewcert vs the tools a user would otherwise call.
 
+The "tools" side uses the oracle twins of ``tests/naive.py``: configuration (A)'s ratio is **vs our naive
+reference implementation** of the all-pairs oracle, never a speed-up over the study. The study's own code
+is the anchor of ``benchmarks/bench_anchor.py`` (docs/speed.md): against it the whole pipeline is ~3×.
+
 Pipeline per structure (the e3 evaluation split, 210 CIFs): read → conventional standard cell → label of the
 rendered cell (R0) → observe through the study's five views → oracle → label of the reconstruction.
 

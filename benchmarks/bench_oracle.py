@@ -1,5 +1,9 @@
 """Oracle benchmark: the numba oracle against its naive twin (tests/naive.py), side by side in one run.
 
+Every ratio here is **vs our naive reference implementation** (``tests/naive.py``, a readability twin the
+study never ran), not a speed-up over the study: against the study's released harness the oracle is ~14×
+per structure and the whole per-structure pipeline ~3× (``benchmarks/bench_anchor.py``, docs/speed.md).
+
 1. e3 eval (210 conventional cells, the study's five views, ideal single-cell observations, δ = 0.01 Å, all
    pairs): median time per structure of ``reconstruct`` vs ``naive.oracle_reconstruct``, and the batch
    throughput of ``reconstruct_batch`` on one core (structures per second).

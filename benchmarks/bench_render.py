@@ -5,7 +5,9 @@
    ``viewcert.render.raster.render`` (RGB + exact atom-ID + depth buffers) against ASE's ``plot_atoms`` +
    matplotlib saving a PNG (what the study ran). Runs are interleaved; medians of wall and CPU time. Three
    structures, the e3 eval cells whose tiling has the atom count nearest 100, 150 (the headline) and 200.
-   Target (issue): ≥ 30× faster. Writes ``benchmarks/results/render.json``.
+   Target (issue): ≥ 30× faster. Writes ``benchmarks/results/render.json``. The anchor here is the study's
+   real renderer stack (ASE + matplotlib + PNG): render alone ~29×, render + PNG ~11× (PNG encoding, RGB
+   zlib 6, costs more than the render; ``encode_png(exact_index=True)`` cuts it ~2.5×, docs/speed.md).
 2. As-rendered ceiling on e3 eval (210 structures, the study's five views, 2×2×2, 768×768, radius 0.5 ×
    covalent): per view the fraction of drawn atoms with no visible pixel, and the oracle/ceiling with
    visible-only observations against the ideal ones at δ = τ = 0.01 Å (and the pixel-centroid "perfect
