@@ -43,7 +43,7 @@ def r3_prompt(cell: Structure) -> str:
     a, b, c, al, be, ga = cell_parameters(cell.lattice)
     frac = cell.frac_coords
     frac = frac - np.floor(frac)
-    frac[np.round(frac, 5) >= 1.0] -= 1.0  # as printed: 0.999996 is 0.00000 (the study's), never 1.00000
+    frac[np.round(frac, 5) >= 1.0] = 0.0  # prints as the study does: 0.999996 is 0.00000, never 1.00000 or -0.00000
     lines = [
         R3_PREAMBLE.format(choices=", ".join(crystal_systems())),
         "",
