@@ -64,6 +64,75 @@ def read_pdb(
     )
 
 
+def _parse(text: str, source: str, is_cif: bool):
+    """gemmi.Structure of PDB or mmCIF text; a parse error is an InputError naming the syntax."""
+    try:
+        if is_cif:
+            doc = gemmi.cif.read_string(text)
+            return gemmi.make_structure_from_block(doc.sole_block())
+        return gemmi.read_pdb_string(text)
+    except (RuntimeError, ValueError) as exc:
+        raise InputError(
+            f"cannot parse {'mmCIF' if is_cif else 'PDB'}: {exc}", source=source, field="syntax"
+        ) from None
+
+
+def _atom_rows(mdl) -> list[tuple]:
+    """(chain, resname, seqid, atom name, altloc, occupancy, Z, position) of every atom of a model."""
+    rows = []
+    for ch in mdl:
+        for res in ch:
+            for at in res:
+                rows.append((ch.name, res.name, str(res.seqid), at.name, at.altloc, at.occ,
+                             at.element.atomic_number, at.pos))
+    return rows
+
+
+def _resolve_altlocs(rows: list[tuple], altloc_policy: str, source: str, alt_field: str) -> list[tuple]:
+    """Apply the altloc policy: refuse (InputError naming the first atom), or keep the highest-occupancy
+    alternative per (chain, residue, atom) ("majority"; "first" was applied by gemmi before)."""
+    alts = [r for r in rows if r[4] != "\0"]
+    if alts and altloc_policy == "refuse":
+        ch, rn, sq, an, al, oc, _, _ = alts[0]
+        raise InputError(
+            f"atom {an} of residue {rn} {sq} (chain {ch}) has alternate location {al!r} (occupancy {oc:g}); "
+            f"{len(alts)} atoms have altlocs. Pass altloc_policy='first' or 'majority'",
+            source=source,
+            field=alt_field,
+        )
+    if alts and altloc_policy == "majority":
+        best: dict[tuple, int] = {}
+        for i, r in enumerate(rows):
+            if r[4] == "\0":
+                continue
+            key = (r[0], r[2], r[3])
+            j = best.get(key)
+            if j is None or r[5] > rows[j][5]:
+                best[key] = i
+        keep = set(best.values())
+        rows = [r for i, r in enumerate(rows) if r[4] == "\0" or i in keep]
+    return rows
+
+
+def _periodic(st, positions, numbers, labels, prov, expand_symmetry: bool, source: str, cell_field: str):
+    """The crystal Structure of a file's cell (symmetry-expanded when asked)."""
+    cell = st.cell
+    if not cell.is_crystal():
+        raise InputError(
+            f"periodic=True needs a crystal cell; this file has {cell.a:g} {cell.b:g} {cell.c:g} "
+            f"{cell.alpha:g} {cell.beta:g} {cell.gamma:g}",
+            source=source,
+            field=cell_field,
+        )
+    lattice = np.array(cell.orth.mat.tolist(), dtype=np.float64).T  # columns a, b, c -> rows
+    if expand_symmetry:
+        sg = st.find_spacegroup()
+        if sg is None:
+            raise InputError(f"unknown space group {st.spacegroup_hm!r}", source=source, field=cell_field)
+        positions, numbers, labels = _expand(positions, numbers, labels, lattice, sg)
+    return Structure(positions, numbers, lattice, site_labels=labels, provenance=prov)
+
+
 def read_pdb_text(
     text: str,
     *,
@@ -86,64 +155,17 @@ def read_pdb_text(
     alt_field = "_atom_site.label_alt_id" if is_cif else "altLoc"
     atom_field = "_atom_site" if is_cif else "ATOM/HETATM"
     cell_field = "_cell.length_a" if is_cif else "CRYST1"
-    try:
-        if is_cif:
-            doc = gemmi.cif.read_string(text)
-            st = gemmi.make_structure_from_block(doc.sole_block())
-        else:
-            st = gemmi.read_pdb_string(text)
-    except (RuntimeError, ValueError) as exc:
-        raise InputError(
-            f"cannot parse {'mmCIF' if is_cif else 'PDB'}: {exc}", source=source, field="syntax"
-        ) from None
+    st = _parse(text, source, is_cif)
     if len(st) == 0 or st[0].count_atom_sites() == 0:
         raise InputError("no atoms (no ATOM/HETATM records)", source=source, field=atom_field)
     if not 0 <= model < len(st):
         raise InputError(f"model {model} requested, the file has {len(st)}", source=source, field="model")
-    mdl = st[model]
-
     if altloc_policy == "first":
         st.remove_alternative_conformations()
-        mdl = st[model]
-    rows = []  # (chain, resname, seqid, atom name, altloc, occ, z, xyz)
-    for ch in mdl:
-        for res in ch:
-            for at in res:
-                rows.append(
-                    (
-                        ch.name,
-                        res.name,
-                        str(res.seqid),
-                        at.name,
-                        at.altloc,
-                        at.occ,
-                        at.element.atomic_number,
-                        at.pos,
-                    )
-                )
+    rows = _atom_rows(st[model])
     if not rows:
         raise InputError("no atoms in the selected model", source=source, field=atom_field)
-    alts = [r for r in rows if r[4] != "\0"]
-    if alts and altloc_policy == "refuse":
-        ch, rn, sq, an, al, oc, _, _ = alts[0]
-        raise InputError(
-            f"atom {an} of residue {rn} {sq} (chain {ch}) has alternate location {al!r} (occupancy {oc:g}); "
-            f"{len(alts)} atoms have altlocs. Pass altloc_policy='first' or 'majority'",
-            source=source,
-            field=alt_field,
-        )
-    if alts and altloc_policy == "majority":
-        best: dict[tuple, int] = {}
-        for i, r in enumerate(rows):
-            if r[4] == "\0":
-                continue
-            key = (r[0], r[2], r[3])
-            j = best.get(key)
-            if j is None or r[5] > rows[j][5]:
-                best[key] = i
-        keep = set(best.values())
-        rows = [r for i, r in enumerate(rows) if r[4] == "\0" or i in keep]
-
+    rows = _resolve_altlocs(rows, altloc_policy, source, alt_field)
     numbers = np.array([r[6] for r in rows], dtype=np.int64)
     bad = np.flatnonzero(numbers < 1)
     if bad.size:
@@ -159,23 +181,7 @@ def read_pdb_text(
     prov = Provenance(source=source, identifier=ident, sha256=sha256 or sha256_text(text))
     if not periodic:
         return Structure(positions, numbers, None, site_labels=labels, provenance=prov)
-
-    cell = st.cell
-    if not cell.is_crystal():
-        raise InputError(
-            f"periodic=True needs a crystal cell; this file has {cell.a:g} {cell.b:g} {cell.c:g} "
-            f"{cell.alpha:g} {cell.beta:g} {cell.gamma:g}",
-            source=source,
-            field=cell_field,
-        )
-    lattice = np.array(cell.orth.mat.tolist(), dtype=np.float64).T  # columns a, b, c -> rows
-    if expand_symmetry:
-        sg = st.find_spacegroup()
-        if sg is None:
-            raise InputError(f"unknown space group {st.spacegroup_hm!r}", source=source, field=cell_field)
-        positions, numbers, labels = _expand(positions, numbers, labels, lattice, sg)
-    return Structure(positions, numbers, lattice, site_labels=labels, provenance=prov)
-
+    return _periodic(st, positions, numbers, labels, prov, expand_symmetry, source, cell_field)
 
 def _expand(
     pos: np.ndarray, numbers: np.ndarray, labels: tuple[str, ...], lattice: np.ndarray, sg: gemmi.SpaceGroup
