@@ -103,6 +103,12 @@ case("poscar-negative-count", ["certify", "{d}/POSCAR", *_W], 1, "POSCAR",
 case("pdb-garbage", ["certify", "{d}/g.pdb", *_W], 1, "g.pdb", {"g.pdb": "HELLO WORLD\n" * 5})
 case("sdf-empty", ["certify", "{d}/e.sdf", *_W], 1, "e.sdf", {"e.sdf": ""})
 case("limit-atoms", ["--max-atoms", "1", "certify", "{d}/a.cif", *_W], 1, "max_atoms", {"a.cif": GOOD_CIF})
+case("limit-observations", ["--max-observations", "9", "certify", "{d}/a.cif", *_W], 1, "max_observations",
+     {"a.cif": GOOD_CIF})  # 2 atoms × 5 views = 10 > 9
+case("limit-observations-exact", ["--max-observations", "10", "certify", "{d}/a.cif", *_W], 0, "certificate digest",
+     {"a.cif": GOOD_CIF})  # = 10 passes (limits are inclusive); the 2x1x1 tiling below doubles it
+case("limit-observations-tiled", ["--max-observations", "10", "certify", "{d}/a.cif", "--tiling", "2,1,1", *_W], 1,
+     "max_observations", {"a.cif": GOOD_CIF})
 case("limit-bad-value", ["--max-atoms", "0", "certify", "{d}/a.cif", *_W], 2, "max_atoms", {"a.cif": GOOD_CIF})
 
 # --- certify: inputs, layouts and options -------------------------------------------------------------------
@@ -218,5 +224,8 @@ case("audit-1e308", _A, 2, "beyond", {"e.json": '{"a": [["Na", 1e308, 0, 0]]}', 
 case("audit-emitted-not-utf8", _A, 2, "e.json", {"e.json": b'{"a": "\xff"}', "s.json": _S_JSON})
 case("audit-emitted-missing", ["audit-extraction", "--emitted", "{d}/none.json", "--structures", "{d}/s.json",
                                 "--out", "{d}/x"], 2, "none.json", {"s.json": _S_JSON})
+
+case("audit-json-too-big", ["--max-json-bytes", "10", *_A], 2, "max_json_bytes",
+     {"e.json": '{"a": [["Na", 0, 0, 0]]}', "s.json": _S_JSON})
 
 CASES = tuple(C)

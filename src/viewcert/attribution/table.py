@@ -47,6 +47,7 @@ import pandas as pd
 
 from viewcert.attribution.parsing import PARSE_STATUSES
 from viewcert.errors import InputError
+from viewcert.limits import active_limits
 
 COLUMNS: tuple[str, ...] = (
     "run",
@@ -116,6 +117,7 @@ def read_json(path: Path, *, missing: str = "file not found") -> Any:
     valid JSON."""
     src = str(path)
     try:
+        active_limits().check_json_bytes(Path(path).stat().st_size, source=src)
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(missing, source=src) from None

@@ -166,6 +166,13 @@ class CertifyConfig:
         except (TypeError, ValueError) as exc:
             raise InputError(f"invalid setting: {str(exc)[:200]}", field="config") from None
 
+    def points_per_atom(self) -> int:
+        """Observed points per atom of the cell as read: views × tiling × supercell repetitions."""
+        n = len(get_protocol_views(self.protocol, self.views).views)
+        for t in (*self.tiling, *self.supercell):
+            n *= int(t)
+        return n
+
     def check_limits(self, limits: Limits = DEFAULT_LIMITS) -> None:
         """Resource limits this configuration asks for (views, tiling, image pixels), before any work."""
         limits.check_protocol_name(self.protocol)

@@ -52,6 +52,7 @@ class Item:
     label_source: str = ""
     label_conflicts: tuple[str, ...] = ()
     limits: Limits = DEFAULT_LIMITS
+    points_per_atom: int = 0  # observed points per atom (views × tiling × supercell); 0 = not checked
 
     def read(self) -> Structure:
         """The structure, or InputError naming the item; ``limits.max_atoms`` is checked before any work."""
@@ -66,6 +67,8 @@ class Item:
         else:
             raise InputError(f"unknown item kind {self.kind!r}", source=self.id, field="kind")
         self.limits.check_atoms(s.n_atoms, source=self.id)
+        if self.points_per_atom:
+            self.limits.check_observations(s.n_atoms * self.points_per_atom, source=self.id)
         return s
 
 
@@ -88,9 +91,11 @@ class Dataset:
         return {"spec": self.spec, "kind": self.kind, "subset": self.subset, "n_items": len(self.items),
                 "files": dict(sorted(self.files.items()))}
 
-    def with_limits(self, limits: Limits) -> Dataset:
-        """The same items, each checked against ``limits`` when read."""
-        return replace(self, items=tuple(replace(it, limits=limits) for it in self.items))
+    def with_limits(self, limits: Limits, points_per_atom: int = 0) -> Dataset:
+        """The same items, each checked against ``limits`` when read (atoms; with ``points_per_atom``, the
+        observed points atoms × views × repetitions too)."""
+        return replace(self, items=tuple(replace(it, limits=limits, points_per_atom=int(points_per_atom))
+                                         for it in self.items))
 
     def select(self, ids) -> Dataset:
         """The items with these ids, in this dataset's order."""

@@ -199,7 +199,7 @@ def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, 
     cfg = cfg or CertifyConfig()
     cfg.check_limits(limits)
     dataset = input_spec if isinstance(input_spec, Dataset) else load_input(input_spec, subset=subset)
-    dataset = dataset.with_limits(limits)
+    dataset = dataset.with_limits(limits, cfg.points_per_atom())
     workdir = Path(out) / ".shards" if (out is not None and resume) else None
     t0 = time.perf_counter()
     cert, run = run_certification(dataset, cfg, n_workers=n_workers, scheduler=scheduler, workdir=workdir,

@@ -114,7 +114,8 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
     cfg.check_limits(limits)
     spec = input_spec or trusted_input(cert, Path.cwd() if inputs_root is None else inputs_root, str(path))
     try:
-        dataset = load_input(spec, subset=inputs.get("subset") or "eval").with_limits(limits)
+        dataset = load_input(spec, subset=inputs.get("subset") or "eval").with_limits(limits,
+                                                                                      cfg.points_per_atom())
     except InputError as exc:
         rep.input_changes.append(f"cannot load {spec}: {exc}")
         return rep
