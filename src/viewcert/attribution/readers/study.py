@@ -46,6 +46,64 @@ def _rung_from(path: Path, arm_field: str | None) -> str | None:
     return None
 
 
+def _study_item(p, i: int, k: int, parser, src: str, seen: dict[str, int]) -> tuple:
+    """Validate one prediction: (item id, target, the K-or-fewer answers from its votes, pred or None)."""
+    where = f"predictions[{i}] (row {i + 1})"
+    if not isinstance(p, dict):
+        raise InputError(f"{where} is not an object", source=src, field="predictions")
+    iid = require(p, "material_id", source=src, where=where, types=str)
+    if iid in seen:
+        raise InputError(
+            f"{where}: duplicate item id {iid!r} (first at row {seen[iid] + 1})", source=src,
+            field="material_id",
+        )
+    seen[iid] = i
+    truth = canonical_target(parser, p.get("truth"), source=src, where=where, field="truth")
+    votes = require(p, "votes", source=src, where=where, types=dict)
+    answers: list[str] = []
+    for label, count in votes.items():
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise InputError(f"{where}: vote count for {label!r} must be a non-negative integer, got "
+                             f"{count!r}", source=src, field="votes")
+        canon = parser.canonical(label)
+        if canon is None:
+            raise InputError(f"{where}: vote for {label!r}, which is not a label", source=src,
+                             field="votes")
+        answers.extend([canon] * count)
+    if len(answers) > k:
+        raise InputError(f"{where}: {len(answers)} votes for K = {k} samples", source=src, field="votes")
+    pred = p.get("pred")
+    if pred is not None and not isinstance(pred, str):
+        raise InputError(f"{where}: pred must be a string or null", source=src, field="pred")
+    return iid, truth, answers, None if pred is None else parser.canonical(pred)
+
+
+def _study_records(items: list[tuple], k: int, api_left: int, run: str, model: str, rung: str, src: str):
+    """One row per sample (the missing ones api_error while the file's count lasts, in file order, else
+    unparseable): (records, items whose majority vote differs from the file's pred, items with no vote)."""
+    records = []
+    vote_mismatch = []
+    null_items = 0
+    for iid, truth, answers, pred in items:
+        for s, a in enumerate(answers):
+            records.append(row(run=run, model=model, rung=rung, item_id=iid, sample_k=s, raw_output=None,
+                               parsed=ParsedAnswer(a, "ok"), target=truth, category=truth, source_file=src,
+                               harness=HARNESS))
+        for s in range(len(answers), k):
+            if api_left > 0:
+                parsed = ParsedAnswer(None, "api_error", "API error (counted in the file's api_errors)")
+                api_left -= 1
+            else:
+                parsed = ParsedAnswer(None, "unparseable", "no parseable answer recorded for this sample")
+            records.append(row(run=run, model=model, rung=rung, item_id=iid, sample_k=s, raw_output=None,
+                               parsed=parsed, target=truth, category=truth, source_file=src, harness=HARNESS))
+        vote = majority_vote(answers, "first")
+        null_items += vote.answer is None
+        if vote.answer != pred:
+            vote_mismatch.append(iid)
+    return records, vote_mismatch, null_items
+
+
 def read_study(
     path: str | Path,
     *,
@@ -81,42 +139,9 @@ def read_study(
     if declared_api is not None and (not isinstance(declared_api, int) or declared_api < 0):
         raise InputError(f"api_errors must be a count, got {declared_api!r}", source=src, field="api_errors")
     declared_unp = data.get("unparseable")
-
-    # first pass: validate and count failed samples
     seen: dict[str, int] = {}
-    items = []
-    n_missing = 0
-    for i, p in enumerate(preds):
-        where = f"predictions[{i}] (row {i + 1})"
-        if not isinstance(p, dict):
-            raise InputError(f"{where} is not an object", source=src, field="predictions")
-        iid = require(p, "material_id", source=src, where=where, types=str)
-        if iid in seen:
-            raise InputError(
-                f"{where}: duplicate item id {iid!r} (first at row {seen[iid] + 1})", source=src,
-                field="material_id",
-            )
-        seen[iid] = i
-        truth = canonical_target(parser, p.get("truth"), source=src, where=where, field="truth")
-        votes = require(p, "votes", source=src, where=where, types=dict)
-        answers: list[str] = []
-        for label, count in votes.items():
-            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-                raise InputError(f"{where}: vote count for {label!r} must be a non-negative integer, got "
-                                 f"{count!r}", source=src, field="votes")
-            canon = parser.canonical(label)
-            if canon is None:
-                raise InputError(f"{where}: vote for {label!r}, which is not a label", source=src,
-                                 field="votes")
-            answers.extend([canon] * count)
-        if len(answers) > k:
-            raise InputError(f"{where}: {len(answers)} votes for K = {k} samples", source=src, field="votes")
-        pred = p.get("pred")
-        if pred is not None and not isinstance(pred, str):
-            raise InputError(f"{where}: pred must be a string or null", source=src, field="pred")
-        n_missing += k - len(answers)
-        items.append((iid, truth, answers, None if pred is None else parser.canonical(pred)))
-
+    items = [_study_item(p, i, k, parser, src, seen) for i, p in enumerate(preds)]
+    n_missing = sum(k - len(it[2]) for it in items)
     api_left = declared_api or 0
     if api_left > n_missing:
         raise InputError(
@@ -129,26 +154,7 @@ def read_study(
             f"{src}: {n_missing} failed samples, {api_left} of them API errors by the file's count; the "
             "file does not say which, so the first ones in file order are marked api_error"
         )
-    records = []
-    vote_mismatch = []
-    null_items = 0
-    for iid, truth, answers, pred in items:
-        for s, a in enumerate(answers):
-            records.append(row(run=run, model=model, rung=rung, item_id=iid, sample_k=s, raw_output=None,
-                               parsed=ParsedAnswer(a, "ok"), target=truth, category=truth, source_file=src,
-                               harness=HARNESS))
-        for s in range(len(answers), k):
-            if api_left > 0:
-                parsed = ParsedAnswer(None, "api_error", "API error (counted in the file's api_errors)")
-                api_left -= 1
-            else:
-                parsed = ParsedAnswer(None, "unparseable", "no parseable answer recorded for this sample")
-            records.append(row(run=run, model=model, rung=rung, item_id=iid, sample_k=s, raw_output=None,
-                               parsed=parsed, target=truth, category=truth, source_file=src, harness=HARNESS))
-        vote = majority_vote(answers, "first")
-        null_items += vote.answer is None
-        if vote.answer != pred:
-            vote_mismatch.append(iid)
+    records, vote_mismatch, null_items = _study_records(items, k, api_left, run, model, rung, src)
     if vote_mismatch:
         warnings.append(
             f"{src}: the majority vote (tie rule 'first') differs from the file's pred on "
