@@ -181,6 +181,9 @@ case("sweep-sigma-px", ["sweep", "{d}/a.cif", "--sigmas", "1", "--sigma-unit", "
      {"a.cif": GOOD_CIF})
 case("sweep-fibonacci", ["sweep", "{d}/a.cif", "--protocol", "axes-3,fibonacci-100000", *_S], 2, "max_views",
      {"a.cif": GOOD_CIF})
+case("sweep-unreadable-item", ["sweep", "{d}/f", "--deltas", "0.01,0.1", *_S], 1, "item error: item b",
+     {"f/a.cif": GOOD_CIF, "f/b.cif": ""})
+case("sweep-only-unreadable", ["sweep", "{d}/b.cif", "--deltas", "0.01", *_S], 1, "no data block", {"b.cif": ""})
 case("sweep-not-numbers", ["sweep", "{d}/a.cif", "--deltas", "x", *_S], 2, "deltas", {"a.cif": GOOD_CIF})
 
 # --- verify (certificates from elsewhere) ---------------------------------------------------------------------

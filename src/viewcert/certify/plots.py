@@ -73,7 +73,8 @@ def plot_ceiling_vs_delta(rows: list[dict], path: str | Path, *, reference: dict
     fig, ax = plt.subplots(figsize=(6.4, 4))
     by: dict[str, list] = {}
     for r in rows:
-        by.setdefault(r["protocol"], []).append((r["delta"], r["correct"] / r["n"]))
+        if r["n"]:  # a configuration where no item could be certified has no ceiling to draw
+            by.setdefault(r["protocol"], []).append((r["delta"], r["correct"] / r["n"]))
     for name, pts in by.items():
         pts.sort()
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=name)
@@ -90,7 +91,7 @@ def plot_ceiling_vs_delta(rows: list[dict], path: str | Path, *, reference: dict
 def plot_phantom_rate_by_subset(rows: list[dict], path: str | Path) -> Path:
     """Share of items with phantoms per view subset (``rows``: subset, n_views, items_with_phantoms, n)."""
     plt = _fig()
-    rows = sorted(rows, key=lambda r: (r["n_views"], r["subset"]))
+    rows = sorted((r for r in rows if r["n"]), key=lambda r: (r["n_views"], r["subset"]))
     fig, ax = plt.subplots(figsize=(8, 4))
     colors = {2: "#c44e52", 3: "#dd8452", 4: "#4c72b0", 5: "#55a868"}
     ax.bar(range(len(rows)), [r["items_with_phantoms"] / r["n"] for r in rows],

@@ -93,7 +93,7 @@ def _compact(o: dict) -> dict:
             "n_phantoms": orc.get("n_phantoms"), "n_missing": orc.get("n_missing"), "n_points": orc.get("n_points"),
             "unique": o.get("unique"), "exact": o.get("exact"), "reasons": o.get("reasons"), "outcome": o["outcome"],
             "predicted": (o.get("label_reconstructed") or {}).get("crystal_system"),
-            "max_position_error": orc.get("max_position_error")}
+            "max_position_error": orc.get("max_position_error"), "error": o.get("error")}
 
 
 def _noise_module_rates(cell, cfg: CertifyConfig) -> dict:
@@ -136,6 +136,11 @@ class SweepResult:
     def n(self) -> int:
         return len(self.per_item)
 
+    def errors(self) -> list[dict]:
+        """Items that could not be read or certified (under the base configuration), with the reason."""
+        return [{"id": self.dataset.items[i].id, "error": row[0].get("error") or "unknown error"}
+                for i, row in enumerate(self.per_item) if row and row[0]["outcome"] == "error"]
+
     def rows(self, study: str | None = None) -> list[dict]:
         """One aggregate row per configuration (optionally one study)."""
         out = []
@@ -143,17 +148,23 @@ class SweepResult:
             if study is not None and t.study != study:
                 continue
             col = [row[j] for row in self.per_item]
-            k = sum(c["correct"] for c in col)
-            n = len(col)
-            ph = [c["n_phantoms"] or 0 for c in col]
-            out.append({**t.tag(), "correct": k, "n": n, "R1": sig(k / n, 6),
-                        "lower_bound_95_one_sided": sig(clopper_pearson_lower(k, n, 0.95).lower, 6),
-                        "items_with_phantoms": sum(1 for x in ph if x), "phantom_rate": sig(sum(1 for x in ph if x) / n, 6),
-                        "mean_phantoms": sig(sum(ph) / n, 6),
-                        "items_with_missing": sum(1 for c in col if c["n_missing"]),
-                        "errors": sum(1 for c in col if c["outcome"] == "error"),
+            scored = [c for c in col if c["outcome"] != "error"]  # unreadable items are not in R1's n
+            k = sum(c["correct"] for c in scored)
+            n = len(scored)
+            ph = [c["n_phantoms"] or 0 for c in scored]
+
+            def rate(x: float, n=n) -> float | None:
+                return sig(x / n, 6) if n else None
+
+            out.append({**t.tag(), "correct": k, "n": n, "R1": rate(k),
+                        "lower_bound_95_one_sided": sig(clopper_pearson_lower(k, n, 0.95).lower, 6) if n else None,
+                        "items_with_phantoms": sum(1 for x in ph if x), "phantom_rate": rate(sum(1 for x in ph if x)),
+                        "mean_phantoms": rate(sum(ph)),
+                        "items_with_missing": sum(1 for c in scored if c["n_missing"]),
+                        "errors": len(col) - n,
                         "failures": ";".join(self.dataset.items[i].id for i, row in enumerate(self.per_item)
-                                             if not row[j]["correct"]) if k > n - 40 else f"{n - k} items"})
+                                             if not row[j]["correct"] and row[j]["outcome"] != "error")
+                        if k > n - 40 else f"{n - k} items"})
         return out
 
     def noise_rows(self) -> list[dict]:
@@ -165,7 +176,7 @@ class SweepResult:
         out = []
         for (p, s, d, tau, unit), cols in groups.items():
             ks = [sum(row[j]["correct"] for row in self.per_item) for j in cols]
-            n = self.n
+            n = sum(1 for row in self.per_item if row[cols[0]]["outcome"] != "error")
             m = sum(ks) / len(ks)
             sd = math.sqrt(sum((k - m) ** 2 for k in ks) / (len(ks) - 1)) if len(ks) > 1 else 0.0
             runs = [row[j] for row in self.per_item for j in cols]
@@ -177,7 +188,7 @@ class SweepResult:
 
             out.append({"protocol": p, "sigma": s, "sigma_unit": unit, "delta": d, "tau": tau, "seeds": len(ks),
                         "correct_per_seed": " ".join(map(str, ks)), "mean_correct": sig(m, 6), "sd_correct": sig(sd, 4),
-                        "n": n, "mean_R1": sig(m / n, 6),
+                        "n": n, "mean_R1": sig(m / n, 6) if n else None,
                         "recovery_rate": rate("recovered"), "exact_rate": rate("exact"),
                         "phantom_rate": rate("phantom"), "failure_rate": rate("failed"),
                         "phantom_rate_certify": sig(sum(1 for r in runs if r["n_phantoms"]) / len(runs), 6)})

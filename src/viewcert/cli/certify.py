@@ -211,6 +211,7 @@ def sweep_cmd(
                     scheduler=scheduler, out=check_out(out))
     typer.echo(res.text())
     typer.echo(f"wrote tables and plots to {out}")
+    item_errors(res.errors())
 
 
 def register(app: typer.Typer) -> None:
