@@ -137,3 +137,19 @@ def test_ccd_stereocentres_equal_the_dictionary_labels(code, n_centres):
     # the dictionary labels as stereogenic (P_alpha, P_beta, by its own R/S flags).
     assert len(st.source) == n_centres
     assert dict(st.rdkit) == dict(st.source)
+
+
+@pytest.mark.parametrize("code", ["IBP", "CLR"])
+def test_ideal_shortcut_equals_the_full_path(code):
+    pytest.importorskip("biotite")
+    from viewcert.cameras import get_protocol
+    from viewcert.io.ccd import ccd_record
+
+    s = ccd_record(code).structure
+    cams = get_protocol("render-ceiling-5").cameras(s)
+    obs = observe(s, cams, ObservationModel())
+    rec = reconstruct(obs, delta=DELTA)
+    unique = analyse(rec, s, DELTA).unique
+    full = handedness(s, obs, delta=DELTA, reconstruction=rec, unique=unique)
+    fast = handedness(s, obs, delta=DELTA, reconstruction=rec, unique=unique, ideal=True)
+    assert unique and fast == full and fast.status == "determined"

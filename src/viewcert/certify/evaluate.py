@@ -259,7 +259,8 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
         mol = molecule_outcome(cell, obs, rec, rep, delta=cfg.delta, tau=cfg.tau, levels=cfg.molecule_levels,
                                observe_fn=lambda s, c: observe_as(s, c, cfg.observe, model=cfg.observation_model(),
                                                                   min_pixels=cfg.min_pixels, style=cfg.style),
-                               cross_check=cfg.molecule_cross_check, **bond_graph(item))
+                               cross_check=cfg.molecule_cross_check, **bond_graph(item),
+                               ideal=cfg.observe == "ideal" and not cfg.occlusion and cfg.sigma == 0)
         by_level = mol["correct_by_level"]
         correct = all(by_level.values())
     reasons = _reasons(rec, rep, periodic=periodic, rendered_label=rendered_label, recon_label=recon_label,

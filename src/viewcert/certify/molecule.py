@@ -242,13 +242,16 @@ def handedness(
     unique: bool | None = None,
     observe_fn: Callable[[Structure, Sequence], Observations] | None = None,
     pg: PointGroup | None = None,
+    ideal: bool = False,
 ) -> Handedness:
     """Decide whether ``observations`` of ``structure`` fix its handedness (module docstring).
 
     reconstruction: the oracle's result on ``observations`` (its accepted points hold every consistent
     image's atoms); unique: Φ_δ = ∅ and every atom recovered; delta_3d: the oracle's 3D tolerance in Å
     (default δ when δ is in Å); observe_fn(structure, cameras): how observations are made (default:
-    ``observe`` with the observations' own model); pg: the molecule's point group at δ_3d if known."""
+    ``observe`` with the observations' own model); pg: the molecule's point group at δ_3d if known; ideal:
+    the observations are exact projections of every atom (no occlusion, no noise), which lets a proven case
+    skip re-observing the camera mirrors."""
     if structure.is_periodic:
         raise InputError("handedness is defined here for molecules (no lattice)", field="structure")
     if delta_unit == "px" and delta_3d is None:
@@ -266,6 +269,14 @@ def handedness(
             tol,
         )
     cams = observations.cameras
+    complete = all(len(v) == structure.n_atoms for v in observations.views)
+    if ideal and unique and len(cams) >= 2 and complete:
+        # the proof below settles it; with ideal projections each camera mirror M_k projects exactly onto
+        # view k (single_view_resolves False), and no mirror can be a witness (it would contradict the proof)
+        per = tuple(False if c.kind == "orthographic" else None for c in cams)
+        return Handedness("determined", "Φ_δ = ∅ with every atom recovered and no improper operation within "
+                          f"{tol:g} Å: a consistent mirror image would be an improper symmetry", True, pg.symbol,
+                          tol, "", per)
     per_view: list[bool | None] = []
     witness = ""
     for k, cam in enumerate(cams):
@@ -278,7 +289,6 @@ def handedness(
         return Handedness(
             "not_determined", f"the {witness} is consistent with every view within δ", witness=witness, **res
         )
-    complete = all(len(v) == structure.n_atoms for v in observations.views)
     if unique and len(cams) >= 2 and complete:
         return Handedness(
             "determined",
@@ -406,6 +416,7 @@ def molecule_outcome(
     levels: Sequence[str] = MOLECULE_LEVELS,
     observe_fn=None,
     cross_check: bool = False,
+    ideal: bool = False,
     bonds=None,
     charges=None,
     source_labels=None,
@@ -430,7 +441,7 @@ def molecule_outcome(
             theirs = f"error: {type(exc).__name__}"
         xc = PointGroupCheck(pg_in.symbol, theirs, tau).to_dict()
     hand = handedness(structure, observations, delta=delta, reconstruction=reconstruction, unique=unique,
-                      observe_fn=observe_fn, pg=pg_in if tau == delta else None)
+                      observe_fn=observe_fn, pg=pg_in if tau == delta else None, ideal=ideal)
     by_level = {"uniqueness": unique, "point_group": pg_rec == pg_in.symbol,
                 "handedness": hand.status in ("determined", "achiral")}
     stereo = None
