@@ -52,6 +52,90 @@ def _metric_value(value: Any) -> Any:
     return value
 
 
+def _read_id_map(id_map: str | Path) -> dict[str, str]:
+    """The {doc_id: item_id} JSON object of an id map file."""
+    try:
+        raw_map = json.loads(Path(id_map).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read id_map: {exc}", source=str(id_map), field="id_map") from None
+    if not isinstance(raw_map, dict):
+        raise InputError("id_map must be a JSON object {doc_id: item_id}", source=str(id_map),
+                         field="id_map")
+    return {str(k): str(v) for k, v in raw_map.items()}
+
+
+def _document(line: str, where: str, src: str) -> tuple[dict, list, list]:
+    """One JSONL line checked (doc_id, target, responses): (object, outputs, raw outputs)."""
+    try:
+        obj = json.loads(line)
+    except ValueError as exc:
+        raise InputError(f"{where}: not valid JSON ({exc})", source=src) from None
+    if not isinstance(obj, dict):
+        raise InputError(f"{where}: not a JSON object", source=src)
+    if "doc_id" not in obj:
+        raise InputError(f"{where} lacks 'doc_id'", source=src, field="doc_id")
+    doc_id = obj["doc_id"]
+    if isinstance(doc_id, bool) or not isinstance(doc_id, (int, str)):
+        raise InputError(f"{where}: doc_id must be an integer or string, got {type(doc_id).__name__}",
+                         source=src, field="doc_id")
+    if "target" not in obj:
+        raise InputError(f"{where} lacks 'target'", source=src, field="target")
+    if "filtered_resps" in obj:
+        outputs = _flatten(obj["filtered_resps"])
+        raws = _flatten(obj["resps"]) if "resps" in obj else outputs
+        if len(raws) != len(outputs):
+            raws = outputs
+    elif "resps" in obj:
+        outputs = raws = _flatten(obj["resps"])
+    else:
+        raise InputError(f"{where} has neither 'filtered_resps' nor 'resps'", source=src,
+                         field="filtered_resps")
+    if not outputs:
+        raise InputError(f"{where}: no responses", source=src, field="filtered_resps")
+    return obj, outputs, raws
+
+
+def _item_id(obj: dict, where: str, src: str, id_field: str | None, mapping: dict[str, str] | None) -> str:
+    """The item id of a document: its id_field (top level or in a metric dict), else id_map[doc_id], else
+    doc_id."""
+    doc_id = obj["doc_id"]
+    if id_field is not None:
+        iid = obj.get(id_field)
+        if iid is None:
+            for v in obj.values():
+                if isinstance(v, dict) and id_field in v:
+                    iid = v[id_field]
+                    break
+        if iid is None:
+            raise InputError(f"{where}: no {id_field!r} at top level or in a metric dict", source=src,
+                             field=id_field)
+    elif mapping is not None:
+        if str(doc_id) not in mapping:
+            raise InputError(f"{where}: doc_id {doc_id!r} is not in id_map", source=src, field="doc_id")
+        iid = mapping[str(doc_id)]
+    else:
+        iid = doc_id
+    return str(iid)
+
+
+def _doc_score(obj: dict, outputs: list, where: str, src: str, metric: str | None):
+    """The harness's own score of a single-response document (the given metric, else the first
+    non-standard numeric key), None otherwise."""
+    metric_key = metric
+    if metric_key is None:
+        for k, v in obj.items():
+            if k not in STANDARD_KEYS and _metric_value(v) is not None and not isinstance(
+                _metric_value(v), (list, str)
+            ):
+                metric_key = k
+                break
+    elif metric_key not in obj:
+        raise InputError(f"{where} lacks metric {metric_key!r}", source=src, field=metric_key)
+    if metric_key is not None and len(outputs) == 1:
+        return as_score(_metric_value(obj[metric_key]), source=src, where=where, field=metric_key)
+    return None
+
+
 def read_lmms_eval(
     path: str | Path,
     *,
@@ -75,16 +159,7 @@ def read_lmms_eval(
     if not rung:
         raise InputError("the rung must come from the manifest", source=src, field="rung")
     rung = canonical_rung(rung, source=src)
-    mapping: dict[str, str] | None = None
-    if id_map is not None:
-        try:
-            raw_map = json.loads(Path(id_map).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise InputError(f"cannot read id_map: {exc}", source=str(id_map), field="id_map") from None
-        if not isinstance(raw_map, dict):
-            raise InputError("id_map must be a JSON object {doc_id: item_id}", source=str(id_map),
-                             field="id_map")
-        mapping = {str(k): str(v) for k, v in raw_map.items()}
+    mapping = _read_id_map(id_map) if id_map is not None else None
     records = []
     seen: dict[str, int] = {}
     stem = path.stem
@@ -93,67 +168,14 @@ def read_lmms_eval(
         if not line.strip():
             continue
         where = f"line {n}"
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            raise InputError(f"{where}: not valid JSON ({exc})", source=src) from None
-        if not isinstance(obj, dict):
-            raise InputError(f"{where}: not a JSON object", source=src)
-        if "doc_id" not in obj:
-            raise InputError(f"{where} lacks 'doc_id'", source=src, field="doc_id")
-        doc_id = obj["doc_id"]
-        if isinstance(doc_id, bool) or not isinstance(doc_id, (int, str)):
-            raise InputError(f"{where}: doc_id must be an integer or string, got {type(doc_id).__name__}",
-                             source=src, field="doc_id")
-        if "target" not in obj:
-            raise InputError(f"{where} lacks 'target'", source=src, field="target")
-        if "filtered_resps" in obj:
-            outputs = _flatten(obj["filtered_resps"])
-            raws = _flatten(obj["resps"]) if "resps" in obj else outputs
-            if len(raws) != len(outputs):
-                raws = outputs
-        elif "resps" in obj:
-            outputs = raws = _flatten(obj["resps"])
-        else:
-            raise InputError(f"{where} has neither 'filtered_resps' nor 'resps'", source=src,
-                             field="filtered_resps")
-        if not outputs:
-            raise InputError(f"{where}: no responses", source=src, field="filtered_resps")
-        if id_field is not None:
-            iid = obj.get(id_field)
-            if iid is None:
-                for v in obj.values():
-                    if isinstance(v, dict) and id_field in v:
-                        iid = v[id_field]
-                        break
-            if iid is None:
-                raise InputError(f"{where}: no {id_field!r} at top level or in a metric dict", source=src,
-                                 field=id_field)
-        elif mapping is not None:
-            if str(doc_id) not in mapping:
-                raise InputError(f"{where}: doc_id {doc_id!r} is not in id_map", source=src, field="doc_id")
-            iid = mapping[str(doc_id)]
-        else:
-            iid = doc_id
-        iid = str(iid)
+        obj, outputs, raws = _document(line, where, src)
+        iid = _item_id(obj, where, src, id_field, mapping)
         if iid in seen:
             raise InputError(f"{where}: duplicate item id {iid!r} (first at line {seen[iid]})", source=src,
                              field="doc_id" if id_field is None else id_field)
         seen[iid] = n
         target = canonical_target(parser, obj["target"], source=src, where=where, field="target")
-        metric_key = metric
-        if metric_key is None:
-            for k, v in obj.items():
-                if k not in STANDARD_KEYS and _metric_value(v) is not None and not isinstance(
-                    _metric_value(v), (list, str)
-                ):
-                    metric_key = k
-                    break
-        elif metric_key not in obj:
-            raise InputError(f"{where} lacks metric {metric_key!r}", source=src, field=metric_key)
-        doc_score = None
-        if metric_key is not None and len(outputs) == 1:
-            doc_score = as_score(_metric_value(obj[metric_key]), source=src, where=where, field=metric_key)
+        doc_score = _doc_score(obj, outputs, where, src, metric)
         category = None
         for v in obj.values():
             if isinstance(v, dict) and isinstance(v.get("category"), str):
