@@ -121,6 +121,38 @@ def _completion(output: Any) -> str | None:
     return None
 
 
+def _parsed(s: dict, parser: AnswerParser) -> tuple[str | None, ParsedAnswer]:
+    """(completion text, parsed answer) of a sample: a sample error is api_error, a content-filter stop is
+    refused, else the parser's answer."""
+    output = s.get("output") or {}
+    text = _completion(output)
+    err = s.get("error") or (output.get("error") if isinstance(output, dict) else None)
+    if err:
+        msg = err.get("message", "") if isinstance(err, dict) else str(err)
+        return text, ParsedAnswer(None, "api_error", f"sample error: {msg[:80]}")
+    if isinstance(output, dict) and any(
+        (c or {}).get("stop_reason") == "content_filter" for c in output.get("choices") or []
+    ):
+        return text, ParsedAnswer(None, "refused", "stopped by the provider's content filter")
+    return text, parser.parse(text)
+
+
+def _score(s: dict, where: str, src: str, scorer: str | None):
+    """The harness's own score of a sample (the named scorer, else the first), None without scores."""
+    scores = s.get("scores") or {}
+    if not scores:
+        return None
+    if not isinstance(scores, dict):
+        raise InputError(f"{where}: scores must be an object", source=src, field="scores")
+    name = scorer or next(iter(scores))
+    if name not in scores:
+        raise InputError(f"{where}: no score from scorer {name!r} (has {sorted(scores)})", source=src,
+                         field="scores")
+    entry = scores[name]
+    value = entry.get("value") if isinstance(entry, dict) else entry
+    return as_score(value, source=src, where=where, field=f"scores.{name}.value")
+
+
 def read_inspect(
     path: str | Path,
     *,
@@ -170,30 +202,8 @@ def read_inspect(
                 raise InputError(f"{where}: {len(target)} targets; one expected", source=src, field="target")
             target = target[0]
         target = canonical_target(parser, target, source=src, where=where, field="target")
-        output = s.get("output") or {}
-        text = _completion(output)
-        err = s.get("error") or (output.get("error") if isinstance(output, dict) else None)
-        if err:
-            msg = err.get("message", "") if isinstance(err, dict) else str(err)
-            parsed = ParsedAnswer(None, "api_error", f"sample error: {msg[:80]}")
-        elif isinstance(output, dict) and any(
-            (c or {}).get("stop_reason") == "content_filter" for c in output.get("choices") or []
-        ):
-            parsed = ParsedAnswer(None, "refused", "stopped by the provider's content filter")
-        else:
-            parsed = parser.parse(text)
-        scores = s.get("scores") or {}
-        score = None
-        if scores:
-            if not isinstance(scores, dict):
-                raise InputError(f"{where}: scores must be an object", source=src, field="scores")
-            name = scorer or next(iter(scores))
-            if name not in scores:
-                raise InputError(f"{where}: no score from scorer {name!r} (has {sorted(scores)})", source=src,
-                                 field="scores")
-            entry = scores[name]
-            value = entry.get("value") if isinstance(entry, dict) else entry
-            score = as_score(value, source=src, where=where, field=f"scores.{name}.value")
+        text, parsed = _parsed(s, parser)
+        score = _score(s, where, src, scorer)
         meta = s.get("metadata") if isinstance(s.get("metadata"), dict) else {}
         cat = meta.get("category", meta.get("crystal_system"))
         records.append(row(run=run, model=model, rung=rung, item_id=str(sid), sample_k=epoch - 1,
