@@ -183,3 +183,31 @@ def test_long_thin_planar_molecule_is_cs():
     # line. A known cause of disagreement, flagged by the cross-check rather than resolved.
     chk = cross_checked_point_group(pos, z, 0.01)
     assert (chk.ours, chk.pymatgen, chk.agree) == ("Cs", "C∞v", False)
+
+
+def test_mirror_found_when_least_squares_alone_misses_it():
+    # Eight pairs mirror-symmetric in z, one atom pushed 0.03 Å along z. The reflection through the centroid
+    # that fits best in least squares leaves a largest residual of 0.0253 Å > τ = 0.0247 Å; a reflection
+    # with every residual ≤ τ exists (0.0241 Å, found below by brute force over plane normals: the
+    # definition), so the group is Cs.
+    rng = np.random.default_rng(3)
+    half = rng.uniform(-3, 3, size=(8, 3)) + np.array([0, 0, 4.0])
+    half[:, 2] = np.abs(half[:, 2]) + 0.5
+    pos = np.vstack([half, half * np.array([1, 1, -1.0])])
+    pos[0, 2] += 0.03
+    z = np.array([6, 7, 8, 9, 15, 16, 17, 35] * 2)
+    tau = 0.0247
+    c = pos.mean(axis=0)
+    pair = np.r_[np.arange(8, 16), np.arange(8)]
+
+    def worst(n):
+        n = n / np.linalg.norm(n)
+        img = (pos - c) - 2 * np.outer((pos - c) @ n, n)
+        return np.linalg.norm(img - (pos[pair] - c), axis=1).max()
+
+    grid = np.radians(np.arange(-1.0, 1.0001, 0.02))
+    best = min(worst(np.array([np.sin(a), np.sin(b), 1.0])) for a in grid for b in grid)
+    assert best <= tau  # the definition: some reflection maps every atom within τ
+    assert worst(np.array([0, 0, 1.0])) > tau  # the plain z-mirror does not
+    assert point_group(pos, z, tau).symbol == "Cs"
+    assert point_group(pos, z, 0.02).symbol == "C1"  # below the best reflection's 0.0241 Å

@@ -7,7 +7,9 @@ found exhaustively: pick a reference atom a off the centre and a second atom b n
 through c, each from the rarest (label, radius) class; any operation maps a to a same-label atom a' at the
 same radius and b to some b' with |a'b'| = |ab|, and the pair (a', b') fixes one proper and one improper
 candidate. Each candidate is matched against all atoms (cKDTree), its bijection refit by orthogonal
-Procrustes (det kept), and accepted when every refit residual is ≤ τ. The operations then classify the
+Procrustes (det kept) and, when the largest residual is just above τ, by Lawson's minimax reweighting (the
+test is on the largest residual, which least squares does not minimise), and accepted when every residual
+is ≤ τ. The operations then classify the
 group: the proper subgroup by its order and axes (Cn, Dn, T, O, I), the full group by the kind of improper
 operations (σh, σv, i, S2n). Linear sets get C∞v or D∞h, a single atom Kh.
 
@@ -111,6 +113,27 @@ def _procrustes(x: np.ndarray, y: np.ndarray, proper: bool) -> np.ndarray:
     return u @ np.diag(d) @ vt
 
 
+def _minimax(x: np.ndarray, y: np.ndarray, proper: bool, m: np.ndarray, iters: int = 40) -> tuple[np.ndarray, float]:
+    """Lower the largest residual ‖M x_i − y_i‖ of a least-squares fit by Lawson's reweighting (weights grow
+    with each point's residual); returns the best (M, largest residual) seen. The tolerance test is on the
+    largest residual, which least squares does not minimise."""
+    best_m, best = m, float(np.linalg.norm(x @ m.T - y, axis=1).max())
+    w = np.full(len(x), 1.0 / len(x))
+    for _ in range(iters):
+        r = np.linalg.norm(x @ m.T - y, axis=1)
+        w = w * (r + 1e-15)
+        w /= w.sum()
+        u, _, vt = np.linalg.svd((y * w[:, None]).T @ x)
+        d = np.ones(3)
+        if np.linalg.det(u @ vt) * (1.0 if proper else -1.0) < 0:
+            d[2] = -1.0
+        m = u @ np.diag(d) @ vt
+        top = float(np.linalg.norm(x @ m.T - y, axis=1).max())
+        if top < best:
+            best_m, best = m, top
+    return best_m, best
+
+
 def _match(rel: np.ndarray, lab: np.ndarray, m: np.ndarray, trees: dict, tol: float) -> np.ndarray | None:
     """Label-preserving bijection of rel under m within tol (indices), or None."""
     img = rel @ m.T
@@ -190,6 +213,8 @@ def symmetry_operations(
                 continue
             m = _procrustes(rel, rel[perm], proper)
             res = np.linalg.norm(rel @ m.T - rel[perm], axis=1).max()
+            if tolerance < res <= 3 * tolerance:
+                m, res = _minimax(rel, rel[perm], proper, m)
             if res > tolerance or _match(rel, lab, m, trees, tolerance) is None:
                 continue
             if any(np.abs(m - o).max() < 1e-3 for o in ops):
