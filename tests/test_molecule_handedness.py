@@ -153,3 +153,18 @@ def test_ideal_shortcut_equals_the_full_path(code):
     full = handedness(s, obs, delta=DELTA, reconstruction=rec, unique=unique)
     fast = handedness(s, obs, delta=DELTA, reconstruction=rec, unique=unique, ideal=True)
     assert unique and fast == full and fast.status == "determined"
+
+
+def test_c2_axis_perpendicular_to_two_orthogonal_views_defeats_them():
+    # For orthogonal view directions d1, d2 and a C2 axis along n = d1 × d2:
+    # (I − 2 d1 d1ᵀ)(2 n nᵀ − I) = I − 2 d2 d2ᵀ, so M1(X) = M1(C2 X) = M2(X): one mirror image is the depth
+    # flip of both views and matches both. Hydrogen peroxide (C2, chiral) with its C2 axis along x, views
+    # front (−z) and top (−y): not determined. Turned off the axis, the same two views determine it.
+    pos = np.array([[0, 0.725, 0], [0, -0.725, 0], [0.35, 1.0, 0.85], [0.35, -1.0, -0.85]])
+    z = np.array([8, 8, 1, 1])
+    front, top = cam((0, 0, -1), name="front"), cam((0, -1, 0), up=(0, 0, -1), name="top")
+    s = Structure(pos, z)
+    assert decide(s, [front]).chiral  # C2 only: no improper operation
+    assert decide(s, [front, top]).status == "not_determined"
+    turned = Structure(pos @ look_at((0.3, 0.5, -0.8)).T, z)
+    assert decide(turned, [front, top]).status == "determined"

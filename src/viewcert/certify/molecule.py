@@ -24,6 +24,10 @@ view by view, the observed labelled 2D points (one-to-one, same label, within δ
   improper image of X whose atoms sit one-to-one on same-label accepted points (within 2·δ_3d; images of
   three well-spread reference atoms enumerate them) is re-observed and compared view by view. None
   consistent: ``determined``; one consistent: ``not_determined`` with that witness.
+- **Two views are not always enough.** For orthogonal view directions d1, d2 and a C2 axis of X along
+  n = d1 × d2: (I − 2 d1 d1ᵀ)(2 n nᵀ − I) = I − 2 d2 d2ᵀ, so M1(X) = M1(C2 X) = M2(X) is the depth flip of
+  both views at once. A chiral C2 molecule with its axis perpendicular to both views (ethylene glycol,
+  gauche, in the CCD's frame under front + top) keeps its handedness hidden.
 - A camera mirror M_k consistent with every view is always a witness (``not_determined``); anything else
   (one perspective view, occluded views without uniqueness) is ``undecided``: no proof, no witness.
 
