@@ -48,7 +48,7 @@ from viewcert.benchmark.prompts import (
 )
 from viewcert.benchmark.settings import DEFAULT_TILING, TASKS, ExportSettings
 from viewcert.benchmark.vlmevalkit import mcq_tsv
-from viewcert.cameras.protocols import get_protocol
+from viewcert.cameras.protocol_files import resolve_protocol
 from viewcert.certify import CertifyConfig, conventional_cell
 from viewcert.certify.certificate import write_certificate
 from viewcert.certify.inputs import load_input
@@ -177,7 +177,7 @@ def export_item(job: tuple) -> dict:
                 "formula": s.formula, "n_cell_atoms": s.n_atoms,
                 "r3_prompt": r3_prompt(s if settings.r3_cell == "rendered" else raw)})
 
-    proto = get_protocol(settings.protocol)
+    proto = resolve_protocol(settings.protocol)  # a name or a .toml/.json protocol file
     cams = frame_cameras(s, proto, style=settings.style, tiling=settings.tiling, width=settings.size,
                          height=settings.size, kind=settings.kind)
     scene = build_scene(s, settings.style, tiling=settings.tiling)
@@ -263,7 +263,7 @@ def build_benchmark(
     errors = [r for r in records if "error" in r]
     good = [r for r in records if "error" not in r and r.get("answer")]
     choices = crystal_systems()
-    question = image_question(settings, get_protocol(settings.protocol).view_names)
+    question = image_question(settings, resolve_protocol(settings.protocol).view_names)
     jsonl, r3 = question_files(good, question, choices, settings.task)
     write_text_atomic(out / "benchmark.jsonl", jsonl)
     write_text_atomic(out / "r3_prompts.jsonl", r3)

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from viewcert.cameras.camera import Camera, OrthographicCamera, PerspectiveCamera
-from viewcert.cameras.protocols import Protocol, get_protocol
+from viewcert.cameras.protocol_files import resolve_protocol
 from viewcert.errors import CameraError, InputError
 from viewcert.render._kernels_pass1 import _bin_primitives
 from viewcert.render._kernels_pass2 import _render_kernel, _render_serial
@@ -268,7 +268,7 @@ def frame_cameras(
 ) -> tuple[Camera, ...]:
     """Letterbox-framed cameras of a named protocol (or a Protocol) for ``structure`` drawn in ``style``:
     the drawn atoms grown by the largest drawn radius, plus the drawn box."""
-    proto = protocol if isinstance(protocol, Protocol) else get_protocol(str(protocol))
+    proto = resolve_protocol(protocol)  # a name, a .toml/.json protocol file or a Protocol
     st = get_style(style, radius_scale=radius_scale, radius=radius)
     pad = float(st.atom_radii(structure.numbers).max())
     return proto.cameras(structure, width=width, height=height, tiling=tuple(tiling), pad=pad, kind=kind,
