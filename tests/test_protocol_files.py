@@ -224,6 +224,7 @@ def test_certificate_from_a_protocol_file_verifies(tmp_path):
     cfg = CertifyConfig(protocol=str(f), views=("matrix", "down_x", "pymol"))
     cert = certify("builtin:prototypes", cfg, out=tmp_path / "out", n_workers=1, plots=False, progress=False)
     assert cert["protocol"]["file"] == {"path": str(f), "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
+    assert cert["config"]["protocol_sha256"] == cert["protocol"]["file"]["sha256"]  # in shard fingerprints too
     assert [v["name"] for v in cert["protocol"]["views"]] == ["matrix", "down_x", "pymol"]
     rep = verify_certificate(tmp_path / "out" / "certificate.json", input_spec="builtin:prototypes", n_workers=1,
                              progress=False)

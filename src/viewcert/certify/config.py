@@ -7,7 +7,13 @@ from dataclasses import asdict, dataclass, fields, replace
 from functools import lru_cache
 from pathlib import PurePath
 
-from viewcert.cameras.protocol_files import ProtocolSpec, is_protocol_file, resolve_protocol, spec_from_dict
+from viewcert.cameras.protocol_files import (
+    ProtocolSpec,
+    is_protocol_file,
+    read_protocol_file,
+    resolve_protocol,
+    spec_from_dict,
+)
 from viewcert.cameras.protocols import Protocol
 from viewcert.certify.molecule import MOLECULE_LEVELS
 from viewcert.errors import InputError
@@ -137,6 +143,8 @@ class CertifyConfig:
         d = asdict(self)
         if isinstance(self.protocol, Protocol):  # recorded in full (rotation form) so from_dict rebuilds it
             d["protocol"] = ProtocolSpec(self.protocol).to_dict()
+        elif is_protocol_file(self.protocol):  # the file's bytes: shard fingerprints and verify see an edit
+            d["protocol_sha256"] = read_protocol_file(self.protocol).sha256
         d["views"] = None if self.views is None else list(self.views)
         d["tiling"] = list(self.tiling)
         d["supercell"] = list(self.supercell)
