@@ -108,6 +108,22 @@ def interruptible():
         signal.signal(signal.SIGTERM, old)
 
 
+@contextlib.contextmanager
+def killed_by_signals():
+    """Ctrl-C and SIGTERM terminate the process at once (the operating system's default) while the block
+    runs: for work with nothing to keep that must not be interrupted half-way in Python, such as compiling
+    the numba kernels (a KeyboardInterrupt inside LLVM leaves a process that crashes on exit)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {s: signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
 def _terminate(pool: ProcessPoolExecutor) -> None:
     """Stop a pool now: cancel queued chunks and terminate the running workers (finished shards are on
     disk already)."""

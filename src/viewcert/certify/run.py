@@ -30,7 +30,7 @@ from viewcert.certify.molecule import molecule_summary_lines
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.oracle.jit import cache_is_cold, mark_warm
-from viewcert.parallel import MapResult, map_items
+from viewcert.parallel import MapResult, killed_by_signals, map_items
 
 
 def fingerprint(dataset: Dataset, cfg: CertifyConfig, task: str = "certify") -> str:
@@ -50,8 +50,10 @@ def run_certification(dataset: Dataset, cfg: CertifyConfig, *, n_workers: int | 
         print("viewcert: first run — compiling the numerical kernels once (cached for later runs) ...",
               file=sys.stderr, flush=True)
     if scheduler is None and n_workers != 1 and len(dataset.items) > 1:
-        # compile (or load) the kernels here, once: forked workers inherit them instead of each compiling
-        certify_item(dataset.items[0], cfg)
+        # compile (or load) the kernels here, once: forked workers inherit them instead of each compiling;
+        # a signal meanwhile ends the process at once (nothing is lost: no shard is written yet)
+        with killed_by_signals():
+            certify_item(dataset.items[0], cfg)
     run = map_items(functools.partial(certify_item, cfg=cfg), dataset.items, keys=[it.id for it in dataset.items],
                     workdir=wd, n_workers=n_workers, scheduler=scheduler, chunk_size=chunk_size, fingerprint=fp,
                     progress=progress, description=f"certify {len(dataset)} items")

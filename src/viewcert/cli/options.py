@@ -6,6 +6,7 @@ import contextvars
 import functools
 import os
 import re
+import sys
 from pathlib import Path
 
 import typer
@@ -31,7 +32,11 @@ def guarded(fn):
             raise
         except KeyboardInterrupt:
             typer.echo("viewcert: interrupted (finished shards are kept; rerun to resume)", err=True)
-            raise typer.Exit(130) from None
+            sys.stdout.flush()
+            sys.stderr.flush()
+            # at once: finished shards are on disk (atomic writes), and the interpreter's own exit can take
+            # seconds or crash after an interrupted numba compilation
+            os._exit(130)
         except Exception as exc:  # noqa: BLE001 - the one place every failure becomes one line
             if _debug():
                 raise
