@@ -7,12 +7,12 @@ from pathlib import Path
 
 import typer
 
-from viewcert.cli.options import guarded
+from viewcert.cli.options import guarded, one_line
 from viewcert.errors import InputError
 
 
 def _fail(exc: Exception) -> None:
-    typer.secho(f"error: {exc}", err=True, fg="red")
+    typer.secho(f"viewcert: error: {one_line(exc)}", err=True, fg="red")
     raise typer.Exit(2)
 
 
