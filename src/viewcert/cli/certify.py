@@ -170,7 +170,8 @@ def sweep_cmd(
     subsets: bool = typer.Option(False, help="every subset (≥ 2 views) of each protocol"),
     deltas: str = typer.Option(None, help="comma-separated δ values (Å) for a δ sweep"),
     sigmas: str = typer.Option(None, help="comma-separated noise σ values for a noise sweep"),
-    sigma_unit: str = typer.Option("angstrom", help="unit of σ: px | angstrom"),
+    sigma_unit: str = typer.Option("angstrom", help="unit of σ: angstrom (the noise sweep's δ = max(δ, 4·√2·κ·σ) "
+                                                    "needs Å; px is refused)"),
     seeds: int = typer.Option(3, help="noise seeds per σ"),
     delta: float = typer.Option(0.01, help="δ for the subset and noise studies (Å)"),
     symprec: float = typer.Option(None, help="τ (Å); default = δ of the base configuration"),
