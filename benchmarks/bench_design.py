@@ -32,14 +32,15 @@ from pathlib import Path
 
 import numpy as np
 
+from viewcert.design.pareto import BASELINES as STUDY
+from viewcert.design.pareto import DELTAS, maas_predicted, margin_stats, phantom_census
+
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "render-ceiling"
 E3 = DATA / "data" / "e3"
 ANCHORS = REPO.parent / "shared" / "anchors"
 RESULTS = REPO / "benchmarks" / "results"
-DELTAS = (0.01, 0.05, 0.15)
 CAP = 0.6
-STUDY = ("render-ceiling-5", "render-ceiling-5-offaxis", "axes-3", "axes-6")
 
 
 def load_e3():
@@ -54,60 +55,12 @@ def load_e3():
     return ids, cells, {r["material_id"]: r["crystal_system"] for r in rows}, cifs
 
 
-def phantom_census(cells, protocol, deltas, pairs_modes=("first", "all")) -> dict:
-    from viewcert.observe import ObservationModel, observe
-    from viewcert.oracle import analyse, reconstruct
-
-    out = {f"{m}@{d:g}": 0 for m in pairs_modes for d in deltas}
-    for s in cells:
-        obs = observe(s, protocol.cameras(s), ObservationModel())
-        for m in pairs_modes:
-            for d in deltas:
-                rep = analyse(reconstruct(obs, delta=d, pairs=m, lattice=s.lattice), s, d)
-                out[f"{m}@{d:g}"] += int(rep.n_phantoms > 0)
-    return out
-
-
-def maas_predicted(cells, protocol, deltas) -> dict:
-    """Per view pair: Σ over structures of same-label pairs i ≠ j with |n·(p_i − p_j)| ≤ δ."""
-    out = {}
-    for va, vb in itertools.combinations(protocol.views, 2):
-        n = np.cross(va.direction, vb.direction)
-        if np.linalg.norm(n) < 1e-9:
-            continue
-        n /= np.linalg.norm(n)
-        counts = dict.fromkeys(deltas, 0)
-        for s in cells:
-            for z in np.unique(s.numbers):
-                e = s.positions[s.numbers == z] @ n
-                g = np.abs(e[:, None] - e[None, :])[~np.eye(len(e), dtype=bool)]
-                for d in deltas:
-                    counts[d] += int((g <= d).sum())
-        out[f"{va.name}|{vb.name}"] = {f"{d:g}": c for d, c in counts.items()}
-    return out
-
-
 def pair_measured(cells, protocol, deltas) -> dict:
     """Per view pair: phantom items and points of the 2-view subset (all-pairs oracle)."""
     out = {}
     for a, b in itertools.combinations(protocol.view_names, 2):
         sub = protocol.subset([a, b])
         out[f"{a}|{b}"] = phantom_census(cells, sub, deltas, ("all",))
-    return out
-
-
-def margin_stats(cells, protocol) -> dict:
-    """Quantiles of δ* and of δ_exact (Å, capped at CAP): min, 5th percentile (11th of 210), median."""
-    from viewcert.design.margin import uniqueness_margin
-
-    rots = np.array([v.rotation for v in protocol.views])
-    ms = [uniqueness_margin(s, rots, upper=CAP) for s in cells]
-    k = int(np.ceil(0.05 * len(ms)))
-    out = {"cap": CAP}
-    for key, vals in (("delta_star", [m.delta_star for m in ms]),
-                      ("delta_exact", [min(m.delta_exact, m.delta_star) for m in ms])):
-        v = np.sort(vals)
-        out[key] = {"min": float(v[0]), "p5": float(v[k - 1]), "median": float(np.median(v))}
     return out
 
 

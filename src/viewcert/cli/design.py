@@ -63,6 +63,8 @@ def design_cmd(
     cap: float = typer.Option(0.6, help="δ* above this (Å) counts as this"),
     seed: int = typer.Option(0, help="turns the candidate spiral (0: not turned)"),
     subset: str = typer.Option("eval", help="study layout: eval | all"),
+    pareto: bool = typer.Option(False, help="also design K = 2…6 and write pareto.csv/json beside "
+                                            "render-ceiling-5, its off-axis variant, axes-3 and axes-6"),
 ) -> None:
     """Choose K view directions maximising the worst-case and 5th-percentile uniqueness margin δ*."""
     import re
@@ -91,8 +93,27 @@ def design_cmd(
     (out / "design.json").write_text(json.dumps({"input": str(input_spec), **d.to_dict()}, indent=1) + "\n")
     stereographic_plot({d.protocol.name: d.protocol}, cells, out / "directions.png")
     delta_star_plot({d.protocol.name: d.delta_star}, out / "delta_star.png", cap=cap)
+    if pareto:
+        _pareto(cells, cfg, out)
     typer.echo(f"{d.protocol.name}: worst {margin} margin {d.worst:.4f} Å, 5th percentile {d.p5:.4f} Å over {len(cells)} "
                f"structures ({d.evaluations} view sets evaluated); wrote {out / 'protocol.toml'}")
+
+
+def _pareto(cells, cfg, out: Path) -> None:
+    from dataclasses import replace
+
+    from viewcert.cameras.protocols import get_protocol
+    from viewcert.design.designer import design_views
+    from viewcert.design.pareto import BASELINES, flat_row, protocol_row
+
+    protos = [design_views(cells, replace(cfg, views=k), name=f"designed-{k}").protocol
+              for k in range(max(2, len(cfg.keep)), 7)]
+    protos += [get_protocol(n) for n in BASELINES]
+    rows = [protocol_row(cells, p, cap=cfg.cap) for p in protos]
+    _write_csv(out / "pareto.csv", [flat_row(r) for r in rows])
+    (out / "pareto.json").write_text(json.dumps({"config": cfg.to_dict(), "rows": rows,
+                                                 "protocols": {p.name: p.to_dict() for p in protos}}, indent=1) + "\n")
+    typer.echo(f"wrote {out / 'pareto.csv'} ({len(rows)} protocols)")
 
 
 def margin_cmd(
