@@ -357,6 +357,164 @@ def _triclinic_candidates(a, b, c, alpha, beta, gamma):
     )
 
 
+def _conv_orthorhombic(m, frac, z, origin, international: str):
+    """pymatgen's orthorhombic/cubic branch (C- and A-centred settings first). Returns (new lattice,
+    transformation, frac, Z, origin)."""
+    transf = np.zeros(shape=(3, 3), dtype=np.float64)
+    abc = _lengths(m)
+    sorted_lengths = sorted(abc)
+    sorted_idx = sorted(range(3), key=abc.__getitem__)  # sorted_dic's orig_index (stable by length)
+    if international.startswith("C"):
+        transf[2] = [0, 0, 1]
+        a, b = sorted(abc[:2])
+        for i, j in enumerate(sorted((0, 1), key=abc.__getitem__)):
+            transf[i][j] = 1
+        c = abc[2]
+    elif international.startswith("A"):
+        transf[2] = [1, 0, 0]
+        a, b = sorted(abc[1:])
+        for i, j in enumerate(sorted((1, 2), key=abc.__getitem__)):
+            transf[i][j] = 1
+        c = abc[0]
+    else:
+        for i, j in enumerate(sorted_idx):
+            transf[i][j] = 1
+        a, b, c = sorted_lengths
+    new_lat = _from_parameters(a, b, c, 90, 90, 90)
+    return new_lat, transf, frac, z, origin
+
+
+def _conv_tetragonal(m, frac, z, origin, international: str):
+    """pymatgen's tetragonal branch. Returns (new lattice, transformation, frac, Z, origin)."""
+    tol = 1e-5
+    transf = np.zeros(shape=(3, 3), dtype=np.float64)
+    abc = _lengths(m)
+    sorted_lengths = sorted(abc)
+    sorted_idx = sorted(range(3), key=abc.__getitem__)  # sorted_dic's orig_index (stable by length)
+    a, b, c = sorted_lengths
+    for i, j in enumerate(sorted_idx):
+        transf[i][j] = 1
+    if abs(b - c) < tol < abs(a - c):
+        a, c = c, a
+        transf = np.dot([[0, 0, 1], [0, 1, 0], [1, 0, 0]], transf)
+    new_lat = _from_parameters(a, a, c, 90, 90, 90)
+    return new_lat, transf, frac, z, origin
+
+
+def _conv_hexagonal(m, frac, z, origin, international: str):
+    """pymatgen's hexagonal/rhombohedral branch (rhombohedral cells to the hexagonal supercell). Returns (new
+    lattice, transformation, frac, Z, origin)."""
+    transf = np.zeros(shape=(3, 3), dtype=np.float64)
+    abc = _lengths(m)
+    if np.allclose(abc, abc[0], atol=1e-3, rtol=0.0) and np.allclose(
+        _angles(m), _angles(m)[0], atol=1e-2, rtol=0.0
+    ):
+        m_s, frac, z, origin = _rhombohedral_supercell(m, frac, z, origin)
+        a, b, c = sorted(_lengths(m_s))
+    else:
+        a, b, c = abc
+    if abs(b - c) < 0.001:
+        a, c = c, a
+    new_lat = _matrix([[a / 2, -a * math.sqrt(3) / 2, 0], [a / 2, a * math.sqrt(3) / 2, 0], [0, 0, c]])
+    transf = np.eye(3, dtype=np.float64)
+    return new_lat, transf, frac, z, origin
+
+
+def _conv_monoclinic(m, frac, z, origin, international: str):
+    """pymatgen's monoclinic branch, international_monoclinic=True (beta the non-right angle). Returns (new
+    lattice, transformation, frac, Z, origin)."""
+    transf = np.zeros(shape=(3, 3), dtype=np.float64)
+    abc = _lengths(m)
+    sorted_idx = sorted(range(3), key=abc.__getitem__)  # sorted_dic's orig_index (stable by length)
+    new_matrix = None
+    if international.startswith("C"):
+        transf[2] = [0, 0, 1]
+        idx = sorted((0, 1), key=abc.__getitem__)
+        a, b, c = abc[idx[0]], abc[idx[1]], abc[2]
+        for tp2 in itertools.permutations(range(2), 2):
+            latt2 = _matrix([m[tp2[0]], m[tp2[1]], m[2]])
+            lengths, angles = _lengths(latt2), _angles(latt2)
+            alpha_degrees = angles[0]
+            if math.isclose(alpha_degrees, 90, rel_tol=0, abs_tol=1e-10):
+                continue
+            transf = np.zeros(shape=(3, 3))
+            transf[2][2] = 1
+            if alpha_degrees > 90:
+                flipped = _matrix([-m[tp2[0]], -m[tp2[1]], m[2]])
+                a, b, c = _lengths(flipped)
+                alpha_degrees = _angles(flipped)[0]
+                transf[0][tp2[0]] = -1
+                transf[1][tp2[1]] = -1
+            elif alpha_degrees < 90:
+                transf[0][tp2[0]] = 1
+                transf[1][tp2[1]] = 1
+                a, b, c = lengths
+                alpha_degrees = angles[0]
+            alpha_radians = math.radians(alpha_degrees)
+            new_matrix = [[a, 0, 0], [0, b, 0], [0, c * cos(alpha_radians), c * sin(alpha_radians)]]
+        if new_matrix is None:
+            new_matrix = [[a, 0, 0], [0, b, 0], [0, 0, c]]
+            for i, j in enumerate(idx):
+                transf[i][j] = 1
+    else:
+        for tp3 in itertools.permutations(range(3), 3):
+            perm = _matrix([m[tp3[0]], m[tp3[1]], m[tp3[2]]])
+            a, b, c = _lengths(perm)
+            alpha = _angles(perm)[0]
+            if math.isclose(alpha, 90, rel_tol=0, abs_tol=1e-10) or b >= c:
+                continue
+            transf = np.zeros(shape=(3, 3))
+            transf[2][tp3[2]] = 1
+            if alpha > 90 and b < c:
+                flipped = _matrix([-m[tp3[0]], -m[tp3[1]], m[tp3[2]]])
+                a, b, c = _lengths(flipped)
+                alpha = _angles(flipped)[0]
+                transf[0][tp3[0]] = -1
+                transf[1][tp3[1]] = -1
+            elif alpha < 90 and b < c:
+                transf[0][tp3[0]] = 1
+                transf[1][tp3[1]] = 1
+            alpha = math.radians(alpha)
+            new_matrix = [[a, 0, 0], [0, b, 0], [0, c * cos(alpha), c * sin(alpha)]]
+        if new_matrix is None:
+            new_matrix = list(np.zeros(shape=(3, 3)))
+            for i, j in enumerate(sorted_idx):
+                new_matrix[i] = m[j]
+                transf[i][j] = 1
+    # international_monoclinic=True: beta is the non-right angle
+    op = [[0, 1, 0], [1, 0, 0], [0, 0, -1]]
+    transf = np.dot(op, transf)
+    new_matrix = np.dot(op, new_matrix)
+    if _angles(_matrix(new_matrix))[1] < 90:
+        op = [[-1, 0, 0], [0, -1, 0], [0, 0, 1]]
+        transf = np.dot(op, transf)
+        new_matrix = np.dot(op, new_matrix)
+    new_lat = _matrix(new_matrix)
+    return new_lat, transf, frac, z, origin
+
+
+def _conv_triclinic(m, frac, z, origin, international: str):
+    """pymatgen's triclinic branch: LLL reduction (Structure.get_reduced_structure("LLL")), then pymatgen's
+    test matrices. Returns (new lattice, transformation, frac, Z, origin)."""
+    transf = np.zeros(shape=(3, 3), dtype=np.float64)
+    red, _ = _lll(m)
+    if not _lattice_eq(red, m):
+        frac = np.mod(_to_new_lattice(frac, m, red), 1)
+        m = _matrix(red)
+    a, b, c = _lengths(m)
+    alpha, beta, gamma = (math.radians(i) for i in _angles(m))
+    new_matrix = None
+    for test_matrix, t in _triclinic_candidates(a, b, c, alpha, beta, gamma):
+        if _reciprocal_all_acute_or_obtuse(test_matrix):
+            transf, new_matrix = t, test_matrix
+    if new_matrix is None:  # pymatgen fails here too (Lattice(None))
+        raise InputError("no sign choice of the LLL-reduced triclinic cell has all-acute or all-obtuse "
+                         "reciprocal angles (pymatgen's triclinic convention is undefined here)",
+                         field="structure")
+    new_lat = _matrix(new_matrix)
+    return new_lat, transf, frac, z, origin
+
+
 def _pymatgen_conventional(lat0: np.ndarray, frac0: np.ndarray, z0: np.ndarray, international: str,
                            number: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Port of ``get_conventional_standard_structure(international_monoclinic=True)`` starting from
@@ -366,138 +524,11 @@ def _pymatgen_conventional(lat0: np.ndarray, frac0: np.ndarray, z0: np.ndarray, 
     order = _sorted_order(z0)
     frac, z, origin = frac0[order], z0[order], order
     m = _matrix(lat0)
-
-    tol = 1e-5
-    transf = np.zeros(shape=(3, 3), dtype=np.float64)
     latt_type = _lattice_type(international, number)
-    abc = _lengths(m)
-    sorted_lengths = sorted(abc)
-    sorted_idx = sorted(range(3), key=abc.__getitem__)  # sorted_dic's orig_index (stable by length)
-
-    if latt_type in ("orthorhombic", "cubic"):
-        if international.startswith("C"):
-            transf[2] = [0, 0, 1]
-            a, b = sorted(abc[:2])
-            for i, j in enumerate(sorted((0, 1), key=abc.__getitem__)):
-                transf[i][j] = 1
-            c = abc[2]
-        elif international.startswith("A"):
-            transf[2] = [1, 0, 0]
-            a, b = sorted(abc[1:])
-            for i, j in enumerate(sorted((1, 2), key=abc.__getitem__)):
-                transf[i][j] = 1
-            c = abc[0]
-        else:
-            for i, j in enumerate(sorted_idx):
-                transf[i][j] = 1
-            a, b, c = sorted_lengths
-        new_lat = _from_parameters(a, b, c, 90, 90, 90)
-
-    elif latt_type == "tetragonal":
-        a, b, c = sorted_lengths
-        for i, j in enumerate(sorted_idx):
-            transf[i][j] = 1
-        if abs(b - c) < tol < abs(a - c):
-            a, c = c, a
-            transf = np.dot([[0, 0, 1], [0, 1, 0], [1, 0, 0]], transf)
-        new_lat = _from_parameters(a, a, c, 90, 90, 90)
-
-    elif latt_type in ("hexagonal", "rhombohedral"):
-        if np.allclose(abc, abc[0], atol=1e-3, rtol=0.0) and np.allclose(
-            _angles(m), _angles(m)[0], atol=1e-2, rtol=0.0
-        ):
-            m_s, frac, z, origin = _rhombohedral_supercell(m, frac, z, origin)
-            a, b, c = sorted(_lengths(m_s))
-        else:
-            a, b, c = abc
-        if abs(b - c) < 0.001:
-            a, c = c, a
-        new_lat = _matrix([[a / 2, -a * math.sqrt(3) / 2, 0], [a / 2, a * math.sqrt(3) / 2, 0], [0, 0, c]])
-        transf = np.eye(3, dtype=np.float64)
-
-    elif latt_type == "monoclinic":
-        new_matrix = None
-        if international.startswith("C"):
-            transf[2] = [0, 0, 1]
-            idx = sorted((0, 1), key=abc.__getitem__)
-            a, b, c = abc[idx[0]], abc[idx[1]], abc[2]
-            for tp2 in itertools.permutations(range(2), 2):
-                latt2 = _matrix([m[tp2[0]], m[tp2[1]], m[2]])
-                lengths, angles = _lengths(latt2), _angles(latt2)
-                alpha_degrees = angles[0]
-                if math.isclose(alpha_degrees, 90, rel_tol=0, abs_tol=1e-10):
-                    continue
-                transf = np.zeros(shape=(3, 3))
-                transf[2][2] = 1
-                if alpha_degrees > 90:
-                    flipped = _matrix([-m[tp2[0]], -m[tp2[1]], m[2]])
-                    a, b, c = _lengths(flipped)
-                    alpha_degrees = _angles(flipped)[0]
-                    transf[0][tp2[0]] = -1
-                    transf[1][tp2[1]] = -1
-                elif alpha_degrees < 90:
-                    transf[0][tp2[0]] = 1
-                    transf[1][tp2[1]] = 1
-                    a, b, c = lengths
-                    alpha_degrees = angles[0]
-                alpha_radians = math.radians(alpha_degrees)
-                new_matrix = [[a, 0, 0], [0, b, 0], [0, c * cos(alpha_radians), c * sin(alpha_radians)]]
-            if new_matrix is None:
-                new_matrix = [[a, 0, 0], [0, b, 0], [0, 0, c]]
-                for i, j in enumerate(idx):
-                    transf[i][j] = 1
-        else:
-            for tp3 in itertools.permutations(range(3), 3):
-                perm = _matrix([m[tp3[0]], m[tp3[1]], m[tp3[2]]])
-                a, b, c = _lengths(perm)
-                alpha = _angles(perm)[0]
-                if math.isclose(alpha, 90, rel_tol=0, abs_tol=1e-10) or b >= c:
-                    continue
-                transf = np.zeros(shape=(3, 3))
-                transf[2][tp3[2]] = 1
-                if alpha > 90 and b < c:
-                    flipped = _matrix([-m[tp3[0]], -m[tp3[1]], m[tp3[2]]])
-                    a, b, c = _lengths(flipped)
-                    alpha = _angles(flipped)[0]
-                    transf[0][tp3[0]] = -1
-                    transf[1][tp3[1]] = -1
-                elif alpha < 90 and b < c:
-                    transf[0][tp3[0]] = 1
-                    transf[1][tp3[1]] = 1
-                alpha = math.radians(alpha)
-                new_matrix = [[a, 0, 0], [0, b, 0], [0, c * cos(alpha), c * sin(alpha)]]
-            if new_matrix is None:
-                new_matrix = list(np.zeros(shape=(3, 3)))
-                for i, j in enumerate(sorted_idx):
-                    new_matrix[i] = m[j]
-                    transf[i][j] = 1
-        # international_monoclinic=True: beta is the non-right angle
-        op = [[0, 1, 0], [1, 0, 0], [0, 0, -1]]
-        transf = np.dot(op, transf)
-        new_matrix = np.dot(op, new_matrix)
-        if _angles(_matrix(new_matrix))[1] < 90:
-            op = [[-1, 0, 0], [0, -1, 0], [0, 0, 1]]
-            transf = np.dot(op, transf)
-            new_matrix = np.dot(op, new_matrix)
-        new_lat = _matrix(new_matrix)
-
-    else:  # triclinic: LLL reduction (Structure.get_reduced_structure("LLL")), then pymatgen's test matrices
-        red, _ = _lll(m)
-        if not _lattice_eq(red, m):
-            frac = np.mod(_to_new_lattice(frac, m, red), 1)
-            m = _matrix(red)
-        a, b, c = _lengths(m)
-        alpha, beta, gamma = (math.radians(i) for i in _angles(m))
-        new_matrix = None
-        for test_matrix, t in _triclinic_candidates(a, b, c, alpha, beta, gamma):
-            if _reciprocal_all_acute_or_obtuse(test_matrix):
-                transf, new_matrix = t, test_matrix
-        if new_matrix is None:  # pymatgen fails here too (Lattice(None))
-            raise InputError("no sign choice of the LLL-reduced triclinic cell has all-acute or all-obtuse "
-                             "reciprocal angles (pymatgen's triclinic convention is undefined here)",
-                             field="structure")
-        new_lat = _matrix(new_matrix)
-
+    branch = {"orthorhombic": _conv_orthorhombic, "cubic": _conv_orthorhombic, "tetragonal": _conv_tetragonal,
+              "hexagonal": _conv_hexagonal, "rhombohedral": _conv_hexagonal,
+              "monoclinic": _conv_monoclinic}.get(latt_type, _conv_triclinic)
+    new_lat, transf, frac, z, origin = branch(m, frac, z, origin, international)
     new_frac = np.mod(frac @ transf.T, 1)
     order = _sorted_order(z)
     return new_lat, new_frac[order], z[order], origin[order]
