@@ -16,7 +16,13 @@ audit the atoms a model claims to see. Reads result files and certificates; neve
 """
 
 from viewcert.attribution.extraction import ExtractionAudit, audit_extraction
-from viewcert.attribution.ladder import Ceiling, Ladder, build_ladder, ceiling_from_certificate, ceiling_from_number
+from viewcert.attribution.ladder import (
+           Ceiling,
+           Ladder,
+           build_ladder,
+           ceiling_from_certificate,
+           ceiling_from_number,
+)
 from viewcert.attribution.parsing import ParsedAnswer, get_parser, majority_vote
 from viewcert.attribution.pipeline import run_extraction, run_ladder, study_report
 from viewcert.attribution.report import Report, write_report
