@@ -333,6 +333,37 @@ def _pbc_close(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (np.abs(d) < SITE_TOLERANCE).all(axis=-1)
 
 
+def _fractional(cols: dict, n: int, labels: list[str], src: str) -> np.ndarray:
+    """Fractional coordinates (n, 3) of the atom sites, with pymatgen's 1/3, 2/3 snapping."""
+    try:  # one conversion for the common case; _floats names the bad value otherwise
+        frac = np.array(cols["_atom_site_fract_x"] + cols["_atom_site_fract_y"] + cols["_atom_site_fract_z"],
+                        dtype=np.float64)
+        frac = frac.reshape(3, n).T.copy()
+        if not np.isfinite(frac).all() or np.abs(frac).max() > 1e6:
+            raise ValueError
+    except ValueError:
+        frac = np.empty((n, 3))
+        for k, tag in enumerate(("_atom_site_fract_x", "_atom_site_fract_y", "_atom_site_fract_z")):
+            frac[:, k] = _floats(cols[tag], tag, labels, src)
+    # pymatgen's finite-precision fix: |f/(1/3) - 1| <= 1e-4 -> 1/3, same for 2/3 (in place, per value).
+    for third in (1 / 3, 2 / 3):
+        frac[np.abs(frac / third - 1.0) <= 1e-4] = third
+    return frac
+
+
+def _site_numbers(raw_types, labels: list[str], src: str) -> np.ndarray:
+    """Atomic numbers of the sites from _atom_site_type_symbol (else the labels); unknown symbols raise."""
+    syms = [_unquote(x) for x in raw_types] if raw_types else labels
+    zs = np.empty(len(syms), dtype=np.int64)
+    for i, sym in enumerate(syms):
+        z = _element(sym)
+        if z is None:
+            tag = "_atom_site_type_symbol" if raw_types else "_atom_site_label"
+            raise InputError(f"site {labels[i]!r}: unknown element symbol {sym!r}", source=src, field=tag)
+        zs[i] = z
+    return zs
+
+
 def _structure_from_block(block: gemmi.cif.Block, prov: Provenance, policy: str, order: str) -> Structure:
     src = prov.source or prov.identifier
     a, b, c = (_value(block, f"_cell_length_{x}", src) for x in "abc")
@@ -357,27 +388,8 @@ def _structure_from_block(block: gemmi.cif.Block, prov: Provenance, policy: str,
             raise InputError("missing atom coordinate column", source=src, field=tag)
         if col is not None and len(col) != n:
             raise InputError(f"{tag} has {len(col)} values for {n} atoms", source=src, field=tag)
-    try:  # one conversion for the common case; _floats names the bad value otherwise
-        frac = np.array(fx + cols["_atom_site_fract_y"] + cols["_atom_site_fract_z"], dtype=np.float64)
-        frac = frac.reshape(3, n).T.copy()
-        if not np.isfinite(frac).all() or np.abs(frac).max() > 1e6:
-            raise ValueError
-    except ValueError:
-        frac = np.empty((n, 3))
-        for k, tag in enumerate(("_atom_site_fract_x", "_atom_site_fract_y", "_atom_site_fract_z")):
-            frac[:, k] = _floats(cols[tag], tag, labels, src)
-    # pymatgen's finite-precision fix: |f/(1/3) - 1| <= 1e-4 -> 1/3, same for 2/3 (in place, per value).
-    for third in (1 / 3, 2 / 3):
-        frac[np.abs(frac / third - 1.0) <= 1e-4] = third
-
-    syms = [_unquote(x) for x in raw_types] if raw_types else labels
-    zs = np.empty(n, dtype=np.int64)
-    for i, sym in enumerate(syms):
-        z = _element(sym)
-        if z is None:
-            tag = "_atom_site_type_symbol" if raw_types else "_atom_site_label"
-            raise InputError(f"site {labels[i]!r}: unknown element symbol {sym!r}", source=src, field=tag)
-        zs[i] = z
+    frac = _fractional(cols, n, labels, src)
+    zs = _site_numbers(raw_types, labels, src)
 
     occ_col = cols.get("_atom_site_occupancy")
     occ = _floats(occ_col, "_atom_site_occupancy", labels, src) if occ_col is not None else None
