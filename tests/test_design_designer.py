@@ -17,9 +17,9 @@ from viewcert.design.designer import (
     rotation_for,
     zone_axes,
 )
-from viewcert.design.margin import uniqueness_margin
 from viewcert.design.occlusion import view_occlusion
 from viewcert.errors import InputError
+from viewcert.oracle.margin import uniqueness_margin
 from viewcert.symmetry import conventional_standard_cell
 
 

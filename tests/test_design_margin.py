@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from strategies import crystals, molecules, oracle_random_rotations
 from viewcert.cameras.pose import look_at
-from viewcert.design.margin import uniqueness_margin
+from viewcert.oracle.margin import uniqueness_margin
 from viewcert.structures import Structure
 
 

@@ -126,8 +126,8 @@ def margin_cmd(
     import numpy as np
 
     from viewcert.cameras.protocol_files import resolve_protocol
-    from viewcert.design.margin import uniqueness_margin
     from viewcert.design.plots import delta_star_plot
+    from viewcert.oracle.margin import uniqueness_margin
 
     p = resolve_protocol(protocol)
     rots = np.array([v.rotation for v in p.views])

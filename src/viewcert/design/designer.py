@@ -1,6 +1,6 @@
 """View designer: choose K orthographic view directions for a set of structures.
 
-Objective: the set's margins (``design.margin``; by default δ_exact, the margin below which no false
+Objective: the set's margins (``oracle.margin``; by default δ_exact, the margin below which no false
 candidate exists at all, so the reconstruction is the structure whatever the oracle's merge policy; or δ*,
 the phantom margin, with ``margin="phantom"``) — the worst case and the 5th percentile (the ⌈0.05·n⌉-th
 smallest), compared lexicographically ("both", default), or either alone ("worst", "p5"); or "items": the
@@ -30,9 +30,9 @@ import numpy as np
 from viewcert.cameras.conditioning import pair_kappa, short_lattice_vectors
 from viewcert.cameras.pose import look_at
 from viewcert.cameras.protocols import Protocol, View, fibonacci_directions
-from viewcert.design.margin import MarginProblem, pair_normals, uniqueness_margin
 from viewcert.design.occlusion import orbits, view_occlusion
 from viewcert.errors import InputError
+from viewcert.oracle.margin import MarginProblem, pair_normals, uniqueness_margin
 
 OBJECTIVES = ("both", "worst", "p5", "items")
 MARGINS = ("phantom", "exact")  # δ* (no phantom point) or δ_exact (no false candidate at all)

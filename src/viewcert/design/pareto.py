@@ -10,10 +10,10 @@ import itertools
 import numpy as np
 
 from viewcert.cameras.conditioning import protocol_kappa
-from viewcert.design.margin import MarginProblem, uniqueness_margin
 from viewcert.design.occlusion import protocol_occlusion
 from viewcert.observe import ObservationModel, observe
 from viewcert.oracle import analyse, reconstruct
+from viewcert.oracle.margin import MarginProblem, uniqueness_margin
 
 DELTAS = (0.01, 0.05, 0.15)
 BASELINES = ("render-ceiling-5", "render-ceiling-5-offaxis", "axes-3", "axes-6")
