@@ -147,14 +147,21 @@ def _label_search(p, dirs, normals, upper, lattice):
     x, rho = tuple_residuals(p, dirs, tuples)
     keep = rho < upper
     tuples, x, rho = tuples[keep], x[keep], rho[keep]
-    dist = _nearest_atom_distance(x, p, lattice)
-    false = ~((rho <= TRUE_EPS) & (dist <= TRUE_EPS))  # coincident projections of one atom are that atom
-    exact = float(rho[false].min()) if false.any() else math.inf
-    phantom = false & (rho < dist)
-    if phantom.any():
-        cand = np.flatnonzero(phantom)
-        i = cand[np.lexsort((np.arange(len(cand)), rho[cand]))[0]]
-        best = (float(rho[i]), tuple(int(t) for t in tuples[i]), x[i], float(dist[i]))
+    tiny = np.flatnonzero(rho <= TRUE_EPS)  # only these can be an atom seen identically by every view
+    atom = np.zeros(len(rho), dtype=bool)
+    atom[tiny] = _nearest_atom_distance(x[tiny], p, lattice) <= TRUE_EPS  # coincident projections: that atom
+    exact = float(rho[~atom].min()) if (~atom).any() else math.inf
+    order = np.lexsort((np.arange(len(rho)), rho))  # by ρ, then by enumeration order
+    start, chunk = 0, 256
+    while start < len(order):  # distances in ρ order, in growing chunks: stop at the first phantom
+        sel = order[start:start + chunk]
+        sel = sel[~atom[sel]]
+        dist = _nearest_atom_distance(x[sel], p, lattice)
+        hit = np.flatnonzero(rho[sel] < dist)
+        if len(hit):
+            i = sel[hit[0]]
+            return (float(rho[i]), tuple(int(t) for t in tuples[i]), x[i], float(dist[hit[0]])), exact
+        start, chunk = start + chunk, 2 * chunk
     return best, exact
 
 
