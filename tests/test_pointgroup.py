@@ -211,3 +211,14 @@ def test_mirror_found_when_least_squares_alone_misses_it():
     assert worst(np.array([0, 0, 1.0])) > tau  # the plain z-mirror does not
     assert point_group(pos, z, tau).symbol == "Cs"
     assert point_group(pos, z, 0.02).symbol == "C1"  # below the best reflection's 0.0241 Å
+
+
+def test_operations_that_fit_but_do_not_compose_give_the_group_they_generate():
+    # CCD 3F7 (ideal coordinates): at τ = 0.01 Å two C2 rotations about perpendicular axes fit but their
+    # product does not quite; the symbol is that of the group they generate (D2), never an invalid "D1".
+    pytest.importorskip("biotite")
+    from viewcert.io.ccd import ccd_record
+
+    s = ccd_record("3F7").structure
+    pg = point_group(s.positions, s.numbers, 0.01)
+    assert pg.symbol == "D2" and pg.order == 4 and not pg.closed  # regression pin (found by the CCD census)
