@@ -45,7 +45,9 @@ class CertifyConfig:
     is spglib's alone unless cross_check_reconstruction. label_shortcuts: the rendered cell's spglib label
     comes from the standardisation's dataset when τ and the angle tolerance equal std_symprec and
     std_angle_tolerance, and the reconstruction's from the rendered cell's when the two are the same atoms
-    within 1e-9 Å (viewcert.symmetry.shortcuts; False runs a fresh spglib call each time)."""
+    within 1e-9 Å (viewcert.symmetry.shortcuts; False runs a fresh spglib call each time). margin: record each
+    item's uniqueness margin δ* (Å; ``viewcert.oracle.margin``: ideal observations of the rendered cell through
+    the protocol's orthographic views, independent of δ, σ and the observation mode)."""
 
     protocol: str | Protocol = "render-ceiling-5"
     views: tuple[str, ...] | None = None
@@ -78,6 +80,7 @@ class CertifyConfig:
     style: str = "study"  # drawing style of the rendered ID buffer (observe=visible|pixel-centroid)
     molecule_levels: tuple[str, ...] = MOLECULE_LEVELS  # what a molecule is scored on (certify.molecule)
     molecule_cross_check: bool = True  # pymatgen's PointGroupAnalyzer on each input molecule at τ
+    margin: bool = False  # δ* per item (oracle.margin); opt-in: on e3 it makes certify 2.5-3.5x slower
 
     def __post_init__(self) -> None:
         # protocol: a registry name, a .toml/.json protocol file, or a Protocol (a dict is one recorded by to_dict)
@@ -136,6 +139,8 @@ class CertifyConfig:
                              field="sigma")
         if int(self.min_pixels) != self.min_pixels or self.min_pixels < 1:
             raise InputError(f"min_pixels must be a positive integer, got {self.min_pixels}", field="min_pixels")
+        if not isinstance(self.margin, bool):
+            raise InputError(f"margin must be true or false, got {self.margin!r}", field="margin")
         if not 0 < self.confidence < 1:
             raise InputError(f"confidence must be in (0, 1), got {self.confidence}", field="confidence")
 
@@ -151,7 +156,8 @@ class CertifyConfig:
         if d["style"] == "study":  # the default is left out so certificates written before the field keep digests
             del d["style"]
         d["molecule_levels"] = list(self.molecule_levels)
-        for k, default in (("molecule_levels", list(MOLECULE_LEVELS)), ("molecule_cross_check", True)):
+        for k, default in (("molecule_levels", list(MOLECULE_LEVELS)), ("molecule_cross_check", True),
+                           ("margin", False)):
             if d[k] == default:  # defaults left out: certificates written before these fields keep digests
                 del d[k]
         return d

@@ -32,7 +32,9 @@ from viewcert.certify.config import CertifyConfig, get_protocol_views
 from viewcert.certify.digests import cameras_digest, cell_digest
 from viewcert.certify.inputs import Item
 from viewcert.certify.molecule import bond_graph, molecule_outcome
+from viewcert.errors import InputError
 from viewcert.numeric import sig
+from viewcert.oracle.margin import uniqueness_margin
 from viewcert.oracle.phantoms import analyse
 from viewcert.oracle.triangulate import reconstruct
 from viewcert.render.visibility import observe_as
@@ -75,6 +77,17 @@ def independent_views(cameras) -> bool:
     if len(rows) < 2:
         return False
     return bool(np.linalg.matrix_rank(np.concatenate(rows), tol=1e-9) == 3)
+
+
+def margin_record(cell: Structure, cameras) -> dict:
+    """Uniqueness margin δ* (Å) of ``cell`` through the cameras' world→camera rotations
+    (``viewcert.oracle.margin.Margin.record``); a search that cannot run is recorded, not an item error."""
+    if any(getattr(cam, "kind", "") != "orthographic" for cam in cameras):
+        return {"delta_star": None, "error": "δ* is defined for orthographic views only"}
+    try:
+        return uniqueness_margin(cell, np.array([np.asarray(cam.rotation) for cam in cameras])).record()
+    except InputError as exc:
+        return {"delta_star": None, "error": str(exc)[:200]}
 
 
 def _moyo_angle(cfg: CertifyConfig) -> float | None:
@@ -276,6 +289,7 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
         "label_rendered": rendered_label, "label_reconstructed": recon_label, "label_mismatch": mismatch or None,
         "cross_check": cross or None, "reference_source": ref_source.get(cfg.score),
         "oracle": _oracle_record(rec, rep),
+        **({"uniqueness_margin": margin_record(cell, cams)} if cfg.margin else {}),
         "phantoms": _phantom_rows(rep) or None,
         "independent_views": indep, "unique": unique, "exact": bool(rec.status == "ok" and rep.exact),
         "certified": bool(unique and rep.separation_ok and indep),

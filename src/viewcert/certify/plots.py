@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import numpy as np
+
 from viewcert.io.atomic import write_bytes_atomic
 
 
@@ -63,6 +65,35 @@ def plot_phantoms(cert: dict, path: str | Path) -> Path:
                  fontsize=10)
     if not any(x[0] for x in counts):
         ax.set_ylim(0, 1)
+    return _save(fig, path)
+
+
+def plot_delta_star(cert: dict, path: str | Path) -> Path:
+    """Uniqueness margins δ* (Å) of the items that have one: histogram (log bins) and empirical CDF, with the
+    certification's δ marked (items whose δ* ≤ δ can have phantoms at δ)."""
+    plt = _fig()
+    v = np.sort([it["uniqueness_margin"]["delta_star"] for it in cert["items"]
+                 if (it.get("uniqueness_margin") or {}).get("delta_star") is not None])
+    delta = cert["tolerances"]["delta"]
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(9, 3.4))
+    pos = v[v > 0]
+    if len(pos):
+        lo, hi = float(pos.min()), float(pos.max())
+        bins = np.geomspace(lo / 1.05, hi * 1.05, 30) if hi > lo else np.array([lo / 1.05, hi * 1.05])
+        ax.hist(pos, bins=bins, color="#4c72b0")
+        ax.set_xscale("log")
+        bx.step(pos, np.arange(1, len(pos) + 1) / len(v), where="post", color="#4c72b0")
+        bx.set_xscale("log")
+    for a in (ax, bx):
+        a.axvline(delta, color="k", lw=1, ls="--", label=f"δ = {delta:g} Å")
+        a.set_xlabel("uniqueness margin δ* (Å)")
+    ax.set_ylabel("items")
+    bx.set_ylabel("fraction of items ≤ δ*")
+    bx.set_ylim(0, 1.02)
+    bx.legend(fontsize=8, loc="upper left")
+    n_zero = int(np.sum(v == 0))
+    fig.suptitle(f"{cert['protocol']['name']}: δ* of {len(v)} items, {int(np.sum(v <= delta))} with δ* ≤ δ"
+                 + (f" ({n_zero} with δ* = 0: dependent views)" if n_zero else ""), fontsize=10)
     return _save(fig, path)
 
 

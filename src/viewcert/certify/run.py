@@ -4,7 +4,8 @@
     cert = certify("builtin:prototypes", CertifyConfig(protocol="render-ceiling-5"), out="out")
 
 Outputs in ``out``: ``certificate.json`` (deterministic, digested), ``items.csv`` (one row per item),
-``summary.txt`` (what the CLI prints), ``ceiling_by_system.png`` and ``phantoms.png``, and ``run.json``
+``summary.txt`` (what the CLI prints), ``ceiling_by_system.png``, ``phantoms.png`` and (with
+``margin=True``) ``delta_star.png``, and ``run.json``
 (wall time, workers, executor: the only non-deterministic file, deliberately outside the certificate).
 Shards live in ``out/.shards/<fingerprint>/``; re-running the same command resumes.
 """
@@ -68,7 +69,7 @@ TABLE_COLUMNS = (
     "correct", "outcome", "reasons", "n_phantoms", "n_missing", "n_points", "max_position_error",
     "min_same_label_distance", "separation_ok", "unique", "exact", "certified", "label_mismatch", "cross_check",
     "oracle_warnings", "kind", "molecule_point_group", "molecule_point_group_reconstructed",
-    "molecule_point_group_pymatgen", "handedness",
+    "molecule_point_group_pymatgen", "handedness", "delta_star", "delta_star_bound",
 )
 
 
@@ -98,6 +99,8 @@ def items_table(cert: dict) -> str:
         row += ["" if it["outcome"] == "error" else ("molecule" if mol else "crystal"), mpg.get("input", ""),
                 _blank(mpg.get("reconstructed")), (mpg.get("cross_check") or {}).get("pymatgen", ""),
                 (mol.get("handedness") or {}).get("status", "")]
+        um = it.get("uniqueness_margin") or {}  # with CertifyConfig(margin=True)
+        row += [_blank(um.get("delta_star")), um.get("bound", "")]
         w.writerow(row)
     return buf.getvalue()
 
@@ -183,6 +186,8 @@ def write_outputs(out: str | Path, cert: dict, *, plots: bool = True, run: MapRe
     if plots and cert["summary"]["n"] and (cert["summary"].get("kinds") or {}).get("crystals", 1):
         paths["plot_systems"] = P.plot_ceiling_by_system(cert, out / "ceiling_by_system.png")
         paths["plot_phantoms"] = P.plot_phantoms(cert, out / "phantoms.png")
+    if plots and any((it.get("uniqueness_margin") or {}).get("delta_star") is not None for it in cert["items"]):
+        paths["plot_delta_star"] = P.plot_delta_star(cert, out / "delta_star.png")
     if run is not None:
         meta = {"wall_seconds": round(wall_seconds or 0.0, 3), "executor": run.executor, "workers": workers,
                 "n_items": run.n_items, "n_resumed": run.n_resumed, "n_computed": run.n_computed,

@@ -47,7 +47,7 @@ def _views(text: str | None) -> tuple[str, ...] | None:
 
 def _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
             sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge=False, supercell="1,1,1",
-            observe="ideal", min_pixels=1, cross_check_angle=False):
+            observe="ideal", min_pixels=1, cross_check_angle=False, margin=False):
     from viewcert.certify import CertifyConfig
     from viewcert.errors import ViewcertError
 
@@ -58,7 +58,7 @@ def _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, mer
                              seed=seed, occlusion=occlusion, standardize=not no_standardize,
                              cross_check=not no_cross_check, periodic_merge=not cartesian_merge,
                              supercell=parse_tiling(supercell), observe=observe, min_pixels=min_pixels,
-                             cross_check_angle=cross_check_angle)
+                             cross_check_angle=cross_check_angle, margin=margin)
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
 
@@ -94,6 +94,9 @@ def certify_cmd(
     cross_check_angle: bool = typer.Option(False, "--cross-check-angle",
                                            help="give moyopy spglib's angle tolerance too (default: moyopy's own; "
                                                 "moyopy 0.21 can exhaust memory on long rhombohedral cells)"),
+    margin: bool = typer.Option(False, "--margin",
+                                help="uniqueness margin δ* per item (items.csv, certificate, delta_star.png); "
+                                     "makes certify about 3x slower"),
     scheduler: str = typer.Option(None, help="Dask scheduler address (tcp://host:8786); default local processes"),
     workers: int = typer.Option(None, help="local worker processes (default: all CPUs)"),
     out: Path = typer.Option(Path("out"), help="output folder"),
@@ -116,7 +119,7 @@ def certify_cmd(
 
     cfg = _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
                   sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge, supercell,
-                  observe, min_pixels, cross_check_angle)
+                  observe, min_pixels, cross_check_angle, margin)
     limits = current_limits()
     cfg.check_limits(limits)
     dataset = load_input(input, subset=subset).with_limits(limits)

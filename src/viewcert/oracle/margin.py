@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from viewcert.errors import InputError
+from viewcert.numeric import sig
 from viewcert.structures import Structure
 
 PARALLEL_EPS = 1e-9  # |d_a × d_b| below this: the two views look along the same axis
@@ -57,6 +58,13 @@ class Margin:
     @property
     def atoms(self) -> tuple[int, ...]:
         return () if self.near_miss is None else tuple(sorted(set(self.near_miss)))
+
+    def record(self) -> dict:
+        """The certificate's form: Å values to 9 significant digits, None for ∞ (no repeated label)."""
+        return {"delta_star": sig(self.delta_star), "bound": self.bound, "delta_exact": sig(self.delta_exact),
+                "d_min": sig(self.d_min), "near_miss": None if self.near_miss is None else list(self.near_miss),
+                "near_miss_label": self.label,
+                "near_miss_point": None if self.point is None else [sig(v) for v in self.point]}
 
     def to_dict(self) -> dict:
         return {"delta_star": self.delta_star, "bound": self.bound, "rho_min": self.rho_min,
