@@ -10,6 +10,8 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[test,molecules,docs]"
+	# compile every numba kernel once into the cache now, so `make run` and `make test` start warm
+	$(BIN)/viewcert warmup
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 

@@ -151,11 +151,13 @@ def _mount_subcommands() -> None:
     from viewcert.cli import certify as cli_certify
     from viewcert.cli import design as cli_design
     from viewcert.cli import render as cli_render
+    from viewcert.cli import warmup as cli_warmup
 
     cli_certify.register(app)
     cli_render.register(app)
     cli_attribution.register(app)
     cli_design.register(app)
+    cli_warmup.register(app)
 
 
 _mount_subcommands()

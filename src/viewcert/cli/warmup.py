@@ -1,0 +1,161 @@
+"""``viewcert warmup``: compile every cached numba kernel once, so later runs start warm.
+
+Discovery is generic: every viewcert module whose source imports numba is imported (so a kernel module added
+by a split is found without a list of names), then a few tiny in-process workloads call the kernels with the
+argument types real runs use (numba compiles per type signature, lazily, at the first call):
+
+- certify one small built-in prototype and one built-in molecule (default configuration; the study's
+  first-pair Cartesian greedy merge; noisy observations; observations from the rendered ID buffer);
+- render one prototype to RGB, serial and on numba's threads, orthographic and perspective, and its
+  silhouette pixel counts (the anti-aliasing, shading and visibility kernels);
+- one MiSI-style task item (``tasks``' matching kernels).
+
+A dispatcher neither compiled in this process nor indexed in numba's cache afterwards is reported by name
+(``WarmupReport.uncovered``): a kernel no run of the package calls (the tests' twins call a few), or a new
+kernel that needs a workload here. The compiled code goes to numba's on-disk cache (``NUMBA_CACHE_DIR``,
+else ``__pycache__`` beside the modules); ``viewcert.oracle.jit.mark_warm`` records the warm cache so the
+CLI's first-run message is not shown again.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import typer
+
+
+@dataclass(frozen=True)
+class WarmupReport:
+    """What a warm-up did: kernel modules imported, dispatchers found/compiled (names ``module.function``),
+    the ones no workload reached, and the wall time (s)."""
+
+    modules: tuple[str, ...]
+    n_dispatchers: int
+    compiled: tuple[str, ...]
+    uncovered: tuple[str, ...]
+    seconds: float
+
+
+def numba_modules() -> tuple[str, ...]:
+    """Dotted names of the viewcert modules whose source imports numba (``oracle.jit.kernel_module_files``)."""
+    import viewcert
+    from viewcert.oracle.jit import kernel_module_files
+
+    root = Path(viewcert.__file__).resolve().parent.parent
+    return tuple(sorted(".".join(Path(f).resolve().relative_to(root).with_suffix("").parts)
+                        for f in kernel_module_files()))
+
+
+def cached_dispatchers() -> dict[str, object]:
+    """``{module.function: dispatcher}`` of every ``cache=True`` numba dispatcher imported so far (each once,
+    under the module that defines it)."""
+    from viewcert.oracle.jit import kernel_dispatchers
+
+    out = {}
+    for d in kernel_dispatchers():
+        if getattr(d, "_cache", None) is None or type(d._cache).__name__ == "NullCache":
+            continue
+        out[f"{d.py_func.__module__}.{d.py_func.__name__}"] = d
+    return out
+
+
+def in_cache(dispatcher) -> bool:
+    """True when the kernel is compiled in this process or has an index in numba's on-disk cache (a kernel
+    called only from other kernels gets no signature of its own when its callers load from the cache)."""
+    if dispatcher.signatures:
+        return True
+    try:
+        return os.path.exists(dispatcher._cache._cache_file._index_path)
+    except AttributeError:  # numba internals changed: only this process's compilations count
+        return False
+
+
+def _certify_workloads() -> None:
+    from viewcert.certify import CertifyConfig
+    from viewcert.certify.evaluate import certify_item
+    from viewcert.certify.inputs import load_input
+
+    crystals = load_input("builtin:prototypes").items
+    crystal = min(crystals, key=lambda it: (len(it.read().numbers), it.id))
+    molecule = min(load_input("builtin:molecules").items, key=lambda it: (len(it.read().numbers), it.id))
+    configs = (
+        CertifyConfig(),
+        CertifyConfig(pairs="first", periodic_merge=False, merge="greedy", delta=0.15),
+        CertifyConfig(sigma=0.3, seed=1, delta=0.05),
+        CertifyConfig(observe="pixel-centroid", image_size=128),
+        CertifyConfig(occlusion=True),
+    )
+    for cfg in configs:
+        for item in (crystal, molecule):
+            certify_item(item, cfg)
+
+
+def _render_workload() -> None:
+    from viewcert.io.builtin import builtin_prototypes
+    from viewcert.io.images import encode_render_png
+    from viewcert.render import build_scene, frame_cameras, render
+    from viewcert.render.raster import silhouette_pixel_counts
+
+    s = min(builtin_prototypes(), key=lambda s: (len(s.numbers), s.identifier))
+    scene = build_scene(s, "study")
+    for kind in ("orthographic", "perspective"):
+        cam = frame_cameras(s, "render-ceiling-5", width=96, height=96, kind=kind)[0]
+        for parallel in (False, True):
+            encode_render_png(render(scene, cam, parallel=parallel).rgb)
+        silhouette_pixel_counts(scene, cam)
+
+
+def _task_workload() -> None:
+    from viewcert.io.builtin import builtin_molecules
+    from viewcert.tasks.ceiling import run_task
+    from viewcert.tasks.model import ViewSetup
+
+    m = min(builtin_molecules(), key=lambda s: (len(s.numbers), s.identifier))
+    run_task([(m.identifier, m.positions, m.numbers)], "translation", ViewSetup(width=160, height=120),
+             per_structure=1)
+
+
+WORKLOADS = (("certify", _certify_workloads), ("render", _render_workload), ("tasks", _task_workload))
+
+
+def warm_kernels(report=None) -> WarmupReport:
+    """Import every kernel module, run the workloads, mark the cache warm; ``report(line)`` gets progress."""
+    from viewcert.oracle.jit import mark_warm
+
+    t0 = time.perf_counter()
+    modules = numba_modules()
+    for name in modules:
+        importlib.import_module(name)
+    for label, work in WORKLOADS:
+        t = time.perf_counter()
+        work()
+        if report is not None:
+            report(f"  {label}: {time.perf_counter() - t:.1f} s")
+    ds = cached_dispatchers()
+    compiled = tuple(sorted(k for k, d in ds.items() if in_cache(d)))
+    uncovered = tuple(sorted(k for k, d in ds.items() if not in_cache(d)))
+    mark_warm()
+    return WarmupReport(modules, len(ds), compiled, uncovered, time.perf_counter() - t0)
+
+
+def warmup_cmd() -> None:
+    """Compile every numerical kernel once into numba's cache (what ``make`` runs after installing), so the
+    first ``certify``/``render`` starts warm."""
+    say = lambda line: typer.echo(line, err=True)  # noqa: E731
+    say("viewcert: compiling the numerical kernels into numba's cache (minutes the first time; seconds when warm) ...")
+    rep = warm_kernels(say)
+    typer.echo(f"warm: {len(rep.compiled)}/{rep.n_dispatchers} cached kernels compiled in {len(rep.modules)} "
+               f"modules ({rep.seconds:.1f} s)")
+    if rep.uncovered:
+        typer.echo(f"not reached by a workload (compiled at their first real call): {', '.join(rep.uncovered)}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``warmup`` to ``app``."""
+    from viewcert.cli.options import guarded
+
+    app.command("warmup")(guarded(warmup_cmd))
