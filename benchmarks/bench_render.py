@@ -6,8 +6,9 @@
    matplotlib saving a PNG (what the study ran). Runs are interleaved; medians of wall and CPU time. Three
    structures, the e3 eval cells whose tiling has the atom count nearest 100, 150 (the headline) and 200.
    Target (issue): ≥ 30× faster. Writes ``benchmarks/results/render.json``. The anchor here is the study's
-   real renderer stack (ASE + matplotlib + PNG): render alone ~29×, render + PNG ~11× (PNG encoding, RGB
-   zlib 6, costs more than the render; ``encode_png(exact_index=True)`` cuts it ~2.5×, docs/speed.md).
+   real renderer stack (ASE + matplotlib + PNG): render alone ~29×; render + PNG as the export writes it
+   (``encode_render_png``: exact indexed PNG at zlib 1, lossless, decoded pixels asserted equal) and, for
+   reference, the former RGB zlib-6 encoding (``viewcert_render_png_rgb_zlib6``); figures in docs/speed.md.
 2. As-rendered ceiling on e3 eval (210 structures, the study's five views, 2×2×2, 768×768, radius 0.5 ×
    covalent): per view the fraction of drawn atoms with no visible pixel, and the oracle/ceiling with
    visible-only observations against the ideal ones at δ = τ = 0.01 Å (and the pixel-centroid "perfect
@@ -38,7 +39,7 @@ sys.path.insert(0, str(REPO))
 from tests.strategies import e3_conventional_cells  # noqa: E402
 
 from viewcert.io.atomic import write_json_atomic  # noqa: E402
-from viewcert.io.images import encode_png  # noqa: E402
+from viewcert.io.images import encode_png, encode_render_png  # noqa: E402
 from viewcert.render.raster import build_scene, frame_cameras, render  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "data" / "render-ceiling" / "data" / "e3"
@@ -96,7 +97,8 @@ def bench_speed(quick: bool) -> dict:
             "ase_plot_atoms_png": lambda atoms=atoms: _ase_png(atoms, rotation),
             "viewcert_render": lambda scene=scene, cam=cam: render(scene, cam),
             "viewcert_render_2threads": lambda scene=scene, cam=cam: render(scene, cam, parallel=True),
-            "viewcert_render_png": lambda scene=scene, cam=cam: encode_png(render(scene, cam).rgb),
+            "viewcert_render_png": lambda scene=scene, cam=cam: encode_render_png(render(scene, cam).rgb),
+            "viewcert_render_png_rgb_zlib6": lambda scene=scene, cam=cam: encode_png(render(scene, cam).rgb),
             "viewcert_ids_only": lambda scene=scene, cam=cam: render(scene, cam, rgb=False),
         }
         for fn in fns.values():  # warm-up: numba cache load, matplotlib import
@@ -111,12 +113,20 @@ def bench_speed(quick: bool) -> dict:
         med_w = {k: statistics.median(v) for k, v in wall.items()}
         med_c = {k: statistics.median(v) for k, v in cpu.items()}
         res = render(scene, cam)
+        png = encode_render_png(res.rgb)
+        from PIL import Image
+
+        decoded = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+        assert np.array_equal(decoded, res.rgb) and png == encode_render_png(res.rgb.copy())  # lossless, same bytes
         case = {
             "material_id": mid, "target_atoms": target, "n_atoms_drawn": scene.n_atoms,
             "median_wall_s": {k: round(v, 5) for k, v in med_w.items()},
             "median_cpu_s": {k: round(v, 5) for k, v in med_c.items()},
             "ratio_wall": {k: round(med_w["ase_plot_atoms_png"] / med_w[k], 2) for k in fns if k.startswith("viewcert")},
             "ratio_cpu": {k: round(med_c["ase_plot_atoms_png"] / med_c[k], 2) for k in fns if k.startswith("viewcert")},
+            "png": {"encoding": "io.images.encode_render_png (exact indexed PNG, zlib 1; RGB if > 256 colours)",
+                    "bytes": len(png), "mode": Image.open(io.BytesIO(png)).mode,
+                    "bytes_rgb_zlib6": len(encode_png(res.rgb))},
             "buffers": {"rgb": list(res.rgb.shape), "atom_id": [str(res.atom_id.dtype), *res.atom_id.shape],
                         "depth": [str(res.depth.dtype), *res.depth.shape],
                         "atoms_with_visible_pixels": int((res.pixel_counts() > 0).sum())},

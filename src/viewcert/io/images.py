@@ -16,6 +16,9 @@ from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_bytes_atomic, write_text_atomic
 
 PNG_COMPRESS_LEVEL = 6
+#: zlib level of rendered images on disk (``write_png``): the fastest lossless setting measured on a 768²
+#: render (exact indexed PNG at level 1: 6.8 ms CPU vs 26 ms for RGB at level 6, 40 kB vs 67 kB; docs/speed.md)
+RENDER_COMPRESS_LEVEL = 1
 
 
 def encode_png(rgb: np.ndarray, *, compress_level: int = PNG_COMPRESS_LEVEL, palette: bool = False,
@@ -51,9 +54,16 @@ def png_base64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
+def encode_render_png(rgb: np.ndarray) -> bytes:
+    """The PNG of a rendered image as ``write_png`` writes it: exact indexed PNG (RGB when > 256 colours)
+    at zlib level ``RENDER_COMPRESS_LEVEL``; lossless, same pixels → same bytes."""
+    return encode_png(rgb, exact_index=True, compress_level=RENDER_COMPRESS_LEVEL)
+
+
 def write_png(path: str | os.PathLike, rgb: np.ndarray, *, palette: bool = False) -> Path:
-    """Write ``encode_png(rgb, palette=palette)`` atomically; returns the path."""
-    return write_bytes_atomic(path, encode_png(rgb, palette=palette))
+    """Write a PNG atomically; returns the path. Default: ``encode_render_png`` (lossless, fastest);
+    ``palette``: ``encode_png(rgb, palette=True)`` (quantised to 256 colours, small contact sheets)."""
+    return write_bytes_atomic(path, encode_png(rgb, palette=True) if palette else encode_render_png(rgb))
 
 
 def write_sidecar(path: str | os.PathLike, record: dict[str, Any]) -> Path:
