@@ -10,7 +10,6 @@ import hashlib
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from viewcert.elements import MAX_Z, symbols
 from viewcert.errors import InputError
@@ -18,6 +17,13 @@ from viewcert.errors import InputError
 MIN_INTERATOMIC_DISTANCE = 0.5  # Å; closer atoms are refused as a malformed structure
 MIN_CELL_VOLUME = 1e-6  # Å^3
 MAX_COORDINATE = 1e6  # Å: any position or lattice component beyond this is a unit or overflow error
+
+
+def _kdtree(points):
+    """``scipy.spatial.cKDTree(points)``, imported at the first call."""
+    from scipy.spatial import cKDTree  # lazy: start-up time (scipy.spatial costs 0.3-0.9 s to import)
+
+    return cKDTree(points)
 
 
 def sha256_text(text: str | bytes) -> str:
@@ -224,7 +230,7 @@ class Structure:
         if self.lattice is None:
             if self.n_atoms < 2:
                 return None
-            tree = cKDTree(self.positions)
+            tree = _kdtree(self.positions)
             d, j = tree.query(self.positions, k=2)
             i = int(np.argmin(d[:, 1]))
             return i, int(j[i, 1]), float(d[i, 1])
@@ -244,7 +250,7 @@ class Structure:
             i, j, _ = np.unravel_index(flat, d2.shape)
             return int(i), int(j), float(np.sqrt(d2.ravel()[flat]))
         images = (shifts[:, None, :] + cart[None, :, :]).reshape(-1, 3)
-        tree = cKDTree(images)
+        tree = _kdtree(images)
         d, j = tree.query(cart, k=2)
         i = int(np.argmin(d[:, 1]))
         return i, int(j[i, 1] % n), float(d[i, 1])

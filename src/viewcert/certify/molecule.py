@@ -44,8 +44,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
-from scipy.spatial import cKDTree
 
 from viewcert.errors import InputError
 from viewcert.io.ccd import ccd_record
@@ -57,6 +55,20 @@ from viewcert.symmetry.pointgroup import PointGroup, PointGroupCheck, point_grou
 
 MOLECULE_LEVELS = ("uniqueness", "point_group", "handedness")
 HANDEDNESS_STATUSES = ("determined", "not_determined", "achiral", "undecided")
+
+
+def _kdtree(points):
+    """``scipy.spatial.cKDTree(points)``, imported at the first call."""
+    from scipy.spatial import cKDTree  # lazy: start-up time (scipy.spatial costs 0.3-0.9 s to import)
+
+    return cKDTree(points)
+
+
+def _assignment(cost):
+    """``scipy.optimize.linear_sum_assignment(cost)``, imported at the first call."""
+    from scipy.optimize import linear_sum_assignment  # lazy: start-up time (scipy.optimize costs ~0.15 s)
+
+    return linear_sum_assignment(cost)
 
 
 @dataclass(frozen=True)
@@ -113,11 +125,11 @@ def views_match(a, b, delta: float, delta_unit: str = "angstrom") -> bool:
         if len(ia) != len(ib):
             return False
         pa, pb, ta = a.uv[ia], b.uv[ib], tol[ia]
-        dist, j = cKDTree(pb).query(pa)
+        dist, j = _kdtree(pb).query(pa)
         if len(np.unique(j)) == len(j) and (dist <= ta + 1e-9).all():
             continue  # the nearest neighbours already pair them one-to-one within δ
         d = np.linalg.norm(pa[:, None, :] - pb[None, :, :], axis=2)
-        rows, cols = linear_sum_assignment(d)
+        rows, cols = _assignment(d)
         if (d[rows, cols] > ta[rows] + 1e-9).any():
             return False
     return True
@@ -185,7 +197,7 @@ def improper_images(
         return []
     a, b, c = ref
     pts, lab = np.asarray(points, dtype=np.float64), np.asarray(labels)
-    trees = {q: (cKDTree(pts[lab == q]), np.flatnonzero(lab == q)) for q in np.unique(lab)}
+    trees = {q: (_kdtree(pts[lab == q]), np.flatnonzero(lab == q)) for q in np.unique(lab)}
     if any(q not in trees for q in np.unique(z)):
         return []
     dab, dac, dbc = (np.linalg.norm(x[i] - x[j]) for i, j in ((a, b), (a, c), (b, c)))

@@ -25,7 +25,6 @@ from pathlib import Path
 
 import gemmi
 import numpy as np
-from scipy.spatial import cKDTree
 
 from viewcert.elements import atomic_number
 from viewcert.errors import InputError
@@ -34,6 +33,13 @@ from viewcert.structures import Provenance, Structure, sha256_text
 
 WATERS = frozenset({"HOH", "WAT", "DOD", "H2O"})
 DEFAULT_POCKET = 8.0  # Å
+
+
+def _kdtree(points):
+    """``scipy.spatial.cKDTree(points)``, imported at the first call."""
+    from scipy.spatial import cKDTree  # lazy: start-up time (scipy.spatial costs 0.3-0.9 s to import)
+
+    return cKDTree(points)
 
 
 @dataclass(frozen=True)
@@ -155,7 +161,7 @@ def prepare_complex(
     pos = np.array([r[5] for r in rest]).reshape(-1, 3)
     near = set()
     if len(pos):
-        for i in np.flatnonzero(np.isfinite(cKDTree(lig_pos).query(pos, distance_upper_bound=pocket)[0])):
+        for i in np.flatnonzero(np.isfinite(_kdtree(lig_pos).query(pos, distance_upper_bound=pocket)[0])):
             near.add((rest[i][0], rest[i][1], rest[i][2]))
     pocket_rows = [r for r in rest if (r[0], r[1], r[2]) in near]
     residues = tuple(dict.fromkeys(f"{r[0]}/{r[1]}{r[2]}" for r in pocket_rows))

@@ -16,13 +16,19 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from viewcert.errors import InputError
 from viewcert.numeric import readonly
 from viewcert.oracle.phantom_kernels import min_same_label_distance_nb, nearest_same_label_nb
 from viewcert.oracle.triangulate import Reconstruction
 from viewcert.structures import Structure, tiling_translations
+
+
+def _kdtree(points):
+    """``scipy.spatial.cKDTree(points)``, imported at the first call."""
+    from scipy.spatial import cKDTree  # lazy: start-up time (scipy.spatial costs 0.3-0.9 s to import)
+
+    return cKDTree(points)
 
 
 @dataclass(frozen=True, eq=False)
@@ -133,7 +139,7 @@ def nearest_same_label(points, labels, target_positions, target_labels, lattice=
         atoms = tlab == z
         if not atoms.any():
             continue
-        d, j = cKDTree(tpos[atoms]).query(q[sel])
+        d, j = _kdtree(tpos[atoms]).query(q[sel])
         dist[sel] = d
         idx[sel] = tidx[atoms][j]
     return dist, idx
@@ -157,14 +163,14 @@ def min_same_label_distance(positions, labels, lattice=None) -> float:
         if lattice is None:
             if len(p) < 2:
                 continue
-            d, _ = cKDTree(p).query(p, k=2)
+            d, _ = _kdtree(p).query(p, k=2)
             best = min(best, float(d[:, 1].min()))
         else:
             lat = np.asarray(lattice, dtype=np.float64)
             w = _wrap(p, lat)
             shifts = _SHELL27 @ lat
             images = (shifts[:, None, :] + w[None, :, :]).reshape(-1, 3)
-            d, _ = cKDTree(images).query(w, k=2)
+            d, _ = _kdtree(images).query(w, k=2)
             best = min(best, float(d[:, 1].min()))
     return float(best)
 

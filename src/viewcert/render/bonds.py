@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from viewcert.elements import covalent_radii
 from viewcert.errors import InputError
@@ -28,6 +27,13 @@ from viewcert.structures import Structure, tiling_translations
 DEFAULT_FACTOR = 1.15
 MIN_BOND_DISTANCE = 0.1  # Å
 NON_METALS = frozenset({1, 2, 5, 6, 7, 8, 9, 10, 14, 15, 16, 17, 18, 32, 33, 34, 35, 36, 51, 52, 53, 54, 85, 86})
+
+
+def _kdtree(points):
+    """``scipy.spatial.cKDTree(points)``, imported at the first call."""
+    from scipy.spatial import cKDTree  # lazy: start-up time (scipy.spatial costs 0.3-0.9 s to import)
+
+    return cKDTree(points)
 
 
 def _bondable(zi: np.ndarray, zj: np.ndarray, metal_metal: bool) -> np.ndarray:
@@ -101,7 +107,7 @@ def find_bonds(
     if structure.lattice is None:
         if len(pos) < 2:
             return Bonds(*(np.zeros(0, np.int64),) * 2, np.zeros((0, 3), np.int64), np.zeros(0))
-        pairs = np.array(sorted(cKDTree(pos).query_pairs(rmax)), dtype=np.int64).reshape(-1, 2)
+        pairs = np.array(sorted(_kdtree(pos).query_pairs(rmax)), dtype=np.int64).reshape(-1, 2)
         d = np.linalg.norm(pos[pairs[:, 1]] - pos[pairs[:, 0]], axis=1) if len(pairs) else np.zeros(0)
         ok = (d > min_distance) & (d <= half[pairs[:, 0]] + half[pairs[:, 1]])
         ok &= _bondable(num[pairs[:, 0]], num[pairs[:, 1]], metal_metal)
@@ -117,7 +123,7 @@ def find_bonds(
     rng = [np.arange(-n, n + 1) for n in n_img]
     shifts = np.stack(np.meshgrid(*rng, indexing="ij"), axis=-1).reshape(-1, 3)
     images = (shifts[:, None, :] @ lat + pos[None, :, :]).reshape(-1, 3)
-    tree = cKDTree(images)
+    tree = _kdtree(images)
     n = len(pos)
     rows_i, rows_j, rows_s = [], [], []
     for i, nbrs in enumerate(tree.query_ball_point(pos, r=rmax)):

@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from viewcert.cameras.camera import OrthographicCamera
 from viewcert.errors import InputError
@@ -34,6 +33,13 @@ from viewcert.tasks.model import Pose, TaskItem, project_pose
 DEFAULT_DELTA = 0.01  # Å, the oracle's default δ
 DEFAULT_EPS = 1.0 / 255.0  # intensity tolerance: one 8-bit grey level
 DEFAULT_EXPLAIN_TOL = 0.05  # Å, 3D tolerance of the explanations
+
+
+def _kdtree(points):
+    """``scipy.spatial.cKDTree(points)``, imported at the first call."""
+    from scipy.spatial import cKDTree  # lazy: start-up time (scipy.spatial costs 0.3-0.9 s to import)
+
+    return cKDTree(points)
 
 
 @dataclass(frozen=True)
@@ -112,7 +118,7 @@ def _match3d(a: np.ndarray, b: np.ndarray, labels: np.ndarray, tol: float) -> bo
     """Labelled 3D point sets (same atoms, unknown correspondence) coincide within tol (symmetric)."""
     for lab in np.unique(labels):
         sel = labels == lab
-        ta, tb = cKDTree(a[sel]), cKDTree(b[sel])
+        ta, tb = _kdtree(a[sel]), _kdtree(b[sel])
         if ta.query(b[sel])[0].max() > tol or tb.query(a[sel])[0].max() > tol:
             return False
     return True
