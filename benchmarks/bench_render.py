@@ -360,6 +360,7 @@ def main() -> int:
     RESULTS.mkdir(parents=True, exist_ok=True)
     if not args.skip_speed:
         res = {"machine": machine(), **bench_speed(args.quick)}
+        res["machine"]["load_average_at_end"] = machine()["load_average_at_start"]
         write_json_atomic(RESULTS / "render.json", res)
     if not args.skip_ceiling:
         res = {"machine": machine(), **bench_ceiling(args.quick)}

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextvars
 import re
-import zipfile
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -99,6 +98,8 @@ class Limits:
         """Every member of the zip archive at ``path`` (an Inspect ``.eval`` log, an xlsx workbook), from the
         central directory, before anything is decompressed; a file that is not a zip passes (its reader
         decides)."""
+        import zipfile  # lazy: start-up time (zipfile pulls in bz2/lzma/shutil; only harness readers need it)
+
         try:
             with zipfile.ZipFile(path) as zf:
                 infos = zf.infolist()
