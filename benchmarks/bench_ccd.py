@@ -248,9 +248,25 @@ def do_crosscheck(args) -> dict:
     }
 
 
+def markdown_table(data: dict) -> str:
+    """The census table of docs/molecules.md from ccd.json (one row per run)."""
+    rows = ["| run | components | Φ_δ ≠ ∅ | point-group-ambiguous | chiral | handedness determined | "
+            "handedness-ambiguous | wall s | comp/s | comp/CPU-s | peak RSS/worker MB |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for key, r in data.items():
+        if not isinstance(r, dict) or "census" not in r:
+            continue
+        c = r["census"]
+        rows.append(f"| {key} | {c['n_molecules']} (+{c['n_errors']} unreadable) | {c['phi_nonempty']} | "
+                    f"{c['point_group_ambiguous']} | {c['chiral']} | {c['handedness_determined_of_chiral']} | "
+                    f"{c['handedness_ambiguous']} | {r['wall_seconds']} | {r['components_per_second']} | "
+                    f"{r.get('components_per_cpu_second')} | {', '.join(map(str, r['peak_rss_mb_per_worker']))} |")
+    return "\n".join(rows)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("mode", choices=("run", "scaling", "crosscheck"))
+    ap.add_argument("mode", choices=("run", "scaling", "crosscheck", "table"))
     ap.add_argument("--protocol", default="axes-3")
     ap.add_argument("--views", default=None)
     ap.add_argument("--observe", default="ideal")
@@ -260,6 +276,9 @@ def main() -> None:
     ap.add_argument("--scheduler", default=None)
     ap.add_argument("--name", default=None)
     args = ap.parse_args()
+    if args.mode == "table":
+        print(markdown_table(json.loads((RESULTS / "ccd.json").read_text())))
+        return
     result = {"run": do_run, "scaling": do_scaling, "crosscheck": do_crosscheck}[args.mode](args)
     key = {"run": lambda: result["name"], "scaling": lambda: f"scaling-{args.protocol}-stride{args.stride}",
            "crosscheck": lambda: f"crosscheck-stride{args.stride}"}[args.mode]()
