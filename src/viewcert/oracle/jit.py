@@ -4,9 +4,10 @@ A first run with an empty cache compiles every kernel the certification touches 
 a small machine); later runs load them from the cache (``NUMBA_CACHE_DIR``, else ``__pycache__`` beside
 the modules). ``cache_is_cold()`` lets the CLI say so once, before the compilation starts; the certify run
 compiles in the parent before forking workers (``viewcert.certify.run``), so the work is not repeated in
-every worker. A marker file in numba's cache folder, keyed by the numba and Python versions and the files (path, mtime, size)
-of every kernel module of the package, is written after a completed run or ``viewcert warmup`` (``mark_warm``): numba writes index files
-only for the kernels a run calls, so their presence cannot tell a first run from a later one.
+every worker. A marker file in numba's cache folder, keyed by the numba and Python versions and the files
+(path, mtime, size) of every kernel module of the package, is written after a completed run or
+``viewcert warmup`` (``mark_warm``): numba writes index files only for the kernels a run calls, so their
+presence cannot tell a first run from a later one.
 """
 
 from __future__ import annotations
