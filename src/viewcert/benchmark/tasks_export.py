@@ -53,16 +53,18 @@ from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.render.palette import get_style
 from viewcert.render.raster import build_scene, render
 from viewcert.structures import Structure
-from viewcert.tasks.ceiling import summarise
+from viewcert.tasks.ceiling import handedness_exclusions, summarise
 from viewcert.tasks.credit import default_normalisers
-from viewcert.tasks.identify import DEFAULT_DELTA, DEFAULT_EPS, DEFAULT_EXPLAIN_TOL, ItemResult, identify
+from viewcert.tasks.identify import DEFAULT_DELTA, DEFAULT_EPS, DEFAULT_EXPLAIN_TOL, ItemResult, identify_all
 from viewcert.tasks.model import (
     MISI_SIZE,
     TASKS,
     TaskItem,
     ViewSetup,
     depth_cue_intensity,
+    framing_points,
     make_item,
+    observation_model,
     task_grid,
 )
 from viewcert.tasks.transforms import AXES, Step, Transformation
@@ -91,6 +93,9 @@ class TaskExportSettings:
     delta: float = DEFAULT_DELTA
     eps: float = DEFAULT_EPS
     explain_tol: float = DEFAULT_EXPLAIN_TOL
+    observe: str = "ideal"
+    min_pixels: int = 1
+    chiral_only: bool = True
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -111,7 +116,8 @@ class TaskExportSettings:
 
     def view_setup(self) -> ViewSetup:
         return ViewSetup(camera=self.camera, protocol=self.protocol, width=self.width, height=self.height,
-                         depth_cue=self.depth_cue)
+                         depth_cue=self.depth_cue, observe=self.observe, min_pixels=self.min_pixels,
+                         observe_style=self.style)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -123,7 +129,8 @@ def common_scale(item: TaskItem) -> TaskItem:
     margin = s.margin_frac * min(s.width, s.height)
     cams = item.cameras
     if s.camera == "orthographic":
-        new = fit_orthographic_common([c.rotation for c in cams], item.positions, names=[c.name for c in cams],
+        pts = framing_points(item.positions, item.task, item.grid, s)
+        new = fit_orthographic_common([c.rotation for c in cams], pts, names=[c.name for c in cams],
                                       width=s.width, height=s.height, margin_px=margin, pad=s.pad)
     else:
         c0 = item.centre
@@ -192,8 +199,9 @@ def _perturb(t: Transformation, grid_answers: set, rng: np.random.Generator) -> 
     return out
 
 
-def sample_questions(structures, settings: TaskExportSettings) -> list[tuple[TaskItem, tuple[str, ...]]]:
-    """(item, choices) per question: seeded truths, mirror flags and options (module docstring)."""
+def sample_questions(structures, settings: TaskExportSettings, exclude=()) -> list[tuple[TaskItem, tuple[str, ...]]]:
+    """(item, choices) per question: seeded truths, mirror flags and options (module docstring); structures
+    in ``exclude`` (ids) give no question, their draws are still made."""
     grid = task_grid(settings.task)
     answers = set(grid.answers)
     rng = np.random.default_rng(settings.seed)
@@ -203,6 +211,8 @@ def sample_questions(structures, settings: TaskExportSettings) -> list[tuple[Tas
         for _ in range(settings.per_structure):
             truth = int(rng.integers(len(grid)))
             mirror = settings.task == "handedness" and bool(rng.integers(2))
+            if sid in exclude:
+                continue
             item = common_scale(make_item(sid, pos, num, settings.task, truth, setup, grid=grid, mirror=mirror))
             choices: tuple[str, ...] = ()
             if settings.task == "handedness":
@@ -290,8 +300,10 @@ def harness_tsv(records: list[dict], out: Path) -> str:
     return pd.DataFrame(rows).to_csv(sep="\t", index=False, lineterminator="\n")
 
 
-def task_certificate(input_spec: str, settings: TaskExportSettings, questions, results, errors) -> dict:
-    """The certificate dict with its digest (module docstring)."""
+def task_certificate(input_spec: str, settings: TaskExportSettings, questions, results, errors,
+                     excluded=()) -> dict:
+    """The certificate dict with its digest (module docstring); ``excluded``: structures left out (handedness:
+    achiral, ``tasks.ceiling.handedness_exclusions``), never in a denominator."""
     items = [q[0] for q in questions]
     grid = task_grid(settings.task)
     cert = {
@@ -303,13 +315,14 @@ def task_certificate(input_spec: str, settings: TaskExportSettings, questions, r
                        "explain_tol_angstrom": settings.explain_tol,
                        "delta_meaning": "image-plane Å, to px with the after camera's scale (perspective: at the "
                                         "before bounding-box centre's depth)"},
-        "observation_model": "ideal: exact atom centres; unobserved outside the image or behind the near clip",
+        "observation_model": observation_model(settings.view_setup()),
         "answer_grid": grid.to_dict(), "normalisers": default_normalisers(grid.ranges),
         "mirror_normal_screen": list(items[0].mirror_normal) if items else None,
         "libraries": library_versions(),
         "items": [{"id": f"q{k:04d}", **item_ceilings(it, r, ch)}
                   for k, ((it, ch), r) in enumerate(zip(questions, results, strict=True))],
-        "summary": summarise(items, list(results), seed=settings.seed) if items else None,
+        "summary": summarise(items, list(results), seed=settings.seed, excluded=excluded) if items else None,
+        "excluded": [dict(e) for e in excluded],
         "errors": errors,
     }
     if items and items[0].task in CHOICE_TASKS:
@@ -349,15 +362,20 @@ def build_task_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike, 
     if not structures:
         raise InputError(f"no readable molecule in {input_spec}" + (f" ({errors[0]['error']})" if errors else ""),
                          source=str(input_spec))
-    questions = sample_questions(structures, settings)
+    excl = (handedness_exclusions(structures, settings.delta)
+            if settings.task == "handedness" and settings.chiral_only else {})
+    questions = sample_questions(structures, settings, exclude=excl)
+    if not questions:
+        raise InputError(f"no question: every molecule of {input_spec} was excluded ({excl[next(iter(excl))]['reason']})",
+                         source=str(input_spec))
     view_names = tuple(c.name for c in questions[0][0].cameras)
     paths = [render_item(it, settings, out, k) for k, (it, _) in enumerate(questions)]
-    results = [identify(it, delta=settings.delta, eps=settings.eps, explain_tol=settings.explain_tol)
-               for it, _ in questions]
+    results = identify_all([it for it, _ in questions], delta=settings.delta, eps=settings.eps,
+                           explain_tol=settings.explain_tol)
     records = _records(questions, paths, settings, view_names)
     write_text_atomic(out / "benchmark.jsonl", "".join(json_dumps(r, indent=None) for r in records))
     write_text_atomic(out / "benchmark.tsv", harness_tsv(records, out))
-    cert = task_certificate(str(input_spec), settings, questions, results, errors)
+    cert = task_certificate(str(input_spec), settings, questions, results, errors, list(excl.values()))
     write_text_atomic(out / "certificate.json", json_dumps(cert))
     manifest = {"format": "viewcert.tasks.benchmark/1", "input": str(input_spec), "settings": settings.to_dict(),
                 "n_questions": len(records), "errors": errors, "certificate_digest": cert["digest"]["value"],

@@ -10,14 +10,14 @@ one-view witness holds. The axis of an item is its true command's axes joined by
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 import numpy as np
 
 from viewcert.errors import InputError
 from viewcert.stats import DEFAULT_SEED, bootstrap_indices, clopper_pearson, percentile_interval
-from viewcert.tasks.identify import ItemResult, identify
-from viewcert.tasks.model import TaskItem, ViewSetup, make_item, task_grid
+from viewcert.tasks.identify import ItemResult, identify_all
+from viewcert.tasks.model import TaskItem, ViewSetup, achiral_exclusion, make_item, task_grid
 
 N_BOOT = 2000
 
@@ -29,15 +29,30 @@ def sample_truths(n_answers: int, per_structure: int | None, rng: np.random.Gene
     return sorted(rng.choice(n_answers, size=per_structure, replace=False).tolist())
 
 
+def handedness_exclusions(structures: Iterable[tuple[str, np.ndarray, np.ndarray]], tolerance: float) -> dict:
+    """structure id → exclusion record (``tasks.model.achiral_exclusion``) of every achiral structure."""
+    out = {}
+    for sid, pos, num in structures:
+        rec = achiral_exclusion(sid, pos, num, tolerance)
+        if rec is not None:
+            out[sid] = rec
+    return out
+
+
 def build_items(structures: Iterable[tuple[str, np.ndarray, np.ndarray]], task: str, setup: ViewSetup, *,
-                per_structure: int | None = None, seed: int = 0) -> list[TaskItem]:
+                per_structure: int | None = None, seed: int = 0, exclude: Collection[str] = ()) -> list[TaskItem]:
     """Items for (id, positions, numbers) triples; truths per structure from ``sample_truths`` drawn with
-    ``numpy.random.default_rng(seed)`` in input order; handedness items alternate mirror/same by index."""
+    ``numpy.random.default_rng(seed)`` in input order; handedness items alternate mirror/same by index.
+    Structures whose id is in ``exclude`` give no item (their truths are still drawn, so the other
+    structures' items do not depend on the exclusions)."""
     grid = task_grid(task)
     rng = np.random.default_rng(seed)
     items = []
     for sid, pos, num in structures:
-        for j, t in enumerate(sample_truths(len(grid), per_structure, rng)):
+        truths = sample_truths(len(grid), per_structure, rng)
+        if sid in exclude:
+            continue
+        for j, t in enumerate(truths):
             mirror = task == "handedness" and (j % 2 == 1)
             items.append(make_item(sid, pos, num, task, t, setup, grid=grid, mirror=mirror))
     return items
@@ -52,8 +67,10 @@ def _interval(values: np.ndarray, idx: np.ndarray) -> dict:
     return {"mean": float(values.mean()), "lo95": lo, "hi95": hi}
 
 
-def summarise(items: list[TaskItem], results: list[ItemResult], *, seed: int = DEFAULT_SEED) -> dict:
-    """Per-group figures (module docstring) for the whole set ("all") and per axis."""
+def summarise(items: list[TaskItem], results: list[ItemResult], *, seed: int = DEFAULT_SEED,
+              excluded: Collection[dict] = ()) -> dict:
+    """Per-group figures (module docstring) for the whole set ("all") and per axis; ``excluded`` structures
+    (never in any denominator) are listed under "all" → "excluded"."""
     if len(items) != len(results) or not items:
         raise InputError("need one result per item and at least one item", field="results")
     groups: dict[str, list[int]] = {"all": list(range(len(items)))}
@@ -77,12 +94,18 @@ def summarise(items: list[TaskItem], results: list[ItemResult], *, seed: int = D
                 reasons[why] = reasons.get(why, 0) + 1
         g["explanations"] = dict(sorted(reasons.items()))
         out[name] = g
+    if excluded:
+        out["all"]["excluded"] = [dict(e) for e in excluded]
     return out
 
 
 def run_task(structures, task: str, setup: ViewSetup, *, per_structure: int | None = None, seed: int = 0,
-             delta: float = 0.01, eps: float = 1.0 / 255.0) -> tuple[list[TaskItem], list[ItemResult], dict]:
-    """Build, identify and summarise one task over ``structures`` (see ``build_items``)."""
-    items = build_items(structures, task, setup, per_structure=per_structure, seed=seed)
-    results = [identify(it, delta=delta, eps=eps) for it in items]
-    return items, results, summarise(items, results, seed=seed)
+             delta: float = 0.01, eps: float = 1.0 / 255.0,
+             chiral_only: bool = True) -> tuple[list[TaskItem], list[ItemResult], dict]:
+    """Build, identify and summarise one task over ``structures`` (see ``build_items``). Handedness with
+    ``chiral_only`` (default) excludes the achiral structures at tolerance δ (``handedness_exclusions``)."""
+    structures = list(structures)
+    excl = handedness_exclusions(structures, delta) if task == "handedness" and chiral_only else {}
+    items = build_items(structures, task, setup, per_structure=per_structure, seed=seed, exclude=excl)
+    results = identify_all(items, delta=delta, eps=eps)
+    return items, results, summarise(items, results, seed=seed, excluded=list(excl.values()))

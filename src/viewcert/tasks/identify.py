@@ -2,8 +2,9 @@
 
 For an item, every answer of its grid (handedness: every grid rotation of the molecule and every grid
 rotation of its mirror image in the task's stated reference pose — why that and not "any orientation of
-the mirror": ``tasks.model``, "Handedness") is rendered into the after camera (``tasks.model.project_pose``, ideal observation model: exact
-atom centres, atoms outside the image or behind the near clip unobserved). An answer is **consistent** when
+the mirror": ``tasks.model``, "Handedness") is rendered into the after camera (``tasks.model.project_pose``; observation model ``setup.observe``:
+``ideal`` = exact atom centres, atoms outside the image or behind the near clip unobserved; ``visible`` =
+also unobserved with fewer than ``min_pixels`` pixels in the rendered atom-ID buffer of that view). An answer is **consistent** when
 its after view matches the true after view as labelled 2D point sets without correspondence within δ
 (Å in the image plane, converted to px with the after camera's scale; perspective: at the depth of the
 before pose's bounding-box centre) and, with depth cueing, per-atom intensities within ε
@@ -148,13 +149,15 @@ def explain(item: TaskItem, true_pose: Pose, other_pose: Pose, keep_true, keep_o
 
 
 def identify(item: TaskItem, *, delta: float = DEFAULT_DELTA, eps: float = DEFAULT_EPS,
-             explain_tol: float = DEFAULT_EXPLAIN_TOL, normalisers=None) -> ItemResult:
-    """Consistent set, ceilings and explanations of one item (module docstring)."""
+             explain_tol: float = DEFAULT_EXPLAIN_TOL, normalisers=None, views=None) -> ItemResult:
+    """Consistent set, ceilings and explanations of one item (module docstring). ``views``: the item's
+    ``candidate_views`` when already computed for an item of the same structure and setup (they do not
+    depend on the truth)."""
     if not (delta > 0 and eps >= 0):
         raise InputError(f"need δ > 0 and ε ≥ 0, got δ={delta}, ε={eps}", field="delta")
     cands = candidates_of(item)
     truth = cands.index(Candidate(item.truth, item.mirror))
-    uv, inten, keep, poses = candidate_views(item, cands)
+    uv, inten, keep, poses = views if views is not None else candidate_views(item, cands)
     lab, n_labels = _labels(item)
     ok = consistent_with(uv, inten, keep, lab, truth, n_labels, delta_px(item, delta), eps if item.setup.depth_cue
                          else 1.0)
@@ -179,6 +182,27 @@ def identify(item: TaskItem, *, delta: float = DEFAULT_DELTA, eps: float = DEFAU
                                     delta_px(item, delta), eps)
     return ItemResult(item.to_dict(), consistent, 1.0 / len(set_answers), best_score, answers[best].format(),
                       tuple(expl), hand, witness)
+
+
+def _views_key(item: TaskItem) -> tuple:
+    """What an item's candidate views depend on (everything but the truth and the mirror flag)."""
+    cams = tuple(tuple(np.asarray(v).tobytes() if isinstance(v, np.ndarray) else v for v in vars(c).values())
+                 for c in item.cameras[:1])
+    return (item.structure_id, item.task, item.grid, item.setup, item.mirror_normal, item.positions.tobytes(),
+            item.numbers.tobytes(), cams)
+
+
+def identify_all(items, *, delta: float = DEFAULT_DELTA, eps: float = DEFAULT_EPS,
+                 explain_tol: float = DEFAULT_EXPLAIN_TOL) -> list[ItemResult]:
+    """``identify`` of every item, computing the candidate views once per run of consecutive items that
+    share them (same structure, cameras and setup); results equal per-item ``identify``."""
+    out, key, views = [], None, None
+    for it in items:
+        k = _views_key(it)
+        if k != key:
+            key, views = k, candidate_views(it, candidates_of(it))
+        out.append(identify(it, delta=delta, eps=eps, explain_tol=explain_tol, views=views))
+    return out
 
 
 def _one_view_witness(item: TaskItem, pose: Pose, uv, inten, keep, lab, n_labels, dpx, eps) -> bool:

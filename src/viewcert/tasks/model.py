@@ -46,6 +46,11 @@ from viewcert.cameras.camera import Camera, OrthographicCamera
 from viewcert.cameras.framing import fit_orthographic, fit_perspective
 from viewcert.cameras.protocols import get_protocol
 from viewcert.errors import InputError
+from viewcert.render.palette import get_style
+from viewcert.render.raster import build_scene, render
+from viewcert.render.visibility import visible_pixel_stats
+from viewcert.structures import Structure
+from viewcert.symmetry.pointgroup import point_group
 from viewcert.tasks.transforms import Step, Transformation, bounding_box_centre, rigid_motion
 
 TASKS = ("translation", "rotation", "zoom", "trans-rot", "rot-rot", "handedness")
@@ -56,6 +61,10 @@ CHIRALITY = ("same", "mirror")
 #: Chosen so that no grid rotation of the mirror is the image-plane mirror of a grid rotation of the
 #: molecule (``mirror_alias_distance`` = 2.0 for the rotation grid; 0 for the plane ⟂ screen x).
 MIRROR_NORMAL = (float(np.sqrt(0.5)), float(-np.sqrt(0.5)), 0.0)
+#: tasks whose answer grid moves the models in the image plane: framed with room for every answer (``room``)
+ROOM_TASKS = ("translation", "trans-rot")
+ROOMS = ("grid", "none")
+OBSERVE_MODELS = ("ideal", "visible")
 
 
 @dataclass(frozen=True)
@@ -136,7 +145,13 @@ class ViewSetup:
     ``pad``: Å added around every atom when framing (``pad = 4`` keeps the models in frame after any
     ±4 Å translation answer);
     ``backoff``: Å added to the perspective framing distance (default: the zoom grid's largest move, so the
-    models stay in front of the camera after every zoom answer); ``near_clip`` Å."""
+    models stay in front of the camera after every zoom answer); ``near_clip`` Å.
+    ``room``: ``"grid"`` (default) frames the items of tasks whose grid moves the models in the image plane
+    (``ROOM_TASKS``: translation, trans-rot) on the atoms in **every** pose of the grid, so no answer takes an
+    atom out of the image; ``"none"`` frames on the before pose only (``framing_points``).
+    ``observe``: ``"ideal"`` (atom centres in the image and in front of the near clip) or ``"visible"`` (also
+    at least ``min_pixels`` pixel centres of the atom in the after view's rendered atom-ID buffer, style
+    ``observe_style``, ``viewcert.render``; as ``viewcert.render.visibility`` observes for certify)."""
 
     camera: str = "orthographic"
     protocol: str = "axes-3"
@@ -151,8 +166,19 @@ class ViewSetup:
     depth_cue_start: float = 0.5
     depth_cue_end: float = 1.0
     depth_cue_range: str = "models"
+    room: str = "grid"
+    observe: str = "ideal"
+    min_pixels: int = 1
+    observe_style: str = "ball-and-stick"
 
     def __post_init__(self) -> None:
+        if self.room not in ROOMS:
+            raise InputError(f"room must be one of {ROOMS}, got {self.room!r}", field="room")
+        if self.observe not in OBSERVE_MODELS:
+            raise InputError(f"observe must be one of {OBSERVE_MODELS}, got {self.observe!r}", field="observe")
+        if isinstance(self.min_pixels, bool) or int(self.min_pixels) != self.min_pixels or self.min_pixels < 1:
+            raise InputError(f"min_pixels must be an integer ≥ 1, got {self.min_pixels!r}", field="min_pixels")
+        get_style(self.observe_style)
         if self.camera not in ("orthographic", "perspective"):
             raise InputError(f"camera must be 'orthographic' or 'perspective', got {self.camera!r}", field="camera")
         if self.depth_cue_range not in ("models", "fixed"):
@@ -236,6 +262,35 @@ def mirror_alias_distance(normal, grid: AnswerGrid) -> float:
     return float(np.linalg.norm(alias - h, axis=(2, 3)).min())
 
 
+def framing_points(positions: np.ndarray, task: str, grid: AnswerGrid, setup: ViewSetup) -> np.ndarray:
+    """The points the cameras are framed on (Å, world). Rule: with ``setup.room == "grid"`` and a task of
+    ``ROOM_TASKS``, the atoms in every pose of the grid (each answer typed at the protocol's front camera,
+    rotating about the before bounding-box centre) together with the before pose — the motion envelope, so
+    the largest answer keeps every atom in the image; otherwise ``positions`` unchanged."""
+    p = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
+    if setup.room != "grid" or task not in ROOM_TASKS:
+        return p
+    r = get_protocol(setup.protocol).views[0].rotation
+    c = bounding_box_centre(p)
+    posed = [p]
+    for a in grid.answers:
+        m, t = rigid_motion(a, r, c)
+        posed.append(p @ m.T + t)
+    return np.concatenate(posed)
+
+
+def achiral_exclusion(structure_id: str, positions, numbers, tolerance: float) -> dict | None:
+    """Why a structure has no handedness question, or None when it has one. A structure whose point group
+    within ``tolerance`` (Å; the task's δ) has an improper operation is achiral: its mirror image is the
+    structure turned, so "same or mirror?" has no answer (``viewcert.symmetry.pointgroup``)."""
+    pg = point_group(np.asarray(positions, dtype=np.float64).reshape(-1, 3), np.asarray(numbers), tolerance)
+    if pg.is_chiral:
+        return None
+    return {"structure_id": structure_id, "point_group": pg.symbol, "tolerance_angstrom": float(tolerance),
+            "reason": f"achiral: point group {pg.symbol} within {tolerance:g} Å has an improper operation "
+                      "(its mirror image is the molecule turned; the handedness question has no answer)"}
+
+
 def frame_cameras(positions: np.ndarray, setup: ViewSetup) -> tuple[Camera, ...]:
     """Before cameras of ``setup.protocol`` framed on ``positions`` (front first; one scale per view)."""
     views = get_protocol(setup.protocol).views
@@ -271,8 +326,8 @@ def make_item(structure_id: str, positions, numbers, task: str, truth: int, setu
     if n.shape != (3,) or not np.isfinite(n).all() or np.linalg.norm(n) < 1e-9:
         raise InputError(f"mirror_normal must be a non-zero 3-vector, got {mirror_normal!r}", field="mirror_normal")
     n = tuple(float(x) for x in n / np.linalg.norm(n))
-    return TaskItem(structure_id, p, z, task, grid, int(truth), frame_cameras(p, setup), setup, bool(mirror),
-                    mirror_normal=n)
+    cams = frame_cameras(framing_points(p, task, grid, setup), setup)
+    return TaskItem(structure_id, p, z, task, grid, int(truth), cams, setup, bool(mirror), mirror_normal=n)
 
 
 def depth_cue_intensity(depth: np.ndarray, near: float, far: float, start: float = 0.5, end: float = 1.0) -> np.ndarray:
@@ -310,6 +365,8 @@ def project_pose(item: TaskItem, pose: Pose, camera: Camera | None = None) -> tu
             uv = np.stack([cam.cx + cam.focal * cam_xyz[:, 0] / depth, cam.cy - cam.focal * cam_xyz[:, 1] / depth], 1)
     keep &= np.isfinite(uv).all(axis=1)
     keep &= (uv[:, 0] >= 0) & (uv[:, 0] < cam.width) & (uv[:, 1] >= 0) & (uv[:, 1] < cam.height)
+    if s.observe == "visible":
+        keep &= visible_atoms(moved, item.numbers, cam, s)
     inten = np.ones(len(moved))
     if s.depth_cue:
         c = item.centre
@@ -319,6 +376,27 @@ def project_pose(item: TaskItem, pose: Pose, camera: Camera | None = None) -> tu
         inten = depth_cue_intensity(depth, dc - item.radius, dc + item.radius, s.depth_cue_start, s.depth_cue_end)
     uv = np.where(keep[:, None], uv, 0.0)
     return uv, inten, keep
+
+
+def visible_atoms(moved: np.ndarray, numbers: np.ndarray, camera: Camera, setup: ViewSetup) -> np.ndarray:
+    """(n,) bool: atom i shows at least ``setup.min_pixels`` pixel centres in the atom-ID buffer of the
+    atoms at ``moved`` (Å, world) rendered through ``camera`` in ``setup.observe_style`` (bonds occlude;
+    ``viewcert.render.visibility.visible_pixel_stats`` counts the pixels, as certify's ``visible`` does)."""
+    scene = build_scene(Structure(positions=moved, numbers=numbers), get_style(setup.observe_style))
+    res = render(scene, camera, rgb=False, supersample=1)
+    counts, _ = visible_pixel_stats(res.atom_id, scene.n_atoms)
+    out = np.zeros(len(moved), dtype=bool)
+    out[scene.atom_index[counts >= setup.min_pixels]] = True
+    return out
+
+
+def observation_model(setup: ViewSetup) -> str:
+    """One line naming the after view's observation model (recorded in results and certificates)."""
+    base = "exact atom centres; unobserved outside the image or behind the near clip"
+    if setup.observe == "ideal":
+        return f"ideal: {base}"
+    return (f"visible: {base} or with fewer than {setup.min_pixels} pixel centre(s) in the after view's "
+            f"rendered atom-ID buffer (style {setup.observe_style}, bonds occlude)")
 
 
 def observe_pose(item: TaskItem, pose: Pose, camera: Camera | None = None) -> AfterView:
