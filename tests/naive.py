@@ -3,6 +3,7 @@ plain per-element loop written straight from the formula in docs/conventions.md.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -69,12 +70,13 @@ def rotation_about(axis, angle_deg):
 
 
 # ----------------------------------------------------------------------------- oracle (viewcert.oracle)
-# Twins of viewcert.oracle._kernels, written as plain loops over points, views and pairs. They share the
-# kernels' semantics (documented in viewcert.oracle.triangulate) but none of their machinery: no epipolar
-# band search, no grids, no collapsing of coincident 2D points, no sorting tricks. NOTE: oracle_reconstruct
-# also follows the documented search contract (search radius w·δ·(1 + √2/√(1 − |cos θ|)) capped at 10³,
-# up to 4 association/refit rounds, the cluster refit) — it twins the algorithm, not the definition. The
-# definition itself is ``definition_consistent_tuples`` below (tests/test_oracle.py, check_against_definition).
+# Twins of viewcert.oracle's primitives (solve, triangulate, line gap, nearest point, minimum image, wrap,
+# components, greedy merge, translate box), as plain loops; then the whole oracle *from its definition*
+# (ARCHITECTURE.md "The oracle" and REFERENCE.md's released rules): ``oracle_reconstruct`` enumerates every
+# seed pair and every combination of same-label points within δ, with none of the kernels' machinery or
+# heuristics (no epipolar bands, grids, collapsed sites, search-radius slack, caps, refit rounds, cluster
+# refit). Where the definition leaves a choice open the twin says so, and tests/test_oracle.py compares the
+# kernel with it only where the definition decides.
 
 
 def oracle_solve3(a, b):
@@ -225,10 +227,12 @@ def oracle_box_ok(translations, tiling):
 
 
 class _OracleView:
-    """One view for the naive oracle: camera data, per point 2D coordinate (orthographic: plane Å,
-    perspective: px), ray, label, depth, drawn radius (2D units)."""
+    """One view for the naive oracle: per 2D point its coordinate (orthographic: image plane in Å,
+    perspective: px), back-projected ray (origin, unit direction), label, depth and drawn disc radius (2D
+    units, for the occlusion rule). δ is kept in the view's compare unit: orthographic Å in the plane (px:
+    δ/scale), perspective px (delta_unit='px') or Å at the point's depth (delta_unit='angstrom')."""
 
-    def __init__(self, view, delta, delta_unit, radius_scale, occlusion):
+    def __init__(self, view, delta, delta_unit, radius_scale):
         from ase.data import covalent_radii  # the table itself, not viewcert's accessor (code under test)
 
         cam = view.camera
@@ -240,276 +244,245 @@ class _OracleView:
         self.w, self.o, self.d = [], [], []
         for u, v in view.uv:
             if self.ortho:
-                x = (u - 0.5 * cam.width) / cam.scale
-                y = (0.5 * cam.height - v) / cam.scale
+                x, y = (u - 0.5 * cam.width) / cam.scale, (0.5 * cam.height - v) / cam.scale
                 self.w.append((x, y))
-                self.o.append(cam.center + x * self.rot[0] + y * self.rot[1])
+                self.o.append(np.asarray(cam.center, dtype=float) + x * self.rot[0] + y * self.rot[1])
                 self.d.append(-self.rot[2])
             else:
                 self.w.append((u, v))
-                dc = np.array([(u - cam.cx) / cam.focal, (cam.cy - v) / cam.focal, -1.0])
-                dw = dc @ self.rot
+                dw = np.array([(u - cam.cx) / cam.focal, (cam.cy - v) / cam.focal, -1.0]) @ self.rot
                 self.o.append(np.asarray(cam.position, dtype=float))
                 self.d.append(dw / np.linalg.norm(dw))
-        if self.ortho:
-            self.dmode = 0
-            self.delta = delta if delta_unit == "angstrom" else delta / cam.scale
-            self.sf = cam.scale
-        else:
-            self.dmode = 1 if delta_unit == "px" else 2
-            self.delta = delta
-            self.sf = cam.focal
-        r_a = [float(covalent_radii[z]) * radius_scale for z in self.labels]
-        self.radius = []
-        for i in range(len(self.labels)):
-            self.radius.append(r_a[i] if self.ortho else r_a[i] * cam.focal / self.depth[i])
+        self.sf = cam.scale if self.ortho else cam.focal
+        self.delta_px = (not self.ortho) and delta_unit == "px"
+        self.delta = delta / cam.scale if (self.ortho and delta_unit == "px") else delta
+        self.radius = [float(covalent_radii[z]) * radius_scale * (1.0 if self.ortho else cam.focal / dep)
+                       for z, dep in zip(self.labels, self.depth, strict=True)]
 
     def project(self, x):
+        """(2D coordinate or None behind a perspective camera, depth)."""
         cam = self.cam
         c = self.rot @ (np.asarray(x, dtype=float) - (cam.center if self.ortho else cam.position))
-        depth = -c[2]
         if self.ortho:
-            return (c[0], c[1]), depth
-        if depth <= 0:
-            return None, depth
-        return (cam.cx + cam.focal * c[0] / depth, cam.cy - cam.focal * c[1] / depth), depth
+            return (c[0], c[1]), -c[2]
+        if -c[2] <= 0:
+            return None, -c[2]
+        return (cam.cx + cam.focal * c[0] / -c[2], cam.cy - cam.focal * c[1] / -c[2]), -c[2]
 
     def residual(self, x, p):
-        """(residual in the compare unit of δ, residual in Å) of x against point p."""
+        """Distance of x's projection from point p, in the compare unit of this view's δ."""
         q, depth = self.project(x)
         if q is None:
-            return math.inf, math.inf
+            return math.inf
         r = math.hypot(self.w[p][0] - q[0], self.w[p][1] - q[1])
-        cmp_ = r * depth / self.sf if self.dmode == 2 else r
-        ang = r if self.dmode == 0 else r * depth / self.sf
-        return cmp_, ang
+        return r if (self.ortho or self.delta_px) else r * depth / self.sf
 
-    def nearest(self, x, label, rcmp):
-        q, depth = self.project(x)
-        if q is None:
-            return -1
-        rad = rcmp * self.sf / depth if self.dmode == 2 else rcmp
-        return oracle_nearest(self.w, self.labels, q, label, rad)
+    def within(self, x, label, tol):
+        """Every point of this label whose residual against x is ≤ tol, in index order."""
+        return [p for p, z in enumerate(self.labels) if z == label and self.residual(x, p) <= tol]
 
     def delta_angstrom(self, x):
-        if self.dmode == 1:
-            _, depth = self.project(x)
-            return self.delta * depth / self.sf
+        """δ of this view as a length in Å at x."""
+        if self.delta_px:
+            return self.delta * self.project(x)[1] / self.sf
         return self.delta
 
-    def excused(self, x):
+    def hidden(self, x):
+        """x's projection falls inside the drawn disc of a nearer observed atom (definition, step 6)."""
         q, depth = self.project(x)
-        if q is None:
-            return False
-        for p in range(len(self.w)):
-            if self.depth[p] < depth and math.hypot(self.w[p][0] - q[0], self.w[p][1] - q[1]) < self.radius[p]:
-                return True
-        return False
+        return q is not None and any(
+            self.depth[p] < depth and math.hypot(self.w[p][0] - q[0], self.w[p][1] - q[1]) < self.radius[p]
+            for p in range(len(self.w)))
+
+
+def _oracle_fit(views, sup):
+    """Least-squares point of the rays of a support tuple (−1 = no point in that view), or None."""
+    used = [(views[k].o[p], views[k].d[p]) for k, p in enumerate(sup) if p >= 0]
+    if len(used) < 2:
+        return None
+    a, b = np.zeros((3, 3)), np.zeros(3)
+    for o, d in used:
+        proj = np.eye(3) - np.outer(d, d)
+        a += proj
+        b += proj @ o
+    return oracle_solve3(a, b)
+
+
+def _oracle_worst(views, x, sup):
+    """Largest per-view residual/δ of x against its support."""
+    return max(views[k].residual(x, p) / views[k].delta for k, p in enumerate(sup) if p >= 0)
+
+
+def _oracle_view_pairs(views, pairs):
+    out = []
+    for a in range(len(views)):
+        for b in range(a + 1, len(views)):
+            va, vb = views[a], views[b]
+            if va.ortho and vb.ortho and np.linalg.norm(np.cross(va.rot[2], vb.rot[2])) < 1e-9:
+                continue  # parallel orthographic views: no pair point
+            out.append((a, b))
+    return out[:1] if pairs == "first" else out
+
+
+def _oracle_tuples(views, pairs, occlusion, window):
+    """Definition steps 1–2 (and 6), by enumeration. Every view pair, every same-label pair of points whose
+    two-ray least-squares point x0 is within δ of both; in every other view *every* same-label point within δ
+    of x0's projection (no nearest-point choice: all combinations are tried), or, with occlusion, no point
+    when none is within δ; the tuple's point is refitted on all its supporting rays and accepted when its
+    largest per-view residual is ≤ δ (a point missing in a view must be hidden there by a nearer atom's disc,
+    at most one view missing, not a seed view). Returns ({(label, support): (x, worst ratio)} accepted,
+    {(label, support): worst ratio} rejected near misses: full tuples with residual in (δ, window·δ], found by
+    the same enumeration with window·δ in place of δ)."""
+    nv = len(views)
+    acc, near = {}, {}
+    for va, vb in _oracle_view_pairs(views, pairs):
+        for i, z in enumerate(views[va].labels):
+            for j in range(len(views[vb].labels)):
+                if views[vb].labels[j] != z:
+                    continue
+                seed = [-1] * nv
+                seed[va], seed[vb] = i, j
+                x0 = _oracle_fit(views, seed)
+                if x0 is None or _oracle_worst(views, x0, seed) > window:
+                    continue
+                options = []
+                for k in range(nv):
+                    if k in (va, vb):
+                        options.append([seed[k]])
+                        continue
+                    near_k = views[k].within(x0, z, window * views[k].delta)
+                    options.append(near_k if near_k else ([-1] if occlusion and nv >= 3 else []))
+                for sup in itertools.product(*options):
+                    x = _oracle_fit(views, sup)
+                    if x is None:
+                        continue
+                    worst = _oracle_worst(views, x, sup)
+                    in_delta = all(p < 0 or views[k].residual(x0, p) <= views[k].delta
+                                   for k, p in enumerate(sup)) and _oracle_worst(views, x0, seed) <= 1.0
+                    missing = [k for k, p in enumerate(sup) if p < 0]
+                    ok = len(missing) <= 1 and all(views[k].hidden(x) for k in missing)
+                    if in_delta and ok and worst <= 1.0:
+                        acc.setdefault((z, tuple(sup)), (x, worst))
+                    elif not missing and 1.0 < worst <= window:
+                        near[(z, tuple(sup))] = worst
+    return acc, {k: r for k, r in near.items() if k not in acc}
+
+
+def _oracle_translates_ok(views, x, label, lattice, tiling):
+    """Definition step 5: with tiled observations every drawn translate of x must be matched: some box of
+    tiling shape of lattice translates x + n·L has, in every view, a same-label point within δ of each."""
+    def seen(y):
+        return all(v.within(y, label, v.delta) for v in views)
+
+    ranges = [range(-t - 1, 2) for t in tiling]
+    for o in itertools.product(*ranges):
+        if all(seen(x + (np.add(o, n)) @ lattice)
+               for n in itertools.product(*(range(t) for t in tiling))):
+            return True
+    return False
 
 
 def oracle_reconstruct(observations, *, delta, delta_unit="angstrom", pairs="all", merge=None, lattice=None,
                        visibility="strict", near_miss_window=2.0):
-    """The whole oracle, naively: every view pair (or the first), every same-label pair of points, nearest
-    association by scanning, brute-force merge. Returns a dict with points (wrapped when periodic), labels,
-    support, ratios, occluded, near_points, near_labels, near_ratios, translate_rejected."""
+    """The oracle from its definition (ARCHITECTURE.md, "The oracle", steps 1–6), by exhaustive enumeration.
+
+    Deterministic merge: the accepted support tuples of ``_oracle_tuples`` (identical tuples are one point);
+    then same-label points within δ (Å; px: the largest per-view equivalent; minimum image when periodic)
+    form connected components, each one output point: the members' average (no refit: the definition does
+    not say on which support, so callers compare counts and positions within δ, not refitted coordinates).
+    Tiled observations: a component is dropped unless translate-consistent (step 5). ``merge="greedy"``:
+    the released rules (``_oracle_released``). No search-radius slack, no caps, no refit rounds.
+    Returns a dict: points (wrapped when periodic), labels, support (first member's tuple), ratios (largest
+    member's worst residual/δ), occluded, members, translate_rejected, near_ratios (rejected full tuples
+    with residual in (δ, w·δ], w = near_miss_window)."""
     merge = merge or ("deterministic" if pairs == "all" else "greedy")
-    greedy = merge == "greedy"
-    occl = visibility == "occlusion"
-    win = near_miss_window
-    views = [_OracleView(v, delta, delta_unit, observations.model.radius_scale, occl) for v in observations.views]
-    nv = len(views)
+    views = [_OracleView(v, delta, delta_unit, observations.model.radius_scale) for v in observations.views]
     lat = None if lattice is None else np.asarray(lattice, dtype=float)
-    tiling = tuple(observations.model.tiling)
-
-    def lsq(sup, shifts=None):
-        os_, ds_ = [], []
-        for k in range(nv):
-            if sup[k] >= 0:
-                o = views[k].o[sup[k]]
-                if shifts is not None:
-                    o = o - shifts[k]
-                os_.append(o)
-                ds_.append(views[k].d[sup[k]])
-        if len(os_) < 2:
-            return None
-        a = np.zeros((3, 3))
-        b = np.zeros(3)
-        for o, d in zip(os_, ds_, strict=True):
-            p = np.eye(3) - np.outer(d, d)
-            a += p
-            b += p @ o
-        return oracle_solve3(a, b)
-
-    accepted, near = [], []
-    view_pairs = [(a, b) for a in range(nv) for b in range(a + 1, nv)]
-    if pairs == "first":
-        view_pairs = [(0, 1)]
-    for va, vb in view_pairs:
-        A, B = views[va], views[vb]
-        if A.ortho and B.ortho and np.linalg.norm(np.cross(A.rot[2], B.rot[2])) < 1e-9:
+    tiling = tuple(int(t) for t in observations.model.tiling)
+    tol3d = _oracle_delta3d(views, delta, delta_unit)
+    if merge == "greedy":
+        return _oracle_released(views, pairs, lat, tiling, tol3d)
+    acc, near = _oracle_tuples(views, pairs, visibility == "occlusion", near_miss_window)
+    keys = sorted(acc)
+    xs = [acc[k][0] for k in keys]
+    labels = [k[0] for k in keys]
+    comp = oracle_components(len(keys), oracle_neighbour_pairs(xs, labels, lat, tol3d, False))
+    out = {"points": [], "labels": [], "support": [], "ratios": [], "occluded": [], "members": [],
+           "translate_rejected": 0, "near_ratios": sorted(near.values())}
+    for root in sorted(set(comp)):
+        members = [i for i in range(len(keys)) if comp[i] == root]
+        ref = xs[members[0]]
+        x = sum(ref + oracle_min_image(xs[i] - ref, lat)[0] for i in members) / len(members)
+        if lat is not None and tiling != (1, 1, 1) and not _oracle_translates_ok(views, x, labels[root], lat, tiling):
+            out["translate_rejected"] += 1
             continue
-        for i in range(len(A.labels)):
-            for j in range(len(B.labels)):
-                z = A.labels[i]
-                if B.labels[j] != z:
-                    continue
-                gap = oracle_line_gap(A.o[i], A.d[i], B.o[j], B.d[j])
-                if not math.isfinite(gap):
-                    continue
-                sup = [-1] * nv
-                sup[va], sup[vb] = i, j
-                x = lsq(sup)
-                if x is None:
-                    continue
-                qa, dpa = A.project(x)
-                qb, dpb = B.project(x)
-                if (not A.ortho and dpa <= 0) or (not B.ortho and dpb <= 0):
-                    continue
-                gthr = A.delta_angstrom(x) + B.delta_angstrom(x)
-                if greedy:
-                    gthr *= 0.5
-                if gap > win * gthr:
-                    continue
-                if greedy:
-                    slack, niter = 1.0, 1
-                else:
-                    cos = abs(float(np.dot(A.d[i], B.d[j])))
-                    slack, niter = min(1.0 + math.sqrt(2.0) / math.sqrt(max(1.0 - cos, 1e-12)), 1e3), 4
-                for it in range(niter):
-                    new = list(sup)
-                    missing = False
-                    for k in range(nv):
-                        if k not in (va, vb):
-                            new[k] = views[k].nearest(x, z, win * views[k].delta * slack)
-                            if new[k] < 0 and not occl:
-                                missing = True  # without occlusion a view with no point rejects the seed
-                                break
-                    changed = new != sup
-                    sup = new
-                    if missing or greedy or (it > 0 and not changed):
-                        break
-                    xn = lsq(sup)
-                    if xn is not None:
-                        x = xn
-                rk = _oracle_ratios(views, x, sup, greedy, (va, vb), gap / gthr)
-                fails = [k for k in range(nv) if rk[k] > 1.0]
-                if not fails:
-                    accepted.append((x, z, sup, max(rk), False))
-                    continue
-                if occl and len(fails) == 1 and nv >= 3 and fails[0] not in (va, vb):
-                    f = fails[0]
-                    sup2 = list(sup)
-                    sup2[f] = -1
-                    x2 = x if greedy else lsq(sup2)
-                    if x2 is not None and views[f].excused(x2):
-                        r2 = [r for k, r in enumerate(_oracle_ratios(views, x2, sup2, greedy, (va, vb), gap / gthr))
-                              if sup2[k] >= 0]
-                        if max(r2) <= 1.0:
-                            accepted.append((x2, z, sup2, max(r2), True))
-                            continue
-                if all(s >= 0 for s in sup) and max(rk) <= win:
-                    near.append((x, z, sup, max(rk)))
-    # near misses: one per (label, support tuple)
-    seen, near_u = set(), []
-    for x, z, sup, r in near:
-        key = (z, tuple(sup))
-        if key not in seen:
-            seen.add(key)
-            near_u.append((x if lat is None else oracle_wrap(x, lat), z, r))
-    result = {"near_points": [n[0] for n in near_u], "near_labels": [n[1] for n in near_u],
-              "near_ratios": [n[2] for n in near_u], "translate_rejected": 0}
-    if greedy:
-        tiled = lat is not None and tiling != (1, 1, 1)
-        keep = oracle_merge_greedy([a[0] for a in accepted], [a[1] for a in accepted], _delta3d(views, delta,
-                                   delta_unit), lat if tiled else None)
-        out = [accepted[i] for i in keep]
-        pts = [o[0] for o in out]
-    else:
-        seen, uniq = set(), []
-        for a in accepted:
-            key = (a[1], tuple(a[2]))
-            if key not in seen:
-                seen.add(key)
-                uniq.append(a)
-        tol = _delta3d(views, delta, delta_unit)
-        comp = oracle_components(len(uniq), oracle_neighbour_pairs([u[0] for u in uniq], [u[1] for u in uniq], lat,
-                                                                   tol, False))
-        out, pts = [], []
-        for root in sorted(set(comp)):
-            members = [i for i in range(len(uniq)) if comp[i] == root]
-            ref = uniq[members[0]][0]
-            shifts, trans = [], []
-            for mi in members:
-                if lat is None:
-                    shifts.append(np.zeros(3))
-                    trans.append((0, 0, 0))
-                else:
-                    v, n = oracle_min_image(uniq[mi][0] - ref, lat)
-                    shifts.append(n @ lat)
-                    trans.append(tuple(n))
-            ntile = tiling[0] * tiling[1] * tiling[2] if lat is not None else 1
-            if ntile > 1 and not oracle_box_ok(trans, tiling):
-                result["translate_rejected"] += 1
-                continue
-            if len(members) == 1:
-                out.append(uniq[members[0]])
-                pts.append(uniq[members[0]][0])
-                continue
-            x = sum(uniq[mi][0] - s for mi, s in zip(members, shifts, strict=True)) / len(members)
-            choice = None
-            for it in range(4):
-                new = []
-                for k in range(nv):
-                    best, bestr = -1, math.inf
-                    for a_, mi in enumerate(members):
-                        p = uniq[mi][2][k]
-                        if p < 0:
-                            continue
-                        r, _ = views[k].residual(x + shifts[a_], p)
-                        if r < bestr:
-                            best, bestr = a_, r
-                    new.append(best)
-                changed = new != choice
-                choice = new
-                if it > 0 and not changed:
-                    break
-                sup = [uniq[members[c]][2][k] if c >= 0 else -1 for k, c in enumerate(choice)]
-                sh = [shifts[c] if c >= 0 else np.zeros(3) for c in choice]
-                xn = lsq(sup, sh)
-                if xn is not None:
-                    x = xn
-            sup = [uniq[members[c]][2][k] if c >= 0 else -1 for k, c in enumerate(choice)]
-            rats = [views[k].residual(x + shifts[c], sup[k])[0] / views[k].delta for k, c in enumerate(choice) if c >= 0]
-            out.append((x, uniq[members[0]][1], sup, max(rats) if rats else 0.0, any(c < 0 for c in choice)))
-            pts.append(x)
-    if lat is not None:
-        pts = [oracle_wrap(p, lat) for p in pts]
-    result.update(points=np.array(pts, dtype=float).reshape(-1, 3), labels=np.array([o[1] for o in out], dtype=int),
-                  support=np.array([o[2] for o in out], dtype=int).reshape(-1, nv),
-                  ratios=np.array([o[3] for o in out], dtype=float), occluded=np.array([o[4] for o in out], dtype=bool))
-    return result
+        out["points"].append(x if lat is None else oracle_wrap(x, lat))
+        out["labels"].append(labels[root])
+        out["support"].append(list(keys[members[0]][1]))
+        out["ratios"].append(max(acc[keys[i]][1] for i in members))
+        out["occluded"].append(any(min(keys[i][1]) < 0 for i in members))
+        out["members"].append(len(members))
+    return _oracle_arrays(out, len(views))
 
 
-def _oracle_ratios(views, x, sup, greedy, seeds, seed_ratio):
-    """Per view residual/δ of x against its support (greedy: the seed views carry gap/threshold)."""
-    out = []
-    for k, v in enumerate(views):
-        if greedy and k in seeds:
-            out.append(seed_ratio)
-        elif sup[k] < 0:
-            out.append(math.inf)
-        else:
-            out.append(v.residual(x, sup[k])[0] / v.delta)
+def _oracle_arrays(out, nv):
+    out["points"] = np.array(out["points"], dtype=float).reshape(-1, 3)
+    out["labels"] = np.array(out["labels"], dtype=int)
+    out["support"] = np.array(out["support"], dtype=int).reshape(-1, nv)
+    out["ratios"] = np.array(out["ratios"], dtype=float)
+    out["occluded"] = np.array(out["occluded"], dtype=bool)
     return out
 
 
-def _delta3d(views, delta, delta_unit):
+def _oracle_released(views, pairs, lat, tiling, tol3d):
+    """The study's released rules (REFERENCE.md, "Released oracle"; greedy semantics in viewcert.oracle's
+    docs): ONE tolerance δ. A seed pair (view pairs in order, view-a points in order, their same-label
+    view-b partners in order) is a candidate when its two rays pass within δ (px: the pair's mean Å
+    equivalent at the point); the candidate is the midpoint of closest approach (no refit); it is verified
+    when every other view has a same-label point within δ of its projection; it is kept unless a kept
+    same-label point lies strictly closer than δ (minimum image only with tiled observations); points
+    keep that order and are wrapped afterwards. support: the seed pair, −1 elsewhere (the rules say "some
+    point", not which)."""
+    nv = len(views)
+    cand = []
+    for va, vb in _oracle_view_pairs(views, pairs):
+        A, B = views[va], views[vb]
+        for i, z in enumerate(A.labels):
+            for j in range(len(B.labels)):
+                if B.labels[j] != z:
+                    continue
+                gap = oracle_line_gap(A.o[i], A.d[i], B.o[j], B.d[j])
+                sup = [-1] * nv
+                sup[va], sup[vb] = i, j
+                x = _oracle_fit(views, sup)
+                if x is None or not math.isfinite(gap):
+                    continue
+                if gap > 0.5 * (A.delta_angstrom(x) + B.delta_angstrom(x)):
+                    continue
+                if all(k in (va, vb) or views[k].within(x, z, views[k].delta) for k in range(nv)):
+                    cand.append((x, z, sup))
+    keep = oracle_merge_greedy([c[0] for c in cand], [c[1] for c in cand], tol3d,
+                               lat if (lat is not None and tiling != (1, 1, 1)) else None)
+    out = {"points": [], "labels": [], "support": [], "ratios": [], "occluded": [], "members": [],
+           "translate_rejected": 0, "near_ratios": []}
+    for i in keep:
+        x, z, sup = cand[i]
+        out["points"].append(x if lat is None else oracle_wrap(x, lat))
+        out["labels"].append(z)
+        out["support"].append(sup)
+        out["ratios"].append(math.nan)
+        out["occluded"].append(False)
+        out["members"].append(1)
+    return _oracle_arrays(out, nv)
+
+
+def _oracle_delta3d(views, delta, delta_unit):
+    """The 3D merge tolerance in Å: δ, or with δ in px the largest per-view Å equivalent (perspective: at the
+    median observed depth)."""
     if delta_unit == "angstrom":
         return delta
-    sizes = []
-    for v in views:
-        sizes.append(1.0 / v.cam.scale if v.ortho else float(np.median(v.depth)) / v.cam.focal if v.depth else 0.0)
-    return delta * max(sizes)
+    return delta * max((1.0 / v.cam.scale) if v.ortho else (float(np.median(v.depth)) / v.cam.focal if v.depth else 0.0)
+                       for v in views)
 
 
 def study_oracle(positions, numbers, ase_matrices, tol):
@@ -731,4 +704,34 @@ def definition_consistent_tuples(observations, *, delta):
 
     for p, z in enumerate(views[0][1]):
         extend([p], z)
+    return out
+
+
+def definition_tuple_residuals(observations, *, delta, upto=2.0):
+    """Every full support tuple of orthographic observations (δ in Å, one same-label point per view) whose
+    least-squares point lies within upto·δ of each of its rays, with that largest distance over δ: a list of
+    (x (3,), label, tuple, worst residual/δ). The residual of x in an orthographic view is its distance from
+    the point's ray (Å in the image plane)."""
+    out = []
+    for x, z, sup in definition_consistent_tuples(observations, delta=upto * delta):
+        worst = 0.0
+        for v, p in zip(observations.views, sup, strict=True):
+            cam = v.camera
+            rot = np.asarray(cam.rotation, dtype=float)
+            y = ((v.uv[p][0] - 0.5 * cam.width) / cam.scale, (0.5 * cam.height - v.uv[p][1]) / cam.scale)
+            c = rot @ (np.asarray(x) - np.asarray(cam.center, dtype=float))
+            worst = max(worst, math.hypot(c[0] - y[0], c[1] - y[1]))
+        out.append((x, z, sup, worst / delta))
+    return out
+
+
+def oracle_phantoms(points, labels, positions, numbers, delta, lattice=None):
+    """Φ_δ by its definition: the indices of the points farther than δ (Å, minimum image when periodic) from
+    every same-label atom."""
+    out = []
+    for i, (x, z) in enumerate(zip(points, labels, strict=True)):
+        near = [np.linalg.norm(oracle_min_image(np.asarray(x) - np.asarray(p), lattice)[0])
+                for p, zz in zip(positions, numbers, strict=True) if int(zz) == int(z)]
+        if not near or min(near) > delta:
+            out.append(i)
     return out
