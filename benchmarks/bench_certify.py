@@ -12,8 +12,8 @@ rendered cell (R0) → observe through the study's five views → oracle → lab
   phantom analysis, spglib + moyopy on the reconstruction, certificate record (hashes).
 - tools: pymatgen ``Structure.from_str`` and ``SpacegroupAnalyzer(...).get_conventional_standard_structure()``,
   spglib via pymatgen (``SpacegroupAnalyzer(...).get_crystal_system()``) on the rendered cell and on the
-  reconstruction, and the naive oracle twin of ``tests/naive.py``: ``oracle_reconstruct`` (the same all-pairs
-  algorithm, plain loops) for the default configuration, ``study_oracle`` (the study's released first-pair
+  reconstruction, and the naive oracle twin of ``tests/naive.py``: ``oracle_reconstruct`` (the oracle written from
+  its definition, plain loops, every tuple tried) for the default configuration, ``study_oracle`` (the study's released first-pair
   oracle) for the released-oracle configuration. Both sides observe with ``observe.project.observe``.
 
 Two configurations: (A) viewcert's default, all view pairs, δ = τ = 0.01 Å; (B) the released oracle, first
