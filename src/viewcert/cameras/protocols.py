@@ -163,14 +163,16 @@ RENDER_CEILING_5_OFFAXIS = {
     "oblique2": "-18x,-72y,-30z",
 }
 
-# camera placed on +axis looking back at the origin; screen up as stated
+# (view direction into the scene, screen up), in axes-6 order. ChimeraX's screen convention (x right, y up,
+# z toward the viewer): front is the default view (R = I, camera on +z); top looks down from +y with the
+# front (+z) at the bottom of the screen; left looks from −x with the front on the screen's right (x_screen = +z).
 _AXES_6 = {
-    "front": ((0.0, 0.0, -1.0), (0.0, 1.0, 0.0)),  # from +z
-    "back": ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0)),  # from -z
-    "top": ((0.0, -1.0, 0.0), (0.0, 0.0, -1.0)),  # from +y
-    "bottom": ((0.0, 1.0, 0.0), (0.0, 0.0, 1.0)),  # from -y
-    "right": ((-1.0, 0.0, 0.0), (0.0, 1.0, 0.0)),  # from +x
-    "left": ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0)),  # from -x
+    "front": ((0.0, 0.0, -1.0), (0.0, 1.0, 0.0)),  # from +z: rows x, y, z
+    "top": ((0.0, -1.0, 0.0), (0.0, 0.0, -1.0)),  # from +y: rows x, −z, y
+    "left": ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0)),  # from −x: rows z, y, −x
+    "back": ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0)),  # from −z: rows −x, y, −z
+    "right": ((-1.0, 0.0, 0.0), (0.0, 1.0, 0.0)),  # from +x: rows −z, y, x
+    "bottom": ((0.0, 1.0, 0.0), (0.0, 0.0, 1.0)),  # from −y: rows x, z, −y
 }
 
 
@@ -206,7 +208,7 @@ def get_protocol(name: str) -> Protocol:
     if name == "render-ceiling-5-offaxis":
         return protocol_from_ase_strings(name, RENDER_CEILING_5_OFFAXIS, "the study's off-axis five views")
     if name == "axes-3":
-        return _axes(("front", "top", "right"))
+        return _axes(("front", "top", "left"))  # MiSI / ChimeraX front, top, left
     if name == "axes-6":
         return _axes(tuple(_AXES_6))
     m = re.fullmatch(r"fibonacci-(\d+)", name)
