@@ -48,9 +48,10 @@ def contact_sheet(
     tiling=(2, 2, 2),
     tile_px: int = 170,
     label_px: int = 14,
+    molecule_scale: str = "common",
 ) -> np.ndarray:
     """The sheet as a uint8 RGB array: one row per (structure, style), one column per view, labels on the
-    top and left."""
+    top and left. Molecules at ``molecule_scale`` ("common": one Å-per-pixel scale across views; "per-view")."""
     from PIL import Image, ImageDraw, ImageFont
 
 
@@ -67,7 +68,8 @@ def contact_sheet(
         draw.text((left + c * tile_px + 4, 1), view.name, fill=(0, 0, 0), font=font)
     for r, (s, style) in enumerate(rows):
         t = tuple(tiling) if s.is_periodic else (1, 1, 1)
-        cams = frame_cameras(s, proto, style=style, tiling=t, width=tile_px, height=tile_px)
+        cams = frame_cameras(s, proto, style=style, tiling=t, width=tile_px, height=tile_px,
+                             molecule_scale=molecule_scale)
         scene = build_scene(s, style, tiling=t)
         y = label_px + r * tile_px
         for c, cam in enumerate(cams):

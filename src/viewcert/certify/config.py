@@ -23,6 +23,7 @@ from viewcert.render.palette import STYLE_NAMES, get_style
 from viewcert.symmetry.labels import LEVELS
 
 DEFAULT_DELTA = 0.01  # Å
+MOLECULE_SCALES = ("common", "per-view")  # Protocol.cameras(scale=...) for molecules
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ class CertifyConfig:
     molecule_levels: tuple[str, ...] = MOLECULE_LEVELS  # what a molecule is scored on (certify.molecule)
     molecule_cross_check: bool = True  # pymatgen's PointGroupAnalyzer on each input molecule at τ
     margin: bool = False  # δ* per item (oracle.margin); opt-in: on e3 it makes certify 2.5-3.5x slower
+    molecule_scale: str = "common"  # molecules' framing: one Å-per-pixel scale across views | per-view fit
 
     def __post_init__(self) -> None:
         # protocol: a registry name, a .toml/.json protocol file, or a Protocol (a dict is one recorded by to_dict)
@@ -141,6 +143,9 @@ class CertifyConfig:
             raise InputError(f"min_pixels must be a positive integer, got {self.min_pixels}", field="min_pixels")
         if not isinstance(self.margin, bool):
             raise InputError(f"margin must be true or false, got {self.margin!r}", field="margin")
+        if self.molecule_scale not in MOLECULE_SCALES:
+            raise InputError(f"molecule_scale must be one of {MOLECULE_SCALES}, got {self.molecule_scale!r}",
+                             field="molecule_scale")
         if not 0 < self.confidence < 1:
             raise InputError(f"confidence must be in (0, 1), got {self.confidence}", field="confidence")
 
@@ -157,7 +162,7 @@ class CertifyConfig:
             del d["style"]
         d["molecule_levels"] = list(self.molecule_levels)
         for k, default in (("molecule_levels", list(MOLECULE_LEVELS)), ("molecule_cross_check", True),
-                           ("margin", False)):
+                           ("margin", False), ("molecule_scale", "common")):
             if d[k] == default:  # defaults left out: certificates written before these fields keep digests
                 del d[k]
         return d
@@ -196,6 +201,11 @@ class CertifyConfig:
                             what="tiling x supercell")
         limits.check_pixels(self.image_size, self.image_size)
         limits.check_views(len(get_protocol_views(self.protocol, self.views).views))
+
+    def framing_scale(self, periodic: bool) -> str:
+        """The ``scale`` of ``Protocol.cameras``: crystals are always fitted per view (the study's letterbox),
+        molecules at ``molecule_scale`` (default one common Å-per-pixel scale, as molecular benchmarks)."""
+        return "per-view" if periodic else self.molecule_scale
 
     def with_(self, **kw) -> CertifyConfig:
         return replace(self, **kw)

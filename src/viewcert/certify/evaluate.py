@@ -251,7 +251,8 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
     mismatch = [] if rendered_label is None else [lv for lv in LEVELS
                                                    if lv in dataset and dataset[lv] != rendered_label[lv]]
     cams = get_protocol_views(cfg.protocol, cfg.views).cameras(cell, tiling=cfg.tiling, width=cfg.image_size,
-                                                               height=cfg.image_size)
+                                                               height=cfg.image_size,
+                                                               scale=cfg.framing_scale(periodic))
     # noise seed: cfg.seed·1,000,003 (oracle.noise's rule); visible/pixel-centroid read the rendered ID buffer
     obs = observe_as(cell, cams, cfg.observe, model=cfg.observation_model(), min_pixels=cfg.min_pixels,
                      style=cfg.style)

@@ -101,7 +101,8 @@ def _noise_module_rates(cell, cfg: CertifyConfig) -> dict:
     model, seed rule, δ and oracle options as the certification of the same configuration)."""
     protocol = get_protocol_views(cfg.protocol, cfg.views)
     (pt,) = noise_sweep([cell], lambda s: protocol.cameras(s, tiling=cfg.tiling, width=cfg.image_size,
-                                                           height=cfg.image_size),
+                                                           height=cfg.image_size,
+                                                           scale=cfg.framing_scale(s.is_periodic)),
                         [cfg.sigma], delta=cfg.delta, seeds=[cfg.seed], sigma_unit=cfg.sigma_unit, pairs=cfg.pairs,
                         merge=cfg.merge, tiling=cfg.tiling, periodic=cfg.periodic_merge)
     return {"recovered": pt.recovery_rate, "exact": pt.exact_rate, "phantom": pt.phantom_rate,

@@ -47,7 +47,7 @@ def _views(text: str | None) -> tuple[str, ...] | None:
 
 def _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
             sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge=False, supercell="1,1,1",
-            observe="ideal", min_pixels=1, cross_check_angle=False, margin=False):
+            observe="ideal", min_pixels=1, cross_check_angle=False, margin=False, molecule_scale="common"):
     from viewcert.certify import CertifyConfig
     from viewcert.errors import ViewcertError
 
@@ -58,7 +58,7 @@ def _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, mer
                              seed=seed, occlusion=occlusion, standardize=not no_standardize,
                              cross_check=not no_cross_check, periodic_merge=not cartesian_merge,
                              supercell=parse_tiling(supercell), observe=observe, min_pixels=min_pixels,
-                             cross_check_angle=cross_check_angle, margin=margin)
+                             cross_check_angle=cross_check_angle, margin=margin, molecule_scale=molecule_scale)
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
 
@@ -97,6 +97,9 @@ def certify_cmd(
     margin: bool = typer.Option(False, "--margin",
                                 help="uniqueness margin δ* per item (items.csv, certificate, delta_star.png); "
                                      "makes certify about 3x slower"),
+    molecule_scale: str = typer.Option("common", help="molecules' framing: common (one Å-per-pixel scale across "
+                                                      "views, bounding-box centre) | per-view (each view fitted "
+                                                      "alone, the old framing); crystals: always per view"),
     scheduler: str = typer.Option(None, help="Dask scheduler address (tcp://host:8786); default local processes"),
     workers: int = typer.Option(None, help="local worker processes (default: all CPUs)"),
     out: Path = typer.Option(Path("out"), help="output folder"),
@@ -119,7 +122,7 @@ def certify_cmd(
 
     cfg = _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
                   sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge, supercell,
-                  observe, min_pixels, cross_check_angle, margin)
+                  observe, min_pixels, cross_check_angle, margin, molecule_scale)
     limits = current_limits()
     cfg.check_limits(limits)
     dataset = load_input(input, subset=subset).with_limits(limits)
@@ -151,6 +154,9 @@ def verify_cmd(
     input: str = typer.Option(None, help="where the inputs are now (you vouch for this path)"),
     inputs: Path = typer.Option(None, "--inputs", help="the folder to trust (default: the current folder): "
                                                       "input paths a certificate names outside it are refused"),
+    molecule_scale: str = typer.Option("common", help="molecules' framing: common (one Å-per-pixel scale across "
+                                                      "views, bounding-box centre) | per-view (each view fitted "
+                                                      "alone, the old framing); crystals: always per view"),
     scheduler: str = typer.Option(None, help="Dask scheduler address"),
     workers: int = typer.Option(None, help="local worker processes"),
 ) -> None:
@@ -186,6 +192,9 @@ def sweep_cmd(
     tiling: str = typer.Option("1,1,1", help="observation model tiling"),
     score: str = typer.Option("crystal_system", help=LEVEL_HELP),
     subset: str = typer.Option("eval", help="study layout: eval | all"),
+    molecule_scale: str = typer.Option("common", help="molecules' framing: common (one Å-per-pixel scale across "
+                                                      "views, bounding-box centre) | per-view (each view fitted "
+                                                      "alone, the old framing); crystals: always per view"),
     scheduler: str = typer.Option(None, help="Dask scheduler address"),
     workers: int = typer.Option(None, help="local worker processes"),
     out: Path = typer.Option(Path("out/sweep"), help="output folder"),

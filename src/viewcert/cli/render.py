@@ -13,6 +13,9 @@ import typer
 from viewcert.cli.options import guarded, parse_tiling
 from viewcert.errors import ViewcertError
 
+MOLECULE_SCALE_HELP = ("molecules: common (one Å-per-pixel scale across views, bounding-box centre) | per-view "
+                       "(each view fitted alone, the old framing); crystals are always fitted per view")
+
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "structure"
@@ -32,6 +35,7 @@ def render_cmd(
     buffers: bool = typer.Option(False, help="also write <view>.ids.npy and <view>.depth.npy"),
     subset: str = typer.Option("eval", help="study layout: eval | all"),
     limit: int = typer.Option(0, help="render only the first N items (0 = all)"),
+    molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),
 ) -> None:
     """Render every structure of INPUT in every view: PNG + JSON sidecar (+ ID/depth buffers)."""
     from viewcert.benchmark.export import view_sidecar
@@ -48,6 +52,7 @@ def render_cmd(
     limits.check_pixels(size, size)
     limits.check_pixels(size * supersample, size * supersample)
     limits.check_protocol_name(protocol)
+    check_molecule_scale(molecule_scale)
     proto = resolve_protocol(protocol)  # a name or a .toml/.json protocol file
     limits.check_views(len(proto.views))
     check_out(out)
@@ -68,11 +73,14 @@ def render_cmd(
         except ViewcertError as exc:
             failed.append(f"item {it.id}: {one_line(exc)}")
             continue
-        cams = frame_cameras(s, proto, style=style, tiling=tt, width=size, height=size, kind=kind)
+        cams = frame_cameras(s, proto, style=style, tiling=tt, width=size, height=size, kind=kind,
+                             molecule_scale=molecule_scale)
         scene = build_scene(s, style, tiling=tt)
         stem = _safe(it.id)
         framing = {"method": "letterbox", "margin_px": 16.0, "pad_angstrom": float(scene.sphere_radii.max()),
                    "tiling": list(tt)}
+        if not s.is_periodic:  # recorded for molecules only: crystal sidecars keep their bytes
+            framing["scale"] = molecule_scale
         for view, cam in zip(proto.views, cams, strict=True):
             res = render(scene, cam, supersample=supersample)
             name = f"{stem}_{view.name}"
@@ -84,6 +92,11 @@ def render_cmd(
             n_img += 1
     typer.echo(f"wrote {n_img} images of {len(items) - len(failed)} structures to {out}")
     item_failures(failed)
+
+
+def check_molecule_scale(value: str) -> None:
+    if value not in ("common", "per-view"):
+        raise typer.BadParameter(f"--molecule-scale must be common or per-view, got {value!r}")
 
 
 def item_failures(failed: list[str]) -> None:
@@ -175,13 +188,15 @@ def _task_benchmark(input_spec, out, *, task, protocol, camera, depth_cue, seed,
 def gallery_cmd(
     out: Path = typer.Option(Path("docs/gallery.png"), "--out", "-o", help="PNG to write"),
     tile_px: int = typer.Option(170, help="size of one view, px"),
+    molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),
 ) -> None:
     """Contact sheet of built-in crystals and molecules in every view of the study's protocol."""
     from viewcert.benchmark.gallery import write_gallery
     from viewcert.cli.options import current_limits
 
     current_limits().check_pixels(tile_px, tile_px)
-    path = write_gallery(out, tile_px=tile_px)
+    check_molecule_scale(molecule_scale)
+    path = write_gallery(out, tile_px=tile_px, molecule_scale=molecule_scale)
     typer.echo(f"wrote {path} ({Path(path).stat().st_size // 1024} KB)")
 
 

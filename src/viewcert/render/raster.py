@@ -265,14 +265,18 @@ def frame_cameras(
     radius_scale: float | None = None,
     radius: float | None = None,
     draw_box: bool = True,
+    molecule_scale: str = "common",
 ) -> tuple[Camera, ...]:
     """Letterbox-framed cameras of a named protocol (or a Protocol) for ``structure`` drawn in ``style``:
-    the drawn atoms grown by the largest drawn radius, plus the drawn box."""
+    the drawn atoms grown by the largest drawn radius, plus the drawn box. A molecule (no lattice) is framed
+    at ``molecule_scale``: "common" (one Å-per-pixel scale and the bounding-box centre for every view, as
+    molecular viewers and benchmarks) or "per-view"; a crystal is always fitted per view."""
     proto = resolve_protocol(protocol)  # a name, a .toml/.json protocol file or a Protocol
     st = get_style(style, radius_scale=radius_scale, radius=radius)
     pad = float(st.atom_radii(structure.numbers).max())
     return proto.cameras(structure, width=width, height=height, tiling=tuple(tiling), pad=pad, kind=kind,
-                         draw_box=draw_box and structure.is_periodic)
+                         draw_box=draw_box and structure.is_periodic,
+                         scale="per-view" if structure.is_periodic else molecule_scale)
 
 
 def render_structure(
