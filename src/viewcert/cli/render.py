@@ -131,17 +131,24 @@ def build_benchmark_cmd(
 ) -> None:
     """Export a benchmark: images, sidecars, JSONL, VLMEvalKit TSV, R3 prompts, certificate. With --task
     translation|rotation|zoom|trans-rot|rot-rot|handedness: a MiSI-style transformation benchmark
-    (viewcert.benchmark.tasks_export; --protocol axes-3|axes-6, the default render-ceiling-5 becomes axes-3)."""
+    (viewcert.benchmark.tasks_export; --protocol axes-3|axes-6, the default render-ceiling-5 becomes axes-3).
+    With --task point-group|molecule-handedness: a molecular benchmark at one common scale
+    (viewcert.benchmark.molecule_export; default axes-3, ball-and-stick)."""
     from viewcert.benchmark.export import ExportSettings, build_benchmark
+    from viewcert.benchmark.molecule_export import MOLECULE_TASKS
     from viewcert.benchmark.settings import TASKS as CRYSTAL_TASKS
     from viewcert.cli.options import check_out, current_limits
     from viewcert.errors import InputError
     from viewcert.tasks.model import TASKS as TRANSFORMATION_TASKS
 
     limits = current_limits()
-    if task not in TRANSFORMATION_TASKS + CRYSTAL_TASKS:
-        raise InputError(f"task must be one of {', '.join(CRYSTAL_TASKS + TRANSFORMATION_TASKS)}, got {task!r}",
-                         field="task")
+    if task not in TRANSFORMATION_TASKS + CRYSTAL_TASKS + MOLECULE_TASKS:
+        raise InputError(f"task must be one of {', '.join(CRYSTAL_TASKS + TRANSFORMATION_TASKS + MOLECULE_TASKS)}, "
+                         f"got {task!r}", field="task")
+    if task in MOLECULE_TASKS:
+        _molecule_benchmark(input_spec, check_out(out), task=task, protocol=protocol, style=style, size=size,
+                            delta=delta, certify=certify, workers=workers, limit=limit, limits=limits)
+        return
     if task in TRANSFORMATION_TASKS:
         _task_benchmark(input_spec, check_out(out), task=task, protocol=protocol, camera=camera, depth_cue=depth_cue,
                         seed=seed, per_structure=per_structure, style=style, delta=delta, limit=limit, limits=limits)
@@ -182,6 +189,27 @@ def _task_benchmark(input_spec, out, *, task, protocol, camera, depth_cue, seed,
     s = (m["certificate"]["summary"] or {}).get("all", {})
     typer.echo(f"{m['n_questions']} {task} questions in {out}; exact ceiling {s['exact_ceiling']['mean']:.4f}, "
                f"unique {s['unique']}/{s['n']}; certificate sha256:{m['certificate_digest']}")
+    item_failures([f"item {e['id']}: {e['error']}" for e in m["errors"]])
+
+
+def _molecule_benchmark(input_spec, out, *, task, protocol, style, size, delta, certify, workers, limit,
+                        limits) -> None:
+    """The molecular branch of ``build-benchmark`` (viewcert.benchmark.molecule_export): the default
+    render-ceiling-5 becomes axes-3 (front, top, left), the default study style ball-and-stick."""
+    from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
+
+    settings = MoleculeExportSettings(task=task, protocol="axes-3" if protocol == "render-ceiling-5" else protocol,
+                                      style="ball-and-stick" if style == "study" else style, size=size,
+                                      tau=delta, delta=delta)
+    limits.check_protocol_name(settings.protocol)
+    limits.check_pixels(size * settings.supersample, size * settings.supersample)
+    m = build_molecule_benchmark(input_spec, out, settings, limit=limit or None, certify=certify,
+                                 n_workers=workers, limits=limits)
+    cert = m.get("certificate") or {}
+    s = cert.get("summary") or {}
+    typer.echo(f"{m['n_questions']} {task} questions in {out} ({len(m['errors'])} skipped)"
+               + (f"; ceiling ({cert['level']}) {s.get('correct')}/{s.get('n')}, certificate sha256:{cert['digest']}"
+                  if cert else ""))
     item_failures([f"item {e['id']}: {e['error']}" for e in m["errors"]])
 
 

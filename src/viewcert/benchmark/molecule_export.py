@@ -1,0 +1,271 @@
+"""Molecular benchmark export: a point-group or handedness question per molecule, images at one scale, the
+question files (JSONL, VLMEvalKit TSV) and the ceiling certificate on the molecular score levels.
+
+``build_molecule_benchmark(INPUT, out, MoleculeExportSettings(task=...))`` writes into ``out``:
+
+| file | what |
+|---|---|
+| ``images/qNNNN_vK.png`` | view K of question NNNN, rendered by ``viewcert.render`` at one common Å-per-pixel scale |
+| ``sidecars/qNNNN_vK.json`` | camera, framing, per drawn atom: element, pixel centre, depth, visible pixels |
+| ``benchmark.jsonl`` | id, source_id, index, images, question, choices, answer, answer_letter, task |
+| ``benchmark.tsv`` | VLMEvalKit MCQ layout (index, image = JSON list of base64 PNGs, image_path, question, A…, answer, category, split, id, source_id) |
+| ``manifest.json`` | settings, per question the answer and why, skipped items with their reason, SHA-256 of every file |
+| ``certificate.json``, ``certificate_items.csv`` | ``viewcert.certify`` of exactly the shown molecules, scored on the question's level |
+
+Tasks. ``point-group``: "which Schoenflies point group (within τ)?"; the answer is the input's group by
+``viewcert.symmetry.pointgroup`` (truth = the input itself), choices the fixed ``POINT_GROUP_CHOICES``; a
+group outside them is a skipped item with its reason; certificate level ``point_group``.
+``molecule-handedness``: the images show the molecule either as given or mirrored (x → −x through its
+bounding-box centre; which one is fixed by the SHA-256 of its id); the question lists the reference
+geometry and asks which is shown; achiral molecules (an improper operation within τ) are skipped, since
+their mirror image is a rotation of themselves; certificate level ``handedness``.
+
+Questions are ordered by SHA-256 of the item id; file names carry only question index and view number.
+Every file is deterministic (same inputs → same bytes). Crystals are skipped (reason: not a molecule).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from viewcert.benchmark.export import view_sidecar
+from viewcert.cameras.protocol_files import resolve_protocol
+from viewcert.certify import CertifyConfig
+from viewcert.certify.certificate import write_certificate
+from viewcert.certify.digests import cell_digest
+from viewcert.certify.inputs import Dataset, Item, load_input
+from viewcert.certify.run import items_table, run_certification
+from viewcert.errors import InputError
+from viewcert.io.atomic import json_dumps, write_text_atomic
+from viewcert.io.images import png_base64, write_png, write_sidecar
+from viewcert.limits import DEFAULT_LIMITS, Limits
+from viewcert.render.palette import STYLE_NAMES
+from viewcert.render.raster import build_scene, frame_cameras, render
+from viewcert.structures import Structure
+from viewcert.symmetry.pointgroup import point_group
+
+MOLECULE_TASKS = ("point-group", "molecule-handedness")
+POINT_GROUP_CHOICES = ("C1", "Cs", "Ci", "C2", "C3", "S4", "C2v", "C3v", "C4v", "C2h", "D2", "D3", "D2d", "D3d",
+                       "D2h", "D3h", "D4h", "D5h", "D5d", "D6h", "Td", "Oh", "Ih", "C∞v", "D∞h")
+HANDEDNESS_CHOICES = ("the reference molecule", "its mirror image")
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+LEVEL = {"point-group": "point_group", "molecule-handedness": "handedness"}
+LOOK = {"study": "flat discs with outlines", "ball-and-stick": "ball-and-stick", "spacefill": "space-filling"}
+
+
+@dataclass(frozen=True)
+class MoleculeExportSettings:
+    """What a molecular export depends on (recorded in the manifest). size: image side, px; tau: point-group
+    tolerance τ (Å); delta: the certificate's δ (Å); observe: the certificate's observation mode."""
+
+    task: str = "point-group"
+    protocol: str = "axes-3"
+    style: str = "ball-and-stick"
+    size: int = 768
+    supersample: int = 3
+    tau: float = 0.01
+    delta: float = 0.01
+    molecule_scale: str = "common"
+    observe: str = "visible"
+
+    def __post_init__(self) -> None:
+        if self.task not in MOLECULE_TASKS:
+            raise InputError(f"task must be one of {MOLECULE_TASKS}, got {self.task!r}", field="task")
+        if self.style not in STYLE_NAMES:
+            raise InputError(f"style must be one of {STYLE_NAMES}, got {self.style!r}", field="style")
+        if self.molecule_scale not in ("common", "per-view"):
+            raise InputError(f"molecule_scale must be common or per-view, got {self.molecule_scale!r}",
+                             field="molecule_scale")
+        for name in ("tau", "delta"):
+            v = getattr(self, name)
+            if not (isinstance(v, int | float) and np.isfinite(v) and v > 0):
+                raise InputError(f"{name} must be a positive number of Å, got {v!r}", field=name)
+        if int(self.size) != self.size or self.size < 16:
+            raise InputError(f"size must be an integer ≥ 16 px, got {self.size!r}", field="size")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _order_key(item_id: str) -> str:
+    return hashlib.sha256(item_id.encode()).hexdigest()
+
+
+def mirror_x(s: Structure) -> Structure:
+    """The mirror image x → −x through the bounding-box centre (same atoms, same order; the box is kept)."""
+    pos = s.positions.copy()
+    lo, hi = pos[:, 0].min(), pos[:, 0].max()
+    pos[:, 0] = (lo + hi) - pos[:, 0]
+    return Structure(pos, s.numbers, provenance=s.provenance)
+
+
+def shows_mirror(item_id: str) -> bool:
+    """Whether the handedness question shows the mirror image: the lowest bit of SHA-256(id + '/mirror')."""
+    return bool(hashlib.sha256(f"{item_id}/mirror".encode()).digest()[0] & 1)
+
+
+def _geometry_text(s: Structure) -> str:
+    rows = [f"  {sym} {x:.4f} {y:.4f} {z:.4f}" for sym, (x, y, z) in zip(s.symbols, s.positions, strict=True)]
+    return "\n".join(rows)
+
+
+def question_for(settings: MoleculeExportSettings, view_names, s: Structure, name: str) -> str:
+    """The question text of one item (the handedness question carries the reference geometry)."""
+    head = (f"You are shown {len(view_names)} orthographic views of one molecule ({', '.join(view_names)}; "
+            f"{LOOK.get(settings.style, settings.style)}, hydrogens as given, one common scale across views; screen "
+            f"x right, y up, z toward the viewer).")
+    if settings.task == "point-group":
+        return (f"{head} Which Schoenflies point group does the molecule have (symmetry within "
+                f"{settings.tau:g} Å)? Choices: {', '.join(POINT_GROUP_CHOICES)}.")
+    return (f"{head} The images show either the molecule {name} ({s.formula}) with the reference geometry "
+            f"below (Cartesian Å, element x y z) or its mirror image (rotated and moved freely). Which one is "
+            f"shown? Choices: {', '.join(HANDEDNESS_CHOICES)}.\nReference geometry:\n{_geometry_text(s)}")
+
+
+def _prepare(item, settings: MoleculeExportSettings) -> tuple[dict, Structure | None, Structure | None]:
+    """(record, reference molecule, shown molecule); the record holds 'error' when the item is skipped."""
+    rec: dict[str, Any] = {"id": item.id}
+    try:
+        s = item.read()
+        if s.is_periodic:
+            raise InputError("a crystal is not a molecule (it has a lattice)", source=item.id)
+        if s.n_atoms < 2:
+            raise InputError(f"{s.n_atoms} atom(s): no question to ask", source=item.id)
+        pg = point_group(s.positions, s.numbers, settings.tau)
+    except Exception as exc:  # noqa: BLE001 - an unreadable item is a reason in the manifest, never a crash
+        rec["error"] = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+        return rec, None, None
+    rec.update({"formula": s.formula, "n_atoms": s.n_atoms, "point_group": pg.symbol,
+                "point_group_closed": pg.closed, "chiral": pg.is_chiral})
+    if settings.task == "point-group":
+        if pg.symbol not in POINT_GROUP_CHOICES:
+            rec["error"] = f"point group {pg.symbol} is not among the choices"
+            return rec, s, None
+        rec.update({"answer": pg.symbol, "answer_source": f"input point group within τ = {settings.tau:g} Å"})
+        return rec, s, s
+    if not pg.is_chiral:
+        rec["error"] = f"achiral within τ = {settings.tau:g} Å ({pg.symbol}): its mirror image is a rotation of it"
+        return rec, s, None
+    mirrored = shows_mirror(item.id)
+    rec.update({"answer": HANDEDNESS_CHOICES[int(mirrored)],
+                "answer_source": "mirror x → −x through the bounding-box centre" if mirrored else "as given"})
+    return rec, s, mirror_x(s) if mirrored else s
+
+
+def _render_item(rec: dict, index: int, shown: Structure, settings: MoleculeExportSettings, proto,
+                 out: Path) -> None:
+    cams = frame_cameras(shown, proto, style=settings.style, width=settings.size, height=settings.size,
+                         molecule_scale=settings.molecule_scale)
+    scene = build_scene(shown, settings.style)
+    framing = {"method": "molecule: drawn atoms grown by the largest drawn radius", "scale": settings.molecule_scale,
+               "margin_px": 16.0, "pad_angstrom": round(float(scene.sphere_radii.max()), 6)}
+    images = []
+    for v, (view, cam) in enumerate(zip(proto.views, cams, strict=True)):
+        res = render(scene, cam, supersample=settings.supersample)
+        name = f"q{index:04d}_v{v}"
+        write_png(out / "images" / f"{name}.png", res.rgb)
+        write_sidecar(out / "sidecars" / f"{name}.json",
+                      view_sidecar(res, view_name=view.name, image=f"images/{name}.png", structure=shown,
+                                   framing=framing))
+        images.append(f"images/{name}.png")
+    rec.update({"index": index, "images": images, "px_per_angstrom": [round(float(c.scale), 9) for c in cams]})
+
+
+def _question_files(good: list[dict], choices: tuple[str, ...], task: str, out: Path) -> tuple[str, str]:
+    """The text of benchmark.jsonl and of the VLMEvalKit TSV (per-question text, shared choices)."""
+    import pandas as pd  # lazy: pandas is slow to import and only the TSV needs it
+
+    lines, rows = [], []
+    for r in good:
+        qid = f"q{r['index']:04d}"
+        letter = LETTERS[choices.index(r["answer"])]
+        lines.append(json_dumps({"id": qid, "source_id": r["id"], "index": r["index"], "images": r["images"],
+                                 "question": r["question"], "choices": list(choices), "answer": r["answer"],
+                                 "answer_letter": letter, "task": task}, indent=None))
+        row = {"index": r["index"], "image": json.dumps([png_base64((out / p).read_bytes()) for p in r["images"]]),
+               "image_path": json.dumps([Path(p).name for p in r["images"]]), "question": r["question"]}
+        row.update(dict(zip(LETTERS, choices, strict=False)))
+        row.update({"answer": letter, "category": task, "split": "test", "id": qid, "source_id": r["id"]})
+        rows.append(row)
+    tsv = pd.DataFrame(rows).to_csv(sep="\t", index=False, lineterminator="\n") if rows else ""
+    return "".join(lines), tsv
+
+
+def _certify(shown: list[tuple[str, Structure]], settings: MoleculeExportSettings, spec: str, out: Path,
+             n_workers) -> dict | None:
+    """``viewcert.certify`` of exactly the shown molecules on the question's level (same protocol, size, style,
+    scale); returns the manifest's certificate entry."""
+    if not shown:
+        return None
+    items = tuple(Item(i, "structure", s, cell_digest(s)) for i, s in shown)
+    dataset = Dataset(spec=spec, kind="molecule-benchmark", items=items)
+    cfg = CertifyConfig(protocol=settings.protocol, delta=settings.delta, tau=settings.tau,
+                        image_size=settings.size, observe=settings.observe, style=settings.style,
+                        molecule_levels=(LEVEL[settings.task],), molecule_cross_check=False,
+                        molecule_scale=settings.molecule_scale)
+    cert, _ = run_certification(dataset, cfg, n_workers=n_workers, progress=False)
+    write_certificate(out / "certificate.json", cert)
+    write_text_atomic(out / "certificate_items.csv", items_table(cert))
+    s = cert["summary"]
+    return {"status": "written", "path": "certificate.json", "digest": cert["digest"]["value"],
+            "level": LEVEL[settings.task], "observe": settings.observe,
+            "summary": {k: s.get(k) for k in ("n", "correct", "R1") if k in s}}
+
+
+def _file_digests(out: Path) -> dict[str, str]:
+    return {p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(out.rglob("*")) if p.is_file() and p.name != "manifest.json" and not p.name.startswith(".")}
+
+
+def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike,
+                             settings: MoleculeExportSettings | None = None, *, limit: int | None = None,
+                             certify: bool = True, n_workers: int | None = 1,
+                             limits: Limits = DEFAULT_LIMITS) -> dict:
+    """Export a molecular benchmark (module docstring); returns the manifest dict. ``limit``: the first n
+    usable questions in SHA-256 order of the ids."""
+    settings = settings or MoleculeExportSettings()
+    out = Path(out)
+    proto = resolve_protocol(settings.protocol)
+    dataset = load_input(str(input_spec)).with_limits(limits)
+    items = sorted(dataset.items, key=lambda it: _order_key(it.id))
+    records, good, shown = [], [], []
+    choices = POINT_GROUP_CHOICES if settings.task == "point-group" else HANDEDNESS_CHOICES
+    for it in items:
+        if limit is not None and len(good) >= int(limit):
+            break
+        rec, ref, s = _prepare(it, settings)
+        records.append(rec)
+        if s is None:
+            continue
+        rec["question"] = question_for(settings, proto.view_names, ref, it.id)
+        _render_item(rec, len(good), s, settings, proto, out)
+        good.append(rec)
+        shown.append((it.id, s))
+    jsonl, tsv = _question_files(good, choices, settings.task, out)
+    write_text_atomic(out / "benchmark.jsonl", jsonl)
+    write_text_atomic(out / "benchmark.tsv", tsv)
+    certificate = _certify(shown, settings, str(input_spec), out, n_workers) if certify else None
+    manifest = {
+        "format": "viewcert.benchmark.molecule/1",
+        "input": dataset.to_dict(),
+        "settings": settings.to_dict(),
+        "protocol": proto.to_dict(),
+        "choices": list(choices),
+        "truth": "the input molecule itself (no dataset label is read)",
+        "n_questions": len(good),
+        "items": [{k: r.get(k) for k in ("id", "index", "formula", "n_atoms", "point_group", "point_group_closed",
+                                         "chiral", "answer", "answer_source", "px_per_angstrom")}
+                  for r in records if "error" not in r],
+        "errors": [{"id": r["id"], "error": r["error"]} for r in records if "error" in r],
+        "certificate": certificate,
+        "files": _file_digests(out),
+    }
+    write_text_atomic(out / "manifest.json", json_dumps(manifest))
+    return manifest
