@@ -69,7 +69,8 @@ def test_handedness_question_shows_mirror_by_hash_and_skips_achiral(tmp_path):
     spec = folder(tmp_path, water=WATER, chbrclf=CHBRCLF)
     m = build_molecule_benchmark(spec, tmp_path / "out", MoleculeExportSettings(task="molecule-handedness", **SMALL))
     assert m["n_questions"] == 1
-    assert [e["id"] for e in m["errors"]] == ["water"] and "achiral" in m["errors"][0]["error"]
+    assert m["errors"] == [] and [e["id"] for e in m["skipped"]] == ["water"]
+    assert m["skipped"][0]["reason"].startswith("achiral within τ = 0.01 Å (C2v)")
     mirrored = bool(hashlib.sha256(b"chbrclf/mirror").digest()[0] & 1)  # the rule, from the module docstring
     (q,) = [json.loads(line) for line in (tmp_path / "out" / "benchmark.jsonl").read_text().splitlines()]
     assert q["answer"] == HANDEDNESS_CHOICES[int(mirrored)] and q["answer_letter"] == "AB"[int(mirrored)]

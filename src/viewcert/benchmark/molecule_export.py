@@ -9,7 +9,7 @@ question files (JSONL, VLMEvalKit TSV) and the ceiling certificate on the molecu
 | ``sidecars/qNNNN_vK.json`` | camera, framing, per drawn atom: element, pixel centre, depth, visible pixels |
 | ``benchmark.jsonl`` | id, source_id, index, images, question, choices, answer, answer_letter, task |
 | ``benchmark.tsv`` | VLMEvalKit MCQ layout (index, image = JSON list of base64 PNGs, image_path, question, A…, answer, category, split, id, source_id) |
-| ``manifest.json`` | settings, per question the answer and why, skipped items with their reason, SHA-256 of every file |
+| ``manifest.json`` | settings, per question the answer and why, skipped items (no question: achiral, group outside the choices) and unreadable items (errors), each with its reason; SHA-256 of every file |
 | ``certificate.json``, ``certificate_items.csv`` | ``viewcert.certify`` of exactly the shown molecules, scored on the question's level |
 
 Tasks. ``point-group``: "which Schoenflies point group (within τ)?"; the answer is the input's group by
@@ -21,7 +21,7 @@ geometry and asks which is shown; achiral molecules (an improper operation withi
 their mirror image is a rotation of themselves; certificate level ``handedness``.
 
 Questions are ordered by SHA-256 of the item id; file names carry only question index and view number.
-Every file is deterministic (same inputs → same bytes). Crystals are skipped (reason: not a molecule).
+Every file is deterministic (same inputs → same bytes). A crystal is an item error (not a molecule).
 """
 
 from __future__ import annotations
@@ -130,7 +130,8 @@ def question_for(settings: MoleculeExportSettings, view_names, s: Structure, nam
 
 
 def _prepare(item, settings: MoleculeExportSettings) -> tuple[dict, Structure | None, Structure | None]:
-    """(record, reference molecule, shown molecule); the record holds 'error' when the item is skipped."""
+    """(record, reference molecule, shown molecule). The record holds 'error' when the item cannot be read or
+    is not a molecule, 'skipped' when the task has no question for it (achiral, group outside the choices)."""
     rec: dict[str, Any] = {"id": item.id}
     try:
         s = item.read()
@@ -146,12 +147,12 @@ def _prepare(item, settings: MoleculeExportSettings) -> tuple[dict, Structure | 
                 "point_group_closed": pg.closed, "chiral": pg.is_chiral})
     if settings.task == "point-group":
         if pg.symbol not in POINT_GROUP_CHOICES:
-            rec["error"] = f"point group {pg.symbol} is not among the choices"
+            rec["skipped"] = f"point group {pg.symbol} is not among the choices"
             return rec, s, None
         rec.update({"answer": pg.symbol, "answer_source": f"input point group within τ = {settings.tau:g} Å"})
         return rec, s, s
     if not pg.is_chiral:
-        rec["error"] = f"achiral within τ = {settings.tau:g} Å ({pg.symbol}): its mirror image is a rotation of it"
+        rec["skipped"] = f"achiral within τ = {settings.tau:g} Å ({pg.symbol}): its mirror image is a rotation of it"
         return rec, s, None
     mirrored = shows_mirror(item.id)
     rec.update({"answer": HANDEDNESS_CHOICES[int(mirrored)],
@@ -262,7 +263,8 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
         "n_questions": len(good),
         "items": [{k: r.get(k) for k in ("id", "index", "formula", "n_atoms", "point_group", "point_group_closed",
                                          "chiral", "answer", "answer_source", "px_per_angstrom")}
-                  for r in records if "error" not in r],
+                  for r in records if "error" not in r and "skipped" not in r],
+        "skipped": [{"id": r["id"], "reason": r["skipped"]} for r in records if "skipped" in r],
         "errors": [{"id": r["id"], "error": r["error"]} for r in records if "error" in r],
         "certificate": certificate,
         "files": _file_digests(out),

@@ -207,7 +207,8 @@ def _molecule_benchmark(input_spec, out, *, task, protocol, style, size, delta, 
                                  n_workers=workers, limits=limits)
     cert = m.get("certificate") or {}
     s = cert.get("summary") or {}
-    typer.echo(f"{m['n_questions']} {task} questions in {out} ({len(m['errors'])} skipped)"
+    typer.echo(f"{m['n_questions']} {task} questions in {out} ({len(m['skipped'])} without a question, e.g. "
+               f"achiral; {len(m['errors'])} unreadable or not molecules)"
                + (f"; ceiling ({cert['level']}) {s.get('correct')}/{s.get('n')}, certificate sha256:{cert['digest']}"
                   if cert else ""))
     item_failures([f"item {e['id']}: {e['error']}" for e in m["errors"]])
