@@ -11,7 +11,9 @@ INPUT may be
 - a folder of structure files (``.cif``, POSCAR/CONTCAR/``.vasp``, ``.xyz``, ``.pdb``, …), ids = paths
   relative to the folder without the extension, optionally with ``labels.json``
   (``{id: {"crystal_system": ..., "point_group": ..., "space_group": ...}}``, any subset of the keys);
-- a single structure file.
+- a single structure file;
+- ``complex:PATH[#ligand=RES,pocket=8]`` — one protein–ligand complex as a MiSI-style ligand + pocket molecule
+  (``viewcert.io.complex``).
 
 Items are read in the worker (``Item.read()``), so reading is part of the parallel pipeline.
 """
@@ -35,6 +37,7 @@ STRUCTURE_SUFFIXES = (".cif", ".mcif", ".vasp", ".poscar", ".xyz", ".extxyz", ".
                       ".mol")
 STRUCTURE_NAMES = ("POSCAR", "CONTCAR")
 LABEL_KEYS = ("crystal_system", "point_group", "space_group")
+DEFAULT_POCKET = 8.0  # Å, io.complex's default (not imported here: gemmi would load at CLI start-up)
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,8 @@ class Item:
             s = _read_file(self.payload, self.id)
         elif self.kind == "ccd":  # payload = CCD code, read in the worker (viewcert.io.ccd)
             s = read_ccd_structure(str(self.payload))
+        elif self.kind == "complex":  # payload = (path, ligand or None, pocket Å), prepared in the worker
+            s = read_complex(*self.payload, identifier=self.id)
         else:
             raise InputError(f"unknown item kind {self.kind!r}", source=self.id, field="kind")
         self.limits.check_atoms(s.n_atoms, source=self.id)
@@ -281,6 +286,52 @@ def load_ccd(spec: str) -> Dataset:
     return Dataset(spec, "ccd", items, {"biotite/structure/info/components.bcif": fsha})
 
 
+def parse_complex_spec(spec: str) -> tuple[Path, str | None, float]:
+    """``complex:PATH[#ligand=RES][,pocket=Å]`` → (path, ligand residue name or None, pocket in Å; default 8)."""
+    body = spec[len("complex:"):]
+    path, _, opts = body.partition("#")
+    ligand, pocket = None, DEFAULT_POCKET
+    for part in filter(None, (x.strip() for x in opts.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq or key not in ("ligand", "pocket") or not value:
+            raise InputError(f"complex option must be ligand=RES or pocket=Å, got {part!r}", source=spec,
+                             field="INPUT")
+        if key == "ligand":
+            ligand = value
+        else:
+            try:
+                pocket = float(value)
+            except ValueError:
+                raise InputError(f"pocket must be a number of Å, got {value!r}", source=spec, field="pocket") from None
+    if not path:
+        raise InputError("complex: needs a path (complex:PATH[#ligand=RES,pocket=8])", source=spec, field="INPUT")
+    return Path(path).expanduser(), ligand, pocket
+
+
+def read_complex(path: str, ligand: str | None, pocket: float, *, identifier: str) -> Structure:
+    """The MiSI-style ligand + pocket molecule of one complex (``viewcert.io.complex.prepare_complex``)."""
+    from viewcert.io.complex import prepare_complex  # lazy: start-up time (gemmi is imported with it)
+
+    s = prepare_complex(path, ligand=ligand, pocket=pocket).structure
+    return replace(s, provenance=replace(s.provenance, identifier=identifier))
+
+
+def load_complex(spec: str) -> Dataset:
+    """``complex:PATH[#ligand=RES,pocket=8]``: one protein–ligand complex (a folder with protein.pdb[.gz] +
+    ligand.sdf, or complex.pdb[.gz] / a PDB or mmCIF file with ``ligand=RES``) as one molecule: the ligand
+    and the whole residues within ``pocket`` Å, waters and hydrogens dropped (prepared in the worker). The
+    item digest hashes the input files' digests, the ligand and the pocket."""
+    path, ligand, pocket = parse_complex_spec(spec)
+    if not path.exists():
+        raise InputError(f"complex input {str(path)!r} does not exist", source=spec, field="INPUT")
+    paths = sorted(q for q in path.iterdir() if q.is_file()) if path.is_dir() else [path]
+    files = {q.name: _file_sha(q) for q in paths if not q.name.startswith(".")}
+    ident = f"{path.name}:{ligand or 'sdf'}:pocket{pocket:g}"
+    digest = sha256_text(json.dumps({"files": files, "ligand": ligand, "pocket": pocket}, sort_keys=True))
+    item = Item(ident, "complex", (str(path), ligand, pocket), digest)
+    return Dataset(spec, "complex", (item,), files, location=str(path.resolve()))
+
+
 def _builtin_label(ident: str) -> dict | None:
     if not ident.startswith("aflow:"):
         return None
@@ -301,6 +352,8 @@ def load_input(spec: str | Path, *, subset: str = "eval") -> Dataset:
     s = str(spec)
     if s == "builtin:ccd" or s.startswith("ccd:"):
         return load_ccd(s)
+    if s.startswith("complex:"):
+        return load_complex(s)
     if s.startswith("builtin:"):
         return load_builtin(s)
     p = Path(s).expanduser()

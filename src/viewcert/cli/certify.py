@@ -63,6 +63,18 @@ def _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, mer
         raise typer.BadParameter(str(exc)) from None
 
 
+def complex_spec(spec: str, ligand: str | None, pocket: float | None) -> str:
+    """INPUT with --ligand/--pocket folded into a ``complex:PATH#ligand=RES,pocket=Å`` spec (so the certificate
+    records them and verify re-reads the same molecule)."""
+    if ligand is None and pocket is None:
+        return spec
+    if not spec.startswith("complex:") or "#" in spec:
+        raise typer.BadParameter("--ligand/--pocket apply to a complex:PATH input without '#' options")
+    opts = [f"ligand={ligand}"] if ligand is not None else []
+    opts += [f"pocket={pocket:g}"] if pocket is not None else []
+    return f"{spec}#{','.join(opts)}"
+
+
 def certify_cmd(
     input: str = typer.Argument(..., help="folder of structure files, the study layout (structures.json + "
                                           "eval.jsonl), a structure file, or builtin:prototypes"),
@@ -97,6 +109,10 @@ def certify_cmd(
     margin: bool = typer.Option(False, "--margin",
                                 help="uniqueness margin δ* per item (items.csv, certificate, delta_star.png); "
                                      "makes certify about 3x slower"),
+    ligand: str = typer.Option(None, help="complex:PATH inputs: the ligand's residue name in a whole entry "
+                                          "(e.g. PNM, or HEM/A/201); default: the folder's ligand.sdf"),
+    pocket: float = typer.Option(None, help="complex:PATH inputs: keep whole residues within this many Å of the "
+                                            "ligand (default 8)"),
     molecule_scale: str = typer.Option("common", help="molecules' framing: common (one Å-per-pixel scale across "
                                                       "views, bounding-box centre) | per-view (each view fitted "
                                                       "alone, the old framing); crystals: always per view"),
@@ -125,7 +141,7 @@ def certify_cmd(
                   observe, min_pixels, cross_check_angle, margin, molecule_scale)
     limits = current_limits()
     cfg.check_limits(limits)
-    dataset = load_input(input, subset=subset).with_limits(limits)
+    dataset = load_input(complex_spec(input, ligand, pocket), subset=subset).with_limits(limits)
     if not keep_going:
         for it in dataset.items:
             it.read()
@@ -154,6 +170,10 @@ def verify_cmd(
     input: str = typer.Option(None, help="where the inputs are now (you vouch for this path)"),
     inputs: Path = typer.Option(None, "--inputs", help="the folder to trust (default: the current folder): "
                                                       "input paths a certificate names outside it are refused"),
+    ligand: str = typer.Option(None, help="complex:PATH inputs: the ligand's residue name in a whole entry "
+                                          "(e.g. PNM, or HEM/A/201); default: the folder's ligand.sdf"),
+    pocket: float = typer.Option(None, help="complex:PATH inputs: keep whole residues within this many Å of the "
+                                            "ligand (default 8)"),
     molecule_scale: str = typer.Option("common", help="molecules' framing: common (one Å-per-pixel scale across "
                                                       "views, bounding-box centre) | per-view (each view fitted "
                                                       "alone, the old framing); crystals: always per view"),
@@ -192,6 +212,10 @@ def sweep_cmd(
     tiling: str = typer.Option("1,1,1", help="observation model tiling"),
     score: str = typer.Option("crystal_system", help=LEVEL_HELP),
     subset: str = typer.Option("eval", help="study layout: eval | all"),
+    ligand: str = typer.Option(None, help="complex:PATH inputs: the ligand's residue name in a whole entry "
+                                          "(e.g. PNM, or HEM/A/201); default: the folder's ligand.sdf"),
+    pocket: float = typer.Option(None, help="complex:PATH inputs: keep whole residues within this many Å of the "
+                                            "ligand (default 8)"),
     molecule_scale: str = typer.Option("common", help="molecules' framing: common (one Å-per-pixel scale across "
                                                       "views, bounding-box centre) | per-view (each view fitted "
                                                       "alone, the old framing); crystals: always per view"),
