@@ -65,3 +65,17 @@ def test_cli_ligand_pocket_and_bad_ligand(tmp_path):
 def test_missing_complex_is_input_error(tmp_path):
     with pytest.raises(InputError, match="does not exist"):
         load_input(f"complex:{tmp_path / 'nope'}#ligand=PNM")
+
+
+@needs_data
+def test_verify_trusts_a_complex_inside_inputs_and_refuses_it_outside(tmp_path):
+    from viewcert.certify.verify import verify_certificate
+
+    spec = f"complex:{DATA / '1pwc'}#ligand=PNM,pocket=4"
+    certify(spec, CertifyConfig(protocol="axes-3", molecule_cross_check=False), out=tmp_path / "o",
+            n_workers=1, plots=False, progress=False)
+    rep = verify_certificate(tmp_path / "o" / "certificate.json", inputs_root=DATA.parent, n_workers=1,
+                             progress=False)
+    assert rep.ok and not rep.input_changes
+    with pytest.raises(InputError, match="outside the trusted folder"):
+        verify_certificate(tmp_path / "o" / "certificate.json", inputs_root=tmp_path, n_workers=1, progress=False)

@@ -83,6 +83,12 @@ def trusted_input(cert: dict, inputs_root: str | Path, source: str = "certificat
         return spec
     root = Path(inputs_root).resolve()
     loc = (cert.get("location") or {}).get("input") or ""
+    # complex:PATH#options — the path is checked like any other, the prefix and options are kept
+    prefix = "complex:" if spec.startswith("complex:") else ""
+    options = ""
+    if prefix:
+        spec, _, options = spec[len(prefix):].partition("#")
+        loc = loc[len(prefix):].partition("#")[0] if loc.startswith(prefix) else loc
     candidates = [Path(loc)] if loc else []
     candidates.append(root / spec)
     for cand in candidates:
@@ -93,7 +99,7 @@ def trusted_input(cert: dict, inputs_root: str | Path, source: str = "certificat
                                  f"{str(root)!r}: pass --inputs DIR (or --input PATH) to trust it",
                                  source=source, field="location.input" if loc and cand == Path(loc) else
                                  "inputs.spec")
-            return str(real)
+            return f"{prefix}{real}" + (f"#{options}" if options else "")
     raise InputError(f"inputs {spec!r} not found (looked at {', '.join(repr(str(c)) for c in candidates)}); "
                      "pass --input PATH or --inputs DIR", source=source, field="inputs.spec")
 
