@@ -23,7 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from viewcert.certify import plots as P
-from viewcert.certify.certificate import build_certificate, library_versions, write_certificate
+from viewcert.certify.certificate import (
+    build_certificate,
+    library_versions,
+    write_certificate,
+)
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import certify_item
 from viewcert.certify.inputs import Dataset, load_input
@@ -34,10 +38,23 @@ from viewcert.oracle.jit import cache_is_cold, mark_warm
 from viewcert.parallel import MapResult, killed_by_signals, map_items
 
 
+@functools.lru_cache(maxsize=1)
+def source_digest() -> str:
+    """SHA-256 of viewcert's own source files (relative path and bytes, sorted): shards computed by other code
+    are never resumed, even when the version number did not change."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def fingerprint(dataset: Dataset, cfg: CertifyConfig, task: str = "certify") -> str:
-    """What a shard's results depend on: task, settings, input hashes, library versions."""
+    """What a shard's results depend on: task, settings (a protocol file's content included), input hashes,
+    library versions and viewcert's source (a named protocol's cameras or a kernel can change while the
+    version number does not)."""
     blob = json_dumps({"task": task, "config": cfg.to_dict(), "files": dataset.files,
-                       "libraries": library_versions()}, indent=None)
+                       "libraries": library_versions(), "source": source_digest()}, indent=None)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
