@@ -2,23 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "01_certify_a_benchmark.ipynb"
+from notebook_runner import run_notebook
 
 
 def test_certify_notebook_executes():
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("ipykernel")
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                                     resources={"metadata": {"path": str(NOTEBOOK.parent)}})
-    client.execute()
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
-    assert not [o for o in outputs if o.get("output_type") == "error"]
-    text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
+    text = run_notebook("01_certify_a_benchmark.ipynb")
     assert "R1 (crystal_system, truth = dataset): 20/20" in text
     assert "verified: 20 items recomputed, byte-identical" in text

@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "03_certify_a_molecular_benchmark.ipynb"
+from notebook_runner import run_notebook
 
 
 def test_molecule_notebook_executes():
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("ipykernel")
     pytest.importorskip("biotite")
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                                     resources={"metadata": {"path": str(NOTEBOOK.parent)}})
-    client.execute()
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
-    assert not [o for o in outputs if o.get("output_type") == "error"]
-    text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
+    text = run_notebook("03_certify_a_molecular_benchmark.ipynb")
     assert "crystal system" not in text
     assert "item ccd:FC6: read: " in text and "ideal coordinates missing" in text
     # one view: every chiral conformer ambiguous; BNZ is achiral (D6h)
