@@ -9,8 +9,11 @@ from pathlib import Path
 
 import typer
 
-from viewcert.cli.options import guarded, parse_tiling
+from viewcert.cli.options import MOLECULE_SCALE_HELP, guarded, parse_tiling
 
+LIGAND_HELP = ("complex:PATH inputs: the ligand's residue name in a whole entry (e.g. PNM, or HEM/A/201); "
+               "default: the folder's ligand.sdf")
+POCKET_HELP = "complex:PATH inputs: keep whole residues within this many Å of the ligand (default 8)"
 LEVEL_HELP = ("levels R1 scores, comma-separated: crystals crystal_system | point_group | space_group; molecules "
               "uniqueness | point_group | handedness (default all three)")
 
@@ -109,13 +112,9 @@ def certify_cmd(
     margin: bool = typer.Option(False, "--margin",
                                 help="uniqueness margin δ* per item (items.csv, certificate, delta_star.png); "
                                      "makes certify about 3x slower"),
-    ligand: str = typer.Option(None, help="complex:PATH inputs: the ligand's residue name in a whole entry "
-                                          "(e.g. PNM, or HEM/A/201); default: the folder's ligand.sdf"),
-    pocket: float = typer.Option(None, help="complex:PATH inputs: keep whole residues within this many Å of the "
-                                            "ligand (default 8)"),
-    molecule_scale: str = typer.Option("common", help="molecules' framing: common (one Å-per-pixel scale across "
-                                                      "views, bounding-box centre) | per-view (each view fitted "
-                                                      "alone, the old framing); crystals: always per view"),
+    ligand: str = typer.Option(None, help=LIGAND_HELP),
+    pocket: float = typer.Option(None, help=POCKET_HELP),
+    molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),
     scheduler: str = typer.Option(None, help="Dask scheduler address (tcp://host:8786); default local processes"),
     workers: int = typer.Option(None, help="local worker processes (default: all CPUs)"),
     out: Path = typer.Option(Path("out"), help="output folder"),
@@ -170,13 +169,9 @@ def verify_cmd(
     input: str = typer.Option(None, help="where the inputs are now (you vouch for this path)"),
     inputs: Path = typer.Option(None, "--inputs", help="the folder to trust (default: the current folder): "
                                                       "input paths a certificate names outside it are refused"),
-    ligand: str = typer.Option(None, help="complex:PATH inputs: the ligand's residue name in a whole entry "
-                                          "(e.g. PNM, or HEM/A/201); default: the folder's ligand.sdf"),
-    pocket: float = typer.Option(None, help="complex:PATH inputs: keep whole residues within this many Å of the "
-                                            "ligand (default 8)"),
-    molecule_scale: str = typer.Option("common", help="molecules' framing: common (one Å-per-pixel scale across "
-                                                      "views, bounding-box centre) | per-view (each view fitted "
-                                                      "alone, the old framing); crystals: always per view"),
+    ligand: str = typer.Option(None, help=LIGAND_HELP),
+    pocket: float = typer.Option(None, help=POCKET_HELP),
+    molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),
     scheduler: str = typer.Option(None, help="Dask scheduler address"),
     workers: int = typer.Option(None, help="local worker processes"),
 ) -> None:
@@ -212,13 +207,9 @@ def sweep_cmd(
     tiling: str = typer.Option("1,1,1", help="observation model tiling"),
     score: str = typer.Option("crystal_system", help=LEVEL_HELP),
     subset: str = typer.Option("eval", help="study layout: eval | all"),
-    ligand: str = typer.Option(None, help="complex:PATH inputs: the ligand's residue name in a whole entry "
-                                          "(e.g. PNM, or HEM/A/201); default: the folder's ligand.sdf"),
-    pocket: float = typer.Option(None, help="complex:PATH inputs: keep whole residues within this many Å of the "
-                                            "ligand (default 8)"),
-    molecule_scale: str = typer.Option("common", help="molecules' framing: common (one Å-per-pixel scale across "
-                                                      "views, bounding-box centre) | per-view (each view fitted "
-                                                      "alone, the old framing); crystals: always per view"),
+    ligand: str = typer.Option(None, help=LIGAND_HELP),
+    pocket: float = typer.Option(None, help=POCKET_HELP),
+    molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),
     scheduler: str = typer.Option(None, help="Dask scheduler address"),
     workers: int = typer.Option(None, help="local worker processes"),
     out: Path = typer.Option(Path("out/sweep"), help="output folder"),

@@ -21,6 +21,10 @@ EXIT_INPUT = 2  # bad input, bad option, limit exceeded, unreadable file: nothin
 EXIT_ITEMS = 1  # the run finished and wrote everything, but some items could not be read or certified
 
 
+MOLECULE_SCALE_HELP = ("molecules: common (one Å-per-pixel scale across views, bounding-box centre) | per-view "
+                       "(each view fitted alone, the old framing); crystals are always fitted per view")
+
+
 def guarded(fn):
     """``fn`` with the central handler: no Python traceback reaches a user unless ``--debug`` is given."""
 

@@ -10,11 +10,8 @@ from pathlib import Path
 
 import typer
 
-from viewcert.cli.options import guarded, parse_tiling
+from viewcert.cli.options import MOLECULE_SCALE_HELP, guarded, parse_tiling
 from viewcert.errors import ViewcertError
-
-MOLECULE_SCALE_HELP = ("molecules: common (one Å-per-pixel scale across views, bounding-box centre) | per-view "
-                       "(each view fitted alone, the old framing); crystals are always fitted per view")
 
 
 def _safe(name: str) -> str:
