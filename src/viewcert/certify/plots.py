@@ -114,7 +114,8 @@ def plot_ceiling_vs_delta(rows: list[dict], path: str | Path, *, reference: dict
     ax.set_xscale("log")
     ax.set_xlabel("δ (Å)")
     ax.set_ylabel("ceiling R1")
-    ax.legend(fontsize=7)
+    if by or reference:  # every configuration unreadable: an empty plot, no empty legend
+        ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
     return _save(fig, path)
 
