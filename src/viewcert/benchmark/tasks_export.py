@@ -43,7 +43,7 @@ import numpy as np
 from viewcert.benchmark.prompts import LETTERS
 from viewcert.cameras.camera import PerspectiveCamera
 from viewcert.cameras.framing import fit_orthographic_common
-from viewcert.cameras.protocols import get_protocol
+from viewcert.cameras.protocols import Protocol
 from viewcert.certify.certificate import compute_digest, library_versions
 from viewcert.certify.inputs import load_input
 from viewcert.errors import InputError
@@ -65,6 +65,7 @@ from viewcert.tasks.model import (
     framing_points,
     make_item,
     observation_model,
+    protocol_record,
     task_grid,
 )
 from viewcert.tasks.transforms import AXES, Step, Transformation
@@ -81,7 +82,7 @@ class TaskExportSettings:
     ``explain_tol`` in Å, ``eps`` an intensity (0–1)."""
 
     task: str = "rotation"
-    protocol: str = "axes-3"
+    protocol: str | Protocol = "axes-3"  # name, .toml/.json file or Protocol; views[0] = front (tasks.model)
     camera: str = "orthographic"
     depth_cue: bool = False
     seed: int = 0
@@ -112,15 +113,24 @@ class TaskExportSettings:
             raise InputError(f"need δ > 0, ε ≥ 0, explain_tol > 0, got {self.delta}, {self.eps}, {self.explain_tol}",
                              field="delta")
         get_style(self.style)
-        self.view_setup()  # camera / protocol checks
+        setup = ViewSetup(camera=self.camera, protocol=self.protocol, width=self.width, height=self.height,
+                          depth_cue=self.depth_cue, observe=self.observe, min_pixels=self.min_pixels,
+                          observe_style=self.style)  # camera / protocol checks; a protocol file is read once
+        object.__setattr__(self, "_setup", setup)
 
     def view_setup(self) -> ViewSetup:
-        return ViewSetup(camera=self.camera, protocol=self.protocol, width=self.width, height=self.height,
-                         depth_cue=self.depth_cue, observe=self.observe, min_pixels=self.min_pixels,
-                         observe_style=self.style)
+        return self._setup
+
+    def protocol_record(self) -> dict:
+        """The protocol in full: name, view names, rotations, and a file's path and SHA-256."""
+        return protocol_record(self._setup.protocol_spec, self.protocol)
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        """Every setting; a protocol file or object as its full record."""
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        if not isinstance(self.protocol, str):
+            d["protocol"] = self.protocol_record()
+        return d
 
 
 def common_scale(item: TaskItem) -> TaskItem:
@@ -308,8 +318,8 @@ def task_certificate(input_spec: str, settings: TaskExportSettings, questions, r
     grid = task_grid(settings.task)
     cert = {
         "format": FORMAT, "version": VERSION, "input": str(input_spec),
-        "task": settings.task, "protocol": {"name": settings.protocol, "views": list(get_protocol(
-            settings.protocol).view_names)}, "camera": settings.camera, "depth_cue": settings.depth_cue,
+        "task": settings.task, "protocol": settings.protocol_record(), "camera": settings.camera,
+        "depth_cue": settings.depth_cue,
         "seed": settings.seed, "settings": settings.to_dict(), "view_setup": settings.view_setup().to_dict(),
         "tolerances": {"delta_angstrom": settings.delta, "intensity_eps": settings.eps,
                        "explain_tol_angstrom": settings.explain_tol,

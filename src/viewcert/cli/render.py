@@ -128,7 +128,8 @@ def build_benchmark_cmd(
 ) -> None:
     """Export a benchmark: images, sidecars, JSONL, VLMEvalKit TSV, R3 prompts, certificate. With --task
     translation|rotation|zoom|trans-rot|rot-rot|handedness: a MiSI-style transformation benchmark
-    (viewcert.benchmark.tasks_export; --protocol axes-3|axes-6, the default render-ceiling-5 becomes axes-3).
+    (viewcert.benchmark.tasks_export; --protocol axes-3|axes-6|FILE.toml|FILE.json whose first view is 'front', the
+    after camera; the default render-ceiling-5 becomes axes-3).
     With --task point-group|molecule-handedness: a molecular benchmark at one common scale
     (viewcert.benchmark.molecule_export; default axes-3, ball-and-stick)."""
     from viewcert.benchmark.export import ExportSettings, build_benchmark

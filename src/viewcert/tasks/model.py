@@ -44,7 +44,8 @@ import numpy as np
 
 from viewcert.cameras.camera import Camera, OrthographicCamera
 from viewcert.cameras.framing import fit_orthographic, fit_perspective
-from viewcert.cameras.protocols import get_protocol
+from viewcert.cameras.protocol_files import ProtocolSpec, is_protocol_file, resolve_spec
+from viewcert.cameras.protocols import Protocol
 from viewcert.errors import InputError
 from viewcert.render.palette import get_style
 from viewcert.render.raster import build_scene, render
@@ -65,6 +66,35 @@ MIRROR_NORMAL = (float(np.sqrt(0.5)), float(-np.sqrt(0.5)), 0.0)
 ROOM_TASKS = ("translation", "trans-rot")
 ROOMS = ("grid", "none")
 OBSERVE_MODELS = ("ideal", "visible")
+#: the after camera is the protocol's first view, which must be named ``AFTER_VIEW`` (``task_protocol``)
+AFTER_VIEW = "front"
+
+
+def task_protocol(value) -> ProtocolSpec:
+    """The protocol of a transformation task from a name, a ``.toml``/``.json`` file, a ``Protocol`` or a
+    ``ProtocolSpec`` (``cameras.protocol_files.resolve_spec``). Rule: the **first** view is the front camera —
+    the after view, and the screen frame the answers are typed in — and must be named ``front`` (axes-3 and
+    axes-6 are; render-ceiling-5 and fibonacci-N are not). Only the views' rotations are used: kind, field of
+    view and image size come from the ``ViewSetup``."""
+    spec = resolve_spec(value)
+    first = spec.protocol.views[0].name
+    if first != AFTER_VIEW:
+        raise InputError(f"protocol {spec.protocol.name!r}: the first view is the after camera and must be named "
+                         f"{AFTER_VIEW!r}, got {first!r}", source=spec.source, field="views[0].name")
+    return spec
+
+
+def protocol_record(spec: ProtocolSpec, value) -> dict:
+    """The protocol in full for settings and certificates: name, view names, world→camera rotations (rows,
+    shortest round-trip floats), where it came from and, for a file, its path and SHA-256 (bytes as read)."""
+    p = spec.protocol
+    rec = {"name": p.name, "views": list(p.view_names),
+           "rotations": [[[float(x) for x in row] for row in v.rotation.tolist()] for v in p.views],
+           "after_view": p.views[0].name,
+           "source": "file" if is_protocol_file(value) else "builtin" if isinstance(value, str) else "object"}
+    if spec.sha256 is not None:
+        rec["file"] = {"path": str(spec.source), "sha256": spec.sha256, "kind": spec.kind}
+    return rec
 
 
 @dataclass(frozen=True)
@@ -154,7 +184,7 @@ class ViewSetup:
     ``observe_style``, ``viewcert.render``; as ``viewcert.render.visibility`` observes for certify)."""
 
     camera: str = "orthographic"
-    protocol: str = "axes-3"
+    protocol: str | Protocol | ProtocolSpec = "axes-3"  # name, .toml/.json path or object (``task_protocol``)
     width: int = MISI_SIZE[0]
     height: int = MISI_SIZE[1]
     fov_deg: float = 30.0
@@ -186,11 +216,19 @@ class ViewSetup:
                              field="depth_cue_range")
         if not 0.0 <= self.depth_cue_start < self.depth_cue_end <= 1.0:
             raise InputError("need 0 ≤ depth_cue_start < depth_cue_end ≤ 1", field="depth_cue_start")
-        if self.protocol not in ("axes-3", "axes-6"):
-            raise InputError(f"protocol must be 'axes-3' or 'axes-6', got {self.protocol!r}", field="protocol")
+        object.__setattr__(self, "_spec", task_protocol(self.protocol))  # a file is read once, here
+
+    @property
+    def protocol_spec(self) -> ProtocolSpec:
+        """The resolved protocol (views[0] = the front/after camera)."""
+        return self._spec
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        """Every field; a protocol given as a file or object is recorded in full (``protocol_record``)."""
+        d = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+        if not (isinstance(self.protocol, str) and not is_protocol_file(self.protocol)):
+            d["protocol"] = protocol_record(self._spec, self.protocol)
+        return d
 
 
 @dataclass(frozen=True, eq=False)
@@ -270,7 +308,7 @@ def framing_points(positions: np.ndarray, task: str, grid: AnswerGrid, setup: Vi
     p = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
     if setup.room != "grid" or task not in ROOM_TASKS:
         return p
-    r = get_protocol(setup.protocol).views[0].rotation
+    r = setup.protocol_spec.protocol.views[0].rotation
     c = bounding_box_centre(p)
     posed = [p]
     for a in grid.answers:
@@ -293,7 +331,7 @@ def achiral_exclusion(structure_id: str, positions, numbers, tolerance: float) -
 
 def frame_cameras(positions: np.ndarray, setup: ViewSetup) -> tuple[Camera, ...]:
     """Before cameras of ``setup.protocol`` framed on ``positions`` (front first; one scale per view)."""
-    views = get_protocol(setup.protocol).views
+    views = setup.protocol_spec.protocol.views
     margin = setup.margin_frac * min(setup.width, setup.height)
     cams = []
     for v in views:
