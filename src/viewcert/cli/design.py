@@ -65,14 +65,21 @@ def design_cmd(
     subset: str = typer.Option("eval", help="study layout: eval | all"),
     pareto: bool = typer.Option(False, help="also design K = 2…6 and write pareto.csv/json beside "
                                             "render-ceiling-5, its off-axis variant, axes-3 and axes-6"),
+    camera: str = typer.Option("orthographic", help="orthographic (directions) | perspective (one molecule: "
+                                                    "camera positions looking at its bounding-box centre)"),
+    distance: float = typer.Option(0.0, help="perspective: camera distance from the centre, Å (0: framing rule)"),
+    fov: float = typer.Option(30.0, help="perspective: field of view of the smaller image side, degrees"),
 ) -> None:
-    """Choose K view directions maximising the worst-case and 5th-percentile uniqueness margin δ*."""
+    """Choose K view directions maximising the worst-case and 5th-percentile uniqueness margin δ*; with
+    --camera perspective, place a pinhole camera along each (viewcert.design.perspective)."""
     import re
 
     from viewcert.cameras.protocol_files import ProtocolSpec, resolve_protocol, write_protocol_file
     from viewcert.design.designer import DesignConfig, design_views
     from viewcert.design.plots import delta_star_plot, stereographic_plot
 
+    if camera not in ("orthographic", "perspective"):
+        raise InputError(f"must be orthographic or perspective, got {camera!r}", field="--camera")
     m = re.fullmatch(r"fibonacci-(\d+)", candidates.strip())
     if m is None:
         raise InputError(f"--candidates must be fibonacci-N, got {candidates!r}", field="--candidates")
@@ -84,13 +91,26 @@ def design_cmd(
                        occlusion_budget=occlusion_budget, zone_deg=zone_deg, cap=cap, seed=seed, keep=kept,
                        margin=margin, target=target)
     ids, cells = _cells(input_spec, subset)
+    if camera == "perspective" and (len(cells) != 1 or cells[0].is_periodic):
+        raise InputError(f"perspective positions need exactly one molecule, got {len(cells)} structures"
+                         + (" (periodic)" if cells[0].is_periodic else ""), field="--camera")
     d = design_views(cells, cfg)
+    spec = ProtocolSpec(d.protocol)
+    if camera == "perspective":
+        from viewcert.design.perspective import perspective_spec
+
+        spec = perspective_spec(d.protocol, cells[0], distance=distance or None, fov_deg=fov)
     out = check_out(out)
     out.mkdir(parents=True, exist_ok=True)
-    write_protocol_file(ProtocolSpec(d.protocol), out / "protocol.toml")
+    write_protocol_file(spec, out / "protocol.toml")
     _write_csv(out / "margins.csv", [{"id": i, f"margin_{margin}": f"{v:.9g}"} for i, v in zip(ids, d.delta_star,
                                                                                               strict=True)])
-    (out / "design.json").write_text(json.dumps({"input": str(input_spec), **d.to_dict()}, indent=1) + "\n")
+    cam = {"kind": camera, **({"fov_deg": fov, "distance_A": distance or "framing rule",
+                               "positions_A": [list(p) for p in spec.positions],
+                               "note": "directions chosen by the orthographic margin objective"}
+                              if camera == "perspective" else {})}
+    (out / "design.json").write_text(json.dumps({"input": str(input_spec), **d.to_dict(), "camera": cam},
+                                                indent=1) + "\n")
     stereographic_plot({d.protocol.name: d.protocol}, cells, out / "directions.png")
     delta_star_plot({d.protocol.name: d.delta_star}, out / "delta_star.png", cap=cap)
     if pareto:
