@@ -236,3 +236,18 @@ def test_certificate_from_a_protocol_file_verifies(tmp_path):
     # the changed file is read again: the recomputed protocol record carries the new matrix and digest
     diffs = {path for path, _, _ in rep.section_diffs}
     assert any("protocol" in d and "rotation" in d for d in diffs) and any("sha256" in d for d in diffs)
+
+
+def test_certify_refuses_a_perspective_protocol_file_instead_of_certifying_it_orthographic(tmp_path):
+    """A designed perspective protocol must not be certified as orthographic behind the user's back."""
+    from viewcert.certify import CertifyConfig
+
+    path = tmp_path / "persp.toml"
+    path.write_text('[protocol]\nformat = "viewcert-protocol/1"\nname = "p"\nkind = "perspective"\nfov_deg = 30\n'
+                    '\n[[views]]\nname = "front"\nrotation = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]\n'
+                    '\n[[views]]\nname = "top"\nrotation = [[1, 0, 0], [0, 0, -1], [0, 1, 0]]\n')
+    with pytest.raises(InputError, match="kind = 'perspective'"):
+        CertifyConfig(protocol=str(path))
+    ortho = tmp_path / "ortho.toml"
+    ortho.write_text(path.read_text().replace('kind = "perspective"\nfov_deg = 30\n', 'kind = "orthographic"\n'))
+    assert CertifyConfig(protocol=str(ortho)).protocol == str(ortho)

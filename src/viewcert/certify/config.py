@@ -87,6 +87,7 @@ class CertifyConfig:
     def __post_init__(self) -> None:
         # protocol: a registry name, a .toml/.json protocol file, or a Protocol (a dict is one recorded by to_dict)
         if isinstance(self.protocol, ProtocolSpec):
+            _orthographic_only(self.protocol)
             object.__setattr__(self, "protocol", self.protocol.protocol)
         elif isinstance(self.protocol, dict):
             object.__setattr__(self, "protocol", spec_from_dict(self.protocol).protocol)
@@ -95,6 +96,8 @@ class CertifyConfig:
         elif not isinstance(self.protocol, str | Protocol):
             raise InputError(f"protocol must be a name, a protocol file or a Protocol, got "
                              f"{type(self.protocol).__name__}", field="protocol")
+        if isinstance(self.protocol, str) and is_protocol_file(self.protocol):
+            _orthographic_only(read_protocol_file(self.protocol))
         if not (isinstance(self.delta, int | float) and math.isfinite(self.delta) and self.delta > 0):
             raise InputError(f"delta must be a positive number of Å, got {self.delta}", field="delta")
         if self.tau is None:
@@ -221,6 +224,16 @@ class CertifyConfig:
                                 seed=int(self.seed) * 1_000_003, occlusion=self.occlusion,
                                 radius_scale=get_style(self.style).radius_scale)  # the drawn radius of the style
 
+
+
+def _orthographic_only(spec: ProtocolSpec) -> None:
+    """certify frames orthographic cameras from a protocol's rotations (an orthographic view's position only
+    shifts the image, which the framing recentres); a protocol asking for perspective cameras is refused
+    rather than silently certified as orthographic."""
+    if spec.kind != "orthographic":
+        raise InputError(f"certify frames orthographic views; this protocol asks for kind = {spec.kind!r} "
+                         "(perspective certification of a protocol file is not supported yet)",
+                         source=spec.source, field="protocol.kind")
 
 
 def get_protocol_views(name, views: tuple[str, ...] | None):
