@@ -1,11 +1,12 @@
 """Transformation-task ceilings (issue 13) on the six complexes and 200 CCD ligands, and the identify timing.
 
-Inputs: /work/shared/data/complexes prepared by ``viewcert.io.complex.prepare_complex`` (pocket = ligand +
+Inputs: ../shared/data/complexes prepared by ``viewcert.io.complex.prepare_complex`` (pocket = ligand +
 whole protein residues with a heavy atom within ``POCKET_CUTOFF`` Å of a ligand heavy atom; hydrogens and
 waters removed, as MiSI-Bench does; altlocs: first conformer) and 200 chemical components from biotite's bundled CCD (ideal coordinates, hydrogens removed,
 10–80 heavy atoms, no atoms closer than 0.5 Å), drawn with ``numpy.random.default_rng(SEED)``.
 Observation model: ideal (exact atom centres, atoms outside the 1160×803 image or behind the near clip
-unobserved), δ = 0.01 Å, intensity ε = 1/255. Writes benchmarks/results/tasks.json.
+unobserved), δ = 0.01 Å, intensity ε = 1/255. Writes benchmarks/results/tasks.json (summary) and
+tasks_non_unique.json.gz (every non-unique item with its consistent set and explanations).
 Usage: ``python benchmarks/bench_tasks.py [--quick] [--only TASK]`` (``--only``: rerun that task's
 configurations and replace their entries in the existing tasks.json).
 """
@@ -13,6 +14,7 @@ configurations and replace their entries in the existing tasks.json).
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import platform
@@ -151,13 +153,35 @@ def timing(structures) -> dict:
                     "the naive twin times the matching alone; a correctness aid, not a speed-up"}
 
 
+NON_UNIQUE = REPO / "benchmarks" / "results" / "tasks_non_unique.json.gz"
+
+
+def write_results(path: Path, out: dict) -> None:
+    """tasks.json (summary, kept small enough to track) and the per-item non-unique lists, gzipped with a fixed
+    mtime so reruns give the same bytes (``tasks_non_unique.json.gz``: {config: [items]})."""
+    non_unique = out.pop("non_unique_items")
+    out["non_unique_items"] = {k: len(v) for k, v in non_unique.items()}
+    out["non_unique_items_file"] = NON_UNIQUE.name
+    path.write_text(json.dumps(out, indent=1, sort_keys=False) + "\n")
+    blob = json.dumps(non_unique, sort_keys=True, separators=(",", ":")).encode()
+    NON_UNIQUE.write_bytes(gzip.compress(blob, 9, mtime=0))
+
+
+def read_results(path: Path) -> dict:
+    out = json.loads(path.read_text())
+    out["non_unique_items"] = (json.loads(gzip.decompress(NON_UNIQUE.read_bytes())) if NON_UNIQUE.exists()
+                               else {})
+    out.pop("non_unique_items_file", None)
+    return out
+
+
 def _only(path: Path, task: str, structures, pockets) -> None:
     """Rerun one task's configurations and replace their entries in ``path``."""
     cfgs = [c for c in CONFIGS if c[0] == task]
     figures, digests, non_unique = run_all(structures, cfgs, SEED)
     _, d1, _ = run_all(structures[:10], cfgs, SEED)
     _, d2, _ = run_all(structures[:10], cfgs, SEED)
-    out = json.loads(path.read_text())
+    out = read_results(path)
     keys = {f["config"] for f in figures}
     out["figures"] = [f for f in out["figures"] if f["config"] not in keys] + figures
     out["non_unique_items"].update(non_unique)
@@ -165,7 +189,7 @@ def _only(path: Path, task: str, structures, pockets) -> None:
     out.setdefault("reruns", {})[task] = {
         "pockets": {p[0]: int(len(p[2])) for p in pockets}, "pocket_source": "viewcert.io.complex.prepare_complex",
         "determinism": {"first": d1, "second": d2, "byte_identical": d1 == d2}}
-    path.write_text(json.dumps(out, indent=1, sort_keys=False) + "\n")
+    write_results(path, out)
     print(f"updated {sorted(keys)} in {path}")
 
 
@@ -202,7 +226,7 @@ def main() -> None:
         "output_digests": digests,
         "versions": {"python": platform.python_version(), "numpy": np.__version__},
     }
-    path.write_text(json.dumps(out, indent=1, sort_keys=False) + "\n")
+    write_results(path, out)
     print(f"wrote {path} ({time.perf_counter() - t0:.0f} s)")
 
 
