@@ -5,6 +5,7 @@ Map of the package, bottom layer first; a layer imports only the layers above it
 
 - ``errors``, ``numeric``  the error types; read-only arrays and fixed float formatting
 - ``elements``     symbols, atomic numbers, covalent radii
+- ``limits``       resource limits checked before the work (atoms, tiling, views, pixels, archive sizes)
 - ``structures``   Structure, the frozen value object (Cartesian Å, Z, lattice rows, provenance)
 - ``symmetry``     spglib/moyopy adapters (their only importers), cell labels, standardisation, point groups
 - ``stats``        the one Clopper–Pearson bound, bootstrap, McNemar, sign test, Holm
