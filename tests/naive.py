@@ -735,3 +735,55 @@ def oracle_phantoms(points, labels, positions, numbers, delta, lattice=None):
         if not near or min(near) > delta:
             out.append(i)
     return out
+
+
+# ----------------------------------------------------------------------------- phantom analysis
+# Twins of viewcert.oracle.phantom_kernels, from the definitions (no numba, no trees). Minimum-image distance
+# between a query q and a target t (Cartesian Å) over the given image shifts: min over shifts s of
+# |(s + t) − q|; shifts = {0} for a molecule.
+
+def phantom_nearest_same_label(q, qlab, t, tlab, shifts):
+    """[(distance, index)] per query: nearest same-label target image; (inf, -1) when the label is absent."""
+    out = []
+    for i in range(len(q)):
+        best, bj = math.inf, -1
+        for k in range(len(shifts)):
+            for j in range(len(t)):
+                if tlab[j] != qlab[i]:
+                    continue
+                d = [(shifts[k][c] + t[j][c]) - q[i][c] for c in range(3)]
+                d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+                if d2 < best:
+                    best, bj = d2, j
+        out.append((math.sqrt(best) if bj >= 0 else math.inf, bj))
+    return out
+
+
+def phantom_min_same_label_distance(p, lab, shifts, home):
+    """Smallest same-label image distance, excluding an atom against itself at shift index ``home``."""
+    best = math.inf
+    for i in range(len(p)):
+        for k in range(len(shifts)):
+            for j in range(len(p)):
+                if lab[j] != lab[i] or (i == j and k == home):
+                    continue
+                d = [(shifts[k][c] + p[j][c]) - p[i][c] for c in range(3)]
+                best = min(best, d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+    return math.sqrt(best)
+
+
+# ----------------------------------------------------------------------------- transformation tasks
+def task_views_consistent(uv_a, int_a, lab_a, uv_b, int_b, lab_b, delta, eps) -> bool:
+    """Twin from the definition: same count per label, and every point of each set has a same-label point
+    of the other within δ (Euclidean, px) whose intensity differs by ≤ ε."""
+    if sorted(lab_a.tolist()) != sorted(lab_b.tolist()):
+        return False
+
+    def covered(ua, ia, la, ub, ib, lb):
+        for p in range(len(ua)):
+            if not any(la[p] == lb[q] and np.hypot(*(ua[p] - ub[q])) <= delta and abs(ia[p] - ib[q]) <= eps
+                       for q in range(len(ub))):
+                return False
+        return True
+
+    return covered(uv_a, int_a, lab_a, uv_b, int_b, lab_b) and covered(uv_b, int_b, lab_b, uv_a, int_a, lab_a)

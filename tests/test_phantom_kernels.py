@@ -1,4 +1,4 @@
-"""viewcert.oracle.phantom_kernels against its plain twin (tests/naive_phantoms.py) and against the cKDTree
+"""viewcert.oracle.phantom_kernels against its plain twin (tests/naive.py) and against the cKDTree
 path of viewcert.oracle.phantoms it replaces for small inputs."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests import naive_phantoms as naive
+from tests import naive
 from viewcert.oracle import phantoms
 from viewcert.oracle.phantom_kernels import min_same_label_distance_nb, nearest_same_label_nb
 from viewcert.structures import tiling_translations
@@ -40,7 +40,7 @@ def test_nearest_same_label_equals_naive_twin(qs, ts, periodic, lat):
     tl = np.array([z for _, z in ts], dtype=np.int64)
     sh = _shifts(lat) if periodic else np.zeros((1, 3))
     dist, idx = nearest_same_label_nb(q, ql, t, tl, sh)
-    ref = naive.nearest_same_label(q.tolist(), ql.tolist(), t.tolist(), tl.tolist(), sh.tolist())
+    ref = naive.phantom_nearest_same_label(q.tolist(), ql.tolist(), t.tolist(), tl.tolist(), sh.tolist())
     assert dist.tolist() == [d for d, _ in ref]  # the same arithmetic: equal to the last bit
     assert idx.tolist() == [j for _, j in ref]
 
@@ -50,7 +50,7 @@ def test_min_same_label_distance_equals_naive_twin(ps, periodic, lat):
     p = np.array([x for x, _ in ps], dtype=np.float64).reshape(-1, 3)
     lab = np.array([z for _, z in ps], dtype=np.int64)
     sh, home = (_shifts(lat), 13) if periodic else (np.zeros((1, 3)), 0)
-    assert min_same_label_distance_nb(p, lab, sh, home) == naive.min_same_label_distance(p.tolist(), lab.tolist(),
+    assert min_same_label_distance_nb(p, lab, sh, home) == naive.phantom_min_same_label_distance(p.tolist(), lab.tolist(),
                                                                                         sh.tolist(), home)
 
 

@@ -8,25 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests import naive
 from viewcert.tasks._match import consistent_with
 from viewcert.tasks.identify import identify
 from viewcert.tasks.model import ViewSetup, depth_cue_intensity, make_item, rotation_grid, task_grid
-
-
-def naive_consistent(uv_a, int_a, lab_a, uv_b, int_b, lab_b, delta, eps) -> bool:
-    """Twin from the definition: same count per label, and every point of each set has a same-label point
-    of the other within δ (Euclidean, px) whose intensity differs by ≤ ε."""
-    if sorted(lab_a.tolist()) != sorted(lab_b.tolist()):
-        return False
-
-    def covered(ua, ia, la, ub, ib, lb):
-        for p in range(len(ua)):
-            if not any(la[p] == lb[q] and np.hypot(*(ua[p] - ub[q])) <= delta and abs(ia[p] - ib[q]) <= eps
-                       for q in range(len(ub))):
-                return False
-        return True
-
-    return covered(uv_a, int_a, lab_a, uv_b, int_b, lab_b) and covered(uv_b, int_b, lab_b, uv_a, int_a, lab_a)
 
 
 @st.composite
@@ -58,7 +43,7 @@ def test_kernel_matches_naive_twin(case, data):
     truth = data.draw(st.integers(0, len(uv) - 1))
     got = consistent_with(uv, inten, keep, lab, truth, n_labels, delta, eps)
     t = keep[truth]
-    want = [naive_consistent(uv[truth][t], inten[truth][t], lab[t], uv[c][keep[c]], inten[c][keep[c]],
+    want = [naive.task_views_consistent(uv[truth][t], inten[truth][t], lab[t], uv[c][keep[c]], inten[c][keep[c]],
                              lab[keep[c]], delta, eps) for c in range(len(uv))]
     assert got.tolist() == want
     assert got[truth]
