@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from export_fixtures import CHFCLBR_XYZ
 from viewcert.cameras.protocol_files import read_protocol_file, write_protocol_file
 from viewcert.certify.molecule import molecule_outcome
 from viewcert.design.designer import DesignConfig, design_views
@@ -25,7 +26,7 @@ from viewcert.structures import Structure
 # a chiral 5-atom molecule (C with H, F, Cl, Br on a distorted tetrahedron), Å
 POS = np.array([[0, 0, 0], [0.9, 0.7, 0.6], [-1.0, -0.8, 0.7], [-0.9, 1.1, -0.8], [1.0, -0.9, -1.1]], dtype=float)
 Z = np.array([6, 1, 9, 17, 35])
-XYZ = "5\nchfclbr\nC 0 0 0\nH 0.9 0.7 0.6\nF -1.0 -0.8 0.7\nCl -0.9 1.1 -0.8\nBr 1.0 -0.9 -1.1\n"
+XYZ = CHFCLBR_XYZ
 
 
 def _mol() -> Structure:

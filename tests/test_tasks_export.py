@@ -12,33 +12,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from export_fixtures import SMALL, chiral_xyz, folder_files
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark, common_scale
 from viewcert.certify.certificate import compute_digest
 from viewcert.errors import InputError
 from viewcert.tasks.model import ViewSetup, make_item, task_grid
 from viewcert.tasks.transforms import parse_command
 
-SMALL = {"width": 240, "height": 180, "supersample": 1}
-
-
-def _xyz(tmp: Path) -> Path:
-    # a chiral 5-atom molecule (C with H, F, Cl, Br on a distorted tetrahedron), Å
-    p = tmp / "chfclbr.xyz"
-    p.write_text("5\nchfclbr\nC 0 0 0\nH 0.9 0.7 0.6\nF -1.0 -0.8 0.7\nCl -0.9 1.1 -0.8\nBr 1.0 -0.9 -1.1\n")
-    return p
-
-
-def _files(d: Path) -> dict[str, bytes]:
-    return {p.relative_to(d).as_posix(): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
-
 
 @pytest.mark.parametrize("task", ["rotation", "handedness", "trans-rot"])
 def test_same_seed_byte_identical(tmp_path, task):
-    mol = _xyz(tmp_path)
+    mol = chiral_xyz(tmp_path)
     s = TaskExportSettings(task=task, seed=7, per_structure=3, **SMALL)
     build_task_benchmark(mol, tmp_path / "a", s)
     build_task_benchmark(mol, tmp_path / "b", s)
-    a, b = _files(tmp_path / "a"), _files(tmp_path / "b")
+    a, b = folder_files(tmp_path / "a"), folder_files(tmp_path / "b")
     assert sorted(a) == sorted(b) and len([k for k in a if k.endswith(".png")]) == 3 * 4
     assert all(a[k] == b[k] for k in a)
     c = build_task_benchmark(mol, tmp_path / "c", TaskExportSettings(task=task, seed=8, per_structure=3, **SMALL))
@@ -48,7 +36,7 @@ def test_same_seed_byte_identical(tmp_path, task):
 
 
 def test_certificate_records_everything_and_its_digest(tmp_path):
-    m = build_task_benchmark(_xyz(tmp_path), tmp_path / "o", TaskExportSettings(task="zoom", seed=1, **SMALL))
+    m = build_task_benchmark(chiral_xyz(tmp_path), tmp_path / "o", TaskExportSettings(task="zoom", seed=1, **SMALL))
     cert = json.loads((tmp_path / "o" / "certificate.json").read_text())
     assert cert["format"] == "viewcert.tasks.certificate" and cert["version"] == 1
     assert cert["digest"]["value"] == compute_digest(cert) == m["certificate_digest"]
@@ -80,7 +68,7 @@ def test_common_scale_orthographic_and_perspective():
 
 
 def test_answer_formats(tmp_path):
-    mol = _xyz(tmp_path)
+    mol = chiral_xyz(tmp_path)
     build_task_benchmark(mol, tmp_path / "r", TaskExportSettings(task="rotation", seed=3, per_structure=4, **SMALL))
     grid = task_grid("rotation")
     for line in (tmp_path / "r" / "benchmark.jsonl").read_text().splitlines():
@@ -98,7 +86,7 @@ def test_answer_formats(tmp_path):
 
 
 def test_handedness_export_chiral_molecule_is_decided(tmp_path):
-    m = build_task_benchmark(_xyz(tmp_path), tmp_path / "h",
+    m = build_task_benchmark(chiral_xyz(tmp_path), tmp_path / "h",
                              TaskExportSettings(task="handedness", seed=5, per_structure=6, **SMALL))
     cert = m["certificate"]
     recs = [json.loads(x) for x in (tmp_path / "h" / "benchmark.jsonl").read_text().splitlines()]
@@ -124,7 +112,7 @@ def _cli(*args, cwd):
 def test_cli_hostile_inputs_one_line(tmp_path):
     bad = tmp_path / "bad.xyz"
     bad.write_text("garbage\n")
-    mol = _xyz(tmp_path)
+    mol = chiral_xyz(tmp_path)
     cases = [[str(mol), "--task", "spin"], [str(mol), "--task", "rotation", "--seed", "-1"],
              [str(mol), "--task", "rotation", "--seed", "abc"], [str(bad), "--task", "handedness"],
              [str(mol), "--task", "zoom", "--camera", "fisheye"]]
@@ -136,7 +124,7 @@ def test_cli_hostile_inputs_one_line(tmp_path):
 
 
 def test_cli_writes_a_benchmark(tmp_path):
-    r = _cli("build-benchmark", str(_xyz(tmp_path)), "--task", "translation", "--seed", "2", "-o",
+    r = _cli("build-benchmark", str(chiral_xyz(tmp_path)), "--task", "translation", "--seed", "2", "-o",
              str(tmp_path / "o"), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert re.match(r"1 translation questions in .*; exact ceiling 1\.0000, unique 1/1; certificate sha256:[0-9a-f]{64}",

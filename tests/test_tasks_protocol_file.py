@@ -12,35 +12,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from export_fixtures import SMALL, chiral_xyz, folder_files
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 from viewcert.cameras.protocol_files import write_protocol_file
 from viewcert.cameras.protocols import Protocol, get_protocol
 from viewcert.errors import InputError
 from viewcert.tasks.model import ViewSetup, make_item
 
-SMALL = {"width": 240, "height": 180, "supersample": 1}
-
-
-def _xyz(tmp: Path) -> Path:
-    # a chiral 5-atom molecule (C with H, F, Cl, Br on a distorted tetrahedron), Å
-    p = tmp / "chfclbr.xyz"
-    p.write_text("5\nchfclbr\nC 0 0 0\nH 0.9 0.7 0.6\nF -1.0 -0.8 0.7\nCl -0.9 1.1 -0.8\nBr 1.0 -0.9 -1.1\n")
-    return p
-
-
-def _files(d: Path) -> dict[str, bytes]:
-    return {p.relative_to(d).as_posix(): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
-
 
 @pytest.mark.parametrize("suffix", [".toml", ".json"])
 def test_file_equal_to_axes3_gives_identical_results(tmp_path, suffix):
-    mol = _xyz(tmp_path)
+    mol = chiral_xyz(tmp_path)
     f = write_protocol_file(get_protocol("axes-3"), tmp_path / f"mine{suffix}")
     named = TaskExportSettings(task="rotation", seed=3, per_structure=2, **SMALL)
     filed = TaskExportSettings(task="rotation", seed=3, per_structure=2, protocol=str(f), **SMALL)
     build_task_benchmark(mol, tmp_path / "a", named)
     build_task_benchmark(mol, tmp_path / "b", filed)
-    a, b = _files(tmp_path / "a"), _files(tmp_path / "b")
+    a, b = folder_files(tmp_path / "a"), folder_files(tmp_path / "b")
     assert sorted(a) == sorted(b)
     for k in a:  # images, questions, TSV: byte-identical
         if k.endswith((".png", ".jsonl", ".tsv")):
@@ -99,7 +87,7 @@ def _cli(*args, cwd):
 
 
 def test_cli_bad_protocol_file_one_line(tmp_path):
-    mol = _xyz(tmp_path)
+    mol = chiral_xyz(tmp_path)
     bad = tmp_path / "bad.toml"
     bad.write_text("[protocol]\nname = 'x'\n[[views]]\nname = 'front'\nrotation = [[1, 0, 0], [0, 1, 0]]\n")
     notoml = tmp_path / "broken.toml"

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from export_fixtures import CHFCLBR_XYZ
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 from viewcert.errors import InputError
 from viewcert.tasks.ceiling import build_items, run_task
@@ -106,7 +107,7 @@ def test_visible_is_a_subset_of_ideal_and_identify_all_equals_identify():
 
 def test_certificate_records_observation_model_and_exclusions(tmp_path):
     mol = tmp_path / "m.xyz"
-    mol.write_text("5\nchfclbr\nC 0 0 0\nH 0.9 0.7 0.6\nF -1.0 -0.8 0.7\nCl -0.9 1.1 -0.8\nBr 1.0 -0.9 -1.1\n")
+    mol.write_text(CHFCLBR_XYZ)
     s = TaskExportSettings(task="rotation", seed=1, per_structure=2, width=240, height=180, supersample=1,
                            observe="visible", min_pixels=2)
     build_task_benchmark(mol, tmp_path / "out", s)
