@@ -193,7 +193,7 @@ def do_scaling(args) -> dict:
         r = do_run(a)
         out[f"{w}_workers"] = {k: r[k] for k in ("n_items", "wall_seconds", "components_per_second",
                                                  "peak_rss_mb_per_worker")}
-    out["speedup"] = round(out["2_workers"]["components_per_second"] / out["1_workers"]["components_per_second"], 2)
+    out["scaling_2_vs_1_workers"] = round(out["2_workers"]["components_per_second"] / out["1_workers"]["components_per_second"], 2)
     return out
 
 
