@@ -66,7 +66,7 @@ def test_vlmevalkit_prediction_tsv_uses_positional_index():
 def test_lmms_eval_samples_with_repeats():
     t = read_file(LMMS, rung="R3", id_field="material_id")
     f = _by_key(t.frame)
-    assert set(f["model"]) == {"acme__vlm-7b"}  # model_name_sanitized folder when the manifest gives none
+    assert set(f["model"]) == {"acme/vlm-7b"}  # the results file's model_name when the manifest gives none
     assert len(f) == 24 and f.index.get_level_values("sample_k").max() == 2
     assert f.loc[("mp-8279", 1), "parsed_answer"] == "hexagonal"
     assert f.loc[("mp-19213", 2), "parse_status"] == "unparseable"  # empty response
@@ -247,3 +247,20 @@ def test_unknown_format_and_missing_file(tmp_path):
         read_file(p)
     with pytest.raises(InputError, match="does not take"):
         read_file(NATIVE_CSV, id_column="x")
+
+
+def test_lmms_eval_model_name_falls_back_to_the_folder(tmp_path):
+    """Without a usable results file beside the samples, the model is lmms-eval's sanitised folder name; a
+    results file that is not JSON is said in the table's warnings."""
+    d = tmp_path / "org__model-x"
+    d.mkdir()
+    samples = d / LMMS.name
+    samples.write_bytes(LMMS.read_bytes())
+    t = read_file(samples, rung="R3", id_field="material_id")
+    assert set(t.frame["model"]) == {"org__model-x"} and not t.warnings
+    (d / (LMMS.name.split("_samples_")[0] + "_results.json")).write_text("{not json")
+    t = read_file(samples, rung="R3", id_field="material_id")
+    assert set(t.frame["model"]) == {"org__model-x"}
+    assert any("_results.json: not used for the model name" in w for w in t.warnings)
+    (d / (LMMS.name.split("_samples_")[0] + "_results.json")).write_text('{"model_name": "org/model-x"}')
+    assert set(read_file(samples, rung="R3", id_field="material_id").frame["model"]) == {"org/model-x"}

@@ -125,7 +125,7 @@ def test_lmms_eval_real_default_filter_logs_the_first_response():
     assert detect_harness(LMMS_FIRST) == "lmms_eval"
     t = read_file(LMMS_FIRST, rung="R3", id_field="material_id")
     f = _by_key(t.frame)
-    assert set(f["model"]) == {"stub__crystal-fixed"}  # the folder name when the manifest gives none
+    assert set(f["model"]) == {"stub/crystal-fixed"}  # model_name of lmms-eval's results file beside it
     assert set(f["run"]) == {LMMS_FIRST.name.split("_samples_")[0]}  # lmms-eval's date id
     assert sorted(f.index) == sorted((mid, 0) for mid in LMMS_EXPECTED)
     for mid in LMMS_EXPECTED:

@@ -8,6 +8,10 @@ to ``filtered_resps``), ``doc_hash``, ``prompt_hash``, ``target_hash``, ``input`
 key per metric returned by the task's ``process_results`` (a number such as ``"exact_match": 1.0`` or a
 dict such as ``{"question_id": ..., "score": 1}``).
 
+The model name, when the manifest gives none, is ``model_name`` of the ``{date_id}_results.json`` lmms-eval
+writes beside the samples (``"org/model"``), else the folder name (``org__model``, sanitised); an unusable
+results file is a warning on the table, not an error.
+
 Options:
 
 - ``id_field``: take the item id from a key inside a metric dict or a top-level key (e.g.
@@ -28,6 +32,7 @@ from viewcert.attribution.parsing import AnswerParser, get_parser
 from viewcert.attribution.readers._common import as_score, canonical_target, finish, is_missing, row
 from viewcert.attribution.table import ResultTable, canonical_rung
 from viewcert.errors import InputError
+from viewcert.limits import LimitError, active_limits
 
 HARNESS = "lmms_eval"
 STANDARD_KEYS = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "doc_hash", "prompt_hash",
@@ -136,6 +141,26 @@ def _doc_score(obj: dict, outputs: list, where: str, src: str, metric: str | Non
     return None
 
 
+def model_from_results(path: Path) -> tuple[str | None, str | None]:
+    """(model name, warning) from the ``{date_id}_results.json`` lmms-eval writes beside the samples file:
+    its ``model_name`` (e.g. ``"org/model"``, which the folder name sanitises to ``org__model``). (None, None)
+    when there is no such file; (None, why) when it is over the size limit, not JSON or has no name."""
+    stem = path.stem
+    if "_samples_" not in stem:
+        return None, None
+    results = path.parent / f"{stem.split('_samples_')[0]}_results.json"
+    if not results.is_file():
+        return None, None
+    try:
+        active_limits().check_file_bytes(results)
+        name = json.loads(results.read_text(encoding="utf-8")).get("model_name")
+    except (LimitError, OSError, ValueError, AttributeError) as exc:
+        return None, f"{results.name}: not used for the model name ({' '.join(str(exc).split())[:120]})"
+    if not isinstance(name, str) or not name.strip():
+        return None, f"{results.name}: no model_name; the folder name is the model"
+    return name.strip(), None
+
+
 def read_lmms_eval(
     path: str | Path,
     *,
@@ -152,8 +177,11 @@ def read_lmms_eval(
     parser = get_parser(parser)
     if not path.is_file():
         raise InputError("file not found", source=src)
-    if not model:
-        model = path.parent.name  # lmms-eval's model_name_sanitized folder
+    warnings: list[str] = []
+    if not model:  # lmms-eval's results file beside the samples, else its model_name_sanitized folder
+        model, why = model_from_results(path)
+        warnings += [why] if why else []
+        model = model or path.parent.name
         if not model:
             raise InputError("no model name", source=src, field="model")
     if not rung:
@@ -189,4 +217,4 @@ def read_lmms_eval(
                                harness_score=doc_score))
     if not records:
         raise InputError("no samples in the file", source=src)
-    return finish(records, path=path, harness=HARNESS, warnings=[], model=model, rung=rung)
+    return finish(records, path=path, harness=HARNESS, warnings=warnings, model=model, rung=rung)
