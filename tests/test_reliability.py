@@ -131,3 +131,29 @@ def test_one_line_errors():
     assert one_line(FileNotFoundError(2, "No such file or directory", "/x")) == "No such file or directory: /x"
     assert one_line(KeyError("config")).startswith("KeyError: 'config' (unexpected; rerun with --debug")
     assert len(one_line(ValueError("x" * 1000))) <= 404
+
+
+def test_limits_apply_to_the_conventional_cell_standardisation_makes():
+    """A primitive fcc cell (1 atom) becomes a 4-atom conventional cell (F centring, hand-worked): with
+    max_atoms = 3 the file reads but the rendered cell is refused before any view is observed; with 4 it
+    certifies. The observed-points limit is checked on the conventional cell too (4 atoms × 5 views)."""
+    from viewcert.certify.evaluate import prepare
+    from viewcert.certify.inputs import Item
+
+    a = 3.61
+    prim = Structure(np.zeros((1, 3)), [29], a * np.array([[0, 0.5, 0.5], [0.5, 0, 0.5], [0.5, 0.5, 0]]))
+    cfg = CertifyConfig()
+
+    def item(**lim):
+        return Item(id="cu-prim", kind="structure", payload=prim, sha256="0" * 64, limits=Limits(**lim),
+                    points_per_atom=5)
+
+    assert item(max_atoms=3).read().n_atoms == 1  # the file itself is within the limit
+    p = prepare(item(max_atoms=3), cfg)
+    assert p.cell is None
+    assert p.error == ("conventional cell: file cu-prim, field max_atoms: atoms in one structure = 4 exceeds the "
+                       "limit max_atoms = 3 (raise it with --max-atoms)")
+    p = prepare(item(max_atoms=4, max_observations=19), cfg)
+    assert p.cell is None and "observed points (atoms x tiling x views) = 20 exceeds" in p.error
+    p = prepare(item(max_atoms=4, max_observations=20), cfg)
+    assert p.error is None and p.cell.n_atoms == 4

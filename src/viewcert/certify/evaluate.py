@@ -130,6 +130,7 @@ def prepare(item: Item, cfg: CertifyConfig) -> Prepared:
             conv, std = standardize_with_dataset(s, symprec=cfg.std_symprec, angle_tolerance=cfg.std_angle_tolerance,
                                                  orientation=cfg.orientation)
             s = conv.with_provenance(s.provenance)
+            item.check_size(s.n_atoms)  # the rendered cell can hold more atoms than the file (centring)
         except Exception as exc:  # noqa: BLE001
             return Prepared(item, None, f"conventional cell: {exc}")
     if cfg.supercell != (1, 1, 1) and s.is_periodic:

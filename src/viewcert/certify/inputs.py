@@ -71,10 +71,16 @@ class Item:
             s = read_complex(*self.payload, identifier=self.id)
         else:
             raise InputError(f"unknown item kind {self.kind!r}", source=self.id, field="kind")
-        self.limits.check_atoms(s.n_atoms, source=self.id)
-        if self.points_per_atom:
-            self.limits.check_observations(s.n_atoms * self.points_per_atom, source=self.id)
+        self.check_size(s.n_atoms)
         return s
+
+    def check_size(self, n_atoms: int) -> None:
+        """``limits.max_atoms`` and, with ``points_per_atom``, ``limits.max_observations`` for a structure of
+        ``n_atoms``: the structure as read, and again the conventional cell standardisation makes of it (up to
+        4× the atoms of a primitive F-centred cell), before the views are observed."""
+        self.limits.check_atoms(n_atoms, source=self.id)
+        if self.points_per_atom:
+            self.limits.check_observations(n_atoms * self.points_per_atom, source=self.id)
 
 
 @dataclass(frozen=True)
