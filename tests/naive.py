@@ -787,3 +787,24 @@ def task_views_consistent(uv_a, int_a, lab_a, uv_b, int_b, lab_b, delta, eps) ->
         return True
 
     return covered(uv_a, int_a, lab_a, uv_b, int_b, lab_b) and covered(uv_b, int_b, lab_b, uv_a, int_a, lab_a)
+
+
+# ----------------------------------------------------------------------------- io.images (exact indexed PNG)
+def png_palette_scanlines(rgb):
+    """Twin of ``io.images.exact_palette_scanlines`` from the PNG spec: palette = the distinct (R, G, B)
+    triples sorted; bit depth 1/2/4/8 for ≤ 2/4/16/256 colours; each scanline = filter byte 0, then the
+    indices written as ``bits``-wide binary digits left to right, padded with 0 to whole bytes. None beyond
+    256 colours."""
+    h, w = len(rgb), len(rgb[0])
+    colours = sorted({tuple(int(v) for v in rgb[i][j]) for i in range(h) for j in range(w)})
+    if len(colours) > 256:
+        return None
+    n = len(colours)
+    bits = 1 if n <= 2 else 2 if n <= 4 else 4 if n <= 16 else 8
+    index = {c: r for r, c in enumerate(colours)}
+    rows = []
+    for i in range(h):
+        digits = "".join(format(index[tuple(int(v) for v in rgb[i][j])], f"0{bits}b") for j in range(w))
+        digits += "0" * (-len(digits) % 8)
+        rows.append([0] + [int(digits[k:k + 8], 2) for k in range(0, len(digits), 8)])
+    return np.array(colours, dtype=np.uint8).reshape(-1, 3), np.array(rows, dtype=np.uint8), bits

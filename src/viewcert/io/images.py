@@ -1,24 +1,179 @@
 """Rendered images and their sidecars on disk: PNG via Pillow with fixed parameters, JSON with sorted keys,
 ID/depth buffers as ``.npy``. Same arrays → same bytes: no timestamps, no text chunks, no ``pHYs``; files
-are written atomically through :mod:`viewcert.io.atomic`."""
+are written atomically through :mod:`viewcert.io.atomic`.
+
+Exact indexed PNG (``encode_png(exact_index=True)``, ``encode_render_png``): an RGB image with at most 256
+distinct colours is written with colour type 3, palette = exactly its colours sorted by (R, G, B), bit depth
+1/2/4/8 for ≤ 2/4/16/256 colours (as Pillow chooses), filter type 0 on every row. The palette and the
+scanlines come from two numba kernels (``_first_seen_index``: colours in first-seen order through a small
+open-addressing hash, 8 pixels at a time when they repeat the last uniform run; ``_scanlines``: sorted
+ranks, bit packing, filter bytes) and the PNG chunks are written here, so the only zlib call is the IDAT
+stream; with Pillow's zlib settings (``ZLIB_PILLOW``: default strategy, memory level 9) the bytes equal
+Pillow's own indexed PNG of the same palette (tested).
+"""
 
 from __future__ import annotations
 
 import base64
 import io
 import os
+import struct
+import zlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_bytes_atomic, write_text_atomic
 
 PNG_COMPRESS_LEVEL = 6
 #: zlib level of rendered images on disk (``write_png``): the fastest lossless setting measured on a 768²
-#: render (exact indexed PNG at level 1: 6.8 ms CPU vs 26 ms for RGB at level 6, 40 kB vs 67 kB; docs/speed.md)
+#: render (docs/speed.md, "Renderer")
 RENDER_COMPRESS_LEVEL = 1
+#: (strategy, memory level) of Pillow's PNG encoder: with these the indexed PNG bytes equal Pillow's
+ZLIB_PILLOW = (zlib.Z_DEFAULT_STRATEGY, 9)
+#: (strategy, memory level) of rendered images: run-length matches only (Z_RLE) at memory level 7, the
+#: fastest measured on 768² study-style renders and ~20 % smaller than Pillow's (docs/speed.md)
+ZLIB_RENDER = (zlib.Z_RLE, 7)
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_HASH_SIZE = 1024  # open-addressing table for ≤ 257 colours (load ≤ 1/4)
+
+
+@njit(cache=True, nogil=True)
+def _colour_slot(key, table, slot_rank, keys, n):
+    """(provisional index of colour ``key``, new colour count) — inserting it when new; count −1 when it
+    would be the 257th colour. ``key`` = R·65536 + G·256 + B."""
+    s = ((key * 2654435761) >> 22) & (_HASH_SIZE - 1)
+    while True:
+        t = table[s]
+        if t == key:
+            return slot_rank[s], n
+        if t == -1:
+            if n == 256:
+                return 0, -1
+            table[s] = key
+            slot_rank[s] = n
+            keys[n] = key
+            return n, n + 1
+        s = (s + 1) & (_HASH_SIZE - 1)
+
+
+@njit(cache=True, nogil=True)
+def _first_seen_index(flat, words, idx):
+    """Colour index of every pixel of a C-ordered RGB byte stream ``flat`` (3 bytes per pixel), in order of
+    first appearance: fills ``idx`` (one uint8 per pixel) and returns (keys (256,) int64, n colours) with
+    ``keys[:n]`` the colours (R·65536 + G·256 + B); n = −1 (``idx`` partly written) beyond 256 colours.
+    ``words`` is the first 24·g bytes of ``flat`` viewed as uint64 (g groups of 8 pixels; may be empty): a
+    group whose three words equal those of the last uniform group gets that group's index without reading
+    its pixels."""
+    table = np.full(_HASH_SIZE, -1, np.int64)
+    slot_rank = np.zeros(_HASH_SIZE, np.int64)
+    keys = np.zeros(256, np.int64)
+    n = 0
+    last = np.int64(-1)
+    li = 0
+    u_rank = -1
+    u_key = np.int64(-1)
+    u0 = u1 = u2 = np.uint64(0)
+    ng = words.size // 3
+    for g in range(ng):
+        q = 3 * g
+        if u_rank >= 0 and words[q] == u0 and words[q + 1] == u1 and words[q + 2] == u2:
+            for b in range(8):
+                idx[8 * g + b] = u_rank
+            li, last = u_rank, u_key
+            continue
+        uniform = True
+        for b in range(8):
+            o = 24 * g + 3 * b
+            k = (np.int64(flat[o]) << 16) | (np.int64(flat[o + 1]) << 8) | np.int64(flat[o + 2])
+            if b > 0 and k != last:
+                uniform = False
+            if k != last:
+                last = k
+                li, n = _colour_slot(k, table, slot_rank, keys, n)
+                if n < 0:
+                    return keys, -1
+            idx[8 * g + b] = li
+        if uniform:
+            u_rank, u_key, u0, u1, u2 = li, last, words[q], words[q + 1], words[q + 2]
+    for p in range(8 * ng, idx.size):
+        o = 3 * p
+        k = (np.int64(flat[o]) << 16) | (np.int64(flat[o + 1]) << 8) | np.int64(flat[o + 2])
+        if k != last:
+            last = k
+            li, n = _colour_slot(k, table, slot_rank, keys, n)
+            if n < 0:
+                return keys, -1
+        idx[p] = li
+    return keys, n
+
+
+@njit(cache=True, nogil=True)
+def _scanlines(idx, rank, h, w, bits):
+    """PNG scanlines (h, 1 + ⌈w·bits/8⌉) uint8 of an index image: filter byte 0, then ``rank[idx]`` packed
+    at ``bits`` per pixel, leftmost pixel in the high-order bits, rows padded with zero bits."""
+    per = 8 // bits
+    raw = np.zeros((h, 1 + (w * bits + 7) // 8), np.uint8)
+    for i in range(h):
+        row = idx[i * w:(i + 1) * w]
+        if bits == 8:
+            for j in range(w):
+                raw[i, 1 + j] = rank[row[j]]
+        else:
+            for j in range(w):
+                raw[i, 1 + j // per] |= np.uint8(rank[row[j]] << (8 - bits * (1 + j % per)))
+    return raw
+
+
+def exact_palette_scanlines(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """(palette (n, 3) uint8 sorted by (R, G, B), scanlines (H, 1 + row bytes) uint8, bit depth) of a
+    C-contiguous uint8 (H, W, 3) image with n ≤ 256 colours; None beyond 256 colours."""
+    h, w = rgb.shape[:2]
+    flat = rgb.reshape(-1)
+    words = flat[: 24 * (flat.size // 24)].view(np.uint64)
+    idx = np.empty(h * w, dtype=np.uint8)
+    keys, n = _first_seen_index(flat, words, idx)
+    if n < 0:
+        return None
+    order = np.argsort(keys[:n], kind="stable")
+    rank = np.zeros(256, dtype=np.uint8)
+    rank[order] = np.arange(n, dtype=np.uint8)
+    bits = 1 if n <= 2 else 2 if n <= 4 else 4 if n <= 16 else 8
+    sorted_keys = keys[:n][order]
+    palette = np.stack([sorted_keys >> 16, (sorted_keys >> 8) & 255, sorted_keys & 255], axis=1).astype(np.uint8)
+    return palette, _scanlines(idx, rank, h, w, bits), bits
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(data, zlib.crc32(kind)))
+
+
+def indexed_png(palette: np.ndarray, scanlines: np.ndarray, width: int, bits: int, *, level: int,
+                zlib_params: tuple[int, int] = ZLIB_PILLOW) -> bytes:
+    """PNG bytes (IHDR, PLTE, one IDAT, IEND; no other chunk) of PNG scanlines with a palette; zlib at
+    ``level`` with ``zlib_params`` = (strategy, memory level), window 2¹⁵."""
+    h = scanlines.shape[0]
+    z = zlib.compressobj(level, zlib.DEFLATED, 15, zlib_params[1], zlib_params[0])
+    idat = z.compress(scanlines) + z.flush()
+    ihdr = struct.pack(">IIBBBBB", width, h, bits, 3, 0, 0, 0)
+    return (_PNG_SIGNATURE + _chunk(b"IHDR", ihdr) + _chunk(b"PLTE", palette.tobytes()) + _chunk(b"IDAT", idat)
+            + _chunk(b"IEND", b""))
+
+
+def _exact_indexed(a: np.ndarray, level: int, zlib_params: tuple[int, int]) -> bytes | None:
+    """Exact indexed PNG of a uint8 RGB array, None beyond 256 colours (or an empty image)."""
+    if a.ndim != 3 or a.shape[2] != 3 or a.size == 0:
+        return None
+    a = np.ascontiguousarray(a)
+    found = exact_palette_scanlines(a)
+    if found is None:
+        return None
+    palette, raw, bits = found
+    return indexed_png(palette, raw, a.shape[1], bits, level=level, zlib_params=zlib_params)
 
 
 def encode_png(rgb: np.ndarray, *, compress_level: int = PNG_COMPRESS_LEVEL, palette: bool = False,
@@ -27,24 +182,21 @@ def encode_png(rgb: np.ndarray, *, compress_level: int = PNG_COMPRESS_LEVEL, pal
     pass and no metadata chunks. ``palette``: quantise to 256 colours first (median cut, no dithering;
     deterministic) for small files such as contact sheets. ``exact_index``: an RGB image with at most 256
     distinct colours is written as an indexed PNG whose palette is exactly those colours (sorted), so it
-    decodes to the same pixels; ~2.5× faster to encode and half the bytes for a flat-shaded 768² render
-    (46 colours); more colours fall back to RGB."""
+    decodes to the same pixels (module docstring; same bytes as Pillow's); more colours fall back to RGB."""
     from PIL import Image
 
     a = np.asarray(rgb)
     if a.dtype != np.uint8 or a.ndim not in (2, 3) or (a.ndim == 3 and a.shape[2] not in (3, 4)):
         raise InputError(f"image must be uint8 (H, W), (H, W, 3) or (H, W, 4), got {a.dtype} {a.shape}",
                          field="image")
+    if exact_index and not palette:
+        png = _exact_indexed(a, compress_level, ZLIB_PILLOW)
+        if png is not None:
+            return png
     buf = io.BytesIO()
     im = Image.fromarray(np.ascontiguousarray(a))
     if palette:
         im = im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-    elif exact_index and im.mode == "RGB":
-        colours = im.getcolors(maxcolors=256)
-        if colours is not None:
-            pal = Image.new("P", (1, 1))
-            pal.putpalette([v for c in sorted(c for _, c in colours) for v in c])
-            im = im.quantize(palette=pal, dither=Image.Dither.NONE)  # every pixel's colour is in the palette
     im.save(buf, format="PNG", optimize=False, compress_level=compress_level)
     return buf.getvalue()
 
@@ -55,11 +207,15 @@ def png_base64(data: bytes) -> str:
 
 
 def encode_render_png(rgb: np.ndarray) -> bytes:
-    """The PNG of a rendered image as ``write_png`` writes it: exact indexed PNG (RGB when > 256 colours)
-    at zlib level ``RENDER_COMPRESS_LEVEL``; lossless, same pixels → same bytes."""
-    return encode_png(rgb, exact_index=True, compress_level=RENDER_COMPRESS_LEVEL)
-
-
+    """The PNG of a rendered image as ``write_png`` writes it: exact indexed PNG (module docstring) with
+    zlib level ``RENDER_COMPRESS_LEVEL`` and ``ZLIB_RENDER``; Pillow RGB at that level beyond 256 colours.
+    Lossless, same pixels → same bytes."""
+    a = np.asarray(rgb)
+    if a.dtype == np.uint8 and a.ndim == 3 and a.shape[2] == 3:
+        png = _exact_indexed(a, RENDER_COMPRESS_LEVEL, ZLIB_RENDER)
+        if png is not None:
+            return png
+    return encode_png(a, compress_level=RENDER_COMPRESS_LEVEL)
 def write_png(path: str | os.PathLike, rgb: np.ndarray, *, palette: bool = False) -> Path:
     """Write a PNG atomically; returns the path. Default: ``encode_render_png`` (lossless, fastest);
     ``palette``: ``encode_png(rgb, palette=True)`` (quantised to 256 colours, small contact sheets)."""
