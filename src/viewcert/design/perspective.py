@@ -9,26 +9,23 @@ search). Each camera is then a pinhole that looks along d_k at the molecule's bo
 = farthest atom + ``pad``) fits the smaller image side minus ``margin_px`` at ``fov_deg`` — the same
 distance for every view, since the sphere does not depend on the direction. A given distance must put every
 camera outside that sphere. Positions are in the frame of the structure as read; the protocol file records
-them (``position`` per view), with kind ``perspective``, ``fov_deg`` and the image size.
+them (``position`` per view), with kind ``perspective``, ``fov_deg`` and the image size. ``focal_px`` and
+``placed_cameras`` live in ``viewcert.cameras.placement`` (re-exported here), where certify uses them too.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
-from viewcert.cameras.camera import PerspectiveCamera
-from viewcert.cameras.framing import DEFAULT_MARGIN_PX, fit_perspective
+from viewcert.cameras.framing import DEFAULT_MARGIN_PX
+from viewcert.cameras.placement import bounding_sphere, focal_px, framed_cameras, placed_cameras
 from viewcert.cameras.protocol_files import ProtocolSpec
 from viewcert.cameras.protocols import Protocol
 from viewcert.errors import InputError
 from viewcert.structures import Structure
-
-
-def focal_px(fov_deg: float, width: int, height: int) -> float:
-    """Focal length (px) whose field of view over the smaller image side is ``fov_deg``."""
-    return 0.5 * min(width, height) / math.tan(math.radians(0.5 * fov_deg))
 
 
 def perspective_spec(protocol: Protocol, structure: Structure, *, distance: float | None = None,
@@ -39,29 +36,16 @@ def perspective_spec(protocol: Protocol, structure: Structure, *, distance: floa
         raise InputError("perspective camera positions are designed for a molecule, not a periodic structure",
                          field="camera")
     pts = np.asarray(structure.positions, dtype=np.float64)
-    centre = 0.5 * (pts.min(axis=0) + pts.max(axis=0))
-    radius = float(np.linalg.norm(pts - centre, axis=1).max()) + pad
-    positions = []
-    for v in protocol.views:
-        if distance is None:
-            cam = fit_perspective(v.rotation, pts, width=width, height=height, fov_deg=fov_deg,
-                                  margin_px=margin_px, pad=pad, name=v.name)
-            positions.append(np.asarray(cam.position))
-        else:
-            if not (math.isfinite(distance) and distance > radius):
-                raise InputError(f"must exceed the molecule's bounding-sphere radius {radius:.4g} Å (cameras "
-                                 f"outside the molecule), got {distance}", field="distance")
-            positions.append(centre + float(distance) * np.asarray(v.rotation)[2])
-    return ProtocolSpec(protocol, kind="perspective", fov_deg=fov_deg, width=width, height=height,
-                        positions=tuple(tuple(float(x) for x in p) for p in positions))
+    free = ProtocolSpec(protocol, kind="perspective", fov_deg=fov_deg, width=width, height=height)
+    if distance is None:  # the framing rule of viewcert.cameras.placement
+        positions = [c.position for c in framed_cameras(free, pts, margin_px=margin_px, pad=pad)]
+    else:
+        centre, radius = bounding_sphere(pts)
+        radius += pad
+        if not (math.isfinite(distance) and distance > radius):
+            raise InputError(f"must exceed the molecule's bounding-sphere radius {radius:.4g} Å (cameras "
+                             f"outside the molecule), got {distance}", field="distance")
+        positions = [centre + float(distance) * np.asarray(v.rotation)[2] for v in protocol.views]
+    return dataclasses.replace(free, positions=tuple(tuple(float(x) for x in p) for p in positions))
 
-
-def placed_cameras(spec: ProtocolSpec) -> tuple[PerspectiveCamera, ...]:
-    """The pinhole cameras a perspective spec states: rotation and position per view as recorded (not
-    re-framed), focal from ``fov_deg`` and the image size."""
-    if spec.kind != "perspective" or any(p is None for p in spec.positions):
-        raise InputError("needs kind = 'perspective' and a position for every view", field="protocol.kind")
-    f = focal_px(spec.fov_deg, spec.width, spec.height)
-    return tuple(PerspectiveCamera(rotation=v.rotation, position=np.asarray(p, dtype=np.float64), focal=f,
-                                   width=spec.width, height=spec.height, name=v.name)
-                 for v, p in zip(spec.protocol.views, spec.positions, strict=True))
+__all__ = ["focal_px", "perspective_spec", "placed_cameras"]
