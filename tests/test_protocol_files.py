@@ -238,16 +238,24 @@ def test_certificate_from_a_protocol_file_verifies(tmp_path):
     assert any("protocol" in d and "rotation" in d for d in diffs) and any("sha256" in d for d in diffs)
 
 
-def test_certify_refuses_a_perspective_protocol_file_instead_of_certifying_it_orthographic(tmp_path):
-    """A designed perspective protocol must not be certified as orthographic behind the user's back."""
+def test_certify_takes_a_perspective_protocol_file_as_perspective_never_orthographic(tmp_path):
+    """A perspective protocol file is certified through pinholes (``viewcert.cameras.placement``), never
+    silently as orthographic; an orthographic file stays a path."""
+    from viewcert.cameras.camera import PerspectiveCamera
     from viewcert.certify import CertifyConfig
+    from viewcert.certify.evaluate import item_cameras
+    from viewcert.structures import Structure
 
     path = tmp_path / "persp.toml"
     path.write_text('[protocol]\nformat = "viewcert-protocol/1"\nname = "p"\nkind = "perspective"\nfov_deg = 30\n'
                     '\n[[views]]\nname = "front"\nrotation = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]\n'
                     '\n[[views]]\nname = "top"\nrotation = [[1, 0, 0], [0, 0, -1], [0, 1, 0]]\n')
-    with pytest.raises(InputError, match="kind = 'perspective'"):
-        CertifyConfig(protocol=str(path))
+    cfg = CertifyConfig(protocol=str(path))
+    mol = Structure(positions=[[0.0, 0.0, 0.0], [1.5, 0.0, 0.0]], numbers=[6, 8])
+    cams = item_cameras(mol, cfg)
+    assert [type(c) for c in cams] == [PerspectiveCamera, PerspectiveCamera]
+    assert [c.name for c in cams] == ["front", "top"]
     ortho = tmp_path / "ortho.toml"
     ortho.write_text(path.read_text().replace('kind = "perspective"\nfov_deg = 30\n', 'kind = "orthographic"\n'))
     assert CertifyConfig(protocol=str(ortho)).protocol == str(ortho)
+    assert {c.kind for c in item_cameras(mol, CertifyConfig(protocol=str(ortho)))} == {"orthographic"}

@@ -26,8 +26,9 @@ from pathlib import Path
 from viewcert import __version__
 from viewcert.cameras.conditioning import protocol_kappa
 from viewcert.cameras.framing import DEFAULT_MARGIN_PX
+from viewcert.cameras.placement import focal_px
 from viewcert.cameras.protocol_files import is_protocol_file, read_protocol_file
-from viewcert.certify.config import CertifyConfig, get_protocol_views
+from viewcert.certify.config import CertifyConfig, get_protocol_spec
 from viewcert.certify.evaluate import STANDARDIZER
 from viewcert.certify.inputs import Dataset
 from viewcert.certify.summary import summarize
@@ -71,23 +72,46 @@ def library_versions() -> dict[str, str]:
     }
 
 
+CONVENTION = "rotation maps world to camera; rows = camera x (right), y (up), z (toward viewer)"
+
+
+def _perspective_camera(spec) -> dict:
+    """The camera record of a perspective protocol: kind, fov, image size, focal, where the cameras are."""
+    placed = spec.positions[0] is not None
+    return {"kind": "perspective", "fov_deg": spec.fov_deg, "width": spec.width, "height": spec.height,
+            "focal_px": sig(focal_px(spec.fov_deg, spec.width, spec.height), 15),
+            "fov_side": "the smaller image side", "margin_px": None if placed else DEFAULT_MARGIN_PX,
+            "placement": ("positions as the protocol states them (world Å, the frame of the rendered structure: "
+                          "a crystal's conventional cell as drawn, with its tiling)") if placed else
+                         ("framing rule: each pinhole looks along its view at the centre of the drawn points' "
+                          "bounding box, every view at the one distance that fits their bounding sphere "
+                          "(viewcert.cameras.placement; positions per item in items[].camera_positions)"),
+            "refused": "a camera inside the drawn points' bounding sphere; a drawn point at or behind a camera plane",
+            "delta_star": "defined for orthographic views only (not computed)",
+            "kappa": "of the view directions (orthographic projections)", "convention": CONVENTION}
+
+
 def protocol_record(cfg: CertifyConfig) -> dict:
-    p = get_protocol_views(cfg.protocol, cfg.views)
+    spec = get_protocol_spec(cfg.protocol, cfg.views)
+    p = spec.protocol
     views = []
-    for v in p.views:
+    for v, pos in zip(p.views, spec.positions, strict=True):
         d = {"name": v.name, "rotation": [[sig(x, 15) for x in row] for row in v.rotation.tolist()],
              "direction": [sig(x, 15) for x in v.direction.tolist()]}
         if v.ase_string is not None:
             d["ase_string"] = v.ase_string
+        if spec.kind == "perspective" and pos is not None:
+            d["position"] = [sig(float(x), 15) for x in pos]
         views.append(d)
     rec = {
         "name": p.name,
         "description": p.description,
         "views": views,
         "kappa": {k: sig(x, 6) for k, x in protocol_kappa(p).items()},
-        "camera": {"kind": "orthographic", "width": cfg.image_size, "height": cfg.image_size,
-                   "margin_px": DEFAULT_MARGIN_PX, "framing": "letterbox fit of the drawn atoms and cell box",
-                   "convention": "rotation maps world to camera; rows = camera x (right), y (up), z (toward viewer)"},
+        "camera": _perspective_camera(spec) if spec.kind == "perspective" else
+        {"kind": "orthographic", "width": cfg.image_size, "height": cfg.image_size,
+         "margin_px": DEFAULT_MARGIN_PX, "framing": "letterbox fit of the drawn atoms and cell box",
+         "convention": CONVENTION},
     }
     if is_protocol_file(cfg.protocol):  # the file's bytes as read now: verify reports a changed file
         rec["file"] = {"path": str(cfg.protocol), "sha256": read_protocol_file(cfg.protocol).sha256}

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from functools import lru_cache
 from pathlib import PurePath
 
+from viewcert.cameras.placement import check_positions
 from viewcert.cameras.protocol_files import (
     ProtocolSpec,
     is_protocol_file,
@@ -48,9 +49,14 @@ class CertifyConfig:
     std_angle_tolerance, and the reconstruction's from the rendered cell's when the two are the same atoms
     within 1e-9 Å (viewcert.symmetry.shortcuts; False runs a fresh spglib call each time). margin: record each
     item's uniqueness margin δ* (Å; ``viewcert.oracle.margin``: ideal observations of the rendered cell through
-    the protocol's orthographic views, independent of δ, σ and the observation mode)."""
+    the protocol's orthographic views, independent of δ, σ and the observation mode; perspective protocols
+    record that δ* is not defined for them). protocol: a perspective protocol (a file or ProtocolSpec with
+    kind = "perspective") certifies through pinhole cameras (``viewcert.cameras.placement``): placed at the
+    file's positions (world Å, the frame of the structure as read; a crystal: the Cartesian frame of the
+    rendered conventional cell, with its tiling) or, when no view has a position, framed on the drawn points;
+    its own fov and image size (not ``image_size``) set the focal length."""
 
-    protocol: str | Protocol = "render-ceiling-5"
+    protocol: str | Protocol | ProtocolSpec = "render-ceiling-5"
     views: tuple[str, ...] | None = None
     delta: float = DEFAULT_DELTA
     tau: float | None = None
@@ -85,19 +91,21 @@ class CertifyConfig:
     molecule_scale: str = "common"  # molecules' framing: one Å-per-pixel scale across views | per-view fit
 
     def __post_init__(self) -> None:
-        # protocol: a registry name, a .toml/.json protocol file, or a Protocol (a dict is one recorded by to_dict)
+        # protocol: a registry name, a .toml/.json protocol file, a Protocol or ProtocolSpec (a dict: to_dict's)
+        # protocol: a perspective ProtocolSpec (or dict) is kept whole (kind, fov, size, positions); an
+        # orthographic one becomes its Protocol (its size and positions do not change a framed orthographic view)
+        if isinstance(self.protocol, dict):
+            object.__setattr__(self, "protocol", spec_from_dict(self.protocol))
         if isinstance(self.protocol, ProtocolSpec):
-            _orthographic_only(self.protocol)
-            object.__setattr__(self, "protocol", self.protocol.protocol)
-        elif isinstance(self.protocol, dict):
-            object.__setattr__(self, "protocol", spec_from_dict(self.protocol).protocol)
+            spec = self.protocol
+            object.__setattr__(self, "protocol", spec if spec.kind == "perspective" else spec.protocol)
         elif isinstance(self.protocol, PurePath):
             object.__setattr__(self, "protocol", str(self.protocol))
         elif not isinstance(self.protocol, str | Protocol):
             raise InputError(f"protocol must be a name, a protocol file or a Protocol, got "
                              f"{type(self.protocol).__name__}", field="protocol")
-        if isinstance(self.protocol, str) and is_protocol_file(self.protocol):
-            _orthographic_only(read_protocol_file(self.protocol))
+        if isinstance(self.protocol, ProtocolSpec) or is_protocol_file(self.protocol):
+            check_protocol_spec(get_protocol_spec(self.protocol))
         if not (isinstance(self.delta, int | float) and math.isfinite(self.delta) and self.delta > 0):
             raise InputError(f"delta must be a positive number of Å, got {self.delta}", field="delta")
         if self.tau is None:
@@ -156,6 +164,8 @@ class CertifyConfig:
         d = asdict(self)
         if isinstance(self.protocol, Protocol):  # recorded in full (rotation form) so from_dict rebuilds it
             d["protocol"] = ProtocolSpec(self.protocol).to_dict()
+        elif isinstance(self.protocol, ProtocolSpec):  # perspective: kind, fov, size and positions as well
+            d["protocol"] = self.protocol.to_dict()
         elif is_protocol_file(self.protocol):  # the file's bytes: shard fingerprints and verify see an edit
             d["protocol_sha256"] = read_protocol_file(self.protocol).sha256
         d["views"] = None if self.views is None else list(self.views)
@@ -203,6 +213,9 @@ class CertifyConfig:
         limits.check_tiling(tuple(a * b for a, b in zip(self.tiling, self.supercell, strict=True)),
                             what="tiling x supercell")
         limits.check_pixels(self.image_size, self.image_size)
+        spec = get_protocol_spec(self.protocol, self.views)
+        if spec.kind == "perspective":  # perspective cameras keep the protocol's own image size
+            limits.check_pixels(spec.width, spec.height, source=spec.source)
         limits.check_views(len(get_protocol_views(self.protocol, self.views).views))
 
     def framing_scale(self, periodic: bool) -> str:
@@ -226,14 +239,31 @@ class CertifyConfig:
 
 
 
-def _orthographic_only(spec: ProtocolSpec) -> None:
-    """certify frames orthographic cameras from a protocol's rotations (an orthographic view's position only
-    shifts the image, which the framing recentres); a protocol asking for perspective cameras is refused
-    rather than silently certified as orthographic."""
-    if spec.kind != "orthographic":
-        raise InputError(f"certify frames orthographic views; this protocol asks for kind = {spec.kind!r} "
-                         "(perspective certification of a protocol file is not supported yet)",
-                         source=spec.source, field="protocol.kind")
+def check_protocol_spec(spec: ProtocolSpec) -> None:
+    """What certify refuses in a protocol before any work: a perspective protocol needs at least two views
+    (a pinhole pair is the least that can triangulate) and a position for every view or for none."""
+    if spec.kind != "perspective":
+        return
+    if len(spec.protocol) < 2:
+        raise InputError(f"a perspective protocol needs at least two views to triangulate, got {len(spec.protocol)}",
+                         source=spec.source, field="views")
+    check_positions(spec)
+
+
+def get_protocol_spec(protocol, views: tuple[str, ...] | None = None) -> ProtocolSpec:
+    """The protocol with its camera settings (kind, fov, image size, positions), restricted to ``views`` when
+    given (positions follow their views). A file is read on every call; a name or Protocol is orthographic."""
+    if isinstance(protocol, ProtocolSpec):
+        spec = protocol
+    elif is_protocol_file(protocol):
+        spec = read_protocol_file(protocol)
+    else:
+        return ProtocolSpec(get_protocol_views(protocol, views))
+    if views is None:
+        return spec
+    sub = spec.protocol.subset(list(views))
+    at = {v.name: p for v, p in zip(spec.protocol.views, spec.positions, strict=True)}
+    return replace(spec, protocol=sub, positions=tuple(at[v.name] for v in sub.views))
 
 
 def get_protocol_views(name, views: tuple[str, ...] | None):

@@ -28,7 +28,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from viewcert.certify.config import CertifyConfig, get_protocol_views
+from viewcert.cameras.framing import framing_points
+from viewcert.cameras.placement import spec_cameras
+from viewcert.certify.config import CertifyConfig, get_protocol_spec
 from viewcert.certify.digests import cameras_digest, cell_digest
 from viewcert.certify.inputs import Item
 from viewcert.certify.molecule import bond_graph, molecule_outcome
@@ -66,28 +68,97 @@ def _xcheck(check: SymmetryCheck | None) -> str | None:
     return check.describe_disagreement()
 
 
-def independent_views(cameras) -> bool:
-    """Two or more views whose stacked projections have rank 3 (orthographic) / distinct centres."""
-    rows = []
-    for cam in cameras:
-        if getattr(cam, "kind", "") == "orthographic":
-            rows.append(np.asarray(cam.rotation)[:2])
-        else:
-            return len(cameras) >= 2
-    if len(rows) < 2:
+CENTRE_ATOL = 1e-9  # Å: two pinholes closer than this are one centre; centres this close to a line are on it
+ON_LINE_ATOL = 1e-6  # Å: a drawn point this close to the line of collinear pinholes lies on it
+
+
+def independent_views(cameras, points=None) -> bool:
+    """Do the views determine every point (the theorem's precondition)? Orthographic: two or more views whose
+    stacked 2×3 projections have rank 3. Perspective (every camera a pinhole): a point X is determined unless
+    every camera centre lies on one line through X (its rays then coincide); so: at least two distinct
+    centres (> CENTRE_ATOL Å apart) and, when every centre lies on one line L (always so for two cameras),
+    no drawn point of ``points`` (Å, world) within ON_LINE_ATOL Å of L (without ``points``: not
+    independent). Orthographic and perspective cameras mixed: not independent (certify never mixes them)."""
+    kinds = {getattr(cam, "kind", "") for cam in cameras}
+    if kinds == {"perspective"}:
+        return _pinholes_independent(np.array([np.asarray(c.position) for c in cameras]), points)
+    if kinds != {"orthographic"} or len(cameras) < 2:
         return False
+    rows = [np.asarray(cam.rotation)[:2] for cam in cameras]
     return bool(np.linalg.matrix_rank(np.concatenate(rows), tol=1e-9) == 3)
+
+
+def _pinholes_independent(centres: np.ndarray, points) -> bool:
+    """``independent_views`` for pinholes at ``centres`` (k, 3) Å."""
+    far = np.linalg.norm(centres - centres[0], axis=1)
+    if len(centres) < 2 or far.max() <= CENTRE_ATOL:
+        return False
+    u = (centres[far.argmax()] - centres[0]) / far.max()
+
+    def off_line(p):  # distance (Å) of points p (n, 3) from the line through centres[0] along u
+        d = np.asarray(p, dtype=np.float64).reshape(-1, 3) - centres[0]
+        return np.linalg.norm(d - np.outer(d @ u, u), axis=1)
+
+    if off_line(centres).max() > CENTRE_ATOL:
+        return True  # not collinear: every point is determined
+    return points is not None and bool(off_line(points).min() > ON_LINE_ATOL)
 
 
 def margin_record(cell: Structure, cameras) -> dict:
     """Uniqueness margin δ* (Å) of ``cell`` through the cameras' world→camera rotations
-    (``viewcert.oracle.margin.Margin.record``); a search that cannot run is recorded, not an item error."""
+    (``viewcert.oracle.margin.Margin.record``); a search that cannot run is recorded, not an item error.
+    δ* is defined for orthographic views only: perspective cameras record why it is absent."""
     if any(getattr(cam, "kind", "") != "orthographic" for cam in cameras):
-        return {"delta_star": None, "error": "δ* is defined for orthographic views only"}
+        return {"delta_star": None, "error": "δ* is defined for orthographic views only (these cameras are "
+                                             "perspective): not computed"}
     try:
         return uniqueness_margin(cell, np.array([np.asarray(cam.rotation) for cam in cameras])).record()
     except InputError as exc:
         return {"delta_star": None, "error": str(exc)[:200]}
+
+
+def item_cameras(cell: Structure, cfg: CertifyConfig) -> tuple:
+    """The cameras of one item on its rendered cell. Orthographic protocols: letterbox-framed per view
+    (molecules at ``cfg.molecule_scale``), ``cfg.image_size`` px. Perspective protocols
+    (``viewcert.cameras.placement.spec_cameras``): pinholes at the protocol's positions (world Å in the
+    rendered cell's frame) or, when no view has one, framed on the drawn points (atoms of the tiling and
+    the cell box); InputError naming the view's position when a camera lies inside the drawn points'
+    bounding sphere or a drawn point lies at or behind a camera plane."""
+    spec = get_protocol_spec(cfg.protocol, cfg.views)
+    if spec.kind == "perspective":
+        return spec_cameras(spec, framing_points(cell, tiling=cfg.tiling))
+    return spec.protocol.cameras(cell, tiling=cfg.tiling, width=cfg.image_size, height=cfg.image_size,
+                                 scale=cfg.framing_scale(cell.is_periodic))
+
+
+def _perspective_extras(cell: Structure, cfg: CertifyConfig, cams) -> tuple[bool, dict]:
+    """(independent_views, the record's camera positions) of an item: perspective cameras are judged on the
+    drawn atoms and their positions (Å, 9 significant digits) recorded per view; orthographic: as before."""
+    if not any(getattr(c, "kind", "") == "perspective" for c in cams):
+        return independent_views(cams), {}
+    atoms = framing_points(cell, tiling=cfg.tiling, draw_box=False)
+    return independent_views(cams, atoms), {"camera_positions": {c.name: [sig(x, 9) for x in c.position]
+                                                                 for c in cams}}
+
+
+def check_placements(items, cfg: CertifyConfig) -> None:
+    """Before any certification: with a perspective protocol whose views state positions, build every item's
+    cameras on its rendered cell, so that a camera inside a structure or looking away is one InputError
+    (naming the view's position and the item) rather than an item error after the work. Items that cannot be
+    read or standardized are left to certify, which reports them."""
+    spec = get_protocol_spec(cfg.protocol, cfg.views)
+    if spec.kind != "perspective" or spec.positions[0] is None:
+        return
+    for item in items:
+        prep = prepare(item, cfg)
+        if prep.cell is None:
+            continue
+        try:
+            item_cameras(prep.cell, cfg)
+        except InputError as exc:
+            err = InputError(f"{exc} (item {item.id})")
+            err.source, err.field = exc.source, exc.field
+            raise err from None
 
 
 def _moyo_angle(cfg: CertifyConfig) -> float | None:
@@ -251,9 +322,7 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
     dataset = item.label or {}
     mismatch = [] if rendered_label is None else [lv for lv in LEVELS
                                                    if lv in dataset and dataset[lv] != rendered_label[lv]]
-    cams = get_protocol_views(cfg.protocol, cfg.views).cameras(cell, tiling=cfg.tiling, width=cfg.image_size,
-                                                               height=cfg.image_size,
-                                                               scale=cfg.framing_scale(periodic))
+    cams = item_cameras(cell, cfg)
     # noise seed: cfg.seed·1,000,003 (oracle.noise's rule); visible/pixel-centroid read the rendered ID buffer
     obs = observe_as(cell, cams, cfg.observe, model=cfg.observation_model(), min_pixels=cfg.min_pixels,
                      style=cfg.style)
@@ -261,7 +330,7 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
                       lattice=cell.lattice if (periodic and cfg.periodic_merge) else None,
                       visibility=cfg.visibility)
     rep = analyse(rec, cell, cfg.delta)
-    indep = independent_views(cams)
+    indep, persp = _perspective_extras(cell, cfg, cams)
     recon_check = _reconstruction_check(rec, cell, cfg, rendered)
     recon_label = label_dict(recon_check)
     unique = bool(rec.status == "ok" and rep.unique)
@@ -287,7 +356,7 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
     return {
         **_base_record(item),
         "formula": cell.formula, "n_atoms": cell.n_atoms, "periodic": periodic,
-        "cell_sha256": cell_digest(cell), "cameras_sha256": cameras_digest(cams),
+        "cell_sha256": cell_digest(cell), "cameras_sha256": cameras_digest(cams), **persp,
         "label_rendered": rendered_label, "label_reconstructed": recon_label, "label_mismatch": mismatch or None,
         "cross_check": cross or None, "reference_source": ref_source.get(cfg.score),
         "oracle": _oracle_record(rec, rep),

@@ -81,7 +81,8 @@ def complex_spec(spec: str, ligand: str | None, pocket: float | None) -> str:
 def certify_cmd(
     input: str = typer.Argument(..., help="folder of structure files, the study layout (structures.json + "
                                           "eval.jsonl), a structure file, or builtin:prototypes"),
-    protocol: str = typer.Option("render-ceiling-5", help="named view protocol"),
+    protocol: str = typer.Option("render-ceiling-5", help="named view protocol or a .toml/.json protocol file "
+                                                          "(orthographic or perspective: docs/protocols.md)"),
     views: str = typer.Option(None, help="comma-separated subset of the protocol's views"),
     delta: float = typer.Option(0.01, help="oracle tolerance δ (Å)"),
     symprec: float = typer.Option(None, help="symmetry tolerance τ (Å) for spglib/moyopy; default = δ"),
@@ -131,10 +132,13 @@ def certify_cmd(
 
     Exit codes: 0 all items certified; 1 outputs written but some items unreadable/uncertifiable; 2 bad
     input or option, or a resource limit (``viewcert --help`` lists the --max-* options)."""
+    from viewcert.certify.config import check_protocol_spec, get_protocol_spec
+    from viewcert.certify.evaluate import check_placements
     from viewcert.certify.inputs import load_input
     from viewcert.certify.run import certify, summary_text
     from viewcert.cli.options import check_out, current_limits
 
+    check_protocol_spec(get_protocol_spec(protocol, _views(views)))  # a bad protocol file: one line, exit 2
     cfg = _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
                   sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge, supercell,
                   observe, min_pixels, cross_check_angle, margin, molecule_scale)
@@ -144,6 +148,7 @@ def certify_cmd(
     if not keep_going:
         for it in dataset.items:
             it.read()
+    check_placements(dataset.items, cfg)  # perspective positions: a camera inside a structure is exit 2, now
     cert = certify(dataset, cfg, out=check_out(out), n_workers=workers, scheduler=scheduler, plots=plots,
                    resume=resume, limits=limits, report=lambda line: typer.echo(line, err=True))
     typer.echo(summary_text(cert), nl=False)
