@@ -6,16 +6,20 @@
    matplotlib saving a PNG (what the study ran). Runs are interleaved; medians of wall and CPU time. Three
    structures, the e3 eval cells whose tiling has the atom count nearest 100, 150 (the headline) and 200.
    Target (issue): ≥ 30× faster. Writes ``benchmarks/results/render.json``. The anchor here is the study's
-   real renderer stack (ASE + matplotlib + PNG): render alone ~29×; render + PNG as the export writes it
-   (``encode_render_png``: exact indexed PNG at zlib 1, lossless, decoded pixels asserted equal) and, for
-   reference, the former RGB zlib-6 encoding (``viewcert_render_png_rgb_zlib6``); figures in docs/speed.md.
+   real renderer stack (ASE + matplotlib + PNG): render alone; render + PNG as the export writes it
+   (``encode_render_png``: exact indexed PNG, palette and scanlines from numba kernels, IDAT by
+   ``run_deflate``; lossless, decoded pixels and rerun bytes asserted equal) and, for reference, the two
+   former encodings in the same interleaved run: Pillow's exact-palette quantise at zlib 1
+   (``viewcert_render_png_pillow_indexed_zlib1``, commit c66c560) and RGB zlib 6
+   (``viewcert_render_png_rgb_zlib6``); figures in docs/speed.md. ``--tag NAME`` labels the run; the
+   previous run's summary is kept under ``history``.
 2. As-rendered ceiling on e3 eval (210 structures, the study's five views, 2×2×2, 768×768, radius 0.5 ×
    covalent): per view the fraction of drawn atoms with no visible pixel, and the oracle/ceiling with
    visible-only observations against the ideal ones at δ = τ = 0.01 Å (and the pixel-centroid "perfect
    detector" over a δ sweep). Writes ``benchmarks/results/render_e3_ceiling.json`` (summary, every difference
    from the ideal ceiling with its explanation) and ``render_e3_ceiling_items.json`` (per structure).
 
-Usage: ``python benchmarks/bench_render.py [--quick] [--skip-speed] [--skip-ceiling]``.
+Usage: ``python benchmarks/bench_render.py [--quick] [--skip-speed] [--skip-ceiling] [--tag NAME]``.
 """
 
 from __future__ import annotations
@@ -67,6 +71,19 @@ def _ase_png(atoms, rotation: str) -> bytes:
     return buf.getvalue()
 
 
+def _pillow_indexed_png(rgb: np.ndarray) -> bytes:
+    """The former render encoding (commit c66c560): Pillow, palette = the sorted colours, ``quantize`` onto
+    it, zlib 1. Timing reference only (it can merge colours a few units apart; tests/test_png_fast.py)."""
+    from PIL import Image
+
+    im = Image.fromarray(rgb)
+    pal = Image.new("P", (1, 1))
+    pal.putpalette([v for c in sorted(c for _, c in im.getcolors(maxcolors=256)) for v in c])
+    buf = io.BytesIO()
+    im.quantize(palette=pal, dither=Image.Dither.NONE).save(buf, format="PNG", optimize=False, compress_level=1)
+    return buf.getvalue()
+
+
 def _clock(fn):
     w, c = time.perf_counter(), time.process_time()
     fn()
@@ -98,6 +115,8 @@ def bench_speed(quick: bool) -> dict:
             "viewcert_render": lambda scene=scene, cam=cam: render(scene, cam),
             "viewcert_render_2threads": lambda scene=scene, cam=cam: render(scene, cam, parallel=True),
             "viewcert_render_png": lambda scene=scene, cam=cam: encode_render_png(render(scene, cam).rgb),
+            "viewcert_render_png_pillow_indexed_zlib1":
+                lambda scene=scene, cam=cam: _pillow_indexed_png(render(scene, cam).rgb),
             "viewcert_render_png_rgb_zlib6": lambda scene=scene, cam=cam: encode_png(render(scene, cam).rgb),
             "viewcert_ids_only": lambda scene=scene, cam=cam: render(scene, cam, rgb=False),
         }
@@ -110,6 +129,8 @@ def bench_speed(quick: bool) -> dict:
                 w, c = _clock(fn)
                 wall[k].append(w)
                 cpu[k].append(c)
+                if k == "viewcert_render_2threads":  # its OpenMP threads spin-wait ~5 ms CPU after the call:
+                    time.sleep(0.2)  # let that end outside every timed window (else the next contender pays it)
         med_w = {k: statistics.median(v) for k, v in wall.items()}
         med_c = {k: statistics.median(v) for k, v in cpu.items()}
         res = render(scene, cam)
@@ -124,8 +145,12 @@ def bench_speed(quick: bool) -> dict:
             "median_cpu_s": {k: round(v, 5) for k, v in med_c.items()},
             "ratio_wall": {k: round(med_w["ase_plot_atoms_png"] / med_w[k], 2) for k in fns if k.startswith("viewcert")},
             "ratio_cpu": {k: round(med_c["ase_plot_atoms_png"] / med_c[k], 2) for k in fns if k.startswith("viewcert")},
-            "png": {"encoding": "io.images.encode_render_png (exact indexed PNG, zlib 1; RGB if > 256 colours)",
+            "png": {"encoding": "io.images.encode_render_png (exact indexed PNG, sorted palette, filter 0, IDAT "
+                                "by io.images.run_deflate: fixed-Huffman run-length deflate; Pillow RGB zlib 1 "
+                                "if > 256 colours)",
                     "bytes": len(png), "mode": Image.open(io.BytesIO(png)).mode,
+                    "colours": int(len(np.unique(res.rgb.reshape(-1, 3), axis=0))),
+                    "bytes_pillow_indexed_zlib1": len(_pillow_indexed_png(res.rgb)),
                     "bytes_rgb_zlib6": len(encode_png(res.rgb))},
             "buffers": {"rgb": list(res.rgb.shape), "atom_id": [str(res.atom_id.dtype), *res.atom_id.shape],
                         "depth": [str(res.depth.dtype), *res.depth.shape],
@@ -348,19 +373,34 @@ def machine() -> dict:
             "load_average_at_start": None if load is None else [round(x, 2) for x in load]}
 
 
+def _history(path: Path) -> list:
+    """The previous run's summary (tag, load, per case: median CPU s and CPU ratios) followed by its own
+    history, so render.json keeps every tagged run's headline figures."""
+    if not path.is_file():
+        return []
+    old = json.loads(path.read_text())
+    summary = {"tag": old.get("tag", "untagged (written before --tag existed)"), "machine": old.get("machine"), "repeat": old.get("repeat"),
+               "cases": [{"material_id": c["material_id"], "median_cpu_s": c["median_cpu_s"],
+                          "ratio_cpu": c["ratio_cpu"], "png_bytes": c.get("png", {}).get("bytes")}
+                         for c in old.get("cases", [])]}
+    return [summary, *old.get("history", [])]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--skip-speed", action="store_true")
     ap.add_argument("--skip-ceiling", action="store_true")
+    ap.add_argument("--tag", default="untagged", help="label of this run in render.json (history keeps the last)")
     args = ap.parse_args()
     if not (SHARED / "structures.json").is_file():
         print(f"skipped: the study's data is absent ({SHARED})")
         return 0
     RESULTS.mkdir(parents=True, exist_ok=True)
     if not args.skip_speed:
-        res = {"machine": machine(), **bench_speed(args.quick)}
+        res = {"tag": args.tag, "machine": machine(), **bench_speed(args.quick)}
         res["machine"]["load_average_at_end"] = machine()["load_average_at_start"]
+        res["history"] = _history(RESULTS / "render.json")
         write_json_atomic(RESULTS / "render.json", res)
     if not args.skip_ceiling:
         res = {"machine": machine(), **bench_ceiling(args.quick)}
