@@ -149,68 +149,89 @@ def _edge_candidates(edge, n_edge, nj, i0, j0, c0, c1, prim, items):
 def _aa_fast(edge, n_edge, nj, i0, j0, ss, width, height, scale, flat, gstart, loc, prim, col, params, rgb):
     """Orthographic path: each edge pixel (candidates loc[gstart[e]:gstart[e+1]]) gets the mean colour of its
     ss × ss samples, the tracer's per-primitive tests and the shading written out per sample; writes rgb.
-    Kept whole (one call per tile): as a per-pixel function taking arrays it cost ~17 % of the study-style
-    768 px render (see ``_edge_pixels``)."""
+    Per pixel the sample coordinates are computed once and the candidates are the outer loop (each one's
+    row loaded once, its box tested per sample row and column); per sample the candidates are still met in
+    ascending order with a strict depth test, so every byte equals the sample-outer loop's (~15 % less CPU
+    here on 768² e3 renders). Kept whole (one call per tile): as a per-pixel function taking arrays it cost
+    ~17 % of the study-style 768 px render (see ``_edge_pixels``)."""
     inv_scale = 1.0 / scale
     inv = 1.0 / (ss * ss)
+    su = np.empty(ss)
+    sox = np.empty(ss)
+    sv = np.empty(ss)
+    soy = np.empty(ss)
+    best_t = np.empty(ss * ss)
+    best_p = np.empty(ss * ss, dtype=np.int64)
     for e in range(n_edge):
         a = edge[e] // nj
         b = edge[e] - a * nj
         i = i0 + a
         j = j0 + b
+        for k in range(ss):
+            sv[k] = i + (k + 0.5) / ss
+            soy[k] = (0.5 * height - sv[k]) * inv_scale
+            su[k] = j + (k + 0.5) / ss
+            sox[k] = (su[k] - 0.5 * width) * inv_scale
+        for s in range(ss * ss):
+            best_t[s] = np.inf
+            best_p[s] = -1
+        for q in range(gstart[e], gstart[e + 1]):
+            r = loc[q]
+            kind = prim[r, 0]
+            for aa in range(ss):
+                v = sv[aa]
+                if v < prim[r, 3] or v > prim[r, 4]:
+                    continue
+                for bb in range(ss):
+                    u = su[bb]
+                    if u < prim[r, 1] or u > prim[r, 2]:
+                        continue
+                    if kind == 0.0:
+                        t = _sphere_t_ortho(sox[bb], soy[aa], prim[r, 5], prim[r, 6], prim[r, 7], prim[r, 8])
+                    else:
+                        t = _other_t(u, v, sox[bb], soy[aa], 0.0, 0.0, False, kind, prim[r, 5], prim[r, 6],
+                                     prim[r, 7], prim[r, 8], prim[r, 9], prim[r, 10], prim[r, 11])
+                    s = aa * ss + bb
+                    if t < best_t[s]:
+                        best_t[s] = t
+                        best_p[s] = r
         acc0 = 0.0
         acc1 = 0.0
         acc2 = 0.0
-        for aa in range(ss):
-            v = i + (aa + 0.5) / ss
-            oy = (0.5 * height - v) * inv_scale
-            for bb in range(ss):
-                u = j + (bb + 0.5) / ss
-                ox = (u - 0.5 * width) * inv_scale
-                best_t = np.inf
-                p = -1
-                for q in range(gstart[e], gstart[e + 1]):
-                    r = loc[q]
-                    if u < prim[r, 1] or u > prim[r, 2] or v < prim[r, 3] or v > prim[r, 4]:
-                        continue
-                    if prim[r, 0] == 0.0:
-                        t = _sphere_t_ortho(ox, oy, prim[r, 5], prim[r, 6], prim[r, 7], prim[r, 8])
-                    else:
-                        t = _other_t(u, v, ox, oy, 0.0, 0.0, False, prim[r, 0], prim[r, 5], prim[r, 6], prim[r, 7],
-                                     prim[r, 8], prim[r, 9], prim[r, 10], prim[r, 11])
-                    if t < best_t:
-                        best_t = t
-                        p = r
-                if p < 0:
-                    acc0 += params[7]
-                    acc1 += params[8]
-                    acc2 += params[9]
-                    continue
-                kind = prim[p, 0]
-                ex = ox - prim[p, 5]
-                ey = oy - prim[p, 6]
-                if kind == 2.0 or (flat and kind == 1.0) or (flat and kind == 0.0 and ex * ex + ey * ey < prim[p, 9]):
-                    acc0 += col[p, 0]
-                    acc1 += col[p, 1]
-                    acc2 += col[p, 2]
-                    continue
-                if flat:  # outline ring of a sphere
-                    acc0 += params[1]
-                    acc1 += params[2]
-                    acc2 += params[3]
-                    continue
-                if kind == 1.0:
-                    _, nx, ny, nz = _cylinder_hit(ox, oy, 0.0, 0.0, 0.0, -1.0, False, prim[p, 5], prim[p, 6],
-                                                  prim[p, 7], prim[p, 8], prim[p, 9], prim[p, 10], prim[p, 11])
-                    lam = nx * params[10] + ny * params[11] + nz * params[12]
-                else:
-                    lam = (ex * params[10] + ey * params[11] + (-best_t - prim[p, 7]) * params[12]) / prim[p, 8]
-                if lam < 0.0:
-                    lam = 0.0
-                inten = params[5] + params[6] * lam
-                acc0 += col[p, 0] * inten
-                acc1 += col[p, 1] * inten
-                acc2 += col[p, 2] * inten
+        for s in range(ss * ss):
+            p = best_p[s]
+            if p < 0:
+                acc0 += params[7]
+                acc1 += params[8]
+                acc2 += params[9]
+                continue
+            ox = sox[s % ss]
+            oy = soy[s // ss]
+            kind = prim[p, 0]
+            ex = ox - prim[p, 5]
+            ey = oy - prim[p, 6]
+            if kind == 2.0 or (flat and kind == 1.0) or (flat and kind == 0.0 and ex * ex + ey * ey < prim[p, 9]):
+                acc0 += col[p, 0]
+                acc1 += col[p, 1]
+                acc2 += col[p, 2]
+                continue
+            if flat:  # outline ring of a sphere
+                acc0 += params[1]
+                acc1 += params[2]
+                acc2 += params[3]
+                continue
+            if kind == 1.0:
+                _, nx, ny, nz = _cylinder_hit(ox, oy, 0.0, 0.0, 0.0, -1.0, False, prim[p, 5], prim[p, 6],
+                                              prim[p, 7], prim[p, 8], prim[p, 9], prim[p, 10], prim[p, 11])
+                lam = nx * params[10] + ny * params[11] + nz * params[12]
+            else:
+                lam = (ex * params[10] + ey * params[11] + (-best_t[s] - prim[p, 7]) * params[12]) / prim[p, 8]
+            if lam < 0.0:
+                lam = 0.0
+            inten = params[5] + params[6] * lam
+            acc0 += col[p, 0] * inten
+            acc1 += col[p, 1] * inten
+            acc2 += col[p, 2] * inten
         rgb[i, j, 0] = _to_byte(acc0 * inv)
         rgb[i, j, 1] = _to_byte(acc1 * inv)
         rgb[i, j, 2] = _to_byte(acc2 * inv)
