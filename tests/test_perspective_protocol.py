@@ -1,0 +1,366 @@
+"""Perspective protocol files, end to end (issue 14): ``viewcert.cameras.placement`` worked by hand, certify of
+molecules and crystals through pinholes at the file's positions (or framed on the drawn points), the
+independence criterion, certificates that verify (and report an edited file), and hostile files on the CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from molecule_geometries import ammonia, bromochlorofluoromethane, methane, water
+from viewcert.cameras.camera import OrthographicCamera, PerspectiveCamera
+from viewcert.cameras.placement import (
+    check_placement,
+    focal_px,
+    framed_cameras,
+    placed_cameras,
+    spec_cameras,
+)
+from viewcert.cameras.protocol_files import ProtocolSpec, read_protocol_file
+from viewcert.cameras.protocols import Protocol, View, get_protocol
+from viewcert.certify import CertifyConfig
+from viewcert.certify.digests import cell_digest
+from viewcert.certify.evaluate import certify_item, independent_views, item_cameras
+from viewcert.certify.inputs import Item
+from viewcert.errors import InputError
+from viewcert.structures import Structure
+
+A_NACL = 5.64  # Å, rock salt, conventional cubic cell
+NACL_CIF = f"""data_NaCl
+_cell_length_a {A_NACL}
+_cell_length_b {A_NACL}
+_cell_length_c {A_NACL}
+_cell_angle_alpha 90
+_cell_angle_beta 90
+_cell_angle_gamma 90
+_symmetry_space_group_name_H-M 'P 1'
+loop_
+_atom_site_label
+_atom_site_type_symbol
+_atom_site_fract_x
+_atom_site_fract_y
+_atom_site_fract_z
+Na1 Na 0 0 0
+Na2 Na 0.5 0.5 0
+Na3 Na 0.5 0 0.5
+Na4 Na 0 0.5 0.5
+Cl1 Cl 0.5 0 0
+Cl2 Cl 0 0.5 0
+Cl3 Cl 0 0 0.5
+Cl4 Cl 0.5 0.5 0.5
+"""
+
+# axes-3 rotations (rows = camera x, y, z in world; docs/conventions.md): front from +z, top from +y, left from −x
+FRONT = np.eye(3)
+TOP = np.array([[1.0, 0, 0], [0, 0, -1.0], [0, 1.0, 0]])
+LEFT = np.array([[0, 0, 1.0], [0, 1.0, 0], [-1.0, 0, 0]])
+
+
+def _toml(views: list[tuple[str, np.ndarray, tuple | None]], *, fov="30.0", extra="") -> str:
+    head = f'[protocol]\nname = "p"\nkind = "perspective"\nfov_deg = {fov}\nwidth = 768\nheight = 768\n{extra}'
+    body = ""
+    for name, r, pos in views:
+        body += f'\n[[views]]\nname = "{name}"\nrotation = {json.dumps(np.asarray(r).tolist())}\n'
+        if pos is not None:
+            body += f"position = {json.dumps([float(x) for x in pos])}\n"
+    return head + body
+
+
+def _axes3_file(tmp_path, centre=(0.0, 0.0, 0.0), distance=20.0, name="p.toml", **kw):
+    """axes-3 pinholes at ``distance`` Å from ``centre`` along each camera's +z (toward the viewer)."""
+    c = np.asarray(centre, dtype=float)
+    views = [(n, r, tuple(c + distance * r[2])) for n, r in (("front", FRONT), ("top", TOP), ("left", LEFT))]
+    p = tmp_path / name
+    p.write_text(_toml(views, **kw))
+    return p
+
+
+def _rc5_file(tmp_path, centre, distance, name="rc5p.toml", positions=True):
+    """The study's five directions as pinholes ``distance`` Å from ``centre`` (or without positions)."""
+    c = np.asarray(centre, dtype=float)
+    views = [(v.name, v.rotation, tuple(c + distance * v.rotation[2]) if positions else None)
+             for v in get_protocol("render-ceiling-5").views]
+    p = tmp_path / name
+    p.write_text(_toml(views))
+    return p
+
+
+def _mol(builder) -> Structure:
+    pos, z = builder()
+    return Structure(positions=pos, numbers=z)
+
+
+def _item(name: str, s: Structure) -> Item:
+    return Item(name, "structure", s, cell_digest(s))
+
+
+# ----------------------------------------------------------------------------- placement, by hand
+def test_pinhole_on_the_z_axis_projects_to_the_hand_worked_pixel():
+    """fov 90° over 200 px: f = 100 / tan 45° = 100 px. Camera at (0, 0, 10), R = I: (1, 2, 0) has depth
+    10, u = 100 + 100·1/10 = 110, v = 100 − 100·2/10 = 80."""
+    spec = ProtocolSpec(Protocol("z", (View("front", FRONT), View("top", TOP))), kind="perspective", fov_deg=90.0,
+                        width=200, height=200, positions=((0.0, 0.0, 10.0), (0.0, 10.0, 0.0)))
+    cam = placed_cameras(spec)[0]
+    assert cam.focal == pytest.approx(100.0, rel=1e-12)
+    uv, depth = cam.project(np.array([1.0, 2.0, 0.0]))
+    assert uv == pytest.approx([110.0, 80.0], abs=1e-9) and depth == pytest.approx(10.0, abs=1e-12)
+    # fov 60° over the smaller side (200 of 300×200): f = 100·√3 = 173.2050808 px; camera at (0, 0, 20):
+    # (2, −1, 5) at depth 15 → u = 150 + f·2/15 = 173.0940108, v = 100 + f·1/15 = 111.5470054
+    spec60 = ProtocolSpec(spec.protocol, kind="perspective", fov_deg=60.0, width=300, height=200,
+                          positions=((0.0, 0.0, 20.0), (0.0, 20.0, 0.0)))
+    assert focal_px(60.0, 300, 200) == pytest.approx(173.2050808, abs=1e-7)
+    uv, depth = placed_cameras(spec60)[0].project(np.array([2.0, -1.0, 5.0]))
+    assert uv == pytest.approx([173.0940108, 111.5470054], abs=1e-6) and depth == pytest.approx(15.0)
+    # the top camera at (0, 10, 0) looks down −y: (1, 2, 0) at depth 8, screen y = −z = 0 → v = 100
+    uv, depth = placed_cameras(spec)[1].project(np.array([1.0, 2.0, 0.0]))
+    assert uv == pytest.approx([100.0 + 100.0 / 8.0, 100.0], abs=1e-9) and depth == pytest.approx(8.0)
+
+
+def test_framing_rule_distance_by_hand_and_the_same_for_every_view():
+    """Points (±1, 0, 0) and (0, 0, ±0.5): box centre 0, sphere radius 1. fov 90°, 200 px, margin 0: f = 100,
+    usable half side 100 px, tan = 1, so the sphere fits at D = r·√(1 + 1/1²) = √2 Å from the centre."""
+    pts = np.array([[1.0, 0, 0], [-1.0, 0, 0], [0, 0, 0.5], [0, 0, -0.5]])
+    spec = ProtocolSpec(Protocol("z", (View("front", FRONT), View("top", TOP), View("left", LEFT))),
+                        kind="perspective", fov_deg=90.0, width=200, height=200)
+    cams = framed_cameras(spec, pts, margin_px=0.0)
+    for cam, r in zip(cams, (FRONT, TOP, LEFT), strict=True):
+        assert cam.position == pytest.approx(math.sqrt(2.0) * r[2], abs=1e-12)
+        assert cam.project(np.zeros(3))[0] == pytest.approx([100.0, 100.0], abs=1e-9)  # centre → image centre
+    # with the default 16 px margin: usable 84 px, tan = 0.84, D = √(1 + 1/0.84²)
+    d16 = math.sqrt(1.0 + 1.0 / 0.84**2)
+    assert [float(np.linalg.norm(c.position)) for c in spec_cameras(spec, pts)] == pytest.approx([d16] * 3, rel=1e-12)
+
+
+def test_placement_refuses_a_camera_inside_or_a_point_behind():
+    pts = np.array([[2.0, 0, 0], [-2.0, 0, 0]])  # sphere: centre 0, radius 2
+    inside = PerspectiveCamera(rotation=FRONT, position=[0.0, 0.0, 1.99], focal=100.0, width=64, height=64,
+                               name="front")
+    with pytest.raises(InputError, match=r"field views\[front\]\.position: camera 'front' .* inside"):
+        check_placement([inside], pts)
+    # outside the sphere but looking away from it (view direction +z from z = 5): every point is behind
+    away = PerspectiveCamera(rotation=np.diag([-1.0, 1.0, -1.0]), position=[0.0, 0.0, 5.0], focal=100.0, width=64,
+                             height=64, name="away")
+    with pytest.raises(InputError, match=r"views\[away\]\.position: .*depth -5 Å, at or behind"):
+        check_placement([away], pts)
+    check_placement([inside.__class__(rotation=FRONT, position=[0.0, 0.0, 2.01], focal=100.0, width=64,
+                                      height=64, name="front")], pts)  # just outside: accepted
+
+
+def test_positions_for_some_views_only_are_refused_naming_the_view():
+    spec = ProtocolSpec(Protocol("z", (View("front", FRONT), View("top", TOP))), kind="perspective",
+                        positions=((0.0, 0.0, 10.0), None))
+    with pytest.raises(InputError, match=r"views\[top\]\.position: view 'top' has no camera position"):
+        spec_cameras(spec, np.zeros((1, 3)))
+    with pytest.raises(InputError, match=r"views\[top\]\.position"):
+        CertifyConfig(protocol=spec)
+
+
+# ----------------------------------------------------------------------------- independence
+def _pin(pos, name="c"):
+    return PerspectiveCamera(rotation=FRONT, position=pos, focal=100.0, width=64, height=64, name=name)
+
+
+def test_independent_views_perspective_criterion_by_hand():
+    a, b, c = _pin([0.0, 0, 10]), _pin([10.0, 0, 0]), _pin([0.0, 10, 0])
+    # two pinholes: the baseline from (0, 0, 10) to (10, 0, 0) holds (5, 0, 5); a point there is undetermined
+    assert independent_views([a, b], np.array([[0.0, 0, 0]]))
+    assert not independent_views([a, b], np.array([[0.0, 0, 0], [5.0, 0, 5.0]]))
+    assert not independent_views([a, b])  # collinear centres and no points: not claimed
+    assert independent_views([a, b, c])  # three non-collinear centres determine every point
+    assert not independent_views([a, _pin([0.0, 0, 10])], np.array([[1.0, 2, 3]]))  # one centre twice
+    # three collinear centres (on the x axis) and an atom on that axis
+    line = [_pin([-10.0, 0, 0]), _pin([10.0, 0, 0]), _pin([20.0, 0, 0])]
+    assert not independent_views(line, np.array([[0.0, 0, 0]]))
+    assert independent_views(line, np.array([[0.0, 1e-3, 0]]))
+    # orthographic: rank of the stacked 2×3 projections (unchanged), mixing kinds is never independent
+    o = [OrthographicCamera(rotation=r, center=np.zeros(3), scale=10.0, width=64, height=64) for r in (FRONT, TOP)]
+    assert independent_views(o) and not independent_views(o[:1]) and not independent_views([o[0], a])
+
+
+# ----------------------------------------------------------------------------- certify molecules
+@pytest.mark.parametrize("builder, group", [(bromochlorofluoromethane, "C1"), (water, "C2v"), (ammonia, "C3v")])
+def test_molecule_from_a_perspective_file_same_point_group_as_orthographic(builder, group, tmp_path):
+    s = _mol(builder)
+    persp = certify_item(_item("m", s), CertifyConfig(protocol=str(_axes3_file(tmp_path))))
+    ortho = certify_item(_item("m", s), CertifyConfig(protocol="axes-3"))
+    assert persp["outcome"] == "correct" and ortho["outcome"] == "correct", (persp.get("reasons"), persp.get("error"))
+    assert persp["oracle"]["n_phantoms"] == 0 and persp["oracle"]["n_recovered"] == len(s.numbers)
+    pg_p, pg_o = persp["molecule"]["point_group"], ortho["molecule"]["point_group"]
+    assert pg_p["input"] == pg_o["input"] == group  # the chemistry's point group
+    assert pg_p["reconstructed"] == pg_o["reconstructed"] == group
+    assert persp["independent_views"] is True and persp["certified"] is True
+    # the file's positions, recorded per view: front at (0, 0, 20), top (0, 20, 0), left (−20, 0, 0)
+    assert persp["camera_positions"] == {"front": [0.0, 0.0, 20.0], "top": [0.0, 20.0, 0.0], "left": [-20.0, 0.0, 0.0]}
+
+
+def test_methane_through_axis_pinholes_has_the_one_hand_worked_phantom(tmp_path):
+    """Methane's H at a·(s1, s2, s3) with s1·s2·s3 = +1, a = 1.09/√3 Å. A point t·(s1, s2, s3) of the other
+    tetrahedron (product −1) meets an H's ray from the front pinhole (0, 0, 20) when t/(20 − s3·t) =
+    a/(20 + s3·a), from the top pinhole (0, 20, 0) when t/(20 − s2·t) = a/(20 + s2·a), from the left pinhole
+    (−20, 0, 0) when t/(20 + s1·t) = a/(20 − s1·a). All three with one t only for (s1, s2, s3) = (−, +, +):
+    one phantom at t·(−1, 1, 1), t = 20a/(20 + 2a). Orthographic axis views (no parallax) admit all four
+    vertices of the other tetrahedron."""
+    s = _mol(methane)
+    persp = certify_item(_item("ch4", s), CertifyConfig(protocol=str(_axes3_file(tmp_path))))
+    a = 1.09 / math.sqrt(3.0)
+    t = 20.0 * a / (20.0 + 2.0 * a)
+    assert persp["oracle"]["n_phantoms"] == 1 and persp["phantoms"][0][0] == 1  # a hydrogen
+    assert persp["phantoms"][0][1:] == pytest.approx([-t, t, t], abs=1e-6)
+    ortho = certify_item(_item("ch4", s), CertifyConfig(protocol="axes-3"))
+    assert ortho["oracle"]["n_phantoms"] == 4
+    assert sorted(np.sign(np.array(ortho["phantoms"])[:, 1:]).prod(axis=1).tolist()) == [-1.0] * 4
+
+
+def test_the_file_cameras_are_exactly_the_file(tmp_path):
+    s = _mol(bromochlorofluoromethane)
+    cams = item_cameras(s, CertifyConfig(protocol=str(_axes3_file(tmp_path, distance=12.5)), image_size=64))
+    f = 384.0 / math.tan(math.radians(15.0))  # fov 30° over 768 px (the file's size, not image_size)
+    for cam, r in zip(cams, (FRONT, TOP, LEFT), strict=True):
+        assert isinstance(cam, PerspectiveCamera) and (cam.width, cam.height) == (768, 768)
+        assert np.array_equal(cam.rotation, r) and cam.position == pytest.approx(12.5 * r[2], abs=0)
+        assert cam.focal == pytest.approx(f, rel=1e-12)
+
+
+def test_views_subset_keeps_each_views_position(tmp_path):
+    cfg = CertifyConfig(protocol=str(_axes3_file(tmp_path)), views=("left", "front"))
+    cams = item_cameras(_mol(water), cfg)
+    assert [c.name for c in cams] == ["front", "left"]  # protocol order
+    assert cams[1].position == pytest.approx([-20.0, 0.0, 0.0], abs=0)
+
+
+# ----------------------------------------------------------------------------- certify crystals
+def _nacl(tmp_path):
+    p = tmp_path / "nacl.cif"
+    p.write_text(NACL_CIF)
+    return p
+
+
+def test_crystal_from_a_perspective_file_gets_the_rendered_cubic_system(tmp_path):
+    """NaCl's conventional cell (a = 5.64 Å) drawn 2×2×2: cameras 40 Å from the drawn box's centre
+    (a, a, a) along the study's five directions; every atom recovered, no phantom, cubic as rendered."""
+    f = _rc5_file(tmp_path, centre=(A_NACL,) * 3, distance=40.0)
+    cfg = CertifyConfig(protocol=str(f), tiling=(2, 2, 2))
+    rec = certify_item(Item("nacl", "file", str(_nacl(tmp_path)), "x"), cfg)
+    assert rec["outcome"] == "correct", rec.get("error") or rec.get("reasons")
+    assert rec["label_rendered"]["crystal_system"] == rec["label_reconstructed"]["crystal_system"] == "cubic"
+    assert rec["label_reconstructed"]["space_group"] == 225  # Fm-3m, the rock salt's group
+    assert rec["oracle"]["n_phantoms"] == 0 and rec["oracle"]["n_recovered"] == 8
+    assert rec["camera_positions"]["axis_c"] == pytest.approx([A_NACL, A_NACL, A_NACL + 40.0], abs=1e-6)
+
+
+def test_simple_cubic_framed_by_the_rule_is_cubic():
+    """Simple cubic (one atom, a = 3.35 Å) drawn 2×2×2, no positions in the protocol: the framing rule."""
+    s = Structure(positions=[[0.0, 0.0, 0.0]], numbers=[84], lattice=np.eye(3) * 3.35)
+    rc5 = get_protocol("render-ceiling-5")
+    spec = ProtocolSpec(rc5, kind="perspective", fov_deg=30.0)
+    rec = certify_item(_item("po", s), CertifyConfig(protocol=spec, tiling=(2, 2, 2)))
+    assert rec["outcome"] == "correct" and rec["label_reconstructed"]["crystal_system"] == "cubic"
+    assert rec["label_reconstructed"]["space_group"] == 221  # Pm-3m
+    # framed: all five cameras the same distance from the drawn box's centre (3.35, 3.35, 3.35)
+    d = [np.linalg.norm(np.asarray(p) - 3.35) for p in rec["camera_positions"].values()]
+    assert max(d) - min(d) < 1e-6 and min(d) > 3.35 * math.sqrt(3)  # outside the sphere of the 2×2×2 box
+
+
+def test_margin_is_recorded_as_orthographic_only(tmp_path):
+    rec = certify_item(_item("m", _mol(water)), CertifyConfig(protocol=str(_axes3_file(tmp_path)), margin=True))
+    assert rec["uniqueness_margin"]["delta_star"] is None
+    assert "orthographic views only" in rec["uniqueness_margin"]["error"]
+
+
+# ----------------------------------------------------------------------------- certificates
+def test_certificate_records_the_cameras_verifies_and_reports_an_edited_file(tmp_path):
+    from viewcert.certify.run import certify
+    from viewcert.certify.verify import verify_certificate
+
+    nacl = _nacl(tmp_path)
+    f = _rc5_file(tmp_path, centre=(A_NACL / 2,) * 3, distance=30.0)
+    cert = certify(str(nacl), CertifyConfig(protocol=str(f)), out=tmp_path / "o", n_workers=1, plots=False,
+                   progress=False)
+    cam = cert["protocol"]["camera"]
+    assert (cam["kind"], cam["fov_deg"], cam["width"], cam["height"]) == ("perspective", 30.0, 768, 768)
+    assert cam["focal_px"] == pytest.approx(384.0 / math.tan(math.radians(15.0)), rel=1e-14)
+    views = {v["name"]: v for v in cert["protocol"]["views"]}
+    assert views["axis_c"]["rotation"] == FRONT.tolist()  # ASE "0x,0y,0z"
+    assert views["axis_c"]["position"] == pytest.approx([2.82, 2.82, 32.82], abs=1e-12)
+    assert cert["protocol"]["file"]["sha256"] == read_protocol_file(f).sha256
+    assert cert["summary"]["correct"] == 1
+    rep = verify_certificate(tmp_path / "o" / "certificate.json", input_spec=str(nacl), n_workers=1, progress=False)
+    assert rep.ok and rep.byte_identical
+    f.write_text(f.read_text().replace("32.82", "32.5"))  # the axis_c camera moved by 0.32 Å
+    rep = verify_certificate(tmp_path / "o" / "certificate.json", input_spec=str(nacl), n_workers=1, progress=False)
+    assert not rep.ok
+    diffs = {p for p, _, _ in rep.section_diffs}
+    assert "protocol.views[2].position[2]" in diffs and "protocol.file.sha256" in diffs
+    assert any("cameras_sha256" in p for d in rep.item_diffs.values() for p, _, _ in d)
+
+
+def test_config_round_trips_a_perspective_spec_object():
+    spec = ProtocolSpec(Protocol("z", (View("front", FRONT), View("top", TOP))), kind="perspective", fov_deg=45.0,
+                        width=320, height=240, positions=((0.0, 0.0, 9.0), (0.0, 9.0, 0.0)))
+    cfg = CertifyConfig(protocol=spec)
+    back = CertifyConfig.from_dict(json.loads(json.dumps(cfg.to_dict())))
+    assert back.to_dict() == cfg.to_dict()
+    s = _mol(water)
+    for a, b in zip(item_cameras(s, cfg), item_cameras(s, back), strict=True):
+        assert a.to_dict() == b.to_dict()
+    ortho = CertifyConfig(protocol=ProtocolSpec(spec.protocol))  # orthographic spec: its Protocol, as before
+    assert isinstance(ortho.protocol, Protocol)
+
+
+# ----------------------------------------------------------------------------- hostile files on the CLI
+def _cli(argv):
+    from viewcert.cli import app
+
+    res = CliRunner().invoke(app, argv)
+    return res, res.output
+
+
+CHFCLBR = "5\nchfclbr\nC 0 0 0\nH 0.9 0.7 0.6\nF -1.0 -0.8 0.7\nCl -0.9 1.1 -0.8\nBr 1.0 -0.9 -1.1\n"
+
+
+@pytest.mark.parametrize("name, text, fragment", [
+    ("inside", _toml([("front", FRONT, (0, 0, 0.5)), ("top", TOP, (0, 20, 0))]),
+     "field views[front].position: camera 'front' at (0, 0, 0.5) Å lies inside"),
+    ("behind", _toml([("front", np.diag([-1.0, 1, -1]), (0, 0, 20)), ("top", TOP, (0, 20, 0))]),
+     "field views[front].position: camera 'front': the drawn point"),
+    ("fov0", _toml([("front", FRONT, None), ("top", TOP, None)], fov="0"), "field protocol.fov_deg"),
+    ("fov180", _toml([("front", FRONT, None), ("top", TOP, None)], fov="180"), "field protocol.fov_deg"),
+    ("fovnan", _toml([("front", FRONT, None), ("top", TOP, None)], fov="nan"), "fov_deg must be in (0, 180)"),
+    ("missing", _toml([("front", FRONT, (0, 0, 20)), ("top", TOP, None)]),
+     "field views[top].position: view 'top' has no camera position"),
+    ("oneview", _toml([("front", FRONT, (0, 0, 20))]), "needs at least two views"),
+    ("position2", _toml([("front", FRONT, None), ("top", TOP, None)]).replace(
+        'name = "top"\n', 'name = "top"\nposition = [1, 2]\n'), "views[top].position: needs 3 numbers"),
+])
+def test_hostile_perspective_files_are_one_line_exit_2(name, text, fragment, tmp_path):
+    (tmp_path / "m.xyz").write_text(CHFCLBR)
+    (tmp_path / "p.toml").write_text(text)
+    res, out = _cli(["certify", str(tmp_path / "m.xyz"), "--protocol", str(tmp_path / "p.toml"), "--workers", "1",
+                     "--no-plots", "--out", str(tmp_path / "o")])
+    assert "Traceback" not in out and res.exit_code == 2, out
+    lines = [ln for ln in out.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("viewcert: error:") and fragment in lines[0], out
+    assert not (tmp_path / "o" / "certificate.json").exists()  # refused before the work
+
+
+def test_cli_views_naming_a_view_the_file_lacks(tmp_path):
+    (tmp_path / "m.xyz").write_text(CHFCLBR)
+    f = _axes3_file(tmp_path)
+    res, out = _cli(["certify", str(tmp_path / "m.xyz"), "--protocol", str(f), "--views", "front,back",
+                     "--workers", "1", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "Traceback" not in out and "has no view 'back'" in out
+
+
+def test_cli_certifies_a_molecule_and_a_crystal_from_one_perspective_file(tmp_path):
+    (tmp_path / "m.xyz").write_text(CHFCLBR)
+    f = _rc5_file(tmp_path, (0, 0, 0), 0.0, positions=False)  # no positions: framed on each structure
+    for inp in (str(tmp_path / "m.xyz"), str(_nacl(tmp_path))):
+        res, out = _cli(["certify", inp, "--protocol", str(f), "--workers", "1", "--no-plots", "--truth", "rendered",
+                         "--out", str(tmp_path / "o")])
+        assert res.exit_code == 0, out
+        cert = json.loads((tmp_path / "o" / "certificate.json").read_text())
+        assert cert["protocol"]["camera"]["kind"] == "perspective" and cert["summary"]["correct"] == 1
