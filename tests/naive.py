@@ -855,3 +855,36 @@ def deflate_fixed_runs(data: bytes) -> bytes:
     bits += huffman(256)
     bits += "0" * (-len(bits) % 8)
     return bytes(int(bits[k:k + 8][::-1], 2) for k in range(0, len(bits), 8))
+
+
+# ----------------------------------------------------------------------------- render: flat orthographic shading
+def flat_ortho_shade_loop(pidx, prim, code, col, cam, params):
+    """Twin of ``render._kernels_pass1._shade_rows_flat_ortho`` from the raster docstring: pixel (i, j) seen
+    through primitive p = pidx[i, j] (−1: background) has ID code[p] and the flat colour col[p], or the
+    outline colour params[1:4] when p is a sphere and the ray through the pixel centre passes at camera-plane
+    distance² ≥ prim[p, 9] from its centre (ox = (j + ½ − W/2)/s, oy = (H/2 − i − ½)/s); class 2p (+1 in
+    the ring), −2 on background; 8-bit = round(255 × colour) clamped to 0..255. Returns (ids, cls, rgb)."""
+    h, w = len(pidx), len(pidx[0])
+    width, height, scale = int(cam[1]), cam[2], cam[3]
+
+    def byte(x):
+        return min(255, max(0, math.floor(255.0 * x + 0.5)))
+
+    ids = np.zeros((h, w), dtype=np.int32)
+    cls = np.zeros((h, w), dtype=np.int32)
+    rgb = np.zeros((h, w, 3), dtype=np.uint8)
+    for i in range(h):
+        for j in range(w):
+            p = int(pidx[i][j])
+            if p < 0:
+                ids[i, j], cls[i, j], rgb[i, j] = -1, -2, [byte(params[7 + c]) for c in range(3)]
+                continue
+            ring = False
+            if prim[p][0] == 0.0:
+                ex = (j + 0.5 - 0.5 * width) / scale - prim[p][5]
+                ey = (0.5 * height - (i + 0.5)) / scale - prim[p][6]
+                ring = ex * ex + ey * ey >= prim[p][9]
+            ids[i, j] = code[p]
+            cls[i, j] = 2 * p + (1 if ring else 0)
+            rgb[i, j] = [byte(params[1 + c] if ring else col[p][c]) for c in range(3)]
+    return ids, cls, rgb

@@ -1,7 +1,9 @@
-"""io.images: the numba exact-palette PNG path (``exact_palette_scanlines`` → ``indexed_png``).
+"""io.images: the numba exact-palette PNG path (``exact_palette_scanlines`` → ``indexed_png``, IDAT by
+``run_deflate``), and the renderer's flat orthographic shading kernel added for the same speed target.
 
-Twins: ``tests/naive.png_palette_scanlines`` (palette, scanlines and bit depth from the PNG spec); Pillow
-decodes every PNG written here (an independent decoder) back to the input pixels."""
+Twins (tests/naive.py): ``png_palette_scanlines`` (palette, scanlines and bit depth from the PNG spec),
+``deflate_fixed_runs`` (RFC 1951 bit by bit), ``flat_ortho_shade_loop`` (the raster docstring); Pillow and
+zlib decode every PNG / stream written here (independent decoders) back to the input."""
 
 from __future__ import annotations
 
@@ -14,9 +16,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image
 
-from tests.naive import deflate_fixed_runs, png_palette_scanlines
+from tests.naive import deflate_fixed_runs, flat_ortho_shade_loop, png_palette_scanlines
 from viewcert.io import images
 from viewcert.io.images import encode_png, encode_render_png, exact_palette_scanlines
+from viewcert.render import _kernels_pass1, _kernels_trace
 
 
 def _chunks(png: bytes) -> list[tuple[bytes, bytes]]:
@@ -157,3 +160,44 @@ def test_run_deflate_hand_worked():
     assert deflate_fixed_runs(bytes(5)) == bytes([0x63, 0x00, 0x01, 0x00])
     assert images.run_deflate(np.zeros(5, np.uint8)) == b"\x78\x01" + bytes([0x63, 0x00, 0x01, 0x00]) \
         + struct.pack(">I", zlib.adler32(bytes(5)))
+
+
+# ----------------------------------------------------------------------------- render: flat orthographic shading
+@st.composite
+def flat_shading_cases(draw):
+    """A random primitive table (spheres, cylinders, lines), colours on and off byte boundaries, and a
+    primitive index per pixel (−1 background)."""
+    h, w, n = draw(st.integers(1, 9)), draw(st.integers(1, 9)), draw(st.integers(1, 5))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    prim = np.zeros((n, 12))
+    prim[:, 0] = rng.integers(0, 3, size=n)
+    prim[:, 5:7] = rng.uniform(-3, 3, size=(n, 2))
+    prim[:, 9] = rng.uniform(0, 4, size=n)
+    edges = np.array([0.0, 1.0, 0.5 / 255, 127.5 / 255, -0.1, 1.2])
+    col = np.where(rng.random((n, 3)) < 0.3, rng.choice(edges, size=(n, 3)), rng.random((n, 3)))
+    params = np.zeros(13)
+    params[0] = 1.0
+    params[1:4] = rng.choice(edges, size=3)
+    params[7:10] = rng.random(3)
+    cam = np.array([0.0, w, h, float(rng.uniform(0.5, 4.0)), 1.0, 0.0, 0.0])
+    pidx = rng.integers(-1, n, size=(h, w)).astype(np.int32)
+    return prim, np.arange(n, dtype=np.int64) * 7 - 3, col, cam, params, pidx
+
+
+@given(flat_shading_cases())
+def test_flat_ortho_shading_equals_its_twin_and_the_general_path(case):
+    prim, code, col, cam, params, pidx = case
+    h, w = pidx.shape
+    ids, cls, rgb = np.empty((h, w), np.int32), np.empty((h, w), np.int32), np.empty((h, w, 3), np.uint8)
+    _kernels_pass1._shade_rows(0, h, prim, code, col, cam, params, True, pidx, np.zeros((h, w)), ids, rgb, cls)
+    t_ids, t_cls, t_rgb = flat_ortho_shade_loop(pidx.tolist(), prim.tolist(), code.tolist(), col.tolist(),
+                                                cam.tolist(), params.tolist())
+    assert np.array_equal(ids, t_ids) and np.array_equal(cls, t_cls) and np.array_equal(rgb, t_rgb)
+    hit = np.argwhere(pidx >= 0)  # the general per-sample shader (_shade_batch + _outline_flag) agrees
+    m = len(hit)
+    us, vs = hit[:, 1] + 0.5, hit[:, 0] + 0.5
+    out, kc = np.empty((m, 3)), np.empty(m, np.int64)
+    _kernels_trace._shade_batch(us, vs, pidx[hit[:, 0], hit[:, 1]].astype(np.int64), np.zeros(m), m, prim, col,
+                                params, cam, out, kc)
+    assert np.array_equal(kc, cls[hit[:, 0], hit[:, 1]])
+    assert all(rgb[i, j, c] == _kernels_trace._to_byte(out[k, c]) for k, (i, j) in enumerate(hit) for c in range(3))

@@ -178,6 +178,9 @@ def _shade_rows(r0, r1, prim, code, col, cam, params, want_rgb, pidx, depth, ids
     bg0 = _to_byte(params[7])
     bg1 = _to_byte(params[8])
     bg2 = _to_byte(params[9])
+    if want_rgb and params[0] > 0.5 and cam[0] < 0.5:
+        _shade_rows_flat_ortho(r0, r1, prim, code, col, cam, params, pidx, ids, rgb, cls, bg0, bg1, bg2)
+        return
     us = np.empty(width)
     vs = np.empty(width)
     ps = np.empty(width, dtype=np.int64)
@@ -212,3 +215,45 @@ def _shade_rows(r0, r1, prim, code, col, cam, params, want_rgb, pidx, depth, ids
             rgb[i, j, 0] = _to_byte(colour[k, 0])
             rgb[i, j, 1] = _to_byte(colour[k, 1])
             rgb[i, j, 2] = _to_byte(colour[k, 2])
+
+
+@njit(cache=True)
+def _shade_rows_flat_ortho(r0, r1, prim, code, col, cam, params, pidx, ids, rgb, cls, bg0, bg1, bg2):
+    """``_shade_rows`` for the flat style through an orthographic camera, written out per pixel with each
+    primitive's and the outline's bytes converted once: the same arithmetic as ``_shade_batch`` +
+    ``_outline_flag`` (ring when (ox − cx)² + (oy − cy)² ≥ r_in², ox = (u − W/2)/s, oy = (H/2 − v)/s), so
+    the same bytes and classes."""
+    width = int(cam[1])
+    height = cam[2]
+    scale = cam[3]
+    n = prim.shape[0]
+    byte = np.empty((n + 1, 3), dtype=np.uint8)  # row n: the outline colour
+    for p in range(n):
+        for ch in range(3):
+            byte[p, ch] = _to_byte(col[p, ch])
+    for ch in range(3):
+        byte[n, ch] = _to_byte(params[1 + ch])
+    for i in range(r0, r1):
+        v = i + 0.5
+        for j in range(width):
+            p = pidx[i, j]
+            if p < 0:
+                ids[i, j] = -1
+                cls[i, j] = -2
+                rgb[i, j, 0] = bg0
+                rgb[i, j, 1] = bg1
+                rgb[i, j, 2] = bg2
+                continue
+            ids[i, j] = code[p]
+            c = 2 * p
+            b = p
+            if prim[p, 0] == 0.0:
+                ex = (j + 0.5 - 0.5 * width) / scale - prim[p, 5]
+                ey = (0.5 * height - v) / scale - prim[p, 6]
+                if ex * ex + ey * ey >= prim[p, 9]:
+                    c += 1
+                    b = n
+            cls[i, j] = c
+            rgb[i, j, 0] = byte[b, 0]
+            rgb[i, j, 1] = byte[b, 1]
+            rgb[i, j, 2] = byte[b, 2]

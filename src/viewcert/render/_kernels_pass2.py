@@ -198,40 +198,43 @@ def _aa_fast(edge, n_edge, nj, i0, j0, ss, width, height, scale, flat, gstart, l
         acc0 = 0.0
         acc1 = 0.0
         acc2 = 0.0
-        for s in range(ss * ss):
-            p = best_p[s]
-            if p < 0:
-                acc0 += params[7]
-                acc1 += params[8]
-                acc2 += params[9]
-                continue
-            ox = sox[s % ss]
-            oy = soy[s // ss]
-            kind = prim[p, 0]
-            ex = ox - prim[p, 5]
-            ey = oy - prim[p, 6]
-            if kind == 2.0 or (flat and kind == 1.0) or (flat and kind == 0.0 and ex * ex + ey * ey < prim[p, 9]):
-                acc0 += col[p, 0]
-                acc1 += col[p, 1]
-                acc2 += col[p, 2]
-                continue
-            if flat:  # outline ring of a sphere
-                acc0 += params[1]
-                acc1 += params[2]
-                acc2 += params[3]
-                continue
-            if kind == 1.0:
-                _, nx, ny, nz = _cylinder_hit(ox, oy, 0.0, 0.0, 0.0, -1.0, False, prim[p, 5], prim[p, 6],
-                                              prim[p, 7], prim[p, 8], prim[p, 9], prim[p, 10], prim[p, 11])
-                lam = nx * params[10] + ny * params[11] + nz * params[12]
-            else:
-                lam = (ex * params[10] + ey * params[11] + (-best_t[s] - prim[p, 7]) * params[12]) / prim[p, 8]
-            if lam < 0.0:
-                lam = 0.0
-            inten = params[5] + params[6] * lam
-            acc0 += col[p, 0] * inten
-            acc1 += col[p, 1] * inten
-            acc2 += col[p, 2] * inten
+        s = -1
+        for aa in range(ss):
+            for bb in range(ss):
+                s += 1
+                p = best_p[s]
+                if p < 0:
+                    acc0 += params[7]
+                    acc1 += params[8]
+                    acc2 += params[9]
+                    continue
+                ox = sox[bb]
+                oy = soy[aa]
+                kind = prim[p, 0]
+                ex = ox - prim[p, 5]
+                ey = oy - prim[p, 6]
+                if kind == 2.0 or (flat and kind == 1.0) or (flat and kind == 0.0 and ex * ex + ey * ey < prim[p, 9]):
+                    acc0 += col[p, 0]
+                    acc1 += col[p, 1]
+                    acc2 += col[p, 2]
+                    continue
+                if flat:  # outline ring of a sphere
+                    acc0 += params[1]
+                    acc1 += params[2]
+                    acc2 += params[3]
+                    continue
+                if kind == 1.0:
+                    _, nx, ny, nz = _cylinder_hit(ox, oy, 0.0, 0.0, 0.0, -1.0, False, prim[p, 5], prim[p, 6],
+                                                  prim[p, 7], prim[p, 8], prim[p, 9], prim[p, 10], prim[p, 11])
+                    lam = nx * params[10] + ny * params[11] + nz * params[12]
+                else:
+                    lam = (ex * params[10] + ey * params[11] + (-best_t[s] - prim[p, 7]) * params[12]) / prim[p, 8]
+                if lam < 0.0:
+                    lam = 0.0
+                inten = params[5] + params[6] * lam
+                acc0 += col[p, 0] * inten
+                acc1 += col[p, 1] * inten
+                acc2 += col[p, 2] * inten
         rgb[i, j, 0] = _to_byte(acc0 * inv)
         rgb[i, j, 1] = _to_byte(acc1 * inv)
         rgb[i, j, 2] = _to_byte(acc2 * inv)
