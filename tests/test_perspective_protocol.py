@@ -364,3 +364,95 @@ def test_cli_certifies_a_molecule_and_a_crystal_from_one_perspective_file(tmp_pa
         assert res.exit_code == 0, out
         cert = json.loads((tmp_path / "o" / "certificate.json").read_text())
         assert cert["protocol"]["camera"]["kind"] == "perspective" and cert["summary"]["correct"] == 1
+
+
+# ----------------------------------------------------------------------------- transformation-task export
+def _task_settings(protocol, **kw):
+    from viewcert.benchmark.tasks_export import TaskExportSettings
+
+    return TaskExportSettings(protocol=str(protocol), width=240, height=180, supersample=1, **kw)
+
+
+def test_task_export_takes_kind_fov_and_positions_from_a_perspective_file(tmp_path):
+    from viewcert.benchmark.tasks_export import sample_questions
+
+    f = _axes3_file(tmp_path, distance=20.0, fov="90.0")
+    st = _task_settings(f, task="rotation", seed=2)
+    assert st.camera == "perspective" and st.view_setup().fov_deg == 90.0
+    s = _mol(bromochlorofluoromethane)
+    ((item, _),) = sample_questions([("m", s.positions, s.numbers)], st)
+    # fov 90° over the smaller side (180 px): f = 90 / tan 45° = 90 px; the file's positions, unchanged
+    for cam, r in zip(item.cameras, (FRONT, TOP, LEFT), strict=True):
+        assert isinstance(cam, PerspectiveCamera) and cam.focal == pytest.approx(90.0, rel=1e-12)
+        assert np.array_equal(cam.rotation, r) and cam.position == pytest.approx(20.0 * r[2], abs=0)
+    assert item.after_camera.name == "front"
+    # the carbon at the origin: front pinhole at (0, 0, 20) → the image centre (120, 90)
+    assert item.after_camera.project(np.zeros(3))[0] == pytest.approx([120.0, 90.0], abs=1e-12)
+
+
+def test_task_export_framed_perspective_file_uses_its_fov(tmp_path):
+    from viewcert.benchmark.tasks_export import sample_questions
+
+    f = tmp_path / "framed.toml"
+    f.write_text(_toml([(n, r, None) for n, r in (("front", FRONT), ("top", TOP), ("left", LEFT))], fov="50.0"))
+    st = _task_settings(f, task="rotation")
+    s = _mol(bromochlorofluoromethane)
+    ((item, _),) = sample_questions([("m", s.positions, s.numbers)], st)
+    assert st.camera == "perspective"
+    f50 = 90.0 / math.tan(math.radians(25.0))  # fov 50° over the 180 px side
+    assert [c.focal for c in item.cameras] == pytest.approx([f50] * 3, rel=1e-12)
+
+
+def test_task_export_conflicts_and_bad_placements_are_one_line_errors(tmp_path):
+    f = _axes3_file(tmp_path, distance=20.0)
+    with pytest.raises(InputError, match=r"field camera: the protocol file says kind = 'perspective' but the "
+                                         r"camera option says 'orthographic'"):
+        _task_settings(f, camera="orthographic")
+    assert _task_settings(f, camera="perspective").camera == "perspective"  # agreeing options are fine
+    ortho = tmp_path / "o.toml"
+    ortho.write_text(f.read_text().replace('kind = "perspective"', 'kind = "orthographic"'))
+    assert _task_settings(ortho).camera == "orthographic" and _task_settings(ortho, camera="perspective")
+    from viewcert.benchmark.tasks_export import build_task_benchmark
+
+    (tmp_path / "m.xyz").write_text(CHFCLBR)
+    # zoom answers move the molecule 40…60 Å toward the viewer: from 20 Å the atoms end up behind the pinhole
+    with pytest.raises(InputError, match=r"views\[front\]\.position: camera 'front': the answer 'move z 40'"):
+        build_task_benchmark(tmp_path / "m.xyz", tmp_path / "z", _task_settings(f, task="zoom"))
+    inside = _axes3_file(tmp_path, distance=1.0, name="in.toml")
+    with pytest.raises(InputError, match=r"views\[front\]\.position: camera 'front' .* inside"):
+        build_task_benchmark(tmp_path / "m.xyz", tmp_path / "i", _task_settings(inside, task="rotation"))
+    nofront = tmp_path / "nf.toml"
+    nofront.write_text(f.read_text().replace('name = "front"', 'name = "axis"'))
+    with pytest.raises(InputError, match=r"views\[0\]\.name"):
+        _task_settings(nofront)
+
+
+def test_task_export_from_a_perspective_file_writes_its_placement(tmp_path):
+    from viewcert.benchmark.tasks_export import build_task_benchmark
+
+    (tmp_path / "m.xyz").write_text(CHFCLBR)
+    f = _axes3_file(tmp_path, distance=80.0)  # beyond the zoom grid's 60 Å
+    m = build_task_benchmark(tmp_path / "m.xyz", tmp_path / "o", _task_settings(f, task="zoom", seed=4))
+    cert = m["certificate"]
+    assert cert["camera"] == "perspective" and cert["view_setup"]["fov_deg"] == 30.0
+    assert cert["placement"]["positions"] == {"front": [0.0, 0.0, 80.0], "top": [0.0, 80.0, 0.0],
+                                              "left": [-80.0, 0.0, 0.0]}
+    q = json.loads((tmp_path / "o" / "benchmark.jsonl").read_text().splitlines()[0])
+    assert "(perspective camera)" in q["question"]
+    assert q["answer"] in cert["items"][0]["consistent"]  # the truth is always consistent with its images
+
+
+def test_cli_task_benchmark_with_a_perspective_file(tmp_path):
+    """``build-benchmark --task rotation --protocol FILE``: the CLI's --camera defaults to orthographic, which
+    conflicts with a perspective file (one line, exit 2); --camera perspective agrees and takes the file."""
+    (tmp_path / "m.xyz").write_text(CHFCLBR)
+    f = _axes3_file(tmp_path, distance=20.0)
+    argv = ["build-benchmark", str(tmp_path / "m.xyz"), "--task", "rotation", "--protocol", str(f)]
+    res, out = _cli([*argv, "--out", str(tmp_path / "a")])
+    lines = [ln for ln in out.splitlines() if ln.strip()]
+    assert res.exit_code == 2 and "Traceback" not in out and len(lines) == 1
+    assert "field camera: the protocol file says kind = 'perspective'" in lines[0]
+    res, out = _cli([*argv, "--camera", "perspective", "--out", str(tmp_path / "b")])
+    assert res.exit_code == 0, out
+    cert = json.loads((tmp_path / "b" / "certificate.json").read_text())
+    assert cert["placement"]["positions"]["front"] == [0.0, 0.0, 20.0]

@@ -13,7 +13,9 @@ the certificate of which answers the images determine.
 
 Images: every view of a question shares one Å-per-pixel scale (orthographic: one scale and centre for all
 views, ``fit_orthographic_common``; perspective: every camera at the same distance from the bounding-box
-centre with the same focal length). The oracle (``viewcert.tasks.identify``) runs on exactly these cameras.
+centre with the same focal length). A perspective protocol file sets the camera kind and field of view and,
+when its views have positions, the pinholes themselves (``file_camera``, ``placed_item``; docs/protocols.md).
+The oracle (``viewcert.tasks.identify``) runs on exactly these cameras.
 Rendered with ``viewcert.render`` (style ``ball-and-stick`` by default); with ``depth_cue`` each pixel's
 colour is blended toward the background by the ChimeraX-like intensity of its depth (``tasks.model``).
 
@@ -43,6 +45,8 @@ import numpy as np
 from viewcert.benchmark.prompts import LETTERS
 from viewcert.cameras.camera import PerspectiveCamera
 from viewcert.cameras.framing import fit_orthographic_common
+from viewcert.cameras.placement import check_placement, check_positions, placed_cameras
+from viewcert.cameras.protocol_files import ProtocolSpec
 from viewcert.cameras.protocols import Protocol
 from viewcert.certify.certificate import compute_digest, library_versions
 from viewcert.certify.inputs import load_input
@@ -67,6 +71,7 @@ from viewcert.tasks.model import (
     observation_model,
     protocol_record,
     task_grid,
+    task_protocol,
 )
 from viewcert.tasks.transforms import AXES, Step, Transformation
 
@@ -83,7 +88,7 @@ class TaskExportSettings:
 
     task: str = "rotation"
     protocol: str | Protocol = "axes-3"  # name, .toml/.json file or Protocol; views[0] = front (tasks.model)
-    camera: str = "orthographic"
+    camera: str | None = None  # None: a perspective protocol file's kind, else orthographic (``file_camera``)
     depth_cue: bool = False
     seed: int = 0
     per_structure: int = 1
@@ -113,10 +118,12 @@ class TaskExportSettings:
             raise InputError(f"need δ > 0, ε ≥ 0, explain_tol > 0, got {self.delta}, {self.eps}, {self.explain_tol}",
                              field="delta")
         get_style(self.style)
-        setup = ViewSetup(camera=self.camera, protocol=self.protocol, width=self.width, height=self.height,
+        camera, fov = file_camera(task_protocol(self.protocol), self.camera)
+        object.__setattr__(self, "camera", camera)
+        setup = ViewSetup(camera=camera, protocol=self.protocol, width=self.width, height=self.height,
                           depth_cue=self.depth_cue, observe=self.observe, min_pixels=self.min_pixels,
-                          observe_style=self.style)  # camera / protocol checks; a protocol file is read once
-        object.__setattr__(self, "_setup", setup)
+                          observe_style=self.style, **({} if fov is None else {"fov_deg": fov}))
+        object.__setattr__(self, "_setup", setup)  # camera / protocol checks; the setup's file read is the one used
 
     def view_setup(self) -> ViewSetup:
         return self._setup
@@ -131,6 +138,42 @@ class TaskExportSettings:
         if not isinstance(self.protocol, str):
             d["protocol"] = self.protocol_record()
         return d
+
+
+def file_camera(spec: ProtocolSpec, camera: str | None) -> tuple[str, float | None]:
+    """(camera kind, field of view or None) of a task. A perspective protocol file (or ProtocolSpec) gives
+    kind = perspective and its fov_deg; ``camera`` given as anything else is a conflict (InputError). Names,
+    Protocol objects and orthographic files give rotations only: ``camera`` decides (default orthographic)."""
+    if camera is not None and camera not in ("orthographic", "perspective"):
+        raise InputError(f"camera must be 'orthographic' or 'perspective', got {camera!r}", field="camera")
+    if spec.kind != "perspective":
+        return camera or "orthographic", None
+    if camera not in (None, "perspective"):
+        raise InputError(f"the protocol file says kind = 'perspective' but the camera option says {camera!r} "
+                         "(pass --camera perspective, or an orthographic protocol)", source=spec.source,
+                         field="camera")
+    return "perspective", spec.fov_deg
+
+
+def placed_item(item: TaskItem, spec: ProtocolSpec) -> TaskItem:
+    """The item through the protocol file's own pinholes: rotation and position per view as the file states
+    (world Å, the molecule's frame as read), focal from its fov over the smaller side of the task's image
+    (``viewcert.cameras.placement``). InputError naming ``views[NAME].position`` when a camera lies inside
+    the molecule's bounding sphere or an atom at or behind a camera plane, or when an answer of the grid
+    brings an atom within ``near_clip`` Å of the after (front) camera (the framed cameras' ``backoff`` rule)."""
+    s = item.setup
+    cams = placed_cameras(dataclasses.replace(spec, width=s.width, height=s.height))
+    check_placement(cams, item.positions, source=spec.source)
+    after = cams[0]
+    for k, answer in enumerate(item.grid.answers):
+        pose = item.pose(k)
+        depth = -(item.positions @ pose.matrix.T + pose.shift - after.position) @ after.rotation[2]
+        if depth.min() <= s.near_clip:
+            raise InputError(f"camera {after.name!r}: the answer '{answer.format()}' brings an atom of "
+                             f"{item.structure_id} to depth {depth.min():.4g} Å (near clip {s.near_clip:g} Å); "
+                             "place the after camera farther away", source=spec.source,
+                             field=f"views[{after.name}].position")
+    return dataclasses.replace(item, cameras=cams)
 
 
 def common_scale(item: TaskItem) -> TaskItem:
@@ -216,6 +259,10 @@ def sample_questions(structures, settings: TaskExportSettings, exclude=()) -> li
     answers = set(grid.answers)
     rng = np.random.default_rng(settings.seed)
     setup = settings.view_setup()
+    spec = setup.protocol_spec
+    placed = spec.kind == "perspective" and spec.positions[0] is not None
+    if spec.kind == "perspective":
+        check_positions(spec)  # a position for every view or for none
     out = []
     for sid, pos, num in structures:
         for _ in range(settings.per_structure):
@@ -223,7 +270,8 @@ def sample_questions(structures, settings: TaskExportSettings, exclude=()) -> li
             mirror = settings.task == "handedness" and bool(rng.integers(2))
             if sid in exclude:
                 continue
-            item = common_scale(make_item(sid, pos, num, settings.task, truth, setup, grid=grid, mirror=mirror))
+            item = make_item(sid, pos, num, settings.task, truth, setup, grid=grid, mirror=mirror)
+            item = placed_item(item, spec) if placed else common_scale(item)
             choices: tuple[str, ...] = ()
             if settings.task == "handedness":
                 choices = HANDEDNESS_CHOICES
@@ -337,6 +385,16 @@ def task_certificate(input_spec: str, settings: TaskExportSettings, questions, r
     }
     if items and items[0].task in CHOICE_TASKS:
         cert["choice_ceiling_mean"] = float(np.mean([d["choice_ceiling"] for d in cert["items"]]))
+    spec = settings.view_setup().protocol_spec
+    if spec.kind == "perspective":  # a perspective protocol file: where its cameras are (absent otherwise)
+        placed = spec.positions[0] is not None
+        cert["placement"] = {
+            "kind": "perspective", "fov_deg": spec.fov_deg, "source": spec.source,
+            "rule": "pinholes at the file's positions (world Å, the molecule's frame as read)" if placed else
+                    "framing rule of the task (every camera at one distance from the bounding-box centre, plus "
+                    "backoff)",
+            "positions": {v.name: [float(x) for x in p] for v, p in zip(spec.protocol.views, spec.positions,
+                                                                        strict=True)} if placed else None}
     cert["digest"] = {"algorithm": "sha256", "scope": "sha256 of the compact canonical JSON (sorted keys) of every "
                       "top-level key except 'digest'", "value": compute_digest(cert)}
     return cert
