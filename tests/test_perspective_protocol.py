@@ -456,3 +456,36 @@ def test_cli_task_benchmark_with_a_perspective_file(tmp_path):
     assert res.exit_code == 0, out
     cert = json.loads((tmp_path / "b" / "certificate.json").read_text())
     assert cert["placement"]["positions"]["front"] == [0.0, 0.0, 20.0]
+
+
+# ----------------------------------------------------------------------------- design --camera perspective
+def test_design_measure_reports_the_hand_worked_methane_phantoms():
+    """``design.perspective.measure``: methane through axes-3 pinholes 20 Å away has the one phantom worked
+    out above; the same directions as orthographic views the four of the other tetrahedron."""
+    from viewcert.design.perspective import measure, measure_line
+
+    p = get_protocol("axes-3")
+    spec = ProtocolSpec(p, kind="perspective", positions=tuple(tuple(20.0 * v.rotation[2]) for v in p.views))
+    s = _mol(methane)
+    mp, mo = measure(spec, s, delta=0.01), measure(ProtocolSpec(p), s, delta=0.01)
+    assert (mp["camera"], mp["n_phantoms"], mp["n_recovered"], mp["n_atoms"]) == ("perspective", 1, 5, 5)
+    assert (mo["camera"], mo["n_phantoms"], mo["n_recovered"]) == ("orthographic", 4, 5)
+    assert mp["correct_by_level"]["uniqueness"] is False and mp["error"] is None
+    assert measure_line(mp).startswith("perspective: 1 phantoms, 5/5 atoms recovered at δ = 0.01 Å (uniqueness NO")
+
+
+def test_cli_design_perspective_reports_what_the_placed_cameras_achieve(tmp_path):
+    (tmp_path / "m.xyz").write_text(CHFCLBR)
+    res, out = _cli(["design", str(tmp_path / "m.xyz"), "--views", "3", "--candidates", "fibonacci-24", "--camera",
+                     "perspective", "-o", str(tmp_path / "d")])
+    assert res.exit_code == 0, out
+    assert ("measured on the molecule (certify): perspective: 0 phantoms, 5/5 atoms recovered at δ = 0.01 Å "
+            "(uniqueness yes, point_group yes, handedness yes); orthographic: 0 phantoms, 5/5 atoms") in out
+    measured = json.loads((tmp_path / "d" / "design.json").read_text())["camera"]["measured"]
+    assert measured["perspective"]["n_phantoms"] == 0 and measured["orthographic"]["n_recovered"] == 5
+    # and certify takes the written perspective file as it stands: the same outcome
+    res, out = _cli(["certify", str(tmp_path / "m.xyz"), "--protocol", str(tmp_path / "d" / "protocol.toml"),
+                     "--workers", "1", "--no-plots", "--out", str(tmp_path / "c")])
+    assert res.exit_code == 0, out
+    cert = json.loads((tmp_path / "c" / "certificate.json").read_text())
+    assert cert["protocol"]["camera"]["kind"] == "perspective" and cert["items"][0]["oracle"]["n_phantoms"] == 0

@@ -69,6 +69,8 @@ def design_cmd(
                                                     "camera positions looking at its bounding-box centre)"),
     distance: float = typer.Option(0.0, help="perspective: camera distance from the centre, Å (0: framing rule)"),
     fov: float = typer.Option(30.0, help="perspective: field of view of the smaller image side, degrees"),
+    check_delta: float = typer.Option(0.01, help="perspective: δ (Å) at which the placed cameras are measured "
+                                                 "(certify's outcome: phantoms, atoms, point group, handedness)"),
 ) -> None:
     """Choose K view directions maximising the worst-case and 5th-percentile uniqueness margin δ*; with
     --camera perspective, place a pinhole camera along each (viewcert.design.perspective)."""
@@ -96,10 +98,15 @@ def design_cmd(
                          + (" (periodic)" if cells[0].is_periodic else ""), field="--camera")
     d = design_views(cells, cfg)
     spec = ProtocolSpec(d.protocol)
+    measured = None
     if camera == "perspective":
-        from viewcert.design.perspective import perspective_spec
+        from viewcert.design.perspective import measure, perspective_spec
 
         spec = perspective_spec(d.protocol, cells[0], distance=distance or None, fov_deg=fov)
+        # the search's objective is orthographic: say what the placed pinholes achieve, beside the same
+        # directions as orthographic views, through certify's own pipeline
+        measured = {"perspective": measure(spec, cells[0], delta=check_delta),
+                    "orthographic": measure(ProtocolSpec(d.protocol), cells[0], delta=check_delta)}
     out = check_out(out)
     out.mkdir(parents=True, exist_ok=True)
     write_protocol_file(spec, out / "protocol.toml")
@@ -107,7 +114,8 @@ def design_cmd(
                                                                                               strict=True)])
     cam = {"kind": camera, **({"fov_deg": fov, "distance_A": distance or "framing rule",
                                "positions_A": [list(p) for p in spec.positions],
-                               "note": "directions chosen by the orthographic margin objective"}
+                               "note": "directions chosen by the orthographic margin objective",
+                               "measured": measured}
                               if camera == "perspective" else {})}
     (out / "design.json").write_text(json.dumps({"input": str(input_spec), **d.to_dict(), "camera": cam},
                                                 indent=1) + "\n")
@@ -117,6 +125,11 @@ def design_cmd(
         _pareto(cells, cfg, out)
     typer.echo(f"{d.protocol.name}: worst {margin} margin {d.worst:.4f} Å, 5th percentile {d.p5:.4f} Å over {len(cells)} "
                f"structures ({d.evaluations} view sets evaluated); wrote {out / 'protocol.toml'}")
+    if measured is not None:
+        from viewcert.design.perspective import measure_line
+
+        typer.echo("measured on the molecule (certify): " + "; ".join(measure_line(measured[k])
+                                                                    for k in ("perspective", "orthographic")))
 
 
 def _pareto(cells, cfg, out: Path) -> None:

@@ -11,6 +11,11 @@ distance for every view, since the sphere does not depend on the direction. A gi
 camera outside that sphere. Positions are in the frame of the structure as read; the protocol file records
 them (``position`` per view), with kind ``perspective``, ``fov_deg`` and the image size. ``focal_px`` and
 ``placed_cameras`` live in ``viewcert.cameras.placement`` (re-exported here), where certify uses them too.
+
+``measure(spec, structure, delta=...)``: what the cameras actually achieve, since the search's objective is
+orthographic — certify's own outcome (``viewcert.certify.evaluate.certify_item``) for the molecule through
+the placed pinholes (real perspective projections, the all-pairs oracle at δ): phantom count, atoms
+recovered, uniqueness, point group and handedness; the same for orthographic views of the same directions.
 """
 
 from __future__ import annotations
@@ -24,6 +29,10 @@ from viewcert.cameras.framing import DEFAULT_MARGIN_PX
 from viewcert.cameras.placement import bounding_sphere, focal_px, framed_cameras, placed_cameras
 from viewcert.cameras.protocol_files import ProtocolSpec
 from viewcert.cameras.protocols import Protocol
+from viewcert.certify.config import DEFAULT_DELTA, CertifyConfig
+from viewcert.certify.digests import cell_digest
+from viewcert.certify.evaluate import certify_item
+from viewcert.certify.inputs import Item
 from viewcert.errors import InputError
 from viewcert.structures import Structure
 
@@ -48,4 +57,27 @@ def perspective_spec(protocol: Protocol, structure: Structure, *, distance: floa
         positions = [centre + float(distance) * np.asarray(v.rotation)[2] for v in protocol.views]
     return dataclasses.replace(free, positions=tuple(tuple(float(x) for x in p) for p in positions))
 
-__all__ = ["focal_px", "perspective_spec", "placed_cameras"]
+def measure(spec: ProtocolSpec, structure: Structure, *, delta: float = DEFAULT_DELTA) -> dict:
+    """certify's outcome for ``structure`` through ``spec``'s cameras at δ (Å): a perspective spec through
+    its placed (or framed) pinholes, an orthographic one through its views framed as certify frames them.
+    Keys: camera, delta, outcome, n_atoms, n_recovered, n_phantoms, unique, correct_by_level, reasons,
+    error (None unless certify could not run)."""
+    cfg = CertifyConfig(protocol=spec if spec.kind == "perspective" else spec.protocol, delta=delta)
+    rec = certify_item(Item(structure.identifier or "design", "structure", structure, cell_digest(structure)), cfg)
+    orc = rec.get("oracle") or {}
+    return {"camera": spec.kind, "delta": cfg.delta, "outcome": rec["outcome"],
+            "n_atoms": rec.get("n_atoms"), "n_recovered": orc.get("n_recovered"), "n_phantoms": orc.get("n_phantoms"),
+            "unique": rec.get("unique"), "correct_by_level": rec.get("correct_by_level"),
+            "reasons": rec.get("reasons") or [], "error": rec.get("error")}
+
+
+def measure_line(m: dict) -> str:
+    """One line of ``measure``'s result: phantoms, atoms recovered and the levels that hold."""
+    if m["error"]:
+        return f"{m['camera']}: not measured ({m['error']})"
+    held = ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in (m["correct_by_level"] or {}).items())
+    return (f"{m['camera']}: {m['n_phantoms']} phantoms, {m['n_recovered']}/{m['n_atoms']} atoms recovered at "
+            f"δ = {m['delta']:g} Å ({held})")
+
+
+__all__ = ["focal_px", "measure", "measure_line", "perspective_spec", "placed_cameras"]
