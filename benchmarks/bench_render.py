@@ -7,8 +7,8 @@
    structures, the e3 eval cells whose tiling has the atom count nearest 100, 150 (the headline) and 200.
    Target (issue): ≥ 30× faster. Writes ``benchmarks/results/render.json``. The anchor here is the study's
    real renderer stack (ASE + matplotlib + PNG): render alone; render + PNG as the export writes it
-   (``encode_render_png``: exact indexed PNG, palette and scanlines from numba kernels, IDAT by
-   ``run_deflate``; lossless, decoded pixels and rerun bytes asserted equal) and, for reference, the two
+   (``encode_render_png``: exact indexed PNG, palette and scanlines from numba kernels, IDAT by zlib
+   level 1 with the run-length strategy; lossless, decoded pixels and rerun bytes asserted equal) and, for reference, the two
    former encodings in the same interleaved run: Pillow's exact-palette quantise at zlib 1
    (``viewcert_render_png_pillow_indexed_zlib1``, commit c66c560) and RGB zlib 6
    (``viewcert_render_png_rgb_zlib6``); figures in docs/speed.md. ``--tag NAME`` labels the run; the
@@ -146,7 +146,7 @@ def bench_speed(quick: bool) -> dict:
             "ratio_wall": {k: round(med_w["ase_plot_atoms_png"] / med_w[k], 2) for k in fns if k.startswith("viewcert")},
             "ratio_cpu": {k: round(med_c["ase_plot_atoms_png"] / med_c[k], 2) for k in fns if k.startswith("viewcert")},
             "png": {"encoding": "io.images.encode_render_png (exact indexed PNG, sorted palette, filter 0, IDAT "
-                                "by io.images.run_deflate: fixed-Huffman run-length deflate; Pillow RGB zlib 1 "
+                                "by zlib level 1, strategy Z_RLE, memory level 7; Pillow RGB zlib 1 "
                                 "if > 256 colours)",
                     "bytes": len(png), "mode": Image.open(io.BytesIO(png)).mode,
                     "colours": int(len(np.unique(res.rgb.reshape(-1, 3), axis=0))),

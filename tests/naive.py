@@ -810,53 +810,6 @@ def png_palette_scanlines(rgb):
     return np.array(colours, dtype=np.uint8).reshape(-1, 3), np.array(rows, dtype=np.uint8), bits
 
 
-def deflate_fixed_runs(data: bytes) -> bytes:
-    """Twin of ``io.images._deflate_runs`` from RFC 1951 (§3.1.1 bit order, §3.2.5 length codes, §3.2.6
-    fixed codes), as a string of '0'/'1' in the order bits are read: block header BFINAL=1, BTYPE=01; per
-    run of equal bytes the first as a literal, matches of min(rest, 258) at distance 1 while ≥ 3 remain,
-    the rest as literals; end of block (256); zero bits to the byte boundary."""
-
-    def huffman(sym):  # fixed literal/length code, written most significant bit first
-        if sym < 144:
-            return format(0b00110000 + sym, "08b")
-        if sym < 256:
-            return format(0b110010000 + sym - 144, "09b")
-        if sym < 280:
-            return format(sym - 256, "07b")
-        return format(0b11000000 + sym - 280, "08b")
-
-    def number(value, n):  # extra bits and header fields: least significant bit first
-        return "".join(str((value >> k) & 1) for k in range(n))
-
-    lengths = []  # (symbol, extra bits, base) from the RFC 1951 table
-    for sym, (nx, lo) in enumerate([(0, 3), (0, 4), (0, 5), (0, 6), (0, 7), (0, 8), (0, 9), (0, 10), (1, 11),
-                                    (1, 13), (1, 15), (1, 17), (2, 19), (2, 23), (2, 27), (2, 31), (3, 35),
-                                    (3, 43), (3, 51), (3, 59), (4, 67), (4, 83), (4, 99), (4, 115), (5, 131),
-                                    (5, 163), (5, 195), (5, 227), (0, 258)], start=257):
-        lengths.append((sym, nx, lo))
-
-    def match(length):
-        sym, nx, lo = [t for t in lengths if t[2] <= length][-1]
-        return huffman(sym) + number(length - lo, nx) + "00000"  # distance code 0 = distance 1, 5 bits
-
-    bits = "1" + number(1, 2)
-    i = 0
-    while i < len(data):
-        j = i
-        while j < len(data) and data[j] == data[i]:
-            j += 1
-        bits += huffman(data[i])
-        rest = j - i - 1
-        while rest >= 3:
-            bits += match(min(rest, 258))
-            rest -= min(rest, 258)
-        bits += huffman(data[i]) * rest
-        i = j
-    bits += huffman(256)
-    bits += "0" * (-len(bits) % 8)
-    return bytes(int(bits[k:k + 8][::-1], 2) for k in range(0, len(bits), 8))
-
-
 # ----------------------------------------------------------------------------- render: flat orthographic shading
 def flat_ortho_shade_loop(pidx, prim, code, col, cam, params):
     """Twin of ``render._kernels_pass1._shade_rows_flat_ortho`` from the raster docstring: pixel (i, j) seen

@@ -1,9 +1,9 @@
-"""io.images: the numba exact-palette PNG path (``exact_palette_scanlines`` → ``indexed_png``, IDAT by
-``run_deflate``), and the renderer's flat orthographic shading kernel added for the same speed target.
+"""io.images: the numba exact-palette PNG path (``exact_palette_scanlines`` → ``indexed_png``, IDAT by zlib),
+and the renderer's flat orthographic shading kernel added for the same speed target.
 
 Twins (tests/naive.py): ``png_palette_scanlines`` (palette, scanlines and bit depth from the PNG spec),
-``deflate_fixed_runs`` (RFC 1951 bit by bit), ``flat_ortho_shade_loop`` (the raster docstring); Pillow and
-zlib decode every PNG / stream written here (independent decoders) back to the input."""
+``flat_ortho_shade_loop`` (the raster docstring); Pillow decodes every PNG written here (an independent
+decoder) back to the input."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image
 
-from tests.naive import deflate_fixed_runs, flat_ortho_shade_loop, png_palette_scanlines
+from tests.naive import flat_ortho_shade_loop, png_palette_scanlines
 from viewcert.io import images
 from viewcert.io.images import encode_png, encode_render_png, exact_palette_scanlines
 from viewcert.render import _kernels_pass1, _kernels_trace
@@ -130,36 +130,6 @@ def test_pillow_settings_reproduce_pillow_bytes():
     buf = io.BytesIO()
     im.quantize(palette=pal, dither=Image.Dither.NONE).save(buf, format="PNG", optimize=False, compress_level=1)
     assert encode_png(img, exact_index=True, compress_level=1) == buf.getvalue()
-
-
-@st.composite
-def run_bytes(draw):
-    """Byte strings of runs (lengths 1..700, so every match length and the 258 split occur), any byte."""
-    values = draw(st.lists(st.integers(0, 255), max_size=12))
-    lengths = draw(st.lists(st.integers(1, 700), min_size=len(values), max_size=len(values)))
-    return bytes(v for v, n in zip(values, lengths, strict=True) for _ in range(n))
-
-
-@given(run_bytes())
-def test_run_deflate_equals_the_rfc_twin_and_inflates_back(data):
-    arr = np.frombuffer(data, dtype=np.uint8)
-    flat = arr.copy()
-    words = flat[: 8 * (flat.size // 8)].view(np.uint64)
-    body = images._deflate_runs(flat, words, images._LIT, images._MATCH).tobytes()
-    assert body == deflate_fixed_runs(data)
-    assert images._deflate_runs(flat, words[:0], images._LIT, images._MATCH).tobytes() == body  # bytewise scan
-    stream = images.run_deflate(arr)
-    assert zlib.decompress(stream) == data  # zlib's inflater, independent of both
-    assert zlib.decompressobj(-15).decompress(body) == data
-
-
-def test_run_deflate_hand_worked():
-    """Five zero bytes, bits in reading order: header 1,1,0; literal 0 = 00110000; match 4 = symbol 258
-    (0000010) + distance code 00000; end 0000000; 2 zero bits of padding. 32 bits, each byte filled from its
-    least significant bit: 11000110 → 0x63, 00000000 → 0x00, 10000000 → 0x01, 00000000 → 0x00."""
-    assert deflate_fixed_runs(bytes(5)) == bytes([0x63, 0x00, 0x01, 0x00])
-    assert images.run_deflate(np.zeros(5, np.uint8)) == b"\x78\x01" + bytes([0x63, 0x00, 0x01, 0x00]) \
-        + struct.pack(">I", zlib.adler32(bytes(5)))
 
 
 # ----------------------------------------------------------------------------- render: flat orthographic shading

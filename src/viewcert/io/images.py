@@ -10,10 +10,11 @@ open-addressing hash, 8 pixels at a time when they repeat the last uniform group
 ranks, bit packing, filter bytes) and the PNG chunks are written here. ``encode_png`` deflates with zlib at
 Pillow's settings (``ZLIB_PILLOW``: for > 16 colours the bytes equal Pillow's own indexed PNG of the same
 palette, tested; Pillow filters rows of bit depth < 8, we do not). ``encode_render_png`` deflates with
-``run_deflate``: one fixed-Huffman block of run-length matches (distance 1), linear in the number of runs:
-1.6–1.9 ms for a 768² study-style render (46 colours) against 5.5 ms for Pillow's quantise + zlib 1, at
-48 kB against 37 kB (docs/speed.md, "Renderer"). Exact where Pillow's ``quantize(palette=…)`` (the former
-path) merged colours a few units apart.
+zlib's run-length strategy at level 1 (``ZLIB_RENDER``): ≈ 2.3–2.9 ms for a 768² study-style render (46
+colours; palette and scanlines ≈ 0.8 ms, deflate ≈ 1.5 ms) against 5.5 ms for Pillow's quantise + zlib 1,
+at 29–40 kB against 36–47 kB (docs/speed.md, "Renderer"). A hand-written fixed-Huffman run-length deflate
+was measured 0.7 ms faster but 60 % larger and is not used: compression is not the product. Exact where
+Pillow's ``quantize(palette=…)`` (the former path) merged colours a few units apart.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ PNG_COMPRESS_LEVEL = 6
 RENDER_COMPRESS_LEVEL = 1
 #: (strategy, memory level) of Pillow's PNG encoder: with these the indexed PNG bytes equal Pillow's
 ZLIB_PILLOW = (zlib.Z_DEFAULT_STRATEGY, 9)
+#: (strategy, memory level) of rendered images: run-length matches only (zlib's Z_RLE), the fastest zlib
+#: setting measured on 768² renders, 25-40 % smaller than Pillow's level-1 default (docs/speed.md, "Renderer")
+ZLIB_RENDER = (zlib.Z_RLE, 7)
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _HASH_SIZE = 1024  # open-addressing table for ≤ 257 colours (load ≤ 1/4)
 
@@ -129,98 +133,6 @@ def _scanlines(idx, rank, h, w, bits):
     return raw
 
 
-def _fixed_huffman_tables() -> tuple[np.ndarray, np.ndarray]:
-    """Fixed-Huffman deflate codes (RFC 1951 §3.2.6) as (bits written LSB first, bit count): ``lit[s]`` for
-    literal bytes 0..255 and end-of-block 256; ``match[L]`` for a match of length L = 3..258 at distance 1
-    (length code, its extra bits, then the 5-bit distance code 0)."""
-    def code(sym: int) -> tuple[int, int]:
-        if sym < 144:
-            return 0x30 + sym, 8
-        if sym < 256:
-            return 0x190 + sym - 144, 9
-        if sym < 280:
-            return sym - 256, 7
-        return 0xC0 + sym - 280, 8
-
-    def reverse(c: int, n: int) -> int:  # Huffman codes are packed most significant bit first
-        return int(format(c, f"0{n}b")[::-1], 2)
-
-    lit = np.array([(reverse(*code(s)), code(s)[1]) for s in range(257)], dtype=np.int64)
-    base = (3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163,
-            195, 227, 258)
-    extra = (0,) * 8 + (1,) * 4 + (2,) * 4 + (3,) * 4 + (4,) * 4 + (5,) * 4 + (0,)
-    match = np.zeros((259, 2), dtype=np.int64)
-    for length in range(3, 259):
-        k = 28 if length == 258 else max(i for i in range(28) if base[i] <= length)
-        c, n = code(257 + k)
-        match[length] = reverse(c, n) | ((length - base[k]) << n), n + extra[k] + 5
-    return lit, match
-
-
-_LIT, _MATCH = _fixed_huffman_tables()
-
-
-@njit(cache=True, nogil=True)
-def _put(out, pos, acc, nacc, value, nbits):
-    """Append ``nbits`` bits of ``value`` (LSB first) to the bit accumulator; whole bytes go to ``out``."""
-    acc |= np.uint64(value) << np.uint64(nacc)
-    nacc += nbits
-    while nacc >= 8:
-        out[pos] = np.uint8(acc & np.uint64(255))
-        pos += 1
-        acc >>= np.uint64(8)
-        nacc -= 8
-    return pos, acc, nacc
-
-
-@njit(cache=True, nogil=True)
-def _deflate_runs(data, words, lit, match):
-    """One final fixed-Huffman deflate block (RFC 1951) of the bytes ``data``: each run of equal bytes is
-    its first byte as a literal, then matches of length min(rest, 258) at distance 1 while ≥ 3 bytes
-    remain, then the rest as literals; end-of-block, zero bits to the byte boundary. ``words`` = the first
-    8·⌊n/8⌋ bytes of ``data`` as uint64 (may be empty) for scanning long runs 8 bytes at a time."""
-    n = data.size
-    out = np.empty(n + n // 8 + 16, dtype=np.uint8)  # ≤ 9 bits per byte, plus the block header and end
-    pos, acc, nacc = _put(out, 0, np.uint64(0), 0, 3, 3)  # BFINAL = 1, BTYPE = 01 (fixed Huffman)
-    nw = words.size
-    i = 0
-    while i < n:
-        v = data[i]
-        j = i + 1
-        while j < n and j % 8 != 0 and data[j] == v:
-            j += 1
-        if j % 8 == 0 and j < n and data[j] == v:
-            pattern = np.uint64(v) * np.uint64(0x0101010101010101)
-            q = j // 8
-            while q < nw and words[q] == pattern:
-                q += 1
-            j = 8 * q
-            while j < n and data[j] == v:
-                j += 1
-        pos, acc, nacc = _put(out, pos, acc, nacc, lit[v, 0], lit[v, 1])
-        rest = j - i - 1
-        while rest >= 3:
-            m = min(rest, 258)
-            pos, acc, nacc = _put(out, pos, acc, nacc, match[m, 0], match[m, 1])
-            rest -= m
-        for _ in range(rest):
-            pos, acc, nacc = _put(out, pos, acc, nacc, lit[v, 0], lit[v, 1])
-        i = j
-    pos, acc, nacc = _put(out, pos, acc, nacc, lit[256, 0], lit[256, 1])
-    if nacc > 0:
-        pos, acc, nacc = _put(out, pos, acc, nacc, 0, 8 - nacc)
-    return out[:pos]
-
-
-def run_deflate(data: np.ndarray) -> bytes:
-    """zlib stream (RFC 1950: header 78 01 = 32 KiB window, "fastest"; one fixed-Huffman block of
-    ``_deflate_runs``; Adler-32) of a C-contiguous uint8 array's bytes. Cost ∝ number of runs."""
-    flat = np.ascontiguousarray(data, dtype=np.uint8).reshape(-1)
-    words = flat[: 8 * (flat.size // 8)].view(np.uint64)
-    body = _deflate_runs(flat, words, _LIT, _MATCH)
-    return b"\x78\x01" + body.tobytes() + struct.pack(">I", zlib.adler32(flat) & 0xFFFFFFFF)
-
-
 def exact_palette_scanlines(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
     """(palette (n, 3) uint8 sorted by (R, G, B), scanlines (H, 1 + row bytes) uint8, bit depth) of a
     C-contiguous uint8 (H, W, 3) image with n ≤ 256 colours; None beyond 256 colours."""
@@ -247,19 +159,16 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 def indexed_png(palette: np.ndarray, scanlines: np.ndarray, width: int, bits: int, *, level: int,
                 zlib_params: tuple[int, int] | None = ZLIB_PILLOW) -> bytes:
     """PNG bytes (IHDR, PLTE, one IDAT, IEND; no other chunk) of PNG scanlines with a palette; IDAT by zlib
-    at ``level`` with ``zlib_params`` = (strategy, memory level), window 2¹⁵, or ``run_deflate`` (None)."""
+    at ``level`` with ``zlib_params`` = (strategy, memory level), window 2¹⁵."""
     h = scanlines.shape[0]
-    if zlib_params is None:
-        idat = run_deflate(scanlines)
-    else:
-        z = zlib.compressobj(level, zlib.DEFLATED, 15, zlib_params[1], zlib_params[0])
-        idat = z.compress(scanlines) + z.flush()
+    z = zlib.compressobj(level, zlib.DEFLATED, 15, zlib_params[1], zlib_params[0])
+    idat = z.compress(scanlines) + z.flush()
     ihdr = struct.pack(">IIBBBBB", width, h, bits, 3, 0, 0, 0)
     return (_PNG_SIGNATURE + _chunk(b"IHDR", ihdr) + _chunk(b"PLTE", palette.tobytes()) + _chunk(b"IDAT", idat)
             + _chunk(b"IEND", b""))
 
 
-def _exact_indexed(a: np.ndarray, level: int, zlib_params: tuple[int, int] | None) -> bytes | None:
+def _exact_indexed(a: np.ndarray, level: int, zlib_params: tuple[int, int]) -> bytes | None:
     """Exact indexed PNG of a uint8 RGB array, None beyond 256 colours (or an empty image)."""
     if a.ndim != 3 or a.shape[2] != 3 or a.size == 0:
         return None
@@ -303,11 +212,11 @@ def png_base64(data: bytes) -> str:
 
 def encode_render_png(rgb: np.ndarray) -> bytes:
     """The PNG of a rendered image as ``write_png`` writes it: exact indexed PNG (module docstring) whose
-    IDAT is ``run_deflate`` (run-length matches, fixed Huffman codes); Pillow RGB at zlib level
+    IDAT is zlib at ``RENDER_COMPRESS_LEVEL`` with ``ZLIB_RENDER`` (run-length matches); Pillow RGB at zlib level
     ``RENDER_COMPRESS_LEVEL`` beyond 256 colours. Lossless, same pixels → same bytes."""
     a = np.asarray(rgb)
     if a.dtype == np.uint8 and a.ndim == 3 and a.shape[2] == 3:
-        png = _exact_indexed(a, RENDER_COMPRESS_LEVEL, None)
+        png = _exact_indexed(a, RENDER_COMPRESS_LEVEL, ZLIB_RENDER)
         if png is not None:
             return png
     return encode_png(a, compress_level=RENDER_COMPRESS_LEVEL)
