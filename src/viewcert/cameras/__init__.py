@@ -2,8 +2,16 @@
 placement of perspective cameras from a protocol spec (``placement``)."""
 
 from viewcert.cameras.camera import Camera, OrthographicCamera, PerspectiveCamera, camera_from_dict
-from viewcert.cameras.placement import check_placement, focal_px, framed_cameras, placed_cameras, spec_cameras
+from viewcert.cameras.placement import (
+    check_placement,
+    check_positions,
+    focal_px,
+    framed_cameras,
+    placed_cameras,
+    spec_cameras,
+)
 from viewcert.cameras.protocols import Protocol, View, get_protocol
 
 __all__ = ["Camera", "OrthographicCamera", "PerspectiveCamera", "Protocol", "View", "camera_from_dict",
-           "check_placement", "focal_px", "framed_cameras", "get_protocol", "placed_cameras", "spec_cameras"]
+           "check_placement", "check_positions", "focal_px", "framed_cameras", "get_protocol", "placed_cameras",
+           "spec_cameras"]

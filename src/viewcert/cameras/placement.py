@@ -46,15 +46,16 @@ def placed_cameras(spec: ProtocolSpec) -> tuple[PerspectiveCamera, ...]:
     """The pinhole cameras a perspective spec states: rotation and position per view as recorded (not
     re-framed), focal from ``fov_deg`` and the image size. InputError naming the first view without one."""
     _need_perspective(spec)
-    _check_positions(spec, every=True)
+    check_positions(spec, every=True)
     f = focal_px(spec.fov_deg, spec.width, spec.height)
     return tuple(PerspectiveCamera(rotation=v.rotation, position=np.asarray(p, dtype=np.float64), focal=f,
                                    width=spec.width, height=spec.height, name=v.name)
                  for v, p in zip(spec.protocol.views, spec.positions, strict=True))
 
 
-def _check_positions(spec: ProtocolSpec, *, every: bool) -> None:
-    """InputError naming the first view without a position when some (``every``: any) view has none."""
+def check_positions(spec: ProtocolSpec, *, every: bool = False) -> None:
+    """InputError naming the first view without a position when some views have one and others not
+    (``every``: when any view has none)."""
     have = [p is not None for p in spec.positions]
     if all(have) or (not every and not any(have)):
         return
@@ -107,7 +108,7 @@ def spec_cameras(spec: ProtocolSpec, points, *, margin_px: float = DEFAULT_MARGI
     """The perspective cameras of ``spec`` for the drawn ``points`` (Å, world): placed as stated when every
     view has a position, framed by the rule when none has; then checked (``check_placement``)."""
     _need_perspective(spec)
-    _check_positions(spec, every=False)
+    check_positions(spec)
     if spec.positions and spec.positions[0] is not None:
         cams = placed_cameras(spec)
     else:
