@@ -132,13 +132,15 @@ def certify_cmd(
 
     Exit codes: 0 all items certified; 1 outputs written but some items unreadable/uncertifiable; 2 bad
     input or option, or a resource limit (``viewcert --help`` lists the --max-* options)."""
+    from viewcert.cameras.protocol_files import is_protocol_file
     from viewcert.certify.config import check_protocol_spec, get_protocol_spec
     from viewcert.certify.evaluate import check_placements
     from viewcert.certify.inputs import load_input
     from viewcert.certify.run import certify, summary_text
     from viewcert.cli.options import check_out, current_limits
 
-    check_protocol_spec(get_protocol_spec(protocol, _views(views)))  # a bad protocol file: one line, exit 2
+    if is_protocol_file(protocol):  # a bad protocol file: one line, exit 2 (names are checked by the limits)
+        check_protocol_spec(get_protocol_spec(protocol, _views(views)))
     cfg = _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
                   sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge, supercell,
                   observe, min_pixels, cross_check_angle, margin, molecule_scale)
