@@ -443,19 +443,21 @@ def test_task_export_from_a_perspective_file_writes_its_placement(tmp_path):
 
 
 def test_cli_task_benchmark_with_a_perspective_file(tmp_path):
-    """``build-benchmark --task rotation --protocol FILE``: the CLI's --camera defaults to orthographic, which
-    conflicts with a perspective file (one line, exit 2); --camera perspective agrees and takes the file."""
+    """``build-benchmark --task rotation --protocol FILE``: the CLI's --camera defaults to the protocol's own
+    kind, so a perspective file's pinholes are used as they are; --camera orthographic conflicts with it
+    (one line, exit 2)."""
     (tmp_path / "m.xyz").write_text(CHFCLBR)
     f = _axes3_file(tmp_path, distance=20.0)
     argv = ["build-benchmark", str(tmp_path / "m.xyz"), "--task", "rotation", "--protocol", str(f)]
-    res, out = _cli([*argv, "--out", str(tmp_path / "a")])
+    res, out = _cli([*argv, "--camera", "orthographic", "--out", str(tmp_path / "a")])
     lines = [ln for ln in out.splitlines() if ln.strip()]
     assert res.exit_code == 2 and "Traceback" not in out and len(lines) == 1
     assert "field camera: the protocol file says kind = 'perspective'" in lines[0]
-    res, out = _cli([*argv, "--camera", "perspective", "--out", str(tmp_path / "b")])
-    assert res.exit_code == 0, out
-    cert = json.loads((tmp_path / "b" / "certificate.json").read_text())
-    assert cert["placement"]["positions"]["front"] == [0.0, 0.0, 20.0]
+    for flag, folder in (([], "b"), (["--camera", "perspective"], "c")):
+        res, out = _cli([*argv, *flag, "--out", str(tmp_path / folder)])
+        assert res.exit_code == 0, out
+        cert = json.loads((tmp_path / folder / "certificate.json").read_text())
+        assert cert["placement"]["positions"]["front"] == [0.0, 0.0, 20.0]
 
 
 # ----------------------------------------------------------------------------- design --camera perspective

@@ -48,7 +48,7 @@ from viewcert.benchmark.prompts import (
 )
 from viewcert.benchmark.settings import DEFAULT_TILING, TASKS, ExportSettings
 from viewcert.benchmark.vlmevalkit import mcq_tsv
-from viewcert.cameras.protocol_files import resolve_protocol
+from viewcert.cameras.protocol_files import resolve_protocol, resolve_spec
 from viewcert.certify import CertifyConfig, conventional_cell
 from viewcert.certify.certificate import write_certificate
 from viewcert.certify.inputs import load_input
@@ -63,8 +63,14 @@ from viewcert.render.visibility import view_atom_table
 from viewcert.structures import Structure, tiling_translations
 from viewcert.symmetry.labels import analyse_cell
 
-__all__ = ["DEFAULT_TILING", "LETTERS", "R3_PREAMBLE", "TASKS", "ExportSettings", "build_benchmark",
-           "crystal_systems", "export_item", "image_question", "projection_matrix", "r3_prompt", "view_sidecar"]
+__all__ = ["DEFAULT_TILING", "LETTERS", "PERSPECTIVE_FRAMING", "R3_PREAMBLE", "TASKS", "ExportSettings",
+           "build_benchmark", "crystal_systems", "export_item", "image_question", "projection_matrix", "r3_prompt",
+           "view_sidecar"]
+
+
+#: the framing record of images drawn through a perspective protocol file's pinholes
+PERSPECTIVE_FRAMING = ("perspective protocol file: pinholes at its positions (world Å, the drawn structure's frame), "
+                       "or framed on the drawn points by viewcert.cameras.placement's rule; the certificate's cameras")
 
 
 def projection_matrix(camera) -> list[list[float]]:
@@ -177,14 +183,17 @@ def export_item(job: tuple) -> dict:
                 "formula": s.formula, "n_cell_atoms": s.n_atoms,
                 "r3_prompt": r3_prompt(s if settings.r3_cell == "rendered" else raw)})
 
-    proto = resolve_protocol(settings.protocol)  # a name or a .toml/.json protocol file
-    cams = frame_cameras(s, proto, style=settings.style, tiling=settings.tiling, width=settings.size,
+    spec = resolve_spec(settings.protocol)  # a name or a .toml/.json protocol file (perspective: its pinholes)
+    proto = spec.protocol
+    cams = frame_cameras(s, spec, style=settings.style, tiling=settings.tiling, width=settings.size,
                          height=settings.size, kind=settings.kind)
     scene = build_scene(s, settings.style, tiling=settings.tiling)
     pad = float(scene.sphere_radii.max())
     framing = {"method": "letterbox: drawn atoms grown by the largest drawn radius, plus the supercell box; "
                          "one scale for both axes, centred", "margin_px": 16.0, "pad_angstrom": _r(pad),
                "tiling": list(settings.tiling)}
+    if spec.kind == "perspective":
+        framing = {"method": PERSPECTIVE_FRAMING, "tiling": list(settings.tiling)}
     images, occl = [], []
     for v, (view, cam) in enumerate(zip(proto.views, cams, strict=True)):
         res = render(scene, cam, supersample=settings.supersample)

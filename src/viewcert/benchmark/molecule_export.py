@@ -35,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from viewcert.benchmark.export import view_sidecar
-from viewcert.cameras.protocol_files import resolve_protocol
+from viewcert.benchmark.export import PERSPECTIVE_FRAMING, view_sidecar
+from viewcert.cameras.protocol_files import ProtocolSpec, resolve_spec
 from viewcert.certify import CertifyConfig
 from viewcert.certify.certificate import write_certificate
 from viewcert.certify.digests import cell_digest
@@ -160,13 +160,16 @@ def _prepare(item, settings: MoleculeExportSettings) -> tuple[dict, Structure | 
     return rec, s, mirror_x(s) if mirrored else s
 
 
-def _render_item(rec: dict, index: int, shown: Structure, settings: MoleculeExportSettings, proto,
+def _render_item(rec: dict, index: int, shown: Structure, settings: MoleculeExportSettings, proto: ProtocolSpec,
                  out: Path) -> None:
     cams = frame_cameras(shown, proto, style=settings.style, width=settings.size, height=settings.size,
                          molecule_scale=settings.molecule_scale)
     scene = build_scene(shown, settings.style)
     framing = {"method": "molecule: drawn atoms grown by the largest drawn radius", "scale": settings.molecule_scale,
                "margin_px": 16.0, "pad_angstrom": round(float(scene.sphere_radii.max()), 6)}
+    if proto.kind == "perspective":
+        framing = {"method": PERSPECTIVE_FRAMING}
+    proto = proto.protocol
     images = []
     for v, (view, cam) in enumerate(zip(proto.views, cams, strict=True)):
         res = render(scene, cam, supersample=settings.supersample)
@@ -176,7 +179,9 @@ def _render_item(rec: dict, index: int, shown: Structure, settings: MoleculeExpo
                       view_sidecar(res, view_name=view.name, image=f"images/{name}.png", structure=shown,
                                    framing=framing))
         images.append(f"images/{name}.png")
-    rec.update({"index": index, "images": images, "px_per_angstrom": [round(float(c.scale), 9) for c in cams]})
+    # px per Å is one number per orthographic view; a pinhole's varies with depth (its sidecar holds the camera)
+    rec.update({"index": index, "images": images,
+                "px_per_angstrom": [round(float(c.scale), 9) if c.kind == "orthographic" else None for c in cams]})
 
 
 def _question_files(good: list[dict], choices: tuple[str, ...], task: str, out: Path) -> tuple[str, str]:
@@ -233,7 +238,8 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
     usable questions in SHA-256 order of the ids."""
     settings = settings or MoleculeExportSettings()
     out = Path(out)
-    proto = resolve_protocol(settings.protocol)
+    spec = resolve_spec(settings.protocol)  # a name or a protocol file (perspective: its pinholes, as certified)
+    proto = spec.protocol
     dataset = load_input(str(input_spec)).with_limits(limits)
     items = sorted(dataset.items, key=lambda it: _order_key(it.id))
     records, good, shown = [], [], []
@@ -246,7 +252,7 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
         if s is None:
             continue
         rec["question"] = question_for(settings, proto.view_names, ref, it.id)
-        _render_item(rec, len(good), s, settings, proto, out)
+        _render_item(rec, len(good), s, settings, spec, out)
         good.append(rec)
         shown.append((it.id, s))
     jsonl, tsv = _question_files(good, choices, settings.task, out)
@@ -257,7 +263,7 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
         "format": "viewcert.benchmark.molecule/1",
         "input": dataset.to_dict(),
         "settings": settings.to_dict(),
-        "protocol": proto.to_dict(),
+        "protocol": spec.to_dict() if spec.kind == "perspective" else proto.to_dict(),
         "choices": list(choices),
         "truth": "the input molecule itself (no dataset label is read)",
         "n_questions": len(good),

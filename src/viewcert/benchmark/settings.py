@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from viewcert.cameras.protocol_files import is_protocol_file, read_protocol_file
 from viewcert.errors import InputError
 
 TASKS = ("crystal-system",)
@@ -19,7 +20,7 @@ class ExportSettings:
     style: str = "study"
     tiling: tuple[int, int, int] = DEFAULT_TILING
     size: int = 768
-    kind: str = "orthographic"
+    kind: str | None = None  # camera kind; None = the protocol's own (a perspective file's, else orthographic)
     supersample: int = 3
     standardize: bool = True
     std_symprec: float = 0.01
@@ -41,6 +42,15 @@ class ExportSettings:
         if len(t) != 3 or min(t) < 1:
             raise InputError(f"tiling must be three positive integers, got {self.tiling}", field="tiling")
         object.__setattr__(self, "tiling", t)
+        # a perspective protocol file's pinholes are its images' cameras (a name is never read here: limits first)
+        own = read_protocol_file(self.protocol).kind if is_protocol_file(self.protocol) else "orthographic"
+        if self.kind is None:
+            object.__setattr__(self, "kind", own)
+        elif self.kind not in ("orthographic", "perspective"):
+            raise InputError(f"kind must be 'orthographic' or 'perspective', got {self.kind!r}", field="kind")
+        elif self.kind != own:  # the certificate uses the protocol's cameras: the images must too
+            raise InputError(f"kind = {self.kind!r} disagrees with the protocol's {own} cameras (perspective images "
+                             "need a perspective protocol file, whose pinholes certify places too)", field="kind")
 
     def to_dict(self) -> dict:
         d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "extra"}

@@ -5,6 +5,7 @@ from viewcert.cameras.camera import Camera, OrthographicCamera, PerspectiveCamer
 from viewcert.cameras.placement import (
     check_placement,
     check_positions,
+    drawn_cameras,
     focal_px,
     framed_cameras,
     placed_cameras,
@@ -13,5 +14,5 @@ from viewcert.cameras.placement import (
 from viewcert.cameras.protocols import Protocol, View, get_protocol
 
 __all__ = ["Camera", "OrthographicCamera", "PerspectiveCamera", "Protocol", "View", "camera_from_dict",
-           "check_placement", "check_positions", "focal_px", "framed_cameras", "get_protocol", "placed_cameras",
-           "spec_cameras"]
+           "check_placement", "check_positions", "drawn_cameras", "focal_px", "framed_cameras", "get_protocol",
+           "placed_cameras", "spec_cameras"]

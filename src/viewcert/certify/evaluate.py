@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from viewcert.cameras.framing import framing_points
-from viewcert.cameras.placement import spec_cameras
+from viewcert.cameras.placement import drawn_cameras
 from viewcert.certify.config import CertifyConfig, get_protocol_spec
 from viewcert.certify.digests import cameras_digest, cell_digest
 from viewcert.certify.inputs import Item
@@ -120,13 +120,13 @@ def margin_record(cell: Structure, cameras) -> dict:
 def item_cameras(cell: Structure, cfg: CertifyConfig) -> tuple:
     """The cameras of one item on its rendered cell. Orthographic protocols: letterbox-framed per view
     (molecules at ``cfg.molecule_scale``), ``cfg.image_size`` px. Perspective protocols
-    (``viewcert.cameras.placement.spec_cameras``): pinholes at the protocol's positions (world Å in the
+    (``viewcert.cameras.placement.drawn_cameras``): pinholes at the protocol's positions (world Å in the
     rendered cell's frame) or, when no view has one, framed on the drawn points (atoms of the tiling and
     the cell box); InputError naming the view's position when a camera lies inside the drawn points'
     bounding sphere or a drawn point lies at or behind a camera plane."""
     spec = get_protocol_spec(cfg.protocol, cfg.views)
     if spec.kind == "perspective":
-        return spec_cameras(spec, framing_points(cell, tiling=cfg.tiling))
+        return drawn_cameras(spec, cell, tiling=cfg.tiling)
     return spec.protocol.cameras(cell, tiling=cfg.tiling, width=cfg.image_size, height=cfg.image_size,
                                  scale=cfg.framing_scale(cell.is_periodic))
 

@@ -21,7 +21,7 @@ from typing import Any
 from viewcert.cameras.conditioning import protocol_kappa
 from viewcert.certify import plots as P
 from viewcert.certify.config import CertifyConfig, get_protocol_views
-from viewcert.certify.evaluate import evaluate, prepare
+from viewcert.certify.evaluate import evaluate, item_cameras, prepare
 from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.run import fingerprint
 from viewcert.errors import InputError, ViewcertError
@@ -99,10 +99,7 @@ def _compact(o: dict) -> dict:
 def _noise_module_rates(cell, cfg: CertifyConfig) -> dict:
     """Reconstruction-level outcome of one noisy run from ``viewcert.oracle.noise.noise_sweep`` (same noise
     model, seed rule, δ and oracle options as the certification of the same configuration)."""
-    protocol = get_protocol_views(cfg.protocol, cfg.views)
-    (pt,) = noise_sweep([cell], lambda s: protocol.cameras(s, tiling=cfg.tiling, width=cfg.image_size,
-                                                           height=cfg.image_size,
-                                                           scale=cfg.framing_scale(s.is_periodic)),
+    (pt,) = noise_sweep([cell], lambda s: item_cameras(s, cfg),  # certify's cameras (perspective files too)
                         [cfg.sigma], delta=cfg.delta, seeds=[cfg.seed], sigma_unit=cfg.sigma_unit, pairs=cfg.pairs,
                         merge=cfg.merge, tiling=cfg.tiling, periodic=cfg.periodic_merge)
     return {"recovered": pt.recovery_rate, "exact": pt.exact_rate, "phantom": pt.phantom_rate,

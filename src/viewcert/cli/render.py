@@ -11,7 +11,7 @@ from pathlib import Path
 import typer
 
 from viewcert.cli.options import MOLECULE_SCALE_HELP, guarded, parse_tiling
-from viewcert.errors import ViewcertError
+from viewcert.errors import InputError, ViewcertError
 
 
 def _safe(name: str) -> str:
@@ -22,11 +22,12 @@ def render_cmd(
     input_spec: str = typer.Argument(..., metavar="INPUT",
                                      help="structure file, folder of files, study layout or builtin:NAME"),
     out: Path = typer.Option(Path("out/render"), "--out", "-o", help="output folder"),
-    protocol: str = typer.Option("render-ceiling-5", help="named view protocol"),
+    protocol: str = typer.Option("render-ceiling-5", help="named view protocol or a .toml/.json protocol file"),
     style: str = typer.Option("study", help="study | ball-and-stick | spacefill"),
     tiling: str = typer.Option("2,2,2", help="cell repetitions a,b,c for crystals (molecules: 1,1,1)"),
     size: int = typer.Option(768, help="image width = height, px"),
-    kind: str = typer.Option("orthographic", help="orthographic | perspective"),
+    kind: str = typer.Option(None, help="orthographic | perspective (default: the protocol's own; names are "
+                                        "orthographic, a perspective protocol file places its pinholes)"),
     conventional: bool = typer.Option(True, help="draw the conventional standard cell (0.01 Å, 5°)"),
     supersample: int = typer.Option(3, help="anti-aliasing samples per axis on edge pixels"),
     buffers: bool = typer.Option(False, help="also write <view>.ids.npy and <view>.depth.npy"),
@@ -35,12 +36,13 @@ def render_cmd(
     molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),
 ) -> None:
     """Render every structure of INPUT in every view: PNG + JSON sidecar (+ ID/depth buffers)."""
-    from viewcert.benchmark.export import view_sidecar
+    from viewcert.benchmark.export import PERSPECTIVE_FRAMING, view_sidecar
     from viewcert.benchmark.gallery import rendered_cell
-    from viewcert.cameras.protocol_files import resolve_protocol
+    from viewcert.cameras.protocol_files import resolve_spec
     from viewcert.certify.inputs import load_input
     from viewcert.cli.options import check_out, current_limits, one_line
     from viewcert.io.images import write_buffers, write_png, write_sidecar
+    from viewcert.render.palette import get_style
     from viewcert.render.raster import build_scene, frame_cameras, render
 
     limits = current_limits()
@@ -50,8 +52,15 @@ def render_cmd(
     limits.check_pixels(size * supersample, size * supersample)
     limits.check_protocol_name(protocol)
     check_molecule_scale(molecule_scale)
-    proto = resolve_protocol(protocol)  # a name or a .toml/.json protocol file
+    get_style(style)  # an unknown style is bad input (exit 2), not an item error
+    spec = resolve_spec(protocol)  # a name or a .toml/.json protocol file (perspective: its pinholes)
+    proto = spec.protocol
     limits.check_views(len(proto.views))
+    if spec.kind == "perspective":  # its own image size; its pinholes, not another kind
+        limits.check_pixels(spec.width * supersample, spec.height * supersample, source=spec.source)
+        if kind not in (None, "perspective"):
+            raise InputError(f"the protocol asks for kind = 'perspective' cameras; kind = {kind!r} disagrees",
+                             source=spec.source, field="kind")
     check_out(out)
     dataset = load_input(input_spec, subset=subset).with_limits(limits)
     items = dataset.items[:limit] if limit else dataset.items
@@ -70,14 +79,20 @@ def render_cmd(
         except ViewcertError as exc:
             failed.append(f"item {it.id}: {one_line(exc)}")
             continue
-        cams = frame_cameras(s, proto, style=style, tiling=tt, width=size, height=size, kind=kind,
-                             molecule_scale=molecule_scale)
+        try:
+            cams = frame_cameras(s, spec, style=style, tiling=tt, width=size, height=size, kind=kind,
+                                 molecule_scale=molecule_scale)
+        except ViewcertError as exc:  # e.g. a placed pinhole inside this structure
+            failed.append(f"item {it.id}: {one_line(exc)}")
+            continue
         scene = build_scene(s, style, tiling=tt)
         stem = _safe(it.id)
         framing = {"method": "letterbox", "margin_px": 16.0, "pad_angstrom": float(scene.sphere_radii.max()),
                    "tiling": list(tt)}
         if not s.is_periodic:  # recorded for molecules only: crystal sidecars keep their bytes
             framing["scale"] = molecule_scale
+        if spec.kind == "perspective":
+            framing = {"method": PERSPECTIVE_FRAMING, "tiling": list(tt)}
         for view, cam in zip(proto.views, cams, strict=True):
             res = render(scene, cam, supersample=supersample)
             name = f"{stem}_{view.name}"
@@ -108,7 +123,7 @@ def item_failures(failed: list[str]) -> None:
 def build_benchmark_cmd(
     input_spec: str = typer.Argument(..., metavar="INPUT",
                                      help="study layout (structures.json + eval.jsonl), folder, file or builtin:NAME"),
-    protocol: str = typer.Option("render-ceiling-5", help="named view protocol"),
+    protocol: str = typer.Option("render-ceiling-5", help="named view protocol or a .toml/.json protocol file"),
     task: str = typer.Option("crystal-system", help="question task"),
     out: Path = typer.Option(..., "--out", "-o", help="benchmark folder"),
     style: str = typer.Option("study", help="study | ball-and-stick | spacefill"),
@@ -121,7 +136,8 @@ def build_benchmark_cmd(
     delta: float = typer.Option(0.01, help="oracle tolerance δ for the certificate, Å (τ = δ)"),
     workers: int = typer.Option(1, help="local worker processes"),
     buffers: bool = typer.Option(False, help="also write ID/depth buffers (.npy) per view"),
-    camera: str = typer.Option("orthographic", help="transformation tasks: orthographic | perspective"),
+    camera: str = typer.Option(None, help="transformation tasks: orthographic | perspective (default: the "
+                                          "protocol's own; names are orthographic)"),
     depth_cue: bool = typer.Option(False, "--depth-cue", help="transformation tasks: ChimeraX-like depth cueing"),
     seed: str = typer.Option("0", help="transformation tasks: seed of the answer sampling (integer ≥ 0)"),
     per_structure: int = typer.Option(1, help="transformation tasks: questions per molecule"),
@@ -136,7 +152,6 @@ def build_benchmark_cmd(
     from viewcert.benchmark.molecule_export import MOLECULE_TASKS
     from viewcert.benchmark.settings import TASKS as CRYSTAL_TASKS
     from viewcert.cli.options import check_out, current_limits
-    from viewcert.errors import InputError
     from viewcert.tasks.model import TASKS as TRANSFORMATION_TASKS
 
     limits = current_limits()
@@ -151,11 +166,11 @@ def build_benchmark_cmd(
         _task_benchmark(input_spec, check_out(out), task=task, protocol=protocol, camera=camera, depth_cue=depth_cue,
                         seed=seed, per_structure=per_structure, style=style, delta=delta, limit=limit, limits=limits)
         return
+    limits.check_protocol_name(protocol)
     settings = ExportSettings(protocol=protocol, task=task, style=style, tiling=parse_tiling(tiling), size=size,
                               truth=truth, buffers=buffers, tau=delta)
     limits.check_tiling(settings.tiling)
     limits.check_pixels(size * settings.supersample, size * settings.supersample)
-    limits.check_protocol_name(protocol)
     m = build_benchmark(input_spec, check_out(out), settings=settings, subset=subset, limit=limit or None,
                         certify=certify, delta=delta, n_workers=workers, limits=limits)
     cert = m.get("certificate") or {}

@@ -47,7 +47,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from viewcert.cameras.camera import Camera, OrthographicCamera, PerspectiveCamera
-from viewcert.cameras.protocol_files import resolve_protocol
+from viewcert.cameras.placement import drawn_cameras
+from viewcert.cameras.protocol_files import resolve_spec
 from viewcert.errors import CameraError, InputError
 from viewcert.render._kernels_pass1 import _bin_primitives
 from viewcert.render._kernels_pass2 import _render_kernel, _render_serial
@@ -261,17 +262,28 @@ def frame_cameras(
     tiling=(1, 1, 1),
     width: int = 768,
     height: int = 768,
-    kind: str = "orthographic",
+    kind: str | None = None,
     radius_scale: float | None = None,
     radius: float | None = None,
     draw_box: bool = True,
     molecule_scale: str = "common",
 ) -> tuple[Camera, ...]:
-    """Letterbox-framed cameras of a named protocol (or a Protocol) for ``structure`` drawn in ``style``:
-    the drawn atoms grown by the largest drawn radius, plus the drawn box. A molecule (no lattice) is framed
-    at ``molecule_scale``: "common" (one Å-per-pixel scale and the bounding-box centre for every view, as
-    molecular viewers and benchmarks) or "per-view"; a crystal is always fitted per view."""
-    proto = resolve_protocol(protocol)  # a name, a .toml/.json protocol file or a Protocol
+    """Letterbox-framed cameras of a protocol (a name, a .toml/.json file, a Protocol or ProtocolSpec) for
+    ``structure`` drawn in ``style``: the drawn atoms grown by the largest drawn radius, plus the drawn box.
+    A molecule (no lattice) is framed at ``molecule_scale``: "common" (one Å-per-pixel scale and the
+    bounding-box centre for every view, as molecular viewers and benchmarks) or "per-view"; a crystal is
+    always fitted per view. ``kind``: "orthographic" or "perspective" (framed pinholes), None = the
+    protocol's own. A perspective protocol file gives its pinholes exactly as certify places them
+    (``cameras.placement.drawn_cameras``: its positions, fov and image size, or its framing rule);
+    ``kind="orthographic"`` with such a file is an InputError, ``width``/``height`` do not apply to it."""
+    spec = resolve_spec(protocol)
+    if spec.kind == "perspective":
+        if kind not in (None, "perspective"):
+            raise InputError(f"the protocol asks for kind = 'perspective' cameras; kind = {kind!r} disagrees",
+                             source=spec.source, field="kind")
+        return drawn_cameras(spec, structure, tiling=tiling)
+    kind = kind or "orthographic"
+    proto = spec.protocol
     st = get_style(style, radius_scale=radius_scale, radius=radius)
     pad = float(st.atom_radii(structure.numbers).max())
     return proto.cameras(structure, width=width, height=height, tiling=tuple(tiling), pad=pad, kind=kind,
