@@ -223,7 +223,8 @@ def test_certificate_from_a_protocol_file_verifies(tmp_path):
     f.write_text(ALL_FORMS_TOML)
     cfg = CertifyConfig(protocol=str(f), views=("matrix", "down_x", "pymol"))
     cert = certify("builtin:prototypes", cfg, out=tmp_path / "out", n_workers=1, plots=False, progress=False)
-    assert cert["protocol"]["file"] == {"path": str(f), "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
+    assert cert["protocol"]["file"] == {"name": f.name, "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
+    assert cert["location"]["protocol"] == str(f.resolve())  # the path: outside the digest
     assert cert["config"]["protocol_sha256"] == cert["protocol"]["file"]["sha256"]  # in shard fingerprints too
     assert [v["name"] for v in cert["protocol"]["views"]] == ["matrix", "down_x", "pymol"]
     rep = verify_certificate(tmp_path / "out" / "certificate.json", input_spec="builtin:prototypes", n_workers=1,
@@ -259,3 +260,38 @@ def test_certify_takes_a_perspective_protocol_file_as_perspective_never_orthogra
     ortho.write_text(path.read_text().replace('kind = "perspective"\nfov_deg = 30\n', 'kind = "orthographic"\n'))
     assert CertifyConfig(protocol=str(ortho)).protocol == str(ortho)
     assert {c.kind for c in item_cameras(mol, CertifyConfig(protocol=str(ortho)))} == {"orthographic"}
+
+
+def test_certificate_does_not_depend_on_where_the_protocol_file_sits(tmp_path, monkeypatch):
+    """Same bytes, same certificate: the digest holds the file's name and SHA-256, the path sits in the
+    undigested ``location``; verify finds the file there, or by name beside the certificate once moved."""
+    import shutil
+
+    from tests.test_perspective_protocol import NACL_CIF
+    from viewcert.certify import CertifyConfig
+    from viewcert.certify.run import certify
+    from viewcert.certify.verify import verify_certificate
+
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "mine.toml").write_text(ALL_FORMS_TOML)
+        (tmp_path / d / "nacl.cif").write_text(NACL_CIF)
+    views = ("matrix", "down_x", "pymol")
+    cert_a = certify(str(tmp_path / "a" / "nacl.cif"), CertifyConfig(protocol=str(tmp_path / "a" / "mine.toml"),
+                                                                     views=views),
+                     out=tmp_path / "a" / "out", n_workers=1, plots=False, progress=False)
+    monkeypatch.chdir(tmp_path / "b")
+    cert_b = certify("nacl.cif", CertifyConfig(protocol="mine.toml", views=views), out="out", n_workers=1,
+                     plots=False, progress=False)
+    assert cert_a["digest"]["value"] == cert_b["digest"]["value"]
+    assert cert_a["config"]["protocol"] == cert_b["config"]["protocol"] == "mine.toml"
+    assert cert_b["location"]["protocol"] == str((tmp_path / "b" / "mine.toml").resolve())
+    shutil.move(str(tmp_path / "b" / "mine.toml"), str(tmp_path / "b" / "out" / "mine.toml"))  # now beside it
+    monkeypatch.chdir(tmp_path)
+    rep = verify_certificate(tmp_path / "b" / "out" / "certificate.json", input_spec=str(tmp_path / "b" / "nacl.cif"),
+                             n_workers=1, progress=False)
+    assert rep.ok and rep.byte_identical
+    (tmp_path / "b" / "out" / "mine.toml").unlink()
+    with pytest.raises(InputError, match="protocol file 'mine.toml' not found"):
+        verify_certificate(tmp_path / "b" / "out" / "certificate.json", input_spec=str(tmp_path / "b" / "nacl.cif"),
+                           n_workers=1, progress=False)

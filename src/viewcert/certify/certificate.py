@@ -114,7 +114,7 @@ def protocol_record(cfg: CertifyConfig) -> dict:
          "convention": CONVENTION},
     }
     if is_protocol_file(cfg.protocol):  # the file's bytes as read now: verify reports a changed file
-        rec["file"] = {"path": str(cfg.protocol), "sha256": read_protocol_file(cfg.protocol).sha256}
+        rec["file"] = {"name": Path(cfg.protocol).name, "sha256": read_protocol_file(cfg.protocol).sha256}
     return rec
 
 
@@ -154,6 +154,9 @@ def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list[dict]
     if dataset.location:
         cert["location"] = {"input": dataset.location,
                             "note": "where the inputs were read; outside the digest (inputs.files hash the content)"}
+    if is_protocol_file(cfg.protocol):  # the file by name and sha256 in the digest, its path here
+        cert.setdefault("location", {"note": "where files were read; outside the digest"})
+        cert["location"]["protocol"] = str(Path(cfg.protocol).resolve())
     cert["digest"] = {"algorithm": "sha256", "scope": DIGEST_SCOPE, "value": compute_digest(cert)}
     return cert
 
@@ -214,8 +217,10 @@ def _check_shape(cert: dict, src: str) -> None:
         if not isinstance(it, dict) or not isinstance(it.get("id"), str):
             raise InputError(f"item {k} has no text 'id'", source=src, field=f"items[{k}].id")
     loc = cert.get("location")
-    if loc is not None and not (isinstance(loc, dict) and isinstance(loc.get("input", ""), str)):
-        raise InputError("certificate location must be an object with text 'input'", source=src, field="location")
+    if loc is not None and not (isinstance(loc, dict) and isinstance(loc.get("input", ""), str)
+                                and isinstance(loc.get("protocol", ""), str)):
+        raise InputError("certificate location must be an object with text 'input' and 'protocol'", source=src,
+                         field="location")
 
 
 def digest_ok(cert: dict) -> bool:

@@ -168,6 +168,7 @@ class CertifyConfig:
             d["protocol"] = self.protocol.to_dict()
         elif is_protocol_file(self.protocol):  # the file's bytes: shard fingerprints and verify see an edit
             d["protocol_sha256"] = read_protocol_file(self.protocol).sha256
+            d["protocol"] = PurePath(self.protocol).name  # location-free (the path: certificate "location")
         d["views"] = None if self.views is None else list(self.views)
         d["tiling"] = list(self.tiling)
         d["supercell"] = list(self.supercell)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from viewcert.cameras.protocol_files import is_protocol_file
 from viewcert.certify.certificate import compute_digest, digest_ok, read_certificate
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.inputs import load_input
@@ -104,6 +105,25 @@ def trusted_input(cert: dict, inputs_root: str | Path, source: str = "certificat
                      "pass --input PATH or --inputs DIR", source=source, field="inputs.spec")
 
 
+def recorded_protocol(cert: dict, inputs_root: str | Path, cert_path: str | Path, source: str = "certificate") -> str:
+    """The protocol file a certificate was made with, found by its recorded name (the digest holds the name
+    and SHA-256, not the path): ``location.protocol``, else the name inside ``inputs_root``, else beside the
+    certificate. Only a .toml/.json protocol file is read; verify then compares its bytes (``protocol_sha256``)
+    and reports an edited file."""
+    name = cert["config"]["protocol"]
+    if not isinstance(name, str) or Path(name).name != name or not is_protocol_file(name):
+        raise InputError(f"config.protocol must be a protocol file's name (.toml or .json), got {name!r}",
+                         source=source, field="config.protocol")
+    loc = (cert.get("location") or {}).get("protocol") or ""
+    candidates = ([Path(loc)] if loc and Path(loc).name == name else [])
+    candidates += [Path(inputs_root) / name, Path(cert_path).parent / name]
+    for cand in candidates:
+        if cand.is_file():
+            return str(cand.resolve())
+    raise InputError(f"protocol file {name!r} not found (looked at {', '.join(repr(str(c)) for c in candidates)})",
+                     source=source, field="config.protocol")
+
+
 def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_workers: int | None = None,
                        scheduler: Any = None, workdir: str | Path | None = None,
                        progress: bool | None = None, inputs_root: str | Path | None = None,
@@ -116,7 +136,11 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
     cert = read_certificate(path, limits=limits)
     rep = VerifyReport(digest_ok=digest_ok(cert), stored_digest=(cert.get("digest") or {}).get("value", ""))
     inputs = cert["inputs"]
-    cfg = CertifyConfig.from_dict(cert["config"])
+    config = dict(cert["config"])
+    if config.get("protocol_sha256"):  # made from a protocol file, recorded by name: find it
+        config["protocol"] = recorded_protocol(cert, Path.cwd() if inputs_root is None else inputs_root, path,
+                                              str(path))
+    cfg = CertifyConfig.from_dict(config)
     cfg.check_limits(limits)
     spec = input_spec or trusted_input(cert, Path.cwd() if inputs_root is None else inputs_root, str(path))
     try:

@@ -39,6 +39,7 @@ proper rotation), so "the mirror image" is an object plus a reference pose. Two 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 import numpy as np
 
@@ -86,14 +87,15 @@ def task_protocol(value) -> ProtocolSpec:
 
 def protocol_record(spec: ProtocolSpec, value) -> dict:
     """The protocol in full for settings and certificates: name, view names, world→camera rotations (rows,
-    shortest round-trip floats), where it came from and, for a file, its path and SHA-256 (bytes as read)."""
+    shortest round-trip floats), where it came from and, for a file, its name and SHA-256 (bytes as read; no
+    path, so the record does not depend on where the file sits)."""
     p = spec.protocol
     rec = {"name": p.name, "views": list(p.view_names),
            "rotations": [[[float(x) for x in row] for row in v.rotation.tolist()] for v in p.views],
            "after_view": p.views[0].name,
            "source": "file" if is_protocol_file(value) else "builtin" if isinstance(value, str) else "object"}
     if spec.sha256 is not None:
-        rec["file"] = {"path": str(spec.source), "sha256": spec.sha256, "kind": spec.kind}
+        rec["file"] = {"name": PurePath(str(spec.source)).name, "sha256": spec.sha256, "kind": spec.kind}
     return rec
 
 
