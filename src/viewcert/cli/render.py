@@ -36,14 +36,10 @@ def render_cmd(
     molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),
 ) -> None:
     """Render every structure of INPUT in every view: PNG + JSON sidecar (+ ID/depth buffers)."""
-    from viewcert.benchmark.export import PERSPECTIVE_FRAMING, view_sidecar
-    from viewcert.benchmark.gallery import rendered_cell
     from viewcert.cameras.protocol_files import resolve_spec
     from viewcert.certify.inputs import load_input
     from viewcert.cli.options import check_out, current_limits, one_line
-    from viewcert.io.images import write_buffers, write_png, write_sidecar
     from viewcert.render.palette import get_style
-    from viewcert.render.raster import build_scene, frame_cameras, render
 
     limits = current_limits()
     t = parse_tiling(tiling)
@@ -54,8 +50,7 @@ def render_cmd(
     check_molecule_scale(molecule_scale)
     get_style(style)  # an unknown style is bad input (exit 2), not an item error
     spec = resolve_spec(protocol)  # a name or a .toml/.json protocol file (perspective: its pinholes)
-    proto = spec.protocol
-    limits.check_views(len(proto.views))
+    limits.check_views(len(spec.protocol.views))
     if spec.kind == "perspective":  # its own image size; its pinholes, not another kind
         limits.check_pixels(spec.width * supersample, spec.height * supersample, source=spec.source)
         if kind not in (None, "perspective"):
@@ -67,43 +62,56 @@ def render_cmd(
     n_img, failed = 0, []
     for it in items:
         try:
-            s = it.read()
-            if conventional:
-                s = rendered_cell(s)
-        except (ViewcertError, ValueError, OSError) as exc:
+            s, tt, cams = _item_cameras(it, spec, conventional=conventional, tiling=t, style=style, size=size,
+                                        kind=kind, molecule_scale=molecule_scale, limits=limits)
+        except (ViewcertError, ValueError, OSError) as exc:  # unreadable, too large, a pinhole inside it
             failed.append(f"item {it.id}: {one_line(exc)}")
             continue
-        tt = t if s.is_periodic else (1, 1, 1)
-        try:
-            limits.check_observations(s.n_atoms * tt[0] * tt[1] * tt[2] * len(proto.views), source=it.id)
-        except ViewcertError as exc:
-            failed.append(f"item {it.id}: {one_line(exc)}")
-            continue
-        try:
-            cams = frame_cameras(s, spec, style=style, tiling=tt, width=size, height=size, kind=kind,
-                                 molecule_scale=molecule_scale)
-        except ViewcertError as exc:  # e.g. a placed pinhole inside this structure
-            failed.append(f"item {it.id}: {one_line(exc)}")
-            continue
-        scene = build_scene(s, style, tiling=tt)
-        stem = _safe(it.id)
-        framing = {"method": "letterbox", "margin_px": 16.0, "pad_angstrom": float(scene.sphere_radii.max()),
-                   "tiling": list(tt)}
-        if not s.is_periodic:  # recorded for molecules only: crystal sidecars keep their bytes
-            framing["scale"] = molecule_scale
-        if spec.kind == "perspective":
-            framing = {"method": PERSPECTIVE_FRAMING, "tiling": list(tt)}
-        for view, cam in zip(proto.views, cams, strict=True):
-            res = render(scene, cam, supersample=supersample)
-            name = f"{stem}_{view.name}"
-            write_png(out / f"{name}.png", res.rgb)
-            write_sidecar(out / f"{name}.json",
-                          view_sidecar(res, view_name=view.name, image=f"{name}.png", structure=s, framing=framing))
-            if buffers:
-                write_buffers(out / name, res.atom_id, res.depth)
-            n_img += 1
+        n_img += _write_views(out, _safe(it.id), s, spec, cams, tt, style=style, supersample=supersample,
+                              buffers=buffers, molecule_scale=molecule_scale)
     typer.echo(f"wrote {n_img} images of {len(items) - len(failed)} structures to {out}")
     item_failures(failed)
+
+
+def _item_cameras(it, spec, *, conventional: bool, tiling, style: str, size: int, kind, molecule_scale: str,
+                  limits):
+    """(structure drawn, its tiling, its cameras) of one item; ViewcertError when it cannot be drawn."""
+    from viewcert.benchmark.gallery import rendered_cell
+    from viewcert.render.raster import frame_cameras
+
+    s = it.read()
+    if conventional:
+        s = rendered_cell(s)
+    tt = tiling if s.is_periodic else (1, 1, 1)
+    limits.check_observations(s.n_atoms * tt[0] * tt[1] * tt[2] * len(spec.protocol.views), source=it.id)
+    cams = frame_cameras(s, spec, style=style, tiling=tt, width=size, height=size, kind=kind,
+                         molecule_scale=molecule_scale)
+    return s, tt, cams
+
+
+def _write_views(out: Path, stem: str, s, spec, cams, tt, *, style: str, supersample: int, buffers: bool,
+                 molecule_scale: str) -> int:
+    """Render and write every view of one structure (PNG, sidecar, buffers); the number of images."""
+    from viewcert.benchmark.export import PERSPECTIVE_FRAMING, view_sidecar
+    from viewcert.io.images import write_buffers, write_png, write_sidecar
+    from viewcert.render.raster import build_scene, render
+
+    scene = build_scene(s, style, tiling=tt)
+    framing = {"method": "letterbox", "margin_px": 16.0, "pad_angstrom": float(scene.sphere_radii.max()),
+               "tiling": list(tt)}
+    if not s.is_periodic:  # recorded for molecules only: crystal sidecars keep their bytes
+        framing["scale"] = molecule_scale
+    if spec.kind == "perspective":
+        framing = {"method": PERSPECTIVE_FRAMING, "tiling": list(tt)}
+    for view, cam in zip(spec.protocol.views, cams, strict=True):
+        res = render(scene, cam, supersample=supersample)
+        name = f"{stem}_{view.name}"
+        write_png(out / f"{name}.png", res.rgb)
+        write_sidecar(out / f"{name}.json",
+                      view_sidecar(res, view_name=view.name, image=f"{name}.png", structure=s, framing=framing))
+        if buffers:
+            write_buffers(out / name, res.atom_id, res.depth)
+    return len(cams)
 
 
 def check_molecule_scale(value: str) -> None:
