@@ -97,16 +97,9 @@ def design_cmd(
         raise InputError(f"perspective positions need exactly one molecule, got {len(cells)} structures"
                          + (" (periodic)" if cells[0].is_periodic else ""), field="--camera")
     d = design_views(cells, cfg)
-    spec = ProtocolSpec(d.protocol)
-    measured = None
+    spec, measured = ProtocolSpec(d.protocol), None
     if camera == "perspective":
-        from viewcert.design.perspective import measure, perspective_spec
-
-        spec = perspective_spec(d.protocol, cells[0], distance=distance or None, fov_deg=fov)
-        # the search's objective is orthographic: say what the placed pinholes achieve, beside the same
-        # directions as orthographic views, through certify's own pipeline
-        measured = {"perspective": measure(spec, cells[0], delta=check_delta),
-                    "orthographic": measure(ProtocolSpec(d.protocol), cells[0], delta=check_delta)}
+        spec, measured = _placed(d.protocol, cells[0], distance=distance, fov=fov, check_delta=check_delta)
     out = check_out(out)
     out.mkdir(parents=True, exist_ok=True)
     write_protocol_file(spec, out / "protocol.toml")
@@ -130,6 +123,18 @@ def design_cmd(
 
         typer.echo("measured on the molecule (certify): " + "; ".join(measure_line(measured[k])
                                                                     for k in ("perspective", "orthographic")))
+
+
+def _placed(protocol, cell, *, distance: float, fov: float, check_delta: float):
+    """(perspective spec, measured) of designed directions placed around one molecule: the search's objective
+    is orthographic, so say what the placed pinholes achieve, beside the same directions as orthographic
+    views, through certify's own pipeline."""
+    from viewcert.cameras.protocol_files import ProtocolSpec
+    from viewcert.design.perspective import measure, perspective_spec
+
+    spec = perspective_spec(protocol, cell, distance=distance or None, fov_deg=fov)
+    return spec, {"perspective": measure(spec, cell, delta=check_delta),
+                  "orthographic": measure(ProtocolSpec(protocol), cell, delta=check_delta)}
 
 
 def _pareto(cells, cfg, out: Path) -> None:
