@@ -39,11 +39,13 @@ def _cells(input_spec: str, subset: str = "eval") -> tuple[list[str], list]:
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
+    from viewcert.io.atomic import write_text_atomic
+
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
     w.writeheader()
     w.writerows(rows)
-    path.write_text(buf.getvalue(), encoding="utf-8")
+    write_text_atomic(path, buf.getvalue())
 
 
 def design_cmd(
@@ -79,6 +81,7 @@ def design_cmd(
     from viewcert.cameras.protocol_files import ProtocolSpec, resolve_protocol, write_protocol_file
     from viewcert.design.designer import DesignConfig, design_views
     from viewcert.design.plots import delta_star_plot, stereographic_plot
+    from viewcert.io.atomic import write_text_atomic
 
     if camera not in ("orthographic", "perspective"):
         raise InputError(f"must be orthographic or perspective, got {camera!r}", field="--camera")
@@ -110,8 +113,8 @@ def design_cmd(
                                "note": "directions chosen by the orthographic margin objective",
                                "measured": measured}
                               if camera == "perspective" else {})}
-    (out / "design.json").write_text(json.dumps({"input": str(input_spec), **d.to_dict(), "camera": cam},
-                                                indent=1) + "\n")
+    write_text_atomic(out / "design.json",
+                      json.dumps({"input": str(input_spec), **d.to_dict(), "camera": cam}, indent=1) + "\n")
     stereographic_plot({d.protocol.name: d.protocol}, cells, out / "directions.png")
     delta_star_plot({d.protocol.name: d.delta_star}, out / "delta_star.png", cap=cap)
     if pareto:
@@ -143,14 +146,15 @@ def _pareto(cells, cfg, out: Path) -> None:
     from viewcert.cameras.protocols import get_protocol
     from viewcert.design.designer import design_views
     from viewcert.design.pareto import BASELINES, flat_row, protocol_row
+    from viewcert.io.atomic import write_text_atomic
 
     protos = [design_views(cells, replace(cfg, views=k), name=f"designed-{k}").protocol
               for k in range(max(2, len(cfg.keep)), 7)]
     protos += [get_protocol(n) for n in BASELINES]
     rows = [protocol_row(cells, p, cap=cfg.cap) for p in protos]
     _write_csv(out / "pareto.csv", [flat_row(r) for r in rows])
-    (out / "pareto.json").write_text(json.dumps({"config": cfg.to_dict(), "rows": rows,
-                                                 "protocols": {p.name: p.to_dict() for p in protos}}, indent=1) + "\n")
+    write_text_atomic(out / "pareto.json", json.dumps({"config": cfg.to_dict(), "rows": rows, "protocols": {
+        p.name: p.to_dict() for p in protos}}, indent=1) + "\n")
     typer.echo(f"wrote {out / 'pareto.csv'} ({len(rows)} protocols)")
 
 
