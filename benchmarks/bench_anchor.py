@@ -86,6 +86,8 @@ def floor_fns(cfg):
     """The symmetry-engine calls viewcert's product path cannot avoid, on cells parsed outside the timing:
     ONE spglib dataset (the standardisation, whose dataset also labels the rendered cell) and the moyopy
     cross-check of the rendered cell. Their CPU is a floor: study CPU / floor CPU bounds any ratio."""
+    import spglib
+
     from viewcert.symmetry._moyo import moyo_dataset
     from viewcert.symmetry.standardize import standardize_with_dataset
 
@@ -95,8 +97,6 @@ def floor_fns(cfg):
         return s, conv
 
     def spglib_call(cells) -> None:
-        import spglib
-
         s, _ = cells
         spglib.get_symmetry_dataset((s.lattice, s.frac_coords, s.numbers), symprec=cfg.std_symprec,
                                     angle_tolerance=cfg.std_angle_tolerance)
