@@ -44,6 +44,14 @@ def _need_perspective(spec: ProtocolSpec) -> None:
         raise InputError(f"needs kind = 'perspective', got {spec.kind!r}", source=spec.source, field="protocol.kind")
 
 
+def check_kind(spec: ProtocolSpec, kind: str | None) -> None:
+    """InputError (field ``kind``) when a caller asks a perspective protocol for another kind of camera: its
+    pinholes are the cameras certify places, so the images must use them too. None means "the protocol's"."""
+    if spec.kind == "perspective" and kind not in (None, "perspective"):
+        raise InputError(f"the protocol asks for kind = 'perspective' cameras; kind = {kind!r} disagrees",
+                         source=spec.source, field="kind")
+
+
 def placed_cameras(spec: ProtocolSpec) -> tuple[PerspectiveCamera, ...]:
     """The pinhole cameras a perspective spec states: rotation and position per view as recorded (not
     re-framed), focal from ``fov_deg`` and the image size. InputError naming the first view without one."""

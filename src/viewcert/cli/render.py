@@ -36,6 +36,7 @@ def render_cmd(
     molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),
 ) -> None:
     """Render every structure of INPUT in every view: PNG + JSON sidecar (+ ID/depth buffers)."""
+    from viewcert.cameras.placement import check_kind
     from viewcert.cameras.protocol_files import resolve_spec
     from viewcert.certify.inputs import load_input
     from viewcert.cli.options import check_out, current_limits, one_line
@@ -51,11 +52,9 @@ def render_cmd(
     get_style(style)  # an unknown style is bad input (exit 2), not an item error
     spec = resolve_spec(protocol)  # a name or a .toml/.json protocol file (perspective: its pinholes)
     limits.check_views(len(spec.protocol.views))
-    if spec.kind == "perspective":  # its own image size; its pinholes, not another kind
+    check_kind(spec, kind)  # bad input for the whole run (exit 2), not an item error
+    if spec.kind == "perspective":  # its own image size
         limits.check_pixels(spec.width * supersample, spec.height * supersample, source=spec.source)
-        if kind not in (None, "perspective"):
-            raise InputError(f"the protocol asks for kind = 'perspective' cameras; kind = {kind!r} disagrees",
-                             source=spec.source, field="kind")
     check_out(out)
     dataset = load_input(input_spec, subset=subset).with_limits(limits)
     items = dataset.items[:limit] if limit else dataset.items
@@ -197,7 +196,6 @@ def _task_benchmark(input_spec, out, *, task, protocol, camera, depth_cue, seed,
                     limits) -> None:
     """The transformation-task branch of ``build-benchmark``."""
     from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
-    from viewcert.errors import InputError
 
     if not re.fullmatch(r"[+]?\d{1,19}", seed.strip()):
         raise InputError(f"seed must be an integer ≥ 0, got {seed!r}", field="seed")

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from viewcert.cameras.camera import Camera, OrthographicCamera, PerspectiveCamera
-from viewcert.cameras.placement import drawn_cameras
+from viewcert.cameras.placement import check_kind, drawn_cameras
 from viewcert.cameras.protocol_files import resolve_spec
 from viewcert.errors import CameraError, InputError
 from viewcert.render._kernels_pass1 import _bin_primitives
@@ -277,10 +277,8 @@ def frame_cameras(
     (``cameras.placement.drawn_cameras``: its positions, fov and image size, or its framing rule);
     ``kind="orthographic"`` with such a file is an InputError, ``width``/``height`` do not apply to it."""
     spec = resolve_spec(protocol)
+    check_kind(spec, kind)
     if spec.kind == "perspective":
-        if kind not in (None, "perspective"):
-            raise InputError(f"the protocol asks for kind = 'perspective' cameras; kind = {kind!r} disagrees",
-                             source=spec.source, field="kind")
         return drawn_cameras(spec, structure, tiling=tiling)
     kind = kind or "orthographic"
     proto = spec.protocol
