@@ -160,18 +160,17 @@ def _prepare(item, settings: MoleculeExportSettings) -> tuple[dict, Structure | 
     return rec, s, mirror_x(s) if mirrored else s
 
 
-def _render_item(rec: dict, index: int, shown: Structure, settings: MoleculeExportSettings, proto: ProtocolSpec,
+def _render_item(rec: dict, index: int, shown: Structure, settings: MoleculeExportSettings, spec: ProtocolSpec,
                  out: Path) -> None:
-    cams = frame_cameras(shown, proto, style=settings.style, width=settings.size, height=settings.size,
+    cams = frame_cameras(shown, spec, style=settings.style, width=settings.size, height=settings.size,
                          molecule_scale=settings.molecule_scale)
     scene = build_scene(shown, settings.style)
     framing = {"method": "molecule: drawn atoms grown by the largest drawn radius", "scale": settings.molecule_scale,
                "margin_px": 16.0, "pad_angstrom": round(float(scene.sphere_radii.max()), 6)}
-    if proto.kind == "perspective":
+    if spec.kind == "perspective":
         framing = {"method": PERSPECTIVE_FRAMING}
-    proto = proto.protocol
     images = []
-    for v, (view, cam) in enumerate(zip(proto.views, cams, strict=True)):
+    for v, (view, cam) in enumerate(zip(spec.protocol.views, cams, strict=True)):
         res = render(scene, cam, supersample=settings.supersample)
         name = f"q{index:04d}_v{v}"
         write_png(out / "images" / f"{name}.png", res.rgb)
