@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from viewcert.cameras.conditioning import independent_views
 from viewcert.cameras.framing import framing_points
 from viewcert.cameras.placement import drawn_cameras
 from viewcert.certify.config import CertifyConfig, get_protocol_spec
@@ -66,42 +67,6 @@ def _xcheck(check: SymmetryCheck | None) -> str | None:
     if check is None or check.agree:
         return None
     return check.describe_disagreement()
-
-
-CENTRE_ATOL = 1e-9  # Å: two pinholes closer than this are one centre; centres this close to a line are on it
-ON_LINE_ATOL = 1e-6  # Å: a drawn point this close to the line of collinear pinholes lies on it
-
-
-def independent_views(cameras, points=None) -> bool:
-    """Do the views determine every point (the theorem's precondition)? Orthographic: two or more views whose
-    stacked 2×3 projections have rank 3. Perspective (every camera a pinhole): a point X is determined unless
-    every camera centre lies on one line through X (its rays then coincide); so: at least two distinct
-    centres (> CENTRE_ATOL Å apart) and, when every centre lies on one line L (always so for two cameras),
-    no drawn point of ``points`` (Å, world) within ON_LINE_ATOL Å of L (without ``points``: not
-    independent). Orthographic and perspective cameras mixed: not independent (certify never mixes them)."""
-    kinds = {getattr(cam, "kind", "") for cam in cameras}
-    if kinds == {"perspective"}:
-        return _pinholes_independent(np.array([np.asarray(c.position) for c in cameras]), points)
-    if kinds != {"orthographic"} or len(cameras) < 2:
-        return False
-    rows = [np.asarray(cam.rotation)[:2] for cam in cameras]
-    return bool(np.linalg.matrix_rank(np.concatenate(rows), tol=1e-9) == 3)
-
-
-def _pinholes_independent(centres: np.ndarray, points) -> bool:
-    """``independent_views`` for pinholes at ``centres`` (k, 3) Å."""
-    far = np.linalg.norm(centres - centres[0], axis=1)
-    if len(centres) < 2 or far.max() <= CENTRE_ATOL:
-        return False
-    u = (centres[far.argmax()] - centres[0]) / far.max()
-
-    def off_line(p):  # distance (Å) of points p (n, 3) from the line through centres[0] along u
-        d = np.asarray(p, dtype=np.float64).reshape(-1, 3) - centres[0]
-        return np.linalg.norm(d - np.outer(d @ u, u), axis=1)
-
-    if off_line(centres).max() > CENTRE_ATOL:
-        return True  # not collinear: every point is determined
-    return points is not None and bool(off_line(points).min() > ON_LINE_ATOL)
 
 
 def margin_record(cell: Structure, cameras) -> dict:
