@@ -57,6 +57,7 @@ def perspective_spec(protocol: Protocol, structure: Structure, *, distance: floa
         positions = [centre + float(distance) * np.asarray(v.rotation)[2] for v in protocol.views]
     return dataclasses.replace(free, positions=tuple(tuple(float(x) for x in p) for p in positions))
 
+
 def measure(spec: ProtocolSpec, structure: Structure, *, delta: float = DEFAULT_DELTA) -> dict:
     """certify's outcome for ``structure`` through ``spec``'s cameras at δ (Å): a perspective spec through
     its placed (or framed) pinholes, an orthographic one through its views framed as certify frames them.
