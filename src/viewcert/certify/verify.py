@@ -117,6 +117,7 @@ def recorded_protocol(cert: dict, inputs_root: str | Path, cert_path: str | Path
     loc = (cert.get("location") or {}).get("protocol") or ""
     candidates = ([Path(loc)] if loc and Path(loc).name == name else [])
     candidates += [Path(inputs_root) / name, Path(cert_path).parent / name]
+    candidates = list(dict.fromkeys(c.resolve() for c in candidates))  # each place once
     for cand in candidates:
         if cand.is_file():
             return str(cand.resolve())
