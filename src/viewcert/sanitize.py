@@ -1,0 +1,87 @@
+"""Output sanitising: received text (file names, item ids, model names, messages quoting a file) made safe
+for the place it is written to. One function per kind of sink:
+
+- ``console_text``: control characters (C0 but newline and tab, DEL, C1 with the ESC/CSI/OSC introducers),
+  bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069, with U+061C, U+200E, U+200F), line and
+  paragraph separators and lone surrogates (undecodable file-name bytes) escaped visibly as ``\\xNN``,
+  ``\\uNNNN``; everything printable is unchanged;
+- ``csv_cell``: OWASP's CSV-injection rule (a string cell beginning with ``=``, ``+``, ``-``, ``@``, tab or CR
+  gets a leading ``'``), control characters escaped; numbers and other non-strings are returned unchanged;
+- ``markdown_text``: Markdown metacharacters backslash-escaped, ``& < >`` as entities, one line;
+- ``html_text``: ``html.escape(quote=True)`` after control-character escaping;
+- ``plot_text``: printable text for matplotlib (control characters escaped, ``$`` escaped against mathtext).
+
+Escaping is visible and one-way: the output is for people and spreadsheets, never parsed back.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+__all__ = ["console_text", "csv_cell", "markdown_text", "html_text", "plot_text", "CSV_FORMULA_START"]
+
+#: characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
+CSV_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+_UNSAFE = (
+    "\x00-\x08\x0b-\x1f\x7f-\x9f"  # C0 (but \t, \n), DEL, C1 (incl. the 8-bit CSI/OSC introducers)
+    "\u061c\u200e\u200f"  # Arabic letter mark, LRM, RLM
+    "\u2028\u2029"  # line and paragraph separators
+    "\u202a-\u202e\u2066-\u2069"  # bidi embeddings, overrides and isolates
+    "\ud800-\udfff"  # lone surrogates (os.fsdecode's surrogateescape of undecodable bytes)
+)
+_UNSAFE_KEEP_LINES = re.compile(f"[{_UNSAFE}]")
+_UNSAFE_ONE_LINE = re.compile(f"[{_UNSAFE}\t\n]")
+_MD_ALWAYS = re.compile(r"([\\`*_{}\[\]()#|~!])")
+_MD_LINE_START = re.compile(r"^(\s*)([+\-=]|\d+(?=[.)]))")
+
+
+def _escape(m: re.Match) -> str:
+    c = ord(m.group(0))
+    if c < 0x100:
+        return f"\\x{c:02x}"
+    return f"\\u{c:04x}"
+
+
+def _escape_line_start(m: re.Match) -> str:
+    lead, mark = m.group(1), m.group(2)
+    return lead + (mark + "\\" if mark.isdigit() else "\\" + mark)
+
+
+def console_text(s: object, *, keep_newlines: bool = True) -> str:
+    """``str(s)`` with control characters, bidi controls and lone surrogates escaped visibly (``\\x1b``).
+
+    ``keep_newlines=False`` also escapes newline and tab (one-line fields: an item id, a file name)."""
+    pattern = _UNSAFE_KEEP_LINES if keep_newlines else _UNSAFE_ONE_LINE
+    return pattern.sub(_escape, str(s))
+
+
+def csv_cell(value):
+    """One CSV cell made safe: a string starting with ``= + - @``, tab or CR gets a leading ``'`` (OWASP);
+    control characters (newlines and tabs included) are escaped. Non-strings (numbers, None) are unchanged,
+    so a negative float stays a number."""
+    if not isinstance(value, str):
+        return value
+    prefix = "'" if value.startswith(CSV_FORMULA_START) else ""
+    return prefix + console_text(value, keep_newlines=False)
+
+
+def markdown_text(s: object) -> str:
+    """Text that Markdown (CommonMark/GFM) shows literally: one line, metacharacters backslash-escaped
+    (``\\ ` * _ { } [ ] ( ) # | ~ !``; ``+ - =`` and ``1.`` at the start), ``& < >`` as HTML entities."""
+    text = console_text(re.sub(r"[\r\n\t\u2028\u2029]+", " ", str(s)), keep_newlines=False)
+    text = _MD_ALWAYS.sub(r"\\\1", text)
+    text = _MD_LINE_START.sub(_escape_line_start, text)
+    return html.escape(text, quote=False)
+
+
+def html_text(s: object) -> str:
+    """Text for HTML element content or a quoted attribute: controls escaped, then ``html.escape(quote=True)``."""
+    return html.escape(console_text(s), quote=True)
+
+
+def plot_text(s: object) -> str:
+    """Text for a matplotlib label, title or tick: every control character escaped (newlines too), and
+    ``$`` escaped so mathtext never parses received text."""
+    return console_text(s, keep_newlines=False).replace("$", r"\$")
