@@ -49,6 +49,72 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def _first(mask: np.ndarray) -> int | None:
+    """Index of the first true entry of ``mask``, or None."""
+    return int(np.flatnonzero(mask)[0]) if mask.any() else None
+
+
+def _checked_atoms(positions, numbers, src: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """Positions (n, 3) in Å and atomic numbers (n,) as float64/int64, or the first thing wrong with them."""
+    pos = np.asarray(positions, dtype=np.float64)
+    if pos.ndim != 2 or pos.shape[1] != 3:
+        raise InputError(f"positions must have shape (n, 3), got {pos.shape}", source=src, field="positions")
+    try:
+        num = np.asarray(numbers, dtype=np.int64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"atomic numbers must be integers: {exc}", source=src, field="numbers") from None
+    if num.shape != (pos.shape[0],):
+        raise InputError(
+            f"numbers must have shape ({pos.shape[0]},) to match positions, got {num.shape}",
+            source=src,
+            field="numbers",
+        )
+    if pos.shape[0] == 0:
+        raise InputError("structure has no atoms", source=src, field="positions")
+    if (i := _first(~np.isfinite(pos).all(axis=1))) is not None:
+        raise InputError(f"atom {i} has a non-finite position {pos[i].tolist()}", source=src, field="positions")
+    if (i := _first(np.abs(pos).max(axis=1) > MAX_COORDINATE)) is not None:
+        raise InputError(f"atom {i} lies {np.abs(pos[i]).max():.3g} Å from the origin (limit "
+                         f"{MAX_COORDINATE:g} Å): a unit or overflow error", source=src, field="positions")
+    if (i := _first((num < 1) | (num > MAX_Z))) is not None:
+        raise InputError(f"atom {i} has atomic number {num[i]} outside 1..{MAX_Z}", source=src, field="numbers")
+    return pos, num
+
+
+def _checked_lattice(lattice, src: str | None) -> np.ndarray | None:
+    """The lattice (rows a, b, c in Å) as float64, or the first thing wrong with it; None stays None."""
+    if lattice is None:
+        return None
+    lat = np.asarray(lattice, dtype=np.float64)
+    if lat.shape != (3, 3):
+        raise InputError(f"lattice must be 3x3 (rows a, b, c), got {lat.shape}", source=src, field="lattice")
+    if not np.isfinite(lat).all():
+        raise InputError("lattice has non-finite entries", source=src, field="lattice")
+    if np.abs(lat).max() > MAX_COORDINATE:
+        raise InputError(f"lattice vector component {np.abs(lat).max():.3g} Å exceeds {MAX_COORDINATE:g} Å",
+                         source=src, field="lattice")
+    vol = float(np.linalg.det(lat))
+    if abs(vol) < MIN_CELL_VOLUME:
+        raise InputError(f"lattice has zero volume ({vol:.3g} Å^3)", source=src, field="lattice")
+    if vol < 0:
+        raise InputError(
+            f"lattice rows a, b, c form a left-handed set (det = {vol:.4g}); reorder or negate one",
+            source=src,
+            field="lattice",
+        )
+    return lat
+
+
+def _checked_labels(site_labels, n: int, src: str | None) -> tuple[str, ...] | None:
+    """Site labels as a tuple of n strings, or an error naming the count mismatch; None stays None."""
+    if site_labels is None:
+        return None
+    labels = tuple(str(s) for s in site_labels)
+    if len(labels) != n:
+        raise InputError(f"{len(labels)} site labels for {n} atoms", source=src, field="site_labels")
+    return labels
+
+
 @dataclass(frozen=True, eq=False)
 class Structure:
     """Atoms in Cartesian Å with atomic numbers; periodic when ``lattice`` (rows a, b, c in Å) is given.
@@ -65,60 +131,9 @@ class Structure:
 
     def __post_init__(self) -> None:
         src = self.provenance.source or self.provenance.identifier or None
-        pos = np.asarray(self.positions, dtype=np.float64)
-        if pos.ndim != 2 or pos.shape[1] != 3:
-            raise InputError(f"positions must have shape (n, 3), got {pos.shape}", source=src, field="positions")
-        try:
-            num = np.asarray(self.numbers, dtype=np.int64)
-        except (TypeError, ValueError) as exc:
-            raise InputError(f"atomic numbers must be integers: {exc}", source=src, field="numbers") from None
-        if num.shape != (pos.shape[0],):
-            raise InputError(
-                f"numbers must have shape ({pos.shape[0]},) to match positions, got {num.shape}",
-                source=src,
-                field="numbers",
-            )
-        if pos.shape[0] == 0:
-            raise InputError("structure has no atoms", source=src, field="positions")
-        bad = ~np.isfinite(pos).all(axis=1)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise InputError(f"atom {i} has a non-finite position {pos[i].tolist()}", source=src, field="positions")
-        far = np.abs(pos).max(axis=1) > MAX_COORDINATE
-        if far.any():
-            i = int(np.flatnonzero(far)[0])
-            raise InputError(f"atom {i} lies {np.abs(pos[i]).max():.3g} Å from the origin (limit "
-                             f"{MAX_COORDINATE:g} Å): a unit or overflow error", source=src, field="positions")
-        badz = (num < 1) | (num > MAX_Z)
-        if badz.any():
-            i = int(np.flatnonzero(badz)[0])
-            raise InputError(f"atom {i} has atomic number {num[i]} outside 1..{MAX_Z}", source=src, field="numbers")
-        lat = None
-        if self.lattice is not None:
-            lat = np.asarray(self.lattice, dtype=np.float64)
-            if lat.shape != (3, 3):
-                raise InputError(f"lattice must be 3x3 (rows a, b, c), got {lat.shape}", source=src, field="lattice")
-            if not np.isfinite(lat).all():
-                raise InputError("lattice has non-finite entries", source=src, field="lattice")
-            if np.abs(lat).max() > MAX_COORDINATE:
-                raise InputError(f"lattice vector component {np.abs(lat).max():.3g} Å exceeds {MAX_COORDINATE:g} Å",
-                                 source=src, field="lattice")
-            vol = float(np.linalg.det(lat))
-            if abs(vol) < MIN_CELL_VOLUME:
-                raise InputError(f"lattice has zero volume ({vol:.3g} Å^3)", source=src, field="lattice")
-            if vol < 0:
-                raise InputError(
-                    f"lattice rows a, b, c form a left-handed set (det = {vol:.4g}); reorder or negate one",
-                    source=src,
-                    field="lattice",
-                )
-        labels = self.site_labels
-        if labels is not None:
-            labels = tuple(str(s) for s in labels)
-            if len(labels) != pos.shape[0]:
-                raise InputError(
-                    f"{len(labels)} site labels for {pos.shape[0]} atoms", source=src, field="site_labels"
-                )
+        pos, num = _checked_atoms(self.positions, self.numbers, src)
+        lat = _checked_lattice(self.lattice, src)
+        labels = _checked_labels(self.site_labels, pos.shape[0], src)
         object.__setattr__(self, "positions", _readonly(pos))
         object.__setattr__(self, "numbers", _readonly(num))
         object.__setattr__(self, "lattice", None if lat is None else _readonly(lat))

@@ -247,6 +247,33 @@ def _refit(x: np.ndarray, target: np.ndarray) -> np.ndarray:
     return (x - cx) @ (u @ np.diag(d) @ vt).T + ct
 
 
+_PROOF = ("Φ_δ = ∅ with every atom recovered and no improper operation within {tol:g} Å: a consistent mirror "
+          "image would be an improper symmetry")
+
+
+def _mirror_witness(structure: Structure, observations: Observations, observe_fn, delta: float,
+                    delta_unit: str) -> tuple[tuple[bool | None, ...], str]:
+    """Per view, whether the camera mirror M_k is refuted by view k alone (None for a perspective view), and
+    the first camera mirror consistent with every view ("" when none is)."""
+    per_view: list[bool | None] = []
+    witness = ""
+    for k, cam in enumerate(observations.cameras):
+        ok = consistent_with(camera_mirror(structure, cam), observations, observe_fn, delta, delta_unit, k)
+        per_view.append(None if cam.kind != "orthographic" else not ok[k])
+        if all(ok) and not witness:
+            witness = f"mirror ⟂ view {cam.name or k!s}"
+    return tuple(per_view), witness
+
+
+def _improper_in_phantoms(structure: Structure, observations: Observations, reconstruction: Reconstruction,
+                          observe_fn, delta: float, delta_unit: str, tol: float) -> bool:
+    """Is an improper image built from the reconstruction's accepted points consistent with every view?"""
+    for y in improper_images(structure, reconstruction.points, reconstruction.labels, 2 * tol):
+        if all(consistent_with(structure.with_positions(y), observations, observe_fn, delta, delta_unit)):
+            return True
+    return False
+
+
 def handedness(
     structure: Structure,
     observations: Observations,
@@ -277,56 +304,29 @@ def handedness(
     if pg is None or pg.tolerance != tol:
         pg = point_group(structure.positions, structure.numbers, tol)
     if not pg.is_chiral:
-        return Handedness(
-            "achiral",
-            f"point group {pg.symbol} within {tol:g} Å has an improper operation",
-            False,
-            pg.symbol,
-            tol,
-        )
+        return Handedness("achiral", f"point group {pg.symbol} within {tol:g} Å has an improper operation",
+                          False, pg.symbol, tol)
     cams = observations.cameras
-    complete = all(len(v) == structure.n_atoms for v in observations.views)
-    if ideal and unique and len(cams) >= 2 and complete:
+    complete = len(cams) >= 2 and all(len(v) == structure.n_atoms for v in observations.views)
+    if ideal and unique and complete:
         # the proof below settles it; with ideal projections each camera mirror M_k projects exactly onto
         # view k (single_view_resolves False), and no mirror can be a witness (it would contradict the proof)
         per = tuple(False if c.kind == "orthographic" else None for c in cams)
-        return Handedness("determined", "Φ_δ = ∅ with every atom recovered and no improper operation within "
-                          f"{tol:g} Å: a consistent mirror image would be an improper symmetry", True, pg.symbol,
-                          tol, "", per)
-    per_view: list[bool | None] = []
-    witness = ""
-    for k, cam in enumerate(cams):
-        ok = consistent_with(camera_mirror(structure, cam), observations, observe_fn, delta, delta_unit, k)
-        per_view.append(None if cam.kind != "orthographic" else not ok[k])
-        if all(ok) and not witness:
-            witness = f"mirror ⟂ view {cam.name or k!s}"
-    res = dict(chiral=True, point_group=pg.symbol, tolerance=tol, single_view_resolves=tuple(per_view))
+        return Handedness("determined", _PROOF.format(tol=tol), True, pg.symbol, tol, "", per)
+    per_view, witness = _mirror_witness(structure, observations, observe_fn, delta, delta_unit)
+    res = dict(chiral=True, point_group=pg.symbol, tolerance=tol, single_view_resolves=per_view)
     if witness:
         return Handedness(
             "not_determined", f"the {witness} is consistent with every view within δ", witness=witness, **res
         )
-    if unique and len(cams) >= 2 and complete:
-        return Handedness(
-            "determined",
-            "Φ_δ = ∅ with every atom recovered and no improper operation within "
-            f"{tol:g} Å: a consistent mirror image would be an improper symmetry",
-            **res,
-        )
-    if reconstruction is not None and reconstruction.ok and len(cams) >= 2 and complete:
-        for y in improper_images(structure, reconstruction.points, reconstruction.labels, 2 * tol):
-            if all(consistent_with(structure.with_positions(y), observations, observe_fn, delta, delta_unit)):
-                return Handedness(
-                    "not_determined",
-                    "an improper image built from the reconstruction's points is consistent with every view",
-                    witness="improper image in Φ",
-                    **res,
-                )
-        return Handedness(
-            "determined",
-            "no improper image on the oracle's accepted points (atoms and "
-            "phantoms) is consistent with every view",
-            **res,
-        )
+    if unique and complete:
+        return Handedness("determined", _PROOF.format(tol=tol), **res)
+    if reconstruction is not None and reconstruction.ok and complete:
+        if _improper_in_phantoms(structure, observations, reconstruction, observe_fn, delta, delta_unit, tol):
+            return Handedness("not_determined", "an improper image built from the reconstruction's points is "
+                              "consistent with every view", witness="improper image in Φ", **res)
+        return Handedness("determined", "no improper image on the oracle's accepted points (atoms and "
+                          "phantoms) is consistent with every view", **res)
     why = (
         "no camera mirror is consistent, but no reconstruction to search"
         if len(cams) >= 2
@@ -433,16 +433,15 @@ def molecule_outcome(
     observe_fn=None,
     cross_check: bool = False,
     ideal: bool = False,
-    bonds=None,
-    charges=None,
-    source_labels=None,
+    graph: BondGraph | None = None,
 ) -> dict:
     """The molecular score levels of one item (truth = the input molecule itself, never a dataset label).
 
     uniqueness: Φ_δ = ∅ and every atom recovered; point_group: the reconstruction's Schoenflies group at τ
     equals the input's; handedness: the observations fix the molecule up to proper rotations (status
     ``determined``, or ``achiral``: the mirror image is then a rotation of the molecule itself).
-    cross_check: pymatgen's PointGroupAnalyzer on the input at τ (disagreement recorded, not resolved)."""
+    cross_check: pymatgen's PointGroupAnalyzer on the input at τ (disagreement recorded, not resolved);
+    graph: the molecule's bond graph (:func:`bond_graph`), for RDKit's stereocentres when given."""
     bad = [lv for lv in levels if lv not in MOLECULE_LEVELS]
     if bad:
         raise InputError(f"molecule score levels must be among {MOLECULE_LEVELS}, got {bad}", field="score")
@@ -461,8 +460,9 @@ def molecule_outcome(
     by_level = {"uniqueness": unique, "point_group": pg_rec == pg_in.symbol,
                 "handedness": hand.status in ("determined", "achiral")}
     stereo = None
-    if bonds is not None:
-        stereo = stereocentres(structure, bonds, charges=charges, source_labels=source_labels).to_dict()
+    if graph is not None:
+        stereo = stereocentres(structure, graph.bonds, charges=graph.charges,
+                               source_labels=graph.source_labels).to_dict()
     return {
         "kind": "molecule",
         "truth": "input",
@@ -519,12 +519,22 @@ def molecule_summary_lines(ms: dict | None) -> list[str]:
     return lines
 
 
+@dataclass(frozen=True)
+class BondGraph:
+    """A molecule's bonds (i, j, order, aromatic), formal charges per atom and the source's own per-atom
+    R/S/N labels (any may be None when the source lacks it)."""
+
+    bonds: tuple | list | None
+    charges: tuple | list | None = None
+    source_labels: tuple | list | None = None
+
+
 def bond_graph(item) -> dict:
-    """Bond graph, formal charges and the source's own R/S labels of an item when it has them (CCD items,
-    ``kind == "ccd"``), as keyword arguments for :func:`molecule_outcome`; {} otherwise."""
+    """The bond graph, formal charges and the source's own R/S labels of an item when it has them (CCD items,
+    ``kind == "ccd"``) as the keyword argument ``graph`` of :func:`molecule_outcome`; {} otherwise."""
     if getattr(item, "kind", "") != "ccd":
         return {}
     rec = ccd_record(str(item.payload))
     if rec.structure is None:
         return {}
-    return {"bonds": rec.bonds, "charges": rec.charges, "source_labels": rec.stereo}
+    return {"graph": BondGraph(rec.bonds, rec.charges, rec.stereo)}

@@ -14,9 +14,8 @@ from viewcert.io.atomic import write_text_atomic
 from viewcert.structures import Provenance, Structure, sha256_text
 
 
-def _diagnose(text: str, src: str) -> InputError | None:
-    """A precise error for a malformed POSCAR (VASP 5 layout with a species line), or None."""
-    lines = text.splitlines()
+def _diagnose_header(lines: list[str], src: str) -> InputError | None:
+    """A precise error for the first five lines of a POSCAR (length, scale factor, lattice), or None."""
     if len(lines) < 8:
         return InputError(
             f"a POSCAR needs at least 8 lines, this has {len(lines)}", source=src, field="header"
@@ -36,6 +35,11 @@ def _diagnose(text: str, src: str) -> InputError | None:
             return InputError(
                 f"line {k + 1}: lattice vector must be three numbers", source=src, field="lattice"
             )
+    return None
+
+
+def _diagnose_counts(lines: list[str], src: str) -> tuple[int, list[int]] | InputError:
+    """(index of the counts line, the counts) of a POSCAR whose header is sound, or a precise error."""
     tok5 = lines[5].split()
     if tok5 and not tok5[0].lstrip("-").isdigit():  # VASP 5: species names, then counts
         count_line = 6
@@ -55,6 +59,18 @@ def _diagnose(text: str, src: str) -> InputError | None:
             source=src,
             field="atom counts",
         )
+    return count_line, counts
+
+
+def _diagnose(text: str, src: str) -> InputError | None:
+    """A precise error for a malformed POSCAR (VASP 5 layout with a species line), or None."""
+    lines = text.splitlines()
+    if (err := _diagnose_header(lines, src)) is not None:
+        return err
+    found = _diagnose_counts(lines, src)
+    if isinstance(found, InputError):
+        return found
+    count_line, counts = found
     k = count_line + 1
     if k < len(lines) and lines[k].strip()[:1].lower() == "s":  # Selective dynamics
         k += 1

@@ -64,6 +64,38 @@ class NoisePoint:
         }
 
 
+def _camera_sets(structures: list[Structure], cameras) -> list[tuple]:
+    """One camera tuple per structure, from a function structure → cameras or a list of camera lists."""
+    if callable(cameras):
+        return [tuple(cameras(s)) for s in structures]
+    cams = [tuple(c) for c in cameras]
+    if len(cams) != len(structures):
+        raise InputError(f"{len(cams)} camera sets for {len(structures)} structures", field="cameras")
+    return cams
+
+
+def _tally(sigma: float, delta: float, keys: list[str], truth: list[Structure], recs: list) -> NoisePoint:
+    """The rates at one σ from the reconstructions ``recs`` of the runs (one key and truth per run)."""
+    rec_all = exact = phantom = failed = 0
+    frac, nph = [], []
+    per: dict = {}
+    for key, st, rec in zip(keys, truth, recs, strict=True):
+        rep = analyse(rec, st)
+        rec_all += rep.recovered_all
+        exact += rep.exact
+        phantom += rep.n_phantoms > 0
+        failed += rec.status != "ok"
+        frac.append(rep.n_recovered / max(1, rep.n_atoms))
+        nph.append(rep.n_phantoms)
+        per[key] = per.get(key, 0) + int(rep.recovered_all)
+    n = len(recs)
+    return NoisePoint(
+        sigma=sigma, delta=delta, n_runs=n, recovery_rate=rec_all / n, exact_rate=exact / n,
+        phantom_rate=phantom / n, failure_rate=failed / n, mean_atom_recovery=float(np.mean(frac)),
+        mean_phantoms=float(np.mean(nph)), per_structure_recovered=per,
+    )
+
+
 def noise_sweep(
     structures: Sequence[Structure],
     cameras: Callable[[Structure], Sequence] | Sequence[Sequence],
@@ -85,12 +117,7 @@ def noise_sweep(
     structures = list(structures)
     if not structures:
         raise InputError("noise_sweep needs at least one structure", field="structures")
-    if callable(cameras):
-        cams = [tuple(cameras(s)) for s in structures]
-    else:
-        cams = [tuple(c) for c in cameras]
-        if len(cams) != len(structures):
-            raise InputError(f"{len(cams)} camera sets for {len(structures)} structures", field="cameras")
+    cams = _camera_sets(structures, cameras)
     sig = [float(s) for s in sigmas]
     if any(not np.isfinite(s) or s < 0 for s in sig):
         raise InputError(f"sigmas must be finite and ≥ 0, got {list(sigmas)}", field="sigmas")
@@ -107,22 +134,5 @@ def noise_sweep(
                 keys.append(st.identifier or str(i))
         lats = [st.lattice if (periodic and st.is_periodic) else None for st in truth]
         recs = reconstruct_batch(obs, delta=d, delta_unit=delta_unit, pairs=pairs, merge=merge, lattice=lats)
-        rec_all = exact = phantom = failed = 0
-        frac, nph = [], []
-        per: dict = {}
-        for key, st, rec in zip(keys, truth, recs, strict=True):
-            rep = analyse(rec, st)
-            rec_all += rep.recovered_all
-            exact += rep.exact
-            phantom += rep.n_phantoms > 0
-            failed += rec.status != "ok"
-            frac.append(rep.n_recovered / max(1, rep.n_atoms))
-            nph.append(rep.n_phantoms)
-            per[key] = per.get(key, 0) + int(rep.recovered_all)
-        n = len(recs)
-        out.append(NoisePoint(
-            sigma=s, delta=d, n_runs=n, recovery_rate=rec_all / n, exact_rate=exact / n, phantom_rate=phantom / n,
-            failure_rate=failed / n, mean_atom_recovery=float(np.mean(frac)), mean_phantoms=float(np.mean(nph)),
-            per_structure_recovered=per,
-        ))
+        out.append(_tally(s, d, keys, truth, recs))
     return out

@@ -221,28 +221,9 @@ _ORTHO = OrthographicCamera
 _PERSP = PerspectiveCamera
 
 
-def _prepare(obs, delta, delta_unit, lattice, pairs, visibility) -> _Prepared:
-    if not isinstance(obs, Observations):
-        raise InputError(
-            f"observations must be a viewcert.observe.project.Observations, got {type(obs).__name__}",
-            field="observations",
-        )
-    P = _Prepared()
-    P.failure = ""
-    P.warnings = []
-    P.sid = obs.structure_id
-    views = obs.views
-    nv = len(views)
-    cams = [v.camera for v in views]
-    P.names = tuple(c.name for c in cams)
-    P.lattice = lattice
-    tiling = obs.model.tiling
-    if tiling != (1, 1, 1) and lattice is None:
-        raise InputError(
-            f"tiled observations (tiling {tiling}) need the cell: pass lattice=structure.lattice", field="lattice"
-        )
-    P.tiling = tiling
-    px = delta_unit == "px"
+def _camera_terms(views, cams, delta: float, px: bool) -> tuple[list, ...]:
+    """Per view: kind (0 orthographic, 1 perspective), centre or position, scale or focal, principal point,
+    tolerance mode, δ in the kernel's unit and the Å per px at the view (for a px δ in 3D)."""
     kind, cen, sf, cx, cy, dmode, delta_k, scale_a = [], [], [], [], [], [], [], []
     for k, (v, cam) in enumerate(zip(views, cams, strict=True)):
         t = type(cam)
@@ -266,6 +247,50 @@ def _prepare(obs, delta, delta_unit, lattice, pairs, visibility) -> _Prepared:
             scale_a.append((float(np.median(v.depth)) if len(v) else 1.0) / cam.focal)
         else:
             raise InputError(f"view {k}: unsupported camera type {type(cam).__name__}", field="observations")
+    return kind, cen, sf, cx, cy, dmode, delta_k, scale_a
+
+
+def _expected_failure(P: _Prepared, pairs: str, visibility: str) -> str:
+    """Why these views cannot be reconstructed (an expected failure, reported as a value), or ""."""
+    nv = len(P.names)
+    if nv < 2:
+        return f"needs at least two views, got {nv}"
+    if pairs == "first" and P.kind[0] == 0 and P.kind[1] == 0 and np.linalg.norm(
+        np.cross(P.rot[0][2], P.rot[1][2])
+    ) < 1e-9:
+        return "pairs='first': views 0 and 1 look along parallel directions and cannot triangulate"
+    if 0 in P.sizes:
+        if visibility == "strict":
+            empty = [k for k in range(nv) if P.sizes[k] == 0]
+            return f"view(s) {empty} show no points: nothing can be consistent with every view"
+        if not any(P.sizes):
+            return "no view shows any point"
+    return ""
+
+
+def _prepare(obs, delta, delta_unit, lattice, pairs, visibility) -> _Prepared:
+    if not isinstance(obs, Observations):
+        raise InputError(
+            f"observations must be a viewcert.observe.project.Observations, got {type(obs).__name__}",
+            field="observations",
+        )
+    P = _Prepared()
+    P.failure = ""
+    P.warnings = []
+    P.sid = obs.structure_id
+    views = obs.views
+    nv = len(views)
+    cams = [v.camera for v in views]
+    P.names = tuple(c.name for c in cams)
+    P.lattice = lattice
+    tiling = obs.model.tiling
+    if tiling != (1, 1, 1) and lattice is None:
+        raise InputError(
+            f"tiled observations (tiling {tiling}) need the cell: pass lattice=structure.lattice", field="lattice"
+        )
+    P.tiling = tiling
+    px = delta_unit == "px"
+    kind, cen, sf, cx, cy, dmode, delta_k, scale_a = _camera_terms(views, cams, delta, px)
     P.kind, P.cen, P.sf, P.cx, P.cy, P.dmode, P.delta_k = kind, cen, sf, cx, cy, dmode, delta_k
     P.rot = [c.rotation for c in cams]
     P.width = [c.width for c in cams]
@@ -282,19 +307,7 @@ def _prepare(obs, delta, delta_unit, lattice, pairs, visibility) -> _Prepared:
             r_a = covalent_radii(v.labels) * rs if len(v) else np.zeros(0)
             P.radius.append(r_a if kind[k] == 0 else r_a * sf[k] / np.maximum(v.depth, 1e-12))
     P.delta3d = (delta * max(scale_a) if nv else delta) if px else delta
-    # expected failures, reported as values
-    if nv < 2:
-        P.failure = f"needs at least two views, got {nv}"
-    elif pairs == "first" and kind[0] == 0 and kind[1] == 0 and np.linalg.norm(
-        np.cross(P.rot[0][2], P.rot[1][2])
-    ) < 1e-9:
-        P.failure = "pairs='first': views 0 and 1 look along parallel directions and cannot triangulate"
-    elif 0 in P.sizes:
-        if visibility == "strict":
-            empty = [k for k in range(nv) if P.sizes[k] == 0]
-            P.failure = f"view(s) {empty} show no points: nothing can be consistent with every view"
-        elif not any(P.sizes):
-            P.failure = "no view shows any point"
+    P.failure = _expected_failure(P, pairs, visibility)
     if lattice is not None and tiling != (1, 1, 1) and not P.failure:
         P.warnings = translate_overlap_warnings(cams, lattice, 2 * np.array(delta_k), tiling=tiling)
     return P

@@ -157,6 +157,17 @@ class HalfBonds:
         return len(self.owner)
 
 
+def _molecule_halves(pos: np.ndarray, bonds: Bonds) -> HalfBonds:
+    """Both halves of every bond of a molecule (no tiling, no stubs)."""
+    a, b = pos[bonds.i], pos[bonds.j]
+    mid = 0.5 * (a + b)
+    start = np.concatenate([a, b])
+    end = np.concatenate([mid, mid])
+    owner = np.concatenate([bonds.i, bonds.j])
+    partner = np.concatenate([bonds.j, bonds.i])
+    return HalfBonds(start.reshape(-1, 3), end.reshape(-1, 3), owner, partner)
+
+
 def half_bonds(
     structure: Structure,
     tiling=(1, 1, 1),
@@ -175,13 +186,7 @@ def half_bonds(
     if structure.lattice is None:
         if tuple(tiling) != (1, 1, 1):
             raise InputError("a molecule cannot be tiled (it has no lattice)", field="tiling")
-        a, b = pos[bonds.i], pos[bonds.j]
-        mid = 0.5 * (a + b)
-        start = np.concatenate([a, b])
-        end = np.concatenate([mid, mid])
-        owner = np.concatenate([bonds.i, bonds.j])
-        partner = np.concatenate([bonds.j, bonds.i])
-        return HalfBonds(start.reshape(-1, 3), end.reshape(-1, 3), owner, partner)
+        return _molecule_halves(pos, bonds)
     lat = structure.lattice
     reps = np.asarray(tuple(tiling), dtype=np.int64)
     tiles = tiling_translations(tuple(int(x) for x in reps)).astype(np.int64)
