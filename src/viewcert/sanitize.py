@@ -33,7 +33,7 @@ _UNSAFE = (
 )
 _UNSAFE_KEEP_LINES = re.compile(f"[{_UNSAFE}]")
 _UNSAFE_ONE_LINE = re.compile(f"[{_UNSAFE}\t\n]")
-_MD_ALWAYS = re.compile(r"([\\`*_{}\[\]()#|~!])")
+_MD_ALWAYS = re.compile(r"([\\`*_{}\[\]#|~!])")  # ( ) need no escape once [ ] are escaped
 _MD_LINE_START = re.compile(r"^(\s*)([+\-=]|\d+(?=[.)]))")
 
 
@@ -69,7 +69,8 @@ def csv_cell(value):
 
 def markdown_text(s: object) -> str:
     """Text that Markdown (CommonMark/GFM) shows literally: one line, metacharacters backslash-escaped
-    (``\\ ` * _ { } [ ] ( ) # | ~ !``; ``+ - =`` and ``1.`` at the start), ``& < >`` as HTML entities."""
+    (``\\ ` * _ { } [ ] # | ~ !``, so no link, emphasis, code or table cell can form; ``+ - =``
+    and ``1.``/``1)`` at the start), ``& < >`` as HTML entities."""
     text = console_text(re.sub(r"[\r\n\t\u2028\u2029]+", " ", str(s)), keep_newlines=False)
     text = _MD_ALWAYS.sub(r"\\\1", text)
     text = _MD_LINE_START.sub(_escape_line_start, text)

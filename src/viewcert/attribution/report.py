@@ -6,7 +6,6 @@ settings give byte-identical files."""
 from __future__ import annotations
 
 import base64
-import html
 import importlib.metadata
 import math
 import os
@@ -25,6 +24,8 @@ from viewcert.attribution.extraction import ExtractionAudit
 from viewcert.attribution.ladder import Ladder
 from viewcert.attribution.table import RUNGS, InputRecord, ResultTable
 from viewcert.io.atomic import write_bytes_atomic, write_json_atomic, write_text_atomic
+from viewcert.io.tables import frame_csv_text
+from viewcert.sanitize import console_text, html_text, markdown_text
 
 PACKAGES = ("viewcert", "numpy", "scipy", "pandas", "matplotlib", "pymatgen", "spglib")
 
@@ -124,29 +125,30 @@ def share_table(ladder: Ladder) -> pd.DataFrame:
 
 
 def md_safe(text: str) -> str:
-    """Markdown with every ``&``, ``<`` and ``>`` escaped: model answers, model names and file contents
-    reach ``summary.md`` as text, never as HTML a viewer would run."""
+    """Markdown with every ``&``, ``<`` and ``>`` escaped (``summary.md`` escapes each received text with
+    ``viewcert.sanitize.markdown_text`` instead, which also stops headings, tables and links)."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _md_table(df: pd.DataFrame) -> str:
     if df.empty:
         return "_(empty)_\n"
-    cols = [str(c) for c in df.columns]
+    cols = [markdown_text(c) for c in df.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for _, r in df.iterrows():
-        lines.append("| " + " | ".join(_fmt(v).replace("|", "\\|") for v in r.tolist()) + " |")
+        lines.append("| " + " | ".join(markdown_text(_fmt(v)) for v in r.tolist()) + " |")
     return "\n".join(lines) + "\n"
 
 
 def _html_table(df: pd.DataFrame) -> str:
     if df.empty:
         return "<p><em>(empty)</em></p>"
+    df = df.rename(columns=console_text).map(lambda v: console_text(v) if isinstance(v, str) else v)
     return df.to_html(index=False, na_rep="—", float_format=lambda v: f"{v:.4f}", border=0, classes="t")
 
 
 def _img(png: bytes, alt: str) -> str:
-    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}"/>'
+    return f'<img alt="{html_text(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}"/>'
 
 
 _CSS = """body{font-family:system-ui,sans-serif;max-width:1150px;margin:2em auto;padding:0 1em;color:#222}
@@ -169,7 +171,7 @@ class _Page:
     prov: dict[str, Any] = field(default_factory=dict)
 
     def csv(self, name: str, df: pd.DataFrame) -> None:
-        self.csvs[name] = write_text_atomic(self.out / f"{name}.csv", df.to_csv(index=False, lineterminator="\n"))
+        self.csvs[name] = write_text_atomic(self.out / f"{name}.csv", frame_csv_text(df))
 
     def fig(self, name: str, png: bytes) -> bytes:
         self.figs[name] = write_bytes_atomic(self.out / f"{name}.png", png)
@@ -222,22 +224,22 @@ def _ladder_section(page: _Page, ladder: Ladder, table: ResultTable | None) -> N
     settings_text = _ladder_settings_text(s)
     page.md += [f"## Ladder (correct of {s['n_items']} items)\n", _md_table(counts),
                 "\n## Perception share (R3 − R4)/(R1 − R4) with paired bootstrap intervals\n", _md_table(shares),
-                "\n## Across models\n", "\n".join(f"- {x}" for x in summary_lines) + "\n",
-                f"\n## Settings\n\n{settings_text}\n"]
-    page.body += ["<h2>Ladder</h2>", f"<p>{html.escape(settings_text)}</p>", _img(png_ladder, "ladder plot"),
+                "\n## Across models\n", "\n".join(f"- {markdown_text(x)}" for x in summary_lines) + "\n",
+                f"\n## Settings\n\n{markdown_text(settings_text)}\n"]
+    page.body += ["<h2>Ladder</h2>", f"<p>{html_text(settings_text)}</p>", _img(png_ladder, "ladder plot"),
                   _html_table(counts), "<h2>Decomposition</h2>"]
     page.body += [_img(p, f"decomposition {c.label}") for p, c in zip(dec_pngs, ladder.ceilings, strict=True)]
     page.body += ["<h2>Perception share</h2>", _img(png_forest, "forest plot of shares"), _html_table(shares),
-                  "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in summary_lines) + "</ul>",
+                  "<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in summary_lines) + "</ul>",
                   "<h2>Tests between adjacent rungs (exact McNemar, Holm within family)</h2>",
                   _html_table(ladder.tests), "<h2>R4 → R3 transitions</h2>", _img(png_trans, "transition matrices"),
                   _html_table(ladder.transitions), "<h2>Arms</h2>", _html_table(ladder.arms),
                   "<h2>Coverage</h2>", _html_table(ladder.coverage)]
     warn = list(ladder.warnings)
     if warn:
-        page.md += ["\n## Reader notes\n", "\n".join(f"- {w}" for w in warn) + "\n"]
+        page.md += ["\n## Reader notes\n", "\n".join(f"- {markdown_text(w)}" for w in warn) + "\n"]
         page.body += ["<h2>Reader notes</h2><ul class='warn'>" + "".join(
-            f"<li>{html.escape(w)}</li>" for w in warn) + "</ul>"]
+            f"<li>{html_text(w)}</li>" for w in warn) + "</ul>"]
     page.prov["ladder"] = {"settings": s, "warnings": warn,
                            "inputs": [i.to_dict() for i in (table.inputs if table is not None else [])]}
 
@@ -274,9 +276,9 @@ def _extraction_section(page: _Page, extraction: ExtractionAudit,
     summ = extraction.summary[["mode", "tolerance", "items", "zero_match_items", "median_recall",
                                "median_recall_lo", "median_recall_hi", "median_precision",
                                "median_fabrication_rate", "null_median_recall"]]
-    page.md += ["\n## Extraction audit\n", "\n".join(f"- {x}" for x in lines) + "\n", _md_table(summ)]
+    page.md += ["\n## Extraction audit\n", "\n".join(f"- {markdown_text(x)}" for x in lines) + "\n", _md_table(summ)]
     page.body += ["<h2>Extraction audit</h2>",
-                  "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in lines) + "</ul>",
+                  "<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in lines) + "</ul>",
                   _img(png_rec, "extraction recall curves"), _html_table(extraction.summary)]
     page.prov["extraction"] = {"settings": extraction.settings, "headline": h, "unparseable": extraction.unparseable,
                                "inputs": [i.to_dict() if hasattr(i, "to_dict") else dict(i)
@@ -298,7 +300,7 @@ def write_report(
         raise ValueError("nothing to report: give a ladder, an extraction audit or both")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    page = _Page(out, body=[f"<h1>{html.escape(title)}</h1>"], md=[f"# {title}\n"],
+    page = _Page(out, body=[f"<h1>{html_text(title)}</h1>"], md=[f"# {markdown_text(title)}\n"],
                  prov={"versions": versions()})
     if ladder is not None:
         _ladder_section(page, ladder, table)
@@ -307,16 +309,16 @@ def write_report(
     if extra_provenance:
         page.prov.update(extra_provenance)
     prov_json = jsonable(page.prov)
-    page.body += ["<h2>Provenance</h2>", f"<pre>{html.escape(_pretty(prov_json))}</pre>"]
+    page.body += ["<h2>Provenance</h2>", f"<pre>{html_text(_pretty(prov_json))}</pre>"]
     page.md += ["\n## Provenance\n", "See `provenance.json` (inputs with SHA-256, R1 source and tolerances, "
                 "thresholds, seed, versions). Versions: "
-                + ", ".join(f"{k} {v}" for k, v in prov_json["versions"].items()) + "\n"]
-    html_page = ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>" + html.escape(title) + "</title><style>"
+                + markdown_text(", ".join(f"{k} {v}" for k, v in prov_json["versions"].items())) + "\n"]
+    html_page = ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>" + html_text(title) + "</title><style>"
                  + _CSS + "</style></head><body>" + "\n".join(page.body) + "</body></html>\n")
     return Report(
         out_dir=out,
         html=write_text_atomic(out / "report.html", html_page),
-        markdown=write_text_atomic(out / "summary.md", md_safe("\n".join(page.md))),
+        markdown=write_text_atomic(out / "summary.md", "\n".join(page.md)),
         provenance=write_json_atomic(out / "provenance.json", prov_json),
         csv=page.csvs,
         figures=page.figs,

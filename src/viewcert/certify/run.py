@@ -12,10 +12,8 @@ Shards live in ``out/.shards/<fingerprint>/``; re-running the same command resum
 
 from __future__ import annotations
 
-import csv
 import functools
 import hashlib
-import io
 import sys
 import time
 from collections.abc import Callable
@@ -33,6 +31,7 @@ from viewcert.certify.evaluate import certify_item
 from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.molecule import molecule_summary_lines
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
+from viewcert.io.tables import csv_text
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.oracle.jit import cache_is_cold, mark_warm
 from viewcert.parallel import MapResult, killed_by_signals, map_items
@@ -91,10 +90,8 @@ TABLE_COLUMNS = (
 
 
 def items_table(cert: dict) -> str:
-    """One CSV row per item (deterministic)."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(TABLE_COLUMNS)
+    """One CSV row per item (deterministic; string cells neutralised against CSV injection)."""
+    rows = []
     for it in cert["items"]:
         ds = it.get("label_dataset") or {}
         rl = it.get("label_rendered") or {}
@@ -118,8 +115,8 @@ def items_table(cert: dict) -> str:
                 (mol.get("handedness") or {}).get("status", "")]
         um = it.get("uniqueness_margin") or {}  # with CertifyConfig(margin=True)
         row += [_blank(um.get("delta_star")), um.get("bound", "")]
-        w.writerow(row)
-    return buf.getvalue()
+        rows.append(row)
+    return csv_text(TABLE_COLUMNS, rows)
 
 
 def _blank(x):
@@ -185,6 +182,11 @@ def _crystal_check_lines(s: dict, max_list: int) -> list[str]:
     lines.append(f"spglib/moyopy disagreements: {len(s['cross_check_disagreements'])}" + (
         ": " + "; ".join(f"{d['id']} {({k: v for k, v in d.items() if k != 'id'})}"
                          for d in s["cross_check_disagreements"][:max_list]) if s["cross_check_disagreements"] else ""))
+    if s.get("symmetry_raised"):  # flagged items: the truth is the input's label (evaluate.symmetry_raised)
+        lines.append(f"standardisation raised the symmetry (scored against the input's label): "
+                     f"{len(s['symmetry_raised'])}: " + ", ".join(
+                         f"{r['id']} {r['input']['space_group']} -> {r['rendered']['space_group']}"
+                         for r in s["symmetry_raised"][:max_list]))
     return lines
 
 

@@ -9,9 +9,7 @@ sweep and evaluated under every configuration in the same worker (``sweep_item``
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -26,6 +24,7 @@ from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.run import fingerprint
 from viewcert.errors import InputError, ViewcertError
 from viewcert.io.atomic import write_json_atomic, write_text_atomic
+from viewcert.io.tables import dict_csv_text
 from viewcert.numeric import sig
 from viewcert.oracle.noise import delta_for_sigma, noise_sweep
 from viewcert.parallel import map_items
@@ -227,14 +226,7 @@ class SweepResult:
 
 
 def _csv(rows: list[dict]) -> str:
-    buf = io.StringIO()
-    if not rows:
-        return ""
-    w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: ("" if v is None else v) for k, v in r.items()})
-    return buf.getvalue()
+    return dict_csv_text(rows)  # string cells neutralised against CSV injection
 
 
 def kappa_rows(protocols: list[str]) -> list[dict]:

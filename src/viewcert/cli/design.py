@@ -6,8 +6,6 @@ Mounted by ``viewcert.cli`` through ``register(app)``; thin wrappers, the work i
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
@@ -40,12 +38,9 @@ def _cells(input_spec: str, subset: str = "eval") -> tuple[list[str], list]:
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
     from viewcert.io.atomic import write_text_atomic
+    from viewcert.io.tables import dict_csv_text
 
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-    w.writeheader()
-    w.writerows(rows)
-    write_text_atomic(path, buf.getvalue())
+    write_text_atomic(path, dict_csv_text(rows))
 
 
 def design_cmd(
