@@ -84,6 +84,10 @@ class Limits:
     def check_json_bytes(self, n_bytes: int, *, source: str | None = None) -> None:
         _check(n_bytes, self.max_json_bytes, "bytes of JSON/JSONL", "max_json_bytes", source)
 
+    def check_received_bytes(self, n_bytes: int, *, what: str = "file", source: str | None = None) -> None:
+        """A received file's size (certificate, protocol file, manifest, harness log) against max_json_bytes."""
+        _check(n_bytes, self.max_json_bytes, f"bytes of the {what}", "max_json_bytes", source)
+
     def check_zip_member(self, name: str, file_size: int, compress_size: int, *, source: str | None = None) -> None:
         """A zip member's uncompressed size and compression ratio, from its header, before extracting it."""
         _check(file_size, self.max_zip_member_bytes, f"uncompressed bytes of zip member {name!r}",

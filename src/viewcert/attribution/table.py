@@ -34,7 +34,6 @@ Relative paths are resolved against the manifest's folder.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -47,7 +46,7 @@ import pandas as pd
 
 from viewcert.attribution.parsing import PARSE_STATUSES
 from viewcert.errors import InputError
-from viewcert.limits import active_limits
+from viewcert.io.received import loads_json_strict, read_received_text
 
 COLUMNS: tuple[str, ...] = (
     "run",
@@ -113,14 +112,17 @@ def canonical_rung(name: str, *, source: str | None = None) -> str:
 
 
 def read_json(path: Path, *, missing: str = "file not found") -> Any:
-    """The parsed JSON of a UTF-8 file; InputError naming the path if it is absent (``missing``) or not
-    valid JSON."""
+    """The parsed JSON of a received UTF-8 file (``viewcert.io.received``: a regular file, size checked
+    before reading, no duplicate key); InputError naming the path if it is absent (``missing``), special,
+    too large or not valid JSON."""
     src = str(path)
+    if not Path(path).exists():
+        raise InputError(missing, source=src)
+    text = read_received_text(path, what="JSON file")  # a regular file within max_json_bytes
     try:
-        active_limits().check_json_bytes(Path(path).stat().st_size, source=src)
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(missing, source=src) from None
+        return loads_json_strict(text, source=src)  # a duplicate key is refused
+    except InputError:
+        raise
     except ValueError as exc:
         raise InputError(f"not valid JSON: {exc}", source=src) from None
 
@@ -328,14 +330,10 @@ def load_manifest(path: str | Path) -> Manifest:
     """Read a TOML manifest (see the module docstring); errors name the entry and key."""
     path = Path(path)
     src = str(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("manifest not found", source=src) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", source=src, field="encoding") from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", source=src) from None
+    if not path.exists():
+        raise InputError("manifest not found", source=src)
+    try:  # a regular file within max_json_bytes; tomllib refuses a duplicate key
+        data = tomllib.loads(read_received_text(path, what="manifest"))
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"not valid TOML: {exc}", source=src) from None
     base = path.parent
@@ -439,10 +437,12 @@ def read_items(path: str | Path, *, id_field: str = "material_id", target_field:
     raise naming the line."""
     path = Path(path)
     src = str(path)
-    text = path.read_text(encoding="utf-8")
+    text = read_received_text(path, what="item list")  # a regular file within max_json_bytes
     if path.suffix == ".json":
         try:
-            rows = json.loads(text)
+            rows = loads_json_strict(text, source=src)
+        except InputError:
+            raise
         except ValueError as exc:
             raise InputError(f"not valid JSON: {exc}", source=src) from None
         if isinstance(rows, dict):
@@ -453,7 +453,9 @@ def read_items(path: str | Path, *, id_field: str = "material_id", target_field:
             if not line.strip():
                 continue
             try:
-                rows.append(json.loads(line))
+                rows.append(loads_json_strict(line, source=f"{src} line {n}"))
+            except InputError:
+                raise
             except ValueError as exc:
                 raise InputError(f"line {n}: not valid JSON ({exc})", source=src) from None
     out: dict[str, str | None] = {}

@@ -34,6 +34,7 @@ from viewcert.certify.inputs import Dataset
 from viewcert.certify.summary import summarize
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
+from viewcert.io.received import loads_json_strict, read_received_bytes
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.numeric import sig
 from viewcert.symmetry.labels import library_versions as symmetry_versions
@@ -189,13 +190,16 @@ def write_certificate(path: str | Path, cert: dict) -> Path:
 
 
 def read_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> dict:
-    """A certificate from disk, its shape checked (``inputs``, ``config``, ``items`` with ids); InputError
+    """A certificate from disk (a regular file within ``limits.max_json_bytes``; JSON with no duplicate key),
+    its shape checked (``inputs``, ``config``, ``items`` with ids); InputError
     naming the file and field otherwise."""
     p = Path(path)
+    raw = read_received_bytes(p, what="certificate", limits=limits)  # a regular file, size checked first
     try:
-        limits.check_json_bytes(p.stat().st_size, source=str(p))
-        cert = json.loads(p.read_bytes().decode("utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:
+        cert = loads_json_strict(raw.decode("utf-8"), source=str(p))  # a duplicate key is refused
+    except InputError:
+        raise
+    except (ValueError, RecursionError) as exc:
         raise InputError(f"cannot read certificate: {str(exc)[:200]}", source=str(p)) from None
     if not isinstance(cert, dict):
         raise InputError("not a viewcert certificate (not a JSON object)", source=str(p), field="format")

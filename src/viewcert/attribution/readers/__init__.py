@@ -38,6 +38,7 @@ from viewcert.attribution.table import (
     read_items,
 )
 from viewcert.errors import InputError
+from viewcert.io.received import check_received_file
 from viewcert.limits import active_limits
 
 READERS = {
@@ -58,15 +59,17 @@ READ_FAILURES = (ValueError, KeyError, IndexError, OSError, EOFError, zipfile.Ba
 
 def _guarded_read(path: Path, what: str, fn):
     """``fn()``, with any failure of the parsing libraries turned into an InputError naming the file; the
-    file's size and (for zip containers) every member's uncompressed size and ratio are checked first."""
+    file must be a regular file; its size and (for zip containers) every member's uncompressed size and ratio
+    are checked first."""
     src = str(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError("file not found", source=src)
     limits = active_limits()
-    if path.suffix.lower() in (".eval", ".xlsx"):
+    zipped = path.suffix.lower() in (".eval", ".xlsx")
+    # a regular file (a FIFO or a device is refused on its open descriptor, never waited on), its size
+    check_received_file(path, what="harness log", limits=limits, sized=not zipped)
+    if zipped:
         limits.check_zip(path)
-    else:
-        limits.check_file_bytes(path)
     try:
         return fn()
     except InputError:

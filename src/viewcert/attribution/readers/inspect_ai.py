@@ -31,6 +31,7 @@ from viewcert.attribution.parsing import AnswerParser, ParsedAnswer, get_parser
 from viewcert.attribution.readers._common import as_score, canonical_target, finish, row
 from viewcert.attribution.table import ResultTable, canonical_rung
 from viewcert.errors import InputError
+from viewcert.io.received import read_received_text
 
 HARNESS = "inspect"
 
@@ -72,7 +73,7 @@ def _read_log(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
         raise InputError("file not found", source=src)
     if path.suffix.lower() == ".json":
         try:
-            log = json.loads(path.read_text(encoding="utf-8"))
+            log = json.loads(read_received_text(path, what="harness log"))
         except ValueError as exc:
             raise InputError(f"not valid JSON: {exc}", source=src) from None
         if not isinstance(log, dict) or "eval" not in log:

@@ -32,7 +32,7 @@ from viewcert.attribution.parsing import AnswerParser, get_parser
 from viewcert.attribution.readers._common import as_score, canonical_target, finish, is_missing, row
 from viewcert.attribution.table import ResultTable, canonical_rung
 from viewcert.errors import InputError
-from viewcert.limits import LimitError, active_limits
+from viewcert.io.received import read_received_text
 
 HARNESS = "lmms_eval"
 STANDARD_KEYS = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "doc_hash", "prompt_hash",
@@ -60,8 +60,10 @@ def _metric_value(value: Any) -> Any:
 def _read_id_map(id_map: str | Path) -> dict[str, str]:
     """The {doc_id: item_id} JSON object of an id map file."""
     try:
-        raw_map = json.loads(Path(id_map).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        raw_map = json.loads(read_received_text(id_map, what="id map"))
+    except InputError:
+        raise
+    except ValueError as exc:
         raise InputError(f"cannot read id_map: {exc}", source=str(id_map), field="id_map") from None
     if not isinstance(raw_map, dict):
         raise InputError("id_map must be a JSON object {doc_id: item_id}", source=str(id_map),
@@ -152,9 +154,8 @@ def model_from_results(path: Path) -> tuple[str | None, str | None]:
     if not results.is_file():
         return None, None
     try:
-        active_limits().check_file_bytes(results)
-        name = json.loads(results.read_text(encoding="utf-8")).get("model_name")
-    except (LimitError, OSError, ValueError, AttributeError) as exc:
+        name = json.loads(read_received_text(results, what="results file")).get("model_name")
+    except (InputError, ValueError, AttributeError) as exc:
         return None, f"{results.name}: not used for the model name ({' '.join(str(exc).split())[:120]})"
     if not isinstance(name, str) or not name.strip():
         return None, f"{results.name}: no model_name; the folder name is the model"
@@ -192,7 +193,7 @@ def read_lmms_eval(
     seen: dict[str, int] = {}
     stem = path.stem
     run = run or (stem.split("_samples_")[0] if "_samples_" in stem else stem)
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for n, line in enumerate(read_received_text(path, what="harness log").splitlines(), start=1):
         if not line.strip():
             continue
         where = f"line {n}"

@@ -19,6 +19,7 @@ from viewcert.attribution.readers._common import as_score, canonical_target, fin
 from viewcert.attribution.table import COLUMNS, EXTRA_COLUMNS, ResultTable, canonical_rung
 from viewcert.errors import InputError
 from viewcert.io.atomic import write_text_atomic
+from viewcert.io.received import read_received_text
 
 HARNESS = "native"
 
@@ -29,7 +30,7 @@ def _load(path: Path) -> tuple[pd.DataFrame, str]:
         raise InputError("file not found", source=src)
     if path.suffix.lower() == ".jsonl":
         rows = []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        for n, line in enumerate(read_received_text(path, what="harness log").splitlines(), start=1):
             if not line.strip():
                 continue
             try:

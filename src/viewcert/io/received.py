@@ -1,0 +1,136 @@
+"""Received files: the one reader for what someone else sent (certificates, protocol files, manifests,
+harness logs), and the strict parsing rules they share.
+
+- Only regular files are read. The file is opened with ``O_NONBLOCK`` (a FIFO opens at once instead of
+  waiting for a writer) and the *descriptor* is ``fstat``-ed, so the check is on what was opened, symlinks
+  included: a FIFO, a character or block device (``/dev/zero``), a socket or a directory is refused with one
+  line before a byte is read.
+- The size is checked against a limit (bytes) before reading, and the read itself is bounded (at most limit
+  + 1 bytes), so a file that grows, or a pseudo-file whose ``st_size`` is 0, cannot exceed it either.
+- JSON objects with a duplicate key are refused naming the key (never last-wins); unknown keys of a schema
+  are refused naming the key and the nearest valid one (``difflib``).
+
+Errors are ``InputError`` (the CLI prints ``viewcert: error: file F, field X: ...`` and exits 2).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from viewcert.errors import InputError
+from viewcert.limits import Limits, active_limits
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
+_CHUNK = 1 << 20
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def _open_regular(path: str | Path, what: str, limits: Limits | None) -> tuple[int, int]:
+    """(descriptor, size) of the regular file at ``path``, its size checked against ``limits`` (None: not
+    checked); InputError, nothing read, otherwise."""
+    src = str(path)
+    try:
+        fd = os.open(src, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise InputError(f"cannot read {what}: no such file ({what} not found)", source=src) from None
+    except OSError as exc:
+        raise InputError(f"cannot read {what}: {exc.strerror or exc}", source=src) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"the {what} is {_kind(st.st_mode)}; only regular files are read", source=src)
+        if limits is not None:
+            limits.check_received_bytes(st.st_size, what=what, source=src)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st.st_size
+
+
+def check_received_file(path: str | Path, *, what: str = "file", limits: Limits | None = None,
+                        sized: bool = True) -> int:
+    """Size (bytes) of the regular file at ``path``, checked against ``max_json_bytes`` of ``limits``
+    (default: the limits in force) unless ``sized`` is False (a zip container, whose members are checked
+    apart), without reading it: for files a library then reads by name (pandas, zipfile)."""
+    fd, size = _open_regular(path, what, (limits or active_limits()) if sized else None)
+    os.close(fd)
+    return size
+
+
+def read_received_bytes(path: str | Path, *, what: str = "file", limits: Limits | None = None) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``max_json_bytes`` of ``limits`` (default: the
+    limits in force): checked on the descriptor before reading, and again while reading."""
+    limits = limits or active_limits()
+    cap = limits.max_json_bytes
+    fd, _ = _open_regular(path, what, limits)
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        while True:
+            try:
+                chunk = os.read(fd, min(_CHUNK, cap + 1 - total))
+            except OSError as exc:
+                raise InputError(f"cannot read {what}: {exc.strerror or exc}", source=str(path)) from None
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > cap:
+                limits.check_received_bytes(total, what=what, source=str(path))
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def read_received_text(path: str | Path, *, what: str = "file", limits: Limits | None = None) -> str:
+    """UTF-8 text of the regular file at ``path`` (see ``read_received_bytes``); InputError naming the
+    offset of the first byte that is not UTF-8."""
+    raw = read_received_bytes(path, what=what, limits=limits)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"the {what} is not UTF-8 text (byte {exc.start})", source=str(path),
+                         field="encoding") from None
+
+
+def _unique_pairs(source: str | None):
+    def hook(pairs: list[tuple[str, Any]]) -> dict:
+        out: dict = {}
+        for key, value in pairs:
+            if key in out:
+                raise InputError(f"duplicate key {key!r} in one JSON object (refused, never last-wins)",
+                                 source=source, field=key)
+            out[key] = value
+        return out
+
+    return hook
+
+
+def loads_json_strict(text: str | bytes, *, source: str | None = None) -> Any:
+    """``json.loads`` refusing an object with a duplicate key (InputError naming the key and ``source``).
+    Malformed JSON raises ``json.JSONDecodeError`` as usual (a ``ValueError``)."""
+    return json.loads(text, object_pairs_hook=_unique_pairs(source))
+
+
+def refuse_unknown_keys(keys: Iterable[str], valid: Iterable[str], *, source: str | None = None,
+                        where: str = "") -> None:
+    """InputError for the first key (in the given order) not in ``valid``, naming it, ``where`` it is
+    (becomes the field) and the nearest valid key: "unknown key 'upp'; did you mean 'up'?"."""
+    valid = tuple(valid)
+    for key in keys:
+        if key in valid:
+            continue
+        near = difflib.get_close_matches(str(key), valid, n=1)
+        hint = f"did you mean {near[0]!r}?" if near else f"valid keys: {', '.join(sorted(valid))}"
+        raise InputError(f"unknown key {key!r}; {hint}", source=source,
+                         field=f"{where}.{key}" if where else str(key))
