@@ -36,10 +36,15 @@ from viewcert.cameras.camera import check_rotation
 from viewcert.cameras.pose import from_ase_string, from_chimerax, look_at
 from viewcert.cameras.protocols import PROTOCOL_NAMES, Protocol, View, get_protocol
 from viewcert.errors import CameraError, InputError
+from viewcert.io.received import loads_json_strict, read_received_bytes, refuse_unknown_keys
 
 FORMAT = "viewcert-protocol/1"
 CAMERA_FORMS = ("rotation", "direction", "ase", "chimerax", "pymol")
 KINDS = ("orthographic", "perspective")
+#: the keys a protocol file may hold (anything else is refused, naming the nearest valid key)
+TOP_KEYS = ("protocol", "views")
+HEAD_KEYS = ("format", "name", "description", "kind", "fov_deg", "width", "height")
+VIEW_KEYS = ("name", *CAMERA_FORMS, "up", "position", "ase_string")
 ROTATION_ATOL_FILE = 1e-6  # rotations typed by hand or printed with 6-8 digits are re-orthonormalised
 
 
@@ -190,6 +195,7 @@ def _view(d, i: int, pname: str) -> tuple[View, np.ndarray | None]:
     if not isinstance(name, str) or not name:
         raise InputError(f"view {i}: name must be a non-empty string", field=f"views[{i}].name")
     where = f"views[{name}]"
+    refuse_unknown_keys(d, VIEW_KEYS, where=where)
     r, pos = _view_rotation(d, where)
     if "position" in d:
         pos = _numbers(d["position"], 3, f"{where}.position")
@@ -211,16 +217,17 @@ def _view(d, i: int, pname: str) -> tuple[View, np.ndarray | None]:
 
 
 def spec_from_dict(d: dict, *, source: str | None = None, sha256: str | None = None) -> ProtocolSpec:
-    """Build a ProtocolSpec from the file's content (see the module docstring)."""
+    """Build a ProtocolSpec from the file's content (see the module docstring). A key outside TOP_KEYS,
+    HEAD_KEYS or VIEW_KEYS is refused naming it and the nearest valid key (a misspelt ``upp`` is never
+    ignored)."""
     if not isinstance(d, dict):
         raise InputError("a protocol file holds a table/object at the top level", source=source)
     try:
+        refuse_unknown_keys(d, TOP_KEYS)
         head = d.get("protocol", {})
         if not isinstance(head, dict):
             raise InputError("must be a table", field="protocol")
-        unknown = set(head) - {"format", "name", "description", "kind", "fov_deg", "width", "height"}
-        if unknown:
-            raise InputError(f"unknown keys {sorted(unknown)}", field="protocol")
+        refuse_unknown_keys(head, HEAD_KEYS, where="protocol")
         if head.get("format", FORMAT) != FORMAT:
             raise InputError(f"unsupported format {head['format']!r}; expected {FORMAT!r}", field="protocol.format")
         name = head.get("name") or (Path(source).stem if source else "custom")
@@ -243,12 +250,10 @@ def spec_from_dict(d: dict, *, source: str | None = None, sha256: str | None = N
 
 
 def read_protocol_file(path) -> ProtocolSpec:
-    """Read a ``.toml`` or ``.json`` protocol file; InputError naming the file, view and field."""
+    """Read a ``.toml`` or ``.json`` protocol file (``viewcert.io.received``: a regular file, its size
+    checked before reading); InputError naming the file, view and field."""
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read protocol file: {exc.strerror}", source=str(p)) from None
+    raw = read_received_bytes(p, what="protocol file")  # a regular file within max_json_bytes, never a FIFO
     return _parse_protocol(str(p), p.suffix.lower(), raw)
 
 
@@ -256,12 +261,13 @@ def read_protocol_file(path) -> ProtocolSpec:
 def _parse_protocol(source: str, suffix: str, raw: bytes) -> ProtocolSpec:
     """The spec of a protocol file's bytes. Cached on (path, suffix, the bytes themselves): certify reads the
     file once per item (it may change between runs), and parsing it costs ≈ 0.7 ms; an edited file is new
-    bytes, so it is parsed again. Failures are not cached. The spec is immutable (read-only rotations)."""
+    bytes, so it is parsed again. Failures are not cached. The spec is immutable (read-only rotations).
+    Duplicate keys are refused: by ``loads_json_strict`` in JSON, by ``tomllib`` itself in TOML."""
     try:
         if suffix == ".toml":
             d = tomllib.loads(raw.decode("utf-8"))
         elif suffix == ".json":
-            d = json.loads(raw.decode("utf-8"))
+            d = loads_json_strict(raw.decode("utf-8"), source=source)  # a duplicate key is refused
         else:
             raise InputError("protocol files end in .toml or .json", source=source)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
