@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from viewcert.cli.options import guarded, one_line
+from viewcert.cli.options import echo, guarded, one_line, safe_console
 from viewcert.errors import InputError
 
 
@@ -41,7 +41,6 @@ def ladder(
 ) -> None:
     """Attribution ladder: accuracies per rung, perception share and residual per model, report."""
     import pandas as pd
-    from rich.console import Console
     from rich.table import Table
 
     from viewcert.attribution.pipeline import run_ladder
@@ -58,7 +57,7 @@ def ladder(
                               extra_provenance={"manifest": m.to_dict()})
     except InputError as exc:
         _fail(exc)
-    console = Console(width=160)
+    console = safe_console(width=160)
     counts = Table(title=f"correct of {lad.settings['n_items']} items (unscored arms marked)")
     present = set(lad.arms["rung"])
     rungs = [r for r in RUNGS if r in present]
@@ -94,7 +93,7 @@ def ladder(
                           f"[{srow['median_share_lo']:.4f}, {srow['median_share_hi']:.4f}] over "
                           f"{int(srow['models_with_share'])} models; {int(srow['residual_limited'])} of "
                           f"{int(srow['models_decomposed'])} residual-limited")
-    typer.echo(f"report: {report.html}")
+    echo(f"report: {report.html}")
 
 
 def audit_extraction(
@@ -131,16 +130,16 @@ def audit_extraction(
     except InputError as exc:
         _fail(exc)
     h = audit.headline
-    typer.echo(f"items {h['items']} ({h['parseable']} parseable); tolerance {h['tolerance']} ({h['metric']})")
-    typer.echo(f"species-aware median recall {h['species_aware_median_recall']:.4f} "
-               f"[{h['species_aware_median_recall_ci'][0]:.4f}, {h['species_aware_median_recall_ci'][1]:.4f}]; "
-               f"zero matches: {h['zero_match_items_species_aware']} items")
-    typer.echo(f"species-blind median recall {h['species_blind_median_recall']:.4f} "
-               f"[{h['species_blind_median_recall_ci'][0]:.4f}, {h['species_blind_median_recall_ci'][1]:.4f}]; "
-               f"zero matches: {h['zero_match_items_species_blind']} items")
-    typer.echo(f"random-position null: species-aware {h['null_median_recall_species_aware']:.4f}, "
-               f"species-blind {h['null_median_recall_species_blind']:.4f}")
-    typer.echo(f"report: {report.html}")
+    echo(f"items {h['items']} ({h['parseable']} parseable); tolerance {h['tolerance']} ({h['metric']})")
+    echo(f"species-aware median recall {h['species_aware_median_recall']:.4f} "
+         f"[{h['species_aware_median_recall_ci'][0]:.4f}, {h['species_aware_median_recall_ci'][1]:.4f}]; "
+         f"zero matches: {h['zero_match_items_species_aware']} items")
+    echo(f"species-blind median recall {h['species_blind_median_recall']:.4f} "
+         f"[{h['species_blind_median_recall_ci'][0]:.4f}, {h['species_blind_median_recall_ci'][1]:.4f}]; "
+         f"zero matches: {h['zero_match_items_species_blind']} items")
+    echo(f"random-position null: species-aware {h['null_median_recall_species_aware']:.4f}, "
+         f"species-blind {h['null_median_recall_species_blind']:.4f}")
+    echo(f"report: {report.html}")
 
 
 def register(app: typer.Typer) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import typer
 
-from viewcert.cli.options import check_out, guarded
+from viewcert.cli.options import check_out, echo, guarded
 from viewcert.errors import InputError
 
 
@@ -27,7 +27,7 @@ def _cells(input_spec: str, subset: str = "eval") -> tuple[list[str], list]:
     for item in ds.items:
         p = prepare(item, cfg)
         if p.cell is None:
-            typer.echo(f"viewcert: skipped {item.id}: {p.error}", err=True)
+            echo(f"viewcert: skipped {item.id}: {p.error}", err=True)
             continue
         ids.append(item.id)
         cells.append(p.cell)
@@ -114,12 +114,12 @@ def design_cmd(
     delta_star_plot({d.protocol.name: d.delta_star}, out / "delta_star.png", cap=cap)
     if pareto:
         _pareto(cells, cfg, out)
-    typer.echo(f"{d.protocol.name}: worst {margin} margin {d.worst:.4f} Å, 5th percentile {d.p5:.4f} Å over {len(cells)} "
-               f"structures ({d.evaluations} view sets evaluated); wrote {out / 'protocol.toml'}")
+    echo(f"{d.protocol.name}: worst {margin} margin {d.worst:.4f} Å, 5th percentile {d.p5:.4f} Å over {len(cells)} "
+         f"structures ({d.evaluations} view sets evaluated); wrote {out / 'protocol.toml'}")
     if measured is not None:
         from viewcert.design.perspective import measure_line
 
-        typer.echo("measured on the molecule (certify): " + "; ".join(measure_line(measured[k])
+        echo("measured on the molecule (certify): " + "; ".join(measure_line(measured[k])
                                                                     for k in ("perspective", "orthographic")))
 
 
@@ -150,7 +150,7 @@ def _pareto(cells, cfg, out: Path) -> None:
     _write_csv(out / "pareto.csv", [flat_row(r) for r in rows])
     write_text_atomic(out / "pareto.json", json.dumps({"config": cfg.to_dict(), "rows": rows, "protocols": {
         p.name: p.to_dict() for p in protos}}, indent=1) + "\n")
-    typer.echo(f"wrote {out / 'pareto.csv'} ({len(rows)} protocols)")
+    echo(f"wrote {out / 'pareto.csv'} ({len(rows)} protocols)")
 
 
 def margin_cmd(
@@ -181,8 +181,8 @@ def margin_cmd(
     _write_csv(out / "margins.csv", rows)
     v = np.array([float(r["delta_star"]) for r in rows])
     delta_star_plot({p.name: v}, out / "delta_star.png")
-    typer.echo(f"{p.name}: δ* min {v.min():.4f} Å, median {np.median(v):.4f} Å over {len(v)} structures; "
-               f"wrote {out / 'margins.csv'}")
+    echo(f"{p.name}: δ* min {v.min():.4f} Å, median {np.median(v):.4f} Å over {len(v)} structures; "
+         f"wrote {out / 'margins.csv'}")
 
 
 def occlusion_cmd(
@@ -197,9 +197,9 @@ def occlusion_cmd(
     p = resolve_protocol(protocol)
     _, cells = _cells(input_spec, subset)
     table = protocol_occlusion(cells, p)
-    typer.echo(f"{'view':<16} occluded  redundant  informative   ({len(cells)} structures, {p.name})")
+    echo(f"{'view':<16} occluded  redundant  informative   ({len(cells)} structures, {p.name})")
     for name, r in table.items():
-        typer.echo(f"{name:<16} {r['occluded']:.4f}    {r['redundant']:.4f}     {r['informative']:.4f}")
+        echo(f"{name:<16} {r['occluded']:.4f}    {r['redundant']:.4f}     {r['informative']:.4f}")
 
 
 protocol_app = typer.Typer(add_completion=False, no_args_is_help=True, help="protocol files")
@@ -212,7 +212,7 @@ def protocol_show_cmd(
     """Print a protocol as a protocol file (write it with > my_views.toml, edit, pass it as --protocol)."""
     from viewcert.cameras.protocol_files import format_protocol
 
-    typer.echo(format_protocol(name, fmt), nl=False)
+    echo(format_protocol(name, fmt), nl=False)
 
 
 def register(app: typer.Typer) -> None:

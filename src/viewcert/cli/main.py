@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from viewcert.cli.options import EXIT_ITEMS, SESSION, guarded
+from viewcert.cli.options import EXIT_ITEMS, SESSION, echo, guarded, safe_console
 
 
 class GuardedTyper(typer.Typer):
@@ -63,7 +63,7 @@ def version() -> None:
     """Print the viewcert version."""
     from viewcert import __version__
 
-    typer.echo(__version__)
+    echo(__version__)
 
 
 @app.command()
@@ -75,7 +75,6 @@ def observe(
     out: Path = typer.Option(Path("out"), help="output folder"),
 ) -> None:
     """Project structures through a protocol and write per-view observations (JSON) under OUT/observations."""
-    from rich.console import Console
     from rich.table import Table
 
     from viewcert.cli.main_job import observe_sample
@@ -95,8 +94,8 @@ def observe(
             r.identifier, r.formula, "crystal" if r.periodic else "molecule", str(r.n_atoms),
             " ".join(map(str, r.points_per_view)), ",".join(r.zone_axis_views) or "-",
         )
-    Console().print(table)
-    typer.echo(f"wrote {len(rows)} observation files to {out / 'observations'}")
+    safe_console().print(table)
+    echo(f"wrote {len(rows)} observation files to {out / 'observations'}")
     _item_failures(failed)
 
 
@@ -104,8 +103,8 @@ def _item_failures(failed: list[str]) -> None:
     """Items that could not be read: one line each on stderr, then exit 1 (everything else was written)."""
     if failed:
         for line in failed:
-            typer.echo(f"viewcert: item error: {line}", err=True)
-        typer.echo(f"viewcert: {len(failed)} items could not be read or certified (reported apart)", err=True)
+            echo(f"viewcert: item error: {line}", err=True)
+        echo(f"viewcert: {len(failed)} items could not be read or certified (reported apart)", err=True)
         raise typer.Exit(EXIT_ITEMS)
 
 
@@ -124,9 +123,9 @@ def run(
 
     observe("builtin:sample", "render-ceiling-5", "1,1,1", out)
     cert = certify("builtin:prototypes", CertifyConfig(protocol="render-ceiling-5"), out=out, n_workers=workers)
-    typer.echo(summary_text(cert), nl=False)
+    echo(summary_text(cert), nl=False)
     gallery = write_gallery(out / "gallery.png")
-    typer.echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, plots, and {gallery}")
+    echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, plots, and {gallery}")
 
 
 def _load(source: str, limits):

@@ -14,6 +14,7 @@ import typer.exceptions
 
 from viewcert.errors import InputError, ViewcertError
 from viewcert.limits import Limits, active_limits
+from viewcert.sanitize import console_text
 
 #: what the root command's options set for this invocation: {"debug": bool, "limits": Limits}
 SESSION: contextvars.ContextVar[dict | None] = contextvars.ContextVar("viewcert_cli_session", default=None)
@@ -44,10 +45,29 @@ def guarded(fn):
         except Exception as exc:  # noqa: BLE001 - the one place every failure becomes one line
             if _debug():
                 raise
-            typer.echo(f"viewcert: error: {one_line(exc)}", err=True)
+            echo(f"viewcert: error: {one_line(exc)}", err=True)
             raise typer.Exit(EXIT_INPUT) from None
 
     return run
+
+
+def echo(text: object = "", *, err: bool = False, nl: bool = True) -> None:
+    """``typer.echo`` with control characters escaped (``sanitize.console_text``): the CLI's one writer of
+    plain console lines, so a received item id, file or model name never reaches the terminal raw."""
+    typer.echo(console_text(text), err=err, nl=nl)
+
+
+def safe_console(**kwargs):
+    """A ``rich`` console (``kwargs`` as for ``rich.console.Console``) that shows every string it renders
+    (table cells, titles, printed text) literally: control characters escaped and rich markup inert."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    class _SafeConsole(Console):
+        def render_str(self, text, **kw):
+            return super().render_str(escape(console_text(text)), **kw)
+
+    return _SafeConsole(**kwargs)
 
 
 def _debug() -> bool:
@@ -69,7 +89,7 @@ def one_line(exc: BaseException) -> str:
         text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         if isinstance(exc, (KeyError, IndexError, AttributeError, TypeError)):
             text += " (unexpected; rerun with --debug and report it)"
-    text = " ".join(text.split())
+    text = console_text(" ".join(text.split()), keep_newlines=False)
     return text[:400] + (" ..." if len(text) > 400 else "")
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from viewcert.cli.options import MOLECULE_SCALE_HELP, guarded, parse_tiling
+from viewcert.cli.options import MOLECULE_SCALE_HELP, echo, guarded, parse_tiling
 from viewcert.errors import InputError, ViewcertError
 
 
@@ -68,7 +68,7 @@ def render_cmd(
             continue
         n_img += _write_views(out, _safe(it.id), s, spec, cams, tt, style=style, supersample=supersample,
                               buffers=buffers, molecule_scale=molecule_scale)
-    typer.echo(f"wrote {n_img} images of {len(items) - len(failed)} structures to {out}")
+    echo(f"wrote {n_img} images of {len(items) - len(failed)} structures to {out}")
     item_failures(failed)
 
 
@@ -121,9 +121,9 @@ def check_molecule_scale(value: str) -> None:
 def item_failures(failed: list[str]) -> None:
     """Items that could not be read or rendered: one line each on stderr, then exit 1."""
     for line in failed:
-        typer.echo(f"viewcert: item error: {line}", err=True)
+        echo(f"viewcert: item error: {line}", err=True)
     if failed:
-        typer.echo(f"viewcert: {len(failed)} items could not be read (reported apart)", err=True)
+        echo(f"viewcert: {len(failed)} items could not be read (reported apart)", err=True)
         raise typer.Exit(1)
 
 
@@ -182,13 +182,13 @@ def build_benchmark_cmd(
                         certify=certify, delta=delta, n_workers=workers, limits=limits)
     cert = m.get("certificate") or {}
     summary = cert.get("summary") or {}
-    typer.echo(f"{m['n_questions']} questions in {out} ({len(m['errors'])} skipped, "
-               f"{len(m['label_mismatches'])} label mismatches)")
+    echo(f"{m['n_questions']} questions in {out} ({len(m['errors'])} skipped, "
+         f"{len(m['label_mismatches'])} label mismatches)")
     if summary:
-        typer.echo(f"ceiling R1 = {summary.get('correct')}/{summary.get('n')} ({cert.get('observe')} observations), "
-                   f"certificate sha256:{cert.get('digest')}")
+        echo(f"ceiling R1 = {summary.get('correct')}/{summary.get('n')} ({cert.get('observe')} observations), "
+             f"certificate sha256:{cert.get('digest')}")
     elif certify:
-        typer.echo(f"certificate: {cert.get('status', 'not written')} {cert.get('reason', '')}".rstrip())
+        echo(f"certificate: {cert.get('status', 'not written')} {cert.get('reason', '')}".rstrip())
     item_failures([f"item {e['id']}: {' '.join(str(e['error']).split())[:300]}" for e in m["errors"]])
 
 
@@ -206,8 +206,8 @@ def _task_benchmark(input_spec, out, *, task, protocol, camera, depth_cue, seed,
     limits.check_pixels(settings.width * settings.supersample, settings.height * settings.supersample)
     m = build_task_benchmark(input_spec, out, settings, limits=limits, limit=limit or None)
     s = (m["certificate"]["summary"] or {}).get("all", {})
-    typer.echo(f"{m['n_questions']} {task} questions in {out}; exact ceiling {s['exact_ceiling']['mean']:.4f}, "
-               f"unique {s['unique']}/{s['n']}; certificate sha256:{m['certificate_digest']}")
+    echo(f"{m['n_questions']} {task} questions in {out}; exact ceiling {s['exact_ceiling']['mean']:.4f}, "
+         f"unique {s['unique']}/{s['n']}; certificate sha256:{m['certificate_digest']}")
     item_failures([f"item {e['id']}: {e['error']}" for e in m["errors"]])
 
 
@@ -226,9 +226,9 @@ def _molecule_benchmark(input_spec, out, *, task, protocol, style, size, delta, 
                                  n_workers=workers, limits=limits)
     cert = m.get("certificate") or {}
     s = cert.get("summary") or {}
-    typer.echo(f"{m['n_questions']} {task} questions in {out} ({len(m['skipped'])} without a question, e.g. "
-               f"achiral; {len(m['errors'])} unreadable or not molecules)"
-               + (f"; ceiling ({cert['level']}) {s.get('correct')}/{s.get('n')}, certificate sha256:{cert['digest']}"
+    echo(f"{m['n_questions']} {task} questions in {out} ({len(m['skipped'])} without a question, e.g. "
+         f"achiral; {len(m['errors'])} unreadable or not molecules)"
+         + (f"; ceiling ({cert['level']}) {s.get('correct')}/{s.get('n')}, certificate sha256:{cert['digest']}"
                   if cert else ""))
     item_failures([f"item {e['id']}: {e['error']}" for e in m["errors"]])
 
@@ -245,7 +245,7 @@ def gallery_cmd(
     current_limits().check_pixels(tile_px, tile_px)
     check_molecule_scale(molecule_scale)
     path = write_gallery(out, tile_px=tile_px, molecule_scale=molecule_scale)
-    typer.echo(f"wrote {path} ({Path(path).stat().st_size // 1024} KB)")
+    echo(f"wrote {path} ({Path(path).stat().st_size // 1024} KB)")
 
 
 def register(app: typer.Typer) -> None:
