@@ -54,7 +54,7 @@ def test_water_point_group_question_and_answer(tmp_path):
     assert q["images"] == ["images/q0000_v0.png", "images/q0000_v1.png", "images/q0000_v2.png"]
     assert "front, top, left" in q["question"] and "point group" in q["question"]
     (row,) = list(csv.DictReader(io.StringIO((tmp_path / "out" / "benchmark.tsv").read_text()), delimiter="\t"))
-    assert row["answer"] == "G" and row["G"] == "C2v" and row["category"] == "point-group"
+    assert row["answer"] == "G" and row["G"] == "C2v" and row["category"] == "C2v"  # category: the true label (issue 20)
     assert len(json.loads(row["image"])) == 3
     # one common scale across the three views (sidecars)
     scales = {json.loads((tmp_path / "out" / "sidecars" / f"q0000_v{k}.json").read_text())["camera"]

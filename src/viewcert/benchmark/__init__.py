@@ -3,7 +3,8 @@
 - ``export``      ``build_benchmark``: images, sidecars, manifest, the certificate
 - ``settings``    ``ExportSettings`` (what an export depends on)
 - ``prompts``     the image question, R3 geometry-as-text prompts, the JSONL question files
-- ``vlmevalkit``  the VLMEvalKit multiple-choice TSV
+- ``harness_files``  the files every export shares: JSONL, VLMEvalKit TSV, id table, Inspect and lmms-eval
+  tasks, the steps (one writer for the three exporters) and the file digests
 - ``gallery``     the contact sheet of built-in crystals and molecules
 """
 

@@ -6,8 +6,8 @@
 |---|---|
 | ``images/qNNNN_vK.png`` | view K of question NNNN (PNG, Pillow, fixed parameters) |
 | ``sidecars/qNNNN_vK.json`` | camera (matrices), framing, style, atom-ID code mapping, per drawn atom: cell atom, tile, element, pixel centre, depth, visible pixel count, silhouette pixel count, visible fraction |
-| ``benchmark.jsonl`` | one line per question: id (``qNNNN``), source_id, index, images, question, choices, answer, answer_letter, task |
-| ``benchmark.tsv`` | VLMEvalKit MCQ layout: index, image (list of base64 PNGs as text), image_path, question, A…G, answer (letter), category, split, id, source_id |
+| ``benchmark.jsonl`` | one line per question: id (``qNNNN``), source_id, index, images, question (no options: each harness adds its own), task, category (the true crystal system), answer_format (``choice``), answer, choices, answer_letter |
+| ``benchmark.tsv``, ``ids.csv``, ``inspect_task.py``, ``lmms_eval/``, ``HARNESSES.md`` | the harness files (``benchmark.harness_files``): VLMEvalKit MCQ TSV, the id table, Inspect and lmms-eval tasks, the steps |
 | ``r3_prompts.jsonl`` | the matching geometry-as-text prompts (rung R3): id, source_id, index, question, choices, answer |
 | ``manifest.json`` | settings, per question the answer's source, the rendered cell's label and any disagreement, occlusion per view, SHA-256 of every file |
 | ``certificate.json``, ``certificate_items.csv`` | the benchmark's ceiling from ``viewcert.certify`` (same protocol, tiling and image size) |
@@ -25,7 +25,8 @@ Label (answer) of an item: the dataset's own crystal system when the input carri
 (``truth="dataset"``, the study's scoring) else the rendered (conventional) cell's, by spglib at τ;
 disagreements are listed in the manifest, never resolved silently.
 
-Layout: ``settings`` (ExportSettings), ``prompts`` (questions, R3 prompts, JSONL), ``vlmevalkit`` (TSV),
+Layout: ``settings`` (ExportSettings), ``prompts`` (questions, R3 prompts), ``harness_files`` (JSONL, TSV,
+id table, harness tasks),
 this module (rendering, sidecars, manifest, certificate).
 """
 
@@ -38,16 +39,15 @@ from typing import Any
 
 import numpy as np
 
+from viewcert.benchmark.harness_files import LETTERS, file_digests, question_record, write_harness_files
 from viewcert.benchmark.prompts import (
-    LETTERS,
     R3_PREAMBLE,
     crystal_systems,
     image_question,
-    question_files,
+    r3_file,
     r3_prompt,
 )
 from viewcert.benchmark.settings import DEFAULT_TILING, TASKS, ExportSettings
-from viewcert.benchmark.vlmevalkit import mcq_tsv
 from viewcert.cameras.protocol_files import resolve_protocol, resolve_spec
 from viewcert.certify import CertifyConfig, conventional_cell
 from viewcert.certify.certificate import write_certificate
@@ -230,15 +230,6 @@ def _usable_items(dataset) -> tuple[list, list[dict]]:
     return usable, skipped
 
 
-def _file_digests(out: Path) -> dict[str, str]:
-    """SHA-256 of every file under ``out`` but the manifest and hidden files, by relative POSIX path."""
-    files = {}
-    for p in sorted(out.rglob("*")):
-        if p.is_file() and p.name != "manifest.json" and not p.name.startswith("."):
-            files[p.relative_to(out).as_posix()] = hashlib.sha256(p.read_bytes()).hexdigest()
-    return files
-
-
 def build_benchmark(
     input_spec: str | os.PathLike,
     out: str | os.PathLike,
@@ -273,10 +264,10 @@ def build_benchmark(
     good = [r for r in records if "error" not in r and r.get("answer")]
     choices = crystal_systems()
     question = image_question(settings, resolve_protocol(settings.protocol).view_names)
-    jsonl, r3 = question_files(good, question, choices, settings.task)
-    write_text_atomic(out / "benchmark.jsonl", jsonl)
-    write_text_atomic(out / "r3_prompts.jsonl", r3)
-    write_text_atomic(out / "benchmark.tsv", mcq_tsv(good, out, question, choices, settings.task))
+    questions = [question_record(r["index"], r["id"], r["images"], question, settings.task, r["answer"],
+                                 choices=choices) for r in good]
+    write_harness_files(questions, out, settings.task)
+    write_text_atomic(out / "r3_prompts.jsonl", r3_file(good, choices, settings.task))
     certificate = None
     if certify:
         certificate = _certify(dataset.select([r["id"] for r in good]) if good else None, settings, delta, out,
@@ -294,7 +285,7 @@ def build_benchmark(
         "errors": skipped + [{"id": r["id"], "error": r["error"]} for r in errors],
         "label_mismatches": [r["id"] for r in good if r.get("label_mismatch")],
         "certificate": certificate,
-        "files": _file_digests(out),
+        "files": file_digests(out),
     }
     write_text_atomic(out / "manifest.json", json_dumps(manifest))
     return manifest

@@ -7,8 +7,8 @@ question files (JSONL, VLMEvalKit TSV) and the ceiling certificate on the molecu
 |---|---|
 | ``images/qNNNN_vK.png`` | view K of question NNNN, rendered by ``viewcert.render`` at one common Å-per-pixel scale |
 | ``sidecars/qNNNN_vK.json`` | camera, framing, per drawn atom: element, pixel centre, depth, visible pixels |
-| ``benchmark.jsonl`` | id, source_id, index, images, question, choices, answer, answer_letter, task |
-| ``benchmark.tsv`` | VLMEvalKit MCQ layout (index, image = JSON list of base64 PNGs, image_path, question, A…, answer, category, split, id, source_id) |
+| ``benchmark.jsonl`` | id, source_id, index, images, question (no options: each harness adds its own), task, category (the true answer), answer_format, answer, choices, answer_letter |
+| ``benchmark.tsv``, ``ids.csv``, ``inspect_task.py``, ``lmms_eval/``, ``HARNESSES.md`` | the harness files (``benchmark.harness_files``): VLMEvalKit MCQ TSV, id table, Inspect and lmms-eval tasks, the steps |
 | ``manifest.json`` | settings, per question the answer and why, skipped items (no question: achiral, group outside the choices) and unreadable items (errors), each with its reason; SHA-256 of every file |
 | ``certificate.json``, ``certificate_items.csv`` | ``viewcert.certify`` of exactly the shown molecules, scored on the question's level |
 
@@ -27,7 +27,6 @@ Every file is deterministic (same inputs → same bytes). A crystal is an item e
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -36,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from viewcert.benchmark.export import PERSPECTIVE_FRAMING, view_sidecar
+from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
 from viewcert.cameras.protocol_files import ProtocolSpec, resolve_spec
 from viewcert.certify import CertifyConfig
 from viewcert.certify.certificate import write_certificate
@@ -44,7 +44,7 @@ from viewcert.certify.inputs import Dataset, Item, load_input
 from viewcert.certify.run import items_table, run_certification
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
-from viewcert.io.images import png_base64, write_png, write_sidecar
+from viewcert.io.images import write_png, write_sidecar
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.render.palette import STYLE_NAMES
 from viewcert.render.raster import build_scene, frame_cameras, render
@@ -55,7 +55,6 @@ MOLECULE_TASKS = ("point-group", "molecule-handedness")
 POINT_GROUP_CHOICES = ("C1", "Cs", "Ci", "C2", "C3", "S4", "C2v", "C3v", "C4v", "C2h", "D2", "D3", "D2d", "D3d",
                        "D2h", "D3h", "D4h", "D5h", "D5d", "D6h", "Td", "Oh", "Ih", "C∞v", "D∞h")
 HANDEDNESS_CHOICES = ("the reference molecule", "its mirror image")
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 LEVEL = {"point-group": "point_group", "molecule-handedness": "handedness"}
 LOOK = {"study": "flat discs with outlines", "ball-and-stick": "ball-and-stick", "spacefill": "space-filling"}
 
@@ -123,10 +122,10 @@ def question_for(settings: MoleculeExportSettings, view_names, s: Structure, nam
             f"x right, y up, z toward the viewer).")
     if settings.task == "point-group":
         return (f"{head} Which Schoenflies point group does the molecule have (symmetry within "
-                f"{settings.tau:g} Å)? Choices: {', '.join(POINT_GROUP_CHOICES)}.")
+                f"{settings.tau:g} Å)?")
     return (f"{head} The images show either the molecule {name} ({s.formula}) with the reference geometry "
             f"below (Cartesian Å, element x y z) or its mirror image (rotated and moved freely). Which one is "
-            f"shown? Choices: {', '.join(HANDEDNESS_CHOICES)}.\nReference geometry:\n{_geometry_text(s)}")
+            f"shown?\nReference geometry:\n{_geometry_text(s)}")
 
 
 def _prepare(item, settings: MoleculeExportSettings) -> tuple[dict, Structure | None, Structure | None]:
@@ -183,26 +182,6 @@ def _render_item(rec: dict, index: int, shown: Structure, settings: MoleculeExpo
                 "px_per_angstrom": [round(float(c.scale), 9) if c.kind == "orthographic" else None for c in cams]})
 
 
-def _question_files(good: list[dict], choices: tuple[str, ...], task: str, out: Path) -> tuple[str, str]:
-    """The text of benchmark.jsonl and of the VLMEvalKit TSV (per-question text, shared choices)."""
-    import pandas as pd  # lazy: pandas is slow to import and only the TSV needs it
-
-    lines, rows = [], []
-    for r in good:
-        qid = f"q{r['index']:04d}"
-        letter = LETTERS[choices.index(r["answer"])]
-        lines.append(json_dumps({"id": qid, "source_id": r["id"], "index": r["index"], "images": r["images"],
-                                 "question": r["question"], "choices": list(choices), "answer": r["answer"],
-                                 "answer_letter": letter, "task": task}, indent=None))
-        row = {"index": r["index"], "image": json.dumps([png_base64((out / p).read_bytes()) for p in r["images"]]),
-               "image_path": json.dumps([Path(p).name for p in r["images"]]), "question": r["question"]}
-        row.update(dict(zip(LETTERS, choices, strict=False)))
-        row.update({"answer": letter, "category": task, "split": "test", "id": qid, "source_id": r["id"]})
-        rows.append(row)
-    tsv = pd.DataFrame(rows).to_csv(sep="\t", index=False, lineterminator="\n") if rows else ""
-    return "".join(lines), tsv
-
-
 def _certify(shown: list[tuple[str, Structure]], settings: MoleculeExportSettings, spec: str, out: Path,
              n_workers) -> dict | None:
     """``viewcert.certify`` of exactly the shown molecules on the question's level (same protocol, size, style,
@@ -222,11 +201,6 @@ def _certify(shown: list[tuple[str, Structure]], settings: MoleculeExportSetting
     return {"status": "written", "path": "certificate.json", "digest": cert["digest"]["value"],
             "level": LEVEL[settings.task], "observe": settings.observe,
             "summary": {k: s.get(k) for k in ("n", "correct", "R1") if k in s}}
-
-
-def _file_digests(out: Path) -> dict[str, str]:
-    return {p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(out.rglob("*")) if p.is_file() and p.name != "manifest.json" and not p.name.startswith(".")}
 
 
 def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike,
@@ -254,9 +228,8 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
         _render_item(rec, len(good), s, settings, spec, out)
         good.append(rec)
         shown.append((it.id, s))
-    jsonl, tsv = _question_files(good, choices, settings.task, out)
-    write_text_atomic(out / "benchmark.jsonl", jsonl)
-    write_text_atomic(out / "benchmark.tsv", tsv)
+    write_harness_files([question_record(r["index"], r["id"], r["images"], r["question"], settings.task,
+                                         r["answer"], choices=choices) for r in good], out, settings.task)
     certificate = _certify(shown, settings, str(input_spec), out, n_workers) if certify else None
     manifest = {
         "format": "viewcert.benchmark.molecule/1",
@@ -272,7 +245,7 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
         "skipped": [{"id": r["id"], "reason": r["skipped"]} for r in records if "skipped" in r],
         "errors": [{"id": r["id"], "error": r["error"]} for r in records if "error" in r],
         "certificate": certificate,
-        "files": _file_digests(out),
+        "files": file_digests(out),
     }
     write_text_atomic(out / "manifest.json", json_dumps(manifest))
     return manifest

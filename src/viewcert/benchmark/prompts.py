@@ -1,5 +1,6 @@
-"""The questions of a benchmark export: the image question (rungs R0–R2), the geometry-as-text prompt (rung
-R3, the render-ceiling study's format), the answer choices and letters, and the JSONL question files."""
+"""The questions of a benchmark export: the image question (rungs R0–R2, without the options: each harness
+adds its own), the geometry-as-text prompt (rung R3, the render-ceiling study's format, which lists the
+choices as the study did), the answer choices and letters, and the R3 question file."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from viewcert.render.palette import get_style
 from viewcert.structures import Structure
 from viewcert.symmetry.labels import CRYSTAL_SYSTEMS
 
-LETTERS = "ABCDEFGHIJ"
 R3_PREAMBLE = (
     "You are given the complete geometry of a crystal structure as text. Identify the crystal system (one of: "
     "{choices}). Reason from the cell geometry and atomic arrangement given below."
@@ -27,13 +27,13 @@ def image_question(settings: ExportSettings, view_names: tuple[str, ...]) -> str
     st = get_style(settings.style)
     look = {"study": "flat discs with outlines", "ball-and-stick": "ball-and-stick", "spacefill": "space-filling"}
     t = "×".join(str(x) for x in settings.tiling)
-    choices = ", ".join(crystal_systems())
     bonds = "bonds drawn" if st.bonds else "no bonds"
+    # no list of the choices: every harness adds its own lettered options (benchmark.harness_files)
     return (
         f"You are shown {len(view_names)} standardized multi-view renders of a crystal structure "
         f"({settings.kind} projection, {look.get(st.name, st.name)}, {bonds}; the conventional cell tiled {t} with "
-        f"the supercell box outlined; views: {', '.join(view_names)}). Identify the crystal system (one of: "
-        f"{choices}). Reason from the cell geometry and atomic arrangement visible in the images."
+        f"the supercell box outlined; views: {', '.join(view_names)}). Identify the crystal system. Reason from "
+        "the cell geometry and atomic arrangement visible in the images."
     )
 
 
@@ -57,18 +57,12 @@ def r3_prompt(cell: Structure) -> str:
     return "\n".join(lines[:2]) + "\n" + "\n".join(lines[2:])
 
 
-def question_files(records: list[dict], question: str, choices: tuple[str, ...], task: str) -> tuple[str, str]:
-    """The text of ``benchmark.jsonl`` (one line per question: id, source_id, index, images, question, choices,
-    answer, answer_letter, task) and of ``r3_prompts.jsonl`` (id, source_id, index, question, choices,
-    answer, task) for the exported records."""
-    lines, r3 = [], []
+def r3_file(records: list[dict], choices: tuple[str, ...], task: str) -> str:
+    """The text of ``r3_prompts.jsonl`` (id, source_id, index, question, choices, answer, task) for the
+    exported records (``id`` the input's id, ``index`` the question number, ``r3_prompt`` the text)."""
+    r3 = []
     for r in records:
-        qid = f"q{r['index']:04d}"
-        lines.append(json_dumps({"id": qid, "source_id": r["id"], "index": r["index"], "images": r["images"],
-                                 "question": question,
-                                 "choices": list(choices), "answer": r["answer"],
-                                 "answer_letter": LETTERS[choices.index(r["answer"])], "task": task},
-                                indent=None))
-        r3.append(json_dumps({"id": qid, "source_id": r["id"], "index": r["index"], "question": r["r3_prompt"],
-                              "choices": list(choices), "answer": r["answer"], "task": task}, indent=None))
-    return "".join(lines), "".join(r3)
+        r3.append(json_dumps({"id": f"q{r['index']:04d}", "source_id": r["id"], "index": r["index"],
+                              "question": r["r3_prompt"], "choices": list(choices), "answer": r["answer"],
+                              "task": task}, indent=None))
+    return "".join(r3)

@@ -6,8 +6,8 @@ the certificate of which answers the images determine.
 | file | what |
 |---|---|
 | ``images/qNNNN_vK.png`` | K = 0…k−1: the before views (protocol order, front first); K = k: the after view (front camera) |
-| ``benchmark.jsonl`` | id, source_id, index, images, question, answer_format (``command`` or ``choice``), answer, choices and answer_letter (choice), task, category (the true command's axes) |
-| ``benchmark.tsv`` | VLMEvalKit: MCQ layout (A…D, answer letter) for choice tasks, VQA layout (answer text) for command tasks |
+| ``benchmark.jsonl`` | id, source_id, index, images, question (choice tasks: no options, each harness adds its own), answer_format (``command`` or ``choice``), answer, choices and answer_letter (choice), task, category (the true command's axes) |
+| ``benchmark.tsv``, ``ids.csv``, ``inspect_task.py``, ``lmms_eval/``, ``HARNESSES.md`` | the harness files (``benchmark.harness_files``): VLMEvalKit MCQ (A…D, answer letter) or VQA (answer text) TSV, id table, Inspect and lmms-eval tasks, the steps |
 | ``certificate.json`` | format/version, every tolerance, protocol, camera, seed, library versions, per item the consistent-answer set and ceilings, the summary, a sha256 digest (as ``certify/certificate.py``) |
 | ``manifest.json`` | settings, errors, SHA-256 of every other file |
 
@@ -34,15 +34,13 @@ choice tasks 1/|options in the consistent set| (handedness: 1/|{same, mirror} co
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from viewcert.benchmark.prompts import LETTERS
+from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
 from viewcert.cameras.camera import PerspectiveCamera
 from viewcert.cameras.framing import fit_orthographic_common
 from viewcert.cameras.placement import check_placement, check_positions, placed_cameras
@@ -52,7 +50,7 @@ from viewcert.certify.certificate import compute_digest, library_versions
 from viewcert.certify.inputs import load_input
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
-from viewcert.io.images import png_base64, write_png
+from viewcert.io.images import write_png
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.render.palette import get_style
 from viewcert.render.raster import build_scene, render
@@ -300,13 +298,13 @@ def question_text(settings: TaskExportSettings, view_names, choices) -> str:
     if t in _RANGES:
         ex = {"translation": "move x 3", "rotation": "roll y 15", "zoom": "move z 45"}[t]
         return head + f"Which single command {_RANGES[t]} was applied? Answer with the command only, e.g. `{ex}`."
-    opts = " ".join(f"{LETTERS[i]}. {c}" for i, c in enumerate(choices))
+    # choice tasks: no options in the text, every harness adds its own lettered options (harness_files)
     if t == "handedness":
         return head + ("Is the after view the same molecule turned by one `roll` command (axis x, y or z, a multiple "
                        "of 15 degrees from -90 to 90, not 0), or its mirror image — the reflection through the plane "
                        "that contains the view axis and bisects the screen x and -y axes, through the centre — "
-                       f"turned by such a command? {opts} Answer with the letter only.")
-    return head + f"Which sequence of commands, applied in order, was used? {opts} Answer with the letter only."
+                       "turned by such a command?")
+    return head + "Which sequence of commands, applied in order, was used?"
 
 
 def item_ceilings(item: TaskItem, result: ItemResult, choices) -> dict:
@@ -324,38 +322,15 @@ def item_ceilings(item: TaskItem, result: ItemResult, choices) -> dict:
 
 
 def _records(questions, paths, settings: TaskExportSettings, view_names) -> list[dict]:
+    """The question records (``benchmark.harness_files``); category: the true command's axes."""
     recs = []
     for k, ((item, choices), imgs) in enumerate(zip(questions, paths, strict=True)):
         truth = item.grid.answers[item.truth]
-        rec = {"id": f"q{k:04d}", "source_id": item.structure_id, "index": k, "images": imgs,
-               "question": question_text(settings, view_names, choices), "task": settings.task,
-               "category": "+".join(s.axis for s in truth.steps)}
-        if choices:
-            ans = HANDEDNESS_CHOICES[int(item.mirror)] if settings.task == "handedness" else truth.format()
-            rec.update({"answer_format": "choice", "choices": list(choices), "answer": ans,
-                        "answer_letter": LETTERS[choices.index(ans)]})
-        else:
-            rec.update({"answer_format": "command", "answer": truth.format()})
-        recs.append(rec)
+        ans = HANDEDNESS_CHOICES[int(item.mirror)] if settings.task == "handedness" else truth.format()
+        recs.append(question_record(k, item.structure_id, imgs, question_text(settings, view_names, choices),
+                                    settings.task, ans, choices=choices or None,
+                                    category="+".join(s.axis for s in truth.steps)))
     return recs
-
-
-def harness_tsv(records: list[dict], out: Path) -> str:
-    """VLMEvalKit TSV: MCQ layout (A…D, answer letter) for choice questions, VQA layout otherwise."""
-    import pandas as pd  # lazy: pandas is slow to import and only the TSV needs it
-
-    rows = []
-    for r in records:
-        row = {"index": r["index"], "image": json.dumps([png_base64((out / p).read_bytes()) for p in r["images"]]),
-               "image_path": json.dumps([Path(p).name for p in r["images"]]), "question": r["question"]}
-        if r["answer_format"] == "choice":
-            row.update({LETTERS[i]: c for i, c in enumerate(r["choices"])})
-            row["answer"] = r["answer_letter"]
-        else:
-            row["answer"] = r["answer"]
-        row.update({"category": r["category"], "split": "test", "id": r["id"], "source_id": r["source_id"]})
-        rows.append(row)
-    return pd.DataFrame(rows).to_csv(sep="\t", index=False, lineterminator="\n")
 
 
 def task_certificate(input_spec: str, settings: TaskExportSettings, questions, results, errors,
@@ -417,11 +392,6 @@ def read_molecules(input_spec: str, limits: Limits, limit: int | None = None) ->
     return good, errors
 
 
-def _file_digests(out: Path) -> dict[str, str]:
-    return {p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(out.rglob("*")) if p.is_file() and p.name != "manifest.json" and not p.name.startswith(".")}
-
-
 def build_task_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike, settings: TaskExportSettings, *,
                          limits: Limits = DEFAULT_LIMITS, limit: int | None = None) -> dict:
     """Export a transformation benchmark (module docstring); returns the manifest dict."""
@@ -441,12 +411,11 @@ def build_task_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike, 
     results = identify_all([it for it, _ in questions], delta=settings.delta, eps=settings.eps,
                            explain_tol=settings.explain_tol)
     records = _records(questions, paths, settings, view_names)
-    write_text_atomic(out / "benchmark.jsonl", "".join(json_dumps(r, indent=None) for r in records))
-    write_text_atomic(out / "benchmark.tsv", harness_tsv(records, out))
+    write_harness_files(records, out, settings.task)
     cert = task_certificate(str(input_spec), settings, questions, results, errors, list(excl.values()))
     write_text_atomic(out / "certificate.json", json_dumps(cert))
     manifest = {"format": "viewcert.tasks.benchmark/1", "input": str(input_spec), "settings": settings.to_dict(),
                 "n_questions": len(records), "errors": errors, "certificate_digest": cert["digest"]["value"],
-                "files": _file_digests(out)}
+                "files": file_digests(out)}
     write_text_atomic(out / "manifest.json", json_dumps(manifest))
     return {**manifest, "certificate": cert}
