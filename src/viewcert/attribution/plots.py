@@ -12,6 +12,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from viewcert.attribution.table import RUNGS
+from viewcert.sanitize import plot_text
 
 DPI = 110
 _COLORS = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666", "#1f78b4",
@@ -26,7 +27,8 @@ def _png(fig: Figure) -> bytes:
 
 
 def _short(model: str) -> str:
-    return model.split("/", 1)[-1]
+    """A model's name without its organisation, as matplotlib text (received: controls and ``$`` escaped)."""
+    return plot_text(model.split("/", 1)[-1])
 
 
 def ladder_plot(arms: pd.DataFrame, *, chance: float, ceilings: list[tuple[str, float]]) -> bytes:
@@ -54,7 +56,7 @@ def ladder_plot(arms: pd.DataFrame, *, chance: float, ceilings: list[tuple[str, 
     ax.text(len(rungs) - 0.5, chance, f" chance {chance:.3f}", va="bottom", ha="right", fontsize=8, color="0.3")
     for j, (label, value) in enumerate(ceilings):
         ax.axhline(value, color="black", ls="--" if j == 0 else "-.", lw=1)
-        ax.text(-0.45, value, f"{label}", va="bottom", fontsize=8)
+        ax.text(-0.45, value, plot_text(label), va="bottom", fontsize=8)
     ax.set_xticks(range(len(rungs)), rungs)
     ax.set_xlim(-0.5, len(rungs) - 0.5)
     ax.set_ylim(0, 1.05)
@@ -84,7 +86,7 @@ def decomposition_bars(decomposition: pd.DataFrame, r1_label: str) -> bytes:
     ax.set_yticks(y, [_short(m) for m in d["model"]], fontsize=8)
     ax.set_xlim(0, 1.25)
     ax.set_xlabel("accuracy")
-    ax.set_title(f"Error decomposition against {r1_label}")
+    ax.set_title(f"Error decomposition against {plot_text(r1_label)}")
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.45, -0.09 - 0.3 / max(len(d), 2)), ncol=3,
               frameon=False)
     fig.tight_layout()
@@ -122,7 +124,7 @@ def forest_plot(decomposition: pd.DataFrame, summary: pd.DataFrame) -> bytes:
         ax.invert_yaxis()
         ax.set_xlim(-0.3, 1.1)
         ax.set_xlabel("perception share (R3 − R4)/(R1 − R4)")
-        ax.set_title(label, fontsize=9)
+        ax.set_title(plot_text(label), fontsize=9)
     fig.tight_layout()
     return _png(fig)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from viewcert.io.atomic import write_bytes_atomic
+from viewcert.sanitize import plot_text
 
 
 def _fig():
@@ -43,7 +44,7 @@ def plot_ceiling_by_system(cert: dict, path: str | Path) -> Path:
     ax.set_ylim(0, 1.12)
     ax.set_ylabel(f"ceiling ({s['score'].replace('_', ' ')})")
     tol = cert["tolerances"]
-    ax.set_title(f"{cert['protocol']['name']}: δ = {tol['delta']:g} Å, τ = {tol['tau']:g} Å", fontsize=10)
+    ax.set_title(f"{plot_text(cert['protocol']['name'])}: δ = {tol['delta']:g} Å, τ = {tol['tau']:g} Å", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
     ax.tick_params(axis="x", labelrotation=30, labelsize=8)
     return _save(fig, path)
@@ -92,7 +93,7 @@ def plot_delta_star(cert: dict, path: str | Path) -> Path:
     bx.set_ylim(0, 1.02)
     bx.legend(fontsize=8, loc="upper left")
     n_zero = int(np.sum(v == 0))
-    fig.suptitle(f"{cert['protocol']['name']}: δ* of {len(v)} items, {int(np.sum(v <= delta))} with δ* ≤ δ"
+    fig.suptitle(f"{plot_text(cert['protocol']['name'])}: δ* of {len(v)} items, {int(np.sum(v <= delta))} with δ* ≤ δ"
                  + (f" ({n_zero} with δ* = 0: dependent views)" if n_zero else ""), fontsize=10)
     return _save(fig, path)
 
@@ -108,9 +109,9 @@ def plot_ceiling_vs_delta(rows: list[dict], path: str | Path, *, reference: dict
             by.setdefault(r["protocol"], []).append((r["delta"], r["correct"] / r["n"]))
     for name, pts in by.items():
         pts.sort()
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=name)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=plot_text(name))
     for name, (ds, ks, n) in (reference or {}).items():
-        ax.plot(ds, [k / n for k in ks], ls="--", lw=1, color="gray", label=name)
+        ax.plot(ds, [k / n for k in ks], ls="--", lw=1, color="gray", label=plot_text(name))
     ax.set_xscale("log")
     ax.set_xlabel("δ (Å)")
     ax.set_ylabel("ceiling R1")
@@ -129,7 +130,7 @@ def plot_phantom_rate_by_subset(rows: list[dict], path: str | Path) -> Path:
     ax.bar(range(len(rows)), [r["items_with_phantoms"] / r["n"] for r in rows],
            color=[colors.get(r["n_views"], "#8172b3") for r in rows])
     ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels([r["subset"] for r in rows], rotation=90, fontsize=6)
+    ax.set_xticklabels([plot_text(r["subset"]) for r in rows], rotation=90, fontsize=6)
     ax.set_ylabel("items with Φ_δ ≠ ∅")
     ax.set_title("phantom rate per view subset", fontsize=10)
     return _save(fig, path)

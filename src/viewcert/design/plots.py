@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from viewcert.design.designer import zone_axes  # noqa: E402
+from viewcert.sanitize import plot_text  # noqa: E402
 
 
 def stereographic(directions: np.ndarray) -> np.ndarray:
@@ -32,14 +33,14 @@ def stereographic_plot(protocols: dict, structures, path, *, title: str = "view 
     ax.scatter(z[:, 0], z[:, 1], s=3, c="0.6", label="zone axes (short lattice vectors)", zorder=1)
     for (name, p), m in zip(protocols.items(), ("o", "s", "^", "D", "v", "P"), strict=False):
         xy = stereographic(np.array([v.direction for v in p.views]))
-        ax.scatter(xy[:, 0], xy[:, 1], s=70, marker=m, label=name, zorder=3, edgecolors="k")
+        ax.scatter(xy[:, 0], xy[:, 1], s=70, marker=m, label=plot_text(name), zorder=3, edgecolors="k")
         for (x, y), v in zip(xy, p.views, strict=True):
-            ax.annotate(v.name, (x, y), textcoords="offset points", xytext=(5, 5), fontsize=7)
+            ax.annotate(plot_text(v.name), (x, y), textcoords="offset points", xytext=(5, 5), fontsize=7)
     ax.set_xlim(-1.05, 1.05)
     ax.set_ylim(-1.05, 1.05)
     ax.set_aspect("equal")
     ax.axis("off")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(plot_text(title), fontsize=10)
     ax.legend(loc="lower left", fontsize=7, framealpha=0.9)
     path = Path(path)
     fig.savefig(path, dpi=120, bbox_inches="tight")
@@ -52,7 +53,7 @@ def delta_star_plot(values: dict, path, *, cap: float | None = None) -> Path:
     fig, ax = plt.subplots(figsize=(6, 4))
     for name, v in values.items():
         v = np.sort(np.asarray(v, dtype=np.float64))
-        ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", label=name)
+        ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", label=plot_text(name))
     ax.set_xscale("log")
     ax.set_xlabel("uniqueness margin δ* (Å)" + (f", capped at {cap:g}" if cap else ""))
     ax.set_ylabel("fraction of structures ≤ δ*")
