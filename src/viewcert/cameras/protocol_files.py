@@ -253,8 +253,13 @@ def read_protocol_file(path) -> ProtocolSpec:
     """Read a ``.toml`` or ``.json`` protocol file (``viewcert.io.received``: a regular file, its size
     checked before reading); InputError naming the file, view and field."""
     p = Path(path)
-    raw = read_received_bytes(p, what="protocol file")  # a regular file within max_json_bytes, never a FIFO
-    return _parse_protocol(str(p), p.suffix.lower(), raw)
+    return _parse_protocol(str(p), p.suffix.lower(), read_protocol_bytes(p))
+
+
+def read_protocol_bytes(path) -> bytes:
+    """The bytes of a protocol file, read as a received file (``viewcert.io.received``): a regular file
+    within ``max_json_bytes``; a FIFO, a device or a directory is one InputError, nothing read."""
+    return read_received_bytes(path, what="protocol file")
 
 
 @lru_cache(maxsize=32)
