@@ -27,7 +27,7 @@ LAYERS: dict[str, int] = {
     "cameras": 5, "parallel": 5,
     "observe": 6,
     "render": 7, "oracle": 7,
-    "certify": 8, "tasks": 8,
+    "certify": 8, "tasks": 8, "interactions": 8,
     "design": 9,
     "benchmark": 10, "attribution": 10,
     "cli": 11,

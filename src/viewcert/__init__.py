@@ -18,6 +18,7 @@ Map of the package, bottom layer first; a layer imports only the layers above it
 - ``oracle``       numba correspondence-free triangulation, merge, phantom set Φ_δ, noise studies
 - ``certify``      render ceiling R1, certificates, verification, design sweeps
 - ``tasks``        which answers of a transformation question (MiSI-style) the views determine
+- ``interactions`` ligand–pocket hydrogen bonds of a prepared complex (hydride + biotite, ProLIF cross-check)
 - ``design``       uniqueness margins, occlusion reports, the view designer
 - ``benchmark``    export (images, JSONL, VLMEvalKit TSV, prompts, certificate) and the gallery
 - ``attribution``  canonical result table, harness readers, ladder, fabrication audit, reports

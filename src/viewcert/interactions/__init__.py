@@ -1,0 +1,20 @@
+"""Interactions: ligand–pocket hydrogen bonds of a prepared complex, the ground truth of MiSI's interaction
+tasks.
+
+- ``criterion``   the Baker–Hubbard criterion (distances, angle, donor/acceptor elements, hydrogens) and the
+                  criterion values of one D–H···A triple
+- ``protonate``   the prepared complex as a biotite AtomArray with bonds, charges and hydride's hydrogens
+- ``hbonds``      the bonds (biotite ``structure.hbond``), each with its MiSI five-tuple entry
+- ``crosscheck``  ProLIF on the same atoms, every disagreement explained
+- ``truth``       ``hbond_truth``: all of it, as recorded in certificates
+
+biotite, hydride and ProLIF are the ``interactions`` extra; they are imported at first use.
+"""
+
+from viewcert.interactions.criterion import PROLIF_CRITERION, Geometry, HBondCriterion, geometry
+from viewcert.interactions.hbonds import HBond, Site, find_hbonds
+from viewcert.interactions.protonate import Protonated, protonated_complex
+from viewcert.interactions.truth import HBondTruth, hbond_truth, library_versions
+
+__all__ = ["PROLIF_CRITERION", "Geometry", "HBond", "HBondCriterion", "HBondTruth", "Protonated", "Site",
+           "find_hbonds", "geometry", "hbond_truth", "library_versions", "protonated_complex"]

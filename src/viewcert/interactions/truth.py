@@ -1,0 +1,63 @@
+"""The hydrogen-bond ground truth of a complex, as recorded in certificates: the bonds with their criterion
+values, the criterion, hydride's protonation summary, the ProLIF cross-check and the library versions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from viewcert.interactions.criterion import HBondCriterion
+from viewcert.interactions.hbonds import HBond, find_hbonds
+from viewcert.interactions.protonate import ENVIRONMENT, Protonated, protonated_complex
+from viewcert.io.complex import DEFAULT_POCKET
+
+LIBRARIES = ("biotite", "hydride", "prolif", "rdkit", "MDAnalysis")
+
+
+def library_versions() -> dict:
+    """Installed versions of the interaction libraries ("absent" when not installed)."""
+    out = {}
+    for name in LIBRARIES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "absent"
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class HBondTruth:
+    """Bonds of one complex (``bonds``, sorted by entry) and everything that defines them."""
+
+    protonated: Protonated
+    bonds: tuple[HBond, ...]
+    criterion: HBondCriterion
+    crosscheck: dict | None
+
+    def entries(self) -> tuple[str, ...]:
+        """The distinct MiSI five-tuples (two bonds of one atom pair in opposite directions are one entry)."""
+        return tuple(dict.fromkeys(b.entry() for b in self.bonds))
+
+    def to_dict(self) -> dict:
+        p = self.protonated
+        return {"complex": p.prepared.to_dict(), "criterion": self.criterion.to_dict(),
+                "protonation": {"tool": "hydride", "environment_A": ENVIRONMENT,
+                                "hydrogens_added": p.n_hydrogens_added, "warnings": dict(p.warnings)},
+                "bonds": [b.to_dict() for b in self.bonds], "entries": list(self.entries()),
+                "crosscheck": self.crosscheck, "libraries": library_versions()}
+
+
+def hbond_truth(path: str | Path, *, ligand: str | None = None, pocket: float = DEFAULT_POCKET,
+                criterion: HBondCriterion | None = None, crosscheck: bool = True) -> HBondTruth:
+    """Ligand–pocket hydrogen bonds of the complex at ``path`` (``complex:`` rules), cross-checked by ProLIF
+    unless ``crosscheck=False``."""
+    crit = criterion or HBondCriterion()
+    prot = protonated_complex(path, ligand=ligand, pocket=pocket, ph=crit.ph)
+    bonds = find_hbonds(prot, crit)
+    check = None
+    if crosscheck:
+        from viewcert.interactions.crosscheck import cross_check  # lazy: ProLIF imports MDAnalysis (~2 s)
+
+        check = cross_check(prot, bonds, crit)
+    return HBondTruth(prot, bonds, crit, check)
