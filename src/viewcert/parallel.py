@@ -15,6 +15,10 @@ scheduler address; results checkpointed in shards so an interrupted run resumes.
   (even ``kill -9``) resumes with no finished item recomputed and no item lost or duplicated. The workdir's
   ``manifest.json`` pins the key list, chunk size and fingerprint; a mismatch is an InputError rather than
   a silent mix of two runs.
+- Each shard carries ``sha256``, the SHA-256 of its canonical payload (``io.atomic.json_dumps`` of its keys
+  and results, one line). A shard is reused only when it is a regular file, holds exactly its chunk's keys
+  and its payload matches that digest; any other shard present (torn, edited, damaged, from elsewhere) is
+  recomputed and listed in ``MapResult.shards_recomputed`` with the reason, for the caller to warn about.
 - A rich progress bar is shown on a terminal (``progress=None``) or when ``progress=True``.
 
 Results do not depend on the executor or on the number of workers: each result is ``fn(item)``, assembled
@@ -41,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from viewcert.errors import InputError, ViewcertError
-from viewcert.io.atomic import write_json_atomic
+from viewcert.io.atomic import json_dumps, write_json_atomic
 
 PARENT_POLL_S = 0.5  # how often a worker checks that its parent lives; how often the parent wakes to see signals
 MANIFEST = "manifest.json"
@@ -62,6 +66,8 @@ class MapResult:
     n_computed: int = 0
     shards_written: list[str] = field(default_factory=list)
     executor: str = "local"
+    shards_recomputed: dict[str, str] = field(default_factory=dict)  # shard present but not reused -> why
+    workdir: Path | None = None  # where the shards are
 
 
 def default_workers() -> int:
@@ -156,14 +162,33 @@ def _auto_chunk(n: int, workers: int) -> int:
     return max(1, min(64, math.ceil(n / max(1, 8 * workers))))
 
 
-def _load_shard(path: Path, keys: list[str]) -> list[Any] | None:
+def shard_digest(keys: Sequence[str], results: Sequence[Any]) -> str:
+    """SHA-256 (hex) of a shard's canonical payload: deterministic one-line JSON of its keys and results."""
+    payload = json_dumps({"keys": list(keys), "results": list(results)}, indent=None, allow_nan=True)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def _load_shard(path: Path, keys: list[str]) -> tuple[list[Any] | None, str | None]:
+    """(results, None) for a shard that may be reused; (None, why) for one present but not reusable;
+    (None, None) when there is none."""
+    if not os.path.lexists(path):
+        return None, None
+    if not path.is_file():
+        return None, "not a regular file"
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    if data.get("keys") != keys or len(data.get("results", ())) != len(keys):
-        return None
-    return data["results"]
+        return None, "unreadable or not JSON (a torn or damaged file)"
+    if not isinstance(data, dict) or data.get("keys") != keys or not isinstance(data.get("results"), list) \
+            or len(data["results"]) != len(keys):
+        return None, "does not hold this chunk's items"
+    try:
+        ok = data.get("sha256") == shard_digest(keys, data["results"])
+    except InputError:
+        ok = False
+    if not ok:
+        return None, "does not match its SHA-256 digest (edited or damaged since it was written)"
+    return data["results"], None
 
 
 def _prepare_workdir(workdir: Path, keys: list[str], chunk_size: int | None, fingerprint: str,
@@ -267,9 +292,11 @@ def map_items(
     bounds = [(s, min(n, s + size)) for s in range(0, n, size)]
     results: list[Any] = [None] * n
     todo: list[int] = []
-    out = MapResult(results, n)
+    out = MapResult(results, n, workdir=wd)
     for ci, (a, b) in enumerate(bounds):
-        got = _load_shard(wd / SHARD_FORMAT.format(ci), keys[a:b]) if wd is not None else None
+        got, why = _load_shard(wd / SHARD_FORMAT.format(ci), keys[a:b]) if wd is not None else (None, None)
+        if why is not None:
+            out.shards_recomputed[SHARD_FORMAT.format(ci)] = why
         if got is None:
             todo.append(ci)
         else:
@@ -281,7 +308,8 @@ def map_items(
         a, b = bounds[ci]
         if wd is not None:
             path = wd / SHARD_FORMAT.format(ci)
-            write_json_atomic(path, {"keys": keys[a:b], "results": chunk_results}, indent=None, allow_nan=True)
+            write_json_atomic(path, {"keys": keys[a:b], "results": chunk_results,
+                                     "sha256": shard_digest(keys[a:b], chunk_results)}, indent=None, allow_nan=True)
             out.shards_written.append(path.name)
             # the stored form is what a resumed run reads: keep both runs identical
             chunk_results = json.loads(path.read_text())["results"]

@@ -216,6 +216,19 @@ def write_outputs(out: str | Path, cert: dict, *, plots: bool = True, run: MapRe
     return paths
 
 
+def resume_lines(run: MapResult, workdir: Path | None) -> list[str]:
+    """Console lines about a resumed run: one warning per shard present but not reused (it was recomputed),
+    then "resumed N of M items" with the count of recomputed shards."""
+    lines = [f"viewcert: warning: shard {(run.workdir or Path()) / name} {why}; not reused, recomputed"
+             for name, why in sorted(run.shards_recomputed.items())]
+    k = len(run.shards_recomputed)
+    if run.n_resumed or k:
+        lines.append(f"resumed {run.n_resumed} of {run.n_items} items from {workdir}"
+                     + (f" ({k} shard{'s' if k != 1 else ''} recomputed: digest or content did not match)"
+                        if k else ""))
+    return lines
+
+
 def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, *, out: str | Path | None = None,
             subset: str = "eval", n_workers: int | None = None, scheduler: Any = None, plots: bool = True,
             progress: bool | None = None, resume: bool = True, limits: Limits = DEFAULT_LIMITS,
@@ -232,8 +245,9 @@ def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, 
     cert, run = run_certification(dataset, cfg, n_workers=n_workers, scheduler=scheduler, workdir=workdir,
                                   progress=progress)
     wall = time.perf_counter() - t0
-    if report is not None and run.n_resumed:
-        report(f"resumed {run.n_resumed} of {run.n_items} items from {workdir}")
+    if report is not None:
+        for line in resume_lines(run, workdir):
+            report(line)
     if out is not None:
         write_outputs(out, cert, plots=plots, run=run, wall_seconds=wall,
                       workers=str(scheduler) if scheduler else n_workers)
