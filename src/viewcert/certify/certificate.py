@@ -139,14 +139,19 @@ def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list[dict]
                                        else "moyopy at tau with its default angle handling")
                        if cfg.cross_check else "off",
                        "standardization": {"symprec": cfg.std_symprec, "angle_tolerance": cfg.std_angle_tolerance,
-                                           "orientation": cfg.orientation, "enabled": cfg.standardize}},
+                                           "orientation": cfg.orientation, "enabled": cfg.standardize},
+                       "input_cell": "spglib at tau and the angle tolerance on the cell as read (cross-checked like "
+                                     "the rendered cell); another space group on the rendered cell flags the item "
+                                     "(items[].symmetry_raised) and the input's label is then the truth",
+                       "angle_tolerance_negative": "spglib's own rule (recorded as -1)"},
         "oracle": {"pairs": cfg.pairs, "merge": cfg.merge, "visibility": cfg.visibility,
                    "merge_frame": "minimum image in the cell" if cfg.periodic_merge else "cartesian",
                    "module": "viewcert.oracle.triangulate.reconstruct"},
         "scoring": {"level": cfg.score, "truth": cfg.truth,
                     "rule": "correct = label of the reconstruction (spglib at tau) equals the reference label at "
                             "the scored level; reference = dataset label where present (truth='dataset'), else "
-                            "the rendered cell's label",
+                            "the rendered cell's label (the input cell's where the standardisation raised the "
+                            "symmetry)",
                     "bound": f"exact Clopper-Pearson, one-sided lower and two-sided, confidence {cfg.confidence}"},
         "libraries": library_versions(),
         "items": outcomes,

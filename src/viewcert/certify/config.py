@@ -32,8 +32,9 @@ class CertifyConfig:
     """Every setting that changes an outcome; all of it is recorded in a certificate.
 
     delta (δ, Å): the oracle's extraction/merge tolerance. tau (τ, Å): spglib/moyopy symprec for both the
-    rendered cell and the reconstruction (None → δ). angle_tolerance (°): for both. std_*: the
-    conventional-cell standardization (the study: 0.01 Å, 5°, pymatgen orientation). score: the label
+    rendered cell and the reconstruction (None → δ). angle_tolerance (°): for both (negative: spglib's own
+    rule, recorded as -1). std_*: the conventional-cell standardization (the study: 0.01 Å, 5°, pymatgen
+    orientation; the CLI's --angle-tolerance sets both angle tolerances). score: the label
     level R1 counts (crystal_system | point_group | space_group). truth: "dataset" (the dataset's label
     where present) or "rendered" (the rendered cell's own label). periodic_merge: give the oracle the cell
     (merge by minimum image, points wrapped; required for tiled observations); False merges in Cartesian
@@ -113,10 +114,15 @@ class CertifyConfig:
         if not (math.isfinite(self.tau) and self.tau > 0):
             raise InputError(f"tau (symprec) must be a positive number of Å, got {self.tau}", field="symprec")
         object.__setattr__(self, "delta", float(self.delta))
-        for name in ("angle_tolerance", "sigma"):
+        for name in ("angle_tolerance", "std_angle_tolerance"):  # degrees; negative: spglib's own rule (-1)
             v = getattr(self, name)
-            if not (isinstance(v, int | float) and math.isfinite(v) and v >= 0):
-                raise InputError(f"{name} must be a finite number ≥ 0, got {v}", field=name)
+            if not (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)):
+                raise InputError(f"{name} must be a finite number of degrees (-1: spglib's own rule), got {v}",
+                                 field=name)
+            if v < 0:
+                object.__setattr__(self, name, -1.0)
+        if not (isinstance(self.sigma, int | float) and math.isfinite(self.sigma) and self.sigma >= 0):
+            raise InputError(f"sigma must be a finite number ≥ 0, got {self.sigma}", field="sigma")
         if self.sigma_unit not in ("px", "angstrom"):
             raise InputError(f"sigma_unit must be 'px' or 'angstrom', got {self.sigma_unit!r}", field="sigma_unit")
         object.__setattr__(self, "tau", float(self.tau))

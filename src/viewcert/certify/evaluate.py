@@ -3,7 +3,11 @@
 1. read the structure; conventional standard cell (pymatgen orientation, ``std_symprec`` Å,
    ``std_angle_tolerance`` °) — the *rendered* cell — unless ``standardize=False``;
 2. R0: the label of the rendered cell (spglib at τ, moyopy cross-check), compared with the dataset's own
-   label where one exists; a mismatch is reported per item (``label_mismatch``), never resolved silently;
+   label where one exists; a mismatch is reported per item (``label_mismatch``), never resolved silently.
+   The cell as read is labelled too (spglib at τ and the angle tolerance, from the standardisation's
+   dataset when the tolerances are the same; moyopy cross-check, ``cross_check.input``): when the rendered
+   cell's space group differs from it, the standardisation raised the symmetry and the item is flagged
+   (``symmetry_raised``); the input's label is then the truth at the stated tolerances;
 3. observations through the protocol's cameras (observation model: tiling, σ, visibility) → the oracle
    (``viewcert.oracle.reconstruct`` at δ) → its phantom report against the rendered cell;
 4. the label of the reconstruction (spglib at τ on the rendered lattice, moyopy cross-check);
@@ -13,7 +17,10 @@
 
 An item that is not correct carries reasons, most specific first: ``oracle_failed``, ``phantoms``,
 ``missing_atoms``, ``symmetry_changed`` (same atoms within δ, different label at τ),
-``label_mismatch`` (the rendered cell itself does not carry the dataset's label),
+``symmetry_raised`` (the standardisation gave the rendered cell another space group than spglib finds on
+the cell as read at τ and the angle tolerance; the item's ``symmetry_raised`` field holds both labels and
+the reference is the input's), ``label_mismatch`` (the rendered cell itself does not carry the dataset's
+label),
 ``precondition_violated`` (same-label atoms ≤ 2δ apart, or fewer than two independent views),
 ``symmetry_undetermined``, or ``error`` (input or pipeline failure, with the stage).
 
@@ -46,8 +53,8 @@ from viewcert.symmetry import shortcuts
 from viewcert.symmetry.labels import LEVELS, SymmetryCheck, analyse_cell
 from viewcert.symmetry.standardize import conventional_standard_cell, standardize_with_dataset
 
-REASON_ORDER = ("error", "oracle_failed", "phantoms", "missing_atoms", "symmetry_changed", "label_mismatch",
-                "symmetry_undetermined", "precondition_violated", "point_group_changed", "handedness_ambiguous")
+REASON_ORDER = ("error", "oracle_failed", "phantoms", "missing_atoms", "symmetry_changed", "symmetry_raised",
+                "label_mismatch", "symmetry_undetermined", "precondition_violated", "point_group_changed", "handedness_ambiguous")
 MAX_PHANTOMS_LISTED = 24
 STANDARDIZER = "viewcert.symmetry.standardize"  # recorded in certificates
 
@@ -139,6 +146,9 @@ class Prepared:
     error: str | None = None
     rendered: dict[tuple[float, float, bool], SymmetryCheck] = field(default_factory=dict)
     std: dict | None = None  # the standardisation's spglib dataset (viewcert.symmetry.shortcuts)
+    source: Structure | None = None  # the periodic cell as read, when it was standardised
+    source_std: dict | None = None  # the standardisation's dataset of ``source`` (kept after a supercell)
+    inputs: dict[tuple, SymmetryCheck] = field(default_factory=dict)
 
     def rendered_check(self, cfg: CertifyConfig) -> SymmetryCheck | None:
         if self.cell is None or not self.cell.is_periodic:
@@ -153,6 +163,31 @@ class Prepared:
                                                           moyo_angle_tolerance=_moyo_angle(cfg))
         return self.rendered[key]
 
+    def input_check(self, cfg: CertifyConfig) -> SymmetryCheck | None:
+        """Labels of the cell as read at τ and the angle tolerance (spglib from the standardisation's dataset
+        when its tolerances are these, else a fresh call; moyopy cross-check as for the rendered cell); None
+        when nothing was standardised."""
+        if self.source is None:
+            return None
+        key = (cfg.tau, cfg.angle_tolerance, cfg.cross_check, cfg.cross_check_angle, cfg.label_shortcuts)
+        if key not in self.inputs:
+            src, std = self.source, self.source_std if cfg.label_shortcuts else None
+            known = shortcuts.label_from_dataset(std, src.n_atoms) if shortcuts.applies(
+                std, symprec=cfg.tau, angle_tolerance=cfg.angle_tolerance) else None
+            self.inputs[key] = analyse_cell(src.lattice, src.frac_coords, src.numbers, symprec=cfg.tau,
+                                            angle_tolerance=cfg.angle_tolerance, cross_check=cfg.cross_check,
+                                            moyo_angle_tolerance=_moyo_angle(cfg), known_spglib=known)
+        return self.inputs[key]
+
+
+def symmetry_raised(input_check: SymmetryCheck | None, rendered: SymmetryCheck | None) -> dict | None:
+    """Both labels when the rendered (standardised) cell's space group differs from the input's at the same
+    tolerances (spglib's), else None."""
+    a, b = label_dict(input_check), label_dict(rendered)
+    if a is None or b is None or a["space_group"] == b["space_group"]:
+        return None
+    return {"input": a, "rendered": b, "levels": [lv for lv in LEVELS if a[lv] != b[lv]]}
+
 
 def prepare(item: Item, cfg: CertifyConfig) -> Prepared:
     """Read the item and build the rendered cell; failures become ``Prepared.error`` (a value)."""
@@ -160,18 +195,19 @@ def prepare(item: Item, cfg: CertifyConfig) -> Prepared:
         s = item.read()
     except Exception as exc:  # noqa: BLE001 - any reader failure is an item error, not a crash
         return Prepared(item, None, f"read: {exc}")
-    std = None
+    std = source = None
     if cfg.standardize and s.is_periodic:
         try:
             conv, std = standardize_with_dataset(s, symprec=cfg.std_symprec, angle_tolerance=cfg.std_angle_tolerance,
                                                  orientation=cfg.orientation)
-            s = conv.with_provenance(s.provenance)
+            source, s = s, conv.with_provenance(s.provenance)
             item.check_size(s.n_atoms)  # the rendered cell can hold more atoms than the file (centring)
         except Exception as exc:  # noqa: BLE001
             return Prepared(item, None, f"conventional cell: {exc}")
+    source_std = std
     if cfg.supercell != (1, 1, 1) and s.is_periodic:
         s, std = s.supercell(cfg.supercell), None
-    return Prepared(item, s, std=std)
+    return Prepared(item, s, std=std, source=source, source_std=source_std)
 
 
 def _base_record(item: Item) -> dict:
@@ -220,20 +256,23 @@ def _reconstruction_check(rec, cell: Structure, cfg: CertifyConfig,
                         moyo_angle_tolerance=_moyo_angle(cfg), known_spglib=known)
 
 
-def _reference(dataset: dict, rendered_label: dict | None, cfg: CertifyConfig) -> tuple[dict, dict]:
-    """Per level: the label R1 compares with and where it came from ("dataset" or "rendered")."""
+def _reference(dataset: dict, rendered_label: dict | None, cfg: CertifyConfig,
+               raised: dict | None = None) -> tuple[dict, dict]:
+    """Per level: the label R1 compares with and where it came from ("dataset", "rendered", or "input" when
+    the standardisation raised the symmetry: the truth at the stated tolerances is the input's label)."""
     reference: dict = {}
     source: dict = {}
+    own, own_name = (raised["input"], "input") if raised else (rendered_label, "rendered")
     for lv in LEVELS:
         if cfg.truth == "dataset" and lv in dataset:
             reference[lv], source[lv] = dataset[lv], "dataset"
-        elif rendered_label is not None:
-            reference[lv], source[lv] = rendered_label[lv], "rendered"
+        elif own is not None:
+            reference[lv], source[lv] = own[lv], own_name
     return reference, source
 
 
 def _reasons(rec, rep, *, periodic: bool, rendered_label, recon_label, mismatch, unique: bool, indep: bool,
-             cfg: CertifyConfig) -> list[str]:
+             cfg: CertifyConfig, raised: dict | None = None) -> list[str]:
     """Every reason the item may not be correct, in REASON_ORDER."""
     reasons: list[str] = []
     if rec.status != "ok":
@@ -247,6 +286,8 @@ def _reasons(rec, rep, *, periodic: bool, rendered_label, recon_label, mismatch,
     if (periodic and unique and recon_label is not None and rendered_label is not None
             and recon_label[cfg.score] != rendered_label[cfg.score]):
         reasons.append("symmetry_changed")
+    if periodic and raised is not None:
+        reasons.append("symmetry_raised")
     if periodic and cfg.score in mismatch:
         reasons.append("label_mismatch")
     if rep.separation_ok is False or not indep:
@@ -284,6 +325,8 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
     periodic = cell.is_periodic
     rendered = prep.rendered_check(cfg)
     rendered_label = label_dict(rendered)
+    in_check = prep.input_check(cfg)
+    raised = symmetry_raised(in_check, rendered)
     dataset = item.label or {}
     mismatch = [] if rendered_label is None else [lv for lv in LEVELS
                                                    if lv in dataset and dataset[lv] != rendered_label[lv]]
@@ -299,7 +342,7 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
     recon_check = _reconstruction_check(rec, cell, cfg, rendered)
     recon_label = label_dict(recon_check)
     unique = bool(rec.status == "ok" and rep.unique)
-    reference, ref_source = _reference(dataset, rendered_label, cfg)
+    reference, ref_source = _reference(dataset, rendered_label, cfg, raised)
     if periodic:
         by_level = {lv: bool(recon_label is not None and lv in reference and recon_label[lv] == reference[lv])
                     for lv in LEVELS}
@@ -313,17 +356,19 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
         by_level = mol["correct_by_level"]
         correct = all(by_level.values())
     reasons = _reasons(rec, rep, periodic=periodic, rendered_label=rendered_label, recon_label=recon_label,
-                       mismatch=mismatch, unique=unique, indep=indep, cfg=cfg)
+                       mismatch=mismatch, unique=unique, indep=indep, cfg=cfg, raised=raised)
     if not periodic:
         reasons += [r for lv, r in (("point_group", "point_group_changed"), ("handedness", "handedness_ambiguous"))
                     if by_level.get(lv) is False]
-    cross = {k: v for k, v in (("rendered", _xcheck(rendered)), ("reconstructed", _xcheck(recon_check))) if v}
+    cross = {k: v for k, v in (("input", _xcheck(in_check)), ("rendered", _xcheck(rendered)),
+                               ("reconstructed", _xcheck(recon_check))) if v}
     return {
         **_base_record(item),
         "formula": cell.formula, "n_atoms": cell.n_atoms, "periodic": periodic,
         "cell_sha256": cell_digest(cell), "cameras_sha256": cameras_digest(cams), **persp,
         "label_rendered": rendered_label, "label_reconstructed": recon_label, "label_mismatch": mismatch or None,
         "cross_check": cross or None, "reference_source": ref_source.get(cfg.score),
+        **({"symmetry_raised": raised} if raised else {}),
         "oracle": _oracle_record(rec, rep),
         **({"uniqueness_margin": margin_record(cell, cams)} if cfg.margin else {}),
         "phantoms": _phantom_rows(rep) or None,

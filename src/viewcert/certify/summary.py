@@ -1,5 +1,6 @@
 """The benchmark summary: R1 = correct / n with exact Clopper–Pearson bounds, by level and crystal system,
-the phantom census, and every failure, label mismatch, cross-check disagreement and error by id.
+the phantom census, and every failure, label mismatch, cross-check disagreement, raised symmetry and
+error by id.
 
 Items that could not be read or certified (outcome ``error``) are reported apart, under ``errors``, and are
 never counted in n: R1 is a rate over the items the pipeline certified."""
@@ -68,6 +69,7 @@ def summarize(outcomes: list[dict], cfg: CertifyConfig) -> dict:
     mism = [{"id": o["id"], "levels": o["label_mismatch"], "dataset": o["label_dataset"],
              "rendered": o["label_rendered"]} for o in outcomes if o.get("label_mismatch")]
     xc = [{"id": o["id"], **o["cross_check"]} for o in outcomes if o.get("cross_check")]
+    raised = [{"id": o["id"], **o["symmetry_raised"]} for o in outcomes if o.get("symmetry_raised")]
     reasons: dict[str, int] = {}
     for f in failures:
         for r in f["reasons"]:
@@ -89,6 +91,9 @@ def summarize(outcomes: list[dict], cfg: CertifyConfig) -> dict:
         "failures": failures,
         "label_mismatches": mism,
         "cross_check_disagreements": xc,
+        # the standardisation gave another space group than the input's at τ (evaluate.symmetry_raised)
+        "n_symmetry_raised": len(raised),
+        "symmetry_raised": raised,
         "errors": errors,
         "molecules": molecule_summary(mols, cfg.confidence),
     }
@@ -114,4 +119,6 @@ def _reference(o: dict, cfg: CertifyConfig) -> Any:
     src = o.get("reference_source")
     if src == "dataset":
         return (o.get("label_dataset") or {}).get(cfg.score)
+    if src == "input":  # the standardisation raised the symmetry: the input's label is the truth
+        return o["symmetry_raised"]["input"].get(cfg.score)
     return (o.get("label_rendered") or {}).get(cfg.score)

@@ -56,7 +56,7 @@ def _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, mer
 
     try:
         return CertifyConfig(protocol=protocol, views=_views(views), delta=delta, tau=symprec,
-                             angle_tolerance=angle_tolerance, tiling=parse_tiling(tiling), pairs=pairs,
+                             angle_tolerance=angle_tolerance, std_angle_tolerance=angle_tolerance, tiling=parse_tiling(tiling), pairs=pairs,
                              merge=merge or None, **_levels(score), truth=truth, sigma=sigma, sigma_unit=sigma_unit,
                              seed=seed, occlusion=occlusion, standardize=not no_standardize,
                              cross_check=not no_cross_check, periodic_merge=not cartesian_merge,
@@ -86,7 +86,8 @@ def certify_cmd(
     views: str = typer.Option(None, help="comma-separated subset of the protocol's views"),
     delta: float = typer.Option(0.01, help="oracle tolerance δ (Å)"),
     symprec: float = typer.Option(None, help="symmetry tolerance τ (Å) for spglib/moyopy; default = δ"),
-    angle_tolerance: float = typer.Option(5.0, help="angle tolerance (degrees) for spglib/moyopy"),
+    angle_tolerance: float = typer.Option(5.0, help="angle tolerance (degrees) for spglib/moyopy and the "
+                                                    "standardisation; -1 = spglib's own rule"),
     tiling: str = typer.Option("1,1,1", help="observation model: cell repetitions observed, e.g. 2,2,2"),
     pairs: str = typer.Option("all", help="oracle candidate pairs: all | first (the study's released oracle)"),
     merge: str = typer.Option(None, help="oracle merge rule: deterministic | greedy (default: the oracle's)"),
