@@ -21,7 +21,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "viewcert"
 LAYERS: dict[str, int] = {
     "__init__": 0, "errors": 0, "numeric": 0, "sanitize": 0,
     "elements": 1, "limits": 1,
-    "structures": 2,
+    "structures": 2, "constraints": 2,
     "symmetry": 3, "stats": 3,
     "io": 4,
     "cameras": 5, "parallel": 5,

@@ -8,6 +8,7 @@ Map of the package, bottom layer first; a layer imports only the layers above it
 - ``elements``     symbols, atomic numbers, covalent radii
 - ``limits``       resource limits checked before the work (atoms, tiling, views, pixels, archive sizes)
 - ``structures``   Structure, the frozen value object (Cartesian Å, Z, lattice rows, provenance)
+- ``constraints``  script-verifiable response constraints: typed inventory, prompt text, strict verifiers
 - ``symmetry``     spglib/moyopy adapters (their only importers), cell labels, standardisation, point groups
 - ``stats``        the one Clopper–Pearson bound, bootstrap, McNemar, sign test, Holm
 - ``io``           readers and writers: CIF, POSCAR, XYZ, PDB/mmCIF, SDF; pymatgen/ASE adapters; atomic writes

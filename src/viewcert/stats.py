@@ -33,6 +33,29 @@ DEFAULT_SHARE_CUTOFF = 0.05
 
 
 @dataclass(frozen=True)
+class BootstrapSettings:
+    """The resampling settings the ladder and the audits pass through as one value: the seed, the number of
+    item resamples, α (1 − confidence, two-sided) and the share cutoff (a share is suppressed when the
+    bootstrap lower bound of R1 − R4 is below it)."""
+
+    seed: int = DEFAULT_SEED
+    n_boot: int = DEFAULT_N_BOOT
+    alpha: float = DEFAULT_ALPHA
+    share_cutoff: float = DEFAULT_SHARE_CUTOFF
+
+    def __post_init__(self) -> None:
+        if int(self.n_boot) <= 0:
+            raise InputError(f"n_boot must be positive, got {self.n_boot}", field="n_boot")
+        if not 0 < float(self.alpha) < 1:
+            raise InputError(f"alpha must be in (0, 1), got {self.alpha}", field="alpha")
+        if not 0 <= float(self.share_cutoff) < 1:
+            raise InputError(f"share_cutoff must be in [0, 1), got {self.share_cutoff}", field="share_cutoff")
+
+    def to_dict(self) -> dict:
+        return {"seed": self.seed, "n_boot": self.n_boot, "alpha": self.alpha, "share_cutoff": self.share_cutoff}
+
+
+@dataclass(frozen=True)
 class Bound:
     """An exact Clopper–Pearson bound for k successes in n trials; ``sided`` names which it is."""
 

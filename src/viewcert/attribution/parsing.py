@@ -157,7 +157,7 @@ class ChoiceParser:
             return None
         try:
             obj = json.loads(s)
-        except ValueError:
+        except (ValueError, RecursionError):  # deeply nested JSON recurses in json.loads: not an answer
             return None
         if not isinstance(obj, dict):
             return None

@@ -176,3 +176,33 @@ def recall_curves(summary: pd.DataFrame) -> bytes:
     ax.legend(fontsize=8)
     fig.tight_layout()
     return _png(fig)
+
+
+def split_plot(per_model: pd.DataFrame) -> bytes:
+    """Per model (rows), four panels: perception share, format-limited share, shortcut share and residual,
+    each a point with its interval (missing values left empty)."""
+    kinds = [("perception_share", "perception share\n(R3 − R4)/(R1 − R4)"),
+             ("format_limited_share", "format-limited\n(right substance, wrong form)"),
+             ("shortcut_share", "shortcut (no-image)\nbeyond own prior"), ("residual", "residual R1 − R3")]
+    d = per_model.sort_values("model")
+    fig = Figure(figsize=(10.0, 0.35 * max(len(d), 2) + 1.6))
+    y = np.arange(len(d))
+    for j, (col, title) in enumerate(kinds):
+        ax = fig.add_subplot(1, len(kinds), j + 1)
+        lo_col, hi_col = (f"{col}_lo", f"{col}_hi") if col != "format_limited_share" else (
+            "format_limited_lo", "format_limited_hi")
+        for i, (_, r) in enumerate(d.iterrows()):
+            x = r.get(col)
+            if x is None or pd.isna(x):
+                continue
+            lo, hi = r.get(lo_col), r.get(hi_col)
+            err = [[x - lo], [hi - x]] if pd.notna(lo) and pd.notna(hi) else None
+            ax.errorbar(x, i, xerr=err, fmt="o", color=_COLORS[j], ms=4, capsize=2, lw=0.8)
+        ax.axvline(0, color="0.6", lw=0.6)
+        ax.set_yticks(y, [_short(m) for m in d["model"]] if j == 0 else [""] * len(d), fontsize=7)
+        ax.set_ylim(-0.6, len(d) - 0.4)
+        ax.invert_yaxis()
+        ax.set_title(title, fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+    fig.tight_layout()
+    return _png(fig)

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from viewcert.attribution import plots
+from viewcert.attribution.diagnostics import Diagnostics
 from viewcert.attribution.extraction import ExtractionAudit
 from viewcert.attribution.ladder import Ladder
 from viewcert.attribution.table import RUNGS, InputRecord, ResultTable
@@ -244,6 +245,83 @@ def _ladder_section(page: _Page, ladder: Ladder, table: ResultTable | None) -> N
                            "inputs": [i.to_dict() for i in (table.inputs if table is not None else [])]}
 
 
+def shares_table(diag: Diagnostics) -> pd.DataFrame:
+    """Per model: perception share, format-limited share, shortcut share and residual, each ``x [lo, hi]``."""
+    rows = []
+    for _, r in diag.per_model.iterrows():
+        arm = r.get("format_limited_arm")
+        rows.append({"model": r["model"], "R1": r["r1"],
+                     "perception share": _ci(r["perception_share"], r["perception_share_lo"],
+                                             r["perception_share_hi"]) if pd.notna(r["perception_share"])
+                     else (r["decomposition"] if isinstance(r["decomposition"], str) else "—"),
+                     f"format-limited ({arm if isinstance(arm, str) else '—'})": _ci(
+                         r["format_limited_share"], r["format_limited_lo"], r["format_limited_hi"]),
+                     "shortcut (no-image)": _ci(r["shortcut_share"], r["shortcut_share_lo"], r["shortcut_share_hi"]),
+                     "residual R1−R3": _ci(r["residual"], r["residual_lo"], r["residual_hi"])})
+    return pd.DataFrame(rows)
+
+
+def _diagnostics_lines(diag: Diagnostics) -> list[str]:
+    """The headline sentences: text ceiling, vision-centric fraction, adherence failures of unscored arms."""
+    lines = []
+    tc = diag.text_ceiling
+    if len(tc):
+        r = tc.iloc[0]
+        lines.append(f"text ceiling (exact, prompt text alone): {r['correct']}/{r['n']} = {r['value']:.4f} "
+                     f"({r['method']})" + ("" if r["informative"] else "; every text differs, so uninformative"))
+    vc = diag.vision_centric
+    lines.append(f"vision-centric items: {vc['vision_centric']}/{vc['n']} = {vc['fraction']:.4f} "
+                 f"[{vc['ci_lo']:.4f}, {vc['ci_hi']:.4f}] (no model's image-free arm answers them beyond its own "
+                 f"prior; {vc['models_tested']} model arms tested; {vc['method']})")
+    sig = int(diag.shortcuts["significant_items"].sum()) if len(diag.shortcuts) else 0
+    lines.append(f"per-item shortcut test: {sig} significant (model, item) pairs at BH-adjusted p < "
+                 f"{diag.settings['alpha']}")
+    for _, r in diag.free_vs_ceiling.iterrows():
+        if r["status"] != "tested":
+            lines.append(f"{r['model']} {r['rung']}: {r['status']}; adherence {r['adherence']} — an adherence "
+                         "outcome of the model, not missing data")
+    return lines
+
+
+def _diagnostics_section(page: _Page, diag: Diagnostics) -> None:
+    """Every rung, the per-model four-way split with CIs, adherence, text ceiling, audits and shortcut tests."""
+    shares = shares_table(diag)
+    frames = (("rungs", diag.rungs), ("shares_by_kind", shares), ("per_model_split", diag.per_model),
+              ("adherence", diag.adherence), ("text_ceiling", diag.text_ceiling), ("giveaway_audit", diag.giveaway),
+              ("image_free_vs_text_ceiling", diag.free_vs_ceiling), ("shortcut_items", diag.shortcut_tests),
+              ("shortcuts", diag.shortcuts))
+    for name, df in frames:
+        page.csv(name, df)
+    png = page.fig("split_by_kind", plots.split_plot(diag.per_model))
+    lines = _diagnostics_lines(diag)
+    adh_cols = ["model", "rung", "requirements", "responses", "CSR", "ISR", "DRFR", "CF", "C_notF", "notC_F",
+                "notC_notF", "phi", "fisher_p", "fisher_p_bonferroni", "items_adherent", "items_with_response",
+                "format_limited", "failures_by_constraint"]
+    adh = diag.adherence.reindex(columns=adh_cols)
+    flagged = diag.giveaway[diag.giveaway["flagged"]] if len(diag.giveaway) else diag.giveaway
+    page.md += ["\n## Every rung (chance, text ceiling, choices-only, no-image, R4, R3, R1)\n",
+                _md_table(diag.rungs), "\n## Perception, format-limited, shortcut and residual shares\n",
+                _md_table(shares), "\n## Adherence and shortcuts\n",
+                "\n".join(f"- {markdown_text(x)}" for x in lines) + "\n",
+                "\n### Adherence (SciMIF: CSR, ISR, DRFR; correct × compliant)\n", _md_table(adh),
+                "\n### Image-free arms against the text ceiling\n", _md_table(diag.free_vs_ceiling),
+                f"\n### Visual-giveaway audit: {len(flagged)} of {len(diag.giveaway)} prompts flagged\n"]
+    page.body += ["<h2>Every rung</h2>", _html_table(diag.rungs),
+                  "<h2>Perception, format-limited, shortcut and residual shares</h2>", _img(png, "shares by kind"),
+                  _html_table(shares), "<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in lines) + "</ul>",
+                  "<h2>Adherence (CSR, ISR, DRFR; correct × compliant, φ, Fisher exact, Bonferroni)</h2>",
+                  _html_table(adh), "<h2>Image-free arms against the text ceiling (exact binomial, Holm)</h2>",
+                  _html_table(diag.free_vs_ceiling), "<h2>Text ceiling</h2>", _html_table(diag.text_ceiling),
+                  f"<h2>Visual-giveaway audit ({len(flagged)} of {len(diag.giveaway)} flagged)</h2>",
+                  _html_table(flagged.head(50)), "<h2>Per-item shortcut test</h2>", _html_table(diag.shortcuts)]
+    if diag.distractors is not None:
+        d = {k: (float(v) if isinstance(v, Fraction) else v) for k, v in diag.distractors.items()}
+        page.md += [f"\n### Distractor audit\n\n{markdown_text(d)}\n"]
+        page.body += ["<h2>Distractor audit</h2>", f"<pre>{html_text(d)}</pre>"]
+    page.prov["diagnostics"] = {"settings": diag.settings, "vision_centric": diag.vision_centric,
+                                "distractors": diag.distractors}
+
+
 def _extraction_lines(h: Mapping[str, Any]) -> list[str]:
     """The extraction audit's headline as report lines."""
     return [
@@ -292,10 +370,12 @@ def write_report(
     table: ResultTable | None = None,
     extraction: ExtractionAudit | None = None,
     extraction_inputs: Sequence[InputRecord | Mapping] = (),
+    diagnostics: Diagnostics | None = None,
     title: str = "viewcert attribution report",
     extra_provenance: Mapping[str, Any] | None = None,
 ) -> Report:
-    """Write the report for a ladder, an extraction audit, or both, into ``out_dir``."""
+    """Write the report for a ladder (with its adherence and shortcut ``diagnostics`` when given), an
+    extraction audit, or both, into ``out_dir``."""
     if ladder is None and extraction is None:
         raise ValueError("nothing to report: give a ladder, an extraction audit or both")
     out = Path(out_dir)
@@ -304,6 +384,8 @@ def write_report(
                  prov={"versions": versions()})
     if ladder is not None:
         _ladder_section(page, ladder, table)
+    if diagnostics is not None:
+        _diagnostics_section(page, diagnostics)
     if extraction is not None:
         _extraction_section(page, extraction, extraction_inputs)
     if extra_provenance:

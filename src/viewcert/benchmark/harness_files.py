@@ -55,7 +55,8 @@ def question_jsonl(records: list[dict]) -> str:
 def harness_tsv(records: list[dict], out: Path) -> str:
     """The VLMEvalKit TSV of the records (images read from ``out``): ``index, image`` (JSON list of base64
     PNGs), ``image_path, question``, the options ``A…`` and the answer letter for choice questions (else the
-    answer text), ``category, split, id, source_id``. Empty text when there are no records."""
+    answer text), ``category, split, id, source_id, constraints`` (the applied constraint names). Empty text when
+    there are no records."""
     import pandas as pd  # lazy: pandas is slow to import and only the TSV needs it
 
     rows = []
@@ -67,7 +68,8 @@ def harness_tsv(records: list[dict], out: Path) -> str:
             row["answer"] = r["answer_letter"]
         else:
             row["answer"] = r["answer"]
-        row.update({"category": r["category"], "split": "test", "id": r["id"], "source_id": r["source_id"]})
+        row.update({"category": r["category"], "split": "test", "id": r["id"], "source_id": r["source_id"],
+                    "constraints": ",".join(c["name"] for c in r.get("constraints", []))})
         rows.append(row)
     return pd.DataFrame(rows).to_csv(sep="\t", index=False, lineterminator="\n") if rows else ""
 

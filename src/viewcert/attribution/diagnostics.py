@@ -1,0 +1,191 @@
+"""The rungs beside the ladder and the four-way split of a model's result, computed from a built ladder, its
+canonical table and (optionally) the prompt texts and the items' constraints.
+
+Rungs, bottom to top: chance (1/k), the model-free **text ceiling** (:mod:`.text_ceiling`), the image-free arms
+**choices-only** and **no-image** (read like any arm; each tested against the text ceiling and per item
+against the model's own answer prior, :mod:`.shortcuts`), R4, R3 and R1. Every arm's **adherence**
+(:mod:`.adherence`) is shown beside it, so an unscored arm whose answers never parse is reported as the
+adherence failure it is (the study's gpt-4.1-mini no-image arm: 0 of 210 items with a parseable answer).
+
+Per model and the first ceiling: the **perception share** (R3 − R4)/(R1 − R4) and the **residual** R1 − R3
+from the ladder (paired bootstrap intervals); the **format-limited share** of the R3 arm (items right under
+the lenient vote and wrong under the strict one, over n; Clopper–Pearson interval); the **shortcut share** of
+the no-image arm (correct answers beyond the model's own prior, over the items answered; bootstrap interval).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from viewcert import stats as st
+from viewcert.attribution.adherence import adherence_for_table
+from viewcert.attribution.ladder import Ladder
+from viewcert.attribution.shortcuts import against_text_ceiling, item_tests, shortcut_summary, vision_centric
+from viewcert.attribution.table import ResultTable
+from viewcert.attribution.text_ceiling import distractor_audit, giveaway_audit, text_ceilings
+from viewcert.constraints import Constraint
+from viewcert.errors import InputError
+from viewcert.limits import active_limits
+
+RUNG_ORDER = ("chance", "text ceiling", "choices-only", "no-image", "R4", "R3", "R1")
+
+
+@dataclass(frozen=True)
+class Prompts:
+    """Per item (aligned to the ladder's universe): the prompt text a text-only reader sees, and the
+    option texts when the item lists them; ``source`` says where they came from."""
+
+    texts: tuple[str, ...]
+    options: tuple[tuple[str, ...], ...] | None = None
+    source: str = ""
+
+
+@dataclass
+class Diagnostics:
+    """Everything the report's adherence and shortcut sections show; tables sorted deterministically."""
+
+    rungs: pd.DataFrame
+    per_model: pd.DataFrame
+    adherence: pd.DataFrame
+    text_ceiling: pd.DataFrame
+    giveaway: pd.DataFrame
+    distractors: dict | None
+    free_vs_ceiling: pd.DataFrame
+    shortcut_tests: pd.DataFrame
+    shortcuts: pd.DataFrame
+    vision_centric: dict
+    settings: dict = field(default_factory=dict)
+
+
+def read_prompts(path: str | Path, universe: Sequence[str], *, field_name: str = "question",
+                 id_fields: Sequence[str] = ("id", "source_id", "material_id", "item_id")) -> Prompts:
+    """Prompt texts (and ``choices`` when present) of the universe's items from a JSONL file (the study's
+    ``eval.jsonl``, an export's ``benchmark.jsonl`` or a prompt variant); every item must be found."""
+    path = Path(path)
+    src = str(path)
+    try:
+        active_limits().check_json_bytes(path.stat().st_size, source=src)
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError("prompt file not found", source=src) from None
+    except UnicodeDecodeError:
+        raise InputError("prompt file is not UTF-8", source=src) from None
+    found: dict[str, dict] = {}
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except (ValueError, RecursionError):
+            raise InputError(f"line {i + 1} is not JSON", source=src) from None
+        if not isinstance(rec, dict) or not isinstance(rec.get(field_name), str):
+            raise InputError(f"line {i + 1}: an object with a string {field_name!r} expected", source=src,
+                             field=field_name)
+        for k in id_fields:
+            if isinstance(rec.get(k), str):
+                found.setdefault(rec[k], rec)
+    missing = [u for u in universe if u not in found]
+    if missing:
+        raise InputError(f"{len(missing)} item(s) have no prompt, first {missing[0]!r}", source=src, field="id")
+    recs = [found[u] for u in universe]
+    opts = None
+    if all(isinstance(r.get("choices"), list) for r in recs):
+        opts = tuple(tuple(str(c) for c in r["choices"]) for r in recs)
+    return Prompts(tuple(r[field_name] for r in recs), opts, src)
+
+
+def _adherence_text(row: pd.Series) -> str:
+    return f"{int(row['items_adherent'])}/{int(row['items_with_response'])} items adherent"
+
+
+def _rungs(ladder: Ladder, adherence: pd.DataFrame, ceiling_value: float | None) -> pd.DataFrame:
+    """Per model, one column per rung of :data:`RUNG_ORDER`: the accuracy or why it is unscored, with the
+    arm's adherence beside an unscored arm."""
+    adh = {(r["model"], r["rung"]): _adherence_text(r) for _, r in adherence.iterrows()}
+    r1 = ladder.ceilings[0]
+    rows = []
+    for model, sub in ladder.arms.groupby("model", sort=True):
+        row = {"model": model, "chance": ladder.settings["chance_value"], "text ceiling": ceiling_value}
+        for rung in ("choices-only", "no-image", "R4", "R3"):
+            a = sub[sub["rung"] == rung]
+            if a.empty:
+                row[rung] = None
+                continue
+            a = a.iloc[0]
+            row[rung] = (f"{a['correct']}/{a['n']}" if a["scored"] else
+                         f"unscored ({a['unscored_reason']}); adherence {adh.get((model, rung), '—')}")
+        row["R1"] = r1.label
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["model", *RUNG_ORDER])
+
+
+def _per_model(ladder: Ladder, adherence: pd.DataFrame, shortcuts: pd.DataFrame) -> pd.DataFrame:
+    """Perception share, format-limited share (R3 arm, else R4), shortcut share (no-image) and residual."""
+    label = ladder.ceilings[0].label
+    dec = ladder.decomposition[ladder.decomposition["r1"] == label].set_index("model")
+    adh = adherence.set_index(["model", "rung"]) if len(adherence) else adherence
+    sc = shortcuts[shortcuts["rung"] == "no-image"].set_index("model") if len(shortcuts) else shortcuts
+    rows = []
+    for model in sorted(set(ladder.arms["model"])):
+        row: dict = {"model": model, "r1": label}
+        if model in dec.index:
+            d = dec.loc[model]
+            row.update({"perception_share": d.get("share"), "perception_share_lo": d.get("share_lo"),
+                        "perception_share_hi": d.get("share_hi"), "residual": d.get("residual"),
+                        "residual_lo": d.get("residual_lo"), "residual_hi": d.get("residual_hi"),
+                        "decomposition": d.get("status")})
+        arm = next((r for r in ("R3", "R4") if (model, r) in adh.index), None) if len(adh) else None
+        if arm is not None:
+            a = adh.loc[(model, arm)]
+            row.update({"format_limited_arm": arm, "format_limited_share": a["format_limited_share"],
+                        "format_limited_lo": a["format_limited_lo"], "format_limited_hi": a["format_limited_hi"]})
+        if len(sc) and model in sc.index:
+            s = sc.loc[model]
+            row.update({"shortcut_share": s["shortcut_share"], "shortcut_share_lo": s["shortcut_share_lo"],
+                        "shortcut_share_hi": s["shortcut_share_hi"]})
+        rows.append(row)
+    cols = ["model", "r1", "perception_share", "perception_share_lo", "perception_share_hi", "format_limited_arm",
+            "format_limited_share", "format_limited_lo", "format_limited_hi", "shortcut_share", "shortcut_share_lo",
+            "shortcut_share_hi", "residual", "residual_lo", "residual_hi", "decomposition"]
+    return pd.DataFrame(rows).reindex(columns=cols)
+
+
+def diagnose(ladder: Ladder, table: ResultTable, *, prompts: Prompts | None = None,
+             item_constraints: Mapping[str, Sequence[Constraint]] | None = None,
+             labels: Sequence[str] | None = None, determining: Mapping[str, Sequence[str]] | None = None,
+             bootstrap: st.BootstrapSettings = st.BootstrapSettings()) -> Diagnostics:
+    """Adherence, text ceiling, audits, shortcut tests and the per-model split for a built ladder."""
+    universe = list(ladder.universe)
+    frame = table.frame[table.frame["item_id"].isin(set(universe))]
+    targets_map = frame.groupby("item_id")["target"].first().to_dict()
+    targets = [targets_map[u] for u in universe]
+    _, adherence = adherence_for_table(frame, universe, item_constraints, alpha=bootstrap.alpha)
+    ceil_df = pd.DataFrame()
+    giveaway = pd.DataFrame()
+    distractors = None
+    ceiling_value = None
+    if prompts is not None:
+        if len(prompts.texts) != len(universe):
+            raise InputError(f"{len(prompts.texts)} prompts for {len(universe)} items", field="prompts")
+        ceil_df = text_ceilings(prompts.texts, targets, options=prompts.options, alpha=bootstrap.alpha)
+        ceiling_value = float(ceil_df.iloc[0]["value"]) if bool(ceil_df.iloc[0]["informative"]) else None
+        labs = list(labels) if labels else sorted(set(targets))
+        giveaway = giveaway_audit(universe, prompts.texts, targets, labs, determining)
+        if prompts.options is not None:
+            distractors = distractor_audit(prompts.options, targets)
+    tests = item_tests(frame, universe, alpha=bootstrap.alpha)
+    shortcuts = shortcut_summary(tests, seed=bootstrap.seed, n_boot=bootstrap.n_boot, alpha=bootstrap.alpha)
+    adh_text = {(r["model"], r["rung"]): _adherence_text(r) for _, r in adherence.iterrows()}
+    free = against_text_ceiling(ladder.arms, ceiling_value, adh_text) if ceiling_value is not None else pd.DataFrame()
+    settings = {"alpha": bootstrap.alpha, "seed": bootstrap.seed, "n_boot": bootstrap.n_boot,
+                "prompts": None if prompts is None else prompts.source,
+                "constraints": "explicit (per item)" if item_constraints else "implicit: a parseable answer",
+                "text_ceiling": ceiling_value}
+    return Diagnostics(_rungs(ladder, adherence, ceiling_value), _per_model(ladder, adherence, shortcuts),
+                       adherence, ceil_df, giveaway, distractors, free, tests, shortcuts,
+                       vision_centric(tests, universe, alpha=bootstrap.alpha), settings)

@@ -1,0 +1,120 @@
+"""Shortcut rungs: is an item answered without the image more often than the model's own answer prior
+predicts? (MicroVQA's no-image and choices-only ablations, made per item and prior-aware.)
+
+For one model and one image-free arm (``no-image`` or ``choices-only``), from the canonical table's ``ok``
+samples:
+
+- the model's **answer prior** π(y) = share of its answers in that arm that are y (a model that says "cubic"
+  to everything has π(cubic) = 1: language bias, not a shortcut in any item);
+- per item i with N_i answered samples, k_i of them the target y_i: an exact one-sided binomial test
+  (``scipy.stats.binomtest``, alternative "greater") of k_i against N_i draws with p = π(y_i);
+- Benjamini–Hochberg across the model's items (``scipy.stats.false_discovery_control``); an item is
+  shortcut-answerable for the model when its adjusted p < α;
+- the **shortcut share**: mean over the items with an answer of k_i/N_i − π(y_i) (the correct answers beyond
+  what the prior predicts), with a percentile bootstrap interval over items.
+
+Across models, an item is **vision-centric** when no model finds it shortcut-answerable; the fraction is
+reported with its two-sided Clopper–Pearson interval. A no-image score alone does not prove an item is not
+vision-centric (MicroVQA), and with K = 3 samples the smallest per-item p-value is π(y)³, so the test has
+little power: the counts are what the data support, not a proof that no shortcut exists.
+
+Each image-free arm is also tested against the text ceiling c: an exact one-sided binomial test of its
+correct items against n draws at c (a reader of the text alone should not beat c), Holm across models.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from viewcert import stats as st
+
+FREE_RUNGS = ("choices-only", "no-image")
+METHOD = ("exact one-sided binomial test per item of k correct of N answered samples against the model's own "
+          "answer prior in the arm (scipy.stats.binomtest, greater), Benjamini-Hochberg across items "
+          "(scipy.stats.false_discovery_control)")
+
+
+def item_tests(frame: pd.DataFrame, universe: Sequence[str], *, alpha: float = st.DEFAULT_ALPHA) -> pd.DataFrame:
+    """One row per (model, image-free rung, item with an answer): k, N, π(target), p, BH-adjusted p, flag."""
+    rows = []
+    ok = frame[(frame["parse_status"] == "ok") & frame["rung"].isin(FREE_RUNGS)]
+    pos = {u: i for i, u in enumerate(universe)}
+    for (model, rung), g in ok.groupby(["model", "rung"], sort=True):
+        prior = Counter(g["parsed_answer"])
+        total = sum(prior.values())
+        arm = []
+        for iid, gi in g.groupby("item_id", sort=False):
+            if iid not in pos:
+                continue
+            y = gi["target"].iloc[0]
+            k, n = int((gi["parsed_answer"] == y).sum()), len(gi)
+            p_y = prior.get(y, 0) / total
+            pval = float(sps.binomtest(k, n, p_y, alternative="greater").pvalue) if 0 < p_y < 1 else 1.0
+            arm.append({"model": model, "rung": rung, "item_id": iid, "target": y, "k": k, "N": n,
+                        "prior": p_y, "excess": k / n - p_y, "p_value": pval})
+        if arm:
+            q = sps.false_discovery_control([r["p_value"] for r in arm], method="bh")
+            for r, qv in zip(arm, q, strict=True):
+                r["p_bh"] = float(qv)
+                r["significant"] = bool(qv < alpha)
+            rows += sorted(arm, key=lambda r: pos[r["item_id"]])
+    return pd.DataFrame(rows, columns=["model", "rung", "item_id", "target", "k", "N", "prior", "excess",
+                                       "p_value", "p_bh", "significant"])
+
+
+def shortcut_summary(tests: pd.DataFrame, *, seed: int = st.DEFAULT_SEED, n_boot: int = st.DEFAULT_N_BOOT,
+                     alpha: float = st.DEFAULT_ALPHA) -> pd.DataFrame:
+    """Per (model, rung): items tested, significant items, shortcut share (mean excess) with a percentile
+    bootstrap interval over items, and the method."""
+    rows = []
+    for (model, rung), g in tests.groupby(["model", "rung"], sort=True):
+        ex = g["excess"].to_numpy(float)
+        idx = st.bootstrap_indices(len(ex), n_boot=n_boot, seed=seed)
+        lo, hi = st.percentile_interval(ex[idx].mean(axis=1), alpha=alpha)
+        rows.append({"model": model, "rung": rung, "items_tested": len(g), "significant_items": int(g["significant"].sum()),
+                     "shortcut_share": float(ex.mean()), "shortcut_share_lo": lo, "shortcut_share_hi": hi,
+                     "method": METHOD})
+    return pd.DataFrame(rows, columns=["model", "rung", "items_tested", "significant_items", "shortcut_share",
+                                       "shortcut_share_lo", "shortcut_share_hi", "method"])
+
+
+def vision_centric(tests: pd.DataFrame, universe: Sequence[str], *, alpha: float = st.DEFAULT_ALPHA) -> dict:
+    """Items no model finds shortcut-answerable, of n, with the two-sided Clopper–Pearson interval."""
+    flagged = set(tests.loc[tests["significant"], "item_id"]) if len(tests) else set()
+    n = len(universe)
+    k = n - len([u for u in universe if u in flagged])
+    b = st.clopper_pearson_interval(k, n, 1 - alpha)
+    models = sorted(set(tests["model"])) if len(tests) else []
+    return {"vision_centric": k, "n": n, "fraction": k / n, "ci_lo": b.lower, "ci_hi": b.upper,
+            "shortcut_items": n - k, "models_tested": len(models), "method": METHOD}
+
+
+def against_text_ceiling(arms: pd.DataFrame, ceiling: float, adherence: Mapping[tuple[str, str], str] | None = None
+                         ) -> pd.DataFrame:
+    """Each image-free arm's correct count against the text ceiling (exact one-sided binomial, Holm across the
+    tested arms); an unscored arm is listed with its adherence instead of a test."""
+    adherence = adherence or {}
+    rows = []
+    for _, a in arms[arms["rung"].isin(FREE_RUNGS)].iterrows():
+        key = (a["model"], a["rung"])
+        row = {"model": a["model"], "rung": a["rung"], "correct": int(a["correct"]), "n": int(a["n"]),
+               "accuracy": float(a["accuracy"]), "text_ceiling": ceiling, "adherence": adherence.get(key, ""),
+               "p_above_ceiling": np.nan, "status": "tested"}
+        if not a["scored"]:
+            row["status"] = f"unscored ({a['unscored_reason']})"
+        else:
+            row["p_above_ceiling"] = float(sps.binomtest(int(a["correct"]), int(a["n"]), ceiling,
+                                                         alternative="greater").pvalue) if 0 < ceiling < 1 else 1.0
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=["model", "rung", "correct", "n", "accuracy", "text_ceiling", "adherence",
+                                      "p_above_ceiling", "status"])
+    out["p_holm"] = np.nan
+    tested = out["p_above_ceiling"].notna()
+    if tested.any():
+        out.loc[tested, "p_holm"] = st.holm(out.loc[tested, "p_above_ceiling"].tolist())
+    return out
