@@ -288,10 +288,12 @@ def test_certificate_records_the_cameras_verifies_and_reports_an_edited_file(tmp
     assert views["axis_c"]["position"] == pytest.approx([2.82, 2.82, 32.82], abs=1e-12)
     assert cert["protocol"]["file"]["sha256"] == read_protocol_file(f).sha256
     assert cert["summary"]["correct"] == 1
-    rep = verify_certificate(tmp_path / "o" / "certificate.json", input_spec=str(nacl), n_workers=1, progress=False)
+    rep = verify_certificate(tmp_path / "o" / "certificate.json", input_spec=str(nacl), n_workers=1, progress=False,
+                             inputs_root=tmp_path)  # the protocol file is found inside the trusted folder only
     assert rep.ok and rep.byte_identical
     f.write_text(f.read_text().replace("32.82", "32.5"))  # the axis_c camera moved by 0.32 Å
-    rep = verify_certificate(tmp_path / "o" / "certificate.json", input_spec=str(nacl), n_workers=1, progress=False)
+    rep = verify_certificate(tmp_path / "o" / "certificate.json", input_spec=str(nacl), n_workers=1, progress=False,
+                             inputs_root=tmp_path)  # the protocol file is found inside the trusted folder only
     assert not rep.ok
     diffs = {p for p, _, _ in rep.section_diffs}
     assert "protocol.views[2].position[2]" in diffs and "protocol.file.sha256" in diffs

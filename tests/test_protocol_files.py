@@ -228,11 +228,11 @@ def test_certificate_from_a_protocol_file_verifies(tmp_path):
     assert cert["config"]["protocol_sha256"] == cert["protocol"]["file"]["sha256"]  # in shard fingerprints too
     assert [v["name"] for v in cert["protocol"]["views"]] == ["matrix", "down_x", "pymol"]
     rep = verify_certificate(tmp_path / "out" / "certificate.json", input_spec="builtin:prototypes", n_workers=1,
-                             progress=False)
+                             progress=False, inputs_root=tmp_path)  # the protocol file: inside the trusted folder
     assert rep.ok
     f.write_text(ALL_FORMS_TOML.replace('pymol = [1, 0, 0, 0, 0, 1, 0, -1, 0', 'pymol = [0, 1, 0, 1, 0, 0, 0, 0, -1'))
     rep = verify_certificate(tmp_path / "out" / "certificate.json", input_spec="builtin:prototypes", n_workers=1,
-                             progress=False)
+                             progress=False, inputs_root=tmp_path)  # the protocol file: inside the trusted folder
     assert not rep.ok
     # the changed file is read again: the recomputed protocol record carries the new matrix and digest
     diffs = {path for path, _, _ in rep.section_diffs}

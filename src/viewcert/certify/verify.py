@@ -12,6 +12,7 @@ from viewcert.certify.certificate import compute_digest, digest_ok, read_certifi
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.inputs import load_input
 from viewcert.certify.run import run_certification
+from viewcert.certify.trust import recorded_protocol, trusted_input, trusted_root
 from viewcert.errors import InputError
 from viewcert.limits import DEFAULT_LIMITS, Limits
 
@@ -74,76 +75,31 @@ class VerifyReport:
         return out
 
 
-def trusted_input(cert: dict, inputs_root: str | Path, source: str = "certificate") -> str:
-    """Where a certificate says its inputs are (``location.input``, else ``inputs.spec`` relative to
-    ``inputs_root``), refused with InputError naming the path when it lies outside ``inputs_root``."""
-    spec = cert["inputs"]["spec"]
-    if cert["inputs"].get("kind") == "builtin" or spec.startswith("builtin:"):
-        return spec
-    if cert["inputs"].get("kind") == "ccd" and "@" not in spec:  # ccd:CODE[,CODE]: biotite's bundled CCD
-        return spec
-    root = Path(inputs_root).resolve()
-    loc = (cert.get("location") or {}).get("input") or ""
-    # complex:PATH#options — the path is checked like any other, the prefix and options are kept
-    prefix = "complex:" if spec.startswith("complex:") else ""
-    options = ""
-    if prefix:
-        spec, _, options = spec[len(prefix):].partition("#")
-        loc = loc[len(prefix):].partition("#")[0] if loc.startswith(prefix) else loc
-    candidates = [Path(loc)] if loc else []
-    candidates.append(root / spec)
-    for cand in candidates:
-        if cand.exists():
-            real = cand.resolve()
-            if not real.is_relative_to(root):
-                raise InputError(f"the certificate names input path {str(cand)!r}, outside the trusted folder "
-                                 f"{str(root)!r}: pass --inputs DIR (or --input PATH) to trust it",
-                                 source=source, field="location.input" if loc and cand == Path(loc) else
-                                 "inputs.spec")
-            return f"{prefix}{real}" + (f"#{options}" if options else "")
-    raise InputError(f"inputs {spec!r} not found (looked at {', '.join(repr(str(c)) for c in candidates)}); "
-                     "pass --input PATH or --inputs DIR", source=source, field="inputs.spec")
-
-
-def recorded_protocol(cert: dict, inputs_root: str | Path, cert_path: str | Path, source: str = "certificate") -> str:
-    """The protocol file a certificate was made with, found by its recorded name (the digest holds the name
-    and SHA-256, not the path): ``location.protocol``, else the name inside ``inputs_root``, else beside the
-    certificate. Only a .toml/.json protocol file is read; verify then compares its bytes (``protocol_sha256``)
-    and reports an edited file."""
-    name = cert["config"]["protocol"]
-    if not isinstance(name, str) or Path(name).name != name or not is_protocol_file(name):
-        raise InputError(f"config.protocol must be a protocol file's name (.toml or .json), got {name!r}",
-                         source=source, field="config.protocol")
-    loc = (cert.get("location") or {}).get("protocol") or ""
-    candidates = ([Path(loc)] if loc and Path(loc).name == name else [])
-    candidates += [Path(inputs_root) / name, Path(cert_path).parent / name]
-    candidates = list(dict.fromkeys(c.resolve() for c in candidates))  # each place once
-    for cand in candidates:
-        if cand.is_file():
-            return str(cand.resolve())
-    raise InputError(f"protocol file {name!r} not found (looked at {', '.join(repr(str(c)) for c in candidates)})",
-                     source=source, field="config.protocol")
-
-
 def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_workers: int | None = None,
                        scheduler: Any = None, workdir: str | Path | None = None,
                        progress: bool | None = None, inputs_root: str | Path | None = None,
                        limits: Limits = DEFAULT_LIMITS) -> VerifyReport:
     """Recompute a certificate from its recorded inputs and settings and compare item by item.
 
-    ``input_spec``: where the inputs are now (trusted, the caller vouches for it). Otherwise the path the
-    certificate names must lie inside ``inputs_root`` (default: the current folder). ``limits`` apply to what
+    ``input_spec``: where the inputs are now (trusted, the caller vouches for it). Otherwise every path the
+    certificate names (inputs, protocol file) must resolve (realpath) inside ``inputs_root`` (default: the
+    current folder); one outside is refused before anything is read (``certify.trust``). ``limits`` apply to what
     the certificate asks to recompute (views, tiling, image size, atoms), checked before any work."""
     cert = read_certificate(path, limits=limits)
     rep = VerifyReport(digest_ok=digest_ok(cert), stored_digest=(cert.get("digest") or {}).get("value", ""))
     inputs = cert["inputs"]
     config = dict(cert["config"])
-    if config.get("protocol_sha256"):  # made from a protocol file, recorded by name: find it
-        config["protocol"] = recorded_protocol(cert, Path.cwd() if inputs_root is None else inputs_root, path,
-                                              str(path))
+    # the trust boundary (certify.trust): every path the certificate names is resolved inside the trusted
+    # folder before anything but the certificate is opened. A protocol file: both paths first, then the
+    # file is read; a named protocol opens nothing, so the settings and limits are checked first.
+    root = trusted_root(Path.cwd() if inputs_root is None else inputs_root)
+    from_file = bool(config.get("protocol_sha256")) or is_protocol_file(config.get("protocol"))
+    if from_file:  # made from a protocol file, recorded by name: find it
+        config["protocol"] = recorded_protocol(cert, root, path, str(path))
+    spec = input_spec or (trusted_input(cert, root, str(path)) if from_file else None)
     cfg = CertifyConfig.from_dict(config)
     cfg.check_limits(limits)
-    spec = input_spec or trusted_input(cert, Path.cwd() if inputs_root is None else inputs_root, str(path))
+    spec = spec or trusted_input(cert, root, str(path))
     try:
         dataset = load_input(spec, subset=inputs.get("subset") or "eval").with_limits(limits,
                                                                                       cfg.points_per_atom())

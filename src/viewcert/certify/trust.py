@@ -1,0 +1,157 @@
+"""The trust boundary of ``verify``: every path a received certificate names is resolved inside one trusted
+folder before anything is opened (the trust model: docs/reliability.md, "The trust model of verify").
+
+A path is resolved with ``os.path.realpath`` (symlinks followed, ``..`` collapsed; a relative name against
+the trusted folder) and used only when the result lies inside the trusted folder. Resolution reads no file
+(``realpath`` and ``stat`` inspect names, they open nothing). A folder input's entries are checked the same
+way: a symlink anywhere inside it must resolve inside the trusted folder. What the certificate says about
+itself (``inputs.kind``) never decides what is trusted: built-in and CCD inputs are recognised from the
+spec's text alone, and only as names.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+from viewcert.cameras.protocol_files import is_protocol_file
+from viewcert.errors import InputError
+
+#: built-in inputs are names only (``builtin:prototypes``, ``builtin:aflow:A_cF4_225_a``, ``builtin:ccd:ATP``)
+BUILTIN_NAME = re.compile(r"builtin:[A-Za-z0-9_.+-]+(:[A-Za-z0-9_.+-]+)*")
+#: CCD codes from biotite's bundled dictionary (no file): ``ccd:ATP`` or ``ccd:ATP,IBP``
+CCD_CODES = re.compile(r"ccd:[A-Za-z0-9_]+( *, *[A-Za-z0-9_]+)*")
+_HINT = "pass --inputs DIR to trust the folder that holds it (or --input PATH to vouch for the input)"
+
+
+def trusted_root(inputs_root: str | Path) -> str:
+    """The real path of the trusted folder; InputError when it is not an existing folder."""
+    try:
+        root = os.path.realpath(os.fspath(inputs_root))
+    except (TypeError, ValueError):
+        raise InputError(f"the trusted folder {inputs_root!r} is not a path", field="--inputs") from None
+    if not os.path.isdir(root):
+        raise InputError(f"the trusted folder {root!r} is not an existing folder", field="--inputs")
+    return root
+
+
+def inside(name: str, root: str) -> str | None:
+    """The real path of ``name`` (relative: to ``root``) when it lies inside ``root`` (a real path), else
+    None. Nothing is opened."""
+    try:
+        real = os.path.realpath(os.path.join(root, name))
+    except (TypeError, ValueError):  # a NUL byte, not text
+        return None
+    return real if os.path.commonpath([real, root]) == root else None
+
+
+def _kind_ok(real: str, want_dir: bool, source: str, field: str) -> bool:
+    """True for a regular file (or, with ``want_dir``, a folder); raises for a FIFO, device or socket."""
+    st = os.stat(real)
+    if stat.S_ISREG(st.st_mode) or (want_dir and stat.S_ISDIR(st.st_mode)):
+        return True
+    raise InputError(f"{real!r} is not a regular file{' or folder' if want_dir else ''}; only those are read",
+                     source=source, field=field)
+
+
+def find_inside(candidates: list[tuple[str, str]], root: str, *, what: str, label: str, source: str,
+                want_dir: bool = True) -> str:
+    """The real path of the first (name, field) candidate that lies inside ``root`` and exists, each place
+    looked at once. Candidates outside ``root`` are never looked at; when no candidate inside exists and one
+    lay outside, the refusal names it (InputError, nothing read)."""
+    outside: list[tuple[str, str]] = []
+    looked: dict[str, str] = {}
+    for name, field in candidates:
+        real = inside(name, root)
+        if real is None:
+            outside.append((name, field))
+        elif real not in looked:
+            looked[real] = field
+            if os.path.exists(real) and _kind_ok(real, want_dir, source, field):
+                return real
+    if outside:
+        name, field = outside[0]
+        raise InputError(f"the certificate names {what} path {name!r}, outside the trusted folder {root!r} "
+                         f"(nothing read): {_HINT}", source=source, field=field)
+    places = ", ".join(repr(r) for r in looked)
+    raise InputError(f"{what} {label!r} not found (looked at {places}); {_HINT}", source=source,
+                     field=candidates[-1][1])
+
+
+def check_tree(top: str, root: str, *, source: str) -> None:
+    """Every entry under the folder ``top`` that the readers would see (names not starting with '.') must
+    resolve inside ``root``: a symlink pointing out is refused (InputError naming it), nothing read."""
+    seen: set[str] = set()
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        if folder in seen:
+            continue
+        seen.add(folder)
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:  # unreadable: the loader reports it
+            continue
+        for e in entries:
+            if e.name.startswith("."):
+                continue
+            real = os.path.realpath(e.path) if e.is_symlink() else e.path
+            if e.is_symlink() and inside(real, root) is None:
+                raise InputError(f"{e.path!r} is a symlink to {real!r}, outside the trusted folder {root!r} "
+                                 f"(nothing read): {_HINT}", source=source, field="inputs.spec")
+            if os.path.isdir(real):
+                stack.append(real)
+
+
+def trusted_input(cert: dict, inputs_root: str | Path, source: str = "certificate") -> str:
+    """The input spec to load for a certificate: a built-in or CCD name as is; otherwise the real path of
+    ``location.input`` or ``inputs.spec`` (relative: to the trusted folder), inside the trusted folder, with
+    a ``complex:`` prefix and ``#`` options kept. InputError (nothing read) for a path outside it, a symlink
+    inside a folder input that points out of it, or a built-in/CCD spec that is not a name."""
+    spec = cert["inputs"]["spec"]
+    if spec.startswith("builtin:"):
+        if not BUILTIN_NAME.fullmatch(spec):
+            raise InputError(f"inputs.spec {spec!r} is not a built-in name (builtin:NAME, no paths)",
+                             source=source, field="inputs.spec")
+        return spec
+    root = trusted_root(inputs_root)
+    if spec.startswith("ccd:") and not spec.startswith("ccd:@"):
+        if not CCD_CODES.fullmatch(spec):
+            raise InputError(f"inputs.spec {spec!r} is not a list of CCD codes (ccd:CODE[,CODE])",
+                             source=source, field="inputs.spec")
+        return spec
+    if spec.startswith("ccd:@"):  # a file of codes: a path like any other
+        real = find_inside([(spec[len("ccd:@"):], "inputs.spec")], root, what="input", label=spec,
+                           source=source, want_dir=False)
+        return f"ccd:@{real}"
+    loc = (cert.get("location") or {}).get("input") or ""
+    prefix, options = ("complex:", "") if spec.startswith("complex:") else ("", "")
+    if prefix:  # complex:PATH#options — the path is checked like any other, the prefix and options are kept
+        spec, _, options = spec[len(prefix):].partition("#")
+        loc = loc[len(prefix):].partition("#")[0] if loc.startswith(prefix) else loc
+    candidates = ([(loc, "location.input")] if loc else []) + [(spec, "inputs.spec")]
+    real = find_inside(candidates, root, what="input", label=spec, source=source)
+    if os.path.isdir(real):
+        check_tree(real, root, source=source)
+    return f"{prefix}{real}" + (f"#{options}" if options else "")
+
+
+def recorded_protocol(cert: dict, inputs_root: str | Path, cert_path: str | Path,
+                      source: str = "certificate") -> str:
+    """The real path of the protocol file a certificate was made with, found by its recorded name inside the
+    trusted folder: at ``location.protocol`` (when it has that name), by name in the folder, or beside the
+    certificate. ``config.protocol`` must be a bare .toml/.json name; a place outside the folder is never
+    opened (refused when nothing inside matches)."""
+    name = cert["config"].get("protocol")
+    if not isinstance(name, str) or Path(name).name != name or not is_protocol_file(name):
+        raise InputError(f"config.protocol must be a protocol file's name (.toml or .json), got {name!r}",
+                         source=source, field="config.protocol")
+    root = trusted_root(inputs_root)
+    loc = (cert.get("location") or {}).get("protocol") or ""
+    candidates = [(loc, "location.protocol")] if loc and Path(loc).name == name else []
+    candidates += [(name, "config.protocol"), (os.path.join(os.path.abspath(cert_path), os.pardir, name),
+                                               "config.protocol")]
+    candidates = [(os.path.normpath(os.path.join(root, c)), f) for c, f in candidates]
+    return find_inside(candidates, root, what="protocol file", label=name, source=source, want_dir=False)
