@@ -6,6 +6,7 @@
 - ``palette``     Jmol colours, styles (study, ball-and-stick, spacefill)
 - ``bonds``       unique periodic bonds and half-bond cylinders
 - ``visibility``  observations from the rendered ID buffer (``observe_as``: ideal | visible | pixel-centroid)
+- ``labels``      atom-name / residue labels (DejaVu Sans via Pillow), label-ID buffer, legibility rule
 """
 
 from viewcert.render.palette import STYLE_NAMES, Style, get_style

@@ -1,0 +1,135 @@
+"""Labels in the images (``viewcert.render.labels``): real glyphs, the label-ID buffer and the legibility rule,
+checked against boxes and fractions worked by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+from viewcert.errors import InputError
+from viewcert.render import frame_cameras, render_structure
+from viewcert.render.labels import Label, LabelStyle, draw_labels, font_path, glyph_mask, visible_fractions
+from viewcert.structures import Structure
+
+INF = np.inf
+
+
+def one_render(positions, numbers, width=200, height=160):
+    s = Structure(np.asarray(positions, dtype=float), np.asarray(numbers), None)
+    cam = frame_cameras(s, "axes-3", width=width, height=height)[0]
+    return render_structure(s, [cam])[0]
+
+
+def test_font_is_dejavu_and_glyphs_are_real_and_deterministic():
+    assert font_path().name == "DejaVuSans.ttf" and font_path().is_file()
+    a, b = glyph_mask("ARG 285 NH2", 14), glyph_mask.__wrapped__("ARG 285 NH2", 14)
+    assert a.tobytes() == b.tobytes() and a.shape == b.shape
+    assert a.shape[0] <= 14 and a.shape[1] > 5 * 8  # one line of 11 characters at 14 px
+    assert (a > 0).sum() > 50 and a.max() == 255  # ink, anti-aliased coverage 0..255
+    assert glyph_mask("O", 14).shape != glyph_mask("OO", 14).shape
+
+
+def test_label_box_on_empty_image_is_fully_legible():
+    # hand-worked: nothing nearer anywhere, no other label -> every pixel of the box is free
+    boxes = np.array([[20, 30, 50, 44]])
+    assert visible_fractions(boxes, np.array([0.0]), np.full((100, 100), INF)).tolist() == [1.0]
+
+
+def test_two_overlapping_labels_fraction_by_hand():
+    # A = [0,10)x[0,10) at depth 5, B = [5,15)x[5,15) at depth 3 (nearer). B covers A on [5,10)x[5,10):
+    # 25 of A's 100 px -> 0.75; B is in front -> 1.0.
+    boxes = np.array([[0, 0, 10, 10], [5, 5, 15, 15]])
+    depth = np.array([5.0, 3.0])
+    surface = np.full((40, 40), INF)
+    assert visible_fractions(boxes, depth, surface).tolist() == [0.75, 1.0]
+    # a nearer surface over A's two top rows (20 px, disjoint from B's corner): (100 - 25 - 20) / 100
+    surface[0:2, 0:10] = 1.0
+    assert visible_fractions(boxes, depth, surface).tolist() == [0.55, 1.0]
+    # equal depths: the lower index is in front (painted last)
+    f = visible_fractions(boxes, np.array([3.0, 3.0]), np.full((40, 40), INF))
+    assert f.tolist() == [1.0, 0.75]
+    # a box half outside the image: the outside half counts as covered
+    assert visible_fractions(np.array([[-5, 0, 5, 10]]), np.array([0.0]), np.full((40, 40), INF)).tolist() == [0.5]
+    st = LabelStyle(min_visible=0.8)
+    assert st.min_visible == 0.8 and st.to_dict()["font"] == "DejaVuSans.ttf"
+
+
+def test_label_in_a_render_its_id_buffer_and_placement():
+    r = one_render([[0.0, 0.0, 0.0]], [8])
+    layer = draw_labels(r, [Label("O1", 0)])
+    u, v = r.camera.project(r.scene.sphere_centres[0])[0]
+    rad = r.scene.sphere_radii[0] / r.camera.pixel_size()
+    u0, v0, u1, v1 = layer.boxes[0].tolist()
+    assert u0 == round(u + 0.7 * rad) and v1 == round(v - 0.7 * rad)  # upper right of the disc
+    assert (u1 - u0, v1 - v0) == glyph_mask("O1", 14).shape[::-1]
+    assert layer.visible_fraction.tolist() == [1.0] and layer.legible().tolist() == [True]
+    ids = layer.label_id
+    mask = glyph_mask("O1", 14) >= 128
+    assert (ids[v0:v1, u0:u1] == 0).tolist() == mask.tolist()  # the ID buffer is exactly the glyph's ink
+    assert (ids == 0).sum() == mask.sum()
+    # the glyphs are in the image: dark pixels where the ID buffer says label
+    assert layer.rgb[ids == 0].max() < 128 and r.rgb[ids == 0].min() > 128
+    again = draw_labels(r, [Label("O1", 0)])
+    assert again.rgb.tobytes() == layer.rgb.tobytes() and again.label_id.tobytes() == ids.tobytes()
+
+
+def test_label_behind_a_nearer_atom_is_hidden():
+    # axes-3's first view looks down −z: an atom 3 Å nearer, shifted up and right, sits over the region where
+    # the far atom's label lands; the label loses exactly the pixels where that surface is nearer
+    r = one_render([[0.0, 0.0, 0.0], [0.9, 0.6, 3.0]], [6, 6])
+    z = r.camera.project(r.scene.sphere_centres)[1]
+    far = int(np.argmax(z))
+    layer = draw_labels(r, [Label("FAR", far)])
+    u0, v0, u1, v1 = layer.boxes[0].tolist()
+    region = r.depth[max(v0, 0):v1, max(u0, 0):u1]
+    expect = float((region >= layer.depth[0]).sum()) / ((u1 - u0) * (v1 - v0))
+    assert 0.0 < expect < 1.0  # the geometry really covers part of the box
+    assert layer.visible_fraction[0] == pytest.approx(expect, abs=0)
+    assert not (layer.label_id[max(v0, 0):v1, max(u0, 0):u1][region < layer.depth[0]] == 0).any()
+
+
+def test_bad_labels_are_one_line():
+    r = one_render([[0.0, 0.0, 0.0]], [8])
+    with pytest.raises(InputError, match="names atom 3"):
+        draw_labels(r, [Label("X", 3)])
+    with pytest.raises(InputError, match="printable"):
+        draw_labels(r, [Label("bad\nlabel", 0)])
+    with pytest.raises(InputError, match="min_visible"):
+        LabelStyle(min_visible=1.5)
+
+
+def brute_fractions(boxes, depth, surface):
+    """Twin from the definition: per pixel of each box, free iff inside the image, no nearer surface, and
+    inside no box of a label painted after it (nearer, or equal depth and lower index)."""
+    h, w = surface.shape
+    out = []
+    for k, (u0, v0, u1, v1) in enumerate(boxes):
+        free = 0
+        for v in range(v0, v1):
+            for u in range(u0, u1):
+                if not (0 <= u < w and 0 <= v < h) or surface[v, u] < depth[k]:
+                    continue
+                if any((depth[j] < depth[k] or (depth[j] == depth[k] and j < k))
+                       and boxes[j][0] <= u < boxes[j][2] and boxes[j][1] <= v < boxes[j][3]
+                       for j in range(len(boxes)) if j != k):
+                    continue
+                free += 1
+        out.append(free / ((u1 - u0) * (v1 - v0)))
+    return out
+
+
+box = hs.tuples(hs.integers(-5, 25), hs.integers(-5, 25), hs.integers(1, 12), hs.integers(1, 8))
+
+
+@settings(max_examples=60, deadline=None)
+@given(hs.lists(hs.tuples(box, hs.sampled_from([1.0, 2.0, 3.0])), min_size=1, max_size=6),
+       hs.integers(0, 2**31 - 1))
+def test_visible_fractions_match_the_definition(items, seed):
+    rng = np.random.default_rng(seed)
+    surface = np.where(rng.random((24, 30)) < 0.2, rng.choice([0.5, 1.5, 2.5], size=(24, 30)), INF)
+    boxes = np.array([[u, v, u + w, v + h] for (u, v, w, h), _ in items])
+    depth = np.array([d for _, d in items])
+    assert visible_fractions(boxes, depth, surface).tolist() == pytest.approx(brute_fractions(
+        boxes.tolist(), depth.tolist(), surface), abs=1e-12)
