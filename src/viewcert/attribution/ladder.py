@@ -142,18 +142,61 @@ def _outcome(entry: Mapping) -> bool | None:
     return None
 
 
-def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = None) -> Ceiling:
+TASK_CERTIFICATE = "viewcert.tasks.certificate"
+
+
+def _task_ceiling(cert: Mapping, src: str, universe: Sequence[str] | None) -> tuple[int, int, Fraction]:
+    """(items, items, R1) of a transformation-task certificate: R1 = the mean exact ceiling (command
+    answers: 1/|consistent set|) or the mean choice ceiling (1/|consistent options|), as an exact fraction
+    over the results' items (all of the certificate's when no universe is given)."""
+    items = cert.get("items")
+    if not isinstance(items, list) or not items:
+        raise InputError("a task certificate lists its items", source=src, field="items")
+    per: dict[str, Fraction] = {}
+    for i, e in enumerate(items):
+        n = e.get("n_consistent") if isinstance(e, dict) else None
+        opts = e.get("consistent_choices") if isinstance(e, dict) else None
+        k = len(opts) if isinstance(opts, list) else n
+        if not isinstance(e.get("id") if isinstance(e, dict) else None, str) or not isinstance(k, int) or k < 1:
+            raise InputError(f"items[{i}] needs an id and n_consistent ≥ 1", source=src, field=f"items[{i}]")
+        per[e["id"]] = Fraction(1, k)
+    ids = list(universe) if universe is not None else list(per)
+    _check_covered(ids, per, src)
+    value = sum((per[u] for u in ids), Fraction(0)) / len(ids)
+    return len(ids), len(ids), value
+
+
+def _check_covered(universe: Sequence[str], outcomes: Mapping, src: str) -> None:
+    """Every item of the results must have its certificate entry: the missing ones listed with their count."""
+    missing = [u for u in universe if u not in outcomes]
+    if missing:
+        shown = ", ".join(repr(x) for x in missing[:5]) + (", …" if len(missing) > 5 else "")
+        raise InputError(f"{len(missing)} item(s) of the results are not in the certificate: {shown}", source=src,
+                         field="items")
+
+
+def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = None,
+                             id_map: Mapping[str, str] | None = None) -> Ceiling:
     """R1 from a certificate JSON: counts from ``ceiling`` / ``r1`` / ``summary`` (``correct``, ``n``)
     and per-item outcomes from ``items`` / ``per_item`` / ``outcomes`` (id + ``correct`` / ``certified``
     / ``status``); δ and τ from ``delta`` / ``tau`` (also under ``tolerances``). This reads viewcert's own
     certificates (``viewcert-certificate/1``: ``items[].id``/``correct``, ``summary.n``/``correct``,
     ``tolerances``, ``digest.value``, whose digest is verified when :mod:`viewcert.certify` is present) and
-    simpler hand-written ones. Per-item outcomes must cover every item of the universe."""
+    simpler hand-written ones. Per-item outcomes must cover every item of the universe. ``id_map`` renames
+    the certificate's ids (a benchmark export's ``source_id`` → item id, ``attribution.shipped``). A
+    transformation-task certificate (``viewcert.tasks.certificate``) gives R1 = its mean exact (or choice)
+    ceiling over the results' items, with no per-item outcomes."""
     path = Path(path)
     src = str(path)
     cert = read_json(path, missing="certificate not found")
     if not isinstance(cert, dict):
         raise InputError("a certificate is a JSON object", source=src)
+    if cert.get("format") == TASK_CERTIFICATE:
+        _, n_t, value = _task_ceiling(cert, src, universe)
+        return Ceiling(value, f"R1 = {float(value):.4f} (task certificate, mean ceiling over {n_t} items)",
+                       f"certificate {src} sha256:{sha256_file(path)}", None, n_t, None,
+                       _dig(cert, "tolerances.delta_angstrom"), None, _dig(cert, "digest.value"))
+    id_map = id_map or {}
     correct = _dig(cert, "ceiling.correct", "r1.correct", "summary.correct", "correct")
     n = _dig(cert, "ceiling.n", "r1.n", "summary.n", "n", "ceiling.total")
     items = _dig(cert, "items", "per_item", "outcomes")
@@ -163,6 +206,7 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
             if not isinstance(e, dict):
                 raise InputError(f"items[{i}] is not an object", source=src, field="items")
             iid = next((e[k] for k in _ID_KEYS if k in e), None)
+            iid = None if iid is None else id_map.get(str(iid), iid)
             ok = _outcome(e)
             if iid is None or ok is None:
                 raise InputError(f"items[{i}] needs an id ({'/'.join(_ID_KEYS)}) and an outcome "
@@ -173,7 +217,7 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
             ok = _outcome(e) if isinstance(e, dict) else (e if isinstance(e, bool) else None)
             if ok is None:
                 raise InputError(f"items[{iid!r}] has no outcome", source=src, field="items")
-            outcomes[str(iid)] = ok
+            outcomes[str(id_map.get(str(iid), iid))] = ok
     if outcomes:
         c_items, n_items = sum(outcomes.values()), len(outcomes)
         if correct is not None and (int(correct), int(n)) != (c_items, n_items):
@@ -188,10 +232,7 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
         raise InputError(f"R1 counts {correct}/{n} are not valid", source=src, field="ceiling")
     per_item = None
     if outcomes and universe is not None:
-        missing = [u for u in universe if u not in outcomes]
-        if missing:
-            raise InputError(f"{len(missing)} item(s) of the results are not in the certificate, first "
-                             f"{missing[0]!r}", source=src, field="items")
+        _check_covered(universe, outcomes, src)
         per_item = np.array([outcomes[u] for u in universe], dtype=bool)
         if per_item.size != n:
             correct, n = int(per_item.sum()), int(per_item.size)
@@ -344,6 +385,10 @@ class Ladder:
     warnings: list[str]
     universe: tuple[str, ...]
     arm_objects: dict[tuple[str, str], Arm] = field(repr=False)
+    #: MiSI partial credit beside the certified ceilings (command-answer exports; ``attribution.task_scores``)
+    task_scores: pd.DataFrame | None = None
+    #: the harness's own accuracy beside viewcert's, per arm, with the disagreeing items
+    harness_agreement: pd.DataFrame | None = None
 
 
 def _f(x: Fraction | None) -> float | None:

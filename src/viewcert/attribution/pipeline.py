@@ -25,9 +25,9 @@ from viewcert.attribution.ladder import (
     ceiling_from_certificate,
     ceiling_from_number,
 )
-from viewcert.attribution.parsing import get_parser
-from viewcert.attribution.readers import read_manifest
+from viewcert.attribution.readers import manifest_benchmark, read_manifest
 from viewcert.attribution.report import Report, write_report
+from viewcert.attribution.shipped import task_parser
 from viewcert.attribution.table import (
     InputRecord,
     Manifest,
@@ -36,6 +36,7 @@ from viewcert.attribution.table import (
     manifest_from_study_dir,
     sha256_file,
 )
+from viewcert.attribution.task_scores import harness_agreement, misi_scores
 from viewcert.errors import InputError
 
 #: the study's two ceilings (REFERENCE.md): R1 = 210/210 at δ = τ = 0.01 Å (five views), and 200/210 for the
@@ -68,12 +69,16 @@ def run_ladder(
             r1 = STUDY_R1
     else:
         m = manifest if isinstance(manifest, Manifest) else load_manifest(manifest)
-    parser = get_parser(m.task)
-    table, coverage = read_manifest(m, parser=parser)
+    shipped = manifest_benchmark(m)
+    parser = task_parser(m.task, shipped)
+    table, coverage = read_manifest(m, parser=parser, shipped=shipped)
     ceilings: list[Ceiling] = []
     cert = certificate if certificate is not None else (m.certificate if not r1 else None)
+    if cert is None and not r1 and shipped is not None:
+        cert = shipped.certificate
     if cert is not None:
-        ceilings.append(ceiling_from_certificate(cert, coverage.universe))
+        id_map = None if shipped is None else {v: k for k, v in shipped.source_ids.items()}
+        ceilings.append(ceiling_from_certificate(cert, coverage.universe, id_map=id_map))
     values = list(r1) or ([m.r1] if (m.r1 is not None and cert is None) else [])
     source = STUDY_R1_SOURCE if (study_dir is not None and tuple(values) == STUDY_R1) else "number"
     ceilings += [ceiling_from_number(v, coverage.universe, source=source) for v in values]
@@ -81,7 +86,11 @@ def run_ladder(
         raise InputError("no R1: pass --r1 VALUE or --certificate FILE (or set r1/certificate in the manifest)",
                          field="r1")
     ladder = build_ladder(table, coverage, ceilings, threshold=threshold, tie_rule=tie_rule, scoring=scoring,
-                          seed=seed, n_boot=n_boot, alpha=alpha, share_cutoff=share_cutoff, labels=parser.labels)
+                          seed=seed, n_boot=n_boot, alpha=alpha, share_cutoff=share_cutoff, labels=parser.labels,
+                          chance=None if shipped is None else shipped.chance())
+    ladder.harness_agreement = harness_agreement(ladder, table)
+    if shipped is not None and shipped.answer_format == "command" and cert is not None:
+        ladder.task_scores = misi_scores(ladder, shipped.targets(parser), cert)
     return ladder, table, m
 
 

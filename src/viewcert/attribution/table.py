@@ -14,7 +14,8 @@ Manifest (TOML, read with :mod:`tomllib`)::
 
     [study]                       # all keys optional
     name = "render-ceiling e3"
-    task = "crystal_system"       # answer parser
+    benchmark = "bench"           # a viewcert export: items, ids, shipped choices, task, certificate
+    task = "crystal-system"       # answer parser (crystal_system accepted; an export's own task by default)
     items = "data/e3/eval.jsonl"  # universe of item ids (+ targets) for coverage checks
     items_id_field = "material_id"
     items_target_field = "crystal_system"
@@ -68,12 +69,15 @@ KEY = ("run", "model", "rung", "item_id", "sample_k")
 EXTRA_COLUMNS: tuple[str, ...] = ("parse_reason",)
 
 #: rungs in ladder order (bottom to top); chance and R1 are never read from result files
-RUNGS: tuple[str, ...] = ("chance", "no-image", "vision-only", "R4", "R2", "R3", "R1")
-MEASURED_RUNGS: tuple[str, ...] = ("no-image", "vision-only", "R4", "R2", "R3")
+RUNGS: tuple[str, ...] = ("chance", "choices-only", "no-image", "vision-only", "R4", "R2", "R3", "R1")
+MEASURED_RUNGS: tuple[str, ...] = ("choices-only", "no-image", "vision-only", "R4", "R2", "R3")
 RUNG_ALIASES = {
     "noimage": "no-image",
     "no_image": "no-image",
     "no-image": "no-image",
+    "choices-only": "choices-only",
+    "choices_only": "choices-only",
+    "choicesonly": "choices-only",
     "text-only": "no-image",
     "blind": "no-image",
     "r4": "R4",
@@ -94,6 +98,17 @@ RUNG_ALIASES = {
     "r1": "R1",
 }
 HARNESSES = ("study", "native", "vlmevalkit", "lmms_eval", "inspect")
+#: every task a viewcert export writes, in the export's spelling (``crystal_system`` is accepted too)
+TASKS: tuple[str, ...] = ("crystal-system", "point-group", "molecule-handedness", "translation", "rotation", "zoom",
+                          "trans-rot", "rot-rot", "handedness")
+
+
+def canonical_task(name: str, *, source: str | None = None) -> str:
+    """The export's spelling of a task name (``crystal_system`` and ``crystal-system`` are one task)."""
+    key = str(name).strip().lower().replace("_", "-")
+    if key not in TASKS:
+        raise InputError(f"unknown task {name!r}; known: {', '.join(TASKS)}", source=source, field="task")
+    return key
 
 
 def canonical_rung(name: str, *, source: str | None = None) -> str:
@@ -294,18 +309,20 @@ class Manifest:
     entries: tuple[ManifestEntry, ...]
     source: str | None = None
     name: str = ""
-    task: str = "crystal_system"
+    task: str | None = None  # None: the benchmark export's own task, else crystal system
     items: Path | None = None
     items_id_field: str = "material_id"
     items_target_field: str = "crystal_system"
     r1: str | None = None
     certificate: Path | None = None
+    benchmark: Path | None = None  # a viewcert export folder: items, id table, choices, task, certificate
 
     def to_dict(self) -> dict:
         return {
             "source": self.source,
             "name": self.name,
             "task": self.task,
+            "benchmark": None if self.benchmark is None else str(self.benchmark),
             "items": None if self.items is None else str(self.items),
             "r1": self.r1,
             "certificate": None if self.certificate is None else str(self.certificate),
@@ -372,11 +389,15 @@ def load_manifest(path: str | Path) -> Manifest:
     items = study.get("items")
     cert = study.get("certificate")
     r1 = study.get("r1")
+    bench = study.get("benchmark")
+    if bench is not None and not isinstance(bench, str):
+        raise InputError("[study].benchmark must be a folder path (string)", source=src, field="benchmark")
     return Manifest(
         entries=tuple(entries),
         source=src,
         name=str(study.get("name", "")),
-        task=str(study.get("task", "crystal_system")),
+        task=None if study.get("task") is None else canonical_task(str(study["task"]), source=src),
+        benchmark=None if bench is None else (Path(bench) if Path(bench).is_absolute() else base / bench),
         items=None if items is None else (Path(items) if Path(items).is_absolute() else base / items),
         items_id_field=str(study.get("items_id_field", "material_id")),
         items_target_field=str(study.get("items_target_field", "crystal_system")),
@@ -426,7 +447,7 @@ def manifest_from_study_dir(study_dir: str | Path) -> Manifest:
         entries=tuple(entries),
         source=str(pred_dir),
         name="render-ceiling study predictions",
-        task="crystal_system",
+        task="crystal-system",
         items=items if items.is_file() else None,
     )
 
@@ -512,8 +533,9 @@ def check_consistency(table: ResultTable, universe: Mapping[str, str | None] | N
         extra = sorted(set(frame["item_id"]) - set(universe))
         if extra:
             row = frame[frame["item_id"] == extra[0]].iloc[0]
+            shown = ", ".join(repr(x) for x in extra[:5]) + (", …" if len(extra) > 5 else "")
             raise InputError(
-                f"{len(extra)} item id(s) are not in the item list, first {extra[0]!r}",
+                f"{len(extra)} item id(s) are not in the item list: {shown}",
                 source=str(row["source_file"]),
                 field="item_id",
             )

@@ -93,7 +93,38 @@ def ladder(
                           f"[{srow['median_share_lo']:.4f}, {srow['median_share_hi']:.4f}] over "
                           f"{int(srow['models_with_share'])} models; {int(srow['residual_limited'])} of "
                           f"{int(srow['models_decomposed'])} residual-limited")
+    _task_tables(console, lad, out)
     echo(f"report: {report.html}")
+
+
+def _task_tables(console, lad, out: Path) -> None:
+    """MiSI partial credit beside the certified ceilings, and the harness's own accuracy beside viewcert's;
+    each also written as CSV into ``out``."""
+    from rich.table import Table
+
+    from viewcert.io.atomic import write_text_atomic
+
+    if lad.task_scores is not None and len(lad.task_scores):
+        t = Table(title="MiSI partial credit (voted answers) beside the certified ceilings")
+        for col in ("model", "rung", "exact", "MiSI credit", "certified partial ceiling", "certified exact ceiling"):
+            t.add_column(col)
+        for _, r in lad.task_scores.iterrows():
+            t.add_row(r["model"], r["rung"], f"{r['exact_correct']}/{r['n']}", f"{r['misi_credit']:.4f}",
+                      f"{r['certified_partial_ceiling']:.4f}", f"{r['certified_exact_ceiling']:.4f}")
+        console.print(t)
+        write_text_atomic(out / "task_scores.csv", lad.task_scores.to_csv(index=False, lineterminator="\n"))
+    if lad.harness_agreement is not None and len(lad.harness_agreement):
+        t = Table(title="the harness's own scores vs viewcert's parse (items right)")
+        for col in ("model", "rung", "viewcert", "harness", "disagree on"):
+            t.add_column(col)
+        for _, r in lad.harness_agreement.iterrows():
+            ids = r["disagreeing_ids"].split()
+            shown = " ".join(ids[:8]) + (" …" if len(ids) > 8 else "")
+            t.add_row(r["model"], r["rung"], f"{r['viewcert_correct']}/{r['n']}", f"{r['harness_correct']}/{r['n']}",
+                      f"{r['disagreements']} {shown}".strip())
+        console.print(t)
+        write_text_atomic(out / "harness_agreement.csv",
+                          lad.harness_agreement.to_csv(index=False, lineterminator="\n"))
 
 
 def audit_extraction(

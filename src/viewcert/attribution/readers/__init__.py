@@ -30,6 +30,7 @@ from viewcert.attribution.readers.lmms_eval import read_lmms_eval
 from viewcert.attribution.readers.native import read_native
 from viewcert.attribution.readers.study import read_study
 from viewcert.attribution.readers.vlmevalkit import read_vlmevalkit
+from viewcert.attribution.shipped import ShippedBenchmark, is_export, load_shipped, task_parser
 from viewcert.attribution.table import (
     Coverage,
     Manifest,
@@ -49,7 +50,7 @@ READERS = {
     "inspect": read_inspect,
 }
 
-__all__ = ["READERS", "detect_harness", "read_file", "read_manifest"]
+__all__ = ["READERS", "detect_harness", "manifest_benchmark", "read_file", "read_manifest"]
 
 
 #: what a malformed file makes the libraries underneath raise (pandas, openpyxl, zipfile, json, codecs)
@@ -155,19 +156,39 @@ def read_file(
         raise
 
 
-def read_manifest(manifest: Manifest, *, parser: AnswerParser | str | None = None
-                  ) -> tuple[ResultTable, Coverage]:
+#: the readers that map ids and letters through a shipped benchmark (``attribution.shipped``)
+SHIPPED_READERS = ("native", "vlmevalkit", "lmms_eval", "inspect")
+
+
+def manifest_benchmark(manifest: Manifest) -> ShippedBenchmark | None:
+    """The export a manifest scores: ``[study].benchmark``, else the folder of its certificate when that is
+    an export (ids.csv + benchmark.jsonl beside it), else None."""
+    if manifest.benchmark is not None:
+        return load_shipped(manifest.benchmark)
+    if manifest.certificate is not None and is_export(manifest.certificate.parent):
+        return load_shipped(manifest.certificate.parent)
+    return None
+
+
+def read_manifest(manifest: Manifest, *, parser: AnswerParser | str | None = None,
+                  shipped: ShippedBenchmark | None = None) -> tuple[ResultTable, Coverage]:
     """Read every manifest entry, concatenate (duplicate keys raise) and check targets and coverage
-    against the manifest's item list when it has one."""
-    parser = get_parser(parser if parser is not None else manifest.task)
-    tables = [
-        read_file(e.path, harness=e.harness, model=e.model, rung=e.rung, run=e.run, parser=parser,
-                  **dict(e.options))
-        for e in manifest.entries
-    ]
+    against the item list: the shipped benchmark's (``shipped``, every harness's ids mapped to its item
+    ids), else the manifest's when it has one."""
+    if parser is None:
+        parser = task_parser(manifest.task, shipped)
+    parser = get_parser(parser)
+    tables = []
+    for e in manifest.entries:
+        harness = e.harness or detect_harness(e.path)
+        extra = {"items": shipped} if shipped is not None and harness in SHIPPED_READERS else {}
+        tables.append(read_file(e.path, harness=harness, model=e.model, rung=e.rung, run=e.run, parser=parser,
+                                **extra, **dict(e.options)))
     table = ResultTable.concat(tables)
     universe = None
-    if manifest.items is not None:
+    if shipped is not None:
+        universe = shipped.targets(parser)
+    elif manifest.items is not None:
         universe = read_items(manifest.items, id_field=manifest.items_id_field,
                               target_field=manifest.items_target_field, parser=parser)
     coverage = check_consistency(table, universe)

@@ -18,14 +18,37 @@ def is_missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA
 
 
+def item_context(items, parser: AnswerParser, raw_id: Any, options: Any = None, *, source: str = "",
+                 where: str = "") -> tuple[str, AnswerParser]:
+    """(item id, parser) of one logged sample: with a shipped benchmark (``attribution.shipped``) the item id
+    of whatever id the harness logged and the parser with that item's option letters; ``options`` (the
+    choices the harness itself logged, e.g. Inspect's ``choices``) give the letters otherwise."""
+    iid = str(raw_id) if items is None else items.resolve(raw_id)
+    if items is not None and iid in items.choices:
+        return iid, items.item_parser(parser, iid)
+    if isinstance(options, list) and options and hasattr(parser, "with_letters"):
+        letters = {}
+        for i, text in enumerate(options):
+            label = parser.canonical(str(text))
+            if label is None:
+                raise InputError(f"{where}: option {chr(65 + i)} = {str(text)[:60]!r} is not a label", source=source,
+                                 field="choices")
+            letters[chr(65 + i)] = label
+        return iid, parser.with_letters(letters)
+    return iid, parser
+
+
 def canonical_target(parser: AnswerParser, value: Any, *, source: str, where: str, field: str) -> str:
     """The canonical label of a target; a missing or unknown target raises naming file, row and field."""
     if is_missing(value) or str(value).strip() == "":
         raise InputError(f"{where}: target is empty", source=source, field=field)
     label = parser.canonical(str(value))
     if label is None:
+        letters = getattr(parser, "letters", None)
+        shown = (f"the options {', '.join(sorted(letters))} or " if letters else "") + "the labels "
         raise InputError(
-            f"{where}: target {value!r} is not one of the labels {', '.join(parser.labels)}",
+            f"{where}: target {str(value)[:60]!r} is not one of {shown}{', '.join(parser.labels[:12])}"
+            + (" …" if len(parser.labels) > 12 else ""),
             source=source,
             field=field,
         )

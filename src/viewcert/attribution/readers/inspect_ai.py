@@ -28,7 +28,7 @@ from typing import Any
 import pyarrow as pa
 
 from viewcert.attribution.parsing import AnswerParser, ParsedAnswer, get_parser
-from viewcert.attribution.readers._common import as_score, canonical_target, finish, row
+from viewcert.attribution.readers._common import as_score, canonical_target, finish, item_context, row
 from viewcert.attribution.table import ResultTable, canonical_rung
 from viewcert.errors import InputError
 from viewcert.io.received import read_received_text
@@ -162,7 +162,10 @@ def read_inspect(
     run: str | None = None,
     parser: AnswerParser | None = None,
     scorer: str | None = None,
+    items=None,
 ) -> ResultTable:
+    """The log's samples as canonical rows; ``items``: a shipped benchmark (``attribution.shipped``) mapping
+    sample ids and letter targets; a sample's own ``choices`` map letter targets otherwise."""
     path = Path(path)
     src = str(path)
     parser = get_parser(parser)
@@ -192,7 +195,8 @@ def read_inspect(
         if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
             raise InputError(f"{where}: epoch must be a positive integer, got {epoch!r}", source=src,
                              field="epoch")
-        key = (str(sid), epoch)
+        iid, sparser = item_context(items, parser, sid, s.get("choices"), source=src, where=where)
+        key = (iid, epoch)
         if key in seen:
             raise InputError(f"{where}: duplicate item id {sid!r} at epoch {epoch} (also {seen[key]})",
                              source=src, field="id")
@@ -202,12 +206,12 @@ def read_inspect(
             if len(target) != 1:
                 raise InputError(f"{where}: {len(target)} targets; one expected", source=src, field="target")
             target = target[0]
-        target = canonical_target(parser, target, source=src, where=where, field="target")
-        text, parsed = _parsed(s, parser)
+        target = canonical_target(sparser, target, source=src, where=where, field="target")
+        text, parsed = _parsed(s, sparser)
         score = _score(s, where, src, scorer)
         meta = s.get("metadata") if isinstance(s.get("metadata"), dict) else {}
         cat = meta.get("category", meta.get("crystal_system"))
-        records.append(row(run=run, model=model, rung=rung, item_id=str(sid), sample_k=epoch - 1,
+        records.append(row(run=run, model=model, rung=rung, item_id=iid, sample_k=epoch - 1,
                            raw_output=text, parsed=parsed, target=target,
                            category=None if cat is None else str(cat), source_file=src, harness=HARNESS,
                            harness_score=score))

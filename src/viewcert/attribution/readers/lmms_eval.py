@@ -29,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from viewcert.attribution.parsing import AnswerParser, get_parser
-from viewcert.attribution.readers._common import as_score, canonical_target, finish, is_missing, row
+from viewcert.attribution.readers._common import (
+    as_score,
+    canonical_target,
+    finish,
+    is_missing,
+    item_context,
+    row,
+)
 from viewcert.attribution.table import ResultTable, canonical_rung
 from viewcert.errors import InputError
 from viewcert.io.received import read_received_text
@@ -172,7 +179,10 @@ def read_lmms_eval(
     id_field: str | None = None,
     id_map: str | Path | None = None,
     metric: str | None = None,
+    items=None,
 ) -> ResultTable:
+    """The documents as canonical rows; ``items``: a shipped benchmark (``attribution.shipped``) mapping
+    ``doc_id`` (the export's index) and letter targets to the item id and its shipped choice."""
     path = Path(path)
     src = str(path)
     parser = get_parser(parser)
@@ -198,12 +208,12 @@ def read_lmms_eval(
             continue
         where = f"line {n}"
         obj, outputs, raws = _document(line, where, src)
-        iid = _item_id(obj, where, src, id_field, mapping)
+        iid, dparser = item_context(items, parser, _item_id(obj, where, src, id_field, mapping))
         if iid in seen:
             raise InputError(f"{where}: duplicate item id {iid!r} (first at line {seen[iid]})", source=src,
                              field="doc_id" if id_field is None else id_field)
         seen[iid] = n
-        target = canonical_target(parser, obj["target"], source=src, where=where, field="target")
+        target = canonical_target(dparser, obj["target"], source=src, where=where, field="target")
         doc_score = _doc_score(obj, outputs, where, src, metric)
         category = None
         for v in obj.values():
@@ -213,7 +223,7 @@ def read_lmms_eval(
         for s, (out, raw) in enumerate(zip(outputs, raws, strict=True)):
             text = None if is_missing(out) else str(out)
             records.append(row(run=run, model=model, rung=rung, item_id=iid, sample_k=s,
-                               raw_output=None if is_missing(raw) else str(raw), parsed=parser.parse(text),
+                               raw_output=None if is_missing(raw) else str(raw), parsed=dparser.parse(text),
                                target=target, category=category, source_file=src, harness=HARNESS,
                                harness_score=doc_score))
     if not records:

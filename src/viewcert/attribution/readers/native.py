@@ -15,7 +15,14 @@ from pathlib import Path
 import pandas as pd
 
 from viewcert.attribution.parsing import PARSE_STATUSES, AnswerParser, ParsedAnswer, get_parser
-from viewcert.attribution.readers._common import as_score, canonical_target, finish, is_missing, row
+from viewcert.attribution.readers._common import (
+    as_score,
+    canonical_target,
+    finish,
+    is_missing,
+    item_context,
+    row,
+)
 from viewcert.attribution.table import COLUMNS, EXTRA_COLUMNS, ResultTable, canonical_rung
 from viewcert.errors import InputError
 from viewcert.io.atomic import write_text_atomic
@@ -67,10 +74,12 @@ def read_native(
     rung: str | None = None,
     run: str | None = None,
     parser: AnswerParser | None = None,
+    items=None,
 ) -> ResultTable:
+    """The file's rows; ``items``: a shipped benchmark (``attribution.shipped``) mapping ids and letters."""
     path = Path(path)
     src = str(path)
-    parser = get_parser(parser)
+    base_parser = get_parser(parser)
     df, unit = _load(path)
     if "item_id" not in df.columns and "id" in df.columns:
         df = df.rename(columns={"id": "item_id"})
@@ -94,6 +103,7 @@ def read_native(
             raise InputError(f"{where}: no rung (column or manifest)", source=src, field="rung")
         rg = canonical_rung(rg, source=f"{src} {where}")
         k = _as_int(r.get("sample_k"), source=src, where=where)
+        iid, parser = item_context(items, base_parser, str(iid).strip())
         target = canonical_target(parser, r.get("target"), source=src, where=where, field="target")
         raw = r.get("raw_output")
         raw = None if is_missing(raw) else str(raw)
@@ -121,7 +131,7 @@ def read_native(
         cat = r.get("category")
         records.append(
             row(run=run or (None if is_missing(r.get("run")) else str(r.get("run"))) or path.stem, model=m,
-                rung=rg, item_id=str(iid).strip(), sample_k=k, raw_output=raw, parsed=parsed, target=target,
+                rung=rg, item_id=iid, sample_k=k, raw_output=raw, parsed=parsed, target=target,
                 category=None if is_missing(cat) else str(cat), source_file=src, harness=HARNESS,
                 harness_score=score)
         )

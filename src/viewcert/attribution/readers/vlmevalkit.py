@@ -25,7 +25,14 @@ from pathlib import Path
 import pandas as pd
 
 from viewcert.attribution.parsing import AnswerParser, ChoiceParser, ParsedAnswer, get_parser
-from viewcert.attribution.readers._common import as_score, canonical_target, finish, is_missing, row
+from viewcert.attribution.readers._common import (
+    as_score,
+    canonical_target,
+    finish,
+    is_missing,
+    item_context,
+    row,
+)
 from viewcert.attribution.table import ResultTable, canonical_rung
 from viewcert.errors import InputError
 
@@ -64,7 +71,10 @@ def read_vlmevalkit(
     parser: AnswerParser | None = None,
     id_column: str = "index",
     score_column: str | None = None,
+    items=None,
 ) -> ResultTable:
+    """The rows as canonical rows; ``items``: a shipped benchmark (``attribution.shipped``) mapping ``index``
+    (or any id column) to the item id."""
     path = Path(path)
     src = str(path)
     parser = get_parser(parser)
@@ -93,7 +103,7 @@ def read_vlmevalkit(
             raise InputError(f"{where}: {id_column} is empty", source=src, field=id_column)
         if isinstance(iid, float) and iid.is_integer():
             iid = int(iid)
-        iid = str(iid).strip()
+        iid, _ = item_context(items, parser, str(iid).strip())
         if iid in seen:
             raise InputError(f"{where}: duplicate item id {iid!r} (first at row {seen[iid] + 1})", source=src,
                              field=id_column)

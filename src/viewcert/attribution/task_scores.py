@@ -1,0 +1,84 @@
+"""Task scores beside the ladder: MiSI partial credit of command answers with the certified ceilings, and
+where a harness's own per-sample scores disagree with viewcert's.
+
+- ``misi_scores``: per arm (model × rung) of a transformation export with command answers (translation,
+  rotation, zoom), the mean MiSI partial credit of each item's voted answer (``attribution.misi``; items
+  without an answer score 0) with the certificate's normalisers, the exact-match accuracy, and the
+  certified mean partial-credit and exact ceilings over the same items.
+- ``harness_agreement``: per arm, the accuracy from the harness's own scores (an item is right when the
+  mean of its samples' scores is ≥ 0.5, as ``scoring="harness"``) beside viewcert's, and the items on
+  which they differ (listed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from viewcert.attribution.ladder import Ladder
+from viewcert.attribution.misi import score_transformation
+from viewcert.attribution.table import ResultTable, read_json
+from viewcert.errors import InputError
+
+MISI_COLUMNS = ["model", "rung", "n", "exact_correct", "exact_accuracy", "misi_credit", "certified_partial_ceiling",
+                "certified_exact_ceiling", "normalisers"]
+AGREEMENT_COLUMNS = ["model", "rung", "n", "viewcert_correct", "harness_correct", "disagreements", "disagreeing_ids"]
+
+
+def _certificate_items(cert: Mapping, src: str, universe: Sequence[str]) -> dict[str, dict]:
+    items = {e.get("id"): e for e in cert.get("items") or [] if isinstance(e, dict)}
+    missing = [u for u in universe if u not in items]
+    if missing:
+        raise InputError(f"{len(missing)} item(s) of the results are not in the certificate: "
+                         + ", ".join(repr(x) for x in missing[:5]), source=src, field="items")
+    return items
+
+
+def _mean_of(items: dict[str, dict], universe: Sequence[str], key: str, src: str) -> float:
+    vals = [items[u].get(key) for u in universe]
+    if not all(isinstance(v, int | float) and 0 <= v <= 1 for v in vals):
+        raise InputError(f"a certificate item's {key} is not a number in [0, 1]", source=src, field=key)
+    return float(np.mean(vals))
+
+
+def misi_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | Path) -> pd.DataFrame:
+    """MiSI partial credit per arm beside the certified ceilings (module docstring)."""
+    src = str(certificate)
+    cert = read_json(Path(certificate), missing="certificate not found")
+    if not isinstance(cert, dict):
+        raise InputError("a certificate is a JSON object", source=src)
+    norms = cert.get("normalisers")
+    if not (isinstance(norms, dict) and norms and all(isinstance(v, int | float) and v > 0 for v in norms.values())):
+        raise InputError("the task certificate has no normalisers {operation: Å or degrees}", source=src,
+                         field="normalisers")
+    universe = list(ladder.universe)
+    items = _certificate_items(cert, src, universe)
+    partial = _mean_of(items, universe, "partial_ceiling", src)
+    exact = _mean_of(items, universe, "exact_ceiling", src)
+    rows = []
+    for (model, rung), arm in sorted(ladder.arm_objects.items()):
+        credit = [0.0 if a is None else score_transformation(a, targets[u], normalisers=norms).value
+                  for a, u in zip(arm.answers, universe, strict=True)]
+        rows.append({"model": model, "rung": rung, "n": len(universe), "exact_correct": arm.correct,
+                     "exact_accuracy": arm.correct / len(universe), "misi_credit": float(np.mean(credit)),
+                     "certified_partial_ceiling": partial, "certified_exact_ceiling": exact,
+                     "normalisers": ", ".join(f"{k} {v:g}" for k, v in sorted(norms.items()))})
+    return pd.DataFrame(rows, columns=MISI_COLUMNS)
+
+
+def harness_agreement(ladder: Ladder, table: ResultTable) -> pd.DataFrame:
+    """The harness's own accuracy beside viewcert's per arm, with the disagreeing items (module docstring)."""
+    universe = list(ladder.universe)
+    rows = []
+    for (model, rung), sub in table.frame.groupby(["model", "rung"], sort=True):
+        arm = ladder.arm_objects[(str(model), str(rung))]
+        mean = sub.groupby("item_id")["score"].mean()
+        harness = np.array([bool(u in mean.index and mean[u] >= 0.5) for u in universe])
+        differ = [u for u, h, v in zip(universe, harness, arm.correct_vector, strict=True) if bool(h) != bool(v)]
+        rows.append({"model": str(model), "rung": str(rung), "n": len(universe), "viewcert_correct": arm.correct,
+                     "harness_correct": int(harness.sum()), "disagreements": len(differ),
+                     "disagreeing_ids": " ".join(differ)})
+    return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
