@@ -29,8 +29,8 @@ from viewcert.errors import InputError
 from viewcert.io.builtin import PROTOTYPES, builtin
 from viewcert.io.ccd import ccd_codes, ccd_codes_for, ccd_file_sha256, read_ccd_structure
 from viewcert.io.cif import read_cif_text
-from viewcert.io.read import read_structure
-from viewcert.limits import DEFAULT_LIMITS, Limits
+from viewcert.io.read import entry_problem, read_structure
+from viewcert.limits import DEFAULT_LIMITS, Limits, using_limits
 from viewcert.structures import Structure, sha256_text
 
 STRUCTURE_SUFFIXES = (".cif", ".mcif", ".vasp", ".poscar", ".xyz", ".extxyz", ".pdb", ".ent", ".mmcif", ".sdf",
@@ -42,8 +42,9 @@ DEFAULT_POCKET = 8.0  # Å, io.complex's default (not imported here: gemmi would
 
 @dataclass(frozen=True)
 class Item:
-    """One structure to certify. ``kind``: "cif_text" (payload = CIF text), "file" (payload = path) or
-    "structure" (payload = Structure). ``label``: the dataset's own label (any of crystal_system,
+    """One structure to certify. ``kind``: "cif_text" (payload = CIF text), "file" (payload = path),
+    "structure" (payload = Structure), "ccd" (payload = code), "complex" (payload = path, ligand, pocket) or
+    "unreadable" (payload = (path, why): a folder entry that could not be read, this item's error). ``label``: the dataset's own label (any of crystal_system,
     point_group, space_group), or None; ``label_conflicts``: disagreements between the dataset's own label
     files, reported, not resolved."""
 
@@ -62,13 +63,17 @@ class Item:
         if self.kind == "structure":
             s = self.payload
         elif self.kind == "cif_text":
-            s = read_cif_text(self.payload, source=self.id, identifier=self.id)
+            with using_limits(self.limits):  # the reader's own limits (CIF symmetry operations), in a worker too
+                s = read_cif_text(self.payload, source=self.id, identifier=self.id)
         elif self.kind == "file":
-            s = _read_file(self.payload, self.id)
+            with using_limits(self.limits):
+                s = _read_file(self.payload, self.id)
         elif self.kind == "ccd":  # payload = CCD code, read in the worker (viewcert.io.ccd)
             s = read_ccd_structure(str(self.payload))
         elif self.kind == "complex":  # payload = (path, ligand or None, pocket Å), prepared in the worker
             s = read_complex(*self.payload, identifier=self.id)
+        elif self.kind == "unreadable":  # payload = (path, why): listed in the folder, not readable
+            raise InputError(f"cannot read: {self.payload[1]}", source=self.payload[0], field="path")
         else:
             raise InputError(f"unknown item kind {self.kind!r}", source=self.id, field="kind")
         self.check_size(s.n_atoms)
@@ -233,9 +238,11 @@ def _object(value, path: Path) -> dict:
 
 
 def _structure_files(root: Path) -> list[Path]:
+    """Every entry under ``root`` with a structure file's name that is not a directory (hidden ones
+    skipped): dangling symbolic links, FIFOs and the like included, so that they become item errors."""
     out = []
     for p in sorted(root.rglob("*")):
-        if not p.is_file() or any(part.startswith(".") for part in p.relative_to(root).parts):
+        if p.is_dir() or any(part.startswith(".") for part in p.relative_to(root).parts):
             continue
         if p.suffix.lower() in STRUCTURE_SUFFIXES or p.name.split(".")[0] in STRUCTURE_NAMES:
             out.append(p)
@@ -256,7 +263,14 @@ def load_folder(root: Path, *, spec: str | None = None) -> Dataset:
     for p in paths:
         rel = p.relative_to(root).as_posix()
         ident = rel[: -len(p.suffix)] if p.suffix else rel
-        digest = _file_sha(p)
+        why = entry_problem(p)
+        try:
+            digest = _file_sha(p) if why is None else ""
+        except OSError as exc:  # deleted or made unreadable between the listing and this read
+            why, digest = f"vanished or unreadable when read ({exc.strerror or exc})", ""
+        if why is not None:  # an item error (exit 1, listed with item, file, reason), never dropped
+            items.append(Item(ident, "unreadable", (str(p), why), ""))
+            continue
         files[rel] = digest
         got = labels.get(ident) or labels.get(rel)
         lab = _norm_label(got if isinstance(got, dict) else None)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import struct
 from pathlib import Path
 from typing import Any
@@ -110,9 +111,30 @@ def _read(path: str | os.PathLike, fmt: str, **kw: Any) -> Structure:
     return read_sdf(path, **kw)
 
 
+def entry_problem(path: str | os.PathLike) -> str | None:
+    """Why a folder entry cannot be read as a structure file, or None when it is a regular file (symbolic
+    links followed): a dangling link, an entry deleted after the folder was listed, a FIFO, device or socket,
+    a link loop. Nothing is opened, so a FIFO cannot block."""
+    p = os.fspath(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        if os.path.islink(p):
+            return f"a dangling symbolic link (its target {os.readlink(p)!r} does not exist)"
+        return "vanished before it was read (deleted after the folder was listed)"
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    if stat.S_ISDIR(st.st_mode):
+        return "a directory, not a structure file"
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file (a FIFO, device or socket)"
+    return None
+
+
 def read_structures(spec: str | os.PathLike, **kw: Any) -> list[Structure]:
     """A list of structures from a ``builtin:NAME`` spec, a directory (every supported file, sorted by
-    name) or a single file."""
+    name) or a single file. A directory entry with a supported name that cannot be read (a dangling
+    symbolic link, a FIFO, a file deleted meanwhile) is an InputError naming it, never skipped."""
     s = os.fspath(spec)
     if s.startswith("builtin:"):
         from viewcert.io.builtin import builtin  # lazy: start-up (each reader loads its own library)
@@ -120,9 +142,13 @@ def read_structures(spec: str | os.PathLike, **kw: Any) -> list[Structure]:
         return builtin(s)
     p = Path(s)
     if p.is_dir():
-        files = sorted(f for f in p.iterdir() if f.is_file() and _supported(f))
+        files = sorted(f for f in p.iterdir() if not f.is_dir() and _supported(f))
         if not files:
             raise InputError("directory holds no supported structure files", source=str(p), field="path")
+        for f in files:
+            why = entry_problem(f)
+            if why is not None:
+                raise InputError(f"cannot read: {why}", source=str(f), field="path")
         return [read_structure(f, **kw) for f in files]
     return [read_structure(p, **kw)]
 
