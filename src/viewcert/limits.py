@@ -11,6 +11,7 @@ per structure after standardisation keeps one certification under a minute.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import re
 from dataclasses import asdict, dataclass, replace
@@ -38,6 +39,8 @@ class Limits:
     max_zip_member_bytes: int = 512 * MiB
     max_zip_ratio: float = 200.0
     max_json_bytes: int = 256 * MiB
+    max_symmetry_operations: int = 384  # a CIF's listed operations: 192 (Fm-3m's conventional cell) twice over
+    max_symmetry_images: int = 200_000  # a CIF's asymmetric rows x operations, the images before deduplication
 
     def __post_init__(self) -> None:
         for k, v in asdict(self).items():
@@ -81,6 +84,16 @@ class Limits:
         _check(n_points, self.max_observations, "observed points (atoms x tiling x views)", "max_observations",
                source)
 
+    def check_symmetry(self, n_operations: int, n_rows: int = 0, *, source: str | None = None,
+                       field: str | None = None) -> None:
+        """A CIF's symmetry operations, and the images they would generate (asymmetric rows × operations),
+        before they are parsed or applied."""
+        _check(n_operations, self.max_symmetry_operations, "symmetry operations", "max_symmetry_operations",
+               source, field)
+        _check(n_operations * n_rows, self.max_symmetry_images,
+               f"symmetry images ({n_rows:,} atom rows x {n_operations:,} operations)", "max_symmetry_images",
+               source, field)
+
     def check_json_bytes(self, n_bytes: int, *, source: str | None = None) -> None:
         _check(n_bytes, self.max_json_bytes, "bytes of JSON/JSONL", "max_json_bytes", source)
 
@@ -121,11 +134,11 @@ class Limits:
         self.check_json_bytes(Path(path).stat().st_size, source=str(path))
 
 
-def _check(value: int, limit, what: str, key: str, source: str | None) -> None:
+def _check(value: int, limit, what: str, key: str, source: str | None, field: str | None = None) -> None:
     if value > limit:
         opt = "--" + key.replace("_", "-")
         raise LimitError(f"{what} = {value:,} exceeds the limit {key} = {limit:,} (raise it with {opt})",
-                         source=source, field=key)
+                         source=source, field=field or key)
 
 
 DEFAULT_LIMITS = Limits()
@@ -140,3 +153,13 @@ def active_limits() -> Limits:
 
 def set_active_limits(limits: Limits) -> None:
     _ACTIVE.set(limits)
+
+
+@contextlib.contextmanager
+def using_limits(limits: Limits):
+    """``active_limits()`` is ``limits`` inside the block (a worker reading an item that carries its limits)."""
+    token = _ACTIVE.set(limits)
+    try:
+        yield limits
+    finally:
+        _ACTIVE.reset(token)

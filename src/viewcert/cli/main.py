@@ -42,6 +42,8 @@ def _main(
     max_zip_member_bytes: int = typer.Option(None, help="limit: uncompressed bytes of a zip member (512 MiB)"),
     max_zip_ratio: float = typer.Option(None, help="limit: compression ratio of a zip member (default 200)"),
     max_json_bytes: int = typer.Option(None, help="limit: bytes of a JSON/JSONL input (default 256 MiB)"),
+    max_symmetry_operations: int = typer.Option(None, help="limit: symmetry operations listed in a CIF (default 384)"),
+    max_symmetry_images: int = typer.Option(None, help="limit: a CIF's atom rows x operations (default 200000)"),
 ) -> None:
     """viewcert command line. Limits are checked before the work; each has an option to raise it."""
     from viewcert.errors import ViewcertError
@@ -51,7 +53,8 @@ def _main(
         limits = DEFAULT_LIMITS.with_overrides(
             max_atoms=max_atoms, max_tiling=max_tiling, max_views=max_views, max_pixels=max_pixels,
             max_observations=max_observations, max_zip_member_bytes=max_zip_member_bytes,
-            max_zip_ratio=max_zip_ratio, max_json_bytes=max_json_bytes)
+            max_zip_ratio=max_zip_ratio, max_json_bytes=max_json_bytes,
+            max_symmetry_operations=max_symmetry_operations, max_symmetry_images=max_symmetry_images)
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
     SESSION.set({"debug": debug, "limits": limits})

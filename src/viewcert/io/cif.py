@@ -29,6 +29,10 @@ Occupancy policies (``occupancy_policy``):
 
 Occupancy above 1 (± 1e-3) is refused except under ``"ignore"``.
 
+Limits (``viewcert.limits``, checked before any operation is parsed or applied): the number of symmetry
+operations (``max_symmetry_operations``, 384: Fm-3m's 192 twice over) and the images they would generate,
+atom rows × operations (``max_symmetry_images``); the fallback counts the lines that read as operations.
+
 The pymatgen fallback runs only when gemmi cannot tokenise the text (e.g. a duplicated tag, which gemmi
 rejects and pymatgen tolerates); its result goes through the same occupancy policy.
 """
@@ -49,6 +53,7 @@ from viewcert.elements import SYMBOLS
 from viewcert.errors import InputError
 from viewcert.io._common import read_source
 from viewcert.io.cell import lattice_from_parameters
+from viewcert.limits import active_limits
 from viewcert.structures import Provenance, Structure, sha256_text
 from viewcert.symmetry.site_order import electronegativity, replay_sort
 
@@ -75,6 +80,9 @@ _NUMBER_TAGS = ("_space_group_IT_number", "_symmetry_Int_Tables_number", "_space
 _Z_OF: dict[str, int] = {s: z for z, s in enumerate(SYMBOLS) if z >= 1}
 _Z_OF.update({"D": 1, "T": 1})  # hydrogen isotopes
 _UNCERTAINTY = re.compile(r"\(.+\)*")
+#: a line that reads as one xyz operation (optionally numbered, optionally quoted): for the fallback's count
+_SYMOP_LINE = re.compile(r"^[ \t]*(?:\d+[ \t]+)?['\"]?[-+xyzXYZ0-9./* \t]*,[-+xyzXYZ0-9./* \t]*,"
+                         r"[-+xyzXYZ0-9./* \t]*['\"]?[ \t]*$", re.MULTILINE)
 
 
 # ----------------------------------------------------------------------------- public API
@@ -296,10 +304,13 @@ def _spacegroup_ops(key: str, kind: str) -> tuple[str, ...] | None:
     return tuple(op.triplet() for op in sg.operations())
 
 
-def _symmetry_ops(block: gemmi.cif.Block, src: str) -> tuple[np.ndarray, np.ndarray, bool]:
+def _symmetry_ops(block: gemmi.cif.Block, src: str, n_rows: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The operations listed (or named by a symbol), counted against the limits before they are parsed."""
+    limits = active_limits()
     for tag in _SYMOP_TAGS:
         col = block.find_values(tag)
         if col:
+            limits.check_symmetry(len(col), n_rows, source=src, field=tag)
             trip = tuple(map(_unquote, col))
             try:
                 return _parse_ops(trip)
@@ -315,6 +326,7 @@ def _symmetry_ops(block: gemmi.cif.Block, src: str) -> tuple[np.ndarray, np.ndar
                 continue
             trip = _spacegroup_ops(key, kind)
             if trip:
+                limits.check_symmetry(len(trip), n_rows, source=src, field=tag)
                 return _parse_ops(trip)
     return _parse_ops(("x,y,z",))
 
@@ -396,7 +408,7 @@ def _structure_from_block(block: gemmi.cif.Block, prov: Provenance, policy: str,
     if occ is not None and bool((np.abs(occ - 1.0) <= OCCUPANCY_TOLERANCE).all()):
         occ = None  # all full: the common case
 
-    rots, trans, ident = _symmetry_ops(block, src)
+    rots, trans, ident = _symmetry_ops(block, src, n)
 
     # Sites: rows mapped onto an earlier row by some operation share its site (pymatgen merges them into
     # one disordered site). Only rows of such a cluster need the policy; the rest are plain atoms.
@@ -627,7 +639,9 @@ def _first_distinct(cand: np.ndarray) -> np.ndarray:
 def _read_with_pymatgen(
     text: str, digest: str, source: str, identifier: str | None, policy: str, gemmi_error: str
 ) -> Structure:
-    """Fallback for text gemmi cannot tokenise; if pymatgen fails too, gemmi's message is reported."""
+    """Fallback for text gemmi cannot tokenise; if pymatgen fails too, gemmi's message is reported. The lines
+    that look like symmetry operations are counted against the limit first (pymatgen would expand them)."""
+    active_limits().check_symmetry(len(_SYMOP_LINE.findall(text)), source=source, field="_symmetry_equiv_pos_as_xyz")
     try:
         from pymatgen.io.cif import CifParser
 
