@@ -225,11 +225,11 @@ def run_all() -> dict:
 
 
 def reproduce(n_workers: int | None) -> dict:
-    """The study's figures (REFERENCE.md) recomputed by viewcert on the e3 evaluation split."""
+    """The study's figures (docs/reference.md) recomputed by viewcert on the e3 evaluation split."""
     from viewcert.certify import CertifyConfig
     from viewcert.certify.inputs import load_input
     from viewcert.certify.run import run_certification
-    from viewcert.certify.sweep import STUDY_DELTAS, run_configs, run_sweep
+    from viewcert.certify.sweep import STUDY_DELTAS, SweepPlan, run_configs, run_sweep
 
     root = E3.parent.parent
     ref = json.loads((root / "results" / "option_a_frontier" / "results.json").read_text())["frontier_n210"]
@@ -267,8 +267,8 @@ def reproduce(n_workers: int | None) -> dict:
         print(f"delta=0.15 {name}: {len(ids) - len(wrong)}/210", [w[0] for w in wrong], flush=True)
 
     for merge_name, pm in (("min_image", True), ("cartesian", False)):
-        sw = run_sweep(ds, CertifyConfig(delta=0.15, tau=0.01, pairs="first", periodic_merge=pm), subsets=True,
-                       n_workers=n_workers, progress=False)
+        sw = run_sweep(ds, CertifyConfig(delta=0.15, tau=0.01, pairs="first", periodic_merge=pm),
+                       SweepPlan(subsets=True), n_workers=n_workers, progress=False)
         table = []
         for j, tg in enumerate(sw.configs):
             if tg.study != "subset":
@@ -282,9 +282,9 @@ def reproduce(n_workers: int | None) -> dict:
         out[f"subsets_delta_0.15_{merge_name}"] = table
         print(f"subsets ({merge_name}): max |diff| =", max(abs(r["ours"] - r["study"]) for r in table), flush=True)
 
-    def frontier(base, protocols, **kw):
-        sw = run_sweep(ds, base, protocols=protocols, deltas=list(STUDY_DELTAS), n_workers=n_workers,
-                       progress=False, **kw)
+    def frontier(base, protocols):
+        sw = run_sweep(ds, base, SweepPlan(protocols=tuple(protocols), deltas=STUDY_DELTAS), n_workers=n_workers,
+                       progress=False)
         return {p: [r["correct"] for r in sw.rows("delta") if r["protocol"] == p] for p in protocols}
 
     fr = {"study": {"deltas": list(STUDY_DELTAS), "frozen": ref["frozen_k"], "offaxis": ref["offaxis_k"],
@@ -302,8 +302,9 @@ def reproduce(n_workers: int | None) -> dict:
     out["frontier"] = fr
     print("frontier done", flush=True)
 
-    sw = run_sweep(ds, CertifyConfig(delta=0.01, tau=0.01), protocols=["render-ceiling-5"],
-                   sigmas=[0.001, 0.003, 0.01, 0.02], seeds=10, tie_tau=True, n_workers=n_workers, progress=False)
+    sw = run_sweep(ds, CertifyConfig(delta=0.01, tau=0.01),
+                   SweepPlan(protocols=("render-ceiling-5",), sigmas=(0.001, 0.003, 0.01, 0.02), seeds=10,
+                             tie_tau=True), n_workers=n_workers, progress=False)
     out["noise_tau_equals_delta"] = sw.noise_rows()
     out["wall_s"] = time.perf_counter() - t
     return out

@@ -10,7 +10,7 @@ from viewcert.cameras import get_protocol
 from viewcert.cameras.conditioning import protocol_kappa
 from viewcert.certify import CertifyConfig
 from viewcert.certify.inputs import load_input
-from viewcert.certify.sweep import build_configs, noise_delta, run_configs, run_sweep
+from viewcert.certify.sweep import SweepPlan, build_configs, noise_delta, run_configs, run_sweep
 from viewcert.errors import InputError
 
 
@@ -22,8 +22,8 @@ def small():
 
 def test_build_configs_counts():
     base = CertifyConfig()
-    tagged = build_configs(base, protocols=["render-ceiling-5"], subsets=True, deltas=[0.01, 0.1], sigmas=[0.0, 0.01],
-                           seeds=3)
+    tagged = build_configs(base, SweepPlan(protocols=("render-ceiling-5",), subsets=True, deltas=(0.01, 0.1),
+                                           sigmas=(0.0, 0.01), seeds=3))
     studies = [t.study for t in tagged]
     assert studies.count("subset") == 26  # 10 + 10 + 5 + 1 subsets of 5 views with ≥ 2 views
     assert studies.count("delta") == 2 and studies.count("noise") == 1 + 3 and studies.count("base") == 1
@@ -42,18 +42,43 @@ def test_noise_delta_rule_reproduces_the_study():
 def test_noise_delta_keeps_the_floor_and_refuses_pixels():
     """issue 11: the path that ran ignored δ₀ and sigma_unit. Hand-worked: 4·√2·2.7321·0.0005 = 0.007727 Å < δ₀."""
     k = 2.7321
-    assert noise_delta(0.0005, k, 0.01) == 0.01
-    assert 4 * 2 ** 0.5 * k * 0.0005 == pytest.approx(0.0077276, abs=1e-7)  # the value the floor replaces
-    assert noise_delta(0.0005, k, 0.005) == pytest.approx(0.0077276, abs=1e-7)
+    assert noise_delta(0.0005, k, 0.01) == 0.01  # 0.0077276 Å (below) is under the floor δ₀ = 0.01
+    assert noise_delta(0.0005, k, 0.005) == pytest.approx(0.0077276, abs=1e-7)  # above δ₀ = 0.005: the rule
+    assert noise_delta(0.0005, k, 0.0) == pytest.approx(0.0077276, abs=1e-7)
     with pytest.raises(InputError, match="sigma_unit"):
         noise_delta(2.0, k, 0.01, "px")  # 2 px used to become 30.9 "Å"
     with pytest.raises(InputError, match="sigma"):
         noise_delta(-1.0, k, 0.01)
 
 
+def test_axis_view_subsets_of_fcc_and_diamond_hand_worked():
+    """Hand-worked phantoms. Views along the cube axes x and y of fcc Cu show every (y, z) and every (x, z) of
+    the half-cell grid {0, 1/2}: all 8 points of {0, 1/2}^3 agree with both, 4 are atoms, the other 4 (the
+    octahedral sites) are phantoms, and the third axis view, showing every (x, y), rejects none of them.
+    Diamond is fcc plus fcc + (1/4, 1/4, 1/4): an axis view shows the pairs of quarter coordinates of equal
+    parity, so the consistent points are {0, 1/2}^3 and {1/4, 3/4}^3, 16 points for 8 atoms: 8 phantoms, with
+    two axis views or three. Both point sets are cubic (simple and body-centred cubic of edge a/2), so the
+    crystal system survives: correct, yet not unique."""
+    ds = load_input("builtin:prototypes").select(["aflow:A_cF4_225_a", "aflow:A_cF8_227_a"])
+    res = run_sweep(ds, CertifyConfig(), SweepPlan(protocols=("axes-3",), subsets=True), n_workers=1,
+                    progress=False)
+    assert [t.study for t in res.configs] == ["base", "subset", "subset", "subset", "subset"]
+    assert sorted(len(t.views) for t in res.configs) == [2, 2, 2, 3, 3]
+    for j, _ in enumerate(res.configs):
+        cu, diamond = (row[j] for row in res.per_item)
+        assert (cu["n_phantoms"], cu["n_points"]) == (4, 8)
+        assert (diamond["n_phantoms"], diamond["n_points"]) == (8, 16)
+        assert cu["n_missing"] == diamond["n_missing"] == 0
+        assert cu["predicted"] == diamond["predicted"] == "cubic"
+        assert "phantoms" in cu["reasons"] and not cu["unique"]
+    for row in res.rows():
+        assert (row["correct"], row["n"], row["items_with_phantoms"]) == (2, 2, 2)
+        assert row["mean_phantoms"] == 6.0 and row["phantom_rate"] == 1.0  # (4 + 8) / 2 items
+
+
 def test_sweep_tables_and_plots(small, tmp_path):
-    res = run_sweep(small, CertifyConfig(), subsets=True, deltas=[0.01, 0.2], sigmas=[0.01], seeds=2, n_workers=1,
-                    out=tmp_path, progress=False)
+    res = run_sweep(small, CertifyConfig(), SweepPlan(subsets=True, deltas=(0.01, 0.2), sigmas=(0.01,), seeds=2),
+                    n_workers=1, out=tmp_path, progress=False)
     for name in ("subsets", "deltas", "noise", "kappa", "items", "base"):
         assert (tmp_path / f"{name}.csv").is_file(), name
     assert (tmp_path / "ceiling_vs_delta.png").stat().st_size > 1000

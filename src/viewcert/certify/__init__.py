@@ -12,11 +12,11 @@ from viewcert.certify.evaluate import certify_item, conventional_cell, evaluate,
 from viewcert.certify.inputs import Dataset, Item, load_input
 from viewcert.certify.run import certify, items_table, run_certification, summary_text
 from viewcert.certify.summary import summarize
-from viewcert.certify.sweep import run_sweep
+from viewcert.certify.sweep import SweepPlan, run_sweep
 from viewcert.certify.verify import VerifyReport, verify_certificate
 
 __all__ = [
-    "DEFAULT_DELTA", "CertifyConfig", "Dataset", "Item", "VerifyReport", "build_certificate", "certify",
+    "DEFAULT_DELTA", "CertifyConfig", "Dataset", "Item", "SweepPlan", "VerifyReport", "build_certificate", "certify",
     "certify_item", "conventional_cell", "evaluate", "get_protocol_views", "items_table", "load_input", "prepare",
     "read_certificate", "run_certification", "run_sweep", "summarize", "summary_text", "verify_certificate",
     "write_certificate",

@@ -43,26 +43,6 @@ def summarize(outcomes: list[dict], cfg: CertifyConfig) -> dict:
     for lv in levels:
         kk = sum(1 for o in scored if o.get("correct_by_level") and o["correct_by_level"].get(lv))
         by_level[lv] = {"correct": kk, "R1": sig(kk / n) if n else None}
-    by_system: dict[str, dict] = {}
-    for o in crystals:
-        cs = (o.get("label_dataset") or {}).get("crystal_system") or (o.get("label_rendered") or {}).get(
-            "crystal_system") or "unknown"
-        d = by_system.setdefault(cs, {"n": 0, "correct": 0})
-        d["n"] += 1
-        d["correct"] += int(o["correct"])
-    order = {c: i for i, c in enumerate(CRYSTAL_SYSTEMS)}
-    by_system = dict(sorted(by_system.items(), key=lambda kv: order.get(kv[0], 99)))
-    oracle = [o.get("oracle") or {} for o in outcomes]
-    census = {
-        "items_with_phantoms": sum(1 for x in oracle if x.get("n_phantoms")),
-        "total_phantoms": sum(x.get("n_phantoms") or 0 for x in oracle),
-        "items_with_missing_atoms": sum(1 for x in oracle if x.get("n_missing")),
-        "total_missing_atoms": sum(x.get("n_missing") or 0 for x in oracle),
-        "items_oracle_failed": sum(1 for x in oracle if x.get("status") not in (None, "ok")),
-        "items_unique": sum(1 for o in outcomes if o.get("unique")),
-        "items_exact": sum(1 for o in outcomes if o.get("exact")),
-        "items_certified": sum(1 for o in outcomes if o.get("certified")),
-    }
     failures = [{"id": o["id"], "reasons": o["reasons"],
                  "predicted": _predicted(o, cfg), "reference": _reference(o, cfg)}
                 for o in outcomes if not o["correct"]]
@@ -85,8 +65,8 @@ def summarize(outcomes: list[dict], cfg: CertifyConfig) -> dict:
         "bound": lower,
         "interval": two,
         "by_level": by_level,
-        "by_crystal_system": by_system,
-        "phantom_census": census,
+        "by_crystal_system": _by_crystal_system(crystals),
+        "phantom_census": _phantom_census(outcomes),
         "failure_reasons": dict(sorted(reasons.items(), key=lambda kv: REASON_ORDER.index(kv[0]))),
         "failures": failures,
         "label_mismatches": mism,
@@ -96,6 +76,36 @@ def summarize(outcomes: list[dict], cfg: CertifyConfig) -> dict:
         "symmetry_raised": raised,
         "errors": errors,
         "molecules": molecule_summary(mols, cfg.confidence),
+    }
+
+
+def _by_crystal_system(crystals: list[dict]) -> dict[str, dict]:
+    """n and correct per crystal system (the dataset's label, else the rendered cell's), in the order of
+    ``CRYSTAL_SYSTEMS``; systems outside it last."""
+    by_system: dict[str, dict] = {}
+    for o in crystals:
+        cs = (o.get("label_dataset") or {}).get("crystal_system") or (o.get("label_rendered") or {}).get(
+            "crystal_system") or "unknown"
+        d = by_system.setdefault(cs, {"n": 0, "correct": 0})
+        d["n"] += 1
+        d["correct"] += int(o["correct"])
+    order = {c: i for i, c in enumerate(CRYSTAL_SYSTEMS)}
+    return dict(sorted(by_system.items(), key=lambda kv: order.get(kv[0], 99)))
+
+
+def _phantom_census(outcomes: list[dict]) -> dict[str, int]:
+    """Items with phantoms or missing atoms and their totals, oracle failures, unique, exact and certified
+    items."""
+    oracle = [o.get("oracle") or {} for o in outcomes]
+    return {
+        "items_with_phantoms": sum(1 for x in oracle if x.get("n_phantoms")),
+        "total_phantoms": sum(x.get("n_phantoms") or 0 for x in oracle),
+        "items_with_missing_atoms": sum(1 for x in oracle if x.get("n_missing")),
+        "total_missing_atoms": sum(x.get("n_missing") or 0 for x in oracle),
+        "items_oracle_failed": sum(1 for x in oracle if x.get("status") not in (None, "ok")),
+        "items_unique": sum(1 for o in outcomes if o.get("unique")),
+        "items_exact": sum(1 for o in outcomes if o.get("exact")),
+        "items_certified": sum(1 for o in outcomes if o.get("certified")),
     }
 
 

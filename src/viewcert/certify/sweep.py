@@ -58,30 +58,54 @@ def noise_delta(sigma: float, kappa: float, base_delta: float, sigma_unit: str =
     return delta_for_sigma(sigma, kappa=kappa, floor=base_delta)
 
 
-def build_configs(base: CertifyConfig, *, protocols: list[str], subsets: bool = False, min_views: int = 2,
-                  deltas: list[float] | None = None, sigmas: list[float] | None = None, seeds: int = 3,
-                  sigma_unit: str = "angstrom", tie_tau: bool = False) -> list[Tagged]:
+@dataclass(frozen=True)
+class SweepPlan:
+    """The studies of one sweep. protocols: names (None = the base configuration's protocol); subsets: every
+    subset of at least ``min_views`` views of each protocol; deltas: δ values (Å) of a δ study, with τ = δ when
+    ``tie_tau`` (else the base τ); sigmas: noise σ values of a noise study (``sigma_unit``; δ from
+    :func:`noise_delta`), ``seeds`` draws per σ > 0."""
+
+    protocols: tuple[str, ...] | None = None
+    subsets: bool = False
+    min_views: int = 2
+    deltas: tuple[float, ...] = ()
+    sigmas: tuple[float, ...] = ()
+    sigma_unit: str = "angstrom"
+    seeds: int = 3
+    tie_tau: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("protocols", "deltas", "sigmas"):
+            v = getattr(self, name)
+            if v is not None:
+                object.__setattr__(self, name, (v,) if isinstance(v, str | int | float) else tuple(v))
+        if self.protocols == ():
+            object.__setattr__(self, "protocols", None)
+
+
+def build_configs(base: CertifyConfig, plan: SweepPlan) -> list[Tagged]:
+    """Every configuration of ``plan`` over ``base``, tagged with its study (a base row per protocol first)."""
     out: list[Tagged] = []
-    for name in protocols:
+    for name in plan.protocols or (base.protocol,):
         full = get_protocol_views(name, None)
         names = full.view_names
         out.append(Tagged("base", name, names, base.with_(protocol=name, views=None)))
-        if subsets:
-            for k in range(min_views, len(names) + 1):
+        if plan.subsets:
+            for k in range(plan.min_views, len(names) + 1):
                 for sub in itertools.combinations(names, k):
                     views = None if len(sub) == len(names) else tuple(sub)
                     out.append(Tagged("subset", name, tuple(sub), base.with_(protocol=name, views=views)))
-        for d in deltas or ():
-            tau = d if tie_tau else base.tau
+        for d in plan.deltas:
+            tau = d if plan.tie_tau else base.tau
             out.append(Tagged("delta", name, names, base.with_(protocol=name, views=None, delta=d, tau=tau)))
-        if sigmas:
+        if plan.sigmas:
             kappa = protocol_kappa(full)["max"]
-            for s in sigmas:
-                d = noise_delta(s, kappa, base.delta, sigma_unit)
-                tau = d if tie_tau else base.tau
-                for seed in range(seeds if s > 0 else 1):
+            for s in plan.sigmas:
+                d = noise_delta(s, kappa, base.delta, plan.sigma_unit)
+                tau = d if plan.tie_tau else base.tau
+                for seed in range(plan.seeds if s > 0 else 1):
                     out.append(Tagged("noise", name, names, base.with_(protocol=name, views=None, sigma=s,
-                                                                     sigma_unit=sigma_unit, seed=seed, delta=d,
+                                                                     sigma_unit=plan.sigma_unit, seed=seed, delta=d,
                                                                      tau=tau)))
     return out
 
@@ -258,19 +282,17 @@ def run_configs(dataset: Dataset, cfgs: list[CertifyConfig], *, n_workers: int |
     return run.results
 
 
-def run_sweep(input_spec: str | Path | Dataset, base: CertifyConfig | None = None, *,
-              protocols: list[str] | None = None, subsets: bool = False, min_views: int = 2,
-              deltas: list[float] | None = None, sigmas: list[float] | None = None, sigma_unit: str = "angstrom",
-              seeds: int = 3, tie_tau: bool = False, subset: str = "eval", n_workers: int | None = None,
-              scheduler: Any = None, out: str | Path | None = None, progress: bool | None = None,
-              plots: bool = True, reference_frontier: dict | None = None) -> SweepResult:
-    """Run the requested studies; with ``out``, write ``subsets.csv``, ``deltas.csv``, ``noise.csv``,
-    ``kappa.csv``, ``items.csv``, ``sweep.json`` and the plots."""
+def run_sweep(input_spec: str | Path | Dataset, base: CertifyConfig | None = None, plan: SweepPlan | None = None,
+              *, subset: str = "eval", n_workers: int | None = None, scheduler: Any = None,
+              out: str | Path | None = None, progress: bool | None = None, plots: bool = True,
+              reference_frontier: dict | None = None) -> SweepResult:
+    """Run the studies of ``plan`` (default: the base configuration alone) over INPUT; with ``out``, write
+    ``subsets.csv``, ``deltas.csv``, ``noise.csv``, ``kappa.csv``, ``items.csv``, ``sweep.json`` and the plots."""
     base = base or CertifyConfig()
-    protocols = protocols or [base.protocol]
+    plan = plan or SweepPlan()
+    protocols = list(plan.protocols or (base.protocol,))
     dataset = input_spec if isinstance(input_spec, Dataset) else load_input(input_spec, subset=subset)
-    tagged = build_configs(base, protocols=protocols, subsets=subsets, min_views=min_views, deltas=deltas,
-                           sigmas=sigmas, seeds=seeds, sigma_unit=sigma_unit, tie_tau=tie_tau)
+    tagged = build_configs(base, plan)
     uniq: dict[str, int] = {}
     cfgs: list[CertifyConfig] = []
     index = []

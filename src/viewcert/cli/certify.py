@@ -48,20 +48,24 @@ def _views(text: str | None) -> tuple[str, ...] | None:
     return None if not text else tuple(v.strip() for v in text.split(",") if v.strip())
 
 
-def _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
-            sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge=False, supercell="1,1,1",
-            observe="ideal", min_pixels=1, cross_check_angle=False, margin=False, molecule_scale="common"):
+def _config(protocol: str, *, views: str | None = None, symprec: float | None = None,
+            angle_tolerance: float = 5.0, tiling: str = "1,1,1", supercell: str = "1,1,1", score: str = "crystal_system",
+            merge: str | None = None, no_standardize: bool = False, no_cross_check: bool = False,
+            cartesian_merge: bool = False, **fields):
+    """The ``CertifyConfig`` of a command's options, by keyword. The options named here are translated (text
+    parsed, ``--no-*`` flags turned round, τ = ``--symprec``, one angle tolerance for spglib/moyopy and the
+    standardisation); ``fields`` are options named exactly as ``CertifyConfig`` fields (delta, pairs, truth,
+    sigma, sigma_unit, seed, occlusion, observe, min_pixels, cross_check_angle, margin, molecule_scale).
+    A bad value is a ``BadParameter``."""
     from viewcert.certify import CertifyConfig
     from viewcert.errors import ViewcertError
 
     try:
-        return CertifyConfig(protocol=protocol, views=_views(views), delta=delta, tau=symprec,
-                             angle_tolerance=angle_tolerance, std_angle_tolerance=angle_tolerance, tiling=parse_tiling(tiling), pairs=pairs,
-                             merge=merge or None, **_levels(score), truth=truth, sigma=sigma, sigma_unit=sigma_unit,
-                             seed=seed, occlusion=occlusion, standardize=not no_standardize,
-                             cross_check=not no_cross_check, periodic_merge=not cartesian_merge,
-                             supercell=parse_tiling(supercell), observe=observe, min_pixels=min_pixels,
-                             cross_check_angle=cross_check_angle, margin=margin, molecule_scale=molecule_scale)
+        return CertifyConfig(protocol=protocol, views=_views(views), tau=symprec, angle_tolerance=angle_tolerance,
+                             std_angle_tolerance=angle_tolerance, tiling=parse_tiling(tiling),
+                             supercell=parse_tiling(supercell), **_levels(score), merge=merge or None,
+                             standardize=not no_standardize, cross_check=not no_cross_check,
+                             periodic_merge=not cartesian_merge, **fields)
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
 
@@ -142,9 +146,12 @@ def certify_cmd(
 
     if is_protocol_file(protocol):  # a bad protocol file: one line, exit 2 (names are checked by the limits)
         check_protocol_spec(get_protocol_spec(protocol, _views(views)))
-    cfg = _config(protocol, views, delta, symprec, angle_tolerance, tiling, pairs, merge, score, truth, sigma,
-                  sigma_unit, seed, occlusion, no_standardize, no_cross_check, cartesian_merge, supercell,
-                  observe, min_pixels, cross_check_angle, margin, molecule_scale)
+    cfg = _config(protocol, views=views, symprec=symprec, angle_tolerance=angle_tolerance, tiling=tiling,
+                  supercell=supercell, score=score, merge=merge, no_standardize=no_standardize,
+                  no_cross_check=no_cross_check, cartesian_merge=cartesian_merge, delta=delta, pairs=pairs,
+                  truth=truth, sigma=sigma, sigma_unit=sigma_unit, seed=seed, occlusion=occlusion, observe=observe,
+                  min_pixels=min_pixels, cross_check_angle=cross_check_angle, margin=margin,
+                  molecule_scale=molecule_scale)
     limits = current_limits()
     cfg.check_limits(limits)
     dataset = load_input(complex_spec(input, ligand, pocket), subset=subset).with_limits(limits)
@@ -223,14 +230,15 @@ def sweep_cmd(
     out: Path = typer.Option(Path("out/sweep"), help="output folder"),
 ) -> None:
     """Design studies: view subsets, δ sweeps, noise sweeps, κ: CSV tables and plots in OUT."""
-    from viewcert.certify.sweep import run_sweep
+    from viewcert.certify.sweep import SweepPlan, run_sweep
     from viewcert.cli.options import check_out, current_limits
 
     protocols = [p.strip() for p in protocol.split(",") if p.strip()]
     if not protocols:
         raise typer.BadParameter("give at least one protocol name", param_hint="--protocol")
-    cfg = _config(protocols[0], None, delta, symprec, 5.0, tiling, pairs, merge, score, "dataset", 0.0, sigma_unit,
-                  0, False, False, False, cartesian_merge, supercell)
+    cfg = _config(protocols[0], symprec=symprec, tiling=tiling, supercell=supercell, score=score, merge=merge,
+                  cartesian_merge=cartesian_merge, delta=delta, pairs=pairs, sigma_unit=sigma_unit,
+                  molecule_scale=molecule_scale)
     limits = current_limits()
     for name in protocols:
         cfg.with_(protocol=name).check_limits(limits)
@@ -242,8 +250,9 @@ def sweep_cmd(
         raise typer.BadParameter(f"deltas must be finite numbers > 0 (Å), got {deltas!r}", param_hint="--deltas")
     if seeds < 1:
         raise typer.BadParameter(f"seeds must be ≥ 1, got {seeds}", param_hint="--seeds")
-    res = run_sweep(input, cfg, protocols=protocols, subsets=subsets, deltas=dl, sigmas=sig,
-                    sigma_unit=sigma_unit, seeds=seeds, tie_tau=tie_tau, subset=subset, n_workers=workers,
+    plan = SweepPlan(protocols=tuple(protocols), subsets=subsets, deltas=tuple(dl or ()), sigmas=tuple(sig or ()),
+                     sigma_unit=sigma_unit, seeds=seeds, tie_tau=tie_tau)
+    res = run_sweep(complex_spec(input, ligand, pocket), cfg, plan, subset=subset, n_workers=workers,
                     scheduler=scheduler, out=check_out(out))
     typer.echo(res.text())
     typer.echo(f"wrote tables and plots to {out}")
