@@ -244,8 +244,10 @@ def spec_from_dict(d: dict, *, source: str | None = None, sha256: str | None = N
                             width=head.get("width", 768), height=head.get("height", 768),
                             positions=tuple(p for _, p in pairs), source=source, sha256=sha256)
     except InputError as exc:
-        if source is not None and exc.source is None:
-            raise InputError(str(exc), source=source) from None
+        if source is not None and exc.source is None:  # "file F, field X: ...", the house form
+            text, head = str(exc), f"field {exc.field}: "
+            raise InputError(text[len(head):] if exc.field and text.startswith(head) else text, source=source,
+                             field=exc.field) from None
         raise
 
 

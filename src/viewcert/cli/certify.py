@@ -182,8 +182,10 @@ def item_errors(errors: list[dict]) -> None:
 def verify_cmd(
     cert: Path = typer.Argument(..., help="certificate.json to recompute"),
     input: str = typer.Option(None, help="where the inputs are now (you vouch for this path)"),
-    inputs: Path = typer.Option(None, "--inputs", help="the folder to trust (default: the current folder): "
-                                                      "input paths a certificate names outside it are refused"),
+    inputs: Path = typer.Option(None, "--inputs", help="the folder to trust (default: the current folder): every "
+                                                      "path a certificate names (inputs, protocol file) must resolve "
+                                                      "inside it, symlinks followed; one outside is refused before "
+                                                      "anything is read"),
     ligand: str = typer.Option(None, help=LIGAND_HELP),
     pocket: float = typer.Option(None, help=POCKET_HELP),
     molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),

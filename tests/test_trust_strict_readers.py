@@ -1,0 +1,148 @@
+"""Strict readers (issue 23): a duplicate JSON key is refused naming the key and the file, never read
+last-wins (certificates, protocol files, ladder/audit JSON, a manifest's item list); TOML refuses duplicates
+itself (tomllib), checked here for protocol files and manifests; an unknown protocol key is refused naming
+the key, the file and the nearest valid key. Every shipped protocol still reads: each built-in written by
+``viewcert protocol show`` reads back to the same matrices, and the protocol files in benchmarks/results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from viewcert.cameras.protocol_files import read_protocol_file
+from viewcert.cameras.protocols import PROTOCOL_NAMES, get_protocol
+from viewcert.cli import app
+from viewcert.errors import InputError
+from viewcert.io.received import loads_json_strict, refuse_unknown_keys
+
+REPO = Path(__file__).resolve().parents[1]
+VIEW = 'name = "front"\nrotation = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]\n'
+
+
+def invoke(argv: list[str]) -> tuple[int, str]:
+    res = CliRunner().invoke(app, argv)
+    assert "Traceback" not in res.output, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
+    return res.exit_code, res.output
+
+
+def one_error(out: str) -> str:
+    errors = [line for line in out.splitlines() if line.startswith("viewcert: error:")]
+    assert len(errors) == 1, out
+    return errors[0]
+
+
+# ------------------------------------------------------------------------------------ duplicate keys
+def test_python_json_is_last_wins_and_the_strict_reader_refuses():
+    """The ambiguity being closed: the standard library keeps the last value silently."""
+    text = '{"delta": 0.01, "nested": {"tau": 1, "tau": 2}, "delta": 0.5}'
+    assert json.loads(text) == {"delta": 0.5, "nested": {"tau": 2}}
+    with pytest.raises(InputError, match=r"file c\.json, field tau: duplicate key 'tau'"):
+        loads_json_strict(text, source="c.json")  # the inner object closes first, so 'tau' is found first
+    assert loads_json_strict('{"a": [{"b": 1}, {"b": 2}], "c": {}}') == {"a": [{"b": 1}, {"b": 2}], "c": {}}
+
+
+@pytest.mark.parametrize("text,key", [
+    ('{"format": "viewcert-certificate/1", "format": "x", "inputs": {}}', "format"),
+    ('{"format": "viewcert-certificate/1", "config": {"delta": 0.01, "delta": 0.5}}', "delta"),
+    ('{"format": "viewcert-certificate/1", "items": [{"id": "a", "id": "b"}]}', "id"),
+])
+def test_a_certificate_with_a_duplicate_key_is_refused(tmp_path, text, key):
+    (tmp_path / "c.json").write_text(text)
+    code, out = invoke(["verify", str(tmp_path / "c.json"), "--inputs", str(tmp_path)])
+    line = one_error(out)
+    assert code == 2 and f"duplicate key {key!r}" in line and "c.json" in line
+
+
+def test_a_ladder_certificate_with_a_duplicate_key_is_refused(tmp_path):
+    """``ladder --certificate`` reads a certificate through attribution's read_json: strict too."""
+    from viewcert.attribution.ladder import ceiling_from_certificate
+
+    (tmp_path / "c.json").write_text('{"summary": {"correct": 1, "n": 2, "correct": 2}}')
+    with pytest.raises(InputError, match=r"c\.json.*duplicate key 'correct'"):
+        ceiling_from_certificate(tmp_path / "c.json")
+
+
+def test_a_json_protocol_file_with_a_duplicate_key_is_refused(tmp_path):
+    p = tmp_path / "p.json"
+    p.write_text('{"protocol": {"name": "a", "name": "b"}, "views": [{"name": "front", '
+                 '"rotation": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}]}')
+    with pytest.raises(InputError, match=r"p\.json.*duplicate key 'name'"):
+        read_protocol_file(p)
+    code, out = invoke(["certify", "builtin:aflow:A_cF4_225_a", "--protocol", str(p), "--out", str(tmp_path / "o")])
+    assert code == 2 and "duplicate key 'name'" in one_error(out)
+
+
+def test_toml_refuses_duplicate_keys_itself(tmp_path):
+    """tomllib raises on a key defined twice; the protocol reader and the manifest reader name the file and
+    the line (a TOML table is not JSON: no hook needed)."""
+    p = tmp_path / "p.toml"
+    p.write_text(f'[protocol]\nname = "a"\nname = "b"\n\n[[views]]\n{VIEW}')
+    with pytest.raises(InputError, match=r"p\.toml.*not valid TOML.*line 3"):
+        read_protocol_file(p)
+    m = tmp_path / "m.toml"
+    m.write_text('[study]\nname = "s"\nname = "t"\n')
+    code, out = invoke(["ladder", "--manifest", str(m), "--out", str(tmp_path / "l")])
+    line = one_error(out)
+    assert code == 2 and "m.toml" in line and "not valid TOML" in line and "line 3" in line
+
+
+def test_an_item_list_with_a_duplicate_key_is_refused(tmp_path):
+    from viewcert.attribution.table import read_items
+
+    (tmp_path / "items.jsonl").write_text('{"material_id": "a", "crystal_system": "cubic"}\n'
+                                          '{"material_id": "b", "material_id": "c"}\n')
+    with pytest.raises(InputError, match=r"items\.jsonl line 2.*duplicate key 'material_id'"):
+        read_items(tmp_path / "items.jsonl")
+
+
+# ------------------------------------------------------------------------------------ unknown keys
+@pytest.mark.parametrize("text,field,message", [
+    ('[[views]]\nname = "v"\ndirection = [1, 0, 0]\nupp = [0, 0, 1]\n', "views[v].upp",
+     "unknown key 'upp'; did you mean 'up'?"),
+    (f'[protocol]\nheigth = 512\n\n[[views]]\n{VIEW}', "protocol.heigth",
+     "unknown key 'heigth'; did you mean 'height'?"),
+    (f'[[view]]\n{VIEW}', "view", "unknown key 'view'; did you mean 'views'?"),
+    (f'[[views]]\n{VIEW}rotaton = 1\n', "views[front].rotaton", "unknown key 'rotaton'; did you mean 'rotation'?"),
+    (f'[[views]]\n{VIEW}zzzz = 1\n', "views[front].zzzz",  # nothing close: every valid key is listed
+     "unknown key 'zzzz'; valid keys: ase, ase_string, chimerax, direction, name, position, pymol, rotation, up"),
+])
+def test_an_unknown_protocol_key_is_refused_with_the_nearest_valid_key(tmp_path, text, field, message):
+    p = tmp_path / "mine.toml"
+    p.write_text(text)
+    with pytest.raises(InputError) as exc:
+        read_protocol_file(p)
+    assert str(exc.value) == f"file {p}, field {field}: {message}"
+    code, out = invoke(["certify", "builtin:aflow:A_cF4_225_a", "--protocol", str(p), "--out", str(tmp_path / "o")])
+    assert code == 2 and message in one_error(out) and str(p) in one_error(out)
+
+
+def test_refuse_unknown_keys_by_hand():
+    refuse_unknown_keys(["up", "name"], ("name", "up"))  # all valid: nothing raised
+    with pytest.raises(InputError, match=r"^file f, field t\.nmae: unknown key 'nmae'; did you mean 'name'\?$"):
+        refuse_unknown_keys(["name", "nmae"], ("name", "up"), source="f", where="t")
+
+
+# ------------------------------------------------------------------------------------ shipped protocols
+@pytest.mark.parametrize("fmt", ["toml", "json"])
+@pytest.mark.parametrize("name", [*PROTOCOL_NAMES, "fibonacci-7"])
+def test_every_built_in_round_trips_through_protocol_show(tmp_path, name, fmt):
+    code, out = invoke(["protocol", "show", name, "--format", fmt])
+    assert code == 0, out
+    p = tmp_path / f"{name}.{fmt}"
+    p.write_text(out)
+    spec = read_protocol_file(p)
+    want = get_protocol(name)
+    assert [v.name for v in spec.protocol.views] == [v.name for v in want.views]
+    for got, ref in zip(spec.protocol.views, want.views, strict=True):
+        assert np.array_equal(got.rotation, ref.rotation)  # bit-identical (shortest round-trip floats)
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "benchmarks" / "results").glob("*.toml")), ids=lambda p: p.name)
+def test_the_shipped_protocol_files_read(path):
+    spec = read_protocol_file(path)
+    assert len(spec.protocol) == int(path.stem.rsplit("_", 1)[1])  # design_protocol_K.toml holds K views
