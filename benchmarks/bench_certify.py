@@ -102,13 +102,13 @@ def tools_item(cif: str, cfg, protocol, stages: dict) -> str | None:
 
 def ours_breakdown(items, cfg) -> dict:
     """One pass timing each stage of the viewcert pipeline separately (CPU seconds, summed)."""
-    from viewcert.certify import conventional_cell, get_protocol_views
+    from viewcert.cameras.policy import frame
+    from viewcert.certify import conventional_cell
     from viewcert.observe.project import observe
     from viewcert.oracle.phantoms import analyse
     from viewcert.oracle.triangulate import reconstruct
     from viewcert.symmetry.labels import analyse_cell
 
-    prot = get_protocol_views(cfg.protocol, None)
     st: dict[str, float] = defaultdict(float)
     for it in items:
         t = time.process_time()
@@ -120,7 +120,7 @@ def ours_breakdown(items, cfg) -> dict:
         t3 = time.process_time()
         analyse_cell(c.lattice, c.frac_coords, c.numbers, symprec=cfg.tau, angle_tolerance=5.0, cross_check=True)
         t4 = time.process_time()
-        obs = observe(c, prot.cameras(c), cfg.observation_model())
+        obs = observe(c, frame(cfg.protocol, c, cfg.framing_policy()), cfg.observation_model())
         t5 = time.process_time()
         rec = reconstruct(obs, delta=cfg.delta, pairs=cfg.pairs, lattice=c.lattice)
         t6 = time.process_time()
@@ -138,7 +138,7 @@ def ours_breakdown(items, cfg) -> dict:
 
 
 def run(limit: int | None) -> dict:
-    from viewcert.certify import CertifyConfig, certify_item, get_protocol_views
+    from viewcert.certify import CertifyConfig, certify_item
     from viewcert.certify.inputs import load_input
 
     ds = load_input(E3)
@@ -146,7 +146,7 @@ def run(limit: int | None) -> dict:
     out: dict = {"n_structures": len(items), "configs": {}}
     for name, kw in CONFIGS.items():
         cfg = CertifyConfig(**kw)
-        prot = get_protocol_views(cfg.protocol, None)
+        prot = cfg.protocol.protocol
         for it in items[:3]:  # warm up: numba (cached), imports, pymatgen tables
             certify_item(it, cfg)
             tools_item(it.payload, cfg, prot, defaultdict(float))

@@ -48,9 +48,12 @@ def test_same_path_other_cameras_other_fingerprint(tmp_path):
     a = fingerprint(ds, cfg)
     assert fingerprint(ds, cfg) == a  # deterministic
     path.write_text(TOML.format(side=RIGHT))
-    assert fingerprint(ds, cfg) != a  # same path and config, other matrices: no stale shards
-    path.write_text(TOML.format(side=LEFT))
+    # the configuration holds the bytes it was made with (resolved once): its fingerprint is of those bytes
     assert fingerprint(ds, cfg) == a
+    # a run made after the edit reads the new bytes: same path and settings, other matrices, no stale shards
+    assert fingerprint(ds, CertifyConfig(protocol=str(path))) != a
+    path.write_text(TOML.format(side=LEFT))
+    assert fingerprint(ds, CertifyConfig(protocol=str(path))) == a
 
 
 def test_source_digest_is_stable_across_processes():

@@ -309,8 +309,9 @@ def test_config_round_trips_a_perspective_spec_object():
     s = _mol(water)
     for a, b in zip(item_cameras(s, cfg), item_cameras(s, back), strict=True):
         assert a.to_dict() == b.to_dict()
-    ortho = CertifyConfig(protocol=ProtocolSpec(spec.protocol))  # orthographic spec: its Protocol, as before
-    assert isinstance(ortho.protocol, Protocol)
+    ortho = CertifyConfig(protocol=ProtocolSpec(spec.protocol))  # orthographic spec: recorded as its Protocol
+    assert ortho.protocol.protocol is spec.protocol and ortho.protocol.kind == "orthographic"
+    assert ortho.to_dict()["protocol"] == CertifyConfig(protocol=spec.protocol).to_dict()["protocol"]
 
 
 # ----------------------------------------------------------------------------- hostile files on the CLI

@@ -14,16 +14,14 @@ from hypothesis import strategies as st
 from viewcert.cameras.pose import from_ase_string
 from viewcert.cameras.protocol_files import (
     ProtocolSpec,
-    format_protocol,
     pymol_view,
     read_protocol_file,
-    resolve_protocol,
-    resolve_spec,
     spec_from_dict,
     to_pymol_view,
     write_protocol_file,
 )
 from viewcert.cameras.protocols import PROTOCOL_NAMES, Protocol, View, get_protocol
+from viewcert.cameras.resolve import format_protocol, resolve
 from viewcert.errors import InputError
 
 ALL_FORMS_TOML = """
@@ -179,13 +177,14 @@ def test_bad_header_and_files(tmp_path):
 
 def test_resolve_accepts_names_files_objects(tmp_path):
     p = get_protocol("axes-3")
-    assert resolve_protocol(p) is p
-    assert resolve_protocol("axes-3").view_names == p.view_names
+    assert resolve(p).protocol is p
+    assert resolve("axes-3").view_names == p.view_names
     f = write_protocol_file(p, tmp_path / "a3.toml")
-    assert resolve_protocol(str(f)).view_names == p.view_names
-    assert resolve_spec(f).sha256 == hashlib.sha256(f.read_bytes()).hexdigest()
+    assert resolve(str(f)).view_names == p.view_names
+    assert resolve(f).sha256 == hashlib.sha256(f.read_bytes()).hexdigest()
+    assert resolve(f).spec.sha256 == resolve(f).sha256  # the parse and the digest are of the same bytes
     with pytest.raises(InputError, match="protocol"):
-        resolve_protocol(3)
+        resolve(3)
 
 
 def test_format_protocol_toml_reads_back():
@@ -200,16 +199,15 @@ def test_format_protocol_toml_reads_back():
 
 def test_certify_config_takes_protocol_objects_and_files(tmp_path):
     from viewcert.certify import CertifyConfig
-    from viewcert.certify.config import get_protocol_views
 
     p = get_protocol("axes-3")
     cfg = CertifyConfig(protocol=p)
-    assert get_protocol_views(cfg.protocol, None) is p
+    assert cfg.protocol.protocol is p
     back = CertifyConfig.from_dict(json.loads(json.dumps(cfg.to_dict())))  # recorded in full, rebuilt
     assert [np.array_equal(a.rotation, b.rotation) for a, b in
-            zip(get_protocol_views(back.protocol, None).views, p.views, strict=True)] == [True] * 3
+            zip(back.protocol.protocol.views, p.views, strict=True)] == [True] * 3
     f = write_protocol_file(p, tmp_path / "a3.toml")
-    assert get_protocol_views(CertifyConfig(protocol=str(f)).protocol, ("top",)).view_names == ("top",)
+    assert CertifyConfig(protocol=str(f), views=("top",)).protocol.view_names == ("top",)
     with pytest.raises(InputError, match="protocol"):
         CertifyConfig(protocol=3)
 
@@ -258,7 +256,8 @@ def test_certify_takes_a_perspective_protocol_file_as_perspective_never_orthogra
     assert [c.name for c in cams] == ["front", "top"]
     ortho = tmp_path / "ortho.toml"
     ortho.write_text(path.read_text().replace('kind = "perspective"\nfov_deg = 30\n', 'kind = "orthographic"\n'))
-    assert CertifyConfig(protocol=str(ortho)).protocol == str(ortho)
+    assert CertifyConfig(protocol=str(ortho)).protocol.label == str(ortho)  # resolved, kept as the file it is
+    assert CertifyConfig(protocol=str(ortho)).protocol.is_file
     assert {c.kind for c in item_cameras(mol, CertifyConfig(protocol=str(ortho)))} == {"orthographic"}
 
 

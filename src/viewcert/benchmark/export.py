@@ -48,9 +48,10 @@ from viewcert.benchmark.prompts import (
     r3_prompt,
 )
 from viewcert.benchmark.settings import DEFAULT_TILING, TASKS, ExportSettings
-from viewcert.cameras.protocol_files import resolve_protocol, resolve_spec
+from viewcert.cameras.policy import frame
 from viewcert.certify import CertifyConfig, conventional_cell
 from viewcert.certify.certificate import write_certificate
+from viewcert.constraints import with_constraints
 from viewcert.certify.inputs import load_input
 from viewcert.certify.run import items_table, run_certification
 from viewcert.errors import InputError
@@ -58,7 +59,7 @@ from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.images import write_buffers, write_png, write_sidecar
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.parallel import map_items
-from viewcert.render.raster import build_scene, frame_cameras, render
+from viewcert.render.raster import build_scene, drawn_policy, render
 from viewcert.render.visibility import view_atom_table
 from viewcert.structures import Structure, tiling_translations
 from viewcert.symmetry.labels import analyse_cell
@@ -155,7 +156,7 @@ def _order_key(item_id: str) -> str:
 def export_item(job: tuple) -> dict:
     """Render one question's views and write its PNGs and sidecars (module level: runs in workers)."""
     item, index, settings, out = job
-    settings = ExportSettings(**settings)
+    settings = settings if isinstance(settings, ExportSettings) else ExportSettings(**settings)
     out = Path(out)
     rec: dict[str, Any] = {"id": item.id, "index": index}
     try:
@@ -183,14 +184,16 @@ def export_item(job: tuple) -> dict:
                 "formula": s.formula, "n_cell_atoms": s.n_atoms,
                 "r3_prompt": r3_prompt(s if settings.r3_cell == "rendered" else raw)})
 
-    spec = resolve_spec(settings.protocol)  # a name or a .toml/.json protocol file (perspective: its pinholes)
+    spec = settings.resolved.spec  # resolved once with the settings (perspective: its pinholes)
     proto = spec.protocol
-    cams = frame_cameras(s, spec, style=settings.style, tiling=settings.tiling, width=settings.size,
-                         height=settings.size, kind=settings.kind)
+    # the shipped images' framing policy: the one the certificate's as-rendered ID buffer uses (_certify)
+    policy = drawn_policy(settings.style, tiling=settings.tiling, width=settings.size, height=settings.size,
+                          kind=settings.kind)
+    cams = frame(settings.resolved, s, policy)
     scene = build_scene(s, settings.style, tiling=settings.tiling)
-    pad = float(scene.sphere_radii.max())
     framing = {"method": "letterbox: drawn atoms grown by the largest drawn radius, plus the supercell box; "
-                         "one scale for both axes, centred", "margin_px": 16.0, "pad_angstrom": _r(pad),
+                         "one scale for both axes, centred", "margin_px": policy.margin_px,
+               "pad_angstrom": _r(policy.pad_for(s)),
                "tiling": list(settings.tiling)}
     if spec.kind == "perspective":
         framing = {"method": PERSPECTIVE_FRAMING, "tiling": list(settings.tiling)}
@@ -255,17 +258,16 @@ def build_benchmark(
     if limit is not None:
         items = items[: int(limit)]
     dataset = dataset.select([it.id for it in items])
-    sdict = {k: getattr(settings, k) for k in ExportSettings.__dataclass_fields__}
-    jobs = [(it, k, sdict, str(out)) for k, it in enumerate(items)]
+    jobs = [(it, k, settings, str(out)) for k, it in enumerate(items)]  # the resolved protocol rides along
     run = map_items(export_item, jobs, keys=[it.id for it in items], n_workers=n_workers, progress=progress,
                     description=f"render {len(items)} questions")
     records = list(run.results)
     errors = [r for r in records if "error" in r]
     good = [r for r in records if "error" not in r and r.get("answer")]
     choices = crystal_systems()
-    question = image_question(settings, resolve_protocol(settings.protocol).view_names)
-    questions = [question_record(r["index"], r["id"], r["images"], question, settings.task, r["answer"],
-                                 choices=choices) for r in good]
+    question = image_question(settings, settings.resolved.view_names)
+    questions = [with_constraints(question_record(r["index"], r["id"], r["images"], question, settings.task,
+                                                  r["answer"], choices=choices), settings.constraints) for r in good]
     write_harness_files(questions, out, settings.task)
     write_text_atomic(out / "r3_prompts.jsonl", r3_file(good, choices, settings.task))
     certificate = None
@@ -284,6 +286,8 @@ def build_benchmark(
                                          "n_cell_atoms", "occlusion", "error")} for r in records],
         "errors": skipped + [{"id": r["id"], "error": r["error"]} for r in errors],
         "label_mismatches": [r["id"] for r in good if r.get("label_mismatch")],
+        "constraints": {q["id"]: {"applied": [c["name"] for c in q["constraints"]], "skipped": q["constraints_skipped"]}
+                        for q in questions},
         "certificate": certificate,
         "files": file_digests(out),
     }
@@ -295,12 +299,13 @@ def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_worke
     """The benchmark's ceiling through ``viewcert.certify`` (same protocol, tiling, image size)."""
     if dataset is None:
         return None
-    kw: dict[str, Any] = {"protocol": settings.protocol, "delta": delta, "tau": settings.tau,
+    kw: dict[str, Any] = {"protocol": settings.resolved, "delta": delta, "tau": settings.tau,
                           "tiling": settings.tiling, "image_size": settings.size, "truth": settings.truth,
                           "std_symprec": settings.std_symprec, "std_angle_tolerance": settings.std_angle_tolerance,
                           "standardize": settings.standardize,
-                          # the as-rendered ceiling: the ID buffer drawn in the style of the shipped images
-                          "observe": "visible", "style": settings.style}
+                          # the as-rendered ceiling: the ID buffer of the shipped images (their style, and their
+                          # framing policy: the drawn spheres, drawn_policy), recorded in the certificate
+                          "observe": "visible", "style": settings.style, "frame_on": "drawn"}
     observe_mode = "visible"
     cfg = CertifyConfig(**kw)
     cert, _ = run_certification(dataset, cfg, n_workers=n_workers, progress=False)

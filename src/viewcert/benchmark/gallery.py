@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from viewcert.cameras.protocol_files import resolve_protocol
+from viewcert.cameras.resolve import resolve
 from viewcert.certify import conventional_cell
 from viewcert.io.builtin import builtin
 from viewcert.io.images import write_png
@@ -56,7 +56,8 @@ def contact_sheet(
 
 
     rows = default_rows() if rows is None else list(rows)
-    proto = resolve_protocol(protocol)
+    rp = resolve(protocol)  # resolved once for every row
+    proto = rp.protocol
     nv = len(proto.views)
     left = 8 * 18
     width = left + nv * tile_px
@@ -68,7 +69,7 @@ def contact_sheet(
         draw.text((left + c * tile_px + 4, 1), view.name, fill=(0, 0, 0), font=font)
     for r, (s, style) in enumerate(rows):
         t = tuple(tiling) if s.is_periodic else (1, 1, 1)
-        cams = frame_cameras(s, proto, style=style, tiling=t, width=tile_px, height=tile_px,
+        cams = frame_cameras(s, rp, style=style, tiling=t, width=tile_px, height=tile_px,
                              molecule_scale=molecule_scale)
         scene = build_scene(s, style, tiling=t)
         y = label_px + r * tile_px

@@ -36,7 +36,8 @@ import numpy as np
 
 from viewcert.benchmark.export import PERSPECTIVE_FRAMING, view_sidecar
 from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
-from viewcert.cameras.protocol_files import ProtocolSpec, resolve_spec
+from viewcert.cameras.policy import frame
+from viewcert.cameras.resolve import ResolvedProtocol, resolve
 from viewcert.certify import CertifyConfig
 from viewcert.certify.certificate import write_certificate
 from viewcert.certify.digests import cell_digest
@@ -47,7 +48,7 @@ from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.images import write_png, write_sidecar
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.render.palette import STYLE_NAMES
-from viewcert.render.raster import build_scene, frame_cameras, render
+from viewcert.render.raster import build_scene, drawn_policy, render
 from viewcert.structures import Structure
 from viewcert.symmetry.pointgroup import point_group
 
@@ -159,13 +160,16 @@ def _prepare(item, settings: MoleculeExportSettings) -> tuple[dict, Structure | 
     return rec, s, mirror_x(s) if mirrored else s
 
 
-def _render_item(rec: dict, index: int, shown: Structure, settings: MoleculeExportSettings, spec: ProtocolSpec,
+def _render_item(rec: dict, index: int, shown: Structure, settings: MoleculeExportSettings, rp: ResolvedProtocol,
                  out: Path) -> None:
-    cams = frame_cameras(shown, spec, style=settings.style, width=settings.size, height=settings.size,
-                         molecule_scale=settings.molecule_scale)
+    # the shipped images' framing policy: the one the certificate's as-rendered ID buffer uses (_certify)
+    policy = drawn_policy(settings.style, width=settings.size, height=settings.size,
+                          molecule_scale=settings.molecule_scale)
+    cams = frame(rp, shown, policy)
+    spec = rp.spec
     scene = build_scene(shown, settings.style)
     framing = {"method": "molecule: drawn atoms grown by the largest drawn radius", "scale": settings.molecule_scale,
-               "margin_px": 16.0, "pad_angstrom": round(float(scene.sphere_radii.max()), 6)}
+               "margin_px": policy.margin_px, "pad_angstrom": round(policy.pad_for(shown), 6)}
     if spec.kind == "perspective":
         framing = {"method": PERSPECTIVE_FRAMING}
     images = []
@@ -183,14 +187,14 @@ def _render_item(rec: dict, index: int, shown: Structure, settings: MoleculeExpo
 
 
 def _certify(shown: list[tuple[str, Structure]], settings: MoleculeExportSettings, spec: str, out: Path,
-             n_workers) -> dict | None:
+             n_workers, rp: ResolvedProtocol) -> dict | None:
     """``viewcert.certify`` of exactly the shown molecules on the question's level (same protocol, size, style,
     scale); returns the manifest's certificate entry."""
     if not shown:
         return None
     items = tuple(Item(i, "structure", s, cell_digest(s)) for i, s in shown)
     dataset = Dataset(spec=spec, kind="molecule-benchmark", items=items)
-    cfg = CertifyConfig(protocol=settings.protocol, delta=settings.delta, tau=settings.tau,
+    cfg = CertifyConfig(protocol=rp, frame_on="drawn", delta=settings.delta, tau=settings.tau,
                         image_size=settings.size, observe=settings.observe, style=settings.style,
                         molecule_levels=(LEVEL[settings.task],), molecule_cross_check=False,
                         molecule_scale=settings.molecule_scale)
@@ -211,7 +215,8 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
     usable questions in SHA-256 order of the ids."""
     settings = settings or MoleculeExportSettings()
     out = Path(out)
-    spec = resolve_spec(settings.protocol)  # a name or a protocol file (perspective: its pinholes, as certified)
+    rp = resolve(settings.protocol)  # resolved once: the images and the certificate use it (perspective: pinholes)
+    spec = rp.spec
     proto = spec.protocol
     dataset = load_input(str(input_spec)).with_limits(limits)
     items = sorted(dataset.items, key=lambda it: _order_key(it.id))
@@ -225,12 +230,12 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
         if s is None:
             continue
         rec["question"] = question_for(settings, proto.view_names, ref, it.id)
-        _render_item(rec, len(good), s, settings, spec, out)
+        _render_item(rec, len(good), s, settings, rp, out)
         good.append(rec)
         shown.append((it.id, s))
     write_harness_files([question_record(r["index"], r["id"], r["images"], r["question"], settings.task,
                                          r["answer"], choices=choices) for r in good], out, settings.task)
-    certificate = _certify(shown, settings, str(input_spec), out, n_workers) if certify else None
+    certificate = _certify(shown, settings, str(input_spec), out, n_workers, rp) if certify else None
     manifest = {
         "format": "viewcert.benchmark.molecule/1",
         "input": dataset.to_dict(),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from viewcert.cameras.protocol_files import is_protocol_file, read_protocol_file
+from viewcert.cameras.resolve import ResolvedProtocol, resolve
+from viewcert.constraints import parse_names
 from viewcert.errors import InputError
 
 TASKS = ("crystal-system",)
@@ -29,6 +30,7 @@ class ExportSettings:
     truth: str = "dataset"
     r3_cell: str = "rendered"
     buffers: bool = False
+    constraints: tuple[str, ...] = ()  # response constraints appended to every prompt (viewcert.constraints)
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -42,8 +44,12 @@ class ExportSettings:
         if len(t) != 3 or min(t) < 1:
             raise InputError(f"tiling must be three positive integers, got {self.tiling}", field="tiling")
         object.__setattr__(self, "tiling", t)
-        # a perspective protocol file's pinholes are its images' cameras (a name is never read here: limits first)
-        own = read_protocol_file(self.protocol).kind if is_protocol_file(self.protocol) else "orthographic"
+        object.__setattr__(self, "constraints", parse_names(self.constraints))
+        # the protocol resolved once (a file read here; a fibonacci-N name is built after the limits); a
+        # perspective protocol file's pinholes are its images' cameras
+        rp = resolve(self.protocol)
+        object.__setattr__(self, "_resolved", rp)
+        own = rp.kind if rp.is_file else "orthographic"
         if self.kind is None:
             object.__setattr__(self, "kind", own)
         elif self.kind not in ("orthographic", "perspective"):
@@ -52,8 +58,14 @@ class ExportSettings:
             raise InputError(f"kind = {self.kind!r} disagrees with the protocol's {own} cameras (perspective images "
                              "need a perspective protocol file, whose pinholes certify places too)", field="kind")
 
+    @property
+    def resolved(self) -> ResolvedProtocol:
+        """The protocol, resolved once when the settings were made (``viewcert.cameras.resolve``)."""
+        return self._resolved
+
     def to_dict(self) -> dict:
         d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "extra"}
         d["tiling"] = list(self.tiling)
+        d["constraints"] = list(self.constraints)
         d.update(self.extra)
         return d

@@ -41,9 +41,8 @@ from pathlib import Path
 import numpy as np
 
 from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
-from viewcert.cameras.camera import PerspectiveCamera
-from viewcert.cameras.framing import fit_orthographic_common
 from viewcert.cameras.placement import check_placement, check_positions, placed_cameras
+from viewcert.cameras.policy import common_pinholes, frame_points
 from viewcert.cameras.protocol_files import ProtocolSpec
 from viewcert.cameras.protocols import Protocol
 from viewcert.certify.certificate import compute_digest, library_versions
@@ -116,9 +115,10 @@ class TaskExportSettings:
             raise InputError(f"need δ > 0, ε ≥ 0, explain_tol > 0, got {self.delta}, {self.eps}, {self.explain_tol}",
                              field="delta")
         get_style(self.style)
-        camera, fov = file_camera(task_protocol(self.protocol), self.camera)
+        rp = task_protocol(self.protocol)  # resolved once: the setup and every item use this value
+        camera, fov = file_camera(rp.spec, self.camera)
         object.__setattr__(self, "camera", camera)
-        setup = ViewSetup(camera=camera, protocol=self.protocol, width=self.width, height=self.height,
+        setup = ViewSetup(camera=camera, protocol=rp, width=self.width, height=self.height,
                           depth_cue=self.depth_cue, observe=self.observe, min_pixels=self.min_pixels,
                           observe_style=self.style, **({} if fov is None else {"fov_deg": fov}))
         object.__setattr__(self, "_setup", setup)  # camera / protocol checks; the setup's file read is the one used
@@ -128,7 +128,7 @@ class TaskExportSettings:
 
     def protocol_record(self) -> dict:
         """The protocol in full: name, view names, rotations, and a file's path and SHA-256."""
-        return protocol_record(self._setup.protocol_spec, self.protocol)
+        return protocol_record(self._setup.resolved)
 
     def to_dict(self) -> dict:
         """Every setting; a protocol file or object as its full record."""
@@ -177,17 +177,11 @@ def placed_item(item: TaskItem, spec: ProtocolSpec) -> TaskItem:
 def common_scale(item: TaskItem) -> TaskItem:
     """The item with every camera at one Å-per-pixel scale (module docstring)."""
     s = item.setup
-    margin = s.margin_frac * min(s.width, s.height)
-    cams = item.cameras
     if s.camera == "orthographic":
         pts = framing_points(item.positions, item.task, item.grid, s)
-        new = fit_orthographic_common([c.rotation for c in cams], pts, names=[c.name for c in cams],
-                                      width=s.width, height=s.height, margin_px=margin, pad=s.pad)
+        new = frame_points(s.resolved, pts, dataclasses.replace(s.framing_policy(), molecule_scale="common"))
     else:
-        c0 = item.centre
-        dist = max(float(c.rotation[2] @ (c.position - c0)) for c in cams)
-        new = tuple(PerspectiveCamera(rotation=c.rotation, position=c0 + dist * c.rotation[2], focal=cams[0].focal,
-                                      width=c.width, height=c.height, name=c.name) for c in cams)
+        new = common_pinholes(item.cameras, item.centre)
     return dataclasses.replace(item, cameras=tuple(new))
 
 

@@ -121,3 +121,31 @@ def fit_perspective(
     distance = radius * np.sqrt(1.0 + 1.0 / (t * t))
     position = centre + distance * np.asarray(rotation)[2]
     return PerspectiveCamera(rotation=rotation, position=position, focal=focal, width=width, height=height, name=name)
+
+
+def fit_views(rotations, points: np.ndarray, *, names=None, kind: str = "orthographic", scale: str = "per-view",
+              width: int = DEFAULT_SIZE, height: int = DEFAULT_SIZE, margin_px: float = DEFAULT_MARGIN_PX,
+              pad: float = 0.0, fov_deg: float = 30.0, backoff: float = 0.0) -> tuple:
+    """The framing rule for one set of view rotations on world points (Å): orthographic letterbox per view
+    (``fit_orthographic``) or at one common scale and centre (``fit_orthographic_common``), or pinholes
+    (``fit_perspective``) moved back by ``backoff`` Å along their view axes. ``cameras.policy.frame`` is
+    the entry point that chooses these arguments from a protocol, a structure and a framing policy."""
+    rots = [np.asarray(r, dtype=np.float64) for r in rotations]
+    names = list(names) if names is not None else [""] * len(rots)
+    if scale not in ("per-view", "common"):
+        raise CameraError(f"scale must be 'per-view' or 'common', got {scale!r}")
+    kw = {"width": width, "height": height, "margin_px": margin_px, "pad": pad}
+    if kind == "orthographic" and scale == "common":
+        return fit_orthographic_common(rots, points, names=names, **kw)
+    if kind == "orthographic":
+        return tuple(fit_orthographic(r, points, name=n, **kw) for r, n in zip(rots, names, strict=True))
+    if kind != "perspective":
+        raise CameraError(f"camera kind must be 'orthographic' or 'perspective', got {kind!r}")
+    cams = []
+    for r, n in zip(rots, names, strict=True):
+        cam = fit_perspective(r, points, fov_deg=fov_deg, name=n, **kw)
+        if backoff:
+            cam = PerspectiveCamera(rotation=cam.rotation, position=cam.position + backoff * cam.rotation[2],
+                                    focal=cam.focal, width=cam.width, height=cam.height, name=cam.name)
+        cams.append(cam)
+    return tuple(cams)

@@ -34,7 +34,7 @@ import numpy as np
 
 from viewcert.cameras.camera import check_rotation
 from viewcert.cameras.pose import from_ase_string, from_chimerax, look_at
-from viewcert.cameras.protocols import PROTOCOL_NAMES, Protocol, View, get_protocol
+from viewcert.cameras.protocols import Protocol, View
 from viewcert.errors import CameraError, InputError
 from viewcert.io.received import loads_json_strict, read_received_bytes, refuse_unknown_keys
 
@@ -266,8 +266,8 @@ def read_protocol_bytes(path) -> bytes:
 
 @lru_cache(maxsize=32)
 def _parse_protocol(source: str, suffix: str, raw: bytes) -> ProtocolSpec:
-    """The spec of a protocol file's bytes. Cached on (path, suffix, the bytes themselves): certify reads the
-    file once per item (it may change between runs), and parsing it costs ≈ 0.7 ms; an edited file is new
+    """The spec of a protocol file's bytes. Cached on (path, suffix, the bytes themselves): a run resolves a
+    file once (``viewcert.cameras.resolve``), and parsing it costs ≈ 0.7 ms; an edited file is new
     bytes, so it is parsed again. Failures are not cached. The spec is immutable (read-only rotations).
     Duplicate keys are refused: by ``loads_json_strict`` in JSON, by ``tomllib`` itself in TOML."""
     try:
@@ -323,38 +323,7 @@ def write_protocol_file(spec: ProtocolSpec | Protocol, path) -> Path:
     return p
 
 
-def format_protocol(name_or_spec, fmt: str = "toml") -> str:
-    """Text of a built-in (or any resolvable) protocol in ``fmt`` = toml | json."""
-    spec = resolve_spec(name_or_spec)
-    if fmt == "toml":
-        return to_toml(spec)
-    if fmt == "json":
-        return to_json(spec)
-    raise InputError(f"format must be 'toml' or 'json', got {fmt!r}", field="format")
-
-
-# ----------------------------------------------------------------------------- resolving
+# ----------------------------------------------------------------------------- naming (resolving: viewcert.cameras.resolve)
 def is_protocol_file(value) -> bool:
     """True when ``value`` names a protocol file (a Path, or a string ending in .toml/.json)."""
     return isinstance(value, Path) or (isinstance(value, str) and value.lower().endswith((".toml", ".json")))
-
-
-def resolve_spec(value) -> ProtocolSpec:
-    """A ProtocolSpec from a ProtocolSpec, a Protocol, a protocol file path, a registry name or a dict."""
-    if isinstance(value, ProtocolSpec):
-        return value
-    if isinstance(value, Protocol):
-        return ProtocolSpec(value)
-    if isinstance(value, dict):
-        return spec_from_dict(value)
-    if is_protocol_file(value):
-        return read_protocol_file(value)
-    if isinstance(value, str):
-        return ProtocolSpec(get_protocol(value))
-    raise InputError(f"a protocol is a name ({', '.join(PROTOCOL_NAMES)}, fibonacci-N), a .toml/.json "
-                     f"file or a Protocol; got {type(value).__name__}", field="protocol")
-
-
-def resolve_protocol(value) -> Protocol:
-    """The Protocol named by ``value`` (anything ``resolve_spec`` accepts)."""
-    return resolve_spec(value).protocol

@@ -14,14 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from viewcert.cameras.camera import Camera, check_rotation
-from viewcert.cameras.framing import (
-    DEFAULT_MARGIN_PX,
-    DEFAULT_SIZE,
-    fit_orthographic,
-    fit_orthographic_common,
-    fit_perspective,
-    framing_points,
-)
+from viewcert.cameras.framing import DEFAULT_MARGIN_PX, DEFAULT_SIZE, fit_views, framing_points
 from viewcert.cameras.pose import from_ase_string, look_at
 from viewcert.errors import CameraError
 from viewcert.structures import Structure
@@ -115,29 +108,13 @@ class Protocol:
         fov_deg: float = 30.0,
         scale: str = "per-view",
     ) -> tuple[Camera, ...]:
-        """One framed camera per view for ``structure`` (letterbox fit of the drawn atoms and box). scale:
-        "per-view" (each view fitted on its own) or "common" (orthographic: one Å-per-pixel scale and the 3D
-        bounding-box centre for every view, as molecular viewers and benchmarks draw a molecule)."""
+        """Deprecated alias of ``viewcert.cameras.policy.frame`` (the one framing rule, ``framing.fit_views``)
+        for a bare Protocol: one framed camera per view for ``structure`` (letterbox fit of the drawn atoms
+        and box). scale: "per-view" or "common" (orthographic: one Å-per-pixel scale and the 3D bounding-box
+        centre for every view), applied to crystals and molecules alike."""
         pts = framing_points(structure, tiling=tiling, draw_box=draw_box)
-        if scale not in ("per-view", "common"):
-            raise CameraError(f"scale must be 'per-view' or 'common', got {scale!r}")
-        if kind == "orthographic" and scale == "common":
-            return fit_orthographic_common([v.rotation for v in self.views], pts, names=self.view_names,
-                                           width=width, height=height, margin_px=margin_px, pad=pad)
-        if kind == "orthographic":
-            return tuple(
-                fit_orthographic(v.rotation, pts, width=width, height=height, margin_px=margin_px, pad=pad, name=v.name)
-                for v in self.views
-            )
-        if kind == "perspective":
-            return tuple(
-                fit_perspective(
-                    v.rotation, pts, width=width, height=height, fov_deg=fov_deg, margin_px=margin_px, pad=pad,
-                    name=v.name,
-                )
-                for v in self.views
-            )
-        raise CameraError(f"camera kind must be 'orthographic' or 'perspective', got {kind!r}")
+        return fit_views([v.rotation for v in self.views], pts, names=self.view_names, kind=kind, scale=scale,
+                         width=width, height=height, margin_px=margin_px, pad=pad, fov_deg=fov_deg)
 
     def to_dict(self) -> dict:
         return {"name": self.name, "description": self.description, "views": [v.to_dict() for v in self.views]}

@@ -27,8 +27,7 @@ from viewcert import __version__
 from viewcert.cameras.conditioning import protocol_kappa
 from viewcert.cameras.framing import DEFAULT_MARGIN_PX
 from viewcert.cameras.placement import focal_px
-from viewcert.cameras.protocol_files import is_protocol_file, read_protocol_file
-from viewcert.certify.config import CertifyConfig, get_protocol_spec
+from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import STANDARDIZER
 from viewcert.certify.inputs import Dataset
 from viewcert.certify.summary import summarize
@@ -39,7 +38,9 @@ from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.numeric import sig
 from viewcert.symmetry.labels import library_versions as symmetry_versions
 
-FORMAT = "viewcert-certificate/1"
+FORMAT = "viewcert-certificate/2"  # /2: the framing policy recorded (config.frame_on, protocol.camera.policy)
+#: formats ``read_certificate`` accepts; ``viewcert.certify.versions`` reads each one
+FORMATS = ("viewcert-certificate/1", FORMAT)
 DIGEST_SCOPE = ("sha256 of the compact canonical JSON (sorted keys) of every top-level key except 'digest' and "
                 "'location'")
 #: top-level keys outside the digest: the digest itself, and where the inputs sat (a hint for ``verify``)
@@ -93,7 +94,7 @@ def _perspective_camera(spec) -> dict:
 
 
 def protocol_record(cfg: CertifyConfig) -> dict:
-    spec = get_protocol_spec(cfg.protocol, cfg.views)
+    spec = cfg.protocol.spec
     p = spec.protocol
     views = []
     for v, pos in zip(p.views, spec.positions, strict=True):
@@ -114,9 +115,17 @@ def protocol_record(cfg: CertifyConfig) -> dict:
          "margin_px": DEFAULT_MARGIN_PX, "framing": "letterbox fit of the drawn atoms and cell box",
          "convention": CONVENTION},
     }
-    if is_protocol_file(cfg.protocol):  # the file's bytes as read now: verify reports a changed file
-        rec["file"] = {"name": Path(cfg.protocol).name, "sha256": read_protocol_file(cfg.protocol).sha256}
+    rec["camera"]["policy"] = framing_record(cfg)
+    if cfg.protocol.is_file:  # the bytes the items used: verify reports a changed file
+        rec["file"] = {"name": cfg.protocol.file_name, "sha256": cfg.protocol.sha256}
     return rec
+
+
+def framing_record(cfg: CertifyConfig) -> dict:
+    """The framing policy the items' cameras were made with (``viewcert.cameras.policy``), and its rule."""
+    rule = ("the drawn spheres: every point grown by the largest atom radius drawn in the style, as the rendered "
+            "images are framed" if cfg.frame_on == "drawn" else "the atom centres (no pad)")
+    return {"frame_on": cfg.frame_on, "rule": rule, **cfg.framing_policy().to_dict()}
 
 
 def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list[dict]) -> dict:
@@ -160,9 +169,9 @@ def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list[dict]
     if dataset.location:
         cert["location"] = {"input": dataset.location,
                             "note": "where the inputs were read; outside the digest (inputs.files hash the content)"}
-    if is_protocol_file(cfg.protocol):  # the file by name and sha256 in the digest, its path here
+    if cfg.protocol.is_file:  # the file by name and sha256 in the digest, its path here
         cert.setdefault("location", {"note": "where files were read; outside the digest"})
-        cert["location"]["protocol"] = str(Path(cfg.protocol).resolve())
+        cert["location"]["protocol"] = str(Path(cfg.protocol.label).resolve())
     cert["digest"] = {"algorithm": "sha256", "scope": DIGEST_SCOPE, "value": compute_digest(cert)}
     return cert
 
@@ -208,8 +217,8 @@ def read_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> di
         raise InputError(f"cannot read certificate: {str(exc)[:200]}", source=str(p)) from None
     if not isinstance(cert, dict):
         raise InputError("not a viewcert certificate (not a JSON object)", source=str(p), field="format")
-    if cert.get("format") != FORMAT:
-        raise InputError(f"not a viewcert certificate (format {cert.get('format')!r}, expected {FORMAT!r})",
+    if cert.get("format") not in FORMATS:
+        raise InputError(f"not a viewcert certificate (format {cert.get('format')!r}, expected one of {FORMATS})",
                          source=str(p), field="format")
     _check_shape(cert, str(p))
     return cert

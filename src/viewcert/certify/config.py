@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields, replace
-from functools import lru_cache
-from pathlib import PurePath
+from dataclasses import dataclass, fields, replace
 
+from viewcert.cameras.framing import DEFAULT_MARGIN_PX
 from viewcert.cameras.placement import check_positions
-from viewcert.cameras.protocol_files import (
-    ProtocolSpec,
-    is_protocol_file,
-    read_protocol_file,
-    resolve_protocol,
-    spec_from_dict,
-)
+from viewcert.cameras.policy import FramingPolicy
+from viewcert.cameras.protocol_files import ProtocolSpec
 from viewcert.cameras.protocols import Protocol
+from viewcert.cameras.resolve import ResolvedProtocol, resolve
 from viewcert.certify.molecule import MOLECULE_LEVELS
 from viewcert.errors import InputError
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -24,7 +19,10 @@ from viewcert.render.palette import STYLE_NAMES, get_style
 from viewcert.symmetry.labels import LEVELS
 
 DEFAULT_DELTA = 0.01  # Å
-MOLECULE_SCALES = ("common", "per-view")  # Protocol.cameras(scale=...) for molecules
+MOLECULE_SCALES = ("common", "per-view")  # FramingPolicy.molecule_scale
+#: what the framing holds: the atom centres (certify's rule, every certificate of format /1) or the drawn
+#: spheres of ``style`` (the rule of the rendered images: the as-rendered ID buffer of the shipped images)
+FRAME_ON = ("centres", "drawn")
 
 
 @dataclass(frozen=True)
@@ -55,9 +53,13 @@ class CertifyConfig:
     kind = "perspective") certifies through pinhole cameras (``viewcert.cameras.placement``): placed at the
     file's positions (world Å, the frame of the structure as read; a crystal: the Cartesian frame of the
     rendered conventional cell, with its tiling) or, when no view has a position, framed on the drawn points;
-    its own fov and image size (not ``image_size``) set the focal length."""
+    its own fov and image size (not ``image_size``) set the focal length. The protocol is resolved once, here
+    (``viewcert.cameras.resolve``): ``protocol`` is then a ``ResolvedProtocol`` (a file's bytes and SHA-256
+    with it) and no later use reads the file again. frame_on: the framing holds the atom centres
+    ("centres") or the spheres drawn in ``style`` ("drawn", the framing of the rendered images; an export's
+    as-rendered ceiling uses it so that its ID buffer is the shipped images'); ``framing_policy()``."""
 
-    protocol: str | Protocol | ProtocolSpec = "render-ceiling-5"
+    protocol: str | Protocol | ProtocolSpec | ResolvedProtocol = "render-ceiling-5"
     views: tuple[str, ...] | None = None
     delta: float = DEFAULT_DELTA
     tau: float | None = None
@@ -90,23 +92,18 @@ class CertifyConfig:
     molecule_cross_check: bool = True  # pymatgen's PointGroupAnalyzer on each input molecule at τ
     margin: bool = False  # δ* per item (oracle.margin); opt-in: on e3 it makes certify 2.5-3.5x slower
     molecule_scale: str = "common"  # molecules' framing: one Å-per-pixel scale across views | per-view fit
+    frame_on: str = "centres"  # what the framing holds: atom centres | the drawn spheres of ``style``
 
     def __post_init__(self) -> None:
-        # protocol: a registry name, a .toml/.json protocol file, a Protocol or ProtocolSpec (a dict: to_dict's)
-        # protocol: a perspective ProtocolSpec (or dict) is kept whole (kind, fov, size, positions); an
-        # orthographic one becomes its Protocol (its size and positions do not change a framed orthographic view)
-        if isinstance(self.protocol, dict):
-            object.__setattr__(self, "protocol", spec_from_dict(self.protocol))
-        if isinstance(self.protocol, ProtocolSpec):
-            spec = self.protocol
-            object.__setattr__(self, "protocol", spec if spec.kind == "perspective" else spec.protocol)
-        elif isinstance(self.protocol, PurePath):
-            object.__setattr__(self, "protocol", str(self.protocol))
-        elif not isinstance(self.protocol, str | Protocol):
-            raise InputError(f"protocol must be a name, a protocol file or a Protocol, got "
-                             f"{type(self.protocol).__name__}", field="protocol")
-        if isinstance(self.protocol, ProtocolSpec) or is_protocol_file(self.protocol):
-            check_protocol_spec(get_protocol_spec(self.protocol))
+        # protocol: a registry name, a .toml/.json protocol file (read here, once), a Protocol, a ProtocolSpec,
+        # a dict (to_dict's) or a ResolvedProtocol: one resolved value, restricted to ``views``
+        if self.views is not None:
+            object.__setattr__(self, "views", tuple(self.views))
+        object.__setattr__(self, "protocol", resolve(self.protocol).select(self.views))
+        if self.protocol.given is not None:  # a fibonacci-N name is built after the view limit (check_limits)
+            check_protocol_spec(self.protocol.full)
+        if self.frame_on not in FRAME_ON:
+            raise InputError(f"frame_on must be one of {FRAME_ON}, got {self.frame_on!r}", field="frame_on")
         if not (isinstance(self.delta, int | float) and math.isfinite(self.delta) and self.delta > 0):
             raise InputError(f"delta must be a positive number of Å, got {self.delta}", field="delta")
         if self.tau is None:
@@ -134,8 +131,6 @@ class CertifyConfig:
         if len(sc) != 3 or min(sc) < 1:
             raise InputError(f"supercell must be three positive integers, got {self.supercell}", field="supercell")
         object.__setattr__(self, "supercell", sc)
-        if self.views is not None:
-            object.__setattr__(self, "views", tuple(self.views))
         if self.score not in LEVELS:
             raise InputError(f"score must be one of {LEVELS}, got {self.score!r}", field="score")
         if self.truth not in ("dataset", "rendered"):
@@ -167,14 +162,8 @@ class CertifyConfig:
             raise InputError(f"confidence must be in (0, 1), got {self.confidence}", field="confidence")
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        if isinstance(self.protocol, Protocol):  # recorded in full (rotation form) so from_dict rebuilds it
-            d["protocol"] = ProtocolSpec(self.protocol).to_dict()
-        elif isinstance(self.protocol, ProtocolSpec):  # perspective: kind, fov, size and positions as well
-            d["protocol"] = self.protocol.to_dict()
-        elif is_protocol_file(self.protocol):  # the file's bytes: shard fingerprints and verify see an edit
-            d["protocol_sha256"] = read_protocol_file(self.protocol).sha256
-            d["protocol"] = PurePath(self.protocol).name  # location-free (the path: certificate "location")
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d.update(protocol_setting(self.protocol))
         d["views"] = None if self.views is None else list(self.views)
         d["tiling"] = list(self.tiling)
         d["supercell"] = list(self.supercell)
@@ -207,23 +196,36 @@ class CertifyConfig:
 
     def points_per_atom(self) -> int:
         """Observed points per atom of the cell as read: views × tiling × supercell repetitions."""
-        n = len(get_protocol_views(self.protocol, self.views).views)
+        n = len(self.protocol.view_names)
         for t in (*self.tiling, *self.supercell):
             n *= int(t)
         return n
 
     def check_limits(self, limits: Limits = DEFAULT_LIMITS) -> None:
         """Resource limits this configuration asks for (views, tiling, image pixels), before any work."""
-        limits.check_protocol_name(self.protocol)
+        if self.protocol.origin == "name":
+            limits.check_protocol_name(self.protocol.label)
         limits.check_tiling(self.tiling, what="tiling")
         limits.check_tiling(self.supercell, what="supercell")
         limits.check_tiling(tuple(a * b for a, b in zip(self.tiling, self.supercell, strict=True)),
                             what="tiling x supercell")
         limits.check_pixels(self.image_size, self.image_size)
-        spec = get_protocol_spec(self.protocol, self.views)
+        spec = self.protocol.spec
         if spec.kind == "perspective":  # perspective cameras keep the protocol's own image size
             limits.check_pixels(spec.width, spec.height, source=spec.source)
-        limits.check_views(len(get_protocol_views(self.protocol, self.views).views))
+        limits.check_views(len(spec.protocol.views))
+
+    def framing_policy(self) -> FramingPolicy:
+        """How this configuration's cameras are framed (``viewcert.cameras.policy.frame``): crystals per
+        view, molecules at ``molecule_scale``, ``image_size`` px, ``tiling``, the drawn box, margin
+        ``DEFAULT_MARGIN_PX``; with ``frame_on = "drawn"`` every point grown by the largest radius drawn in
+        ``style`` (as the rendered images are framed)."""
+        st = get_style(self.style)
+        drawn = self.frame_on == "drawn"
+        return FramingPolicy(atom_radius_scale=st.radius_scale if drawn and st.radius is None else None,
+                             atom_radius=st.radius if drawn else None, margin_px=DEFAULT_MARGIN_PX,
+                             molecule_scale=self.molecule_scale, tiling=self.tiling, width=self.image_size,
+                             height=self.image_size)
 
     def framing_scale(self, periodic: bool) -> str:
         """The ``scale`` of ``Protocol.cameras``: crystals are always fitted per view (the study's letterbox),
@@ -257,32 +259,14 @@ def check_protocol_spec(spec: ProtocolSpec) -> None:
     check_positions(spec)
 
 
-def get_protocol_spec(protocol, views: tuple[str, ...] | None = None) -> ProtocolSpec:
-    """The protocol with its camera settings (kind, fov, image size, positions), restricted to ``views`` when
-    given (positions follow their views). A file is read on every call; a name or Protocol is orthographic."""
-    if isinstance(protocol, ProtocolSpec):
-        spec = protocol
-    elif is_protocol_file(protocol):
-        spec = read_protocol_file(protocol)
-    else:
-        return ProtocolSpec(get_protocol_views(protocol, views))
-    if views is None:
-        return spec
-    sub = spec.protocol.subset(list(views))
-    at = {v.name: p for v, p in zip(spec.protocol.views, spec.positions, strict=True)}
-    return replace(spec, protocol=sub, positions=tuple(at[v.name] for v in sub.views))
-
-
-def get_protocol_views(name, views: tuple[str, ...] | None):
-    """The protocol (a name, a .toml/.json file or a Protocol), restricted to ``views`` when given. A file
-    is read on every call (it may change between a certificate and its verification); names are cached."""
-    if is_protocol_file(name):
-        p = resolve_protocol(name)
-        return p if views is None else p.subset(list(views))
-    return _named_protocol_views(name, views)
-
-
-@lru_cache(maxsize=64)
-def _named_protocol_views(name, views: tuple[str, ...] | None):
-    p = resolve_protocol(name)
-    return p if views is None else p.subset(list(views))
+def protocol_setting(rp: ResolvedProtocol) -> dict:
+    """How a configuration records its protocol (the unrestricted protocol; ``views`` is its own field): a
+    registry name as the name; a file by its name (location-free) and the SHA-256 of the bytes the items use;
+    a Protocol or an orthographic ProtocolSpec in full in rotation form; a perspective ProtocolSpec in full
+    with kind, fov, size and positions."""
+    if rp.origin == "name":
+        return {"protocol": rp.label}
+    if rp.origin == "file":  # the file's bytes: shard fingerprints and verify see an edit
+        return {"protocol": rp.file_name, "protocol_sha256": rp.sha256}
+    full = rp.full
+    return {"protocol": full.to_dict() if full.kind == "perspective" else ProtocolSpec(full.protocol).to_dict()}

@@ -37,8 +37,8 @@ import numpy as np
 
 from viewcert.cameras.conditioning import independent_views
 from viewcert.cameras.framing import framing_points
-from viewcert.cameras.placement import drawn_cameras
-from viewcert.certify.config import CertifyConfig, get_protocol_spec
+from viewcert.cameras.policy import frame
+from viewcert.certify.config import CertifyConfig
 from viewcert.certify.digests import cameras_digest, cell_digest
 from viewcert.certify.inputs import Item
 from viewcert.certify.molecule import bond_graph, molecule_outcome
@@ -90,17 +90,14 @@ def margin_record(cell: Structure, cameras) -> dict:
 
 
 def item_cameras(cell: Structure, cfg: CertifyConfig) -> tuple:
-    """The cameras of one item on its rendered cell. Orthographic protocols: letterbox-framed per view
-    (molecules at ``cfg.molecule_scale``), ``cfg.image_size`` px. Perspective protocols
-    (``viewcert.cameras.placement.drawn_cameras``): pinholes at the protocol's positions (world Å in the
-    rendered cell's frame) or, when no view has one, framed on the drawn points (atoms of the tiling and
+    """The cameras of one item on its rendered cell: ``viewcert.cameras.policy.frame`` of the configuration's
+    resolved protocol under ``cfg.framing_policy()``. Orthographic protocols: letterbox-framed per view
+    (molecules at ``cfg.molecule_scale``), ``cfg.image_size`` px, on the atom centres or (``frame_on =
+    "drawn"``) the drawn spheres. Perspective protocols: pinholes at the protocol's positions (world Å in
+    the rendered cell's frame) or, when no view has one, framed on the drawn points (atoms of the tiling and
     the cell box); InputError naming the view's position when a camera lies inside the drawn points'
     bounding sphere or a drawn point lies at or behind a camera plane."""
-    spec = get_protocol_spec(cfg.protocol, cfg.views)
-    if spec.kind == "perspective":
-        return drawn_cameras(spec, cell, tiling=cfg.tiling)
-    return spec.protocol.cameras(cell, tiling=cfg.tiling, width=cfg.image_size, height=cfg.image_size,
-                                 scale=cfg.framing_scale(cell.is_periodic))
+    return frame(cfg.protocol, cell, cfg.framing_policy())
 
 
 def _perspective_extras(cell: Structure, cfg: CertifyConfig, cams) -> tuple[bool, dict]:
@@ -118,7 +115,7 @@ def check_placements(items, cfg: CertifyConfig) -> None:
     cameras on its rendered cell, so that a camera inside a structure or looking away is one InputError
     (naming the view's position and the item) rather than an item error after the work. Items that cannot be
     read or standardized are left to certify, which reports them."""
-    spec = get_protocol_spec(cfg.protocol, cfg.views)
+    spec = cfg.protocol.spec
     if spec.kind != "perspective" or spec.positions[0] is None:
         return
     for item in items:
@@ -365,6 +362,7 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
     return {
         **_base_record(item),
         "formula": cell.formula, "n_atoms": cell.n_atoms, "periodic": periodic,
+        **({"reading": dict(cell.provenance.choices)} if cell.provenance.choices else {}),  # e.g. altlocs kept
         "cell_sha256": cell_digest(cell), "cameras_sha256": cameras_digest(cams), **persp,
         "label_rendered": rendered_label, "label_reconstructed": recon_label, "label_mismatch": mismatch or None,
         "cross_check": cross or None, "reference_source": ref_source.get(cfg.score),

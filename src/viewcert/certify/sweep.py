@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from viewcert.cameras.conditioning import protocol_kappa
+from viewcert.cameras.resolve import resolve
 from viewcert.certify import plots as P
-from viewcert.certify.config import CertifyConfig, get_protocol_views
+from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import evaluate, item_cameras, prepare
 from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.run import fingerprint
@@ -86,25 +87,26 @@ class SweepPlan:
 def build_configs(base: CertifyConfig, plan: SweepPlan) -> list[Tagged]:
     """Every configuration of ``plan`` over ``base``, tagged with its study (a base row per protocol first)."""
     out: list[Tagged] = []
-    for name in plan.protocols or (base.protocol,):
-        full = get_protocol_views(name, None)
+    for given in plan.protocols or (base.protocol,):
+        rp = resolve(given).select(None)  # resolved once per protocol (a file is not read per configuration)
+        full, name = rp.protocol, rp.label
         names = full.view_names
-        out.append(Tagged("base", name, names, base.with_(protocol=name, views=None)))
+        out.append(Tagged("base", name, names, base.with_(protocol=rp, views=None)))
         if plan.subsets:
             for k in range(plan.min_views, len(names) + 1):
                 for sub in itertools.combinations(names, k):
                     views = None if len(sub) == len(names) else tuple(sub)
-                    out.append(Tagged("subset", name, tuple(sub), base.with_(protocol=name, views=views)))
+                    out.append(Tagged("subset", name, tuple(sub), base.with_(protocol=rp, views=views)))
         for d in plan.deltas:
             tau = d if plan.tie_tau else base.tau
-            out.append(Tagged("delta", name, names, base.with_(protocol=name, views=None, delta=d, tau=tau)))
+            out.append(Tagged("delta", name, names, base.with_(protocol=rp, views=None, delta=d, tau=tau)))
         if plan.sigmas:
             kappa = protocol_kappa(full)["max"]
             for s in plan.sigmas:
                 d = noise_delta(s, kappa, base.delta, plan.sigma_unit)
                 tau = d if plan.tie_tau else base.tau
                 for seed in range(plan.seeds if s > 0 else 1):
-                    out.append(Tagged("noise", name, names, base.with_(protocol=name, views=None, sigma=s,
+                    out.append(Tagged("noise", name, names, base.with_(protocol=rp, views=None, sigma=s,
                                                                      sigma_unit=plan.sigma_unit, seed=seed, delta=d,
                                                                      tau=tau)))
     return out
@@ -256,8 +258,9 @@ def _csv(rows: list[dict]) -> str:
 def kappa_rows(protocols: list[str]) -> list[dict]:
     out = []
     for name in protocols:
-        for pair, k in protocol_kappa(get_protocol_views(name, None)).items():
-            out.append({"protocol": name, "pair": pair, "kappa": sig(k, 6)})
+        rp = resolve(name).select(None)
+        for pair, k in protocol_kappa(rp.protocol).items():
+            out.append({"protocol": rp.label, "pair": pair, "kappa": sig(k, 6)})
     return out
 
 

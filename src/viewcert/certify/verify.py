@@ -13,6 +13,7 @@ from viewcert.certify.config import CertifyConfig
 from viewcert.certify.inputs import load_input
 from viewcert.certify.run import run_certification
 from viewcert.certify.trust import recorded_protocol, trusted_input, trusted_root
+from viewcert.certify.versions import in_format, read_config
 from viewcert.errors import InputError
 from viewcert.limits import DEFAULT_LIMITS, Limits
 
@@ -88,7 +89,7 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
     cert = read_certificate(path, limits=limits)
     rep = VerifyReport(digest_ok=digest_ok(cert), stored_digest=(cert.get("digest") or {}).get("value", ""))
     inputs = cert["inputs"]
-    config = dict(cert["config"])
+    config = read_config(cert)  # by format: a /1 certificate's framing policy is the one /1 had
     # the trust boundary (certify.trust): every path the certificate names is resolved inside the trusted
     # folder before anything but the certificate is opened. A protocol file: both paths first, then the
     # file is read; a named protocol opens nothing, so the settings and limits are checked first.
@@ -112,6 +113,7 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
             rep.input_changes.append(f"{name}: sha256 {a} (certificate) vs {b} (now)")
     new, _ = run_certification(dataset, cfg, n_workers=n_workers, scheduler=scheduler, workdir=workdir,
                                progress=progress)
+    new = in_format(new, cert["format"])  # compared in the certificate's own format
     if new["inputs"]["spec"] != inputs["spec"]:  # the location is not part of what is verified
         new["inputs"]["spec"] = inputs["spec"]
         new["digest"]["value"] = compute_digest(new)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from viewcert.cli.options import MOLECULE_SCALE_HELP, guarded, parse_tiling
+from viewcert.cli.options import MOLECULE_SCALE_HELP, echo, guarded, parse_tiling
 
 LIGAND_HELP = ("complex:PATH inputs: the ligand's residue name in a whole entry (e.g. PNM, or HEM/A/201); "
                "default: the folder's ligand.sdf")
@@ -138,14 +138,15 @@ def certify_cmd(
     Exit codes: 0 all items certified; 1 outputs written but some items unreadable/uncertifiable; 2 bad
     input or option, or a resource limit (``viewcert --help`` lists the --max-* options)."""
     from viewcert.cameras.protocol_files import is_protocol_file
-    from viewcert.certify.config import check_protocol_spec, get_protocol_spec
+    from viewcert.cameras.resolve import resolve
+    from viewcert.certify.config import check_protocol_spec
     from viewcert.certify.evaluate import check_placements
     from viewcert.certify.inputs import load_input
     from viewcert.certify.run import certify, summary_text
     from viewcert.cli.options import check_out, current_limits
 
     if is_protocol_file(protocol):  # a bad protocol file: one line, exit 2 (names are checked by the limits)
-        check_protocol_spec(get_protocol_spec(protocol, _views(views)))
+        check_protocol_spec(resolve(protocol, _views(views)).spec)
     cfg = _config(protocol, views=views, symprec=symprec, angle_tolerance=angle_tolerance, tiling=tiling,
                   supercell=supercell, score=score, merge=merge, no_standardize=no_standardize,
                   no_cross_check=no_cross_check, cartesian_merge=cartesian_merge, delta=delta, pairs=pairs,
@@ -160,10 +161,10 @@ def certify_cmd(
             it.read()
     check_placements(dataset.items, cfg)  # perspective positions: a camera inside a structure is exit 2, now
     cert = certify(dataset, cfg, out=check_out(out), n_workers=workers, scheduler=scheduler, plots=plots,
-                   resume=resume, limits=limits, report=lambda line: typer.echo(line, err=True))
-    typer.echo(summary_text(cert), nl=False)
-    typer.echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}"
-               + (", plots" if plots and cert["summary"]["n"] else ""))
+                   resume=resume, limits=limits, report=lambda line: echo(line, err=True))
+    echo(summary_text(cert), nl=False)
+    echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}"
+         + (", plots" if plots and cert["summary"]["n"] else ""))
     item_errors(cert["summary"]["errors"])
 
 
@@ -173,9 +174,9 @@ def item_errors(errors: list[dict]) -> None:
 
     if errors:
         for e in errors:
-            typer.echo(f"viewcert: item error: {error_line(e)}", err=True)
-        typer.echo(f"viewcert: {len(errors)} items could not be read or certified; they are reported apart and "
-                   "not counted in R1", err=True)
+            echo(f"viewcert: item error: {error_line(e)}", err=True)
+        echo(f"viewcert: {len(errors)} items could not be read or certified; they are reported apart and "
+             "not counted in R1", err=True)
         raise typer.Exit(1)
 
 
@@ -200,7 +201,7 @@ def verify_cmd(
     rep = verify_certificate(cert, input_spec=input, n_workers=workers, scheduler=scheduler,
                              inputs_root=inputs or Path.cwd(), limits=current_limits())
     for line in rep.lines():
-        typer.echo(line)
+        echo(line)
     if not rep.ok:
         raise typer.Exit(1)
 
@@ -256,8 +257,8 @@ def sweep_cmd(
                      sigma_unit=sigma_unit, seeds=seeds, tie_tau=tie_tau)
     res = run_sweep(complex_spec(input, ligand, pocket), cfg, plan, subset=subset, n_workers=workers,
                     scheduler=scheduler, out=check_out(out))
-    typer.echo(res.text())
-    typer.echo(f"wrote tables and plots to {out}")
+    echo(res.text())
+    echo(f"wrote tables and plots to {out}")
     item_errors(res.errors())
 
 

@@ -73,7 +73,8 @@ def design_cmd(
     --camera perspective, place a pinhole camera along each (viewcert.design.perspective)."""
     import re
 
-    from viewcert.cameras.protocol_files import ProtocolSpec, resolve_protocol, write_protocol_file
+    from viewcert.cameras.protocol_files import ProtocolSpec, write_protocol_file
+    from viewcert.cameras.resolve import resolve
     from viewcert.design.designer import DesignConfig, design_views
     from viewcert.design.plots import delta_star_plot, stereographic_plot
     from viewcert.io.atomic import write_text_atomic
@@ -85,7 +86,7 @@ def design_cmd(
         raise InputError(f"--candidates must be fibonacci-N, got {candidates!r}", field="--candidates")
     kept = ()
     if keep.strip():
-        base = resolve_protocol(keep_protocol)
+        base = resolve(keep_protocol).protocol
         kept = base.subset([k.strip() for k in keep.split(",") if k.strip()]).views
     cfg = DesignConfig(views=views, candidates=int(m.group(1)), objective=objective, kappa_max=kappa_max,
                        occlusion_budget=occlusion_budget, zone_deg=zone_deg, cap=cap, seed=seed, keep=kept,
@@ -162,11 +163,11 @@ def margin_cmd(
     """Uniqueness margin δ* per structure (items CSV with the near-miss tuple) and its distribution plot."""
     import numpy as np
 
-    from viewcert.cameras.protocol_files import resolve_protocol
+    from viewcert.cameras.resolve import resolve
     from viewcert.design.plots import delta_star_plot
     from viewcert.oracle.margin import uniqueness_margin
 
-    p = resolve_protocol(protocol)
+    p = resolve(protocol).protocol
     rots = np.array([v.rotation for v in p.views])
     ids, cells = _cells(input_spec, subset)
     rows = []
@@ -191,10 +192,10 @@ def occlusion_cmd(
     subset: str = typer.Option("eval", help="study layout: eval | all"),
 ) -> None:
     """Per view: mean occluded / redundant / informative fractions (the study's definitions, 2×2×2 drawn)."""
-    from viewcert.cameras.protocol_files import resolve_protocol
+    from viewcert.cameras.resolve import resolve
     from viewcert.design.occlusion import protocol_occlusion
 
-    p = resolve_protocol(protocol)
+    p = resolve(protocol).protocol
     _, cells = _cells(input_spec, subset)
     table = protocol_occlusion(cells, p)
     echo(f"{'view':<16} occluded  redundant  informative   ({len(cells)} structures, {p.name})")
@@ -210,7 +211,7 @@ def protocol_show_cmd(
     fmt: str = typer.Option("toml", "--format", help="toml | json"),
 ) -> None:
     """Print a protocol as a protocol file (write it with > my_views.toml, edit, pass it as --protocol)."""
-    from viewcert.cameras.protocol_files import format_protocol
+    from viewcert.cameras.resolve import format_protocol
 
     echo(format_protocol(name, fmt), nl=False)
 

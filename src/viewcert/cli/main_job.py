@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from viewcert.cameras.conditioning import protocol_kappa, zone_axis_warnings
-from viewcert.cameras.placement import drawn_cameras
-from viewcert.cameras.protocol_files import resolve_spec
+from viewcert.cameras.policy import FramingPolicy, frame
+from viewcert.cameras.resolve import resolve
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.observe.project import ObservationModel, observe
 from viewcert.structures import Structure
@@ -43,7 +43,8 @@ def observe_sample(
     from viewcert.io.atomic import write_json_atomic
 
     limits.check_protocol_name(protocol_name)
-    spec = resolve_spec(protocol_name)  # a name or a .toml/.json protocol file (perspective: its pinholes)
+    rp = resolve(protocol_name)  # a name or a .toml/.json protocol file (perspective: its pinholes), once
+    spec = rp.spec
     protocol = spec.protocol
     limits.check_views(len(protocol.views))
     folder = Path(out_dir) / "observations"
@@ -53,7 +54,7 @@ def observe_sample(
         s = prepare(raw)
         t = tiling if s.is_periodic else (1, 1, 1)  # molecules are never tiled
         limits.check_observations(s.n_atoms * t[0] * t[1] * t[2] * len(protocol.views), source=s.identifier)
-        cams = drawn_cameras(spec, s, tiling=t) if spec.kind == "perspective" else protocol.cameras(s, tiling=t)
+        cams = frame(rp, s, FramingPolicy(tiling=t, molecule_scale="per-view"))  # atom centres, every view fitted
         obs = observe(s, cams, ObservationModel(tiling=t))
         path = folder / f"{k:03d}.json"
         write_json_atomic(

@@ -37,7 +37,7 @@ def render_cmd(
 ) -> None:
     """Render every structure of INPUT in every view: PNG + JSON sidecar (+ ID/depth buffers)."""
     from viewcert.cameras.placement import check_kind
-    from viewcert.cameras.protocol_files import resolve_spec
+    from viewcert.cameras.resolve import resolve
     from viewcert.certify.inputs import load_input
     from viewcert.cli.options import check_out, current_limits, one_line
     from viewcert.render.palette import get_style
@@ -50,56 +50,58 @@ def render_cmd(
     limits.check_protocol_name(protocol)
     check_molecule_scale(molecule_scale)
     get_style(style)  # an unknown style is bad input (exit 2), not an item error
-    spec = resolve_spec(protocol)  # a name or a .toml/.json protocol file (perspective: its pinholes)
+    spec = resolve(protocol)  # resolved once for the run (perspective: its pinholes)
     limits.check_views(len(spec.protocol.views))
-    check_kind(spec, kind)  # bad input for the whole run (exit 2), not an item error
+    check_kind(spec.spec, kind)  # bad input for the whole run (exit 2), not an item error
     if spec.kind == "perspective":  # its own image size
-        limits.check_pixels(spec.width * supersample, spec.height * supersample, source=spec.source)
+        limits.check_pixels(spec.width * supersample, spec.height * supersample, source=spec.spec.source)
     check_out(out)
     dataset = load_input(input_spec, subset=subset).with_limits(limits)
     items = dataset.items[:limit] if limit else dataset.items
     n_img, failed = 0, []
     for it in items:
         try:
-            s, tt, cams = _item_cameras(it, spec, conventional=conventional, tiling=t, style=style, size=size,
-                                        kind=kind, molecule_scale=molecule_scale, limits=limits)
+            s, tt, cams, policy = _item_cameras(it, spec, conventional=conventional, tiling=t, style=style,
+                                                size=size, kind=kind, molecule_scale=molecule_scale, limits=limits)
         except (ViewcertError, ValueError, OSError) as exc:  # unreadable, too large, a pinhole inside it
             failed.append(f"item {it.id}: {one_line(exc)}")
             continue
-        n_img += _write_views(out, _safe(it.id), s, spec, cams, tt, style=style, supersample=supersample,
-                              buffers=buffers, molecule_scale=molecule_scale)
+        n_img += _write_views(out, _safe(it.id), s, spec, cams, policy, style=style, supersample=supersample,
+                              buffers=buffers)
     echo(f"wrote {n_img} images of {len(items) - len(failed)} structures to {out}")
     item_failures(failed)
 
 
 def _item_cameras(it, spec, *, conventional: bool, tiling, style: str, size: int, kind, molecule_scale: str,
                   limits):
-    """(structure drawn, its tiling, its cameras) of one item; ViewcertError when it cannot be drawn."""
+    """(structure drawn, its tiling, its cameras, their framing policy) of one item; ViewcertError when it
+    cannot be drawn."""
     from viewcert.benchmark.gallery import rendered_cell
-    from viewcert.render.raster import frame_cameras
+    from viewcert.cameras.policy import frame
+    from viewcert.render.raster import drawn_policy
 
     s = it.read()
     if conventional:
         s = rendered_cell(s)
     tt = tiling if s.is_periodic else (1, 1, 1)
     limits.check_observations(s.n_atoms * tt[0] * tt[1] * tt[2] * len(spec.protocol.views), source=it.id)
-    cams = frame_cameras(s, spec, style=style, tiling=tt, width=size, height=size, kind=kind,
-                         molecule_scale=molecule_scale)
-    return s, tt, cams
+    policy = drawn_policy(style, tiling=tt, width=size, height=size, kind=kind, molecule_scale=molecule_scale)
+    return s, tt, frame(spec, s, policy), policy
 
 
-def _write_views(out: Path, stem: str, s, spec, cams, tt, *, style: str, supersample: int, buffers: bool,
-                 molecule_scale: str) -> int:
+def _write_views(out: Path, stem: str, s, spec, cams, policy, *, style: str, supersample: int,
+                 buffers: bool) -> int:
     """Render and write every view of one structure (PNG, sidecar, buffers); the number of images."""
     from viewcert.benchmark.export import PERSPECTIVE_FRAMING, view_sidecar
     from viewcert.io.images import write_buffers, write_png, write_sidecar
     from viewcert.render.raster import build_scene, render
 
+    tt = policy.tiling
     scene = build_scene(s, style, tiling=tt)
-    framing = {"method": "letterbox", "margin_px": 16.0, "pad_angstrom": float(scene.sphere_radii.max()),
+    framing = {"method": "letterbox", "margin_px": policy.margin_px, "pad_angstrom": policy.pad_for(s),
                "tiling": list(tt)}
     if not s.is_periodic:  # recorded for molecules only: crystal sidecars keep their bytes
-        framing["scale"] = molecule_scale
+        framing["scale"] = policy.molecule_scale
     if spec.kind == "perspective":
         framing = {"method": PERSPECTIVE_FRAMING, "tiling": list(tt)}
     for view, cam in zip(spec.protocol.views, cams, strict=True):
@@ -148,6 +150,9 @@ def build_benchmark_cmd(
     depth_cue: bool = typer.Option(False, "--depth-cue", help="transformation tasks: ChimeraX-like depth cueing"),
     seed: str = typer.Option("0", help="transformation tasks: seed of the answer sampling (integer ≥ 0)"),
     per_structure: int = typer.Option(1, help="transformation tasks: questions per molecule"),
+    constraints: str = typer.Option("", help="crystal-system task: response constraints appended to every prompt, "
+                                             "comma-separated: format,letter,precision,unit,structure,count,case "
+                                             "(those that fit the answer; the rest are recorded as skipped)"),
 ) -> None:
     """Export a benchmark: images, sidecars, JSONL, VLMEvalKit TSV, R3 prompts, certificate. With --task
     translation|rotation|zoom|trans-rot|rot-rot|handedness: a MiSI-style transformation benchmark
@@ -175,7 +180,7 @@ def build_benchmark_cmd(
         return
     limits.check_protocol_name(protocol)
     settings = ExportSettings(protocol=protocol, task=task, style=style, tiling=parse_tiling(tiling), size=size,
-                              truth=truth, buffers=buffers, tau=delta)
+                              truth=truth, buffers=buffers, tau=delta, constraints=tuple(constraints.split(",")))
     limits.check_tiling(settings.tiling)
     limits.check_pixels(size * settings.supersample, size * settings.supersample)
     m = build_benchmark(input_spec, check_out(out), settings=settings, subset=subset, limit=limit or None,

@@ -47,8 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from viewcert.cameras.camera import Camera, OrthographicCamera, PerspectiveCamera
-from viewcert.cameras.placement import check_kind, drawn_cameras
-from viewcert.cameras.protocol_files import resolve_spec
+from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.errors import CameraError, InputError
 from viewcert.render._kernels_pass1 import _bin_primitives
 from viewcert.render._kernels_pass2 import _render_kernel, _render_serial
@@ -69,7 +68,7 @@ from viewcert.render.scene import (
 from viewcert.structures import Structure
 
 __all__ = ["DEFAULT_SUPERSAMPLE", "DEFAULT_TILE", "ID_BACKGROUND", "ID_BOND", "ID_CODES", "ID_EDGE", "RenderResult",
-           "Scene", "box_edges", "build_scene", "frame_cameras", "prepare", "render", "render_structure",
+           "Scene", "box_edges", "build_scene", "drawn_policy", "frame_cameras", "prepare", "render", "render_structure",
            "silhouette_pixel_counts"]
 
 BBOX_SLACK_PX = 0.01  # early-out boxes are grown by this much so rounding never rejects a true hit
@@ -254,11 +253,9 @@ def render(
     return RenderResult(out_rgb if rgb else None, ids, depth, camera, scene, int(supersample))
 
 
-def frame_cameras(
-    structure: Structure,
-    protocol="render-ceiling-5",
-    *,
+def drawn_policy(
     style: str | Style = "study",
+    *,
     tiling=(1, 1, 1),
     width: int = 768,
     height: int = 768,
@@ -267,26 +264,24 @@ def frame_cameras(
     radius: float | None = None,
     draw_box: bool = True,
     molecule_scale: str = "common",
-) -> tuple[Camera, ...]:
-    """Letterbox-framed cameras of a protocol (a name, a .toml/.json file, a Protocol or ProtocolSpec) for
-    ``structure`` drawn in ``style``: the drawn atoms grown by the largest drawn radius, plus the drawn box.
-    A molecule (no lattice) is framed at ``molecule_scale``: "common" (one Å-per-pixel scale and the
-    bounding-box centre for every view, as molecular viewers and benchmarks) or "per-view"; a crystal is
-    always fitted per view. ``kind``: "orthographic" or "perspective" (framed pinholes), None = the
-    protocol's own. A perspective protocol file gives its pinholes exactly as certify places them
-    (``cameras.placement.drawn_cameras``: its positions, fov and image size, or its framing rule);
-    ``kind="orthographic"`` with such a file is an InputError, ``width``/``height`` do not apply to it."""
-    spec = resolve_spec(protocol)
-    check_kind(spec, kind)
-    if spec.kind == "perspective":
-        return drawn_cameras(spec, structure, tiling=tiling)
-    kind = kind or "orthographic"
-    proto = spec.protocol
+) -> FramingPolicy:
+    """The framing policy of images drawn in ``style``: every framed point grown by the largest drawn atom
+    radius (the style's, or ``radius``/``radius_scale`` overriding it), the drawn box (crystals), crystals
+    per view, molecules at ``molecule_scale``; ``width``×``height`` px (a perspective protocol file keeps its
+    own). certify uses the same policy with ``frame_on = "drawn"`` (``CertifyConfig.framing_policy``)."""
     st = get_style(style, radius_scale=radius_scale, radius=radius)
-    pad = float(st.atom_radii(structure.numbers).max())
-    return proto.cameras(structure, width=width, height=height, tiling=tuple(tiling), pad=pad, kind=kind,
-                         draw_box=draw_box and structure.is_periodic,
-                         scale="per-view" if structure.is_periodic else molecule_scale)
+    return FramingPolicy(atom_radius_scale=st.radius_scale if st.radius is None else None, atom_radius=st.radius,
+                         molecule_scale=molecule_scale, tiling=tuple(tiling), draw_box=draw_box, kind=kind,
+                         width=width, height=height)
+
+
+def frame_cameras(structure: Structure, protocol="render-ceiling-5", **policy) -> tuple[Camera, ...]:
+    """Cameras of a protocol (a name, a .toml/.json file, a Protocol, ProtocolSpec or ResolvedProtocol) for
+    ``structure`` as drawn: ``viewcert.cameras.policy.frame`` under ``drawn_policy(**policy)`` (keywords
+    style, tiling, width, height, kind, radius_scale, radius, draw_box, molecule_scale). ``kind``: None = the
+    protocol's own; a perspective protocol file gives its pinholes exactly as certify places them, and
+    ``kind="orthographic"`` with such a file is an InputError."""
+    return frame(protocol, structure, drawn_policy(**policy))
 
 
 def render_structure(

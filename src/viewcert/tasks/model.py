@@ -44,9 +44,10 @@ from pathlib import PurePath
 import numpy as np
 
 from viewcert.cameras.camera import Camera, OrthographicCamera
-from viewcert.cameras.framing import fit_orthographic, fit_perspective
-from viewcert.cameras.protocol_files import ProtocolSpec, is_protocol_file, resolve_spec
+from viewcert.cameras.policy import FramingPolicy, frame_points
+from viewcert.cameras.protocol_files import ProtocolSpec
 from viewcert.cameras.protocols import Protocol
+from viewcert.cameras.resolve import ResolvedProtocol, resolve
 from viewcert.errors import InputError
 from viewcert.render.palette import get_style
 from viewcert.render.raster import build_scene, render
@@ -71,29 +72,31 @@ OBSERVE_MODELS = ("ideal", "visible")
 AFTER_VIEW = "front"
 
 
-def task_protocol(value) -> ProtocolSpec:
-    """The protocol of a transformation task from a name, a ``.toml``/``.json`` file, a ``Protocol`` or a
-    ``ProtocolSpec`` (``cameras.protocol_files.resolve_spec``). Rule: the **first** view is the front camera —
+def task_protocol(value) -> ResolvedProtocol:
+    """The protocol of a transformation task from a name, a ``.toml``/``.json`` file, a ``Protocol``, a
+    ``ProtocolSpec`` or a ``ResolvedProtocol`` (``viewcert.cameras.resolve``, once). Rule: the **first** view is the front camera —
     the after view, and the screen frame the answers are typed in — and must be named ``front`` (axes-3 and
     axes-6 are; render-ceiling-5 and fibonacci-N are not). Only the views' rotations are used: kind, field of
     view and image size come from the ``ViewSetup``."""
-    spec = resolve_spec(value)
+    rp = resolve(value)
+    spec = rp.spec
     first = spec.protocol.views[0].name
     if first != AFTER_VIEW:
         raise InputError(f"protocol {spec.protocol.name!r}: the first view is the after camera and must be named "
                          f"{AFTER_VIEW!r}, got {first!r}", source=spec.source, field="views[0].name")
-    return spec
+    return rp
 
 
-def protocol_record(spec: ProtocolSpec, value) -> dict:
+def protocol_record(rp: ResolvedProtocol) -> dict:
     """The protocol in full for settings and certificates: name, view names, world→camera rotations (rows,
     shortest round-trip floats), where it came from and, for a file, its name and SHA-256 (bytes as read; no
     path, so the record does not depend on where the file sits)."""
-    p = spec.protocol
+    p = rp.protocol
     rec = {"name": p.name, "views": list(p.view_names),
            "rotations": [[[float(x) for x in row] for row in v.rotation.tolist()] for v in p.views],
            "after_view": p.views[0].name,
-           "source": "file" if is_protocol_file(value) else "builtin" if isinstance(value, str) else "object"}
+           "source": {"file": "file", "name": "builtin"}.get(rp.origin, "object")}
+    spec = rp.spec
     if spec.sha256 is not None:
         rec["file"] = {"name": PurePath(str(spec.source)).name, "sha256": spec.sha256, "kind": spec.kind}
     return rec
@@ -186,7 +189,7 @@ class ViewSetup:
     ``observe_style``, ``viewcert.render``; as ``viewcert.render.visibility`` observes for certify)."""
 
     camera: str = "orthographic"
-    protocol: str | Protocol | ProtocolSpec = "axes-3"  # name, .toml/.json path or object (``task_protocol``)
+    protocol: str | Protocol | ProtocolSpec | ResolvedProtocol = "axes-3"  # name, .toml/.json path or object
     width: int = MISI_SIZE[0]
     height: int = MISI_SIZE[1]
     fov_deg: float = 30.0
@@ -218,18 +221,30 @@ class ViewSetup:
                              field="depth_cue_range")
         if not 0.0 <= self.depth_cue_start < self.depth_cue_end <= 1.0:
             raise InputError("need 0 ≤ depth_cue_start < depth_cue_end ≤ 1", field="depth_cue_start")
-        object.__setattr__(self, "_spec", task_protocol(self.protocol))  # a file is read once, here
+        object.__setattr__(self, "_resolved", task_protocol(self.protocol))  # a file is read once, here
+
+    @property
+    def resolved(self) -> ResolvedProtocol:
+        """The protocol, resolved once (views[0] = the front/after camera)."""
+        return self._resolved
 
     @property
     def protocol_spec(self) -> ProtocolSpec:
-        """The resolved protocol (views[0] = the front/after camera)."""
-        return self._spec
+        """The resolved protocol's views and camera settings."""
+        return self._resolved.spec
+
+    def framing_policy(self) -> FramingPolicy:
+        """The before cameras' framing (``viewcert.cameras.policy``): one fit per view at this setup's image
+        size, margin ``margin_frac`` × the smaller side, ``pad``; pinholes at ``fov_deg``, ``backoff`` Å back."""
+        return FramingPolicy(pad=self.pad, margin_px=self.margin_frac * min(self.width, self.height),
+                             molecule_scale="per-view", kind=self.camera, fov_deg=self.fov_deg, backoff=self.backoff,
+                             width=self.width, height=self.height)
 
     def to_dict(self) -> dict:
         """Every field; a protocol given as a file or object is recorded in full (``protocol_record``)."""
         d = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
-        if not (isinstance(self.protocol, str) and not is_protocol_file(self.protocol)):
-            d["protocol"] = protocol_record(self._spec, self.protocol)
+        rp = self._resolved
+        d["protocol"] = rp.label if rp.origin == "name" else protocol_record(rp)
         return d
 
 
@@ -331,24 +346,6 @@ def achiral_exclusion(structure_id: str, positions, numbers, tolerance: float) -
                       "(its mirror image is the molecule turned; the handedness question has no answer)"}
 
 
-def frame_cameras(positions: np.ndarray, setup: ViewSetup) -> tuple[Camera, ...]:
-    """Before cameras of ``setup.protocol`` framed on ``positions`` (front first; one scale per view)."""
-    views = setup.protocol_spec.protocol.views
-    margin = setup.margin_frac * min(setup.width, setup.height)
-    cams = []
-    for v in views:
-        if setup.camera == "orthographic":
-            cam = fit_orthographic(v.rotation, positions, width=setup.width, height=setup.height, margin_px=margin,
-                                   pad=setup.pad, name=v.name)
-        else:
-            cam = fit_perspective(v.rotation, positions, width=setup.width, height=setup.height,
-                                  fov_deg=setup.fov_deg, margin_px=margin, pad=setup.pad, name=v.name)
-            cam = type(cam)(rotation=cam.rotation, position=cam.position + setup.backoff * cam.rotation[2],
-                            focal=cam.focal, width=cam.width, height=cam.height, name=cam.name)
-        cams.append(cam)
-    return tuple(cams)
-
-
 def make_item(structure_id: str, positions, numbers, task: str, truth: int, setup: ViewSetup, *,
               grid: AnswerGrid | None = None, mirror: bool = False,
               mirror_normal=MIRROR_NORMAL) -> TaskItem:
@@ -366,7 +363,7 @@ def make_item(structure_id: str, positions, numbers, task: str, truth: int, setu
     if n.shape != (3,) or not np.isfinite(n).all() or np.linalg.norm(n) < 1e-9:
         raise InputError(f"mirror_normal must be a non-zero 3-vector, got {mirror_normal!r}", field="mirror_normal")
     n = tuple(float(x) for x in n / np.linalg.norm(n))
-    cams = frame_cameras(framing_points(p, task, grid, setup), setup)
+    cams = frame_points(setup.resolved, framing_points(p, task, grid, setup), setup.framing_policy())
     return TaskItem(structure_id, p, z, task, grid, int(truth), cams, setup, bool(mirror), mirror_normal=n)
 
 
