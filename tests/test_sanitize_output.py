@@ -74,6 +74,9 @@ def test_csv_cell_leaves_non_strings(value):
     ("- item", r"\- item"),
     ("1. item", r"1\. item"),
     ("2) item", r"2\) item"),
+    ("---", r"\---"),
+    ("-2+3", "-2+3"),  # not a list item: no space after the marker
+    ("0.6667 [0.3, 1.0]", r"0.6667 \[0.3, 1.0\]"),
     ("> quote", "&gt; quote"),
     ("a & b", "a &amp; b"),
     ("# =cmd|' /C calc'!A0 " + OSC, r"\# =cmd\|' /C calc'\!A0 \\x1b\]0;pwned\\x07"),
@@ -99,6 +102,16 @@ def test_html_text(raw, expected):
 ])
 def test_plot_text(raw, expected):
     assert plot_text(raw) == expected
+
+
+@pytest.mark.parametrize("value, text", [("a\u202eb", '"a\\u202eb"'), ("x\x9by", '"x\\u009by"'),
+                                         ("bad\udcff", '"bad\\udcff"'), ("é\n", '"é\\n"')])
+def test_json_text(value, text):
+    import json
+
+    from viewcert.sanitize import json_text
+
+    assert json_text(json.dumps(value, ensure_ascii=False)) == text and json.loads(text) == value
 
 
 @given(st.text())

@@ -152,7 +152,7 @@ def run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
 def _keys_digest(keys: Sequence[str]) -> str:
     h = hashlib.sha256()
     for k in keys:
-        h.update(k.encode())
+        h.update(k.encode("utf-8", "surrogatepass"))  # an undecodable file name is a key too
         h.update(b"\0")
     return h.hexdigest()
 

@@ -9,7 +9,9 @@ for the place it is written to. One function per kind of sink:
   gets a leading ``'``), control characters escaped; numbers and other non-strings are returned unchanged;
 - ``markdown_text``: Markdown metacharacters backslash-escaped, ``& < >`` as entities, one line;
 - ``html_text``: ``html.escape(quote=True)`` after control-character escaping;
-- ``plot_text``: printable text for matplotlib (control characters escaped, ``$`` escaped against mathtext).
+- ``plot_text``: printable text for matplotlib (control characters escaped, ``$`` escaped against mathtext);
+- ``json_text``: JSON text with the characters ``json.dumps(ensure_ascii=False)`` leaves raw (DEL, C1, bidi
+  controls, separators, lone surrogates) written as ``\\uXXXX`` escapes: the same JSON value, safe bytes.
 
 Escaping is visible and one-way: the output is for people and spreadsheets, never parsed back.
 """
@@ -19,7 +21,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["console_text", "csv_cell", "markdown_text", "html_text", "plot_text", "CSV_FORMULA_START"]
+__all__ = ["console_text", "csv_cell", "markdown_text", "html_text", "plot_text", "json_text", "CSV_FORMULA_START"]
 
 #: characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
 CSV_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -34,7 +36,9 @@ _UNSAFE = (
 _UNSAFE_KEEP_LINES = re.compile(f"[{_UNSAFE}]")
 _UNSAFE_ONE_LINE = re.compile(f"[{_UNSAFE}\t\n]")
 _MD_ALWAYS = re.compile(r"([\\`*_{}\[\]#|~!])")  # ( ) need no escape once [ ] are escaped
-_MD_LINE_START = re.compile(r"^(\s*)([+\-=]|\d+(?=[.)]))")
+# a list marker, thematic break or setext underline at the start (CommonMark: the marker is followed by
+# whitespace or the end; "-2+3" and "0.5" are text and stay as they are)
+_MD_LINE_START = re.compile(r"^(\s*)([+\-=](?=\s|$|[\-=\s]*$)|\d{1,9}(?=[.)](\s|$)))")
 
 
 def _escape(m: re.Match) -> str:
@@ -75,6 +79,13 @@ def markdown_text(s: object) -> str:
     text = _MD_ALWAYS.sub(r"\\\1", text)
     text = _MD_LINE_START.sub(_escape_line_start, text)
     return html.escape(text, quote=False)
+
+
+def json_text(text: str) -> str:
+    """JSON text (from ``json.dumps(..., ensure_ascii=False)``) with every unsafe character that is still raw
+    written as a ``\\uXXXX`` escape. Such characters can only occur inside JSON strings, so the parsed value
+    is unchanged; a lone surrogate (an undecodable file name) becomes encodable as UTF-8."""
+    return _UNSAFE_KEEP_LINES.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
 def html_text(s: object) -> str:

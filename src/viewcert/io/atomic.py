@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from viewcert.errors import InputError
+from viewcert.sanitize import json_text
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -120,10 +121,12 @@ def _normalise(obj: Any, allow_nan: bool, where: str = "$") -> Any:
 
 
 def json_dumps(obj: Any, *, indent: int | None = 1, allow_nan: bool = False) -> str:
-    """The deterministic JSON text ``write_json_atomic`` writes (ending in a newline)."""
+    """The deterministic JSON text ``write_json_atomic`` writes (ending in a newline). Non-ASCII text is
+    written as UTF-8, except the characters a terminal or editor would act on (DEL, C1 controls, bidi
+    controls, lone surrogates), written as ``\\uXXXX`` escapes (``sanitize.json_text``: the same value)."""
     data = _normalise(obj, allow_nan)
     sep = (",", ": ") if indent is not None else (",", ":")
-    return (
+    return json_text(
         json.dumps(
             data, sort_keys=True, indent=indent, separators=sep, allow_nan=allow_nan, ensure_ascii=False
         )
