@@ -7,6 +7,8 @@ tasks.
 - ``hbonds``      the bonds (biotite ``structure.hbond``), each with its MiSI five-tuple entry
 - ``crosscheck``  ProLIF on the same atoms, every disagreement explained
 - ``truth``       ``hbond_truth``: all of it, as recorded in certificates
+- ``ceiling``     what the views determine: identified (legible labels), recovered (oracle), stable at δ;
+                  the best expected MiSI list score (pocket–ligand, residue–ligand)
 
 biotite, hydride and ProLIF are the ``interactions`` extra; they are imported at first use.
 """

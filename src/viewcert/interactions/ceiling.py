@@ -1,0 +1,278 @@
+"""What the views determine about a complex's hydrogen bonds: the ceiling of the list-answer tasks.
+
+An entry (residue atom r, ligand atom l) of the true list is **determined** when all of these hold:
+
+1. *identified*: l's atom-name label is legible in some view, and so are r's atom-name label and r's
+   residue label (``RES SEQ CHAIN`` at the residue's CA, else its first atom) — legible by
+   ``render.labels`` (visible fraction ≥ ``min_visible``). No element-and-position argument is credited:
+   an atom without a legible name cannot be named in the five-tuple.
+2. *recovered*: the oracle (``oracle.reconstruct`` at δ, ``visibility="occlusion"``: one view may miss a
+   point behind a nearer disc) recovers both atoms from all the views or from one block of ``BLOCK``
+   consecutive views (so that an atom hidden in two of 27 views still counts when six views agree on it),
+   and no phantom of the all-view reconstruction of the same element lies within ``reach`` Å of either.
+3. *stable*: the criterion's verdict survives moving every atom by δ: H···A + 2δ ≤ the distance bound and
+   the angle − Δ ≥ the angle bound, Δ = asin(2δ/|DH|) + asin(2δ/|HA|) (the two rays' largest turns).
+
+A pair that is *not* a bond but passes the criterion loosened by the same margins is a **margin
+candidate**; so is a true bond failing 3. Identified, recovered margin candidates are what an ideal
+answerer must guess (it cannot tell them apart): the ceiling is the expected MiSI score
+(``attribution.misi``'s rule: correct / true, capped at 0.5 with a fabricated entry, 0 beyond twice the
+true count) of the best answer — the determined entries plus as many candidates as maximise the answerer's
+expectation at ½ each (``best_expected_score``). Losses are attributed, first reason
+first: ``label_hidden``, ``atom_hidden``, ``phantom``, ``criterion_margin``.
+
+Modes: ``ideal`` — exact projections of every atom and every label legible (the ceiling is 1 unless a
+margin candidate exists); ``rendered`` — observations from the atom-ID buffers and labels measured in the
+label-ID buffers. Units: Å, degrees, px.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from viewcert.errors import InputError
+from viewcert.interactions.criterion import HBondCriterion, geometry
+from viewcert.interactions.hbonds import baker_hubbard
+from viewcert.interactions.truth import HBondTruth
+from viewcert.observe import observe
+from viewcert.oracle import analyse, reconstruct
+from viewcert.render.labels import Label, LabelStyle, draw_labels
+from viewcert.render.raster import build_scene, render
+from viewcert.render.visibility import observations_from_renders
+
+MODES = ("ideal", "rendered")
+LOSSES = ("label_hidden", "atom_hidden", "phantom", "criterion_margin")
+POLAR = (7, 8, 16)
+BLOCK = 6  # views per sub-protocol block (rule 2)
+
+
+@dataclass(frozen=True)
+class CeilingSettings:
+    """δ (Å), phantom ``reach`` (Å), the render style and the label style (font, legibility threshold)."""
+
+    delta: float = 0.01
+    reach: float = 1.5
+    style: str = "ball-and-stick"
+    labels: LabelStyle = field(default_factory=LabelStyle)
+
+    def __post_init__(self) -> None:
+        if not (0 < self.delta <= 1.0):
+            raise InputError(f"delta must be in (0, 1] Å, got {self.delta}", field="delta")
+        if not (0 <= self.reach <= 10):
+            raise InputError(f"reach must be in [0, 10] Å, got {self.reach}", field="reach")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["labels"] = self.labels.to_dict()
+        d["oracle"] = {"pairs": "all", "visibility": "occlusion"}
+        d["label_scheme"] = "atom names of every N/O/S atom; RES SEQ CHAIN at each residue's CA (else first atom)"
+        return d
+
+
+def label_set(structure, ligand_atoms) -> tuple[tuple[Label, ...], dict]:
+    """Labels drawn in every view and, per label, what it names: ("atom", k) or ("residue", key)."""
+    labels, names = [], {}
+    lig = set(ligand_atoms)
+    first: dict[str, int] = {}
+    for k, lab in enumerate(structure.site_labels):
+        parts = lab.split("/")
+        if int(structure.numbers[k]) in POLAR:
+            names[len(labels)] = ("atom", k)
+            labels.append(Label(parts[-1], k, "atom"))
+        key = "/".join(parts[:2])
+        if k not in lig and len(parts) == 3 and (key not in first or parts[2] == "CA"):
+            first[key] = k
+    for key, k in first.items():
+        chain, res = key.split("/")
+        names[len(labels)] = ("residue", key)
+        labels.append(Label(f"{res[:3]} {res[3:]} {chain}", k, "residue"))
+    return tuple(labels), names
+
+
+def residue_key(structure, k: int) -> str:
+    return "/".join(structure.site_labels[k].split("/")[:2])
+
+
+def observe_views(truth: HBondTruth, cameras, settings: CeilingSettings, mode: str) -> dict:
+    """Per atom: recovered by the oracle (bool), phantom within reach (bool); per label: legible anywhere."""
+    if mode not in MODES:
+        raise InputError(f"mode must be one of {MODES}, got {mode!r}", field="mode")
+    s = truth.protonated.prepared.structure
+    labels, names = label_set(s, truth.protonated.prepared.ligand_atoms)
+    if mode == "ideal":
+        obs = observe(s, cameras)
+        legible = np.ones(len(labels), dtype=bool)
+    else:
+        scene = build_scene(s, settings.style)
+        results = [render(scene, cam, rgb=False) for cam in cameras]
+        obs = observations_from_renders(results)
+        legible = np.zeros(len(labels), dtype=bool)
+        for res in results:
+            legible |= draw_labels(res, labels, settings.labels).legible()
+    rep = analyse(reconstruct(obs, delta=settings.delta, visibility="occlusion"), s, settings.delta)
+    missing = np.zeros(s.n_atoms, dtype=bool)
+    missing[list(rep.missing_atoms)] = True
+    for block in view_blocks(len(cameras)):
+        if missing.any() and len(block) < len(cameras):
+            sub = type(obs)(tuple(obs.views[i] for i in block), obs.model, obs.structure_id)
+            part = analyse(reconstruct(sub, delta=settings.delta, visibility="occlusion"), s, settings.delta)
+            found = np.ones(s.n_atoms, dtype=bool)
+            found[list(part.missing_atoms)] = False
+            missing &= ~found
+    near_phantom = np.zeros(s.n_atoms, dtype=bool)
+    for p, z in zip(rep.phantoms, rep.phantom_labels, strict=True):
+        d = np.linalg.norm(s.positions - p, axis=1)
+        near_phantom |= (d <= settings.reach) & (s.numbers == int(z))
+    atom_ok = np.zeros(s.n_atoms, dtype=bool)
+    res_ok: dict[str, bool] = {}
+    for j, (kind, what) in names.items():
+        if kind == "atom":
+            atom_ok[what] |= legible[j]
+        else:
+            res_ok[what] = res_ok.get(what, False) or bool(legible[j])
+    return {"missing": missing, "phantom": near_phantom, "atom_label": atom_ok, "residue_label": res_ok,
+            "n_phantoms": rep.n_phantoms, "n_missing": int(missing.sum()), "n_labels": len(labels),
+            "n_legible": int(legible.sum())}
+
+
+def view_blocks(n: int, size: int = BLOCK) -> list[list[int]]:
+    """Consecutive blocks of ``size`` views (the last one wraps around): the sub-protocols an atom may be
+    recovered from when it hides in two or more views of a large protocol."""
+    if n <= size:
+        return [list(range(n))]
+    return [[(s + i) % n for i in range(size)] for s in range(0, n, size)]
+
+
+def angle_margin(d_dh: float, d_ha: float, delta: float) -> float:
+    """Δ (degrees): the largest change of the D–H···A angle when every atom moves by δ."""
+    return math.degrees(math.asin(min(1.0, 2 * delta / d_dh)) + math.asin(min(1.0, 2 * delta / d_ha)))
+
+
+def stable(bond, structure, criterion: HBondCriterion, delta: float) -> bool:
+    """The bond still holds with every atom moved by δ (module docstring, rule 3)."""
+    d_dh = float(np.linalg.norm(np.asarray(bond.hydrogen) - structure.positions[bond.donor.index]))
+    return (bond.d_ha + 2 * delta <= criterion.max_h_acceptor
+            and bond.angle - angle_margin(d_dh, bond.d_ha, delta) >= criterion.min_angle)
+
+
+def margin_nonbonds(truth: HBondTruth, delta: float) -> list[tuple[int, int]]:
+    """(donor, acceptor) prepared-atom pairs that are not bonds but pass the criterion loosened by δ's margins
+    (H···A + 2δ, angle + Δ with Δ at |DH| = 0.9 Å, |HA| = 1.5 Å, the smallest lengths that occur)."""
+    p, crit = truth.protonated, truth.criterion
+    loose = HBondCriterion(max_h_acceptor=crit.max_h_acceptor + 2 * delta,
+                           min_angle=max(0.0, crit.min_angle - angle_margin(0.9, 1.5, delta)),
+                           donor_elements=crit.donor_elements, acceptor_elements=crit.acceptor_elements)
+    back = {int(i): k for k, i in enumerate(p.index.tolist())}
+    true_pairs = {b.pair() for b in truth.bonds}
+    out = set()
+    for d, h, a in baker_hubbard(p.atoms, p.ligand, p.pocket, loose).tolist():
+        if d in back and a in back and (back[d], back[a]) not in true_pairs:
+            g = geometry(p.atoms.coord[d], p.atoms.coord[h], p.atoms.coord[a])
+            if not crit.holds(g.d_ha, g.angle):
+                out.add((back[d], back[a]))
+    return sorted(out)
+
+
+def _list_score(n_true: int, correct: int, fabricated: int) -> float:
+    """MiSI's list score of an answer with that many correct and fabricated entries."""
+    if correct + fabricated > 2 * n_true:
+        return 0.0
+    v = min(correct / n_true, 1.0)
+    return min(v, 0.5) if fabricated else v
+
+
+def best_expected_score(n_true: int, n_determined: int, n_guess_true: int, n_guess_false: int) -> float:
+    """Score of the best answer given what is determined: the determined entries plus m of the margin
+    candidates, which the answerer cannot tell apart; m maximises the answerer's expectation taking each
+    candidate as true with probability ½ (ties: the smallest m); the value is that answer's expected score
+    against the truth (m of the n_guess_true + n_guess_false candidates at random: hypergeometric)."""
+    if n_true <= 0:
+        raise InputError("the true interaction list is empty", field="true")
+    n_c = n_guess_true + n_guess_false
+
+    def prior(m: int) -> float:
+        return sum(math.comb(m, k) / 2**m * _list_score(n_true, n_determined + k, m - k) for k in range(m + 1))
+
+    m_best = max(range(n_c + 1), key=lambda m: (prior(m), -m))
+    if m_best == 0:
+        return _list_score(n_true, n_determined, 0)
+    return sum(math.comb(n_guess_true, k) * math.comb(n_guess_false, m_best - k) / math.comb(n_c, m_best)
+               * _list_score(n_true, n_determined + k, m_best - k)
+               for k in range(max(0, m_best - n_guess_false), min(m_best, n_guess_true) + 1))
+
+
+def _entry_of(structure, ligand_atoms, d: int, a: int) -> tuple[str, int, int]:
+    """(five-tuple entry, residue atom, ligand atom) of a donor/acceptor pair."""
+    lig = set(ligand_atoms)
+    r, l_ = (a, d) if d in lig else (d, a)
+    parts = structure.site_labels[r].split("/")
+    res = parts[1]
+    return f"{res[:3]} {res[3:]} {parts[2]} {parts[0]}, {structure.site_labels[l_].split('/')[-1]}", r, l_
+
+
+def _loss(seen: dict, structure, r: int, l_: int, margin_ok: bool) -> str | None:
+    """The first reason an entry is not determined (LOSSES order), None when determined."""
+    if not (seen["atom_label"][r] and seen["atom_label"][l_] and seen["residue_label"].get(residue_key(structure, r))):
+        return "label_hidden"
+    if seen["missing"][r] or seen["missing"][l_]:
+        return "atom_hidden"
+    if seen["phantom"][r] or seen["phantom"][l_]:
+        return "phantom"
+    return None if margin_ok else "criterion_margin"
+
+
+def pocket_ligand_ceiling(truth: HBondTruth, cameras, settings: CeilingSettings | None = None,
+                          mode: str = "rendered") -> dict:
+    """Ceiling of the pocket–ligand list (module docstring): every true entry with its status and loss, the
+    margin candidates and the best expected score (None when the complex has no bond: nothing to score)."""
+    st = settings or CeilingSettings()
+    s, lig = truth.protonated.prepared.structure, truth.protonated.prepared.ligand_atoms
+    seen = observe_views(truth, cameras, st, mode)
+    entries: dict[str, dict] = {}
+    for b in truth.bonds:
+        e, r, l_ = _entry_of(s, lig, b.donor.index, b.acceptor.index)
+        loss = _loss(seen, s, r, l_, stable(b, s, truth.criterion, st.delta))
+        if e not in entries or entries[e]["loss"] is not None:
+            entries[e] = {"entry": e, "residue": residue_key(s, r), "determined": loss is None, "loss": loss}
+    guess_true = sum(1 for x in entries.values() if x["loss"] == "criterion_margin")
+    candidates = {}
+    for d, a in margin_nonbonds(truth, st.delta):
+        e, r, l_ = _entry_of(s, lig, d, a)
+        if e not in entries and _loss(seen, s, r, l_, False) == "criterion_margin":
+            candidates[e] = residue_key(s, r)
+    guess_false = len(candidates)
+    n_det = sum(x["determined"] for x in entries.values())
+    n = len(entries)
+    value = best_expected_score(n, n_det, guess_true, guess_false) if n else None
+    losses = {k: sum(1 for x in entries.values() if x["loss"] == k) for k in LOSSES}
+    return {"mode": mode, "n_views": len(cameras), "n_true": n, "n_determined": n_det, "ceiling": value,
+            "margin_candidates": {"true": guess_true, "false": guess_false}, "losses": losses,
+            "entries": sorted(entries.values(), key=lambda x: x["entry"]),
+            "candidates": [{"entry": e, "residue": r} for e, r in sorted(candidates.items())],
+            "residue_label_legible": dict(sorted(seen["residue_label"].items())),
+            "observation": {k: seen[k] for k in ("n_phantoms", "n_missing", "n_labels", "n_legible")}}
+
+
+def residue_ligand_ceiling(pocket: dict, residue: str) -> dict:
+    """Ceiling of one residue–ligand item (does ``residue`` — ``CHAIN/RESseq`` — bond with the ligand, and
+    by which pairs?) from a ``pocket_ligand_ceiling`` result. The residue must be found: its label legible
+    in some view, else the answer is a coin flip on yes/no (0.5 for a negative, 0 for a positive's pairs).
+    Positive: the best expected list score over its own entries and candidates; negative: 1 when no margin
+    candidate of the residue exists, else ½ (a candidate could make it a positive)."""
+    if residue not in pocket["residue_label_legible"]:
+        raise InputError(f"residue {residue!r} is not in the pocket", field="residue")
+    mine = [x for x in pocket["entries"] if x["residue"] == residue]
+    cands = [x for x in pocket["candidates"] if x["residue"] == residue]
+    found = pocket["residue_label_legible"][residue]
+    if not mine:
+        value = (1.0 if not cands else 0.5) if found else 0.5
+        return {"residue": residue, "positive": False, "n_true": 0, "ceiling": value,
+                "loss": None if value == 1.0 else ("label_hidden" if not found else "criterion_margin")}
+    n_det = sum(x["determined"] for x in mine)
+    n_guess = sum(x["loss"] == "criterion_margin" for x in mine)
+    value = best_expected_score(len(mine), n_det, n_guess, len(cands)) if found else 0.0
+    losses = sorted({x["loss"] for x in mine if x["loss"]}) if found else ["label_hidden"]
+    return {"residue": residue, "positive": True, "n_true": len(mine), "ceiling": value, "loss": losses or None}
