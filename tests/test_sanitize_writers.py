@@ -177,3 +177,17 @@ def test_every_csv_writer_goes_through_io_tables():
             if re.search(r"\.to_csv\(|csv\.(writer|DictWriter)\(", line) and rel not in machine:
                 bad.append(f"{rel}:{k}: {line.strip()}")
     assert not bad, "CSV written outside viewcert.io.tables:\n" + "\n".join(bad)
+
+
+def test_every_console_line_goes_through_the_sanitising_writers():
+    """A guard for new commands: the CLI prints through ``cli.options.echo`` and ``safe_console`` only
+    (``warmup`` prints kernel and module names of viewcert's own source, nothing received)."""
+    own = {"options.py", "warmup.py"}
+    bad = []
+    for p in sorted((REPO / "src" / "viewcert" / "cli").glob("*.py")):
+        if p.name in own:
+            continue
+        for k, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"typer\.echo\(|(?<![\w.])print\(|(?<![\w.])Console\(|click\.echo\(", line):
+                bad.append(f"cli/{p.name}:{k}: {line.strip()}")
+    assert not bad, "console output not through cli.options.echo/safe_console:\n" + "\n".join(bad)
