@@ -72,7 +72,7 @@ def rotation_about(axis, angle_deg):
 # ----------------------------------------------------------------------------- oracle (viewcert.oracle)
 # Twins of viewcert.oracle's primitives (solve, triangulate, line gap, nearest point, minimum image, wrap,
 # components, greedy merge, translate box), as plain loops; then the whole oracle *from its definition*
-# (ARCHITECTURE.md "The oracle" and REFERENCE.md's released rules): ``oracle_reconstruct`` enumerates every
+# (docs/reference.md, "The oracle" and "The study's released oracle"): ``oracle_reconstruct`` enumerates every
 # seed pair and every combination of same-label points within δ, with none of the kernels' machinery or
 # heuristics (no epipolar bands, grids, collapsed sites, search-radius slack, caps, refit rounds, cluster
 # refit). Where the definition leaves a choice open the twin says so, and tests/test_oracle.py compares the
@@ -384,7 +384,7 @@ def _oracle_translates_ok(views, x, label, lattice, tiling):
 
 def oracle_reconstruct(observations, *, delta, delta_unit="angstrom", pairs="all", merge=None, lattice=None,
                        visibility="strict", near_miss_window=2.0):
-    """The oracle from its definition (ARCHITECTURE.md, "The oracle", steps 1–6), by exhaustive enumeration.
+    """The oracle from its definition (docs/reference.md, "The oracle", steps 1–6), by exhaustive enumeration.
 
     Deterministic merge: the accepted support tuples of ``_oracle_tuples`` (identical tuples are one point);
     then same-label points within δ (Å; px: the largest per-view equivalent; minimum image when periodic)
@@ -435,7 +435,7 @@ def _oracle_arrays(out, nv):
 
 
 def _oracle_released(views, pairs, lat, tiling, tol3d):
-    """The study's released rules (REFERENCE.md, "Released oracle"; greedy semantics in viewcert.oracle's
+    """The study's released rules (docs/reference.md, "The study's released oracle"; greedy semantics in viewcert.oracle's
     docs): ONE tolerance δ. A seed pair (view pairs in order, view-a points in order, their same-label
     view-b partners in order) is a candidate when its two rays pass within δ (px: the pair's mean Å
     equivalent at the point); the candidate is the midpoint of closest approach (no refit); it is verified
@@ -487,7 +487,7 @@ def _oracle_delta3d(views, delta, delta_unit):
 
 def study_oracle(positions, numbers, ase_matrices, tol):
     """A plain re-implementation of the render-ceiling study's released oracle, from its description
-    (REFERENCE.md, "Released oracle"): screen coordinates of a view are the first two columns of pos @ M
+    (docs/reference.md, "The study's released oracle"): screen coordinates of a view are the first two columns of pos @ M
     (M = ase.utils.rotate(string)); candidates only from the first two views: for every atom i of view 0 and
     every same-element atom j of view 1, the midpoint of closest approach of the two back-projected rays,
     kept when the rays pass within tol; verified when in every other view some same-element point lies
@@ -661,7 +661,7 @@ def visible_pixels_loop(ids, n_atoms):
 
 
 # ----------------------------------------------------------------------------- oracle, from the definition
-# ARCHITECTURE.md "The oracle", steps 2–3: a 3D point is accepted when it is the least-squares point of a
+# docs/reference.md, "The oracle", steps 2–3: a 3D point is accepted when it is the least-squares point of a
 # support tuple (one same-label 2D point per view) and lies within δ of every ray of the tuple; identical
 # tuples are one point. No seeds, search radii, refit rounds or merge heuristics: every tuple is tried.
 

@@ -1,5 +1,5 @@
 """Execute notebooks/02_attribution.ipynb with nbclient (kernel python3 = this interpreter's ipykernel).
-With the study data it builds the report and shows every arm (checked here against REFERENCE.md); without it, it must still run
+With the study data it builds the report and shows every arm (checked here against docs/reference.md); without it, it must still run
 to the end and say it skipped."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def test_notebook_skips_cleanly_without_data(monkeypatch, tmp_path):
 @pytest.mark.skipif(not (STUDY / "release" / "predictions").is_dir(), reason=f"study data not found at {STUDY}")
 def test_notebook_builds_the_study_report(monkeypatch, tmp_path):
     text = _run(monkeypatch, STUDY, tmp_path / "out")
-    # the notebook shows the arms; every scored count of REFERENCE.md's table (its one copy lives in
+    # the notebook shows the arms; every scored count of docs/reference.md's ladder table (its one copy lives in
     # test_attribution_study) appears on its model's line
     from test_attribution_study import REFERENCE
 

@@ -1,4 +1,4 @@
-"""Reproduce the render-ceiling study's ladder and extraction audit (REFERENCE.md) from its released files.
+"""Reproduce the render-ceiling study's ladder and extraction audit (docs/reference.md) from its released files.
 Skips when ../shared/data/render-ceiling is absent."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ pytestmark = [
                        reason=f"study data not found at {STUDY} (../shared/data/render-ceiling)"),
 ]
 
-# REFERENCE.md, "The ladder on the same 210 items": (R4, R3, no-image); None = unscored or absent
+# docs/reference.md, "The ladder on the same 210 items": (R4, R3, no-image); None = unscored or absent
 REFERENCE = {
     "google/gemini-3.6-flash": (154, 179, 34),
     "x-ai/grok-4.5": (129, 179, None),
@@ -88,7 +88,7 @@ def test_shares_from_counts_and_summary(study):
     ok = one[one["status"] == "ok"]
     assert len(ok) == 9 and (ok["share_lo"] < ok["share"]).all() and (ok["share"] < ok["share_hi"]).all()
     s = ladder.summary.set_index("r1")
-    # REFERENCE.md: median share 0.2901; the released files hold 9 decomposable models (the paper counts 14)
+    # docs/reference.md: median share 0.2901; the released files hold 9 decomposable models (the paper counts 14)
     assert s.loc["R1 = 1", "median_share_exact"] == "47/162" and round(s.loc["R1 = 1", "median_share"], 4) == 0.2901
     assert s.loc["R1 = 1", "residual_limited"] == 8 and s.loc["R1 = 1", "models_decomposed"] == 9
     lo, hi = s.loc["R1 = 1", ["median_share_lo", "median_share_hi"]]
@@ -106,7 +106,7 @@ def test_extraction_audit_reproduction():
     h = audit.headline
     assert (h["items"], h["parseable"], h["unparseable"]) == (105, 103, 2)
     assert h["tolerance"] == 0.15 and h["metric"] == "fractional"
-    # REFERENCE.md (whole set of 210): species-blind median ≈ 0.59; species-aware median 0 with 105 of 206
+    # docs/reference.md (whole set of 210): species-blind median ≈ 0.59; species-aware median 0 with 105 of 206
     # items without a match; null ≈ 0.04. The shared file is a stratified half.
     assert round(h["species_blind_median_recall"], 2) == 0.59
     assert h["zero_match_items_species_aware"] == 51  # regression pin (about half, as on the whole set)

@@ -1,4 +1,4 @@
-"""The import contract (ARCHITECTURE.md, "Wave 2: the layering"): every module of ``viewcert`` is parsed and
+"""The import contract (docs/architecture.md, the layer table): every module of ``viewcert`` is parsed and
 its imports checked against the layer table below. It fails on
 
 - an upward import (a module importing a layer above its own, or a sibling package of its own layer);

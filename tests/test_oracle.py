@@ -64,7 +64,7 @@ def match_sets(p1, l1, p2, l2, lattice=None, tol=1e-7):
 
 
 def precondition_holds(obs, structure, delta_3d, visibility="strict") -> bool:
-    """Theorem 1's precondition (ARCHITECTURE.md, oracle step 4): ideal observations of every atom in every
+    """Theorem 1's precondition (docs/reference.md, "Phantoms and certification"): ideal observations of every atom in every
     view (no noise, no occlusion), same-label atoms > 2δ apart (minimum image), two independent views."""
     m = obs.model
     if m.sigma or m.occlusion or visibility != "strict":

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.shared_data
 
 VIEWS = tuple(RENDER_CEILING_5)
 SHORT = {"axis_a": "a", "axis_b": "b", "axis_c": "c", "body_diagonal": "body_diagonal", "oblique2": "oblique2"}
-# The study's census (REFERENCE.md): structures with Φ ≠ ∅ at τ = 1e-6, single cells, all pairs
+# The study's census (docs/reference.md): structures with Φ ≠ ∅ at τ = 1e-6, single cells, all pairs
 CENSUS = {"a+b": 125, "a+c": 52, "b+c": 126, "a+b+c": 39, "b+oblique2": 1, "c+body_diagonal": 1}
 
 

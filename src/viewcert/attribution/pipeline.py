@@ -39,10 +39,10 @@ from viewcert.attribution.table import (
 from viewcert.attribution.task_scores import harness_agreement, misi_scores
 from viewcert.errors import InputError
 
-#: the study's two ceilings (REFERENCE.md): R1 = 210/210 at δ = τ = 0.01 Å (five views), and 200/210 for the
+#: the study's two ceilings (docs/reference.md): R1 = 210/210 at δ = τ = 0.01 Å (five views), and 200/210 for the
 #: released first-pair oracle at δ = 0.15 Å
 STUDY_R1 = ("1@0.01", "200/210@0.15")
-STUDY_R1_SOURCE = "render-ceiling study oracle on data/e3 eval (REFERENCE.md)"
+STUDY_R1_SOURCE = "render-ceiling study oracle on data/e3 eval (docs/reference.md)"
 
 
 def run_ladder(

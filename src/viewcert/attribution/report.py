@@ -91,7 +91,7 @@ def _ci(point: Any, lo: Any, hi: Any) -> str:
 
 # ---------------------------------------------------------------------- ladder tables for humans
 def ladder_count_table(ladder: Ladder) -> pd.DataFrame:
-    """Model × rung counts as REFERENCE.md prints them: ``count`` or ``unscored: reason (count)``."""
+    """Model × rung counts as docs/reference.md prints them: ``count`` or ``unscored: reason (count)``."""
     arms = ladder.arms
     rungs = [r for r in RUNGS if r in set(arms["rung"])]
     rows = []
