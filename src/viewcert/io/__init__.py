@@ -9,6 +9,7 @@
 - ``ase_adapter``       ``from_ase`` / ``to_ase``
 - ``cell``              lattice rows from cell parameters in pymatgen's orientation, and back
 - ``atomic``            atomic JSON (deterministic), text, bytes, Parquet and PNG writers
+- ``tables``            CSV text for people and spreadsheets: every string cell neutralised (OWASP's rule)
 - ``builtin``           built-in prototypes (pymatgen's AFLOW library) and molecules (biotite's CCD)
 """
 
