@@ -9,6 +9,8 @@
 - ``ase_adapter``       ``from_ase`` / ``to_ase``
 - ``cell``              lattice rows from cell parameters in pymatgen's orientation, and back
 - ``atomic``            atomic JSON (deterministic), text, bytes, Parquet and PNG writers
+- ``received``          the one reader of received files (certificates, protocol files, manifests, harness
+                        logs): regular files only, size checked before a bounded read; strict JSON keys
 - ``tables``            CSV text for people and spreadsheets: every string cell neutralised (OWASP's rule)
 - ``builtin``           built-in prototypes (pymatgen's AFLOW library) and molecules (biotite's CCD)
 """
