@@ -73,7 +73,12 @@ def find_inside(candidates: list[tuple[str, str]], root: str, *, what: str, labe
                 return real
     if outside:
         name, field = outside[0]
-        raise InputError(f"the certificate names {what} path {name!r}, outside the trusted folder {root!r} "
+        try:
+            real = os.path.realpath(os.path.join(root, name))
+        except (TypeError, ValueError):
+            real = name
+        via = f" (resolves to {real!r})" if real != name else ""
+        raise InputError(f"the certificate names {what} path {name!r}{via}, outside the trusted folder {root!r} "
                          f"(nothing read): {_HINT}", source=source, field=field)
     places = ", ".join(repr(r) for r in looked)
     raise InputError(f"{what} {label!r} not found (looked at {places}); {_HINT}", source=source,
