@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import csv
+import json
 
 import pytest
+import typer
+from typer.testing import CliRunner
 
 from viewcert.cameras import get_protocol
 from viewcert.cameras.conditioning import protocol_kappa
 from viewcert.certify import CertifyConfig
 from viewcert.certify.inputs import load_input
 from viewcert.certify.sweep import SweepPlan, build_configs, noise_delta, run_configs, run_sweep
+from viewcert.cli.certify import register
 from viewcert.errors import InputError
 
 
@@ -113,3 +117,19 @@ def test_sweep_is_deterministic_and_resumable(small, tmp_path):
     assert a == b == c
     with pytest.raises(InputError, match="standardization"):
         run_configs(small, [CertifyConfig(), CertifyConfig(std_symprec=0.1)], n_workers=1)
+
+
+def test_sweep_command_honours_molecule_scale_and_refuses_a_stray_ligand(tmp_path):
+    """viewcert sweep accepted --molecule-scale, --ligand and --pocket and ignored them: the scale now reaches
+    every configuration (sweep.json), and --ligand on an input that is not complex:PATH is a bad option."""
+    app = typer.Typer()
+    register(app)
+    r = CliRunner()
+    res = r.invoke(app, ["sweep", "builtin:aflow:A_cF4_225_a", "--protocol", "axes-3", "--molecule-scale",
+                         "per-view", "--workers", "1", "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    configs = json.loads((tmp_path / "a" / "sweep.json").read_text())["configs"]
+    assert [c["config"]["molecule_scale"] for c in configs] == ["per-view"]
+    res = r.invoke(app, ["sweep", "builtin:aflow:A_cF4_225_a", "--ligand", "PNM", "--out", str(tmp_path / "b")])
+    assert res.exit_code == 2 and "--ligand/--pocket apply to a complex:PATH input" in res.output
+    assert not (tmp_path / "b").exists()
