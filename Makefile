@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test bench lint docs clean
+.PHONY: run test bench lint docs clean harness
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -29,8 +29,17 @@ test: $(STAMP) lint docs
 	$(BIN)/python -m pytest -q
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m nojit -p no:cacheprovider
 
+# harness round trips (docs/harnesses.md), not part of `make test`: lmms-eval (the `harness` extra) in its own
+# venv, which the tests drive as a subprocess; VLMEvalKit (not on the index) when `vlmeval` imports there
+HVENV := .venv-harness
+harness: $(STAMP)
+	test -x $(HVENV)/bin/python || $(PY) -m venv $(HVENV)
+	$(HVENV)/bin/python -m pip install --quiet "lmms-eval>=0.7.3,<0.8" "filelock<4"
+	VIEWCERT_HARNESS_PYTHON=$(HVENV)/bin/python $(BIN)/python -m pytest -q -m harness \
+		tests/test_harness_roundtrip_lmms.py tests/test_harness_roundtrip_vlmevalkit.py
+
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) out site .cache/mkdocs-jupyter .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(HVENV) out site .cache/mkdocs-jupyter .pytest_cache .ruff_cache

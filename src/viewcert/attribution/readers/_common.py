@@ -26,6 +26,13 @@ def item_context(items, parser: AnswerParser, raw_id: Any, options: Any = None, 
     iid = str(raw_id) if items is None else items.resolve(raw_id)
     if items is not None and iid in items.choices:
         return iid, items.item_parser(parser, iid)
+    if items is not None and items.choices and iid not in items.answers:
+        # an id outside the export: with one set of choices for all items its letters still read, and the
+        # coverage check then lists every such id with their count; per-item choices cannot be guessed
+        if len(set(items.choices.values())) > 1:
+            raise InputError(f"{where}: item id {iid!r} is not in the export's id table (ids.csv)", source=source,
+                             field="id")
+        return iid, items.item_parser(parser, items.ids[0])
     if isinstance(options, list) and options and hasattr(parser, "with_letters"):
         letters = {}
         for i, text in enumerate(options):

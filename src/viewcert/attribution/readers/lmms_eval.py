@@ -9,7 +9,8 @@ key per metric returned by the task's ``process_results`` (a number such as ``"e
 dict such as ``{"question_id": ..., "score": 1}``).
 
 The model name, when the manifest gives none, is ``model_name`` of the ``{date_id}_results.json`` lmms-eval
-writes beside the samples (``"org/model"``), else the folder name (``org__model``, sanitised); an unusable
+writes beside the samples (``"org/model"``; empty for the ``dummy`` model: then ``pretrained=`` of its
+``config.model_args``, else ``config.model`` with its arguments), else the folder name (``org__model``, sanitised); an unusable
 results file is a warning on the table, not an error.
 
 Options:
@@ -161,12 +162,27 @@ def model_from_results(path: Path) -> tuple[str | None, str | None]:
     if not results.is_file():
         return None, None
     try:
-        name = json.loads(read_received_text(results, what="results file")).get("model_name")
+        data = json.loads(read_received_text(results, what="results file"))
+        name = data.get("model_name")
+        if not isinstance(name, str) or not name.strip():  # the dummy model leaves it empty: its config names it
+            name = _config_name(data.get("config"))
     except (InputError, ValueError, AttributeError) as exc:
         return None, f"{results.name}: not used for the model name ({' '.join(str(exc).split())[:120]})"
     if not isinstance(name, str) or not name.strip():
         return None, f"{results.name}: no model_name; the folder name is the model"
     return name.strip(), None
+
+
+def _config_name(config) -> str | None:
+    """``pretrained=`` of the run's ``model_args``, else ``config.model`` with its arguments (``dummy
+    (response=A)``); None without a config."""
+    if not isinstance(config, dict) or not isinstance(config.get("model"), str):
+        return None
+    args = config.get("model_args") if isinstance(config.get("model_args"), str) else ""
+    pairs = dict(a.split("=", 1) for a in args.split(",") if "=" in a)
+    if pairs.get("pretrained", "").strip():
+        return pairs["pretrained"].strip()
+    return f"{config['model']} ({args})" if args else config["model"]
 
 
 def read_lmms_eval(
