@@ -27,6 +27,7 @@ from viewcert.attribution.table import (
     manifest_from_study_dir,
 )
 from viewcert.errors import InputError
+from viewcert.stats import BootstrapSettings
 
 H = Path(__file__).resolve().parent / "data" / "harness"
 SYSTEMS = ["triclinic", "monoclinic", "orthorhombic", "tetragonal", "trigonal", "hexagonal", "cubic"]
@@ -132,7 +133,7 @@ def _ladder(path, **kw):
     m = load_manifest(path)
     table, cov = read_manifest(m)
     cs = [ceiling_from_number(m.r1, cov.universe)]
-    kw.setdefault("n_boot", 500)
+    kw.setdefault("bootstrap", BootstrapSettings(n_boot=500))
     return build_ladder(table, cov, cs, labels=SYSTEMS, **kw), table, cov
 
 
@@ -283,7 +284,7 @@ def test_example_manifest_ladder_with_certificate():
     table, cov = read_manifest(m)
     cert = ceiling_from_certificate(H / "certificate_example.json", cov.universe)
     ceilings = [cert, ceiling_from_number("1", cov.universe)]
-    lad = build_ladder(table, cov, ceilings, n_boot=300, share_cutoff=0.0, labels=SYSTEMS)
+    lad = build_ladder(table, cov, ceilings, bootstrap=BootstrapSettings(n_boot=300, share_cutoff=0.0), labels=SYSTEMS)
     a = lad.arms.set_index(["model", "rung"])
     # acme R4 (VLMEvalKit): 5 of 8 right; one API-error sample of 8 = 12.5 % > 5 %: unscored, not zeroed
     assert a.loc[("acme/vlm-7b", "R4"), "correct"] == 5 and not a.loc[("acme/vlm-7b", "R4"), "scored"]
@@ -293,7 +294,8 @@ def test_example_manifest_ladder_with_certificate():
     assert a.loc[("beta/lab-13b", "R4"), "correct"] == 6 and a.loc[("beta/lab-13b", "R4"), "ties"] == 1
     assert lad.tests.empty and list(lad.tests.columns)[-1] == "p_holm"  # no two adjacent scored rungs
     # acme R4 has 2 of 8 items without an answer (API error, ambiguous): 25 %
-    lad = build_ladder(table, cov, ceilings, n_boot=300, share_cutoff=0.0, labels=SYSTEMS, threshold=0.3)
+    lad = build_ladder(table, cov, ceilings, bootstrap=BootstrapSettings(n_boot=300, share_cutoff=0.0), labels=SYSTEMS,
+                       threshold=0.3)
     a = lad.arms.set_index(["model", "rung"])
     assert a.loc[("acme/vlm-7b", "R4"), "scored"] and a.loc[("acme/vlm-7b", "R4"), "items_without_answer"] == 2
     dec = lad.decomposition.set_index(["r1", "model"])

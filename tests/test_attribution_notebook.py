@@ -43,3 +43,8 @@ def test_notebook_builds_the_study_report(monkeypatch, tmp_path):
                 assert any(line.split()[:3] == [model, rung, str(want)] for line in lines), (model, rung, want)
     assert (tmp_path / "out" / "report.html").is_file()
     assert (tmp_path / "out" / "extraction_recall.png").is_file()
+    # the adherence and shortcut section (issue 21): identical prompts -> the largest class share, 30 of 210
+    assert "text ceiling: 30/210 = 1/7" in text
+    assert "adherence 0/210 items adherent" in text  # gpt-4.1-mini's no-image arm, beside its unscored rung
+    assert "per-item shortcut test: 0 significant (model, item) pairs over 10 no-image arms" in text
+    assert (tmp_path / "out" / "split_by_kind.png").is_file()

@@ -18,6 +18,7 @@ from viewcert.attribution.extraction import EmittedAtoms, TrueCell, audit_extrac
 from viewcert.attribution.pipeline import run_ladder
 from viewcert.attribution.report import write_report
 from viewcert.cli.attribution import register
+from viewcert.stats import BootstrapSettings
 
 H = Path(__file__).resolve().parent / "data" / "harness"
 MANIFEST = H / "manifest_example.toml"
@@ -35,7 +36,8 @@ def _audit():
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
-    ladder, table, m = run_ladder(manifest=MANIFEST, r1=["1", "0.9"], n_boot=400, threshold=0.3)
+    ladder, table, m = run_ladder(manifest=MANIFEST, r1=["1", "0.9"], bootstrap=BootstrapSettings(n_boot=400),
+                                   threshold=0.3)
     return write_report(out, ladder=ladder, table=table, extraction=_audit(), title="test report",
                         extra_provenance={"manifest": m.to_dict()})
 
@@ -84,7 +86,7 @@ def test_tables_markdown_and_provenance(report):
 def test_report_is_deterministic(tmp_path):
     outs = []
     for k in range(2):
-        ladder, table, _ = run_ladder(manifest=MANIFEST, r1=["1"], n_boot=200)
+        ladder, table, _ = run_ladder(manifest=MANIFEST, r1=["1"], bootstrap=BootstrapSettings(n_boot=200))
         outs.append(write_report(tmp_path / str(k), ladder=ladder, table=table))
     for name in ("decomposition", "tests", "arms"):
         assert outs[0].csv[name].read_bytes() == outs[1].csv[name].read_bytes()

@@ -10,6 +10,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from viewcert.stats import BootstrapSettings
+
 STUDY = Path(__file__).resolve().parents[1].parent / "shared/data/render-ceiling"
 pytestmark = [
     pytest.mark.shared_data,
@@ -43,7 +45,7 @@ UNSCORED = {
 def study():
     from viewcert.attribution.pipeline import run_ladder
 
-    ladder, table, manifest = run_ladder(study_dir=STUDY, n_boot=2000)
+    ladder, table, manifest = run_ladder(study_dir=STUDY, bootstrap=BootstrapSettings(n_boot=2000))
     return ladder, table, manifest
 
 
@@ -102,7 +104,7 @@ def test_extraction_audit_reproduction():
 
     p = study_paths(STUDY)
     audit, inputs = run_extraction(emitted=p["emitted"], structures=p["structures"], sidecar=p["sidecar"],
-                                   n_boot=1000)
+                                   bootstrap=BootstrapSettings(n_boot=1000))
     h = audit.headline
     assert (h["items"], h["parseable"], h["unparseable"]) == (105, 103, 2)
     assert h["tolerance"] == 0.15 and h["metric"] == "fractional"

@@ -543,16 +543,15 @@ def build_ladder(
     threshold: float = DEFAULT_THRESHOLD,
     tie_rule: str = "first",
     scoring: str = "vote",
-    seed: int = st.DEFAULT_SEED,
-    n_boot: int = st.DEFAULT_N_BOOT,
-    alpha: float = st.DEFAULT_ALPHA,
-    share_cutoff: float = st.DEFAULT_SHARE_CUTOFF,
+    bootstrap: st.BootstrapSettings = st.BootstrapSettings(),
     chance: Fraction | None = None,
     labels: Sequence[str] | None = None,
 ) -> Ladder:
     """Arms, per-model decomposition for each ceiling (with bootstrap intervals), McNemar tests between
     adjacent rungs (Holm-corrected within each family), R4→R3 transitions, and the across-model summary
-    (median share with bootstrap interval, sign tests, residual-limited count)."""
+    (median share with bootstrap interval, sign tests, residual-limited count). ``bootstrap``: seed,
+    resamples, α and share cutoff as one value."""
+    seed, n_boot, alpha, share_cutoff = bootstrap.seed, bootstrap.n_boot, bootstrap.alpha, bootstrap.share_cutoff
     if not ceilings:
         raise InputError("give at least one R1 (a number or a certificate)", field="r1")
     arms = arms_from_table(table, coverage, tie_rule=tie_rule, threshold=threshold, scoring=scoring)

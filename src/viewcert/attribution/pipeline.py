@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from viewcert import stats as st
+from viewcert.attribution.adherence import read_item_constraints
+from viewcert.attribution.diagnostics import Diagnostics, diagnose, read_prompts
 from viewcert.attribution.extraction import (
     DEFAULT_NULL_DRAWS,
     DEFAULT_TOLERANCES,
@@ -54,10 +56,7 @@ def run_ladder(
     threshold: float = DEFAULT_THRESHOLD,
     tie_rule: str = "first",
     scoring: str = "vote",
-    seed: int = st.DEFAULT_SEED,
-    n_boot: int = st.DEFAULT_N_BOOT,
-    alpha: float = st.DEFAULT_ALPHA,
-    share_cutoff: float = st.DEFAULT_SHARE_CUTOFF,
+    bootstrap: st.BootstrapSettings = st.BootstrapSettings(),
 ) -> tuple[Ladder, ResultTable, Manifest]:
     """Read the inputs, resolve the ceilings (certificate, numbers, or the manifest's own; the study
     folder defaults to R1 = 1 and 200/210) and build the ladder."""
@@ -86,7 +85,7 @@ def run_ladder(
         raise InputError("no R1: pass --r1 VALUE or --certificate FILE (or set r1/certificate in the manifest)",
                          field="r1")
     ladder = build_ladder(table, coverage, ceilings, threshold=threshold, tie_rule=tie_rule, scoring=scoring,
-                          seed=seed, n_boot=n_boot, alpha=alpha, share_cutoff=share_cutoff, labels=parser.labels,
+                          bootstrap=bootstrap, labels=parser.labels,
                           chance=None if shipped is None else shipped.chance())
     ladder.harness_agreement = harness_agreement(ladder, table)
     if shipped is not None and shipped.answer_format == "command" and cert is not None:
@@ -104,8 +103,7 @@ def run_extraction(
     headline_tolerance: float = HEADLINE_TOLERANCE,
     metric: str = "fractional",
     null_draws: int = DEFAULT_NULL_DRAWS,
-    seed: int = st.DEFAULT_SEED,
-    n_boot: int = st.DEFAULT_N_BOOT,
+    bootstrap: st.BootstrapSettings = st.BootstrapSettings(),
     symprec: float = 0.01,
     angle_tolerance: float = 5.0,
 ) -> tuple[ExtractionAudit, list[dict]]:
@@ -126,7 +124,8 @@ def run_extraction(
         inputs.append({"path": str(sidecar), "sha256": sha256_file(sidecar), "role": "lattice cross-check",
                        "result": "all lattice lengths agree within 1e-3 Å"})
     audit = audit_extraction(items, cells, tolerances=tolerances, headline_tolerance=headline_tolerance,
-                             metric=metric, null_draws=null_draws, seed=seed, n_boot=n_boot)
+                             metric=metric, null_draws=null_draws, seed=bootstrap.seed,
+                             n_boot=bootstrap.n_boot)
     return audit, inputs
 
 
@@ -139,18 +138,46 @@ def study_paths(study_dir: str | Path) -> dict[str, Path]:
     }
 
 
-def study_report(study_dir: str | Path, out_dir: str | Path, *, seed: int = st.DEFAULT_SEED,
-                 n_boot: int = st.DEFAULT_N_BOOT) -> tuple[Report, Ladder, ExtractionAudit]:
-    """The full report on the render-ceiling study: ladder with R1 = 1 and 200/210, and the extraction
-    audit at 0.15 fractional units."""
-    ladder, table, manifest = run_ladder(study_dir=study_dir, seed=seed, n_boot=n_boot)
+def ladder_diagnostics(ladder: Ladder, table: ResultTable, manifest: Manifest, *,
+                       bootstrap: st.BootstrapSettings = st.BootstrapSettings()) -> Diagnostics:
+    """Adherence, text ceiling, audits and shortcut tests for a manifest's ladder: prompts and constraints
+    from the benchmark export's ``benchmark.jsonl`` when the manifest names one, else prompts from its item
+    list when that carries a ``question`` per item, else none (adherence and shortcut tests still run)."""
+    prompts, constraints = None, None
+    bench = manifest.benchmark
+    source = bench / "benchmark.jsonl" if bench is not None else manifest.items
+    if source is not None and Path(source).is_file():
+        try:
+            prompts = read_prompts(source, ladder.universe)
+        except InputError:
+            prompts = None  # an item list without prompt texts: no text ceiling, said in the settings
+        if bench is not None:
+            constraints = read_item_constraints(source)
+    return diagnose(ladder, table, prompts=prompts, item_constraints=constraints, bootstrap=bootstrap)
+
+
+def study_diagnostics(study_dir: str | Path, ladder: Ladder, table: ResultTable, *,
+                      bootstrap: st.BootstrapSettings = st.BootstrapSettings()) -> Diagnostics:
+    """The study's diagnostics: prompts from ``data/e3/eval.jsonl`` (the image question, identical for all
+    210 items and the one the no-image arm used), no explicit constraints."""
+    prompts = read_prompts(Path(study_dir) / "data" / "e3" / "eval.jsonl", ladder.universe)
+    return diagnose(ladder, table, prompts=prompts, bootstrap=bootstrap)
+
+
+def study_report(study_dir: str | Path, out_dir: str | Path, *,
+                 bootstrap: st.BootstrapSettings = st.BootstrapSettings()) -> tuple[Report, Ladder, ExtractionAudit]:
+    """The full report on the render-ceiling study: ladder with R1 = 1 and 200/210, its adherence and
+    shortcut diagnostics, and the extraction audit at 0.15 fractional units."""
+    ladder, table, manifest = run_ladder(study_dir=study_dir, bootstrap=bootstrap)
     p = study_paths(study_dir)
     audit, ext_inputs = run_extraction(emitted=p["emitted"], structures=p["structures"], sidecar=p["sidecar"],
-                                       seed=seed, n_boot=n_boot)
+                                       bootstrap=bootstrap)
     report = write_report(out_dir, ladder=ladder, table=table, extraction=audit, extraction_inputs=ext_inputs,
+                          diagnostics=study_diagnostics(study_dir, ladder, table, bootstrap=bootstrap),
                           title="render-ceiling study: attribution ladder and fabrication audit",
                           extra_provenance={"manifest": manifest.to_dict()})
     return report, ladder, audit
 
 
-__all__ = ["STUDY_R1", "InputRecord", "run_extraction", "run_ladder", "study_paths", "study_report"]
+__all__ = ["STUDY_R1", "InputRecord", "ladder_diagnostics", "run_extraction", "run_ladder", "study_diagnostics",
+           "study_paths", "study_report"]

@@ -254,8 +254,8 @@ def shares_table(diag: Diagnostics) -> pd.DataFrame:
                      "perception share": _ci(r["perception_share"], r["perception_share_lo"],
                                              r["perception_share_hi"]) if pd.notna(r["perception_share"])
                      else (r["decomposition"] if isinstance(r["decomposition"], str) else "—"),
-                     f"format-limited ({arm if isinstance(arm, str) else '—'})": _ci(
-                         r["format_limited_share"], r["format_limited_lo"], r["format_limited_hi"]),
+                     "format-limited (arm)": _ci(r["format_limited_share"], r["format_limited_lo"],
+                                                 r["format_limited_hi"]) + (f" ({arm})" if isinstance(arm, str) else ""),
                      "shortcut (no-image)": _ci(r["shortcut_share"], r["shortcut_share_lo"], r["shortcut_share_hi"]),
                      "residual R1−R3": _ci(r["residual"], r["residual_lo"], r["residual_hi"])})
     return pd.DataFrame(rows)
@@ -276,10 +276,16 @@ def _diagnostics_lines(diag: Diagnostics) -> list[str]:
     sig = int(diag.shortcuts["significant_items"].sum()) if len(diag.shortcuts) else 0
     lines.append(f"per-item shortcut test: {sig} significant (model, item) pairs at BH-adjusted p < "
                  f"{diag.settings['alpha']}")
+    adh = diag.adherence.set_index(["model", "rung"]) if len(diag.adherence) else None
     for _, r in diag.free_vs_ceiling.iterrows():
-        if r["status"] != "tested":
-            lines.append(f"{r['model']} {r['rung']}: {r['status']}; adherence {r['adherence']} — an adherence "
-                         "outcome of the model, not missing data")
+        if r["status"] == "tested" or adh is None or (r["model"], r["rung"]) not in adh.index:
+            continue
+        a = adh.loc[(r["model"], r["rung"])]
+        failed = a["items_with_response"] - a["items_adherent"]
+        what = ("an adherence failure: a measured outcome of the model, not missing data"
+                if failed > 0.05 * max(a["items_with_response"], 1) else
+                "the answers returned do parse: unscored for missing responses")
+        lines.append(f"{r['model']} {r['rung']}: {r['status']}; adherence {r['adherence']} — {what}")
     return lines
 
 

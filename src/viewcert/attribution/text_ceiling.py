@@ -38,7 +38,7 @@ from viewcert.errors import InputError
 _SYMBOLS = set(SYMBOLS[1:])  # index 0 is "X" (unknown)
 _TOKEN = re.compile(r"(?<![A-Za-z])([A-Z][a-z]?)(?![a-z])")
 _FORMULA = re.compile(r"(?<![A-Za-z0-9])((?:[A-Z][a-z]?\d*){2,})(?![A-Za-z0-9])")
-_SPACE_GROUP = re.compile(r"space[\s-]*group|(?<![A-Za-z0-9])(?:[PIFCABR]-?\d[\d_/mnabcde\-]*|"
+_SPACE_GROUP = re.compile(r"(?i:space[\s-]*group)|(?<![A-Za-z0-9])(?:[PIFCABR][mnabcde\-]*\d[\d_/mnabcde\-]*|"
                           r"P(?:nma|bca|mmm|bcm|nnm)|C(?:mcm|mca|mmm)|Fmmm|Immm)(?![A-Za-z0-9])")
 _LATTICE = re.compile(r"(?i)(?<![a-z])a\s*=\s*[\d.]+.{0,40}?(?<![a-z])b\s*=\s*[\d.]+.{0,40}?(?<![a-z])c\s*="
                       r"|alpha\s*=|α\s*=")

@@ -43,18 +43,21 @@ def ladder(
     import pandas as pd
     from rich.table import Table
 
-    from viewcert.attribution.pipeline import run_ladder
+    from viewcert.attribution.pipeline import ladder_diagnostics, run_ladder, study_diagnostics
     from viewcert.attribution.report import write_report
     from viewcert.attribution.table import RUNGS
+    from viewcert.stats import BootstrapSettings
 
     if (manifest is None) == (study_dir is None):
         raise typer.BadParameter("give exactly one of --manifest or --study-dir")
     try:
+        boot = BootstrapSettings(seed=seed, n_boot=n_boot, alpha=alpha, share_cutoff=share_cutoff)
         lad, table, m = run_ladder(manifest=manifest, study_dir=study_dir, r1=r1, certificate=certificate,
-                                   threshold=threshold, tie_rule=tie_rule, scoring=scoring, seed=seed,
-                                   n_boot=n_boot, alpha=alpha, share_cutoff=share_cutoff)
-        report = write_report(out, ladder=lad, table=table, title=f"viewcert ladder: {m.name or m.source}",
-                              extra_provenance={"manifest": m.to_dict()})
+                                   threshold=threshold, tie_rule=tie_rule, scoring=scoring, bootstrap=boot)
+        diag = (study_diagnostics(study_dir, lad, table, bootstrap=boot) if study_dir is not None
+                else ladder_diagnostics(lad, table, m, bootstrap=boot))
+        report = write_report(out, ladder=lad, table=table, diagnostics=diag,
+                              title=f"viewcert ladder: {m.name or m.source}", extra_provenance={"manifest": m.to_dict()})
     except InputError as exc:
         _fail(exc)
     console = safe_console(width=160)
@@ -103,6 +106,7 @@ def _task_tables(console, lad, out: Path) -> None:
     from rich.table import Table
 
     from viewcert.io.atomic import write_text_atomic
+    from viewcert.io.tables import frame_csv_text
 
     if lad.task_scores is not None and len(lad.task_scores):
         t = Table(title="MiSI partial credit (voted answers) beside the certified ceilings")
@@ -112,7 +116,7 @@ def _task_tables(console, lad, out: Path) -> None:
             t.add_row(r["model"], r["rung"], f"{r['exact_correct']}/{r['n']}", f"{r['misi_credit']:.4f}",
                       f"{r['certified_partial_ceiling']:.4f}", f"{r['certified_exact_ceiling']:.4f}")
         console.print(t)
-        write_text_atomic(out / "task_scores.csv", lad.task_scores.to_csv(index=False, lineterminator="\n"))
+        write_text_atomic(out / "task_scores.csv", frame_csv_text(lad.task_scores))
     if lad.harness_agreement is not None and len(lad.harness_agreement):
         t = Table(title="the harness's own scores vs viewcert's parse (items right)")
         for col in ("model", "rung", "viewcert", "harness", "disagree on"):
@@ -123,8 +127,7 @@ def _task_tables(console, lad, out: Path) -> None:
             t.add_row(r["model"], r["rung"], f"{r['viewcert_correct']}/{r['n']}", f"{r['harness_correct']}/{r['n']}",
                       f"{r['disagreements']} {shown}".strip())
         console.print(t)
-        write_text_atomic(out / "harness_agreement.csv",
-                          lad.harness_agreement.to_csv(index=False, lineterminator="\n"))
+        write_text_atomic(out / "harness_agreement.csv", frame_csv_text(lad.harness_agreement))
 
 
 def audit_extraction(
@@ -144,6 +147,7 @@ def audit_extraction(
     """Fabrication audit: one-to-one periodic matching of emitted atoms to the rendered cell."""
     from viewcert.attribution.pipeline import run_extraction, study_paths
     from viewcert.attribution.report import write_report
+    from viewcert.stats import BootstrapSettings
 
     if study_dir is not None:
         p = study_paths(study_dir)
@@ -156,7 +160,7 @@ def audit_extraction(
         audit, inputs = run_extraction(emitted=emitted, structures=structures, sidecar=sidecar,
                                        coordinates=coordinates, tolerances=_floats(sweep, "--sweep"),
                                        headline_tolerance=tolerance, metric=metric, null_draws=null_draws,
-                                       seed=seed, n_boot=n_boot)
+                                       bootstrap=BootstrapSettings(seed=seed, n_boot=n_boot))
         report = write_report(out, extraction=audit, extraction_inputs=inputs, title="viewcert extraction audit")
     except InputError as exc:
         _fail(exc)
