@@ -79,16 +79,17 @@ def test_a_json_protocol_file_with_a_duplicate_key_is_refused(tmp_path):
 
 def test_toml_refuses_duplicate_keys_itself(tmp_path):
     """tomllib raises on a key defined twice; the protocol reader and the manifest reader name the file and
-    the line (a TOML table is not JSON: no hook needed)."""
+    the line, and quote it, so the key is named (a TOML table is not JSON: no hook needed)."""
     p = tmp_path / "p.toml"
     p.write_text(f'[protocol]\nname = "a"\nname = "b"\n\n[[views]]\n{VIEW}')
-    with pytest.raises(InputError, match=r"p\.toml.*not valid TOML.*line 3"):
+    with pytest.raises(InputError, match=r"p\.toml.*not valid TOML.*line 3.*'name = \"b\"'"):
         read_protocol_file(p)
     m = tmp_path / "m.toml"
     m.write_text('[study]\nname = "s"\nname = "t"\n')
     code, out = invoke(["ladder", "--manifest", str(m), "--out", str(tmp_path / "l")])
     line = one_error(out)
     assert code == 2 and "m.toml" in line and "not valid TOML" in line and "line 3" in line
+    assert line.endswith("""'name = "t"'""")
 
 
 def test_an_item_list_with_a_duplicate_key_is_refused(tmp_path):

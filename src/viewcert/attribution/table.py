@@ -10,7 +10,7 @@ e.g. the true crystal system), the file it came from and the harness that wrote 
 Inspect scorer values, lmms-eval per-document metrics when K = 1); otherwise 1 if the parsed answer equals
 the target, else 0. A sample without an answer scores 0 ("null prediction = wrong").
 
-Manifest (TOML, read with :mod:`tomllib`)::
+Manifest (TOML, read with :mod:`tomllib` through ``viewcert.io.received``)::
 
     [study]                       # all keys optional
     name = "render-ceiling e3"
@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +46,7 @@ import pandas as pd
 
 from viewcert.attribution.parsing import PARSE_STATUSES
 from viewcert.errors import InputError
-from viewcert.io.received import loads_json_strict, read_received_text
+from viewcert.io.received import loads_json_strict, loads_toml, read_received_text
 
 COLUMNS: tuple[str, ...] = (
     "run",
@@ -349,10 +348,8 @@ def load_manifest(path: str | Path) -> Manifest:
     src = str(path)
     if not path.exists():
         raise InputError("manifest not found", source=src)
-    try:  # a regular file within max_json_bytes; tomllib refuses a duplicate key
-        data = tomllib.loads(read_received_text(path, what="manifest"))
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"not valid TOML: {exc}", source=src) from None
+    # a regular file within max_json_bytes; tomllib refuses a duplicate key (the error quotes the line)
+    data = loads_toml(read_received_text(path, what="manifest"), source=src)
     base = path.parent
     study = data.get("study", {})
     if not isinstance(study, dict):

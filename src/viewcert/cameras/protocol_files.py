@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -36,7 +35,7 @@ from viewcert.cameras.camera import check_rotation
 from viewcert.cameras.pose import from_ase_string, from_chimerax, look_at
 from viewcert.cameras.protocols import Protocol, View
 from viewcert.errors import CameraError, InputError
-from viewcert.io.received import loads_json_strict, read_received_bytes, refuse_unknown_keys
+from viewcert.io.received import loads_json_strict, loads_toml, read_received_bytes, refuse_unknown_keys
 
 FORMAT = "viewcert-protocol/1"
 CAMERA_FORMS = ("rotation", "direction", "ase", "chimerax", "pymol")
@@ -269,15 +268,16 @@ def _parse_protocol(source: str, suffix: str, raw: bytes) -> ProtocolSpec:
     """The spec of a protocol file's bytes. Cached on (path, suffix, the bytes themselves): a run resolves a
     file once (``viewcert.cameras.resolve``), and parsing it costs ≈ 0.7 ms; an edited file is new
     bytes, so it is parsed again. Failures are not cached. The spec is immutable (read-only rotations).
-    Duplicate keys are refused: by ``loads_json_strict`` in JSON, by ``tomllib`` itself in TOML."""
+    Duplicate keys are refused: by ``loads_json_strict`` in JSON, by ``tomllib`` itself in TOML (the error
+    quotes the line)."""
     try:
         if suffix == ".toml":
-            d = tomllib.loads(raw.decode("utf-8"))
+            d = loads_toml(raw.decode("utf-8"), source=source)  # tomllib refuses a duplicate key
         elif suffix == ".json":
             d = loads_json_strict(raw.decode("utf-8"), source=source)  # a duplicate key is refused
         else:
             raise InputError("protocol files end in .toml or .json", source=source)
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not valid {suffix[1:].upper()}: {exc}", source=source) from None
     return spec_from_dict(d, source=source, sha256=hashlib.sha256(raw).hexdigest())
 

@@ -7,8 +7,9 @@ harness logs), and the strict parsing rules they share.
   line before a byte is read.
 - The size is checked against a limit (bytes) before reading, and the read itself is bounded (at most limit
   + 1 bytes), so a file that grows, or a pseudo-file whose ``st_size`` is 0, cannot exceed it either.
-- JSON objects with a duplicate key are refused naming the key (never last-wins); unknown keys of a schema
-  are refused naming the key and the nearest valid one (``difflib``).
+- JSON objects with a duplicate key are refused naming the key (never last-wins); TOML refuses them itself
+  (``loads_toml`` quotes the line); unknown keys of a schema are refused naming the key and the nearest
+  valid one (``difflib``).
 
 Errors are ``InputError`` (the CLI prints ``viewcert: error: file F, field X: ...`` and exits 2).
 """
@@ -18,7 +19,9 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import stat
+import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -120,6 +123,19 @@ def loads_json_strict(text: str | bytes, *, source: str | None = None) -> Any:
     """``json.loads`` refusing an object with a duplicate key (InputError naming the key and ``source``).
     Malformed JSON raises ``json.JSONDecodeError`` as usual (a ``ValueError``)."""
     return json.loads(text, object_pairs_hook=_unique_pairs(source))
+
+
+def loads_toml(text: str, *, source: str | None = None) -> dict:
+    """``tomllib.loads`` (which refuses a key defined twice); its error becomes an InputError naming the file
+    and quoting the offending line (first 80 characters), so a duplicate key is named."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        lines = text.splitlines()
+        n = int(m.group(1)) if m else 0
+        quote = f": {lines[n - 1].strip()[:80]!r}" if 0 < n <= len(lines) else ""
+        raise InputError(f"not valid TOML: {exc}{quote}", source=source) from None
 
 
 def refuse_unknown_keys(keys: Iterable[str], valid: Iterable[str], *, source: str | None = None,
