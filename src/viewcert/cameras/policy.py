@@ -20,13 +20,16 @@ Rule (lengths Å, sizes px; docs/conventions.md, "Framing"):
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from viewcert.cameras.camera import Camera, PerspectiveCamera
 from viewcert.cameras.framing import DEFAULT_MARGIN_PX, DEFAULT_SIZE, fit_views, framing_points
-from viewcert.cameras.placement import check_kind, spec_cameras
+from viewcert.cameras.placement import bounding_sphere, check_kind, framed_cameras, spec_cameras
+from viewcert.cameras.protocol_files import ProtocolSpec
+from viewcert.cameras.protocols import Protocol
 from viewcert.cameras.resolve import ResolvedProtocol, resolve
 from viewcert.elements import covalent_radii
 from viewcert.errors import CameraError, InputError
@@ -123,3 +126,22 @@ def common_pinholes(cameras, centre) -> tuple[PerspectiveCamera, ...]:
     dist = max(float(c.rotation[2] @ (c.position - c0)) for c in cams)
     return tuple(PerspectiveCamera(rotation=c.rotation, position=c0 + dist * c.rotation[2], focal=cams[0].focal,
                                    width=c.width, height=c.height, name=c.name) for c in cams)
+
+
+def pinhole_positions(protocol: Protocol, points, *, distance: float | None = None, fov_deg: float = 30.0,
+                      width: int = DEFAULT_SIZE, height: int = DEFAULT_SIZE, margin_px: float = DEFAULT_MARGIN_PX,
+                      pad: float = 0.0) -> tuple[np.ndarray, ...]:
+    """World positions (Å) of one pinhole per view of ``protocol`` around ``points``: at ``distance`` from the
+    centre of their bounding box along each view's axis (InputError unless it exceeds the bounding-sphere
+    radius + ``pad``), or, when ``distance`` is None, where the framing rule of ``viewcert.cameras.placement``
+    puts them (the sphere fits the smaller image side minus ``margin_px`` at ``fov_deg``)."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    if distance is None:
+        free = ProtocolSpec(protocol, kind="perspective", fov_deg=fov_deg, width=width, height=height)
+        return tuple(c.position for c in framed_cameras(free, pts, margin_px=margin_px, pad=pad))
+    centre, radius = bounding_sphere(pts)
+    radius += pad
+    if not (math.isfinite(distance) and distance > radius):
+        raise InputError(f"must exceed the molecule's bounding-sphere radius {radius:.4g} Å (cameras "
+                         f"outside the molecule), got {distance}", field="distance")
+    return tuple(centre + float(distance) * np.asarray(v.rotation)[2] for v in protocol.views)

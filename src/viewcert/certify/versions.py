@@ -34,6 +34,9 @@ def read_config(cert: dict) -> dict:
             raise InputError("a /1 certificate records no framing policy, this one has config.frame_on",
                              field="config.frame_on")
         config["frame_on"] = "centres"
+    elif "frame_on" not in config:
+        raise InputError(f"a {cert['format']} certificate records its framing policy; config.frame_on is missing",
+                         field="config.frame_on")
     return config
 
 

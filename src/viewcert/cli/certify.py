@@ -145,9 +145,12 @@ def certify_cmd(
     from viewcert.certify.run import certify, summary_text
     from viewcert.cli.options import check_out, current_limits
 
-    if is_protocol_file(protocol):  # a bad protocol file: one line, exit 2 (names are checked by the limits)
-        check_protocol_spec(resolve(protocol, _views(views)).spec)
-    cfg = _config(protocol, views=views, symprec=symprec, angle_tolerance=angle_tolerance, tiling=tiling,
+    # a protocol file is read once, here (the config takes the resolved value); a bad one is one line, exit 2
+    # (names are checked by the limits)
+    given = resolve(protocol) if is_protocol_file(protocol) else protocol
+    if is_protocol_file(protocol):
+        check_protocol_spec(given.select(_views(views)).spec)
+    cfg = _config(given, views=views, symprec=symprec, angle_tolerance=angle_tolerance, tiling=tiling,
                   supercell=supercell, score=score, merge=merge, no_standardize=no_standardize,
                   no_cross_check=no_cross_check, cartesian_merge=cartesian_merge, delta=delta, pairs=pairs,
                   truth=truth, sigma=sigma, sigma_unit=sigma_unit, seed=seed, occlusion=occlusion, observe=observe,

@@ -10,6 +10,7 @@ import itertools
 import numpy as np
 
 from viewcert.cameras.conditioning import protocol_kappa
+from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.design.occlusion import protocol_occlusion
 from viewcert.observe import ObservationModel, observe
 from viewcert.oracle import analyse, reconstruct
@@ -17,6 +18,7 @@ from viewcert.oracle.margin import MarginProblem, uniqueness_margin
 
 DELTAS = (0.01, 0.05, 0.15)
 BASELINES = ("render-ceiling-5", "render-ceiling-5-offaxis", "axes-3", "axes-6")
+PER_VIEW = FramingPolicy(molecule_scale="per-view")  # every view fitted on its own, crystals and molecules
 
 
 def margin_stats(structures, protocol, cap: float = 0.6) -> dict:
@@ -37,7 +39,7 @@ def phantom_census(structures, protocol, deltas=DELTAS, pairs_modes=("first", "a
     """Items with Φ_δ ≠ ∅ per oracle (first pair / all pairs) and δ, ideal single-cell observations."""
     out = {f"{m}@{d:g}": 0 for m in pairs_modes for d in deltas}
     for s in structures:
-        obs = observe(s, protocol.cameras(s), ObservationModel())
+        obs = observe(s, frame(protocol, s, PER_VIEW), ObservationModel())
         lat = s.lattice if s.is_periodic else None
         for m in pairs_modes:
             for d in deltas:

@@ -4,8 +4,9 @@ perspective molecules").
 Rule: the designer (``design.designer.design_views``) chooses the view directions d_k = −R_k[2] with its
 orthographic objective (margins of projections along d_k; perspective parallax is not modelled in the
 search). Each camera is then a pinhole that looks along d_k at the molecule's bounding-box centre c from
-``distance`` Å: position_k = c + distance·R_k[2] (world Å), so c projects to the image centre. Without
-``distance``, the framing rule of ``cameras.framing.fit_perspective``: the bounding sphere (centre c, radius
+``distance`` Å: position_k = c + distance·R_k[2] (world Å), so c projects to the image centre
+(``viewcert.cameras.policy.pinhole_positions``). Without ``distance``, the framing rule of
+``cameras.framing.fit_perspective``: the bounding sphere (centre c, radius
 = farthest atom + ``pad``) fits the smaller image side minus ``margin_px`` at ``fov_deg`` — the same
 distance for every view, since the sphere does not depend on the direction. A given distance must put every
 camera outside that sphere. Positions are in the frame of the structure as read; the protocol file records
@@ -21,12 +22,10 @@ recovered, uniqueness, point group and handedness; the same for orthographic vie
 from __future__ import annotations
 
 import dataclasses
-import math
-
-import numpy as np
 
 from viewcert.cameras.framing import DEFAULT_MARGIN_PX
-from viewcert.cameras.placement import bounding_sphere, focal_px, framed_cameras, placed_cameras
+from viewcert.cameras.placement import focal_px, placed_cameras
+from viewcert.cameras.policy import pinhole_positions
 from viewcert.cameras.protocol_files import ProtocolSpec
 from viewcert.cameras.protocols import Protocol
 from viewcert.certify.config import DEFAULT_DELTA, CertifyConfig
@@ -44,17 +43,9 @@ def perspective_spec(protocol: Protocol, structure: Structure, *, distance: floa
     if structure.is_periodic:
         raise InputError("perspective camera positions are designed for a molecule, not a periodic structure",
                          field="camera")
-    pts = np.asarray(structure.positions, dtype=np.float64)
     free = ProtocolSpec(protocol, kind="perspective", fov_deg=fov_deg, width=width, height=height)
-    if distance is None:  # the framing rule of viewcert.cameras.placement
-        positions = [c.position for c in framed_cameras(free, pts, margin_px=margin_px, pad=pad)]
-    else:
-        centre, radius = bounding_sphere(pts)
-        radius += pad
-        if not (math.isfinite(distance) and distance > radius):
-            raise InputError(f"must exceed the molecule's bounding-sphere radius {radius:.4g} Å (cameras "
-                             f"outside the molecule), got {distance}", field="distance")
-        positions = [centre + float(distance) * np.asarray(v.rotation)[2] for v in protocol.views]
+    positions = pinhole_positions(protocol, structure.positions, distance=distance, fov_deg=fov_deg, width=width,
+                                  height=height, margin_px=margin_px, pad=pad)
     return dataclasses.replace(free, positions=tuple(tuple(float(x) for x in p) for p in positions))
 
 
