@@ -74,12 +74,13 @@ def test_image_free_arms_against_the_text_ceiling():
         {"model": "m1", "rung": "R4", "correct": 100, "n": 210, "accuracy": 100 / 210, "scored": True,
          "unscored_reason": ""},
     ])
-    out = against_text_ceiling(arms, 1 / 7, {("m2", "no-image"): "0/210 items adherent"})
+    out = against_text_ceiling(arms, 1 / 7, {("m2", "no-image"): "0/210 items adherent"}, {("m2", "no-image"): 0})
     assert out["model"].tolist() == ["m1", "m2"]  # R4 is not an image-free arm
     from scipy.stats import binom
 
     assert out.loc[0, "p_above_ceiling"] == pytest.approx(binom.sf(29, 210, 1 / 7))  # P(X ≥ 30)
-    assert out.loc[1, "status"].startswith("unscored") and out.loc[1, "adherence"] == "0/210 items adherent"
+    assert out.loc[1, "status"].startswith("unscored") and out.loc[1, "status"].endswith("no answer to test")
+    assert out.loc[1, "adherence"] == "0/210 items adherent"
     assert pd.isna(out.loc[1, "p_above_ceiling"])
 
 
@@ -102,11 +103,17 @@ def test_study_rungs_and_adherence(study):
     assert mini["no-image"].startswith("unscored") and "adherence 0/210 items adherent" in mini["no-image"]
     free = d.free_vs_ceiling.set_index("model")
     assert free.loc["openai/gpt-4.1-mini", "status"].startswith("unscored")
+    assert free.loc["openai/gpt-4.1-mini", "status"].endswith("no answer to test")
+    assert pd.isna(free.loc["openai/gpt-4.1-mini", "p_above_ceiling"])
     others = free.drop(index="openai/gpt-4.1-mini")
-    tested = others[others["status"] == "tested"]
-    # every other no-image arm is scored and tested, except those unscored for other reasons (reported too)
-    assert len(others) == 10 and len(tested) >= 8
-    assert tested["p_above_ceiling"].between(0, 1).all() and tested["p_holm"].notna().all()
+    # every other no-image arm is tested (the two unscored ones, gemini-2.5-flash and grok-4.5, conservatively)
+    assert len(others) == 10 and others["p_above_ceiling"].between(0, 1).all() and others["p_holm"].notna().all()
+    assert (others["status"] != "tested").sum() == 2
+    # claude-opus-4.8: 35 of 210 against 1/7 (exact one-sided binomial, P(X >= 35) for Bin(210, 1/7))
+    from scipy.stats import binom
+
+    assert others.loc["anthropic/claude-opus-4.8", "p_above_ceiling"] == pytest.approx(binom.sf(34, 210, 1 / 7))
+    assert (others["p_holm"] > 0.05).all()  # no no-image arm beats what the prompt text alone allows
 
 
 def test_study_shortcut_test_reports_count_and_method(study):

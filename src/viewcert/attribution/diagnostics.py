@@ -181,7 +181,9 @@ def diagnose(ladder: Ladder, table: ResultTable, *, prompts: Prompts | None = No
     tests = item_tests(frame, universe, alpha=bootstrap.alpha)
     shortcuts = shortcut_summary(tests, seed=bootstrap.seed, n_boot=bootstrap.n_boot, alpha=bootstrap.alpha)
     adh_text = {(r["model"], r["rung"]): _adherence_text(r) for _, r in adherence.iterrows()}
-    free = against_text_ceiling(ladder.arms, ceiling_value, adh_text) if ceiling_value is not None else pd.DataFrame()
+    answered = {(r["model"], r["rung"]): int(r["items_adherent"]) for _, r in adherence.iterrows()}
+    free = (against_text_ceiling(ladder.arms, ceiling_value, adh_text, answered) if ceiling_value is not None
+            else pd.DataFrame())
     settings = {"alpha": bootstrap.alpha, "seed": bootstrap.seed, "n_boot": bootstrap.n_boot,
                 "prompts": None if prompts is None else prompts.source,
                 "constraints": "explicit (per item)" if item_constraints else "implicit: a parseable answer",

@@ -278,7 +278,7 @@ def _diagnostics_lines(diag: Diagnostics) -> list[str]:
                  f"{diag.settings['alpha']}")
     adh = diag.adherence.set_index(["model", "rung"]) if len(diag.adherence) else None
     for _, r in diag.free_vs_ceiling.iterrows():
-        if r["status"] == "tested" or adh is None or (r["model"], r["rung"]) not in adh.index:
+        if not r["status"].startswith("unscored") or adh is None or (r["model"], r["rung"]) not in adh.index:
             continue
         a = adh.loc[(r["model"], r["rung"])]
         failed = a["items_with_response"] - a["items_adherent"]

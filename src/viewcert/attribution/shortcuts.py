@@ -19,7 +19,10 @@ vision-centric (MicroVQA), and with K = 3 samples the smallest per-item p-value 
 little power: the counts are what the data support, not a proof that no shortcut exists.
 
 Each image-free arm is also tested against the text ceiling c: an exact one-sided binomial test of its
-correct items against n draws at c (a reader of the text alone should not beat c), Holm across models.
+correct items against n draws at c (a reader of the text alone should not beat c), Holm across the tested
+arms. An unscored arm is tested too when it has answers (its missing answers count as wrong, so its p-value
+is conservative) and its status says so; an arm without a single answer is listed with its adherence and no
+test.
 """
 
 from __future__ import annotations
@@ -94,10 +97,12 @@ def vision_centric(tests: pd.DataFrame, universe: Sequence[str], *, alpha: float
             "shortcut_items": n - k, "models_tested": len(models), "method": METHOD}
 
 
-def against_text_ceiling(arms: pd.DataFrame, ceiling: float, adherence: Mapping[tuple[str, str], str] | None = None
-                         ) -> pd.DataFrame:
+def against_text_ceiling(arms: pd.DataFrame, ceiling: float, adherence: Mapping[tuple[str, str], str] | None = None,
+                         answered: Mapping[tuple[str, str], int] | None = None) -> pd.DataFrame:
     """Each image-free arm's correct count against the text ceiling (exact one-sided binomial, Holm across the
-    tested arms); an unscored arm is listed with its adherence instead of a test."""
+    tested arms), with its adherence; ``answered`` (items with an answer per arm) marks the arms with nothing
+    to test (module docstring)."""
+    answered = answered or {}
     adherence = adherence or {}
     rows = []
     for _, a in arms[arms["rung"].isin(FREE_RUNGS)].iterrows():
@@ -107,7 +112,11 @@ def against_text_ceiling(arms: pd.DataFrame, ceiling: float, adherence: Mapping[
                "p_above_ceiling": np.nan, "status": "tested"}
         if not a["scored"]:
             row["status"] = f"unscored ({a['unscored_reason']})"
+        if answered.get(key, 1) == 0:
+            row["status"] += "; no answer to test"
         else:
+            if not a["scored"]:
+                row["status"] += "; tested with missing answers as wrong (conservative)"
             row["p_above_ceiling"] = float(sps.binomtest(int(a["correct"]), int(a["n"]), ceiling,
                                                          alternative="greater").pvalue) if 0 < ceiling < 1 else 1.0
         rows.append(row)
