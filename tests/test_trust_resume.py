@@ -98,3 +98,24 @@ def test_map_items_lists_what_it_recomputed(tmp_path):
     assert list(again.shards_recomputed) == ["shard-000002.json"]
     assert "digest" in again.shards_recomputed["shard-000002.json"]
     assert (again.n_resumed, again.n_computed) == (2, 4)
+
+
+def test_shard_text_is_the_deterministic_json_of_the_shard():
+    from viewcert.io.atomic import json_dumps
+    from viewcert.parallel import shard_text
+
+    keys, results = ["a", "b"], [{"x": 1.5, "n": float("nan")}, {"s": "\u202e"}]
+    full = {"keys": keys, "results": results, "sha256": shard_digest(keys, results)}
+    assert shard_text(keys, results) == json_dumps(full, indent=None, allow_nan=True)
+
+
+def test_reformatted_but_unchanged_shard_is_reused(tmp_path):
+    """Only the values count: the same shard re-serialised (indented, other key order) is still reused."""
+    wd = tmp_path / "w"
+    map_items(_square, list(range(4)), workdir=wd, chunk_size=2, n_workers=1)
+    shard = wd / "shard-000001.json"
+    data = json.loads(shard.read_text())
+    shard.write_text(json.dumps({"sha256": data["sha256"], "results": data["results"], "keys": data["keys"]},
+                                indent=4))
+    again = map_items(_square, list(range(4)), workdir=wd, chunk_size=2, n_workers=1)
+    assert (again.n_resumed, again.shards_recomputed) == (4, {})

@@ -33,6 +33,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import signal
 import sys
 import threading
@@ -45,11 +46,12 @@ from pathlib import Path
 from typing import Any
 
 from viewcert.errors import InputError, ViewcertError
-from viewcert.io.atomic import json_dumps, write_json_atomic
+from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 
 PARENT_POLL_S = 0.5  # how often a worker checks that its parent lives; how often the parent wakes to see signals
 MANIFEST = "manifest.json"
 SHARD_FORMAT = "shard-{:06d}.json"
+_SHARD_TAIL = re.compile(r',"sha256":"([0-9a-f]{64})"\}\n\Z')
 
 
 class WorkerCrash(ViewcertError, RuntimeError):
@@ -162,10 +164,32 @@ def _auto_chunk(n: int, workers: int) -> int:
     return max(1, min(64, math.ceil(n / max(1, 8 * workers))))
 
 
+def _payload(keys: Sequence[str], results: Sequence[Any]) -> str:
+    return json_dumps({"keys": list(keys), "results": list(results)}, indent=None, allow_nan=True)
+
+
 def shard_digest(keys: Sequence[str], results: Sequence[Any]) -> str:
     """SHA-256 (hex) of a shard's canonical payload: deterministic one-line JSON of its keys and results."""
-    payload = json_dumps({"keys": list(keys), "results": list(results)}, indent=None, allow_nan=True)
-    return hashlib.sha256(payload.encode()).hexdigest()
+    return hashlib.sha256(_payload(keys, results).encode()).hexdigest()
+
+
+def shard_text(keys: Sequence[str], results: Sequence[Any]) -> str:
+    """A shard file's text: its canonical payload with the payload's digest as the last key (``sha256``
+    sorts after ``keys`` and ``results``, so this is also the deterministic JSON of the whole shard)."""
+    payload = _payload(keys, results)
+    return f'{payload[:-2]},"sha256":"{hashlib.sha256(payload.encode()).hexdigest()}"}}\n'
+
+
+def _digest_ok(text: str, data: dict, keys: list[str]) -> bool:
+    """The digest holds: over the stored payload bytes as written (fast), else over the canonical payload
+    of what was parsed (a shard re-serialised but not changed)."""
+    m = _SHARD_TAIL.search(text)
+    if m is not None and hashlib.sha256((text[:m.start()] + "}\n").encode()).hexdigest() == m.group(1):
+        return True
+    try:
+        return data.get("sha256") == shard_digest(keys, data["results"])
+    except InputError:
+        return False
 
 
 def _load_shard(path: Path, keys: list[str]) -> tuple[list[Any] | None, str | None]:
@@ -176,17 +200,14 @@ def _load_shard(path: Path, keys: list[str]) -> tuple[list[Any] | None, str | No
     if not path.is_file():
         return None, "not a regular file"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
     except (OSError, ValueError):
         return None, "unreadable or not JSON (a torn or damaged file)"
     if not isinstance(data, dict) or data.get("keys") != keys or not isinstance(data.get("results"), list) \
             or len(data["results"]) != len(keys):
         return None, "does not hold this chunk's items"
-    try:
-        ok = data.get("sha256") == shard_digest(keys, data["results"])
-    except InputError:
-        ok = False
-    if not ok:
+    if not _digest_ok(text, data, keys):
         return None, "does not match its SHA-256 digest (edited or damaged since it was written)"
     return data["results"], None
 
@@ -308,8 +329,7 @@ def map_items(
         a, b = bounds[ci]
         if wd is not None:
             path = wd / SHARD_FORMAT.format(ci)
-            write_json_atomic(path, {"keys": keys[a:b], "results": chunk_results,
-                                     "sha256": shard_digest(keys[a:b], chunk_results)}, indent=None, allow_nan=True)
+            write_text_atomic(path, shard_text(keys[a:b], chunk_results))
             out.shards_written.append(path.name)
             # the stored form is what a resumed run reads: keep both runs identical
             chunk_results = json.loads(path.read_text())["results"]
