@@ -109,3 +109,25 @@ def test_residue_ligand_items(results):
     assert not neg["positive"] and neg["ceiling"] in (0.5, 1.0)
     with pytest.raises(InputError, match="not in the pocket"):
         residue_ligand_ceiling(c, "Z/XXX1")
+
+
+@needs_data
+def test_local_window_gives_the_full_oracle_verdict(results):
+    # the oracle on the windowed observations agrees with the oracle on all observations, atom by atom
+    from viewcert.interactions.ceiling import window
+    from viewcert.oracle import analyse, reconstruct
+    from viewcert.render import build_scene, render
+    from viewcert.render.visibility import observations_from_renders
+
+    t, _ = results["1of6"]
+    s = t.protonated.prepared.structure
+    cams = frame_cameras(s, "axes-6", style="ball-and-stick", width=1160, height=803)
+    scene = build_scene(s, "ball-and-stick")
+    obs = observations_from_renders([render(scene, c, rgb=False) for c in cams])
+    atoms = np.array(sorted({i for b in t.bonds for i in b.pair()}))
+    full = analyse(reconstruct(obs, delta=0.01, visibility="occlusion"), s, 0.01)
+    local_obs = window(obs, s.positions[atoms], 2.5)
+    local = analyse(reconstruct(local_obs, delta=0.01, visibility="occlusion"), s, 0.01)
+    assert sum(len(v.uv) for v in local_obs.views) < sum(len(v.uv) for v in obs.views) / 2
+    assert np.isin(atoms, full.missing_atoms).tolist() == np.isin(atoms, local.missing_atoms).tolist()
+    assert full.n_phantoms == local.n_phantoms == 0

@@ -10,6 +10,7 @@ An entry (residue atom r, ligand atom l) of the true list is **determined** when
    point behind a nearer disc) recovers both atoms from all the views or from one block of ``BLOCK``
    consecutive views (so that an atom hidden in two of 27 views still counts when six views agree on it),
    and no phantom of the all-view reconstruction of the same element lies within ``reach`` Å of either.
+   The oracle runs on the observations near the atoms in question (``window``), which is exact for them.
 3. *stable*: the criterion's verdict survives moving every atom by δ: H···A + 2δ ≤ the distance bound and
    the angle − Δ ≥ the angle bound, Δ = asin(2δ/|DH|) + asin(2δ/|HA|) (the two rays' largest turns).
 
@@ -96,11 +97,46 @@ def residue_key(structure, k: int) -> str:
     return "/".join(structure.site_labels[k].split("/")[:2])
 
 
-def observe_views(truth: HBondTruth, cameras, settings: CeilingSettings, mode: str) -> dict:
-    """Per atom: recovered by the oracle (bool), phantom within reach (bool); per label: legible anywhere."""
+def window(obs, points: np.ndarray, radius: float):
+    """``obs`` keeping, per view, the observed points within ``radius`` Å (converted to px at each point's
+    depth, × 1.5) of the projection of some point of ``points`` (Å): the oracle's verdict on any 3D point
+    within ``radius`` Å of ``points`` reads only these (acceptance looks at observations within δ of its
+    projections; occluding discs are within one drawn radius)."""
+    views = []
+    for v in obs.views:
+        uv, d = v.camera.project(points)
+        uv = np.asarray(uv).reshape(-1, 2)
+        r_px = 1.5 * radius / np.asarray(v.camera.pixel_size(np.maximum(np.asarray(d), 1e-6)), dtype=np.float64)
+        near = np.zeros(len(v.uv), dtype=bool)
+        for c, r in zip(uv, np.broadcast_to(r_px, (len(uv),)), strict=True):
+            near |= np.sum((v.uv - c) ** 2, axis=1) <= r * r
+        views.append(type(v)(v.camera, v.uv[near], v.depth[near], v.labels[near], v.atom_index[near], v.tile[near]))
+    return type(obs)(tuple(views), obs.model, obs.structure_id)
+
+
+def _recovered(obs, s, atoms: np.ndarray, settings: CeilingSettings, n_views: int):
+    """(missing (n,) bool over ``atoms``, report of the all-view reconstruction) on the local window."""
+    local = window(obs, s.positions[atoms], settings.reach + 1.0)
+    rep = analyse(reconstruct(local, delta=settings.delta, visibility="occlusion"), s, settings.delta)
+    missing = np.zeros(s.n_atoms, dtype=bool)
+    missing[atoms] = True
+    missing[atoms] = np.isin(atoms, rep.missing_atoms)
+    for block in view_blocks(n_views):
+        if missing.any() and len(block) < n_views:
+            sub = type(local)(tuple(local.views[i] for i in block), local.model, local.structure_id)
+            part = analyse(reconstruct(sub, delta=settings.delta, visibility="occlusion"), s, settings.delta)
+            missing[atoms] &= np.isin(atoms, part.missing_atoms)
+    return missing, rep
+
+
+def observe_views(truth: HBondTruth, cameras, settings: CeilingSettings, mode: str, atoms=None) -> dict:
+    """Per atom of ``atoms`` (default: all): missing (not recovered by the oracle), phantom of its element
+    within reach; per atom and residue: a legible label in some view. The oracle runs on the observations
+    near ``atoms`` (``window``)."""
     if mode not in MODES:
         raise InputError(f"mode must be one of {MODES}, got {mode!r}", field="mode")
     s = truth.protonated.prepared.structure
+    atoms = np.arange(s.n_atoms) if atoms is None else np.asarray(sorted(set(atoms)), dtype=np.int64)
     labels, names = label_set(s, truth.protonated.prepared.ligand_atoms)
     if mode == "ideal":
         obs = observe(s, cameras)
@@ -112,18 +148,10 @@ def observe_views(truth: HBondTruth, cameras, settings: CeilingSettings, mode: s
         legible = np.zeros(len(labels), dtype=bool)
         for res in results:
             legible |= draw_labels(res, labels, settings.labels).legible()
-    rep = analyse(reconstruct(obs, delta=settings.delta, visibility="occlusion"), s, settings.delta)
-    missing = np.zeros(s.n_atoms, dtype=bool)
-    missing[list(rep.missing_atoms)] = True
-    for block in view_blocks(len(cameras)):
-        if missing.any() and len(block) < len(cameras):
-            sub = type(obs)(tuple(obs.views[i] for i in block), obs.model, obs.structure_id)
-            part = analyse(reconstruct(sub, delta=settings.delta, visibility="occlusion"), s, settings.delta)
-            found = np.ones(s.n_atoms, dtype=bool)
-            found[list(part.missing_atoms)] = False
-            missing &= ~found
+    missing, rep = _recovered(obs, s, atoms, settings, len(cameras)) if len(atoms) else \
+        (np.zeros(s.n_atoms, dtype=bool), None)
     near_phantom = np.zeros(s.n_atoms, dtype=bool)
-    for p, z in zip(rep.phantoms, rep.phantom_labels, strict=True):
+    for p, z in zip(*((rep.phantoms, rep.phantom_labels) if rep is not None else ((), ())), strict=True):
         d = np.linalg.norm(s.positions - p, axis=1)
         near_phantom |= (d <= settings.reach) & (s.numbers == int(z))
     atom_ok = np.zeros(s.n_atoms, dtype=bool)
@@ -134,8 +162,8 @@ def observe_views(truth: HBondTruth, cameras, settings: CeilingSettings, mode: s
         else:
             res_ok[what] = res_ok.get(what, False) or bool(legible[j])
     return {"missing": missing, "phantom": near_phantom, "atom_label": atom_ok, "residue_label": res_ok,
-            "n_phantoms": rep.n_phantoms, "n_missing": int(missing.sum()), "n_labels": len(labels),
-            "n_legible": int(legible.sum())}
+            "n_phantoms_near": 0 if rep is None else rep.n_phantoms, "n_missing": int(missing.sum()),
+            "n_atoms_checked": len(atoms), "n_labels": len(labels), "n_legible": int(legible.sum())}
 
 
 def view_blocks(n: int, size: int = BLOCK) -> list[list[int]]:
@@ -230,7 +258,9 @@ def pocket_ligand_ceiling(truth: HBondTruth, cameras, settings: CeilingSettings 
     margin candidates and the best expected score (None when the complex has no bond: nothing to score)."""
     st = settings or CeilingSettings()
     s, lig = truth.protonated.prepared.structure, truth.protonated.prepared.ligand_atoms
-    seen = observe_views(truth, cameras, st, mode)
+    nonbonds = margin_nonbonds(truth, st.delta)
+    atoms = {i for b in truth.bonds for i in b.pair()} | {i for pair in nonbonds for i in pair}
+    seen = observe_views(truth, cameras, st, mode, sorted(atoms))
     entries: dict[str, dict] = {}
     for b in truth.bonds:
         e, r, l_ = _entry_of(s, lig, b.donor.index, b.acceptor.index)
@@ -239,7 +269,7 @@ def pocket_ligand_ceiling(truth: HBondTruth, cameras, settings: CeilingSettings 
             entries[e] = {"entry": e, "residue": residue_key(s, r), "determined": loss is None, "loss": loss}
     guess_true = sum(1 for x in entries.values() if x["loss"] == "criterion_margin")
     candidates = {}
-    for d, a in margin_nonbonds(truth, st.delta):
+    for d, a in nonbonds:
         e, r, l_ = _entry_of(s, lig, d, a)
         if e not in entries and _loss(seen, s, r, l_, False) == "criterion_margin":
             candidates[e] = residue_key(s, r)
@@ -253,7 +283,8 @@ def pocket_ligand_ceiling(truth: HBondTruth, cameras, settings: CeilingSettings 
             "entries": sorted(entries.values(), key=lambda x: x["entry"]),
             "candidates": [{"entry": e, "residue": r} for e, r in sorted(candidates.items())],
             "residue_label_legible": dict(sorted(seen["residue_label"].items())),
-            "observation": {k: seen[k] for k in ("n_phantoms", "n_missing", "n_labels", "n_legible")}}
+            "observation": {k: seen[k] for k in ("n_atoms_checked", "n_phantoms_near", "n_missing", "n_labels",
+                                                 "n_legible")}}
 
 
 def residue_ligand_ceiling(pocket: dict, residue: str) -> dict:

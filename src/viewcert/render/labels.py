@@ -158,20 +158,27 @@ def _order(depth: np.ndarray) -> np.ndarray:
 def visible_fractions(boxes: np.ndarray, depth: np.ndarray, surface_depth: np.ndarray) -> np.ndarray:
     """(n,) visible fraction of each box (module docstring); ``surface_depth`` (H, W) the render's depth."""
     h, w = surface_depth.shape
-    rank = np.empty(len(depth), dtype=np.int64)
-    rank[_order(depth)] = np.arange(len(depth))  # higher rank = painted later = nearer
-    out = np.zeros(len(depth))
-    for k, (u0, v0, u1, v1) in enumerate(boxes.tolist()):
+    n = len(depth)
+    rank = np.empty(n, dtype=np.int64)
+    rank[_order(depth)] = np.arange(n)  # higher rank = painted later = nearer
+    b = np.asarray(boxes, dtype=np.int64).reshape(n, 4)
+    clip = np.stack([np.maximum(b[:, 0], 0), np.maximum(b[:, 1], 0), np.minimum(b[:, 2], w),
+                     np.minimum(b[:, 3], h)], axis=1)
+    # which nearer boxes reach each clipped box (all pairs at once; the loop below visits only those)
+    hit = ((clip[:, None, 0] < b[None, :, 2]) & (b[None, :, 0] < clip[:, None, 2])
+           & (clip[:, None, 1] < b[None, :, 3]) & (b[None, :, 1] < clip[:, None, 3])
+           & (rank[None, :] > rank[:, None]))
+    out = np.zeros(n)
+    for k in range(n):
+        u0, v0, u1, v1 = b[k].tolist()
         area = (u1 - u0) * (v1 - v0)
-        cu0, cv0, cu1, cv1 = max(u0, 0), max(v0, 0), min(u1, w), min(v1, h)
+        cu0, cv0, cu1, cv1 = clip[k].tolist()
         if area <= 0 or cu0 >= cu1 or cv0 >= cv1:
             continue
         free = surface_depth[cv0:cv1, cu0:cu1] >= depth[k]
-        for j in np.flatnonzero(rank > rank[k]).tolist():
-            a0, b0, a1, b1 = boxes[j].tolist()
-            a0, b0, a1, b1 = max(a0, cu0), max(b0, cv0), min(a1, cu1), min(b1, cv1)
-            if a0 < a1 and b0 < b1:
-                free[b0 - cv0:b1 - cv0, a0 - cu0:a1 - cu0] = False
+        for j in np.flatnonzero(hit[k]).tolist():
+            a0, b0, a1, b1 = b[j].tolist()
+            free[max(b0, cv0) - cv0:min(b1, cv1) - cv0, max(a0, cu0) - cu0:min(a1, cu1) - cu0] = False
         out[k] = float(free.sum()) / area
     return out
 
