@@ -594,7 +594,7 @@ def test_json_is_deterministic_and_typed(tmp_path: Path):
         json_dumps({"x": float("nan")})
     assert "NaN" in json_dumps({"x": float("nan")}, allow_nan=True)
     f = write_json_atomic(tmp_path / "sub" / "r.json", {"prov": Provenance("s", "i", "h")})
-    assert json.loads(f.read_text()) == {"prov": {"source": "s", "identifier": "i", "sha256": "h"}}
+    assert json.loads(f.read_text()) == {"prov": {"source": "s", "identifier": "i", "sha256": "h", "choices": []}}
 
 
 class _Boom:

@@ -33,8 +33,6 @@ CASES = [
     ("xyz_non_numeric.xyz", "coordinate 'abc' is not a number", "coordinates"),
     ("xyz_unknown_element.xyz", "unknown element symbol 'Qq'", "species"),
     ("pdb_no_atoms.pdb", "no atoms", "ATOM/HETATM"),
-    ("pdb_altloc.pdb", "alternate location 'A'", "altLoc"),
-    ("mmcif_altloc.cif", "alternate location 'A'", "_atom_site.label_alt_id"),
     ("sdf_malformed.sdf", "Atom line too short", "molblock"),
     ("sdf_2d_depiction.sdf", "2D coordinates", "conformer"),
     ("structure.unknownext", "unknown structure file extension '.unknownext'", "extension"),
@@ -66,9 +64,11 @@ def test_policies_turn_refusals_into_structures():
     assert s.symbols == ("Fe", "O")  # pymatgen order: electronegativity ascending
     s = read_structure(BROKEN / "cif_partial_occupancy.cif", occupancy_policy="ignore")
     assert s.n_atoms == 2
-    s = read_structure(BROKEN / "pdb_altloc.pdb", altloc_policy="majority")
+    # alternate locations are read by a stated rule now, no longer refused (tests/test_trust_altloc.py)
+    altloc = Path(__file__).parent / "data" / "altloc"
+    s = read_structure(altloc / "pdb_altloc.pdb", altloc_policy="majority")
     assert s.n_atoms == 2 and s.positions[0].tolist() == [0.0, 0.0, 0.0]
-    s = read_structure(BROKEN / "mmcif_altloc.cif", altloc_policy="first")
+    s = read_structure(altloc / "mmcif_altloc.cif", altloc_policy="first")
     assert s.n_atoms == 2
     s = read_structure(BROKEN / "sdf_2d_depiction.sdf", allow_2d=True)
     assert s.n_atoms == 3 and not s.is_periodic

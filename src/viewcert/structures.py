@@ -33,14 +33,24 @@ def sha256_text(text: str | bytes) -> str:
 
 @dataclass(frozen=True)
 class Provenance:
-    """Where a structure came from: file path or database id, and the SHA-256 of the bytes read."""
+    """Where a structure came from: file path or database id, and the SHA-256 of the bytes read.
+    ``choices``: what the reader chose where the file allowed more than one reading, as (name, value) text
+    pairs (e.g. the alternate locations kept: ``viewcert.io.altloc``); recorded in certificates."""
 
     source: str = ""
     identifier: str = ""
     sha256: str = ""
+    choices: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        pairs = self.choices.items() if isinstance(self.choices, dict) else self.choices
+        object.__setattr__(self, "choices", tuple((str(k), str(v)) for k, v in pairs))
 
     def to_dict(self) -> dict:
-        return {"source": self.source, "identifier": self.identifier, "sha256": self.sha256}
+        d = {"source": self.source, "identifier": self.identifier, "sha256": self.sha256}
+        if self.choices:  # left out when empty: dicts written before the field are unchanged
+            d["choices"] = dict(self.choices)
+        return d
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:

@@ -4,6 +4,7 @@
 - ``cif``               ``read_cif`` / ``read_cif_text``: gemmi fast path reproducing pymatgen, occupancy policies
 - ``poscar``, ``xyz``   POSCAR/CONTCAR and (extended) XYZ via ASE, readers and atomic writers
 - ``pdb``               PDB and mmCIF via gemmi (molecule by default, ``periodic=True`` for the crystal)
+- ``altloc``            alternate locations: one conformer per residue by a stated rule, the choice recorded
 - ``sdf``               SDF/MOL via RDKit (optional extra)
 - ``pymatgen_adapter``  ``from_pymatgen`` / ``to_pymatgen``
 - ``ase_adapter``       ``from_ase`` / ``to_ase``

@@ -10,7 +10,9 @@ hydrogens hidden. :func:`prepare_complex` does the same from the inputs of ``../
 
 Kept: the ligand's heavy atoms and every protein residue (standard or not, waters excepted) with a heavy
 atom within ``pocket`` Å of a ligand heavy atom — whole residues, like PDBbind's pocket files. Dropped:
-waters (HOH, WAT, DOD, H2O), hydrogens and deuterium, alternate locations other than the first. Each atom
+waters (HOH, WAT, DOD, H2O), hydrogens and deuterium, and the alternate locations the rule of
+:mod:`viewcert.io.altloc` does not keep (per residue the altloc id with the highest summed occupancy, ties
+alphabetically; the ids kept and the atoms dropped are in ``dropped`` and ``Provenance.choices``). Each atom
 keeps its chain, residue name, sequence number and atom name as its site label ``chain/RESseq/atom`` (the
 ligand's atoms from an SDF: ``LIG/<name or index>``). Positions in Å, the PDB's frame.
 
@@ -28,6 +30,7 @@ import numpy as np
 
 from viewcert.elements import atomic_number
 from viewcert.errors import InputError
+from viewcert.io.altloc import AltlocRow, choose_altlocs
 from viewcert.io.sdf import read_sdf
 from viewcert.structures import Provenance, Structure, sha256_text
 
@@ -69,25 +72,25 @@ def _find(folder: Path, stem: str) -> Path | None:
     return None
 
 
-def _atoms(path: Path) -> list[tuple]:
-    """(chain, resname, seq, atom name, element, xyz, is_het) of the first model, first altloc only."""
+def _atoms(path: Path):
+    """((chain, resname, seq, atom name, element, xyz, is_het) of the first model, one altloc per residue by
+    viewcert.io.altloc's "occupancy" rule; the choice record or None)."""
     try:
         st = gemmi.read_structure(str(path))
     except (RuntimeError, ValueError, OSError) as exc:
         raise InputError(f"cannot read the structure: {exc}", source=str(path)) from None
     if len(st) == 0:
         raise InputError("no model in the file", source=str(path), field="model")
-    out = []
+    out, alts = [], []
     for ch in st[0]:
         for res in ch:
-            seen = set()
+            seq = f"{res.seqid.num}{res.seqid.icode.strip()}"
             for at in res:
-                if at.altloc not in ("\0", " ") and at.name in seen:
-                    continue
-                seen.add(at.name)
-                out.append((ch.name, res.name, f"{res.seqid.num}{res.seqid.icode.strip()}", at.name,
-                            at.element.name, (at.pos.x, at.pos.y, at.pos.z), res.het_flag == "H"))
-    return out
+                out.append((ch.name, res.name, seq, at.name, at.element.name, (at.pos.x, at.pos.y, at.pos.z),
+                            res.het_flag == "H"))
+                alts.append(AltlocRow((ch.name, seq), at.name, at.altloc, at.occ, f"{ch.name}/{res.name}{seq}"))
+    keep, record = choose_altlocs(alts, "occupancy", source=str(path))
+    return [r for r, k in zip(out, keep, strict=True) if k], record
 
 
 def _heavy(rows: list[tuple], dropped: dict) -> list[tuple]:
@@ -141,7 +144,10 @@ def prepare_complex(
     sdf = Path(ligand_sdf) if ligand_sdf else (p / "ligand.sdf" if p.is_dir() and (p / "ligand.sdf").is_file()
                                                 else None)
     dropped: dict = {}
-    rows = _heavy(_atoms(protein), dropped)
+    rows, altlocs = _atoms(protein)
+    if altlocs is not None:
+        dropped["altloc_atoms"] = altlocs.dropped_atoms
+    rows = _heavy(rows, dropped)
     instances = 1
     if ligand is not None or sdf is None:
         if ligand is None:
@@ -170,6 +176,7 @@ def prepare_complex(
     names = lig_names + [f"{r[0]}/{r[1]}{r[2]}/{r[3]}" for r in pocket_rows]
     digest = sha256_text(protein.read_bytes() + (sdf.read_bytes() if sdf is not None and ligand is None else b"")
                          + f"|{ligand}|{pocket}".encode())
-    prov = Provenance(source=str(protein), identifier=f"{p.name}:{label}:pocket{pocket:g}", sha256=digest)
+    prov = Provenance(source=str(protein), identifier=f"{p.name}:{label}:pocket{pocket:g}", sha256=digest,
+                      choices=altlocs.choices() if altlocs else ())
     s = Structure(positions, np.array(numbers), None, site_labels=tuple(names), provenance=prov)
     return PreparedComplex(s, label, tuple(range(len(lig_z))), residues, float(pocket), dropped, instances)

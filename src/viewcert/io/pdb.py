@@ -7,26 +7,26 @@
   ``expand_symmetry=True`` (default), the space-group operations applied to the atoms, wrapped into the
   cell, symmetry copies that land on an atom's own position (special positions, fractional tolerance 1e-4)
   dropped. A file without a real cell (CRYST1 1 1 1, cryo-EM/NMR) cannot be periodic.
-- Alternate locations: ``altloc_policy="refuse"`` (default) raises naming the atom and the altloc field;
-  ``"first"`` keeps the first conformer of each atom (gemmi ``remove_alternative_conformations``);
-  ``"majority"`` keeps, per atom, the conformer with the highest occupancy (first on ties).
+- Alternate locations (:mod:`viewcert.io.altloc`): ``altloc_policy="occupancy"`` (default) keeps, per
+  residue, the altloc id with the highest summed occupancy (ties: alphabetically first; biotite's rule);
+  ``"first"`` the first id per residue; ``"majority"`` the highest occupancy per atom; ``"refuse"`` raises
+  naming the atom and the altloc field. What was kept (ids, residues, atoms dropped) goes into
+  ``Provenance.choices``.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
 
 import gemmi
 import numpy as np
 
 from viewcert.errors import InputError
 from viewcert.io._common import read_source
+from viewcert.io.altloc import AltlocPolicy, AltlocRow, check_policy, choose_altlocs
 from viewcert.io.cell import cell_parameters
 from viewcert.structures import Provenance, Structure, sha256_text
-
-AltlocPolicy = Literal["refuse", "first", "majority"]
 
 _SITE_TOL = 1e-4
 
@@ -46,7 +46,7 @@ def read_pdb(
     *,
     periodic: bool = False,
     expand_symmetry: bool = True,
-    altloc_policy: AltlocPolicy = "refuse",
+    altloc_policy: AltlocPolicy = "occupancy",
     model: int = 0,
     identifier: str | None = None,
 ) -> Structure:
@@ -88,30 +88,11 @@ def _atom_rows(mdl) -> list[tuple]:
     return rows
 
 
-def _resolve_altlocs(rows: list[tuple], altloc_policy: str, source: str, alt_field: str) -> list[tuple]:
-    """Apply the altloc policy: refuse (InputError naming the first atom), or keep the highest-occupancy
-    alternative per (chain, residue, atom) ("majority"; "first" was applied by gemmi before)."""
-    alts = [r for r in rows if r[4] != "\0"]
-    if alts and altloc_policy == "refuse":
-        ch, rn, sq, an, al, oc, _, _ = alts[0]
-        raise InputError(
-            f"atom {an} of residue {rn} {sq} (chain {ch}) has alternate location {al!r} (occupancy {oc:g}); "
-            f"{len(alts)} atoms have altlocs. Pass altloc_policy='first' or 'majority'",
-            source=source,
-            field=alt_field,
-        )
-    if alts and altloc_policy == "majority":
-        best: dict[tuple, int] = {}
-        for i, r in enumerate(rows):
-            if r[4] == "\0":
-                continue
-            key = (r[0], r[2], r[3])
-            j = best.get(key)
-            if j is None or r[5] > rows[j][5]:
-                best[key] = i
-        keep = set(best.values())
-        rows = [r for i, r in enumerate(rows) if r[4] == "\0" or i in keep]
-    return rows
+def _resolve_altlocs(rows: list[tuple], altloc_policy: str, source: str, alt_field: str):
+    """(rows kept, the choice record or None) under the altloc policy (viewcert.io.altloc)."""
+    alt_rows = [AltlocRow((r[0], r[2]), r[3], r[4], r[5], f"residue {r[1]} {r[2]} (chain {r[0]})") for r in rows]
+    keep, record = choose_altlocs(alt_rows, altloc_policy, source=source, field=alt_field)
+    return [r for r, k in zip(rows, keep, strict=True) if k], record
 
 
 def _periodic(st, positions, numbers, labels, prov, expand_symmetry: bool, source: str, cell_field: str):
@@ -140,17 +121,13 @@ def read_pdb_text(
     mmcif: bool | None = None,
     periodic: bool = False,
     expand_symmetry: bool = True,
-    altloc_policy: AltlocPolicy = "refuse",
+    altloc_policy: AltlocPolicy = "occupancy",
     model: int = 0,
     identifier: str | None = None,
     sha256: str | None = None,
 ) -> Structure:
     """Read PDB or mmCIF text (``mmcif=None``: decide from ``source``'s extension, else the content)."""
-    if altloc_policy not in ("refuse", "first", "majority"):
-        raise InputError(
-            f"altloc_policy must be 'refuse', 'first' or 'majority', got {altloc_policy!r}",
-            field="altloc_policy",
-        )
+    check_policy(altloc_policy)
     is_cif = _is_mmcif(text, source) if mmcif is None else mmcif
     alt_field = "_atom_site.label_alt_id" if is_cif else "altLoc"
     atom_field = "_atom_site" if is_cif else "ATOM/HETATM"
@@ -160,12 +137,10 @@ def read_pdb_text(
         raise InputError("no atoms (no ATOM/HETATM records)", source=source, field=atom_field)
     if not 0 <= model < len(st):
         raise InputError(f"model {model} requested, the file has {len(st)}", source=source, field="model")
-    if altloc_policy == "first":
-        st.remove_alternative_conformations()
     rows = _atom_rows(st[model])
     if not rows:
         raise InputError("no atoms in the selected model", source=source, field=atom_field)
-    rows = _resolve_altlocs(rows, altloc_policy, source, alt_field)
+    rows, altlocs = _resolve_altlocs(rows, altloc_policy, source, alt_field)
     numbers = np.array([r[6] for r in rows], dtype=np.int64)
     bad = np.flatnonzero(numbers < 1)
     if bad.size:
@@ -178,7 +153,8 @@ def read_pdb_text(
     positions = np.array([[p.x, p.y, p.z] for p in (r[7] for r in rows)], dtype=np.float64)
     labels = tuple(f"{r[0]}:{r[1]}{r[2]}:{r[3]}" for r in rows)
     ident = identifier if identifier is not None else (st.name or Path(source).stem)
-    prov = Provenance(source=source, identifier=ident, sha256=sha256 or sha256_text(text))
+    prov = Provenance(source=source, identifier=ident, sha256=sha256 or sha256_text(text),
+                      choices=altlocs.choices() if altlocs else ())
     if not periodic:
         return Structure(positions, numbers, None, site_labels=labels, provenance=prov)
     return _periodic(st, positions, numbers, labels, prov, expand_symmetry, source, cell_field)
