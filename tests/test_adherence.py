@@ -10,6 +10,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from viewcert.attribution.adherence import adherence_for_table, fisher_p, phi, read_item_constraints
 from viewcert.attribution.parsing import crystal_system_parser
@@ -276,3 +278,59 @@ def test_study_gpt41_mini_no_image_is_an_adherence_failure():
     assert row["responses"] == 630 and row["ISR"] == 0.0
     other = s[(s["rung"] == "no-image") & (s["model"] != "openai/gpt-4.1-mini")]
     assert (other["items_adherent"] > 0).all()
+
+
+def test_round_trip_through_the_ladder_command(export, tmp_path):
+    """The stubs' answers as native result files of the exported benchmark, read by ``viewcert ladder``: the
+    item constraints come from the export's benchmark.jsonl, the report shows adherence beside the rungs."""
+    from typer.testing import CliRunner
+
+    from viewcert.attribution.pipeline import ladder_diagnostics, run_ladder
+    from viewcert.cli.main import app
+    from viewcert.stats import BootstrapSettings
+
+    root, _, _ = export
+    records = _jsonl(root / "cons" / "benchmark.jsonl")
+    entries = []
+    for model, answer in STUBS.items():
+        path = tmp_path / f"{model}.jsonl"
+        path.write_text("".join(json.dumps({"item_id": r["id"], "target": r["answer"],
+                                            "raw_output": answer(i, r["answer"])}) + "\n"
+                                for i, r in enumerate(records)), encoding="utf-8")
+        entries.append(f'[[input]]\npath = "{path.name}"\nmodel = "{model}"\nrung = "R4"\nharness = "native"\n')
+    manifest = tmp_path / "m.toml"
+    manifest.write_text(f'[study]\nbenchmark = "{(root / "cons").as_posix()}"\nr1 = "1"\n\n' + "\n".join(entries),
+                        encoding="utf-8")
+    boot = BootstrapSettings(n_boot=200)
+    lad, table, m = run_ladder(manifest=manifest, bootstrap=boot)
+    d = ladder_diagnostics(lad, table, m, bootstrap=boot)
+    s = d.adherence.set_index("model")
+    assert (s.loc["right-substance", "lenient_correct"], s.loc["right-substance", "ISR"]) == (8, 0.0)
+    assert (s.loc["right-form", "lenient_correct"], s.loc["right-form", "ISR"]) == (0, 1.0)
+    assert s.loc["mixed", "phi"] == pytest.approx(0.5)
+    assert d.settings["constraints"] == "explicit (per item)"
+    res = CliRunner().invoke(app, ["ladder", "--manifest", str(manifest), "--out", str(tmp_path / "out"),
+                                   "--n-boot", "200"])
+    assert res.exit_code == 0, res.output
+    adh = (tmp_path / "out" / "adherence.csv").read_text(encoding="utf-8")
+    assert "right-substance" in adh and "explicit" in adh
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=400), st.binary(max_size=400)),
+       st.lists(st.sampled_from(["format", "letter", "structure", "case"]), unique=True))
+def test_verify_never_raises_and_answers_every_constraint(raw, names):
+    cons = plan(names, CHOICE).applied
+    checks = verify(raw, cons)
+    assert [c.name for c in checks] == [c.name for c in cons]
+    assert all(c.ok or c.reason for c in checks)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(SYSTEMS), st.text(alphabet="abcdefghij ,.;", min_size=1, max_size=80).filter(str.strip))
+def test_a_response_built_to_the_constraints_complies(label, reasoning):
+    # twin from the definition: reasoning line(s), then one Answer: line holding the JSON object, lowercase
+    cons = plan(["format", "structure", "case"], CHOICE).applied
+    text = f"{reasoning.strip()}\nAnswer: {json.dumps({'answer': label})}"
+    assert all(c.ok for c in verify(text, cons))
+    assert crystal_system_parser().parse(text).answer == label
