@@ -37,6 +37,13 @@ def test_console_text(raw, expected):
     assert console_text(raw) == expected
 
 
+def test_console_fields():
+    from viewcert.sanitize import console_fields
+
+    got = console_fields({"id\n": ["a\nb", ("c\x1b",)], "n": 2, "x": None})
+    assert got == {r"id\x0a": [r"a\x0ab", (r"c\x1b",)], "n": 2, "x": None}
+
+
 def test_console_text_one_line():
     assert console_text("a\nb\tc", keep_newlines=False) == r"a\x0ab\x09c"
 

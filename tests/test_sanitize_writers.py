@@ -131,6 +131,7 @@ def certify_run(tmp_path_factory):
     (f / f"=cmd{OSC}.cif").write_text(GOOD_CIF)
     (f / "-2+3.cif").write_text(GOOD_CIF)
     (f / f"bad\u202e{OSC}.cif").write_text("")  # unreadable: its id reaches the console as an item error
+    (f / "evil\nviewcert: error: forged.cif").write_text("")  # a newline in a name cannot forge a line
     with open(os.fsencode(f) + b"/\xff.cif", "wb") as fh:  # a name that is not UTF-8 (a lone surrogate in Python)
         fh.write(b"")
     proc = _viewcert(["certify", "in", "--workers", "1", "--no-plots", "--truth", "rendered", "--out", "o"], d)
@@ -143,13 +144,18 @@ def test_certify_console_and_files_escape_names(certify_run):
     assert not _raw_controls(proc.stdout + proc.stderr), proc.stderr
     assert r"viewcert: item error: item bad\u202e\x1b]0;pwned\x07" in proc.stderr
     assert r"viewcert: item error: item \udcff" in proc.stderr
+    assert r"viewcert: item error: item evil\x0aviewcert: error: forged" in proc.stderr
+    assert not any(line.startswith("viewcert: error: forged") for line in (proc.stdout + proc.stderr).splitlines())
+    assert not any(line.startswith("viewcert: error: forged") for line in (out / "summary.txt").read_text().splitlines())
     for name in ("items.csv", "summary.txt", "certificate.json"):
         assert not _raw_controls((out / name).read_text(encoding="utf-8")), name
     rows = _check_csv_cells(out / "items.csv")
     ids = {r[0] for r in rows[1:]}
-    assert ids == {r"'=cmd\x1b]0;pwned\x07", "'-2+3", r"bad\u202e\x1b]0;pwned\x07", r"\udcff"}
+    assert ids == {r"'=cmd\x1b]0;pwned\x07", "'-2+3", r"bad\u202e\x1b]0;pwned\x07", r"\udcff",
+                   r"evil\x0aviewcert: error: forged"}
     cert = json.loads((out / "certificate.json").read_text(encoding="utf-8"))
-    assert {it["id"] for it in cert["items"]} == {f"=cmd{OSC}", "-2+3", f"bad\u202e{OSC}", "\udcff"}  # data kept
+    assert {it["id"] for it in cert["items"]} == {f"=cmd{OSC}", "-2+3", f"bad\u202e{OSC}", "\udcff",
+                                                  "evil\nviewcert: error: forged"}  # the data is kept as it is
 
 
 @pytest.mark.parametrize("cell, expected", [("=1+1", "'=1+1"), ("-2+3", "'-2+3"), ("-0.5", "-0.5"),

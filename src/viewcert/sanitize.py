@@ -21,7 +21,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["console_text", "csv_cell", "markdown_text", "html_text", "plot_text", "json_text", "CSV_FORMULA_START"]
+__all__ = ["console_text", "console_fields", "csv_cell", "markdown_text", "html_text", "plot_text", "json_text", "CSV_FORMULA_START"]
 
 #: characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
 CSV_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -59,6 +59,18 @@ def console_text(s: object, *, keep_newlines: bool = True) -> str:
     ``keep_newlines=False`` also escapes newline and tab (one-line fields: an item id, a file name)."""
     pattern = _UNSAFE_KEEP_LINES if keep_newlines else _UNSAFE_ONE_LINE
     return pattern.sub(_escape, str(s))
+
+
+def console_fields(obj):
+    """``obj`` (JSON-like: dicts, lists, tuples, scalars) with every string, keys included, made one line by
+    ``console_text(keep_newlines=False)``: received values ready to be formatted into console lines."""
+    if isinstance(obj, str):
+        return console_text(obj, keep_newlines=False)
+    if isinstance(obj, dict):
+        return {console_fields(k): console_fields(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return type(obj)(console_fields(v) for v in obj)
+    return obj
 
 
 def csv_cell(value):

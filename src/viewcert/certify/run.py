@@ -35,7 +35,7 @@ from viewcert.io.tables import csv_text
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.oracle.jit import cache_is_cold, mark_warm
 from viewcert.parallel import MapResult, killed_by_signals, map_items
-from viewcert.sanitize import console_text
+from viewcert.sanitize import console_fields, console_text
 
 
 @functools.lru_cache(maxsize=1)
@@ -129,6 +129,9 @@ def _blank(x):
 
 
 def summary_text(cert: dict, *, max_list: int = 30) -> str:
+    """The human summary (summary.txt, the console): every received string in it is one line, controls
+    escaped (``sanitize.console_fields``), so an item id cannot break or forge a line."""
+    cert = {k: console_fields(v) for k, v in cert.items() if k != "items"}
     s = cert["summary"]
     tol = cert["tolerances"]
     lines = [
@@ -194,7 +197,7 @@ def _crystal_check_lines(s: dict, max_list: int) -> list[str]:
 def error_line(e: dict) -> str:
     """One line for an item that could not be read or certified: item id, then what failed (file, field)."""
     msg = " ".join(str(e.get("error") or "unknown error").split())
-    return f"item {e['id']}: {msg[:300]}"
+    return console_text(f"item {e['id']}: {msg[:300]}", keep_newlines=False)
 
 
 def write_outputs(out: str | Path, cert: dict, *, plots: bool = True, run: MapResult | None = None,

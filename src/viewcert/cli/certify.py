@@ -177,7 +177,7 @@ def item_errors(errors: list[dict]) -> None:
 
     if errors:
         for e in errors:
-            echo(f"viewcert: item error: {error_line(e)}", err=True)
+            echo(f"viewcert: item error: {error_line(e)}", err=True, one_line=True)
         echo(f"viewcert: {len(errors)} items could not be read or certified; they are reported apart and "
              "not counted in R1", err=True)
         raise typer.Exit(1)

@@ -106,7 +106,7 @@ def _item_failures(failed: list[str]) -> None:
     """Items that could not be read: one line each on stderr, then exit 1 (everything else was written)."""
     if failed:
         for line in failed:
-            echo(f"viewcert: item error: {line}", err=True)
+            echo(f"viewcert: item error: {line}", err=True, one_line=True)
         echo(f"viewcert: {len(failed)} items could not be read or certified (reported apart)", err=True)
         raise typer.Exit(EXIT_ITEMS)
 

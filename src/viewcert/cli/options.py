@@ -51,10 +51,11 @@ def guarded(fn):
     return run
 
 
-def echo(text: object = "", *, err: bool = False, nl: bool = True) -> None:
+def echo(text: object = "", *, err: bool = False, nl: bool = True, one_line: bool = False) -> None:
     """``typer.echo`` with control characters escaped (``sanitize.console_text``): the CLI's one writer of
-    plain console lines, so a received item id, file or model name never reaches the terminal raw."""
-    typer.echo(console_text(text), err=err, nl=nl)
+    plain console lines, so a received item id, file or model name never reaches the terminal raw.
+    ``one_line``: newlines and tabs escaped too (a line about one item cannot forge another line)."""
+    typer.echo(console_text(text, keep_newlines=not one_line), err=err, nl=nl)
 
 
 def safe_console(**kwargs):

@@ -123,7 +123,7 @@ def check_molecule_scale(value: str) -> None:
 def item_failures(failed: list[str]) -> None:
     """Items that could not be read or rendered: one line each on stderr, then exit 1."""
     for line in failed:
-        echo(f"viewcert: item error: {line}", err=True)
+        echo(f"viewcert: item error: {line}", err=True, one_line=True)
     if failed:
         echo(f"viewcert: {len(failed)} items could not be read (reported apart)", err=True)
         raise typer.Exit(1)
