@@ -204,7 +204,7 @@ def verify_cmd(
     rep = verify_certificate(cert, input_spec=input, n_workers=workers, scheduler=scheduler,
                              inputs_root=inputs or Path.cwd(), limits=current_limits())
     for line in rep.lines():
-        echo(line)
+        echo(line, one_line=True)  # a received certificate's ids and values cannot forge a report line
     if not rep.ok:
         raise typer.Exit(1)
 
