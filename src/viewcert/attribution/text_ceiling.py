@@ -186,8 +186,10 @@ def distractor_audit(options: Sequence[Sequence[str]], answers: Sequence[str]) -
     ans_len, dis_len, longest, shortest, ks = [], [], 0, 0, []
     for opts, a in zip(options, answers, strict=True):
         opts = [str(o) for o in opts]
-        if a not in opts:
+        folded = [o.casefold() for o in opts]  # canonical labels are lower case ("c2v"), options as shipped
+        if str(a).casefold() not in folded:
             raise InputError(f"answer {a!r} is not among its options", field="options")
+        a = opts[folded.index(str(a).casefold())]
         ans_len.append(len(a))
         dis_len += [len(o) for o in opts if o != a]
         lens = [len(o) for o in opts]
