@@ -8,7 +8,6 @@ from viewcert.cameras.placement import (
     check_kind,
     check_placement,
     check_positions,
-    drawn_cameras,
     focal_px,
     framed_cameras,
     placed_cameras,
@@ -20,5 +19,5 @@ from viewcert.cameras.resolve import ResolvedProtocol, resolve
 
 __all__ = ["Camera", "FramingPolicy", "OrthographicCamera", "PerspectiveCamera", "Protocol", "ResolvedProtocol",
            "View", "camera_from_dict", "check_kind", "check_placement", "check_positions", "common_pinholes",
-           "drawn_cameras", "focal_px", "frame", "frame_points", "framed_cameras", "get_protocol", "placed_cameras",
+           "focal_px", "frame", "frame_points", "framed_cameras", "get_protocol", "placed_cameras",
            "resolve", "spec_cameras"]

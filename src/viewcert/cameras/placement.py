@@ -12,8 +12,9 @@ of the cell that is drawn, with its tiling); rotations map world to camera (docs
   view, since the sphere does not depend on the direction. position_k = c + distance·R_k[2].
 - ``spec_cameras(spec, points)``: either of the two (a position for every view, or for none), then
   ``check_placement``.
-- ``drawn_cameras(spec, structure, tiling=...)``: ``spec_cameras`` on the structure's drawn points (the
-  rule every command uses).
+- ``viewcert.cameras.policy.frame`` calls ``spec_cameras`` on a structure's drawn points (atoms, tiled
+  when periodic, and the cell box's corners): the rule every command uses, so the images shown and the
+  views certified are the same pinholes.
 - ``check_placement(cameras, points)``: InputError (field ``views[NAME].position``) when a camera lies inside
   the points' bounding sphere (centre c, radius = farthest point) or when a point lies at or behind a
   camera's image plane (depth ≤ 0).
@@ -26,7 +27,7 @@ import math
 import numpy as np
 
 from viewcert.cameras.camera import PerspectiveCamera
-from viewcert.cameras.framing import DEFAULT_MARGIN_PX, fit_perspective, framing_points
+from viewcert.cameras.framing import DEFAULT_MARGIN_PX, fit_perspective
 from viewcert.cameras.protocol_files import ProtocolSpec
 from viewcert.errors import InputError
 
@@ -125,13 +126,6 @@ def spec_cameras(spec: ProtocolSpec, points, *, margin_px: float = DEFAULT_MARGI
         cams = framed_cameras(spec, points, margin_px=margin_px, pad=pad)
     check_placement(cams, points, source=spec.source)
     return cams
-
-
-def drawn_cameras(spec: ProtocolSpec, structure, *, tiling=(1, 1, 1)) -> tuple[PerspectiveCamera, ...]:
-    """``spec_cameras`` on the points a structure is drawn with (its atoms, tiled when periodic, and the
-    cell box's corners): the one rule by which certify, render, build-benchmark and observe place the
-    pinholes of a perspective protocol, so the images shown and the views certified are the same cameras."""
-    return spec_cameras(spec, framing_points(structure, tiling=tuple(tiling)))
 
 
 def _xyz(p) -> str:

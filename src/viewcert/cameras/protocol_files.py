@@ -76,12 +76,6 @@ class ProtocolSpec:
             raise InputError("one position (or None) per view", field="positions")
         object.__setattr__(self, "positions", pos)
 
-    def cameras(self, structure, **kw):
-        """Framed cameras for ``structure`` with this spec's kind, size and field of view."""
-        kw.setdefault("width", self.width)
-        kw.setdefault("height", self.height)
-        return self.protocol.cameras(structure, kind=self.kind, fov_deg=self.fov_deg, **kw)
-
     def to_dict(self) -> dict:
         """The file's content as a dict (``rotation`` form for every view)."""
         head = {"format": FORMAT, "name": self.protocol.name, "description": self.protocol.description,
