@@ -334,3 +334,25 @@ def test_a_response_built_to_the_constraints_complies(label, reasoning):
     text = f"{reasoning.strip()}\nAnswer: {json.dumps({'answer': label})}"
     assert all(c.ok for c in verify(text, cons))
     assert crystal_system_parser().parse(text).answer == label
+
+
+def test_transformation_and_molecule_exports_carry_constraints(tmp_path):
+    from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
+    from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
+
+    build_task_benchmark("builtin:molecules", tmp_path / "rot",
+                         TaskExportSettings(task="rotation", width=64, height=48, supersample=1,
+                                            constraints=("structure", "letter")), limit=1)
+    (rec,) = _jsonl(tmp_path / "rot" / "benchmark.jsonl")
+    assert [c["name"] for c in rec["constraints"]] == ["structure"]  # a command answer has no letters
+    assert rec["constraints_skipped"] == {"letter": "the answer has no lettered options"}
+    assert "question_choices_only" not in rec and rec["answer"].startswith("roll ")
+    cert = json.loads((tmp_path / "rot" / "certificate.json").read_text(encoding="utf-8"))
+    assert cert["settings"]["constraints"] == ["letter", "structure"]  # inventory order
+    build_molecule_benchmark("builtin:molecules", tmp_path / "pg",
+                             MoleculeExportSettings(size=48, supersample=1, constraints=("letter", "case")),
+                             limit=1, certify=False)
+    (mol,) = _jsonl(tmp_path / "pg" / "benchmark.jsonl")
+    assert [c["name"] for c in mol["constraints"]] == ["letter"]
+    assert "conflicts with letter" in mol["constraints_skipped"]["case"]
+    assert mol["question_choices_only"].startswith(choices_only_prompt(mol["choices"]))

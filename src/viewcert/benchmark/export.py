@@ -51,9 +51,9 @@ from viewcert.benchmark.settings import DEFAULT_TILING, TASKS, ExportSettings
 from viewcert.cameras.policy import frame
 from viewcert.certify import CertifyConfig, conventional_cell
 from viewcert.certify.certificate import write_certificate
-from viewcert.constraints import with_constraints
 from viewcert.certify.inputs import load_input
 from viewcert.certify.run import items_table, run_certification
+from viewcert.constraints import with_constraints
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.images import write_buffers, write_png, write_sidecar

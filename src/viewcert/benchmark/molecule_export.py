@@ -43,6 +43,7 @@ from viewcert.certify.certificate import write_certificate
 from viewcert.certify.digests import cell_digest
 from viewcert.certify.inputs import Dataset, Item, load_input
 from viewcert.certify.run import items_table, run_certification
+from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.images import write_png, write_sidecar
@@ -74,8 +75,10 @@ class MoleculeExportSettings:
     delta: float = 0.01
     molecule_scale: str = "common"
     observe: str = "visible"
+    constraints: tuple[str, ...] = ()  # response constraints appended to every prompt (viewcert.constraints)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "constraints", parse_names(self.constraints))
         if self.task not in MOLECULE_TASKS:
             raise InputError(f"task must be one of {MOLECULE_TASKS}, got {self.task!r}", field="task")
         if self.style not in STYLE_NAMES:
@@ -233,8 +236,9 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
         _render_item(rec, len(good), s, settings, rp, out)
         good.append(rec)
         shown.append((it.id, s))
-    write_harness_files([question_record(r["index"], r["id"], r["images"], r["question"], settings.task,
-                                         r["answer"], choices=choices) for r in good], out, settings.task)
+    write_harness_files([with_constraints(question_record(r["index"], r["id"], r["images"], r["question"],
+                                                          settings.task, r["answer"], choices=choices),
+                                          settings.constraints) for r in good], out, settings.task)
     certificate = _certify(shown, settings, str(input_spec), out, n_workers, rp) if certify else None
     manifest = {
         "format": "viewcert.benchmark.molecule/1",

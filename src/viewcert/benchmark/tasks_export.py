@@ -47,6 +47,7 @@ from viewcert.cameras.protocol_files import ProtocolSpec
 from viewcert.cameras.protocols import Protocol
 from viewcert.certify.certificate import compute_digest, library_versions
 from viewcert.certify.inputs import load_input
+from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.images import write_png
@@ -99,8 +100,10 @@ class TaskExportSettings:
     observe: str = "ideal"
     min_pixels: int = 1
     chiral_only: bool = True
+    constraints: tuple[str, ...] = ()  # response constraints appended to every prompt (viewcert.constraints)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "constraints", parse_names(self.constraints))
         if self.task not in TASKS:
             raise InputError(f"task must be one of {', '.join(TASKS)}, got {self.task!r}", field="task")
         for name in ("seed", "per_structure", "width", "height", "supersample"):
@@ -321,9 +324,11 @@ def _records(questions, paths, settings: TaskExportSettings, view_names) -> list
     for k, ((item, choices), imgs) in enumerate(zip(questions, paths, strict=True)):
         truth = item.grid.answers[item.truth]
         ans = HANDEDNESS_CHOICES[int(item.mirror)] if settings.task == "handedness" else truth.format()
-        recs.append(question_record(k, item.structure_id, imgs, question_text(settings, view_names, choices),
-                                    settings.task, ans, choices=choices or None,
-                                    category="+".join(s.axis for s in truth.steps)))
+        recs.append(with_constraints(question_record(k, item.structure_id, imgs,
+                                                     question_text(settings, view_names, choices), settings.task,
+                                                     ans, choices=choices or None,
+                                                     category="+".join(s.axis for s in truth.steps)),
+                                     settings.constraints))
     return recs
 
 

@@ -150,9 +150,9 @@ def build_benchmark_cmd(
     depth_cue: bool = typer.Option(False, "--depth-cue", help="transformation tasks: ChimeraX-like depth cueing"),
     seed: str = typer.Option("0", help="transformation tasks: seed of the answer sampling (integer ≥ 0)"),
     per_structure: int = typer.Option(1, help="transformation tasks: questions per molecule"),
-    constraints: str = typer.Option("", help="crystal-system task: response constraints appended to every prompt, "
-                                             "comma-separated: format,letter,precision,unit,structure,count,case "
-                                             "(those that fit the answer; the rest are recorded as skipped)"),
+    constraints: str = typer.Option("", help="response constraints appended to every prompt, comma-separated: "
+                                             "format,letter,precision,unit,structure,count,case (those that fit "
+                                             "the answer; the rest are recorded as skipped)"),
 ) -> None:
     """Export a benchmark: images, sidecars, JSONL, VLMEvalKit TSV, R3 prompts, certificate. With --task
     translation|rotation|zoom|trans-rot|rot-rot|handedness: a MiSI-style transformation benchmark
@@ -172,11 +172,13 @@ def build_benchmark_cmd(
                          f"got {task!r}", field="task")
     if task in MOLECULE_TASKS:
         _molecule_benchmark(input_spec, check_out(out), task=task, protocol=protocol, style=style, size=size,
-                            delta=delta, certify=certify, workers=workers, limit=limit, limits=limits)
+                            delta=delta, certify=certify, workers=workers, limit=limit, limits=limits,
+                            constraints=tuple(constraints.split(",")))
         return
     if task in TRANSFORMATION_TASKS:
         _task_benchmark(input_spec, check_out(out), task=task, protocol=protocol, camera=camera, depth_cue=depth_cue,
-                        seed=seed, per_structure=per_structure, style=style, delta=delta, limit=limit, limits=limits)
+                        seed=seed, per_structure=per_structure, style=style, delta=delta, limit=limit, limits=limits,
+                        constraints=tuple(constraints.split(",")))
         return
     limits.check_protocol_name(protocol)
     settings = ExportSettings(protocol=protocol, task=task, style=style, tiling=parse_tiling(tiling), size=size,
@@ -198,7 +200,7 @@ def build_benchmark_cmd(
 
 
 def _task_benchmark(input_spec, out, *, task, protocol, camera, depth_cue, seed, per_structure, style, delta, limit,
-                    limits) -> None:
+                    limits, constraints=()) -> None:
     """The transformation-task branch of ``build-benchmark``."""
     from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 
@@ -207,7 +209,7 @@ def _task_benchmark(input_spec, out, *, task, protocol, camera, depth_cue, seed,
     seed = int(seed)
     settings = TaskExportSettings(task=task, protocol="axes-3" if protocol == "render-ceiling-5" else protocol,
                                   camera=camera, depth_cue=depth_cue, seed=seed, per_structure=per_structure,
-                                  style=style, delta=delta)
+                                  style=style, delta=delta, constraints=constraints)
     limits.check_pixels(settings.width * settings.supersample, settings.height * settings.supersample)
     m = build_task_benchmark(input_spec, out, settings, limits=limits, limit=limit or None)
     s = (m["certificate"]["summary"] or {}).get("all", {})
@@ -217,14 +219,14 @@ def _task_benchmark(input_spec, out, *, task, protocol, camera, depth_cue, seed,
 
 
 def _molecule_benchmark(input_spec, out, *, task, protocol, style, size, delta, certify, workers, limit,
-                        limits) -> None:
+                        limits, constraints=()) -> None:
     """The molecular branch of ``build-benchmark`` (viewcert.benchmark.molecule_export): the default
     render-ceiling-5 becomes axes-3 (front, top, left), the default study style ball-and-stick."""
     from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
 
     settings = MoleculeExportSettings(task=task, protocol="axes-3" if protocol == "render-ceiling-5" else protocol,
                                       style="ball-and-stick" if style == "study" else style, size=size,
-                                      tau=delta, delta=delta)
+                                      tau=delta, delta=delta, constraints=constraints)
     limits.check_protocol_name(settings.protocol)
     limits.check_pixels(size * settings.supersample, size * settings.supersample)
     m = build_molecule_benchmark(input_spec, out, settings, limit=limit or None, certify=certify,
