@@ -197,3 +197,19 @@ def test_every_console_line_goes_through_the_sanitising_writers():
             if re.search(r"typer\.echo\(|(?<![\w.])print\(|(?<![\w.])Console\(|click\.echo\(", line):
                 bad.append(f"cli/{p.name}:{k}: {line.strip()}")
     assert not bad, "console output not through cli.options.echo/safe_console:\n" + "\n".join(bad)
+
+
+def test_library_warnings_are_escaped(capsys):
+    """A warning raised inside a command (a parsing library quoting a file) is printed escaped."""
+    import warnings
+
+    from viewcert.cli.options import guarded
+
+    def command():
+        warnings.warn("bad field " + OSC, UserWarning, stacklevel=1)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        guarded(command)()
+    err = capsys.readouterr().err
+    assert r"bad field \x1b]0;pwned\x07" in err and not _raw_controls(err)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 
 import typer
@@ -32,7 +34,8 @@ def guarded(fn):
     @functools.wraps(fn)
     def run(*args, **kwargs):
         try:
-            return fn(*args, **kwargs)
+            with escaped_warnings():
+                return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort, typer.exceptions.TyperException):
             raise
         except KeyboardInterrupt:
@@ -69,6 +72,24 @@ def safe_console(**kwargs):
             return super().render_str(escape(console_text(text)), **kw)
 
     return _SafeConsole(**kwargs)
+
+
+@contextlib.contextmanager
+def escaped_warnings():
+    """While the block runs, Python warnings (a parsing library's, quoting a file's content) are printed
+    with control characters escaped, like every other console line."""
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = warnings.formatwarning(message, category, filename, lineno, line)
+        with contextlib.suppress(OSError, ValueError):
+            (file or sys.stderr).write(console_text(text))
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
 
 
 def _debug() -> bool:
