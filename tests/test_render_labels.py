@@ -38,22 +38,24 @@ def test_label_box_on_empty_image_is_fully_legible():
 
 
 def test_two_overlapping_labels_fraction_by_hand():
-    # A = [0,10)x[0,10) at depth 5, B = [5,15)x[5,15) at depth 3 (nearer). B covers A on [5,10)x[5,10):
-    # 25 of A's 100 px -> 0.75; B is in front -> 1.0.
+    # A = [0,10)x[0,10) at depth 5, B = [5,15)x[5,15) at depth 3 (nearer). They share [5,10)x[5,10): 25 px of
+    # each 100 px box -> 0.75 both (in front, B's box hides A's text; behind, A's glyphs show through B's)
     boxes = np.array([[0, 0, 10, 10], [5, 5, 15, 15]])
     depth = np.array([5.0, 3.0])
     surface = np.full((40, 40), INF)
-    assert visible_fractions(boxes, depth, surface).tolist() == [0.75, 1.0]
-    # a nearer surface over A's two top rows (20 px, disjoint from B's corner): (100 - 25 - 20) / 100
-    surface[0:2, 0:10] = 1.0
-    assert visible_fractions(boxes, depth, surface).tolist() == [0.55, 1.0]
-    # equal depths: the lower index is in front (painted last)
-    f = visible_fractions(boxes, np.array([3.0, 3.0]), np.full((40, 40), INF))
-    assert f.tolist() == [1.0, 0.75]
+    assert visible_fractions(boxes, depth, surface).tolist() == [0.75, 0.75]
+    # a surface at depth 4 over A's two top rows (20 px, disjoint from the shared corner): nearer than A only
+    surface[0:2, 0:10] = 4.0
+    assert visible_fractions(boxes, depth, surface).tolist() == [0.55, 0.75]
+    # a third box far away changes nothing
+    boxes3 = np.vstack([boxes, [[30, 30, 35, 35]]])
+    f = visible_fractions(boxes3, np.array([5.0, 3.0, 1.0]), np.full((40, 40), INF))
+    assert f.tolist() == [0.75, 0.75, 1.0]
     # a box half outside the image: the outside half counts as covered
     assert visible_fractions(np.array([[-5, 0, 5, 10]]), np.array([0.0]), np.full((40, 40), INF)).tolist() == [0.5]
     st = LabelStyle(min_visible=0.8)
     assert st.min_visible == 0.8 and st.to_dict()["font"] == "DejaVuSans.ttf"
+    assert (np.array([0.75, 0.8, 0.81]) >= st.min_visible).tolist() == [False, True, True]
 
 
 def test_label_in_a_render_its_id_buffer_and_placement():
@@ -102,7 +104,7 @@ def test_bad_labels_are_one_line():
 
 def brute_fractions(boxes, depth, surface):
     """Twin from the definition: per pixel of each box, free iff inside the image, no nearer surface, and
-    inside no box of a label painted after it (nearer, or equal depth and lower index)."""
+    inside no other label's box."""
     h, w = surface.shape
     out = []
     for k, (u0, v0, u1, v1) in enumerate(boxes):
@@ -111,8 +113,7 @@ def brute_fractions(boxes, depth, surface):
             for u in range(u0, u1):
                 if not (0 <= u < w and 0 <= v < h) or surface[v, u] < depth[k]:
                     continue
-                if any((depth[j] < depth[k] or (depth[j] == depth[k] and j < k))
-                       and boxes[j][0] <= u < boxes[j][2] and boxes[j][1] <= v < boxes[j][3]
+                if any(boxes[j][0] <= u < boxes[j][2] and boxes[j][1] <= v < boxes[j][3]
                        for j in range(len(boxes)) if j != k):
                     continue
                 free += 1

@@ -17,7 +17,8 @@ none).
 
 Legibility: the **visible fraction** of a label is the fraction of the pixels of its text box (clipped to
 the image; outside counts as covered) covered neither by a nearer drawn surface (depth buffer < the label's
-depth) nor by the box of a nearer label (depth, then index, as in painting). A label is legible when that
+depth) nor by the box of any other label (in front, its box hides the text; behind, its glyphs show through
+the text, which has no background, as in ChimeraX). A label is legible when that
 fraction is ≥ ``min_visible`` (a parameter, recorded with the label style).
 """
 
@@ -63,7 +64,7 @@ class LabelStyle:
         d["colour"] = list(self.colour)
         d.update(font_metadata())
         d["placement"] = f"left = u + {PLACEMENT} r, bottom = v - {PLACEMENT} r (px)"
-        d["rule"] = "visible fraction of the text box (not under a nearer surface or a nearer label's box)"
+        d["rule"] = "visible fraction of the text box (not under a nearer surface or any other label's box)"
         return d
 
 
@@ -159,15 +160,13 @@ def visible_fractions(boxes: np.ndarray, depth: np.ndarray, surface_depth: np.nd
     """(n,) visible fraction of each box (module docstring); ``surface_depth`` (H, W) the render's depth."""
     h, w = surface_depth.shape
     n = len(depth)
-    rank = np.empty(n, dtype=np.int64)
-    rank[_order(depth)] = np.arange(n)  # higher rank = painted later = nearer
     b = np.asarray(boxes, dtype=np.int64).reshape(n, 4)
     clip = np.stack([np.maximum(b[:, 0], 0), np.maximum(b[:, 1], 0), np.minimum(b[:, 2], w),
                      np.minimum(b[:, 3], h)], axis=1)
-    # which nearer boxes reach each clipped box (all pairs at once; the loop below visits only those)
+    # which other boxes reach each clipped box (all pairs at once; the loop below visits only those)
     hit = ((clip[:, None, 0] < b[None, :, 2]) & (b[None, :, 0] < clip[:, None, 2])
-           & (clip[:, None, 1] < b[None, :, 3]) & (b[None, :, 1] < clip[:, None, 3])
-           & (rank[None, :] > rank[:, None]))
+           & (clip[:, None, 1] < b[None, :, 3]) & (b[None, :, 1] < clip[:, None, 3]))
+    np.fill_diagonal(hit, False)
     out = np.zeros(n)
     for k in range(n):
         u0, v0, u1, v1 = b[k].tolist()

@@ -1,0 +1,198 @@
+"""Interaction benchmarks (MiSI-Bench's hydrogen-bond tasks): labelled images, questions, harness files and the
+certificate of what the views determine.
+
+Tasks: ``pocket-ligand`` (one question per complex: every ligand–pocket hydrogen bond as MiSI's five-tuple
+``RES SEQ ATOM CHAIN, LIGATOM``, entries separated by ``; ``) and ``residue-ligand`` (per complex, up to
+``per_complex`` positive and as many negative residues, drawn with ``numpy.random.default_rng(seed)``: does
+that residue bond with the ligand, and by which pairs — ``no`` or ``yes: ENTRY; ENTRY``). ``interaction-location``
+and ``docking`` are named here and refused with one line: not built yet.
+
+Images: the protocol's views (default ``axes-6``, MiSI's six), orthographic at one common scale, 1160×803,
+ball-and-stick, with the atom-name and residue labels of ``interactions.ceiling.label_set`` drawn by
+``render.labels``. Ground truth: ``interactions.hbond_truth`` (hydride + biotite, ProLIF cross-check).
+Certificate: settings, criterion, label style and font, library versions, per item the ceiling under ideal
+observations and as rendered (losses attributed) and the summary per task, per positive/negative and per
+number of bonds with bootstrap percentile intervals (``viewcert.stats``); its ``digest`` is the SHA-256 of
+its canonical JSON. No timestamps: the same inputs give the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
+from viewcert.errors import InputError
+from viewcert.interactions import hbond_truth
+from viewcert.interactions.ceiling import (
+    CeilingSettings,
+    label_set,
+    pocket_ligand_ceiling,
+    residue_ligand_ceiling,
+)
+from viewcert.interactions.truth import library_versions
+from viewcert.io.atomic import json_dumps, write_png_atomic, write_text_atomic
+from viewcert.io.complex import DEFAULT_POCKET
+from viewcert.render import frame_cameras
+from viewcert.render.labels import draw_labels
+from viewcert.render.raster import build_scene, render
+from viewcert.stats import bootstrap_indices, percentile_interval
+
+INTERACTION_TASKS = ("residue-ligand", "interaction-location", "docking", "pocket-ligand")
+BUILT = ("residue-ligand", "pocket-ligand")
+MISI_SIZE = (1160, 803)
+FORMAT = "viewcert-interaction-benchmark/1"
+
+
+@dataclass(frozen=True)
+class InteractionExportSettings:
+    """What to export (module docstring); ``per_complex``: residue-ligand positives (and negatives) per complex."""
+
+    task: str = "pocket-ligand"
+    protocol: str = "axes-6"
+    width: int = MISI_SIZE[0]
+    height: int = MISI_SIZE[1]
+    style: str = "ball-and-stick"
+    pocket: float = DEFAULT_POCKET
+    seed: int = 0
+    per_complex: int = 2
+    n_boot: int = 2000
+    ceiling: CeilingSettings = field(default_factory=CeilingSettings)
+
+    def __post_init__(self) -> None:
+        if self.task not in INTERACTION_TASKS:
+            raise InputError(f"task must be one of {', '.join(INTERACTION_TASKS)}, got {self.task!r}", field="task")
+        if self.task not in BUILT:
+            raise InputError(f"task {self.task!r} is not built yet (built: {', '.join(BUILT)})", field="task")
+        if not (1 <= self.per_complex <= 100):
+            raise InputError(f"per_complex must be 1-100, got {self.per_complex}", field="per_complex")
+        if not (0 <= self.seed < 2**63):
+            raise InputError(f"seed must be an integer ≥ 0, got {self.seed}", field="seed")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["ceiling"] = self.ceiling.to_dict()
+        return d
+
+
+def question_text(task: str, view_names, pocket: float, residue: str | None = None) -> str:
+    """The question (MiSI-style wording; the options and answer format stated in full)."""
+    head = (f"The {len(view_names)} images show one protein–ligand complex (the ligand and the protein residues "
+            f"within {pocket:g} Å of it) from these viewpoints: {', '.join(view_names)}. Atoms are labelled with "
+            "their atom names, residues with 'TYPE NUMBER CHAIN'. ")
+    fmt = "'RESIDUE_TYPE RESIDUE_NUMBER RESIDUE_ATOM CHAIN, LIGAND_ATOM' (e.g. 'ARG 45 NH2 A, O1B')"
+    if task == "pocket-ligand":
+        return head + f"List every hydrogen bond between the ligand and the pocket, one entry per bond as {fmt}, " \
+                      "entries separated by '; '."
+    return head + (f"Does residue {residue} form a hydrogen bond with the ligand? Answer 'no', or 'yes:' followed "
+                   f"by every such bond as {fmt}, separated by '; '.")
+
+
+def _residue_text(key: str) -> str:
+    chain, res = key.split("/")
+    return f"{res[:3]} {res[3:]} {chain}"
+
+
+def _render_views(truth, settings: InteractionExportSettings, out: Path, index: int):
+    """Write the labelled PNGs of one complex; returns (relative image paths, view names, cameras)."""
+    s = truth.protonated.prepared.structure
+    cams = frame_cameras(s, settings.protocol, style=settings.style, width=settings.width, height=settings.height)
+    labels, _ = label_set(s, truth.protonated.prepared.ligand_atoms)
+    scene = build_scene(s, settings.style)
+    paths = []
+    for k, cam in enumerate(cams):
+        layer = draw_labels(render(scene, cam), labels, settings.ceiling.labels)
+        rel = f"images/q{index:04d}_{k}_{cam.name}.png"
+        write_png_atomic(out / rel, layer.rgb)
+        paths.append(rel)
+    return paths, [c.name for c in cams], cams
+
+
+def _residue_items(pocket: dict, rng: np.random.Generator, k: int) -> list[tuple[str, dict]]:
+    """Seeded positives (residues with a bond) and as many negatives (pocket residues without)."""
+    pos = sorted({x["residue"] for x in pocket["entries"]})
+    neg = sorted(r for r in pocket["residue_label_legible"] if r not in set(pos))
+    pick_p = [pos[i] for i in sorted(rng.permutation(len(pos))[:k].tolist())]
+    pick_n = [neg[i] for i in sorted(rng.permutation(len(neg))[: max(1, len(pick_p))].tolist())]
+    return [(r, residue_ligand_ceiling(pocket, r)) for r in pick_p + pick_n]
+
+
+def _complex_questions(path, ligand, settings: InteractionExportSettings, out: Path, start: int, rng):
+    """Questions and ceilings of one complex."""
+    truth = hbond_truth(path, ligand=ligand, pocket=settings.pocket)
+    images, names, cams = _render_views(truth, settings, out, start)
+    ceilings = {m: pocket_ligand_ceiling(truth, cams, settings.ceiling, m) for m in ("ideal", "rendered")}
+    source = f"{Path(path).name}:{truth.protonated.prepared.ligand}"
+    records, items = [], []
+    if settings.task == "pocket-ligand":
+        if truth.bonds:
+            answer = "; ".join(truth.entries())
+            records.append(question_record(start, source, images, question_text(settings.task, names, settings.pocket),
+                                           settings.task, answer, category=f"{len(truth.entries())} bonds"))
+            items.append({"id": records[-1]["id"], "source_id": source, "positive": True,
+                          "n_bonds": len(truth.entries()), **{m: _brief(c) for m, c in ceilings.items()}})
+    else:
+        for j, (res, rend) in enumerate(_residue_items(ceilings["rendered"], rng, settings.per_complex)):
+            ideal = residue_ligand_ceiling(ceilings["ideal"], res)
+            mine = [e["entry"] for e in ceilings["rendered"]["entries"] if e["residue"] == res]
+            answer = "yes: " + "; ".join(mine) if mine else "no"
+            q = question_text(settings.task, names, settings.pocket, _residue_text(res))
+            records.append(question_record(start + j, source, images, q, settings.task, answer,
+                                           category="positive" if mine else "negative"))
+            items.append({"id": records[-1]["id"], "source_id": source, "residue": res, "positive": bool(mine),
+                          "n_bonds": len(mine), "ideal": ideal, "rendered": rend})
+    return records, items, truth.to_dict()
+
+
+def _brief(c: dict) -> dict:
+    return {k: c[k] for k in ("ceiling", "n_true", "n_determined", "losses", "margin_candidates", "entries")}
+
+
+def summarise(items: list[dict], n_boot: int, seed: int) -> dict:
+    """Mean ceiling (ideal, rendered) with bootstrap 95 % percentile intervals: all, per positive/negative,
+    per number of bonds (0, 1, 2, 3+)."""
+    def block(sel: list[dict]) -> dict:
+        out = {"n": len(sel)}
+        for mode in ("ideal", "rendered"):
+            v = np.array([x[mode]["ceiling"] for x in sel], dtype=float)
+            if len(v) == 0:
+                continue
+            boots = v[bootstrap_indices(len(v), n_boot=n_boot, seed=seed)].mean(axis=1)
+            lo, hi = percentile_interval(boots)
+            out[mode] = {"mean": round(float(v.mean()), 6), "lo": round(lo, 6), "hi": round(hi, 6)}
+        return out
+
+    groups = {"all": items, "positive": [x for x in items if x["positive"]],
+              "negative": [x for x in items if not x["positive"]]}
+    for nb in ("0", "1", "2", "3+"):
+        groups[f"bonds={nb}"] = [x for x in items if (str(x["n_bonds"]) if x["n_bonds"] < 3 else "3+") == nb]
+    return {k: block(v) for k, v in groups.items() if v}
+
+
+def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: InteractionExportSettings) -> dict:
+    """Export ``complexes`` (a list of (path, ligand or None)) into ``out`` (module docstring); returns the
+    manifest. A complex that cannot be prepared is an InputError naming it (one line)."""
+    out = Path(out)
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(settings.seed)
+    records, items, truths = [], [], {}
+    for path, ligand in complexes:
+        r, it, t = _complex_questions(path, ligand, settings, out, len(records), rng)
+        records += r
+        items += it
+        truths[f"{Path(path).name}:{ligand or ''}"] = t
+    if not records:
+        raise InputError("no question: no complex has a hydrogen bond between ligand and pocket", field="INPUT")
+    write_harness_files(records, out, settings.task)
+    cert = {"format": FORMAT, "task": settings.task, "settings": settings.to_dict(), "libraries": library_versions(),
+            "ground_truth": truths, "items": items, "summary": summarise(items, settings.n_boot, settings.seed)}
+    cert["digest"] = hashlib.sha256(json_dumps(cert, indent=None).encode()).hexdigest()
+    write_text_atomic(out / "certificate.json", json_dumps(cert))
+    manifest = {"format": FORMAT, "task": settings.task, "n_questions": len(records),
+                "certificate_digest": cert["digest"], "files": file_digests(out)}
+    write_text_atomic(out / "manifest.json", json_dumps(manifest))
+    return {**manifest, "certificate": cert}

@@ -1,0 +1,63 @@
+"""Interaction benchmark export (``viewcert.benchmark.interaction_export``) on two real complexes (skipped when
+../shared/data/complexes is absent): files, answers equal to the ground truth, byte-identical reruns, and the
+tasks not built yet refused in one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
+
+from viewcert.benchmark.interaction_export import (  # noqa: E402
+    InteractionExportSettings,
+    build_interaction_benchmark,
+    question_text,
+)
+from viewcert.errors import InputError  # noqa: E402
+from viewcert.interactions import hbond_truth  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "complexes"
+needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"complexes not found at {DATA}")
+
+
+def test_unbuilt_tasks_and_bad_settings_are_one_line():
+    with pytest.raises(InputError, match="not built yet"):
+        InteractionExportSettings(task="docking")
+    with pytest.raises(InputError, match="task must be one of"):
+        InteractionExportSettings(task="hbond")
+    with pytest.raises(InputError, match="per_complex"):
+        InteractionExportSettings(task="residue-ligand", per_complex=0)
+    q = question_text("residue-ligand", ["front", "top"], 8.0, "ARG 285 A")
+    assert "residue ARG 285 A" in q and "'no'" in q and "within 8 Å" in q
+
+
+@needs_data
+@pytest.mark.parametrize("task", ["pocket-ligand", "residue-ligand"])
+def test_export_is_byte_identical_and_answers_the_truth(tmp_path, task):
+    cx = [(DATA / "1pwc", "PNM"), (DATA / "1s3v", None)]
+    settings = InteractionExportSettings(task=task, n_boot=200)
+    a = build_interaction_benchmark(cx, tmp_path / "a", settings)
+    b = build_interaction_benchmark(cx, tmp_path / "b", settings)
+    assert a["files"] == b["files"] and a["certificate_digest"] == b["certificate_digest"]
+    names = set(a["files"])
+    assert {"benchmark.jsonl", "benchmark.tsv", "certificate.json", "ids.csv"} <= names
+    assert sum(n.endswith(".png") for n in names) == 12  # six views per complex
+    recs = [json.loads(x) for x in (tmp_path / "a" / "benchmark.jsonl").read_text().splitlines()]
+    truth = {"1pwc": hbond_truth(DATA / "1pwc", ligand="PNM", crosscheck=False).entries(),
+             "1s3v": hbond_truth(DATA / "1s3v", crosscheck=False).entries()}
+    if task == "pocket-ligand":
+        assert [r["answer"] for r in recs] == ["; ".join(truth["1pwc"]), "; ".join(truth["1s3v"])]
+    else:
+        for r in recs:
+            ents = truth[r["source_id"].split(":")[0]]
+            if r["answer"] != "no":
+                assert set(r["answer"][len("yes: "):].split("; ")) <= set(ents)
+        assert {r["category"] for r in recs} == {"positive", "negative"}
+    cert = json.loads((tmp_path / "a" / "certificate.json").read_text())
+    assert cert["settings"]["ceiling"]["labels"]["font"] == "DejaVuSans.ttf"
+    assert cert["ground_truth"]["1pwc:PNM"]["criterion"]["max_h_acceptor"] == 2.5
+    s = cert["summary"]["all"]
+    assert 0 <= s["rendered"]["lo"] <= s["rendered"]["mean"] <= s["rendered"]["hi"] <= 1
