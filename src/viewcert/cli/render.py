@@ -176,9 +176,10 @@ def build_benchmark_cmd(
                             constraints=tuple(constraints.split(",")))
         return
     if task in TRANSFORMATION_TASKS:
-        _task_benchmark(input_spec, check_out(out), task=task, protocol=protocol, camera=camera, depth_cue=depth_cue,
-                        seed=seed, per_structure=per_structure, style=style, delta=delta, limit=limit, limits=limits,
-                        constraints=tuple(constraints.split(",")))
+        _task_benchmark(input_spec, check_out(out), dict(task=task, protocol=protocol, camera=camera,
+                                                         depth_cue=depth_cue, per_structure=per_structure, style=style,
+                                                         delta=delta, constraints=tuple(constraints.split(","))),
+                        seed=seed, limit=limit, limits=limits)
         return
     limits.check_protocol_name(protocol)
     settings = ExportSettings(protocol=protocol, task=task, style=style, tiling=parse_tiling(tiling), size=size,
@@ -199,21 +200,21 @@ def build_benchmark_cmd(
     item_failures([f"item {e['id']}: {' '.join(str(e['error']).split())[:300]}" for e in m["errors"]])
 
 
-def _task_benchmark(input_spec, out, *, task, protocol, camera, depth_cue, seed, per_structure, style, delta, limit,
-                    limits, constraints=()) -> None:
-    """The transformation-task branch of ``build-benchmark``."""
+def _task_benchmark(input_spec, out, options: dict, *, seed, limit, limits) -> None:
+    """The transformation-task branch of ``build-benchmark``; ``options``: the TaskExportSettings fields given on
+    the command line (task, protocol, camera, depth_cue, per_structure, style, delta, constraints)."""
     from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 
     if not re.fullmatch(r"[+]?\d{1,19}", seed.strip()):
         raise InputError(f"seed must be an integer ≥ 0, got {seed!r}", field="seed")
     seed = int(seed)
-    settings = TaskExportSettings(task=task, protocol="axes-3" if protocol == "render-ceiling-5" else protocol,
-                                  camera=camera, depth_cue=depth_cue, seed=seed, per_structure=per_structure,
-                                  style=style, delta=delta, constraints=constraints)
+    protocol = options["protocol"]
+    settings = TaskExportSettings(**{**options, "protocol": "axes-3" if protocol == "render-ceiling-5" else protocol},
+                                  seed=seed)
     limits.check_pixels(settings.width * settings.supersample, settings.height * settings.supersample)
     m = build_task_benchmark(input_spec, out, settings, limits=limits, limit=limit or None)
     s = (m["certificate"]["summary"] or {}).get("all", {})
-    echo(f"{m['n_questions']} {task} questions in {out}; exact ceiling {s['exact_ceiling']['mean']:.4f}, "
+    echo(f"{m['n_questions']} {settings.task} questions in {out}; exact ceiling {s['exact_ceiling']['mean']:.4f}, "
          f"unique {s['unique']}/{s['n']}; certificate sha256:{m['certificate_digest']}")
     item_failures([f"item {e['id']}: {e['error']}" for e in m["errors"]])
 
