@@ -45,7 +45,7 @@ class Prompts:
     source: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Diagnostics:
     """Everything the report's adherence and shortcut sections show; tables sorted deterministically."""
 
