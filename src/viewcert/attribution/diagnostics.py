@@ -103,10 +103,15 @@ def _adherence_text(row: pd.Series) -> str:
     return f"{int(row['items_adherent'])}/{int(row['items_with_response'])} items adherent"
 
 
+def _full(row: pd.Series) -> bool:
+    return int(row["items_adherent"]) == int(row["items_with_response"])
+
+
 def _rungs(ladder: Ladder, adherence: pd.DataFrame, ceiling_value: float | None) -> pd.DataFrame:
-    """Per model, one column per rung of :data:`RUNG_ORDER`: the accuracy or why it is unscored, with the
-    arm's adherence beside an unscored arm."""
+    """Per model, one column per rung of :data:`RUNG_ORDER`: the count or why it is unscored, with the arm's
+    adherence beside an unscored arm and beside a scored one whose answers did not all adhere."""
     adh = {(r["model"], r["rung"]): _adherence_text(r) for _, r in adherence.iterrows()}
+    partial = {(r["model"], r["rung"]) for _, r in adherence.iterrows() if not _full(r)}
     r1 = ladder.ceilings[0]
     rows = []
     for model, sub in ladder.arms.groupby("model", sort=True):
@@ -117,8 +122,10 @@ def _rungs(ladder: Ladder, adherence: pd.DataFrame, ceiling_value: float | None)
                 row[rung] = None
                 continue
             a = a.iloc[0]
-            row[rung] = (f"{a['correct']}/{a['n']}" if a["scored"] else
-                         f"unscored ({a['unscored_reason']}); adherence {adh.get((model, rung), '—')}")
+            if not a["scored"]:
+                row[rung] = f"unscored ({a['unscored_reason']}); adherence {adh.get((model, rung), '—')}"
+            else:  # an arm whose failed answers count as wrong says how many did not adhere
+                row[rung] = f"{a['correct']}/{a['n']}" + (f"; {adh[(model, rung)]}" if (model, rung) in partial else "")
         row["R1"] = r1.label
         rows.append(row)
     return pd.DataFrame(rows, columns=["model", *RUNG_ORDER])
