@@ -86,15 +86,17 @@ def test_lmms_eval_zoom_misi_partial_credit(tmp_path):
                          TaskExportSettings(task="zoom", camera="perspective", seed=3, per_structure=2, width=120,
                                             height=90, supersample=1), limit=2)
     qs = _questions(folder)
-    samples, reported = _run_lmms(folder, "zoom", "move z 50")
     d = [int(q["answer"].split()[-1]) for q in qs]
-    hand = sum(x == 50 for x in d)
+    stub = d[-1]  # the dummy's one response: the last question's answer (right there, partly right elsewhere)
+    samples, reported = _run_lmms(folder, "zoom", f"move z {stub}")
+    hand = sum(x == stub for x in d)
+    assert hand >= 1
     assert reported["exact_match,none"] == pytest.approx(hand / len(qs))
     lad, _, _ = run_ladder(manifest=_manifest(tmp_path / "m.toml", folder, samples),
                            bootstrap=BootstrapSettings(n_boot=100))
     assert lad.arms.iloc[0]["correct"] == hand
-    # MiSI: max(0, 1 − |50 − d| / 10) per item (zoom: half the 40…60 Å range)
-    credit = sum(max(0.0, 1 - abs(50 - x) / 10) for x in d) / len(d)
+    # MiSI: max(0, 1 − |stub − d| / 10) per item (zoom: half the 40…60 Å range)
+    credit = sum(max(0.0, 1 - abs(stub - x) / 10) for x in d) / len(d)
     assert lad.task_scores.iloc[0]["misi_credit"] == pytest.approx(credit, abs=1e-12)
     cert = json.loads((folder / "certificate.json").read_text())
     ceiling = sum(it["partial_ceiling"] for it in cert["items"]) / len(cert["items"])
