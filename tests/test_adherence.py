@@ -356,3 +356,33 @@ def test_transformation_and_molecule_exports_carry_constraints(tmp_path):
     assert [c["name"] for c in mol["constraints"]] == ["letter"]
     assert "conflicts with letter" in mol["constraints_skipped"]["case"]
     assert mol["question_choices_only"].startswith(choices_only_prompt(mol["choices"]))
+
+
+def test_received_names_are_escaped_in_the_adherence_sections(export, tmp_path):
+    """A model name is received text: the report's new sections show it literally (HTML escaped, Markdown
+    metacharacters escaped, CSV cells made safe)."""
+    from viewcert.attribution.pipeline import ladder_diagnostics, run_ladder
+    from viewcert.attribution.report import write_report
+    from viewcert.stats import BootstrapSettings
+
+    root, _, _ = export
+    records = _jsonl(root / "cons" / "benchmark.jsonl")
+    evil = "=cmd<img src=x onerror=alert(1)>[link](http://x)"
+    path = tmp_path / "evil.jsonl"
+    path.write_text("".join(json.dumps({"item_id": r["id"], "target": r["answer"], "raw_output": r["answer"]}) + "\n"
+                            for r in records), encoding="utf-8")
+    manifest = tmp_path / "m.toml"
+    manifest.write_text(f'[study]\nbenchmark = "{(root / "cons").as_posix()}"\nr1 = "1"\n\n[[input]]\n'
+                        f'path = "evil.jsonl"\nmodel = {json.dumps(evil)}\nrung = "no-image"\nharness = "native"\n',
+                        encoding="utf-8")
+    boot = BootstrapSettings(n_boot=100)
+    lad, table, m = run_ladder(manifest=manifest, bootstrap=boot)
+    rep = write_report(tmp_path / "out", ladder=lad, table=table,
+                       diagnostics=ladder_diagnostics(lad, table, m, bootstrap=boot))
+    page = rep.html.read_text(encoding="utf-8")
+    assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    md = rep.markdown.read_text(encoding="utf-8")
+    assert "<img" not in md and "[link](" not in md and "\\[link\\](http://x)" in md  # no link can form
+    for name in ("rungs", "adherence", "shortcuts"):
+        text = (tmp_path / "out" / f"{name}.csv").read_text(encoding="utf-8")
+        assert "'=cmd<img" in text and ",=cmd" not in text and not text.startswith("=")  # OWASP: no formula
