@@ -61,7 +61,7 @@ def render_cmd(
     n_img, failed = 0, []
     for it in items:
         try:
-            s, tt, cams, policy = _item_cameras(it, spec, conventional=conventional, tiling=t, style=style,
+            s, cams, policy = _item_cameras(it, spec, conventional=conventional, tiling=t, style=style,
                                                 size=size, kind=kind, molecule_scale=molecule_scale, limits=limits)
         except (ViewcertError, ValueError, OSError) as exc:  # unreadable, too large, a pinhole inside it
             failed.append(f"item {it.id}: {one_line(exc)}")
@@ -74,8 +74,8 @@ def render_cmd(
 
 def _item_cameras(it, spec, *, conventional: bool, tiling, style: str, size: int, kind, molecule_scale: str,
                   limits):
-    """(structure drawn, its tiling, its cameras, their framing policy) of one item; ViewcertError when it
-    cannot be drawn."""
+    """(structure drawn, its cameras, their framing policy: tiling, pad, margin) of one item; ViewcertError
+    when it cannot be drawn."""
     from viewcert.benchmark.gallery import rendered_cell
     from viewcert.cameras.policy import frame
     from viewcert.render.raster import drawn_policy
@@ -86,7 +86,7 @@ def _item_cameras(it, spec, *, conventional: bool, tiling, style: str, size: int
     tt = tiling if s.is_periodic else (1, 1, 1)
     limits.check_observations(s.n_atoms * tt[0] * tt[1] * tt[2] * len(spec.protocol.views), source=it.id)
     policy = drawn_policy(style, tiling=tt, width=size, height=size, kind=kind, molecule_scale=molecule_scale)
-    return s, tt, frame(spec, s, policy), policy
+    return s, frame(spec, s, policy), policy
 
 
 def _write_views(out: Path, stem: str, s, spec, cams, policy, *, style: str, supersample: int,
@@ -161,15 +161,20 @@ def build_benchmark_cmd(
     With --task point-group|molecule-handedness: a molecular benchmark at one common scale
     (viewcert.benchmark.molecule_export; default axes-3, ball-and-stick)."""
     from viewcert.benchmark.export import ExportSettings, build_benchmark
+    from viewcert.benchmark.interaction_export import INTERACTION_TASKS
     from viewcert.benchmark.molecule_export import MOLECULE_TASKS
     from viewcert.benchmark.settings import TASKS as CRYSTAL_TASKS
     from viewcert.cli.options import check_out, current_limits
     from viewcert.tasks.model import TASKS as TRANSFORMATION_TASKS
 
     limits = current_limits()
-    if task not in TRANSFORMATION_TASKS + CRYSTAL_TASKS + MOLECULE_TASKS:
-        raise InputError(f"task must be one of {', '.join(CRYSTAL_TASKS + TRANSFORMATION_TASKS + MOLECULE_TASKS)}, "
+    if task not in TRANSFORMATION_TASKS + CRYSTAL_TASKS + MOLECULE_TASKS + INTERACTION_TASKS:
+        raise InputError(f"task must be one of {', '.join(CRYSTAL_TASKS + TRANSFORMATION_TASKS + MOLECULE_TASKS + INTERACTION_TASKS)}, "
                          f"got {task!r}", field="task")
+    if task in INTERACTION_TASKS:
+        _interaction_benchmark(input_spec, check_out(out), task=task, protocol=protocol, seed=seed,
+                               per_structure=per_structure, delta=delta, limits=limits)
+        return
     if task in MOLECULE_TASKS:
         _molecule_benchmark(input_spec, check_out(out), task=task, protocol=protocol, style=style, size=size,
                             delta=delta, certify=certify, workers=workers, limit=limit, limits=limits,
@@ -217,6 +222,38 @@ def _task_benchmark(input_spec, out, options: dict, *, seed, limit, limits) -> N
     echo(f"{m['n_questions']} {settings.task} questions in {out}; exact ceiling {s['exact_ceiling']['mean']:.4f}, "
          f"unique {s['unique']}/{s['n']}; certificate sha256:{m['certificate_digest']}")
     item_failures([f"item {e['id']}: {e['error']}" for e in m["errors"]])
+
+
+def _interaction_benchmark(input_spec, out, *, task, protocol, seed, per_structure, delta, limits) -> None:
+    """The interaction branch of ``build-benchmark`` (viewcert.benchmark.interaction_export): INPUT is
+    ``complex:PATH[#ligand=RES,pocket=8]``, PATH one complex or a folder of complex folders (the ligand name,
+    where given, for those without ligand.sdf); the default render-ceiling-5 becomes axes-6 (MiSI's six)."""
+    from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
+    from viewcert.certify.inputs import parse_complex_spec
+    from viewcert.interactions.ceiling import CeilingSettings
+
+    if not input_spec.startswith("complex:"):
+        raise InputError("interaction tasks read complex:PATH[#ligand=RES,pocket=8]", source=input_spec, field="INPUT")
+    path, ligand, pocket = parse_complex_spec(input_spec)
+    if not path.exists():
+        raise InputError(f"complex input {str(path)!r} does not exist", source=input_spec, field="INPUT")
+    subs = sorted(p for p in path.iterdir() if p.is_dir()) if path.is_dir() else []
+    if subs and not any((path / f).exists() for f in ("protein.pdb", "protein.pdb.gz", "complex.pdb", "complex.pdb.gz")):
+        complexes = [(p, None if (p / "ligand.sdf").is_file() else ligand) for p in subs]
+    else:
+        complexes = [(path, ligand)]
+    if not re.fullmatch(r"[+]?\d{1,18}", seed.strip()):
+        raise InputError(f"seed must be an integer ≥ 0, got {seed!r}", field="seed")
+    proto = "axes-6" if protocol == "render-ceiling-5" else protocol
+    limits.check_protocol_name(proto)
+    settings = InteractionExportSettings(task=task, protocol=proto, pocket=pocket, seed=int(seed),
+                                         per_complex=per_structure, ceiling=CeilingSettings(delta=delta))
+    limits.check_pixels(settings.width, settings.height)
+    m = build_interaction_benchmark(complexes, out, settings)
+    s = m["certificate"]["summary"]["all"]
+    echo(f"{m['n_questions']} {task} questions in {out}; ceiling as rendered {s['rendered']['mean']:.4f} "
+         f"[{s['rendered']['lo']:.4f}, {s['rendered']['hi']:.4f}], ideal {s['ideal']['mean']:.4f}; "
+         f"certificate sha256:{m['certificate_digest']}")
 
 
 def _molecule_benchmark(input_spec, out, *, task, protocol, style, size, delta, certify, workers, limit,

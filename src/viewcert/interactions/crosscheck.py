@@ -10,6 +10,7 @@ that atom as donor/acceptor, or Baker–Hubbard's elements do not).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,26 +42,38 @@ class Disagreement:
 
 def _mol(atoms):
     from biotite.interface import rdkit as bir  # lazy: RDKit and ProLIF are the interactions extra
-    from rdkit import Chem  # lazy: as above
+    from rdkit import Chem, RDLogger  # lazy: as above
 
-    m = bir.to_mol(atoms)
-    m.UpdatePropertyCache(strict=False)
-    Chem.SanitizeMol(m, catchErrors=True)
+    RDLogger.DisableLog("rdApp.*")  # sanitisation notes (kekulisation of a haem) would reach stderr
+    try:
+        m = bir.to_mol(atoms)
+        m.UpdatePropertyCache(strict=False)
+        Chem.SanitizeMol(m, catchErrors=True)
+    finally:
+        RDLogger.EnableLog("rdApp.*")
     return m
 
 
 def prolif_pairs(prot: Protonated) -> set[tuple[int, int]]:
     """(donor, acceptor) prepared-atom pairs ProLIF finds between ligand and pocket."""
+    with warnings.catch_warnings():  # MDAnalysis warns about its own deprecated modules when first used
+        import MDAnalysis  # noqa: F401  # lazy: ProLIF's dependency; its import re-enables its deprecation warnings
+
+        warnings.simplefilter("ignore")
+        return _prolif_pairs(prot)
+
+
+def _prolif_pairs(prot: Protonated) -> set[tuple[int, int]]:
     import prolif  # lazy: the interactions extra (ProLIF imports MDAnalysis, ~2 s)
 
     lig_idx, poc_idx = np.flatnonzero(prot.ligand), np.flatnonzero(prot.pocket)
     lig = prolif.Molecule.from_rdkit(_mol(prot.atoms[lig_idx]))
     poc = prolif.Molecule.from_rdkit(_mol(prot.atoms[poc_idx]))
     fp = prolif.Fingerprint(["HBDonor", "HBAcceptor"], count=True)
-    fp.run_from_iterable([lig], poc, progress=False, n_jobs=1)
+    ifp = fp.generate(lig, poc, metadata=True)  # one frame, in this process
     back = {int(i): k for k, i in enumerate(prot.index.tolist())}
     out = set()
-    for hits in fp.ifp[0].values():
+    for hits in ifp.values():
         for name, found in hits.items():
             for x in found:
                 li, pi = x["parent_indices"]["ligand"], x["parent_indices"]["protein"]
