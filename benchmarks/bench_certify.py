@@ -48,6 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
+from viewcert.cameras.policy import frame
+
 REPO = Path(__file__).resolve().parents[1]
 E3 = REPO.parent / "shared" / "data" / "render-ceiling" / "data" / "e3"
 RESULTS = REPO / "benchmarks" / "results"
@@ -77,7 +79,7 @@ def tools_item(cif: str, cfg, protocol, stages: dict) -> str | None:
     SpacegroupAnalyzer(conv, symprec=cfg.tau, angle_tolerance=5.0).get_crystal_system()
     t3 = time.process_time()
     vs = from_pymatgen(conv)
-    obs = observe(vs, protocol.cameras(vs))
+    obs = observe(vs, frame(protocol, vs))
     t4 = time.process_time()
     if cfg.pairs == "all":
         rec = naive.oracle_reconstruct(obs, delta=cfg.delta, lattice=vs.lattice, pairs="all")
@@ -102,7 +104,6 @@ def tools_item(cif: str, cfg, protocol, stages: dict) -> str | None:
 
 def ours_breakdown(items, cfg) -> dict:
     """One pass timing each stage of the viewcert pipeline separately (CPU seconds, summed)."""
-    from viewcert.cameras.policy import frame
     from viewcert.certify import conventional_cell
     from viewcert.observe.project import observe
     from viewcert.oracle.phantoms import analyse

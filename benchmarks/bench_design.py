@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from viewcert.cameras.policy import frame
 from viewcert.design.pareto import BASELINES as STUDY
 from viewcert.design.pareto import DELTAS, maas_predicted, margin_stats, phantom_census
 
@@ -167,7 +168,7 @@ def main() -> None:
     tiny = {}
     for name in ("designed-3", "render-ceiling-5"):
         p = protos[name]
-        tiny[name] = sum(int(analyse(reconstruct(observe(s, p.cameras(s), ObservationModel()), delta=1e-6,
+        tiny[name] = sum(int(analyse(reconstruct(observe(s, frame(p, s), ObservationModel()), delta=1e-6,
                                                  lattice=s.lattice), s, 1e-6).n_phantoms > 0) for s in cells)
     released = {n: released_first_pair(protos[n], ids, truth, cifs)
                 for n in ("designed-5", "designed-5-phantom", "render-ceiling-5")}

@@ -34,6 +34,7 @@ sys.path.insert(0, str(REPO))
 from tests import naive  # noqa: E402
 from tests.strategies import e3_conventional_cells, oracle_random_molecule, oracle_tiled_cell  # noqa: E402
 
+from viewcert.cameras.policy import FramingPolicy, frame  # noqa: E402
 from viewcert.cameras.protocols import get_protocol  # noqa: E402
 from viewcert.observe.project import ObservationModel, observe  # noqa: E402
 from viewcert.oracle.phantoms import analyse  # noqa: E402
@@ -58,7 +59,7 @@ def bench_e3(quick: bool) -> dict:
     cells = e3_conventional_cells()
     prot = get_protocol("render-ceiling-5")
     ids = list(cells)
-    obs = [observe(cells[k], prot.cameras(cells[k]), ObservationModel()) for k in ids]
+    obs = [observe(cells[k], frame(prot, cells[k]), ObservationModel()) for k in ids]  # crystals: per view
     lats = [cells[k].lattice for k in ids]
     reconstruct(obs[0], delta=DELTA, lattice=lats[0])  # warm-up (numba cache load)
     # per structure, numba (wrapper included), every structure
@@ -109,9 +110,10 @@ def _case(kind: str, n: int):
     prot = get_protocol("render-ceiling-5")
     if kind == "molecule":
         s = oracle_random_molecule(n, seed=n)
-        return s, observe(s, prot.cameras(s), ObservationModel()), None
+        return s, observe(s, frame(prot, s, FramingPolicy(molecule_scale="per-view")), ObservationModel()), None
     cell, tiling = oracle_tiled_cell(n, seed=n)
-    return cell, observe(cell, prot.cameras(cell, tiling=tiling), ObservationModel(tiling=tiling)), cell.lattice
+    cams = frame(prot, cell, FramingPolicy(tiling=tiling))
+    return cell, observe(cell, cams, ObservationModel(tiling=tiling)), cell.lattice
 
 
 def bench_scaling(quick: bool) -> list[dict]:

@@ -16,6 +16,7 @@ from viewcert.cameras.conditioning import (
     zone_axis_warnings,
 )
 from viewcert.cameras.framing import fit_orthographic, fit_perspective
+from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.cameras.pose import (
     ase_rotation_matrix,
     from_ase_string,
@@ -269,7 +270,7 @@ def test_perspective_framing_keeps_points_inside():
 
 def test_protocol_cameras_frame_tiled_cell_and_box():
     s = Structure([[0, 0, 0]], [26], np.diag([2.87, 2.87, 2.87]))
-    cams = get_protocol("render-ceiling-5").cameras(s, tiling=(2, 2, 2), margin_px=20)
+    cams = frame(get_protocol("render-ceiling-5"), s, FramingPolicy(tiling=(2, 2, 2), margin_px=20))
     assert [c.name for c in cams] == ["axis_a", "axis_b", "axis_c", "body_diagonal", "oblique2"]
     corner = np.array([5.74, 5.74, 5.74])
     for c in cams:

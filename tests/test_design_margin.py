@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from strategies import crystals, molecules, oracle_random_rotations
+from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.cameras.pose import look_at
 from viewcert.oracle.margin import uniqueness_margin
 from viewcert.structures import Structure
@@ -103,7 +104,7 @@ def test_oracle_flips_at_delta_star_on_e3(e3_cifs, e3_eval_ids):
         s = conventional_standard_cell(read_cif_text(e3_cifs[mid], source=mid), symprec=0.01,
                                        angle_tolerance=5.0, orientation="pymatgen")
         m = uniqueness_margin(s, rots)
-        obs = observe(s, proto.cameras(s), ObservationModel())
+        obs = observe(s, frame(proto, s, FramingPolicy(molecule_scale="per-view")), ObservationModel())
         below = m.delta_star * (1 - 1e-6)
         assert analyse(reconstruct(obs, delta=below, lattice=s.lattice), s, below).n_phantoms == 0, mid
         below = m.delta_exact * (1 - 1e-6)  # no false candidate at all: the structure, bit for bit

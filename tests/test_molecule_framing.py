@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from viewcert.cameras import get_protocol
+from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.errors import CameraError
 from viewcert.structures import Structure
 
@@ -21,12 +22,13 @@ def test_common_scale_hand_worked_pixel():
     # left (from −x, up = +y): x_cam = +z, y_cam = y − 1 -> (0, 1) -> 40 px/Å alone; common = min = 20.
     # The O atom (4, 2, 0) in the left view: u = 50 + 20·0 = 50, v = 50 − 20·1 = 30 (per-view fit: v = 10).
     s = two_atoms()
-    cams = get_protocol("axes-3").cameras(s, width=100, height=100, margin_px=10, scale="common")
+    cams = frame(get_protocol("axes-3"), s, FramingPolicy(width=100, height=100, margin_px=10))
     assert [c.name for c in cams] == ["front", "top", "left"]
     assert all(c.scale == pytest.approx(20.0, abs=1e-12) for c in cams)
     np.testing.assert_allclose(cams[2].project(np.array([4.0, 2.0, 0.0]))[0], [50.0, 30.0], atol=1e-9)
     np.testing.assert_allclose(cams[0].project(np.array([4.0, 2.0, 0.0]))[0], [90.0, 30.0], atol=1e-9)
-    per_view = get_protocol("axes-3").cameras(s, width=100, height=100, margin_px=10)
+    per_view = frame(get_protocol("axes-3"), s, FramingPolicy(width=100, height=100, margin_px=10,
+                                                                     molecule_scale="per-view"))
     assert per_view[2].scale == pytest.approx(40.0)
     np.testing.assert_allclose(per_view[2].project(np.array([4.0, 2.0, 0.0]))[0], [50.0, 10.0], atol=1e-9)
 
@@ -35,11 +37,11 @@ def test_common_scale_keeps_every_atom_inside_every_view():
     k = np.arange(30)
     pos = np.column_stack([1.1 * k - 16, 3 * np.sin(k), 1.5 * np.cos(2.3 * k)])  # ≥ 1.1 Å apart along x
     s = Structure(pos, np.full(30, 6))
-    for c in get_protocol("render-ceiling-5").cameras(s, width=200, height=150, margin_px=8, scale="common"):
+    for c in frame(get_protocol("render-ceiling-5"), s, FramingPolicy(width=200, height=150, margin_px=8)):
         uv, _ = c.project(pos)
         assert uv.min() >= 8 - 1e-9 and uv[:, 0].max() <= 192 + 1e-9 and uv[:, 1].max() <= 142 + 1e-9
     with pytest.raises(CameraError, match="scale"):
-        get_protocol("axes-3").cameras(s, scale="zoom")
+        frame(get_protocol("axes-3"), s, FramingPolicy(crystal_scale="zoom", molecule_scale="zoom"))
 
 
 def test_axes_views_are_chimerax_front_top_left():
@@ -69,7 +71,7 @@ def test_left_view_hand_worked_pixel():
     # (A camera from +x, "right", would put it at u = 10.)
     # O in the top view: u = 50 + (80/3)·0.5 = 190/3, v = 50 + (80/3)·1.5 = 90 (the front at the bottom).
     s = Structure(np.array([[0.0, 0.0, 0.0], [1.0, 2.0, 3.0]]), np.array([6, 8]))
-    front, top, left = get_protocol("axes-3").cameras(s, width=100, height=100, margin_px=10, scale="common")
+    front, top, left = frame(get_protocol("axes-3"), s, FramingPolicy(width=100, height=100, margin_px=10))
     o = np.array([1.0, 2.0, 3.0])
     assert left.scale == pytest.approx(80 / 3, abs=1e-12)
     np.testing.assert_allclose(left.project(o)[0], [90.0, 70 / 3], atol=1e-9)

@@ -13,6 +13,7 @@ import pytest
 
 from molecule_geometries import bromochlorofluoromethane, methane, water
 from viewcert.cameras.camera import OrthographicCamera
+from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.cameras.pose import look_at
 from viewcert.certify.molecule import camera_mirror, handedness, improper_images, stereocentres
 from viewcert.observe.project import ObservationModel, observe
@@ -146,7 +147,7 @@ def test_ideal_shortcut_equals_the_full_path(code):
     from viewcert.io.ccd import ccd_record
 
     s = ccd_record(code).structure
-    cams = get_protocol("render-ceiling-5").cameras(s)
+    cams = frame(get_protocol("render-ceiling-5"), s, FramingPolicy(molecule_scale="per-view"))
     obs = observe(s, cams, ObservationModel())
     rec = reconstruct(obs, delta=DELTA)
     unique = analyse(rec, s, DELTA).unique

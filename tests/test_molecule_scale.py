@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from viewcert.cameras import get_protocol
+from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.certify import CertifyConfig
 from viewcert.certify.digests import cameras_digest
 from viewcert.certify.run import certify
@@ -53,7 +54,7 @@ def test_crystal_cameras_do_not_move():
     a = frame_cameras(nacl, "render-ceiling-5", tiling=(2, 2, 2), width=256, height=256)
     b = frame_cameras(nacl, "render-ceiling-5", tiling=(2, 2, 2), width=256, height=256, molecule_scale="per-view")
     pad = 0.5 * 1.66  # study style: 0.5 × the largest covalent radius drawn (Na 1.66 Å)
-    c = get_protocol("render-ceiling-5").cameras(nacl, width=256, height=256, tiling=(2, 2, 2), pad=pad)
+    c = frame(get_protocol("render-ceiling-5"), nacl, FramingPolicy(width=256, height=256, tiling=(2, 2, 2), pad=pad))
     assert cameras_digest(a) == cameras_digest(b) == cameras_digest(c)
 
 
@@ -67,7 +68,7 @@ def test_certify_molecule_common_by_default_per_view_on_request(tmp_path):
         cert = certify(spec, cfg, out=tmp_path / scale, n_workers=1, plots=False, progress=False)
         (item,) = cert["items"]
         out[scale] = item["cameras_sha256"]
-        assert out[scale] == cameras_digest(proto.cameras(s, width=768, height=768, scale=scale))
+        assert out[scale] == cameras_digest(frame(proto, s, FramingPolicy(molecule_scale=scale)))
         assert ("molecule_scale" in cert["config"]) == (scale == "per-view")  # the default is left out
     assert out["common"] != out["per-view"]
     assert CertifyConfig().molecule_scale == "common"

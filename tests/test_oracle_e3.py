@@ -13,6 +13,7 @@ import pytest
 
 from tests import naive
 from tests.strategies import e3_conventional_cells
+from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.cameras.pose import ase_rotation_matrix
 from viewcert.cameras.protocols import RENDER_CEILING_5, get_protocol
 from viewcert.observe.project import ObservationModel, Observations, observe
@@ -32,7 +33,7 @@ def e3(shared_data):
     cells = e3_conventional_cells()
     assert len(cells) == 210
     prot = get_protocol("render-ceiling-5")
-    obs = {k: observe(s, prot.cameras(s), ObservationModel()) for k, s in cells.items()}
+    obs = {k: observe(s, frame(prot, s), ObservationModel()) for k, s in cells.items()}
     return cells, obs
 
 
@@ -131,7 +132,7 @@ def test_tiled_observations_recover_every_structure(e3):
     cells, _ = e3
     prot = get_protocol("render-ceiling-5")
     ids = list(cells)
-    obs = [observe(cells[k], prot.cameras(cells[k], tiling=(2, 2, 2)), ObservationModel(tiling=(2, 2, 2)))
+    obs = [observe(cells[k], frame(prot, cells[k], FramingPolicy(tiling=(2, 2, 2))), ObservationModel(tiling=(2, 2, 2)))
            for k in ids]
     recs = reconstruct_batch(obs, delta=0.01, lattice=[cells[k].lattice for k in ids])
     for k, rec in zip(ids, recs, strict=True):

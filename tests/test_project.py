@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from viewcert.cameras import get_protocol
 from viewcert.cameras.camera import OrthographicCamera
+from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.errors import InputError
 from viewcert.observe.project import (
     ObservationModel,
@@ -21,6 +22,8 @@ from viewcert.structures import Structure
 
 from .naive import observe_loop
 from .strategies import crystals, molecules
+
+PER_VIEW = FramingPolicy(molecule_scale="per-view")  # every view fitted on its own, molecules too
 
 tilings = st.tuples(st.integers(1, 2), st.integers(1, 2), st.integers(1, 2))
 
@@ -38,7 +41,7 @@ def _compare(obs: Observations, expected):
 @settings(max_examples=25)
 @given(crystals(), tilings)
 def test_observe_matches_loop_for_tiled_crystals(cell, tiling):
-    cams = get_protocol("render-ceiling-5").cameras(cell, tiling=tiling)
+    cams = frame(get_protocol("render-ceiling-5"), cell, FramingPolicy(tiling=tiling))
     obs = observe(cell, cams, ObservationModel(tiling=tiling))
     _compare(obs, observe_loop(cell.positions, cell.numbers, cell.lattice, tiling, cams))
 
@@ -46,7 +49,7 @@ def test_observe_matches_loop_for_tiled_crystals(cell, tiling):
 @settings(max_examples=25)
 @given(molecules(), st.sampled_from(["orthographic", "perspective"]))
 def test_observe_matches_loop_for_molecules(mol, kind):
-    cams = get_protocol("axes-3").cameras(mol, kind=kind)
+    cams = frame(get_protocol("axes-3"), mol, FramingPolicy(kind=kind, molecule_scale="per-view"))
     obs = observe(mol, cams)
     _compare(obs, observe_loop(mol.positions, mol.numbers, None, (1, 1, 1), cams))
 
@@ -54,7 +57,7 @@ def test_observe_matches_loop_for_molecules(mol, kind):
 def test_noise_is_seeded_and_in_the_stated_unit():
     pts = np.array([[i * 1.5, (i % 3) * 1.2, (i % 5) * 1.1] for i in range(40)])
     s = Structure(pts, np.full(40, 6))
-    cams = get_protocol("axes-3").cameras(s)
+    cams = frame(get_protocol("axes-3"), s, PER_VIEW)
     ideal = observe(s, cams)
     a = observe(s, cams, ObservationModel(sigma=0.05, sigma_unit="angstrom", seed=7))
     b = observe(s, cams, ObservationModel(sigma=0.05, sigma_unit="angstrom", seed=7))
@@ -90,7 +93,7 @@ def test_centre_visibility_hand_worked():
 def test_molecule_cannot_be_tiled():
     s = Structure([[0, 0, 0]], [6])
     with pytest.raises(InputError, match="tiled"):
-        observe(s, get_protocol("axes-3").cameras(s), ObservationModel(tiling=(2, 1, 1)))
+        observe(s, frame(get_protocol("axes-3"), s, PER_VIEW), ObservationModel(tiling=(2, 1, 1)))
 
 
 @pytest.mark.parametrize(
@@ -104,7 +107,7 @@ def test_bad_observation_model(kwargs, field):
 
 def test_observation_dict_round_trip_and_hidden_fields():
     s = Structure([[0, 0, 0], [1.2, 0.3, 0.1]], [6, 8], np.diag([4.0, 4.0, 4.0]))
-    obs = observe(s, get_protocol("render-ceiling-5").cameras(s))
+    obs = observe(s, frame(get_protocol("render-ceiling-5"), s, PER_VIEW))
     d = obs.to_dict()
     back = ViewObservation.from_dict(d["views"][0])
     np.testing.assert_array_equal(back.uv, obs.views[0].uv)

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 
 from viewcert.cameras import get_protocol
 from viewcert.cameras.camera import OrthographicCamera
+from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.errors import InputError
 from viewcert.observe.project import ObservationModel, Observations, observe
 from viewcert.render.raster import build_scene, render, silhouette_pixel_counts
@@ -39,7 +40,7 @@ def test_pixel_stats_match_a_plain_scan():
 @given(crystals(max_atoms=5))
 def test_rendered_projection_observations_are_the_ideal_ones_minus_hidden_atoms(cell):
     tiling = (2, 2, 2)
-    cams = get_protocol("render-ceiling-5").cameras(cell, tiling=tiling, width=256, height=256, pad=1.0)
+    cams = frame(get_protocol("render-ceiling-5"), cell, FramingPolicy(tiling=tiling, width=256, height=256, pad=1.0))
     ideal = observe(cell, cams, ObservationModel(tiling=tiling))
     vis = observe_rendered(cell, cams, tiling=tiling, min_pixels=1)
     assert isinstance(vis, Observations) and isinstance(vis.model, RenderedObservationModel)
@@ -58,7 +59,7 @@ def test_rendered_projection_observations_are_the_ideal_ones_minus_hidden_atoms(
 @settings(max_examples=15)
 @given(molecules(max_atoms=8))
 def test_centroids_and_thresholds(mol):
-    cams = get_protocol("axes-3").cameras(mol, width=200, height=160, pad=0.8)
+    cams = frame(get_protocol("axes-3"), mol, FramingPolicy(width=200, height=160, pad=0.8, molecule_scale="per-view"))
     cen = observe_rendered(mol, cams, min_pixels=1, position="pixel-centroid")
     strict = observe_rendered(mol, cams, min_pixels=30)
     scene = build_scene(mol, "study", radius_scale=0.5)

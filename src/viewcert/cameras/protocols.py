@@ -1,4 +1,5 @@
-"""Named view protocols: ordered sets of view rotations, turned into framed cameras per structure.
+"""Named view protocols: ordered sets of view rotations (framed into cameras per structure by
+``viewcert.cameras.policy.frame``).
 
 Registry names: ``render-ceiling-5`` (the study's five views), ``render-ceiling-5-offaxis``, ``axes-3``,
 ``axes-6`` and ``fibonacci-N`` (N near-uniform directions, any N ≥ 1).
@@ -13,11 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from viewcert.cameras.camera import Camera, check_rotation
-from viewcert.cameras.framing import DEFAULT_MARGIN_PX, DEFAULT_SIZE, fit_views, framing_points
+from viewcert.cameras.camera import check_rotation
 from viewcert.cameras.pose import from_ase_string, look_at
 from viewcert.errors import CameraError
-from viewcert.structures import Structure
 
 SAME_DIRECTION_DEG = 1e-6  # two views closer than this are "identical"
 
@@ -93,28 +92,6 @@ class Protocol:
         picked = sorted(set(picked))
         views = tuple(self.views[i] for i in picked)
         return Protocol(f"{self.name}[{'|'.join(v.name for v in views)}]", views, self.description)
-
-    def cameras(
-        self,
-        structure: Structure,
-        *,
-        width: int = DEFAULT_SIZE,
-        height: int = DEFAULT_SIZE,
-        margin_px: float = DEFAULT_MARGIN_PX,
-        tiling=(1, 1, 1),
-        draw_box: bool = True,
-        pad: float = 0.0,
-        kind: str = "orthographic",
-        fov_deg: float = 30.0,
-        scale: str = "per-view",
-    ) -> tuple[Camera, ...]:
-        """Deprecated alias of ``viewcert.cameras.policy.frame`` (the one framing rule, ``framing.fit_views``)
-        for a bare Protocol: one framed camera per view for ``structure`` (letterbox fit of the drawn atoms
-        and box). scale: "per-view" or "common" (orthographic: one Å-per-pixel scale and the 3D bounding-box
-        centre for every view), applied to crystals and molecules alike."""
-        pts = framing_points(structure, tiling=tiling, draw_box=draw_box)
-        return fit_views([v.rotation for v in self.views], pts, names=self.view_names, kind=kind, scale=scale,
-                         width=width, height=height, margin_px=margin_px, pad=pad, fov_deg=fov_deg)
 
     def to_dict(self) -> dict:
         return {"name": self.name, "description": self.description, "views": [v.to_dict() for v in self.views]}

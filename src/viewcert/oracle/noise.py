@@ -111,7 +111,7 @@ def noise_sweep(
     periodic: bool = True,
 ) -> list[NoisePoint]:
     """Recovery and phantom rates per σ. cameras: a function structure → cameras (e.g.
-    ``lambda s: protocol.cameras(s)``) or one camera list per structure. Seeds are combined with the
+    ``lambda s: frame(protocol, s)``) or one camera list per structure. Seeds are combined with the
     structure's position in the list (seed·1,000,003 + i) so every run has its own noise draw, reproducibly.
     periodic: pass each structure's lattice to the oracle (minimum-image merge, wrapped points)."""
     structures = list(structures)
