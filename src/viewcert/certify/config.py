@@ -227,11 +227,6 @@ class CertifyConfig:
                              molecule_scale=self.molecule_scale, tiling=self.tiling, width=self.image_size,
                              height=self.image_size)
 
-    def framing_scale(self, periodic: bool) -> str:
-        """The ``scale`` of ``Protocol.cameras``: crystals are always fitted per view (the study's letterbox),
-        molecules at ``molecule_scale`` (default one common Å-per-pixel scale, as molecular benchmarks)."""
-        return "per-view" if periodic else self.molecule_scale
-
     def with_(self, **kw) -> CertifyConfig:
         return replace(self, **kw)
 
