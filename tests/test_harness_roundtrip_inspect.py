@@ -215,3 +215,13 @@ def test_target_outside_the_shipped_choices_is_one_line(crystal, tmp_path):
     m = _manifest(tmp_path / "m.toml", folder, f)
     line = _one_line_error(runner.invoke(app, ["ladder", "--manifest", str(m), "--out", str(tmp_path / "o")]))
     assert "target 'H' is not one of the options A, B, C, D, E, F, G" in line
+
+
+def test_inspect_letters_read_through_the_logs_own_choices_without_the_export(crystal):
+    """With no export at hand, the choices Inspect logged with each sample map its letter target."""
+    from viewcert.attribution.readers.inspect_ai import read_inspect
+
+    _, _, qs, _, log = crystal
+    f = read_inspect(Path(log.location), rung="R4").frame.set_index("item_id")
+    assert [f.loc[q["id"], "target"] for q in qs] == [q["answer"] for q in qs]
+    assert f.loc["q0000", "parsed_answer"] == qs[0]["answer"] and f.loc["q0001", "score"] == 0.0
