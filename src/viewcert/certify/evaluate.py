@@ -153,11 +153,14 @@ class Prepared:
         key = (cfg.tau, cfg.angle_tolerance, cfg.cross_check, cfg.cross_check_angle, cfg.label_shortcuts)
         if key not in self.rendered:
             std = self.std if cfg.label_shortcuts else None
-            self.rendered[key] = shortcuts.rendered_check(self.cell.lattice, self.cell.frac_coords,
-                                                          self.cell.numbers, std, symprec=cfg.tau,
-                                                          angle_tolerance=cfg.angle_tolerance,
-                                                          cross_check=cfg.cross_check,
-                                                          moyo_angle_tolerance=_moyo_angle(cfg))
+            c = self.cell
+            chk = shortcuts.rendered_check(c.lattice, c.frac_coords, c.numbers, std, symprec=cfg.tau,
+                                           angle_tolerance=cfg.angle_tolerance, cross_check=cfg.cross_check,
+                                           moyo_angle_tolerance=_moyo_angle(cfg))
+            if shortcuts.applies(std, symprec=cfg.tau, angle_tolerance=cfg.angle_tolerance) and shortcuts.doubtful(
+                    chk, self.input_check(cfg)):  # the dataset's label in doubt: a fresh spglib call decides
+                chk = shortcuts.confirm(chk, c.lattice, c.frac_coords, c.numbers)
+            self.rendered[key] = chk
         return self.rendered[key]
 
     def input_check(self, cfg: CertifyConfig) -> SymmetryCheck | None:
