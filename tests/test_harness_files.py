@@ -120,3 +120,33 @@ def test_harness_files_are_deterministic(point_group, tmp_path):
     for rel in ("benchmark.jsonl", "benchmark.tsv", "ids.csv", "inspect_task.py", "HARNESSES.md",
                 "lmms_eval/utils.py", "lmms_eval/viewcert_point_group.yaml"):
         assert (again / rel).read_bytes() == (folder / rel).read_bytes(), rel
+
+
+def test_interaction_lists_get_misis_list_score_beside_the_ceiling(tmp_path):
+    """A residue-ligand export in the layout benchmark.interaction_export writes (hand-made: four questions),
+    stub answers scored by MiSI's list rule by hand: half the true entries 0.5, a right 'no' 1, a fabricated
+    extra entry caps at 0.5, a bond claimed for a negative residue 0."""
+    folder = tmp_path / "rl"
+    folder.mkdir()
+    answers = ["yes: ARG 285 NH1 A, O1; SER 12 OG A, O2", "no", "yes: TYR 9 OH A, N1", "no"]
+    stub = ["yes: ARG 285 NH1 A, O1", "No.", "Answer: yes: TYR 9 OH A, N1; GLY 3 N A, O2", "yes: GLY 3 N A, O2"]
+    lines = ["index,id,source_id"] + [f"{k},q{k:04d},cx:LIG" for k in range(4)]
+    (folder / "ids.csv").write_text("\n".join(lines) + "\n")
+    (folder / "benchmark.jsonl").write_text("".join(json.dumps(
+        {"id": f"q{k:04d}", "index": k, "source_id": "cx:LIG", "task": "residue-ligand", "answer": a,
+         "answer_format": "command", "images": [], "question": "?", "category": "x"}) + "\n"
+        for k, a in enumerate(answers)))
+    ceilings = [1.0, 1.0, 0.5, 1.0]
+    (folder / "certificate.json").write_text(json.dumps(
+        {"format": "viewcert-interaction-benchmark/1", "task": "residue-ligand",
+         "items": [{"id": f"q{k:04d}", "rendered": {"ceiling": c}, "ideal": {"ceiling": 1.0}}
+                   for k, c in enumerate(ceilings)]}))
+    res = tmp_path / "r.jsonl"
+    res.write_text("".join(json.dumps({"model": "stub", "item_id": k, "target": a, "raw_output": o}) + "\n"
+                           for k, (a, o) in enumerate(zip(answers, stub, strict=True))))
+    lad, _, _ = run_ladder(manifest=_manifest(tmp_path / "m.toml", folder, res), bootstrap=BOOT, threshold=0.5)
+    assert lad.arms.iloc[0]["correct"] == 1  # only the 'no' is an exact list match
+    row = lad.task_scores.iloc[0]
+    assert row["misi_credit"] == pytest.approx((0.5 + 1 + 0.5 + 0) / 4)
+    assert row["certified_partial_ceiling"] == pytest.approx(sum(ceilings) / 4)
+    assert float(lad.ceilings[0].value) == pytest.approx(0.875)

@@ -143,6 +143,22 @@ def _outcome(entry: Mapping) -> bool | None:
 
 
 TASK_CERTIFICATE = "viewcert.tasks.certificate"
+INTERACTION_CERTIFICATE = "viewcert-interaction-benchmark/1"
+
+
+def list_ceilings(cert: Mapping, src: str, universe: Sequence[str] | None, mode: str = "rendered") -> dict:
+    """{item id: ceiling} of an interaction certificate (``items[].{mode}.ceiling``: the best expected
+    list score), over the results' items (all of the certificate's when no universe is given)."""
+    per = {}
+    for i, e in enumerate(cert.get("items") or []):
+        c = (e.get(mode) or {}).get("ceiling") if isinstance(e, dict) and isinstance(e.get(mode), dict) else None
+        if not isinstance(e, dict) or not isinstance(e.get("id"), str) or not isinstance(c, int | float) \
+                or not 0 <= c <= 1:
+            raise InputError(f"items[{i}] needs an id and a {mode} ceiling in [0, 1]", source=src, field=f"items[{i}]")
+        per[e["id"]] = float(c)
+    ids = list(universe) if universe is not None else list(per)
+    _check_covered(ids, per, src)
+    return {u: per[u] for u in ids}
 
 
 def _task_ceiling(cert: Mapping, src: str, universe: Sequence[str] | None) -> tuple[int, int, Fraction]:
@@ -191,6 +207,12 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
     cert = read_json(path, missing="certificate not found")
     if not isinstance(cert, dict):
         raise InputError("a certificate is a JSON object", source=src)
+    if cert.get("format") == INTERACTION_CERTIFICATE:
+        per = list_ceilings(cert, src, universe)
+        value = parse_fraction(sum(per.values()) / len(per))
+        return Ceiling(value, f"R1 = {float(value):.4f} (interaction certificate, mean list ceiling over {len(per)} "
+                       "items)", f"certificate {src} sha256:{sha256_file(path)}", None, len(per), None, None, None,
+                       _dig(cert, "digest"))
     if cert.get("format") == TASK_CERTIFICATE:
         _, n_t, value = _task_ceiling(cert, src, universe)
         return Ceiling(value, f"R1 = {float(value):.4f} (task certificate, mean ceiling over {n_t} items)",

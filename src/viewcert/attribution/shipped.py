@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -27,6 +28,48 @@ from viewcert.limits import active_limits
 from viewcert.tasks.transforms import parse_command
 
 COMMAND_TASKS = ("translation", "rotation", "zoom")
+#: interaction-list tasks (``benchmark.interaction_export``): answers are lists of hydrogen-bond entries
+LIST_TASKS = ("pocket-ligand", "residue-ligand")
+_ANSWER = re.compile(r"^\s*(?:final\s+)?answer\s*[:\-]\s*", re.IGNORECASE)
+_YES = re.compile(r"^yes\b\s*[:,\-]?\s*", re.IGNORECASE)
+
+
+def list_entries(text) -> list[str] | None:
+    """The entries of an interaction-list answer (``E1; E2``, ``yes: E1; E2``; ``no`` is the empty list),
+    whitespace-collapsed and case-folded as ``attribution.misi`` compares them; None when nothing is listed."""
+    if text is None:
+        return None
+    s = _ANSWER.sub("", str(text).strip()).strip().strip("`'\"").strip()
+    if re.fullmatch(r"no\.?", s, re.IGNORECASE):
+        return []
+    s = _YES.sub("", s)
+    parts = [" ".join(p.split()).casefold().rstrip(".") for p in s.split(";")]
+    parts = [p for p in parts if p]
+    return parts or None
+
+
+@dataclass(frozen=True)
+class ListParser:
+    """Interaction-list answers: the canonical answer is ``no`` or the sorted distinct entries joined by
+    ``; ``; ``labels`` the export's distinct answers (chance = 1/their number)."""
+
+    task: str
+    labels: tuple[str, ...]
+    name: str = "interaction list"
+    letters: Mapping[str, str] = field(default_factory=dict)
+
+    def canonical(self, value: str | None) -> str | None:
+        entries = list_entries(value)
+        if entries is None:
+            return None
+        return "; ".join(sorted(set(entries))) if entries else "no"
+
+    def parse(self, text: str | None) -> ParsedAnswer:
+        c = self.canonical(text)
+        return ParsedAnswer(c, "ok") if c is not None else ParsedAnswer(None, "unparseable", "no entry listed")
+
+    def with_letters(self, letters: Mapping[str, str]) -> ListParser:
+        return self
 
 
 def grid_labels(task: str) -> tuple[str, ...]:
@@ -92,6 +135,9 @@ class ShippedBenchmark:
         """The task's parser: crystal system (with its synonyms), the shipped choices, or commands."""
         if self.task == "crystal-system":
             return crystal_system_parser()
+        if self.task in LIST_TASKS:
+            base = ListParser(self.task, ())
+            return ListParser(self.task, tuple(sorted({base.canonical(a) or a for a in self.answers.values()})))
         if self.answer_format == "choice":
             labels = tuple(dict.fromkeys(c for cs in self.choices.values() for c in cs))
             return ChoiceParser(labels, name=self.task)
@@ -108,6 +154,8 @@ class ShippedBenchmark:
         """Chance accuracy: the mean of 1/|choices| over the items (choice), else 1/|answer grid|."""
         if self.answer_format == "choice":
             return sum((Fraction(1, len(self.choices[i])) for i in self.ids), Fraction(0)) / len(self.ids)
+        if self.task in LIST_TASKS:
+            return Fraction(1, len(self.parser().labels))
         return Fraction(1, len(grid_labels(self.task)))
 
     def targets(self, parser) -> dict[str, str]:
@@ -207,5 +255,5 @@ def task_parser(task: str | None, shipped: ShippedBenchmark | None = None):
         return crystal_system_parser()
     if task in COMMAND_TASKS:
         return CommandParser(task, grid_labels(task))
-    raise InputError(f"task {task!r} is scored against the shipped choices: set [study].benchmark to the export "
-                     "folder", field="task")
+    raise InputError(f"task {task!r} is scored against its export's shipped choices or answers: set "
+                     "[study].benchmark to the export folder", field="task")

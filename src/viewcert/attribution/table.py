@@ -99,7 +99,7 @@ RUNG_ALIASES = {
 HARNESSES = ("study", "native", "vlmevalkit", "lmms_eval", "inspect")
 #: every task a viewcert export writes, in the export's spelling (``crystal_system`` is accepted too)
 TASKS: tuple[str, ...] = ("crystal-system", "point-group", "molecule-handedness", "translation", "rotation", "zoom",
-                          "trans-rot", "rot-rot", "handedness")
+                          "trans-rot", "rot-rot", "handedness", "pocket-ligand", "residue-ligand")
 
 
 def canonical_task(name: str, *, source: str | None = None) -> str:

@@ -5,6 +5,9 @@ where a harness's own per-sample scores disagree with viewcert's.
   rotation, zoom), the mean MiSI partial credit of each item's voted answer (``attribution.misi``; items
   without an answer score 0) with the certificate's normalisers, the exact-match accuracy, and the
   certified mean partial-credit and exact ceilings over the same items.
+- ``list_scores``: the same for interaction-list exports (pocket-ligand, residue-ligand): MiSI's list score
+  (``attribution.misi.score_interactions``; a negative residue scores 1 for ``no``) beside the certified
+  mean list ceilings as rendered and under ideal observations.
 - ``harness_agreement``: per arm, the accuracy from the harness's own scores (an item is right when the
   mean of its samples' scores is ≥ 0.5, as ``scoring="harness"``) beside viewcert's, and the items on
   which they differ (listed).
@@ -18,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from viewcert.attribution.ladder import Ladder
-from viewcert.attribution.misi import score_transformation
+from viewcert.attribution.ladder import Ladder, list_ceilings
+from viewcert.attribution.misi import score_interactions, score_transformation
 from viewcert.attribution.table import ResultTable, read_json
 from viewcert.errors import InputError
 
@@ -66,6 +69,40 @@ def misi_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | P
                      "exact_accuracy": arm.correct / len(universe), "misi_credit": float(np.mean(credit)),
                      "certified_partial_ceiling": partial, "certified_exact_ceiling": exact,
                      "normalisers": ", ".join(f"{k} {v:g}" for k, v in sorted(norms.items()))})
+    return pd.DataFrame(rows, columns=MISI_COLUMNS)
+
+
+def _list_score(answer: str | None, target: str) -> float:
+    """MiSI's interaction-list score of a canonical answer (``no`` or ``E1; E2``); a negative item scores 1
+    exactly when the answer is ``no``."""
+    if target == "no":
+        return float(answer == "no")
+    if answer is None or answer == "no":
+        return 0.0
+    return score_interactions(answer.split("; "), target.split("; ")).value
+
+
+def list_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | Path) -> pd.DataFrame:
+    """Per arm of an interaction-list export: the mean MiSI list score of the voted answers beside the
+    certified mean list ceiling as rendered (``certified_partial_ceiling``) and under ideal observations
+    (``certified_exact_ceiling`` holds the ideal one here; ``normalisers`` says so)."""
+    src = str(certificate)
+    cert = read_json(Path(certificate), missing="certificate not found")
+    if not isinstance(cert, dict):
+        raise InputError("a certificate is a JSON object", source=src)
+    universe = list(ladder.universe)
+    rendered = list_ceilings(cert, src, universe, "rendered")
+    ideal = list_ceilings(cert, src, universe, "ideal")
+    rows = []
+    for (model, rung), arm in sorted(ladder.arm_objects.items()):
+        score = [_list_score(a, targets[u]) for a, u in zip(arm.answers, universe, strict=True)]
+        rows.append({"model": model, "rung": rung, "n": len(universe), "exact_correct": arm.correct,
+                     "exact_accuracy": arm.correct / len(universe), "misi_credit": float(np.mean(score)),
+                     "certified_partial_ceiling": float(np.mean(list(rendered.values()))),
+                     "certified_exact_ceiling": float(np.mean(list(ideal.values()))),
+                     "normalisers": "interaction list: |correct|/|true|, ≤ 0.5 with a fabricated entry, 0 beyond "
+                                    "twice the true count; ceilings: as rendered (partial column), ideal (exact "
+                                    "column)"})
     return pd.DataFrame(rows, columns=MISI_COLUMNS)
 
 
