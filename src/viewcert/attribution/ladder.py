@@ -182,6 +182,44 @@ def _task_ceiling(cert: Mapping, src: str, universe: Sequence[str] | None) -> tu
     return len(ids), len(ids), value
 
 
+def _outcomes(items: Any, src: str, id_map: Mapping[str, str]) -> dict[str, bool]:
+    """{item id: outcome} of a certificate's ``items`` (a list of objects or an {id: outcome} object), the ids
+    renamed through ``id_map``; empty when there are none."""
+    outcomes: dict[str, bool] = {}
+    if isinstance(items, list):
+        for i, e in enumerate(items):
+            if not isinstance(e, dict):
+                raise InputError(f"items[{i}] is not an object", source=src, field="items")
+            iid = next((e[k] for k in _ID_KEYS if k in e), None)
+            ok = _outcome(e)
+            if iid is None or ok is None:
+                raise InputError(f"items[{i}] needs an id ({'/'.join(_ID_KEYS)}) and an outcome "
+                                 "(correct/certified/status)", source=src, field=f"items[{i}]")
+            outcomes[str(id_map.get(str(iid), iid))] = ok
+    elif isinstance(items, dict):
+        for iid, e in items.items():
+            ok = _outcome(e) if isinstance(e, dict) else (e if isinstance(e, bool) else None)
+            if ok is None:
+                raise InputError(f"items[{iid!r}] has no outcome", source=src, field="items")
+            outcomes[str(id_map.get(str(iid), iid))] = ok
+    return outcomes
+
+
+def _mean_ceiling(cert: Mapping, path: Path, universe: Sequence[str] | None) -> Ceiling:
+    """R1 of a transformation-task or interaction certificate: the mean per-item ceiling, no per-item outcomes."""
+    src = str(path)
+    if cert.get("format") == INTERACTION_CERTIFICATE:
+        per = list_ceilings(cert, src, universe)
+        value = parse_fraction(sum(per.values()) / len(per))
+        return Ceiling(value, f"R1 = {float(value):.4f} (interaction certificate, mean list ceiling over {len(per)} "
+                       "items)", f"certificate {src} sha256:{sha256_file(path)}", None, len(per), None, None, None,
+                       _dig(cert, "digest"))
+    _, n_t, value = _task_ceiling(cert, src, universe)
+    return Ceiling(value, f"R1 = {float(value):.4f} (task certificate, mean ceiling over {n_t} items)",
+                   f"certificate {src} sha256:{sha256_file(path)}", None, n_t, None,
+                   _dig(cert, "tolerances.delta_angstrom"), None, _dig(cert, "digest.value"))
+
+
 def _check_covered(universe: Sequence[str], outcomes: Mapping, src: str) -> None:
     """Every item of the results must have its certificate entry: the missing ones listed with their count."""
     missing = [u for u in universe if u not in outcomes]
@@ -207,39 +245,11 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
     cert = read_json(path, missing="certificate not found")
     if not isinstance(cert, dict):
         raise InputError("a certificate is a JSON object", source=src)
-    if cert.get("format") == INTERACTION_CERTIFICATE:
-        per = list_ceilings(cert, src, universe)
-        value = parse_fraction(sum(per.values()) / len(per))
-        return Ceiling(value, f"R1 = {float(value):.4f} (interaction certificate, mean list ceiling over {len(per)} "
-                       "items)", f"certificate {src} sha256:{sha256_file(path)}", None, len(per), None, None, None,
-                       _dig(cert, "digest"))
-    if cert.get("format") == TASK_CERTIFICATE:
-        _, n_t, value = _task_ceiling(cert, src, universe)
-        return Ceiling(value, f"R1 = {float(value):.4f} (task certificate, mean ceiling over {n_t} items)",
-                       f"certificate {src} sha256:{sha256_file(path)}", None, n_t, None,
-                       _dig(cert, "tolerances.delta_angstrom"), None, _dig(cert, "digest.value"))
-    id_map = id_map or {}
+    if cert.get("format") in (INTERACTION_CERTIFICATE, TASK_CERTIFICATE):
+        return _mean_ceiling(cert, path, universe)
     correct = _dig(cert, "ceiling.correct", "r1.correct", "summary.correct", "correct")
     n = _dig(cert, "ceiling.n", "r1.n", "summary.n", "n", "ceiling.total")
-    items = _dig(cert, "items", "per_item", "outcomes")
-    outcomes: dict[str, bool] = {}
-    if isinstance(items, list):
-        for i, e in enumerate(items):
-            if not isinstance(e, dict):
-                raise InputError(f"items[{i}] is not an object", source=src, field="items")
-            iid = next((e[k] for k in _ID_KEYS if k in e), None)
-            iid = None if iid is None else id_map.get(str(iid), iid)
-            ok = _outcome(e)
-            if iid is None or ok is None:
-                raise InputError(f"items[{i}] needs an id ({'/'.join(_ID_KEYS)}) and an outcome "
-                                 "(correct/certified/status)", source=src, field=f"items[{i}]")
-            outcomes[str(iid)] = ok
-    elif isinstance(items, dict):
-        for iid, e in items.items():
-            ok = _outcome(e) if isinstance(e, dict) else (e if isinstance(e, bool) else None)
-            if ok is None:
-                raise InputError(f"items[{iid!r}] has no outcome", source=src, field="items")
-            outcomes[str(id_map.get(str(iid), iid))] = ok
+    outcomes = _outcomes(_dig(cert, "items", "per_item", "outcomes"), src, id_map or {})
     if outcomes:
         c_items, n_items = sum(outcomes.values()), len(outcomes)
         if correct is not None and (int(correct), int(n)) != (c_items, n_items):

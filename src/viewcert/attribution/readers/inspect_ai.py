@@ -154,6 +154,21 @@ def _score(s: dict, where: str, src: str, scorer: str | None):
     return as_score(value, source=src, where=where, field=f"scores.{name}.value")
 
 
+def _sample_key(s: Any, where: str, src: str) -> tuple[int | str, int]:
+    """(id, epoch) of a sample, checked: an object with an int or str id and a positive integer epoch."""
+    if not isinstance(s, dict):
+        raise InputError(f"{where} is not an object", source=src)
+    if "id" not in s:
+        raise InputError(f"{where} lacks 'id'", source=src, field="id")
+    sid = s["id"]
+    if isinstance(sid, bool) or not isinstance(sid, (int, str)):
+        raise InputError(f"{where}: id must be an int or str", source=src, field="id")
+    epoch = s.get("epoch", 1)
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+        raise InputError(f"{where}: epoch must be a positive integer, got {epoch!r}", source=src, field="epoch")
+    return sid, epoch
+
+
 def read_inspect(
     path: str | Path,
     *,
@@ -184,17 +199,7 @@ def read_inspect(
     records = []
     seen: dict[tuple[str, int], str] = {}
     for where, s in samples:
-        if not isinstance(s, dict):
-            raise InputError(f"{where} is not an object", source=src)
-        if "id" not in s:
-            raise InputError(f"{where} lacks 'id'", source=src, field="id")
-        sid = s["id"]
-        if isinstance(sid, bool) or not isinstance(sid, (int, str)):
-            raise InputError(f"{where}: id must be an int or str", source=src, field="id")
-        epoch = s.get("epoch", 1)
-        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
-            raise InputError(f"{where}: epoch must be a positive integer, got {epoch!r}", source=src,
-                             field="epoch")
+        sid, epoch = _sample_key(s, where, src)
         iid, sparser = item_context(items, parser, sid, s.get("choices"), source=src, where=where)
         key = (iid, epoch)
         if key in seen:
