@@ -13,7 +13,9 @@ pytest.importorskip("hydride", reason="the interactions extra (hydride) is not i
 
 from viewcert.benchmark.interaction_export import (  # noqa: E402
     InteractionExportSettings,
+    _best_mean_credit,
     build_interaction_benchmark,
+    location_answer,
     question_text,
 )
 from viewcert.errors import InputError  # noqa: E402
@@ -26,6 +28,7 @@ needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"complexes not found 
 def test_unbuilt_tasks_and_bad_settings_are_one_line():
     with pytest.raises(InputError, match="not built yet"):
         InteractionExportSettings(task="docking")
+    assert InteractionExportSettings(task="interaction-location").task == "interaction-location"
     with pytest.raises(InputError, match="task must be one of"):
         InteractionExportSettings(task="hbond")
     with pytest.raises(InputError, match="per_complex"):
@@ -35,7 +38,7 @@ def test_unbuilt_tasks_and_bad_settings_are_one_line():
 
 
 @needs_data
-@pytest.mark.parametrize("task", ["pocket-ligand", "residue-ligand"])
+@pytest.mark.parametrize("task", ["pocket-ligand", "residue-ligand", "interaction-location"])
 def test_export_is_byte_identical_and_answers_the_truth(tmp_path, task):
     cx = [(DATA / "1pwc", "PNM"), (DATA / "1s3v", None)]
     settings = InteractionExportSettings(task=task, n_boot=200)
@@ -50,6 +53,11 @@ def test_export_is_byte_identical_and_answers_the_truth(tmp_path, task):
              "1s3v": hbond_truth(DATA / "1s3v", crosscheck=False).entries()}
     if task == "pocket-ligand":
         assert [r["answer"] for r in recs] == ["; ".join(truth["1pwc"]), "; ".join(truth["1s3v"])]
+    elif task == "interaction-location":
+        assert all(r["answer"].startswith("move x ") and ", move y " in r["answer"] for r in recs)
+        items = json.loads((tmp_path / "a" / "certificate.json").read_text())["items"]
+        assert all(x["ideal"]["ceiling"] == 1.0 or x["ideal"]["loss"] == "rounding" for x in items)
+        assert {x["entry"] for x in items} <= set(truth["1pwc"]) | set(truth["1s3v"])
     else:
         for r in recs:
             ents = truth[r["source_id"].split(":")[0]]
@@ -61,3 +69,19 @@ def test_export_is_byte_identical_and_answers_the_truth(tmp_path, task):
     assert cert["ground_truth"]["1pwc:PNM"]["criterion"]["max_h_acceptor"] == 2.5
     s = cert["summary"]["all"]
     assert 0 <= s["rendered"]["lo"] <= s["rendered"]["mean"] <= s["rendered"]["hi"] <= 1
+
+
+def test_location_answer_and_consistent_set_by_hand():
+    import numpy as np
+
+    from viewcert.cameras.camera import OrthographicCamera
+    from viewcert.structures import Structure
+
+    # identity rotation: screen x = world x, y = world y; the midpoint of (2, 4, 0) and (4, 6, 1) is (3, 5, .5)
+    cam = OrthographicCamera(rotation=np.eye(3), center=np.zeros(3), scale=10.0, width=100, height=80, name="front")
+    s = Structure(np.array([[2.0, 4.0, 0.0], [4.0, 6.0, 1.0]]), np.array([7, 8]), None)
+    assert location_answer(s, (0, 1), cam) == "move x -3, move y -5"
+    # two consistent answers one Å apart on x: credit 1 − 1/4 on that axis, mean over the two axes 0.875;
+    # either answer's mean over the set: (1 + 0.875) / 2
+    assert _best_mean_credit(["move x 1, move y 2", "move x 2, move y 2"]) == pytest.approx(0.9375)
+    assert _best_mean_credit(["move x 1, move y 2"]) == 1.0

@@ -4,8 +4,11 @@ certificate of what the views determine.
 Tasks: ``pocket-ligand`` (one question per complex: every ligand–pocket hydrogen bond as MiSI's five-tuple
 ``RES SEQ ATOM CHAIN, LIGATOM``, entries separated by ``; ``) and ``residue-ligand`` (per complex, up to
 ``per_complex`` positive and as many negative residues, drawn with ``numpy.random.default_rng(seed)``: does
-that residue bond with the ligand, and by which pairs — ``no`` or ``yes: ENTRY; ENTRY``). ``interaction-location``
-and ``docking`` are named here and refused with one line: not built yet.
+that residue bond with the ligand, and by which pairs — ``no`` or ``yes: ENTRY; ENTRY``) and
+``interaction-location`` (per complex, up to ``per_complex`` bonds: the command ``move x A, move y B`` (Å,
+screen axes of the first view, integers) that brings the bond's midpoint to the centre of that view; its
+ceiling is the consistent-answer one of ``location_ceiling``). ``docking`` is named here and refused with one
+line: not built yet.
 
 Images: the protocol's views (default ``axes-6``, MiSI's six), orthographic at one common scale, 1160×803,
 ball-and-stick, with the atom-name and residue labels of ``interactions.ceiling.label_set`` drawn by
@@ -41,9 +44,12 @@ from viewcert.render import frame_cameras
 from viewcert.render.labels import draw_labels
 from viewcert.render.raster import build_scene, render
 from viewcert.stats import bootstrap_indices, percentile_interval
+from viewcert.tasks.credit import transformation_credit
+from viewcert.tasks.transforms import parse_command
 
 INTERACTION_TASKS = ("residue-ligand", "interaction-location", "docking", "pocket-ligand")
-BUILT = ("residue-ligand", "pocket-ligand")
+BUILT = ("residue-ligand", "interaction-location", "pocket-ligand")
+LOCATION_NORMALISER = 4.0  # Å: MiSI's translation half-width, the partial-credit scale of a move
 MISI_SIZE = (1160, 803)
 FORMAT = "viewcert-interaction-benchmark/1"
 
@@ -88,6 +94,10 @@ def question_text(task: str, view_names, pocket: float, residue: str | None = No
     if task == "pocket-ligand":
         return head + f"List every hydrogen bond between the ligand and the pocket, one entry per bond as {fmt}, " \
                       "entries separated by '; '."
+    if task == "interaction-location":
+        return head + (f"Consider the hydrogen bond {residue}. Give the command that moves the models so that "
+                       f"the midpoint of that bond is at the centre of the {view_names[0]} view, as "
+                       "'move x A, move y B' with A and B in whole Å along the screen axes (x right, y up).")
     return head + (f"Does residue {residue} form a hydrogen bond with the ligand? Answer 'no', or 'yes:' followed "
                    f"by every such bond as {fmt}, separated by '; '.")
 
@@ -135,6 +145,10 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
                                            settings.task, answer, category=f"{len(truth.entries())} bonds"))
             items.append({"id": records[-1]["id"], "source_id": source, "positive": True,
                           "n_bonds": len(truth.entries()), **{m: _brief(c) for m, c in ceilings.items()}})
+    elif settings.task == "interaction-location":
+        r, it = _location_questions(truth, ceilings, cams, names, settings, images, source, start, rng)
+        records += r
+        items += it
     else:
         for j, (res, rend) in enumerate(_residue_items(ceilings["rendered"], rng, settings.per_complex)):
             ideal = residue_ligand_ceiling(ceilings["ideal"], res)
@@ -146,6 +160,74 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
             items.append({"id": records[-1]["id"], "source_id": source, "residue": res, "positive": bool(mine),
                           "n_bonds": len(mine), "ideal": ideal, "rendered": rend})
     return records, items, truth.to_dict()
+
+
+def location_answer(structure, pair: tuple[int, int], camera) -> str:
+    """``move x A, move y B``: minus the screen coordinates (Å) of the pair's midpoint, rounded."""
+    mid = 0.5 * (structure.positions[pair[0]] + structure.positions[pair[1]])
+    x, y, _ = np.asarray(camera.to_camera(mid), dtype=float).reshape(-1)[:3]
+    return f"move x {int(np.round(-x))}, move y {int(np.round(-y))}"
+
+
+def _best_mean_credit(answers: list[str]) -> float:
+    """Consistent-answer ceiling: the best single answer's mean MiSI credit over the consistent answers."""
+    ts = [parse_command(a) for a in answers]
+    norms = {"translate": LOCATION_NORMALISER, "rotate": 90.0}
+    return max(float(np.mean([transformation_credit(p, t, norms) for t in ts])) for p in ts)
+
+
+def location_ceiling(structure, bond_pair, camera, pocket: dict, entry: dict, delta: float) -> dict:
+    """Interaction-location ceiling of one bond: located (its entry identified and recovered: the question
+    names the pair; its bond status does not matter) → the consistent answers are the roundings of the
+    midpoint moved by up to δ; not located → every ligand–pocket N/O/S pair within 3.5 Å with an atom the
+    images do not name (``unnamed_atoms``) is consistent, the true one included. Value: the best answer's mean
+    credit over that set (``tasks.credit``, N = 4 Å)."""
+    located = entry["loss"] in (None, "criterion_margin")
+    if located:
+        mid = 0.5 * (structure.positions[bond_pair[0]] + structure.positions[bond_pair[1]])
+        x, y, _ = np.asarray(camera.to_camera(mid), dtype=float).reshape(-1)[:3]
+        xs = sorted({int(np.round(-x + e)) for e in (-delta, 0.0, delta)})
+        ys = sorted({int(np.round(-y + e)) for e in (-delta, 0.0, delta)})
+        answers = [f"move x {a}, move y {b}" for a in xs for b in ys]
+    else:
+        unnamed = set(pocket["unnamed_atoms"])
+        answers = sorted({location_answer(structure, p, camera) for p in _candidate_pairs(structure, pocket, unnamed)}
+                         | {location_answer(structure, bond_pair, camera)})
+    return {"ceiling": _best_mean_credit(answers), "n_consistent": len(answers), "located": located,
+            "loss": None if located and len(answers) == 1 else (entry["loss"] if not located else "rounding")}
+
+
+def _candidate_pairs(structure, pocket: dict, unnamed: set) -> list[tuple[int, int]]:
+    lig = pocket["ligand_atoms"]
+    polar = set(np.flatnonzero(np.isin(structure.numbers, (7, 8, 16))).tolist())
+    out = []
+    for i in (k for k in lig if k in polar):
+        d = np.linalg.norm(structure.positions - structure.positions[i], axis=1)
+        for j in np.flatnonzero(d <= 3.5).tolist():
+            if j in polar and j not in set(lig) and (i in unnamed or j in unnamed):
+                out.append((i, j))
+    return out
+
+
+def _location_questions(truth, ceilings, cams, names, settings, images, source, start, rng):
+    """Seeded bonds of one complex as interaction-location questions, with both ceilings."""
+    s = truth.protonated.prepared.structure
+    bonds = list(truth.bonds)
+    pick = sorted(rng.permutation(len(bonds))[: settings.per_complex].tolist()) if bonds else []
+    records, items = [], []
+    for j, b in enumerate(bonds[i] for i in pick):
+        e = b.entry()
+        answer = location_answer(s, b.pair(), cams[0])
+        q = question_text(settings.task, names, settings.pocket, f"'{e}'")
+        records.append(question_record(start + j, source, images, q, settings.task, answer, category="location"))
+        per = {}
+        for mode, c in ceilings.items():
+            entry = next(x for x in c["entries"] if x["entry"] == e)
+            per[mode] = location_ceiling(s, b.pair(), cams[0], {**c, "ligand_atoms": list(
+                truth.protonated.prepared.ligand_atoms)}, entry, settings.ceiling.delta)
+        items.append({"id": records[-1]["id"], "source_id": source, "entry": e, "positive": True, "n_bonds": 1,
+                      **per})
+    return records, items
 
 
 def _brief(c: dict) -> dict:

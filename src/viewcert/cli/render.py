@@ -225,7 +225,8 @@ def _task_benchmark(input_spec, out, options: dict, *, seed, limit, limits) -> N
 
 
 def _interaction_benchmark(input_spec, out, *, task, protocol, seed, per_structure, delta, limits) -> None:
-    """The interaction branch of ``build-benchmark`` (viewcert.benchmark.interaction_export): INPUT is
+    """The interaction branch of ``build-benchmark`` (viewcert.benchmark.interaction_export: pocket-ligand,
+    residue-ligand, interaction-location; docking is refused as not built yet): INPUT is
     ``complex:PATH[#ligand=RES,pocket=8]``, PATH one complex or a folder of complex folders (the ligand name,
     where given, for those without ligand.sdf); the default render-ceiling-5 becomes axes-6 (MiSI's six)."""
     from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark

@@ -252,6 +252,19 @@ def _loss(seen: dict, structure, r: int, l_: int, margin_ok: bool) -> str | None
     return None if margin_ok else "criterion_margin"
 
 
+def unnamed_atoms(truth: HBondTruth, seen: dict) -> list[int]:
+    """Polar atoms the images do not name: no legible atom label (a pocket atom: or no legible residue
+    label), or not recovered (among the atoms the oracle checked)."""
+    s = truth.protonated.prepared.structure
+    lig = set(truth.protonated.prepared.ligand_atoms)
+    out = []
+    for k in np.flatnonzero(np.isin(s.numbers, POLAR)).tolist():
+        named = seen["atom_label"][k] and (k in lig or seen["residue_label"].get(residue_key(s, k), False))
+        if not named or seen["missing"][k] or seen["phantom"][k]:
+            out.append(int(k))
+    return out
+
+
 def pocket_ligand_ceiling(truth: HBondTruth, cameras, settings: CeilingSettings | None = None,
                           mode: str = "rendered") -> dict:
     """Ceiling of the pocket–ligand list (module docstring): every true entry with its status and loss, the
@@ -283,6 +296,7 @@ def pocket_ligand_ceiling(truth: HBondTruth, cameras, settings: CeilingSettings 
             "entries": sorted(entries.values(), key=lambda x: x["entry"]),
             "candidates": [{"entry": e, "residue": r} for e, r in sorted(candidates.items())],
             "residue_label_legible": dict(sorted(seen["residue_label"].items())),
+            "unnamed_atoms": unnamed_atoms(truth, seen),
             "observation": {k: seen[k] for k in ("n_atoms_checked", "n_phantoms_near", "n_missing", "n_labels",
                                                  "n_legible")}}
 
