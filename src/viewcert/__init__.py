@@ -21,8 +21,10 @@ Map of the package, bottom layer first; a layer imports only the layers above it
 - ``tasks``        which answers of a transformation question (MiSI-style) the views determine
 - ``interactions`` ligand–pocket hydrogen bonds of a prepared complex (hydride + biotite, ProLIF cross-check)
 - ``design``       uniqueness margins, occlusion reports, the view designer
-- ``benchmark``    export (images, JSONL, VLMEvalKit TSV, prompts, certificate) and the gallery
-- ``attribution``  canonical result table, harness readers, ladder, fabrication audit, reports
+- ``benchmark``    export (images, JSONL, VLMEvalKit TSV, id table, Inspect/lmms-eval tasks, prompts,
+                   certificate) and the gallery
+- ``attribution``  canonical result table, harness readers, an export read back (ids, choices), ladder,
+                   MiSI task scores, fabrication audit, reports
 - ``cli``          the ``viewcert`` command, one module per command group
 """
 
