@@ -173,8 +173,10 @@ def manifest_benchmark(manifest: Manifest) -> ShippedBenchmark | None:
 def read_manifest(manifest: Manifest, *, parser: AnswerParser | str | None = None,
                   shipped: ShippedBenchmark | None = None) -> tuple[ResultTable, Coverage]:
     """Read every manifest entry, concatenate (duplicate keys raise) and check targets and coverage
-    against the item list: the shipped benchmark's (``shipped``, every harness's ids mapped to its item
-    ids), else the manifest's when it has one."""
+    against the item list: the shipped benchmark's (``shipped``, by default the manifest's own export; every
+    harness's ids mapped to its item ids), else the manifest's item list when it has one."""
+    if shipped is None:
+        shipped = manifest_benchmark(manifest)
     if parser is None:
         parser = task_parser(manifest.task, shipped)
     parser = get_parser(parser)
