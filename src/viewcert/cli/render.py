@@ -159,7 +159,9 @@ def build_benchmark_cmd(
     (viewcert.benchmark.tasks_export; --protocol axes-3|axes-6|FILE.toml|FILE.json whose first view is 'front', the
     after camera; the default render-ceiling-5 becomes axes-3).
     With --task point-group|molecule-handedness: a molecular benchmark at one common scale
-    (viewcert.benchmark.molecule_export; default axes-3, ball-and-stick)."""
+    (viewcert.benchmark.molecule_export; default axes-3, ball-and-stick).
+    With --task pocket-ligand|residue-ligand|interaction-location and INPUT complex:PATH[#ligand=RES,pocket=8]:
+    a hydrogen-bond benchmark with labelled views (viewcert.benchmark.interaction_export; default axes-6)."""
     from viewcert.benchmark.export import ExportSettings, build_benchmark
     from viewcert.benchmark.interaction_export import INTERACTION_TASKS
     from viewcert.benchmark.molecule_export import MOLECULE_TASKS
