@@ -57,7 +57,8 @@ def ladder(
         diag = (study_diagnostics(study_dir, lad, table, bootstrap=boot) if study_dir is not None
                 else ladder_diagnostics(lad, table, m, bootstrap=boot))
         report = write_report(out, ladder=lad, table=table, diagnostics=diag,
-                              title=f"viewcert ladder: {m.name or m.source}", extra_provenance={"manifest": m.to_dict()})
+                              title=f"viewcert ladder: {m.name or m.source}",
+                              extra_provenance={"manifest": m.to_dict(), **_task_records(lad)})
     except InputError as exc:
         _fail(exc)
     console = safe_console(width=160)
@@ -98,6 +99,12 @@ def ladder(
                           f"{int(srow['models_decomposed'])} residual-limited")
     _task_tables(console, lad, out)
     echo(f"report: {report.html}")
+
+
+def _task_records(lad) -> dict:
+    """The MiSI / list task scores and the harness agreement as records, for the report's provenance."""
+    return {k: getattr(lad, k).to_dict("records") for k in ("task_scores", "harness_agreement")
+            if getattr(lad, k) is not None}
 
 
 def _task_tables(console, lad, out: Path) -> None:
