@@ -111,12 +111,13 @@ class Limits:
                              f"{self.max_zip_ratio:g}; raise with --max-zip-ratio)", source=source, field=name)
 
 
-    def check_zip(self, path: str | Path) -> None:
-        """Every member of the zip archive at ``path`` (an Inspect ``.eval`` log, an xlsx workbook), from the
-        central directory, before anything is decompressed; a file that is not a zip passes (its reader
-        decides)."""
+    def check_zip(self, path, *, source: str | None = None) -> None:
+        """Every member of the zip archive at ``path`` (an Inspect ``.eval`` log, an xlsx workbook; or an open
+        binary file object of one, named by ``source``), from the central directory, before anything is
+        decompressed; a file that is not a zip passes (its reader decides)."""
         import zipfile  # lazy: start-up time (zipfile pulls in bz2/lzma/shutil; only harness readers need it)
 
+        src = source or str(path)
         try:
             with zipfile.ZipFile(path) as zf:
                 infos = zf.infolist()
@@ -124,10 +125,10 @@ class Limits:
             return
         total = 0
         for info in infos:
-            self.check_zip_member(info.filename, info.file_size, info.compress_size, source=str(path))
+            self.check_zip_member(info.filename, info.file_size, info.compress_size, source=src)
             total += info.file_size
         _check(total, self.max_zip_member_bytes * 4, "uncompressed bytes of the whole archive",
-               "max_zip_member_bytes", str(path))
+               "max_zip_member_bytes", src)
 
     def check_file_bytes(self, path: str | Path) -> None:
         """A JSON/JSONL/CSV/TSV text input's size, before it is read."""

@@ -118,7 +118,15 @@ case("certify-fibonacci-100000", ["certify", "{d}/a.cif", "--protocol", "fibonac
      {"a.cif": GOOD_CIF})
 case("certify-tiling-1000", ["certify", "{d}/a.cif", "--tiling", "1000,1000,1000", *_W], 2, "max_tiling",
      {"a.cif": GOOD_CIF})
-case("certify-angle-negative", ["certify", "{d}/a.cif", "--angle-tolerance", "-5", *_W], 2, "angle_tolerance",
+# a negative angle tolerance is spglib's own rule (recorded as -1; issue 23), so it certifies; NaN, 0 and more
+# than 90 degrees are refused
+case("certify-angle-negative", ["certify", "{d}/a.cif", "--angle-tolerance", "-5", *_W], 0, "certificate digest",
+     {"a.cif": GOOD_CIF})
+case("certify-angle-nan", ["certify", "{d}/a.cif", "--angle-tolerance", "nan", *_W], 2, "angle_tolerance",
+     {"a.cif": GOOD_CIF})
+case("certify-angle-zero", ["certify", "{d}/a.cif", "--angle-tolerance", "0", *_W], 2, "angle_tolerance",
+     {"a.cif": GOOD_CIF})
+case("certify-angle-over-90", ["certify", "{d}/a.cif", "--angle-tolerance", "91", *_W], 2, "(0, 90]",
      {"a.cif": GOOD_CIF})
 case("certify-sigma-negative", ["certify", "{d}/a.cif", "--sigma", "-1", *_W], 2, "sigma", {"a.cif": GOOD_CIF})
 case("certify-empty-folder", ["certify", "{d}/empty", *_W], 2, "no structure files", {"empty/README": "x"})

@@ -24,7 +24,6 @@ are right under the lenient vote and wrong under the strict one: substance right
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
@@ -38,7 +37,7 @@ from viewcert import stats as st
 from viewcert.attribution.parsing import majority_vote
 from viewcert.constraints import Constraint, verify
 from viewcert.errors import InputError
-from viewcert.limits import active_limits
+from viewcert.io.received import loads_json_line, read_received_text
 
 IMPLICIT = "parseable answer"
 NO_RESPONSE = ("api_error",)
@@ -52,19 +51,16 @@ def read_item_constraints(path: str | Path) -> dict[str, tuple[Constraint, ...]]
     any JSONL with a ``constraints`` list per line) asked for; size checked before reading."""
     path = Path(path)
     src = str(path)
-    try:
-        active_limits().check_json_bytes(path.stat().st_size, source=src)
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputError("constraints file not found", source=src) from None
-    except UnicodeDecodeError:
-        raise InputError("constraints file is not UTF-8", source=src) from None
+    # a regular file within max_json_bytes, read once from its checked descriptor
+    lines = read_received_text(path, what="constraints file").splitlines()
     out: dict[str, tuple[Constraint, ...]] = {}
     for i, line in enumerate(lines):
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = loads_json_line(line, i + 1, source=src)  # a duplicate key is refused, never last-wins
+        except InputError:
+            raise
         except (ValueError, RecursionError):
             raise InputError(f"line {i + 1} is not JSON", source=src, field="constraints") from None
         if not isinstance(rec, dict) or not isinstance(rec.get("constraints", []), list):

@@ -15,7 +15,6 @@ the no-image arm (correct answers beyond the model's own prior, over the items a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +29,7 @@ from viewcert.attribution.table import ResultTable
 from viewcert.attribution.text_ceiling import distractor_audit, giveaway_audit, text_ceilings
 from viewcert.constraints import Constraint
 from viewcert.errors import InputError
-from viewcert.limits import active_limits
+from viewcert.io.received import loads_json_line, read_received_text
 
 RUNG_ORDER = ("chance", "text ceiling", "choices-only", "no-image", "R4", "R3", "R1")
 
@@ -68,19 +67,16 @@ def read_prompts(path: str | Path, universe: Sequence[str], *, field_name: str =
     ``eval.jsonl``, an export's ``benchmark.jsonl`` or a prompt variant); every item must be found."""
     path = Path(path)
     src = str(path)
-    try:
-        active_limits().check_json_bytes(path.stat().st_size, source=src)
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputError("prompt file not found", source=src) from None
-    except UnicodeDecodeError:
-        raise InputError("prompt file is not UTF-8", source=src) from None
+    # a regular file within max_json_bytes, read once from its checked descriptor
+    lines = read_received_text(path, what="prompt file").splitlines()
     found: dict[str, dict] = {}
     for i, line in enumerate(lines):
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = loads_json_line(line, i + 1, source=src)  # a duplicate key is refused, never last-wins
+        except InputError:
+            raise
         except (ValueError, RecursionError):
             raise InputError(f"line {i + 1} is not JSON", source=src) from None
         if not isinstance(rec, dict) or not isinstance(rec.get(field_name), str):

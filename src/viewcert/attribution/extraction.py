@@ -23,7 +23,6 @@ Distances: ``metric="fractional"`` is the Euclidean norm of the minimum-image fr
 
 from __future__ import annotations
 
-import json
 import warnings
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
@@ -176,14 +175,22 @@ def true_cells_from_structures_json(path: str | Path, item_ids: Iterable[str], *
 def check_lattices(cells: Mapping[str, TrueCell], sidecar_path: str | Path, *, atol: float = 1e-3) -> list[str]:
     """Compare each cell's lattice lengths with the study's ``labels_sidecar.json`` conventional lattice;
     returns the ids that disagree (beyond ``atol`` Å)."""
-    side = json.loads(Path(sidecar_path).read_text(encoding="utf-8"))
+    src = str(sidecar_path)
+    side = read_json(Path(sidecar_path), missing="labels sidecar not found")  # received: regular, sized, strict
+    if not isinstance(side, dict):
+        raise InputError("the labels sidecar must be an object {id: {lattice: {a, b, c}}}", source=src)
     bad = []
     for iid, cell in cells.items():
-        lat = (side.get(iid) or {}).get("lattice")
+        entry = side.get(iid)
+        lat = entry.get("lattice") if isinstance(entry, dict) else None
         if not lat:
             continue
+        abc = [lat.get(k) for k in ("a", "b", "c")] if isinstance(lat, dict) else []
+        if len(abc) != 3 or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in abc):
+            raise InputError(f"item {iid!r}: lattice needs numbers a, b and c (Å)", source=src,
+                             field=f"{iid}.lattice")
         lengths = np.linalg.norm(cell.lattice, axis=1)
-        if not np.allclose(lengths, [lat["a"], lat["b"], lat["c"]], atol=atol):
+        if not np.allclose(lengths, abc, atol=atol):
             bad.append(iid)
     return sorted(bad)
 

@@ -13,7 +13,6 @@ InputError naming the file, the line and the field.
 from __future__ import annotations
 
 import csv
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,7 +23,7 @@ from viewcert.attribution.misi import parse_answer
 from viewcert.attribution.parsing import ChoiceParser, ParsedAnswer, crystal_system_parser
 from viewcert.attribution.table import canonical_task
 from viewcert.errors import InputError
-from viewcert.limits import active_limits
+from viewcert.io.received import loads_json_line, read_received_text
 from viewcert.tasks.transforms import parse_command
 
 COMMAND_TASKS = ("translation", "rotation", "zoom")
@@ -165,11 +164,11 @@ class ShippedBenchmark:
 
 def _ids_table(path: Path) -> list[dict]:
     src = str(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError("no ids.csv: not a viewcert benchmark export (build-benchmark writes one)", source=src)
-    active_limits().check_file_bytes(path)
+    text = read_received_text(path, what="id table")  # a regular file within max_json_bytes
     try:
-        rows = list(csv.DictReader(path.read_text(encoding="utf-8").splitlines()))
+        rows = list(csv.DictReader(text.splitlines()))
     except (UnicodeError, csv.Error) as exc:
         raise InputError(f"cannot read the id table: {exc}", source=src) from None
     for n, r in enumerate(rows, start=2):
@@ -180,15 +179,16 @@ def _ids_table(path: Path) -> list[dict]:
 
 def _questions(path: Path) -> dict[str, dict]:
     src = str(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError("no benchmark.jsonl beside ids.csv", source=src)
-    active_limits().check_file_bytes(path)
     out: dict[str, dict] = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for n, line in enumerate(read_received_text(path, what="benchmark JSONL").splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            q = json.loads(line)
+            q = loads_json_line(line, n, source=src)  # a duplicate key is refused, never last-wins
+        except InputError:
+            raise
         except ValueError as exc:
             raise InputError(f"line {n}: not valid JSON ({exc})", source=src) from None
         if not isinstance(q, dict) or not isinstance(q.get("id"), str) or not isinstance(q.get("answer"), str):

@@ -34,7 +34,6 @@ Relative paths are resolved against the manifest's folder.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -46,7 +45,7 @@ import pandas as pd
 
 from viewcert.attribution.parsing import PARSE_STATUSES
 from viewcert.errors import InputError
-from viewcert.io.received import loads_json_strict, loads_toml, read_received_text
+from viewcert.io.received import loads_json_strict, loads_toml, read_received_text, received_sha256
 
 COLUMNS: tuple[str, ...] = (
     "run",
@@ -142,11 +141,8 @@ def read_json(path: Path, *, missing: str = "file not found") -> Any:
 
 
 def sha256_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    """SHA-256 (hex) of a received file, streamed from its checked descriptor (only a regular file is read)."""
+    return received_sha256(path)
 
 
 @dataclass(frozen=True)

@@ -118,6 +118,9 @@ class CertifyConfig:
                                  field=name)
             if v < 0:
                 object.__setattr__(self, name, -1.0)
+            elif not 0 < v <= 90:  # 0 matches no float angle; beyond 90 degrees every angle matches
+                raise InputError(f"{name} must be in (0, 90] degrees, or negative for spglib's own rule (-1), "
+                                 f"got {v}", field=name)
         if not (isinstance(self.sigma, int | float) and math.isfinite(self.sigma) and self.sigma >= 0):
             raise InputError(f"sigma must be a finite number ≥ 0, got {self.sigma}", field="sigma")
         if self.sigma_unit not in ("px", "angstrom"):

@@ -16,15 +16,18 @@ Errors are ``InputError`` (the CLI prints ``viewcert: error: file F, field X: ..
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import hashlib
+import io
 import json
 import os
 import re
 import stat
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from viewcert.errors import InputError
 from viewcert.limits import Limits, active_limits
@@ -106,12 +109,43 @@ def read_received_text(path: str | Path, *, what: str = "file", limits: Limits |
                          field="encoding") from None
 
 
-def _unique_pairs(source: str | None):
+def received_sha256(path: str | Path, *, what: str = "file") -> str:
+    """SHA-256 (hex) of the regular file at ``path``, streamed from the checked descriptor (a FIFO or a device
+    swapped in after an earlier check is refused, never waited on); no size limit (it reads in chunks)."""
+    fd, _ = _open_regular(path, what, None)
+    h = hashlib.sha256()
+    with os.fdopen(fd, "rb") as fh:
+        for chunk in iter(lambda: fh.read(_CHUNK), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def received_buffer(path: str | Path, *, what: str = "file", limits: Limits | None = None) -> io.BytesIO:
+    """The bytes of the regular file at ``path`` (``read_received_bytes``) as a file object, for a library
+    that parses a file object (pandas, csv): what it parses is what was checked, never a second open by name."""
+    return io.BytesIO(read_received_bytes(path, what=what, limits=limits))
+
+
+@contextlib.contextmanager
+def open_received_zip(path: str | Path, *, what: str = "file", limits: Limits | None = None
+                      ) -> Iterator[BinaryIO]:
+    """A binary file object on the checked descriptor of the regular file at ``path``, a zip container (an
+    Inspect ``.eval``, an xlsx): its members are checked (``Limits.check_zip``: sizes and ratios from the
+    central directory) on that same descriptor before the caller decompresses anything from it."""
+    limits = limits or active_limits()
+    fd, _ = _open_regular(path, what, None)
+    with os.fdopen(fd, "rb") as fh:
+        limits.check_zip(fh, source=str(path))
+        fh.seek(0)
+        yield fh
+
+
+def _unique_pairs(source: str | None, where: str = ""):
     def hook(pairs: list[tuple[str, Any]]) -> dict:
         out: dict = {}
         for key, value in pairs:
             if key in out:
-                raise InputError(f"duplicate key {key!r} in one JSON object (refused, never last-wins)",
+                raise InputError(f"{where}duplicate key {key!r} in one JSON object (refused, never last-wins)",
                                  source=source, field=key)
             out[key] = value
         return out
@@ -123,6 +157,13 @@ def loads_json_strict(text: str | bytes, *, source: str | None = None) -> Any:
     """``json.loads`` refusing an object with a duplicate key (InputError naming the key and ``source``).
     Malformed JSON raises ``json.JSONDecodeError`` as usual (a ``ValueError``)."""
     return json.loads(text, object_pairs_hook=_unique_pairs(source))
+
+
+def loads_json_line(line: str | bytes, n: int, *, source: str | None = None) -> Any:
+    """One line of a JSONL file (``n``: its 1-based number), refusing an object with a duplicate key:
+    InputError "line N: duplicate key 'k' ..." naming the file and the key. Malformed JSON raises
+    ``json.JSONDecodeError`` as usual (a ``ValueError``)."""
+    return json.loads(line, object_pairs_hook=_unique_pairs(source, f"line {n}: "))
 
 
 def loads_toml(text: str, *, source: str | None = None) -> dict:

@@ -16,7 +16,6 @@ manifest, concatenates, and runs the cross-arm checks.
 
 from __future__ import annotations
 
-import json
 import struct
 import zipfile
 import zlib
@@ -39,7 +38,14 @@ from viewcert.attribution.table import (
     read_items,
 )
 from viewcert.errors import InputError
-from viewcert.io.received import check_received_file
+from viewcert.io.received import (
+    check_received_file,
+    loads_json_line,
+    loads_json_strict,
+    open_received_zip,
+    read_received_text,
+    received_buffer,
+)
 from viewcert.limits import active_limits
 
 READERS = {
@@ -65,12 +71,11 @@ def _guarded_read(path: Path, what: str, fn):
     src = str(path)
     if not path.exists():
         raise InputError("file not found", source=src)
-    limits = active_limits()
     zipped = path.suffix.lower() in (".eval", ".xlsx")
-    # a regular file (a FIFO or a device is refused on its open descriptor, never waited on), its size
-    check_received_file(path, what="harness log", limits=limits, sized=not zipped)
-    if zipped:
-        limits.check_zip(path)
+    # a regular file (a FIFO or a device is refused on its open descriptor, never waited on), its size; each
+    # reader then parses what it read from its own checked descriptor (zip members checked there), never a
+    # second open by name
+    check_received_file(path, what="harness log", limits=active_limits(), sized=not zipped)
     try:
         return fn()
     except InputError:
@@ -93,7 +98,9 @@ def _detect(path: Path) -> str:
         return "inspect"
     if suffix == ".json":
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = loads_json_strict(read_received_text(path, what="harness log"), source=src)
+        except InputError:
+            raise
         except ValueError as exc:
             raise InputError(f"not valid JSON: {exc}", source=src) from None
         if isinstance(data, dict) and "predictions" in data and "K" in data:
@@ -102,26 +109,30 @@ def _detect(path: Path) -> str:
             return "inspect"
         raise InputError("JSON file is neither a study prediction file nor an Inspect log", source=src)
     if suffix == ".jsonl":
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                if line.strip():
-                    try:
-                        first = json.loads(line)
-                    except ValueError as exc:
-                        raise InputError(f"line 1: not valid JSON ({exc})", source=src) from None
-                    if isinstance(first, dict) and "doc_id" in first and (
-                        "filtered_resps" in first or "resps" in first
-                    ):
-                        return "lmms_eval"
-                    return "native"
+        for n, line in enumerate(read_received_text(path, what="harness log").splitlines(), start=1):
+            if line.strip():
+                try:
+                    first = loads_json_line(line, n, source=src)
+                except InputError:
+                    raise
+                except ValueError as exc:
+                    raise InputError(f"line {n}: not valid JSON ({exc})", source=src) from None
+                if isinstance(first, dict) and "doc_id" in first and (
+                    "filtered_resps" in first or "resps" in first
+                ):
+                    return "lmms_eval"
+                return "native"
         raise InputError("empty file", source=src)
     if suffix in (".xlsx", ".tsv", ".csv"):
         if suffix == ".xlsx":
-            if not zipfile.is_zipfile(path):
-                raise InputError("not an xlsx workbook", source=src)
-            cols = pd.read_excel(path, nrows=0, engine="openpyxl").columns
+            with open_received_zip(path, what="harness log") as fh:
+                if not zipfile.is_zipfile(fh):
+                    raise InputError("not an xlsx workbook", source=src)
+                fh.seek(0)
+                cols = pd.read_excel(fh, nrows=0, engine="openpyxl").columns
         else:
-            cols = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", nrows=0).columns
+            cols = pd.read_csv(received_buffer(path, what="harness log"), sep="\t" if suffix == ".tsv" else ",",
+                               nrows=0).columns
         low = {str(c).lower() for c in cols}
         if {"index", "prediction"} <= low:
             return "vlmevalkit"

@@ -18,7 +18,6 @@ the sample failed, e.g. on an API error). Option ``scorer`` picks the score (def
 
 from __future__ import annotations
 
-import json
 import struct
 import zipfile
 import zlib
@@ -31,7 +30,7 @@ from viewcert.attribution.parsing import AnswerParser, ParsedAnswer, get_parser
 from viewcert.attribution.readers._common import as_score, canonical_target, finish, item_context, row
 from viewcert.attribution.table import ResultTable, canonical_rung
 from viewcert.errors import InputError
-from viewcert.io.received import read_received_text
+from viewcert.io.received import loads_json_strict, open_received_zip, read_received_text
 
 HARNESS = "inspect"
 
@@ -73,7 +72,9 @@ def _read_log(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
         raise InputError("file not found", source=src)
     if path.suffix.lower() == ".json":
         try:
-            log = json.loads(read_received_text(path, what="harness log"))
+            log = loads_json_strict(read_received_text(path, what="harness log"), source=src)
+        except InputError:
+            raise
         except ValueError as exc:
             raise InputError(f"not valid JSON: {exc}", source=src) from None
         if not isinstance(log, dict) or "eval" not in log:
@@ -83,8 +84,14 @@ def _read_log(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
         if not isinstance(samples, list):
             raise InputError("'samples' must be a list", source=src, field="samples")
         return log, [(f"samples[{i}]", s) for i, s in enumerate(samples)]
+    with open_received_zip(path, what="harness log") as fh:  # members checked on the descriptor read
+        return _read_archive(fh, src)
+
+
+def _read_archive(fh, src: str) -> tuple[dict, list[tuple[str, dict]]]:
+    """(header, [(member, sample)]) of a .eval archive open as ``fh``; a duplicate key in a member is refused."""
     try:
-        zf = zipfile.ZipFile(path)
+        zf = zipfile.ZipFile(fh)
     except zipfile.BadZipFile:
         raise InputError("not a zip archive (an Inspect .eval log is one)", source=src) from None
     with zf:
@@ -94,9 +101,9 @@ def _read_log(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
             raise InputError("no header.json (or _journal/start.json) in the archive", source=src,
                              field="header.json")
         try:
-            header = json.loads(_read_member(zf, zf.getinfo(head_name), src))
+            header = loads_json_strict(_read_member(zf, zf.getinfo(head_name), src), source=f"{src}:{head_name}")
             samples = [
-                (name, json.loads(_read_member(zf, zf.getinfo(name), src)))
+                (name, loads_json_strict(_read_member(zf, zf.getinfo(name), src), source=f"{src}:{name}"))
                 for name in sorted(names)
                 if name.startswith("samples/") and name.endswith(".json")
             ]

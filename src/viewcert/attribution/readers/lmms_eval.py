@@ -25,7 +25,6 @@ Options:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +39,7 @@ from viewcert.attribution.readers._common import (
 )
 from viewcert.attribution.table import ResultTable, canonical_rung
 from viewcert.errors import InputError
-from viewcert.io.received import read_received_text
+from viewcert.io.received import loads_json_line, loads_json_strict, read_received_text
 
 HARNESS = "lmms_eval"
 STANDARD_KEYS = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "doc_hash", "prompt_hash",
@@ -68,7 +67,7 @@ def _metric_value(value: Any) -> Any:
 def _read_id_map(id_map: str | Path) -> dict[str, str]:
     """The {doc_id: item_id} JSON object of an id map file."""
     try:
-        raw_map = json.loads(read_received_text(id_map, what="id map"))
+        raw_map = loads_json_strict(read_received_text(id_map, what="id map"), source=str(id_map))
     except InputError:
         raise
     except ValueError as exc:
@@ -79,10 +78,14 @@ def _read_id_map(id_map: str | Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in raw_map.items()}
 
 
-def _document(line: str, where: str, src: str) -> tuple[dict, list, list]:
-    """One JSONL line checked (doc_id, target, responses): (object, outputs, raw outputs)."""
+def _document(line: str, n: int, src: str) -> tuple[dict, list, list]:
+    """Line ``n`` of the JSONL checked (doc_id, target, responses; a duplicate key refused): (object, outputs,
+    raw outputs)."""
+    where = f"line {n}"
     try:
-        obj = json.loads(line)
+        obj = loads_json_line(line, n, source=src)
+    except InputError:
+        raise
     except ValueError as exc:
         raise InputError(f"{where}: not valid JSON ({exc})", source=src) from None
     if not isinstance(obj, dict):
@@ -162,7 +165,7 @@ def model_from_results(path: Path) -> tuple[str | None, str | None]:
     if not results.is_file():
         return None, None
     try:
-        data = json.loads(read_received_text(results, what="results file"))
+        data = loads_json_strict(read_received_text(results, what="results file"), source=str(results))
         name = data.get("model_name")
         if not isinstance(name, str) or not name.strip():  # the dummy model leaves it empty: its config names it
             name = _config_name(data.get("config"))
@@ -223,7 +226,7 @@ def read_lmms_eval(
         if not line.strip():
             continue
         where = f"line {n}"
-        obj, outputs, raws = _document(line, where, src)
+        obj, outputs, raws = _document(line, n, src)
         iid, dparser = item_context(items, parser, _item_id(obj, where, src, id_field, mapping))
         if iid in seen:
             raise InputError(f"{where}: duplicate item id {iid!r} (first at line {seen[iid]})", source=src,

@@ -26,7 +26,7 @@ from viewcert.attribution.readers._common import (
 from viewcert.attribution.table import COLUMNS, EXTRA_COLUMNS, ResultTable, canonical_rung
 from viewcert.errors import InputError
 from viewcert.io.atomic import write_text_atomic
-from viewcert.io.received import read_received_text
+from viewcert.io.received import loads_json_line, read_received_text, received_buffer
 
 HARNESS = "native"
 
@@ -41,7 +41,9 @@ def _load(path: Path) -> tuple[pd.DataFrame, str]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = loads_json_line(line, n, source=src)  # a duplicate key is refused, never last-wins
+            except InputError:
+                raise
             except ValueError as exc:
                 raise InputError(f"line {n}: not valid JSON ({exc})", source=src) from None
             if not isinstance(obj, dict):
@@ -50,7 +52,8 @@ def _load(path: Path) -> tuple[pd.DataFrame, str]:
         return pd.DataFrame(rows), "line"
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
     try:
-        return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=[""]), "row"
+        return pd.read_csv(received_buffer(path, what="harness log"), sep=sep, dtype=str, keep_default_na=False,
+                           na_values=[""]), "row"
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise InputError(f"not a readable CSV: {exc}", source=src) from None
 
