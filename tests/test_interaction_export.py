@@ -26,9 +26,9 @@ needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"complexes not found 
 
 
 def test_unbuilt_tasks_and_bad_settings_are_one_line():
-    with pytest.raises(InputError, match="not built yet"):
-        InteractionExportSettings(task="docking")
     assert InteractionExportSettings(task="interaction-location").task == "interaction-location"
+    with pytest.raises(InputError, match="docking draws one orthographic camera"):
+        InteractionExportSettings(task="docking", protocol="views.toml")
     with pytest.raises(InputError, match="task must be one of"):
         InteractionExportSettings(task="hbond")
     with pytest.raises(InputError, match="per_complex"):
@@ -38,7 +38,7 @@ def test_unbuilt_tasks_and_bad_settings_are_one_line():
 
 
 @needs_data
-@pytest.mark.parametrize("task", ["pocket-ligand", "residue-ligand", "interaction-location"])
+@pytest.mark.parametrize("task", ["pocket-ligand", "residue-ligand", "interaction-location", "docking"])
 def test_export_is_byte_identical_and_answers_the_truth(tmp_path, task):
     cx = [(DATA / "1pwc", "PNM"), (DATA / "1s3v", None)]
     settings = InteractionExportSettings(task=task, n_boot=200)
@@ -47,12 +47,15 @@ def test_export_is_byte_identical_and_answers_the_truth(tmp_path, task):
     assert a["files"] == b["files"] and a["certificate_digest"] == b["certificate_digest"]
     names = set(a["files"])
     assert {"benchmark.jsonl", "benchmark.tsv", "certificate.json", "ids.csv"} <= names
-    assert sum(n.endswith(".png") for n in names) == 12  # six views per complex
+    assert sum(n.endswith(".png") for n in names) == 12  # six views per complex (docking: 2 items x 3 images)
     recs = [json.loads(x) for x in (tmp_path / "a" / "benchmark.jsonl").read_text().splitlines()]
     truth = {"1pwc": hbond_truth(DATA / "1pwc", ligand="PNM", crosscheck=False).entries(),
              "1s3v": hbond_truth(DATA / "1s3v", crosscheck=False).entries()}
     if task == "pocket-ligand":
         assert [r["answer"] for r in recs] == ["; ".join(truth["1pwc"]), "; ".join(truth["1s3v"])]
+    elif task == "docking":
+        assert all(r["answer"].startswith("roll y ") and ", move x " in r["answer"] for r in recs)
+        assert all(len(r["images"]) == 3 for r in recs)
     elif task == "interaction-location":
         assert all(r["answer"].startswith("move x ") and ", move y " in r["answer"] for r in recs)
         items = json.loads((tmp_path / "a" / "certificate.json").read_text())["items"]
@@ -66,7 +69,8 @@ def test_export_is_byte_identical_and_answers_the_truth(tmp_path, task):
         assert {r["category"] for r in recs} == {"positive", "negative"}
     cert = json.loads((tmp_path / "a" / "certificate.json").read_text())
     assert cert["settings"]["ceiling"]["labels"]["font"] == "DejaVuSans.ttf"
-    assert cert["ground_truth"]["1pwc:PNM"]["criterion"]["max_h_acceptor"] == 2.5
+    if task != "docking":
+        assert cert["ground_truth"]["1pwc:PNM"]["criterion"]["max_h_acceptor"] == 2.5
     s = cert["summary"]["all"]
     assert 0 <= s["rendered"]["lo"] <= s["rendered"]["mean"] <= s["rendered"]["hi"] <= 1
 
@@ -85,3 +89,42 @@ def test_location_answer_and_consistent_set_by_hand():
     # either answer's mean over the set: (1 + 0.875) / 2
     assert _best_mean_credit(["move x 1, move y 2", "move x 2, move y 2"]) == pytest.approx(0.9375)
     assert _best_mean_credit(["move x 1, move y 2"]) == 1.0
+
+
+def test_docking_answer_restores_the_native_pose():
+    # from the definition: the displaced ligand, rolled by −θ about its own (moved) centroid and moved by
+    # −d, is the native ligand again
+    import numpy as np
+
+    from viewcert.benchmark.docking_export import displaced, restoring
+    from viewcert.cameras.camera import OrthographicCamera
+    from viewcert.tasks.transforms import rigid_motion
+
+    rot = np.array([[0.0, 0, 1], [0, 1, 0], [-1, 0, 0]])  # a proper rotation: camera looks along world +x
+    cam = OrthographicCamera(rotation=rot, center=np.zeros(3), scale=10.0, width=200, height=100, name="front")
+    lig = np.array([[0.0, 0, 0], [1.5, 0.3, 0], [2.0, 1.4, 0.7], [-0.4, 2.0, 1.1]])
+    moved = displaced(lig, 45, 9, cam)
+    m, t = rigid_motion(restoring(45, 9), cam.rotation, moved.mean(axis=0))
+    assert np.allclose(moved @ m.T + t, lig, atol=1e-9)
+    assert restoring(45, 9).format() == "roll y -45, move x -9"
+
+
+def test_docking_symmetric_ligand_has_two_consistent_answers(tmp_path):
+    # a ligand of two N atoms at x = ±1 (screen x of the front view) projects the same after roll y θ and
+    # roll y −θ (x' = ±cos θ, y' = 0): both answers are consistent; the best answer's mean docking credit over
+    # the pair is (1 + (max(0, 1 − |2θ|/90) + 1) / 2) / 2 with the move's sign agreeing (rotation credit
+    # 1 − |Δθ|/90, move on its sign: 1)
+    import numpy as np
+
+    from viewcert.benchmark.docking_export import docking_item
+    from viewcert.structures import Structure
+
+    ring = [[10.0 * np.cos(a), 10.0 * np.sin(a), 6.0] for a in np.linspace(0, 2 * np.pi, 9)[:-1]]
+    s = Structure(np.array([[-1.0, 0, 0], [1.0, 0, 0], *ring]), np.array([7, 7] + [6] * 8), None)
+    settings = InteractionExportSettings(task="docking", protocol="axes-6")
+    images, answer, d0, ce = docking_item(s, [0, 1], settings, np.random.default_rng(3), tmp_path, "q0000")
+    theta = -int(answer.split(",")[0].split()[-1])
+    assert ce["ideal"]["n_consistent"] == 2, ce
+    rot_other = max(0.0, 1 - abs(2 * theta) / 90)
+    assert ce["ideal"]["ceiling"] == pytest.approx((1 + (rot_other + 1) / 2) / 2)
+    assert len(images) == 3 and all((tmp_path / p).is_file() for p in images)

@@ -7,8 +7,9 @@ Tasks: ``pocket-ligand`` (one question per complex: every ligand–pocket hydrog
 that residue bond with the ligand, and by which pairs — ``no`` or ``yes: ENTRY; ENTRY``) and
 ``interaction-location`` (per complex, up to ``per_complex`` bonds: the command ``move x A, move y B`` (Å,
 screen axes of the first view, integers) that brings the bond's midpoint to the centre of that view; its
-ceiling is the consistent-answer one of ``location_ceiling``). ``docking`` is named here and refused with one
-line: not built yet.
+ceiling is the consistent-answer one of ``location_ceiling``) and ``docking`` (per complex, ``per_complex``
+items of ``benchmark.docking_export``: the ligand alone, the pocket alone and one displaced complex; the
+command that restores the native pose).
 
 Images: the protocol's views (default ``axes-6``, MiSI's six), orthographic at one common scale, 1160×803,
 ball-and-stick, with the atom-name and residue labels of ``interactions.ceiling.label_set`` drawn by
@@ -28,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from viewcert.benchmark.docking_export import docking_item
 from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
 from viewcert.errors import InputError
 from viewcert.interactions import hbond_truth
@@ -39,7 +41,7 @@ from viewcert.interactions.ceiling import (
 )
 from viewcert.interactions.truth import library_versions
 from viewcert.io.atomic import json_dumps, write_png_atomic, write_text_atomic
-from viewcert.io.complex import DEFAULT_POCKET
+from viewcert.io.complex import DEFAULT_POCKET, prepare_complex
 from viewcert.render import frame_cameras
 from viewcert.render.labels import draw_labels
 from viewcert.render.raster import build_scene, render
@@ -48,7 +50,7 @@ from viewcert.tasks.credit import transformation_credit
 from viewcert.tasks.transforms import parse_command
 
 INTERACTION_TASKS = ("residue-ligand", "interaction-location", "docking", "pocket-ligand")
-BUILT = ("residue-ligand", "interaction-location", "pocket-ligand")
+BUILT = INTERACTION_TASKS
 LOCATION_NORMALISER = 4.0  # Å: MiSI's translation half-width, the partial-credit scale of a move
 MISI_SIZE = (1160, 803)
 FORMAT = "viewcert-interaction-benchmark/1"
@@ -74,6 +76,8 @@ class InteractionExportSettings:
             raise InputError(f"task must be one of {', '.join(INTERACTION_TASKS)}, got {self.task!r}", field="task")
         if self.task not in BUILT:
             raise InputError(f"task {self.task!r} is not built yet (built: {', '.join(BUILT)})", field="task")
+        if self.task == "docking" and str(self.protocol).endswith((".toml", ".json")):
+            raise InputError("docking draws one orthographic camera: use a named protocol", field="protocol")
         if not (1 <= self.per_complex <= 100):
             raise InputError(f"per_complex must be 1-100, got {self.per_complex}", field="per_complex")
         if not (0 <= self.seed < 2**63):
@@ -94,6 +98,12 @@ def question_text(task: str, view_names, pocket: float, residue: str | None = No
     if task == "pocket-ligand":
         return head + f"List every hydrogen bond between the ligand and the pocket, one entry per bond as {fmt}, " \
                       "entries separated by '; '."
+    if task == "docking":
+        return ("The images show, in one camera, the ligand alone in its native pose, the protein pocket alone "
+                f"(residues within {pocket:g} Å of the ligand) and the complex with the ligand displaced. Give the "
+                "operations that bring the displaced ligand back to its native pose in the pocket, as "
+                "'roll y A, move x B' (A degrees about the screen y axis through the ligand's centre, then B Å "
+                "along screen x).")
     if task == "interaction-location":
         return head + (f"Consider the hydrogen bond {residue}. Give the command that moves the models so that "
                        f"the midpoint of that bond is at the centre of the {view_names[0]} view, as "
@@ -131,8 +141,25 @@ def _residue_items(pocket: dict, rng: np.random.Generator, k: int) -> list[tuple
     return [(r, residue_ligand_ceiling(pocket, r)) for r in pick_p + pick_n]
 
 
+def _docking_questions(path, ligand, settings: InteractionExportSettings, out: Path, start: int, rng):
+    """Docking items of one complex (``benchmark.docking_export``); no hydrogen bonds are needed."""
+    pc = prepare_complex(path, ligand=ligand, pocket=settings.pocket)
+    source = f"{Path(path).name}:{pc.ligand}"
+    records, items = [], []
+    for j in range(settings.per_complex):
+        images, answer, d0, ceilings = docking_item(pc.structure, pc.ligand_atoms, settings, rng, out,
+                                                    f"q{start + j:04d}")
+        q = question_text("docking", ["ligand alone", "pocket alone", "displaced complex"], settings.pocket)
+        records.append(question_record(start + j, source, images, q, "docking", answer, category="docking"))
+        items.append({"id": records[-1]["id"], "source_id": source, "positive": True, "n_bonds": 0, "d0_A": d0,
+                      **ceilings})
+    return records, items, pc.to_dict()
+
+
 def _complex_questions(path, ligand, settings: InteractionExportSettings, out: Path, start: int, rng):
     """Questions and ceilings of one complex."""
+    if settings.task == "docking":
+        return _docking_questions(path, ligand, settings, out, start, rng)
     truth = hbond_truth(path, ligand=ligand, pocket=settings.pocket)
     images, names, cams = _render_views(truth, settings, out, start)
     ceilings = {m: pocket_ligand_ceiling(truth, cams, settings.ceiling, m) for m in ("ideal", "rendered")}

@@ -160,7 +160,7 @@ def build_benchmark_cmd(
     after camera; the default render-ceiling-5 becomes axes-3).
     With --task point-group|molecule-handedness: a molecular benchmark at one common scale
     (viewcert.benchmark.molecule_export; default axes-3, ball-and-stick).
-    With --task pocket-ligand|residue-ligand|interaction-location and INPUT complex:PATH[#ligand=RES,pocket=8]:
+    With --task pocket-ligand|residue-ligand|interaction-location|docking and INPUT complex:PATH[#ligand=RES,pocket=8]:
     a hydrogen-bond benchmark with labelled views (viewcert.benchmark.interaction_export; default axes-6)."""
     from viewcert.benchmark.export import ExportSettings, build_benchmark
     from viewcert.benchmark.interaction_export import INTERACTION_TASKS
@@ -228,7 +228,7 @@ def _task_benchmark(input_spec, out, options: dict, *, seed, limit, limits) -> N
 
 def _interaction_benchmark(input_spec, out, *, task, protocol, seed, per_structure, delta, limits) -> None:
     """The interaction branch of ``build-benchmark`` (viewcert.benchmark.interaction_export: pocket-ligand,
-    residue-ligand, interaction-location; docking is refused as not built yet): INPUT is
+    residue-ligand, interaction-location, docking): INPUT is
     ``complex:PATH[#ligand=RES,pocket=8]``, PATH one complex or a folder of complex folders (the ligand name,
     where given, for those without ligand.sdf); the default render-ceiling-5 becomes axes-6 (MiSI's six)."""
     from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
