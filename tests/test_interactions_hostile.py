@@ -83,3 +83,8 @@ def test_missing_hydrogens_altlocs_and_insertion_codes_are_handled(tmp_path):
     res, out = run(tmp_path, f"complex:{p}#ligand=EOH")
     assert res.exit_code == 0 and "Traceback" not in out, out
     assert "1 pocket-ligand questions" in out
+
+
+def test_docking_without_a_pocket_is_one_line(tmp_path):
+    p = write(tmp_path, [("EOH", 90, " ", EOH_NEAR_GLY_O, None, True), ("GLY", 52, " ", GLY, None, False)])
+    one_line_error(*run(tmp_path, f"complex:{p}#ligand=EOH,pocket=0.5", "docking"), "docking needs a pocket")

@@ -50,7 +50,6 @@ from viewcert.tasks.credit import transformation_credit
 from viewcert.tasks.transforms import parse_command
 
 INTERACTION_TASKS = ("residue-ligand", "interaction-location", "docking", "pocket-ligand")
-BUILT = INTERACTION_TASKS
 LOCATION_NORMALISER = 4.0  # Å: MiSI's translation half-width, the partial-credit scale of a move
 MISI_SIZE = (1160, 803)
 FORMAT = "viewcert-interaction-benchmark/1"
@@ -74,8 +73,6 @@ class InteractionExportSettings:
     def __post_init__(self) -> None:
         if self.task not in INTERACTION_TASKS:
             raise InputError(f"task must be one of {', '.join(INTERACTION_TASKS)}, got {self.task!r}", field="task")
-        if self.task not in BUILT:
-            raise InputError(f"task {self.task!r} is not built yet (built: {', '.join(BUILT)})", field="task")
         if self.task == "docking" and str(self.protocol).endswith((".toml", ".json")):
             raise InputError("docking draws one orthographic camera: use a named protocol", field="protocol")
         if not (1 <= self.per_complex <= 100):
