@@ -124,3 +124,123 @@ def test_the_reader_checks_the_opened_descriptor(tmp_path):
         read_received_bytes(tmp_path / "f", what="certificate")
     with pytest.raises(InputError, match="no such file"):
         read_received_bytes(tmp_path / "absent")
+
+
+# ------------------------------------------------------------------ a swap between the check and the read
+HARNESS = Path(__file__).resolve().parent / "data" / "harness"
+#: one log of every harness reader: (path under tests/data/harness, harness (None: detected), reader options)
+LOGS = {
+    "native-csv": ("native/beta_lab-13b_r3.csv", "native", {}),
+    "native-jsonl": ("native/beta_lab-13b_noimage.jsonl", None, {}),
+    "lmms-eval": ("lmms_eval/acme__vlm-7b/20250611_103212_samples_e3_crystal_system_r3.jsonl", None,
+                  {"id_field": "material_id"}),
+    "vlmevalkit-xlsx": ("vlmevalkit/AcmeVLM-7B_E3CrystalSystem_exact_matching_result.xlsx", None,
+                        {"id_column": "material_id"}),
+    "vlmevalkit-tsv": ("real/vlmevalkit/CrystalStub_E3CrystalStub_exact_matching_result.tsv", "vlmevalkit", {}),
+    "inspect-eval": ("inspect/2025-06-11T10-32-12+00-00_e3-crystal-system-noimage_Hk3pQ2vR8sWm4nTzLj5bXc.eval",
+                     None, {"scorer": "match"}),
+    "inspect-json": ("inspect/2025-06-11T10-32-12+00-00_e3-crystal-system-noimage_Hk3pQ2vR8sWm4nTzLj5bXc.json",
+                     None, {"scorer": "match"}),
+    "study": ("study/frontier__beta__lab-13b__K3.json", "study", {}),
+}
+_AUDIT: dict = {"path": None, "events": []}
+
+
+def _audit(event: str, args) -> None:  # audit hooks cannot be removed: inert unless a path is set
+    if event == "open" and _AUDIT["path"] is not None and args and str(args[0]) == _AUDIT["path"]:
+        _AUDIT["events"].append(args)
+
+
+sys.addaudithook(_audit)
+
+
+def _within(fn, fifo: Path, seconds: float = 30.0):
+    """(result, error) of ``fn()`` in a thread; fails the test if it blocks (then releases the FIFO)."""
+    import threading
+
+    box: dict = {}
+
+    def run() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            box["error"] = exc
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(seconds)
+    if t.is_alive():
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # a writer that closes: the blocked open returns
+        pytest.fail("a reader re-opened a received file by name and blocked on the FIFO swapped in")
+    return box.get("value"), box.get("error")
+
+
+@pytest.mark.parametrize("name", sorted(LOGS))
+def test_every_open_of_a_harness_log_is_a_checked_one(tmp_path, monkeypatch, name):
+    """A harness log swapped for a FIFO after any one open (the size check, the parse, the provenance
+    hash) is refused in one line, never waited on: every open of the file is the received reader's own
+    (O_NONBLOCK, fstat on the descriptor), none by name from pandas, zipfile or open() (audit hook)."""
+    import shutil
+
+    import viewcert.io.received as received
+    from viewcert.attribution.readers import read_file
+    from viewcert.errors import InputError
+
+    rel, harness, options = LOGS[name]
+    src = HARNESS / rel
+    shutil.copytree(src.parent, tmp_path / "log")  # lmms-eval's results file beside its samples too
+    log = tmp_path / "log" / src.name
+    real, calls, swap = received._open_regular, [], {"after": 0}
+
+    def counting(path, what, limits):
+        out = real(path, what, limits)
+        if os.path.abspath(path) == str(log):
+            calls.append(what)
+            if len(calls) == swap["after"]:
+                os.replace(tmp_path / "fifo", log)
+        return out
+
+    monkeypatch.setattr(received, "_open_regular", counting)
+
+    def read():
+        return read_file(log, harness=harness, model="m", rung="R3", **options)
+
+    _AUDIT.update(path=str(log), events=[])
+    try:
+        table = read()
+    finally:
+        events, _AUDIT["path"] = list(_AUDIT["events"]), None
+    n = len(calls)
+    assert len(table) > 0 and n >= 2  # the size check before parsing, then the parse (and the hash)
+    assert len(events) == n and all(e[1] is None and e[2] & os.O_NONBLOCK for e in events), events
+    for k in range(1, n):
+        calls.clear()
+        swap["after"] = k
+        os.mkfifo(tmp_path / "fifo")
+        value, error = _within(read, log)
+        assert value is None and isinstance(error, InputError) and "FIFO" in str(error), (k, value, error)
+        log.unlink()
+        shutil.copy(src, log)
+
+
+@pytest.mark.parametrize("reader", ["constraints", "prompts", "export", "sidecar", "ccd-list", "study-layout"])
+def test_attribution_and_item_lists_refuse_a_fifo_without_blocking(tmp_path, reader):
+    """The readers written after the first pass (adherence, diagnostics, an export read back, the labels
+    sidecar) and the item lists (a ccd:@FILE list, a study layout's JSON) go through the received reader:
+    a FIFO is one InputError naming it, at once."""
+    from viewcert.attribution.adherence import read_item_constraints
+    from viewcert.attribution.diagnostics import read_prompts
+    from viewcert.attribution.extraction import check_lattices
+    from viewcert.attribution.shipped import load_shipped
+    from viewcert.certify.inputs import read_json_file
+    from viewcert.errors import InputError
+    from viewcert.io.ccd import read_code_list
+
+    fifo = tmp_path / ("benchmark.jsonl" if reader == "export" else "f.json")
+    os.mkfifo(fifo)
+    (tmp_path / "ids.csv").write_text("index,id,source_id\n0,a,a\n")
+    calls = {"constraints": lambda: read_item_constraints(fifo), "prompts": lambda: read_prompts(fifo, ["a"]),
+             "export": lambda: load_shipped(tmp_path), "sidecar": lambda: check_lattices({}, fifo),
+             "ccd-list": lambda: read_code_list(fifo), "study-layout": lambda: read_json_file(fifo, lines=True)}
+    value, error = _within(calls[reader], fifo)
+    assert isinstance(error, InputError) and "FIFO" in str(error) and fifo.name in str(error), (value, error)

@@ -147,3 +147,96 @@ def test_every_built_in_round_trips_through_protocol_show(tmp_path, name, fmt):
 def test_the_shipped_protocol_files_read(path):
     spec = read_protocol_file(path)
     assert len(spec.protocol) == int(path.stem.rsplit("_", 1)[1])  # design_protocol_K.toml holds K views
+
+
+# ------------------------------------------------------------------------ JSONL: one object per line
+HARNESS = REPO / "tests" / "data" / "harness"
+LMMS = HARNESS / "lmms_eval" / "acme__vlm-7b" / "20250611_103212_samples_e3_crystal_system_r3.jsonl"
+NATIVE = HARNESS / "native" / "beta_lab-13b_noimage.jsonl"
+
+
+def _twice(path: Path, out: Path, line: int, key: str, value) -> Path:
+    """A copy of the JSONL ``path`` whose line ``line`` (1-based) defines ``key`` a second time, first."""
+    lines = path.read_text().splitlines()
+    assert f'"{key}":' in lines[line - 1]  # the key is there already: the copy defines it twice
+    lines[line - 1] = "{" + json.dumps(key) + ": " + json.dumps(value) + ", " + lines[line - 1][1:]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+@pytest.mark.parametrize("line", [1, 3])
+@pytest.mark.parametrize("log,harness", [(NATIVE, "native"), (NATIVE, None), (LMMS, "lmms_eval"), (LMMS, None)],
+                         ids=["native", "native-detected", "lmms-eval", "lmms-eval-detected"])
+def test_a_harness_jsonl_line_with_a_duplicate_key_is_refused(tmp_path, log, harness, line):
+    """Last-wins would silently score the second target; the reader names the file, the line and the key
+    (line 1 also in harness detection, which reads the first record)."""
+    from viewcert.attribution.readers import read_file
+
+    p = _twice(log, tmp_path / log.parent.name / log.name, line, "target", "cubic")
+    assert json.loads(p.read_text().splitlines()[line - 1])["target"] != "cubic"  # last-wins: the other one
+    options = {"id_field": "material_id"} if log == LMMS else {}
+    with pytest.raises(InputError) as exc:
+        read_file(p, harness=harness, model="m", rung="R3", **options)
+    assert str(exc.value) == (f"file {p}, field target: line {line}: duplicate key 'target' in one JSON object "
+                              "(refused, never last-wins)")
+
+
+def test_the_ladder_refuses_a_duplicate_key_in_a_harness_log_in_one_line(tmp_path):
+    p = _twice(NATIVE, tmp_path / "log.jsonl", 2, "raw_output", "triclinic")
+    (tmp_path / "m.toml").write_text(f'[study]\nname = "s"\ntask = "crystal_system"\nr1 = "1"\n\n[[input]]\n'
+                                     f'path = "{p}"\nmodel = "m"\nrung = "R4"\n')
+    code, out = invoke(["ladder", "--manifest", str(tmp_path / "m.toml"), "--out", str(tmp_path / "l")])
+    line = one_error(out)
+    assert code == 2 and "log.jsonl" in line and "line 2: duplicate key 'raw_output'" in line
+    assert not (tmp_path / "l").exists() or not any((tmp_path / "l").iterdir())
+
+
+def test_an_export_read_back_refuses_a_duplicate_key(tmp_path):
+    """benchmark.jsonl of an export, the constraints and prompt JSONL of the adherence rungs."""
+    from viewcert.attribution.adherence import read_item_constraints
+    from viewcert.attribution.diagnostics import read_prompts
+    from viewcert.attribution.shipped import load_shipped
+
+    (tmp_path / "ids.csv").write_text("index,id,source_id\n0,a,a\n1,b,b\n")
+    (tmp_path / "benchmark.jsonl").write_text('{"id": "a", "answer": "cubic", "question": "q", "constraints": []}\n'
+                                              '{"id": "b", "answer": "cubic", "question": "q", "answer": "triclinic"}\n')
+    want = "line 2: duplicate key 'answer' in one JSON object"
+    for read in (lambda: load_shipped(tmp_path), lambda: read_item_constraints(tmp_path / "benchmark.jsonl"),
+                 lambda: read_prompts(tmp_path / "benchmark.jsonl", ["a", "b"])):
+        with pytest.raises(InputError, match="benchmark.jsonl") as exc:
+            read()
+        assert want in str(exc.value) and "field answer" in str(exc.value)
+
+
+def test_a_study_layout_with_a_duplicate_key_is_one_line(tmp_path):
+    """eval.jsonl of the study layout (an item list: which items, which labels) and structures.json."""
+    from tests.hostile.corpus import GOOD_CIF
+
+    s = tmp_path / "s"
+    s.mkdir()
+    (s / "structures.json").write_text(json.dumps({"a": {"cif": GOOD_CIF}}))
+    (s / "eval.jsonl").write_text('{"material_id": "a", "material_id": "b"}\n')
+    code, out = invoke(["certify", str(s), "--workers", "1", "--out", str(tmp_path / "o")])
+    assert code == 2 and "eval.jsonl" in one_error(out) and "line 1: duplicate key 'material_id'" in one_error(out)
+    (s / "eval.jsonl").write_text('{"material_id": "a"}\n')
+    (s / "structures.json").write_text('{"a": {"cif": "x"}, "a": {"cif": "y"}}')
+    code, out = invoke(["certify", str(s), "--workers", "1", "--out", str(tmp_path / "o")])
+    assert code == 2 and "structures.json" in one_error(out) and "duplicate key 'a'" in one_error(out)
+
+
+def test_lmms_id_map_inspect_json_and_eval_members_refuse_duplicate_keys(tmp_path):
+    import zipfile
+
+    from viewcert.attribution.readers import read_file
+
+    (tmp_path / "map.json").write_text('{"0": "mp-1", "0": "mp-2"}')
+    with pytest.raises(InputError, match=r"map\.json.*duplicate key '0'"):
+        read_file(LMMS, harness="lmms_eval", model="m", rung="R3", id_map=tmp_path / "map.json")
+    (tmp_path / "log.json").write_text('{"eval": {"task": "t"}, "eval": {"task": "u"}, "samples": []}')
+    with pytest.raises(InputError, match=r"log\.json.*duplicate key 'eval'"):
+        read_file(tmp_path / "log.json", harness="inspect", model="m", rung="R3")
+    with zipfile.ZipFile(tmp_path / "log.eval", "w") as zf:
+        zf.writestr("header.json", '{"version": 2, "eval": {"task": "t"}, "version": 3}')
+    with pytest.raises(InputError, match=r"log\.eval:header\.json.*duplicate key 'version'"):
+        read_file(tmp_path / "log.eval", harness="inspect", model="m", rung="R3")

@@ -30,6 +30,7 @@ from viewcert.io.builtin import PROTOTYPES, builtin
 from viewcert.io.ccd import ccd_codes, ccd_codes_for, ccd_file_sha256, read_ccd_structure
 from viewcert.io.cif import read_cif_text
 from viewcert.io.read import entry_problem, read_structure
+from viewcert.io.received import loads_json_line, loads_json_strict, read_received_bytes, received_sha256
 from viewcert.limits import DEFAULT_LIMITS, Limits, using_limits
 from viewcert.structures import Structure, sha256_text
 
@@ -144,23 +145,21 @@ def _norm_label(d: dict | None) -> dict | None:
 
 
 def _file_sha(path: Path) -> str:
-    return sha256_text(path.read_bytes())
+    return received_sha256(path, what="input file")  # streamed from a checked descriptor: regular files only
 
 
 def read_json_file(path: Path, *, limits: Limits = DEFAULT_LIMITS, lines: bool = False):
     """JSON (or, with ``lines``, JSONL as a list of rows) from ``path``; InputError naming the file, and the
     line for JSONL, on a size over ``limits.max_json_bytes``, non-UTF-8 bytes or malformed JSON."""
     path = Path(path)
+    raw = read_received_bytes(path, what="JSON file", limits=limits)  # a regular file, sized before reading
     try:
-        limits.check_json_bytes(path.stat().st_size, source=str(path))
-        text = path.read_bytes().decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text (byte {exc.start})", source=str(path), field="encoding") from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", source=str(path)) from None
     if not lines:
         try:
-            return json.loads(text)
+            return loads_json_strict(text, source=str(path))  # a duplicate key is refused, never last-wins
         except (json.JSONDecodeError, RecursionError) as exc:
             raise InputError(f"not valid JSON ({str(exc)[:120]})", source=str(path), field="json") from None
     rows = []
@@ -168,7 +167,7 @@ def read_json_file(path: Path, *, limits: Limits = DEFAULT_LIMITS, lines: bool =
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = loads_json_line(line, k, source=str(path))  # a duplicate key is refused
         except (json.JSONDecodeError, RecursionError) as exc:
             raise InputError(f"line {k} is not valid JSON ({str(exc)[:120]})", source=str(path),
                              field=f"line {k}") from None

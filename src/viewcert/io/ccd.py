@@ -26,6 +26,7 @@ import numpy as np
 
 from viewcert.elements import atomic_number
 from viewcert.errors import InputError
+from viewcert.io.received import read_received_text
 from viewcert.structures import Provenance, Structure, sha256_text
 
 CCD_SOURCE = "biotite.structure.info (wwPDB Chemical Component Dictionary, ideal coordinates)"
@@ -175,10 +176,7 @@ def read_ccd_structure(code: str) -> Structure:
 def read_code_list(path: str | Path) -> tuple[str, ...]:
     """Codes from a text file: one per line (or comma-separated), ``#`` starts a comment."""
     p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as exc:
-        raise InputError(f"cannot read the code list: {exc.strerror}", source=str(p)) from None
+    text = read_received_text(p, what="code list")  # a regular file within max_json_bytes (a FIFO cannot block)
     codes = []
     for line in text.splitlines():
         line = line.split("#", 1)[0]

@@ -68,7 +68,7 @@ def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, src: str) -> bytes:
 def _read_log(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
     """(header, [(where, sample)]) from a .eval zip or a .json log."""
     src = str(path)
-    if not path.is_file():
+    if not path.exists():  # anything else that is not a regular file: refused by the received reader
         raise InputError("file not found", source=src)
     if path.suffix.lower() == ".json":
         try:

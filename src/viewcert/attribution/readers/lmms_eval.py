@@ -205,7 +205,7 @@ def read_lmms_eval(
     path = Path(path)
     src = str(path)
     parser = get_parser(parser)
-    if not path.is_file():
+    if not path.exists():  # anything else that is not a regular file: refused by the received reader
         raise InputError("file not found", source=src)
     warnings: list[str] = []
     if not model:  # lmms-eval's results file beside the samples, else its model_name_sanitized folder

@@ -33,7 +33,7 @@ HARNESS = "native"
 
 def _load(path: Path) -> tuple[pd.DataFrame, str]:
     src = str(path)
-    if not path.is_file():
+    if not path.exists():  # anything else that is not a regular file: refused by the received reader
         raise InputError("file not found", source=src)
     if path.suffix.lower() == ".jsonl":
         rows = []

@@ -43,7 +43,7 @@ FAIL_MSG = "Failed to obtain answer via API."
 
 def load_frame(path: Path) -> pd.DataFrame:
     src = str(path)
-    if not path.is_file():
+    if not path.exists():  # anything else that is not a regular file: refused by the received reader
         raise InputError("file not found", source=src)
     suffix = path.suffix.lower()
     try:
