@@ -158,7 +158,7 @@ class Prepared:
                                            angle_tolerance=cfg.angle_tolerance, cross_check=cfg.cross_check,
                                            moyo_angle_tolerance=_moyo_angle(cfg))
             if shortcuts.applies(std, symprec=cfg.tau, angle_tolerance=cfg.angle_tolerance) and shortcuts.doubtful(
-                    chk, self.input_check(cfg)):  # the dataset's label in doubt: a fresh spglib call decides
+                    chk, self.input_check(cfg), c.lattice):  # in doubt: a fresh spglib call decides
                 chk = shortcuts.confirm(chk, c.lattice, c.frac_coords, c.numbers)
             self.rendered[key] = chk
         return self.rendered[key]

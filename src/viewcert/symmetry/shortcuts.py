@@ -22,10 +22,12 @@ these can be answered from an earlier call:
    conventional cell gave another space group in 35 of 920 items at 5° and 5 at spglib's own angle rule:
    symmetrisation lifts the cell to a higher group, the triclinic branch's LLL basis changes what spglib's
    angle tolerance accepts, or an odd axis permutation in pymatgen's tetragonal branch draws the enantiomorph
-   (P4_1 → P4_3). Every one of those had a doubt signal, so :func:`confirm` re-labels the rendered cell
-   with a fresh spglib call when (a) moyopy disagrees with spglib on the input or on the rendered cell, or
-   (b) the input is triclinic (space group 1 or 2). On the 1,820 e3 structures the fresh call never
-   differs; the guard costs a fresh call only where a doubt signal fires.
+   (P4_1 → P4_3). So :func:`confirm` re-labels the rendered cell with a fresh spglib call when
+   :func:`doubtful`: (a) moyopy disagrees with spglib on the input or on the rendered cell, or (b) the
+   rendered cell's own lattice, alone, has another lattice system at τ than the label (a metric within τ
+   of a higher lattice in the basis drawn; spglib on one point, ~0.3 ms).
+   On the 1,820 e3 structures the fresh call never differs; the guard costs a fresh call only where a
+   doubt signal fires.
 2. **Reconstruction from the rendered cell** (:func:`same_cell`). Guard: the reconstruction has the same
    atoms as the rendered cell, label for label, each within ``SAME_CELL_TOL`` = 1e-9 Å (minimum image on the
    rendered lattice, a one-to-one matching). spglib's answer for two cells whose atoms differ by ≤ 1e-9 Å
@@ -42,11 +44,14 @@ from dataclasses import replace
 
 import numpy as np
 
+from viewcert.errors import InputError
+from viewcert.symmetry import _spglib
 from viewcert.symmetry.labels import SymmetryCheck, SymmetryLabel, analyse_cell, crystal_system_of
 
 SAME_CELL_TOL = 1e-9  # Å
 
-__all__ = ["SAME_CELL_TOL", "confirm", "doubtful", "label_from_dataset", "rendered_check", "same_cell"]
+__all__ = ["SAME_CELL_TOL", "confirm", "doubtful", "label_from_dataset", "lattice_system", "rendered_check",
+           "same_cell"]
 
 
 def label_from_dataset(std: dict, n_conventional: int) -> SymmetryLabel:
@@ -75,14 +80,33 @@ def rendered_check(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray, s
                         cross_check=cross_check, moyo_angle_tolerance=moyo_angle_tolerance, known_spglib=known)
 
 
-def doubtful(rendered: SymmetryCheck, input_check: SymmetryCheck | None) -> bool:
+def doubtful(rendered: SymmetryCheck, input_check: SymmetryCheck | None, lattice: np.ndarray | None = None) -> bool:
     """Whether shortcut 1's label of the rendered cell needs a fresh spglib call (module docstring): moyopy
-    disagrees with spglib on the rendered cell or on the input, or the input is triclinic."""
-    if not rendered.agree:
+    disagrees with spglib on the rendered cell or on the input, or the rendered cell's ``lattice`` alone (one
+    point; spglib at the same tolerances) has another lattice system than the label (a metric within τ of a
+    higher lattice in the basis that is drawn, which symmetrisation or the new basis can complete)."""
+    if not rendered.agree or (input_check is not None and not input_check.agree):
         return True
-    if input_check is None:
+    lab = rendered.spglib
+    if lab is None or lattice is None:
         return False
-    return not input_check.agree or (input_check.spglib is not None and input_check.spglib.space_group <= 2)
+    own = lattice_system(lab.space_group, lab.symbol)
+    try:
+        ds = _spglib.symmetry_dataset(lattice, np.zeros((1, 3)), np.ones(1, dtype=np.intc),
+                                      symprec=rendered.symprec, angle_tolerance=rendered.angle_tolerance)
+    except InputError:
+        return True
+    # the conventional cell's vectors: R groups sit on hexagonal axes
+    return lattice_system(int(ds.number), str(ds.international)) != ("hexagonal" if own == "rhombohedral" else own)
+
+
+def lattice_system(number: int, symbol: str) -> str:
+    """The lattice system of a space group: its crystal system, trigonal split into rhombohedral (R) and
+    hexagonal (P)."""
+    cs = crystal_system_of(number)
+    if cs == "trigonal":
+        return "rhombohedral" if symbol.startswith("R") else "hexagonal"
+    return cs
 
 
 def confirm(rendered: SymmetryCheck, lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray) -> SymmetryCheck:
