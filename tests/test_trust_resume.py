@@ -119,3 +119,30 @@ def test_reformatted_but_unchanged_shard_is_reused(tmp_path):
                                 indent=4))
     again = map_items(_square, list(range(4)), workdir=wd, chunk_size=2, n_workers=1)
     assert (again.n_resumed, again.shards_recomputed) == (4, {})
+
+
+def test_sweep_warns_about_an_edited_shard_like_certify(tmp_path):
+    """``viewcert sweep`` resumes from OUT/.shards too: an edited shard is recomputed with the same warning
+    line as certify's and counted in the "resumed" line; the tables equal the clean run's byte for byte."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "nacl.cif").write_text(GOOD_CIF)
+    (tmp_path / "in" / "cscl.cif").write_text(GOOD_CIF_2)
+    argv = ["sweep", str(tmp_path / "in"), "--deltas", "0.01,0.02", "--workers", "1", "--out", str(tmp_path / "o")]
+    res = CliRunner().invoke(app, argv)
+    assert res.exit_code == 0 and "resumed" not in res.output and "warning" not in res.output, res.output
+    tables = {p.name: p.read_bytes() for p in (tmp_path / "o").glob("*.csv")}
+    shards = _shards(tmp_path / "o")
+    assert len(shards) == 2
+    victim = shards[1]
+    data = json.loads(victim.read_text())
+    data["results"][0][0]["correct"] = not data["results"][0][0]["correct"]  # item 0 of the chunk, config 0
+    victim.write_text(json.dumps(data))
+    res = CliRunner().invoke(app, argv)
+    assert res.exit_code == 0, res.output
+    warnings = [line for line in res.output.splitlines() if line.startswith("viewcert: warning: shard")]
+    assert len(warnings) == 1 and str(victim) in warnings[0] and "digest" in warnings[0], res.output
+    assert "recomputed" in warnings[0]
+    assert f"resumed 1 of 2 items from {tmp_path / 'o' / '.shards'} (1 shard recomputed" in res.output, res.output
+    assert {p.name: p.read_bytes() for p in (tmp_path / "o").glob("*.csv")} == tables
+    res = CliRunner().invoke(app, argv)  # rewritten with its digest: reused silently
+    assert "resumed 2 of 2 items" in res.output and "warning" not in res.output, res.output

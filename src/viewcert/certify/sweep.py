@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from viewcert.certify import plots as P
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import evaluate, item_cameras, prepare
 from viewcert.certify.inputs import Dataset, load_input
-from viewcert.certify.run import fingerprint
+from viewcert.certify.run import fingerprint, resume_lines
 from viewcert.errors import InputError, ViewcertError
 from viewcert.io.atomic import write_json_atomic, write_text_atomic
 from viewcert.io.tables import dict_csv_text
@@ -265,11 +266,13 @@ def kappa_rows(protocols: list[str]) -> list[dict]:
 
 
 def run_configs(dataset: Dataset, cfgs: list[CertifyConfig], *, n_workers: int | None = None,
-                scheduler: Any = None, workdir: str | Path | None = None, progress: bool | None = None
-                ) -> list[list[dict]]:
+                scheduler: Any = None, workdir: str | Path | None = None, progress: bool | None = None,
+                report: Callable[[str], None] | None = None) -> list[list[dict]]:
     """Every item under every configuration (configurations must share the standardization settings):
     ``result[i][j]`` is item i under ``cfgs[j]`` (compact outcome: correct, by_level, n_phantoms, n_missing,
-    unique, exact, reasons, outcome, predicted crystal system, max_position_error)."""
+    unique, exact, reasons, outcome, predicted crystal system, max_position_error). ``report`` receives the
+    console lines of a resumed run, as ``certify`` prints them (a warning per shard recomputed, then
+    "resumed N of M items")."""
     cfgs = list(cfgs)
     if not cfgs:
         raise InputError("no configurations", field="cfgs")
@@ -282,15 +285,19 @@ def run_configs(dataset: Dataset, cfgs: list[CertifyConfig], *, n_workers: int |
                     keys=[it.id for it in dataset.items], workdir=wd, n_workers=n_workers, scheduler=scheduler,
                     fingerprint=fp, progress=progress,
                     description=f"sweep {len(dataset)} items x {len(cfgs)} configs")
+    if report is not None:
+        for line in resume_lines(run, Path(workdir) if workdir is not None else None):
+            report(line)
     return run.results
 
 
 def run_sweep(input_spec: str | Path | Dataset, base: CertifyConfig | None = None, plan: SweepPlan | None = None,
               *, subset: str = "eval", n_workers: int | None = None, scheduler: Any = None,
               out: str | Path | None = None, progress: bool | None = None, plots: bool = True,
-              reference_frontier: dict | None = None) -> SweepResult:
+              reference_frontier: dict | None = None, report: Callable[[str], None] | None = None) -> SweepResult:
     """Run the studies of ``plan`` (default: the base configuration alone) over INPUT; with ``out``, write
-    ``subsets.csv``, ``deltas.csv``, ``noise.csv``, ``kappa.csv``, ``items.csv``, ``sweep.json`` and the plots."""
+    ``subsets.csv``, ``deltas.csv``, ``noise.csv``, ``kappa.csv``, ``items.csv``, ``sweep.json`` and the plots.
+    ``report`` receives the resumed run's console lines (``run_configs``)."""
     base = base or CertifyConfig()
     plan = plan or SweepPlan()
     protocols = list(plan.protocols or (base.protocol,))
@@ -306,7 +313,8 @@ def run_sweep(input_spec: str | Path | Dataset, base: CertifyConfig | None = Non
             cfgs.append(t.cfg)
         index.append(uniq[key])
     results = run_configs(dataset, cfgs, n_workers=n_workers, scheduler=scheduler,
-                          workdir=Path(out) / ".shards" if out is not None else None, progress=progress)
+                          workdir=Path(out) / ".shards" if out is not None else None, progress=progress,
+                          report=report)
     per_item = [[res[index[j]] for j in range(len(tagged))] for res in results]
     result = SweepResult(dataset, tagged, per_item, kappa_rows(protocols))
     if out is not None:

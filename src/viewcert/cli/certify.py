@@ -259,7 +259,7 @@ def sweep_cmd(
     plan = SweepPlan(protocols=tuple(protocols), subsets=subsets, deltas=tuple(dl or ()), sigmas=tuple(sig or ()),
                      sigma_unit=sigma_unit, seeds=seeds, tie_tau=tie_tau)
     res = run_sweep(complex_spec(input, ligand, pocket), cfg, plan, subset=subset, n_workers=workers,
-                    scheduler=scheduler, out=check_out(out))
+                    scheduler=scheduler, out=check_out(out), report=lambda line: echo(line, err=True))
     echo(res.text())
     echo(f"wrote tables and plots to {out}")
     item_errors(res.errors())
