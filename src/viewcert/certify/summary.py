@@ -48,7 +48,7 @@ def summarize(outcomes: list[dict], cfg: CertifyConfig) -> dict:
                 for o in outcomes if not o["correct"]]
     mism = [{"id": o["id"], "levels": o["label_mismatch"], "dataset": o["label_dataset"],
              "rendered": o["label_rendered"]} for o in outcomes if o.get("label_mismatch")]
-    xc = [{"id": o["id"], **o["cross_check"]} for o in outcomes if o.get("cross_check")]
+    xc = cross_check_disagreements(outcomes)
     raised = [{"id": o["id"], **o["symmetry_raised"]} for o in outcomes if o.get("symmetry_raised")]
     reasons: dict[str, int] = {}
     for f in failures:
@@ -77,6 +77,11 @@ def summarize(outcomes: list[dict], cfg: CertifyConfig) -> dict:
         "errors": errors,
         "molecules": molecule_summary(mols, cfg.confidence),
     }
+
+
+def cross_check_disagreements(outcomes: list[dict]) -> list[dict]:
+    """Every certified item's spglib/moyopy disagreements (its ``cross_check``), by id."""
+    return [{"id": o["id"], **o["cross_check"]} for o in outcomes if o.get("cross_check")]
 
 
 def _by_crystal_system(crystals: list[dict]) -> dict[str, dict]:

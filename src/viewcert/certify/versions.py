@@ -3,21 +3,67 @@ format change still verifies.
 
 - ``viewcert-certificate/1``: no framing policy recorded. Its cameras were framed on the atom centres
   (margin 16 px, crystals per view, molecules at ``molecule_scale``): ``read_config`` reads it as
-  ``frame_on = "centres"``, the one policy /1 had.
-- ``viewcert-certificate/2``: the policy in ``config.frame_on`` and ``protocol.camera.policy``.
+  ``frame_on = "centres"``, the one policy /1 had. Its truth rule: the rendered (standardised) cell's label.
+- ``viewcert-certificate/2``: the framing policy in ``config.frame_on`` and ``protocol.camera.policy``; the
+  truth rule of issue 23 (the input cell's label at the stated tolerances, items flagged where the
+  standardisation raised the symmetry) and the records that state it.
 
-``in_format`` writes a recomputed certificate in an older certificate's format (the /2 records dropped, the
-digest recomputed), so ``verify`` compares like with like; it never changes what was computed.
+``in_format`` writes a recomputed certificate in an older certificate's format, so ``verify`` compares like
+with like: every field added since that format (:data:`SINCE_V1`, one row per field) is dropped or restated
+as the older format wrote it, and the digest is recomputed; it never changes what was computed. What /1 could
+not hold and that changes an item's score is kept (:data:`KEPT_IN_V1`), so ``verify`` reports it as a
+difference naming the item and the reason: a /1 certificate whose item the current truth rule scores
+otherwise does not verify, and says why.
 """
 
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 
 from viewcert.certify.certificate import FORMAT, FORMATS, compute_digest
+from viewcert.certify.summary import cross_check_disagreements
 from viewcert.errors import InputError
 
 V1 = "viewcert-certificate/1"
+
+#: ``scoring.rule`` as /1 wrote it (the rendered cell's label was the reference where no dataset label was)
+V1_SCORING_RULE = ("correct = label of the reconstruction (spglib at tau) equals the reference label at the "
+                   "scored level; reference = dataset label where present (truth='dataset'), else the rendered "
+                   "cell's label")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One field a format gained: where it sits (``items[]``: in every item), how an older reading restates it
+    (``drop`` or ``restate``) and why it came."""
+
+    path: str
+    action: str
+    why: str
+
+
+#: every field added since /1 (all in /2), and how a /1 reading restates it
+SINCE_V1 = (
+    Change("config.frame_on", "drop", "the framing policy; /1 framed the atom centres (read_config)"),
+    Change("protocol.camera.policy", "drop", "the framing policy's record and rule"),
+    Change("tolerances.input_cell", "drop", "the truth rule: the input cell's label at tau (issue 23)"),
+    Change("tolerances.angle_tolerance_negative", "drop", "a negative angle tolerance is spglib's own rule"),
+    Change("scoring.rule", "restate", "the rule's text names the input cell's label (V1_SCORING_RULE)"),
+    Change("summary.n_symmetry_raised", "drop", "the count of items flagged symmetry_raised"),
+    Change("summary.symmetry_raised", "drop", "the list of items flagged symmetry_raised"),
+    Change("items[].cross_check.input", "drop", "moyopy's cross-check of the cell as read (an empty "
+                                                "cross_check is null, as /1 wrote it)"),
+    Change("summary.cross_check_disagreements", "restate", "listed from the restated items' cross_check"),
+    Change("items[].reading", "drop", "the reader's choices (alternate locations kept; /1 refused them)"),
+)
+
+#: fields /1 did not have that are kept in a /1 reading: they change the item's score, so verify reports them
+KEPT_IN_V1 = (
+    Change("items[].symmetry_raised", "keep", "the standardisation raised the symmetry: the item is scored "
+                                              "against the input cell's label (reasons, reference_source, "
+                                              "correct and the summary differ with it)"),
+)
 
 
 def _check(fmt) -> None:
@@ -40,6 +86,30 @@ def read_config(cert: dict) -> dict:
     return config
 
 
+def _drop(node: dict, keys: list[str]) -> None:
+    for k in keys[:-1]:
+        node = node.get(k)
+        if not isinstance(node, dict):
+            return
+    node.pop(keys[-1], None)
+
+
+def _as_v1(cert: dict) -> None:
+    """Restate ``cert`` (in place) as /1 wrote it, row by row of :data:`SINCE_V1`."""
+    for ch in SINCE_V1:
+        if ch.action == "drop" and ch.path.startswith("items[]."):
+            for it in cert["items"]:
+                _drop(it, ch.path[len("items[]."):].split("."))
+        elif ch.action == "drop":
+            _drop(cert, ch.path.split("."))
+    for it in cert["items"]:
+        if "cross_check" in it and not it["cross_check"]:
+            it["cross_check"] = None
+    cert["scoring"]["rule"] = V1_SCORING_RULE
+    cert["summary"]["cross_check_disagreements"] = cross_check_disagreements(
+        [it for it in cert["items"] if it.get("outcome") != "error"])
+
+
 def in_format(cert: dict, fmt: str) -> dict:
     """``cert`` (a certificate of the current format) written in format ``fmt`` (module docstring)."""
     _check(fmt)
@@ -47,7 +117,6 @@ def in_format(cert: dict, fmt: str) -> dict:
         return cert
     out = copy.deepcopy(cert)
     out["format"] = fmt
-    out["config"].pop("frame_on", None)
-    out["protocol"]["camera"].pop("policy", None)
+    _as_v1(out)
     out["digest"]["value"] = compute_digest(out)
     return out
