@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from notebook_runner import run_notebook
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "complexes"
