@@ -67,7 +67,9 @@ def test_export_is_byte_identical_and_answers_the_truth(tmp_path, task):
             if r["answer"] != "no":
                 assert set(r["answer"][len("yes: "):].split("; ")) <= set(ents)
         assert {r["category"] for r in recs} == {"positive", "negative"}
-    cert = json.loads((tmp_path / "a" / "certificate.json").read_text())
+    text = (tmp_path / "a" / "certificate.json").read_text()
+    assert "shared/data" not in text and str(tmp_path) not in text  # location-free: files by name and hash
+    cert = json.loads(text)
     assert cert["settings"]["ceiling"]["labels"]["font"] == "DejaVuSans.ttf"
     if task != "docking":
         assert cert["ground_truth"]["1pwc:PNM"]["criterion"]["max_h_acceptor"] == 2.5
@@ -128,3 +130,21 @@ def test_docking_symmetric_ligand_has_two_consistent_answers(tmp_path):
     rot_other = max(0.0, 1 - abs(2 * theta) / 90)
     assert ce["ideal"]["ceiling"] == pytest.approx((1 + (rot_other + 1) / 2) / 2)
     assert len(images) == 3 and all((tmp_path / p).is_file() for p in images)
+
+
+@needs_data
+def test_protocol_file_is_recorded_by_name_and_hash(tmp_path):
+    import hashlib
+
+    from typer.testing import CliRunner
+
+    from viewcert.cli import app
+
+    toml = CliRunner().invoke(app, ["protocol", "show", "axes-6", "--format", "toml"]).output
+    (tmp_path / "here").mkdir()
+    f = tmp_path / "here" / "six.toml"
+    f.write_text(toml)
+    s = InteractionExportSettings(task="pocket-ligand", protocol=str(f))
+    d = s.to_dict()
+    assert d["protocol"] == "six.toml" and d["protocol_sha256"] == hashlib.sha256(f.read_bytes()).hexdigest()
+    assert str(tmp_path) not in json.dumps(d)

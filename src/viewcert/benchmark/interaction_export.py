@@ -39,7 +39,7 @@ from viewcert.interactions.ceiling import (
     pocket_ligand_ceiling,
     residue_ligand_ceiling,
 )
-from viewcert.interactions.truth import library_versions
+from viewcert.interactions.truth import complex_record, library_versions
 from viewcert.io.atomic import json_dumps, write_png_atomic, write_text_atomic
 from viewcert.io.complex import DEFAULT_POCKET, prepare_complex
 from viewcert.render import frame_cameras
@@ -81,8 +81,12 @@ class InteractionExportSettings:
             raise InputError(f"seed must be an integer ≥ 0, got {self.seed}", field="seed")
 
     def to_dict(self) -> dict:
+        """The settings as recorded; a protocol file by its name and SHA-256 (location-free certificates)."""
         d = asdict(self)
         d["ceiling"] = self.ceiling.to_dict()
+        p = Path(str(self.protocol))
+        if p.suffix in (".toml", ".json") and p.is_file():
+            d["protocol"], d["protocol_sha256"] = p.name, hashlib.sha256(p.read_bytes()).hexdigest()
         return d
 
 
@@ -150,7 +154,7 @@ def _docking_questions(path, ligand, settings: InteractionExportSettings, out: P
         records.append(question_record(start + j, source, images, q, "docking", answer, category="docking"))
         items.append({"id": records[-1]["id"], "source_id": source, "positive": True, "n_bonds": 0, "d0_A": d0,
                       **ceilings})
-    return records, items, pc.to_dict()
+    return records, items, complex_record(pc)
 
 
 def _complex_questions(path, ligand, settings: InteractionExportSettings, out: Path, start: int, rng):

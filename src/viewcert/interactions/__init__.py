@@ -16,7 +16,7 @@ biotite, hydride and ProLIF are the ``interactions`` extra; they are imported at
 from viewcert.interactions.criterion import PROLIF_CRITERION, Geometry, HBondCriterion, geometry
 from viewcert.interactions.hbonds import HBond, Site, find_hbonds
 from viewcert.interactions.protonate import Protonated, protonated_complex
-from viewcert.interactions.truth import HBondTruth, hbond_truth, library_versions
+from viewcert.interactions.truth import HBondTruth, complex_record, hbond_truth, library_versions
 
 __all__ = ["PROLIF_CRITERION", "Geometry", "HBond", "HBondCriterion", "HBondTruth", "Protonated", "Site",
-           "find_hbonds", "geometry", "hbond_truth", "library_versions", "protonated_complex"]
+           "complex_record", "find_hbonds", "geometry", "hbond_truth", "library_versions", "protonated_complex"]

@@ -12,7 +12,8 @@ from viewcert.interactions.hbonds import HBond, find_hbonds
 from viewcert.interactions.protonate import ENVIRONMENT, Protonated, protonated_complex
 from viewcert.io.complex import DEFAULT_POCKET
 
-LIBRARIES = ("biotite", "hydride", "prolif", "rdkit", "MDAnalysis")
+LIBRARIES = ("viewcert", "numpy", "scipy", "numba", "gemmi", "pillow", "biotite", "hydride", "prolif", "rdkit",
+             "MDAnalysis")
 
 
 def library_versions() -> dict:
@@ -24,6 +25,15 @@ def library_versions() -> dict:
         except metadata.PackageNotFoundError:
             out[name] = "absent"
     return out
+
+
+def complex_record(prepared) -> dict:
+    """``PreparedComplex.to_dict`` with the input file by name and SHA-256 (no location, so the same inputs
+    read from another folder give the same record)."""
+    d = prepared.to_dict()
+    d["source"] = Path(d["source"]).name
+    d["sha256"] = prepared.structure.provenance.sha256
+    return d
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,7 +51,7 @@ class HBondTruth:
 
     def to_dict(self) -> dict:
         p = self.protonated
-        return {"complex": p.prepared.to_dict(), "criterion": self.criterion.to_dict(),
+        return {"complex": complex_record(p.prepared), "criterion": self.criterion.to_dict(),
                 "protonation": {"tool": "hydride", "environment_A": ENVIRONMENT,
                                 "hydrogens_added": p.n_hydrogens_added, "warnings": dict(p.warnings)},
                 "bonds": [b.to_dict() for b in self.bonds], "entries": list(self.entries()),
