@@ -73,7 +73,8 @@ def test_no_bond_anywhere_is_one_line(tmp_path):
 
 def test_missing_hydrogens_altlocs_and_insertion_codes_are_handled(tmp_path):
     # the file has no hydrogen at all (hydride adds them), an insertion code on the residue (kept in the
-    # entry: 52A) and two conformers of the ligand (the first is kept: conformer B, 3 Å away, has no bond)
+    # entry: 52A) and two conformers of the ligand at equal occupancy (complex:'s rule keeps the highest summed
+    # occupancy, ties alphabetically: A; conformer B, 3 Å away, has no bond)
     p = write(tmp_path, [("GLY", 52, "A", GLY, None, False), ("EOH", 90, " ", EOH_NEAR_GLY_O, 3.0, True)])
     t = hbond_truth(p, ligand="EOH", crosscheck=False)
     assert t.protonated.n_hydrogens_added > 0
