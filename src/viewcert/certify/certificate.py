@@ -30,7 +30,8 @@ from viewcert.cameras.placement import focal_px
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import STANDARDIZER
 from viewcert.certify.inputs import Dataset
-from viewcert.certify.summary import summarize
+from viewcert.certify.records import ABSENT, Certificate, outcomes_of
+from viewcert.certify.summary import summary_of
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.received import loads_json_strict, read_received_bytes
@@ -132,48 +133,62 @@ def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list[dict]
     """The certificate dict (with its digest) for ``outcomes`` computed from ``dataset`` under ``cfg``."""
     if len(outcomes) != len(dataset.items):
         raise InputError(f"{len(outcomes)} outcomes for {len(dataset.items)} items", field="outcomes")
+    cert = Certificate(format=FORMAT, inputs=dataset.to_dict(), config=cfg.to_dict(), protocol=protocol_record(cfg),
+                       observation_model=observation_record(cfg), tolerances=tolerances_record(cfg),
+                       oracle=oracle_record(cfg), scoring=scoring_record(cfg), libraries=library_versions(),
+                       items=tuple(outcomes_of(outcomes)), summary=summary_of(outcomes, cfg),
+                       location=location_record(dataset, cfg)).to_dict()
+    cert["digest"] = {"algorithm": "sha256", "scope": DIGEST_SCOPE, "value": compute_digest(cert)}
+    return cert
+
+
+def observation_record(cfg: CertifyConfig) -> dict:
+    """The observation model (``observe.project.ObservationModel``) with the ID-buffer observation mode."""
     model = cfg.observation_model().to_dict()
     model["observe"] = cfg.observe  # ideal | visible | pixel-centroid (render.visibility)
     model["min_pixels"] = cfg.min_pixels
     model["visibility"] = cfg.visibility
-    cert = {
-        "format": FORMAT,
-        "inputs": dataset.to_dict(),
-        "config": cfg.to_dict(),
-        "protocol": protocol_record(cfg),
-        "observation_model": model,
-        "tolerances": {"delta": cfg.delta, "delta_unit": "angstrom", "tau": cfg.tau, "tau_unit": "angstrom",
-                       "angle_tolerance": cfg.angle_tolerance, "angle_unit": "degree",
-                       "cross_check": ("moyopy at tau with the same angle tolerance" if cfg.cross_check_angle
-                                       else "moyopy at tau with its default angle handling")
-                       if cfg.cross_check else "off",
-                       "standardization": {"symprec": cfg.std_symprec, "angle_tolerance": cfg.std_angle_tolerance,
-                                           "orientation": cfg.orientation, "enabled": cfg.standardize},
-                       "input_cell": "spglib at tau and the angle tolerance on the cell as read (cross-checked like "
-                                     "the rendered cell); another space group on the rendered cell flags the item "
-                                     "(items[].symmetry_raised) and the input's label is then the truth",
-                       "angle_tolerance_negative": "spglib's own rule (recorded as -1)"},
-        "oracle": {"pairs": cfg.pairs, "merge": cfg.merge, "visibility": cfg.visibility,
-                   "merge_frame": "minimum image in the cell" if cfg.periodic_merge else "cartesian",
-                   "module": "viewcert.oracle.triangulate.reconstruct"},
-        "scoring": {"level": cfg.score, "truth": cfg.truth,
-                    "rule": "correct = label of the reconstruction (spglib at tau) equals the reference label at "
-                            "the scored level; reference = dataset label where present (truth='dataset'), else "
-                            "the rendered cell's label (the input cell's where the standardisation raised the "
-                            "symmetry)",
-                    "bound": f"exact Clopper-Pearson, one-sided lower and two-sided, confidence {cfg.confidence}"},
-        "libraries": library_versions(),
-        "items": outcomes,
-        "summary": summarize(outcomes, cfg),
-    }
+    return model
+
+
+def tolerances_record(cfg: CertifyConfig) -> dict:
+    """δ, τ (Å), the angle tolerance (°), the cross-check, the standardisation and the truth rule's cell."""
+    return {"delta": cfg.delta, "delta_unit": "angstrom", "tau": cfg.tau, "tau_unit": "angstrom",
+            "angle_tolerance": cfg.angle_tolerance, "angle_unit": "degree",
+            "cross_check": ("moyopy at tau with the same angle tolerance" if cfg.cross_check_angle
+                            else "moyopy at tau with its default angle handling") if cfg.cross_check else "off",
+            "standardization": {"symprec": cfg.std_symprec, "angle_tolerance": cfg.std_angle_tolerance,
+                                "orientation": cfg.orientation, "enabled": cfg.standardize},
+            "input_cell": "spglib at tau and the angle tolerance on the cell as read (cross-checked like the "
+                          "rendered cell); another space group on the rendered cell flags the item "
+                          "(items[].symmetry_raised) and the input's label is then the truth",
+            "angle_tolerance_negative": "spglib's own rule (recorded as -1)"}
+
+
+def oracle_record(cfg: CertifyConfig) -> dict:
+    return {"pairs": cfg.pairs, "merge": cfg.merge, "visibility": cfg.visibility,
+            "merge_frame": "minimum image in the cell" if cfg.periodic_merge else "cartesian",
+            "module": "viewcert.oracle.triangulate.reconstruct"}
+
+
+def scoring_record(cfg: CertifyConfig) -> dict:
+    return {"level": cfg.score, "truth": cfg.truth,
+            "rule": "correct = label of the reconstruction (spglib at tau) equals the reference label at the "
+                    "scored level; reference = dataset label where present (truth='dataset'), else the rendered "
+                    "cell's label (the input cell's where the standardisation raised the symmetry)",
+            "bound": f"exact Clopper-Pearson, one-sided lower and two-sided, confidence {cfg.confidence}"}
+
+
+def location_record(dataset: Dataset, cfg: CertifyConfig) -> dict:
+    """Where the inputs and the protocol file were read (outside the digest); ABSENT when nowhere."""
+    loc: dict = {}
     if dataset.location:
-        cert["location"] = {"input": dataset.location,
-                            "note": "where the inputs were read; outside the digest (inputs.files hash the content)"}
+        loc = {"input": dataset.location,
+               "note": "where the inputs were read; outside the digest (inputs.files hash the content)"}
     if cfg.protocol.is_file:  # the file by name and sha256 in the digest, its path here
-        cert.setdefault("location", {"note": "where files were read; outside the digest"})
-        cert["location"]["protocol"] = str(Path(cfg.protocol.label).resolve())
-    cert["digest"] = {"algorithm": "sha256", "scope": DIGEST_SCOPE, "value": compute_digest(cert)}
-    return cert
+        loc.setdefault("note", "where files were read; outside the digest")
+        loc["protocol"] = str(Path(cfg.protocol.label).resolve())
+    return loc or ABSENT
 
 
 def canonical_bytes(cert: dict) -> bytes:

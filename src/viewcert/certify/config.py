@@ -25,9 +25,161 @@ MOLECULE_SCALES = ("common", "per-view")  # FramingPolicy.molecule_scale
 FRAME_ON = ("centres", "drawn")
 
 
+def _angle(name: str, v) -> float:
+    """An angle tolerance in degrees: (0, 90], or negative for spglib's own rule (recorded as -1)."""
+    if not (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)):
+        raise InputError(f"{name} must be a finite number of degrees (-1: spglib's own rule), got {v}", field=name)
+    if v < 0:
+        return -1.0
+    if not 0 < v <= 90:  # 0 matches no float angle; beyond 90 degrees every angle matches
+        raise InputError(f"{name} must be in (0, 90] degrees, or negative for spglib's own rule (-1), got {v}",
+                         field=name)
+    return v
+
+
+def _repeats(name: str, v) -> tuple[int, int, int]:
+    t = tuple(int(x) for x in v)
+    if len(t) != 3 or min(t) < 1:
+        raise InputError(f"{name} must be three positive integers, got {v}", field=name)
+    return t
+
+
+def _set(obj, name: str, value) -> None:
+    object.__setattr__(obj, name, value)
+
+
+@dataclass(frozen=True)
+class OracleSettings:
+    """The oracle (``viewcert.oracle.triangulate.reconstruct``): δ (Å), candidate pairs (all | first), merge
+    rule (None: the oracle's), periodic_merge (minimum image in the cell; False: Cartesian)."""
+
+    delta: float = DEFAULT_DELTA
+    pairs: str = "all"
+    merge: str | None = None
+    periodic_merge: bool = True
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.delta, int | float) and math.isfinite(self.delta) and self.delta > 0):
+            raise InputError(f"delta must be a positive number of Å, got {self.delta}", field="delta")
+        _set(self, "delta", float(self.delta))
+        if self.pairs not in ("all", "first"):
+            raise InputError(f"pairs must be 'all' or 'first', got {self.pairs!r}", field="pairs")
+
+
+@dataclass(frozen=True)
+class SymmetrySettings:
+    """The rendered cell and its labels: τ (Å, spglib/moyopy symprec; None: δ, set by CertifyConfig), the angle
+    tolerance (°) of the labels, the standardisation (std_*: symprec Å, angle °, orientation), the supercell
+    rendered as the cell, the moyopy cross-checks and the label shortcuts (``viewcert.symmetry.shortcuts``)."""
+
+    tau: float | None = None
+    angle_tolerance: float = 5.0
+    standardize: bool = True
+    std_symprec: float = 0.01
+    std_angle_tolerance: float = 5.0
+    orientation: str = "pymatgen"
+    supercell: tuple[int, int, int] = (1, 1, 1)
+    cross_check: bool = True
+    cross_check_angle: bool = False
+    cross_check_reconstruction: bool = False
+    label_shortcuts: bool = True
+
+    def __post_init__(self) -> None:
+        if self.tau is not None:
+            if not (math.isfinite(self.tau) and self.tau > 0):
+                raise InputError(f"tau (symprec) must be a positive number of Å, got {self.tau}", field="symprec")
+            _set(self, "tau", float(self.tau))
+        for name in ("angle_tolerance", "std_angle_tolerance"):
+            _set(self, name, _angle(name, getattr(self, name)))
+        _set(self, "supercell", _repeats("supercell", self.supercell))
+
+
+@dataclass(frozen=True)
+class ObservationSettings:
+    """What the views observe and how they are framed: tiling (cell repetitions observed), σ (``sigma_unit``)
+    and its seed, occlusion, observe (ideal | visible | pixel-centroid, with ``min_pixels``), the drawing
+    ``style`` of the ID buffer, ``image_size`` (px) and ``frame_on`` (centres | drawn)."""
+
+    tiling: tuple[int, int, int] = (1, 1, 1)
+    sigma: float = 0.0
+    sigma_unit: str = "px"
+    seed: int = 0
+    occlusion: bool = False
+    observe: str = "ideal"
+    min_pixels: int = 1
+    style: str = "study"
+    image_size: int = 768
+    frame_on: str = "centres"
+
+    def __post_init__(self) -> None:
+        if self.frame_on not in FRAME_ON:
+            raise InputError(f"frame_on must be one of {FRAME_ON}, got {self.frame_on!r}", field="frame_on")
+        if not (isinstance(self.sigma, int | float) and math.isfinite(self.sigma) and self.sigma >= 0):
+            raise InputError(f"sigma must be a finite number ≥ 0, got {self.sigma}", field="sigma")
+        if self.sigma_unit not in ("px", "angstrom"):
+            raise InputError(f"sigma_unit must be 'px' or 'angstrom', got {self.sigma_unit!r}", field="sigma_unit")
+        _set(self, "tiling", _repeats("tiling", self.tiling))
+        if self.style not in STYLE_NAMES:
+            raise InputError(f"style must be one of {STYLE_NAMES}, got {self.style!r}", field="style")
+        if self.observe not in OBSERVE_MODES:
+            raise InputError(f"observe must be one of {OBSERVE_MODES}, got {self.observe!r}", field="observe")
+        if int(self.min_pixels) != self.min_pixels or self.min_pixels < 1:
+            raise InputError(f"min_pixels must be a positive integer, got {self.min_pixels}", field="min_pixels")
+
+
+@dataclass(frozen=True)
+class ScoringSettings:
+    """What R1 counts: the crystal level (crystal_system | point_group | space_group), the truth (dataset |
+    rendered), the confidence of its exact bound, and whether each item records its margin δ* (Å)."""
+
+    score: str = "crystal_system"
+    truth: str = "dataset"
+    confidence: float = 0.95
+    margin: bool = False
+
+    def __post_init__(self) -> None:
+        if self.score not in LEVELS:
+            raise InputError(f"score must be one of {LEVELS}, got {self.score!r}", field="score")
+        if self.truth not in ("dataset", "rendered"):
+            raise InputError(f"truth must be 'dataset' or 'rendered', got {self.truth!r}", field="truth")
+        if not isinstance(self.margin, bool):
+            raise InputError(f"margin must be true or false, got {self.margin!r}", field="margin")
+        if not 0 < self.confidence < 1:
+            raise InputError(f"confidence must be in (0, 1), got {self.confidence}", field="confidence")
+
+
+@dataclass(frozen=True)
+class MoleculeSettings:
+    """Molecules (``viewcert.certify.molecule``): the levels scored, pymatgen's point-group cross-check, and the
+    framing scale (common: one Å-per-pixel scale across views | per-view)."""
+
+    molecule_levels: tuple[str, ...] = MOLECULE_LEVELS
+    molecule_cross_check: bool = True
+    molecule_scale: str = "common"
+
+    def __post_init__(self) -> None:
+        levels = tuple(str(x) for x in self.molecule_levels)
+        if not levels or any(lv not in MOLECULE_LEVELS for lv in levels):
+            raise InputError(f"molecule levels must be among {MOLECULE_LEVELS}, got {levels}", field="score")
+        _set(self, "molecule_levels", levels)
+        if self.molecule_scale not in MOLECULE_SCALES:
+            raise InputError(f"molecule_scale must be one of {MOLECULE_SCALES}, got {self.molecule_scale!r}",
+                             field="molecule_scale")
+
+
+#: the parts of a configuration a reader can name (``CertifyConfig.oracle`` ...), in the order they are checked
+PARTS = {"oracle": OracleSettings, "symmetry": SymmetrySettings, "observation": ObservationSettings,
+         "scoring": ScoringSettings, "molecules": MoleculeSettings}
+
+
 @dataclass(frozen=True)
 class CertifyConfig:
     """Every setting that changes an outcome; all of it is recorded in a certificate.
+
+    Besides the protocol and its ``views`` the settings fall into five parts a reader can name (:data:`PARTS`):
+    ``cfg.oracle``, ``cfg.symmetry``, ``cfg.observation``, ``cfg.scoring`` and ``cfg.molecules``, each a
+    frozen value that checks its own settings (``from_parts`` builds a configuration from them). The flat
+    keywords below stay the constructor, ``to_dict`` and ``from_dict``, so certificates do not change.
 
     delta (δ, Å): the oracle's extraction/merge tolerance. tau (τ, Å): spglib/moyopy symprec for both the
     rendered cell and the reconstruction (None → δ). angle_tolerance (°): for both (negative: spglib's own
@@ -102,67 +254,60 @@ class CertifyConfig:
         object.__setattr__(self, "protocol", resolve(self.protocol).select(self.views))
         if self.protocol.given is not None:  # a fibonacci-N name is built after the view limit (check_limits)
             check_protocol_spec(self.protocol.full)
-        if self.frame_on not in FRAME_ON:
-            raise InputError(f"frame_on must be one of {FRAME_ON}, got {self.frame_on!r}", field="frame_on")
-        if not (isinstance(self.delta, int | float) and math.isfinite(self.delta) and self.delta > 0):
-            raise InputError(f"delta must be a positive number of Å, got {self.delta}", field="delta")
-        if self.tau is None:
-            object.__setattr__(self, "tau", float(self.delta))
-        if not (math.isfinite(self.tau) and self.tau > 0):
-            raise InputError(f"tau (symprec) must be a positive number of Å, got {self.tau}", field="symprec")
-        object.__setattr__(self, "delta", float(self.delta))
-        for name in ("angle_tolerance", "std_angle_tolerance"):  # degrees; negative: spglib's own rule (-1)
-            v = getattr(self, name)
-            if not (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)):
-                raise InputError(f"{name} must be a finite number of degrees (-1: spglib's own rule), got {v}",
-                                 field=name)
-            if v < 0:
-                object.__setattr__(self, name, -1.0)
-            elif not 0 < v <= 90:  # 0 matches no float angle; beyond 90 degrees every angle matches
-                raise InputError(f"{name} must be in (0, 90] degrees, or negative for spglib's own rule (-1), "
-                                 f"got {v}", field=name)
-        if not (isinstance(self.sigma, int | float) and math.isfinite(self.sigma) and self.sigma >= 0):
-            raise InputError(f"sigma must be a finite number ≥ 0, got {self.sigma}", field="sigma")
-        if self.sigma_unit not in ("px", "angstrom"):
-            raise InputError(f"sigma_unit must be 'px' or 'angstrom', got {self.sigma_unit!r}", field="sigma_unit")
-        object.__setattr__(self, "tau", float(self.tau))
-        t = tuple(int(x) for x in self.tiling)
-        if len(t) != 3 or min(t) < 1:
-            raise InputError(f"tiling must be three positive integers, got {self.tiling}", field="tiling")
-        object.__setattr__(self, "tiling", t)
-        sc = tuple(int(x) for x in self.supercell)
-        if len(sc) != 3 or min(sc) < 1:
-            raise InputError(f"supercell must be three positive integers, got {self.supercell}", field="supercell")
-        object.__setattr__(self, "supercell", sc)
-        if self.score not in LEVELS:
-            raise InputError(f"score must be one of {LEVELS}, got {self.score!r}", field="score")
-        if self.truth not in ("dataset", "rendered"):
-            raise InputError(f"truth must be 'dataset' or 'rendered', got {self.truth!r}", field="truth")
-        if self.pairs not in ("all", "first"):
-            raise InputError(f"pairs must be 'all' or 'first', got {self.pairs!r}", field="pairs")
+        parts = {}
+        for name, cls in PARTS.items():  # each part checks its own settings; the flat fields take its values
+            if name == "symmetry" and self.tau is None:  # τ defaults to the oracle's δ
+                object.__setattr__(self, "tau", parts["oracle"].delta)
+            parts[name] = cls(**{f.name: getattr(self, f.name) for f in fields(cls)})
+            for f in fields(cls):
+                object.__setattr__(self, f.name, getattr(parts[name], f.name))
+        object.__setattr__(self, "_parts", parts)
         if not self.periodic_merge and self.tiling != (1, 1, 1):
             raise InputError("tiled observations need periodic_merge=True (the oracle needs the cell)",
                              field="periodic_merge")
-        levels = tuple(str(x) for x in self.molecule_levels)
-        if not levels or any(lv not in MOLECULE_LEVELS for lv in levels):
-            raise InputError(f"molecule levels must be among {MOLECULE_LEVELS}, got {levels}", field="score")
-        object.__setattr__(self, "molecule_levels", levels)
-        if self.style not in STYLE_NAMES:
-            raise InputError(f"style must be one of {STYLE_NAMES}, got {self.style!r}", field="style")
-        if self.observe not in OBSERVE_MODES:
-            raise InputError(f"observe must be one of {OBSERVE_MODES}, got {self.observe!r}", field="observe")
         if self.observe != "ideal" and self.sigma != 0:
             raise InputError("rendered observations (observe=visible|pixel-centroid) are noise-free: use sigma=0",
                              field="sigma")
-        if int(self.min_pixels) != self.min_pixels or self.min_pixels < 1:
-            raise InputError(f"min_pixels must be a positive integer, got {self.min_pixels}", field="min_pixels")
-        if not isinstance(self.margin, bool):
-            raise InputError(f"margin must be true or false, got {self.margin!r}", field="margin")
-        if self.molecule_scale not in MOLECULE_SCALES:
-            raise InputError(f"molecule_scale must be one of {MOLECULE_SCALES}, got {self.molecule_scale!r}",
-                             field="molecule_scale")
-        if not 0 < self.confidence < 1:
-            raise InputError(f"confidence must be in (0, 1), got {self.confidence}", field="confidence")
+
+    @property
+    def oracle(self) -> OracleSettings:
+        """The oracle's settings (δ, candidate pairs, merge rule and frame)."""
+        return self._parts["oracle"]
+
+    @property
+    def symmetry(self) -> SymmetrySettings:
+        """The rendered cell and its labels (τ, angle tolerances, standardisation, supercell, cross-checks)."""
+        return self._parts["symmetry"]
+
+    @property
+    def observation(self) -> ObservationSettings:
+        """What the views observe and how they are framed (tiling, noise, ID-buffer visibility, image size)."""
+        return self._parts["observation"]
+
+    @property
+    def scoring(self) -> ScoringSettings:
+        """What R1 counts and its bound (level, truth, confidence, δ* margin)."""
+        return self._parts["scoring"]
+
+    @property
+    def molecules(self) -> MoleculeSettings:
+        """What a molecule is scored on, its cross-check and its framing scale."""
+        return self._parts["molecules"]
+
+    @classmethod
+    def from_parts(cls, protocol: str | Protocol | ProtocolSpec | ResolvedProtocol = "render-ceiling-5",
+                   views: tuple[str, ...] | None = None, **parts) -> CertifyConfig:
+        """A configuration from its named parts (``oracle=OracleSettings(...)``, ...; a part left out keeps
+        its defaults): the same value as the flat keywords give."""
+        bad = sorted(set(parts) - set(PARTS))
+        if bad:
+            raise InputError(f"unknown configuration part {bad[0]!r}; known: {tuple(PARTS)}", field="config")
+        kw = {}
+        for name, part in parts.items():
+            if not isinstance(part, PARTS[name]):
+                raise InputError(f"{name} must be a {PARTS[name].__name__}, got {type(part).__name__}", field=name)
+            kw.update({f.name: getattr(part, f.name) for f in fields(part)})
+        return cls(protocol=protocol, views=views, **kw)
 
     def to_dict(self) -> dict:
         d = {f.name: getattr(self, f.name) for f in fields(self)}

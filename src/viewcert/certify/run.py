@@ -30,6 +30,7 @@ from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import certify_item
 from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.molecule import molecule_summary_lines
+from viewcert.certify.records import ABSENT, ItemOutcome, Summary, outcomes_of
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.io.tables import csv_text
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -92,36 +93,34 @@ TABLE_COLUMNS = (
 
 def items_table(cert: dict) -> str:
     """One CSV row per item (deterministic; string cells neutralised against CSV injection)."""
-    rows = []
-    for it in cert["items"]:
-        ds = it.get("label_dataset") or {}
-        rl = it.get("label_rendered") or {}
-        rc = it.get("label_reconstructed") or {}
-        orc = it.get("oracle") or {}
-        xc = it.get("cross_check") or {}
-        row = [it["id"], it.get("formula", ""), it.get("n_atoms", ""),
-               ds.get("crystal_system", ""), ds.get("point_group", ""), ds.get("space_group", ""),
-               rl.get("crystal_system", ""), rl.get("point_group", ""), rl.get("space_group", ""),
-               rc.get("crystal_system", ""), rc.get("point_group", ""), rc.get("space_group", ""),
-               int(bool(it["correct"])), it["outcome"], ";".join(it.get("reasons") or []),
-               _blank(orc.get("n_phantoms")), _blank(orc.get("n_missing")), _blank(orc.get("n_points")),
-               _blank(orc.get("max_position_error")), _blank(orc.get("min_same_label_distance")),
-               _blank(orc.get("separation_ok")), _blank(it.get("unique")), _blank(it.get("exact")),
-               _blank(it.get("certified")), ";".join(it.get("label_mismatch") or []),
-               "; ".join(f"{k}: {v}" for k, v in xc.items()), " | ".join(orc.get("warnings") or [])]
-        mol = it.get("molecule") or {}
-        mpg = mol.get("point_group") or {}
-        row += ["" if it["outcome"] == "error" else ("molecule" if mol else "crystal"), mpg.get("input", ""),
-                _blank(mpg.get("reconstructed")), (mpg.get("cross_check") or {}).get("pymatgen", ""),
-                (mol.get("handedness") or {}).get("status", "")]
-        um = it.get("uniqueness_margin") or {}  # with CertifyConfig(margin=True)
-        row += [_blank(um.get("delta_star")), um.get("bound", "")]
-        rows.append(row)
-    return csv_text(TABLE_COLUMNS, rows)
+    return csv_text(TABLE_COLUMNS, [_item_row(it) for it in outcomes_of(cert["items"])])
+
+
+def _item_row(it: ItemOutcome) -> list:
+    """The ``TABLE_COLUMNS`` of one item."""
+    ds, rl, rc = it.label("dataset"), it.label("rendered"), it.label("reconstructed")
+    orc = it.oracle or {}
+    xc = it.cross_check or {}
+    row = [it.id, _blank(it.formula), _blank(it.n_atoms)]
+    for lab in (ds, rl, rc):
+        row += [lab.get("crystal_system", ""), lab.get("point_group", ""), lab.get("space_group", "")]
+    row += [int(bool(it.correct)), it.outcome, ";".join(it.reasons or []),
+            _blank(orc.get("n_phantoms")), _blank(orc.get("n_missing")), _blank(orc.get("n_points")),
+            _blank(orc.get("max_position_error")), _blank(orc.get("min_same_label_distance")),
+            _blank(orc.get("separation_ok")), _blank(it.unique), _blank(it.exact),
+            _blank(it.certified), ";".join(it.label_mismatch or []),
+            "; ".join(f"{k}: {v}" for k, v in xc.items()), " | ".join(orc.get("warnings") or [])]
+    mol = it.molecule or {}
+    mpg = mol.get("point_group") or {}
+    row += ["" if it.is_error else ("molecule" if mol else "crystal"), mpg.get("input", ""),
+            _blank(mpg.get("reconstructed")), (mpg.get("cross_check") or {}).get("pymatgen", ""),
+            (mol.get("handedness") or {}).get("status", "")]
+    um = it.uniqueness_margin or {}  # with CertifyConfig(margin=True)
+    return row + [_blank(um.get("delta_star")), um.get("bound", "")]
 
 
 def _blank(x):
-    if x is None:
+    if x is None or x is ABSENT:
         return ""
     if isinstance(x, bool):
         return int(x)
@@ -132,65 +131,67 @@ def summary_text(cert: dict, *, max_list: int = 30) -> str:
     """The human summary (summary.txt, the console): every received string in it is one line, controls
     escaped (``sanitize.console_fields``), so an item id cannot break or forge a line."""
     cert = {k: console_fields(v) for k, v in cert.items() if k != "items"}
-    s = cert["summary"]
+    s = Summary.from_dict(cert["summary"])
     tol = cert["tolerances"]
     lines = [
         f"inputs: {cert['inputs']['spec']} ({cert['inputs']['kind']}"
-        + (f", {cert['inputs']['subset']}" if cert["inputs"].get("subset") else "") + f"), {s['n']} items"
-        + (f" certified, {len(s['errors'])} unreadable or uncertifiable (not counted in R1)" if s["errors"] else ""),
+        + (f", {cert['inputs']['subset']}" if cert["inputs"].get("subset") else "") + f"), {s.n} items"
+        + (f" certified, {len(s.errors)} unreadable or uncertifiable (not counted in R1)" if s.errors else ""),
         f"protocol: {cert['protocol']['name']} ({len(cert['protocol']['views'])} views); oracle pairs="
         f"{cert['oracle']['pairs']}, merge={cert['oracle']['merge']}; tiling "
         f"{'x'.join(map(str, cert['observation_model']['tiling']))}; observations "
         f"{cert['observation_model'].get('observe', 'ideal')}",
         f"delta = {tol['delta']:g} Å, tau = {tol['tau']:g} Å, angle tolerance = {tol['angle_tolerance']:g}°",
     ]
-    kinds = s.get("kinds") or {"crystals": s["n"], "molecules": 0}
+    kinds = s.kinds or {"crystals": s.n, "molecules": 0}
     mixed = bool(kinds["crystals"] and kinds["molecules"])
     if kinds["crystals"] or not kinds["molecules"]:  # molecules are never given a crystal system
         lines += [
-            ("crystals: " if mixed else "") + f"R1 ({s['score']}, truth = {s['truth']}): {s['bound']['text']}",
-            f"    {s['interval']['text']}",
-            "    by level: " + ", ".join(f"{k} {v['correct']}/{s['n']}" for k, v in s["by_level"].items()),
+            ("crystals: " if mixed else "") + f"R1 ({s.score}, truth = {s.truth}): {s.bound['text']}",
+            f"    {s.interval['text']}",
+            "    by level: " + ", ".join(f"{k} {v['correct']}/{s.n}" for k, v in s.by_level.items()),
             "    by crystal system: " + ", ".join(f"{k} {v['correct']}/{v['n']}"
-                                              for k, v in s["by_crystal_system"].items()),
+                                              for k, v in s.by_crystal_system.items()),
         ]
     else:
-        lines += [f"R1 (all of {s['score']}, truth = the input molecule): {s['bound']['text']}"]
-    lines += molecule_summary_lines(s.get("molecules"))
-    c = s["phantom_census"]
-    n_all = kinds["crystals"] + kinds["molecules"] or s["n"]
+        lines += [f"R1 (all of {s.score}, truth = the input molecule): {s.bound['text']}"]
+    lines += molecule_summary_lines(s.molecules)
+    c = s.phantom_census
+    n_all = kinds["crystals"] + kinds["molecules"] or s.n
     lines.append(f"phantoms: {c['items_with_phantoms']} items ({c['total_phantoms']} points); missing atoms: "
                  f"{c['items_with_missing_atoms']} items; unique (Φ = ∅, all atoms recovered): {c['items_unique']}/{n_all}; "
                  f"certified by the theorem: {c['items_certified']}/{n_all}")
-    if s["failures"]:
-        lines.append(f"failures ({len(s['failures'])}): " + ", ".join(
+    if s.failures:
+        lines.append(f"failures ({len(s.failures)}): " + ", ".join(
             f"{f['id']} [{'+'.join(f['reasons']) or '?'}: {f['predicted']} vs {f['reference']}]"
-            for f in s["failures"][:max_list]) + (" ..." if len(s["failures"]) > max_list else ""))
+            for f in s.failures[:max_list]) + (" ..." if len(s.failures) > max_list else ""))
     if kinds["crystals"] or not kinds["molecules"]:
         lines += _crystal_check_lines(s, max_list)
-    if s["errors"]:
-        lines.append(f"not counted in R1: {len(s['errors'])} items could not be read or certified:")
-        lines += ["    " + error_line(e) for e in s["errors"][:max_list]]
-        if len(s["errors"]) > max_list:
-            lines.append(f"    ... and {len(s['errors']) - max_list} more (items.csv lists every one)")
+    if s.errors:
+        lines.append(f"not counted in R1: {len(s.errors)} items could not be read or certified:")
+        lines += ["    " + error_line(e) for e in s.errors[:max_list]]
+        if len(s.errors) > max_list:
+            lines.append(f"    ... and {len(s.errors) - max_list} more (items.csv lists every one)")
     lines.append(f"certificate digest: sha256:{cert['digest']['value']}")
     return "\n".join(lines) + "\n"
 
 
-def _crystal_check_lines(s: dict, max_list: int) -> list[str]:
-    """The crystal-only lines: label mismatches with the dataset and spglib/moyopy disagreements."""
+def _crystal_check_lines(s: Summary | dict, max_list: int) -> list[str]:
+    """The crystal-only lines: label mismatches with the dataset, spglib/moyopy disagreements and raised
+    symmetry."""
+    s = s if isinstance(s, Summary) else Summary.from_dict(s)
     lines: list[str] = []
-    lines.append(f"label mismatches (rendered cell vs dataset): {len(s['label_mismatches'])}" + (
-        ": " + ", ".join(f"{m['id']} {m['levels']}" for m in s["label_mismatches"][:max_list])
-        if s["label_mismatches"] else ""))
-    lines.append(f"spglib/moyopy disagreements: {len(s['cross_check_disagreements'])}" + (
+    lines.append(f"label mismatches (rendered cell vs dataset): {len(s.label_mismatches)}" + (
+        ": " + ", ".join(f"{m['id']} {m['levels']}" for m in s.label_mismatches[:max_list])
+        if s.label_mismatches else ""))
+    lines.append(f"spglib/moyopy disagreements: {len(s.cross_check_disagreements)}" + (
         ": " + "; ".join(f"{d['id']} {({k: v for k, v in d.items() if k != 'id'})}"
-                         for d in s["cross_check_disagreements"][:max_list]) if s["cross_check_disagreements"] else ""))
-    if s.get("symmetry_raised"):  # flagged items: the truth is the input's label (evaluate.symmetry_raised)
+                         for d in s.cross_check_disagreements[:max_list]) if s.cross_check_disagreements else ""))
+    if s.symmetry_raised:  # flagged items: the truth is the input's label (evaluate.symmetry_raised)
         lines.append(f"standardisation raised the symmetry (scored against the input's label): "
-                     f"{len(s['symmetry_raised'])}: " + ", ".join(
+                     f"{len(s.symmetry_raised)}: " + ", ".join(
                          f"{r['id']} {r['input']['space_group']} -> {r['rendered']['space_group']}"
-                         for r in s["symmetry_raised"][:max_list]))
+                         for r in s.symmetry_raised[:max_list]))
     return lines
 
 
