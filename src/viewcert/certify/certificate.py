@@ -133,10 +133,11 @@ def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list[dict]
     """The certificate dict (with its digest) for ``outcomes`` computed from ``dataset`` under ``cfg``."""
     if len(outcomes) != len(dataset.items):
         raise InputError(f"{len(outcomes)} outcomes for {len(dataset.items)} items", field="outcomes")
+    items = tuple(outcomes_of(outcomes))
     cert = Certificate(format=FORMAT, inputs=dataset.to_dict(), config=cfg.to_dict(), protocol=protocol_record(cfg),
                        observation_model=observation_record(cfg), tolerances=tolerances_record(cfg),
                        oracle=oracle_record(cfg), scoring=scoring_record(cfg), libraries=library_versions(),
-                       items=tuple(outcomes_of(outcomes)), summary=summary_of(outcomes, cfg),
+                       items=items, summary=summary_of(items, cfg),
                        location=location_record(dataset, cfg)).to_dict()
     cert["digest"] = {"algorithm": "sha256", "scope": DIGEST_SCOPE, "value": compute_digest(cert)}
     return cert

@@ -10,6 +10,7 @@ dicts; these values are how the certificate's readers name what they read.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -33,19 +34,24 @@ class _Absent:
 ABSENT: Any = _Absent()
 
 
+@functools.cache
+def _names(cls) -> tuple[str, ...]:
+    """The record fields of ``cls`` (``extra`` aside), computed once per class."""
+    return tuple(f.name for f in fields(cls) if f.name != "extra")
+
+
 def _fields_from(cls, d: Mapping, source: str) -> dict:
     """The keyword arguments of ``cls`` from the record ``d`` (unknown keys in ``extra``)."""
     if not isinstance(d, Mapping):
         raise InputError(f"{source} must be an object, got {type(d).__name__}", field=source)
-    names = {f.name for f in fields(cls)} - {"extra"}
+    names = frozenset(_names(cls))
     kw = {k: v for k, v in d.items() if k in names}
     kw["extra"] = {k: v for k, v in d.items() if k not in names}
     return kw
 
 
 def _to_dict(rec) -> dict:
-    out = {f.name: getattr(rec, f.name) for f in fields(rec) if f.name != "extra"}
-    out = {k: v for k, v in out.items() if v is not ABSENT}
+    out = {k: v for k in _names(type(rec)) if (v := getattr(rec, k)) is not ABSENT}
     out.update(rec.extra)
     return out
 
