@@ -32,7 +32,8 @@ def check(res, out: str, code: int, message: str) -> None:
     assert any(message in line for line in errors) or message in out, out
 
 
-def _write(d: Path, files: dict) -> None:
+def write_case_files(d: Path, files: dict) -> None:
+    """Write a corpus case's files under ``d`` (``TRUNCATE:NAME``: the first half of a checked-in harness file)."""
     for rel, content in files.items():
         p = d / rel
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -55,7 +56,7 @@ def test_the_corpus_is_large_and_covers_every_command():
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_hostile_case(case, tmp_path):
-    _write(tmp_path, case.files)
+    write_case_files(tmp_path, case.files)
     argv = [a.replace("{d}", str(tmp_path)).replace("{broken}", str(BROKEN)) for a in case.argv]
     res, out = invoke(argv)
     check(res, out, case.code, case.message)
