@@ -144,3 +144,17 @@ def test_every_hostile_case_is_clean(case, tmp_path):
     write_case_files(tmp_path, case.files)
     argv = [a.replace("{d}", str(tmp_path)).replace("{broken}", str(BROKEN)) for a in case.argv]
     assert_clean(run(argv), argv)
+
+
+def test_the_checks_can_fail(tmp_path):
+    """The control-byte pattern by hand (ESC, BEL, CR, DEL, CSI as C1 are caught; newline, tab, é, ∑ are not),
+    and a file whose name carries an OSC sequence comes out escaped, never raw."""
+    for raw in ("\x1b", "\x07", "\r", "\x7f", "\x9b", "\x00"):
+        assert RAW_CONTROL.search(f"a{raw}b"), repr(raw)
+    assert RAW_CONTROL.search("line\n\tindented é ∑ \u00a0") is None
+    evil = tmp_path / "evil\x1b]0;owned\x07.cif"
+    evil.write_text(GOOD_CIF)
+    argv = ["certify", str(evil), "--workers", "1", "--no-plots", "--out", str(tmp_path / "o")]
+    res = run(argv)
+    assert_clean(res, argv)
+    assert res.exit_code == 0 and "\\x1b]0;owned\\x07" in res.output, res.output
