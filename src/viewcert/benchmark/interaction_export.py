@@ -42,6 +42,7 @@ from viewcert.interactions.ceiling import (
 from viewcert.interactions.truth import complex_record, library_versions
 from viewcert.io.atomic import json_dumps, write_png_atomic, write_text_atomic
 from viewcert.io.complex import DEFAULT_POCKET, prepare_complex
+from viewcert.io.received import received_sha256
 from viewcert.render import frame_cameras
 from viewcert.render.labels import draw_labels
 from viewcert.render.raster import build_scene, render
@@ -86,7 +87,7 @@ class InteractionExportSettings:
         d["ceiling"] = self.ceiling.to_dict()
         p = Path(str(self.protocol))
         if p.suffix in (".toml", ".json") and p.is_file():
-            d["protocol"], d["protocol_sha256"] = p.name, hashlib.sha256(p.read_bytes()).hexdigest()
+            d["protocol"], d["protocol_sha256"] = p.name, received_sha256(p, what="protocol file")  # checked fd
         return d
 
 
