@@ -39,7 +39,8 @@ from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.numeric import sig
 from viewcert.symmetry.labels import library_versions as symmetry_versions
 
-FORMAT = "viewcert-certificate/2"  # /2: the framing policy recorded (config.frame_on, protocol.camera.policy)
+#: /2: the framing policy recorded and the input cell's truth rule (every field since /1: certify.versions.SINCE_V1)
+FORMAT = "viewcert-certificate/2"
 #: formats ``read_certificate`` accepts; ``viewcert.certify.versions`` reads each one
 FORMATS = ("viewcert-certificate/1", FORMAT)
 DIGEST_SCOPE = ("sha256 of the compact canonical JSON (sorted keys) of every top-level key except 'digest' and "
