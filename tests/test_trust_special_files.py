@@ -185,6 +185,7 @@ def test_every_open_of_a_harness_log_is_a_checked_one(tmp_path, monkeypatch, nam
     import viewcert.io.received as received
     from viewcert.attribution.readers import read_file
     from viewcert.errors import InputError
+    from viewcert.limits import DEFAULT_LIMITS, using_limits
 
     rel, harness, options = LOGS[name]
     src = HARNESS / rel
@@ -202,8 +203,9 @@ def test_every_open_of_a_harness_log_is_a_checked_one(tmp_path, monkeypatch, nam
 
     monkeypatch.setattr(received, "_open_regular", counting)
 
-    def read():
-        return read_file(log, harness=harness, model="m", rung="R3", **options)
+    def read():  # the default limits: a CLI run earlier in this process leaves its --max-* options active
+        with using_limits(DEFAULT_LIMITS):
+            return read_file(log, harness=harness, model="m", rung="R3", **options)
 
     _AUDIT.update(path=str(log), events=[])
     try:
