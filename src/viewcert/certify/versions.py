@@ -8,6 +8,10 @@ format change still verifies.
   truth rule of issue 23 (the input cell's label at the stated tolerances, items flagged where the
   standardisation raised the symmetry) and the records that state it.
 
+One /2 for both: the truth rule landed before the framing policy's format bump, so every /2 certificate
+has its fields. ``items[].reading`` came later, but an item that records it (a file with alternate locations)
+was refused before, so no /2 certificate lacks it where it applies.
+
 ``in_format`` writes a recomputed certificate in an older certificate's format, so ``verify`` compares like
 with like: every field added since that format (:data:`SINCE_V1`, one row per field) is dropped or restated
 as the older format wrote it, and the digest is recomputed; it never changes what was computed. What /1 could
