@@ -55,13 +55,24 @@ def test_a_format_1_certificate_verifies(name):
     assert rep.n_items == len(json.loads((HERE / f"{name}.json").read_text())["items"])
 
 
-def test_verify_cli_exit_0_on_a_format_1_certificate():
+def _cli_verify(name: str):
     app = typer.Typer()
     register(app)
-    res = CliRunner().invoke(app, ["verify", str(HERE / "perspective.json"), "--inputs", str(INPUTS),
-                                   "--workers", "1"])
+    return CliRunner().invoke(app, ["verify", str(HERE / f"{name}.json"), "--inputs", str(INPUTS), "--workers", "1"])
+
+
+@pytest.mark.parametrize("name, n", [("perspective", 4), ("molecules", 3)])
+def test_verify_cli_exit_0_on_a_format_1_certificate(name, n):
+    res = _cli_verify(name)
     assert res.exit_code == 0, res.output
-    assert "verified: 4 items recomputed, byte-identical" in res.output
+    assert f"verified: {n} items recomputed, byte-identical" in res.output
+
+
+def test_verify_cli_exit_1_names_the_item_scored_otherwise():
+    res = _cli_verify("sheared_raised")
+    assert res.exit_code == 1, res.output
+    assert "item sheared: reasons: certificate [] vs recomputed ['symmetry_raised']" in res.output
+    assert "1 of 1 items differ" in res.output and "Traceback" not in res.output
 
 
 def _paths(node, prefix: str = "") -> set[str]:
