@@ -40,6 +40,7 @@ the reconstruction is scored with spglib's label, and the cross-check guards the
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -49,9 +50,11 @@ from viewcert.symmetry import _spglib
 from viewcert.symmetry.labels import SymmetryCheck, SymmetryLabel, analyse_cell, crystal_system_of
 
 SAME_CELL_TOL = 1e-9  # Å
+METRIC_RTOL = 1e-9  # holohedral_metric: relative deviation of the metric tensor from the ideal form
+METRIC_MAX_TAU = 0.02  # holohedral_metric: largest symprec, as a fraction of the shortest lattice vector
 
-__all__ = ["SAME_CELL_TOL", "confirm", "doubtful", "label_from_dataset", "lattice_system", "rendered_check",
-           "same_cell"]
+__all__ = ["METRIC_MAX_TAU", "METRIC_RTOL", "SAME_CELL_TOL", "confirm", "doubtful", "holohedral_metric",
+           "label_from_dataset", "lattice_system", "rendered_check", "same_cell"]
 
 
 def label_from_dataset(std: dict, n_conventional: int) -> SymmetryLabel:
@@ -91,6 +94,8 @@ def doubtful(rendered: SymmetryCheck, input_check: SymmetryCheck | None, lattice
     if lab is None or lattice is None:
         return False
     own = lattice_system(lab.space_group, lab.symbol)
+    if holohedral_metric(lattice, "hexagonal" if own == "rhombohedral" else own, rendered.symprec):
+        return False  # a cubic or hexagonal metric, exact in this basis: the lattice alone has that system
     try:
         ds = _spglib.symmetry_dataset(lattice, np.zeros((1, 3)), np.ones(1, dtype=np.intc),
                                       symprec=rendered.symprec, angle_tolerance=rendered.angle_tolerance)
@@ -98,6 +103,27 @@ def doubtful(rendered: SymmetryCheck, input_check: SymmetryCheck | None, lattice
         return True
     # the conventional cell's vectors: R groups sit on hexagonal axes
     return lattice_system(int(ds.number), str(ds.international)) != ("hexagonal" if own == "rhombohedral" else own)
+
+
+def holohedral_metric(lattice: np.ndarray, system: str, symprec: float) -> bool:
+    """True when ``lattice`` (rows, Å) has, in this basis and to ``METRIC_RTOL`` of its squared lengths, the
+    metric of a cubic lattice (``system="cubic"``: a = b = c, all angles 90°) or a hexagonal one
+    (``"hexagonal"``: a = b, γ = 120°, α = β = 90°), and ``symprec`` is at most ``METRIC_MAX_TAU`` of its
+    shortest vector. Then spglib's lattice-only answer (:func:`doubtful`'s one-point call) is that system at
+    any angle tolerance: m-3m and 6/mmm are maximal lattice point groups, so no near-operation within such
+    a τ can add to the exact ones (tested against the call, tests/test_symmetry_shortcuts.py). False for
+    every other system: those lattices can lie within τ of a higher one, and spglib decides."""
+    if system not in ("cubic", "hexagonal"):
+        return False
+    g = np.asarray(lattice, dtype=np.float64) @ np.asarray(lattice, dtype=np.float64).T
+    a2, c2 = g[0, 0], g[2, 2]
+    scale = max(a2, g[1, 1], c2)
+    if not (np.isfinite(scale) and scale > 0 and symprec <= METRIC_MAX_TAU * math.sqrt(min(a2, g[1, 1], c2))):
+        return False
+    ideal = np.diag([a2, a2, a2 if system == "cubic" else c2])
+    if system == "hexagonal":
+        ideal[0, 1] = ideal[1, 0] = -0.5 * a2
+    return bool(np.abs(g - ideal).max() <= METRIC_RTOL * scale)
 
 
 def lattice_system(number: int, symbol: str) -> str:

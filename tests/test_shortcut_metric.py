@@ -1,0 +1,92 @@
+"""viewcert.symmetry.shortcuts.holohedral_metric: where the doubt guard's lattice-only spglib call can be
+skipped, the call itself must give the metric's system (cubic or hexagonal), and ``doubtful`` must answer as
+it does with the call (the one-point spglib dataset on the lattice, written out here from the definition)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from viewcert.symmetry import _spglib, shortcuts
+from viewcert.symmetry.labels import SymmetryCheck, SymmetryLabel
+
+
+def _lattice_only_system(lattice, tau, angle) -> str:
+    """The definition the guard skips: spglib on one point of the lattice, its lattice system."""
+    ds = _spglib.symmetry_dataset(lattice, np.zeros((1, 3)), np.ones(1, dtype=np.intc), symprec=tau,
+                                  angle_tolerance=angle)
+    return shortcuts.lattice_system(int(ds.number), str(ds.international))
+
+
+def _rotation(q) -> np.ndarray:
+    """A proper rotation from four numbers (a quaternion, normalised)."""
+    w, x, y, z = np.asarray(q, dtype=np.float64) / np.linalg.norm(q)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+
+
+def _cubic(a):
+    return np.eye(3) * a
+
+
+def _hexagonal(a, c):
+    return np.array([[a / 2, -a * np.sqrt(3) / 2, 0], [a / 2, a * np.sqrt(3) / 2, 0], [0, 0, c]])
+
+
+quat = st.lists(st.floats(-1, 1), min_size=4, max_size=4).filter(lambda q: np.linalg.norm(q) > 0.1)
+angles = st.sampled_from([-1.0, 1.0, 5.0, 10.0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=st.floats(1.5, 30.0), frac=st.floats(1e-4, 0.999), angle=angles, q=quat)
+def test_cubic_metric_is_cubic_for_spglib(a, frac, angle, q):
+    lat = _cubic(a) @ _rotation(q).T  # any orientation: the metric is what counts
+    tau = frac * shortcuts.METRIC_MAX_TAU * a
+    assert shortcuts.holohedral_metric(lat, "cubic", tau)
+    assert _lattice_only_system(lat, tau, angle) == "cubic"
+
+
+@settings(max_examples=120, deadline=None)
+@given(a=st.floats(1.5, 30.0), c_over_a=st.floats(0.2, 8.0), frac=st.floats(1e-4, 0.999), angle=angles, q=quat)
+def test_hexagonal_metric_is_hexagonal_for_spglib(a, c_over_a, frac, angle, q):
+    lat = _hexagonal(a, a * c_over_a) @ _rotation(q).T
+    tau = frac * shortcuts.METRIC_MAX_TAU * min(a, a * c_over_a)
+    assert shortcuts.holohedral_metric(lat, "hexagonal", tau)
+    assert _lattice_only_system(lat, tau, angle) == "hexagonal"
+
+
+def test_metric_guard_refuses_what_it_cannot_decide():
+    tet = np.diag([4.0, 4.0, 4.0 + 0.005])  # within τ = 0.01 Å of cubic: spglib decides (cubic), not the guard
+    assert not shortcuts.holohedral_metric(tet, "tetragonal", 0.01)
+    assert not shortcuts.holohedral_metric(tet, "cubic", 0.01)  # not an exact cubic metric
+    assert _lattice_only_system(tet, 0.01, 5.0) == "cubic"
+    assert not shortcuts.holohedral_metric(_cubic(4.0), "cubic", 0.1)  # τ above 2 % of the 4 Å edge
+    assert shortcuts.holohedral_metric(_cubic(4.0), "cubic", 0.08)  # exactly 2 %
+    sixty = np.array([[4.0, 0, 0], [2.0, 2 * np.sqrt(3), 0], [0, 0, 6.0]])  # γ = 60°: hexagonal, other basis
+    assert not shortcuts.holohedral_metric(sixty, "hexagonal", 0.01)
+    assert not shortcuts.holohedral_metric(_hexagonal(4.0, 6.0), "cubic", 0.01)
+    bent = _hexagonal(4.0, 6.0)
+    bent[2, 0] = 1e-6  # 1e-6 Å off the ideal metric: beyond METRIC_RTOL, so the call runs
+    assert not shortcuts.holohedral_metric(bent, "hexagonal", 0.01)
+
+
+def _check(number: int, symbol: str, tau: float = 0.01) -> SymmetryCheck:
+    lab = SymmetryLabel(number, symbol, "", "", 0, 0)
+    return SymmetryCheck(tau, 5.0, lab, lab)
+
+
+@pytest.mark.parametrize("number, symbol, lat", [
+    (225, "Fm-3m", _cubic(4.05)), (221, "Pm-3m", _cubic(3.0)), (194, "P6_3/mmc", _hexagonal(3.2, 5.2)),
+    (166, "R-3m", _hexagonal(3.0, 20.0)), (191, "P6/mmm", _hexagonal(2.5, 2.5)),
+    (123, "P4/mmm", np.diag([4.0, 4.0, 4.005])),  # metric within τ of cubic: doubtful, spglib says cubic
+    (123, "P4/mmm", np.diag([4.0, 4.0, 5.0])), (47, "Pmmm", np.diag([3.0, 4.0, 5.0])),
+])
+def test_doubtful_answers_as_with_the_lattice_call(number, symbol, lat):
+    chk = _check(number, symbol)
+    own = shortcuts.lattice_system(number, symbol)
+    by_definition = _lattice_only_system(lat, 0.01, 5.0) != ("hexagonal" if own == "rhombohedral" else own)
+    assert shortcuts.doubtful(chk, None, lat) == by_definition
+    assert by_definition == (symbol == "P4/mmm" and lat[2, 2] < 4.01)  # hand-worked: only the near-cubic cell
