@@ -51,7 +51,10 @@ def design_cmd(
     keep_protocol: str = typer.Option("render-ceiling-5", help="protocol (name or file) the kept views come from"),
     candidates: str = typer.Option("fibonacci-48", help="candidate directions: fibonacci-N"),
     objective: str = typer.Option("both", help="both (worst case, then 5th percentile) | worst | p5 | items "
-                                                "(fewest structures with margin below --target)"),
+                                                "(fewest structures with margin below --target) | legibility "
+                                                "(complex:PATH: labels of the hydrogen-bond entries legible)"),
+    weight: str = typer.Option("count", help="legibility: count (entries) | misi (each complex's entries "
+                                             "weighted 1/true entries, MiSI's list score)"),
     target: float = typer.Option(0.05, help="δ (Å) of the items objective"),
     margin: str = typer.Option("exact", help="exact (no false candidate) | phantom (δ*, no phantom point)"),
     kappa_max: float = typer.Option(3.0, help="largest κ allowed for any view pair"),
@@ -70,7 +73,9 @@ def design_cmd(
                                                  "(certify's outcome: phantoms, atoms, point group, handedness)"),
 ) -> None:
     """Choose K view directions maximising the worst-case and 5th-percentile uniqueness margin δ*; with
-    --camera perspective, place a pinhole camera along each (viewcert.design.perspective)."""
+    --camera perspective, place a pinhole camera along each (viewcert.design.perspective); with --objective
+    legibility (INPUT complex:PATH), the views in which the hydrogen-bond entries' labels are legible
+    (viewcert.design.legibility)."""
     import re
 
     from viewcert.cameras.protocol_files import ProtocolSpec, write_protocol_file
@@ -88,6 +93,12 @@ def design_cmd(
     if keep.strip():
         base = resolve(keep_protocol).protocol
         kept = base.subset([k.strip() for k in keep.split(",") if k.strip()]).views
+    if objective == "legibility":
+        if camera != "orthographic" or pareto:
+            raise InputError("the legibility objective designs orthographic views only (no --pareto)",
+                             field="--objective")
+        _legibility(input_spec, views=views, candidates=int(m.group(1)), kept=kept, weight=weight, out=out)
+        return
     cfg = DesignConfig(views=views, candidates=int(m.group(1)), objective=objective, kappa_max=kappa_max,
                        occlusion_budget=occlusion_budget, zone_deg=zone_deg, cap=cap, seed=seed, keep=kept,
                        margin=margin, target=target)
@@ -122,6 +133,30 @@ def design_cmd(
 
         echo("measured on the molecule (certify): " + "; ".join(measure_line(measured[k])
                                                                     for k in ("perspective", "orthographic")))
+
+
+def _legibility(input_spec: str, *, views: int, candidates: int, kept, weight: str, out: Path) -> None:
+    """``design --objective legibility`` (viewcert.design.legibility): protocol.toml, design.json with the
+    coverage and the ceilings certified from the written file."""
+    from viewcert.cameras.protocol_files import write_protocol_file
+    from viewcert.design import legibility as lg
+    from viewcert.io.atomic import write_text_atomic
+
+    cfg = lg.LegibilityConfig(views=views, candidates=candidates, weight=weight, keep=tuple(kept))
+    truths = lg.complex_truths(input_spec)
+    d = lg.design_legibility(truths, cfg)
+    out = check_out(out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = write_protocol_file(d.spec(), out / "protocol.toml")
+    certified = lg.certified_ceilings(truths, path, cfg)
+    write_text_atomic(out / "design.json", json.dumps({"input": str(input_spec), **d.to_dict(),
+                                                       "certified_from_file": certified}, indent=1) + "\n")
+    c = d.checked
+    rendered = [r["rendered"]["ceiling"] for r in certified.values() if r["rendered"]["ceiling"] is not None]
+    mean = f"{sum(rendered) / len(rendered):.4f}" if rendered else "none (no bond)"
+    echo(f"{d.protocol.name}: {c['entries_complete']}/{c['entries']} hydrogen-bond entries with every label legible, "
+         f"{c['needed_covered']}/{c['needed_labels']} needed labels, over {len(truths)} complex(es); as-rendered "
+         f"pocket-ligand ceiling {mean} (mean, from the file); wrote {out / 'protocol.toml'}")
 
 
 def _placed(protocol, cell, *, distance: float, fov: float, check_delta: float):
