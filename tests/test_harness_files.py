@@ -134,7 +134,7 @@ def test_interaction_lists_get_misis_list_score_beside_the_ceiling(tmp_path):
     (folder / "ids.csv").write_text("\n".join(lines) + "\n")
     (folder / "benchmark.jsonl").write_text("".join(json.dumps(
         {"id": f"q{k:04d}", "index": k, "source_id": "cx:LIG", "task": "residue-ligand", "answer": a,
-         "answer_format": "command", "images": [], "question": "?", "category": "x"}) + "\n"
+         "answer_format": "list", "images": [], "question": "?", "category": "x"}) + "\n"
         for k, a in enumerate(answers)))
     ceilings = [1.0, 1.0, 0.5, 1.0]
     (folder / "certificate.json").write_text(json.dumps(

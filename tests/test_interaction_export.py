@@ -51,6 +51,8 @@ def test_export_is_byte_identical_and_answers_the_truth(tmp_path, task):
     recs = [json.loads(x) for x in (tmp_path / "a" / "benchmark.jsonl").read_text().splitlines()]
     truth = {"1pwc": hbond_truth(DATA / "1pwc", ligand="PNM", crosscheck=False).entries(),
              "1s3v": hbond_truth(DATA / "1s3v", crosscheck=False).entries()}
+    lists = task in ("pocket-ligand", "residue-ligand")  # list answers have their own format, not "command"
+    assert {r["answer_format"] for r in recs} == {"list" if lists else "command"}
     if task == "pocket-ligand":
         assert [r["answer"] for r in recs] == ["; ".join(truth["1pwc"]), "; ".join(truth["1s3v"])]
     elif task == "docking":

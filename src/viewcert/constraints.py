@@ -18,7 +18,8 @@ case          write the answer in lowercase                                     
 An item's answer is described by an :class:`AnswerSpec` (kind, options, unit, decimals, entries); a constraint
 that does not fit it is skipped for that item and the reason recorded (``precision`` on a crystal-system
 label: "the answer is not a number"). The reference answer is never changed: constraints only add text after
-the prompt.
+the prompt, except that a question's own "Answer with the X only" sentence, which a layout constraint
+(``format``, ``structure``) contradicts, is rewritten as "Give the answer as the X" (:func:`reconciled_question`).
 
 Verification is strict and bounded: a response is decoded as UTF-8 (bytes that are not are a failed
 outcome), refused above :data:`MAX_RESPONSE_CHARS` characters, and JSON is parsed only when it is at most
@@ -216,6 +217,21 @@ def plan(names: Iterable[str], spec: AnswerSpec) -> Plan:
     return Plan(tuple(applied), tuple(skipped))
 
 
+#: constraints that fix the layout of the whole response (a JSON object; reasoning, then one ``Answer:`` line)
+LAYOUT = ("format", "structure")
+#: a question's own "Answer with the X only" sentence: it contradicts a layout constraint (reasoning first, a
+#: JSON object), so with one applied it is rewritten to say what the answer is without saying it stands alone
+_ONLY = re.compile(r"\bAnswer with the ([\w' -]{1,40}?) only(?=[,.;]|$)")
+
+
+def reconciled_question(question: str, constraints: Sequence[Constraint]) -> str:
+    """``question`` with its "Answer with the X only" sentence rewritten as "Give the answer as the X" when a
+    :data:`LAYOUT` constraint applies (the example and the rest of the text unchanged); otherwise unchanged."""
+    if not any(c.name in LAYOUT for c in constraints):
+        return question
+    return _ONLY.sub(lambda m: f"Give the answer as the {m.group(1)}", question)
+
+
 def constrained_prompt(prompt: str, constraints: Sequence[Constraint]) -> str:
     """``prompt`` followed by one line per constraint (the prompt itself unchanged); no constraints: the
     prompt."""
@@ -407,22 +423,27 @@ def choices_only_prompt(options: Sequence[str]) -> str:
 
 
 def spec_of_record(rec: Mapping) -> AnswerSpec:
-    """The answer spec of an exported question record: a choice among its ``choices``, else a command."""
+    """The answer spec of an exported question record: a choice among its ``choices``, an interaction list
+    (``answer_format`` list), else a command."""
     if rec.get("answer_format") == "choice" and rec.get("choices"):
         return AnswerSpec("choice", tuple(rec["choices"]))
+    if rec.get("answer_format") == "list":  # how many entries is part of the answer: no count is asked
+        return AnswerSpec("list")
     return AnswerSpec("command")
 
 
 def with_constraints(rec: Mapping, names: Sequence[str] = ()) -> dict:
     """An exported question record with the constraints of ``names`` that fit it appended to its question
     (the answer unchanged), the applied ``constraints`` and ``constraints_skipped`` recorded, and the
-    ``question_no_image`` and (choice questions) ``question_choices_only`` variants, constrained alike."""
+    ``question_no_image`` and (choice questions) ``question_choices_only`` variants, constrained alike. A
+    sentence of the question that contradicts the constraints is rewritten first (:func:`reconciled_question`)."""
     out = dict(rec)
     p = plan(names, spec_of_record(rec))
-    out["question"] = constrained_prompt(str(rec["question"]), p.applied)
+    question = reconciled_question(str(rec["question"]), p.applied)
+    out["question"] = constrained_prompt(question, p.applied)
     out["constraints"] = [c.to_dict() for c in p.applied]
     out["constraints_skipped"] = dict(p.skipped)
-    out["question_no_image"] = constrained_prompt(no_image_prompt(str(rec["question"])), p.applied)
+    out["question_no_image"] = constrained_prompt(no_image_prompt(question), p.applied)
     if rec.get("answer_format") == "choice" and rec.get("choices"):
         out["question_choices_only"] = constrained_prompt(choices_only_prompt(rec["choices"]), p.applied)
     return out

@@ -29,7 +29,7 @@ from viewcert.attribution.ladder import (
 )
 from viewcert.attribution.readers import manifest_benchmark, read_manifest
 from viewcert.attribution.report import Report, write_report
-from viewcert.attribution.shipped import LIST_TASKS, task_parser
+from viewcert.attribution.shipped import task_parser
 from viewcert.attribution.table import (
     InputRecord,
     Manifest,
@@ -88,7 +88,7 @@ def run_ladder(
                           bootstrap=bootstrap, labels=parser.labels,
                           chance=None if shipped is None else shipped.chance())
     ladder.harness_agreement = harness_agreement(ladder, table)
-    if shipped is not None and cert is not None and shipped.task in LIST_TASKS:
+    if shipped is not None and cert is not None and shipped.answer_format == "list":
         ladder.task_scores = list_scores(ladder, shipped.targets(parser), cert)
     elif shipped is not None and shipped.answer_format == "command" and cert is not None:
         ladder.task_scores = misi_scores(ladder, shipped.targets(parser), cert)

@@ -27,6 +27,7 @@ from viewcert.io.received import loads_json_line, read_received_text
 from viewcert.tasks.transforms import parse_command
 
 COMMAND_TASKS = ("translation", "rotation", "zoom")
+ANSWER_FORMATS = ("choice", "command", "list")  # benchmark.harness_files.ANSWER_FORMATS (a sibling: not imported)
 #: interaction-list tasks (``benchmark.interaction_export``): answers are lists of hydrogen-bond entries
 LIST_TASKS = ("pocket-ligand", "residue-ligand")
 _ANSWER = re.compile(r"^\s*(?:final\s+)?answer\s*[:\-]\s*", re.IGNORECASE)
@@ -131,10 +132,11 @@ class ShippedBenchmark:
         return self.aliases.get(key, key)
 
     def parser(self):
-        """The task's parser: crystal system (with its synonyms), the shipped choices, or commands."""
+        """The task's parser, by answer format: crystal system (with its synonyms), the shipped choices,
+        interaction lists, or commands."""
         if self.task == "crystal-system":
             return crystal_system_parser()
-        if self.task in LIST_TASKS:
+        if self.answer_format == "list":
             base = ListParser(self.task, ())
             return ListParser(self.task, tuple(sorted({base.canonical(a) or a for a in self.answers.values()})))
         if self.answer_format == "choice":
@@ -153,7 +155,7 @@ class ShippedBenchmark:
         """Chance accuracy: the mean of 1/|choices| over the items (choice), else 1/|answer grid|."""
         if self.answer_format == "choice":
             return sum((Fraction(1, len(self.choices[i])) for i in self.ids), Fraction(0)) / len(self.ids)
-        if self.task in LIST_TASKS:
+        if self.answer_format == "list":
             return Fraction(1, len(self.parser().labels))
         return Fraction(1, len(grid_labels(self.task)))
 
@@ -195,6 +197,8 @@ def _questions(path: Path) -> dict[str, dict]:
             raise InputError(f"line {n}: a question needs a string id and answer", source=src, field="id")
         if q["id"] in out:
             raise InputError(f"line {n}: duplicate item id {q['id']!r}", source=src, field="id")
+        if not isinstance(q.get("answer_format", ""), str):
+            raise InputError(f"line {n}: answer_format must be a string", source=src, field="answer_format")
         ch = q.get("choices")
         if ch is not None and not (isinstance(ch, list) and ch and all(isinstance(c, str) for c in ch)):
             raise InputError(f"line {n}: choices must be a list of strings", source=src, field="choices")
@@ -229,6 +233,11 @@ def load_shipped(folder: str | Path) -> ShippedBenchmark:
         raise InputError(f"one task and answer format per export, got {sorted(tasks)} / {sorted(formats)}",
                          source=str(folder / "benchmark.jsonl"), field="task")
     fmt = formats.pop()
+    if (fmt == "list") != (next(iter(tasks)) in LIST_TASKS) or fmt not in ANSWER_FORMATS:
+        raise InputError(f"answer format {str(fmt)[:40]!r} does not fit task {next(iter(tasks))!r} (interaction "
+                         f"lists {', '.join(LIST_TASKS)} are 'list', others one of choice, command; an export "
+                         "written before the list format: build it again)", source=str(folder / "benchmark.jsonl"),
+                         field="answer_format")
     choices = {i: tuple(qs[i]["choices"]) for i in ids if fmt == "choice"}
     return ShippedBenchmark(folder, tasks.pop(), fmt, ids, {i: qs[i]["answer"] for i in ids}, choices, aliases,
                             {r["id"]: r["source_id"] for r in rows})

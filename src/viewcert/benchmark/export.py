@@ -305,7 +305,8 @@ def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_worke
                           "standardize": settings.standardize,
                           # the as-rendered ceiling: the ID buffer of the shipped images (their style, and their
                           # framing policy: the drawn spheres, drawn_policy), recorded in the certificate
-                          "observe": "visible", "style": settings.style, "frame_on": "drawn"}
+                          "observe": "visible", "style": settings.style, "frame_on": "drawn",
+                          "constraints": settings.constraints}  # what the prompts ask (recorded when any)
     observe_mode = "visible"
     cfg = CertifyConfig(**kw)
     cert, _ = run_certification(dataset, cfg, n_workers=n_workers, progress=False)

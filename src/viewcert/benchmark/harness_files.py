@@ -7,7 +7,8 @@ everywhere), ``index`` (the integer a harness insists on: VLMEvalKit ``index``, 
 ``source_id`` (the input's own id), ``images`` (paths relative to the export), ``question`` (the text
 without the options: each harness adds its own), ``task``, ``category`` (the stratum: the true label of
 a closed-vocabulary task, the true command's axes of a transformation task), ``answer_format``
-(``choice`` or ``command``), ``answer`` and, for choice questions, ``choices`` and ``answer_letter``.
+(``choice``, ``command`` or ``list``: an interaction list, ``no`` or ``yes: E1; E2``), ``answer`` and, for
+choice questions, ``choices`` and ``answer_letter``.
 
 | file | what |
 |---|---|
@@ -26,10 +27,13 @@ import io
 import json
 from pathlib import Path
 
+from viewcert.constraints import LAYOUT
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.images import png_base64
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+#: how an answer is given: one of the shipped choices, a transformation command, or an interaction list
+ANSWER_FORMATS = ("choice", "command", "list")
 RECORD_KEYS = ("id", "index", "source_id", "images", "question", "task", "category", "answer_format", "answer")
 
 __all__ = ["LETTERS", "file_digests", "harness_tsv", "ids_csv", "inspect_task_py", "lmms_eval_files",
@@ -37,11 +41,16 @@ __all__ = ["LETTERS", "file_digests", "harness_tsv", "ids_csv", "inspect_task_py
 
 
 def question_record(index: int, source_id: str, images: list[str], question: str, task: str, answer: str, *,
-                    choices: tuple[str, ...] | list[str] | None = None, category: str | None = None) -> dict:
-    """One question in the exporters' common form (module docstring); ``choices`` None: a free-text answer."""
+                    choices: tuple[str, ...] | list[str] | None = None, category: str | None = None,
+                    answer_format: str | None = None) -> dict:
+    """One question in the exporters' common form (module docstring); ``choices`` None: a free-text answer,
+    a ``command`` unless ``answer_format`` says ``list``."""
+    fmt = answer_format or ("command" if choices is None else "choice")
+    if fmt not in ANSWER_FORMATS or (fmt == "choice") != (choices is not None):
+        raise ValueError(f"answer_format {fmt!r} does not fit choices={choices!r}")  # a caller's bug
     rec = {"id": f"q{index:04d}", "index": int(index), "source_id": str(source_id), "images": list(images),
            "question": question, "task": task, "category": answer if category is None else category,
-           "answer_format": "command" if choices is None else "choice", "answer": answer}
+           "answer_format": fmt, "answer": answer}
     if choices is not None:
         rec.update({"choices": list(choices), "answer_letter": LETTERS[list(choices).index(answer)]})
     return rec
@@ -236,11 +245,12 @@ def aggregate(results):
 '''
 
 
-def lmms_eval_files(task: str, multiple_choice: bool) -> dict[str, str]:
-    """``{relative path: text}`` of the lmms-eval task folder (YAML + ``utils.py``)."""
+def lmms_eval_files(task: str, multiple_choice: bool, layout: bool = False) -> dict[str, str]:
+    """``{relative path: text}`` of the lmms-eval task folder (YAML + ``utils.py``). ``layout``: the questions
+    carry a layout constraint (``viewcert.constraints.LAYOUT``), so no post prompt asks for the bare answer."""
     name = _slug(task)
-    post = ("Answer with the option's letter from the given choices directly." if multiple_choice else
-            "Answer with the command only.")
+    post = ("" if layout else "Answer with the option's letter from the given choices directly." if multiple_choice
+            else "Answer with the command only.")
     conv = ("Multiple choice: the options follow the question as lettered lines (lmms-eval's MCQ convention); "
             "the target is the letter." if multiple_choice else "Free text: the target is the answer text.")
     return {f"lmms_eval/{name}.yaml": _LMMS_YAML.format(task=task, name=name, metric="exact_match", post=post),
@@ -304,7 +314,8 @@ def write_harness_files(records: list[dict], out: Path, task: str) -> list[Path]
     """Write ``benchmark.jsonl``, ``benchmark.tsv``, ``ids.csv``, the Inspect task, the lmms-eval folder and
     ``HARNESSES.md`` for the records (module docstring); returns the paths written."""
     mc = bool(records) and records[0]["answer_format"] == "choice"
+    layout = any(c["name"] in LAYOUT for r in records for c in r.get("constraints", []))
     files = {"benchmark.jsonl": question_jsonl(records), "benchmark.tsv": harness_tsv(records, out),
              "ids.csv": ids_csv(records), "inspect_task.py": inspect_task_py(task, mc),
-             **lmms_eval_files(task, mc), "HARNESSES.md": harness_readme(task, len(records), mc)}
+             **lmms_eval_files(task, mc, layout), "HARNESSES.md": harness_readme(task, len(records), mc)}
     return [write_text_atomic(out / rel, text) for rel, text in files.items()]

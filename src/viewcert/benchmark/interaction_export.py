@@ -171,7 +171,8 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
         if truth.bonds:
             answer = "; ".join(truth.entries())
             records.append(question_record(start, source, images, question_text(settings.task, names, settings.pocket),
-                                           settings.task, answer, category=f"{len(truth.entries())} bonds"))
+                                           settings.task, answer, category=f"{len(truth.entries())} bonds",
+                                           answer_format="list"))
             items.append({"id": records[-1]["id"], "source_id": source, "positive": True,
                           "n_bonds": len(truth.entries()), **{m: _brief(c) for m, c in ceilings.items()}})
     elif settings.task == "interaction-location":
@@ -185,7 +186,7 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
             answer = "yes: " + "; ".join(mine) if mine else "no"
             q = question_text(settings.task, names, settings.pocket, _residue_text(res))
             records.append(question_record(start + j, source, images, q, settings.task, answer,
-                                           category="positive" if mine else "negative"))
+                                           category="positive" if mine else "negative", answer_format="list"))
             items.append({"id": records[-1]["id"], "source_id": source, "residue": res, "positive": bool(mine),
                           "n_bonds": len(mine), "ideal": ideal, "rendered": rend})
     return records, items, truth.to_dict()

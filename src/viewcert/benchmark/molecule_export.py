@@ -200,7 +200,7 @@ def _certify(shown: list[tuple[str, Structure]], settings: MoleculeExportSetting
     cfg = CertifyConfig(protocol=rp, frame_on="drawn", delta=settings.delta, tau=settings.tau,
                         image_size=settings.size, observe=settings.observe, style=settings.style,
                         molecule_levels=(LEVEL[settings.task],), molecule_cross_check=False,
-                        molecule_scale=settings.molecule_scale)
+                        molecule_scale=settings.molecule_scale, constraints=settings.constraints)
     cert, _ = run_certification(dataset, cfg, n_workers=n_workers, progress=False)
     write_certificate(out / "certificate.json", cert)
     write_text_atomic(out / "certificate_items.csv", items_table(cert))

@@ -12,6 +12,7 @@ from viewcert.cameras.protocol_files import ProtocolSpec
 from viewcert.cameras.protocols import Protocol
 from viewcert.cameras.resolve import ResolvedProtocol, resolve
 from viewcert.certify.molecule import MOLECULE_LEVELS
+from viewcert.constraints import parse_names
 from viewcert.errors import InputError
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.observe.project import OBSERVE_MODES, ObservationModel
@@ -130,12 +131,15 @@ class ObservationSettings:
 @dataclass(frozen=True)
 class ScoringSettings:
     """What R1 counts: the crystal level (crystal_system | point_group | space_group), the truth (dataset |
-    rendered), the confidence of its exact bound, and whether each item records its margin δ* (Å)."""
+    rendered), the confidence of its exact bound, whether each item records its margin δ* (Å), and the
+    response constraints the benchmark's prompts carry (``viewcert.constraints`` names; an export's
+    ``--constraints``, recorded so the certificate states what its questions asked)."""
 
     score: str = "crystal_system"
     truth: str = "dataset"
     confidence: float = 0.95
     margin: bool = False
+    constraints: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.score not in LEVELS:
@@ -146,6 +150,10 @@ class ScoringSettings:
             raise InputError(f"margin must be true or false, got {self.margin!r}", field="margin")
         if not 0 < self.confidence < 1:
             raise InputError(f"confidence must be in (0, 1), got {self.confidence}", field="confidence")
+        if isinstance(self.constraints, str) or not all(isinstance(c, str) for c in self.constraints):
+            raise InputError(f"constraints must be a list of names, got {str(self.constraints)[:60]!r}",
+                             field="constraints")
+        _set(self, "constraints", parse_names(list(self.constraints)))
 
 
 @dataclass(frozen=True)
@@ -209,7 +217,9 @@ class CertifyConfig:
     (``viewcert.cameras.resolve``): ``protocol`` is then a ``ResolvedProtocol`` (a file's bytes and SHA-256
     with it) and no later use reads the file again. frame_on: the framing holds the atom centres
     ("centres") or the spheres drawn in ``style`` ("drawn", the framing of the rendered images; an export's
-    as-rendered ceiling uses it so that its ID buffer is the shipped images'); ``framing_policy()``."""
+    as-rendered ceiling uses it so that its ID buffer is the shipped images'); ``framing_policy()``.
+    constraints: the response constraints an exported benchmark's prompts carry (``viewcert.constraints``
+    names, inventory order); they change no outcome here and are recorded only when given."""
 
     protocol: str | Protocol | ProtocolSpec | ResolvedProtocol = "render-ceiling-5"
     views: tuple[str, ...] | None = None
@@ -245,6 +255,7 @@ class CertifyConfig:
     margin: bool = False  # δ* per item (oracle.margin); opt-in: on e3 it makes certify 2.5-3.5x slower
     molecule_scale: str = "common"  # molecules' framing: one Å-per-pixel scale across views | per-view fit
     frame_on: str = "centres"  # what the framing holds: atom centres | the drawn spheres of ``style``
+    constraints: tuple[str, ...] = ()  # the prompts' response constraints (viewcert.constraints; exports)
 
     def __post_init__(self) -> None:
         # protocol: a registry name, a .toml/.json protocol file (read here, once), a Protocol, a ProtocolSpec,
@@ -318,8 +329,9 @@ class CertifyConfig:
         if d["style"] == "study":  # the default is left out so certificates written before the field keep digests
             del d["style"]
         d["molecule_levels"] = list(self.molecule_levels)
+        d["constraints"] = list(self.constraints)
         for k, default in (("molecule_levels", list(MOLECULE_LEVELS)), ("molecule_cross_check", True),
-                           ("margin", False), ("molecule_scale", "common")):
+                           ("margin", False), ("molecule_scale", "common"), ("constraints", [])):
             if d[k] == default:  # defaults left out: certificates written before these fields keep digests
                 del d[k]
         return d
@@ -333,6 +345,8 @@ class CertifyConfig:
         try:
             if kw.get("views") is not None:
                 kw["views"] = tuple(str(v) for v in kw["views"])
+            if isinstance(kw.get("constraints"), list):
+                kw["constraints"] = tuple(kw["constraints"])
             for k in ("tiling", "supercell", "molecule_levels"):
                 if k in kw:
                     kw[k] = tuple(kw[k])

@@ -60,6 +60,8 @@ SINCE_V1 = (
                                                 "cross_check is null, as /1 wrote it)"),
     Change("summary.cross_check_disagreements", "restate", "listed from the restated items' cross_check"),
     Change("items[].reading", "drop", "the reader's choices (alternate locations kept; /1 refused them)"),
+    Change("config.constraints", "drop", "the response constraints of an export's prompts (written only when "
+                                         "some were asked; /1 exports asked none)"),
 )
 
 #: fields /1 did not have that are kept in a /1 reading: they change the item's score, so verify reports them

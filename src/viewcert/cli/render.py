@@ -120,6 +120,18 @@ def check_molecule_scale(value: str) -> None:
         raise typer.BadParameter(f"--molecule-scale must be common or per-view, got {value!r}")
 
 
+#: the harness files every export writes beside its data (benchmark.harness_files), lmms-eval's folder apart
+HARNESS_FILES = ("benchmark.jsonl", "benchmark.tsv", "ids.csv", "inspect_task.py", "HARNESSES.md")
+
+
+def harness_files_line(out: Path) -> None:
+    """One line naming the harness files the export wrote into ``out`` (the steps are in HARNESSES.md)."""
+    lmms = sorted(p.relative_to(out).as_posix() for p in (out / "lmms_eval").glob("*") if p.is_file())
+    names = [n for n in HARNESS_FILES if (out / n).is_file()] + lmms
+    if names:
+        echo(f"harness files in {out}: {', '.join(names)} (how to run each harness: HARNESSES.md)", one_line=True)
+
+
 def item_failures(failed: list[str]) -> None:
     """Items that could not be read or rendered: one line each on stderr, then exit 1."""
     for line in failed:
@@ -204,6 +216,7 @@ def build_benchmark_cmd(
              f"certificate sha256:{cert.get('digest')}")
     elif certify:
         echo(f"certificate: {cert.get('status', 'not written')} {cert.get('reason', '')}".rstrip())
+    harness_files_line(out)
     item_failures([f"item {e['id']}: {' '.join(str(e['error']).split())[:300]}" for e in m["errors"]])
 
 
@@ -223,6 +236,7 @@ def _task_benchmark(input_spec, out, options: dict, *, seed, limit, limits) -> N
     s = (m["certificate"]["summary"] or {}).get("all", {})
     echo(f"{m['n_questions']} {settings.task} questions in {out}; exact ceiling {s['exact_ceiling']['mean']:.4f}, "
          f"unique {s['unique']}/{s['n']}; certificate sha256:{m['certificate_digest']}")
+    harness_files_line(out)
     item_failures([f"item {e['id']}: {e['error']}" for e in m["errors"]])
 
 
@@ -257,6 +271,7 @@ def _interaction_benchmark(input_spec, out, *, task, protocol, seed, per_structu
     echo(f"{m['n_questions']} {task} questions in {out}; ceiling as rendered {s['rendered']['mean']:.4f} "
          f"[{s['rendered']['lo']:.4f}, {s['rendered']['hi']:.4f}], ideal {s['ideal']['mean']:.4f}; "
          f"certificate sha256:{m['certificate_digest']}")
+    harness_files_line(out)
 
 
 def _molecule_benchmark(input_spec, out, *, task, protocol, style, size, delta, certify, workers, limit,
@@ -278,6 +293,7 @@ def _molecule_benchmark(input_spec, out, *, task, protocol, style, size, delta, 
          f"achiral; {len(m['errors'])} unreadable or not molecules)"
          + (f"; ceiling ({cert['level']}) {s.get('correct')}/{s.get('n')}, certificate sha256:{cert['digest']}"
                   if cert else ""))
+    harness_files_line(out)
     item_failures([f"item {e['id']}: {e['error']}" for e in m["errors"]])
 
 
