@@ -127,6 +127,11 @@ def test_designed_file_round_trips_and_certifies(tmp_path):
     assert d["checked"]["per_complex"]["1of6"] == {"entries": 5, "complete": 5, "hidden": []}
     assert again["1of6"]["rendered"]["losses"]["label_hidden"] == 0
     assert again["1of6"]["rendered"]["ceiling"] == 1.0
+    # and viewcert certify takes the written file: the complex is unique through the designed views
+    r = runner.invoke(app, ["certify", spec, "--protocol", str(tmp_path / "d1" / "protocol.toml"), "--out",
+                            str(tmp_path / "cert")])
+    assert r.exit_code == 0, r.output
+    assert "unique (Φ = ∅, all atoms recovered): 1/1" in r.output
 
 
 def test_hostile_inputs_are_one_line(tmp_path):
