@@ -15,7 +15,7 @@ import typer
 import typer.exceptions
 
 from viewcert.errors import InputError, ViewcertError
-from viewcert.limits import Limits, active_limits
+from viewcert.limits import DEFAULT_LIMITS, Limits, active_limits, set_active_limits
 from viewcert.sanitize import console_text
 
 #: what the root command's options set for this invocation: {"debug": bool, "limits": Limits}
@@ -50,8 +50,17 @@ def guarded(fn):
                 raise
             echo(f"viewcert: error: {one_line(exc)}", err=True)
             raise typer.Exit(EXIT_INPUT) from None
+        finally:
+            _end_session()
 
     return run
+
+
+def _end_session() -> None:
+    """Forget the root command's options when a command ends: limits raised or lowered for one command never
+    reach the next one run in the same process (a notebook, a test runner, an embedding program)."""
+    SESSION.set(None)
+    set_active_limits(DEFAULT_LIMITS)
 
 
 def echo(text: object = "", *, err: bool = False, nl: bool = True, one_line: bool = False) -> None:
