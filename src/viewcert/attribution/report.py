@@ -245,6 +245,52 @@ def _ladder_section(page: _Page, ladder: Ladder, table: ResultTable | None) -> N
                            "inputs": [i.to_dict() for i in (table.inputs if table is not None else [])]}
 
 
+#: disagreeing item ids shown per arm in the page (all of them are in ``harness_agreement.csv``)
+SHOWN_IDS = 20
+
+
+def task_scores_table(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per arm: exact answers, MiSI partial credit and the certified partial and exact ceilings beside it."""
+    return pd.DataFrame([{"model": r["model"], "rung": r["rung"], "exact": f"{r['exact_correct']}/{r['n']}",
+                          "MiSI credit": _fmt(r["misi_credit"]),
+                          "certified partial ceiling": _fmt(r["certified_partial_ceiling"]),
+                          "certified exact ceiling": _fmt(r["certified_exact_ceiling"]),
+                          "normalisers": r["normalisers"]} for _, r in scores.iterrows()])
+
+
+def agreement_table(agreement: pd.DataFrame) -> pd.DataFrame:
+    """Per arm: items right by viewcert's parse and by the harness's own score, and where they disagree (the
+    first :data:`SHOWN_IDS` ids)."""
+    rows = []
+    for _, r in agreement.iterrows():
+        ids = str(r["disagreeing_ids"]).split()
+        rows.append({"model": r["model"], "rung": r["rung"], "viewcert": f"{r['viewcert_correct']}/{r['n']}",
+                     "harness": f"{r['harness_correct']}/{r['n']}", "disagreements": int(r["disagreements"]),
+                     "disagreeing ids": " ".join(ids[:SHOWN_IDS]) + (" …" if len(ids) > SHOWN_IDS else "")})
+    return pd.DataFrame(rows)
+
+
+def _task_section(page: _Page, ladder: Ladder) -> None:
+    """The task scores (MiSI partial credit beside the certified ceiling) and the harness agreement, each a
+    table in the page and a CSV; every received text (model names, ids) escaped by the table writers."""
+    if ladder.task_scores is not None and len(ladder.task_scores):
+        page.csv("task_scores", ladder.task_scores)
+        t = task_scores_table(ladder.task_scores)
+        title = "Task scores: MiSI partial credit (voted answers) beside the certified ceiling"
+        page.md += [f"\n## {title}\n", _md_table(t)]
+        page.body += [f"<h2>{html_text(title)}</h2>", _html_table(t)]
+    if ladder.harness_agreement is not None and len(ladder.harness_agreement):
+        page.csv("harness_agreement", ladder.harness_agreement)
+        t = agreement_table(ladder.harness_agreement)
+        n = int(ladder.harness_agreement["disagreements"].sum())
+        note = (f"{n} (arm, item) disagreement(s) between the harness's own per-sample scores (an item right when "
+                f"the mean of its samples' scores is at least 0.5) and viewcert's parse; every id in "
+                f"harness_agreement.csv")
+        title = "Harness agreement: the harness's own scores vs viewcert's"
+        page.md += [f"\n## {title}\n", f"{markdown_text(note)}\n", _md_table(t)]
+        page.body += [f"<h2>{html_text(title)}</h2>", f"<p>{html_text(note)}</p>", _html_table(t)]
+
+
 def shares_table(diag: Diagnostics) -> pd.DataFrame:
     """Per model: perception share, format-limited share, shortcut share and residual, each ``x [lo, hi]``."""
     rows = []
@@ -390,6 +436,7 @@ def write_report(
                  prov={"versions": versions()})
     if ladder is not None:
         _ladder_section(page, ladder, table)
+        _task_section(page, ladder)
     if diagnostics is not None:
         _diagnostics_section(page, diagnostics)
     if extraction is not None:
