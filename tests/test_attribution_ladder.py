@@ -318,3 +318,17 @@ def test_result_table_concat_rejects_cross_file_duplicates():
     t = ResultTable.concat([a, ResultTable(make_frame([_row(rung="R3")], source="b.csv"))])
     cov = check_consistency(t)
     assert cov.universe == ("i0",) and t.arms == [("m", "R3"), ("m", "R4")]
+
+
+def test_mixed_certificate_headline_counts_its_crystals_only():
+    """A certificate of crystals and molecules (the /1 fixture made from builtin:sample: seven AFLOW crystals,
+    two CCD molecules) states its crystal-system ceiling over the crystals alone (certify.summary); the ladder
+    reads the same 7/7 and the crystals' ids, not 9 outcomes (molecules are never scored on a crystal system)."""
+    cert = Path(__file__).parent / "data" / "certificates" / "v1" / "sample.json"
+    raw = json.loads(cert.read_text())
+    crystals = [e["id"] for e in raw["items"] if e["periodic"]]
+    assert (raw["summary"]["kinds"], len(crystals)) == ({"crystals": 7, "molecules": 2}, 7)
+    c = ceiling_from_certificate(cert, universe=crystals)
+    assert (c.correct, c.n) == (7, 7)
+    with pytest.raises(InputError, match="ccd:ATP"):
+        ceiling_from_certificate(cert, universe=[*crystals, "ccd:ATP"])

@@ -205,6 +205,17 @@ def _outcomes(items: Any, src: str, id_map: Mapping[str, str]) -> dict[str, bool
     return outcomes
 
 
+def _headline_items(cert: Mapping, items: Any) -> Any:
+    """The items a viewcert certificate's headline ceiling counts: a run with crystals and molecules reports
+    them apart and its headline (``summary.n`` / ``correct``) is the crystals' (``certify.summary``), so its
+    molecules (``periodic`` false) are left out; any other certificate's items as they are."""
+    kinds = _dig(cert, "summary.kinds")
+    if not (isinstance(kinds, Mapping) and kinds.get("crystals") and kinds.get("molecules")
+            and isinstance(items, list)):
+        return items
+    return [e for e in items if not (isinstance(e, Mapping) and e.get("periodic") is False)]
+
+
 def _mean_ceiling(cert: Mapping, path: Path, universe: Sequence[str] | None) -> Ceiling:
     """R1 of a transformation-task or interaction certificate: the mean per-item ceiling, no per-item outcomes."""
     src = str(path)
@@ -249,7 +260,7 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
         return _mean_ceiling(cert, path, universe)
     correct = _dig(cert, "ceiling.correct", "r1.correct", "summary.correct", "correct")
     n = _dig(cert, "ceiling.n", "r1.n", "summary.n", "n", "ceiling.total")
-    outcomes = _outcomes(_dig(cert, "items", "per_item", "outcomes"), src, id_map or {})
+    outcomes = _outcomes(_headline_items(cert, _dig(cert, "items", "per_item", "outcomes")), src, id_map or {})
     if outcomes:
         c_items, n_items = sum(outcomes.values()), len(outcomes)
         if correct is not None and (int(correct), int(n)) != (c_items, n_items):
