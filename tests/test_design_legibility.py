@@ -19,8 +19,13 @@ from viewcert.design.legibility import (
     candidate_views,
     coverage_summary,
     greedy_cover,
+    legibility_table,
 )
 from viewcert.errors import InputError
+from viewcert.interactions.ceiling import CeilingSettings
+from viewcert.render import frame_cameras
+from viewcert.render.labels import Label
+from viewcert.structures import Structure
 
 COMPLEXES = Path(__file__).resolve().parents[2] / "shared" / "data" / "complexes"
 needs_complexes = pytest.mark.skipif(not COMPLEXES.is_dir(), reason=f"complexes not found at {COMPLEXES}")
@@ -45,6 +50,40 @@ def test_three_labels_each_legible_from_one_direction():
     assert coverage_summary(cov, [0, 1])["entries_complete"] == 0
     s = coverage_summary(cov, [0, 1, 2])
     assert (s["entries_complete"], s["needed_covered"], s["weighted_coverage"]) == (1, 3, 3.0)
+
+
+def _caged(centre, open_axis: int, d: float = 4.0) -> list:
+    """An O atom with a Cs atom d Å away along every world axis but +open_axis (caesium: the largest drawn
+    disc, 0.854 Å in ball-and-stick, so the one between the O and a camera covers the O's label)."""
+    pts = [np.asarray(centre, dtype=float)]
+    for ax, sg in itertools.product(range(3), (1, -1)):
+        if (ax, sg) != (open_axis, 1):
+            pts.append(pts[0] + sg * d * np.eye(3)[ax])
+    return pts
+
+
+def test_rendered_cages_each_label_legible_from_its_open_side_only():
+    # three caged O atoms, open towards +z, +x and +y; axes-6 directions (into the scene): front -z, top -y,
+    # left +x, back +z, right -x, bottom +y. A label is legible only from a camera on its atom's open side:
+    # O1 from front, O2 from right, O3 from top; every other view has a Cs disc in front of it. One entry
+    # needing all three: greedy takes front (0), top (1) by index (gain 1 each, nothing complete), then
+    # right (4), the only view still gaining, which completes the entry.
+    pos, num, labels = [], [], []
+    for i, (c, ax) in enumerate((((0, 0, 0), 2), ((12, -12, 0), 0), ((-12, 12, 0), 1))):
+        labels.append(Label(f"O{i + 1}", len(pos)))
+        cage = _caged(c, ax)
+        pos += cage
+        num += [8] + [55] * (len(cage) - 1)
+    s = Structure(np.array(pos), np.array(num), None)
+    st = CeilingSettings()
+    table = legibility_table(s, labels, frame_cameras(s, "axes-6", style=st.style, width=600, height=450), st)
+    expected = np.zeros((6, 3), dtype=bool)
+    expected[0, 0] = expected[4, 1] = expected[1, 2] = True
+    assert table.tolist() == expected.tolist()
+    cov = Coverage(table, np.ones(3), ((0, 1, 2),), (("cages", "O1 O2 O3"),))
+    assert greedy_cover(cov, 3) == [0, 1, 4]
+    assert coverage_summary(cov, [0, 1])["entries_complete"] == 0
+    assert coverage_summary(cov, [0, 1, 4])["entries_complete"] == 1
 
 
 def test_largest_gain_first_then_ties_by_completion_then_index():
