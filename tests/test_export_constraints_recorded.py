@@ -176,3 +176,55 @@ def test_rotation_export_under_structure_has_no_contradiction(tmp_path):
     assert 'post_prompt: ""' in yaml  # lmms-eval's post prompt does not ask for the bare command either
     assert 'post_prompt: "Answer with the command only."' in lmms_eval_files("rotation", False)[
         "lmms_eval/viewcert_rotation.yaml"]
+
+
+# ---------------------------------------------------------------------- Inspect's MCQ template under a layout constraint
+def test_inspect_task_template_follows_the_layout_constraint():
+    from viewcert.benchmark.harness_files import inspect_task_py
+
+    def solver(layout):
+        text = inspect_task_py("crystal-system", True, layout)
+        compile(text, "inspect_task.py", "exec")
+        return next(ln.strip() for ln in text.splitlines() if "solver=" in ln)
+
+    assert solver(()).startswith("solver=multiple_choice(),")  # unconstrained exports keep their bytes
+    assert solver(("structure",)).startswith("solver=multiple_choice(cot=True),")
+    assert solver(("format", "structure")).startswith('solver=multiple_choice(template="{question}\\n\\n{choices}"),')
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_inspect_runs_a_structure_constrained_export_without_the_whole_response_rule(tmp_path):
+    """Inspect's own run of the shipped task (mockllm): under ``structure`` its prompt asks for reasoning and a
+    last ANSWER line (no "entire content" rule), and it scores the stub's two answers as chosen: 1 of 2."""
+    pytest.importorskip("inspect_ai", reason="Inspect AI (the test extra) is not installed")
+    import os
+
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    from viewcert.benchmark.export import build_benchmark
+    from viewcert.benchmark.settings import ExportSettings
+
+    folder = tmp_path / "b"
+    build_benchmark("builtin:prototypes", folder, settings=ExportSettings(size=48, supersample=1,
+                                                                          constraints=("structure",)),
+                    limit=2, certify=False)
+    qs = _jsonl(folder / "benchmark.jsonl")
+    wrong = "B" if qs[1]["answer_letter"] != "B" else "C"
+    outs = []
+    for a in (f"The edges are equal.\nAnswer: {qs[0]['answer_letter']}", f"One angle differs.\nAnswer: {wrong}"):
+        o = ModelOutput.from_content(model="mockllm/model", content=a)
+        o.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # no tokenizer download
+        outs.append(o)
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        (log,) = inspect_eval("inspect_task.py", model=get_model("mockllm/model", custom_outputs=outs),
+                              log_dir=str(tmp_path / "logs"), display="none", max_samples=1)
+    finally:
+        os.chdir(here)
+    assert log.status == "success"
+    assert log.results.scores[0].metrics["accuracy"].value == pytest.approx(0.5)
+    prompt = str(log.samples[0].messages[0].content)
+    assert "The last line of your response" in prompt and "entire content" not in prompt
+    assert "Response requirements:" in prompt

@@ -141,20 +141,34 @@ def record_to_sample(record: dict) -> Sample:
 @task
 def {name}() -> Task:
     return Task(dataset=json_dataset(str(HERE / "benchmark.jsonl"), record_to_sample, name="{name}"),
-                solver={solver}(), scorer={scorer}(), name="{name}")
+                solver={solver_call}, scorer={scorer}(), name="{name}")
 '''
 
 
-def inspect_task_py(task: str, multiple_choice: bool) -> str:
+def _inspect_solver(multiple_choice: bool, layout: tuple[str, ...]) -> str:
+    """The solver call: ``generate()``; ``multiple_choice()`` (its template asks for ``ANSWER: $LETTER`` as the
+    whole response), ``multiple_choice(cot=True)`` under ``structure`` (reasoning, then a last ``ANSWER:`` line:
+    the same layout), or with ``format`` a template of the question and the options alone (the question's own
+    requirements state the JSON form; Inspect's ``choice()`` cannot read it, the ladder does)."""
+    if not multiple_choice:
+        return "generate()"
+    if "format" in layout:
+        return 'multiple_choice(template="{question}\\n\\n{choices}")'
+    return "multiple_choice(cot=True)" if "structure" in layout else "multiple_choice()"
+
+
+def inspect_task_py(task: str, multiple_choice: bool, layout: tuple[str, ...] = ()) -> str:
     """The text of ``inspect_task.py`` (Inspect's MCQ convention: ``multiple_choice()`` adds the lettered
     options and the ``ANSWER: $LETTER`` instruction, ``choice()`` scores the letter; free text:
-    ``generate()`` and ``match()`` on the end of the completion)."""
+    ``generate()`` and ``match()`` on the end of the completion). ``layout``: the layout constraints the
+    questions carry (``viewcert.constraints.LAYOUT``), which set the MCQ template (``_inspect_solver``)."""
     conv = ("Multiple choice: multiple_choice() adds the lettered options; the target is the letter, scored "
             "by choice()." if multiple_choice else
             "Free text: generate(), scored by match() (the completion ends with the answer, case and\n"
             "punctuation aside); `viewcert ladder` adds MiSI partial credit for command answers.")
     return _INSPECT.format(task=task, convention=conv, scorer="choice" if multiple_choice else "match",
                            solver="multiple_choice" if multiple_choice else "generate", mc=multiple_choice,
+                           solver_call=_inspect_solver(multiple_choice, layout),
                            name=_slug(task))
 
 
@@ -314,8 +328,8 @@ def write_harness_files(records: list[dict], out: Path, task: str) -> list[Path]
     """Write ``benchmark.jsonl``, ``benchmark.tsv``, ``ids.csv``, the Inspect task, the lmms-eval folder and
     ``HARNESSES.md`` for the records (module docstring); returns the paths written."""
     mc = bool(records) and records[0]["answer_format"] == "choice"
-    layout = any(c["name"] in LAYOUT for r in records for c in r.get("constraints", []))
+    layout = tuple(n for n in LAYOUT if any(c["name"] == n for r in records for c in r.get("constraints", [])))
     files = {"benchmark.jsonl": question_jsonl(records), "benchmark.tsv": harness_tsv(records, out),
-             "ids.csv": ids_csv(records), "inspect_task.py": inspect_task_py(task, mc),
-             **lmms_eval_files(task, mc, layout), "HARNESSES.md": harness_readme(task, len(records), mc)}
+             "ids.csv": ids_csv(records), "inspect_task.py": inspect_task_py(task, mc, layout),
+             **lmms_eval_files(task, mc, bool(layout)), "HARNESSES.md": harness_readme(task, len(records), mc)}
     return [write_text_atomic(out / rel, text) for rel, text in files.items()]
