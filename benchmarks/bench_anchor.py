@@ -112,33 +112,14 @@ def floor_fns(cfg):
     ``spglib_fresh`` runs, and a cheaper test with the same outcome would do (the metric test already
     replaces it on cubic, hexagonal and rhombohedral cells).
 
-    Dropped from the floor since issue 23 made the input cross-check required: nothing; added: the input's
-    moyopy call and the guard's fresh calls. Returns (prepare, {part: fn}) ; ``prepare`` runs untimed."""
-    import numpy as np
-
-    from viewcert.certify.evaluate import prepare
-    from viewcert.symmetry import _moyo, _spglib, shortcuts
+    Since issue 23 the floor gains the input's moyopy call and the guard's fresh calls; nothing was
+    dropped. Returns (prepare, {part: fn}); ``prepare`` (``floor_cells``) runs untimed."""
+    from viewcert.symmetry import _moyo, _spglib
 
     moyo_angle = cfg.angle_tolerance if cfg.cross_check_angle else -1.0
 
     def prepared(item):
-        prep = prepare(item, cfg)
-        src, conv = prep.source, prep.cell
-        chk = shortcuts.rendered_check(conv.lattice, conv.frac_coords, conv.numbers, prep.std, symprec=cfg.tau,
-                                       angle_tolerance=cfg.angle_tolerance, cross_check=cfg.cross_check,
-                                       moyo_angle_tolerance=None if moyo_angle < 0 else moyo_angle)
-        guarded = shortcuts.applies(prep.std, symprec=cfg.tau, angle_tolerance=cfg.angle_tolerance)
-        lab = chk.spglib
-        own = "" if lab is None else shortcuts.lattice_system(lab.space_group, lab.symbol)
-        inp = prep.input_check(cfg)
-        lattice_call = bool(guarded and lab is not None and chk.agree and (inp is None or inp.agree)
-                            and not shortcuts.holohedral_metric(conv.lattice, "hexagonal" if own == "rhombohedral"
-                                                                else own, chk.symprec))
-        fresh = bool(guarded and shortcuts.doubtful(chk, inp, conv.lattice))
-        cells = {"src": (src.lattice, src.frac_coords, src.numbers),
-                 "conv": (conv.lattice, conv.frac_coords, conv.numbers), "fresh": fresh,
-                 "lattice_call": lattice_call, "one": (np.zeros((1, 3)), np.ones(1, dtype=np.intc))}
-        return cells
+        return floor_cells(item, cfg)
 
     def spglib_input(c) -> None:
         _spglib.symmetry_dataset(*c["src"], symprec=cfg.std_symprec, angle_tolerance=cfg.std_angle_tolerance)
@@ -160,6 +141,33 @@ def floor_fns(cfg):
     fns = {"spglib_input": spglib_input, "moyopy_input": moyopy_input, "moyopy_rendered": moyopy_rendered,
            "spglib_fresh": spglib_fresh, "spglib_lattice_guard": spglib_lattice_guard}
     return prepared, fns
+
+
+def floor_cells(item, cfg) -> dict:
+    """The cells ``floor_fns`` times (untimed): the input and rendered cells as the product prepares them,
+    whether the doubt guard makes its lattice-only call (``lattice_call``) and whether it demands a fresh
+    spglib call (``fresh``), decided exactly as ``certify.evaluate.Prepared.rendered_check`` does."""
+    import numpy as np
+
+    from viewcert.certify.evaluate import prepare
+    from viewcert.symmetry import shortcuts
+
+    moyo_angle = cfg.angle_tolerance if cfg.cross_check_angle else None
+    prep = prepare(item, cfg)
+    src, conv = prep.source, prep.cell
+    chk = shortcuts.rendered_check(conv.lattice, conv.frac_coords, conv.numbers, prep.std, symprec=cfg.tau,
+                                   angle_tolerance=cfg.angle_tolerance, cross_check=cfg.cross_check,
+                                   moyo_angle_tolerance=moyo_angle)
+    guarded = shortcuts.applies(prep.std, symprec=cfg.tau, angle_tolerance=cfg.angle_tolerance)
+    lab = chk.spglib
+    own = "" if lab is None else shortcuts.lattice_system(lab.space_group, lab.symbol)
+    inp = prep.input_check(cfg)
+    lattice_call = bool(guarded and lab is not None and chk.agree and (inp is None or inp.agree)
+                        and not shortcuts.holohedral_metric(conv.lattice, "hexagonal" if own == "rhombohedral"
+                                                            else own, chk.symprec))
+    return {"src": (src.lattice, src.frac_coords, src.numbers), "conv": (conv.lattice, conv.frac_coords, conv.numbers),
+            "fresh": bool(guarded and shortcuts.doubtful(chk, inp, conv.lattice)), "lattice_call": lattice_call,
+            "one": (np.zeros((1, 3)), np.ones(1, dtype=np.intc))}
 
 
 def timed(fn, arg) -> tuple[object, float, float]:
