@@ -228,3 +228,28 @@ def test_inspect_runs_a_structure_constrained_export_without_the_whole_response_
     prompt = str(log.samples[0].messages[0].content)
     assert "The last line of your response" in prompt and "entire content" not in prompt
     assert "Response requirements:" in prompt
+
+
+# ---------------------------------------------------------------------- interaction exports
+COMPLEXES = Path(__file__).resolve().parents[2] / "shared" / "data" / "complexes"
+
+
+@pytest.mark.skipif(not COMPLEXES.is_dir(), reason=f"complexes not found at {COMPLEXES}")
+def test_interaction_export_carries_constraints_with_the_list_format(tmp_path):
+    pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
+    from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
+
+    cx = [(COMPLEXES / "1pwc", "PNM")]
+    plain = build_interaction_benchmark(cx, tmp_path / "a", InteractionExportSettings(n_boot=50))
+    cons = build_interaction_benchmark(cx, tmp_path / "b", InteractionExportSettings(
+        n_boot=50, constraints=("count", "case", "structure", "format")))
+    (a,) = _jsonl(tmp_path / "a" / "benchmark.jsonl")
+    (b,) = _jsonl(tmp_path / "b" / "benchmark.jsonl")
+    assert b["answer"] == a["answer"] and b["answer_format"] == a["answer_format"] == "list"
+    assert b["question"].startswith(a["question"] + "\n\nResponse requirements:\n")
+    assert [c["name"] for c in b["constraints"]] == ["format", "structure"] and a["constraints"] == []
+    assert b["constraints_skipped"] == {"count": "the answer is not a list with a known number of entries",
+                                        "case": "the answer is not a word"}
+    assert pd.read_csv(tmp_path / "b" / "benchmark.tsv", sep="\t")["constraints"].tolist() == ["format,structure"]
+    assert cons["certificate"]["settings"]["constraints"] == ["format", "structure", "count", "case"]
+    assert "constraints" not in plain["certificate"]["settings"]  # unconstrained: the settings as before

@@ -31,6 +31,7 @@ import numpy as np
 
 from viewcert.benchmark.docking_export import docking_item
 from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
+from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
 from viewcert.interactions import hbond_truth
 from viewcert.interactions.ceiling import (
@@ -70,8 +71,10 @@ class InteractionExportSettings:
     per_complex: int = 2
     n_boot: int = 2000
     ceiling: CeilingSettings = field(default_factory=CeilingSettings)
+    constraints: tuple[str, ...] = ()  # response constraints appended to every prompt (viewcert.constraints)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "constraints", parse_names(self.constraints))
         if self.task not in INTERACTION_TASKS:
             raise InputError(f"task must be one of {', '.join(INTERACTION_TASKS)}, got {self.task!r}", field="task")
         if self.task == "docking" and str(self.protocol).endswith((".toml", ".json")):
@@ -85,6 +88,9 @@ class InteractionExportSettings:
         """The settings as recorded; a protocol file by its name and SHA-256 (location-free certificates)."""
         d = asdict(self)
         d["ceiling"] = self.ceiling.to_dict()
+        d["constraints"] = list(self.constraints)
+        if not d["constraints"]:  # left out when none: certificates written before the field keep their bytes
+            del d["constraints"]
         p = Path(str(self.protocol))
         if p.suffix in (".toml", ".json") and p.is_file():
             d["protocol"], d["protocol_sha256"] = p.name, received_sha256(p, what="protocol file")  # checked fd
@@ -299,6 +305,7 @@ def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: Int
         truths[f"{Path(path).name}:{ligand or ''}"] = t
     if not records:
         raise InputError("no question: no complex has a hydrogen bond between ligand and pocket", field="INPUT")
+    records = [with_constraints(r, settings.constraints) for r in records]  # the answers unchanged
     write_harness_files(records, out, settings.task)
     cert = {"format": FORMAT, "task": settings.task, "settings": settings.to_dict(), "libraries": library_versions(),
             "ground_truth": truths, "items": items, "summary": summarise(items, settings.n_boot, settings.seed)}

@@ -187,7 +187,8 @@ def build_benchmark_cmd(
                          f"got {task!r}", field="task")
     if task in INTERACTION_TASKS:
         _interaction_benchmark(input_spec, check_out(out), task=task, protocol=protocol, seed=seed,
-                               per_structure=per_structure, delta=delta, limits=limits)
+                               per_structure=per_structure, delta=delta, limits=limits,
+                               constraints=tuple(constraints.split(",")))
         return
     if task in MOLECULE_TASKS:
         _molecule_benchmark(input_spec, check_out(out), task=task, protocol=protocol, style=style, size=size,
@@ -240,7 +241,8 @@ def _task_benchmark(input_spec, out, options: dict, *, seed, limit, limits) -> N
     item_failures([f"item {e['id']}: {e['error']}" for e in m["errors"]])
 
 
-def _interaction_benchmark(input_spec, out, *, task, protocol, seed, per_structure, delta, limits) -> None:
+def _interaction_benchmark(input_spec, out, *, task, protocol, seed, per_structure, delta, limits,
+                           constraints=()) -> None:
     """The interaction branch of ``build-benchmark`` (viewcert.benchmark.interaction_export: pocket-ligand,
     residue-ligand, interaction-location, docking): INPUT is
     ``complex:PATH[#ligand=RES,pocket=8]``, PATH one complex or a folder of complex folders (the ligand name,
@@ -264,7 +266,8 @@ def _interaction_benchmark(input_spec, out, *, task, protocol, seed, per_structu
     proto = "axes-6" if protocol == "render-ceiling-5" else protocol
     limits.check_protocol_name(proto)
     settings = InteractionExportSettings(task=task, protocol=proto, pocket=pocket, seed=int(seed),
-                                         per_complex=per_structure, ceiling=CeilingSettings(delta=delta))
+                                         per_complex=per_structure, ceiling=CeilingSettings(delta=delta),
+                                         constraints=constraints)
     limits.check_pixels(settings.width, settings.height)
     m = build_interaction_benchmark(complexes, out, settings)
     s = m["certificate"]["summary"]["all"]
