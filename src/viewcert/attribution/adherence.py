@@ -37,7 +37,7 @@ from viewcert import stats as st
 from viewcert.attribution.parsing import majority_vote
 from viewcert.constraints import Constraint, verify
 from viewcert.errors import InputError
-from viewcert.io.received import loads_json_line, read_received_text
+from viewcert.io.received import iter_json_lines, read_received_text
 
 IMPLICIT = "parseable answer"
 NO_RESPONSE = ("api_error",)
@@ -52,19 +52,11 @@ def read_item_constraints(path: str | Path) -> dict[str, tuple[Constraint, ...]]
     path = Path(path)
     src = str(path)
     # a regular file within max_json_bytes, read once from its checked descriptor
-    lines = read_received_text(path, what="constraints file").splitlines()
+    text = read_received_text(path, what="constraints file")
     out: dict[str, tuple[Constraint, ...]] = {}
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            rec = loads_json_line(line, i + 1, source=src)  # a duplicate key is refused, never last-wins
-        except InputError:
-            raise
-        except (ValueError, RecursionError):
-            raise InputError(f"line {i + 1} is not JSON", source=src, field="constraints") from None
+    for n, rec in iter_json_lines(text, source=src, field="constraints"):  # a duplicate key is refused
         if not isinstance(rec, dict) or not isinstance(rec.get("constraints", []), list):
-            raise InputError(f"line {i + 1}: an object with a 'constraints' list expected", source=src,
+            raise InputError(f"line {n}: an object with a 'constraints' list expected", source=src,
                              field="constraints")
         cons = tuple(Constraint.from_dict(c, source=src) for c in rec.get("constraints", []))
         for key in ("id", "source_id"):

@@ -29,7 +29,7 @@ from viewcert.attribution.table import ResultTable
 from viewcert.attribution.text_ceiling import distractor_audit, giveaway_audit, text_ceilings
 from viewcert.constraints import Constraint
 from viewcert.errors import InputError
-from viewcert.io.received import loads_json_line, read_received_text
+from viewcert.io.received import iter_json_lines, read_received_text
 
 RUNG_ORDER = ("chance", "text ceiling", "choices-only", "no-image", "R4", "R3", "R1")
 
@@ -68,19 +68,11 @@ def read_prompts(path: str | Path, universe: Sequence[str], *, field_name: str =
     path = Path(path)
     src = str(path)
     # a regular file within max_json_bytes, read once from its checked descriptor
-    lines = read_received_text(path, what="prompt file").splitlines()
+    text = read_received_text(path, what="prompt file")
     found: dict[str, dict] = {}
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            rec = loads_json_line(line, i + 1, source=src)  # a duplicate key is refused, never last-wins
-        except InputError:
-            raise
-        except (ValueError, RecursionError):
-            raise InputError(f"line {i + 1} is not JSON", source=src) from None
+    for n, rec in iter_json_lines(text, source=src):  # a duplicate key is refused, never last-wins
         if not isinstance(rec, dict) or not isinstance(rec.get(field_name), str):
-            raise InputError(f"line {i + 1}: an object with a string {field_name!r} expected", source=src,
+            raise InputError(f"line {n}: an object with a string {field_name!r} expected", source=src,
                              field=field_name)
         for k in id_fields:
             if isinstance(rec.get(k), str):

@@ -23,7 +23,7 @@ from viewcert.attribution.misi import parse_answer
 from viewcert.attribution.parsing import ChoiceParser, ParsedAnswer, crystal_system_parser
 from viewcert.attribution.table import canonical_task
 from viewcert.errors import InputError
-from viewcert.io.received import loads_json_line, read_received_text
+from viewcert.io.received import iter_json_lines, read_received_text
 from viewcert.tasks.transforms import parse_command
 
 COMMAND_TASKS = ("translation", "rotation", "zoom")
@@ -184,15 +184,7 @@ def _questions(path: Path) -> dict[str, dict]:
     if not path.exists():
         raise InputError("no benchmark.jsonl beside ids.csv", source=src)
     out: dict[str, dict] = {}
-    for n, line in enumerate(read_received_text(path, what="benchmark JSONL").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            q = loads_json_line(line, n, source=src)  # a duplicate key is refused, never last-wins
-        except InputError:
-            raise
-        except ValueError as exc:
-            raise InputError(f"line {n}: not valid JSON ({exc})", source=src) from None
+    for n, q in iter_json_lines(read_received_text(path, what="benchmark JSONL"), source=src):
         if not isinstance(q, dict) or not isinstance(q.get("id"), str) or not isinstance(q.get("answer"), str):
             raise InputError(f"line {n}: a question needs a string id and answer", source=src, field="id")
         if q["id"] in out:

@@ -166,6 +166,23 @@ def loads_json_line(line: str | bytes, n: int, *, source: str | None = None) -> 
     return json.loads(line, object_pairs_hook=_unique_pairs(source, f"line {n}: "))
 
 
+def iter_json_lines(text: str, *, source: str | None = None, field: str | None = None
+                    ) -> Iterator[tuple[int, Any]]:
+    """(1-based line number, value) of each non-blank line of the JSONL ``text``, parsed one at a time by
+    ``loads_json_line`` (a duplicate key refused); malformed or too deeply nested JSON is an InputError
+    "line N: not valid JSON (...)" naming ``source`` and ``field``."""
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = loads_json_line(line, n, source=source)
+        except InputError:
+            raise
+        except (ValueError, RecursionError) as exc:
+            raise InputError(f"line {n}: not valid JSON ({exc})", source=source, field=field) from None
+        yield n, value
+
+
 def loads_toml(text: str, *, source: str | None = None) -> dict:
     """``tomllib.loads`` (which refuses a key defined twice); its error becomes an InputError naming the file
     and quoting the offending line (first 80 characters), so a duplicate key is named."""

@@ -40,7 +40,7 @@ from viewcert.attribution.table import (
 from viewcert.errors import InputError
 from viewcert.io.received import (
     check_received_file,
-    loads_json_line,
+    iter_json_lines,
     loads_json_strict,
     open_received_zip,
     read_received_text,
@@ -109,19 +109,10 @@ def _detect(path: Path) -> str:
             return "inspect"
         raise InputError("JSON file is neither a study prediction file nor an Inspect log", source=src)
     if suffix == ".jsonl":
-        for n, line in enumerate(read_received_text(path, what="harness log").splitlines(), start=1):
-            if line.strip():
-                try:
-                    first = loads_json_line(line, n, source=src)
-                except InputError:
-                    raise
-                except ValueError as exc:
-                    raise InputError(f"line {n}: not valid JSON ({exc})", source=src) from None
-                if isinstance(first, dict) and "doc_id" in first and (
-                    "filtered_resps" in first or "resps" in first
-                ):
-                    return "lmms_eval"
-                return "native"
+        for _, first in iter_json_lines(read_received_text(path, what="harness log"), source=src):
+            if isinstance(first, dict) and "doc_id" in first and ("filtered_resps" in first or "resps" in first):
+                return "lmms_eval"
+            return "native"
         raise InputError("empty file", source=src)
     if suffix in (".xlsx", ".tsv", ".csv"):
         if suffix == ".xlsx":

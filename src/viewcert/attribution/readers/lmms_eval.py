@@ -39,7 +39,7 @@ from viewcert.attribution.readers._common import (
 )
 from viewcert.attribution.table import ResultTable, canonical_rung
 from viewcert.errors import InputError
-from viewcert.io.received import loads_json_line, loads_json_strict, read_received_text
+from viewcert.io.received import iter_json_lines, loads_json_strict, read_received_text
 
 HARNESS = "lmms_eval"
 STANDARD_KEYS = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "doc_hash", "prompt_hash",
@@ -78,16 +78,9 @@ def _read_id_map(id_map: str | Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in raw_map.items()}
 
 
-def _document(line: str, n: int, src: str) -> tuple[dict, list, list]:
-    """Line ``n`` of the JSONL checked (doc_id, target, responses; a duplicate key refused): (object, outputs,
-    raw outputs)."""
+def _document(obj: Any, n: int, src: str) -> tuple[dict, list, list]:
+    """Line ``n`` of the JSONL (parsed) checked (doc_id, target, responses): (object, outputs, raw outputs)."""
     where = f"line {n}"
-    try:
-        obj = loads_json_line(line, n, source=src)
-    except InputError:
-        raise
-    except ValueError as exc:
-        raise InputError(f"{where}: not valid JSON ({exc})", source=src) from None
     if not isinstance(obj, dict):
         raise InputError(f"{where}: not a JSON object", source=src)
     if "doc_id" not in obj:
@@ -222,11 +215,9 @@ def read_lmms_eval(
     seen: dict[str, int] = {}
     stem = path.stem
     run = run or (stem.split("_samples_")[0] if "_samples_" in stem else stem)
-    for n, line in enumerate(read_received_text(path, what="harness log").splitlines(), start=1):
-        if not line.strip():
-            continue
+    for n, doc in iter_json_lines(read_received_text(path, what="harness log"), source=src):
         where = f"line {n}"
-        obj, outputs, raws = _document(line, n, src)
+        obj, outputs, raws = _document(doc, n, src)
         iid, dparser = item_context(items, parser, _item_id(obj, where, src, id_field, mapping))
         if iid in seen:
             raise InputError(f"{where}: duplicate item id {iid!r} (first at line {seen[iid]})", source=src,

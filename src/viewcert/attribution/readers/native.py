@@ -26,7 +26,7 @@ from viewcert.attribution.readers._common import (
 from viewcert.attribution.table import COLUMNS, EXTRA_COLUMNS, ResultTable, canonical_rung
 from viewcert.errors import InputError
 from viewcert.io.atomic import write_text_atomic
-from viewcert.io.received import loads_json_line, read_received_text, received_buffer
+from viewcert.io.received import iter_json_lines, read_received_text, received_buffer
 
 HARNESS = "native"
 
@@ -37,15 +37,7 @@ def _load(path: Path) -> tuple[pd.DataFrame, str]:
         raise InputError("file not found", source=src)
     if path.suffix.lower() == ".jsonl":
         rows = []
-        for n, line in enumerate(read_received_text(path, what="harness log").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = loads_json_line(line, n, source=src)  # a duplicate key is refused, never last-wins
-            except InputError:
-                raise
-            except ValueError as exc:
-                raise InputError(f"line {n}: not valid JSON ({exc})", source=src) from None
+        for n, obj in iter_json_lines(read_received_text(path, what="harness log"), source=src):
             if not isinstance(obj, dict):
                 raise InputError(f"line {n}: each line must be a JSON object", source=src)
             rows.append(obj)
