@@ -85,6 +85,15 @@ def test_format_and_structure_verifiers_hand_cases(text, expect):
     ("count", AnswerSpec("list", entries=3), "Na, Cl, O", True), ("count", AnswerSpec("list", entries=3), "Na, Cl", False),
     ("count", AnswerSpec("list", entries=2), '["Na", "Cl"]', True),
     ("case", CHOICE, "cubic", True), ("case", CHOICE, "Cubic", False),
+    # a command's magnitudes (transformation tasks): every component judged
+    ("precision", AnswerSpec("command", decimals=1), "move x 3.0", True),
+    ("precision", AnswerSpec("command", decimals=1), "move x 3.0, roll y -45.0", True),
+    ("precision", AnswerSpec("command", decimals=1), "move x 3.0, roll y -45", False),
+    ("precision", AnswerSpec("command", decimals=0), "move z 44 Å", True),
+    ("precision", AnswerSpec("command", decimals=1), "three angstroms along x", False),
+    ("unit", AnswerSpec("command"), "move x 3 Å, roll y 45°", True),
+    ("unit", AnswerSpec("command"), "move x 3 °", False),
+    ("unit", AnswerSpec("command"), "move x 3 Å, turn z 90", False),
 ])
 def test_value_verifiers_hand_cases(name, spec, value, ok):
     (c,) = plan([name], spec).applied

@@ -8,8 +8,9 @@ name          the response must ...                                             
 ============  =====================================================================  ==================
 format        carry its answer as a JSON object with the key ``answer``              every kind
 letter        give the option letter only (``A``, ``B``, ...)                        choice
-precision     give the number with exactly N decimals                                numeric
-unit          give the number followed by its unit (Å or °)                          numeric with a unit
+precision     give the number (every magnitude of a command) with exactly N decimals   numeric, command
+unit          give the number followed by its unit (Å or °; a command: Å after a     numeric with a unit,
+              move, ° after a turn or roll)                                          command
 structure     reason first, then end with exactly one ``Answer:`` line               every kind
 count         list exactly the asked number of entries                               list
 case          write the answer in lowercase                                          choice, command
@@ -150,14 +151,18 @@ def _letter(spec: AnswerSpec) -> Constraint | str:
 
 
 def _precision(spec: AnswerSpec) -> Constraint | str:
-    if spec.kind != "numeric":
+    if spec.kind not in ("numeric", "command"):
         return "the answer is not a number"
     n = int(spec.decimals)
-    return Constraint("precision", f"Give the number with exactly {n} decimal place{'s' * (n != 1)}.",
-                      (("decimals", n),))
+    what = "the number" if spec.kind == "numeric" else "every magnitude of the command"
+    return Constraint("precision", f"Give {what} with exactly {n} decimal place{'s' * (n != 1)}.",
+                      (("decimals", n), ("answer", spec.kind)))
 
 
 def _unit(spec: AnswerSpec) -> Constraint | str:
+    if spec.kind == "command":
+        return Constraint("unit", "Write the unit after every magnitude: Å after a move, ° after a turn or roll.",
+                          (("unit", "command"),))
     if spec.kind != "numeric" or spec.unit is None:
         return "the answer is not a quantity with a unit"
     return Constraint("unit", f"Write the unit {spec.unit} after the number.", (("unit", spec.unit),))
@@ -349,6 +354,8 @@ def _value_check(c: Constraint, value: str) -> Check:
     if c.name == "letter":
         ok = len(v) == 1 and v in str(c.param("letters", ""))
         return Check("letter", ok, "" if ok else f"{v[:20]!r} is not one option letter")
+    if c.name in ("precision", "unit") and (c.param("answer") == "command" or c.param("unit") == "command"):
+        return _command_check(c, v)
     if c.name == "precision":
         n = int(c.param("decimals", 2))
         num = re.sub(r"\s*(Å|°)$", "", v)
@@ -368,6 +375,26 @@ def _value_check(c: Constraint, value: str) -> Check:
         ok = any(ch.isalpha() for ch in v) and v == v.lower()
         return Check("case", ok, "" if ok else "not all lowercase")
     raise InputError(f"no verifier for constraint {c.name!r}", field="constraints")
+
+
+#: one component of a command answer: verb, axis, magnitude (sign, digits, decimals) and an optional unit
+_COMPONENT = re.compile(r"(move|turn|roll)\s+[xyz]\s+[-+]?\d+(\.\d+)?\s*(Å|°)?", re.IGNORECASE)
+_UNIT_OF = {"move": "Å", "turn": "°", "roll": "°"}
+
+
+def _command_check(c: Constraint, v: str) -> Check:
+    """precision / unit on a command answer (``move x 3.0 Å, roll y 45.0 °``): every comma-separated
+    component must be a command, each magnitude with exactly N decimals / followed by its verb's unit."""
+    parts = [p.strip() for p in v.split(",")]
+    found = [_COMPONENT.fullmatch(p) for p in parts]
+    if not parts or not all(found):
+        return Check(c.name, False, f"{v[:20]!r} is not a command (move|turn|roll AXIS MAGNITUDE)")
+    if c.name == "precision":
+        n = int(c.param("decimals", 2))
+        ok = all(len(m.group(2) or ".")-1 == n for m in found)
+        return Check("precision", ok, "" if ok else f"a magnitude of {v[:20]!r} does not have exactly {n} decimals")
+    ok = all(m.group(3) == _UNIT_OF[m.group(1).lower()] for m in found)
+    return Check("unit", ok, "" if ok else f"a magnitude of {v[:20]!r} lacks its unit (Å for move, ° for turn/roll)")
 
 
 def _entries(v: str) -> list[str] | None:
