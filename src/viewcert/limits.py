@@ -15,7 +15,6 @@ import contextlib
 import contextvars
 import re
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 
 from viewcert.errors import InputError
 
@@ -129,10 +128,6 @@ class Limits:
             total += info.file_size
         _check(total, self.max_zip_member_bytes * 4, "uncompressed bytes of the whole archive",
                "max_zip_member_bytes", src)
-
-    def check_file_bytes(self, path: str | Path) -> None:
-        """A JSON/JSONL/CSV/TSV text input's size, before it is read."""
-        self.check_json_bytes(Path(path).stat().st_size, source=str(path))
 
 
 def _check(value: int, limit, what: str, key: str, source: str | None, field: str | None = None) -> None:

@@ -125,12 +125,6 @@ def share_table(ladder: Ladder) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def md_safe(text: str) -> str:
-    """Markdown with every ``&``, ``<`` and ``>`` escaped (``summary.md`` escapes each received text with
-    ``viewcert.sanitize.markdown_text`` instead, which also stops headings, tables and links)."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def _md_table(df: pd.DataFrame) -> str:
     if df.empty:
         return "_(empty)_\n"
