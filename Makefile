@@ -29,12 +29,18 @@ test: $(STAMP) lint docs
 	$(BIN)/python -m pytest -q
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m nojit -p no:cacheprovider
 
-# harness round trips (docs/harnesses.md), not part of `make test`: lmms-eval (the `harness` extra) in its own
-# venv, which the tests drive as a subprocess; VLMEvalKit (not on the index) when `vlmeval` imports there
+# harness round trips (docs/harnesses.md), not part of `make test`: lmms-eval (the `harness` extra) and
+# VLMEvalKit (ModelScope's packaging ms-vlmeval, without its CUDA-heavy dependency list: only the modules its
+# import of a custom dataset asks for) in their own venv, which the tests drive as a subprocess
 HVENV := .venv-harness
+VLMEVAL_DEPS := openpyxl xlsxwriter json_repair validators sty tabulate timeout-decorator portalocker openai \
+	rouge jieba Levenshtein rapidfuzz qwen-vl-utils decord opencv-python-headless imageio nltk math-verify \
+	latex2sympy2_extended pylatexenc num2words docopt python-dotenv sympy termcolor
 harness: $(STAMP)
 	test -x $(HVENV)/bin/python || $(PY) -m venv $(HVENV)
 	$(HVENV)/bin/python -m pip install --quiet "lmms-eval>=0.7.3,<0.8" "filelock<4"
+	$(HVENV)/bin/python -m pip install --quiet --no-deps "ms-vlmeval==0.0.20"
+	$(HVENV)/bin/python -m pip install --quiet $(VLMEVAL_DEPS) "filelock<4"
 	VIEWCERT_HARNESS_PYTHON=$(HVENV)/bin/python $(BIN)/python -m pytest -q -m harness \
 		tests/test_harness_roundtrip_lmms.py tests/test_harness_roundtrip_vlmevalkit.py
 
