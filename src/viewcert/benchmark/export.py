@@ -51,7 +51,7 @@ from viewcert.benchmark.settings import DEFAULT_TILING, TASKS, ExportSettings
 from viewcert.cameras.policy import frame
 from viewcert.certify import CertifyConfig, conventional_cell
 from viewcert.certify.certificate import write_certificate
-from viewcert.certify.inputs import load_input
+from viewcert.certify.inputs import Selection, load_input
 from viewcert.certify.run import items_table, run_certification
 from viewcert.constraints import with_constraints
 from viewcert.errors import InputError
@@ -295,10 +295,17 @@ def build_benchmark(
     return manifest
 
 
+#: how a crystal export chose its questions, recorded in the certificate (``inputs.selection``) with their ids
+SELECTION_RULE = ("the export's questions: the input's crystals that were read, rendered and given an answer, "
+                  "in SHA-256 order of the item id, the first --limit of them (limit = n); ids in input order")
+
+
 def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_workers) -> dict | None:
-    """The benchmark's ceiling through ``viewcert.certify`` (same protocol, tiling, image size)."""
+    """The benchmark's ceiling through ``viewcert.certify`` (same protocol, tiling, image size) on exactly the
+    questions' items, recorded as the certificate's selection so that ``verify`` recomputes that part."""
     if dataset is None:
         return None
+    dataset = dataset.with_selection(Selection(SELECTION_RULE, tuple(it.id for it in dataset.items)))
     kw: dict[str, Any] = {"protocol": settings.resolved, "delta": delta, "tau": settings.tau,
                           "tiling": settings.tiling, "image_size": settings.size, "truth": settings.truth,
                           "std_symprec": settings.std_symprec, "std_angle_tolerance": settings.std_angle_tolerance,

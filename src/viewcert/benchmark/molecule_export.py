@@ -40,8 +40,7 @@ from viewcert.cameras.policy import frame
 from viewcert.cameras.resolve import ResolvedProtocol, resolve
 from viewcert.certify import CertifyConfig
 from viewcert.certify.certificate import write_certificate
-from viewcert.certify.digests import cell_digest
-from viewcert.certify.inputs import Dataset, Item, load_input
+from viewcert.certify.inputs import Dataset, Selection, load_input, mirror_x
 from viewcert.certify.run import items_table, run_certification
 from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
@@ -99,14 +98,6 @@ class MoleculeExportSettings:
 
 def _order_key(item_id: str) -> str:
     return hashlib.sha256(item_id.encode()).hexdigest()
-
-
-def mirror_x(s: Structure) -> Structure:
-    """The mirror image x → −x through the bounding-box centre (same atoms, same order; the box is kept)."""
-    pos = s.positions.copy()
-    lo, hi = pos[:, 0].min(), pos[:, 0].max()
-    pos[:, 0] = (lo + hi) - pos[:, 0]
-    return Structure(pos, s.numbers, provenance=s.provenance)
 
 
 def shows_mirror(item_id: str) -> bool:
@@ -189,14 +180,25 @@ def _render_item(rec: dict, index: int, shown: Structure, settings: MoleculeExpo
                 "px_per_angstrom": [round(float(c.scale), 9) if c.kind == "orthographic" else None for c in cams]})
 
 
-def _certify(shown: list[tuple[str, Structure]], settings: MoleculeExportSettings, spec: str, out: Path,
+#: how a molecular export chose its questions and which it shows mirrored (``inputs.selection``)
+SELECTION_RULE = ("the export's questions: the input's molecules that were read and have a question on the task "
+                  "(point-group: a group among the choices; molecule-handedness: chiral within tau), in SHA-256 "
+                  "order of the item id, the first --limit of them (limit = n); ids in input order")
+MIRROR_RULE = "molecule-handedness: shown mirrored when the lowest bit of SHA-256(id + '/mirror') is 1 (shows_mirror)"
+
+
+def _certify(shown: list[tuple[str, Structure]], settings: MoleculeExportSettings, dataset: Dataset, out: Path,
              n_workers, rp: ResolvedProtocol) -> dict | None:
     """``viewcert.certify`` of exactly the shown molecules on the question's level (same protocol, size, style,
-    scale); returns the manifest's certificate entry."""
+    scale): the input's items, selected and shown (mirrored) as recorded in ``inputs.selection``, so that
+    ``verify`` rebuilds the same molecules; returns the manifest's certificate entry."""
     if not shown:
         return None
-    items = tuple(Item(i, "structure", s, cell_digest(s)) for i, s in shown)
-    dataset = Dataset(spec=spec, kind="molecule-benchmark", items=items)
+    ids = {i for i, _ in shown}
+    mirrored = tuple((i, "mirror-x") for i in sorted(ids) if settings.task == "molecule-handedness" and shows_mirror(i))
+    sel = Selection(SELECTION_RULE, tuple(it.id for it in dataset.items if it.id in ids), mirrored,
+                    MIRROR_RULE if settings.task == "molecule-handedness" else "")
+    dataset = dataset.with_selection(sel)
     cfg = CertifyConfig(protocol=rp, frame_on="drawn", delta=settings.delta, tau=settings.tau,
                         image_size=settings.size, observe=settings.observe, style=settings.style,
                         molecule_levels=(LEVEL[settings.task],), molecule_cross_check=False,
@@ -239,7 +241,7 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
     write_harness_files([with_constraints(question_record(r["index"], r["id"], r["images"], r["question"],
                                                           settings.task, r["answer"], choices=choices),
                                           settings.constraints) for r in good], out, settings.task)
-    certificate = _certify(shown, settings, str(input_spec), out, n_workers, rp) if certify else None
+    certificate = _certify(shown, settings, dataset, out, n_workers, rp) if certify else None
     manifest = {
         "format": "viewcert.benchmark.molecule/1",
         "input": dataset.to_dict(),

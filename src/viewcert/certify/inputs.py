@@ -16,6 +16,11 @@ INPUT may be
   (``viewcert.io.complex``).
 
 Items are read in the worker (``Item.read()``), so reading is part of the parallel pipeline.
+
+A certificate may cover a part of its input, shown as recorded (``Selection``, ``inputs.selection``): a
+benchmark export's questions (the usable items, the first ``--limit`` of them in SHA-256 order of the id) and,
+for the molecular handedness task, which of them are shown mirrored. ``verify`` loads the input and applies
+the recorded selection (``Dataset.with_selection``), so it recomputes exactly those items, shown the same way.
 """
 
 from __future__ import annotations
@@ -58,9 +63,15 @@ class Item:
     label_conflicts: tuple[str, ...] = ()
     limits: Limits = DEFAULT_LIMITS
     points_per_atom: int = 0  # observed points per atom (views × tiling × supercell); 0 = not checked
+    shown: str = ""  # how the structure is shown: "" as read, or a name of SHOWN_AS (e.g. "mirror-x")
 
     def read(self) -> Structure:
-        """The structure, or InputError naming the item; ``limits.max_atoms`` is checked before any work."""
+        """The structure (as ``shown``), or InputError naming the item; ``limits.max_atoms`` is checked before
+        any work."""
+        s = self._read()
+        return SHOWN_AS[self.shown][0](s) if self.shown else s
+
+    def _read(self) -> Structure:
         if self.kind == "structure":
             s = self.payload
         elif self.kind == "cif_text":
@@ -89,6 +100,64 @@ class Item:
             self.limits.check_observations(n_atoms * self.points_per_atom, source=self.id)
 
 
+def mirror_x(s: Structure) -> Structure:
+    """The mirror image x → −x (Cartesian Å) through the bounding-box centre: same atoms, same order, the box
+    kept. A molecule only (a lattice would turn left-handed)."""
+    if s.is_periodic:
+        raise InputError("only a molecule is shown mirrored (this structure has a lattice)", source=s.identifier,
+                         field="shown")
+    pos = s.positions.copy()
+    lo, hi = pos[:, 0].min(), pos[:, 0].max()
+    pos[:, 0] = (lo + hi) - pos[:, 0]
+    return Structure(pos, s.numbers, provenance=s.provenance)
+
+
+#: how a selected item may be shown: name → (function of the structure as read, its definition as recorded)
+SHOWN_AS = {"mirror-x": (mirror_x, "x -> -x (Cartesian) through the centre of the molecule's bounding box")}
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The part of an input a certificate covers: ``ids`` (in the input's order), the ``rule`` that chose
+    them (text), and ``shown``: (id, name of ``SHOWN_AS``) for the items shown otherwise than as read, with
+    ``shown_rule`` saying how those were chosen. Recorded as ``inputs.selection`` (ids only: location-free)."""
+
+    rule: str
+    ids: tuple[str, ...]
+    shown: tuple[tuple[str, str], ...] = ()
+    shown_rule: str = ""
+
+    def to_dict(self) -> dict:
+        d: dict = {"rule": self.rule, "ids": list(self.ids), "n": len(self.ids)}
+        if self.shown or self.shown_rule:
+            names = sorted({name for _, name in self.shown})
+            d["shown"] = {"rule": self.shown_rule, "as": {n: SHOWN_AS[n][1] for n in names},
+                          "items": {i: name for i, name in self.shown}}
+        return d
+
+    @classmethod
+    def from_dict(cls, d, *, source: str = "certificate") -> Selection:
+        """A recorded selection (received: every field checked; InputError naming it)."""
+        f = "inputs.selection"
+        if not isinstance(d, dict) or not isinstance(d.get("rule"), str) or not isinstance(d.get("ids"), list):
+            raise InputError("inputs.selection must be an object with text 'rule' and a list 'ids'", source=source,
+                             field=f)
+        ids = d["ids"]
+        if not all(isinstance(i, str) for i in ids) or len(set(ids)) != len(ids) or d.get("n") != len(ids):
+            raise InputError("inputs.selection.ids must be distinct texts, as many as 'n'", source=source,
+                             field=f"{f}.ids")
+        shown = d.get("shown", {"rule": "", "items": {}})
+        items = shown.get("items") if isinstance(shown, dict) else None
+        if not isinstance(items, dict) or not isinstance(shown.get("rule"), str):
+            raise InputError("inputs.selection.shown must be an object with text 'rule' and an object 'items'",
+                             source=source, field=f"{f}.shown")
+        for i, name in items.items():
+            if i not in set(ids) or name not in SHOWN_AS:
+                raise InputError(f"inputs.selection.shown: item {i!r} is not selected or {name!r} is not one of "
+                                 f"{sorted(SHOWN_AS)}", source=source, field=f"{f}.shown.items")
+        return cls(d["rule"], tuple(ids), tuple(sorted(items.items())), shown["rule"])
+
+
 @dataclass(frozen=True)
 class Dataset:
     """Items plus where they came from: ``spec`` (as recorded in a certificate), ``kind``, and ``files``
@@ -100,13 +169,26 @@ class Dataset:
     files: dict[str, str] = field(default_factory=dict)
     subset: str = ""
     location: str = ""  # absolute path read from: a hint for ``verify``, never part of a digest
+    selection: Selection | None = None  # the part of the input certified (an export's questions), if recorded
 
     def __len__(self) -> int:
         return len(self.items)
 
     def to_dict(self) -> dict:
-        return {"spec": self.spec, "kind": self.kind, "subset": self.subset, "n_items": len(self.items),
-                "files": dict(sorted(self.files.items()))}
+        d = {"spec": self.spec, "kind": self.kind, "subset": self.subset, "n_items": len(self.items),
+             "files": dict(sorted(self.files.items()))}
+        if self.selection is not None:  # written only when recorded: other certificates keep their bytes
+            d["selection"] = self.selection.to_dict()
+        return d
+
+    def with_selection(self, sel: Selection) -> Dataset:
+        """Exactly the items ``sel`` names (InputError for an id not in the input), each shown as it records
+        (its input digest then hashes "<digest>:<shown>"), with ``sel`` recorded."""
+        picked = self.select(sel.ids)
+        shown = dict(sel.shown)
+        items = tuple(replace(it, shown=shown[it.id], sha256=sha256_text(f"{it.sha256}:{shown[it.id]}"))
+                      if it.id in shown else it for it in picked.items)
+        return replace(picked, items=items, selection=sel)
 
     def with_limits(self, limits: Limits, points_per_atom: int = 0) -> Dataset:
         """The same items, each checked against ``limits`` when read (atoms; with ``points_per_atom``, the

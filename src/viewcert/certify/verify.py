@@ -1,5 +1,6 @@
 """Verify a certificate: re-read its inputs (checking their hashes), recompute every item with the recorded
-settings, and report every difference item by item."""
+settings, and report every difference item by item. A certificate that covers a part of its input
+(``inputs.selection``: an export's questions, some shown mirrored) is recomputed on exactly that part."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from viewcert.cameras.protocol_files import is_protocol_file
 from viewcert.certify.certificate import compute_digest, digest_ok, read_certificate
 from viewcert.certify.config import CertifyConfig
-from viewcert.certify.inputs import load_input
+from viewcert.certify.inputs import Selection, load_input
 from viewcert.certify.run import run_certification
 from viewcert.certify.trust import recorded_protocol, trusted_input, trusted_root
 from viewcert.certify.versions import in_format, read_config
@@ -101,9 +102,12 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
     cfg = CertifyConfig.from_dict(config)
     cfg.check_limits(limits)
     spec = spec or trusted_input(cert, root, str(path))
+    # the part of the input the certificate covers (an export's questions, as shown): checked before any work
+    sel = Selection.from_dict(inputs["selection"], source=str(path)) if "selection" in inputs else None
     try:
         dataset = load_input(spec, subset=inputs.get("subset") or "eval").with_limits(limits,
                                                                                       cfg.points_per_atom())
+        dataset = dataset if sel is None else dataset.with_selection(sel)
     except InputError as exc:
         rep.input_changes.append(f"cannot load {spec}: {exc}")
         return rep

@@ -62,6 +62,8 @@ SINCE_V1 = (
     Change("items[].reading", "drop", "the reader's choices (alternate locations kept; /1 refused them)"),
     Change("config.constraints", "drop", "the response constraints of an export's prompts (written only when "
                                          "some were asked; /1 exports asked none)"),
+    Change("inputs.selection", "drop", "the part of the input an export certified (its questions' ids, the rule, "
+                                       "which are shown mirrored); written only by exports, absent from /1"),
 )
 
 #: fields /1 did not have that are kept in a /1 reading: they change the item's score, so verify reports them
