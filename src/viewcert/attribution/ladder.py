@@ -36,7 +36,7 @@ import pandas as pd
 
 from viewcert import stats as st
 from viewcert.attribution.parsing import TIE_RULES, majority_vote
-from viewcert.attribution.table import RUNGS, Coverage, ResultTable, read_json, sha256_file
+from viewcert.attribution.table import RUNGS, Coverage, ResultTable, read_json_hashed
 from viewcert.certify.certificate import digest_ok
 from viewcert.errors import InputError
 
@@ -216,18 +216,18 @@ def _headline_items(cert: Mapping, items: Any) -> Any:
     return [e for e in items if not (isinstance(e, Mapping) and e.get("periodic") is False)]
 
 
-def _mean_ceiling(cert: Mapping, path: Path, universe: Sequence[str] | None) -> Ceiling:
-    """R1 of a transformation-task or interaction certificate: the mean per-item ceiling, no per-item outcomes."""
-    src = str(path)
+def _mean_ceiling(cert: Mapping, src: str, sha: str, universe: Sequence[str] | None) -> Ceiling:
+    """R1 of a transformation-task or interaction certificate (file ``src``, SHA-256 ``sha``): the mean
+    per-item ceiling, no per-item outcomes."""
     if cert.get("format") == INTERACTION_CERTIFICATE:
         per = list_ceilings(cert, src, universe)
         value = parse_fraction(sum(per.values()) / len(per))
         return Ceiling(value, f"R1 = {float(value):.4f} (interaction certificate, mean list ceiling over {len(per)} "
-                       "items)", f"certificate {src} sha256:{sha256_file(path)}", None, len(per), None, None, None,
+                       "items)", f"certificate {src} sha256:{sha}", None, len(per), None, None, None,
                        _dig(cert, "digest"))
     _, n_t, value = _task_ceiling(cert, src, universe)
     return Ceiling(value, f"R1 = {float(value):.4f} (task certificate, mean ceiling over {n_t} items)",
-                   f"certificate {src} sha256:{sha256_file(path)}", None, n_t, None,
+                   f"certificate {src} sha256:{sha}", None, n_t, None,
                    _dig(cert, "tolerances.delta_angstrom"), None, _dig(cert, "digest.value"))
 
 
@@ -253,11 +253,11 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
     ceiling over the results' items, with no per-item outcomes."""
     path = Path(path)
     src = str(path)
-    cert = read_json(path, missing="certificate not found")
+    cert, sha = read_json_hashed(path, missing="certificate not found")
     if not isinstance(cert, dict):
         raise InputError("a certificate is a JSON object", source=src)
     if cert.get("format") in (INTERACTION_CERTIFICATE, TASK_CERTIFICATE):
-        return _mean_ceiling(cert, path, universe)
+        return _mean_ceiling(cert, src, sha, universe)
     correct = _dig(cert, "ceiling.correct", "r1.correct", "summary.correct", "correct")
     n = _dig(cert, "ceiling.n", "r1.n", "summary.n", "n", "ceiling.total")
     outcomes = _outcomes(_headline_items(cert, _dig(cert, "items", "per_item", "outcomes")), src, id_map or {})
@@ -285,7 +285,7 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
     verified = _verify_digest(cert)
     note = {True: "digest verified", False: "DIGEST MISMATCH", None: "digest not checked"}[verified]
     return Ceiling(Fraction(correct, n), f"R1 = {correct}/{n} (certificate)",
-                   f"certificate {src} sha256:{sha256_file(path)} ({note})", correct, n, per_item,
+                   f"certificate {src} sha256:{sha} ({note})", correct, n, per_item,
                    None if delta is None else float(delta), None if tau is None else float(tau),
                    None if digest is None else str(digest))
 

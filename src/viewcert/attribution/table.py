@@ -34,6 +34,7 @@ Relative paths are resolved against the manifest's folder.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -128,12 +129,19 @@ def read_json(path: Path, *, missing: str = "file not found") -> Any:
     """The parsed JSON of a received UTF-8 file (``viewcert.io.received``: a regular file, size checked
     before reading, no duplicate key); InputError naming the path if it is absent (``missing``), special,
     too large or not valid JSON."""
+    return read_json_hashed(path, missing=missing)[0]
+
+
+def read_json_hashed(path: Path, *, missing: str = "file not found") -> tuple[Any, str]:
+    """(``read_json``, SHA-256 hex of the bytes parsed): the file is read once, so the digest recorded is
+    of what was parsed."""
     src = str(path)
     if not Path(path).exists():
         raise InputError(missing, source=src)
     text = read_received_text(path, what="JSON file")  # a regular file within max_json_bytes
+    sha = hashlib.sha256(text.encode("utf-8")).hexdigest()  # strict UTF-8 round-trips: the file's bytes
     try:
-        return loads_json_strict(text, source=src)  # a duplicate key is refused
+        return loads_json_strict(text, source=src), sha  # a duplicate key is refused
     except InputError:
         raise
     except ValueError as exc:
