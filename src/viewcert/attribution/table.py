@@ -34,7 +34,6 @@ Relative paths are resolved against the manifest's folder.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -47,6 +46,7 @@ import pandas as pd
 from viewcert.attribution.parsing import PARSE_STATUSES
 from viewcert.errors import InputError
 from viewcert.io.received import loads_json_strict, loads_toml, read_received_text, received_sha256
+from viewcert.structures import sha256_text
 
 COLUMNS: tuple[str, ...] = (
     "run",
@@ -139,7 +139,7 @@ def read_json_hashed(path: Path, *, missing: str = "file not found") -> tuple[An
     if not Path(path).exists():
         raise InputError(missing, source=src)
     text = read_received_text(path, what="JSON file")  # a regular file within max_json_bytes
-    sha = hashlib.sha256(text.encode("utf-8")).hexdigest()  # strict UTF-8 round-trips: the file's bytes
+    sha = sha256_text(text)  # strict UTF-8 decoding round-trips: the digest of the file's bytes
     try:
         return loads_json_strict(text, source=src), sha  # a duplicate key is refused
     except InputError:
