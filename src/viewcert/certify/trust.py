@@ -132,7 +132,8 @@ def trusted_input(cert: dict, inputs_root: str | Path, source: str = "certificat
                            source=source, want_dir=False)
         return f"ccd:@{real}"
     loc = (cert.get("location") or {}).get("input") or ""
-    prefix, options = ("complex:", "") if spec.startswith("complex:") else ("", "")
+    prefix = "complex:" if spec.startswith("complex:") else ""
+    options = ""
     if prefix:  # complex:PATH#options — the path is checked like any other, the prefix and options are kept
         spec, _, options = spec[len(prefix):].partition("#")
         loc = loc[len(prefix):].partition("#")[0] if loc.startswith(prefix) else loc
