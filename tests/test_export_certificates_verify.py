@@ -225,3 +225,15 @@ def test_selection_round_trip_and_the_shown_item_digest():
     a, b = raw["ccd:IBP"].read().positions, ibp.read().positions
     np.testing.assert_allclose(b[:, 0], a[:, 0].min() + a[:, 0].max() - a[:, 0])
     np.testing.assert_array_equal(b[:, 1:], a[:, 1:])
+
+
+def test_a_shard_fingerprint_tells_a_mirrored_selection_apart():
+    from viewcert.certify import CertifyConfig
+    from viewcert.certify.run import fingerprint
+
+    ds, cfg = load_input("builtin:molecules"), CertifyConfig(protocol="axes-3")
+    ids = tuple(it.id for it in ds.items)
+    plain = ds.with_selection(Selection("r", ids))
+    mirrored = ds.with_selection(Selection("r", ids, (("ccd:ATP", "mirror-x"),), "a coin"))
+    prints = {fingerprint(ds, cfg), fingerprint(plain, cfg), fingerprint(mirrored, cfg)}
+    assert len(prints) == 3  # a resumed run never reuses an item shown as read for one shown mirrored

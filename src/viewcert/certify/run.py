@@ -54,7 +54,8 @@ def fingerprint(dataset: Dataset, cfg: CertifyConfig, task: str = "certify") -> 
     """What a shard's results depend on: task, settings (a protocol file's content included), input hashes,
     library versions and viewcert's source (a named protocol's cameras or a kernel can change while the
     version number does not)."""
-    blob = json_dumps({"task": task, "config": cfg.to_dict(), "files": dataset.files,
+    sel = {} if dataset.selection is None else {"selection": dataset.selection.to_dict()}  # how items are shown
+    blob = json_dumps({"task": task, "config": cfg.to_dict(), "files": dataset.files, **sel,
                        "libraries": library_versions(), "source": source_digest()}, indent=None)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
