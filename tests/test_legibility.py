@@ -29,7 +29,6 @@ ALLOWED: dict[str, tuple[int, int]] = {
     "attribution/readers/native.py::read_native": (6, 72),
     "attribution/readers/study.py::read_study": (5, 64),
     "attribution/readers/vlmevalkit.py::read_vlmevalkit": (8, 75),
-    "certify/verify.py::verify_certificate": (8, 61),
     "io/cif.py::_structure_from_block": (4, 66),
     "parallel.py::map_items": (10, 103),
     "render/raster.py::prepare": (2, 67),

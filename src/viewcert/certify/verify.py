@@ -121,6 +121,13 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
     if new["inputs"]["spec"] != inputs["spec"]:  # the location is not part of what is verified
         new["inputs"]["spec"] = inputs["spec"]
         new["digest"]["value"] = compute_digest(new)
+    _compare(cert, new, rep)
+    return rep
+
+
+def _compare(cert: dict, new: dict, rep: VerifyReport) -> None:
+    """Fill ``rep`` with every difference between the stored ``cert`` and the recomputed ``new``: library
+    versions, each section, and item by item."""
     rep.recomputed_digest = new["digest"]["value"]
     rep.n_items = len(cert.get("items", []))
     for k in sorted(set(cert["libraries"]) | set(new["libraries"])):
@@ -140,4 +147,3 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
             _diff(it, new_items[iid], "", d)
             if d:
                 rep.item_diffs[iid] = d
-    return rep
