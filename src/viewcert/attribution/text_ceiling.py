@@ -98,8 +98,8 @@ def _prior_order(targets: Sequence[str]) -> list[str]:
 def loo_lookup(keys: Sequence[str], targets: Sequence[str], *, name: str) -> TextCeiling:
     """Leave-one-out majority label among the other items with the same key, else the prior's top class."""
     _check(keys, targets)
-    order = _prior_order(targets)
-    rank = {y: i for i, y in enumerate(order)}
+    counts = Counter(targets)
+    rank = {y: i for i, y in enumerate(_prior_order(targets))}
     by_key: dict[str, Counter] = {}
     for k, y in zip(keys, targets, strict=True):
         by_key.setdefault(k, Counter())[y] += 1
@@ -111,7 +111,7 @@ def loo_lookup(keys: Sequence[str], targets: Sequence[str], *, name: str) -> Tex
         if others:
             guess = min(others, key=lambda c: (-others[c], rank[c], c))
         else:
-            prior = Counter(targets)
+            prior = counts.copy()  # the class prior without item i
             prior[y] -= 1
             guess = min(prior, key=lambda c: (-prior[c], rank[c], c))
         correct += guess == y
