@@ -29,7 +29,11 @@ MOLECULE_SCALE_HELP = ("molecules: common (one Å-per-pixel scale across views, 
 
 
 def guarded(fn):
-    """``fn`` with the central handler: no Python traceback reaches a user unless ``--debug`` is given."""
+    """``fn`` with the central handler: no Python traceback reaches a user unless ``--debug`` is given.
+    Idempotent: a command guarded already (a group's ``register`` and ``GuardedTyper`` both guard) is returned
+    as it is, so one handler, the outermost, decides and ends the session."""
+    if getattr(fn, "__viewcert_guarded__", False):
+        return fn
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
@@ -53,6 +57,7 @@ def guarded(fn):
         finally:
             _end_session()
 
+    run.__viewcert_guarded__ = True
     return run
 
 
