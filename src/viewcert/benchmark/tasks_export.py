@@ -284,7 +284,7 @@ _RANGES = {"translation": "`move AXIS DISTANCE` with AXIS x or y and DISTANCE a 
                    "molecule toward the viewer and makes atoms appear larger)"}
 
 
-def question_text(settings: TaskExportSettings, view_names, choices) -> str:
+def question_text(settings: TaskExportSettings, view_names) -> str:
     """MiSI-style question of a task (answer formats: module docstring)."""
     k = len(view_names)
     head = (f"The first {k} images show a molecule before a transformation, in the {', '.join(view_names)} views "
@@ -325,7 +325,7 @@ def _records(questions, paths, settings: TaskExportSettings, view_names) -> list
         truth = item.grid.answers[item.truth]
         ans = HANDEDNESS_CHOICES[int(item.mirror)] if settings.task == "handedness" else truth.format()
         recs.append(with_constraints(question_record(k, item.structure_id, imgs,
-                                                     question_text(settings, view_names, choices), settings.task,
+                                                     question_text(settings, view_names), settings.task,
                                                      ans, choices=choices or None,
                                                      category="+".join(s.axis for s in truth.steps)),
                                      settings.constraints))

@@ -181,7 +181,7 @@ def _view_rotation(d: dict, where: str) -> tuple[np.ndarray, np.ndarray | None]:
         raise InputError(str(exc), field=fw) from None
 
 
-def _view(d, i: int, pname: str) -> tuple[View, np.ndarray | None]:
+def _view(d, i: int) -> tuple[View, np.ndarray | None]:
     if not isinstance(d, dict):
         raise InputError(f"view {i} must be a table, got {type(d).__name__}", field=f"views[{i}]")
     name = d.get("name", f"view{i}")
@@ -227,7 +227,7 @@ def spec_from_dict(d: dict, *, source: str | None = None, sha256: str | None = N
         views_in = d.get("views")
         if not isinstance(views_in, list) or not views_in:
             raise InputError("needs a non-empty list of views ([[views]] tables)", field="views")
-        pairs = [_view(v, i, name) for i, v in enumerate(views_in)]
+        pairs = [_view(v, i) for i, v in enumerate(views_in)]
         try:
             proto = Protocol(str(name), tuple(v for v, _ in pairs), str(head.get("description", "")))
         except CameraError as exc:

@@ -92,9 +92,9 @@ def candidate_views(config: LegibilityConfig) -> tuple[View, ...]:
     return tuple(out)
 
 
-def needed_labels(truth, labels, names) -> list[tuple[str, tuple[int, int, int]]]:
+def needed_labels(truth, names) -> list[tuple[str, tuple[int, int, int]]]:
     """(entry, (ligand atom label, residue atom label, residue label)) per distinct true entry: indices into
-    ``labels`` (``interactions.ceiling.label_set``)."""
+    the labels of ``interactions.ceiling.label_set``, whose ``names`` (label index → what it names) is given."""
     s = truth.protonated.prepared.structure
     atom_label = {what: j for j, (kind, what) in names.items() if kind == "atom"}
     res_label = {what: j for j, (kind, what) in names.items() if kind == "residue"}
@@ -134,7 +134,7 @@ def coverage_problem(truths: dict, views, config: LegibilityConfig) -> Coverage:
         cams = frame_cameras(s, spec, style=config.ceiling.style, width=config.width, height=config.height)
         tables.append(legibility_table(s, labels, cams, config.ceiling))
         w = np.zeros(len(labels))
-        need = needed_labels(t, labels, names)
+        need = needed_labels(t, names)
         for e, cols in need:
             for j in cols:
                 w[j] += 1.0 / len(need) if config.weight == "misi" else 1.0
