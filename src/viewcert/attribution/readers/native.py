@@ -62,6 +62,81 @@ def _as_int(value, *, source: str, where: str) -> int:
     return int(f)
 
 
+def _columns_checked(df: pd.DataFrame, src: str) -> pd.DataFrame:
+    """The frame with ``id`` read as ``item_id``; refuses one without the required columns."""
+    if "item_id" not in df.columns and "id" in df.columns:
+        df = df.rename(columns={"id": "item_id"})
+    for col in ("item_id", "target"):
+        if col not in df.columns:
+            raise InputError(f"missing column {col!r} (columns: {', '.join(map(str, df.columns))})",
+                             source=src, field=col)
+    if "raw_output" not in df.columns and "parsed_answer" not in df.columns:
+        raise InputError("needs a raw_output or a parsed_answer column", source=src, field="raw_output")
+    return df
+
+
+def _named(given: str | None, r: dict, col: str) -> str | None:
+    """The manifest's value, else the row's column (None when both are missing)."""
+    return given or (None if is_missing(r.get(col)) else str(r.get(col)))
+
+
+def _status(r: dict, *, src: str, where: str) -> str | None:
+    """The row's recorded parse_status (None when absent); refuses one that is not a parse status."""
+    status = r.get("parse_status")
+    status = None if is_missing(status) else str(status).strip()
+    if status is not None and status not in PARSE_STATUSES:
+        raise InputError(f"{where}: parse_status {status!r} is not one of {PARSE_STATUSES}", source=src,
+                         field="parse_status")
+    return status
+
+
+def _parsed(r: dict, parser: AnswerParser, raw: str | None, status: str | None, *, src: str,
+            where: str) -> ParsedAnswer:
+    """The row's answer: a recorded failure, else its parsed_answer, else a recorded unparseable, else
+    ``raw`` parsed."""
+    given = r.get("parsed_answer")
+    reason = r.get("parse_reason")
+    reason = None if is_missing(reason) or not str(reason).strip() else str(reason)
+    if status in ("api_error", "refused"):
+        return ParsedAnswer(None, status, reason or f"{status} (recorded in the file)")
+    if not is_missing(given) and str(given).strip():
+        label = parser.canonical(str(given))
+        if label is None:
+            raise InputError(f"{where}: parsed_answer {given!r} is not a label", source=src,
+                             field="parsed_answer")
+        return ParsedAnswer(label, "ok")
+    if status == "unparseable" and raw is None:
+        return ParsedAnswer(None, "unparseable", reason or "unparseable (recorded in the file)")
+    return parser.parse(raw)
+
+
+def _record(r: dict, where: str, path: Path, manifest: tuple, base_parser: AnswerParser, items) -> dict:
+    """One canonical row from the file's row ``r``; ``manifest``: its (model, rung, run), each or None."""
+    src = str(path)
+    model, rung, run = manifest
+    iid = r.get("item_id")
+    if is_missing(iid) or str(iid).strip() == "":
+        raise InputError(f"{where}: item_id is empty", source=src, field="item_id")
+    m = _named(model, r, "model")
+    if not m:
+        raise InputError(f"{where}: no model (column or manifest)", source=src, field="model")
+    rg = _named(rung, r, "rung")
+    if not rg:
+        raise InputError(f"{where}: no rung (column or manifest)", source=src, field="rung")
+    rg = canonical_rung(rg, source=f"{src} {where}")
+    k = _as_int(r.get("sample_k"), source=src, where=where)
+    iid, parser = item_context(items, base_parser, str(iid).strip())
+    target = canonical_target(parser, r.get("target"), source=src, where=where, field="target")
+    raw = r.get("raw_output")
+    raw = None if is_missing(raw) else str(raw)
+    parsed = _parsed(r, parser, raw, _status(r, src=src, where=where), src=src, where=where)
+    score = as_score(r.get("score"), source=src, where=where, field="score") if "score" in r else None
+    cat = r.get("category")
+    return row(run=_named(run, r, "run") or path.stem, model=m, rung=rg, item_id=iid, sample_k=k,
+               raw_output=raw, parsed=parsed, target=target, category=None if is_missing(cat) else str(cat),
+               source_file=src, harness=HARNESS, harness_score=score)
+
+
 def read_native(
     path: str | Path,
     *,
@@ -73,63 +148,11 @@ def read_native(
 ) -> ResultTable:
     """The file's rows; ``items``: a shipped benchmark (``attribution.shipped``) mapping ids and letters."""
     path = Path(path)
-    src = str(path)
     base_parser = get_parser(parser)
     df, unit = _load(path)
-    if "item_id" not in df.columns and "id" in df.columns:
-        df = df.rename(columns={"id": "item_id"})
-    for col in ("item_id", "target"):
-        if col not in df.columns:
-            raise InputError(f"missing column {col!r} (columns: {', '.join(map(str, df.columns))})",
-                             source=src, field=col)
-    if "raw_output" not in df.columns and "parsed_answer" not in df.columns:
-        raise InputError("needs a raw_output or a parsed_answer column", source=src, field="raw_output")
-    records = []
-    for i, r in enumerate(df.to_dict("records")):
-        where = f"{unit} {i + 1}"
-        iid = r.get("item_id")
-        if is_missing(iid) or str(iid).strip() == "":
-            raise InputError(f"{where}: item_id is empty", source=src, field="item_id")
-        m = model or (None if is_missing(r.get("model")) else str(r.get("model")))
-        if not m:
-            raise InputError(f"{where}: no model (column or manifest)", source=src, field="model")
-        rg = rung or (None if is_missing(r.get("rung")) else str(r.get("rung")))
-        if not rg:
-            raise InputError(f"{where}: no rung (column or manifest)", source=src, field="rung")
-        rg = canonical_rung(rg, source=f"{src} {where}")
-        k = _as_int(r.get("sample_k"), source=src, where=where)
-        iid, parser = item_context(items, base_parser, str(iid).strip())
-        target = canonical_target(parser, r.get("target"), source=src, where=where, field="target")
-        raw = r.get("raw_output")
-        raw = None if is_missing(raw) else str(raw)
-        status = r.get("parse_status")
-        status = None if is_missing(status) else str(status).strip()
-        if status is not None and status not in PARSE_STATUSES:
-            raise InputError(f"{where}: parse_status {status!r} is not one of {PARSE_STATUSES}", source=src,
-                             field="parse_status")
-        given = r.get("parsed_answer")
-        reason = r.get("parse_reason")
-        reason = None if is_missing(reason) or not str(reason).strip() else str(reason)
-        if status in ("api_error", "refused"):
-            parsed = ParsedAnswer(None, status, reason or f"{status} (recorded in the file)")
-        elif not is_missing(given) and str(given).strip():
-            label = parser.canonical(str(given))
-            if label is None:
-                raise InputError(f"{where}: parsed_answer {given!r} is not a label", source=src,
-                                 field="parsed_answer")
-            parsed = ParsedAnswer(label, "ok")
-        elif status == "unparseable" and raw is None:
-            parsed = ParsedAnswer(None, "unparseable", reason or "unparseable (recorded in the file)")
-        else:
-            parsed = parser.parse(raw)
-        score = as_score(r.get("score"), source=src, where=where, field="score") if "score" in r else None
-        cat = r.get("category")
-        records.append(
-            row(run=run or (None if is_missing(r.get("run")) else str(r.get("run"))) or path.stem, model=m,
-                rung=rg, item_id=iid, sample_k=k, raw_output=raw, parsed=parsed, target=target,
-                category=None if is_missing(cat) else str(cat), source_file=src, harness=HARNESS,
-                harness_score=score)
-        )
+    df = _columns_checked(df, str(path))
+    records = [_record(r, f"{unit} {i + 1}", path, (model, rung, run), base_parser, items)
+               for i, r in enumerate(df.to_dict("records"))]
     models = sorted({r["model"] for r in records})
     rungs = sorted({r["rung"] for r in records})
     return finish(records, path=path, harness=HARNESS, warnings=[], model=",".join(models),
