@@ -384,10 +384,3 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
 def certify_item(item: Item, cfg: CertifyConfig) -> dict:
     """``evaluate(prepare(item, cfg), cfg)``."""
     return evaluate(prepare(item, cfg), cfg)
-
-
-def certify_items_multi(item: Item, cfgs: tuple[CertifyConfig, ...]) -> list[dict]:
-    """One item under several configurations that share the standardization: the structure is read and
-    standardized once, the rendered-cell label computed once per τ."""
-    prep = prepare(item, cfgs[0])
-    return [evaluate(prep, c) for c in cfgs]
