@@ -104,6 +104,25 @@ def _study_records(items: list[tuple], k: int, api_left: int, run: str, model: s
     return records, vote_mismatch, null_items
 
 
+def _declared_mismatches(data: dict, src: str, vote_mismatch: list[str], null_items: int, n_items: int) -> list[str]:
+    """Warnings where the file's own figures (pred, unparseable, n) disagree with the predictions it holds."""
+    warnings = []
+    if vote_mismatch:
+        warnings.append(
+            f"{src}: the majority vote (tie rule 'first') differs from the file's pred on "
+            f"{len(vote_mismatch)} item(s), first {vote_mismatch[0]!r}"
+        )
+    declared_unp = data.get("unparseable")
+    if isinstance(declared_unp, int) and declared_unp != null_items:
+        warnings.append(
+            f"{src}: the file declares unparseable = {declared_unp} but {null_items} item(s) have no vote"
+        )
+    n = data.get("n")
+    if isinstance(n, int) and n != n_items:
+        warnings.append(f"{src}: the file declares n = {n} but holds {n_items} predictions")
+    return warnings
+
+
 def read_study(
     path: str | Path,
     *,
@@ -138,7 +157,6 @@ def read_study(
     declared_api = data.get("api_errors")
     if declared_api is not None and (not isinstance(declared_api, int) or declared_api < 0):
         raise InputError(f"api_errors must be a count, got {declared_api!r}", source=src, field="api_errors")
-    declared_unp = data.get("unparseable")
     seen: dict[str, int] = {}
     items = [_study_item(p, i, k, parser, src, seen) for i, p in enumerate(preds)]
     n_missing = sum(k - len(it[2]) for it in items)
@@ -155,16 +173,5 @@ def read_study(
             "file does not say which, so the first ones in file order are marked api_error"
         )
     records, vote_mismatch, null_items = _study_records(items, k, api_left, run, model, rung, src)
-    if vote_mismatch:
-        warnings.append(
-            f"{src}: the majority vote (tie rule 'first') differs from the file's pred on "
-            f"{len(vote_mismatch)} item(s), first {vote_mismatch[0]!r}"
-        )
-    if isinstance(declared_unp, int) and declared_unp != null_items:
-        warnings.append(
-            f"{src}: the file declares unparseable = {declared_unp} but {null_items} item(s) have no vote"
-        )
-    n = data.get("n")
-    if isinstance(n, int) and n != len(items):
-        warnings.append(f"{src}: the file declares n = {n} but holds {len(items)} predictions")
+    warnings += _declared_mismatches(data, src, vote_mismatch, null_items, len(items))
     return finish(records, path=path, harness=HARNESS, warnings=warnings, model=model, rung=rung)
