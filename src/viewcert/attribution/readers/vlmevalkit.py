@@ -64,6 +64,57 @@ def load_frame(path: Path) -> pd.DataFrame:
                               for c in df.columns})
 
 
+def _score_column(df: pd.DataFrame, src: str, id_column: str, score_column: str | None) -> str | None:
+    """The score column to read (``hit``, else ``score``, else none unless one is given); refuses a frame
+    without the id, ``prediction`` and ``answer`` columns or without the score column given."""
+    for col in (id_column, "prediction", "answer"):
+        if col not in df.columns:
+            raise InputError(f"missing column {col!r} (columns: {', '.join(map(str, df.columns))})",
+                             source=src, field=col)
+    if score_column is None:
+        return "hit" if "hit" in df.columns else ("score" if "score" in df.columns else None)
+    if score_column not in df.columns:
+        raise InputError(f"missing score column {score_column!r}", source=src, field=score_column)
+    return score_column
+
+
+def _manifest_rung(model: str | None, rung: str | None, src: str) -> str:
+    """The canonical rung; both it and the model must come from the manifest."""
+    if not model:
+        raise InputError("the model name must come from the manifest (VLMEvalKit files do not hold it)",
+                         source=src, field="model")
+    if not rung:
+        raise InputError("the rung must come from the manifest", source=src, field="rung")
+    return canonical_rung(rung, source=src)
+
+
+def _item_id(r: dict, id_column: str, items, parser: AnswerParser, src: str, where: str) -> str:
+    """The row's item id (an integral float read as an int, mapped through ``items``); refuses an empty one."""
+    iid = r.get(id_column)
+    if is_missing(iid) or str(iid).strip() == "":
+        raise InputError(f"{where}: {id_column} is empty", source=src, field=id_column)
+    if isinstance(iid, float) and iid.is_integer():
+        iid = int(iid)
+    iid, _ = item_context(items, parser, str(iid).strip())
+    return iid
+
+
+def _row_parser(r: dict, parser: AnswerParser, option_cols: list[str], src: str, where: str) -> AnswerParser:
+    """``parser`` with the row's option letters A, B, ... as labels (a choice parser only)."""
+    if not (option_cols and isinstance(parser, ChoiceParser)):
+        return parser
+    letters = {}
+    for c in option_cols:
+        v = r.get(c)
+        if is_missing(v) or str(v).strip() == "":
+            continue
+        lab = parser.canonical(str(v))
+        if lab is None:
+            raise InputError(f"{where}: option {c} = {v!r} is not a label", source=src, field=c)
+        letters[c] = lab
+    return parser.with_letters(letters)
+
+
 def read_vlmevalkit(
     path: str | Path,
     *,
@@ -81,49 +132,20 @@ def read_vlmevalkit(
     src = str(path)
     parser = get_parser(parser)
     df = load_frame(path)
-    for col in (id_column, "prediction", "answer"):
-        if col not in df.columns:
-            raise InputError(f"missing column {col!r} (columns: {', '.join(map(str, df.columns))})",
-                             source=src, field=col)
-    if score_column is None:
-        score_column = "hit" if "hit" in df.columns else ("score" if "score" in df.columns else None)
-    elif score_column not in df.columns:
-        raise InputError(f"missing score column {score_column!r}", source=src, field=score_column)
-    if not model:
-        raise InputError("the model name must come from the manifest (VLMEvalKit files do not hold it)",
-                         source=src, field="model")
-    if not rung:
-        raise InputError("the rung must come from the manifest", source=src, field="rung")
-    rung = canonical_rung(rung, source=src)
+    score_column = _score_column(df, src, id_column, score_column)
+    rung = _manifest_rung(model, rung, src)
     option_cols = [c for c in string.ascii_uppercase if c in df.columns]
     records = []
     seen: dict[str, int] = {}
     for i, r in enumerate(df.to_dict("records")):
         where = f"row {i + 1}"
-        iid = r.get(id_column)
-        if is_missing(iid) or str(iid).strip() == "":
-            raise InputError(f"{where}: {id_column} is empty", source=src, field=id_column)
-        if isinstance(iid, float) and iid.is_integer():
-            iid = int(iid)
-        iid, _ = item_context(items, parser, str(iid).strip())
+        iid = _item_id(r, id_column, items, parser, src, where)
         if iid in seen:
             raise InputError(f"{where}: duplicate item id {iid!r} (first at row {seen[iid] + 1})", source=src,
                              field=id_column)
         seen[iid] = i
-        row_parser = parser
-        if option_cols and isinstance(parser, ChoiceParser):
-            letters = {}
-            for c in option_cols:
-                v = r.get(c)
-                if is_missing(v) or str(v).strip() == "":
-                    continue
-                lab = parser.canonical(str(v))
-                if lab is None:
-                    raise InputError(f"{where}: option {c} = {v!r} is not a label", source=src, field=c)
-                letters[c] = lab
-            row_parser = parser.with_letters(letters)
-        ans = r.get("answer")
-        target = canonical_target(row_parser, ans, source=src, where=where, field="answer")
+        row_parser = _row_parser(r, parser, option_cols, src, where)
+        target = canonical_target(row_parser, r.get("answer"), source=src, where=where, field="answer")
         pred = r.get("prediction")
         raw = None if is_missing(pred) else str(pred)
         if raw is not None and FAIL_MSG in raw:
