@@ -150,7 +150,7 @@ class Prepared:
     def rendered_check(self, cfg: CertifyConfig) -> SymmetryCheck | None:
         if self.cell is None or not self.cell.is_periodic:
             return None
-        key = (cfg.tau, cfg.angle_tolerance, cfg.cross_check, cfg.cross_check_angle, cfg.label_shortcuts)
+        key = _label_key(cfg)
         if key not in self.rendered:
             std = self.std if cfg.label_shortcuts else None
             c = self.cell
@@ -169,15 +169,19 @@ class Prepared:
         when nothing was standardised."""
         if self.source is None:
             return None
-        key = (cfg.tau, cfg.angle_tolerance, cfg.cross_check, cfg.cross_check_angle, cfg.label_shortcuts)
+        key = _label_key(cfg)
         if key not in self.inputs:
             src, std = self.source, self.source_std if cfg.label_shortcuts else None
-            known = shortcuts.label_from_dataset(std, src.n_atoms) if shortcuts.applies(
-                std, symprec=cfg.tau, angle_tolerance=cfg.angle_tolerance) else None
-            self.inputs[key] = analyse_cell(src.lattice, src.frac_coords, src.numbers, symprec=cfg.tau,
-                                            angle_tolerance=cfg.angle_tolerance, cross_check=cfg.cross_check,
-                                            moyo_angle_tolerance=_moyo_angle(cfg), known_spglib=known)
+            self.inputs[key] = shortcuts.rendered_check(src.lattice, src.frac_coords, src.numbers, std,
+                                                        symprec=cfg.tau, angle_tolerance=cfg.angle_tolerance,
+                                                        cross_check=cfg.cross_check,
+                                                        moyo_angle_tolerance=_moyo_angle(cfg))
         return self.inputs[key]
+
+
+def _label_key(cfg: CertifyConfig) -> tuple:
+    """The settings a cell's labels depend on (``Prepared``'s caches)."""
+    return cfg.tau, cfg.angle_tolerance, cfg.cross_check, cfg.cross_check_angle, cfg.label_shortcuts
 
 
 def symmetry_raised(input_check: SymmetryCheck | None, rendered: SymmetryCheck | None) -> dict | None:

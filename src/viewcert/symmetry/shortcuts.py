@@ -78,8 +78,9 @@ def applies(std: dict | None, *, symprec: float, angle_tolerance: float) -> bool
 def rendered_check(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray, std: dict | None, *,
                    symprec: float, angle_tolerance: float = 5.0, cross_check: bool = True,
                    moyo_angle_tolerance: float | None = None) -> SymmetryCheck:
-    """``analyse_cell`` of the conventional cell, with spglib's label taken from ``std`` when
-    :func:`applies` (moyopy, when asked, still runs on the cell); otherwise the full ``analyse_cell``."""
+    """``analyse_cell`` of the conventional cell (or of the standardisation's input cell), with spglib's label
+    taken from ``std`` when :func:`applies` (moyopy, when asked, still runs on the cell); otherwise the full
+    ``analyse_cell``."""
     known = label_from_dataset(std, len(numbers)) if applies(std, symprec=symprec,
                                                             angle_tolerance=angle_tolerance) else None
     return analyse_cell(lattice, frac, numbers, symprec=symprec, angle_tolerance=angle_tolerance,
