@@ -329,10 +329,12 @@ def map_items(
         a, b = bounds[ci]
         if wd is not None:
             path = wd / SHARD_FORMAT.format(ci)
-            write_text_atomic(path, shard_text(keys[a:b], chunk_results))
+            text = shard_text(keys[a:b], chunk_results)
+            write_text_atomic(path, text)
             out.shards_written.append(path.name)
-            # the stored form is what a resumed run reads: keep both runs identical
-            chunk_results = json.loads(path.read_text())["results"]
+            # the stored form is what a resumed run reads: keep both runs identical (parsed from the text
+            # written, not read back)
+            chunk_results = json.loads(text)["results"]
         results[a:b] = chunk_results
         out.n_computed += b - a
 
