@@ -376,18 +376,15 @@ def _site_numbers(raw_types, labels: list[str], src: str) -> np.ndarray:
     return zs
 
 
-def _structure_from_block(block: gemmi.cif.Block, prov: Provenance, policy: str, order: str) -> Structure:
-    src = prov.source or prov.identifier
+def _block_lattice(block: gemmi.cif.Block, src: str) -> np.ndarray:
+    """Lattice rows (Å) from the block's six cell parameters."""
     a, b, c = (_value(block, f"_cell_length_{x}", src) for x in "abc")
     al, be, ga = (_value(block, f"_cell_angle_{x}", src) for x in ("alpha", "beta", "gamma"))
-    lattice = lattice_from_parameters(a, b, c, al, be, ga, source=src)
+    return lattice_from_parameters(a, b, c, al, be, ga, source=src)
 
-    cols = _atom_site_columns(block, src)
-    fx = cols["_atom_site_fract_x"]
-    n = len(fx)
-    raw_labels = cols.get("_atom_site_label")
-    raw_types = cols.get("_atom_site_type_symbol")
-    labels = [_unquote(x) for x in raw_labels] if raw_labels else [f"#{i + 1}" for i in range(n)]
+
+def _check_site_columns(cols: dict, n: int, src: str) -> None:
+    """Refuses a missing y/z coordinate column or an atom-site column whose length is not ``n``."""
     for tag in (
         "_atom_site_fract_y",
         "_atom_site_fract_z",
@@ -400,13 +397,46 @@ def _structure_from_block(block: gemmi.cif.Block, prov: Provenance, policy: str,
             raise InputError("missing atom coordinate column", source=src, field=tag)
         if col is not None and len(col) != n:
             raise InputError(f"{tag} has {len(col)} values for {n} atoms", source=src, field=tag)
-    frac = _fractional(cols, n, labels, src)
-    zs = _site_numbers(raw_types, labels, src)
 
+
+def _partial_occupancies(cols: dict, labels: list[str], src: str) -> np.ndarray | None:
+    """The rows' occupancies, or None when there is no occupancy column or every row is full."""
     occ_col = cols.get("_atom_site_occupancy")
     occ = _floats(occ_col, "_atom_site_occupancy", labels, src) if occ_col is not None else None
     if occ is not None and bool((np.abs(occ - 1.0) <= OCCUPANCY_TOLERANCE).all()):
         occ = None  # all full: the common case
+    return occ
+
+
+def _site_clusters(close: np.ndarray) -> list[list[int]]:
+    """Rows grouped by site, in row order: a row joins the first earlier cluster whose first row it lies on."""
+    members: list[list[int]] = []
+    reps: list[int] = []
+    for j in range(len(close)):
+        for k, r in enumerate(reps):
+            if close[j, r]:
+                members[k].append(j)
+                break
+        else:
+            reps.append(j)
+            members.append([j])
+    return members
+
+
+def _structure_from_block(block: gemmi.cif.Block, prov: Provenance, policy: str, order: str) -> Structure:
+    src = prov.source or prov.identifier
+    lattice = _block_lattice(block, src)
+
+    cols = _atom_site_columns(block, src)
+    fx = cols["_atom_site_fract_x"]
+    n = len(fx)
+    raw_labels = cols.get("_atom_site_label")
+    raw_types = cols.get("_atom_site_type_symbol")
+    labels = [_unquote(x) for x in raw_labels] if raw_labels else [f"#{i + 1}" for i in range(n)]
+    _check_site_columns(cols, n, src)
+    frac = _fractional(cols, n, labels, src)
+    zs = _site_numbers(raw_types, labels, src)
+    occ = _partial_occupancies(cols, labels, src)
 
     rots, trans, ident = _symmetry_ops(block, src, n)
 
@@ -420,18 +450,8 @@ def _structure_from_block(block: gemmi.cif.Block, prov: Provenance, policy: str,
     if occ is None and not close.any():
         site_frac, site_z, site_lab = frac, zs, labels
     else:
-        members: list[list[int]] = []
-        reps: list[int] = []
-        for j in range(n):
-            for k, r in enumerate(reps):
-                if close[j, r]:
-                    members[k].append(j)
-                    break
-            else:
-                reps.append(j)
-                members.append([j])
         occ_full = np.ones(n) if occ is None else occ
-        keep_rep, keep_row = _apply_policy(members, occ_full, labels, policy, src)
+        keep_rep, keep_row = _apply_policy(_site_clusters(close), occ_full, labels, policy, src)
         if not keep_rep:
             raise InputError(
                 "no atoms left after applying the occupancy policy", source=src, field="_atom_site_occupancy"
