@@ -332,8 +332,7 @@ def map_items(
             text = shard_text(keys[a:b], chunk_results)
             write_text_atomic(path, text)
             out.shards_written.append(path.name)
-            # the stored form is what a resumed run reads: keep both runs identical (parsed from the text
-            # written, not read back)
+            # the stored form is what a resumed run reads: keep both runs identical (parsed, not read back)
             chunk_results = json.loads(text)["results"]
         results[a:b] = chunk_results
         out.n_computed += b - a
