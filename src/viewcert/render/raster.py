@@ -136,60 +136,88 @@ def _check_in_front(camera: Camera, depth: np.ndarray, what: str) -> None:
         raise CameraError(f"camera {camera.name!r}: some {what} reach the camera plane or lie behind it")
 
 
+def _sphere_rows(rows: np.ndarray, scene: Scene, camera: Camera, to_cam) -> None:
+    """Fill the atoms' rows of the primitive table: bbox, camera-frame centre, radius, squared inner radius
+    of the flat style's outline ring (Å²)."""
+    persp, scale, focal, _, _ = _camera_params(camera)
+    st = scene.style
+    n = scene.n_atoms
+    sc = to_cam(scene.sphere_centres)
+    r = scene.sphere_radii
+    _check_in_front(camera, -sc[:, 2] - r, "atoms")
+    # squared inner radius of the outline ring (Å): r − outline_px × (Å per px at the centre depth)
+    px_size = (-sc[:, 2] / focal) if persp else np.full(n, 1.0 / scale)
+    r_in = np.maximum(r - st.outline_px * px_size, 0.0) if st.shading == "flat" and st.outline_px > 0 else r
+    rows[:, 0] = KIND_SPHERE
+    rows[:, 1:5] = _ball_bbox(sc, r, camera) if n else np.zeros((0, 4))
+    rows[:, 5:8] = sc
+    rows[:, 8] = r
+    rows[:, 9] = r_in * r_in
+
+
+def _cylinder_rows(rows: np.ndarray, scene: Scene, camera: Camera, to_cam) -> None:
+    """Fill the half-bonds' rows: the union of their end balls' boxes, camera-frame ends, radius (Å)."""
+    c0 = to_cam(scene.cylinder_starts)
+    c1 = to_cam(scene.cylinder_ends)
+    rc = scene.cylinder_radii
+    _check_in_front(camera, np.concatenate([-c0[:, 2] - rc, -c1[:, 2] - rc]), "bonds")
+    b0 = _ball_bbox(c0, rc, camera)
+    b1 = _ball_bbox(c1, rc, camera)
+    rows[:, 0] = KIND_CYLINDER
+    rows[:, 1] = np.minimum(b0[:, 0], b1[:, 0])
+    rows[:, 2] = np.maximum(b0[:, 1], b1[:, 1])
+    rows[:, 3] = np.minimum(b0[:, 2], b1[:, 2])
+    rows[:, 4] = np.maximum(b0[:, 3], b1[:, 3])
+    rows[:, 5:8] = c0
+    rows[:, 8:11] = c1
+    rows[:, 11] = rc
+
+
+def _line_rows(rows: np.ndarray, scene: Scene, camera: Camera, to_cam) -> None:
+    """Fill the cell edges' rows: px box widened by the half width, projected ends (px) and depths (Å)."""
+    hw = 0.5 * float(scene.line_px)
+    uv0, d0 = _project_cam(to_cam(scene.line_starts), camera)
+    uv1, d1 = _project_cam(to_cam(scene.line_ends), camera)
+    _check_in_front(camera, np.concatenate([d0, d1]), "cell edges")
+    rows[:, 0] = KIND_LINE
+    rows[:, 1] = np.minimum(uv0[:, 0], uv1[:, 0]) - hw
+    rows[:, 2] = np.maximum(uv0[:, 0], uv1[:, 0]) + hw
+    rows[:, 3] = np.minimum(uv0[:, 1], uv1[:, 1]) - hw
+    rows[:, 4] = np.maximum(uv0[:, 1], uv1[:, 1]) + hw
+    rows[:, 5:7] = uv0
+    rows[:, 7] = d0
+    rows[:, 8:10] = uv1
+    rows[:, 10] = d1
+    rows[:, 11] = hw
+
+
+def _style_params(st: Style) -> np.ndarray:
+    """The style vector: flat flag, outline colour, 0, ambient, diffuse, background, unit light direction."""
+    light = np.asarray(st.light, dtype=np.float64)
+    light = light / np.linalg.norm(light)
+    return np.array([1.0 if st.shading == "flat" else 0.0, *st.outline_colour, 0.0, st.ambient, st.diffuse,
+                     *st.background, *light], dtype=np.float64)
+
+
 def prepare(scene: Scene, camera: Camera) -> dict:
     """Kernel inputs: the camera-frame primitive table ``prim`` (see the kernel section), ID codes,
     colours, camera and style parameter vectors (all contiguous)."""
     persp, scale, focal, pcx, pcy = _camera_params(camera)
     origin = camera.position if persp else camera.center
     rot = camera.rotation
-    st = scene.style
+
+    def to_cam(xyz: np.ndarray) -> np.ndarray:  # world Å -> camera frame Å
+        return (xyz - origin) @ rot.T
+
     n = scene.n_atoms
     m = len(scene.cylinder_starts)
     nl = len(scene.line_starts)
     prim = np.zeros((n + m + nl, 12), dtype=np.float64)
-    sc = (scene.sphere_centres - origin) @ rot.T
-    r = scene.sphere_radii
-    _check_in_front(camera, -sc[:, 2] - r, "atoms")
-    # squared inner radius of the outline ring (Å): r − outline_px × (Å per px at the centre depth)
-    px_size = (-sc[:, 2] / focal) if persp else np.full(n, 1.0 / scale)
-    r_in = np.maximum(r - st.outline_px * px_size, 0.0) if st.shading == "flat" and st.outline_px > 0 else r
-    prim[:n, 0] = KIND_SPHERE
-    prim[:n, 1:5] = _ball_bbox(sc, r, camera) if n else np.zeros((0, 4))
-    prim[:n, 5:8] = sc
-    prim[:n, 8] = r
-    prim[:n, 9] = r_in * r_in
+    _sphere_rows(prim[:n], scene, camera, to_cam)
     if m:
-        c0 = (scene.cylinder_starts - origin) @ rot.T
-        c1 = (scene.cylinder_ends - origin) @ rot.T
-        rc = scene.cylinder_radii
-        _check_in_front(camera, np.concatenate([-c0[:, 2] - rc, -c1[:, 2] - rc]), "bonds")
-        b0 = _ball_bbox(c0, rc, camera)
-        b1 = _ball_bbox(c1, rc, camera)
-        cyl = prim[n:n + m]
-        cyl[:, 0] = KIND_CYLINDER
-        cyl[:, 1] = np.minimum(b0[:, 0], b1[:, 0])
-        cyl[:, 2] = np.maximum(b0[:, 1], b1[:, 1])
-        cyl[:, 3] = np.minimum(b0[:, 2], b1[:, 2])
-        cyl[:, 4] = np.maximum(b0[:, 3], b1[:, 3])
-        cyl[:, 5:8] = c0
-        cyl[:, 8:11] = c1
-        cyl[:, 11] = rc
-    hw = 0.5 * float(scene.line_px)
+        _cylinder_rows(prim[n:n + m], scene, camera, to_cam)
     if nl:
-        uv0, d0 = _project_cam((scene.line_starts - origin) @ rot.T, camera)
-        uv1, d1 = _project_cam((scene.line_ends - origin) @ rot.T, camera)
-        _check_in_front(camera, np.concatenate([d0, d1]), "cell edges")
-        lin = prim[n + m:]
-        lin[:, 0] = KIND_LINE
-        lin[:, 1] = np.minimum(uv0[:, 0], uv1[:, 0]) - hw
-        lin[:, 2] = np.maximum(uv0[:, 0], uv1[:, 0]) + hw
-        lin[:, 3] = np.minimum(uv0[:, 1], uv1[:, 1]) - hw
-        lin[:, 4] = np.maximum(uv0[:, 1], uv1[:, 1]) + hw
-        lin[:, 5:7] = uv0
-        lin[:, 7] = d0
-        lin[:, 8:10] = uv1
-        lin[:, 10] = d1
-        lin[:, 11] = hw
+        _line_rows(prim[n + m:], scene, camera, to_cam)
     prim[:, 1] -= BBOX_SLACK_PX
     prim[:, 3] -= BBOX_SLACK_PX
     prim[:, 2] += BBOX_SLACK_PX
@@ -197,10 +225,7 @@ def prepare(scene: Scene, camera: Camera) -> dict:
     code = np.concatenate([np.arange(n), np.full(m, ID_BOND), np.full(nl, ID_EDGE)]).astype(np.int64)
     col = np.ascontiguousarray(np.concatenate([scene.sphere_colours, scene.cylinder_colours, scene.line_colours])
                                .reshape(-1, 3), dtype=np.float64)
-    light = np.asarray(st.light, dtype=np.float64)
-    light = light / np.linalg.norm(light)
-    params = np.array([1.0 if st.shading == "flat" else 0.0, *st.outline_colour, 0.0, st.ambient, st.diffuse,
-                       *st.background, *light], dtype=np.float64)
+    params = _style_params(scene.style)
     cam = np.array([1.0 if persp else 0.0, camera.width, camera.height, scale, focal, pcx, pcy], dtype=np.float64)
     return dict(prim=prim, code=code, col=col, cam=cam, params=params)
 
