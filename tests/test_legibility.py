@@ -27,7 +27,6 @@ KERNEL_DECORATORS = frozenset({"njit", "jit"})
 #: limits, or is gone, must be removed.
 ALLOWED: dict[str, tuple[int, int]] = {
     "parallel.py::map_items": (10, 103),
-    "symmetry/standardize.py::_conv_monoclinic": (5, 71),
 }
 
 

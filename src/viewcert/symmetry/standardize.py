@@ -420,68 +420,78 @@ def _conv_hexagonal(m, frac, z, origin, international: str):
     return new_lat, transf, frac, z, origin
 
 
-def _conv_monoclinic(m, frac, z, origin, international: str):
-    """pymatgen's monoclinic branch, international_monoclinic=True (beta the non-right angle). Returns (new
-    lattice, transformation, frac, Z, origin)."""
+def _monoclinic_c_setting(m, abc) -> tuple:
+    """pymatgen's monoclinic branch for a C-centred group: (new matrix rows, transformation) with c kept and
+    the non-right angle between b and c."""
     transf = np.zeros(shape=(3, 3), dtype=np.float64)
-    abc = _lengths(m)
+    new_matrix = None
+    transf[2] = [0, 0, 1]
+    idx = sorted((0, 1), key=abc.__getitem__)
+    a, b, c = abc[idx[0]], abc[idx[1]], abc[2]
+    for tp2 in itertools.permutations(range(2), 2):
+        latt2 = _matrix([m[tp2[0]], m[tp2[1]], m[2]])
+        lengths, angles = _lengths(latt2), _angles(latt2)
+        alpha_degrees = angles[0]
+        if math.isclose(alpha_degrees, 90, rel_tol=0, abs_tol=1e-10):
+            continue
+        transf = np.zeros(shape=(3, 3))
+        transf[2][2] = 1
+        if alpha_degrees > 90:
+            flipped = _matrix([-m[tp2[0]], -m[tp2[1]], m[2]])
+            a, b, c = _lengths(flipped)
+            alpha_degrees = _angles(flipped)[0]
+            transf[0][tp2[0]] = -1
+            transf[1][tp2[1]] = -1
+        elif alpha_degrees < 90:
+            transf[0][tp2[0]] = 1
+            transf[1][tp2[1]] = 1
+            a, b, c = lengths
+            alpha_degrees = angles[0]
+        alpha_radians = math.radians(alpha_degrees)
+        new_matrix = [[a, 0, 0], [0, b, 0], [0, c * cos(alpha_radians), c * sin(alpha_radians)]]
+    if new_matrix is None:
+        new_matrix = [[a, 0, 0], [0, b, 0], [0, 0, c]]
+        for i, j in enumerate(idx):
+            transf[i][j] = 1
+    return new_matrix, transf
+
+
+def _monoclinic_p_setting(m, abc) -> tuple:
+    """pymatgen's monoclinic branch for a primitive group: (new matrix rows, transformation) over the axis
+    permutations with b < c and the non-right angle between b and c."""
+    transf = np.zeros(shape=(3, 3), dtype=np.float64)
     sorted_idx = sorted(range(3), key=abc.__getitem__)  # sorted_dic's orig_index (stable by length)
     new_matrix = None
-    if international.startswith("C"):
-        transf[2] = [0, 0, 1]
-        idx = sorted((0, 1), key=abc.__getitem__)
-        a, b, c = abc[idx[0]], abc[idx[1]], abc[2]
-        for tp2 in itertools.permutations(range(2), 2):
-            latt2 = _matrix([m[tp2[0]], m[tp2[1]], m[2]])
-            lengths, angles = _lengths(latt2), _angles(latt2)
-            alpha_degrees = angles[0]
-            if math.isclose(alpha_degrees, 90, rel_tol=0, abs_tol=1e-10):
-                continue
-            transf = np.zeros(shape=(3, 3))
-            transf[2][2] = 1
-            if alpha_degrees > 90:
-                flipped = _matrix([-m[tp2[0]], -m[tp2[1]], m[2]])
-                a, b, c = _lengths(flipped)
-                alpha_degrees = _angles(flipped)[0]
-                transf[0][tp2[0]] = -1
-                transf[1][tp2[1]] = -1
-            elif alpha_degrees < 90:
-                transf[0][tp2[0]] = 1
-                transf[1][tp2[1]] = 1
-                a, b, c = lengths
-                alpha_degrees = angles[0]
-            alpha_radians = math.radians(alpha_degrees)
-            new_matrix = [[a, 0, 0], [0, b, 0], [0, c * cos(alpha_radians), c * sin(alpha_radians)]]
-        if new_matrix is None:
-            new_matrix = [[a, 0, 0], [0, b, 0], [0, 0, c]]
-            for i, j in enumerate(idx):
-                transf[i][j] = 1
-    else:
-        for tp3 in itertools.permutations(range(3), 3):
-            perm = _matrix([m[tp3[0]], m[tp3[1]], m[tp3[2]]])
-            a, b, c = _lengths(perm)
-            alpha = _angles(perm)[0]
-            if math.isclose(alpha, 90, rel_tol=0, abs_tol=1e-10) or b >= c:
-                continue
-            transf = np.zeros(shape=(3, 3))
-            transf[2][tp3[2]] = 1
-            if alpha > 90 and b < c:
-                flipped = _matrix([-m[tp3[0]], -m[tp3[1]], m[tp3[2]]])
-                a, b, c = _lengths(flipped)
-                alpha = _angles(flipped)[0]
-                transf[0][tp3[0]] = -1
-                transf[1][tp3[1]] = -1
-            elif alpha < 90 and b < c:
-                transf[0][tp3[0]] = 1
-                transf[1][tp3[1]] = 1
-            alpha = math.radians(alpha)
-            new_matrix = [[a, 0, 0], [0, b, 0], [0, c * cos(alpha), c * sin(alpha)]]
-        if new_matrix is None:
-            new_matrix = list(np.zeros(shape=(3, 3)))
-            for i, j in enumerate(sorted_idx):
-                new_matrix[i] = m[j]
-                transf[i][j] = 1
-    # international_monoclinic=True: beta is the non-right angle
+    for tp3 in itertools.permutations(range(3), 3):
+        perm = _matrix([m[tp3[0]], m[tp3[1]], m[tp3[2]]])
+        a, b, c = _lengths(perm)
+        alpha = _angles(perm)[0]
+        if math.isclose(alpha, 90, rel_tol=0, abs_tol=1e-10) or b >= c:
+            continue
+        transf = np.zeros(shape=(3, 3))
+        transf[2][tp3[2]] = 1
+        if alpha > 90 and b < c:
+            flipped = _matrix([-m[tp3[0]], -m[tp3[1]], m[tp3[2]]])
+            a, b, c = _lengths(flipped)
+            alpha = _angles(flipped)[0]
+            transf[0][tp3[0]] = -1
+            transf[1][tp3[1]] = -1
+        elif alpha < 90 and b < c:
+            transf[0][tp3[0]] = 1
+            transf[1][tp3[1]] = 1
+        alpha = math.radians(alpha)
+        new_matrix = [[a, 0, 0], [0, b, 0], [0, c * cos(alpha), c * sin(alpha)]]
+    if new_matrix is None:
+        new_matrix = list(np.zeros(shape=(3, 3)))
+        for i, j in enumerate(sorted_idx):
+            new_matrix[i] = m[j]
+            transf[i][j] = 1
+    return new_matrix, transf
+
+
+def _beta_non_right(new_matrix, transf) -> tuple:
+    """international_monoclinic=True: axes a and b swapped, c reversed, so beta is the non-right angle (made
+    obtuse): (new lattice, transformation)."""
     op = [[0, 1, 0], [1, 0, 0], [0, 0, -1]]
     transf = np.dot(op, transf)
     new_matrix = np.dot(op, new_matrix)
@@ -489,7 +499,15 @@ def _conv_monoclinic(m, frac, z, origin, international: str):
         op = [[-1, 0, 0], [0, -1, 0], [0, 0, 1]]
         transf = np.dot(op, transf)
         new_matrix = np.dot(op, new_matrix)
-    new_lat = _matrix(new_matrix)
+    return _matrix(new_matrix), transf
+
+
+def _conv_monoclinic(m, frac, z, origin, international: str):
+    """pymatgen's monoclinic branch, international_monoclinic=True (beta the non-right angle). Returns (new
+    lattice, transformation, frac, Z, origin)."""
+    abc = _lengths(m)
+    setting = _monoclinic_c_setting if international.startswith("C") else _monoclinic_p_setting
+    new_lat, transf = _beta_non_right(*setting(m, abc))
     return new_lat, transf, frac, z, origin
 
 
