@@ -275,6 +275,76 @@ class _Progress:
             self.bar.stop()
 
 
+@dataclass(frozen=True)
+class _Chunks:
+    """Where finished chunks go: ``out.results`` in item order, each chunk's shard in ``wd`` (when given),
+    the counts in ``out``. ``bounds[ci]``: the item range [a, b) of chunk ``ci``."""
+
+    bounds: list[tuple[int, int]]
+    keys: list[str]
+    out: MapResult
+    wd: Path | None
+
+    def resume(self) -> list[int]:
+        """Take every reusable shard's results; the chunks left to compute, in order."""
+        todo: list[int] = []
+        for ci, (a, b) in enumerate(self.bounds):
+            got, why = (_load_shard(self.wd / SHARD_FORMAT.format(ci), self.keys[a:b]) if self.wd is not None
+                        else (None, None))
+            if why is not None:
+                self.out.shards_recomputed[SHARD_FORMAT.format(ci)] = why
+            if got is None:
+                todo.append(ci)
+            else:
+                self.out.results[a:b] = got
+                self.out.n_resumed += b - a
+        return todo
+
+    def finish(self, ci: int, chunk_results: list[Any]) -> None:
+        """Store chunk ``ci``'s results (its shard first, when there is a workdir)."""
+        a, b = self.bounds[ci]
+        if self.wd is not None:
+            path = self.wd / SHARD_FORMAT.format(ci)
+            text = shard_text(self.keys[a:b], chunk_results)
+            write_text_atomic(path, text)
+            self.out.shards_written.append(path.name)
+            # the stored form is what a resumed run reads: keep both runs identical (parsed, not read back)
+            chunk_results = json.loads(text)["results"]
+        self.out.results[a:b] = chunk_results
+        self.out.n_computed += b - a
+
+    def crash(self, unfinished: list[int]) -> WorkerCrash:
+        """The error for a worker death while the chunks ``unfinished`` (sorted) were not done."""
+        first = [self.keys[self.bounds[c][0]] for c in unfinished[:3]]
+        return WorkerCrash(
+            f"a worker process died (killed, out of memory, or a library aborted) while "
+            f"{len(unfinished)} chunk(s) were unfinished, starting at items {first}; "
+            f"{self.out.n_resumed + self.out.n_computed} finished items are kept"
+            + (f" in {self.wd}: rerun to resume" if self.wd is not None else "")
+            + "; n_workers=1 runs in-process and shows which item fails")
+
+
+def _checked_keys(n: int, keys: Sequence[str] | None) -> list[str]:
+    """The item keys as strings (default: the indices); refuses a count other than ``n`` or a repeat."""
+    keys = [str(i) for i in range(n)] if keys is None else [str(k) for k in keys]
+    if len(keys) != n:
+        raise InputError(f"{len(keys)} keys for {n} items", field="keys")
+    if len(set(keys)) != n:
+        raise InputError("keys must be unique", field="keys")
+    return keys
+
+
+def _checked_workers(n_workers: int | None, chunk_size: int | None) -> int:
+    """The number of local processes (default: the CPUs this process may use); refuses n_workers or
+    chunk_size below 1."""
+    if n_workers is not None and int(n_workers) < 1:
+        raise InputError(f"n_workers must be ≥ 1, got {n_workers}", field="n_workers")
+    workers = int(n_workers) if n_workers is not None else default_workers()
+    if chunk_size is not None and int(chunk_size) < 1:
+        raise InputError(f"chunk_size must be ≥ 1, got {chunk_size}", field="chunk_size")
+    return workers
+
+
 def map_items(
     fn: Callable[[Any], Any],
     items: Sequence[Any],
@@ -295,89 +365,60 @@ def map_items(
     local processes (default: the CPUs this process may use); ignored with a scheduler."""
     items = list(items)
     n = len(items)
-    keys = [str(i) for i in range(n)] if keys is None else [str(k) for k in keys]
-    if len(keys) != n:
-        raise InputError(f"{len(keys)} keys for {n} items", field="keys")
-    if len(set(keys)) != n:
-        raise InputError("keys must be unique", field="keys")
-    if n_workers is not None and int(n_workers) < 1:
-        raise InputError(f"n_workers must be ≥ 1, got {n_workers}", field="n_workers")
-    workers = int(n_workers) if n_workers is not None else default_workers()
-    if chunk_size is not None and int(chunk_size) < 1:
-        raise InputError(f"chunk_size must be ≥ 1, got {chunk_size}", field="chunk_size")
+    keys = _checked_keys(n, keys)
+    workers = _checked_workers(n_workers, chunk_size)
     wd = Path(workdir) if workdir is not None else None
     if wd is not None:
         size = _prepare_workdir(wd, keys, chunk_size, fingerprint, workers)
     else:
         size = chunk_size or _auto_chunk(n, workers)
     bounds = [(s, min(n, s + size)) for s in range(0, n, size)]
-    results: list[Any] = [None] * n
-    todo: list[int] = []
-    out = MapResult(results, n, workdir=wd)
-    for ci, (a, b) in enumerate(bounds):
-        got, why = _load_shard(wd / SHARD_FORMAT.format(ci), keys[a:b]) if wd is not None else (None, None)
-        if why is not None:
-            out.shards_recomputed[SHARD_FORMAT.format(ci)] = why
-        if got is None:
-            todo.append(ci)
-        else:
-            results[a:b] = got
-            out.n_resumed += b - a
+    out = MapResult([None] * n, n, workdir=wd)
+    chunks = _Chunks(bounds, keys, out, wd)
+    todo = chunks.resume()
     show = sys.stderr.isatty() if progress is None else bool(progress)
-
-    def finish(ci: int, chunk_results: list[Any]) -> None:
-        a, b = bounds[ci]
-        if wd is not None:
-            path = wd / SHARD_FORMAT.format(ci)
-            text = shard_text(keys[a:b], chunk_results)
-            write_text_atomic(path, text)
-            out.shards_written.append(path.name)
-            # the stored form is what a resumed run reads: keep both runs identical (parsed, not read back)
-            chunk_results = json.loads(text)["results"]
-        results[a:b] = chunk_results
-        out.n_computed += b - a
-
     with _Progress(show, n, description) as bar, interruptible():
         bar.advance(out.n_resumed)
         if not todo:
             pass
         elif scheduler is not None:
             out.executor = "dask"
-            _run_dask(fn, items, bounds, todo, scheduler, finish, bar)
+            _run_dask(fn, items, bounds, todo, scheduler, chunks.finish, bar)
         elif workers == 1 or len(todo) == 1:
             out.executor = "in-process"
             for ci in todo:
                 a, b = bounds[ci]
-                finish(ci, run_chunk(fn, items[a:b]))
+                chunks.finish(ci, run_chunk(fn, items[a:b]))
                 bar.advance(b - a)
         else:
             out.executor = "local"
-            pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)), initializer=_worker_init)
-            try:
-                pending = {pool.submit(run_chunk, fn, items[bounds[ci][0]:bounds[ci][1]]): ci for ci in todo}
-                while pending:
-                    done, _ = wait(pending, return_when=FIRST_COMPLETED, timeout=PARENT_POLL_S)
-                    for fut in sorted(done, key=lambda f: pending[f]):
-                        ci = pending[fut]
-                        try:
-                            res = fut.result()
-                        except BrokenProcessPool:
-                            flight = sorted(pending.values())
-                            first = [keys[bounds[c][0]] for c in flight[:3]]
-                            raise WorkerCrash(
-                                f"a worker process died (killed, out of memory, or a library aborted) while "
-                                f"{len(flight)} chunk(s) were unfinished, starting at items {first}; "
-                                f"{out.n_resumed + out.n_computed} finished items are kept"
-                                + (f" in {wd}: rerun to resume" if wd is not None else "")
-                                + "; n_workers=1 runs in-process and shows which item fails") from None
-                        pending.pop(fut)
-                        finish(ci, res)
-                        bar.advance(bounds[ci][1] - bounds[ci][0])
-            except BaseException:
-                _terminate(pool)
-                raise
-            pool.shutdown(wait=True)
+            _run_local(fn, items, todo, min(workers, len(todo)), chunks, bar)
     return out
+
+
+def _run_local(fn, items, todo: list[int], workers: int, chunks: _Chunks, bar) -> None:
+    """The chunks ``todo`` on a pool of ``workers`` processes, stored as they finish (in chunk order among
+    those finishing together); a worker death is a WorkerCrash, and any exception (an interrupt too)
+    terminates the pool before it propagates."""
+    bounds = chunks.bounds
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
+    try:
+        pending = {pool.submit(run_chunk, fn, items[bounds[ci][0]:bounds[ci][1]]): ci for ci in todo}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED, timeout=PARENT_POLL_S)
+            for fut in sorted(done, key=lambda f: pending[f]):
+                ci = pending[fut]
+                try:
+                    res = fut.result()
+                except BrokenProcessPool:
+                    raise chunks.crash(sorted(pending.values())) from None
+                pending.pop(fut)
+                chunks.finish(ci, res)
+                bar.advance(bounds[ci][1] - bounds[ci][0])
+    except BaseException:
+        _terminate(pool)
+        raise
+    pool.shutdown(wait=True)
 
 
 def _run_dask(fn, items, bounds, todo, scheduler, finish, bar) -> None:
