@@ -391,3 +391,36 @@ def test_moyopy_std_cell_dict_matches_spglib_shape():
     assert (m["number"], m["international"]) == (g["number"], g["international"])
     assert set(g) <= set(m)
     assert len(m["types"]) == len(g["types"]) and (m["std_mapping_to_primitive"] >= 0).all()
+
+
+# A P2_1/c cell (pyxtal group 14, seed 23141, rows cycled) whose angles are all 90° at the stated tolerance:
+# pymatgen's monoclinic branch finds no non-right angle and falls back to ordering the axes by length, an odd
+# permutation here, so its conventional cell is left-handed (det = -167.39 Å³, checked against pymatgen below).
+LEFT_HANDED_FALLBACK = {
+    "lattice": [[0.0, 5.180510603248507, 3.172147864108604e-16], [0.0, 0.0, 3.780386932353082],
+                [8.541658447721023, 5.044528988133735e-16, 0.3089011514724572]],
+    "frac": [[0.5, 0.5, 0.0], [0.5, 0.0, 0.5], [0.43150791281486894, 0.35262025880776715, 0.8133020332925371],
+             [0.5684920871851311, 0.8526202588077674, 0.6866979667074631],
+             [0.43150791281486894, 0.14737974119223285, 0.313302033292537],
+             [0.5684920871851311, 0.647379741192233, 0.18669796670746316]],
+    "numbers": [8, 8, 14, 14, 14, 14],
+}
+
+
+def test_a_left_handed_pymatgen_fallback_becomes_the_same_cell_inverted():
+    d = LEFT_HANDED_FALLBACK
+    lat = np.array(d["lattice"])
+    cell = Structure(np.array(d["frac"]) @ lat, np.array(d["numbers"]), lat)
+    ref = SpacegroupAnalyzer(PmgStructure(Lattice(lat), d["numbers"], d["frac"]), symprec=0.01,
+                             angle_tolerance=5).get_conventional_standard_structure(international_monoclinic=True)
+    assert np.linalg.det(ref.lattice.matrix) < 0  # the case: pymatgen's own cell is left-handed
+    conv = sd.conventional_standard_cell(cell, symprec=0.01, angle_tolerance=5.0)
+    assert np.linalg.det(conv.lattice) > 0
+    np.testing.assert_allclose(conv.lattice, -ref.lattice.matrix, atol=1e-9)  # pymatgen's rows, negated
+    # the same atoms: every Cartesian position of ours is one of pymatgen's modulo the lattice
+    frac_in_ref = np.linalg.solve(ref.lattice.matrix.T, conv.positions.T).T
+    ref_frac = np.mod(ref.frac_coords, 1.0)
+    for f, zz in zip(frac_in_ref, conv.numbers, strict=True):
+        gap = np.abs((np.mod(f, 1.0)[None, :] - ref_frac + 0.5) % 1.0 - 0.5).max(axis=1)
+        k = int(np.argmin(gap))
+        assert gap[k] < 1e-8 and ref.atomic_numbers[k] == zz

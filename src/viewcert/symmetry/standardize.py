@@ -547,6 +547,11 @@ def _pymatgen_conventional(lat0: np.ndarray, frac0: np.ndarray, z0: np.ndarray, 
               "hexagonal": _conv_hexagonal, "rhombohedral": _conv_hexagonal,
               "monoclinic": _conv_monoclinic}.get(latt_type, _conv_triclinic)
     new_lat, transf, frac, z, origin = branch(m, frac, z, origin, international)
+    if np.linalg.det(new_lat) < 0:
+        # pymatgen keeps a left-handed cell where a branch's fallback orders the axes by length (a monoclinic
+        # cell whose angles are all 90°); a Structure is right-handed: the same cell inverted through the
+        # origin (every lattice row and fractional coordinate negated: lengths, angles and atoms unchanged)
+        new_lat, transf = -new_lat, -transf
     new_frac = np.mod(frac @ transf.T, 1)
     order = _sorted_order(z)
     return new_lat, new_frac[order], z[order], origin[order]
