@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from tests.hostile.corpus import GOOD_CIF, GOOD_CIF_2
 from viewcert.cli import app
+from viewcert.errors import InputError
 from viewcert.parallel import MANIFEST, map_items, shard_digest
 
 
@@ -146,3 +147,22 @@ def test_sweep_warns_about_an_edited_shard_like_certify(tmp_path):
     assert {p.name: p.read_bytes() for p in (tmp_path / "o").glob("*.csv")} == tables
     res = CliRunner().invoke(app, argv)  # rewritten with its digest: reused silently
     assert "resumed 2 of 2 items" in res.output and "warning" not in res.output, res.output
+
+
+def test_a_folder_in_a_shard_place_is_one_line_before_any_work(tmp_path):
+    """A shard replaced by a folder cannot be recomputed (no file can be renamed over a folder): the resume
+    refuses it in one line naming it, before any item is computed, instead of computing and then failing."""
+    calls = []
+
+    def square(x):
+        calls.append(x)
+        return _square(x)
+
+    map_items(square, [1, 2, 3], keys=["a", "b", "c"], n_workers=1, chunk_size=1, workdir=tmp_path)
+    victim = sorted(tmp_path.rglob("shard-*.json"))[1]
+    victim.unlink()
+    victim.mkdir()
+    calls.clear()
+    with pytest.raises(InputError, match="a folder stands where a shard is kept") as err:
+        map_items(square, [1, 2, 3], keys=["a", "b", "c"], n_workers=1, chunk_size=1, workdir=tmp_path)
+    assert victim.name in str(err.value) and calls == []

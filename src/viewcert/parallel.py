@@ -291,6 +291,9 @@ class _Chunks:
         for ci, (a, b) in enumerate(self.bounds):
             got, why = (_load_shard(self.wd / SHARD_FORMAT.format(ci), self.keys[a:b]) if self.wd is not None
                         else (None, None))
+            if why is not None and (self.wd / SHARD_FORMAT.format(ci)).is_dir():  # no shard can be written there
+                raise InputError("a folder stands where a shard is kept; move or remove it (before any work)",
+                                 source=str(self.wd / SHARD_FORMAT.format(ci)))
             if why is not None:
                 self.out.shards_recomputed[SHARD_FORMAT.format(ci)] = why
             if got is None:

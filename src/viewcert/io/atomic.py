@@ -44,6 +44,8 @@ def _fsync_dir(directory: Path) -> None:
 def _atomic(path: str | os.PathLike, write: Callable[[Path], None]) -> Path:
     """Call ``write(tmp_path)``, then fsync and rename over ``path``; clean up on any failure."""
     target = Path(path)
+    if target.is_dir() and not target.is_symlink():  # os.replace cannot put a file there: say so before writing
+        raise InputError("a folder stands where this file is to be written; move or remove it", source=str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
