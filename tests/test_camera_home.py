@@ -19,6 +19,7 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from export_fixtures import SMALL, chiral_xyz
+from export_fixtures import WATER_XYZ as WATER
 from viewcert.benchmark.export import ExportSettings, build_benchmark
 from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
 from viewcert.benchmark.tasks_export import (
@@ -42,7 +43,6 @@ from viewcert.structures import Structure
 ROCK_SALT = "builtin:aflow:AB_cF8_225_a_b"
 SIZE = 160
 MARGIN_PX = 16.0
-WATER = "3\nwater\nO 0.000000 0.000000 0.000000\nH 0.756950 0.585882 0.000000\nH -0.756950 0.585882 0.000000\n"
 # axes-3 (ChimeraX front, top, left), rows = camera x, y, z in world coordinates (cameras/protocols.py comment)
 AXES3 = {"front": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "top": [[1, 0, 0], [0, 0, -1], [0, 1, 0]],
          "left": [[0, 0, 1], [0, 1, 0], [-1, 0, 0]]}

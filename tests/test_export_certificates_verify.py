@@ -15,9 +15,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import typer
 from typer.testing import CliRunner
 
+from export_fixtures import WATER_XYZ as WATER
+from export_fixtures import export_cli
 from viewcert.certify.certificate import compute_digest, write_certificate
 from viewcert.certify.digests import cell_digest
 from viewcert.certify.inputs import Selection, load_input
@@ -29,26 +30,10 @@ from viewcert.structures import Structure
 CHBRCLF = ("5\nbromochlorofluoromethane\nC 0.000 0.000 0.000\nH 0.629 0.629 0.629\nBr -1.114 -1.114 1.114\n"
            "Cl 1.019 -1.019 -1.019\nF -0.780 0.780 -0.780\n")
 # water (C2v): achiral, no handedness question
-WATER = "3\nwater\nO 0.000000 0.000000 0.000000\nH 0.756950 0.585882 0.000000\nH -0.756950 0.585882 0.000000\n"
-
-
-def _app() -> typer.Typer:
-    from viewcert.cli.certify import register as register_certify
-    from viewcert.cli.render import register as register_render
-
-    app = typer.Typer()
-
-    @app.callback()
-    def _root() -> None:
-        """test root"""
-
-    register_render(app)
-    register_certify(app)
-    return app
 
 
 def _run(*args: str):
-    return CliRunner().invoke(_app(), list(args))
+    return CliRunner().invoke(export_cli(), list(args))
 
 
 def _sha_order(ids) -> list[str]:

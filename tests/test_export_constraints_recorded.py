@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import typer
 from typer.testing import CliRunner
 
+from export_fixtures import WATER_XYZ as WATER
+from export_fixtures import export_cli
 from viewcert.attribution.shipped import ListParser, load_shipped
 from viewcert.benchmark.harness_files import lmms_eval_files, question_record
 from viewcert.certify import CertifyConfig
@@ -22,24 +23,8 @@ from viewcert.constraints import plan, reconciled_question, spec_of_record, with
 from viewcert.errors import InputError
 
 # water, HOH angle 104.5°, O–H 0.9572 Å (C2v)
-WATER = "3\nwater\nO 0.000000 0.000000 0.000000\nH 0.756950 0.585882 0.000000\nH -0.756950 0.585882 0.000000\n"
 ROTATION_Q = ("Which single command `roll AXIS ANGLE` was applied? Answer with the command only, e.g. "
               "`roll y 15`.")
-
-
-def _app() -> typer.Typer:
-    from viewcert.cli.certify import register as register_certify
-    from viewcert.cli.render import register as register_render
-
-    app = typer.Typer()
-
-    @app.callback()
-    def _root() -> None:
-        """test root"""
-
-    register_render(app)
-    register_certify(app)
-    return app
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -50,7 +35,7 @@ def _jsonl(path: Path) -> list[dict]:
 def crystal(tmp_path_factory):
     out = tmp_path_factory.mktemp("cons") / "b"
     # one input structure (a --limit subset verifies too: tests/test_export_certificates_verify.py)
-    res = CliRunner().invoke(_app(), ["build-benchmark", "builtin:aflow:A_hP2_194_c", "--task", "crystal-system",
+    res = CliRunner().invoke(export_cli(), ["build-benchmark", "builtin:aflow:A_hP2_194_c", "--task", "crystal-system",
                                       "--constraints", "structure,format", "--size", "48", "--out", str(out)])
     assert res.exit_code == 0, res.output
     return out, res.output
@@ -70,7 +55,7 @@ def test_crystal_export_records_its_constraints_in_jsonl_tsv_and_certificate(cry
 
 def test_verify_on_the_constrained_certificate_is_clean(crystal):
     out, _ = crystal
-    res = CliRunner().invoke(_app(), ["verify", str(out / "certificate.json"), "--workers", "1"])
+    res = CliRunner().invoke(export_cli(), ["verify", str(out / "certificate.json"), "--workers", "1"])
     assert res.exit_code == 0, res.output
     assert "verified: 1 items recomputed, byte-identical" in res.output
 

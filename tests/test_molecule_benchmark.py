@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from export_fixtures import WATER_XYZ as WATER
 from viewcert.benchmark.molecule_export import (
     HANDEDNESS_CHOICES,
     MoleculeExportSettings,
@@ -23,7 +24,6 @@ from viewcert.errors import InputError
 from viewcert.structures import Structure
 
 # water, HOH angle 104.5°, O–H 0.9572 Å, in the xy plane: C2v (chemistry)
-WATER = "3\nwater\nO 0.000000 0.000000 0.000000\nH 0.756950 0.585882 0.000000\nH -0.756950 0.585882 0.000000\n"
 # CHBrClF, a tetrahedral carbon with four different substituents: C1, chiral (chemistry)
 CHBRCLF = ("5\nbromochlorofluoromethane\nC 0.000 0.000 0.000\nH 0.629 0.629 0.629\nBr -1.114 -1.114 1.114\n"
            "Cl 1.019 -1.019 -1.019\nF -0.780 0.780 -0.780\n")
