@@ -11,7 +11,6 @@ Units and frames as ``ProtocolSpec``: rotations world→camera, positions world 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
@@ -105,10 +104,11 @@ class ResolvedProtocol:
     def is_file(self) -> bool:
         return self.origin == "file"
 
-    @cached_property
+    @property
     def sha256(self) -> str | None:
-        """SHA-256 of the file's bytes (None when not from a file)."""
-        return None if self.raw is None else hashlib.sha256(self.raw).hexdigest()
+        """SHA-256 of the file's bytes (None when not from a file): the digest ``_parse_protocol`` took of
+        ``raw`` when it parsed them (hashed once, with the parse)."""
+        return None if self.raw is None else self.full.sha256
 
     @property
     def file_name(self) -> str | None:
