@@ -207,7 +207,7 @@ def write_outputs(out: str | Path, cert: dict, *, plots: bool = True, run: MapRe
     out = Path(out)
     paths = {"certificate": write_certificate(out / "certificate.json", cert),
              "table": write_text_atomic(out / "items.csv", items_table(cert)),
-             "summary": write_text_atomic(out / "summary.txt", console_text(summary_text(cert)))}
+             "summary": write_text_atomic(out / "summary.txt", summary_text(cert))}  # escaped by summary_text
     if plots and cert["summary"]["n"] and (cert["summary"].get("kinds") or {}).get("crystals", 1):
         paths["plot_systems"] = P.plot_ceiling_by_system(cert, out / "ceiling_by_system.png")
         paths["plot_phantoms"] = P.plot_phantoms(cert, out / "phantoms.png")
