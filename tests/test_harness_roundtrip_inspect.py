@@ -19,18 +19,13 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from typer.testing import CliRunner
 
+from harness_roundtrip import crystal_export, ladder_manifest, questions, zoom_export
 from viewcert.attribution.pipeline import run_ladder
-from viewcert.benchmark.export import ExportSettings, build_benchmark
-from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 from viewcert.cli import app
 from viewcert.stats import BootstrapSettings
 
 runner = CliRunner()
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:inspect_ai.*")  # its own retry settings
-
-
-def _questions(folder: Path) -> list[dict]:
-    return [json.loads(x) for x in (folder / "benchmark.jsonl").read_text().splitlines()]
 
 
 def _run_inspect(folder: Path, answers: list[str], log_dir: Path):
@@ -53,20 +48,13 @@ def _run_inspect(folder: Path, answers: list[str], log_dir: Path):
     return logs[0]
 
 
-def _manifest(path: Path, folder: Path, log: Path, task: str | None = None) -> Path:
-    lines = ["[study]", f'benchmark = "{folder.as_posix()}"'] + ([f'task = "{task}"'] if task else [])
-    lines += ["[[input]]", f'path = "{log.as_posix()}"', 'rung = "R4"']
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
 @pytest.fixture(scope="module")
 def crystal(tmp_path_factory):
     """Four built-in prototypes, the stub's answers and Inspect's log."""
     tmp = tmp_path_factory.mktemp("cs")
     folder = tmp / "bench"
-    build_benchmark("builtin:prototypes", folder, settings=ExportSettings(size=64, supersample=2), limit=4)
-    qs = _questions(folder)
+    crystal_export(folder, 4)
+    qs = questions(folder)
     assert [q["id"] for q in qs] == ["q0000", "q0001", "q0002", "q0003"]
     wrong = "B" if qs[1]["answer_letter"] != "B" else "C"
     # right (letter), wrong (letter), right (letter after prose), unparseable
@@ -96,7 +84,7 @@ def test_crystal_ladder_r4_equals_hand_count_and_inspects_accuracy(crystal):
     hand = 2  # q0000 and q0002 name the right letter; q0001 the wrong one; q0003 no letter
     inspect_acc = log.results.scores[0].metrics["accuracy"].value
     assert inspect_acc == pytest.approx(hand / 4)
-    lad, table, _ = run_ladder(manifest=_manifest(tmp / "m.toml", folder, Path(log.location)),
+    lad, table, _ = run_ladder(manifest=ladder_manifest(tmp / "m.toml", folder, Path(log.location)),
                                bootstrap=BootstrapSettings(n_boot=200), threshold=0.5)
     arm = lad.arms.set_index(["model", "rung"]).loc[("mockllm/model", "R4")]
     assert (arm["correct"], arm["n"]) == (hand, 4)
@@ -116,10 +104,8 @@ def test_crystal_ladder_r4_equals_hand_count_and_inspects_accuracy(crystal):
 def zoom(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("zoom")
     folder = tmp / "bench"
-    build_task_benchmark("builtin:molecules", folder,
-                         TaskExportSettings(task="zoom", camera="perspective", seed=3, per_structure=2, width=120,
-                                            height=90, supersample=1), limit=2)
-    qs = _questions(folder)
+    zoom_export(folder)
+    qs = questions(folder)
     assert len(qs) == 4 and all(q["answer_format"] == "command" for q in qs)
     d = [int(q["answer"].split()[-1]) for q in qs]
     off = d[1] - 3 if d[1] - 3 >= 40 else d[1] + 3
@@ -136,7 +122,7 @@ def test_zoom_ladder_misi_partial_credit_beside_the_ceiling(zoom):
     credit = [1.0, 1.0 - 3 / 10, 0.0, max(0.0, 1.0 - abs(far - d[3]) / 10)]
     inspect_acc = log.results.scores[0].metrics["accuracy"].value
     assert inspect_acc == pytest.approx(1 / 4)  # match(): only the first completion ends with its target
-    lad, _, _ = run_ladder(manifest=_manifest(tmp / "m.toml", folder, Path(log.location), task="zoom"),
+    lad, _, _ = run_ladder(manifest=ladder_manifest(tmp / "m.toml", folder, Path(log.location), task="zoom"),
                            bootstrap=BootstrapSettings(n_boot=200), threshold=0.5)
     arm = lad.arms.iloc[0]
     assert (arm["correct"], arm["n"]) == (1, 4) and arm["accuracy"] == pytest.approx(inspect_acc)
@@ -151,7 +137,7 @@ def test_zoom_ladder_misi_partial_credit_beside_the_ceiling(zoom):
 
 def test_ladder_cli_prints_misi_and_writes_tables(zoom):
     tmp, folder, _, _, _, log = zoom
-    m = _manifest(tmp / "cli.toml", folder, Path(log.location))  # no task: the export's own
+    m = ladder_manifest(tmp / "cli.toml", folder, Path(log.location))  # no task: the export's own
     r = runner.invoke(app, ["ladder", "--manifest", str(m), "--out", str(tmp / "lad"), "--n-boot", "100"])
     assert r.exit_code == 0, r.output
     assert "MiSI partial credit" in r.output
@@ -172,7 +158,7 @@ def test_truncated_log_is_one_line_exit_2(crystal, tmp_path):
     data = Path(log.location).read_bytes()
     cut = tmp_path / "cut.eval"
     cut.write_bytes(data[: len(data) // 2])
-    r = runner.invoke(app, ["ladder", "--manifest", str(_manifest(tmp_path / "m.toml", folder, cut)),
+    r = runner.invoke(app, ["ladder", "--manifest", str(ladder_manifest(tmp_path / "m.toml", folder, cut)),
                             "--out", str(tmp_path / "o")])
     assert "cut.eval" in _one_line_error(r)
 
@@ -185,7 +171,7 @@ def _native(path: Path, rows: list[tuple[str, str, str]]) -> Path:
 def test_ids_missing_from_the_export_are_listed_with_their_count(crystal, tmp_path):
     _, folder, _, _, _ = crystal
     f = _native(tmp_path / "r.csv", [("q0000", "A", "A"), ("q0098", "A", "A"), ("q0099", "B", "B")])
-    m = _manifest(tmp_path / "m.toml", folder, f)
+    m = ladder_manifest(tmp_path / "m.toml", folder, f)
     line = _one_line_error(runner.invoke(app, ["ladder", "--manifest", str(m), "--out", str(tmp_path / "o")]))
     assert "2 item id(s) are not in the item list: 'q0098', 'q0099'" in line
 
@@ -203,7 +189,7 @@ def test_ids_missing_from_the_certificate_are_listed_with_their_count(crystal, t
     cert["summary"]["correct"] = sum(bool(it["correct"]) for it in cert["items"])
     (copy / "certificate.json").write_text(json.dumps(cert))
     ids = {src: qid for _, qid, src in (x.split(",") for x in (copy / "ids.csv").read_text().splitlines()[1:])}
-    m = _manifest(tmp_path / "m.toml", copy, Path(log.location))
+    m = ladder_manifest(tmp_path / "m.toml", copy, Path(log.location))
     line = _one_line_error(runner.invoke(app, ["ladder", "--manifest", str(m), "--out", str(tmp_path / "o")]))
     assert "2 item(s) of the results are not in the certificate" in line
     assert all(repr(ids[g]) in line for g in gone)
@@ -212,7 +198,7 @@ def test_ids_missing_from_the_certificate_are_listed_with_their_count(crystal, t
 def test_target_outside_the_shipped_choices_is_one_line(crystal, tmp_path):
     _, folder, _, _, _ = crystal
     f = _native(tmp_path / "r.csv", [("q0000", "H", "H")])  # seven choices: A…G
-    m = _manifest(tmp_path / "m.toml", folder, f)
+    m = ladder_manifest(tmp_path / "m.toml", folder, f)
     line = _one_line_error(runner.invoke(app, ["ladder", "--manifest", str(m), "--out", str(tmp_path / "o")]))
     assert "target 'H' is not one of the options A, B, C, D, E, F, G" in line
 

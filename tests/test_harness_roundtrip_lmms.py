@@ -17,13 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from harness_roundtrip import HARNESS_PY, crystal_export, ladder_manifest, questions, zoom_export
 from viewcert.attribution.pipeline import run_ladder
-from viewcert.benchmark.export import ExportSettings, build_benchmark
-from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 from viewcert.stats import BootstrapSettings
-
-ROOT = Path(__file__).resolve().parents[1]
-HARNESS_PY = Path(os.environ.get("VIEWCERT_HARNESS_PYTHON", ROOT / ".venv-harness" / "bin" / "python"))
 
 
 def _has_lmms() -> bool:
@@ -52,24 +48,14 @@ def _run_lmms(folder: Path, task: str, response: str) -> tuple[Path, dict]:
     return samples, json.loads(results.read_text())["results"][name]
 
 
-def _manifest(path: Path, folder: Path, log: Path) -> Path:
-    path.write_text(f'[study]\nbenchmark = "{folder.as_posix()}"\n[[input]]\npath = "{log.as_posix()}"\n'
-                    'rung = "R4"\n')
-    return path
-
-
-def _questions(folder: Path) -> list[dict]:
-    return [json.loads(x) for x in (folder / "benchmark.jsonl").read_text().splitlines()]
-
-
 def test_lmms_eval_crystal_system_letter_targets(tmp_path):
     folder = tmp_path / "cs"
-    build_benchmark("builtin:prototypes", folder, settings=ExportSettings(size=64, supersample=2), limit=7)
-    qs = _questions(folder)
+    crystal_export(folder, 7)
+    qs = questions(folder)
     samples, reported = _run_lmms(folder, "crystal-system", "A")
     hand = sum(q["answer_letter"] == "A" for q in qs)  # the dummy answers A (triclinic) to every question
     assert reported["exact_match,none"] == pytest.approx(hand / len(qs))
-    lad, table, _ = run_ladder(manifest=_manifest(tmp_path / "m.toml", folder, samples),
+    lad, table, _ = run_ladder(manifest=ladder_manifest(tmp_path / "m.toml", folder, samples),
                                bootstrap=BootstrapSettings(n_boot=100))
     arm = lad.arms.iloc[0]
     assert (arm["correct"], arm["n"]) == (hand, len(qs))
@@ -82,17 +68,15 @@ def test_lmms_eval_crystal_system_letter_targets(tmp_path):
 
 def test_lmms_eval_zoom_misi_partial_credit(tmp_path):
     folder = tmp_path / "zoom"
-    build_task_benchmark("builtin:molecules", folder,
-                         TaskExportSettings(task="zoom", camera="perspective", seed=3, per_structure=2, width=120,
-                                            height=90, supersample=1), limit=2)
-    qs = _questions(folder)
+    zoom_export(folder)
+    qs = questions(folder)
     d = [int(q["answer"].split()[-1]) for q in qs]
     stub = d[-1]  # the dummy's one response: the last question's answer (right there, partly right elsewhere)
     samples, reported = _run_lmms(folder, "zoom", f"move z {stub}")
     hand = sum(x == stub for x in d)
     assert hand >= 1
     assert reported["exact_match,none"] == pytest.approx(hand / len(qs))
-    lad, _, _ = run_ladder(manifest=_manifest(tmp_path / "m.toml", folder, samples),
+    lad, _, _ = run_ladder(manifest=ladder_manifest(tmp_path / "m.toml", folder, samples),
                            bootstrap=BootstrapSettings(n_boot=100))
     assert lad.arms.iloc[0]["correct"] == hand
     # MiSI: max(0, 1 − |stub − d| / 10) per item (zoom: half the 40…60 Å range)

@@ -27,13 +27,10 @@ import pandas as pd
 import pytest
 from PIL import Image
 
+from harness_roundtrip import HARNESS_PY, crystal_export, ladder_manifest, questions, zoom_export
 from viewcert.attribution.pipeline import run_ladder
-from viewcert.benchmark.export import ExportSettings, build_benchmark
-from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 from viewcert.stats import BootstrapSettings
 
-ROOT = Path(__file__).resolve().parents[1]
-HARNESS_PY = Path(os.environ.get("VIEWCERT_HARNESS_PYTHON", ROOT / ".venv-harness" / "bin" / "python"))
 NAME = {"crystal-system": "ViewcertCrystalSystem", "zoom": "ViewcertZoom"}  # as HARNESSES.md names them
 
 DRIVER = r'''
@@ -80,21 +77,11 @@ HAS_VLMEVAL = _has_vlmeval()
 pytestmark = pytest.mark.harness
 
 
-def _questions(folder: Path) -> list[dict]:
-    return [json.loads(x) for x in (folder / "benchmark.jsonl").read_text().splitlines()]
-
-
-def _manifest(path: Path, folder: Path, log: Path) -> Path:
-    path.write_text(f'[study]\nbenchmark = "{folder.as_posix()}"\n[[input]]\npath = "{log.as_posix()}"\n'
-                    'rung = "R4"\nmodel = "Stub"\n')
-    return path
-
-
 @pytest.fixture(scope="module")
 def crystal(tmp_path_factory):
     folder = tmp_path_factory.mktemp("vlm") / "cs"
-    build_benchmark("builtin:prototypes", folder, settings=ExportSettings(size=64, supersample=2), limit=4)
-    qs = _questions(folder)
+    crystal_export(folder, 4)
+    qs = questions(folder)
     wrong = "B" if qs[1]["answer_letter"] != "B" else "C"
     # right (letter), wrong (letter), right (the option's text), no answer
     answers = {qs[0]["id"]: qs[0]["answer_letter"], qs[1]["id"]: wrong, qs[2]["id"]: qs[2]["answer"],
@@ -130,7 +117,7 @@ def test_prediction_file_in_vlmevalkit_layout_reads_back(crystal, tmp_path):
     data["prediction"] = [answers[i] for i in data["id"]]
     pred = tmp_path / "Stub_ViewcertCrystalSystem.tsv"
     data.to_csv(pred, sep="\t", index=False)
-    lad, table, _ = run_ladder(manifest=_manifest(tmp_path / "m.toml", folder, pred),
+    lad, table, _ = run_ladder(manifest=ladder_manifest(tmp_path / "m.toml", folder, pred, model="Stub"),
                                bootstrap=BootstrapSettings(n_boot=100), threshold=0.5)
     assert (lad.arms.iloc[0]["correct"], lad.arms.iloc[0]["n"]) == (hand, 4)
     assert sorted(table.frame["item_id"]) == [q["id"] for q in qs]  # index mapped through ids.csv
@@ -160,7 +147,7 @@ def test_vlmevalkit_mcq_round_trip(crystal, tmp_path):
         for path, rel in zip(seen["images"], q["images"], strict=True):
             assert np.array_equal(_pixels(Path(path).read_bytes()), _pixels((folder / rel).read_bytes()))
     assert rep["overall"] == pytest.approx(hand / 4)
-    lad, _, _ = run_ladder(manifest=_manifest(tmp_path / "m.toml", folder, Path(rep["result"])),
+    lad, _, _ = run_ladder(manifest=ladder_manifest(tmp_path / "m.toml", folder, Path(rep["result"]), model="Stub"),
                            bootstrap=BootstrapSettings(n_boot=100), threshold=0.5)
     arm = lad.arms.iloc[0]
     assert (arm["correct"], arm["n"]) == (hand, 4) and arm["accuracy"] == pytest.approx(rep["overall"])
@@ -170,15 +157,13 @@ def test_vlmevalkit_mcq_round_trip(crystal, tmp_path):
 @pytest.mark.skipif(not HAS_VLMEVAL, reason=f"vlmeval is not importable by {HARNESS_PY}")
 def test_vlmevalkit_vqa_zoom_round_trip(tmp_path):
     folder = tmp_path / "zoom"
-    build_task_benchmark("builtin:molecules", folder,
-                         TaskExportSettings(task="zoom", camera="perspective", seed=3, per_structure=2, width=120,
-                                            height=90, supersample=1), limit=2)
-    qs = _questions(folder)
+    zoom_export(folder)
+    qs = questions(folder)
     d = [int(q["answer"].split()[-1]) for q in qs]
     answers = {q["id"]: f"move z {d[-1]}" for q in qs}  # one answer for all: right for the last question
     rep = _run_vlmevalkit(folder, "zoom", answers, tmp_path)
     assert rep["class"] == "CustomVQADataset"  # no option columns: VLMEvalKit's VQA path (predictions only)
-    lad, _, _ = run_ladder(manifest=_manifest(tmp_path / "m.toml", folder, Path(rep["pred"])),
+    lad, _, _ = run_ladder(manifest=ladder_manifest(tmp_path / "m.toml", folder, Path(rep["pred"]), model="Stub"),
                            bootstrap=BootstrapSettings(n_boot=100), threshold=0.5)
     assert lad.arms.iloc[0]["correct"] == sum(x == d[-1] for x in d) >= 1
     credit = sum(max(0.0, 1 - abs(d[-1] - x) / 10) for x in d) / len(d)

@@ -1,0 +1,43 @@
+"""Shared by the harness round-trip tests (Inspect, lmms-eval, VLMEvalKit): the two small exports they run, the
+export's questions, the ladder manifest over one harness log, and the harness venv's interpreter."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from viewcert.benchmark.export import ExportSettings, build_benchmark
+from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the interpreter of the venv ``make harness`` builds (lmms-eval, VLMEvalKit), or VIEWCERT_HARNESS_PYTHON
+HARNESS_PY = Path(os.environ.get("VIEWCERT_HARNESS_PYTHON", ROOT / ".venv-harness" / "bin" / "python"))
+
+
+def crystal_export(folder: Path, n: int) -> Path:
+    """The first ``n`` built-in prototypes as a crystal-system export (64 px, supersample 2)."""
+    build_benchmark("builtin:prototypes", folder, settings=ExportSettings(size=64, supersample=2), limit=n)
+    return folder
+
+
+def zoom_export(folder: Path) -> Path:
+    """Four zoom questions on two built-in molecules through perspective cameras (seed 3, 120×90 px)."""
+    build_task_benchmark("builtin:molecules", folder,
+                         TaskExportSettings(task="zoom", camera="perspective", seed=3, per_structure=2, width=120,
+                                            height=90, supersample=1), limit=2)
+    return folder
+
+
+def questions(folder: Path) -> list[dict]:
+    """The export's ``benchmark.jsonl`` records, in order."""
+    return [json.loads(x) for x in (folder / "benchmark.jsonl").read_text().splitlines()]
+
+
+def ladder_manifest(path: Path, folder: Path, log: Path, *, task: str | None = None,
+                    model: str | None = None) -> Path:
+    """A ladder manifest at ``path``: the export ``folder`` as the study, one harness ``log`` as rung R4."""
+    lines = ["[study]", f'benchmark = "{folder.as_posix()}"'] + ([f'task = "{task}"'] if task else [])
+    lines += ["[[input]]", f'path = "{log.as_posix()}"', 'rung = "R4"'] + ([f'model = "{model}"'] if model else [])
+    path.write_text("\n".join(lines) + "\n")
+    return path
