@@ -34,6 +34,29 @@ def questions(folder: Path) -> list[dict]:
     return [json.loads(x) for x in (folder / "benchmark.jsonl").read_text().splitlines()]
 
 
+def run_inspect(folder: Path, answers: list[str], log_dir: Path):
+    """Inspect's eval() of the shipped task file with mockllm returning ``answers`` in sample order; its one log."""
+    from inspect_ai import eval as inspect_eval  # lazy: only the Inspect round trips need it
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    outs = []
+    for a in answers:
+        o = ModelOutput.from_content(model="mockllm/model", content=a)
+        o.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # no tokenizer download
+        outs.append(o)
+    # run from the export folder, as HARNESSES.md says: Inspect 0.3.285 globs the task path relative to the
+    # working directory and Python 3.11's pathlib refuses an absolute pattern (docs/harnesses.md)
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        logs = inspect_eval("inspect_task.py", model=get_model("mockllm/model", custom_outputs=outs),
+                            log_dir=str(log_dir), display="none", max_samples=1)
+    finally:
+        os.chdir(here)
+    assert len(logs) == 1 and logs[0].status == "success"
+    return logs[0]
+
+
 def ladder_manifest(path: Path, folder: Path, log: Path, *, task: str | None = None,
                     model: str | None = None) -> Path:
     """A ladder manifest at ``path``: the export ``folder`` as the study, one harness ``log`` as rung R4."""

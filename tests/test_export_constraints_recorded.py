@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from complex_data import COMPLEXES, needs_complexes
 from export_fixtures import WATER_XYZ as WATER
 from export_fixtures import export_cli
 from viewcert.attribution.shipped import ListParser, load_shipped
@@ -179,11 +180,7 @@ def test_inspect_runs_a_structure_constrained_export_without_the_whole_response_
     """Inspect's own run of the shipped task (mockllm): under ``structure`` its prompt asks for reasoning and a
     last ANSWER line (no "entire content" rule), and it scores the stub's two answers as chosen: 1 of 2."""
     pytest.importorskip("inspect_ai", reason="Inspect AI (the test extra) is not installed")
-    import os
-
-    from inspect_ai import eval as inspect_eval
-    from inspect_ai.model import ModelOutput, ModelUsage, get_model
-
+    from harness_roundtrip import run_inspect
     from viewcert.benchmark.export import build_benchmark
     from viewcert.benchmark.settings import ExportSettings
 
@@ -193,18 +190,8 @@ def test_inspect_runs_a_structure_constrained_export_without_the_whole_response_
                     limit=2, certify=False)
     qs = _jsonl(folder / "benchmark.jsonl")
     wrong = "B" if qs[1]["answer_letter"] != "B" else "C"
-    outs = []
-    for a in (f"The edges are equal.\nAnswer: {qs[0]['answer_letter']}", f"One angle differs.\nAnswer: {wrong}"):
-        o = ModelOutput.from_content(model="mockllm/model", content=a)
-        o.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # no tokenizer download
-        outs.append(o)
-    here = os.getcwd()
-    os.chdir(folder)
-    try:
-        (log,) = inspect_eval("inspect_task.py", model=get_model("mockllm/model", custom_outputs=outs),
-                              log_dir=str(tmp_path / "logs"), display="none", max_samples=1)
-    finally:
-        os.chdir(here)
+    log = run_inspect(folder, [f"The edges are equal.\nAnswer: {qs[0]['answer_letter']}",
+                               f"One angle differs.\nAnswer: {wrong}"], tmp_path / "logs")
     assert log.status == "success"
     assert log.results.scores[0].metrics["accuracy"].value == pytest.approx(0.5)
     prompt = str(log.samples[0].messages[0].content)
@@ -213,10 +200,9 @@ def test_inspect_runs_a_structure_constrained_export_without_the_whole_response_
 
 
 # ---------------------------------------------------------------------- interaction exports
-COMPLEXES = Path(__file__).resolve().parents[2] / "shared" / "data" / "complexes"
 
 
-@pytest.mark.skipif(not COMPLEXES.is_dir(), reason=f"complexes not found at {COMPLEXES}")
+@needs_complexes
 def test_interaction_export_carries_constraints_with_the_list_format(tmp_path):
     pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
     from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark

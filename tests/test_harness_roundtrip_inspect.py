@@ -11,41 +11,18 @@ first use unless the output carries ``usage``, so every stub output is given a `
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval as inspect_eval
-from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from typer.testing import CliRunner
 
-from harness_roundtrip import crystal_export, ladder_manifest, questions, zoom_export
+from harness_roundtrip import crystal_export, ladder_manifest, questions, run_inspect, zoom_export
 from viewcert.attribution.pipeline import run_ladder
 from viewcert.cli import app
 from viewcert.stats import BootstrapSettings
 
 runner = CliRunner()
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:inspect_ai.*")  # its own retry settings
-
-
-def _run_inspect(folder: Path, answers: list[str], log_dir: Path):
-    """Inspect's eval() of the shipped task file with mockllm returning ``answers`` in sample order."""
-    outs = []
-    for a in answers:
-        o = ModelOutput.from_content(model="mockllm/model", content=a)
-        o.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # no tokenizer download
-        outs.append(o)
-    # run from the export folder, as HARNESSES.md says: Inspect 0.3.285 globs the task path relative to the
-    # working directory and Python 3.11's pathlib refuses an absolute pattern (docs/harnesses.md)
-    here = os.getcwd()
-    os.chdir(folder)
-    try:
-        logs = inspect_eval("inspect_task.py", model=get_model("mockllm/model", custom_outputs=outs),
-                            log_dir=str(log_dir), display="none", max_samples=1)
-    finally:
-        os.chdir(here)
-    assert len(logs) == 1 and logs[0].status == "success"
-    return logs[0]
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +37,7 @@ def crystal(tmp_path_factory):
     # right (letter), wrong (letter), right (letter after prose), unparseable
     answers = [f"ANSWER: {qs[0]['answer_letter']}", f"ANSWER: {wrong}",
                f"The lattice looks like this.\nANSWER: {qs[2]['answer_letter']}", "I have no idea."]
-    log = _run_inspect(folder, answers, tmp / "logs")
+    log = run_inspect(folder, answers, tmp / "logs")
     return tmp, folder, qs, answers, log
 
 
@@ -111,7 +88,7 @@ def zoom(tmp_path_factory):
     off = d[1] - 3 if d[1] - 3 >= 40 else d[1] + 3
     far = 40 if d[3] >= 50 else 60
     answers = [f"move z {d[0]}", f"move z {off}", "I cannot tell from these images.", f"Answer: move z {far}"]
-    log = _run_inspect(folder, answers, tmp / "logs")
+    log = run_inspect(folder, answers, tmp / "logs")
     return tmp, folder, qs, answers, d, log
 
 
