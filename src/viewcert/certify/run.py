@@ -237,14 +237,18 @@ def resume_lines(run: MapResult, workdir: Path | None) -> list[str]:
 def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, *, out: str | Path | None = None,
             subset: str = "eval", n_workers: int | None = None, scheduler: Any = None, plots: bool = True,
             progress: bool | None = None, resume: bool = True, limits: Limits = DEFAULT_LIMITS,
-            report: Callable[[str], None] | None = None) -> dict:
+            report: Callable[[str], None] | None = None, before: Callable[[Dataset], None] | None = None) -> dict:
     """Certify INPUT (see ``certify.inputs``) and, with ``out``, write every output. Returns the
-    certificate dict. ``limits`` are checked before any work (settings here, atoms as each item is read);
-    ``report`` receives console lines ("resumed N of M items")."""
+    certificate dict. ``limits`` are checked before any work (settings here, the one check of a run; atoms as
+    each item is read); ``before`` is called with the dataset after that check and before any item is
+    certified (the CLI's --fail-fast reads and placement checks); ``report`` receives console lines
+    ("resumed N of M items")."""
     cfg = cfg or CertifyConfig()
     cfg.check_limits(limits)
     dataset = input_spec if isinstance(input_spec, Dataset) else load_input(input_spec, subset=subset)
     dataset = dataset.with_limits(limits, cfg.points_per_atom())
+    if before is not None:
+        before(dataset)
     workdir = Path(out) / ".shards" if (out is not None and resume) else None
     t0 = time.perf_counter()
     cert, run = run_certification(dataset, cfg, n_workers=n_workers, scheduler=scheduler, workdir=workdir,

@@ -141,7 +141,6 @@ def certify_cmd(
     from viewcert.cameras.resolve import resolve
     from viewcert.certify.config import check_protocol_spec
     from viewcert.certify.evaluate import check_placements
-    from viewcert.certify.inputs import load_input
     from viewcert.certify.run import certify, summary_text
     from viewcert.cli.options import check_out, current_limits
 
@@ -157,14 +156,17 @@ def certify_cmd(
                   min_pixels=min_pixels, cross_check_angle=cross_check_angle, margin=margin,
                   molecule_scale=molecule_scale)
     limits = current_limits()
-    cfg.check_limits(limits)
-    dataset = load_input(complex_spec(input, ligand, pocket), subset=subset).with_limits(limits)
-    if not keep_going:
-        for it in dataset.items:
-            it.read()
-    check_placements(dataset.items, cfg)  # perspective positions: a camera inside a structure is exit 2, now
-    cert = certify(dataset, cfg, out=check_out(out), n_workers=workers, scheduler=scheduler, plots=plots,
-                   resume=resume, limits=limits, report=lambda line: echo(line, err=True))
+
+    def before(dataset) -> None:  # after certify's one limits check, before any item is certified
+        items = dataset.with_limits(limits).items  # atoms checked as read (observations: when certified)
+        if not keep_going:
+            for it in items:
+                it.read()
+        check_placements(items, cfg)  # perspective positions: a camera inside a structure is exit 2, now
+
+    cert = certify(complex_spec(input, ligand, pocket), cfg, out=check_out(out), subset=subset, n_workers=workers,
+                   scheduler=scheduler, plots=plots, resume=resume, limits=limits,
+                   report=lambda line: echo(line, err=True), before=before)
     echo(summary_text(cert), nl=False)
     echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}"
          + (", plots" if plots and cert["summary"]["n"] else ""))
