@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import itertools
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from complex_data import COMPLEXES, needs_complexes
 from viewcert.cameras.protocol_files import read_protocol_file
 from viewcert.design.legibility import (
     Coverage,
@@ -26,9 +26,6 @@ from viewcert.interactions.ceiling import CeilingSettings
 from viewcert.render import frame_cameras
 from viewcert.render.labels import Label
 from viewcert.structures import Structure
-
-COMPLEXES = Path(__file__).resolve().parents[2] / "shared" / "data" / "complexes"
-needs_complexes = pytest.mark.skipif(not COMPLEXES.is_dir(), reason=f"complexes not found at {COMPLEXES}")
 
 
 def _cov(table, needs, weights=None) -> Coverage:

@@ -5,12 +5,13 @@ tasks not built yet refused in one line."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
 
+from complex_data import COMPLEXES as DATA
+from complex_data import needs_complexes as needs_data
 from viewcert.benchmark.interaction_export import (  # noqa: E402
     InteractionExportSettings,
     _best_mean_credit,
@@ -20,9 +21,6 @@ from viewcert.benchmark.interaction_export import (  # noqa: E402
 )
 from viewcert.errors import InputError  # noqa: E402
 from viewcert.interactions import hbond_truth  # noqa: E402
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "complexes"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"complexes not found at {DATA}")
 
 
 def test_unbuilt_tasks_and_bad_settings_are_one_line():

@@ -5,13 +5,14 @@ observations lose only criterion margins, 27 views never determine less than six
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
 
+from complex_data import COMPLEXES as DATA
+from complex_data import needs_complexes as needs_data
 from viewcert.errors import InputError  # noqa: E402
 from viewcert.interactions import hbond_truth  # noqa: E402
 from viewcert.interactions.ceiling import (  # noqa: E402
@@ -23,8 +24,6 @@ from viewcert.interactions.ceiling import (  # noqa: E402
 )
 from viewcert.render import frame_cameras  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "complexes"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"complexes not found at {DATA}")
 CASES = {"1ia1": None, "1of6": None, "1s3v": None, "1uou": None, "1pwc": "PNM", "19hc": "HEM/A/301"}
 
 

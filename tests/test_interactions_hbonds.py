@@ -14,12 +14,12 @@ import pytest
 pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
 pytest.importorskip("biotite", reason="the interactions extra (biotite) is not installed")
 
+from complex_data import COMPLEXES as DATA
+from complex_data import needs_complexes as needs_data
 from viewcert.errors import InputError  # noqa: E402
 from viewcert.interactions import HBondCriterion, geometry, hbond_truth  # noqa: E402
 from viewcert.interactions.hbonds import baker_hubbard  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "complexes"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"complexes not found at {DATA}")
 CASES = {"1ia1": None, "1of6": None, "1s3v": None, "1uou": None, "1pwc": "PNM", "19hc": "HEM/A/301"}
 
 

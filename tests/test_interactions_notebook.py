@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from complex_data import needs_complexes
 from notebook_runner import run_notebook
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "complexes"
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"complexes not found at {DATA}")
+pytestmark = needs_complexes
 
 
 def test_interaction_notebook_executes():

@@ -13,11 +13,12 @@ import gemmi
 import numpy as np
 import pytest
 
+from complex_data import COMPLEXES as DATA
+from complex_data import needs_complexes
 from viewcert.errors import InputError
 from viewcert.io.complex import prepare_complex
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "complexes"
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"complexes not found at {DATA}")
+pytestmark = needs_complexes
 
 
 def sdf_heavy_atoms(path: Path) -> int:

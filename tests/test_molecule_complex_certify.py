@@ -9,14 +9,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from complex_data import COMPLEXES as DATA
+from complex_data import needs_complexes as needs_data
 from viewcert.certify import CertifyConfig
 from viewcert.certify.digests import cell_digest
 from viewcert.certify.inputs import load_input, parse_complex_spec
 from viewcert.certify.run import certify
 from viewcert.errors import InputError
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "complexes"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"complexes not found at {DATA}")
 
 
 def test_parse_complex_spec_hand_worked():

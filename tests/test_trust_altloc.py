@@ -14,6 +14,7 @@ from pathlib import Path
 import gemmi
 import pytest
 
+from complex_data import COMPLEXES
 from viewcert.certify import CertifyConfig
 from viewcert.certify.evaluate import certify_item
 from viewcert.certify.inputs import Item
@@ -21,8 +22,6 @@ from viewcert.errors import InputError
 from viewcert.io.altloc import AltlocRow, choose_altlocs
 from viewcert.io.pdb import read_pdb_text
 from viewcert.io.read import read_structure
-
-COMPLEXES = Path(__file__).resolve().parents[2] / "shared" / "data" / "complexes"
 
 
 def atom(serial, name, alt, res, seq, x, y, z, occ, element, icode=" "):
