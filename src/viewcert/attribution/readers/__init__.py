@@ -24,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from viewcert.attribution.parsing import AnswerParser, get_parser
+from viewcert.attribution.readers._common import log_buffer, log_text, log_zip, received_log
 from viewcert.attribution.readers.inspect_ai import read_inspect
 from viewcert.attribution.readers.lmms_eval import read_lmms_eval
 from viewcert.attribution.readers.native import read_native
@@ -38,15 +39,7 @@ from viewcert.attribution.table import (
     read_items,
 )
 from viewcert.errors import InputError
-from viewcert.io.received import (
-    check_received_file,
-    iter_json_lines,
-    loads_json_strict,
-    open_received_zip,
-    read_received_text,
-    received_buffer,
-)
-from viewcert.limits import active_limits
+from viewcert.io.received import iter_json_lines, loads_json_strict
 
 READERS = {
     "study": read_study,
@@ -65,19 +58,13 @@ READ_FAILURES = (ValueError, KeyError, IndexError, OSError, EOFError, zipfile.Ba
 
 
 def _guarded_read(path: Path, what: str, fn):
-    """``fn()``, with any failure of the parsing libraries turned into an InputError naming the file; the
-    file must be a regular file; its size and (for zip containers) every member's uncompressed size and ratio
-    are checked first."""
+    """``fn()`` on the log opened once (``received_log``: a regular file, its size or, for zip containers,
+    every member's uncompressed size and ratio checked first), with any failure of the parsing libraries
+    turned into an InputError naming the file; detection, reader and digest all use that one open file."""
     src = str(path)
-    if not path.exists():
-        raise InputError("file not found", source=src)
-    zipped = path.suffix.lower() in (".eval", ".xlsx")
-    # a regular file (a FIFO or a device is refused on its open descriptor, never waited on), its size; each
-    # reader then parses what it read from its own checked descriptor (zip members checked there), never a
-    # second open by name
-    check_received_file(path, what="harness log", limits=active_limits(), sized=not zipped)
     try:
-        return fn()
+        with received_log(path):
+            return fn()
     except InputError:
         raise
     except READ_FAILURES as exc:
@@ -86,7 +73,8 @@ def _guarded_read(path: Path, what: str, fn):
 
 
 def detect_harness(path: str | Path) -> str:
-    """Which reader a file needs, from its extension and first record; raises naming the file."""
+    """Which reader a file needs, from its extension and first record; raises naming the file. Inside
+    ``received_log`` of the same path it reads the open log, not the file again."""
     path = Path(path)
     return _guarded_read(path, "a harness file", lambda: _detect(path))
 
@@ -98,7 +86,7 @@ def _detect(path: Path) -> str:
         return "inspect"
     if suffix == ".json":
         try:
-            data = loads_json_strict(read_received_text(path, what="harness log"), source=src)
+            data = loads_json_strict(log_text(path), source=src)
         except InputError:
             raise
         except ValueError as exc:
@@ -109,20 +97,20 @@ def _detect(path: Path) -> str:
             return "inspect"
         raise InputError("JSON file is neither a study prediction file nor an Inspect log", source=src)
     if suffix == ".jsonl":
-        for _, first in iter_json_lines(read_received_text(path, what="harness log"), source=src):
+        for _, first in iter_json_lines(log_text(path), source=src):
             if isinstance(first, dict) and "doc_id" in first and ("filtered_resps" in first or "resps" in first):
                 return "lmms_eval"
             return "native"
         raise InputError("empty file", source=src)
     if suffix in (".xlsx", ".tsv", ".csv"):
         if suffix == ".xlsx":
-            with open_received_zip(path, what="harness log") as fh:
+            with log_zip(path) as fh:
                 if not zipfile.is_zipfile(fh):
                     raise InputError("not an xlsx workbook", source=src)
                 fh.seek(0)
                 cols = pd.read_excel(fh, nrows=0, engine="openpyxl").columns
         else:
-            cols = pd.read_csv(received_buffer(path, what="harness log"), sep="\t" if suffix == ".tsv" else ",",
+            cols = pd.read_csv(log_buffer(path), sep="\t" if suffix == ".tsv" else ",",
                                nrows=0).columns
         low = {str(c).lower() for c in cols}
         if {"index", "prediction"} <= low:
@@ -143,11 +131,18 @@ def read_file(
     parser: AnswerParser | str | None = None,
     **options,
 ) -> ResultTable:
-    """Read one file into the canonical table. ``options`` go to the reader (e.g. ``id_column``)."""
-    harness = harness or detect_harness(path)
-    if harness not in READERS:
+    """Read one file into the canonical table. ``options`` go to the reader (e.g. ``id_column``). The file is
+    read once: detection, reader and digest share one open (``received_log``)."""
+    if harness is not None and harness not in READERS:
         raise InputError(f"unknown harness {harness!r}; known: {sorted(READERS)}", source=str(path),
                          field="harness")
+    with received_log(path):
+        return _read_open(path, harness, model=model, rung=rung, run=run, parser=parser, options=options)
+
+
+def _read_open(path: str | Path, harness: str | None, *, model, rung, run, parser, options: dict) -> ResultTable:
+    """``read_file`` inside ``received_log`` of ``path`` (a given harness already checked)."""
+    harness = harness or detect_harness(path)
     reader = READERS[harness]
     try:
         return _guarded_read(Path(path), f"a {harness} file", lambda: reader(
@@ -184,10 +179,11 @@ def read_manifest(manifest: Manifest, *, parser: AnswerParser | str | None = Non
     parser = get_parser(parser)
     tables = []
     for e in manifest.entries:
-        harness = e.harness or detect_harness(e.path)
-        extra = {"items": shipped} if shipped is not None and harness in SHIPPED_READERS else {}
-        tables.append(read_file(e.path, harness=harness, model=e.model, rung=e.rung, run=e.run, parser=parser,
-                                **extra, **dict(e.options)))
+        with received_log(e.path):  # one read of each log: detection, reader and digest
+            harness = e.harness or detect_harness(e.path)
+            extra = {"items": shipped} if shipped is not None and harness in SHIPPED_READERS else {}
+            tables.append(read_file(e.path, harness=harness, model=e.model, rung=e.rung, run=e.run, parser=parser,
+                                    **extra, **dict(e.options)))
     table = ResultTable.concat(tables)
     universe = None
     if shipped is not None:

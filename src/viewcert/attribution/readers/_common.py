@@ -1,17 +1,105 @@
-"""Shared pieces of the readers: one canonical row, target canonicalisation, provenance."""
+"""Shared pieces of the readers: one canonical row, target canonicalisation, provenance, and the harness log
+read once.
+
+A log is read once per ``read_file``: :func:`received_log` opens it through ``viewcert.io.received`` (a regular
+file; a zip container, ``.eval`` / ``.xlsx``, on its checked descriptor with its members checked, anything else
+read into memory within ``max_json_bytes``); inside that block the format detection, the reader
+(:func:`log_text`, :func:`log_buffer`, :func:`log_zip`) and the digest (:func:`finish`) all use that one open
+file. Outside such a block these helpers read the path themselves, as a direct reader call does.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import hashlib
+import io
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pandas as pd
 
 from viewcert.attribution.parsing import AnswerParser, ParsedAnswer
 from viewcert.attribution.table import InputRecord, ResultTable, make_frame, sha256_file
 from viewcert.errors import InputError
+from viewcert.io.received import open_received_zip, read_received_bytes
+from viewcert.limits import active_limits
+
+#: suffixes of zip containers, read on their checked descriptor (members checked, no whole-file size limit)
+ZIPPED = (".eval", ".xlsx")
+#: (path, open file) of the harness log being read (``received_log``)
+_OPEN_LOG: contextvars.ContextVar[tuple[str, BinaryIO] | None] = contextvars.ContextVar("open_log", default=None)
+
+
+def _shared(path: str | Path) -> BinaryIO | None:
+    """The open file of the log at ``path`` inside ``received_log`` (rewound), else None."""
+    cur = _OPEN_LOG.get()
+    if cur is None or cur[0] != str(path):
+        return None
+    cur[1].seek(0)
+    return cur[1]
+
+
+@contextlib.contextmanager
+def received_log(path: str | Path) -> Iterator[BinaryIO]:
+    """The harness log at ``path`` opened once (module docstring); re-entering for the same path reuses it."""
+    shared = _shared(path)
+    if shared is not None:
+        yield shared
+        return
+    path = Path(path)
+    if not path.exists():  # anything else that is not a regular file: refused by the received reader
+        raise InputError("file not found", source=str(path))
+    if path.suffix.lower() in ZIPPED:
+        opened = open_received_zip(path, what="harness log")
+    else:
+        opened = contextlib.nullcontext(io.BytesIO(read_received_bytes(path, what="harness log")))
+    with opened as fh:
+        token = _OPEN_LOG.set((str(path), fh))
+        try:
+            yield fh
+        finally:
+            _OPEN_LOG.reset(token)
+
+
+def log_text(path: str | Path, *, what: str = "harness log") -> str:
+    """UTF-8 text of the log (the shared bytes inside ``received_log``); InputError naming the offset of the
+    first byte that is not UTF-8."""
+    shared = _shared(path)
+    raw = shared.read() if shared is not None else read_received_bytes(path, what=what)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"the {what} is not UTF-8 text (byte {exc.start})", source=str(path),
+                         field="encoding") from None
+
+
+def log_buffer(path: str | Path) -> BinaryIO:
+    """The log's bytes as a file object for pandas (the shared one inside ``received_log``)."""
+    shared = _shared(path)
+    return shared if shared is not None else io.BytesIO(read_received_bytes(path, what="harness log"))
+
+
+@contextlib.contextmanager
+def log_zip(path: str | Path) -> Iterator[BinaryIO]:
+    """The log as a zip container whose members are checked (``Limits.check_zip``) before anything is
+    decompressed (the shared file inside ``received_log``)."""
+    shared = _shared(path)
+    if shared is None:
+        with open_received_zip(path, what="harness log") as fh:
+            yield fh
+        return
+    active_limits().check_zip(shared, source=str(path))
+    shared.seek(0)
+    yield shared
+
+
+def log_sha256(path: str | Path) -> str:
+    """SHA-256 (hex) of the log: of the shared bytes inside ``received_log``, else streamed from the path."""
+    shared = _shared(path)
+    return sha256_file(path) if shared is None else hashlib.file_digest(shared, "sha256").hexdigest()
 
 
 def is_missing(value: Any) -> bool:
@@ -148,7 +236,7 @@ def finish(
         ]
     rec = InputRecord(
         path=src,
-        sha256=sha256_file(path),
+        sha256=log_sha256(path),
         harness=harness,
         model=model,
         rung=rung,

@@ -27,10 +27,18 @@ from typing import Any
 import pyarrow as pa
 
 from viewcert.attribution.parsing import AnswerParser, ParsedAnswer, get_parser
-from viewcert.attribution.readers._common import as_score, canonical_target, finish, item_context, row
+from viewcert.attribution.readers._common import (
+    as_score,
+    canonical_target,
+    finish,
+    item_context,
+    log_text,
+    log_zip,
+    row,
+)
 from viewcert.attribution.table import ResultTable, canonical_rung
 from viewcert.errors import InputError
-from viewcert.io.received import loads_json_strict, open_received_zip, read_received_text
+from viewcert.io.received import loads_json_strict
 
 HARNESS = "inspect"
 
@@ -72,7 +80,7 @@ def _read_log(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
         raise InputError("file not found", source=src)
     if path.suffix.lower() == ".json":
         try:
-            log = loads_json_strict(read_received_text(path, what="harness log"), source=src)
+            log = loads_json_strict(log_text(path), source=src)
         except InputError:
             raise
         except ValueError as exc:
@@ -84,7 +92,7 @@ def _read_log(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
         if not isinstance(samples, list):
             raise InputError("'samples' must be a list", source=src, field="samples")
         return log, [(f"samples[{i}]", s) for i, s in enumerate(samples)]
-    with open_received_zip(path, what="harness log") as fh:  # members checked on the descriptor read
+    with log_zip(path) as fh:  # members checked on the descriptor read
         return _read_archive(fh, src)
 
 

@@ -35,6 +35,7 @@ from viewcert.attribution.readers._common import (
     finish,
     is_missing,
     item_context,
+    log_text,
     row,
 )
 from viewcert.attribution.table import ResultTable, canonical_rung
@@ -215,7 +216,7 @@ def read_lmms_eval(
     seen: dict[str, int] = {}
     stem = path.stem
     run = run or (stem.split("_samples_")[0] if "_samples_" in stem else stem)
-    for n, doc in iter_json_lines(read_received_text(path, what="harness log"), source=src):
+    for n, doc in iter_json_lines(log_text(path), source=src):
         where = f"line {n}"
         obj, outputs, raws = _document(doc, n, src)
         iid, dparser = item_context(items, parser, _item_id(obj, where, src, id_field, mapping))

@@ -21,12 +21,14 @@ from viewcert.attribution.readers._common import (
     finish,
     is_missing,
     item_context,
+    log_buffer,
+    log_text,
     row,
 )
 from viewcert.attribution.table import COLUMNS, EXTRA_COLUMNS, ResultTable, canonical_rung
 from viewcert.errors import InputError
 from viewcert.io.atomic import write_text_atomic
-from viewcert.io.received import iter_json_lines, read_received_text, received_buffer
+from viewcert.io.received import iter_json_lines
 
 HARNESS = "native"
 
@@ -37,14 +39,14 @@ def _load(path: Path) -> tuple[pd.DataFrame, str]:
         raise InputError("file not found", source=src)
     if path.suffix.lower() == ".jsonl":
         rows = []
-        for n, obj in iter_json_lines(read_received_text(path, what="harness log"), source=src):
+        for n, obj in iter_json_lines(log_text(path), source=src):
             if not isinstance(obj, dict):
                 raise InputError(f"line {n}: each line must be a JSON object", source=src)
             rows.append(obj)
         return pd.DataFrame(rows), "line"
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
     try:
-        return pd.read_csv(received_buffer(path, what="harness log"), sep=sep, dtype=str, keep_default_na=False,
+        return pd.read_csv(log_buffer(path), sep=sep, dtype=str, keep_default_na=False,
                            na_values=[""]), "row"
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise InputError(f"not a readable CSV: {exc}", source=src) from None

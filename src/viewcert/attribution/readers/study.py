@@ -24,9 +24,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from viewcert.attribution.parsing import AnswerParser, ParsedAnswer, get_parser, majority_vote
-from viewcert.attribution.readers._common import canonical_target, finish, require, row
-from viewcert.attribution.table import STUDY_ARMS, ResultTable, canonical_rung, read_json
+from viewcert.attribution.readers._common import canonical_target, finish, log_text, require, row
+from viewcert.attribution.table import STUDY_ARMS, ResultTable, canonical_rung
 from viewcert.errors import InputError
+from viewcert.io.received import loads_json_strict
 
 HARNESS = "study"
 
@@ -123,6 +124,19 @@ def _declared_mismatches(data: dict, src: str, vote_mismatch: list[str], null_it
     return warnings
 
 
+def _load(path: Path, src: str):
+    """The parsed JSON of the prediction file (the log read once inside ``received_log``; no duplicate key)."""
+    if not path.exists():
+        raise InputError("file not found", source=src)
+    text = log_text(path, what="JSON file")
+    try:
+        return loads_json_strict(text, source=src)
+    except InputError:
+        raise
+    except ValueError as exc:
+        raise InputError(f"not valid JSON: {exc}", source=src) from None
+
+
 def read_study(
     path: str | Path,
     *,
@@ -134,7 +148,7 @@ def read_study(
     path = Path(path)
     src = str(path)
     parser = get_parser(parser)
-    data = read_json(path)
+    data = _load(path, src)
     if not isinstance(data, dict):
         raise InputError("top level must be an object with 'predictions'", source=src)
     k = require(data, "K", source=src, where="file", types=int)

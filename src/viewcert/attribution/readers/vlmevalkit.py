@@ -31,11 +31,12 @@ from viewcert.attribution.readers._common import (
     finish,
     is_missing,
     item_context,
+    log_buffer,
+    log_zip,
     row,
 )
 from viewcert.attribution.table import ResultTable, canonical_rung
 from viewcert.errors import InputError
-from viewcert.io.received import open_received_zip, received_buffer
 
 HARNESS = "vlmevalkit"
 FAIL_MSG = "Failed to obtain answer via API."
@@ -48,10 +49,10 @@ def load_frame(path: Path) -> pd.DataFrame:
     suffix = path.suffix.lower()
     try:
         if suffix == ".xlsx":
-            with open_received_zip(path, what="harness log") as fh:  # parsed from the checked descriptor
+            with log_zip(path) as fh:  # parsed from the checked descriptor
                 df = pd.read_excel(fh, engine="openpyxl")
         elif suffix in (".tsv", ".csv"):
-            df = pd.read_csv(received_buffer(path, what="harness log"), sep="\t" if suffix == ".tsv" else ",",
+            df = pd.read_csv(log_buffer(path), sep="\t" if suffix == ".tsv" else ",",
                              keep_default_na=False, na_values=[""])
         else:
             raise InputError(f"VLMEvalKit files are .xlsx, .tsv or .csv, not {suffix!r}", source=src)
