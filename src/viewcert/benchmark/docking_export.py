@@ -137,20 +137,21 @@ def _ceiling(mode: str, disp, cam, poses: dict, truth, d0: int, z, n_pocket: int
 
 
 def docking_item(structure: Structure, ligand_atoms, settings, rng: np.random.Generator, out: Path, stem: str):
-    """Images, question, answer and ceilings (ideal, rendered) of one docking item of one complex."""
+    """Images, question, answer and ceilings (ideal, rendered) of one docking item of one complex; ``settings``:
+    ``InteractionExportSettings`` (its protocol resolved once, ``settings.resolved``)."""
     lig_idx = np.asarray(ligand_atoms, dtype=np.int64)
     pocket_idx = np.setdiff1d(np.arange(structure.n_atoms), lig_idx)
     if len(pocket_idx) == 0:
         raise InputError("docking needs a pocket: none within the cutoff", field="pocket")
     lig, z = structure.positions[lig_idx], structure.numbers[lig_idx]
-    probe = frame_cameras(structure, settings.protocol, style=settings.style, width=settings.width,
+    probe = frame_cameras(structure, settings.resolved, style=settings.style, width=settings.width,
                           height=settings.height)[0]
     d0, poses, apart = _clear_grid(lig, structure.positions[pocket_idx], probe, structure.provenance.source)
     everything = np.vstack([structure.positions, *poses.values()])
     lo, hi = everything.min(axis=0), everything.max(axis=0)
     corners = np.array([[(lo, hi)[i][0], (lo, hi)[j][1], (lo, hi)[k][2]] for i in (0, 1) for j in (0, 1)
                         for k in (0, 1)])  # the box of every pose: no answer takes the ligand out of frame
-    cam = frame_cameras(Structure(corners, np.full(8, 6), None), settings.protocol, style=settings.style,
+    cam = frame_cameras(Structure(corners, np.full(8, 6), None), settings.resolved, style=settings.style,
                         width=settings.width, height=settings.height)[0]
     truth = apart[int(rng.integers(len(apart)))]
     shown = Structure(np.vstack([structure.positions[pocket_idx], poses[truth]]),

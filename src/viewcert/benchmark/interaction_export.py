@@ -31,6 +31,7 @@ import numpy as np
 
 from viewcert.benchmark.docking_export import docking_item
 from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
+from viewcert.cameras.resolve import ResolvedProtocol, resolve
 from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
 from viewcert.interactions import hbond_truth
@@ -43,7 +44,6 @@ from viewcert.interactions.ceiling import (
 from viewcert.interactions.truth import complex_record, library_versions
 from viewcert.io.atomic import json_dumps, write_png_atomic, write_text_atomic
 from viewcert.io.complex import DEFAULT_POCKET, prepare_complex
-from viewcert.io.received import received_sha256
 from viewcert.render import frame_cameras
 from viewcert.render.labels import draw_labels
 from viewcert.render.raster import build_scene, render
@@ -83,6 +83,12 @@ class InteractionExportSettings:
             raise InputError(f"per_complex must be 1-100, got {self.per_complex}", field="per_complex")
         if not (0 <= self.seed < 2**63):
             raise InputError(f"seed must be an integer ≥ 0, got {self.seed}", field="seed")
+        object.__setattr__(self, "_resolved", resolve(self.protocol))  # once: every complex's framing uses it
+
+    @property
+    def resolved(self) -> ResolvedProtocol:
+        """The protocol, resolved once when the settings were made (``viewcert.cameras.resolve``)."""
+        return self._resolved
 
     def to_dict(self) -> dict:
         """The settings as recorded; a protocol file by its name and SHA-256 (location-free certificates)."""
@@ -91,9 +97,8 @@ class InteractionExportSettings:
         d["constraints"] = list(self.constraints)
         if not d["constraints"]:  # left out when none: certificates written before the field keep their bytes
             del d["constraints"]
-        p = Path(str(self.protocol))
-        if p.suffix in (".toml", ".json") and p.is_file():
-            d["protocol"], d["protocol_sha256"] = p.name, received_sha256(p, what="protocol file")  # checked fd
+        if self.resolved.is_file:  # the bytes read once when resolved: the images' cameras come from them too
+            d["protocol"], d["protocol_sha256"] = self.resolved.file_name, self.resolved.sha256
         return d
 
 
@@ -128,7 +133,7 @@ def _residue_text(key: str) -> str:
 def _render_views(truth, settings: InteractionExportSettings, out: Path, index: int):
     """Write the labelled PNGs of one complex; returns (relative image paths, view names, cameras)."""
     s = truth.protonated.prepared.structure
-    cams = frame_cameras(s, settings.protocol, style=settings.style, width=settings.width, height=settings.height)
+    cams = frame_cameras(s, settings.resolved, style=settings.style, width=settings.width, height=settings.height)
     labels, _ = label_set(s, truth.protonated.prepared.ligand_atoms)
     scene = build_scene(s, settings.style)
     paths = []
