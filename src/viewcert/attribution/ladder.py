@@ -240,8 +240,17 @@ def _check_covered(universe: Sequence[str], outcomes: Mapping, src: str) -> None
                          field="items")
 
 
+def read_certificate(path: str | Path) -> tuple[dict, str]:
+    """A certificate as received: (its JSON object, the SHA-256 hex of its bytes), read once."""
+    cert, sha = read_json_hashed(Path(path), missing="certificate not found")
+    if not isinstance(cert, dict):
+        raise InputError("a certificate is a JSON object", source=str(path))
+    return cert, sha
+
+
 def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = None,
-                             id_map: Mapping[str, str] | None = None) -> Ceiling:
+                             id_map: Mapping[str, str] | None = None,
+                             read: tuple[dict, str] | None = None) -> Ceiling:
     """R1 from a certificate JSON: counts from ``ceiling`` / ``r1`` / ``summary`` (``correct``, ``n``)
     and per-item outcomes from ``items`` / ``per_item`` / ``outcomes`` (id + ``correct`` / ``certified``
     / ``status``); δ and τ from ``delta`` / ``tau`` (also under ``tolerances``). This reads viewcert's own
@@ -250,12 +259,10 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
     simpler hand-written ones. Per-item outcomes must cover every item of the universe. ``id_map`` renames
     the certificate's ids (a benchmark export's ``source_id`` → item id, ``attribution.shipped``). A
     transformation-task certificate (``viewcert.tasks.certificate``) gives R1 = its mean exact (or choice)
-    ceiling over the results' items, with no per-item outcomes."""
-    path = Path(path)
-    src = str(path)
-    cert, sha = read_json_hashed(path, missing="certificate not found")
-    if not isinstance(cert, dict):
-        raise InputError("a certificate is a JSON object", source=src)
+    ceiling over the results' items, with no per-item outcomes. ``read``: ``read_certificate(path)`` when the
+    caller has it already (the file is then not read again)."""
+    src = str(Path(path))
+    cert, sha = read if read is not None else read_certificate(path)  # ``read``: the caller read it already
     if cert.get("format") in (INTERACTION_CERTIFICATE, TASK_CERTIFICATE):
         return _mean_ceiling(cert, src, sha, universe)
     correct = _dig(cert, "ceiling.correct", "r1.correct", "summary.correct", "correct")

@@ -26,6 +26,7 @@ from viewcert.attribution.ladder import (
     build_ladder,
     ceiling_from_certificate,
     ceiling_from_number,
+    read_certificate,
 )
 from viewcert.attribution.readers import manifest_benchmark, read_manifest
 from viewcert.attribution.report import Report, write_report
@@ -75,9 +76,10 @@ def run_ladder(
     cert = certificate if certificate is not None else (m.certificate if not r1 else None)
     if cert is None and not r1 and shipped is not None:
         cert = shipped.certificate
+    read = read_certificate(cert) if cert is not None else None  # once: the ceiling and the task scores
     if cert is not None:
         id_map = None if shipped is None else {v: k for k, v in shipped.source_ids.items()}
-        ceilings.append(ceiling_from_certificate(cert, coverage.universe, id_map=id_map))
+        ceilings.append(ceiling_from_certificate(cert, coverage.universe, id_map=id_map, read=read))
     values = list(r1) or ([m.r1] if (m.r1 is not None and cert is None) else [])
     source = STUDY_R1_SOURCE if (study_dir is not None and tuple(values) == STUDY_R1) else "number"
     ceilings += [ceiling_from_number(v, coverage.universe, source=source) for v in values]
@@ -89,9 +91,9 @@ def run_ladder(
                           chance=None if shipped is None else shipped.chance())
     ladder.harness_agreement = harness_agreement(ladder, table)
     if shipped is not None and cert is not None and shipped.answer_format == "list":
-        ladder.task_scores = list_scores(ladder, shipped.targets(parser), cert)
+        ladder.task_scores = list_scores(ladder, shipped.targets(parser), cert, parsed=read[0])
     elif shipped is not None and shipped.answer_format == "command" and cert is not None:
-        ladder.task_scores = misi_scores(ladder, shipped.targets(parser), cert)
+        ladder.task_scores = misi_scores(ladder, shipped.targets(parser), cert, parsed=read[0])
     return ladder, table, m
 
 

@@ -146,24 +146,7 @@ def read_json_hashed(path: Path, *, missing: str = "file not found") -> tuple[An
         raise
     except ValueError as exc:
         raise InputError(f"not valid JSON: {exc}", source=src) from None
-    _PARSED.pop(src, None)
-    _PARSED[src] = (sha, value)
-    while len(_PARSED) > _PARSED_KEPT:
-        _PARSED.pop(next(iter(_PARSED)))
     return value, sha
-
-
-#: the last file ``read_json_hashed`` parsed, {path: (SHA-256 hex, value)}: a later reader of the same bytes
-#: in one run (the certificate in ``attribution.task_scores``) takes the value instead of reading again
-_PARSED: dict[str, tuple[str, Any]] = {}
-_PARSED_KEPT = 1
-
-
-def parsed_json(path: str | Path, sha256: str) -> Any | None:
-    """The value ``read_json_hashed`` last parsed from ``path`` when those bytes had SHA-256 ``sha256``
-    (hex), else None (then read the file). Treat it as read-only: it is the object that reader returned."""
-    entry = _PARSED.get(str(path))
-    return entry[1] if entry is not None and entry[0] == sha256 else None
 
 
 def sha256_file(path: str | Path) -> str:

@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from viewcert.attribution.ladder import Ladder, list_ceilings
+from viewcert.attribution.ladder import Ladder, list_ceilings, read_certificate
 from viewcert.attribution.misi import score_interactions, score_transformation
-from viewcert.attribution.table import ResultTable, parsed_json, read_json
+from viewcert.attribution.table import ResultTable
 from viewcert.errors import InputError
 
 MISI_COLUMNS = ["model", "rung", "n", "exact_correct", "exact_accuracy", "misi_credit", "certified_partial_ceiling",
@@ -31,20 +31,10 @@ MISI_COLUMNS = ["model", "rung", "n", "exact_correct", "exact_accuracy", "misi_c
 AGREEMENT_COLUMNS = ["model", "rung", "n", "viewcert_correct", "harness_correct", "disagreements", "disagreeing_ids"]
 
 
-def _certificate(ladder: Ladder, certificate: str | Path) -> dict:
-    """The certificate the ladder's R1 came from, as parsed then (``table.parsed_json``: a ceiling whose
-    source names this file and the SHA-256 of those bytes), else read now; a JSON object."""
-    src = str(Path(certificate))  # as ``ladder.ceiling_from_certificate`` names it
-    head = f"certificate {src} sha256:"
-    cert = None
-    for c in ladder.ceilings:
-        if cert is None and c.source.startswith(head):
-            cert = parsed_json(src, c.source[len(head):len(head) + 64])
-    if cert is None:
-        cert = read_json(Path(certificate), missing="certificate not found")
-    if not isinstance(cert, dict):
-        raise InputError("a certificate is a JSON object", source=src)
-    return cert
+def _certificate(certificate: str | Path, parsed: Mapping | None) -> Mapping:
+    """The certificate's JSON object: ``parsed`` when the caller read it already (``ladder.read_certificate``),
+    else read now."""
+    return parsed if parsed is not None else read_certificate(certificate)[0]
 
 
 def _certificate_items(cert: Mapping, src: str, universe: Sequence[str]) -> dict[str, dict]:
@@ -63,10 +53,11 @@ def _mean_of(items: dict[str, dict], universe: Sequence[str], key: str, src: str
     return float(np.mean(vals))
 
 
-def misi_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | Path) -> pd.DataFrame:
+def misi_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | Path,
+                parsed: Mapping | None = None) -> pd.DataFrame:
     """MiSI partial credit per arm beside the certified ceilings (module docstring)."""
     src = str(certificate)
-    cert = _certificate(ladder, certificate)
+    cert = _certificate(certificate, parsed)
     norms = cert.get("normalisers")
     if not (isinstance(norms, dict) and norms and all(isinstance(v, int | float) and v > 0 for v in norms.values())):
         raise InputError("the task certificate has no normalisers {operation: Å or degrees}", source=src,
@@ -96,12 +87,13 @@ def _list_score(answer: str | None, target: str) -> float:
     return score_interactions(answer.split("; "), target.split("; ")).value
 
 
-def list_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | Path) -> pd.DataFrame:
+def list_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | Path,
+                parsed: Mapping | None = None) -> pd.DataFrame:
     """Per arm of an interaction-list export: the mean MiSI list score of the voted answers beside the
     certified mean list ceiling as rendered (``certified_partial_ceiling``) and under ideal observations
     (``certified_exact_ceiling`` holds the ideal one here; ``normalisers`` says so)."""
     src = str(certificate)
-    cert = _certificate(ladder, certificate)
+    cert = _certificate(certificate, parsed)
     universe = list(ladder.universe)
     rendered = list_ceilings(cert, src, universe, "rendered")
     ideal = list_ceilings(cert, src, universe, "ideal")
