@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: run test bench lint docs clean harness
+.PHONY: run test bench lint docs clean harness chromium
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -25,7 +25,12 @@ lint: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d site
 
-test: $(STAMP) lint docs
+# Debian's Chromium for the browser tests (Playwright drives it; Playwright never downloads a browser here)
+chromium:
+	command -v chromium >/dev/null || (apt-get install -y -q --no-install-recommends chromium \
+		|| (apt-get update -q && apt-get install -y -q --no-install-recommends chromium))
+
+test: $(STAMP) lint docs chromium
 	$(BIN)/python -m pytest -q
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m nojit -p no:cacheprovider
 

@@ -43,3 +43,6 @@ def e3_eval_ids() -> list[str]:
     """The 210 eval ids in file order (ordered by crystal system)."""
     _require_shared()
     return [json.loads(line)["material_id"] for line in (E3 / "eval.jsonl").read_text().splitlines() if line.strip()]
+
+
+from browser import browser_page, chromium_browser  # noqa: E402,F401  (headless Chromium fixtures)
