@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -43,7 +44,7 @@ from viewcert.interactions.ceiling import (
 )
 from viewcert.interactions.truth import complex_record, library_versions
 from viewcert.io.atomic import json_dumps, write_png_atomic, write_text_atomic
-from viewcert.io.complex import DEFAULT_POCKET, prepare_complex
+from viewcert.io.complex import DEFAULT_POCKET, complex_name, prepare_complex
 from viewcert.render import frame_cameras
 from viewcert.render.labels import draw_labels
 from viewcert.render.raster import build_scene, render
@@ -157,7 +158,7 @@ def _residue_items(pocket: dict, rng: np.random.Generator, k: int) -> list[tuple
 def _docking_questions(path, ligand, settings: InteractionExportSettings, out: Path, start: int, rng):
     """Docking items of one complex (``benchmark.docking_export``); no hydrogen bonds are needed."""
     pc = prepare_complex(path, ligand=ligand, pocket=settings.pocket)
-    source = f"{Path(path).name}:{pc.ligand}"
+    source = f"{complex_name(path)}:{pc.ligand}"
     records, items = [], []
     for j in range(settings.per_complex):
         images, answer, d0, ceilings = docking_item(pc.structure, pc.ligand_atoms, settings, rng, out,
@@ -176,7 +177,7 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
     truth = hbond_truth(path, ligand=ligand, pocket=settings.pocket)
     images, names, cams = _render_views(truth, settings, out, start)
     ceilings = {m: pocket_ligand_ceiling(truth, cams, settings.ceiling, m) for m in ("ideal", "rendered")}
-    source = f"{Path(path).name}:{truth.protonated.prepared.ligand}"
+    source = f"{complex_name(path)}:{truth.protonated.prepared.ligand}"
     records, items = [], []
     if settings.task == "pocket-ligand":
         if truth.bonds:
@@ -298,16 +299,27 @@ def summarise(items: list[dict], n_boot: int, seed: int) -> dict:
 
 def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: InteractionExportSettings) -> dict:
     """Export ``complexes`` (a list of (path, ligand or None)) into ``out`` (module docstring); returns the
-    manifest. A complex that cannot be prepared is an InputError naming it (one line)."""
+    manifest. A complex that cannot be prepared is an InputError naming it (one line); a failed export removes
+    the folders it created (``out``, ``out/images``) with what it wrote into them."""
     out = Path(out)
+    made = [d for d in (out, out / "images") if not d.exists()]
     (out / "images").mkdir(parents=True, exist_ok=True)
+    try:
+        return _build(complexes, out, settings)
+    except BaseException:
+        for d in reversed(made):
+            shutil.rmtree(d, ignore_errors=True)
+        raise
+
+
+def _build(complexes, out: Path, settings: InteractionExportSettings) -> dict:
     rng = np.random.default_rng(settings.seed)
     records, items, truths = [], [], {}
     for path, ligand in complexes:
         r, it, t = _complex_questions(path, ligand, settings, out, len(records), rng)
         records += r
         items += it
-        truths[f"{Path(path).name}:{ligand or ''}"] = t
+        truths[f"{complex_name(path)}:{ligand or ''}"] = t
     if not records:
         raise InputError("no question: no complex has a hydrogen bond between ligand and pocket", field="INPUT")
     records = [with_constraints(r, settings.constraints) for r in records]  # the answers unchanged
