@@ -69,6 +69,22 @@ def test_no_bond_anywhere_is_one_line(tmp_path):
     far = [(n, (x, y + 30.0, z)) for n, (x, y, z) in EOH_NEAR_GLY_O]
     p = write(tmp_path, [("GLY", 52, " ", GLY, None, False), ("EOH", 90, " ", far, None, True)])
     one_line_error(*run(tmp_path, f"complex:{p}#ligand=EOH,pocket=40"), "no complex has a hydrogen bond")
+    # residue-ligand as documented: the same one line, not a lone negative item
+    one_line_error(*run(tmp_path, f"complex:{p}#ligand=EOH,pocket=40", "residue-ligand"),
+                   "no complex has a hydrogen bond")
+    assert not (tmp_path / "out").exists()  # the failed export left no (empty) images/ folder
+
+
+def test_bad_files_name_the_file(tmp_path):
+    import gzip
+
+    p = write(tmp_path, [("GLY", 52, " ", GLY, None, False), ("EOH", 90, " ", EOH_NEAR_GLY_O, None, True)])
+    data = gzip.compress(p.read_bytes())
+    (tmp_path / "cut.pdb.gz").write_bytes(data[: len(data) - 12])  # the gzip trailer cut off
+    one_line_error(*run(tmp_path, f"complex:{tmp_path / 'cut.pdb.gz'}#ligand=EOH"),
+                   "cut.pdb.gz, field gzip: the gzip file is truncated or corrupt")
+    one_line_error(*run(tmp_path, f"complex:{p}#ligand=EOH,pocket=1000"), "pocket must be a distance in [0, 50]")
+    assert not (tmp_path / "out").exists()
 
 
 def test_missing_hydrogens_altlocs_and_insertion_codes_are_handled(tmp_path):
