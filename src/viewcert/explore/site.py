@@ -31,8 +31,8 @@ from viewcert.explore.outcomes import FILTERS, TITLES, certificate_counts, tags
 from viewcert.explore.overlays import ViewMarks, item_cameras_from_inputs, schematic_marks, sidecar_marks
 from viewcert.explore.source import Folder, Item, read_folder
 from viewcert.io.atomic import json_dumps, write_bytes_atomic, write_text_atomic
+from viewcert.sanitize import console_text, json_text
 from viewcert.sanitize import html_text as h
-from viewcert.sanitize import json_text
 
 PAGE_SIZE = 200
 THUMB_PX = 96
@@ -106,7 +106,7 @@ def _cell(v):
         return str(v).lower()
     if isinstance(v, int | float):
         return v if v == v and abs(v) != float("inf") else str(v)
-    return "" if v is None else _fmt(v)
+    return "" if v is None else console_text(_fmt(v), keep_newlines=False)
 
 
 def index_html(folder: Folder, item_tags: list[tuple[str, ...]], thumbs: dict[int, str]) -> str:
@@ -121,7 +121,7 @@ def index_html(folder: Folder, item_tags: list[tuple[str, ...]], thumbs: dict[in
             if f in stated else ""
         buttons.append(f'<button type="button" data-filter="{f}">{h(TITLES[f])} '
                        f'<span class="count">{counts[f]}</span>{note}</button>')
-    rows = [[it.index, it.id, list(t), [_cell(v) for v in _row_values(kind, it.record)],
+    rows = [[it.index, console_text(it.id, keep_newlines=False), list(t), [_cell(v) for v in _row_values(kind, it.record)],
              f"items/{item_name(it.index)}.html", thumbs.get(it.index, "")]
             for it, t in zip(folder.items, item_tags, strict=True)]
     head = "".join(f'<th data-col="{k}">{h(c)}</th>' for k, c in enumerate(cols))
