@@ -84,13 +84,15 @@ def main() -> int:
         index = write_site(out, Path(tmp) / "site")
         write_s, write_cpu = time.perf_counter() - t0, time.process_time() - c0
         site_bytes = sum(p.stat().st_size for p in (Path(tmp) / "site").rglob("*") if p.is_file())
+        index_bytes = index.stat().st_size
+        print(f"certify {certify_s:.1f} s, write_site {write_s:.1f} s wall ({write_cpu:.1f} s CPU)", flush=True)
         loads, check = _load_times(index, args.repeat)
     want = [it["id"] for it in cert["items"] if (it.get("oracle") or {}).get("n_phantoms")]
     res = {
         "n_items": len(cert["items"]), "config": "delta 0.15 A, first pair, greedy merge, tau 0.01 A, render-ceiling-5",
         "certify_wall_s": round(certify_s, 2), "workers": args.workers,
         "write_site_wall_s": round(write_s, 2), "write_site_cpu_s": round(write_cpu, 2),
-        "site_bytes": site_bytes, "index_bytes": index.stat().st_size,
+        "site_bytes": site_bytes, "index_bytes": index_bytes,
         "index_load_s": [round(x, 3) for x in loads], "index_load_median_s": round(statistics.median(loads), 3),
         "phantom_items_certificate": len(want),
         "phantom_census": cert["summary"]["phantom_census"]["items_with_phantoms"],
