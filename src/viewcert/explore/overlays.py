@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from viewcert.cameras.camera import camera_from_dict
-from viewcert.errors import InputError
+from viewcert.errors import InputError, ViewcertError
 
 #: marker radii (px) of the points that are not atoms
 POINT_RADIUS = 5.0
@@ -71,7 +71,7 @@ def phantom_points(record: dict) -> tuple[np.ndarray, list]:
 def near_miss(record: dict) -> tuple[np.ndarray | None, list | None]:
     """(point (3,) Å or None, cell atom per view or None) of the item's δ* near-miss tuple."""
     um = record.get("uniqueness_margin")
-    if not isinstance(um, dict) or not um.get("near_miss_point"):
+    if not isinstance(um, dict) or not isinstance(um.get("near_miss_point"), list) or not um["near_miss_point"]:
         return None, None
     p = _points([[0, *um["near_miss_point"]]], "uniqueness_margin.near_miss_point")[0]
     atoms = um.get("near_miss")
@@ -185,6 +185,9 @@ def item_cameras_from_inputs(cert: dict):
         prep = prepare(it, cfg)
         if prep.cell is None:
             return None
-        return prep.cell, item_cameras(prep.cell, cfg), cfg
+        try:
+            return prep.cell, item_cameras(prep.cell, cfg), cfg
+        except ViewcertError:  # e.g. a perspective camera refused for this item: its page shows no views
+            return None
 
     return cameras
