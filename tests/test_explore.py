@@ -134,3 +134,16 @@ def test_pocket_ligand_item_shows_each_bonds_verdict_and_atoms(tmp_path):
     assert sum(t == "img" for t, _ in _tags(page)) == 6  # axes-6
     bonds = re.search(r'<table class="bonds">(.*?)</table>', page).group(1)
     assert bonds.count("<tr>") == 1 + 7  # header and each bond's donor and acceptor atoms
+
+
+
+def test_cli_explore_writes_the_site_and_refuses_a_bad_folder_in_one_line(hostile_certify, tmp_path):
+    from typer.testing import CliRunner
+
+    from viewcert.cli import app
+
+    res = CliRunner().invoke(app, ["explore", str(hostile_certify), "--out", str(tmp_path / "site")])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "site" / "index.html").is_file() and len(list((tmp_path / "site" / "items").iterdir())) == 3
+    res = CliRunner().invoke(app, ["explore", str(tmp_path / "nowhere")])
+    assert res.exit_code == 2 and res.output.strip().count("\n") == 0 and "not a folder" in res.output

@@ -149,7 +149,7 @@ def _views(folder: Path, question: dict | None, names: list) -> tuple[View, ...]
         if side is not None and not isinstance(side, dict):
             raise InputError("sidecar is not an object", source=str(side_p))
         name = side.get("view") if side and isinstance(side.get("view"), str) else (
-            names[k] if k < len(names) and isinstance(names[k], str) else f"image {k}")
+            names[k] if k < len(names) and isinstance(names[k], str) else stem)
         views.append(View(name=name, image=img, sidecar=side, ids=inside(folder, f"buffers/{stem}.ids.npy", "ids")))
     return tuple(views)
 
