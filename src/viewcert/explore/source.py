@@ -125,7 +125,12 @@ def _questions(folder: Path, kind: str) -> dict[str, dict]:
     for n, line in enumerate(read_received_text(p, what="benchmark.jsonl").splitlines(), 1):
         if not line.strip():
             continue
-        rec = loads_json_line(line, n, source=str(p))
+        try:
+            rec = loads_json_line(line, n, source=str(p))
+        except InputError:
+            raise
+        except (ValueError, RecursionError) as exc:
+            raise InputError(f"line {n} is not JSON: {str(exc)[:120]}", source=str(p), field=f"line {n}") from None
         if not isinstance(rec, dict):
             raise InputError(f"line {n} is not an object", source=str(p), field=f"line {n}")
         key = rec.get("source_id") if kind == "crystal" else rec.get("id")
