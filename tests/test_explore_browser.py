@@ -135,3 +135,28 @@ def test_summary_links_the_ladder_report_whose_first_table_is_its_csv(browser_pa
             else:
                 assert g == w, (got, want)
     assert page.viewcert_errors == []
+
+
+def test_a_big_index_pages_and_sorts(browser_page, tmp_path):
+    """450 transformation items (no images): 200 rows a page, three pages, the "unique" filter over all of them,
+    sorting by a column across pages."""
+    items = [{"id": f"q{k:04d}", "n_consistent": 1 + k % 3, "truth": "move x 1",
+              "best_guess": "move x 1" if k % 5 else "move x 2", "consistent": ["move x 1"]} for k in range(450)]
+    (tmp_path / "f").mkdir()
+    (tmp_path / "f" / "certificate.json").write_text(json.dumps({"format": "viewcert.tasks.certificate",
+                                                                 "items": items, "summary": {"all": {"unique": 150}}}))
+    write_site(tmp_path / "f", tmp_path / "s")
+    page = browser_page
+    _open(page, tmp_path / "s" / "index.html")
+    assert page.locator("#items tbody tr").count() == 200 and page.locator("#pager button").count() == 3
+    page.click('#pager button[data-page="2"]')
+    assert page.locator("#items tbody a.item-link").all_text_contents() == [f"q{k:04d}" for k in range(400, 450)]
+    page.click('#filters button[data-filter="unique"]')
+    unique = [it["id"] for it in items if it["n_consistent"] == 1]
+    assert page.locator("#shown").get_attribute("data-count") == str(len(unique)) == "150"
+    assert page.locator("#items tbody a.item-link").all_text_contents() == unique[:150]
+    page.click('#filters button[data-filter="all"]')
+    page.click('#items th[data-col="2"]')  # "consistent": ascending, ties in certificate order
+    first = page.locator("#items tbody a.item-link").all_text_contents()
+    assert first == sorted((it["id"] for it in items), key=lambda i: (items[int(i[1:])]["n_consistent"], i))[:200]
+    assert page.viewcert_errors == []
