@@ -22,11 +22,17 @@ from pathlib import Path
 import pandas as pd
 
 from viewcert import stats as st
-from viewcert.attribution.adherence import adherence_for_table
+from viewcert.attribution.account import deficit_account
+from viewcert.attribution.adherence import adherence_for_table, constraint_checks
 from viewcert.attribution.ladder import Ladder
 from viewcert.attribution.shortcuts import against_text_ceiling, item_tests, shortcut_summary, vision_centric
 from viewcert.attribution.table import ResultTable
-from viewcert.attribution.text_ceiling import distractor_audit, giveaway_audit, text_ceilings
+from viewcert.attribution.text_ceiling import (
+    distractor_audit,
+    exact_ceiling_items,
+    giveaway_audit,
+    text_ceilings,
+)
 from viewcert.constraints import Constraint
 from viewcert.errors import InputError
 from viewcert.io.received import iter_json_lines, read_received_text
@@ -59,6 +65,10 @@ class Diagnostics:
     shortcuts: pd.DataFrame
     vision_centric: dict
     settings: dict = field(default_factory=dict)
+    #: the additive account of R1 − R4 per (ceiling, model) (:mod:`.account`)
+    account: pd.DataFrame | None = None
+    #: one row per (response, requirement): met and why not (``adherence_responses.csv``)
+    checks: pd.DataFrame | None = None
 
 
 def read_prompts(path: str | Path, universe: Sequence[str], *, field_name: str = "question",
@@ -159,7 +169,8 @@ def diagnose(ladder: Ladder, table: ResultTable, *, prompts: Prompts | None = No
     frame = table.frame[table.frame["item_id"].isin(set(universe))]
     targets_map = frame.groupby("item_id")["target"].first().to_dict()
     targets = [targets_map[u] for u in universe]
-    _, adherence = adherence_for_table(frame, universe, item_constraints, alpha=bootstrap.alpha)
+    responses, adherence = adherence_for_table(frame, universe, item_constraints, alpha=bootstrap.alpha)
+    text_items, text_why = None, "no prompt texts, so no text ceiling"
     ceil_df = pd.DataFrame()
     giveaway = pd.DataFrame()
     distractors = None
@@ -169,6 +180,10 @@ def diagnose(ladder: Ladder, table: ResultTable, *, prompts: Prompts | None = No
             raise InputError(f"{len(prompts.texts)} prompts for {len(universe)} items", field="prompts")
         ceil_df = text_ceilings(prompts.texts, targets, options=prompts.options, alpha=bootstrap.alpha)
         ceiling_value = float(ceil_df.iloc[0]["value"]) if bool(ceil_df.iloc[0]["informative"]) else None
+        if ceiling_value is not None:
+            text_items = exact_ceiling_items(prompts.texts, targets)
+        else:
+            text_why = "every prompt text differs, so the text ceiling is uninformative"
         labs = list(labels) if labels else sorted(set(targets))
         giveaway = giveaway_audit(universe, prompts.texts, targets, labs, determining)
         if prompts.options is not None:
@@ -176,7 +191,9 @@ def diagnose(ladder: Ladder, table: ResultTable, *, prompts: Prompts | None = No
     tests = item_tests(frame, universe, alpha=bootstrap.alpha)
     shortcuts = shortcut_summary(tests, seed=bootstrap.seed, n_boot=bootstrap.n_boot, alpha=bootstrap.alpha)
     adh_text = {(r["model"], r["rung"]): _adherence_text(r) for _, r in adherence.iterrows()}
-    answered = {(r["model"], r["rung"]): int(r["items_adherent"]) for _, r in adherence.iterrows()}
+    # items with a lenient answer (parsed, whatever its form): the arm's answers the test is about
+    answered = {(r["model"], r["rung"]): int(r["n"]) - int(r["items_without_answer"])
+                for _, r in ladder.arms.iterrows()}
     free = (against_text_ceiling(ladder.arms, ceiling_value, adh_text, answered) if ceiling_value is not None
             else pd.DataFrame())
     settings = {"alpha": bootstrap.alpha, "seed": bootstrap.seed, "n_boot": bootstrap.n_boot,
@@ -185,4 +202,6 @@ def diagnose(ladder: Ladder, table: ResultTable, *, prompts: Prompts | None = No
                 "text_ceiling": ceiling_value}
     return Diagnostics(_rungs(ladder, adherence, ceiling_value), _per_model(ladder, adherence, shortcuts),
                        adherence, ceil_df, giveaway, distractors, free, tests, shortcuts,
-                       vision_centric(tests, universe, alpha=bootstrap.alpha), settings)
+                       vision_centric(tests, universe, alpha=bootstrap.alpha), settings,
+                       deficit_account(ladder, responses, targets_map, text_items=text_items, text_why=text_why),
+                       constraint_checks(responses))

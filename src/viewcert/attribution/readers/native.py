@@ -43,11 +43,12 @@ def _load(path: Path) -> tuple[pd.DataFrame, str]:
             if not isinstance(obj, dict):
                 raise InputError(f"line {n}: each line must be a JSON object", source=src)
             rows.append(obj)
-        return pd.DataFrame(rows), "line"
+        return pd.DataFrame(rows, dtype=object), "line"  # object: a response may hold a lone surrogate
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
     try:
-        return pd.read_csv(log_buffer(path), sep=sep, dtype=str, keep_default_na=False,
-                           na_values=[""]), "row"
+        # bytes that are not UTF-8 kept as lone surrogates: such a response is one failed response (``row``)
+        return pd.read_csv(log_buffer(path), sep=sep, dtype=object, keep_default_na=False,
+                           na_values=[""], encoding_errors="surrogateescape"), "row"
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise InputError(f"not a readable CSV: {exc}", source=src) from None
 
