@@ -266,3 +266,141 @@ def test_study_terms_add_up_and_perception_is_unchanged():
             assert round(float(statistics.median(shares)), 4) == 0.2901  # docs/reference.md
             # gpt-4.1-mini's no-image arm has no parseable answer: shortcut not measured, in reasoning
             assert ok.loc["openai/gpt-4.1-mini", "shortcut_status"].startswith("not measured")
+
+
+# ---------------------------------------------------------------------- the scoring fixes, unit by unit
+@pytest.mark.parametrize(("text", "answer"), [
+    (f'{WHY}\nAnswer: {{"answer": "E"}}', "trigonal"),        # the option letter inside the requested JSON
+    (f'{WHY}\nAnswer: {{"answer": "hexagonal"}}', "hexagonal"),
+    (f'{WHY}\n{{"answer": "B"}}', "monoclinic"),              # the JSON object as the last line
+    (f'{WHY}\nAnswer: {{"answer": "Z"}}', None),              # Z is not an option
+    (f'{WHY}\nAnswer: {{"answer": "E"}}\nAnswer: {{"answer": "A"}}', "triclinic"),  # the last marker wins
+])
+def test_letter_or_label_inside_the_requested_json_is_read(text, answer):
+    from viewcert.attribution.parsing import crystal_system_parser
+
+    letters = dict(zip("ABCDEFG", ("triclinic", "monoclinic", "orthorhombic", "tetragonal", "trigonal",
+                                   "hexagonal", "cubic"), strict=True))
+    assert crystal_system_parser(letters).parse(text).answer == answer
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+def test_bytes_that_are_not_utf8_are_one_failed_response(tmp_path, suffix):
+    from viewcert.attribution.readers.native import read_native
+
+    path = tmp_path / f"r{suffix}"
+    if suffix == ".jsonl":
+        path.write_bytes(b'{"item_id": "a", "target": "cubic", "raw_output": "cubic \xff"}\n'
+                         b'{"item_id": "b", "target": "cubic", "raw_output": "cubic \\ud800"}\n'
+                         b'{"item_id": "c", "target": "cubic", "raw_output": "cubic"}\n')
+    else:
+        path.write_bytes(b"item_id,target,raw_output\na,cubic,cubic \xff\nc,cubic,cubic\n")
+    f = read_native(path, model="m", rung="R4").frame.set_index("item_id")
+    assert f.loc["a", "parse_status"] == "unparseable" and f.loc["a", "score"] == 0.0
+    assert f.loc["a", "parse_reason"] == "response is not UTF-8 text: byte 0xff at character 6"
+    assert f.loc["a", "raw_output"] == "cubic \\udcff"  # kept, visibly escaped
+    if suffix == ".jsonl":  # a lone surrogate escape in valid JSON is no text either
+        assert f.loc["b", "parse_reason"] == "response is not UTF-8 text: a lone surrogate U+D800 at character 6"
+    assert (f.loc["c", "parse_status"], f.loc["c", "parsed_answer"]) == ("ok", "cubic")  # the rest is read
+
+
+# ---------------------------------------------------------------------- a twin from the definitions
+LABELS = ("cubic", "hexagonal", "trigonal")
+
+
+def _vote(answers: list[str | None]) -> str | None:
+    """Majority vote from its definition: most frequent non-None answer, ties to the first seen."""
+    seen = [a for a in answers if a is not None]
+    if not seen:
+        return None
+    best = max(seen.count(a) for a in seen)
+    return next(a for a in seen if seen.count(a) == best)
+
+
+def _twin(targets, arms, text):
+    """(terms as Fractions, per-item term vectors) written from docs/adherence.md's table; ``arms`` maps a
+    rung to per-item lists of (answer, compliant) samples."""
+    n = len(targets)
+
+    def right(rung, strict=False):
+        return [int(_vote([a for a, c in s if c or not strict]) == t) for s, t in zip(arms[rung], targets,
+                                                                                     strict=True)]
+    r4, st4, r3, free = right("R4"), right("R4", strict=True), right("R3"), right("no-image")
+    f = [a - b for a, b in zip(r4, st4, strict=True)]
+    s = [a * (b - c) for a, b, c in zip(r4, free, text, strict=True)]
+    p = [a - b for a, b in zip(r3, r4, strict=True)]
+    r = [1 - a - x - y - z for a, x, y, z in zip(r4, f, s, p, strict=True)]
+    return {"format": f, "shortcut": s, "perception": p, "reasoning": r}, Fraction(sum(r4), n)
+
+
+def _property_case(data):
+    from hypothesis import strategies as hs
+
+    n = data.draw(hs.integers(2, 9))
+    k = data.draw(hs.integers(1, 3))
+    targets = data.draw(hs.lists(hs.sampled_from(LABELS), min_size=n, max_size=n))
+    text = data.draw(hs.lists(hs.integers(0, 1), min_size=n, max_size=n))
+    sample = hs.tuples(hs.one_of(hs.none(), hs.sampled_from(LABELS)), hs.booleans())
+    arms = {r: data.draw(hs.lists(hs.lists(sample, min_size=k, max_size=k), min_size=n, max_size=n))
+            for r in ("R4", "R3", "no-image")}
+    return targets, text, arms
+
+
+def _hypothesis_test(fn):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as hs
+
+    return settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])(
+        given(hs.data())(fn))
+
+
+@_hypothesis_test
+def test_account_equals_its_twin_from_the_definitions(data):
+    from viewcert.attribution.account import deficit_account
+    from viewcert.attribution.adherence import response_frame
+    from viewcert.attribution.ladder import build_ladder, ceiling_from_number
+    from viewcert.attribution.parsing import crystal_system_parser
+    from viewcert.attribution.table import ResultTable, check_consistency, make_frame
+    from viewcert.constraints import AnswerSpec, plan
+    from viewcert.stats import BootstrapSettings
+
+    targets, text, arms = _property_case(data)
+    ids = [f"i{j}" for j in range(len(targets))]
+    parser = crystal_system_parser()
+    rows = []
+    for rung, per_item in arms.items():
+        for iid, t, samples in zip(ids, targets, per_item, strict=True):
+            for k, (a, c) in enumerate(samples):
+                raw = "" if a is None else (json.dumps({"answer": a}) if c else a)
+                pa = parser.parse(raw)
+                rows.append({"run": "p", "model": "m", "rung": rung, "item_id": iid, "sample_k": k,
+                             "raw_output": raw, "parsed_answer": pa.answer, "target": t, "score": 0.0,
+                             "parse_status": pa.status, "category": t, "source_file": "p", "harness": "native",
+                             "parse_reason": pa.reason})
+    table = ResultTable(make_frame(rows))
+    cov = check_consistency(table, dict(zip(ids, targets, strict=True)))
+    boot = BootstrapSettings(n_boot=50)
+    lad = build_ladder(table, cov, [ceiling_from_number("1", ids)], threshold=0.99, bootstrap=boot)
+    cons = plan(["format"], AnswerSpec("choice", parser.labels)).applied
+    # an unparseable sample (a None answer) is written as an empty output: not compliant, as the twin needs
+    arms = {r: [[(a, c and a is not None) for a, c in s] for s in v] for r, v in arms.items()}
+    resp = response_frame(table.frame, dict.fromkeys(ids, cons))
+    acc = deficit_account(lad, resp, dict(zip(ids, targets, strict=True)),
+                          text_items=np.array(text, dtype=bool)).iloc[0]
+    per_item, r4 = _twin(targets, arms, text)
+    if acc["status"] != "ok":  # an arm without a single answer is unscored (above the 99 % threshold)
+        assert acc["status"].startswith("not computed: R") and "unscored" in acc["status"]
+        return
+    free_answered = any(a is not None for s in arms["no-image"] for a, _ in s)
+    n = len(ids)
+    assert Fraction(acc["R4_exact"]) == r4
+    idx = np.random.default_rng(boot.seed).integers(0, n, size=(boot.n_boot, n))
+    for term, vec in per_item.items():
+        if term == "shortcut" and not free_answered:
+            assert pd.isna(acc["shortcut_exact"])
+            continue
+        if term == "reasoning" and not free_answered:  # the unmeasured shortcut is in reasoning
+            vec = [x + y for x, y in zip(vec, per_item["shortcut"], strict=True)]
+        assert Fraction(acc[f"{term}_exact"]) == Fraction(sum(vec), n), term
+        lo, hi = np.quantile(np.asarray(vec, dtype=float)[idx].mean(axis=1), [0.025, 0.975])
+        assert (acc[f"{term}_lo"], acc[f"{term}_hi"]) == pytest.approx((lo, hi), abs=1e-12), term
