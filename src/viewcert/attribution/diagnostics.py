@@ -7,7 +7,10 @@ against the model's own answer prior, :mod:`.shortcuts`), R4, R3 and R1. Every a
 (:mod:`.adherence`) is shown beside it, so an unscored arm whose answers never parse is reported as the
 adherence failure it is (the study's gpt-4.1-mini no-image arm: 0 of 210 items with a parseable answer).
 
-Per model and the first ceiling: the **perception share** (R3 − R4)/(R1 − R4) and the **residual** R1 − R3
+Per model and ceiling, the **deficit account** (:mod:`.account`): R1 − R4 = format + shortcut + perception +
+reasoning, exactly, with one paired bootstrap for all terms; the report shows it first.
+
+Per model and the first ceiling, beside it (``per_model_split.csv``): the **perception share** (R3 − R4)/(R1 − R4) and the **residual** R1 − R3
 from the ladder (paired bootstrap intervals); the **format-limited share** of the R3 arm (items right under
 the lenient vote and wrong under the strict one, over n; Clopper–Pearson interval); the **shortcut share** of
 the no-image arm (correct answers beyond the model's own prior, over the items answered; bootstrap interval).
