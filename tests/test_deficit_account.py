@@ -404,3 +404,66 @@ def test_account_equals_its_twin_from_the_definitions(data):
         assert Fraction(acc[f"{term}_exact"]) == Fraction(sum(vec), n), term
         lo, hi = np.quantile(np.asarray(vec, dtype=float)[idx].mean(axis=1), [0.025, 0.975])
         assert (acc[f"{term}_lo"], acc[f"{term}_hi"]) == pytest.approx((lo, hi), abs=1e-12), term
+
+
+def test_an_interaction_list_export_is_accounted_in_misi_points(tmp_path):
+    """The hand-made residue-ligand export of tests/test_report_task_sections.py: the account is on MiSI's list
+    score against the certified per-item list ceiling, not on exact answers."""
+    from test_report_task_sections import ANSWERS as LIST_ANSWERS
+    from test_report_task_sections import CEILINGS, STUB, _export
+
+    from viewcert.attribution.pipeline import ladder_diagnostics, run_ladder
+    from viewcert.stats import BootstrapSettings
+
+    folder = _export(tmp_path / "rl")
+    for rung, outputs in (("R4", STUB), ("R3", LIST_ANSWERS)):
+        (tmp_path / f"{rung}.jsonl").write_text("".join(
+            json.dumps({"model": "m", "item_id": k, "target": a, "raw_output": o}) + "\n"
+            for k, (a, o) in enumerate(zip(LIST_ANSWERS, outputs, strict=True))))
+    (tmp_path / "m.toml").write_text(f'[study]\nbenchmark = "{folder.as_posix()}"\n' + "".join(
+        f'[[input]]\npath = "{rung}.jsonl"\nrung = "{rung}"\n' for rung in ("R4", "R3")))
+    boot = BootstrapSettings(n_boot=N_BOOT)
+    lad, table, m = run_ladder(manifest=tmp_path / "m.toml", bootstrap=boot, threshold=0.5)
+    r = ladder_diagnostics(lad, table, m, bootstrap=boot).account.iloc[0]
+    # by hand (MiSI list scores, tests/test_report_task_sections.py): R4 per item (1/2, 1, 1/2, 0) = 2/4; R3 the
+    # true lists, 1 each; R1 the rendered ceilings (1, 1, 1/2, 1) = 7/8. perception (1/2, 0, 1/2, 1) = 1/2;
+    # reasoning (0, 0, −1/2, 0) = −1/8 (R3 beats the rendered ceiling on item 2); R1 − R4 = 3/8
+    r4, p_i, r_i = [0.5, 1, 0.5, 0], [0.5, 0, 0.5, 1], [0, 0, -0.5, 0]
+    assert r["unit"].startswith("points of MiSI list score") and r["r1"].startswith("R1 = certified MiSI list")
+    assert (Fraction(r["R4_exact"]), Fraction(r["R1_exact"])) == (Fraction(1, 2), Fraction(7, 8))
+    assert Fraction(r["perception_exact"]) == Fraction(1, 2) and Fraction(r["reasoning_exact"]) == Fraction(-1, 8)
+    assert Fraction(r["deficit_exact"]) == Fraction(3, 8) and sum(CEILINGS) / 4 == 7 / 8
+    assert r["format_status"].startswith("not measurable") and r["shortcut_status"].startswith("not measured")
+    idx = np.random.default_rng(SEED).integers(0, 4, size=(N_BOOT, 4))
+    for term, vec in (("perception", p_i), ("reasoning", r_i), ("R4", r4)):
+        lo, hi = np.quantile(np.asarray(vec, dtype=float)[idx].mean(axis=1), [ALPHA / 2, 1 - ALPHA / 2])
+        assert (r[f"{term}_lo"], r[f"{term}_hi"]) == pytest.approx((lo, hi), abs=1e-12), term
+
+
+def test_a_command_export_is_accounted_in_misi_partial_credit(tmp_path):
+    """A two-question rotation export (the certificate's normaliser 90°, partial ceilings 1 and 1): MiSI credit
+    max(0, 1 − |d̂ − d|/90) behind the axis gate, by hand."""
+    from viewcert.attribution.pipeline import ladder_diagnostics, run_ladder
+    from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
+    from viewcert.stats import BootstrapSettings
+
+    build_task_benchmark("builtin:molecules", tmp_path / "rot",
+                         TaskExportSettings(task="rotation", width=64, height=48, supersample=1), limit=2)
+    recs = [json.loads(x) for x in (tmp_path / "rot" / "benchmark.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r["answer"] for r in recs] == ["roll z 15", "roll y 75"]
+    # R4: roll z 30 (1 − 15/90 = 5/6), roll x 75 (wrong axis: 0); R3: roll z 15 (1), roll y 60 (5/6)
+    for rung, outputs in (("R4", ["roll z 30", "roll x 75"]), ("R3", ["roll z 15", "roll y 60"])):
+        (tmp_path / f"{rung}.jsonl").write_text("".join(
+            json.dumps({"model": "m", "item_id": r["id"], "target": r["answer"], "raw_output": o}) + "\n"
+            for r, o in zip(recs, outputs, strict=True)))
+    (tmp_path / "m.toml").write_text(f'[study]\nbenchmark = "{(tmp_path / "rot").as_posix()}"\n' + "".join(
+        f'[[input]]\npath = "{rung}.jsonl"\nrung = "{rung}"\n' for rung in ("R4", "R3")))
+    boot = BootstrapSettings(n_boot=N_BOOT)
+    lad, table, m = run_ladder(manifest=tmp_path / "m.toml", bootstrap=boot)
+    r = ladder_diagnostics(lad, table, m, bootstrap=boot).account.iloc[0]
+    assert r["unit"].startswith("points of MiSI partial credit")
+    # R4 = (5/6 + 0)/2 = 5/12, R3 = (1 + 5/6)/2 = 11/12, R1 = 1: perception 1/2, reasoning 1/12
+    assert (r["R4"], r["perception"], r["reasoning"], r["R1"]) == pytest.approx((5 / 12, 1 / 2, 1 / 12, 1.0))
+    # exact on the binary fractions the credits are: the terms add up to R1 − R4 with no rounding at all
+    assert Fraction(r["perception_exact"]) + Fraction(r["reasoning_exact"]) == \
+        Fraction(r["R1_exact"]) - Fraction(r["R4_exact"]) == Fraction(r["deficit_exact"])

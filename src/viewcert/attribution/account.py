@@ -1,5 +1,8 @@
-"""One account of a model's deficit R1 − R4: format, shortcut, perception and reasoning, in points of accuracy
-(a point is one unit of the item scale: the fraction of the items, 0–1), that add up exactly.
+"""One account of a model's deficit R1 − R4: format, shortcut, perception and reasoning, in points of the item
+scale, that add up exactly. The scale is accuracy (a point is the fraction of the items, 0–1) against the
+ladder's ceilings, or, for a transformation (command) or interaction (list) export with its certificate, MiSI's
+partial credit of each voted answer against the certificate's per-item ceiling on that scale
+(:class:`ItemScale`, built by :mod:`.task_scores`).
 
 Per model and ceiling, over the n items of the ladder (each item's answer the ladder's majority vote, an item
 without an answer wrong), with per-item terms so that one bootstrap resample recomputes all of them jointly:
@@ -9,7 +12,7 @@ without an answer wrong), with per-item terms so that one bootstrap resample rec
   item's *compliant* responses only (tie rule as the ladder's). It is what the model loses to form alone.
   *Not measurable* when nothing beyond a parseable answer was asked (no explicit constraint on any R4 item):
   then a correct answer is a compliant one by construction;
-- **shortcut** s = (1/n) Σ R4_i (free_i − text_i): of R4's credit, the items the image-free arm (``no-image``,
+- **shortcut** s = (1/n) Σ [min(R4_i, free_i) − min(R4_i, text_i)], for 0/1 points (1/n) Σ R4_i (free_i − text_i): of R4's credit, the items the image-free arm (``no-image``,
   else ``choices-only``) also gets right, minus those the model-free text-only reader gets right
   (:func:`~.text_ceiling.exact_ceiling_items`: each distinct prompt text answered with its largest class).
   R4 − s is the vision-grounded R4. *Not measured* without an image-free arm with an answer, or without the
@@ -27,14 +30,15 @@ intervals at α/2 and 1 − α/2; an R1 given as a number without per-item outco
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 
 from viewcert import stats as st
-from viewcert.attribution.ladder import Arm, Ceiling, Ladder, _not_computed
+from viewcert.attribution.ladder import Arm, Ladder, _not_computed
 from viewcert.attribution.parsing import majority_vote
 
 TERMS = ("format", "shortcut", "perception", "reasoning")
@@ -50,20 +54,34 @@ COLUMNS = ["r1", "model", "unit", "n", "status", "R4", "R4_exact", "R4_lo", "R4_
            "perception_share", "perception_share_exact", "sentence"]
 
 
-def strict_vector(responses: pd.DataFrame, model: str, rung: str, universe: Sequence[str], targets: dict,
-                  tie_rule: str = "first") -> tuple[np.ndarray, bool]:
-    """(per item: the vote of its compliant responses is right, whether any item of the arm had an explicit
-    constraint) for one arm of :func:`~.adherence.response_frame`."""
+@dataclass(frozen=True)
+class ItemScale:
+    """A partial-credit item scale (MiSI's, for the transformation and interaction exports): ``score`` of a
+    voted answer (None: no answer) against the target, in [0, 1], and the certified per-item ceiling ``r1`` on
+    the same scale over the ladder's items; ``label`` names that ceiling, ``unit`` the points."""
+
+    name: str
+    score: Callable[[str | None, str], float]
+    r1: tuple[float, ...]
+    label: str
+    unit: str
+
+
+def strict_answers(responses: pd.DataFrame, model: str, rung: str, universe: Sequence[str],
+                   tie_rule: str = "first") -> tuple[list[str | None], bool]:
+    """(per item: the vote of its compliant responses, None without one; whether any item of the arm had an
+    explicit constraint) for one arm of :func:`~.adherence.response_frame`."""
     sub = responses[(responses["model"] == model) & (responses["rung"] == rung)]
     by_item = {iid: g for iid, g in sub.groupby("item_id", sort=False)}
-    out = np.zeros(len(universe), dtype=bool)
-    for j, iid in enumerate(universe):
+    out: list[str | None] = []
+    for iid in universe:
         g = by_item.get(iid)
         if g is None:
+            out.append(None)
             continue
         answers = [a if (c and isinstance(a, str)) else None for a, c in zip(g["answer"], g["compliant"],
                                                                                strict=True)]
-        out[j] = majority_vote(answers, tie_rule).answer == targets[iid]
+        out.append(majority_vote(answers, tie_rule).answer)
     return out, bool(sub["explicit"].any()) if len(sub) else False
 
 
@@ -92,17 +110,32 @@ def _sentence(model: str, row: dict) -> str:
             f"points = fraction of the items){tail}")
 
 
+def _points(arm: Arm, universe: Sequence[str], targets: dict, scale: ItemScale | None) -> list[Fraction]:
+    """Per item, the arm's points: its ladder outcome (1 or 0), or its voted answer's score on ``scale`` (the
+    float taken exactly, as a binary fraction)."""
+    if scale is None:
+        return [Fraction(int(x)) for x in arm.correct_vector]
+    return [Fraction(scale.score(a, targets[u])) for a, u in zip(arm.answers, universe, strict=True)]
+
+
 def _terms(model: str, arms: dict, responses: pd.DataFrame, universe: Sequence[str], targets: dict,
-           text_items: np.ndarray | None, tie_rule: str, text_why: str) -> tuple[dict, dict, str | None]:
-    """Per-item integer vectors of format, shortcut and perception (None when not measured), their statuses and
-    the image-free arm used."""
+           text_items: np.ndarray | None, tie_rule: str, text_why: str, scale: ItemScale | None
+           ) -> tuple[list[Fraction], dict, dict, str | None]:
+    """R4's per-item points, the per-item points of format, shortcut and perception (None when not measured),
+    their statuses and the image-free arm used. Shortcut per item: min(R4_i, free_i) − min(R4_i, text_i), the
+    credit R4 shares with the image-free arm less the credit it shares with the text-only reader (for 0/1
+    points R4_i (free_i − text_i))."""
     a4, a3 = arms[(model, "R4")], arms[(model, "R3")]
-    r4 = a4.correct_vector.astype(np.int64)
-    vec: dict[str, np.ndarray | None] = {"perception": a3.correct_vector.astype(np.int64) - r4}
+    r4 = _points(a4, universe, targets, scale)
+    vec: dict[str, list[Fraction] | None] = {"perception": [b - a for a, b in
+                                                            zip(r4, _points(a3, universe, targets, scale),
+                                                                strict=True)]}
     status = {"perception": "measured", "reasoning": "measured (the remainder up to R1)"}
-    strict, explicit = strict_vector(responses, model, "R4", universe, targets, tie_rule)
+    strict, explicit = strict_answers(responses, model, "R4", universe, tie_rule)
     if explicit:
-        vec["format"], status["format"] = r4 - strict.astype(np.int64), "measured"
+        st4 = [Fraction(int(a == targets[u])) if scale is None else Fraction(scale.score(a, targets[u]))
+               for a, u in zip(strict, universe, strict=True)]
+        vec["format"], status["format"] = [a - b for a, b in zip(r4, st4, strict=True)], "measured"
     else:
         vec["format"], status["format"] = None, NOT_MEASURABLE_FORMAT
     free, why = _free_arm(arms, model)
@@ -111,42 +144,49 @@ def _terms(model: str, arms: dict, responses: pd.DataFrame, universe: Sequence[s
     if free is None:
         vec["shortcut"], status["shortcut"] = None, why
     else:
-        vec["shortcut"] = r4 * (free.correct_vector.astype(np.int64) - text_items.astype(np.int64))
+        fp = _points(free, universe, targets, scale)
+        vec["shortcut"] = [min(a, b) - min(a, Fraction(int(t))) for a, b, t in zip(r4, fp, text_items, strict=True)]
         status["shortcut"] = f"measured ({free.rung} arm" + ("" if free.scored else
                                                              f", unscored: {free.reason}; missing answers "
                                                              "count as wrong") + ")"
-    return vec, status, None if free is None else free.rung
+    return r4, vec, status, None if free is None else free.rung
 
 
-def _row(ceiling: Ceiling, model: str, arms: dict, responses: pd.DataFrame, universe: Sequence[str],
-         targets: dict, text_items: np.ndarray | None, idx: np.ndarray, alpha: float, tie_rule: str,
-         text_why: str, share: tuple) -> dict:
+def _row(r1_label: str, r1_items: list[Fraction], model: str, arms: dict, responses: pd.DataFrame,
+         universe: Sequence[str], targets: dict, text_items: np.ndarray | None, idx: np.ndarray, alpha: float,
+         tie_rule: str, text_why: str, share: tuple | None, scale: ItemScale | None) -> dict:
     n = len(universe)
     a4, a3 = arms.get((model, "R4")), arms.get((model, "R3"))
-    row: dict = {"r1": ceiling.label, "model": model, "unit": UNIT, "n": n, "R1": float(ceiling.value),
-                 "R1_exact": str(ceiling.value)}
+    r1p = sum(r1_items, Fraction(0)) / n
+    row: dict = {"r1": r1_label, "model": model, "unit": UNIT if scale is None else scale.unit, "n": n,
+                 "R1": float(r1p), "R1_exact": str(r1p)}
     if a4 is not None:
-        r4p = Fraction(a4.correct, n)
+        r4p = sum(_points(a4, universe, targets, scale), Fraction(0)) / n
         row.update({"R4": float(r4p), "R4_exact": str(r4p)})
     why = _not_computed(a4, a3)
     if why:
         row["status"] = "not computed: " + "; ".join(why)
         return row
-    vec, status, free_rung = _terms(model, arms, responses, universe, targets, text_items, tie_rule, text_why)
-    r4 = a4.correct_vector.astype(np.int64)
-    r1 = ceiling.item_vector()
-    exact = {t: (None if vec[t] is None else Fraction(int(vec[t].sum()), n)) for t in ("format", "shortcut",
-                                                                                       "perception")}
-    deficit = ceiling.value - Fraction(a4.correct, n)
+    r4, vec, status, free_rung = _terms(model, arms, responses, universe, targets, text_items, tie_rule, text_why,
+                                        scale)
+    exact = {t: (None if vec[t] is None else sum(vec[t], Fraction(0)) / n) for t in ("format", "shortcut",
+                                                                                   "perception")}
+    deficit = r1p - sum(r4, Fraction(0)) / n
     exact["reasoning"] = deficit - sum((v for v in exact.values() if v is not None), Fraction(0))
-    a4s = r4[idx].mean(axis=1)
-    a1s = (np.asarray(r1, dtype=np.int64)[idx].mean(axis=1) if isinstance(r1, np.ndarray)
-           else np.full(idx.shape[0], float(r1)))
-    samples = {t: (np.zeros(idx.shape[0]) if vec[t] is None else vec[t][idx].mean(axis=1))
+
+    def floats(v: list[Fraction]) -> np.ndarray:
+        return np.array([float(x) for x in v])
+
+    a4s = floats(r4)[idx].mean(axis=1)
+    a1s = floats(r1_items)[idx].mean(axis=1)
+    samples = {t: (np.zeros(idx.shape[0]) if vec[t] is None else floats(vec[t])[idx].mean(axis=1))
                for t in ("format", "shortcut", "perception")}
     samples["reasoning"] = a1s - a4s - samples["format"] - samples["shortcut"] - samples["perception"]
     lo4, hi4 = st.percentile_interval(a4s, alpha=alpha)
     dlo, dhi = st.percentile_interval(a1s - a4s, alpha=alpha)
+    if share is None:  # on a partial-credit scale: the share of that scale's deficit
+        sh = None if deficit <= 0 else exact["perception"] / deficit
+        share = (None if sh is None else float(sh), None if sh is None else str(sh))
     row.update({"status": "ok", "R4_lo": lo4, "R4_hi": hi4, "deficit": float(deficit), "deficit_exact": str(deficit),
                 "deficit_lo": dlo, "deficit_hi": dhi, "shortcut_arm": free_rung,
                 "perception_share": share[0], "perception_share_exact": share[1]})
@@ -162,22 +202,32 @@ def _row(ceiling: Ceiling, model: str, arms: dict, responses: pd.DataFrame, univ
 
 
 def deficit_account(ladder: Ladder, responses: pd.DataFrame, targets: dict[str, str], *,
-                    text_items: np.ndarray | None,
-                    text_why: str = "no prompt texts, so no text ceiling") -> pd.DataFrame:
+                    text_items: np.ndarray | None, text_why: str = "no prompt texts, so no text ceiling",
+                    scale: ItemScale | None = None) -> pd.DataFrame:
     """One row per (ceiling, model): R4, the four terms (float, exact fraction, bootstrap interval, status), R1,
     R1 − R4 and the one-sentence account (module docstring). ``responses``: :func:`~.adherence.response_frame`
     of the ladder's table; ``targets``: item id → target; ``text_items``: the text-only reader's per-item
-    correctness over the ladder's items (None: shortcut not measured, for the reason ``text_why``). The
-    bootstrap uses the ladder's seed, resample count and α, so its item draws are the ladder's."""
+    correctness over the ladder's items (None: shortcut not measured, for the reason ``text_why``); ``scale``:
+    a partial-credit item scale (then the account is on it, against its own per-item ceiling, instead of the
+    ladder's ceilings). The bootstrap uses the ladder's seed, resample count and α, so its item draws are the
+    ladder's."""
     universe = list(ladder.universe)
-    idx = st.bootstrap_indices(len(universe), n_boot=ladder.settings["n_boot"], seed=ladder.settings["seed"])
+    n = len(universe)
+    idx = st.bootstrap_indices(n, n_boot=ladder.settings["n_boot"], seed=ladder.settings["seed"])
     models = sorted({m for m, _ in ladder.arm_objects})
+    common = (ladder.arm_objects, responses, universe, targets, text_items, idx, ladder.settings["alpha"],
+              ladder.settings["tie_rule"], text_why)
     rows = []
+    if scale is not None:
+        r1_items = [Fraction(x) for x in scale.r1]
+        rows = [_row(scale.label, r1_items, model, *common, None, scale) for model in models]
+        return pd.DataFrame(rows).reindex(columns=COLUMNS)
     for ceiling in ladder.ceilings:
         dec = ladder.decomposition[ladder.decomposition["r1"] == ceiling.label].set_index("model")
+        vec = ceiling.item_vector()
+        r1_items = [Fraction(int(x)) for x in vec] if isinstance(vec, np.ndarray) else [ceiling.value] * n
         for model in models:
             share = ((None if pd.isna(dec.loc[model, "share"]) else float(dec.loc[model, "share"]),
                       dec.loc[model, "share_exact"]) if model in dec.index else (None, None))
-            rows.append(_row(ceiling, model, ladder.arm_objects, responses, universe, targets, text_items, idx,
-                             ladder.settings["alpha"], ladder.settings["tie_rule"], text_why, share))
+            rows.append(_row(ceiling.label, r1_items, model, *common, share, None))
     return pd.DataFrame(rows).reindex(columns=COLUMNS)

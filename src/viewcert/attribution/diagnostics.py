@@ -206,5 +206,6 @@ def diagnose(ladder: Ladder, table: ResultTable, *, prompts: Prompts | None = No
     return Diagnostics(_rungs(ladder, adherence, ceiling_value), _per_model(ladder, adherence, shortcuts),
                        adherence, ceil_df, giveaway, distractors, free, tests, shortcuts,
                        vision_centric(tests, universe, alpha=bootstrap.alpha), settings,
-                       deficit_account(ladder, responses, targets_map, text_items=text_items, text_why=text_why),
+                       deficit_account(ladder, responses, targets_map, text_items=text_items, text_why=text_why,
+                                       scale=ladder.item_scale),
                        constraint_checks(responses))
