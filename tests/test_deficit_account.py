@@ -411,7 +411,6 @@ def test_an_interaction_list_export_is_accounted_in_misi_points(tmp_path):
     score against the certified per-item list ceiling, not on exact answers."""
     from test_report_task_sections import ANSWERS as LIST_ANSWERS
     from test_report_task_sections import CEILINGS, STUB, _export
-
     from viewcert.attribution.pipeline import ladder_diagnostics, run_ladder
     from viewcert.stats import BootstrapSettings
 
