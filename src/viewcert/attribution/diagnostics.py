@@ -108,19 +108,22 @@ def _full(row: pd.Series) -> bool:
     return int(row["items_adherent"]) == int(row["items_with_response"])
 
 
-def _rungs(ladder: Ladder, adherence: pd.DataFrame, ceiling_value: float | None) -> pd.DataFrame:
+def _rungs(ladder: Ladder, adherence: pd.DataFrame, ceiling_value: float | None,
+           text_why: str = "not computed") -> pd.DataFrame:
     """Per model, one column per rung of :data:`RUNG_ORDER`: the count or why it is unscored, with the arm's
-    adherence beside an unscored arm and beside a scored one whose answers did not all adhere."""
+    adherence beside an unscored arm and beside a scored one whose answers did not all adhere; a rung without
+    results, and a text ceiling that was not computed, say so."""
     adh = {(r["model"], r["rung"]): _adherence_text(r) for _, r in adherence.iterrows()}
     partial = {(r["model"], r["rung"]) for _, r in adherence.iterrows() if not _full(r)}
     r1 = ladder.ceilings[0]
     rows = []
     for model, sub in ladder.arms.groupby("model", sort=True):
-        row = {"model": model, "chance": ladder.settings["chance_value"], "text ceiling": ceiling_value}
+        row = {"model": model, "chance": ladder.settings["chance_value"],
+               "text ceiling": ceiling_value if ceiling_value is not None else f"not computed: {text_why}"}
         for rung in ("choices-only", "no-image", "R4", "R3"):
             a = sub[sub["rung"] == rung]
             if a.empty:
-                row[rung] = None
+                row[rung] = "no results for this rung"
                 continue
             a = a.iloc[0]
             if not a["scored"]:
@@ -203,7 +206,7 @@ def diagnose(ladder: Ladder, table: ResultTable, *, prompts: Prompts | None = No
                 "prompts": None if prompts is None else prompts.source,
                 "constraints": "explicit (per item)" if item_constraints else "implicit: a parseable answer",
                 "text_ceiling": ceiling_value}
-    return Diagnostics(_rungs(ladder, adherence, ceiling_value), _per_model(ladder, adherence, shortcuts),
+    return Diagnostics(_rungs(ladder, adherence, ceiling_value, text_why), _per_model(ladder, adherence, shortcuts),
                        adherence, ceil_df, giveaway, distractors, free, tests, shortcuts,
                        vision_centric(tests, universe, alpha=bootstrap.alpha), settings,
                        deficit_account(ladder, responses, targets_map, text_items=text_items, text_why=text_why,
