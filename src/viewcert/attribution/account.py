@@ -44,8 +44,7 @@ from viewcert.attribution.parsing import majority_vote
 TERMS = ("format", "shortcut", "perception", "reasoning")
 UNIT = "points of accuracy (fraction of the items, 0–1)"
 FREE_ORDER = ("no-image", "choices-only")
-NOT_MEASURABLE_FORMAT = ("not measurable: nothing beyond a parseable answer was asked (a correct answer is a "
-                         "compliant one); absorbed by reasoning")
+NOT_MEASURABLE_FORMAT = "not measurable: nothing beyond a parseable answer was asked; absorbed by reasoning"
 ABSORBED = "absorbed by reasoning"
 
 COLUMNS = ["r1", "model", "unit", "n", "status", "R4", "R4_exact", "R4_lo", "R4_hi",
