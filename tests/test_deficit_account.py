@@ -423,7 +423,14 @@ def test_an_interaction_list_export_is_accounted_in_misi_points(tmp_path):
         f'[[input]]\npath = "{rung}.jsonl"\nrung = "{rung}"\n' for rung in ("R4", "R3")))
     boot = BootstrapSettings(n_boot=N_BOOT)
     lad, table, m = run_ladder(manifest=tmp_path / "m.toml", bootstrap=boot, threshold=0.5)
-    r = ladder_diagnostics(lad, table, m, bootstrap=boot).account.iloc[0]
+    diag = ladder_diagnostics(lad, table, m, bootstrap=boot)
+    r = diag.account.iloc[0]
+    from viewcert.attribution.report import write_report
+
+    md = write_report(tmp_path / "out", ladder=lad, table=table, diagnostics=diag).markdown.read_text("utf-8")
+    assert "## Deficit R1 − R4 by kind against R1 = certified MiSI list ceiling as rendered" in md
+    # the first table's row (Markdown escapes the interval's "[")
+    assert "| m | 0.5000 | not measurable (in reasoning) | not measured (in reasoning) | 0.5000 \\[" in md
     # by hand (MiSI list scores, tests/test_report_task_sections.py): R4 per item (1/2, 1, 1/2, 0) = 2/4; R3 the
     # true lists, 1 each; R1 the rendered ceilings (1, 1, 1/2, 1) = 7/8. perception (1/2, 0, 1/2, 1) = 1/2;
     # reasoning (0, 0, −1/2, 0) = −1/8 (R3 beats the rendered ceiling on item 2); R1 − R4 = 3/8

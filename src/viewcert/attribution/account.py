@@ -106,7 +106,7 @@ def _sentence(model: str, row: dict) -> str:
     said = ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else parts[0]
     tail = f"; {' and '.join(missing)} not measured, so in reasoning" if missing else ""
     return (f"{model} loses {said}, out of R1 − R4 = {row['deficit']:.4f} ({row['r1']}, R4 = {row['R4']:.4f}, "
-            f"points = fraction of the items){tail}")
+            f"{row['unit']}){tail}")
 
 
 def _points(arm: Arm, universe: Sequence[str], targets: dict, scale: ItemScale | None) -> list[Fraction]:

@@ -184,11 +184,11 @@ def recall_curves(summary: pd.DataFrame) -> bytes:
 TERM_COLORS = {"format": "#e7298a", "shortcut": "#e6ab02", "perception": "#d95f02", "reasoning": "#7570b3"}
 
 
-def account_bars(account: pd.DataFrame, r1_label: str) -> bytes:
-    """One stacked horizontal bar per model from R4 to R1 on one accuracy scale (0–1, points = fraction of
-    the items): the terms format, shortcut, perception, reasoning in that order, each a signed segment from
-    the running total (a negative term runs left); at each segment's end its own 95 % interval as an error
-    bar. A term not measured has no segment; a model not decomposed shows why."""
+def account_bars(account: pd.DataFrame, r1_label: str, *, unit: str = "points = fraction of the items") -> bytes:
+    """One stacked horizontal bar per model from R4 to R1 on one scale (0–1, in the account's ``unit``; points =
+    fraction of the items by default): the terms format, shortcut, perception, reasoning in that order, each a
+    signed segment from the running total (a negative term runs left); at each segment's end its own 95 %
+    interval as an error bar. A term not measured has no segment; a model not decomposed shows why."""
     d = account[account["r1"] == r1_label].sort_values("model", kind="stable")
     fig = Figure(figsize=(9.0, 0.5 * max(len(d), 2) + 1.8))
     ax = fig.add_subplot(111)
@@ -221,7 +221,7 @@ def account_bars(account: pd.DataFrame, r1_label: str) -> bytes:
     ax.invert_yaxis()
     ax.set_xlim(-0.05, 1.05)
     ax.axvline(0, color="0.7", lw=0.6)
-    ax.set_xlabel("accuracy (points = fraction of the items); bars from R4 to R1, 95 % paired bootstrap per term")
+    ax.set_xlabel(f"{plot_text(unit)}; bars from R4 to R1, 95 % paired bootstrap per term")
     ax.set_title(f"Deficit R1 − R4 by kind against {plot_text(r1_label)}", fontsize=10)
     ax.legend(handles=handles, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.3 / max(len(d), 2)),
               ncol=6, frameon=False)

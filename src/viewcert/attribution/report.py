@@ -314,7 +314,7 @@ def _term_cell(r: Mapping[str, Any], term: str) -> str:
 
 def account_table(account: pd.DataFrame, r1_label: str) -> pd.DataFrame:
     """The deficit account against one ceiling as people read it (:data:`ACCOUNT_HEADERS`): R4, each term as
-    ``point [lo, hi]`` (4 decimals, points = fraction of the items), R1, R1 − R4 with its interval, and a note
+    ``point [lo, hi]`` (4 decimals, in the account's unit), R1, R1 − R4 with its interval, and a note
     that says why a row is not decomposed or which terms are not measured and why (absorbed by reasoning)."""
     rows = []
     for _, r in account[account["r1"] == r1_label].iterrows():
@@ -334,16 +334,18 @@ def _account_section(page: _Page, diag: Diagnostics, ladder: Ladder) -> None:
     bars, and the one-sentence account per model; ``deficit_decomposition.csv`` holds every number."""
     acc = diag.account
     page.csv("deficit_decomposition", acc)
-    first = ladder.ceilings[0].label
-    png = page.fig("deficit_decomposition", plots.account_bars(acc, first))
+    labels = list(dict.fromkeys(acc["r1"]))  # the ladder's ceilings, or the partial-credit scale's own R1
+    first = labels[0]
+    unit = str(acc["unit"].iloc[0])
+    png = page.fig("deficit_decomposition", plots.account_bars(acc, first, unit=unit))
     s = ladder.settings
-    how = (f"Points of accuracy: a point is a fraction of the {s['n_items']} items (0–1). Intervals: 95 % "
+    how = (f"Unit: {unit}, over the {s['n_items']} items. Intervals: 95 % "
            f"paired item bootstrap, {s['n_boot']} resamples of the items, seed {s['seed']}, every term recomputed "
            "from the same resample. The four terms add up exactly to R1 − R4 (exact fractions in "
            "deficit_decomposition.csv). A term that is not measured counts 0 and is absorbed by reasoning.")
     sentences = [x for x in acc.loc[acc["r1"] == first, "sentence"] if isinstance(x, str)]
-    title = f"Deficit R1 − R4 by kind against {first} (points = fraction of the items)"
-    tables = [(c.label, account_table(acc, c.label)) for c in ladder.ceilings]
+    title = f"Deficit R1 − R4 by kind against {first} ({unit})"
+    tables = [(label, account_table(acc, label)) for label in labels]
     page.md += [f"\n## {markdown_text(title)}\n", f"{markdown_text(how)}\n", _md_table(tables[0][1]),
                 "\n".join(f"- {markdown_text(x)}" for x in sentences) + "\n"]
     page.body += [f"<h2>{html_text(title)}</h2>", _html_table(tables[0][1]), f"<p>{html_text(how)}</p>",
