@@ -58,7 +58,9 @@ def _load(path: Path) -> tuple[pd.DataFrame, str]:
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise InputError(f"not a readable CSV: {exc}", source=src) from None
     # cells by the table rule (io.tables), as write_native writes them: back to the text they were made from
-    return df.rename(columns=cell_value).map(cell_value), "row"
+    # (object columns built cell by cell: a response may hold a lone surrogate, which no pandas string holds)
+    return pd.DataFrame({cell_value(c): pd.Series([cell_value(v) for v in df[c]], index=df.index, dtype=object)
+                         for c in df.columns}), "row"
 
 
 def _as_int(value, *, source: str, where: str) -> int:
