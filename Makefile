@@ -59,6 +59,9 @@ VLMEVAL_DEPS := openpyxl xlsxwriter json_repair validators sty tabulate timeout-
 	latex2sympy2_extended pylatexenc num2words docopt python-dotenv sympy termcolor
 harness: $(STAMP)
 	test -x $(HVENV)/bin/python || $(PY) -m venv $(HVENV)
+	# PyTorch's CPU build first (this machine's pip takes torch==2.13.0 from a local file); with no torch
+	# installed, lmms-eval's plain `torch` requirement pulls a multi-GB CUDA build
+	$(HVENV)/bin/python -m pip install --quiet "torch==2.13.0"
 	$(HVENV)/bin/python -m pip install --quiet "lmms-eval>=0.7.3,<0.8" "filelock<4"
 	$(HVENV)/bin/python -m pip install --quiet --no-deps "ms-vlmeval==0.0.20"
 	$(HVENV)/bin/python -m pip install --quiet $(VLMEVAL_DEPS) "filelock<4"
