@@ -36,9 +36,11 @@ def _skip_reason() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium_browser() -> Iterator[object]:
-    """One headless Chromium for the session."""
+    """One headless Chromium per test module. Not per session: Playwright's sync API keeps an asyncio loop
+    running in the main thread while it is open, and Inspect's ``asyncio.run`` in later modules refuses to run
+    inside a running loop."""
     reason = _skip_reason()
     if reason:
         pytest.skip(reason)

@@ -29,7 +29,8 @@ LAYERS: dict[str, int] = {
     "render": 7, "oracle": 7,
     "certify": 8, "tasks": 8, "interactions": 8,
     "design": 9,
-    "benchmark": 10, "attribution": 10,
+    "harness": 5,
+    "benchmark": 10, "attribution": 10, "explore": 10,
     "cli": 11,
 }
 

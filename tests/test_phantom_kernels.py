@@ -88,5 +88,7 @@ def test_phantoms_kernel_path_equals_tree_path(periodic, qs, ts, lat):
         tree_min = phantoms.min_same_label_distance(t, tl, L)
     finally:
         phantoms.KERNEL_MAX_WORK = old
-    assert fast.tolist() == tree.tolist()
-    assert fast_min == tree_min
+    # the same distances to rounding: the kernel's compiled arithmetic may fuse multiply-adds where numpy's
+    # does not (seen on an AMD EPYC: 3.5937499999999996 vs 3.59375), so equal to 1e-12 relative, inf to inf
+    np.testing.assert_allclose(fast, tree, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(fast_min, tree_min, rtol=1e-12, atol=0)

@@ -143,7 +143,9 @@ def test_r3_prompts_match_the_study_on_its_input_cells(shared_data):
     # its own float64 path; issue 11: the old test accepted any 60 % of string matches)
     bad = [i for i in ours if not _same_numbers(ours[i], study[i])]
     assert not bad, bad
-    assert sum(ours[i] == study[i] for i in ours) == 24 and len(ours) == 30  # regression pin: exact strings
+    # regression pin: exact strings. A value on a rounding tie prints its last digit by the CPU's last bit of
+    # float64 arithmetic: 24 of 30 where the pin was written, 23 on an AMD EPYC (numbers all within one unit)
+    assert sum(ours[i] == study[i] for i in ours) in (23, 24) and len(ours) == 30
 
 
 def _same_numbers(a: str, b: str) -> bool:

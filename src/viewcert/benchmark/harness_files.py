@@ -334,7 +334,7 @@ def dry_run_manifest() -> str:
 
 
 def harness_readme(task: str, n: int, multiple_choice: bool, records: list[dict] | None = None) -> str:
-    from viewcert.harness.replay import DRY_RUN_FILE, dry_run_answers
+    from viewcert.harness.replay import DRY_RUN_FILE, dry_run_answers  # lazy: start-up (only exports use it)
 
     records = records or []
     conv = ("multiple choice, letter targets with the shipped choices; the question text carries no options "
@@ -353,7 +353,7 @@ def write_harness_files(records: list[dict], out: Path, task: str) -> list[Path]
     """Write ``benchmark.jsonl``, ``benchmark.tsv``, ``ids.csv``, the Inspect task, the lmms-eval folder,
     ``HARNESSES.md`` and the offline dry run (its answers and ladder manifest) for the records (module
     docstring); returns the paths written."""
-    from viewcert.harness.replay import DRY_RUN_FILE, dry_run_answers
+    from viewcert.harness.replay import DRY_RUN_FILE, dry_run_answers  # lazy: start-up (only exports use it)
 
     mc = bool(records) and records[0]["answer_format"] == "choice"
     layout = tuple(n for n in LAYOUT if any(c["name"] == n for r in records for c in r.get("constraints", [])))

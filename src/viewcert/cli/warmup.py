@@ -125,6 +125,21 @@ def _task_workload() -> None:
              per_structure=1)
 
 
+#: the application ``register`` added ``warmup`` to; its ``run`` command is the main job (looked up there, not
+#: imported: ``viewcert.cli.main`` mounts this module, so importing it back would be a cycle)
+_APP: list[typer.Typer] = []
+
+
+def _main_job_command():
+    """The callback the application registers as ``run`` (``viewcert run``)."""
+    # importing this module imports the package viewcert.cli first, whose application registers warmup
+    for command in (_APP[-1].registered_commands if _APP else ()):
+        name = command.name or command.callback.__name__
+        if name == "run":
+            return command.callback
+    raise RuntimeError("the viewcert application has no 'run' command")
+
+
 def _main_job_workload() -> None:
     """``viewcert run`` itself (the command function ``make run`` calls), into a temporary folder, its output
     discarded: the main job's kernels and signatures by construction, not by a list that could drift."""
@@ -132,8 +147,7 @@ def _main_job_workload() -> None:
     import io
     import tempfile
 
-    from viewcert.cli.main import run
-
+    run = _main_job_command()
     buf = io.StringIO()
     try:
         with tempfile.TemporaryDirectory(prefix="viewcert-warmup-") as tmp, contextlib.redirect_stdout(buf):
@@ -197,4 +211,5 @@ def register(app: typer.Typer) -> None:
     """Add ``warmup`` to ``app``."""
     from viewcert.cli.options import guarded
 
+    _APP.append(app)
     app.command("warmup")(guarded(warmup_cmd))

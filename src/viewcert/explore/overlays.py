@@ -140,8 +140,8 @@ def sidecar_marks(view, record: dict, view_k: int) -> ViewMarks:
 def schematic_marks(cell, cams, cfg, record: dict) -> tuple[ViewMarks, ...]:
     """A certify output's views (no images): the drawn atoms of the item's rendered cell (its tiling, the
     certificate's style) projected through the item's cameras as discs, then the points."""
-    from viewcert.render.palette import hex_colour
-    from viewcert.render.scene import build_scene
+    from viewcert.render.palette import hex_colour  # lazy: start-up (schematic views only)
+    from viewcert.render.scene import build_scene  # lazy: start-up (schematic views only)
 
     scene = build_scene(cell, cfg.style, tiling=cfg.tiling if cell.is_periodic else (1, 1, 1))
     out = []
@@ -161,9 +161,9 @@ def item_cameras_from_inputs(cert: dict):
     """A function id → (cell, cameras, cfg) for a certify output's items, from the inputs the certificate
     names (``location.input``, else ``inputs.spec``) under its recorded settings; None when they cannot be read
     (the items' pages then show no views)."""
-    from viewcert.certify.config import CertifyConfig
-    from viewcert.certify.evaluate import item_cameras, prepare
-    from viewcert.certify.inputs import load_input
+    from viewcert.certify.config import CertifyConfig  # lazy: start-up (certify outputs only)
+    from viewcert.certify.evaluate import item_cameras, prepare  # lazy: start-up (certify outputs only)
+    from viewcert.certify.inputs import load_input  # lazy: start-up (certify outputs only)
 
     loc = cert.get("location") or {}
     config = dict(cert["config"])

@@ -96,7 +96,10 @@ def read_certificate_any(path: Path) -> tuple[str, dict]:
     """(kind, certificate dict) of ``path``: a crystal/molecule certificate through
     ``certify.certificate.read_certificate`` (its shape checked), a task or interaction certificate as strict
     JSON with an ``items`` list of objects with text ids."""
-    from viewcert.certify.certificate import FORMATS, read_certificate
+    from viewcert.certify.certificate import (  # lazy: start-up (pymatgen via certify)
+        FORMATS,
+        read_certificate,
+    )
 
     head = _json(path, "certificate")
     if not isinstance(head, dict):

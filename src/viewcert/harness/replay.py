@@ -50,7 +50,10 @@ def load_replay(spec: str, base: Path | None = None) -> Replay:
     """The replay named by ``spec`` (module docstring); a file is read as received input (a regular file
     within the JSON size limit), every line checked: an object with a string ``id`` and exactly one string
     ``answer`` or ``response``, each id once."""
-    from viewcert.io.received import iter_json_lines, read_received_text
+    from viewcert.io.received import (  # lazy: start-up (Inspect loads this plugin)
+        iter_json_lines,
+        read_received_text,
+    )
 
     if spec.startswith(ALWAYS):
         text = spec[len(ALWAYS):]
