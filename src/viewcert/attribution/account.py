@@ -151,9 +151,27 @@ def _terms(model: str, arms: dict, responses: pd.DataFrame, universe: Sequence[s
     return r4, vec, status, None if free is None else free.rung
 
 
-def _row(r1_label: str, r1_items: list[Fraction], model: str, arms: dict, responses: pd.DataFrame,
-         universe: Sequence[str], targets: dict, text_items: np.ndarray | None, idx: np.ndarray, alpha: float,
-         tie_rule: str, text_why: str, share: tuple | None, scale: ItemScale | None) -> dict:
+@dataclass(frozen=True)
+class _Common:
+    """What every row of one account shares: the ladder's arms and items, the responses, the bootstrap draws
+    (``idx``: resample × item indices) and settings, and the text-only reader's per-item correctness."""
+
+    arms: dict
+    responses: pd.DataFrame
+    universe: Sequence[str]
+    targets: dict
+    text_items: np.ndarray | None
+    idx: np.ndarray
+    alpha: float
+    tie_rule: str
+    text_why: str
+
+
+def _row(r1_label: str, r1_items: list[Fraction], model: str, common: _Common, share: tuple | None,
+         scale: ItemScale | None) -> dict:
+    arms, responses, universe, targets = common.arms, common.responses, common.universe, common.targets
+    text_items, idx, alpha, tie_rule, text_why = (common.text_items, common.idx, common.alpha, common.tie_rule,
+                                                  common.text_why)
     n = len(universe)
     a4, a3 = arms.get((model, "R4")), arms.get((model, "R3"))
     r1p = sum(r1_items, Fraction(0)) / n
@@ -214,12 +232,12 @@ def deficit_account(ladder: Ladder, responses: pd.DataFrame, targets: dict[str, 
     n = len(universe)
     idx = st.bootstrap_indices(n, n_boot=ladder.settings["n_boot"], seed=ladder.settings["seed"])
     models = sorted({m for m, _ in ladder.arm_objects})
-    common = (ladder.arm_objects, responses, universe, targets, text_items, idx, ladder.settings["alpha"],
-              ladder.settings["tie_rule"], text_why)
+    common = _Common(ladder.arm_objects, responses, universe, targets, text_items, idx, ladder.settings["alpha"],
+                     ladder.settings["tie_rule"], text_why)
     rows = []
     if scale is not None:
         r1_items = [Fraction(x) for x in scale.r1]
-        rows = [_row(scale.label, r1_items, model, *common, None, scale) for model in models]
+        rows = [_row(scale.label, r1_items, model, common, None, scale) for model in models]
         return pd.DataFrame(rows).reindex(columns=COLUMNS)
     for ceiling in ladder.ceilings:
         dec = ladder.decomposition[ladder.decomposition["r1"] == ceiling.label].set_index("model")
@@ -228,5 +246,5 @@ def deficit_account(ladder: Ladder, responses: pd.DataFrame, targets: dict[str, 
         for model in models:
             share = ((None if pd.isna(dec.loc[model, "share"]) else float(dec.loc[model, "share"]),
                       dec.loc[model, "share_exact"]) if model in dec.index else (None, None))
-            rows.append(_row(ceiling.label, r1_items, model, *common, share, None))
+            rows.append(_row(ceiling.label, r1_items, model, common, share, None))
     return pd.DataFrame(rows).reindex(columns=COLUMNS)

@@ -177,18 +177,9 @@ class ChoiceParser:
         return None
 
     # ------------------------------------------------------------------ the parser
-    def parse(self, text: str | None) -> ParsedAnswer:
-        if text is None or (isinstance(text, float) and text != text):
-            return ParsedAnswer(None, "unparseable", "no output recorded")
-        text = str(text)
-        if not text.strip():
-            return ParsedAnswer(None, "unparseable", "empty output")
-        direct = self.canonical(text)
-        if direct is not None:
-            return ParsedAnswer(direct, "ok")
-        js = self._from_json(text)
-        if js is not None:
-            return ParsedAnswer(js, "ok")
+    def _marked(self, text: str) -> str | None:
+        """The label an explicit marker names: a boxed answer, an ``Answer:`` marker (its requested JSON object
+        included), a JSON object or a bold label on the last line; None when no marker names one."""
         # explicit markers: scan every marker and keep the last one that names exactly one label
         marked: str | None = None
         for m in _BOXED_RE.finditer(text):
@@ -218,6 +209,21 @@ class ChoiceParser:
                     found = set(self._mentions(m.group(1)))
                     if len(found) == 1:
                         marked = found.pop()
+        return marked
+
+    def parse(self, text: str | None) -> ParsedAnswer:
+        if text is None or (isinstance(text, float) and text != text):
+            return ParsedAnswer(None, "unparseable", "no output recorded")
+        text = str(text)
+        if not text.strip():
+            return ParsedAnswer(None, "unparseable", "empty output")
+        direct = self.canonical(text)
+        if direct is not None:
+            return ParsedAnswer(direct, "ok")
+        js = self._from_json(text)
+        if js is not None:
+            return ParsedAnswer(js, "ok")
+        marked = self._marked(text)
         if marked is not None:
             return ParsedAnswer(marked, "ok")
         if self.letters:

@@ -309,6 +309,30 @@ def _row_label(r: tuple) -> str:
     return f"{r[0]}/{r[1]}{r[2]}/{r[3]}"
 
 
+def _ligand_atoms_file(lig_file: Path, ligand: str | None, dropped: dict) -> tuple[list, int]:
+    """Heavy-atom rows of a ligand given as a PDB/mmCIF file (ATOM or HETATM records; the residue ``ligand``
+    names, else every non-water atom) and its instance count; altloc and hydrogen drops counted in ``dropped``."""
+    lrows, lalt = _atoms(lig_file)
+    if lalt is not None:
+        dropped["altloc_atoms"] = dropped.get("altloc_atoms", 0) + lalt.dropped_atoms
+    lrows = _heavy(lrows, dropped)
+    instances = 1
+    if ligand is not None:
+        idx, instances = _select_ligand(lrows, ligand, str(lig_file))
+        lrows = [lrows[i] for i in idx]
+    return lrows, instances
+
+
+def _pocket_rows(rest: list, lig_pos: np.ndarray, pocket: float) -> list:
+    """The rows of every residue with an atom within ``pocket`` Å of a ligand atom (whole residues kept)."""
+    pos = np.array([r[5] for r in rest]).reshape(-1, 3)
+    near = set()
+    if len(pos):
+        for i in np.flatnonzero(np.isfinite(_kdtree(lig_pos).query(pos, distance_upper_bound=pocket)[0])):
+            near.add((rest[i][0], rest[i][1], rest[i][2]))
+    return [r for r in rest if (r[0], r[1], r[2]) in near]
+
+
 def prepare_complex(
     path, *, ligand: str | None = None, ligand_sdf: str | Path | None = None, pocket: float = DEFAULT_POCKET,
 ) -> PreparedComplex:
@@ -349,26 +373,15 @@ def prepare_complex(
             lig_pos, lig_z, lig_names, block = _ligand_from_molecule(lig_file)
         lig_rows, label = None, lig_file.name
     else:
-        lrows, lalt = _atoms(lig_file)
-        if lalt is not None:
-            dropped["altloc_atoms"] = dropped.get("altloc_atoms", 0) + lalt.dropped_atoms
-        lrows = _heavy(lrows, dropped)
-        if ligand is not None:
-            idx, instances = _select_ligand(lrows, ligand, str(lig_file))
-            lrows = [lrows[i] for i in idx]
-        lig_rows, label = lrows, lig_file.name if ligand is None else ligand
+        lig_rows, instances = _ligand_atoms_file(lig_file, ligand, dropped)
+        label = lig_file.name if ligand is None else ligand
     if lig_rows is not None:
         lig_pos = np.array([r[5] for r in lig_rows]).reshape(-1, 3)
         lig_z = [atomic_number(r[4], source=str(lig_file or protein)) for r in lig_rows]
         lig_names = [_row_label(r) for r in lig_rows]
     if len(lig_pos) == 0:
         raise InputError("the ligand has no heavy atoms", source=str(lig_file or protein), field="ligand")
-    pos = np.array([r[5] for r in rest]).reshape(-1, 3)
-    near = set()
-    if len(pos):
-        for i in np.flatnonzero(np.isfinite(_kdtree(lig_pos).query(pos, distance_upper_bound=pocket)[0])):
-            near.add((rest[i][0], rest[i][1], rest[i][2]))
-    pocket_rows = [r for r in rest if (r[0], r[1], r[2]) in near]
+    pocket_rows = _pocket_rows(rest, lig_pos, pocket)
     residues = tuple(dict.fromkeys(f"{r[0]}/{r[1]}{r[2]}" for r in pocket_rows))
     positions = np.vstack([lig_pos, np.array([r[5] for r in pocket_rows]).reshape(-1, 3)])
     numbers = lig_z + [atomic_number(r[4], source=str(protein)) for r in pocket_rows]
