@@ -3,6 +3,7 @@ Mount with ``register(app)``."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import typer
@@ -24,13 +25,29 @@ def learn(
     An empirical reading of the images or the cell, never a certificate: see docs/learned-readers.md."""
     from viewcert.learn.run import run_learn
 
-    res = run_learn(source, reader, check_out(out), train=train, seed=seed, limits=current_limits(),
-                    protocol=protocol, image_size=image_size, epochs=epochs)
+    with _bars() as bars:
+        res = run_learn(source, reader, check_out(out), train=train, seed=seed, limits=current_limits(),
+                        protocol=protocol, image_size=image_size, epochs=epochs, progress_factory=bars)
     acc = res.card
     echo(f"{res.reader}: {res.correct}/{res.n} eval items correct; card {res.folder / 'card.json'}")
     if acc.get("training_curve"):
         echo("training curve: " + ", ".join(f"{r['n_train']}: {r['correct']}/{r['n']}" for r in acc["training_curve"]))
     echo(f"ladder: viewcert ladder --manifest {Path(out) / 'ladder.toml'} --r1 VALUE")
+
+
+@contextlib.contextmanager
+def _bars():
+    """A progress-bar factory on stderr: ``bars(what, total)`` adds a bar and returns its ``advance(n)``."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=False) as p:
+        def bars(what: str, total: int):
+            task = p.add_task(what, total=total)
+            return lambda n: p.advance(task, n)
+
+        yield bars
 
 
 def register(app: typer.Typer) -> None:

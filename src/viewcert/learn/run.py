@@ -29,7 +29,7 @@ def _need(module: str, reader: str) -> None:
         raise InputError(f"the {reader} reader needs {module}: pip install 'viewcert[learn]'", field="--reader")
 
 
-def run_forest(data: LearnData, out: Path, *, seed: int = 23, progress=None) -> LearnOutcome:
+def run_forest(data: LearnData, out: Path, *, seed: int = 23) -> LearnOutcome:
     """Fit ``cell-forest`` on the training split, predict the eval split, write everything under ``out``."""
     _need("sklearn", "cell-forest")
     import joblib
@@ -62,7 +62,7 @@ def run_forest(data: LearnData, out: Path, *, seed: int = 23, progress=None) -> 
 
 
 def run_learn(source: str, reader: str, out: Path, *, train: str | None = None, seed: int | None = None,
-              limits=None, **cnn_options) -> LearnOutcome:
+              limits=None, progress_factory=None, **cnn_options) -> LearnOutcome:
     """Train ``reader`` (``cell-forest`` | ``pixel-cnn``) on ``source``'s training split (or ``train``)."""
     if reader not in ("cell-forest", "pixel-cnn"):
         raise InputError(f"unknown reader {reader!r}; use cell-forest or pixel-cnn", field="--reader")
@@ -70,10 +70,11 @@ def run_learn(source: str, reader: str, out: Path, *, train: str | None = None, 
     out = Path(out)
     if reader == "cell-forest":
         return run_forest(data, out, seed=23 if seed is None else seed)
+    cnn_options = {k: v for k, v in cnn_options.items() if v is not None}
     _need("torch", "pixel-cnn")
     from viewcert.learn.cnn import run_cnn
 
-    return run_cnn(data, out, seed=0 if seed is None else seed, **cnn_options)
+    return run_cnn(data, out, seed=0 if seed is None else seed, progress_factory=progress_factory, **cnn_options)
 
 
 def eval_correct(pred, truth) -> int:
