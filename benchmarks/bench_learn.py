@@ -7,8 +7,10 @@ and the process's peak RSS. pixel-cnn is trained twice with the same seed and th
 compared (``rerun_identical``). Then ``viewcert ladder`` on the folder's manifest (the study's arms beside
 both readers, R1 = 1 at 0.01 Å and 200/210 at 0.15 Å) checks that both rungs appear.
 
-Usage: ``python benchmarks/bench_learn.py [--image-size 64] [--epochs 10] [--no-rerun]``; writes
-``benchmarks/results/learn.json``. Skips (exit 0, with the reason) when the e3 data or torch/scikit-learn are
+Usage: ``python benchmarks/bench_learn.py [--image-size 64] [--epochs 10] [--no-rerun] [--protocol P]``; writes
+``benchmarks/results/learn.json`` (``learn_<P>.json`` for another protocol: the design use, a learned reader
+beside each protocol's R1). The rerun reuses the first run's cached renders (the renderer's own determinism is
+tested elsewhere): it checks that training and prediction repeat exactly. Skips (exit 0, with the reason) when the e3 data or torch/scikit-learn are
 absent.
 """
 
@@ -51,6 +53,7 @@ def main() -> int:
     ap.add_argument("--image-size", type=int, default=64)
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--no-rerun", action="store_true")
+    ap.add_argument("--protocol", default="render-ceiling-5", help="pixel-cnn's view protocol")
     args = ap.parse_args()
     if not (E3 / "structures.json").is_file():
         print(f"skip: e3 data absent ({E3})")
@@ -59,11 +62,11 @@ def main() -> int:
         if importlib.util.find_spec(mod) is None:
             print(f"skip: {mod} not installed (pip install 'viewcert[learn]')")
             return 0
-    out = ROOT / "out" / "bench_learn"
+    out = ROOT / "out" / f"bench_learn_{args.protocol}"
     shutil.rmtree(out, ignore_errors=True)
     rec: dict = {"data": str(E3.relative_to(ROOT.parent)), "machine_note": "2 shared cores; torch one thread"}
     rec["cell-forest"] = _run("cell-forest", out)
-    cnn_kw = {"image_size": args.image_size, "epochs": args.epochs}
+    cnn_kw = {"image_size": args.image_size, "epochs": args.epochs, "protocol": args.protocol}
     rec["pixel-cnn"] = _run("pixel-cnn", out, **cnn_kw)
     rec["pixel-cnn"]["settings"] = cnn_kw
     if not args.no_rerun:
@@ -80,8 +83,9 @@ def main() -> int:
                            bootstrap=BootstrapSettings(n_boot=1000))
     arms = lad.arms[lad.arms["rung"].str.startswith("learned reader")]
     rec["ladder_rungs"] = arms[["model", "rung", "correct", "n", "ci_lo", "ci_hi"]].to_dict("records")
-    OUT.write_text(json.dumps(rec, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {OUT}")
+    out_file = OUT if args.protocol == "render-ceiling-5" else OUT.with_name(f"learn_{args.protocol}.json")
+    out_file.write_text(json.dumps(rec, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {out_file}")
     return 0
 
 

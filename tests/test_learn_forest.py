@@ -4,6 +4,7 @@ study's e3 split inside the range the study's twelve readings span (183-188 of 2
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -87,6 +88,15 @@ def test_predictions_are_a_ladder_rung(tmp_path):
     assert set(t["rung"]) == {"learned reader: cell metrics"}
     assert set(t["model"]) == {"viewcert/cell-forest"}
     assert int((t["parsed_answer"] == t["target"]).sum()) == 2
+    card = json.loads((folder / "card.json").read_text())
+    labels, matrix = card["confusion"]["labels"], card["confusion"]["matrix"]
+    cub, hexa = labels.index("cubic"), labels.index("hexagonal")
+    assert matrix[cub][cub] == 2 and matrix[hexa][cub] == 1 and sum(map(sum, matrix)) == 3
+    assert card["eval"]["correct"] == 2 and card["eval"]["n"] == 3
+    lo, hi = card["eval"]["ci95_clopper_pearson"]
+    # Clopper-Pearson 2 of 3: upper solves x^3 = 0.975 (Beta(3, 1)); lower solves 3x^2 - 2x^3 = 0.025 (Beta(2, 2))
+    assert hi == pytest.approx(0.975 ** (1 / 3), abs=1e-9)
+    assert 3 * lo**2 - 2 * lo**3 == pytest.approx(0.025, abs=1e-9)
     m = load_manifest(tmp_path / "ladder.toml")
     assert [e.rung for e in m.entries] == ["learned reader: cell metrics"]
 

@@ -42,11 +42,12 @@ def library_versions(*names: str) -> dict:
 
 
 def confusion(truth, pred) -> dict:
-    """{truth: {pred: count}} over the seven crystal systems (rows and columns in that order)."""
-    m = {t: {p: 0 for p in CRYSTAL_SYSTEMS} for t in CRYSTAL_SYSTEMS}
+    """Counts: ``matrix[i][j]`` = items of true system ``labels[i]`` answered ``labels[j]``."""
+    idx = {c: i for i, c in enumerate(CRYSTAL_SYSTEMS)}
+    m = [[0] * len(CRYSTAL_SYSTEMS) for _ in CRYSTAL_SYSTEMS]
     for t, p in zip(truth, pred, strict=True):
-        m[t][p] += 1
-    return m
+        m[idx[t]][idx[p]] += 1
+    return {"labels": list(CRYSTAL_SYSTEMS), "rows": "truth", "columns": "prediction", "matrix": m}
 
 
 def accuracy_record(correct: int, n: int) -> dict:
