@@ -116,3 +116,21 @@ def test_e3_forest_count_in_study_range(shared_data):
                        d.eval.labels, curve=False)
     correct = sum(p == t for p, t in zip(res.predictions, d.eval.labels, strict=True))
     assert 183 <= correct <= 188
+
+
+@pytest.mark.parametrize("args, says", [
+    (["/nonexistent-input", "--reader", "cell-forest"], "does not exist"),
+    (["builtin:prototypes", "--reader", "cell-forest"], "pass --train"),
+    (["builtin:prototypes", "--reader", "bad\x1b[31m"], "unknown reader 'bad\\x1b[31m'"),
+])
+def test_cli_bad_input_is_one_line(tmp_path, args, says):
+    """Bad input: one escaped line on stderr, exit 2, no traceback, nothing written."""
+    from typer.testing import CliRunner
+
+    from viewcert.cli import app
+
+    r = CliRunner().invoke(app, ["learn", *args, "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2
+    err = r.stderr.strip()
+    assert err.startswith("viewcert: error:") and says in err and "\n" not in err and "\x1b" not in err
+    assert not (tmp_path / "o").exists()

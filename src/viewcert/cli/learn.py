@@ -12,7 +12,7 @@ from viewcert.cli.options import check_out, current_limits, echo, guarded
 
 
 def learn(
-    source: str = typer.Argument(..., help="the benchmark: the study layout (data/e3) or any input with --train"),
+    source: str = typer.Argument(..., metavar="INPUT", help="the benchmark: the study layout (data/e3) or any input with --train"),
     reader: str = typer.Option(..., "--reader", help="cell-forest (19 cell metrics) | pixel-cnn (rendered views)"),
     out: Path = typer.Option(Path("out/learn"), "--out", help="output folder (one subfolder per reader)"),
     train: str | None = typer.Option(None, "--train", help="training input (default: the input's training split)"),
