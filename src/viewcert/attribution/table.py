@@ -68,8 +68,13 @@ KEY = ("run", "model", "rung", "item_id", "sample_k")
 EXTRA_COLUMNS: tuple[str, ...] = ("parse_reason",)
 
 #: rungs in ladder order (bottom to top); chance and R1 are never read from result files
-RUNGS: tuple[str, ...] = ("chance", "choices-only", "no-image", "vision-only", "R4", "R2", "R3", "R1")
-MEASURED_RUNGS: tuple[str, ...] = ("choices-only", "no-image", "vision-only", "R4", "R2", "R3")
+#: (the two learned readers of ``viewcert learn``: empirical readings of the same items, never certificates)
+LEARNED_CELL = "learned reader: cell metrics"
+LEARNED_PIXELS = "learned reader: pixels"
+RUNGS: tuple[str, ...] = ("chance", "choices-only", "no-image", "vision-only", "R4", "R2", "R3", LEARNED_CELL,
+                          LEARNED_PIXELS, "R1")
+MEASURED_RUNGS: tuple[str, ...] = ("choices-only", "no-image", "vision-only", "R4", "R2", "R3", LEARNED_CELL,
+                                   LEARNED_PIXELS)
 RUNG_ALIASES = {
     "noimage": "no-image",
     "no_image": "no-image",
@@ -95,6 +100,10 @@ RUNG_ALIASES = {
     "visiononly": "vision-only",
     "chance": "chance",
     "r1": "R1",
+    "cell-forest": LEARNED_CELL,
+    "learned-cell-metrics": LEARNED_CELL,
+    "pixel-cnn": LEARNED_PIXELS,
+    "learned-pixels": LEARNED_PIXELS,
 }
 HARNESSES = ("study", "native", "vlmevalkit", "lmms_eval", "inspect")
 #: every task a viewcert export writes, in the export's spelling (``crystal_system`` is accepted too)

@@ -155,6 +155,7 @@ def _mount_subcommands() -> None:
     from viewcert.cli import certify as cli_certify
     from viewcert.cli import design as cli_design
     from viewcert.cli import explore as cli_explore
+    from viewcert.cli import learn as cli_learn
     from viewcert.cli import render as cli_render
     from viewcert.cli import warmup as cli_warmup
 
@@ -164,6 +165,7 @@ def _mount_subcommands() -> None:
     cli_design.register(app)
     cli_explore.register(app)
     cli_warmup.register(app)
+    cli_learn.register(app)
 
 
 _mount_subcommands()

@@ -1,0 +1,100 @@
+"""Training and evaluation items of a learned reader.
+
+- a study layout (``structures.json`` + ``eval.jsonl`` + ``labels_sidecar.json``): the eval items are those
+  of ``eval.jsonl`` (labels from it), the training items every other structure (labels from the sidecar);
+- any input with ``--train INPUT2``: the eval items are INPUT's (its eval subset when it is a study layout),
+  the training items all of INPUT2's; ids present in both are refused (a leak).
+
+Every item needs a crystal-system label (the dataset's own); one without is an error naming it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from viewcert.errors import InputError
+
+CRYSTAL_SYSTEMS: tuple[str, ...] = ("triclinic", "monoclinic", "orthorhombic", "tetragonal", "trigonal",
+                                    "hexagonal", "cubic")
+
+
+@dataclass(frozen=True)
+class Split:
+    """One side of the data: item ids, their labels, the dataset items (``certify.inputs.Item``)."""
+
+    ids: tuple[str, ...]
+    labels: tuple[str, ...]
+    items: tuple
+
+    def digest(self) -> str:
+        """SHA-256 over (id, input digest, label) of every item, in order."""
+        h = hashlib.sha256()
+        for it, lab in zip(self.items, self.labels, strict=True):
+            h.update(json.dumps([it.id, it.sha256, lab]).encode())
+        return h.hexdigest()
+
+    def structures(self) -> list:
+        return [it.read() for it in self.items]
+
+
+@dataclass(frozen=True)
+class LearnData:
+    train: Split
+    eval: Split
+    source: str
+    train_source: str
+    files: dict
+
+    def to_dict(self) -> dict:
+        return {"input": self.source, "train_input": self.train_source, "n_train": len(self.train.ids),
+                "n_eval": len(self.eval.ids), "train_digest": self.train.digest(),
+                "eval_digest": self.eval.digest(), "files": self.files}
+
+
+def _split(items, what: str) -> Split:
+    labels = []
+    for it in items:
+        cs = (it.label or {}).get("crystal_system")
+        if cs not in CRYSTAL_SYSTEMS:
+            raise InputError(f"{what} item {it.id!r} has no crystal-system label (got {cs!r})", field="label")
+        labels.append(cs)
+    return Split(tuple(it.id for it in items), tuple(labels), tuple(items))
+
+
+def load_learn_data(source: str | Path, train: str | Path | None = None, *, limits=None) -> LearnData:
+    """The eval and training splits of ``source`` (and ``train``)."""
+    from viewcert.certify.inputs import is_study_layout, load_input, load_study
+
+    p = Path(str(source)).expanduser()
+    study = is_study_layout(p)
+    ev = load_input(str(source), subset="eval")
+    if limits is not None:
+        ev = ev.with_limits(limits)
+    files = {f"input/{k}": v for k, v in ev.files.items()}
+    if train is None:
+        if not study:
+            raise InputError("this input has no training split (only a study layout has one); pass --train INPUT2",
+                             field="--train")
+        everything = load_study(p, subset="all")
+        if limits is not None:
+            everything = everything.with_limits(limits)
+        eval_ids = {it.id for it in ev.items}
+        tr_items = tuple(it for it in everything.items if it.id not in eval_ids)
+        train_source = f"{source} (structures.json minus eval.jsonl)"
+    else:
+        tr = load_input(str(train), subset="all")
+        if limits is not None:
+            tr = tr.with_limits(limits)
+        files.update({f"train/{k}": v for k, v in tr.files.items()})
+        both = sorted({it.id for it in tr.items} & {it.id for it in ev.items})
+        if both:
+            raise InputError(f"{len(both)} item id(s) are in both the training and the eval set: {both[:5]}",
+                             field="--train")
+        tr_items = tr.items
+        train_source = str(train)
+    if not tr_items:
+        raise InputError("the training set is empty", field="--train")
+    return LearnData(_split(tr_items, "training"), _split(ev.items, "eval"), str(source), train_source, files)

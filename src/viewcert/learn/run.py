@@ -1,0 +1,81 @@
+"""``viewcert learn``'s work: load the splits, train one reader, write predictions, model and card."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from viewcert.errors import InputError
+from viewcert.learn.card import library_versions, write_reader
+from viewcert.learn.data import LearnData, load_learn_data
+
+
+@dataclass(frozen=True)
+class LearnOutcome:
+    reader: str
+    folder: Path
+    correct: int
+    n: int
+    card: dict
+
+
+def _need(module: str, reader: str) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise InputError(f"the {reader} reader needs {module}: pip install 'viewcert[learn]'", field="--reader")
+
+
+def run_forest(data: LearnData, out: Path, *, seed: int = 23) -> LearnOutcome:
+    """Fit ``cell-forest`` on the training split, predict the eval split, write everything under ``out``."""
+    _need("sklearn", "cell-forest")
+    import joblib
+
+    from viewcert.learn.features import FEATURE_NAMES, features_of
+    from viewcert.learn.forest import N_ESTIMATORS, train_forest
+
+    t0 = time.perf_counter()
+    x_tr = features_of(data.train.structures())
+    x_ev = features_of(data.eval.structures())
+    res = train_forest(x_tr, data.train.labels, x_ev, data.eval.labels, seed=seed)
+    seconds = time.perf_counter() - t0
+    card = {
+        "what": "random forest on 19 metrics of the input cell (lattice lengths and angles, volume, sorted edge "
+                "ratios, deviations from 90 and 120 degrees, angle range, population SDs, number of sites, "
+                "density); it reads numbers from the structure file, never an image: not a vision model",
+        "features": list(FEATURE_NAMES), "cell": "input cell as given (not conventionalised)",
+        "protocol": None, "image_size": None, "element_colours": None,
+        "hyperparameters": {"n_estimators": N_ESTIMATORS, "random_state": seed, "n_jobs": 1,
+                            "others": "scikit-learn defaults"},
+        "seed": seed, "train_accuracy": res.train_accuracy, "training_curve": list(res.curve),
+        "training_curve_rule": "nested subsets: the first n of one permutation by numpy default_rng(seed)",
+        "train_seconds": round(seconds, 1),
+        "libraries": library_versions("scikit-learn", "scipy", "pymatgen", "joblib"),
+    }
+    folder = write_reader(out, "cell-forest", data, res.predictions, card)
+    joblib.dump(res.model, folder / "model.joblib", compress=3)
+    correct = int(sum(p == t for p, t in zip(res.predictions, data.eval.labels, strict=True)))
+    return LearnOutcome("cell-forest", folder, correct, len(data.eval.ids), card)
+
+
+def run_learn(source: str, reader: str, out: Path, *, train: str | None = None, seed: int | None = None,
+              limits=None, progress_factory=None, **cnn_options) -> LearnOutcome:
+    """Train ``reader`` (``cell-forest`` | ``pixel-cnn``) on ``source``'s training split (or ``train``)."""
+    if reader not in ("cell-forest", "pixel-cnn"):
+        raise InputError(f"unknown reader {reader!r}; use cell-forest or pixel-cnn", field="--reader")
+    data = load_learn_data(source, train, limits=limits)
+    out = Path(out)
+    if reader == "cell-forest":
+        return run_forest(data, out, seed=23 if seed is None else seed)
+    cnn_options = {k: v for k, v in cnn_options.items() if v is not None}
+    _need("torch", "pixel-cnn")
+    from viewcert.learn.cnn import run_cnn
+
+    return run_cnn(data, out, seed=0 if seed is None else seed, progress_factory=progress_factory, **cnn_options)
+
+
+def eval_correct(pred, truth) -> int:
+    return int((np.asarray(pred) == np.asarray(truth)).sum())
