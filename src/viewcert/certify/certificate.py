@@ -230,11 +230,11 @@ def read_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow
     if cert["format"] not in FORMATS:
         raise InputError(f"not a crystal/molecule certificate (format {cert['format']!r}, expected one of "
                          f"{FORMATS})", source=str(path), field="format")
-    _check_shape(cert, str(path))
+    check_shape(cert, str(path))
     return cert
 
 
-def _check_shape(cert: dict, src: str) -> None:
+def check_shape(cert: dict, src: str) -> None:
     for key, typ in (("inputs", dict), ("config", dict), ("items", list), ("libraries", dict)):
         if not isinstance(cert.get(key), typ):
             raise InputError(f"certificate has no {key!r} {typ.__name__}", source=src, field=key)

@@ -139,7 +139,8 @@ def _task_tables(console, lad, out: Path) -> None:
         for _, r in lad.harness_agreement.iterrows():
             ids = r["disagreeing_ids"].split()
             shown = " ".join(ids[:8]) + (" …" if len(ids) > 8 else "")
-            t.add_row(r["model"], r["rung"], f"{r['viewcert_correct']}/{r['n']}", f"{r['harness_correct']}/{r['n']}",
+            t.add_row(r["model"], r["rung"], f"{r['viewcert_correct']}/{r['n']}",
+                      r["harness_correct"] if isinstance(r["harness_correct"], str) else f"{r['harness_correct']}/{r['n']}",
                       f"{r['disagreements']} {shown}".strip())
         console.print(t)
         write_text_atomic(out / "harness_agreement.csv", frame_csv_text(lad.harness_agreement))
