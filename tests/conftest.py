@@ -46,3 +46,4 @@ def e3_eval_ids() -> list[str]:
 
 
 from browser import browser_page, chromium_browser  # noqa: E402,F401  (headless Chromium fixtures)
+from explore_fixtures import hostile_certify, hostile_site, phantom_export, phantom_site  # noqa: E402,F401

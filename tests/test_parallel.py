@@ -153,3 +153,24 @@ def test_a_dead_worker_is_reported_and_finished_shards_are_kept(tmp_path):
         map_items(_dies_on_three, list(range(12)), workdir=tmp_path, chunk_size=1, n_workers=2, progress=False)
     kept = {json.loads(p.read_text())["keys"][0] for p in tmp_path.glob("shard-*.json")}
     assert "3" not in kept
+
+
+def _pid_and_square(x):
+    time.sleep(0.05)  # long enough that both workers take chunks
+    return [os.getppid(), x * x]
+
+
+def test_workers_started_from_a_helper_thread_live_until_the_pool_ends():
+    """The parent-death signal is tied to the thread that forked a worker: map_items called from a helper
+    thread forks there, and that thread waits for the pool, so no worker is killed early; every worker's
+    parent is this process."""
+    import threading
+
+    got = {}
+    t = threading.Thread(target=lambda: got.update(run=map_items(_pid_and_square, list(range(12)), n_workers=2,
+                                                                  chunk_size=1, progress=False)))
+    t.start()
+    t.join(timeout=120)
+    run = got["run"]
+    assert run.executor == "local" and [r[1] for r in run.results] == [x * x for x in range(12)]
+    assert {r[0] for r in run.results} == {os.getpid()}

@@ -19,6 +19,11 @@ scheduler address; results checkpointed in shards so an interrupted run resumes.
   and results, one line). A shard is reused only when it is a regular file, holds exactly its chunk's keys
   and its payload matches that digest; any other shard present (torn, edited, damaged, from elsewhere) is
   recomputed and listed in ``MapResult.shards_recomputed`` with the reason, for the caller to warn about.
+- A local worker ends when the process that started it dies, within ``PARENT_POLL_S`` and even after a
+  ``kill -9`` (Linux: the kernel's parent-death signal, which also stops a worker inside a kernel that holds
+  the GIL; elsewhere a parent-pid check); workers never write shards (the parent does, atomically), so
+  none is left half-written. With a scheduler, viewcert starts no cluster: it connects a client, closed
+  when the run ends.
 - A rich progress bar is shown on a terminal (``progress=None``) or when ``progress=True``.
 
 Results do not depend on the executor or on the number of workers: each result is ``fn(item)``, assembled
@@ -28,10 +33,12 @@ in item order.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import hashlib
 import json
 import math
+import multiprocessing
 import os
 import re
 import signal
@@ -79,15 +86,29 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _worker_init() -> None:
-    """In a forked worker, move the inherited heap out of the garbage collector's reach: otherwise every
-    full collection walks the parent's objects (a test runner's or a notebook's heap can make GC dominate).
-    The worker ignores Ctrl-C (the parent decides and terminates it) and exits within ``PARENT_POLL_S`` of
-    its parent's death, even a ``kill -9`` one (a daemon thread watches the parent pid)."""
-    gc.freeze()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (``interruptible``): terminate means stop
-    parent = os.getppid()
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+_PARENT: int | None = None  # in a pool worker: the pid of the process that started the pool
+
+
+def _die_with_parent(parent: int) -> None:
+    """End this worker when ``parent`` (the process that started the pool) dies, even by ``kill -9``.
+
+    On Linux the kernel sends SIGKILL at the parent's death (``prctl(PR_SET_PDEATHSIG)``): it reaches a worker
+    busy in a numba kernel or a C library that holds the GIL, which no Python-level check would. The signal is
+    tied to the parent *thread* that forked the worker: with the ``fork`` context every worker is forked at the
+    pool's first ``submit``, in the thread that called ``map_items``, which waits in ``_run_local`` until the
+    pool is shut down, so it outlives its workers. ``getppid()`` is checked right after, closing the race of a
+    parent that died before the request (the worker was then already re-parented). Elsewhere, and as a backup,
+    a daemon thread and ``run_chunk`` (between items) compare ``getppid()`` with ``parent``."""
+    global _PARENT
+    _PARENT = parent
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - a libc without prctl: the checks below remain
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
 
     def watch() -> None:
         while True:
@@ -96,6 +117,27 @@ def _worker_init() -> None:
                 os._exit(1)
 
     threading.Thread(target=watch, name="viewcert-parent-watch", daemon=True).start()
+
+
+def _worker_init(parent: int) -> None:
+    """In a forked worker, move the inherited heap out of the garbage collector's reach: otherwise every
+    full collection walks the parent's objects (a test runner's or a notebook's heap can make GC dominate).
+    The worker ignores Ctrl-C (the parent decides and terminates it) and ends when its parent ``parent``
+    dies, even a ``kill -9`` one (``_die_with_parent``)."""
+    gc.freeze()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (``interruptible``): terminate means stop
+    _die_with_parent(parent)
+
+
+def _pool_context():
+    """The start method of the worker pool: ``fork`` on Linux (workers inherit the parent's compiled kernels,
+    and their parent is this process, which ``_die_with_parent`` relies on; Python 3.14 changes the default
+    to ``forkserver``, whose workers are the server's children), the platform's default elsewhere (``spawn``:
+    also children of this process)."""
+    if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return None
 
 
 @contextlib.contextmanager
@@ -147,8 +189,14 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
 
 
 def run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
-    """Apply ``fn`` to every item of a chunk (what a worker runs)."""
-    return [fn(item) for item in chunk]
+    """Apply ``fn`` to every item of a chunk (what a worker runs). In a pool worker whose parent has died,
+    stop before the next item: nobody will collect the chunk."""
+    out = []
+    for item in chunk:
+        if _PARENT is not None and os.getppid() != _PARENT:
+            os._exit(1)
+        out.append(fn(item))
+    return out
 
 
 def _keys_digest(keys: Sequence[str]) -> str:
@@ -404,7 +452,8 @@ def _run_local(fn, items, todo: list[int], workers: int, chunks: _Chunks, bar) -
     those finishing together); a worker death is a WorkerCrash, and any exception (an interrupt too)
     terminates the pool before it propagates."""
     bounds = chunks.bounds
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(), initializer=_worker_init,
+                               initargs=(os.getpid(),))
     try:
         pending = {pool.submit(run_chunk, fn, items[bounds[ci][0]:bounds[ci][1]]): ci for ci in todo}
         while pending:

@@ -6,14 +6,17 @@ for the place it is written to. One function per kind of sink:
   paragraph separators and lone surrogates (undecodable file-name bytes) escaped visibly as ``\\xNN``,
   ``\\uNNNN``; everything printable is unchanged;
 - ``csv_cell``: OWASP's CSV-injection rule (a string cell beginning with ``=``, ``+``, ``-``, ``@``, tab or CR
-  gets a leading ``'``), control characters escaped; numbers and other non-strings are returned unchanged;
+  gets a leading ``'``), control characters escaped; numbers and other non-strings are returned unchanged.
+  Unlike the others it is exactly reversible (``csv_cell_value``): a cell that starts with ``'`` gets one
+  more, and a backslash that would read as an escape is doubled, so a table's ids read back as they were;
 - ``markdown_text``: Markdown metacharacters backslash-escaped, ``& < >`` as entities, one line;
 - ``html_text``: ``html.escape(quote=True)`` after control-character escaping;
 - ``plot_text``: printable text for matplotlib (control characters escaped, ``$`` escaped against mathtext);
 - ``json_text``: JSON text with the characters ``json.dumps(ensure_ascii=False)`` leaves raw (DEL, C1, bidi
   controls, separators, lone surrogates) written as ``\\uXXXX`` escapes: the same JSON value, safe bytes.
 
-Escaping is visible and one-way: the output is for people and spreadsheets, never parsed back.
+Escaping is visible and, but for table cells, one-way: the output is for people and spreadsheets, never
+parsed back.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["console_text", "console_fields", "csv_cell", "markdown_text", "html_text", "plot_text", "json_text", "CSV_FORMULA_START"]
+__all__ = ["console_text", "console_fields", "csv_cell", "csv_cell_value", "markdown_text", "html_text", "plot_text", "json_text", "CSV_FORMULA_START"]
 
 #: characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
 CSV_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -73,14 +76,38 @@ def console_fields(obj):
     return obj
 
 
-def csv_cell(value):
-    """One CSV cell made safe: a string starting with ``= + - @``, tab or CR gets a leading ``'`` (OWASP);
-    control characters (newlines and tabs included) are escaped. Non-strings (numbers, None) are unchanged,
-    so a negative float stays a number."""
+#: a cell's unsafe characters: one line (newline and tab escaped too), or keeping newlines (multi-line text)
+_CELL_UNSAFE = {False: f"{_UNSAFE}\t\n", True: f"{_UNSAFE}\t"}
+#: in a cell: a backslash that would read as an escape (doubled), or an unsafe character (``\xNN``, ``\uNNNN``)
+_CELL_ESCAPE = {lines: re.compile(rf"\\(?=\\|x[0-9a-f]{{2}}|u[0-9a-f]{{4}}|[{chars}])|[{chars}]")
+                for lines, chars in _CELL_UNSAFE.items()}
+_CELL_UNESCAPE = re.compile(r"\\(\\|x[0-9a-f]{2}|u[0-9a-f]{4})")
+
+
+def _cell_escape(m: re.Match) -> str:
+    return "\\\\" if m.group(0) == "\\" else _escape(m)
+
+
+def csv_cell(value, *, keep_newlines: bool = False):
+    """One CSV/TSV cell made safe: a string starting with ``= + - @``, tab, CR or ``'`` gets a leading ``'``
+    (OWASP); control characters (newlines and tabs included, unless ``keep_newlines``: multi-line text that a
+    harness shows as it is, quoted by the table writer) are escaped as ``\\xNN``/``\\uNNNN``, and a backslash
+    that would then read as an escape is doubled. Non-strings (numbers, None) are unchanged, so a negative
+    float stays a number. ``csv_cell_value`` undoes it exactly."""
     if not isinstance(value, str):
         return value
-    prefix = "'" if value.startswith(CSV_FORMULA_START) else ""
-    return prefix + console_text(value, keep_newlines=False)
+    prefix = "'" if value.startswith((*CSV_FORMULA_START, "'")) else ""
+    return prefix + _CELL_ESCAPE[keep_newlines].sub(_cell_escape, value)
+
+
+def csv_cell_value(text):
+    """The text a ``csv_cell`` cell was made from: one leading ``'`` dropped, ``\\\\``, ``\\xNN`` and ``\\uNNNN``
+    unescaped (a backslash before anything else is itself). Non-strings are returned unchanged."""
+    if not isinstance(text, str):
+        return text
+    if text.startswith("'"):
+        text = text[1:]
+    return _CELL_UNESCAPE.sub(lambda m: "\\" if m.group(1) == "\\" else chr(int(m.group(1)[1:], 16)), text)
 
 
 def markdown_text(s: object) -> str:

@@ -238,4 +238,24 @@ case("audit-emitted-missing", ["audit-extraction", "--emitted", "{d}/none.json",
 case("audit-json-too-big", ["--max-json-bytes", "10", *_A], 2, "max_json_bytes",
      {"e.json": '{"a": [["Na", 0, 0, 0]]}', "s.json": _S_JSON})
 
+# --- viewcert explore: a folder's certificate, benchmark.jsonl and sidecars are received ------------------------
+_X = ["explore", "{d}/f", "--out", "{d}/site"]
+_TASK = '{"format": "viewcert.tasks.certificate", "items": [{"id": "q0"}]}'
+case("explore-no-certificate", _X, 2, "no certificate.json", {"f/items.csv": "id\n"})
+case("explore-certificate-garbage", _X, 2, "certificate.json", {"f/certificate.json": "{{{"})
+case("explore-certificate-duplicate-key", _X, 2, "duplicate", {"f/certificate.json": '{"format": 1, "format": 2}'})
+case("explore-unknown-format", _X, 2, "not a certificate the explorer knows",
+     {"f/certificate.json": '{"format": "<script>x</script>", "items": []}'})
+case("explore-item-id-not-text", _X, 2, "item 0 has no text 'id'",
+     {"f/certificate.json": '{"format": "viewcert.tasks.certificate", "items": [{"id": ["q0"]}]}'})
+case("explore-image-escapes-folder", _X, 2, "leaves the folder",
+     {"f/certificate.json": _TASK, "f/benchmark.jsonl": '{"id": "q0", "images": ["../../etc/passwd"]}\n'})
+case("explore-images-not-a-list", _X, 2, "images must be a list",
+     {"f/certificate.json": _TASK, "f/benchmark.jsonl": '{"id": "q0", "images": "a.png"}\n'})
+case("explore-jsonl-garbage", _X, 2, "benchmark.jsonl", {"f/certificate.json": _TASK, "f/benchmark.jsonl": "{\n"})
+case("explore-image-not-png", _X, 2, "cannot be read as a PNG",
+     {"f/certificate.json": _TASK, "f/benchmark.jsonl": '{"id": "q0", "images": ["i.png"]}\n',
+      "f/i.png": b"not a png"})
+case("explore-json-too-big", ["--max-json-bytes", "10", *_X], 2, "max_json_bytes", {"f/certificate.json": _TASK})
+
 CASES = tuple(C)

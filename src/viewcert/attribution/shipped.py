@@ -4,7 +4,8 @@ shipped choices and answers, the task and the certificate. With it every reader 
 id (``qNNNN``) and a letter target (``C``) to the shipped choice it names, and the ladder finds the
 certificate's entry of every item with no option.
 
-Files read: ``ids.csv`` (``index,id,source_id``) and ``benchmark.jsonl`` (``id``, ``task``,
+Files read: ``ids.csv`` (``index,id,source_id``; cells by the table rule, read back through its inverse
+``io.tables.cell_value``) and ``benchmark.jsonl`` (``id``, ``task``,
 ``answer_format``, ``answer``, ``choices``, ``category``); ``certificate.json`` when present. Everything
 read is hostile: sizes are checked first, and a malformed line, an unknown task or a repeated id is an
 InputError naming the file, the line and the field.
@@ -24,6 +25,7 @@ from viewcert.attribution.parsing import ChoiceParser, ParsedAnswer, crystal_sys
 from viewcert.attribution.table import canonical_task
 from viewcert.errors import InputError
 from viewcert.io.received import iter_json_lines, read_received_text
+from viewcert.io.tables import cell_value
 from viewcert.tasks.transforms import parse_command
 
 COMMAND_TASKS = ("translation", "rotation", "zoom")
@@ -127,8 +129,12 @@ class ShippedBenchmark:
 
     def resolve(self, raw) -> str:
         """The item id of any id a harness logged (index, doc_id, qNNNN or source_id); unknown ids unchanged
-        (the coverage check then lists them)."""
-        key = str(raw).strip()
+        (the coverage check then lists them). An id is taken as it is first (a source id may begin with a tab),
+        then without surrounding whitespace."""
+        key = str(raw)
+        if key in self.aliases:
+            return self.aliases[key]
+        key = key.strip()
         return self.aliases.get(key, key)
 
     def parser(self):
@@ -173,6 +179,8 @@ def _ids_table(path: Path) -> list[dict]:
         rows = list(csv.DictReader(text.splitlines()))
     except (UnicodeError, csv.Error) as exc:
         raise InputError(f"cannot read the id table: {exc}", source=src) from None
+    # the cells as written, by the table rule's inverse (a source id "@SUM(1+1)cmd" is stored as "'@SUM(1+1)cmd")
+    rows = [{cell_value(k): cell_value(v) for k, v in r.items()} for r in rows]
     for n, r in enumerate(rows, start=2):
         if not all(r.get(k) for k in ("index", "id", "source_id")):
             raise InputError(f"line {n}: needs index, id and source_id", source=src, field="id")

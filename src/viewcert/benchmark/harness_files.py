@@ -21,15 +21,14 @@ choice questions, ``choices`` and ``answer_letter``.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 from pathlib import Path
 
 from viewcert.constraints import LAYOUT
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.images import png_base64
+from viewcert.io.tables import csv_text, frame_csv_text
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 #: how an answer is given: one of the shipped choices, a transformation command, or an interaction list
@@ -64,8 +63,8 @@ def question_jsonl(records: list[dict]) -> str:
 def harness_tsv(records: list[dict], out: Path) -> str:
     """The VLMEvalKit TSV of the records (images read from ``out``): ``index, image`` (JSON list of base64
     PNGs), ``image_path, question``, the options ``A…`` and the answer letter for choice questions (else the
-    answer text), ``category, split, id, source_id, constraints`` (the applied constraint names). Empty text when
-    there are no records."""
+    answer text), ``category, split, id, source_id, constraints`` (the applied constraint names); text cells by
+    the table rule (``io.tables``). Empty text when there are no records."""
     import pandas as pd  # lazy: pandas is slow to import and only the TSV needs it
 
     rows = []
@@ -80,17 +79,15 @@ def harness_tsv(records: list[dict], out: Path) -> str:
         row.update({"category": r["category"], "split": "test", "id": r["id"], "source_id": r["source_id"],
                     "constraints": ",".join(c["name"] for c in r.get("constraints", []))})
         rows.append(row)
-    return pd.DataFrame(rows).to_csv(sep="\t", index=False, lineterminator="\n") if rows else ""
+    # the cell rule (io.tables): a source id such as "@SUM(1+1)cmd" is no formula in a spreadsheet; the
+    # question keeps its line breaks (the harness shows it to the model as it is)
+    return frame_csv_text(pd.DataFrame(rows), sep="\t", multiline=("question",)) if rows else ""
 
 
 def ids_csv(records: list[dict]) -> str:
-    """``ids.csv``: ``index,id,source_id`` per question (the harness integer, the item id, the input's id)."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["index", "id", "source_id"])
-    for r in records:
-        w.writerow([r["index"], r["id"], r["source_id"]])
-    return buf.getvalue()
+    """``ids.csv``: ``index,id,source_id`` per question (the harness integer, the item id, the input's id),
+    cells by the table rule (``io.tables``; ``attribution.shipped`` reads the ids back through its inverse)."""
+    return csv_text(["index", "id", "source_id"], ([r["index"], r["id"], r["source_id"]] for r in records))
 
 
 def file_digests(out: Path) -> dict[str, str]:

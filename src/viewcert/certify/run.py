@@ -4,7 +4,8 @@
     cert = certify("builtin:prototypes", CertifyConfig(protocol="render-ceiling-5"), out="out")
 
 Outputs in ``out``: ``certificate.json`` (deterministic, digested), ``items.csv`` (one row per item),
-``summary.txt`` (what the CLI prints), ``ceiling_by_system.png``, ``phantoms.png`` and (with
+``summary.txt`` (what the CLI prints), ``disagreements.csv`` (every spglib/moyopy disagreement, one row per
+item, cell and level; the summary lists the first 10), ``ceiling_by_system.png``, ``phantoms.png`` and (with
 ``margin=True``) ``delta_star.png``, and ``run.json``
 (wall time, workers, executor: the only non-deterministic file, deliberately outside the certificate).
 Shards live in ``out/.shards/<fingerprint>/``; re-running the same command resumes.
@@ -37,6 +38,7 @@ from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.oracle.jit import cache_is_cold, mark_warm
 from viewcert.parallel import MapResult, killed_by_signals, map_items
 from viewcert.sanitize import console_fields, console_text
+from viewcert.symmetry.labels import disagreement_levels
 
 
 @functools.lru_cache(maxsize=1)
@@ -183,17 +185,47 @@ def _crystal_check_lines(s: Summary | dict, max_list: int) -> list[str]:
     s = s if isinstance(s, Summary) else Summary.from_dict(s)
     lines: list[str] = []
     lines.append(f"label mismatches (rendered cell vs dataset): {len(s.label_mismatches)}" + (
-        ": " + ", ".join(f"{m['id']} {m['levels']}" for m in s.label_mismatches[:max_list])
+        ": " + ", ".join(f"{m['id']} ({', '.join(map(str, m['levels']))})" for m in s.label_mismatches[:max_list])
         if s.label_mismatches else ""))
-    lines.append(f"spglib/moyopy disagreements: {len(s.cross_check_disagreements)}" + (
-        ": " + "; ".join(f"{d['id']} {({k: v for k, v in d.items() if k != 'id'})}"
-                         for d in s.cross_check_disagreements[:max_list]) if s.cross_check_disagreements else ""))
+    lines += disagreement_lines(s.cross_check_disagreements)
     if s.symmetry_raised:  # flagged items: the truth is the input's label (evaluate.symmetry_raised)
         lines.append(f"standardisation raised the symmetry (scored against the input's label): "
                      f"{len(s.symmetry_raised)}: " + ", ".join(
                          f"{r['id']} {r['input']['space_group']} -> {r['rendered']['space_group']}"
                          for r in s.symmetry_raised[:max_list]))
     return lines
+
+
+#: spglib/moyopy disagreements listed in the summary; disagreements.csv holds every one
+MAX_DISAGREEMENTS_SHOWN = 10
+CELLS = ("input", "rendered", "reconstructed")  # the cells a record's cross_check may name, in this order
+DISAGREEMENT_COLUMNS = ("id", "cell", "level", "spglib", "moyopy")
+
+
+def _cells_of(d: dict) -> list[tuple[str, str]]:
+    """(cell, disagreement line) of one summary entry, in ``CELLS`` order (then any other key)."""
+    keys = [k for k in CELLS if k in d] + sorted(k for k in d if k != "id" and k not in CELLS)
+    return [(k, str(d[k])) for k in keys]
+
+
+def disagreement_lines(disagreements: list[dict], *, limit: int = MAX_DISAGREEMENTS_SHOWN) -> list[str]:
+    """The summary's spglib/moyopy lines: the count, then one line per item (id, then per cell each level
+    with what spglib and moyopy said), the first ``limit`` items and how many more disagreements.csv lists."""
+    lines = [f"spglib/moyopy disagreements: {len(disagreements)}"
+             + (" items (every one in disagreements.csv)" if disagreements else "")]
+    for d in disagreements[:limit]:
+        lines.append(f"    {d['id']}: " + " | ".join(f"{cell} cell: {text}" for cell, text in _cells_of(d)))
+    if len(disagreements) > limit:
+        lines.append(f"    ... and {len(disagreements) - limit} more, see disagreements.csv")
+    return lines
+
+
+def disagreements_table(cert: dict) -> str:
+    """``disagreements.csv``: one row per item, cell and level on which spglib and moyopy differ (``id, cell,
+    level, spglib, moyopy``; a failed engine is level ``all``), every one; cells by the table rule."""
+    rows = [[d["id"], cell, *lv] for d in cert["summary"].get("cross_check_disagreements") or []
+            for cell, text in _cells_of(d) for lv in disagreement_levels(text)]
+    return csv_text(DISAGREEMENT_COLUMNS, rows)
 
 
 def error_line(e: dict) -> str:
@@ -207,7 +239,8 @@ def write_outputs(out: str | Path, cert: dict, *, plots: bool = True, run: MapRe
     out = Path(out)
     paths = {"certificate": write_certificate(out / "certificate.json", cert),
              "table": write_text_atomic(out / "items.csv", items_table(cert)),
-             "summary": write_text_atomic(out / "summary.txt", summary_text(cert))}  # escaped by summary_text
+             "summary": write_text_atomic(out / "summary.txt", summary_text(cert)),  # escaped by summary_text
+             "disagreements": write_text_atomic(out / "disagreements.csv", disagreements_table(cert))}
     if plots and cert["summary"]["n"] and (cert["summary"].get("kinds") or {}).get("crystals", 1):
         paths["plot_systems"] = P.plot_ceiling_by_system(cert, out / "ceiling_by_system.png")
         paths["plot_phantoms"] = P.plot_phantoms(cert, out / "phantoms.png")

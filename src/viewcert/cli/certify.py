@@ -168,8 +168,8 @@ def certify_cmd(
                    scheduler=scheduler, plots=plots, resume=resume, limits=limits,
                    report=lambda line: echo(line, err=True), before=before)
     echo(summary_text(cert), nl=False)
-    echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}"
-         + (", plots" if plots and cert["summary"]["n"] else ""))
+    echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, "
+         f"{out / 'disagreements.csv'}" + (", plots" if plots and cert["summary"]["n"] else ""))
     item_errors(cert["summary"]["errors"])
 
 

@@ -119,16 +119,18 @@ def run(
 ) -> None:
     """The main job on built-in data (what ``make run`` calls): observations of the built-in sample, the
     certified render ceiling of the built-in prototypes under render-ceiling-5 (δ = τ = 0.01 Å), and a
-    gallery contact sheet."""
+    gallery contact sheet, and the certificate's explorer (out/explore/index.html)."""
     from viewcert.benchmark.gallery import write_gallery
     from viewcert.certify import CertifyConfig
     from viewcert.certify.run import certify, summary_text
+    from viewcert.explore import write_site
 
     observe("builtin:sample", "render-ceiling-5", "1,1,1", out)
     cert = certify("builtin:prototypes", CertifyConfig(protocol="render-ceiling-5"), out=out, n_workers=workers)
     echo(summary_text(cert), nl=False)
     gallery = write_gallery(out / "gallery.png")
-    echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, plots, and {gallery}")
+    site = write_site(out, out / "explore")  # the certificate's explorer (viewcert explore OUT)
+    echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, plots, {gallery} and the explorer {site}")
 
 
 def _load(source: str, limits):
@@ -152,6 +154,7 @@ def _mount_subcommands() -> None:
     from viewcert.cli import attribution as cli_attribution
     from viewcert.cli import certify as cli_certify
     from viewcert.cli import design as cli_design
+    from viewcert.cli import explore as cli_explore
     from viewcert.cli import render as cli_render
     from viewcert.cli import warmup as cli_warmup
 
@@ -159,6 +162,7 @@ def _mount_subcommands() -> None:
     cli_render.register(app)
     cli_attribution.register(app)
     cli_design.register(app)
+    cli_explore.register(app)
     cli_warmup.register(app)
 
 

@@ -7,6 +7,7 @@ spglib is the reference engine; moyopy cross-checks it. A disagreement between t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -101,6 +102,8 @@ class SymmetryCheck:
                 "space_group": lab.space_group, "symbol": lab.symbol}
 
     def describe_disagreement(self) -> str:
+        """One line: ``level: spglib A vs moyopy B`` per level that differs (``; ``-separated), or
+        ``spglib failed`` / ``moyopy failed``; ``disagreement_levels`` reads it back."""
         parts = []
         for d in self.disagreements:
             if d.endswith("_failed"):
@@ -191,3 +194,24 @@ def symmetry_of(structure: Structure, *, symprec: float, angle_tolerance: float 
 
 def library_versions() -> dict[str, str]:
     return {"spglib": _spglib.VERSION, "moyopy": _moyo.VERSION}
+
+
+_LEVEL_PART = re.compile(r"(\w+): spglib (.*) vs moyopy (.*)")
+
+
+def disagreement_levels(text: str) -> list[tuple[str, str, str]]:
+    """``SymmetryCheck.describe_disagreement``'s line (as a certificate records it) back as (level, what
+    spglib said, what moyopy said) per level; an engine that failed is (``all``, ``failed``, ``labelled``)
+    or the reverse; a part in neither form is kept whole as (``?``, part, "")."""
+    out = []
+    for part in (p.strip() for p in str(text).split(";")):
+        if not part:
+            continue
+        m = _LEVEL_PART.fullmatch(part)
+        if m is not None:
+            out.append((m.group(1), m.group(2), m.group(3)))
+        elif part in ("spglib failed", "moyopy failed"):
+            out.append(("all", "failed", "labelled") if part.startswith("spglib") else ("all", "labelled", "failed"))
+        else:
+            out.append(("?", part, ""))
+    return out

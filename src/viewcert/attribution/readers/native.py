@@ -5,6 +5,11 @@ Optional: ``sample_k`` (default 0; a repeated item id without it is an error), `
 ``parse_status`` (``api_error``/``refused`` rows keep it; otherwise the parser decides), ``parse_reason``,
 ``category``,
 ``model``, ``rung``, ``run`` (manifest values take precedence over columns).
+
+CSV/TSV cells follow viewcert's table rule (``io.tables``): ``write_native`` gives a text cell starting
+with ``= + - @``, tab, CR or ``'`` a leading ``'`` and writes control characters as ``\\xNN``/``\\uNNNN`` and
+a backslash before such an escape doubled; ``read_native`` undoes exactly that (so a file written by hand
+reads as written unless a cell starts with ``'`` or holds ``\\\\``, ``\\xNN`` or ``\\uNNNN``).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from viewcert.attribution.table import COLUMNS, EXTRA_COLUMNS, ResultTable, cano
 from viewcert.errors import InputError
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.received import iter_json_lines
+from viewcert.io.tables import cell_value, frame_csv_text
 
 HARNESS = "native"
 
@@ -46,10 +52,11 @@ def _load(path: Path) -> tuple[pd.DataFrame, str]:
         return pd.DataFrame(rows), "line"
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
     try:
-        return pd.read_csv(log_buffer(path), sep=sep, dtype=str, keep_default_na=False,
-                           na_values=[""]), "row"
+        df = pd.read_csv(log_buffer(path), sep=sep, dtype=str, keep_default_na=False, na_values=[""])
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise InputError(f"not a readable CSV: {exc}", source=src) from None
+    # cells by the table rule (io.tables), as write_native writes them: back to the text they were made from
+    return df.rename(columns=cell_value).map(cell_value), "row"
 
 
 def _as_int(value, *, source: str, where: str) -> int:
@@ -176,4 +183,4 @@ def write_native(table: ResultTable | pd.DataFrame, path: str | Path) -> Path:
         return write_text_atomic(path, "\n".join(lines) + "\n")
     if path.suffix.lower() != ".csv":
         raise InputError("native files are .csv or .jsonl", source=str(path))
-    return write_text_atomic(path, frame.to_csv(index=False, lineterminator="\n"))
+    return write_text_atomic(path, frame_csv_text(frame))  # the table rule: no formula, no raw control

@@ -13,7 +13,9 @@ This reader takes any of those per-row files (xlsx, tsv, csv). Options:
 - ``id_column`` (default ``index``): the item id column (use a dataset column such as ``material_id``
   when the dataset kept one);
 - ``score_column`` (default: ``hit`` if present, else ``score``);
-- the target is ``answer`` resolved through the option columns A, B, ... when it is a letter.
+- the target is ``answer`` resolved through the option columns A, B, ... when it is a letter;
+- with a viewcert export (``items``) the export's own columns are read back through the table rule's
+  inverse (``io.tables.cell_value``), so ``id_column="source_id"`` finds the input's id as it was.
 VLMEvalKit runs one sample per item, so ``sample_k`` is 0 and a repeated id is an error.
 """
 
@@ -37,6 +39,7 @@ from viewcert.attribution.readers._common import (
 )
 from viewcert.attribution.table import ResultTable, canonical_rung
 from viewcert.errors import InputError
+from viewcert.io.tables import cell_value
 
 HARNESS = "vlmevalkit"
 FAIL_MSG = "Failed to obtain answer via API."
@@ -63,6 +66,23 @@ def load_frame(path: Path) -> pd.DataFrame:
     # VLMEvalKit lower-cases every non-option column when it loads a file; do the same
     return df.rename(columns={c: c if (len(str(c)) == 1 and str(c).isupper()) else str(c).lower()
                               for c in df.columns})
+
+
+#: the columns of a viewcert export's ``benchmark.tsv`` (``benchmark.harness_files.harness_tsv``) that a
+#: VLMEvalKit result file copies: written by the table rule (``io.tables``)
+EXPORT_COLUMNS = ("index", "image_path", "question", "answer", "category", "split", "id", "source_id",
+                  "constraints", *string.ascii_uppercase)
+
+
+def exported_cells(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with the cells of the export's own columns read back through ``io.tables.cell_value`` (a
+    source id ``'@SUM(1+1)cmd`` is ``@SUM(1+1)cmd`` again); the harness's columns (``prediction``, ``hit``,
+    ``log``, ...) are as the harness wrote them."""
+    df = df.copy()
+    for col in EXPORT_COLUMNS:
+        if col in df.columns:
+            df[col] = df[col].map(cell_value)
+    return df
 
 
 def _score_column(df: pd.DataFrame, src: str, id_column: str, score_column: str | None) -> str | None:
@@ -96,7 +116,7 @@ def _item_id(r: dict, id_column: str, items, parser: AnswerParser, src: str, whe
         raise InputError(f"{where}: {id_column} is empty", source=src, field=id_column)
     if isinstance(iid, float) and iid.is_integer():
         iid = int(iid)
-    iid, _ = item_context(items, parser, str(iid).strip())
+    iid, _ = item_context(items, parser, str(iid) if items is not None else str(iid).strip())
     return iid
 
 
@@ -133,6 +153,8 @@ def read_vlmevalkit(
     src = str(path)
     parser = get_parser(parser)
     df = load_frame(path)
+    if items is not None:  # a viewcert export's TSV: its cells back as they were (the table rule's inverse)
+        df = exported_cells(df)
     score_column = _score_column(df, src, id_column, score_column)
     rung = _manifest_rung(model, rung, src)
     option_cols = [c for c in string.ascii_uppercase if c in df.columns]

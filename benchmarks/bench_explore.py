@@ -1,0 +1,111 @@
+"""Explorer benchmark: the time to write the site of a 1,820-item certificate and the time its index takes to load
+in headless Chromium (issue 30's goals: under a minute, under 2 seconds; no test asserts a time).
+
+Input: the study's e3 structures (all 1,820) certified as the study's released oracle does (δ = 0.15 Å, first
+view pair, greedy Cartesian merge, τ = 0.01 Å; render-ceiling-5), the certificate the acceptance names. Then
+``viewcert.explore.write_site`` on that certify output: a certify output holds no images, so every item page
+draws its views as a schematic, the item re-read and standardised from the inputs and its cameras reframed
+(``explore.overlays``); the index has no thumbnails. Timed: wall and this process's CPU time of the write,
+then, in Debian's Chromium (``tests/browser.py``'s flags), the load of ``index.html`` from file:// until the
+first page of rows is drawn (wall clock from ``goto`` to ``#shown[data-count]``), median of 5, plus one click
+on the "phantoms" filter, whose rows are checked against the certificate's phantom items.
+
+Usage: ``python benchmarks/bench_explore.py [--limit N] [--workers K]`` → ``benchmarks/results/explore.json``.
+Skips (exit 0, with the reason) when the e3 data is absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+E3 = REPO.parent / "shared" / "data" / "render-ceiling" / "data" / "e3"
+RESULTS = REPO / "benchmarks" / "results"
+sys.path.insert(0, str(REPO / "tests"))
+
+
+def _load_times(index: Path, repeat: int) -> tuple[list[float], dict]:
+    from playwright.sync_api import sync_playwright
+
+    from browser import CHROMIUM, CHROMIUM_ARGS
+
+    times, check = [], {}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        for k in range(repeat):
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("console", lambda m, e=errors: e.append(m.text) if m.type == "error" else None)
+            t0 = time.perf_counter()
+            page.goto(index.as_uri())
+            page.wait_for_selector("#shown[data-count]")
+            times.append(time.perf_counter() - t0)
+            if k == 0:
+                page.click('#filters button[data-filter="phantoms"]')
+                check = {"phantom_rows": page.locator("#items tbody a.item-link").all_text_contents(),
+                         "console_errors": errors}
+            page.close()
+        browser.close()
+    return times, check
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    if not (E3 / "structures.json").exists():
+        print(f"skip: the e3 data is absent ({E3})")
+        return 0
+    from viewcert.certify import CertifyConfig
+    from viewcert.certify.inputs import load_input
+    from viewcert.certify.run import certify
+    from viewcert.explore import write_site
+
+    cfg = CertifyConfig(delta=0.15, tau=0.01, pairs="first", merge="greedy", periodic_merge=False)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "cert"
+        ds = load_input(str(E3), subset="all")
+        if args.limit:
+            ds = ds.select([it.id for it in ds.items[: args.limit]])
+        t0 = time.perf_counter()
+        cert = certify(ds, cfg, out=out, n_workers=args.workers, progress=False)
+        certify_s = time.perf_counter() - t0
+        t0, c0 = time.perf_counter(), time.process_time()
+        index = write_site(out, Path(tmp) / "site")
+        write_s, write_cpu = time.perf_counter() - t0, time.process_time() - c0
+        site_bytes = sum(p.stat().st_size for p in (Path(tmp) / "site").rglob("*") if p.is_file())
+        index_bytes = index.stat().st_size
+        print(f"certify {certify_s:.1f} s, write_site {write_s:.1f} s wall ({write_cpu:.1f} s CPU)", flush=True)
+        loads, check = _load_times(index, args.repeat)
+    want = [it["id"] for it in cert["items"] if (it.get("oracle") or {}).get("n_phantoms")]
+    res = {
+        "n_items": len(cert["items"]), "config": "delta 0.15 A, first pair, greedy merge, tau 0.01 A, render-ceiling-5",
+        "certify_wall_s": round(certify_s, 2), "workers": args.workers,
+        "write_site_wall_s": round(write_s, 2), "write_site_cpu_s": round(write_cpu, 2),
+        "site_bytes": site_bytes, "index_bytes": index_bytes,
+        "index_load_s": [round(x, 3) for x in loads], "index_load_median_s": round(statistics.median(loads), 3),
+        "phantom_items_certificate": len(want),
+        "phantom_census": cert["summary"]["phantom_census"]["items_with_phantoms"],
+        "phantom_filter_rows_equal_certificate": check.get("phantom_rows") == want,
+        "console_errors": check.get("console_errors"),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                    "load_avg_1min": os.getloadavg()[0]},
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "explore.json").write_text(json.dumps(res, indent=1, sort_keys=True) + "\n")
+    print(json.dumps(res, indent=1, sort_keys=True))
+    return 0 if res["phantom_filter_rows_equal_certificate"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

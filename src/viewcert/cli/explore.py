@@ -1,0 +1,46 @@
+"""``viewcert explore DIR --out SITE [--serve]``: the static explorer of a certificate (``viewcert.explore``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from viewcert.cli.options import echo, guarded
+
+
+def explore_cmd(
+    folder: Path = typer.Argument(..., help="a certify output or an export folder (holding certificate.json)"),
+    out: Path = typer.Option(None, help="site folder (default: FOLDER/explore)"),
+    serve: bool = typer.Option(False, "--serve", help="then serve the site on http://127.0.0.1:PORT (Ctrl-C stops)"),
+    port: int = typer.Option(8000, help="port of --serve (127.0.0.1 only)"),
+) -> None:
+    """Write a static site of FOLDER's certificate: an index filterable by outcome, one page per item with
+    every view and its overlays (phantoms, hidden atoms, the δ* near miss), the summary and plots. Opens from
+    file:// (no server, no network); --serve runs a local server instead of opening the file."""
+    from viewcert.cli.options import check_out
+    from viewcert.explore import write_site
+
+    site = check_out(out if out is not None else Path(folder) / "explore")
+    index = write_site(folder, site)
+    echo(f"wrote {index}")
+    if serve:
+        serve_site(site, port)
+
+
+def serve_site(site: Path, port: int) -> None:
+    """Serve ``site`` on 127.0.0.1:``port`` with the standard library's http.server until interrupted."""
+    import functools
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(site))
+    with ThreadingHTTPServer(("127.0.0.1", port), handler) as httpd:
+        echo(f"serving http://127.0.0.1:{httpd.server_address[1]}/index.html (Ctrl-C stops)")
+        try:
+            httpd.serve_forever()
+        except KeyboardInterrupt:
+            echo("stopped")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("explore")(guarded(explore_cmd))

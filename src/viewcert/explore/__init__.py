@@ -1,0 +1,11 @@
+"""The explorer: a static site of a certificate's items, views, phantoms and labels (``viewcert explore``).
+
+- ``source``    what is read from a certify output or an export folder (the one certificate adapter)
+- ``outcomes``  the index's filters per item and the counts the certificate states
+- ``overlays``  where the certificate's points fall in each view (viewcert's cameras)
+- ``site``      the HTML pages, thumbnails and shipped assets
+"""
+
+from viewcert.explore.site import write_site
+
+__all__ = ["write_site"]

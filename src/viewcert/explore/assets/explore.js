@@ -1,0 +1,113 @@
+// viewcert explore: the index's filters, sorting and pages, and the item pages' layer toggles.
+// No network, no dependencies; received text is only ever set through textContent.
+"use strict";
+(function () {
+  function el(tag, text, cls) {
+    var e = document.createElement(tag);
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (cls) e.className = cls;
+    return e;
+  }
+  function indexPage(block) {
+    var data = JSON.parse(block.textContent);
+    var rows = data.rows, size = data.page_size, titles = data.titles;
+    var state = {filter: "all", col: "index", dir: 1, page: 0};
+    var tbody = document.querySelector("#items tbody");
+    var pager = document.getElementById("pager");
+    var shown = document.getElementById("shown");
+    function key(r, col) {
+      if (col === "index") return r[0];
+      if (col === "id") return r[1];
+      return r[3][Number(col)];
+    }
+    function cmp(a, b) {
+      var x = key(a, state.col), y = key(b, state.col);
+      var nx = typeof x === "number", ny = typeof y === "number";
+      if (nx && ny) return (x - y) * state.dir || a[0] - b[0];
+      if (nx !== ny) return nx ? -1 : 1;  // numbers before text (blank cells last)
+      return String(x).localeCompare(String(y)) * state.dir || a[0] - b[0];
+    }
+    function selected() {
+      var out = rows.filter(function (r) { return state.filter === "all" || r[2].indexOf(state.filter) >= 0; });
+      return out.sort(cmp);
+    }
+    function render() {
+      var sel = selected();
+      var pages = Math.max(1, Math.ceil(sel.length / size));
+      if (state.page >= pages) state.page = pages - 1;
+      var part = sel.slice(state.page * size, (state.page + 1) * size);
+      var frag = document.createDocumentFragment();
+      part.forEach(function (r) {
+        var tr = el("tr");
+        tr.dataset.index = r[0];
+        tr.appendChild(el("td", r[0]));
+        var td = el("td"), a = el("a", r[1]);
+        a.href = r[4];
+        a.className = "item-link";
+        td.appendChild(a);
+        tr.appendChild(td);
+        var tt = el("td");
+        if (r[5]) {
+          var img = el("img");
+          img.src = r[5];
+          img.loading = "lazy";
+          img.alt = "";
+          img.className = "thumb";
+          tt.appendChild(img);
+        }
+        tr.appendChild(tt);
+        r[3].forEach(function (v) { tr.appendChild(el("td", v === "" ? "–" : v)); });
+        tr.appendChild(el("td", r[2].map(function (t) { return titles[t]; }).join(", ")));
+        frag.appendChild(tr);
+      });
+      tbody.replaceChildren(frag);
+      shown.textContent = sel.length + " items" + (state.filter === "all" ? "" : " (" + titles[state.filter] + ")")
+        + (pages > 1 ? ", page " + (state.page + 1) + " of " + pages : "");
+      shown.dataset.count = sel.length;
+      pager.replaceChildren();
+      for (var p = 0; p < pages && pages > 1; p++) {
+        var b = el("button", p + 1, p === state.page ? "on" : "");
+        b.type = "button";
+        b.dataset.page = p;
+        pager.appendChild(b);
+      }
+    }
+    document.getElementById("filters").addEventListener("click", function (ev) {
+      var b = ev.target.closest("button[data-filter]");
+      if (!b) return;
+      state.filter = b.dataset.filter;
+      state.page = 0;
+      document.querySelectorAll("#filters button").forEach(function (x) { x.classList.toggle("on", x === b); });
+      render();
+    });
+    pager.addEventListener("click", function (ev) {
+      var b = ev.target.closest("button[data-page]");
+      if (!b) return;
+      state.page = Number(b.dataset.page);
+      render();
+    });
+    document.querySelector("#items thead").addEventListener("click", function (ev) {
+      var th = ev.target.closest("th[data-col]");
+      if (!th) return;
+      var col = th.dataset.col;
+      state.dir = state.col === col ? -state.dir : 1;
+      state.col = col;
+      render();
+    });
+    render();
+  }
+  function itemPage() {
+    document.querySelectorAll(".legend input[data-layer]").forEach(function (box) {
+      box.addEventListener("change", function () {
+        document.body.classList.toggle("hide-" + box.dataset.layer, !box.checked);
+      });
+    });
+  }
+  function start() {
+    var block = document.getElementById("index-data");
+    if (block) indexPage(block);
+    itemPage();
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,394 @@
+"""``viewcert explore DIR --out SITE``: a static site of a certificate that opens from ``file://`` (no server, no
+network; one small script and style sheet shipped in the package, ``explore/assets``).
+
+Layout of SITE:
+
+| file | what |
+|---|---|
+| ``index.html`` | every item in a table (client-side pages of ``PAGE_SIZE`` rows), sortable by column and filterable by outcome (``explore.outcomes``), with the count of each filter and the certificate's own count beside it |
+| ``summary.html`` | the benchmark: its summary, settings, the plots that exist, the ladder report when one is beside it |
+| ``items/NNNN.html`` | one item: its record, labels, and every view's image with an SVG overlay (``explore.overlays``) |
+| ``views/NNNN_vK.png``, ``thumbs/NNNN.png`` | the views (hard links to the export's images, else copies) and index thumbnails (Pillow, at most ``THUMB_PX``) |
+| ``plots/*.png``, ``assets/*`` | the certify plots, the script and style sheet |
+
+Every received string (ids, names, labels, file names) is written through ``sanitize.html_text``; file names
+in the site are the site's own (item index, view number), never received ones; the index's data is JSON in a
+``<script type="application/json">`` block with ``< > &`` escaped as ``\\u003c`` … (no tag can close it).
+Deterministic: the same folder gives the same bytes (no time stamps; items in certificate order).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+from importlib.resources import files
+from pathlib import Path
+
+from viewcert.errors import InputError
+from viewcert.explore.outcomes import FILTERS, TITLES, certificate_counts, tags
+from viewcert.explore.overlays import ViewMarks, item_cameras_from_inputs, schematic_marks, sidecar_marks
+from viewcert.explore.source import Folder, Item, read_folder
+from viewcert.io.atomic import json_dumps, write_bytes_atomic, write_text_atomic
+from viewcert.sanitize import console_text, json_text
+from viewcert.sanitize import html_text as h
+
+PAGE_SIZE = 200
+THUMB_PX = 96
+ASSETS = ("explore.js", "explore.css")
+LEGEND = (("atom", "atom seen (ID buffer)"), ("hidden", "atom with no pixel"), ("phantom", "phantom point"),
+          ("near-miss", "near-miss point of δ*"), ("near-atom", "near-miss tuple's atom"))
+
+
+def item_name(index: int) -> str:
+    return f"{index:04d}"
+
+
+def _page(title: str, body: str, *, root: str = "", script: bool = False) -> str:
+    js = f'<script src="{root}assets/explore.js" defer></script>' if script else ""
+    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src 'self' data:; "
+            "style-src 'self'; script-src 'self'\">"
+            f"<title>{h(title)}</title><link rel=\"stylesheet\" href=\"{root}assets/explore.css\">{js}</head>\n"
+            f"<body>\n{body}\n</body></html>\n")
+
+
+def _json_block(obj) -> str:
+    text = json_text(json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False))
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def _fmt(x) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        return f"{x:.6g}"
+    if isinstance(x, list | dict):
+        return json.dumps(x, ensure_ascii=False, sort_keys=True)
+    return str(x)
+
+
+def _kv_table(d: dict, cls: str = "kv") -> str:
+    rows = "".join(f"<tr><th>{h(k)}</th><td>{h(_fmt(v))}</td></tr>" for k, v in d.items())
+    return f'<table class="{cls}">{rows}</table>'
+
+
+def _d(x) -> dict:
+    return x if isinstance(x, dict) else {}
+
+
+def _words(x) -> str:
+    """A received list of names as one line of text (anything else as its text)."""
+    return ", ".join(map(_fmt, x)) if isinstance(x, list) else ("" if x is None else _fmt(x))
+
+
+# --- index --------------------------------------------------------------------------------------------------
+
+def _columns(kind: str) -> tuple[str, ...]:
+    if kind == "crystal":
+        return ("formula", "atoms", "outcome", "reasons", "phantoms", "missing", "δ* (Å)")
+    if kind == "task":
+        return ("structure", "truth", "consistent", "exact ceiling", "partial ceiling")
+    return ("complex", "bonds", "determined (rendered)", "ceiling (rendered)", "ceiling (ideal)")
+
+
+def _row_values(kind: str, rec: dict) -> list:
+    if kind == "crystal":
+        orc = _d(rec.get("oracle"))
+        return [rec.get("formula"), rec.get("n_atoms"), rec.get("outcome"), _words(rec.get("reasons")),
+                orc.get("n_phantoms"), orc.get("n_missing"), _d(rec.get("uniqueness_margin")).get("delta_star")]
+    if kind == "task":
+        return [rec.get("structure_id"), rec.get("truth"), rec.get("n_consistent"), rec.get("exact_ceiling"),
+                rec.get("partial_ceiling")]
+    r, i = _d(rec.get("rendered")), _d(rec.get("ideal"))
+    return [rec.get("source_id"), rec.get("n_bonds"), r.get("n_determined"), r.get("ceiling"), i.get("ceiling")]
+
+
+def _cell(v):
+    """An index cell: numbers stay numbers (sorted as such), anything else becomes text."""
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, int | float):
+        return v if v == v and abs(v) != float("inf") else str(v)
+    return "" if v is None else console_text(_fmt(v), keep_newlines=False)
+
+
+def index_html(folder: Folder, item_tags: list[tuple[str, ...]], thumbs: dict[int, str]) -> str:
+    kind = folder.kind
+    cols = _columns(kind)
+    counts = {f: sum(f in t for t in item_tags) for f in FILTERS}
+    stated = certificate_counts(kind, folder.certificate)
+    buttons = [f'<button type="button" data-filter="all" class="on">all <span class="count">{len(item_tags)}'
+               "</span></button>"]
+    for f in FILTERS:
+        note = f' <span class="stated" title="the certificate\'s own count">(certificate: {stated[f]})</span>' \
+            if f in stated else ""
+        buttons.append(f'<button type="button" data-filter="{f}">{h(TITLES[f])} '
+                       f'<span class="count">{counts[f]}</span>{note}</button>')
+    rows = [[it.index, console_text(it.id, keep_newlines=False), list(t), [_cell(v) for v in _row_values(kind, it.record)],
+             f"items/{item_name(it.index)}.html", thumbs.get(it.index, "")]
+            for it, t in zip(folder.items, item_tags, strict=True)]
+    head = "".join(f'<th data-col="{k}">{h(c)}</th>' for k, c in enumerate(cols))
+    title = f"{_kind_title(kind)}: {len(folder.items)} items"
+    body = (f"<header><h1>{h(title)}</h1><nav><a href=\"summary.html\">summary</a></nav></header>\n"
+            f'<div id="filters">{"".join(buttons)}</div>\n'
+            '<p id="shown" aria-live="polite"></p>\n'
+            '<table id="items" class="index"><thead><tr><th data-col="index">#</th><th data-col="id">id</th>'
+            f'<th>view</th>{head}<th>outcomes</th></tr></thead><tbody></tbody></table>\n'
+            '<nav id="pager"></nav>\n'
+            "<noscript><p>The index needs JavaScript (shipped with the site, no network); every item has its own "
+            "page under items/.</p></noscript>\n"
+            f'<script type="application/json" id="index-data">{_json_block({"page_size": PAGE_SIZE, "titles": TITLES, "rows": rows})}'
+            "</script>")
+    return _page(title, body, script=True)
+
+
+def _kind_title(kind: str) -> str:
+    return {"crystal": "certificate", "task": "transformation-task certificate",
+            "interaction": "interaction certificate"}[kind]
+
+
+# --- item pages ---------------------------------------------------------------------------------------------
+
+def _svg(vm: ViewMarks, image: str | None) -> str:
+    marks = []
+    for m in vm.marks:
+        fill = f' fill="{h(m.colour)}"' if m.kind == "disc" and m.colour else ""
+        marks.append(f'<circle class="mk {m.kind}" data-u="{m.u:.3f}" data-v="{m.v:.3f}" cx="{m.u:.3f}" '
+                     f'cy="{m.v:.3f}" r="{m.r:.2f}"{fill}><title>{h(m.title)}</title></circle>')
+    img = f'<img src="{h(image)}" width="{vm.width}" height="{vm.height}" alt="{h(vm.name)}">' if image else ""
+    return (f'<div class="view{" schematic" if vm.schematic else ""}" data-width="{vm.width}">'
+            f'{img}<svg class="overlay" width="{vm.width}" height="{vm.height}" viewBox="0 0 {vm.width} {vm.height}" '
+            f'xmlns="http://www.w3.org/2000/svg">{"".join(marks)}</svg></div>')
+
+
+def _views_html(views: list[tuple[ViewMarks | None, str | None, str]]) -> str:
+    if not views:
+        return '<p class="note">No images for this item (a certify output whose inputs could not be read).</p>'
+    legend = "" if all(vm is None for vm, _, _ in views) else "".join(f'<label><input type="checkbox" data-layer="{k}" checked> <span class="swatch {k}"></span>'
+                     f"{h(t)}</label>" for k, t in LEGEND)
+    figs = []
+    for k, (vm, image, name) in enumerate(views):
+        cap = f"view {k}: {name}"
+        if vm is None:
+            figs.append(f'<figure class="fig" data-view="{k}"><img src="{h(image)}" alt="{h(name)}">'
+                        f"<figcaption>{h(cap)}</figcaption></figure>")
+            continue
+        n_ph = sum(m.kind == "phantom" for m in vm.marks)
+        if vm.schematic:
+            cap += " (schematic: the drawn atoms projected through the item's cameras; no image in the folder)"
+        figs.append(f'<figure class="fig" data-view="{k}" data-phantoms="{n_ph}">{_svg(vm, image)}'
+                    f"<figcaption>{h(cap)}</figcaption></figure>")
+    return f'<div class="legend">{legend}</div><div class="views">{"".join(figs)}</div>'
+
+
+def _labels_table(rec: dict) -> str:
+    levels = ("crystal_system", "point_group", "space_group", "symbol")
+    rows = []
+    for name, key in (("dataset (truth)", "label_dataset"), ("rendered cell", "label_rendered"),
+                      ("reconstruction", "label_reconstructed")):
+        lab = _d(rec.get(key))
+        rows.append(f"<tr><th>{h(name)}</th>" + "".join(f"<td>{h(_fmt(lab.get(lv)))}</td>" for lv in levels) + "</tr>")
+    head = "".join(f"<th>{h(lv)}</th>" for lv in levels)
+    return f'<table class="labels"><tr><th></th>{head}</tr>{"".join(rows)}</table>'
+
+
+def _crystal_body(rec: dict) -> str:
+    parts = [f"<h2>outcome: {h(_fmt(rec.get('outcome')))}</h2>",
+             f"<p>reasons: {h(_words(rec.get('reasons')) or 'none')}</p>"]
+    if rec.get("error"):
+        parts.append(f'<p class="error">error: {h(rec.get("error"))}</p>')
+    parts.append("<h3>labels</h3>" + _labels_table(rec))
+    if rec.get("label_mismatch"):
+        parts.append(f"<p>label mismatch at: {h(_fmt(rec.get('label_mismatch')))}</p>")
+    if rec.get("symmetry_raised"):
+        parts.append("<h3>symmetry raised</h3>" + _kv_table(_d(rec.get("symmetry_raised"))))
+    mol = _d(rec.get("molecule"))
+    if mol:
+        parts.append("<h3>molecule</h3>" + _kv_table(mol))
+    if rec.get("oracle"):
+        parts.append("<h3>oracle</h3>" + _kv_table(_d(rec.get("oracle"))))
+    ph = rec.get("phantoms") or []
+    if isinstance(ph, list) and ph:
+        rows = "".join(f"<tr><td>{k + 1}</td>" + "".join(f"<td>{h(_fmt(x))}</td>" for x in (r if isinstance(r, list)
+                                                                                             else [r])) + "</tr>"
+                       for k, r in enumerate(ph))
+        n = _d(rec.get("oracle")).get("n_phantoms")
+        more = f" (the certificate lists {len(ph)} of {h(_fmt(n))})" if isinstance(n, int) and n > len(ph) else ""
+        parts.append(f'<h3>phantoms{more}</h3><table class="phantoms"><tr><th>#</th><th>Z</th><th>x (Å)</th>'
+                     f"<th>y (Å)</th><th>z (Å)</th></tr>{rows}</table>")
+    if rec.get("uniqueness_margin"):
+        parts.append("<h3>uniqueness margin δ* and its near-miss tuple</h3>" + _kv_table(_d(rec["uniqueness_margin"])))
+    return "".join(parts)
+
+
+def _task_body(rec: dict) -> str:
+    consistent = rec.get("consistent") if isinstance(rec.get("consistent"), list) else []
+    lis = "".join(f'<li class="{"truth" if a == rec.get("truth") else ""}">{h(_fmt(a))}'
+                  + (" (truth)" if a == rec.get("truth") else "") + "</li>" for a in consistent)
+    expl = rec.get("explanations") if isinstance(rec.get("explanations"), list) else []
+    erows = "".join("<tr>" + "".join(f"<td>{h(_fmt(x))}</td>" for x in (e if isinstance(e, list) else [e])) + "</tr>"
+                    for e in expl)
+    keys = ("task", "structure_id", "truth", "best_guess", "n_consistent", "exact_ceiling", "partial_ceiling",
+            "mirror", "n_atoms")
+    return (f"<h2>truth: {h(_fmt(rec.get('truth')))}</h2>" + _kv_table({k: rec.get(k) for k in keys if k in rec})
+            + f'<h3>consistent-answer set ({len(consistent)} answers the views cannot tell apart)</h3>'
+            f'<ol class="consistent">{lis}</ol>'
+            + (f'<h3>why each other answer draws the same images</h3><table class="kv">{erows}</table>' if erows else ""))
+
+
+def _interaction_body(rec: dict, truth: dict) -> str:
+    parts = [f"<h2>{h(_fmt(rec.get('source_id')))}: {h(_fmt(rec.get('n_bonds')))} bonds</h2>"]
+    for which in ("rendered", "ideal"):
+        r = _d(rec.get(which))
+        entries = r.get("entries") if isinstance(r.get("entries"), list) else []
+        rows = "".join(
+            f'<tr class="{"det" if _d(e).get("determined") else "undet"}"><td>{h(_fmt(_d(e).get("entry")))}</td>'
+            f'<td>{h(_fmt(_d(e).get("residue")))}</td><td>{"determined" if _d(e).get("determined") else "not determined"}'
+            f'</td><td>{h(_fmt(_d(e).get("loss")))}</td></tr>' for e in entries)
+        parts.append(f"<h3>{which} views: ceiling {h(_fmt(r.get('ceiling')))}, {h(_fmt(r.get('n_determined')))} of "
+                     f"{h(_fmt(r.get('n_true')))} determined</h3>"
+                     f'<table class="entries" data-views="{which}"><tr><th>bond</th><th>residue</th><th>verdict</th>'
+                     f"<th>loss</th></tr>{rows}</table>" + _kv_table(_d(r.get("losses"))))
+    bonds = _d(truth).get("bonds") if isinstance(_d(truth).get("bonds"), list) else []
+    if bonds:
+        keys = ("entry", "donor", "acceptor", "ligand_role", "d_da_A", "d_ha_A", "angle_deg")
+        rows = "".join("<tr>" + "".join(f"<td>{h(_fmt(_d(b).get(k)))}</td>" for k in keys) + "</tr>" for b in bonds)
+        parts.append("<h3>each bond's atoms (ground truth: atom indices of the complex, distances Å, angle °)</h3>"
+                     f'<table class="bonds"><tr>{"".join(f"<th>{h(k)}</th>" for k in keys)}</tr>{rows}</table>')
+    return "".join(parts)
+
+
+def item_html(folder: Folder, it: Item, views, n: int) -> str:
+    rec = it.record
+    prev_link = f'<a href="{item_name(it.index - 1)}.html">previous</a>' if it.index > 0 else ""
+    next_link = f'<a href="{item_name(it.index + 1)}.html">next</a>' if it.index + 1 < n else ""
+    nav = f'<nav><a href="../index.html">index</a> <a href="../summary.html">summary</a> {prev_link} {next_link}</nav>'
+    if folder.kind == "crystal":
+        body = _crystal_body(rec)
+    elif folder.kind == "task":
+        body = _task_body(rec)
+    else:
+        sid = rec.get("source_id")
+        gt = _d(folder.certificate.get("ground_truth")).get(sid) if isinstance(sid, str) else None
+        body = _interaction_body(rec, _d(gt))
+    q = it.question or {}
+    question = f'<details><summary>question</summary><p class="question">{h(_fmt(q.get("question")))}</p></details>' \
+        if q.get("question") else ""
+    raw = f"<details><summary>the certificate's record</summary><pre>{h(json_dumps(rec))}</pre></details>"
+    page = (f'<header><h1 class="item-id">{h(it.id)}</h1>{nav}</header>\n<section class="record">{body}</section>\n'
+            f"<section><h2>views</h2>{_views_html(views)}</section>\n{question}{raw}")
+    return _page(f"item {it.id}", page, root="../", script=True)
+
+
+# --- summary ------------------------------------------------------------------------------------------------
+
+def summary_html(folder: Folder, site: Path, plots: list[str]) -> str:
+    cert = folder.certificate
+    parts = ["<header><h1>summary</h1><nav><a href=\"index.html\">index</a></nav></header>"]
+    if folder.summary_text:
+        parts.append(f"<pre class=\"summary\">{h(folder.summary_text)}</pre>")
+    parts.append("<h2>certificate summary</h2>" + _kv_table(_d(cert.get("summary"))))
+    keys = [k for k in ("format", "task", "protocol", "tolerances", "config", "settings", "observation_model",
+                        "libraries", "digest") if k in cert]
+    parts.append("<h2>settings</h2>" + _kv_table({k: cert[k] for k in keys}))
+    if plots:
+        parts.append("<h2>plots</h2>" + "".join(f'<figure><img src="{h(p)}" alt="{h(p)}"><figcaption>{h(p)}'
+                                                 "</figcaption></figure>" for p in plots))
+    if folder.ladder is not None:
+        rel = os.path.relpath(folder.ladder.resolve(), site.resolve())
+        parts.append(f'<h2>attribution</h2><p><a id="ladder-report" href="{h(Path(rel).as_posix())}">the ladder '
+                     "report beside this certificate</a></p>")
+    return _page("summary", "\n".join(parts))
+
+
+# --- writing ------------------------------------------------------------------------------------------------
+
+def _put(path: Path, data: bytes | str) -> None:
+    """Write one page or thumbnail: a temporary file renamed over ``path`` (a reader never sees half a file),
+    without the fsyncs of ``io.atomic`` per file: the site is derived output that a rerun rewrites, and two
+    fsyncs for each of 3,600 files of a 1,820-item site cost more than everything else on a busy disk. The
+    index, written last, goes through ``write_text_atomic``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    if isinstance(data, str):
+        tmp.write_text(data, encoding="utf-8", newline="")
+    else:
+        tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _link_or_copy(src: Path, dst: Path) -> str:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if dst.exists() and dst.read_bytes() == src.read_bytes():
+        return dst.name
+    tmp = dst.with_name(dst.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(src.resolve(), tmp)
+    except OSError:
+        shutil.copyfile(src, tmp)
+    os.replace(tmp, dst)
+    return dst.name
+
+
+def _thumb(src: Path, dst: Path) -> None:
+    from PIL import Image
+
+    try:
+        with Image.open(src) as im:
+            im = im.convert("RGB")
+            im.thumbnail((THUMB_PX, THUMB_PX))
+            buf = io.BytesIO()
+            im.save(buf, format="PNG", optimize=False)
+    except (OSError, ValueError, Image.DecompressionBombError):
+        raise InputError("image cannot be read as a PNG", source=str(src)) from None
+    _put(dst, buf.getvalue())
+
+
+def _item_views(folder: Folder, it: Item, site: Path, cameras) -> list:
+    """[(marks or None, image href relative to items/, view name)] of one item; copies its images."""
+    out = []
+    for k, v in enumerate(it.views):
+        href = None
+        if v.image is not None:
+            name = f"{item_name(it.index)}_v{k}.png"
+            _link_or_copy(v.image, site / "views" / name)
+            href = f"../views/{name}"
+        vm = sidecar_marks(v, it.record, k) if v.sidecar is not None and folder.kind == "crystal" else None
+        if vm is None and href is None:
+            continue
+        out.append((vm, href, v.name))
+    if not out and cameras is not None:
+        got = cameras(it.id)
+        if got is not None:
+            cell, cams, cfg = got
+            out = [(vm, None, vm.name) for vm in schematic_marks(cell, cams, cfg, it.record)]
+    return out
+
+
+def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progress=None) -> Path:
+    """Write the explorer of ``folder_path`` into ``out`` (module docstring); returns ``out/index.html``."""
+    folder = read_folder(folder_path)
+    site = Path(out)
+    site.mkdir(parents=True, exist_ok=True)
+    for name in ASSETS:
+        write_bytes_atomic(site / "assets" / name, files("viewcert.explore").joinpath("assets", name).read_bytes())
+    cameras = None
+    if folder.kind == "crystal" and not any(it.views for it in folder.items):
+        cameras = item_cameras_from_inputs(folder.certificate)
+    item_tags = [tags(folder.kind, it.record) for it in folder.items]
+    thumbs: dict[int, str] = {}
+    n = len(folder.items)
+    for it in folder.items:
+        if it.views and it.views[0].image is not None:
+            _thumb(it.views[0].image, site / "thumbs" / f"{item_name(it.index)}.png")
+            thumbs[it.index] = f"thumbs/{item_name(it.index)}.png"
+        views = _item_views(folder, it, site, cameras)
+        _put(site / "items" / f"{item_name(it.index)}.html", item_html(folder, it, views, n))
+        if progress is not None:
+            progress(it.index + 1, n)
+    plots = [f"plots/{_link_or_copy(p, site / 'plots' / p.name)}" for p in folder.plots]
+    _put(site / "summary.html", summary_html(folder, site, plots))
+    return write_text_atomic(site / "index.html", index_html(folder, item_tags, thumbs))

@@ -1,0 +1,190 @@
+"""What the explorer reads from a folder (the one place that reads certificates for it: swap the readers here).
+
+A folder is a ``viewcert certify`` output (``certificate.json``, ``items.csv``, plots) or an export
+(``benchmark.jsonl``, ``images/``, ``sidecars/``, ``buffers/``, ``manifest.json``, ``certificate.json``) of any
+kind: crystal (``viewcert-certificate``), transformation task (``viewcert.tasks.certificate``) or interaction
+(``viewcert-interaction-benchmark``). Everything here is received: files are read only inside the folder (no
+symlink or ``..`` out of it), as regular files within the limits, JSON with no duplicate key; a value of the
+wrong type is an :class:`InputError` naming the file and the field.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from viewcert.errors import InputError
+from viewcert.io.received import loads_json_line, loads_json_strict, read_received_bytes, read_received_text
+
+#: kinds of certificate the explorer shows
+KINDS = ("crystal", "task", "interaction")
+TASK_FORMAT = "viewcert.tasks.certificate"
+INTERACTION_FORMAT = "viewcert-interaction-benchmark/1"
+#: plots a certify run writes beside its certificate (``certify.run.write_outputs``)
+PLOTS = ("ceiling_by_system.png", "phantoms.png", "delta_star.png")
+#: where a ladder report may sit beside the folder (``viewcert ladder --out``: report.html)
+LADDER_PLACES = ("report.html", "ladder/report.html", "../ladder/report.html")
+
+
+@dataclass(frozen=True)
+class View:
+    """One image of an item: its name, the PNG and sidecar inside the folder (None when absent) and the sidecar's
+    content (camera, drawn atoms with pixel centres)."""
+
+    name: str
+    image: Path | None = None
+    sidecar: dict | None = None
+    ids: Path | None = None  # the ID buffer (``buffers/<stem>.ids.npy``) when the export wrote one
+
+
+@dataclass(frozen=True)
+class Item:
+    """One certificate item (``record`` as the certificate has it) and its views."""
+
+    index: int
+    id: str
+    record: dict
+    views: tuple[View, ...] = ()
+    question: dict | None = None  # the benchmark.jsonl record of an export's question
+
+
+@dataclass(frozen=True)
+class Folder:
+    """A folder read for the explorer: its kind, certificate, items, plots and ladder report."""
+
+    path: Path
+    kind: str
+    certificate: dict
+    items: tuple[Item, ...]
+    plots: tuple[Path, ...] = ()
+    ladder: Path | None = None
+    summary_text: str | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def inside(folder: Path, rel: Any, what: str) -> Path | None:
+    """``folder / rel`` when ``rel`` is a relative path naming a regular file inside ``folder`` (no ``..``, no
+    symlink out); None when there is no such file; InputError when ``rel`` is not text or leaves the folder."""
+    if not isinstance(rel, str) or not rel or "\x00" in rel:
+        raise InputError(f"{what} must be a relative path, got {type(rel).__name__}", field=what)
+    p = Path(rel)
+    if p.is_absolute() or ".." in p.parts:
+        raise InputError(f"{what} leaves the folder: {rel[:200]!r}", field=what)
+    full = folder / p
+    try:
+        real = full.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+    if not real.is_relative_to(folder.resolve()) or not real.is_file():
+        return None
+    return full
+
+
+def _json(path: Path, what: str) -> Any:
+    raw = read_received_bytes(path, what=what)
+    try:
+        return loads_json_strict(raw.decode("utf-8"), source=str(path))
+    except InputError:
+        raise
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"cannot read {what}: {str(exc)[:200]}", source=str(path)) from None
+
+
+def read_certificate_any(path: Path) -> tuple[str, dict]:
+    """(kind, certificate dict) of ``path``: a crystal/molecule certificate through
+    ``certify.certificate.read_certificate`` (its shape checked), a task or interaction certificate as strict
+    JSON with an ``items`` list of objects with text ids."""
+    from viewcert.certify.certificate import FORMATS, read_certificate
+
+    head = _json(path, "certificate")
+    if not isinstance(head, dict):
+        raise InputError("not a viewcert certificate (not a JSON object)", source=str(path), field="format")
+    fmt = head.get("format")
+    if fmt in FORMATS:
+        return "crystal", read_certificate(path)
+    if fmt not in (TASK_FORMAT, INTERACTION_FORMAT):
+        raise InputError(f"not a certificate the explorer knows (format {str(fmt)[:80]!r})", source=str(path),
+                         field="format")
+    items = head.get("items")
+    if not isinstance(items, list):
+        raise InputError("certificate has no 'items' list", source=str(path), field="items")
+    for k, it in enumerate(items):
+        if not isinstance(it, dict) or not isinstance(it.get("id"), str):
+            raise InputError(f"item {k} has no text 'id'", source=str(path), field=f"items[{k}].id")
+    return ("task" if fmt == TASK_FORMAT else "interaction"), head
+
+
+def _questions(folder: Path, kind: str) -> dict[str, dict]:
+    """benchmark.jsonl by the certificate's item id (a crystal export's ``source_id``, else ``id``)."""
+    p = inside(folder, "benchmark.jsonl", "benchmark.jsonl")
+    if p is None:
+        return {}
+    out: dict[str, dict] = {}
+    for n, line in enumerate(read_received_text(p, what="benchmark.jsonl").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = loads_json_line(line, n, source=str(p))
+        except InputError:
+            raise
+        except (ValueError, RecursionError) as exc:
+            raise InputError(f"line {n} is not JSON: {str(exc)[:120]}", source=str(p), field=f"line {n}") from None
+        if not isinstance(rec, dict):
+            raise InputError(f"line {n} is not an object", source=str(p), field=f"line {n}")
+        key = rec.get("source_id") if kind == "crystal" else rec.get("id")
+        if isinstance(key, str):
+            out.setdefault(key, rec)
+    return out
+
+
+def _views(folder: Path, question: dict | None, names: list) -> tuple[View, ...]:
+    if not question:
+        return ()
+    images = question.get("images")
+    if not isinstance(images, list):
+        raise InputError("benchmark.jsonl: images must be a list", field="images")
+    views = []
+    for k, rel in enumerate(images):
+        img = inside(folder, rel, "images[]")
+        stem = Path(rel).stem
+        side_p = inside(folder, f"sidecars/{stem}.json", "sidecar")
+        side = _json(side_p, "sidecar") if side_p else None
+        if side is not None and not isinstance(side, dict):
+            raise InputError("sidecar is not an object", source=str(side_p))
+        name = side.get("view") if side and isinstance(side.get("view"), str) else (
+            names[k] if k < len(names) and isinstance(names[k], str) else stem)
+        views.append(View(name=name, image=img, sidecar=side, ids=inside(folder, f"buffers/{stem}.ids.npy", "ids")))
+    return tuple(views)
+
+
+def _ladder(folder: Path) -> Path | None:
+    for rel in LADDER_PLACES:
+        p = folder / rel
+        if p.is_file() and not p.is_symlink():
+            return p
+    return None
+
+
+def read_folder(folder: str | os.PathLike) -> Folder:
+    """The folder's certificate, items with their views, plots and ladder report (module docstring)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputError("not a folder", source=str(folder))
+    cert_p = inside(folder, "certificate.json", "certificate.json")
+    if cert_p is None:
+        raise InputError("no certificate.json in the folder (a certify output or an export)", source=str(folder))
+    kind, cert = read_certificate_any(cert_p)
+    questions = _questions(folder, kind)
+    names = [v.get("name") for v in (cert.get("protocol") or {}).get("views", []) if isinstance(v, dict)] \
+        if isinstance(cert.get("protocol"), dict) else []
+    items = []
+    for k, rec in enumerate(cert["items"]):
+        q = questions.get(rec["id"])
+        items.append(Item(index=k, id=rec["id"], record=rec, views=_views(folder, q, names), question=q))
+    plots = tuple(p for name in PLOTS if (p := inside(folder, name, name)) is not None)
+    summary_p = inside(folder, "summary.txt", "summary.txt")
+    summary = read_received_text(summary_p, what="summary.txt") if summary_p else None
+    return Folder(path=folder, kind=kind, certificate=cert, items=tuple(items), plots=plots, ladder=_ladder(folder),
+                  summary_text=summary)

@@ -1,0 +1,72 @@
+"""Shared by the explorer tests: a small crystal export with phantoms (two zone-axis views of three prototypes,
+ID buffers written), a certify output of crystals whose file names are hostile, and their sites."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hostile.corpus import GOOD_CIF, GOOD_CIF_2
+
+#: two views along lattice vectors a and b: graphite (aflow:A_hP4_194_bc) has phantoms in them
+TWO_VIEWS = {"views": [{"name": "axis_a", "ase": "0x,-90y,0z"}, {"name": "axis_b", "ase": "-90x,0y,0z"}]}
+PHANTOM_IDS = ("aflow:A_hP4_194_bc", "aflow:A_cF4_225_a", "aflow:A_hP2_194_c")
+#: item ids (file stems) that would run script or inject elements if written unescaped
+HOSTILE_STEMS = ('<img src=x onerror="window.__pwned=1">', "<svg onload=window.__pwned=2>x",
+                 "a\u202eevil\u2066 \x1b[31m&amp;'\"><b>bold<\\b>")
+#: an id no file can be named (it holds "/"): written into the certificate itself, which is received too
+SCRIPT_ID = "</script><script>window.__pwned=3</script>"
+
+
+@pytest.fixture(scope="session")
+def phantom_export(tmp_path_factory) -> Path:
+    from viewcert.benchmark.export import ExportSettings, build_benchmark
+
+    d = tmp_path_factory.mktemp("explore_export")
+    proto = d / "ab.json"
+    proto.write_text(json.dumps(TWO_VIEWS))
+    out = d / "export"
+    build_benchmark("builtin:prototypes", out, ids=list(PHANTOM_IDS),
+                    settings=ExportSettings(protocol=str(proto), size=160, supersample=1, buffers=True))
+    return out
+
+
+@pytest.fixture(scope="session")
+def phantom_site(phantom_export) -> Path:
+    from viewcert.explore import write_site
+
+    write_site(phantom_export, phantom_export.parent / "site")
+    return phantom_export.parent / "site"
+
+
+@pytest.fixture(scope="session")
+def hostile_certify(tmp_path_factory) -> Path:
+    """A certify output (margin on, two zone-axis views) of NaCl and CsCl saved under hostile file names."""
+    from viewcert.certify import CertifyConfig
+    from viewcert.certify.certificate import write_certificate
+    from viewcert.certify.run import certify
+
+    d = tmp_path_factory.mktemp("explore_hostile")
+    src = d / "in"
+    src.mkdir()
+    for stem, text in zip(HOSTILE_STEMS, (GOOD_CIF, GOOD_CIF_2, GOOD_CIF), strict=True):
+        (src / f"{stem}.cif").write_text(text)
+    proto = d / "ab.json"
+    proto.write_text(json.dumps(TWO_VIEWS))
+    certify(str(src), CertifyConfig(protocol=str(proto), margin=True), out=d / "cert", subset="all", n_workers=1,
+            progress=False)
+    cert = d / "cert" / "certificate.json"  # the certificate is received: a hostile id in it, not only in names
+    doc = json.loads(cert.read_text())
+    doc["items"][1]["id"] = SCRIPT_ID
+    write_certificate(cert, doc)
+    return d / "cert"
+
+
+@pytest.fixture(scope="session")
+def hostile_site(hostile_certify) -> Path:
+    from viewcert.explore import write_site
+
+    write_site(hostile_certify, hostile_certify.parent / "site")
+    return hostile_certify.parent / "site"

@@ -1,0 +1,162 @@
+"""The explorer in headless Chromium (``browser_page``): the index's filters show the certificate's items and
+counts, an item page draws one marker per phantom where the camera projects it (within 2 px, projected here
+from the sidecar's camera by the definition), hostile ids stay text, the summary links the ladder report
+beside the certificate, whose first table equals its CSV, and no page logs an error."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explore_fixtures import SCRIPT_ID
+from viewcert.explore import write_site
+from viewcert.sanitize import console_text
+
+HARNESS_MANIFEST = Path(__file__).resolve().parent / "data" / "harness" / "manifest_example.toml"
+
+
+def _open(page, path):
+    page.goto(path.resolve().as_uri())
+    page.wait_for_load_state("load")
+
+
+def test_index_filters_show_the_certificates_items(browser_page, phantom_export, phantom_site):
+    page = browser_page
+    cert = json.loads((phantom_export / "certificate.json").read_text())
+    census = cert["summary"]["phantom_census"]
+    want = {"phantoms": [it["id"] for it in cert["items"] if it["oracle"]["n_phantoms"]],
+            "unique": [it["id"] for it in cert["items"] if it["unique"]],
+            "correct": [it["id"] for it in cert["items"] if it["correct"]]}
+    assert len(want["phantoms"]) == census["items_with_phantoms"] and len(want["unique"]) == census["items_unique"]
+    _open(page, phantom_site / "index.html")
+    assert page.locator("#shown").get_attribute("data-count") == str(len(cert["items"]))
+    for name, ids in want.items():
+        page.click(f'#filters button[data-filter="{name}"]')
+        assert page.locator("#shown").get_attribute("data-count") == str(len(ids))
+        assert page.locator("#items tbody a.item-link").all_text_contents() == ids
+        assert page.locator(f'#filters button[data-filter="{name}"] .count').text_content() == str(len(ids))
+    page.click('#filters button[data-filter="missing_atoms"]')
+    assert page.locator("#items tbody tr").count() == census["items_with_missing_atoms"] == 0
+    assert page.viewcert_errors == []
+
+
+def _project(camera: dict, xyz: np.ndarray) -> np.ndarray:
+    """Orthographic pixel (u right, v down) of world points: the sidecar camera's definition."""
+    r = np.asarray(camera["rotation"], dtype=float)
+    cam = (xyz - np.asarray(camera["center"], dtype=float)) @ r.T
+    s = camera["scale_px_per_angstrom"]
+    return np.stack([0.5 * camera["width"] + s * cam[:, 0], 0.5 * camera["height"] - s * cam[:, 1]], axis=1)
+
+
+def test_phantom_markers_sit_on_the_projected_phantoms(browser_page, phantom_export, phantom_site):
+    page = browser_page
+    cert = json.loads((phantom_export / "certificate.json").read_text())
+    k, it = next((k, it) for k, it in enumerate(cert["items"]) if it["id"] == "aflow:A_hP4_194_bc")
+    q = next(json.loads(x) for x in (phantom_export / "benchmark.jsonl").read_text().splitlines()
+             if json.loads(x)["source_id"] == it["id"])
+    xyz = np.asarray([p[1:] for p in it["phantoms"]], dtype=float)
+    assert it["oracle"]["n_phantoms"] == len(xyz) > 0
+    _open(page, phantom_site / "items" / f"{k:04d}.html")
+    figs = page.locator("figure.fig")
+    assert figs.count() == len(q["images"]) == 2
+    for v, image in enumerate(q["images"]):
+        side = json.loads((phantom_export / "sidecars" / (image.split("/")[-1][:-4] + ".json")).read_text())
+        want = _project(side["camera"], xyz)
+        fig = figs.nth(v)
+        box = fig.locator("img").bounding_box()
+        marks = fig.locator("circle.phantom")
+        assert marks.count() == len(xyz)
+        got = []
+        for j in range(marks.count()):
+            b = marks.nth(j).bounding_box()
+            got.append([b["x"] + b["width"] / 2 - box["x"], b["y"] + b["height"] / 2 - box["y"]])
+        assert np.abs(np.asarray(got) - want).max() <= 2.0
+    assert page.viewcert_errors == []
+
+
+def test_hostile_ids_show_as_text_and_run_nothing(browser_page, hostile_certify, hostile_site):
+    page = browser_page
+    ids = [it["id"] for it in json.loads((hostile_certify / "certificate.json").read_text())["items"]]
+    assert ids[1] == SCRIPT_ID
+    _open(page, hostile_site / "index.html")
+    assert page.locator("#items tbody a.item-link").all_text_contents() == [console_text(i, keep_newlines=False) for i in ids]
+    assert page.evaluate("window.__pwned === undefined")
+    assert page.locator("#items img:not(.thumb), #items svg, #items b").count() == 0
+    for k, item_id in enumerate(ids):
+        _open(page, hostile_site / "items" / f"{k:04d}.html")
+        assert page.locator("h1.item-id").text_content() == console_text(item_id)
+        assert page.evaluate("window.__pwned === undefined")
+        assert page.locator("header b, header img, header svg, script:not([src])").count() == 0
+    assert page.viewcert_errors == []
+
+
+def _table_rows(page, selector: str) -> list[list[str]]:
+    return page.eval_on_selector(selector, "t => Array.from(t.rows).map(r => Array.from(r.cells).map("
+                                           "c => c.textContent.trim()))")
+
+
+def test_summary_links_the_ladder_report_whose_first_table_is_its_csv(browser_page, hostile_certify, tmp_path):
+    from viewcert.attribution.pipeline import run_ladder
+    from viewcert.attribution.report import write_report
+    from viewcert.stats import BootstrapSettings
+
+    folder = tmp_path / "cert"
+    shutil.copytree(hostile_certify, folder, ignore=shutil.ignore_patterns(".shards"))
+    ladder, table, _ = run_ladder(manifest=HARNESS_MANIFEST, r1=["1"], bootstrap=BootstrapSettings(n_boot=200),
+                                  threshold=0.3)
+    report = write_report(folder / "ladder", ladder=ladder, table=table, title="ladder")
+    write_site(folder, tmp_path / "site")
+    page = browser_page
+    _open(page, tmp_path / "site" / "summary.html")
+    link = page.locator("a#ladder-report")
+    assert link.count() == 1 and page.locator("img[src^='plots/']").count() >= 1
+    link.click()
+    page.wait_for_load_state("load")
+    assert page.url == report.html.resolve().as_uri()
+    first = _table_rows(page, "table")
+    csvs = {p.name: list(csv.reader(io.StringIO(p.read_text()))) for p in report.csv.values()}
+    match = [n for n, rows in csvs.items() if rows and rows[0] == first[0]]
+    if not match:
+        pytest.fail(f"no CSV of the report has the first table's header {first[0]}")
+    rows = csvs[match[0]]
+    assert len(rows) == len(first)
+    for got, want in zip(first[1:], rows[1:], strict=True):
+        assert len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            if re.fullmatch(r"-?\d+(\.\d+)?(e-?\d+)?", w):
+                assert float(g) == pytest.approx(float(w), rel=1e-3, abs=1e-4), (got, want)
+            else:
+                assert g == w, (got, want)
+    assert page.viewcert_errors == []
+
+
+def test_a_big_index_pages_and_sorts(browser_page, tmp_path):
+    """450 transformation items (no images): 200 rows a page, three pages, the "unique" filter over all of them,
+    sorting by a column across pages."""
+    items = [{"id": f"q{k:04d}", "n_consistent": 1 + k % 3, "truth": "move x 1",
+              "best_guess": "move x 1" if k % 5 else "move x 2", "consistent": ["move x 1"]} for k in range(450)]
+    (tmp_path / "f").mkdir()
+    (tmp_path / "f" / "certificate.json").write_text(json.dumps({"format": "viewcert.tasks.certificate",
+                                                                 "items": items, "summary": {"all": {"unique": 150}}}))
+    write_site(tmp_path / "f", tmp_path / "s")
+    page = browser_page
+    _open(page, tmp_path / "s" / "index.html")
+    assert page.locator("#items tbody tr").count() == 200 and page.locator("#pager button").count() == 3
+    page.click('#pager button[data-page="2"]')
+    assert page.locator("#items tbody a.item-link").all_text_contents() == [f"q{k:04d}" for k in range(400, 450)]
+    page.click('#filters button[data-filter="unique"]')
+    unique = [it["id"] for it in items if it["n_consistent"] == 1]
+    assert page.locator("#shown").get_attribute("data-count") == str(len(unique)) == "150"
+    assert page.locator("#items tbody a.item-link").all_text_contents() == unique[:150]
+    page.click('#filters button[data-filter="all"]')
+    page.click('#items th[data-col="2"]')  # "consistent": ascending, ties in certificate order
+    first = page.locator("#items tbody a.item-link").all_text_contents()
+    assert first == sorted((it["id"] for it in items), key=lambda i: (items[int(i[1:])]["n_consistent"], i))[:200]
+    assert page.viewcert_errors == []
