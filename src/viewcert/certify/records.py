@@ -292,7 +292,8 @@ class ViewCertificate(Certificate):
     @classmethod
     def from_dict(cls, d: Mapping) -> ViewCertificate:
         kw = _fields_from(cls, d, "certificate")
-        kw["items"] = tuple(outcomes_of(kw.get("items") or ()))
+        items = kw.get("items") or ()
+        kw["items"] = tuple(_items(ItemOutcome, items) if isinstance(items, list) else outcomes_of(items))
         if "summary" in kw:
             kw["summary"] = Summary.from_dict(kw["summary"])
         try:
@@ -483,7 +484,9 @@ def _items(cls, items: list) -> list:
         try:
             out.append(cls.from_dict(it))
         except InputError as exc:
-            raise InputError(f"items[{k}]: {exc.message}", field=f"items[{k}]") from None
+            where = (exc.field or "").replace("items[]", f"items[{k}]")
+            raise InputError(f"items[{k}]: {exc.message}",
+                             field=where if where.startswith(f"items[{k}]") else f"items[{k}]") from None
     return out
 
 
