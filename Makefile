@@ -2,20 +2,36 @@
 PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
-STAMP   := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+SUM     := $(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+# two stamps on the one .venv: the base package with the main job's kernels warm (`make run`), and every
+# extra the tests, docs and lint need with every kernel warm (`make test`, which upgrades the same venv; its
+# stamp also stands for the base one). A pyproject.toml change invalidates both.
+STAMP_RUN  := $(VENV)/.installed-run-$(SUM)
+STAMP      := $(VENV)/.installed-test-$(SUM)
 
 .PHONY: run test bench lint docs clean harness chromium
+
+$(STAMP_RUN): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	# compile the kernels the main job calls (by running it once into a temporary folder); the others
+	# compile at their first use, or in `make test`'s warm-up
+	$(BIN)/viewcert warmup --main-job
+	rm -f $(VENV)/.installed-run-*
+	touch $(STAMP_RUN)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[test,molecules,docs]"
-	# compile every numba kernel once into the cache now, so `make run` and `make test` start warm
+	# compile every numba kernel once into the cache now, so the tests start warm
 	$(BIN)/viewcert warmup
 	rm -f $(VENV)/.installed-*
-	touch $(STAMP)
+	touch $(STAMP) $(STAMP_RUN)
 
-run: $(STAMP)
+# the base install is enough for the main job; after `make test` its stamp is already there
+run: $(STAMP_RUN)
 	$(BIN)/viewcert run --out out
 
 lint: $(STAMP)
@@ -43,6 +59,9 @@ VLMEVAL_DEPS := openpyxl xlsxwriter json_repair validators sty tabulate timeout-
 	latex2sympy2_extended pylatexenc num2words docopt python-dotenv sympy termcolor
 harness: $(STAMP)
 	test -x $(HVENV)/bin/python || $(PY) -m venv $(HVENV)
+	# PyTorch's CPU build first (this machine's pip takes torch==2.13.0 from a local file); with no torch
+	# installed, lmms-eval's plain `torch` requirement pulls a multi-GB CUDA build
+	$(HVENV)/bin/python -m pip install --quiet "torch==2.13.0"
 	$(HVENV)/bin/python -m pip install --quiet "lmms-eval>=0.7.3,<0.8" "filelock<4"
 	$(HVENV)/bin/python -m pip install --quiet --no-deps "ms-vlmeval==0.0.20"
 	$(HVENV)/bin/python -m pip install --quiet $(VLMEVAL_DEPS) "filelock<4"

@@ -47,4 +47,7 @@ def test_notebook_builds_the_study_report(monkeypatch, tmp_path):
     assert "text ceiling: 30/210 = 1/7" in text
     assert "adherence 0/210 items adherent" in text  # gpt-4.1-mini's no-image arm, beside its unscored rung
     assert "per-item shortcut test: 0 significant (model, item) pairs over 10 no-image arms" in text
-    assert (tmp_path / "out" / "split_by_kind.png").is_file()
+    # the deficit account (issue 27): one sentence per decomposed model, the stacked bars from R4 to R1;
+    # perception (179 − 129)/210 from docs/reference.md, shortcut −4/105 a regression pin
+    assert (tmp_path / "out" / "deficit_decomposition.png").is_file()
+    assert "x-ai/grok-4.5 loses -0.0381 to what the text alone gives away, 0.2381 to perception" in text

@@ -69,6 +69,22 @@ def test_no_bond_anywhere_is_one_line(tmp_path):
     far = [(n, (x, y + 30.0, z)) for n, (x, y, z) in EOH_NEAR_GLY_O]
     p = write(tmp_path, [("GLY", 52, " ", GLY, None, False), ("EOH", 90, " ", far, None, True)])
     one_line_error(*run(tmp_path, f"complex:{p}#ligand=EOH,pocket=40"), "no complex has a hydrogen bond")
+    # residue-ligand as documented: the same one line, not a lone negative item
+    one_line_error(*run(tmp_path, f"complex:{p}#ligand=EOH,pocket=40", "residue-ligand"),
+                   "no complex has a hydrogen bond")
+    assert not (tmp_path / "out").exists()  # the failed export left no (empty) images/ folder
+
+
+def test_bad_files_name_the_file(tmp_path):
+    import gzip
+
+    p = write(tmp_path, [("GLY", 52, " ", GLY, None, False), ("EOH", 90, " ", EOH_NEAR_GLY_O, None, True)])
+    data = gzip.compress(p.read_bytes())
+    (tmp_path / "cut.pdb.gz").write_bytes(data[: len(data) - 12])  # the gzip trailer cut off
+    one_line_error(*run(tmp_path, f"complex:{tmp_path / 'cut.pdb.gz'}#ligand=EOH"),
+                   "cut.pdb.gz, field gzip: the gzip file is truncated or corrupt")
+    one_line_error(*run(tmp_path, f"complex:{p}#ligand=EOH,pocket=1000"), "pocket must be a distance in [0, 50]")
+    assert not (tmp_path / "out").exists()
 
 
 def test_missing_hydrogens_altlocs_and_insertion_codes_are_handled(tmp_path):
@@ -89,3 +105,14 @@ def test_missing_hydrogens_altlocs_and_insertion_codes_are_handled(tmp_path):
 def test_docking_without_a_pocket_is_one_line(tmp_path):
     p = write(tmp_path, [("EOH", 90, " ", EOH_NEAR_GLY_O, None, True), ("GLY", 52, " ", GLY, None, False)])
     one_line_error(*run(tmp_path, f"complex:{p}#ligand=EOH,pocket=0.5", "docking"), "docking needs a pocket")
+
+
+def test_atom_serials_out_of_order_name_the_file(tmp_path):
+    # biotite's InvalidFileError ("Atom IDs are not strictly increasing", with a CONECT record) is one line
+    # naming the file
+    p = write(tmp_path, [("GLY", 52, " ", GLY, None, False), ("EOH", 90, " ", EOH_NEAR_GLY_O, None, True)])
+    atoms = [ln for ln in p.read_text().splitlines() if ln.startswith(("ATOM", "HETATM"))]
+    p.write_text("\n".join([ln[:6] + str(100 - i).rjust(5) + ln[11:] for i, ln in enumerate(atoms)]
+                           + ["CONECT   99   98", "END"]) + "\n")
+    one_line_error(*run(tmp_path, f"complex:{p}#ligand=EOH"), "entry.pdb: biotite cannot read the entry: Atom IDs")
+    assert not (tmp_path / "out").exists()

@@ -137,4 +137,4 @@ def test_study_report_shows_every_rung(study, tmp_path):
     assert "0/210 items adherent" in md
     assert "per\\-item shortcut test: 0 significant" in md or "per-item shortcut test: 0 significant" in md
     assert {"rungs", "adherence", "shortcuts", "text_ceiling", "per_model_split"} <= set(rep.csv)
-    assert "split_by_kind" in rep.figures
+    assert "deficit_decomposition" in rep.figures and "deficit_decomposition" in rep.csv

@@ -68,3 +68,46 @@ def test_workloads_compile_every_cached_kernel():
 def test_warmup_is_a_command():
     r = CliRunner().invoke(app, ["--help"])
     assert r.exit_code == 0 and "warmup" in r.output
+
+
+def _cache_events(env: dict, *args: str, cwd: Path) -> tuple[set[str], set[str]]:
+    """(kernels loaded from, kernels saved to numba's cache) by ``viewcert ARGS`` in a subprocess, from numba's
+    own cache log (``NUMBA_DEBUG_CACHE``): ``[cache] data loaded from '…/DIR_HASH/module.function-LINE.pyXY.K.nbc'``."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", "from viewcert.cli import app; app()", *args], cwd=cwd,
+                       env={**env, "NUMBA_DEBUG_CACHE": "1"}, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    pat = re.compile(r"^\[cache\] data (loaded from|saved to) '(.+?)'", re.MULTILINE)
+    loaded, saved = set(), set()
+    for verb, path in pat.findall(r.stdout + r.stderr):
+        name = f"{Path(path).parent.name.rsplit('_', 1)[0]}/{Path(path).name.split('.py')[0].rsplit('-', 1)[0]}"
+        (loaded if verb.startswith("loaded") else saved).add(name)
+    return loaded, saved
+
+
+def test_main_job_warmup_covers_exactly_what_viewcert_run_calls(tmp_path):
+    """``viewcert warmup --main-job`` and then ``viewcert run``, each in a fresh process: the run compiles
+    nothing (every kernel it calls is in the cache) and the kernels it loads from Python are the ones the
+    warm-up reached (equal sets when the warm-up itself found the cache warm, as after ``make``)."""
+    import os
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    w_loaded, w_saved = _cache_events(env, "warmup", "--main-job", cwd=tmp_path)
+    r_loaded, r_saved = _cache_events(env, "run", "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert r_saved == set(), f"viewcert run compiled kernels the main-job warm-up missed: {sorted(r_saved)}"
+    assert r_loaded and r_loaded <= w_loaded | w_saved
+    if not w_saved:
+        assert r_loaded == w_loaded
+    # the run reached the oracle's batch reconstruction and the renderer (the main job's two halves)
+    assert any(k.endswith("reconstruct_many") for k in r_loaded) and any("_render_" in k for k in r_loaded)
+
+
+def test_selections_are_workloads():
+    from viewcert.cli.warmup import SELECTIONS, WORKLOADS
+
+    labels = [label for label, _ in WORKLOADS]
+    assert SELECTIONS["all"] == tuple(labels) and set(SELECTIONS["main-job"]) < set(labels)
+    with pytest.raises(ValueError, match="not one of"):
+        warm_kernels(selection="some")

@@ -12,7 +12,9 @@ A *response* is one sample of the canonical table. ``api_error`` samples and mis
 Measures over the responses of an arm: **CSR** = mean over responses of the share of its constraints met;
 **ISR** = share of responses meeting every constraint; **DRFR** = constraints met / constraints checked.
 **Correctness** is the lenient parser's (the table's ``parsed_answer`` equals the target). The 2×2 of
-correct × compliant (CF, C¬F, ¬CF, ¬C¬F), its φ = (CF·¬C¬F − C¬F·¬CF)/√(row and column sums) (None when a
+correct × compliant (CF, C¬F, ¬CF, ¬C¬F) counts *items*, not responses: the K samples of an item are not
+independent observations, so an item is correct when its majority-vote answer is right and compliant when more
+than half of its responses comply (:data:`ASSOCIATION_UNIT`; with K = 1 the two counts are one). Its φ = (CF·¬C¬F − C¬F·¬CF)/√(row and column sums) (None when a
 margin is empty), a two-sided Fisher exact p-value (``scipy.stats.fisher_exact``) and its Bonferroni
 correction across the models of a rung.
 
@@ -34,7 +36,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from viewcert import stats as st
-from viewcert.attribution.parsing import majority_vote
+from viewcert.attribution.parsing import UNDECODABLE, majority_vote
 from viewcert.constraints import Constraint, verify
 from viewcert.errors import InputError
 from viewcert.io.received import iter_json_lines, read_received_text
@@ -65,35 +67,54 @@ def read_item_constraints(path: str | Path) -> dict[str, tuple[Constraint, ...]]
     return out
 
 
-def _check_row(raw, status: str, constraints: Sequence[Constraint]) -> tuple[int, int, str, str]:
-    """(checked, met, failed names, reasons) of one response."""
+def _check_row(raw, status: str, reason: str, constraints: Sequence[Constraint]) -> tuple[tuple[str, bool, str], ...]:
+    """(constraint, met, why not) for each requirement of one response: the explicit constraints by their strict
+    verifiers, else the implicit parseable answer. A response the reader found not to be UTF-8 text
+    (:data:`~.parsing.UNDECODABLE`) meets none of its constraints, for that reason."""
+    bad = isinstance(reason, str) and reason.startswith(UNDECODABLE)
     if not constraints:
         ok = status == "ok"
-        return 1, int(ok), "" if ok else IMPLICIT, "" if ok else f"answer {status}"
-    checks = verify(raw, constraints)
-    failed = [c for c in checks if not c.ok]
-    return len(checks), len(checks) - len(failed), ",".join(c.name for c in failed), "; ".join(
-        f"{c.name}: {c.reason}" for c in failed)
+        return ((IMPLICIT, ok, "" if ok else (reason if bad else f"answer {status}" + (f": {reason}" if
+                                                                                      reason else ""))),)
+    if bad:
+        return tuple((c.name, False, reason) for c in constraints)
+    return tuple((c.name, c.ok, c.reason) for c in verify(raw, constraints))
 
 
 def response_frame(frame: pd.DataFrame, item_constraints: Mapping[str, Sequence[Constraint]] | None = None
                    ) -> pd.DataFrame:
     """One row per response (no-response samples dropped): correct (lenient), constraints checked and met,
-    compliant, the failed constraints and why."""
+    compliant, the failed constraints and why; ``checks`` holds (constraint, met, reason) per requirement."""
     item_constraints = item_constraints or {}
     rows = []
     sub = frame[~frame["parse_status"].isin(NO_RESPONSE)].sort_values(
         ["model", "rung", "item_id", "sample_k"], kind="stable")
-    for model, rung, iid, k, raw, status, ans, target in zip(
+    why = sub["parse_reason"] if "parse_reason" in sub else pd.Series([""] * len(sub), index=sub.index)
+    for model, rung, iid, k, raw, status, ans, target, reason in zip(
             sub["model"], sub["rung"], sub["item_id"], sub["sample_k"], sub["raw_output"], sub["parse_status"],
-            sub["parsed_answer"], sub["target"], strict=True):
+            sub["parsed_answer"], sub["target"], why.fillna(""), strict=True):
         cons = item_constraints.get(str(iid), ())
-        checked, met, failed, reasons = _check_row(raw, status, cons)
+        checks = _check_row(raw, status, str(reason), cons)
+        failed = [c for c in checks if not c[1]]
         rows.append({"model": model, "rung": rung, "item_id": iid, "sample_k": int(k), "explicit": bool(cons),
-                     "correct": bool(status == "ok" and ans == target), "checked": checked, "met": met,
-                     "compliant": met == checked, "failed": failed, "reasons": reasons, "answer": ans})
-    cols = [*RESPONSE_COLUMNS, "answer"]
+                     "correct": bool(status == "ok" and ans == target), "checked": len(checks),
+                     "met": len(checks) - len(failed), "compliant": not failed,
+                     "failed": ",".join(c[0] for c in failed), "reasons": "; ".join(f"{c[0]}: {c[2]}" for c in failed),
+                     "answer": ans, "checks": checks})
+    cols = [*RESPONSE_COLUMNS, "answer", "checks"]
     return pd.DataFrame(rows, columns=cols)
+
+
+CHECK_COLUMNS = ["model", "rung", "item", "sample", "constraint", "met", "reason"]
+
+
+def constraint_checks(responses: pd.DataFrame) -> pd.DataFrame:
+    """One row per (response, requirement), for ``adherence_responses.csv``: model, rung, item, sample,
+    constraint, met (bool) and the reason it was not met (empty when met)."""
+    rows = [{"model": r.model, "rung": r.rung, "item": r.item_id, "sample": int(r.sample_k), "constraint": name,
+             "met": bool(ok), "reason": "" if ok else why}
+            for r in responses.itertuples(index=False) for name, ok, why in r.checks]
+    return pd.DataFrame(rows, columns=CHECK_COLUMNS)
 
 
 def phi(cf: int, cnf: int, ncf: int, ncnf: int) -> float | None:
@@ -111,10 +132,13 @@ def fisher_p(cf: int, cnf: int, ncf: int, ncnf: int) -> float:
 
 
 def _item_level(resp: pd.DataFrame, universe: Sequence[str], targets: Mapping[str, str]) -> dict:
-    """Items with a response, adherent items, and the lenient and strict correct vectors (module docstring)."""
+    """Items with a response, adherent items, the lenient and strict correct vectors (module docstring), and the
+    item-level correct × compliant vectors over the items with a response (correct: the lenient vote right;
+    compliant: more than half of the item's responses comply)."""
     by_item = {iid: g for iid, g in resp.groupby("item_id", sort=False)}
     lenient = np.zeros(len(universe), dtype=bool)
     strict = np.zeros(len(universe), dtype=bool)
+    item_c, item_f = [], []
     responded = adherent = 0
     for j, iid in enumerate(universe):
         g = by_item.get(iid)
@@ -125,17 +149,26 @@ def _item_level(resp: pd.DataFrame, universe: Sequence[str], targets: Mapping[st
         lenient[j] = majority_vote([a if isinstance(a, str) else None for a in g["answer"]]).answer == targets[iid]
         strict_answers = [a if c else None for a, c in zip(g["answer"], g["compliant"], strict=True)]
         strict[j] = majority_vote([a if isinstance(a, str) else None for a in strict_answers]).answer == targets[iid]
-    return {"items_with_response": responded, "items_adherent": adherent, "lenient": lenient, "strict": strict}
+        item_c.append(bool(lenient[j]))
+        item_f.append(2 * int(g["compliant"].sum()) > len(g))
+    return {"items_with_response": responded, "items_adherent": adherent, "lenient": lenient, "strict": strict,
+            "item_correct": np.array(item_c, dtype=bool), "item_compliant": np.array(item_f, dtype=bool)}
+
+
+#: the unit of the correct × compliant table and its tests (written into adherence.csv)
+ASSOCIATION_UNIT = ("item: correct = its majority-vote answer is right, compliant = more than half of its "
+                    "responses comply (K samples of an item are one observation)")
 
 
 def _arm_row(model: str, rung: str, resp: pd.DataFrame, universe, targets, alpha: float) -> dict:
     n_resp = len(resp)
-    c, f = resp["correct"].to_numpy(bool), resp["compliant"].to_numpy(bool)
-    cf, cnf, ncf, ncnf = (int((c & f).sum()), int((c & ~f).sum()), int((~c & f).sum()), int((~c & ~f).sum()))
+    f = resp["compliant"].to_numpy(bool)
     checked, met = int(resp["checked"].sum()), int(resp["met"].sum())
     csr = Fraction(sum(Fraction(int(m), int(k)) for m, k in zip(resp["met"], resp["checked"], strict=True)),
                    n_resp) if n_resp else None
     items = _item_level(resp, universe, targets)
+    ic, fi = items["item_correct"], items["item_compliant"]  # the item is the unit of the 2×2
+    cf, cnf, ncf, ncnf = (int((ic & fi).sum()), int((ic & ~fi).sum()), int((~ic & fi).sum()), int((~ic & ~fi).sum()))
     limited = int((items["lenient"] & ~items["strict"]).sum())
     n = len(universe)
     b = st.clopper_pearson_interval(limited, n, 1 - alpha)
@@ -153,7 +186,7 @@ def _arm_row(model: str, rung: str, resp: pd.DataFrame, universe, targets, alpha
         "ISR_exact": str(Fraction(int(f.sum()), n_resp)) if n_resp else None,
         "DRFR": float(Fraction(met, checked)) if checked else None,
         "DRFR_exact": str(Fraction(met, checked)) if checked else None,
-        "CF": cf, "C_notF": cnf, "notC_F": ncf, "notC_notF": ncnf, "phi": ph,
+        "CF": cf, "C_notF": cnf, "notC_F": ncf, "notC_notF": ncnf, "association_unit": ASSOCIATION_UNIT, "phi": ph,
         "fisher_p": fisher_p(cf, cnf, ncf, ncnf) if ph is not None else None,
         "items": n, "items_with_response": items["items_with_response"], "items_adherent": items["items_adherent"],
         "format_limited": limited, "format_limited_share": limited / n, "format_limited_lo": b.lower,

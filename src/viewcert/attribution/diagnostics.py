@@ -7,7 +7,10 @@ against the model's own answer prior, :mod:`.shortcuts`), R4, R3 and R1. Every a
 (:mod:`.adherence`) is shown beside it, so an unscored arm whose answers never parse is reported as the
 adherence failure it is (the study's gpt-4.1-mini no-image arm: 0 of 210 items with a parseable answer).
 
-Per model and the first ceiling: the **perception share** (R3 − R4)/(R1 − R4) and the **residual** R1 − R3
+Per model and ceiling, the **deficit account** (:mod:`.account`): R1 − R4 = format + shortcut + perception +
+reasoning, exactly, with one paired bootstrap for all terms; the report shows it first.
+
+Per model and the first ceiling, beside it (``per_model_split.csv``): the **perception share** (R3 − R4)/(R1 − R4) and the **residual** R1 − R3
 from the ladder (paired bootstrap intervals); the **format-limited share** of the R3 arm (items right under
 the lenient vote and wrong under the strict one, over n; Clopper–Pearson interval); the **shortcut share** of
 the no-image arm (correct answers beyond the model's own prior, over the items answered; bootstrap interval).
@@ -22,11 +25,17 @@ from pathlib import Path
 import pandas as pd
 
 from viewcert import stats as st
-from viewcert.attribution.adherence import adherence_for_table
+from viewcert.attribution.account import deficit_account
+from viewcert.attribution.adherence import adherence_for_table, constraint_checks
 from viewcert.attribution.ladder import Ladder
 from viewcert.attribution.shortcuts import against_text_ceiling, item_tests, shortcut_summary, vision_centric
 from viewcert.attribution.table import ResultTable
-from viewcert.attribution.text_ceiling import distractor_audit, giveaway_audit, text_ceilings
+from viewcert.attribution.text_ceiling import (
+    distractor_audit,
+    exact_ceiling_items,
+    giveaway_audit,
+    text_ceilings,
+)
 from viewcert.constraints import Constraint
 from viewcert.errors import InputError
 from viewcert.io.received import iter_json_lines, read_received_text
@@ -59,6 +68,10 @@ class Diagnostics:
     shortcuts: pd.DataFrame
     vision_centric: dict
     settings: dict = field(default_factory=dict)
+    #: the additive account of R1 − R4 per (ceiling, model) (:mod:`.account`)
+    account: pd.DataFrame | None = None
+    #: one row per (response, requirement): met and why not (``adherence_responses.csv``)
+    checks: pd.DataFrame | None = None
 
 
 def read_prompts(path: str | Path, universe: Sequence[str], *, field_name: str = "question",
@@ -95,19 +108,22 @@ def _full(row: pd.Series) -> bool:
     return int(row["items_adherent"]) == int(row["items_with_response"])
 
 
-def _rungs(ladder: Ladder, adherence: pd.DataFrame, ceiling_value: float | None) -> pd.DataFrame:
+def _rungs(ladder: Ladder, adherence: pd.DataFrame, ceiling_value: float | None,
+           text_why: str = "not computed") -> pd.DataFrame:
     """Per model, one column per rung of :data:`RUNG_ORDER`: the count or why it is unscored, with the arm's
-    adherence beside an unscored arm and beside a scored one whose answers did not all adhere."""
+    adherence beside an unscored arm and beside a scored one whose answers did not all adhere; a rung without
+    results, and a text ceiling that was not computed, say so."""
     adh = {(r["model"], r["rung"]): _adherence_text(r) for _, r in adherence.iterrows()}
     partial = {(r["model"], r["rung"]) for _, r in adherence.iterrows() if not _full(r)}
     r1 = ladder.ceilings[0]
     rows = []
     for model, sub in ladder.arms.groupby("model", sort=True):
-        row = {"model": model, "chance": ladder.settings["chance_value"], "text ceiling": ceiling_value}
+        row = {"model": model, "chance": ladder.settings["chance_value"],
+               "text ceiling": ceiling_value if ceiling_value is not None else f"not computed: {text_why}"}
         for rung in ("choices-only", "no-image", "R4", "R3"):
             a = sub[sub["rung"] == rung]
             if a.empty:
-                row[rung] = None
+                row[rung] = "no results for this rung"
                 continue
             a = a.iloc[0]
             if not a["scored"]:
@@ -159,7 +175,8 @@ def diagnose(ladder: Ladder, table: ResultTable, *, prompts: Prompts | None = No
     frame = table.frame[table.frame["item_id"].isin(set(universe))]
     targets_map = frame.groupby("item_id")["target"].first().to_dict()
     targets = [targets_map[u] for u in universe]
-    _, adherence = adherence_for_table(frame, universe, item_constraints, alpha=bootstrap.alpha)
+    responses, adherence = adherence_for_table(frame, universe, item_constraints, alpha=bootstrap.alpha)
+    text_items, text_why = None, "no prompt texts, so no text ceiling"
     ceil_df = pd.DataFrame()
     giveaway = pd.DataFrame()
     distractors = None
@@ -169,6 +186,10 @@ def diagnose(ladder: Ladder, table: ResultTable, *, prompts: Prompts | None = No
             raise InputError(f"{len(prompts.texts)} prompts for {len(universe)} items", field="prompts")
         ceil_df = text_ceilings(prompts.texts, targets, options=prompts.options, alpha=bootstrap.alpha)
         ceiling_value = float(ceil_df.iloc[0]["value"]) if bool(ceil_df.iloc[0]["informative"]) else None
+        if ceiling_value is not None:
+            text_items = exact_ceiling_items(prompts.texts, targets)
+        else:
+            text_why = "every prompt text differs, so the text ceiling is uninformative"
         labs = list(labels) if labels else sorted(set(targets))
         giveaway = giveaway_audit(universe, prompts.texts, targets, labs, determining)
         if prompts.options is not None:
@@ -176,13 +197,18 @@ def diagnose(ladder: Ladder, table: ResultTable, *, prompts: Prompts | None = No
     tests = item_tests(frame, universe, alpha=bootstrap.alpha)
     shortcuts = shortcut_summary(tests, seed=bootstrap.seed, n_boot=bootstrap.n_boot, alpha=bootstrap.alpha)
     adh_text = {(r["model"], r["rung"]): _adherence_text(r) for _, r in adherence.iterrows()}
-    answered = {(r["model"], r["rung"]): int(r["items_adherent"]) for _, r in adherence.iterrows()}
+    # items with a lenient answer (parsed, whatever its form): the arm's answers the test is about
+    answered = {(r["model"], r["rung"]): int(r["n"]) - int(r["items_without_answer"])
+                for _, r in ladder.arms.iterrows()}
     free = (against_text_ceiling(ladder.arms, ceiling_value, adh_text, answered) if ceiling_value is not None
             else pd.DataFrame())
     settings = {"alpha": bootstrap.alpha, "seed": bootstrap.seed, "n_boot": bootstrap.n_boot,
                 "prompts": None if prompts is None else prompts.source,
                 "constraints": "explicit (per item)" if item_constraints else "implicit: a parseable answer",
                 "text_ceiling": ceiling_value}
-    return Diagnostics(_rungs(ladder, adherence, ceiling_value), _per_model(ladder, adherence, shortcuts),
+    return Diagnostics(_rungs(ladder, adherence, ceiling_value, text_why), _per_model(ladder, adherence, shortcuts),
                        adherence, ceil_df, giveaway, distractors, free, tests, shortcuts,
-                       vision_centric(tests, universe, alpha=bootstrap.alpha), settings)
+                       vision_centric(tests, universe, alpha=bootstrap.alpha), settings,
+                       deficit_account(ladder, responses, targets_map, text_items=text_items, text_why=text_why,
+                                       scale=ladder.item_scale),
+                       constraint_checks(responses))

@@ -456,6 +456,8 @@ class Ladder:
     task_scores: pd.DataFrame | None = None
     #: the harness's own accuracy beside viewcert's, per arm, with the disagreeing items
     harness_agreement: pd.DataFrame | None = None
+    #: the partial-credit item scale of a command or list export (``account.ItemScale``), for the deficit account
+    item_scale: Any = None
 
 
 def _f(x: Fraction | None) -> float | None:

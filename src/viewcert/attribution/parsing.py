@@ -11,8 +11,9 @@ Parsing rules, in order (first that applies wins):
 
 1. empty or whitespace-only output -> ``unparseable`` ("empty output");
 2. an explicit answer marker (``Answer: X``, ``final answer ... X``, ``crystal system is X``,
-   ``\\boxed{X}``, ``**X**`` on the last line, a JSON field) naming exactly one label -> ``ok``; the last
-   marker in the text wins (models restate and correct themselves);
+   ``\\boxed{X}``, ``**X**`` on the last line, a JSON field, a JSON object after ``Answer:`` or on the last
+   line, whose field may hold an option letter) naming exactly one label -> ``ok``; the last marker in the
+   text wins (models restate and correct themselves);
 3. a bare option letter (``C``, ``(C)``, ``C.``) when option letters are configured -> ``ok``;
 4. exactly one distinct label mentioned anywhere -> ``ok``;
 5. a refusal phrase and no label -> ``refused``;
@@ -38,6 +39,9 @@ from typing import Literal, Protocol
 from viewcert.errors import InputError
 
 PARSE_STATUSES = ("ok", "unparseable", "refused", "api_error")
+#: how the parse reason of a received response that is not UTF-8 text begins (the readers set it; adherence
+#: then fails every constraint of that response with the reason)
+UNDECODABLE = "response is not UTF-8 text"
 TieRule = Literal["first", "alphabetical", "none"]
 TIE_RULES: tuple[str, ...] = ("first", "alphabetical", "none")
 
@@ -194,7 +198,11 @@ class ChoiceParser:
         if marked is None:
             for m in _MARKER_RE.finditer(text):
                 tail = text[m.end() : m.end() + 80].split("\n")[0]
-                found = self._mentions(tail)
+                # the requested JSON object after the marker (``Answer: {"answer": "E"}``): its field is read
+                # as the whole response would be (a label, a synonym or an option letter)
+                line = text[m.end() : m.end() + 10_000].split("\n")[0]
+                in_json = self._from_json(line) if tail.lstrip().startswith("{") else None
+                found = [in_json] if in_json is not None else self._mentions(tail)
                 if found:
                     marked = found[0]
                 elif self.letters:
@@ -204,6 +212,8 @@ class ChoiceParser:
         if marked is None:
             lines = [ln for ln in text.strip().splitlines() if ln.strip()]
             if lines:
+                marked = self._from_json(lines[-1])  # a JSON object as the last line
+            if lines and marked is None:
                 for m in _BOLD_RE.finditer(lines[-1]):
                     found = set(self._mentions(m.group(1)))
                     if len(found) == 1:

@@ -39,7 +39,13 @@ from viewcert.attribution.table import (
     manifest_from_study_dir,
     sha256_file,
 )
-from viewcert.attribution.task_scores import harness_agreement, list_scores, misi_scores
+from viewcert.attribution.task_scores import (
+    harness_agreement,
+    list_scale,
+    list_scores,
+    misi_scale,
+    misi_scores,
+)
 from viewcert.errors import InputError
 
 #: the study's two ceilings (docs/reference.md): R1 = 210/210 at δ = τ = 0.01 Å (five views), and 200/210 for the
@@ -95,8 +101,10 @@ def run_ladder(
     ladder.harness_agreement = harness_agreement(ladder, table)
     if shipped is not None and cert is not None and shipped.answer_format == "list":
         ladder.task_scores = list_scores(ladder, shipped.targets(parser), cert, parsed=read[0])
+        ladder.item_scale = list_scale(ladder, read[0], str(cert))
     elif shipped is not None and shipped.answer_format == "command" and cert is not None:
         ladder.task_scores = misi_scores(ladder, shipped.targets(parser), cert, parsed=read[0])
+        ladder.item_scale = misi_scale(ladder, shipped.targets(parser), read[0], str(cert))
     return ladder, table, m
 
 

@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from viewcert.attribution.table import RUNGS
 from viewcert.sanitize import plot_text
@@ -178,31 +180,50 @@ def recall_curves(summary: pd.DataFrame) -> bytes:
     return _png(fig)
 
 
-def split_plot(per_model: pd.DataFrame) -> bytes:
-    """Per model (rows), four panels: perception share, format-limited share, shortcut share and residual,
-    each a point with its interval (missing values left empty)."""
-    kinds = [("perception_share", "perception share\n(R3 − R4)/(R1 − R4)"),
-             ("format_limited_share", "format-limited\n(right substance, wrong form)"),
-             ("shortcut_share", "shortcut (no-image)\nbeyond own prior"), ("residual", "residual R1 − R3")]
-    d = per_model.sort_values("model")
-    fig = Figure(figsize=(10.0, 0.35 * max(len(d), 2) + 1.6))
-    y = np.arange(len(d))
-    for j, (col, title) in enumerate(kinds):
-        ax = fig.add_subplot(1, len(kinds), j + 1)
-        lo_col, hi_col = (f"{col}_lo", f"{col}_hi") if col != "format_limited_share" else (
-            "format_limited_lo", "format_limited_hi")
-        for i, (_, r) in enumerate(d.iterrows()):
-            x = r.get(col)
-            if x is None or pd.isna(x):
+#: one colour per term of the deficit account (colour-blind-safe Dark2)
+TERM_COLORS = {"format": "#e7298a", "shortcut": "#e6ab02", "perception": "#d95f02", "reasoning": "#7570b3"}
+
+
+def account_bars(account: pd.DataFrame, r1_label: str, *, unit: str = "points = fraction of the items") -> bytes:
+    """One stacked horizontal bar per model from R4 to R1 on one scale (0–1, in the account's ``unit``; points =
+    fraction of the items by default): the terms format, shortcut, perception, reasoning in that order, each a
+    signed segment from the running total (a negative term runs left); at each segment's end its own 95 %
+    interval as an error bar. A term not measured has no segment; a model not decomposed shows why."""
+    d = account[account["r1"] == r1_label].sort_values("model", kind="stable")
+    fig = Figure(figsize=(9.0, 0.5 * max(len(d), 2) + 1.8))
+    ax = fig.add_subplot(111)
+    for i, (_, r) in enumerate(d.iterrows()):
+        if pd.isna(r["R4"]):
+            ax.text(0.01, i, "no R4 arm", va="center", fontsize=7, color="0.4")
+            continue
+        ax.plot([r["R4"]], [i], "|", color="black", ms=14, mew=1.5, zorder=4)
+        if r["status"] != "ok":
+            ax.text(r["R4"] + 0.01, i, plot_text(str(r["status"])[:90]), va="center", fontsize=6.5, color="0.4")
+            continue
+        at = float(r["R4"])
+        for term, color in TERM_COLORS.items():
+            v = r[term]
+            if pd.isna(v):
                 continue
-            lo, hi = r.get(lo_col), r.get(hi_col)
-            err = [[x - lo], [hi - x]] if pd.notna(lo) and pd.notna(hi) else None
-            ax.errorbar(x, i, xerr=err, fmt="o", color=_COLORS[j], ms=4, capsize=2, lw=0.8)
-        ax.axvline(0, color="0.6", lw=0.6)
-        ax.set_yticks(y, [_short(m) for m in d["model"]] if j == 0 else [""] * len(d), fontsize=7)
-        ax.set_ylim(-0.6, len(d) - 0.4)
-        ax.invert_yaxis()
-        ax.set_title(title, fontsize=8)
-        ax.tick_params(axis="x", labelsize=7)
+            # a negative term (credit, e.g. a shortcut below the text ceiling) runs left, drawn narrow on top
+            ax.barh(i, v, left=at, color=color, height=0.6 if v >= 0 else 0.25, edgecolor="white" if v >= 0 else
+                    "black", lw=0.5, zorder=2 if v >= 0 else 3)
+            end = at + v
+            ax.errorbar(end, i, xerr=[[max(v - r[f"{term}_lo"], 0.0)], [max(r[f"{term}_hi"] - v, 0.0)]], fmt="none",
+                        ecolor="black", elinewidth=0.7, capsize=2)
+            at = end
+        ax.plot([r["R1"]], [i], "d", color="black", ms=4, zorder=4)
+    handles = [Patch(facecolor=c, label=t) for t, c in TERM_COLORS.items()]
+    handles += [Line2D([], [], marker="|", color="black", ls="none", ms=10, label="R4"),
+                Line2D([], [], marker="d", color="black", ls="none", ms=4, label="R1")]
+    ax.set_yticks(range(len(d)), [_short(m) for m in d["model"]], fontsize=8)
+    ax.set_ylim(-0.7, len(d) - 0.3)
+    ax.invert_yaxis()
+    ax.set_xlim(-0.05, 1.05)
+    ax.axvline(0, color="0.7", lw=0.6)
+    ax.set_xlabel(f"{plot_text(unit)}; bars from R4 to R1, 95 % paired bootstrap per term")
+    ax.set_title(f"Deficit R1 − R4 by kind against {plot_text(r1_label)}", fontsize=10)
+    ax.legend(handles=handles, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.3 / max(len(d), 2)),
+              ncol=6, frameon=False)
     fig.tight_layout()
     return _png(fig)

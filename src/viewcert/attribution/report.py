@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from viewcert.attribution import plots
+from viewcert.attribution.adherence import ASSOCIATION_UNIT
 from viewcert.attribution.diagnostics import Diagnostics
 from viewcert.attribution.extraction import ExtractionAudit
 from viewcert.attribution.ladder import Ladder
@@ -108,6 +109,12 @@ def ladder_count_table(ladder: Ladder) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: the columns of ``shares.csv``: the page's share table as numbers (point, interval ends), each in its own cell
+SHARE_CSV_COLUMNS = ["r1", "model", "R4", "R3", "status", "gap", "gap_lo", "gap_hi", "residual", "residual_lo",
+                     "residual_hi", "share", "share_exact", "share_lo", "share_hi", "suppression_reason",
+                     "residual_limited"]
+
+
 def share_table(ladder: Ladder) -> pd.DataFrame:
     d = ladder.decomposition
     rows = []
@@ -138,7 +145,8 @@ def _md_table(df: pd.DataFrame) -> str:
 def _html_table(df: pd.DataFrame) -> str:
     if df.empty:
         return "<p><em>(empty)</em></p>"
-    df = df.rename(columns=console_text).map(lambda v: console_text(v) if isinstance(v, str) else v)
+    df = df.rename(columns=console_text).map(lambda v: console_text(v) if isinstance(v, str) else
+                                             ("—" if v is None else v))
     return df.to_html(index=False, na_rep="—", float_format=lambda v: f"{v:.4f}", border=0, classes="t")
 
 
@@ -201,8 +209,9 @@ def _ladder_section(page: _Page, ladder: Ladder, table: ResultTable | None) -> N
     """CSV tables, figures, Markdown and HTML of the ladder, and its provenance."""
     counts = ladder_count_table(ladder)
     shares = share_table(ladder)
+    share_numbers = ladder.decomposition.reindex(columns=SHARE_CSV_COLUMNS)  # numbers as numbers, not "x [lo, hi]"
     for name, df in (("ladder_counts", counts), ("arms", ladder.arms), ("decomposition", ladder.decomposition),
-                     ("shares", shares), ("tests", ladder.tests), ("transitions", ladder.transitions),
+                     ("shares", share_numbers), ("tests", ladder.tests), ("transitions", ladder.transitions),
                      ("summary", ladder.summary), ("coverage", ladder.coverage)):
         page.csv(name, df)
     if table is not None:
@@ -291,20 +300,93 @@ def _task_section(page: _Page, ladder: Ladder) -> None:
         page.body += [f"<h2>{html_text(title)}</h2>", f"<p>{html_text(note)}</p>", _html_table(t)]
 
 
-def shares_table(diag: Diagnostics) -> pd.DataFrame:
-    """Per model: perception share, format-limited share, shortcut share and residual, each ``x [lo, hi]``."""
+#: the account table's columns (the unit in every header): point [95 % interval] per term
+ACCOUNT_HEADERS = {"model": "model", "R4": "R4 (points)", "format": "format (points)",
+                   "shortcut": "shortcut (points)", "perception": "perception R3 − R4 (points)",
+                   "reasoning": "reasoning (points)", "R1": "R1 (points)", "deficit": "R1 − R4 (points)",
+                   "note": "note"}
+
+
+def _term_cell(r: Mapping[str, Any], term: str) -> str:
+    """``point [lo, hi]`` of a measured term; ``not measurable (in reasoning)`` / ``not measured (in
+    reasoning)`` for one that is not; ``—`` in a row that is not decomposed."""
+    if r["status"] != "ok":
+        return "—"
+    if pd.isna(r[term]):
+        return ("not measurable" if str(r[f"{term}_status"]).startswith("not measurable") else
+                "not measured") + " (in reasoning)"
+    return f"{r[term]:.4f} [{r[f'{term}_lo']:.4f}, {r[f'{term}_hi']:.4f}]"
+
+
+def account_table(account: pd.DataFrame, r1_label: str) -> pd.DataFrame:
+    """The deficit account against one ceiling as people read it (:data:`ACCOUNT_HEADERS`): R4, each term as
+    ``point [lo, hi]`` (4 decimals, in the account's unit), R1, R1 − R4 with its interval, and a note
+    that says why a row is not decomposed or which terms are not measured and why (absorbed by reasoning)."""
     rows = []
-    for _, r in diag.per_model.iterrows():
-        arm = r.get("format_limited_arm")
-        rows.append({"model": r["model"], "R1": r["r1"],
-                     "perception share": _ci(r["perception_share"], r["perception_share_lo"],
-                                             r["perception_share_hi"]) if pd.notna(r["perception_share"])
-                     else (r["decomposition"] if isinstance(r["decomposition"], str) else "—"),
-                     "format-limited (arm)": _ci(r["format_limited_share"], r["format_limited_lo"],
-                                                 r["format_limited_hi"]) + (f" ({arm})" if isinstance(arm, str) else ""),
-                     "shortcut (no-image)": _ci(r["shortcut_share"], r["shortcut_share_lo"], r["shortcut_share_hi"]),
-                     "residual R1−R3": _ci(r["residual"], r["residual_lo"], r["residual_hi"])})
-    return pd.DataFrame(rows)
+    for _, r in account[account["r1"] == r1_label].iterrows():
+        ok = r["status"] == "ok"
+        note = "; ".join(f"{t}: {r[f'{t}_status']}" for t in ("format", "shortcut") if pd.isna(r[t])) if ok \
+            else str(r["status"])
+        rows.append({"model": r["model"], "R4": "—" if pd.isna(r["R4"]) else f"{r['R4']:.4f}",
+                     **{t: _term_cell(r, t) for t in ("format", "shortcut", "perception", "reasoning")},
+                     "R1": f"{r['R1']:.4f}",
+                     "deficit": f"{r['deficit']:.4f} [{r['deficit_lo']:.4f}, {r['deficit_hi']:.4f}]" if ok else "—",
+                     "note": note})
+    return pd.DataFrame(rows, columns=list(ACCOUNT_HEADERS)).rename(columns=ACCOUNT_HEADERS)
+
+
+def _account_section(page: _Page, diag: Diagnostics, ladder: Ladder) -> None:
+    """First in the page: the deficit account (one table per ceiling, the first ceiling's first), its stacked
+    bars, and the one-sentence account per model; ``deficit_decomposition.csv`` holds every number."""
+    acc = diag.account
+    page.csv("deficit_decomposition", acc)
+    labels = list(dict.fromkeys(acc["r1"]))  # the ladder's ceilings, or the partial-credit scale's own R1
+    first = labels[0]
+    unit = str(acc["unit"].iloc[0])
+    png = page.fig("deficit_decomposition", plots.account_bars(acc, first, unit=unit))
+    s = ladder.settings
+    how = (f"Unit: {unit}, over the {s['n_items']} items. Intervals: 95 % "
+           f"paired item bootstrap, {s['n_boot']} resamples of the items, seed {s['seed']}, every term recomputed "
+           "from the same resample. The four terms add up exactly to R1 − R4 (exact fractions in "
+           "deficit_decomposition.csv). A term that is not measured counts 0 and is absorbed by reasoning.")
+    sentences = [x for x in acc.loc[acc["r1"] == first, "sentence"] if isinstance(x, str)]
+    title = f"Deficit R1 − R4 by kind against {first} ({unit})"
+    tables = [(label, account_table(acc, label)) for label in labels]
+    page.md += [f"\n## {markdown_text(title)}\n", f"{markdown_text(how)}\n", _md_table(tables[0][1]),
+                "\n".join(f"- {markdown_text(x)}" for x in sentences) + "\n"]
+    page.body += [f"<h2>{html_text(title)}</h2>", _html_table(tables[0][1]), f"<p>{html_text(how)}</p>",
+                  _img(png, "deficit decomposition bars"),
+                  "<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in sentences) + "</ul>"]
+    for label, t in tables[1:]:
+        page.md += [f"\n### Against {markdown_text(label)}\n", _md_table(t)]
+        page.body += [f"<h3>Against {html_text(label)}</h3>", _html_table(t)]
+
+
+#: human names of the adherence table's columns
+ADHERENCE_HEADERS = {"model": "model", "rung": "rung", "requirements": "requirements", "responses": "responses",
+                     "CSR": "CSR", "ISR": "ISR", "DRFR": "DRFR", "CF": "items correct & compliant",
+                     "C_notF": "items correct, not compliant", "notC_F": "items wrong, compliant",
+                     "notC_notF": "items wrong, not compliant", "phi": "φ (items)",
+                     "fisher_p": "Fisher p (items)", "fisher_p_bonferroni": "Fisher p, Bonferroni",
+                     "items_adherent": "items adherent", "items_with_response": "items with a response",
+                     "format_limited": "format-limited items", "failures_by_constraint": "failures by constraint"}
+
+
+def adherence_table(adherence: pd.DataFrame) -> pd.DataFrame:
+    """The adherence table for people: human column names; φ and Fisher's p say why they are absent."""
+    t = adherence.reindex(columns=list(ADHERENCE_HEADERS)).astype(object)
+    why = ["not defined: without explicit constraints a correct answer is a compliant one"
+           if r == "parseable answer" else "not defined: a row or column of the 2×2 is empty"
+           for r in t["requirements"]]
+    for col in ("phi", "fisher_p", "fisher_p_bonferroni"):
+        t[col] = [w if (v is None or pd.isna(v)) else v for v, w in zip(t[col], why, strict=True)]
+    return t.rename(columns=ADHERENCE_HEADERS)
+
+
+def _distractor_table(d: Mapping[str, Any]) -> pd.DataFrame:
+    """The distractor audit as a two-column table (measure, value)."""
+    return pd.DataFrame([{"measure": k.replace("_", " "), "value": float(v) if isinstance(v, Fraction) else v}
+                         for k, v in d.items()])
 
 
 def _diagnostics_lines(diag: Diagnostics) -> list[str]:
@@ -337,39 +419,36 @@ def _diagnostics_lines(diag: Diagnostics) -> list[str]:
 
 def _diagnostics_section(page: _Page, diag: Diagnostics) -> None:
     """Every rung, the per-model four-way split with CIs, adherence, text ceiling, audits and shortcut tests."""
-    shares = shares_table(diag)
-    frames = (("rungs", diag.rungs), ("shares_by_kind", shares), ("per_model_split", diag.per_model),
-              ("adherence", diag.adherence), ("text_ceiling", diag.text_ceiling), ("giveaway_audit", diag.giveaway),
+    frames = (("rungs", diag.rungs), ("per_model_split", diag.per_model), ("adherence", diag.adherence),
+              ("text_ceiling", diag.text_ceiling), ("giveaway_audit", diag.giveaway),
               ("image_free_vs_text_ceiling", diag.free_vs_ceiling), ("shortcut_items", diag.shortcut_tests),
               ("shortcuts", diag.shortcuts))
     for name, df in frames:
         page.csv(name, df)
-    png = page.fig("split_by_kind", plots.split_plot(diag.per_model))
+    if diag.checks is not None:
+        page.csv("adherence_responses", diag.checks)
     lines = _diagnostics_lines(diag)
-    adh_cols = ["model", "rung", "requirements", "responses", "CSR", "ISR", "DRFR", "CF", "C_notF", "notC_F",
-                "notC_notF", "phi", "fisher_p", "fisher_p_bonferroni", "items_adherent", "items_with_response",
-                "format_limited", "failures_by_constraint"]
-    adh = diag.adherence.reindex(columns=adh_cols)
+    adh = adherence_table(diag.adherence)
     flagged = diag.giveaway[diag.giveaway["flagged"]] if len(diag.giveaway) else diag.giveaway
     page.md += ["\n## Every rung (chance, text ceiling, choices-only, no-image, R4, R3, R1)\n",
-                _md_table(diag.rungs), "\n## Perception, format-limited, shortcut and residual shares\n",
-                _md_table(shares), "\n## Adherence and shortcuts\n",
+                _md_table(diag.rungs), "\n## Adherence and shortcuts\n",
                 "\n".join(f"- {markdown_text(x)}" for x in lines) + "\n",
-                "\n### Adherence (SciMIF: CSR, ISR, DRFR; correct × compliant)\n", _md_table(adh),
+                "\n### Adherence (SciMIF: CSR, ISR, DRFR; correct × compliant, counted on items)\n", _md_table(adh),
                 "\n### Image-free arms against the text ceiling\n", _md_table(diag.free_vs_ceiling),
                 f"\n### Visual-giveaway audit: {len(flagged)} of {len(diag.giveaway)} prompts flagged\n"]
     page.body += ["<h2>Every rung</h2>", _html_table(diag.rungs),
-                  "<h2>Perception, format-limited, shortcut and residual shares</h2>", _img(png, "shares by kind"),
-                  _html_table(shares), "<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in lines) + "</ul>",
+                  "<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in lines) + "</ul>",
                   "<h2>Adherence (CSR, ISR, DRFR; correct × compliant, φ, Fisher exact, Bonferroni)</h2>",
+                  f"<p>{html_text('The 2×2, φ and Fisher p count items: ' + ASSOCIATION_UNIT)}. Per response and "
+                  "constraint: adherence_responses.csv.</p>",
                   _html_table(adh), "<h2>Image-free arms against the text ceiling (exact binomial, Holm)</h2>",
                   _html_table(diag.free_vs_ceiling), "<h2>Text ceiling</h2>", _html_table(diag.text_ceiling),
                   f"<h2>Visual-giveaway audit ({len(flagged)} of {len(diag.giveaway)} flagged)</h2>",
                   _html_table(flagged.head(50)), "<h2>Per-item shortcut test</h2>", _html_table(diag.shortcuts)]
     if diag.distractors is not None:
-        d = {k: (float(v) if isinstance(v, Fraction) else v) for k, v in diag.distractors.items()}
-        page.md += [f"\n### Distractor audit\n\n{markdown_text(d)}\n"]
-        page.body += ["<h2>Distractor audit</h2>", f"<pre>{html_text(d)}</pre>"]
+        d = _distractor_table(diag.distractors)
+        page.md += ["\n### Distractor audit\n", _md_table(d)]
+        page.body += ["<h2>Distractor audit</h2>", _html_table(d)]
     page.prov["diagnostics"] = {"settings": diag.settings, "vision_centric": diag.vision_centric,
                                 "distractors": diag.distractors}
 
@@ -434,6 +513,8 @@ def write_report(
     out.mkdir(parents=True, exist_ok=True)
     page = _Page(out, body=[f"<h1>{html_text(title)}</h1>"], md=[f"# {markdown_text(title)}\n"],
                  prov={"versions": versions()})
+    if ladder is not None and diagnostics is not None and diagnostics.account is not None:
+        _account_section(page, diagnostics, ladder)  # the table a reader looks for first
     if ladder is not None:
         _ladder_section(page, ladder, table)
         _task_section(page, ladder)

@@ -21,8 +21,8 @@ little power: the counts are what the data support, not a proof that no shortcut
 Each image-free arm is also tested against the text ceiling c: an exact one-sided binomial test of its
 correct items against n draws at c (a reader of the text alone should not beat c), Holm across the tested
 arms. An unscored arm is tested too when it has answers (its missing answers count as wrong, so its p-value
-is conservative) and its status says so; an arm without a single answer is listed with its adherence and no
-test.
+is conservative) and its status says so; an arm without a single lenient answer (one the task's parser reads,
+compliant with the requested form or not) is listed with its adherence and no test.
 """
 
 from __future__ import annotations

@@ -350,6 +350,21 @@ class Manifest:
 _ENTRY_KEYS = {"path", "model", "rung", "harness", "run"}
 
 
+def _entry_path(text: str, base: Path, *, source: str, where: str) -> Path:
+    """An input's path, relative to the manifest's folder unless absolute; a relative pattern (``*``, ``?``,
+    ``[``; ``**`` for any depth) must match exactly one file, which it then names (a harness's log name
+    carries a time stamp: ``logs/dry-run/*.eval``)."""
+    p = Path(text)
+    if p.is_absolute() or not any(c in text for c in "*?["):
+        return p if p.is_absolute() else base / p
+    hits = sorted(h for h in base.glob(text) if h.is_file())
+    if len(hits) != 1:
+        shown = ", ".join(repr(h.relative_to(base).as_posix()[:80]) for h in hits[:5])
+        raise InputError(f"{where}.path {text[:80]!r} matches {len(hits)} files" + (f" ({shown}{', …' if len(hits) > 5 else ''})"
+                         if hits else "") + ": it must match exactly one", source=source, field=f"{where}.path")
+    return hits[0]
+
+
 def load_manifest(path: str | Path) -> Manifest:
     """Read a TOML manifest (see the module docstring); errors name the entry and key."""
     path = Path(path)
@@ -380,10 +395,9 @@ def load_manifest(path: str | Path) -> Manifest:
             raise InputError(
                 f"{where}.harness {harness!r} is not one of {HARNESSES}", source=src, field=f"{where}.harness"
             )
-        p = Path(raw["path"])
         entries.append(
             ManifestEntry(
-                path=p if p.is_absolute() else (base / p),
+                path=_entry_path(raw["path"], base, source=src, where=where),
                 model=raw.get("model"),
                 rung=canonical_rung(raw["rung"], source=f"{src} {where}"),
                 harness=harness,

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from viewcert.attribution.account import ItemScale
 from viewcert.attribution.ladder import Ladder, list_ceilings, read_certificate
 from viewcert.attribution.misi import score_interactions, score_transformation
 from viewcert.attribution.table import ResultTable
@@ -111,6 +112,35 @@ def list_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | P
                                     "twice the true count; ceilings: as rendered (partial column), ideal (exact "
                                     "column)"})
     return pd.DataFrame(rows, columns=MISI_COLUMNS)
+
+
+def misi_scale(ladder: Ladder, targets: Mapping[str, str], cert: Mapping, src: str = "certificate") -> ItemScale:
+    """MiSI partial credit of a command export as the deficit account's item scale: an answer's
+    ``score_transformation`` value with the certificate's normalisers, the per-item certified partial ceiling
+    (``items[].partial_ceiling``) as R1."""
+    norms = cert.get("normalisers")
+    if not (isinstance(norms, dict) and norms and all(isinstance(v, int | float) and v > 0 for v in norms.values())):
+        raise InputError("the task certificate has no normalisers {operation: Å or degrees}", source=src,
+                         field="normalisers")
+    universe = list(ladder.universe)
+    items = _certificate_items(cert, src, universe)
+    _mean_of(items, universe, "partial_ceiling", src)  # every item's ceiling checked in [0, 1]
+
+    def score(answer: str | None, target: str) -> float:
+        return 0.0 if answer is None else score_transformation(answer, target, normalisers=norms).value
+
+    return ItemScale("MiSI partial credit", score, tuple(float(items[u]["partial_ceiling"]) for u in universe),
+                     "R1 = certified MiSI partial-credit ceiling (per item)",
+                     "points of MiSI partial credit (mean per item, 0–1)")
+
+
+def list_scale(ladder: Ladder, cert: Mapping, src: str = "certificate") -> ItemScale:
+    """MiSI's interaction-list score as the deficit account's item scale, the per-item certified list ceiling
+    as rendered (``items[].rendered.ceiling``) as R1."""
+    rendered = list_ceilings(cert, src, list(ladder.universe), "rendered")
+    return ItemScale("MiSI list score", lambda a, t: _list_score(a, t), tuple(rendered.values()),
+                     "R1 = certified MiSI list ceiling as rendered (per item)",
+                     "points of MiSI list score (mean per item, 0–1)")
 
 
 def harness_agreement(ladder: Ladder, table: ResultTable) -> pd.DataFrame:

@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
 import pandas as pd
 
 from viewcert import stats as st
@@ -88,6 +89,17 @@ def exact_ceiling(texts: Sequence[str], targets: Sequence[str]) -> TextCeiling:
     else:
         method = f"{len(groups)} distinct texts: sum of each text's largest class count"
     return TextCeiling("text", best, n, method, informative=len(groups) < n)
+
+
+def exact_ceiling_items(texts: Sequence[str], targets: Sequence[str]) -> np.ndarray:
+    """Per item, whether the reader of :func:`exact_ceiling` is right: it answers each distinct text with its
+    largest class (ties: the alphabetically first label), so the vector's sum is the ceiling's count."""
+    _check(texts, targets)
+    groups: dict[str, Counter] = {}
+    for t, y in zip(texts, targets, strict=True):
+        groups.setdefault(_norm(t), Counter())[y] += 1
+    label = {k: min(c, key=lambda y: (-c[y], y)) for k, c in groups.items()}
+    return np.array([label[_norm(t)] == y for t, y in zip(texts, targets, strict=True)], dtype=bool)
 
 
 def _prior_order(targets: Sequence[str]) -> list[str]:

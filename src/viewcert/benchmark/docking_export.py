@@ -9,7 +9,8 @@ Grid: θ ∈ −90…90° by 15° (0 excluded) × d ∈ {−d₀, +d₀}, d₀ =
 rounded up to whole Å (clearly apart, the same for every answer of the complex), grown by 2 Å at a time
 while no grid displacement clears the pocket. The item is drawn with ``numpy.random.default_rng(seed)``
 from the grid displacements that keep every ligand atom ``CLASH`` Å from every pocket atom (no bad
-interpenetration); the camera is framed on the box of every grid pose, so the frame does not give the
+interpenetration), without replacement within a complex (no two items of a complex alike; fewer items than
+asked, with the reason recorded, when fewer displacements clear the pocket); the camera is framed on the box of every grid pose, so the frame does not give the
 answer away.
 
 Ceiling (as ``viewcert.tasks`` does for the transformation tasks): the ligand's 3D structure is taken as
@@ -136,9 +137,12 @@ def _ceiling(mode: str, disp, cam, poses: dict, truth, d0: int, z, n_pocket: int
             "consistent": [restoring(*g).format() for g in ok], "n_ligand_atoms_seen": int(keep.sum())}
 
 
-def docking_item(structure: Structure, ligand_atoms, settings, rng: np.random.Generator, out: Path, stem: str):
+def docking_item(structure: Structure, ligand_atoms, settings, rng: np.random.Generator, out: Path, stem: str,
+                 used: set | None = None):
     """Images, question, answer and ceilings (ideal, rendered) of one docking item of one complex; ``settings``:
-    ``InteractionExportSettings`` (its protocol resolved once, ``settings.resolved``)."""
+    ``InteractionExportSettings`` (its protocol resolved once, ``settings.resolved``). ``used``: the grid
+    displacements already drawn for this complex (drawn without replacement: the one drawn is added); None is
+    returned, nothing written, when every displacement that clears the pocket is used."""
     lig_idx = np.asarray(ligand_atoms, dtype=np.int64)
     pocket_idx = np.setdiff1d(np.arange(structure.n_atoms), lig_idx)
     if len(pocket_idx) == 0:
@@ -153,7 +157,12 @@ def docking_item(structure: Structure, ligand_atoms, settings, rng: np.random.Ge
                         for k in (0, 1)])  # the box of every pose: no answer takes the ligand out of frame
     cam = frame_cameras(Structure(corners, np.full(8, 6), None), settings.resolved, style=settings.style,
                         width=settings.width, height=settings.height)[0]
-    truth = apart[int(rng.integers(len(apart)))]
+    used = set() if used is None else used
+    left = [g for g in apart if g not in used]
+    if not left:
+        return None
+    truth = left[int(rng.integers(len(left)))]
+    used.add(truth)
     shown = Structure(np.vstack([structure.positions[pocket_idx], poses[truth]]),
                       np.concatenate([structure.numbers[pocket_idx], z]), None)
     images = []

@@ -17,6 +17,7 @@ choice questions, ``choices`` and ``answer_letter``.
 | ``inspect_task.py`` | Inspect AI ``@task``: dataset from ``benchmark.jsonl``, images resolved beside the file; ``multiple_choice()`` + ``choice()`` (letter targets) or ``generate()`` + ``match()`` (free text) |
 | ``lmms_eval/viewcert_TASK.yaml``, ``lmms_eval/utils.py`` | lmms-eval task folder (``--include_path``); MCQ prompt with lettered options or free text; exact-match score per document |
 | ``HARNESSES.md`` | the exact steps for each harness and for reading the results back with ``viewcert ladder`` |
+| ``dry_run_answers.jsonl``, ``ladder_dry_run.toml`` | an offline dry run: the replay model's answers (``viewcert.harness.replay``) and the manifest that reads its Inspect log back, paths relative to the export |
 """
 
 from __future__ import annotations
@@ -274,38 +275,47 @@ Written by `viewcert build-benchmark`. Every harness below reads the shipped fil
 result file it writes is read back by `viewcert ladder` with no id option: the item id (`qNNNN`) is the
 sample id (Inspect), logged beside `doc_id` (lmms-eval) and kept as the `id` column (VLMEvalKit), and
 `ids.csv` maps the harness's integer (`index`, `doc_id`) and the input's id (`source_id`, which keys the
-crystal and molecule certificates) to it.
+crystal and molecule certificates) to it. Run every command below from this folder.
 
 Answer convention: {convention}
 
+## Dry run, offline (no model, no network)
+
+`{dry_file}` answers {rule} to every question, right on {right} of the {n}: the ladder's R4
+reads {right}/{n}. The replay model `viewcert-replay` (installed with viewcert as an Inspect model provider)
+answers from it:
+
+    inspect eval inspect_task.py --model viewcert-replay/{dry_file} --log-dir logs/dry-run
+    viewcert ladder --manifest {dry_manifest} --out ladder-dry-run
+
+`{dry_manifest}` (shipped; its paths are relative to this folder, so it travels with it) reads the one log
+of `logs/dry-run/`; `viewcert ladder` prints the `--threshold` in force beside R4 (an arm with a larger share
+of unanswered items or API errors is unscored). `viewcert-replay/always-A` answers A to everything without
+a file; a file of your own holds one `{{"id": "q0000", "answer": "B"}}` (or `"response": "..."`, verbatim) per line.
+
 ## Inspect AI (`pip install inspect-ai`)
 
-    inspect eval inspect_task.py --model PROVIDER/MODEL --log-dir logs
+    inspect eval inspect_task.py --model PROVIDER/MODEL --log-dir logs/MODEL
 
 ## lmms-eval (`pip install lmms-eval`; 0.7.3 needs `filelock<4`)
 
-    cd THIS_FOLDER
     lmms-eval --model MODEL --model_args pretrained=ORG/NAME --tasks {slug} --include_path lmms_eval \\
         --log_samples --output_path results
 
 ## VLMEvalKit (from its source: github.com/open-compass/VLMEvalKit)
 
     cp benchmark.tsv $LMUData/{camel}.tsv
-    python run.py --data {camel} --model MODEL
+    python run.py --data {camel} --model MODEL --judge exact_matching
 
 VLMEvalKit treats a TSV it does not know as a custom dataset: with option columns A, B, … as
-`CustomMCQDataset` (it adds the "Options:" block itself), otherwise as `CustomVQADataset` (predictions
-only; `viewcert ladder` scores them).
+`CustomMCQDataset` (it adds the "Options:" block itself; `--judge exact_matching` scores the letters without
+an LLM judge), otherwise as `CustomVQADataset` (predictions only; `viewcert ladder` scores them).
 
 ## Reading the results back
 
-    # ladder.toml
-    [study]
-    benchmark = "THIS_FOLDER"      # items, ids, shipped choices, task and certificate
-    [[input]]
-    path = "logs/....eval"          # or results/.../*_samples_{slug}.jsonl, or MODEL_{camel}.xlsx
-    rung = "R4"
-    model = "ORG/NAME"              # needed for VLMEvalKit files (they do not hold it)
+Copy `{dry_manifest}` and point its `path` at the run's result file (a pattern must match exactly one):
+`logs/MODEL/*.eval` (Inspect), `results/**/*_samples_{slug}.jsonl` (lmms-eval) or VLMEvalKit's
+`MODEL_{camel}.xlsx`, with `model = "ORG/NAME"` for VLMEvalKit files (they do not hold it):
 
     viewcert ladder --manifest ladder.toml --out ladder
 
@@ -313,20 +323,42 @@ The ladder reports R4 beside the certified ceiling R1{misi}, and where the harne
 scores disagree with viewcert's parse.
 """
 
+DRY_MANIFEST = "ladder_dry_run.toml"
 
-def harness_readme(task: str, n: int, multiple_choice: bool) -> str:
+
+def dry_run_manifest() -> str:
+    """``ladder_dry_run.toml``: this export as the study, the one Inspect log of ``logs/dry-run`` as R4 (paths
+    relative to the manifest, i.e. to the export folder)."""
+    return ('# the dry run of HARNESSES.md read back: viewcert ladder --manifest ladder_dry_run.toml --out ladder-dry-run\n'
+            '[study]\nbenchmark = "."\n\n[[input]]\npath = "logs/dry-run/*.eval"\nrung = "R4"\n')
+
+
+def harness_readme(task: str, n: int, multiple_choice: bool, records: list[dict] | None = None) -> str:
+    from viewcert.harness.replay import DRY_RUN_FILE, dry_run_answers
+
+    records = records or []
     conv = ("multiple choice, letter targets with the shipped choices; the question text carries no options "
             "(each harness adds its own)." if multiple_choice else "free text (the answer command).")
     misi = "" if multiple_choice else " and, for command answers, the MiSI partial credit beside its ceiling"
-    return _README.format(task=task, n=n, convention=conv, slug=_slug(task), camel=_camel(task), misi=misi)
+    dry = dry_run_answers(records)
+    right = sum(d["answer"] == (r["answer_letter"] if r["answer_format"] == "choice" else r["answer"])
+                for d, r in zip(dry, records, strict=True))
+    rule = ("A (the first option)" if multiple_choice else
+            "the first question's answer" + (f" (`{records[0]['answer']}`)" if records else ""))
+    return _README.format(task=task, n=n, convention=conv, slug=_slug(task), camel=_camel(task), misi=misi,
+                          dry_file=DRY_RUN_FILE, dry_manifest=DRY_MANIFEST, rule=rule, right=right)
 
 
 def write_harness_files(records: list[dict], out: Path, task: str) -> list[Path]:
-    """Write ``benchmark.jsonl``, ``benchmark.tsv``, ``ids.csv``, the Inspect task, the lmms-eval folder and
-    ``HARNESSES.md`` for the records (module docstring); returns the paths written."""
+    """Write ``benchmark.jsonl``, ``benchmark.tsv``, ``ids.csv``, the Inspect task, the lmms-eval folder,
+    ``HARNESSES.md`` and the offline dry run (its answers and ladder manifest) for the records (module
+    docstring); returns the paths written."""
+    from viewcert.harness.replay import DRY_RUN_FILE, dry_run_answers
+
     mc = bool(records) and records[0]["answer_format"] == "choice"
     layout = tuple(n for n in LAYOUT if any(c["name"] == n for r in records for c in r.get("constraints", [])))
     files = {"benchmark.jsonl": question_jsonl(records), "benchmark.tsv": harness_tsv(records, out),
              "ids.csv": ids_csv(records), "inspect_task.py": inspect_task_py(task, mc, layout),
-             **lmms_eval_files(task, mc, bool(layout)), "HARNESSES.md": harness_readme(task, len(records), mc)}
+             **lmms_eval_files(task, mc, bool(layout)), "HARNESSES.md": harness_readme(task, len(records), mc, records),
+             DRY_RUN_FILE: question_jsonl(dry_run_answers(records)), DRY_MANIFEST: dry_run_manifest()}
     return [write_text_atomic(out / rel, text) for rel, text in files.items()]

@@ -23,6 +23,7 @@ its canonical JSON. No timestamps: the same inputs give the same bytes.
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -43,7 +44,7 @@ from viewcert.interactions.ceiling import (
 )
 from viewcert.interactions.truth import complex_record, library_versions
 from viewcert.io.atomic import json_dumps, write_png_atomic, write_text_atomic
-from viewcert.io.complex import DEFAULT_POCKET, prepare_complex
+from viewcert.io.complex import DEFAULT_POCKET, complex_name, prepare_complex
 from viewcert.render import frame_cameras
 from viewcert.render.labels import draw_labels
 from viewcert.render.raster import build_scene, render
@@ -148,7 +149,8 @@ def _render_views(truth, settings: InteractionExportSettings, out: Path, index: 
 def _residue_items(pocket: dict, rng: np.random.Generator, k: int) -> list[tuple[str, dict]]:
     """Seeded positives (residues with a bond) and as many negatives (pocket residues without)."""
     pos = sorted({x["residue"] for x in pocket["entries"]})
-    neg = sorted(r for r in pocket["residue_label_legible"] if r not in set(pos))
+    unsure = {x["residue"] for x in pocket["uncertain"]}  # neither positive nor negative: left out
+    neg = sorted(r for r in pocket["residue_label_legible"] if r not in set(pos) and r not in unsure)
     pick_p = [pos[i] for i in sorted(rng.permutation(len(pos))[:k].tolist())]
     pick_n = [neg[i] for i in sorted(rng.permutation(len(neg))[: max(1, len(pick_p))].tolist())]
     return [(r, residue_ligand_ceiling(pocket, r)) for r in pick_p + pick_n]
@@ -157,16 +159,21 @@ def _residue_items(pocket: dict, rng: np.random.Generator, k: int) -> list[tuple
 def _docking_questions(path, ligand, settings: InteractionExportSettings, out: Path, start: int, rng):
     """Docking items of one complex (``benchmark.docking_export``); no hydrogen bonds are needed."""
     pc = prepare_complex(path, ligand=ligand, pocket=settings.pocket)
-    source = f"{Path(path).name}:{pc.ligand}"
-    records, items = [], []
+    source = f"{complex_name(path)}:{pc.ligand}"
+    records, items, used = [], [], set()
+    rec = complex_record(pc)
     for j in range(settings.per_complex):
-        images, answer, d0, ceilings = docking_item(pc.structure, pc.ligand_atoms, settings, rng, out,
-                                                    f"q{start + j:04d}")
+        made = docking_item(pc.structure, pc.ligand_atoms, settings, rng, out, f"q{start + j:04d}", used)
+        if made is None:
+            rec["docking_items"] = {"asked": settings.per_complex, "made": j,
+                                    "reason": f"only {j} grid displacements keep the ligand clear of the pocket"}
+            break
+        images, answer, d0, ceilings = made
         q = question_text("docking", ["ligand alone", "pocket alone", "displaced complex"], settings.pocket)
         records.append(question_record(start + j, source, images, q, "docking", answer, category="docking"))
         items.append({"id": records[-1]["id"], "source_id": source, "positive": True, "n_bonds": 0, "d0_A": d0,
                       **ceilings})
-    return records, items, complex_record(pc)
+    return records, items, rec
 
 
 def _complex_questions(path, ligand, settings: InteractionExportSettings, out: Path, start: int, rng):
@@ -176,16 +183,19 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
     truth = hbond_truth(path, ligand=ligand, pocket=settings.pocket)
     images, names, cams = _render_views(truth, settings, out, start)
     ceilings = {m: pocket_ligand_ceiling(truth, cams, settings.ceiling, m) for m in ("ideal", "rendered")}
-    source = f"{Path(path).name}:{truth.protonated.prepared.ligand}"
+    source = f"{complex_name(path)}:{truth.protonated.prepared.ligand}"
     records, items = [], []
+    certain = [x["entry"] for x in ceilings["rendered"]["entries"]]
+    uncertain = [x["entry"] for x in ceilings["rendered"]["uncertain"]]
     if settings.task == "pocket-ligand":
-        if truth.bonds:
-            answer = "; ".join(truth.entries())
+        if certain:
+            answer = "; ".join(certain)
             records.append(question_record(start, source, images, question_text(settings.task, names, settings.pocket),
-                                           settings.task, answer, category=f"{len(truth.entries())} bonds",
+                                           settings.task, answer, category=f"{len(certain)} bonds",
                                            answer_format="list"))
             items.append({"id": records[-1]["id"], "source_id": source, "positive": True,
-                          "n_bonds": len(truth.entries()), **{m: _brief(c) for m, c in ceilings.items()}})
+                          "n_bonds": len(certain), "uncertain": uncertain,
+                          **{m: _brief(c) for m, c in ceilings.items()}})
     elif settings.task == "interaction-location":
         r, it = _location_questions(truth, ceilings, cams, names, settings, images, source, start, rng)
         records += r
@@ -199,7 +209,9 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
             records.append(question_record(start + j, source, images, q, settings.task, answer,
                                            category="positive" if mine else "negative", answer_format="list"))
             items.append({"id": records[-1]["id"], "source_id": source, "residue": res, "positive": bool(mine),
-                          "n_bonds": len(mine), "ideal": ideal, "rendered": rend})
+                          "n_bonds": len(mine), "uncertain": [e for e in uncertain if e.startswith(_residue_text(res)
+                                                                                                   + " ")],
+                          "ideal": ideal, "rendered": rend})
     return records, items, truth.to_dict()
 
 
@@ -253,7 +265,8 @@ def _candidate_pairs(structure, pocket: dict, unnamed: set) -> list[tuple[int, i
 def _location_questions(truth, ceilings, cams, names, settings, images, source, start, rng):
     """Seeded bonds of one complex as interaction-location questions, with both ceilings."""
     s = truth.protonated.prepared.structure
-    bonds = list(truth.bonds)
+    certain = {x["entry"] for x in ceilings["rendered"]["entries"]}
+    bonds = list({b.entry(): b for b in truth.bonds if b.entry() in certain}.values())  # one bond per entry
     pick = sorted(rng.permutation(len(bonds))[: settings.per_complex].tolist()) if bonds else []
     records, items = [], []
     for j, b in enumerate(bonds[i] for i in pick):
@@ -298,20 +311,35 @@ def summarise(items: list[dict], n_boot: int, seed: int) -> dict:
 
 def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: InteractionExportSettings) -> dict:
     """Export ``complexes`` (a list of (path, ligand or None)) into ``out`` (module docstring); returns the
-    manifest. A complex that cannot be prepared is an InputError naming it (one line)."""
+    manifest. A complex that cannot be prepared is an InputError naming it (one line); a failed export removes
+    the folders it created (``out``, ``out/images``) with what it wrote into them."""
     out = Path(out)
+    made = [d for d in (out, out / "images") if not d.exists()]
     (out / "images").mkdir(parents=True, exist_ok=True)
+    try:
+        return _build(complexes, out, settings)
+    except BaseException:
+        for d in reversed(made):
+            shutil.rmtree(d, ignore_errors=True)
+        raise
+
+
+def _build(complexes, out: Path, settings: InteractionExportSettings) -> dict:
     rng = np.random.default_rng(settings.seed)
     records, items, truths, inputs = [], [], {}, []
     for path, ligand in complexes:
         r, it, t = _complex_questions(path, ligand, settings, out, len(records), rng)
         records += r
         items += it
-        truths[f"{Path(path).name}:{ligand or ''}"] = t
-        rec = t.get("complex", t)  # docking: the complex record itself
-        inputs.append({"name": Path(path).name, "ligand": ligand, "sha256": rec.get("sha256")})
-    if not records:
+        truths[f"{complex_name(path)}:{ligand or ''}"] = t
+        rec = t.get("complex", t) if isinstance(t, dict) else {}  # docking: the complex record itself
+        inputs.append({"name": complex_name(path), "ligand": ligand, "sha256": rec.get("sha256")})
+    if not any(t["bonds"] for t in truths.values() if isinstance(t, dict) and "bonds" in t) \
+            and settings.task != "docking":
         raise InputError("no question: no complex has a hydrogen bond between ligand and pocket", field="INPUT")
+    if not records:
+        raise InputError("no question: every hydrogen bond between ligand and pocket is uncertain (criterion margin "
+                         "or rotatable hydrogen; listed in the ground truth)", field="INPUT")
     records = [with_constraints(r, settings.constraints) for r in records]  # the answers unchanged
     write_harness_files(records, out, settings.task)
     cert = {"format": FORMAT, "task": settings.task, "settings": settings.to_dict(), "libraries": library_versions(),

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from viewcert.errors import InputError
 from viewcert.io.builtin import PROTOTYPES, builtin
@@ -38,6 +38,9 @@ from viewcert.io.read import entry_problem, read_structure
 from viewcert.io.received import loads_json_line, loads_json_strict, read_received_bytes, received_sha256
 from viewcert.limits import DEFAULT_LIMITS, Limits, using_limits
 from viewcert.structures import Structure, sha256_text
+
+if TYPE_CHECKING:
+    from viewcert.io.complex import ComplexFiles
 
 STRUCTURE_SUFFIXES = (".cif", ".mcif", ".vasp", ".poscar", ".xyz", ".extxyz", ".pdb", ".ent", ".mmcif", ".sdf",
                       ".mol")
@@ -387,8 +390,11 @@ def load_ccd(spec: str) -> Dataset:
     return Dataset(spec, "ccd", items, {"biotite/structure/info/components.bcif": fsha})
 
 
-def parse_complex_spec(spec: str) -> tuple[Path, str | None, float]:
-    """``complex:PATH[#ligand=RES][,pocket=Å]`` → (path, ligand residue name or None, pocket in Å; default 8)."""
+def parse_complex_spec(spec: str) -> tuple[Path | ComplexFiles, str | None, float]:
+    """``complex:PATH[#ligand=RES][,pocket=Å]`` or ``complex:protein=P,ligand=L[,water=W][#pocket=Å]`` →
+    (path or ComplexFiles, ligand residue name or None, pocket in Å; default 8, at most MAX_POCKET)."""
+    from viewcert.io.complex import check_pocket, parse_files  # lazy: gemmi is imported with it
+
     body = spec[len("complex:"):]
     path, _, opts = body.partition("#")
     ligand, pocket = None, DEFAULT_POCKET
@@ -406,10 +412,13 @@ def parse_complex_spec(spec: str) -> tuple[Path, str | None, float]:
                 raise InputError(f"pocket must be a number of Å, got {value!r}", source=spec, field="pocket") from None
     if not path:
         raise InputError("complex: needs a path (complex:PATH[#ligand=RES,pocket=8])", source=spec, field="INPUT")
+    check_pocket(pocket, spec)
+    if path.startswith("protein="):
+        return parse_files(path, spec), ligand, pocket
     return Path(path).expanduser(), ligand, pocket
 
 
-def read_complex(path: str, ligand: str | None, pocket: float, *, identifier: str) -> Structure:
+def read_complex(path, ligand: str | None, pocket: float, *, identifier: str) -> Structure:
     """The MiSI-style ligand + pocket molecule of one complex (``viewcert.io.complex.prepare_complex``)."""
     from viewcert.io.complex import prepare_complex  # lazy: start-up time (gemmi is imported with it)
 
@@ -418,19 +427,25 @@ def read_complex(path: str, ligand: str | None, pocket: float, *, identifier: st
 
 
 def load_complex(spec: str) -> Dataset:
-    """``complex:PATH[#ligand=RES,pocket=8]``: one protein–ligand complex (a folder with protein.pdb[.gz] +
-    ligand.sdf, or complex.pdb[.gz] / a PDB or mmCIF file with ``ligand=RES``) as one molecule: the ligand
-    and the whole residues within ``pocket`` Å, waters and hydrogens dropped (prepared in the worker). The
-    item digest hashes the input files' digests, the ligand and the pocket."""
+    """``complex:PATH[#ligand=RES,pocket=8]`` or ``complex:protein=P,ligand=L[,water=W]``: one protein–ligand
+    complex (``viewcert.io.complex.locate``'s layouts) as one molecule: the ligand and the whole residues within
+    ``pocket`` Å, waters and hydrogens dropped (prepared in the worker). The item digest hashes the input
+    files' digests, the ligand and the pocket."""
+    from viewcert.io.complex import ComplexFiles  # lazy: as above
+
     path, ligand, pocket = parse_complex_spec(spec)
-    if not path.exists():
-        raise InputError(f"complex input {str(path)!r} does not exist", source=spec, field="INPUT")
-    paths = sorted(q for q in path.iterdir() if q.is_file()) if path.is_dir() else [path]
+    if isinstance(path, ComplexFiles):
+        paths, where, name = list(path.paths()), path.protein.resolve().parent, path.name
+    else:
+        if not path.exists():
+            raise InputError(f"complex input {str(path)!r} does not exist", source=spec, field="INPUT")
+        paths = sorted(q for q in path.iterdir() if q.is_file()) if path.is_dir() else [path]
+        where, name = path.resolve(), path.name
     files = {q.name: _file_sha(q) for q in paths if not q.name.startswith(".")}
-    ident = f"{path.name}:{ligand or 'sdf'}:pocket{pocket:g}"
+    ident = f"{name}:{ligand or 'sdf'}:pocket{pocket:g}"
     digest = sha256_text(json.dumps({"files": files, "ligand": ligand, "pocket": pocket}, sort_keys=True))
-    item = Item(ident, "complex", (str(path), ligand, pocket), digest)
-    return Dataset(spec, "complex", (item,), files, location=str(path.resolve()))
+    item = Item(ident, "complex", (path if isinstance(path, ComplexFiles) else str(path), ligand, pocket), digest)
+    return Dataset(spec, "complex", (item,), files, location=str(where))
 
 
 def _builtin_label(ident: str) -> dict | None:

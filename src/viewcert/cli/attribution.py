@@ -84,6 +84,8 @@ def ladder(
                                               else f"unscored ({a.iloc[0]['correct']})"))
         counts.add_row(model, *cells)
     console.print(counts)
+    console.print(f"R4 and every rung scored at --threshold {threshold:g}: an arm with a larger share of "
+                  "unanswered items or API errors is unscored")
     for c in lad.ceilings:
         t = Table(title=f"perception share (R3 - R4)/(R1 - R4), {c.label}, {int((1 - alpha) * 100)}% bootstrap")
         for col in ("model", "R4", "R3", "share [CI]", "residual-limited"):

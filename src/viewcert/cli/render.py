@@ -253,14 +253,12 @@ def _interaction_benchmark(input_spec, out, *, task, protocol, seed, per_structu
 
     if not input_spec.startswith("complex:"):
         raise InputError("interaction tasks read complex:PATH[#ligand=RES,pocket=8]", source=input_spec, field="INPUT")
+    from viewcert.io.complex import ComplexFiles, complexes_in
+
     path, ligand, pocket = parse_complex_spec(input_spec)
-    if not path.exists():
+    if not isinstance(path, ComplexFiles) and not path.exists():
         raise InputError(f"complex input {str(path)!r} does not exist", source=input_spec, field="INPUT")
-    subs = sorted(p for p in path.iterdir() if p.is_dir()) if path.is_dir() else []
-    if subs and not any((path / f).exists() for f in ("protein.pdb", "protein.pdb.gz", "complex.pdb", "complex.pdb.gz")):
-        complexes = [(p, None if (p / "ligand.sdf").is_file() else ligand) for p in subs]
-    else:
-        complexes = [(path, ligand)]
+    complexes = complexes_in(path, ligand)
     if not re.fullmatch(r"[+]?\d{1,18}", seed.strip()):
         raise InputError(f"seed must be an integer ≥ 0, got {seed!r}", field="seed")
     proto = "axes-6" if protocol == "render-ceiling-5" else protocol

@@ -1,4 +1,9 @@
-"""``viewcert warmup``: compile every cached numba kernel once, so later runs start warm.
+"""``viewcert warmup``: compile the cached numba kernels once, so later runs start warm.
+
+Two selections (``SELECTIONS``): ``main-job`` runs the main job itself (``viewcert run``, the very command
+function, into a temporary folder), so it compiles exactly the kernels, with exactly the type signatures, that
+``viewcert run`` compiles (what ``make run`` needs; a test compares the kernels each loads); ``all`` (the
+default) adds the workloads below, which reach every cached kernel (what ``make test`` needs).
 
 Discovery is generic: every viewcert module whose source imports numba is imported (so a kernel module added
 by a split is found without a list of names), then a few tiny in-process workloads call the kernels with the
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,18 +125,43 @@ def _task_workload() -> None:
              per_structure=1)
 
 
-WORKLOADS = (("certify", _certify_workloads), ("render", _render_workload), ("tasks", _task_workload))
+def _main_job_workload() -> None:
+    """``viewcert run`` itself (the command function ``make run`` calls), into a temporary folder, its output
+    discarded: the main job's kernels and signatures by construction, not by a list that could drift."""
+    import contextlib
+    import io
+    import tempfile
+
+    from viewcert.cli.main import run
+
+    buf = io.StringIO()
+    try:
+        with tempfile.TemporaryDirectory(prefix="viewcert-warmup-") as tmp, contextlib.redirect_stdout(buf):
+            run(out=Path(tmp) / "out", workers=1)
+    finally:  # numba's own cache log (NUMBA_DEBUG_CACHE=1) passes through; the job's tables do not
+        sys.stdout.write("".join(x for x in buf.getvalue().splitlines(keepends=True) if x.startswith("[cache]")))
 
 
-def warm_kernels(report=None) -> WarmupReport:
-    """Import every kernel module, run the workloads, mark the cache warm; ``report(line)`` gets progress."""
+WORKLOADS = (("main job", _main_job_workload), ("certify", _certify_workloads), ("render", _render_workload),
+             ("tasks", _task_workload))
+#: what each ``viewcert warmup --select`` value runs (workload labels of ``WORKLOADS``)
+SELECTIONS = {"main-job": ("main job",), "all": tuple(label for label, _ in WORKLOADS)}
+
+
+def warm_kernels(report=None, selection: str = "all") -> WarmupReport:
+    """Import every kernel module, run the workloads of ``selection`` (``SELECTIONS``), mark the cache warm;
+    ``report(line)`` gets progress. ``uncovered``: the cached kernels the selection did not reach."""
     from viewcert.oracle.jit import mark_warm
 
+    if selection not in SELECTIONS:
+        raise ValueError(f"warm-up selection {selection!r} is not one of {', '.join(SELECTIONS)}")
     t0 = time.perf_counter()
     modules = numba_modules()
     for name in modules:
         importlib.import_module(name)
     for label, work in WORKLOADS:
+        if label not in SELECTIONS[selection]:
+            continue
         t = time.perf_counter()
         work()
         if report is not None:
@@ -142,15 +173,23 @@ def warm_kernels(report=None) -> WarmupReport:
     return WarmupReport(modules, len(ds), compiled, uncovered, time.perf_counter() - t0)
 
 
-def warmup_cmd() -> None:
-    """Compile every numerical kernel once into numba's cache (what ``make`` runs after installing), so the
-    first ``certify``/``render`` starts warm."""
+def warmup_cmd(
+    main_job: bool = typer.Option(False, "--main-job", help="only the kernels `viewcert run` calls (what "
+                                                          "`make run` warms), by running it into a temporary folder"),
+) -> None:
+    """Compile the numerical kernels once into numba's cache (what ``make`` runs after installing): every one
+    (``make test``), or with ``--main-job`` those of the main job (``make run``)."""
+    selection = "main-job" if main_job else "all"
     say = lambda line: typer.echo(line, err=True)  # noqa: E731
-    say("viewcert: compiling the numerical kernels into numba's cache (minutes the first time; seconds when warm) ...")
-    rep = warm_kernels(say)
-    typer.echo(f"warm: {len(rep.compiled)}/{rep.n_dispatchers} cached kernels compiled in {len(rep.modules)} "
-               f"modules ({rep.seconds:.1f} s)")
-    if rep.uncovered:
+    say(f"viewcert: compiling the numerical kernels ({selection}) into numba's cache (minutes the first time; "
+        "seconds when warm) ...")
+    rep = warm_kernels(say, selection)
+    typer.echo(f"warm ({selection}): {len(rep.compiled)}/{rep.n_dispatchers} cached kernels compiled in "
+               f"{len(rep.modules)} modules ({rep.seconds:.1f} s)")
+    if main_job:
+        if rep.uncovered:
+            typer.echo(f"left to their first use ({len(rep.uncovered)}; `viewcert warmup` compiles them all)")
+    elif rep.uncovered:
         typer.echo(f"not reached by a workload (compiled at their first real call): {', '.join(rep.uncovered)}")
 
 

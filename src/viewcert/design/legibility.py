@@ -229,16 +229,13 @@ def complex_truths(input_spec: str, *, crosscheck: bool = False) -> dict:
     if not str(input_spec).startswith("complex:"):
         raise InputError("the legibility objective reads complex:PATH[#ligand=RES,pocket=8]", source=str(input_spec),
                          field="INPUT")
+    from viewcert.io.complex import ComplexFiles, complex_name, complexes_in  # lazy: gemmi
+
     path, ligand, pocket = parse_complex_spec(input_spec)
-    if not path.exists():
+    if not isinstance(path, ComplexFiles) and not path.exists():
         raise InputError(f"complex input {str(path)!r} does not exist", source=input_spec, field="INPUT")
-    whole = ("protein.pdb", "protein.pdb.gz", "complex.pdb", "complex.pdb.gz")
-    subs = sorted(p for p in path.iterdir() if p.is_dir()) if path.is_dir() else []
-    if subs and not any((path / f).exists() for f in whole):
-        items = [(p, None if (p / "ligand.sdf").is_file() else ligand) for p in subs]
-    else:
-        items = [(path, ligand)]
-    return {p.name: hbond_truth(p, ligand=lig, pocket=pocket, crosscheck=crosscheck) for p, lig in items}
+    items = complexes_in(path, ligand)
+    return {complex_name(p): hbond_truth(p, ligand=lig, pocket=pocket, crosscheck=crosscheck) for p, lig in items}
 
 
 def certified_ceilings(truths: dict, protocol, config: LegibilityConfig) -> dict:

@@ -14,8 +14,12 @@ An entry (residue atom r, ligand atom l) of the true list is **determined** when
 3. *stable*: the criterion's verdict survives moving every atom by δ: H···A + 2δ ≤ the distance bound and
    the angle − Δ ≥ the angle bound, Δ = asin(2δ/|DH|) + asin(2δ/|HA|) (the two rays' largest turns).
 
-A pair that is *not* a bond but passes the criterion loosened by the same margins is a **margin
-candidate**; so is a true bond failing 3. Identified, recovered margin candidates are what an ideal
+**Uncertain** (``uncertainty``): a true bond failing 3, a non-bond passing the criterion loosened by the same
+margins, or a bond through a rotatable hydrogen (hydroxyl, thiol, NH3+) whose other rotamers would bond
+another acceptor. Uncertain entries leave the truth (listed under ``uncertain``); the ceiling is over the
+certain ones, so no margin candidate remains to guess (the guessing rule below is kept for callers that pass
+candidates). A pair that is *not* a bond but passes the criterion loosened by the same margins was a **margin
+candidate**; so was a true bond failing 3. Identified, recovered margin candidates are what an ideal
 answerer must guess (it cannot tell them apart): the ceiling is the expected MiSI score
 (``attribution.misi``'s rule: correct / true, capped at 0.5 with a fabricated entry, 0 beyond twice the
 true count) of the best answer — the determined entries plus as many candidates as maximise the answerer's
@@ -186,6 +190,65 @@ def stable(bond, structure, criterion: HBondCriterion, delta: float) -> bool:
             and bond.angle - angle_margin(d_dh, bond.d_ha, delta) >= criterion.min_angle)
 
 
+def rotatable_hydrogen(truth: HBondTruth, k: int) -> bool:
+    """Prepared atom ``k`` carries a hydrogen an X-ray structure does not place: a hydroxyl or thiol (O/S with
+    one heavy neighbour and a hydrogen) or an NH3+ (N with three hydrogens); hydride's placement of it is a
+    model's choice, rotatable about the bond to its heavy neighbour."""
+    a = truth.protonated.atoms
+    i = int(truth.protonated.index[k])
+    nb = a.bonds.get_bonds(i)[0].tolist()
+    n_h = sum(1 for j in nb if a.element[j] == "H")
+    heavy = len(nb) - n_h
+    return bool((a.element[i] in ("O", "S") and n_h >= 1 and heavy == 1) or (a.element[i] == "N" and n_h == 3))
+
+
+ROTAMER_STEP = 5  # degrees: the rotamers of a rotatable hydrogen tried about its donor's bond
+
+
+def reachable_acceptors(truth: HBondTruth, donor: int) -> set[int]:
+    """Prepared atoms across the ligand–pocket interface that some rotamer of ``donor``'s rotatable hydrogen
+    (turned about the bond to its heavy neighbour in ROTAMER_STEP° steps, bond length and angle kept) bonds
+    by the criterion."""
+    p, crit = truth.protonated, truth.criterion
+    a = p.atoms
+    i = int(p.index[donor])
+    nb = a.bonds.get_bonds(i)[0].tolist()
+    hs = [j for j in nb if a.element[j] == "H"]
+    heavy = [j for j in nb if a.element[j] != "H"]
+    if not hs or not heavy:
+        return set()
+    x, d = a.coord[heavy[0]].astype(float), a.coord[i].astype(float)
+    axis = (d - x) / np.linalg.norm(d - x)
+    lig = set(p.prepared.ligand_atoms)
+    s = p.prepared.structure
+    other = [k for k in range(s.n_atoms) if (k in lig) != (donor in lig) and int(s.numbers[k]) in POLAR
+             and np.linalg.norm(s.positions[k] - d) <= crit.max_h_acceptor + 1.2]
+    out = set()
+    for h0 in hs:
+        v = a.coord[h0].astype(float) - d
+        for t in np.radians(np.arange(0, 360, ROTAMER_STEP)):
+            r = v * np.cos(t) + np.cross(axis, v) * np.sin(t) + axis * np.dot(axis, v) * (1 - np.cos(t))
+            for k in other:
+                g = geometry(d, d + r, s.positions[k])
+                if crit.holds(g.d_ha, g.angle):
+                    out.add(k)
+    return out
+
+
+def uncertainty(truth: HBondTruth, bond, delta: float) -> str | None:
+    """Why a bond's truth is uncertain, None when certain: "criterion_margin" (its verdict changes with every
+    atom moved by δ: ``stable``) or "rotatable_hydrogen" (its donor's hydrogen is rotatable,
+    ``rotatable_hydrogen``, and some rotamer of it would bond another acceptor instead: hydride's placement
+    chose; with one reachable acceptor the heavy atoms decide)."""
+    s = truth.protonated.prepared.structure
+    if not stable(bond, s, truth.criterion, delta):
+        return "criterion_margin"
+    if rotatable_hydrogen(truth, bond.donor.index) and reachable_acceptors(truth, bond.donor.index) - {
+            bond.acceptor.index}:
+        return "rotatable_hydrogen"
+    return None
+
+
 def margin_nonbonds(truth: HBondTruth, delta: float) -> list[tuple[int, int]]:
     """(donor, acceptor) prepared-atom pairs that are not bonds but pass the criterion loosened by δ's margins
     (H···A + 2δ, angle + Δ with Δ at |DH| = 0.9 Å, |HA| = 1.5 Å, the smallest lengths that occur)."""
@@ -275,18 +338,25 @@ def pocket_ligand_ceiling(truth: HBondTruth, cameras, settings: CeilingSettings 
     atoms = {i for b in truth.bonds for i in b.pair()} | {i for pair in nonbonds for i in pair}
     seen = observe_views(truth, cameras, st, mode, sorted(atoms))
     entries: dict[str, dict] = {}
+    unsure: dict[str, dict] = {}
     for b in truth.bonds:
         e, r, l_ = _entry_of(s, lig, b.donor.index, b.acceptor.index)
-        loss = _loss(seen, s, r, l_, stable(b, s, truth.criterion, st.delta))
+        why = uncertainty(truth, b, st.delta)
+        if why is not None:
+            unsure.setdefault(e, {"entry": e, "residue": residue_key(s, r), "bond": True, "reason": why})
+            continue
+        loss = _loss(seen, s, r, l_, True)
         if e not in entries or entries[e]["loss"] is not None:
             entries[e] = {"entry": e, "residue": residue_key(s, r), "determined": loss is None, "loss": loss}
-    guess_true = sum(1 for x in entries.values() if x["loss"] == "criterion_margin")
-    candidates = {}
     for d, a in nonbonds:
         e, r, l_ = _entry_of(s, lig, d, a)
-        if e not in entries and _loss(seen, s, r, l_, False) == "criterion_margin":
-            candidates[e] = residue_key(s, r)
-    guess_false = len(candidates)
+        if e not in entries:
+            unsure.setdefault(e, {"entry": e, "residue": residue_key(s, r), "bond": False,
+                                  "reason": "criterion_margin"})
+    for e in entries:
+        unsure.pop(e, None)  # one certain bond of the pair (e.g. the other direction) makes the entry certain
+    guess_true = guess_false = 0  # margin pairs are uncertain, not guessed: they leave the truth
+    candidates: dict[str, str] = {}
     n_det = sum(x["determined"] for x in entries.values())
     n = len(entries)
     value = best_expected_score(n, n_det, guess_true, guess_false) if n else None
@@ -295,6 +365,7 @@ def pocket_ligand_ceiling(truth: HBondTruth, cameras, settings: CeilingSettings 
             "margin_candidates": {"true": guess_true, "false": guess_false}, "losses": losses,
             "entries": sorted(entries.values(), key=lambda x: x["entry"]),
             "candidates": [{"entry": e, "residue": r} for e, r in sorted(candidates.items())],
+            "uncertain": [unsure[e] for e in sorted(unsure)],
             "residue_label_legible": dict(sorted(seen["residue_label"].items())),
             "unnamed_atoms": unnamed_atoms(truth, seen),
             "observation": {k: seen[k] for k in ("n_atoms_checked", "n_phantoms_near", "n_missing", "n_labels",

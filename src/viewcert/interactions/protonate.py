@@ -2,9 +2,11 @@
 
 ``protonated_complex(path, ligand=, pocket=)`` prepares the complex exactly as ``complex:`` does
 (``viewcert.io.complex.prepare_complex``: the pocket's residues and the ligand, one conformer), then
-builds the whole entry in biotite — bonds from the Chemical Component Dictionary (``connect_via_residue_names``,
-inter-residue links from the file's CONECT records), the ligand from its SDF (bonds and charges) where the
-entry is in PoseBusters layout — with the prepared atoms' positions, so both see the same conformer. Every
+builds the whole entry in biotite (PDB or mmCIF) — bonds from the Chemical Component Dictionary
+(``connect_via_residue_names``), inter-residue links from the file's CONECT records and metal coordination by
+distance (``METAL_LINK``), bonds by distance for a residue the CCD lacks; the ligand from its SDF or mol2 (bonds
+and charges) or its PDB file where it comes in its own file — with the prepared atoms' positions, so both see
+the same conformer. Every
 hydrogen is removed and hydride adds them again on the prepared complex and its environment (whole residues within
 ``ENVIRONMENT`` Å; protein charges estimated at pH on the whole entry, the ligand's from the CCD or its
 SDF), then relaxes them. Positions in Å, the file's frame.
@@ -12,7 +14,6 @@ SDF), then relaxes them. Positions in Å, the file's frame.
 
 from __future__ import annotations
 
-import gzip
 import io
 import warnings
 from dataclasses import dataclass
@@ -21,11 +22,13 @@ from pathlib import Path
 import numpy as np
 
 from viewcert.errors import InputError
-from viewcert.io.complex import DEFAULT_POCKET, PreparedComplex, prepare_complex
+from viewcert.io.complex import DEFAULT_POCKET, PreparedComplex, prepare_complex, read_text
 
 LIGAND_CHAIN = "L"  # chain given to a ligand read from an SDF (it has none)
 ENVIRONMENT = 6.0  # Å: residues this close to the prepared complex are protonated and relaxed with it
 PH = 7.0  # pH of hydride's amino-acid charge estimate
+METALS = ("FE", "ZN", "MG", "MN", "CU", "CO", "NI", "CA", "CD", "HG")
+METAL_LINK = 2.6  # Å: a metal this close to an N/O/S of another residue coordinates it
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,37 +51,87 @@ def _label(a, i: int) -> str:
 
 
 def _read_entry(path: Path):
-    """Heavy atoms of the first model (waters dropped), CCD bonds merged with the file's CONECT links."""
+    """Heavy atoms of the first model (waters dropped), CCD bonds merged with the file's CONECT links (PDB) or
+    the file's struct_conn links (mmCIF); residues the CCD does not know are bonded by distance."""
     import biotite.structure as struc  # lazy: biotite costs ~1 s to import and is the interactions extra
     import biotite.structure.io.pdb as pdb  # lazy: as above
+    import biotite.structure.io.pdbx as pdbx  # lazy: as above
+    from biotite import InvalidFileError  # lazy: as above
 
-    opener = gzip.open if path.name.endswith(".gz") else open
+    text = read_text(path)  # a truncated gzip is refused here, naming the file
     try:
-        with opener(path, "rt") as fh:
-            f = pdb.PDBFile.read(io.StringIO(fh.read()))
-        a = pdb.get_structure(f, model=1, altloc="first", include_bonds=True)
-    except (ValueError, OSError, KeyError) as exc:
-        raise InputError(f"biotite cannot read the entry: {exc}", source=str(path)) from None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # biotite's notes on fallback mmCIF columns (label_* for auth_*)
+            if path.name.lower().endswith((".cif", ".cif.gz", ".mmcif")):
+                a = pdbx.get_structure(pdbx.CIFFile.read(io.StringIO(text)), model=1, altloc="first",
+                                       include_bonds=True)
+            else:
+                a = pdb.get_structure(pdb.PDBFile.read(io.StringIO(text)), model=1, altloc="first",
+                                      include_bonds=True)
+    except (ValueError, OSError, KeyError, IndexError, InvalidFileError) as exc:
+        raise InputError(f"biotite cannot read the entry: {' '.join(str(exc).split())[:200]}",
+                         source=str(path)) from None
     keep = ~np.isin(np.char.upper(a.element.astype(str)), ["H", "D"]) & ~struc.filter_solvent(a)
     a = a[keep]
     conect = a.bonds
     ccd = struc.connect_via_residue_names(a)
     a.bonds = conect.merge(ccd)  # CCD bond orders take precedence; CONECT adds covalent links
+    known = _ccd_known(a)
+    if not known.all():  # a residue outside the CCD (a ligand written under a made-up name): bonds by distance
+        own = struc.connect_via_distances(a[~known], inter_residue=False)
+        idx = np.flatnonzero(~known)
+        pairs = own.as_array()
+        if len(pairs):
+            a.bonds = a.bonds.merge(struc.BondList(len(a), np.column_stack([idx[pairs[:, 0]], idx[pairs[:, 1]],
+                                                                            pairs[:, 2]])))
     a.set_annotation("charge", np.zeros(len(a), dtype=int))
     return a
 
 
-def _read_sdf_ligand(path: Path, names: list[str]):
+def _metal_links(a):
+    """Coordination bonds between residues: a metal atom and an N/O/S of another residue within METAL_LINK Å
+    (a split complex loses the CONECT records that state them; a whole entry states them already)."""
+    import biotite.structure as struc  # lazy: see _read_entry
+    from scipy.spatial import cKDTree  # lazy: start-up time
+
+    metal = np.flatnonzero(np.isin(np.char.upper(a.element.astype(str)), METALS))
+    polar = np.flatnonzero(np.isin(np.char.upper(a.element.astype(str)), ["N", "O", "S"]))
+    pairs = []
+    if len(metal) and len(polar):
+        tree = cKDTree(a.coord[polar])
+        for m in metal.tolist():
+            for j in tree.query_ball_point(a.coord[m], METAL_LINK):
+                p = int(polar[j])
+                if (a.chain_id[p], a.res_id[p], a.res_name[p]) != (a.chain_id[m], a.res_id[m], a.res_name[m]):
+                    pairs.append((m, p, int(struc.BondType.SINGLE)))
+    return struc.BondList(len(a), np.array(pairs, dtype=np.int64).reshape(-1, 3))
+
+
+def _ccd_known(a) -> np.ndarray:
+    import biotite.structure.info as info  # lazy: see _read_entry
+
+    names = {str(n) for n in np.unique(a.res_name)}
+    ok = set()
+    for n in names:
+        try:
+            info.residue(n)
+            ok.add(n)
+        except KeyError:
+            continue
+    return np.isin(a.res_name, sorted(ok))
+
+
+def _read_molecule_ligand(block: str, names: list[str], source: str):
     import biotite.structure.io.mol as mol  # lazy: see _read_entry
 
     try:
-        lig = mol.get_structure(mol.MOLFile.read(str(path)))
+        lig = mol.get_structure(mol.MOLFile.read(io.StringIO(block)))
     except (ValueError, OSError, KeyError, IndexError) as exc:
-        raise InputError(f"biotite cannot read the ligand: {exc}", source=str(path)) from None
+        raise InputError(f"biotite cannot read the ligand: {exc}", source=source) from None
     lig = lig[lig.element != "H"]
     if len(lig) != len(names):
         raise InputError(f"the ligand has {len(lig)} heavy atoms in biotite, {len(names)} prepared",
-                         source=str(path), field="ligand")
+                         source=source, field="ligand")
     lig.atom_name[:] = [n.split("/", 1)[1] for n in names]
     lig.res_name[:] = "LIG"
     lig.chain_id[:] = LIGAND_CHAIN
@@ -116,29 +169,29 @@ def _ccd_charges(a, info) -> np.ndarray:
     return out
 
 
-def _sdf_of(p: Path, ligand: str | None) -> Path | None:
-    return p / "ligand.sdf" if ligand is None and p.is_dir() and (p / "ligand.sdf").is_file() else None
-
-
-def protonated_complex(path: str | Path, *, ligand: str | None = None, pocket: float = DEFAULT_POCKET,
+def protonated_complex(path, *, ligand: str | None = None, pocket: float = DEFAULT_POCKET,
                        ph: float = PH) -> Protonated:
     """The complex ``complex:`` prepares, with hydride's hydrogens (module docstring)."""
     import hydride  # lazy: the interactions extra
 
-    p = Path(path)
-    prepared = prepare_complex(p, ligand=ligand, pocket=pocket)
+    prepared = prepare_complex(path, ligand=ligand, pocket=pocket)
     source = prepared.structure.provenance.source
     if prepared.ligand_instances > 1 and (ligand is None or len(ligand.split("/")) < 3):
         raise InputError(f"ligand {prepared.ligand!r} occurs {prepared.ligand_instances} times; name one as "
                          "RES/CHAIN/SEQ", source=source, field="ligand")
+    files = prepared.files
     entry = _read_entry(Path(source))
-    sdf = _sdf_of(p, ligand)
+    lig_file = files.ligand if files is not None else None
+    molecule = prepared.ligand_block is not None
+    if lig_file is not None and not molecule:  # a PDB/mmCIF ligand file: its residues join the entry
+        entry = entry + _read_entry(lig_file)
     labels, lig_atoms = prepared.structure.site_labels, list(prepared.ligand_atoms)
     keep = np.zeros(len(entry), dtype=bool)
-    if sdf is not None:
-        entry = entry + _read_sdf_ligand(sdf, list(labels[: len(lig_atoms)]))
+    if molecule:
+        entry = entry + _read_molecule_ligand(prepared.ligand_block, list(labels[: len(lig_atoms)]), str(lig_file))
         keep = np.arange(len(entry)) >= len(entry) - len(lig_atoms)
-    index = _match(entry, labels, sdf is not None, len(lig_atoms), source)
+    entry.bonds = entry.bonds.merge(_metal_links(entry))
+    index = _match(entry, labels, molecule, len(lig_atoms), source)
     entry.coord[index] = prepared.structure.positions
     entry.charge = _charges(entry, ph, keep)
     entry, index = _crop(entry, index)

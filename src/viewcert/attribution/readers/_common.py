@@ -15,17 +15,19 @@ import contextvars
 import hashlib
 import io
 import math
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import pandas as pd
 
-from viewcert.attribution.parsing import AnswerParser, ParsedAnswer
+from viewcert.attribution.parsing import UNDECODABLE, AnswerParser, ParsedAnswer
 from viewcert.attribution.table import InputRecord, ResultTable, make_frame, sha256_file
 from viewcert.errors import InputError
 from viewcert.io.received import open_received_zip, read_received_bytes
 from viewcert.limits import active_limits
+from viewcert.sanitize import console_text
 
 #: suffixes of zip containers, read on their checked descriptor (members checked, no whole-file size limit)
 ZIPPED = (".eval", ".xlsx")
@@ -65,15 +67,29 @@ def received_log(path: str | Path) -> Iterator[BinaryIO]:
 
 
 def log_text(path: str | Path, *, what: str = "harness log") -> str:
-    """UTF-8 text of the log (the shared bytes inside ``received_log``); InputError naming the offset of the
-    first byte that is not UTF-8."""
+    """Text of the log (the shared bytes inside ``received_log``), decoded as UTF-8 with every byte that is not
+    kept as a lone surrogate (``surrogateescape``, U+DC80–U+DCFF): a response holding one is one failed
+    response (:func:`row`), never a refused file. Such a character outside a JSON string still fails the
+    JSON parse, naming the file."""
     shared = _shared(path)
     raw = shared.read() if shared is not None else read_received_bytes(path, what=what)
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"the {what} is not UTF-8 text (byte {exc.start})", source=str(path),
-                         field="encoding") from None
+    return raw.decode("utf-8", "surrogateescape")
+
+
+#: bytes that are not UTF-8 (``surrogateescape``) or a lone surrogate escape (JSON ``"\ud800"``)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def undecodable(text: str | None) -> str:
+    """Why a received response is not text (``""`` when it is): the first byte that is not UTF-8 (kept by
+    ``surrogateescape``) or the first lone surrogate, by character offset."""
+    m = _SURROGATE.search(text) if isinstance(text, str) else None
+    if m is None:
+        return ""
+    c = ord(m.group(0))
+    if 0xDC80 <= c <= 0xDCFF:
+        return f"{UNDECODABLE}: byte 0x{c - 0xDC00:02x} at character {m.start()}"
+    return f"{UNDECODABLE}: a lone surrogate U+{c:04X} at character {m.start()}"
 
 
 def log_buffer(path: str | Path) -> BinaryIO:
@@ -193,7 +209,12 @@ def row(
     harness: str,
     harness_score: float | None = None,
 ) -> dict:
-    """One canonical row. The score is the harness's when given, else parsed == target."""
+    """One canonical row. The score is the harness's when given, else parsed == target. A response that is
+    not UTF-8 text (:func:`undecodable`) is one failed response: unparseable, with the reason, score 0."""
+    bad = undecodable(raw_output)
+    if bad:  # kept visibly escaped (``\\udcff``): a table holds text, and the reason says what was received
+        parsed, harness_score = ParsedAnswer(None, "unparseable", bad), 0.0
+        raw_output = console_text(raw_output)
     computed = 1.0 if (parsed.answer is not None and parsed.answer == target) else 0.0
     return {
         "run": run,

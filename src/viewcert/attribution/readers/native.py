@@ -49,14 +49,18 @@ def _load(path: Path) -> tuple[pd.DataFrame, str]:
             if not isinstance(obj, dict):
                 raise InputError(f"line {n}: each line must be a JSON object", source=src)
             rows.append(obj)
-        return pd.DataFrame(rows), "line"
+        return pd.DataFrame(rows, dtype=object), "line"  # object: a response may hold a lone surrogate
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
     try:
-        df = pd.read_csv(log_buffer(path), sep=sep, dtype=str, keep_default_na=False, na_values=[""])
+        # bytes that are not UTF-8 kept as lone surrogates: such a response is one failed response (``row``)
+        df = pd.read_csv(log_buffer(path), sep=sep, dtype=object, keep_default_na=False, na_values=[""],
+                         encoding_errors="surrogateescape")
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise InputError(f"not a readable CSV: {exc}", source=src) from None
     # cells by the table rule (io.tables), as write_native writes them: back to the text they were made from
-    return df.rename(columns=cell_value).map(cell_value), "row"
+    # (object columns built cell by cell: a response may hold a lone surrogate, which no pandas string holds)
+    return pd.DataFrame({cell_value(c): pd.Series([cell_value(v) for v in df[c]], index=df.index, dtype=object)
+                         for c in df.columns}), "row"
 
 
 def _as_int(value, *, source: str, where: str) -> int:

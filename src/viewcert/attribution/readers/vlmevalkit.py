@@ -56,7 +56,7 @@ def load_frame(path: Path) -> pd.DataFrame:
                 df = pd.read_excel(fh, engine="openpyxl")
         elif suffix in (".tsv", ".csv"):
             df = pd.read_csv(log_buffer(path), sep="\t" if suffix == ".tsv" else ",",
-                             keep_default_na=False, na_values=[""])
+                             keep_default_na=False, na_values=[""], encoding_errors="surrogateescape")
         else:
             raise InputError(f"VLMEvalKit files are .xlsx, .tsv or .csv, not {suffix!r}", source=src)
     except (ValueError, pd.errors.ParserError, OSError) as exc:

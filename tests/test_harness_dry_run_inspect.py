@@ -1,0 +1,91 @@
+"""The offline dry run of an export's HARNESSES.md, run as a user would: the commands of its "Dry run"
+section copied unedited and run from the export folder as subprocesses (Inspect's own ``inspect eval`` CLI
+with the replay model ``viewcert-replay``, then ``viewcert ladder`` on the shipped manifest), with the
+Hugging Face hub offline and every HTTP(S) request sent to a closed local port. R4 must equal the accuracy
+counted here from the shipped answers and the replay's rule (always A; the first question's command)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness_roundtrip import crystal_export, questions, zoom_export
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+BIN = Path(sys.executable).parent
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:inspect_ai.*")
+
+
+def dry_run_commands(folder: Path) -> list[str]:
+    """The indented command lines of HARNESSES.md's "Dry run" section, as written."""
+    text = (folder / "HARNESSES.md").read_text()
+    section = text.split("## Dry run", 1)[1].split("\n## ", 1)[0]
+    return [line.strip() for line in section.splitlines() if line.startswith("    ") and line.strip()]
+
+
+def offline_env() -> dict:
+    closed = "http://127.0.0.1:9"  # the discard port: nothing listens, any download fails at once
+    return {**os.environ, "PATH": os.pathsep.join([str(BIN), os.environ.get("PATH", "")]),
+            "PYTHONPATH": os.pathsep.join(p for p in [str(SRC), os.environ.get("PYTHONPATH", "")] if p),
+            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+            "HTTP_PROXY": closed, "HTTPS_PROXY": closed, "http_proxy": closed, "https_proxy": closed,
+            "NO_PROXY": "", "no_proxy": ""}
+
+
+def run_dry(folder: Path) -> list[subprocess.CompletedProcess]:
+    cmds = dry_run_commands(folder)
+    assert [c.split()[0] for c in cmds] == ["inspect", "viewcert"]
+    done = []
+    for c in cmds:
+        r = subprocess.run(shlex.split(c), cwd=folder, env=offline_env(), capture_output=True, text=True,
+                           timeout=600)
+        assert r.returncode == 0, f"{c}\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}"
+        done.append(r)
+    return done
+
+
+def _r4(folder: Path) -> tuple[int, int]:
+    rows = list(csv.DictReader((folder / "ladder-dry-run" / "arms.csv").open()))
+    (row,) = [r for r in rows if r["rung"] == "R4"]
+    assert row["model"] == "viewcert-replay/dry_run_answers.jsonl" and row["scored"] == "True"
+    return int(row["correct"]), int(row["n"])
+
+
+def _one_log(folder: Path) -> dict:
+    """``{sample id: completion}`` of the dry run's one log, read by Inspect's own reader."""
+    from inspect_ai.log import read_eval_log
+
+    (path,) = sorted((folder / "logs" / "dry-run").glob("*.eval"))
+    log = read_eval_log(str(path))
+    assert log.status == "success"  # Inspect exits 0 even when samples fail: check the log
+    return {s.id: s.output.completion for s in log.samples}
+
+
+def test_crystal_dry_run_from_harnesses_md(tmp_path):
+    folder = crystal_export(tmp_path / "bench", 4)
+    qs = questions(folder)
+    hand = sum(q["answer_letter"] == "A" for q in qs)  # always A: right where the true option is the first
+    _, lad = run_dry(folder)
+    assert _r4(folder) == (hand, 4)
+    assert f"right on {hand} of the 4: the ladder's R4\nreads {hand}/4." in (folder / "HARNESSES.md").read_text()
+    assert re.search(r"R4 and every rung scored at --threshold 0\.05\b", lad.stdout)
+    # the replay answered every sample in Inspect's multiple-choice form, by sample id
+    assert _one_log(folder) == {q["id"]: "ANSWER: A" for q in qs}
+
+
+def test_zoom_dry_run_from_harnesses_md(tmp_path):
+    folder = zoom_export(tmp_path / "bench")
+    qs = questions(folder)
+    hand = sum(q["answer"] == qs[0]["answer"] for q in qs)  # the first question's command to all
+    run_dry(folder)
+    assert _r4(folder) == (hand, len(qs)) and hand >= 1
+    assert _one_log(folder) == {q["id"]: qs[0]["answer"] for q in qs}  # free text: the answer verbatim
+    assert json.loads((folder / "dry_run_answers.jsonl").read_text().splitlines()[0])["answer"] == qs[0]["answer"]
