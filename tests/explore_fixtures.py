@@ -46,6 +46,7 @@ def hostile_certify(tmp_path_factory) -> Path:
     """A certify output (margin on, two zone-axis views) of NaCl and CsCl saved under hostile file names."""
     from viewcert.certify import CertifyConfig
     from viewcert.certify.certificate import write_certificate
+    from viewcert.certify.records import sealed
     from viewcert.certify.run import certify
 
     d = tmp_path_factory.mktemp("explore_hostile")
@@ -60,7 +61,7 @@ def hostile_certify(tmp_path_factory) -> Path:
     cert = d / "cert" / "certificate.json"  # the certificate is received: a hostile id in it, not only in names
     doc = json.loads(cert.read_text())
     doc["items"][1]["id"] = SCRIPT_ID
-    write_certificate(cert, doc)
+    write_certificate(cert, sealed(doc))  # re-digested: a certificate with a stale digest is refused (issue 26)
     return d / "cert"
 
 

@@ -26,6 +26,7 @@ from viewcert.attribution.table import (
     make_frame,
     manifest_from_study_dir,
 )
+from viewcert.certify.records import StaleCertificate, compute_digest, sealed
 from viewcert.errors import InputError
 from viewcert.stats import BootstrapSettings
 
@@ -272,11 +273,17 @@ def test_reads_viewcert_certificate_layout(tmp_path):
     }
     p = tmp_path / "cert.json"
     p.write_text(json.dumps(cert))
-    c = ceiling_from_certificate(p, ["d", "c", "b", "a"])  # aligned to the results' item order
+    # the fake digest is refused in one line (issue 26: every reader checks), naming the file and the field
+    with pytest.raises(StaleCertificate, match=r"field digest: stale certificate: it records digest ffff"):
+        ceiling_from_certificate(p, ["d", "c", "b", "a"])
+    # downgraded on request: read, and the source says so
+    c = ceiling_from_certificate(p, ["d", "c", "b", "a"], allow_stale=True)  # aligned to the results' order
     assert c.value == Fraction(3, 4) and c.per_item.tolist() == [True, False, True, True]
     assert (c.delta, c.tau, c.digest) == (0.15, 0.15, "f" * 64)
-    # the fake digest is caught (viewcert.certify is part of the package; issue 11: either message passed)
     assert "DIGEST MISMATCH" in c.source and "digest not checked" not in c.source
+    p.write_text(json.dumps(sealed(cert)))  # the digest of the content: read, and said verified
+    c = ceiling_from_certificate(p, ["d", "c", "b", "a"])
+    assert c.value == Fraction(3, 4) and "digest verified" in c.source and c.digest == compute_digest(cert)
 
 
 def test_example_manifest_ladder_with_certificate():

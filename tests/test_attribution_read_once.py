@@ -18,6 +18,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from viewcert.attribution.pipeline import run_ladder
+from viewcert.certify.records import sealed
 from viewcert.cli.main import app
 from viewcert.stats import BootstrapSettings
 
@@ -88,9 +89,9 @@ def _interaction_export(root: Path) -> tuple[Path, Path, Path]:
          "answer_format": "list", "images": [], "question": "?", "category": "x"}) + "\n"
         for k, a in enumerate(answers)))
     cert = folder / "certificate.json"
-    cert.write_text(json.dumps({"format": "viewcert-interaction-benchmark/1", "task": "residue-ligand",
+    cert.write_text(json.dumps(sealed({"format": "viewcert-interaction-benchmark/1", "task": "residue-ligand",
                                 "items": [{"id": f"q{k:04d}", "rendered": {"ceiling": 1.0}, "ideal": {"ceiling": 1.0}}
-                                          for k in range(2)]}))
+                                          for k in range(2)]})))
     log = root / "r.jsonl"
     log.write_text("".join(json.dumps({"model": "m", "item_id": k, "target": a, "raw_output": a, "score": 1.0}) + "\n"
                            for k, a in enumerate(answers)))

@@ -18,6 +18,7 @@ from viewcert.certify.certificate import (
     write_certificate,
 )
 from viewcert.certify.inputs import Dataset, Item, load_input
+from viewcert.certify.records import StaleCertificate
 from viewcert.certify.run import certify, items_table, run_certification, summary_text
 from viewcert.certify.verify import verify_certificate
 from viewcert.errors import InputError
@@ -193,7 +194,10 @@ def test_verify_recomputes_and_catches_tampering(protos, tmp_path):
     bad["items"][0]["correct"] = False
     bad["items"][0]["outcome"] = "incorrect"
     (tmp_path / "t1.json").write_text(certificate_text(bad))
-    rep = verify_certificate(tmp_path / "t1.json", n_workers=1, progress=False, inputs_root=tmp_path)
+    with pytest.raises(StaleCertificate, match="stale certificate"):  # refused in one line (issue 26)
+        verify_certificate(tmp_path / "t1.json", n_workers=1, progress=False, inputs_root=tmp_path)
+    rep = verify_certificate(tmp_path / "t1.json", n_workers=1, progress=False, inputs_root=tmp_path,
+                             allow_stale=True)  # downgraded: recomputed and reported
     assert not rep.digest_ok and not rep.ok
     iid = bad["items"][0]["id"]
     assert iid in rep.item_diffs and any(k == "correct" for k, _, _ in rep.item_diffs[iid])

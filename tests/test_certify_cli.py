@@ -35,6 +35,9 @@ def test_certify_verify_and_tamper(app, tmp_path):
     cert["tolerances"]["tau"] = 0.02
     (tmp_path / "bad.json").write_text(json.dumps(cert))
     res = r.invoke(app, ["verify", str(tmp_path / "bad.json"), "--workers", "1"])
+    # a stale digest: one line, exit 2 (issue 26); --allow-stale-certificate recomputes and reports it
+    assert res.exit_code == 2 and "stale certificate" in res.output and len(res.output.strip().splitlines()) == 1
+    res = r.invoke(app, ["verify", str(tmp_path / "bad.json"), "--workers", "1", "--allow-stale-certificate"])
     assert res.exit_code == 1 and "MISMATCH" in res.output and "tolerances.tau" in res.output
 
 

@@ -112,6 +112,10 @@ def test_bad_folders_are_one_line(tmp_path):
     (tmp_path / "certificate.json").write_text('{"format": "viewcert.tasks.certificate", "items": [{"id": 1}]}')
     with pytest.raises(InputError, match="item 0 has no text 'id'"):
         write_site(tmp_path, tmp_path / "s")
+    # a certificate's digest is checked on every read (issue 26): none, or a stale one, is one line
+    (tmp_path / "certificate.json").write_text('{"format": "viewcert.tasks.certificate", "items": [{"id": "q"}]}')
+    with pytest.raises(InputError, match="stale certificate: it records no digest"):
+        write_site(tmp_path, tmp_path / "s")
 
 
 def test_pocket_ligand_item_shows_each_bonds_verdict_and_atoms(tmp_path):

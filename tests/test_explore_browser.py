@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from explore_fixtures import SCRIPT_ID
+from viewcert.certify.records import sealed
 from viewcert.explore import write_site
 from viewcert.sanitize import console_text
 
@@ -143,8 +144,8 @@ def test_a_big_index_pages_and_sorts(browser_page, tmp_path):
     items = [{"id": f"q{k:04d}", "n_consistent": 1 + k % 3, "truth": "move x 1",
               "best_guess": "move x 1" if k % 5 else "move x 2", "consistent": ["move x 1"]} for k in range(450)]
     (tmp_path / "f").mkdir()
-    (tmp_path / "f" / "certificate.json").write_text(json.dumps({"format": "viewcert.tasks.certificate",
-                                                                 "items": items, "summary": {"all": {"unique": 150}}}))
+    (tmp_path / "f" / "certificate.json").write_text(json.dumps(sealed(  # digested: every reader checks it
+        {"format": "viewcert.tasks.certificate", "items": items, "summary": {"all": {"unique": 150}}})))
     write_site(tmp_path / "f", tmp_path / "s")
     page = browser_page
     _open(page, tmp_path / "s" / "index.html")

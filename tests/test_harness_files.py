@@ -14,6 +14,7 @@ from viewcert.attribution.pipeline import run_ladder
 from viewcert.attribution.shipped import load_shipped
 from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
+from viewcert.certify.records import sealed
 from viewcert.errors import InputError
 from viewcert.stats import BootstrapSettings
 
@@ -137,10 +138,10 @@ def test_interaction_lists_get_misis_list_score_beside_the_ceiling(tmp_path):
          "answer_format": "list", "images": [], "question": "?", "category": "x"}) + "\n"
         for k, a in enumerate(answers)))
     ceilings = [1.0, 1.0, 0.5, 1.0]
-    (folder / "certificate.json").write_text(json.dumps(
+    (folder / "certificate.json").write_text(json.dumps(sealed(
         {"format": "viewcert-interaction-benchmark/1", "task": "residue-ligand",
          "items": [{"id": f"q{k:04d}", "rendered": {"ceiling": c}, "ideal": {"ceiling": 1.0}}
-                   for k, c in enumerate(ceilings)]}))
+                   for k, c in enumerate(ceilings)]})))
     res = tmp_path / "r.jsonl"
     res.write_text("".join(json.dumps({"model": "stub", "item_id": k, "target": a, "raw_output": o}) + "\n"
                            for k, (a, o) in enumerate(zip(answers, stub, strict=True))))

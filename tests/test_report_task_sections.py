@@ -13,6 +13,7 @@ import pytest
 
 from viewcert.attribution.pipeline import run_ladder
 from viewcert.attribution.report import SHOWN_IDS, agreement_table, write_report
+from viewcert.certify.records import sealed
 from viewcert.stats import BootstrapSettings
 
 BOOT = BootstrapSettings(n_boot=100)
@@ -32,10 +33,10 @@ def _export(folder: Path) -> Path:
     (folder / "benchmark.jsonl").write_text("".join(json.dumps(
         {"id": f"q{k:04d}", "index": k, "source_id": "cx:LIG", "task": "residue-ligand", "answer": a,
          "answer_format": "list", "images": [], "question": "?", "category": "x"}) + "\n" for k, a in enumerate(ANSWERS)))
-    (folder / "certificate.json").write_text(json.dumps(
+    (folder / "certificate.json").write_text(json.dumps(sealed(
         {"format": "viewcert-interaction-benchmark/1", "task": "residue-ligand",
          "items": [{"id": f"q{k:04d}", "rendered": {"ceiling": c}, "ideal": {"ceiling": 1.0}}
-                   for k, c in enumerate(CEILINGS)]}))
+                   for k, c in enumerate(CEILINGS)]})))
     return folder
 
 

@@ -14,6 +14,7 @@ class InputError(ViewcertError, ValueError):
     def __init__(self, message: str, *, source: str | None = None, field: str | None = None):
         self.source = source
         self.field = field
+        self.message = message  # without the place (a reader re-raising it names its own file)
         where = ", ".join(p for p in (source and f"file {source}", field and f"field {field}") if p)
         super().__init__(f"{where}: {message}" if where else message)
 

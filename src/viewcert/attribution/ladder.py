@@ -15,9 +15,6 @@ Per model and ceiling: perception gap R3 − R4, post-perception residual R1 −
 fractions; floats appear only at the output.
 
 R1 comes from a number (``"1"``, ``"0.9524"``, ``"200/210"``; exact, no item-level variation except that
-from viewcert.certify.certificate import digest_ok
-
-
 R1 = 1 or 0 fixes every item) or from a certificate JSON (counts and, when present, per-item outcomes,
 which the bootstrap and McNemar then use).
 """
@@ -37,7 +34,15 @@ import pandas as pd
 from viewcert import stats as st
 from viewcert.attribution.parsing import TIE_RULES, majority_vote
 from viewcert.attribution.table import RUNGS, Coverage, ResultTable, read_json_hashed
-from viewcert.certify.certificate import digest_ok
+from viewcert.certify.records import (
+    FORMATS,
+    INTERACTION_FORMAT,
+    INTERACTION_FORMAT_V1,
+    TASK_FORMAT,
+    InteractionCertificate,
+    TaskCertificate,
+    receive_certificate,
+)
 from viewcert.errors import InputError
 
 DEFAULT_THRESHOLD = 0.05
@@ -142,20 +147,21 @@ def _outcome(entry: Mapping) -> bool | None:
     return None
 
 
-TASK_CERTIFICATE = "viewcert.tasks.certificate"
-INTERACTION_CERTIFICATE = "viewcert-interaction-benchmark/1"
+TASK_CERTIFICATE = TASK_FORMAT
+INTERACTION_CERTIFICATES = (INTERACTION_FORMAT_V1, INTERACTION_FORMAT)
 
 
 def list_ceilings(cert: Mapping, src: str, universe: Sequence[str] | None, mode: str = "rendered") -> dict:
     """{item id: ceiling} of an interaction certificate (``items[].{mode}.ceiling``: the best expected
     list score), over the results' items (all of the certificate's when no universe is given)."""
+    typed = InteractionCertificate.from_dict(cert) if not isinstance(cert, InteractionCertificate) else cert
     per = {}
-    for i, e in enumerate(cert.get("items") or []):
-        c = (e.get(mode) or {}).get("ceiling") if isinstance(e, dict) and isinstance(e.get(mode), dict) else None
-        if not isinstance(e, dict) or not isinstance(e.get("id"), str) or not isinstance(c, int | float) \
-                or not 0 <= c <= 1:
-            raise InputError(f"items[{i}] needs an id and a {mode} ceiling in [0, 1]", source=src, field=f"items[{i}]")
-        per[e["id"]] = float(c)
+    for i, e in enumerate(typed.items):
+        try:
+            per[e.id] = e.ceiling(mode)
+        except InputError:
+            raise InputError(f"items[{i}] needs an id and a {mode} ceiling in [0, 1]", source=src,
+                             field=f"items[{i}]") from None
     ids = list(universe) if universe is not None else list(per)
     _check_covered(ids, per, src)
     return {u: per[u] for u in ids}
@@ -165,17 +171,11 @@ def _task_ceiling(cert: Mapping, src: str, universe: Sequence[str] | None) -> tu
     """(items, items, R1) of a transformation-task certificate: R1 = the mean exact ceiling (command
     answers: 1/|consistent set|) or the mean choice ceiling (1/|consistent options|), as an exact fraction
     over the results' items (all of the certificate's when no universe is given)."""
-    items = cert.get("items")
-    if not isinstance(items, list) or not items:
-        raise InputError("a task certificate lists its items", source=src, field="items")
-    per: dict[str, Fraction] = {}
-    for i, e in enumerate(items):
-        n = e.get("n_consistent") if isinstance(e, dict) else None
-        opts = e.get("consistent_choices") if isinstance(e, dict) else None
-        k = len(opts) if isinstance(opts, list) else n
-        if not isinstance(e.get("id") if isinstance(e, dict) else None, str) or not isinstance(k, int) or k < 1:
-            raise InputError(f"items[{i}] needs an id and n_consistent ≥ 1", source=src, field=f"items[{i}]")
-        per[e["id"]] = Fraction(1, k)
+    try:
+        typed = TaskCertificate.from_dict(cert)
+    except InputError as exc:
+        raise InputError(exc.message, source=src, field=exc.field) from None
+    per: dict[str, Fraction] = {e.id: e.ceiling for e in typed.items}
     ids = list(universe) if universe is not None else list(per)
     _check_covered(ids, per, src)
     value = sum((per[u] for u in ids), Fraction(0)) / len(ids)
@@ -219,16 +219,20 @@ def _headline_items(cert: Mapping, items: Any) -> Any:
 def _mean_ceiling(cert: Mapping, src: str, sha: str, universe: Sequence[str] | None) -> Ceiling:
     """R1 of a transformation-task or interaction certificate (file ``src``, SHA-256 ``sha``): the mean
     per-item ceiling, no per-item outcomes."""
-    if cert.get("format") == INTERACTION_CERTIFICATE:
+    from viewcert.certify.records import digest_value
+
+    src_note = f"certificate {src} sha256:{sha}" + ("" if _verify_digest(cert) else f" ({_STALE_NOTE})")
+    if cert.get("format") in INTERACTION_CERTIFICATES:
         per = list_ceilings(cert, src, universe)
         value = parse_fraction(sum(per.values()) / len(per))
         return Ceiling(value, f"R1 = {float(value):.4f} (interaction certificate, mean list ceiling over {len(per)} "
-                       "items)", f"certificate {src} sha256:{sha}", None, len(per), None, None, None,
-                       _dig(cert, "digest"))
+                       "items)", src_note, None, len(per), None, None, None,
+                       digest_value(cert))
     _, n_t, value = _task_ceiling(cert, src, universe)
+    tol = TaskCertificate.from_dict(cert).tolerances
+    delta = tol.get("delta_angstrom") if isinstance(tol, Mapping) else None
     return Ceiling(value, f"R1 = {float(value):.4f} (task certificate, mean ceiling over {n_t} items)",
-                   f"certificate {src} sha256:{sha}", None, n_t, None,
-                   _dig(cert, "tolerances.delta_angstrom"), None, _dig(cert, "digest.value"))
+                   src_note, None, n_t, None, delta, None, digest_value(cert))
 
 
 def _check_covered(universe: Sequence[str], outcomes: Mapping, src: str) -> None:
@@ -240,17 +244,28 @@ def _check_covered(universe: Sequence[str], outcomes: Mapping, src: str) -> None
                          field="items")
 
 
-def read_certificate(path: str | Path) -> tuple[dict, str]:
-    """A certificate as received: (its JSON object, the SHA-256 hex of its bytes), read once."""
+#: the certificates read with a stale digest (``allow_stale``), by path: the ceiling's source says so
+_STALE_NOTE = "DIGEST MISMATCH: read with --allow-stale-certificate"
+
+
+def read_certificate(path: str | Path, *, allow_stale: bool = False) -> tuple[dict, str]:
+    """A certificate as received: (its JSON object, the SHA-256 hex of its bytes), read once. A viewcert
+    certificate (any kind of ``certify.records.KINDS``) must hold its digest: a mismatch is one line
+    (``records.StaleCertificate``, exit 2) unless ``allow_stale``. A hand-written certificate (no viewcert
+    format) has no digest to check."""
     cert, sha = read_json_hashed(Path(path), missing="certificate not found")
     if not isinstance(cert, dict):
         raise InputError("a certificate is a JSON object", source=str(path))
+    if cert.get("format") in FORMATS:
+        # format and digest; the task and interaction kinds typed here, a crystal one by its layout below
+        receive_certificate(path, data=cert, sha256=sha, allow_stale=allow_stale,
+                            typed=cert["format"] in (*INTERACTION_CERTIFICATES, TASK_CERTIFICATE))
     return cert, sha
 
 
 def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = None,
                              id_map: Mapping[str, str] | None = None,
-                             read: tuple[dict, str] | None = None) -> Ceiling:
+                             read: tuple[dict, str] | None = None, allow_stale: bool = False) -> Ceiling:
     """R1 from a certificate JSON: counts from ``ceiling`` / ``r1`` / ``summary`` (``correct``, ``n``)
     and per-item outcomes from ``items`` / ``per_item`` / ``outcomes`` (id + ``correct`` / ``certified``
     / ``status``); δ and τ from ``delta`` / ``tau`` (also under ``tolerances``). This reads viewcert's own
@@ -262,8 +277,9 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
     ceiling over the results' items, with no per-item outcomes. ``read``: ``read_certificate(path)`` when the
     caller has it already (the file is then not read again)."""
     src = str(Path(path))
-    cert, sha = read if read is not None else read_certificate(path)  # ``read``: the caller read it already
-    if cert.get("format") in (INTERACTION_CERTIFICATE, TASK_CERTIFICATE):
+    # ``read``: the caller read it already; a viewcert certificate's digest is checked (refused when stale)
+    cert, sha = read if read is not None else read_certificate(path, allow_stale=allow_stale)
+    if cert.get("format") in (*INTERACTION_CERTIFICATES, TASK_CERTIFICATE):
         return _mean_ceiling(cert, src, sha, universe)
     correct = _dig(cert, "ceiling.correct", "r1.correct", "summary.correct", "correct")
     n = _dig(cert, "ceiling.n", "r1.n", "summary.n", "n", "ceiling.total")
@@ -290,7 +306,7 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
     tau = _dig(cert, "tau", "tolerances.tau", "symprec", "tolerances.symprec")
     digest = _dig(cert, "digest.value", "digest", "sha256")
     verified = _verify_digest(cert)
-    note = {True: "digest verified", False: "DIGEST MISMATCH", None: "digest not checked"}[verified]
+    note = {True: "digest verified", False: _STALE_NOTE, None: "digest not checked"}[verified]
     return Ceiling(Fraction(correct, n), f"R1 = {correct}/{n} (certificate)",
                    f"certificate {src} sha256:{sha} ({note})", correct, n, per_item,
                    None if delta is None else float(delta), None if tau is None else float(tau),
@@ -298,12 +314,13 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
 
 
 def _verify_digest(cert: Mapping) -> bool | None:
-    """Check a viewcert certificate's own digest (:func:`viewcert.certify.certificate.digest_ok`) when the file
-    is in its format; None when it cannot be checked."""
-    if not str(cert.get("format", "")).startswith("viewcert-certificate/") or not isinstance(cert.get("digest"),
-                                                                                             Mapping):
+    """Check a viewcert certificate's own digest (``certify.records.digest_ok``); None for a hand-written one
+    (no viewcert format: nothing to check)."""
+    from viewcert.certify.records import digest_ok
+
+    if cert.get("format") not in FORMATS:
         return None
-    return bool(digest_ok(dict(cert)))
+    return bool(digest_ok(cert))
 
 
 # ---------------------------------------------------------------------- arms

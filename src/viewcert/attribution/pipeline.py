@@ -64,9 +64,12 @@ def run_ladder(
     tie_rule: str = "first",
     scoring: str = "vote",
     bootstrap: st.BootstrapSettings = st.BootstrapSettings(),
+    allow_stale_certificate: bool = False,
 ) -> tuple[Ladder, ResultTable, Manifest]:
     """Read the inputs, resolve the ceilings (certificate, numbers, or the manifest's own; the study
-    folder defaults to R1 = 1 and 200/210) and build the ladder."""
+    folder defaults to R1 = 1 and 200/210) and build the ladder. A viewcert certificate whose digest does not
+    match its content is refused (``records.StaleCertificate``) unless ``allow_stale_certificate`` (then the
+    ceiling's source says DIGEST MISMATCH)."""
     if (manifest is None) == (study_dir is None):
         raise InputError("give exactly one of a manifest or a study folder", field="manifest")
     if study_dir is not None:
@@ -82,7 +85,7 @@ def run_ladder(
     cert = certificate if certificate is not None else (m.certificate if not r1 else None)
     if cert is None and not r1 and shipped is not None:
         cert = shipped.certificate
-    read = read_certificate(cert) if cert is not None else None  # once: the ceiling and the task scores
+    read = read_certificate(cert, allow_stale=allow_stale_certificate) if cert is not None else None  # once: the ceiling and the task scores
     if cert is not None:
         id_map = None if shipped is None else {v: k for k, v in shipped.source_ids.items()}
         ceilings.append(ceiling_from_certificate(cert, coverage.universe, id_map=id_map, read=read))

@@ -261,6 +261,12 @@ def task_scores_table(scores: pd.DataFrame) -> pd.DataFrame:
                           "normalisers": r["normalisers"]} for _, r in scores.iterrows()])
 
 
+def _harness_cell(r) -> str:
+    """``k/n``, or the text of an arm with no harness score (``task_scores.NO_HARNESS_SCORE``)."""
+    h = r["harness_correct"]
+    return h if isinstance(h, str) else f"{h}/{r['n']}"
+
+
 def agreement_table(agreement: pd.DataFrame) -> pd.DataFrame:
     """Per arm: items right by viewcert's parse and by the harness's own score, and where they disagree (the
     first :data:`SHOWN_IDS` ids)."""
@@ -268,7 +274,7 @@ def agreement_table(agreement: pd.DataFrame) -> pd.DataFrame:
     for _, r in agreement.iterrows():
         ids = str(r["disagreeing_ids"]).split()
         rows.append({"model": r["model"], "rung": r["rung"], "viewcert": f"{r['viewcert_correct']}/{r['n']}",
-                     "harness": f"{r['harness_correct']}/{r['n']}", "disagreements": int(r["disagreements"]),
+                     "harness": _harness_cell(r), "disagreements": int(r["disagreements"]),
                      "disagreeing ids": " ".join(ids[:SHOWN_IDS]) + (" …" if len(ids) > SHOWN_IDS else "")})
     return pd.DataFrame(rows)
 

@@ -64,8 +64,10 @@ COLUMNS: tuple[str, ...] = (
     "harness",
 )
 KEY = ("run", "model", "rung", "item_id", "sample_k")
-#: optional column after the canonical ones: why an answer is missing (empty when parse_status is ok)
-EXTRA_COLUMNS: tuple[str, ...] = ("parse_reason",)
+#: optional columns after the canonical ones: why an answer is missing (empty when parse_status is ok), and
+#: whether ``score`` is the harness's own ("yes") or viewcert's parse because the file has none ("no"; empty:
+#: not said, read as the harness's)
+EXTRA_COLUMNS: tuple[str, ...] = ("parse_reason", "harness_scored")
 
 #: rungs in ladder order (bottom to top); chance and R1 are never read from result files
 #: (the two learned readers of ``viewcert learn``: empirical readings of the same items, never certificates)
@@ -232,6 +234,7 @@ _DTYPES = {
     "source_file": object,
     "harness": object,
     "parse_reason": object,
+    "harness_scored": object,
 }
 
 

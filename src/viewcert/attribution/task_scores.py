@@ -10,7 +10,8 @@ where a harness's own per-sample scores disagree with viewcert's.
   mean list ceilings as rendered and under ideal observations.
 - ``harness_agreement``: per arm, the accuracy from the harness's own scores (an item is right when the
   mean of its samples' scores is ≥ 0.5, as ``scoring="harness"``) beside viewcert's, and the items on
-  which they differ (listed).
+  which they differ (listed); "no harness score" for a file that has none (a VLMEvalKit predictions-only
+  file, whose score column would be viewcert's own parse).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from viewcert.errors import InputError
 
 MISI_COLUMNS = ["model", "rung", "n", "exact_correct", "exact_accuracy", "misi_credit", "certified_partial_ceiling",
                 "certified_exact_ceiling", "normalisers"]
+#: the harness column of an arm whose file carries no harness score
+NO_HARNESS_SCORE = "no harness score"
 AGREEMENT_COLUMNS = ["model", "rung", "n", "viewcert_correct", "harness_correct", "disagreements", "disagreeing_ids"]
 
 
@@ -146,6 +149,12 @@ def harness_agreement(ladder: Ladder, table: ResultTable) -> pd.DataFrame:
     rows = []
     for (model, rung), sub in table.frame.groupby(["model", "rung"], sort=True):
         arm = ladder.arm_objects[(str(model), str(rung))]
+        if "harness_scored" in sub.columns and (sub["harness_scored"] == "no").all():
+            # a file without the harness's own scores (a VLMEvalKit predictions-only file): its score column
+            # is viewcert's parse, so there is nothing to agree with
+            rows.append({"model": str(model), "rung": str(rung), "n": len(universe), "viewcert_correct": arm.correct,
+                         "harness_correct": NO_HARNESS_SCORE, "disagreements": 0, "disagreeing_ids": ""})
+            continue
         mean = sub.groupby("item_id")["score"].mean()
         harness = np.array([bool(u in mean.index and mean[u] >= 0.5) for u in universe])
         differ = [u for u, h, v in zip(universe, harness, arm.correct_vector, strict=True) if bool(h) != bool(v)]

@@ -22,7 +22,6 @@ its canonical JSON. No timestamps: the same inputs give the same bytes.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from dataclasses import asdict, dataclass, field
@@ -33,6 +32,7 @@ import numpy as np
 from viewcert.benchmark.docking_export import docking_item
 from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
 from viewcert.cameras.resolve import ResolvedProtocol, resolve
+from viewcert.certify.records import INTERACTION_FORMAT, sealed
 from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
 from viewcert.interactions import hbond_truth
@@ -55,7 +55,7 @@ from viewcert.tasks.transforms import parse_command
 INTERACTION_TASKS = ("residue-ligand", "interaction-location", "docking", "pocket-ligand")
 LOCATION_NORMALISER = 4.0  # Å: MiSI's translation half-width, the partial-credit scale of a move
 MISI_SIZE = (1160, 803)
-FORMAT = "viewcert-interaction-benchmark/1"
+FORMAT = INTERACTION_FORMAT  # certify.records: /2 (/1 wrote a bare hex digest and no ``complexes``)
 
 
 @dataclass(frozen=True)
@@ -326,12 +326,14 @@ def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: Int
 
 def _build(complexes, out: Path, settings: InteractionExportSettings) -> dict:
     rng = np.random.default_rng(settings.seed)
-    records, items, truths = [], [], {}
+    records, items, truths, inputs = [], [], {}, []
     for path, ligand in complexes:
         r, it, t = _complex_questions(path, ligand, settings, out, len(records), rng)
         records += r
         items += it
         truths[f"{complex_name(path)}:{ligand or ''}"] = t
+        rec = t.get("complex", t) if isinstance(t, dict) else {}  # docking: the complex record itself
+        inputs.append({"name": complex_name(path), "ligand": ligand, "sha256": rec.get("sha256")})
     if not any(t["bonds"] for t in truths.values() if isinstance(t, dict) and "bonds" in t) \
             and settings.task != "docking":
         raise InputError("no question: no complex has a hydrogen bond between ligand and pocket", field="INPUT")
@@ -341,10 +343,11 @@ def _build(complexes, out: Path, settings: InteractionExportSettings) -> dict:
     records = [with_constraints(r, settings.constraints) for r in records]  # the answers unchanged
     write_harness_files(records, out, settings.task)
     cert = {"format": FORMAT, "task": settings.task, "settings": settings.to_dict(), "libraries": library_versions(),
-            "ground_truth": truths, "items": items, "summary": summarise(items, settings.n_boot, settings.seed)}
-    cert["digest"] = hashlib.sha256(json_dumps(cert, indent=None).encode()).hexdigest()
+            "ground_truth": truths, "items": items, "summary": summarise(items, settings.n_boot, settings.seed),
+            "complexes": inputs}  # in input order, by name: verify finds them inside the trusted folder
+    cert = sealed(cert)
     write_text_atomic(out / "certificate.json", json_dumps(cert))
     manifest = {"format": FORMAT, "task": settings.task, "n_questions": len(records),
-                "certificate_digest": cert["digest"], "files": file_digests(out)}
+                "certificate_digest": cert["digest"]["value"], "files": file_digests(out)}
     write_text_atomic(out / "manifest.json", json_dumps(manifest))
     return {**manifest, "certificate": cert}

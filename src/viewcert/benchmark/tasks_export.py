@@ -45,8 +45,9 @@ from viewcert.cameras.placement import check_placement, check_positions, placed_
 from viewcert.cameras.policy import common_pinholes, frame_points
 from viewcert.cameras.protocol_files import ProtocolSpec
 from viewcert.cameras.protocols import Protocol
-from viewcert.certify.certificate import compute_digest, library_versions
+from viewcert.certify.certificate import library_versions
 from viewcert.certify.inputs import load_input
+from viewcert.certify.records import TASK_FORMAT, TASK_VERSION, sealed
 from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
@@ -73,8 +74,8 @@ from viewcert.tasks.model import (
 )
 from viewcert.tasks.transforms import AXES, Step, Transformation
 
-FORMAT = "viewcert.tasks.certificate"
-VERSION = 1
+FORMAT = TASK_FORMAT
+VERSION = TASK_VERSION
 CHOICE_TASKS = ("trans-rot", "rot-rot", "handedness")
 HANDEDNESS_CHOICES = ("same", "mirror")
 
@@ -333,7 +334,7 @@ def _records(questions, paths, settings: TaskExportSettings, view_names) -> list
 
 
 def task_certificate(input_spec: str, settings: TaskExportSettings, questions, results, errors,
-                     excluded=()) -> dict:
+                     excluded=(), limit: int | None = None) -> dict:
     """The certificate dict with its digest (module docstring); ``excluded``: structures left out (handedness:
     achiral, ``tasks.ceiling.handedness_exclusions``), never in a denominator."""
     items = [q[0] for q in questions]
@@ -369,9 +370,9 @@ def task_certificate(input_spec: str, settings: TaskExportSettings, questions, r
                     "backoff)",
             "positions": {v.name: [float(x) for x in p] for v, p in zip(spec.protocol.views, spec.positions,
                                                                         strict=True)} if placed else None}
-    cert["digest"] = {"algorithm": "sha256", "scope": "sha256 of the compact canonical JSON (sorted keys) of every "
-                      "top-level key except 'digest'", "value": compute_digest(cert)}
-    return cert
+    if limit is not None:  # the first N molecules only: recorded so that verify reads the same ones
+        cert["limit"] = int(limit)
+    return sealed(cert)
 
 
 def read_molecules(input_spec: str, limits: Limits, limit: int | None = None) -> tuple[list[tuple], list[dict]]:
@@ -411,7 +412,7 @@ def build_task_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike, 
                            explain_tol=settings.explain_tol)
     records = _records(questions, paths, settings, view_names)
     write_harness_files(records, out, settings.task)
-    cert = task_certificate(str(input_spec), settings, questions, results, errors, list(excl.values()))
+    cert = task_certificate(str(input_spec), settings, questions, results, errors, list(excl.values()), limit)
     write_text_atomic(out / "certificate.json", json_dumps(cert))
     manifest = {"format": "viewcert.tasks.benchmark/1", "input": str(input_spec), "settings": settings.to_dict(),
                 "n_questions": len(records), "errors": errors, "certificate_digest": cert["digest"]["value"],

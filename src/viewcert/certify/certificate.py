@@ -18,7 +18,6 @@ recorded settings, and reports every difference item by item.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import platform
 from pathlib import Path
@@ -27,26 +26,36 @@ from viewcert import __version__
 from viewcert.cameras.conditioning import protocol_kappa
 from viewcert.cameras.framing import DEFAULT_MARGIN_PX
 from viewcert.cameras.placement import focal_px
+from viewcert.certify import records
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import STANDARDIZER
 from viewcert.certify.inputs import Dataset
-from viewcert.certify.records import ABSENT, Certificate, outcomes_of
+from viewcert.certify.records import (
+    ABSENT,
+    DIGEST_SCOPE,
+    UNDIGESTED,
+    VIEW_FORMAT,
+    VIEW_FORMAT_V1,
+    ViewCertificate,
+    canonical_bytes,
+    compute_digest,
+    digest_record,
+    outcomes_of,
+    receive_certificate,
+)
 from viewcert.certify.summary import summary_of
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
-from viewcert.io.received import loads_json_strict, read_received_bytes
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.numeric import sig
 from viewcert.symmetry.labels import library_versions as symmetry_versions
 
 #: /2: the framing policy recorded and the input cell's truth rule (every field since /1: certify.versions.SINCE_V1)
-FORMAT = "viewcert-certificate/2"
+FORMAT = VIEW_FORMAT
 #: formats ``read_certificate`` accepts; ``viewcert.certify.versions`` reads each one
-FORMATS = ("viewcert-certificate/1", FORMAT)
-DIGEST_SCOPE = ("sha256 of the compact canonical JSON (sorted keys) of every top-level key except 'digest' and "
-                "'location'")
-#: top-level keys outside the digest: the digest itself, and where the inputs sat (a hint for ``verify``)
-UNDIGESTED = ("digest", "location")
+FORMATS = (VIEW_FORMAT_V1, VIEW_FORMAT)
+__all__ = ["DIGEST_SCOPE", "FORMAT", "FORMATS", "UNDIGESTED", "build_certificate", "canonical_bytes",
+           "certificate_text", "compute_digest", "digest_ok", "read_certificate", "write_certificate"]
 
 
 def library_versions() -> dict[str, str]:
@@ -135,12 +144,12 @@ def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list[dict]
     if len(outcomes) != len(dataset.items):
         raise InputError(f"{len(outcomes)} outcomes for {len(dataset.items)} items", field="outcomes")
     items = tuple(outcomes_of(outcomes))
-    cert = Certificate(format=FORMAT, inputs=dataset.to_dict(), config=cfg.to_dict(), protocol=protocol_record(cfg),
+    cert = ViewCertificate(format=FORMAT, inputs=dataset.to_dict(), config=cfg.to_dict(), protocol=protocol_record(cfg),
                        observation_model=observation_record(cfg), tolerances=tolerances_record(cfg),
                        oracle=oracle_record(cfg), scoring=scoring_record(cfg), libraries=library_versions(),
                        items=items, summary=summary_of(items, cfg),
                        location=location_record(dataset, cfg)).to_dict()
-    cert["digest"] = {"algorithm": "sha256", "scope": DIGEST_SCOPE, "value": compute_digest(cert)}
+    cert["digest"] = digest_record(cert)
     return cert
 
 
@@ -193,15 +202,6 @@ def location_record(dataset: Dataset, cfg: CertifyConfig) -> dict:
     return loc or ABSENT
 
 
-def canonical_bytes(cert: dict) -> bytes:
-    body = {k: v for k, v in cert.items() if k not in UNDIGESTED}
-    return json_dumps(body, indent=None, allow_nan=False).encode()
-
-
-def compute_digest(cert: dict) -> str:
-    return hashlib.sha256(canonical_bytes(cert)).hexdigest()
-
-
 def certificate_text(cert: dict) -> str:
     """Deterministic text: top-level keys sorted, one item per line, everything else indented."""
     parts = []
@@ -220,28 +220,21 @@ def write_certificate(path: str | Path, cert: dict) -> Path:
     return write_text_atomic(path, certificate_text(cert))
 
 
-def read_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> dict:
-    """A certificate from disk (a regular file within ``limits.max_json_bytes``; JSON with no duplicate key),
-    its shape checked (``inputs``, ``config``, ``items`` with ids); InputError
-    naming the file and field otherwise."""
-    p = Path(path)
-    raw = read_received_bytes(p, what="certificate", limits=limits)  # a regular file, size checked first
-    try:
-        cert = loads_json_strict(raw.decode("utf-8"), source=str(p))  # a duplicate key is refused
-    except InputError:
-        raise
-    except (ValueError, RecursionError) as exc:
-        raise InputError(f"cannot read certificate: {str(exc)[:200]}", source=str(p)) from None
-    if not isinstance(cert, dict):
-        raise InputError("not a viewcert certificate (not a JSON object)", source=str(p), field="format")
-    if cert.get("format") not in FORMATS:
-        raise InputError(f"not a viewcert certificate (format {cert.get('format')!r}, expected one of {FORMATS})",
-                         source=str(p), field="format")
-    _check_shape(cert, str(p))
+def read_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: bool = False) -> dict:
+    """A crystal/molecule certificate from disk as its dict (``records.receive_certificate``: a regular file
+    within ``limits.max_json_bytes``, JSON with no duplicate key, its digest checked unless ``allow_stale``),
+    its shape checked (``inputs``, ``config``, ``items`` with ids); InputError naming the file and field
+    otherwise (another kind: "not a viewcert-certificate")."""
+    got = receive_certificate(path, limits=limits, allow_stale=allow_stale)
+    cert = got.data
+    if cert["format"] not in FORMATS:
+        raise InputError(f"not a crystal/molecule certificate (format {cert['format']!r}, expected one of "
+                         f"{FORMATS})", source=str(path), field="format")
+    check_shape(cert, str(path))
     return cert
 
 
-def _check_shape(cert: dict, src: str) -> None:
+def check_shape(cert: dict, src: str) -> None:
     for key, typ in (("inputs", dict), ("config", dict), ("items", list), ("libraries", dict)):
         if not isinstance(cert.get(key), typ):
             raise InputError(f"certificate has no {key!r} {typ.__name__}", source=src, field=key)
@@ -259,4 +252,4 @@ def _check_shape(cert: dict, src: str) -> None:
 
 
 def digest_ok(cert: dict) -> bool:
-    return (cert.get("digest") or {}).get("value") == compute_digest(cert)
+    return records.digest_ok(cert)

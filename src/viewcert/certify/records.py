@@ -1,21 +1,75 @@
-"""Typed records of a certification: one item's outcome (:class:`ItemOutcome`), the summary
-(:class:`Summary`) and the certificate (:class:`Certificate`), each a frozen value with ONE serialiser
-(``to_dict`` / ``from_dict``) whose dict is exactly the certificate's JSON.
+"""The contract of every certificate kind: one :class:`Certificate` base, one registry of kinds
+(:data:`KINDS`), typed item records per kind, one digest function (:func:`compute_digest`) and one reader
+(:func:`read_certificate`) that checks the format and the digest and returns the typed variant.
 
-A field a record did not write is :data:`ABSENT` (not ``None``: ``None`` is written as ``null``), so
-``from_dict(d).to_dict() == d`` for every record the pipeline writes; keys a record does not know are kept in
-``extra`` in the same round trip. The per-item pipeline (``certify.evaluate``, worker shards) still builds the
-dicts; these values are how the certificate's readers name what they read.
+Kinds (format strings defined here once; ``viewcert.certify.versions`` reads the older ones):
+
+- ``view``: ``viewcert-certificate/2`` (and /1), crystals and molecules (``certify.certificate``):
+  :class:`ViewCertificate` with :class:`ItemOutcome` items and a :class:`Summary`;
+- ``task``: ``viewcert.tasks.certificate`` (``version`` 1), a transformation-task export
+  (``benchmark.tasks_export``): :class:`TaskCertificate` with :class:`TaskItemRecord` items;
+- ``interaction``: ``viewcert-interaction-benchmark/2`` (and /1, whose digest is a bare hex string), a
+  hydrogen-bond export (``benchmark.interaction_export``): :class:`InteractionCertificate` with
+  :class:`InteractionItemRecord` items.
+
+Every record is a frozen value with ONE serialiser (``to_dict`` / ``from_dict``) whose dict is exactly the
+certificate's JSON. A field a record did not write is :data:`ABSENT` (not ``None``: ``None`` is written as
+``null``), so ``from_dict(d).to_dict() == d`` for every record the pipeline writes; keys a record does not know
+are kept in ``extra`` in the same round trip.
+
+The digest: SHA-256 of the compact canonical JSON (sorted keys) of every top-level key except ``digest`` and
+``location``, written as ``{"algorithm": "sha256", "scope": ..., "value": HEX}`` (interaction /1: the bare HEX).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, ClassVar
 
 from viewcert.errors import InputError
+from viewcert.io.atomic import json_dumps
+from viewcert.io.received import loads_json_strict, read_received_bytes
+from viewcert.limits import DEFAULT_LIMITS, Limits
+
+# ---------------------------------------------------------------------- formats, defined once
+#: crystal and molecule certificates (``certify.certificate``); /1 is read through ``certify.versions``
+VIEW_FORMAT_V1 = "viewcert-certificate/1"
+VIEW_FORMAT = "viewcert-certificate/2"
+#: transformation-task certificates (``benchmark.tasks_export``), with ``version`` = TASK_VERSION
+TASK_FORMAT = "viewcert.tasks.certificate"
+TASK_VERSION = 1
+#: hydrogen-bond interaction certificates (``benchmark.interaction_export``); /1's digest is a bare hex string
+INTERACTION_FORMAT_V1 = "viewcert-interaction-benchmark/1"
+INTERACTION_FORMAT = "viewcert-interaction-benchmark/2"
+
+#: top-level keys outside the digest: the digest itself, and where the inputs sat (a hint for ``verify``)
+UNDIGESTED = ("digest", "location")
+DIGEST_SCOPE = ("sha256 of the compact canonical JSON (sorted keys) of every top-level key except 'digest' and "
+                "'location'")
+#: the scope text task certificates have always written (they have no ``location``: the same bytes digested)
+TASK_DIGEST_SCOPE = ("sha256 of the compact canonical JSON (sorted keys) of every top-level key except "
+                     "'digest'")
+
+
+def canonical_bytes(cert: Mapping) -> bytes:
+    """The bytes the digest hashes: compact JSON, sorted keys, of every key but :data:`UNDIGESTED`."""
+    body = {k: v for k, v in cert.items() if k not in UNDIGESTED}
+    return json_dumps(body, indent=None, allow_nan=False).encode()
+
+
+def compute_digest(cert: Mapping) -> str:
+    """The one digest of every certificate kind: SHA-256 hex of :func:`canonical_bytes`."""
+    return hashlib.sha256(canonical_bytes(cert)).hexdigest()
+
+
+def digest_record(cert: Mapping, scope: str = DIGEST_SCOPE) -> dict:
+    """The digest as written (the one shape): algorithm, scope and value."""
+    return {"algorithm": "sha256", "scope": scope, "value": compute_digest(cert)}
 
 
 class _Absent:
@@ -185,11 +239,40 @@ class Summary:
         return _to_dict(self)
 
 
-@dataclass(frozen=True)
 class Certificate:
-    """A certificate (``certify.certificate``): format, inputs, config, protocol, observation model,
-    tolerances, oracle, scoring, libraries, items, summary, digest, and where the inputs were read
-    (``location``, outside the digest). Sections other than items and summary stay JSON objects."""
+    """The base of every certificate kind (:data:`KINDS`). ``Certificate.from_dict(d)`` returns the typed
+    variant of ``d``'s format; each kind's record has ``format``, ``items`` (typed), ``digest`` and
+    ``to_dict``."""
+
+    KIND: ClassVar[str] = ""
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> Certificate:
+        return kind_of(d).record.from_dict(d)
+
+    @property
+    def kind(self) -> Kind:
+        return KINDS[self.KIND]
+
+    @property
+    def digest_value(self) -> str | None:
+        """The stored digest's hex value, whatever shape this format writes it in (None when absent)."""
+        return digest_value(self.to_dict())
+
+    def digest_ok(self) -> bool:
+        return digest_value(self.to_dict()) == compute_digest(self.to_dict())
+
+    def item_ids(self) -> list[str]:
+        return [it.id for it in self.items]
+
+
+@dataclass(frozen=True)
+class ViewCertificate(Certificate):
+    """A crystal or molecule certificate (``certify.certificate``): format, inputs, config, protocol,
+    observation model, tolerances, oracle, scoring, libraries, items, summary, digest, and where the inputs
+    were read (``location``, outside the digest). Sections other than items and summary stay JSON objects."""
+
+    KIND: ClassVar[str] = "view"
 
     format: str
     inputs: dict
@@ -207,9 +290,10 @@ class Certificate:
     extra: Mapping = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> Certificate:
+    def from_dict(cls, d: Mapping) -> ViewCertificate:
         kw = _fields_from(cls, d, "certificate")
-        kw["items"] = tuple(outcomes_of(kw.get("items") or ()))
+        items = kw.get("items") or ()
+        kw["items"] = tuple(_items(ItemOutcome, items) if isinstance(items, list) else outcomes_of(items))
         if "summary" in kw:
             kw["summary"] = Summary.from_dict(kw["summary"])
         try:
@@ -222,3 +306,311 @@ class Certificate:
         out["items"] = [it.to_dict() for it in self.items]
         out["summary"] = self.summary.to_dict()
         return out
+
+
+# ---------------------------------------------------------------------- transformation tasks
+@dataclass(frozen=True)
+class TaskItemRecord:
+    """One question of a transformation-task certificate (``tasks_export.item_ceilings``): the item
+    (structure_id, task, truth, mirror, ...), the consistent answers and counts, the ceilings (exact =
+    1/|consistent|, MiSI partial credit; choice tasks 1/|consistent options|), the best guess and why each
+    other consistent answer draws the same images."""
+
+    id: str
+    n_consistent: int
+    structure_id: str = ABSENT
+    task: str = ABSENT
+    truth: str = ABSENT
+    mirror: bool = ABSENT
+    consistent: list = ABSENT
+    exact_ceiling: float = ABSENT
+    partial_ceiling: float = ABSENT
+    best_guess: str = ABSENT
+    explanations: list = ABSENT
+    consistent_choices: list = ABSENT
+    choice_ceiling: float = ABSENT
+    handedness_ceiling: float = ABSENT
+    one_view_witness_consistent: bool = ABSENT
+    extra: Mapping = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> TaskItemRecord:
+        kw = _fields_from(cls, d, "item")
+        n = kw.get("n_consistent")
+        opts = kw.get("consistent_choices", ABSENT)
+        if not isinstance(kw.get("id"), str) or isinstance(n, bool) or not isinstance(n, int) or n < 1 \
+                or not (opts is ABSENT or (isinstance(opts, list) and opts)):
+            raise InputError(f"task item {str(d.get('id', '?'))[:40]!r} needs a text id and n_consistent ≥ 1",
+                             field="items[].n_consistent")
+        return cls(**kw)
+
+    def to_dict(self) -> dict:
+        return _to_dict(self)
+
+    @property
+    def ceiling(self) -> Fraction:
+        """The item's exact ceiling: 1/|consistent options| (choice tasks) or 1/|consistent answers|."""
+        return Fraction(1, len(self.consistent_choices) if self.consistent_choices else self.n_consistent)
+
+
+@dataclass(frozen=True)
+class TaskCertificate(Certificate):
+    """A transformation-task certificate (``benchmark.tasks_export``): input (the INPUT text), task,
+    protocol, camera, seed, settings, view setup, tolerances (Å), observation model, answer grid,
+    normalisers, libraries, items, summary (per group), excluded structures, unreadable ones (``errors``),
+    the digest; ``limit`` when the export read only the first N molecules."""
+
+    KIND: ClassVar[str] = "task"
+
+    format: str
+    items: tuple[TaskItemRecord, ...]
+    version: int = ABSENT
+    input: str = ABSENT
+    task: str = ABSENT
+    protocol: dict = ABSENT
+    camera: str = ABSENT
+    depth_cue: bool = ABSENT
+    seed: int = ABSENT
+    settings: dict = ABSENT
+    view_setup: dict = ABSENT
+    tolerances: dict = ABSENT
+    observation_model: dict = ABSENT
+    answer_grid: dict = ABSENT
+    normalisers: dict = ABSENT
+    mirror_normal_screen: list | None = ABSENT
+    libraries: dict = ABSENT
+    summary: dict | None = ABSENT
+    excluded: list = ABSENT
+    errors: list = ABSENT
+    choice_ceiling_mean: float = ABSENT
+    placement: dict = ABSENT
+    limit: int = ABSENT
+    digest: dict = ABSENT
+    extra: Mapping = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> TaskCertificate:
+        kw = _fields_from(cls, d, "certificate")
+        items = kw.get("items")
+        if not isinstance(items, list) or not items:
+            raise InputError("a task certificate lists its items", field="items")
+        kw["items"] = tuple(_items(TaskItemRecord, items))
+        return cls(**kw)
+
+    def to_dict(self) -> dict:
+        out = _to_dict(self)
+        out["items"] = [it.to_dict() for it in self.items]
+        return out
+
+
+# ---------------------------------------------------------------------- interactions
+@dataclass(frozen=True)
+class InteractionItemRecord:
+    """One question of an interaction certificate: id, the complex (``source_id`` NAME:LIGAND), whether it
+    is a positive, its number of bonds, and the ceiling under ideal observations and as rendered (``ideal``,
+    ``rendered``: ``ceiling`` in [0, 1] with the losses attributed); ``residue`` (residue-ligand), ``entry``
+    (interaction-location), ``d0_A`` (docking) by task."""
+
+    id: str
+    source_id: str = ABSENT
+    positive: bool = ABSENT
+    n_bonds: int = ABSENT
+    ideal: dict = ABSENT
+    rendered: dict = ABSENT
+    residue: str = ABSENT
+    entry: str = ABSENT
+    d0_A: int = ABSENT  # noqa: N815 - the certificate's own key
+    extra: Mapping = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> InteractionItemRecord:
+        kw = _fields_from(cls, d, "item")
+        if not isinstance(kw.get("id"), str):
+            raise InputError("an interaction item needs a text id", field="items[].id")
+        return cls(**kw)
+
+    def to_dict(self) -> dict:
+        return _to_dict(self)
+
+    def ceiling(self, mode: str = "rendered") -> float:
+        """The item's ceiling in ``mode`` (ideal | rendered); InputError when it is not a number in [0, 1]."""
+        rec = getattr(self, mode) if mode in ("ideal", "rendered") else ABSENT
+        c = rec.get("ceiling") if isinstance(rec, Mapping) else None
+        if isinstance(c, bool) or not isinstance(c, int | float) or not 0 <= c <= 1:
+            raise InputError(f"item {self.id[:40]!r} needs a {mode} ceiling in [0, 1]", field=f"items[].{mode}")
+        return float(c)
+
+
+@dataclass(frozen=True)
+class InteractionCertificate(Certificate):
+    """A hydrogen-bond interaction certificate (``benchmark.interaction_export``): task, settings,
+    libraries, per complex the ground truth (``ground_truth``, by NAME:LIGAND), items, summary and digest;
+    ``complexes`` (/2) the complexes in input order, each by name, ligand and SHA-256 (``verify`` finds them
+    by name inside the trusted folder)."""
+
+    KIND: ClassVar[str] = "interaction"
+
+    format: str
+    items: tuple[InteractionItemRecord, ...]
+    task: str = ABSENT
+    settings: dict = ABSENT
+    libraries: dict = ABSENT
+    ground_truth: dict = ABSENT
+    summary: dict = ABSENT
+    complexes: list = ABSENT
+    digest: dict | str = ABSENT
+    extra: Mapping = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> InteractionCertificate:
+        kw = _fields_from(cls, d, "certificate")
+        items = kw.get("items")
+        if not isinstance(items, list):
+            raise InputError("an interaction certificate lists its items", field="items")
+        kw["items"] = tuple(_items(InteractionItemRecord, items))
+        return cls(**kw)
+
+    def to_dict(self) -> dict:
+        out = _to_dict(self)
+        out["items"] = [it.to_dict() for it in self.items]
+        return out
+
+
+def _items(cls, items: list) -> list:
+    out = []
+    for k, it in enumerate(items):
+        if not isinstance(it, Mapping):
+            raise InputError(f"items[{k}] is not an object", field=f"items[{k}]")
+        try:
+            out.append(cls.from_dict(it))
+        except InputError as exc:
+            where = (exc.field or "").replace("items[]", f"items[{k}]")
+            raise InputError(f"items[{k}]: {exc.message}",
+                             field=where if where.startswith(f"items[{k}]") else f"items[{k}]") from None
+    return out
+
+
+# ---------------------------------------------------------------------- the registry
+@dataclass(frozen=True)
+class Kind:
+    """One certificate kind: its name, the formats read (the last one is written), its record, the module
+    that writes it and what it certifies (``docs/formats.md`` is generated from these)."""
+
+    name: str
+    formats: tuple[str, ...]
+    record: type
+    item: type
+    producer: str
+    what: str
+
+    @property
+    def format(self) -> str:
+        return self.formats[-1]
+
+
+KINDS: dict[str, Kind] = {
+    "view": Kind("view", (VIEW_FORMAT_V1, VIEW_FORMAT), ViewCertificate, ItemOutcome, "viewcert.certify.certificate",
+                 "the render ceiling R1 of crystals and molecules (viewcert certify, build-benchmark)"),
+    "task": Kind("task", (TASK_FORMAT,), TaskCertificate, TaskItemRecord, "viewcert.benchmark.tasks_export",
+                 "the consistent answers and ceilings of a transformation task (rotation, zoom, ...)"),
+    "interaction": Kind("interaction", (INTERACTION_FORMAT_V1, INTERACTION_FORMAT), InteractionCertificate,
+                        InteractionItemRecord, "viewcert.benchmark.interaction_export",
+                        "the hydrogen-bond truth and ceilings of an interaction task (pocket-ligand, ...)"),
+}
+#: every format string a certificate may carry, and its kind
+FORMATS: dict[str, Kind] = {f: k for k in KINDS.values() for f in k.formats}
+
+
+def kind_of(d: Mapping) -> Kind:
+    """The kind of the certificate dict ``d`` by its ``format``; InputError naming the known ones."""
+    fmt = d.get("format") if isinstance(d, Mapping) else None
+    if not isinstance(fmt, str) or fmt not in FORMATS:
+        raise InputError(f"not a viewcert certificate (format {str(fmt)[:60]!r}, expected one of "
+                         f"{tuple(FORMATS)})", field="format")
+    return FORMATS[fmt]
+
+
+def digest_value(d: Mapping) -> str | None:
+    """The stored digest of ``d`` in its format's shape (``certify.versions.DIGEST_SHAPES``); None if absent."""
+    from viewcert.certify.versions import digest_shape  # the versions table (it imports this module)
+
+    dig = d.get("digest")
+    if digest_shape(str(d.get("format"))) == "hex":
+        return dig if isinstance(dig, str) else None
+    return dig.get("value") if isinstance(dig, Mapping) and isinstance(dig.get("value"), str) else None
+
+
+def digest_ok(d: Mapping) -> bool:
+    """The stored digest equals the one of the content."""
+    return digest_value(d) == compute_digest(d)
+
+
+def sealed(d: Mapping) -> dict:
+    """``d`` with its digest written in its format's shape (what a producer does last)."""
+    from viewcert.certify.versions import digest_shape
+
+    out = {k: v for k, v in d.items() if k != "digest"}
+    fmt = str(out.get("format"))
+    scope = TASK_DIGEST_SCOPE if fmt == TASK_FORMAT else DIGEST_SCOPE
+    out["digest"] = compute_digest(out) if digest_shape(fmt) == "hex" else digest_record(out, scope)
+    return out
+
+
+class StaleCertificate(InputError):
+    """A certificate whose stored digest does not match its content (it was edited after it was written)."""
+
+
+@dataclass(frozen=True)
+class Received:
+    """A certificate as read: the typed value, its JSON, the SHA-256 of its bytes and whether its digest held."""
+
+    certificate: Certificate | None
+    data: dict
+    sha256: str
+    digest_ok: bool
+
+
+STALE_HINT = "--allow-stale-certificate reads it anyway, with a warning"
+
+
+def receive_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: bool = False,
+                        data: Any = None, sha256: str | None = None, typed: bool = True) -> Received:
+    """Read the certificate at ``path`` (a regular file within ``limits.max_json_bytes``, JSON with no
+    duplicate key), check its format and its digest, and type it. A digest mismatch is a one-line
+    :class:`StaleCertificate` unless ``allow_stale`` (then ``digest_ok`` is False: the caller warns).
+    ``data``/``sha256``: the parsed JSON and the bytes' SHA-256 when the caller read the file already;
+    ``typed=False``: format and digest only (``certificate`` is None; the ladder reads a partial layout)."""
+    p = Path(path)
+    if data is None:
+        raw = read_received_bytes(p, what="certificate", limits=limits)
+        sha256 = hashlib.sha256(raw).hexdigest()
+        try:
+            data = loads_json_strict(raw.decode("utf-8"), source=str(p))
+        except InputError:
+            raise
+        except (ValueError, RecursionError) as exc:
+            raise InputError(f"cannot read certificate: {str(exc)[:200]}", source=str(p)) from None
+    if not isinstance(data, dict):
+        raise InputError("not a viewcert certificate (not a JSON object)", source=str(p), field="format")
+    try:
+        kind = kind_of(data)
+        stored, actual = digest_value(data), compute_digest(data)
+    except InputError as exc:
+        raise InputError(exc.message, source=str(p), field=exc.field) from None
+    except (TypeError, ValueError) as exc:  # a value JSON cannot hold canonically (NaN)
+        raise InputError(f"cannot digest certificate: {str(exc)[:200]}", source=str(p), field="digest") from None
+    ok = stored == actual
+    if not ok and not allow_stale:
+        said = "no digest" if stored is None else f"digest {stored[:16]}…"
+        raise StaleCertificate(f"stale certificate: it records {said} but its content hashes to {actual[:16]}… "
+                               f"(edited after it was written; {STALE_HINT})", source=str(p), field="digest")
+    try:
+        cert = kind.record.from_dict(data) if typed else None
+    except InputError as exc:
+        raise InputError(exc.message, source=str(p), field=exc.field) from None
+    return Received(cert, data, sha256 or "", ok)
+
+
+def read_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: bool = False) -> Certificate:
+    """The typed certificate at ``path``, its format and digest checked (:func:`receive_certificate`)."""
+    return receive_certificate(path, limits=limits, allow_stale=allow_stale).certificate

@@ -1,5 +1,6 @@
 """Verify a certificate: re-read its inputs (checking their hashes), recompute every item with the recorded
-settings, and report every difference item by item. A certificate that covers a part of its input
+settings, and report every difference item by item; every certificate kind (``certify.records.KINDS``): an
+export's (transformation task, interaction) through ``benchmark.verify_export``. A certificate that covers a part of its input
 (``inputs.selection``: an export's questions, some shown mirrored) is recomputed on exactly that part."""
 
 from __future__ import annotations
@@ -9,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from viewcert.cameras.protocol_files import is_protocol_file
-from viewcert.certify.certificate import compute_digest, digest_ok, read_certificate
+from viewcert.certify.certificate import check_shape, compute_digest, digest_ok
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.inputs import Selection, load_input
+from viewcert.certify.records import digest_value, receive_certificate
 from viewcert.certify.run import run_certification
 from viewcert.certify.trust import recorded_protocol, trusted_input, trusted_root
 from viewcert.certify.versions import in_format, read_config
@@ -105,14 +107,24 @@ class VerifyReport:
 def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_workers: int | None = None,
                        scheduler: Any = None, workdir: str | Path | None = None,
                        progress: bool | None = None, inputs_root: str | Path | None = None,
-                       limits: Limits = DEFAULT_LIMITS) -> VerifyReport:
-    """Recompute a certificate from its recorded inputs and settings and compare item by item.
+                       limits: Limits = DEFAULT_LIMITS, allow_stale: bool = False) -> VerifyReport:
+    """Recompute a certificate of any kind (``certify.records.KINDS``) from its recorded inputs and settings and
+    compare item by item; a transformation-task or interaction certificate by running its export again
+    (``benchmark.verify_export``). A digest that does not match the content is refused in one line
+    (``records.StaleCertificate``) unless ``allow_stale`` (then reported as a MISMATCH and recomputed).
 
     ``input_spec``: where the inputs are now (trusted, the caller vouches for it). Otherwise every path the
     certificate names (inputs, protocol file) must resolve (realpath) inside ``inputs_root`` (default: the
     current folder); one outside is refused before anything is read (``certify.trust``). ``limits`` apply to what
     the certificate asks to recompute (views, tiling, image size, atoms), checked before any work."""
-    cert = read_certificate(path, limits=limits)
+    got = receive_certificate(path, limits=limits, allow_stale=allow_stale)  # any kind; a stale digest: refused
+    if got.certificate.KIND != "view":  # an export's certificate: recomputed by running the export again
+        from viewcert.benchmark.verify_export import verify_export
+
+        return verify_export(got, Path(path), input_spec=input_spec,
+                             root=trusted_root(Path.cwd() if inputs_root is None else inputs_root), limits=limits)
+    cert = got.data
+    check_shape(cert, str(path))
     rep = VerifyReport(digest_ok=digest_ok(cert), stored_digest=(cert.get("digest") or {}).get("value", ""))
     inputs = cert["inputs"]
     config = read_config(cert)  # by format: a /1 certificate's framing policy is the one /1 had
@@ -146,18 +158,19 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
     if new["inputs"]["spec"] != inputs["spec"]:  # the location is not part of what is verified
         new["inputs"]["spec"] = inputs["spec"]
         new["digest"]["value"] = compute_digest(new)
-    _compare(cert, new, rep)
+    compare(cert, new, rep)
     return rep
 
 
-def _compare(cert: dict, new: dict, rep: VerifyReport) -> None:
-    """Fill ``rep`` with every difference between the stored ``cert`` and the recomputed ``new``: library
-    versions, each section, and item by item."""
-    rep.recomputed_digest = new["digest"]["value"]
+def compare(cert: dict, new: dict, rep: VerifyReport) -> None:
+    """Fill ``rep`` with every difference between the stored ``cert`` and the recomputed ``new`` (any kind):
+    library versions, each section, and item by item."""
+    rep.recomputed_digest = digest_value(new)
     rep.n_items = len(cert.get("items", []))
-    for k in sorted(set(cert["libraries"]) | set(new["libraries"])):
-        if cert["libraries"].get(k) != new["libraries"].get(k):
-            rep.library_changes.append((k, cert["libraries"].get(k), new["libraries"].get(k)))
+    old_lib, new_lib = cert.get("libraries") or {}, new.get("libraries") or {}
+    for k in sorted(set(old_lib) | set(new_lib)):
+        if old_lib.get(k) != new_lib.get(k):
+            rep.library_changes.append((k, old_lib.get(k), new_lib.get(k)))
     for section in sorted(set(cert) | set(new)):
         if section in ("items", "digest", "libraries", "location"):
             continue

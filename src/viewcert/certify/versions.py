@@ -25,11 +25,28 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from viewcert.certify.certificate import FORMAT, FORMATS, compute_digest
-from viewcert.certify.summary import cross_check_disagreements
+from viewcert.certify import records
+from viewcert.certify.records import (
+    INTERACTION_FORMAT,
+    INTERACTION_FORMAT_V1,
+    VIEW_FORMAT,
+    VIEW_FORMAT_V1,
+    compute_digest,
+)
 from viewcert.errors import InputError
 
-V1 = "viewcert-certificate/1"
+V1 = VIEW_FORMAT_V1
+FORMAT = VIEW_FORMAT
+#: the crystal/molecule formats ``read_config`` and ``in_format`` take
+FORMATS = records.KINDS["view"].formats
+
+#: the shape each format writes its digest in: ``object`` ({algorithm, scope, value}, every kind now) or
+#: ``hex`` (the bare value: interaction certificates before issue 26)
+DIGEST_SHAPES = {INTERACTION_FORMAT_V1: "hex"}
+
+
+def digest_shape(fmt: str) -> str:
+    return DIGEST_SHAPES.get(fmt, "object")
 
 #: ``scoring.rule`` as /1 wrote it (the rendered cell's label was the reference where no dataset label was)
 V1_SCORING_RULE = ("correct = label of the reconstruction (spglib at tau) equals the reference label at the "
@@ -114,8 +131,30 @@ def _as_v1(cert: dict) -> None:
         if "cross_check" in it and not it["cross_check"]:
             it["cross_check"] = None
     cert["scoring"]["rule"] = V1_SCORING_RULE
+    from viewcert.certify.summary import cross_check_disagreements  # summary imports the records
+
     cert["summary"]["cross_check_disagreements"] = cross_check_disagreements(
         [it for it in cert["items"] if it.get("outcome") != "error"])
+
+
+#: every field an interaction certificate gained since /1 (issue 26), and how a /1 reading restates it
+INTERACTION_SINCE_V1 = (
+    Change("complexes", "drop", "the complexes in input order by name, ligand and SHA-256, so that verify finds "
+                                "them (/1 named them only as ground_truth keys)"),
+    Change("digest", "restate", "one digest shape: /1 wrote the bare hex value (DIGEST_SHAPES)"),
+)
+
+
+def interaction_in_format(cert: dict, fmt: str) -> dict:
+    """A recomputed interaction certificate (the current format) written in format ``fmt``."""
+    if fmt == INTERACTION_FORMAT:
+        return cert
+    if fmt != INTERACTION_FORMAT_V1:
+        raise InputError(f"unknown interaction certificate format {fmt!r}", field="format")
+    out = {k: v for k, v in cert.items() if k not in ("complexes", "digest")}
+    out["format"] = fmt
+    out["digest"] = compute_digest(out)
+    return out
 
 
 def in_format(cert: dict, fmt: str) -> dict:

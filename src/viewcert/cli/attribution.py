@@ -38,6 +38,9 @@ def ladder(
     n_boot: int = typer.Option(10000, help="bootstrap resamples"),
     alpha: float = typer.Option(0.05, help="1 - confidence level"),
     share_cutoff: float = typer.Option(0.05, help="suppress a share when the bootstrap lower bound of R1 - R4 is below"),
+    allow_stale_certificate: bool = typer.Option(False, "--allow-stale-certificate",
+                                                 help="read a certificate whose digest does not match its content "
+                                                      "(refused by default: exit 2), with a loud warning"),
 ) -> None:
     """Attribution ladder: accuracies per rung, perception share and residual per model, report."""
     import pandas as pd
@@ -53,7 +56,12 @@ def ladder(
     try:
         boot = BootstrapSettings(seed=seed, n_boot=n_boot, alpha=alpha, share_cutoff=share_cutoff)
         lad, table, m = run_ladder(manifest=manifest, study_dir=study_dir, r1=r1, certificate=certificate,
-                                   threshold=threshold, tie_rule=tie_rule, scoring=scoring, bootstrap=boot)
+                                   threshold=threshold, tie_rule=tie_rule, scoring=scoring, bootstrap=boot,
+                                   allow_stale_certificate=allow_stale_certificate)
+        for c in lad.ceilings:
+            if "DIGEST MISMATCH" in c.source:
+                typer.secho(f"viewcert: WARNING: {one_line(c.source)}: the certificate was edited after it was "
+                            "written; its R1 is not certified", err=True, fg="yellow")
         diag = (study_diagnostics(study_dir, lad, table, bootstrap=boot) if study_dir is not None
                 else ladder_diagnostics(lad, table, m, bootstrap=boot))
         report = write_report(out, ladder=lad, table=table, diagnostics=diag,
@@ -133,7 +141,8 @@ def _task_tables(console, lad, out: Path) -> None:
         for _, r in lad.harness_agreement.iterrows():
             ids = r["disagreeing_ids"].split()
             shown = " ".join(ids[:8]) + (" …" if len(ids) > 8 else "")
-            t.add_row(r["model"], r["rung"], f"{r['viewcert_correct']}/{r['n']}", f"{r['harness_correct']}/{r['n']}",
+            t.add_row(r["model"], r["rung"], f"{r['viewcert_correct']}/{r['n']}",
+                      r["harness_correct"] if isinstance(r["harness_correct"], str) else f"{r['harness_correct']}/{r['n']}",
                       f"{r['disagreements']} {shown}".strip())
         console.print(t)
         write_text_atomic(out / "harness_agreement.csv", frame_csv_text(lad.harness_agreement))

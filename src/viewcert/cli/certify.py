@@ -197,14 +197,19 @@ def verify_cmd(
     molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),
     scheduler: str = typer.Option(None, help="Dask scheduler address"),
     workers: int = typer.Option(None, help="local worker processes"),
+    allow_stale_certificate: bool = typer.Option(False, "--allow-stale-certificate",
+                                                 help="recompute a certificate whose digest does not match its "
+                                                      "content (refused by default: exit 2) and report it"),
 ) -> None:
-    """Recompute CERT from its recorded inputs and settings; report every difference (exit 1 if any).
+    """Recompute CERT (any kind: crystal/molecule, transformation task, interaction) from its recorded inputs
+    and settings; report every difference (exit 1 if any); a stale digest is one line, exit 2.
     The resource limits (``viewcert --max-*``) apply to what the certificate asks to recompute."""
     from viewcert.certify.verify import verify_certificate
     from viewcert.cli.options import current_limits
 
     rep = verify_certificate(cert, input_spec=input, n_workers=workers, scheduler=scheduler,
-                             inputs_root=inputs or Path.cwd(), limits=current_limits())
+                             inputs_root=inputs or Path.cwd(), limits=current_limits(),
+                             allow_stale=allow_stale_certificate)
     for line in rep.lines():
         echo(line, one_line=True)  # a received certificate's ids and values cannot forge a report line
     if not rep.ok:

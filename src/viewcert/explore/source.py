@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from viewcert.certify import records
 from viewcert.errors import InputError
 from viewcert.io.received import loads_json_line, loads_json_strict, read_received_bytes, read_received_text
 
 #: kinds of certificate the explorer shows
 KINDS = ("crystal", "task", "interaction")
-TASK_FORMAT = "viewcert.tasks.certificate"
-INTERACTION_FORMAT = "viewcert-interaction-benchmark/1"
+TASK_FORMAT = records.TASK_FORMAT  # the format strings are defined once, in certify.records
+INTERACTION_FORMATS = records.KINDS["interaction"].formats
 #: plots a certify run writes beside its certificate (``certify.run.write_outputs``)
 PLOTS = ("ceiling_by_system.png", "phantoms.png", "delta_star.png")
 #: where a ladder report may sit beside the folder (``viewcert ladder --out``: report.html)
@@ -107,7 +108,7 @@ def read_certificate_any(path: Path) -> tuple[str, dict]:
     fmt = head.get("format")
     if fmt in FORMATS:
         return "crystal", read_certificate(path)
-    if fmt not in (TASK_FORMAT, INTERACTION_FORMAT):
+    if fmt not in (TASK_FORMAT, *INTERACTION_FORMATS):
         raise InputError(f"not a certificate the explorer knows (format {str(fmt)[:80]!r})", source=str(path),
                          field="format")
     items = head.get("items")
@@ -116,6 +117,7 @@ def read_certificate_any(path: Path) -> tuple[str, dict]:
     for k, it in enumerate(items):
         if not isinstance(it, dict) or not isinstance(it.get("id"), str):
             raise InputError(f"item {k} has no text 'id'", source=str(path), field=f"items[{k}].id")
+    records.receive_certificate(path, data=head, typed=False)  # its digest holds (a stale one: one line)
     return ("task" if fmt == TASK_FORMAT else "interaction"), head
 
 

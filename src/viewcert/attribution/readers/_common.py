@@ -231,6 +231,7 @@ def row(
         "source_file": source_file,
         "harness": harness,
         "parse_reason": parsed.reason,
+        "harness_scored": "no" if harness_score is None else "yes",
     }
 
 

@@ -130,6 +130,15 @@ def _item_id(obj: dict, where: str, src: str, id_field: str | None, mapping: dic
     return str(iid)
 
 
+def _logged_id(obj: dict) -> str | None:
+    """The item id the log itself records: ``id`` inside a metric dict, as the exported task's
+    ``process_results`` writes it (``benchmark.harness_files``); None when there is none."""
+    for k, v in obj.items():
+        if k not in STANDARD_KEYS and isinstance(v, dict) and isinstance(v.get("id"), str):
+            return v["id"]
+    return None
+
+
 def _doc_score(obj: dict, outputs: list, where: str, src: str, metric: str | None):
     """The harness's own score of a single-response document (the given metric, else the first
     non-standard numeric key), None otherwise."""
@@ -216,10 +225,14 @@ def read_lmms_eval(
     seen: dict[str, int] = {}
     stem = path.stem
     run = run or (stem.split("_samples_")[0] if "_samples_" in stem else stem)
+    disagree: list[str] = []
     for n, doc in iter_json_lines(log_text(path), source=src):
         where = f"line {n}"
         obj, outputs, raws = _document(doc, n, src)
         iid, dparser = item_context(items, parser, _item_id(obj, where, src, id_field, mapping))
+        logged = _logged_id(obj)
+        if items is not None and id_field is None and logged is not None and logged != iid:
+            disagree.append(f"line {n}: doc_id {obj['doc_id']!r} maps to {iid!r} but the log records {logged!r}")
         if iid in seen:
             raise InputError(f"{where}: duplicate item id {iid!r} (first at line {seen[iid]})", source=src,
                              field="doc_id" if id_field is None else id_field)
@@ -237,6 +250,10 @@ def read_lmms_eval(
                                raw_output=None if is_missing(raw) else str(raw), parsed=dparser.parse(text),
                                target=target, category=category, source_file=src, harness=HARNESS,
                                harness_score=doc_score))
+    if disagree:
+        raise InputError(f"{len(disagree)} document(s) whose logged id disagrees with ids.csv: "
+                         + "; ".join(disagree[:5]) + ("; …" if len(disagree) > 5 else ""), source=src,
+                         field="doc_id")
     if not records:
         raise InputError("no samples in the file", source=src)
     return finish(records, path=path, harness=HARNESS, warnings=warnings, model=model, rung=rung)

@@ -1,0 +1,166 @@
+"""``verify`` of the export certificates: a transformation-task certificate (``benchmark.tasks_export``) and an
+interaction certificate (``benchmark.interaction_export``) are recomputed by running the export again, from
+the recorded settings, into a scratch folder, and compared section by section and item by item (answer sets,
+consistent-answer ceilings, hydrogen-bond truth, label legibility, MiSI credit ceilings: everything the
+certificate records).
+
+The trust boundary is ``certify.trust``'s: every path the certificate names (the task's ``input``, a protocol
+file, the complexes by name) must resolve inside the trusted folder (``--inputs``, default the current
+folder) unless ``--input`` vouches for it; one outside is refused before anything is read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from dataclasses import fields
+from pathlib import Path
+
+from viewcert.certify.records import (
+    INTERACTION_FORMAT_V1,
+    TASK_DIGEST_SCOPE,
+    Received,
+    compute_digest,
+    digest_value,
+)
+from viewcert.certify.trust import BUILTIN_NAME, inside
+from viewcert.errors import InputError
+from viewcert.io.atomic import json_dumps
+from viewcert.limits import DEFAULT_LIMITS, Limits
+
+
+def _inside(name: str, root: str, *, what: str, source: str, field: str) -> Path:
+    real = inside(name, root)
+    if real is None:
+        raise InputError(f"the certificate's {what} {name!r} lies outside the trusted folder {root!r}; pass --inputs "
+                         "DIR to trust the folder that holds it (or --input PATH to vouch for it)", source=source,
+                         field=field)
+    if not Path(real).exists():
+        raise InputError(f"the certificate's {what} {name!r} is not in the trusted folder {root!r} (pass --input "
+                         "PATH)", source=source, field=field)
+    return Path(real)
+
+
+def _protocol(rec, root: str, cert_dir: Path, source: str) -> str:
+    """The protocol to recompute with: a name as it is; a file found by its recorded name (inside the trusted
+    folder or beside the certificate there), its SHA-256 checked."""
+    if isinstance(rec, str):
+        return rec
+    file = rec.get("file") if isinstance(rec, dict) else None
+    if not isinstance(file, dict):
+        if isinstance(rec, dict) and rec.get("source") == "builtin" and isinstance(rec.get("name"), str):
+            return rec["name"]
+        raise InputError("the certificate's protocol was a Protocol object (no name, no file): it cannot be "
+                         "recomputed", source=source, field="settings.protocol")
+    name, sha = str(file.get("name")), file.get("sha256")
+    for base in (str(cert_dir), root):
+        real = inside(name, root) if base == root else inside(str(Path(base) / name), root)
+        if real and Path(real).is_file():
+            if hashlib.sha256(Path(real).read_bytes()).hexdigest() != sha:
+                raise InputError(f"protocol file {name!r} changed: its SHA-256 is not the certificate's {sha}",
+                                 source=source, field="settings.protocol")
+            return real
+    raise InputError(f"protocol file {name!r} not found inside the trusted folder {root!r}", source=source,
+                     field="settings.protocol")
+
+
+def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: str, limits: Limits) -> dict:
+    """The task certificate recomputed: the export run again from the recorded settings, seed and limit."""
+    from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
+
+    cert, src = got.data, str(path)
+    recorded = cert.get("settings") if isinstance(cert.get("settings"), dict) else {}
+    names = {f.name for f in fields(TaskExportSettings)}
+    kw = {k: v for k, v in recorded.items() if k in names}
+    kw["protocol"] = _protocol(recorded.get("protocol"), root, path.parent.resolve(), src)
+    kw["constraints"] = tuple(kw.get("constraints") or ())
+    try:
+        settings = TaskExportSettings(**kw)
+    except TypeError as exc:
+        raise InputError(f"settings: {str(exc)[:200]}", source=src, field="settings") from None
+    spec = input_spec or str(cert.get("input"))
+    if input_spec is None and not BUILTIN_NAME.fullmatch(spec):
+        spec = str(_inside(spec, root, what="input", source=src, field="input"))
+    limits.check_pixels(settings.width * settings.supersample, settings.height * settings.supersample)
+    with tempfile.TemporaryDirectory(prefix="viewcert-verify-") as tmp:
+        new = build_task_benchmark(spec, tmp, settings, limits=limits, limit=cert.get("limit"))["certificate"]
+    new["input"] = cert.get("input")  # where the input sits is not what is verified
+    new["digest"] = {"algorithm": "sha256", "scope": TASK_DIGEST_SCOPE, "value": compute_digest(new)}
+    return new
+
+
+def _complexes(cert: dict, src: str) -> list[tuple[str, str | None]]:
+    """(name, ligand or None) of every complex in input order: /2 records them; /1 only as ground_truth keys
+    (sorted, as the CLI's folder listing orders them)."""
+    if isinstance(cert.get("complexes"), list):
+        return [(str(c["name"]), c.get("ligand")) for c in cert["complexes"] if isinstance(c, dict) and "name" in c]
+    truths = cert.get("ground_truth")
+    if not isinstance(truths, dict) or not truths:
+        raise InputError("the certificate names no complex (no complexes, no ground_truth)", source=src,
+                         field="ground_truth")
+    out = []
+    for key in sorted(truths):
+        name, _, lig = key.rpartition(":")
+        out.append((name, lig or None))
+    return out
+
+
+def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, root: str,
+                          limits: Limits) -> dict:
+    """The interaction certificate recomputed: the export run again on the complexes it names, found by name
+    inside the trusted folder (or inside ``input_spec``, a folder of complexes or one complex)."""
+    from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
+    from viewcert.certify.versions import interaction_in_format
+    from viewcert.interactions.ceiling import CeilingSettings
+    from viewcert.render.labels import LabelStyle
+
+    cert, src = got.data, str(path)
+    rec = cert.get("settings") if isinstance(cert.get("settings"), dict) else {}
+    try:
+        c = rec.get("ceiling") or {}
+        lab = c.get("labels") or {}
+        labels = LabelStyle(**{k: (tuple(v) if k == "colour" else v) for k, v in lab.items()
+                               if k in {f.name for f in fields(LabelStyle)}})
+        ceiling = CeilingSettings(**{k: v for k, v in c.items() if k in ("delta", "reach", "style")}, labels=labels)
+        proto = rec.get("protocol", "axes-6")
+        if rec.get("protocol_sha256"):
+            proto = _protocol({"file": {"name": proto, "sha256": rec["protocol_sha256"]}}, root,
+                              path.parent.resolve(), src)
+        names = {f.name for f in fields(InteractionExportSettings)} - {"ceiling", "protocol", "constraints"}
+        settings = InteractionExportSettings(**{k: v for k, v in rec.items() if k in names}, protocol=proto,
+                                             ceiling=ceiling, constraints=tuple(rec.get("constraints") or ()))
+    except TypeError as exc:
+        raise InputError(f"settings: {str(exc)[:200]}", source=src, field="settings") from None
+    limits.check_pixels(settings.width, settings.height)
+    base = str(Path(input_spec).resolve()) if input_spec else root
+    complexes = []
+    for name, ligand in _complexes(cert, src):
+        if input_spec and Path(base).name == name:
+            complexes.append((Path(base), ligand))
+        else:
+            complexes.append((_inside(name, base, what="complex", source=src, field="complexes"), ligand))
+    with tempfile.TemporaryDirectory(prefix="viewcert-verify-") as tmp:
+        new = build_interaction_benchmark(complexes, tmp, settings)["certificate"]
+    return interaction_in_format(new, cert["format"])
+
+
+def verify_export(got: Received, path: Path, *, input_spec: str | None, root: str,
+                  limits: Limits = DEFAULT_LIMITS):
+    """A ``certify.verify.VerifyReport`` of a task or interaction certificate (module docstring)."""
+    from viewcert.certify.verify import VerifyReport, compare
+
+    cert = got.data
+    rep = VerifyReport(digest_ok=got.digest_ok, stored_digest=digest_value(cert) or "")
+    recompute = recompute_task if got.certificate.KIND == "task" else recompute_interaction
+    try:
+        new = recompute(got, Path(path), input_spec=input_spec, root=root, limits=limits)
+    except InputError as exc:
+        if "trusted folder" in exc.message or "Protocol object" in exc.message:
+            raise
+        rep.input_changes.append(f"cannot recompute: {exc}")
+        return rep
+    compare(cert, json.loads(json_dumps(new)), rep)  # as written: tuples are JSON lists
+    if cert["format"] == INTERACTION_FORMAT_V1:
+        rep.recomputed_digest = new["digest"]
+    return rep
