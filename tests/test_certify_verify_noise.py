@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from viewcert.certify.certificate import compute_digest
-from viewcert.certify.verify import FLOAT_NOISE_FLOORS, VerifyReport, _compare
+from viewcert.certify.verify import FLOAT_NOISE_FLOORS, VerifyReport, compare
 
 FIXTURE = Path(__file__).parent / "data" / "certificates" / "v1" / "crystals.json"
 
@@ -27,7 +27,7 @@ def _recomputed(mutate) -> tuple[dict, dict]:
 
 def _report(cert, new) -> VerifyReport:
     rep = VerifyReport(digest_ok=True, stored_digest=cert["digest"]["value"])
-    _compare(cert, new, rep)
+    compare(cert, new, rep)
     return rep
 
 
