@@ -59,6 +59,29 @@ def test_interaction_lists():
         score_interactions(["A"], [])
 
 
+def test_an_uncertain_entry_is_neither_rewarded_nor_punished():
+    # hand-worked on 1pwc's shape: five certain bonds, two uncertain ones (criterion margin, docs/interactions.md)
+    true = ["SER 62 OG A, O7", "ASN 161 ND2 A, O7", "THR 299 OG1 A, O11", "ARG 285 NH2 A, O12", "LYS 65 NZ A, O10"]
+    unsure = ["ARG 285 NE A, O12", "TYR 159 OH A, N4"]
+    three = true[:3]
+    assert score_interactions(three, true, unsure).value == 0.6  # 3/5: the answer without the uncertain entries
+    assert score_interactions(three + unsure, true, unsure).value == 0.6  # naming both changes nothing
+    assert score_interactions(three + [" arg 285  ne a, o12"], true, unsure).value == 0.6  # folded as any entry
+    assert score_interactions(three + unsure, true).value == 0.5  # without the list, they are fabrications
+    # twice the true count is 10: 5 true + 2 uncertain + 4 fabricated = 11 listed, 9 once the neutral two leave
+    fab = ["GLY 1 O A, O1", "GLY 2 O A, O1", "GLY 3 O A, O1", "GLY 4 O A, O1"]
+    assert score_interactions(true + unsure + fab, true).value == 0.0
+    assert score_interactions(true + unsure + fab, true, unsure).value == 0.5  # 5/5, capped by the fabrications
+    # an entry both true and listed as uncertain is true (the true list wins)
+    assert score_interactions(true, true, [true[0]]).value == 1.0
+    # only uncertain bonds: nothing to find; naming the uncertain ones is neutral, anything else scores 0
+    assert score_interactions([], [], unsure).value == 1.0
+    assert score_interactions(unsure, [], unsure).value == 1.0
+    assert score_interactions(unsure + fab[:1], [], unsure).value == 0.0
+    with pytest.raises(InputError, match="uncertain"):
+        score_interactions([], [], [])
+
+
 def test_unparseable_is_a_status_not_an_exception():
     for text, status in [("", "empty"), (None, "empty"), ("I think it rotated a bit", "unparseable")]:
         s = score_transformation(text, "roll y 30")

@@ -10,6 +10,12 @@ composites, the docking sign rule and interaction lists.
 - Multiple choice and zooming are scored by accuracy (``exact_match``).
 - Interaction lists: score = |correct| / |true|; capped at 0.5 when any listed entry is fabricated (not
   true); 0 when more than twice the true count are listed. Entries compare after whitespace/case folding.
+  **Uncertain entries are neutral**: an entry of the ``uncertain`` list (a bond whose verdict the X-ray
+  structure cannot settle: ``interactions.ceiling.uncertainty``) that is not true is dropped from the answer
+  before the rule above, so naming it is neither rewarded (it is not correct) nor punished (it is not a
+  fabrication and does not count towards twice the true count). An empty true list (a complex whose bonds
+  are all uncertain) scores 1 when nothing but uncertain entries is listed, else 0 (any other entry is beyond
+  twice the true count, 0).
 """
 
 from __future__ import annotations
@@ -92,13 +98,18 @@ def _norm_entry(e) -> str:
     return re.sub(r"\s+", " ", str(e)).strip().casefold()
 
 
-def score_interactions(listed: Iterable, true: Iterable) -> Score:
-    """Interaction-list score (module docstring). Duplicated entries count once."""
+def score_interactions(listed: Iterable, true: Iterable, uncertain: Iterable = ()) -> Score:
+    """Interaction-list score (module docstring): ``uncertain`` entries are dropped from the answer first
+    (neutral); duplicated entries count once."""
     true_set = {_norm_entry(e) for e in true}
-    if not true_set:
-        raise InputError("the true interaction list is empty", field="true")
-    listed_l = [_norm_entry(e) for e in listed]
+    neutral = {_norm_entry(e) for e in uncertain} - true_set
+    listed_l = [e for e in (_norm_entry(x) for x in listed) if e not in neutral]
     listed_set = set(listed_l)
+    if not true_set:
+        if not neutral:
+            raise InputError("the true interaction list is empty and no entry is uncertain", field="true")
+        return Score(1.0, "ok") if not listed_l else Score(0.0, "ok", "an entry listed where only uncertain "
+                                                                       "bonds exist")
     if len(listed_l) > 2 * len(true_set):
         return Score(0.0, "ok", f"{len(listed_l)} entries > twice the {len(true_set)} true")
     value = len(listed_set & true_set) / len(true_set)

@@ -6,8 +6,9 @@ where a harness's own per-sample scores disagree with viewcert's.
   without an answer score 0) with the certificate's normalisers, the exact-match accuracy, and the
   certified mean partial-credit and exact ceilings over the same items.
 - ``list_scores``: the same for interaction-list exports (pocket-ligand, residue-ligand): MiSI's list score
-  (``attribution.misi.score_interactions``; a negative residue scores 1 for ``no``) beside the certified
-  mean list ceilings as rendered and under ideal observations.
+  (``attribution.misi.score_interactions``; a negative residue scores 1 for ``no``; an item's ``uncertain``
+  entries are neutral: dropped from the answer before scoring) beside the certified mean list ceilings as
+  rendered and under ideal observations.
 - ``harness_agreement``: per arm, the accuracy from the harness's own scores (an item is right when the
   mean of its samples' scores is ≥ 0.5, as ``scoring="harness"``) beside viewcert's, and the items on
   which they differ (listed); "no harness score" for a file that has none (a VLMEvalKit predictions-only
@@ -26,6 +27,7 @@ from viewcert.attribution.account import ItemScale
 from viewcert.attribution.ladder import Ladder, list_ceilings, read_certificate
 from viewcert.attribution.misi import score_interactions, score_transformation
 from viewcert.attribution.table import ResultTable
+from viewcert.certify.records import InteractionCertificate
 from viewcert.errors import InputError
 
 MISI_COLUMNS = ["model", "rung", "n", "exact_correct", "exact_accuracy", "misi_credit", "certified_partial_ceiling",
@@ -81,14 +83,24 @@ def misi_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | P
     return pd.DataFrame(rows, columns=MISI_COLUMNS)
 
 
-def _list_score(answer: str | None, target: str) -> float:
+def _list_score(answer: str | None, target: str, uncertain: Sequence[str] = ()) -> float:
     """MiSI's interaction-list score of a canonical answer (``no`` or ``E1; E2``); a negative item scores 1
-    exactly when the answer is ``no``."""
-    if target == "no":
-        return float(answer == "no")
-    if answer is None or answer == "no":
+    exactly when the answer is ``no`` or names only ``uncertain`` entries (neutral, ``score_interactions``)."""
+    if answer is None:
         return 0.0
-    return score_interactions(answer.split("; "), target.split("; ")).value
+    listed = [] if answer == "no" else answer.split("; ")
+    true = [] if target == "no" else target.split("; ")
+    if not true and not uncertain:
+        return float(not listed)
+    return score_interactions(listed, true, uncertain).value
+
+
+def uncertain_entries(cert: Mapping) -> dict[str, tuple[str, ...]]:
+    """{item id: its uncertain entries} of an interaction certificate (``items[].uncertain``, none when
+    absent), in the case-folded form of the canonical answers."""
+    typed = InteractionCertificate.from_dict(cert) if not isinstance(cert, InteractionCertificate) else cert
+    return {e.id: tuple(" ".join(str(x).split()).casefold() for x in e.extra.get("uncertain") or ())
+            for e in typed.items}
 
 
 def list_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | Path,
@@ -101,9 +113,10 @@ def list_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | P
     universe = list(ladder.universe)
     rendered = list_ceilings(cert, src, universe, "rendered")
     ideal = list_ceilings(cert, src, universe, "ideal")
+    unsure = uncertain_entries(cert)
     rows = []
     for (model, rung), arm in sorted(ladder.arm_objects.items()):
-        score = [_list_score(a, targets[u]) for a, u in zip(arm.answers, universe, strict=True)]
+        score = [_list_score(a, targets[u], unsure.get(u, ())) for a, u in zip(arm.answers, universe, strict=True)]
         rows.append({"model": model, "rung": rung, "n": len(universe), "exact_correct": arm.correct,
                      "exact_accuracy": arm.correct / len(universe), "misi_credit": float(np.mean(score)),
                      "certified_partial_ceiling": float(np.mean(list(rendered.values()))),
@@ -134,11 +147,18 @@ def misi_scale(ladder: Ladder, targets: Mapping[str, str], cert: Mapping, src: s
                      "points of MiSI partial credit (mean per item, 0–1)")
 
 
-def list_scale(ladder: Ladder, cert: Mapping, src: str = "certificate") -> ItemScale:
+def list_scale(ladder: Ladder, cert: Mapping, src: str = "certificate",
+               targets: Mapping[str, str] | None = None) -> ItemScale:
     """MiSI's interaction-list score as the deficit account's item scale, the per-item certified list ceiling
-    as rendered (``items[].rendered.ceiling``) as R1."""
+    as rendered (``items[].rendered.ceiling``) as R1. The scale scores (answer, target), so with ``targets``
+    ({item id: canonical target}) an item's uncertain entries are neutral for the answers to its target."""
     rendered = list_ceilings(cert, src, list(ladder.universe), "rendered")
-    return ItemScale("MiSI list score", lambda a, t: _list_score(a, t), tuple(rendered.values()),
+    by_target: dict[str, set] = {}
+    for u, entries in uncertain_entries(cert).items():
+        if targets is not None and u in rendered and u in targets:
+            by_target.setdefault(targets[u], set()).update(entries)
+    return ItemScale("MiSI list score", lambda a, t: _list_score(a, t, tuple(sorted(by_target.get(t, ())))),
+                     tuple(rendered.values()),
                      "R1 = certified MiSI list ceiling as rendered (per item)",
                      "points of MiSI list score (mean per item, 0–1)")
 
