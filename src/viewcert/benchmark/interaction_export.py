@@ -38,16 +38,14 @@ from viewcert.errors import InputError
 from viewcert.interactions import hbond_truth
 from viewcert.interactions.ceiling import (
     CeilingSettings,
-    label_set,
     pocket_ligand_ceiling,
+    render_views,
     residue_ligand_ceiling,
 )
 from viewcert.interactions.truth import complex_record, library_versions
 from viewcert.io.atomic import json_dumps, write_png_atomic, write_text_atomic
 from viewcert.io.complex import DEFAULT_POCKET, complex_name, prepare_complex
 from viewcert.render import frame_cameras
-from viewcert.render.labels import draw_labels
-from viewcert.render.raster import build_scene, render
 from viewcert.stats import bootstrap_indices, percentile_interval
 from viewcert.tasks.credit import transformation_credit
 from viewcert.tasks.transforms import parse_command
@@ -66,7 +64,6 @@ class InteractionExportSettings:
     protocol: str = "axes-6"
     width: int = MISI_SIZE[0]
     height: int = MISI_SIZE[1]
-    style: str = "ball-and-stick"
     pocket: float = DEFAULT_POCKET
     seed: int = 0
     per_complex: int = 2
@@ -87,6 +84,11 @@ class InteractionExportSettings:
         object.__setattr__(self, "_resolved", resolve(self.protocol))  # once: every complex's framing uses it
 
     @property
+    def style(self) -> str:
+        """The render style: the ceiling's (one style for the images and the ceiling that reads them)."""
+        return self.ceiling.style
+
+    @property
     def resolved(self) -> ResolvedProtocol:
         """The protocol, resolved once when the settings were made (``viewcert.cameras.resolve``)."""
         return self._resolved
@@ -94,6 +96,7 @@ class InteractionExportSettings:
     def to_dict(self) -> dict:
         """The settings as recorded; a protocol file by its name and SHA-256 (location-free certificates)."""
         d = asdict(self)
+        d["style"] = self.style  # recorded twice (top level and in the ceiling) since /1: the bytes are kept
         d["ceiling"] = self.ceiling.to_dict()
         d["constraints"] = list(self.constraints)
         if not d["constraints"]:  # left out when none: certificates written before the field keep their bytes
@@ -132,18 +135,17 @@ def _residue_text(key: str) -> str:
 
 
 def _render_views(truth, settings: InteractionExportSettings, out: Path, index: int):
-    """Write the labelled PNGs of one complex; returns (relative image paths, view names, cameras)."""
+    """Render each view of one complex once (``interactions.ceiling.render_views``), writing its labelled PNG;
+    returns (relative image paths, view names, cameras, the rendered views the ceiling reads)."""
     s = truth.protonated.prepared.structure
     cams = frame_cameras(s, settings.resolved, style=settings.style, width=settings.width, height=settings.height)
-    labels, _ = label_set(s, truth.protonated.prepared.ligand_atoms)
-    scene = build_scene(s, settings.style)
-    paths = []
-    for k, cam in enumerate(cams):
-        layer = draw_labels(render(scene, cam), labels, settings.ceiling.labels)
-        rel = f"images/q{index:04d}_{k}_{cam.name}.png"
-        write_png_atomic(out / rel, layer.rgb)
-        paths.append(rel)
-    return paths, [c.name for c in cams], cams
+    paths = [f"images/q{index:04d}_{k}_{cam.name}.png" for k, cam in enumerate(cams)]
+
+    def write(k: int, layer) -> None:
+        write_png_atomic(out / paths[k], layer.rgb)
+
+    views = render_views(truth, cams, settings.ceiling, rgb=True, on_view=write)
+    return paths, [c.name for c in cams], cams, views
 
 
 def _residue_items(pocket: dict, rng: np.random.Generator, k: int) -> list[tuple[str, dict]]:
@@ -181,8 +183,8 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
     if settings.task == "docking":
         return _docking_questions(path, ligand, settings, out, start, rng)
     truth = hbond_truth(path, ligand=ligand, pocket=settings.pocket)
-    images, names, cams = _render_views(truth, settings, out, start)
-    ceilings = {m: pocket_ligand_ceiling(truth, cams, settings.ceiling, m) for m in ("ideal", "rendered")}
+    images, names, cams, views = _render_views(truth, settings, out, start)
+    ceilings = {m: pocket_ligand_ceiling(truth, cams, settings.ceiling, m, views) for m in ("ideal", "rendered")}
     source = f"{complex_name(path)}:{truth.protonated.prepared.ligand}"
     records, items = [], []
     certain = [x["entry"] for x in ceilings["rendered"]["entries"]]

@@ -42,7 +42,7 @@ from viewcert.errors import InputError
 from viewcert.interactions.criterion import HBondCriterion, geometry
 from viewcert.interactions.hbonds import baker_hubbard
 from viewcert.interactions.truth import HBondTruth
-from viewcert.observe import observe
+from viewcert.observe import Observations, observe
 from viewcert.oracle import analyse, reconstruct
 from viewcert.render.labels import Label, LabelStyle, draw_labels
 from viewcert.render.raster import build_scene, render
@@ -133,10 +133,47 @@ def _recovered(obs, s, atoms: np.ndarray, settings: CeilingSettings, n_views: in
     return missing, rep
 
 
-def observe_views(truth: HBondTruth, cameras, settings: CeilingSettings, mode: str, atoms=None) -> dict:
+@dataclass(frozen=True)
+class RenderedViews:
+    """What the rendered views show, each view rendered once: the observations read off the atom-ID buffers
+    (``render.visibility.observations_from_renders``) and, per label of ``label_set``, legible in some view."""
+
+    cameras: tuple
+    observations: object  # observe.Observations
+    legible: np.ndarray  # (n_labels,) bool
+
+
+def render_views(truth: HBondTruth, cameras, settings: CeilingSettings, *, rgb: bool = False,
+                 on_view=None) -> RenderedViews:
+    """Render every camera once in ``settings.style`` and draw ``label_set``'s labels in ``settings.labels``;
+    ``on_view(k, layer)`` receives each view's ``render.labels.LabelLayer`` (its ``rgb`` the labelled image
+    when ``rgb``) before the next view is rendered, so no more than one view's buffers are held."""
+    s = truth.protonated.prepared.structure
+    labels, _ = label_set(s, truth.protonated.prepared.ligand_atoms)
+    scene = build_scene(s, settings.style)
+    cameras = tuple(cameras)
+    legible = np.zeros(len(labels), dtype=bool)
+    views, model = [], None
+    for k, cam in enumerate(cameras):
+        res = render(scene, cam, rgb=rgb)
+        layer = draw_labels(res, labels, settings.labels)
+        legible |= layer.legible()
+        one = observations_from_renders([res], model=model)
+        model = one.model
+        views.append(one.views[0])
+        if on_view is not None:
+            on_view(k, layer)
+    if model is None:
+        raise InputError("no rendered views", field="cameras")
+    return RenderedViews(cameras, Observations(tuple(views), model, ""), legible)
+
+
+def observe_views(truth: HBondTruth, cameras, settings: CeilingSettings, mode: str, atoms=None,
+                  rendered: RenderedViews | None = None) -> dict:
     """Per atom of ``atoms`` (default: all): missing (not recovered by the oracle), phantom of its element
     within reach; per atom and residue: a legible label in some view. The oracle runs on the observations
-    near ``atoms`` (``window``)."""
+    near ``atoms`` (``window``). ``rendered``: the views already rendered (``render_views`` of the same
+    cameras), read instead of rendering them again."""
     if mode not in MODES:
         raise InputError(f"mode must be one of {MODES}, got {mode!r}", field="mode")
     s = truth.protonated.prepared.structure
@@ -146,12 +183,13 @@ def observe_views(truth: HBondTruth, cameras, settings: CeilingSettings, mode: s
         obs = observe(s, cameras)
         legible = np.ones(len(labels), dtype=bool)
     else:
-        scene = build_scene(s, settings.style)
-        results = [render(scene, cam, rgb=False) for cam in cameras]
-        obs = observations_from_renders(results)
-        legible = np.zeros(len(labels), dtype=bool)
-        for res in results:
-            legible |= draw_labels(res, labels, settings.labels).legible()
+        if rendered is None:
+            rendered = render_views(truth, cameras, settings)
+        elif len(rendered.cameras) != len(cameras) or any(a is not b for a, b in zip(rendered.cameras, cameras,
+                                                                                     strict=True)) \
+                or len(rendered.legible) != len(labels):
+            raise InputError("the rendered views are not those of these cameras and labels", field="rendered")
+        obs, legible = rendered.observations, rendered.legible
     missing, rep = _recovered(obs, s, atoms, settings, len(cameras)) if len(atoms) else \
         (np.zeros(s.n_atoms, dtype=bool), None)
     near_phantom = np.zeros(s.n_atoms, dtype=bool)
@@ -329,14 +367,15 @@ def unnamed_atoms(truth: HBondTruth, seen: dict) -> list[int]:
 
 
 def pocket_ligand_ceiling(truth: HBondTruth, cameras, settings: CeilingSettings | None = None,
-                          mode: str = "rendered") -> dict:
+                          mode: str = "rendered", rendered: RenderedViews | None = None) -> dict:
     """Ceiling of the pocket–ligand list (module docstring): every true entry with its status and loss, the
-    margin candidates and the best expected score (None when the complex has no bond: nothing to score)."""
+    margin candidates and the best expected score (None when the complex has no bond: nothing to score).
+    ``rendered`` (mode "rendered"): the views as ``render_views`` rendered them, not rendered again."""
     st = settings or CeilingSettings()
     s, lig = truth.protonated.prepared.structure, truth.protonated.prepared.ligand_atoms
     nonbonds = margin_nonbonds(truth, st.delta)
     atoms = {i for b in truth.bonds for i in b.pair()} | {i for pair in nonbonds for i in pair}
-    seen = observe_views(truth, cameras, st, mode, sorted(atoms))
+    seen = observe_views(truth, cameras, st, mode, sorted(atoms), rendered if mode == "rendered" else None)
     entries: dict[str, dict] = {}
     unsure: dict[str, dict] = {}
     for b in truth.bonds:
