@@ -116,27 +116,27 @@ def floor_fns(cfg):
     dropped. Returns (prepare, {part: fn}); ``prepare`` (``floor_cells``) runs untimed."""
     from viewcert.symmetry import _moyo, _spglib
 
-    moyo_angle = cfg.angle_tolerance if cfg.cross_check_angle else -1.0
+    moyo_angle = cfg.symmetry.angle_tolerance if cfg.symmetry.cross_check_angle else -1.0
 
     def prepared(item):
         return floor_cells(item, cfg)
 
     def spglib_input(c) -> None:
-        _spglib.symmetry_dataset(*c["src"], symprec=cfg.std_symprec, angle_tolerance=cfg.std_angle_tolerance)
+        _spglib.symmetry_dataset(*c["src"], symprec=cfg.symmetry.std_symprec, angle_tolerance=cfg.symmetry.std_angle_tolerance)
 
     def moyopy_input(c) -> None:
-        _moyo.moyo_dataset(*c["src"], symprec=cfg.tau, angle_tolerance=moyo_angle)
+        _moyo.moyo_dataset(*c["src"], symprec=cfg.symmetry.tau, angle_tolerance=moyo_angle)
 
     def moyopy_rendered(c) -> None:
-        _moyo.moyo_dataset(*c["conv"], symprec=cfg.tau, angle_tolerance=moyo_angle)
+        _moyo.moyo_dataset(*c["conv"], symprec=cfg.symmetry.tau, angle_tolerance=moyo_angle)
 
     def spglib_fresh(c) -> None:
         if c["fresh"]:
-            _spglib.symmetry_dataset(*c["conv"], symprec=cfg.tau, angle_tolerance=cfg.angle_tolerance)
+            _spglib.symmetry_dataset(*c["conv"], symprec=cfg.symmetry.tau, angle_tolerance=cfg.symmetry.angle_tolerance)
 
     def spglib_lattice_guard(c) -> None:
         if c["lattice_call"]:
-            _spglib.symmetry_dataset(c["conv"][0], *c["one"], symprec=cfg.tau, angle_tolerance=cfg.angle_tolerance)
+            _spglib.symmetry_dataset(c["conv"][0], *c["one"], symprec=cfg.symmetry.tau, angle_tolerance=cfg.symmetry.angle_tolerance)
 
     fns = {"spglib_input": spglib_input, "moyopy_input": moyopy_input, "moyopy_rendered": moyopy_rendered,
            "spglib_fresh": spglib_fresh, "spglib_lattice_guard": spglib_lattice_guard}
@@ -152,13 +152,13 @@ def floor_cells(item, cfg) -> dict:
     from viewcert.certify.evaluate import prepare
     from viewcert.symmetry import shortcuts
 
-    moyo_angle = cfg.angle_tolerance if cfg.cross_check_angle else None
+    moyo_angle = cfg.symmetry.angle_tolerance if cfg.symmetry.cross_check_angle else None
     prep = prepare(item, cfg)
     src, conv = prep.source, prep.cell
-    chk = shortcuts.rendered_check(conv.lattice, conv.frac_coords, conv.numbers, prep.std, symprec=cfg.tau,
-                                   angle_tolerance=cfg.angle_tolerance, cross_check=cfg.cross_check,
+    chk = shortcuts.rendered_check(conv.lattice, conv.frac_coords, conv.numbers, prep.std, symprec=cfg.symmetry.tau,
+                                   angle_tolerance=cfg.symmetry.angle_tolerance, cross_check=cfg.symmetry.cross_check,
                                    moyo_angle_tolerance=moyo_angle)
-    guarded = shortcuts.applies(prep.std, symprec=cfg.tau, angle_tolerance=cfg.angle_tolerance)
+    guarded = shortcuts.applies(prep.std, symprec=cfg.symmetry.tau, angle_tolerance=cfg.symmetry.angle_tolerance)
     lab = chk.spglib
     own = "" if lab is None else shortcuts.lattice_system(lab.space_group, lab.symbol)
     inp = prep.input_check(cfg)

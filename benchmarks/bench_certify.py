@@ -76,23 +76,23 @@ def tools_item(cif: str, cfg, protocol, stages: dict) -> str | None:
     t1 = time.process_time()
     conv = SpacegroupAnalyzer(s, symprec=0.01, angle_tolerance=5.0).get_conventional_standard_structure()
     t2 = time.process_time()
-    SpacegroupAnalyzer(conv, symprec=cfg.tau, angle_tolerance=5.0).get_crystal_system()
+    SpacegroupAnalyzer(conv, symprec=cfg.symmetry.tau, angle_tolerance=5.0).get_crystal_system()
     t3 = time.process_time()
     vs = from_pymatgen(conv)
     obs = observe(vs, frame(protocol, vs))
     t4 = time.process_time()
-    if cfg.pairs == "all":
-        rec = naive.oracle_reconstruct(obs, delta=cfg.delta, lattice=vs.lattice, pairs="all")
+    if cfg.oracle.pairs == "all":
+        rec = naive.oracle_reconstruct(obs, delta=cfg.oracle.delta, lattice=vs.lattice, pairs="all")
         pts, labs = np.asarray(rec["points"], dtype=float).reshape(-1, 3), np.asarray(rec["labels"], dtype=int)
     else:
-        pts, labs = naive.study_oracle(vs.positions, vs.numbers, [v.rotation.T for v in protocol.views], cfg.delta)
+        pts, labs = naive.study_oracle(vs.positions, vs.numbers, [v.rotation.T for v in protocol.views], cfg.oracle.delta)
     t5 = time.process_time()
     out = None
     if len(pts):
         frac = np.asarray(conv.lattice.get_fractional_coords(pts)) % 1.0
         try:
             rs = PmgStructure(Lattice(conv.lattice.matrix), [int(z) for z in labs], frac)
-            out = SpacegroupAnalyzer(rs, symprec=cfg.tau, angle_tolerance=5.0).get_crystal_system()
+            out = SpacegroupAnalyzer(rs, symprec=cfg.symmetry.tau, angle_tolerance=5.0).get_crystal_system()
         except Exception:  # noqa: BLE001 - the user's pipeline fails on this item; counted as wrong
             out = None
     t6 = time.process_time()
@@ -117,18 +117,18 @@ def ours_breakdown(items, cfg) -> dict:
         t1 = time.process_time()
         c = conventional_cell(s, symprec=0.01, angle_tolerance=5.0, orientation="pymatgen")
         t2 = time.process_time()
-        analyse_cell(c.lattice, c.frac_coords, c.numbers, symprec=cfg.tau, angle_tolerance=5.0, cross_check=False)
+        analyse_cell(c.lattice, c.frac_coords, c.numbers, symprec=cfg.symmetry.tau, angle_tolerance=5.0, cross_check=False)
         t3 = time.process_time()
-        analyse_cell(c.lattice, c.frac_coords, c.numbers, symprec=cfg.tau, angle_tolerance=5.0, cross_check=True)
+        analyse_cell(c.lattice, c.frac_coords, c.numbers, symprec=cfg.symmetry.tau, angle_tolerance=5.0, cross_check=True)
         t4 = time.process_time()
         obs = observe(c, frame(cfg.protocol, c, cfg.framing_policy()), cfg.observation_model())
         t5 = time.process_time()
-        rec = reconstruct(obs, delta=cfg.delta, pairs=cfg.pairs, lattice=c.lattice)
+        rec = reconstruct(obs, delta=cfg.oracle.delta, pairs=cfg.oracle.pairs, lattice=c.lattice)
         t6 = time.process_time()
-        analyse(rec, c, cfg.delta)
+        analyse(rec, c, cfg.oracle.delta)
         t7 = time.process_time()
         frac = np.linalg.solve(c.lattice.T, rec.points.T).T % 1.0
-        analyse_cell(c.lattice, frac, rec.labels, symprec=cfg.tau, angle_tolerance=5.0, cross_check=True)
+        analyse_cell(c.lattice, frac, rec.labels, symprec=cfg.symmetry.tau, angle_tolerance=5.0, cross_check=True)
         t8 = time.process_time()
         for k, a, b in (("read (gemmi)", t, t1), ("conventional cell (1 spglib call)", t1, t2),
                         ("R0 spglib", t2, t3), ("R0 moyopy cross-check", t3 + (t3 - t2), t4),

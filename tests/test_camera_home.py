@@ -109,7 +109,7 @@ def test_rock_salt_axis_a_shipped_and_certified_at_one_hand_worked_scale(rock_sa
 def test_rock_salt_shipped_id_buffer_is_the_certified_one(rock_salt):
     out, _, cfg, cell = rock_salt
     cams = item_cameras(cell, cfg)
-    scene = build_scene(cell, cfg.style, tiling=cfg.tiling)
+    scene = build_scene(cell, cfg.observation.style, tiling=cfg.observation.tiling)
     certified = render(scene, cams[0], rgb=False).atom_id
     shipped_ids = np.load(out / "buffers" / "q0000_v0.ids.npy")
     assert np.array_equal(shipped_ids, certified)
@@ -150,7 +150,7 @@ def test_molecule_export_ships_the_certified_common_scale(tmp_path):
     pad = STYLES["ball-and-stick"].radius_scale * max(ASE_COVALENT[z] for z in mol.numbers)
     halves = [np.abs((pts - centre) @ np.asarray(r, float).T).max(axis=0)[:2] + pad for r in AXES3.values()]
     want = min((SIZE - 2 * MARGIN_PX) / (2 * h) for hh in halves for h in hh)
-    scene = build_scene(mol, cfg.style)
+    scene = build_scene(mol, cfg.observation.style)
     for k, (name, cam) in enumerate(zip(AXES3, cams, strict=True)):
         shipped = camera_from_dict(json.loads((out / "sidecars" / f"q0000_v{k}.json").read_text())["camera"])
         assert shipped.name == cam.name == name

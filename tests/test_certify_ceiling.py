@@ -120,7 +120,7 @@ def test_config_validation():
             CertifyConfig(**kw)
         assert e.value.field == field
     cfg = CertifyConfig(delta=0.05)
-    assert cfg.tau == 0.05  # τ defaults to δ
+    assert cfg.symmetry.tau == 0.05  # τ defaults to δ
     assert CertifyConfig.from_dict(cfg.to_dict()) == cfg
 
 

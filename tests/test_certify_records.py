@@ -4,8 +4,8 @@
   by the /1 code, a fresh one with an unreadable item): one serialiser, the same bytes;
 - ``summary_of`` on hand-built outcomes gives the hand-counted summary (R1 1/2, the exact one-sided bound
   1 − √0.95 worked by hand, failures with predicted and reference, errors apart);
-- ``CertifyConfig``'s five parts partition its settings, keep its defaults, check their own fields, and
-  ``from_parts`` is the flat constructor's value.
+- ``CertifyConfig`` is its five parts (nothing copied): they partition the settings, keep the documented
+  defaults, check their own fields, and the parts constructor is the flat shorthand's value.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 
 from viewcert.certify import CertifyConfig
 from viewcert.certify.certificate import certificate_text
-from viewcert.certify.config import PARTS, OracleSettings, ScoringSettings, SymmetrySettings
+from viewcert.certify.config import PARTS, SETTING_PART, OracleSettings, ScoringSettings, SymmetrySettings
 from viewcert.certify.inputs import load_input
 from viewcert.certify.records import ABSENT, Certificate, ItemOutcome, Summary
 from viewcert.certify.run import run_certification
@@ -89,27 +89,46 @@ def test_summary_of_hand_built_outcomes():
     assert summary_of([ItemOutcome.from_dict(o) for o in outs], CertifyConfig(score="space_group")) == s
 
 
-def test_the_parts_partition_the_settings_with_the_same_defaults():
-    flat = {f.name: f for f in fields(CertifyConfig)}
+#: the default configuration as every certificate records it (written out from the settings' documented
+#: defaults: δ = τ = 0.01 Å, 5°, the study's standardisation, crystal-system R1 against the dataset, ...)
+DEFAULT_CONFIG = {
+    "protocol": "render-ceiling-5", "views": None, "delta": 0.01, "tau": 0.01, "angle_tolerance": 5.0,
+    "standardize": True, "std_symprec": 0.01, "std_angle_tolerance": 5.0, "orientation": "pymatgen",
+    "tiling": [1, 1, 1], "supercell": [1, 1, 1], "sigma": 0.0, "sigma_unit": "px", "seed": 0, "occlusion": False,
+    "pairs": "all", "merge": None, "periodic_merge": True, "score": "crystal_system", "truth": "dataset",
+    "cross_check": True, "cross_check_angle": False, "cross_check_reconstruction": False,
+    "label_shortcuts": True, "confidence": 0.95, "image_size": 768, "observe": "ideal", "min_pixels": 1,
+    "frame_on": "centres",
+}
+
+
+def test_the_configuration_is_its_parts_and_nothing_copied():
+    assert [f.name for f in fields(CertifyConfig)] == ["protocol", "views", *PARTS]
     names = [f.name for cls in PARTS.values() for f in fields(cls)]
-    assert len(names) == len(set(names)) and set(names) == set(flat) - {"protocol", "views"}
-    for cls in PARTS.values():
-        for f in fields(cls):
-            assert f.default == flat[f.name].default, f.name
+    assert len(names) == len(set(names)) == len(SETTING_PART) == 33  # + protocol, views: 35
+    cfg = CertifyConfig()
+    assert not any(hasattr(cfg, n) for n in names)  # read cfg.oracle.delta, not a copy
+    assert cfg.to_dict() == DEFAULT_CONFIG  # the defaults left out of the record are the documented ones
+    full = cfg.with_(style="spacefill", molecule_levels=("point_group",), molecule_cross_check=False, margin=True,
+                     molecule_scale="per-view", constraints=("letter",)).to_dict()
+    assert set(full) == {*names, "protocol", "views"}
 
 
-def test_from_parts_is_the_flat_constructor():
-    cfg = CertifyConfig.from_parts(oracle=OracleSettings(delta=0.02, pairs="first"),
-                                   scoring=ScoringSettings(score="space_group"))
+def test_the_parts_constructor_is_the_flat_shorthand():
+    cfg = CertifyConfig(oracle=OracleSettings(delta=0.02, pairs="first"), scoring=ScoringSettings(score="space_group"))
     flat = CertifyConfig(delta=0.02, pairs="first", score="space_group")
-    assert cfg == flat and cfg.to_dict() == flat.to_dict() and cfg.tau == 0.02  # τ defaults to δ
+    assert cfg == flat and cfg.to_dict() == flat.to_dict() and cfg.symmetry.tau == 0.02  # τ defaults to δ
     assert flat.oracle == OracleSettings(delta=0.02, pairs="first") and flat.symmetry.tau == 0.02
+    assert CertifyConfig(symmetry=SymmetrySettings(tau=0.03), delta=0.02).symmetry.tau == 0.03
     assert flat.with_(tiling=(2, 2, 2)).observation.tiling == (2, 2, 2)
-    assert pickle.loads(pickle.dumps(flat)).scoring == flat.scoring
-    with pytest.raises(InputError, match="unknown configuration part 'render'"):
-        CertifyConfig.from_parts(render=OracleSettings())
+    assert flat.with_(oracle=OracleSettings(delta=0.5)).oracle.delta == 0.5
+    assert flat.with_(delta=0.5).symmetry.tau == 0.02  # a change of δ keeps the τ already set
+    assert CertifyConfig.from_dict(flat.to_dict()) == flat
+    assert pickle.loads(pickle.dumps(flat)) == flat
+    with pytest.raises(TypeError, match="unknown setting 'render'"):
+        CertifyConfig(render=1)
     with pytest.raises(InputError, match="symmetry must be a SymmetrySettings"):
-        CertifyConfig.from_parts(symmetry=OracleSettings())
+        CertifyConfig(symmetry=OracleSettings())
 
 
 @pytest.mark.parametrize("part, kw, fld", [(OracleSettings, {"delta": -1}, "delta"),

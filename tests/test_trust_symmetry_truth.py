@@ -143,7 +143,7 @@ def test_summary_text_lists_the_flag():
 @pytest.mark.parametrize("given, kept", [(-1, -1.0), (-5.0, -1.0), (0.5, 0.5), (5, 5)])
 def test_angle_tolerance_accepts_spglib_default(given, kept):
     cfg = CertifyConfig(angle_tolerance=given, std_angle_tolerance=given)
-    assert cfg.angle_tolerance == kept and cfg.std_angle_tolerance == kept
+    assert cfg.symmetry.angle_tolerance == kept and cfg.symmetry.std_angle_tolerance == kept
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), "5", True])

@@ -122,7 +122,7 @@ def protocol_record(cfg: CertifyConfig) -> dict:
         "views": views,
         "kappa": {k: sig(x, 6) for k, x in protocol_kappa(p).items()},
         "camera": _perspective_camera(spec) if spec.kind == "perspective" else
-        {"kind": "orthographic", "width": cfg.image_size, "height": cfg.image_size,
+        {"kind": "orthographic", "width": cfg.observation.image_size, "height": cfg.observation.image_size,
          "margin_px": DEFAULT_MARGIN_PX, "framing": "letterbox fit of the drawn atoms and cell box",
          "convention": CONVENTION},
     }
@@ -135,8 +135,8 @@ def protocol_record(cfg: CertifyConfig) -> dict:
 def framing_record(cfg: CertifyConfig) -> dict:
     """The framing policy the items' cameras were made with (``viewcert.cameras.policy``), and its rule."""
     rule = ("the drawn spheres: every point grown by the largest atom radius drawn in the style, as the rendered "
-            "images are framed" if cfg.frame_on == "drawn" else "the atom centres (no pad)")
-    return {"frame_on": cfg.frame_on, "rule": rule, **cfg.framing_policy().to_dict()}
+            "images are framed" if cfg.observation.frame_on == "drawn" else "the atom centres (no pad)")
+    return {"frame_on": cfg.observation.frame_on, "rule": rule, **cfg.framing_policy().to_dict()}
 
 
 def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list[dict]) -> dict:
@@ -156,20 +156,21 @@ def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list[dict]
 def observation_record(cfg: CertifyConfig) -> dict:
     """The observation model (``observe.project.ObservationModel``) with the ID-buffer observation mode."""
     model = cfg.observation_model().to_dict()
-    model["observe"] = cfg.observe  # ideal | visible | pixel-centroid (render.visibility)
-    model["min_pixels"] = cfg.min_pixels
+    model["observe"] = cfg.observation.observe  # ideal | visible | pixel-centroid (render.visibility)
+    model["min_pixels"] = cfg.observation.min_pixels
     model["visibility"] = cfg.visibility
     return model
 
 
 def tolerances_record(cfg: CertifyConfig) -> dict:
     """δ, τ (Å), the angle tolerance (°), the cross-check, the standardisation and the truth rule's cell."""
-    return {"delta": cfg.delta, "delta_unit": "angstrom", "tau": cfg.tau, "tau_unit": "angstrom",
-            "angle_tolerance": cfg.angle_tolerance, "angle_unit": "degree",
-            "cross_check": ("moyopy at tau with the same angle tolerance" if cfg.cross_check_angle
-                            else "moyopy at tau with its default angle handling") if cfg.cross_check else "off",
-            "standardization": {"symprec": cfg.std_symprec, "angle_tolerance": cfg.std_angle_tolerance,
-                                "orientation": cfg.orientation, "enabled": cfg.standardize},
+    sym = cfg.symmetry
+    return {"delta": cfg.oracle.delta, "delta_unit": "angstrom", "tau": sym.tau, "tau_unit": "angstrom",
+            "angle_tolerance": sym.angle_tolerance, "angle_unit": "degree",
+            "cross_check": ("moyopy at tau with the same angle tolerance" if sym.cross_check_angle
+                            else "moyopy at tau with its default angle handling") if sym.cross_check else "off",
+            "standardization": {"symprec": sym.std_symprec, "angle_tolerance": sym.std_angle_tolerance,
+                                "orientation": sym.orientation, "enabled": sym.standardize},
             "input_cell": "spglib at tau and the angle tolerance on the cell as read (cross-checked like the "
                           "rendered cell); another space group on the rendered cell flags the item "
                           "(items[].symmetry_raised) and the input's label is then the truth",
@@ -177,17 +178,17 @@ def tolerances_record(cfg: CertifyConfig) -> dict:
 
 
 def oracle_record(cfg: CertifyConfig) -> dict:
-    return {"pairs": cfg.pairs, "merge": cfg.merge, "visibility": cfg.visibility,
-            "merge_frame": "minimum image in the cell" if cfg.periodic_merge else "cartesian",
+    return {"pairs": cfg.oracle.pairs, "merge": cfg.oracle.merge, "visibility": cfg.visibility,
+            "merge_frame": "minimum image in the cell" if cfg.oracle.periodic_merge else "cartesian",
             "module": "viewcert.oracle.triangulate.reconstruct"}
 
 
 def scoring_record(cfg: CertifyConfig) -> dict:
-    return {"level": cfg.score, "truth": cfg.truth,
+    return {"level": cfg.scoring.score, "truth": cfg.scoring.truth,
             "rule": "correct = label of the reconstruction (spglib at tau) equals the reference label at the "
                     "scored level; reference = dataset label where present (truth='dataset'), else the rendered "
                     "cell's label (the input cell's where the standardisation raised the symmetry)",
-            "bound": f"exact Clopper-Pearson, one-sided lower and two-sided, confidence {cfg.confidence}"}
+            "bound": f"exact Clopper-Pearson, one-sided lower and two-sided, confidence {cfg.scoring.confidence}"}
 
 
 def location_record(dataset: Dataset, cfg: CertifyConfig) -> dict:

@@ -175,161 +175,105 @@ class MoleculeSettings:
                              field="molecule_scale")
 
 
-#: the parts of a configuration a reader can name (``CertifyConfig.oracle`` ...), in the order they are checked
+#: the parts of a configuration (``CertifyConfig.oracle`` ...), in the order they are checked
 PARTS = {"oracle": OracleSettings, "symmetry": SymmetrySettings, "observation": ObservationSettings,
          "scoring": ScoringSettings, "molecules": MoleculeSettings}
+#: every setting's name in the serialised (flat) form -> the part that holds it
+SETTING_PART = {f.name: name for name, cls in PARTS.items() for f in fields(cls)}
 
 
-@dataclass(frozen=True)
+def _parts_of(given: dict, settings: dict) -> dict:
+    """The five parts: ``given`` parts (a part left out: its defaults) with the flat ``settings`` applied."""
+    bad = sorted(set(settings) - set(SETTING_PART))
+    if bad:
+        raise TypeError(f"unknown setting {bad[0]!r}")
+    parts = {}
+    for name, cls in PARTS.items():
+        part = given.get(name)
+        if part is not None and not isinstance(part, cls):
+            raise InputError(f"{name} must be a {cls.__name__}, got {type(part).__name__}", field=name)
+        kw = {k: v for k, v in settings.items() if SETTING_PART[k] == name}
+        if name == "symmetry" and (part.tau if part is not None else None) is None and kw.get("tau") is None:
+            kw["tau"] = parts["oracle"].delta  # τ defaults to the oracle's δ
+        parts[name] = replace(part, **kw) if part is not None else cls(**kw)
+    return parts
+
+
+@dataclass(frozen=True, init=False)
 class CertifyConfig:
     """Every setting that changes an outcome; all of it is recorded in a certificate.
 
-    Besides the protocol and its ``views`` the settings fall into five parts a reader can name (:data:`PARTS`):
-    ``cfg.oracle``, ``cfg.symmetry``, ``cfg.observation``, ``cfg.scoring`` and ``cfg.molecules``, each a
-    frozen value that checks its own settings (``from_parts`` builds a configuration from them). The flat
-    keywords below stay the constructor, ``to_dict`` and ``from_dict``, so certificates do not change.
+    The protocol and its ``views``, and five parts (:data:`PARTS`), each a frozen value that checks its own
+    settings: ``oracle`` (δ, candidate pairs, merge), ``symmetry`` (τ, angle tolerances, standardisation,
+    supercell, cross-checks), ``observation`` (tiling, noise, visibility, style, image size, framing),
+    ``scoring`` (level, truth, confidence, δ* margin, constraints) and ``molecules``; read them as
+    ``cfg.oracle.delta``. The constructor takes the parts (``oracle=OracleSettings(...)``; a part left out keeps
+    its defaults) and, as a shorthand, any setting by its flat name (``delta=0.05``; the names ``to_dict`` and
+    ``from_dict`` use, so certificates do not change), applied to its part.
 
-    delta (δ, Å): the oracle's extraction/merge tolerance. tau (τ, Å): spglib/moyopy symprec for both the
-    rendered cell and the reconstruction (None → δ). angle_tolerance (°): for both (negative: spglib's own
-    rule, recorded as -1). std_*: the conventional-cell standardization (the study: 0.01 Å, 5°, pymatgen
-    orientation; the CLI's --angle-tolerance sets both angle tolerances). score: the label
-    level R1 counts (crystal_system | point_group | space_group). truth: "dataset" (the dataset's label
-    where present) or "rendered" (the rendered cell's own label). periodic_merge: give the oracle the cell
-    (merge by minimum image, points wrapped; required for tiled observations); False merges in Cartesian
-    space like the study's released oracle (points are wrapped afterwards for spglib). supercell: render and
-    reconstruct this repetition of the standardized cell as if it were the cell (how the study's tiled arm
-    ran; ``tiling`` instead observes the tiles of the one cell and enforces translate consistency).
-    observe: "ideal" (exact projections of every drawn atom), "visible" (exact projections of the atoms
-    with at least ``min_pixels`` visible pixels in the rendered atom-ID buffer) or "pixel-centroid" (the
-    centroid of those visible pixels, a perfect detector): the as-rendered ceilings of render.visibility.
-    cross_check: moyopy cross-checks the rendered cell's label (the reference); the reconstruction's label
-    is spglib's alone unless cross_check_reconstruction. label_shortcuts: the rendered cell's spglib label
-    comes from the standardisation's dataset when τ and the angle tolerance equal std_symprec and
-    std_angle_tolerance, and the reconstruction's from the rendered cell's when the two are the same atoms
-    within 1e-9 Å (viewcert.symmetry.shortcuts; False runs a fresh spglib call each time). margin: record each
-    item's uniqueness margin δ* (Å; ``viewcert.oracle.margin``: ideal observations of the rendered cell through
-    the protocol's orthographic views, independent of δ, σ and the observation mode; perspective protocols
-    record that δ* is not defined for them). protocol: a perspective protocol (a file or ProtocolSpec with
-    kind = "perspective") certifies through pinhole cameras (``viewcert.cameras.placement``): placed at the
-    file's positions (world Å, the frame of the structure as read; a crystal: the Cartesian frame of the
-    rendered conventional cell, with its tiling) or, when no view has a position, framed on the drawn points;
-    its own fov and image size (not ``image_size``) set the focal length. The protocol is resolved once, here
-    (``viewcert.cameras.resolve``): ``protocol`` is then a ``ResolvedProtocol`` (a file's bytes and SHA-256
-    with it) and no later use reads the file again. frame_on: the framing holds the atom centres
-    ("centres") or the spheres drawn in ``style`` ("drawn", the framing of the rendered images; an export's
-    as-rendered ceiling uses it so that its ID buffer is the shipped images'); ``framing_policy()``.
-    constraints: the response constraints an exported benchmark's prompts carry (``viewcert.constraints``
-    names, inventory order); they change no outcome here and are recorded only when given."""
+    The settings (documented on each part): δ (Å) the oracle's extraction/merge tolerance; τ (Å) spglib/moyopy
+    symprec for both the rendered cell and the reconstruction (None → δ); angle tolerances (°; negative:
+    spglib's own rule, recorded as -1); std_*: the conventional-cell standardization (the study: 0.01 Å, 5°,
+    pymatgen orientation). periodic_merge: give the oracle the cell (required for tiled observations); False
+    merges in Cartesian space like the study's released oracle. supercell: render and reconstruct this
+    repetition of the standardized cell as if it were the cell (the study's tiled arm); ``tiling`` instead
+    observes the tiles of the one cell. observe: "ideal", "visible" (atoms with at least ``min_pixels`` visible
+    pixels in the rendered atom-ID buffer) or "pixel-centroid" (a perfect detector). label_shortcuts:
+    ``viewcert.symmetry.shortcuts``. margin: record each item's uniqueness margin δ* (Å; ``viewcert.oracle.margin``;
+    perspective protocols record that δ* is not defined for them). protocol: a perspective protocol certifies
+    through pinhole cameras (``viewcert.cameras.placement``) placed at the file's positions or framed on the
+    drawn points; its own fov and image size set the focal length. The protocol is resolved once, here
+    (``viewcert.cameras.resolve``): ``protocol`` is then a ``ResolvedProtocol`` and no later use reads the file
+    again. frame_on: the framing holds the atom centres or the spheres drawn in ``style``
+    (``framing_policy()``). constraints: the response constraints an exported benchmark's prompts carry; they
+    change no outcome here and are recorded only when given."""
 
-    protocol: str | Protocol | ProtocolSpec | ResolvedProtocol = "render-ceiling-5"
-    views: tuple[str, ...] | None = None
-    delta: float = DEFAULT_DELTA
-    tau: float | None = None
-    angle_tolerance: float = 5.0
-    standardize: bool = True
-    std_symprec: float = 0.01
-    std_angle_tolerance: float = 5.0
-    orientation: str = "pymatgen"
-    tiling: tuple[int, int, int] = (1, 1, 1)
-    supercell: tuple[int, int, int] = (1, 1, 1)
-    sigma: float = 0.0
-    sigma_unit: str = "px"
-    seed: int = 0
-    occlusion: bool = False
-    pairs: str = "all"
-    merge: str | None = None
-    periodic_merge: bool = True
-    score: str = "crystal_system"
-    truth: str = "dataset"
-    cross_check: bool = True
-    cross_check_angle: bool = False
-    cross_check_reconstruction: bool = False
-    label_shortcuts: bool = True
-    confidence: float = 0.95
-    image_size: int = 768
-    observe: str = "ideal"
-    min_pixels: int = 1
-    style: str = "study"  # drawing style of the rendered ID buffer (observe=visible|pixel-centroid)
-    molecule_levels: tuple[str, ...] = MOLECULE_LEVELS  # what a molecule is scored on (certify.molecule)
-    molecule_cross_check: bool = True  # pymatgen's PointGroupAnalyzer on each input molecule at τ
-    margin: bool = False  # δ* per item (oracle.margin); opt-in: on e3 it makes certify 2.5-3.5x slower
-    molecule_scale: str = "common"  # molecules' framing: one Å-per-pixel scale across views | per-view fit
-    frame_on: str = "centres"  # what the framing holds: atom centres | the drawn spheres of ``style``
-    constraints: tuple[str, ...] = ()  # the prompts' response constraints (viewcert.constraints; exports)
+    protocol: ResolvedProtocol
+    views: tuple[str, ...] | None
+    oracle: OracleSettings
+    symmetry: SymmetrySettings
+    observation: ObservationSettings
+    scoring: ScoringSettings
+    molecules: MoleculeSettings
 
-    def __post_init__(self) -> None:
+    def __init__(self, protocol: str | Protocol | ProtocolSpec | ResolvedProtocol = "render-ceiling-5",
+                 views: tuple[str, ...] | None = None, *, oracle: OracleSettings | None = None,
+                 symmetry: SymmetrySettings | None = None, observation: ObservationSettings | None = None,
+                 scoring: ScoringSettings | None = None, molecules: MoleculeSettings | None = None,
+                 **settings) -> None:
         # protocol: a registry name, a .toml/.json protocol file (read here, once), a Protocol, a ProtocolSpec,
         # a dict (to_dict's) or a ResolvedProtocol: one resolved value, restricted to ``views``
-        if self.views is not None:
-            object.__setattr__(self, "views", tuple(self.views))
-        object.__setattr__(self, "protocol", resolve(self.protocol).select(self.views))
+        views = None if views is None else tuple(views)
+        _set(self, "views", views)
+        _set(self, "protocol", resolve(protocol).select(views))
         if self.protocol.given is not None:  # a fibonacci-N name is built after the view limit (check_limits)
             check_protocol_spec(self.protocol.full)
-        parts = {}
-        for name, cls in PARTS.items():  # each part checks its own settings; the flat fields take its values
-            if name == "symmetry" and self.tau is None:  # τ defaults to the oracle's δ
-                object.__setattr__(self, "tau", parts["oracle"].delta)
-            parts[name] = cls(**{f.name: getattr(self, f.name) for f in fields(cls)})
-            for f in fields(cls):
-                object.__setattr__(self, f.name, getattr(parts[name], f.name))
-        object.__setattr__(self, "_parts", parts)
-        if not self.periodic_merge and self.tiling != (1, 1, 1):
+        given = {"oracle": oracle, "symmetry": symmetry, "observation": observation, "scoring": scoring,
+                 "molecules": molecules}
+        for name, part in _parts_of(given, settings).items():
+            _set(self, name, part)
+        obs = self.observation
+        if not self.oracle.periodic_merge and obs.tiling != (1, 1, 1):
             raise InputError("tiled observations need periodic_merge=True (the oracle needs the cell)",
                              field="periodic_merge")
-        if self.observe != "ideal" and self.sigma != 0:
+        if obs.observe != "ideal" and obs.sigma != 0:
             raise InputError("rendered observations (observe=visible|pixel-centroid) are noise-free: use sigma=0",
                              field="sigma")
 
-    @property
-    def oracle(self) -> OracleSettings:
-        """The oracle's settings (δ, candidate pairs, merge rule and frame)."""
-        return self._parts["oracle"]
-
-    @property
-    def symmetry(self) -> SymmetrySettings:
-        """The rendered cell and its labels (τ, angle tolerances, standardisation, supercell, cross-checks)."""
-        return self._parts["symmetry"]
-
-    @property
-    def observation(self) -> ObservationSettings:
-        """What the views observe and how they are framed (tiling, noise, ID-buffer visibility, image size)."""
-        return self._parts["observation"]
-
-    @property
-    def scoring(self) -> ScoringSettings:
-        """What R1 counts and its bound (level, truth, confidence, δ* margin)."""
-        return self._parts["scoring"]
-
-    @property
-    def molecules(self) -> MoleculeSettings:
-        """What a molecule is scored on, its cross-check and its framing scale."""
-        return self._parts["molecules"]
-
-    @classmethod
-    def from_parts(cls, protocol: str | Protocol | ProtocolSpec | ResolvedProtocol = "render-ceiling-5",
-                   views: tuple[str, ...] | None = None, **parts) -> CertifyConfig:
-        """A configuration from its named parts (``oracle=OracleSettings(...)``, ...; a part left out keeps
-        its defaults): the same value as the flat keywords give."""
-        bad = sorted(set(parts) - set(PARTS))
-        if bad:
-            raise InputError(f"unknown configuration part {bad[0]!r}; known: {tuple(PARTS)}", field="config")
-        kw = {}
-        for name, part in parts.items():
-            if not isinstance(part, PARTS[name]):
-                raise InputError(f"{name} must be a {PARTS[name].__name__}, got {type(part).__name__}", field=name)
-            kw.update({f.name: getattr(part, f.name) for f in fields(part)})
-        return cls(protocol=protocol, views=views, **kw)
+    def settings(self) -> dict:
+        """Every setting by its flat name (the parts' fields)."""
+        return {f.name: getattr(getattr(self, name), f.name) for name in PARTS
+                for f in fields(getattr(self, name))}
 
     def to_dict(self) -> dict:
-        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        """The serialised configuration (flat, as every certificate records it)."""
+        d = self.settings()
         d.update(protocol_setting(self.protocol))
         d["views"] = None if self.views is None else list(self.views)
-        d["tiling"] = list(self.tiling)
-        d["supercell"] = list(self.supercell)
+        for k in ("tiling", "supercell", "molecule_levels", "constraints"):
+            d[k] = list(d[k])
         if d["style"] == "study":  # the default is left out so certificates written before the field keep digests
             del d["style"]
-        d["molecule_levels"] = list(self.molecule_levels)
-        d["constraints"] = list(self.constraints)
         for k, default in (("molecule_levels", list(MOLECULE_LEVELS)), ("molecule_cross_check", True),
                            ("margin", False), ("molecule_scale", "common"), ("constraints", [])):
             if d[k] == default:  # defaults left out: certificates written before these fields keep digests
@@ -340,7 +284,7 @@ class CertifyConfig:
     def from_dict(cls, d: dict) -> CertifyConfig:
         if not isinstance(d, dict):
             raise InputError("config must be an object", field="config")
-        names = {f.name for f in fields(cls)}
+        names = {"protocol", "views", *SETTING_PART}
         kw = {k: v for k, v in d.items() if k in names}
         try:
             if kw.get("views") is not None:
@@ -359,7 +303,7 @@ class CertifyConfig:
     def points_per_atom(self) -> int:
         """Observed points per atom of the cell as read: views × tiling × supercell repetitions."""
         n = len(self.protocol.view_names)
-        for t in (*self.tiling, *self.supercell):
+        for t in (*self.observation.tiling, *self.symmetry.supercell):
             n *= int(t)
         return n
 
@@ -367,11 +311,12 @@ class CertifyConfig:
         """Resource limits this configuration asks for (views, tiling, image pixels), before any work."""
         if self.protocol.origin == "name":
             limits.check_protocol_name(self.protocol.label)
-        limits.check_tiling(self.tiling, what="tiling")
-        limits.check_tiling(self.supercell, what="supercell")
-        limits.check_tiling(tuple(a * b for a, b in zip(self.tiling, self.supercell, strict=True)),
+        tiling, supercell = self.observation.tiling, self.symmetry.supercell
+        limits.check_tiling(tiling, what="tiling")
+        limits.check_tiling(supercell, what="supercell")
+        limits.check_tiling(tuple(a * b for a, b in zip(tiling, supercell, strict=True)),
                             what="tiling x supercell")
-        limits.check_pixels(self.image_size, self.image_size)
+        limits.check_pixels(self.observation.image_size, self.observation.image_size)
         spec = self.protocol.spec
         if spec.kind == "perspective":  # perspective cameras keep the protocol's own image size
             limits.check_pixels(spec.width, spec.height, source=spec.source)
@@ -382,27 +327,29 @@ class CertifyConfig:
         view, molecules at ``molecule_scale``, ``image_size`` px, ``tiling``, the drawn box, margin
         ``DEFAULT_MARGIN_PX``; with ``frame_on = "drawn"`` every point grown by the largest radius drawn in
         ``style`` (as the rendered images are framed)."""
-        st = get_style(self.style)
-        drawn = self.frame_on == "drawn"
+        obs = self.observation
+        st = get_style(obs.style)
+        drawn = obs.frame_on == "drawn"
         return FramingPolicy(atom_radius_scale=st.radius_scale if drawn and st.radius is None else None,
                              atom_radius=st.radius if drawn else None, margin_px=DEFAULT_MARGIN_PX,
-                             molecule_scale=self.molecule_scale, tiling=self.tiling, width=self.image_size,
-                             height=self.image_size)
+                             molecule_scale=self.molecules.molecule_scale, tiling=obs.tiling, width=obs.image_size,
+                             height=obs.image_size)
 
     def with_(self, **kw) -> CertifyConfig:
+        """This configuration with some parts or settings (by flat name) changed."""
         return replace(self, **kw)
 
     @property
     def visibility(self) -> str:
-        return "occlusion" if self.occlusion else "strict"
+        return "occlusion" if self.observation.occlusion else "strict"
 
     def observation_model(self):
         # the seed rule of viewcert.oracle.noise.noise_sweep for one structure (seed·1,000,003 + 0), so a
         # noisy certification and the oracle's Monte Carlo see the same draws
-        return ObservationModel(tiling=self.tiling, sigma=self.sigma, sigma_unit=self.sigma_unit,
-                                seed=int(self.seed) * 1_000_003, occlusion=self.occlusion,
-                                radius_scale=get_style(self.style).radius_scale)  # the drawn radius of the style
-
+        obs = self.observation
+        return ObservationModel(tiling=obs.tiling, sigma=obs.sigma, sigma_unit=obs.sigma_unit,
+                                seed=int(obs.seed) * 1_000_003, occlusion=obs.occlusion,
+                                radius_scale=get_style(obs.style).radius_scale)  # the drawn radius of the style
 
 
 def check_protocol_spec(spec: ProtocolSpec) -> None:

@@ -92,8 +92,8 @@ def margin_record(cell: Structure, cameras) -> dict:
 def item_cameras(cell: Structure, cfg: CertifyConfig) -> tuple:
     """The cameras of one item on its rendered cell: ``viewcert.cameras.policy.frame`` of the configuration's
     resolved protocol under ``cfg.framing_policy()``. Orthographic protocols: letterbox-framed per view
-    (molecules at ``cfg.molecule_scale``), ``cfg.image_size`` px, on the atom centres or (``frame_on =
-    "drawn"``) the drawn spheres. Perspective protocols: pinholes at the protocol's positions (world Å in
+    (molecules at ``cfg.molecules.molecule_scale``), ``cfg.observation.image_size`` px, on the atom centres
+    or (``frame_on = "drawn"``) the drawn spheres. Perspective protocols: pinholes at the protocol's positions (world Å in
     the rendered cell's frame) or, when no view has one, framed on the drawn points (atoms of the tiling and
     the cell box); InputError naming the view's position when a camera lies inside the drawn points'
     bounding sphere or a drawn point lies at or behind a camera plane."""
@@ -105,7 +105,7 @@ def _perspective_extras(cell: Structure, cfg: CertifyConfig, cams) -> tuple[bool
     drawn atoms and their positions (Å, 9 significant digits) recorded per view; orthographic: as before."""
     if not any(getattr(c, "kind", "") == "perspective" for c in cams):
         return independent_views(cams), {}
-    atoms = framing_points(cell, tiling=cfg.tiling, draw_box=False)
+    atoms = framing_points(cell, tiling=cfg.observation.tiling, draw_box=False)
     return independent_views(cams, atoms), {"camera_positions": {c.name: [sig(x, 9) for x in c.position]
                                                                  for c in cams}}
 
@@ -131,7 +131,7 @@ def check_placements(items, cfg: CertifyConfig) -> None:
 
 
 def _moyo_angle(cfg: CertifyConfig) -> float | None:
-    return cfg.angle_tolerance if cfg.cross_check_angle else None
+    return cfg.symmetry.angle_tolerance if cfg.symmetry.cross_check_angle else None
 
 
 @dataclass
@@ -152,12 +152,13 @@ class Prepared:
             return None
         key = _label_key(cfg)
         if key not in self.rendered:
-            std = self.std if cfg.label_shortcuts else None
+            sym = cfg.symmetry
+            std = self.std if sym.label_shortcuts else None
             c = self.cell
-            chk = shortcuts.rendered_check(c.lattice, c.frac_coords, c.numbers, std, symprec=cfg.tau,
-                                           angle_tolerance=cfg.angle_tolerance, cross_check=cfg.cross_check,
+            chk = shortcuts.rendered_check(c.lattice, c.frac_coords, c.numbers, std, symprec=sym.tau,
+                                           angle_tolerance=sym.angle_tolerance, cross_check=sym.cross_check,
                                            moyo_angle_tolerance=_moyo_angle(cfg))
-            if shortcuts.applies(std, symprec=cfg.tau, angle_tolerance=cfg.angle_tolerance) and shortcuts.doubtful(
+            if shortcuts.applies(std, symprec=sym.tau, angle_tolerance=sym.angle_tolerance) and shortcuts.doubtful(
                     chk, self.input_check(cfg), c.lattice):  # in doubt: a fresh spglib call decides
                 chk = shortcuts.confirm(chk, c.lattice, c.frac_coords, c.numbers)
             self.rendered[key] = chk
@@ -171,17 +172,19 @@ class Prepared:
             return None
         key = _label_key(cfg)
         if key not in self.inputs:
-            src, std = self.source, self.source_std if cfg.label_shortcuts else None
+            sym = cfg.symmetry
+            src, std = self.source, self.source_std if sym.label_shortcuts else None
             self.inputs[key] = shortcuts.rendered_check(src.lattice, src.frac_coords, src.numbers, std,
-                                                        symprec=cfg.tau, angle_tolerance=cfg.angle_tolerance,
-                                                        cross_check=cfg.cross_check,
+                                                        symprec=sym.tau, angle_tolerance=sym.angle_tolerance,
+                                                        cross_check=sym.cross_check,
                                                         moyo_angle_tolerance=_moyo_angle(cfg))
         return self.inputs[key]
 
 
 def _label_key(cfg: CertifyConfig) -> tuple:
     """The settings a cell's labels depend on (``Prepared``'s caches)."""
-    return cfg.tau, cfg.angle_tolerance, cfg.cross_check, cfg.cross_check_angle, cfg.label_shortcuts
+    sym = cfg.symmetry
+    return sym.tau, sym.angle_tolerance, sym.cross_check, sym.cross_check_angle, sym.label_shortcuts
 
 
 def symmetry_raised(input_check: SymmetryCheck | None, rendered: SymmetryCheck | None) -> dict | None:
@@ -200,17 +203,18 @@ def prepare(item: Item, cfg: CertifyConfig) -> Prepared:
     except Exception as exc:  # noqa: BLE001 - any reader failure is an item error, not a crash
         return Prepared(item, None, f"read: {exc}")
     std = source = None
-    if cfg.standardize and s.is_periodic:
+    sym = cfg.symmetry
+    if sym.standardize and s.is_periodic:
         try:
-            conv, std = standardize_with_dataset(s, symprec=cfg.std_symprec, angle_tolerance=cfg.std_angle_tolerance,
-                                                 orientation=cfg.orientation)
+            conv, std = standardize_with_dataset(s, symprec=sym.std_symprec, angle_tolerance=sym.std_angle_tolerance,
+                                                 orientation=sym.orientation)
             source, s = s, conv.with_provenance(s.provenance)
             item.check_size(s.n_atoms)  # the rendered cell can hold more atoms than the file (centring)
         except Exception as exc:  # noqa: BLE001
             return Prepared(item, None, f"conventional cell: {exc}")
     source_std = std
-    if cfg.supercell != (1, 1, 1) and s.is_periodic:
-        s, std = s.supercell(cfg.supercell), None
+    if sym.supercell != (1, 1, 1) and s.is_periodic:
+        s, std = s.supercell(sym.supercell), None
     return Prepared(item, s, std=std, source=source, source_std=source_std)
 
 
@@ -243,20 +247,20 @@ def evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
 def _reconstruction_check(rec, cell: Structure, cfg: CertifyConfig,
                           rendered: SymmetryCheck | None = None) -> SymmetryCheck | None:
     """spglib label of the reconstruction on the rendered lattice, points wrapped into the cell (moyopy too
-    with ``cfg.cross_check_reconstruction``); the rendered cell's spglib label when the reconstruction is
-    that cell atom for atom within 1e-9 Å (``cfg.label_shortcuts``; viewcert.symmetry.shortcuts)."""
+    with ``cfg.symmetry.cross_check_reconstruction``); the rendered cell's spglib label when the reconstruction is
+    that cell atom for atom within 1e-9 Å (``cfg.symmetry.label_shortcuts``; viewcert.symmetry.shortcuts)."""
     if rec.status != "ok" or not cell.is_periodic or not len(rec.points):
         return None
     pts = np.asarray(rec.points, dtype=np.float64).reshape(-1, 3)
     frac = np.linalg.solve(cell.lattice.T, pts.T).T
     frac = frac - np.floor(frac)
     known = None
-    if cfg.label_shortcuts and rendered is not None and shortcuts.same_cell(
+    if cfg.symmetry.label_shortcuts and rendered is not None and shortcuts.same_cell(
             cell.lattice, cell.frac_coords, cell.numbers, frac, np.asarray(rec.labels)):
         known = rendered.spglib
-    return analyse_cell(cell.lattice, frac, np.asarray(rec.labels), symprec=cfg.tau,
-                        angle_tolerance=cfg.angle_tolerance,
-                        cross_check=cfg.cross_check and cfg.cross_check_reconstruction,
+    return analyse_cell(cell.lattice, frac, np.asarray(rec.labels), symprec=cfg.symmetry.tau,
+                        angle_tolerance=cfg.symmetry.angle_tolerance,
+                        cross_check=cfg.symmetry.cross_check and cfg.symmetry.cross_check_reconstruction,
                         moyo_angle_tolerance=_moyo_angle(cfg), known_spglib=known)
 
 
@@ -268,7 +272,7 @@ def _reference(dataset: dict, rendered_label: dict | None, cfg: CertifyConfig,
     source: dict = {}
     own, own_name = (raised["input"], "input") if raised else (rendered_label, "rendered")
     for lv in LEVELS:
-        if cfg.truth == "dataset" and lv in dataset:
+        if cfg.scoring.truth == "dataset" and lv in dataset:
             reference[lv], source[lv] = dataset[lv], "dataset"
         elif own is not None:
             reference[lv], source[lv] = own[lv], own_name
@@ -288,11 +292,11 @@ def _reasons(rec, rep, *, periodic: bool, rendered_label, recon_label, mismatch,
     if periodic and (rendered_label is None or (recon_label is None and rec.status == "ok")):
         reasons.append("symmetry_undetermined")
     if (periodic and unique and recon_label is not None and rendered_label is not None
-            and recon_label[cfg.score] != rendered_label[cfg.score]):
+            and recon_label[cfg.scoring.score] != rendered_label[cfg.scoring.score]):
         reasons.append("symmetry_changed")
     if periodic and raised is not None:
         reasons.append("symmetry_raised")
-    if periodic and cfg.score in mismatch:
+    if periodic and cfg.scoring.score in mismatch:
         reasons.append("label_mismatch")
     if rep.separation_ok is False or not indep:
         reasons.append("precondition_violated")
@@ -335,13 +339,12 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
     mismatch = [] if rendered_label is None else [lv for lv in LEVELS
                                                    if lv in dataset and dataset[lv] != rendered_label[lv]]
     cams = item_cameras(cell, cfg)
-    # noise seed: cfg.seed·1,000,003 (oracle.noise's rule); visible/pixel-centroid read the rendered ID buffer
-    obs = observe_as(cell, cams, cfg.observe, model=cfg.observation_model(), min_pixels=cfg.min_pixels,
-                     style=cfg.style)
-    rec = reconstruct(obs, delta=cfg.delta, delta_unit="angstrom", pairs=cfg.pairs, merge=cfg.merge,
-                      lattice=cell.lattice if (periodic and cfg.periodic_merge) else None,
+    see, orc = cfg.observation, cfg.oracle  # noise seed·1,000,003 (oracle.noise); visible|pixel-centroid: ID buffer
+    obs = observe_as(cell, cams, see.observe, model=cfg.observation_model(), min_pixels=see.min_pixels, style=see.style)
+    rec = reconstruct(obs, delta=orc.delta, delta_unit="angstrom", pairs=orc.pairs, merge=orc.merge,
+                      lattice=cell.lattice if (periodic and orc.periodic_merge) else None,
                       visibility=cfg.visibility)
-    rep = analyse(rec, cell, cfg.delta)
+    rep = analyse(rec, cell, cfg.oracle.delta)
     indep, persp = _perspective_extras(cell, cfg, cams)
     recon_check = _reconstruction_check(rec, cell, cfg, rendered)
     recon_label = label_dict(recon_check)
@@ -350,13 +353,14 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
     if periodic:
         by_level = {lv: bool(recon_label is not None and lv in reference and recon_label[lv] == reference[lv])
                     for lv in LEVELS}
-        correct = by_level[cfg.score]
-    else:  # a molecule: its own truth, scored on cfg.molecule_levels (certify.molecule)
-        mol = molecule_outcome(cell, obs, rec, rep, delta=cfg.delta, tau=cfg.tau, levels=cfg.molecule_levels,
-                               observe_fn=lambda s, c: observe_as(s, c, cfg.observe, model=cfg.observation_model(),
-                                                                  min_pixels=cfg.min_pixels, style=cfg.style),
-                               cross_check=cfg.molecule_cross_check, **bond_graph(item),
-                               ideal=cfg.observe == "ideal" and not cfg.occlusion and cfg.sigma == 0)
+        correct = by_level[cfg.scoring.score]
+    else:  # a molecule: its own truth, scored on cfg.molecules.molecule_levels (certify.molecule)
+        mol = molecule_outcome(cell, obs, rec, rep, delta=orc.delta, tau=cfg.symmetry.tau,
+                               levels=cfg.molecules.molecule_levels,
+                               observe_fn=lambda s, c: observe_as(s, c, see.observe, model=cfg.observation_model(),
+                                                                  min_pixels=see.min_pixels, style=see.style),
+                               cross_check=cfg.molecules.molecule_cross_check, **bond_graph(item),
+                               ideal=see.observe == "ideal" and not see.occlusion and see.sigma == 0)
         by_level = mol["correct_by_level"]
         correct = all(by_level.values())
     reasons = _reasons(rec, rep, periodic=periodic, rendered_label=rendered_label, recon_label=recon_label,
@@ -372,10 +376,10 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
         **({"reading": dict(cell.provenance.choices)} if cell.provenance.choices else {}),  # e.g. altlocs kept
         "cell_sha256": cell_digest(cell), "cameras_sha256": cameras_digest(cams), **persp,
         "label_rendered": rendered_label, "label_reconstructed": recon_label, "label_mismatch": mismatch or None,
-        "cross_check": cross or None, "reference_source": ref_source.get(cfg.score),
+        "cross_check": cross or None, "reference_source": ref_source.get(cfg.scoring.score),
         **({"symmetry_raised": raised} if raised else {}),
         "oracle": _oracle_record(rec, rep),
-        **({"uniqueness_margin": margin_record(cell, cams)} if cfg.margin else {}),
+        **({"uniqueness_margin": margin_record(cell, cams)} if cfg.scoring.margin else {}),
         "phantoms": _phantom_rows(rep) or None,
         "independent_views": indep, "unique": unique, "exact": bool(rec.status == "ok" and rep.exact),
         "certified": bool(unique and rep.separation_ok and indep),

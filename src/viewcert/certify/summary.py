@@ -36,25 +36,25 @@ def summary_of(outcomes: list[dict] | list[ItemOutcome], cfg: CertifyConfig) -> 
     crystals = [o for o in items if not o.is_molecule]
     mols = [o for o in items if o.is_molecule]
     scored = crystals if crystals or not mols else mols
-    levels = LEVELS if scored is crystals else cfg.molecule_levels
+    levels = LEVELS if scored is crystals else cfg.molecules.molecule_levels
     n = len(scored)
     k = sum(1 for o in scored if o.correct)
     if n:
-        lower = _bound_dict(clopper_pearson_lower(k, n, cfg.confidence), True)
-        two = _bound_dict(clopper_pearson_interval(k, n, cfg.confidence), True)
+        lower = _bound_dict(clopper_pearson_lower(k, n, cfg.scoring.confidence), True)
+        two = _bound_dict(clopper_pearson_interval(k, n, cfg.scoring.confidence), True)
     else:
         lower = two = {"text": "no item could be read or certified: no bound"}
     by_level = {}
     for lv in levels:
         kk = sum(1 for o in scored if o.correct_at(lv))
         by_level[lv] = {"correct": kk, "R1": sig(kk / n) if n else None}
-    failures = [{"id": o.id, "reasons": o.reasons, "predicted": o.predicted(cfg.score),
-                 "reference": o.reference(cfg.score)} for o in items if not o.correct]
+    failures = [{"id": o.id, "reasons": o.reasons, "predicted": o.predicted(cfg.scoring.score),
+                 "reference": o.reference(cfg.scoring.score)} for o in items if not o.correct]
     raised = [{"id": o.id, **o.symmetry_raised} for o in items if o.symmetry_raised]
     return Summary(
         n=n, n_errors=len(errors), kinds={"crystals": len(crystals), "molecules": len(mols)},
-        score=cfg.score if scored is crystals else "+".join(cfg.molecule_levels),
-        truth=cfg.truth if scored is crystals else "input", correct=k, R1=sig(k / n) if n else None,
+        score=cfg.scoring.score if scored is crystals else "+".join(cfg.molecules.molecule_levels),
+        truth=cfg.scoring.truth if scored is crystals else "input", correct=k, R1=sig(k / n) if n else None,
         bound=lower, interval=two, by_level=by_level, by_crystal_system=_by_crystal_system(crystals),
         phantom_census=_phantom_census(items), failure_reasons=_failure_reasons(failures), failures=failures,
         label_mismatches=[{"id": o.id, "levels": o.label_mismatch, "dataset": o.label_dataset,
@@ -62,7 +62,7 @@ def summary_of(outcomes: list[dict] | list[ItemOutcome], cfg: CertifyConfig) -> 
         cross_check_disagreements=cross_check_disagreements(items),
         # the standardisation gave another space group than the input's at τ (evaluate.symmetry_raised)
         n_symmetry_raised=len(raised), symmetry_raised=raised, errors=errors,
-        molecules=molecule_summary([o.to_dict() for o in mols], cfg.confidence))
+        molecules=molecule_summary([o.to_dict() for o in mols], cfg.scoring.confidence))
 
 
 def _failure_reasons(failures: list[dict]) -> dict[str, int]:

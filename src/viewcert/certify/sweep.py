@@ -43,10 +43,11 @@ class Tagged:
     cfg: CertifyConfig
 
     def tag(self) -> dict:
+        orc, see = self.cfg.oracle, self.cfg.observation
         return {"study": self.study, "protocol": self.protocol, "subset": "|".join(self.views),
-                "n_views": len(self.views), "delta": self.cfg.delta, "tau": self.cfg.tau, "sigma": self.cfg.sigma,
-                "sigma_unit": self.cfg.sigma_unit, "seed": self.cfg.seed, "pairs": self.cfg.pairs,
-                "tiling": "x".join(map(str, self.cfg.tiling))}
+                "n_views": len(self.views), "delta": orc.delta, "tau": self.cfg.symmetry.tau, "sigma": see.sigma,
+                "sigma_unit": see.sigma_unit, "seed": see.seed, "pairs": orc.pairs,
+                "tiling": "x".join(map(str, see.tiling))}
 
 
 def noise_delta(sigma: float, kappa: float, base_delta: float, sigma_unit: str = "angstrom") -> float:
@@ -99,13 +100,13 @@ def build_configs(base: CertifyConfig, plan: SweepPlan) -> list[Tagged]:
                     views = None if len(sub) == len(names) else tuple(sub)
                     out.append(Tagged("subset", name, tuple(sub), base.with_(protocol=rp, views=views)))
         for d in plan.deltas:
-            tau = d if plan.tie_tau else base.tau
+            tau = d if plan.tie_tau else base.symmetry.tau
             out.append(Tagged("delta", name, names, base.with_(protocol=rp, views=None, delta=d, tau=tau)))
         if plan.sigmas:
             kappa = protocol_kappa(full)["max"]
             for s in plan.sigmas:
-                d = noise_delta(s, kappa, base.delta, plan.sigma_unit)
-                tau = d if plan.tie_tau else base.tau
+                d = noise_delta(s, kappa, base.oracle.delta, plan.sigma_unit)
+                tau = d if plan.tie_tau else base.symmetry.tau
                 for seed in range(plan.seeds if s > 0 else 1):
                     out.append(Tagged("noise", name, names, base.with_(protocol=rp, views=None, sigma=s,
                                                                      sigma_unit=plan.sigma_unit, seed=seed, delta=d,
@@ -125,9 +126,10 @@ def _compact(o: dict) -> dict:
 def _noise_module_rates(cell, cfg: CertifyConfig) -> dict:
     """Reconstruction-level outcome of one noisy run from ``viewcert.oracle.noise.noise_sweep`` (same noise
     model, seed rule, δ and oracle options as the certification of the same configuration)."""
+    orc, see = cfg.oracle, cfg.observation
     (pt,) = noise_sweep([cell], lambda s: item_cameras(s, cfg),  # certify's cameras (perspective files too)
-                        [cfg.sigma], delta=cfg.delta, seeds=[cfg.seed], sigma_unit=cfg.sigma_unit, pairs=cfg.pairs,
-                        merge=cfg.merge, tiling=cfg.tiling, periodic=cfg.periodic_merge)
+                        [see.sigma], delta=orc.delta, seeds=[see.seed], sigma_unit=see.sigma_unit, pairs=orc.pairs,
+                        merge=orc.merge, tiling=see.tiling, periodic=orc.periodic_merge)
     return {"recovered": pt.recovery_rate, "exact": pt.exact_rate, "phantom": pt.phantom_rate,
             "failed": pt.failure_rate}
 
@@ -139,7 +141,7 @@ def sweep_item(item, cfgs: tuple[CertifyConfig, ...]) -> list[dict]:
     out = []
     for c in cfgs:
         rec = _compact(evaluate(prep, c))
-        if c.sigma > 0 and prep.cell is not None:
+        if c.observation.sigma > 0 and prep.cell is not None:
             try:
                 rec["noise_module"] = _noise_module_rates(prep.cell, c)
             except ViewcertError as exc:  # an input the noise module refuses is recorded; a bug is not hidden
@@ -196,7 +198,9 @@ class SweepResult:
         groups: dict[tuple, list[int]] = {}
         for j, t in enumerate(self.configs):
             if t.study == "noise":
-                groups.setdefault((t.protocol, t.cfg.sigma, t.cfg.delta, t.cfg.tau, t.cfg.sigma_unit), []).append(j)
+                see = t.cfg.observation
+                key = (t.protocol, see.sigma, t.cfg.oracle.delta, t.cfg.symmetry.tau, see.sigma_unit)
+                groups.setdefault(key, []).append(j)
         out = []
         for (p, s, d, tau, unit), cols in groups.items():
             ks = [sum(row[j]["correct"] for row in self.per_item) for j in cols]
@@ -276,7 +280,8 @@ def run_configs(dataset: Dataset, cfgs: list[CertifyConfig], *, n_workers: int |
     cfgs = list(cfgs)
     if not cfgs:
         raise InputError("no configurations", field="cfgs")
-    std = {(c.standardize, c.std_symprec, c.std_angle_tolerance, c.orientation, c.supercell) for c in cfgs}
+    std = {(s.standardize, s.std_symprec, s.std_angle_tolerance, s.orientation, s.supercell)
+           for s in (c.symmetry for c in cfgs)}
     if len(std) != 1:
         raise InputError("configurations of one sweep must share the standardization settings", field="cfgs")
     fp = fingerprint(dataset, cfgs[0], task="configs:" + "|".join(repr(sorted(c.to_dict().items())) for c in cfgs))

@@ -57,7 +57,7 @@ def measure(spec: ProtocolSpec, structure: Structure, *, delta: float = DEFAULT_
     cfg = CertifyConfig(protocol=spec if spec.kind == "perspective" else spec.protocol, delta=delta)
     rec = certify_item(Item(structure.identifier or "design", "structure", structure, cell_digest(structure)), cfg)
     orc = rec.get("oracle") or {}
-    return {"camera": spec.kind, "delta": cfg.delta, "outcome": rec["outcome"],
+    return {"camera": spec.kind, "delta": cfg.oracle.delta, "outcome": rec["outcome"],
             "n_atoms": rec.get("n_atoms"), "n_recovered": orc.get("n_recovered"), "n_phantoms": orc.get("n_phantoms"),
             "unique": rec.get("unique"), "correct_by_level": rec.get("correct_by_level"),
             "reasons": rec.get("reasons") or [], "error": rec.get("error")}

@@ -143,7 +143,7 @@ def schematic_marks(cell, cams, cfg, record: dict) -> tuple[ViewMarks, ...]:
     from viewcert.render.palette import hex_colour  # lazy: start-up (schematic views only)
     from viewcert.render.scene import build_scene  # lazy: start-up (schematic views only)
 
-    scene = build_scene(cell, cfg.style, tiling=cfg.tiling if cell.is_periodic else (1, 1, 1))
+    scene = build_scene(cell, cfg.observation.style, tiling=cfg.observation.tiling if cell.is_periodic else (1, 1, 1))
     out = []
     for k, cam in enumerate(cams):
         uv, depth = cam.project(scene.sphere_centres)
