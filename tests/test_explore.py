@@ -48,6 +48,14 @@ def test_same_folder_same_site_bytes(phantom_export, phantom_site, tmp_path):
     assert len(list((phantom_site / "thumbs").glob("*.png"))) == 3
 
 
+def test_pages_written_by_two_workers_are_the_same_bytes(hostile_certify, hostile_site, tmp_path, monkeypatch):
+    import viewcert.explore.site as site_module
+
+    monkeypatch.setattr(site_module, "CHUNK", 1)  # three items, three chunks over two forked workers
+    write_site(hostile_certify, tmp_path / "two", workers=2)
+    assert folder_files(tmp_path / "two") == folder_files(hostile_site)
+
+
 def test_filters_hold_the_certificates_items(phantom_export, phantom_site):
     cert = json.loads((phantom_export / "certificate.json").read_text())
     rows = _index_rows(phantom_site)

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import io
 import json
+import multiprocessing
 import os
 import shutil
+from concurrent.futures import ProcessPoolExecutor
 from importlib.resources import files
 from pathlib import Path
 
@@ -35,6 +37,7 @@ from viewcert.sanitize import console_text, json_text
 from viewcert.sanitize import html_text as h
 
 PAGE_SIZE = 200
+CHUNK = 40  # items a worker writes at a time (write_site's workers)
 THUMB_PX = 96
 ASSETS = ("explore.js", "explore.css")
 LEGEND = (("atom", "atom seen (ID buffer)"), ("hidden", "atom with no pixel"), ("phantom", "phantom point"),
@@ -368,8 +371,33 @@ def _item_views(folder: Folder, it: Item, site: Path, cameras) -> list:
     return out
 
 
-def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progress=None) -> Path:
-    """Write the explorer of ``folder_path`` into ``out`` (module docstring); returns ``out/index.html``."""
+def _write_items(folder: Folder, site: Path, cameras, indices) -> dict[int, str]:
+    """Write the thumbnails, views and pages of the items at ``indices``; their thumbnails' hrefs by index."""
+    thumbs: dict[int, str] = {}
+    n = len(folder.items)
+    for i in indices:
+        it = folder.items[i]
+        if it.views and it.views[0].image is not None:
+            _thumb(it.views[0].image, site / "thumbs" / f"{item_name(it.index)}.png")
+            thumbs[it.index] = f"thumbs/{item_name(it.index)}.png"
+        views = _item_views(folder, it, site, cameras)
+        _put(site / "items" / f"{item_name(it.index)}.html", item_html(folder, it, views, n))
+    return thumbs
+
+
+#: what forked workers write from (set by ``write_site`` before it forks; inherited, never pickled)
+_JOB: tuple = ()
+
+
+def _write_chunk(indices) -> dict[int, str]:
+    return _write_items(*_JOB, indices)
+
+
+def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progress=None, workers: int = 1) -> Path:
+    """Write the explorer of ``folder_path`` into ``out`` (module docstring); returns ``out/index.html``.
+    ``workers`` > 1: the item pages are written by that many forked processes, CHUNK items at a time (each
+    page depends only on its item: the same bytes as one process)."""
+    global _JOB
     folder = read_folder(folder_path)
     site = Path(out)
     site.mkdir(parents=True, exist_ok=True)
@@ -379,16 +407,24 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
     if folder.kind == "crystal" and not any(it.views for it in folder.items):
         cameras = item_cameras_from_inputs(folder.certificate)
     item_tags = [tags(folder.kind, it.record) for it in folder.items]
-    thumbs: dict[int, str] = {}
     n = len(folder.items)
-    for it in folder.items:
-        if it.views and it.views[0].image is not None:
-            _thumb(it.views[0].image, site / "thumbs" / f"{item_name(it.index)}.png")
-            thumbs[it.index] = f"thumbs/{item_name(it.index)}.png"
-        views = _item_views(folder, it, site, cameras)
-        _put(site / "items" / f"{item_name(it.index)}.html", item_html(folder, it, views, n))
-        if progress is not None:
-            progress(it.index + 1, n)
+    chunks = [range(k, min(k + CHUNK, n)) for k in range(0, n, CHUNK)]
+    thumbs: dict[int, str] = {}
+    if workers > 1 and len(chunks) > 1 and "fork" in multiprocessing.get_all_start_methods():
+        _JOB = (folder, site, cameras)
+        try:
+            with ProcessPoolExecutor(min(workers, len(chunks)), mp_context=multiprocessing.get_context("fork")) as ex:
+                for chunk, got in zip(chunks, ex.map(_write_chunk, chunks), strict=True):
+                    thumbs.update(got)
+                    if progress is not None:
+                        progress(chunk[-1] + 1, n)
+        finally:
+            _JOB = ()
+    else:
+        for chunk in chunks:
+            thumbs.update(_write_items(folder, site, cameras, chunk))
+            if progress is not None:
+                progress(chunk[-1] + 1, n)
     plots = [f"plots/{_link_or_copy(p, site / 'plots' / p.name)}" for p in folder.plots]
     _put(site / "summary.html", summary_html(folder, site, plots))
     return write_text_atomic(site / "index.html", index_html(folder, item_tags, thumbs))
