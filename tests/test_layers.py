@@ -31,7 +31,8 @@ LAYERS: dict[str, int] = {
     "design": 9,
     "harness": 5,
     "benchmark": 10, "attribution": 10, "explore": 10,
-    "cli": 11,
+    "learn": 11,  # learned readers: their predictions are rungs named by attribution.table
+    "cli": 12,
 }
 
 

@@ -8,30 +8,45 @@ Layout of ``--out DIR``::
     DIR/<reader>/predictions.csv   item_id, target, parsed_answer, model, rung, run, category
     DIR/<reader>/card.json         data digests, protocol, image size, seed, library versions, curve, confusion
     DIR/<reader>/model.*           the fitted model (joblib for the forest, a torch state dict for the CNN)
+    DIR/<reader>/report.md         accuracy with its interval, the learning curve and the confusion matrix
     DIR/ladder.toml                manifest: ``viewcert ladder --manifest DIR/ladder.toml --r1 ...``
 """
 
 from __future__ import annotations
 
+import importlib.metadata as md
 import json
 import platform
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from viewcert import stats as st
 from viewcert.attribution.table import LEARNED_CELL, LEARNED_PIXELS, STUDY_ARMS
 from viewcert.io.atomic import write_text_atomic
+from viewcert.io.tables import frame_csv_text
 from viewcert.learn.data import CRYSTAL_SYSTEMS, LearnData
+from viewcert.sanitize import markdown_text
 
 READERS = {"cell-forest": LEARNED_CELL, "pixel-cnn": LEARNED_PIXELS}
 MODEL_NAMES = {"cell-forest": "viewcert/cell-forest", "pixel-cnn": "viewcert/pixel-cnn"}
 CARD_FORMAT = "viewcert-learned-reader/1"
 
 
-def library_versions(*names: str) -> dict:
-    import importlib.metadata as md
+@dataclass(frozen=True)
+class LearnOutcome:
+    """What one ``viewcert learn`` run wrote: the reader, its folder, correct of n eval items, the card."""
 
+    reader: str
+    folder: Path
+    correct: int
+    n: int
+    card: dict
+
+
+def library_versions(*names: str) -> dict:
     out = {"python": platform.python_version()}
     for n in ("viewcert", "numpy", *names):
         try:
@@ -51,8 +66,6 @@ def confusion(truth, pred) -> dict:
 
 
 def accuracy_record(correct: int, n: int) -> dict:
-    from viewcert import stats as st
-
     b = st.clopper_pearson_interval(correct, n, 0.95)
     return {"correct": int(correct), "n": int(n), "accuracy": correct / n,
             "ci95_clopper_pearson": [b.lower, b.upper]}
@@ -66,18 +79,49 @@ def predictions_frame(reader: str, data: LearnData, pred) -> pd.DataFrame:
 
 
 def write_reader(out: Path, reader: str, data: LearnData, pred, card: dict) -> Path:
-    """Write ``predictions.csv`` and ``card.json`` under ``out/reader`` and refresh ``out/ladder.toml``."""
+    """Write ``predictions.csv`` (every text cell by the table rule, ``io.tables``), ``card.json`` and
+    ``report.md`` under ``out/reader`` and refresh ``out/ladder.toml``."""
     folder = Path(out) / reader
     folder.mkdir(parents=True, exist_ok=True)
     frame = predictions_frame(reader, data, pred)
-    write_text_atomic(folder / "predictions.csv", frame.to_csv(index=False, lineterminator="\n"))
+    write_text_atomic(folder / "predictions.csv", frame_csv_text(frame))
     correct = int((np.asarray(frame["parsed_answer"]) == np.asarray(frame["target"])).sum())
     full = {"format": CARD_FORMAT, "reader": reader, "rung": READERS[reader], "model": MODEL_NAMES[reader],
             "data": data.to_dict(), "eval": accuracy_record(correct, len(frame)),
             "confusion": confusion(data.eval.labels, frame["parsed_answer"]), **card}
     write_text_atomic(folder / "card.json", json.dumps(full, indent=1, sort_keys=True) + "\n")
+    write_text_atomic(folder / "report.md", report_markdown(full))
     write_manifest(Path(out), data)
     return folder
+
+
+def _interval(rec: dict) -> str:
+    return f"[{rec['ci95_clopper_pearson'][0]:.3f}, {rec['ci95_clopper_pearson'][1]:.3f}]"
+
+
+def report_markdown(card: dict) -> str:
+    """The reader's report page: what it is, accuracy with its exact interval, the learning curve (correct
+    vs training size, each with its interval) and the confusion matrix (rows truth, columns prediction)."""
+    ev, conf = card["eval"], card["confusion"]
+    lines = [f"# {markdown_text(card['reader'])}: {markdown_text(card['rung'])}", "",
+             markdown_text(card.get("what", "")), "",
+             f"- eval input: {markdown_text(card['data']['input'])}",
+             f"- training input: {markdown_text(card['data']['train_input'])} ({card['data']['n_train']} items)",
+             f"- seed: {card.get('seed')}; protocol: {markdown_text(card.get('protocol'))}; "
+             f"image size: {card.get('image_size')}",
+             f"- **{ev['correct']}/{ev['n']} = {ev['accuracy']:.3f}**, exact 95 % interval {_interval(ev)} "
+             "(an empirical reading, not a certificate)", "",
+             "## Learning curve", "", "| training items | correct | accuracy | exact 95 % interval |",
+             "|---:|---:|---:|---|"]
+    for r in card.get("training_curve", []):
+        rec = accuracy_record(r["correct"], r["n"])
+        lines.append(f"| {r['n_train']} | {r['correct']}/{r['n']} | {rec['accuracy']:.3f} | {_interval(rec)} |")
+    labels = conf["labels"]
+    lines += ["", "## Confusion matrix", "", "Rows: truth; columns: prediction.", "",
+              "| truth | " + " | ".join(labels) + " | n |", "|---|" + "---:|" * (len(labels) + 1)]
+    for lab, row in zip(conf["labels"], conf["matrix"], strict=True):
+        lines.append(f"| {lab} | " + " | ".join(str(v) for v in row) + f" | {sum(row)} |")
+    return "\n".join(lines) + "\n"
 
 
 def _toml_str(s: str) -> str:

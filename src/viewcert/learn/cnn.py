@@ -21,7 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
+from viewcert.learn.card import LearnOutcome, library_versions, write_reader
 from viewcert.learn.data import CRYSTAL_SYSTEMS
+from viewcert.learn.forest import curve_sizes, subset
+from viewcert.learn.views import ViewSettings, render_split
 
 CHANNELS = (8, 16, 32, 64)
 
@@ -129,11 +132,6 @@ def run_cnn(data, out: Path, *, seed: int = 0, protocol: str = "render-ceiling-5
     import resource
 
     import torch
-
-    from viewcert.learn.card import library_versions, write_reader
-    from viewcert.learn.forest import curve_sizes, subset
-    from viewcert.learn.run import LearnOutcome
-    from viewcert.learn.views import ViewSettings, render_split
 
     vs = ViewSettings(protocol=protocol, size=image_size)
     ts = TrainSettings(epochs=epochs, seed=seed)

@@ -3,7 +3,9 @@
 - a study layout (``structures.json`` + ``eval.jsonl`` + ``labels_sidecar.json``): the eval items are those
   of ``eval.jsonl`` (labels from it), the training items every other structure (labels from the sidecar);
 - any input with ``--train INPUT2``: the eval items are INPUT's (its eval subset when it is a study layout),
-  the training items all of INPUT2's; ids present in both are refused (a leak).
+  the training items all of INPUT2's; ids present in both are refused (a leak);
+- any input with ``--train pyxtal:N[:SEED]``: N crystals drawn from pyxtal, seeded, stratified by crystal
+  system, disjoint from the eval items by reduced formula and id (``learn.draw``).
 
 Every item needs a crystal-system label (the dataset's own); one without is an error naming it.
 """
@@ -15,10 +17,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from viewcert.certify.inputs import is_study_layout, load_input, load_study
 from viewcert.errors import InputError
-
-CRYSTAL_SYSTEMS: tuple[str, ...] = ("triclinic", "monoclinic", "orthorhombic", "tetragonal", "trigonal",
-                                    "hexagonal", "cubic")
+from viewcert.learn.draw import draw
+from viewcert.symmetry.labels import CRYSTAL_SYSTEMS
 
 
 @dataclass(frozen=True)
@@ -66,8 +68,6 @@ def _split(items, what: str) -> Split:
 
 def load_learn_data(source: str | Path, train: str | Path | None = None, *, limits=None) -> LearnData:
     """The eval and training splits of ``source`` (and ``train``)."""
-    from viewcert.certify.inputs import is_study_layout, load_input, load_study
-
     p = Path(str(source)).expanduser()
     study = is_study_layout(p)
     ev = load_input(str(source), subset="eval")
@@ -85,7 +85,10 @@ def load_learn_data(source: str | Path, train: str | Path | None = None, *, limi
         tr_items = tuple(it for it in everything.items if it.id not in eval_ids)
         train_source = f"{source} (structures.json minus eval.jsonl)"
     else:
-        tr = load_input(str(train), subset="all")
+        if str(train).startswith("pyxtal:"):
+            tr = draw(str(train), ev.items)
+        else:
+            tr = load_input(str(train), subset="all")
         if limits is not None:
             tr = tr.with_limits(limits)
         files.update({f"train/{k}": v for k, v in tr.files.items()})

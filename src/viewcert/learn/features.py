@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from viewcert.io.pymatgen_adapter import to_pymatgen
+
 FEATURE_NAMES: tuple[str, ...] = (
     "a", "b", "c", "alpha", "beta", "gamma", "volume",
     "edge_ratio_min_mid", "edge_ratio_mid_max", "edge_ratio_min_max",
@@ -46,7 +48,5 @@ def cell_features(structure) -> np.ndarray:
 
 def features_of(structures) -> np.ndarray:
     """(N, 19) feature matrix of viewcert ``Structure`` objects (periodic), via pymatgen."""
-    from viewcert.io.pymatgen_adapter import to_pymatgen
-
     rows = [cell_features(to_pymatgen(s)) for s in structures]
     return np.vstack(rows) if rows else np.zeros((0, len(FEATURE_NAMES)))

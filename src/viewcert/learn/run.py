@@ -2,29 +2,21 @@
 
 from __future__ import annotations
 
+import importlib.util
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from viewcert.errors import InputError
-from viewcert.learn.card import library_versions, write_reader
+from viewcert.learn.card import LearnOutcome, library_versions, write_reader
+from viewcert.learn.cnn import run_cnn
 from viewcert.learn.data import LearnData, load_learn_data
-
-
-@dataclass(frozen=True)
-class LearnOutcome:
-    reader: str
-    folder: Path
-    correct: int
-    n: int
-    card: dict
+from viewcert.learn.features import FEATURE_NAMES, features_of
+from viewcert.learn.forest import N_ESTIMATORS, train_forest
 
 
 def _need(module: str, reader: str) -> None:
-    import importlib.util
-
     if importlib.util.find_spec(module) is None:
         raise InputError(f"the {reader} reader needs {module}: pip install 'viewcert[learn]'", field="--reader")
 
@@ -33,9 +25,6 @@ def run_forest(data: LearnData, out: Path, *, seed: int = 23) -> LearnOutcome:
     """Fit ``cell-forest`` on the training split, predict the eval split, write everything under ``out``."""
     _need("sklearn", "cell-forest")
     import joblib
-
-    from viewcert.learn.features import FEATURE_NAMES, features_of
-    from viewcert.learn.forest import N_ESTIMATORS, train_forest
 
     t0 = time.perf_counter()
     x_tr = features_of(data.train.structures())
@@ -72,8 +61,6 @@ def run_learn(source: str, reader: str, out: Path, *, train: str | None = None, 
         return run_forest(data, out, seed=23 if seed is None else seed)
     cnn_options = {k: v for k, v in cnn_options.items() if v is not None}
     _need("torch", "pixel-cnn")
-    from viewcert.learn.cnn import run_cnn
-
     return run_cnn(data, out, seed=0 if seed is None else seed, progress_factory=progress_factory, **cnn_options)
 
 

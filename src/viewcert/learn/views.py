@@ -13,6 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
+from viewcert.cameras.policy import frame
+from viewcert.cameras.resolve import resolve
+from viewcert.certify import conventional_cell
+from viewcert.render.raster import build_scene, drawn_policy, render
+
 
 @dataclass(frozen=True)
 class ViewSettings:
@@ -39,18 +44,11 @@ class ViewSettings:
 
 
 def n_views(settings: ViewSettings) -> int:
-    from viewcert.cameras.resolve import resolve
-
     return len(resolve(settings.protocol).protocol.views)
 
 
 def render_views(structure, settings: ViewSettings, resolved=None) -> np.ndarray:
     """(V, 3, size, size) uint8: every view of the protocol."""
-    from viewcert.cameras.policy import frame
-    from viewcert.cameras.resolve import resolve
-    from viewcert.certify import conventional_cell
-    from viewcert.render.raster import build_scene, drawn_policy, render
-
     rp = resolved or resolve(settings.protocol)
     s = conventional_cell(structure, symprec=settings.symprec, angle_tolerance=settings.angle_tolerance,
                           orientation="pymatgen")
@@ -64,8 +62,6 @@ def render_views(structure, settings: ViewSettings, resolved=None) -> np.ndarray
 def render_split(items, settings: ViewSettings, *, cache: Path | None = None, progress=None) -> np.ndarray:
     """(N, V, 3, size, size) uint8 of ``items`` (``certify.inputs.Item``), cached in ``cache`` (an .npy named
     by a digest of the settings and the items' input digests) when given."""
-    from viewcert.cameras.resolve import resolve
-
     key = hashlib.sha256(json.dumps([settings.to_dict(), [it.sha256 for it in items]]).encode()).hexdigest()[:16]
     path = None if cache is None else Path(cache) / f"views-{key}.npy"
     if path is not None and path.is_file():
