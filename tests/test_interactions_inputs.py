@@ -7,6 +7,7 @@ has no atom names)."""
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -47,10 +48,10 @@ def test_pdbbind_folder_gives_the_single_file_bonds(key, single, folders):
 
 
 @needs_complexes
-@pytest.mark.parametrize("key", ["1ia1", "1of6", "1s3v", "1pwc", "19hc"])
+@pytest.mark.parametrize("key", list(CASES))
 def test_mol2_ligand_gives_the_single_file_bonds(key, single, folders):
-    # 1uou is left out: Open Babel types its uracil ring 'ar', which RDKit cannot kekulize, so the ring's
-    # bond orders are unknown in the mol2 (docs/interactions.md, "Inputs")
+    # 1uou included: Open Babel types its uracil ring 'ar'; the reader retries with the ring's N–H neutral
+    # (test_mol2_aromatic_nh_ring_is_kekulized_by_hand)
     f = folders[key]
     files = ComplexFiles(f / f"{key}_protein.pdb", f / f"{key}_ligand.mol2", None, key)
     assert bond_set(hbond_truth(files, crosscheck=False)) == single[key]
@@ -100,3 +101,24 @@ def test_truncated_gzip_and_bad_specs_name_the_file(tmp_path):
         parse_complex_spec(f"complex:protein={tmp_path}/complex.pdb.gz,ligand={tmp_path}/nope.sdf")
     with pytest.raises(InputError, match="protein=P,ligand=L"):
         parse_complex_spec(f"complex:protein={tmp_path}/complex.pdb.gz,ligands=x")
+
+
+def test_mol2_aromatic_nh_ring_is_kekulized_by_hand():
+    # uracil as Open Babel writes it (tests/data/mol2/uracil_ar.mol2: every ring bond 'ar', N.ar with H):
+    # RDKit's mol2 reader charges both ring N +1 and cannot kekulize; the retry with them neutral gives the
+    # Kekulé structure by hand: O1=C2, C3=C4 (C5=C6 of uracil), C6=O7, every other bond single, no charge
+    from rdkit import Chem
+
+    from viewcert.io.complex import ligand_molblock
+
+    path = Path(__file__).parent / "data" / "mol2" / "uracil_ar.mol2"
+    raw = Chem.MolFromMol2Block(path.read_text(), sanitize=False, removeHs=False)
+    assert [a.GetFormalCharge() for a in raw.GetAtoms() if a.GetSymbol() == "N"] == [1, 1]  # RDKit's guess
+    block, names = ligand_molblock(path)
+    mol = Chem.MolFromMolBlock(block, sanitize=False, removeHs=False)
+    double = {tuple(sorted((b.GetBeginAtomIdx() + 1, b.GetEndAtomIdx() + 1))) for b in mol.GetBonds()
+              if b.GetBondType() == Chem.BondType.DOUBLE}
+    assert double == {(1, 2), (3, 4), (6, 7)}
+    assert all(b.GetBondType() in (Chem.BondType.SINGLE, Chem.BondType.DOUBLE) for b in mol.GetBonds())
+    assert [a.GetFormalCharge() for a in mol.GetAtoms()] == [0] * 12
+    assert names is None  # Open Babel's names (O, C, C, ...) are not unique

@@ -240,6 +240,28 @@ def _heavy(rows: list[tuple], dropped: dict) -> list[tuple]:
     return keep
 
 
+def _neutral_nh_retry(mol):
+    """(molecule, kekulized) for a mol2 RDKit could not sanitize: RDKit's mol2 reader charges every aromatic
+    N (Tripos ``N.ar``) with three neighbours +1, which is wrong for a pyrrole-type N–H such as uracil's, typed
+    ``ar`` by Open Babel (the ring then cannot be kekulized). With the hydrogens explicit, retry with those
+    N–H atoms neutral; the retry is kept only when RDKit can then sanitize (a valid Kekulé structure: a real
+    pyridinium N–H, neutral, cannot be kekulized and keeps its charge), else the molecule is returned as read,
+    unkekulized."""
+    from rdkit import Chem
+
+    retry = Chem.RWMol(mol)
+    changed = False
+    for a in retry.GetAtoms():
+        typ = a.GetProp("_TriposAtomType") if a.HasProp("_TriposAtomType") else ""
+        if typ == "N.ar" and a.GetFormalCharge() == 1 and a.GetDegree() == 3 \
+                and any(n.GetAtomicNum() == 1 for n in a.GetNeighbors()):
+            a.SetFormalCharge(0)
+            changed = True
+    if changed and not Chem.SanitizeMol(retry, catchErrors=True):
+        return retry.GetMol(), True
+    return mol, False
+
+
 def ligand_molblock(path: Path) -> tuple[str, list[str] | None]:
     """(MOL block, atom names or None) of an SDF/MOL (record 0, as written) or a mol2 (via RDKit, kekulized;
     the Tripos atom names when they are unique)."""
@@ -257,6 +279,8 @@ def ligand_molblock(path: Path) -> tuple[str, list[str] | None]:
         kek = mol is not None
         if mol is None:
             mol = Chem.MolFromMol2Block(text, sanitize=False, removeHs=False)
+            if mol is not None:
+                mol, kek = _neutral_nh_retry(mol)
     finally:
         RDLogger.EnableLog("rdApp.*")
     if mol is None or mol.GetNumAtoms() == 0:
