@@ -15,8 +15,8 @@ An entry (residue atom r, ligand atom l) of the true list is **determined** when
    the angle − Δ ≥ the angle bound, Δ = asin(2δ/|DH|) + asin(2δ/|HA|) (the two rays' largest turns).
 
 **Uncertain** (``uncertainty``): a true bond failing 3, a non-bond passing the criterion loosened by the same
-margins, or a bond through a rotatable hydrogen (hydroxyl, thiol, NH3+) whose other rotamers would bond
-another acceptor. Uncertain entries leave the truth (listed under ``uncertain``); the ceiling is over the
+margins, a bond through a rotatable hydrogen (hydroxyl, thiol, NH3+) whose other rotamers would bond
+another acceptor, or a non-bond that another rotamer of a rotatable hydrogen would make (``rotamer_pairs``). Uncertain entries leave the truth (listed under ``uncertain``); the ceiling is over the
 certain ones, so no margin candidate remains to guess (the guessing rule below is kept for callers that pass
 candidates). A pair that is *not* a bond but passes the criterion loosened by the same margins was a **margin
 candidate**; so was a true bond failing 3. Identified, recovered margin candidates are what an ideal
@@ -243,10 +243,21 @@ def rotatable_hydrogen(truth: HBondTruth, k: int) -> bool:
 ROTAMER_STEP = 5  # degrees: the rotamers of a rotatable hydrogen tried about its donor's bond
 
 
+def rotamers(heavy, donor, hydrogen, step: float = ROTAMER_STEP) -> np.ndarray:
+    """(360/step, 3) positions (Å) of ``hydrogen`` turned about the heavy-neighbour→donor axis by 0, step,
+    2 step, … degrees (Rodrigues' rotation about the donor: bond length and angle kept); row 0 is the
+    hydrogen itself."""
+    x, d, h = (np.asarray(v, dtype=np.float64).reshape(3) for v in (heavy, donor, hydrogen))
+    axis = (d - x) / np.linalg.norm(d - x)
+    v = h - d
+    t = np.radians(np.arange(0, 360, step))[:, None]
+    return d + v * np.cos(t) + np.cross(axis, v) * np.sin(t) + axis * np.dot(axis, v) * (1 - np.cos(t))
+
+
 def reachable_acceptors(truth: HBondTruth, donor: int) -> set[int]:
     """Prepared atoms across the ligand–pocket interface that some rotamer of ``donor``'s rotatable hydrogen
-    (turned about the bond to its heavy neighbour in ROTAMER_STEP° steps, bond length and angle kept) bonds
-    by the criterion."""
+    (``rotamers``: turned about the bond to its heavy neighbour in ROTAMER_STEP° steps) bonds by the
+    criterion."""
     p, crit = truth.protonated, truth.criterion
     a = p.atoms
     i = int(p.index[donor])
@@ -255,22 +266,32 @@ def reachable_acceptors(truth: HBondTruth, donor: int) -> set[int]:
     heavy = [j for j in nb if a.element[j] != "H"]
     if not hs or not heavy:
         return set()
-    x, d = a.coord[heavy[0]].astype(float), a.coord[i].astype(float)
-    axis = (d - x) / np.linalg.norm(d - x)
+    d = a.coord[i].astype(float)
     lig = set(p.prepared.ligand_atoms)
     s = p.prepared.structure
     other = [k for k in range(s.n_atoms) if (k in lig) != (donor in lig) and int(s.numbers[k]) in POLAR
              and np.linalg.norm(s.positions[k] - d) <= crit.max_h_acceptor + 1.2]
     out = set()
     for h0 in hs:
-        v = a.coord[h0].astype(float) - d
-        for t in np.radians(np.arange(0, 360, ROTAMER_STEP)):
-            r = v * np.cos(t) + np.cross(axis, v) * np.sin(t) + axis * np.dot(axis, v) * (1 - np.cos(t))
+        for h in rotamers(a.coord[heavy[0]], d, a.coord[h0]):
             for k in other:
-                g = geometry(d, d + r, s.positions[k])
+                g = geometry(d, h, s.positions[k])
                 if crit.holds(g.d_ha, g.angle):
                     out.add(k)
     return out
+
+
+def rotamer_pairs(truth: HBondTruth) -> list[tuple[int, int]]:
+    """(donor, acceptor) prepared-atom pairs across the interface that are not bonds as hydride placed the
+    hydrogens but that another rotamer of the donor's rotatable hydrogen would bond (``reachable_acceptors``):
+    the hydroxyl hydrogen pointing away from an acceptor the heavy atoms allow."""
+    s = truth.protonated.prepared.structure
+    true_pairs = {b.pair() for b in truth.bonds}
+    out = set()
+    for k in np.flatnonzero(np.isin(s.numbers, POLAR)).tolist():
+        if rotatable_hydrogen(truth, k):
+            out |= {(k, a) for a in reachable_acceptors(truth, k) if (k, a) not in true_pairs}
+    return sorted(out)
 
 
 def uncertainty(truth: HBondTruth, bond, delta: float) -> str | None:
@@ -392,6 +413,11 @@ def pocket_ligand_ceiling(truth: HBondTruth, cameras, settings: CeilingSettings 
         if e not in entries:
             unsure.setdefault(e, {"entry": e, "residue": residue_key(s, r), "bond": False,
                                   "reason": "criterion_margin"})
+    for d, a in rotamer_pairs(truth):
+        e, r, l_ = _entry_of(s, lig, d, a)
+        if e not in entries:
+            unsure.setdefault(e, {"entry": e, "residue": residue_key(s, r), "bond": False,
+                                  "reason": "rotatable_hydrogen"})
     for e in entries:
         unsure.pop(e, None)  # one certain bond of the pair (e.g. the other direction) makes the entry certain
     guess_true = guess_false = 0  # margin pairs are uncertain, not guessed: they leave the truth
