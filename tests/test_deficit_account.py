@@ -193,7 +193,8 @@ def test_scoring_fixes_reach_the_outputs(stub):
     p = 1 - sum(math.comb(8, j) * 0.25 ** j * 0.75 ** (8 - j) for j in range(3))
     assert free["correct"] == 3 and free["status"] == "tested" and free["p_above_ceiling"] == pytest.approx(p)
     # numbers are numbers in every CSV: no cell is a quoted number ('-0.0016 …)
-    for name in ("deficit_decomposition", "shares", "adherence", "per_model_split"):
+    assert not (out / "per_model_split.csv").exists()  # one account: the old mixed split is not written
+    for name in ("deficit_decomposition", "shares", "adherence", "shortcuts"):
         with open(out / f"{name}.csv", encoding="utf-8", newline="") as fh:
             cells = [c for row in csv.reader(fh) for c in row]
         assert not [c for c in cells if c.startswith("'") and c[1:2] in "-+0123456789."], name

@@ -136,5 +136,6 @@ def test_study_report_shows_every_rung(study, tmp_path):
     assert "Every rung (chance, text ceiling, choices-only, no-image, R4, R3, R1)" in md
     assert "0/210 items adherent" in md
     assert "per\\-item shortcut test: 0 significant" in md or "per-item shortcut test: 0 significant" in md
-    assert {"rungs", "adherence", "shortcuts", "text_ceiling", "per_model_split"} <= set(rep.csv)
+    assert {"rungs", "adherence", "shortcuts", "text_ceiling"} <= set(rep.csv)
+    assert "per_model_split" not in rep.csv  # one account of the deficit (issue 27): the old mixed split is gone
     assert "deficit_decomposition" in rep.figures and "deficit_decomposition" in rep.csv

@@ -97,14 +97,27 @@ def _free_arm(arms: dict, model: str) -> tuple[Arm | None, str]:
 
 _WHAT = {"format": "to the required format", "shortcut": "to what the text alone gives away",
          "perception": "to perception", "reasoning": "to reasoning"}
+#: what a negative term means, said beside its value in the sentence
+_NEGATIVE = {"format": "its compliant answers alone score higher than all its parseable ones",
+             "shortcut": "without the image it earns less of R4's credit than the text alone gives away",
+             "perception": "R3 scores below R4",
+             "reasoning": "the other terms add up to more than R1 − R4"}
 
 
 def _sentence(model: str, row: dict) -> str:
-    """The one-sentence account of a decomposed row; unmeasured terms named at the end."""
-    parts = [f"{row[t]:.4f} {_WHAT[t]}" for t in TERMS if row[f"{t}_exact"] is not None]
-    missing = [t for t in TERMS if row[f"{t}_exact"] is None]
-    said = ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else parts[0]
-    tail = f"; {' and '.join(missing)} not measured, so in reasoning" if missing else ""
+    """The one-sentence account of a decomposed row: the terms lost (zero or positive), then the negative terms
+    as points gained back, each stated as negative with what it means (so the numbers said add up to R1 − R4),
+    then the terms not measurable (format) or not measured (shortcut), which reasoning absorbs."""
+    measured = [t for t in TERMS if row[f"{t}_exact"] is not None]
+    lost = [f"{row[t]:.4f} {_WHAT[t]}" for t in measured if Fraction(row[f"{t}_exact"]) >= 0]
+    gained = [f"{-row[t]:.4f} on the {t} term (negative, −{-row[t]:.4f}: {_NEGATIVE[t]})"
+              for t in measured if Fraction(row[f"{t}_exact"]) < 0]
+    said = (", ".join(lost[:-1]) + f" and {lost[-1]}" if len(lost) > 1 else lost[0]) if lost else "no points"
+    if gained:
+        said += " and gains back " + " and ".join(gained)
+    missing = [f"{t} {'not measurable' if row[f'{t}_status'].startswith('not measurable') else 'not measured'}"
+               for t in TERMS if row[f"{t}_exact"] is None]
+    tail = f"; {' and '.join(missing)}, so counted in reasoning" if missing else ""
     return (f"{model} loses {said}, out of R1 − R4 = {row['deficit']:.4f} ({row['r1']}, R4 = {row['R4']:.4f}, "
             f"{row['unit']}){tail}")
 

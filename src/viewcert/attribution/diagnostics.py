@@ -1,4 +1,4 @@
-"""The rungs beside the ladder and the four-way split of a model's result, computed from a built ladder, its
+"""The rungs beside the ladder and the account of a model's deficit, computed from a built ladder, its
 canonical table and (optionally) the prompt texts and the items' constraints.
 
 Rungs, bottom to top: chance (1/k), the model-free **text ceiling** (:mod:`.text_ceiling`), the image-free arms
@@ -8,12 +8,10 @@ against the model's own answer prior, :mod:`.shortcuts`), R4, R3 and R1. Every a
 adherence failure it is (the study's gpt-4.1-mini no-image arm: 0 of 210 items with a parseable answer).
 
 Per model and ceiling, the **deficit account** (:mod:`.account`): R1 − R4 = format + shortcut + perception +
-reasoning, exactly, with one paired bootstrap for all terms; the report shows it first.
-
-Per model and the first ceiling, beside it (``per_model_split.csv``): the **perception share** (R3 − R4)/(R1 − R4) and the **residual** R1 − R3
-from the ladder (paired bootstrap intervals); the **format-limited share** of the R3 arm (items right under
-the lenient vote and wrong under the strict one, over n; Clopper–Pearson interval); the **shortcut share** of
-the no-image arm (correct answers beyond the model's own prior, over the items answered; bootstrap interval).
+reasoning, exactly, with one paired bootstrap for all terms; the report shows it first. It is the one
+account: the perception share (R3 − R4)/(R1 − R4) stays the ladder's, the format-limited items of an arm are in
+``adherence.csv`` and the per-item shortcut test's excess over the model's own answer prior in ``shortcuts.csv``
+(a different quantity from the account's shortcut term, named apart there).
 """
 
 from __future__ import annotations
@@ -58,7 +56,6 @@ class Diagnostics:
     """Everything the report's adherence and shortcut sections show; tables sorted deterministically."""
 
     rungs: pd.DataFrame
-    per_model: pd.DataFrame
     adherence: pd.DataFrame
     text_ceiling: pd.DataFrame
     giveaway: pd.DataFrame
@@ -135,42 +132,11 @@ def _rungs(ladder: Ladder, adherence: pd.DataFrame, ceiling_value: float | None,
     return pd.DataFrame(rows, columns=["model", *RUNG_ORDER])
 
 
-def _per_model(ladder: Ladder, adherence: pd.DataFrame, shortcuts: pd.DataFrame) -> pd.DataFrame:
-    """Perception share, format-limited share (R3 arm, else R4), shortcut share (no-image) and residual."""
-    label = ladder.ceilings[0].label
-    dec = ladder.decomposition[ladder.decomposition["r1"] == label].set_index("model")
-    adh = adherence.set_index(["model", "rung"]) if len(adherence) else adherence
-    sc = shortcuts[shortcuts["rung"] == "no-image"].set_index("model") if len(shortcuts) else shortcuts
-    rows = []
-    for model in sorted(set(ladder.arms["model"])):
-        row: dict = {"model": model, "r1": label}
-        if model in dec.index:
-            d = dec.loc[model]
-            row.update({"perception_share": d.get("share"), "perception_share_lo": d.get("share_lo"),
-                        "perception_share_hi": d.get("share_hi"), "residual": d.get("residual"),
-                        "residual_lo": d.get("residual_lo"), "residual_hi": d.get("residual_hi"),
-                        "decomposition": d.get("status")})
-        arm = next((r for r in ("R3", "R4") if (model, r) in adh.index), None) if len(adh) else None
-        if arm is not None:
-            a = adh.loc[(model, arm)]
-            row.update({"format_limited_arm": arm, "format_limited_share": a["format_limited_share"],
-                        "format_limited_lo": a["format_limited_lo"], "format_limited_hi": a["format_limited_hi"]})
-        if len(sc) and model in sc.index:
-            s = sc.loc[model]
-            row.update({"shortcut_share": s["shortcut_share"], "shortcut_share_lo": s["shortcut_share_lo"],
-                        "shortcut_share_hi": s["shortcut_share_hi"]})
-        rows.append(row)
-    cols = ["model", "r1", "perception_share", "perception_share_lo", "perception_share_hi", "format_limited_arm",
-            "format_limited_share", "format_limited_lo", "format_limited_hi", "shortcut_share", "shortcut_share_lo",
-            "shortcut_share_hi", "residual", "residual_lo", "residual_hi", "decomposition"]
-    return pd.DataFrame(rows).reindex(columns=cols)
-
-
 def diagnose(ladder: Ladder, table: ResultTable, *, prompts: Prompts | None = None,
              item_constraints: Mapping[str, Sequence[Constraint]] | None = None,
              labels: Sequence[str] | None = None, determining: Mapping[str, Sequence[str]] | None = None,
              bootstrap: st.BootstrapSettings = st.BootstrapSettings()) -> Diagnostics:
-    """Adherence, text ceiling, audits, shortcut tests and the per-model split for a built ladder."""
+    """Adherence, text ceiling, audits, shortcut tests and the deficit account for a built ladder."""
     universe = list(ladder.universe)
     frame = table.frame[table.frame["item_id"].isin(set(universe))]
     targets_map = frame.groupby("item_id")["target"].first().to_dict()
@@ -206,7 +172,7 @@ def diagnose(ladder: Ladder, table: ResultTable, *, prompts: Prompts | None = No
                 "prompts": None if prompts is None else prompts.source,
                 "constraints": "explicit (per item)" if item_constraints else "implicit: a parseable answer",
                 "text_ceiling": ceiling_value}
-    return Diagnostics(_rungs(ladder, adherence, ceiling_value, text_why), _per_model(ladder, adherence, shortcuts),
+    return Diagnostics(_rungs(ladder, adherence, ceiling_value, text_why),
                        adherence, ceil_df, giveaway, distractors, free, tests, shortcuts,
                        vision_centric(tests, universe, alpha=bootstrap.alpha), settings,
                        deficit_account(ladder, responses, targets_map, text_items=text_items, text_why=text_why,

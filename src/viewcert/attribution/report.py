@@ -418,8 +418,8 @@ def _diagnostics_lines(diag: Diagnostics) -> list[str]:
 
 
 def _diagnostics_section(page: _Page, diag: Diagnostics) -> None:
-    """Every rung, the per-model four-way split with CIs, adherence, text ceiling, audits and shortcut tests."""
-    frames = (("rungs", diag.rungs), ("per_model_split", diag.per_model), ("adherence", diag.adherence),
+    """Every rung, adherence, text ceiling, audits and shortcut tests (the deficit account is its own section)."""
+    frames = (("rungs", diag.rungs), ("adherence", diag.adherence),
               ("text_ceiling", diag.text_ceiling), ("giveaway_audit", diag.giveaway),
               ("image_free_vs_text_ceiling", diag.free_vs_ceiling), ("shortcut_items", diag.shortcut_tests),
               ("shortcuts", diag.shortcuts))
