@@ -48,6 +48,7 @@ from viewcert.benchmark.prompts import (
     r3_prompt,
 )
 from viewcert.benchmark.settings import DEFAULT_TILING, TASKS, ExportSettings
+from viewcert.cameras.framing import FRAMING_METHODS, framing_record
 from viewcert.cameras.policy import frame
 from viewcert.certify import CertifyConfig, conventional_cell
 from viewcert.certify.certificate import write_certificate
@@ -69,9 +70,8 @@ __all__ = ["DEFAULT_TILING", "LETTERS", "PERSPECTIVE_FRAMING", "R3_PREAMBLE", "T
            "view_sidecar"]
 
 
-#: the framing record of images drawn through a perspective protocol file's pinholes
-PERSPECTIVE_FRAMING = ("perspective protocol file: pinholes at its positions (world Å, the drawn structure's frame), "
-                       "or framed on the drawn points by viewcert.cameras.placement's rule; the certificate's cameras")
+#: the framing record of images drawn through a perspective protocol file's pinholes (``cameras.framing``)
+PERSPECTIVE_FRAMING = FRAMING_METHODS["perspective"]
 
 
 def projection_matrix(camera) -> list[list[float]]:
@@ -191,12 +191,7 @@ def export_item(job: tuple) -> dict:
                           kind=settings.kind)
     cams = frame(settings.resolved, s, policy)
     scene = build_scene(s, settings.style, tiling=settings.tiling)
-    framing = {"method": "letterbox: drawn atoms grown by the largest drawn radius, plus the supercell box; "
-                         "one scale for both axes, centred", "margin_px": policy.margin_px,
-               "pad_angstrom": _r(policy.pad_for(s)),
-               "tiling": list(settings.tiling)}
-    if spec.kind == "perspective":
-        framing = {"method": PERSPECTIVE_FRAMING, "tiling": list(settings.tiling)}
+    framing = framing_record(policy, s, perspective=spec.kind == "perspective")
     images, occl = [], []
     for v, (view, cam) in enumerate(zip(proto.views, cams, strict=True)):
         res = render(scene, cam, supersample=settings.supersample)

@@ -34,8 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from viewcert.benchmark.export import PERSPECTIVE_FRAMING, view_sidecar
+from viewcert.benchmark.export import view_sidecar
 from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
+from viewcert.cameras.framing import framing_record
 from viewcert.cameras.policy import frame
 from viewcert.cameras.resolve import ResolvedProtocol, resolve
 from viewcert.certify import CertifyConfig
@@ -162,10 +163,7 @@ def _render_item(rec: dict, index: int, shown: Structure, settings: MoleculeExpo
     cams = frame(rp, shown, policy)
     spec = rp.spec
     scene = build_scene(shown, settings.style)
-    framing = {"method": "molecule: drawn atoms grown by the largest drawn radius", "scale": settings.molecule_scale,
-               "margin_px": policy.margin_px, "pad_angstrom": round(policy.pad_for(shown), 6)}
-    if spec.kind == "perspective":
-        framing = {"method": PERSPECTIVE_FRAMING}
+    framing = framing_record(policy, shown, perspective=spec.kind == "perspective")
     images = []
     for v, (view, cam) in enumerate(zip(spec.protocol.views, cams, strict=True)):
         res = render(scene, cam, supersample=settings.supersample)

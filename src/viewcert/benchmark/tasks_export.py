@@ -65,8 +65,8 @@ from viewcert.tasks.model import (
     TaskItem,
     ViewSetup,
     depth_cue_intensity,
-    framing_points,
     make_item,
+    motion_envelope,
     observation_model,
     protocol_record,
     task_grid,
@@ -182,7 +182,7 @@ def common_scale(item: TaskItem) -> TaskItem:
     """The item with every camera at one Å-per-pixel scale (module docstring)."""
     s = item.setup
     if s.camera == "orthographic":
-        pts = framing_points(item.positions, item.task, item.grid, s)
+        pts = motion_envelope(item.positions, item.task, item.grid, s)
         new = frame_points(s.resolved, pts, dataclasses.replace(s.framing_policy(), molecule_scale="common"))
     else:
         new = common_pinholes(item.cameras, item.centre)

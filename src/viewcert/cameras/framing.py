@@ -149,3 +149,31 @@ def fit_views(rotations, points: np.ndarray, *, names=None, kind: str = "orthogr
                                     focal=cam.focal, width=cam.width, height=cam.height, name=cam.name)
         cams.append(cam)
     return tuple(cams)
+
+
+#: the sidecar framing record's method strings (``framing_record``): one vocabulary for every image writer
+FRAMING_METHODS = {
+    "crystal": "letterbox: drawn atoms grown by the largest drawn radius, plus the supercell box; one scale for "
+               "both axes, centred",
+    "molecule": "molecule: drawn atoms grown by the largest drawn radius",
+    "perspective": "perspective protocol file: pinholes at its positions (world Å, the drawn structure's frame), "
+                   "or framed on the drawn points by viewcert.cameras.placement's rule; the certificate's cameras",
+}
+
+
+def framing_record(policy, structure: Structure, *, perspective: bool) -> dict:
+    """How an image's cameras were framed, as its sidecar records it: the method (``FRAMING_METHODS``), and
+    for orthographic views the margin (px) and the pad (Å, the largest drawn radius, 6 decimals) of
+    ``policy`` (a ``cameras.policy.FramingPolicy``); crystals: the tiling; molecules: the scale ("common",
+    "per-view")."""
+    tiling = [int(t) for t in policy.tiling]
+    if perspective:
+        return {"method": FRAMING_METHODS["perspective"], **({"tiling": tiling} if structure.is_periodic else {})}
+    pad = round(float(policy.pad_for(structure)), 6)
+    rec = {"method": FRAMING_METHODS["crystal" if structure.is_periodic else "molecule"],
+           "margin_px": policy.margin_px, "pad_angstrom": 0.0 if pad == 0 else pad}
+    if structure.is_periodic:
+        rec["tiling"] = tiling
+    else:
+        rec["scale"] = policy.molecule_scale
+    return rec

@@ -92,18 +92,14 @@ def _item_cameras(it, spec, *, conventional: bool, tiling, style: str, size: int
 def _write_views(out: Path, stem: str, s, spec, cams, policy, *, style: str, supersample: int,
                  buffers: bool) -> int:
     """Render and write every view of one structure (PNG, sidecar, buffers); the number of images."""
-    from viewcert.benchmark.export import PERSPECTIVE_FRAMING, view_sidecar
+    from viewcert.benchmark.export import view_sidecar
+    from viewcert.cameras.framing import framing_record
     from viewcert.io.images import write_buffers, write_png, write_sidecar
     from viewcert.render.raster import build_scene, render
 
     tt = policy.tiling
     scene = build_scene(s, style, tiling=tt)
-    framing = {"method": "letterbox", "margin_px": policy.margin_px, "pad_angstrom": policy.pad_for(s),
-               "tiling": list(tt)}
-    if not s.is_periodic:  # recorded for molecules only: crystal sidecars keep their bytes
-        framing["scale"] = policy.molecule_scale
-    if spec.kind == "perspective":
-        framing = {"method": PERSPECTIVE_FRAMING, "tiling": list(tt)}
+    framing = framing_record(policy, s, perspective=spec.kind == "perspective")  # the exporters' record
     for view, cam in zip(spec.protocol.views, cams, strict=True):
         res = render(scene, cam, supersample=supersample)
         name = f"{stem}_{view.name}"

@@ -183,7 +183,7 @@ class ViewSetup:
     models stay in front of the camera after every zoom answer); ``near_clip`` Å.
     ``room``: ``"grid"`` (default) frames the items of tasks whose grid moves the models in the image plane
     (``ROOM_TASKS``: translation, trans-rot) on the atoms in **every** pose of the grid, so no answer takes an
-    atom out of the image; ``"none"`` frames on the before pose only (``framing_points``).
+    atom out of the image; ``"none"`` frames on the before pose only (``motion_envelope``).
     ``observe``: ``"ideal"`` (atom centres in the image and in front of the near clip) or ``"visible"`` (also
     at least ``min_pixels`` pixel centres of the atom in the after view's rendered atom-ID buffer, style
     ``observe_style``, ``viewcert.render``; as ``viewcert.render.visibility`` observes for certify)."""
@@ -317,7 +317,7 @@ def mirror_alias_distance(normal, grid: AnswerGrid) -> float:
     return float(np.linalg.norm(alias - h, axis=(2, 3)).min())
 
 
-def framing_points(positions: np.ndarray, task: str, grid: AnswerGrid, setup: ViewSetup) -> np.ndarray:
+def motion_envelope(positions: np.ndarray, task: str, grid: AnswerGrid, setup: ViewSetup) -> np.ndarray:
     """The points the cameras are framed on (Å, world). Rule: with ``setup.room == "grid"`` and a task of
     ``ROOM_TASKS``, the atoms in every pose of the grid (each answer typed at the protocol's front camera,
     rotating about the before bounding-box centre) together with the before pose — the motion envelope, so
@@ -363,7 +363,7 @@ def make_item(structure_id: str, positions, numbers, task: str, truth: int, setu
     if n.shape != (3,) or not np.isfinite(n).all() or np.linalg.norm(n) < 1e-9:
         raise InputError(f"mirror_normal must be a non-zero 3-vector, got {mirror_normal!r}", field="mirror_normal")
     n = tuple(float(x) for x in n / np.linalg.norm(n))
-    cams = frame_points(setup.resolved, framing_points(p, task, grid, setup), setup.framing_policy())
+    cams = frame_points(setup.resolved, motion_envelope(p, task, grid, setup), setup.framing_policy())
     return TaskItem(structure_id, p, z, task, grid, int(truth), cams, setup, bool(mirror), mirror_normal=n)
 
 
