@@ -46,4 +46,13 @@ def e3_eval_ids() -> list[str]:
 
 
 from browser import browser_page, chromium_browser  # noqa: E402,F401  (headless Chromium fixtures)
-from explore_fixtures import hostile_certify, hostile_site, phantom_export, phantom_site  # noqa: E402,F401
+from explore_fixtures import (  # noqa: E402,F401
+    hostile_certify,
+    hostile_site,
+    phantom_export,
+    phantom_site,
+    pocket_ligand_export,
+    pocket_ligand_site,
+    zoom_export,
+    zoom_site,
+)

@@ -71,3 +71,50 @@ def hostile_site(hostile_certify) -> Path:
 
     write_site(hostile_certify, hostile_certify.parent / "site")
     return hostile_certify.parent / "site"
+
+
+@pytest.fixture(scope="session")
+def zoom_export(tmp_path_factory) -> Path:
+    """A zoom export of CHFClBr (orthographic axes-3, 240 × 180 px): every one of its 21 answers draws the same
+    after view, so all 21 are in its consistent-answer set (docs/tasks.md)."""
+    from export_fixtures import SMALL, chiral_xyz
+    from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
+
+    d = tmp_path_factory.mktemp("explore_zoom")
+    build_task_benchmark(chiral_xyz(d), d / "export", TaskExportSettings(task="zoom", seed=1, **SMALL))
+    return d / "export"
+
+
+@pytest.fixture(scope="session")
+def zoom_site(zoom_export) -> Path:
+    from viewcert.explore import write_site
+
+    write_site(zoom_export, zoom_export.parent / "site")
+    return zoom_export.parent / "site"
+
+
+@pytest.fixture(scope="session")
+def pocket_ligand_export(tmp_path_factory) -> Path:
+    """The pocket-ligand export of 1pwc (ligand PNM, axes-6 at MiSI's 1160 × 803 px); skips without hydride or
+    the complexes."""
+    pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
+    from complex_data import COMPLEXES
+
+    if not COMPLEXES.is_dir():
+        pytest.skip(f"complexes not found at {COMPLEXES}")
+    from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
+
+    out = tmp_path_factory.mktemp("explore_pocket") / "export"
+    build_interaction_benchmark([(COMPLEXES / "1pwc", "PNM")], out,
+                                InteractionExportSettings(task="pocket-ligand", n_boot=200))
+    return out
+
+
+@pytest.fixture(scope="session")
+def pocket_ligand_site(pocket_ligand_export) -> Path:
+    """Its explorer, with the complexes folder as ``inputs`` (the bonds drawn over the images)."""
+    from complex_data import COMPLEXES
+    from viewcert.explore import write_site
+
+    write_site(pocket_ligand_export, pocket_ligand_export.parent / "site", inputs=COMPLEXES)
+    return pocket_ligand_export.parent / "site"

@@ -8,10 +8,11 @@ import json
 import re
 from html.parser import HTMLParser
 
+import numpy as np
 import pytest
 
 from explore_fixtures import HOSTILE_STEMS, SCRIPT_ID
-from export_fixtures import SMALL, chiral_xyz, folder_files
+from export_fixtures import CHFCLBR_XYZ, folder_files
 from viewcert.errors import InputError
 from viewcert.explore import write_site
 from viewcert.sanitize import html_text
@@ -97,18 +98,85 @@ def test_hostile_ids_are_text(hostile_certify, hostile_site):
         assert "\u202e" not in page and "\x1b" not in page
 
 
-def test_zoom_item_shows_its_consistent_set(tmp_path):
-    from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
+#: CHFClBr as the zoom export reads it (export_fixtures.CHFCLBR_XYZ): atomic numbers and positions, Å
+CHFCLBR_Z = [6, 1, 9, 17, 35]
 
-    build_task_benchmark(chiral_xyz(tmp_path), tmp_path / "z", TaskExportSettings(task="zoom", seed=1, **SMALL))
-    write_site(tmp_path / "z", tmp_path / "s")
-    cert = json.loads((tmp_path / "z" / "certificate.json").read_text())
-    page = (tmp_path / "s" / "items" / "0000.html").read_text()
+
+def _chfclbr_xyz() -> np.ndarray:
+    return np.asarray([[float(x) for x in line.split()[1:]] for line in CHFCLBR_XYZ.splitlines()[2:]])
+
+
+def project(camera: dict, xyz: np.ndarray) -> np.ndarray:
+    """Orthographic pixel (u right, v down) of world points by the definition (docs/conventions.md): the
+    camera frame's x, y scaled about the image centre."""
+    r = np.asarray(camera["rotation"], dtype=float)
+    cam = (np.asarray(xyz, dtype=float) - np.asarray(camera["center"], dtype=float)) @ r.T
+    s = camera["scale_px_per_angstrom"]
+    return np.stack([0.5 * camera["width"] + s * cam[:, 0], 0.5 * camera["height"] - s * cam[:, 1]], axis=1)
+
+
+def _svg_camera(html: str, view: int) -> dict:
+    svgs = [a for t, a in _tags(html) if t == "svg"]
+    return json.loads(svgs[view]["data-camera"]) if "data-camera" in svgs[view] else None
+
+
+def test_zoom_item_draws_every_consistent_answers_pose(zoom_export, zoom_site):
+    from PIL import Image
+
+    from viewcert.cameras.camera import camera_from_dict
+    from viewcert.render.palette import get_style
+    from viewcert.render.raster import build_scene, render
+    from viewcert.structures import Structure
+
+    cert = json.loads((zoom_export / "certificate.json").read_text())
+    item = cert["items"][0]
+    page = (zoom_site / "items" / "0000.html").read_text()
     shown = re.findall(r"<li[^>]*>(.*?)(?: \(truth\))?</li>", re.search(r'<ol class="consistent">(.*?)</ol>',
                                                                     page).group(1))
     # orthographic zoom: every one of the 21 answers draws the same image (docs/tasks.md)
-    assert shown == cert["items"][0]["consistent"] and len(shown) == 21
+    assert shown == item["consistent"] and len(shown) == 21
     assert sum(t == "img" for t, _ in _tags(page)) == 4  # three before views and the after view
+    figs = [a for t, a in _tags(page) if t == "svg"]
+    assert len(figs) == 1  # the after view (the last image) carries the candidate poses
+    camera = _svg_camera(page, 0)
+    # the camera the marks were projected through draws the export's after view, pixel for pixel
+    xyz = _chfclbr_xyz()
+    rgb = render(build_scene(Structure(positions=xyz, numbers=np.asarray(CHFCLBR_Z)), get_style("ball-and-stick")),
+                 camera_from_dict(camera), supersample=1).rgb
+    after = np.asarray(Image.open(zoom_export / "images" / "q0000_v3.png").convert("RGB"))
+    assert np.array_equal(rgb, after)
+    marks = [a for t, a in _tags(page) if t == "circle" and "candidate" in a["class"].split()]
+    groups = [m["data-group"] for m in marks]
+    assert list(dict.fromkeys(groups)) == item["consistent"] and len(marks) == 21 * len(CHFCLBR_Z)
+    # `move z D` moves the molecule along the view axis: in an orthographic view every pose projects where the
+    # molecule as read does
+    want = project(camera, xyz)
+    for answer in item["consistent"]:
+        got = np.asarray([[float(m["data-u"]), float(m["data-v"])] for m in marks if m["data-group"] == answer])
+        assert np.abs(got - want).max() <= 5e-4  # the page's 3 decimals
+
+
+def test_missing_atoms_are_marked_on_every_drawn_copy(tmp_path):
+    """Wurtzite observed as rendered (--observe visible, five views) loses atoms stacked along a view direction
+    (test_certify_ceiling): the page marks exactly the certificate's number of missing atoms."""
+    from viewcert.certify import CertifyConfig
+    from viewcert.certify.inputs import load_input
+    from viewcert.certify.run import certify
+
+    ds = load_input("builtin:prototypes").select(["aflow:AB_hP4_186_b_b"])
+    cert = certify(ds, CertifyConfig(observe="visible"), out=tmp_path / "cert", n_workers=1, progress=False)
+    n_missing = cert["items"][0]["oracle"]["n_missing"]
+    assert n_missing > 0 and cert["summary"]["phantom_census"]["items_with_missing_atoms"] == 1
+    write_site(tmp_path / "cert", tmp_path / "site")
+    page = (tmp_path / "site" / "items" / "0000.html").read_text()
+    circles = [a for t, a in _tags(page) if t == "circle"]
+    missing = [c for c in circles if "missing" in c["class"].split()]
+    atoms = {re.search(r"atom (\d+)", c["data-group"]).group(1) for c in missing}
+    assert len(atoms) == n_missing
+    # each mark sits on a drawn copy of its atom (a disc of the same atom at the same pixel), in every view
+    discs = {(c["data-u"], c["data-v"]) for c in circles if "disc" in c["class"].split()}
+    assert all((c["data-u"], c["data-v"]) in discs for c in missing)
+    assert len(missing) % 5 == 0  # every view draws every copy
 
 
 def test_bad_folders_are_one_line(tmp_path):
@@ -126,27 +194,50 @@ def test_bad_folders_are_one_line(tmp_path):
         write_site(tmp_path, tmp_path / "s")
 
 
-def test_pocket_ligand_item_shows_each_bonds_verdict_and_atoms(tmp_path):
-    pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
-    from complex_data import COMPLEXES
-
-    if not COMPLEXES.is_dir():
-        pytest.skip(f"complexes not found at {COMPLEXES}")
-    from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
-
-    build_interaction_benchmark([(COMPLEXES / "1pwc", "PNM")], tmp_path / "p",
-                                InteractionExportSettings(task="pocket-ligand", n_boot=200))
-    write_site(tmp_path / "p", tmp_path / "s")
-    item = json.loads((tmp_path / "p" / "certificate.json").read_text())["items"][0]
-    page = (tmp_path / "s" / "items" / "0000.html").read_text()
+def test_pocket_ligand_item_shows_each_bonds_verdict_and_draws_its_atoms(pocket_ligand_export, pocket_ligand_site):
+    cert = json.loads((pocket_ligand_export / "certificate.json").read_text())
+    item = cert["items"][0]
+    page = (pocket_ligand_site / "items" / "0000.html").read_text()
     table = re.search(r'<table class="entries" data-views="rendered">(.*?)</table>', page).group(1)
     shown = re.findall(r"<tr class=\"(det|undet)\"><td>(.*?)</td>", table)
     want = [("det" if e["determined"] else "undet", html_text(e["entry"])) for e in item["rendered"]["entries"]]
     assert shown == want and len(want) == item["n_bonds"] == 5  # 1pwc: 7 bonds, 2 within δ of the criterion are uncertain (issue 28)
     assert sum(t == "img" for t, _ in _tags(page)) == 6  # axes-6
     bonds = re.search(r'<table class="bonds">(.*?)</table>', page).group(1)
-    assert bonds.count("<tr>") == 1 + 7  # header and every ground-truth bond (uncertain ones too) with its donor and acceptor atoms
+    gt = cert["ground_truth"][item["source_id"]]["bonds"]
+    assert bonds.count("<tr>") == 1 + len(gt) == 1 + 7  # header and every ground-truth bond (uncertain ones too)
+    # over each of the six images, one line per ground-truth bond, classed by the certificate's verdict
+    verdict = {e["entry"]: ("det" if e["determined"] else "undet") for e in item["rendered"]["entries"]}
+    verdict |= {e: "uncertain" for e in item["uncertain"]}
+    lines = [a for t, a in _tags(page) if t == "line"]
+    assert len(lines) == 6 * len(gt)
+    for a in lines:
+        assert a["class"].split()[1:] == ["bond", verdict[a["data-group"]]]
+    assert_bonds_are_their_distance_apart(page, gt)
 
+
+def assert_bonds_are_their_distance_apart(page: str, bonds: list) -> None:
+    """Each bond's line ends, in six orthographic views, triangulate (least squares, the definition's projection)
+    to two points the certificate's donor–acceptor distance ``d_da_A`` apart: the lines join the bond's atoms
+    as the images were drawn."""
+    cams = [json.loads(a["data-camera"]) for t, a in _tags(page) if t == "svg"]
+    lines = [a for t, a in _tags(page) if t == "line"]
+    assert len(cams) == 6
+    for b in bonds:
+        ends = [a for a in lines if a["data-group"] == b["entry"]]
+        assert len(ends) == len(cams)
+        pts = []
+        for which in ("1", "2"):
+            rows, rhs = [], []
+            for cam, a in zip(cams, ends, strict=True):
+                r, c, s = np.asarray(cam["rotation"]), np.asarray(cam["center"]), cam["scale_px_per_angstrom"]
+                u, v = float(a["x" + which]), float(a["y" + which])
+                rows += [s * r[0], -s * r[1]]
+                rhs += [u - 0.5 * cam["width"] + s * r[0] @ c, v - 0.5 * cam["height"] - s * r[1] @ c]
+            x, *_ = np.linalg.lstsq(np.asarray(rows), np.asarray(rhs), rcond=None)
+            assert np.abs(np.asarray(rows) @ x - rhs).max() <= 1e-3  # one point seen consistently by six views
+            pts.append(x)
+        assert abs(np.linalg.norm(pts[0] - pts[1]) - b["d_da_A"]) <= 1e-4  # 3-decimal px at ~24 px/Å
 
 
 def test_cli_explore_writes_the_site_and_refuses_a_bad_folder_in_one_line(hostile_certify, tmp_path):

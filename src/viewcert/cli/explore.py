@@ -16,6 +16,8 @@ def explore_cmd(
     serve: bool = typer.Option(False, "--serve", help="then serve the site on http://127.0.0.1:PORT (Ctrl-C stops)"),
     port: int = typer.Option(8000, help="port of --serve (127.0.0.1 only)"),
     workers: int = typer.Option(0, help="processes writing the item pages (0: one per CPU; the bytes are the same)"),
+    inputs: Path = typer.Option(None, help="folder of an interaction export's complexes (by name, as verify "
+                                "--inputs): each bond is drawn over the images"),
 ) -> None:
     """Write a static site of FOLDER's certificate: an index filterable by outcome, one page per item with
     every view and its overlays (phantoms, hidden atoms, the δ* near miss), the summary and plots. Opens from
@@ -24,7 +26,7 @@ def explore_cmd(
     from viewcert.explore import write_site
 
     site = check_out(out if out is not None else Path(folder) / "explore")
-    index = write_site(folder, site, workers=workers if workers > 0 else (os.cpu_count() or 1))
+    index = write_site(folder, site, workers=workers if workers > 0 else (os.cpu_count() or 1), inputs=inputs)
     echo(f"wrote {index}")
     if serve:
         serve_site(site, port)

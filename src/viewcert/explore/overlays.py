@@ -9,12 +9,20 @@ item_cameras``, the certificate's recorded settings). Marks:
 - ``hidden``: a drawn atom with no pixel in the view (a cause of missing atoms);
 - ``phantom``: a phantom point of the certificate (``items[].phantoms``: [Z, x, y, z] Å), one per phantom;
 - ``near-miss``: the least-squares point of the near-miss tuple behind δ* (``uniqueness_margin``), and
-  ``near-atom``: in view k the drawn copy of the tuple's atom k nearest that point.
+  ``near-atom``: in view k the drawn copy of the tuple's atom k nearest that point;
+- ``missing``: every drawn copy of an atom the oracle did not recover (no reconstructed point of its label
+  within δ), found by running the certificate's oracle again on the item (``missing_atoms``), drawn only when
+  their number equals the certificate's ``n_missing``;
+- ``candidate``: a transformation item's atoms in the pose of each answer of its consistent-answer set,
+  projected through the after camera (``group``: the answer), over the after view;
+- ``bond``: an interaction item's hydrogen bond, a line from the donor's to the acceptor's projection (``group``:
+  its entry; ``verdict``: determined or not in the rendered views).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -27,7 +35,8 @@ POINT_RADIUS = 5.0
 
 @dataclass(frozen=True)
 class Mark:
-    """One SVG mark: kind (module docstring), centre (u, v) px, radius px, colour (#rrggbb or ''), title."""
+    """One SVG mark: kind (module docstring), centre (u, v) px, radius px, colour (#rrggbb or ''), title; a line
+    (``bond``) also has its other end (u2, v2) px. ``group``: which answer or bond the mark belongs to (text)."""
 
     kind: str
     u: float
@@ -35,6 +44,9 @@ class Mark:
     r: float
     title: str
     colour: str = ""
+    group: str = ""
+    u2: float | None = None
+    v2: float | None = None
 
 
 @dataclass(frozen=True)
@@ -47,6 +59,7 @@ class ViewMarks:
     height: int
     marks: tuple[Mark, ...]
     schematic: bool = False
+    camera: dict | None = None  # the camera the marks were projected through (``Camera.to_dict``)
 
 
 def _points(rows, what: str) -> np.ndarray:
@@ -113,8 +126,16 @@ def _visible_ids(ids_path) -> set[int] | None:
     return {int(x) for x in np.unique(a[a >= 0])}
 
 
-def sidecar_marks(view, record: dict, view_k: int) -> ViewMarks:
-    """The marks of an export's view from its sidecar (camera, drawn atoms) and ID buffer."""
+def _missing_marks(uv, atom_cell, missing, titles) -> list[Mark]:
+    """A ``missing`` mark on every drawn copy of the atoms in ``missing`` (cell indices)."""
+    return [Mark("missing", float(uv[j, 0]), float(uv[j, 1]), POINT_RADIUS + 2,
+                 f"{titles[j]}: not recovered by the oracle (missing)", group=f"atom {int(atom_cell[j])}")
+            for j in range(len(uv)) if int(atom_cell[j]) in missing]
+
+
+def sidecar_marks(view, record: dict, view_k: int, missing: tuple[int, ...] = ()) -> ViewMarks:
+    """The marks of an export's view from its sidecar (camera, drawn atoms) and ID buffer; ``missing``: the
+    cell indices of the atoms the oracle did not recover (``missing_atoms``)."""
     side = view.sidecar
     try:
         cam = camera_from_dict(side["camera"])
@@ -129,31 +150,169 @@ def sidecar_marks(view, record: dict, view_k: int) -> ViewMarks:
                          field="sidecar") from None
     visible = _visible_ids(view.ids)
     marks = []
+    titles = [f"{elements[k]} atom {cell[k]} (drawn {ids[k]})" for k in range(len(atoms))]
     for k in range(len(atoms)):
         seen = (ids[k] in visible) if visible is not None else seen_px[k] > 0
         marks.append(Mark("atom" if seen else "hidden", float(uv[k, 0]), float(uv[k, 1]), 3.0,
-                          f"{elements[k]} atom {cell[k]} (drawn {ids[k]})" + ("" if seen else ": no pixel")))
+                          titles[k] + ("" if seen else ": no pixel")))
+    marks += _missing_marks(uv, cell, set(missing), titles)
     marks += _point_marks(cam, record, view_k, uv, cell)
-    return ViewMarks(view.name, int(cam.width), int(cam.height), tuple(marks))
+    return ViewMarks(view.name, int(cam.width), int(cam.height), tuple(marks), camera=cam.to_dict())
 
 
-def schematic_marks(cell, cams, cfg, record: dict) -> tuple[ViewMarks, ...]:
+def schematic_marks(cell, cams, cfg, record: dict, missing: tuple[int, ...] = ()) -> tuple[ViewMarks, ...]:
     """A certify output's views (no images): the drawn atoms of the item's rendered cell (its tiling, the
-    certificate's style) projected through the item's cameras as discs, then the points."""
+    certificate's style) projected through the item's cameras as discs, the missing atoms, then the points."""
     from viewcert.render.palette import hex_colour  # lazy: start-up (schematic views only)
     from viewcert.render.scene import build_scene  # lazy: start-up (schematic views only)
 
     scene = build_scene(cell, cfg.observation.style, tiling=cfg.observation.tiling if cell.is_periodic else (1, 1, 1))
+    rgb = [tuple(c) for c in scene.sphere_colours.tolist()]
+    by_rgb = {c: hex_colour(c) for c in set(rgb)}  # a cell has a few species, each drawn many times
+    colours = [by_rgb[c] for c in rgb]
+    titles = [f"Z = {z} atom {a}" for z, a in zip(scene.numbers.tolist(), scene.atom_index.tolist(), strict=True)]
     out = []
     for k, cam in enumerate(cams):
         uv, depth = cam.project(scene.sphere_centres)
         r = scene.sphere_radii / np.asarray(cam.pixel_size(depth), dtype=np.float64)
         order = np.argsort(-depth, kind="stable")  # far first: the nearest disc is drawn last, on top
-        marks = [Mark("disc", float(uv[j, 0]), float(uv[j, 1]), float(r[j]),
-                      f"Z = {int(scene.numbers[j])} atom {int(scene.atom_index[j])}",
-                      hex_colour(scene.sphere_colours[j])) for j in order]
+        uvl, rl = uv.tolist(), r.tolist()
+        marks = [Mark("disc", uvl[j][0], uvl[j][1], rl[j], titles[j], colours[j]) for j in order.tolist()]
+        marks += _missing_marks(uv, scene.atom_index, set(missing), titles)
         marks += _point_marks(cam, record, k, uv, np.asarray(scene.atom_index))
-        out.append(ViewMarks(cam.name, int(cam.width), int(cam.height), tuple(marks), schematic=True))
+        out.append(ViewMarks(cam.name, int(cam.width), int(cam.height), tuple(marks), schematic=True,
+                             camera=cam.to_dict()))
+    return tuple(out)
+
+
+def missing_atoms(cell, cams, cfg, record: dict) -> tuple[int, ...] | None:
+    """The cell indices of the atoms the item's oracle does not recover, by running it again as certify does
+    (``certify.evaluate``: observe through the item's cameras, reconstruct, ``oracle.phantoms.analyse``); ()
+    when the certificate records none; None when the run does not give the certificate's ``n_missing`` (then
+    none is drawn)."""
+    from viewcert.oracle.phantoms import analyse  # lazy: start-up (certify outputs only)
+    from viewcert.oracle.triangulate import reconstruct  # lazy: start-up (certify outputs only)
+    from viewcert.render.visibility import observe_as  # lazy: start-up (certify outputs only)
+
+    want = (record.get("oracle") or {}).get("n_missing") if isinstance(record.get("oracle"), dict) else None
+    if not isinstance(want, int) or isinstance(want, bool) or want <= 0:
+        return ()
+    see, orc = cfg.observation, cfg.oracle
+    obs = observe_as(cell, cams, see.observe, model=cfg.observation_model(), min_pixels=see.min_pixels,
+                     style=see.style)
+    rec = reconstruct(obs, delta=orc.delta, delta_unit="angstrom", pairs=orc.pairs, merge=orc.merge,
+                      lattice=cell.lattice if (cell.is_periodic and orc.periodic_merge) else None,
+                      visibility=cfg.visibility)
+    got = tuple(analyse(rec, cell, orc.delta).missing_atoms)
+    return got if len(got) == want else None
+
+
+def task_items_from_input(cert: dict) -> dict | None:
+    """The questions of a transformation export rebuilt from the input it names and its recorded settings
+    (``benchmark.tasks_export.sample_questions``, the export's seeded draws): {item id: TaskItem}; None when
+    they cannot be (inputs moved, a protocol file: the pages then draw no candidate poses)."""
+    import dataclasses
+
+    from viewcert.benchmark.tasks_export import TaskExportSettings, read_molecules, sample_questions
+    from viewcert.limits import DEFAULT_LIMITS
+    from viewcert.tasks.ceiling import handedness_exclusions
+
+    rec = cert.get("settings")
+    if not isinstance(rec, dict) or not isinstance(rec.get("protocol"), str) or not isinstance(cert.get("input"), str):
+        return None
+    names = {f.name for f in dataclasses.fields(TaskExportSettings)}
+    try:
+        settings = TaskExportSettings(**{k: (tuple(v) if k == "constraints" else v) for k, v in rec.items()
+                                         if k in names})
+        structures, _ = read_molecules(cert["input"], DEFAULT_LIMITS, cert.get("limit"))
+        excl = (handedness_exclusions(structures, settings.delta)
+                if settings.task == "handedness" and settings.chiral_only else {})
+        questions = sample_questions(structures, settings, exclude=excl)
+    except Exception:  # noqa: BLE001 - inputs moved or unreadable: the pages say so
+        return None
+    return {f"q{k:04d}": item for k, (item, _) in enumerate(questions)}
+
+
+def candidate_marks(item, record: dict) -> ViewMarks | None:
+    """The after view's marks of a transformation item: each atom in the pose of every answer of the
+    certificate's consistent-answer set (a ``[mirror]`` answer: the mirror image turned), projected through
+    the after camera (``tasks.model.project_pose``; atoms it does not observe are left out). None when the
+    rebuilt item is not the certificate's (another structure or truth) or an answer is not on its grid."""
+    from viewcert.tasks.model import project_pose  # lazy: start-up (task exports only)
+
+    answers = [a.format() for a in item.grid.answers]
+    consistent = record.get("consistent")
+    if (item.structure_id != record.get("structure_id") or answers[item.truth] != record.get("truth")
+            or not isinstance(consistent, list)):
+        return None
+    marks = []
+    for text in consistent:
+        answer, mirror = (text[: -len(" [mirror]")], True) if str(text).endswith(" [mirror]") else (text, False)
+        if answer not in answers:
+            return None
+        uv, _, keep = project_pose(item, item.pose(answers.index(answer), mirror))
+        for j in np.flatnonzero(keep).tolist():
+            marks.append(Mark("candidate", float(uv[j, 0]), float(uv[j, 1]), 4.0,
+                              f"{text}: Z = {int(item.numbers[j])} atom {j}", group=str(text)))
+    cam = item.after_camera
+    return ViewMarks(cam.name, int(cam.width), int(cam.height), tuple(marks), camera=cam.to_dict())
+
+
+def interaction_scenes(cert: dict, inputs) -> dict:
+    """{source id: (structure, cameras)} of an interaction export's complexes, found by name inside the folder
+    ``inputs`` (as ``verify --inputs``), checked against the SHA-256 the certificate records, protonated as the
+    ground truth was (``interactions.hbond_truth``) and framed as the images were (``render.frame_cameras``
+    under the recorded protocol, style and size). Complexes that cannot be found or read are left out (their
+    pages draw no bonds); a protocol file (recorded by SHA-256) draws none."""
+    from viewcert.interactions import hbond_truth
+    from viewcert.render import frame_cameras
+
+    rec = cert.get("settings")
+    if inputs is None or not isinstance(rec, dict) or rec.get("protocol_sha256"):
+        return {}
+    root = Path(inputs).resolve()
+    out = {}
+    for c in cert.get("complexes") or []:
+        if not isinstance(c, dict) or not isinstance(c.get("name"), str):
+            continue
+        path = (root / c["name"]).resolve()
+        if not path.is_relative_to(root) or not path.exists():
+            continue
+        try:
+            truth = hbond_truth(path, ligand=c.get("ligand"), pocket=rec.get("pocket"))
+            if truth.to_dict()["complex"].get("sha256") != c.get("sha256"):
+                continue
+            s = truth.protonated.prepared.structure
+            cams = frame_cameras(s, rec.get("protocol"), style=rec.get("style"), width=rec.get("width"),
+                                 height=rec.get("height"))
+        except Exception:  # noqa: BLE001 - a complex that cannot be read again draws no bonds
+            continue
+        out[f"{c['name']}:{truth.protonated.prepared.ligand}"] = (s, cams)
+    return out
+
+
+def bond_marks(structure, cams, bonds: list, determined: dict) -> tuple[ViewMarks, ...]:
+    """Per view: each ground-truth bond (``donor``, ``acceptor``: atom indices of the protonated complex) as a
+    line between the two atoms' projections, with a ring at each end; ``determined``: entry → verdict of the
+    rendered views (absent: an uncertain bond, not asked)."""
+    out = []
+    pos = np.asarray(structure.positions, dtype=np.float64)
+    for cam in cams:
+        marks = []
+        for b in bonds:
+            try:
+                d, a = int(b["donor"]), int(b["acceptor"])
+                ends, _ = cam.project(pos[[d, a]])
+            except (KeyError, TypeError, ValueError, IndexError):
+                continue
+            entry = str(b.get("entry"))
+            cls, verdict = {True: ("det", "determined"), False: ("undet", "not determined")}.get(
+                determined.get(entry), ("uncertain", "uncertain (within δ of the criterion, not asked)"))
+            (u1, v1), (u2, v2) = ends.tolist()
+            marks.append(Mark(f"bond {cls}", u1, v1, 0.0, f"{entry}: {verdict}", group=entry, u2=u2, v2=v2))
+            marks.append(Mark("donor", u1, v1, 4.0, f"{entry}: donor atom {d}", group=entry))
+            marks.append(Mark("acceptor", u2, v2, 4.0, f"{entry}: acceptor atom {a}", group=entry))
+        out.append(ViewMarks(cam.name, int(cam.width), int(cam.height), tuple(marks), camera=cam.to_dict()))
     return tuple(out)
 
 

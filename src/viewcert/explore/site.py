@@ -24,13 +24,25 @@ import json
 import multiprocessing
 import os
 import shutil
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 
 from viewcert.errors import InputError
 from viewcert.explore.outcomes import FILTERS, TITLES, certificate_counts, tags
-from viewcert.explore.overlays import ViewMarks, item_cameras_from_inputs, schematic_marks, sidecar_marks
+from viewcert.explore.overlays import (
+    ViewMarks,
+    bond_marks,
+    candidate_marks,
+    interaction_scenes,
+    item_cameras_from_inputs,
+    missing_atoms,
+    schematic_marks,
+    sidecar_marks,
+    task_items_from_input,
+)
 from viewcert.explore.source import Folder, Item, read_folder
 from viewcert.io.atomic import json_dumps, write_bytes_atomic, write_text_atomic
 from viewcert.sanitize import console_text, json_text
@@ -40,8 +52,9 @@ PAGE_SIZE = 200
 CHUNK = 40  # items a worker writes at a time (write_site's workers)
 THUMB_PX = 96
 ASSETS = ("explore.js", "explore.css")
-LEGEND = (("atom", "atom seen (ID buffer)"), ("hidden", "atom with no pixel"), ("phantom", "phantom point"),
-          ("near-miss", "near-miss point of δ*"), ("near-atom", "near-miss tuple's atom"))
+LEGEND = (("atom", "atom seen (ID buffer)"), ("hidden", "atom with no pixel"), ("missing", "atom not recovered"),
+          ("phantom", "phantom point"), ("near-miss", "near-miss point of δ*"), ("near-atom", "near-miss tuple's atom"),
+          ("candidate", "atoms in a consistent answer's pose"), ("bond", "hydrogen bond (donor to acceptor)"))
 
 
 def item_name(index: int) -> str:
@@ -157,13 +170,19 @@ def _kind_title(kind: str) -> str:
 def _svg(vm: ViewMarks, image: str | None) -> str:
     marks = []
     for m in vm.marks:
+        group = f' data-group="{h(m.group)}"' if m.group else ""
+        if m.u2 is not None:
+            marks.append(f'<line class="mk {m.kind}"{group} x1="{m.u:.3f}" y1="{m.v:.3f}" x2="{m.u2:.3f}" '
+                         f'y2="{m.v2:.3f}"><title>{h(m.title)}</title></line>')
+            continue
         fill = f' fill="{h(m.colour)}"' if m.kind == "disc" and m.colour else ""
-        marks.append(f'<circle class="mk {m.kind}" data-u="{m.u:.3f}" data-v="{m.v:.3f}" cx="{m.u:.3f}" '
+        marks.append(f'<circle class="mk {m.kind}"{group} data-u="{m.u:.3f}" data-v="{m.v:.3f}" cx="{m.u:.3f}" '
                      f'cy="{m.v:.3f}" r="{m.r:.2f}"{fill}><title>{h(m.title)}</title></circle>')
     img = f'<img src="{h(image)}" width="{vm.width}" height="{vm.height}" alt="{h(vm.name)}">' if image else ""
+    camera = f' data-camera="{h(json.dumps(vm.camera, sort_keys=True))}"' if vm.camera is not None else ""
     return (f'<div class="view{" schematic" if vm.schematic else ""}" data-width="{vm.width}">'
-            f'{img}<svg class="overlay" width="{vm.width}" height="{vm.height}" viewBox="0 0 {vm.width} {vm.height}" '
-            f'xmlns="http://www.w3.org/2000/svg">{"".join(marks)}</svg></div>')
+            f'{img}<svg class="overlay"{camera} width="{vm.width}" height="{vm.height}" '
+            f'viewBox="0 0 {vm.width} {vm.height}" xmlns="http://www.w3.org/2000/svg">{"".join(marks)}</svg></div>')
 
 
 def _views_html(views: list[tuple[ViewMarks | None, str | None, str]]) -> str:
@@ -350,8 +369,44 @@ def _thumb(src: Path, dst: Path) -> None:
     _put(dst, buf.getvalue())
 
 
-def _item_views(folder: Folder, it: Item, site: Path, cameras) -> list:
+@dataclass(frozen=True)
+class Sources:
+    """What overlays are drawn from besides the folder: a crystal certificate's item cameras from its inputs
+    (``item_cameras_from_inputs``), a task export's questions rebuilt (``task_items_from_input``), an interaction
+    export's complexes ({source id: (structure, cameras)}, ``interaction_scenes``)."""
+
+    cameras: Callable | None = None
+    tasks: dict | None = None
+    scenes: dict = field(default_factory=dict)
+
+
+def _n_missing(rec: dict) -> int:
+    n = _d(rec.get("oracle")).get("n_missing")
+    return n if isinstance(n, int) and not isinstance(n, bool) else 0
+
+
+def _overlay_source(folder: Folder, it: Item, src: Sources):
+    """(cell, cameras, cfg) or None, the missing atoms (cell indices), the after view's candidate marks, the
+    views' bond marks of one item (each None where it does not apply or cannot be drawn)."""
+    got, missing, after, bonds = None, (), None, None
+    if folder.kind == "crystal" and src.cameras is not None and (not it.views or _n_missing(it.record) > 0):
+        got = src.cameras(it.id)
+        if got is not None:
+            missing = missing_atoms(*got, it.record) or ()
+    elif folder.kind == "task" and src.tasks and it.id in src.tasks:
+        after = candidate_marks(src.tasks[it.id], it.record)
+    elif folder.kind == "interaction" and it.record.get("source_id") in src.scenes:
+        structure, cams = src.scenes[it.record["source_id"]]
+        gt = _d(_d(folder.certificate.get("ground_truth")).get(it.record["source_id"]))
+        entries = _d(it.record.get("rendered")).get("entries")
+        verdicts = {_d(e).get("entry"): _d(e).get("determined") for e in entries} if isinstance(entries, list) else {}
+        bonds = bond_marks(structure, cams, gt.get("bonds") if isinstance(gt.get("bonds"), list) else [], verdicts)
+    return got, missing, after, bonds
+
+
+def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> list:
     """[(marks or None, image href relative to items/, view name)] of one item; copies its images."""
+    got, missing, after, bonds = _overlay_source(folder, it, src)
     out = []
     for k, v in enumerate(it.views):
         href = None
@@ -359,19 +414,23 @@ def _item_views(folder: Folder, it: Item, site: Path, cameras) -> list:
             name = f"{item_name(it.index)}_v{k}.png"
             _link_or_copy(v.image, site / "views" / name)
             href = f"../views/{name}"
-        vm = sidecar_marks(v, it.record, k) if v.sidecar is not None and folder.kind == "crystal" else None
+        vm = None
+        if folder.kind == "crystal" and v.sidecar is not None:
+            vm = sidecar_marks(v, it.record, k, missing)
+        elif after is not None and k == len(it.views) - 1:  # the after view: the consistent answers' poses
+            vm = after
+        elif bonds is not None and len(bonds) == len(it.views):
+            vm = bonds[k]
         if vm is None and href is None:
             continue
         out.append((vm, href, v.name))
-    if not out and cameras is not None:
-        got = cameras(it.id)
-        if got is not None:
-            cell, cams, cfg = got
-            out = [(vm, None, vm.name) for vm in schematic_marks(cell, cams, cfg, it.record)]
+    if not out and got is not None:
+        cell, cams, cfg = got
+        out = [(vm, None, vm.name) for vm in schematic_marks(cell, cams, cfg, it.record, missing)]
     return out
 
 
-def _write_items(folder: Folder, site: Path, cameras, indices) -> dict[int, str]:
+def _write_items(folder: Folder, site: Path, src: Sources, indices) -> dict[int, str]:
     """Write the thumbnails, views and pages of the items at ``indices``; their thumbnails' hrefs by index."""
     thumbs: dict[int, str] = {}
     n = len(folder.items)
@@ -380,7 +439,7 @@ def _write_items(folder: Folder, site: Path, cameras, indices) -> dict[int, str]
         if it.views and it.views[0].image is not None:
             _thumb(it.views[0].image, site / "thumbs" / f"{item_name(it.index)}.png")
             thumbs[it.index] = f"thumbs/{item_name(it.index)}.png"
-        views = _item_views(folder, it, site, cameras)
+        views = _item_views(folder, it, site, src)
         _put(site / "items" / f"{item_name(it.index)}.html", item_html(folder, it, views, n))
     return thumbs
 
@@ -393,8 +452,11 @@ def _write_chunk(indices) -> dict[int, str]:
     return _write_items(*_JOB, indices)
 
 
-def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progress=None, workers: int = 1) -> Path:
+def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progress=None, workers: int = 1,
+               inputs: str | os.PathLike | None = None) -> Path:
     """Write the explorer of ``folder_path`` into ``out`` (module docstring); returns ``out/index.html``.
+    ``inputs``: the folder holding an interaction export's complexes by name (as ``verify --inputs``), so that
+    its pages draw each bond over the images.
     ``workers`` > 1: the item pages are written by that many forked processes, CHUNK items at a time (each
     page depends only on its item: the same bytes as one process)."""
     global _JOB
@@ -403,15 +465,20 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
     site.mkdir(parents=True, exist_ok=True)
     for name in ASSETS:
         write_bytes_atomic(site / "assets" / name, files("viewcert.explore").joinpath("assets", name).read_bytes())
-    cameras = None
-    if folder.kind == "crystal" and not any(it.views for it in folder.items):
-        cameras = item_cameras_from_inputs(folder.certificate)
+    src = Sources()
+    if folder.kind == "crystal" and (not any(it.views for it in folder.items)
+                                     or any(_n_missing(it.record) for it in folder.items)):
+        src = Sources(cameras=item_cameras_from_inputs(folder.certificate))
+    elif folder.kind == "task":
+        src = Sources(tasks=task_items_from_input(folder.certificate))
+    elif folder.kind == "interaction":
+        src = Sources(scenes=interaction_scenes(folder.certificate, inputs))
     item_tags = [tags(folder.kind, it.record) for it in folder.items]
     n = len(folder.items)
     chunks = [range(k, min(k + CHUNK, n)) for k in range(0, n, CHUNK)]
     thumbs: dict[int, str] = {}
     if workers > 1 and len(chunks) > 1 and "fork" in multiprocessing.get_all_start_methods():
-        _JOB = (folder, site, cameras)
+        _JOB = (folder, site, src)
         try:
             with ProcessPoolExecutor(min(workers, len(chunks)), mp_context=multiprocessing.get_context("fork")) as ex:
                 for chunk, got in zip(chunks, ex.map(_write_chunk, chunks), strict=True):
@@ -422,7 +489,7 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
             _JOB = ()
     else:
         for chunk in chunks:
-            thumbs.update(_write_items(folder, site, cameras, chunk))
+            thumbs.update(_write_items(folder, site, src, chunk))
             if progress is not None:
                 progress(chunk[-1] + 1, n)
     plots = [f"plots/{_link_or_copy(p, site / 'plots' / p.name)}" for p in folder.plots]
