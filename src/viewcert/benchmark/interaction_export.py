@@ -31,8 +31,9 @@ import numpy as np
 
 from viewcert.benchmark.docking_export import docking_item
 from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
+from viewcert.benchmark.record import write_manifest
 from viewcert.cameras.resolve import ResolvedProtocol, resolve
-from viewcert.certify.records import INTERACTION_FORMAT, sealed
+from viewcert.certify.records import INTERACTION_FORMAT, digest_value, sealed
 from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
 from viewcert.interactions import hbond_truth
@@ -42,6 +43,7 @@ from viewcert.interactions.ceiling import (
     render_views,
     residue_ligand_ceiling,
 )
+from viewcert.interactions.criteria import criterion_named
 from viewcert.interactions.truth import complex_record, library_versions
 from viewcert.io.atomic import json_dumps, write_png_atomic, write_text_atomic
 from viewcert.io.complex import DEFAULT_POCKET, complex_name, prepare_complex
@@ -70,9 +72,11 @@ class InteractionExportSettings:
     n_boot: int = 2000
     ceiling: CeilingSettings = field(default_factory=CeilingSettings)
     constraints: tuple[str, ...] = ()  # response constraints appended to every prompt (viewcert.constraints)
+    criterion: str = "baker-hubbard"  # the hydrogen-bond criterion (interactions.criteria.CRITERIA)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "constraints", parse_names(self.constraints))
+        criterion_named(self.criterion)  # an unknown name is one line naming the choices
         if self.task not in INTERACTION_TASKS:
             raise InputError(f"task must be one of {', '.join(INTERACTION_TASKS)}, got {self.task!r}", field="task")
         if self.task == "docking" and str(self.protocol).endswith((".toml", ".json")):
@@ -101,6 +105,8 @@ class InteractionExportSettings:
         d["constraints"] = list(self.constraints)
         if not d["constraints"]:  # left out when none: certificates written before the field keep their bytes
             del d["constraints"]
+        if self.criterion == "baker-hubbard":  # the default, left out: certificates before the field keep their bytes
+            del d["criterion"]
         if self.resolved.is_file:  # the bytes read once when resolved: the images' cameras come from them too
             d["protocol"], d["protocol_sha256"] = self.resolved.file_name, self.resolved.sha256
         return d
@@ -182,7 +188,7 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
     """Questions and ceilings of one complex."""
     if settings.task == "docking":
         return _docking_questions(path, ligand, settings, out, start, rng)
-    truth = hbond_truth(path, ligand=ligand, pocket=settings.pocket)
+    truth = hbond_truth(path, ligand=ligand, pocket=settings.pocket, criterion=criterion_named(settings.criterion))
     images, names, cams, views = _render_views(truth, settings, out, start)
     ceilings = {m: pocket_ligand_ceiling(truth, cams, settings.ceiling, m, views) for m in ("ideal", "rendered")}
     source = f"{complex_name(path)}:{truth.protonated.prepared.ligand}"
@@ -350,6 +356,6 @@ def _build(complexes, out: Path, settings: InteractionExportSettings) -> dict:
     cert = sealed(cert)
     write_text_atomic(out / "certificate.json", json_dumps(cert))
     manifest = {"format": FORMAT, "task": settings.task, "n_questions": len(records),
-                "certificate_digest": cert["digest"]["value"], "files": file_digests(out)}
-    write_text_atomic(out / "manifest.json", json_dumps(manifest))
+                "certificate_digest": digest_value(cert), "files": file_digests(out)}
+    write_manifest(out, manifest)
     return {**manifest, "certificate": cert}

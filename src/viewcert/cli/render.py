@@ -158,6 +158,8 @@ def build_benchmark_cmd(
     depth_cue: bool = typer.Option(False, "--depth-cue", help="transformation tasks: ChimeraX-like depth cueing"),
     seed: str = typer.Option("0", help="transformation tasks: seed of the answer sampling (integer ≥ 0)"),
     per_structure: int = typer.Option(1, help="transformation tasks: questions per molecule"),
+    criterion: str = typer.Option("baker-hubbard", help="interaction tasks: the hydrogen-bond criterion, "
+                                                        "baker-hubbard | plip | chimerax (docs/interactions.md)"),
     constraints: str = typer.Option("", help="response constraints appended to every prompt, comma-separated: "
                                              "format,letter,precision,unit,structure,count,case (those that fit "
                                              "the answer; the rest are recorded as skipped)"),
@@ -184,8 +186,11 @@ def build_benchmark_cmd(
     if task in INTERACTION_TASKS:
         _interaction_benchmark(input_spec, check_out(out), task=task, protocol=protocol, seed=seed,
                                per_structure=per_structure, delta=delta, limits=limits,
-                               constraints=tuple(constraints.split(",")))
+                               constraints=tuple(constraints.split(",")), criterion=criterion)
         return
+    if criterion != "baker-hubbard":
+        raise InputError(f"--criterion applies to the interaction tasks ({', '.join(INTERACTION_TASKS)}), not {task!r}",
+                         field="criterion")
     if task in MOLECULE_TASKS:
         _molecule_benchmark(input_spec, check_out(out), task=task, protocol=protocol, style=style, size=size,
                             delta=delta, certify=certify, workers=workers, limit=limit, limits=limits,
@@ -238,7 +243,7 @@ def _task_benchmark(input_spec, out, options: dict, *, seed, limit, limits) -> N
 
 
 def _interaction_benchmark(input_spec, out, *, task, protocol, seed, per_structure, delta, limits,
-                           constraints=()) -> None:
+                           constraints=(), criterion="baker-hubbard") -> None:
     """The interaction branch of ``build-benchmark`` (viewcert.benchmark.interaction_export: pocket-ligand,
     residue-ligand, interaction-location, docking): INPUT is
     ``complex:PATH[#ligand=RES,pocket=8]``, PATH one complex or a folder of complex folders (the ligand name,
@@ -246,7 +251,9 @@ def _interaction_benchmark(input_spec, out, *, task, protocol, seed, per_structu
     from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
     from viewcert.certify.inputs import parse_complex_spec
     from viewcert.interactions.ceiling import CeilingSettings
+    from viewcert.interactions.criteria import criterion_named
 
+    criterion_named(criterion)  # an unknown name: one line, before any file is read
     if not input_spec.startswith("complex:"):
         raise InputError("interaction tasks read complex:PATH[#ligand=RES,pocket=8]", source=input_spec, field="INPUT")
     from viewcert.io.complex import ComplexFiles, complexes_in
@@ -261,7 +268,7 @@ def _interaction_benchmark(input_spec, out, *, task, protocol, seed, per_structu
     limits.check_protocol_name(proto)
     settings = InteractionExportSettings(task=task, protocol=proto, pocket=pocket, seed=int(seed),
                                          per_complex=per_structure, ceiling=CeilingSettings(delta=delta),
-                                         constraints=constraints)
+                                         constraints=constraints, criterion=criterion)
     limits.check_pixels(settings.width, settings.height)
     m = build_interaction_benchmark(complexes, out, settings)
     s = m["certificate"]["summary"]["all"]

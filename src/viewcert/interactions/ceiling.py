@@ -39,8 +39,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from viewcert.errors import InputError
-from viewcert.interactions.criterion import HBondCriterion, geometry
-from viewcert.interactions.hbonds import baker_hubbard
+from viewcert.interactions.criterion import HBondCriterion, angle_margin, geometry
+from viewcert.interactions.hbonds import baker_hubbard, typed_margin_pairs
 from viewcert.interactions.truth import HBondTruth
 from viewcert.observe import Observations, observe
 from viewcert.oracle import analyse, reconstruct
@@ -216,13 +216,11 @@ def view_blocks(n: int, size: int = BLOCK) -> list[list[int]]:
     return [[(s + i) % n for i in range(size)] for s in range(0, n, size)]
 
 
-def angle_margin(d_dh: float, d_ha: float, delta: float) -> float:
-    """Δ (degrees): the largest change of the D–H···A angle when every atom moves by δ."""
-    return math.degrees(math.asin(min(1.0, 2 * delta / d_dh)) + math.asin(min(1.0, 2 * delta / d_ha)))
-
-
 def stable(bond, structure, criterion: HBondCriterion, delta: float) -> bool:
-    """The bond still holds with every atom moved by δ (module docstring, rule 3)."""
+    """The bond still holds with every atom moved by δ (module docstring, rule 3); under PLIP/ChimeraX every
+    check that decided it, each by its own margin (``criteria.Check``)."""
+    if bond.checks:
+        return all(c.passes(delta, -1) for c in bond.checks)
     d_dh = float(np.linalg.norm(np.asarray(bond.hydrogen) - structure.positions[bond.donor.index]))
     return (bond.d_ha + 2 * delta <= criterion.max_h_acceptor
             and bond.angle - angle_margin(d_dh, bond.d_ha, delta) >= criterion.min_angle)
@@ -270,13 +268,13 @@ def reachable_acceptors(truth: HBondTruth, donor: int) -> set[int]:
     lig = set(p.prepared.ligand_atoms)
     s = p.prepared.structure
     other = [k for k in range(s.n_atoms) if (k in lig) != (donor in lig) and int(s.numbers[k]) in POLAR
-             and np.linalg.norm(s.positions[k] - d) <= crit.max_h_acceptor + 1.2]
+             and np.linalg.norm(s.positions[k] - d) <= crit.reach]
     out = set()
     for h0 in hs:
         for h in rotamers(a.coord[heavy[0]], d, a.coord[h0]):
             for k in other:
                 g = geometry(d, h, s.positions[k])
-                if crit.holds(g.d_ha, g.angle):
+                if crit.accepts(g):
                     out.add(k)
     return out
 
@@ -285,6 +283,8 @@ def rotamer_pairs(truth: HBondTruth) -> list[tuple[int, int]]:
     """(donor, acceptor) prepared-atom pairs across the interface that are not bonds as hydride placed the
     hydrogens but that another rotamer of the donor's rotatable hydrogen would bond (``reachable_acceptors``):
     the hydroxyl hydrogen pointing away from an acceptor the heavy atoms allow."""
+    if not truth.criterion.hydrogen_decides:  # ChimeraX: heavy atoms decide a rotatable hydrogen's bonds
+        return []
     s = truth.protonated.prepared.structure
     true_pairs = {b.pair() for b in truth.bonds}
     out = set()
@@ -302,8 +302,8 @@ def uncertainty(truth: HBondTruth, bond, delta: float) -> str | None:
     s = truth.protonated.prepared.structure
     if not stable(bond, s, truth.criterion, delta):
         return "criterion_margin"
-    if rotatable_hydrogen(truth, bond.donor.index) and reachable_acceptors(truth, bond.donor.index) - {
-            bond.acceptor.index}:
+    if truth.criterion.hydrogen_decides and rotatable_hydrogen(truth, bond.donor.index) and reachable_acceptors(
+            truth, bond.donor.index) - {bond.acceptor.index}:
         return "rotatable_hydrogen"
     return None
 
@@ -312,6 +312,8 @@ def margin_nonbonds(truth: HBondTruth, delta: float) -> list[tuple[int, int]]:
     """(donor, acceptor) prepared-atom pairs that are not bonds but pass the criterion loosened by δ's margins
     (H···A + 2δ, angle + Δ with Δ at |DH| = 0.9 Å, |HA| = 1.5 Å, the smallest lengths that occur)."""
     p, crit = truth.protonated, truth.criterion
+    if not isinstance(crit, HBondCriterion):  # PLIP/ChimeraX: each check by its own margin
+        return typed_margin_pairs(p, crit, truth.bonds, delta)
     loose = HBondCriterion(max_h_acceptor=crit.max_h_acceptor + 2 * delta,
                            min_angle=max(0.0, crit.min_angle - angle_margin(0.9, 1.5, delta)),
                            donor_elements=crit.donor_elements, acceptor_elements=crit.acceptor_elements)

@@ -11,7 +11,9 @@ Positions in Å, angles in degrees, the input file's frame.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -26,6 +28,8 @@ PROLIF_CRITERION = {"library": "prolif", "interactions": ["HBDonor", "HBAcceptor
 class HBondCriterion:
     """Baker–Hubbard thresholds (module docstring): Å, degrees; ``ph`` of hydride's amino-acid charges."""
 
+    name: ClassVar[str] = "baker-hubbard"
+    hydrogen_decides: ClassVar[bool] = True  # the placed hydrogen's position decides (rotamers: ceiling)
     max_h_acceptor: float = 2.5
     min_angle: float = 120.0
     donor_elements: tuple[str, ...] = ("N", "O", "S")
@@ -44,6 +48,15 @@ class HBondCriterion:
     def holds(self, d_ha: float, angle: float) -> bool:
         """True when H···A ≤ max_h_acceptor Å and D–H···A ≥ min_angle degrees."""
         return bool(d_ha <= self.max_h_acceptor and angle >= self.min_angle)
+
+    def accepts(self, g: Geometry) -> bool:
+        """``holds`` on one D–H···A geometry (the hook every criterion has)."""
+        return self.holds(g.d_ha, g.angle)
+
+    @property
+    def reach(self) -> float:
+        """D···A (Å) beyond which no hydrogen rotamer bonds: H···A bound + 1.2 Å (longer than any D–H)."""
+        return self.max_h_acceptor + 1.2
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -70,3 +83,9 @@ def geometry(donor, hydrogen, acceptor) -> Geometry:
         raise InputError("a hydrogen coincides with its donor or the acceptor", field="geometry")
     cos = float(np.clip(np.dot(u, v) / (nu * nv), -1.0, 1.0))
     return Geometry(float(np.linalg.norm(a - d)), nv, float(np.degrees(np.arccos(cos))))
+
+
+def angle_margin(d_dh: float, d_ha: float, delta: float) -> float:
+    """Δ (degrees): the largest change of an angle whose rays are d_dh and d_ha Å long (at H: D–H···A) when
+    every atom moves by δ."""
+    return math.degrees(math.asin(min(1.0, 2 * delta / d_dh)) + math.asin(min(1.0, 2 * delta / d_ha)))

@@ -103,6 +103,11 @@ def _reason(g, found_by: str, crit: HBondCriterion, acceptor_has_h: bool = False
     dmax = PROLIF_CRITERION["max_donor_acceptor_A"]
     if g is None:
         return "the donor carries no hydrogen after protonation (ProLIF's implicit-H SMARTS still type it)"
+    if not isinstance(crit, HBondCriterion):  # PLIP/ChimeraX: their checks are recorded with each bond
+        pro_ok = g.d_da <= dmax and lo <= g.angle <= hi
+        side = f"{'inside' if pro_ok else 'outside'} ProLIF's D···A ≤ {dmax:g} Å, angle {lo:g}-{hi:g}°"
+        return (f"{crit.name} {'finds' if found_by == 'biotite' else 'does not find'} it (its typing, thresholds "
+                f"or selection); D···A {g.d_da:.2f} Å, angle {g.angle:.1f}°: {side}")
     bio_ok, pro_ok = crit.holds(g.d_ha, g.angle), g.d_da <= dmax and lo <= g.angle <= hi
     out = []
     if not bio_ok:

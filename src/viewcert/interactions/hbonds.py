@@ -3,14 +3,16 @@
 Primary: biotite's ``structure.hbond`` (Baker–Hubbard, ``criterion.HBondCriterion``) on the complex with
 hydride's hydrogens (``protonate``), between the ligand's residue and the pocket's residues, either side
 donating. A bond is a (donor, acceptor) pair of heavy atoms of the prepared structure; when several
-hydrogens of one donor reach the acceptor, the one with the shortest H···A is kept. Its MiSI entry is the
+hydrogens of one donor reach the acceptor, the one with the shortest H···A is kept. Under ``--criterion plip``
+or ``chimerax`` (``criteria``) the same atoms are decided by that criterion's typed pairs and checks; each
+bond then carries its checks (the thresholds that decided it), which the margin rule reads. Its MiSI entry is the
 five-tuple (residue type, residue index, residue atom, chain, ligand atom), written ``ARG 45 NH2 A, O1B``
 (residue index with its insertion code, e.g. ``52A``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -44,6 +46,7 @@ class HBond:
     d_ha: float
     angle: float
     hydrogen: tuple[float, float, float]
+    checks: tuple = field(default=(), compare=False)  # criteria.Check of PLIP/ChimeraX; () for Baker–Hubbard
 
     @property
     def residue_site(self) -> Site:
@@ -62,9 +65,14 @@ class HBond:
         return self.donor.index, self.acceptor.index
 
     def to_dict(self) -> dict:
-        return {"entry": self.entry(), "donor": self.donor.index, "acceptor": self.acceptor.index,
-                "ligand_role": self.ligand_role, "d_da_A": sig(self.d_da), "d_ha_A": sig(self.d_ha),
-                "angle_deg": sig(self.angle)}
+        d = {"entry": self.entry(), "donor": self.donor.index, "acceptor": self.acceptor.index,
+             "ligand_role": self.ligand_role, "d_da_A": sig(self.d_da), "d_ha_A": sig(self.d_ha),
+             "angle_deg": sig(self.angle)}
+        if self.checks:  # written only under plip/chimerax: Baker–Hubbard records keep their bytes
+            d["checks"] = [{"what": c.what, "value": sig(c.value), "bound": sig(c.bound),
+                            "test": ("<" if c.strict else "≤") if c.upper else (">" if c.strict else "≥")}
+                           for c in self.checks]
+        return d
 
 
 def site(prot: Protonated, k: int) -> Site:
@@ -77,11 +85,12 @@ def site(prot: Protonated, k: int) -> Site:
 def check_partners(prot: Protonated, criterion: HBondCriterion) -> None:
     """InputError when no hydrogen bond is possible at all: the ligand has no N/O/S, or the pocket none."""
     a = prot.atoms
-    polar = np.isin(a.element, list(set(criterion.donor_elements) | set(criterion.acceptor_elements)))
+    donors = getattr(criterion, "donor_elements", ("N", "O", "S"))  # PLIP/ChimeraX type within N/O/S
+    polar = np.isin(a.element, sorted(set(donors) | set(getattr(criterion, "acceptor_elements", donors))))
     src = prot.prepared.structure.provenance.source
     if not (polar & prot.ligand).any():
         raise InputError(f"the ligand {prot.prepared.ligand!r} has no donor or acceptor atom "
-                         f"({'/'.join(criterion.donor_elements)})", source=src, field="ligand")
+                         f"({'/'.join(donors)})", source=src, field="ligand")
     if not (polar & prot.pocket).any():
         raise InputError(f"the pocket ({prot.prepared.pocket:g} Å) has no donor or acceptor atom", source=src,
                          field="pocket")
@@ -102,6 +111,8 @@ def find_hbonds(prot: Protonated, criterion: HBondCriterion | None = None) -> tu
     """Every ligand–pocket hydrogen bond by the criterion (module docstring), sorted by entry."""
     crit = criterion or HBondCriterion()
     check_partners(prot, crit)
+    if not isinstance(crit, HBondCriterion):
+        return typed_hbonds(prot, crit)
     a = prot.atoms
     trip = baker_hubbard(a, prot.ligand, prot.pocket, crit)
     back = {int(i): k for k, i in enumerate(prot.index.tolist())}
@@ -117,3 +128,50 @@ def find_hbonds(prot: Protonated, criterion: HBondCriterion | None = None) -> tu
         if key not in best or bond.d_ha < best[key].d_ha:
             best[key] = bond
     return tuple(sorted(best.values(), key=lambda b: (b.entry(), b.pair())))
+
+
+def typed_hbonds(prot: Protonated, crit) -> tuple[HBond, ...]:
+    """The bonds of a ``criteria`` criterion (PLIP, ChimeraX): its typed pairs that pass every check, refined by
+    its selection rule; one bond per (donor, acceptor) pair (the largest D–H···A of the passing hydrogens). The
+    recorded H···A and angle are through the hydrogen that decided, else (a heavy-atom decision) through the
+    donor's hydrogen nearest the acceptor."""
+    from viewcert.interactions.criteria import Chemistry  # lazy: criteria imports this module's neighbours
+
+    chem = Chemistry(prot.atoms)
+    chosen = crit.select(prot, chem, [x for x in crit.decisions(prot, chem) if x.holds()])
+    back = {int(i): k for k, i in enumerate(prot.index.tolist())}
+    a, pos = prot.atoms, prot.prepared.structure.positions
+    best: dict[tuple[int, int], HBond] = {}
+    for x in chosen:
+        if x.donor not in back or x.acceptor not in back:
+            continue  # an atom outside the prepared complex (as in find_hbonds)
+        h = x.hydrogen if x.hydrogen >= 0 else min(chem.hs(x.donor), key=lambda j: float(
+            np.linalg.norm(a.coord[j] - a.coord[x.acceptor])))
+        g = geometry(pos[back[x.donor]], a.coord[h], pos[back[x.acceptor]])
+        bond = HBond(site(prot, back[x.donor]), site(prot, back[x.acceptor]),
+                     "donor" if prot.ligand[x.donor] else "acceptor", g.d_da, g.d_ha, g.angle,
+                     tuple(float(v) for v in a.coord[h]), x.checks)
+        if bond.pair() not in best or bond.angle > best[bond.pair()].angle:
+            best[bond.pair()] = bond
+    return tuple(sorted(best.values(), key=lambda b: (b.entry(), b.pair())))
+
+
+def typed_margin_pairs(prot: Protonated, crit, bonds, delta: float) -> list[tuple[int, int]]:
+    """(donor, acceptor) prepared-atom pairs of a ``criteria`` criterion that are not bonds, fail its checks, and
+    pass them with every atom moved by δ in their favour (each check by its own margin, ``criteria.Check``).
+    A pair that passes every check but lost to the criterion's selection rule is decided, not a margin pair."""
+    from viewcert.interactions.criteria import Chemistry  # lazy: as in typed_hbonds
+
+    chem = Chemistry(prot.atoms)
+    back = {int(i): k for k, i in enumerate(prot.index.tolist())}
+    true = {b.pair() for b in bonds}
+    holds: set[tuple[int, int]] = set()
+    loose: set[tuple[int, int]] = set()
+    for x in crit.decisions(prot, chem, slack=2 * delta):
+        if x.donor in back and x.acceptor in back:
+            key = (back[x.donor], back[x.acceptor])
+            if x.holds():
+                holds.add(key)
+            elif all(c.passes(delta, +1) for c in x.checks):
+                loose.add(key)
+    return sorted(loose - holds - true)
