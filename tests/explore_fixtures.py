@@ -4,10 +4,13 @@ ID buffers written), a certify output of crystals whose file names are hostile, 
 from __future__ import annotations
 
 import json
+from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from export_fixtures import CHFCLBR_XYZ
 from hostile.corpus import GOOD_CIF, GOOD_CIF_2
 
 #: two views along lattice vectors a and b: graphite (aflow:A_hP4_194_bc) has phantoms in them
@@ -118,3 +121,61 @@ def pocket_ligand_site(pocket_ligand_export) -> Path:
 
     write_site(pocket_ligand_export, pocket_ligand_export.parent / "site", inputs=COMPLEXES)
     return pocket_ligand_export.parent / "site"
+
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def start_tags(html: str) -> list[tuple[str, dict]]:
+    """Every start tag of ``html`` with its attributes, in document order."""
+    p = _Tags()
+    p.feed(html)
+    return p.tags
+
+
+#: CHFClBr as the zoom export reads it (export_fixtures.CHFCLBR_XYZ): atomic numbers and positions, Å
+CHFCLBR_Z = [6, 1, 9, 17, 35]
+
+
+def chfclbr_xyz() -> np.ndarray:
+    return np.asarray([[float(x) for x in line.split()[1:]] for line in CHFCLBR_XYZ.splitlines()[2:]])
+
+
+def project(camera: dict, xyz: np.ndarray) -> np.ndarray:
+    """Orthographic pixel (u right, v down) of world points by the definition (docs/conventions.md): the
+    camera frame's x, y scaled about the image centre."""
+    r = np.asarray(camera["rotation"], dtype=float)
+    cam = (np.asarray(xyz, dtype=float) - np.asarray(camera["center"], dtype=float)) @ r.T
+    s = camera["scale_px_per_angstrom"]
+    return np.stack([0.5 * camera["width"] + s * cam[:, 0], 0.5 * camera["height"] - s * cam[:, 1]], axis=1)
+
+
+def assert_bonds_are_their_distance_apart(page: str, bonds: list) -> None:
+    """Each bond's line ends, in six orthographic views, triangulate (least squares, the definition's projection)
+    to two points the certificate's donor–acceptor distance ``d_da_A`` apart: the lines join the bond's atoms
+    as the images were drawn."""
+    tags = start_tags(page)
+    cams = [json.loads(a["data-camera"]) for t, a in tags if t == "svg"]
+    lines = [a for t, a in tags if t == "line"]
+    assert len(cams) == 6
+    for b in bonds:
+        ends = [a for a in lines if a["data-group"] == b["entry"]]
+        assert len(ends) == len(cams)
+        pts = []
+        for which in ("1", "2"):
+            rows, rhs = [], []
+            for cam, a in zip(cams, ends, strict=True):
+                r, c, s = np.asarray(cam["rotation"]), np.asarray(cam["center"]), cam["scale_px_per_angstrom"]
+                u, v = float(a["x" + which]), float(a["y" + which])
+                rows += [s * r[0], -s * r[1]]
+                rhs += [u - 0.5 * cam["width"] + s * r[0] @ c, v - 0.5 * cam["height"] - s * r[1] @ c]
+            x, *_ = np.linalg.lstsq(np.asarray(rows), np.asarray(rhs), rcond=None)
+            assert np.abs(np.asarray(rows) @ x - rhs).max() <= 1e-3  # one point seen consistently by six views
+            pts.append(x)
+        assert abs(np.linalg.norm(pts[0] - pts[1]) - b["d_da_A"]) <= 1e-4  # 3-decimal px at ~24 px/Å

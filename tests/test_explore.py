@@ -6,33 +6,23 @@ from __future__ import annotations
 
 import json
 import re
-from html.parser import HTMLParser
 
 import numpy as np
 import pytest
 
-from explore_fixtures import HOSTILE_STEMS, SCRIPT_ID
-from export_fixtures import CHFCLBR_XYZ, folder_files
+from explore_fixtures import (
+    CHFCLBR_Z,
+    HOSTILE_STEMS,
+    SCRIPT_ID,
+    assert_bonds_are_their_distance_apart,
+    chfclbr_xyz,
+    project,
+    start_tags,
+)
+from export_fixtures import folder_files
 from viewcert.errors import InputError
 from viewcert.explore import write_site
 from viewcert.sanitize import html_text
-
-
-class _Tags(HTMLParser):
-    """Every start tag with its attributes, and the text inside elements of a class."""
-
-    def __init__(self):
-        super().__init__()
-        self.tags: list[tuple[str, dict]] = []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-
-
-def _tags(html: str) -> list[tuple[str, dict]]:
-    p = _Tags()
-    p.feed(html)
-    return p.tags
 
 
 def _index_rows(site) -> list:
@@ -76,9 +66,9 @@ def test_item_page_marks_every_listed_phantom_in_every_view(phantom_export, phan
     cert = json.loads((phantom_export / "certificate.json").read_text())
     k, it = next((k, it) for k, it in enumerate(cert["items"]) if it["id"] == "aflow:A_hP4_194_bc")
     html = (phantom_site / "items" / f"{k:04d}.html").read_text()
-    figs = [a for t, a in _tags(html) if t == "figure"]
+    figs = [a for t, a in start_tags(html) if t == "figure"]
     assert len(figs) == 2 and all(int(a["data-phantoms"]) == len(it["phantoms"]) > 0 for a in figs)
-    circles = [a for t, a in _tags(html) if t == "circle" and "phantom" in a["class"].split()]
+    circles = [a for t, a in start_tags(html) if t == "circle" and "phantom" in a["class"].split()]
     assert len(circles) == 2 * len(it["phantoms"])
 
 
@@ -91,32 +81,15 @@ def test_hostile_ids_are_text(hostile_certify, hostile_site):
     for k, item_id in enumerate(ids):
         page = (hostile_site / "items" / f"{k:04d}.html").read_text()
         assert f'<h1 class="item-id">{html_text(item_id)}</h1>' in page
-        tags = _tags(page)
+        tags = start_tags(page)
         assert not any(t == "img" and a.get("src") == "x" for t, a in tags)
         assert not any(t in ("b", "svg") and ("onload" in a or t == "b") for t, a in tags)
         assert sum(t == "script" for t, _ in tags) == 1
         assert "\u202e" not in page and "\x1b" not in page
 
 
-#: CHFClBr as the zoom export reads it (export_fixtures.CHFCLBR_XYZ): atomic numbers and positions, Å
-CHFCLBR_Z = [6, 1, 9, 17, 35]
-
-
-def _chfclbr_xyz() -> np.ndarray:
-    return np.asarray([[float(x) for x in line.split()[1:]] for line in CHFCLBR_XYZ.splitlines()[2:]])
-
-
-def project(camera: dict, xyz: np.ndarray) -> np.ndarray:
-    """Orthographic pixel (u right, v down) of world points by the definition (docs/conventions.md): the
-    camera frame's x, y scaled about the image centre."""
-    r = np.asarray(camera["rotation"], dtype=float)
-    cam = (np.asarray(xyz, dtype=float) - np.asarray(camera["center"], dtype=float)) @ r.T
-    s = camera["scale_px_per_angstrom"]
-    return np.stack([0.5 * camera["width"] + s * cam[:, 0], 0.5 * camera["height"] - s * cam[:, 1]], axis=1)
-
-
 def _svg_camera(html: str, view: int) -> dict:
-    svgs = [a for t, a in _tags(html) if t == "svg"]
+    svgs = [a for t, a in start_tags(html) if t == "svg"]
     return json.loads(svgs[view]["data-camera"]) if "data-camera" in svgs[view] else None
 
 
@@ -135,17 +108,17 @@ def test_zoom_item_draws_every_consistent_answers_pose(zoom_export, zoom_site):
                                                                     page).group(1))
     # orthographic zoom: every one of the 21 answers draws the same image (docs/tasks.md)
     assert shown == item["consistent"] and len(shown) == 21
-    assert sum(t == "img" for t, _ in _tags(page)) == 4  # three before views and the after view
-    figs = [a for t, a in _tags(page) if t == "svg"]
+    assert sum(t == "img" for t, _ in start_tags(page)) == 4  # three before views and the after view
+    figs = [a for t, a in start_tags(page) if t == "svg"]
     assert len(figs) == 1  # the after view (the last image) carries the candidate poses
     camera = _svg_camera(page, 0)
     # the camera the marks were projected through draws the export's after view, pixel for pixel
-    xyz = _chfclbr_xyz()
+    xyz = chfclbr_xyz()
     rgb = render(build_scene(Structure(positions=xyz, numbers=np.asarray(CHFCLBR_Z)), get_style("ball-and-stick")),
                  camera_from_dict(camera), supersample=1).rgb
     after = np.asarray(Image.open(zoom_export / "images" / "q0000_v3.png").convert("RGB"))
     assert np.array_equal(rgb, after)
-    marks = [a for t, a in _tags(page) if t == "circle" and "candidate" in a["class"].split()]
+    marks = [a for t, a in start_tags(page) if t == "circle" and "candidate" in a["class"].split()]
     groups = [m["data-group"] for m in marks]
     assert list(dict.fromkeys(groups)) == item["consistent"] and len(marks) == 21 * len(CHFCLBR_Z)
     # `move z D` moves the molecule along the view axis: in an orthographic view every pose projects where the
@@ -169,7 +142,7 @@ def test_missing_atoms_are_marked_on_every_drawn_copy(tmp_path):
     assert n_missing > 0 and cert["summary"]["phantom_census"]["items_with_missing_atoms"] == 1
     write_site(tmp_path / "cert", tmp_path / "site")
     page = (tmp_path / "site" / "items" / "0000.html").read_text()
-    circles = [a for t, a in _tags(page) if t == "circle"]
+    circles = [a for t, a in start_tags(page) if t == "circle"]
     missing = [c for c in circles if "missing" in c["class"].split()]
     atoms = {re.search(r"atom (\d+)", c["data-group"]).group(1) for c in missing}
     assert len(atoms) == n_missing
@@ -202,42 +175,18 @@ def test_pocket_ligand_item_shows_each_bonds_verdict_and_draws_its_atoms(pocket_
     shown = re.findall(r"<tr class=\"(det|undet)\"><td>(.*?)</td>", table)
     want = [("det" if e["determined"] else "undet", html_text(e["entry"])) for e in item["rendered"]["entries"]]
     assert shown == want and len(want) == item["n_bonds"] == 5  # 1pwc: 7 bonds, 2 within δ of the criterion are uncertain (issue 28)
-    assert sum(t == "img" for t, _ in _tags(page)) == 6  # axes-6
+    assert sum(t == "img" for t, _ in start_tags(page)) == 6  # axes-6
     bonds = re.search(r'<table class="bonds">(.*?)</table>', page).group(1)
     gt = cert["ground_truth"][item["source_id"]]["bonds"]
     assert bonds.count("<tr>") == 1 + len(gt) == 1 + 7  # header and every ground-truth bond (uncertain ones too)
     # over each of the six images, one line per ground-truth bond, classed by the certificate's verdict
     verdict = {e["entry"]: ("det" if e["determined"] else "undet") for e in item["rendered"]["entries"]}
     verdict |= {e: "uncertain" for e in item["uncertain"]}
-    lines = [a for t, a in _tags(page) if t == "line"]
+    lines = [a for t, a in start_tags(page) if t == "line"]
     assert len(lines) == 6 * len(gt)
     for a in lines:
         assert a["class"].split()[1:] == ["bond", verdict[a["data-group"]]]
     assert_bonds_are_their_distance_apart(page, gt)
-
-
-def assert_bonds_are_their_distance_apart(page: str, bonds: list) -> None:
-    """Each bond's line ends, in six orthographic views, triangulate (least squares, the definition's projection)
-    to two points the certificate's donor–acceptor distance ``d_da_A`` apart: the lines join the bond's atoms
-    as the images were drawn."""
-    cams = [json.loads(a["data-camera"]) for t, a in _tags(page) if t == "svg"]
-    lines = [a for t, a in _tags(page) if t == "line"]
-    assert len(cams) == 6
-    for b in bonds:
-        ends = [a for a in lines if a["data-group"] == b["entry"]]
-        assert len(ends) == len(cams)
-        pts = []
-        for which in ("1", "2"):
-            rows, rhs = [], []
-            for cam, a in zip(cams, ends, strict=True):
-                r, c, s = np.asarray(cam["rotation"]), np.asarray(cam["center"]), cam["scale_px_per_angstrom"]
-                u, v = float(a["x" + which]), float(a["y" + which])
-                rows += [s * r[0], -s * r[1]]
-                rhs += [u - 0.5 * cam["width"] + s * r[0] @ c, v - 0.5 * cam["height"] - s * r[1] @ c]
-            x, *_ = np.linalg.lstsq(np.asarray(rows), np.asarray(rhs), rcond=None)
-            assert np.abs(np.asarray(rows) @ x - rhs).max() <= 1e-3  # one point seen consistently by six views
-            pts.append(x)
-        assert abs(np.linalg.norm(pts[0] - pts[1]) - b["d_da_A"]) <= 1e-4  # 3-decimal px at ~24 px/Å
 
 
 def test_cli_explore_writes_the_site_and_refuses_a_bad_folder_in_one_line(hostile_certify, tmp_path):
