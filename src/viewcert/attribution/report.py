@@ -76,12 +76,41 @@ class Report:
     figures: dict[str, Path] = field(default_factory=dict)
 
 
+#: item ids shown in one cell of the page (every id is in the CSV)
+SHOWN_IDS = 20
+
+
 def _fmt(x: Any, digits: int = 4) -> str:
-    if x is None or x is pd.NA or (isinstance(x, float) and pd.isna(x)):
+    """One cell as people read it: ``—`` for nothing, yes/no, ``digits`` decimals, a list of ids space-joined
+    (the first :data:`SHOWN_IDS`), a mapping as ``key: value`` pairs; never a Python repr."""
+    if x is None or x is pd.NA or (isinstance(x, (float, np.floating)) and pd.isna(x)):
         return "—"
-    if isinstance(x, float):
+    if isinstance(x, (bool, np.bool_)):
+        return "yes" if x else "no"
+    if isinstance(x, (float, np.floating)):
         return f"{x:.{digits}f}"
+    if isinstance(x, (list, tuple, np.ndarray)):
+        ids = [str(v) for v in x]
+        return (" ".join(ids[:SHOWN_IDS]) + (" …" if len(ids) > SHOWN_IDS else "")) if ids else "none"
+    if isinstance(x, Mapping):
+        return "; ".join(f"{k}: {_fmt(v, digits)}" for k, v in x.items())
     return str(x)
+
+
+def _p(x: Any) -> str:
+    """A p-value to 4 significant digits (1.328e-18, 0.186, 1); ``not tested`` where there is none."""
+    return "not tested" if x is None or pd.isna(x) else f"{float(x):.4g}"
+
+
+def _human(df: pd.DataFrame, headers: Mapping[str, str], pvalues: Sequence[str] = ()) -> pd.DataFrame:
+    """The columns of ``headers`` that ``df`` has, in that order, under their human names; the ``pvalues``
+    columns written to 4 significant digits. The CSV keeps the machine names."""
+    cols = [c for c in headers if c in df.columns]
+    out = df[cols].astype(object).copy()
+    for c in pvalues:
+        if c in out:
+            out[c] = [_p(v) for v in out[c]]
+    return out.rename(columns=dict(headers))
 
 
 def _ci(point: Any, lo: Any, hi: Any) -> str:
@@ -91,8 +120,13 @@ def _ci(point: Any, lo: Any, hi: Any) -> str:
 
 
 # ---------------------------------------------------------------------- ladder tables for humans
+#: a (model, rung) the inputs did not give, as the count table says it
+NO_RESULTS = "no results: no input file gave this model at this rung"
+
+
 def ladder_count_table(ladder: Ladder) -> pd.DataFrame:
-    """Model × rung counts as docs/reference.md prints them: ``count`` or ``unscored: reason (count)``."""
+    """Model × rung counts as docs/reference.md prints them: ``count`` or ``unscored (count): reason``, and
+    :data:`NO_RESULTS` for a rung the inputs did not give for the model."""
     arms = ladder.arms
     rungs = [r for r in RUNGS if r in set(arms["rung"])]
     rows = []
@@ -101,7 +135,7 @@ def ladder_count_table(ladder: Ladder) -> pd.DataFrame:
         for r in rungs:
             a = sub[sub["rung"] == r]
             if a.empty:
-                row[r] = "—"
+                row[r] = NO_RESULTS
             else:
                 a = a.iloc[0]
                 row[r] = f"{a['correct']}" if a["scored"] else f"unscored ({a['correct']}): {a['unscored_reason']}"
@@ -113,41 +147,68 @@ def ladder_count_table(ladder: Ladder) -> pd.DataFrame:
 SHARE_CSV_COLUMNS = ["r1", "model", "R4", "R3", "status", "gap", "gap_lo", "gap_hi", "residual", "residual_lo",
                      "residual_hi", "share", "share_exact", "share_lo", "share_hi", "suppression_reason",
                      "residual_limited"]
+SHARE_UNIT = ("R4 and R3 in items right; the gap and the residual in points of accuracy (fraction of the items, "
+              "0–1); the share a ratio of the two (0–1); each as point [95 % paired item bootstrap interval]")
 
 
 def share_table(ladder: Ladder) -> pd.DataFrame:
+    """The perception share per ceiling and model, with human column names (:data:`SHARE_UNIT`)."""
     d = ladder.decomposition
     rows = []
     for _, r in d.iterrows():
+        row = {"ceiling": r["r1"], "model": r["model"], "R4 (items right)": r["R4"], "R3 (items right)": r["R3"]}
         if pd.isna(r.get("gap", float("nan"))):
-            rows.append({"R1": r["r1"], "model": r["model"], "R4": r["R4"], "R3": r["R3"], "gap R3−R4": "—",
-                         "residual R1−R3": "—", "share": r["status"], "residual-limited": "—"})
+            rows.append({**row, "perception gap R3 − R4 (points)": "—", "residual R1 − R3 (points)": "—",
+                         "perception share (R3 − R4)/(R1 − R4)": r["status"], "residual-limited (R1 − R3 over R3 − R4)": "—"})
             continue
         share = (_ci(r["share"], r["share_lo"], r["share_hi"]) if pd.notna(r["share"])
                  else r["suppression_reason"])
-        rows.append({"R1": r["r1"], "model": r["model"], "R4": r["R4"], "R3": r["R3"],
-                     "gap R3−R4": _ci(r["gap"], r["gap_lo"], r["gap_hi"]),
-                     "residual R1−R3": _ci(r["residual"], r["residual_lo"], r["residual_hi"]),
-                     "share": share, "residual-limited": "yes" if r["residual_limited"] else "no"})
+        rows.append({**row, "perception gap R3 − R4 (points)": _ci(r["gap"], r["gap_lo"], r["gap_hi"]),
+                     "residual R1 − R3 (points)": _ci(r["residual"], r["residual_lo"], r["residual_hi"]),
+                     "perception share (R3 − R4)/(R1 − R4)": share,
+                     "residual-limited (R1 − R3 over R3 − R4)": "yes" if r["residual_limited"] else "no"})
     return pd.DataFrame(rows)
 
 
-def _md_table(df: pd.DataFrame) -> str:
+#: human names of the ladder's own tables (``tests.csv``, ``transitions.csv``, ``arms.csv``, ``coverage.csv``)
+TEST_HEADERS = {"family": "family", "model": "model", "lower": "lower rung", "upper": "upper rung",
+                "lower_only": "items right only at the lower rung", "upper_only": "items right only at the upper rung",
+                "both": "items right at both", "neither": "items right at neither",
+                "p_value": "p (exact McNemar, two-sided)", "p_holm": "p, Holm-adjusted in the family"}
+TRANSITION_HEADERS = {"model": "model", "R4_right_R3_right": "R4 right, R3 right", "R4_right_R3_wrong":
+                      "R4 right, R3 wrong", "R4_wrong_R3_right": "R4 wrong, R3 right",
+                      "R4_wrong_R3_wrong": "R4 wrong, R3 wrong"}
+ARM_HEADERS = {"model": "model", "rung": "rung", "correct": "items right", "n": "items",
+               "accuracy": "accuracy (0–1)", "ci_lo": "95 % interval low (Clopper–Pearson)",
+               "ci_hi": "95 % interval high", "scored": "scored", "unscored_reason": "why unscored",
+               "samples": "samples", "k": "samples per item (K)", "api_error_samples": "samples with an API error",
+               "refused_samples": "refused samples", "unparseable_samples": "unparseable samples",
+               "items_without_answer": "items without an answer", "missing_items": "items missing from the file",
+               "ties": "items with a tied vote", "failure_reasons": "why samples failed"}
+COVERAGE_HEADERS = {"model": "model", "rung": "rung", "n_items": "items asked", "present": "items present",
+                    "missing": "items missing", "missing_ids": "missing item ids"}
+
+
+def _md_table(df: pd.DataFrame, unit: str) -> str:
+    """A Markdown table under its ``Unit:`` line; every cell and header escaped."""
+    head = f"Unit: {markdown_text(unit)}\n\n"
     if df.empty:
-        return "_(empty)_\n"
+        return head + "_(empty)_\n"
     cols = [markdown_text(c) for c in df.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for _, r in df.iterrows():
         lines.append("| " + " | ".join(markdown_text(_fmt(v)) for v in r.tolist()) + " |")
-    return "\n".join(lines) + "\n"
+    return head + "\n".join(lines) + "\n"
 
 
-def _html_table(df: pd.DataFrame) -> str:
+def _html_table(df: pd.DataFrame, unit: str) -> str:
+    """An HTML table whose caption states its unit; every cell text (console-escaped, then HTML-escaped)."""
+    caption = f"<caption>Unit: {html_text(unit)}</caption>"
     if df.empty:
-        return "<p><em>(empty)</em></p>"
-    df = df.rename(columns=console_text).map(lambda v: console_text(v) if isinstance(v, str) else
-                                             ("—" if v is None else v))
-    return df.to_html(index=False, na_rep="—", float_format=lambda v: f"{v:.4f}", border=0, classes="t")
+        return f"<p><em>(empty)</em> Unit: {html_text(unit)}</p>"
+    df = df.rename(columns=console_text).map(lambda v: console_text(_fmt(v)))
+    html = df.to_html(index=False, border=0, classes="t")
+    return html.replace(">", ">" + caption, 1)
 
 
 def _img(png: bytes, alt: str) -> str:
@@ -156,7 +217,7 @@ def _img(png: bytes, alt: str) -> str:
 
 _CSS = """body{font-family:system-ui,sans-serif;max-width:1150px;margin:2em auto;padding:0 1em;color:#222}
 table.t{border-collapse:collapse;font-size:12px;margin:0.6em 0}table.t td,table.t th{border-bottom:1px solid #ddd;
-padding:3px 7px;text-align:left}h1{font-size:1.5em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}
+padding:3px 7px;text-align:left}table.t caption{caption-side:top;text-align:left;color:#555;font-size:12px}h1{font-size:1.5em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}
 img{max-width:100%;border:1px solid #eee;margin:0.5em 0}pre{background:#f6f6f6;padding:0.6em;font-size:12px;
 overflow-x:auto}.warn{color:#8a4b00}"""
 
@@ -205,6 +266,18 @@ def _ladder_settings_text(s: Mapping[str, Any]) -> str:
             f"the bootstrap lower bound of R1 − R4 < {s['share_cutoff']}.")
 
 
+def _ladder_figures(page: _Page, ladder: Ladder) -> tuple[bytes, list[bytes], bytes, bytes]:
+    """The ladder's figures, written as PNG files: (ladder, decomposition per ceiling, forest, transitions)."""
+    ceilings = [(c.label, float(c.value)) for c in ladder.ceilings]
+    png_ladder = page.fig("ladder", plots.ladder_plot(ladder.arms, chance=ladder.settings["chance_value"],
+                                                      ceilings=ceilings))
+    dec_pngs = [page.fig(f"decomposition_{i + 1}", plots.decomposition_bars(ladder.decomposition, c.label))
+                for i, c in enumerate(ladder.ceilings)]
+    png_forest = page.fig("shares_forest", plots.forest_plot(ladder.decomposition, ladder.summary))
+    png_trans = page.fig("transitions", plots.transition_matrices(ladder.transitions))
+    return png_ladder, dec_pngs, png_forest, png_trans
+
+
 def _ladder_section(page: _Page, ladder: Ladder, table: ResultTable | None) -> None:
     """CSV tables, figures, Markdown and HTML of the ladder, and its provenance."""
     counts = ladder_count_table(ladder)
@@ -216,29 +289,32 @@ def _ladder_section(page: _Page, ladder: Ladder, table: ResultTable | None) -> N
         page.csv(name, df)
     if table is not None:
         page.csv("results_table", table.frame.sort_values(["model", "rung", "item_id", "sample_k"], kind="stable"))
-    ceilings = [(c.label, float(c.value)) for c in ladder.ceilings]
-    png_ladder = page.fig("ladder", plots.ladder_plot(ladder.arms, chance=ladder.settings["chance_value"],
-                                                      ceilings=ceilings))
-    png_forest = page.fig("shares_forest", plots.forest_plot(ladder.decomposition, ladder.summary))
-    png_trans = page.fig("transitions", plots.transition_matrices(ladder.transitions))
-    dec_pngs = [page.fig(f"decomposition_{i + 1}", plots.decomposition_bars(ladder.decomposition, c.label))
-                for i, c in enumerate(ladder.ceilings)]
+    png_ladder, dec_pngs, png_forest, png_trans = _ladder_figures(page, ladder)
     s = ladder.settings
     summary_lines = _ladder_summary_lines(ladder.summary)
     settings_text = _ladder_settings_text(s)
-    page.md += [f"## Ladder (correct of {s['n_items']} items)\n", _md_table(counts),
-                "\n## Perception share (R3 − R4)/(R1 − R4) with paired bootstrap intervals\n", _md_table(shares),
+    count_unit = (f"items right of the {s['n_items']} (each item's majority vote over its samples); an unscored "
+                  "arm shows its count and why, a rung without results says so")
+    page.md += [f"## Ladder (correct of {s['n_items']} items)\n", _md_table(counts, count_unit),
+                "\n## Perception share (R3 − R4)/(R1 − R4) with paired bootstrap intervals\n",
+                _md_table(shares, SHARE_UNIT),
                 "\n## Across models\n", "\n".join(f"- {markdown_text(x)}" for x in summary_lines) + "\n",
                 f"\n## Settings\n\n{markdown_text(settings_text)}\n"]
     page.body += ["<h2>Ladder</h2>", f"<p>{html_text(settings_text)}</p>", _img(png_ladder, "ladder plot"),
-                  _html_table(counts), "<h2>Decomposition</h2>"]
+                  _html_table(counts, count_unit), "<h2>Decomposition</h2>"]
     page.body += [_img(p, f"decomposition {c.label}") for p, c in zip(dec_pngs, ladder.ceilings, strict=True)]
-    page.body += ["<h2>Perception share</h2>", _img(png_forest, "forest plot of shares"), _html_table(shares),
+    page.body += ["<h2>Perception share</h2>", _img(png_forest, "forest plot of shares"),
+                  _html_table(shares, SHARE_UNIT),
                   "<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in summary_lines) + "</ul>",
                   "<h2>Tests between adjacent rungs (exact McNemar, Holm within family)</h2>",
-                  _html_table(ladder.tests), "<h2>R4 → R3 transitions</h2>", _img(png_trans, "transition matrices"),
-                  _html_table(ladder.transitions), "<h2>Arms</h2>", _html_table(ladder.arms),
-                  "<h2>Coverage</h2>", _html_table(ladder.coverage)]
+                  _html_table(_human(ladder.tests, TEST_HEADERS, ("p_value", "p_holm")),
+                              "items (pairs of the two rungs' outcomes on one item); p-values"),
+                  "<h2>R4 → R3 transitions</h2>", _img(png_trans, "transition matrices"),
+                  _html_table(_human(ladder.transitions, TRANSITION_HEADERS), "items"),
+                  "<h2>Arms</h2>",
+                  _html_table(_human(ladder.arms, ARM_HEADERS),
+                              "items and samples, counted as each column says; accuracy = items right / items (0–1)"),
+                  "<h2>Coverage</h2>", _html_table(_human(ladder.coverage, COVERAGE_HEADERS), "items")]
     warn = list(ladder.warnings)
     if warn:
         page.md += ["\n## Reader notes\n", "\n".join(f"- {markdown_text(w)}" for w in warn) + "\n"]
@@ -248,8 +324,8 @@ def _ladder_section(page: _Page, ladder: Ladder, table: ResultTable | None) -> N
                            "inputs": [i.to_dict() for i in (table.inputs if table is not None else [])]}
 
 
-#: disagreeing item ids shown per arm in the page (all of them are in ``harness_agreement.csv``)
-SHOWN_IDS = 20
+TASK_UNIT = ("exact: items answered exactly right / items; MiSI credit and the certified ceilings: points of "
+             "partial credit, the mean over the items (0–1)")
 
 
 def task_scores_table(scores: pd.DataFrame) -> pd.DataFrame:
@@ -286,8 +362,8 @@ def _task_section(page: _Page, ladder: Ladder) -> None:
         page.csv("task_scores", ladder.task_scores)
         t = task_scores_table(ladder.task_scores)
         title = "Task scores: MiSI partial credit (voted answers) beside the certified ceiling"
-        page.md += [f"\n## {title}\n", _md_table(t)]
-        page.body += [f"<h2>{html_text(title)}</h2>", _html_table(t)]
+        page.md += [f"\n## {title}\n", _md_table(t, TASK_UNIT)]
+        page.body += [f"<h2>{html_text(title)}</h2>", _html_table(t, TASK_UNIT)]
     if ladder.harness_agreement is not None and len(ladder.harness_agreement):
         page.csv("harness_agreement", ladder.harness_agreement)
         t = agreement_table(ladder.harness_agreement)
@@ -296,8 +372,9 @@ def _task_section(page: _Page, ladder: Ladder) -> None:
                 f"the mean of its samples' scores is at least 0.5) and viewcert's parse; every id in "
                 f"harness_agreement.csv")
         title = "Harness agreement: the harness's own scores vs viewcert's"
-        page.md += [f"\n## {title}\n", f"{markdown_text(note)}\n", _md_table(t)]
-        page.body += [f"<h2>{html_text(title)}</h2>", f"<p>{html_text(note)}</p>", _html_table(t)]
+        unit = "items right / items (viewcert's parse, the harness's own score); disagreements in items"
+        page.md += [f"\n## {title}\n", f"{markdown_text(note)}\n", _md_table(t, unit)]
+        page.body += [f"<h2>{html_text(title)}</h2>", f"<p>{html_text(note)}</p>", _html_table(t, unit)]
 
 
 #: the account table's columns (the unit in every header): point [95 % interval] per term
@@ -345,42 +422,78 @@ def _account_section(page: _Page, diag: Diagnostics, ladder: Ladder) -> None:
     unit = str(acc["unit"].iloc[0])
     png = page.fig("deficit_decomposition", plots.account_bars(acc, first, unit=unit))
     s = ladder.settings
-    how = (f"Unit: {unit}, over the {s['n_items']} items. Intervals: 95 % "
+    table_unit = f"{unit}, over the {s['n_items']} items; each term as point [95 % interval]"
+    how = ("Intervals: 95 % "
            f"paired item bootstrap, {s['n_boot']} resamples of the items, seed {s['seed']}, every term recomputed "
            "from the same resample. The four terms add up exactly to R1 − R4 (exact fractions in "
-           "deficit_decomposition.csv). A term that is not measured counts 0 and is absorbed by reasoning.")
+           "deficit_decomposition.csv). A term that is not measured counts 0 and is absorbed by reasoning; a negative "
+           "term takes points off the others (a shortcut below what the text alone gives away, say).")
     sentences = [x for x in acc.loc[acc["r1"] == first, "sentence"] if isinstance(x, str)]
     title = f"Deficit R1 − R4 by kind against {first} ({unit})"
     tables = [(label, account_table(acc, label)) for label in labels]
-    page.md += [f"\n## {markdown_text(title)}\n", f"{markdown_text(how)}\n", _md_table(tables[0][1]),
+    page.md += [f"\n## {markdown_text(title)}\n", f"{markdown_text(how)}\n", _md_table(tables[0][1], table_unit),
                 "\n".join(f"- {markdown_text(x)}" for x in sentences) + "\n"]
-    page.body += [f"<h2>{html_text(title)}</h2>", _html_table(tables[0][1]), f"<p>{html_text(how)}</p>",
+    page.body += [f"<h2>{html_text(title)}</h2>", _html_table(tables[0][1], table_unit), f"<p>{html_text(how)}</p>",
                   _img(png, "deficit decomposition bars"),
                   "<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in sentences) + "</ul>"]
     for label, t in tables[1:]:
-        page.md += [f"\n### Against {markdown_text(label)}\n", _md_table(t)]
-        page.body += [f"<h3>Against {html_text(label)}</h3>", _html_table(t)]
+        page.md += [f"\n### Against {markdown_text(label)}\n", _md_table(t, table_unit)]
+        page.body += [f"<h3>Against {html_text(label)}</h3>", _html_table(t, table_unit)]
 
 
 #: human names of the adherence table's columns
 ADHERENCE_HEADERS = {"model": "model", "rung": "rung", "requirements": "requirements", "responses": "responses",
-                     "CSR": "CSR", "ISR": "ISR", "DRFR": "DRFR", "CF": "items correct & compliant",
+                     "CSR": "CSR (0–1)", "ISR": "ISR (0–1)", "DRFR": "DRFR (0–1)", "CF": "items correct & compliant",
                      "C_notF": "items correct, not compliant", "notC_F": "items wrong, compliant",
                      "notC_notF": "items wrong, not compliant", "phi": "φ (items)",
-                     "fisher_p": "Fisher p (items)", "fisher_p_bonferroni": "Fisher p, Bonferroni",
+                     "fisher_p": "Fisher p (items, two-sided)", "fisher_p_bonferroni": "Fisher p, Bonferroni",
                      "items_adherent": "items adherent", "items_with_response": "items with a response",
-                     "format_limited": "format-limited items", "failures_by_constraint": "failures by constraint"}
+                     "format_limited": "format-limited items",
+                     "failures_by_constraint": "failed responses by constraint"}
+ADHERENCE_UNIT = ("CSR, ISR, DRFR shares of responses or of constraints checked (0–1); the 2×2, φ and Fisher p on "
+                  "items; failures in responses")
+#: why a cell of the adherence table has no number, for an arm without explicit constraints
+IMPLICIT_WHY = "not defined: without explicit constraints a correct answer is a compliant one"
+FORMAT_NOT_MEASURABLE = "not measurable: nothing beyond a parseable answer was asked"
 
 
 def adherence_table(adherence: pd.DataFrame) -> pd.DataFrame:
-    """The adherence table for people: human column names; φ and Fisher's p say why they are absent."""
+    """The adherence table for people: human column names; φ and Fisher's p say why they are absent, and the
+    format-limited count is *not measurable* where nothing beyond a parseable answer was asked."""
     t = adherence.reindex(columns=list(ADHERENCE_HEADERS)).astype(object)
-    why = ["not defined: without explicit constraints a correct answer is a compliant one"
-           if r == "parseable answer" else "not defined: a row or column of the 2×2 is empty"
-           for r in t["requirements"]]
+    implicit = [r == "parseable answer" for r in t["requirements"]]
+    why = [IMPLICIT_WHY if i else "not defined: a row or column of the 2×2 is empty" for i in implicit]
     for col in ("phi", "fisher_p", "fisher_p_bonferroni"):
-        t[col] = [w if (v is None or pd.isna(v)) else v for v, w in zip(t[col], why, strict=True)]
+        t[col] = [w if (v is None or pd.isna(v)) else (_p(v) if col != "phi" else v)
+                  for v, w in zip(t[col], why, strict=True)]
+    t["format_limited"] = [FORMAT_NOT_MEASURABLE if i else v for v, i in zip(t["format_limited"], implicit,
+                                                                              strict=True)]
+    t["failures_by_constraint"] = [v if isinstance(v, str) and v else "none" for v in t["failures_by_constraint"]]
     return t.rename(columns=ADHERENCE_HEADERS)
+
+
+#: human names of the diagnostics' own tables
+RUNG_HEADERS = {"model": "model", "chance": "chance (accuracy)", "text ceiling": "text ceiling (accuracy)",
+                "choices-only": "choices-only (items right / items)", "no-image": "no-image (items right / items)",
+                "R4": "R4 (items right / items)", "R3": "R3 (items right / items)", "R1": "R1 (ceiling)"}
+FREE_HEADERS = {"model": "model", "rung": "rung", "correct": "items right", "n": "items",
+                "accuracy": "accuracy (0–1)", "text_ceiling": "text ceiling (accuracy)", "adherence": "adherence",
+                "p_above_ceiling": "p above the text ceiling (exact binomial, one-sided)",
+                "p_holm": "p, Holm-adjusted across arms", "status": "status"}
+TEXT_CEILING_HEADERS = {"key": "what a text-only reader reads", "correct": "items right", "n": "items",
+                        "value": "text ceiling (accuracy)", "value_exact": "exact", "ci_lo": "95 % interval low",
+                        "ci_hi": "95 % interval high", "informative": "informative", "method": "how"}
+GIVEAWAY_HEADERS = {"item_id": "item", "answer_named": "names the answer", "space_group": "space-group symbol",
+                    "lattice_parameters": "lattice parameters", "determining_names": "names that determine it",
+                    "flagged": "flagged", "flags": "why flagged"}
+#: the per-item test's mean excess is not the account's shortcut term: named apart
+SHORTCUT_TEST_HEADERS = {"model": "model", "rung": "rung", "items_tested": "items tested",
+                         "significant_items": "items answered beyond the model's own prior (BH, α)",
+                         "shortcut_share": "mean excess k/N − prior over the items (share of samples)",
+                         "shortcut_share_lo": "95 % interval low", "shortcut_share_hi": "95 % interval high",
+                         "method": "method"}
+DISTRACTOR_UNIT = ("length ratio: mean answer length / mean distractor length (characters); the option shares: "
+                   "fraction of the items (0–1), against chance, the mean of 1/k")
 
 
 def _distractor_table(d: Mapping[str, Any]) -> pd.DataFrame:
@@ -430,25 +543,38 @@ def _diagnostics_section(page: _Page, diag: Diagnostics) -> None:
     lines = _diagnostics_lines(diag)
     adh = adherence_table(diag.adherence)
     flagged = diag.giveaway[diag.giveaway["flagged"]] if len(diag.giveaway) else diag.giveaway
+    rungs = _human(diag.rungs, RUNG_HEADERS)
+    rung_unit = ("chance and text ceiling: accuracy (fraction of the items, 0–1); each arm: items right / items, "
+                 "or why it is unscored, with its adherence")
+    free = _human(diag.free_vs_ceiling, FREE_HEADERS, ("p_above_ceiling", "p_holm"))
+    free_unit = "items; accuracy and the text ceiling as fractions of the items (0–1); p-values"
     page.md += ["\n## Every rung (chance, text ceiling, choices-only, no-image, R4, R3, R1)\n",
-                _md_table(diag.rungs), "\n## Adherence and shortcuts\n",
+                _md_table(rungs, rung_unit), "\n## Adherence and shortcuts\n",
                 "\n".join(f"- {markdown_text(x)}" for x in lines) + "\n",
-                "\n### Adherence (SciMIF: CSR, ISR, DRFR; correct × compliant, counted on items)\n", _md_table(adh),
-                "\n### Image-free arms against the text ceiling\n", _md_table(diag.free_vs_ceiling),
+                "\n### Adherence (SciMIF: CSR, ISR, DRFR; correct × compliant, counted on items)\n",
+                _md_table(adh, ADHERENCE_UNIT), "\n### Image-free arms against the text ceiling\n",
+                _md_table(free, free_unit),
                 f"\n### Visual-giveaway audit: {len(flagged)} of {len(diag.giveaway)} prompts flagged\n"]
-    page.body += ["<h2>Every rung</h2>", _html_table(diag.rungs),
+    page.body += ["<h2>Every rung</h2>", _html_table(rungs, rung_unit),
                   "<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in lines) + "</ul>",
                   "<h2>Adherence (CSR, ISR, DRFR; correct × compliant, φ, Fisher exact, Bonferroni)</h2>",
                   f"<p>{html_text('The 2×2, φ and Fisher p count items: ' + ASSOCIATION_UNIT)}. Per response and "
                   "constraint: adherence_responses.csv.</p>",
-                  _html_table(adh), "<h2>Image-free arms against the text ceiling (exact binomial, Holm)</h2>",
-                  _html_table(diag.free_vs_ceiling), "<h2>Text ceiling</h2>", _html_table(diag.text_ceiling),
+                  _html_table(adh, ADHERENCE_UNIT),
+                  "<h2>Image-free arms against the text ceiling (exact binomial, Holm)</h2>",
+                  _html_table(free, free_unit), "<h2>Text ceiling</h2>",
+                  _html_table(_human(diag.text_ceiling, TEXT_CEILING_HEADERS),
+                              "items; the ceiling a fraction of the items (0–1), 95 % Clopper–Pearson interval"),
                   f"<h2>Visual-giveaway audit ({len(flagged)} of {len(diag.giveaway)} flagged)</h2>",
-                  _html_table(flagged.head(50)), "<h2>Per-item shortcut test</h2>", _html_table(diag.shortcuts)]
+                  _html_table(_human(flagged.head(50), GIVEAWAY_HEADERS), "prompts (one row per flagged item)"),
+                  "<h2>Per-item shortcut test (against the model's own answer prior)</h2>",
+                  _html_table(_human(diag.shortcuts, SHORTCUT_TEST_HEADERS),
+                              "items; the mean excess a share of samples (−1 to 1), 95 % item bootstrap; not the "
+                              "account's shortcut term")]
     if diag.distractors is not None:
         d = _distractor_table(diag.distractors)
-        page.md += ["\n### Distractor audit\n", _md_table(d)]
-        page.body += ["<h2>Distractor audit</h2>", _html_table(d)]
+        page.md += ["\n### Distractor audit\n", _md_table(d, DISTRACTOR_UNIT)]
+        page.body += ["<h2>Distractor audit</h2>", _html_table(d, DISTRACTOR_UNIT)]
     page.prov["diagnostics"] = {"settings": diag.settings, "vision_centric": diag.vision_centric,
                                 "distractors": diag.distractors}
 
@@ -474,6 +600,24 @@ def _extraction_lines(h: Mapping[str, Any]) -> list[str]:
     ]
 
 
+#: human names of ``extraction_summary.csv``'s columns; the Markdown shows :data:`EXTRACTION_SHORT` of them
+EXTRACTION_HEADERS = {
+    "mode": "matching", "tolerance": "tolerance", "items": "items", "zero_match_items": "items with no match",
+    "median_recall": "median recall", "median_recall_lo": "median recall, 95 % low",
+    "median_recall_hi": "median recall, 95 % high", "mean_recall": "mean recall",
+    "median_precision": "median precision", "median_precision_lo": "median precision, 95 % low",
+    "median_precision_hi": "median precision, 95 % high", "mean_precision": "mean precision",
+    "median_fabrication_rate": "median fabrication rate",
+    "median_fabrication_rate_lo": "median fabrication rate, 95 % low",
+    "median_fabrication_rate_hi": "median fabrication rate, 95 % high", "mean_fabrication_rate": "mean fabrication rate",
+    "null_median_recall": "random-position null: median recall (mean over draws)",
+    "null_median_recall_draws_lo": "null median recall, 2.5 % of draws",
+    "null_median_recall_draws_hi": "null median recall, 97.5 % of draws",
+    "null_median_of_item_means": "null: median of the items' mean recall", "null_p_value": "p against the null"}
+EXTRACTION_SHORT = ("mode", "tolerance", "items", "zero_match_items", "median_recall", "median_recall_lo",
+                    "median_recall_hi", "median_precision", "median_fabrication_rate", "null_median_recall")
+
+
 def _extraction_section(page: _Page, extraction: ExtractionAudit,
                         extraction_inputs: Sequence[InputRecord | Mapping]) -> None:
     """CSV tables, recall figure, Markdown and HTML of the extraction audit, and its provenance."""
@@ -482,13 +626,15 @@ def _extraction_section(page: _Page, extraction: ExtractionAudit,
     png_rec = page.fig("extraction_recall", plots.recall_curves(extraction.summary))
     h = extraction.headline
     lines = _extraction_lines(h)
-    summ = extraction.summary[["mode", "tolerance", "items", "zero_match_items", "median_recall",
-                               "median_recall_lo", "median_recall_hi", "median_precision",
-                               "median_fabrication_rate", "null_median_recall"]]
-    page.md += ["\n## Extraction audit\n", "\n".join(f"- {markdown_text(x)}" for x in lines) + "\n", _md_table(summ)]
+    summ = _human(extraction.summary, {k: v for k, v in EXTRACTION_HEADERS.items() if k in EXTRACTION_SHORT})
+    full = _human(extraction.summary, EXTRACTION_HEADERS, ("null_p_value",))
+    unit = (f"tolerance in {h['metric']} units; recall, precision and fabrication rate are shares of atoms "
+            "(0–1), medians or means over the items, 95 % item-bootstrap intervals; the null's central 95 % of its draws")
+    page.md += ["\n## Extraction audit\n", "\n".join(f"- {markdown_text(x)}" for x in lines) + "\n",
+                _md_table(summ, unit)]
     page.body += ["<h2>Extraction audit</h2>",
                   "<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in lines) + "</ul>",
-                  _img(png_rec, "extraction recall curves"), _html_table(extraction.summary)]
+                  _img(png_rec, "extraction recall curves"), _html_table(full, unit)]
     page.prov["extraction"] = {"settings": extraction.settings, "headline": h, "unparseable": extraction.unparseable,
                                "inputs": [i.to_dict() if hasattr(i, "to_dict") else dict(i)
                                           for i in extraction_inputs]}
