@@ -51,6 +51,7 @@ def test_report_shows_curve_and_confusion(tmp_path):
     lines = md.splitlines()
     assert lines[0] == "# pixel-cnn: learned reader: pixels"
     assert "- eval input: bench\\|mark" in lines  # the received name is escaped: no table cell forms
+    assert "- seed: 0; protocol: axes-3; image size: 32 px" in lines
     # 2 of 4: Clopper-Pearson [0.068, 0.932] (Beta(2, 3) and Beta(3, 2) quantiles, symmetric about 1/2)
     assert any(line.startswith("- **2/4 = 0.500**, exact 95 % interval [0.068, 0.932]") for line in lines)
     # 1 of 4: lower bound 1 - 0.975^(1/4) = 0.0063, upper solves P(X <= 1 | 4, p) = 0.025: 0.806

@@ -107,8 +107,9 @@ def report_markdown(card: dict) -> str:
              markdown_text(card.get("what", "")), "",
              f"- eval input: {markdown_text(card['data']['input'])}",
              f"- training input: {markdown_text(card['data']['train_input'])} ({card['data']['n_train']} items)",
-             f"- seed: {card.get('seed')}; protocol: {markdown_text(card.get('protocol'))}; "
-             f"image size: {card.get('image_size')}",
+             f"- seed: {card.get('seed')}" + ("" if card.get("protocol") is None else
+                                                f"; protocol: {markdown_text(card['protocol'])}; "
+                                                f"image size: {card.get('image_size')} px"),
              f"- **{ev['correct']}/{ev['n']} = {ev['accuracy']:.3f}**, exact 95 % interval {_interval(ev)} "
              "(an empirical reading, not a certificate)", "",
              "## Learning curve", "", "| training items | correct | accuracy | exact 95 % interval |",
