@@ -30,8 +30,9 @@ LAYERS: dict[str, int] = {
     "certify": 8, "tasks": 8, "interactions": 8,
     "design": 9,
     "harness": 5,
-    "benchmark": 10, "attribution": 10, "explore": 10,
+    "benchmark": 10, "attribution": 10,
     "learn": 11,  # learned readers: their predictions are rungs named by attribution.table
+    "explore": 11,  # shows every export: a task export's questions are rebuilt by benchmark.tasks_export
     "cli": 12,
 }
 

@@ -213,9 +213,13 @@ def task_items_from_input(cert: dict) -> dict | None:
     they cannot be (inputs moved, a protocol file: the pages then draw no candidate poses)."""
     import dataclasses
 
-    from viewcert.benchmark.tasks_export import TaskExportSettings, read_molecules, sample_questions
-    from viewcert.limits import DEFAULT_LIMITS
-    from viewcert.tasks.ceiling import handedness_exclusions
+    from viewcert.benchmark.tasks_export import (  # lazy: start-up (task exports only)
+        TaskExportSettings,
+        read_molecules,
+        sample_questions,
+    )
+    from viewcert.limits import DEFAULT_LIMITS  # lazy: start-up (task exports only)
+    from viewcert.tasks.ceiling import handedness_exclusions  # lazy: start-up (task exports only)
 
     rec = cert.get("settings")
     if not isinstance(rec, dict) or not isinstance(rec.get("protocol"), str) or not isinstance(cert.get("input"), str):
@@ -264,8 +268,8 @@ def interaction_scenes(cert: dict, inputs) -> dict:
     ground truth was (``interactions.hbond_truth``) and framed as the images were (``render.frame_cameras``
     under the recorded protocol, style and size). Complexes that cannot be found or read are left out (their
     pages draw no bonds); a protocol file (recorded by SHA-256) draws none."""
-    from viewcert.interactions import hbond_truth
-    from viewcert.render import frame_cameras
+    from viewcert.interactions import hbond_truth  # lazy: start-up (hydride, interaction exports only)
+    from viewcert.render import frame_cameras  # lazy: start-up (interaction exports only)
 
     rec = cert.get("settings")
     if inputs is None or not isinstance(rec, dict) or rec.get("protocol_sha256"):
@@ -275,10 +279,10 @@ def interaction_scenes(cert: dict, inputs) -> dict:
     for c in cert.get("complexes") or []:
         if not isinstance(c, dict) or not isinstance(c.get("name"), str):
             continue
-        path = (root / c["name"]).resolve()
-        if not path.is_relative_to(root) or not path.exists():
-            continue
         try:
+            path = (root / c["name"]).resolve()
+            if not path.is_relative_to(root) or not path.exists():
+                continue
             truth = hbond_truth(path, ligand=c.get("ligand"), pocket=rec.get("pocket"))
             if truth.to_dict()["complex"].get("sha256") != c.get("sha256"):
                 continue

@@ -52,6 +52,13 @@ PAGE_SIZE = 200
 CHUNK = 40  # items a worker writes at a time (write_site's workers)
 THUMB_PX = 96
 ASSETS = ("explore.js", "explore.css")
+#: what an item page says when an overlay cannot be drawn
+NOTES = {"missing": "The missing atoms are not marked: the oracle run again on the inputs did not give the "
+                    "certificate's number of missing atoms.",
+         "task": "The consistent answers' poses are not drawn: the question could not be rebuilt as the certificate "
+                 "has it from the export's input and settings (input moved, or a protocol file).",
+         "interaction": "The bonds are not drawn over the images: the complexes were not found (give their folder: "
+                        "viewcert explore DIR --inputs COMPLEXES)."}
 LEGEND = (("atom", "atom seen (ID buffer)"), ("hidden", "atom with no pixel"), ("missing", "atom not recovered"),
           ("phantom", "phantom point"), ("near-miss", "near-miss point of δ*"), ("near-atom", "near-miss tuple's atom"),
           ("candidate", "atoms in a consistent answer's pose"), ("bond", "hydrogen bond (donor to acceptor)"))
@@ -185,7 +192,7 @@ def _svg(vm: ViewMarks, image: str | None) -> str:
             f'viewBox="0 0 {vm.width} {vm.height}" xmlns="http://www.w3.org/2000/svg">{"".join(marks)}</svg></div>')
 
 
-def _views_html(views: list[tuple[ViewMarks | None, str | None, str]]) -> str:
+def _views_html(views: list[tuple[ViewMarks | None, str | None, str]], note: str = "") -> str:
     if not views:
         return '<p class="note">No images for this item (a certify output whose inputs could not be read).</p>'
     legend = "" if all(vm is None for vm, _, _ in views) else "".join(f'<label><input type="checkbox" data-layer="{k}" checked> <span class="swatch {k}"></span>'
@@ -202,7 +209,8 @@ def _views_html(views: list[tuple[ViewMarks | None, str | None, str]]) -> str:
             cap += " (schematic: the drawn atoms projected through the item's cameras; no image in the folder)"
         figs.append(f'<figure class="fig" data-view="{k}" data-phantoms="{n_ph}">{_svg(vm, image)}'
                     f"<figcaption>{h(cap)}</figcaption></figure>")
-    return f'<div class="legend">{legend}</div><div class="views">{"".join(figs)}</div>'
+    told = f'<p class="note overlay-note">{h(note)}</p>' if note else ""
+    return f'{told}<div class="legend">{legend}</div><div class="views">{"".join(figs)}</div>'
 
 
 def _labels_table(rec: dict) -> str:
@@ -282,7 +290,8 @@ def _interaction_body(rec: dict, truth: dict) -> str:
     return "".join(parts)
 
 
-def item_html(folder: Folder, it: Item, views, n: int) -> str:
+def item_html(folder: Folder, it: Item, views, n: int, note: str = "") -> str:
+    """One item's page; ``note``: what its overlays could not draw, and why."""
     rec = it.record
     prev_link = f'<a href="{item_name(it.index - 1)}.html">previous</a>' if it.index > 0 else ""
     next_link = f'<a href="{item_name(it.index + 1)}.html">next</a>' if it.index + 1 < n else ""
@@ -300,7 +309,7 @@ def item_html(folder: Folder, it: Item, views, n: int) -> str:
         if q.get("question") else ""
     raw = f"<details><summary>the certificate's record</summary><pre>{h(json_dumps(rec))}</pre></details>"
     page = (f'<header><h1 class="item-id">{h(it.id)}</h1>{nav}</header>\n<section class="record">{body}</section>\n'
-            f"<section><h2>views</h2>{_views_html(views)}</section>\n{question}{raw}")
+            f"<section><h2>views</h2>{_views_html(views, note)}</section>\n{question}{raw}")
     return _page(f"item {it.id}", page, root="../", script=True)
 
 
@@ -387,26 +396,32 @@ def _n_missing(rec: dict) -> int:
 
 def _overlay_source(folder: Folder, it: Item, src: Sources):
     """(cell, cameras, cfg) or None, the missing atoms (cell indices), the after view's candidate marks, the
-    views' bond marks of one item (each None where it does not apply or cannot be drawn)."""
-    got, missing, after, bonds = None, (), None, None
+    views' bond marks of one item (each None where it does not apply or cannot be drawn), and a note saying what
+    cannot be drawn and why."""
+    got, missing, after, bonds, note = None, (), None, None, ""
     if folder.kind == "crystal" and src.cameras is not None and (not it.views or _n_missing(it.record) > 0):
         got = src.cameras(it.id)
         if got is not None:
-            missing = missing_atoms(*got, it.record) or ()
-    elif folder.kind == "task" and src.tasks and it.id in src.tasks:
-        after = candidate_marks(src.tasks[it.id], it.record)
-    elif folder.kind == "interaction" and it.record.get("source_id") in src.scenes:
+            missing = missing_atoms(*got, it.record)
+            if missing is None:
+                missing, note = (), NOTES["missing"]
+    elif folder.kind == "task":
+        after = candidate_marks(src.tasks[it.id], it.record) if src.tasks and it.id in src.tasks else None
+        note = "" if after is not None else NOTES["task"]
+    elif folder.kind == "interaction" and it.record.get("source_id") not in src.scenes:
+        note = NOTES["interaction"] if _d(folder.certificate.get("ground_truth")).get(it.record.get("source_id")) else ""
+    elif folder.kind == "interaction":
         structure, cams = src.scenes[it.record["source_id"]]
         gt = _d(_d(folder.certificate.get("ground_truth")).get(it.record["source_id"]))
         entries = _d(it.record.get("rendered")).get("entries")
         verdicts = {_d(e).get("entry"): _d(e).get("determined") for e in entries} if isinstance(entries, list) else {}
         bonds = bond_marks(structure, cams, gt.get("bonds") if isinstance(gt.get("bonds"), list) else [], verdicts)
-    return got, missing, after, bonds
+    return got, missing, after, bonds, note
 
 
-def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> list:
-    """[(marks or None, image href relative to items/, view name)] of one item; copies its images."""
-    got, missing, after, bonds = _overlay_source(folder, it, src)
+def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> tuple[list, str]:
+    """([(marks or None, image href relative to items/, view name)], note) of one item; copies its images."""
+    got, missing, after, bonds, note = _overlay_source(folder, it, src)
     out = []
     for k, v in enumerate(it.views):
         href = None
@@ -427,7 +442,7 @@ def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> list:
     if not out and got is not None:
         cell, cams, cfg = got
         out = [(vm, None, vm.name) for vm in schematic_marks(cell, cams, cfg, it.record, missing)]
-    return out
+    return out, note
 
 
 def _write_items(folder: Folder, site: Path, src: Sources, indices) -> dict[int, str]:
@@ -439,8 +454,8 @@ def _write_items(folder: Folder, site: Path, src: Sources, indices) -> dict[int,
         if it.views and it.views[0].image is not None:
             _thumb(it.views[0].image, site / "thumbs" / f"{item_name(it.index)}.png")
             thumbs[it.index] = f"thumbs/{item_name(it.index)}.png"
-        views = _item_views(folder, it, site, src)
-        _put(site / "items" / f"{item_name(it.index)}.html", item_html(folder, it, views, n))
+        views, note = _item_views(folder, it, site, src)
+        _put(site / "items" / f"{item_name(it.index)}.html", item_html(folder, it, views, n, note))
     return thumbs
 
 
