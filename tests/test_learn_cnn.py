@@ -1,7 +1,12 @@
 """pixel-cnn on a task a plain vision model must learn: simple cubic vs simple hexagonal cells (random lattice
 constants and elements, so neither size nor colour separates them), rendered small by viewcert's renderer
 under the study's five views. Trained briefly from scratch, it must beat chance (1/2) on held-apart
-structures by an exact binomial test, and a rerun must give the same predictions (determinism)."""
+structures by an exact binomial test, and a rerun must give the same predictions (determinism). The whole
+``viewcert learn --reader pixel-cnn`` path (tiny: 16 px, one epoch, a pyxtal draw as training set) is run
+twice into two folders, each rendering afresh, and must write the same predictions.
+
+torch is in the test extra (``make test`` runs these): about 17 s of CPU here for this file (the wall time
+grows with the machine's load)."""
 
 from __future__ import annotations
 
@@ -58,3 +63,29 @@ def test_learns_cubic_vs_hexagonal_above_chance(rendered):
     print(f"held-apart correct {k}/60")
     model2, _ = train_cnn(x[tr], y[tr], TrainSettings(epochs=8, batch_size=16, lr=3e-3, seed=1))
     assert np.array_equal(predict(model2, x[te]), pred)  # deterministic: same seed, same predictions
+
+
+def test_cli_pixel_reader_end_to_end_is_deterministic(tmp_path):
+    """Two runs of the command into two folders (no render cache shared): identical predictions, a card that
+    states the image size, the colours and torch's CPU build, a learning curve row per size and the model."""
+    pytest.importorskip("pyxtal")
+    import json
+
+    from typer.testing import CliRunner
+
+    from viewcert.cli import app
+
+    texts = []
+    for k in range(2):
+        out = tmp_path / f"o{k}"
+        r = CliRunner().invoke(app, ["learn", "builtin:prototypes", "--reader", "pixel-cnn", "--train", "pyxtal:14",
+                                     "--image-size", "16", "--epochs", "1", "--out", str(out)])
+        assert r.exit_code == 0, r.output
+        texts.append((out / "pixel-cnn" / "predictions.csv").read_text())
+    assert texts[0] == texts[1]
+    card = json.loads((tmp_path / "o0" / "pixel-cnn" / "card.json").read_text())
+    assert card["image_size"] == 16 and card["element_colours"] is True and card["protocol"] == "render-ceiling-5"
+    assert card["libraries"]["torch"].endswith("+cpu")
+    assert [row["n_train"] for row in card["training_curve"]] == [14]  # 200 / 400 / 800 are not below 14
+    assert (tmp_path / "o0" / "pixel-cnn" / "model.pt").is_file()
+    assert "## Confusion matrix" in (tmp_path / "o0" / "pixel-cnn" / "report.md").read_text()
