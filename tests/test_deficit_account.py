@@ -175,6 +175,59 @@ def test_the_item_is_the_unit_of_the_association_test(stub):
     assert one["fisher_p"] == a["fisher_p"]
 
 
+# K = 3 samples per item that disagree, so the majority vote and the "more than half comply" rule decide the
+# item's cell: (answer, compliant) per sample, every target cubic; a compliant sample is the requested JSON, a
+# non-compliant one the bare label, None an empty output (unparseable, not compliant)
+MIXED = [
+    [("cubic", 1), ("cubic", 1), ("hexagonal", 0)],      # i0 vote cubic, right; 2 of 3 comply: correct & compliant
+    [("cubic", 1), ("hexagonal", 1), ("cubic", 0)],      # i1 cubic 2 of 3, right; 2 of 3 comply: CF
+    [(None, 0), ("cubic", 1), ("cubic", 1)],             # i2 right; 2 of 3: CF
+    [("cubic", 1), ("hexagonal", 1), ("trigonal", 1)],   # i3 three-way tie, the first (cubic) wins: right; 3/3: CF
+    [("cubic", 0), ("cubic", 0), ("hexagonal", 1)],      # i4 right; 1 of 3 complies: correct, not compliant
+    [("hexagonal", 1), ("hexagonal", 1), ("cubic", 0)],  # i5 wrong; 2 of 3: wrong, compliant
+    [("hexagonal", 0), ("hexagonal", 0), ("cubic", 1)],  # i6 wrong; 1 of 3: neither
+    [(None, 0), (None, 0), (None, 0)],                   # i7 no answer: wrong; 0 of 3: neither
+    [("trigonal", 0), ("cubic", 1), ("trigonal", 0)],    # i8 wrong; 1 of 3: neither
+    [("hexagonal", 0), ("cubic", 0), ("hexagonal", 1)],  # i9 wrong; 1 of 3: neither
+]
+
+
+def test_mixed_samples_are_voted_and_complied_per_item():
+    """Item-level 2x2 by hand: CF = i0..i3, C-notF = i4, notC-F = i5, notC-notF = i6..i9: [[4, 1], [1, 4]].
+    phi = (16 - 1)/sqrt(5*5*5*5) = 3/5. Fisher (margins 5, 5 | 5, 5 of 10): P(X = x) = C(5, x) C(5, 5 - x)/252
+    = 1, 25, 100, 100, 25, 1 over 252 for x = 0..5; observed x = 4 (25/252); two-sided p = (1 + 25 + 25 + 1)/252
+    = 13/63. Counting the 30 samples instead would give [[8, 5], [7, 10]] (by hand, sample by sample)."""
+    from viewcert.attribution.adherence import adherence_for_table
+    from viewcert.attribution.parsing import crystal_system_parser
+    from viewcert.attribution.table import make_frame
+    from viewcert.constraints import AnswerSpec, plan
+
+    parser = crystal_system_parser()
+    ids = [f"i{j}" for j in range(len(MIXED))]
+    rows = []
+    for iid, samples in zip(ids, MIXED, strict=True):
+        for k, (a, c) in enumerate(samples):
+            raw = "" if a is None else (json.dumps({"answer": a}) if c else a)
+            pa = parser.parse(raw)
+            rows.append({"run": "x", "model": "m", "rung": "R4", "item_id": iid, "sample_k": k, "raw_output": raw,
+                         "parsed_answer": pa.answer, "target": "cubic", "score": 0.0, "parse_status": pa.status,
+                         "category": "cubic", "source_file": "x", "harness": "native", "parse_reason": pa.reason})
+    cons = plan(["format"], AnswerSpec("choice", parser.labels)).applied
+    resp, adh = adherence_for_table(make_frame(rows), ids, dict.fromkeys(ids, cons))
+    assert resp["compliant"].tolist() == [bool(c) for s in MIXED for _, c in s]  # the stubs comply as designed
+    a = adh.iloc[0]
+    assert (a["CF"], a["C_notF"], a["notC_F"], a["notC_notF"]) == (4, 1, 1, 4)
+    assert a["phi"] == pytest.approx(3 / 5, rel=1e-12) and a["fisher_p"] == pytest.approx(13 / 63, rel=1e-12)
+    sample_cells = [(bool(a == "cubic"), bool(c)) for s in MIXED for a, c in s]
+    assert [sample_cells.count(x) for x in ((True, True), (True, False), (False, True), (False, False))] == \
+        [8, 5, 7, 10]
+    # lenient vote right on i0..i4 (5); the vote of the compliant samples only right on i0, i1 (cubic beats
+    # hexagonal on the tie), i2, i3 (tie, cubic first), i6, i8 (6); format-limited (lenient right, strict
+    # wrong): i4 alone
+    assert (a["lenient_correct"], a["strict_correct"], a["format_limited"]) == (5, 6, 1)
+    assert a["responses"] == 30 and a["items_adherent"] == 9  # i7 has no compliant sample
+
+
 def test_scoring_fixes_reach_the_outputs(stub):
     _, out, ids = stub
     checks = pd.read_csv(out / "adherence_responses.csv", keep_default_na=False)
@@ -227,6 +280,71 @@ def test_html_report_in_chromium_first_table_is_the_csv(stub, browser_page):
     assert (out / "deficit_decomposition.png").is_file()
 
 
+def test_the_bars_are_the_terms_on_one_scale(stub):
+    """The stacked bar of the stub (hand terms): segments from R4 = 1/2, widths 1/8, 1/8, 1/4, 0 in the term
+    order, each interval drawn at [start + lo, start + hi]; a second model with a negative shortcut runs that
+    segment left (narrow) and the next one starts from there; both rows on the one x-axis."""
+    from viewcert.attribution import plots
+
+    _, out, _ = stub
+    acc = pd.read_csv(out / "deficit_decomposition.csv")
+    neg = acc.iloc[0].copy()
+    neg["model"], neg["shortcut"], neg["shortcut_lo"], neg["shortcut_hi"] = "stub-neg", -0.125, -0.25, 0.0
+    neg["reasoning"], neg["reasoning_lo"], neg["reasoning_hi"] = 0.25, 0.125, 0.375  # the sum stays 1/2
+    acc2 = pd.concat([acc, neg.to_frame().T], ignore_index=True)
+    ax = plots.account_figure(acc2, acc.iloc[0]["r1"]).axes[0]
+    assert ax.get_xlim() == plots.ACCOUNT_XLIM == (-0.05, 1.05)
+    # (term, row, start, width, height): the height (drawing only) is y1 − y0 in floats, so rounded
+    bars = [(p.get_gid(), round(p.get_y() + p.get_height() / 2), p.get_x(), p.get_width(), round(p.get_height(), 9))
+            for p in ax.patches]
+    assert bars == [("format", 0, 0.5, 0.125, 0.6), ("shortcut", 0, 0.625, 0.125, 0.6),
+                    ("perception", 0, 0.75, 0.25, 0.6), ("reasoning", 0, 1.0, 0.0, 0.6),
+                    ("format", 1, 0.5, 0.125, 0.6), ("shortcut", 1, 0.625, -0.125, 0.25),
+                    ("perception", 1, 0.5, 0.25, 0.6), ("reasoning", 1, 0.75, 0.25, 0.6)]
+    assert [p.get_facecolor()[:3] for p in ax.patches[:4]] == \
+        [tuple(int(c[k:k + 2], 16) / 255 for k in (1, 3, 5)) for c in plots.TERM_COLORS.values()]
+    r = acc.iloc[0]
+    starts = [0.5, 0.625, 0.75, 1.0]
+    want = [[[start + r[f"{t}_lo"], 0.0], [start + r[f"{t}_hi"], 0.0]]
+            for start, t in zip(starts, ("format", "shortcut", "perception", "reasoning"), strict=True)]
+    got = [c.get_segments()[0] for c in ax.collections[:4]]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    # the second row's shortcut: [start + lo, start + hi] = [0.625 − 0.25, 0.625 + 0] at y = 1
+    np.testing.assert_allclose(ax.collections[5].get_segments()[0], [[0.375, 1.0], [0.625, 1.0]], rtol=0, atol=1e-12)
+
+
+#: raw column names the report must never show a reader
+RAW_NAMES = ("p_above_ceiling", "p_holm", "shortcut_share_lo", "significant_items", "R4_right_R3_wrong",
+             "items_without_answer", "value_exact", "ci_lo", "unscored_reason", "format_limited_share", "C_notF")
+
+
+def _check_readable(md: str, html: str) -> None:
+    """No Python repr or raw column name in the Markdown; in the HTML every table states its unit in its caption
+    and no header is a machine name (an underscore)."""
+    import re
+    from html import unescape
+
+    assert "None" not in md and "{'" not in md and "| nan |" not in md
+    assert ">None<" not in html and "{'" not in html and ">nan<" not in html
+    assert not [x for x in RAW_NAMES if x in md]
+    lines = md.splitlines()
+    tables = [i for i, ln in enumerate(lines) if ln.startswith("|---")]
+    assert tables and all(lines[i - 3].startswith("Unit: ") for i in tables)
+    found = re.findall(r"<table.*?</table>", html, re.S)
+    assert found and all(re.search(r"<caption>Unit: [^<]+</caption>", t) for t in found)
+    headers = [unescape(h) for t in found for h in re.findall(r"<th>(.*?)</th>", t)]
+    assert headers and not [h for h in headers if "_" in h or not h.strip()]
+
+
+def test_the_report_names_every_column_and_unit(stub):
+    _, out, _ = stub
+    _check_readable((out / "summary.md").read_text(encoding="utf-8"), (out / "report.html").read_text("utf-8"))
+    r = _account(out)
+    assert r["sentence"] == ("stub loses 0.1250 to the required format, 0.1250 to what the text alone gives away, "
+                             "0.2500 to perception and 0.0000 to reasoning, out of R1 − R4 = 0.5000 (R1 = 1, "
+                             "R4 = 0.5000, points of accuracy (fraction of the items, 0–1))")
+
+
 # ---------------------------------------------------------------------- the study's data
 # docs/reference.md, "The ladder on the same 210 items": (R4, R3) of the decomposed models
 STUDY_COUNTS = {
@@ -237,16 +355,24 @@ STUDY_COUNTS = {
 }
 
 
-@pytest.mark.shared_data
-@pytest.mark.skipif(not (STUDY / "release" / "predictions").is_dir(),
-                    reason=f"study data not found at {STUDY} (../shared/data/render-ceiling)")
-def test_study_terms_add_up_and_perception_is_unchanged():
+NEEDS_STUDY = pytest.mark.skipif(not (STUDY / "release" / "predictions").is_dir(),
+                                 reason=f"study data not found at {STUDY} (../shared/data/render-ceiling)")
+
+
+@pytest.fixture(scope="module")
+def study():
     from viewcert.attribution.pipeline import run_ladder, study_diagnostics
     from viewcert.stats import BootstrapSettings
 
     boot = BootstrapSettings(n_boot=N_BOOT)
     ladder, table, _ = run_ladder(study_dir=STUDY, bootstrap=boot)
-    acc = study_diagnostics(STUDY, ladder, table, bootstrap=boot).account
+    return ladder, table, study_diagnostics(STUDY, ladder, table, bootstrap=boot)
+
+
+@pytest.mark.shared_data
+@NEEDS_STUDY
+def test_study_terms_add_up_and_perception_is_unchanged(study):
+    acc = study[2].account
     for label, r1 in (("R1 = 1", Fraction(1)), ("R1 = 200/210 = 0.9524", Fraction(200, 210))):
         a = acc[acc["r1"] == label].set_index("model")
         ok = a[a["status"] == "ok"]
@@ -267,6 +393,37 @@ def test_study_terms_add_up_and_perception_is_unchanged():
             assert round(float(statistics.median(shares)), 4) == 0.2901  # docs/reference.md
             # gpt-4.1-mini's no-image arm has no parseable answer: shortcut not measured, in reasoning
             assert ok.loc["openai/gpt-4.1-mini", "shortcut_status"].startswith("not measured")
+
+
+@pytest.mark.shared_data
+@NEEDS_STUDY
+def test_study_report_reads_as_sentences_and_named_columns(study, tmp_path):
+    """The study's report: no repr, every column named and every unit stated; gemini-2.5-flash's missing R3 says
+    why; gpt-4.1-mini's sentence from its counts (R4 77, R3 87 of 210; docs/reference.md): perception 10/210,
+    reasoning 123/210, R1 − R4 133/210; claude-opus-4.8's negative shortcut s read as points gained back."""
+    from viewcert.attribution.report import NO_RESULTS, write_report
+
+    ladder, table, diag = study
+    rep = write_report(tmp_path, ladder=ladder, table=table, diagnostics=diag)
+    md = rep.markdown.read_text(encoding="utf-8")
+    _check_readable(md, rep.html.read_text(encoding="utf-8"))
+    (row,) = [ln for ln in md.splitlines() if ln.startswith("| google/gemini-2.5-flash | unscored (24)")]
+    assert row.endswith(f"| 90 | {NO_RESULTS} |")  # columns no-image, R4, R3
+    acc = diag.account[diag.account["r1"] == "R1 = 1"].set_index("model")
+    unit = "points of accuracy (fraction of the items, 0–1)"
+    assert acc.loc["openai/gpt-4.1-mini", "sentence"] == (
+        "openai/gpt-4.1-mini loses 0.0476 to perception and 0.5857 to reasoning, out of R1 − R4 = 0.6333 (R1 = 1, "
+        f"R4 = 0.3667, {unit}); format not measurable and shortcut not measured, so counted in reasoning")
+    c = acc.loc["anthropic/claude-opus-4.8"]
+    s = Fraction(c["shortcut_exact"])
+    # R4 122, R3 140: perception 18/210 = 0.0857, R1 − R4 = 88/210 = 0.4190, reasoning = R1 − R3 − s = 70/210 − s
+    assert s < 0 and Fraction(c["reasoning_exact"]) == Fraction(70, 210) - s
+    assert c["sentence"] == (
+        f"anthropic/claude-opus-4.8 loses 0.0857 to perception and {float(Fraction(70, 210) - s):.4f} to "
+        f"reasoning and gains back {float(-s):.4f} on the shortcut term (negative, −{float(-s):.4f}: without the "
+        f"image it earns less of R4's credit than the text alone gives away), out of R1 − R4 = 0.4190 (R1 = 1, "
+        f"R4 = 0.5810, {unit}); format not measurable, so counted in reasoning")
+    assert not [x for x in acc["sentence"].dropna() if " -0." in x or "loses -" in x]
 
 
 # ---------------------------------------------------------------------- the scoring fixes, unit by unit

@@ -184,11 +184,21 @@ def recall_curves(summary: pd.DataFrame) -> bytes:
 TERM_COLORS = {"format": "#e7298a", "shortcut": "#e6ab02", "perception": "#d95f02", "reasoning": "#7570b3"}
 
 
+#: the account figure's x-axis: one scale for every model, in points of the item scale (0–1)
+ACCOUNT_XLIM = (-0.05, 1.05)
+
+
 def account_bars(account: pd.DataFrame, r1_label: str, *, unit: str = "points = fraction of the items") -> bytes:
-    """One stacked horizontal bar per model from R4 to R1 on one scale (0–1, in the account's ``unit``; points =
-    fraction of the items by default): the terms format, shortcut, perception, reasoning in that order, each a
-    signed segment from the running total (a negative term runs left); at each segment's end its own 95 %
-    interval as an error bar. A term not measured has no segment; a model not decomposed shows why."""
+    """PNG of :func:`account_figure`."""
+    return _png(account_figure(account, r1_label, unit=unit))
+
+
+def account_figure(account: pd.DataFrame, r1_label: str, *, unit: str = "points = fraction of the items") -> Figure:
+    """One stacked horizontal bar per model from R4 to R1 on one scale (:data:`ACCOUNT_XLIM`, in the account's
+    ``unit``; points = fraction of the items by default): the terms format, shortcut, perception, reasoning in
+    that order, each a signed segment from the running total (a negative term runs left); at each segment's end
+    its own 95 % interval as an error bar. A term not measured has no segment; a model not decomposed shows
+    why. Models top to bottom in name order (row i at y = i)."""
     d = account[account["r1"] == r1_label].sort_values("model", kind="stable")
     fig = Figure(figsize=(9.0, 0.5 * max(len(d), 2) + 1.8))
     ax = fig.add_subplot(111)
@@ -207,7 +217,7 @@ def account_bars(account: pd.DataFrame, r1_label: str, *, unit: str = "points = 
                 continue
             # a negative term (credit, e.g. a shortcut below the text ceiling) runs left, drawn narrow on top
             ax.barh(i, v, left=at, color=color, height=0.6 if v >= 0 else 0.25, edgecolor="white" if v >= 0 else
-                    "black", lw=0.5, zorder=2 if v >= 0 else 3)
+                    "black", lw=0.5, zorder=2 if v >= 0 else 3, gid=term)
             end = at + v
             ax.errorbar(end, i, xerr=[[max(v - r[f"{term}_lo"], 0.0)], [max(r[f"{term}_hi"] - v, 0.0)]], fmt="none",
                         ecolor="black", elinewidth=0.7, capsize=2)
@@ -219,11 +229,11 @@ def account_bars(account: pd.DataFrame, r1_label: str, *, unit: str = "points = 
     ax.set_yticks(range(len(d)), [_short(m) for m in d["model"]], fontsize=8)
     ax.set_ylim(-0.7, len(d) - 0.3)
     ax.invert_yaxis()
-    ax.set_xlim(-0.05, 1.05)
+    ax.set_xlim(*ACCOUNT_XLIM)
     ax.axvline(0, color="0.7", lw=0.6)
     ax.set_xlabel(f"{plot_text(unit)}; bars from R4 to R1, 95 % paired bootstrap per term")
     ax.set_title(f"Deficit R1 − R4 by kind against {plot_text(r1_label)}", fontsize=10)
     ax.legend(handles=handles, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.3 / max(len(d), 2)),
               ncol=6, frameon=False)
     fig.tight_layout()
-    return _png(fig)
+    return fig
