@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import warnings
@@ -118,6 +119,8 @@ def draw(spec: str, eval_items) -> Dataset:
     """The training set of ``spec`` (``pyxtal:N[:SEED]``), disjoint from ``eval_items`` by reduced formula
     and id; each item labelled with its crystal system and space group (spglib at 0.01 Å / 5°)."""
     n, seed = parse_spec(spec)
+    if importlib.util.find_spec("pyxtal") is None:
+        raise InputError("a pyxtal draw needs pyxtal: pip install pyxtal", field="--train")
     taken = {reduced_formula(it.read().numbers) for it in eval_items}
     eval_ids = {it.id for it in eval_items}
     items = []
