@@ -47,6 +47,7 @@ from viewcert.benchmark.prompts import (
     r3_file,
     r3_prompt,
 )
+from viewcert.benchmark.record import certificate_entry, write_manifest
 from viewcert.benchmark.settings import DEFAULT_TILING, TASKS, ExportSettings
 from viewcert.cameras.framing import FRAMING_METHODS, framing_record
 from viewcert.cameras.policy import frame
@@ -56,7 +57,7 @@ from viewcert.certify.inputs import Selection, load_input
 from viewcert.certify.run import items_table, run_certification
 from viewcert.constraints import with_constraints
 from viewcert.errors import InputError
-from viewcert.io.atomic import json_dumps, write_text_atomic
+from viewcert.io.atomic import write_text_atomic
 from viewcert.io.images import write_buffers, write_png, write_sidecar
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.parallel import map_items
@@ -286,7 +287,7 @@ def build_benchmark(
         "certificate": certificate,
         "files": file_digests(out),
     }
-    write_text_atomic(out / "manifest.json", json_dumps(manifest))
+    write_manifest(out, manifest)
     return manifest
 
 
@@ -315,6 +316,4 @@ def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_worke
 
     write_certificate(out / "certificate.json", cert)
     write_text_atomic(out / "certificate_items.csv", items_table(cert))
-    s = cert["summary"]
-    return {"status": "written", "path": "certificate.json", "digest": cert["digest"]["value"],
-            "observe": observe_mode or "ideal", "summary": {k: s.get(k) for k in ("n", "correct", "R1") if k in s}}
+    return certificate_entry(cert, observe=observe_mode or "ideal")

@@ -31,8 +31,9 @@ import numpy as np
 
 from viewcert.benchmark.docking_export import docking_item
 from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
+from viewcert.benchmark.record import write_manifest
 from viewcert.cameras.resolve import ResolvedProtocol, resolve
-from viewcert.certify.records import INTERACTION_FORMAT, sealed
+from viewcert.certify.records import INTERACTION_FORMAT, digest_value, sealed
 from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
 from viewcert.interactions import hbond_truth
@@ -355,6 +356,6 @@ def _build(complexes, out: Path, settings: InteractionExportSettings) -> dict:
     cert = sealed(cert)
     write_text_atomic(out / "certificate.json", json_dumps(cert))
     manifest = {"format": FORMAT, "task": settings.task, "n_questions": len(records),
-                "certificate_digest": cert["digest"]["value"], "files": file_digests(out)}
-    write_text_atomic(out / "manifest.json", json_dumps(manifest))
+                "certificate_digest": digest_value(cert), "files": file_digests(out)}
+    write_manifest(out, manifest)
     return {**manifest, "certificate": cert}

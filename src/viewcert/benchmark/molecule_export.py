@@ -36,6 +36,7 @@ import numpy as np
 
 from viewcert.benchmark.export import view_sidecar
 from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
+from viewcert.benchmark.record import certificate_entry, write_manifest
 from viewcert.cameras.framing import framing_record
 from viewcert.cameras.policy import frame
 from viewcert.cameras.resolve import ResolvedProtocol, resolve
@@ -45,7 +46,7 @@ from viewcert.certify.inputs import Dataset, Selection, load_input, mirror_x
 from viewcert.certify.run import items_table, run_certification
 from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
-from viewcert.io.atomic import json_dumps, write_text_atomic
+from viewcert.io.atomic import write_text_atomic
 from viewcert.io.images import write_png, write_sidecar
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.render.palette import STYLE_NAMES
@@ -204,10 +205,7 @@ def _certify(shown: list[tuple[str, Structure]], settings: MoleculeExportSetting
     cert, _ = run_certification(dataset, cfg, n_workers=n_workers, progress=False)
     write_certificate(out / "certificate.json", cert)
     write_text_atomic(out / "certificate_items.csv", items_table(cert))
-    s = cert["summary"]
-    return {"status": "written", "path": "certificate.json", "digest": cert["digest"]["value"],
-            "level": LEVEL[settings.task], "observe": settings.observe,
-            "summary": {k: s.get(k) for k in ("n", "correct", "R1") if k in s}}
+    return certificate_entry(cert, level=LEVEL[settings.task], observe=settings.observe)
 
 
 def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike,
@@ -256,5 +254,5 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
         "certificate": certificate,
         "files": file_digests(out),
     }
-    write_text_atomic(out / "manifest.json", json_dumps(manifest))
+    write_manifest(out, manifest)
     return manifest

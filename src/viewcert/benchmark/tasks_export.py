@@ -41,13 +41,14 @@ from pathlib import Path
 import numpy as np
 
 from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
+from viewcert.benchmark.record import write_manifest
 from viewcert.cameras.placement import check_placement, check_positions, placed_cameras
 from viewcert.cameras.policy import common_pinholes, frame_points
 from viewcert.cameras.protocol_files import ProtocolSpec
 from viewcert.cameras.protocols import Protocol
 from viewcert.certify.certificate import library_versions
 from viewcert.certify.inputs import load_input
-from viewcert.certify.records import TASK_FORMAT, TASK_VERSION, sealed
+from viewcert.certify.records import TASK_FORMAT, TASK_VERSION, digest_value, sealed
 from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
@@ -339,7 +340,24 @@ def task_certificate(input_spec: str, settings: TaskExportSettings, questions, r
     achiral, ``tasks.ceiling.handedness_exclusions``), never in a denominator."""
     items = [q[0] for q in questions]
     grid = task_grid(settings.task)
-    cert = {
+    rows = [{"id": f"q{k:04d}", **item_ceilings(it, r, ch)}
+            for k, ((it, ch), r) in enumerate(zip(questions, results, strict=True))]
+    optional: dict = {}  # keys written only when they apply (certificates without them keep their bytes)
+    if items and items[0].task in CHOICE_TASKS:
+        optional["choice_ceiling_mean"] = float(np.mean([d["choice_ceiling"] for d in rows]))
+    spec = settings.view_setup().protocol_spec
+    if spec.kind == "perspective":  # a perspective protocol file: where its cameras are (absent otherwise)
+        placed = spec.positions[0] is not None
+        optional["placement"] = {
+            "kind": "perspective", "fov_deg": spec.fov_deg, "source": spec.source,
+            "rule": "pinholes at the file's positions (world Å, the molecule's frame as read)" if placed else
+                    "framing rule of the task (every camera at one distance from the bounding-box centre, plus "
+                    "backoff)",
+            "positions": {v.name: [float(x) for x in p] for v, p in zip(spec.protocol.views, spec.positions,
+                                                                        strict=True)} if placed else None}
+    if limit is not None:  # the first N molecules only: recorded so that verify reads the same ones
+        optional["limit"] = int(limit)
+    return sealed({
         "format": FORMAT, "version": VERSION, "input": str(input_spec),
         "task": settings.task, "protocol": settings.protocol_record(), "camera": settings.camera,
         "depth_cue": settings.depth_cue,
@@ -352,27 +370,12 @@ def task_certificate(input_spec: str, settings: TaskExportSettings, questions, r
         "answer_grid": grid.to_dict(), "normalisers": default_normalisers(grid.ranges),
         "mirror_normal_screen": list(items[0].mirror_normal) if items else None,
         "libraries": library_versions(),
-        "items": [{"id": f"q{k:04d}", **item_ceilings(it, r, ch)}
-                  for k, ((it, ch), r) in enumerate(zip(questions, results, strict=True))],
+        "items": rows,
         "summary": summarise(items, list(results), seed=settings.seed, excluded=excluded) if items else None,
         "excluded": [dict(e) for e in excluded],
         "errors": errors,
-    }
-    if items and items[0].task in CHOICE_TASKS:
-        cert["choice_ceiling_mean"] = float(np.mean([d["choice_ceiling"] for d in cert["items"]]))
-    spec = settings.view_setup().protocol_spec
-    if spec.kind == "perspective":  # a perspective protocol file: where its cameras are (absent otherwise)
-        placed = spec.positions[0] is not None
-        cert["placement"] = {
-            "kind": "perspective", "fov_deg": spec.fov_deg, "source": spec.source,
-            "rule": "pinholes at the file's positions (world Å, the molecule's frame as read)" if placed else
-                    "framing rule of the task (every camera at one distance from the bounding-box centre, plus "
-                    "backoff)",
-            "positions": {v.name: [float(x) for x in p] for v, p in zip(spec.protocol.views, spec.positions,
-                                                                        strict=True)} if placed else None}
-    if limit is not None:  # the first N molecules only: recorded so that verify reads the same ones
-        cert["limit"] = int(limit)
-    return sealed(cert)
+        **optional,
+    })
 
 
 def read_molecules(input_spec: str, limits: Limits, limit: int | None = None) -> tuple[list[tuple], list[dict]]:
@@ -415,7 +418,7 @@ def build_task_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike, 
     cert = task_certificate(str(input_spec), settings, questions, results, errors, list(excl.values()), limit)
     write_text_atomic(out / "certificate.json", json_dumps(cert))
     manifest = {"format": "viewcert.tasks.benchmark/1", "input": str(input_spec), "settings": settings.to_dict(),
-                "n_questions": len(records), "errors": errors, "certificate_digest": cert["digest"]["value"],
+                "n_questions": len(records), "errors": errors, "certificate_digest": digest_value(cert),
                 "files": file_digests(out)}
-    write_text_atomic(out / "manifest.json", json_dumps(manifest))
+    write_manifest(out, manifest)
     return {**manifest, "certificate": cert}

@@ -18,8 +18,10 @@ from dataclasses import fields
 from pathlib import Path
 
 from viewcert.certify.records import (
+    ABSENT,
     INTERACTION_FORMAT_V1,
     TASK_DIGEST_SCOPE,
+    InteractionCertificate,
     Received,
     compute_digest,
     digest_value,
@@ -69,8 +71,8 @@ def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: s
     """The task certificate recomputed: the export run again from the recorded settings, seed and limit."""
     from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 
-    cert, src = got.data, str(path)
-    recorded = cert.get("settings") if isinstance(cert.get("settings"), dict) else {}
+    c, src = got.certificate, str(path)
+    recorded = c.settings if isinstance(c.settings, dict) else {}
     names = {f.name for f in fields(TaskExportSettings)}
     kw = {k: v for k, v in recorded.items() if k in names}
     kw["protocol"] = _protocol(recorded.get("protocol"), root, path.parent.resolve(), src)
@@ -79,23 +81,26 @@ def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: s
         settings = TaskExportSettings(**kw)
     except TypeError as exc:
         raise InputError(f"settings: {str(exc)[:200]}", source=src, field="settings") from None
-    spec = input_spec or str(cert.get("input"))
+    if input_spec is None and not isinstance(c.input, str):
+        raise InputError("the certificate names no input (pass --input PATH)", source=src, field="input")
+    spec = input_spec or c.input
     if input_spec is None and not BUILTIN_NAME.fullmatch(spec):
         spec = str(_inside(spec, root, what="input", source=src, field="input"))
     limits.check_pixels(settings.width * settings.supersample, settings.height * settings.supersample)
     with tempfile.TemporaryDirectory(prefix="viewcert-verify-") as tmp:
-        new = build_task_benchmark(spec, tmp, settings, limits=limits, limit=cert.get("limit"))["certificate"]
-    new["input"] = cert.get("input")  # where the input sits is not what is verified
+        new = build_task_benchmark(spec, tmp, settings, limits=limits,
+                                   limit=None if c.limit is ABSENT else c.limit)["certificate"]
+    new["input"] = None if c.input is ABSENT else c.input  # where the input sits is not what is verified
     new["digest"] = {"algorithm": "sha256", "scope": TASK_DIGEST_SCOPE, "value": compute_digest(new)}
     return new
 
 
-def _complexes(cert: dict, src: str) -> list[tuple[str, str | None]]:
+def _complexes(c: InteractionCertificate, src: str) -> list[tuple[str, str | None]]:
     """(name, ligand or None) of every complex in input order: /2 records them; /1 only as ground_truth keys
     (sorted, as the CLI's folder listing orders them)."""
-    if isinstance(cert.get("complexes"), list):
-        return [(str(c["name"]), c.get("ligand")) for c in cert["complexes"] if isinstance(c, dict) and "name" in c]
-    truths = cert.get("ground_truth")
+    if isinstance(c.complexes, list):
+        return [(str(x["name"]), x.get("ligand")) for x in c.complexes if isinstance(x, dict) and "name" in x]
+    truths = c.ground_truth
     if not isinstance(truths, dict) or not truths:
         raise InputError("the certificate names no complex (no complexes, no ground_truth)", source=src,
                          field="ground_truth")
@@ -115,8 +120,8 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
     from viewcert.interactions.ceiling import CeilingSettings
     from viewcert.render.labels import LabelStyle
 
-    cert, src = got.data, str(path)
-    rec = cert.get("settings") if isinstance(cert.get("settings"), dict) else {}
+    typed, src = got.certificate, str(path)
+    rec = typed.settings if isinstance(typed.settings, dict) else {}
     try:
         c = rec.get("ceiling") or {}
         lab = c.get("labels") or {}
@@ -135,14 +140,14 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
     limits.check_pixels(settings.width, settings.height)
     base = str(Path(input_spec).resolve()) if input_spec else root
     complexes = []
-    for name, ligand in _complexes(cert, src):
+    for name, ligand in _complexes(typed, src):
         if input_spec and Path(base).name == name:
             complexes.append((Path(base), ligand))
         else:
             complexes.append((_inside(name, base, what="complex", source=src, field="complexes"), ligand))
     with tempfile.TemporaryDirectory(prefix="viewcert-verify-") as tmp:
         new = build_interaction_benchmark(complexes, tmp, settings)["certificate"]
-    return interaction_in_format(new, cert["format"])
+    return interaction_in_format(new, typed.format)
 
 
 def verify_export(got: Received, path: Path, *, input_spec: str | None, root: str,
@@ -150,8 +155,7 @@ def verify_export(got: Received, path: Path, *, input_spec: str | None, root: st
     """A ``certify.verify.VerifyReport`` of a task or interaction certificate (module docstring)."""
     from viewcert.certify.verify import VerifyReport, compare
 
-    cert = got.data
-    rep = VerifyReport(digest_ok=got.digest_ok, stored_digest=digest_value(cert) or "")
+    rep = VerifyReport(digest_ok=got.digest_ok, stored_digest=digest_value(got.data) or "")
     recompute = recompute_task if got.certificate.KIND == "task" else recompute_interaction
     try:
         new = recompute(got, Path(path), input_spec=input_spec, root=root, limits=limits)
@@ -160,7 +164,7 @@ def verify_export(got: Received, path: Path, *, input_spec: str | None, root: st
             raise
         rep.input_changes.append(f"cannot recompute: {exc}")
         return rep
-    compare(cert, json.loads(json_dumps(new)), rep)  # as written: tuples are JSON lists
-    if cert["format"] == INTERACTION_FORMAT_V1:
+    compare(got.data, json.loads(json_dumps(new)), rep)  # as written: tuples are JSON lists
+    if got.certificate.format == INTERACTION_FORMAT_V1:
         rep.recomputed_digest = new["digest"]
     return rep

@@ -175,6 +175,7 @@ def build_benchmark_cmd(
     from viewcert.benchmark.export import ExportSettings, build_benchmark
     from viewcert.benchmark.interaction_export import INTERACTION_TASKS
     from viewcert.benchmark.molecule_export import MOLECULE_TASKS
+    from viewcert.benchmark.record import read_export
     from viewcert.benchmark.settings import TASKS as CRYSTAL_TASKS
     from viewcert.cli.options import check_out, current_limits
     from viewcert.tasks.model import TASKS as TRANSFORMATION_TASKS
@@ -207,24 +208,25 @@ def build_benchmark_cmd(
                               truth=truth, buffers=buffers, tau=delta, constraints=tuple(constraints.split(",")))
     limits.check_tiling(settings.tiling)
     limits.check_pixels(size * settings.supersample, size * settings.supersample)
-    m = build_benchmark(input_spec, check_out(out), settings=settings, subset=subset, limit=limit or None,
-                        certify=certify, delta=delta, n_workers=workers, limits=limits)
-    cert = m.get("certificate") or {}
-    summary = cert.get("summary") or {}
-    echo(f"{m['n_questions']} questions in {out} ({len(m['errors'])} skipped, "
-         f"{len(m['label_mismatches'])} label mismatches)")
-    if summary:
-        echo(f"ceiling R1 = {summary.get('correct')}/{summary.get('n')} ({cert.get('observe')} observations), "
-             f"certificate sha256:{cert.get('digest')}")
+    build_benchmark(input_spec, check_out(out), settings=settings, subset=subset, limit=limit or None,
+                    certify=certify, delta=delta, n_workers=workers, limits=limits)
+    done = read_export(out, limits=limits)
+    echo(f"{done.n_questions} questions in {out} ({len(done.errors)} skipped, "
+         f"{len(done.label_mismatches)} label mismatches)")
+    if done.certificate is not None:
+        s = done.certificate.summary
+        echo(f"ceiling R1 = {s.correct}/{s.n} ({done.certificate.config.get('observe', 'ideal')} observations), "
+             f"certificate sha256:{done.certificate.digest_value}")
     elif certify:
-        echo(f"certificate: {cert.get('status', 'not written')} {cert.get('reason', '')}".rstrip())
+        echo("certificate: not written")
     harness_files_line(out)
-    item_failures([f"item {e['id']}: {' '.join(str(e['error']).split())[:300]}" for e in m["errors"]])
+    item_failures([f"item {e['id']}: {' '.join(str(e['error']).split())[:300]}" for e in done.errors])
 
 
 def _task_benchmark(input_spec, out, options: dict, *, seed, limit, limits) -> None:
     """The transformation-task branch of ``build-benchmark``; ``options``: the TaskExportSettings fields given on
     the command line (task, protocol, camera, depth_cue, per_structure, style, delta, constraints)."""
+    from viewcert.benchmark.record import read_export
     from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 
     if not re.fullmatch(r"[+]?\d{1,19}", seed.strip()):
@@ -234,12 +236,13 @@ def _task_benchmark(input_spec, out, options: dict, *, seed, limit, limits) -> N
     settings = TaskExportSettings(**{**options, "protocol": "axes-3" if protocol == "render-ceiling-5" else protocol},
                                   seed=seed)
     limits.check_pixels(settings.width * settings.supersample, settings.height * settings.supersample)
-    m = build_task_benchmark(input_spec, out, settings, limits=limits, limit=limit or None)
-    s = (m["certificate"]["summary"] or {}).get("all", {})
-    echo(f"{m['n_questions']} {settings.task} questions in {out}; exact ceiling {s['exact_ceiling']['mean']:.4f}, "
-         f"unique {s['unique']}/{s['n']}; certificate sha256:{m['certificate_digest']}")
+    build_task_benchmark(input_spec, out, settings, limits=limits, limit=limit or None)
+    done = read_export(out, limits=limits)
+    s = (done.certificate.summary or {}).get("all", {})
+    echo(f"{done.n_questions} {settings.task} questions in {out}; exact ceiling {s['exact_ceiling']['mean']:.4f}, "
+         f"unique {s['unique']}/{s['n']}; certificate sha256:{done.certificate.digest_value}")
     harness_files_line(out)
-    item_failures([f"item {e['id']}: {e['error']}" for e in m["errors"]])
+    item_failures([f"item {e['id']}: {e['error']}" for e in done.errors])
 
 
 def _interaction_benchmark(input_spec, out, *, task, protocol, seed, per_structure, delta, limits,
@@ -249,6 +252,7 @@ def _interaction_benchmark(input_spec, out, *, task, protocol, seed, per_structu
     ``complex:PATH[#ligand=RES,pocket=8]``, PATH one complex or a folder of complex folders (the ligand name,
     where given, for those without ligand.sdf); the default render-ceiling-5 becomes axes-6 (MiSI's six)."""
     from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
+    from viewcert.benchmark.record import read_export
     from viewcert.certify.inputs import parse_complex_spec
     from viewcert.interactions.ceiling import CeilingSettings
     from viewcert.interactions.criteria import criterion_named
@@ -270,11 +274,12 @@ def _interaction_benchmark(input_spec, out, *, task, protocol, seed, per_structu
                                          per_complex=per_structure, ceiling=CeilingSettings(delta=delta),
                                          constraints=constraints, criterion=criterion)
     limits.check_pixels(settings.width, settings.height)
-    m = build_interaction_benchmark(complexes, out, settings)
-    s = m["certificate"]["summary"]["all"]
-    echo(f"{m['n_questions']} {task} questions in {out}; ceiling as rendered {s['rendered']['mean']:.4f} "
+    build_interaction_benchmark(complexes, out, settings)
+    done = read_export(out, limits=limits)
+    s = done.certificate.summary["all"]
+    echo(f"{done.n_questions} {task} questions in {out}; ceiling as rendered {s['rendered']['mean']:.4f} "
          f"[{s['rendered']['lo']:.4f}, {s['rendered']['hi']:.4f}], ideal {s['ideal']['mean']:.4f}; "
-         f"certificate sha256:{m['certificate_digest']}")
+         f"certificate sha256:{done.certificate.digest_value}")
     harness_files_line(out)
 
 
@@ -282,23 +287,24 @@ def _molecule_benchmark(input_spec, out, *, task, protocol, style, size, delta, 
                         limits, constraints=()) -> None:
     """The molecular branch of ``build-benchmark`` (viewcert.benchmark.molecule_export): the default
     render-ceiling-5 becomes axes-3 (front, top, left), the default study style ball-and-stick."""
-    from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
+    from viewcert.benchmark.molecule_export import LEVEL, MoleculeExportSettings, build_molecule_benchmark
+    from viewcert.benchmark.record import read_export
 
     settings = MoleculeExportSettings(task=task, protocol="axes-3" if protocol == "render-ceiling-5" else protocol,
                                       style="ball-and-stick" if style == "study" else style, size=size,
                                       tau=delta, delta=delta, constraints=constraints)
     limits.check_protocol_name(settings.protocol)
     limits.check_pixels(size * settings.supersample, size * settings.supersample)
-    m = build_molecule_benchmark(input_spec, out, settings, limit=limit or None, certify=certify,
-                                 n_workers=workers, limits=limits)
-    cert = m.get("certificate") or {}
-    s = cert.get("summary") or {}
-    echo(f"{m['n_questions']} {task} questions in {out} ({len(m['skipped'])} without a question, e.g. "
-         f"achiral; {len(m['errors'])} unreadable or not molecules)"
-         + (f"; ceiling ({cert['level']}) {s.get('correct')}/{s.get('n')}, certificate sha256:{cert['digest']}"
-                  if cert else ""))
+    build_molecule_benchmark(input_spec, out, settings, limit=limit or None, certify=certify,
+                             n_workers=workers, limits=limits)
+    done = read_export(out, limits=limits)
+    c = done.certificate
+    echo(f"{done.n_questions} {task} questions in {out} ({len(done.skipped)} without a question, e.g. "
+         f"achiral; {len(done.errors)} unreadable or not molecules)"
+         + (f"; ceiling ({LEVEL[task]}) {c.summary.correct}/{c.summary.n}, certificate sha256:{c.digest_value}"
+            if c is not None else ""))
     harness_files_line(out)
-    item_failures([f"item {e['id']}: {e['error']}" for e in m["errors"]])
+    item_failures([f"item {e['id']}: {e['error']}" for e in done.errors])
 
 
 def gallery_cmd(
