@@ -201,16 +201,19 @@ def main() -> None:
     out = ROOT / "benchmarks" / "results" / "criteria.json"
     out.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
     for name in CRITERIA:
-        print(f"\n#### {name}\n\n| complex | bonds | " + " | ".join(f"{r} (n, both)" for r in REFERENCES) + " |")
+        print(f"\n#### `--criterion {name}`\n\n| complex | bonds | " + " | ".join(REFERENCES) + " |")
         print("|---|---|" + "---|" * len(REFERENCES))
+        n_diff = 0
         for key, row in rows[name].items():
-            cells = [f"{row['references'][r]['n']}, {row['references'][r]['both']}" for r in REFERENCES]
-            print(f"| {key} | {row['n']} | " + " | ".join(cells) + " |")
+            refs = row["references"]
+            print(f"| {key} | {row['n']} | " + " | ".join(f"{refs[r]['n']} ({refs[r]['both']})" for r in REFERENCES)
+                  + " |")
+            n_diff += sum(len(refs[r]["differences"]) for r in REFERENCES)
+        print(f'\n??? note "The {n_diff} disagreements of {name}, each explained"\n')
         for key, row in rows[name].items():
             for r in REFERENCES:
                 for x in row["references"][r]["differences"]:
-                    print(f"- {key}, {r}: {x['pair']} found by {x['found_by']} only — {x['reason']}")
-
+                    print(f"    - {key}, {r}: `{x['pair']}` ({x['found_by']} only): {x['reason']}")
 
 if __name__ == "__main__":
     main()
