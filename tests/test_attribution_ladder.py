@@ -263,27 +263,31 @@ def test_ceilings(tmp_path):
 
 
 def test_reads_viewcert_certificate_layout(tmp_path):
-    ids = ["a", "b", "c", "d"]
-    cert = {
-        "format": "viewcert-certificate/1",
-        "tolerances": {"delta": 0.15, "delta_unit": "angstrom", "tau": 0.15, "tau_unit": "angstrom"},
-        "items": [{"id": i, "correct": i != "c", "certified": i == "a", "outcome": "correct"} for i in ids],
-        "summary": {"n": 4, "correct": 3, "R1": 0.75},
-        "digest": {"algorithm": "sha256", "value": "f" * 64},
-    }
+    """A viewcert certificate (the /1 fixture of four crystals, one edited to incorrect and the headline to 3/4)
+    is read typed: its counts, per-item outcomes aligned to the results' order, δ and τ, its digest."""
+    cert = json.loads((Path(__file__).parent / "data" / "certificates" / "v1" / "crystals.json").read_text())
+    ids = ["CsCl", "Mg", "NaCl", "TiO2"]
+    assert [it["id"] for it in cert["items"]] == ids and cert["summary"]["correct"] == 4
+    cert["items"][2]["correct"] = False  # NaCl
+    cert["summary"]["correct"] = 3
+    cert["digest"]["value"] = "f" * 64
     p = tmp_path / "cert.json"
     p.write_text(json.dumps(cert))
     # the fake digest is refused in one line (issue 26: every reader checks), naming the file and the field
     with pytest.raises(StaleCertificate, match=r"field digest: stale certificate: it records digest ffff"):
-        ceiling_from_certificate(p, ["d", "c", "b", "a"])
+        ceiling_from_certificate(p, ids[::-1])
     # downgraded on request: read, and the source says so
-    c = ceiling_from_certificate(p, ["d", "c", "b", "a"], allow_stale=True)  # aligned to the results' order
+    c = ceiling_from_certificate(p, ids[::-1], allow_stale=True)  # aligned to the results' order
     assert c.value == Fraction(3, 4) and c.per_item.tolist() == [True, False, True, True]
-    assert (c.delta, c.tau, c.digest) == (0.15, 0.15, "f" * 64)
+    assert (c.delta, c.tau, c.digest) == (0.01, 0.01, "f" * 64)
     assert "DIGEST MISMATCH" in c.source and "digest not checked" not in c.source
     p.write_text(json.dumps(sealed(cert)))  # the digest of the content: read, and said verified
-    c = ceiling_from_certificate(p, ["d", "c", "b", "a"])
+    c = ceiling_from_certificate(p, ids[::-1])
     assert c.value == Fraction(3, 4) and "digest verified" in c.source and c.digest == compute_digest(cert)
+    cert["format"] = "viewcert-certificate/9"  # a format no reader knows is refused, not read as hand-written
+    p.write_text(json.dumps(sealed(cert)))
+    with pytest.raises(InputError, match="not a viewcert certificate"):
+        ceiling_from_certificate(p, ids)
 
 
 def test_example_manifest_ladder_with_certificate():

@@ -35,12 +35,10 @@ from viewcert import stats as st
 from viewcert.attribution.parsing import TIE_RULES, majority_vote
 from viewcert.attribution.table import RUNGS, Coverage, ResultTable, read_json_hashed
 from viewcert.certify.records import (
-    FORMATS,
-    INTERACTION_FORMAT,
-    INTERACTION_FORMAT_V1,
-    TASK_FORMAT,
+    Certificate,
     InteractionCertificate,
     TaskCertificate,
+    ViewCertificate,
     receive_certificate,
 )
 from viewcert.errors import InputError
@@ -123,20 +121,6 @@ def ceiling_from_number(value: str | float | Fraction, universe: Sequence[str] |
 _ID_KEYS = ("item_id", "id", "material_id", "identifier")
 
 
-def _dig(d: Mapping, *paths: str) -> Any:
-    for p in paths:
-        cur: Any = d
-        for part in p.split("."):
-            if isinstance(cur, Mapping) and part in cur:
-                cur = cur[part]
-            else:
-                cur = None
-                break
-        if cur is not None:
-            return cur
-    return None
-
-
 def _outcome(entry: Mapping) -> bool | None:
     for key in ("correct", "certified", "recovered"):
         if isinstance(entry.get(key), bool):
@@ -147,11 +131,7 @@ def _outcome(entry: Mapping) -> bool | None:
     return None
 
 
-TASK_CERTIFICATE = TASK_FORMAT
-INTERACTION_CERTIFICATES = (INTERACTION_FORMAT_V1, INTERACTION_FORMAT)
-
-
-def list_ceilings(cert: Mapping, src: str, universe: Sequence[str] | None, mode: str = "rendered") -> dict:
+def list_ceilings(cert: InteractionCertificate | Mapping, src: str, universe: Sequence[str] | None, mode: str = "rendered") -> dict:
     """{item id: ceiling} of an interaction certificate (``items[].{mode}.ceiling``: the best expected
     list score), over the results' items (all of the certificate's when no universe is given)."""
     typed = InteractionCertificate.from_dict(cert) if not isinstance(cert, InteractionCertificate) else cert
@@ -167,15 +147,11 @@ def list_ceilings(cert: Mapping, src: str, universe: Sequence[str] | None, mode:
     return {u: per[u] for u in ids}
 
 
-def _task_ceiling(cert: Mapping, src: str, universe: Sequence[str] | None) -> tuple[int, int, Fraction]:
+def _task_ceiling(cert: TaskCertificate, src: str, universe: Sequence[str] | None) -> tuple[int, int, Fraction]:
     """(items, items, R1) of a transformation-task certificate: R1 = the mean exact ceiling (command
     answers: 1/|consistent set|) or the mean choice ceiling (1/|consistent options|), as an exact fraction
     over the results' items (all of the certificate's when no universe is given)."""
-    try:
-        typed = TaskCertificate.from_dict(cert)
-    except InputError as exc:
-        raise InputError(exc.message, source=src, field=exc.field) from None
-    per: dict[str, Fraction] = {e.id: e.ceiling for e in typed.items}
+    per: dict[str, Fraction] = {e.id: e.ceiling for e in cert.items}
     ids = list(universe) if universe is not None else list(per)
     _check_covered(ids, per, src)
     value = sum((per[u] for u in ids), Fraction(0)) / len(ids)
@@ -205,34 +181,74 @@ def _outcomes(items: Any, src: str, id_map: Mapping[str, str]) -> dict[str, bool
     return outcomes
 
 
-def _headline_items(cert: Mapping, items: Any) -> Any:
-    """The items a viewcert certificate's headline ceiling counts: a run with crystals and molecules reports
-    them apart and its headline (``summary.n`` / ``correct``) is the crystals' (``certify.summary``), so its
-    molecules (``periodic`` false) are left out; any other certificate's items as they are."""
-    kinds = _dig(cert, "summary.kinds")
-    if not (isinstance(kinds, Mapping) and kinds.get("crystals") and kinds.get("molecules")
-            and isinstance(items, list)):
-        return items
-    return [e for e in items if not (isinstance(e, Mapping) and e.get("periodic") is False)]
+@dataclass(frozen=True)
+class R1Counts:
+    """What a crystal/molecule certificate gives R1: the headline counts, the items they count (id and outcome),
+    δ and τ (Å). Read from a viewcert certificate (:meth:`of_view`) or from the one hand-written layout
+    (:meth:`from_dict`)."""
+
+    correct: Any = None
+    n: Any = None
+    items: Any = None
+    delta: Any = None
+    tau: Any = None
+
+    @classmethod
+    def of_view(cls, cert: ViewCertificate) -> R1Counts:
+        """``summary.correct`` / ``n`` over the items the headline counts: a run with crystals and molecules
+        reports them apart and its headline is the crystals' (``certify.summary``), so its molecules (not
+        periodic) are left out; δ and τ from ``tolerances``."""
+        s = cert.summary
+        kinds = s.kinds if isinstance(s.kinds, Mapping) else {}
+        mixed = bool(kinds.get("crystals") and kinds.get("molecules"))
+        items = [{"id": it.id, "correct": bool(it.correct)} for it in cert.items
+                 if not (mixed and it.periodic is False)]
+        tol = cert.tolerances if isinstance(cert.tolerances, Mapping) else {}
+        return cls(s.correct, s.n, items, tol.get("delta"), tol.get("tau"))
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> R1Counts:
+        """A hand-written certificate (no ``format``, no digest): ``ceiling`` {``correct``, ``n``}, ``items`` (a
+        list of objects, each with an id under one of ``item_id``/``id``/``material_id``/``identifier`` and an
+        outcome ``correct``/``certified``/``recovered`` (true/false) or ``status``/``outcome`` (text); or an
+        {id: outcome} object), ``delta`` and ``tau`` (Å)."""
+        c = d.get("ceiling")
+        c = c if isinstance(c, Mapping) else {}
+        return cls(c.get("correct"), c.get("n"), d.get("items"), d.get("delta"), d.get("tau"))
 
 
-def _mean_ceiling(cert: Mapping, src: str, sha: str, universe: Sequence[str] | None) -> Ceiling:
-    """R1 of a transformation-task or interaction certificate (file ``src``, SHA-256 ``sha``): the mean
-    per-item ceiling, no per-item outcomes."""
-    from viewcert.certify.records import digest_value
+@dataclass(frozen=True)
+class CertificateFile:
+    """A certificate as the ladder reads it (:func:`read_certificate`): its path, the SHA-256 of its bytes, the
+    typed certificate (a viewcert kind, ``certify.records``) or the hand-written counts, and whether its digest
+    held (None: hand-written, nothing to check)."""
 
-    src_note = f"certificate {src} sha256:{sha}" + ("" if _verify_digest(cert) else f" ({_STALE_NOTE})")
-    if cert.get("format") in INTERACTION_CERTIFICATES:
+    path: str
+    sha256: str
+    certificate: Certificate | None
+    hand: R1Counts | None
+    digest_ok: bool | None
+
+    @property
+    def note(self) -> str:
+        return {True: "digest verified", False: _STALE_NOTE, None: "digest not checked"}[self.digest_ok]
+
+
+def _mean_ceiling(got: CertificateFile, src: str, universe: Sequence[str] | None) -> Ceiling:
+    """R1 of a transformation-task or interaction certificate: the mean per-item ceiling, no per-item
+    outcomes."""
+    cert = got.certificate
+    src_note = f"certificate {src} sha256:{got.sha256}" + ("" if got.digest_ok else f" ({_STALE_NOTE})")
+    if isinstance(cert, InteractionCertificate):
         per = list_ceilings(cert, src, universe)
         value = parse_fraction(sum(per.values()) / len(per))
         return Ceiling(value, f"R1 = {float(value):.4f} (interaction certificate, mean list ceiling over {len(per)} "
-                       "items)", src_note, None, len(per), None, None, None,
-                       digest_value(cert))
+                       "items)", src_note, None, len(per), None, None, None, cert.digest_value)
     _, n_t, value = _task_ceiling(cert, src, universe)
-    tol = TaskCertificate.from_dict(cert).tolerances
+    tol = cert.tolerances
     delta = tol.get("delta_angstrom") if isinstance(tol, Mapping) else None
     return Ceiling(value, f"R1 = {float(value):.4f} (task certificate, mean ceiling over {n_t} items)",
-                   src_note, None, n_t, None, delta, None, digest_value(cert))
+                   src_note, None, n_t, None, delta, None, cert.digest_value)
 
 
 def _check_covered(universe: Sequence[str], outcomes: Mapping, src: str) -> None:
@@ -248,42 +264,38 @@ def _check_covered(universe: Sequence[str], outcomes: Mapping, src: str) -> None
 _STALE_NOTE = "DIGEST MISMATCH: read with --allow-stale-certificate"
 
 
-def read_certificate(path: str | Path, *, allow_stale: bool = False) -> tuple[dict, str]:
-    """A certificate as received: (its JSON object, the SHA-256 hex of its bytes), read once. A viewcert
-    certificate (any kind of ``certify.records.KINDS``) must hold its digest: a mismatch is one line
-    (``records.StaleCertificate``, exit 2) unless ``allow_stale``. A hand-written certificate (no viewcert
-    format) has no digest to check."""
-    cert, sha = read_json_hashed(Path(path), missing="certificate not found")
-    if not isinstance(cert, dict):
+def read_certificate(path: str | Path, *, allow_stale: bool = False) -> CertificateFile:
+    """The certificate at ``path``, read once: a viewcert certificate (it has a ``format``) through
+    ``records.receive_certificate`` (format and digest checked: a digest that does not match its content is a
+    one-line ``StaleCertificate`` unless ``allow_stale``; typed); a JSON object without a format as the
+    hand-written layout (:meth:`R1Counts.from_dict`), which has no digest to check."""
+    data, sha = read_json_hashed(Path(path), missing="certificate not found")
+    if not isinstance(data, dict):
         raise InputError("a certificate is a JSON object", source=str(path))
-    if cert.get("format") in FORMATS:
-        # format and digest; the task and interaction kinds typed here, a crystal one by its layout below
-        receive_certificate(path, data=cert, sha256=sha, allow_stale=allow_stale,
-                            typed=cert["format"] in (*INTERACTION_CERTIFICATES, TASK_CERTIFICATE))
-    return cert, sha
+    if "format" not in data:
+        return CertificateFile(str(path), sha, None, R1Counts.from_dict(data), None)
+    got = receive_certificate(path, data=data, sha256=sha, allow_stale=allow_stale)
+    return CertificateFile(str(path), sha, got.certificate, None, got.digest_ok)
 
 
 def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = None,
                              id_map: Mapping[str, str] | None = None,
-                             read: tuple[dict, str] | None = None, allow_stale: bool = False) -> Ceiling:
-    """R1 from a certificate JSON: counts from ``ceiling`` / ``r1`` / ``summary`` (``correct``, ``n``)
-    and per-item outcomes from ``items`` / ``per_item`` / ``outcomes`` (id + ``correct`` / ``certified``
-    / ``status``); δ and τ from ``delta`` / ``tau`` (also under ``tolerances``). This reads viewcert's own
-    certificates (``viewcert-certificate/1``: ``items[].id``/``correct``, ``summary.n``/``correct``,
-    ``tolerances``, ``digest.value``, whose digest is verified when :mod:`viewcert.certify` is present) and
-    simpler hand-written ones. Per-item outcomes must cover every item of the universe. ``id_map`` renames
-    the certificate's ids (a benchmark export's ``source_id`` → item id, ``attribution.shipped``). A
-    transformation-task certificate (``viewcert.tasks.certificate``) gives R1 = its mean exact (or choice)
-    ceiling over the results' items, with no per-item outcomes. ``read``: ``read_certificate(path)`` when the
-    caller has it already (the file is then not read again)."""
+                             read: CertificateFile | None = None, allow_stale: bool = False) -> Ceiling:
+    """R1 from a certificate (:func:`read_certificate`; ``read``: when the caller has it already, the file is
+    not read again). A crystal/molecule certificate: its headline counts and per-item outcomes
+    (:meth:`R1Counts.of_view`), δ and τ, its digest; a hand-written one: :meth:`R1Counts.from_dict`. The
+    per-item outcomes must cover every item of the universe and agree with the counts. ``id_map`` renames the
+    certificate's ids (a benchmark export's ``source_id`` → item id, ``attribution.shipped``). A
+    transformation-task or interaction certificate gives R1 = its mean per-item ceiling over the results'
+    items, with no per-item outcomes."""
     src = str(Path(path))
-    # ``read``: the caller read it already; a viewcert certificate's digest is checked (refused when stale)
-    cert, sha = read if read is not None else read_certificate(path, allow_stale=allow_stale)
-    if cert.get("format") in (*INTERACTION_CERTIFICATES, TASK_CERTIFICATE):
-        return _mean_ceiling(cert, src, sha, universe)
-    correct = _dig(cert, "ceiling.correct", "r1.correct", "summary.correct", "correct")
-    n = _dig(cert, "ceiling.n", "r1.n", "summary.n", "n", "ceiling.total")
-    outcomes = _outcomes(_headline_items(cert, _dig(cert, "items", "per_item", "outcomes")), src, id_map or {})
+    got = read if read is not None else read_certificate(path, allow_stale=allow_stale)
+    cert = got.certificate
+    if isinstance(cert, TaskCertificate | InteractionCertificate):
+        return _mean_ceiling(got, src, universe)
+    counts = R1Counts.of_view(cert) if isinstance(cert, ViewCertificate) else got.hand
+    correct, n = counts.correct, counts.n
+    outcomes = _outcomes(counts.items, src, id_map or {})
     if outcomes:
         c_items, n_items = sum(outcomes.values()), len(outcomes)
         if correct is not None and (int(correct), int(n)) != (c_items, n_items):
@@ -302,25 +314,11 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
         per_item = np.array([outcomes[u] for u in universe], dtype=bool)
         if per_item.size != n:
             correct, n = int(per_item.sum()), int(per_item.size)
-    delta = _dig(cert, "delta", "tolerances.delta", "delta_angstrom")
-    tau = _dig(cert, "tau", "tolerances.tau", "symprec", "tolerances.symprec")
-    digest = _dig(cert, "digest.value", "digest", "sha256")
-    verified = _verify_digest(cert)
-    note = {True: "digest verified", False: _STALE_NOTE, None: "digest not checked"}[verified]
+    digest = None if cert is None else cert.digest_value
     return Ceiling(Fraction(correct, n), f"R1 = {correct}/{n} (certificate)",
-                   f"certificate {src} sha256:{sha} ({note})", correct, n, per_item,
-                   None if delta is None else float(delta), None if tau is None else float(tau),
-                   None if digest is None else str(digest))
-
-
-def _verify_digest(cert: Mapping) -> bool | None:
-    """Check a viewcert certificate's own digest (``certify.records.digest_ok``); None for a hand-written one
-    (no viewcert format: nothing to check)."""
-    from viewcert.certify.records import digest_ok
-
-    if cert.get("format") not in FORMATS:
-        return None
-    return bool(digest_ok(cert))
+                   f"certificate {src} sha256:{got.sha256} ({got.note})", correct, n, per_item,
+                   None if counts.delta is None else float(counts.delta),
+                   None if counts.tau is None else float(counts.tau), digest)
 
 
 # ---------------------------------------------------------------------- arms

@@ -27,7 +27,7 @@ from viewcert.attribution.account import ItemScale
 from viewcert.attribution.ladder import Ladder, list_ceilings, read_certificate
 from viewcert.attribution.misi import score_interactions, score_transformation
 from viewcert.attribution.table import ResultTable
-from viewcert.certify.records import InteractionCertificate
+from viewcert.certify.records import Certificate, InteractionCertificate, TaskCertificate, TaskItemRecord
 from viewcert.errors import InputError
 
 MISI_COLUMNS = ["model", "rung", "n", "exact_correct", "exact_accuracy", "misi_credit", "certified_partial_ceiling",
@@ -37,14 +37,28 @@ NO_HARNESS_SCORE = "no harness score"
 AGREEMENT_COLUMNS = ["model", "rung", "n", "viewcert_correct", "harness_correct", "disagreements", "disagreeing_ids"]
 
 
-def _certificate(certificate: str | Path, parsed: Mapping | None) -> Mapping:
-    """The certificate's JSON object: ``parsed`` when the caller read it already (``ladder.read_certificate``),
-    else read now."""
-    return parsed if parsed is not None else read_certificate(certificate)[0]
+def _certificate(certificate: str | Path, parsed: Certificate | None) -> Certificate | None:
+    """The typed certificate: ``parsed`` when the caller read it already (``ladder.read_certificate``), else
+    read now (format and digest checked)."""
+    return parsed if parsed is not None else read_certificate(certificate).certificate
 
 
-def _certificate_items(cert: Mapping, src: str, universe: Sequence[str]) -> dict[str, dict]:
-    items = {e.get("id"): e for e in cert.get("items") or [] if isinstance(e, dict)}
+def _task_certificate(cert: Certificate | None, src: str) -> TaskCertificate:
+    if not isinstance(cert, TaskCertificate):
+        raise InputError("MiSI partial credit needs a transformation-task certificate", source=src, field="format")
+    return cert
+
+
+def _normalisers(cert: TaskCertificate, src: str) -> dict:
+    norms = cert.normalisers
+    if not (isinstance(norms, dict) and norms and all(isinstance(v, int | float) and v > 0 for v in norms.values())):
+        raise InputError("the task certificate has no normalisers {operation: Å or degrees}", source=src,
+                         field="normalisers")
+    return norms
+
+
+def _certificate_items(cert: TaskCertificate, src: str, universe: Sequence[str]) -> dict[str, TaskItemRecord]:
+    items = {e.id: e for e in cert.items}
     missing = [u for u in universe if u not in items]
     if missing:
         raise InputError(f"{len(missing)} item(s) of the results are not in the certificate: "
@@ -52,22 +66,19 @@ def _certificate_items(cert: Mapping, src: str, universe: Sequence[str]) -> dict
     return items
 
 
-def _mean_of(items: dict[str, dict], universe: Sequence[str], key: str, src: str) -> float:
-    vals = [items[u].get(key) for u in universe]
-    if not all(isinstance(v, int | float) and 0 <= v <= 1 for v in vals):
+def _mean_of(items: dict[str, TaskItemRecord], universe: Sequence[str], key: str, src: str) -> float:
+    vals = [getattr(items[u], key) for u in universe]
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v <= 1 for v in vals):
         raise InputError(f"a certificate item's {key} is not a number in [0, 1]", source=src, field=key)
     return float(np.mean(vals))
 
 
 def misi_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | Path,
-                parsed: Mapping | None = None) -> pd.DataFrame:
+                parsed: Certificate | None = None) -> pd.DataFrame:
     """MiSI partial credit per arm beside the certified ceilings (module docstring)."""
     src = str(certificate)
-    cert = _certificate(certificate, parsed)
-    norms = cert.get("normalisers")
-    if not (isinstance(norms, dict) and norms and all(isinstance(v, int | float) and v > 0 for v in norms.values())):
-        raise InputError("the task certificate has no normalisers {operation: Å or degrees}", source=src,
-                         field="normalisers")
+    cert = _task_certificate(_certificate(certificate, parsed), src)
+    norms = _normalisers(cert, src)
     universe = list(ladder.universe)
     items = _certificate_items(cert, src, universe)
     partial = _mean_of(items, universe, "partial_ceiling", src)
@@ -95,7 +106,7 @@ def _list_score(answer: str | None, target: str, uncertain: Sequence[str] = ()) 
     return score_interactions(listed, true, uncertain).value
 
 
-def uncertain_entries(cert: Mapping) -> dict[str, tuple[str, ...]]:
+def uncertain_entries(cert: InteractionCertificate | Mapping) -> dict[str, tuple[str, ...]]:
     """{item id: its uncertain entries} of an interaction certificate (``items[].uncertain``, none when
     absent), in the case-folded form of the canonical answers."""
     typed = InteractionCertificate.from_dict(cert) if not isinstance(cert, InteractionCertificate) else cert
@@ -104,7 +115,7 @@ def uncertain_entries(cert: Mapping) -> dict[str, tuple[str, ...]]:
 
 
 def list_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | Path,
-                parsed: Mapping | None = None) -> pd.DataFrame:
+                parsed: Certificate | None = None) -> pd.DataFrame:
     """Per arm of an interaction-list export: the mean MiSI list score of the voted answers beside the
     certified mean list ceiling as rendered (``certified_partial_ceiling``) and under ideal observations
     (``certified_exact_ceiling`` holds the ideal one here; ``normalisers`` says so)."""
@@ -127,14 +138,13 @@ def list_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | P
     return pd.DataFrame(rows, columns=MISI_COLUMNS)
 
 
-def misi_scale(ladder: Ladder, targets: Mapping[str, str], cert: Mapping, src: str = "certificate") -> ItemScale:
+def misi_scale(ladder: Ladder, targets: Mapping[str, str], cert: Certificate | None,
+               src: str = "certificate") -> ItemScale:
     """MiSI partial credit of a command export as the deficit account's item scale: an answer's
     ``score_transformation`` value with the certificate's normalisers, the per-item certified partial ceiling
     (``items[].partial_ceiling``) as R1."""
-    norms = cert.get("normalisers")
-    if not (isinstance(norms, dict) and norms and all(isinstance(v, int | float) and v > 0 for v in norms.values())):
-        raise InputError("the task certificate has no normalisers {operation: Å or degrees}", source=src,
-                         field="normalisers")
+    cert = _task_certificate(cert, src)
+    norms = _normalisers(cert, src)
     universe = list(ladder.universe)
     items = _certificate_items(cert, src, universe)
     _mean_of(items, universe, "partial_ceiling", src)  # every item's ceiling checked in [0, 1]
@@ -142,12 +152,12 @@ def misi_scale(ladder: Ladder, targets: Mapping[str, str], cert: Mapping, src: s
     def score(answer: str | None, target: str) -> float:
         return 0.0 if answer is None else score_transformation(answer, target, normalisers=norms).value
 
-    return ItemScale("MiSI partial credit", score, tuple(float(items[u]["partial_ceiling"]) for u in universe),
+    return ItemScale("MiSI partial credit", score, tuple(float(items[u].partial_ceiling) for u in universe),
                      "R1 = certified MiSI partial-credit ceiling (per item)",
                      "points of MiSI partial credit (mean per item, 0–1)")
 
 
-def list_scale(ladder: Ladder, cert: Mapping, src: str = "certificate",
+def list_scale(ladder: Ladder, cert: InteractionCertificate | Mapping, src: str = "certificate",
                targets: Mapping[str, str] | None = None) -> ItemScale:
     """MiSI's interaction-list score as the deficit account's item scale, the per-item certified list ceiling
     as rendered (``items[].rendered.ceiling``) as R1. The scale scores (answer, target), so with ``targets``
