@@ -189,6 +189,15 @@ def test_pocket_ligand_item_shows_each_bonds_verdict_and_draws_its_atoms(pocket_
     assert_bonds_are_their_distance_apart(page, gt)
 
 
+def test_without_the_complexes_an_interaction_page_says_why_no_bond_is_drawn(pocket_ligand_export, tmp_path):
+    from viewcert.explore.site import NOTES
+
+    write_site(pocket_ligand_export, tmp_path / "site")  # no inputs: the complexes are not found
+    page = (tmp_path / "site" / "items" / "0000.html").read_text()
+    assert f'<p class="note overlay-note">{html_text(NOTES["interaction"])}</p>' in page
+    assert not any(t == "line" for t, _ in start_tags(page)) and page.count('<table class="bonds">') == 1
+
+
 def test_cli_explore_writes_the_site_and_refuses_a_bad_folder_in_one_line(hostile_certify, tmp_path):
     from typer.testing import CliRunner
 

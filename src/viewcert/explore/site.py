@@ -408,14 +408,17 @@ def _overlay_source(folder: Folder, it: Item, src: Sources):
     elif folder.kind == "task":
         after = candidate_marks(src.tasks[it.id], it.record) if src.tasks and it.id in src.tasks else None
         note = "" if after is not None else NOTES["task"]
-    elif folder.kind == "interaction" and it.record.get("source_id") not in src.scenes:
-        note = NOTES["interaction"] if _d(folder.certificate.get("ground_truth")).get(it.record.get("source_id")) else ""
     elif folder.kind == "interaction":
-        structure, cams = src.scenes[it.record["source_id"]]
-        gt = _d(_d(folder.certificate.get("ground_truth")).get(it.record["source_id"]))
-        entries = _d(it.record.get("rendered")).get("entries")
-        verdicts = {_d(e).get("entry"): _d(e).get("determined") for e in entries} if isinstance(entries, list) else {}
-        bonds = bond_marks(structure, cams, gt.get("bonds") if isinstance(gt.get("bonds"), list) else [], verdicts)
+        sid = it.record.get("source_id") if isinstance(it.record.get("source_id"), str) else ""
+        truth = _d(folder.certificate.get("ground_truth")).get(sid)
+        gt_bonds = _d(truth).get("bonds") if isinstance(_d(truth).get("bonds"), list) else []
+        if sid not in src.scenes:
+            note = NOTES["interaction"] if gt_bonds else ""
+        else:
+            entries = _d(it.record.get("rendered")).get("entries")
+            verdicts = {str(_d(e).get("entry")): _d(e).get("determined")
+                        for e in (entries if isinstance(entries, list) else [])}
+            bonds = bond_marks(*src.scenes[sid], gt_bonds, verdicts)
     return got, missing, after, bonds, note
 
 
