@@ -22,7 +22,7 @@ from explore_fixtures import (
 from export_fixtures import folder_files
 from viewcert.errors import InputError
 from viewcert.explore import write_site
-from viewcert.sanitize import html_text
+from viewcert.sanitize import console_text, html_text
 
 
 def _index_rows(site) -> list:
@@ -91,6 +91,21 @@ def test_hostile_ids_are_text(hostile_certify, hostile_site):
 def _svg_camera(html: str, view: int) -> dict:
     svgs = [a for t, a in start_tags(html) if t == "svg"]
     return json.loads(svgs[view]["data-camera"]) if "data-camera" in svgs[view] else None
+
+
+def test_received_text_in_an_overlay_is_escaped():
+    """A bond's entry or an answer (received: the certificate's text) becomes a mark's group and title; a
+    camera's name its data: all stay text (bidi and control characters shown escaped, as every received string)."""
+    from viewcert.explore.overlays import Mark, ViewMarks
+    from viewcert.explore.site import _svg
+
+    marks = (Mark("bond det", 1.0, 2.0, 0.0, SCRIPT_ID, group=SCRIPT_ID, u2=3.0, v2=4.0),
+             Mark("candidate", 1.0, 2.0, 4.0, HOSTILE_STEMS[0], group=HOSTILE_STEMS[2]))
+    html = _svg(ViewMarks("v", 10, 10, marks, camera={"name": SCRIPT_ID}), "../views/0000_v0.png")
+    tags = start_tags(html)
+    assert [t for t, _ in tags] == ["div", "img", "svg", "line", "title", "circle", "title"]
+    assert tags[3][1]["data-group"] == SCRIPT_ID and tags[5][1]["data-group"] == console_text(HOSTILE_STEMS[2])
+    assert json.loads(tags[2][1]["data-camera"]) == {"name": SCRIPT_ID}
 
 
 def test_zoom_item_draws_every_consistent_answers_pose(zoom_export, zoom_site):
