@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from viewcert.certify.records import ViewCertificate, view_certificate
 from viewcert.io.atomic import write_bytes_atomic
 from viewcert.sanitize import plot_text
 
@@ -28,40 +29,44 @@ def _save(fig, path: str | Path) -> Path:
     return write_bytes_atomic(path, buf.getvalue())
 
 
-def plot_ceiling_by_system(cert: dict, path: str | Path) -> Path:
+def plot_ceiling_by_system(cert: ViewCertificate | dict, path: str | Path) -> Path:
     """Bar per crystal system: correct / n, with the overall R1 and its exact lower bound."""
     plt = _fig()
-    s = cert["summary"]
-    names = list(s["by_crystal_system"])
-    rates = [v["correct"] / v["n"] for v in s["by_crystal_system"].values()]
+    cert = view_certificate(cert)
+    s = cert.summary
+    systems = s.by_crystal_system
+    names = list(systems)
+    rates = [v["correct"] / v["n"] for v in systems.values()]
     fig, ax = plt.subplots(figsize=(7, 3.6))
     ax.bar(names, rates, color="#4c72b0")
-    for i, v in enumerate(s["by_crystal_system"].values()):
+    for i, v in enumerate(systems.values()):
         ax.text(i, rates[i] + 0.01, f"{v['correct']}/{v['n']}", ha="center", va="bottom", fontsize=8)
-    ax.axhline(s["R1"], color="k", lw=1, label=f"R1 = {s['correct']}/{s['n']}")
-    ax.axhline(s["bound"]["lower"], color="k", lw=1, ls="--",
-               label=f"one-sided {100 * s['bound']['confidence']:g}% lower bound {s['bound']['lower']:.4f}")
+    ax.axhline(s.R1, color="k", lw=1, label=f"R1 = {s.correct}/{s.n}")
+    bound = s.bound
+    ax.axhline(bound["lower"], color="k", lw=1, ls="--",
+               label=f"one-sided {100 * bound['confidence']:g}% lower bound {bound['lower']:.4f}")
     ax.set_ylim(0, 1.12)
-    ax.set_ylabel(f"ceiling ({s['score'].replace('_', ' ')})")
-    tol = cert["tolerances"]
-    ax.set_title(f"{plot_text(cert['protocol']['name'])}: δ = {tol['delta']:g} Å, τ = {tol['tau']:g} Å", fontsize=10)
+    ax.set_ylabel(f"ceiling ({s.score.replace('_', ' ')})")
+    tol = cert.tolerances
+    ax.set_title(f"{plot_text(cert.protocol['name'])}: δ = {tol['delta']:g} Å, τ = {tol['tau']:g} Å", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
     ax.tick_params(axis="x", labelrotation=30, labelsize=8)
     return _save(fig, path)
 
 
-def plot_phantoms(cert: dict, path: str | Path) -> Path:
+def plot_phantoms(cert: ViewCertificate | dict, path: str | Path) -> Path:
     """Phantom count per item (items sorted by count), failures marked."""
     plt = _fig()
-    items = cert["items"]
-    counts = [((it.get("oracle") or {}).get("n_phantoms") or 0, not it["correct"], it["id"]) for it in items]
+    cert = view_certificate(cert)
+    items = cert.items
+    counts = [((it.oracle or {}).get("n_phantoms") or 0, not it.correct, it.id) for it in items]
     counts.sort(key=lambda t: (-t[0], t[2]))
     fig, ax = plt.subplots(figsize=(7, 3.2))
     xs = range(len(counts))
     ax.bar(xs, [c[0] for c in counts], color=["#c44e52" if c[1] else "#55a868" for c in counts], width=1.0)
     ax.set_xlabel("items (sorted by phantom count; red = not correct)")
     ax.set_ylabel("phantoms |Φ_δ|")
-    c = cert["summary"]["phantom_census"]
+    c = cert.summary.phantom_census
     ax.set_title(f"{c['items_with_phantoms']} of {len(items)} items with phantoms ({c['total_phantoms']} points)",
                  fontsize=10)
     if not any(x[0] for x in counts):
@@ -69,13 +74,14 @@ def plot_phantoms(cert: dict, path: str | Path) -> Path:
     return _save(fig, path)
 
 
-def plot_delta_star(cert: dict, path: str | Path) -> Path:
+def plot_delta_star(cert: ViewCertificate | dict, path: str | Path) -> Path:
     """Uniqueness margins δ* (Å) of the items that have one: histogram (log bins) and empirical CDF, with the
     certification's δ marked (items whose δ* ≤ δ can have phantoms at δ)."""
     plt = _fig()
-    v = np.sort([it["uniqueness_margin"]["delta_star"] for it in cert["items"]
-                 if (it.get("uniqueness_margin") or {}).get("delta_star") is not None])
-    delta = cert["tolerances"]["delta"]
+    cert = view_certificate(cert)
+    v = np.sort([it.uniqueness_margin["delta_star"] for it in cert.items
+                 if (it.uniqueness_margin or {}).get("delta_star") is not None])
+    delta = cert.tolerances["delta"]
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(9, 3.4))
     pos = v[v > 0]
     if len(pos):
@@ -93,7 +99,7 @@ def plot_delta_star(cert: dict, path: str | Path) -> Path:
     bx.set_ylim(0, 1.02)
     bx.legend(fontsize=8, loc="upper left")
     n_zero = int(np.sum(v == 0))
-    fig.suptitle(f"{plot_text(cert['protocol']['name'])}: δ* of {len(v)} items, {int(np.sum(v <= delta))} with δ* ≤ δ"
+    fig.suptitle(f"{plot_text(cert.protocol['name'])}: δ* of {len(v)} items, {int(np.sum(v <= delta))} with δ* ≤ δ"
                  + (f" ({n_zero} with δ* = 0: dependent views)" if n_zero else ""), fontsize=10)
     return _save(fig, path)
 

@@ -308,6 +308,11 @@ class ViewCertificate(Certificate):
         return out
 
 
+def view_certificate(cert: ViewCertificate | Mapping) -> ViewCertificate:
+    """``cert`` as a :class:`ViewCertificate` (a typed one as is; a dict, e.g. ``certify()``'s, typed)."""
+    return cert if isinstance(cert, ViewCertificate) else ViewCertificate.from_dict(cert)
+
+
 # ---------------------------------------------------------------------- transformation tasks
 @dataclass(frozen=True)
 class TaskItemRecord:

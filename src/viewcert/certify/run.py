@@ -31,7 +31,7 @@ from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import certify_item
 from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.molecule import molecule_summary_lines
-from viewcert.certify.records import ABSENT, ItemOutcome, Summary, outcomes_of
+from viewcert.certify.records import ABSENT, ItemOutcome, Summary, ViewCertificate, view_certificate
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.io.tables import csv_text
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -94,9 +94,9 @@ TABLE_COLUMNS = (
 )
 
 
-def items_table(cert: dict) -> str:
+def items_table(cert: ViewCertificate | dict) -> str:
     """One CSV row per item (deterministic; string cells neutralised against CSV injection)."""
-    return csv_text(TABLE_COLUMNS, [_item_row(it) for it in outcomes_of(cert["items"])])
+    return csv_text(TABLE_COLUMNS, [_item_row(it) for it in view_certificate(cert).items])
 
 
 def _item_row(it: ItemOutcome) -> list:
@@ -130,20 +130,20 @@ def _blank(x):
     return x
 
 
-def summary_text(cert: dict, *, max_list: int = 30) -> str:
+def summary_text(cert: ViewCertificate | dict, *, max_list: int = 30) -> str:
     """The human summary (summary.txt, the console): every received string in it is one line, controls
     escaped (``sanitize.console_fields``), so an item id cannot break or forge a line."""
-    cert = {k: console_fields(v) for k, v in cert.items() if k != "items"}
-    s = Summary.from_dict(cert["summary"])
-    tol = cert["tolerances"]
+    cert = view_certificate(cert)
+    s = Summary.from_dict(console_fields(cert.summary.to_dict()))
+    tol, inputs, proto = cert.tolerances, console_fields(cert.inputs), console_fields(cert.protocol)
+    orc, obs = console_fields(cert.oracle), console_fields(cert.observation_model)
     lines = [
-        f"inputs: {cert['inputs']['spec']} ({cert['inputs']['kind']}"
-        + (f", {cert['inputs']['subset']}" if cert["inputs"].get("subset") else "") + f"), {s.n} items"
+        f"inputs: {inputs['spec']} ({inputs['kind']}"
+        + (f", {inputs['subset']}" if inputs.get("subset") else "") + f"), {s.n} items"
         + (f" certified, {len(s.errors)} unreadable or uncertifiable (not counted in R1)" if s.errors else ""),
-        f"protocol: {cert['protocol']['name']} ({len(cert['protocol']['views'])} views); oracle pairs="
-        f"{cert['oracle']['pairs']}, merge={cert['oracle']['merge']}; tiling "
-        f"{'x'.join(map(str, cert['observation_model']['tiling']))}; observations "
-        f"{cert['observation_model'].get('observe', 'ideal')}",
+        f"protocol: {proto['name']} ({len(proto['views'])} views); oracle pairs={orc['pairs']}, "
+        f"merge={orc['merge']}; tiling {'x'.join(map(str, obs['tiling']))}; observations "
+        f"{obs.get('observe', 'ideal')}",
         f"delta = {tol['delta']:g} Å, tau = {tol['tau']:g} Å, angle tolerance = {tol['angle_tolerance']:g}°",
     ]
     kinds = s.kinds or {"crystals": s.n, "molecules": 0}
@@ -175,7 +175,7 @@ def summary_text(cert: dict, *, max_list: int = 30) -> str:
         lines += ["    " + error_line(e) for e in s.errors[:max_list]]
         if len(s.errors) > max_list:
             lines.append(f"    ... and {len(s.errors) - max_list} more (items.csv lists every one)")
-    lines.append(f"certificate digest: sha256:{cert['digest']['value']}")
+    lines.append(f"certificate digest: sha256:{console_text(str(cert.digest_value), keep_newlines=False)}")
     return "\n".join(lines) + "\n"
 
 
@@ -220,10 +220,10 @@ def disagreement_lines(disagreements: list[dict], *, limit: int = MAX_DISAGREEME
     return lines
 
 
-def disagreements_table(cert: dict) -> str:
+def disagreements_table(cert: ViewCertificate | dict) -> str:
     """``disagreements.csv``: one row per item, cell and level on which spglib and moyopy differ (``id, cell,
     level, spglib, moyopy``; a failed engine is level ``all``), every one; cells by the table rule."""
-    rows = [[d["id"], cell, *lv] for d in cert["summary"].get("cross_check_disagreements") or []
+    rows = [[d["id"], cell, *lv] for d in view_certificate(cert).summary.cross_check_disagreements or []
             for cell, text in _cells_of(d) for lv in disagreement_levels(text)]
     return csv_text(DISAGREEMENT_COLUMNS, rows)
 
@@ -234,17 +234,18 @@ def error_line(e: dict) -> str:
     return console_text(f"item {e['id']}: {msg[:300]}", keep_newlines=False)
 
 
-def write_outputs(out: str | Path, cert: dict, *, plots: bool = True, run: MapResult | None = None,
+def write_outputs(out: str | Path, cert: ViewCertificate | dict, *, plots: bool = True, run: MapResult | None = None,
                   wall_seconds: float | None = None, workers: Any = None) -> dict[str, Path]:
     out = Path(out)
-    paths = {"certificate": write_certificate(out / "certificate.json", cert),
+    cert = view_certificate(cert)
+    paths = {"certificate": write_certificate(out / "certificate.json", cert.to_dict()),
              "table": write_text_atomic(out / "items.csv", items_table(cert)),
              "summary": write_text_atomic(out / "summary.txt", summary_text(cert)),  # escaped by summary_text
              "disagreements": write_text_atomic(out / "disagreements.csv", disagreements_table(cert))}
-    if plots and cert["summary"]["n"] and (cert["summary"].get("kinds") or {}).get("crystals", 1):
+    if plots and cert.summary.n and (cert.summary.kinds or {}).get("crystals", 1):
         paths["plot_systems"] = P.plot_ceiling_by_system(cert, out / "ceiling_by_system.png")
         paths["plot_phantoms"] = P.plot_phantoms(cert, out / "phantoms.png")
-    if plots and any((it.get("uniqueness_margin") or {}).get("delta_star") is not None for it in cert["items"]):
+    if plots and any((it.uniqueness_margin or {}).get("delta_star") is not None for it in cert.items):
         paths["plot_delta_star"] = P.plot_delta_star(cert, out / "delta_star.png")
     if run is not None:
         meta = {"wall_seconds": round(wall_seconds or 0.0, 3), "executor": run.executor, "workers": workers,
