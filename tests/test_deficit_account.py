@@ -598,6 +598,11 @@ def test_an_interaction_list_export_is_accounted_in_misi_points(tmp_path):
     assert Fraction(r["perception_exact"]) == Fraction(1, 2) and Fraction(r["reasoning_exact"]) == Fraction(-1, 8)
     assert Fraction(r["deficit_exact"]) == Fraction(3, 8) and sum(CEILINGS) / 4 == 7 / 8
     assert r["format_status"].startswith("not measurable") and r["shortcut_status"].startswith("not measured")
+    # the negative reasoning is said as points gained back, so 0.5000 − 0.1250 = 0.3750 reads off the sentence
+    assert r["sentence"] == (
+        "m loses 0.5000 to perception and gains back 0.1250 on the reasoning term (negative, −0.1250: the other "
+        f"terms add up to more than R1 − R4), out of R1 − R4 = 0.3750 ({r['r1']}, R4 = 0.5000, {r['unit']}); "
+        "format not measurable and shortcut not measured, so counted in reasoning")
     idx = np.random.default_rng(SEED).integers(0, 4, size=(N_BOOT, 4))
     for term, vec in (("perception", p_i), ("reasoning", r_i), ("R4", r4)):
         lo, hi = np.quantile(np.asarray(vec, dtype=float)[idx].mean(axis=1), [ALPHA / 2, 1 - ALPHA / 2])
