@@ -18,9 +18,10 @@ pytest.importorskip("biotite", reason="the interactions extra (biotite) is not i
 
 import biotite.structure as struc  # noqa: E402
 
+from complex_data import COMPLEXES, needs_complexes  # noqa: E402
 from viewcert.cli import app  # noqa: E402
 from viewcert.errors import InputError  # noqa: E402
-from viewcert.interactions.ceiling import stable  # noqa: E402
+from viewcert.interactions.ceiling import stable, uncertainty  # noqa: E402
 from viewcert.interactions.criteria import (  # noqa: E402
     Check,
     Chemistry,
@@ -30,6 +31,7 @@ from viewcert.interactions.criteria import (  # noqa: E402
 )
 from viewcert.interactions.criterion import HBondCriterion, angle_margin, geometry  # noqa: E402
 from viewcert.interactions.hbonds import HBond, Site, typed_margin_pairs  # noqa: E402
+from viewcert.interactions.truth import hbond_truth  # noqa: E402
 
 
 def molecule(atoms, bonds, ligand_residue="LIG"):
@@ -214,3 +216,25 @@ def test_cli_bad_criterion_is_one_line_exit_2(tmp_path, args, needle):
     out = res.output.strip()
     assert res.exit_code == 2, out
     assert needle in out and "Traceback" not in out and "\x1b" not in out and len(out.splitlines()) == 1
+
+
+# --- ChimeraX on a real complex --------------------------------------------------------------------------------
+
+@needs_complexes
+def test_chimerax_on_1pwc_tyr159_phenol_is_decided_by_heavy_atoms_and_within_the_margin():
+    """1pwc, Tyr 159 OH → PNM O12 (a carbonyl O): ChimeraX's phenol row against a planar O allows D···A
+    ≤ 3.03 + 0.4 = 3.43 Å and upsilon (CZ–OH···O12) 103 − 20 … 136 + 20°; the D···A measured from the file's
+    coordinates decides it, hydride's hydrogen (turned away from O12) does not; and the bond is uncertain
+    exactly when D···A + 2δ exceeds 3.43 Å (δ = 0.01 Å)."""
+    pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
+    t = hbond_truth(COMPLEXES / "1pwc" / "complex.pdb.gz", ligand="PNM", criterion=criterion_named("chimerax"),
+                    crosscheck=False)
+    (b,) = [b for b in t.bonds if b.entry() == "TYR 159 OH A, O12"]
+    s = t.protonated.prepared.structure
+    d_da = float(np.linalg.norm(s.positions[b.donor.index] - s.positions[b.acceptor.index]))
+    assert b.d_da == pytest.approx(d_da, abs=1e-9) and d_da <= 3.43
+    (what1, bound1), (what2, bound2) = [(c.what, c.bound) for c in b.checks][:2]
+    assert (what1, what2) == ("D···A (carboxylic acid C=O)", "D···A (phenol)")  # hydride left O13 the acid H
+    assert (bound1, bound2) == (pytest.approx(3.17 + 0.4, abs=1e-12), pytest.approx(3.03 + 0.4, abs=1e-12))
+    assert b.angle < 100  # through hydride's hydrogen: no bond by Baker–Hubbard, PLIP or ProLIF
+    assert (uncertainty(t, b, 0.01) == "criterion_margin") is (d_da + 0.02 > 3.03 + 0.4)

@@ -67,10 +67,11 @@ class Check:
     def passes(self, delta: float = 0.0, sign: int = 0) -> bool:
         """The check with every atom moved by δ: sign −1 the worst case (stable), +1 the best (loosened)."""
         m = sign * self.margin(delta) if delta else 0.0
-        v, b = (self.value - m, self.bound) if self.upper else (self.value + m, self.bound)
         if self.upper:
-            return v < b if self.strict else v <= b
-        return v > b if self.strict else v >= b
+            v = self.value - m
+            return v < self.bound if self.strict else v <= self.bound
+        v = self.value + m
+        return v > self.bound if self.strict else v >= self.bound
 
 
 def _angle(a, vertex, b) -> tuple[float, tuple[float, float]]:
@@ -110,11 +111,10 @@ class Chemistry:
     def terminal_o(self, i: int) -> list[int]:
         return [j for j in self.heavy(i) if self.el[j] == "O" and len(self.heavy(j)) == 1]
 
-    def in_ring(self, i: int, size: int | None = None) -> int:
-        """Size of the smallest ring (≤ 7) through atom i, 0 when none."""
-        start = self.heavy(i)
+    def in_ring(self, i: int) -> int:
+        """Size of the smallest ring (≤ 7) through atom i, 0 when none (breadth-first back to i)."""
         best = 0
-        for s in start:  # shortest path back to i avoiding the first bond
+        for s in self.heavy(i):
             seen, frontier, depth = {i, s}, [s], 1
             while frontier and depth < 7:
                 depth += 1
@@ -127,7 +127,7 @@ class Chemistry:
                             seen.add(y)
                             nxt.append(y)
                 frontier = nxt
-        return best if size is None or best == size else 0
+        return best
 
 
 def _typed_pairs(prot, chem: Chemistry, donor, acceptor, reach: float):
@@ -149,8 +149,8 @@ def _typed_pairs(prot, chem: Chemistry, donor, acceptor, reach: float):
 
 @dataclass(frozen=True)
 class Decision:
-    """One typed donor–acceptor pair: its hydrogen (index in ``prot.atoms``, −1 when none decides), geometry
-    and checks."""
+    """One typed donor–acceptor pair (indices in ``prot.atoms``): the hydrogen that decides (−1 when the heavy
+    atoms decide) and the checks of every threshold."""
 
     donor: int
     hydrogen: int
@@ -209,10 +209,12 @@ class PLIPCriterion:
             heavy = chem.heavy(i)
             if chem.aromatic(i) or sum(chem.aromatic(j) for j in heavy) >= 2:
                 return False
-            if len(heavy) == 1 and chem.el[heavy[0]] in ("N", "S") and len(chem.terminal_o(heavy[0])) >= 2 \
-                    and (chem.el[heavy[0]] == "N" or len(chem.heavy(heavy[0])) == 4
-                         and len(chem.terminal_o(heavy[0])) == 2):
-                return False  # nitro O; sulfone O (S with two terminal O and two other heavy neighbours)
+            if len(heavy) == 1:
+                c, term = heavy[0], chem.terminal_o(heavy[0])
+                if chem.el[c] == "N" and len(term) >= 2:
+                    return False  # nitro O
+                if chem.el[c] == "S" and len(term) == 2 and len(chem.heavy(c)) == 4:
+                    return False  # sulfone O: S with two terminal O and two other heavy neighbours
             if len(heavy) == 2 and not chem.hs(i) and any(
                     chem.el[j] == "C" and any(chem.el[k] == "O" and chem.order[j].get(k) == 2 for k in chem.nb[j])
                     for j in heavy):
@@ -478,10 +480,9 @@ class ChimeraXCriterion:
     def decisions(self, prot, chem: Chemistry, slack: float = 0.0) -> list[Decision]:
         a = prot.atoms
         out = []
-        dtype = {}
-        for d, acc in _typed_pairs(prot, chem, lambda i: dtype.setdefault(i, self.donor_type(chem, i)) is not None,
+        for d, acc in _typed_pairs(prot, chem, lambda i: self.donor_type(chem, i) is not None,
                                    lambda i: self.acceptor_type(chem, i) is not None, self.reach + slack):
-            kind, atype = dtype[d], self.acceptor_type(chem, acc)
+            kind, atype = self.donor_type(chem, d), self.acceptor_type(chem, acc)
             col = self.acceptor_geometry(chem, acc)
             dp, ap = a.coord[d].astype(float), a.coord[acc].astype(float)
             d_da = float(np.linalg.norm(ap - dp))
