@@ -27,17 +27,17 @@ from viewcert.interactions.protonate import protonated_complex  # noqa: E402
 from viewcert.interactions.truth import HBondTruth  # noqa: E402
 from viewcert.render import frame_cameras  # noqa: E402
 
-O, C1, OD1 = np.zeros(3), np.array([-1.43, 0.0, 0.0]), np.array([1.0, -2.4, 0.0])
+OH_O, C1, OD1 = np.zeros(3), np.array([-1.43, 0.0, 0.0]), np.array([1.0, -2.4, 0.0])
 AWAY = np.array([0.96 * math.cos(math.radians(70.5)), 0.96 * math.sin(math.radians(70.5)), 0.0])  # (0.32046, 0.90494, 0)
 # the Asp (CCD ideal coordinates, heavy atoms) turned so OD1→CG points away from the hydroxyl, OD1 at (1, −2.4, 0)
 ASP = {"N": (-1.020, -3.462, 1.568), "CA": (-0.887, -4.232, 0.325), "C": (-1.806, -5.426, 0.373),
        "O": (-2.220, -5.828, 1.435), "CB": (0.559, -4.708, 0.171), "CG": (1.465, -3.515, 0.0),
        "OD1": (1.0, -2.4, 0.0), "OD2": (2.785, -3.692, -0.153), "OXT": (-2.165, -6.043, -0.764)}
-EOH = {"C2": (-1.94, 1.43, 0.0), "C1": tuple(C1), "O": tuple(O)}
+EOH = {"C2": (-1.94, 1.43, 0.0), "C1": tuple(C1), "O": tuple(OH_O)}
 
 
 def test_rotamers_turn_the_hydrogen_about_the_bond_by_hand():
-    rows = rotamers(C1, O, AWAY)
+    rows = rotamers(C1, OH_O, AWAY)
     assert rows.shape == (72, 3)  # 5° steps
     np.testing.assert_allclose(rows[0], AWAY, rtol=0, atol=1e-12)
     # 180° about the x axis through O: y → −y
@@ -45,17 +45,17 @@ def test_rotamers_turn_the_hydrogen_about_the_bond_by_hand():
     # 90°: (x, y, 0) → (x, 0, y)
     np.testing.assert_allclose(rows[18], [AWAY[0], 0.0, AWAY[1]], rtol=0, atol=1e-12)
     np.testing.assert_allclose(np.linalg.norm(rows, axis=1), 0.96, rtol=0, atol=1e-12)  # |OH| kept
-    cos = rows @ (C1 - O) / (0.96 * 1.43)
+    cos = rows @ (C1 - OH_O) / (0.96 * 1.43)
     np.testing.assert_allclose(np.degrees(np.arccos(cos)), 109.5, rtol=0, atol=1e-9)  # C1–O–H kept
 
 
 def test_only_the_turned_rotamer_bonds_by_hand():
     crit = HBondCriterion()
-    placed = geometry(O, AWAY, OD1)
+    placed = geometry(OH_O, AWAY, OD1)
     # H···A = |(1 − 0.32046, −2.4 − 0.90494)| = √(0.46178 + 10.92263) = 3.3741 Å > 2.5 Å: no bond as placed
     assert placed.d_ha == pytest.approx(3.3741, abs=1e-4)
     assert not crit.holds(placed.d_ha, placed.angle)
-    turned = geometry(O, rotamers(C1, O, AWAY)[36], OD1)
+    turned = geometry(OH_O, rotamers(C1, OH_O, AWAY)[36], OD1)
     # H···A = |(0.67954, −1.49506)| = 1.64225 Å; cos∠DHA = (−0.21777 − 1.35294) / (0.96 × 1.64225) = −0.99629
     assert turned.d_ha == pytest.approx(1.64225, abs=1e-4)
     assert turned.angle == pytest.approx(175.06, abs=1e-2)

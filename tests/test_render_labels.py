@@ -10,7 +10,15 @@ from hypothesis import strategies as hs
 
 from viewcert.errors import InputError
 from viewcert.render import frame_cameras, render_structure
-from viewcert.render.labels import Label, LabelStyle, draw_labels, font_path, glyph_mask, visible_fractions
+from viewcert.render.labels import (
+    Label,
+    LabelStyle,
+    draw_labels,
+    font_path,
+    glyph_fractions,
+    glyph_mask,
+    visible_fractions,
+)
 from viewcert.structures import Structure
 
 INF = np.inf
@@ -85,11 +93,64 @@ def test_label_behind_a_nearer_atom_is_hidden():
     far = int(np.argmax(z))
     layer = draw_labels(r, [Label("FAR", far)])
     u0, v0, u1, v1 = layer.boxes[0].tolist()
-    region = r.depth[max(v0, 0):v1, max(u0, 0):u1]
-    expect = float((region >= layer.depth[0]).sum()) / ((u1 - u0) * (v1 - v0))
-    assert 0.0 < expect < 1.0  # the geometry really covers part of the box
+    assert u0 >= 0 and v0 >= 0  # inside the image: no clipping in the expectations below
+    region = r.depth[v0:v1, u0:u1]
+    ink = glyph_mask("FAR", 14) >= 128
+    expect = float((ink & (region >= layer.depth[0])).sum()) / ink.sum()  # rule "glyph": its own ink
+    assert 0.0 < expect < 1.0  # the geometry really covers part of the glyphs
     assert layer.visible_fraction[0] == pytest.approx(expect, abs=0)
-    assert not (layer.label_id[max(v0, 0):v1, max(u0, 0):u1][region < layer.depth[0]] == 0).any()
+    assert not (layer.label_id[v0:v1, u0:u1][region < layer.depth[0]] == 0).any()
+    boxed = draw_labels(r, [Label("FAR", far)], LabelStyle(rule="box"))  # rule "box": every pixel of the box
+    assert boxed.visible_fraction[0] == pytest.approx(float((region >= layer.depth[0]).sum()) / region.size, abs=0)
+
+
+def test_glyph_fractions_by_hand():
+    # 10 x 10 image, a nearer surface (depth 1) over row 0. Label A: box [1, 0, 5, 3) at depth 2 with the mask
+    #   255 255   0   0      ink (>= 128): (v, u) = (0, 1) (0, 2) (1, 2) (2, 2) (2, 4): 5 pixels; 127 is no ink
+    #     0 200   0   0      row 0 lies under the nearer surface: A draws (1, 2) (2, 2) (2, 4)
+    #     0 128 127 255
+    # Label B: box [4, 3, 6, 4) at depth 0.5, ink (3, 4) (3, 5), both drawn. Label C: box [9, 9, 11, 10),
+    # ink (9, 9) and (9, 10), the second outside the image.
+    surface = np.full((10, 10), INF)
+    surface[0, :] = 1.0
+    masks = [np.array([[255, 255, 0, 0], [0, 200, 0, 0], [0, 128, 127, 255]], dtype=np.uint8),
+             np.array([[255, 255]], dtype=np.uint8), np.array([[255, 255]], dtype=np.uint8)]
+    boxes = np.array([[1, 0, 5, 3], [4, 3, 6, 4], [9, 9, 11, 10]])
+    depth = np.array([2.0, 0.5, 0.0])
+    # merge_px 0: no ink coincides. A 3/5, B 2/2, C 1/2
+    assert glyph_fractions(boxes, depth, surface, masks, 0).tolist() == [0.6, 1.0, 0.5]
+    # merge_px 1: A's (2, 4) and B's (3, 4), (3, 5) are within one pixel of each other -> A 2/5, B 0/2
+    assert glyph_fractions(boxes, depth, surface, masks, 1).tolist() == [0.4, 0.0, 0.5]
+    st = LabelStyle()
+    assert (st.rule, st.merge_px, st.min_visible) == ("glyph", 1, 0.8)
+    d = st.to_dict()
+    assert (d["rule"], d["merge_px"], d["ink_threshold"], d["min_visible"]) == ("glyph", 1, 128, 0.8)
+    old = LabelStyle(rule="visible fraction of the text box (not under a nearer surface or any other label's box)")
+    assert old.rule == "box" and "merge_px" not in old.to_dict()  # a certificate before issue 28 reads back
+
+
+def brute_glyph_fractions(boxes, depth, surface, masks, merge_px):
+    """Twin from the definition: a label's glyph pixel (mask >= 128) counts when it is in the image, no nearer
+    surface covers it, and no other label draws a glyph pixel (in the image, passing its own depth test)
+    within merge_px pixels in both directions."""
+    h, w = surface.shape
+    drawn = []
+    for k, (u0, v0, _, _) in enumerate(boxes):
+        pix = set()
+        for dv, row in enumerate(masks[k]):
+            for du, val in enumerate(row):
+                v, u = v0 + dv, u0 + du
+                if val >= 128 and 0 <= u < w and 0 <= v < h and surface[v, u] >= depth[k]:
+                    pix.add((v, u))
+        drawn.append(pix)
+    out = []
+    for k in range(len(boxes)):
+        total = sum(int(val >= 128) for row in masks[k] for val in row)
+        free = sum(1 for v, u in drawn[k] if not any(
+            (v + a, u + b) in drawn[j] for j in range(len(boxes)) if j != k
+            for a in range(-merge_px, merge_px + 1) for b in range(-merge_px, merge_px + 1)))
+        out.append(free / total if total else 0.0)
+    return out
 
 
 def test_bad_labels_are_one_line():
@@ -100,6 +161,10 @@ def test_bad_labels_are_one_line():
         draw_labels(r, [Label("bad\nlabel", 0)])
     with pytest.raises(InputError, match="min_visible"):
         LabelStyle(min_visible=1.5)
+    with pytest.raises(InputError, match="rule must be one of glyph, box"):
+        LabelStyle(rule="pixels")
+    with pytest.raises(InputError, match="merge_px"):
+        LabelStyle(merge_px=-1)
 
 
 def brute_fractions(boxes, depth, surface):
@@ -134,3 +199,22 @@ def test_visible_fractions_match_the_definition(items, seed):
     depth = np.array([d for _, d in items])
     assert visible_fractions(boxes, depth, surface).tolist() == pytest.approx(brute_fractions(
         boxes.tolist(), depth.tolist(), surface), abs=1e-12)
+
+
+glyph_box = hs.tuples(hs.integers(-4, 20), hs.integers(-4, 16), hs.integers(1, 6), hs.integers(1, 5),
+                      hs.sampled_from([0.5, 1.5, 2.5]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(hs.lists(glyph_box, min_size=1, max_size=6), hs.integers(0, 2), hs.integers(0, 2**31 - 1))
+def test_glyph_fractions_match_the_definition(items, merge_px, seed):
+    rng = np.random.default_rng(seed)
+    surface = np.where(rng.random((18, 24)) < 0.2, rng.choice([0.5, 1.5, 2.5], size=(18, 24)), INF)
+    boxes = np.array([[u, v, u + w, v + h] for u, v, w, h, _ in items])
+    depth = np.array([d for *_, d in items])
+    masks = [rng.choice(np.array([0, 100, 127, 128, 200, 255], dtype=np.uint8), size=(h, w))
+             for _, _, w, h, _ in items]
+    got = glyph_fractions(boxes, depth, surface, masks, merge_px)
+    # both divide the same two integers: equal exactly
+    assert got.tolist() == brute_glyph_fractions(boxes.tolist(), depth.tolist(), surface, [m.tolist() for m in masks],
+                                                 merge_px)

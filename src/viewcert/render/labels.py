@@ -15,11 +15,18 @@ index wins); a glyph pixel shows where no drawn surface is nearer than the label
 buffer) and no nearer label's glyph was painted. ``label_id[i, j]`` is the label seen at the pixel (−1:
 none).
 
-Legibility: the **visible fraction** of a label is the fraction of the pixels of its text box (clipped to
-the image; outside counts as covered) covered neither by a nearer drawn surface (depth buffer < the label's
-depth) nor by the box of any other label (in front, its box hides the text; behind, its glyphs show through
-the text, which has no background, as in ChimeraX). A label is legible when that
-fraction is ≥ ``min_visible`` (a parameter, recorded with the label style).
+Legibility (``rule``, recorded with the label style): a label is legible when its **visible fraction** is
+≥ ``min_visible``.
+
+- ``"glyph"`` (default): the fraction of the label's own glyph pixels (coverage ≥ ``INK`` of 255: the
+  pixels ``label_id`` records; outside the image counts as covered) covered neither by a nearer drawn
+  surface (depth buffer < the label's depth) nor by a glyph pixel another label draws (its own depth test
+  passed) at most ``merge_px`` pixels away (Chebyshev; default 1): in front, its ink hides the stroke;
+  behind, its ink shows through the text, which has no background, as in ChimeraX; and strokes of one colour
+  that touch merge into one shape (hand-judged crops: "NE2" over "OE2" reads as neither, though only a few
+  pixels coincide). Empty parts of a box hide nothing.
+- ``"box"`` (before issue 28): the same over every pixel of the text box, another label's whole box
+  counting as covering; conservative (a box overlapping only the other's blank space hides the label).
 """
 
 from __future__ import annotations
@@ -34,6 +41,10 @@ from viewcert.errors import InputError
 from viewcert.render.raster import RenderResult
 
 PLACEMENT = 0.7  # of the drawn radius, to the right and up from the atom's projected centre
+INK = 128  # a glyph pixel: FreeType coverage ≥ 128 of 255 (what label_id records and the "glyph" rule counts)
+RULES = {"glyph": f"visible fraction of the label's glyph pixels (coverage >= {INK}/255) not under a nearer "
+                  "surface and not within merge_px of another label's drawn glyph pixel",
+         "box": "visible fraction of the text box (not under a nearer surface or any other label's box)"}
 
 
 @dataclass(frozen=True)
@@ -47,24 +58,37 @@ class Label:
 
 @dataclass(frozen=True)
 class LabelStyle:
-    """Font size (px), text colour (0–1 RGB) and the legibility threshold ``min_visible`` (fraction)."""
+    """Font size (px), text colour (0–1 RGB), the legibility ``rule`` ("glyph" or "box", module docstring)
+    and its threshold ``min_visible`` (fraction)."""
 
     font_size: int = 14
     colour: tuple[float, float, float] = (0.0, 0.0, 0.0)
     min_visible: float = 0.8
+    rule: str = "glyph"
+    merge_px: int = 1
 
     def __post_init__(self) -> None:
         if int(self.font_size) != self.font_size or not 4 <= self.font_size <= 200:
             raise InputError(f"font_size must be an integer 4–200 px, got {self.font_size}", field="font_size")
         if not 0.0 <= self.min_visible <= 1.0:
             raise InputError(f"min_visible must be a fraction in [0, 1], got {self.min_visible}", field="min_visible")
+        if int(self.merge_px) != self.merge_px or not 0 <= self.merge_px <= 3:
+            raise InputError(f"merge_px must be an integer 0–3 px, got {self.merge_px}", field="merge_px")
+        if self.rule == RULES["box"]:  # certificates before issue 28 recorded the box rule by its text
+            object.__setattr__(self, "rule", "box")
+        if self.rule not in RULES:
+            raise InputError(f"rule must be one of {', '.join(RULES)}, got {self.rule!r}", field="rule")
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d["colour"] = list(self.colour)
         d.update(font_metadata())
         d["placement"] = f"left = u + {PLACEMENT} r, bottom = v - {PLACEMENT} r (px)"
-        d["rule"] = "visible fraction of the text box (not under a nearer surface or any other label's box)"
+        d["rule_text"] = RULES[self.rule]
+        if self.rule == "glyph":
+            d["ink_threshold"] = INK
+        else:
+            del d["merge_px"]
         return d
 
 
@@ -157,7 +181,8 @@ def _order(depth: np.ndarray) -> np.ndarray:
 
 
 def visible_fractions(boxes: np.ndarray, depth: np.ndarray, surface_depth: np.ndarray) -> np.ndarray:
-    """(n,) visible fraction of each box (module docstring); ``surface_depth`` (H, W) the render's depth."""
+    """(n,) visible fraction of each box (module docstring, rule "box"); ``surface_depth`` (H, W) the
+    render's depth."""
     h, w = surface_depth.shape
     n = len(depth)
     b = np.asarray(boxes, dtype=np.int64).reshape(n, 4)
@@ -182,6 +207,43 @@ def visible_fractions(boxes: np.ndarray, depth: np.ndarray, surface_depth: np.nd
     return out
 
 
+def glyph_fractions(boxes: np.ndarray, depth: np.ndarray, surface_depth: np.ndarray, masks,
+                    merge_px: int = 1) -> np.ndarray:
+    """(n,) visible fraction of each label's glyph pixels (module docstring, rule "glyph"); ``masks`` the
+    labels' (h, w) coverage arrays (``glyph_mask``), each the size of its box; ``surface_depth`` (H, W);
+    ``merge_px``: another label's drawn glyph pixel within that many pixels (Chebyshev) covers."""
+    h, w = surface_depth.shape
+    m = int(merge_px)
+    n = len(depth)
+    b = np.asarray(boxes, dtype=np.int64).reshape(n, 4)
+    drawn = []  # per label: (clip window, its drawn glyph pixels there) or None outside the image
+    count = np.zeros((h + 2 * m, w + 2 * m), dtype=np.int32)  # labels drawing ink at each pixel (padded by m)
+    for k in range(n):
+        u0, v0 = int(b[k, 0]), int(b[k, 1])
+        cu0, cv0, cu1, cv1 = max(u0, 0), max(v0, 0), min(int(b[k, 2]), w), min(int(b[k, 3]), h)
+        if cu0 >= cu1 or cv0 >= cv1:
+            drawn.append(None)
+            continue
+        ink = np.asarray(masks[k])[cv0 - v0:cv1 - v0, cu0 - u0:cu1 - u0] >= INK
+        mine = ink & (surface_depth[cv0:cv1, cu0:cu1] >= depth[k])
+        count[cv0 + m:cv1 + m, cu0 + m:cu1 + m] += mine
+        drawn.append(((cu0, cv0, cu1, cv1), mine))
+    out = np.zeros(n)
+    for k in range(n):
+        total = int((np.asarray(masks[k]) >= INK).sum())
+        if total == 0 or drawn[k] is None:
+            continue
+        (cu0, cv0, cu1, cv1), mine = drawn[k]
+        foreign = count[cv0:cv1 + 2 * m, cu0:cu1 + 2 * m].copy()  # the window grown by m on every side
+        foreign[m:m + mine.shape[0], m:m + mine.shape[1]] -= mine
+        near = np.zeros_like(mine)
+        for dv in range(2 * m + 1):
+            for du in range(2 * m + 1):
+                near |= foreign[dv:dv + mine.shape[0], du:du + mine.shape[1]] > 0
+        out[k] = float((mine & ~near).sum()) / total
+    return out
+
+
 def composite(result: RenderResult, labels, boxes, depth, style: LabelStyle):
     """(label_id (H, W) int32, rgb with the glyphs or None): painter's order, depth-tested per pixel."""
     h, w = result.depth.shape
@@ -194,7 +256,7 @@ def composite(result: RenderResult, labels, boxes, depth, style: LabelStyle):
         if cu0 >= cu1 or cv0 >= cv1:
             continue
         mask = glyph_mask(labels[k].text, style.font_size)[cv0 - v0:cv1 - v0, cu0 - u0:cu1 - u0]
-        show = (result.depth[cv0:cv1, cu0:cu1] >= depth[k]) & (mask >= 128)
+        show = (result.depth[cv0:cv1, cu0:cu1] >= depth[k]) & (mask >= INK)
         ids[cv0:cv1, cu0:cu1][show] = k
         if rgb is not None:
             alpha = (mask / 255.0) * (result.depth[cv0:cv1, cu0:cu1] >= depth[k])
@@ -210,5 +272,9 @@ def draw_labels(result: RenderResult, labels, style: LabelStyle | None = None) -
     labels = tuple(labels)
     boxes, depth = place(result, labels, st)
     ids, rgb = composite(result, labels, boxes, depth, st)
-    frac = visible_fractions(boxes, depth, result.depth)
+    if st.rule == "glyph":
+        frac = glyph_fractions(boxes, depth, result.depth, [glyph_mask(lab.text, st.font_size) for lab in labels],
+                               st.merge_px)
+    else:
+        frac = visible_fractions(boxes, depth, result.depth)
     return LabelLayer(labels, boxes, depth, frac, ids, rgb, st)
