@@ -15,6 +15,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from viewcert.certify.records import sealed
+
 BROKEN = Path(__file__).resolve().parents[1] / "data" / "broken"
 
 GOOD_CIF = """data_NaCl
@@ -240,7 +242,9 @@ case("audit-json-too-big", ["--max-json-bytes", "10", *_A], 2, "max_json_bytes",
 
 # --- viewcert explore: a folder's certificate, benchmark.jsonl and sidecars are received ------------------------
 _X = ["explore", "{d}/f", "--out", "{d}/site"]
-_TASK = '{"format": "viewcert.tasks.certificate", "items": [{"id": "q0"}]}'
+# sealed: a digest that holds, so each case reaches the received field it plants (an undigested certificate is
+# refused before, by every reader)
+_TASK = json.dumps(sealed({"format": "viewcert.tasks.certificate", "items": [{"id": "q0"}]}))
 case("explore-no-certificate", _X, 2, "no certificate.json", {"f/items.csv": "id\n"})
 case("explore-certificate-garbage", _X, 2, "certificate.json", {"f/certificate.json": "{{{"})
 case("explore-certificate-duplicate-key", _X, 2, "duplicate", {"f/certificate.json": '{"format": 1, "format": 2}'})
