@@ -3,6 +3,8 @@ tasks.
 
 - ``criterion``   the Baker–Hubbard criterion (distances, angle, donor/acceptor elements, hydrogens) and the
                   criterion values of one D–H···A triple
+- ``criteria``    ``--criterion plip`` and ``chimerax``: PLIP's and ChimeraX's criteria as typed pairs with
+                  their checks (thresholds with sources), ``criterion_named``
 - ``protonate``   the prepared complex as a biotite AtomArray with bonds, charges and hydride's hydrogens
 - ``hbonds``      the bonds (biotite ``structure.hbond``), each with its MiSI five-tuple entry
 - ``crosscheck``  ProLIF on the same atoms, every disagreement explained

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from viewcert.errors import InputError
+from viewcert.interactions.criteria import Chemistry
 from viewcert.interactions.criterion import HBondCriterion, geometry
 from viewcert.interactions.protonate import Protonated
 from viewcert.numeric import sig
@@ -135,8 +136,6 @@ def typed_hbonds(prot: Protonated, crit) -> tuple[HBond, ...]:
     its selection rule; one bond per (donor, acceptor) pair (the largest D–H···A of the passing hydrogens). The
     recorded H···A and angle are through the hydrogen that decided, else (a heavy-atom decision) through the
     donor's hydrogen nearest the acceptor."""
-    from viewcert.interactions.criteria import Chemistry  # lazy: criteria imports this module's neighbours
-
     chem = Chemistry(prot.atoms)
     chosen = crit.select(prot, chem, [x for x in crit.decisions(prot, chem) if x.holds()])
     back = {int(i): k for k, i in enumerate(prot.index.tolist())}
@@ -160,8 +159,6 @@ def typed_margin_pairs(prot: Protonated, crit, bonds, delta: float) -> list[tupl
     """(donor, acceptor) prepared-atom pairs of a ``criteria`` criterion that are not bonds, fail its checks, and
     pass them with every atom moved by δ in their favour (each check by its own margin, ``criteria.Check``).
     A pair that passes every check but lost to the criterion's selection rule is decided, not a margin pair."""
-    from viewcert.interactions.criteria import Chemistry  # lazy: as in typed_hbonds
-
     chem = Chemistry(prot.atoms)
     back = {int(i): k for k, i in enumerate(prot.index.tolist())}
     true = {b.pair() for b in bonds}
