@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from harness_roundtrip import crystal_export, ladder_manifest, questions, run_inspect, zoom_export
 from viewcert.attribution.pipeline import run_ladder
+from viewcert.certify.records import sealed
 from viewcert.cli import app
 from viewcert.stats import BootstrapSettings
 
@@ -164,7 +165,7 @@ def test_ids_missing_from_the_certificate_are_listed_with_their_count(crystal, t
     cert["items"] = cert["items"][2:]
     cert["summary"]["n"] -= 2
     cert["summary"]["correct"] = sum(bool(it["correct"]) for it in cert["items"])
-    (copy / "certificate.json").write_text(json.dumps(cert))
+    (copy / "certificate.json").write_text(json.dumps(sealed(cert)))  # resealed: the reader checks the digest first
     ids = {src: qid for _, qid, src in (x.split(",") for x in (copy / "ids.csv").read_text().splitlines()[1:])}
     m = ladder_manifest(tmp_path / "m.toml", copy, Path(log.location))
     line = _one_line_error(runner.invoke(app, ["ladder", "--manifest", str(m), "--out", str(tmp_path / "o")]))
