@@ -43,8 +43,8 @@ def _verify(name: str):
 def test_the_fixtures_are_format_1_as_written():
     for name in (*VERIFYING, "sheared_raised"):
         cert = read_certificate(HERE / f"{name}.json")
-        assert cert["format"] == V1 != FORMAT
-        assert "frame_on" not in cert["config"] and "policy" not in cert["protocol"]["camera"]
+        assert cert.format == V1 != FORMAT
+        assert "frame_on" not in cert.config and "policy" not in cert.protocol["camera"]
 
 
 @pytest.mark.parametrize("name", VERIFYING)
@@ -94,7 +94,7 @@ def _covered(path: str, listed: set[str]) -> bool:
 
 @pytest.mark.parametrize("name", ["sheared", "crystals", "molecules", "perspective"])
 def test_the_table_names_every_field_added_since_format_1(name):
-    old = read_certificate(HERE / f"{name}.json")
+    old = read_certificate(HERE / f"{name}.json").to_dict()
     spec = old["inputs"]["spec"]
     ds = load_input(spec if spec.startswith("builtin:") else str(INPUTS / spec))
     cfg_d = {**old["config"], "frame_on": "centres"}
@@ -124,9 +124,9 @@ def test_a_format_1_item_scored_otherwise_now_is_reported():
     """/1 labelled the standardised cell (Pmm2 = 25) and scored it correct; the truth is now the input's
     label at the certificate's own 0.5° (P2 = 3): verify names the item, the flag and the reason."""
     old = read_certificate(HERE / "sheared_raised.json")
-    (it,) = old["items"]
-    assert old["config"]["angle_tolerance"] == 0.5 and old["config"]["std_angle_tolerance"] == 5.0
-    assert it["label_rendered"]["space_group"] == 25 and it["correct"] is True
+    (it,) = old.items
+    assert old.config["angle_tolerance"] == 0.5 and old.config["std_angle_tolerance"] == 5.0
+    assert it.label_rendered["space_group"] == 25 and it.correct is True
     rep = _verify("sheared_raised")
     assert rep.digest_ok and not rep.input_changes and not rep.ok
     assert list(rep.item_diffs) == ["sheared"]

@@ -160,7 +160,7 @@ def test_certificate_reader_fails_cleanly(certificate_bytes):
 
             def call():
                 cert = read_certificate(p)
-                cfg = CertifyConfig.from_dict(cert["config"])
+                cfg = CertifyConfig.from_dict(cert.config)
                 cfg.check_limits()
                 trusted_input(cert, d)
 
@@ -184,7 +184,7 @@ def test_certificate_fields_of_any_type_fail_cleanly(value, key):
 
         def call():
             cert = read_certificate(p)
-            CertifyConfig.from_dict(cert["config"]).check_limits()
+            CertifyConfig.from_dict(cert.config).check_limits()
             trusted_input(cert, d)
 
         _clean(call)

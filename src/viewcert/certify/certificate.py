@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import platform
+from dataclasses import replace
 from pathlib import Path
 
 from viewcert import __version__
@@ -139,18 +140,22 @@ def framing_record(cfg: CertifyConfig) -> dict:
     return {"frame_on": cfg.observation.frame_on, "rule": rule, **cfg.framing_policy().to_dict()}
 
 
-def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list[dict]) -> dict:
-    """The certificate dict (with its digest) for ``outcomes`` computed from ``dataset`` under ``cfg``."""
+def certificate_of(dataset: Dataset, cfg: CertifyConfig, outcomes: list) -> ViewCertificate:
+    """The certificate (typed, with its digest) for ``outcomes`` (ItemOutcome values or their dicts) computed
+    from ``dataset`` under ``cfg``."""
     if len(outcomes) != len(dataset.items):
         raise InputError(f"{len(outcomes)} outcomes for {len(dataset.items)} items", field="outcomes")
     items = tuple(outcomes_of(outcomes))
     cert = ViewCertificate(format=FORMAT, inputs=dataset.to_dict(), config=cfg.to_dict(), protocol=protocol_record(cfg),
-                       observation_model=observation_record(cfg), tolerances=tolerances_record(cfg),
-                       oracle=oracle_record(cfg), scoring=scoring_record(cfg), libraries=library_versions(),
-                       items=items, summary=summary_of(items, cfg),
-                       location=location_record(dataset, cfg)).to_dict()
-    cert["digest"] = digest_record(cert)
-    return cert
+                           observation_model=observation_record(cfg), tolerances=tolerances_record(cfg),
+                           oracle=oracle_record(cfg), scoring=scoring_record(cfg), libraries=library_versions(),
+                           items=items, summary=summary_of(items, cfg), location=location_record(dataset, cfg))
+    return replace(cert, digest=digest_record(cert.to_dict()))
+
+
+def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list) -> dict:
+    """:func:`certificate_of` as the JSON object written (what ``certify`` returns)."""
+    return certificate_of(dataset, cfg, outcomes).to_dict()
 
 
 def observation_record(cfg: CertifyConfig) -> dict:
@@ -221,33 +226,36 @@ def write_certificate(path: str | Path, cert: dict) -> Path:
     return write_text_atomic(path, certificate_text(cert))
 
 
-def read_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: bool = False) -> dict:
-    """A crystal/molecule certificate from disk as its dict (``records.receive_certificate``: a regular file
+def read_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS,
+                     allow_stale: bool = False) -> ViewCertificate:
+    """A crystal/molecule certificate from disk, typed (``records.receive_certificate``: a regular file
     within ``limits.max_json_bytes``, JSON with no duplicate key, its digest checked unless ``allow_stale``),
     its shape checked (``inputs``, ``config``, ``items`` with ids); InputError naming the file and field
-    otherwise (another kind: "not a viewcert-certificate")."""
-    got = receive_certificate(path, limits=limits, allow_stale=allow_stale)
-    cert = got.data
-    if cert["format"] not in FORMATS:
-        raise InputError(f"not a crystal/molecule certificate (format {cert['format']!r}, expected one of "
+    otherwise (another kind: "not a crystal/molecule certificate")."""
+    cert = receive_certificate(path, limits=limits, allow_stale=allow_stale).certificate
+    if not isinstance(cert, ViewCertificate):
+        raise InputError(f"not a crystal/molecule certificate (format {cert.format!r}, expected one of "
                          f"{FORMATS})", source=str(path), field="format")
     check_shape(cert, str(path))
     return cert
 
 
-def check_shape(cert: dict, src: str) -> None:
-    for key, typ in (("inputs", dict), ("config", dict), ("items", list), ("libraries", dict)):
-        if not isinstance(cert.get(key), typ):
-            raise InputError(f"certificate has no {key!r} {typ.__name__}", source=src, field=key)
-    inputs = cert["inputs"]
+def check_shape(cert: ViewCertificate, src: str) -> None:
+    """What ``verify`` needs of a crystal/molecule certificate: ``inputs`` (``spec`` text, ``files`` object),
+    ``config`` and ``libraries`` objects, text item ids, and a ``location`` (when present) with text paths."""
+    for key in ("inputs", "config", "libraries"):
+        if not isinstance(getattr(cert, key), dict):
+            raise InputError(f"certificate has no {key!r} dict", source=src, field=key)
+    inputs = cert.inputs
     if not isinstance(inputs.get("spec"), str) or not isinstance(inputs.get("files"), dict):
         raise InputError("certificate inputs need 'spec' (text) and 'files' (object)", source=src, field="inputs")
-    for k, it in enumerate(cert["items"]):
-        if not isinstance(it, dict) or not isinstance(it.get("id"), str):
+    for k, it in enumerate(cert.items):
+        if not isinstance(it.id, str):
             raise InputError(f"item {k} has no text 'id'", source=src, field=f"items[{k}].id")
-    loc = cert.get("location")
-    if loc is not None and not (isinstance(loc, dict) and isinstance(loc.get("input", ""), str)
-                                and isinstance(loc.get("protocol", ""), str)):
+    loc = cert.location
+    if loc is not ABSENT and loc is not None and not (
+            isinstance(loc, dict) and isinstance(loc.get("input", ""), str)
+            and isinstance(loc.get("protocol", ""), str)):
         raise InputError("certificate location must be an object with text 'input' and 'protocol'", source=src,
                          field="location")
 

@@ -17,6 +17,7 @@ import stat
 from pathlib import Path
 
 from viewcert.cameras.protocol_files import is_protocol_file
+from viewcert.certify.records import ViewCertificate
 from viewcert.errors import InputError
 
 #: built-in inputs are names only (``builtin:prototypes``, ``builtin:aflow:A_cF4_225_a``, ``builtin:ccd:ATP``)
@@ -110,12 +111,12 @@ def check_tree(top: str, root: str, *, source: str) -> None:
                 stack.append(real)
 
 
-def trusted_input(cert: dict, inputs_root: str | Path, source: str = "certificate") -> str:
+def trusted_input(cert: ViewCertificate, inputs_root: str | Path, source: str = "certificate") -> str:
     """The input spec to load for a certificate: a built-in or CCD name as is; otherwise the real path of
     ``location.input`` or ``inputs.spec`` (relative: to the trusted folder), inside the trusted folder, with
     a ``complex:`` prefix and ``#`` options kept. InputError (nothing read) for a path outside it, a symlink
     inside a folder input that points out of it, or a built-in/CCD spec that is not a name."""
-    spec = cert["inputs"]["spec"]
+    spec = cert.inputs["spec"]
     if spec.startswith("builtin:"):
         if not BUILTIN_NAME.fullmatch(spec):
             raise InputError(f"inputs.spec {spec!r} is not a built-in name (builtin:NAME, no paths)",
@@ -131,7 +132,7 @@ def trusted_input(cert: dict, inputs_root: str | Path, source: str = "certificat
         real = find_inside([(spec[len("ccd:@"):], "inputs.spec")], root, what="input", label=spec,
                            source=source, want_dir=False)
         return f"ccd:@{real}"
-    loc = (cert.get("location") or {}).get("input") or ""
+    loc = (cert.location or {}).get("input") or ""
     prefix = "complex:" if spec.startswith("complex:") else ""
     options = ""
     if prefix:  # complex:PATH#options — the path is checked like any other, the prefix and options are kept
@@ -144,18 +145,18 @@ def trusted_input(cert: dict, inputs_root: str | Path, source: str = "certificat
     return f"{prefix}{real}" + (f"#{options}" if options else "")
 
 
-def recorded_protocol(cert: dict, inputs_root: str | Path, cert_path: str | Path,
+def recorded_protocol(cert: ViewCertificate, inputs_root: str | Path, cert_path: str | Path,
                       source: str = "certificate") -> str:
     """The real path of the protocol file a certificate was made with, found by its recorded name inside the
     trusted folder: at ``location.protocol`` (when it has that name), by name in the folder, or beside the
     certificate. ``config.protocol`` must be a bare .toml/.json name; a place outside the folder is never
     opened (refused when nothing inside matches)."""
-    name = cert["config"].get("protocol")
+    name = cert.config.get("protocol")
     if not isinstance(name, str) or Path(name).name != name or not is_protocol_file(name):
         raise InputError(f"config.protocol must be a protocol file's name (.toml or .json), got {name!r}",
                          source=source, field="config.protocol")
     root = trusted_root(inputs_root)
-    loc = (cert.get("location") or {}).get("protocol") or ""
+    loc = (cert.location or {}).get("protocol") or ""
     candidates = [(loc, "location.protocol")] if loc and Path(loc).name == name else []
     candidates += [(name, "config.protocol"), (os.path.join(os.path.abspath(cert_path), os.pardir, name),
                                                "config.protocol")]

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from viewcert.cameras.protocol_files import is_protocol_file
-from viewcert.certify.certificate import check_shape, compute_digest, digest_ok
+from viewcert.certify.certificate import check_shape, compute_digest
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.inputs import Selection, load_input
 from viewcert.certify.records import digest_value, receive_certificate
@@ -123,11 +123,11 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
 
         return verify_export(got, Path(path), input_spec=input_spec,
                              root=trusted_root(Path.cwd() if inputs_root is None else inputs_root), limits=limits)
-    cert = got.data
+    cert = got.certificate
     check_shape(cert, str(path))
-    rep = VerifyReport(digest_ok=digest_ok(cert), stored_digest=(cert.get("digest") or {}).get("value", ""))
-    inputs = cert["inputs"]
-    config = read_config(cert)  # by format: a /1 certificate's framing policy is the one /1 had
+    rep = VerifyReport(digest_ok=got.digest_ok, stored_digest=cert.digest_value or "")
+    inputs = cert.inputs
+    config = read_config(got.data)  # by format: a /1 certificate's framing policy is the one /1 had
     # the trust boundary (certify.trust): every path the certificate names is resolved inside the trusted
     # folder before anything but the certificate is opened. A protocol file: both paths first, then the
     # file is read; a named protocol opens nothing, so the settings and limits are checked first.
@@ -154,28 +154,29 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
             rep.input_changes.append(f"{name}: sha256 {a} (certificate) vs {b} (now)")
     new, _ = run_certification(dataset, cfg, n_workers=n_workers, scheduler=scheduler, workdir=workdir,
                                progress=progress)
-    new = in_format(new, cert["format"])  # compared in the certificate's own format
+    new = in_format(new, cert.format)  # compared in the certificate's own format
     if new["inputs"]["spec"] != inputs["spec"]:  # the location is not part of what is verified
         new["inputs"]["spec"] = inputs["spec"]
         new["digest"]["value"] = compute_digest(new)
-    compare(cert, new, rep)
+    compare(got.data, new, rep)
     return rep
 
 
-def compare(cert: dict, new: dict, rep: VerifyReport) -> None:
-    """Fill ``rep`` with every difference between the stored ``cert`` and the recomputed ``new`` (any kind):
-    library versions, each section, and item by item."""
+def compare(old: dict, new: dict, rep: VerifyReport) -> None:
+    """Fill ``rep`` with every difference between the stored certificate and the recomputed one (any kind),
+    both as their JSON (this is a diff of what is written, key by key): library versions, each section, and
+    item by item."""
     rep.recomputed_digest = digest_value(new)
-    rep.n_items = len(cert.get("items", []))
-    old_lib, new_lib = cert.get("libraries") or {}, new.get("libraries") or {}
+    rep.n_items = len(old.get("items", []))
+    old_lib, new_lib = old.get("libraries") or {}, new.get("libraries") or {}
     for k in sorted(set(old_lib) | set(new_lib)):
         if old_lib.get(k) != new_lib.get(k):
             rep.library_changes.append((k, old_lib.get(k), new_lib.get(k)))
-    for section in sorted(set(cert) | set(new)):
+    for section in sorted(set(old) | set(new)):
         if section in ("items", "digest", "libraries", "location"):
             continue
-        _diff(cert.get(section), new.get(section), section, rep.section_diffs)
-    old_items = {it["id"]: it for it in cert.get("items", [])}
+        _diff(old.get(section), new.get(section), section, rep.section_diffs)
+    old_items = {it["id"]: it for it in old.get("items", [])}
     new_items = {it["id"]: it for it in new["items"]}
     rep.missing_items = [i for i in old_items if i not in new_items]
     rep.extra_items = [i for i in new_items if i not in old_items]

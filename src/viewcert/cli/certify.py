@@ -151,6 +151,7 @@ def certify_cmd(
     from viewcert.cameras.resolve import resolve
     from viewcert.certify.config import check_protocol_spec
     from viewcert.certify.evaluate import check_placements
+    from viewcert.certify.records import view_certificate
     from viewcert.certify.run import certify, summary_text
     from viewcert.cli.options import check_out, current_limits
 
@@ -174,13 +175,13 @@ def certify_cmd(
                 it.read()
         check_placements(items, cfg)  # perspective positions: a camera inside a structure is exit 2, now
 
-    cert = certify(complex_spec(input, ligand, pocket), cfg, out=check_out(out), subset=subset, n_workers=workers,
-                   scheduler=scheduler, plots=plots, resume=resume, limits=limits,
-                   report=lambda line: echo(line, err=True), before=before)
+    cert = view_certificate(certify(complex_spec(input, ligand, pocket), cfg, out=check_out(out), subset=subset,
+                                    n_workers=workers, scheduler=scheduler, plots=plots, resume=resume,
+                                    limits=limits, report=lambda line: echo(line, err=True), before=before))
     echo(summary_text(cert), nl=False)
     echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, "
-         f"{out / 'disagreements.csv'}" + (", plots" if plots and cert["summary"]["n"] else ""))
-    item_errors(cert["summary"]["errors"])
+         f"{out / 'disagreements.csv'}" + (", plots" if plots and cert.summary.n else ""))
+    item_errors(cert.summary.errors or [])
 
 
 def item_errors(errors: list[dict]) -> None:

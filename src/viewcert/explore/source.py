@@ -107,7 +107,7 @@ def read_certificate_any(path: Path) -> tuple[str, dict]:
         raise InputError("not a viewcert certificate (not a JSON object)", source=str(path), field="format")
     fmt = head.get("format")
     if fmt in FORMATS:
-        return "crystal", read_certificate(path)
+        return "crystal", read_certificate(path).to_dict()  # typed and shape-checked; the explorer reads JSON
     if fmt not in (TASK_FORMAT, *INTERACTION_FORMATS):
         raise InputError(f"not a certificate the explorer knows (format {str(fmt)[:80]!r})", source=str(path),
                          field="format")
