@@ -15,7 +15,13 @@ from viewcert.benchmark.export import ExportSettings, build_benchmark
 from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
 from viewcert.benchmark.record import MANIFEST_FORMATS, read_export
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
-from viewcert.certify.records import StaleCertificate, TaskCertificate, ViewCertificate, compute_digest
+from viewcert.certify.records import (
+    StaleCertificate,
+    TaskCertificate,
+    ViewCertificate,
+    compute_digest,
+    sealed,
+)
 from viewcert.errors import InputError
 
 
@@ -74,6 +80,10 @@ def test_bad_manifests_are_one_line(tmp_path, water):
     cert["summary"]["correct"] = 0  # edited after it was written: the digest no longer holds
     (stale / "certificate.json").write_text(json.dumps(cert))
     with pytest.raises(StaleCertificate, match="stale certificate"):
+        read_export(stale)
+    # a certificate with a valid digest of its own, but not the one the manifest records
+    (stale / "certificate.json").write_text(json.dumps(sealed(cert)))
+    with pytest.raises(InputError, match="not the certificate this export wrote"):
         read_export(stale)
 
 

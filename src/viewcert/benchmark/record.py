@@ -4,7 +4,8 @@ The four exporters (``export`` crystals, ``molecule_export``, ``tasks_export``, 
 ``manifest.json`` through one writer (:func:`write_manifest`) and their certificate's entry in the manifest
 through one function (:func:`certificate_entry`). :func:`read_export` decodes a manifest of any of them —
 the version table :data:`MANIFEST_FORMATS` maps each manifest format to its exporter — and reads the
-certificate it names as the typed record of ``certify.records`` (format and digest checked), giving one
+certificate it names as the typed record of ``certify.records`` (format and digest checked, and the digest
+the manifest records for it), giving one
 :class:`Export`: settings, items, images, certificate, manifest.
 """
 
@@ -85,8 +86,14 @@ def read_export(out: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> Export:
         raise InputError(f"not a viewcert export manifest (format {str(fmt)[:60]!r}, expected one of "
                          f"{tuple(MANIFEST_FORMATS)})", source=src, field="format")
     kind = MANIFEST_FORMATS[fmt]
-    written = kind in ("task", "interaction") or isinstance(m.get("certificate"), Mapping)
+    entry = m.get("certificate")
+    written = kind in ("task", "interaction") or isinstance(entry, Mapping)
     cert = read_certificate(out / "certificate.json", limits=limits) if written else None
+    said = m.get("certificate_digest") if kind in ("task", "interaction") else (entry or {}).get("digest")
+    if cert is not None and said != cert.digest_value:
+        raise InputError(f"the manifest names certificate digest {str(said)[:16]!r}…, certificate.json has "
+                         f"{str(cert.digest_value)[:16]}… (not the certificate this export wrote)", source=src,
+                         field="certificate")
     settings = m.get("settings") if kind != "interaction" else (cert.settings if cert else {})
     task = m.get("task") if kind == "interaction" else (settings or {}).get("task")
     items = tuple(m.get("items") or ()) if kind in ("crystal", "molecule") else tuple(cert.items if cert else ())
