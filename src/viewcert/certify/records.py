@@ -46,6 +46,14 @@ TASK_VERSION = 1
 #: hydrogen-bond interaction certificates (``benchmark.interaction_export``); /1's digest is a bare hex string
 INTERACTION_FORMAT_V1 = "viewcert-interaction-benchmark/1"
 INTERACTION_FORMAT = "viewcert-interaction-benchmark/2"
+#: the shape each format writes its digest in: ``object`` ({algorithm, scope, value}, every kind now) or
+#: ``hex`` (the bare value: interaction certificates before issue 26); ``certify.versions`` reads it
+DIGEST_SHAPES = {INTERACTION_FORMAT_V1: "hex"}
+
+
+def digest_shape(fmt: str) -> str:
+    return DIGEST_SHAPES.get(fmt, "object")
+
 
 #: top-level keys outside the digest: the digest itself, and where the inputs sat (a hint for ``verify``)
 UNDIGESTED = ("digest", "location")
@@ -536,9 +544,7 @@ def kind_of(d: Mapping) -> Kind:
 
 
 def digest_value(d: Mapping) -> str | None:
-    """The stored digest of ``d`` in its format's shape (``certify.versions.DIGEST_SHAPES``); None if absent."""
-    from viewcert.certify.versions import digest_shape  # the versions table (it imports this module)
-
+    """The stored digest of ``d`` in its format's shape (:data:`DIGEST_SHAPES`); None if absent."""
     dig = d.get("digest")
     if digest_shape(str(d.get("format"))) == "hex":
         return dig if isinstance(dig, str) else None
@@ -552,8 +558,6 @@ def digest_ok(d: Mapping) -> bool:
 
 def sealed(d: Mapping) -> dict:
     """``d`` with its digest written in its format's shape (what a producer does last)."""
-    from viewcert.certify.versions import digest_shape
-
     out = {k: v for k, v in d.items() if k != "digest"}
     fmt = str(out.get("format"))
     scope = TASK_DIGEST_SCOPE if fmt == TASK_FORMAT else DIGEST_SCOPE

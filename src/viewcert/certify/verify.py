@@ -1,6 +1,6 @@
 """Verify a certificate: re-read its inputs (checking their hashes), recompute every item with the recorded
-settings, and report every difference item by item; every certificate kind (``certify.records.KINDS``): an
-export's (transformation task, interaction) through ``benchmark.verify_export``. A certificate that covers a part of its input
+settings, and report every difference item by item: a crystal/molecule certificate here; an export's
+(transformation task, interaction) through ``benchmark.verify_export`` (``viewcert verify`` takes every kind). A certificate that covers a part of its input
 (``inputs.selection``: an export's questions, some shown mirrored) is recomputed on exactly that part."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from viewcert.cameras.protocol_files import is_protocol_file
 from viewcert.certify.certificate import check_shape, compute_digest
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.inputs import Selection, load_input
-from viewcert.certify.records import digest_value, receive_certificate
+from viewcert.certify.records import Received, digest_value, receive_certificate
 from viewcert.certify.run import run_certification
 from viewcert.certify.trust import recorded_protocol, trusted_input, trusted_root
 from viewcert.certify.versions import in_format, read_config
@@ -107,22 +107,23 @@ class VerifyReport:
 def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_workers: int | None = None,
                        scheduler: Any = None, workdir: str | Path | None = None,
                        progress: bool | None = None, inputs_root: str | Path | None = None,
-                       limits: Limits = DEFAULT_LIMITS, allow_stale: bool = False) -> VerifyReport:
-    """Recompute a certificate of any kind (``certify.records.KINDS``) from its recorded inputs and settings and
-    compare item by item; a transformation-task or interaction certificate by running its export again
-    (``benchmark.verify_export``). A digest that does not match the content is refused in one line
+                       limits: Limits = DEFAULT_LIMITS, allow_stale: bool = False,
+                       received: Received | None = None) -> VerifyReport:
+    """Recompute a crystal/molecule certificate from its recorded inputs and settings and compare item by item
+    (a transformation-task or interaction certificate: ``benchmark.verify_export``, a layer above; ``viewcert
+    verify`` takes every kind). A digest that does not match the content is refused in one line
     (``records.StaleCertificate``) unless ``allow_stale`` (then reported as a MISMATCH and recomputed).
+    ``received``: the certificate as the caller read it already (``records.receive_certificate``).
 
     ``input_spec``: where the inputs are now (trusted, the caller vouches for it). Otherwise every path the
     certificate names (inputs, protocol file) must resolve (realpath) inside ``inputs_root`` (default: the
     current folder); one outside is refused before anything is read (``certify.trust``). ``limits`` apply to what
     the certificate asks to recompute (views, tiling, image size, atoms), checked before any work."""
-    got = receive_certificate(path, limits=limits, allow_stale=allow_stale)  # any kind; a stale digest: refused
-    if got.certificate.KIND != "view":  # an export's certificate: recomputed by running the export again
-        from viewcert.benchmark.verify_export import verify_export
-
-        return verify_export(got, Path(path), input_spec=input_spec,
-                             root=trusted_root(Path.cwd() if inputs_root is None else inputs_root), limits=limits)
+    got = received or receive_certificate(path, limits=limits, allow_stale=allow_stale)  # a stale digest: refused
+    if got.certificate.KIND != "view":
+        raise InputError(f"a {got.certificate.KIND} certificate is recomputed by its export "
+                         "(benchmark.verify_export; viewcert verify takes every kind)", source=str(path),
+                         field="format")
     cert = got.certificate
     check_shape(cert, str(path))
     rep = VerifyReport(digest_ok=got.digest_ok, stored_digest=cert.digest_value or "")

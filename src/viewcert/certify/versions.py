@@ -40,13 +40,9 @@ FORMAT = VIEW_FORMAT
 #: the crystal/molecule formats ``read_config`` and ``in_format`` take
 FORMATS = records.KINDS["view"].formats
 
-#: the shape each format writes its digest in: ``object`` ({algorithm, scope, value}, every kind now) or
-#: ``hex`` (the bare value: interaction certificates before issue 26)
-DIGEST_SHAPES = {INTERACTION_FORMAT_V1: "hex"}
-
-
-def digest_shape(fmt: str) -> str:
-    return DIGEST_SHAPES.get(fmt, "object")
+#: the shape each format writes its digest in (defined with the formats, ``certify.records``; read here)
+DIGEST_SHAPES = records.DIGEST_SHAPES
+digest_shape = records.digest_shape
 
 #: ``scoring.rule`` as /1 wrote it (the rendered cell's label was the reference where no dataset label was)
 V1_SCORING_RULE = ("correct = label of the reconstruction (spglib at tau) equals the reference label at the "
@@ -131,7 +127,7 @@ def _as_v1(cert: dict) -> None:
         if "cross_check" in it and not it["cross_check"]:
             it["cross_check"] = None
     cert["scoring"]["rule"] = V1_SCORING_RULE
-    from viewcert.certify.summary import cross_check_disagreements  # summary imports the records
+    from viewcert.certify.summary import cross_check_disagreements  # lazy: start-up (summary imports evaluate)
 
     cert["summary"]["cross_check_disagreements"] = cross_check_disagreements(
         [it for it in cert["items"] if it.get("outcome") != "error"])

@@ -215,12 +215,21 @@ def verify_cmd(
     """Recompute CERT (any kind: crystal/molecule, transformation task, interaction) from its recorded inputs
     and settings; report every difference (exit 1 if any); a stale digest is one line, exit 2.
     The resource limits (``viewcert --max-*``) apply to what the certificate asks to recompute."""
+    from viewcert.certify.records import receive_certificate
+    from viewcert.certify.trust import trusted_root
     from viewcert.certify.verify import verify_certificate
     from viewcert.cli.options import current_limits
 
-    rep = verify_certificate(cert, input_spec=input, n_workers=workers, scheduler=scheduler,
-                             inputs_root=inputs or Path.cwd(), limits=current_limits(),
-                             allow_stale=allow_stale_certificate)
+    limits = current_limits()
+    got = receive_certificate(cert, limits=limits, allow_stale=allow_stale_certificate)  # any kind, read once
+    if got.certificate.KIND == "view":
+        rep = verify_certificate(cert, input_spec=input, n_workers=workers, scheduler=scheduler,
+                                 inputs_root=inputs or Path.cwd(), limits=limits, received=got)
+    else:  # an export's certificate: recomputed by running the export again
+        from viewcert.benchmark.verify_export import verify_export  # lazy: start-up (the exporters)
+
+        rep = verify_export(got, Path(cert), input_spec=input, root=trusted_root(inputs or Path.cwd()),
+                            limits=limits)
     for line in rep.lines():
         echo(line, one_line=True)  # a received certificate's ids and values cannot forge a report line
     if not rep.ok:
