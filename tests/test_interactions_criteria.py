@@ -53,7 +53,7 @@ def molecule(atoms, bonds, ligand_residue="LIG"):
 
 def bonds_of(crit, prot) -> set[tuple[str, str]]:
     chem = Chemistry(prot.atoms)
-    chosen = crit.select(prot, chem, [x for x in crit.decisions(prot, chem) if x.holds()])
+    chosen = [x for x in crit.select(prot, chem, [x for x in crit.decisions(prot, chem) if x.holds()]) if x.holds()]
     n = prot.atoms.atom_name
     return {(str(n[x.donor]), str(n[x.acceptor])) for x in chosen}
 
@@ -108,10 +108,10 @@ def test_published_thresholds_are_recorded_with_their_source():
 
 # --- PLIP's refinement rules ---------------------------------------------------------------------------------
 
-def _one_donor_two_acceptors():
+def _one_donor_two_acceptors(second: float = 130.0):
     """Ligand C–N–H (N at the origin, H at +x) and two pocket carbonyl O: O1 at H···A 2.0 Å, 170°; O2 at 2.0 Å,
-    130° on the other side. Both pass PLIP's thresholds (and Baker–Hubbard's)."""
-    o1, o2 = at(2.0, 170.0), at(2.0, 130.0, side=-1.0)
+    ``second``° on the other side. Both pass PLIP's thresholds (and Baker–Hubbard's)."""
+    o1, o2 = at(2.0, 170.0), at(2.0, second, side=-1.0)
     rows = [("C1", "C", "LIG", 1, (-1.47, 0, 0)), ("N1", "N", "LIG", 1, (0, 0, 0)), ("H1", "H", "LIG", 1, (1, 0, 0)),
             ("O1", "O", "ALA", 5, o1), ("C5", "C", "ALA", 5, (o1[0] + 1.23, o1[1], 0)),
             ("O2", "O", "ALA", 6, o2), ("C6", "C", "ALA", 6, (o2[0] + 1.23, o2[1], 0))]
@@ -125,6 +125,25 @@ def test_plip_keeps_one_bond_per_donor_the_largest_angle():
     assert all(bh.accepts(geometry(a.coord[1], a.coord[2], a.coord[k])) for k in (3, 5))  # both bond by B–H
     assert bonds_of(PLIPCriterion(), prot) == {("N1", "O1")}  # refine_hbonds_ldon: 170° beats 130°
     assert bonds_of(PLIPCriterion(one_bond_per_donor=False), prot) == {("N1", "O1"), ("N1", "O2")}
+
+
+def test_plip_one_bond_per_donor_choice_within_delta_is_uncertain():
+    """170° against 169.9°: each angle moves by up to Δ = asin(2δ/|DH|) + asin(2δ/|HA|) = asin(0.02) +
+    asin(0.01) = 1.72° at δ = 0.01 Å (|DH| 1 Å, |HA| 2 Å), so the 0.1° lead can flip: the winner is not stable
+    and the runner-up is a margin pair; against 130° the choice stands."""
+    crit, site = PLIPCriterion(), Site(0, "L", "LIG", "1", "N1", "N")
+    for second, flips in ((169.9, True), (130.0, False)):
+        prot = _one_donor_two_acceptors(second)
+        chem = Chemistry(prot.atoms)
+        judged = crit.select(prot, chem, [x for x in crit.decisions(prot, chem) if x.holds()])
+        (win,) = [x for x in judged if x.holds()]
+        assert prot.atoms.atom_name[win.acceptor] == "O1"
+        lead = win.checks[-1]
+        assert lead.value == pytest.approx(170.0 - second, abs=1e-4)  # float32 coordinates
+        assert lead.margin(0.01) == pytest.approx(2 * math.degrees(math.asin(0.02) + math.asin(0.01)), abs=1e-4)
+        bond = HBond(site, site, "donor", 0.0, 2.0, 170.0, (1.0, 0.0, 0.0), win.checks)
+        assert stable(bond, None, crit, 0.01) is not flips
+        assert typed_margin_pairs(prot, crit, (), 0.01) == ([(1, 5)] if flips else [])  # N1 → O2
 
 
 def test_plip_drops_a_bond_inside_a_salt_bridge():

@@ -17,8 +17,9 @@ N unless it has four neighbours (sp3) or three neighbours and is conjugated (sp2
 hydrogens; S only as a thiolate. Simplifications: hydrogens are hydride's (PLIP adds Open Babel's unless
 ``--nohydro``); conjugation stands for Open Babel's hybridisation; the charged groups are PLIP's (Arg/His/Lys
 side-chain N, Asp/Glu side-chain O; in the ligand N with four neighbours or an sp3 N with three, S with three
-neighbours, carboxylate, phosphate, sulfonate/sulfate, guanidine) with conjugation again for sp2; the
-one-bond-per-donor choice is not itself margin-tested (only the two thresholds are).
+neighbours, carboxylate, phosphate, sulfonate/sulfate, guanidine) with conjugation again for sp2. The
+one-bond-per-donor choice is a check too (the winner's lead over the donor's next acceptor), so the margin
+rule sees it; the salt-bridge exclusion is not margin-tested.
 
 **chimerax** — ChimeraX ``hbonds`` at its defaults (``relax true``, ``distSlop 0.4``, ``angleSlop 20``:
 ``hbonds/hbond.py`` ``rec_dist_slop``/``rec_angle_slop``), whose criteria are Mills & Dean's (1996, J Comput
@@ -37,7 +38,7 @@ a Mills–Dean row uses ChimeraX's generic D···A limit (3.73 Å) alone.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import ClassVar
 
 import numpy as np
@@ -52,17 +53,21 @@ CRITERIA = ("baker-hubbard", "plip", "chimerax")
 class Check:
     """One threshold of a decision: ``value`` (Å or degrees) against ``bound``; ``upper``: value ≤ bound (else
     ≥); ``strict``: < / >; ``arms``: for an angle, the lengths (Å) of its two rays (its change when every atom
-    moves by δ is ``angle_margin``); None for a distance between two atoms (changes by up to 2δ)."""
+    moves by δ is ``angle_margin``); for a difference of two angles, their two pairs of rays (the margins add);
+    None for a distance between two atoms (changes by up to 2δ)."""
 
     what: str
     value: float
     bound: float
     upper: bool
     strict: bool = False
-    arms: tuple[float, float] | None = None
+    arms: tuple | None = None
 
     def margin(self, delta: float) -> float:
-        return 2 * delta if self.arms is None else angle_margin(self.arms[0], self.arms[1], delta)
+        if self.arms is None:
+            return 2 * delta
+        pairs = self.arms if isinstance(self.arms[0], tuple) else (self.arms,)
+        return sum(angle_margin(a, b, delta) for a, b in pairs)
 
     def passes(self, delta: float = 0.0, sign: int = 0) -> bool:
         """The check with every atom moved by δ: sign −1 the worst case (stable), +1 the best (loosened)."""
@@ -284,8 +289,11 @@ class PLIPCriterion:
         return out
 
     def select(self, prot, chem: Chemistry, passing: list[Decision]) -> list[Decision]:
-        """PLIP's refinement: drop bonds between salt-bridged groups, then one bond per donor (largest angle)."""
-        lig = prot.ligand
+        """PLIP's refinement of the pairs that pass its thresholds: those between salt-bridged groups are
+        dropped; then one bond per donor, the largest angle — as a check on each pair, its angle minus the
+        largest angle of the donor's other acceptors (> 0 wins), so the margin rule sees a choice that δ could
+        flip (two exactly equal angles: neither, where PLIP keeps the first it meets)."""
+        lig, a = prot.ligand, prot.atoms
         bridges = self.salt_bridged(prot, chem)
         kept = []
         for x in passing:
@@ -294,11 +302,17 @@ class PLIPCriterion:
                 kept.append(x)
         if not self.one_bond_per_donor:
             return kept
-        best: dict[int, Decision] = {}
-        for x in kept:  # PLIP keeps the first of equal angles, in its order (acceptor, then donor, hydrogen)
-            if x.donor not in best or best[x.donor].checks[2].value < x.checks[2].value:
-                best[x.donor] = x
-        return list(best.values())
+        out = []
+        for x in kept:
+            rivals = [y for y in kept if y.donor == x.donor and y.acceptor != x.acceptor]
+            if rivals:
+                r = max(rivals, key=lambda y: y.checks[2].value)
+                other = f"{a.res_name[r.acceptor]} {a.res_id[r.acceptor]} {a.atom_name[r.acceptor]}"
+                x = replace(x, checks=(*x.checks, Check(
+                    f"D–H···A minus the donor's best other ({other})", x.checks[2].value - r.checks[2].value,
+                    0.0, False, True, (x.checks[2].arms, r.checks[2].arms))))
+            out.append(x)
+        return out
 
 
 # ChimeraX (Mills & Dean) tables, from hbonds/hbond.py donor_params / acceptor_params: per acceptor geometry

@@ -137,7 +137,7 @@ def typed_hbonds(prot: Protonated, crit) -> tuple[HBond, ...]:
     recorded H···A and angle are through the hydrogen that decided, else (a heavy-atom decision) through the
     donor's hydrogen nearest the acceptor."""
     chem = Chemistry(prot.atoms)
-    chosen = crit.select(prot, chem, [x for x in crit.decisions(prot, chem) if x.holds()])
+    chosen = [x for x in crit.select(prot, chem, [x for x in crit.decisions(prot, chem) if x.holds()]) if x.holds()]
     back = {int(i): k for k, i in enumerate(prot.index.tolist())}
     a, pos = prot.atoms, prot.prepared.structure.positions
     best: dict[tuple[int, int], HBond] = {}
@@ -157,18 +157,19 @@ def typed_hbonds(prot: Protonated, crit) -> tuple[HBond, ...]:
 
 def typed_margin_pairs(prot: Protonated, crit, bonds, delta: float) -> list[tuple[int, int]]:
     """(donor, acceptor) prepared-atom pairs of a ``criteria`` criterion that are not bonds, fail its checks, and
-    pass them with every atom moved by δ in their favour (each check by its own margin, ``criteria.Check``).
-    A pair that passes every check but lost to the criterion's selection rule is decided, not a margin pair."""
+    pass them with every atom moved by δ in their favour (each check by its own margin, ``criteria.Check``;
+    the selection rule's checks too, e.g. PLIP's one bond per donor). A pair its rule excludes outright (PLIP's
+    salt bridges) is decided, not a margin pair."""
     chem = Chemistry(prot.atoms)
     back = {int(i): k for k, i in enumerate(prot.index.tolist())}
     true = {b.pair() for b in bonds}
-    holds: set[tuple[int, int]] = set()
-    loose: set[tuple[int, int]] = set()
-    for x in crit.decisions(prot, chem, slack=2 * delta):
-        if x.donor in back and x.acceptor in back:
-            key = (back[x.donor], back[x.acceptor])
-            if x.holds():
-                holds.add(key)
-            elif all(c.passes(delta, +1) for c in x.checks):
-                loose.add(key)
-    return sorted(loose - holds - true)
+    decisions = crit.decisions(prot, chem, slack=2 * delta)
+    passing = [x for x in decisions if x.holds()]
+    judged = crit.select(prot, chem, passing)  # the passing pairs the rule keeps, with its checks
+
+    def loose(xs) -> set[tuple[int, int]]:
+        return {(x.donor, x.acceptor) for x in xs if not x.holds() and all(c.passes(delta, +1) for c in x.checks)}
+
+    near = (loose(decisions) - {(x.donor, x.acceptor) for x in passing}) | loose(judged)
+    out = {(back[d], back[a]) for d, a in near if d in back and a in back}
+    return sorted(out - true)
