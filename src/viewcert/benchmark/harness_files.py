@@ -17,7 +17,7 @@ choice questions, ``choices`` and ``answer_letter``.
 | ``inspect_task.py`` | Inspect AI ``@task``: dataset from ``benchmark.jsonl``, images resolved beside the file; ``multiple_choice()`` + ``choice()`` (letter targets) or ``generate()`` + ``match()`` (free text) |
 | ``lmms_eval/viewcert_TASK.yaml``, ``lmms_eval/utils.py`` | lmms-eval task folder (``--include_path``); MCQ prompt with lettered options or free text; exact-match score per document |
 | ``HARNESSES.md`` | the exact steps for each harness and for reading the results back with ``viewcert ladder`` |
-| ``dry_run_answers.jsonl``, ``ladder_dry_run.toml`` | an offline dry run: the replay model's answers (``viewcert.harness.replay``) and the manifest that reads its Inspect log back, paths relative to the export |
+| ``dry_run_answers.jsonl``, ``ladder_dry_run*.toml`` | an offline dry run: the replay models' answers (``viewcert.harness.replay``) and the manifests that read the Inspect, lmms-eval and VLMEvalKit results back, paths relative to the export |
 """
 
 from __future__ import annotations
@@ -282,16 +282,35 @@ Answer convention: {convention}
 ## Dry run, offline (no model, no network)
 
 `{dry_file}` answers {rule} to every question, right on {right} of the {n}: the ladder's R4
-reads {right}/{n}. The replay model `viewcert-replay` (installed with viewcert as an Inspect model provider)
-answers from it:
+reads {right}/{n} in each harness below. Each ships with viewcert as a replay model, registered the harness's
+own way, that answers every question by its item id from that file (`viewcert-replay/always-A`,
+`replay=always-A` or `--replay always-A` answer A to everything without a file; a file of your own holds one
+`{{"id": "q0000", "answer": "B"}}` (or `"response": "..."`, verbatim) per line). Each `{dry_manifest_stem}*.toml` is
+shipped with paths relative to this folder (it travels with it) and reads back the one result file of its
+harness's dry run; `viewcert ladder` prints the `--threshold` in force beside R4 (an arm with a larger share
+of unanswered items or API errors is unscored). The harness and viewcert in one environment
+(`make harness` builds one: docs/harnesses.md):
+
+### Inspect AI (the model provider `viewcert-replay`)
 
     inspect eval inspect_task.py --model viewcert-replay/{dry_file} --log-dir logs/dry-run
     viewcert ladder --manifest {dry_manifest} --out ladder-dry-run
 
-`{dry_manifest}` (shipped; its paths are relative to this folder, so it travels with it) reads the one log
-of `logs/dry-run/`; `viewcert ladder` prints the `--threshold` in force beside R4 (an arm with a larger share
-of unanswered items or API errors is unscored). `viewcert-replay/always-A` answers A to everything without
-a file; a file of your own holds one `{{"id": "q0000", "answer": "B"}}` (or `"response": "..."`, verbatim) per line.
+### lmms-eval (the model `viewcert_replay`, an entry point of lmms-eval 0.7)
+
+    lmms-eval --model viewcert_replay --model_args replay={dry_file} --tasks {slug} \\
+        --include_path lmms_eval --log_samples --output_path results/dry-run
+    viewcert ladder --manifest {dry_manifest_lmms} --out ladder-dry-run-lmms-eval
+
+### VLMEvalKit (the `BaseModel` `viewcert-replay`, added to `run.py`'s models by viewcert's runner)
+
+    mkdir -p vlmevalkit && cp benchmark.tsv vlmevalkit/{camel}.tsv
+    LMUData=vlmevalkit python -m viewcert.harness.vlmevalkit_replay --replay {dry_file} \\
+        --data {camel} --model viewcert-replay --judge exact_matching {vlm_mode}--work-dir vlmevalkit/dry-run
+    viewcert ladder --manifest {dry_manifest_vlm} --out ladder-dry-run-vlmevalkit
+
+The runner hands every argument but `--replay` to VLMEvalKit's `run.py` and, because `run.py` logs a failed
+dataset and still exits 0, reads the run's `status.json` and exits 1 naming the failure.{vlm_note}
 
 ## Inspect AI (`pip install inspect-ai`)
 
@@ -302,20 +321,21 @@ a file; a file of your own holds one `{{"id": "q0000", "answer": "B"}}` (or `"re
     lmms-eval --model MODEL --model_args pretrained=ORG/NAME --tasks {slug} --include_path lmms_eval \\
         --log_samples --output_path results
 
-## VLMEvalKit (from its source: github.com/open-compass/VLMEvalKit)
+## VLMEvalKit (`pip install ms-vlmeval`, module `vlmeval`; or its source: github.com/open-compass/VLMEvalKit)
 
-    cp benchmark.tsv $LMUData/{camel}.tsv
-    python run.py --data {camel} --model MODEL --judge exact_matching
+    mkdir -p vlmevalkit && cp benchmark.tsv vlmevalkit/{camel}.tsv
+    LMUData=vlmevalkit python -m vlmeval --data {camel} --model MODEL --judge exact_matching {vlm_mode}--work-dir vlmevalkit
 
-VLMEvalKit treats a TSV it does not know as a custom dataset: with option columns A, B, … as
-`CustomMCQDataset` (it adds the "Options:" block itself; `--judge exact_matching` scores the letters without
-an LLM judge), otherwise as `CustomVQADataset` (predictions only; `viewcert ladder` scores them).
+(`python run.py` in a checkout.) VLMEvalKit treats a TSV it does not know as a custom dataset: with option
+columns A, B, … as `CustomMCQDataset` (it adds the "Options:" block itself; `--judge exact_matching` scores the
+letters without an LLM judge), otherwise as `CustomVQADataset`, which VLMEvalKit cannot score (hence
+`--mode infer`: predictions only; `viewcert ladder` scores them).
 
 ## Reading the results back
 
-Copy `{dry_manifest}` and point its `path` at the run's result file (a pattern must match exactly one):
+Copy a dry run's manifest and point its `path` at the run's result file (a pattern must match exactly one):
 `logs/MODEL/*.eval` (Inspect), `results/**/*_samples_{slug}.jsonl` (lmms-eval) or VLMEvalKit's
-`MODEL_{camel}.xlsx`, with `model = "ORG/NAME"` for VLMEvalKit files (they do not hold it):
+`vlmevalkit/MODEL/**/MODEL_{camel}.xlsx`, with `model = "ORG/NAME"` for VLMEvalKit files (they do not hold it):
 
     viewcert ladder --manifest ladder.toml --out ladder
 
@@ -323,14 +343,26 @@ The ladder reports R4 beside the certified ceiling R1{misi}, and where the harne
 scores disagree with viewcert's parse.
 """
 
+#: the dry runs' ladder manifests, by harness (HARNESSES.md's commands write what they read)
 DRY_MANIFEST = "ladder_dry_run.toml"
+DRY_MANIFEST_LMMS = "ladder_dry_run_lmms_eval.toml"
+DRY_MANIFEST_VLM = "ladder_dry_run_vlmevalkit.toml"
 
 
-def dry_run_manifest() -> str:
-    """``ladder_dry_run.toml``: this export as the study, the one Inspect log of ``logs/dry-run`` as R4 (paths
-    relative to the manifest, i.e. to the export folder)."""
-    return ('# the dry run of HARNESSES.md read back: viewcert ladder --manifest ladder_dry_run.toml --out ladder-dry-run\n'
-            '[study]\nbenchmark = "."\n\n[[input]]\npath = "logs/dry-run/*.eval"\nrung = "R4"\n')
+def dry_run_manifests(task: str) -> dict[str, str]:
+    """``{file name: text}`` of the three dry runs' manifests: this export as the study and, as R4, the one
+    result file its harness's dry run writes (paths relative to the manifest, i.e. to the export folder): the
+    Inspect log of ``logs/dry-run``, lmms-eval's samples under ``results/dry-run``, VLMEvalKit's predictions
+    under ``vlmevalkit/dry-run`` (which do not hold the model's name: the manifest gives it)."""
+    head = "# the {} dry run of HARNESSES.md read back: viewcert ladder --manifest {} --out {}\n[study]\nbenchmark = \".\"\n\n"
+    runs = {DRY_MANIFEST: ("Inspect", "ladder-dry-run", 'path = "logs/dry-run/*.eval"'),
+            DRY_MANIFEST_LMMS: ("lmms-eval", "ladder-dry-run-lmms-eval",
+                                f'path = "results/dry-run/**/*_samples_{_slug(task)}.jsonl"'),
+            DRY_MANIFEST_VLM: ("VLMEvalKit", "ladder-dry-run-vlmevalkit",
+                               f'path = "vlmevalkit/dry-run/viewcert-replay/viewcert-replay_{_camel(task)}.xlsx"\n'
+                               'model = "viewcert-replay/dry_run_answers.jsonl"')}
+    return {name: head.format(harness, name, out) + f"[[input]]\n{path}\nrung = \"R4\"\n"
+            for name, (harness, out, path) in runs.items()}
 
 
 def harness_readme(task: str, n: int, multiple_choice: bool, records: list[dict] | None = None) -> str:
@@ -345,13 +377,19 @@ def harness_readme(task: str, n: int, multiple_choice: bool, records: list[dict]
                 for d, r in zip(dry, records, strict=True))
     rule = ("A (the first option)" if multiple_choice else
             "the first question's answer" + (f" (`{records[0]['answer']}`)" if records else ""))
+    # VLMEvalKit cannot score a custom free-text dataset (CustomVQADataset.evaluate raises): predictions only
+    vlm_mode, vlm_note = ("", "") if multiple_choice else (
+        "--mode infer ", " A free-text export runs with `--mode infer`: VLMEvalKit has no scorer for a custom\n"
+        "free-text dataset (without it, `run.py` logs a `NotImplementedError` traceback), viewcert scores the predictions.")
     return _README.format(task=task, n=n, convention=conv, slug=_slug(task), camel=_camel(task), misi=misi,
-                          dry_file=DRY_RUN_FILE, dry_manifest=DRY_MANIFEST, rule=rule, right=right)
+                          dry_file=DRY_RUN_FILE, dry_manifest=DRY_MANIFEST, dry_manifest_stem=DRY_MANIFEST[:-5],
+                          dry_manifest_lmms=DRY_MANIFEST_LMMS, dry_manifest_vlm=DRY_MANIFEST_VLM, rule=rule,
+                          right=right, vlm_mode=vlm_mode, vlm_note=vlm_note)
 
 
 def write_harness_files(records: list[dict], out: Path, task: str) -> list[Path]:
     """Write ``benchmark.jsonl``, ``benchmark.tsv``, ``ids.csv``, the Inspect task, the lmms-eval folder,
-    ``HARNESSES.md`` and the offline dry run (its answers and ladder manifest) for the records (module
+    ``HARNESSES.md`` and the offline dry run (its answers and the three harnesses' ladder manifests) for the records (module
     docstring); returns the paths written."""
     from viewcert.harness.replay import DRY_RUN_FILE, dry_run_answers  # lazy: start-up (only exports use it)
 
@@ -360,5 +398,5 @@ def write_harness_files(records: list[dict], out: Path, task: str) -> list[Path]
     files = {"benchmark.jsonl": question_jsonl(records), "benchmark.tsv": harness_tsv(records, out),
              "ids.csv": ids_csv(records), "inspect_task.py": inspect_task_py(task, mc, layout),
              **lmms_eval_files(task, mc, bool(layout)), "HARNESSES.md": harness_readme(task, len(records), mc, records),
-             DRY_RUN_FILE: question_jsonl(dry_run_answers(records)), DRY_MANIFEST: dry_run_manifest()}
+             DRY_RUN_FILE: question_jsonl(dry_run_answers(records)), **dry_run_manifests(task)}
     return [write_text_atomic(out / rel, text) for rel, text in files.items()]
