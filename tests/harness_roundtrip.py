@@ -34,6 +34,23 @@ def questions(folder: Path) -> list[dict]:
     return [json.loads(x) for x in (folder / "benchmark.jsonl").read_text().splitlines()]
 
 
+def dry_run_commands(folder: Path, harness: str) -> list[str]:
+    """The commands of HARNESSES.md's dry run for ``harness`` (the start of its "### " heading: ``Inspect AI``,
+    ``lmms-eval``, ``VLMEvalKit``), as written: its indented lines, a trailing backslash joining the next."""
+    section = (folder / "HARNESSES.md").read_text().split("## Dry run", 1)[1].split("\n## ", 1)[0]
+    part = section.split(f"\n### {harness}", 1)[1].split("\n### ", 1)[0]
+    cmds, pending = [], ""
+    for line in part.splitlines():
+        if line.startswith("    ") and line.strip():
+            pending += line.strip()
+            if pending.endswith("\\"):
+                pending = pending[:-1].rstrip() + " "
+            else:
+                cmds.append(pending)
+                pending = ""
+    return cmds
+
+
 def run_inspect(folder: Path, answers: list[str], log_dir: Path):
     """Inspect's eval() of the shipped task file with mockllm returning ``answers`` in sample order; its one log."""
     from inspect_ai import eval as inspect_eval  # lazy: only the Inspect round trips need it

@@ -1,5 +1,5 @@
-"""The offline dry run of an export's HARNESSES.md, run as a user would: the commands of its "Dry run"
-section copied unedited and run from the export folder as subprocesses (Inspect's own ``inspect eval`` CLI
+"""The offline dry run of an export's HARNESSES.md in Inspect, run as a user would: the commands of its "Dry run"
+section's Inspect part copied unedited and run from the export folder as subprocesses (Inspect's own ``inspect eval`` CLI
 with the replay model ``viewcert-replay``, then ``viewcert ladder`` on the shipped manifest), with the
 Hugging Face hub offline and every HTTP(S) request sent to a closed local port. R4 must equal the accuracy
 counted here from the shipped answers and the replay's rule (always A; the first question's command)."""
@@ -17,18 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from harness_roundtrip import crystal_export, questions, zoom_export
+from harness_roundtrip import crystal_export, dry_run_commands, questions, zoom_export
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:inspect_ai.*")
-
-
-def dry_run_commands(folder: Path) -> list[str]:
-    """The indented command lines of HARNESSES.md's "Dry run" section, as written."""
-    text = (folder / "HARNESSES.md").read_text()
-    section = text.split("## Dry run", 1)[1].split("\n## ", 1)[0]
-    return [line.strip() for line in section.splitlines() if line.startswith("    ") and line.strip()]
 
 
 def offline_env() -> dict:
@@ -41,7 +34,7 @@ def offline_env() -> dict:
 
 
 def run_dry(folder: Path) -> list[subprocess.CompletedProcess]:
-    cmds = dry_run_commands(folder)
+    cmds = dry_run_commands(folder, "Inspect AI")
     assert [c.split()[0] for c in cmds] == ["inspect", "viewcert"]
     done = []
     for c in cmds:
@@ -75,7 +68,7 @@ def test_crystal_dry_run_from_harnesses_md(tmp_path):
     hand = sum(q["answer_letter"] == "A" for q in qs)  # always A: right where the true option is the first
     _, lad = run_dry(folder)
     assert _r4(folder) == (hand, 4)
-    assert f"right on {hand} of the 4: the ladder's R4\nreads {hand}/4." in (folder / "HARNESSES.md").read_text()
+    assert f"right on {hand} of the 4: the ladder's R4\nreads {hand}/4 in each harness" in (folder / "HARNESSES.md").read_text()
     assert re.search(r"R4 and every rung scored at --threshold 0\.05\b", lad.stdout)
     # the replay answered every sample in Inspect's multiple-choice form, by sample id
     assert _one_log(folder) == {q["id"]: "ANSWER: A" for q in qs}
