@@ -2,7 +2,8 @@
 certificate of what the views determine.
 
 Tasks: ``pocket-ligand`` (one question per complex: every ligand–pocket hydrogen bond as MiSI's five-tuple
-``RES SEQ ATOM CHAIN, LIGATOM``, entries separated by ``; ``) and ``residue-ligand`` (per complex, up to
+``RES SEQ ATOM CHAIN, LIGATOM``, entries separated by ``; ``; ``no`` for a complex whose bonds are all
+uncertain) and ``residue-ligand`` (per complex, up to
 ``per_complex`` positive and as many negative residues, drawn with ``numpy.random.default_rng(seed)``: does
 that residue bond with the ligand, and by which pairs — ``no`` or ``yes: ENTRY; ENTRY``) and
 ``interaction-location`` (per complex, up to ``per_complex`` bonds: the command ``move x A, move y B`` (Å,
@@ -120,7 +121,7 @@ def question_text(task: str, view_names, pocket: float, residue: str | None = No
     fmt = "'RESIDUE_TYPE RESIDUE_NUMBER RESIDUE_ATOM CHAIN, LIGAND_ATOM' (e.g. 'ARG 45 NH2 A, O1B')"
     if task == "pocket-ligand":
         return head + f"List every hydrogen bond between the ligand and the pocket, one entry per bond as {fmt}, " \
-                      "entries separated by '; '."
+                      "entries separated by '; ', or answer 'no' when there is none."
     if task == "docking":
         return ("The images show, in one camera, the ligand alone in its native pose, the protein pocket alone "
                 f"(residues within {pocket:g} Å of the ligand) and the complex with the ligand displaced. Give the "
@@ -196,12 +197,12 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
     certain = [x["entry"] for x in ceilings["rendered"]["entries"]]
     uncertain = [x["entry"] for x in ceilings["rendered"]["uncertain"]]
     if settings.task == "pocket-ligand":
-        if certain:
-            answer = "; ".join(certain)
+        if certain or uncertain:  # only uncertain bonds: the true list is empty, the answer "no"
+            answer = "; ".join(certain) if certain else "no"
             records.append(question_record(start, source, images, question_text(settings.task, names, settings.pocket),
                                            settings.task, answer, category=f"{len(certain)} bonds",
                                            answer_format="list"))
-            items.append({"id": records[-1]["id"], "source_id": source, "positive": True,
+            items.append({"id": records[-1]["id"], "source_id": source, "positive": bool(certain),
                           "n_bonds": len(certain), "uncertain": uncertain,
                           **{m: _brief(c) for m, c in ceilings.items()}})
     elif settings.task == "interaction-location":
@@ -220,7 +221,10 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
                           "n_bonds": len(mine), "uncertain": [e for e in uncertain if e.startswith(_residue_text(res)
                                                                                                    + " ")],
                           "ideal": ideal, "rendered": rend})
-    return records, items, truth.to_dict()
+    ground = truth.to_dict()
+    if ceilings["ideal"]["uncertain"]:  # listed in the certificate's ground truth (the reasons beside each)
+        ground["uncertain"] = [{k: x[k] for k in ("entry", "bond", "reason")} for x in ceilings["ideal"]["uncertain"]]
+    return records, items, ground
 
 
 def location_answer(structure, pair: tuple[int, int], camera) -> str:
@@ -271,10 +275,13 @@ def _candidate_pairs(structure, pocket: dict, unnamed: set) -> list[tuple[int, i
 
 
 def _location_questions(truth, ceilings, cams, names, settings, images, source, start, rng):
-    """Seeded bonds of one complex as interaction-location questions, with both ceilings."""
+    """Seeded bonds of one complex as interaction-location questions, with both ceilings: its certain bonds, or
+    when it has none its uncertain ones (the question names the pair; its midpoint does not depend on whether
+    the pair is a bond)."""
     s = truth.protonated.prepared.structure
     certain = {x["entry"] for x in ceilings["rendered"]["entries"]}
-    bonds = list({b.entry(): b for b in truth.bonds if b.entry() in certain}.values())  # one bond per entry
+    pool = certain or {x["entry"] for x in ceilings["rendered"]["uncertain"] if x["bond"]}
+    bonds = list({b.entry(): b for b in truth.bonds if b.entry() in pool}.values())  # one bond per entry
     pick = sorted(rng.permutation(len(bonds))[: settings.per_complex].tolist()) if bonds else []
     records, items = [], []
     for j, b in enumerate(bonds[i] for i in pick):
@@ -284,11 +291,11 @@ def _location_questions(truth, ceilings, cams, names, settings, images, source, 
         records.append(question_record(start + j, source, images, q, settings.task, answer, category="location"))
         per = {}
         for mode, c in ceilings.items():
-            entry = next(x for x in c["entries"] if x["entry"] == e)
+            entry = next(x for x in c["entries"] + c["uncertain"] if x["entry"] == e)
             per[mode] = location_ceiling(s, b.pair(), cams[0], {**c, "ligand_atoms": list(
                 truth.protonated.prepared.ligand_atoms)}, entry, settings.ceiling.delta)
         items.append({"id": records[-1]["id"], "source_id": source, "entry": e, "positive": True, "n_bonds": 1,
-                      **per})
+                      **({} if e in certain else {"uncertain_bond": True}), **per})
     return records, items
 
 
@@ -342,7 +349,7 @@ def _build(complexes, out: Path, settings: InteractionExportSettings) -> dict:
         truths[f"{complex_name(path)}:{ligand or ''}"] = t
         rec = t.get("complex", t) if isinstance(t, dict) else {}  # docking: the complex record itself
         inputs.append({"name": complex_name(path), "ligand": ligand, "sha256": rec.get("sha256")})
-    if not any(t["bonds"] for t in truths.values() if isinstance(t, dict) and "bonds" in t) \
+    if not any(t.get("bonds") or t.get("uncertain") for t in truths.values() if isinstance(t, dict)) \
             and settings.task != "docking":
         raise InputError("no question: no complex has a hydrogen bond between ligand and pocket", field="INPUT")
     if not records:

@@ -16,8 +16,9 @@ An entry (residue atom r, ligand atom l) of the true list is **determined** when
 
 **Uncertain** (``uncertainty``): a true bond failing 3, a non-bond passing the criterion loosened by the same
 margins, a bond through a rotatable hydrogen (hydroxyl, thiol, NH3+) whose other rotamers would bond
-another acceptor, or a non-bond that another rotamer of a rotatable hydrogen would make (``rotamer_pairs``). Uncertain entries leave the truth (listed under ``uncertain``); the ceiling is over the
-certain ones, so no margin candidate remains to guess (the guessing rule below is kept for callers that pass
+another acceptor, or a non-bond that another rotamer of a rotatable hydrogen would make (``rotamer_pairs``).
+Uncertain entries leave the truth (listed under ``uncertain``); the ceiling is over the certain ones (1 when
+there is none but some uncertain: the answer "no" is right), so no margin candidate remains to guess (the guessing rule below is kept for callers that pass
 candidates). A pair that is *not* a bond but passes the criterion loosened by the same margins was a **margin
 candidate**; so was a true bond failing 3. Identified, recovered margin candidates are what an ideal
 answerer must guess (it cannot tell them apart): the ceiling is the expected MiSI score
@@ -392,7 +393,8 @@ def unnamed_atoms(truth: HBondTruth, seen: dict) -> list[int]:
 def pocket_ligand_ceiling(truth: HBondTruth, cameras, settings: CeilingSettings | None = None,
                           mode: str = "rendered", rendered: RenderedViews | None = None) -> dict:
     """Ceiling of the pocket–ligand list (module docstring): every true entry with its status and loss, the
-    margin candidates and the best expected score (None when the complex has no bond: nothing to score).
+    margin candidates and the best expected score (1.0 when every entry is uncertain: the answer "no" is
+    right and naming an uncertain entry is neutral; None when the complex has no entry at all).
     ``rendered`` (mode "rendered"): the views as ``render_views`` rendered them, not rendered again."""
     st = settings or CeilingSettings()
     s, lig = truth.protonated.prepared.structure, truth.protonated.prepared.ligand_atoms
@@ -404,8 +406,9 @@ def pocket_ligand_ceiling(truth: HBondTruth, cameras, settings: CeilingSettings 
     for b in truth.bonds:
         e, r, l_ = _entry_of(s, lig, b.donor.index, b.acceptor.index)
         why = uncertainty(truth, b, st.delta)
-        if why is not None:
-            unsure.setdefault(e, {"entry": e, "residue": residue_key(s, r), "bond": True, "reason": why})
+        if why is not None:  # its loss: whether the images name and place the pair (interaction-location asks it)
+            unsure.setdefault(e, {"entry": e, "residue": residue_key(s, r), "bond": True, "reason": why,
+                                  "loss": _loss(seen, s, r, l_, True)})
             continue
         loss = _loss(seen, s, r, l_, True)
         if e not in entries or entries[e]["loss"] is not None:
@@ -426,7 +429,9 @@ def pocket_ligand_ceiling(truth: HBondTruth, cameras, settings: CeilingSettings 
     candidates: dict[str, str] = {}
     n_det = sum(x["determined"] for x in entries.values())
     n = len(entries)
-    value = best_expected_score(n, n_det, guess_true, guess_false) if n else None
+    # only uncertain entries: the true list is empty and the answer "no" scores 1 (attribution.misi: uncertain
+    # entries are neutral), whatever the images show; no entry at all: nothing to score
+    value = best_expected_score(n, n_det, guess_true, guess_false) if n else (1.0 if unsure else None)
     losses = {k: sum(1 for x in entries.values() if x["loss"] == k) for k in LOSSES}
     return {"mode": mode, "n_views": len(cameras), "n_true": n, "n_determined": n_det, "ceiling": value,
             "margin_candidates": {"true": guess_true, "false": guess_false}, "losses": losses,
