@@ -82,9 +82,7 @@ def viewcert_fns():
     cfg = CertifyConfig(delta=DELTA, tau=TAU, pairs="first", merge="greedy", periodic_merge=False)
 
     def ours(item) -> str | None:
-        rec = certify_item(item, cfg)
-        lab = rec.get("label_reconstructed") if isinstance(rec, dict) else getattr(rec, "label_reconstructed", None)
-        return (lab or {}).get("crystal_system")
+        return certify_item(item, cfg).label("reconstructed").get("crystal_system")
 
     return ours, cfg
 

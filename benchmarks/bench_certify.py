@@ -166,9 +166,9 @@ def run(limit: int | None) -> dict:
             cs = tools_item(it.payload, cfg, prot, stages)
             tools_cpu.append(time.process_time() - t)
             tools_wall.append(time.perf_counter() - w)
-            mine = (o.get("label_reconstructed") or {}).get("crystal_system")
+            mine = o.label("reconstructed").get("crystal_system")
             agree += mine == cs
-            ours_correct += bool(o["correct"])
+            ours_correct += bool(o.correct)
             tools_correct += cs == it.label["crystal_system"]
         brk = ours_breakdown(items, cfg)
         n = len(items)

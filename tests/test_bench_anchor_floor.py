@@ -71,7 +71,7 @@ def test_floor_and_guard_are_the_products_engine_calls(calls):
     systems, lattice_calls, skipped, fresh = set(), 0, 0, 0
     for it in items:
         calls.clear()
-        rec = certify_item(it, cfg)
+        rec = certify_item(it, cfg).to_dict()
         product = Counter(calls)
         systems.add(rec["label_rendered"]["crystal_system"])
         cells = prepare(it)  # untimed in the benchmark: its own engine calls are not counted

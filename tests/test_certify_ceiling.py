@@ -56,13 +56,13 @@ def test_prototypes_all_correct_and_certified(protos):
 def test_mislabeled_structure_is_flagged(protos):
     mg = _one(protos, "aflow:A_hP2_194_c")
     wrong = replace(mg, label={"crystal_system": "cubic", "point_group": "m-3m", "space_group": 225})
-    out = certify_item(wrong, CertifyConfig())
+    out = certify_item(wrong, CertifyConfig()).to_dict()
     assert out["label_mismatch"] == ["crystal_system", "point_group", "space_group"]
     assert out["label_rendered"]["crystal_system"] == "hexagonal"
     assert not out["correct"] and out["reasons"] == ["label_mismatch"]
     assert out["unique"] and out["label_reconstructed"] == out["label_rendered"]
     # scored against the rendered cell instead, the item is correct, and the mismatch is still reported
-    out2 = certify_item(wrong, CertifyConfig(truth="rendered"))
+    out2 = certify_item(wrong, CertifyConfig(truth="rendered")).to_dict()
     assert out2["correct"] and out2["label_mismatch"] == out["label_mismatch"]
     ds = Dataset("test", "test", (wrong, _one(protos, "aflow:A_cF4_225_a")))
     cert, _ = run_certification(ds, CertifyConfig(), n_workers=1, progress=False)
@@ -73,21 +73,21 @@ def test_mislabeled_structure_is_flagged(protos):
 
 def test_phantoms_with_two_views_are_reasons_with_positions(protos):
     graphite = _one(protos, "aflow:A_hP4_194_bc")
-    out = certify_item(graphite, CertifyConfig(views=("axis_a", "axis_b")))
+    out = certify_item(graphite, CertifyConfig(views=("axis_a", "axis_b"))).to_dict()
     assert not out["correct"] and out["reasons"][0] == "phantoms"
     assert out["oracle"]["n_phantoms"] == len(out["phantoms"]) > 0
     assert all(len(p) == 4 and p[0] == 6 for p in out["phantoms"])  # [Z, x, y, z]
     assert not out["certified"] and not out["unique"]
     # the full protocol removes them
-    assert certify_item(graphite, CertifyConfig())["certified"]
+    assert certify_item(graphite, CertifyConfig()).certified
 
 
 def test_symmetry_changed_when_noise_exceeds_tau(protos):
     rutile = _one(protos, "aflow:A2B_tP6_136_f_a")
     # ideal observations: exact points whatever δ
-    assert certify_item(rutile, CertifyConfig(delta=0.3, tau=0.01))["certified"]
+    assert certify_item(rutile, CertifyConfig(delta=0.3, tau=0.01)).certified
     # σ = 0.02 Å noise, δ = 0.15 Å: the same atoms within δ, but positions off by more than τ = 0.001 Å
-    out = certify_item(rutile, CertifyConfig(delta=0.15, tau=0.001, sigma=0.02, sigma_unit="angstrom", seed=1))
+    out = certify_item(rutile, CertifyConfig(delta=0.15, tau=0.001, sigma=0.02, sigma_unit="angstrom", seed=1)).to_dict()
     assert out["unique"] and not out["correct"] and out["reasons"] == ["symmetry_changed"]
     assert out["oracle"]["max_position_error"] > 0.001
     assert out["label_reconstructed"]["crystal_system"] != out["label_rendered"]["crystal_system"]
@@ -95,7 +95,7 @@ def test_symmetry_changed_when_noise_exceeds_tau(protos):
 
 def test_unreadable_item_is_an_error_value():
     bad = Item("broken", "cif_text", "data_x\n_cell_length_a 1\n", "0" * 64, {"crystal_system": "cubic"})
-    out = certify_item(bad, CertifyConfig())
+    out = certify_item(bad, CertifyConfig()).to_dict()
     assert out["outcome"] == "error" and out["reasons"] == ["error"] and out["error"].startswith("read:")
     cert, _ = run_certification(Dataset("t", "t", (bad,)), CertifyConfig(), n_workers=1, progress=False)
     assert cert["summary"]["errors"][0]["id"] == "broken" and cert["summary"]["correct"] == 0
@@ -104,7 +104,7 @@ def test_unreadable_item_is_an_error_value():
 def test_molecule_scored_on_exact_reconstruction():
     pytest.importorskip("biotite")
     ds = load_input("builtin:ccd:IBP")
-    out = certify_item(ds.items[0], CertifyConfig())
+    out = certify_item(ds.items[0], CertifyConfig()).to_dict()
     # molecules are scored on their own levels (issue 12, certify.molecule), never on a crystal label
     assert out["periodic"] is False and out["label_rendered"] is None
     assert set(out["correct_by_level"]) == {"uniqueness", "point_group", "handedness"}

@@ -39,7 +39,7 @@ def _two_atoms(tmp_path):
 
 def test_hand_worked_two_view_margin_in_the_record(tmp_path):
     ds = _two_atoms(tmp_path)
-    rec = certify_item(ds.items[0], CertifyConfig(protocol=TWO_VIEWS, margin=True))
+    rec = certify_item(ds.items[0], CertifyConfig(protocol=TWO_VIEWS, margin=True)).to_dict()
     um = rec["uniqueness_margin"]
     assert um["delta_star"] == 0.15 and um["bound"] == "candidate"
     assert um["near_miss"] == [0, 1] and um["near_miss_label"] == 6
@@ -50,7 +50,7 @@ def test_hand_worked_two_view_margin_in_the_record(tmp_path):
 
 def test_margin_off_by_default_and_recorded(tmp_path):
     ds = _two_atoms(tmp_path)
-    assert "uniqueness_margin" not in certify_item(ds.items[0], CertifyConfig(protocol=TWO_VIEWS))
+    assert "uniqueness_margin" not in certify_item(ds.items[0], CertifyConfig(protocol=TWO_VIEWS)).to_dict()
     assert "margin" not in CertifyConfig().to_dict()  # older certificates (no field) keep their digests
     on = CertifyConfig(margin=True)
     assert on.to_dict()["margin"] is True and CertifyConfig.from_dict(on.to_dict()) == on

@@ -64,7 +64,7 @@ def test_long_rhombohedral_cell_does_not_exhaust_memory(shared_data):
     from viewcert.certify import certify_item
 
     ds = load_input(shared_data / "data" / "e3", subset="all").select(["mp-1096817"])
-    out = certify_item(ds.items[0], CertifyConfig())
+    out = certify_item(ds.items[0], CertifyConfig()).to_dict()
     assert out["correct"] and out["certified"] and out["cross_check"] is None
     assert out["label_rendered"]["space_group"] == 160
 

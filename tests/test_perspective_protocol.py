@@ -185,8 +185,8 @@ def test_independent_views_perspective_criterion_by_hand():
 @pytest.mark.parametrize("builder, group", [(bromochlorofluoromethane, "C1"), (water, "C2v"), (ammonia, "C3v")])
 def test_molecule_from_a_perspective_file_same_point_group_as_orthographic(builder, group, tmp_path):
     s = _mol(builder)
-    persp = certify_item(_item("m", s), CertifyConfig(protocol=str(_axes3_file(tmp_path))))
-    ortho = certify_item(_item("m", s), CertifyConfig(protocol="axes-3"))
+    persp = certify_item(_item("m", s), CertifyConfig(protocol=str(_axes3_file(tmp_path)))).to_dict()
+    ortho = certify_item(_item("m", s), CertifyConfig(protocol="axes-3")).to_dict()
     assert persp["outcome"] == "correct" and ortho["outcome"] == "correct", (persp.get("reasons"), persp.get("error"))
     assert persp["oracle"]["n_phantoms"] == 0 and persp["oracle"]["n_recovered"] == len(s.numbers)
     pg_p, pg_o = persp["molecule"]["point_group"], ortho["molecule"]["point_group"]
@@ -205,12 +205,12 @@ def test_methane_through_axis_pinholes_has_the_one_hand_worked_phantom(tmp_path)
     one phantom at t·(−1, 1, 1), t = 20a/(20 + 2a). Orthographic axis views (no parallax) admit all four
     vertices of the other tetrahedron."""
     s = _mol(methane)
-    persp = certify_item(_item("ch4", s), CertifyConfig(protocol=str(_axes3_file(tmp_path))))
+    persp = certify_item(_item("ch4", s), CertifyConfig(protocol=str(_axes3_file(tmp_path)))).to_dict()
     a = 1.09 / math.sqrt(3.0)
     t = 20.0 * a / (20.0 + 2.0 * a)
     assert persp["oracle"]["n_phantoms"] == 1 and persp["phantoms"][0][0] == 1  # a hydrogen
     assert persp["phantoms"][0][1:] == pytest.approx([-t, t, t], abs=1e-6)
-    ortho = certify_item(_item("ch4", s), CertifyConfig(protocol="axes-3"))
+    ortho = certify_item(_item("ch4", s), CertifyConfig(protocol="axes-3")).to_dict()
     assert ortho["oracle"]["n_phantoms"] == 4
     assert sorted(np.sign(np.array(ortho["phantoms"])[:, 1:]).prod(axis=1).tolist()) == [-1.0] * 4
 
@@ -244,7 +244,7 @@ def test_crystal_from_a_perspective_file_gets_the_rendered_cubic_system(tmp_path
     (a, a, a) along the study's five directions; every atom recovered, no phantom, cubic as rendered."""
     f = _rc5_file(tmp_path, centre=(A_NACL,) * 3, distance=40.0)
     cfg = CertifyConfig(protocol=str(f), tiling=(2, 2, 2))
-    rec = certify_item(Item("nacl", "file", str(_nacl(tmp_path)), "x"), cfg)
+    rec = certify_item(Item("nacl", "file", str(_nacl(tmp_path)), "x"), cfg).to_dict()
     assert rec["outcome"] == "correct", rec.get("error") or rec.get("reasons")
     assert rec["label_rendered"]["crystal_system"] == rec["label_reconstructed"]["crystal_system"] == "cubic"
     assert rec["label_reconstructed"]["space_group"] == 225  # Fm-3m, the rock salt's group
@@ -257,7 +257,7 @@ def test_simple_cubic_framed_by_the_rule_is_cubic():
     s = Structure(positions=[[0.0, 0.0, 0.0]], numbers=[84], lattice=np.eye(3) * 3.35)
     rc5 = get_protocol("render-ceiling-5")
     spec = ProtocolSpec(rc5, kind="perspective", fov_deg=30.0)
-    rec = certify_item(_item("po", s), CertifyConfig(protocol=spec, tiling=(2, 2, 2)))
+    rec = certify_item(_item("po", s), CertifyConfig(protocol=spec, tiling=(2, 2, 2))).to_dict()
     assert rec["outcome"] == "correct" and rec["label_reconstructed"]["crystal_system"] == "cubic"
     assert rec["label_reconstructed"]["space_group"] == 221  # Pm-3m
     # framed: all five cameras the same distance from the drawn box's centre (3.35, 3.35, 3.35)
@@ -266,7 +266,7 @@ def test_simple_cubic_framed_by_the_rule_is_cubic():
 
 
 def test_margin_is_recorded_as_orthographic_only(tmp_path):
-    rec = certify_item(_item("m", _mol(water)), CertifyConfig(protocol=str(_axes3_file(tmp_path)), margin=True))
+    rec = certify_item(_item("m", _mol(water)), CertifyConfig(protocol=str(_axes3_file(tmp_path)), margin=True)).to_dict()
     assert rec["uniqueness_margin"]["delta_star"] is None
     assert "orthographic views only" in rec["uniqueness_margin"]["error"]
 

@@ -123,7 +123,7 @@ def test_rule_on_rows_ties_and_no_altlocs():
 
 def test_certificate_records_the_altlocs_kept():
     s = read_pdb_text(PDB, source="alt.pdb")
-    rec = certify_item(Item("alt", "structure", s, "x"), CertifyConfig(delta=0.01))
+    rec = certify_item(Item("alt", "structure", s, "x"), CertifyConfig(delta=0.01)).to_dict()
     assert rec["outcome"] != "error", rec
     assert rec["reading"] == dict(s.provenance.choices)
 

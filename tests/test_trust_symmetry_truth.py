@@ -81,7 +81,7 @@ def test_the_cell_is_what_the_docstring_says():
 def test_spglib_default_angle_certifies_monoclinic_p2():
     expected = _spglib_direct(-1)
     rec = certify_item(_item(), CertifyConfig(delta=0.01, tau=0.01, angle_tolerance=-1, std_angle_tolerance=-1,
-                                              score="space_group"))
+                                              score="space_group")).to_dict()
     assert rec["label_rendered"]["space_group"] == expected == 3
     assert rec["label_rendered"]["crystal_system"] == "monoclinic"
     assert rec["correct"] and "symmetry_raised" not in rec and rec["reference_source"] == "rendered"
@@ -107,7 +107,7 @@ def test_study_angle_tolerance_reports_the_input_cross_check():
     """At 5° spglib on the input says Pmm2 (the truth at those tolerances); moyopy on the input says P2, and
     that disagreement is on the item (cross_check.input) and listed in the summary."""
     cfg = CertifyConfig(delta=0.01, tau=0.01, score="space_group")
-    rec = certify_item(_item(), cfg)
+    rec = certify_item(_item(), cfg).to_dict()
     assert rec["label_rendered"]["space_group"] == _spglib_direct(5.0) == 25
     assert "symmetry_raised" not in rec  # the same tolerances: no raise, the input is Pmm2 at 5°
     assert "space_group: spglib 25 vs moyopy 3" in rec["cross_check"]["input"]
@@ -121,7 +121,7 @@ def test_standardisation_at_another_angle_is_flagged():
     P2 at the stated tolerances. Flagged, and scored against the input's label."""
     cfg = CertifyConfig(delta=0.01, tau=0.01, angle_tolerance=-1, std_angle_tolerance=5.0, truth="rendered",
                         score="space_group")
-    rec = certify_item(_item(), cfg)
+    rec = certify_item(_item(), cfg).to_dict()
     raised = rec["symmetry_raised"]
     assert raised["input"]["space_group"] == _spglib_direct(-1) == 3
     assert raised["rendered"]["space_group"] == rec["label_rendered"]["space_group"] == 25
@@ -181,7 +181,7 @@ def test_pyxtal_subset_truth_is_the_input_symmetry(angle, std_angle):
     for g in SUBSET:
         exact = _pyxtal_structure(g)  # seeded recipes of tests/test_symmetry.py
         for tag, s in (("exact", exact), ("perturbed", _perturbed(exact, rng))):
-            rec = certify_item(Item(f"{g}-{tag}", "structure", s, "pyxtal"), cfg)
+            rec = certify_item(Item(f"{g}-{tag}", "structure", s, "pyxtal"), cfg).to_dict()
             assert rec["outcome"] != "error", rec
             truth = (rec.get("symmetry_raised") or {}).get("input") or rec["label_rendered"]
             direct = int(spglib.get_symmetry_dataset((s.lattice, s.frac_coords, s.numbers), symprec=0.01,

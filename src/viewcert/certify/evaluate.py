@@ -42,6 +42,7 @@ from viewcert.certify.config import CertifyConfig
 from viewcert.certify.digests import cameras_digest, cell_digest
 from viewcert.certify.inputs import Item
 from viewcert.certify.molecule import bond_graph, molecule_outcome
+from viewcert.certify.records import ItemOutcome
 from viewcert.errors import InputError
 from viewcert.numeric import sig
 from viewcert.oracle.margin import uniqueness_margin
@@ -231,17 +232,18 @@ def _error_record(item: Item, stage_msg: str) -> dict:
     return rec
 
 
-def evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
-    """One item's outcome under ``cfg`` (a JSON-ready dict with fixed float formatting)."""
+def evaluate(prep: Prepared, cfg: CertifyConfig) -> ItemOutcome:
+    """One item's outcome under ``cfg`` (its ``to_dict`` is the certificate's record, fixed float formatting)."""
     item = prep.item
     if prep.error is not None:
-        return _error_record(item, prep.error)
+        return ItemOutcome.from_dict(_error_record(item, prep.error))
     try:
-        return _evaluate(prep, cfg)
+        rec = _evaluate(prep, cfg)
     except Exception as exc:  # noqa: BLE001 - a pipeline failure is recorded on the item
         tb = traceback.extract_tb(exc.__traceback__)
         where = f"{tb[-1].name}" if tb else ""
-        return _error_record(item, f"pipeline ({where}): {type(exc).__name__}: {exc}")
+        rec = _error_record(item, f"pipeline ({where}): {type(exc).__name__}: {exc}")
+    return ItemOutcome.from_dict(rec)
 
 
 def _reconstruction_check(rec, cell: Structure, cfg: CertifyConfig,
@@ -389,6 +391,11 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
     }
 
 
-def certify_item(item: Item, cfg: CertifyConfig) -> dict:
+def certify_item(item: Item, cfg: CertifyConfig) -> ItemOutcome:
     """``evaluate(prepare(item, cfg), cfg)``."""
     return evaluate(prepare(item, cfg), cfg)
+
+
+def certify_item_record(item: Item, cfg: CertifyConfig) -> dict:
+    """:func:`certify_item` as the record written (what a shard of ``parallel.map_items`` holds: JSON)."""
+    return certify_item(item, cfg).to_dict()

@@ -23,6 +23,7 @@ from viewcert.certify import plots as P
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import evaluate, item_cameras, prepare
 from viewcert.certify.inputs import Dataset, load_input
+from viewcert.certify.records import ABSENT, ItemOutcome
 from viewcert.certify.run import fingerprint, resume_lines
 from viewcert.errors import InputError, ViewcertError
 from viewcert.io.atomic import write_json_atomic, write_text_atomic
@@ -114,13 +115,18 @@ def build_configs(base: CertifyConfig, plan: SweepPlan) -> list[Tagged]:
     return out
 
 
-def _compact(o: dict) -> dict:
-    orc = o.get("oracle") or {}
-    return {"correct": bool(o["correct"]), "by_level": o.get("correct_by_level"),
+def _compact(o: ItemOutcome) -> dict:
+    """The sweep's row of one item under one configuration (a table row, not a certificate record)."""
+    orc = o.oracle or {}
+
+    def opt(v):  # a field the outcome does not have is None in the row
+        return None if v is ABSENT else v
+
+    return {"correct": bool(o.correct), "by_level": opt(o.correct_by_level),
             "n_phantoms": orc.get("n_phantoms"), "n_missing": orc.get("n_missing"), "n_points": orc.get("n_points"),
-            "unique": o.get("unique"), "exact": o.get("exact"), "reasons": o.get("reasons"), "outcome": o["outcome"],
-            "predicted": (o.get("label_reconstructed") or {}).get("crystal_system"),
-            "max_position_error": orc.get("max_position_error"), "error": o.get("error")}
+            "unique": opt(o.unique), "exact": opt(o.exact), "reasons": opt(o.reasons), "outcome": o.outcome,
+            "predicted": o.label("reconstructed").get("crystal_system"),
+            "max_position_error": orc.get("max_position_error"), "error": opt(o.error)}
 
 
 def _noise_module_rates(cell, cfg: CertifyConfig) -> dict:

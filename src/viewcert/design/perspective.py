@@ -55,12 +55,13 @@ def measure(spec: ProtocolSpec, structure: Structure, *, delta: float = DEFAULT_
     Keys: camera, delta, outcome, n_atoms, n_recovered, n_phantoms, unique, correct_by_level, reasons,
     error (None unless certify could not run)."""
     cfg = CertifyConfig(protocol=spec if spec.kind == "perspective" else spec.protocol, delta=delta)
-    rec = certify_item(Item(structure.identifier or "design", "structure", structure, cell_digest(structure)), cfg)
-    orc = rec.get("oracle") or {}
-    return {"camera": spec.kind, "delta": cfg.oracle.delta, "outcome": rec["outcome"],
+    out = certify_item(Item(structure.identifier or "design", "structure", structure, cell_digest(structure)), cfg)
+    rec = out.to_dict()  # the record as written: a field it does not have reads as None
+    orc = out.oracle or {}
+    return {"camera": spec.kind, "delta": cfg.oracle.delta, "outcome": out.outcome,
             "n_atoms": rec.get("n_atoms"), "n_recovered": orc.get("n_recovered"), "n_phantoms": orc.get("n_phantoms"),
             "unique": rec.get("unique"), "correct_by_level": rec.get("correct_by_level"),
-            "reasons": rec.get("reasons") or [], "error": rec.get("error")}
+            "reasons": out.reasons or [], "error": rec.get("error")}
 
 
 def measure_line(m: dict) -> str:
