@@ -9,7 +9,7 @@ SUM     := $(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 STAMP_RUN  := $(VENV)/.installed-run-$(SUM)
 STAMP      := $(VENV)/.installed-test-$(SUM)
 
-.PHONY: run test bench lint docs clean harness chromium
+.PHONY: run test bench lint docs clean harness harness-venv chromium
 
 $(STAMP_RUN): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -50,23 +50,35 @@ test: $(STAMP) lint docs chromium
 	$(BIN)/python -m pytest -q
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m nojit -p no:cacheprovider
 
-# harness round trips (docs/harnesses.md), not part of `make test`: lmms-eval (the `harness` extra) and
-# VLMEvalKit (ModelScope's packaging ms-vlmeval, without its CUDA-heavy dependency list: only the modules its
-# import of a custom dataset asks for) in their own venv, which the tests drive as a subprocess
+# harness round trips (docs/harnesses.md), not part of `make test`: lmms-eval and VLMEvalKit (ModelScope's
+# packaging ms-vlmeval, without its CUDA-heavy dependency list: only the modules its import of a custom dataset
+# asks for) in their own venv with viewcert itself (its replay models and `viewcert ladder`), which the tests
+# drive as a subprocess. Every install names torch==2.13.0, this machine's local CPU build: left free, lmms-eval's
+# torchvision requirement upgrades torch to a CUDA build (2.14.1 and 17 nvidia-* packages, 7.0 GB).
 HVENV := .venv-harness
+HPIP := $(HVENV)/bin/python -m pip install --quiet
 VLMEVAL_DEPS := openpyxl xlsxwriter json_repair validators sty tabulate timeout-decorator portalocker openai \
 	rouge jieba Levenshtein rapidfuzz qwen-vl-utils decord opencv-python-headless imageio nltk math-verify \
 	latex2sympy2_extended pylatexenc num2words docopt python-dotenv sympy termcolor
-harness: $(STAMP)
+harness-venv:
 	test -x $(HVENV)/bin/python || $(PY) -m venv $(HVENV)
-	# PyTorch's CPU build first (this machine's pip takes torch==2.13.0 from a local file); with no torch
-	# installed, lmms-eval's plain `torch` requirement pulls a multi-GB CUDA build
-	$(HVENV)/bin/python -m pip install --quiet "torch==2.13.0"
-	$(HVENV)/bin/python -m pip install --quiet "lmms-eval>=0.7.3,<0.8" "filelock<4"
-	$(HVENV)/bin/python -m pip install --quiet --no-deps "ms-vlmeval==0.0.20"
-	$(HVENV)/bin/python -m pip install --quiet $(VLMEVAL_DEPS) "filelock<4"
+	$(HPIP) "torch==2.13.0"
+	$(HPIP) "torch==2.13.0" "lmms-eval>=0.7.3,<0.8" "filelock<4"
+	$(HPIP) --no-deps "ms-vlmeval==0.0.20"
+	$(HPIP) "torch==2.13.0" $(VLMEVAL_DEPS) "filelock<4"
+	$(HPIP) "torch==2.13.0" "filelock<4" -e .
+	# the torchvision pip takes beside it (lmms-eval and timm require one) must import: PyPI's 0.28.0 is a CUDA
+	# build that cannot ('operator torchvision::nms does not exist'), and transformers, hence lmms-eval, imports
+	# any torchvision installed. Without one, VLMEvalKit (vlmeval.dataset imports it) cannot import: its tests
+	# skip saying so. A CPU torchvision (0.28.0+cpu) imports and stays.
+	$(HVENV)/bin/python -c "import torchvision" 2>/dev/null || $(HVENV)/bin/python -m pip uninstall --quiet -y torchvision
+	# no CUDA package: the CPU build held
+	! $(HVENV)/bin/python -m pip list 2>/dev/null | grep -i -E 'nvidia|cuda'
+
+harness: $(STAMP) harness-venv
 	VIEWCERT_HARNESS_PYTHON=$(HVENV)/bin/python $(BIN)/python -m pytest -q -m harness \
-		tests/test_harness_roundtrip_lmms.py tests/test_harness_roundtrip_vlmevalkit.py
+		tests/test_harness_roundtrip_lmms.py tests/test_harness_roundtrip_vlmevalkit.py \
+		tests/test_harness_dry_run_lmms_vlmevalkit.py
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
