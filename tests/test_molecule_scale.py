@@ -71,7 +71,7 @@ def test_certify_molecule_common_by_default_per_view_on_request(tmp_path):
         assert out[scale] == cameras_digest(frame(proto, s, FramingPolicy(molecule_scale=scale)))
         assert ("molecule_scale" in cert["config"]) == (scale == "per-view")  # the default is left out
     assert out["common"] != out["per-view"]
-    assert CertifyConfig().molecule_scale == "common"
+    assert CertifyConfig().molecules.molecule_scale == "common"
     with pytest.raises(InputError, match="molecule_scale"):
         CertifyConfig(molecule_scale="zoom")
 

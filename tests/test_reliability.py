@@ -65,7 +65,7 @@ def test_config_limits_before_any_camera_is_built():
     with pytest.raises(LimitError, match="max_pixels"):
         CertifyConfig(image_size=5000).check_limits()
     # a negative angle tolerance is spglib's own rule, recorded as -1 (issue 23); NaN, 0 and > 90 degrees are not
-    assert CertifyConfig(angle_tolerance=-5).angle_tolerance == -1.0
+    assert CertifyConfig(angle_tolerance=-5).symmetry.angle_tolerance == -1.0
     for bad in (float("nan"), 0.0, 90.5, float("inf")):
         with pytest.raises(InputError, match="angle_tolerance"):
             CertifyConfig(angle_tolerance=bad)
