@@ -3,10 +3,14 @@ certificates.
 
 - ``data``      the training and evaluation items of an input (study layout: train = every structure of
                 ``structures.json`` not in ``eval.jsonl``; or a second input given as the training set)
+- ``draw``      ``--train pyxtal:N[:SEED]``: training crystals from pyxtal (seeded, stratified by crystal system,
+                disjoint from the eval items by reduced formula and id)
 - ``features``  the study's 19 cell metrics of the INPUT cell (not conventionalised)
 - ``forest``    ``cell-forest``: scikit-learn random forest on those metrics (500 trees, seed 23)
 - ``cnn``       ``pixel-cnn``: a small PyTorch CNN that sees only viewcert's renders of every view
-- ``card``      the model card (JSON), the predictions in the native results format, a ladder manifest
+- ``card``      the model card (JSON), the predictions in the native results format, the reader's
+                report page (learning curve, confusion matrix), a ladder manifest
 
-scikit-learn and torch are the optional ``learn`` extra; everything else in viewcert runs without them.
+scikit-learn and torch are the optional ``learn`` extra (both also in ``test``); everything else in viewcert
+runs without them.
 """
