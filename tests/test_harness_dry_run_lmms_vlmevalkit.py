@@ -38,7 +38,7 @@ def _import_error(modules: str) -> str | None:
 LMMS = _import_error("lmms_eval, viewcert.harness.lmms_replay")
 # ms-vlmeval 0.0.20 imports torchvision (vlmeval.dataset): with PyTorch's CPU build and no CPU torchvision on
 # the machine, make harness leaves it out and these skip (docs/harnesses.md)
-VLM = _import_error("vlmeval.run, viewcert.harness.vlmevalkit_replay")
+VLM = _import_error("vlmeval.run, viewcert.harness.vlmevalkit_model")
 pytestmark = pytest.mark.harness
 needs_lmms = pytest.mark.skipif(LMMS is not None, reason=str(LMMS))
 needs_vlm = pytest.mark.skipif(VLM is not None, reason=str(VLM))

@@ -1,5 +1,5 @@
-"""VLMEvalKit replay model ``viewcert-replay`` (a ``vlmeval.vlm.base.BaseModel``) and the command that runs it
-through VLMEvalKit's own ``run.py`` (ms-vlmeval 0.0.20's ``vlmeval.run``)::
+"""The command that runs VLMEvalKit's own ``run.py`` (ms-vlmeval 0.0.20's ``vlmeval.run``) with the replay model
+``viewcert-replay`` (``viewcert.harness.vlmevalkit_model.ReplayVLM``, a ``BaseModel``)::
 
     LMUData=vlmevalkit python -m viewcert.harness.vlmevalkit_replay --replay dry_run_answers.jsonl \\
         --data ViewcertCrystalSystem --model viewcert-replay --judge exact_matching --work-dir vlmevalkit/dry-run
@@ -7,9 +7,7 @@ through VLMEvalKit's own ``run.py`` (ms-vlmeval 0.0.20's ``vlmeval.run``)::
 VLMEvalKit has no plugin mechanism for models: ``run.py`` builds a model from its ``supported_VLM`` table, so
 this command adds ``viewcert-replay`` (answering from ``--replay``: a JSONL file relative to the working
 directory, or a rule ``always-X``; default the export's ``dry_run_answers.jsonl``) to that table, then hands
-every other argument to ``run.py`` unchanged. The replay reads each question's item id from the name of its
-first image (VLMEvalKit writes a TSV row's images under the names of its ``image_path`` column: the export's
-``qNNNN_vK.png``).
+every other argument to ``run.py`` unchanged.
 
 ``run.py`` logs a failed model × dataset pair (a traceback) and goes on, exiting 0: a custom free-text dataset
 (``CustomVQADataset``, which has no ``evaluate``) fails that way unless run with ``--mode infer``. This command
@@ -21,36 +19,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from functools import partial
 from pathlib import Path
-
-from vlmeval.vlm.base import BaseModel
 
 from viewcert.errors import InputError
 from viewcert.harness.replay import DRY_RUN_FILE, load_replay
 from viewcert.sanitize import console_text
 
 MODEL = "viewcert-replay"
-_IMAGE = re.compile(r"(q\d+)_v\d+\.[A-Za-z]+$")
-
-
-class ReplayVLM(BaseModel):
-    """Answers each question by its item id (from its first image's file name), as the replay gives it."""
-
-    INTERLEAVE = False
-
-    def __init__(self, replay: str = DRY_RUN_FILE, **kwargs) -> None:
-        super().__init__()
-        self.replay = load_replay(str(replay), Path.cwd())
-
-    def generate_inner(self, message, dataset=None) -> str:
-        images = [m["value"] for m in message if m["type"] == "image"]
-        m = _IMAGE.search(Path(str(images[0])).name) if images else None
-        if m is None:
-            raise InputError("a question without a viewcert image (qNNNN_vK.png): not an export's dataset")
-        return self.replay.answer(m.group(1))[0]
 
 
 def failures(work_dir: Path, models: list[str]) -> list[str]:
@@ -88,8 +65,11 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"viewcert: error: {console_text(exc, keep_newlines=False)}", file=sys.stderr)
         return 2
+    # lazy: only after the replay is read (importing vlmeval logs an error about a missing .env, takes seconds)
     from vlmeval import run
     from vlmeval.config import supported_VLM
+
+    from viewcert.harness.vlmevalkit_model import ReplayVLM  # lazy: it imports vlmeval
 
     supported_VLM[MODEL] = partial(ReplayVLM, replay=args.replay)
     sys.argv = ["vlmeval.run", *rest]
