@@ -17,6 +17,8 @@ import tempfile
 from dataclasses import fields
 from pathlib import Path
 
+from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
+from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 from viewcert.certify.records import (
     ABSENT,
     INTERACTION_FORMAT_V1,
@@ -27,9 +29,13 @@ from viewcert.certify.records import (
     digest_value,
 )
 from viewcert.certify.trust import BUILTIN_NAME, inside
+from viewcert.certify.verify import VerifyReport, compare
+from viewcert.certify.versions import interaction_in_format
 from viewcert.errors import InputError
+from viewcert.interactions.ceiling import CeilingSettings
 from viewcert.io.atomic import json_dumps
 from viewcert.limits import DEFAULT_LIMITS, Limits
+from viewcert.render.labels import LabelStyle
 
 
 def _inside(name: str, root: str, *, what: str, source: str, field: str) -> Path:
@@ -69,7 +75,6 @@ def _protocol(rec, root: str, cert_dir: Path, source: str) -> str:
 
 def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: str, limits: Limits) -> dict:
     """The task certificate recomputed: the export run again from the recorded settings, seed and limit."""
-    from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 
     c, src = got.certificate, str(path)
     recorded = c.settings if isinstance(c.settings, dict) else {}
@@ -115,10 +120,6 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
                           limits: Limits) -> dict:
     """The interaction certificate recomputed: the export run again on the complexes it names, found by name
     inside the trusted folder (or inside ``input_spec``, a folder of complexes or one complex)."""
-    from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
-    from viewcert.certify.versions import interaction_in_format
-    from viewcert.interactions.ceiling import CeilingSettings
-    from viewcert.render.labels import LabelStyle
 
     typed, src = got.certificate, str(path)
     rec = typed.settings if isinstance(typed.settings, dict) else {}
@@ -153,7 +154,6 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
 def verify_export(got: Received, path: Path, *, input_spec: str | None, root: str,
                   limits: Limits = DEFAULT_LIMITS):
     """A ``certify.verify.VerifyReport`` of a task or interaction certificate (module docstring)."""
-    from viewcert.certify.verify import VerifyReport, compare
 
     rep = VerifyReport(digest_ok=got.digest_ok, stored_digest=digest_value(got.data) or "")
     recompute = recompute_task if got.certificate.KIND == "task" else recompute_interaction
