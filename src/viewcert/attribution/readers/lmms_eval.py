@@ -191,6 +191,24 @@ def _config_name(config) -> str | None:
     return f"{config['model']} ({args})" if args else config["model"]
 
 
+def _category(obj: dict) -> str | None:
+    """The first ``category`` text of the document's metric records (lmms-eval logs it per metric)."""
+    for v in obj.values():
+        if isinstance(v, dict) and isinstance(v.get("category"), str):
+            return v["category"]
+    return None
+
+
+def _model_name(path: Path, warnings: list[str]) -> str:
+    """lmms-eval's results file beside the samples, else its model_name_sanitized folder."""
+    model, why = model_from_results(path)
+    warnings += [why] if why else []
+    model = model or path.parent.name
+    if not model:
+        raise InputError("no model name", source=str(path), field="model")
+    return model
+
+
 def read_lmms_eval(
     path: str | Path,
     *,
@@ -211,12 +229,8 @@ def read_lmms_eval(
     if not path.exists():  # anything else that is not a regular file: refused by the received reader
         raise InputError("file not found", source=src)
     warnings: list[str] = []
-    if not model:  # lmms-eval's results file beside the samples, else its model_name_sanitized folder
-        model, why = model_from_results(path)
-        warnings += [why] if why else []
-        model = model or path.parent.name
-        if not model:
-            raise InputError("no model name", source=src, field="model")
+    if not model:
+        model = _model_name(path, warnings)
     if not rung:
         raise InputError("the rung must come from the manifest", source=src, field="rung")
     rung = canonical_rung(rung, source=src)
@@ -239,11 +253,7 @@ def read_lmms_eval(
         seen[iid] = n
         target = canonical_target(dparser, obj["target"], source=src, where=where, field="target")
         doc_score = _doc_score(obj, outputs, where, src, metric)
-        category = None
-        for v in obj.values():
-            if isinstance(v, dict) and isinstance(v.get("category"), str):
-                category = v["category"]
-                break
+        category = _category(obj)
         for s, (out, raw) in enumerate(zip(outputs, raws, strict=True)):
             text = None if is_missing(out) else str(out)
             records.append(row(run=run, model=model, rung=rung, item_id=iid, sample_k=s,
