@@ -8,7 +8,7 @@
   ``random_state``. The same spec gives the same crystals, and the first crystals of a system do not depend
   on N (pyxtal:70's are a prefix of pyxtal:140's, per system).
 - **Labelled by their own symmetry**: the crystal is pyxtal's cell reduced to its primitive cell (spglib, no
-  idealisation; the study's Materials Project inputs are primitive cells), and kept only when spglib at
+  idealisation; 208 of the study's 210 e3 eval inputs are primitive cells at 0.01 Å), and kept only when spglib at
   0.01 Å / 5° (the study's tolerances) gives it the drawn system; otherwise the draw is repeated.
 - **Disjoint from the eval items**: a draw whose reduced formula is that of an eval item is repeated, and
   the ids (``pyxtal-<system>-<k>``) are checked against the eval ids.
