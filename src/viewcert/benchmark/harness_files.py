@@ -310,7 +310,7 @@ of unanswered items or API errors is unscored). The harness and viewcert in one 
     viewcert ladder --manifest {dry_manifest_vlm} --out ladder-dry-run-vlmevalkit
 
 The runner hands every argument but `--replay` to VLMEvalKit's `run.py` and, because `run.py` logs a failed
-dataset and still exits 0, reads the run's `status.json` and exits 1 naming the failure.{vlm_note}
+dataset and still exits 0, exits 1 naming each exception `run.py` logged.{vlm_note}
 
 ## Inspect AI (`pip install inspect-ai`)
 

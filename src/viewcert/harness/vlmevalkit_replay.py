@@ -11,14 +11,15 @@ every other argument to ``run.py`` unchanged.
 
 ``run.py`` logs a failed model × dataset pair (a traceback) and goes on, exiting 0: a custom free-text dataset
 (``CustomVQADataset``, which has no ``evaluate``) fails that way unless run with ``--mode infer``. This command
-reads the run's own ``status.json`` afterwards and exits 1 with one line naming every failed pair; a replay
-that cannot be read stops before VLMEvalKit starts (one line, exit 2).
+listens to ``run.py``'s logger for those exceptions and exits 1 with one line naming each (its ``status.json``
+would not do: an error recorded there outlives a later successful run); a replay that cannot be read stops
+before VLMEvalKit starts (one line, exit 2).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import logging
 import sys
 from functools import partial
 from pathlib import Path
@@ -30,36 +31,23 @@ from viewcert.sanitize import console_text
 MODEL = "viewcert-replay"
 
 
-def failures(work_dir: Path, models: list[str]) -> list[str]:
-    """``model x dataset: reason`` of every pair VLMEvalKit's ``status.json`` (one per model folder) records
-    with an ``error_message`` (present, if empty, when the exception had no message) or a skip other than
-    ``--mode infer``'s, and every model whose run left no readable status."""
-    bad = []
-    for model in models:
-        path = work_dir / model / "status.json"
-        try:
-            datasets = json.loads(path.read_text())["datasets"]
-        except (OSError, ValueError, KeyError, TypeError):
-            bad.append(f"{model}: no readable {path}")
-            continue
-        for name, ds in sorted(datasets.items()):
-            if "error_message" in ds:
-                why = ds["error_message"] or ("an exception without a message (its traceback is logged above; "
-                                              "a custom free-text dataset has no evaluate: run it with --mode infer)")
-                bad.append(f"{model} x {name}: {why}")
-            elif ds.get("skip_reason") not in (None, "mode_infer"):
-                bad.append(f"{model} x {name}: skipped, {ds['skip_reason']}")
-    return bad
+class Failures(logging.Handler):
+    """Collects the exceptions ``run.py`` logs and carries on from (``logger.exception``: a failed model x
+    dataset pair), as ``Type: message`` lines."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info and record.exc_info[0] is not None:
+            self.lines.append(f"{record.exc_info[0].__name__} ({record.getMessage()})")
 
 
 def main(argv: list[str] | None = None) -> int:
     ours = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     ours.add_argument("--replay", default=DRY_RUN_FILE)
     args, rest = ours.parse_known_args(argv)
-    theirs = argparse.ArgumentParser(add_help=False, allow_abbrev=False)  # what run.py will do with the rest
-    theirs.add_argument("--work-dir", default="./outputs")
-    theirs.add_argument("--model", nargs="+", default=[])
-    run_args, _ = theirs.parse_known_args(rest)
     try:
         load_replay(args.replay, Path.cwd())  # a bad replay stops here, not as one of run.py's logged failures
     except InputError as exc:
@@ -72,12 +60,15 @@ def main(argv: list[str] | None = None) -> int:
     from viewcert.harness.vlmevalkit_model import ReplayVLM  # lazy: it imports vlmeval
 
     supported_VLM[MODEL] = partial(ReplayVLM, replay=args.replay)
+    failed = Failures()
+    logging.getLogger(run.logger.name).addHandler(failed)
     sys.argv = ["vlmeval.run", *rest]
     run.main()
-    bad = failures(Path(run_args.work_dir), run_args.model)
-    if bad:
-        print("viewcert: error: VLMEvalKit exited 0 but failed: " + console_text("; ".join(bad), keep_newlines=False),
-              file=sys.stderr)
+    if failed.lines:
+        hint = " (a custom free-text dataset has no evaluate: run it with --mode infer)" \
+            if any(x.startswith("NotImplementedError") for x in failed.lines) else ""
+        print("viewcert: error: VLMEvalKit carried on past a failure: "
+              + console_text("; ".join(failed.lines), keep_newlines=False) + hint, file=sys.stderr)
         return 1
     return 0
 
