@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from viewcert.cli.options import check_out, current_limits, echo, guarded
+from viewcert.cli.options import check_out, current_limits, echo, guarded, safe_console
 
 
 def learn(
@@ -38,11 +38,10 @@ def learn(
 @contextlib.contextmanager
 def _bars():
     """A progress-bar factory on stderr: ``bars(what, total)`` adds a bar and returns its ``advance(n)``."""
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=False) as p:
+                  console=safe_console(stderr=True), transient=False) as p:
         def bars(what: str, total: int):
             task = p.add_task(what, total=total)
             return lambda n: p.advance(task, n)
