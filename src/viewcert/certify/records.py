@@ -325,7 +325,7 @@ def view_certificate(cert: ViewCertificate | Mapping) -> ViewCertificate:
 @dataclass(frozen=True)
 class TaskItemRecord:
     """One question of a transformation-task certificate (``tasks_export.item_ceilings``): the item
-    (structure_id, task, truth, mirror, ...), the consistent answers and counts, the ceilings (exact =
+    (structure_id, task, truth, mirror, n_atoms, ...), the consistent answers and counts, the ceilings (exact =
     1/|consistent|, MiSI partial credit; choice tasks 1/|consistent options|), the best guess and why each
     other consistent answer draws the same images."""
 
@@ -335,6 +335,7 @@ class TaskItemRecord:
     task: str = ABSENT
     truth: str = ABSENT
     mirror: bool = ABSENT
+    n_atoms: int = ABSENT
     consistent: list = ABSENT
     exact_ceiling: float = ABSENT
     partial_ceiling: float = ABSENT
@@ -541,6 +542,18 @@ def kind_of(d: Mapping) -> Kind:
         raise InputError(f"not a viewcert certificate (format {str(fmt)[:60]!r}, expected one of "
                          f"{tuple(FORMATS)})", field="format")
     return FORMATS[fmt]
+
+
+def item_ids(d: Mapping) -> list[str]:
+    """The ids of the items of the certificate dict ``d``, in order, checked before its digest (a reader that
+    shows items names the first one without a text id); InputError otherwise."""
+    items = d.get("items") if isinstance(d, Mapping) else None
+    if not isinstance(items, list):
+        raise InputError("certificate has no 'items' list", field="items")
+    for k, it in enumerate(items):
+        if not isinstance(it, Mapping) or not isinstance(it.get("id"), str):
+            raise InputError(f"item {k} has no text 'id'", field=f"items[{k}].id")
+    return [it["id"] for it in items]
 
 
 def digest_value(d: Mapping) -> str | None:
