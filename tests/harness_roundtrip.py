@@ -12,7 +12,9 @@ from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_bench
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the interpreter of the venv ``make harness`` builds (lmms-eval, VLMEvalKit), or VIEWCERT_HARNESS_PYTHON
-HARNESS_PY = Path(os.environ.get("VIEWCERT_HARNESS_PYTHON", ROOT / ".venv-harness" / "bin" / "python"))
+# absolute (the Makefile passes a relative path; the tests run it from export folders), not resolved (a venv's
+# python is a link to the base interpreter)
+HARNESS_PY = Path(os.environ.get("VIEWCERT_HARNESS_PYTHON", ROOT / ".venv-harness" / "bin" / "python")).absolute()
 
 
 def crystal_export(folder: Path, n: int) -> Path:

@@ -24,7 +24,7 @@ import pytest
 
 from harness_roundtrip import HARNESS_PY, crystal_export, dry_run_commands, questions, zoom_export
 
-HBIN = HARNESS_PY.absolute().parent  # not resolve(): a venv's python is a link to the base interpreter
+HBIN = HARNESS_PY.parent
 
 
 def _import_error(modules: str) -> str | None:

@@ -135,8 +135,8 @@ def _run_vlmevalkit(folder: Path, task: str, answers: dict, tmp: Path) -> dict:
     return json.loads((tmp / "work" / "report.json").read_text())
 
 
-@pytest.mark.skipif(not HAS_VLMEVAL, reason=f"vlmeval is not importable by {HARNESS_PY} (VLMEvalKit is not on the "
-                    "package index; install it into the harness venv from its source)")
+@pytest.mark.skipif(not HAS_VLMEVAL, reason=f"vlmeval is not importable by {HARNESS_PY} (make harness installs "
+                    "ms-vlmeval, which needs an importable torchvision: docs/harnesses.md)")
 def test_vlmevalkit_mcq_round_trip(crystal, tmp_path):
     folder, qs, answers, hand = crystal
     rep = _run_vlmevalkit(folder, "crystal-system", answers, tmp_path)
