@@ -1,7 +1,9 @@
 """Outside the records module and the versions table, no code reads a certificate's fields by string key
 (issue 26). The scan counts, per file, every
 
-- ``NAME["key"]`` / ``NAME.get("key")`` where NAME is a certificate variable named as in :data:`CERT_NAMES`,
+- ``NAME["key"]`` / ``NAME.get("key")`` where NAME is a certificate variable named as in :data:`CERT_NAMES`
+  (or an attribute so named: ``folder.certificate.get("key")``), or in a package that names its certificates
+  and items otherwise, as in :data:`SCOPED_NAMES` (the explorer's items are ``rec``/``record``),
 - a path probe: a call of a function named as in :data:`PROBES`, or a call whose first argument is such a
   variable and whose other arguments hold two or more text constants or a dotted one
   (``_dig(cert, "summary.correct", "correct")``: each text constant is one read);
@@ -19,23 +21,25 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "viewcert"
 ALLOWED = {"certify/records.py", "certify/versions.py"}
 CERT_NAMES = {"cert", "certificate", "stored_cert", "old_cert"}
+#: names that hold a certificate (dict) or one of its items only inside a package (elsewhere ``rec`` is any record)
+SCOPED_NAMES = {"explore/": {"rec", "record", "head"}}
 PROBES = {"_dig", "dig", "_probe", "probe"}
 #: files that still read certificate fields by key, with how many reads (issue 26): counts only ever fall
-NOT_YET = {
-    "explore/outcomes.py": 1, "explore/overlays.py": 9, "explore/site.py": 1, "explore/source.py": 3,
-}
+NOT_YET: dict[str, int] = {}
 
 
 def _text(node: ast.AST) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _cert(node: ast.AST) -> bool:
-    return isinstance(node, ast.Name) and node.id in CERT_NAMES
+def string_key_reads(source: str, names: set[str] = CERT_NAMES) -> list[tuple[int, str]]:
+    """(line, key) of every string-key read and path probe of a certificate variable (a name or attribute in
+    ``names``) in ``source``."""
 
+    def _cert(node: ast.AST) -> bool:
+        return (isinstance(node, ast.Name) and node.id in names) or (
+            isinstance(node, ast.Attribute) and node.attr in names)
 
-def string_key_reads(source: str) -> list[tuple[int, str]]:
-    """(line, key) of every string-key read and path probe of a certificate variable in ``source``."""
     out = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Subscript) and _cert(node.value) and _text(node.slice) is not None:
@@ -58,7 +62,8 @@ def _offenders() -> dict[str, list]:
     found = {}
     for p in sorted(SRC.rglob("*.py")):
         rel = p.relative_to(SRC).as_posix()
-        if rel not in ALLOWED and (hits := string_key_reads(p.read_text())):
+        names = CERT_NAMES.union(*(n for pkg, n in SCOPED_NAMES.items() if rel.startswith(pkg)))
+        if rel not in ALLOWED and (hits := string_key_reads(p.read_text(), names)):
             found[rel] = hits
     return found
 
@@ -70,6 +75,10 @@ def test_the_scan_finds_planted_violations():
     assert string_key_reads(probe) == [(2, "correct"), (2, "n"), (2, "summary.correct")]
     assert string_key_reads("def f(c):\n    return c.summary.n, {'a': 1}['a'], g(c, 'x')\n") == []
     assert string_key_reads("def f(cert):\n    return ceilings(cert, src, 'rendered')\n") == []  # a mode
+    attr = "def f(folder, it):\n    return folder.certificate.get('ground_truth'), it.record['id'], it.id\n"
+    assert string_key_reads(attr) == [(2, "ground_truth")]
+    assert string_key_reads(attr, CERT_NAMES | SCOPED_NAMES["explore/"]) == [(2, "ground_truth"), (2, "id")]
+    assert string_key_reads("def f(rec):\n    return rec.get('oracle')\n") == []  # ``rec`` outside the explorer
 
 
 def test_no_file_reads_more_certificate_fields_by_key():

@@ -242,9 +242,9 @@ case("audit-json-too-big", ["--max-json-bytes", "10", *_A], 2, "max_json_bytes",
 
 # --- viewcert explore: a folder's certificate, benchmark.jsonl and sidecars are received ------------------------
 _X = ["explore", "{d}/f", "--out", "{d}/site"]
-# sealed: a digest that holds, so each case reaches the received field it plants (an undigested certificate is
-# refused before, by every reader)
-_TASK = json.dumps(sealed({"format": "viewcert.tasks.certificate", "items": [{"id": "q0"}]}))
+# sealed: a digest that holds, and an item the task record accepts (n_consistent), so each case reaches the
+# received field it plants (an undigested or untyped certificate is refused before, by every reader)
+_TASK = json.dumps(sealed({"format": "viewcert.tasks.certificate", "items": [{"id": "q0", "n_consistent": 1}]}))
 case("explore-no-certificate", _X, 2, "no certificate.json", {"f/items.csv": "id\n"})
 case("explore-certificate-garbage", _X, 2, "certificate.json", {"f/certificate.json": "{{{"})
 case("explore-certificate-duplicate-key", _X, 2, "duplicate", {"f/certificate.json": '{"format": 1, "format": 2}'})

@@ -24,58 +24,57 @@ def _num(x) -> float:
     return x if isinstance(x, int | float) and not isinstance(x, bool) else 0
 
 
-def _losses(rec: dict) -> dict:
-    return _d(_d(rec.get("rendered")).get("losses"))
-
-
-def tags(kind: str, rec: dict) -> tuple[str, ...]:
-    """The filters ``rec`` (one certificate item of ``kind``) belongs to, in ``FILTERS`` order."""
+def tags(kind: str, rec) -> tuple[str, ...]:
+    """The filters ``rec`` (one typed certificate item of ``kind``: ``records.ItemOutcome``, ``TaskItemRecord``
+    or ``InteractionItemRecord``) belongs to, in ``FILTERS`` order."""
     t: set[str] = set()
     if kind == "crystal":
-        orc = _d(rec.get("oracle"))
-        if rec.get("outcome") == "error":
+        orc = _d(rec.oracle)
+        if rec.outcome == "error":
             t.add("item_error")
         else:
-            t.add("correct" if rec.get("correct") is True else "incorrect")
-        if rec.get("unique") is True:
+            t.add("correct" if rec.correct is True else "incorrect")
+        if rec.unique is True:
             t.add("unique")
         if _num(orc.get("n_phantoms")) > 0:
             t.add("phantoms")
         if _num(orc.get("n_missing")) > 0:
             t.add("missing_atoms")
-        if rec.get("label_mismatch"):
+        if rec.label_mismatch:
             t.add("label_mismatch")
-        if rec.get("symmetry_raised"):
+        if rec.symmetry_raised:
             t.add("symmetry_raised")
     elif kind == "task":
-        if _num(rec.get("n_consistent")) == 1:
+        if _num(rec.n_consistent) == 1:
             t.add("unique")
-        t.add("correct" if rec.get("best_guess") == rec.get("truth") else "incorrect")
+        t.add("correct" if rec.best_guess == rec.truth else "incorrect")
     else:  # interaction
-        if _num(_losses(rec).get("criterion_margin")) > 0:
+        rendered = _d(rec.rendered)
+        losses = _d(rendered.get("losses"))
+        if _num(losses.get("criterion_margin")) > 0:
             t.add("uncertain_bonds")
-        if _num(_losses(rec).get("label_hidden")) > 0:
+        if _num(losses.get("label_hidden")) > 0:
             t.add("illegible_labels")
-        if _num(_losses(rec).get("phantom")) > 0:
+        if _num(losses.get("phantom")) > 0:
             t.add("phantoms")
-        n_true, n_det = _d(rec.get("rendered")).get("n_true"), _d(rec.get("rendered")).get("n_determined")
+        n_true, n_det = rendered.get("n_true"), rendered.get("n_determined")
         if isinstance(n_true, int) and n_true == n_det:
             t.add("unique")
     return tuple(f for f in FILTERS if f in t)
 
 
-def certificate_counts(kind: str, cert: dict) -> dict[str, int]:
-    """The counts the certificate's own summary states (crystal certificates; a task certificate's number of
-    unique items); filters it states nothing about are left out."""
-    s = _d(cert.get("summary"))
+def certificate_counts(kind: str, cert) -> dict[str, int]:
+    """The counts the typed certificate's own summary states (crystal certificates; a task certificate's number
+    of unique items); filters it states nothing about are left out."""
     if kind == "crystal":
-        c = _d(s.get("phantom_census"))
+        s = cert.summary
+        c = _d(s.phantom_census)
         out = {"unique": c.get("items_unique"), "phantoms": c.get("items_with_phantoms"),
                "missing_atoms": c.get("items_with_missing_atoms"),
-               "label_mismatch": len(s["label_mismatches"]) if isinstance(s.get("label_mismatches"), list) else None,
-               "symmetry_raised": s.get("n_symmetry_raised"), "item_error": s.get("n_errors")}
+               "label_mismatch": len(s.label_mismatches) if isinstance(s.label_mismatches, list) else None,
+               "symmetry_raised": s.n_symmetry_raised, "item_error": s.n_errors}
         return {k: v for k, v in out.items() if isinstance(v, int)}
     if kind == "task":
-        u = _d(s.get("all")).get("unique")
+        u = _d(_d(cert.summary).get("all")).get("unique")
         return {"unique": u} if isinstance(u, int) else {}
     return {}

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from viewcert.cameras.camera import camera_from_dict
+from viewcert.certify.records import ABSENT
 from viewcert.errors import InputError, ViewcertError
 
 #: marker radii (px) of the points that are not atoms
@@ -73,17 +74,17 @@ def _points(rows, what: str) -> np.ndarray:
     return a
 
 
-def phantom_points(record: dict) -> tuple[np.ndarray, list]:
-    """The listed phantoms of an item: (points (n, 3) Å, atomic numbers)."""
-    rows = record.get("phantoms") or []
+def phantom_points(record) -> tuple[np.ndarray, list]:
+    """The listed phantoms of an item (``records.ItemOutcome``): (points (n, 3) Å, atomic numbers)."""
+    rows = record.phantoms or []
     if not isinstance(rows, list):
         raise InputError("phantoms must be a list", field="phantoms")
     return _points(rows, "phantoms"), [r[0] for r in rows]
 
 
-def near_miss(record: dict) -> tuple[np.ndarray | None, list | None]:
+def near_miss(record) -> tuple[np.ndarray | None, list | None]:
     """(point (3,) Å or None, cell atom per view or None) of the item's δ* near-miss tuple."""
-    um = record.get("uniqueness_margin")
+    um = record.uniqueness_margin
     if not isinstance(um, dict) or not isinstance(um.get("near_miss_point"), list) or not um["near_miss_point"]:
         return None, None
     p = _points([[0, *um["near_miss_point"]]], "uniqueness_margin.near_miss_point")[0]
@@ -91,7 +92,7 @@ def near_miss(record: dict) -> tuple[np.ndarray | None, list | None]:
     return p, (atoms if isinstance(atoms, list) else None)
 
 
-def _point_marks(cam, record: dict, view_k: int, atom_uv: np.ndarray | None, atom_cell: np.ndarray | None):
+def _point_marks(cam, record, view_k: int, atom_uv: np.ndarray | None, atom_cell: np.ndarray | None):
     marks = []
     pts, z = phantom_points(record)
     if len(pts):
@@ -133,9 +134,9 @@ def _missing_marks(uv, atom_cell, missing, titles) -> list[Mark]:
             for j in range(len(uv)) if int(atom_cell[j]) in missing]
 
 
-def sidecar_marks(view, record: dict, view_k: int, missing: tuple[int, ...] = ()) -> ViewMarks:
-    """The marks of an export's view from its sidecar (camera, drawn atoms) and ID buffer; ``missing``: the
-    cell indices of the atoms the oracle did not recover (``missing_atoms``)."""
+def sidecar_marks(view, record, view_k: int, missing: tuple[int, ...] = ()) -> ViewMarks:
+    """The marks of an export's view from its sidecar (camera, drawn atoms) and ID buffer, with the points of
+    ``record`` (the item's ``records.ItemOutcome``); ``missing``: the cell indices of the atoms the oracle did not recover (``missing_atoms``)."""
     side = view.sidecar
     try:
         cam = camera_from_dict(side["camera"])
@@ -160,7 +161,7 @@ def sidecar_marks(view, record: dict, view_k: int, missing: tuple[int, ...] = ()
     return ViewMarks(view.name, int(cam.width), int(cam.height), tuple(marks), camera=cam.to_dict())
 
 
-def schematic_marks(cell, cams, cfg, record: dict, missing: tuple[int, ...] = ()) -> tuple[ViewMarks, ...]:
+def schematic_marks(cell, cams, cfg, record, missing: tuple[int, ...] = ()) -> tuple[ViewMarks, ...]:
     """A certify output's views (no images): the drawn atoms of the item's rendered cell (its tiling, the
     certificate's style) projected through the item's cameras as discs, the missing atoms, then the points."""
     from viewcert.render.palette import hex_colour  # lazy: start-up (schematic views only)
@@ -185,7 +186,7 @@ def schematic_marks(cell, cams, cfg, record: dict, missing: tuple[int, ...] = ()
     return tuple(out)
 
 
-def missing_atoms(cell, cams, cfg, record: dict) -> tuple[int, ...] | None:
+def missing_atoms(cell, cams, cfg, record) -> tuple[int, ...] | None:
     """The cell indices of the atoms the item's oracle does not recover, by running it again as certify does
     (``certify.evaluate``: observe through the item's cameras, reconstruct, ``oracle.phantoms.analyse``); ()
     when the certificate records none; None when the run does not give the certificate's ``n_missing`` (then
@@ -194,7 +195,7 @@ def missing_atoms(cell, cams, cfg, record: dict) -> tuple[int, ...] | None:
     from viewcert.oracle.triangulate import reconstruct  # lazy: start-up (certify outputs only)
     from viewcert.render.visibility import observe_as  # lazy: start-up (certify outputs only)
 
-    want = (record.get("oracle") or {}).get("n_missing") if isinstance(record.get("oracle"), dict) else None
+    want = record.oracle.get("n_missing") if isinstance(record.oracle, dict) else None
     if not isinstance(want, int) or isinstance(want, bool) or want <= 0:
         return ()
     see, orc = cfg.observation, cfg.oracle
@@ -207,8 +208,9 @@ def missing_atoms(cell, cams, cfg, record: dict) -> tuple[int, ...] | None:
     return got if len(got) == want else None
 
 
-def task_items_from_input(cert: dict) -> dict | None:
-    """The questions of a transformation export rebuilt from the input it names and its recorded settings
+def task_items_from_input(cert) -> dict | None:
+    """The questions of a transformation export (``cert``: its ``records.TaskCertificate``) rebuilt from the
+    input it names and its recorded settings
     (``benchmark.tasks_export.sample_questions``, the export's seeded draws): {item id: TaskItem}; None when
     they cannot be (inputs moved, a protocol file: the pages then draw no candidate poses)."""
     import dataclasses
@@ -221,14 +223,15 @@ def task_items_from_input(cert: dict) -> dict | None:
     from viewcert.limits import DEFAULT_LIMITS  # lazy: start-up (task exports only)
     from viewcert.tasks.ceiling import handedness_exclusions  # lazy: start-up (task exports only)
 
-    rec = cert.get("settings")
-    if not isinstance(rec, dict) or not isinstance(rec.get("protocol"), str) or not isinstance(cert.get("input"), str):
+    recorded = cert.settings
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("protocol"), str) \
+            or not isinstance(cert.input, str):
         return None
     names = {f.name for f in dataclasses.fields(TaskExportSettings)}
     try:
-        settings = TaskExportSettings(**{k: (tuple(v) if k == "constraints" else v) for k, v in rec.items()
+        settings = TaskExportSettings(**{k: (tuple(v) if k == "constraints" else v) for k, v in recorded.items()
                                          if k in names})
-        structures, _ = read_molecules(cert["input"], DEFAULT_LIMITS, cert.get("limit"))
+        structures, _ = read_molecules(cert.input, DEFAULT_LIMITS, None if cert.limit is ABSENT else cert.limit)
         excl = (handedness_exclusions(structures, settings.delta)
                 if settings.task == "handedness" and settings.chiral_only else {})
         questions = sample_questions(structures, settings, exclude=excl)
@@ -237,16 +240,16 @@ def task_items_from_input(cert: dict) -> dict | None:
     return {f"q{k:04d}": item for k, (item, _) in enumerate(questions)}
 
 
-def candidate_marks(item, record: dict) -> ViewMarks | None:
-    """The after view's marks of a transformation item: each atom in the pose of every answer of the
-    certificate's consistent-answer set (a ``[mirror]`` answer: the mirror image turned), projected through
+def candidate_marks(item, record) -> ViewMarks | None:
+    """The after view's marks of a transformation item (``record``: its ``records.TaskItemRecord``): each atom
+    in the pose of every answer of the certificate's consistent-answer set (a ``[mirror]`` answer: the mirror image turned), projected through
     the after camera (``tasks.model.project_pose``; atoms it does not observe are left out). None when the
     rebuilt item is not the certificate's (another structure or truth) or an answer is not on its grid."""
     from viewcert.tasks.model import project_pose  # lazy: start-up (task exports only)
 
     answers = [a.format() for a in item.grid.answers]
-    consistent = record.get("consistent")
-    if (item.structure_id != record.get("structure_id") or answers[item.truth] != record.get("truth")
+    consistent = record.consistent
+    if (item.structure_id != record.structure_id or answers[item.truth] != record.truth
             or not isinstance(consistent, list)):
         return None
     marks = []
@@ -262,8 +265,9 @@ def candidate_marks(item, record: dict) -> ViewMarks | None:
     return ViewMarks(cam.name, int(cam.width), int(cam.height), tuple(marks), camera=cam.to_dict())
 
 
-def interaction_scenes(cert: dict, inputs) -> dict:
-    """{source id: (structure, cameras)} of an interaction export's complexes, found by name inside the folder
+def interaction_scenes(cert, inputs) -> dict:
+    """{source id: (structure, cameras)} of an interaction export's complexes (``cert``: its
+    ``records.InteractionCertificate``), found by name inside the folder
     ``inputs`` (as ``verify --inputs``), checked against the SHA-256 the certificate records, protonated as the
     ground truth was (``interactions.hbond_truth``) and framed as the images were (``render.frame_cameras``
     under the recorded protocol, style and size). Complexes that cannot be found or read are left out (their
@@ -271,24 +275,24 @@ def interaction_scenes(cert: dict, inputs) -> dict:
     from viewcert.interactions import hbond_truth  # lazy: start-up (hydride, interaction exports only)
     from viewcert.render import frame_cameras  # lazy: start-up (interaction exports only)
 
-    rec = cert.get("settings")
-    if inputs is None or not isinstance(rec, dict) or rec.get("protocol_sha256"):
+    recorded = cert.settings
+    if inputs is None or not isinstance(recorded, dict) or recorded.get("protocol_sha256"):
         return {}
     root = Path(inputs).resolve()
     out = {}
-    for c in cert.get("complexes") or []:
+    for c in cert.complexes or []:
         if not isinstance(c, dict) or not isinstance(c.get("name"), str):
             continue
         try:
             path = (root / c["name"]).resolve()
             if not path.is_relative_to(root) or not path.exists():
                 continue
-            truth = hbond_truth(path, ligand=c.get("ligand"), pocket=rec.get("pocket"))
+            truth = hbond_truth(path, ligand=c.get("ligand"), pocket=recorded.get("pocket"))
             if truth.to_dict()["complex"].get("sha256") != c.get("sha256"):
                 continue
             s = truth.protonated.prepared.structure
-            cams = frame_cameras(s, rec.get("protocol"), style=rec.get("style"), width=rec.get("width"),
-                                 height=rec.get("height"))
+            cams = frame_cameras(s, recorded.get("protocol"), style=recorded.get("style"),
+                                 width=recorded.get("width"), height=recorded.get("height"))
         except Exception:  # noqa: BLE001 - a complex that cannot be read again draws no bonds
             continue
         out[f"{c['name']}:{truth.protonated.prepared.ligand}"] = (s, cams)
@@ -320,19 +324,19 @@ def bond_marks(structure, cams, bonds: list, determined: dict) -> tuple[ViewMark
     return tuple(out)
 
 
-def item_cameras_from_inputs(cert: dict):
-    """A function id → (cell, cameras, cfg) for a certify output's items, from the inputs the certificate
-    names (``location.input``, else ``inputs.spec``) under its recorded settings; None when they cannot be read
+def item_cameras_from_inputs(cert):
+    """A function id → (cell, cameras, cfg) for a certify output's items (``cert``: its
+    ``records.ViewCertificate``, shape-checked), from the inputs the certificate names (``location.input``, else ``inputs.spec``) under its recorded settings; None when they cannot be read
     (the items' pages then show no views)."""
     from viewcert.certify.config import CertifyConfig  # lazy: start-up (certify outputs only)
     from viewcert.certify.evaluate import item_cameras, prepare  # lazy: start-up (certify outputs only)
     from viewcert.certify.inputs import load_input  # lazy: start-up (certify outputs only)
 
-    loc = cert.get("location") or {}
-    config = dict(cert["config"])
+    loc = cert.location or {}
+    config = dict(cert.config)
     if loc.get("protocol"):  # a protocol file: recorded by name, read where the certificate says it was
         config["protocol"] = loc["protocol"]
-    inputs = cert["inputs"]
+    inputs = cert.inputs
     spec = loc.get("input") or inputs.get("spec")
     try:
         cfg = CertifyConfig.from_dict(config)

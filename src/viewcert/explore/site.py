@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 
+from viewcert.certify import records
+from viewcert.certify.records import ABSENT
 from viewcert.errors import InputError
 from viewcert.explore.outcomes import FILTERS, TITLES, certificate_counts, tags
 from viewcert.explore.overlays import (
@@ -83,7 +85,7 @@ def _json_block(obj) -> str:
 
 
 def _fmt(x) -> str:
-    if x is None:
+    if x is None or x is ABSENT:
         return "–"
     if isinstance(x, float):
         return f"{x:.6g}"
@@ -103,7 +105,7 @@ def _d(x) -> dict:
 
 def _words(x) -> str:
     """A received list of names as one line of text (anything else as its text)."""
-    return ", ".join(map(_fmt, x)) if isinstance(x, list) else ("" if x is None else _fmt(x))
+    return ", ".join(map(_fmt, x)) if isinstance(x, list) else ("" if x is None or x is ABSENT else _fmt(x))
 
 
 # --- index --------------------------------------------------------------------------------------------------
@@ -116,16 +118,16 @@ def _columns(kind: str) -> tuple[str, ...]:
     return ("complex", "bonds", "determined (rendered)", "ceiling (rendered)", "ceiling (ideal)")
 
 
-def _row_values(kind: str, rec: dict) -> list:
+def _row_values(kind: str, rec) -> list:
+    """The index columns of one typed item (``_columns``)."""
     if kind == "crystal":
-        orc = _d(rec.get("oracle"))
-        return [rec.get("formula"), rec.get("n_atoms"), rec.get("outcome"), _words(rec.get("reasons")),
-                orc.get("n_phantoms"), orc.get("n_missing"), _d(rec.get("uniqueness_margin")).get("delta_star")]
+        orc = _d(rec.oracle)
+        return [rec.formula, rec.n_atoms, rec.outcome, _words(rec.reasons), orc.get("n_phantoms"),
+                orc.get("n_missing"), _d(rec.uniqueness_margin).get("delta_star")]
     if kind == "task":
-        return [rec.get("structure_id"), rec.get("truth"), rec.get("n_consistent"), rec.get("exact_ceiling"),
-                rec.get("partial_ceiling")]
-    r, i = _d(rec.get("rendered")), _d(rec.get("ideal"))
-    return [rec.get("source_id"), rec.get("n_bonds"), r.get("n_determined"), r.get("ceiling"), i.get("ceiling")]
+        return [rec.structure_id, rec.truth, rec.n_consistent, rec.exact_ceiling, rec.partial_ceiling]
+    r, i = _d(rec.rendered), _d(rec.ideal)
+    return [rec.source_id, rec.n_bonds, r.get("n_determined"), r.get("ceiling"), i.get("ceiling")]
 
 
 def _cell(v):
@@ -134,7 +136,7 @@ def _cell(v):
         return str(v).lower()
     if isinstance(v, int | float):
         return v if v == v and abs(v) != float("inf") else str(v)
-    return "" if v is None else console_text(_fmt(v), keep_newlines=False)
+    return "" if v is None or v is ABSENT else console_text(_fmt(v), keep_newlines=False)
 
 
 def index_html(folder: Folder, item_tags: list[tuple[str, ...]], thumbs: dict[int, str]) -> str:
@@ -213,65 +215,69 @@ def _views_html(views: list[tuple[ViewMarks | None, str | None, str]], note: str
     return f'{told}<div class="legend">{legend}</div><div class="views">{"".join(figs)}</div>'
 
 
-def _labels_table(rec: dict) -> str:
+def _labels_table(rec) -> str:
     levels = ("crystal_system", "point_group", "space_group", "symbol")
     rows = []
-    for name, key in (("dataset (truth)", "label_dataset"), ("rendered cell", "label_rendered"),
-                      ("reconstruction", "label_reconstructed")):
-        lab = _d(rec.get(key))
+    for name, which in (("dataset (truth)", "dataset"), ("rendered cell", "rendered"),
+                        ("reconstruction", "reconstructed")):
+        lab = _d(rec.label(which))
         rows.append(f"<tr><th>{h(name)}</th>" + "".join(f"<td>{h(_fmt(lab.get(lv)))}</td>" for lv in levels) + "</tr>")
     head = "".join(f"<th>{h(lv)}</th>" for lv in levels)
     return f'<table class="labels"><tr><th></th>{head}</tr>{"".join(rows)}</table>'
 
 
-def _crystal_body(rec: dict) -> str:
-    parts = [f"<h2>outcome: {h(_fmt(rec.get('outcome')))}</h2>",
-             f"<p>reasons: {h(_words(rec.get('reasons')) or 'none')}</p>"]
-    if rec.get("error"):
-        parts.append(f'<p class="error">error: {h(rec.get("error"))}</p>')
+def _crystal_body(rec) -> str:
+    """The record section of a crystal or molecule item (``records.ItemOutcome``)."""
+    parts = [f"<h2>outcome: {h(_fmt(rec.outcome))}</h2>",
+             f"<p>reasons: {h(_words(rec.reasons) or 'none')}</p>"]
+    if rec.error:
+        parts.append(f'<p class="error">error: {h(rec.error)}</p>')
     parts.append("<h3>labels</h3>" + _labels_table(rec))
-    if rec.get("label_mismatch"):
-        parts.append(f"<p>label mismatch at: {h(_fmt(rec.get('label_mismatch')))}</p>")
-    if rec.get("symmetry_raised"):
-        parts.append("<h3>symmetry raised</h3>" + _kv_table(_d(rec.get("symmetry_raised"))))
-    mol = _d(rec.get("molecule"))
+    if rec.label_mismatch:
+        parts.append(f"<p>label mismatch at: {h(_fmt(rec.label_mismatch))}</p>")
+    if rec.symmetry_raised:
+        parts.append("<h3>symmetry raised</h3>" + _kv_table(_d(rec.symmetry_raised)))
+    mol = _d(rec.molecule)
     if mol:
         parts.append("<h3>molecule</h3>" + _kv_table(mol))
-    if rec.get("oracle"):
-        parts.append("<h3>oracle</h3>" + _kv_table(_d(rec.get("oracle"))))
-    ph = rec.get("phantoms") or []
+    if rec.oracle:
+        parts.append("<h3>oracle</h3>" + _kv_table(_d(rec.oracle)))
+    ph = rec.phantoms or []
     if isinstance(ph, list) and ph:
         rows = "".join(f"<tr><td>{k + 1}</td>" + "".join(f"<td>{h(_fmt(x))}</td>" for x in (r if isinstance(r, list)
                                                                                              else [r])) + "</tr>"
                        for k, r in enumerate(ph))
-        n = _d(rec.get("oracle")).get("n_phantoms")
+        n = _d(rec.oracle).get("n_phantoms")
         more = f" (the certificate lists {len(ph)} of {h(_fmt(n))})" if isinstance(n, int) and n > len(ph) else ""
         parts.append(f'<h3>phantoms{more}</h3><table class="phantoms"><tr><th>#</th><th>Z</th><th>x (Å)</th>'
                      f"<th>y (Å)</th><th>z (Å)</th></tr>{rows}</table>")
-    if rec.get("uniqueness_margin"):
-        parts.append("<h3>uniqueness margin δ* and its near-miss tuple</h3>" + _kv_table(_d(rec["uniqueness_margin"])))
+    if rec.uniqueness_margin:
+        parts.append("<h3>uniqueness margin δ* and its near-miss tuple</h3>" + _kv_table(_d(rec.uniqueness_margin)))
     return "".join(parts)
 
 
-def _task_body(rec: dict) -> str:
-    consistent = rec.get("consistent") if isinstance(rec.get("consistent"), list) else []
-    lis = "".join(f'<li class="{"truth" if a == rec.get("truth") else ""}">{h(_fmt(a))}'
-                  + (" (truth)" if a == rec.get("truth") else "") + "</li>" for a in consistent)
-    expl = rec.get("explanations") if isinstance(rec.get("explanations"), list) else []
+def _task_body(rec) -> str:
+    """The record section of a transformation item (``records.TaskItemRecord``)."""
+    consistent = rec.consistent if isinstance(rec.consistent, list) else []
+    lis = "".join(f'<li class="{"truth" if a == rec.truth else ""}">{h(_fmt(a))}'
+                  + (" (truth)" if a == rec.truth else "") + "</li>" for a in consistent)
+    expl = rec.explanations if isinstance(rec.explanations, list) else []
     erows = "".join("<tr>" + "".join(f"<td>{h(_fmt(x))}</td>" for x in (e if isinstance(e, list) else [e])) + "</tr>"
                     for e in expl)
-    keys = ("task", "structure_id", "truth", "best_guess", "n_consistent", "exact_ceiling", "partial_ceiling",
-            "mirror", "n_atoms")
-    return (f"<h2>truth: {h(_fmt(rec.get('truth')))}</h2>" + _kv_table({k: rec.get(k) for k in keys if k in rec})
+    shown = {"task": rec.task, "structure_id": rec.structure_id, "truth": rec.truth, "best_guess": rec.best_guess,
+             "n_consistent": rec.n_consistent, "exact_ceiling": rec.exact_ceiling,
+             "partial_ceiling": rec.partial_ceiling, "mirror": rec.mirror, "n_atoms": rec.n_atoms}
+    return (f"<h2>truth: {h(_fmt(rec.truth))}</h2>" + _kv_table({k: v for k, v in shown.items() if v is not ABSENT})
             + f'<h3>consistent-answer set ({len(consistent)} answers the views cannot tell apart)</h3>'
             f'<ol class="consistent">{lis}</ol>'
             + (f'<h3>why each other answer draws the same images</h3><table class="kv">{erows}</table>' if erows else ""))
 
 
-def _interaction_body(rec: dict, truth: dict) -> str:
-    parts = [f"<h2>{h(_fmt(rec.get('source_id')))}: {h(_fmt(rec.get('n_bonds')))} bonds</h2>"]
-    for which in ("rendered", "ideal"):
-        r = _d(rec.get(which))
+def _interaction_body(rec, truth: dict) -> str:
+    """The record section of an interaction item (``records.InteractionItemRecord``) and its ground truth."""
+    parts = [f"<h2>{h(_fmt(rec.source_id))}: {h(_fmt(rec.n_bonds))} bonds</h2>"]
+    for which, views in (("rendered", rec.rendered), ("ideal", rec.ideal)):
+        r = _d(views)
         entries = r.get("entries") if isinstance(r.get("entries"), list) else []
         rows = "".join(
             f'<tr class="{"det" if _d(e).get("determined") else "undet"}"><td>{h(_fmt(_d(e).get("entry")))}</td>'
@@ -301,13 +307,13 @@ def item_html(folder: Folder, it: Item, views, n: int, note: str = "") -> str:
     elif folder.kind == "task":
         body = _task_body(rec)
     else:
-        sid = rec.get("source_id")
-        gt = _d(folder.certificate.get("ground_truth")).get(sid) if isinstance(sid, str) else None
+        sid = rec.source_id
+        gt = _d(folder.certificate.ground_truth).get(sid) if isinstance(sid, str) else None
         body = _interaction_body(rec, _d(gt))
     q = it.question or {}
     question = f'<details><summary>question</summary><p class="question">{h(_fmt(q.get("question")))}</p></details>' \
         if q.get("question") else ""
-    raw = f"<details><summary>the certificate's record</summary><pre>{h(json_dumps(rec))}</pre></details>"
+    raw = f"<details><summary>the certificate's record</summary><pre>{h(json_dumps(rec.to_dict()))}</pre></details>"
     page = (f'<header><h1 class="item-id">{h(it.id)}</h1>{nav}</header>\n<section class="record">{body}</section>\n'
             f"<section><h2>views</h2>{_views_html(views, note)}</section>\n{question}{raw}")
     return _page(f"item {it.id}", page, root="../", script=True)
@@ -320,10 +326,9 @@ def summary_html(folder: Folder, site: Path, plots: list[str]) -> str:
     parts = ["<header><h1>summary</h1><nav><a href=\"index.html\">index</a></nav></header>"]
     if folder.summary_text:
         parts.append(f"<pre class=\"summary\">{h(folder.summary_text)}</pre>")
-    parts.append("<h2>certificate summary</h2>" + _kv_table(_d(cert.get("summary"))))
-    keys = [k for k in ("format", "task", "protocol", "tolerances", "config", "settings", "observation_model",
-                        "libraries", "digest") if k in cert]
-    parts.append("<h2>settings</h2>" + _kv_table({k: cert[k] for k in keys}))
+    summary = cert.summary.to_dict() if isinstance(cert.summary, records.Summary) else cert.summary
+    parts.append("<h2>certificate summary</h2>" + _kv_table(_d(summary)))
+    parts.append("<h2>settings</h2>" + _kv_table(_settings(cert)))
     if plots:
         parts.append("<h2>plots</h2>" + "".join(f'<figure><img src="{h(p)}" alt="{h(p)}"><figcaption>{h(p)}'
                                                  "</figcaption></figure>" for p in plots))
@@ -332,6 +337,23 @@ def summary_html(folder: Folder, site: Path, plots: list[str]) -> str:
         parts.append(f'<h2>attribution</h2><p><a id="ladder-report" href="{h(Path(rel).as_posix())}">the ladder '
                      "report beside this certificate</a></p>")
     return _page("summary", "\n".join(parts))
+
+
+def _settings(cert: records.Certificate) -> dict:
+    """The sections the summary page shows as the certificate's settings, those it has, in one order (format,
+    task, protocol, tolerances, config, settings, observation model, libraries, digest)."""
+    if isinstance(cert, records.ViewCertificate):
+        shown = {"format": cert.format, "protocol": cert.protocol, "tolerances": cert.tolerances,
+                 "config": cert.config, "observation_model": cert.observation_model, "libraries": cert.libraries,
+                 "digest": cert.digest}
+    elif isinstance(cert, records.TaskCertificate):
+        shown = {"format": cert.format, "task": cert.task, "protocol": cert.protocol, "tolerances": cert.tolerances,
+                 "settings": cert.settings, "observation_model": cert.observation_model,
+                 "libraries": cert.libraries, "digest": cert.digest}
+    else:
+        shown = {"format": cert.format, "task": cert.task, "settings": cert.settings, "libraries": cert.libraries,
+                 "digest": cert.digest}
+    return {k: v for k, v in shown.items() if v is not ABSENT}
 
 
 # --- writing ------------------------------------------------------------------------------------------------
@@ -389,8 +411,8 @@ class Sources:
     scenes: dict = field(default_factory=dict)
 
 
-def _n_missing(rec: dict) -> int:
-    n = _d(rec.get("oracle")).get("n_missing")
+def _n_missing(rec) -> int:
+    n = _d(rec.oracle).get("n_missing")
     return n if isinstance(n, int) and not isinstance(n, bool) else 0
 
 
@@ -409,13 +431,13 @@ def _overlay_source(folder: Folder, it: Item, src: Sources):
         after = candidate_marks(src.tasks[it.id], it.record) if src.tasks and it.id in src.tasks else None
         note = "" if after is not None else NOTES["task"]
     elif folder.kind == "interaction":
-        sid = it.record.get("source_id") if isinstance(it.record.get("source_id"), str) else ""
-        truth = _d(folder.certificate.get("ground_truth")).get(sid)
+        sid = it.record.source_id if isinstance(it.record.source_id, str) else ""
+        truth = _d(folder.certificate.ground_truth).get(sid)
         gt_bonds = _d(truth).get("bonds") if isinstance(_d(truth).get("bonds"), list) else []
         if sid not in src.scenes:
             note = NOTES["interaction"] if gt_bonds else ""
         else:
-            entries = _d(it.record.get("rendered")).get("entries")
+            entries = _d(it.record.rendered).get("entries")
             verdicts = {str(_d(e).get("entry")): _d(e).get("determined")
                         for e in (entries if isinstance(entries, list) else [])}
             bonds = bond_marks(*src.scenes[sid], gt_bonds, verdicts)

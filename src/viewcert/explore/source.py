@@ -5,7 +5,9 @@ A folder is a ``viewcert certify`` output (``certificate.json``, ``items.csv``, 
 kind: crystal (``viewcert-certificate``), transformation task (``viewcert.tasks.certificate``) or interaction
 (``viewcert-interaction-benchmark``). Everything here is received: files are read only inside the folder (no
 symlink or ``..`` out of it), as regular files within the limits, JSON with no duplicate key; a value of the
-wrong type is an :class:`InputError` naming the file and the field.
+wrong type is an :class:`InputError` naming the file and the field. The certificate is read through the typed
+records (``certify.records``): its format, item ids and digest checked, then typed; the rest of the explorer reads
+the typed values, never a field by key.
 """
 
 from __future__ import annotations
@@ -19,10 +21,8 @@ from viewcert.certify import records
 from viewcert.errors import InputError
 from viewcert.io.received import loads_json_line, loads_json_strict, read_received_bytes, read_received_text
 
-#: kinds of certificate the explorer shows
-KINDS = ("crystal", "task", "interaction")
-TASK_FORMAT = records.TASK_FORMAT  # the format strings are defined once, in certify.records
-INTERACTION_FORMATS = records.KINDS["interaction"].formats
+#: kinds of certificate the explorer shows, by the kind of ``certify.records`` (every one of its registry)
+KINDS = {"view": "crystal", "task": "task", "interaction": "interaction"}
 #: plots a certify run writes beside its certificate (``certify.run.write_outputs``)
 PLOTS = ("ceiling_by_system.png", "phantoms.png", "delta_star.png")
 #: where a ladder report may sit beside the folder (``viewcert ladder --out``: report.html)
@@ -42,22 +42,24 @@ class View:
 
 @dataclass(frozen=True)
 class Item:
-    """One certificate item (``record`` as the certificate has it) and its views."""
+    """One certificate item (``record``: its typed record, ``records.ItemOutcome``, ``TaskItemRecord`` or
+    ``InteractionItemRecord`` by kind) and its views."""
 
     index: int
     id: str
-    record: dict
+    record: Any
     views: tuple[View, ...] = ()
     question: dict | None = None  # the benchmark.jsonl record of an export's question
 
 
 @dataclass(frozen=True)
 class Folder:
-    """A folder read for the explorer: its kind, certificate, items, plots and ladder report."""
+    """A folder read for the explorer: its kind, typed certificate (``records.Certificate``), items, plots and
+    ladder report."""
 
     path: Path
     kind: str
-    certificate: dict
+    certificate: records.Certificate
     items: tuple[Item, ...]
     plots: tuple[Path, ...] = ()
     ladder: Path | None = None
@@ -93,32 +95,25 @@ def _json(path: Path, what: str) -> Any:
         raise InputError(f"cannot read {what}: {str(exc)[:200]}", source=str(path)) from None
 
 
-def read_certificate_any(path: Path) -> tuple[str, dict]:
-    """(kind, certificate dict) of ``path``: a crystal/molecule certificate through
-    ``certify.certificate.read_certificate`` (its shape checked), a task or interaction certificate as strict
-    JSON with an ``items`` list of objects with text ids."""
-    from viewcert.certify.certificate import (  # lazy: start-up (pymatgen via certify)
-        FORMATS,
-        read_certificate,
-    )
+def read_certificate_any(path: Path) -> tuple[str, records.Certificate]:
+    """(kind, typed certificate) of ``path``: strict JSON whose format is one of ``certify.records.KINDS``, every
+    item with a text id, then its digest checked and its record typed (``records.receive_certificate``); a crystal
+    or molecule certificate's shape checked as ``verify`` needs it (``certify.certificate.check_shape``)."""
+    from viewcert.certify.certificate import check_shape  # lazy: start-up (pymatgen via certify)
 
     head = _json(path, "certificate")
     if not isinstance(head, dict):
         raise InputError("not a viewcert certificate (not a JSON object)", source=str(path), field="format")
-    fmt = head.get("format")
-    if fmt in FORMATS:
-        return "crystal", read_certificate(path).to_dict()  # typed and shape-checked; the explorer reads JSON
-    if fmt not in (TASK_FORMAT, *INTERACTION_FORMATS):
-        raise InputError(f"not a certificate the explorer knows (format {str(fmt)[:80]!r})", source=str(path),
-                         field="format")
-    items = head.get("items")
-    if not isinstance(items, list):
-        raise InputError("certificate has no 'items' list", source=str(path), field="items")
-    for k, it in enumerate(items):
-        if not isinstance(it, dict) or not isinstance(it.get("id"), str):
-            raise InputError(f"item {k} has no text 'id'", source=str(path), field=f"items[{k}].id")
-    records.receive_certificate(path, data=head, typed=False)  # its digest holds (a stale one: one line)
-    return ("task" if fmt == TASK_FORMAT else "interaction"), head
+    try:
+        kind = records.kind_of(head)
+        records.item_ids(head)
+    except InputError as exc:
+        said = exc.message if exc.field != "format" else f"not a certificate the explorer knows: {exc.message}"
+        raise InputError(said, source=str(path), field=exc.field) from None
+    cert = records.receive_certificate(path, data=head).certificate  # its digest holds (a stale one: one line)
+    if isinstance(cert, records.ViewCertificate):
+        check_shape(cert, str(path))
+    return KINDS[kind.name], cert
 
 
 def _questions(folder: Path, kind: str) -> dict[str, dict]:
@@ -131,16 +126,16 @@ def _questions(folder: Path, kind: str) -> dict[str, dict]:
         if not line.strip():
             continue
         try:
-            rec = loads_json_line(line, n, source=str(p))
+            q = loads_json_line(line, n, source=str(p))
         except InputError:
             raise
         except (ValueError, RecursionError) as exc:
             raise InputError(f"line {n} is not JSON: {str(exc)[:120]}", source=str(p), field=f"line {n}") from None
-        if not isinstance(rec, dict):
+        if not isinstance(q, dict):
             raise InputError(f"line {n} is not an object", source=str(p), field=f"line {n}")
-        key = rec.get("source_id") if kind == "crystal" else rec.get("id")
+        key = q.get("source_id") if kind == "crystal" else q.get("id")
         if isinstance(key, str):
-            out.setdefault(key, rec)
+            out.setdefault(key, q)
     return out
 
 
@@ -164,6 +159,13 @@ def _views(folder: Path, question: dict | None, names: list) -> tuple[View, ...]
     return tuple(views)
 
 
+def _view_names(cert: records.Certificate) -> list:
+    """The names of the protocol's views by position (a crystal or task certificate's ``protocol.views``)."""
+    protocol = None if isinstance(cert, records.InteractionCertificate) else cert.protocol
+    views = protocol.get("views") if isinstance(protocol, dict) else None
+    return [v.get("name") for v in views if isinstance(v, dict)] if isinstance(views, list) else []
+
+
 def _ladder(folder: Path) -> Path | None:
     for rel in LADDER_PLACES:
         p = folder / rel
@@ -182,12 +184,11 @@ def read_folder(folder: str | os.PathLike) -> Folder:
         raise InputError("no certificate.json in the folder (a certify output or an export)", source=str(folder))
     kind, cert = read_certificate_any(cert_p)
     questions = _questions(folder, kind)
-    names = [v.get("name") for v in (cert.get("protocol") or {}).get("views", []) if isinstance(v, dict)] \
-        if isinstance(cert.get("protocol"), dict) else []
+    names = _view_names(cert)
     items = []
-    for k, rec in enumerate(cert["items"]):
-        q = questions.get(rec["id"])
-        items.append(Item(index=k, id=rec["id"], record=rec, views=_views(folder, q, names), question=q))
+    for k, rec in enumerate(cert.items):
+        q = questions.get(rec.id)
+        items.append(Item(index=k, id=rec.id, record=rec, views=_views(folder, q, names), question=q))
     plots = tuple(p for name in PLOTS if (p := inside(folder, name, name)) is not None)
     summary_p = inside(folder, "summary.txt", "summary.txt")
     summary = read_received_text(summary_p, what="summary.txt") if summary_p else None
