@@ -191,8 +191,11 @@ class Structure:
 
     @property
     def formula(self) -> str:
-        syms, counts = np.unique(np.array(self.symbols), return_counts=True)
-        return "".join(f"{s}{c if c > 1 else ''}" for s, c in zip(syms, counts, strict=True))
+        counts: dict[str, int] = {}
+        for sym in self.symbols:
+            counts[sym] = counts.get(sym, 0) + 1
+        # sorted by symbol (code point order, as np.unique sorts a string array)
+        return "".join(f"{s}{c if c > 1 else ''}" for s, c in sorted(counts.items()))
 
     def equals(self, other: Structure, *, atol: float = 0.0) -> bool:
         """Same atoms in the same order, positions and lattice within ``atol`` Å."""
@@ -270,9 +273,11 @@ class Structure:
         if n <= 48:  # small cells: one vectorised brute-force pass beats building a tree
             # per component (x² + y² + z², that order): 2.4x faster than einsum over a trailing axis of 3
             d2 = np.zeros((n, n, len(shifts)))
+            dc = np.empty_like(d2)  # one buffer: (cart_j - cart_i) + shift, squared in place, per component
             for c in range(3):
-                dc = cart[None, :, None, c] - cart[:, None, None, c] + shifts[None, None, :, c]
-                d2 += dc * dc
+                np.add((cart[None, :, c] - cart[:, None, c])[:, :, None], shifts[None, None, :, c], out=dc)
+                np.multiply(dc, dc, out=dc)
+                d2 += dc
             d2[np.arange(n), np.arange(n), 13] = np.inf  # an atom against itself in the home cell
             flat = int(np.argmin(d2))
             i, j, _ = np.unravel_index(flat, d2.shape)

@@ -6,6 +6,7 @@ import hashlib
 
 import numpy as np
 
+from viewcert.cameras.camera import OrthographicCamera, PerspectiveCamera
 from viewcert.structures import Structure
 
 
@@ -25,13 +26,24 @@ def cell_digest(s: Structure) -> str:
                           np.asarray(s.numbers, dtype="<i8"))
 
 
+def _camera_terms(c) -> tuple:
+    """(rotation, centre or position, scale or focal, width, height) of a camera: read from the two camera
+    classes' fields (what their ``to_dict`` writes, without the list round trip), else from ``to_dict``."""
+    if isinstance(c, OrthographicCamera):
+        return c.rotation, c.center, c.scale, c.width, c.height
+    if isinstance(c, PerspectiveCamera):
+        return c.rotation, c.position, c.focal, c.width, c.height
+    d = c.to_dict()
+    return (d["rotation"], d.get("center", d.get("position")), d.get("scale_px_per_angstrom", d.get("focal_px", 0.0)),
+            d["width"], d["height"])
+
+
 def cameras_digest(cameras) -> str:
     """SHA-256 of the framed cameras (kind, rotation, centre or position, scale or focal, image size)."""
     parts = []
     for c in cameras:
-        d = c.to_dict()
-        parts.append(np.round(np.asarray(d["rotation"], dtype=np.float64), 12).ravel())
-        parts.append(np.round(np.asarray(d.get("center", d.get("position")), dtype=np.float64), 9).ravel())
-        parts.append(np.round(np.asarray([d.get("scale_px_per_angstrom", d.get("focal_px", 0.0)), d["width"],
-                                          d["height"]], dtype=np.float64), 9))
+        rot, pos, scale, width, height = _camera_terms(c)
+        parts.append(np.round(np.asarray(rot, dtype=np.float64), 12).ravel())
+        parts.append(np.round(np.asarray(pos, dtype=np.float64), 9).ravel())
+        parts.append(np.round(np.asarray([scale, width, height], dtype=np.float64), 9))
     return digest_arrays(*[p.astype("<f8") + 0.0 for p in parts])

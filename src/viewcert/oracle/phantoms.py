@@ -107,10 +107,27 @@ def _wrap(pos: np.ndarray, lattice: np.ndarray) -> np.ndarray:
     return f @ lattice
 
 
-def nearest_same_label(points, labels, target_positions, target_labels, lattice=None) -> tuple[np.ndarray, np.ndarray]:
+def _wrap_cached(key, pos: np.ndarray, lattice: np.ndarray, cache: dict | None) -> np.ndarray:
+    """``_wrap(pos, lattice)``, remembered in ``cache`` under the object ``key`` that ``pos`` was read from
+    (the caller keeps it alive and unchanged, and passes one lattice, for the cache's lifetime); read-only."""
+    if cache is None:
+        return _wrap(pos, lattice)
+    hit = cache.get(id(key))
+    if hit is None or hit[0] is not key:
+        w = _wrap(pos, lattice)
+        w.setflags(write=False)
+        cache[id(key)] = hit = (key, w)
+    return hit[1]
+
+
+def nearest_same_label(points, labels, target_positions, target_labels, lattice=None,
+                       _wrapped=None) -> tuple[np.ndarray, np.ndarray]:
     """For every point, (distance to the nearest same-label target (minimum image when ``lattice`` is given),
     the target's index); inf / −1 when the label does not occur among the targets. Periodic distances are
-    exact below the cell's smallest width (targets are wrapped and searched in the 27 surrounding cells)."""
+    exact below the cell's smallest width (targets are wrapped and searched in the 27 surrounding cells).
+    ``_wrapped`` (internal, ``analyse``): a dict caching ``_wrap`` results by the id of the array wrapped, so
+    that arrays wrapped more than once per analysis are wrapped once (the same values)."""
+    key_p, key_t = points, target_positions
     points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     labels = np.asarray(labels, dtype=np.int64)
     tpos = np.asarray(target_positions, dtype=np.float64).reshape(-1, 3)
@@ -122,9 +139,9 @@ def nearest_same_label(points, labels, target_positions, target_labels, lattice=
     q, shifts = points, _ZERO_SHIFT
     if lattice is not None:
         lat = np.asarray(lattice, dtype=np.float64)
-        q, shifts = _wrap(points, lat), _SHELL27 @ lat
+        q, shifts = _wrap_cached(key_p, points, lat, _wrapped), _SHELL27 @ lat
     if len(q) * len(tpos) * len(shifts) <= KERNEL_MAX_WORK:  # numba brute force (phantom_kernels)
-        tw = tpos if lattice is None else _wrap(tpos, np.asarray(lattice, dtype=np.float64))
+        tw = tpos if lattice is None else _wrap_cached(key_t, tpos, np.asarray(lattice, dtype=np.float64), _wrapped)
         return nearest_same_label_nb(_c(q), _c(labels), _c(tw), _c(tlab), _c(shifts))
     tidx = np.arange(len(tpos))
     if lattice is not None:
@@ -199,15 +216,17 @@ def analyse(rec: Reconstruction, structure: Structure, delta: float | None = Non
             f"2δ = {2 * d:.4g} Å; Theorem 1 does not apply and points within δ of an atom may merge atoms"
         )
     lat = structure.lattice
-    dist, _ = nearest_same_label(rec.points, rec.labels, structure.positions, structure.numbers, lat)
+    wrapped: dict = {}  # rec.points and structure.positions are wrapped once each for both searches
+    dist, _ = nearest_same_label(rec.points, rec.labels, structure.positions, structure.numbers, lat, wrapped)
     is_ph = dist > d
     # missing atoms: no same-label point within δ
-    back, _ = nearest_same_label(structure.positions, structure.numbers, rec.points, rec.labels, lat)
+    back, _ = nearest_same_label(structure.positions, structure.numbers, rec.points, rec.labels, lat, wrapped)
     missing = [int(i) for i in np.flatnonzero(back > d)]
     # margin: rejected near misses that are not atoms
     margin = math.inf
     if len(rec.near_ratios):
-        nd, _ = nearest_same_label(rec.near_points, rec.near_labels, structure.positions, structure.numbers, lat)
+        nd, _ = nearest_same_label(rec.near_points, rec.near_labels, structure.positions, structure.numbers, lat,
+                                   wrapped)
         cand = rec.near_ratios[nd > d]
         if len(cand):
             margin = float(cand.min())
