@@ -5,16 +5,29 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 from viewcert.benchmark.export import ExportSettings, build_benchmark
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
-#: the interpreter of the venv ``make harness`` builds (lmms-eval, VLMEvalKit), or VIEWCERT_HARNESS_PYTHON
-# absolute (the Makefile passes a relative path; the tests run it from export folders), not resolved (a venv's
-# python is a link to the base interpreter)
-HARNESS_PY = Path(os.environ.get("VIEWCERT_HARNESS_PYTHON", ROOT / ".venv-harness" / "bin" / "python")).absolute()
+#: the interpreter of the venv ``make harness`` builds (lmms-eval, VLMEvalKit), which it names in
+#: VIEWCERT_HARNESS_PYTHON: absolute (the Makefile passes a relative path; the tests run it from export folders),
+#: not resolved (a venv's python is a link to the base interpreter). Unset (``make test``, a bare pytest), the
+#: harness-marked tests that need it skip, so ``make test`` never runs them even where the venv exists.
+HARNESS_ENV = os.environ.get("VIEWCERT_HARNESS_PYTHON")
+HARNESS_PY = Path(HARNESS_ENV or ROOT / ".venv-harness" / "bin" / "python").absolute()
+
+
+def harness_import_error(modules: str) -> str | None:
+    """None when the harness venv imports ``modules``, else why the tests needing them skip."""
+    if HARNESS_ENV is None:
+        return "VIEWCERT_HARNESS_PYTHON is unset: make harness runs these tests, make test does not"
+    if not HARNESS_PY.is_file():
+        return f"no {HARNESS_PY} (make harness builds it)"
+    r = subprocess.run([str(HARNESS_PY), "-c", f"import {modules}"], capture_output=True, text=True, timeout=600)
+    return None if r.returncode == 0 else f"{HARNESS_PY} cannot import {modules}: {r.stderr.strip().splitlines()[-1]}"
 
 
 def crystal_export(folder: Path, n: int) -> Path:

@@ -22,23 +22,22 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness_roundtrip import HARNESS_PY, crystal_export, dry_run_commands, questions, zoom_export
+from harness_roundtrip import (
+    HARNESS_PY,
+    crystal_export,
+    dry_run_commands,
+    harness_import_error,
+    questions,
+    zoom_export,
+)
 
 HBIN = HARNESS_PY.parent
 
 
-def _import_error(modules: str) -> str | None:
-    """None when the harness venv imports ``modules``, else why not (the error's last line)."""
-    if not HARNESS_PY.is_file():
-        return f"no {HARNESS_PY} (make harness builds it; or set VIEWCERT_HARNESS_PYTHON)"
-    r = subprocess.run([str(HARNESS_PY), "-c", f"import {modules}"], capture_output=True, text=True, timeout=600)
-    return None if r.returncode == 0 else f"{HARNESS_PY} cannot import {modules}: {r.stderr.strip().splitlines()[-1]}"
-
-
-LMMS = _import_error("lmms_eval, viewcert.harness.lmms_replay")
+LMMS = harness_import_error("lmms_eval, viewcert.harness.lmms_replay")
 # ms-vlmeval 0.0.20 imports torchvision (vlmeval.dataset): with PyTorch's CPU build and no CPU torchvision on
 # the machine, make harness leaves it out and these skip (docs/harnesses.md)
-VLM = _import_error("vlmeval.run, viewcert.harness.vlmevalkit_model")
+VLM = harness_import_error("vlmeval.run, viewcert.harness.vlmevalkit_model")
 pytestmark = pytest.mark.harness
 needs_lmms = pytest.mark.skipif(LMMS is not None, reason=str(LMMS))
 needs_vlm = pytest.mark.skipif(VLM is not None, reason=str(VLM))

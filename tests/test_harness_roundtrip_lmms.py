@@ -5,7 +5,7 @@ option, no id map) and compare with the accuracy derived by hand from the stub's
 answers, and with the accuracy lmms-eval itself reports.
 
 lmms-eval lives in its own venv (it pins torch and, at 0.7.3, needs ``filelock<4``): ``VIEWCERT_HARNESS_PYTHON``
-names its interpreter (``make harness`` sets it), else ``.venv-harness/bin/python``; without it the tests skip.
+names its interpreter (``make harness`` sets it); unset, or without lmms-eval there, the tests skip.
 """
 
 from __future__ import annotations
@@ -17,21 +17,19 @@ from pathlib import Path
 
 import pytest
 
-from harness_roundtrip import HARNESS_PY, crystal_export, ladder_manifest, questions, zoom_export
+from harness_roundtrip import (
+    HARNESS_PY,
+    crystal_export,
+    harness_import_error,
+    ladder_manifest,
+    questions,
+    zoom_export,
+)
 from viewcert.attribution.pipeline import run_ladder
 from viewcert.stats import BootstrapSettings
 
-
-def _has_lmms() -> bool:
-    if not HARNESS_PY.is_file():
-        return False
-    r = subprocess.run([str(HARNESS_PY), "-c", "import lmms_eval"], capture_output=True, timeout=300)
-    return r.returncode == 0
-
-
-pytestmark = [pytest.mark.harness,
-              pytest.mark.skipif(not _has_lmms(), reason=f"lmms-eval is not importable by {HARNESS_PY} "
-                                 "(make harness installs it; or set VIEWCERT_HARNESS_PYTHON)")]
+LMMS = harness_import_error("lmms_eval")
+pytestmark = [pytest.mark.harness, pytest.mark.skipif(LMMS is not None, reason=str(LMMS))]
 
 
 def _run_lmms(folder: Path, task: str, response: str) -> tuple[Path, dict]:

@@ -1,7 +1,7 @@
 """Round trip through VLMEvalKit (issue 20; run by ``make harness``). VLMEvalKit is not on the package index under
 its own name, so two paths:
 
-- when ``vlmeval`` imports in the harness venv (``VIEWCERT_HARNESS_PYTHON``, else ``.venv-harness/bin/python``):
+- when ``vlmeval`` imports in the harness venv (``VIEWCERT_HARNESS_PYTHON``, which ``make harness`` sets):
   its own ``build_dataset`` on the shipped ``benchmark.tsv`` (copied into ``$LMUData`` as the steps in
   HARNESSES.md say) picks ``CustomMCQDataset`` / ``CustomVQADataset``, ``infer_data_job`` runs a ``BaseModel``
   stub with answers chosen here and, for MCQ, ``dataset.evaluate(model="exact_matching")`` scores it; the ladder
@@ -27,7 +27,14 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from harness_roundtrip import HARNESS_PY, crystal_export, ladder_manifest, questions, zoom_export
+from harness_roundtrip import (
+    HARNESS_PY,
+    crystal_export,
+    harness_import_error,
+    ladder_manifest,
+    questions,
+    zoom_export,
+)
 from viewcert.attribution.pipeline import run_ladder
 from viewcert.stats import BootstrapSettings
 
@@ -66,14 +73,8 @@ json.dump(report, open(os.path.join(work, "report.json"), "w"))
 '''
 
 
-def _has_vlmeval() -> bool:
-    if not HARNESS_PY.is_file():
-        return False
-    return subprocess.run([str(HARNESS_PY), "-c", "import vlmeval.dataset"], capture_output=True,
-                          timeout=300).returncode == 0
-
-
-HAS_VLMEVAL = _has_vlmeval()
+VLM = harness_import_error("vlmeval.dataset")
+HAS_VLMEVAL = VLM is None
 pytestmark = pytest.mark.harness
 
 
@@ -135,8 +136,7 @@ def _run_vlmevalkit(folder: Path, task: str, answers: dict, tmp: Path) -> dict:
     return json.loads((tmp / "work" / "report.json").read_text())
 
 
-@pytest.mark.skipif(not HAS_VLMEVAL, reason=f"vlmeval is not importable by {HARNESS_PY} (make harness installs "
-                    "ms-vlmeval, which needs an importable torchvision: docs/harnesses.md)")
+@pytest.mark.skipif(not HAS_VLMEVAL, reason=str(VLM))
 def test_vlmevalkit_mcq_round_trip(crystal, tmp_path):
     folder, qs, answers, hand = crystal
     rep = _run_vlmevalkit(folder, "crystal-system", answers, tmp_path)
@@ -154,7 +154,7 @@ def test_vlmevalkit_mcq_round_trip(crystal, tmp_path):
     assert lad.harness_agreement.iloc[0]["harness_correct"] == hand
 
 
-@pytest.mark.skipif(not HAS_VLMEVAL, reason=f"vlmeval is not importable by {HARNESS_PY}")
+@pytest.mark.skipif(not HAS_VLMEVAL, reason=str(VLM))
 def test_vlmevalkit_vqa_zoom_round_trip(tmp_path):
     folder = tmp_path / "zoom"
     zoom_export(folder)
