@@ -219,5 +219,5 @@ def test_interaction_export_carries_constraints_with_the_list_format(tmp_path):
     assert b["constraints_skipped"] == {"count": "the answer is not a list with a known number of entries",
                                         "case": "the answer is not a word"}
     assert pd.read_csv(tmp_path / "b" / "benchmark.tsv", sep="\t")["constraints"].tolist() == ["format,structure"]
-    assert cons["certificate"]["settings"]["constraints"] == ["format", "structure", "count", "case"]
-    assert "constraints" not in plain["certificate"]["settings"]  # unconstrained: the settings as before
+    assert cons.certificate.to_dict()["settings"]["constraints"] == ["format", "structure", "count", "case"]
+    assert "constraints" not in plain.certificate.to_dict()["settings"]  # unconstrained: the settings as before

@@ -1,11 +1,15 @@
-"""One export record (``viewcert.benchmark.record``, issue 26 item 5): every exporter's manifest is decoded by
-one reader through one version table into an ``Export`` whose certificate is the typed record (format and
-digest checked); a manifest that is missing, of an unknown format or beside a stale certificate is one line."""
+"""One export record (``viewcert.benchmark.record``, issue 26 item 5): the four exporters write one manifest shape
+(``viewcert.export/1``) and return it as one ``Export``; every older manifest is read through the version table
+(a real one of each, written by the code before ``/1``, in ``tests/data/exports/v1/``); the certificate is the
+typed record (format and digest checked); a manifest that is missing, malformed, of an unknown format or beside a
+stale certificate is one line."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -13,9 +17,19 @@ from typer.testing import CliRunner
 from export_fixtures import SMALL, WATER_XYZ, chiral_xyz, export_cli
 from viewcert.benchmark.export import ExportSettings, build_benchmark
 from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
-from viewcert.benchmark.record import MANIFEST_FORMATS, read_export
+from viewcert.benchmark.record import (
+    EXPORT_FORMAT,
+    MANIFEST_BEGIN,
+    MANIFEST_END,
+    MANIFEST_FIELDS,
+    MANIFEST_FORMATS,
+    Export,
+    manifest_markdown,
+    read_export,
+)
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 from viewcert.certify.records import (
+    InteractionCertificate,
     StaleCertificate,
     TaskCertificate,
     ViewCertificate,
@@ -23,6 +37,9 @@ from viewcert.certify.records import (
     sealed,
 )
 from viewcert.errors import InputError
+
+V1 = Path(__file__).parent / "data" / "exports" / "v1"
+FORMATS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "formats.md"
 
 
 @pytest.fixture(scope="module")
@@ -35,32 +52,56 @@ def water(tmp_path_factory):
     return d, m
 
 
-def test_a_molecule_export_reads_back_as_one_export(water):
+def test_a_molecule_export_is_one_export_and_reads_back_as_it(water):
     d, m = water
-    e = read_export(d / "out")
-    assert (e.kind, e.task, e.n_questions) == ("molecule", "point-group", 1)
-    assert isinstance(e.certificate, ViewCertificate) and e.certificate.summary.n == 1
-    # the manifest's certificate entry is the certificate's own digest and counts (certificate_entry)
+    assert isinstance(m, Export) and read_export(d / "out") == m  # the builder's value is the reader's
+    assert (m.kind, m.task, m.n_questions) == ("molecule", "point-group", 1)
+    assert isinstance(m.certificate, ViewCertificate) and m.certificate.summary.n == 1
+    written = json.loads((d / "out" / "manifest.json").read_text())
+    assert written["format"] == EXPORT_FORMAT and list(written) == sorted(MANIFEST_FIELDS)  # every field, no other
+    # the manifest's certificate entry is the certificate's own format, digest and counts
     cert = json.loads((d / "out" / "certificate.json").read_text())
-    assert m["certificate"] == {"status": "written", "path": "certificate.json", "digest": compute_digest(cert),
-                                "level": "point_group", "observe": "visible",
-                                "summary": {"n": 1, "correct": cert["summary"]["correct"],
-                                            "R1": cert["summary"]["R1"]}}
-    assert e.images == ("images/q0000_v0.png", "images/q0000_v1.png", "images/q0000_v2.png")  # axes-3
-    assert [it["answer"] for it in e.items] == ["C2v"] and e.errors == () and e.skipped == ()
+    assert written["certificate"] == {"path": "certificate.json", "format": "viewcert-certificate/2",
+                                      "digest": compute_digest(cert), "level": "point_group", "observe": "visible",
+                                      "summary": {"n": 1, "correct": cert["summary"]["correct"],
+                                                  "R1": cert["summary"]["R1"]}}
+    assert m.images == ("images/q0000_v0.png", "images/q0000_v1.png", "images/q0000_v2.png")  # axes-3
+    assert {"benchmark.jsonl", "benchmark.tsv", "ids.csv", "inspect_task.py", "HARNESSES.md"} <= set(m.harness_files)
+    assert not any(f.endswith(".png") or f.startswith("certificate") for f in m.harness_files)
+    assert [it["answer"] for it in m.items] == ["C2v"] and m.errors == () and m.skipped == ()
 
 
 def test_a_task_and_an_uncertified_crystal_export(tmp_path):
-    build_task_benchmark(str(chiral_xyz(tmp_path)), tmp_path / "t", TaskExportSettings(task="translation", **SMALL))
-    t = read_export(tmp_path / "t")
+    t = build_task_benchmark(str(chiral_xyz(tmp_path)), tmp_path / "t", TaskExportSettings(task="translation",
+                                                                                          **SMALL))
+    assert read_export(tmp_path / "t") == t
     assert (t.kind, t.task, t.n_questions) == ("task", "translation", 1)
-    assert isinstance(t.certificate, TaskCertificate) and [it.id for it in t.items] == ["q0000"]
-    build_benchmark("builtin:sample", tmp_path / "c", settings=ExportSettings(size=64, supersample=1), limit=1,
-                    certify=False)
-    c = read_export(tmp_path / "c")
+    assert isinstance(t.certificate, TaskCertificate) and t.certificate.item_ids() == ["q0000"]
+    q = json.loads((tmp_path / "t" / "benchmark.jsonl").read_text())
+    assert t.items == ({"id": "q0000", "index": 0, "source_id": q["source_id"], "answer": q["answer"]},)
+    assert t.images == tuple(f"images/q0000_v{k}.png" for k in range(4))  # three before views and the after view
+    c = build_benchmark("builtin:sample", tmp_path / "c", settings=ExportSettings(size=64, supersample=1), limit=1,
+                        certify=False)
     assert (c.kind, c.task, c.n_questions, c.certificate) == ("crystal", "crystal-system", 1, None)
-    assert len(c.images) == 5  # render-ceiling-5
-    assert set(MANIFEST_FORMATS.values()) == {"crystal", "molecule", "task", "interaction"}
+    assert len(c.images) == 5 and read_export(tmp_path / "c") == c  # render-ceiling-5
+
+
+@pytest.mark.parametrize("kind", ["crystal", "molecule", "task", "interaction"])
+def test_each_older_manifest_reads_through_the_version_table(kind):
+    written = json.loads((V1 / kind / "manifest.json").read_text())
+    cert = json.loads((V1 / kind / "certificate.json").read_text())
+    assert MANIFEST_FORMATS[written["format"]][0] == kind
+    e = read_export(V1 / kind)
+    assert e.kind == kind and e.manifest == written and e.certificate.digest_value == compute_digest(cert)
+    assert e.n_questions == 1 and e.harness_files == ()  # the older shapes did not list them
+    # what each older shape recorded (the fixtures' own files: one question, images by their names)
+    want = {"crystal": ("crystal-system", 5, ViewCertificate), "molecule": ("point-group", 3, ViewCertificate),
+            "task": ("translation", 4, TaskCertificate), "interaction": ("pocket-ligand", 6, InteractionCertificate)}
+    task, n_images, typed = want[kind]
+    assert (e.task, len(e.images), type(e.certificate)) == (task, n_images, typed)
+    assert e.settings["task"] == task  # interaction: the certificate's settings (its manifest recorded none)
+    assert [it["id"] for it in e.items] == ([written["items"][0]["id"]] if kind in ("crystal", "molecule")
+                                            else ["q0000"])
 
 
 def test_bad_manifests_are_one_line(tmp_path, water):
@@ -73,6 +114,12 @@ def test_bad_manifests_are_one_line(tmp_path, water):
     (tmp_path / "manifest.json").write_text('{"format": 1, "format": 2}')
     with pytest.raises(InputError, match="format"):
         read_export(tmp_path)  # duplicate key
+    good = json.loads((d / "out" / "manifest.json").read_text())
+    for edit, match in (({"kind": "protein"}, "kind must be one of"), ({"items": "q0000"}, "items is not a list"),
+                        ({"certificate": {"path": "../certificate.json"}}, "must be null or name certificate.json")):
+        (tmp_path / "manifest.json").write_text(json.dumps({**good, **edit}))
+        with pytest.raises(InputError, match=match):
+            read_export(tmp_path)
     stale = tmp_path / "stale"
     stale.mkdir()
     (stale / "manifest.json").write_bytes((d / "out" / "manifest.json").read_bytes())
@@ -85,6 +132,22 @@ def test_bad_manifests_are_one_line(tmp_path, water):
     (stale / "certificate.json").write_text(json.dumps(sealed(cert)))
     with pytest.raises(InputError, match="not the certificate this export wrote"):
         read_export(stale)
+
+
+def test_an_older_task_manifest_beside_another_certificate_is_refused(tmp_path):
+    shutil.copytree(V1 / "task", tmp_path / "t")
+    cert = json.loads((tmp_path / "t" / "certificate.json").read_text())
+    cert["seed"] = 99
+    (tmp_path / "t" / "certificate.json").write_text(json.dumps(sealed(cert)))
+    with pytest.raises(InputError, match="not the certificate this export wrote"):
+        read_export(tmp_path / "t")
+
+
+def test_the_formats_page_holds_the_generated_manifest_section():
+    text = FORMATS_PAGE.read_text()
+    section = text[text.index(MANIFEST_BEGIN): text.index(MANIFEST_END) + len(MANIFEST_END)] + "\n"
+    assert section == manifest_markdown(), "docs/formats.md: paste viewcert.benchmark.record.manifest_markdown()"
+    assert all(f"| `{k}` |" in section for k in MANIFEST_FIELDS) and all(f"`{f}`" in section for f in MANIFEST_FORMATS)
 
 
 def test_the_cli_line_reads_the_export(tmp_path):

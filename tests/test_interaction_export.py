@@ -42,8 +42,8 @@ def test_export_is_byte_identical_and_answers_the_truth(tmp_path, task):
     settings = InteractionExportSettings(task=task, n_boot=200)
     a = build_interaction_benchmark(cx, tmp_path / "a", settings)
     b = build_interaction_benchmark(cx, tmp_path / "b", settings)
-    assert a["files"] == b["files"] and a["certificate_digest"] == b["certificate_digest"]
-    names = set(a["files"])
+    assert a.manifest["files"] == b.manifest["files"] and a.certificate.digest_value == b.certificate.digest_value
+    names = set(a.manifest["files"])
     assert {"benchmark.jsonl", "benchmark.tsv", "certificate.json", "ids.csv"} <= names
     assert sum(n.endswith(".png") for n in names) == 12  # six views per complex (docking: 2 items x 3 images)
     recs = [json.loads(x) for x in (tmp_path / "a" / "benchmark.jsonl").read_text().splitlines()]

@@ -63,11 +63,11 @@ def test_a_600_atom_pocket_at_27_views_is_rendered_once_per_view(tmp_path, rende
     settings = InteractionExportSettings(task="pocket-ligand", protocol="fibonacci-27", pocket=10.0, n_boot=200)
     m = build_interaction_benchmark([(DATA / "1s3v", None)], tmp_path, settings)
     assert len(render_count) == 27 and len(set(render_count)) == 27  # each of the 27 views exactly once
-    assert sum(f.endswith(".png") for f in m["files"]) == 27
-    assert _images_digest(m["files"]) == PIN_27
+    assert sum(f.endswith(".png") for f in m.manifest["files"]) == 27
+    assert _images_digest(m.manifest["files"]) == PIN_27
     again = _rendered_twice(DATA / "1s3v", None, settings)
     assert len(render_count) == 54  # the former path renders all 27 again
-    item = m["certificate"]["items"][0]["rendered"]
+    item = m.certificate.to_dict()["items"][0]["rendered"]
     assert item == {k: again[k] for k in item} and item["n_true"] == again["n_true"] > 0
 
 
@@ -77,10 +77,10 @@ def test_six_view_exports_render_once_and_keep_their_images(tmp_path, render_cou
     settings = InteractionExportSettings(task="residue-ligand", n_boot=200)
     m = build_interaction_benchmark(cx, tmp_path, settings)
     assert len(render_count) == 12  # two complexes, six views each
-    assert _images_digest(m["files"]) == PIN_6
-    truths = m["certificate"]["ground_truth"]
+    assert _images_digest(m.manifest["files"]) == PIN_6
+    truths = m.certificate.to_dict()["ground_truth"]
     assert set(truths) == {"1pwc:PNM", "1s3v:"}
-    for it in m["certificate"]["items"]:  # every item's rendered residue ceiling from the twice-rendered pocket
+    for it in m.certificate.to_dict()["items"]:  # every item's rendered residue ceiling from the twice-rendered pocket
         path, lig = (DATA / "1pwc", "PNM") if it["source_id"].startswith("1pwc") else (DATA / "1s3v", None)
         assert it["rendered"] == residue_ligand_ceiling(_rendered_twice(path, lig, settings), it["residue"])
 

@@ -53,10 +53,10 @@ def test_pocket_ligand_asks_and_the_answer_is_no(tmp_path):
     recs = [json.loads(x) for x in (tmp_path / "pl" / "benchmark.jsonl").read_text().splitlines()]
     assert [r["answer"] for r in recs] == ["no"]
     assert "answer 'no' when there is none" in recs[0]["question"]
-    item = m["certificate"]["items"][0]
+    item = m.certificate.to_dict()["items"][0]
     assert (item["positive"], item["n_bonds"], item["uncertain"]) == (False, 0, BOTH)
     assert item["ideal"]["ceiling"] == item["rendered"]["ceiling"] == 1.0
-    ground = next(iter(m["certificate"]["ground_truth"].values()))
+    ground = next(iter(m.certificate.to_dict()["ground_truth"].values()))
     assert [(x["entry"], x["reason"]) for x in ground["uncertain"]] == [(e, "rotatable_hydrogen") for e in BOTH]
 
 
@@ -64,7 +64,7 @@ def test_interaction_location_asks_about_the_uncertain_bond(tmp_path, truth):
     settings = InteractionExportSettings(task="interaction-location", n_boot=50)
     m = build_interaction_benchmark([(PDB, "EOH")], tmp_path / "il", settings)
     recs = [json.loads(x) for x in (tmp_path / "il" / "benchmark.jsonl").read_text().splitlines()]
-    item = m["certificate"]["items"][0]
+    item = m.certificate.to_dict()["items"][0]
     bond = truth.bonds[0]
     assert len(recs) == 1 and item["entry"] == bond.entry() and item["uncertain_bond"] is True
     s = truth.protonated.prepared.structure

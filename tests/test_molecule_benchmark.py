@@ -46,7 +46,7 @@ def files_of(out: Path) -> dict[str, bytes]:
 def test_water_point_group_question_and_answer(tmp_path):
     spec = folder(tmp_path, water=WATER)
     m = build_molecule_benchmark(spec, tmp_path / "out", MoleculeExportSettings(task="point-group", **SMALL))
-    assert m["n_questions"] == 1 and m["errors"] == []
+    assert m.n_questions == 1 and m.errors == ()
     (q,) = [json.loads(line) for line in (tmp_path / "out" / "benchmark.jsonl").read_text().splitlines()]
     assert q["source_id"] == "water" and q["answer"] == "C2v"
     # choices C1, Cs, Ci, C2, C3, S4, C2v, …: C2v is the 7th, letter G
@@ -61,16 +61,16 @@ def test_water_point_group_question_and_answer(tmp_path):
               ["scale_px_per_angstrom"] for k in range(3)}
     assert len(scales) == 1
     cert = json.loads((tmp_path / "out" / "certificate.json").read_text())
-    assert cert["summary"]["n"] == 1 and m["certificate"]["level"] == "point_group"
+    assert cert["summary"]["n"] == 1 and m.manifest["certificate"]["level"] == "point_group"
     assert cert["items"][0]["molecule"]["point_group"]["input"] == "C2v"
 
 
 def test_handedness_question_shows_mirror_by_hash_and_skips_achiral(tmp_path):
     spec = folder(tmp_path, water=WATER, chbrclf=CHBRCLF)
     m = build_molecule_benchmark(spec, tmp_path / "out", MoleculeExportSettings(task="molecule-handedness", **SMALL))
-    assert m["n_questions"] == 1
-    assert m["errors"] == [] and [e["id"] for e in m["skipped"]] == ["water"]
-    assert m["skipped"][0]["reason"].startswith("achiral within τ = 0.01 Å (C2v)")
+    assert m.n_questions == 1
+    assert m.errors == () and [e["id"] for e in m.skipped] == ["water"]
+    assert m.skipped[0]["reason"].startswith("achiral within τ = 0.01 Å (C2v)")
     mirrored = bool(hashlib.sha256(b"chbrclf/mirror").digest()[0] & 1)  # the rule, from the module docstring
     (q,) = [json.loads(line) for line in (tmp_path / "out" / "benchmark.jsonl").read_text().splitlines()]
     assert q["answer"] == HANDEDNESS_CHOICES[int(mirrored)] and q["answer_letter"] == "AB"[int(mirrored)]
@@ -80,7 +80,7 @@ def test_handedness_question_shows_mirror_by_hash_and_skips_achiral(tmp_path):
     br = [a for a in side["atoms"] if a["element"] == "Br"][0]
     assert (br["uv"][0] > 32) == mirrored  # Br at x = −1.114 < centre: left of centre unless mirrored
     cert = json.loads((tmp_path / "out" / "certificate.json").read_text())
-    assert m["certificate"]["level"] == "handedness" and cert["summary"]["n"] == 1
+    assert m.manifest["certificate"]["level"] == "handedness" and cert["summary"]["n"] == 1
 
 
 def test_mirror_x_hand_worked():

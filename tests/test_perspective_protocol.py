@@ -436,7 +436,7 @@ def test_task_export_from_a_perspective_file_writes_its_placement(tmp_path):
     (tmp_path / "m.xyz").write_text(CHFCLBR)
     f = _axes3_file(tmp_path, distance=80.0)  # beyond the zoom grid's 60 Å
     m = build_task_benchmark(tmp_path / "m.xyz", tmp_path / "o", _task_settings(f, task="zoom", seed=4))
-    cert = m["certificate"]
+    cert = m.certificate.to_dict()
     assert cert["camera"] == "perspective" and cert["view_setup"]["fov_deg"] == 30.0
     assert cert["placement"]["positions"] == {"front": [0.0, 0.0, 80.0], "top": [0.0, 80.0, 0.0],
                                               "left": [-80.0, 0.0, 0.0]}

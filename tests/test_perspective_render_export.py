@@ -109,8 +109,8 @@ def test_build_benchmark_images_use_the_certified_pinholes(tmp_path):
     assert cert["protocol"]["camera"]["kind"] == "perspective"
     assert {v["name"]: tuple(v["position"]) for v in cert["protocol"]["views"]} == POSITIONS
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["protocol"]["protocol"]["kind"] == "perspective"  # the spec as the file states it
-    assert {v["name"]: tuple(v["position"]) for v in manifest["protocol"]["views"]} == POSITIONS
+    assert manifest["details"]["protocol"]["protocol"]["kind"] == "perspective"  # the spec as the file states it
+    assert {v["name"]: tuple(v["position"]) for v in manifest["details"]["protocol"]["views"]} == POSITIONS
 
 
 def test_export_settings_refuse_a_kind_the_protocol_does_not_certify(tmp_path):

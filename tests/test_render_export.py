@@ -37,8 +37,8 @@ def bench(tmp_path_factory):
 def test_benchmark_files_and_vlmevalkit_tsv(bench):
     out, _, m = bench
     root = out / "a"
-    assert m["n_questions"] == 7  # the 7 sample crystals; the 2 molecules are skipped with a reason
-    assert {e["id"] for e in m["errors"]} == {"ccd:ATP", "ccd:IBP"}
+    assert m.n_questions == 7  # the 7 sample crystals; the 2 molecules are skipped with a reason
+    assert {e["id"] for e in m.errors} == {"ccd:ATP", "ccd:IBP"}
     df = pd.read_csv(root / "benchmark.tsv", sep="\t")
     assert set(VLMEVALKIT_MCQ) <= set(df.columns)
     assert len(df) == 7 and df["index"].tolist() == list(range(7))
@@ -100,10 +100,10 @@ def test_rerun_gives_identical_bytes(bench, tmp_path):
 
 def test_certificate_of_the_ceiling(bench):
     out, _, m = bench
-    cert = m["certificate"]
-    assert cert["status"] == "written"
+    entry = m.manifest["certificate"]
+    assert entry["path"] == "certificate.json" and entry["format"] == "viewcert-certificate/2"
     data = json.loads((out / "a" / "certificate.json").read_text())
-    assert data["digest"]["value"] == cert["digest"]
+    assert data["digest"]["value"] == entry["digest"] == m.certificate.digest_value
     assert data["summary"]["n"] == 7
 
 
@@ -211,7 +211,7 @@ def test_e3_export_subset_answers_follow_the_dataset(shared_data, tmp_path):
         truth[row["material_id"]] = row["crystal_system"]
     m = build_benchmark(str(e3), tmp_path / "e3", settings=ExportSettings(size=96, supersample=1), limit=4,
                         certify=False)
-    assert m["n_questions"] == 4 and not m["errors"]
+    assert m.n_questions == 4 and not m.errors
     lines = [json.loads(x) for x in (tmp_path / "e3" / "benchmark.jsonl").read_text().splitlines()]
     for x in lines:
         assert x["answer"] == truth[x["source_id"]]

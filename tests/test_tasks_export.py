@@ -32,14 +32,14 @@ def test_same_seed_byte_identical(tmp_path, task):
     c = build_task_benchmark(mol, tmp_path / "c", TaskExportSettings(task=task, seed=8, per_structure=3, **SMALL))
     truths_a = [json.loads(x)["answer"] for x in (tmp_path / "a" / "benchmark.jsonl").read_text().splitlines()]
     truths_c = [json.loads(x)["answer"] for x in (tmp_path / "c" / "benchmark.jsonl").read_text().splitlines()]
-    assert c["n_questions"] == 3 and (truths_a != truths_c or task == "handedness")
+    assert c.n_questions == 3 and (truths_a != truths_c or task == "handedness")
 
 
 def test_certificate_records_everything_and_its_digest(tmp_path):
     m = build_task_benchmark(chiral_xyz(tmp_path), tmp_path / "o", TaskExportSettings(task="zoom", seed=1, **SMALL))
     cert = json.loads((tmp_path / "o" / "certificate.json").read_text())
     assert cert["format"] == "viewcert.tasks.certificate" and cert["version"] == 1
-    assert cert["digest"]["value"] == compute_digest(cert) == m["certificate_digest"]
+    assert cert["digest"]["value"] == compute_digest(cert) == m.manifest["certificate"]["digest"]
     assert cert["seed"] == 1 and cert["camera"] == "orthographic" and cert["protocol"]["name"] == "axes-3"
     assert cert["tolerances"]["delta_angstrom"] == 0.01 and cert["tolerances"]["intensity_eps"] == 1 / 255
     assert {"numpy", "numba", "python", "viewcert"} <= set(cert["libraries"])
@@ -88,7 +88,7 @@ def test_answer_formats(tmp_path):
 def test_handedness_export_chiral_molecule_is_decided(tmp_path):
     m = build_task_benchmark(chiral_xyz(tmp_path), tmp_path / "h",
                              TaskExportSettings(task="handedness", seed=5, per_structure=6, **SMALL))
-    cert = m["certificate"]
+    cert = m.certificate.to_dict()
     recs = [json.loads(x) for x in (tmp_path / "h" / "benchmark.jsonl").read_text().splitlines()]
     for r, it in zip(recs, cert["items"], strict=True):
         assert r["choices"] == ["same", "mirror"] and r["answer"] == ("mirror" if it["mirror"] else "same")

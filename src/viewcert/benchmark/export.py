@@ -9,7 +9,7 @@
 | ``benchmark.jsonl`` | one line per question: id (``qNNNN``), source_id, index, images, question (no options: each harness adds its own), task, category (the true crystal system), answer_format (``choice``), answer, choices, answer_letter |
 | ``benchmark.tsv``, ``ids.csv``, ``inspect_task.py``, ``lmms_eval/``, ``HARNESSES.md`` | the harness files (``benchmark.harness_files``): VLMEvalKit MCQ TSV, the id table, Inspect and lmms-eval tasks, the steps |
 | ``r3_prompts.jsonl`` | the matching geometry-as-text prompts (rung R3): id, source_id, index, question, choices, answer |
-| ``manifest.json`` | settings, per question the answer's source, the rendered cell's label and any disagreement, occlusion per view, SHA-256 of every file |
+| ``manifest.json`` | ``viewcert.export/1`` (``benchmark.record``): settings, per question the answer's source, the rendered cell's label and any disagreement, occlusion per view, the certificate's digest, SHA-256 of every file |
 | ``certificate.json``, ``certificate_items.csv`` | the benchmark's ceiling from ``viewcert.certify`` (same protocol, tiling and image size) |
 
 Questions are ordered by SHA-256 of the item id (not by input order, which for the study is by crystal
@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from viewcert.benchmark.harness_files import LETTERS, file_digests, question_record, write_harness_files
+from viewcert.benchmark.harness_files import LETTERS, question_record, write_harness_files
 from viewcert.benchmark.prompts import (
     R3_PREAMBLE,
     crystal_systems,
@@ -47,7 +47,7 @@ from viewcert.benchmark.prompts import (
     r3_file,
     r3_prompt,
 )
-from viewcert.benchmark.record import certificate_entry, write_manifest
+from viewcert.benchmark.record import Export, write_export
 from viewcert.benchmark.settings import DEFAULT_TILING, TASKS, ExportSettings
 from viewcert.cameras.framing import FRAMING_METHODS, framing_record
 from viewcert.cameras.policy import frame
@@ -242,8 +242,8 @@ def build_benchmark(
     n_workers: int | None = 1,
     progress: bool | None = None,
     limits: Limits = DEFAULT_LIMITS,
-) -> dict:
-    """Export a benchmark (see module docstring); returns the manifest dict. ``ids``/``limit`` restrict the
+) -> Export:
+    """Export a benchmark (see module docstring); returns it (``benchmark.record.Export``). ``ids``/``limit`` restrict the
     input items (``limit``: the first n in the SHA-256 order, so a prefix is not biased by input order)."""
     settings = settings or ExportSettings()
     out = Path(out)
@@ -264,31 +264,23 @@ def build_benchmark(
     question = image_question(settings, settings.resolved.view_names)
     questions = [with_constraints(question_record(r["index"], r["id"], r["images"], question, settings.task,
                                                   r["answer"], choices=choices), settings.constraints) for r in good]
-    write_harness_files(questions, out, settings.task)
+    harness = write_harness_files(questions, out, settings.task)
     write_text_atomic(out / "r3_prompts.jsonl", r3_file(good, choices, settings.task))
-    certificate = None
-    if certify:
-        certificate = _certify(dataset.select([r["id"] for r in good]) if good else None, settings, delta, out,
-                               n_workers)
-    manifest = {
-        "format": "viewcert.benchmark/1",
-        "input": dataset.to_dict(),
-        "settings": settings.to_dict(),
-        "question": question,
-        "choices": list(choices),
+    cert = None
+    if certify and good:
+        cert = _certify(dataset.select([r["id"] for r in good]), settings, delta, out, n_workers)
+    return write_export(out, "crystal", {
+        "task": settings.task, "input": dataset.to_dict(), "settings": settings.to_dict(),
         "n_questions": len(good),
         "items": [{k: r.get(k) for k in ("id", "index", "answer", "answer_source", "label_dataset",
                                          "label_rendered", "label_mismatch", "cross_check", "formula",
                                          "n_cell_atoms", "occlusion", "error")} for r in records],
         "errors": skipped + [{"id": r["id"], "error": r["error"]} for r in errors],
         "label_mismatches": [r["id"] for r in good if r.get("label_mismatch")],
-        "constraints": {q["id"]: {"applied": [c["name"] for c in q["constraints"]], "skipped": q["constraints_skipped"]}
-                        for q in questions},
-        "certificate": certificate,
-        "files": file_digests(out),
-    }
-    write_manifest(out, manifest)
-    return manifest
+        "details": {"question": question, "choices": list(choices),
+                    "constraints": {q["id"]: {"applied": [c["name"] for c in q["constraints"]],
+                                              "skipped": q["constraints_skipped"]} for q in questions}},
+        "harness_files": harness}, cert, observe="visible")
 
 
 #: how a crystal export chose its questions, recorded in the certificate (``inputs.selection``) with their ids
@@ -296,11 +288,10 @@ SELECTION_RULE = ("the export's questions: the input's crystals that were read, 
                   "in SHA-256 order of the item id, the first --limit of them (limit = n); ids in input order")
 
 
-def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_workers) -> dict | None:
+def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_workers) -> dict:
     """The benchmark's ceiling through ``viewcert.certify`` (same protocol, tiling, image size) on exactly the
-    questions' items, recorded as the certificate's selection so that ``verify`` recomputes that part."""
-    if dataset is None:
-        return None
+    questions' items, recorded as the certificate's selection so that ``verify`` recomputes that part; the
+    certificate written (observations: ``visible``, the shipped images' ID buffer)."""
     dataset = dataset.with_selection(Selection(SELECTION_RULE, tuple(it.id for it in dataset.items)))
     kw: dict[str, Any] = {"protocol": settings.resolved, "delta": delta, "tau": settings.tau,
                           "tiling": settings.tiling, "image_size": settings.size, "truth": settings.truth,
@@ -310,10 +301,7 @@ def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_worke
                           # framing policy: the drawn spheres, drawn_policy), recorded in the certificate
                           "observe": "visible", "style": settings.style, "frame_on": "drawn",
                           "constraints": settings.constraints}  # what the prompts ask (recorded when any)
-    observe_mode = "visible"
-    cfg = CertifyConfig(**kw)
-    cert, _ = run_certification(dataset, cfg, n_workers=n_workers, progress=False)
-
+    cert, _ = run_certification(dataset, CertifyConfig(**kw), n_workers=n_workers, progress=False)
     write_certificate(out / "certificate.json", cert)
     write_text_atomic(out / "certificate_items.csv", items_table(cert))
-    return certificate_entry(cert, observe=observe_mode or "ideal")
+    return cert

@@ -31,10 +31,10 @@ from pathlib import Path
 import numpy as np
 
 from viewcert.benchmark.docking_export import docking_item
-from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
-from viewcert.benchmark.record import write_manifest
+from viewcert.benchmark.harness_files import question_record, write_harness_files
+from viewcert.benchmark.record import Export, question_items, write_export
 from viewcert.cameras.resolve import ResolvedProtocol, resolve
-from viewcert.certify.records import INTERACTION_FORMAT, digest_value, sealed
+from viewcert.certify.records import INTERACTION_FORMAT, sealed
 from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
 from viewcert.interactions import hbond_truth
@@ -324,9 +324,9 @@ def summarise(items: list[dict], n_boot: int, seed: int) -> dict:
     return {k: block(v) for k, v in groups.items() if v}
 
 
-def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: InteractionExportSettings) -> dict:
-    """Export ``complexes`` (a list of (path, ligand or None)) into ``out`` (module docstring); returns the
-    manifest. A complex that cannot be prepared is an InputError naming it (one line); a failed export removes
+def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: InteractionExportSettings) -> Export:
+    """Export ``complexes`` (a list of (path, ligand or None)) into ``out`` (module docstring); returns it
+    (``benchmark.record.Export``). A complex that cannot be prepared is an InputError naming it (one line); a failed export removes
     the folders it created (``out``, ``out/images``) with what it wrote into them."""
     out = Path(out)
     made = [d for d in (out, out / "images") if not d.exists()]
@@ -339,7 +339,7 @@ def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: Int
         raise
 
 
-def _build(complexes, out: Path, settings: InteractionExportSettings) -> dict:
+def _build(complexes, out: Path, settings: InteractionExportSettings) -> Export:
     rng = np.random.default_rng(settings.seed)
     records, items, truths, inputs = [], [], {}, []
     for path, ligand in complexes:
@@ -356,13 +356,12 @@ def _build(complexes, out: Path, settings: InteractionExportSettings) -> dict:
         raise InputError("no question: every hydrogen bond between ligand and pocket is uncertain (criterion margin "
                          "or rotatable hydrogen; listed in the ground truth)", field="INPUT")
     records = [with_constraints(r, settings.constraints) for r in records]  # the answers unchanged
-    write_harness_files(records, out, settings.task)
+    harness = write_harness_files(records, out, settings.task)
     cert = {"format": FORMAT, "task": settings.task, "settings": settings.to_dict(), "libraries": library_versions(),
             "ground_truth": truths, "items": items, "summary": summarise(items, settings.n_boot, settings.seed),
             "complexes": inputs}  # in input order, by name: verify finds them inside the trusted folder
     cert = sealed(cert)
     write_text_atomic(out / "certificate.json", json_dumps(cert))
-    manifest = {"format": FORMAT, "task": settings.task, "n_questions": len(records),
-                "certificate_digest": digest_value(cert), "files": file_digests(out)}
-    write_manifest(out, manifest)
-    return {**manifest, "certificate": cert}
+    return write_export(out, "interaction", {"task": settings.task, "input": inputs, "settings": settings.to_dict(),
+                                             "n_questions": len(records), "items": question_items(records),
+                                             "harness_files": harness}, cert)

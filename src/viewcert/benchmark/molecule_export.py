@@ -9,7 +9,7 @@ question files (JSONL, VLMEvalKit TSV) and the ceiling certificate on the molecu
 | ``sidecars/qNNNN_vK.json`` | camera, framing, per drawn atom: element, pixel centre, depth, visible pixels |
 | ``benchmark.jsonl`` | id, source_id, index, images, question (no options: each harness adds its own), task, category (the true answer), answer_format, answer, choices, answer_letter |
 | ``benchmark.tsv``, ``ids.csv``, ``inspect_task.py``, ``lmms_eval/``, ``HARNESSES.md`` | the harness files (``benchmark.harness_files``): VLMEvalKit MCQ TSV, id table, Inspect and lmms-eval tasks, the steps |
-| ``manifest.json`` | settings, per question the answer and why, skipped items (no question: achiral, group outside the choices) and unreadable items (errors), each with its reason; SHA-256 of every file |
+| ``manifest.json`` | ``viewcert.export/1`` (``benchmark.record``): settings, per question the answer and why, skipped items (no question: achiral, group outside the choices) and unreadable items (errors), each with its reason; SHA-256 of every file |
 | ``certificate.json``, ``certificate_items.csv`` | ``viewcert.certify`` of exactly the shown molecules, scored on the question's level |
 
 Tasks. ``point-group``: "which Schoenflies point group (within τ)?"; the answer is the input's group by
@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from viewcert.benchmark.export import view_sidecar
-from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
-from viewcert.benchmark.record import certificate_entry, write_manifest
+from viewcert.benchmark.harness_files import question_record, write_harness_files
+from viewcert.benchmark.record import Export, write_export
 from viewcert.cameras.framing import framing_record
 from viewcert.cameras.policy import frame
 from viewcert.cameras.resolve import ResolvedProtocol, resolve
@@ -187,12 +187,10 @@ MIRROR_RULE = "molecule-handedness: shown mirrored when the lowest bit of SHA-25
 
 
 def _certify(shown: list[tuple[str, Structure]], settings: MoleculeExportSettings, dataset: Dataset, out: Path,
-             n_workers, rp: ResolvedProtocol) -> dict | None:
+             n_workers, rp: ResolvedProtocol) -> dict:
     """``viewcert.certify`` of exactly the shown molecules on the question's level (same protocol, size, style,
     scale): the input's items, selected and shown (mirrored) as recorded in ``inputs.selection``, so that
-    ``verify`` rebuilds the same molecules; returns the manifest's certificate entry."""
-    if not shown:
-        return None
+    ``verify`` rebuilds the same molecules; returns the certificate written."""
     ids = {i for i, _ in shown}
     mirrored = tuple((i, "mirror-x") for i in sorted(ids) if settings.task == "molecule-handedness" and shows_mirror(i))
     sel = Selection(SELECTION_RULE, tuple(it.id for it in dataset.items if it.id in ids), mirrored,
@@ -205,14 +203,14 @@ def _certify(shown: list[tuple[str, Structure]], settings: MoleculeExportSetting
     cert, _ = run_certification(dataset, cfg, n_workers=n_workers, progress=False)
     write_certificate(out / "certificate.json", cert)
     write_text_atomic(out / "certificate_items.csv", items_table(cert))
-    return certificate_entry(cert, level=LEVEL[settings.task], observe=settings.observe)
+    return cert
 
 
 def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike,
                              settings: MoleculeExportSettings | None = None, *, limit: int | None = None,
                              certify: bool = True, n_workers: int | None = 1,
-                             limits: Limits = DEFAULT_LIMITS) -> dict:
-    """Export a molecular benchmark (module docstring); returns the manifest dict. ``limit``: the first n
+                             limits: Limits = DEFAULT_LIMITS) -> Export:
+    """Export a molecular benchmark (module docstring); returns it (``benchmark.record.Export``). ``limit``: the first n
     usable questions in SHA-256 order of the ids."""
     settings = settings or MoleculeExportSettings()
     out = Path(out)
@@ -234,25 +232,17 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
         _render_item(rec, len(good), s, settings, rp, out)
         good.append(rec)
         shown.append((it.id, s))
-    write_harness_files([with_constraints(question_record(r["index"], r["id"], r["images"], r["question"],
-                                                          settings.task, r["answer"], choices=choices),
-                                          settings.constraints) for r in good], out, settings.task)
-    certificate = _certify(shown, settings, dataset, out, n_workers, rp) if certify else None
-    manifest = {
-        "format": "viewcert.benchmark.molecule/1",
-        "input": dataset.to_dict(),
-        "settings": settings.to_dict(),
-        "protocol": spec.to_dict() if spec.kind == "perspective" else proto.to_dict(),
-        "choices": list(choices),
-        "truth": "the input molecule itself (no dataset label is read)",
-        "n_questions": len(good),
+    harness = write_harness_files([with_constraints(question_record(r["index"], r["id"], r["images"], r["question"],
+                                                                    settings.task, r["answer"], choices=choices),
+                                                    settings.constraints) for r in good], out, settings.task)
+    cert = _certify(shown, settings, dataset, out, n_workers, rp) if certify and shown else None
+    return write_export(out, "molecule", {
+        "task": settings.task, "input": dataset.to_dict(), "settings": settings.to_dict(), "n_questions": len(good),
         "items": [{k: r.get(k) for k in ("id", "index", "formula", "n_atoms", "point_group", "point_group_closed",
                                          "chiral", "answer", "answer_source", "px_per_angstrom")}
                   for r in records if "error" not in r and "skipped" not in r],
         "skipped": [{"id": r["id"], "reason": r["skipped"]} for r in records if "skipped" in r],
         "errors": [{"id": r["id"], "error": r["error"]} for r in records if "error" in r],
-        "certificate": certificate,
-        "files": file_digests(out),
-    }
-    write_manifest(out, manifest)
-    return manifest
+        "details": {"protocol": spec.to_dict() if spec.kind == "perspective" else proto.to_dict(),
+                    "choices": list(choices), "truth": "the input molecule itself (no dataset label is read)"},
+        "harness_files": harness}, cert, level=LEVEL[settings.task], observe=settings.observe)

@@ -1,26 +1,27 @@
-"""One export record: what every ``build-benchmark`` exporter leaves in its folder, read back as one value.
+"""One export record: what every ``build-benchmark`` exporter leaves in its folder, as one value.
 
-The four exporters (``export`` crystals, ``molecule_export``, ``tasks_export``, ``interaction_export``) write
-``manifest.json`` through one writer (:func:`write_manifest`) and their certificate's entry in the manifest
-through one function (:func:`certificate_entry`). :func:`read_export` decodes a manifest of any of them —
-the version table :data:`MANIFEST_FORMATS` maps each manifest format to its exporter — and reads the
-certificate it names as the typed record of ``certify.records`` (format and digest checked, and the digest
-the manifest records for it), giving one
-:class:`Export`: settings, items, images, certificate, manifest.
+The four exporters (``export`` crystals, ``molecule_export``, ``tasks_export``, ``interaction_export``) end
+with :func:`write_export`: it writes ``manifest.json`` in one shape (:data:`EXPORT_FORMAT`, the fields of
+:data:`MANIFEST_FIELDS`) and returns the :class:`Export` (settings, items, images, harness files, the typed
+certificate, the manifest). :func:`read_export` reads any export folder back as the same value: the current
+shape, or an older exporter's manifest through the version table :data:`MANIFEST_FORMATS` (each older
+format → its exporter and the function that restates it in the current shape). The certificate is read as
+the typed record of ``certify.records`` (format and digest checked, and the digest the manifest records).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from viewcert.benchmark.harness_files import file_digests
 from viewcert.certify.records import (
     INTERACTION_FORMAT,
     INTERACTION_FORMAT_V1,
     Certificate,
     ViewCertificate,
-    digest_value,
     read_certificate,
 )
 from viewcert.errors import InputError
@@ -29,22 +30,43 @@ from viewcert.io.received import loads_json_strict, read_received_bytes
 from viewcert.limits import DEFAULT_LIMITS, Limits
 
 MANIFEST = "manifest.json"
-#: version table: the format each exporter writes in ``manifest.json`` → the exporter (kind)
-MANIFEST_FORMATS = {
-    "viewcert.benchmark/1": "crystal",
-    "viewcert.benchmark.molecule/1": "molecule",
-    "viewcert.tasks.benchmark/1": "task",
-    INTERACTION_FORMAT_V1: "interaction",  # the interaction manifest carries its certificate's format
-    INTERACTION_FORMAT: "interaction",
+CERTIFICATE = "certificate.json"
+#: the one manifest shape every exporter writes
+EXPORT_FORMAT = "viewcert.export/1"
+EXPORT_KINDS = ("crystal", "molecule", "task", "interaction")
+#: the fields of a ``viewcert.export/1`` manifest (``docs/formats.md`` is generated from this table)
+MANIFEST_FIELDS = {
+    "format": f"`{EXPORT_FORMAT}`",
+    "kind": "the exporter: " + " \\| ".join(EXPORT_KINDS),
+    "task": "the task asked (crystal-system, point-group, rotation, pocket-ligand, ...)",
+    "input": "what was read: the dataset with every file's SHA-256 (crystal, molecule), the input as given "
+             "(task), the complexes by name, ligand and SHA-256 (interaction)",
+    "settings": "the exporter's settings as recorded",
+    "n_questions": "the number of questions",
+    "items": "per question its id and answer and the exporter's record of it (crystal: also the items that "
+             "could not be rendered, with their error)",
+    "errors": "items that could not be read: id, error",
+    "skipped": "items given no question: id, reason",
+    "label_mismatches": "crystal: ids whose dataset label and rendered cell's label disagree",
+    "details": "what one exporter alone records (crystal: question, choices, constraints per question; "
+               "molecule: protocol, choices, truth)",
+    "certificate": f"null when none was written, else `path` (`{CERTIFICATE}`), `format`, `digest` (its "
+                   "value) and (crystal, molecule) `observe`, `level`, `summary` (n, correct, R1)",
+    "images": "the PNG files, relative paths",
+    "harness_files": "the files a harness reads (benchmark.jsonl, benchmark.tsv, ids.csv, Inspect and "
+                     "lmms-eval tasks, ...), relative paths",
+    "files": "SHA-256 of every file in the folder but the manifest, by relative path",
 }
+MANIFEST_BEGIN = "<!-- export manifest: generated from viewcert.benchmark.record; do not edit -->"
+MANIFEST_END = "<!-- end of the generated export manifest -->"
 
 
 @dataclass(frozen=True)
 class Export:
-    """One export folder read back. ``kind``: crystal | molecule | task | interaction; ``settings``: the
-    exporter's settings as recorded; ``items``: the manifest's per-question records (crystal, molecule; the
-    certificate's items otherwise); ``images``: the PNG files (relative paths); ``certificate``: the typed
-    certificate (None when the export wrote none); ``manifest``: the manifest as written."""
+    """One export folder. ``kind``: crystal | molecule | task | interaction; ``settings``: the exporter's
+    settings as recorded; ``items``: the manifest's per-question records; ``images``, ``harness_files``:
+    relative paths; ``certificate``: the typed certificate (None when the export wrote none); ``manifest``:
+    the manifest as written."""
 
     kind: str
     task: str
@@ -52,6 +74,7 @@ class Export:
     settings: Mapping
     items: tuple
     images: tuple[str, ...]
+    harness_files: tuple[str, ...]
     errors: tuple
     skipped: tuple
     label_mismatches: tuple[str, ...]
@@ -64,12 +87,135 @@ def write_manifest(out: Path, manifest: Mapping) -> None:
     write_text_atomic(Path(out) / MANIFEST, json_dumps(manifest))
 
 
-def certificate_entry(cert: Mapping, **extra) -> dict:
-    """The manifest's record of the view certificate ``cert`` it wrote beside it (crystal, molecule exports):
-    status, path, digest, ``extra`` (observe, level) and R1's counts, read through ``certify.records``."""
-    s = ViewCertificate.from_dict(cert).summary
-    return {"status": "written", "path": "certificate.json", "digest": digest_value(cert), **extra,
-            "summary": {"n": s.n, "correct": s.correct, "R1": s.R1}}
+def certificate_entry(cert: Mapping | Certificate, **extra) -> dict:
+    """The manifest's record of the certificate ``cert`` written beside it: path, format, digest, ``extra``
+    (crystal, molecule: observe, level) and, for a view certificate, R1's counts (``certify.records``)."""
+    cert = cert if isinstance(cert, Certificate) else Certificate.from_dict(cert)
+    entry = {"path": CERTIFICATE, "format": cert.format, "digest": cert.digest_value, **extra}
+    if isinstance(cert, ViewCertificate):
+        s = cert.summary
+        entry["summary"] = {"n": s.n, "correct": s.correct, "R1": s.R1}
+    return entry
+
+
+def question_items(records: list[Mapping]) -> list[dict]:
+    """The manifest's items of exporters whose certificate holds the per-question record (task,
+    interaction): per question its id, index, source id and answer (from the harness records)."""
+    return [{k: r[k] for k in ("id", "index", "source_id", "answer")} for r in records]
+
+
+def write_export(out: str | Path, kind: str, body: Mapping, certificate: Mapping | Certificate | None = None,
+                 **cert_extra) -> Export:
+    """Write the manifest of the export in ``out`` and return it as an :class:`Export`. ``body``: task,
+    input, settings, n_questions, items, errors, skipped, label_mismatches, details (absent: empty) and
+    ``harness_files`` (the paths ``write_harness_files`` wrote); ``certificate``: what was written to
+    ``certificate.json`` (None: none), its entry's ``cert_extra`` (observe, level)."""
+    out = Path(out)
+    cert = None if certificate is None else Certificate.from_dict(_as_json(
+        certificate.to_dict() if isinstance(certificate, Certificate) else certificate))
+    files = file_digests(out)
+    harness = sorted(Path(p).relative_to(out).as_posix() for p in body.get("harness_files") or ())
+    manifest = {"format": EXPORT_FORMAT, "kind": kind, "task": body["task"], "input": body.get("input"),
+                "settings": dict(body.get("settings") or {}), "n_questions": int(body.get("n_questions") or 0),
+                "items": list(body.get("items") or ()), "errors": list(body.get("errors") or ()),
+                "skipped": list(body.get("skipped") or ()),
+                "label_mismatches": list(body.get("label_mismatches") or ()), "details": dict(body.get("details") or {}),
+                "certificate": None if cert is None else certificate_entry(cert, **cert_extra),
+                "images": sorted(f for f in files if f.endswith(".png")), "harness_files": harness, "files": files}
+    write_manifest(out, manifest)
+    written = _as_json(manifest)
+    return _export_of(written, cert, written)
+
+
+def _as_json(value: Mapping) -> dict:
+    """``value`` as its JSON reads back (lists for tuples, plain numbers): the value a reader of the file gets."""
+    return json.loads(json_dumps(value))
+
+
+def _export_of(shape: Mapping, cert: Certificate | None, written: Mapping) -> Export:
+    """The :class:`Export` of a manifest in the current shape (``shape``; ``written``: as written)."""
+    return Export(kind=shape["kind"], task=str(shape.get("task")), n_questions=int(shape.get("n_questions") or 0),
+                  settings=shape.get("settings") or {}, items=tuple(shape.get("items") or ()),
+                  images=tuple(shape.get("images") or ()), harness_files=tuple(shape.get("harness_files") or ()),
+                  errors=tuple(shape.get("errors") or ()), skipped=tuple(shape.get("skipped") or ()),
+                  label_mismatches=tuple(shape.get("label_mismatches") or ()), certificate=cert, manifest=written)
+
+
+# ---------------------------------------------------------------------- older manifests
+def _old_view_entry(m: Mapping) -> Mapping | None:
+    """The certificate entry of a ``viewcert.benchmark/1`` or ``.molecule/1`` manifest (an object or null)."""
+    entry = m.get("certificate")
+    return entry if isinstance(entry, Mapping) else None
+
+
+def _old_digest_entry(m: Mapping) -> Mapping:
+    """The certificate of a task or interaction manifest before ``viewcert.export/1``: always written, its
+    digest a top-level ``certificate_digest``."""
+    return {"path": CERTIFICATE, "digest": m.get("certificate_digest")}
+
+
+def _from_view_export(kind: str) -> Callable:
+    def restate(m: Mapping, cert: Certificate | None) -> dict:
+        settings = m.get("settings") or {}
+        return {"kind": kind, "task": settings.get("task"), "settings": settings, "items": m.get("items"),
+                "n_questions": m.get("n_questions"), "errors": m.get("errors"), "skipped": m.get("skipped"),
+                "label_mismatches": m.get("label_mismatches"), "images": _pngs(m)}
+    return restate
+
+
+def _from_task_export(m: Mapping, cert: Certificate | None) -> dict:
+    """``viewcert.tasks.benchmark/1``: no items (the certificate's ids stand for them)."""
+    settings = m.get("settings") or {}
+    return {"kind": "task", "task": settings.get("task"), "settings": settings, "n_questions": m.get("n_questions"),
+            "items": [{"id": i} for i in (cert.item_ids() if cert else ())], "errors": m.get("errors"),
+            "images": _pngs(m)}
+
+
+def _from_interaction_export(m: Mapping, cert: Certificate | None) -> dict:
+    """The interaction manifest before ``viewcert.export/1`` (its format its certificate's): no settings or
+    items (the certificate's settings and ids stand for them)."""
+    return {"kind": "interaction", "task": m.get("task"), "settings": cert.settings if cert else {},
+            "n_questions": m.get("n_questions"), "items": [{"id": i} for i in (cert.item_ids() if cert else ())],
+            "images": _pngs(m)}
+
+
+def _pngs(m: Mapping) -> list[str]:
+    files = m.get("files")
+    return sorted(f for f in files if isinstance(f, str) and f.endswith(".png")) if isinstance(files, Mapping) else []
+
+
+#: version table: each manifest format an exporter wrote before ``viewcert.export/1`` → (its exporter, the
+#: certificate entry it recorded, the function restating it in the current shape's fields)
+MANIFEST_FORMATS: dict[str, tuple[str, Callable, Callable]] = {
+    "viewcert.benchmark/1": ("crystal", _old_view_entry, _from_view_export("crystal")),
+    "viewcert.benchmark.molecule/1": ("molecule", _old_view_entry, _from_view_export("molecule")),
+    "viewcert.tasks.benchmark/1": ("task", _old_digest_entry, _from_task_export),
+    INTERACTION_FORMAT_V1: ("interaction", _old_digest_entry, _from_interaction_export),  # its certificate's format
+    INTERACTION_FORMAT: ("interaction", _old_digest_entry, _from_interaction_export),
+}
+#: the lists of the current shape (a received manifest's are checked to be lists)
+_LISTS = ("items", "errors", "skipped", "label_mismatches", "images", "harness_files")
+
+
+def _read_manifest(out: Path, limits: Limits) -> dict:
+    src = str(out / MANIFEST)
+    try:
+        m = loads_json_strict(read_received_bytes(out / MANIFEST, what="manifest", limits=limits), source=src)
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"cannot read the manifest: {str(exc)[:200]}", source=src) from None
+    fmt = m.get("format") if isinstance(m, dict) else None
+    if fmt != EXPORT_FORMAT and fmt not in MANIFEST_FORMATS:
+        raise InputError(f"not a viewcert export manifest (format {str(fmt)[:60]!r}, expected one of "
+                         f"{(EXPORT_FORMAT, *MANIFEST_FORMATS)})", source=src, field="format")
+    if fmt == EXPORT_FORMAT:
+        if m.get("kind") not in EXPORT_KINDS:
+            raise InputError(f"kind must be one of {EXPORT_KINDS}, got {str(m.get('kind'))[:40]!r}", source=src,
+                             field="kind")
+        bad = next((k for k in _LISTS if not isinstance(m.get(k), list)), None)
+        if bad or not isinstance(m.get("settings"), dict) or not isinstance(m.get("n_questions"), int):
+            raise InputError(f"the manifest's {bad or 'settings or n_questions'} is not "
+                             f"{'a list' if bad else 'an object and an integer'}", source=src, field=bad or "settings")
+    return m
 
 
 def read_export(out: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> Export:
@@ -77,27 +223,29 @@ def read_export(out: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> Export:
     certificate whose digest does not match) is one InputError naming the file."""
     out = Path(out)
     src = str(out / MANIFEST)
-    try:
-        m = loads_json_strict(read_received_bytes(out / MANIFEST, what="manifest", limits=limits), source=src)
-    except (ValueError, RecursionError) as exc:
-        raise InputError(f"cannot read the manifest: {str(exc)[:200]}", source=src) from None
-    fmt = m.get("format") if isinstance(m, dict) else None
-    if fmt not in MANIFEST_FORMATS:
-        raise InputError(f"not a viewcert export manifest (format {str(fmt)[:60]!r}, expected one of "
-                         f"{tuple(MANIFEST_FORMATS)})", source=src, field="format")
-    kind = MANIFEST_FORMATS[fmt]
-    entry = m.get("certificate")
-    written = kind in ("task", "interaction") or isinstance(entry, Mapping)
-    cert = read_certificate(out / "certificate.json", limits=limits) if written else None
-    said = m.get("certificate_digest") if kind in ("task", "interaction") else (entry or {}).get("digest")
-    if cert is not None and said != cert.digest_value:
-        raise InputError(f"the manifest names certificate digest {str(said)[:16]!r}…, certificate.json has "
-                         f"{str(cert.digest_value)[:16]}… (not the certificate this export wrote)", source=src,
+    m = _read_manifest(out, limits)
+    old = MANIFEST_FORMATS.get(m["format"])
+    entry = m.get("certificate") if old is None else old[1](m)
+    if entry is not None and (not isinstance(entry, Mapping) or entry.get("path", CERTIFICATE) != CERTIFICATE):
+        raise InputError(f"the manifest's certificate must be null or name {CERTIFICATE}", source=src,
                          field="certificate")
-    settings = m.get("settings") if kind != "interaction" else (cert.settings if cert else {})
-    task = m.get("task") if kind == "interaction" else (settings or {}).get("task")
-    items = tuple(m.get("items") or ()) if kind in ("crystal", "molecule") else tuple(cert.items if cert else ())
-    return Export(kind=kind, task=str(task), n_questions=int(m.get("n_questions") or 0), settings=settings or {},
-                  items=items, images=tuple(sorted(f for f in (m.get("files") or {}) if f.endswith(".png"))),
-                  errors=tuple(m.get("errors") or ()), skipped=tuple(m.get("skipped") or ()),
-                  label_mismatches=tuple(m.get("label_mismatches") or ()), certificate=cert, manifest=m)
+    cert = read_certificate(out / CERTIFICATE, limits=limits) if entry is not None else None
+    if cert is not None and entry.get("digest") != cert.digest_value:
+        raise InputError(f"the manifest names certificate digest {str(entry.get('digest'))[:16]!r}…, "
+                         f"{CERTIFICATE} has {str(cert.digest_value)[:16]}… (not the certificate this export "
+                         "wrote)", source=src, field="certificate")
+    return _export_of(m if old is None else old[2](m, cert), cert, m)
+
+
+def manifest_markdown() -> str:
+    """The export-manifest section of ``docs/formats.md`` (generated from :data:`MANIFEST_FIELDS` and
+    :data:`MANIFEST_FORMATS`; ``tests/test_export_record.py`` compares)."""
+    rows = [MANIFEST_BEGIN, "", "## Export manifest (`manifest.json`)", "",
+            "Every `viewcert build-benchmark` exporter writes one `manifest.json` in one shape "
+            f"(`{EXPORT_FORMAT}`, `viewcert.benchmark.record.write_export`), read back by "
+            "`viewcert.benchmark.record.read_export` as one `Export` value (its certificate read and typed, its "
+            "digest checked against the manifest's). Older manifests are read through the version table: "
+            + ", ".join(f"`{f}` ({kind})" for f, (kind, _, _) in MANIFEST_FORMATS.items()) + ".", "",
+            "| field | |", "|---|---|"]
+    rows += [f"| `{k}` | {v} |" for k, v in MANIFEST_FIELDS.items()]
+    return "\n".join([*rows, "", MANIFEST_END]) + "\n"

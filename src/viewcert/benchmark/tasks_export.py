@@ -9,7 +9,7 @@ the certificate of which answers the images determine.
 | ``benchmark.jsonl`` | id, source_id, index, images, question (choice tasks: no options, each harness adds its own), answer_format (``command`` or ``choice``), answer, choices and answer_letter (choice), task, category (the true command's axes) |
 | ``benchmark.tsv``, ``ids.csv``, ``inspect_task.py``, ``lmms_eval/``, ``HARNESSES.md`` | the harness files (``benchmark.harness_files``): VLMEvalKit MCQ (A…D, answer letter) or VQA (answer text) TSV, id table, Inspect and lmms-eval tasks, the steps |
 | ``certificate.json`` | format/version, every tolerance, protocol, camera, seed, library versions, per item the consistent-answer set and ceilings, the summary, a sha256 digest (as ``certify/certificate.py``) |
-| ``manifest.json`` | settings, errors, SHA-256 of every other file |
+| ``manifest.json`` | ``viewcert.export/1`` (``benchmark.record``): settings, per question id and answer, errors, the certificate's digest, SHA-256 of every other file |
 
 Images: every view of a question shares one Å-per-pixel scale (orthographic: one scale and centre for all
 views, ``fit_orthographic_common``; perspective: every camera at the same distance from the bounding-box
@@ -40,15 +40,15 @@ from pathlib import Path
 
 import numpy as np
 
-from viewcert.benchmark.harness_files import file_digests, question_record, write_harness_files
-from viewcert.benchmark.record import write_manifest
+from viewcert.benchmark.harness_files import question_record, write_harness_files
+from viewcert.benchmark.record import Export, question_items, write_export
 from viewcert.cameras.placement import check_placement, check_positions, placed_cameras
 from viewcert.cameras.policy import common_pinholes, frame_points
 from viewcert.cameras.protocol_files import ProtocolSpec
 from viewcert.cameras.protocols import Protocol
 from viewcert.certify.certificate import library_versions
 from viewcert.certify.inputs import load_input
-from viewcert.certify.records import TASK_FORMAT, TASK_VERSION, digest_value, sealed
+from viewcert.certify.records import TASK_FORMAT, TASK_VERSION, sealed
 from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
@@ -396,8 +396,8 @@ def read_molecules(input_spec: str, limits: Limits, limit: int | None = None) ->
 
 
 def build_task_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike, settings: TaskExportSettings, *,
-                         limits: Limits = DEFAULT_LIMITS, limit: int | None = None) -> dict:
-    """Export a transformation benchmark (module docstring); returns the manifest dict."""
+                         limits: Limits = DEFAULT_LIMITS, limit: int | None = None) -> Export:
+    """Export a transformation benchmark (module docstring); returns it (``benchmark.record.Export``)."""
     out = Path(out)
     structures, errors = read_molecules(str(input_spec), limits, limit)
     if not structures:
@@ -414,11 +414,10 @@ def build_task_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike, 
     results = identify_all([it for it, _ in questions], delta=settings.delta, eps=settings.eps,
                            explain_tol=settings.explain_tol)
     records = _records(questions, paths, settings, view_names)
-    write_harness_files(records, out, settings.task)
+    harness = write_harness_files(records, out, settings.task)
     cert = task_certificate(str(input_spec), settings, questions, results, errors, list(excl.values()), limit)
     write_text_atomic(out / "certificate.json", json_dumps(cert))
-    manifest = {"format": "viewcert.tasks.benchmark/1", "input": str(input_spec), "settings": settings.to_dict(),
-                "n_questions": len(records), "errors": errors, "certificate_digest": digest_value(cert),
-                "files": file_digests(out)}
-    write_manifest(out, manifest)
-    return {**manifest, "certificate": cert}
+    return write_export(out, "task", {"task": settings.task, "input": str(input_spec), "settings": settings.to_dict(),
+                                      "n_questions": len(records), "items": question_items(records),
+                                      "errors": errors, "skipped": list(excl.values()), "harness_files": harness},
+                        cert)

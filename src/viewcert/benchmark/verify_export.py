@@ -94,7 +94,7 @@ def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: s
     limits.check_pixels(settings.width * settings.supersample, settings.height * settings.supersample)
     with tempfile.TemporaryDirectory(prefix="viewcert-verify-") as tmp:
         new = build_task_benchmark(spec, tmp, settings, limits=limits,
-                                   limit=None if c.limit is ABSENT else c.limit)["certificate"]
+                                   limit=None if c.limit is ABSENT else c.limit).certificate.to_dict()
     new["input"] = None if c.input is ABSENT else c.input  # where the input sits is not what is verified
     new["digest"] = {"algorithm": "sha256", "scope": TASK_DIGEST_SCOPE, "value": compute_digest(new)}
     return new
@@ -147,7 +147,7 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
         else:
             complexes.append((_inside(name, base, what="complex", source=src, field="complexes"), ligand))
     with tempfile.TemporaryDirectory(prefix="viewcert-verify-") as tmp:
-        new = build_interaction_benchmark(complexes, tmp, settings)["certificate"]
+        new = build_interaction_benchmark(complexes, tmp, settings).certificate.to_dict()
     return interaction_in_format(new, typed.format)
 
 

@@ -175,7 +175,6 @@ def build_benchmark_cmd(
     from viewcert.benchmark.export import ExportSettings, build_benchmark
     from viewcert.benchmark.interaction_export import INTERACTION_TASKS
     from viewcert.benchmark.molecule_export import MOLECULE_TASKS
-    from viewcert.benchmark.record import read_export
     from viewcert.benchmark.settings import TASKS as CRYSTAL_TASKS
     from viewcert.cli.options import check_out, current_limits
     from viewcert.tasks.model import TASKS as TRANSFORMATION_TASKS
@@ -208,9 +207,8 @@ def build_benchmark_cmd(
                               truth=truth, buffers=buffers, tau=delta, constraints=tuple(constraints.split(",")))
     limits.check_tiling(settings.tiling)
     limits.check_pixels(size * settings.supersample, size * settings.supersample)
-    build_benchmark(input_spec, check_out(out), settings=settings, subset=subset, limit=limit or None,
-                    certify=certify, delta=delta, n_workers=workers, limits=limits)
-    done = read_export(out, limits=limits)
+    done = build_benchmark(input_spec, check_out(out), settings=settings, subset=subset, limit=limit or None,
+                           certify=certify, delta=delta, n_workers=workers, limits=limits)
     echo(f"{done.n_questions} questions in {out} ({len(done.errors)} skipped, "
          f"{len(done.label_mismatches)} label mismatches)")
     if done.certificate is not None:
@@ -226,7 +224,6 @@ def build_benchmark_cmd(
 def _task_benchmark(input_spec, out, options: dict, *, seed, limit, limits) -> None:
     """The transformation-task branch of ``build-benchmark``; ``options``: the TaskExportSettings fields given on
     the command line (task, protocol, camera, depth_cue, per_structure, style, delta, constraints)."""
-    from viewcert.benchmark.record import read_export
     from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 
     if not re.fullmatch(r"[+]?\d{1,19}", seed.strip()):
@@ -236,8 +233,7 @@ def _task_benchmark(input_spec, out, options: dict, *, seed, limit, limits) -> N
     settings = TaskExportSettings(**{**options, "protocol": "axes-3" if protocol == "render-ceiling-5" else protocol},
                                   seed=seed)
     limits.check_pixels(settings.width * settings.supersample, settings.height * settings.supersample)
-    build_task_benchmark(input_spec, out, settings, limits=limits, limit=limit or None)
-    done = read_export(out, limits=limits)
+    done = build_task_benchmark(input_spec, out, settings, limits=limits, limit=limit or None)
     s = (done.certificate.summary or {}).get("all", {})
     echo(f"{done.n_questions} {settings.task} questions in {out}; exact ceiling {s['exact_ceiling']['mean']:.4f}, "
          f"unique {s['unique']}/{s['n']}; certificate sha256:{done.certificate.digest_value}")
@@ -252,7 +248,6 @@ def _interaction_benchmark(input_spec, out, *, task, protocol, seed, per_structu
     ``complex:PATH[#ligand=RES,pocket=8]``, PATH one complex or a folder of complex folders (the ligand name,
     where given, for those without ligand.sdf); the default render-ceiling-5 becomes axes-6 (MiSI's six)."""
     from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
-    from viewcert.benchmark.record import read_export
     from viewcert.certify.inputs import parse_complex_spec
     from viewcert.interactions.ceiling import CeilingSettings
     from viewcert.interactions.criteria import criterion_named
@@ -274,8 +269,7 @@ def _interaction_benchmark(input_spec, out, *, task, protocol, seed, per_structu
                                          per_complex=per_structure, ceiling=CeilingSettings(delta=delta),
                                          constraints=constraints, criterion=criterion)
     limits.check_pixels(settings.width, settings.height)
-    build_interaction_benchmark(complexes, out, settings)
-    done = read_export(out, limits=limits)
+    done = build_interaction_benchmark(complexes, out, settings)
     s = done.certificate.summary["all"]
     echo(f"{done.n_questions} {task} questions in {out}; ceiling as rendered {s['rendered']['mean']:.4f} "
          f"[{s['rendered']['lo']:.4f}, {s['rendered']['hi']:.4f}], ideal {s['ideal']['mean']:.4f}; "
@@ -288,16 +282,14 @@ def _molecule_benchmark(input_spec, out, *, task, protocol, style, size, delta, 
     """The molecular branch of ``build-benchmark`` (viewcert.benchmark.molecule_export): the default
     render-ceiling-5 becomes axes-3 (front, top, left), the default study style ball-and-stick."""
     from viewcert.benchmark.molecule_export import LEVEL, MoleculeExportSettings, build_molecule_benchmark
-    from viewcert.benchmark.record import read_export
 
     settings = MoleculeExportSettings(task=task, protocol="axes-3" if protocol == "render-ceiling-5" else protocol,
                                       style="ball-and-stick" if style == "study" else style, size=size,
                                       tau=delta, delta=delta, constraints=constraints)
     limits.check_protocol_name(settings.protocol)
     limits.check_pixels(size * settings.supersample, size * settings.supersample)
-    build_molecule_benchmark(input_spec, out, settings, limit=limit or None, certify=certify,
-                             n_workers=workers, limits=limits)
-    done = read_export(out, limits=limits)
+    done = build_molecule_benchmark(input_spec, out, settings, limit=limit or None, certify=certify,
+                                    n_workers=workers, limits=limits)
     c = done.certificate
     echo(f"{done.n_questions} {task} questions in {out} ({len(done.skipped)} without a question, e.g. "
          f"achiral; {len(done.errors)} unreadable or not molecules)"
