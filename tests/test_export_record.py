@@ -104,6 +104,37 @@ def test_each_older_manifest_reads_through_the_version_table(kind):
                                             else ["q0000"])
 
 
+def _older_build(kind: str, tmp: Path) -> Export:
+    """The export each ``tests/data/exports/v1`` fixture was written from (the same inputs and settings)."""
+    if kind == "crystal":
+        return build_benchmark("builtin:sample", tmp, settings=ExportSettings(size=64, supersample=1), limit=1)
+    if kind == "molecule":
+        (tmp.parent / "in").mkdir()
+        (tmp.parent / "in" / "water.xyz").write_text(WATER_XYZ)
+        return build_molecule_benchmark(str(tmp.parent / "in"), tmp, MoleculeExportSettings(task="point-group",
+                                                                                              size=64, supersample=1))
+    if kind == "task":
+        return build_task_benchmark(str(chiral_xyz(tmp.parent)), tmp, TaskExportSettings(task="translation", **SMALL))
+    pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
+    from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
+
+    return build_interaction_benchmark([(Path(__file__).parent / "data" / "uncertain" / "eoh_asp.pdb", "EOH")], tmp,
+                                       InteractionExportSettings(n_boot=50, width=160, height=120))
+
+
+@pytest.mark.parametrize("kind", ["crystal", "molecule", "task", "interaction"])
+def test_only_the_manifest_changed_shape(tmp_path, kind):
+    # regression pin: the digests are the ones the code before viewcert.export/1 recorded in the fixtures'
+    # manifests; every file but the manifest is byte-identical (molecule, task: the certificate records where
+    # the input was read, so it differs by that path only)
+    old = json.loads((V1 / kind / "manifest.json").read_text())["files"]
+    new = _older_build(kind, tmp_path / "out")
+    path_bound = {"certificate.json"} if kind in ("molecule", "task") else set()
+    assert set(new.manifest["files"]) == set(old)
+    assert {f for f in old if new.manifest["files"][f] != old[f]} == path_bound
+    assert new.manifest["format"] == EXPORT_FORMAT and new.kind == kind
+
+
 def test_bad_manifests_are_one_line(tmp_path, water):
     d, _ = water
     with pytest.raises(InputError, match="manifest"):
