@@ -3,8 +3,8 @@
 - ``export``      ``build_benchmark``: images, sidecars, manifest, the certificate
 - ``settings``    ``ExportSettings`` (what an export depends on)
 - ``prompts``     the image question, R3 geometry-as-text prompts, the JSONL question files
-- ``record``    ``Export``: one export folder read back (``read_export``: every exporter's manifest through one
-  version table, the certificate typed and digest-checked), the one manifest writer and certificate entry
+- ``record``    ``Export``: what every exporter returns and ``read_export`` reads back; ``write_export``, the
+  one manifest writer (one shape, ``viewcert.export/1``; older shapes read through its version table)
 - ``harness_files``  the files every export shares: JSONL, VLMEvalKit TSV, id table, Inspect and lmms-eval
   tasks, the steps (one writer for the three exporters) and the file digests
 - ``gallery``     the contact sheet of built-in crystals and molecules
