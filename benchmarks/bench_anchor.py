@@ -26,7 +26,11 @@ the guard's own lattice-only call is timed beside it, not in it. ``viewcert_over
 figure (target ≤ 1.3).
 Sets: the 210 e3 evaluation items and all 1,820 e3 structures (``--eval-only`` for the 210 only).
 
-Usage: ``python benchmarks/bench_anchor.py [--eval-only] [--limit N] [--tag NAME]``; writes
+Batch path (issue 31): ``--batch N`` times chunks of N items, every part over the whole chunk (the study
+per item, viewcert's per-item path, its batch path ``certify.evaluate.certify_items``, each floor call), the
+order of the parts alternating per chunk; answers of all three equal item by item.
+
+Usage: ``python benchmarks/bench_anchor.py [--eval-only] [--limit N] [--tag NAME] [--batch N]``; writes
 ``benchmarks/results/anchor.json`` (each run stored under its tag, default "current"). Skips (exit 0, with
 the reason) when ``../shared`` (the anchor or the e3 data) is absent.
 """
@@ -85,6 +89,16 @@ def viewcert_fns():
         return certify_item(item, cfg).label("reconstructed").get("crystal_system")
 
     return ours, cfg
+
+
+def viewcert_batch_fn(cfg):
+    """The batch path (``certify.evaluate.certify_items``): the crystal-system answers of a chunk of items."""
+    from viewcert.certify.evaluate import certify_items
+
+    def ours_batch(chunk) -> list:
+        return [o.label("reconstructed").get("crystal_system") for o in certify_items(chunk, cfg)]
+
+    return ours_batch
 
 
 FLOOR_PARTS = ("spglib_input", "moyopy_input", "moyopy_rendered", "spglib_fresh")
@@ -168,6 +182,56 @@ def floor_cells(item, cfg) -> dict:
             "one": (np.zeros((1, 3)), np.ones(1, dtype=np.intc))}
 
 
+def _chunk_parts(chunk, study, ours, ours_batch, floor) -> tuple[list, list]:
+    """(tag, fn over the whole chunk, arg) of every timed part of one chunk (``run_set_batched``)."""
+    parts = [("s", lambda ch: [study(it.payload) for it in ch], chunk),
+             ("o", lambda ch: [ours(it) for it in ch], chunk), ("b", ours_batch, chunk)]
+    cells = [floor[0](it) for it in chunk]
+    for part, fn in floor[1].items():
+        parts.append((part, lambda cs, fn=fn: [fn(c) for c in cs], cells))
+    return parts, cells
+
+
+def run_set_batched(name: str, items, study, ours, ours_batch, floor, size: int) -> dict:
+    """Chunks of ``size`` items, every part timed over the whole chunk, the order of the parts alternating per
+    chunk: the study per item, viewcert's per-item path (``o``), its batch path (``b``, ``certify_items``) and
+    each floor call; answers of all three asserted equal item by item. Per-item CPU = chunk CPU / chunk."""
+    cpu: dict[str, float] = {}
+    chunk_ms: dict[str, list[float]] = {"s": [], "o": [], "b": []}
+    differ, counts = [], {"spglib_fresh": 0, "spglib_lattice_guard": 0}
+    for k in range(0, len(items), size):
+        chunk = list(items[k:k + size])
+        parts, cells = _chunk_parts(chunk, study, ours, ours_batch, floor)
+        counts["spglib_fresh"] += sum(c["fresh"] for c in cells)
+        counts["spglib_lattice_guard"] += sum(c["lattice_call"] for c in cells)
+        res = {}
+        for tag, fn, arg in (parts if (k // size) % 2 == 0 else parts[::-1]):
+            res[tag] = timed(fn, arg)
+            cpu[tag] = cpu.get(tag, 0.0) + res[tag][1]
+            if tag in chunk_ms:
+                chunk_ms[tag].append(1e3 * res[tag][1] / len(chunk))
+        differ += [(it.id, a, b, c) for it, a, b, c in zip(chunk, res["s"][0], res["o"][0], res["b"][0], strict=True)
+                   if not a == b == c]
+    n = len(items)
+    fl = sum(cpu[p] for p in FLOOR_PARTS)
+    guard = sum(cpu[p] for p in GUARD_PARTS)
+    out = {"n": n, "batch_size": size, "answers_identical": n - len(differ), "answers_differ": differ,
+           "study_ms_per_item": 1e3 * cpu["s"] / n, "viewcert_ms_per_item": 1e3 * cpu["o"] / n,
+           "viewcert_batch_ms_per_item": 1e3 * cpu["b"] / n, "floor_ms_per_item": 1e3 * fl / n,
+           "guard_ms_per_item": 1e3 * guard / n, "floor_calls": counts,
+           **{f"floor_{p}_ms_per_item": 1e3 * cpu[p] / n for p in FLOOR_PARTS + GUARD_PARTS},
+           "viewcert_over_floor": cpu["o"] / fl, "viewcert_batch_over_floor": cpu["b"] / fl,
+           "batch_over_per_item": cpu["b"] / cpu["o"], "ratio_cpu_total": cpu["s"] / cpu["o"],
+           "ratio_cpu_total_batch": cpu["s"] / cpu["b"], "ratio_ceiling_cpu_total": cpu["s"] / fl,
+           "median_chunk_ms_per_item": {t: statistics.median(v) for t, v in chunk_ms.items()}}
+    print(f"{name} (chunks of {size}): study {out['study_ms_per_item']:.2f}, viewcert per-item "
+          f"{out['viewcert_ms_per_item']:.2f}, batch {out['viewcert_batch_ms_per_item']:.2f}, floor "
+          f"{out['floor_ms_per_item']:.2f} (guard {out['guard_ms_per_item']:.2f}) ms/item; per-item "
+          f"{out['viewcert_over_floor']:.2f}x floor, batch {out['viewcert_batch_over_floor']:.2f}x floor, batch/per-item "
+          f"{out['batch_over_per_item']:.3f}; answers identical {out['answers_identical']}/{n}", flush=True)
+    return out
+
+
 def timed(fn, arg) -> tuple[object, float, float]:
     w, t = time.perf_counter(), time.process_time()
     out = fn(arg)
@@ -240,6 +304,8 @@ def main(argv=None) -> int:
     ap.add_argument("--eval-only", action="store_true", help="the 210 evaluation items only")
     ap.add_argument("--limit", type=int, default=None, help="first N items of each set (smoke runs)")
     ap.add_argument("--tag", default="current", help="key under which this run is stored in anchor.json")
+    ap.add_argument("--batch", type=int, default=0, help="chunks of N items: per-item and batch path side by side "
+                                                        "(run_set_batched); 0 = item by item (run_set)")
     args = ap.parse_args(argv)
     reason = skip_reason()
     if reason:
@@ -261,7 +327,10 @@ def main(argv=None) -> int:
     load_start = os.getloadavg()[0]
     for name, items in sets.items():
         items = list(items[: args.limit] if args.limit else items)
-        run["sets"][name] = run_set(name, items, study, ours, floor)
+        if args.batch:
+            run["sets"][name] = run_set_batched(name, items, study, ours, viewcert_batch_fn(cfg), floor, args.batch)
+        else:
+            run["sets"][name] = run_set(name, items, study, ours, floor)
     run["viewcert_config"] = cfg.to_dict()
     run["anchor"] = {"path": "../shared/anchors/render_ceiling_release", "commit":
                      "8ff45f81fb99310e323e186036ee7da7b35a8c4f", "delta": DELTA, "symprec": TAU,
@@ -270,6 +339,9 @@ def main(argv=None) -> int:
                       load_start, "load_avg_1min_at_end": os.getloadavg()[0]}
     run["versions"] = {p: version(p) for p in ("numpy", "spglib", "moyopy", "pymatgen", "gemmi", "numba", "ase")}
     run["versions"]["python"] = platform.python_version()
+    if args.batch:
+        run["batch_note"] = (f"chunks of {args.batch} items: study, viewcert per item, viewcert batch "
+                             "(certify_items) and each floor call timed over the whole chunk, order alternating")
     run["timing_note"] = ("CPU = this process's CPU time per item, anchor and viewcert interleaved item by item "
                           "(order alternating); wall = perf_counter; per_s_per_core = items / CPU seconds")
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -99,3 +99,36 @@ def test_wrap_cache_returns_the_same_wrapped_points(s, seed):
         d_ref, i_ref = phantoms.nearest_same_label(pts, s.numbers, s.positions, s.numbers, s.lattice)
         assert np.array_equal(d_new, d_ref) and np.array_equal(i_new, i_ref)
     assert len(cache) == 2
+
+
+def test_batch_path_equals_the_per_item_path(monkeypatch):
+    """``certify_items`` (stage by stage across the batch) writes the records ``certify_item`` writes, item by
+    item: crystals and molecules, an unreadable item, and an item a stage fails on (recorded as the per-item
+    path records it, the failing function named)."""
+    import importlib
+
+    from viewcert.certify import CertifyConfig
+    from viewcert.certify.evaluate import certify_item, certify_items
+    from viewcert.certify.inputs import Item, load_input
+
+    items = list(load_input("builtin:prototypes").items)
+    broken = Item(id="broken", kind="unreadable", payload=("nowhere.cif", "no such file"), sha256="0" * 64)
+    items = [*items[:6], broken, *items[6:]]
+    for cfg in (CertifyConfig(), CertifyConfig(delta=0.15, tau=0.01, pairs="first", merge="greedy",
+                                               periodic_merge=False)):
+        per_item = [certify_item(it, cfg).to_dict() for it in items]
+        assert [o.to_dict() for o in certify_items(items, cfg)] == per_item
+        assert any(r["outcome"] == "error" for r in per_item)
+    doomed = certify_item(items[2], CertifyConfig()).to_dict()["formula"]
+    evaluate = importlib.import_module("viewcert.certify.evaluate")  # the module (the package exports a function)
+    real = evaluate.analyse
+
+    def analyse(rec, cell, delta):
+        if cell.formula == doomed:
+            raise ValueError("stage failure")
+        return real(rec, cell, delta)
+
+    monkeypatch.setattr(evaluate, "analyse", analyse)
+    per_item = [certify_item(it, CertifyConfig()).to_dict() for it in items[:4]]
+    assert [o.to_dict() for o in certify_items(items[:4], CertifyConfig())] == per_item
+    assert "pipeline (analyse): ValueError: stage failure" in per_item[2]["error"]

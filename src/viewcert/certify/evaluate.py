@@ -232,13 +232,15 @@ def _error_record(item: Item, stage_msg: str) -> dict:
     return rec
 
 
-def evaluate(prep: Prepared, cfg: CertifyConfig) -> ItemOutcome:
-    """One item's outcome under ``cfg`` (its ``to_dict`` is the certificate's record, fixed float formatting)."""
+def evaluate(prep: Prepared, cfg: CertifyConfig, staged: tuple | None = None) -> ItemOutcome:
+    """One item's outcome under ``cfg`` (its ``to_dict`` is the certificate's record, fixed float formatting).
+    ``staged``: this item's (cameras, observations, reconstruction, phantom report) as :func:`views_of` makes
+    them, already computed by the batch path (:func:`certify_items`)."""
     item = prep.item
     if prep.error is not None:
         return ItemOutcome.from_dict(_error_record(item, prep.error))
     try:
-        rec = _evaluate(prep, cfg)
+        rec = _evaluate(prep, cfg, staged)
     except Exception as exc:  # noqa: BLE001 - a pipeline failure is recorded on the item
         tb = traceback.extract_tb(exc.__traceback__)
         where = f"{tb[-1].name}" if tb else ""
@@ -330,7 +332,63 @@ def _oracle_record(rec, rep) -> dict:
     }
 
 
-def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
+def views_of(cell: Structure, cfg: CertifyConfig) -> tuple:
+    """(cameras, observations, reconstruction, phantom report) of one rendered cell under ``cfg``."""
+    cams = item_cameras(cell, cfg)
+    obs = _observe(cell, cams, cfg)
+    rec = _reconstruct(obs, cell, cfg)
+    return cams, obs, rec, analyse(rec, cell, cfg.oracle.delta)
+
+
+def _observe(cell: Structure, cams, cfg: CertifyConfig):
+    see = cfg.observation  # noise seed·1,000,003 (oracle.noise); visible|pixel-centroid: ID buffer
+    return observe_as(cell, cams, see.observe, model=cfg.observation_model(), min_pixels=see.min_pixels,
+                      style=see.style)
+
+
+def _reconstruct(obs, cell: Structure, cfg: CertifyConfig):
+    orc = cfg.oracle
+    return reconstruct(obs, delta=orc.delta, delta_unit="angstrom", pairs=orc.pairs, merge=orc.merge,
+                       lattice=cell.lattice if (cell.is_periodic and orc.periodic_merge) else None,
+                       visibility=cfg.visibility)
+
+
+def _each(keys: list, fn, out: dict) -> list:
+    """``out[k] = fn(k)`` for every key; the keys whose call raised are left out of the list returned (those
+    items take the per-item path, which raises the same error again and records it as ``evaluate`` does)."""
+    done = []
+    for k in keys:
+        try:
+            out[k] = fn(k)
+        except Exception:  # noqa: BLE001, S112 - recorded by the per-item path
+            continue
+        done.append(k)
+    return done
+
+
+def certify_items(items, cfg: CertifyConfig) -> list[ItemOutcome]:
+    """The batch path: ``[certify_item(it, cfg) for it in items]``, the same outcomes, computed stage by stage
+    across the batch (read and standardise every item, then label every rendered and input cell, then frame,
+    observe, reconstruct and analyse) so that each stage's code and tables stay hot between items. Each
+    stage is the per-item function on one item's values (no state crosses items); an item any stage fails on
+    is evaluated alone, exactly as :func:`evaluate` would."""
+    preps = [prepare(it, cfg) for it in items]
+    keys = [k for k, p in enumerate(preps) if p.error is None]
+    labels: dict = {}
+    keys = _each(keys, lambda k: (preps[k].rendered_check(cfg), preps[k].input_check(cfg)), labels)
+    cams: dict = {}
+    obs: dict = {}
+    recs: dict = {}
+    reps: dict = {}
+    keys = _each(keys, lambda k: item_cameras(preps[k].cell, cfg), cams)
+    keys = _each(keys, lambda k: _observe(preps[k].cell, cams[k], cfg), obs)
+    keys = _each(keys, lambda k: _reconstruct(obs[k], preps[k].cell, cfg), recs)
+    keys = set(_each(keys, lambda k: analyse(recs[k], preps[k].cell, cfg.oracle.delta), reps))
+    return [evaluate(p, cfg, (cams[k], obs[k], recs[k], reps[k]) if k in keys else None)
+            for k, p in enumerate(preps)]
+
+
+def _evaluate(prep: Prepared, cfg: CertifyConfig, staged: tuple | None = None) -> dict:
     item, cell = prep.item, prep.cell
     periodic = cell.is_periodic
     rendered = prep.rendered_check(cfg)
@@ -340,13 +398,8 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig) -> dict:
     dataset = item.label or {}
     mismatch = [] if rendered_label is None else [lv for lv in LEVELS
                                                    if lv in dataset and dataset[lv] != rendered_label[lv]]
-    cams = item_cameras(cell, cfg)
-    see, orc = cfg.observation, cfg.oracle  # noise seed·1,000,003 (oracle.noise); visible|pixel-centroid: ID buffer
-    obs = observe_as(cell, cams, see.observe, model=cfg.observation_model(), min_pixels=see.min_pixels, style=see.style)
-    rec = reconstruct(obs, delta=orc.delta, delta_unit="angstrom", pairs=orc.pairs, merge=orc.merge,
-                      lattice=cell.lattice if (periodic and orc.periodic_merge) else None,
-                      visibility=cfg.visibility)
-    rep = analyse(rec, cell, cfg.oracle.delta)
+    cams, obs, rec, rep = staged if staged is not None else views_of(cell, cfg)
+    see, orc = cfg.observation, cfg.oracle
     indep, persp = _perspective_extras(cell, cfg, cams)
     recon_check = _reconstruction_check(rec, cell, cfg, rendered)
     recon_label = label_dict(recon_check)
