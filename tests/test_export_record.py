@@ -86,6 +86,16 @@ def test_a_task_and_an_uncertified_crystal_export(tmp_path):
     assert len(c.images) == 5 and read_export(tmp_path / "c") == c  # render-ceiling-5
 
 
+def test_a_handedness_export_lists_the_achiral_molecule_as_skipped(tmp_path):
+    (tmp_path / "in").mkdir()
+    chiral_xyz(tmp_path / "in")
+    (tmp_path / "in" / "water.xyz").write_text(WATER_XYZ)
+    e = build_task_benchmark(str(tmp_path / "in"), tmp_path / "h", TaskExportSettings(task="handedness", **SMALL))
+    # water is C2v (a mirror plane): the same skipped record, {id, reason}, as a molecule export's
+    assert [x["id"] for x in e.skipped] == ["water"] and e.skipped[0]["reason"].startswith("achiral: point group C2v")
+    assert e.n_questions == 1 and [it["source_id"] for it in e.items] == ["chfclbr"]
+
+
 @pytest.mark.parametrize("kind", ["crystal", "molecule", "task", "interaction"])
 def test_each_older_manifest_reads_through_the_version_table(kind):
     written = json.loads((V1 / kind / "manifest.json").read_text())

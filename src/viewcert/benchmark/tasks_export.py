@@ -419,5 +419,7 @@ def build_task_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike, 
     write_text_atomic(out / "certificate.json", json_dumps(cert))
     return write_export(out, "task", {"task": settings.task, "input": str(input_spec), "settings": settings.to_dict(),
                                       "n_questions": len(records), "items": question_items(records),
-                                      "errors": errors, "skipped": list(excl.values()), "harness_files": harness},
+                                      "errors": errors, "harness_files": harness,
+                                      "skipped": [{"id": e["structure_id"], "reason": e["reason"]}
+                                                  for e in excl.values()]},
                         cert)
