@@ -452,3 +452,18 @@ def certify_item(item: Item, cfg: CertifyConfig) -> ItemOutcome:
 def certify_item_record(item: Item, cfg: CertifyConfig) -> dict:
     """:func:`certify_item` as the record written (what a shard of ``parallel.map_items`` holds: JSON)."""
     return certify_item(item, cfg).to_dict()
+
+
+@dataclass(frozen=True)
+class CertifyRecords:
+    """What ``run_certification`` maps: :func:`certify_item_record` under ``cfg`` per item, and
+    ``map_batch`` (``parallel.run_chunk`` calls it on a batch of items) through :func:`certify_items`, the
+    same records."""
+
+    cfg: CertifyConfig
+
+    def __call__(self, item: Item) -> dict:
+        return certify_item_record(item, self.cfg)
+
+    def map_batch(self, items) -> list[dict]:
+        return [o.to_dict() for o in certify_items(items, self.cfg)]

@@ -28,7 +28,7 @@ from viewcert.certify.certificate import (
     write_certificate,
 )
 from viewcert.certify.config import CertifyConfig
-from viewcert.certify.evaluate import certify_item, certify_item_record
+from viewcert.certify.evaluate import CertifyRecords, certify_item
 from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.molecule import molecule_summary_lines
 from viewcert.certify.records import ABSENT, ItemOutcome, Summary, ViewCertificate, view_certificate
@@ -76,7 +76,7 @@ def run_certification(dataset: Dataset, cfg: CertifyConfig, *, n_workers: int | 
         # a signal meanwhile ends the process at once (nothing is lost: no shard is written yet)
         with killed_by_signals():
             certify_item(dataset.items[0], cfg)
-    run = map_items(functools.partial(certify_item_record, cfg=cfg), dataset.items, keys=[it.id for it in dataset.items],
+    run = map_items(CertifyRecords(cfg), dataset.items, keys=[it.id for it in dataset.items],
                     workdir=wd, n_workers=n_workers, scheduler=scheduler, chunk_size=chunk_size, fingerprint=fp,
                     progress=progress, description=f"certify {len(dataset)} items")
     mark_warm()
