@@ -188,7 +188,7 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
             proc.kill()
 
 
-BATCH = 16  # items per ``fn.map_batch`` call (run_chunk)
+BATCH = 32  # items per ``fn.map_batch`` call (run_chunk)
 
 
 def run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:

@@ -203,6 +203,11 @@ def prepare(item: Item, cfg: CertifyConfig) -> Prepared:
         s = item.read()
     except Exception as exc:  # noqa: BLE001 - any reader failure is an item error, not a crash
         return Prepared(item, None, f"read: {exc}")
+    return _prepared(item, s, cfg)
+
+
+def _prepared(item: Item, s: Structure, cfg: CertifyConfig) -> Prepared:
+    """:func:`prepare` after the read: the rendered cell of the structure ``s`` read from ``item``."""
     std = source = None
     sym = cfg.symmetry
     if sym.standardize and s.is_periodic:
@@ -235,7 +240,8 @@ def _error_record(item: Item, stage_msg: str) -> dict:
 def evaluate(prep: Prepared, cfg: CertifyConfig, staged: tuple | None = None) -> ItemOutcome:
     """One item's outcome under ``cfg`` (its ``to_dict`` is the certificate's record, fixed float formatting).
     ``staged``: this item's (cameras, observations, reconstruction, phantom report) as :func:`views_of` makes
-    them, already computed by the batch path (:func:`certify_items`)."""
+    them and the reconstruction's labels (``_reconstruction_check``), already computed by the batch path
+    (:func:`certify_items`)."""
     item = prep.item
     if prep.error is not None:
         return ItemOutcome.from_dict(_error_record(item, prep.error))
@@ -368,11 +374,14 @@ def _each(keys: list, fn, out: dict) -> list:
 
 def certify_items(items, cfg: CertifyConfig) -> list[ItemOutcome]:
     """The batch path: ``[certify_item(it, cfg) for it in items]``, the same outcomes, computed stage by stage
-    across the batch (read and standardise every item, then label every rendered and input cell, then frame,
-    observe, reconstruct and analyse) so that each stage's code and tables stay hot between items. Each
+    across the batch (read every item, standardise every item, label every rendered and input cell, then
+    frame, observe, reconstruct, analyse, label every reconstruction) so that each stage's code and tables stay hot between items. Each
     stage is the per-item function on one item's values (no state crosses items); an item any stage fails on
     is evaluated alone, exactly as :func:`evaluate` would."""
-    preps = [prepare(it, cfg) for it in items]
+    items = list(items)
+    read: dict = {}
+    _each(range(len(items)), lambda k: items[k].read(), read)
+    preps = [_prepared(it, read[k], cfg) if k in read else prepare(it, cfg) for k, it in enumerate(items)]
     keys = [k for k, p in enumerate(preps) if p.error is None]
     labels: dict = {}
     keys = _each(keys, lambda k: (preps[k].rendered_check(cfg), preps[k].input_check(cfg)), labels)
@@ -383,8 +392,10 @@ def certify_items(items, cfg: CertifyConfig) -> list[ItemOutcome]:
     keys = _each(keys, lambda k: item_cameras(preps[k].cell, cfg), cams)
     keys = _each(keys, lambda k: _observe(preps[k].cell, cams[k], cfg), obs)
     keys = _each(keys, lambda k: _reconstruct(obs[k], preps[k].cell, cfg), recs)
-    keys = set(_each(keys, lambda k: analyse(recs[k], preps[k].cell, cfg.oracle.delta), reps))
-    return [evaluate(p, cfg, (cams[k], obs[k], recs[k], reps[k]) if k in keys else None)
+    keys = _each(keys, lambda k: analyse(recs[k], preps[k].cell, cfg.oracle.delta), reps)
+    labs: dict = {}
+    keys = set(_each(keys, lambda k: _reconstruction_check(recs[k], preps[k].cell, cfg, labels[k][0]), labs))
+    return [evaluate(p, cfg, (cams[k], obs[k], recs[k], reps[k], labs[k]) if k in keys else None)
             for k, p in enumerate(preps)]
 
 
@@ -398,10 +409,10 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig, staged: tuple | None = None) -
     dataset = item.label or {}
     mismatch = [] if rendered_label is None else [lv for lv in LEVELS
                                                    if lv in dataset and dataset[lv] != rendered_label[lv]]
-    cams, obs, rec, rep = staged if staged is not None else views_of(cell, cfg)
+    cams, obs, rec, rep = staged[:4] if staged is not None else views_of(cell, cfg)
     see, orc = cfg.observation, cfg.oracle
     indep, persp = _perspective_extras(cell, cfg, cams)
-    recon_check = _reconstruction_check(rec, cell, cfg, rendered)
+    recon_check = staged[4] if staged is not None else _reconstruction_check(rec, cell, cfg, rendered)
     recon_label = label_dict(recon_check)
     unique = bool(rec.status == "ok" and rep.unique)
     reference, ref_source = _reference(dataset, rendered_label, cfg, raised)
