@@ -17,8 +17,8 @@ pytestmark = [pytest.mark.shared_data, pytest.mark.slow]
 
 #: regression pin (viewcert's own output): the 210-item certificate's digest at δ = τ = 0.01 Å, format /2, as
 #: written by the code of 2026-12-03 before and after CertifyConfig became its parts (the two runs' bytes
-#: compared equal). benchmarks/results/certify_reproduction.json still records 3375b833…, the /1 certificate
-#: of 2026-11-29 (before format /2 recorded the framing policy); bench_certify.py rewrites it on its next run
+#: compared equal); benchmarks/results/certify_reproduction.json (bench_certify.py --reproduce, rerun the same
+#: day) records the same digest (its /1 predecessor of 2026-11-29 was 3375b833…)
 STUDY_DIGEST = "466fe74d962fa6c8874c1d7e18da078aedf1aaf034bb0accd315535df6d6ce1f"
 STUDY_MISSES = {"mp-3751", "mp-1104047", "mp-1105758", "mp-1539038", "mp-1182875", "mp-29816", "mp-1228698",
                 "mp-1228699", "mp-1188147", "mp-1246088"}
