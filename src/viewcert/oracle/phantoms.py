@@ -107,48 +107,38 @@ def _wrap(pos: np.ndarray, lattice: np.ndarray) -> np.ndarray:
     return f @ lattice
 
 
-def _wrap_cached(key, pos: np.ndarray, lattice: np.ndarray, cache: dict | None) -> np.ndarray:
-    """``_wrap(pos, lattice)``, remembered in ``cache`` under the object ``key`` that ``pos`` was read from
-    (the caller keeps it alive and unchanged, and passes one lattice, for the cache's lifetime); read-only."""
-    if cache is None:
-        return _wrap(pos, lattice)
-    hit = cache.get(id(key))
-    if hit is None or hit[0] is not key:
-        w = _wrap(pos, lattice)
-        w.setflags(write=False)
-        cache[id(key)] = hit = (key, w)
-    return hit[1]
+def _in_cell(pos, lattice) -> np.ndarray:
+    """``pos`` as an (n, 3) float array, wrapped into the cell when ``lattice`` is given."""
+    pos = np.asarray(pos, dtype=np.float64).reshape(-1, 3)
+    return pos if lattice is None else _wrap(pos, np.asarray(lattice, dtype=np.float64))
 
 
-def nearest_same_label(points, labels, target_positions, target_labels, lattice=None,
-                       _wrapped=None) -> tuple[np.ndarray, np.ndarray]:
+def nearest_same_label(points, labels, target_positions, target_labels, lattice=None, *,
+                       wrapped: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """For every point, (distance to the nearest same-label target (minimum image when ``lattice`` is given),
     the target's index); inf / −1 when the label does not occur among the targets. Periodic distances are
     exact below the cell's smallest width (targets are wrapped and searched in the 27 surrounding cells).
-    ``_wrapped`` (internal, ``analyse``): a dict caching ``_wrap`` results by the id of the array wrapped, so
-    that arrays wrapped more than once per analysis are wrapped once (the same values)."""
-    key_p, key_t = points, target_positions
-    points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    ``wrapped``: both position arrays are already wrapped into the cell (``_in_cell``), so that a caller
+    searching the same arrays more than once (``analyse``) wraps each once."""
+    q = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     labels = np.asarray(labels, dtype=np.int64)
-    tpos = np.asarray(target_positions, dtype=np.float64).reshape(-1, 3)
+    tw = np.asarray(target_positions, dtype=np.float64).reshape(-1, 3)
     tlab = np.asarray(target_labels, dtype=np.int64)
-    dist = np.full(len(points), np.inf)
-    idx = np.full(len(points), -1, dtype=np.int64)
-    if len(points) == 0 or len(tpos) == 0:
+    dist = np.full(len(q), np.inf)
+    idx = np.full(len(q), -1, dtype=np.int64)
+    if len(q) == 0 or len(tw) == 0:
         return dist, idx
-    q, shifts = points, _ZERO_SHIFT
+    shifts = _ZERO_SHIFT
     if lattice is not None:
         lat = np.asarray(lattice, dtype=np.float64)
-        q, shifts = _wrap_cached(key_p, points, lat, _wrapped), _SHELL27 @ lat
-    if len(q) * len(tpos) * len(shifts) <= KERNEL_MAX_WORK:  # numba brute force (phantom_kernels)
-        tw = tpos if lattice is None else _wrap_cached(key_t, tpos, np.asarray(lattice, dtype=np.float64), _wrapped)
-        return nearest_same_label_nb(_c(q), _c(labels), _c(tw), _c(tlab), _c(shifts))
-    tidx = np.arange(len(tpos))
-    if lattice is not None:
-        lat = np.asarray(lattice, dtype=np.float64)
-        q = _wrap(points, lat)
         shifts = _SHELL27 @ lat
-        tpos = (shifts[:, None, :] + _wrap(tpos, lat)[None, :, :]).reshape(-1, 3)
+        if not wrapped:
+            q, tw = _wrap(q, lat), _wrap(tw, lat)
+    if len(q) * len(tw) * len(shifts) <= KERNEL_MAX_WORK:  # numba brute force (phantom_kernels)
+        return nearest_same_label_nb(_c(q), _c(labels), _c(tw), _c(tlab), _c(shifts))
+    tidx = np.arange(len(tw))
+    if lattice is not None:
+        tw = (shifts[:, None, :] + tw[None, :, :]).reshape(-1, 3)
         tlab = np.tile(tlab, len(shifts))
         tidx = np.tile(tidx, len(shifts))
     for z in np.unique(labels):
@@ -156,7 +146,7 @@ def nearest_same_label(points, labels, target_positions, target_labels, lattice=
         atoms = tlab == z
         if not atoms.any():
             continue
-        d, j = _kdtree(tpos[atoms]).query(q[sel])
+        d, j = _kdtree(tw[atoms]).query(q[sel])
         dist[sel] = d
         idx[sel] = tidx[atoms][j]
     return dist, idx
@@ -216,17 +206,17 @@ def analyse(rec: Reconstruction, structure: Structure, delta: float | None = Non
             f"2δ = {2 * d:.4g} Å; Theorem 1 does not apply and points within δ of an atom may merge atoms"
         )
     lat = structure.lattice
-    wrapped: dict = {}  # rec.points and structure.positions are wrapped once each for both searches
-    dist, _ = nearest_same_label(rec.points, rec.labels, structure.positions, structure.numbers, lat, wrapped)
+    points, atoms = _in_cell(rec.points, lat), _in_cell(structure.positions, lat)  # wrapped once for both
+    dist, _ = nearest_same_label(points, rec.labels, atoms, structure.numbers, lat, wrapped=True)
     is_ph = dist > d
     # missing atoms: no same-label point within δ
-    back, _ = nearest_same_label(structure.positions, structure.numbers, rec.points, rec.labels, lat, wrapped)
+    back, _ = nearest_same_label(atoms, structure.numbers, points, rec.labels, lat, wrapped=True)
     missing = [int(i) for i in np.flatnonzero(back > d)]
     # margin: rejected near misses that are not atoms
     margin = math.inf
     if len(rec.near_ratios):
-        nd, _ = nearest_same_label(rec.near_points, rec.near_labels, structure.positions, structure.numbers, lat,
-                                   wrapped)
+        nd, _ = nearest_same_label(_in_cell(rec.near_points, lat), rec.near_labels, atoms, structure.numbers, lat,
+                                   wrapped=True)
         cand = rec.near_ratios[nd > d]
         if len(cand):
             margin = float(cand.min())
