@@ -82,15 +82,9 @@ class Export:
     manifest: Mapping
 
 
-def write_manifest(out: Path, manifest: Mapping) -> None:
-    """Write ``out/manifest.json`` (deterministic JSON, atomically): the one writer of every exporter."""
-    write_text_atomic(Path(out) / MANIFEST, json_dumps(manifest))
-
-
-def certificate_entry(cert: Mapping | Certificate, **extra) -> dict:
+def certificate_entry(cert: Certificate, **extra) -> dict:
     """The manifest's record of the certificate ``cert`` written beside it: path, format, digest, ``extra``
     (crystal, molecule: observe, level) and, for a view certificate, R1's counts (``certify.records``)."""
-    cert = cert if isinstance(cert, Certificate) else Certificate.from_dict(cert)
     entry = {"path": CERTIFICATE, "format": cert.format, "digest": cert.digest_value, **extra}
     if isinstance(cert, ViewCertificate):
         s = cert.summary
@@ -104,15 +98,16 @@ def question_items(records: list[Mapping]) -> list[dict]:
     return [{k: r[k] for k in ("id", "index", "source_id", "answer")} for r in records]
 
 
-def write_export(out: str | Path, kind: str, body: Mapping, certificate: Mapping | Certificate | None = None,
+def write_export(out: str | Path, kind: str, body: Mapping, certificate: Mapping | None = None,
                  **cert_extra) -> Export:
-    """Write the manifest of the export in ``out`` and return it as an :class:`Export`. ``body``: task,
-    input, settings, n_questions, items, errors, skipped, label_mismatches, details (absent: empty) and
-    ``harness_files`` (the paths ``write_harness_files`` wrote); ``certificate``: what was written to
-    ``certificate.json`` (None: none), its entry's ``cert_extra`` (observe, level)."""
+    """Write the manifest of the export in ``out`` (deterministic JSON, atomically: the one manifest writer of
+    every exporter) and return it as an :class:`Export`. ``body``: task, input, settings, n_questions, items,
+    errors, skipped, label_mismatches, details (absent: empty) and ``harness_files`` (the paths
+    ``write_harness_files`` wrote); ``certificate``: what was written to ``certificate.json`` (None: none),
+    its entry's ``cert_extra`` (observe, level)."""
     out = Path(out)
-    cert = None if certificate is None else Certificate.from_dict(_as_json(
-        certificate.to_dict() if isinstance(certificate, Certificate) else certificate))
+    # typed as certificate.json reads back (lists for tuples, plain numbers)
+    cert = None if certificate is None else Certificate.from_dict(json.loads(json_dumps(certificate)))
     files = file_digests(out)
     harness = sorted(Path(p).relative_to(out).as_posix() for p in body.get("harness_files") or ())
     manifest = {"format": EXPORT_FORMAT, "kind": kind, "task": body["task"], "input": body.get("input"),
@@ -122,14 +117,10 @@ def write_export(out: str | Path, kind: str, body: Mapping, certificate: Mapping
                 "label_mismatches": list(body.get("label_mismatches") or ()), "details": dict(body.get("details") or {}),
                 "certificate": None if cert is None else certificate_entry(cert, **cert_extra),
                 "images": sorted(f for f in files if f.endswith(".png")), "harness_files": harness, "files": files}
-    write_manifest(out, manifest)
-    written = _as_json(manifest)
+    text = json_dumps(manifest)
+    write_text_atomic(out / MANIFEST, text)
+    written = json.loads(text)  # as a reader of the file gets it (lists for tuples, plain numbers)
     return _export_of(written, cert, written)
-
-
-def _as_json(value: Mapping) -> dict:
-    """``value`` as its JSON reads back (lists for tuples, plain numbers): the value a reader of the file gets."""
-    return json.loads(json_dumps(value))
 
 
 def _export_of(shape: Mapping, cert: Certificate | None, written: Mapping) -> Export:
