@@ -52,30 +52,20 @@ def _config(protocol: str, *, views: str | None = None, symprec: float | None = 
             angle_tolerance: float = 5.0, tiling: str = "1,1,1", supercell: str = "1,1,1", score: str = "crystal_system",
             merge: str | None = None, no_standardize: bool = False, no_cross_check: bool = False,
             cartesian_merge: bool = False, **opts):
-    """The ``CertifyConfig`` of a command's options, built as its five parts. The options named here are
-    translated (text parsed, ``--no-*`` flags turned round, τ = ``--symprec``, one angle tolerance for
-    spglib/moyopy and the standardisation); ``opts`` are options named as the parts' settings (delta, pairs,
-    truth, sigma, sigma_unit, seed, occlusion, observe, min_pixels, cross_check_angle, margin, molecule_scale).
-    A bad value is a ``BadParameter``."""
+    """The ``CertifyConfig`` of a command's options, by keyword (each setting routed to its part by
+    ``CertifyConfig``'s flat-name shorthand). The options named here are translated (text parsed, ``--no-*``
+    flags turned round, τ = ``--symprec``, one angle tolerance for spglib/moyopy and the standardisation);
+    ``opts`` are options named as the parts' settings (delta, pairs, truth, sigma, sigma_unit, seed, occlusion,
+    observe, min_pixels, cross_check_angle, margin, molecule_scale). A bad value is a ``BadParameter``."""
     from viewcert.certify import CertifyConfig
-    from viewcert.certify import config as c
     from viewcert.errors import ViewcertError
 
-    given = {**opts, **_levels(score)}
-    bad = sorted(set(given) - set(c.SETTING_PART))
-    if bad:
-        raise TypeError(f"_config: unknown option {bad[0]!r}")  # a programming error, not an input
-    part = {name: {k: v for k, v in given.items() if c.SETTING_PART[k] == name} for name in c.PARTS}
     try:
-        return CertifyConfig(
-            protocol=protocol, views=_views(views),
-            oracle=c.OracleSettings(merge=merge or None, periodic_merge=not cartesian_merge, **part["oracle"]),
-            symmetry=c.SymmetrySettings(tau=symprec, angle_tolerance=angle_tolerance,
-                                        std_angle_tolerance=angle_tolerance, supercell=parse_tiling(supercell),
-                                        standardize=not no_standardize, cross_check=not no_cross_check,
-                                        **part["symmetry"]),
-            observation=c.ObservationSettings(tiling=parse_tiling(tiling), **part["observation"]),
-            scoring=c.ScoringSettings(**part["scoring"]), molecules=c.MoleculeSettings(**part["molecules"]))
+        return CertifyConfig(protocol=protocol, views=_views(views), tau=symprec, angle_tolerance=angle_tolerance,
+                             std_angle_tolerance=angle_tolerance, tiling=parse_tiling(tiling),
+                             supercell=parse_tiling(supercell), **_levels(score), merge=merge or None,
+                             standardize=not no_standardize, cross_check=not no_cross_check,
+                             periodic_merge=not cartesian_merge, **opts)
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
 
