@@ -99,12 +99,14 @@ def run_ladder(
                           bootstrap=bootstrap, labels=parser.labels,
                           chance=None if shipped is None else shipped.chance())
     ladder.harness_agreement = harness_agreement(ladder, table)
-    if shipped is not None and cert is not None and shipped.answer_format == "list":
-        ladder.task_scores = list_scores(ladder, shipped.targets(parser), cert, parsed=read.certificate)
-        ladder.item_scale = list_scale(ladder, read.certificate, str(cert), shipped.targets(parser))
-    elif shipped is not None and shipped.answer_format == "command" and cert is not None:
-        ladder.task_scores = misi_scores(ladder, shipped.targets(parser), cert, parsed=read.certificate)
-        ladder.item_scale = misi_scale(ladder, shipped.targets(parser), read.certificate, str(cert))
+    if shipped is not None and cert is not None and shipped.answer_format in ("list", "command"):
+        targets = shipped.targets(parser)  # parsed once for the scores and the item scale
+        if shipped.answer_format == "list":
+            ladder.task_scores = list_scores(ladder, targets, cert, parsed=read.certificate)
+            ladder.item_scale = list_scale(ladder, read.certificate, str(cert), targets)
+        else:
+            ladder.task_scores = misi_scores(ladder, targets, cert, parsed=read.certificate)
+            ladder.item_scale = misi_scale(ladder, targets, read.certificate, str(cert))
     return ladder, table, m
 
 
