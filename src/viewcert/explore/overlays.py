@@ -186,25 +186,17 @@ def schematic_marks(cell, cams, cfg, record, missing: tuple[int, ...] = ()) -> t
     return tuple(out)
 
 
-def missing_atoms(cell, cams, cfg, record) -> tuple[int, ...] | None:
+def missing_atoms(cell, cfg, record) -> tuple[int, ...] | None:
     """The cell indices of the atoms the item's oracle does not recover, by running it again as certify does
-    (``certify.evaluate``: observe through the item's cameras, reconstruct, ``oracle.phantoms.analyse``); ()
+    (``certify.evaluate.views_of``: the item's cameras, observe, reconstruct, ``oracle.phantoms.analyse``); ()
     when the certificate records none; None when the run does not give the certificate's ``n_missing`` (then
     none is drawn)."""
-    from viewcert.oracle.phantoms import analyse  # lazy: start-up (certify outputs only)
-    from viewcert.oracle.triangulate import reconstruct  # lazy: start-up (certify outputs only)
-    from viewcert.render.visibility import observe_as  # lazy: start-up (certify outputs only)
+    from viewcert.certify.evaluate import views_of  # lazy: start-up (certify outputs only)
 
     want = record.oracle.get("n_missing") if isinstance(record.oracle, dict) else None
     if not isinstance(want, int) or isinstance(want, bool) or want <= 0:
         return ()
-    see, orc = cfg.observation, cfg.oracle
-    obs = observe_as(cell, cams, see.observe, model=cfg.observation_model(), min_pixels=see.min_pixels,
-                     style=see.style)
-    rec = reconstruct(obs, delta=orc.delta, delta_unit="angstrom", pairs=orc.pairs, merge=orc.merge,
-                      lattice=cell.lattice if (cell.is_periodic and orc.periodic_merge) else None,
-                      visibility=cfg.visibility)
-    got = tuple(analyse(rec, cell, orc.delta).missing_atoms)
+    got = tuple(views_of(cell, cfg)[3].missing_atoms)
     return got if len(got) == want else None
 
 

@@ -424,7 +424,8 @@ def _overlay_source(folder: Folder, it: Item, src: Sources):
     if folder.kind == "crystal" and src.cameras is not None and (not it.views or _n_missing(it.record) > 0):
         got = src.cameras(it.id)
         if got is not None:
-            missing = missing_atoms(*got, it.record)
+            cell, _, cfg = got
+            missing = missing_atoms(cell, cfg, it.record)
             if missing is None:
                 missing, note = (), NOTES["missing"]
     elif folder.kind == "task":
