@@ -145,19 +145,18 @@ def _old_digest_entry(m: Mapping) -> Mapping:
     return {"path": CERTIFICATE, "digest": m.get("certificate_digest")}
 
 
-def _from_view_export(kind: str) -> Callable:
-    def restate(m: Mapping, cert: Certificate | None) -> dict:
-        settings = m.get("settings") or {}
-        return {"kind": kind, "task": settings.get("task"), "settings": settings, "items": m.get("items"),
-                "n_questions": m.get("n_questions"), "errors": m.get("errors"), "skipped": m.get("skipped"),
-                "label_mismatches": m.get("label_mismatches"), "images": _pngs(m)}
-    return restate
+def _from_view_export(m: Mapping, cert: Certificate | None) -> dict:
+    """``viewcert.benchmark/1``, ``viewcert.benchmark.molecule/1``: the task in the settings."""
+    settings = m.get("settings") or {}
+    return {"task": settings.get("task"), "settings": settings, "items": m.get("items"),
+            "n_questions": m.get("n_questions"), "errors": m.get("errors"), "skipped": m.get("skipped"),
+            "label_mismatches": m.get("label_mismatches"), "images": _pngs(m)}
 
 
 def _from_task_export(m: Mapping, cert: Certificate | None) -> dict:
     """``viewcert.tasks.benchmark/1``: no items (the certificate's ids stand for them)."""
     settings = m.get("settings") or {}
-    return {"kind": "task", "task": settings.get("task"), "settings": settings, "n_questions": m.get("n_questions"),
+    return {"task": settings.get("task"), "settings": settings, "n_questions": m.get("n_questions"),
             "items": [{"id": i} for i in (cert.item_ids() if cert else ())], "errors": m.get("errors"),
             "images": _pngs(m)}
 
@@ -165,7 +164,7 @@ def _from_task_export(m: Mapping, cert: Certificate | None) -> dict:
 def _from_interaction_export(m: Mapping, cert: Certificate | None) -> dict:
     """The interaction manifest before ``viewcert.export/1`` (its format its certificate's): no settings or
     items (the certificate's settings and ids stand for them)."""
-    return {"kind": "interaction", "task": m.get("task"), "settings": cert.settings if cert else {},
+    return {"task": m.get("task"), "settings": cert.settings if cert else {},
             "n_questions": m.get("n_questions"), "items": [{"id": i} for i in (cert.item_ids() if cert else ())],
             "images": _pngs(m)}
 
@@ -176,10 +175,10 @@ def _pngs(m: Mapping) -> list[str]:
 
 
 #: version table: each manifest format an exporter wrote before ``viewcert.export/1`` → (its exporter, the
-#: certificate entry it recorded, the function restating it in the current shape's fields)
+#: certificate entry it recorded, the function restating it in the current shape's fields but ``kind``)
 MANIFEST_FORMATS: dict[str, tuple[str, Callable, Callable]] = {
-    "viewcert.benchmark/1": ("crystal", _old_view_entry, _from_view_export("crystal")),
-    "viewcert.benchmark.molecule/1": ("molecule", _old_view_entry, _from_view_export("molecule")),
+    "viewcert.benchmark/1": ("crystal", _old_view_entry, _from_view_export),
+    "viewcert.benchmark.molecule/1": ("molecule", _old_view_entry, _from_view_export),
     "viewcert.tasks.benchmark/1": ("task", _old_digest_entry, _from_task_export),
     INTERACTION_FORMAT_V1: ("interaction", _old_digest_entry, _from_interaction_export),  # its certificate's format
     INTERACTION_FORMAT: ("interaction", _old_digest_entry, _from_interaction_export),
@@ -225,7 +224,7 @@ def read_export(out: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> Export:
         raise InputError(f"the manifest names certificate digest {str(entry.get('digest'))[:16]!r}…, "
                          f"{CERTIFICATE} has {str(cert.digest_value)[:16]}… (not the certificate this export "
                          "wrote)", source=src, field="certificate")
-    return _export_of(m if old is None else old[2](m, cert), cert, m)
+    return _export_of(m if old is None else {**old[2](m, cert), "kind": old[0]}, cert, m)
 
 
 def manifest_markdown() -> str:
