@@ -49,7 +49,7 @@ from viewcert.benchmark.prompts import (
 )
 from viewcert.benchmark.record import Export, write_export
 from viewcert.benchmark.settings import DEFAULT_TILING, TASKS, ExportSettings
-from viewcert.cameras.framing import FRAMING_METHODS, framing_record
+from viewcert.cameras.framing import framing_record
 from viewcert.cameras.policy import frame
 from viewcert.certify import CertifyConfig, conventional_cell
 from viewcert.certify.certificate import write_certificate
@@ -66,13 +66,9 @@ from viewcert.render.visibility import view_atom_table
 from viewcert.structures import Structure, tiling_translations
 from viewcert.symmetry.labels import analyse_cell
 
-__all__ = ["DEFAULT_TILING", "LETTERS", "PERSPECTIVE_FRAMING", "R3_PREAMBLE", "TASKS", "ExportSettings",
+__all__ = ["DEFAULT_TILING", "LETTERS", "R3_PREAMBLE", "TASKS", "ExportSettings",
            "build_benchmark", "crystal_systems", "export_item", "image_question", "projection_matrix", "r3_prompt",
            "view_sidecar"]
-
-
-#: the framing record of images drawn through a perspective protocol file's pinholes (``cameras.framing``)
-PERSPECTIVE_FRAMING = FRAMING_METHODS["perspective"]
 
 
 def projection_matrix(camera) -> list[list[float]]:
