@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import typer
@@ -24,9 +23,10 @@ def explore_cmd(
     file:// (no server, no network); --serve runs a local server instead of opening the file."""
     from viewcert.cli.options import check_out
     from viewcert.explore import write_site
+    from viewcert.parallel import default_workers
 
     site = check_out(out if out is not None else Path(folder) / "explore")
-    index = write_site(folder, site, workers=workers if workers > 0 else (os.cpu_count() or 1), inputs=inputs)
+    index = write_site(folder, site, workers=workers if workers > 0 else default_workers(), inputs=inputs)
     echo(f"wrote {index}")
     if serve:
         serve_site(site, port)
