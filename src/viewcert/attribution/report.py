@@ -351,7 +351,7 @@ def agreement_table(agreement: pd.DataFrame) -> pd.DataFrame:
         ids = str(r["disagreeing_ids"]).split()
         rows.append({"model": r["model"], "rung": r["rung"], "viewcert": f"{r['viewcert_correct']}/{r['n']}",
                      "harness": _harness_cell(r), "disagreements": int(r["disagreements"]),
-                     "disagreeing ids": " ".join(ids[:SHOWN_IDS]) + (" …" if len(ids) > SHOWN_IDS else "")})
+                     "disagreeing ids": _fmt(ids) if ids else ""})
     return pd.DataFrame(rows)
 
 
