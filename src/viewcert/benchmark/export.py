@@ -276,7 +276,7 @@ def build_benchmark(
         "details": {"question": question, "choices": list(choices),
                     "constraints": {q["id"]: {"applied": [c["name"] for c in q["constraints"]],
                                               "skipped": q["constraints_skipped"]} for q in questions}},
-        "harness_files": harness}, cert, observe="visible")
+        "harness_files": harness}, cert)
 
 
 #: how a crystal export chose its questions, recorded in the certificate (``inputs.selection``) with their ids

@@ -245,4 +245,4 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
         "errors": [{"id": r["id"], "error": r["error"]} for r in records if "error" in r],
         "details": {"protocol": spec.to_dict() if spec.kind == "perspective" else proto.to_dict(),
                     "choices": list(choices), "truth": "the input molecule itself (no dataset label is read)"},
-        "harness_files": harness}, cert, level=LEVEL[settings.task], observe=settings.observe)
+        "harness_files": harness}, cert, level=LEVEL[settings.task])

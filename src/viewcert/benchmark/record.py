@@ -84,10 +84,11 @@ class Export:
 
 def certificate_entry(cert: Certificate, **extra) -> dict:
     """The manifest's record of the certificate ``cert`` written beside it: path, format, digest, ``extra``
-    (crystal, molecule: observe, level) and, for a view certificate, R1's counts (``certify.records``)."""
+    (molecule: level) and, for a view certificate, its observation mode and R1's counts (``certify.records``)."""
     entry = {"path": CERTIFICATE, "format": cert.format, "digest": cert.digest_value, **extra}
     if isinstance(cert, ViewCertificate):
         s = cert.summary
+        entry["observe"] = cert.config.get("observe")
         entry["summary"] = {"n": s.n, "correct": s.correct, "R1": s.R1}
     return entry
 
@@ -104,7 +105,7 @@ def write_export(out: str | Path, kind: str, body: Mapping, certificate: Mapping
     every exporter) and return it as an :class:`Export`. ``body``: task, input, settings, n_questions, items,
     errors, skipped, label_mismatches, details (absent: empty) and ``harness_files`` (the paths
     ``write_harness_files`` wrote); ``certificate``: what was written to ``certificate.json`` (None: none),
-    its entry's ``cert_extra`` (observe, level)."""
+    its entry's ``cert_extra`` (level)."""
     out = Path(out)
     # typed as certificate.json reads back (lists for tuples, plain numbers)
     cert = None if certificate is None else Certificate.from_dict(json.loads(json_dumps(certificate)))
