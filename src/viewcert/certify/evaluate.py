@@ -375,9 +375,9 @@ def _each(keys: list, fn, out: dict) -> list:
 def certify_items(items, cfg: CertifyConfig) -> list[ItemOutcome]:
     """The batch path: ``[certify_item(it, cfg) for it in items]``, the same outcomes, computed stage by stage
     across the batch (read every item, standardise every item, label every rendered and input cell, then
-    frame, observe, reconstruct, analyse, label every reconstruction) so that each stage's code and tables stay hot between items. Each
-    stage is the per-item function on one item's values (no state crosses items); an item any stage fails on
-    is evaluated alone, exactly as :func:`evaluate` would."""
+    frame, observe, reconstruct, analyse, label every reconstruction) so that each stage's code and tables
+    stay hot between items. Each stage is the per-item function on one item's values (no state crosses
+    items); an item any stage fails on is evaluated alone, exactly as :func:`evaluate` would."""
     items = list(items)
     read: dict = {}
     _each(range(len(items)), lambda k: items[k].read(), read)
@@ -460,21 +460,16 @@ def certify_item(item: Item, cfg: CertifyConfig) -> ItemOutcome:
     return evaluate(prepare(item, cfg), cfg)
 
 
-def certify_item_record(item: Item, cfg: CertifyConfig) -> dict:
-    """:func:`certify_item` as the record written (what a shard of ``parallel.map_items`` holds: JSON)."""
-    return certify_item(item, cfg).to_dict()
-
-
 @dataclass(frozen=True)
 class CertifyRecords:
-    """What ``run_certification`` maps: :func:`certify_item_record` under ``cfg`` per item, and
-    ``map_batch`` (``parallel.run_chunk`` calls it on a batch of items) through :func:`certify_items`, the
-    same records."""
+    """What ``run_certification`` maps: :func:`certify_item` under ``cfg`` per item as the record written (what
+    a shard of ``parallel.map_items`` holds: JSON), and ``map_batch`` (``parallel.run_chunk`` calls it on a
+    batch of items) through :func:`certify_items`, the same records."""
 
     cfg: CertifyConfig
 
     def __call__(self, item: Item) -> dict:
-        return certify_item_record(item, self.cfg)
+        return certify_item(item, self.cfg).to_dict()
 
     def map_batch(self, items) -> list[dict]:
         return [o.to_dict() for o in certify_items(items, self.cfg)]
