@@ -75,7 +75,6 @@ def _protocol(rec, root: str, cert_dir: Path, source: str) -> str:
 
 def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: str, limits: Limits) -> dict:
     """The task certificate recomputed: the export run again from the recorded settings, seed and limit."""
-
     c, src = got.certificate, str(path)
     recorded = c.settings if isinstance(c.settings, dict) else {}
     names = {f.name for f in fields(TaskExportSettings)}
@@ -120,7 +119,6 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
                           limits: Limits) -> dict:
     """The interaction certificate recomputed: the export run again on the complexes it names, found by name
     inside the trusted folder (or inside ``input_spec``, a folder of complexes or one complex)."""
-
     typed, src = got.certificate, str(path)
     rec = typed.settings if isinstance(typed.settings, dict) else {}
     try:
@@ -154,7 +152,6 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
 def verify_export(got: Received, path: Path, *, input_spec: str | None, root: str,
                   limits: Limits = DEFAULT_LIMITS):
     """A ``certify.verify.VerifyReport`` of a task or interaction certificate (module docstring)."""
-
     rep = VerifyReport(digest_ok=got.digest_ok, stored_digest=digest_value(got.data) or "")
     recompute = recompute_task if got.certificate.KIND == "task" else recompute_interaction
     try:
