@@ -10,8 +10,7 @@ import sys
 from dataclasses import MISSING, fields
 from pathlib import Path
 
-from viewcert.certify.records import ABSENT, KINDS, UNDIGESTED, Summary, ViewCertificate
-from viewcert.certify.versions import DIGEST_SHAPES
+from viewcert.certify.records import ABSENT, DIGEST_SHAPES, KINDS, UNDIGESTED, Summary, ViewCertificate
 
 BEGIN = "<!-- certificate kinds: generated from viewcert.certify.records by viewcert.certify.formats_doc; do not edit -->"
 END = "<!-- end of the generated certificate kinds -->"

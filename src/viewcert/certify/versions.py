@@ -40,10 +40,6 @@ FORMAT = VIEW_FORMAT
 #: the crystal/molecule formats ``read_config`` and ``in_format`` take
 FORMATS = records.KINDS["view"].formats
 
-#: the shape each format writes its digest in (defined with the formats, ``certify.records``; read here)
-DIGEST_SHAPES = records.DIGEST_SHAPES
-digest_shape = records.digest_shape
-
 #: ``scoring.rule`` as /1 wrote it (the rendered cell's label was the reference where no dataset label was)
 V1_SCORING_RULE = ("correct = label of the reconstruction (spglib at tau) equals the reference label at the "
                    "scored level; reference = dataset label where present (truth='dataset'), else the rendered "
