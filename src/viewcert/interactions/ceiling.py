@@ -42,6 +42,7 @@ import numpy as np
 from viewcert.errors import InputError
 from viewcert.interactions.criterion import HBondCriterion, angle_margin, geometry
 from viewcert.interactions.hbonds import baker_hubbard, typed_margin_pairs
+from viewcert.interactions.protonate import prepared_of
 from viewcert.interactions.truth import HBondTruth
 from viewcert.observe import Observations, observe
 from viewcert.oracle import analyse, reconstruct
@@ -318,7 +319,7 @@ def margin_nonbonds(truth: HBondTruth, delta: float) -> list[tuple[int, int]]:
     loose = HBondCriterion(max_h_acceptor=crit.max_h_acceptor + 2 * delta,
                            min_angle=max(0.0, crit.min_angle - angle_margin(0.9, 1.5, delta)),
                            donor_elements=crit.donor_elements, acceptor_elements=crit.acceptor_elements)
-    back = {int(i): k for k, i in enumerate(p.index.tolist())}
+    back = prepared_of(p)
     true_pairs = {b.pair() for b in truth.bonds}
     out = set()
     for d, h, a in baker_hubbard(p.atoms, p.ligand, p.pocket, loose).tolist():

@@ -17,7 +17,7 @@ import numpy as np
 
 from viewcert.interactions.criterion import PROLIF_CRITERION, HBondCriterion, geometry
 from viewcert.interactions.hbonds import HBond, site
-from viewcert.interactions.protonate import Protonated
+from viewcert.interactions.protonate import Protonated, prepared_of
 from viewcert.numeric import sig
 
 
@@ -71,7 +71,7 @@ def _prolif_pairs(prot: Protonated) -> set[tuple[int, int]]:
     poc = prolif.Molecule.from_rdkit(_mol(prot.atoms[poc_idx]))
     fp = prolif.Fingerprint(["HBDonor", "HBAcceptor"], count=True)
     ifp = fp.generate(lig, poc, metadata=True)  # one frame, in this process
-    back = {int(i): k for k, i in enumerate(prot.index.tolist())}
+    back = prepared_of(prot)
     out = set()
     for hits in ifp.values():
         for name, found in hits.items():

@@ -19,7 +19,7 @@ import numpy as np
 from viewcert.errors import InputError
 from viewcert.interactions.criteria import Chemistry
 from viewcert.interactions.criterion import HBondCriterion, geometry
-from viewcert.interactions.protonate import Protonated
+from viewcert.interactions.protonate import Protonated, prepared_of
 from viewcert.numeric import sig
 
 
@@ -116,7 +116,7 @@ def find_hbonds(prot: Protonated, criterion: HBondCriterion | None = None) -> tu
         return typed_hbonds(prot, crit)
     a = prot.atoms
     trip = baker_hubbard(a, prot.ligand, prot.pocket, crit)
-    back = {int(i): k for k, i in enumerate(prot.index.tolist())}
+    back = prepared_of(prot)
     pos = prot.prepared.structure.positions
     best: dict[tuple[int, int], HBond] = {}
     for d, h, acc in trip.tolist():
@@ -138,7 +138,7 @@ def typed_hbonds(prot: Protonated, crit) -> tuple[HBond, ...]:
     donor's hydrogen nearest the acceptor."""
     chem = Chemistry(prot.atoms)
     chosen = [x for x in crit.select(prot, chem, [x for x in crit.decisions(prot, chem) if x.holds()]) if x.holds()]
-    back = {int(i): k for k, i in enumerate(prot.index.tolist())}
+    back = prepared_of(prot)
     a, pos = prot.atoms, prot.prepared.structure.positions
     best: dict[tuple[int, int], HBond] = {}
     for x in chosen:
@@ -161,7 +161,7 @@ def typed_margin_pairs(prot: Protonated, crit, bonds, delta: float) -> list[tupl
     the selection rule's checks too, e.g. PLIP's one bond per donor). A pair its rule excludes outright (PLIP's
     salt bridges) is decided, not a margin pair."""
     chem = Chemistry(prot.atoms)
-    back = {int(i): k for k, i in enumerate(prot.index.tolist())}
+    back = prepared_of(prot)
     true = {b.pair() for b in bonds}
     decisions = crit.decisions(prot, chem, slack=2 * delta)
     passing = [x for x in decisions if x.holds()]

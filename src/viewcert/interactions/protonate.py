@@ -46,6 +46,12 @@ class Protonated:
     warnings: dict
 
 
+def prepared_of(prot: Protonated) -> dict[int, int]:
+    """{index in ``prot.atoms``: index in ``prot.prepared.structure``} of the prepared atoms (``index``
+    inverted)."""
+    return {int(i): k for k, i in enumerate(prot.index.tolist())}
+
+
 def _label(a, i: int) -> str:
     return f"{a.chain_id[i]}/{a.res_name[i]}{a.res_id[i]}{a.ins_code[i].strip()}/{a.atom_name[i]}"
 
