@@ -193,9 +193,9 @@ def _parts_of(given: dict, settings: dict) -> dict:
         if part is not None and not isinstance(part, cls):
             raise InputError(f"{name} must be a {cls.__name__}, got {type(part).__name__}", field=name)
         kw = {k: v for k, v in settings.items() if SETTING_PART[k] == name}
-        if name == "symmetry" and (part.tau if part is not None else None) is None and kw.get("tau") is None:
+        if name == "symmetry" and getattr(part, "tau", None) is None and kw.get("tau") is None:
             kw["tau"] = parts["oracle"].delta  # τ defaults to the oracle's δ
-        parts[name] = replace(part, **kw) if part is not None else cls(**kw)
+        parts[name] = cls(**kw) if part is None else replace(part, **kw) if kw else part
     return parts
 
 
