@@ -26,16 +26,12 @@ def cell_digest(s: Structure) -> str:
                           np.asarray(s.numbers, dtype="<i8"))
 
 
-def _camera_terms(c) -> tuple:
-    """(rotation, centre or position, scale or focal, width, height) of a camera: read from the two camera
-    classes' fields (what their ``to_dict`` writes, without the list round trip), else from ``to_dict``."""
-    if isinstance(c, OrthographicCamera):
-        return c.rotation, c.center, c.scale, c.width, c.height
+def _camera_terms(c: OrthographicCamera | PerspectiveCamera) -> tuple:
+    """(rotation, centre or position, scale or focal, width, height) of a camera: the fields its ``to_dict``
+    writes, read without the list round trip."""
     if isinstance(c, PerspectiveCamera):
         return c.rotation, c.position, c.focal, c.width, c.height
-    d = c.to_dict()
-    return (d["rotation"], d.get("center", d.get("position")), d.get("scale_px_per_angstrom", d.get("focal_px", 0.0)),
-            d["width"], d["height"])
+    return c.rotation, c.center, c.scale, c.width, c.height
 
 
 def cameras_digest(cameras) -> str:
