@@ -423,8 +423,7 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig, staged: tuple | None = None) -
     else:  # a molecule: its own truth, scored on cfg.molecules.molecule_levels (certify.molecule)
         mol = molecule_outcome(cell, obs, rec, rep, delta=orc.delta, tau=cfg.symmetry.tau,
                                levels=cfg.molecules.molecule_levels,
-                               observe_fn=lambda s, c: observe_as(s, c, see.observe, model=cfg.observation_model(),
-                                                                  min_pixels=see.min_pixels, style=see.style),
+                               observe_fn=lambda s, c: _observe(s, c, cfg),
                                cross_check=cfg.molecules.molecule_cross_check, **bond_graph(item),
                                ideal=see.observe == "ideal" and not see.occlusion and see.sigma == 0)
         by_level = mol["correct_by_level"]
