@@ -110,11 +110,9 @@ def prolif(prot) -> set:
 
 
 def near_h_geometry(prot, chem, d: int, a: int):
-    hs = chem.hs(d)
-    if not hs:
+    if not chem.hs(d):
         return None
-    h = min(hs, key=lambda j: float(np.linalg.norm(prot.atoms.coord[j] - prot.atoms.coord[a])))
-    return geometry(prot.atoms.coord[d], prot.atoms.coord[h], prot.atoms.coord[a])
+    return geometry(prot.atoms.coord[d], prot.atoms.coord[chem.nearest_h(d, a)], prot.atoms.coord[a])
 
 
 def label(prot, i: int) -> str:

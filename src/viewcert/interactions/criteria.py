@@ -103,6 +103,11 @@ class Chemistry:
     def heavy(self, i: int) -> list[int]:
         return [j for j in self.nb[i] if self.el[j] != "H"]
 
+    def nearest_h(self, i: int, j: int) -> int:
+        """The hydrogen of atom i nearest atom j (distances in float64; ValueError when i has none)."""
+        c, target = self.a.coord, self.a.coord[j].astype(float)
+        return min(self.hs(i), key=lambda h: float(np.linalg.norm(c[h] - target)))
+
     def multiple(self, i: int) -> bool:
         """A double, triple or aromatic bond at atom i (biotite BondType 2, 3, 5–7, 9)."""
         return any(t in (2, 3, 5, 6, 7, 9) for t in self.order[i].values())
@@ -510,7 +515,7 @@ class ChimeraXCriterion:
                            Check("X–D···A", ups, hi + self.angle_slop, True, False, arms)]
             elif kind in self.theta_donors and col >= 0:
                 rp, theta = self.theta_donors[kind][col]
-                h = min(chem.hs(d), key=lambda j: float(np.linalg.norm(a.coord[j] - ap)))
+                h = chem.nearest_h(d, acc)
                 g = geometry(dp, a.coord[h], ap)
                 checks += [Check(f"H···A ({kind})", g.d_ha, rp + self.dist_slop, True),
                            Check("D–H···A", g.angle, theta - self.angle_slop, False, False,

@@ -144,8 +144,7 @@ def typed_hbonds(prot: Protonated, crit) -> tuple[HBond, ...]:
     for x in chosen:
         if x.donor not in back or x.acceptor not in back:
             continue  # an atom outside the prepared complex (as in find_hbonds)
-        h = x.hydrogen if x.hydrogen >= 0 else min(chem.hs(x.donor), key=lambda j: float(
-            np.linalg.norm(a.coord[j] - a.coord[x.acceptor])))
+        h = x.hydrogen if x.hydrogen >= 0 else chem.nearest_h(x.donor, x.acceptor)
         g = geometry(pos[back[x.donor]], a.coord[h], pos[back[x.acceptor]])
         bond = HBond(site(prot, back[x.donor]), site(prot, back[x.acceptor]),
                      "donor" if prot.ligand[x.donor] else "acceptor", g.d_da, g.d_ha, g.angle,
