@@ -218,19 +218,22 @@ def glyph_fractions(boxes: np.ndarray, depth: np.ndarray, surface_depth: np.ndar
     b = np.asarray(boxes, dtype=np.int64).reshape(n, 4)
     drawn = []  # per label: (clip window, its drawn glyph pixels there) or None outside the image
     count = np.zeros((h + 2 * m, w + 2 * m), dtype=np.int32)  # labels drawing ink at each pixel (padded by m)
+    totals = np.zeros(n, dtype=np.int64)  # each label's glyph pixels, inside the image or not
     for k in range(n):
+        full = np.asarray(masks[k]) >= INK
+        totals[k] = int(full.sum())
         u0, v0 = int(b[k, 0]), int(b[k, 1])
         cu0, cv0, cu1, cv1 = max(u0, 0), max(v0, 0), min(int(b[k, 2]), w), min(int(b[k, 3]), h)
         if cu0 >= cu1 or cv0 >= cv1:
             drawn.append(None)
             continue
-        ink = np.asarray(masks[k])[cv0 - v0:cv1 - v0, cu0 - u0:cu1 - u0] >= INK
+        ink = full[cv0 - v0:cv1 - v0, cu0 - u0:cu1 - u0]
         mine = ink & (surface_depth[cv0:cv1, cu0:cu1] >= depth[k])
         count[cv0 + m:cv1 + m, cu0 + m:cu1 + m] += mine
         drawn.append(((cu0, cv0, cu1, cv1), mine))
     out = np.zeros(n)
     for k in range(n):
-        total = int((np.asarray(masks[k]) >= INK).sum())
+        total = int(totals[k])
         if total == 0 or drawn[k] is None:
             continue
         (cu0, cv0, cu1, cv1), mine = drawn[k]
