@@ -25,7 +25,7 @@ import pandas as pd
 
 from viewcert.attribution.account import ItemScale
 from viewcert.attribution.ladder import Ladder, list_ceilings, read_certificate
-from viewcert.attribution.misi import score_interactions, score_transformation
+from viewcert.attribution.misi import _norm_entry, score_interactions, score_transformation
 from viewcert.attribution.table import ResultTable
 from viewcert.certify.records import Certificate, InteractionCertificate, TaskCertificate, TaskItemRecord
 from viewcert.errors import InputError
@@ -108,9 +108,9 @@ def _list_score(answer: str | None, target: str, uncertain: Sequence[str] = ()) 
 
 def uncertain_entries(cert: InteractionCertificate | Mapping) -> dict[str, tuple[str, ...]]:
     """{item id: its uncertain entries} of an interaction certificate (``items[].uncertain``, none when
-    absent), in the case-folded form of the canonical answers."""
+    absent), in the case-folded form of the canonical answers (``misi``'s entry normalisation)."""
     typed = InteractionCertificate.from_dict(cert) if not isinstance(cert, InteractionCertificate) else cert
-    return {e.id: tuple(" ".join(str(x).split()).casefold() for x in e.extra.get("uncertain") or ())
+    return {e.id: tuple(_norm_entry(x) for x in e.extra.get("uncertain") or ())
             for e in typed.items}
 
 
