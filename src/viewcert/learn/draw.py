@@ -29,6 +29,7 @@ from viewcert.elements import symbol
 from viewcert.errors import InputError
 from viewcert.structures import Structure, sha256_text
 from viewcert.symmetry.labels import CRYSTAL_SYSTEMS, crystal_system_of, symmetry_of
+from viewcert.symmetry.standardize import primitive_cell
 
 ELEMENTS = ("Li", "Na", "K", "Mg", "Ca", "Sr", "Ba", "Al", "Ga", "In", "Si", "Ge", "Sn", "Ti", "V", "Cr", "Mn",
             "Fe", "Co", "Ni", "Cu", "Zn", "Zr", "Nb", "Mo", "O", "S", "Se", "N", "P", "F", "Cl", "Br", "I")
@@ -71,16 +72,12 @@ def reduced_formula(numbers) -> str:
 
 
 def _primitive(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray) -> Structure | None:
-    import spglib  # lazy: only a pyxtal draw reduces cells here
-
-    cell = spglib.standardize_cell((lattice, frac, numbers), to_primitive=True, no_idealize=True,
-                                   symprec=SYMPREC, angle_tolerance=ANGLE_TOLERANCE)
-    if cell is None:
-        return None
-    lat, fr, z = (np.asarray(x) for x in cell)
+    """The drawn crystal's primitive cell (spglib through ``symmetry``), or None when it cannot be reduced or its
+    atoms are closer than viewcert accepts (the draw is then repeated)."""
     try:
+        lat, fr, z = primitive_cell(lattice, frac, numbers, symprec=SYMPREC, angle_tolerance=ANGLE_TOLERANCE)
         return Structure(fr @ lat, z, lat)
-    except InputError:  # atoms closer than viewcert accepts
+    except InputError:
         return None
 
 

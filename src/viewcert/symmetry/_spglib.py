@@ -81,3 +81,19 @@ def refine_cell(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray, *, s
         raise InputError(f"spglib could not refine the cell at symprec={symprec}", field="symprec")
     lat, pos, typ = out
     return np.asarray(lat, dtype=np.float64), np.asarray(pos, dtype=np.float64), np.asarray(typ, dtype=np.int64)
+
+
+def primitive_cell(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray, *, symprec: float,
+                   angle_tolerance: float = -1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """spglib's primitive cell, not idealised (``standardize_cell(to_primitive=True, no_idealize=True)``):
+    (lattice rows Å, fractional positions, types)."""
+    try:
+        out = spglib.standardize_cell(_cell(lattice, frac, numbers), to_primitive=True, no_idealize=True,
+                                      symprec=symprec, angle_tolerance=angle_tolerance)
+    except Exception as exc:  # spglib.error.SpglibError in exception mode
+        raise InputError(f"spglib could not reduce the cell at symprec={symprec}: {exc}",
+                         field="symprec") from None
+    if out is None:  # pragma: no cover - only with old error handling
+        raise InputError(f"spglib could not reduce the cell at symprec={symprec}", field="symprec")
+    lat, pos, typ = out
+    return np.asarray(lat, dtype=np.float64), np.asarray(pos, dtype=np.float64), np.asarray(typ, dtype=np.int64)

@@ -73,6 +73,9 @@ from viewcert.structures import Structure
 from viewcert.symmetry import _moyo, _spglib
 from viewcert.symmetry.site_order import electronegativity, replay_sort
 
+#: spglib's primitive cell, not idealised (lattice rows Å, fractional positions, types)
+primitive_cell = _spglib.primitive_cell
+
 Orientation = Literal["pymatgen", "spglib"]
 ORIENTATIONS: tuple[str, ...] = ("pymatgen", "spglib")
 Backend = Literal["spglib", "moyopy"]
