@@ -260,6 +260,7 @@ case("explore-jsonl-garbage", _X, 2, "benchmark.jsonl", {"f/certificate.json": _
 case("explore-image-not-png", _X, 2, "cannot be read as a PNG",
      {"f/certificate.json": _TASK, "f/benchmark.jsonl": '{"id": "q0", "images": ["i.png"]}\n',
       "f/i.png": b"not a png"})
+case("explore-inputs-missing", [*_X, "--inputs", "{d}/none"], 2, "not an existing folder", {"f/certificate.json": _TASK})
 case("explore-json-too-big", ["--max-json-bytes", "10", *_X], 2, "max_json_bytes", {"f/certificate.json": _TASK})
 
 CASES = tuple(C)

@@ -21,10 +21,13 @@ def explore_cmd(
     """Write a static site of FOLDER's certificate: an index filterable by outcome, one page per item with
     every view and its overlays (phantoms, hidden atoms, the δ* near miss), the summary and plots. Opens from
     file:// (no server, no network); --serve runs a local server instead of opening the file."""
+    from viewcert.certify.trust import trusted_root
     from viewcert.cli.options import check_out
     from viewcert.explore import write_site
     from viewcert.parallel import default_workers
 
+    if inputs is not None:
+        trusted_root(inputs)  # as verify --inputs: one line, exit 2, when it is not an existing folder
     site = check_out(out if out is not None else Path(folder) / "explore")
     index = write_site(folder, site, workers=workers if workers > 0 else default_workers(), inputs=inputs)
     echo(f"wrote {index}")
