@@ -163,22 +163,22 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
     return rep
 
 
-def compare(old: dict, new: dict, rep: VerifyReport) -> None:
+def compare(stored_cert: dict, recomputed: dict, rep: VerifyReport) -> None:
     """Fill ``rep`` with every difference between the stored certificate and the recomputed one (any kind),
     both as their JSON (this is a diff of what is written, key by key): library versions, each section, and
     item by item."""
-    rep.recomputed_digest = digest_value(new)
-    rep.n_items = len(old.get("items", []))
-    old_lib, new_lib = old.get("libraries") or {}, new.get("libraries") or {}
+    rep.recomputed_digest = digest_value(recomputed)
+    rep.n_items = len(stored_cert.get("items", []))
+    old_lib, new_lib = stored_cert.get("libraries") or {}, recomputed.get("libraries") or {}
     for k in sorted(set(old_lib) | set(new_lib)):
         if old_lib.get(k) != new_lib.get(k):
             rep.library_changes.append((k, old_lib.get(k), new_lib.get(k)))
-    for section in sorted(set(old) | set(new)):
+    for section in sorted(set(stored_cert) | set(recomputed)):
         if section in ("items", "digest", "libraries", "location"):
             continue
-        _diff(old.get(section), new.get(section), section, rep.section_diffs)
-    old_items = {it["id"]: it for it in old.get("items", [])}
-    new_items = {it["id"]: it for it in new["items"]}
+        _diff(stored_cert.get(section), recomputed.get(section), section, rep.section_diffs)
+    old_items = {it["id"]: it for it in stored_cert.get("items", [])}
+    new_items = {it["id"]: it for it in recomputed["items"]}
     rep.missing_items = [i for i in old_items if i not in new_items]
     rep.extra_items = [i for i in new_items if i not in old_items]
     noisy = False
@@ -196,4 +196,4 @@ def compare(old: dict, new: dict, rep: VerifyReport) -> None:
             if d:
                 rep.item_diffs[iid] = d
     if noisy:  # the digest of the recomputation with the noise-only values taken from the certificate
-        rep.recomputed_digest = compute_digest(new)
+        rep.recomputed_digest = compute_digest(recomputed)
