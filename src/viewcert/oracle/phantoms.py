@@ -96,8 +96,9 @@ _SHELL27 = tiling_translations((3, 3, 3)) - 1.0  # the 27 integer translations i
 
 
 def _c(a: np.ndarray) -> np.ndarray:
-    """C-contiguous and writeable (the kernels' explicit signatures take no read-only arrays)."""
-    return np.require(a, requirements=["C", "W"])
+    """C-contiguous and writeable (the kernels' explicit signatures take no read-only arrays): ``a`` itself
+    when it is, else a copy."""
+    return a if a.flags.carray else np.array(a, order="C")
 
 
 def _wrap(pos: np.ndarray, lattice: np.ndarray) -> np.ndarray:
@@ -113,6 +114,12 @@ def _in_cell(pos, lattice) -> np.ndarray:
     return pos if lattice is None else _wrap(pos, np.asarray(lattice, dtype=np.float64))
 
 
+def _shifts(lattice) -> np.ndarray:
+    """The image translations searched (Å): the 27 cells around the home cell (row 13 the home cell), or
+    one zero row without a lattice."""
+    return _ZERO_SHIFT if lattice is None else _SHELL27 @ np.asarray(lattice, dtype=np.float64)
+
+
 def nearest_same_label(points, labels, target_positions, target_labels, lattice=None, *,
                        wrapped: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """For every point, (distance to the nearest same-label target (minimum image when ``lattice`` is given),
@@ -121,21 +128,23 @@ def nearest_same_label(points, labels, target_positions, target_labels, lattice=
     ``wrapped``: both position arrays are already wrapped into the cell (``_in_cell``), so that a caller
     searching the same arrays more than once (``analyse``) wraps each once."""
     q = np.asarray(points, dtype=np.float64).reshape(-1, 3)
-    labels = np.asarray(labels, dtype=np.int64)
     tw = np.asarray(target_positions, dtype=np.float64).reshape(-1, 3)
-    tlab = np.asarray(target_labels, dtype=np.int64)
-    dist = np.full(len(q), np.inf)
-    idx = np.full(len(q), -1, dtype=np.int64)
-    if len(q) == 0 or len(tw) == 0:
-        return dist, idx
-    shifts = _ZERO_SHIFT
-    if lattice is not None:
+    if lattice is not None and not wrapped and len(q) and len(tw):
         lat = np.asarray(lattice, dtype=np.float64)
-        shifts = _SHELL27 @ lat
-        if not wrapped:
-            q, tw = _wrap(q, lat), _wrap(tw, lat)
+        q, tw = _wrap(q, lat), _wrap(tw, lat)
+    return _nearest(q, np.asarray(labels, dtype=np.int64), tw, np.asarray(target_labels, dtype=np.int64), lattice,
+                    _shifts(lattice))
+
+
+def _nearest(q, labels, tw, tlab, lattice, shifts) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`nearest_same_label` of positions (n, 3) float64 already wrapped (when periodic) and int64
+    labels, searched over ``shifts`` (:func:`_shifts` of ``lattice``)."""
+    if len(q) == 0 or len(tw) == 0:
+        return np.full(len(q), np.inf), np.full(len(q), -1, dtype=np.int64)
     if len(q) * len(tw) * len(shifts) <= KERNEL_MAX_WORK:  # numba brute force (phantom_kernels)
         return nearest_same_label_nb(_c(q), _c(labels), _c(tw), _c(tlab), _c(shifts))
+    dist = np.full(len(q), np.inf)
+    idx = np.full(len(q), -1, dtype=np.int64)
     tidx = np.arange(len(tw))
     if lattice is not None:
         tw = (shifts[:, None, :] + tw[None, :, :]).reshape(-1, 3)
@@ -156,14 +165,16 @@ def min_same_label_distance(positions, labels, lattice=None) -> float:
     """Smallest distance between two same-label atoms (minimum image when periodic, an atom's own images
     included, as ``Structure.min_same_label_distance``); inf when no label repeats."""
     pos = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
-    lab = np.asarray(labels, dtype=np.int64)
-    n_shifts = 1 if lattice is None else 27
-    if len(pos) * len(pos) * n_shifts <= KERNEL_MAX_WORK:  # numba brute force (phantom_kernels)
-        if lattice is None:
-            return float(min_same_label_distance_nb(_c(pos), _c(lab), _ZERO_SHIFT, 0))
-        lat = np.asarray(lattice, dtype=np.float64)
-        shifts = _SHELL27 @ lat
-        return float(min_same_label_distance_nb(_c(_wrap(pos, lat)), _c(lab), _c(shifts), 13))
+    return _min_distance(pos, np.asarray(labels, dtype=np.int64), lattice, _shifts(lattice))
+
+
+def _min_distance(pos, lab, lattice, shifts, wrapped=None) -> float:
+    """:func:`min_same_label_distance` of positions (n, 3) float64 and int64 labels, searched over
+    ``shifts`` (:func:`_shifts` of ``lattice``); ``wrapped``: ``_in_cell(pos, lattice)`` when the caller
+    has it."""
+    if len(pos) * len(pos) * len(shifts) <= KERNEL_MAX_WORK:  # numba brute force (phantom_kernels)
+        w = _in_cell(pos, lattice) if wrapped is None else wrapped
+        return float(min_same_label_distance_nb(_c(w), _c(lab), _c(shifts), 0 if lattice is None else 13))
     best = np.inf
     for z in np.unique(lab):
         p = pos[lab == z]
@@ -173,9 +184,7 @@ def min_same_label_distance(positions, labels, lattice=None) -> float:
             d, _ = _kdtree(p).query(p, k=2)
             best = min(best, float(d[:, 1].min()))
         else:
-            lat = np.asarray(lattice, dtype=np.float64)
-            w = _wrap(p, lat)
-            shifts = _SHELL27 @ lat
+            w = _wrap(p, np.asarray(lattice, dtype=np.float64))
             images = (shifts[:, None, :] + w[None, :, :]).reshape(-1, 3)
             d, _ = _kdtree(images).query(w, k=2)
             best = min(best, float(d[:, 1].min()))
@@ -198,25 +207,28 @@ def analyse(rec: Reconstruction, structure: Structure, delta: float | None = Non
             "the reconstruction and the structure disagree on periodicity; distances use the structure's "
             + ("minimum image" if structure.lattice is not None else "Cartesian frame")
         )
-    dmin = min_same_label_distance(structure.positions, structure.numbers, structure.lattice)
+    lat = structure.lattice
+    shifts = _shifts(lat)
+    atoms = _c(_in_cell(structure.positions, lat))  # wrapped once for every search below
+    numbers = _c(structure.numbers)
+    dmin = _min_distance(structure.positions, numbers, lat, shifts, atoms)
     sep_ok = bool(dmin > 2 * d)
     if not sep_ok:
         notes.append(
             f"separation precondition fails: two same-label atoms are {dmin:.4g} Å apart, not more than "
             f"2δ = {2 * d:.4g} Å; Theorem 1 does not apply and points within δ of an atom may merge atoms"
         )
-    lat = structure.lattice
-    points, atoms = _in_cell(rec.points, lat), _in_cell(structure.positions, lat)  # wrapped once for both
-    dist, _ = nearest_same_label(points, rec.labels, atoms, structure.numbers, lat, wrapped=True)
+    points, labels = _c(_in_cell(rec.points, lat)), _c(np.asarray(rec.labels, dtype=np.int64))
+    dist, _ = _nearest(points, labels, atoms, numbers, lat, shifts)
     is_ph = dist > d
     # missing atoms: no same-label point within δ
-    back, _ = nearest_same_label(atoms, structure.numbers, points, rec.labels, lat, wrapped=True)
+    back, _ = _nearest(atoms, numbers, points, labels, lat, shifts)
     missing = [int(i) for i in np.flatnonzero(back > d)]
     # margin: rejected near misses that are not atoms
     margin = math.inf
     if len(rec.near_ratios):
-        nd, _ = nearest_same_label(_in_cell(rec.near_points, lat), rec.near_labels, atoms, structure.numbers, lat,
-                                   wrapped=True)
+        nd, _ = _nearest(_in_cell(rec.near_points, lat), np.asarray(rec.near_labels, dtype=np.int64), atoms, numbers,
+                         lat, shifts)
         cand = rec.near_ratios[nd > d]
         if len(cand):
             margin = float(cand.min())
