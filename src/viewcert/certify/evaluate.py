@@ -47,7 +47,7 @@ from viewcert.errors import InputError
 from viewcert.numeric import sig
 from viewcert.oracle.margin import uniqueness_margin
 from viewcert.oracle.phantoms import analyse
-from viewcert.oracle.triangulate import reconstruct
+from viewcert.oracle.triangulate import reconstruct, reconstruct_batch
 from viewcert.render.visibility import observe_as
 from viewcert.structures import Structure
 from viewcert.symmetry import shortcuts
@@ -353,10 +353,34 @@ def _observe(cell: Structure, cams, cfg: CertifyConfig):
 
 
 def _reconstruct(obs, cell: Structure, cfg: CertifyConfig):
+    return reconstruct(obs, lattice=_merge_lattice(cell, cfg), **_oracle_options(cfg))
+
+
+def _reconstruct_all(keys: list, preps: list, obs: dict, cfg: CertifyConfig, out: dict) -> list:
+    """:func:`_reconstruct` of every key's item in one oracle kernel call (``reconstruct_batch``: each
+    structure's arithmetic is its own, the same reconstructions); when that call raises, item by item
+    (:func:`_each`), so that only the items that fail are left out."""
+    if not keys:
+        return []
+    try:
+        recs = reconstruct_batch([obs[k] for k in keys], lattice=[_merge_lattice(preps[k].cell, cfg) for k in keys],
+                                 **_oracle_options(cfg))
+    except Exception:  # noqa: BLE001 - one item's misuse: each item on its own
+        return _each(keys, lambda k: _reconstruct(obs[k], preps[k].cell, cfg), out)
+    out.update(zip(keys, recs, strict=True))
+    return list(keys)
+
+
+def _merge_lattice(cell: Structure, cfg: CertifyConfig):
+    """The cell the oracle wraps and merges in (minimum image): the rendered cell's lattice when periodic and
+    ``cfg.oracle.periodic_merge``, else None (Cartesian)."""
+    return cell.lattice if (cell.is_periodic and cfg.oracle.periodic_merge) else None
+
+
+def _oracle_options(cfg: CertifyConfig) -> dict:
     orc = cfg.oracle
-    return reconstruct(obs, delta=orc.delta, delta_unit="angstrom", pairs=orc.pairs, merge=orc.merge,
-                       lattice=cell.lattice if (cell.is_periodic and orc.periodic_merge) else None,
-                       visibility=cfg.visibility)
+    return {"delta": orc.delta, "delta_unit": "angstrom", "pairs": orc.pairs, "merge": orc.merge,
+            "visibility": cfg.visibility}
 
 
 def _each(keys: list, fn, out: dict) -> list:
@@ -377,7 +401,8 @@ def certify_items(items, cfg: CertifyConfig) -> list[ItemOutcome]:
     across the batch (read every item, standardise every item, label every rendered and input cell, then
     frame, observe, reconstruct, analyse, label every reconstruction) so that each stage's code and tables
     stay hot between items. Each stage is the per-item function on one item's values (no state crosses
-    items); an item any stage fails on is evaluated alone, exactly as :func:`evaluate` would."""
+    items; the oracle reconstructs every item in one kernel call, each structure on its own); an item any
+    stage fails on is evaluated alone, exactly as :func:`evaluate` would."""
     items = list(items)
     read: dict = {}
     _each(range(len(items)), lambda k: items[k].read(), read)
@@ -391,7 +416,7 @@ def certify_items(items, cfg: CertifyConfig) -> list[ItemOutcome]:
     reps: dict = {}
     keys = _each(keys, lambda k: item_cameras(preps[k].cell, cfg), cams)
     keys = _each(keys, lambda k: _observe(preps[k].cell, cams[k], cfg), obs)
-    keys = _each(keys, lambda k: _reconstruct(obs[k], preps[k].cell, cfg), recs)
+    keys = _reconstruct_all(keys, preps, obs, cfg, recs)
     keys = _each(keys, lambda k: analyse(recs[k], preps[k].cell, cfg.oracle.delta), reps)
     labs: dict = {}
     keys = set(_each(keys, lambda k: _reconstruction_check(recs[k], preps[k].cell, cfg, labels[k][0]), labs))
