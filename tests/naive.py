@@ -841,3 +841,22 @@ def flat_ortho_shade_loop(pidx, prim, code, col, cam, params):
             cls[i, j] = 2 * p + (1 if ring else 0)
             rgb[i, j] = [byte(params[1 + c] if ring else col[p][c]) for c in range(3)]
     return ids, cls, rgb
+
+
+# ----------------------------------------------------------------------------- structures (closest pair)
+def closest_image_pair(cart, shifts, home):
+    """Twin of ``viewcert.structures._kernels.closest_image_pair_nb`` from the definition: (i, j, distance) of
+    the smallest |(cart[j] − cart[i]) + shifts[s]| (components summed x, y, z), the pair i == j at row ``home``
+    counting as +inf; the first of equal minima in (i, j, s) order; a NaN, the first one, wins (as np.argmin)."""
+    best = None
+    for i, j, s in itertools.product(range(len(cart)), range(len(cart)), range(len(shifts))):
+        if i == j and s == home:
+            d2 = math.inf
+        else:
+            d = [(cart[j][c] - cart[i][c]) + shifts[s][c] for c in range(3)]
+            d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+        if math.isnan(d2):
+            return i, j, d2
+        if best is None or d2 < best[2]:
+            best = (i, j, d2)
+    return best[0], best[1], math.sqrt(best[2])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -56,6 +58,16 @@ def test_arrays_are_read_only_and_structure_is_frozen():
         NACL.positions[0, 0] = 1.0
     with pytest.raises(AttributeError):
         NACL.numbers = np.array([1, 1])  # type: ignore[misc]
+
+
+def test_frac_coords_computed_once_read_only_and_not_pickled():
+    f = NACL.frac_coords
+    assert f is NACL.frac_coords and not f.flags.writeable
+    with pytest.raises(ValueError):
+        f[0, 0] = 0.1
+    assert NACL.with_provenance(Provenance("other")).frac_coords is f
+    back = pickle.loads(pickle.dumps(NACL))
+    assert "frac_coords" not in back.__dict__ and np.array_equal(back.frac_coords, f)
 
 
 def test_fractional_coordinates_hand_worked():
