@@ -13,6 +13,7 @@ plane through ``center``).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,21 +27,34 @@ def _frozen_array(a, shape: tuple[int, ...], name: str) -> np.ndarray:
     arr = np.array(a, dtype=np.float64)
     if arr.shape != shape:
         raise CameraError(f"{name} must have shape {shape}, got {arr.shape}")
-    if not np.isfinite(arr).all():
+    if not all(map(math.isfinite, arr.ravel().tolist())):  # a handful of entries: cheaper than np.isfinite
         raise CameraError(f"{name} has non-finite entries")
     arr.setflags(write=False)
     return arr
 
 
+#: (shape, float64 bytes, atol) of rotations ``check_rotation`` passed: its verdict is a pure function of
+#: these, and every item's cameras reuse the protocol's few rotations (cleared when full; a refused
+#: rotation is never stored, so it is refused with the same message every time)
+_PROPER: set[tuple] = set()
+_PROPER_MAX = 256
+
+
 def check_rotation(rotation: np.ndarray, *, name: str = "rotation", atol: float = ROTATION_ATOL) -> None:
     """CameraError unless ``rotation`` is a proper rotation (orthonormal rows, det = +1) within atol."""
     r = np.asarray(rotation, dtype=np.float64)
+    key = (r.shape, r.tobytes(), atol)
+    if key in _PROPER:
+        return
     err = np.abs(r @ r.T - np.eye(3)).max()
     if err > atol:
         raise CameraError(f"{name} is not orthonormal (max |R Rᵀ − I| = {err:.3g} > {atol:g})")
     det = float(np.linalg.det(r))
     if abs(det - 1.0) > atol * 10:
         raise CameraError(f"{name} has det = {det:.6f}; a camera rotation needs det = +1 (no reflection)")
+    if len(_PROPER) >= _PROPER_MAX:
+        _PROPER.clear()
+    _PROPER.add(key)
 
 
 def _check_image(width: int, height: int) -> None:
@@ -104,9 +118,8 @@ class OrthographicCamera:
         """World points (n, 3) Å → (uv (n, 2) px, depth (n,) Å)."""
         p, single = _as_points(xyz)
         cam = (p - self.center) @ self.rotation.T
-        uv = np.empty((len(p), 2))
-        uv[:, 0] = 0.5 * self.width + self.scale * cam[:, 0]
-        uv[:, 1] = 0.5 * self.height - self.scale * cam[:, 1]
+        # u = W/2 + s·x, v = H/2 + (−s)·y (= H/2 − s·y exactly) for both columns at once
+        uv = np.array([0.5 * self.width, 0.5 * self.height]) + cam[:, :2] * np.array([self.scale, -self.scale])
         depth = -cam[:, 2]
         return (uv[0], depth[0]) if single else (uv, depth)
 

@@ -7,6 +7,7 @@ perpendicular views and grows like 1/sin(angle) as two views approach each other
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -137,8 +138,15 @@ def independent_views(cameras, points=None) -> bool:
         return _pinholes_independent(np.array([np.asarray(c.position) for c in cameras]), points)
     if kinds != {"orthographic"} or len(cameras) < 2:
         return False
-    rows = [np.asarray(cam.rotation)[:2] for cam in cameras]
-    return bool(np.linalg.matrix_rank(np.concatenate(rows), tol=1e-9) == 3)
+    stacked = np.concatenate([np.asarray(cam.rotation)[:2] for cam in cameras])
+    return _rank_3(stacked.dtype.str, stacked.shape, stacked.tobytes())
+
+
+@functools.lru_cache(maxsize=64)
+def _rank_3(dtype: str, shape: tuple[int, int], data: bytes) -> bool:
+    """Rank 3 (tolerance 1e-9) of the stacked projection rows given by their exact bytes: a pure verdict,
+    kept for the few view sets a run frames (every item of a protocol has the same rotations)."""
+    return bool(np.linalg.matrix_rank(np.frombuffer(data, dtype=dtype).reshape(shape), tol=1e-9) == 3)
 
 
 def _pinholes_independent(centres: np.ndarray, points) -> bool:

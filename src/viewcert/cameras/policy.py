@@ -70,7 +70,7 @@ class FramingPolicy:
             raise CameraError(f"camera kind must be 'orthographic' or 'perspective', got {self.kind!r}")
         for name in ("pad", "margin_px", "backoff"):
             v = float(getattr(self, name))
-            if not np.isfinite(v) or v < 0:
+            if not math.isfinite(v) or v < 0:
                 raise InputError(f"{name} must be a finite number ≥ 0, got {v}", field=f"framing.{name}")
             object.__setattr__(self, name, v)
 

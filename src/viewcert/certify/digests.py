@@ -34,12 +34,16 @@ def _camera_terms(c: OrthographicCamera | PerspectiveCamera) -> tuple:
     return c.rotation, c.center, c.scale, c.width, c.height
 
 
+def _rounded(rows: list, decimals: int) -> np.ndarray:
+    """``rows`` stacked as float64, rounded to ``decimals``, little-endian, −0.0 → 0.0 (one row per camera)."""
+    return np.round(np.asarray(rows, dtype=np.float64), decimals).astype("<f8") + 0.0
+
+
 def cameras_digest(cameras) -> str:
-    """SHA-256 of the framed cameras (kind, rotation, centre or position, scale or focal, image size)."""
-    parts = []
-    for c in cameras:
-        rot, pos, scale, width, height = _camera_terms(c)
-        parts.append(np.round(np.asarray(rot, dtype=np.float64), 12).ravel())
-        parts.append(np.round(np.asarray(pos, dtype=np.float64), 9).ravel())
-        parts.append(np.round(np.asarray([scale, width, height], dtype=np.float64), 9))
-    return digest_arrays(*[p.astype("<f8") + 0.0 for p in parts])
+    """SHA-256 of the framed cameras (kind, rotation, centre or position, scale or focal, image size): per
+    camera, its rotation (12 decimals), centre or position and (scale or focal, width, height) (9 decimals)."""
+    terms = [_camera_terms(c) for c in cameras]
+    rot = _rounded([t[0] for t in terms], 12)
+    pos = _rounded([t[1] for t in terms], 9)
+    size = _rounded([t[2:] for t in terms], 9)
+    return digest_arrays(*[a for parts in zip(rot, pos, size, strict=True) for a in parts])

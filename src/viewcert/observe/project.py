@@ -9,6 +9,7 @@ nearer atom (radii in Å). Units: uv px, depth Å.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -142,11 +143,17 @@ class Observations:
 
 
 
+@functools.lru_cache(maxsize=8)
+def _translations(reps: tuple[int, int, int]) -> np.ndarray:
+    """``tiling_translations(reps)``, read-only, built once per tiling (every item of a run shares one)."""
+    return readonly(tiling_translations(reps))
+
+
 def drawn_atoms(structure: Structure, tiling=(1, 1, 1)) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(positions (N, 3) Å, numbers (N,), cell atom index (N,), tile index (N,)) of the atoms drawn."""
     n = structure.n_atoms
     if structure.is_periodic:
-        t = tiling_translations(tuple(tiling))
+        t = _translations(tuple(tiling))
         pos = (t @ structure.lattice)[:, None, :] + structure.positions[None, :, :]
         tiles = np.repeat(np.arange(len(t)), n)
         return pos.reshape(-1, 3), np.tile(structure.numbers, len(t)), np.tile(np.arange(n), len(t)), tiles
@@ -188,7 +195,7 @@ def observe(
         uv, depth = cam.project(pos)
         if not np.isfinite(uv).all():
             raise ObservationError(f"camera {cam.name!r}: some atoms are behind the camera")
-        keep = np.ones(len(uv), dtype=bool)
+        keep = slice(None)  # every drawn atom (views of the arrays above, which no one else writes)
         if model.occlusion:
             r_px = covalent_radii(num) * model.radius_scale / np.asarray(cam.pixel_size(depth))
             keep = centre_visibility(uv, depth, np.broadcast_to(r_px, (len(uv),)).astype(np.float64))
