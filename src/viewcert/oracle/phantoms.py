@@ -102,7 +102,11 @@ def _c(a: np.ndarray) -> np.ndarray:
 
 
 def _wrap(pos: np.ndarray, lattice: np.ndarray) -> np.ndarray:
-    f = np.linalg.solve(lattice.T, np.asarray(pos, dtype=np.float64).reshape(-1, 3).T).T
+    return _wrap_frac(np.linalg.solve(lattice.T, np.asarray(pos, dtype=np.float64).reshape(-1, 3).T).T, lattice)
+
+
+def _wrap_frac(f: np.ndarray, lattice: np.ndarray) -> np.ndarray:
+    """Cartesian positions (Å) of the fractional coordinates ``f`` moved into [0, 1)."""
     f = f - np.floor(f)
     f[f >= 1.0] -= 1.0
     return f @ lattice
@@ -209,7 +213,8 @@ def analyse(rec: Reconstruction, structure: Structure, delta: float | None = Non
         )
     lat = structure.lattice
     shifts = _shifts(lat)
-    atoms = _c(_in_cell(structure.positions, lat))  # wrapped once for every search below
+    # wrapped once for every search below (the structure's own fractional coordinates: the same solve)
+    atoms = _c(structure.positions if lat is None else _wrap_frac(structure.frac_coords, lat))
     numbers = _c(structure.numbers)
     dmin = _min_distance(structure.positions, numbers, lat, shifts, atoms)
     sep_ok = bool(dmin > 2 * d)
