@@ -13,10 +13,13 @@ DEFAULT_SIZE = 768
 DEFAULT_MARGIN_PX = 16.0
 
 
+_UNIT_CORNERS = np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], dtype=np.float64)
+_UNIT_CORNERS.setflags(write=False)
+
+
 def box_corners(lattice: np.ndarray, reps=(1, 1, 1)) -> np.ndarray:
     """The 8 corners (Å) of the box spanned by reps[i] × lattice rows, origin at 0."""
-    f = np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], dtype=np.float64)
-    return (f * np.asarray(reps, dtype=np.float64)) @ np.asarray(lattice, dtype=np.float64)
+    return (_UNIT_CORNERS * np.asarray(reps, dtype=np.float64)) @ np.asarray(lattice, dtype=np.float64)
 
 
 def framing_points(structure: Structure, *, tiling=(1, 1, 1), draw_box: bool = True) -> np.ndarray:
