@@ -102,13 +102,21 @@ def _names(cls) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls) if f.name != "extra")
 
 
+@functools.cache
+def _name_set(cls) -> frozenset[str]:
+    return frozenset(_names(cls))
+
+
 def _fields_from(cls, d: Mapping, source: str) -> dict:
     """The keyword arguments of ``cls`` from the record ``d`` (unknown keys in ``extra``)."""
     if not isinstance(d, Mapping):
         raise InputError(f"{source} must be an object, got {type(d).__name__}", field=source)
-    names = frozenset(_names(cls))
-    kw = {k: v for k, v in d.items() if k in names}
-    kw["extra"] = {k: v for k, v in d.items() if k not in names}
+    names = _name_set(cls)
+    kw: dict = {}
+    extra: dict = {}
+    for k, v in d.items():
+        (kw if k in names else extra)[k] = v
+    kw["extra"] = extra
     return kw
 
 
