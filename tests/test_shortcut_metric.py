@@ -1,6 +1,7 @@
-"""viewcert.symmetry.shortcuts.holohedral_metric: where the doubt guard's lattice-only spglib call can be
-skipped, the call itself must give the metric's system (cubic or hexagonal), and ``doubtful`` must answer as
-it does with the call (the one-point spglib dataset on the lattice, written out here from the definition)."""
+"""viewcert.symmetry.shortcuts.holohedral_metric and orthogonal_metric: where the doubt guard's lattice-only
+spglib call can be skipped, the call itself must give the metric's system (cubic or hexagonal; orthorhombic or
+tetragonal), and ``doubtful`` must answer as it does with the call (the one-point spglib dataset on the
+lattice, written out here from the definition)."""
 
 from __future__ import annotations
 
@@ -73,6 +74,46 @@ def test_metric_guard_refuses_what_it_cannot_decide():
     assert not shortcuts.holohedral_metric(bent, "hexagonal", 0.01)
 
 
+near = st.sampled_from([None, -3.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 3.0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=st.floats(1.5, 30.0), b_over_a=st.floats(0.3, 3.0), c_over_a=st.floats(0.2, 5.0), tetragonal=st.booleans(),
+       coincide=near, tau=st.sampled_from([0.001, 0.01, 0.05, 0.2]), angle=angles, q=quat)
+def test_orthogonal_metric_is_that_system_for_spglib(a, b_over_a, c_over_a, tetragonal, coincide, tau, angle, q):
+    """Where orthogonal_metric decides, the call agrees; ``coincide`` puts c at |a + b| + k·τ (lengths spglib
+    may confuse), or b at a + k·τ for an orthorhombic cell."""
+    b = a if tetragonal else a * b_over_a
+    c = a * c_over_a
+    if coincide is not None:
+        if tetragonal or c_over_a < 1:
+            c = float(np.hypot(a, b)) + coincide * tau
+        else:
+            b = a + coincide * tau
+    if min(b, c) <= 0.5:
+        return
+    system = "tetragonal" if tetragonal else "orthorhombic"
+    lat = np.diag([a, b, c]) @ _rotation(q).T
+    if shortcuts.orthogonal_metric(lat, system, tau, angle):
+        assert _lattice_only_system(lat, tau, angle) == system
+
+
+def test_orthogonal_metric_hand_cases():
+    assert shortcuts.orthogonal_metric(np.diag([3.0, 4.0, 6.0]), "orthorhombic", 0.01, 5.0)
+    assert _lattice_only_system(np.diag([3.0, 4.0, 6.0]), 0.01, 5.0) == "orthorhombic"
+    assert shortcuts.orthogonal_metric(np.diag([4.0, 4.0, 5.0]), "tetragonal", 0.01, -1.0)
+    # |a + b| = 5 = c: a candidate image of c that is not ±c; spglib decides (angles rule it out: orthorhombic)
+    assert not shortcuts.orthogonal_metric(np.diag([3.0, 4.0, 5.0]), "orthorhombic", 0.01, 5.0)
+    assert not shortcuts.orthogonal_metric(np.diag([4.0, 4.0, 4.005]), "tetragonal", 0.01, 5.0)  # ~cubic
+    assert not shortcuts.orthogonal_metric(np.diag([4.0, 4.0, 5.0]), "orthorhombic", 0.01, 5.0)  # a = b
+    assert not shortcuts.orthogonal_metric(np.diag([4.0, 4.001, 5.0]), "tetragonal", 0.01, 5.0)  # a ≠ b
+    assert not shortcuts.orthogonal_metric(np.diag([3.0, 4.0, 6.0]), "orthorhombic", 0.01, 1e-9)  # angle too small
+    assert not shortcuts.orthogonal_metric(np.diag([3.0, 4.0, 6.0]), "monoclinic", 0.01, 5.0)
+    sheared = np.diag([3.0, 4.0, 6.0])
+    sheared[2, 0] = 1e-6  # |cos| above METRIC_RTOL: the call runs
+    assert not shortcuts.orthogonal_metric(sheared, "orthorhombic", 0.01, 5.0)
+
+
 def _check(number: int, symbol: str, tau: float = 0.01) -> SymmetryCheck:
     lab = SymmetryLabel(number, symbol, "", "", 0, 0)
     return SymmetryCheck(tau, 5.0, lab, lab)
@@ -83,10 +124,12 @@ def _check(number: int, symbol: str, tau: float = 0.01) -> SymmetryCheck:
     (166, "R-3m", _hexagonal(3.0, 20.0)), (191, "P6/mmm", _hexagonal(2.5, 2.5)),
     (123, "P4/mmm", np.diag([4.0, 4.0, 4.005])),  # metric within τ of cubic: doubtful, spglib says cubic
     (123, "P4/mmm", np.diag([4.0, 4.0, 5.0])), (47, "Pmmm", np.diag([3.0, 4.0, 5.0])),
+    (47, "Pmmm", np.diag([3.0, 4.0, 6.0])), (47, "Pmmm", np.diag([3.0, 3.005, 6.0])),  # the last: tetragonal
 ])
 def test_doubtful_answers_as_with_the_lattice_call(number, symbol, lat):
     chk = _check(number, symbol)
     own = shortcuts.lattice_system(number, symbol)
     by_definition = _lattice_only_system(lat, 0.01, 5.0) != ("hexagonal" if own == "rhombohedral" else own)
     assert shortcuts.doubtful(chk, None, lat) == by_definition
-    assert by_definition == (symbol == "P4/mmm" and lat[2, 2] < 4.01)  # hand-worked: only the near-cubic cell
+    # hand-worked: only the near-cubic and the near-tetragonal cells
+    assert by_definition == ((symbol == "P4/mmm" and lat[2, 2] < 4.01) or (symbol == "Pmmm" and lat[1, 1] < 3.01))

@@ -28,7 +28,9 @@ these can be answered from an earlier call:
    of a higher lattice in the basis drawn; spglib on one point, 0.3-1.3 ms). That call is skipped where
    its answer is known: an exact cubic or hexagonal metric (:func:`holohedral_metric`; rhombohedral cells
    are drawn on hexagonal axes) is that lattice system for spglib at any τ up to 2 % of the shortest
-   vector (780 of the 1,820 e3 cells; ``doubtful`` unchanged on all of them).
+   vector (780 of the 1,820 e3 cells; ``doubtful`` unchanged on all of them); so is an exact orthorhombic or
+   tetragonal metric whose lengths spglib cannot confuse at τ (:func:`orthogonal_metric`, a sufficient
+   condition read off spglib's lattice search; 503 of the 1,820 e3 cells).
    On the 1,820 e3 structures the fresh call never differs; the guard costs a fresh call only where a
    doubt signal fires.
 2. **Reconstruction from the rendered cell** (:func:`same_cell`). Guard: the reconstruction has the same
@@ -55,9 +57,18 @@ from viewcert.symmetry.labels import SymmetryCheck, SymmetryLabel, analyse_cell,
 SAME_CELL_TOL = 1e-9  # Å
 METRIC_RTOL = 1e-9  # holohedral_metric: relative deviation of the metric tensor from the ideal form
 METRIC_MAX_TAU = 0.02  # holohedral_metric: largest symprec, as a fraction of the shortest lattice vector
+MIN_ANGLE_TOLERANCE = 1e-6  # orthogonal_metric: smallest positive angle tolerance (°) it decides for
 
-__all__ = ["METRIC_MAX_TAU", "METRIC_RTOL", "SAME_CELL_TOL", "confirm", "doubtful", "holohedral_metric",
-           "label_from_dataset", "lattice_system", "rendered_check", "same_cell"]
+# spglib's candidate images of a reduced basis vector: coefficients in {-1, 0, 1} (symmetry.c, relative_axes)
+_COMBOS = np.array([n for n in np.ndindex(3, 3, 3) if n != (1, 1, 1)], dtype=np.float64) - 1
+_SINGLE = [(np.abs(_COMBOS[:, i]) == 1) & (np.abs(_COMBOS).sum(axis=1) == 1) for i in range(3)]
+# per basis vector, the candidates that the exact holohedry maps it to (tetragonal: c the unique axis)
+_ORBITS = {"orthorhombic": np.array(_SINGLE),
+           "tetragonal": np.array([_SINGLE[0] | _SINGLE[1], _SINGLE[0] | _SINGLE[1], _SINGLE[2]])}
+
+__all__ = ["METRIC_MAX_TAU", "METRIC_RTOL", "MIN_ANGLE_TOLERANCE", "SAME_CELL_TOL", "confirm", "doubtful",
+           "holohedral_metric", "label_from_dataset", "lattice_system", "orthogonal_metric", "rendered_check",
+           "same_cell"]
 
 
 def label_from_dataset(std: dict, n_conventional: int) -> SymmetryLabel:
@@ -98,15 +109,16 @@ def doubtful(rendered: SymmetryCheck, input_check: SymmetryCheck | None, lattice
     if lab is None or lattice is None:
         return False
     own = lattice_system(lab.space_group, lab.symbol)
-    if holohedral_metric(lattice, "hexagonal" if own == "rhombohedral" else own, rendered.symprec):
-        return False  # a cubic or hexagonal metric, exact in this basis: the lattice alone has that system
+    drawn = "hexagonal" if own == "rhombohedral" else own  # the conventional cell's vectors: R on hexagonal axes
+    if holohedral_metric(lattice, drawn, rendered.symprec) or orthogonal_metric(
+            lattice, drawn, rendered.symprec, rendered.angle_tolerance):
+        return False  # an exact metric of that system in this basis: the lattice alone has that system
     try:
         ds = _spglib.symmetry_dataset(lattice, np.zeros((1, 3)), np.ones(1, dtype=np.intc),
                                       symprec=rendered.symprec, angle_tolerance=rendered.angle_tolerance)
     except InputError:
         return True
-    # the conventional cell's vectors: R groups sit on hexagonal axes
-    return lattice_system(int(ds.number), str(ds.international)) != ("hexagonal" if own == "rhombohedral" else own)
+    return lattice_system(int(ds.number), str(ds.international)) != drawn
 
 
 def holohedral_metric(lattice: np.ndarray, system: str, symprec: float) -> bool:
@@ -128,6 +140,43 @@ def holohedral_metric(lattice: np.ndarray, system: str, symprec: float) -> bool:
     if system == "hexagonal":
         ideal[0, 1] = ideal[1, 0] = -0.5 * a2
     return bool(np.abs(g - ideal).max() <= METRIC_RTOL * scale)
+
+
+def orthogonal_metric(lattice: np.ndarray, system: str, symprec: float, angle_tolerance: float) -> bool:
+    """True when spglib's lattice-only answer (:func:`doubtful`'s one-point call at ``symprec`` Å and
+    ``angle_tolerance`` °) is provably ``system``, "orthorhombic" or "tetragonal" (c the unique axis):
+    ``lattice`` (rows, Å) is orthogonal (each |cos| ≤ ``METRIC_RTOL``; tetragonal: a = b to ``METRIC_RTOL``
+    of the squared lengths) and, for each basis vector, every lattice vector with coefficients in {-1, 0, 1}
+    is within symprec of its length if the holohedry maps the basis vector onto it and farther than symprec
+    otherwise (both with a margin of ``METRIC_RTOL`` times the longest vector). False decides nothing.
+
+    Why (spglib's symmetry.c and delaunay.c): with dot products below symprec the Delaunay step keeps the
+    basis, and since every sum of basis vectors is longer than each of its terms (by more than spglib's
+    1e-10 Å² sorting slack) the shortest-vector choice keeps the three basis vectors, signed and permuted;
+    this holds for the primitive cell (that reduced basis) and again inside the lattice search. A rotation is
+    accepted only if it maps each basis vector onto a candidate of its length within symprec, i.e. into its
+    orbit: so onto a signed permutation within the holohedry; all of these pass (exact lengths, angles within
+    ``MIN_ANGLE_TOLERANCE``), so the lattice point group is mmm or 4/mmm and one point at the origin keeps
+    it. Checked against the call (tests/test_shortcut_metric.py) and on all 1,820 e3 cells."""
+    if system not in _ORBITS or 0 < angle_tolerance < MIN_ANGLE_TOLERANCE:
+        return False
+    lat = np.asarray(lattice, dtype=np.float64)
+    g = (lat @ lat.T).tolist()
+    d = (g[0][0], g[1][1], g[2][2])
+    off = (abs(g[0][1]), abs(g[0][2]), abs(g[1][2]))
+    if not (all(map(math.isfinite, d + off)) and min(d) > 0):
+        return False
+    longest = math.sqrt(max(d))
+    if (off[0] > METRIC_RTOL * math.sqrt(d[0] * d[1]) or off[1] > METRIC_RTOL * math.sqrt(d[0] * d[2])
+            or off[2] > METRIC_RTOL * math.sqrt(d[1] * d[2]) or 2 * max(off) >= symprec
+            or min(d) <= 4 * max(off) + 1e-9 or symprec <= METRIC_RTOL * longest**3):
+        return False  # not orthogonal, or too close to spglib's reduction, sorting or volume thresholds
+    if system == "tetragonal" and abs(d[0] - d[1]) > METRIC_RTOL * max(d):
+        return False
+    dev = np.abs(np.sqrt(((_COMBOS @ lat) ** 2).sum(axis=1)) - np.sqrt(d)[:, None])
+    margin = METRIC_RTOL * longest
+    orbit = _ORBITS[system]
+    return bool(dev[orbit].max() < symprec - margin and dev[~orbit].min() > symprec + margin)
 
 
 def lattice_system(number: int, symbol: str) -> str:
