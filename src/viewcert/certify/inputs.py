@@ -210,7 +210,7 @@ class Dataset:
 
 def _read_file(path: str, identifier: str) -> Structure:
     s = read_structure(path)
-    return replace(s, provenance=replace(s.provenance, identifier=identifier))
+    return s.with_provenance(replace(s.provenance, identifier=identifier))  # the same atoms: no re-validation
 
 
 def _norm_label(d: dict | None) -> dict | None:
@@ -423,7 +423,7 @@ def read_complex(path, ligand: str | None, pocket: float, *, identifier: str) ->
     from viewcert.io.complex import prepare_complex  # lazy: start-up time (gemmi is imported with it)
 
     s = prepare_complex(path, ligand=ligand, pocket=pocket).structure
-    return replace(s, provenance=replace(s.provenance, identifier=identifier))
+    return s.with_provenance(replace(s.provenance, identifier=identifier))  # the same atoms: no re-validation
 
 
 def load_complex(spec: str) -> Dataset:

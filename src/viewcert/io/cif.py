@@ -243,11 +243,11 @@ def _floats(col: list[str], tag: str, labels: list[str], src: str) -> np.ndarray
                     f"site {labels[i]!r}: value {s!r} is not a number", source=src, field=tag
                 ) from None
         arr = out
-    if not np.isfinite(arr).all():
-        i = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise InputError(f"site {labels[i]!r}: value {col[i]!r} is not finite", source=src, field=tag)
-    if len(arr) and np.abs(arr).max() > 1e6:  # wrapping 1e300 into the cell would hide an overflow
-        i = int(np.argmax(np.abs(arr)))
+    if len(arr) and not np.abs(arr).max() <= 1e6:  # one reduction: false for NaN and inf too
+        if not np.isfinite(arr).all():
+            i = int(np.flatnonzero(~np.isfinite(arr))[0])
+            raise InputError(f"site {labels[i]!r}: value {col[i]!r} is not finite", source=src, field=tag)
+        i = int(np.argmax(np.abs(arr)))  # wrapping 1e300 into the cell would hide an overflow
         raise InputError(f"site {labels[i]!r}: value {col[i]!r} is beyond 1e6 (an overflow or unit error)",
                          source=src, field=tag)
     return arr
@@ -351,7 +351,7 @@ def _fractional(cols: dict, n: int, labels: list[str], src: str) -> np.ndarray:
         frac = np.array(cols["_atom_site_fract_x"] + cols["_atom_site_fract_y"] + cols["_atom_site_fract_z"],
                         dtype=np.float64)
         frac = frac.reshape(3, n).T.copy()
-        if not np.isfinite(frac).all() or np.abs(frac).max() > 1e6:
+        if not np.abs(frac).max() <= 1e6:  # false for NaN and inf too
             raise ValueError
     except ValueError:
         frac = np.empty((n, 3))
@@ -366,14 +366,12 @@ def _fractional(cols: dict, n: int, labels: list[str], src: str) -> np.ndarray:
 def _site_numbers(raw_types, labels: list[str], src: str) -> np.ndarray:
     """Atomic numbers of the sites from _atom_site_type_symbol (else the labels); unknown symbols raise."""
     syms = [_unquote(x) for x in raw_types] if raw_types else labels
-    zs = np.empty(len(syms), dtype=np.int64)
-    for i, sym in enumerate(syms):
-        z = _element(sym)
-        if z is None:
-            tag = "_atom_site_type_symbol" if raw_types else "_atom_site_label"
-            raise InputError(f"site {labels[i]!r}: unknown element symbol {sym!r}", source=src, field=tag)
-        zs[i] = z
-    return zs
+    zs = list(map(_element, syms))
+    if None in zs:
+        i = zs.index(None)
+        tag = "_atom_site_type_symbol" if raw_types else "_atom_site_label"
+        raise InputError(f"site {labels[i]!r}: unknown element symbol {syms[i]!r}", source=src, field=tag)
+    return np.array(zs, dtype=np.int64)
 
 
 def _block_lattice(block: gemmi.cif.Block, src: str) -> np.ndarray:
@@ -403,7 +401,7 @@ def _partial_occupancies(cols: dict, labels: list[str], src: str) -> np.ndarray 
     """The rows' occupancies, or None when there is no occupancy column or every row is full."""
     occ_col = cols.get("_atom_site_occupancy")
     occ = _floats(occ_col, "_atom_site_occupancy", labels, src) if occ_col is not None else None
-    if occ is not None and bool((np.abs(occ - 1.0) <= OCCUPANCY_TOLERANCE).all()):
+    if occ is not None and np.abs(occ - 1.0).max() <= OCCUPANCY_TOLERANCE:
         occ = None  # all full: the common case
     return occ
 
@@ -476,6 +474,11 @@ def _coincident_rows(frac: np.ndarray, rots: np.ndarray, trans: np.ndarray, iden
     return close
 
 
+_IDENTITY_R, _IDENTITY_T = np.eye(3)[None], np.zeros((1, 3))  # x,y,z as (rotations, translations)
+_IDENTITY_R.setflags(write=False)
+_IDENTITY_T.setflags(write=False)
+
+
 def _structure_p1(
     frac: np.ndarray,
     zs: np.ndarray,
@@ -486,14 +489,13 @@ def _structure_p1(
     order: str,
     src: str,
 ) -> Structure:
-    ident_r, ident_t = np.eye(3)[None], np.zeros((1, 3))
-    out_f, out_z, out_l = _expand(frac, zs, labels, ident_r, ident_t, True, order)
+    out_f, out_z, out_l = _expand(frac, zs, labels, _IDENTITY_R, _IDENTITY_T, True, order)
     try:
         return Structure(out_f @ lattice, out_z, lattice, site_labels=tuple(out_l), provenance=prov)
     except InputError as exc:
         if exc.field != "positions":
             raise
-        close = _coincident_rows(frac, ident_r, ident_t, True)
+        close = _coincident_rows(frac, _IDENTITY_R, _IDENTITY_T, True)
         if close.any():
             j, r = (int(v) for v in np.argwhere(close)[0])
             _apply_policy([[min(j, r), max(j, r)]], np.ones(len(zs)), labels, policy, src)

@@ -91,11 +91,12 @@ def _checked_atoms(positions, numbers, src: str | None) -> tuple[np.ndarray, np.
         )
     if pos.shape[0] == 0:
         raise InputError("structure has no atoms", source=src, field="positions")
-    # each check is one reduction; the first offending atom is looked for only when it fails
-    if not np.isfinite(pos).all():
-        i = _first(~np.isfinite(pos).all(axis=1))
-        raise InputError(f"atom {i} has a non-finite position {pos[i].tolist()}", source=src, field="positions")
-    if np.abs(pos).max() > MAX_COORDINATE:
+    # one reduction per array in the common case (the comparison is false for NaN and inf too); the first
+    # offending atom is looked for only when it fails
+    if not np.abs(pos).max() <= MAX_COORDINATE:
+        if not np.isfinite(pos).all():
+            i = _first(~np.isfinite(pos).all(axis=1))
+            raise InputError(f"atom {i} has a non-finite position {pos[i].tolist()}", source=src, field="positions")
         i = _first(np.abs(pos).max(axis=1) > MAX_COORDINATE)
         raise InputError(f"atom {i} lies {np.abs(pos[i]).max():.3g} Å from the origin (limit "
                          f"{MAX_COORDINATE:g} Å): a unit or overflow error", source=src, field="positions")
@@ -112,9 +113,9 @@ def _checked_lattice(lattice, src: str | None) -> np.ndarray | None:
     lat = np.asarray(lattice, dtype=np.float64)
     if lat.shape != (3, 3):
         raise InputError(f"lattice must be 3x3 (rows a, b, c), got {lat.shape}", source=src, field="lattice")
-    if not np.isfinite(lat).all():
-        raise InputError("lattice has non-finite entries", source=src, field="lattice")
-    if np.abs(lat).max() > MAX_COORDINATE:
+    if not np.abs(lat).max() <= MAX_COORDINATE:  # false for NaN and inf too
+        if not np.isfinite(lat).all():
+            raise InputError("lattice has non-finite entries", source=src, field="lattice")
         raise InputError(f"lattice vector component {np.abs(lat).max():.3g} Å exceeds {MAX_COORDINATE:g} Å",
                          source=src, field="lattice")
     vol = float(np.linalg.det(lat))
