@@ -32,7 +32,7 @@ def moyo_dataset(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray, *, 
     """moyopy's MoyoDataset for the cell. ``symprec`` in Å, ``angle_tolerance`` in **degrees** (negative or
     None: moyopy's default). Raises InputError naming ``symprec`` when moyopy cannot find a symmetry."""
     cell = moyopy.Cell(np.asarray(lattice, dtype=np.float64).tolist(), np.asarray(frac, dtype=np.float64).tolist(),
-                       [int(z) for z in np.asarray(numbers).ravel()])
+                       np.asarray(numbers).ravel().astype(np.int64).tolist())
     try:
         return moyopy.MoyoDataset(cell, symprec=float(symprec), angle_tolerance=_angle_radians(angle_tolerance))
     except Exception as exc:  # moyopy raises a plain ValueError/RuntimeError

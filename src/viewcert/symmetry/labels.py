@@ -8,6 +8,7 @@ spglib is the reference engine; moyopy cross-checks it. A disagreement between t
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,10 +29,7 @@ def crystal_system_of(space_group: int) -> str:
     n = int(space_group)
     if not 1 <= n <= 230:
         raise InputError(f"space-group number must be in 1..230, got {space_group}", field="space_group")
-    for name, last in zip(CRYSTAL_SYSTEMS, _SYSTEM_LAST_NUMBER, strict=True):
-        if n <= last:
-            return name
-    raise AssertionError("unreachable")  # pragma: no cover
+    return CRYSTAL_SYSTEMS[bisect_left(_SYSTEM_LAST_NUMBER, n)]
 
 
 @dataclass(frozen=True)
@@ -87,7 +85,7 @@ class SymmetryCheck:
             return ("spglib_failed",)
         if self.moyo is None:
             return ("moyopy_failed",)
-        return tuple(lv for lv in LEVELS if self.spglib.level(lv) != self.moyo.level(lv))
+        return tuple(lv for lv in LEVELS if getattr(self.spglib, lv) != getattr(self.moyo, lv))
 
     @property
     def agree(self) -> bool:

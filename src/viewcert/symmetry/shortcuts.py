@@ -209,6 +209,7 @@ def same_cell(lattice: np.ndarray, frac_a: np.ndarray, z_a: np.ndarray, frac_b: 
         return False
     d = fa[:, None, :] - fb[None, :, :]
     d -= np.round(d)
-    dist = np.linalg.norm(d @ np.asarray(lattice, dtype=np.float64), axis=2)
+    cart = d @ np.asarray(lattice, dtype=np.float64)
+    dist = np.sqrt(np.add.reduce(cart * cart, axis=2))  # np.linalg.norm(cart, axis=2), its arithmetic
     close = (dist <= tol) & (za[:, None] == zb[None, :])
     return bool((close.sum(axis=1) == 1).all() and (close.sum(axis=0) == 1).all())

@@ -210,12 +210,14 @@ def _lengths(m: np.ndarray) -> tuple[float, float, float]:
 
 def _angles(m: np.ndarray) -> tuple[float, float, float]:
     lengths = _lengths(m)
-    angles = np.zeros(3)
-    for dim in range(3):
-        jj = (dim + 1) % 3
-        kk = (dim + 2) % 3
-        angles[dim] = np.clip(np.dot(m[jj], m[kk]) / (lengths[jj] * lengths[kk]), -1, 1)
-    return tuple(np.rad2deg(np.arccos(angles)).tolist())
+    cosines = [np.dot(m[(dim + 1) % 3], m[(dim + 2) % 3]) / (lengths[(dim + 1) % 3] * lengths[(dim + 2) % 3])
+               for dim in range(3)]
+    return tuple(np.rad2deg(np.arccos(np.clip(cosines, -1, 1))).tolist())  # pymatgen clips each; the same
+
+
+def _close_to_first(values: tuple[float, ...], atol: float) -> bool:
+    """pymatgen's ``np.allclose(values, values[0], atol=atol, rtol=0.0)`` for finite values."""
+    return all(abs(x - values[0]) <= atol for x in values)
 
 
 def _matrix(rows) -> np.ndarray:
@@ -409,9 +411,7 @@ def _conv_hexagonal(m, frac, z, origin, international: str):
     lattice, transformation, frac, Z, origin)."""
     transf = np.zeros(shape=(3, 3), dtype=np.float64)
     abc = _lengths(m)
-    if np.allclose(abc, abc[0], atol=1e-3, rtol=0.0) and np.allclose(
-        _angles(m), _angles(m)[0], atol=1e-2, rtol=0.0
-    ):
+    if _close_to_first(abc, 1e-3) and _close_to_first(_angles(m), 1e-2):
         m_s, frac, z, origin = _rhombohedral_supercell(m, frac, z, origin)
         a, b, c = sorted(_lengths(m_s))
     else:
