@@ -210,6 +210,20 @@ def test_nan_electronegativity_order_matches_pymatgen():
     _assert_same_as_pymatgen(read_cif_text(text), _pmg_from_cif(text))
 
 
+@pytest.mark.parametrize(("rows", "message", "field"), [
+    ("Fe Fe1 0 2e7 0 1\nO O1 0.5 nan 0.5 1\n", "site 'O1': value 'nan' is not finite", "_atom_site_fract_y"),
+    ("Fe Fe1 0 0 0 1\nO O1 0.5 1e7 0.5 1\n", "site 'O1': value '1e7' is beyond 1e6", "_atom_site_fract_y"),
+    ("Fe Fe1 0 0 0 1\nO O1 0.5 0.5 0.5 inf\n", "site 'O1': value 'inf' is not finite", "_atom_site_occupancy"),
+    ("Fe Fe1 0 0 0 -2e6\nO O1 0.5 0.5 0.5 1\n", "site 'Fe1': value '-2e6' is beyond 1e6", "_atom_site_occupancy"),
+    ("Fe Fe1 0 0 0 1\nQq O1 0.5 0.5 0.5 1\n", "site 'O1': unknown element symbol 'Qq'", "_atom_site_type_symbol"),
+])
+def test_bad_site_values_name_the_first_bad_site(rows, message, field):
+    """Columns in order x, y, z; within a column a non-finite value before an overflowing one."""
+    with pytest.raises(InputError) as info:
+        read_cif_text(_p1_cif(rows))
+    assert message in str(info.value) and info.value.field == field
+
+
 def test_one_third_rounding_like_pymatgen():
     text = _p1_cif("Al Al1 0.333333 0.666667 0 1\nNi Ni1 0 0 0.5 1\n", cell="4 4 5 90 90 120")
     s = read_cif_text(text)

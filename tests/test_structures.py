@@ -37,6 +37,13 @@ NACL = Structure(
         (dict(positions=[0, 0, 0], numbers=[6]), "shape (n, 3)", "positions"),
         (dict(positions=[[0, 0, 0]], numbers=[6], lattice=np.eye(2)), "3x3", "lattice"),
         (dict(positions=[[0, 0, 0]], numbers=[6], site_labels=("a", "b")), "2 site labels", "site_labels"),
+        # a non-finite atom is named before an atom too far out, whatever their order
+        (dict(positions=[[2e6, 0, 0], [0, np.nan, 0]], numbers=[6, 6]), "atom 1 has a non-finite", "positions"),
+        (dict(positions=[[0, 0, 0], [0, -2e6, 0]], numbers=[6, 6]), "atom 1 lies 2e+06 Å", "positions"),
+        (dict(positions=[[0, 0, 0]], numbers=[6], lattice=np.diag([2e6, 1.0, np.inf])), "non-finite entries",
+         "lattice"),
+        (dict(positions=[[0, 0, 0]], numbers=[6], lattice=np.diag([2e6, 1.0, 1.0])), "component 2e+06 Å exceeds",
+         "lattice"),
     ],
 )
 def test_bad_structures_raise_input_error_naming_field(kwargs, message, field):

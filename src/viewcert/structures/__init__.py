@@ -32,8 +32,7 @@ def _closest_image_pair(cart: np.ndarray, shifts: np.ndarray) -> tuple[int, int,
     # lazy: start-up time (numba takes 0.4 s to import; only a periodic structure needs it)
     from viewcert.structures._kernels import closest_image_pair_nb
 
-    i, j, d = closest_image_pair_nb(cart, shifts, 13)
-    return int(i), int(j), float(d)
+    return closest_image_pair_nb(cart, shifts, 13)  # (int, int, float)
 
 
 def sha256_text(text: str | bytes) -> str:
