@@ -205,14 +205,14 @@ def _lattice_type(international: str, number: int) -> str:
 
 # pymatgen.core.Lattice arithmetic, verbatim ------------------------------------------------------------
 def _lengths(m: np.ndarray) -> tuple[float, float, float]:
-    return tuple(np.sqrt(np.sum(m**2, axis=1)).tolist())
+    return tuple(np.sqrt((m**2).sum(axis=1)).tolist())
 
 
 def _angles(m: np.ndarray) -> tuple[float, float, float]:
     lengths = _lengths(m)
     cosines = [np.dot(m[(dim + 1) % 3], m[(dim + 2) % 3]) / (lengths[(dim + 1) % 3] * lengths[(dim + 2) % 3])
                for dim in range(3)]
-    return tuple(np.rad2deg(np.arccos(np.clip(cosines, -1, 1))).tolist())  # pymatgen clips each; the same
+    return tuple(np.rad2deg(np.arccos(np.array(cosines).clip(-1, 1))).tolist())  # pymatgen clips each: the same
 
 
 def _close_to_first(values: tuple[float, ...], atol: float) -> bool:
@@ -338,8 +338,8 @@ def _rhombohedral_supercell(m: np.ndarray, frac: np.ndarray, z: np.ndarray, orig
 
 def _reciprocal_all_acute_or_obtuse(matrix: list) -> bool:
     inv_mat = np.linalg.inv(_matrix(matrix)).T
-    recp_angles = np.array(_angles(_matrix(inv_mat * 2 * np.pi)))
-    return bool(all(recp_angles <= 90) or all(recp_angles > 90))
+    recp_angles = _angles(_matrix(inv_mat * 2 * np.pi))
+    return all(a <= 90 for a in recp_angles) or all(a > 90 for a in recp_angles)
 
 
 def _triclinic_candidates(a, b, c, alpha, beta, gamma):
