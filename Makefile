@@ -9,7 +9,7 @@ SUM     := $(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 STAMP_RUN  := $(VENV)/.installed-run-$(SUM)
 STAMP      := $(VENV)/.installed-test-$(SUM)
 
-.PHONY: run test bench lint docs clean harness harness-venv chromium
+.PHONY: run test bench lint docs clean harness harness-venv harness-vlmevalkit chromium
 
 $(STAMP_RUN): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -80,8 +80,26 @@ harness: $(STAMP) harness-venv
 		tests/test_harness_roundtrip_lmms.py tests/test_harness_roundtrip_vlmevalkit.py \
 		tests/test_harness_dry_run_lmms_vlmevalkit.py
 
+# VLMEvalKit on x86_64, opt-in and NOT CUDA-free: ms-vlmeval imports torchvision, and the only torchvision that
+# imports on this machine is the CUDA pair on disk (torch 2.14.1 + torchvision 0.29.1, ~5.6 GB with its nvidia
+# packages; PyPI has no CPU torchvision for x86_64 and download.pytorch.org is not reachable). Runs on the CPU.
+# Its own venv, so `make harness` stays free of CUDA packages (docs/harnesses.md).
+VVENV := .venv-vlmevalkit
+VPIP := $(VVENV)/bin/python -m pip install --quiet
+# what lmms-eval brings into the CUDA-free venv and vlmeval's import needs here
+VLMEVAL_HUB_DEPS := huggingface_hub datasets transformers accelerate scikit-learn
+harness-vlmevalkit: $(STAMP)
+	test -x $(VVENV)/bin/python || $(PY) -m venv $(VVENV)
+	$(VPIP) "torch==2.14.1" "torchvision==0.29.1"
+	$(VPIP) --no-deps "ms-vlmeval==0.0.20"
+	$(VPIP) "torch==2.14.1" "torchvision==0.29.1" $(VLMEVAL_DEPS) $(VLMEVAL_HUB_DEPS) "filelock<4"
+	$(VPIP) "torch==2.14.1" "torchvision==0.29.1" "filelock<4" -e .
+	$(VVENV)/bin/python -c "import torchvision, vlmeval.run"
+	VIEWCERT_HARNESS_PYTHON=$(VVENV)/bin/python $(BIN)/python -m pytest -q -m harness \
+		tests/test_harness_roundtrip_vlmevalkit.py tests/test_harness_dry_run_lmms_vlmevalkit.py
+
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) $(HVENV) out site .cache/mkdocs-jupyter .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(HVENV) $(VVENV) out site .cache/mkdocs-jupyter .pytest_cache .ruff_cache

@@ -36,7 +36,8 @@ HBIN = HARNESS_PY.parent
 
 LMMS = harness_import_error("lmms_eval, viewcert.harness.lmms_replay")
 # ms-vlmeval 0.0.20 imports torchvision (vlmeval.dataset): with PyTorch's CPU build and no CPU torchvision on
-# the machine, make harness leaves it out and these skip (docs/harnesses.md)
+# the machine, make harness leaves it out and these skip; make harness-vlmevalkit runs them in a venv with the
+# CUDA torch/torchvision pair on the CPU (docs/harnesses.md)
 VLM = harness_import_error("vlmeval.run, viewcert.harness.vlmevalkit_model")
 pytestmark = pytest.mark.harness
 needs_lmms = pytest.mark.skipif(LMMS is not None, reason=str(LMMS))
