@@ -121,8 +121,9 @@ def floor_fns(cfg):
     Not in the floor, timed beside it: ``spglib_lattice_guard``, the guard's own lattice-only spglib call
     (one point on the rendered lattice), on the items where the product still makes it (not where
     ``shortcuts.holohedral_metric`` decides). Its result enters no label; it only decides whether
-    ``spglib_fresh`` runs, and a cheaper test with the same outcome would do (the metric test already
-    replaces it on cubic, hexagonal and rhombohedral cells).
+    ``spglib_fresh`` runs, and a cheaper test with the same outcome would do (the metric tests already
+    replace it on cubic, hexagonal and rhombohedral cells and on exact orthorhombic and tetragonal metrics:
+    ``shortcuts.holohedral_metric``, ``shortcuts.orthogonal_metric``).
 
     Since issue 23 the floor gains the input's moyopy call and the guard's fresh calls; nothing was
     dropped. Returns (prepare, {part: fn}); ``prepare`` (``floor_cells``) runs untimed."""
@@ -174,9 +175,10 @@ def floor_cells(item, cfg) -> dict:
     lab = chk.spglib
     own = "" if lab is None else shortcuts.lattice_system(lab.space_group, lab.symbol)
     inp = prep.input_check(cfg)
+    drawn = "hexagonal" if own == "rhombohedral" else own
     lattice_call = bool(guarded and lab is not None and chk.agree and (inp is None or inp.agree)
-                        and not shortcuts.holohedral_metric(conv.lattice, "hexagonal" if own == "rhombohedral"
-                                                            else own, chk.symprec))
+                        and not shortcuts.holohedral_metric(conv.lattice, drawn, chk.symprec)
+                        and not shortcuts.orthogonal_metric(conv.lattice, drawn, chk.symprec, chk.angle_tolerance))
     return {"src": (src.lattice, src.frac_coords, src.numbers), "conv": (conv.lattice, conv.frac_coords, conv.numbers),
             "fresh": bool(guarded and shortcuts.doubtful(chk, inp, conv.lattice)), "lattice_call": lattice_call,
             "one": (np.zeros((1, 3)), np.ones(1, dtype=np.intc))}
