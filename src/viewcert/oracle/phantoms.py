@@ -195,9 +195,8 @@ def _min_distance(pos, lab, lattice, shifts, wrapped=None) -> float:
     return float(best)
 
 
-def analyse(rec: Reconstruction, structure: Structure, delta: float | None = None) -> PhantomReport:
-    """Φ_δ of ``rec`` against the truth ``structure`` (the cell whose single-cell or tiled observations were
-    reconstructed; its Cartesian frame). delta: Å, default the reconstruction's 3D tolerance."""
+def _checked_delta(rec: Reconstruction, structure: Structure, delta: float | None) -> float:
+    """:func:`analyse`'s inputs checked; its δ (Å)."""
     if not isinstance(rec, Reconstruction):
         raise InputError(f"rec must be a Reconstruction, got {type(rec).__name__}", field="rec")
     if not isinstance(structure, Structure):
@@ -205,6 +204,13 @@ def analyse(rec: Reconstruction, structure: Structure, delta: float | None = Non
     d = rec.delta_3d if delta is None else float(delta)
     if not (math.isfinite(d) and d > 0):
         raise InputError(f"delta must be a positive number of Å, got {delta!r}", field="delta")
+    return d
+
+
+def analyse(rec: Reconstruction, structure: Structure, delta: float | None = None) -> PhantomReport:
+    """Φ_δ of ``rec`` against the truth ``structure`` (the cell whose single-cell or tiled observations were
+    reconstructed; its Cartesian frame). delta: Å, default the reconstruction's 3D tolerance."""
+    d = _checked_delta(rec, structure, delta)
     notes = []
     if (rec.lattice is None) != (structure.lattice is None):
         notes.append(
