@@ -72,28 +72,27 @@ def refine_cell(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray, *, s
                 angle_tolerance: float = -1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``spglib.refine_cell``: (lattice rows Å, fractional positions, types). Kept as the reference that
     :func:`standardized_cell` is tested against (pymatgen calls this one)."""
-    try:
-        out = spglib.refine_cell(_cell(lattice, frac, numbers), symprec=symprec, angle_tolerance=angle_tolerance)
-    except Exception as exc:  # spglib.error.SpglibError in exception mode
-        raise InputError(f"spglib could not refine the cell at symprec={symprec}: {exc}",
-                         field="symprec") from None
-    if out is None:  # pragma: no cover - only with old error handling
-        raise InputError(f"spglib could not refine the cell at symprec={symprec}", field="symprec")
-    lat, pos, typ = out
-    return np.asarray(lat, dtype=np.float64), np.asarray(pos, dtype=np.float64), np.asarray(typ, dtype=np.int64)
+    return _cell_from(lambda cell: spglib.refine_cell(cell, symprec=symprec, angle_tolerance=angle_tolerance),
+                      _cell(lattice, frac, numbers), "refine", symprec)
 
 
 def primitive_cell(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray, *, symprec: float,
                    angle_tolerance: float = -1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """spglib's primitive cell, not idealised (``standardize_cell(to_primitive=True, no_idealize=True)``):
     (lattice rows Å, fractional positions, types)."""
+    return _cell_from(lambda cell: spglib.standardize_cell(cell, to_primitive=True, no_idealize=True, symprec=symprec,
+                                                           angle_tolerance=angle_tolerance),
+                      _cell(lattice, frac, numbers), "reduce", symprec)
+
+
+def _cell_from(call, cell: tuple, verb: str, symprec: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cell spglib's ``call`` returns for ``cell`` as (lattice rows Å, fractional positions, types); its
+    failure an InputError naming ``symprec`` ("spglib could not {verb} the cell ...")."""
     try:
-        out = spglib.standardize_cell(_cell(lattice, frac, numbers), to_primitive=True, no_idealize=True,
-                                      symprec=symprec, angle_tolerance=angle_tolerance)
+        out = call(cell)
     except Exception as exc:  # spglib.error.SpglibError in exception mode
-        raise InputError(f"spglib could not reduce the cell at symprec={symprec}: {exc}",
-                         field="symprec") from None
+        raise InputError(f"spglib could not {verb} the cell at symprec={symprec}: {exc}", field="symprec") from None
     if out is None:  # pragma: no cover - only with old error handling
-        raise InputError(f"spglib could not reduce the cell at symprec={symprec}", field="symprec")
+        raise InputError(f"spglib could not {verb} the cell at symprec={symprec}", field="symprec")
     lat, pos, typ = out
     return np.asarray(lat, dtype=np.float64), np.asarray(pos, dtype=np.float64), np.asarray(typ, dtype=np.int64)
