@@ -123,7 +123,7 @@ def floor_fns(cfg):
     ``shortcuts.holohedral_metric`` decides). Its result enters no label; it only decides whether
     ``spglib_fresh`` runs, and a cheaper test with the same outcome would do (the metric tests already
     replace it on cubic, hexagonal and rhombohedral cells and on exact orthorhombic and tetragonal metrics:
-    ``shortcuts.holohedral_metric``, ``shortcuts.orthogonal_metric``).
+    ``shortcuts.needs_lattice_call``).
 
     Since issue 23 the floor gains the input's moyopy call and the guard's fresh calls; nothing was
     dropped. Returns (prepare, {part: fn}); ``prepare`` (``floor_cells``) runs untimed."""
@@ -172,13 +172,8 @@ def floor_cells(item, cfg) -> dict:
                                    angle_tolerance=cfg.symmetry.angle_tolerance, cross_check=cfg.symmetry.cross_check,
                                    moyo_angle_tolerance=moyo_angle)
     guarded = shortcuts.applies(prep.std, symprec=cfg.symmetry.tau, angle_tolerance=cfg.symmetry.angle_tolerance)
-    lab = chk.spglib
-    own = "" if lab is None else shortcuts.lattice_system(lab.space_group, lab.symbol)
     inp = prep.input_check(cfg)
-    drawn = "hexagonal" if own == "rhombohedral" else own
-    lattice_call = bool(guarded and lab is not None and chk.agree and (inp is None or inp.agree)
-                        and not shortcuts.holohedral_metric(conv.lattice, drawn, chk.symprec)
-                        and not shortcuts.orthogonal_metric(conv.lattice, drawn, chk.symprec, chk.angle_tolerance))
+    lattice_call = bool(guarded and shortcuts.needs_lattice_call(chk, inp, conv.lattice))
     return {"src": (src.lattice, src.frac_coords, src.numbers), "conv": (conv.lattice, conv.frac_coords, conv.numbers),
             "fresh": bool(guarded and shortcuts.doubtful(chk, inp, conv.lattice)), "lattice_call": lattice_call,
             "one": (np.zeros((1, 3)), np.ones(1, dtype=np.intc))}

@@ -67,8 +67,8 @@ _ORBITS = {"orthorhombic": np.array(_SINGLE),
            "tetragonal": np.array([_SINGLE[0] | _SINGLE[1], _SINGLE[0] | _SINGLE[1], _SINGLE[2]])}
 
 __all__ = ["METRIC_MAX_TAU", "METRIC_RTOL", "MIN_ANGLE_TOLERANCE", "SAME_CELL_TOL", "confirm", "doubtful",
-           "holohedral_metric", "label_from_dataset", "lattice_system", "orthogonal_metric", "rendered_check",
-           "same_cell"]
+           "holohedral_metric", "label_from_dataset", "lattice_system", "needs_lattice_call", "orthogonal_metric",
+           "rendered_check", "same_cell"]
 
 
 def label_from_dataset(std: dict, n_conventional: int) -> SymmetryLabel:
@@ -105,20 +105,34 @@ def doubtful(rendered: SymmetryCheck, input_check: SymmetryCheck | None, lattice
     higher lattice in the basis that is drawn, which symmetrisation or the new basis can complete)."""
     if not rendered.agree or (input_check is not None and not input_check.agree):
         return True
-    lab = rendered.spglib
-    if lab is None or lattice is None:
+    if not needs_lattice_call(rendered, input_check, lattice):
         return False
-    own = lattice_system(lab.space_group, lab.symbol)
-    drawn = "hexagonal" if own == "rhombohedral" else own  # the conventional cell's vectors: R on hexagonal axes
-    if holohedral_metric(lattice, drawn, rendered.symprec) or orthogonal_metric(
-            lattice, drawn, rendered.symprec, rendered.angle_tolerance):
-        return False  # an exact metric of that system in this basis: the lattice alone has that system
     try:
         ds = _spglib.symmetry_dataset(lattice, np.zeros((1, 3)), np.ones(1, dtype=np.intc),
                                       symprec=rendered.symprec, angle_tolerance=rendered.angle_tolerance)
     except InputError:
         return True
-    return lattice_system(int(ds.number), str(ds.international)) != drawn
+    return lattice_system(int(ds.number), str(ds.international)) != _drawn_system(rendered.spglib)
+
+
+def needs_lattice_call(rendered: SymmetryCheck, input_check: SymmetryCheck | None,
+                       lattice: np.ndarray | None) -> bool:
+    """Whether :func:`doubtful` asks spglib about ``lattice`` alone: spglib and moyopy agree on both cells, the
+    rendered cell has spglib's label and a lattice, and no exact metric of the label's lattice system in this
+    basis decides the answer (:func:`holohedral_metric`, :func:`orthogonal_metric`)."""
+    if not rendered.agree or (input_check is not None and not input_check.agree):
+        return False
+    if rendered.spglib is None or lattice is None:
+        return False
+    drawn = _drawn_system(rendered.spglib)
+    return not (holohedral_metric(lattice, drawn, rendered.symprec)
+                or orthogonal_metric(lattice, drawn, rendered.symprec, rendered.angle_tolerance))
+
+
+def _drawn_system(label: SymmetryLabel) -> str:
+    """The lattice system of ``label`` as the conventional cell's vectors draw it (R groups on hexagonal axes)."""
+    own = lattice_system(label.space_group, label.symbol)
+    return "hexagonal" if own == "rhombohedral" else own
 
 
 def holohedral_metric(lattice: np.ndarray, system: str, symprec: float) -> bool:
