@@ -9,7 +9,6 @@ nearer atom (radii in Å). Units: uv px, depth Å.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -143,17 +142,11 @@ class Observations:
 
 
 
-@functools.lru_cache(maxsize=8)
-def _translations(reps: tuple[int, int, int]) -> np.ndarray:
-    """``tiling_translations(reps)``, read-only, built once per tiling (every item of a run shares one)."""
-    return readonly(tiling_translations(reps))
-
-
 def drawn_atoms(structure: Structure, tiling=(1, 1, 1)) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(positions (N, 3) Å, numbers (N,), cell atom index (N,), tile index (N,)) of the atoms drawn."""
     n = structure.n_atoms
     if structure.is_periodic:
-        t = _translations(tuple(tiling))
+        t = tiling_translations(tuple(tiling))
         pos = (t @ structure.lattice)[:, None, :] + structure.positions[None, :, :]
         tiles = np.repeat(np.arange(len(t)), n)
         return pos.reshape(-1, 3), np.tile(structure.numbers, len(t)), np.tile(np.arange(n), len(t)), tiles

@@ -6,6 +6,7 @@ Frames and units: Cartesian world frame, Å, right-handed. A lattice holds the v
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -335,10 +336,16 @@ class Structure:
 
 
 def tiling_translations(reps: tuple[int, int, int]) -> np.ndarray:
-    """Integer translations (t, 3) as float64 of an na×nb×nc tiling, C order (a slowest, c fastest)."""
+    """Integer translations (t, 3) as float64 of an na×nb×nc tiling, C order (a slowest, c fastest); read-only,
+    built once per tiling (every item of a run shares one)."""
     na, nb, nc = reps
+    return _translations(int(na), int(nb), int(nc))
+
+
+@functools.lru_cache(maxsize=16)
+def _translations(na: int, nb: int, nc: int) -> np.ndarray:
     g = np.stack(np.meshgrid(np.arange(na), np.arange(nb), np.arange(nc), indexing="ij"), axis=-1)
-    return g.reshape(-1, 3).astype(np.float64)
+    return _readonly(g.reshape(-1, 3).astype(np.float64))
 
 
 _SHELL27 = tiling_translations((3, 3, 3)) - 1.0  # the 27 integer translations in {-1, 0, 1}^3; index 13 = 0
