@@ -85,7 +85,7 @@ class SymmetryCheck:
             return ("spglib_failed",)
         if self.moyo is None:
             return ("moyopy_failed",)
-        return tuple(lv for lv in LEVELS if getattr(self.spglib, lv) != getattr(self.moyo, lv))
+        return tuple(lv for lv in LEVELS if self.spglib.level(lv) != self.moyo.level(lv))
 
     @property
     def agree(self) -> bool:
