@@ -16,7 +16,8 @@ Checks (the script exits 1 when one fails): per view, the legibility drawn equal
 labels; ``observe_views``' atom labels, the ones the ceiling reads); over the six views, the entries it loses
 to ``label_hidden`` are those with a needed label legible in none of the six; at ``fibonacci-27`` it prints
 how many are lost the same way (the caption's "with 27 views" sentence). The image is written twice in
-memory and compared byte for byte before it is saved.
+memory and compared byte for byte before it is saved (``io.images.encode_render_png``, the renderer's own
+PNG encoding, written atomically).
 
 Inputs: ``../shared/data/complexes/1of6`` (PoseBusters' copy of the PDB entry: ``protein.pdb.gz`` and
 ``ligand.sdf``), read in place; when it is absent the script prints why and exits 0.
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import io
 import os
 import sys
 from pathlib import Path
@@ -50,6 +50,8 @@ from viewcert.interactions.ceiling import (  # noqa: E402
     residue_key,
 )
 from viewcert.interactions.criteria import criterion_named  # noqa: E402
+from viewcert.io.atomic import write_bytes_atomic  # noqa: E402
+from viewcert.io.images import encode_render_png  # noqa: E402
 from viewcert.render import frame_cameras  # noqa: E402
 from viewcert.render.labels import glyph_mask  # noqa: E402
 
@@ -132,17 +134,9 @@ def side_by_side(panels: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-def png_bytes(img: np.ndarray) -> bytes:
-    """PNG bytes as ``io.atomic.write_png_atomic`` writes them (Pillow, no metadata)."""
-    from PIL import Image
-
-    buf = io.BytesIO()
-    Image.fromarray(img).save(buf, format="PNG")
-    return buf.getvalue()
-
-
-def figure(truth, settings: InteractionExportSettings) -> tuple[np.ndarray, dict]:
-    """(the figure, per view the needed labels' text and legibility, plus the six-view ceiling)."""
+def figure(truth, settings: InteractionExportSettings) -> tuple[np.ndarray, dict, tuple, dict]:
+    """(the figure, per view the needed labels' text and legibility plus the six-view ceiling, the six cameras,
+    the two views' label layers)."""
     s = truth.protonated.prepared.structure
     lig = np.asarray(truth.protonated.prepared.ligand_atoms)
     cams = frame_cameras(s, settings.resolved, style=settings.style, width=settings.width, height=settings.height)
@@ -167,16 +161,15 @@ def figure(truth, settings: InteractionExportSettings) -> tuple[np.ndarray, dict
                          "visible_fraction": round(float(layer.visible_fraction[j]), 3), "needed_by": need[j]}
                         for j in boxed}
     report["axes-6"] = pocket_ligand_ceiling(truth, cams, settings.ceiling, "rendered", rendered=rendered)
-    report["_cams"] = cams
-    report["_layers"] = layers
-    return side_by_side(panels), report
+    return side_by_side(panels), report, cams, layers
 
 
-def check(truth, settings: InteractionExportSettings, report: dict, skip_27: bool) -> list[str]:
-    """Disagreements between the figure's boxes and the ceiling's verdicts (empty: none)."""
+def check(truth, settings: InteractionExportSettings, six: dict, cams: tuple, layers: dict,
+          skip_27: bool) -> list[str]:
+    """Disagreements between the figure's boxes (``layers``) and the ceiling's verdicts (``six``: the ceiling
+    over the six ``cams``); empty: none."""
     s = truth.protonated.prepared.structure
     names, need = needed(truth)
-    cams, layers = report["_cams"], report["_layers"]
     bad = []
     union = np.zeros(len(names), dtype=bool)
     for view in VIEWS:
@@ -199,7 +192,6 @@ def check(truth, settings: InteractionExportSettings, report: dict, skip_27: boo
             if bool(ok) != bool(leg[j]):
                 bad.append(f"{view}: residue label {key} ceiling {ok}, drawn {bool(leg[j])}")
         print(f"{view}: one-view ceiling {c['ceiling']}, label_hidden {c['losses']['label_hidden']} of {c['n_true']}")
-    six = report["axes-6"]
     # the needed labels legible in some view: each of the six rendered alone again, read by observe_views
     for cam in cams:
         seen = observe_views(truth, (cam,), settings.ceiling, "rendered", atoms=[])
@@ -234,9 +226,8 @@ def main() -> int:
     settings = InteractionExportSettings()
     truth = hbond_truth(COMPLEX, pocket=settings.pocket, criterion=criterion_named(settings.criterion),
                         crosscheck=False)
-    img, report = figure(truth, settings)
-    again, _ = figure(truth, settings)
-    first, second = png_bytes(img), png_bytes(again)
+    img, report, cams, layers = figure(truth, settings)
+    first, second = encode_render_png(img), encode_render_png(figure(truth, settings)[0])
     if first != second:
         print("the figure is not deterministic: two renders differ", file=sys.stderr)
         return 1
@@ -245,10 +236,10 @@ def main() -> int:
         for text, r in report[view].items():
             print(f"  {'legible  ' if r['legible'] else 'ILLEGIBLE'} {text:22s} {r['kind']:8s} "
                   f"visible {r['visible_fraction']:.3f}  for {'; '.join(r['needed_by'])}")
-    bad = check(truth, settings, report, args.skip_27)
+    bad = check(truth, settings, report["axes-6"], cams, layers, args.skip_27)
     for line in bad:
         print("MISMATCH", line, file=sys.stderr)
-    args.out.write_bytes(first)
+    write_bytes_atomic(args.out, first)
     print(f"wrote {args.out} {img.shape[1]}x{img.shape[0]} sha256 {hashlib.sha256(first).hexdigest()}")
     return 1 if bad else 0
 
