@@ -85,7 +85,7 @@ def rock_salt(tmp_path_factory):
 
 def test_rock_salt_axis_a_shipped_and_certified_at_one_hand_worked_scale(rock_salt):
     out, cert, cfg, cell = rock_salt
-    assert cert["format"] == "viewcert-certificate/2" and cert["config"]["frame_on"] == "drawn"
+    assert cert["format"] == "viewcert-certificate/3" and cert["config"]["frame_on"] == "drawn"
     assert cert["protocol"]["camera"]["policy"]["atom_radius_scale"] == STYLES["study"].radius_scale
     cams = item_cameras(cell, cfg)
     assert cameras_digest(cams) == cert["items"][0]["cameras_sha256"]  # these are the certified cameras

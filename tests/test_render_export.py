@@ -101,7 +101,7 @@ def test_rerun_gives_identical_bytes(bench, tmp_path):
 def test_certificate_of_the_ceiling(bench):
     out, _, m = bench
     entry = m.manifest["certificate"]
-    assert entry["path"] == "certificate.json" and entry["format"] == "viewcert-certificate/2"
+    assert entry["path"] == "certificate.json" and entry["format"] == "viewcert-certificate/3"
     data = json.loads((out / "a" / "certificate.json").read_text())
     assert data["digest"]["value"] == entry["digest"] == m.certificate.digest_value
     assert data["summary"]["n"] == 7

@@ -38,7 +38,7 @@ def test_same_seed_byte_identical(tmp_path, task):
 def test_certificate_records_everything_and_its_digest(tmp_path):
     m = build_task_benchmark(chiral_xyz(tmp_path), tmp_path / "o", TaskExportSettings(task="zoom", seed=1, **SMALL))
     cert = json.loads((tmp_path / "o" / "certificate.json").read_text())
-    assert cert["format"] == "viewcert.tasks.certificate" and cert["version"] == 1
+    assert cert["format"] == "viewcert.tasks.certificate" and cert["version"] == 2
     assert cert["digest"]["value"] == compute_digest(cert) == m.manifest["certificate"]["digest"]
     assert cert["seed"] == 1 and cert["camera"] == "orthographic" and cert["protocol"]["name"] == "axes-3"
     assert cert["tolerances"]["delta_angstrom"] == 0.01 and cert["tolerances"]["intensity_eps"] == 1 / 255

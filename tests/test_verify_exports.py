@@ -62,7 +62,7 @@ def test_pocket_ligand_certificate_verifies_and_an_edited_bond_does_not(tmp_path
                                     InteractionExportSettings(task="pocket-ligand", n_boot=200))
     path = tmp_path / "o" / "certificate.json"
     cert = json.loads(path.read_text())
-    assert cert["format"] == "viewcert-interaction-benchmark/2" and m.manifest["certificate"]["digest"] == cert["digest"]["value"]
+    assert cert["format"] == "viewcert-interaction-benchmark/3" and m.manifest["certificate"]["digest"] == cert["digest"]["value"]
     assert cert["complexes"][0]["name"] == "1pwc" and cert["complexes"][0]["ligand"] == "PNM"
     res = _verify(app, path, COMPLEXES)
     assert res.exit_code == 0, res.output

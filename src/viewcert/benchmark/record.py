@@ -18,8 +18,8 @@ from pathlib import Path
 
 from viewcert.benchmark.harness_files import file_digests
 from viewcert.certify.records import (
-    INTERACTION_FORMAT,
     INTERACTION_FORMAT_V1,
+    INTERACTION_FORMAT_V2,
     Certificate,
     ViewCertificate,
     read_certificate,
@@ -182,7 +182,7 @@ MANIFEST_FORMATS: dict[str, tuple[str, Callable, Callable]] = {
     "viewcert.benchmark.molecule/1": ("molecule", _old_view_entry, _from_view_export),
     "viewcert.tasks.benchmark/1": ("task", _old_digest_entry, _from_task_export),
     INTERACTION_FORMAT_V1: ("interaction", _old_digest_entry, _from_interaction_export),  # its certificate's format
-    INTERACTION_FORMAT: ("interaction", _old_digest_entry, _from_interaction_export),
+    INTERACTION_FORMAT_V2: ("interaction", _old_digest_entry, _from_interaction_export),
 }
 #: the lists of the current shape (a received manifest's are checked to be lists)
 _LISTS = ("items", "errors", "skipped", "label_mismatches", "images", "harness_files")

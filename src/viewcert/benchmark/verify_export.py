@@ -95,6 +95,9 @@ def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: s
         new = build_task_benchmark(spec, tmp, settings, limits=limits,
                                    limit=None if c.limit is ABSENT else c.limit).certificate.to_dict()
     new["input"] = None if c.input is ABSENT else c.input  # where the input sits is not what is verified
+    if c.version == 1:  # written before the resolution (version 2): compared at it (certify.verify.compare)
+        new.pop("resolution", None)
+        new["version"] = 1
     new["digest"] = {"algorithm": "sha256", "scope": TASK_DIGEST_SCOPE, "value": compute_digest(new)}
     return new
 

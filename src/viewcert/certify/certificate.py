@@ -49,6 +49,7 @@ from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.numeric import sig
+from viewcert.resolution import quantize_tree, resolution_record
 from viewcert.symmetry.labels import library_versions as symmetry_versions
 
 #: /2: the framing policy recorded and the input cell's truth rule (every field since /1: certify.versions.SINCE_V1)
@@ -145,11 +146,14 @@ def certificate_of(dataset: Dataset, cfg: CertifyConfig, outcomes: list) -> View
     from ``dataset`` under ``cfg``."""
     if len(outcomes) != len(dataset.items):
         raise InputError(f"{len(outcomes)} outcomes for {len(dataset.items)} items", field="outcomes")
-    items = tuple(outcomes_of(outcomes))
+    items = tuple(outcomes_of(quantize_tree([o.to_dict() if isinstance(o, records.ItemOutcome) else o
+                                                for o in outcomes])))
     cert = ViewCertificate(format=FORMAT, inputs=dataset.to_dict(), config=cfg.to_dict(), protocol=protocol_record(cfg),
                            observation_model=observation_record(cfg), tolerances=tolerances_record(cfg),
                            oracle=oracle_record(cfg), scoring=scoring_record(cfg), libraries=library_versions(),
                            items=items, summary=summary_of(items, cfg), location=location_record(dataset, cfg))
+    # every float at its stated resolution (viewcert.resolution): the same bytes on any CPU
+    cert = ViewCertificate.from_dict({**quantize_tree(cert.to_dict()), "resolution": resolution_record()})
     return replace(cert, digest=digest_record(cert.to_dict()))
 
 

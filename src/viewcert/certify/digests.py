@@ -7,6 +7,7 @@ import hashlib
 import numpy as np
 
 from viewcert.cameras.camera import OrthographicCamera, PerspectiveCamera
+from viewcert.resolution import quantize_array
 from viewcert.structures import Structure
 
 
@@ -19,11 +20,11 @@ def digest_arrays(*arrays: np.ndarray) -> str:
 
 
 def cell_digest(s: Structure) -> str:
-    """SHA-256 of the cell: lattice and Cartesian positions rounded to 1e-8 Å (little-endian float64 bytes)
-    and atomic numbers (int64)."""
+    """SHA-256 of the cell: lattice and Cartesian positions rounded to 1e-8 Å (snapped first, so the rounding
+    noise of the CPU that computed them never decides a tie: ``viewcert.resolution.quantize_array``;
+    little-endian float64 bytes) and atomic numbers (int64)."""
     lat = np.zeros((3, 3)) if s.lattice is None else s.lattice
-    return digest_arrays(np.round(lat, 8).astype("<f8") + 0.0, np.round(s.positions, 8).astype("<f8") + 0.0,
-                          np.asarray(s.numbers, dtype="<i8"))
+    return digest_arrays(quantize_array(lat, 8), quantize_array(s.positions, 8), np.asarray(s.numbers, dtype="<i8"))
 
 
 def _camera_terms(c: OrthographicCamera | PerspectiveCamera) -> tuple:
@@ -35,8 +36,9 @@ def _camera_terms(c: OrthographicCamera | PerspectiveCamera) -> tuple:
 
 
 def _rounded(rows: list, decimals: int) -> np.ndarray:
-    """``rows`` stacked as float64, rounded to ``decimals``, little-endian, −0.0 → 0.0 (one row per camera)."""
-    return np.round(np.asarray(rows, dtype=np.float64), decimals).astype("<f8") + 0.0
+    """``rows`` stacked as float64, rounded to ``decimals`` (snapped first: ``resolution.quantize_array``),
+    little-endian, −0.0 → 0.0 (one row per camera)."""
+    return quantize_array(rows, decimals)
 
 
 def cameras_digest(cameras) -> str:

@@ -4,11 +4,11 @@
 
 Kinds (format strings defined here once; ``viewcert.certify.versions`` reads the older ones):
 
-- ``view``: ``viewcert-certificate/2`` (and /1), crystals and molecules (``certify.certificate``):
+- ``view``: ``viewcert-certificate/3`` (and /2, /1), crystals and molecules (``certify.certificate``):
   :class:`ViewCertificate` with :class:`ItemOutcome` items and a :class:`Summary`;
-- ``task``: ``viewcert.tasks.certificate`` (``version`` 1), a transformation-task export
+- ``task``: ``viewcert.tasks.certificate`` (``version`` 2; 1 before the resolution), a transformation-task export
   (``benchmark.tasks_export``): :class:`TaskCertificate` with :class:`TaskItemRecord` items;
-- ``interaction``: ``viewcert-interaction-benchmark/2`` (and /1, whose digest is a bare hex string), a
+- ``interaction``: ``viewcert-interaction-benchmark/3`` (and /2; /1, whose digest is a bare hex string), a
   hydrogen-bond export (``benchmark.interaction_export``): :class:`InteractionCertificate` with
   :class:`InteractionItemRecord` items.
 
@@ -35,17 +35,22 @@ from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps
 from viewcert.io.received import loads_json_strict, read_received_bytes
 from viewcert.limits import DEFAULT_LIMITS, Limits
+from viewcert.resolution import quantize_tree, resolution_record
 
 # ---------------------------------------------------------------------- formats, defined once
 #: crystal and molecule certificates (``certify.certificate``); /1 is read through ``certify.versions``
 VIEW_FORMAT_V1 = "viewcert-certificate/1"
-VIEW_FORMAT = "viewcert-certificate/2"
+VIEW_FORMAT_V2 = "viewcert-certificate/2"
+#: /3: every float at the resolution the certificate states (``resolution``; issue 37)
+VIEW_FORMAT = "viewcert-certificate/3"
 #: transformation-task certificates (``benchmark.tasks_export``), with ``version`` = TASK_VERSION
 TASK_FORMAT = "viewcert.tasks.certificate"
-TASK_VERSION = 1
+TASK_VERSION = 2  # 2: every float at the resolution the certificate states (``resolution``; issue 37)
 #: hydrogen-bond interaction certificates (``benchmark.interaction_export``); /1's digest is a bare hex string
 INTERACTION_FORMAT_V1 = "viewcert-interaction-benchmark/1"
-INTERACTION_FORMAT = "viewcert-interaction-benchmark/2"
+INTERACTION_FORMAT_V2 = "viewcert-interaction-benchmark/2"
+#: /3: every float at the resolution the certificate states (``resolution``; issue 37)
+INTERACTION_FORMAT = "viewcert-interaction-benchmark/3"
 #: the shape each format writes its digest in: ``object`` ({algorithm, scope, value}, every kind now) or
 #: ``hex`` (the bare value: interaction certificates before issue 26); ``certify.versions`` reads it
 DIGEST_SHAPES = {INTERACTION_FORMAT_V1: "hex"}
@@ -301,6 +306,7 @@ class ViewCertificate(Certificate):
     libraries: dict
     items: tuple[ItemOutcome, ...]
     summary: Summary
+    resolution: dict = ABSENT
     digest: dict = ABSENT
     location: dict = ABSENT
     extra: Mapping = field(default_factory=dict)
@@ -407,6 +413,7 @@ class TaskCertificate(Certificate):
     choice_ceiling_mean: float = ABSENT
     placement: dict = ABSENT
     limit: int = ABSENT
+    resolution: dict = ABSENT
     digest: dict = ABSENT
     extra: Mapping = field(default_factory=dict)
 
@@ -480,6 +487,7 @@ class InteractionCertificate(Certificate):
     ground_truth: dict = ABSENT
     summary: dict = ABSENT
     complexes: list = ABSENT
+    resolution: dict = ABSENT
     digest: dict | str = ABSENT
     extra: Mapping = field(default_factory=dict)
 
@@ -531,11 +539,12 @@ class Kind:
 
 
 KINDS: dict[str, Kind] = {
-    "view": Kind("view", (VIEW_FORMAT_V1, VIEW_FORMAT), ViewCertificate, ItemOutcome, "viewcert.certify.certificate",
+    "view": Kind("view", (VIEW_FORMAT_V1, VIEW_FORMAT_V2, VIEW_FORMAT), ViewCertificate, ItemOutcome, "viewcert.certify.certificate",
                  "the render ceiling R1 of crystals and molecules (viewcert certify, build-benchmark)"),
     "task": Kind("task", (TASK_FORMAT,), TaskCertificate, TaskItemRecord, "viewcert.benchmark.tasks_export",
                  "the consistent answers and ceilings of a transformation task (rotation, zoom, ...)"),
-    "interaction": Kind("interaction", (INTERACTION_FORMAT_V1, INTERACTION_FORMAT), InteractionCertificate,
+    "interaction": Kind("interaction", (INTERACTION_FORMAT_V1, INTERACTION_FORMAT_V2, INTERACTION_FORMAT),
+                        InteractionCertificate,
                         InteractionItemRecord, "viewcert.benchmark.interaction_export",
                         "the hydrogen-bond truth and ceilings of an interaction task (pocket-ligand, ...)"),
 }
@@ -578,8 +587,10 @@ def digest_ok(d: Mapping) -> bool:
 
 
 def sealed(d: Mapping) -> dict:
-    """``d`` with its digest written in its format's shape (what a producer does last)."""
-    out = {k: v for k, v in d.items() if k != "digest"}
+    """``d`` with every float at its resolution (:mod:`viewcert.resolution`, stated in ``resolution``) and its
+    digest written in its format's shape (what a producer does last)."""
+    out = quantize_tree({k: v for k, v in d.items() if k not in ("digest", "resolution")})
+    out["resolution"] = resolution_record()
     fmt = str(out.get("format"))
     scope = TASK_DIGEST_SCOPE if fmt == TASK_FORMAT else DIGEST_SCOPE
     out["digest"] = compute_digest(out) if digest_shape(fmt) == "hex" else digest_record(out, scope)

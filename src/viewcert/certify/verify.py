@@ -19,18 +19,31 @@ from viewcert.certify.trust import recorded_protocol, trusted_input, trusted_roo
 from viewcert.certify.versions import in_format, read_config
 from viewcert.errors import InputError
 from viewcert.limits import DEFAULT_LIMITS, Limits
+from viewcert.resolution import quantize_tree, resolution_of
 
 # Fields whose recomputed value is rounding error of the machine (BLAS kernels and SIMD widths differ between
 # CPUs): a difference below the floor is float noise, not a different result. Path within an item -> floor.
+# Since /3 every float is written at a stated resolution (viewcert.resolution), which writes such noise as 0.
 FLOAT_NOISE_FLOORS: dict[str, float] = {
     "oracle.max_position_error": 1e-12,  # Å; an exact reconstruction's error is ~1e-15 Å, a real one >= 1e-6 Å
 }
 
 
+def _path_keys(path: str) -> tuple[str, ...]:
+    """The dict keys of a diff path ("oracle.phantoms[0][1]" -> ("oracle", "phantoms"))."""
+    return tuple(k.split("[", 1)[0] for k in path.split(".") if k.split("[", 1)[0])
+
+
 def _is_float_noise(path: str, a: Any, b: Any) -> bool:
+    """Rounding noise of the machine: both values below the field's noise floor, or two floats one resolution
+    step apart (a value within noise of a rounding boundary, rounded to neighbouring steps; viewcert.resolution)."""
+    if not (isinstance(a, int | float) and isinstance(b, int | float)) or isinstance(a, bool) or isinstance(b, bool):
+        return False
     floor = FLOAT_NOISE_FLOORS.get(path)
-    return (floor is not None and isinstance(a, int | float) and isinstance(b, int | float)
-            and not isinstance(a, bool) and not isinstance(b, bool) and abs(a) <= floor and abs(b) <= floor)
+    if floor is not None and abs(a) <= floor and abs(b) <= floor:
+        return True
+    step = resolution_of(_path_keys(path))
+    return step is not None and (isinstance(a, float) or isinstance(b, float)) and abs(a - b) <= step * (1 + 1e-6)
 
 
 def _set_path(item: dict, path: str, value: Any) -> None:
@@ -97,7 +110,8 @@ class VerifyReport:
             n = sum(len(v) for v in self.noise_diffs.values())
             fields = ", ".join(f"{k} <= {v:g}" for k, v in FLOAT_NOISE_FLOORS.items())
             out.append(f"float noise: {n} value(s) in {len(self.noise_diffs)} item(s) differ only below the floor "
-                       f"({fields} Å); compared with the certificate's values kept")
+                       f"({fields} Å) or by one step of their resolution (a value at a rounding boundary); "
+                       "compared with the certificate's values kept")
         if self.ok:
             same = "byte-identical" if self.byte_identical else "identical results"
             out.append(f"verified: {self.n_items} items recomputed, {same}")
@@ -166,8 +180,11 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
 def compare(stored_cert: dict, recomputed: dict, rep: VerifyReport) -> None:
     """Fill ``rep`` with every difference between the stored certificate and the recomputed one (any kind),
     both as their JSON (this is a diff of what is written, key by key): library versions, each section, and
-    item by item."""
+    item by item. A certificate older than its kind's ``resolution`` (9 significant digits, noise included) is
+    compared at the resolution the recomputation states: its values are rounded to it first."""
     rep.recomputed_digest = digest_value(recomputed)
+    if "resolution" not in stored_cert:  # written before /3: both compared at the resolution /3 states
+        stored_cert, recomputed = quantize_tree(stored_cert), quantize_tree(recomputed)
     rep.n_items = len(stored_cert.get("items", []))
     old_lib, new_lib = stored_cert.get("libraries") or {}, recomputed.get("libraries") or {}
     for k in sorted(set(old_lib) | set(new_lib)):

@@ -8,6 +8,11 @@ format change still verifies.
   truth rule of issue 23 (the input cell's label at the stated tolerances, items flagged where the
   standardisation raised the symmetry) and the records that state it.
 
+- ``viewcert-certificate/3``: every float at the resolution the certificate states in ``resolution``
+  (:mod:`viewcert.resolution`, issue 37). A /2 or /1 certificate wrote floats to 9 significant digits, rounding
+  noise included: ``in_format`` drops ``resolution`` and ``verify`` compares the older certificate's values at
+  the resolution /3 states (``certify.verify.compare``), never byte for byte.
+
 One /2 for both: the truth rule landed before the framing policy's format bump, so every /2 certificate
 has its fields. ``items[].reading`` came later, but an item that records it (a file with alternate locations)
 was refused before, so no /2 certificate lacks it where it applies.
@@ -29,14 +34,18 @@ from viewcert.certify import records
 from viewcert.certify.records import (
     INTERACTION_FORMAT,
     INTERACTION_FORMAT_V1,
+    INTERACTION_FORMAT_V2,
     VIEW_FORMAT,
     VIEW_FORMAT_V1,
+    VIEW_FORMAT_V2,
     compute_digest,
 )
 from viewcert.errors import InputError
 
 V1 = VIEW_FORMAT_V1
+V2 = VIEW_FORMAT_V2
 FORMAT = VIEW_FORMAT
+
 #: the crystal/molecule formats ``read_config`` and ``in_format`` take
 FORMATS = records.KINDS["view"].formats
 
@@ -74,6 +83,10 @@ SINCE_V1 = (
     Change("inputs.selection", "drop", "the part of the input an export certified (its questions' ids, the rule, "
                                        "which are shown mirrored); written only by exports, absent from /1"),
 )
+
+#: the field every kind gained in its format after /2 (view, interaction) or version 1 (task): dropped when a
+#: recomputation is written in an older format (its floats stay at the resolution; verify compares at it)
+SINCE_V2 = (Change("resolution", "drop", "every float at a stated resolution, noise written as 0 (issue 37)"),)
 
 #: fields /1 did not have that are kept in a /1 reading: they change the item's score, so verify reports them
 KEPT_IN_V1 = (
@@ -141,9 +154,14 @@ def interaction_in_format(cert: dict, fmt: str) -> dict:
     """A recomputed interaction certificate (the current format) written in format ``fmt``."""
     if fmt == INTERACTION_FORMAT:
         return cert
+    if fmt == INTERACTION_FORMAT_V2:
+        out = {k: v for k, v in cert.items() if k != "resolution"}
+        out["format"] = fmt
+        out["digest"] = dict(out["digest"], value=compute_digest(out))
+        return out
     if fmt != INTERACTION_FORMAT_V1:
         raise InputError(f"unknown interaction certificate format {fmt!r}", field="format")
-    out = {k: v for k, v in cert.items() if k not in ("complexes", "digest")}
+    out = {k: v for k, v in cert.items() if k not in ("complexes", "digest", "resolution")}
     out["format"] = fmt
     out["digest"] = compute_digest(out)
     return out
@@ -156,6 +174,9 @@ def in_format(cert: dict, fmt: str) -> dict:
         return cert
     out = copy.deepcopy(cert)
     out["format"] = fmt
-    _as_v1(out)
+    for ch in SINCE_V2:
+        _drop(out, ch.path.split("."))
+    if fmt == V1:
+        _as_v1(out)
     out["digest"]["value"] = compute_digest(out)
     return out

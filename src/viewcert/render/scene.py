@@ -20,6 +20,7 @@ from viewcert.errors import InputError
 from viewcert.observe.project import drawn_atoms
 from viewcert.render.bonds import half_bonds
 from viewcert.render.palette import AXIS_COLOURS, Style, get_style, jmol_colours
+from viewcert.resolution import quantize_array
 from viewcert.structures import Structure, tiling_translations
 
 ID_BACKGROUND = -1
@@ -176,7 +177,7 @@ def build_scene(
             e = (shifts[:, None, :] + e0[None]).reshape(-1, 3)
             ax = np.tile(ax0, len(shifts))
             # drop repeated edges shared by neighbouring cells (exact: same float sums)
-            key = np.round(np.concatenate([np.minimum(s, e), np.maximum(s, e)], axis=1), 9)
+            key = quantize_array(np.concatenate([np.minimum(s, e), np.maximum(s, e)], axis=1), 9)
             _, first = np.unique(key, axis=0, return_index=True)
             first = np.sort(first)
             s, e, ax = s[first], e[first], ax[first]

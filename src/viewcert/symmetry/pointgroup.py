@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from viewcert.errors import InputError
+from viewcert.resolution import quantize_array
 
 PYMATGEN_EIGEN_TOLERANCE = 0.01  # pymatgen's default (relative, inertia eigenvalues)
 PYMATGEN_MATRIX_TOLERANCE = 0.1  # pymatgen's default (operation matrices)
@@ -369,8 +370,10 @@ def point_group(positions: np.ndarray, labels: np.ndarray, tolerance: float) -> 
         return PointGroup("D∞h" if sym else "C∞v", ops, ctr, tolerance, True, float(off.max()))
     # canonical order (label, radius, coordinates rounded to 1e-6 Å): the same point set gives the same
     # reference atoms and hence the same answer whatever its order, also when τ is borderline
-    r = np.linalg.norm(rel, axis=1).round(6)
-    order = np.lexsort((rel[:, 2].round(6), rel[:, 1].round(6), rel[:, 0].round(6), r, lab))
+    # (snapped before rounding: a tie at 1e-6 Å orders the same on every CPU, viewcert.resolution)
+    r = quantize_array(np.linalg.norm(rel, axis=1), 6)
+    q = quantize_array(rel, 6)
+    order = np.lexsort((q[:, 2], q[:, 1], q[:, 0], r, lab))
     ops, _, worst, dropped = symmetry_operations(pos[order], lab[order], tolerance)
     return PointGroup(classify(ops), tuple(ops), ctr, tolerance, dropped == 0 and _closed(ops), worst)
 
