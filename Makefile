@@ -2,35 +2,70 @@
 PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
-SUM     := $(shell cat pyproject.toml | cksum | cut -d' ' -f1)
-# two stamps on the one .venv: the base package with the main job's kernels warm (`make run`), and every
-# extra the tests, docs and lint need with every kernel warm (`make test`, which upgrades the same venv; its
-# stamp also stands for the base one). A pyproject.toml change invalidates both.
+# the lock files (locks/, docs/install.md): exact versions of every installed distribution, one folder per
+# platform; `make lock` refreshes them from pyproject.toml (a test fails when the two disagree)
+LOCKS   := locks/linux-$(shell uname -m)-py311
+BASE_LOCK := $(LOCKS)/base.txt
+DEV_LOCK  := $(wildcard $(LOCKS)/dev.txt)
+UV_VERSION := 0.13.9
+# torch's CPU build: a local file on these machines (/opt/wheels), else the PyTorch CPU index
+TORCH_SRC := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,--extra-index-url https://download.pytorch.org/whl/cpu --index-strategy unsafe-best-match)
+SUM     := $(shell cat pyproject.toml $(BASE_LOCK) $(DEV_LOCK) | cksum | cut -d' ' -f1)
+# two stamps on the one .venv: the base package from the base lock (`make run`), and every extra the tests,
+# docs and lint need from the dev lock with every kernel warm (`make test`, which installs into the same venv;
+# its stamp also stands for the base one). A change of pyproject.toml or of a lock invalidates both.
 STAMP_RUN  := $(VENV)/.installed-run-$(SUM)
 STAMP      := $(VENV)/.installed-test-$(SUM)
 
-.PHONY: run test bench lint docs clean harness harness-venv harness-vlmevalkit chromium
+.PHONY: run install-run test bench lint docs clean harness harness-venv harness-vlmevalkit chromium lock check-latest
 
-$(STAMP_RUN): pyproject.toml
+# install the lock $(1) into the venv, exactly (--no-deps: the lock is complete; `pip check` confirms it):
+# uv (a fast installer from PyPI) when it installs, else pip
+define install_lock
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e .
-	# compile the kernels the main job calls (by running it once into a temporary folder); the others
-	# compile at their first use, or in `make test`'s warm-up
-	$(BIN)/viewcert warmup --main-job
+	test -x $(BIN)/uv || $(BIN)/python -m pip install --quiet "uv==$(UV_VERSION)" || true
+	if [ -x $(BIN)/uv ]; then \
+	  $(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps $(TORCH_SRC) -r $(1) && \
+	  $(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e . ; \
+	else \
+	  $(BIN)/python -m pip install --quiet --no-deps -r $(1) && $(BIN)/python -m pip install --quiet --no-deps -e . ; \
+	fi
+	$(BIN)/python -m pip check >/dev/null || $(BIN)/python -m pip check
+endef
+
+$(STAMP_RUN): pyproject.toml $(BASE_LOCK)
+	$(call install_lock,$(BASE_LOCK))
 	rm -f $(VENV)/.installed-run-*
 	touch $(STAMP_RUN)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(BASE_LOCK) $(DEV_LOCK)
+ifneq ($(DEV_LOCK),)
+	$(call install_lock,$(DEV_LOCK))
+else
+	@echo "no dev lock for $(LOCKS) (docs/install.md): installing the extras unlocked"
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,molecules,docs]"
+	$(BIN)/python -m pip install --quiet -c $(BASE_LOCK) -e ".[test,molecules,docs]"
+endif
 	# compile every numba kernel once into the cache now, so the tests start warm
 	$(BIN)/viewcert warmup
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP) $(STAMP_RUN)
 
-# the base install is enough for the main job; after `make test` its stamp is already there
+# refresh the lock files from pyproject.toml (needs uv; docs/install.md)
+lock:
+	command -v uv >/dev/null || $(PY) -m pip install --quiet "uv==$(UV_VERSION)"
+	bash locks/refresh.sh
+
+# by hand, now and then: install the newest releases into a scratch venv and report which certificates' bytes
+# change and why (benchmarks/check_latest.py)
+check-latest: $(STAMP_RUN)
+	$(BIN)/python benchmarks/check_latest.py
+
+# the base install alone (benchmarks/first_run.sh times it apart from the job)
+install-run: $(STAMP_RUN)
+
+# the base install is enough for the main job; after `make test` its stamp is already there. Its kernels
+# compile at their first call (cached for later runs): the job itself is the warm-up
 run: $(STAMP_RUN)
 	$(BIN)/viewcert run --out out
 

@@ -123,8 +123,12 @@ def run(
     from viewcert.benchmark.gallery import write_gallery
     from viewcert.certify import CertifyConfig
     from viewcert.certify.run import certify, summary_text
+    from viewcert.cli.warmup import prestage
     from viewcert.explore import write_site
 
+    # a cold numba cache (a fresh install): the oracle's and the renderer's kernels compile side by side first
+    if prestage("main-job", lambda line: echo(line, err=True)):
+        echo("viewcert: first run — compiled the oracle's and the renderer's kernels side by side (cached)", err=True)
     observe("builtin:sample", "render-ceiling-5", "1,1,1", out)
     cert = certify("builtin:prototypes", CertifyConfig(protocol="render-ceiling-5"), out=out, n_workers=workers)
     echo(summary_text(cert), nl=False)

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Refresh the lock files from pyproject.toml (docs/install.md): `make lock`. One folder per platform; `dev.txt`
+# is every extra `make test`, `make bench` and the docs use, `base.txt` the package alone at the same versions,
+# `harness.txt` the `make harness` venv. Each file starts with the SHA-256 of pyproject.toml's dependency tables,
+# which tests/test_lock.py compares with pyproject.toml. torch is the CPU build (a local file on these machines,
+# /opt/wheels; elsewhere the PyTorch CPU index).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+UV=${UV:-uv}
+SUM=$(python3 locks/pyproject_sum.py)
+EXTRAS="--extra test --extra molecules --extra docs --extra learn --extra interactions --extra plip"
+FIND="--find-links /opt/wheels"
+[ -d /opt/wheels ] || FIND="--extra-index-url https://download.pytorch.org/whl/cpu --index-strategy unsafe-best-match"
+# x86_64: every extra (dev.txt) and the package alone at the same versions (base.txt). aarch64: the package
+# alone, at the x86_64 versions (what a certificate records is the same on both); its dev lock waits for a
+# reachable CPU build of torch for aarch64 (PyPI's 2.13.0 there is a CUDA build).
+x86=locks/linux-x86_64-py311
+arm=locks/linux-aarch64-py311
+mkdir -p "$x86" "$arm"
+common=(--python-version 3.11 --no-header --quiet)
+$UV pip compile pyproject.toml $EXTRAS $FIND "${common[@]}" --python-platform x86_64-manylinux_2_28 -o "$x86/dev.txt.new"
+$UV pip compile pyproject.toml -c "$x86/dev.txt.new" $FIND "${common[@]}" --python-platform x86_64-manylinux_2_28 \
+  -o "$x86/base.txt.new"
+$UV pip compile pyproject.toml -c "$x86/dev.txt.new" "${common[@]}" --python-platform aarch64-manylinux_2_28 \
+  -o "$arm/base.txt.new"
+for f in "$x86/dev" "$x86/base" "$arm/base"; do
+  { echo "# viewcert lock ($(basename "$f"), $(basename "$(dirname "$f")")): exact versions, installed with --no-deps."
+    echo "# pyproject-dependencies-sha256: $SUM"
+    echo "# refresh: make lock (locks/refresh.sh)"
+    cat "$f.txt.new"; } > "$f.txt"
+  rm "$f.txt.new"
+done
