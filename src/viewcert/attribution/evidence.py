@@ -1,0 +1,90 @@
+"""The item-level evidence of a ladder, in one value: each item's status (:mod:`.items`), the repeated-sample
+figures (:mod:`.samples`), the model pairs (:mod:`.pairs`) and item quality with an optional ranking-keeping
+subset (:mod:`.quality`). Computed from a built ladder, its canonical table and its diagnostics; the report and
+the CLI only format it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from viewcert import stats as st
+from viewcert.attribution.items import clean_accuracy, item_status, shortcut_evidence, status_counts
+from viewcert.attribution.ladder import Ceiling, Ladder
+from viewcert.attribution.pairs import ladder_vectors, pair_tests
+from viewcert.attribution.quality import fit_2pl, item_quality, propose_subset
+from viewcert.attribution.samples import SCHEME, repeated_samples
+from viewcert.attribution.table import MEASURED_RUNGS, ResultTable
+
+
+@dataclass(frozen=True)
+class ItemEvidence:
+    """Every table of the item-level evidence, and the records of how it was computed."""
+
+    status: pd.DataFrame
+    counts: pd.DataFrame
+    clean: pd.DataFrame
+    samples: pd.DataFrame
+    pairs: pd.DataFrame
+    quality: pd.DataFrame
+    fit: dict
+    settings: dict
+    subset: dict | None = None
+    subset_ids: tuple[str, ...] | None = None
+
+
+def status_ceiling(ladder: Ladder) -> Ceiling | None:
+    """The ceiling the statuses read: the first with per-item outcomes (a certificate, or R1 = 1 or 0)."""
+    return next((c for c in ladder.ceilings if c.per_item is not None), None)
+
+
+def _statuses(ladder: Ladder, table: ResultTable, giveaway: pd.DataFrame | None,
+              shortcut_tests: pd.DataFrame | None) -> pd.DataFrame:
+    c = status_ceiling(ladder)
+    targets = table.frame.groupby("item_id")["target"].first().to_dict()
+    r4 = {m: a.correct_vector for (m, r), a in sorted(ladder.arm_objects.items()) if r == "R4" and a.scored}
+    empty = pd.DataFrame()
+    text, choices = shortcut_evidence(empty if giveaway is None else giveaway,
+                                      empty if shortcut_tests is None else shortcut_tests)
+    return item_status(ladder.universe, targets, None if c is None else c.per_item,
+                       None if c is None else c.reasons, r4, text, choices)
+
+
+def _responses(ladder: Ladder) -> tuple[np.ndarray, list[str]]:
+    """The 0/1 matrix of the scored arms on measured rungs (respondents × items) and the respondents' names."""
+    arms = [(k, a) for k, a in sorted(ladder.arm_objects.items()) if a.scored and k[1] in MEASURED_RUNGS]
+    return np.vstack([a.correct_vector for _, a in arms]).astype(float), [f"{m} @ {r}" for (m, r), _ in arms]
+
+
+def item_evidence(ladder: Ladder, table: ResultTable, *, giveaway: pd.DataFrame | None = None,
+                  shortcut_tests: pd.DataFrame | None = None,
+                  bootstrap: st.BootstrapSettings = st.BootstrapSettings(), subset: int | None = None,
+                  subset_rung: str = "R4") -> ItemEvidence:
+    """The evidence of the module docstring. ``giveaway`` and ``shortcut_tests``: the diagnostics' prompt audit and
+    per-item shortcut tests (``Diagnostics.giveaway``, ``.shortcut_tests``; absent: no item is found answerable
+    without the image, and ``settings`` says so); ``subset``: propose that many items keeping the models' ranking
+    at ``subset_rung``."""
+    status = _statuses(ladder, table, giveaway, shortcut_tests)
+    frame = table.frame[table.frame["item_id"].isin(set(ladder.universe))]
+    samples = repeated_samples(frame, ladder.universe, tie_rule=ladder.settings["tie_rule"], bootstrap=bootstrap)
+    pairs = pair_tests(ladder_vectors(ladder.arm_objects, [r for r in MEASURED_RUNGS]), alpha=bootstrap.alpha)
+    y, names = _responses(ladder)
+    fit = fit_2pl(y, names)
+    c = status_ceiling(ladder)
+    settings = {"status_ceiling": None if c is None else c.label, "samples_interval": SCHEME,
+                "shortcut_evidence": "prompt audit and per-item shortcut tests" if shortcut_tests is not None
+                else "none given: no item tested for answers without the image", "samples_seed": bootstrap.seed,
+                "samples_n_boot": bootstrap.n_boot, "alpha": bootstrap.alpha, "tie_rule": ladder.settings["tie_rule"]}
+    ev = ItemEvidence(status, status_counts(status), clean_accuracy(status, ladder.arm_objects), samples, pairs,
+                      item_quality(ladder.universe, fit, y), fit.record, settings)
+    if subset is None:
+        return ev
+    ranked = {m: a.correct_vector for (m, r), a in sorted(ladder.arm_objects.items()) if r == subset_rung and a.scored}
+    keep, record = propose_subset(ranked, subset, fit, seed=bootstrap.seed)
+    record["rung"] = subset_rung
+    return ItemEvidence(**{**ev.__dict__, "subset": record, "subset_ids": tuple(ladder.universe[i] for i in keep)})
+
+
+__all__ = ["ItemEvidence", "item_evidence", "status_ceiling"]
