@@ -3,7 +3,7 @@
 **Two-parameter logistic fit.** Respondents are the ladder's scored arms on measured rungs (model × rung), items
 the ladder's items, the response whether the arm's vote is right. P(right) = σ(a_j (θ_p − b_j)) with ability θ_p,
 difficulty b_j and discrimination a_j > 0. Fitted by joint maximum a posteriori (``scipy.optimize.minimize``,
-L-BFGS-B, analytic gradient) under the priors θ ~ N(0, 1), b ~ N(0, 2²), log a ~ N(0, 0.5²): the priors keep an
+L-BFGS-B, analytic gradient, ftol 1e-13, gtol 1e-6) under the priors θ ~ N(0, 1), b ~ N(0, 2²), log a ~ N(0, 0.5²): the priors keep an
 item every respondent gets right (or wrong) finite and fix the scale. The fit reports scipy's convergence flag
 and message, iterations and the largest absolute gradient at the optimum.
 
@@ -68,7 +68,7 @@ def fit_2pl(y: np.ndarray, respondents: Sequence[str]) -> IrtFit:
         raise InputError(f"an item-response fit needs at least 2 respondents and 2 items, got {y.shape}", field="irt")
     p_, j_ = y.shape
     res = optimize.minimize(_objective, np.zeros(p_ + 2 * j_), args=(y,), jac=True, method="L-BFGS-B",
-                            options={"maxiter": 5000, "gtol": 1e-6})
+                            options={"maxiter": 5000, "ftol": 1e-13, "gtol": 1e-6})
     _, grad = _objective(res.x, y)
     record = {"fit": FIT, "respondents": p_, "items": j_, "converged": bool(res.success), "message": str(res.message),
               "iterations": int(res.nit), "max_abs_gradient": float(np.abs(grad).max()),
