@@ -342,3 +342,18 @@ def test_cli_ids_unknown_is_one_line_exit_2(tmp_path):
     res = _run(tmp_path, {"a.csv": _arm("A"), "b.csv": _arm("B")}, "--ids", str(tmp_path / "ids.txt"))
     assert res.exit_code == 2
     assert "ids.txt" in res.output + (res.stderr or "") and "'not-an-item'" in res.output + (res.stderr or "")
+
+
+def test_build_benchmark_ids_refusals_before_any_work(tmp_path):
+    """A bad id file, or --ids on a task without it: one line naming the file or the option, exit 2."""
+    from viewcert.cli import app
+
+    (tmp_path / "dup.txt").write_text("mp-1\nmp-1\n")
+    res = CliRunner().invoke(app, ["build-benchmark", "builtin:rocksalt", "--out", str(tmp_path / "b"),
+                                   "--ids", str(tmp_path / "dup.txt")])
+    text = res.output + (res.stderr or "")
+    assert res.exit_code == 2 and "dup.txt" in text and "repeats line 1" in text
+    res = CliRunner().invoke(app, ["build-benchmark", "builtin:rocksalt", "--task", "point-group", "--out",
+                                   str(tmp_path / "c"), "--ids", str(tmp_path / "dup.txt")])
+    text = res.output + (res.stderr or "")
+    assert res.exit_code == 2 and "--ids applies to the crystal tasks" in text

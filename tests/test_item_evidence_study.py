@@ -72,6 +72,17 @@ def test_statuses_add_up_and_undetermined_are_the_oracle_failures(evidence, orac
     assert ev.settings["status_ceiling"] == "R1 = 200/210 (certificate)"
 
 
+def test_hard_items_are_determined_and_wrong_for_every_model(evidence, oracle, released):
+    """hard = the oracle determines it and every model with a scored R4 arm votes wrong (from the files)."""
+    ladder, ev = evidence
+    votes, truth = released
+    models = [m for (m, r), a in ladder.arm_objects.items() if r == "R4" and a.scored]
+    wrong_all = {i for i in truth if all(not votes[(m, "R4")].get(i) or max(votes[(m, "R4")][i],
+                                         key=votes[(m, "R4")][i].get) != truth[i] for m in models)}
+    hard = set(ev.status.loc[ev.status["status"] == "hard", "item_id"])
+    assert hard == {i for i in wrong_all if oracle[i]} == {"mp-1228721", "mp-33615", "mp-570256"}
+
+
 def test_clean_accuracy_of_the_nine_models(evidence, released):
     """Per shared model at R4: items right on the clean items, from the file's own votes (first tie rule)."""
     ladder, ev = evidence

@@ -14,9 +14,10 @@ from viewcert import stats as st
 from viewcert.attribution.items import clean_accuracy, item_status, shortcut_evidence, status_counts
 from viewcert.attribution.ladder import Ceiling, Ladder
 from viewcert.attribution.pairs import ladder_vectors, pair_tests
-from viewcert.attribution.quality import fit_2pl, item_quality, propose_subset
+from viewcert.attribution.quality import FIT, fit_2pl, item_quality, propose_subset
 from viewcert.attribution.samples import SCHEME, repeated_samples
 from viewcert.attribution.table import MEASURED_RUNGS, ResultTable
+from viewcert.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,8 @@ def _statuses(ladder: Ladder, table: ResultTable, giveaway: pd.DataFrame | None,
 def _responses(ladder: Ladder) -> tuple[np.ndarray, list[str]]:
     """The 0/1 matrix of the scored arms on measured rungs (respondents × items) and the respondents' names."""
     arms = [(k, a) for k, a in sorted(ladder.arm_objects.items()) if a.scored and k[1] in MEASURED_RUNGS]
+    if not arms:
+        return np.zeros((0, len(ladder.universe))), []
     return np.vstack([a.correct_vector for _, a in arms]).astype(float), [f"{m} @ {r}" for (m, r), _ in arms]
 
 
@@ -71,16 +74,26 @@ def item_evidence(ladder: Ladder, table: ResultTable, *, giveaway: pd.DataFrame 
     samples = repeated_samples(frame, ladder.universe, tie_rule=ladder.settings["tie_rule"], bootstrap=bootstrap)
     pairs = pair_tests(ladder_vectors(ladder.arm_objects, [r for r in MEASURED_RUNGS]), alpha=bootstrap.alpha)
     y, names = _responses(ladder)
-    fit = fit_2pl(y, names)
+    if y.shape[0] < 2 or y.shape[1] < 2:
+        fit = None
+        record = {"fit": FIT, "respondents": y.shape[0], "items": y.shape[1], "converged": False,
+                  "message": "not fitted: needs at least 2 scored arms and 2 items", "iterations": 0,
+                  "max_abs_gradient": float("nan")}
+        quality = pd.DataFrame(columns=["item_id", "difficulty", "discrimination", "respondents_right", "respondents"])
+    else:
+        fit = fit_2pl(y, names)
+        record, quality = fit.record, item_quality(ladder.universe, fit, y)
     c = status_ceiling(ladder)
     settings = {"status_ceiling": None if c is None else c.label, "samples_interval": SCHEME,
                 "shortcut_evidence": "prompt audit and per-item shortcut tests" if shortcut_tests is not None
                 else "none given: no item tested for answers without the image", "samples_seed": bootstrap.seed,
                 "samples_n_boot": bootstrap.n_boot, "alpha": bootstrap.alpha, "tie_rule": ladder.settings["tie_rule"]}
     ev = ItemEvidence(status, status_counts(status), clean_accuracy(status, ladder.arm_objects), samples, pairs,
-                      item_quality(ladder.universe, fit, y), fit.record, settings)
+                      quality, record, settings)
     if subset is None:
         return ev
+    if fit is None:
+        raise InputError(f"--subset needs an item-response fit: {record['message']}", field="subset")
     ranked = {m: a.correct_vector for (m, r), a in sorted(ladder.arm_objects.items()) if r == subset_rung and a.scored}
     keep, record = propose_subset(ranked, subset, fit, seed=bootstrap.seed)
     record["rung"] = subset_rung

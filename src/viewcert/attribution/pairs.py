@@ -9,6 +9,8 @@ For every pair of models (A before B alphabetically) and every rung both have sc
 - on the **perception term** of the deficit account, per item d_i = R3_i − R4_i ∈ {−1, 0, 1}: the exact sign
   test on the items where A's term differs from B's (the same binomial test; McNemar is its 0/1 case), for the
   models with both R3 and R4 scored;
+- ``a_total``/``b_total``: items right at the rung, or the sum of the term's per-item values (R3 items right less
+  R4 items right); ``difference`` = (a_total − b_total)/n;
 - **Benjamini–Hochberg** over the pairs within each family (one rung, or the term):
   ``scipy.stats.false_discovery_control(p, method="bh")``;
 - **items for 80 % power**: Connor's (1987) approximation for McNemar at two-sided α, from the observed
@@ -30,7 +32,7 @@ from viewcert import stats as st
 
 POWER = 0.8
 PERCEPTION = "perception term (R3 − R4)"
-COLUMNS = ["family", "model_a", "model_b", "n", "a_only", "b_only", "a_right", "b_right", "difference",
+COLUMNS = ["family", "model_a", "model_b", "n", "a_only", "b_only", "a_total", "b_total", "difference",
            "p_value", "p_bh", "items_for_80pct_power"]
 
 
@@ -53,7 +55,7 @@ def _pair_row(family: str, a: str, b: str, va: np.ndarray, vb: np.ndarray, alpha
     p = st.sign_test([1] * a_only + [-1] * b_only).p_value  # the exact binomial on the discordant items
     n = va.size
     return {"family": family, "model_a": a, "model_b": b, "n": n, "a_only": a_only, "b_only": b_only,
-            "a_right": float(va.sum()), "b_right": float(vb.sum()), "difference": (float(va.sum()) - float(vb.sum())) / n,
+            "a_total": float(va.sum()), "b_total": float(vb.sum()), "difference": (float(va.sum()) - float(vb.sum())) / n,
             "p_value": p, "items_for_80pct_power": connor_items(a_only, b_only, n, alpha=alpha)}
 
 

@@ -186,6 +186,8 @@ def build_benchmark_cmd(
     if task not in TRANSFORMATION_TASKS + CRYSTAL_TASKS + MOLECULE_TASKS + INTERACTION_TASKS:
         raise InputError(f"task must be one of {', '.join(CRYSTAL_TASKS + TRANSFORMATION_TASKS + MOLECULE_TASKS + INTERACTION_TASKS)}, "
                          f"got {task!r}", field="task")
+    if ids is not None and task not in CRYSTAL_TASKS:
+        raise InputError(f"--ids applies to the crystal tasks ({', '.join(CRYSTAL_TASKS)}), not {task!r}", field="ids")
     if task in INTERACTION_TASKS:
         _interaction_benchmark(input_spec, check_out(out), task=task, protocol=protocol, seed=seed,
                                per_structure=per_structure, delta=delta, limits=limits,
@@ -205,15 +207,14 @@ def build_benchmark_cmd(
                                                          delta=delta, constraints=tuple(constraints.split(","))),
                         seed=seed, limit=limit, limits=limits)
         return
-    if ids is not None and task not in CRYSTAL_TASKS:
-        raise InputError(f"--ids applies to the crystal tasks ({', '.join(CRYSTAL_TASKS)}), not {task!r}", field="ids")
     limits.check_protocol_name(protocol)
     settings = ExportSettings(protocol=protocol, task=task, style=style, tiling=parse_tiling(tiling), size=size,
                               truth=truth, buffers=buffers, tau=delta, constraints=tuple(constraints.split(",")))
     limits.check_tiling(settings.tiling)
     limits.check_pixels(size * settings.supersample, size * settings.supersample)
+    chosen = None if ids is None else list(read_ids(ids))  # a bad id file: one line, before any work
     done = build_benchmark(input_spec, check_out(out), settings=settings, subset=subset, limit=limit or None,
-                           ids=None if ids is None else list(read_ids(ids)),
+                           ids=chosen,
                            certify=certify, delta=delta, n_workers=workers, limits=limits)
     echo(f"{done.n_questions} questions in {out} ({len(done.errors)} skipped, "
          f"{len(done.label_mismatches)} label mismatches)")
