@@ -708,9 +708,9 @@ def _evidence_section(page: _Page, ev: ItemEvidence) -> None:
         page.md += [f"\n### Model pairs: {markdown_text(family)} (pairs.csv: counts, p, items for 80 % power)\n",
                     _md_table(m, PAIR_UNIT)]
         page.body += [f"<h3>Model pairs: {html_text(family)}</h3>", _html_table(m, PAIR_UNIT)]
-    hard = ev.quality.sort_values("discrimination", ascending=False, kind="stable").head(SHOWN_IDS)
+    top = ev.quality.sort_values("discrimination", ascending=False, kind="stable").head(SHOWN_IDS)
     page.body += ["<h3>Most discriminating items (item_quality.csv has every item)</h3>",
-                  _html_table(hard, QUALITY_UNIT)]
+                  _html_table(top, QUALITY_UNIT)]
     page.prov["items"] = {"settings": ev.settings, "fit": ev.fit, "subset": ev.subset}
 
 

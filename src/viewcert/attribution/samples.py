@@ -6,7 +6,8 @@ answer), c_i = the item's samples whose parsed answer equals the target (a sampl
 - **expected accuracy**: mean over items of c_i / K (the accuracy of one sample drawn at random; pass@1);
 - **majority-vote accuracy**: the share of items whose vote over the ``ok`` samples, in sample order, is right,
   with the ladder's tie rule (``first``: the tied answer met first; ``alphabetical``: the alphabetically first;
-  ``none``: a tie is no answer, hence wrong). It equals the ladder's count for the arm;
+  ``none``: a tie is no answer, hence wrong). It equals the ladder's count for the arm under ``scoring="vote"``
+  (every figure here reads the parsed answers, never a harness's own scores);
 - **pass@k** (k = 2..K): mean over items of the unbiased estimator 1 − C(K − c_i, k) / C(K, k) (Chen et al. 2021):
   the chance that at least one of k samples drawn without replacement from the item's K is right;
 - **pass^k** (k = 2..K): mean over items of C(c_i, k) / C(K, k): the chance that all k drawn without
