@@ -357,3 +357,31 @@ def test_build_benchmark_ids_refusals_before_any_work(tmp_path):
                                    str(tmp_path / "c"), "--ids", str(tmp_path / "dup.txt")])
     text = res.output + (res.stderr or "")
     assert res.exit_code == 2 and "--ids applies to the crystal tasks" in text
+
+
+def test_certificate_reasons_reach_the_status(tmp_path):
+    """A hand-written certificate's ``reasons`` and a viewcert certificate's ``items[].reasons`` (read here with a
+    stale digest, since the test edits one item) are carried per item into the ceiling and the status."""
+    import json as _json
+
+    from viewcert.attribution.ladder import ceiling_from_certificate
+
+    hand = tmp_path / "hand.json"
+    hand.write_text(_json.dumps({"items": [{"id": "a", "correct": True}, {"id": "b", "correct": False,
+                                                                          "reasons": ["phantoms", "missing_atoms"]},
+                                           {"id": "c", "correct": False, "reason": "label_mismatch"}]}))
+    c = ceiling_from_certificate(hand, ["a", "b", "c"])
+    assert c.reasons == ("", "phantoms, missing_atoms", "label_mismatch")
+    out = it.item_status(["a", "b", "c"], dict.fromkeys("abc", "x"), c.per_item, c.reasons,
+                         {"A": np.array([True, True, True])}, {}, {})
+    assert list(out["status"]) == [it.CLEAN, it.UNDETERMINED, it.LABEL]
+    assert out.loc[1, "reason"] == "certificate: phantoms, missing_atoms"
+    real = _json.loads((Path(__file__).parent / "data" / "certificates" / "v1" / "crystals.json").read_text())
+    real["items"][1]["correct"], real["items"][1]["reasons"] = False, ["symmetry_changed"]
+    real["summary"]["correct"] -= 1
+    p = tmp_path / "edited.json"
+    p.write_text(_json.dumps(real))
+    ids = [i["id"] for i in real["items"]]
+    c = ceiling_from_certificate(p, ids, allow_stale=True)
+    assert c.reasons[1] == "symmetry_changed" and not c.per_item[1] and all(r == "" for i, r in enumerate(c.reasons)
+                                                                            if i != 1)
