@@ -385,3 +385,26 @@ def test_certificate_reasons_reach_the_status(tmp_path):
     c = ceiling_from_certificate(p, ids, allow_stale=True)
     assert c.reasons[1] == "symmetry_changed" and not c.per_item[1] and all(r == "" for i, r in enumerate(c.reasons)
                                                                             if i != 1)
+
+
+class _FreeArm:
+    def __init__(self, v, answers, scored=True):
+        self.correct_vector, self.answers, self.scored = np.asarray(v, bool), tuple(answers), scored
+
+
+def test_shortcut_term_pairs_by_hand():
+    """Shortcut term R4_i (free_i − text_i), text reader right on item 0 only. A: R4 1101, no-image 1011 →
+    0, 0, 0, 1. B: R4 1011, no-image without a single answer, so its choices-only arm 0011 → −1, 0, 1, 1.
+    A above B on item 0, B above A on item 2: 1:1."""
+    from viewcert.attribution.pairs import SHORTCUT, ladder_vectors, shortcut_vectors
+
+    arms = {("A", "R4"): _FreeArm([1, 1, 0, 1], "xxxx"), ("A", "no-image"): _FreeArm([1, 0, 1, 1], "xxxx"),
+            ("B", "R4"): _FreeArm([1, 0, 1, 1], "xxxx"), ("B", "no-image"): _FreeArm([0, 0, 0, 0], [None] * 4),
+            ("B", "choices-only"): _FreeArm([0, 0, 1, 1], "xxxx")}
+    text = np.array([True, False, False, False])
+    v = shortcut_vectors(arms, text)
+    assert v["A"].tolist() == [0, 0, 0, 1] and v["B"].tolist() == [-1, 0, 1, 1]
+    fam = ladder_vectors(arms, ("R4",), text)
+    assert set(fam) == {"R4", SHORTCUT}
+    r = pair_tests(fam).set_index("family").loc[SHORTCUT]
+    assert (r["a_only"], r["b_only"], r["p_value"]) == (1, 1, 1.0)

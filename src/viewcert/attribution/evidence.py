@@ -62,17 +62,18 @@ def _responses(ladder: Ladder) -> tuple[np.ndarray, list[str]]:
 
 
 def item_evidence(ladder: Ladder, table: ResultTable, *, giveaway: pd.DataFrame | None = None,
-                  shortcut_tests: pd.DataFrame | None = None,
+                  shortcut_tests: pd.DataFrame | None = None, text_items: np.ndarray | None = None,
                   bootstrap: st.BootstrapSettings = st.BootstrapSettings(), subset: int | None = None,
                   subset_rung: str = "R4") -> ItemEvidence:
     """The evidence of the module docstring. ``giveaway`` and ``shortcut_tests``: the diagnostics' prompt audit and
     per-item shortcut tests (``Diagnostics.giveaway``, ``.shortcut_tests``; absent: no item is found answerable
-    without the image, and ``settings`` says so); ``subset``: propose that many items keeping the models' ranking
+    without the image, and ``settings`` says so); ``text_items``: the text-only reader's per-item correctness
+    (``Diagnostics.text_items``; absent: the shortcut term's pairs are not tested); ``subset``: propose that many items keeping the models' ranking
     at ``subset_rung``."""
     status = _statuses(ladder, table, giveaway, shortcut_tests)
     frame = table.frame[table.frame["item_id"].isin(set(ladder.universe))]
     samples = repeated_samples(frame, ladder.universe, tie_rule=ladder.settings["tie_rule"], bootstrap=bootstrap)
-    pairs = pair_tests(ladder_vectors(ladder.arm_objects, [r for r in MEASURED_RUNGS]), alpha=bootstrap.alpha)
+    pairs = pair_tests(ladder_vectors(ladder.arm_objects, MEASURED_RUNGS, text_items), alpha=bootstrap.alpha)
     y, names = _responses(ladder)
     if y.shape[0] < 2 or y.shape[1] < 2:
         fit = None

@@ -11,6 +11,10 @@ For every pair of models (A before B alphabetically) and every rung both have sc
   models with both R3 and R4 scored;
 - ``a_total``/``b_total``: items right at the rung, or the sum of the term's per-item values (R3 items right less
   R4 items right); ``difference`` = (a_total − b_total)/n;
+- on the **shortcut term**, per item R4_i (free_i − text_i) (the account's 0/1 form: R4's credit the model's
+  image-free arm also earns, less what the text-only reader earns), when the text-only reader's per-item
+  correctness is known, for the models with a scored R4 arm and an image-free arm with an answer
+  (``no-image`` first, as the account); the format term needs each response's compliance and is not tested here;
 - **Benjamini–Hochberg** over the pairs within each family (one rung, or the term):
   ``scipy.stats.false_discovery_control(p, method="bh")``;
 - **items for 80 % power**: Connor's (1987) approximation for McNemar at two-sided α, from the observed
@@ -29,9 +33,11 @@ import pandas as pd
 from scipy import stats as sps
 
 from viewcert import stats as st
+from viewcert.attribution.account import FREE_ORDER
 
 POWER = 0.8
 PERCEPTION = "perception term (R3 − R4)"
+SHORTCUT = "shortcut term R4 (free − text)"
 COLUMNS = ["family", "model_a", "model_b", "n", "a_only", "b_only", "a_total", "b_total", "difference",
            "p_value", "p_bh", "items_for_80pct_power"]
 
@@ -74,9 +80,25 @@ def pair_tests(vectors: Mapping[str, Mapping[str, np.ndarray]], *, alpha: float 
     return pd.DataFrame(rows).reindex(columns=COLUMNS)
 
 
-def ladder_vectors(arms: Mapping[tuple[str, str], object], rungs: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
+def shortcut_vectors(arms: Mapping[tuple[str, str], object], text_items: np.ndarray) -> dict[str, np.ndarray]:
+    """Per model with a scored R4 arm and an image-free arm with an answer: R4_i (free_i − text_i)."""
+    out = {}
+    text = np.asarray(text_items, float)
+    for (m, r), a in sorted(arms.items()):
+        if r != "R4" or not a.scored:
+            continue
+        free = next((arms[(m, f)] for f in FREE_ORDER if (m, f) in arms
+                     and any(x is not None for x in arms[(m, f)].answers)), None)
+        if free is not None:
+            out[m] = a.correct_vector.astype(float) * (free.correct_vector.astype(float) - text)
+    return out
+
+
+def ladder_vectors(arms: Mapping[tuple[str, str], object], rungs: Sequence[str],
+                   text_items: np.ndarray | None = None) -> dict[str, dict[str, np.ndarray]]:
     """The families of :func:`pair_tests` from the ladder's arms (``Ladder.arm_objects``): each rung's scored
-    arms' correctness, and the perception term R3_i − R4_i of the models with both scored."""
+    arms' correctness, the perception term R3_i − R4_i of the models with both scored, and, given the text-only
+    reader's per-item correctness, the shortcut term (module docstring)."""
     out: dict[str, dict[str, np.ndarray]] = {}
     for rung in rungs:
         got = {m: a.correct_vector.astype(float) for (m, r), a in sorted(arms.items()) if r == rung and a.scored}
@@ -89,6 +111,9 @@ def ladder_vectors(arms: Mapping[tuple[str, str], object], rungs: Sequence[str])
             term[m] = a3.correct_vector.astype(float) - a.correct_vector.astype(float)
     if len(term) >= 2:
         out[PERCEPTION] = term
+    short = {} if text_items is None else shortcut_vectors(arms, text_items)
+    if len(short) >= 2:
+        out[SHORTCUT] = short
     return out
 
 
@@ -107,4 +132,5 @@ def pair_matrix(tests: pd.DataFrame, family: str) -> pd.DataFrame:
     return pd.DataFrame([{"model": m, **cells[m]} for m in models], columns=["model", *models])
 
 
-__all__ = ["COLUMNS", "PERCEPTION", "connor_items", "ladder_vectors", "pair_matrix", "pair_tests"]
+__all__ = ["COLUMNS", "PERCEPTION", "SHORTCUT", "connor_items", "ladder_vectors", "pair_matrix", "pair_tests",
+           "shortcut_vectors"]

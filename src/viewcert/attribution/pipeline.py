@@ -198,7 +198,7 @@ def study_report(study_dir: str | Path, out_dir: str | Path, *,
                                        bootstrap=bootstrap)
     diag = study_diagnostics(study_dir, ladder, table, bootstrap=bootstrap)
     evidence = item_evidence(ladder, table, giveaway=diag.giveaway, shortcut_tests=diag.shortcut_tests,
-                             bootstrap=bootstrap)
+                             text_items=diag.text_items, bootstrap=bootstrap)
     report = write_report(out_dir, ladder=ladder, table=table, extraction=audit, extraction_inputs=ext_inputs,
                           diagnostics=diag, evidence=evidence,
                           title="render-ceiling study: attribution ladder and fabrication audit",

@@ -651,6 +651,9 @@ SAMPLES_UNIT = ("shares of the items (0–1), point [95 % two-level bootstrap in
 PAIR_UNIT = ("each cell: items right only for the row's model : only for the column's model, Benjamini–Hochberg "
              "adjusted exact McNemar p within the family (* below 0.05)")
 QUALITY_UNIT = "difficulty b on the ability scale (logits); discrimination a (per logit); respondents = scored arms"
+QUALITY_HEADERS = {"item_id": "item", "difficulty": "difficulty b (logits)", "discrimination": "discrimination a",
+                   "respondents_right": "respondents right", "respondents": "respondents"}
+COUNT_HEADERS = {"status": "status", "items": "items", "share": "share of the items (0–1)"}
 
 
 def _samples_table(samples: pd.DataFrame) -> pd.DataFrame:
@@ -694,13 +697,14 @@ def _evidence_section(page: _Page, ev: ItemEvidence) -> None:
         page.csv(name, df)
     lines = _evidence_lines(ev)
     clean = _human(ev.clean, CLEAN_HEADERS)
+    counts = _human(ev.counts, COUNT_HEADERS)
     samples = _samples_table(ev.samples)
     page.md += ["\n## Items\n", "\n".join(f"- {markdown_text(x)}" for x in lines) + "\n",
-                "\n### Status of each item (item_status.csv)\n", _md_table(ev.counts, STATUS_UNIT),
+                "\n### Status of each item (item_status.csv)\n", _md_table(counts, STATUS_UNIT),
                 "\n### Accuracy on the clean items\n", _md_table(clean, "items; accuracies as fractions (0–1)"),
                 "\n### Repeated samples\n", _md_table(samples, SAMPLES_UNIT)]
     page.body += ["<h2>Items</h2>", "<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in lines) + "</ul>",
-                  _html_table(ev.counts, STATUS_UNIT), "<h3>Accuracy on the clean items</h3>",
+                  _html_table(counts, STATUS_UNIT), "<h3>Accuracy on the clean items</h3>",
                   _html_table(clean, "items; accuracies as fractions (0–1)"),
                   "<h3>Repeated samples</h3>", _html_table(samples, SAMPLES_UNIT)]
     for family in dict.fromkeys(ev.pairs["family"]):
@@ -710,7 +714,7 @@ def _evidence_section(page: _Page, ev: ItemEvidence) -> None:
         page.body += [f"<h3>Model pairs: {html_text(family)}</h3>", _html_table(m, PAIR_UNIT)]
     top = ev.quality.sort_values("discrimination", ascending=False, kind="stable").head(SHOWN_IDS)
     page.body += ["<h3>Most discriminating items (item_quality.csv has every item)</h3>",
-                  _html_table(top, QUALITY_UNIT)]
+                  _html_table(_human(top, QUALITY_HEADERS), QUALITY_UNIT)]
     page.prov["items"] = {"settings": ev.settings, "fit": ev.fit, "subset": ev.subset}
 
 

@@ -71,7 +71,7 @@ def ladder(
         diag = (study_diagnostics(study_dir, lad, table, bootstrap=boot) if study_dir is not None
                 else ladder_diagnostics(lad, table, m, bootstrap=boot))
         evidence = item_evidence(lad, table, giveaway=diag.giveaway, shortcut_tests=diag.shortcut_tests,
-                                 bootstrap=boot, subset=subset)
+                                 text_items=diag.text_items, bootstrap=boot, subset=subset)
         report = write_report(out, ladder=lad, table=table, diagnostics=diag, evidence=evidence,
                               title=f"viewcert ladder: {m.name or m.source}",
                               extra_provenance={"manifest": m.to_dict(), **_task_records(lad)})
