@@ -408,3 +408,11 @@ def test_shortcut_term_pairs_by_hand():
     assert set(fam) == {"R4", SHORTCUT}
     r = pair_tests(fam).set_index("family").loc[SHORTCUT]
     assert (r["a_only"], r["b_only"], r["p_value"]) == (1, 1, 1.0)
+
+
+def test_cli_subset_out_of_range_is_one_line_exit_2(tmp_path):
+    res = _run(tmp_path, {"a.csv": _arm("A"), "b.csv": _arm("B", right=3), "c.csv": _arm("C", right=9)},
+               "--subset", "12")
+    text = (res.stderr or "") + res.output
+    assert res.exit_code == 2 and "--subset must be between 1 and 11 (the items), got 12" in text
+    assert not (tmp_path / "out" / "subset_ids.txt").exists()
