@@ -310,29 +310,35 @@ def test_cli_duplicated_sample_is_one_line_exit_2(tmp_path):
 
 
 def test_cli_k_varying_and_one_model_items_are_documented_results(tmp_path):
-    """K varies in a.csv (item03 has 2 samples): its repeated-sample row says so, naming the file; items
-    answered by model A only (B has items 0–5): B's missing items count as wrong (ladder) and as K unanswered
-    samples (repeated samples), and the coverage lists them; B's arm is unscored (half its items missing), so the
-    ranking the subset keeps is A's, C's and D's."""
+    """K varies in a.csv (item03 has 2 samples): its repeated-sample row says so, naming the file. item12 is
+    answered by model D only, and B answers items 0–5 only: a model's missing items count as wrong (ladder) and
+    as K unanswered samples (repeated samples), and the coverage lists them; B's arm is unscored (more than half
+    its items missing) while A and C, 1 of 13 missing, are scored under --threshold 0.1, so the ranking the subset
+    keeps is A's, C's and D's."""
     res = _run(tmp_path, {"a.csv": _arm("A", drop_sample=(3, 1)), "b.csv": _arm("B", only=range(6)),
-                          "c.csv": _arm("C", right=3), "d.csv": _arm("D", right=9)}, "--subset", "6")
+                          "c.csv": _arm("C", right=3), "d.csv": _arm("D", n=13, right=9)}, "--subset", "6",
+               "--threshold", "0.1")
     assert res.exit_code == 0, res.output
     out = tmp_path / "out"
     samples = pd.read_csv(out / "repeated_samples.csv")
     a = samples[samples["model"] == "A"]
     assert len(a) == 1 and "K varies per item in" in a.iloc[0]["status"] and "a.csv" in a.iloc[0]["status"]
     b = samples[samples["model"] == "B"].set_index("metric")
-    assert b.loc["expected accuracy", "point"] == pytest.approx(6 / 12, abs=1e-12)
-    assert "6 missing item(s)" in b.loc["expected accuracy", "status"]
+    assert b.loc["expected accuracy", "point"] == pytest.approx(6 / 13, abs=1e-12)  # 18 right of 13 × 3 samples
+    assert "7 missing item(s)" in b.loc["expected accuracy", "status"]
+    c = samples[samples["model"] == "C"].set_index("metric")
+    assert c.loc["expected accuracy", "point"] == pytest.approx(3 / 13, abs=1e-12)
+    assert "1 missing item(s)" in c.loc["expected accuracy", "status"]
     cov = pd.read_csv(out / "coverage.csv").set_index("model")
-    assert cov.loc["B", "missing"] == 6
+    assert (cov.loc["A", "missing"], cov.loc["B", "missing"], cov.loc["C", "missing"], cov.loc["D", "missing"]) \
+        == (1, 7, 1, 0)
     status = pd.read_csv(out / "item_status.csv")
-    assert len(status) == 12 and status["status"].isin(it.STATUSES).all()
+    assert len(status) == 13 and status["status"].isin(it.STATUSES).all()
     ids = read_ids(out / "subset_ids.txt")
     assert len(ids) == 6 and "subset of 6 items" in res.output
     res2 = CliRunner().invoke(__import__("viewcert.cli", fromlist=["app"]).app,
                               ["ladder", "--manifest", str(tmp_path / "m.toml"), "--out", str(tmp_path / "o2"),
-                               "--n-boot", "100", "--ids", str(out / "subset_ids.txt")])
+                               "--n-boot", "100", "--threshold", "0.1", "--ids", str(out / "subset_ids.txt")])
     assert res2.exit_code == 0, res2.output
     assert sorted(pd.read_csv(tmp_path / "o2" / "item_status.csv")["item_id"]) == sorted(ids)
 
