@@ -175,3 +175,22 @@ def test_irt_fit_converges(evidence):
     _, ev = evidence
     assert ev.fit["converged"] and ev.fit["max_abs_gradient"] < 1e-3
     assert len(ev.quality) == 210 and (ev.quality["discrimination"] > 0).all()
+
+
+def test_the_figures_docs_adherence_quotes(evidence):
+    """docs/adherence.md, 'Measured on the render-ceiling study': gemini-3.6-flash at R4 and its pair with grok-4.5,
+    Connor's n recomputed here from the discordant counts."""
+    _, ev = evidence
+    s = ev.samples[(ev.samples["model"] == "google/gemini-3.6-flash") & (ev.samples["rung"] == "R4")]
+    got = {(r["metric"], r["k"]): round(r["point"], 4) for _, r in s.iterrows()}
+    assert got[("expected accuracy", 1)] == 0.7127 and got[("majority-vote accuracy", 3)] == 0.7333
+    assert got[("pass@k", 3)] == 0.8238 and got[("pass^k", 3)] == 0.5857 and got[("consistency", 3)] == 0.7429
+    p = ev.pairs.set_index(["family", "model_a", "model_b"])
+    r = p.loc[("R4", "google/gemini-3.6-flash", "x-ai/grok-4.5")]
+    assert (r["a_only"], r["b_only"]) == (54, 29) and round(r["p_value"], 4) == 0.0080
+    p10, p01 = 54 / 210, 29 / 210
+    n = ((sps.norm.ppf(0.975) * math.sqrt(p10 + p01) + sps.norm.ppf(0.8) * math.sqrt(p10 + p01 - (p10 - p01) ** 2))
+         / (p10 - p01)) ** 2
+    assert r["items_for_80pct_power"] == math.ceil(n) == 217
+    t = p.loc[("perception term (R3 − R4)", "google/gemini-3.6-flash", "x-ai/grok-4.5")]
+    assert (t["a_only"], t["b_only"]) == (29, 59) and round(t["p_value"], 4) == 0.0018
