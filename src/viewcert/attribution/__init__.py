@@ -11,6 +11,13 @@ audit the atoms a model claims to see. Reads result files and certificates; neve
 - ``ladder``      rungs (chance, no-image, R4, R3, R2, vision-only, R1), unscored arms, exact shares,
                   ceilings from numbers or certificates
 - ``extraction``  the fabrication audit (one-to-one periodic matching, species-aware/blind, null)
+- ``items``       one status per item (not determined, label disagrees, answerable without the image, hard,
+                  clean) and the accuracy on the clean items
+- ``samples``     repeated samples: expected and majority accuracy, pass@k, pass^k, consistency, two-level
+                  bootstrap
+- ``pairs``       model pairs: exact McNemar per rung and on the perception term, Benjamini–Hochberg, Connor's n
+- ``quality``     item difficulty and discrimination (2PL fit), a subset keeping the models' ranking
+- ``evidence``    the four above as one value for the report
 - ``plots``       PNG figures (the only matplotlib user here); ``report`` HTML/Markdown/CSV/provenance
 - ``pipeline``    end-to-end entry points used by ``viewcert ladder`` / ``viewcert audit-extraction``
 """

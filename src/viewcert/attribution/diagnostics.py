@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from viewcert import stats as st
@@ -69,6 +70,8 @@ class Diagnostics:
     account: pd.DataFrame | None = None
     #: one row per (response, requirement): met and why not (``adherence_responses.csv``)
     checks: pd.DataFrame | None = None
+    #: the text-only reader's per-item correctness over the ladder's items (None: no informative text ceiling)
+    text_items: np.ndarray | None = None
 
 
 def read_prompts(path: str | Path, universe: Sequence[str], *, field_name: str = "question",
@@ -177,4 +180,4 @@ def diagnose(ladder: Ladder, table: ResultTable, *, prompts: Prompts | None = No
                        vision_centric(tests, universe, alpha=bootstrap.alpha), settings,
                        deficit_account(ladder, responses, targets_map, text_items=text_items, text_why=text_why,
                                        scale=ladder.item_scale),
-                       constraint_checks(responses))
+                       constraint_checks(responses), text_items)

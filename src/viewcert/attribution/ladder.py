@@ -60,6 +60,8 @@ class Ceiling:
     delta: float | None = None
     tau: float | None = None
     digest: str | None = None
+    #: per item (aligned like ``per_item``) the certificate's reasons, comma-joined ('' when correct); None: not given
+    reasons: tuple[str, ...] | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -181,6 +183,18 @@ def _outcomes(items: Any, src: str, id_map: Mapping[str, str]) -> dict[str, bool
     return outcomes
 
 
+def _reasons(items: Any, id_map: Mapping[str, str]) -> dict[str, str]:
+    """{item id: its reasons comma-joined} of a certificate's ``items`` list (``reasons``, a list, or ``reason``,
+    a text); items without either are left out."""
+    out: dict[str, str] = {}
+    for e in items if isinstance(items, list) else ():
+        iid = next((e[k] for k in _ID_KEYS if k in e), None) if isinstance(e, dict) else None
+        why = e.get("reasons", e.get("reason")) if isinstance(e, dict) else None
+        if iid is not None and why is not None:
+            out[str(id_map.get(str(iid), iid))] = (", ".join(map(str, why)) if isinstance(why, list) else str(why))
+    return out
+
+
 @dataclass(frozen=True)
 class R1Counts:
     """What a crystal/molecule certificate gives R1: the headline counts, the items they count (id and outcome),
@@ -201,7 +215,8 @@ class R1Counts:
         s = cert.summary
         kinds = s.kinds if isinstance(s.kinds, Mapping) else {}
         mixed = bool(kinds.get("crystals") and kinds.get("molecules"))
-        items = [{"id": it.id, "correct": bool(it.correct)} for it in cert.items
+        items = [{"id": it.id, "correct": bool(it.correct),
+                  "reasons": list(it.reasons) if isinstance(it.reasons, list) else []} for it in cert.items
                  if not (mixed and it.periodic is False)]
         tol = cert.tolerances if isinstance(cert.tolerances, Mapping) else {}
         return cls(s.correct, s.n, items, tol.get("delta"), tol.get("tau"))
@@ -308,17 +323,19 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
     correct, n = int(correct), int(n)
     if n <= 0 or not 0 <= correct <= n:
         raise InputError(f"R1 counts {correct}/{n} are not valid", source=src, field="ceiling")
-    per_item = None
+    per_item = reasons = None
     if outcomes and universe is not None:
         _check_covered(universe, outcomes, src)
         per_item = np.array([outcomes[u] for u in universe], dtype=bool)
+        why = _reasons(counts.items, id_map or {})
+        reasons = tuple("" if outcomes[u] else why.get(u, "") for u in universe)
         if per_item.size != n:
             correct, n = int(per_item.sum()), int(per_item.size)
     digest = None if cert is None else cert.digest_value
     return Ceiling(Fraction(correct, n), f"R1 = {correct}/{n} (certificate)",
                    f"certificate {src} sha256:{got.sha256} ({got.note})", correct, n, per_item,
                    None if counts.delta is None else float(counts.delta),
-                   None if counts.tau is None else float(counts.tau), digest)
+                   None if counts.tau is None else float(counts.tau), digest, reasons)
 
 
 # ---------------------------------------------------------------------- arms

@@ -9,6 +9,7 @@ from pathlib import Path
 from viewcert import stats as st
 from viewcert.attribution.adherence import read_item_constraints
 from viewcert.attribution.diagnostics import Diagnostics, diagnose, read_prompts
+from viewcert.attribution.evidence import item_evidence
 from viewcert.attribution.extraction import (
     DEFAULT_NULL_DRAWS,
     DEFAULT_TOLERANCES,
@@ -37,6 +38,7 @@ from viewcert.attribution.table import (
     ResultTable,
     load_manifest,
     manifest_from_study_dir,
+    restrict_items,
     sha256_file,
 )
 from viewcert.attribution.task_scores import (
@@ -47,6 +49,7 @@ from viewcert.attribution.task_scores import (
     misi_scores,
 )
 from viewcert.errors import InputError
+from viewcert.io.idlist import read_ids
 
 #: the study's two ceilings (docs/reference.md): R1 = 210/210 at δ = τ = 0.01 Å (five views), and 200/210 for the
 #: released first-pair oracle at δ = 0.15 Å
@@ -65,11 +68,13 @@ def run_ladder(
     scoring: str = "vote",
     bootstrap: st.BootstrapSettings = st.BootstrapSettings(),
     allow_stale_certificate: bool = False,
+    ids: str | Path | None = None,
 ) -> tuple[Ladder, ResultTable, Manifest]:
     """Read the inputs, resolve the ceilings (certificate, numbers, or the manifest's own; the study
     folder defaults to R1 = 1 and 200/210) and build the ladder. A viewcert certificate whose digest does not
     match its content is refused (``records.StaleCertificate``) unless ``allow_stale_certificate`` (then the
-    ceiling's source says DIGEST MISMATCH)."""
+    ceiling's source says DIGEST MISMATCH). ``ids``: an id file (one id per line, ``io.idlist``): only its items,
+    each of which must be among the results' items; an R1 given as a number is kept as given."""
     if (manifest is None) == (study_dir is None):
         raise InputError("give exactly one of a manifest or a study folder", field="manifest")
     if study_dir is not None:
@@ -81,6 +86,8 @@ def run_ladder(
     shipped = manifest_benchmark(m)
     parser = task_parser(m.task, shipped)
     table, coverage = read_manifest(m, parser=parser, shipped=shipped)
+    if ids is not None:
+        table, coverage = restrict_items(table, coverage, read_ids(ids), source=str(ids))
     ceilings: list[Ceiling] = []
     cert = certificate if certificate is not None else (m.certificate if not r1 else None)
     if cert is None and not r1 and shipped is not None:
@@ -189,8 +196,11 @@ def study_report(study_dir: str | Path, out_dir: str | Path, *,
     p = study_paths(study_dir)
     audit, ext_inputs = run_extraction(emitted=p["emitted"], structures=p["structures"], sidecar=p["sidecar"],
                                        bootstrap=bootstrap)
+    diag = study_diagnostics(study_dir, ladder, table, bootstrap=bootstrap)
+    evidence = item_evidence(ladder, table, giveaway=diag.giveaway, shortcut_tests=diag.shortcut_tests,
+                             text_items=diag.text_items, bootstrap=bootstrap)
     report = write_report(out_dir, ladder=ladder, table=table, extraction=audit, extraction_inputs=ext_inputs,
-                          diagnostics=study_diagnostics(study_dir, ladder, table, bootstrap=bootstrap),
+                          diagnostics=diag, evidence=evidence,
                           title="render-ceiling study: attribution ladder and fabrication audit",
                           extra_provenance={"manifest": manifest.to_dict()})
     return report, ladder, audit

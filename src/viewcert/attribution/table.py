@@ -35,7 +35,7 @@ Relative paths are resolved against the manifest's folder.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -594,3 +594,20 @@ def check_consistency(table: ResultTable, universe: Mapping[str, str | None] | N
             }
         )
     return Coverage(uni, pd.DataFrame(rows))
+
+
+def restrict_items(table: ResultTable, coverage: Coverage, ids: Sequence[str], *,
+                   source: str = "id file") -> tuple[ResultTable, Coverage]:
+    """The table and coverage over ``ids`` only (in the universe's order); an id outside the results' items is
+    refused, naming ``source`` and the first such ids."""
+    known = set(coverage.universe)
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        shown = ", ".join(repr(x[:80]) for x in unknown[:5]) + (", …" if len(unknown) > 5 else "")
+        raise InputError(f"{len(unknown)} id(s) are not among the {len(known)} items of the results: {shown}",
+                         source=source, field="id")
+    wanted = set(ids)
+    frame = table.frame[table.frame["item_id"].isin(wanted)].reset_index(drop=True)
+    kept = ResultTable(frame, list(table.warnings), list(table.inputs))
+    targets = frame.groupby("item_id")["target"].first().to_dict()
+    return kept, check_consistency(kept, {u: targets.get(u) for u in coverage.universe if u in wanted})

@@ -41,14 +41,20 @@ def ladder(
     allow_stale_certificate: bool = typer.Option(False, "--allow-stale-certificate",
                                                  help="read a certificate whose digest does not match its content "
                                                       "(refused by default: exit 2), with a loud warning"),
+    ids: Path | None = typer.Option(None, "--ids", help="only the items of this id file (one id per line; an R1 "
+                                                        "given as a number is kept as given)"),
+    subset: int | None = typer.Option(None, "--subset", help="propose N items keeping the models' R4 ranking "
+                                                             "(Spearman ρ, Kendall τ); written to OUT/subset_ids.txt"),
 ) -> None:
     """Attribution ladder: accuracies per rung, perception share and residual per model, report."""
     import pandas as pd
     from rich.table import Table
 
+    from viewcert.attribution.evidence import item_evidence
     from viewcert.attribution.pipeline import ladder_diagnostics, run_ladder, study_diagnostics
     from viewcert.attribution.report import write_report
     from viewcert.attribution.table import RUNGS
+    from viewcert.io.idlist import write_ids
     from viewcert.stats import BootstrapSettings
 
     if (manifest is None) == (study_dir is None):
@@ -57,16 +63,20 @@ def ladder(
         boot = BootstrapSettings(seed=seed, n_boot=n_boot, alpha=alpha, share_cutoff=share_cutoff)
         lad, table, m = run_ladder(manifest=manifest, study_dir=study_dir, r1=r1, certificate=certificate,
                                    threshold=threshold, tie_rule=tie_rule, scoring=scoring, bootstrap=boot,
-                                   allow_stale_certificate=allow_stale_certificate)
+                                   allow_stale_certificate=allow_stale_certificate, ids=ids)
         for c in lad.ceilings:
             if "DIGEST MISMATCH" in c.source:
                 typer.secho(f"viewcert: WARNING: {one_line(c.source)}: the certificate was edited after it was "
                             "written; its R1 is not certified", err=True, fg="yellow")
         diag = (study_diagnostics(study_dir, lad, table, bootstrap=boot) if study_dir is not None
                 else ladder_diagnostics(lad, table, m, bootstrap=boot))
-        report = write_report(out, ladder=lad, table=table, diagnostics=diag,
+        evidence = item_evidence(lad, table, giveaway=diag.giveaway, shortcut_tests=diag.shortcut_tests,
+                                 text_items=diag.text_items, bootstrap=boot, subset=subset)
+        report = write_report(out, ladder=lad, table=table, diagnostics=diag, evidence=evidence,
                               title=f"viewcert ladder: {m.name or m.source}",
                               extra_provenance={"manifest": m.to_dict(), **_task_records(lad)})
+        if evidence.subset_ids is not None:
+            write_ids(out / "subset_ids.txt", evidence.subset_ids)
     except InputError as exc:
         _fail(exc)
     console = safe_console(width=160)
@@ -108,7 +118,19 @@ def ladder(
                           f"{int(srow['models_with_share'])} models; {int(srow['residual_limited'])} of "
                           f"{int(srow['models_decomposed'])} residual-limited")
     _task_tables(console, lad, out)
+    _item_lines(evidence, out)
     echo(f"report: {report.html}")
+
+
+def _item_lines(ev, out: Path) -> None:
+    """The item statuses' counts, and the subset's ρ and τ with the file it was written to."""
+    counts = ", ".join(f"{r['status']} {r['items']}" for _, r in ev.counts.iterrows())
+    echo(f"items by status: {counts} (item_status.csv)")
+    if ev.subset is not None:
+        s = ev.subset
+        echo(f"subset of {s['n']} items: Spearman rho {s['spearman_rho']:.4f}, Kendall tau {s['kendall_tau']:.4f} "
+             f"against all {s['items']} ({'meets' if s['met'] else 'best found, below'} rho >= 0.95): "
+             f"{out / 'subset_ids.txt'}")
 
 
 def _task_records(lad) -> dict:

@@ -148,6 +148,8 @@ def build_benchmark_cmd(
     size: int = typer.Option(768, help="image width = height, px"),
     subset: str = typer.Option("eval", help="study layout: eval | all"),
     limit: int = typer.Option(0, help="first N questions in the (label-blind) SHA-256 order; 0 = all"),
+    ids: Path = typer.Option(None, "--ids", help="crystal tasks: only the items of this id file (one id per line, "
+                                                 "e.g. `viewcert ladder --subset N`'s subset_ids.txt)"),
     truth: str = typer.Option("dataset", help="answer: the dataset's label (dataset) or the rendered cell's"),
     certify: bool = typer.Option(True, help="certify the benchmark's ceiling (viewcert.certify)"),
     delta: float = typer.Option(0.01, help="oracle tolerance δ for the certificate, Å (τ = δ)"),
@@ -177,12 +179,15 @@ def build_benchmark_cmd(
     from viewcert.benchmark.molecule_export import MOLECULE_TASKS
     from viewcert.benchmark.settings import TASKS as CRYSTAL_TASKS
     from viewcert.cli.options import check_out, current_limits
+    from viewcert.io.idlist import read_ids
     from viewcert.tasks.model import TASKS as TRANSFORMATION_TASKS
 
     limits = current_limits()
     if task not in TRANSFORMATION_TASKS + CRYSTAL_TASKS + MOLECULE_TASKS + INTERACTION_TASKS:
         raise InputError(f"task must be one of {', '.join(CRYSTAL_TASKS + TRANSFORMATION_TASKS + MOLECULE_TASKS + INTERACTION_TASKS)}, "
                          f"got {task!r}", field="task")
+    if ids is not None and task not in CRYSTAL_TASKS:
+        raise InputError(f"--ids applies to the crystal tasks ({', '.join(CRYSTAL_TASKS)}), not {task!r}", field="ids")
     if task in INTERACTION_TASKS:
         _interaction_benchmark(input_spec, check_out(out), task=task, protocol=protocol, seed=seed,
                                per_structure=per_structure, delta=delta, limits=limits,
@@ -207,7 +212,9 @@ def build_benchmark_cmd(
                               truth=truth, buffers=buffers, tau=delta, constraints=tuple(constraints.split(",")))
     limits.check_tiling(settings.tiling)
     limits.check_pixels(size * settings.supersample, size * settings.supersample)
+    chosen = None if ids is None else list(read_ids(ids))  # a bad id file: one line, before any work
     done = build_benchmark(input_spec, check_out(out), settings=settings, subset=subset, limit=limit or None,
+                           ids=chosen,
                            certify=certify, delta=delta, n_workers=workers, limits=limits)
     echo(f"{done.n_questions} questions in {out} ({len(done.errors)} skipped, "
          f"{len(done.label_mismatches)} label mismatches)")

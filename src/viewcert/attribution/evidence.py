@@ -1,0 +1,112 @@
+"""The item-level evidence of a ladder, in one value: each item's status (:mod:`.items`), the repeated-sample
+figures (:mod:`.samples`), the model pairs (:mod:`.pairs`) and item quality with an optional ranking-keeping
+subset (:mod:`.quality`). Computed from a built ladder, its canonical table and its diagnostics; the report and
+the CLI only format it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from viewcert import stats as st
+from viewcert.attribution.items import clean_accuracy, item_status, shortcut_evidence, status_counts
+from viewcert.attribution.ladder import Ceiling, Ladder
+from viewcert.attribution.pairs import ladder_vectors, pair_tests
+from viewcert.attribution.quality import FIT, IrtFit, fit_2pl, item_quality, propose_subset
+from viewcert.attribution.samples import SCHEME, repeated_samples
+from viewcert.attribution.table import MEASURED_RUNGS, ResultTable
+from viewcert.errors import InputError
+
+
+@dataclass(frozen=True)
+class ItemEvidence:
+    """Every table of the item-level evidence, and the records of how it was computed."""
+
+    status: pd.DataFrame
+    counts: pd.DataFrame
+    clean: pd.DataFrame
+    samples: pd.DataFrame
+    pairs: pd.DataFrame
+    quality: pd.DataFrame
+    fit: dict
+    settings: dict
+    subset: dict | None = None
+    subset_ids: tuple[str, ...] | None = None
+
+
+def status_ceiling(ladder: Ladder) -> Ceiling | None:
+    """The ceiling the statuses read: the first with per-item outcomes (a certificate, or R1 = 1 or 0)."""
+    return next((c for c in ladder.ceilings if c.per_item is not None), None)
+
+
+def _statuses(ladder: Ladder, table: ResultTable, giveaway: pd.DataFrame | None,
+              shortcut_tests: pd.DataFrame | None) -> pd.DataFrame:
+    c = status_ceiling(ladder)
+    targets = table.frame.groupby("item_id")["target"].first().to_dict()
+    r4 = {m: a.correct_vector for (m, r), a in sorted(ladder.arm_objects.items()) if r == "R4" and a.scored}
+    empty = pd.DataFrame()
+    text, choices = shortcut_evidence(empty if giveaway is None else giveaway,
+                                      empty if shortcut_tests is None else shortcut_tests)
+    return item_status(ladder.universe, targets, None if c is None else c.per_item,
+                       None if c is None else c.reasons, r4, text, choices)
+
+
+def _responses(ladder: Ladder) -> tuple[np.ndarray, list[str]]:
+    """The 0/1 matrix of the scored arms on measured rungs (respondents × items) and the respondents' names."""
+    arms = [(k, a) for k, a in sorted(ladder.arm_objects.items()) if a.scored and k[1] in MEASURED_RUNGS]
+    if not arms:
+        return np.zeros((0, len(ladder.universe))), []
+    return np.vstack([a.correct_vector for _, a in arms]).astype(float), [f"{m} @ {r}" for (m, r), _ in arms]
+
+
+def _fit(ladder: Ladder) -> tuple[IrtFit | None, dict, pd.DataFrame]:
+    """The 2PL over the ladder's scored arms (None and a stated record with fewer than 2 arms or items), its record
+    and the per-item quality table."""
+    y, names = _responses(ladder)
+    if y.shape[0] >= 2 and y.shape[1] >= 2:
+        fit = fit_2pl(y, names)
+        return fit, fit.record, item_quality(ladder.universe, fit, y)
+    record = {"fit": FIT, "respondents": y.shape[0], "items": y.shape[1], "converged": False,
+              "message": "not fitted: needs at least 2 scored arms and 2 items", "iterations": 0,
+              "max_abs_gradient": float("nan")}
+    return None, record, pd.DataFrame(columns=["item_id", "difficulty", "discrimination", "respondents_right",
+                                               "respondents"])
+
+
+def item_evidence(ladder: Ladder, table: ResultTable, *, giveaway: pd.DataFrame | None = None,
+                  shortcut_tests: pd.DataFrame | None = None, text_items: np.ndarray | None = None,
+                  bootstrap: st.BootstrapSettings = st.BootstrapSettings(), subset: int | None = None,
+                  subset_rung: str = "R4") -> ItemEvidence:
+    """The evidence of the module docstring. ``giveaway`` and ``shortcut_tests``: the diagnostics' prompt audit and
+    per-item shortcut tests (``Diagnostics.giveaway``, ``.shortcut_tests``; absent: no item is found answerable
+    without the image, and ``settings`` says so); ``text_items``: the text-only reader's per-item correctness
+    (``Diagnostics.text_items``; absent: the shortcut term's pairs are not tested); ``subset``: propose that many
+    items keeping the models' ranking at ``subset_rung`` (its size checked before any work)."""
+    n = len(ladder.universe)
+    if subset is not None and not 1 <= subset < n:
+        raise InputError(f"--subset must be between 1 and {n - 1} (the items), got {subset}", field="subset")
+    status = _statuses(ladder, table, giveaway, shortcut_tests)
+    frame = table.frame[table.frame["item_id"].isin(set(ladder.universe))]
+    samples = repeated_samples(frame, ladder.universe, tie_rule=ladder.settings["tie_rule"], bootstrap=bootstrap)
+    pairs = pair_tests(ladder_vectors(ladder.arm_objects, MEASURED_RUNGS, text_items), alpha=bootstrap.alpha)
+    fit, record, quality = _fit(ladder)
+    c = status_ceiling(ladder)
+    settings = {"status_ceiling": None if c is None else c.label, "samples_interval": SCHEME,
+                "shortcut_evidence": "prompt audit and per-item shortcut tests" if shortcut_tests is not None
+                else "none given: no item tested for answers without the image", "samples_seed": bootstrap.seed,
+                "samples_n_boot": bootstrap.n_boot, "alpha": bootstrap.alpha, "tie_rule": ladder.settings["tie_rule"]}
+    ev = ItemEvidence(status, status_counts(status), clean_accuracy(status, ladder.arm_objects), samples, pairs,
+                      quality, record, settings)
+    if subset is None:
+        return ev
+    if fit is None:
+        raise InputError(f"--subset needs an item-response fit: {record['message']}", field="subset")
+    ranked = {m: a.correct_vector for (m, r), a in sorted(ladder.arm_objects.items()) if r == subset_rung and a.scored}
+    keep, chosen = propose_subset(ranked, subset, fit, seed=bootstrap.seed)
+    chosen["rung"] = subset_rung
+    return ItemEvidence(**{**ev.__dict__, "subset": chosen, "subset_ids": tuple(ladder.universe[i] for i in keep)})
+
+
+__all__ = ["ItemEvidence", "item_evidence", "status_ceiling"]
