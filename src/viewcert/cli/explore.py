@@ -22,13 +22,18 @@ def explore_cmd(
     """Write a static site of FOLDER's certificate: an index filterable by outcome, one page per item with
     every view and its overlays (phantoms, hidden atoms, the δ* near miss), the summary and plots. Opens from
     file:// (no server, no network); --serve runs a local server instead of opening the file."""
+    from viewcert.errors import InputError
     from viewcert.explore import write_site
     from viewcert.io.confine import trusted_root
+    from viewcert.io.outputs import claimed
     from viewcert.parallel import default_workers
 
     root = trusted_root(Path.cwd() if inputs is None else inputs)  # one line, exit 2, when not a folder
     site = out if out is not None else Path(folder) / "explore"  # a symlink planted there: refused (io.confine)
-    index = write_site(folder, site, workers=workers if workers > 0 else default_workers(), inputs=root)
+    if not Path(folder).is_dir():
+        raise InputError("not a folder", source=str(folder))
+    with claimed(site, "site"):  # locked; a folder holding an export or a certify output refused
+        index = write_site(folder, site, workers=workers if workers > 0 else default_workers(), inputs=root)
     echo(f"wrote {index}")
     if serve:
         serve_site(index.parent, port)
