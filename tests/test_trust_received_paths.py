@@ -215,3 +215,22 @@ def test_confined_is_the_one_rule(tmp_path):
         confined("c1", root, source="c", field="f")
     with pytest.raises(InputError, match="is not in the trusted folder"):
         confined("absent", root, source="c", field="f")
+
+
+def test_verify_parses_no_protocol_file_whose_sha256_is_not_the_certificates(tmp_path):
+    """A crystal certificate made from a protocol file: the file found inside T with other bytes is not parsed;
+    verify reports the input change (exit 1) without recomputing."""
+    from viewcert.cameras.resolve import format_protocol
+    from viewcert.certify import CertifyConfig
+    from viewcert.certify.run import certify
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "nacl.cif").write_text(GOOD_CIF)
+    text = format_protocol("axes-3", "toml")
+    (tmp_path / "p.toml").write_text(text)
+    certify(str(tmp_path / "in"), CertifyConfig(protocol=str(tmp_path / "p.toml")), out=tmp_path / "cert",
+            subset="all", n_workers=1, progress=False)
+    (tmp_path / "p.toml").write_text(text + "# edited\n")
+    code, out, _ = run(["verify", str(tmp_path / "cert" / "certificate.json"), "--inputs", str(tmp_path)])
+    assert code == 1 and "input changed: protocol file:" in out and "not the recorded" in out, out
+    assert "items recomputed" not in out

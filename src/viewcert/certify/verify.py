@@ -18,6 +18,7 @@ from viewcert.certify.run import run_certification
 from viewcert.certify.trust import recorded_protocol, trusted_input, trusted_root
 from viewcert.certify.versions import in_format, read_config
 from viewcert.errors import InputError
+from viewcert.io.confine import check_sha256
 from viewcert.limits import DEFAULT_LIMITS, Limits
 
 # Fields whose recomputed value is rounding error of the machine (BLAS kernels and SIMD widths differ between
@@ -134,8 +135,14 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
     # file is read; a named protocol opens nothing, so the settings and limits are checked first.
     root = trusted_root(Path.cwd() if inputs_root is None else inputs_root)
     from_file = bool(config.get("protocol_sha256")) or is_protocol_file(config.get("protocol"))
-    if from_file:  # made from a protocol file, recorded by name: find it
+    if from_file:  # made from a protocol file, recorded by name: find it, its bytes checked before they are parsed
         config["protocol"] = recorded_protocol(cert, root, path, str(path))
+        if isinstance(config.get("protocol_sha256"), str):
+            try:
+                check_sha256(config["protocol"], config["protocol_sha256"], source=str(path), field="config.protocol")
+            except InputError as exc:
+                rep.input_changes.append(f"protocol file: {exc.message}")
+                return rep
     spec = input_spec or (trusted_input(cert, root, str(path)) if from_file else None)
     cfg = CertifyConfig.from_dict(config)
     cfg.check_limits(limits)
