@@ -234,3 +234,21 @@ def test_verify_parses_no_protocol_file_whose_sha256_is_not_the_certificates(tmp
     code, out, _ = run(["verify", str(tmp_path / "cert" / "certificate.json"), "--inputs", str(tmp_path)])
     assert code == 1 and "input changed: protocol file:" in out and "not the recorded" in out, out
     assert "items recomputed" not in out
+
+
+def test_explore_reads_no_complex_whose_ligand_file_is_a_symlink_out(tmp_path):
+    t, x = tmp_path / "trusted", tmp_path / "outside"
+    x.mkdir()
+    _complex_with_ligand_link(t, x)
+    cert = sealed({"format": INTERACTION_FORMAT, "task": "pocket-ligand",
+                   "settings": {"task": "pocket-ligand", "protocol": "axes-6", "width": 160, "height": 120},
+                   "complexes": [{"name": "c1", "ligand": "LIG", "sha256": "0" * 64}],
+                   "ground_truth": {"c1:LIG": {"bonds": [{"entry": "e", "donor": 0, "acceptor": 1}]}},
+                   "items": [{"id": "q0000", "source_id": "c1:LIG"}]})
+    (t / "f").mkdir()
+    (t / "f" / "certificate.json").write_text(json.dumps(cert))
+    code, out, seen = run(["explore", str(t / "f"), "--out", str(tmp_path / "site"), "--inputs", str(t),
+                           "--workers", "1"])
+    assert code == 0, out
+    assert under(seen, x) == [], f"opened outside the trusted folder: {under(seen, x)}"
+    assert under(seen, t / "c1", ("open",)) == []  # refused from the folder's listing, before any file is read
