@@ -252,3 +252,17 @@ def test_explore_reads_no_complex_whose_ligand_file_is_a_symlink_out(tmp_path):
     assert code == 0, out
     assert under(seen, x) == [], f"opened outside the trusted folder: {under(seen, x)}"
     assert under(seen, t / "c1", ("open",)) == []  # refused from the folder's listing, before any file is read
+
+
+def test_a_built_in_input_is_a_name_and_needs_no_trusted_folder(tmp_path):
+    """``viewcert run`` writes its explorer with no --inputs: a built-in input opens no file named by the
+    certificate, so its views are drawn (axes-3: three per item)."""
+    from viewcert.certify import CertifyConfig
+    from viewcert.certify.inputs import load_input
+    from viewcert.certify.run import certify
+    from viewcert.explore import write_site
+
+    ds = load_input("builtin:prototypes").select(["aflow:A_cF4_225_a"])
+    certify(ds, CertifyConfig(protocol="axes-3"), out=tmp_path / "cert", n_workers=1, progress=False)
+    write_site(tmp_path / "cert", tmp_path / "site")
+    assert _views_drawn(tmp_path / "site") == 3

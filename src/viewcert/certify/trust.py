@@ -83,12 +83,12 @@ def trusted_input(cert: ViewCertificate, inputs_root: str | Path, source: str = 
             raise InputError(f"inputs.spec {spec!r} is not a built-in name (builtin:NAME, no paths)",
                              source=source, field="inputs.spec")
         return spec
-    root = trusted_root(inputs_root)
     if spec.startswith("ccd:") and not spec.startswith("ccd:@"):
         if not CCD_CODES.fullmatch(spec):
             raise InputError(f"inputs.spec {spec!r} is not a list of CCD codes (ccd:CODE[,CODE])",
                              source=source, field="inputs.spec")
         return spec
+    root = trusted_root(inputs_root)
     if spec.startswith("ccd:@"):  # a file of codes: a path like any other
         real = find_inside([(spec[len("ccd:@"):], "inputs.spec")], root, what="input", label=spec,
                            source=source, want_dir=False)

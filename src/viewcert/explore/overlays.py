@@ -220,12 +220,13 @@ def task_items_from_input(cert, root: str | None) -> dict | None:
 
     recorded = cert.settings
     if not isinstance(recorded, dict) or not isinstance(recorded.get("protocol"), str) \
-            or is_protocol_file(recorded["protocol"]) or not isinstance(cert.input, str):
+            or is_protocol_file(recorded["protocol"]) or not isinstance(cert.input, str) \
+            or root is None and not named_input(cert.input):
         return None
     names = {f.name for f in dataclasses.fields(TaskExportSettings)}
     try:
         spec = cert.input if named_input(cert.input) else confined(
-            cert.input, root or "", source="certificate.json", field="input", what="input")
+            cert.input, root, source="certificate.json", field="input", what="input")
         settings = TaskExportSettings(**{k: (tuple(v) if k == "constraints" else v) for k, v in recorded.items()
                                          if k in names})
         active_limits().check_pixels(settings.width * settings.supersample, settings.height * settings.supersample,
@@ -341,7 +342,7 @@ def item_cameras_from_inputs(cert, root: str | None, cert_path: str):
     from viewcert.certify.evaluate import item_cameras, prepare  # lazy: start-up (certify outputs only)
     from viewcert.certify.inputs import load_input  # lazy: start-up (certify outputs only)
 
-    if root is None:
+    if root is None and not named_input(str(cert.inputs.get("spec"))):  # a built-in input is a name: no file
         return None
 
     config = dict(cert.config)

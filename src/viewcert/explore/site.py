@@ -505,8 +505,10 @@ def _write_chunk(indices) -> dict[int, str]:
 def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progress=None, workers: int = 1,
                inputs: str | os.PathLike | None = None) -> Path:
     """Write the explorer of ``folder_path`` into ``out`` (module docstring); returns ``out/index.html``.
-    ``inputs``: the folder holding an interaction export's complexes by name (as ``verify --inputs``), so that
-    its pages draw each bond over the images.
+    ``inputs``: the trusted folder (as ``verify --inputs``; ``io.confine``): what the certificate names (a certify
+    output's inputs, a task export's input, an interaction export's complexes by name) is read only inside it,
+    to draw the overlays those need; None: nothing it names is read. ``out`` is written through real folders only
+    (``io.confine.out_folder``, ``put``: no symlink followed out of it).
     ``workers`` > 1: the item pages are written by that many forked processes, CHUNK items at a time (each
     page depends only on its item: the same bytes as one process)."""
     global _JOB
