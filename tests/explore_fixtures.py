@@ -72,7 +72,7 @@ def hostile_certify(tmp_path_factory) -> Path:
 def hostile_site(hostile_certify) -> Path:
     from viewcert.explore import write_site
 
-    write_site(hostile_certify, hostile_certify.parent / "site")
+    write_site(hostile_certify, hostile_certify.parent / "site", inputs=hostile_certify.parent)  # trusted: its inputs
     return hostile_certify.parent / "site"
 
 
@@ -92,7 +92,7 @@ def zoom_export(tmp_path_factory) -> Path:
 def zoom_site(zoom_export) -> Path:
     from viewcert.explore import write_site
 
-    write_site(zoom_export, zoom_export.parent / "site")
+    write_site(zoom_export, zoom_export.parent / "site", inputs=zoom_export.parent)  # trusted: its input
     return zoom_export.parent / "site"
 
 

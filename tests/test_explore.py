@@ -43,7 +43,7 @@ def test_pages_written_by_two_workers_are_the_same_bytes(hostile_certify, hostil
     import viewcert.explore.site as site_module
 
     monkeypatch.setattr(site_module, "CHUNK", 1)  # three items, three chunks over two forked workers
-    write_site(hostile_certify, tmp_path / "two", workers=2)
+    write_site(hostile_certify, tmp_path / "two", workers=2, inputs=hostile_certify.parent)
     assert folder_files(tmp_path / "two") == folder_files(hostile_site)
 
 
@@ -155,7 +155,7 @@ def test_missing_atoms_are_marked_on_every_drawn_copy(tmp_path):
     cert = certify(ds, CertifyConfig(observe="visible"), out=tmp_path / "cert", n_workers=1, progress=False)
     n_missing = cert["items"][0]["oracle"]["n_missing"]
     assert n_missing > 0 and cert["summary"]["phantom_census"]["items_with_missing_atoms"] == 1
-    write_site(tmp_path / "cert", tmp_path / "site")
+    write_site(tmp_path / "cert", tmp_path / "site", inputs=tmp_path)
     page = (tmp_path / "site" / "items" / "0000.html").read_text()
     circles = [a for t, a in start_tags(page) if t == "circle"]
     missing = [c for c in circles if "missing" in c["class"].split()]

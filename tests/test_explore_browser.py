@@ -234,7 +234,7 @@ def test_e3_phantoms_filter_shows_exactly_the_certificates_phantom_items(browser
     cert = certify(ds, cfg, out=tmp_path / "cert", n_workers=2, progress=False)
     want = [it["id"] for it in cert["items"] if (it.get("oracle") or {}).get("n_phantoms")]
     assert len(want) == cert["summary"]["phantom_census"]["items_with_phantoms"] > 0
-    write_site(tmp_path / "cert", tmp_path / "site", workers=2)
+    write_site(tmp_path / "cert", tmp_path / "site", workers=2, inputs=shared_data)
     page = browser_page
     _open(page, tmp_path / "site" / "index.html")
     page.click('#filters button[data-filter="phantoms"]')

@@ -40,6 +40,8 @@ class Limits:
     max_json_bytes: int = 256 * MiB
     max_symmetry_operations: int = 384  # a CIF's listed operations: 192 (Fm-3m's conventional cell) twice over
     max_symmetry_images: int = 200_000  # a CIF's asymmetric rows x operations, the images before deduplication
+    max_questions: int = 100_000  # questions of one transformation export (per structure x structures)
+    max_bootstrap_draws: int = 50_000_000  # bootstrap resamples x items (int64 indices: 400 MB at the limit)
 
     def __post_init__(self) -> None:
         for k, v in asdict(self).items():
@@ -73,11 +75,12 @@ class Limits:
         if m:
             self.check_views(int(m.group(1)), source=source)
 
-    def check_pixels(self, width: int, height: int, *, source: str | None = None) -> None:
+    def check_pixels(self, width: int, height: int, *, source: str | None = None, field: str | None = None) -> None:
         if width < 1 or height < 1:
-            raise LimitError(f"image size must be positive, got {width}x{height}", source=source, field="size")
+            raise LimitError(f"image size must be positive, got {width}x{height}", source=source,
+                             field=field or "size")
         _check(int(width) * int(height), self.max_pixels, f"image pixels ({width}x{height})", "max_pixels",
-               source)
+               source, field)
 
     def check_observations(self, n_points: int, *, source: str | None = None) -> None:
         _check(n_points, self.max_observations, "observed points (atoms x tiling x views)", "max_observations",
@@ -92,6 +95,17 @@ class Limits:
         _check(n_operations * n_rows, self.max_symmetry_images,
                f"symmetry images ({n_rows:,} atom rows x {n_operations:,} operations)", "max_symmetry_images",
                source, field)
+
+    def check_questions(self, n_questions: int, *, source: str | None = None, field: str | None = None) -> None:
+        """Questions an export would draw (``per_structure`` x structures), before any is drawn."""
+        _check(int(n_questions), self.max_questions, "questions of the export", "max_questions", source, field)
+
+    def check_bootstrap(self, n_boot: int, n_items: int = 1, *, source: str | None = None,
+                        field: str | None = None) -> None:
+        """Bootstrap draws (resamples x items), before the index matrix is allocated."""
+        _check(int(n_boot) * max(int(n_items), 1), self.max_bootstrap_draws,
+               f"bootstrap draws ({int(n_boot):,} resamples x {int(n_items):,} items)", "max_bootstrap_draws", source,
+               field)
 
     def check_json_bytes(self, n_bytes: int, *, source: str | None = None) -> None:
         _check(n_bytes, self.max_json_bytes, "bytes of JSON/JSONL", "max_json_bytes", source)

@@ -25,6 +25,7 @@ import numpy as np
 from scipy.special import bdtr, betaincinv
 
 from viewcert.errors import InputError
+from viewcert.limits import active_limits
 
 DEFAULT_SEED = 20260601
 DEFAULT_N_BOOT = 10_000
@@ -183,6 +184,7 @@ def bootstrap_indices(n_items: int, *, n_boot: int = DEFAULT_N_BOOT, seed: int =
     """(n_boot, n_items) item indices drawn with replacement; the same seed gives the same draws."""
     if n_items <= 0 or n_boot <= 0:
         raise InputError(f"need n_items > 0 and n_boot > 0, got {n_items}, {n_boot}", field="n_boot")
+    active_limits().check_bootstrap(n_boot, n_items, field="n_boot")  # before the (n_boot, n_items) matrix
     rng = np.random.default_rng(seed)
     return rng.integers(0, n_items, size=(n_boot, n_items), dtype=np.int64)
 

@@ -48,6 +48,7 @@ from viewcert.interactions.criteria import criterion_named
 from viewcert.interactions.truth import complex_record, library_versions
 from viewcert.io.atomic import json_dumps, write_png_atomic, write_text_atomic
 from viewcert.io.complex import DEFAULT_POCKET, complex_name, prepare_complex
+from viewcert.limits import active_limits
 from viewcert.render import frame_cameras
 from viewcert.stats import bootstrap_indices, percentile_interval
 from viewcert.tasks.credit import transformation_credit
@@ -329,6 +330,7 @@ def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: Int
     (``benchmark.record.Export``). A complex that cannot be prepared is an InputError naming it (one line); a failed export removes
     the folders it created (``out``, ``out/images``) with what it wrote into them."""
     out = Path(out)
+    active_limits().check_bootstrap(settings.n_boot, len(complexes), field="n_boot")  # before any work
     made = [d for d in (out, out / "images") if not d.exists()]
     (out / "images").mkdir(parents=True, exist_ok=True)
     try:

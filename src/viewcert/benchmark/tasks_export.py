@@ -399,7 +399,9 @@ def build_task_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike, 
                          limits: Limits = DEFAULT_LIMITS, limit: int | None = None) -> Export:
     """Export a transformation benchmark (module docstring); returns it (``benchmark.record.Export``)."""
     out = Path(out)
+    limits.check_questions(settings.per_structure, field="per_structure")  # before anything is read
     structures, errors = read_molecules(str(input_spec), limits, limit)
+    limits.check_questions(settings.per_structure * len(structures), field="per_structure")
     if not structures:
         raise InputError(f"no readable molecule in {input_spec}" + (f" ({errors[0]['error']})" if errors else ""),
                          source=str(input_spec))

@@ -11,14 +11,15 @@ folder) unless ``--input`` vouches for it; one outside is refused before anythin
 
 from __future__ import annotations
 
-import hashlib
 import json
+import os
 import tempfile
 from dataclasses import fields
 from pathlib import Path
 
 from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
+from viewcert.cameras.protocol_files import is_protocol_file
 from viewcert.certify.records import (
     ABSENT,
     INTERACTION_FORMAT_V1,
@@ -28,47 +29,46 @@ from viewcert.certify.records import (
     compute_digest,
     digest_value,
 )
-from viewcert.certify.trust import BUILTIN_NAME, inside
+from viewcert.certify.trust import named_input
 from viewcert.certify.verify import VerifyReport, compare
 from viewcert.certify.versions import interaction_in_format
 from viewcert.errors import InputError
 from viewcert.interactions.ceiling import CeilingSettings
 from viewcert.io.atomic import json_dumps
-from viewcert.limits import DEFAULT_LIMITS, Limits
+from viewcert.io.confine import confined, inside
+from viewcert.limits import DEFAULT_LIMITS, LimitError, Limits
 from viewcert.render.labels import LabelStyle
 
 
-def _inside(name: str, root: str, *, what: str, source: str, field: str) -> Path:
-    real = inside(name, root)
-    if real is None:
-        raise InputError(f"the certificate's {what} {name!r} lies outside the trusted folder {root!r}; pass --inputs "
-                         "DIR to trust the folder that holds it (or --input PATH to vouch for it)", source=source,
-                         field=field)
-    if not Path(real).exists():
-        raise InputError(f"the certificate's {what} {name!r} is not in the trusted folder {root!r} (pass --input "
-                         "PATH)", source=source, field=field)
-    return Path(real)
+def named_protocol(name: str, source: str, field: str = "settings.protocol") -> str:
+    """A protocol recorded by name: a registry name as it is; a file's name (.toml/.json) with no SHA-256
+    recorded beside it is refused (a received certificate never names a file to open unchecked)."""
+    if is_protocol_file(name):
+        raise InputError(f"{field} names the file {name!r} without its SHA-256 (nothing read); a protocol file is "
+                         "recorded as {file: {name, sha256}}", source=source, field=field)
+    return name
 
 
 def _protocol(rec, root: str, cert_dir: Path, source: str) -> str:
     """The protocol to recompute with: a name as it is; a file found by its recorded name (inside the trusted
-    folder or beside the certificate there), its SHA-256 checked."""
+    folder or beside the certificate there), its SHA-256 checked before it is read (``io.confine``)."""
     if isinstance(rec, str):
-        return rec
+        return named_protocol(rec, source)
     file = rec.get("file") if isinstance(rec, dict) else None
     if not isinstance(file, dict):
         if isinstance(rec, dict) and rec.get("source") == "builtin" and isinstance(rec.get("name"), str):
             return rec["name"]
         raise InputError("the certificate's protocol was a Protocol object (no name, no file): it cannot be "
                          "recomputed", source=source, field="settings.protocol")
-    name, sha = str(file.get("name")), file.get("sha256")
+    name, sha = file.get("name"), file.get("sha256")
+    if not isinstance(name, str) or Path(name).name != name or not isinstance(sha, str):
+        raise InputError(f"settings.protocol.file must hold a file's bare name and its sha256, got {name!r}",
+                         source=source, field="settings.protocol")
     for base in (str(cert_dir), root):
-        real = inside(name, root) if base == root else inside(str(Path(base) / name), root)
+        real = inside(os.path.join(base, name), root)
         if real and Path(real).is_file():
-            if hashlib.sha256(Path(real).read_bytes()).hexdigest() != sha:
-                raise InputError(f"protocol file {name!r} changed: its SHA-256 is not the certificate's {sha}",
-                                 source=source, field="settings.protocol")
-            return real
+            return confined(real, root, source=source, field="settings.protocol", sha256=sha,
+                            what="protocol file")
     raise InputError(f"protocol file {name!r} not found inside the trusted folder {root!r}", source=source,
                      field="settings.protocol")
 
@@ -88,9 +88,11 @@ def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: s
     if input_spec is None and not isinstance(c.input, str):
         raise InputError("the certificate names no input (pass --input PATH)", source=src, field="input")
     spec = input_spec or c.input
-    if input_spec is None and not BUILTIN_NAME.fullmatch(spec):
-        spec = str(_inside(spec, root, what="input", source=src, field="input"))
-    limits.check_pixels(settings.width * settings.supersample, settings.height * settings.supersample)
+    if input_spec is None and not named_input(spec):
+        spec = confined(spec, root, source=src, field="input", what="input")
+    limits.check_pixels(settings.width * settings.supersample, settings.height * settings.supersample, source=src,
+                        field="settings.width")
+    limits.check_questions(settings.per_structure, source=src, field="settings.per_structure")
     with tempfile.TemporaryDirectory(prefix="viewcert-verify-") as tmp:
         new = build_task_benchmark(spec, tmp, settings, limits=limits,
                                    limit=None if c.limit is ABSENT else c.limit).certificate.to_dict()
@@ -131,6 +133,8 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
                                if k in {f.name for f in fields(LabelStyle)}})
         ceiling = CeilingSettings(**{k: v for k, v in c.items() if k in ("delta", "reach", "style")}, labels=labels)
         proto = rec.get("protocol", "axes-6")
+        if isinstance(proto, str) and not rec.get("protocol_sha256"):
+            proto = named_protocol(proto, src)
         if rec.get("protocol_sha256"):
             proto = _protocol({"file": {"name": proto, "sha256": rec["protocol_sha256"]}}, root,
                               path.parent.resolve(), src)
@@ -139,14 +143,15 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
                                              ceiling=ceiling, constraints=tuple(rec.get("constraints") or ()))
     except TypeError as exc:
         raise InputError(f"settings: {str(exc)[:200]}", source=src, field="settings") from None
-    limits.check_pixels(settings.width, settings.height)
-    base = str(Path(input_spec).resolve()) if input_spec else root
+    limits.check_pixels(settings.width, settings.height, source=src, field="settings.width")
+    limits.check_bootstrap(settings.n_boot, source=src, field="settings.n_boot")  # at least one item each: before any work
+    base = os.path.realpath(input_spec) if input_spec else root
     complexes = []
     for name, ligand in _complexes(typed, src):
         if input_spec and Path(base).name == name:
             complexes.append((Path(base), ligand))
         else:
-            complexes.append((_inside(name, base, what="complex", source=src, field="complexes"), ligand))
+            complexes.append((Path(confined(name, base, source=src, field="complexes", what="complex")), ligand))
     with tempfile.TemporaryDirectory(prefix="viewcert-verify-") as tmp:
         new = build_interaction_benchmark(complexes, tmp, settings).certificate.to_dict()
     return interaction_in_format(new, typed.format)
@@ -160,7 +165,8 @@ def verify_export(got: Received, path: Path, *, input_spec: str | None, root: st
     try:
         new = recompute(got, Path(path), input_spec=input_spec, root=root, limits=limits)
     except InputError as exc:
-        if "trusted folder" in exc.message or "Protocol object" in exc.message:
+        if isinstance(exc, LimitError) or any(w in exc.message for w in ("trusted folder", "Protocol object",
+                                                                          "nothing read", "duplicate item id")):
             raise
         rep.input_changes.append(f"cannot recompute: {exc}")
         return rep

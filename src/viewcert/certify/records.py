@@ -567,10 +567,15 @@ def item_ids(d: Mapping) -> list[str]:
     items = d.get("items") if isinstance(d, Mapping) else None
     if not isinstance(items, list):
         raise InputError("certificate has no 'items' list", field="items")
+    first: dict[str, int] = {}
     for k, it in enumerate(items):
         if not isinstance(it, Mapping) or not isinstance(it.get("id"), str):
             raise InputError(f"item {k} has no text 'id'", field=f"items[{k}].id")
-    return [it["id"] for it in items]
+        if it["id"] in first:  # one id, two records: which one a reader shows or scores would be arbitrary
+            raise InputError(f"duplicate item id {it['id'][:200]!r} (items[{first[it['id']]}] and items[{k}]); "
+                             "every item id is listed once", field=f"items[{k}].id")
+        first[it["id"]] = k
+    return list(first)
 
 
 def digest_value(d: Mapping) -> str | None:
@@ -646,6 +651,8 @@ def receive_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, al
         raise StaleCertificate(f"stale certificate: it records {said} but its content hashes to {actual[:16]}… "
                                f"(edited after it was written; {STALE_HINT})", source=str(p), field="digest")
     try:
+        if typed:
+            item_ids(data)  # text ids, each listed once
         cert = kind.record.from_dict(data) if typed else None
     except InputError as exc:
         raise InputError(exc.message, source=str(p), field=exc.field) from None

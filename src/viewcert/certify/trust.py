@@ -19,33 +19,19 @@ from pathlib import Path
 from viewcert.cameras.protocol_files import is_protocol_file
 from viewcert.certify.records import ViewCertificate
 from viewcert.errors import InputError
+from viewcert.io.confine import check_tree, inside, trusted_root
 
 #: built-in inputs are names only (``builtin:prototypes``, ``builtin:aflow:A_cF4_225_a``, ``builtin:ccd:ATP``)
 BUILTIN_NAME = re.compile(r"builtin:[A-Za-z0-9_.+-]+(:[A-Za-z0-9_.+-]+)*")
 #: CCD codes from biotite's bundled dictionary (no file): ``ccd:ATP`` or ``ccd:ATP,IBP``
 CCD_CODES = re.compile(r"ccd:[A-Za-z0-9_]+( *, *[A-Za-z0-9_]+)*")
+__all__ = ["check_tree", "find_inside", "inside", "named_input", "recorded_protocol", "trusted_input", "trusted_root"]
 _HINT = "pass --inputs DIR to trust the folder that holds it (or --input PATH to vouch for the input)"
 
 
-def trusted_root(inputs_root: str | Path) -> str:
-    """The real path of the trusted folder; InputError when it is not an existing folder."""
-    try:
-        root = os.path.realpath(os.fspath(inputs_root))
-    except (TypeError, ValueError):
-        raise InputError(f"the trusted folder {inputs_root!r} is not a path", field="--inputs") from None
-    if not os.path.isdir(root):
-        raise InputError(f"the trusted folder {root!r} is not an existing folder", field="--inputs")
-    return root
-
-
-def inside(name: str, root: str) -> str | None:
-    """The real path of ``name`` (relative: to ``root``) when it lies inside ``root`` (a real path), else
-    None. Nothing is opened."""
-    try:
-        real = os.path.realpath(os.path.join(root, name))
-    except (TypeError, ValueError):  # a NUL byte, not text
-        return None
-    return real if os.path.commonpath([real, root]) == root else None
+def named_input(spec: str) -> bool:
+    """True for an input that is a name, not a path: ``builtin:NAME`` or ``ccd:CODE[,CODE]`` (opens no file)."""
+    return isinstance(spec, str) and bool(BUILTIN_NAME.fullmatch(spec) or CCD_CODES.fullmatch(spec))
 
 
 def _kind_ok(real: str, want_dir: bool, source: str, field: str) -> bool:
@@ -86,31 +72,6 @@ def find_inside(candidates: list[tuple[str, str]], root: str, *, what: str, labe
                      field=candidates[-1][1])
 
 
-def check_tree(top: str, root: str, *, source: str) -> None:
-    """Every entry under the folder ``top`` that the readers would see (names not starting with '.') must
-    resolve inside ``root``: a symlink pointing out is refused (InputError naming it), nothing read."""
-    seen: set[str] = set()
-    stack = [top]
-    while stack:
-        folder = stack.pop()
-        if folder in seen:
-            continue
-        seen.add(folder)
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:  # unreadable: the loader reports it
-            continue
-        for e in entries:
-            if e.name.startswith("."):
-                continue
-            real = os.path.realpath(e.path) if e.is_symlink() else e.path
-            if e.is_symlink() and inside(real, root) is None:
-                raise InputError(f"{e.path!r} is a symlink to {real!r}, outside the trusted folder {root!r} "
-                                 f"(nothing read): {_HINT}", source=source, field="inputs.spec")
-            if os.path.isdir(real):
-                stack.append(real)
-
-
 def trusted_input(cert: ViewCertificate, inputs_root: str | Path, source: str = "certificate") -> str:
     """The input spec to load for a certificate: a built-in or CCD name as is; otherwise the real path of
     ``location.input`` or ``inputs.spec`` (relative: to the trusted folder), inside the trusted folder, with
@@ -122,12 +83,12 @@ def trusted_input(cert: ViewCertificate, inputs_root: str | Path, source: str = 
             raise InputError(f"inputs.spec {spec!r} is not a built-in name (builtin:NAME, no paths)",
                              source=source, field="inputs.spec")
         return spec
-    root = trusted_root(inputs_root)
     if spec.startswith("ccd:") and not spec.startswith("ccd:@"):
         if not CCD_CODES.fullmatch(spec):
             raise InputError(f"inputs.spec {spec!r} is not a list of CCD codes (ccd:CODE[,CODE])",
                              source=source, field="inputs.spec")
         return spec
+    root = trusted_root(inputs_root)
     if spec.startswith("ccd:@"):  # a file of codes: a path like any other
         real = find_inside([(spec[len("ccd:@"):], "inputs.spec")], root, what="input", label=spec,
                            source=source, want_dir=False)

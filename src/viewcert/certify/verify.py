@@ -18,6 +18,7 @@ from viewcert.certify.run import run_certification
 from viewcert.certify.trust import recorded_protocol, trusted_input, trusted_root
 from viewcert.certify.versions import in_format, read_config
 from viewcert.errors import InputError
+from viewcert.io.confine import check_sha256
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.resolution import quantize_tree, resolution_of
 
@@ -118,6 +119,19 @@ class VerifyReport:
         return out
 
 
+def _protocol_file(cert, config: dict, root: str, path) -> str | None:
+    """Find the protocol file a certificate records by name inside the trusted folder (``config["protocol"]``
+    becomes its real path); its bytes are checked against ``protocol_sha256`` before anything parses them: the
+    input change to report when they differ, else None."""
+    config["protocol"] = recorded_protocol(cert, root, path, str(path))
+    if isinstance(config.get("protocol_sha256"), str):
+        try:
+            check_sha256(config["protocol"], config["protocol_sha256"], source=str(path), field="config.protocol")
+        except InputError as exc:
+            return f"protocol file: {exc.message}"
+    return None
+
+
 def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_workers: int | None = None,
                        scheduler: Any = None, workdir: str | Path | None = None,
                        progress: bool | None = None, inputs_root: str | Path | None = None,
@@ -148,8 +162,10 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
     # file is read; a named protocol opens nothing, so the settings and limits are checked first.
     root = trusted_root(Path.cwd() if inputs_root is None else inputs_root)
     from_file = bool(config.get("protocol_sha256")) or is_protocol_file(config.get("protocol"))
-    if from_file:  # made from a protocol file, recorded by name: find it
-        config["protocol"] = recorded_protocol(cert, root, path, str(path))
+    changed = _protocol_file(cert, config, root, path) if from_file else None  # made from a protocol file
+    if changed:
+        rep.input_changes.append(changed)
+        return rep
     spec = input_spec or (trusted_input(cert, root, str(path)) if from_file else None)
     cfg = CertifyConfig.from_dict(config)
     cfg.check_limits(limits)

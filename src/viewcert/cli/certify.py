@@ -144,6 +144,7 @@ def certify_cmd(
     from viewcert.certify.records import view_certificate
     from viewcert.certify.run import certify, summary_text
     from viewcert.cli.options import check_out, current_limits
+    from viewcert.io.outputs import claimed
 
     # a protocol file is read once, here (the config takes the resolved value); a bad one is one line, exit 2
     # (names are checked by the limits)
@@ -165,9 +166,10 @@ def certify_cmd(
                 it.read()
         check_placements(items, cfg)  # perspective positions: a camera inside a structure is exit 2, now
 
-    cert = view_certificate(certify(complex_spec(input, ligand, pocket), cfg, out=check_out(out), subset=subset,
-                                    n_workers=workers, scheduler=scheduler, plots=plots, resume=resume,
-                                    limits=limits, report=lambda line: echo(line, err=True), before=before))
+    with claimed(check_out(out), "certify"):  # locked; a folder holding an export refused
+        cert = view_certificate(certify(complex_spec(input, ligand, pocket), cfg, out=out, subset=subset,
+                                        n_workers=workers, scheduler=scheduler, plots=plots, resume=resume,
+                                        limits=limits, report=lambda line: echo(line, err=True), before=before))
     echo(summary_text(cert), nl=False)
     echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, "
          f"{out / 'disagreements.csv'}" + (", plots" if plots and cert.summary.n else ""))

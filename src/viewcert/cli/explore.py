@@ -15,33 +15,38 @@ def explore_cmd(
     serve: bool = typer.Option(False, "--serve", help="then serve the site on http://127.0.0.1:PORT (Ctrl-C stops)"),
     port: int = typer.Option(8000, help="port of --serve (127.0.0.1 only)"),
     workers: int = typer.Option(0, help="processes writing the item pages (0: one per CPU; the bytes are the same)"),
-    inputs: Path = typer.Option(None, help="folder of an interaction export's complexes (by name, as verify "
-                                "--inputs): each bond is drawn over the images"),
+    inputs: Path = typer.Option(None, help="the trusted folder (as verify --inputs; default: the current folder): "
+                                "inputs, protocol files and complexes the certificate names are read only inside it "
+                                "(an interaction export's complexes by name: each bond is drawn over the images)"),
 ) -> None:
     """Write a static site of FOLDER's certificate: an index filterable by outcome, one page per item with
     every view and its overlays (phantoms, hidden atoms, the δ* near miss), the summary and plots. Opens from
     file:// (no server, no network); --serve runs a local server instead of opening the file."""
-    from viewcert.certify.trust import trusted_root
-    from viewcert.cli.options import check_out
+    from viewcert.errors import InputError
     from viewcert.explore import write_site
+    from viewcert.io.confine import trusted_root
+    from viewcert.io.outputs import claimed
     from viewcert.parallel import default_workers
 
-    if inputs is not None:
-        trusted_root(inputs)  # as verify --inputs: one line, exit 2, when it is not an existing folder
-    site = check_out(out if out is not None else Path(folder) / "explore")
-    index = write_site(folder, site, workers=workers if workers > 0 else default_workers(), inputs=inputs)
+    root = trusted_root(Path.cwd() if inputs is None else inputs)  # one line, exit 2, when not a folder
+    site = out if out is not None else Path(folder) / "explore"  # a symlink planted there: refused (io.confine)
+    if not Path(folder).is_dir():
+        raise InputError("not a folder", source=str(folder))
+    with claimed(site, "site"):  # locked; a folder holding an export or a certify output refused
+        index = write_site(folder, site, workers=workers if workers > 0 else default_workers(), inputs=root)
     echo(f"wrote {index}")
     if serve:
-        serve_site(site, port)
+        serve_site(index.parent, port)
 
 
 def serve_site(site: Path, port: int) -> None:
-    """Serve ``site`` on 127.0.0.1:``port`` with the standard library's http.server until interrupted."""
-    import functools
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+    """Serve ``site`` on 127.0.0.1:``port`` with the standard library's http.server until interrupted; a file
+    that resolves outside the site (a planted symlink) is not served (``explore.serve``)."""
+    from http.server import ThreadingHTTPServer
 
-    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(site))
-    with ThreadingHTTPServer(("127.0.0.1", port), handler) as httpd:
+    from viewcert.explore.serve import confined_handler
+
+    with ThreadingHTTPServer(("127.0.0.1", port), confined_handler(site)) as httpd:
         echo(f"serving http://127.0.0.1:{httpd.server_address[1]}/index.html (Ctrl-C stops)")
         try:
             httpd.serve_forever()

@@ -44,6 +44,8 @@ def _main(
     max_json_bytes: int = typer.Option(None, help="limit: bytes of a JSON/JSONL input (default 256 MiB)"),
     max_symmetry_operations: int = typer.Option(None, help="limit: symmetry operations listed in a CIF (default 384)"),
     max_symmetry_images: int = typer.Option(None, help="limit: a CIF's atom rows x operations (default 200000)"),
+    max_questions: int = typer.Option(None, help="limit: questions of a transformation export (default 100000)"),
+    max_bootstrap_draws: int = typer.Option(None, help="limit: bootstrap resamples x items (default 5e7)"),
 ) -> None:
     """viewcert command line. Limits are checked before the work; each has an option to raise it."""
     from viewcert.errors import ViewcertError
@@ -54,7 +56,8 @@ def _main(
             max_atoms=max_atoms, max_tiling=max_tiling, max_views=max_views, max_pixels=max_pixels,
             max_observations=max_observations, max_zip_member_bytes=max_zip_member_bytes,
             max_zip_ratio=max_zip_ratio, max_json_bytes=max_json_bytes,
-            max_symmetry_operations=max_symmetry_operations, max_symmetry_images=max_symmetry_images)
+            max_symmetry_operations=max_symmetry_operations, max_symmetry_images=max_symmetry_images,
+            max_questions=max_questions, max_bootstrap_draws=max_bootstrap_draws)
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
     SESSION.set({"debug": debug, "limits": limits})

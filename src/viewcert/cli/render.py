@@ -180,6 +180,7 @@ def build_benchmark_cmd(
     from viewcert.benchmark.settings import TASKS as CRYSTAL_TASKS
     from viewcert.cli.options import check_out, current_limits
     from viewcert.io.idlist import read_ids
+    from viewcert.io.outputs import claimed
     from viewcert.tasks.model import TASKS as TRANSFORMATION_TASKS
 
     limits = current_limits()
@@ -188,44 +189,47 @@ def build_benchmark_cmd(
                          f"got {task!r}", field="task")
     if ids is not None and task not in CRYSTAL_TASKS:
         raise InputError(f"--ids applies to the crystal tasks ({', '.join(CRYSTAL_TASKS)}), not {task!r}", field="ids")
-    if task in INTERACTION_TASKS:
-        _interaction_benchmark(input_spec, check_out(out), task=task, protocol=protocol, seed=seed,
-                               per_structure=per_structure, delta=delta, limits=limits,
-                               constraints=tuple(constraints.split(",")), criterion=criterion)
-        return
-    if criterion != "baker-hubbard":
-        raise InputError(f"--criterion applies to the interaction tasks ({', '.join(INTERACTION_TASKS)}), not {task!r}",
-                         field="criterion")
-    if task in MOLECULE_TASKS:
-        _molecule_benchmark(input_spec, check_out(out), task=task, protocol=protocol, style=style, size=size,
-                            delta=delta, certify=certify, workers=workers, limit=limit, limits=limits,
-                            constraints=tuple(constraints.split(",")))
-        return
-    if task in TRANSFORMATION_TASKS:
-        _task_benchmark(input_spec, check_out(out), dict(task=task, protocol=protocol, camera=camera,
-                                                         depth_cue=depth_cue, per_structure=per_structure, style=style,
-                                                         delta=delta, constraints=tuple(constraints.split(","))),
-                        seed=seed, limit=limit, limits=limits)
-        return
-    limits.check_protocol_name(protocol)
-    settings = ExportSettings(protocol=protocol, task=task, style=style, tiling=parse_tiling(tiling), size=size,
-                              truth=truth, buffers=buffers, tau=delta, constraints=tuple(constraints.split(",")))
-    limits.check_tiling(settings.tiling)
-    limits.check_pixels(size * settings.supersample, size * settings.supersample)
     chosen = None if ids is None else list(read_ids(ids))  # a bad id file: one line, before any work
-    done = build_benchmark(input_spec, check_out(out), settings=settings, subset=subset, limit=limit or None,
-                           ids=chosen,
-                           certify=certify, delta=delta, n_workers=workers, limits=limits)
-    echo(f"{done.n_questions} questions in {out} ({len(done.errors)} skipped, "
-         f"{len(done.label_mismatches)} label mismatches)")
-    if done.certificate is not None:
-        s = done.certificate.summary
-        echo(f"ceiling R1 = {s.correct}/{s.n} ({done.certificate.config.get('observe', 'ideal')} observations), "
-             f"certificate sha256:{done.certificate.digest_value}")
-    elif certify:
-        echo("certificate: not written")
-    harness_files_line(out)
-    item_failures([f"item {e['id']}: {' '.join(str(e['error']).split())[:300]}" for e in done.errors])
+    with claimed(out, "export") as removed:  # locked; an earlier export's files removed, anything else refused
+        if removed:
+            echo(f"removed the {len(removed)} files of the earlier export in {out} (those its manifest.json listed)",
+                 err=True)
+        if task in INTERACTION_TASKS:
+            _interaction_benchmark(input_spec, check_out(out), task=task, protocol=protocol, seed=seed,
+                                   per_structure=per_structure, delta=delta, limits=limits,
+                                   constraints=tuple(constraints.split(",")), criterion=criterion)
+            return
+        if criterion != "baker-hubbard":
+            raise InputError(f"--criterion applies to the interaction tasks ({', '.join(INTERACTION_TASKS)}), not {task!r}",
+                             field="criterion")
+        if task in MOLECULE_TASKS:
+            _molecule_benchmark(input_spec, check_out(out), task=task, protocol=protocol, style=style, size=size,
+                                delta=delta, certify=certify, workers=workers, limit=limit, limits=limits,
+                                constraints=tuple(constraints.split(",")))
+            return
+        if task in TRANSFORMATION_TASKS:
+            _task_benchmark(input_spec, check_out(out), dict(task=task, protocol=protocol, camera=camera,
+                                                             depth_cue=depth_cue, per_structure=per_structure, style=style,
+                                                             delta=delta, constraints=tuple(constraints.split(","))),
+                            seed=seed, limit=limit, limits=limits)
+            return
+        limits.check_protocol_name(protocol)
+        settings = ExportSettings(protocol=protocol, task=task, style=style, tiling=parse_tiling(tiling), size=size,
+                                  truth=truth, buffers=buffers, tau=delta, constraints=tuple(constraints.split(",")))
+        limits.check_tiling(settings.tiling)
+        limits.check_pixels(size * settings.supersample, size * settings.supersample)
+        done = build_benchmark(input_spec, check_out(out), settings=settings, subset=subset, limit=limit or None,
+                               ids=chosen, certify=certify, delta=delta, n_workers=workers, limits=limits)
+        echo(f"{done.n_questions} questions in {out} ({len(done.errors)} skipped, "
+             f"{len(done.label_mismatches)} label mismatches)")
+        if done.certificate is not None:
+            s = done.certificate.summary
+            echo(f"ceiling R1 = {s.correct}/{s.n} ({done.certificate.config.get('observe', 'ideal')} observations), "
+                 f"certificate sha256:{done.certificate.digest_value}")
+        elif certify:
+            echo("certificate: not written")
+        harness_files_line(out)
+        item_failures([f"item {e['id']}: {' '.join(str(e['error']).split())[:300]}" for e in done.errors])
 
 
 def _task_benchmark(input_spec, out, options: dict, *, seed, limit, limits) -> None:

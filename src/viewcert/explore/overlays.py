@@ -22,13 +22,16 @@ item_cameras``, the certificate's recorded settings). Marks:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from viewcert.cameras.camera import camera_from_dict
+from viewcert.cameras.protocol_files import is_protocol_file
 from viewcert.certify.records import ABSENT
+from viewcert.certify.trust import named_input, recorded_protocol, trusted_input
 from viewcert.errors import InputError, ViewcertError
+from viewcert.io.confine import check_sha256, confined
+from viewcert.limits import LimitError, active_limits
 
 #: marker radii (px) of the points that are not atoms
 POINT_RADIUS = 5.0
@@ -200,11 +203,12 @@ def missing_atoms(cell, cfg, record) -> tuple[int, ...] | None:
     return got if len(got) == want else None
 
 
-def task_items_from_input(cert) -> dict | None:
+def task_items_from_input(cert, root: str | None) -> dict | None:
     """The questions of a transformation export (``cert``: its ``records.TaskCertificate``) rebuilt from the
-    input it names and its recorded settings
-    (``benchmark.tasks_export.sample_questions``, the export's seeded draws): {item id: TaskItem}; None when
-    they cannot be (inputs moved, a protocol file: the pages then draw no candidate poses)."""
+    input it names, read only inside the trusted folder ``root`` (``io.confine``; None: nothing read), and its
+    recorded settings (``benchmark.tasks_export.sample_questions``, the export's seeded draws): {item id:
+    TaskItem}; None when they cannot be (inputs moved or outside ``root``, a protocol file: the pages then draw
+    no candidate poses)."""
     import dataclasses
 
     from viewcert.benchmark.tasks_export import (  # lazy: start-up (task exports only)
@@ -212,21 +216,31 @@ def task_items_from_input(cert) -> dict | None:
         read_molecules,
         sample_questions,
     )
-    from viewcert.limits import DEFAULT_LIMITS  # lazy: start-up (task exports only)
     from viewcert.tasks.ceiling import handedness_exclusions  # lazy: start-up (task exports only)
 
     recorded = cert.settings
     if not isinstance(recorded, dict) or not isinstance(recorded.get("protocol"), str) \
-            or not isinstance(cert.input, str):
+            or is_protocol_file(recorded["protocol"]) or not isinstance(cert.input, str) \
+            or root is None and not named_input(cert.input):
         return None
     names = {f.name for f in dataclasses.fields(TaskExportSettings)}
     try:
+        spec = cert.input if named_input(cert.input) else confined(
+            cert.input, root, source="certificate.json", field="input", what="input")
         settings = TaskExportSettings(**{k: (tuple(v) if k == "constraints" else v) for k, v in recorded.items()
                                          if k in names})
-        structures, _ = read_molecules(cert.input, DEFAULT_LIMITS, None if cert.limit is ABSENT else cert.limit)
+        active_limits().check_pixels(settings.width * settings.supersample, settings.height * settings.supersample,
+                                     source="certificate.json", field="settings.width")
+        active_limits().check_questions(settings.per_structure, source="certificate.json",
+                                        field="settings.per_structure")
+        structures, _ = read_molecules(spec, active_limits(), None if cert.limit is ABSENT else cert.limit)
+        active_limits().check_questions(settings.per_structure * len(structures), source="certificate.json",
+                                        field="settings.per_structure")
         excl = (handedness_exclusions(structures, settings.delta)
                 if settings.task == "handedness" and settings.chiral_only else {})
         questions = sample_questions(structures, settings, exclude=excl)
+    except LimitError:  # the certificate asks for more work than a limit allows: one line, exit 2
+        raise
     except Exception:  # noqa: BLE001 - inputs moved or unreadable: the pages say so
         return None
     return {f"q{k:04d}": item for k, (item, _) in enumerate(questions)}
@@ -257,10 +271,10 @@ def candidate_marks(item, record) -> ViewMarks | None:
     return ViewMarks(cam.name, int(cam.width), int(cam.height), tuple(marks), camera=cam.to_dict())
 
 
-def interaction_scenes(cert, inputs) -> dict:
+def interaction_scenes(cert, root: str | None) -> dict:
     """{source id: (structure, cameras)} of an interaction export's complexes (``cert``: its
     ``records.InteractionCertificate``), found by name inside the folder
-    ``inputs`` (as ``verify --inputs``), checked against the SHA-256 the certificate records, protonated as the
+    ``root`` (a real path, as ``verify --inputs``; ``io.confine``: no symlink out of it), checked against the SHA-256 the certificate records, protonated as the
     ground truth was (``interactions.hbond_truth``) and framed as the images were (``render.frame_cameras``
     under the recorded protocol, style and size). Complexes that cannot be found or read are left out (their
     pages draw no bonds); a protocol file (recorded by SHA-256) draws none."""
@@ -268,23 +282,24 @@ def interaction_scenes(cert, inputs) -> dict:
     from viewcert.render import frame_cameras  # lazy: start-up (interaction exports only)
 
     recorded = cert.settings
-    if inputs is None or not isinstance(recorded, dict) or recorded.get("protocol_sha256"):
+    if root is None or not isinstance(recorded, dict) or recorded.get("protocol_sha256") \
+            or is_protocol_file(recorded.get("protocol")):
         return {}
-    root = Path(inputs).resolve()
     out = {}
     for c in cert.complexes or []:
         if not isinstance(c, dict) or not isinstance(c.get("name"), str):
             continue
         try:
-            path = (root / c["name"]).resolve()
-            if not path.is_relative_to(root) or not path.exists():
-                continue
+            path = confined(c["name"], root, source="certificate.json", field="complexes", what="complex")
+            active_limits().check_pixels(int(recorded.get("width") or 1), int(recorded.get("height") or 1))
             truth = hbond_truth(path, ligand=c.get("ligand"), pocket=recorded.get("pocket"))
             if truth.to_dict()["complex"].get("sha256") != c.get("sha256"):
                 continue
             s = truth.protonated.prepared.structure
             cams = frame_cameras(s, recorded.get("protocol"), style=recorded.get("style"),
                                  width=recorded.get("width"), height=recorded.get("height"))
+        except LimitError:  # the certificate asks for more work than a limit allows: one line, exit 2
+            raise
         except Exception:  # noqa: BLE001 - a complex that cannot be read again draws no bonds
             continue
         out[f"{c['name']}:{truth.protonated.prepared.ligand}"] = (s, cams)
@@ -316,24 +331,35 @@ def bond_marks(structure, cams, bonds: list, determined: dict) -> tuple[ViewMark
     return tuple(out)
 
 
-def item_cameras_from_inputs(cert):
+def item_cameras_from_inputs(cert, root: str | None, cert_path: str):
     """A function id → (cell, cameras, cfg) for a certify output's items (``cert``: its
-    ``records.ViewCertificate``, shape-checked), from the inputs the certificate names (``location.input``, else ``inputs.spec``) under its recorded settings; None when they cannot be read
-    (the items' pages then show no views)."""
+    ``records.ViewCertificate``, shape-checked), from the inputs the certificate names (``location.input``, else
+    ``inputs.spec``) under its recorded settings, found only inside the trusted folder ``root`` as ``verify``
+    finds them (``certify.trust``; None: nothing read) and drawn only when every input file hashes as the
+    certificate records (``inputs.files``); None when they cannot be read or differ (the items' pages then
+    show no views)."""
     from viewcert.certify.config import CertifyConfig  # lazy: start-up (certify outputs only)
     from viewcert.certify.evaluate import item_cameras, prepare  # lazy: start-up (certify outputs only)
     from viewcert.certify.inputs import load_input  # lazy: start-up (certify outputs only)
 
-    loc = cert.location or {}
+    if root is None and not named_input(str(cert.inputs.get("spec"))):  # a built-in input is a name: no file
+        return None
+
     config = dict(cert.config)
-    if loc.get("protocol"):  # a protocol file: recorded by name, read where the certificate says it was
-        config["protocol"] = loc["protocol"]
     inputs = cert.inputs
-    spec = loc.get("input") or inputs.get("spec")
     try:
+        if config.get("protocol_sha256") or is_protocol_file(config.get("protocol")):
+            config["protocol"] = recorded_protocol(cert, root, cert_path, cert_path)  # by name, inside root
+            check_sha256(config["protocol"], config.get("protocol_sha256") or "", source=cert_path,
+                         field="config.protocol")
         cfg = CertifyConfig.from_dict(config)
-        dataset = load_input(spec, subset=inputs.get("subset") or "eval")
-    except Exception:  # noqa: BLE001 - inputs moved or gone: the pages say so
+        cfg.check_limits(active_limits())
+        dataset = load_input(trusted_input(cert, root, cert_path), subset=inputs.get("subset") or "eval")
+    except LimitError:  # the certificate asks for more work than a limit allows: one line, exit 2
+        raise
+    except Exception:  # noqa: BLE001 - inputs moved, gone or outside the trusted folder: the pages say so
+        return None
+    if dataset.files != inputs.get("files"):  # never draw atoms of a file whose SHA-256 is not the certificate's
         return None
     by_id = {it.id: it for it in dataset.items}
 

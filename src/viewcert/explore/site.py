@@ -23,7 +23,7 @@ import io
 import json
 import multiprocessing
 import os
-import shutil
+import stat
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -46,10 +46,16 @@ from viewcert.explore.overlays import (
     task_items_from_input,
 )
 from viewcert.explore.source import Folder, Item, read_folder
-from viewcert.io.atomic import json_dumps, write_bytes_atomic, write_text_atomic
+from viewcert.io.atomic import json_dumps, write_text_atomic
+from viewcert.io.confine import out_folder, put, target, trusted_root
+from viewcert.io.images import check_png_pixels
+from viewcert.io.received import read_received_bytes
+from viewcert.limits import DEFAULT_LIMITS, active_limits
 from viewcert.sanitize import console_text, json_text
 from viewcert.sanitize import html_text as h
 
+#: an image copied into the site is read whole: up to 1 GiB (the pixel limit is checked from its header first)
+_FILE_LIMITS = DEFAULT_LIMITS.with_overrides(max_json_bytes=1 << 30)
 PAGE_SIZE = 200
 CHUNK = 40  # items a worker writes at a time (write_site's workers)
 THUMB_PX = 96
@@ -358,37 +364,40 @@ def _settings(cert: records.Certificate) -> dict:
 
 # --- writing ------------------------------------------------------------------------------------------------
 
-def _put(path: Path, data: bytes | str) -> None:
-    """Write one page or thumbnail: a temporary file renamed over ``path`` (a reader never sees half a file),
-    without the fsyncs of ``io.atomic`` per file: the site is derived output that a rerun rewrites, and two
-    fsyncs for each of 3,600 files of a 1,820-item site cost more than everything else on a busy disk. The
-    index, written last, goes through ``write_text_atomic``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    if isinstance(data, str):
-        tmp.write_text(data, encoding="utf-8", newline="")
-    else:
-        tmp.write_bytes(data)
-    os.replace(tmp, path)
+def _put(site: Path, rel: str, data: bytes | str) -> None:
+    """Write one page or thumbnail ``rel`` inside the site (``io.confine.put``: a temporary file renamed over
+    the target, no symlink followed), without the fsyncs of ``io.atomic`` per file: the site is derived output
+    that a rerun rewrites, and two fsyncs for each of 3,600 files of a 1,820-item site cost more than everything
+    else on a busy disk. The index, written last, goes through ``write_text_atomic``."""
+    put(site, rel, data)
 
 
-def _link_or_copy(src: Path, dst: Path) -> str:
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    if dst.exists() and dst.read_bytes() == src.read_bytes():
-        return dst.name
+def _link_or_copy(src: Path, site: Path, rel: str) -> str:
+    """Put the folder's file ``src`` (inside the folder, ``explore.source.inside``) at ``rel`` in the site: a
+    hard link, else a copy; never through a symlink standing at ``rel`` (``io.confine.target``)."""
+    dst = target(site, rel)
+    real = os.path.realpath(src)
+    try:
+        st, st_src = os.lstat(dst), os.stat(real)
+        if stat.S_ISREG(st.st_mode) and (st.st_ino, st.st_dev) == (st_src.st_ino, st_src.st_dev):
+            return dst.name
+    except FileNotFoundError:
+        pass
     tmp = dst.with_name(dst.name + ".tmp")
     tmp.unlink(missing_ok=True)
     try:
-        os.link(src.resolve(), tmp)
+        os.link(real, tmp)
+        os.replace(tmp, dst)
     except OSError:
-        shutil.copyfile(src, tmp)
-    os.replace(tmp, dst)
+        tmp.unlink(missing_ok=True)
+        put(site, rel, read_received_bytes(real, what="image", limits=_FILE_LIMITS))
     return dst.name
 
 
-def _thumb(src: Path, dst: Path) -> None:
+def _thumb(src: Path, site: Path, rel: str) -> None:
     from PIL import Image
 
+    check_png_pixels(src, active_limits())  # from the header, before anything is decoded
     try:
         with Image.open(src) as im:
             im = im.convert("RGB")
@@ -397,7 +406,7 @@ def _thumb(src: Path, dst: Path) -> None:
             im.save(buf, format="PNG", optimize=False)
     except (OSError, ValueError, Image.DecompressionBombError):
         raise InputError("image cannot be read as a PNG", source=str(src)) from None
-    _put(dst, buf.getvalue())
+    _put(site, rel, buf.getvalue())
 
 
 @dataclass(frozen=True)
@@ -453,7 +462,7 @@ def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> tuple[lis
         href = None
         if v.image is not None:
             name = f"{item_name(it.index)}_v{k}.png"
-            _link_or_copy(v.image, site / "views" / name)
+            _link_or_copy(v.image, site, f"views/{name}")
             href = f"../views/{name}"
         vm = None
         if folder.kind == "crystal" and v.sidecar is not None:
@@ -478,10 +487,10 @@ def _write_items(folder: Folder, site: Path, src: Sources, indices) -> dict[int,
     for i in indices:
         it = folder.items[i]
         if it.views and it.views[0].image is not None:
-            _thumb(it.views[0].image, site / "thumbs" / f"{item_name(it.index)}.png")
+            _thumb(it.views[0].image, site, f"thumbs/{item_name(it.index)}.png")
             thumbs[it.index] = f"thumbs/{item_name(it.index)}.png"
         views, note = _item_views(folder, it, site, src)
-        _put(site / "items" / f"{item_name(it.index)}.html", item_html(folder, it, views, n, note))
+        _put(site, f"items/{item_name(it.index)}.html", item_html(folder, it, views, n, note))
     return thumbs
 
 
@@ -496,24 +505,27 @@ def _write_chunk(indices) -> dict[int, str]:
 def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progress=None, workers: int = 1,
                inputs: str | os.PathLike | None = None) -> Path:
     """Write the explorer of ``folder_path`` into ``out`` (module docstring); returns ``out/index.html``.
-    ``inputs``: the folder holding an interaction export's complexes by name (as ``verify --inputs``), so that
-    its pages draw each bond over the images.
+    ``inputs``: the trusted folder (as ``verify --inputs``; ``io.confine``): what the certificate names (a certify
+    output's inputs, a task export's input, an interaction export's complexes by name) is read only inside it,
+    to draw the overlays those need; None: nothing it names is read. ``out`` is written through real folders only
+    (``io.confine.out_folder``, ``put``: no symlink followed out of it).
     ``workers`` > 1: the item pages are written by that many forked processes, CHUNK items at a time (each
     page depends only on its item: the same bytes as one process)."""
     global _JOB
     folder = read_folder(folder_path)
-    site = Path(out)
-    site.mkdir(parents=True, exist_ok=True)
+    root = None if inputs is None else trusted_root(inputs)
+    site = out_folder(out)
     for name in ASSETS:
-        write_bytes_atomic(site / "assets" / name, files("viewcert.explore").joinpath("assets", name).read_bytes())
+        _put(site, f"assets/{name}", files("viewcert.explore").joinpath("assets", name).read_bytes())
     src = Sources()
     if folder.kind == "crystal" and (not any(it.views for it in folder.items)
                                      or any(_n_missing(it.record) for it in folder.items)):
-        src = Sources(cameras=item_cameras_from_inputs(folder.certificate))
+        src = Sources(cameras=item_cameras_from_inputs(folder.certificate, root,
+                                                       str(Path(folder_path) / "certificate.json")))
     elif folder.kind == "task":
-        src = Sources(tasks=task_items_from_input(folder.certificate))
+        src = Sources(tasks=task_items_from_input(folder.certificate, root))
     elif folder.kind == "interaction":
-        src = Sources(scenes=interaction_scenes(folder.certificate, inputs))
+        src = Sources(scenes=interaction_scenes(folder.certificate, root))
     item_tags = [tags(folder.kind, it.record) for it in folder.items]
     n = len(folder.items)
     chunks = [range(k, min(k + CHUNK, n)) for k in range(0, n, CHUNK)]
@@ -533,6 +545,6 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
             thumbs.update(_write_items(folder, site, src, chunk))
             if progress is not None:
                 progress(chunk[-1] + 1, n)
-    plots = [f"plots/{_link_or_copy(p, site / 'plots' / p.name)}" for p in folder.plots]
-    _put(site / "summary.html", summary_html(folder, site, plots))
-    return write_text_atomic(site / "index.html", index_html(folder, item_tags, thumbs))
+    plots = [f"plots/{_link_or_copy(p, site, f'plots/{p.name}')}" for p in folder.plots]
+    _put(site, "summary.html", summary_html(folder, site, plots))
+    return write_text_atomic(target(site, "index.html"), index_html(folder, item_tags, thumbs))

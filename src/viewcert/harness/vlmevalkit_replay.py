@@ -29,6 +29,8 @@ from viewcert.harness.replay import DRY_RUN_FILE, load_replay
 from viewcert.sanitize import console_text
 
 MODEL = "viewcert-replay"
+#: what to install when VLMEvalKit is missing (docs/harnesses.md: the version the replay is tested with)
+INSTALL = "pip install ms-vlmeval (module vlmeval; docs/harnesses.md, `make harness`)"
 
 
 class Failures(logging.Handler):
@@ -54,8 +56,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"viewcert: error: {console_text(exc, keep_newlines=False)}", file=sys.stderr)
         return 2
     # lazy: only after the replay is read (importing vlmeval logs an error about a missing .env, takes seconds)
-    from vlmeval import run
-    from vlmeval.config import supported_VLM
+    try:
+        from vlmeval import run
+        from vlmeval.config import supported_VLM
+    except ModuleNotFoundError as exc:  # the harness is not installed: say what to install, in one line
+        print(f"viewcert: error: this dry run needs VLMEvalKit (module {exc.name or 'vlmeval'} is not installed): "
+              f"{INSTALL}", file=sys.stderr)
+        return 2
 
     from viewcert.harness.vlmevalkit_model import ReplayVLM  # lazy: it imports vlmeval
 

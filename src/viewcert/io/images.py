@@ -32,6 +32,7 @@ from numba import njit
 
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_bytes_atomic, write_text_atomic
+from viewcert.limits import Limits
 
 PNG_COMPRESS_LEVEL = 6
 #: zlib level of rendered images on disk (``write_png``): the fastest lossless setting measured on a 768²
@@ -203,6 +204,21 @@ def encode_png(rgb: np.ndarray, *, compress_level: int = PNG_COMPRESS_LEVEL, pal
         im = im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     im.save(buf, format="PNG", optimize=False, compress_level=compress_level)
     return buf.getvalue()
+
+
+def check_png_pixels(path: str | os.PathLike, limits: Limits) -> tuple[int, int]:
+    """(width, height) of the image at ``path`` read from its header by Pillow (``Image.open`` decodes no
+    pixel), checked against ``limits.max_pixels`` before anything decodes it: LimitError naming the file, or
+    InputError when it is not an image Pillow reads."""
+    from PIL import Image  # lazy: start-up (Pillow only where a received image is read)
+
+    try:
+        with Image.open(path) as im:
+            width, height = im.size
+    except (OSError, ValueError, Image.DecompressionBombError):
+        raise InputError("image cannot be read as a PNG", source=str(path), field="image") from None
+    limits.check_pixels(width, height, source=str(path))
+    return width, height
 
 
 def png_base64(data: bytes) -> str:

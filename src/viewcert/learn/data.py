@@ -7,7 +7,9 @@
 - any input with ``--train pyxtal:N[:SEED]``: N crystals drawn from pyxtal, seeded, stratified by crystal
   system, disjoint from the eval items by reduced formula and id (``learn.draw``).
 
-Every item needs a crystal-system label (the dataset's own); one without is an error naming it.
+Every item needs a crystal-system label (the dataset's own); one without is an error naming it. A training item
+holding an eval structure under another id (the same species and the same cell: lattice lengths to 0.001 Å and
+angles to 0.01°, each sorted, ``cell_key``) is refused (a leak), naming both ids.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from viewcert.certify.inputs import is_study_layout, load_input, load_study
 from viewcert.errors import InputError
@@ -66,6 +70,40 @@ def _split(items, what: str) -> Split:
     return Split(tuple(it.id for it in items), tuple(labels), tuple(items))
 
 
+def cell_key(structure) -> tuple:
+    """What makes two structures the same for a leak check, whatever their ids: the sorted atomic numbers and
+    the cell's sorted lattice lengths (Å, to 0.001) and angles (degrees, to 0.01); a molecule: the numbers only."""
+    numbers = tuple(sorted(int(z) for z in np.asarray(structure.numbers)))
+    if structure.lattice is None:
+        return (numbers,)
+    lat = np.asarray(structure.lattice, dtype=float)
+    lengths = np.linalg.norm(lat, axis=1)
+    angles = [np.degrees(np.arccos(np.clip(lat[i] @ lat[j] / (lengths[i] * lengths[j]), -1.0, 1.0)))
+              for i, j in ((1, 2), (0, 2), (0, 1))]
+    return (numbers, tuple(round(float(x), 3) for x in sorted(lengths)),
+            tuple(round(float(x), 2) for x in sorted(angles)))
+
+
+def refuse_shared_structures(train_items, eval_items, *, field: str) -> None:
+    """InputError naming the first training item whose structure is an eval item's (``cell_key``), any ids.
+    Items that cannot be read are left to the readers (they report them)."""
+    def key(it):
+        try:
+            return cell_key(it.read())
+        except Exception:  # noqa: BLE001 - an unreadable item is the reader's to report, not a leak
+            return None
+
+    evals: dict[tuple, str] = {}
+    for it in eval_items:
+        if (k := key(it)) is not None:
+            evals.setdefault(k, it.id)
+    for it in train_items:
+        k = key(it)
+        if k is not None and k in evals:
+            raise InputError(f"training item {it.id!r} has the species and cell of eval item {evals[k]!r} (an eval "
+                             "structure under another id: a leak); remove it from the training set", field=field)
+
+
 def load_learn_data(source: str | Path, train: str | Path | None = None, *, limits=None) -> LearnData:
     """The eval and training splits of ``source`` (and ``train``)."""
     p = Path(str(source)).expanduser()
@@ -100,4 +138,5 @@ def load_learn_data(source: str | Path, train: str | Path | None = None, *, limi
         train_source = str(train)
     if not tr_items:
         raise InputError("the training set is empty", field="--train")
+    refuse_shared_structures(tr_items, ev.items, field="--train" if train is not None else "structures.json")
     return LearnData(_split(tr_items, "training"), _split(ev.items, "eval"), str(source), train_source, files)

@@ -14,6 +14,7 @@ from viewcert.learn.cnn import run_cnn
 from viewcert.learn.data import LearnData, load_learn_data
 from viewcert.learn.features import FEATURE_NAMES, features_of
 from viewcert.learn.forest import N_ESTIMATORS, train_forest
+from viewcert.limits import active_limits
 
 
 def _need(module: str, reader: str) -> None:
@@ -55,6 +56,9 @@ def run_learn(source: str, reader: str, out: Path, *, train: str | None = None, 
     """Train ``reader`` (``cell-forest`` | ``pixel-cnn``) on ``source``'s training split (or ``train``)."""
     if reader not in ("cell-forest", "pixel-cnn"):
         raise InputError(f"unknown reader {reader!r}; use cell-forest or pixel-cnn", field="--reader")
+    size = cnn_options.get("image_size")
+    if reader == "pixel-cnn" and size is not None:  # every view is size x size px: checked before any work
+        (limits or active_limits()).check_pixels(size, size, source="--image-size")
     data = load_learn_data(source, train, limits=limits)
     out = Path(out)
     if reader == "cell-forest":

@@ -1,0 +1,52 @@
+"""A file-access probe shared by the trust tests of received paths (issue 38): an audit hook on the events that
+open a file or list a folder records the real path of each while a probe is active, and the CLI is run in this
+process through it. ``under`` lists what was touched under a folder."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from typer.testing import CliRunner
+
+EVENTS = ("open", "os.listdir", "os.scandir")
+_SEEN: list[tuple[str, str]] | None = None  # (event, real path) while a probe is active
+
+
+def _hook(event: str, args: tuple) -> None:
+    if _SEEN is not None and event in EVENTS and args and isinstance(args[0], (str, bytes, os.PathLike)):
+        try:
+            _SEEN.append((event, os.path.realpath(os.fsdecode(args[0]))))
+        except (TypeError, ValueError):
+            pass
+
+
+sys.addaudithook(_hook)  # an audit hook cannot be removed: it records only while _SEEN is a list
+
+
+def run(argv: list[str]) -> tuple[int, str, list[tuple[str, str]]]:
+    """``viewcert ARGV`` in this process with the probe on: (exit code, output, [(event, real path)])."""
+    global _SEEN
+    from viewcert.cli import app
+
+    _SEEN = []
+    try:
+        res = CliRunner().invoke(app, argv)
+    finally:
+        seen, _SEEN = _SEEN, None
+    assert "Traceback" not in res.output, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
+    return res.exit_code, res.output, seen
+
+
+def under(seen: list[tuple[str, str]], folder, events=EVENTS) -> list[str]:
+    """Real paths under ``folder`` that an event of ``events`` touched."""
+    root = os.path.realpath(folder)
+    return [p for e, p in seen if e in events and os.path.commonpath([p, root]) == root]
+
+
+def one_error(out: str) -> str:
+    """The one ``viewcert: error:`` line of ``out`` (asserts there is exactly one)."""
+    errors = [line for line in out.splitlines() if line.startswith("viewcert: error:")]
+    assert len(errors) == 1, out
+    return errors[0]
