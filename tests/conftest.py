@@ -56,3 +56,18 @@ from explore_fixtures import (  # noqa: E402,F401
     zoom_export,
     zoom_site,
 )
+
+
+def pytest_collection_finish(session):
+    """The CPU-determinism runs (tests/test_determinism_cpu.py: subprocesses, minutes of CPU) start in the
+    background as soon as they are collected, on the core the one-process suite leaves idle."""
+    if any(getattr(getattr(item, "module", None), "__name__", "") == "test_determinism_cpu" for item in session.items):
+        import atexit
+        import shutil
+        import tempfile
+
+        import test_determinism_cpu
+
+        tmp = Path(tempfile.mkdtemp(prefix="viewcert-cpu-"))
+        atexit.register(shutil.rmtree, tmp, True)
+        test_determinism_cpu.start_in_background(tmp)

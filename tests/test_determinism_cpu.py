@@ -17,7 +17,7 @@ import os
 import platform
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -44,15 +44,31 @@ def _run(name: str, tmp: Path) -> dict[str, str]:
     env = {**os.environ, **VARIATIONS[name], "PYTHONPATH": os.pathsep.join([str(HERE.parent / "src"),
                                                                              os.environ.get("PYTHONPATH", "")])}
     args = [sys.executable, str(HERE / "determinism_child.py"), str(work)] + ([str(E3)] if E3.is_dir() else [])
-    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=1200)
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, f"{name}: {done.stderr[-2000:]}"
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+#: the runs started in the background when the session collected this module (conftest), so that they use the
+#: core the one-process suite leaves idle; None when this module runs alone (then the fixture runs them)
+_BACKGROUND: dict[str, Future] | None = None
+
+
+def start_in_background(tmp: Path) -> None:
+    """Start every variation's run, one after the other on one background thread (conftest calls this at the
+    start of a session that collected this module)."""
+    global _BACKGROUND
+    pool = ThreadPoolExecutor(max_workers=1)
+    _BACKGROUND = {name: pool.submit(_run, name, tmp) for name in VARIATIONS}
+    pool.shutdown(wait=False)
+
+
 @pytest.fixture(scope="module")
 def hashes(tmp_path_factory) -> dict[str, dict[str, str]]:
+    if _BACKGROUND is not None:
+        return {name: f.result() for name, f in _BACKGROUND.items()}
     tmp = tmp_path_factory.mktemp("cpu")
-    with ThreadPoolExecutor(max_workers=2) as pool:  # the suite runs in one process: use the second core
+    with ThreadPoolExecutor(max_workers=2) as pool:  # run alone: use both cores
         futures = {name: pool.submit(_run, name, tmp) for name in VARIATIONS}
         return {name: f.result() for name, f in futures.items()}
 

@@ -135,13 +135,14 @@ def _older_build(kind: str, tmp: Path) -> Export:
 @pytest.mark.parametrize("kind", ["crystal", "molecule", "task", "interaction"])
 def test_only_the_manifest_changed_shape(tmp_path, kind):
     # regression pin: the digests are the ones the code before viewcert.export/1 recorded in the fixtures'
-    # manifests, on another CPU than this suite's usually runs on; every file but the manifest and the
-    # certificate is byte-identical: the images, ID-derived files, prompts and harness files (the renderer gives
-    # the same pixels on both CPUs). The certificate changed format since (/3, issue 37: every float at its
-    # stated resolution, so its table of items too; molecule, task: it also records where the input was read)
+    # manifests, on another CPU than this suite's usually runs on; every file but the manifest, the certificate
+    # and the sidecars is byte-identical: the images, prompts and harness files (the renderer gives the same
+    # pixels on both CPUs). The certificate changed format since (/3, issue 37: every float at its stated
+    # resolution, so its table of items too; molecule, task: it also records where the input was read), and a
+    # sidecar's camera is written at those resolutions (it held the framing's raw floats)
     old = json.loads((V1 / kind / "manifest.json").read_text())["files"]
     new = _older_build(kind, tmp_path / "out")
-    changed = {"certificate.json", "certificate_items.csv"} & set(old)
+    changed = {"certificate.json", "certificate_items.csv"} & set(old) | {f for f in old if f.startswith("sidecars/")}
     assert set(new.manifest["files"]) == set(old)
     assert {f for f in old if new.manifest["files"][f] != old[f]} == changed
     assert sum(f.endswith(".png") for f in set(old) - changed) >= 3

@@ -26,7 +26,19 @@ def sig(x: float | None, digits: int = 9) -> float | None:
     return 0.0 if y == 0.0 else y
 
 
+#: a float is snapped to a grid this many decimals finer than its step before it is rounded to the step, so the
+#: rounding noise of the CPU that computed it never decides an exact decimal tie (``viewcert.resolution``)
+SNAP_DIGITS = 4
+
+
+def snap_round(x: float, decimals: int) -> float:
+    """``x`` rounded half to even at ``decimals + SNAP_DIGITS`` decimals, then at ``decimals`` (Python's
+    correctly rounded ``round``, twice): the same double on every CPU for values that differ by noise only."""
+    return round(round(x, decimals + SNAP_DIGITS), decimals)
+
+
 def fixed(x: float, decimals: int = 6) -> float:
-    """``decimals`` decimal places (pixel and Å values in sidecars); never -0.0."""
-    v = round(float(x), decimals)
+    """``decimals`` decimal places (pixel and Å values in sidecars), snapped first (:func:`snap_round`);
+    never -0.0."""
+    v = snap_round(float(x), decimals)
     return 0.0 if v == 0 else v

@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from viewcert.numeric import SNAP_DIGITS, snap_round
+
 #: the resolution of every float not listed below (rates, bounds, settings as given): 1e-9
 DEFAULT_RESOLUTION = 1e-9
 
@@ -80,16 +82,12 @@ _DECIMALS = {k: decimals_of(v[0]) for k, v in RESOLUTIONS.items()}
 _DEFAULT_DECIMALS = decimals_of(DEFAULT_RESOLUTION)
 
 
-#: a float is snapped to a grid this many decimals finer than its step before it is rounded to the step
-SNAP_DIGITS = 4
-
-
 def quantize(x: float, decimals: int) -> float:
     """``x`` snapped to ``decimals + SNAP_DIGITS`` decimals, then rounded half-to-even at ``decimals`` (both
-    correctly rounded, Python's ``round``); never -0.0; a non-finite value as it is."""
+    correctly rounded, Python's ``round``: ``numeric.snap_round``); never -0.0; a non-finite value as it is."""
     if not math.isfinite(x):
         return x
-    v = round(round(x, decimals + SNAP_DIGITS), decimals)
+    v = snap_round(x, decimals)
     return 0.0 if v == 0 else v
 
 

@@ -60,9 +60,11 @@ from viewcert.errors import InputError
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.images import write_buffers, write_png, write_sidecar
 from viewcert.limits import DEFAULT_LIMITS, Limits
+from viewcert.numeric import fixed
 from viewcert.parallel import map_items
 from viewcert.render.raster import build_scene, drawn_policy, render
 from viewcert.render.visibility import view_atom_table
+from viewcert.resolution import quantize_tree
 from viewcert.structures import Structure, tiling_translations
 from viewcert.symmetry.labels import analyse_cell
 
@@ -90,8 +92,8 @@ def projection_matrix(camera) -> list[list[float]]:
 
 
 def _r(x: float, nd: int = 6) -> float:
-    v = round(float(x), nd)
-    return 0.0 if v == 0 else v
+    """``x`` at ``nd`` decimals, snapped first so a CPU's rounding noise never decides a tie (numeric.fixed)."""
+    return fixed(x, nd)
 
 
 def view_sidecar(result, *, view_name: str, image: str, structure: Structure, framing: dict) -> dict:
@@ -123,7 +125,7 @@ def view_sidecar(result, *, view_name: str, image: str, structure: Structure, fr
         "format": "viewcert.render.sidecar/1",
         "view": view_name,
         "image": image,
-        "camera": cam.to_dict(),
+        "camera": quantize_tree(cam.to_dict()),  # at the certificate's resolutions (viewcert.resolution)
         "projection_matrix": [[_r(v, 9) for v in row] for row in projection_matrix(cam)],
         "framing": framing,
         "style": scene.style.to_dict(),
