@@ -161,8 +161,8 @@ def assert_bonds_are_their_distance_apart(page: str, bonds: list) -> None:
     to two points the certificate's donor–acceptor distance ``d_da_A`` apart: the lines join the bond's atoms
     as the images were drawn."""
     tags = start_tags(page)
-    cams = [json.loads(a["data-camera"]) for t, a in tags if t == "svg"]
-    lines = [a for t, a in tags if t == "line"]
+    cams = [json.loads(a["data-camera"]) for t, a in tags if t == "svg" and "overlay" in a.get("class", "").split()]
+    lines = [a for t, a in tags if t == "line" and "mk" in a.get("class", "").split()]
     assert len(cams) == 6
     for b in bonds:
         ends = [a for a in lines if a["data-group"] == b["entry"]]

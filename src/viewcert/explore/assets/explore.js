@@ -98,9 +98,22 @@
   }
   function itemPage() {
     document.querySelectorAll(".legend input[data-layer]").forEach(function (box) {
-      box.addEventListener("change", function () {
-        document.body.classList.toggle("hide-" + box.dataset.layer, !box.checked);
+      function apply() { document.body.classList.toggle("hide-" + box.dataset.layer, !box.checked); }
+      box.addEventListener("change", apply);
+      apply();
+    });
+    // a click on a view enlarges it to the window; a second click or Escape puts it back in the grid
+    document.querySelectorAll("figure.fig .view").forEach(function (view) {
+      view.addEventListener("click", function () {
+        var fig = view.closest("figure.fig");
+        var big = !fig.classList.contains("big");
+        document.querySelectorAll("figure.fig.big").forEach(function (f) { f.classList.remove("big"); });
+        fig.classList.toggle("big", big);
       });
+    });
+    document.addEventListener("keydown", function (ev) {
+      if (ev.key !== "Escape") return;
+      document.querySelectorAll("figure.fig.big").forEach(function (f) { f.classList.remove("big"); });
     });
   }
   function start() {
