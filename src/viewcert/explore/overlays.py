@@ -115,7 +115,7 @@ def _point_marks(cam, record, view_k: int, atom_uv, atom_cell, titles=None):
     if len(pts):
         uv, _ = cam.project(pts)
         for k, (p, (u, v)) in enumerate(zip(pts, uv, strict=True)):
-            marks.append(Mark("phantom", float(u), float(v), POINT_RADIUS,
+            marks.append(Mark("phantom", float(u), float(v), POINT_RADIUS + 2,
                               f"phantom {k + 1}: {atom_text(z[k], '?').split(' atom')[0]} at {position_text(p)}"))
     p, atoms = near_miss(record)
     if p is not None:

@@ -1,8 +1,8 @@
 """How the explorer's pages name a certificate's fields: in words, with their units, numbers at a stated
 precision (δ* and lengths in Å to 4 significant figures, positions to ``POSITION_RESOLUTION`` Å).
 
-A field the tables below do not know is shown by its name with the underscores as spaces; a value is never
-altered beyond rounding for display (the raw record stays on the page, under "the certificate's record").
+A field the tables below do not know is shown by its name with the underscores as spaces, a reason or loss
+they do not know as it is written; a value is never altered beyond rounding for display (the raw record stays on the page, under "the certificate's record").
 """
 
 from __future__ import annotations
@@ -83,16 +83,14 @@ def field_words(key: str, table: dict) -> tuple[str, str]:
 
 
 def loss_words(loss) -> str:
-    """An interaction entry's loss in words ("" when it has none); an unknown one: its name with spaces."""
+    """An interaction entry's loss in words (a list: each, joined); an unknown one as it is written."""
     if isinstance(loss, list):
         return "; ".join(loss_words(x) for x in loss)
-    if loss in LOSSES:
-        return LOSSES[loss]
-    return str(loss).replace("_", " ")
+    return LOSSES.get(loss, str(loss)) if isinstance(loss, str) else str(loss)
 
 
 def reason_words(reasons) -> str:
     """An item's reasons in words, joined ("none" when it has none)."""
     if not isinstance(reasons, list) or not reasons:
         return "none"
-    return "; ".join(REASONS.get(r, str(r).replace("_", " ")) if isinstance(r, str) else str(r) for r in reasons)
+    return "; ".join(REASONS.get(r, r) if isinstance(r, str) else str(r) for r in reasons)
