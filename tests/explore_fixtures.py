@@ -190,12 +190,13 @@ def e3_phantom_certify(tmp_path_factory) -> Path:
     """A certify output (no images) of two e3 items with phantoms, five views (render-ceiling-5), the released
     oracle's settings, framed on the drawn spheres (so the cameras its items record draw the images) and with
     δ*; skips without the study's data."""
-    from conftest import E3, _require_shared
+    from conftest import E3, SHARED_DATA
     from viewcert.certify import CertifyConfig
     from viewcert.certify.inputs import load_input
     from viewcert.certify.run import certify
 
-    _require_shared()
+    if not (E3 / "structures.json").is_file():
+        pytest.skip(f"shared data absent: {SHARED_DATA} (the render-ceiling study data) is not beside the repo")
     d = tmp_path_factory.mktemp("explore_e3_views")
     ds = load_input(str(E3), subset="all").select(list(E3_PHANTOM_IDS))
     cfg = CertifyConfig(delta=0.15, tau=0.01, pairs="first", merge="greedy", periodic_merge=False, frame_on="drawn",

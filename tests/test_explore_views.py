@@ -11,14 +11,7 @@ import re
 import numpy as np
 import pytest
 
-from explore_fixtures import (  # noqa: F401  (fixtures used by the tests below)
-    e3_phantom_certify,
-    e3_phantom_site,
-    project,
-    residue_ligand_export,
-    residue_ligand_site,
-    start_tags,
-)
+from explore_fixtures import project, start_tags
 from viewcert.certify.records import INTERACTION_FORMAT, sealed
 from viewcert.explore import write_site
 
