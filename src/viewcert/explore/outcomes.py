@@ -11,6 +11,11 @@ from __future__ import annotations
 
 FILTERS = ("unique", "phantoms", "missing_atoms", "label_mismatch", "symmetry_raised", "item_error",
            "uncertain_bonds", "illegible_labels", "correct", "incorrect")
+#: the filters that apply to each kind of item (the index offers only these)
+KIND_FILTERS = {"crystal": ("unique", "phantoms", "missing_atoms", "label_mismatch", "symmetry_raised", "item_error",
+                            "correct", "incorrect"),
+                "task": ("unique", "correct", "incorrect"),
+                "interaction": ("unique", "uncertain_bonds", "illegible_labels", "phantoms", "correct", "incorrect")}
 TITLES = {"unique": "unique", "phantoms": "phantoms", "missing_atoms": "missing atoms",
           "label_mismatch": "label mismatch", "symmetry_raised": "symmetry raised", "item_error": "item error",
           "uncertain_bonds": "uncertain bonds", "illegible_labels": "illegible labels", "correct": "correct",

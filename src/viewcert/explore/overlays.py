@@ -321,7 +321,7 @@ def bond_marks(structure, cams, bonds: list, verdicts: dict, asked: str = "",
                                   ("ligand", lig, "the ligand")):
             if atoms:
                 uv, _ = cam.project(pos[atoms])
-                marks += [Mark(kind, float(u), float(v), 6.0 if kind == "residue" else 3.0, f"{what}: atom {k}") for k, (u, v)
+                marks += [Mark(kind, float(u), float(v), 4.0 if kind == "residue" else 3.0, f"{what}: atom {k}") for k, (u, v)
                           in zip(atoms, uv.tolist(), strict=True)]
         for b in bonds:
             try:

@@ -35,7 +35,14 @@ import numpy as np
 from viewcert.certify import records
 from viewcert.certify.records import ABSENT
 from viewcert.errors import InputError, ViewcertError
-from viewcert.explore.outcomes import FILTERS, TITLES, certificate_counts, interaction_losses, tags
+from viewcert.explore.outcomes import (
+    FILTERS,
+    KIND_FILTERS,
+    TITLES,
+    certificate_counts,
+    interaction_losses,
+    tags,
+)
 from viewcert.explore.overlays import (
     ViewMarks,
     atom_text,
@@ -149,7 +156,8 @@ def _row_values(kind: str, rec) -> list:
     """The index columns of one typed item (``_columns``)."""
     if kind == "crystal":
         orc = _d(rec.oracle)
-        return [rec.formula, _crystal_system(rec), rec.n_atoms, rec.outcome, _words(rec.reasons),
+        return [rec.formula, _crystal_system(rec), rec.n_atoms, rec.outcome,
+                reason_words(rec.reasons) if rec.reasons else "",
                 orc.get("n_phantoms"), orc.get("n_missing"), _sig4(_d(rec.uniqueness_margin).get("delta_star"))]
     if kind == "task":
         return [rec.structure_id, rec.truth, rec.n_consistent, rec.exact_ceiling, rec.partial_ceiling]
@@ -190,7 +198,7 @@ def index_html(folder: Folder, item_tags: list[tuple[str, ...]], thumbs: dict[in
     stated = certificate_counts(kind, folder.certificate)
     buttons = [f'<button type="button" data-filter="all" class="on">all <span class="count">{len(item_tags)}'
                "</span></button>"]
-    for f in FILTERS:
+    for f in (f for f in FILTERS if f in KIND_FILTERS[kind]):
         note = f' <span class="stated" title="the certificate\'s own count">(certificate: {stated[f]})</span>' \
             if f in stated else ""
         buttons.append(f'<button type="button" data-filter="{f}">{h(TITLES[f])} '
@@ -715,10 +723,24 @@ def _sidecar_elements(views) -> tuple[str, ...]:
     return tuple(sorted(seen))
 
 
+def registry_view_names(cert) -> list[str]:
+    """The view names of an interaction certificate's protocol when it is a registry name (``axes-6``: front,
+    top, ...); [] for a protocol file or anything else (the views keep their image names)."""
+    from viewcert.cameras.protocols import get_protocol  # lazy: start-up (interaction exports only)
+
+    settings = cert.settings if isinstance(cert, records.InteractionCertificate) else None
+    name = settings.get("protocol") if isinstance(settings, dict) and not settings.get("protocol_sha256") else None
+    try:
+        return [v.name for v in get_protocol(name).views] if isinstance(name, str) else []
+    except ViewcertError:
+        return []
+
+
 def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> Shown:
     """The views of one item (``Shown``); copies or draws its images."""
     got, missing, after, bonds, note = _overlay_source(folder, it, src)
     out = []
+    names = registry_view_names(folder.certificate) if folder.kind == "interaction" else []
     for k, v in enumerate(it.views):
         href = None
         if v.image is not None:
@@ -734,7 +756,7 @@ def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> Shown:
             vm = bonds[k]
         if vm is None and href is None:
             continue
-        out.append((vm, href, v.name))
+        out.append((vm, href, names[k] if len(names) == len(it.views) else v.name))
     if not out and got is not None:
         shown = _rendered(it, got, missing, site)
         return Shown(shown.views, " ".join(x for x in (note, shown.note) if x), shown.elements)
