@@ -17,6 +17,8 @@ def explore_cmd(
     workers: int = typer.Option(0, help="processes writing the item pages (0: one per CPU; the bytes are the same)"),
     inputs: Path = typer.Option(None, help="folder of an interaction export's complexes (by name, as verify "
                                 "--inputs): each bond is drawn over the images"),
+    ladder: Path = typer.Option(None, help="a ladder output (viewcert ladder --out DIR): each item page shows every "
+                                "model's answers; default: the ladder report beside FOLDER, if any"),
 ) -> None:
     """Write a static site of FOLDER's certificate: an index filterable by outcome, one page per item with
     every view and its overlays (phantoms, hidden atoms, the δ* near miss), the summary and plots. Opens from
@@ -28,8 +30,11 @@ def explore_cmd(
 
     if inputs is not None:
         trusted_root(inputs)  # as verify --inputs: one line, exit 2, when it is not an existing folder
+    if ladder is not None:
+        trusted_root(ladder)
     site = check_out(out if out is not None else Path(folder) / "explore")
-    index = write_site(folder, site, workers=workers if workers > 0 else default_workers(), inputs=inputs)
+    index = write_site(folder, site, workers=workers if workers > 0 else default_workers(), inputs=inputs,
+                       ladder=ladder)
     echo(f"wrote {index}")
     if serve:
         serve_site(site, port)

@@ -19,6 +19,7 @@ Deterministic: the same folder gives the same bytes (no time stamps; items in ce
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import multiprocessing
@@ -35,8 +36,8 @@ import numpy as np
 from viewcert.certify import records
 from viewcert.certify.records import ABSENT
 from viewcert.errors import InputError, ViewcertError
+from viewcert.explore import answers as model_answers
 from viewcert.explore.outcomes import (
-    FILTERS,
     KIND_FILTERS,
     TITLES,
     certificate_counts,
@@ -191,19 +192,25 @@ def _cell(v):
     return "" if v is None or v is ABSENT else console_text(_fmt(v), keep_newlines=False)
 
 
-def index_html(folder: Folder, item_tags: list[tuple[str, ...]], thumbs: dict[int, str]) -> str:
+def index_html(folder: Folder, item_tags: list[tuple[str, ...]], thumbs: dict[int, str], answers=None) -> str:
+    """The index (module docstring); ``answers``: a ladder output's (``explore.answers``): a column per model
+    (right or wrong on R4) and the answer filters."""
     kind = folder.kind
-    cols = _columns(kind)
-    counts = {f: sum(f in t for t in item_tags) for f in FILTERS}
+    models = answers.models if answers is not None else ()
+    cols = _columns(kind) + tuple(f"{m} (R4)" for m in models)
+    offered = KIND_FILTERS[kind] + (model_answers.FILTERS if answers is not None else ())
+    titles = TITLES | model_answers.TITLES
+    counts = {f: sum(f in t for t in item_tags) for f in offered}
     stated = certificate_counts(kind, folder.certificate)
     buttons = [f'<button type="button" data-filter="all" class="on">all <span class="count">{len(item_tags)}'
                "</span></button>"]
-    for f in (f for f in FILTERS if f in KIND_FILTERS[kind]):
+    for f in offered:
         note = f' <span class="stated" title="the certificate\'s own count">(certificate: {stated[f]})</span>' \
             if f in stated else ""
-        buttons.append(f'<button type="button" data-filter="{f}">{h(TITLES[f])} '
+        buttons.append(f'<button type="button" data-filter="{f}">{h(titles[f])} '
                        f'<span class="count">{counts[f]}</span>{note}</button>')
-    rows = [[it.index, console_text(it.id, keep_newlines=False), list(t), [_cell(v) for v in _row_values(kind, it.record)],
+    rows = [[it.index, console_text(it.id, keep_newlines=False), list(t),
+             [_cell(v) for v in _row_values(kind, it.record)] + _answer_cells(answers, it),
              f"items/{item_name(it.index)}.html", thumbs.get(it.index, "")]
             for it, t in zip(folder.items, item_tags, strict=True)]
     head = "".join(f'<th data-col="{k}">{h(c)}</th>' for k, c in enumerate(cols))
@@ -216,9 +223,21 @@ def index_html(folder: Folder, item_tags: list[tuple[str, ...]], thumbs: dict[in
             '<nav id="pager"></nav>\n'
             "<noscript><p>The index needs JavaScript (shipped with the site, no network); every item has its own "
             "page under items/.</p></noscript>\n"
-            f'<script type="application/json" id="index-data">{_json_block({"page_size": PAGE_SIZE, "titles": TITLES, "rows": rows})}'
+            f'<script type="application/json" id="index-data">{_json_block({"page_size": PAGE_SIZE, "titles": titles, "rows": rows})}'
             "</script>")
     return _page(title, body, script=True)
+
+
+def _answer_cells(answers, it: Item) -> list:
+    """Per model: right or wrong on R4 ('' without an answer) for the index."""
+    if answers is None:
+        return []
+    per = answers.of(it.id, _question_id(it))
+    out = []
+    for m in answers.models:
+        ok = model_answers.right(per.get((m, "R4")))
+        out.append("" if ok is None else ("right" if ok else "wrong"))
+    return out
 
 
 def _kind_title(kind: str) -> str:
@@ -523,7 +542,36 @@ def _interaction_body(rec, truth: dict, question: dict | None = None) -> str:
     return "".join(parts)
 
 
-def item_html(folder: Folder, it: Item, shown: Shown, n: int) -> str:
+def _question_id(it: Item):
+    return (it.question or {}).get("id")
+
+
+def answers_html(answers, it: Item) -> str:
+    """Every model's answer on every rung of the item (a ladder output's), and whether it scored."""
+    if answers is None:
+        return ""
+    per = answers.of(it.id, _question_id(it))
+    if not per:
+        return '<h2>model answers</h2><p class="note">The ladder output has no answer for this item.</p>'
+    head = "".join(f"<th>{h(r)}</th>" for r in answers.rungs)
+    rows = []
+    for m in answers.models:
+        cells = []
+        for r in answers.rungs:
+            samples = per.get((m, r), ())
+            ok = model_answers.right(samples)
+            verdict = "" if ok is None else ("right" if ok else "wrong")
+            shown = " · ".join((a.answer or f"({a.status or 'no answer'})") + (" ✓" if a.score > 0.5 else " ✗")
+                               for a in samples)
+            cells.append(f'<td class="{verdict}" data-rung="{h(r)}" data-verdict="{verdict}">{h(shown)}</td>')
+        rows.append(f'<tr data-model="{h(m)}"><th>{h(m)}</th>{"".join(cells)}</tr>')
+    return ("<h2>model answers</h2><p class=\"note\">Each sample's answer (✓: it scored); a cell is green when the "
+            "model is right on that rung as the ladder scores it (the majority vote of its parsed samples, ties to the "
+            "first, scored), red when wrong.</p>"
+            f'<table class="answers"><tr><th>model</th>{head}</tr>{"".join(rows)}</table>')
+
+
+def item_html(folder: Folder, it: Item, shown: Shown, n: int, answers=None) -> str:
     """One item's page: the views first (a grid that fits one screen; a click enlarges a view), then the record
     in words; ``shown.note``: what its overlays could not draw, and why."""
     rec = it.record
@@ -545,7 +593,8 @@ def item_html(folder: Folder, it: Item, shown: Shown, n: int) -> str:
     raw = f"<details><summary>the certificate's record</summary><pre>{h(json_dumps(rec.to_dict()))}</pre></details>"
     page = (f'<header><h1 class="item-id">{h(it.id)}</h1>{nav}</header>\n'
             f'<section class="views-section">{_views_html(folder.kind, shown.views, shown.note, shown.elements)}'
-            f'</section>\n<section class="record">{body}</section>\n{question}{raw}')
+            f'</section>\n<section class="answers">{answers_html(answers, it)}</section>\n'
+            f'<section class="record">{body}</section>\n{question}{raw}')
     return _page(f"item {it.id}", page, root="../", script=True)
 
 
@@ -645,6 +694,7 @@ class Sources:
     cameras: Callable | None = None
     tasks: dict | None = None
     scenes: dict = field(default_factory=dict)
+    answers: model_answers.Answers | None = None  # a ladder output's answers (``explore.answers``)
 
 
 def _n_missing(rec) -> int:
@@ -776,7 +826,7 @@ def _write_items(folder: Folder, site: Path, src: Sources, indices) -> dict[int,
         if first is not None:
             _thumb(first, site / "thumbs" / f"{item_name(it.index)}.png")
             thumbs[it.index] = f"thumbs/{item_name(it.index)}.png"
-        _put(site / "items" / f"{item_name(it.index)}.html", item_html(folder, it, shown, n))
+        _put(site / "items" / f"{item_name(it.index)}.html", item_html(folder, it, shown, n, src.answers))
     return thumbs
 
 
@@ -789,10 +839,11 @@ def _write_chunk(indices) -> dict[int, str]:
 
 
 def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progress=None, workers: int = 1,
-               inputs: str | os.PathLike | None = None) -> Path:
+               inputs: str | os.PathLike | None = None, ladder: str | os.PathLike | None = None) -> Path:
     """Write the explorer of ``folder_path`` into ``out`` (module docstring); returns ``out/index.html``.
     ``inputs``: the folder holding an interaction export's complexes by name (as ``verify --inputs``), so that
-    its pages draw each bond over the images.
+    its pages draw each bond over the images. ``ladder``: a ladder output (``viewcert ladder --out``), whose
+    answers each item page shows and the index filters by; default: the one whose report sits beside the folder.
     ``workers`` > 1: the item pages are written by that many forked processes, CHUNK items at a time (each
     page depends only on its item: the same bytes as one process)."""
     global _JOB
@@ -809,7 +860,13 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
         src = Sources(tasks=task_items_from_input(folder.certificate))
     elif folder.kind == "interaction":
         src = Sources(scenes=interaction_scenes(folder.certificate, inputs))
-    item_tags = [tags(folder.kind, it.record) for it in folder.items]
+    if ladder is None and folder.ladder is not None and (folder.ladder.parent / model_answers.TABLE).is_file():
+        ladder = folder.ladder.parent
+    if ladder is not None:
+        src = dataclasses.replace(src, answers=model_answers.read_answers(ladder))
+    item_tags = [tags(folder.kind, it.record) + (model_answers.answer_tags(
+        src.answers.of(it.id, _question_id(it)), src.answers.models) if src.answers is not None else ())
+        for it in folder.items]
     n = len(folder.items)
     chunks = [range(k, min(k + CHUNK, n)) for k in range(0, n, CHUNK)]
     thumbs: dict[int, str] = {}
@@ -830,4 +887,4 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
                 progress(chunk[-1] + 1, n)
     plots = [f"plots/{_link_or_copy(p, site / 'plots' / p.name)}" for p in folder.plots]
     _put(site / "summary.html", summary_html(folder, site, plots))
-    return write_text_atomic(site / "index.html", index_html(folder, item_tags, thumbs))
+    return write_text_atomic(site / "index.html", index_html(folder, item_tags, thumbs, src.answers))

@@ -94,7 +94,11 @@
       state.col = col;
       render();
     });
-    render();
+    // a filter named in the address (index.html#filter=NAME: the ladder report's links) is applied on load
+    var asked = /^#filter=([a-z0-9_]+)$/.exec(window.location.hash);
+    var button = asked && document.querySelector('#filters button[data-filter="' + asked[1] + '"]');
+    if (button) button.click();
+    else render();
   }
   function itemPage() {
     document.querySelectorAll(".legend input[data-layer]").forEach(function (box) {
