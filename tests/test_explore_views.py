@@ -14,6 +14,7 @@ import pytest
 from explore_fixtures import project, start_tags
 from viewcert.certify.records import INTERACTION_FORMAT, sealed
 from viewcert.explore import write_site
+from viewcert.sanitize import console_text
 
 SCREEN = {"width": 1280, "height": 800}
 
@@ -210,4 +211,35 @@ def test_hostile_interaction_names_show_as_text(screen_page, tmp_path):
     texts = page.locator('table.entries[data-views="rendered"] td').all_text_contents()
     assert HOSTILE[2] in texts and HOSTILE[0] in texts[-1]  # the uncertain entry and its (received) reason
     assert page.locator("table.bonds td").first.text_content() == entry
+    assert page.viewcert_errors == [] and page.viewcert_requests == []
+
+
+def test_map_plots_every_item_where_its_values_put_it_and_a_click_opens_it(screen_page, hostile_certify,
+                                                                           hostile_site):
+    """The map of a certify output (three crystals, two of them with hostile ids): one point per item at
+    (atoms, δ*) by the stated linear scales (0 to 1.05 × the largest value over the plot's width and height
+    inside its margins), the values the certificate's; a click on a point opens that item's page."""
+    from viewcert.explore.chart import HEIGHT, PAD, WIDTH
+
+    cert = json.loads((hostile_certify / "certificate.json").read_text())
+    want = {k: (it["n_atoms"], it["uniqueness_margin"]["delta_star"]) for k, it in enumerate(cert["items"])}
+    page = screen_page
+    _open(page, hostile_site / "map.html")
+    assert page.evaluate("window.__pwned === undefined")
+    pts = page.locator("circle.pt[data-index]")
+    assert pts.count() == len(want) == 3
+    x_max = 1.05 * max(x for x, _ in want.values())
+    y_max = 1.05 * max(y for _, y in want.values())
+    for j in range(pts.count()):
+        p = pts.nth(j)
+        k = int(p.get_attribute("data-index"))
+        x, y = want[k]
+        assert float(p.get_attribute("data-x")) == x and float(p.get_attribute("data-y")) == y
+        assert float(p.get_attribute("cx")) == pytest.approx(PAD + x / x_max * (WIDTH - 2 * PAD), abs=1e-3)
+        assert float(p.get_attribute("cy")) == pytest.approx(HEIGHT - PAD - y / y_max * (HEIGHT - 2 * PAD), abs=1e-3)
+    k = int(pts.nth(1).get_attribute("data-index"))
+    pts.nth(1).click()
+    page.wait_for_load_state("load")
+    assert page.url == (hostile_site / "items" / f"{k:04d}.html").resolve().as_uri()
+    assert page.locator("h1.item-id").text_content() == console_text(cert["items"][k]["id"])
     assert page.viewcert_errors == [] and page.viewcert_requests == []

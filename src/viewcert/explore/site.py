@@ -6,6 +6,7 @@ Layout of SITE:
 | file | what |
 |---|---|
 | ``index.html`` | every item in a table (client-side pages of ``PAGE_SIZE`` rows), sortable by column and filterable by outcome (``explore.outcomes``), with the count of each filter and the certificate's own count beside it |
+| ``map.html`` | every item a point of a scatter plot (``explore.chart``: δ* against atoms for crystals), a click opens it |
 | ``summary.html`` | the benchmark: its summary, settings, the plots that exist, the ladder report when one is beside it |
 | ``items/NNNN.html`` | one item: its record, labels, and every view's image with an SVG overlay (``explore.overlays``) |
 | ``views/NNNN_vK.png``, ``thumbs/NNNN.png`` | the views (hard links to the export's images, else copies) and index thumbnails (Pillow, at most ``THUMB_PX``) |
@@ -215,7 +216,8 @@ def index_html(folder: Folder, item_tags: list[tuple[str, ...]], thumbs: dict[in
             for it, t in zip(folder.items, item_tags, strict=True)]
     head = "".join(f'<th data-col="{k}">{h(c)}</th>' for k, c in enumerate(cols))
     title = f"{_kind_title(kind)}: {len(folder.items)} items"
-    body = (f"<header><h1>{h(title)}</h1><nav><a href=\"summary.html\">summary</a></nav></header>\n"
+    body = (f"<header><h1>{h(title)}</h1><nav><a href=\"summary.html\">summary</a> <a href=\"map.html\">map</a>"
+            "</nav></header>\n"
             f'<div id="filters">{"".join(buttons)}</div>\n'
             '<p id="shown" aria-live="polite"></p>\n'
             '<table id="items" class="index"><thead><tr><th data-col="index">#</th><th data-col="id">id</th>'
@@ -604,6 +606,25 @@ def _protocol_names(folder: Folder) -> list:
     return [v.get("name") for v in views if isinstance(v, dict)] if isinstance(views, list) else []
 
 
+# --- map ----------------------------------------------------------------------------------------------------
+
+def map_html(folder: Folder, item_tags: list[tuple[str, ...]]) -> str:
+    """``map.html``: every item a point (``explore.chart``), a click opens its page."""
+    from viewcert.explore.chart import map_svg  # lazy: the map only, once per site
+
+    svg, left_out = map_svg(folder.kind, folder.items, item_tags, h, lambda i: f"items/{item_name(i)}.html")
+    keys = "".join(f'<span class="el"><svg width="12" height="12" viewBox="0 0 12 12"><circle class="pt {c}" '
+                   f'cx="6" cy="6" r="4.5"/></svg>{h(t)}</span>'
+                   for c, t in (("correct", "correct"), ("incorrect", "incorrect"), ("item_error", "error"),
+                                ("none ph", "with phantoms (ring)")))
+    note = f'<p class="note">{left_out} items have no value to plot and are left out.</p>' if left_out else ""
+    body = ("<header><h1>map of the benchmark</h1><nav><a href=\"index.html\">index</a> "
+            "<a href=\"summary.html\">summary</a></nav></header>\n"
+            f'<p class="note">Every item one point; a click opens its page.</p><div class="key">{keys}</div>'
+            f"{svg}{note}")
+    return _page("map", body)
+
+
 # --- summary ------------------------------------------------------------------------------------------------
 
 def summary_html(folder: Folder, site: Path, plots: list[str]) -> str:
@@ -887,4 +908,5 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
                 progress(chunk[-1] + 1, n)
     plots = [f"plots/{_link_or_copy(p, site / 'plots' / p.name)}" for p in folder.plots]
     _put(site / "summary.html", summary_html(folder, site, plots))
+    _put(site / "map.html", map_html(folder, item_tags))
     return write_text_atomic(site / "index.html", index_html(folder, item_tags, thumbs, src.answers))
