@@ -217,8 +217,8 @@ def test_hostile_interaction_names_show_as_text(screen_page, tmp_path):
 def test_map_plots_every_item_where_its_values_put_it_and_a_click_opens_it(screen_page, hostile_certify,
                                                                            hostile_site):
     """The map of a certify output (three crystals, two of them with hostile ids): one point per item at
-    (atoms, δ*) by the stated linear scales (0 to 1.05 × the largest value over the plot's width and height
-    inside its margins), the values the certificate's; a click on a point opens that item's page."""
+    (atoms, δ*) by the stated linear scales (0 to 1.05 × the largest value, or δ, over the plot's width and
+    height inside its margins), the values the certificate's; a click on a point opens that item's page."""
     from viewcert.explore.chart import HEIGHT, PAD, WIDTH
 
     cert = json.loads((hostile_certify / "certificate.json").read_text())
@@ -229,7 +229,7 @@ def test_map_plots_every_item_where_its_values_put_it_and_a_click_opens_it(scree
     pts = page.locator("circle.pt[data-index]")
     assert pts.count() == len(want) == 3
     x_max = 1.05 * max(x for x, _ in want.values())
-    y_max = 1.05 * max(y for _, y in want.values())
+    y_max = 1.05 * max([y for _, y in want.values()] + [cert["config"]["delta"]])  # the δ line fits too
     for j in range(pts.count()):
         p = pts.nth(j)
         k = int(p.get_attribute("data-index"))

@@ -4,8 +4,9 @@ library, no network), a click on a point opens the item's page.
 Axes by kind (``AXES``): crystals and molecules δ* (Å, the uniqueness margin) against the number of atoms of the
 rendered cell; transformation items the size of the consistent-answer set against the number of atoms;
 interaction items the rendered views' ceiling against the number of bonds. Colour: the item's outcome (correct,
-incorrect, error); a ring: the item has phantoms. Items without both values are left out and counted. Scales
-are linear from 0 to the largest value (× 1.05), in px of a ``WIDTH`` × ``HEIGHT`` plot with ``PAD`` px
+incorrect, error); a ring: the item has phantoms; a crystal map draws the certificate's δ as a dashed line.
+Items without both values are left out and counted. Scales are linear from 0 to the largest value (with δ;
+× 1.05), in px of a ``WIDTH`` × ``HEIGHT`` plot with ``PAD`` px
 margins; the point of value (x, y) sits at u = PAD + x / x_max · (WIDTH − 2 PAD), v = HEIGHT − PAD − y / y_max ·
 (HEIGHT − 2 PAD) (``data-x``, ``data-y`` hold the values, ``cx``, ``cy`` the pixels).
 """
@@ -50,13 +51,14 @@ def _ticks(top: float) -> list[float]:
     return [k * step for k in range(int(top / step) + 1)]
 
 
-def map_svg(kind: str, items, item_tags, esc, href) -> tuple[str, int]:
+def map_svg(kind: str, items, item_tags, esc, href, delta: float | None = None) -> tuple[str, int]:
     """(the SVG of the map, the number of items left out); ``esc``: the HTML escaper; ``href(index)``: the
-    item page's address."""
+    item page's address; ``delta``: the certificate's δ (Å), drawn as a dashed line on a crystal map (items
+    below it have δ* < δ: the views do not certify them at that tolerance)."""
     pts = [(it, point(kind, it.record), t) for it, t in zip(items, item_tags, strict=True)]
     shown = [(it, xy, t) for it, xy, t in pts if xy[0] is not None and xy[1] is not None]
     x_max = max([xy[0] for _, xy, _ in shown] + [1e-9]) * 1.05
-    y_max = max([xy[1] for _, xy, _ in shown] + [1e-9]) * 1.05
+    y_max = max([xy[1] for _, xy, _ in shown] + [1e-9] + ([delta] if delta else [])) * 1.05
     w, hgt = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
     parts = [f'<rect class="frame" x="{PAD}" y="{PAD}" width="{w}" height="{hgt}"/>']
     for v in _ticks(x_max):
@@ -67,6 +69,10 @@ def map_svg(kind: str, items, item_tags, esc, href) -> tuple[str, int]:
         y = HEIGHT - PAD - v / y_max * hgt
         parts.append(f'<line class="tick" x1="{PAD - 5}" y1="{y:.2f}" x2="{PAD}" y2="{y:.2f}"/>'
                      f'<text class="tick y" x="{PAD - 8}" y="{y + 4:.2f}">{v:.4g}</text>')
+    if delta and kind == "crystal":
+        y = HEIGHT - PAD - delta / y_max * hgt
+        parts.append(f'<line class="delta" x1="{PAD}" y1="{y:.2f}" x2="{WIDTH - PAD}" y2="{y:.2f}"/>'
+                     f'<text class="delta" x="{WIDTH - PAD - 4}" y="{y - 5:.2f}">δ = {delta:g} Å</text>')
     xl, yl = AXES[kind]
     parts.append(f'<text class="axis" x="{PAD + w / 2}" y="{HEIGHT - 12}">{esc(xl)}</text>'
                  f'<text class="axis y" x="16" y="{PAD + hgt / 2}" transform="rotate(-90 16 {PAD + hgt / 2})">'

@@ -8,8 +8,8 @@ Layout of SITE:
 | ``index.html`` | every item in a table (client-side pages of ``PAGE_SIZE`` rows), sortable by column and filterable by outcome (``explore.outcomes``), with the count of each filter and the certificate's own count beside it |
 | ``map.html`` | every item a point of a scatter plot (``explore.chart``: δ* against atoms for crystals), a click opens it |
 | ``summary.html`` | the benchmark: its summary, settings, the plots that exist, the ladder report when one is beside it |
-| ``items/NNNN.html`` | one item: its record, labels, and every view's image with an SVG overlay (``explore.overlays``) |
-| ``views/NNNN_vK.png``, ``thumbs/NNNN.png`` | the views (hard links to the export's images, else copies) and index thumbnails (Pillow, at most ``THUMB_PX``) |
+| ``items/NNNN.html`` | one item: every view's image with an SVG overlay (``explore.overlays``) in a grid that fits one screen, then its record in words (``explore.wording``) and, with a ladder output, every model's answers (``explore.answers``) |
+| ``views/NNNN_vK.png``, ``thumbs/NNNN.png`` | the views (hard links to the export's images, else copies; a certify output's drawn by the explorer, ``explore.rendered``) and index thumbnails (Pillow, at most ``THUMB_PX``) |
 | ``plots/*.png``, ``assets/*`` | the certify plots, the script and style sheet |
 
 Every received string (ids, names, labels, file names) is written through ``sanitize.html_text``; file names
@@ -82,8 +82,9 @@ NOTES = {"missing": "The missing atoms are not marked: the oracle run again on t
                     "certificate's number of missing atoms.",
          "task": "The consistent answers' poses are not drawn: the question could not be rebuilt as the certificate "
                  "has it from the export's input and settings (input moved, or a protocol file).",
-         "interaction": "The bonds are not drawn over the images: the complexes were not found (give their folder: "
-                        "viewcert explore DIR --inputs COMPLEXES)."}
+         "interaction": "The bonds are not drawn over the images: an interaction export holds no cameras or atom "
+                        "positions, and the complexes were not found (give their folder: viewcert explore DIR "
+                        "--inputs COMPLEXES)."}
 #: the layers of the overlays by item kind: (layer, words); a layer is offered only when some view draws it
 LEGEND = {"crystal": (("atom", "atom seen (a pixel of it in the view)"), ("hidden", "atom with no pixel"),
                       ("missing", "atom not recovered"), ("phantom", "phantom point"),
@@ -612,7 +613,9 @@ def map_html(folder: Folder, item_tags: list[tuple[str, ...]]) -> str:
     """``map.html``: every item a point (``explore.chart``), a click opens its page."""
     from viewcert.explore.chart import map_svg  # lazy: the map only, once per site
 
-    svg, left_out = map_svg(folder.kind, folder.items, item_tags, h, lambda i: f"items/{item_name(i)}.html")
+    delta = _d(folder.certificate.config).get("delta") if folder.kind == "crystal" else None
+    svg, left_out = map_svg(folder.kind, folder.items, item_tags, h, lambda i: f"items/{item_name(i)}.html",
+                            delta if isinstance(delta, int | float) and not isinstance(delta, bool) else None)
     keys = "".join(f'<span class="el"><svg width="12" height="12" viewBox="0 0 12 12"><circle class="pt {c}" '
                    f'cx="6" cy="6" r="4.5"/></svg>{h(t)}</span>'
                    for c, t in (("correct", "correct"), ("incorrect", "incorrect"), ("item_error", "error"),
