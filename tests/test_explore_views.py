@@ -243,3 +243,27 @@ def test_map_plots_every_item_where_its_values_put_it_and_a_click_opens_it(scree
     assert page.url == (hostile_site / "items" / f"{k:04d}.html").resolve().as_uri()
     assert page.locator("h1.item-id").text_content() == console_text(cert["items"][k]["id"])
     assert page.viewcert_errors == [] and page.viewcert_requests == []
+
+
+def test_3d_pane_loads_offline_and_draws_every_phantom(screen_page, e3_phantom_certify, e3_phantom_site):
+    """The 3D pane (vendored 3Dmol.js, shipped in the site with its licence) draws the rendered cell: it loads
+    from file:// with no request, draws one sphere per phantom the certificate lists, and magenta (the phantoms'
+    colour, no element's) shows in its pixels."""
+    import io
+
+    from PIL import Image
+
+    cert = json.loads((e3_phantom_certify / "certificate.json").read_text())
+    assert (e3_phantom_site / "assets" / "3Dmol-LICENSE.txt").read_text().count("BSD") >= 1
+    page = screen_page
+    for k, item in enumerate(cert["items"]):
+        _open(page, e3_phantom_site / "items" / f"{k:04d}.html")
+        pane = page.locator("#pane3d")
+        pane.scroll_into_view_if_needed()
+        page.wait_for_selector('#pane3d[data-ready="yes"] canvas')
+        assert int(pane.get_attribute("data-phantoms")) == len(item["phantoms"]) == item["oracle"]["n_phantoms"]
+        rgb = np.asarray(Image.open(io.BytesIO(pane.screenshot())).convert("RGB")).astype(int)
+        r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+        magenta = (r > 90) & (b > 80) & (r > 1.6 * g) & (b > 1.4 * g)  # lit or shaded magenta; O is red, Al grey
+        assert magenta.sum() > 20
+    assert page.viewcert_errors == [] and page.viewcert_requests == []

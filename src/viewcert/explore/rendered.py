@@ -66,3 +66,28 @@ def rendered_views(cell, cfg) -> tuple[RenderedView, ...]:
 def frames_on_centres(cfg) -> bool:
     """Whether the certificate's own cameras frame the atom centres (then the images' cameras are refitted)."""
     return cfg.observation.frame_on != "drawn" and cfg.protocol.spec.kind != "perspective"
+
+
+def pane_data(cell, cfg, record) -> dict:
+    """What the 3D pane draws (``assets/3Dmol-min.js``, vendored): the drawn atoms of the item's rendered cell
+    (its tiling) as [element, x, y, z], the cell box's 12 edges, the certificate's listed phantoms and the drawn
+    copies of the near-miss tuple's atoms, positions in Å rounded to 0.001 Å."""
+    from viewcert.elements import symbols  # lazy: start-up
+    from viewcert.render.scene import box_edges  # lazy: start-up
+
+    obs = cfg.observation
+    scene = build_scene(cell, obs.style, tiling=obs.tiling if cell.is_periodic else (1, 1, 1))
+
+    def r(p) -> list[float]:
+        return [round(float(x) + 0.0, 3) for x in p]
+
+    atoms = [[e, *r(p)] for e, p in zip(symbols(scene.numbers), scene.sphere_centres, strict=True)]
+    edges = []
+    if cell.is_periodic:
+        starts, ends, _ = box_edges(cell.lattice, obs.tiling)
+        edges = [r(a) + r(b) for a, b in zip(starts, ends, strict=True)]
+    phantoms = [r(row[1:4]) for row in (record.phantoms or []) if isinstance(row, list) and len(row) == 4]
+    um = record.uniqueness_margin if isinstance(record.uniqueness_margin, dict) else {}
+    tuple_atoms = {a for a in (um.get("near_miss") or []) if isinstance(a, int)}
+    near = [r(p) for p, a in zip(scene.sphere_centres, scene.atom_index.tolist(), strict=True) if a in tuple_atoms]
+    return {"atoms": atoms, "edges": edges, "phantoms": phantoms, "near": near}

@@ -1,5 +1,6 @@
 """``viewcert explore DIR --out SITE``: a static site of a certificate that opens from ``file://`` (no server, no
-network; one small script and style sheet shipped in the package, ``explore/assets``).
+network; one small script and style sheet and the 3D pane's viewer, 3Dmol.js with its licence, shipped in the
+package, ``explore/assets``).
 
 Layout of SITE:
 
@@ -10,7 +11,7 @@ Layout of SITE:
 | ``summary.html`` | the benchmark: its summary, settings, the plots that exist, the ladder report when one is beside it |
 | ``items/NNNN.html`` | one item: every view's image with an SVG overlay (``explore.overlays``) in a grid that fits one screen, then its record in words (``explore.wording``) and, with a ladder output, every model's answers (``explore.answers``) |
 | ``views/NNNN_vK.png``, ``thumbs/NNNN.png`` | the views (hard links to the export's images, else copies; a certify output's drawn by the explorer, ``explore.rendered``) and index thumbnails (Pillow, at most ``THUMB_PX``) |
-| ``plots/*.png``, ``assets/*`` | the certify plots, the script and style sheet |
+| ``plots/*.png``, ``assets/*`` | the certify plots, the script and style sheet, the 3D viewer (``3Dmol-min.js``) and its licence |
 
 Every received string (ids, names, labels, file names) is written through ``sanitize.html_text``; file names
 in the site are the site's own (item index, view number), never received ones; the index's data is JSON in a
@@ -76,7 +77,7 @@ from viewcert.sanitize import html_text as h
 PAGE_SIZE = 200
 CHUNK = 40  # items a worker writes at a time (write_site's workers)
 THUMB_PX = 96
-ASSETS = ("explore.js", "explore.css")
+ASSETS = ("explore.js", "explore.css", "3Dmol-min.js", "3Dmol-LICENSE.txt")
 #: what an item page says when an overlay cannot be drawn
 NOTES = {"missing": "The missing atoms are not marked: the oracle run again on the inputs did not give the "
                     "certificate's number of missing atoms.",
@@ -106,8 +107,10 @@ def item_name(index: int) -> str:
     return f"{index:04d}"
 
 
-def _page(title: str, body: str, *, root: str = "", script: bool = False) -> str:
+def _page(title: str, body: str, *, root: str = "", script: bool = False, viewer: bool = False) -> str:
     js = f'<script src="{root}assets/explore.js" defer></script>' if script else ""
+    if viewer:  # the vendored 3D viewer, before the page's script (deferred scripts run in order)
+        js = f'<script src="{root}assets/3Dmol-min.js" defer></script>' + js
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src 'self' data:; "
             "style-src 'self'; script-src 'self'\">"
@@ -594,11 +597,16 @@ def item_html(folder: Folder, it: Item, shown: Shown, n: int, answers=None) -> s
     question = f'<details><summary>question</summary><p class="question">{h(_fmt(q.get("question")))}</p></details>' \
         if q.get("question") else ""
     raw = f"<details><summary>the certificate's record</summary><pre>{h(json_dumps(rec.to_dict()))}</pre></details>"
+    pane = ("" if shown.pane is None else
+            '<section class="pane"><h2>3D</h2><p class="note">The rendered cell in 3D (3Dmol.js, shipped with the '
+            "site): drag to turn, scroll to zoom; phantoms as magenta spheres, the near-miss tuple's atoms in amber, "
+            'the cell box in black; positions rounded to 0.001 Å.</p><div id="pane3d" class="pane3d"></div>'
+            f'<script type="application/json" id="structure-3d">{_json_block(shown.pane)}</script></section>\n')
     page = (f'<header><h1 class="item-id">{h(it.id)}</h1>{nav}</header>\n'
             f'<section class="views-section">{_views_html(folder.kind, shown.views, shown.note, shown.elements)}'
-            f'</section>\n<section class="answers">{answers_html(answers, it)}</section>\n'
+            f'</section>\n{pane}<section class="answers">{answers_html(answers, it)}</section>\n'
             f'<section class="record">{body}</section>\n{question}{raw}')
-    return _page(f"item {it.id}", page, root="../", script=True)
+    return _page(f"item {it.id}", page, root="../", script=True, viewer=shown.pane is not None)
 
 
 def _protocol_names(folder: Folder) -> list:
@@ -764,6 +772,7 @@ class Shown:
     views: list
     note: str = ""
     elements: tuple[str, ...] = ()
+    pane: dict | None = None  # the 3D pane's structure (``explore.rendered.pane_data``), certify outputs
 
 
 def _rendered(it: Item, got, missing, site: Path) -> Shown:
@@ -773,6 +782,7 @@ def _rendered(it: Item, got, missing, site: Path) -> Shown:
     from viewcert.explore.rendered import (  # lazy: start-up (numba's renderer, certify outputs only)
         CENTRES_NOTE,
         frames_on_centres,
+        pane_data,
         rendered_views,
     )
 
@@ -784,7 +794,7 @@ def _rendered(it: Item, got, missing, site: Path) -> Shown:
         _put(site / "views" / name, rv.png)
         out.append((rendered_marks(rv, rv.camera.name, it.record, k, missing), f"../views/{name}", rv.camera.name))
     elements = tuple(dict.fromkeys(symbols(np.unique(cell.numbers))))
-    return Shown(out, CENTRES_NOTE if frames_on_centres(cfg) else "", elements)
+    return Shown(out, CENTRES_NOTE if frames_on_centres(cfg) else "", elements, pane_data(cell, cfg, it.record))
 
 
 def _sidecar_elements(views) -> tuple[str, ...]:
@@ -833,7 +843,7 @@ def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> Shown:
         out.append((vm, href, names[k] if len(names) == len(it.views) else v.name))
     if not out and got is not None:
         shown = _rendered(it, got, missing, site)
-        return Shown(shown.views, " ".join(x for x in (note, shown.note) if x), shown.elements)
+        return Shown(shown.views, " ".join(x for x in (note, shown.note) if x), shown.elements, shown.pane)
     return Shown(out, note, _sidecar_elements(it.views))
 
 

@@ -120,10 +120,34 @@
       document.querySelectorAll("figure.fig.big").forEach(function (f) { f.classList.remove("big"); });
     });
   }
+  // the 3D pane: the rendered cell drawn by the vendored 3Dmol.js from the page's own JSON (no network)
+  function pane3d() {
+    var block = document.getElementById("structure-3d"), div = document.getElementById("pane3d");
+    if (!block || !div || !window.$3Dmol) return;
+    var data = JSON.parse(block.textContent);
+    var viewer = window.$3Dmol.createViewer(div, {backgroundColor: "white"});
+    var model = viewer.addModel();
+    model.addAtoms(data.atoms.map(function (a, k) { return {elem: a[0], x: a[1], y: a[2], z: a[3], serial: k}; }));
+    viewer.setStyle({}, {sphere: {scale: 0.3, colorscheme: "Jmol"}});
+    data.edges.forEach(function (e) {
+      viewer.addLine({start: {x: e[0], y: e[1], z: e[2]}, end: {x: e[3], y: e[4], z: e[5]}, color: "black"});
+    });
+    data.phantoms.forEach(function (p) {
+      viewer.addSphere({center: {x: p[0], y: p[1], z: p[2]}, radius: 0.5, color: "#ff1fd2"});
+    });
+    data.near.forEach(function (p) {
+      viewer.addSphere({center: {x: p[0], y: p[1], z: p[2]}, radius: 0.6, color: "#bf8700", wireframe: true});
+    });
+    viewer.zoomTo();
+    viewer.render();
+    div.dataset.phantoms = data.phantoms.length;
+    div.dataset.ready = "yes";
+  }
   function start() {
     var block = document.getElementById("index-data");
     if (block) indexPage(block);
     itemPage();
+    pane3d();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
