@@ -267,3 +267,30 @@ def test_3d_pane_loads_offline_and_draws_every_phantom(screen_page, e3_phantom_c
         magenta = (r > 90) & (b > 80) & (r > 1.6 * g) & (b > 1.4 * g)  # lit or shaded magenta; O is red, Al grey
         assert magenta.sum() > 20
     assert page.viewcert_errors == [] and page.viewcert_requests == []
+
+
+def test_hovering_a_phantom_ring_highlights_that_phantom_in_3d(screen_page, e3_phantom_certify, e3_phantom_site):
+    """Hovering phantom k's ring in a 2D view lights it in every view and colours its sphere in the 3D pane
+    (cyan shows in the pane's pixels); leaving puts both back."""
+    import io
+
+    from PIL import Image
+
+    page = screen_page
+    _open(page, e3_phantom_site / "items" / "0000.html")
+    page.wait_for_selector('#pane3d[data-ready="yes"] canvas')
+
+    def cyan() -> int:
+        rgb = np.asarray(Image.open(io.BytesIO(page.locator("#pane3d").screenshot())).convert("RGB")).astype(int)
+        return int(((rgb[..., 2] > 150) & (rgb[..., 1] > 120) & (rgb[..., 0] < 80)).sum())
+
+    assert cyan() == 0
+    page.locator("figure.fig").nth(0).locator('circle.mk.phantom[data-group="phantom 2"]').hover()
+    assert page.locator("#pane3d").get_attribute("data-highlight") == "phantom 2"
+    lit = page.locator("circle.mk.phantom.lit")
+    assert lit.count() == 5 and {lit.nth(j).get_attribute("data-group") for j in range(5)} == {"phantom 2"}
+    assert cyan() > 20
+    page.mouse.move(1, 1)
+    assert page.locator("#pane3d").get_attribute("data-highlight") == ""
+    assert page.locator("circle.mk.phantom.lit").count() == 0 and cyan() == 0
+    assert page.viewcert_errors == [] and page.viewcert_requests == []

@@ -116,7 +116,8 @@ def _point_marks(cam, record, view_k: int, atom_uv, atom_cell, titles=None):
         uv, _ = cam.project(pts)
         for k, (p, (u, v)) in enumerate(zip(pts, uv, strict=True)):
             marks.append(Mark("phantom", float(u), float(v), POINT_RADIUS + 2,
-                              f"phantom {k + 1}: {atom_text(z[k], '?').split(' atom')[0]} at {position_text(p)}"))
+                              f"phantom {k + 1}: {atom_text(z[k], '?').split(' atom')[0]} at {position_text(p)}",
+                              group=f"phantom {k + 1}"))
     p, atoms = near_miss(record)
     if p is not None:
         uv1, _ = cam.project(p[None, :])

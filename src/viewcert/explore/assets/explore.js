@@ -132,8 +132,24 @@
     data.edges.forEach(function (e) {
       viewer.addLine({start: {x: e[0], y: e[1], z: e[2]}, end: {x: e[3], y: e[4], z: e[5]}, color: "black"});
     });
-    data.phantoms.forEach(function (p) {
-      viewer.addSphere({center: {x: p[0], y: p[1], z: p[2]}, radius: 0.5, color: "#ff1fd2"});
+    // phantom k: one sphere, linked to its rings in the 2D views (data-group "phantom k"): hovering either
+    // highlights both
+    var rings = function (k) { return document.querySelectorAll('circle.mk.phantom[data-group="phantom ' + k + '"]'); };
+    var spheres = [];
+    function light(k, on) {
+      rings(k).forEach(function (c) { c.classList.toggle("lit", on); });
+      spheres[k - 1].updateStyle({color: on ? "#00c2ff" : "#ff1fd2"});
+      div.dataset.highlight = on ? "phantom " + k : "";
+      viewer.render();
+    }
+    data.phantoms.forEach(function (p, j) {
+      spheres.push(viewer.addSphere({center: {x: p[0], y: p[1], z: p[2]}, radius: 0.5, color: "#ff1fd2",
+        hoverable: true, hover_callback: function () { light(j + 1, true); },
+        unhover_callback: function () { light(j + 1, false); }}));
+      rings(j + 1).forEach(function (c) {
+        c.addEventListener("mouseenter", function () { light(j + 1, true); });
+        c.addEventListener("mouseleave", function () { light(j + 1, false); });
+      });
     });
     data.near.forEach(function (p) {
       viewer.addSphere({center: {x: p[0], y: p[1], z: p[2]}, radius: 0.6, color: "#bf8700", wireframe: true});
