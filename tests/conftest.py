@@ -47,12 +47,16 @@ def e3_eval_ids() -> list[str]:
 
 from browser import browser_page, chromium_browser  # noqa: E402,F401  (headless Chromium fixtures)
 from explore_fixtures import (  # noqa: E402,F401
+    e3_phantom_certify,
+    e3_phantom_site,
     hostile_certify,
     hostile_site,
     phantom_export,
     phantom_site,
     pocket_ligand_export,
     pocket_ligand_site,
+    residue_ligand_export,
+    residue_ligand_site,
     zoom_export,
     zoom_site,
 )

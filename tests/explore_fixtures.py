@@ -161,8 +161,8 @@ def assert_bonds_are_their_distance_apart(page: str, bonds: list) -> None:
     to two points the certificate's donor–acceptor distance ``d_da_A`` apart: the lines join the bond's atoms
     as the images were drawn."""
     tags = start_tags(page)
-    cams = [json.loads(a["data-camera"]) for t, a in tags if t == "svg"]
-    lines = [a for t, a in tags if t == "line"]
+    cams = [json.loads(a["data-camera"]) for t, a in tags if t == "svg" and "overlay" in a.get("class", "").split()]
+    lines = [a for t, a in tags if t == "line" and "mk" in a.get("class", "").split()]
     assert len(cams) == 6
     for b in bonds:
         ends = [a for a in lines if a["data-group"] == b["entry"]]
@@ -179,3 +179,60 @@ def assert_bonds_are_their_distance_apart(page: str, bonds: list) -> None:
             assert np.abs(np.asarray(rows) @ x - rhs).max() <= 1e-3  # one point seen consistently by six views
             pts.append(x)
         assert abs(np.linalg.norm(pts[0] - pts[1]) - b["d_da_A"]) <= 1e-4  # 3-decimal px at ~24 px/Å
+
+
+#: e3 items with phantoms under the released oracle's settings (δ = 0.15 Å, first pair, greedy merge; 4 and 2)
+E3_PHANTOM_IDS = ("mp-560151", "mp-8110")
+
+
+@pytest.fixture(scope="session")
+def e3_phantom_certify(tmp_path_factory) -> Path:
+    """A certify output (no images) of two e3 items with phantoms, five views (render-ceiling-5), the released
+    oracle's settings, framed on the drawn spheres (so the cameras its items record draw the images) and with
+    δ*; skips without the study's data."""
+    from conftest import E3, SHARED_DATA
+    from viewcert.certify import CertifyConfig
+    from viewcert.certify.inputs import load_input
+    from viewcert.certify.run import certify
+
+    if not (E3 / "structures.json").is_file():
+        pytest.skip(f"shared data absent: {SHARED_DATA} (the render-ceiling study data) is not beside the repo")
+    d = tmp_path_factory.mktemp("explore_e3_views")
+    ds = load_input(str(E3), subset="all").select(list(E3_PHANTOM_IDS))
+    cfg = CertifyConfig(delta=0.15, tau=0.01, pairs="first", merge="greedy", periodic_merge=False, frame_on="drawn",
+                        margin=True)
+    certify(ds, cfg, out=d / "cert", n_workers=1, progress=False)
+    return d / "cert"
+
+
+@pytest.fixture(scope="session")
+def e3_phantom_site(e3_phantom_certify) -> Path:
+    from viewcert.explore import write_site
+
+    write_site(e3_phantom_certify, e3_phantom_certify.parent / "site")
+    return e3_phantom_certify.parent / "site"
+
+
+@pytest.fixture(scope="session")
+def residue_ligand_export(tmp_path_factory) -> Path:
+    """The residue-ligand export of 1pwc (ligand PNM, axes-6); skips without hydride or the complexes."""
+    pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
+    from complex_data import COMPLEXES
+
+    if not COMPLEXES.is_dir():
+        pytest.skip(f"complexes not found at {COMPLEXES}")
+    from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
+
+    out = tmp_path_factory.mktemp("explore_residue") / "export"
+    build_interaction_benchmark([(COMPLEXES / "1pwc", "PNM")], out,
+                                InteractionExportSettings(task="residue-ligand", n_boot=200))
+    return out
+
+
+@pytest.fixture(scope="session")
+def residue_ligand_site(residue_ligand_export) -> Path:
+    from complex_data import COMPLEXES
+    from viewcert.explore import write_site
+
+    write_site(residue_ligand_export, residue_ligand_export.parent / "site", inputs=COMPLEXES)
+    return residue_ligand_export.parent / "site"

@@ -63,14 +63,9 @@ def test_phantom_markers_sit_on_the_projected_phantoms(browser_page, phantom_exp
         side = json.loads((phantom_export / "sidecars" / (image.split("/")[-1][:-4] + ".json")).read_text())
         want = project(side["camera"], xyz)
         fig = figs.nth(v)
-        box = fig.locator("img").bounding_box()
-        marks = fig.locator("circle.phantom")
-        assert marks.count() == len(xyz)
-        got = []
-        for j in range(marks.count()):
-            b = marks.nth(j).bounding_box()
-            got.append([b["x"] + b["width"] / 2 - box["x"], b["y"] + b["height"] / 2 - box["y"]])
-        assert np.abs(np.asarray(got) - want).max() <= 2.0
+        got = _centres(fig, "circle.phantom")
+        assert len(got) == len(xyz)
+        assert np.abs(got - want).max() <= 2.0
     assert page.viewcert_errors == []
 
 
@@ -86,7 +81,7 @@ def test_hostile_ids_show_as_text_and_run_nothing(browser_page, hostile_certify,
         _open(page, hostile_site / "items" / f"{k:04d}.html")
         assert page.locator("h1.item-id").text_content() == console_text(item_id)
         assert page.evaluate("window.__pwned === undefined")
-        assert page.locator("header b, header img, header svg, script:not([src])").count() == 0
+        assert page.locator("header b, header img, header svg, script:not([src]):not([type=\"application/json\"])").count() == 0
     assert page.viewcert_errors == []
 
 
@@ -156,13 +151,17 @@ def test_a_big_index_pages_and_sorts(browser_page, tmp_path):
 
 
 def _centres(fig, selector: str) -> np.ndarray:
-    """Centres (px, relative to the figure's image) of the marks ``selector`` as Chromium lays them out."""
-    box = fig.locator("img").bounding_box()
+    """Centres of the marks ``selector`` as Chromium lays them out, in the pixels of the figure's image (the
+    grid shows it scaled: the offset from the image's box, times its natural size over its shown size)."""
+    img = fig.locator("img")
+    box = img.bounding_box()
+    natural = img.evaluate("i => [i.naturalWidth, i.naturalHeight]")
+    sx, sy = natural[0] / box["width"], natural[1] / box["height"]
     marks = fig.locator(selector)
     out = []
     for j in range(marks.count()):
         b = marks.nth(j).bounding_box()
-        out.append([b["x"] + b["width"] / 2 - box["x"], b["y"] + b["height"] / 2 - box["y"]])
+        out.append([(b["x"] + b["width"] / 2 - box["x"]) * sx, (b["y"] + b["height"] / 2 - box["y"]) * sy])
     return np.asarray(out).reshape(-1, 2)
 
 
@@ -176,7 +175,7 @@ def test_zoom_page_shows_the_consistent_set_and_draws_each_answers_pose(browser_
     assert shown == item["consistent"] and len(shown) == item["n_consistent"] == 21
     assert page.locator("ol.consistent li.truth").text_content() == item["truth"] + " (truth)"
     fig = page.locator("figure.fig").nth(3)  # the after view
-    camera = json.loads(fig.locator("svg").get_attribute("data-camera"))
+    camera = json.loads(fig.locator("svg.overlay").get_attribute("data-camera"))
     want = project(camera, chfclbr_xyz())
     for answer in item["consistent"]:
         got = _centres(fig, f'circle.candidate[data-group="{answer}"]')
@@ -197,15 +196,18 @@ def test_pocket_ligand_page_shows_each_verdict_and_draws_each_bond(browser_page,
     _open(page, pocket_ligand_site / "items" / "0000.html")
     for which in ("rendered", "ideal"):
         rows = _table_rows(page, f'table.entries[data-views="{which}"]')[1:]
-        assert [r[:3] for r in rows] == [[e["entry"], e["residue"], "determined" if e["determined"] else
-                                          "not determined"] for e in item[which]["entries"]]
+        want = [[e["entry"], _residue_words(e["residue"]), "determined" if e["determined"] else "not determined"]
+                for e in item[which]["entries"]]
+        want += [[e, _residue_words(f"{e.split(',')[0].split()[3]}/{''.join(e.split()[:2])}"), "uncertain (not asked)"]
+                 for e in item["uncertain"]]
+        assert [r[:3] for r in rows] == want
     verdict = {e["entry"]: "det" if e["determined"] else "undet" for e in item["rendered"]["entries"]}
     verdict |= {e: "uncertain" for e in item["uncertain"]}
     figs = page.locator("figure.fig")
     assert figs.count() == 6
     for v in range(6):
         fig = figs.nth(v)
-        lines = fig.locator("line.bond")
+        lines = fig.locator("line.mk.bond")
         assert lines.count() == len(gt) == 7
         for j in range(lines.count()):
             line = lines.nth(j)
@@ -217,6 +219,12 @@ def test_pocket_ligand_page_shows_each_verdict_and_draws_each_bond(browser_page,
             assert np.abs(rings - ends).max() <= 2.0
     assert_bonds_are_their_distance_apart(page.content(), gt)
     assert page.viewcert_errors == []
+
+
+def _residue_words(key: str) -> str:
+    """``A/SER62`` as the images label the residue: ``SER 62 A``."""
+    chain, res = key.split("/")
+    return f"{res[:3]} {res[3:]} {chain}"
 
 
 def test_e3_phantoms_filter_shows_exactly_the_certificates_phantom_items(browser_page, shared_data, tmp_path):

@@ -18,6 +18,8 @@ def explore_cmd(
     inputs: Path = typer.Option(None, help="the trusted folder (as verify --inputs; default: the current folder): "
                                 "inputs, protocol files and complexes the certificate names are read only inside it "
                                 "(an interaction export's complexes by name: each bond is drawn over the images)"),
+    ladder: Path = typer.Option(None, help="a ladder output (viewcert ladder --out DIR): each item page shows every "
+                                "model's answers; default: the ladder report beside FOLDER, if any"),
 ) -> None:
     """Write a static site of FOLDER's certificate: an index filterable by outcome, one page per item with
     every view and its overlays (phantoms, hidden atoms, the δ* near miss), the summary and plots. Opens from
@@ -29,11 +31,14 @@ def explore_cmd(
     from viewcert.parallel import default_workers
 
     root = trusted_root(Path.cwd() if inputs is None else inputs)  # one line, exit 2, when not a folder
+    if ladder is not None:
+        trusted_root(ladder)
     site = out if out is not None else Path(folder) / "explore"  # a symlink planted there: refused (io.confine)
     if not Path(folder).is_dir():
         raise InputError("not a folder", source=str(folder))
     with claimed(site, "site"):  # locked; a folder holding an export or a certify output refused
-        index = write_site(folder, site, workers=workers if workers > 0 else default_workers(), inputs=root)
+        index = write_site(folder, site, workers=workers if workers > 0 else default_workers(), inputs=root,
+                           ladder=ladder)
     echo(f"wrote {index}")
     if serve:
         serve_site(index.parent, port)

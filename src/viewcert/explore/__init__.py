@@ -3,6 +3,10 @@
 - ``source``    what is read from a certify output or an export folder (the one certificate adapter)
 - ``outcomes``  the index's filters per item and the counts the certificate states
 - ``overlays``  where the certificate's points fall in each view (viewcert's cameras)
+- ``rendered``  a certify output's views drawn by viewcert's renderer at the certificate's settings
+- ``wording``   the certificate's fields in words, with units and stated precision
+- ``answers``   model answers from a ladder output (``--ladder``)
+- ``chart``     the map of the benchmark (an SVG scatter plot, one point per item)
 - ``site``      the HTML pages, thumbnails and shipped assets
 """
 

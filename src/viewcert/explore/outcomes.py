@@ -3,13 +3,19 @@
 Filters (``FILTERS``): ``unique`` (crystals/molecules: Φ = ∅ and every atom recovered; tasks: one consistent
 answer), ``phantoms``, ``missing_atoms``, ``label_mismatch``, ``symmetry_raised``, ``item_error``,
 ``uncertain_bonds`` (interaction: a bond the rendered views leave undetermined by the criterion's margin),
-``illegible_labels`` (interaction: a bond lost because a label is hidden), plus ``correct`` / ``incorrect``.
+``illegible_labels`` (interaction: a bond lost because a label is hidden), plus ``correct`` / ``incorrect``
+(an interaction item: correct when its rendered views determine the answer, ceiling 1).
 """
 
 from __future__ import annotations
 
 FILTERS = ("unique", "phantoms", "missing_atoms", "label_mismatch", "symmetry_raised", "item_error",
            "uncertain_bonds", "illegible_labels", "correct", "incorrect")
+#: the filters that apply to each kind of item (the index offers only these)
+KIND_FILTERS = {"crystal": ("unique", "phantoms", "missing_atoms", "label_mismatch", "symmetry_raised", "item_error",
+                            "correct", "incorrect"),
+                "task": ("unique", "correct", "incorrect"),
+                "interaction": ("unique", "uncertain_bonds", "illegible_labels", "phantoms", "correct", "incorrect")}
 TITLES = {"unique": "unique", "phantoms": "phantoms", "missing_atoms": "missing atoms",
           "label_mismatch": "label mismatch", "symmetry_raised": "symmetry raised", "item_error": "item error",
           "uncertain_bonds": "uncertain bonds", "illegible_labels": "illegible labels", "correct": "correct",
@@ -49,18 +55,38 @@ def tags(kind: str, rec) -> tuple[str, ...]:
             t.add("unique")
         t.add("correct" if rec.best_guess == rec.truth else "incorrect")
     else:  # interaction
-        rendered = _d(rec.rendered)
-        losses = _d(rendered.get("losses"))
-        if _num(losses.get("criterion_margin")) > 0:
-            t.add("uncertain_bonds")
-        if _num(losses.get("label_hidden")) > 0:
-            t.add("illegible_labels")
-        if _num(losses.get("phantom")) > 0:
-            t.add("phantoms")
-        n_true, n_det = rendered.get("n_true"), rendered.get("n_determined")
-        if isinstance(n_true, int) and n_true == n_det:
-            t.add("unique")
+        t |= _interaction_tags(rec)
     return tuple(f for f in FILTERS if f in t)
+
+
+def interaction_losses(rec) -> set[str]:
+    """The losses an interaction item's rendered views record: a pocket list's per-entry counts (``losses``),
+    a residue question's list (``loss``), and ``criterion_margin`` for the uncertain entries it leaves out."""
+    rendered = _d(rec.rendered)
+    out = {k for k, n in _d(rendered.get("losses")).items() if _num(n) > 0}
+    loss = rendered.get("loss")
+    out |= {x for x in (loss if isinstance(loss, list) else [loss]) if isinstance(x, str)}
+    unsure = dict(rec.extra).get("uncertain") if hasattr(rec, "extra") else None
+    if isinstance(unsure, list) and unsure:
+        out.add("criterion_margin")
+    return out
+
+
+def _interaction_tags(rec) -> set[str]:
+    t: set[str] = set()
+    losses = interaction_losses(rec)
+    for loss, tag in (("criterion_margin", "uncertain_bonds"), ("label_hidden", "illegible_labels"),
+                      ("phantom", "phantoms")):
+        if loss in losses:
+            t.add(tag)
+    rendered = _d(rec.rendered)
+    n_true, n_det = rendered.get("n_true"), rendered.get("n_determined")
+    ceiling = rendered.get("ceiling")
+    if (isinstance(n_true, int) and n_true == n_det) or (n_det is None and ceiling == 1):
+        t.add("unique")
+    if isinstance(ceiling, int | float) and not isinstance(ceiling, bool):
+        t.add("correct" if ceiling == 1 else "incorrect")  # the views determine the answer, or not
+    return t
 
 
 def certificate_counts(kind: str, cert) -> dict[str, int]:

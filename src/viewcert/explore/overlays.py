@@ -2,8 +2,8 @@
 image (pixel frame of the PNG: u to the right, v down, origin at the top-left corner, px).
 
 Points are projected with viewcert's own cameras (``cameras.camera``): an export's view by the camera its
-sidecar records; a certify output's view by the item's cameras reframed from its inputs (``certify.evaluate.
-item_cameras``, the certificate's recorded settings). Marks:
+sidecar records; a certify output's view by the item's image drawn by the explorer from its inputs at the certificate's recorded settings
+(``explore.rendered``), through the camera of that image. Marks:
 
 - ``atom``: a drawn atom seen in the view (its ID-buffer pixels, else the sidecar's visible pixel count > 0);
 - ``hidden``: a drawn atom with no pixel in the view (a cause of missing atoms);
@@ -35,6 +35,8 @@ from viewcert.limits import LimitError, active_limits
 
 #: marker radii (px) of the points that are not atoms
 POINT_RADIUS = 5.0
+#: positions printed on the pages are rounded to this (Å)
+POSITION_RESOLUTION = 0.001
 
 
 @dataclass(frozen=True)
@@ -55,14 +57,12 @@ class Mark:
 
 @dataclass(frozen=True)
 class ViewMarks:
-    """The marks of one view over an image of ``width`` × ``height`` px (``schematic``: no image, the atoms
-    drawn as discs in depth order instead)."""
+    """The marks of one view over an image of ``width`` × ``height`` px."""
 
     name: str
     width: int
     height: int
     marks: tuple[Mark, ...]
-    schematic: bool = False
     camera: dict | None = None  # the camera the marks were projected through (``Camera.to_dict``)
 
 
@@ -95,26 +95,45 @@ def near_miss(record) -> tuple[np.ndarray | None, list | None]:
     return p, (atoms if isinstance(atoms, list) else None)
 
 
-def _point_marks(cam, record, view_k: int, atom_uv: np.ndarray | None, atom_cell: np.ndarray | None):
+def position_text(p) -> str:
+    """A position (x, y, z) Å rounded to ``POSITION_RESOLUTION`` Å, as the pages print it."""
+    return "(" + ", ".join(f"{float(x) + 0.0:.3f}" for x in p) + ") Å"
+
+
+def atom_text(z, index) -> str:
+    """An atom in words: its element and its index in the rendered cell ("Cu atom 3")."""
+    from viewcert.elements import symbol  # lazy: start-up
+
+    try:
+        return f"{symbol(int(z))} atom {int(index)}"
+    except (TypeError, ValueError, ViewcertError):
+        return f"atom {index}"
+
+
+def _point_marks(cam, record, view_k: int, atom_uv, atom_cell, titles=None):
+    """The phantoms and the near-miss point of ``record`` through ``cam``; in view k, the drawn copy of the
+    near-miss tuple's k-th atom nearest that point (``titles``: the drawn atoms in words)."""
     marks = []
     pts, z = phantom_points(record)
     if len(pts):
         uv, _ = cam.project(pts)
         for k, (p, (u, v)) in enumerate(zip(pts, uv, strict=True)):
-            marks.append(Mark("phantom", float(u), float(v), POINT_RADIUS,
-                              f"phantom {k + 1} (Z = {z[k]}) at ({p[0]:.4g}, {p[1]:.4g}, {p[2]:.4g}) Å"))
+            marks.append(Mark("phantom", float(u), float(v), POINT_RADIUS + 2,
+                              f"phantom {k + 1}: {atom_text(z[k], '?').split(' atom')[0]} at {position_text(p)}",
+                              group=f"phantom {k + 1}"))
     p, atoms = near_miss(record)
     if p is not None:
         uv1, _ = cam.project(p[None, :])
         u, v = float(uv1[0, 0]), float(uv1[0, 1])
         marks.append(Mark("near-miss", float(u), float(v), POINT_RADIUS,
-                          f"near-miss point of δ* at ({p[0]:.4g}, {p[1]:.4g}, {p[2]:.4g}) Å"))
+                          f"near-miss point of δ* at {position_text(p)}"))
         if atoms and view_k < len(atoms) and atom_uv is not None and atom_cell is not None:
             same = np.flatnonzero(atom_cell == atoms[view_k])
             if len(same):
                 j = same[np.argmin(np.hypot(atom_uv[same, 0] - u, atom_uv[same, 1] - v))]
+                who = titles[j] if titles is not None else f"atom {atoms[view_k]}"
                 marks.append(Mark("near-atom", float(atom_uv[j, 0]), float(atom_uv[j, 1]), POINT_RADIUS + 3,
-                                  f"atom {atoms[view_k]} of the near-miss tuple in this view"))
+                                  f"{who}: the near-miss tuple's atom in this view", group=f"atom {atoms[view_k]}"))
     return marks
 
 
@@ -160,33 +179,22 @@ def sidecar_marks(view, record, view_k: int, missing: tuple[int, ...] = ()) -> V
         marks.append(Mark("atom" if seen else "hidden", float(uv[k, 0]), float(uv[k, 1]), 3.0,
                           titles[k] + ("" if seen else ": no pixel")))
     marks += _missing_marks(uv, cell, set(missing), titles)
-    marks += _point_marks(cam, record, view_k, uv, cell)
+    marks += _point_marks(cam, record, view_k, uv, cell, titles)
     return ViewMarks(view.name, int(cam.width), int(cam.height), tuple(marks), camera=cam.to_dict())
 
 
-def schematic_marks(cell, cams, cfg, record, missing: tuple[int, ...] = ()) -> tuple[ViewMarks, ...]:
-    """A certify output's views (no images): the drawn atoms of the item's rendered cell (its tiling, the
-    certificate's style) projected through the item's cameras as discs, the missing atoms, then the points."""
-    from viewcert.render.palette import hex_colour  # lazy: start-up (schematic views only)
-    from viewcert.render.scene import build_scene  # lazy: start-up (schematic views only)
+def rendered_marks(rv, name: str, record, view_k: int, missing: tuple[int, ...] = ()) -> ViewMarks:
+    """The marks of a view drawn by the explorer (``explore.rendered.RenderedView``: a certify output's item, its
+    ID buffer in memory): every drawn atom seen or hidden, the missing atoms, then the points of ``record``."""
+    from viewcert.elements import symbol  # lazy: start-up (rendered views only)
 
-    scene = build_scene(cell, cfg.observation.style, tiling=cfg.observation.tiling if cell.is_periodic else (1, 1, 1))
-    rgb = [tuple(c) for c in scene.sphere_colours.tolist()]
-    by_rgb = {c: hex_colour(c) for c in set(rgb)}  # a cell has a few species, each drawn many times
-    colours = [by_rgb[c] for c in rgb]
-    titles = [f"Z = {z} atom {a}" for z, a in zip(scene.numbers.tolist(), scene.atom_index.tolist(), strict=True)]
-    out = []
-    for k, cam in enumerate(cams):
-        uv, depth = cam.project(scene.sphere_centres)
-        r = scene.sphere_radii / np.asarray(cam.pixel_size(depth), dtype=np.float64)
-        order = np.argsort(-depth, kind="stable")  # far first: the nearest disc is drawn last, on top
-        uvl, rl = uv.tolist(), r.tolist()
-        marks = [Mark("disc", uvl[j][0], uvl[j][1], rl[j], titles[j], colours[j]) for j in order.tolist()]
-        marks += _missing_marks(uv, scene.atom_index, set(missing), titles)
-        marks += _point_marks(cam, record, k, uv, np.asarray(scene.atom_index))
-        out.append(ViewMarks(cam.name, int(cam.width), int(cam.height), tuple(marks), schematic=True,
-                             camera=cam.to_dict()))
-    return tuple(out)
+    cam, uv, cell = rv.camera, rv.atom_uv, rv.atom_cell
+    titles = [f"{symbol(int(z))} atom {int(a)}" for z, a in zip(rv.atom_numbers.tolist(), cell.tolist(), strict=True)]
+    marks = [Mark("atom" if seen else "hidden", float(uv[k, 0]), float(uv[k, 1]), 3.0,
+                  titles[k] + ("" if seen else ": no pixel")) for k, seen in enumerate(rv.seen.tolist())]
+    marks += _missing_marks(uv, cell, set(missing), titles)
+    marks += _point_marks(cam, record, view_k, uv, cell, titles)
+    return ViewMarks(name, int(cam.width), int(cam.height), tuple(marks), camera=cam.to_dict())
 
 
 def missing_atoms(cell, cfg, record) -> tuple[int, ...] | None:
@@ -272,7 +280,7 @@ def candidate_marks(item, record) -> ViewMarks | None:
 
 
 def interaction_scenes(cert, root: str | None) -> dict:
-    """{source id: (structure, cameras)} of an interaction export's complexes (``cert``: its
+    """{source id: (structure, cameras, ligand atom indices)} of an interaction export's complexes (``cert``: its
     ``records.InteractionCertificate``), found by name inside the folder
     ``root`` (a real path, as ``verify --inputs``; ``io.confine``: no symlink out of it), checked against the SHA-256 the certificate records, protonated as the
     ground truth was (``interactions.hbond_truth``) and framed as the images were (``render.frame_cameras``
@@ -302,18 +310,35 @@ def interaction_scenes(cert, root: str | None) -> dict:
             raise
         except Exception:  # noqa: BLE001 - a complex that cannot be read again draws no bonds
             continue
-        out[f"{c['name']}:{truth.protonated.prepared.ligand}"] = (s, cams)
+        out[f"{c['name']}:{truth.protonated.prepared.ligand}"] = (s, cams, tuple(truth.protonated.prepared.ligand_atoms))
     return out
 
 
-def bond_marks(structure, cams, bonds: list, determined: dict) -> tuple[ViewMarks, ...]:
+#: a bond's class and words by its verdict (``site``'s verdict rows: det, undet, uncertain; other: not asked)
+VERDICTS = {"det": "determined", "undet": "not determined", "uncertain": "uncertain (within δ of the criterion, "
+            "not asked)", "other": "another residue's bond (not asked by this question)"}
+
+
+def bond_marks(structure, cams, bonds: list, verdicts: dict, asked: str = "",
+               ligand_atoms=()) -> tuple[ViewMarks, ...]:
     """Per view: each ground-truth bond (``donor``, ``acceptor``: atom indices of the protonated complex) as a
-    line between the two atoms' projections, with a ring at each end; ``determined``: entry → verdict of the
-    rendered views (absent: an uncertain bond, not asked)."""
+    line between the two atoms' projections, with a ring at each end, classed by ``verdicts`` (entry → det |
+    undet | uncertain; absent: ``other``) and ``asked`` when its residue is the one the question names; a ring
+    on every atom of that residue (``asked``: ``CHAIN/RESseq``) and of the ligand (``ligand_atoms``)."""
+    from viewcert.interactions.ceiling import residue_key  # lazy: start-up (interaction exports only)
+
     out = []
     pos = np.asarray(structure.positions, dtype=np.float64)
+    res_atoms = [k for k in range(len(pos)) if asked and residue_key(structure, k) == asked]
+    lig = [int(k) for k in ligand_atoms if 0 <= int(k) < len(pos)]
     for cam in cams:
         marks = []
+        for kind, atoms, what in (("residue", res_atoms, "the residue the question names"),
+                                  ("ligand", lig, "the ligand")):
+            if atoms:
+                uv, _ = cam.project(pos[atoms])
+                marks += [Mark(kind, float(u), float(v), 4.0 if kind == "residue" else 3.0, f"{what}: atom {k}") for k, (u, v)
+                          in zip(atoms, uv.tolist(), strict=True)]
         for b in bonds:
             try:
                 d, a = int(b["donor"]), int(b["acceptor"])
@@ -321,14 +346,21 @@ def bond_marks(structure, cams, bonds: list, determined: dict) -> tuple[ViewMark
             except (KeyError, TypeError, ValueError, IndexError):
                 continue
             entry = str(b.get("entry"))
-            cls, verdict = {True: ("det", "determined"), False: ("undet", "not determined")}.get(
-                determined.get(entry), ("uncertain", "uncertain (within δ of the criterion, not asked)"))
+            cls = verdicts.get(entry, "other")
+            mine = " asked" if asked and entry.split(",")[0].split()[:2] == _res_words(asked) else ""
             (u1, v1), (u2, v2) = ends.tolist()
-            marks.append(Mark(f"bond {cls}", u1, v1, 0.0, f"{entry}: {verdict}", group=entry, u2=u2, v2=v2))
+            marks.append(Mark(f"bond {cls}{mine}", u1, v1, 0.0, f"{entry}: {VERDICTS.get(cls, cls)}", group=entry,
+                              u2=u2, v2=v2))
             marks.append(Mark("donor", u1, v1, 4.0, f"{entry}: donor atom {d}", group=entry))
             marks.append(Mark("acceptor", u2, v2, 4.0, f"{entry}: acceptor atom {a}", group=entry))
         out.append(ViewMarks(cam.name, int(cam.width), int(cam.height), tuple(marks), camera=cam.to_dict()))
     return tuple(out)
+
+
+def _res_words(key: str) -> list[str]:
+    """``A/SER62`` → ["SER", "62"] (the head of the residue's bond entries)."""
+    res = key.split("/", 1)[-1]
+    return [res[:3], res[3:]]
 
 
 def item_cameras_from_inputs(cert, root: str | None, cert_path: str):

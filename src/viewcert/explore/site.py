@@ -1,15 +1,17 @@
 """``viewcert explore DIR --out SITE``: a static site of a certificate that opens from ``file://`` (no server, no
-network; one small script and style sheet shipped in the package, ``explore/assets``).
+network; one small script and style sheet and the 3D pane's viewer, 3Dmol.js with its licence, shipped in the
+package, ``explore/assets``).
 
 Layout of SITE:
 
 | file | what |
 |---|---|
 | ``index.html`` | every item in a table (client-side pages of ``PAGE_SIZE`` rows), sortable by column and filterable by outcome (``explore.outcomes``), with the count of each filter and the certificate's own count beside it |
+| ``map.html`` | every item a point of a scatter plot (``explore.chart``: δ* against atoms for crystals), a click opens it |
 | ``summary.html`` | the benchmark: its summary, settings, the plots that exist, the ladder report when one is beside it |
-| ``items/NNNN.html`` | one item: its record, labels, and every view's image with an SVG overlay (``explore.overlays``) |
-| ``views/NNNN_vK.png``, ``thumbs/NNNN.png`` | the views (hard links to the export's images, else copies) and index thumbnails (Pillow, at most ``THUMB_PX``) |
-| ``plots/*.png``, ``assets/*`` | the certify plots, the script and style sheet |
+| ``items/NNNN.html`` | one item: every view's image with an SVG overlay (``explore.overlays``) in a grid that fits one screen, then its record in words (``explore.wording``) and, with a ladder output, every model's answers (``explore.answers``) |
+| ``views/NNNN_vK.png``, ``thumbs/NNNN.png`` | the views (hard links to the export's images, else copies; a certify output's drawn by the explorer, ``explore.rendered``) and index thumbnails (Pillow, at most ``THUMB_PX``) |
+| ``plots/*.png``, ``assets/*`` | the certify plots, the script and style sheet, the 3D viewer (``3Dmol-min.js``) and its licence |
 
 Every received string (ids, names, labels, file names) is written through ``sanitize.html_text``; file names
 in the site are the site's own (item index, view number), never received ones; the index's data is JSON in a
@@ -19,6 +21,7 @@ Deterministic: the same folder gives the same bytes (no time stamps; items in ce
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import multiprocessing
@@ -30,22 +33,43 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 
+import numpy as np
+
 from viewcert.certify import records
 from viewcert.certify.records import ABSENT
-from viewcert.errors import InputError
-from viewcert.explore.outcomes import FILTERS, TITLES, certificate_counts, tags
+from viewcert.errors import InputError, ViewcertError
+from viewcert.explore import answers as model_answers
+from viewcert.explore.outcomes import (
+    KIND_FILTERS,
+    TITLES,
+    certificate_counts,
+    interaction_losses,
+    tags,
+)
 from viewcert.explore.overlays import (
     ViewMarks,
+    atom_text,
     bond_marks,
     candidate_marks,
     interaction_scenes,
     item_cameras_from_inputs,
     missing_atoms,
-    schematic_marks,
+    position_text,
+    rendered_marks,
     sidecar_marks,
     task_items_from_input,
 )
 from viewcert.explore.source import Folder, Item, read_folder
+from viewcert.explore.wording import (
+    BOUND,
+    LEVELS,
+    MARGIN,
+    ORACLE,
+    field_words,
+    loss_words,
+    number,
+    reason_words,
+)
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.confine import out_folder, put, target, trusted_root
 from viewcert.io.images import check_png_pixels
@@ -59,25 +83,40 @@ _FILE_LIMITS = DEFAULT_LIMITS.with_overrides(max_json_bytes=1 << 30)
 PAGE_SIZE = 200
 CHUNK = 40  # items a worker writes at a time (write_site's workers)
 THUMB_PX = 96
-ASSETS = ("explore.js", "explore.css")
+ASSETS = ("explore.js", "explore.css", "3Dmol-min.js", "3Dmol-LICENSE.txt")
 #: what an item page says when an overlay cannot be drawn
 NOTES = {"missing": "The missing atoms are not marked: the oracle run again on the inputs did not give the "
                     "certificate's number of missing atoms.",
          "task": "The consistent answers' poses are not drawn: the question could not be rebuilt as the certificate "
                  "has it from the export's input and settings (input moved, or a protocol file).",
-         "interaction": "The bonds are not drawn over the images: the complexes were not found (give their folder: "
-                        "viewcert explore DIR --inputs COMPLEXES)."}
-LEGEND = (("atom", "atom seen (ID buffer)"), ("hidden", "atom with no pixel"), ("missing", "atom not recovered"),
-          ("phantom", "phantom point"), ("near-miss", "near-miss point of δ*"), ("near-atom", "near-miss tuple's atom"),
-          ("candidate", "atoms in a consistent answer's pose"), ("bond", "hydrogen bond (donor to acceptor)"))
+         "interaction": "The bonds are not drawn over the images: an interaction export holds no cameras or atom "
+                        "positions, and the complexes were not found (give their folder: viewcert explore DIR "
+                        "--inputs COMPLEXES)."}
+#: the layers of the overlays by item kind: (layer, words); a layer is offered only when some view draws it
+LEGEND = {"crystal": (("atom", "atom seen (a pixel of it in the view)"), ("hidden", "atom with no pixel"),
+                      ("missing", "atom not recovered"), ("phantom", "phantom point"),
+                      ("near-miss", "near-miss point of δ*"), ("near-atom", "near-miss tuple's atom")),
+          "task": (("candidate", "atoms in a consistent answer's pose"),),
+          "interaction": (("bond-det", "hydrogen bond determined by the views"),
+                          ("bond-undet", "hydrogen bond not determined"),
+                          ("bond-uncertain", "uncertain bond (within δ of the criterion, not asked)"),
+                          ("bond-other", "another residue's bond (not asked)"),
+                          ("donor", "donor atom"), ("acceptor", "acceptor atom"),
+                          ("residue", "the residue the question names"), ("ligand", "the ligand"))}
+#: layers drawn but switched off when a page opens (every drawn atom's ring crowds a thumbnail)
+LEGEND_OFF = ("atom",)
+#: the widest a view grid is before it wraps, by image aspect (columns)
+GRID_COLUMNS = 6
 
 
 def item_name(index: int) -> str:
     return f"{index:04d}"
 
 
-def _page(title: str, body: str, *, root: str = "", script: bool = False) -> str:
+def _page(title: str, body: str, *, root: str = "", script: bool = False, viewer: bool = False) -> str:
     js = f'<script src="{root}assets/explore.js" defer></script>' if script else ""
+    if viewer:  # the vendored 3D viewer, before the page's script (deferred scripts run in order)
+        js = f'<script src="{root}assets/3Dmol-min.js" defer></script>' + js
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src 'self' data:; "
             "style-src 'self'; script-src 'self'\">"
@@ -118,22 +157,41 @@ def _words(x) -> str:
 
 def _columns(kind: str) -> tuple[str, ...]:
     if kind == "crystal":
-        return ("formula", "atoms", "outcome", "reasons", "phantoms", "missing", "δ* (Å)")
+        return ("formula", "crystal system", "atoms", "outcome", "reasons", "phantoms", "missing", "δ* (Å)")
     if kind == "task":
         return ("structure", "truth", "consistent", "exact ceiling", "partial ceiling")
-    return ("complex", "bonds", "determined (rendered)", "ceiling (rendered)", "ceiling (ideal)")
+    return ("complex", "residue asked", "bonds", "determined (rendered)", "ceiling (rendered)", "ceiling (ideal)",
+            "why not determined")
 
 
 def _row_values(kind: str, rec) -> list:
     """The index columns of one typed item (``_columns``)."""
     if kind == "crystal":
         orc = _d(rec.oracle)
-        return [rec.formula, rec.n_atoms, rec.outcome, _words(rec.reasons), orc.get("n_phantoms"),
-                orc.get("n_missing"), _d(rec.uniqueness_margin).get("delta_star")]
+        return [rec.formula, _crystal_system(rec), rec.n_atoms, rec.outcome,
+                reason_words(rec.reasons) if rec.reasons else "",
+                orc.get("n_phantoms"), orc.get("n_missing"), _sig4(_d(rec.uniqueness_margin).get("delta_star"))]
     if kind == "task":
         return [rec.structure_id, rec.truth, rec.n_consistent, rec.exact_ceiling, rec.partial_ceiling]
     r, i = _d(rec.rendered), _d(rec.ideal)
-    return [rec.source_id, rec.n_bonds, r.get("n_determined"), r.get("ceiling"), i.get("ceiling")]
+    losses = sorted(interaction_losses(rec))
+    return [rec.source_id, residue_text(rec.residue) if isinstance(rec.residue, str) else None, rec.n_bonds,
+            r.get("n_determined"), r.get("ceiling"), i.get("ceiling"),
+            "; ".join(loss_words(x).split(":")[0] for x in losses)]
+
+
+def _crystal_system(rec):
+    """The crystal system of the item's reference: the dataset's label, else the rendered cell's."""
+    for which in ("dataset", "rendered"):
+        cs = _d(rec.label(which)).get("crystal_system")
+        if cs:
+            return cs
+    return None
+
+
+def _sig4(x):
+    """A number rounded to 4 significant figures (the index's δ*), kept a number so that it sorts as one."""
+    return float(f"{x:.4g}") if isinstance(x, float) and x == x and abs(x) != float("inf") else x
 
 
 def _cell(v):
@@ -145,24 +203,31 @@ def _cell(v):
     return "" if v is None or v is ABSENT else console_text(_fmt(v), keep_newlines=False)
 
 
-def index_html(folder: Folder, item_tags: list[tuple[str, ...]], thumbs: dict[int, str]) -> str:
+def index_html(folder: Folder, item_tags: list[tuple[str, ...]], thumbs: dict[int, str], answers=None) -> str:
+    """The index (module docstring); ``answers``: a ladder output's (``explore.answers``): a column per model
+    (right or wrong on R4) and the answer filters."""
     kind = folder.kind
-    cols = _columns(kind)
-    counts = {f: sum(f in t for t in item_tags) for f in FILTERS}
+    models = answers.models if answers is not None else ()
+    cols = _columns(kind) + tuple(f"{m} (R4)" for m in models)
+    offered = KIND_FILTERS[kind] + (model_answers.FILTERS if answers is not None else ())
+    titles = TITLES | model_answers.TITLES
+    counts = {f: sum(f in t for t in item_tags) for f in offered}
     stated = certificate_counts(kind, folder.certificate)
     buttons = [f'<button type="button" data-filter="all" class="on">all <span class="count">{len(item_tags)}'
                "</span></button>"]
-    for f in FILTERS:
+    for f in offered:
         note = f' <span class="stated" title="the certificate\'s own count">(certificate: {stated[f]})</span>' \
             if f in stated else ""
-        buttons.append(f'<button type="button" data-filter="{f}">{h(TITLES[f])} '
+        buttons.append(f'<button type="button" data-filter="{f}">{h(titles[f])} '
                        f'<span class="count">{counts[f]}</span>{note}</button>')
-    rows = [[it.index, console_text(it.id, keep_newlines=False), list(t), [_cell(v) for v in _row_values(kind, it.record)],
+    rows = [[it.index, console_text(it.id, keep_newlines=False), list(t),
+             [_cell(v) for v in _row_values(kind, it.record)] + _answer_cells(answers, it),
              f"items/{item_name(it.index)}.html", thumbs.get(it.index, "")]
             for it, t in zip(folder.items, item_tags, strict=True)]
     head = "".join(f'<th data-col="{k}">{h(c)}</th>' for k, c in enumerate(cols))
     title = f"{_kind_title(kind)}: {len(folder.items)} items"
-    body = (f"<header><h1>{h(title)}</h1><nav><a href=\"summary.html\">summary</a></nav></header>\n"
+    body = (f"<header><h1>{h(title)}</h1><nav><a href=\"summary.html\">summary</a> <a href=\"map.html\">map</a>"
+            "</nav></header>\n"
             f'<div id="filters">{"".join(buttons)}</div>\n'
             '<p id="shown" aria-live="polite"></p>\n'
             '<table id="items" class="index"><thead><tr><th data-col="index">#</th><th data-col="id">id</th>'
@@ -170,9 +235,21 @@ def index_html(folder: Folder, item_tags: list[tuple[str, ...]], thumbs: dict[in
             '<nav id="pager"></nav>\n'
             "<noscript><p>The index needs JavaScript (shipped with the site, no network); every item has its own "
             "page under items/.</p></noscript>\n"
-            f'<script type="application/json" id="index-data">{_json_block({"page_size": PAGE_SIZE, "titles": TITLES, "rows": rows})}'
+            f'<script type="application/json" id="index-data">{_json_block({"page_size": PAGE_SIZE, "titles": titles, "rows": rows})}'
             "</script>")
     return _page(title, body, script=True)
+
+
+def _answer_cells(answers, it: Item) -> list:
+    """Per model: right or wrong on R4 ('' without an answer) for the index."""
+    if answers is None:
+        return []
+    per = answers.of(it.id, _question_id(it))
+    out = []
+    for m in answers.models:
+        ok = model_answers.right(per.get((m, "R4")))
+        out.append("" if ok is None else ("right" if ok else "wrong"))
+    return out
 
 
 def _kind_title(kind: str) -> str:
@@ -183,6 +260,9 @@ def _kind_title(kind: str) -> str:
 # --- item pages ---------------------------------------------------------------------------------------------
 
 def _svg(vm: ViewMarks, image: str | None) -> str:
+    """One view: its image and the SVG of its marks in the image's pixel frame (viewBox), both scaled together to
+    the grid's width; the points' rings grow with the image (``_ring``) so that they stay visible on a thumbnail."""
+    grow = max(1.0, vm.width / 320)
     marks = []
     for m in vm.marks:
         group = f' data-group="{h(m.group)}"' if m.group else ""
@@ -190,75 +270,182 @@ def _svg(vm: ViewMarks, image: str | None) -> str:
             marks.append(f'<line class="mk {m.kind}"{group} x1="{m.u:.3f}" y1="{m.v:.3f}" x2="{m.u2:.3f}" '
                          f'y2="{m.v2:.3f}"><title>{h(m.title)}</title></line>')
             continue
-        fill = f' fill="{h(m.colour)}"' if m.kind == "disc" and m.colour else ""
+        r = m.r * (grow if m.kind != "atom" else 1.0)
         marks.append(f'<circle class="mk {m.kind}"{group} data-u="{m.u:.3f}" data-v="{m.v:.3f}" cx="{m.u:.3f}" '
-                     f'cy="{m.v:.3f}" r="{m.r:.2f}"{fill}><title>{h(m.title)}</title></circle>')
+                     f'cy="{m.v:.3f}" r="{r:.2f}"><title>{h(m.title)}</title></circle>')
     img = f'<img src="{h(image)}" width="{vm.width}" height="{vm.height}" alt="{h(vm.name)}">' if image else ""
     camera = f' data-camera="{h(json.dumps(vm.camera, sort_keys=True))}"' if vm.camera is not None else ""
-    return (f'<div class="view{" schematic" if vm.schematic else ""}" data-width="{vm.width}">'
+    return (f'<div class="view" data-width="{vm.width}" data-height="{vm.height}" title="click to enlarge">'
             f'{img}<svg class="overlay"{camera} width="{vm.width}" height="{vm.height}" '
-            f'viewBox="0 0 {vm.width} {vm.height}" xmlns="http://www.w3.org/2000/svg">{"".join(marks)}</svg></div>')
+            f'viewBox="0 0 {vm.width} {vm.height}" preserveAspectRatio="none" xmlns="http://www.w3.org/2000/svg">'
+            f'{"".join(marks)}</svg></div>')
 
 
-def _views_html(views: list[tuple[ViewMarks | None, str | None, str]], note: str = "") -> str:
+def _layers(kind: str, views) -> list[tuple[str, str]]:
+    """The legend's layers: those of the item's kind that some view draws."""
+    drawn = {"-".join(m.kind.split()[:2]) for vm, _, _ in views if vm is not None for m in vm.marks}
+    return [(k, t) for k, t in LEGEND.get(kind, ()) if k in drawn]
+
+
+def _legend(kind: str, views) -> str:
+    def swatch(k: str) -> str:
+        shape = (f'<line class="sw line sw-{k}" x1="1" y1="7" x2="17" y2="7"/>' if k.startswith("bond")
+                 else f'<circle class="sw sw-{k}" cx="9" cy="7" r="5"/>')
+        return f'<svg class="swatch" width="18" height="14" viewBox="0 0 18 14">{shape}</svg>'
+
+    boxes = "".join(f'<label><input type="checkbox" data-layer="{k}"{"" if k in LEGEND_OFF else " checked"}> '
+                    f"{swatch(k)}{h(t)}</label>" for k, t in _layers(kind, views))
+    return f'<div class="legend">{boxes}</div>' if boxes else ""
+
+
+def _element_key(elements) -> str:
+    """The element colour key: each element drawn in the views with its Jmol colour (``render.palette``)."""
+    if not elements:
+        return ""
+    from viewcert.elements import atomic_number  # lazy: start-up
+    from viewcert.render.palette import hex_colour, jmol_colours  # lazy: start-up
+
+    items = []
+    for sym in elements:
+        try:
+            colour = hex_colour(jmol_colours([atomic_number(sym)])[0])
+        except ViewcertError:
+            continue
+        items.append(f'<span class="el"><svg width="12" height="12" viewBox="0 0 12 12"><circle class="el-dot" cx="6" cy="6" r="5" '
+                     f'fill="{colour}" stroke="#333" stroke-width="0.7"/></svg>{h(sym)}</span>')
+    return f'<div class="key">element colours: {"".join(items)}</div>' if items else ""
+
+
+def _grid_class(views) -> str:
+    """Columns of the view grid: every view in one row when they fit (square images up to ``GRID_COLUMNS``),
+    else two rows."""
+    n = len(views)
+    wide = any(vm is not None and vm.width > 1.2 * vm.height for vm, _, _ in views)
+    cols = n if n <= GRID_COLUMNS and not (wide and n > 3) else -(-n // 2)
+    return f"views grid cols-{min(cols, GRID_COLUMNS)}"
+
+
+def _views_html(kind: str, views: list[tuple[ViewMarks | None, str | None, str]], note: str = "",
+                elements=()) -> str:
     if not views:
         return '<p class="note">No images for this item (a certify output whose inputs could not be read).</p>'
-    legend = "" if all(vm is None for vm, _, _ in views) else "".join(f'<label><input type="checkbox" data-layer="{k}" checked> <span class="swatch {k}"></span>'
-                     f"{h(t)}</label>" for k, t in LEGEND)
     figs = []
     for k, (vm, image, name) in enumerate(views):
         cap = f"view {k}: {name}"
         if vm is None:
-            figs.append(f'<figure class="fig" data-view="{k}"><img src="{h(image)}" alt="{h(name)}">'
-                        f"<figcaption>{h(cap)}</figcaption></figure>")
+            figs.append(f'<figure class="fig" data-view="{k}"><div class="view" title="click to enlarge">'
+                        f'<img src="{h(image)}" alt="{h(name)}"></div><figcaption>{h(cap)}</figcaption></figure>')
             continue
         n_ph = sum(m.kind == "phantom" for m in vm.marks)
-        if vm.schematic:
-            cap += " (schematic: the drawn atoms projected through the item's cameras; no image in the folder)"
         figs.append(f'<figure class="fig" data-view="{k}" data-phantoms="{n_ph}">{_svg(vm, image)}'
                     f"<figcaption>{h(cap)}</figcaption></figure>")
     told = f'<p class="note overlay-note">{h(note)}</p>' if note else ""
-    return f'{told}<div class="legend">{legend}</div><div class="views">{"".join(figs)}</div>'
+    return (f'{told}<div class="keys">{_legend(kind, views)}{_element_key(elements)}</div>'
+            f'<div class="{_grid_class(views)}">{"".join(figs)}</div>')
 
 
 def _labels_table(rec) -> str:
-    levels = ("crystal_system", "point_group", "space_group", "symbol")
     rows = []
     for name, which in (("dataset (truth)", "dataset"), ("rendered cell", "rendered"),
                         ("reconstruction", "reconstructed")):
         lab = _d(rec.label(which))
-        rows.append(f"<tr><th>{h(name)}</th>" + "".join(f"<td>{h(_fmt(lab.get(lv)))}</td>" for lv in levels) + "</tr>")
-    head = "".join(f"<th>{h(lv)}</th>" for lv in levels)
+        rows.append(f"<tr><th>{h(name)}</th>" + "".join(f"<td>{h(_fmt(lab.get(lv)))}</td>" for lv, _ in LEVELS)
+                    + "</tr>")
+    head = "".join(f"<th>{h(words)}</th>" for _, words in LEVELS)
     return f'<table class="labels"><tr><th></th>{head}</tr>{"".join(rows)}</table>'
 
 
-def _crystal_body(rec) -> str:
-    """The record section of a crystal or molecule item (``records.ItemOutcome``)."""
+def _words_table(d: dict, table: dict, cls: str = "words") -> str:
+    """A record's fields in words with their units (``explore.wording``), in the table's order then the rest."""
+    keys = [k for k in table if k in d] + [k for k in d if k not in table]
+    rows = []
+    for k in keys:
+        words, unit = field_words(k, table)
+        v = d[k]
+        shown = _words(v) if isinstance(v, list) else number(v, unit)
+        rows.append(f'<tr data-field="{h(k)}"><th>{h(words)}</th><td>{h(shown)}</td></tr>')
+    return f'<table class="{cls}">{"".join(rows)}</table>'
+
+
+def _near_miss_atoms(um: dict, view_names) -> list[tuple[str, str]]:
+    """(view name, atom in words) of each view's atom of the near-miss tuple (its element from the tuple's
+    label, its index in the rendered cell)."""
+
+    atoms = um.get("near_miss") if isinstance(um.get("near_miss"), list) else []
+    z = um.get("near_miss_label")
+    return [(view_names[k] if k < len(view_names) else f"view {k}", atom_text(z, a)) for k, a in enumerate(atoms)]
+
+
+def _margin_section(rec, delta, view_names) -> str:
+    """δ* in Å (4 significant figures) with what bounds it, the certificate's δ, the near-miss tuple as atoms per
+    view, its point, and the other margins."""
+    um = _d(rec.uniqueness_margin)
+    if not um:
+        return ""
+    bound = um.get("bound")
+    rows = [f'<tr data-field="delta_star"><th>uniqueness margin δ*: every δ below it certifies the item</th>'
+            f'<td class="delta-star">{h(number(um.get("delta_star"), "Å"))}</td></tr>',
+            f'<tr data-field="bound"><th>what bounds δ*</th><td>{h(BOUND.get(bound, _fmt(bound)))}</td></tr>']
+    if isinstance(delta, int | float) and not isinstance(delta, bool):
+        rows.append(f'<tr data-field="delta"><th>δ of this certificate (the oracle\'s tolerance)</th>'
+                    f'<td>{h(number(float(delta), "Å"))}</td></tr>')
+    tuple_atoms = _near_miss_atoms(um, view_names)
+    if tuple_atoms:
+        lis = "".join(f'<li><span class="view-name">{h(v)}</span>: <span class="atom">{h(a)}</span></li>'
+                      for v, a in tuple_atoms)
+        rows.append(f'<tr data-field="near_miss"><th>near-miss tuple (one atom per view, marked in the views)</th>'
+                    f'<td><ul class="near-miss">{lis}</ul></td></tr>')
+    if isinstance(um.get("near_miss_point"), list) and len(um["near_miss_point"]) == 3:
+        try:
+            rows.append('<tr data-field="near_miss_point"><th>its least-squares point (positions rounded to '
+                        f"0.001 Å)</th><td>{h(position_text([float(x) for x in um['near_miss_point']]))}</td></tr>")
+        except (TypeError, ValueError):
+            pass
+    rest = {k: v for k, v in um.items() if k in MARGIN}
+    return ("<h3>uniqueness margin δ*</h3>" + f'<table class="words margin">{"".join(rows)}</table>'
+            + (_words_table(rest, MARGIN) if rest else ""))
+
+
+def _phantoms_table(rec) -> str:
+
+    ph = rec.phantoms or []
+    if not (isinstance(ph, list) and ph):
+        return ""
+    rows = []
+    for k, r in enumerate(ph):
+        if isinstance(r, list) and len(r) == 4 and all(isinstance(x, int | float) for x in r[1:]):
+            el = atom_text(r[0], 0).split(" atom")[0]
+            cells = [el] + [f"{float(x) + 0.0:.3f}" for x in r[1:]]
+        else:
+            cells = [_fmt(r), "", "", ""]
+        rows.append(f"<tr><td>{k + 1}</td>" + "".join(f"<td>{h(c)}</td>" for c in cells) + "</tr>")
+    n = _d(rec.oracle).get("n_phantoms")
+    more = f" (the certificate lists {len(ph)} of {h(_fmt(n))})" if isinstance(n, int) and n > len(ph) else ""
+    return (f'<h3>phantom points{more}, positions rounded to 0.001 Å</h3><table class="phantoms"><tr><th>#</th>'
+            f'<th>element</th><th>x (Å)</th><th>y (Å)</th><th>z (Å)</th></tr>{"".join(rows)}</table>')
+
+
+def _crystal_body(rec, delta=None, view_names=()) -> str:
+    """The record section of a crystal or molecule item (``records.ItemOutcome``), in words with units."""
     parts = [f"<h2>outcome: {h(_fmt(rec.outcome))}</h2>",
-             f"<p>reasons: {h(_words(rec.reasons) or 'none')}</p>"]
+             f'<p class="reasons">why not correct: {h(reason_words(rec.reasons))}</p>']
+    if rec.certified is not ABSENT and rec.certified is not None:
+        parts.append(f"<p>certified by the theorem (unique reconstruction, separation, independent views): "
+                     f"{'yes' if rec.certified else 'no'}</p>")
     if rec.error:
         parts.append(f'<p class="error">error: {h(rec.error)}</p>')
     parts.append("<h3>labels</h3>" + _labels_table(rec))
     if rec.label_mismatch:
-        parts.append(f"<p>label mismatch at: {h(_fmt(rec.label_mismatch))}</p>")
+        parts.append(f"<p>label mismatch at: {h(_words(rec.label_mismatch))}</p>")
     if rec.symmetry_raised:
         parts.append("<h3>symmetry raised</h3>" + _kv_table(_d(rec.symmetry_raised)))
     mol = _d(rec.molecule)
     if mol:
         parts.append("<h3>molecule</h3>" + _kv_table(mol))
+    parts.append(_margin_section(rec, delta, list(view_names)))
     if rec.oracle:
-        parts.append("<h3>oracle</h3>" + _kv_table(_d(rec.oracle)))
-    ph = rec.phantoms or []
-    if isinstance(ph, list) and ph:
-        rows = "".join(f"<tr><td>{k + 1}</td>" + "".join(f"<td>{h(_fmt(x))}</td>" for x in (r if isinstance(r, list)
-                                                                                             else [r])) + "</tr>"
-                       for k, r in enumerate(ph))
-        n = _d(rec.oracle).get("n_phantoms")
-        more = f" (the certificate lists {len(ph)} of {h(_fmt(n))})" if isinstance(n, int) and n > len(ph) else ""
-        parts.append(f'<h3>phantoms{more}</h3><table class="phantoms"><tr><th>#</th><th>Z</th><th>x (Å)</th>'
-                     f"<th>y (Å)</th><th>z (Å)</th></tr>{rows}</table>")
-    if rec.uniqueness_margin:
-        parts.append("<h3>uniqueness margin δ* and its near-miss tuple</h3>" + _kv_table(_d(rec.uniqueness_margin)))
+        parts.append("<h3>what the oracle recovered</h3>" + _words_table(_d(rec.oracle), ORACLE, "words oracle"))
+    parts.append(_phantoms_table(rec))
     return "".join(parts)
 
 
@@ -279,50 +466,180 @@ def _task_body(rec) -> str:
             + (f'<h3>why each other answer draws the same images</h3><table class="kv">{erows}</table>' if erows else ""))
 
 
-def _interaction_body(rec, truth: dict) -> str:
-    """The record section of an interaction item (``records.InteractionItemRecord``) and its ground truth."""
-    parts = [f"<h2>{h(_fmt(rec.source_id))}: {h(_fmt(rec.n_bonds))} bonds</h2>"]
+def residue_text(key) -> str:
+    """A residue key of the certificate (``CHAIN/RESseq``, e.g. ``A/SER62``) as the images label it
+    (``SER 62 A``); anything else as its text."""
+    if not isinstance(key, str) or "/" not in key:
+        return _fmt(key)
+    chain, res = key.split("/", 1)
+    return f"{res[:3]} {res[3:]} {chain}"
+
+
+def entry_residue(entry) -> str:
+    """The residue key (``CHAIN/RESseq``) of a bond entry (``RES SEQ ATOM CHAIN, LIGATOM``); "" if not one."""
+    head = str(entry).split(",")[0].split()
+    return f"{head[3]}/{head[0]}{head[1]}" if len(head) == 4 else ""
+
+
+def _entry_rows(rows: list[tuple[str, str, str, object, str]], asked: str) -> str:
+    """Table rows (entry, residue key, verdict class, loss, verdict words); the asked residue's rows marked."""
+    out = []
+    for entry, res, cls, loss, verdict in rows:
+        mark = " asked" if asked and res == asked else ""
+        code = loss if isinstance(loss, str) else " ".join(map(str, loss)) if isinstance(loss, list) else ""
+        out.append(f'<tr class="{cls}{mark}" data-entry="{h(entry)}" data-loss="{h(code)}"><td>{h(entry)}</td>'
+                   f"<td>{h(residue_text(res))}</td><td>{h(verdict)}</td><td>{h(loss_words(loss) if loss else '')}"
+                   "</td></tr>")
+    return "".join(out)
+
+
+def _mode_rows(rec, r: dict, truth: dict) -> list:
+    """Every entry of one mode (rendered or ideal views) with its verdict and reason: a pocket list's entries
+    and its uncertain ones (not asked, with the ground truth's reason); a residue question's bonds of that
+    residue, each with the item's reasons (the certificate records them per item)."""
+    entries = r.get("entries")
+    if isinstance(entries, list):
+        rows = [(_fmt(_d(e).get("entry")), _fmt(_d(e).get("residue")), "det" if _d(e).get("determined") else "undet",
+                 _d(e).get("loss"), "determined" if _d(e).get("determined") else "not determined") for e in entries]
+    else:  # residue-ligand: the residue's certain bonds of the ground truth
+        unsure = {_d(u).get("entry") for u in (truth.get("uncertain") or []) if isinstance(u, dict)}
+        mine = [b.get("entry") for b in (truth.get("bonds") or []) if isinstance(b, dict)
+                and entry_residue(b.get("entry")) == rec.residue and b.get("entry") not in unsure]
+        loss = r.get("loss")
+        rows = [(_fmt(e), rec.residue, "undet" if loss else "det", loss, "not determined" if loss else "determined")
+                for e in dict.fromkeys(mine)]
+    why = {_d(u).get("entry"): _d(u).get("reason") for u in (truth.get("uncertain") or []) if isinstance(u, dict)}
+    unsure_here = dict(rec.extra).get("uncertain")
+    for e in unsure_here if isinstance(unsure_here, list) else []:
+        rows.append((_fmt(e), entry_residue(e), "uncertain", why.get(e) or "criterion_margin", "uncertain (not asked)"))
+    return rows
+
+
+def _asked_line(rec) -> str:
+    """What the question names: the residue (a residue question) and the ligand, highlighted."""
+    ligand = rec.source_id.split(":", 1)[1] if isinstance(rec.source_id, str) and ":" in rec.source_id else ""
+    parts = []
+    if isinstance(rec.residue, str) and rec.residue:
+        parts.append(f'residue <mark class="asked residue" data-residue="{h(rec.residue)}">'
+                     f"{h(residue_text(rec.residue))}</mark>")
+    if ligand:
+        parts.append(f'ligand <mark class="asked ligand">{h(ligand)}</mark>')
+    return f'<p class="asked-line">the question asks about {" and ".join(parts)}</p>' if parts else ""
+
+
+def _interaction_body(rec, truth: dict, question: dict | None = None) -> str:
+    """The record section of an interaction item (``records.InteractionItemRecord``) and its ground truth: every
+    entry with its verdict and, when not determined, why."""
+    asked = rec.residue if isinstance(rec.residue, str) else ""
+    parts = [f"<h2>{h(_fmt(rec.source_id))}: {h(_fmt(rec.n_bonds))} bonds asked</h2>", _asked_line(rec)]
     for which, views in (("rendered", rec.rendered), ("ideal", rec.ideal)):
         r = _d(views)
-        entries = r.get("entries") if isinstance(r.get("entries"), list) else []
-        rows = "".join(
-            f'<tr class="{"det" if _d(e).get("determined") else "undet"}"><td>{h(_fmt(_d(e).get("entry")))}</td>'
-            f'<td>{h(_fmt(_d(e).get("residue")))}</td><td>{"determined" if _d(e).get("determined") else "not determined"}'
-            f'</td><td>{h(_fmt(_d(e).get("loss")))}</td></tr>' for e in entries)
-        parts.append(f"<h3>{which} views: ceiling {h(_fmt(r.get('ceiling')))}, {h(_fmt(r.get('n_determined')))} of "
-                     f"{h(_fmt(r.get('n_true')))} determined</h3>"
+        det = f", {h(_fmt(r.get('n_determined')))} of {h(_fmt(r.get('n_true')))} determined" \
+            if "n_determined" in r else ""
+        words = {"rendered": "as rendered (labels must be legible, atoms recovered)",
+                 "ideal": "under ideal observations"}[which]
+        parts.append(f"<h3>{which} views, {words}: ceiling {h(number(r.get('ceiling')))}{det}</h3>"
                      f'<table class="entries" data-views="{which}"><tr><th>bond</th><th>residue</th><th>verdict</th>'
-                     f"<th>loss</th></tr>{rows}</table>" + _kv_table(_d(r.get("losses"))))
-    bonds = _d(truth).get("bonds") if isinstance(_d(truth).get("bonds"), list) else []
+                     f"<th>why not determined</th></tr>{_entry_rows(_mode_rows(rec, r, truth), asked)}</table>")
+    bonds = truth.get("bonds") if isinstance(truth.get("bonds"), list) else []
     if bonds:
-        keys = ("entry", "donor", "acceptor", "ligand_role", "d_da_A", "d_ha_A", "angle_deg")
-        rows = "".join("<tr>" + "".join(f"<td>{h(_fmt(_d(b).get(k)))}</td>" for k in keys) + "</tr>" for b in bonds)
-        parts.append("<h3>each bond's atoms (ground truth: atom indices of the complex, distances Å, angle °)</h3>"
-                     f'<table class="bonds"><tr>{"".join(f"<th>{h(k)}</th>" for k in keys)}</tr>{rows}</table>')
+        cols = (("entry", "bond", ""), ("donor", "donor atom (index)", ""), ("acceptor", "acceptor atom (index)", ""),
+                ("ligand_role", "the ligand is the", ""), ("d_da_A", "donor–acceptor", "Å"),
+                ("d_ha_A", "hydrogen–acceptor", "Å"), ("angle_deg", "angle D–H···A", "°"))
+        rows = "".join(f'<tr class="{"asked" if asked and entry_residue(_d(b).get("entry")) == asked else ""}">'
+                       + "".join(f"<td>{h(number(_d(b).get(k), u))}</td>" for k, _, u in cols) + "</tr>"
+                       for b in bonds)
+        parts.append("<h3>each bond's atoms (ground truth: atom indices of the protonated complex)</h3>"
+                     f'<table class="bonds"><tr>{"".join(f"<th>{h(t)}</th>" for _, t, _ in cols)}</tr>{rows}</table>')
     return "".join(parts)
 
 
-def item_html(folder: Folder, it: Item, views, n: int, note: str = "") -> str:
-    """One item's page; ``note``: what its overlays could not draw, and why."""
+def _question_id(it: Item):
+    return (it.question or {}).get("id")
+
+
+def answers_html(answers, it: Item) -> str:
+    """Every model's answer on every rung of the item (a ladder output's), and whether it scored."""
+    if answers is None:
+        return ""
+    per = answers.of(it.id, _question_id(it))
+    if not per:
+        return '<h2>model answers</h2><p class="note">The ladder output has no answer for this item.</p>'
+    head = "".join(f"<th>{h(r)}</th>" for r in answers.rungs)
+    rows = []
+    for m in answers.models:
+        cells = []
+        for r in answers.rungs:
+            samples = per.get((m, r), ())
+            ok = model_answers.right(samples)
+            verdict = "" if ok is None else ("right" if ok else "wrong")
+            shown = " · ".join((a.answer or f"({a.status or 'no answer'})") + (" ✓" if a.score > 0.5 else " ✗")
+                               for a in samples)
+            cells.append(f'<td class="{verdict}" data-rung="{h(r)}" data-verdict="{verdict}">{h(shown)}</td>')
+        rows.append(f'<tr data-model="{h(m)}"><th>{h(m)}</th>{"".join(cells)}</tr>')
+    return ("<h2>model answers</h2><p class=\"note\">Each sample's answer (✓: it scored); a cell is green when the "
+            "model is right on that rung as the ladder scores it (the majority vote of its parsed samples, ties to the "
+            "first, scored), red when wrong.</p>"
+            f'<table class="answers"><tr><th>model</th>{head}</tr>{"".join(rows)}</table>')
+
+
+def item_html(folder: Folder, it: Item, shown: Shown, n: int, answers=None) -> str:
+    """One item's page: the views first (a grid that fits one screen; a click enlarges a view), then the record
+    in words; ``shown.note``: what its overlays could not draw, and why."""
     rec = it.record
     prev_link = f'<a href="{item_name(it.index - 1)}.html">previous</a>' if it.index > 0 else ""
     next_link = f'<a href="{item_name(it.index + 1)}.html">next</a>' if it.index + 1 < n else ""
     nav = f'<nav><a href="../index.html">index</a> <a href="../summary.html">summary</a> {prev_link} {next_link}</nav>'
+    q = it.question or {}
     if folder.kind == "crystal":
-        body = _crystal_body(rec)
+        delta = _d(folder.certificate.config).get("delta")
+        body = _crystal_body(rec, delta, [name for _, _, name in shown.views] or _protocol_names(folder))
     elif folder.kind == "task":
         body = _task_body(rec)
     else:
         sid = rec.source_id
         gt = _d(folder.certificate.ground_truth).get(sid) if isinstance(sid, str) else None
-        body = _interaction_body(rec, _d(gt))
-    q = it.question or {}
+        body = _interaction_body(rec, _d(gt), q)
     question = f'<details><summary>question</summary><p class="question">{h(_fmt(q.get("question")))}</p></details>' \
         if q.get("question") else ""
     raw = f"<details><summary>the certificate's record</summary><pre>{h(json_dumps(rec.to_dict()))}</pre></details>"
-    page = (f'<header><h1 class="item-id">{h(it.id)}</h1>{nav}</header>\n<section class="record">{body}</section>\n'
-            f"<section><h2>views</h2>{_views_html(views, note)}</section>\n{question}{raw}")
-    return _page(f"item {it.id}", page, root="../", script=True)
+    pane = ("" if shown.pane is None else
+            '<section class="pane"><h2>3D</h2><p class="note">The rendered cell in 3D (3Dmol.js, shipped with the '
+            "site): drag to turn, scroll to zoom; phantoms as magenta spheres, the near-miss tuple's atoms in amber, "
+            'the cell box in black; positions rounded to 0.001 Å.</p><div id="pane3d" class="pane3d"></div>'
+            f'<script type="application/json" id="structure-3d">{_json_block(shown.pane)}</script></section>\n')
+    page = (f'<header><h1 class="item-id">{h(it.id)}</h1>{nav}</header>\n'
+            f'<section class="views-section">{_views_html(folder.kind, shown.views, shown.note, shown.elements)}'
+            f'</section>\n{pane}<section class="answers">{answers_html(answers, it)}</section>\n'
+            f'<section class="record">{body}</section>\n{question}{raw}')
+    return _page(f"item {it.id}", page, root="../", script=True, viewer=shown.pane is not None)
+
+
+def _protocol_names(folder: Folder) -> list:
+    protocol = getattr(folder.certificate, "protocol", None)
+    views = protocol.get("views") if isinstance(protocol, dict) else None
+    return [v.get("name") for v in views if isinstance(v, dict)] if isinstance(views, list) else []
+
+
+# --- map ----------------------------------------------------------------------------------------------------
+
+def map_html(folder: Folder, item_tags: list[tuple[str, ...]]) -> str:
+    """``map.html``: every item a point (``explore.chart``), a click opens its page."""
+    from viewcert.explore.chart import map_svg  # lazy: the map only, once per site
+
+    delta = _d(folder.certificate.config).get("delta") if folder.kind == "crystal" else None
+    svg, left_out = map_svg(folder.kind, folder.items, item_tags, h, lambda i: f"items/{item_name(i)}.html",
+                            delta if isinstance(delta, int | float) and not isinstance(delta, bool) else None)
+    keys = "".join(f'<span class="el"><svg width="12" height="12" viewBox="0 0 12 12"><circle class="pt {c}" '
+                   f'cx="6" cy="6" r="4.5"/></svg>{h(t)}</span>'
+                   for c, t in (("correct", "correct"), ("incorrect", "incorrect"), ("item_error", "error"),
+                                ("none ph", "with phantoms (ring)")))
+    note = f'<p class="note">{left_out} items have no value to plot and are left out.</p>' if left_out else ""
+    body = ("<header><h1>map of the benchmark</h1><nav><a href=\"index.html\">index</a> "
+            "<a href=\"summary.html\">summary</a></nav></header>\n"
+            f'<p class="note">Every item one point; a click opens its page.</p><div class="key">{keys}</div>'
+            f"{svg}{note}")
+    return _page("map", body)
 
 
 # --- summary ------------------------------------------------------------------------------------------------
@@ -413,11 +730,12 @@ def _thumb(src: Path, site: Path, rel: str) -> None:
 class Sources:
     """What overlays are drawn from besides the folder: a crystal certificate's item cameras from its inputs
     (``item_cameras_from_inputs``), a task export's questions rebuilt (``task_items_from_input``), an interaction
-    export's complexes ({source id: (structure, cameras)}, ``interaction_scenes``)."""
+    export's complexes ({source id: (structure, cameras, ligand atoms)}, ``interaction_scenes``)."""
 
     cameras: Callable | None = None
     tasks: dict | None = None
     scenes: dict = field(default_factory=dict)
+    answers: model_answers.Answers | None = None  # a ladder output's answers (``explore.answers``)
 
 
 def _n_missing(rec) -> int:
@@ -447,17 +765,75 @@ def _overlay_source(folder: Folder, it: Item, src: Sources):
         if sid not in src.scenes:
             note = NOTES["interaction"] if gt_bonds else ""
         else:
-            entries = _d(it.record.rendered).get("entries")
-            verdicts = {str(_d(e).get("entry")): _d(e).get("determined")
-                        for e in (entries if isinstance(entries, list) else [])}
-            bonds = bond_marks(*src.scenes[sid], gt_bonds, verdicts)
+            rec = it.record
+            verdicts = {entry: cls for entry, _, cls, _, _ in _mode_rows(rec, _d(rec.rendered), _d(truth))}
+            structure, cams, ligand = src.scenes[sid]
+            bonds = bond_marks(structure, cams, gt_bonds, verdicts, rec.residue if isinstance(rec.residue, str)
+                               else "", ligand)
     return got, missing, after, bonds, note
 
 
-def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> tuple[list, str]:
-    """([(marks or None, image href relative to items/, view name)], note) of one item; copies its images."""
+@dataclass(frozen=True)
+class Shown:
+    """What an item page shows of its views: [(marks or None, image href relative to items/, view name)], the
+    note saying what could not be drawn, the elements drawn (their colour key)."""
+
+    views: list
+    note: str = ""
+    elements: tuple[str, ...] = ()
+    pane: dict | None = None  # the 3D pane's structure (``explore.rendered.pane_data``), certify outputs
+
+
+def _rendered(it: Item, got, missing, site: Path) -> Shown:
+    """A certify output's item: its views drawn at the certificate's settings (``explore.rendered``), written
+    under views/, with their overlays."""
+    from viewcert.elements import symbols  # lazy: start-up
+    from viewcert.explore.rendered import (  # lazy: start-up (numba's renderer, certify outputs only)
+        CENTRES_NOTE,
+        frames_on_centres,
+        pane_data,
+        rendered_views,
+    )
+
+    cell, _, cfg = got
+    out = []
+    rvs = rendered_views(cell, cfg)
+    for k, rv in enumerate(rvs):
+        name = f"{item_name(it.index)}_v{k}.png"
+        _put(site, f"views/{name}", rv.png)
+        out.append((rendered_marks(rv, rv.camera.name, it.record, k, missing), f"../views/{name}", rv.camera.name))
+    elements = tuple(dict.fromkeys(symbols(np.unique(cell.numbers))))
+    return Shown(out, CENTRES_NOTE if frames_on_centres(cfg) else "", elements, pane_data(cell, cfg, it.record))
+
+
+def _sidecar_elements(views) -> tuple[str, ...]:
+    """The elements an export's sidecars draw (text, as received; escaped where shown)."""
+    seen: dict[str, None] = {}
+    for v in views:
+        for a in (_d(v.sidecar).get("atoms") or []) if isinstance(_d(v.sidecar).get("atoms"), list) else []:
+            if isinstance(a, dict) and isinstance(a.get("element"), str):
+                seen.setdefault(a["element"], None)
+    return tuple(sorted(seen))
+
+
+def registry_view_names(cert) -> list[str]:
+    """The view names of an interaction certificate's protocol when it is a registry name (``axes-6``: front,
+    top, ...); [] for a protocol file or anything else (the views keep their image names)."""
+    from viewcert.cameras.protocols import get_protocol  # lazy: start-up (interaction exports only)
+
+    settings = cert.settings if isinstance(cert, records.InteractionCertificate) else None
+    name = settings.get("protocol") if isinstance(settings, dict) and not settings.get("protocol_sha256") else None
+    try:
+        return [v.name for v in get_protocol(name).views] if isinstance(name, str) else []
+    except ViewcertError:
+        return []
+
+
+def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> Shown:
+    """The views of one item (``Shown``); copies or draws its images."""
     got, missing, after, bonds, note = _overlay_source(folder, it, src)
     out = []
+    names = registry_view_names(folder.certificate) if folder.kind == "interaction" else []
     for k, v in enumerate(it.views):
         href = None
         if v.image is not None:
@@ -473,11 +849,11 @@ def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> tuple[lis
             vm = bonds[k]
         if vm is None and href is None:
             continue
-        out.append((vm, href, v.name))
+        out.append((vm, href, names[k] if len(names) == len(it.views) else v.name))
     if not out and got is not None:
-        cell, cams, cfg = got
-        out = [(vm, None, vm.name) for vm in schematic_marks(cell, cams, cfg, it.record, missing)]
-    return out, note
+        shown = _rendered(it, got, missing, site)
+        return Shown(shown.views, " ".join(x for x in (note, shown.note) if x), shown.elements, shown.pane)
+    return Shown(out, note, _sidecar_elements(it.views))
 
 
 def _write_items(folder: Folder, site: Path, src: Sources, indices) -> dict[int, str]:
@@ -486,11 +862,14 @@ def _write_items(folder: Folder, site: Path, src: Sources, indices) -> dict[int,
     n = len(folder.items)
     for i in indices:
         it = folder.items[i]
-        if it.views and it.views[0].image is not None:
-            _thumb(it.views[0].image, site, f"thumbs/{item_name(it.index)}.png")
+        shown = _item_views(folder, it, site, src)
+        first = it.views[0].image if it.views and it.views[0].image is not None else None
+        if first is None and shown.views and shown.views[0][1]:  # a view the explorer drew: views/NNNN_v0.png
+            first = site / "views" / Path(shown.views[0][1]).name
+        if first is not None:
+            _thumb(first, site, f"thumbs/{item_name(it.index)}.png")
             thumbs[it.index] = f"thumbs/{item_name(it.index)}.png"
-        views, note = _item_views(folder, it, site, src)
-        _put(site, f"items/{item_name(it.index)}.html", item_html(folder, it, views, n, note))
+        _put(site, f"items/{item_name(it.index)}.html", item_html(folder, it, shown, n, src.answers))
     return thumbs
 
 
@@ -503,12 +882,14 @@ def _write_chunk(indices) -> dict[int, str]:
 
 
 def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progress=None, workers: int = 1,
-               inputs: str | os.PathLike | None = None) -> Path:
+               inputs: str | os.PathLike | None = None, ladder: str | os.PathLike | None = None) -> Path:
     """Write the explorer of ``folder_path`` into ``out`` (module docstring); returns ``out/index.html``.
     ``inputs``: the trusted folder (as ``verify --inputs``; ``io.confine``): what the certificate names (a certify
     output's inputs, a task export's input, an interaction export's complexes by name) is read only inside it,
     to draw the overlays those need; None: nothing it names is read. ``out`` is written through real folders only
-    (``io.confine.out_folder``, ``put``: no symlink followed out of it).
+    (``io.confine.out_folder``, ``put``: no symlink followed out of it). ``ladder``: a ladder output (``viewcert
+    ladder --out``), whose answers each item page shows and the index filters by; default: the one whose report
+    sits beside the folder.
     ``workers`` > 1: the item pages are written by that many forked processes, CHUNK items at a time (each
     page depends only on its item: the same bytes as one process)."""
     global _JOB
@@ -526,7 +907,13 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
         src = Sources(tasks=task_items_from_input(folder.certificate, root))
     elif folder.kind == "interaction":
         src = Sources(scenes=interaction_scenes(folder.certificate, root))
-    item_tags = [tags(folder.kind, it.record) for it in folder.items]
+    if ladder is None and folder.ladder is not None and (folder.ladder.parent / model_answers.TABLE).is_file():
+        ladder = folder.ladder.parent
+    if ladder is not None:
+        src = dataclasses.replace(src, answers=model_answers.read_answers(ladder))
+    item_tags = [tags(folder.kind, it.record) + (model_answers.answer_tags(
+        src.answers.of(it.id, _question_id(it)), src.answers.models) if src.answers is not None else ())
+        for it in folder.items]
     n = len(folder.items)
     chunks = [range(k, min(k + CHUNK, n)) for k in range(0, n, CHUNK)]
     thumbs: dict[int, str] = {}
@@ -547,4 +934,5 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
                 progress(chunk[-1] + 1, n)
     plots = [f"plots/{_link_or_copy(p, site, f'plots/{p.name}')}" for p in folder.plots]
     _put(site, "summary.html", summary_html(folder, site, plots))
-    return write_text_atomic(target(site, "index.html"), index_html(folder, item_tags, thumbs))
+    _put(site, "map.html", map_html(folder, item_tags))
+    return write_text_atomic(target(site, "index.html"), index_html(folder, item_tags, thumbs, src.answers))

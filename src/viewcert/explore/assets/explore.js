@@ -94,19 +94,76 @@
       state.col = col;
       render();
     });
-    render();
+    // a filter named in the address (index.html#filter=NAME: the ladder report's links) is applied on load
+    var asked = /^#filter=([a-z0-9_]+)$/.exec(window.location.hash);
+    var button = asked && document.querySelector('#filters button[data-filter="' + asked[1] + '"]');
+    if (button) button.click();
+    else render();
   }
   function itemPage() {
     document.querySelectorAll(".legend input[data-layer]").forEach(function (box) {
-      box.addEventListener("change", function () {
-        document.body.classList.toggle("hide-" + box.dataset.layer, !box.checked);
+      function apply() { document.body.classList.toggle("hide-" + box.dataset.layer, !box.checked); }
+      box.addEventListener("change", apply);
+      apply();
+    });
+    // a click on a view enlarges it to the window; a second click or Escape puts it back in the grid
+    document.querySelectorAll("figure.fig .view").forEach(function (view) {
+      view.addEventListener("click", function () {
+        var fig = view.closest("figure.fig");
+        var big = !fig.classList.contains("big");
+        document.querySelectorAll("figure.fig.big").forEach(function (f) { f.classList.remove("big"); });
+        fig.classList.toggle("big", big);
       });
     });
+    document.addEventListener("keydown", function (ev) {
+      if (ev.key !== "Escape") return;
+      document.querySelectorAll("figure.fig.big").forEach(function (f) { f.classList.remove("big"); });
+    });
+  }
+  // the 3D pane: the rendered cell drawn by the vendored 3Dmol.js from the page's own JSON (no network)
+  function pane3d() {
+    var block = document.getElementById("structure-3d"), div = document.getElementById("pane3d");
+    if (!block || !div || !window.$3Dmol) return;
+    var data = JSON.parse(block.textContent);
+    var viewer = window.$3Dmol.createViewer(div, {backgroundColor: "white"});
+    var model = viewer.addModel();
+    model.addAtoms(data.atoms.map(function (a, k) { return {elem: a[0], x: a[1], y: a[2], z: a[3], serial: k}; }));
+    viewer.setStyle({}, {sphere: {scale: 0.3, colorscheme: "Jmol"}});
+    data.edges.forEach(function (e) {
+      viewer.addLine({start: {x: e[0], y: e[1], z: e[2]}, end: {x: e[3], y: e[4], z: e[5]}, color: "black"});
+    });
+    // phantom k: one sphere, linked to its rings in the 2D views (data-group "phantom k"): hovering either
+    // highlights both
+    var rings = function (k) { return document.querySelectorAll('circle.mk.phantom[data-group="phantom ' + k + '"]'); };
+    var spheres = [];
+    function light(k, on) {
+      rings(k).forEach(function (c) { c.classList.toggle("lit", on); });
+      spheres[k - 1].updateStyle({color: on ? "#00c2ff" : "#ff1fd2"});
+      div.dataset.highlight = on ? "phantom " + k : "";
+      viewer.render();
+    }
+    data.phantoms.forEach(function (p, j) {
+      spheres.push(viewer.addSphere({center: {x: p[0], y: p[1], z: p[2]}, radius: 0.5, color: "#ff1fd2",
+        hoverable: true, hover_callback: function () { light(j + 1, true); },
+        unhover_callback: function () { light(j + 1, false); }}));
+      rings(j + 1).forEach(function (c) {
+        c.addEventListener("mouseenter", function () { light(j + 1, true); });
+        c.addEventListener("mouseleave", function () { light(j + 1, false); });
+      });
+    });
+    data.near.forEach(function (p) {
+      viewer.addSphere({center: {x: p[0], y: p[1], z: p[2]}, radius: 0.6, color: "#bf8700", wireframe: true});
+    });
+    viewer.zoomTo();
+    viewer.render();
+    div.dataset.phantoms = data.phantoms.length;
+    div.dataset.ready = "yes";
   }
   function start() {
     var block = document.getElementById("index-data");
     if (block) indexPage(block);
     itemPage();
+    pane3d();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
