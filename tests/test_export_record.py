@@ -132,16 +132,25 @@ def _older_build(kind: str, tmp: Path) -> Export:
                                        InteractionExportSettings(n_boot=50, width=160, height=120))
 
 
+def _arms(name: str) -> bool:
+    """A harness file issue 39 rewrote, added or dropped (the arms: tasks, TSVs, steps, dry-run manifests)."""
+    return name in ("HARNESSES.md", "inspect_task.py") or name.startswith(("lmms_eval/", "benchmark_",
+                                                                              "ladder_dry_run"))
+
+
 @pytest.mark.parametrize("kind", ["crystal", "molecule", "task", "interaction"])
 def test_only_the_manifest_changed_shape(tmp_path, kind):
     # regression pin: the digests are the ones the code before viewcert.export/1 recorded in the fixtures'
     # manifests; every file but the manifest is byte-identical (molecule, task: the certificate records where
     # the input was read, so it differs by that path only)
-    old = json.loads((V1 / kind / "manifest.json").read_text())["files"]
+    # (issue 39: the harness files changed on purpose, every arm a harness task; their content is tested in
+    # tests/test_export_arms_ladder.py, so they are left out of the pin)
+    old = {f: d for f, d in json.loads((V1 / kind / "manifest.json").read_text())["files"].items() if not _arms(f)}
     new = _older_build(kind, tmp_path / "out")
+    files = {f: d for f, d in new.manifest["files"].items() if not _arms(f)}
     path_bound = {"certificate.json"} if kind in ("molecule", "task") else set()
-    assert set(new.manifest["files"]) == set(old)
-    assert {f for f in old if new.manifest["files"][f] != old[f]} == path_bound
+    assert set(files) == set(old)
+    assert {f for f in old if files[f] != old[f]} == path_bound
     assert new.manifest["format"] == EXPORT_FORMAT and new.kind == kind
 
 

@@ -8,7 +8,7 @@
 | ``sidecars/qNNNN_vK.json`` | camera (matrices), framing, style, atom-ID code mapping, per drawn atom: cell atom, tile, element, pixel centre, depth, visible pixel count, silhouette pixel count, visible fraction |
 | ``benchmark.jsonl`` | one line per question: id (``qNNNN``), source_id, index, images, question (no options: each harness adds its own), task, category (the true crystal system), answer_format (``choice``), answer, choices, answer_letter |
 | ``benchmark.tsv``, ``ids.csv``, ``inspect_task.py``, ``lmms_eval/``, ``HARNESSES.md`` | the harness files (``benchmark.harness_files``): VLMEvalKit MCQ TSV, the id table, Inspect and lmms-eval tasks, the steps |
-| ``r3_prompts.jsonl`` | the matching geometry-as-text prompts (rung R3): id, source_id, index, question, choices, answer |
+| ``r3_prompts.jsonl`` | the matching geometry-as-text prompts (rung R3): id, source_id, index, question, choices, answer; the same texts are the R3 arm's questions (``benchmark_r3.jsonl``, ``benchmark.arms``) |
 | ``manifest.json`` | ``viewcert.export/1`` (``benchmark.record``): settings, per question the answer's source, the rendered cell's label and any disagreement, occlusion per view, the certificate's digest, SHA-256 of every file |
 | ``certificate.json``, ``certificate_items.csv`` | the benchmark's ceiling from ``viewcert.certify`` (same protocol, tiling and image size) |
 
@@ -260,7 +260,7 @@ def build_benchmark(
     question = image_question(settings, settings.resolved.view_names)
     questions = [with_constraints(question_record(r["index"], r["id"], r["images"], question, settings.task,
                                                   r["answer"], choices=choices), settings.constraints) for r in good]
-    harness = write_harness_files(questions, out, settings.task)
+    harness = write_harness_files(questions, out, settings.task, r3=[r["r3_prompt"] for r in good])
     write_text_atomic(out / "r3_prompts.jsonl", r3_file(good, choices, settings.task))
     cert = None
     if certify and good:
