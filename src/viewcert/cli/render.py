@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from viewcert import defaults
 from viewcert.cli.options import MOLECULE_SCALE_HELP, echo, guarded, parse_tiling
 from viewcert.errors import InputError, ViewcertError
 
@@ -24,7 +25,7 @@ def render_cmd(
     out: Path = typer.Option(Path("out/render"), "--out", "-o", help="output folder"),
     protocol: str = typer.Option("render-ceiling-5", help="named view protocol or a .toml/.json protocol file"),
     style: str = typer.Option("study", help="study | ball-and-stick | spacefill"),
-    tiling: str = typer.Option("2,2,2", help="cell repetitions a,b,c for crystals (molecules: 1,1,1)"),
+    tiling: str = typer.Option(defaults.TILING_TEXT, help="cell repetitions a,b,c for crystals (molecules: 1,1,1)"),
     size: int = typer.Option(768, help="image width = height, px"),
     kind: str = typer.Option(None, help="orthographic | perspective (default: the protocol's own; names are "
                                         "orthographic, a perspective protocol file places its pinholes)"),
@@ -144,13 +145,13 @@ def build_benchmark_cmd(
     task: str = typer.Option("crystal-system", help="question task"),
     out: Path = typer.Option(..., "--out", "-o", help="benchmark folder"),
     style: str = typer.Option("study", help="study | ball-and-stick | spacefill"),
-    tiling: str = typer.Option("2,2,2", help="cell repetitions a,b,c"),
+    tiling: str = typer.Option(defaults.TILING_TEXT, help="cell repetitions a,b,c"),
     size: int = typer.Option(768, help="image width = height, px"),
     subset: str = typer.Option("eval", help="study layout: eval | all"),
     limit: int = typer.Option(0, help="first N questions in the (label-blind) SHA-256 order; 0 = all"),
     truth: str = typer.Option("dataset", help="answer: the dataset's label (dataset) or the rendered cell's"),
     certify: bool = typer.Option(True, help="certify the benchmark's ceiling (viewcert.certify)"),
-    delta: float = typer.Option(0.01, help="oracle tolerance δ for the certificate, Å (τ = δ)"),
+    delta: float = typer.Option(defaults.DELTA, help="oracle tolerance δ for the certificate, Å (τ = δ)"),
     workers: int = typer.Option(1, help="local worker processes"),
     buffers: bool = typer.Option(False, help="also write ID/depth buffers (.npy) per view"),
     camera: str = typer.Option(None, help="transformation tasks: orthographic | perspective (default: the "
@@ -172,7 +173,7 @@ def build_benchmark_cmd(
     (viewcert.benchmark.molecule_export; default axes-3, ball-and-stick).
     With --task pocket-ligand|residue-ligand|interaction-location|docking and INPUT complex:PATH[#ligand=RES,pocket=8]:
     a hydrogen-bond benchmark with labelled views (viewcert.benchmark.interaction_export; default axes-6)."""
-    from viewcert.benchmark.export import ExportSettings, build_benchmark
+    from viewcert.benchmark.export import ExportSettings, build_benchmark, ceiling_lines
     from viewcert.benchmark.interaction_export import INTERACTION_TASKS
     from viewcert.benchmark.molecule_export import MOLECULE_TASKS
     from viewcert.benchmark.settings import TASKS as CRYSTAL_TASKS
@@ -212,9 +213,8 @@ def build_benchmark_cmd(
     echo(f"{done.n_questions} questions in {out} ({len(done.errors)} skipped, "
          f"{len(done.label_mismatches)} label mismatches)")
     if done.certificate is not None:
-        s = done.certificate.summary
-        echo(f"ceiling R1 = {s.correct}/{s.n} ({done.certificate.config.get('observe', 'ideal')} observations), "
-             f"certificate sha256:{done.certificate.digest_value}")
+        for line in ceiling_lines(done.manifest["details"]["ceilings"], done.certificate.digest_value):
+            echo(line, one_line=True)
     elif certify:
         echo("certificate: not written")
     harness_files_line(out)
