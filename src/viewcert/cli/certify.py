@@ -24,7 +24,8 @@ def _levels(score: str) -> dict:
     from viewcert.certify.molecule import MOLECULE_LEVELS
     from viewcert.symmetry.labels import LEVELS
 
-    names = [x.strip() for x in str(score).split(",") if x.strip()]
+    names = [x.strip().lower().replace("-", "_") for x in str(score).split(",") if x.strip()]  # one vocabulary:
+    # crystal-system and crystal_system are one level, shown as the levels are written (crystal_system)
     bad = [x for x in names if x not in LEVELS and x not in MOLECULE_LEVELS]
     if bad or not names:
         raise typer.BadParameter(f"--score: unknown level(s) {bad or score!r}; {LEVEL_HELP}")

@@ -181,6 +181,7 @@ def build_benchmark_cmd(
     from viewcert.tasks.model import TASKS as TRANSFORMATION_TASKS
 
     limits = current_limits()
+    task = task.strip().lower().replace("_", "-")  # one vocabulary: crystal_system is crystal-system (shown so)
     if task not in TRANSFORMATION_TASKS + CRYSTAL_TASKS + MOLECULE_TASKS + INTERACTION_TASKS:
         raise InputError(f"task must be one of {', '.join(CRYSTAL_TASKS + TRANSFORMATION_TASKS + MOLECULE_TASKS + INTERACTION_TASKS)}, "
                          f"got {task!r}", field="task")
