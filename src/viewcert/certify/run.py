@@ -152,7 +152,7 @@ def summary_text(cert: ViewCertificate | dict, *, max_list: int = 30) -> str:
     mixed = bool(kinds["crystals"] and kinds["molecules"])
     if kinds["crystals"] or not kinds["molecules"]:  # molecules are never given a crystal system
         lines += [
-            ("crystals: " if mixed else "") + f"R1 ({s.score}, truth = {truth_text(cert)}): {s.bound['text']}",
+            ("crystals: " if mixed else "") + f"R1 ({s.score}, truth = {truth_text(cert, s.truth)}): {s.bound['text']}",
             f"    {s.interval['text']}",
             "    by level: " + ", ".join(f"{k} {v['correct']}/{s.n}" for k, v in s.by_level.items()),
             "    by crystal system: " + ", ".join(f"{k} {v['correct']}/{v['n']}"
@@ -182,10 +182,12 @@ def summary_text(cert: ViewCertificate | dict, *, max_list: int = 30) -> str:
     return "\n".join(lines) + "\n"
 
 
-def truth_text(cert: ViewCertificate) -> str:
-    """The truth R1 was scored against, as it is: the dataset's label where the items have one, else the input's
-    own symmetry (the rendered cell's label, or the input cell's where standardisation raised the symmetry),
-    with the count of each when they mix."""
+def truth_text(cert: ViewCertificate, truth: str = "dataset") -> str:
+    """The truth R1 was scored against, as it is: with ``truth = dataset`` (the default), the dataset's label
+    where the items have one, else the input's own symmetry (the rendered cell's label, or the input cell's where
+    standardisation raised the symmetry), with the count of each when they mix; another rule as it is named."""
+    if truth != "dataset":
+        return truth
     src: dict[str, int] = {}
     for it in cert.items:
         if it.outcome != "error" and it.periodic is not False:

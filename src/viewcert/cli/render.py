@@ -124,7 +124,8 @@ HARNESS_FILES = ("benchmark.jsonl", "benchmark.tsv", "ids.csv", "inspect_task.py
 def harness_files_line(out: Path) -> None:
     """One line naming the harness files the export wrote into ``out`` (the steps are in HARNESSES.md)."""
     lmms = sorted(p.relative_to(out).as_posix() for p in (out / "lmms_eval").glob("*") if p.is_file())
-    names = [n for n in HARNESS_FILES if (out / n).is_file()] + lmms
+    arms = sorted(p.name for p in out.glob("benchmark_*") if p.is_file())  # the other arms (benchmark.arms)
+    names = [n for n in HARNESS_FILES if (out / n).is_file()] + arms + lmms
     if names:
         echo(f"harness files in {out}: {', '.join(names)} (how to run each harness: HARNESSES.md)", one_line=True)
 
