@@ -288,3 +288,40 @@ def test_two_results_of_one_model_and_arm_and_an_empty_folder_are_refused(export
     assert "two results of model 'org/lmm', arm image" in line and "20261204_120000_samples" in line
     missing = _refused([str(folder), "--results", str(tmp_path / "nope")])
     assert str(tmp_path / "nope") in missing and "no such file or folder" in missing
+
+
+# ---------------------------------------------------------------- molecule and transformation exports
+def _atoms(block: str) -> list[list[float]]:
+    return [[float(x) for x in line.split()[1:]] for line in block.strip().splitlines()]
+
+
+def test_molecule_and_transformation_exports_ship_every_arm(tmp_path):
+    """Point group: the R3 question lists the shown molecule's atoms (one line per atom, centred: their mean is
+    0). Zoom (``move z D``): the R3 geometry after the command is the geometry before it moved by D Å along the
+    screen z axis, item by item; its choices-only arm states the answer's form; no VLMEvalKit text arm (free
+    text)."""
+    from harness_roundtrip import zoom_export
+    from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
+
+    pg = tmp_path / "pg"
+    build_molecule_benchmark("builtin:molecules", pg, MoleculeExportSettings(task="point-group", size=64,
+                                                                             supersample=1), limit=2)
+    man = {it["id"]: it for it in json.loads((pg / "manifest.json").read_text())["items"]}
+    for q in _jsonl(pg / "benchmark_r3.jsonl"):
+        xyz = _atoms(q["question"].split("Geometry:\n", 1)[1])
+        assert len(xyz) == man[q["source_id"]]["n_atoms"] and q["images"] == []
+        assert all(abs(sum(c) / len(xyz)) < 1e-3 for c in zip(*xyz, strict=True))  # centred (4-decimal rounding)
+    assert (pg / "benchmark_choices_only.tsv").is_file() and (pg / "lmms_eval" / "viewcert_point_group_r3.yaml").is_file()
+
+    zoom = zoom_export(tmp_path / "zoom")
+    for q in _jsonl(zoom / "benchmark_r3.jsonl"):
+        before, after = q["question"].split("Before:\n", 1)[1].split("\nAfter:\n")
+        d = int(q["answer"].split()[-1])
+        for b, a in zip(_atoms(before), _atoms(after), strict=True):
+            assert a == pytest.approx([b[0], b[1], b[2] + d], abs=2e-4)
+    only = {q["question"] for q in _jsonl(zoom / "benchmark_choices_only.jsonl")}
+    assert only == {"Give one command `move z DISTANCE` with DISTANCE a whole number of Å from 40 to 60 (positive "
+                    "brings the molecule toward the viewer and makes atoms appear larger). Answer with the command "
+                    "only."}
+    assert not list(zoom.glob("benchmark_*.tsv"))  # VLMEvalKit: no custom free-text dataset without an image
+    assert "VLMEvalKit runs the image arm only here" in (zoom / "HARNESSES.md").read_text()
