@@ -325,3 +325,24 @@ def test_molecule_and_transformation_exports_ship_every_arm(tmp_path):
                     "only."}
     assert not list(zoom.glob("benchmark_*.tsv"))  # VLMEvalKit: no custom free-text dataset without an image
     assert "VLMEvalKit runs the image arm only here" in (zoom / "HARNESSES.md").read_text()
+
+
+def test_an_inspect_log_or_vlmevalkit_file_of_another_task_is_refused_naming_it(export, tmp_path):
+    """An Inspect log's task is read from its header alone (a zip holding header.json, as Inspect writes it);
+    a VLMEvalKit predictions file's dataset from its name."""
+    import zipfile
+
+    folder = _copy(export, tmp_path)
+    log = folder / "logs" / "other" / "2026-12-03T10-00-00_viewcert-zoom_abc.eval"
+    log.parent.mkdir(parents=True)
+    with zipfile.ZipFile(log, "w") as z:
+        z.writestr("header.json", json.dumps({"version": 2, "status": "success",
+                                              "eval": {"task": "viewcert_zoom", "model": "m/x"}}))
+    line = _refused([str(folder)])
+    assert str(log) in line and "a result of task 'viewcert_zoom', which this export does not ship" in line
+    shutil.rmtree(folder / "logs")
+    pred = folder / "vlmevalkit" / "m" / "m_ViewcertPointGroup.tsv"
+    pred.parent.mkdir(parents=True)
+    pred.write_text("index\tprediction\n0\tA\n")
+    line = _refused([str(folder)])
+    assert str(pred) in line and "a result of dataset 'ViewcertPointGroup'" in line
