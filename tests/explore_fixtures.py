@@ -207,9 +207,10 @@ def e3_phantom_certify(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def e3_phantom_site(e3_phantom_certify) -> Path:
+    from conftest import E3
     from viewcert.explore import write_site
 
-    write_site(e3_phantom_certify, e3_phantom_certify.parent / "site")
+    write_site(e3_phantom_certify, e3_phantom_certify.parent / "site", inputs=E3)  # trusted: its inputs
     return e3_phantom_certify.parent / "site"
 
 

@@ -67,7 +67,8 @@ def dry_run_commands(folder: Path, harness: str) -> list[str]:
 
 
 def run_inspect(folder: Path, answers: list[str], log_dir: Path):
-    """Inspect's eval() of the shipped task file with mockllm returning ``answers`` in sample order; its one log."""
+    """Inspect's eval() of the shipped task file's image arm with mockllm returning ``answers`` in sample order;
+    its one log."""
     from inspect_ai import eval as inspect_eval  # lazy: only the Inspect round trips need it
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
@@ -81,7 +82,8 @@ def run_inspect(folder: Path, answers: list[str], log_dir: Path):
     here = os.getcwd()
     os.chdir(folder)
     try:
-        logs = inspect_eval("inspect_task.py", model=get_model("mockllm/model", custom_outputs=outs),
+        task = "viewcert_" + questions(folder)[0]["task"].replace("-", "_")  # the image arm (R4)
+        logs = inspect_eval(f"inspect_task.py@{task}", model=get_model("mockllm/model", custom_outputs=outs),
                             log_dir=str(log_dir), display="none", max_samples=1)
     finally:
         os.chdir(here)

@@ -69,8 +69,10 @@ def test_summary_lists_ten_items_one_line_each_and_counts_the_rest(run):
     text = (out / "summary.txt").read_text()
     assert not {"{", "}", "'"} & set(text), "a Python repr in summary.txt"
     lines = text.splitlines()
-    k = lines.index(f"spglib/moyopy disagreements: {N} items (every one in disagreements.csv)")
-    assert lines[k + 1:k + 11] == [_expected_line(i) for i in ids[:10]]  # item order: the input's sorted names
+    # the input cell's disagreements: its label is not what R1 compares (no item's symmetry was raised)
+    k = lines.index(f"spglib/moyopy disagreements: {N} items (every one in disagreements.csv); 0 touch R1 "
+                    f"(crystal_system of a cell it compares), {N} do not")
+    assert lines[k + 1:k + 11] == [_expected_line(i) + " [R1 unaffected]" for i in ids[:10]]  # sorted names
     assert lines[k + 11] == f"    ... and {N - 10} more, see disagreements.csv"
     assert text in console  # the console prints the same summary
 

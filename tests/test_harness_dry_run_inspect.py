@@ -53,10 +53,14 @@ def _r4(folder: Path) -> tuple[int, int]:
 
 
 def _one_log(folder: Path) -> dict:
-    """``{sample id: completion}`` of the dry run's one log, read by Inspect's own reader."""
+    """``{sample id: completion}`` of the dry run's image-arm log, read by Inspect's own reader."""
     from inspect_ai.log import read_eval_log
 
-    (path,) = sorted((folder / "logs" / "dry-run").glob("*.eval"))
+    task = "viewcert_" + questions(folder)[0]["task"].replace("-", "_")
+
+    logs = sorted((folder / "logs" / "dry-run").glob("*.eval"))
+    assert len(logs) == 4  # one per arm (R4, R3, no-image, choices-only): the image arm's log is read here
+    (path,) = [p for p in logs if read_eval_log(str(p), header_only=True).eval.task == task]
     log = read_eval_log(str(path))
     assert log.status == "success"  # Inspect exits 0 even when samples fail: check the log
     return {s.id: s.output.completion for s in log.samples}
@@ -68,7 +72,12 @@ def test_crystal_dry_run_from_harnesses_md(tmp_path):
     hand = sum(q["answer_letter"] == "A" for q in qs)  # always A: right where the true option is the first
     _, lad = run_dry(folder)
     assert _r4(folder) == (hand, 4)
-    assert f"right on {hand} of the 4: the ladder's R4\nreads {hand}/4 in each harness" in (folder / "HARNESSES.md").read_text()
+    md = " ".join((folder / "HARNESSES.md").read_text().split())
+    assert (f"right on {hand} of the 4: the ladder's R4 reads {hand}/4 in each harness below, and so does every "
+            "other rung") in md
+    rows = list(csv.DictReader((folder / "ladder-dry-run" / "arms.csv").open()))  # every arm, the same answers
+    assert {r["rung"]: (int(r["correct"]), int(r["n"])) for r in rows} == {
+        r: (hand, 4) for r in ("R4", "R3", "no-image", "choices-only")}
     assert re.search(r"R4 and every rung scored at --threshold 0\.05\b", lad.stdout)
     # the replay answered every sample in Inspect's multiple-choice form, by sample id
     assert _one_log(folder) == {q["id"]: "ANSWER: A" for q in qs}

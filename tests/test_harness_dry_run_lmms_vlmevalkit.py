@@ -75,6 +75,11 @@ def r4(out: Path) -> dict:
     return row
 
 
+def rungs(out: Path) -> dict:
+    """``{rung: correct}`` of the ladder's arms (the dry run gives an item the same answer in every arm)."""
+    return {r["rung"]: int(r["correct"]) for r in csv.DictReader((out / "arms.csv").open())}
+
+
 @pytest.fixture(scope="module")
 def crystal(tmp_path_factory):
     folder = crystal_export(tmp_path_factory.mktemp("dry") / "cs", 4)
@@ -97,6 +102,8 @@ def test_lmms_eval_dry_run_from_harnesses_md(export, request):
     row = r4(folder / "ladder-dry-run-lmms-eval")
     assert (int(row["correct"]), int(row["n"]), row["scored"]) == (hand, len(qs), "True")
     assert row["model"] == "viewcert_replay (replay=dry_run_answers.jsonl)"  # from the run's config
+    # one lmms-eval run over the four arms' tasks fills every rung
+    assert rungs(folder / "ladder-dry-run-lmms-eval") == {r: hand for r in ("R4", "R3", "no-image", "choices-only")}
     assert re.search(r"R4 and every rung scored at --threshold 0\.05\b", lad.stdout)
     # lmms-eval's own score agrees, and the model answered each document by its id
     (res,) = (folder / "results" / "dry-run").rglob("*_results.json")
@@ -112,10 +119,13 @@ def test_lmms_eval_dry_run_from_harnesses_md(export, request):
 @pytest.mark.parametrize("export", ["crystal", "zoom"])
 def test_vlmevalkit_dry_run_from_harnesses_md(export, request):
     folder, qs, hand = request.getfixturevalue(export)
-    *_, lad = run_dry(folder, "VLMEvalKit", ["mkdir", "LMUData=vlmevalkit", "viewcert"])
+    copies = ["cp"] * (4 if export == "crystal" else 1)  # a free-text export: the image arm alone in VLMEvalKit
+    *_, lad = run_dry(folder, "VLMEvalKit", ["mkdir", *copies, "LMUData=vlmevalkit", "viewcert"])
     row = r4(folder / "ladder-dry-run-vlmevalkit")
     assert (int(row["correct"]), int(row["n"]), row["scored"]) == (hand, len(qs), "True")
-    assert row["model"] == "viewcert-replay/dry_run_answers.jsonl"
+    assert row["model"] == "viewcert-replay"  # the folder VLMEvalKit names after the model
+    want = ("R4", "R3", "no-image", "choices-only") if export == "crystal" else ("R4",)
+    assert rungs(folder / "ladder-dry-run-vlmevalkit") == {r: hand for r in want}
     assert re.search(r"R4 and every rung scored at --threshold 0\.05\b", lad.stdout)
     camel = "ViewcertCrystalSystem" if export == "crystal" else "ViewcertZoom"
     pred = pd.read_excel(folder / "vlmevalkit" / "dry-run" / "viewcert-replay" / f"viewcert-replay_{camel}.xlsx")

@@ -443,10 +443,14 @@ def no_image_prompt(question: str) -> str:
     return f"{question} {NO_IMAGE_SENTENCE}"
 
 
+#: the choices-only arm's whole question (a harness that adds its own options gets this sentence alone)
+CHOOSE_SENTENCE = "Choose the correct option."
+
+
 def choices_only_prompt(options: Sequence[str]) -> str:
     """The choices-only arm: only the options (MicroVQA), no question and no image."""
     listing = "\n".join(f"{chr(65 + i)}. {o}" for i, o in enumerate(options))
-    return f"Choose the correct option.\n{listing}"
+    return f"{CHOOSE_SENTENCE}\n{listing}"
 
 
 def spec_of_record(rec: Mapping) -> AnswerSpec:

@@ -104,10 +104,10 @@ case("poscar-negative-count", ["certify", "{d}/POSCAR", *_W], 1, "POSCAR",
 case("pdb-garbage", ["certify", "{d}/g.pdb", *_W], 1, "g.pdb", {"g.pdb": "HELLO WORLD\n" * 5})
 case("sdf-empty", ["certify", "{d}/e.sdf", *_W], 1, "e.sdf", {"e.sdf": ""})
 case("limit-atoms", ["--max-atoms", "1", "certify", "{d}/a.cif", *_W], 1, "max_atoms", {"a.cif": GOOD_CIF})
-case("limit-observations", ["--max-observations", "9", "certify", "{d}/a.cif", *_W], 1, "max_observations",
-     {"a.cif": GOOD_CIF})  # 2 atoms × 5 views = 10 > 9
-case("limit-observations-exact", ["--max-observations", "10", "certify", "{d}/a.cif", *_W], 0, "certificate digest",
-     {"a.cif": GOOD_CIF})  # = 10 passes (limits are inclusive); the 2x1x1 tiling below doubles it
+case("limit-observations", ["--max-observations", "9", "certify", "{d}/a.cif", "--tiling", "1,1,1", *_W], 1,
+     "max_observations", {"a.cif": GOOD_CIF})  # 2 atoms × 5 views = 10 > 9 (one cell: the default tiling is 2,2,2)
+case("limit-observations-exact", ["--max-observations", "10", "certify", "{d}/a.cif", "--tiling", "1,1,1", *_W], 0,
+     "certificate digest", {"a.cif": GOOD_CIF})  # = 10 passes (limits are inclusive); the 2x1x1 tiling below doubles it
 case("limit-observations-tiled", ["--max-observations", "10", "certify", "{d}/a.cif", "--tiling", "2,1,1", *_W], 1,
      "max_observations", {"a.cif": GOOD_CIF})
 case("limit-bad-value", ["--max-atoms", "0", "certify", "{d}/a.cif", *_W], 2, "max_atoms", {"a.cif": GOOD_CIF})

@@ -9,6 +9,7 @@ from pathlib import Path
 from viewcert import stats as st
 from viewcert.attribution.adherence import read_item_constraints
 from viewcert.attribution.diagnostics import Diagnostics, diagnose, read_prompts
+from viewcert.attribution.discover import manifest_from_export
 from viewcert.attribution.evidence import item_evidence
 from viewcert.attribution.extraction import (
     DEFAULT_NULL_DRAWS,
@@ -61,6 +62,8 @@ def run_ladder(
     *,
     manifest: str | Path | Manifest | None = None,
     study_dir: str | Path | None = None,
+    export: str | Path | None = None,
+    results: Sequence[str | Path] = (),
     r1: Sequence[str | float] = (),
     certificate: str | Path | None = None,
     threshold: float = DEFAULT_THRESHOLD,
@@ -71,18 +74,15 @@ def run_ladder(
     ids: str | Path | None = None,
 ) -> tuple[Ladder, ResultTable, Manifest]:
     """Read the inputs, resolve the ceilings (certificate, numbers, or the manifest's own; the study
-    folder defaults to R1 = 1 and 200/210) and build the ladder. A viewcert certificate whose digest does not
-    match its content is refused (``records.StaleCertificate``) unless ``allow_stale_certificate`` (then the
-    ceiling's source says DIGEST MISMATCH). ``ids``: an id file (one id per line, ``io.idlist``): only its items,
-    each of which must be among the results' items; an R1 given as a number is kept as given."""
-    if (manifest is None) == (study_dir is None):
-        raise InputError("give exactly one of a manifest or a study folder", field="manifest")
-    if study_dir is not None:
-        m = manifest_from_study_dir(study_dir)
-        if not r1 and certificate is None:
-            r1 = STUDY_R1
-    else:
-        m = manifest if isinstance(manifest, Manifest) else load_manifest(manifest)
+    folder defaults to R1 = 1 and 200/210) and build the ladder. ``export``: a benchmark export whose harness
+    results are found inside it, or in the files and folders ``results`` names (``attribution.discover``; its
+    certificate gives R1). A viewcert certificate whose digest does not match its content is refused
+    (``records.StaleCertificate``) unless ``allow_stale_certificate`` (then the ceiling's source says DIGEST
+    MISMATCH). ``ids``: an id file (one id per line, ``io.idlist``): only its items, each of which must be among
+    the results' items; an R1 given as a number is kept as given."""
+    m = _manifest(manifest, study_dir, export, results)
+    if study_dir is not None and not r1 and certificate is None:
+        r1 = STUDY_R1
     shipped = manifest_benchmark(m)
     parser = task_parser(m.task, shipped)
     table, coverage = read_manifest(m, parser=parser, shipped=shipped)
@@ -115,6 +115,20 @@ def run_ladder(
             ladder.task_scores = misi_scores(ladder, targets, cert, parsed=read.certificate)
             ladder.item_scale = misi_scale(ladder, targets, read.certificate, str(cert))
     return ladder, table, m
+
+
+def _manifest(manifest, study_dir, export, results) -> Manifest:
+    """The manifest of exactly one of: an export (its results found, ``attribution.discover``), a study folder,
+    a manifest file or value."""
+    if sum(x is not None for x in (manifest, study_dir, export)) != 1:
+        raise InputError("give exactly one of an export folder, a manifest or a study folder", field="manifest")
+    if results and export is None:
+        raise InputError("results are read against an export: give its folder", field="results")
+    if export is not None:
+        return manifest_from_export(export, results)
+    if study_dir is not None:
+        return manifest_from_study_dir(study_dir)
+    return manifest if isinstance(manifest, Manifest) else load_manifest(manifest)
 
 
 def run_extraction(

@@ -8,7 +8,7 @@
 | ``sidecars/qNNNN_vK.json`` | camera (matrices), framing, style, atom-ID code mapping, per drawn atom: cell atom, tile, element, pixel centre, depth, visible pixel count, silhouette pixel count, visible fraction |
 | ``benchmark.jsonl`` | one line per question: id (``qNNNN``), source_id, index, images, question (no options: each harness adds its own), task, category (the true crystal system), answer_format (``choice``), answer, choices, answer_letter |
 | ``benchmark.tsv``, ``ids.csv``, ``inspect_task.py``, ``lmms_eval/``, ``HARNESSES.md`` | the harness files (``benchmark.harness_files``): VLMEvalKit MCQ TSV, the id table, Inspect and lmms-eval tasks, the steps |
-| ``r3_prompts.jsonl`` | the matching geometry-as-text prompts (rung R3): id, source_id, index, question, choices, answer |
+| ``r3_prompts.jsonl`` | the matching geometry-as-text prompts (rung R3): id, source_id, index, question, choices, answer; the same texts are the R3 arm's questions (``benchmark_r3.jsonl``, ``benchmark.arms``) |
 | ``manifest.json`` | ``viewcert.export/1`` (``benchmark.record``): settings, per question the answer's source, the rendered cell's label and any disagreement, occlusion per view, the certificate's digest, SHA-256 of every file |
 | ``certificate.json``, ``certificate_items.csv`` | the benchmark's ceiling from ``viewcert.certify`` (same protocol, tiling and image size) |
 
@@ -56,6 +56,7 @@ from viewcert.certify.certificate import write_certificate
 from viewcert.certify.inputs import Selection, load_input
 from viewcert.certify.run import items_table, run_certification
 from viewcert.constraints import with_constraints
+from viewcert.defaults import AS_RENDERED, GEOMETRIC
 from viewcert.errors import InputError
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.images import write_buffers, write_png, write_sidecar
@@ -69,7 +70,7 @@ from viewcert.structures import Structure, tiling_translations
 from viewcert.symmetry.labels import analyse_cell
 
 __all__ = ["DEFAULT_TILING", "LETTERS", "R3_PREAMBLE", "TASKS", "ExportSettings",
-           "build_benchmark", "crystal_systems", "export_item", "image_question", "projection_matrix", "r3_prompt",
+           "build_benchmark", "ceiling_lines", "ceilings", "crystal_systems", "export_item", "image_question", "projection_matrix", "r3_prompt",
            "view_sidecar"]
 
 
@@ -165,8 +166,8 @@ def export_item(job: tuple) -> dict:
         if settings.standardize:
             s = conventional_cell(s, symprec=settings.std_symprec, angle_tolerance=settings.std_angle_tolerance,
                                   orientation="pymatgen")
-        check = analyse_cell(s.lattice, s.frac_coords, s.numbers, symprec=settings.tau, angle_tolerance=5.0,
-                             cross_check=True)
+        check = analyse_cell(s.lattice, s.frac_coords, s.numbers, symprec=settings.tau,
+                             angle_tolerance=settings.std_angle_tolerance, cross_check=True)
         rendered = check.label_dict()
     except Exception as exc:  # noqa: BLE001 - an unreadable item is reported, not fatal
         rec["error"] = f"{type(exc).__name__}: {exc}"
@@ -262,11 +263,12 @@ def build_benchmark(
     question = image_question(settings, settings.resolved.view_names)
     questions = [with_constraints(question_record(r["index"], r["id"], r["images"], question, settings.task,
                                                   r["answer"], choices=choices), settings.constraints) for r in good]
-    harness = write_harness_files(questions, out, settings.task)
+    harness = write_harness_files(questions, out, settings.task, r3=[r["r3_prompt"] for r in good])
     write_text_atomic(out / "r3_prompts.jsonl", r3_file(good, choices, settings.task))
-    cert = None
+    cert, both = None, None
     if certify and good:
-        cert = _certify(dataset.select([r["id"] for r in good]), settings, delta, out, n_workers)
+        cert, geometric = _certify(dataset.select([r["id"] for r in good]), settings, delta, out, n_workers)
+        both = ceilings(cert, geometric)
     return write_export(out, "crystal", {
         "task": settings.task, "input": dataset.to_dict(), "settings": settings.to_dict(),
         "n_questions": len(good),
@@ -275,7 +277,7 @@ def build_benchmark(
                                          "n_cell_atoms", "occlusion", "error")} for r in records],
         "errors": skipped + [{"id": r["id"], "error": r["error"]} for r in errors],
         "label_mismatches": [r["id"] for r in good if r.get("label_mismatch")],
-        "details": {"question": question, "choices": list(choices),
+        "details": {"question": question, "choices": list(choices), **({"ceilings": both} if both else {}),
                     "constraints": {q["id"]: {"applied": [c["name"] for c in q["constraints"]],
                                               "skipped": q["constraints_skipped"]} for q in questions}},
         "harness_files": harness}, cert)
@@ -286,10 +288,46 @@ SELECTION_RULE = ("the export's questions: the input's crystals that were read, 
                   "in SHA-256 order of the item id, the first --limit of them (limit = n); ids in input order")
 
 
-def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_workers) -> dict:
+def ceilings(as_rendered: dict, geometric: dict) -> dict:
+    """Both ceilings of an export, labelled: the as-rendered one (its certificate: the atoms the shipped images
+    show) and the geometric one (every atom, exact projection, as ``viewcert certify`` computes by default; the
+    same cell, cameras, tiling, δ and τ), each ``correct``/``n``, and, where they differ, every item one counts
+    right and the other does not, with the reasons it lost in each."""
+    def by_id(cert: dict) -> dict:
+        return {it["id"]: it for it in cert["items"] if it.get("outcome") != "error"}
+
+    ren, geo = by_id(as_rendered), by_id(geometric)
+    lost = [{"id": i, "as_rendered": list(ren[i].get("reasons") or []), "geometric": list(geo[i].get("reasons") or []),
+             "correct_as_rendered": bool(ren[i]["correct"]), "correct_geometric": bool(geo[i]["correct"])}
+            for i in sorted(set(ren) & set(geo)) if ren[i]["correct"] != geo[i]["correct"]]
+    count = {k: {"observe": mode, "correct": c["summary"]["correct"], "n": c["summary"]["n"]}
+             for k, mode, c in (("as_rendered", AS_RENDERED, as_rendered), ("geometric", GEOMETRIC, geometric))}
+    return {**count, "differ": lost}
+
+
+def ceiling_lines(both: dict, digest: str) -> list[str]:
+    """The report of an export's ceilings (``ceilings``): one line when they agree, else both, labelled, and one
+    line per item that counts in one and not the other, with the reasons it lost."""
+    ren, geo = both["as_rendered"], both["geometric"]
+    head = (f"ceiling R1 = {ren['correct']}/{ren['n']} as rendered (the atoms the shipped images show), certificate "
+            f"sha256:{digest}")
+    if not both["differ"]:
+        return [head + "; the geometric ceiling (every atom, exact projection: `viewcert certify` with the same "
+                "settings) is the same"]
+    lines = [head, f"geometric ceiling R1 = {geo['correct']}/{geo['n']} (every atom, exact projection: what "
+                   "`viewcert certify` reports with the same settings); they differ on:"]
+    for d in both["differ"]:
+        lost, won = ("as rendered", "geometric") if d["correct_geometric"] else ("geometric", "as rendered")
+        why = d["as_rendered"] if lost == "as rendered" else d["geometric"]
+        lines.append(f"  {d['id']}: right {won}, lost {lost} ({', '.join(why) or 'no reason recorded'})")
+    return lines
+
+
+def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_workers) -> tuple:
     """The benchmark's ceiling through ``viewcert.certify`` (same protocol, tiling, image size) on exactly the
-    questions' items, recorded as the certificate's selection so that ``verify`` recomputes that part; the
-    certificate written (observations: ``visible``, the shipped images' ID buffer)."""
+    questions' items, recorded as the certificate's selection so that ``verify`` recomputes that part: (the
+    certificate written, observations ``visible``: the shipped images' ID buffer; the geometric ceiling of the
+    same settings, observations ``ideal``, as ``viewcert certify`` computes it, not written)."""
     dataset = dataset.with_selection(Selection(SELECTION_RULE, tuple(it.id for it in dataset.items)))
     kw: dict[str, Any] = {"protocol": settings.resolved, "delta": delta, "tau": settings.tau,
                           "tiling": settings.tiling, "image_size": settings.size, "truth": settings.truth,
@@ -302,4 +340,7 @@ def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_worke
     cert, _ = run_certification(dataset, CertifyConfig(**kw), n_workers=n_workers, progress=False)
     write_certificate(out / "certificate.json", cert)
     write_text_atomic(out / "certificate_items.csv", items_table(cert))
-    return cert
+    geo = {k: v for k, v in kw.items() if k not in ("image_size", "style", "frame_on")}
+    geometric, _ = run_certification(dataset, CertifyConfig(**{**geo, "observe": GEOMETRIC}), n_workers=n_workers,
+                                     progress=False)
+    return cert, geometric

@@ -14,10 +14,11 @@ choice questions, ``choices`` and ``answer_letter``.
 |---|---|
 | ``benchmark.tsv`` | VLMEvalKit custom dataset: MCQ layout (A…, answer letter) for choice questions, VQA layout (answer text) otherwise |
 | ``ids.csv`` | the id table: ``index,id,source_id`` per question (harness integer → item id → input id) |
-| ``inspect_task.py`` | Inspect AI ``@task``: dataset from ``benchmark.jsonl``, images resolved beside the file; ``multiple_choice()`` + ``choice()`` (letter targets) or ``generate()`` + ``match()`` (free text) |
-| ``lmms_eval/viewcert_TASK.yaml``, ``lmms_eval/utils.py`` | lmms-eval task folder (``--include_path``); MCQ prompt with lettered options or free text; exact-match score per document |
-| ``HARNESSES.md`` | the exact steps for each harness and for reading the results back with ``viewcert ladder`` |
-| ``dry_run_answers.jsonl``, ``ladder_dry_run*.toml`` | an offline dry run: the replay models' answers (``viewcert.harness.replay``) and the manifests that read the Inspect, lmms-eval and VLMEvalKit results back, paths relative to the export |
+| ``inspect_task.py`` | Inspect AI: one ``@task`` per arm, dataset from the arm's JSONL, images resolved beside the file; ``multiple_choice()`` + ``choice()`` (letter targets) or ``generate()`` + ``match()`` (free text) |
+| ``lmms_eval/viewcert_TASK*.yaml``, ``lmms_eval/utils.py`` | lmms-eval task folder (``--include_path``), one task per arm; MCQ prompt with lettered options or free text; exact-match score per document |
+| ``benchmark_r3.jsonl``, ``benchmark_no_image.jsonl``, ``benchmark_choices_only.jsonl`` and their ``.tsv`` | the other arms (``benchmark.arms``: rungs R3, no-image, choices-only), when the exporter gives R3 texts; TSVs for choice tasks |
+| ``HARNESSES.md`` | the exact steps for each harness and for reading the results back with ``viewcert ladder .`` |
+| ``dry_run_answers.jsonl`` | an offline dry run: the replay models' answers (``viewcert.harness.replay``) to every arm |
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from viewcert.benchmark.arms import ARMS, arm_records, dataset_name, jsonl_name, task_name, tsv_name
+from viewcert.benchmark.arms import RUNG as RUNG_OF
 from viewcert.constraints import LAYOUT
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.images import png_base64
@@ -63,15 +66,18 @@ def question_jsonl(records: list[dict]) -> str:
 
 def harness_tsv(records: list[dict], out: Path) -> str:
     """The VLMEvalKit TSV of the records (images read from ``out``): ``index, image`` (JSON list of base64
-    PNGs), ``image_path, question``, the options ``A…`` and the answer letter for choice questions (else the
+    PNGs; no image column for a text arm's records, which have none), ``image_path, question``, the options ``A…`` and the answer letter for choice questions (else the
     answer text), ``category, split, id, source_id, constraints`` (the applied constraint names); text cells by
     the table rule (``io.tables``). Empty text when there are no records."""
     import pandas as pd  # lazy: pandas is slow to import and only the TSV needs it
 
     rows = []
     for r in records:
-        row = {"index": r["index"], "image": json.dumps([png_base64((out / p).read_bytes()) for p in r["images"]]),
-               "image_path": json.dumps([Path(p).name for p in r["images"]]), "question": r["question"]}
+        row = {"index": r["index"]}
+        if r["images"]:  # a text arm has no image columns: VLMEvalKit reads it as a text dataset
+            row.update({"image": json.dumps([png_base64((out / p).read_bytes()) for p in r["images"]]),
+                        "image_path": json.dumps([Path(p).name for p in r["images"]])})
+        row["question"] = r["question"]
         if r["answer_format"] == "choice":
             row.update(dict(zip(LETTERS, r["choices"], strict=False)))
             row["answer"] = r["answer_letter"]
@@ -97,19 +103,11 @@ def file_digests(out: Path) -> dict[str, str]:
             for p in sorted(out.rglob("*")) if p.is_file() and p.name != "manifest.json" and not p.name.startswith(".")}
 
 
-def _slug(task: str) -> str:
-    return "viewcert_" + task.replace("-", "_")
+_INSPECT = '''"""Inspect AI tasks of this viewcert export ({task}; written by `viewcert build-benchmark`, runs unmodified).
 
+    inspect eval inspect_task.py --model PROVIDER/MODEL{every}
 
-def _camel(task: str) -> str:
-    return "Viewcert" + "".join(w.capitalize() for w in task.replace("_", "-").split("-"))
-
-
-_INSPECT = '''"""Inspect AI task of this viewcert export ({task}; written by `viewcert build-benchmark`, runs unmodified).
-
-    inspect eval inspect_task.py --model PROVIDER/MODEL
-
-Dataset: benchmark.jsonl beside this file (Inspect's json_dataset), images resolved relative to this file.
+{arms}
 {convention}
 Sample ids are the item ids (qNNNN) that ids.csv, the certificate's id table and `viewcert ladder` use.
 """
@@ -136,11 +134,25 @@ def record_to_sample(record: dict) -> Sample:
     return Sample(id=record["id"], input=[ChatMessageUser(content=content)], target=record["answer"], metadata=meta)
 
 
+def arm(questions: str, name: str) -> Task:
+    """One arm: the questions of the JSONL file ``questions`` beside this file, as the task ``name``."""
+    return Task(dataset=json_dataset(str(HERE / questions), record_to_sample, name=name),
+                solver={solver_call}, scorer={scorer}(), name=name)
+{tasks}'''
+
+_INSPECT_ARM = '''
+
 @task
 def {name}() -> Task:
-    return Task(dataset=json_dataset(str(HERE / "benchmark.jsonl"), record_to_sample, name="{name}"),
-                solver={solver_call}, scorer={scorer}(), name="{name}")
+    """{doc}"""
+    return arm("{file}", "{name}")
 '''
+
+#: what each arm shows, in the task files' docstrings
+ARM_DOC = {"image": "Rung R4: the images and the question.",
+           "r3": "Rung R3: the geometry the images show, as text; no image.",
+           "no-image": "Rung no-image: the image question without its images.",
+           "choices-only": "Rung choices-only: no question and no image, the options (or the answer's form) alone."}
 
 
 def _inspect_solver(multiple_choice: bool, layout: tuple[str, ...]) -> str:
@@ -155,29 +167,37 @@ def _inspect_solver(multiple_choice: bool, layout: tuple[str, ...]) -> str:
     return "multiple_choice(cot=True)" if "structure" in layout else "multiple_choice()"
 
 
-def inspect_task_py(task: str, multiple_choice: bool, layout: tuple[str, ...] = ()) -> str:
-    """The text of ``inspect_task.py`` (Inspect's MCQ convention: ``multiple_choice()`` adds the lettered
-    options and the ``ANSWER: $LETTER`` instruction, ``choice()`` scores the letter; free text:
-    ``generate()`` and ``match()`` on the end of the completion). ``layout``: the layout constraints the
-    questions carry (``viewcert.constraints.LAYOUT``), which set the MCQ template (``_inspect_solver``)."""
+def inspect_task_py(task: str, multiple_choice: bool, layout: tuple[str, ...] = (),
+                    arms: tuple[str, ...] = ("image",)) -> str:
+    """The text of ``inspect_task.py``: one ``@task`` per arm (``benchmark.arms``; ``inspect eval`` on the file
+    runs them all, one log each). Inspect's MCQ convention: ``multiple_choice()`` adds the lettered options and
+    the ``ANSWER: $LETTER`` instruction, ``choice()`` scores the letter; free text: ``generate()`` and
+    ``match()`` on the end of the completion. ``layout``: the layout constraints the questions carry
+    (``viewcert.constraints.LAYOUT``), which set the MCQ template (``_inspect_solver``)."""
     conv = ("Multiple choice: multiple_choice() adds the lettered options; the target is the letter, scored "
             "by choice()." if multiple_choice else
             "Free text: generate(), scored by match() (the completion ends with the answer, case and\n"
             "punctuation aside); `viewcert ladder` adds MiSI partial credit for command answers.")
+    names = [(a, task_name(task, a)) for a in arms]
+    listing = "\n".join(f"- {n} ({jsonl_name(a)}): {ARM_DOC[a]}" for a, n in names)
+    every = ("   # every arm, one log each\n    inspect eval inspect_task.py@"
+             f"{names[0][1]} --model PROVIDER/MODEL   # one arm" if len(arms) > 1 else "")
+    tasks = "".join(_INSPECT_ARM.format(name=n, doc=ARM_DOC[a], file=jsonl_name(a)) for a, n in names)
     return _INSPECT.format(task=task, convention=conv, scorer="choice" if multiple_choice else "match",
                            solver="multiple_choice" if multiple_choice else "generate", mc=multiple_choice,
-                           solver_call=_inspect_solver(multiple_choice, layout),
-                           name=_slug(task))
+                           solver_call=_inspect_solver(multiple_choice, layout), every=every,
+                           arms=("Tasks, one per arm (questions from the JSONL beside this file, images relative "
+                                 "to it):\n" + listing), tasks=tasks)
 
 
-_LMMS_YAML = """# lmms-eval task of this viewcert export ({task}); written by `viewcert build-benchmark`, runs unmodified.
-# Run from the export folder (data_files is relative to the working directory):
+_LMMS_YAML = """# lmms-eval task of this viewcert export ({task}, {doc}); written by `viewcert build-benchmark`, runs
+# unmodified. Run from the export folder (data_files is relative to the working directory):
 #   lmms-eval --model MODEL --tasks {name} --include_path lmms_eval --log_samples --output_path results
 task: {name}
 dataset_path: json
 dataset_kwargs:
   data_files:
-    test: benchmark.jsonl
+    test: {file}
 test_split: test
 output_type: generate_until
 doc_to_visual: !function utils.doc_to_visual
@@ -218,7 +238,7 @@ METRIC = "{metric}"
 
 
 def doc_to_visual(doc):
-    return [Image.open(EXPORT / p).convert("RGB") for p in doc["images"]]
+    return [Image.open(EXPORT / p).convert("RGB") for p in doc["images"]]  # none in a text arm
 
 
 def doc_to_text(doc, lmms_eval_specific_kwargs=None):
@@ -257,16 +277,20 @@ def aggregate(results):
 '''
 
 
-def lmms_eval_files(task: str, multiple_choice: bool, layout: bool = False) -> dict[str, str]:
-    """``{relative path: text}`` of the lmms-eval task folder (YAML + ``utils.py``). ``layout``: the questions
-    carry a layout constraint (``viewcert.constraints.LAYOUT``), so no post prompt asks for the bare answer."""
-    name = _slug(task)
+def lmms_eval_files(task: str, multiple_choice: bool, layout: bool = False,
+                    arms: tuple[str, ...] = ("image",)) -> dict[str, str]:
+    """``{relative path: text}`` of the lmms-eval task folder: one YAML per arm (``benchmark.arms``) and the
+    shared ``utils.py``. ``layout``: the questions carry a layout constraint (``viewcert.constraints.LAYOUT``),
+    so no post prompt asks for the bare answer."""
     post = ("" if layout else "Answer with the option's letter from the given choices directly." if multiple_choice
             else "Answer with the command only.")
     conv = ("Multiple choice: the options follow the question as lettered lines (lmms-eval's MCQ convention); "
             "the target is the letter." if multiple_choice else "Free text: the target is the answer text.")
-    return {f"lmms_eval/{name}.yaml": _LMMS_YAML.format(task=task, name=name, metric="exact_match", post=post),
-            "lmms_eval/utils.py": _LMMS_UTILS.format(convention=conv, mc=multiple_choice, metric="exact_match")}
+    files = {f"lmms_eval/{task_name(task, a)}.yaml": _LMMS_YAML.format(
+        task=task, doc=ARM_DOC[a].split(":")[0].lower(), name=task_name(task, a), file=jsonl_name(a),
+        metric="exact_match", post=post) for a in arms}
+    files["lmms_eval/utils.py"] = _LMMS_UTILS.format(convention=conv, mc=multiple_choice, metric="exact_match")
+    return files
 
 
 _README = """# Running this export in a harness ({task}, {n} questions)
@@ -279,93 +303,108 @@ crystal and molecule certificates) to it. Run every command below from this fold
 
 Answer convention: {convention}
 
+{arms}
+
 ## Dry run, offline (no model, no network)
 
-`{dry_file}` answers {rule} to every question, right on {right} of the {n}: the ladder's R4
-reads {right}/{n} in each harness below. Each ships with viewcert as a replay model, registered the harness's
-own way, that answers every question by its item id from that file (`viewcert-replay/always-A`,
+`{dry_file}` answers {rule} to every question{of_every_arm}, right on {right} of the {n}: the
+ladder's R4 reads {right}/{n} in each harness below{every_rung}. Each harness's replay model ships with viewcert,
+registered the harness's own way, that answers every question by its item id from that file (`viewcert-replay/always-A`,
 `replay=always-A` or `--replay always-A` answer A to everything without a file; a file of your own holds one
-`{{"id": "q0000", "answer": "B"}}` (or `"response": "..."`, verbatim) per line). Each `{dry_manifest_stem}*.toml` is
-shipped with paths relative to this folder (it travels with it) and reads back the one result file of its
-harness's dry run; `viewcert ladder` prints the `--threshold` in force beside R4 (an arm with a larger share
-of unanswered items or API errors is unscored). The harness and viewcert in one environment
-(`make harness` builds one: docs/harnesses.md):
+`{{"id": "q0000", "answer": "B"}}` (or `"response": "..."`, verbatim) per line). `viewcert ladder .` reads the
+results back from this folder with no manifest (`--results` names the one harness's folder); it prints the
+`--threshold` in force beside R4 (an arm with a larger share of unanswered items or API errors is unscored).
+The harness and viewcert in one environment (`make harness` builds one: docs/harnesses.md):
 
 ### Inspect AI (the model provider `viewcert-replay`)
 
     inspect eval inspect_task.py --model viewcert-replay/{dry_file} --log-dir logs/dry-run
-    viewcert ladder --manifest {dry_manifest} --out ladder-dry-run
+    viewcert ladder . --results logs/dry-run --out ladder-dry-run
 
 ### lmms-eval (the model `viewcert_replay`, an entry point of lmms-eval 0.7)
 
-    lmms-eval --model viewcert_replay --model_args replay={dry_file} --tasks {slug} \\
+    lmms-eval --model viewcert_replay --model_args replay={dry_file} \\
+        --tasks {lmms_tasks} \\
         --include_path lmms_eval --log_samples --output_path results/dry-run
-    viewcert ladder --manifest {dry_manifest_lmms} --out ladder-dry-run-lmms-eval
+    viewcert ladder . --results results/dry-run --out ladder-dry-run-lmms-eval
 
 ### VLMEvalKit (the `BaseModel` `viewcert-replay`, added to `run.py`'s models by viewcert's runner)
 
-    mkdir -p vlmevalkit && cp benchmark.tsv vlmevalkit/{camel}.tsv
+    mkdir -p vlmevalkit{vlm_copy}
     LMUData=vlmevalkit python -m viewcert.harness.vlmevalkit_replay --replay {dry_file} \\
-        --data {camel} --model viewcert-replay --judge exact_matching {vlm_mode}--work-dir vlmevalkit/dry-run
-    viewcert ladder --manifest {dry_manifest_vlm} --out ladder-dry-run-vlmevalkit
+        --data {vlm_data} \\
+        --model viewcert-replay --judge exact_matching {vlm_mode}--work-dir vlmevalkit/dry-run
+    viewcert ladder . --results vlmevalkit/dry-run --out ladder-dry-run-vlmevalkit
 
 The runner hands every argument but `--replay` to VLMEvalKit's `run.py` and, because `run.py` logs a failed
 dataset and still exits 0, exits 1 naming each exception `run.py` logged.{vlm_note}
 
-## Inspect AI (`pip install inspect-ai`)
+## Inspect AI (`pip install inspect-ai`): every arm, one log each
 
     inspect eval inspect_task.py --model PROVIDER/MODEL --log-dir logs/MODEL
 
 ## lmms-eval (`pip install lmms-eval`; 0.7.3 needs `filelock<4`)
 
-    lmms-eval --model MODEL --model_args pretrained=ORG/NAME --tasks {slug} --include_path lmms_eval \\
-        --log_samples --output_path results
+    lmms-eval --model MODEL --model_args pretrained=ORG/NAME \\
+        --tasks {lmms_tasks} \\
+        --include_path lmms_eval --log_samples --output_path results
 
 ## VLMEvalKit (`pip install ms-vlmeval`, module `vlmeval`; or its source: github.com/open-compass/VLMEvalKit)
 
-    mkdir -p vlmevalkit && cp benchmark.tsv vlmevalkit/{camel}.tsv
-    LMUData=vlmevalkit python -m vlmeval --data {camel} --model MODEL --judge exact_matching {vlm_mode}--work-dir vlmevalkit
+    mkdir -p vlmevalkit{vlm_copy}
+    LMUData=vlmevalkit python -m vlmeval --data {vlm_data} \\
+        --model MODEL --judge exact_matching {vlm_mode}--work-dir vlmevalkit
 
 (`python run.py` in a checkout.) VLMEvalKit treats a TSV it does not know as a custom dataset: with option
 columns A, B, … as `CustomMCQDataset` (it adds the "Options:" block itself; `--judge exact_matching` scores the
-letters without an LLM judge), otherwise as `CustomVQADataset`, which VLMEvalKit cannot score (hence
-`--mode infer`: predictions only; `viewcert ladder` scores them).
+letters without an LLM judge), the same without image columns (a text arm) as `CustomTextMCQDataset`,
+otherwise as `CustomVQADataset`, which VLMEvalKit cannot score (hence `--mode infer`: predictions only;
+`viewcert ladder` scores them).
 
 ## Reading the results back
 
-Copy a dry run's manifest and point its `path` at the run's result file (a pattern must match exactly one):
-`logs/MODEL/*.eval` (Inspect), `results/**/*_samples_{slug}.jsonl` (lmms-eval) or VLMEvalKit's
-`vlmevalkit/MODEL/**/MODEL_{camel}.xlsx`, with `model = "ORG/NAME"` for VLMEvalKit files (they do not hold it):
+    viewcert ladder .
 
-    viewcert ladder --manifest ladder.toml --out ladder
-
-The ladder reports R4 beside the certified ceiling R1{misi}, and where the harness's own per-sample
-scores disagree with viewcert's parse.
+finds every result file the commands above write in this folder: Inspect's `logs/**/*.eval`, lmms-eval's
+`results/**/*_samples_viewcert_*.jsonl` and VLMEvalKit's `vlmevalkit/**/MODEL/MODEL_Viewcert*.xlsx`, each
+file's arm from its task or dataset name, one file per model and arm. `viewcert ladder . --results PATH...`
+reads the files or folders named instead (anywhere); `viewcert ladder --manifest M.toml` any other layout. A
+result of another export, of a task this export does not ship, or a model without every arm is refused,
+naming the file. The ladder reports every rung beside the certified ceiling R1{misi}, the perception share
+(R3 − R4)/(R1 − R4) with its interval, and where the harness's own per-sample scores disagree with
+viewcert's parse.
 """
 
-#: the dry runs' ladder manifests, by harness (HARNESSES.md's commands write what they read)
-DRY_MANIFEST = "ladder_dry_run.toml"
-DRY_MANIFEST_LMMS = "ladder_dry_run_lmms_eval.toml"
-DRY_MANIFEST_VLM = "ladder_dry_run_vlmevalkit.toml"
+_ARMS_MD = """## The arms: one per rung
+
+| arm | rung | questions | Inspect task / lmms-eval task | VLMEvalKit dataset (TSV) |
+|---|---|---|---|---|
+{rows}
+
+Every arm holds the same items, answers and choices; only the question and the images differ. One
+harness run over all of them fills every rung of `viewcert ladder`.{vlm_text}"""
+
+ARM_QUESTION = {"image": "the images and the question", "r3": "the geometry the images show, as text",
+                "no-image": "the image question, no image", "choices-only": "the options (or the answer's form) alone"}
 
 
-def dry_run_manifests(task: str) -> dict[str, str]:
-    """``{file name: text}`` of the three dry runs' manifests: this export as the study and, as R4, the one
-    result file its harness's dry run writes (paths relative to the manifest, i.e. to the export folder): the
-    Inspect log of ``logs/dry-run``, lmms-eval's samples under ``results/dry-run``, VLMEvalKit's predictions
-    under ``vlmevalkit/dry-run`` (which do not hold the model's name: the manifest gives it)."""
-    head = "# the {} dry run of HARNESSES.md read back: viewcert ladder --manifest {} --out {}\n[study]\nbenchmark = \".\"\n\n"
-    runs = {DRY_MANIFEST: ("Inspect", "ladder-dry-run", 'path = "logs/dry-run/*.eval"'),
-            DRY_MANIFEST_LMMS: ("lmms-eval", "ladder-dry-run-lmms-eval",
-                                f'path = "results/dry-run/**/*_samples_{_slug(task)}.jsonl"'),
-            DRY_MANIFEST_VLM: ("VLMEvalKit", "ladder-dry-run-vlmevalkit",
-                               f'path = "vlmevalkit/dry-run/viewcert-replay/viewcert-replay_{_camel(task)}.xlsx"\n'
-                               'model = "viewcert-replay/dry_run_answers.jsonl"')}
-    return {name: head.format(harness, name, out) + f"[[input]]\n{path}\nrung = \"R4\"\n"
-            for name, (harness, out, path) in runs.items()}
+def vlm_arms(arms: tuple[str, ...], multiple_choice: bool) -> tuple[str, ...]:
+    """The arms VLMEvalKit can run: all of a choice export's (a text arm is a ``CustomTextMCQDataset``), the
+    image arm alone of a free-text one (VLMEvalKit has no custom text dataset for free text)."""
+    return arms if multiple_choice else arms[:1]
 
 
-def harness_readme(task: str, n: int, multiple_choice: bool, records: list[dict] | None = None) -> str:
+def _arms_md(task: str, arms: tuple[str, ...], multiple_choice: bool) -> str:
+    vlm = vlm_arms(arms, multiple_choice)
+    rows = "\n".join(f"| {a} | {RUNG_OF[a]} | `{jsonl_name(a)}`: {ARM_QUESTION[a]} | `{task_name(task, a)}` | "
+                      + (f"`{dataset_name(task, a)}` (`{tsv_name(a)}`)" if a in vlm else "—") + " |" for a in arms)
+    note = ("" if vlm == arms else "\n\nVLMEvalKit runs the image arm only here: it has no custom dataset for a "
+            "free-text question without an image (`CustomVQADataset` needs one); Inspect and lmms-eval run every arm.")
+    return _ARMS_MD.format(rows=rows, vlm_text=note)
+
+
+def harness_readme(task: str, n: int, multiple_choice: bool, records: list[dict] | None = None,
+                   arms: tuple[str, ...] = ("image",)) -> str:
     from viewcert.harness.replay import DRY_RUN_FILE, dry_run_answers  # lazy: start-up (only exports use it)
 
     records = records or []
@@ -381,22 +420,36 @@ def harness_readme(task: str, n: int, multiple_choice: bool, records: list[dict]
     vlm_mode, vlm_note = ("", "") if multiple_choice else (
         "--mode infer ", " A free-text export runs with `--mode infer`: VLMEvalKit has no scorer for a custom\n"
         "free-text dataset (without it, `run.py` logs a `NotImplementedError` traceback), viewcert scores the predictions.")
-    return _README.format(task=task, n=n, convention=conv, slug=_slug(task), camel=_camel(task), misi=misi,
-                          dry_file=DRY_RUN_FILE, dry_manifest=DRY_MANIFEST, dry_manifest_stem=DRY_MANIFEST[:-5],
-                          dry_manifest_lmms=DRY_MANIFEST_LMMS, dry_manifest_vlm=DRY_MANIFEST_VLM, rule=rule,
-                          right=right, vlm_mode=vlm_mode, vlm_note=vlm_note)
+    vlm = vlm_arms(arms, multiple_choice)
+    return _README.format(
+        task=task, n=n, convention=conv, misi=misi, dry_file=DRY_RUN_FILE, rule=rule, right=right,
+        vlm_mode=vlm_mode, vlm_note=vlm_note, arms=_arms_md(task, arms, multiple_choice),
+        every_rung=(", and so does every other rung (the same answers to the same items)" if len(arms) > 1 else ""),
+        of_every_arm=" of every arm" if len(arms) > 1 else "",
+        lmms_tasks=",".join(task_name(task, a) for a in arms), vlm_data=" ".join(dataset_name(task, a) for a in vlm),
+        vlm_copy="".join(f"\n    cp {tsv_name(a)} vlmevalkit/{dataset_name(task, a)}.tsv" for a in vlm))
 
 
-def write_harness_files(records: list[dict], out: Path, task: str) -> list[Path]:
-    """Write ``benchmark.jsonl``, ``benchmark.tsv``, ``ids.csv``, the Inspect task, the lmms-eval folder,
-    ``HARNESSES.md`` and the offline dry run (its answers and the three harnesses' ladder manifests) for the records (module
-    docstring); returns the paths written."""
+def write_harness_files(records: list[dict], out: Path, task: str, *, r3: list[str] | None = None,
+                        choices_only: list[str] | None = None) -> list[Path]:
+    """Write ``benchmark.jsonl``, ``benchmark.tsv``, ``ids.csv``, the Inspect tasks, the lmms-eval folder,
+    ``HARNESSES.md`` and the offline dry run's answers for the records (module docstring); returns the paths
+    written. ``r3`` (one geometry-as-text question per record) adds the other arms (``benchmark.arms``: R3,
+    no-image, choices-only; ``choices_only``: a command task's answer form per record), each its own JSONL,
+    Inspect task, lmms-eval task and (a choice task) VLMEvalKit TSV."""
     from viewcert.harness.replay import DRY_RUN_FILE, dry_run_answers  # lazy: start-up (only exports use it)
 
     mc = bool(records) and records[0]["answer_format"] == "choice"
     layout = tuple(n for n in LAYOUT if any(c["name"] == n for r in records for c in r.get("constraints", [])))
+    arms = ARMS if r3 is not None else ("image",)
+    by_arm = arm_records(records, r3, choices_only) if r3 is not None else {"image": records}
     files = {"benchmark.jsonl": question_jsonl(records), "benchmark.tsv": harness_tsv(records, out),
-             "ids.csv": ids_csv(records), "inspect_task.py": inspect_task_py(task, mc, layout),
-             **lmms_eval_files(task, mc, bool(layout)), "HARNESSES.md": harness_readme(task, len(records), mc, records),
-             DRY_RUN_FILE: question_jsonl(dry_run_answers(records)), **dry_run_manifests(task)}
+             "ids.csv": ids_csv(records), "inspect_task.py": inspect_task_py(task, mc, layout, arms),
+             **lmms_eval_files(task, mc, bool(layout), arms),
+             "HARNESSES.md": harness_readme(task, len(records), mc, records, arms),
+             DRY_RUN_FILE: question_jsonl(dry_run_answers(records))}
+    for a in arms[1:]:
+        files[jsonl_name(a)] = question_jsonl(by_arm[a])
+        if a in vlm_arms(arms, mc):
+            files[tsv_name(a)] = harness_tsv(by_arm[a], out)
     return [write_text_atomic(out / rel, text) for rel, text in files.items()]

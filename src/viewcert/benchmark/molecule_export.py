@@ -9,6 +9,7 @@ question files (JSONL, VLMEvalKit TSV) and the ceiling certificate on the molecu
 | ``sidecars/qNNNN_vK.json`` | camera, framing, per drawn atom: element, pixel centre, depth, visible pixels |
 | ``benchmark.jsonl`` | id, source_id, index, images, question (no options: each harness adds its own), task, category (the true answer), answer_format, answer, choices, answer_letter |
 | ``benchmark.tsv``, ``ids.csv``, ``inspect_task.py``, ``lmms_eval/``, ``HARNESSES.md`` | the harness files (``benchmark.harness_files``): VLMEvalKit MCQ TSV, id table, Inspect and lmms-eval tasks, the steps |
+| ``benchmark_r3.jsonl``, ``benchmark_no_image.jsonl``, ``benchmark_choices_only.jsonl`` (+ ``.tsv``) | the other arms (``benchmark.arms``); R3: the shown molecule's coordinates in the first view's screen frame (``r3_question``) |
 | ``manifest.json`` | ``viewcert.export/1`` (``benchmark.record``): settings, per question the answer and why, skipped items (no question: achiral, group outside the choices) and unreadable items (errors), each with its reason; SHA-256 of every file |
 | ``certificate.json``, ``certificate_items.csv`` | ``viewcert.certify`` of exactly the shown molecules, scored on the question's level |
 
@@ -112,6 +113,22 @@ def _geometry_text(s: Structure) -> str:
     return "\n".join(rows)
 
 
+def r3_question(settings: MoleculeExportSettings, ref: Structure, shown: Structure, camera) -> str:
+    """The R3 arm's question (``benchmark.arms``): the molecule the images show, as text, in the first view's
+    screen frame (x right, y up, z toward the viewer; Å, origin at the centroid), and the task's question
+    (handedness: with the reference geometry, as the image question gives it)."""
+    centred = shown.positions - shown.positions.mean(axis=0)
+    geometry = _geometry_text(Structure(centred @ np.asarray(camera.rotation).T, shown.numbers))
+    head = ("You are given the geometry of one molecule as text: Cartesian coordinates in Å (element x y z) in a "
+            "screen frame (x right, y up, z toward the viewer), origin at the centroid.")
+    if settings.task == "point-group":
+        ask = f"Which Schoenflies point group does the molecule have (symmetry within {settings.tau:g} Å)?"
+    else:
+        ask = ("Is it the molecule with the reference geometry below or its mirror image (rotated and moved freely)?"
+               "\nReference geometry:\n" + _geometry_text(ref))
+    return f"{head} {ask}\nGeometry:\n{geometry}"
+
+
 def question_for(settings: MoleculeExportSettings, view_names, s: Structure, name: str) -> str:
     """The question text of one item (the handedness question carries the reference geometry)."""
     head = (f"You are shown {len(view_names)} orthographic views of one molecule ({', '.join(view_names)}; "
@@ -156,8 +173,8 @@ def _prepare(item, settings: MoleculeExportSettings) -> tuple[dict, Structure | 
     return rec, s, mirror_x(s) if mirrored else s
 
 
-def _render_item(rec: dict, index: int, shown: Structure, settings: MoleculeExportSettings, rp: ResolvedProtocol,
-                 out: Path) -> None:
+def _render_item(rec: dict, index: int, ref: Structure, shown: Structure, settings: MoleculeExportSettings,
+                 rp: ResolvedProtocol, out: Path) -> None:
     # the shipped images' framing policy: the one the certificate's as-rendered ID buffer uses (_certify)
     policy = drawn_policy(settings.style, width=settings.size, height=settings.size,
                           molecule_scale=settings.molecule_scale)
@@ -175,7 +192,7 @@ def _render_item(rec: dict, index: int, shown: Structure, settings: MoleculeExpo
                                    framing=framing))
         images.append(f"images/{name}.png")
     # px per Å is one number per orthographic view; a pinhole's varies with depth (its sidecar holds the camera)
-    rec.update({"index": index, "images": images,
+    rec.update({"index": index, "images": images, "r3_question": r3_question(settings, ref, shown, cams[0]),
                 "px_per_angstrom": [round(float(c.scale), 9) if c.kind == "orthographic" else None for c in cams]})
 
 
@@ -229,12 +246,13 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
         if s is None:
             continue
         rec["question"] = question_for(settings, proto.view_names, ref, it.id)
-        _render_item(rec, len(good), s, settings, rp, out)
+        _render_item(rec, len(good), ref, s, settings, rp, out)
         good.append(rec)
         shown.append((it.id, s))
     harness = write_harness_files([with_constraints(question_record(r["index"], r["id"], r["images"], r["question"],
                                                                     settings.task, r["answer"], choices=choices),
-                                                    settings.constraints) for r in good], out, settings.task)
+                                                    settings.constraints) for r in good], out, settings.task,
+                                  r3=[r["r3_question"] for r in good])
     cert = _certify(shown, settings, dataset, out, n_workers, rp) if certify and shown else None
     return write_export(out, "molecule", {
         "task": settings.task, "input": dataset.to_dict(), "settings": settings.to_dict(), "n_questions": len(good),

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from viewcert import defaults
 from viewcert.cameras.resolve import ResolvedProtocol, resolve
 from viewcert.constraints import parse_names
 from viewcert.errors import InputError
 
 TASKS = ("crystal-system",)
-DEFAULT_TILING = (2, 2, 2)
+DEFAULT_TILING = defaults.TILING
 
 
 @dataclass(frozen=True)
@@ -19,14 +20,14 @@ class ExportSettings:
     protocol: str = "render-ceiling-5"
     task: str = "crystal-system"
     style: str = "study"
-    tiling: tuple[int, int, int] = DEFAULT_TILING
+    tiling: tuple[int, int, int] = defaults.TILING
     size: int = 768
     kind: str | None = None  # camera kind; None = the protocol's own (a perspective file's, else orthographic)
     supersample: int = 3
     standardize: bool = True
     std_symprec: float = 0.01
-    std_angle_tolerance: float = 5.0
-    tau: float = 0.01
+    std_angle_tolerance: float = defaults.ANGLE_TOLERANCE
+    tau: float = defaults.TAU
     truth: str = "dataset"
     r3_cell: str = "rendered"
     buffers: bool = False

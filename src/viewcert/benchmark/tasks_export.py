@@ -8,6 +8,7 @@ the certificate of which answers the images determine.
 | ``images/qNNNN_vK.png`` | K = 0…k−1: the before views (protocol order, front first); K = k: the after view (front camera) |
 | ``benchmark.jsonl`` | id, source_id, index, images, question (choice tasks: no options, each harness adds its own), answer_format (``command`` or ``choice``), answer, choices and answer_letter (choice), task, category (the true command's axes) |
 | ``benchmark.tsv``, ``ids.csv``, ``inspect_task.py``, ``lmms_eval/``, ``HARNESSES.md`` | the harness files (``benchmark.harness_files``): VLMEvalKit MCQ (A…D, answer letter) or VQA (answer text) TSV, id table, Inspect and lmms-eval tasks, the steps |
+| ``benchmark_r3.jsonl``, ``benchmark_no_image.jsonl``, ``benchmark_choices_only.jsonl`` (+ ``.tsv``, choice tasks) | the other arms (``benchmark.arms``); R3: the molecule before and after as text in the after view's screen frame (``r3_text``); choices-only of a command task: the answer's form (``answer_form``) |
 | ``certificate.json`` | format/version, every tolerance, protocol, camera, seed, library versions, per item the consistent-answer set and ceilings, the summary, a sha256 digest (as ``certify/certificate.py``) |
 | ``manifest.json`` | ``viewcert.export/1`` (``benchmark.record``): settings, per question id and answer, errors, the certificate's digest, SHA-256 of every other file |
 
@@ -50,6 +51,7 @@ from viewcert.certify.certificate import library_versions
 from viewcert.certify.inputs import load_input
 from viewcert.certify.records import TASK_FORMAT, TASK_VERSION, sealed
 from viewcert.constraints import parse_names, with_constraints
+from viewcert.elements import symbol
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.images import write_png
@@ -286,24 +288,57 @@ _RANGES = {"translation": "`move AXIS DISTANCE` with AXIS x or y and DISTANCE a 
                    "molecule toward the viewer and makes atoms appear larger)"}
 
 
+def _ask(settings: TaskExportSettings) -> str:
+    """The question of a task after its description of the views (answer formats: module docstring)."""
+    t = settings.task
+    if t in _RANGES:
+        ex = {"translation": "move x 3", "rotation": "roll y 15", "zoom": "move z 45"}[t]
+        return f"Which single command {_RANGES[t]} was applied? Answer with the command only, e.g. `{ex}`."
+    # choice tasks: no options in the text, every harness adds its own lettered options (harness_files)
+    if t == "handedness":
+        return ("Is the after view the same molecule turned by one `roll` command (axis x, y or z, a multiple "
+                "of 15 degrees from -90 to 90, not 0), or its mirror image — the reflection through the plane "
+                "that contains the view axis and bisects the screen x and -y axes, through the centre — "
+                "turned by such a command?")
+    return "Which sequence of commands, applied in order, was used?"
+
+
+_MOVES = ("`move` translates along a screen axis, `roll` rotates about a screen axis through the molecule's "
+          "bounding-box centre (right-hand rule). ")
+
+
 def question_text(settings: TaskExportSettings, view_names) -> str:
     """MiSI-style question of a task (answer formats: module docstring)."""
     k = len(view_names)
     head = (f"The first {k} images show a molecule before a transformation, in the {', '.join(view_names)} views "
             f"({settings.camera} camera); the last image is the {view_names[0]} view after it. Screen axes of the "
-            f"{view_names[0]} view: x to the right, y up, z toward the viewer; `move` translates along a screen "
-            "axis, `roll` rotates about a screen axis through the molecule's bounding-box centre (right-hand rule). ")
-    t = settings.task
-    if t in _RANGES:
-        ex = {"translation": "move x 3", "rotation": "roll y 15", "zoom": "move z 45"}[t]
-        return head + f"Which single command {_RANGES[t]} was applied? Answer with the command only, e.g. `{ex}`."
-    # choice tasks: no options in the text, every harness adds its own lettered options (harness_files)
-    if t == "handedness":
-        return head + ("Is the after view the same molecule turned by one `roll` command (axis x, y or z, a multiple "
-                       "of 15 degrees from -90 to 90, not 0), or its mirror image — the reflection through the plane "
-                       "that contains the view axis and bisects the screen x and -y axes, through the centre — "
-                       "turned by such a command?")
-    return head + "Which sequence of commands, applied in order, was used?"
+            f"{view_names[0]} view: x to the right, y up, z toward the viewer; " + _MOVES)
+    return head + _ask(settings)
+
+
+def _atoms_text(positions: np.ndarray, numbers: np.ndarray) -> str:
+    return "\n".join(f"  {symbol(int(z))} {x:.4f} {y:.4f} {w:.4f}" for z, (x, y, w) in zip(numbers, positions,
+                                                                                            strict=True))
+
+
+def r3_text(item: TaskItem, settings: TaskExportSettings) -> str:
+    """The R3 arm's question (``benchmark.arms``): the molecule before and after the transformation as text, in
+    the after (front) view's screen frame (x right, y up, z toward the viewer; Å, origin at the bounding-box
+    centre before it), and the task's question."""
+    rot = np.asarray(item.after_camera.rotation)
+    pose = item.pose(item.truth)
+    before = (item.positions - item.centre) @ rot.T
+    after = (item.positions @ pose.matrix.T + pose.shift - item.centre) @ rot.T
+    head = ("You are given the geometry of a molecule before and after a transformation as text: Cartesian "
+            f"coordinates in Å (element x y z) in the {item.cameras[0].name} view's screen frame (x to the right, "
+            "y up, z toward the viewer), origin at the molecule's bounding-box centre before it; " + _MOVES)
+    return (head + _ask(settings) + "\nBefore:\n" + _atoms_text(before, item.numbers) + "\nAfter:\n"
+            + _atoms_text(after, item.numbers))
+
+
+def answer_form(settings: TaskExportSettings) -> str:
+    """The choices-only arm's question of a command task: the answer's form alone, no views, no geometry."""
+    return f"Give one command {_RANGES[settings.task]}. Answer with the command only."
 
 
 def item_ceilings(item: TaskItem, result: ItemResult, choices) -> dict:
@@ -416,7 +451,9 @@ def build_task_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike, 
     results = identify_all([it for it, _ in questions], delta=settings.delta, eps=settings.eps,
                            explain_tol=settings.explain_tol)
     records = _records(questions, paths, settings, view_names)
-    harness = write_harness_files(records, out, settings.task)
+    harness = write_harness_files(records, out, settings.task, r3=[r3_text(it, settings) for it, _ in questions],
+                                  choices_only=None if settings.task in CHOICE_TASKS else
+                                  [answer_form(settings)] * len(records))
     cert = task_certificate(str(input_spec), settings, questions, results, errors, list(excl.values()), limit)
     write_text_atomic(out / "certificate.json", json_dumps(cert))
     return write_export(out, "task", {"task": settings.task, "input": str(input_spec), "settings": settings.to_dict(),

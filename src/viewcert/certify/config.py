@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields, replace
 
+from viewcert import defaults
 from viewcert.cameras.framing import DEFAULT_MARGIN_PX
 from viewcert.cameras.placement import check_positions
 from viewcert.cameras.policy import FramingPolicy
@@ -19,7 +20,13 @@ from viewcert.observe.project import OBSERVE_MODES, ObservationModel
 from viewcert.render.palette import STYLE_NAMES, get_style
 from viewcert.symmetry.labels import LEVELS
 
-DEFAULT_DELTA = 0.01  # Å
+DEFAULT_DELTA = defaults.DELTA  # Å
+#: one ceiling per benchmark: the defaults certify, render and build-benchmark share (``viewcert.defaults``)
+DEFAULT_TAU = defaults.TAU
+DEFAULT_ANGLE_TOLERANCE = defaults.ANGLE_TOLERANCE
+DEFAULT_TILING = defaults.TILING
+GEOMETRIC = defaults.GEOMETRIC
+AS_RENDERED = defaults.AS_RENDERED
 MOLECULE_SCALES = ("common", "per-view")  # FramingPolicy.molecule_scale
 #: what the framing holds: the atom centres (certify's rule, every certificate of format /1) or the drawn
 #: spheres of ``style`` (the rule of the rendered images: the as-rendered ID buffer of the shipped images)
@@ -74,10 +81,10 @@ class SymmetrySettings:
     rendered as the cell, the moyopy cross-checks and the label shortcuts (``viewcert.symmetry.shortcuts``)."""
 
     tau: float | None = None
-    angle_tolerance: float = 5.0
+    angle_tolerance: float = DEFAULT_ANGLE_TOLERANCE
     standardize: bool = True
     std_symprec: float = 0.01
-    std_angle_tolerance: float = 5.0
+    std_angle_tolerance: float = DEFAULT_ANGLE_TOLERANCE
     orientation: str = "pymatgen"
     supercell: tuple[int, int, int] = (1, 1, 1)
     cross_check: bool = True

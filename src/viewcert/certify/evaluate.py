@@ -30,6 +30,7 @@ recovered within δ and no phantoms).
 
 from __future__ import annotations
 
+import dataclasses
 import traceback
 from dataclasses import dataclass, field
 
@@ -98,7 +99,13 @@ def item_cameras(cell: Structure, cfg: CertifyConfig) -> tuple:
     the rendered cell's frame) or, when no view has one, framed on the drawn points (atoms of the tiling and
     the cell box); InputError naming the view's position when a camera lies inside the drawn points'
     bounding sphere or a drawn point lies at or behind a camera plane."""
-    return frame(cfg.protocol, cell, cfg.framing_policy())
+    return frame(cfg.protocol, cell, _untiled(cfg.framing_policy(), cell))
+
+
+def _untiled(setting, cell: Structure):
+    """A framing policy or observation model with the tiling of ``cell``: the configuration's for a crystal, one
+    cell for a molecule (a molecule is never tiled, whatever the tiling the crystals of the run use)."""
+    return setting if cell.is_periodic else dataclasses.replace(setting, tiling=(1, 1, 1))
 
 
 def _perspective_extras(cell: Structure, cfg: CertifyConfig, cams) -> tuple[bool, dict]:
@@ -106,7 +113,7 @@ def _perspective_extras(cell: Structure, cfg: CertifyConfig, cams) -> tuple[bool
     drawn atoms and their positions (Å, 9 significant digits) recorded per view; orthographic: as before."""
     if not any(getattr(c, "kind", "") == "perspective" for c in cams):
         return independent_views(cams), {}
-    atoms = framing_points(cell, tiling=cfg.observation.tiling, draw_box=False)
+    atoms = framing_points(cell, tiling=cfg.observation.tiling if cell.is_periodic else (1, 1, 1), draw_box=False)
     return independent_views(cams, atoms), {"camera_positions": {c.name: [sig(x, 9) for x in c.position]
                                                                  for c in cams}}
 
@@ -348,7 +355,7 @@ def views_of(cell: Structure, cfg: CertifyConfig) -> tuple:
 
 def _observe(cell: Structure, cams, cfg: CertifyConfig):
     see = cfg.observation  # noise seed·1,000,003 (oracle.noise); visible|pixel-centroid: ID buffer
-    return observe_as(cell, cams, see.observe, model=cfg.observation_model(), min_pixels=see.min_pixels,
+    return observe_as(cell, cams, see.observe, model=_untiled(cfg.observation_model(), cell), min_pixels=see.min_pixels,
                       style=see.style)
 
 

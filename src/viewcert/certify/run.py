@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from viewcert.certify import plots as P
 from viewcert.certify.certificate import (
     build_certificate,
@@ -150,7 +152,7 @@ def summary_text(cert: ViewCertificate | dict, *, max_list: int = 30) -> str:
     mixed = bool(kinds["crystals"] and kinds["molecules"])
     if kinds["crystals"] or not kinds["molecules"]:  # molecules are never given a crystal system
         lines += [
-            ("crystals: " if mixed else "") + f"R1 ({s.score}, truth = {s.truth}): {s.bound['text']}",
+            ("crystals: " if mixed else "") + f"R1 ({s.score}, truth = {truth_text(cert, s.truth)}): {s.bound['text']}",
             f"    {s.interval['text']}",
             "    by level: " + ", ".join(f"{k} {v['correct']}/{s.n}" for k, v in s.by_level.items()),
             "    by crystal system: " + ", ".join(f"{k} {v['correct']}/{v['n']}"
@@ -161,6 +163,7 @@ def summary_text(cert: ViewCertificate | dict, *, max_list: int = 30) -> str:
     lines += molecule_summary_lines(s.molecules)
     c = s.phantom_census
     n_all = kinds["crystals"] + kinds["molecules"] or s.n
+    lines += margin_lines(cert)
     lines.append(f"phantoms: {c['items_with_phantoms']} items ({c['total_phantoms']} points); missing atoms: "
                  f"{c['items_with_missing_atoms']} items; unique (Φ = ∅, all atoms recovered): {c['items_unique']}/{n_all}; "
                  f"certified by the theorem: {c['items_certified']}/{n_all}")
@@ -179,6 +182,42 @@ def summary_text(cert: ViewCertificate | dict, *, max_list: int = 30) -> str:
     return "\n".join(lines) + "\n"
 
 
+def truth_text(cert: ViewCertificate, truth: str = "dataset") -> str:
+    """The truth R1 was scored against, as it is: with ``truth = dataset`` (the default), the dataset's label
+    where the items have one, else the input's own symmetry (the rendered cell's label, or the input cell's where
+    standardisation raised the symmetry), with the count of each when they mix; another rule as it is named."""
+    if truth != "dataset":
+        return truth
+    src: dict[str, int] = {}
+    for it in cert.items:
+        if it.outcome != "error" and it.periodic is not False:
+            key = "dataset" if it.reference_source == "dataset" else "own"
+            src[key] = src.get(key, 0) + 1
+    own = "the symmetry of the input itself (no dataset label)"
+    if not src.get("own"):
+        return "dataset"
+    if not src.get("dataset"):
+        return own
+    return f"dataset for {src['dataset']} items, {own} for {src['own']}"
+
+
+def margin_lines(cert: ViewCertificate) -> list[str]:
+    """The δ* line whenever margins were computed: the minimum, the 5th percentile (numpy's linear rule) and the
+    tightest item, over the items that have one, and how many have none (with the first reason)."""
+    recs = [(it.id, it.uniqueness_margin) for it in cert.items
+            if it.uniqueness_margin not in (ABSENT, None)]
+    if not recs:
+        return []
+    have = sorted((float(m["delta_star"]), i) for i, m in recs if m.get("delta_star") is not None)
+    none = [m.get("error") for _, m in recs if m.get("delta_star") is None]
+    tail = f"; {len(none)} without one ({console_text(str(none[0])[:120], keep_newlines=False)})" if none else ""
+    if not have:
+        return [f"δ* (uniqueness margin): not computed for any item{tail}"]
+    p5 = float(np.percentile([v for v, _ in have], 5))
+    return [f"δ* (uniqueness margin, Å): minimum {have[0][0]:.4g} ({console_text(have[0][1], keep_newlines=False)}, "
+            f"the tightest item), 5th percentile {p5:.4g}, over {len(have)} items{tail}"]
+
+
 def _crystal_check_lines(s: Summary | dict, max_list: int) -> list[str]:
     """The crystal-only lines: label mismatches with the dataset, spglib/moyopy disagreements and raised
     symmetry."""
@@ -187,7 +226,8 @@ def _crystal_check_lines(s: Summary | dict, max_list: int) -> list[str]:
     lines.append(f"label mismatches (rendered cell vs dataset): {len(s.label_mismatches)}" + (
         ": " + ", ".join(f"{m['id']} ({', '.join(map(str, m['levels']))})" for m in s.label_mismatches[:max_list])
         if s.label_mismatches else ""))
-    lines += disagreement_lines(s.cross_check_disagreements)
+    lines += disagreement_lines(s.cross_check_disagreements, scored=s.score,
+                                input_truth=frozenset(r["id"] for r in s.symmetry_raised or ()))
     if s.symmetry_raised:  # flagged items: the truth is the input's label (evaluate.symmetry_raised)
         lines.append(f"standardisation raised the symmetry (scored against the input's label): "
                      f"{len(s.symmetry_raised)}: " + ", ".join(
@@ -208,13 +248,28 @@ def _cells_of(d: dict) -> list[tuple[str, str]]:
     return [(k, str(d[k])) for k in keys]
 
 
-def disagreement_lines(disagreements: list[dict], *, limit: int = MAX_DISAGREEMENTS_SHOWN) -> list[str]:
-    """The summary's spglib/moyopy lines: the count, then one line per item (id, then per cell each level
-    with what spglib and moyopy said), the first ``limit`` items and how many more disagreements.csv lists."""
+def touches(d: dict, level: str | None, input_truth: frozenset = frozenset()) -> bool:
+    """Whether an item's spglib/moyopy disagreement could have changed its score: the scored ``level`` (or a
+    failed engine) on a cell R1 compares, the rendered or reconstructed cell, or the input cell of an item
+    scored against it (``input_truth``: the ids whose standardisation raised the symmetry)."""
+    cells = ("rendered", "reconstructed", *(("input",) if d["id"] in input_truth else ()))
+    return level is not None and any(lv[0] in (level, "all") for cell, text in _cells_of(d) if cell in cells
+                                     for lv in disagreement_levels(text))
+
+
+def disagreement_lines(disagreements: list[dict], *, limit: int = MAX_DISAGREEMENTS_SHOWN,
+                       scored: str | None = None, input_truth: frozenset = frozenset()) -> list[str]:
+    """The summary's spglib/moyopy lines: the count (with ``scored``, how many touch R1: ``touches``), then one
+    line per item (id, then per cell each level with what spglib and moyopy said, and whether it touches R1),
+    the first ``limit`` items and how many more disagreements.csv lists."""
+    hit = sum(touches(d, scored, input_truth) for d in disagreements)
     lines = [f"spglib/moyopy disagreements: {len(disagreements)}"
-             + (" items (every one in disagreements.csv)" if disagreements else "")]
+             + (" items (every one in disagreements.csv)" if disagreements else "")
+             + (f"; {hit} touch R1 ({scored} of a cell it compares), {len(disagreements) - hit} do not"
+                if disagreements and scored else "")]
     for d in disagreements[:limit]:
-        lines.append(f"    {d['id']}: " + " | ".join(f"{cell} cell: {text}" for cell, text in _cells_of(d)))
+        mark = "" if not scored else (" [touches R1]" if touches(d, scored, input_truth) else " [R1 unaffected]")
+        lines.append(f"    {d['id']}: " + " | ".join(f"{cell} cell: {text}" for cell, text in _cells_of(d)) + mark)
     if len(disagreements) > limit:
         lines.append(f"    ... and {len(disagreements) - limit} more, see disagreements.csv")
     return lines

@@ -24,13 +24,17 @@ def _floats(text: str, what: str) -> list[float]:
 
 
 def ladder(
+    export: Path | None = typer.Argument(None, help="a benchmark export: its harness results found inside it "
+                                                    "(or in --results), its certificate as R1"),
+    results: list[Path] = typer.Option([], "--results", help="result files or folders of the export's harness "
+                                                             "runs (repeatable; default: found inside EXPORT)"),
     manifest: Path | None = typer.Option(None, "--manifest", help="TOML manifest mapping files to model and rung"),
     study_dir: Path | None = typer.Option(
         None, "--study-dir", help="render-ceiling study folder (manifest built from its file names)"
     ),
     certificate: Path | None = typer.Option(None, "--certificate", help="certificate JSON giving R1"),
     r1: list[str] = typer.Option([], "--r1", help="R1 as a number or fraction, optionally @δ in Å (repeatable): 1, 0.9524, 200/210@0.15"),
-    out: Path = typer.Option(Path("out/ladder"), "--out", help="output folder"),
+    out: Path | None = typer.Option(None, "--out", help="output folder (default: EXPORT/ladder, else out/ladder)"),
     threshold: float = typer.Option(0.05, help="unscored above this share of API errors / unanswered items"),
     tie_rule: str = typer.Option("first", help="majority-vote tie rule: first | alphabetical | none"),
     scoring: str = typer.Option("vote", help="vote (parsed answers) or harness (the harness's own scores)"),
@@ -46,7 +50,8 @@ def ladder(
     subset: int | None = typer.Option(None, "--subset", help="propose N items keeping the models' R4 ranking "
                                                              "(Spearman ρ, Kendall τ); written to OUT/subset_ids.txt"),
 ) -> None:
-    """Attribution ladder: accuracies per rung, perception share and residual per model, report."""
+    """Attribution ladder: accuracies per rung, perception share and residual per model, report. Give an
+    export folder (its harness results found inside it), --manifest or --study-dir."""
     import pandas as pd
     from rich.table import Table
 
@@ -57,11 +62,15 @@ def ladder(
     from viewcert.io.idlist import write_ids
     from viewcert.stats import BootstrapSettings
 
-    if (manifest is None) == (study_dir is None):
-        raise typer.BadParameter("give exactly one of --manifest or --study-dir")
+    if sum(x is not None for x in (export, manifest, study_dir)) != 1:
+        raise typer.BadParameter("give exactly one of EXPORT, --manifest or --study-dir")
+    if results and export is None:
+        raise typer.BadParameter("--results needs the EXPORT the results answer")
+    out = out if out is not None else (export / "ladder" if export is not None else Path("out/ladder"))
     try:
         boot = BootstrapSettings(seed=seed, n_boot=n_boot, alpha=alpha, share_cutoff=share_cutoff)
-        lad, table, m = run_ladder(manifest=manifest, study_dir=study_dir, r1=r1, certificate=certificate,
+        lad, table, m = run_ladder(manifest=manifest, study_dir=study_dir, export=export, results=results, r1=r1,
+                                   certificate=certificate,
                                    threshold=threshold, tie_rule=tie_rule, scoring=scoring, bootstrap=boot,
                                    allow_stale_certificate=allow_stale_certificate, ids=ids)
         for c in lad.ceilings:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import typer
 
+from viewcert import defaults
 from viewcert.cli.options import MOLECULE_SCALE_HELP, echo, guarded, parse_tiling
 
 LIGAND_HELP = ("complex:PATH inputs: the ligand's residue name in a whole entry (e.g. PNM, or HEM/A/201); "
@@ -23,7 +24,8 @@ def _levels(score: str) -> dict:
     from viewcert.certify.molecule import MOLECULE_LEVELS
     from viewcert.symmetry.labels import LEVELS
 
-    names = [x.strip() for x in str(score).split(",") if x.strip()]
+    names = [x.strip().lower().replace("-", "_") for x in str(score).split(",") if x.strip()]  # one vocabulary:
+    # crystal-system and crystal_system are one level, shown as the levels are written (crystal_system)
     bad = [x for x in names if x not in LEVELS and x not in MOLECULE_LEVELS]
     if bad or not names:
         raise typer.BadParameter(f"--score: unknown level(s) {bad or score!r}; {LEVEL_HELP}")
@@ -88,11 +90,12 @@ def certify_cmd(
     protocol: str = typer.Option("render-ceiling-5", help="named view protocol or a .toml/.json protocol file "
                                                           "(orthographic or perspective: docs/protocols.md)"),
     views: str = typer.Option(None, help="comma-separated subset of the protocol's views"),
-    delta: float = typer.Option(0.01, help="oracle tolerance δ (Å)"),
+    delta: float = typer.Option(defaults.DELTA, help="oracle tolerance δ (Å)"),
     symprec: float = typer.Option(None, help="symmetry tolerance τ (Å) for spglib/moyopy; default = δ"),
-    angle_tolerance: float = typer.Option(5.0, help="angle tolerance (degrees) for spglib/moyopy and the "
+    angle_tolerance: float = typer.Option(defaults.ANGLE_TOLERANCE, help="angle tolerance (degrees) for spglib/moyopy and the "
                                                     "standardisation; -1 = spglib's own rule"),
-    tiling: str = typer.Option("1,1,1", help="observation model: cell repetitions observed, e.g. 2,2,2"),
+    tiling: str = typer.Option(defaults.TILING_TEXT, help="observation model: cell repetitions observed (the "
+                                                          "cells build-benchmark draws by default)"),
     pairs: str = typer.Option("all", help="oracle candidate pairs: all | first (the study's released oracle)"),
     merge: str = typer.Option(None, help="oracle merge rule: deterministic | greedy (default: the oracle's)"),
     cartesian_merge: bool = typer.Option(False, "--cartesian-merge",
@@ -105,7 +108,7 @@ def certify_cmd(
     sigma_unit: str = typer.Option("px", help="unit of σ: px | angstrom"),
     seed: int = typer.Option(0, help="noise seed"),
     occlusion: bool = typer.Option(False, help="drop atoms hidden behind nearer atoms (visibility)"),
-    observe: str = typer.Option("ideal", help="observations: ideal (every atom, exact projection) | visible "
+    observe: str = typer.Option(defaults.GEOMETRIC, help="observations: ideal (every atom, exact projection) | visible "
                                               "(atoms visible in the rendered ID buffer) | pixel-centroid "
                                               "(centroid of their visible pixels)"),
     min_pixels: int = typer.Option(1, help="with --observe visible|pixel-centroid: visible pixels an atom needs"),

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from viewcert import defaults
 from viewcert.cli.options import MOLECULE_SCALE_HELP, echo, guarded, parse_tiling
 from viewcert.errors import InputError, ViewcertError
 
@@ -24,7 +25,7 @@ def render_cmd(
     out: Path = typer.Option(Path("out/render"), "--out", "-o", help="output folder"),
     protocol: str = typer.Option("render-ceiling-5", help="named view protocol or a .toml/.json protocol file"),
     style: str = typer.Option("study", help="study | ball-and-stick | spacefill"),
-    tiling: str = typer.Option("2,2,2", help="cell repetitions a,b,c for crystals (molecules: 1,1,1)"),
+    tiling: str = typer.Option(defaults.TILING_TEXT, help="cell repetitions a,b,c for crystals (molecules: 1,1,1)"),
     size: int = typer.Option(768, help="image width = height, px"),
     kind: str = typer.Option(None, help="orthographic | perspective (default: the protocol's own; names are "
                                         "orthographic, a perspective protocol file places its pinholes)"),
@@ -123,7 +124,8 @@ HARNESS_FILES = ("benchmark.jsonl", "benchmark.tsv", "ids.csv", "inspect_task.py
 def harness_files_line(out: Path) -> None:
     """One line naming the harness files the export wrote into ``out`` (the steps are in HARNESSES.md)."""
     lmms = sorted(p.relative_to(out).as_posix() for p in (out / "lmms_eval").glob("*") if p.is_file())
-    names = [n for n in HARNESS_FILES if (out / n).is_file()] + lmms
+    arms = sorted(p.name for p in out.glob("benchmark_*") if p.is_file())  # the other arms (benchmark.arms)
+    names = [n for n in HARNESS_FILES if (out / n).is_file()] + arms + lmms
     if names:
         echo(f"harness files in {out}: {', '.join(names)} (how to run each harness: HARNESSES.md)", one_line=True)
 
@@ -144,7 +146,7 @@ def build_benchmark_cmd(
     task: str = typer.Option("crystal-system", help="question task"),
     out: Path = typer.Option(..., "--out", "-o", help="benchmark folder"),
     style: str = typer.Option("study", help="study | ball-and-stick | spacefill"),
-    tiling: str = typer.Option("2,2,2", help="cell repetitions a,b,c"),
+    tiling: str = typer.Option(defaults.TILING_TEXT, help="cell repetitions a,b,c"),
     size: int = typer.Option(768, help="image width = height, px"),
     subset: str = typer.Option("eval", help="study layout: eval | all"),
     limit: int = typer.Option(0, help="first N questions in the (label-blind) SHA-256 order; 0 = all"),
@@ -152,7 +154,7 @@ def build_benchmark_cmd(
                                                  "e.g. `viewcert ladder --subset N`'s subset_ids.txt)"),
     truth: str = typer.Option("dataset", help="answer: the dataset's label (dataset) or the rendered cell's"),
     certify: bool = typer.Option(True, help="certify the benchmark's ceiling (viewcert.certify)"),
-    delta: float = typer.Option(0.01, help="oracle tolerance δ for the certificate, Å (τ = δ)"),
+    delta: float = typer.Option(defaults.DELTA, help="oracle tolerance δ for the certificate, Å (τ = δ)"),
     workers: int = typer.Option(1, help="local worker processes"),
     buffers: bool = typer.Option(False, help="also write ID/depth buffers (.npy) per view"),
     camera: str = typer.Option(None, help="transformation tasks: orthographic | perspective (default: the "
@@ -174,7 +176,7 @@ def build_benchmark_cmd(
     (viewcert.benchmark.molecule_export; default axes-3, ball-and-stick).
     With --task pocket-ligand|residue-ligand|interaction-location|docking and INPUT complex:PATH[#ligand=RES,pocket=8]:
     a hydrogen-bond benchmark with labelled views (viewcert.benchmark.interaction_export; default axes-6)."""
-    from viewcert.benchmark.export import ExportSettings, build_benchmark
+    from viewcert.benchmark.export import ExportSettings, build_benchmark, ceiling_lines
     from viewcert.benchmark.interaction_export import INTERACTION_TASKS
     from viewcert.benchmark.molecule_export import MOLECULE_TASKS
     from viewcert.benchmark.settings import TASKS as CRYSTAL_TASKS
@@ -184,6 +186,7 @@ def build_benchmark_cmd(
     from viewcert.tasks.model import TASKS as TRANSFORMATION_TASKS
 
     limits = current_limits()
+    task = task.strip().lower().replace("_", "-")  # one vocabulary: crystal_system is crystal-system (shown so)
     if task not in TRANSFORMATION_TASKS + CRYSTAL_TASKS + MOLECULE_TASKS + INTERACTION_TASKS:
         raise InputError(f"task must be one of {', '.join(CRYSTAL_TASKS + TRANSFORMATION_TASKS + MOLECULE_TASKS + INTERACTION_TASKS)}, "
                          f"got {task!r}", field="task")
@@ -223,9 +226,8 @@ def build_benchmark_cmd(
         echo(f"{done.n_questions} questions in {out} ({len(done.errors)} skipped, "
              f"{len(done.label_mismatches)} label mismatches)")
         if done.certificate is not None:
-            s = done.certificate.summary
-            echo(f"ceiling R1 = {s.correct}/{s.n} ({done.certificate.config.get('observe', 'ideal')} observations), "
-                 f"certificate sha256:{done.certificate.digest_value}")
+            for line in ceiling_lines(done.manifest["details"]["ceilings"], done.certificate.digest_value):
+                echo(line, one_line=True)
         elif certify:
             echo("certificate: not written")
         harness_files_line(out)

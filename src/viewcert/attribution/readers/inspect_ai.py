@@ -96,6 +96,33 @@ def _read_log(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
         return _read_archive(fh, src)
 
 
+def read_header(path: str | Path) -> dict:
+    """The header of a ``.eval`` log alone (``header.json``, or ``_journal/start.json`` of a log still being
+    written), its members checked before anything is decompressed: what ``eval.task`` and ``eval.model`` a log
+    holds, without reading its samples."""
+    src = str(path)
+    if not Path(path).exists():
+        raise InputError("file not found", source=src)
+    with log_zip(path) as fh:
+        try:
+            zf = zipfile.ZipFile(fh)
+        except zipfile.BadZipFile:
+            raise InputError("not a zip archive (an Inspect .eval log is one)", source=src) from None
+        with zf:
+            names = zf.namelist()
+            head_name = "header.json" if "header.json" in names else "_journal/start.json"
+            if head_name not in names:
+                raise InputError("no header.json (or _journal/start.json) in the archive", source=src,
+                                 field="header.json")
+            try:
+                header = loads_json_strict(_read_member(zf, zf.getinfo(head_name), src), source=f"{src}:{head_name}")
+            except ValueError as exc:
+                raise InputError(f"{head_name} is not valid JSON: {exc}", source=src) from None
+    if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
+        raise InputError("the header has no 'eval' object", source=src, field="eval")
+    return header
+
+
 def _read_archive(fh, src: str) -> tuple[dict, list[tuple[str, dict]]]:
     """(header, [(member, sample)]) of a .eval archive open as ``fh``; a duplicate key in a member is refused."""
     try:
