@@ -54,6 +54,7 @@ from viewcert.cameras.policy import frame
 from viewcert.certify import CertifyConfig, conventional_cell
 from viewcert.certify.certificate import write_certificate
 from viewcert.certify.inputs import Selection, load_input
+from viewcert.certify.records import view_certificate
 from viewcert.certify.run import items_table, run_certification
 from viewcert.constraints import with_constraints
 from viewcert.defaults import AS_RENDERED, GEOMETRIC
@@ -293,15 +294,17 @@ def ceilings(as_rendered: dict, geometric: dict) -> dict:
     show) and the geometric one (every atom, exact projection, as ``viewcert certify`` computes by default; the
     same cell, cameras, tiling, δ and τ), each ``correct``/``n``, and, where they differ, every item one counts
     right and the other does not, with the reasons it lost in each."""
-    def by_id(cert: dict) -> dict:
-        return {it["id"]: it for it in cert["items"] if it.get("outcome") != "error"}
+    typed = {k: view_certificate(c) for k, c in (("as_rendered", as_rendered), ("geometric", geometric))}
 
-    ren, geo = by_id(as_rendered), by_id(geometric)
-    lost = [{"id": i, "as_rendered": list(ren[i].get("reasons") or []), "geometric": list(geo[i].get("reasons") or []),
-             "correct_as_rendered": bool(ren[i]["correct"]), "correct_geometric": bool(geo[i]["correct"])}
-            for i in sorted(set(ren) & set(geo)) if ren[i]["correct"] != geo[i]["correct"]]
-    count = {k: {"observe": mode, "correct": c["summary"]["correct"], "n": c["summary"]["n"]}
-             for k, mode, c in (("as_rendered", AS_RENDERED, as_rendered), ("geometric", GEOMETRIC, geometric))}
+    def by_id(cert) -> dict:
+        return {it.id: it for it in cert.items if it.outcome != "error"}
+
+    ren, geo = by_id(typed["as_rendered"]), by_id(typed["geometric"])
+    lost = [{"id": i, "as_rendered": list(ren[i].reasons or []), "geometric": list(geo[i].reasons or []),
+             "correct_as_rendered": bool(ren[i].correct), "correct_geometric": bool(geo[i].correct)}
+            for i in sorted(set(ren) & set(geo)) if ren[i].correct != geo[i].correct]
+    count = {k: {"observe": mode, "correct": typed[k].summary.correct, "n": typed[k].summary.n}
+             for k, mode in (("as_rendered", AS_RENDERED), ("geometric", GEOMETRIC))}
     return {**count, "differ": lost}
 
 
