@@ -232,9 +232,12 @@ def test_certificate_from_a_protocol_file_verifies(tmp_path):
     rep = verify_certificate(tmp_path / "out" / "certificate.json", input_spec="builtin:prototypes", n_workers=1,
                              progress=False, inputs_root=tmp_path)  # the protocol file: inside the trusted folder
     assert not rep.ok
-    # the changed file is read again: the recomputed protocol record carries the new matrix and digest
-    diffs = {path for path, _, _ in rep.section_diffs}
-    assert any("protocol" in d and "rotation" in d for d in diffs) and any("sha256" in d for d in diffs)
+    # the changed file is not parsed (issue 38: a recorded SHA-256 is checked before anything reads the bytes):
+    # an input change naming the file's new SHA-256 and the recorded one, nothing recomputed
+    new_sha = hashlib.sha256(f.read_bytes()).hexdigest()
+    assert [c for c in rep.input_changes if c.startswith("protocol file:") and new_sha in c
+            and cert["protocol"]["file"]["sha256"] in c]
+    assert not rep.section_diffs and not rep.item_diffs
 
 
 def test_certify_takes_a_perspective_protocol_file_as_perspective_never_orthographic(tmp_path):

@@ -169,6 +169,20 @@ def _named(name: str) -> ResolvedProtocol:
     return ResolvedProtocol("name", name, None if _LAZY_NAME.fullmatch(name) else ProtocolSpec(get_protocol(name)))
 
 
+def read_protocol_file(path, sha256: str | None = None, *, source: str | None = None) -> ResolvedProtocol:
+    """The one read of a protocol file: its bytes, checked against ``sha256`` (hex) when given before anything
+    parses them (InputError naming ``source``, field ``config.protocol``), then parsed."""
+    import hashlib
+
+    p = Path(path)
+    raw = read_protocol_bytes(p)
+    got = hashlib.sha256(raw).hexdigest()
+    if sha256 is not None and got != str(sha256).lower():
+        raise InputError(f"{str(p)!r} has SHA-256 {got}, not the recorded {sha256} (not read)", source=source,
+                         field="config.protocol")
+    return ResolvedProtocol("file", str(path), _parse_protocol(str(p), p.suffix.lower(), raw), raw)
+
+
 def _read_file(path) -> ResolvedProtocol:
     """The one read of a protocol file: its bytes, parsed (cached on the bytes)."""
     p = Path(path)

@@ -18,7 +18,6 @@ from viewcert.certify.run import run_certification
 from viewcert.certify.trust import recorded_protocol, trusted_input, trusted_root
 from viewcert.certify.versions import in_format, read_config
 from viewcert.errors import InputError
-from viewcert.io.confine import check_sha256
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.resolution import quantize_tree, resolution_of
 
@@ -123,12 +122,18 @@ def _protocol_file(cert, config: dict, root: str, path) -> str | None:
     """Find the protocol file a certificate records by name inside the trusted folder (``config["protocol"]``
     becomes its real path); its bytes are checked against ``protocol_sha256`` before anything parses them: the
     input change to report when they differ, else None."""
-    config["protocol"] = recorded_protocol(cert, root, path, str(path))
-    if isinstance(config.get("protocol_sha256"), str):
-        try:
-            check_sha256(config["protocol"], config["protocol_sha256"], source=str(path), field="config.protocol")
-        except InputError as exc:
-            return f"protocol file: {exc.message}"
+    from viewcert.cameras.resolve import read_protocol_file  # lazy: start-up
+
+    # the one read of the file: its bytes hashed before anything parses them, and those same bytes parsed
+    real = recorded_protocol(cert, root, path, str(path))
+    want = config.get("protocol_sha256")
+    try:
+        config["protocol"] = read_protocol_file(real, want if isinstance(want, str) else None, source=str(path))
+    except InputError as exc:
+        if "SHA-256" not in exc.message:
+            raise
+        config["protocol"] = real
+        return f"protocol file: {exc.message}"
     return None
 
 
