@@ -196,7 +196,7 @@ _WATCH: list[str] = []
 def _audit(event, args):
     if event == "open" and _WATCH and args and isinstance(args[0], str | bytes | os.PathLike):
         if os.path.realpath(os.fsdecode(args[0])) == _WATCH[0]:
-            _OPENS.append("".join(__import__("traceback").format_stack(limit=10)[:-1]))
+            _OPENS.append(event)
 
 
 sys.addaudithook(_audit)  # audit hooks cannot be removed; this one only counts while _WATCH names a file
