@@ -169,7 +169,7 @@ def _named(name: str) -> ResolvedProtocol:
     return ResolvedProtocol("name", name, None if _LAZY_NAME.fullmatch(name) else ProtocolSpec(get_protocol(name)))
 
 
-def read_protocol_file(path, sha256: str | None = None, *, source: str | None = None) -> ResolvedProtocol:
+def read_protocol_checked(path, sha256: str | None = None, *, source: str | None = None) -> ResolvedProtocol:
     """The one read of a protocol file: its bytes, checked against ``sha256`` (hex) when given before anything
     parses them (InputError naming ``source``, field ``config.protocol``), then parsed."""
     import hashlib

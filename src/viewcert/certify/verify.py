@@ -122,13 +122,13 @@ def _protocol_file(cert, config: dict, root: str, path) -> str | None:
     """Find the protocol file a certificate records by name inside the trusted folder (``config["protocol"]``
     becomes its real path); its bytes are checked against ``protocol_sha256`` before anything parses them: the
     input change to report when they differ, else None."""
-    from viewcert.cameras.resolve import read_protocol_file  # lazy: start-up
+    from viewcert.cameras.resolve import read_protocol_checked  # lazy: start-up
 
     # the one read of the file: its bytes hashed before anything parses them, and those same bytes parsed
     real = recorded_protocol(cert, root, path, str(path))
     want = config.get("protocol_sha256")
     try:
-        config["protocol"] = read_protocol_file(real, want if isinstance(want, str) else None, source=str(path))
+        config["protocol"] = read_protocol_checked(real, want if isinstance(want, str) else None, source=str(path))
     except InputError as exc:
         if "SHA-256" not in exc.message:
             raise
