@@ -82,7 +82,7 @@ chromium:
 		|| (apt-get update -q && apt-get install -y -q --no-install-recommends chromium))
 
 test: $(STAMP) lint docs chromium
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=30
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m nojit -p no:cacheprovider
 
 # harness round trips (docs/harnesses.md), not part of `make test`: lmms-eval and VLMEvalKit (ModelScope's
