@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from viewcert.numeric import SNAP_DIGITS, snap_round
+from viewcert.numeric import SNAP_DIGITS, fixed
 
 #: the resolution of every float not listed below (rates, bounds, settings as given): 1e-9
 DEFAULT_RESOLUTION = 1e-9
@@ -84,11 +84,8 @@ _DEFAULT_DECIMALS = decimals_of(DEFAULT_RESOLUTION)
 
 def quantize(x: float, decimals: int) -> float:
     """``x`` snapped to ``decimals + SNAP_DIGITS`` decimals, then rounded half-to-even at ``decimals`` (both
-    correctly rounded, Python's ``round``: ``numeric.snap_round``); never -0.0; a non-finite value as it is."""
-    if not math.isfinite(x):
-        return x
-    v = snap_round(x, decimals)
-    return 0.0 if v == 0 else v
+    correctly rounded, Python's ``round``: ``numeric.fixed``); never -0.0; a non-finite value as it is."""
+    return fixed(x, decimals) if math.isfinite(x) else x
 
 
 def quantize_array(a, decimals: int) -> np.ndarray:

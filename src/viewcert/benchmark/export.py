@@ -93,11 +93,6 @@ def projection_matrix(camera) -> list[list[float]]:
     return (k @ rt).tolist()
 
 
-def _r(x: float, nd: int = 6) -> float:
-    """``x`` at ``nd`` decimals, snapped first so a CPU's rounding noise never decides a tie (numeric.fixed)."""
-    return fixed(x, nd)
-
-
 def view_sidecar(result, *, view_name: str, image: str, structure: Structure, framing: dict) -> dict:
     """The JSON sidecar of one rendered view (see module docstring)."""
     tab = view_atom_table(result)
@@ -113,11 +108,11 @@ def view_sidecar(result, *, view_name: str, image: str, structure: Structure, fr
             "cell_index": int(tab["cell_index"][k]),
             "tile": int(tab["tile"][k]),
             "element": structure.symbols[int(tab["cell_index"][k])],
-            "uv": [_r(tab["uv"][k, 0]), _r(tab["uv"][k, 1])],
-            "depth": _r(tab["depth"][k]),
+            "uv": [fixed(tab["uv"][k, 0]), fixed(tab["uv"][k, 1])],
+            "depth": fixed(tab["depth"][k]),
             "visible_pixels": int(tab["visible_pixels"][k]),
             "silhouette_pixels": int(tab["silhouette_pixels"][k]),
-            "visible_fraction": _r(tab["visible_fraction"][k]),
+            "visible_fraction": fixed(tab["visible_fraction"][k]),
         }
         if shifts is not None:
             row["translation"] = shifts[int(tab["tile"][k])].tolist()
@@ -128,7 +123,7 @@ def view_sidecar(result, *, view_name: str, image: str, structure: Structure, fr
         "view": view_name,
         "image": image,
         "camera": quantize_tree(cam.to_dict()),  # at the certificate's resolutions (viewcert.resolution)
-        "projection_matrix": [[_r(v, 9) for v in row] for row in projection_matrix(cam)],
+        "projection_matrix": [[fixed(v, 9) for v in row] for row in projection_matrix(cam)],
         "framing": framing,
         "style": scene.style.to_dict(),
         "supersample": int(result.supersample),
@@ -141,7 +136,7 @@ def view_sidecar(result, *, view_name: str, image: str, structure: Structure, fr
         "structure": {
             "id": structure.identifier,
             "n_cell_atoms": n_cell,
-            "lattice": None if structure.lattice is None else [[_r(v, 9) for v in r] for r in structure.lattice],
+            "lattice": None if structure.lattice is None else [[fixed(v, 9) for v in r] for r in structure.lattice],
             "tiling": list(scene.tiling),
         },
         "atoms": atoms,
@@ -205,7 +200,7 @@ def export_item(job: tuple) -> dict:
         images.append(f"images/{name}.png")
         hidden = side["n_atoms_drawn"] - side["n_atoms_visible"]
         occl.append({"view": view.name, "n_drawn": side["n_atoms_drawn"], "n_hidden": hidden,
-                     "hidden_fraction": _r(hidden / side["n_atoms_drawn"])})
+                     "hidden_fraction": fixed(hidden / side["n_atoms_drawn"])})
     rec.update({"images": images, "view_names": [v.name for v in proto.views], "occlusion": occl})
     return rec
 

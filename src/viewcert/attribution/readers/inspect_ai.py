@@ -104,16 +104,9 @@ def read_header(path: str | Path) -> dict:
     if not Path(path).exists():
         raise InputError("file not found", source=src)
     with log_zip(path) as fh:
-        try:
-            zf = zipfile.ZipFile(fh)
-        except zipfile.BadZipFile:
-            raise InputError("not a zip archive (an Inspect .eval log is one)", source=src) from None
+        zf = _zip(fh, src)
         with zf:
-            names = zf.namelist()
-            head_name = "header.json" if "header.json" in names else "_journal/start.json"
-            if head_name not in names:
-                raise InputError("no header.json (or _journal/start.json) in the archive", source=src,
-                                 field="header.json")
+            head_name = _header_name(zf.namelist(), src)
             try:
                 header = loads_json_strict(_read_member(zf, zf.getinfo(head_name), src), source=f"{src}:{head_name}")
             except ValueError as exc:
@@ -123,18 +116,28 @@ def read_header(path: str | Path) -> dict:
     return header
 
 
-def _read_archive(fh, src: str) -> tuple[dict, list[tuple[str, dict]]]:
-    """(header, [(member, sample)]) of a .eval archive open as ``fh``; a duplicate key in a member is refused."""
+def _zip(fh, src: str) -> zipfile.ZipFile:
+    """The .eval archive open as ``fh``; one line when it is not a zip archive."""
     try:
-        zf = zipfile.ZipFile(fh)
+        return zipfile.ZipFile(fh)
     except zipfile.BadZipFile:
         raise InputError("not a zip archive (an Inspect .eval log is one)", source=src) from None
+
+
+def _header_name(names: list[str], src: str) -> str:
+    """The member holding a log's header: ``header.json``, or ``_journal/start.json`` of a log being written."""
+    head_name = "header.json" if "header.json" in names else "_journal/start.json"
+    if head_name not in names:
+        raise InputError("no header.json (or _journal/start.json) in the archive", source=src, field="header.json")
+    return head_name
+
+
+def _read_archive(fh, src: str) -> tuple[dict, list[tuple[str, dict]]]:
+    """(header, [(member, sample)]) of a .eval archive open as ``fh``; a duplicate key in a member is refused."""
+    zf = _zip(fh, src)
     with zf:
         names = zf.namelist()
-        head_name = "header.json" if "header.json" in names else "_journal/start.json"
-        if head_name not in names:
-            raise InputError("no header.json (or _journal/start.json) in the archive", source=src,
-                             field="header.json")
+        head_name = _header_name(names, src)
         try:
             header = loads_json_strict(_read_member(zf, zf.getinfo(head_name), src), source=f"{src}:{head_name}")
             samples = [
