@@ -11,49 +11,21 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from tests.hostile.corpus import GOOD_CIF
+from trust_probe import run, under  # noqa: E402,F401
 from viewcert.certify.certificate import certificate_text, compute_digest
 from viewcert.certify.trust import inside
 from viewcert.cli import app
 
-_EVENTS = ("open", "os.listdir", "os.scandir")
-_SEEN: list[tuple[str, str]] | None = None  # (event, real path) while a probe is active
-
-
-def _hook(event: str, args: tuple) -> None:
-    if _SEEN is not None and event in _EVENTS and args and isinstance(args[0], (str, bytes, os.PathLike)):
-        try:
-            _SEEN.append((event, os.path.realpath(os.fsdecode(args[0]))))
-        except (TypeError, ValueError):
-            pass
-
-
-sys.addaudithook(_hook)  # an audit hook cannot be removed: it records only while _SEEN is a list
-
 
 def verify(argv: list[str]) -> tuple[int, str, list[tuple[str, str]]]:
     """Run ``viewcert verify ...`` in this process with the probe on: (exit code, output, [(event, path)])."""
-    global _SEEN
-    _SEEN = []
-    try:
-        res = CliRunner().invoke(app, ["verify", *argv, "--workers", "1"])
-    finally:
-        seen, _SEEN = _SEEN, None
-    assert "Traceback" not in res.output, res.output
-    assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
-    return res.exit_code, res.output, seen
-
-
-def under(seen: list[tuple[str, str]], folder: Path, events=_EVENTS) -> list[str]:
-    """Paths under ``folder`` that an event of ``events`` touched (opened a file, listed a folder)."""
-    root = os.path.realpath(folder)
-    return [p for e, p in seen if e in events and os.path.commonpath([p, root]) == root]
+    return run(["verify", *argv, "--workers", "1"])
 
 
 @pytest.fixture(scope="module")
