@@ -150,7 +150,7 @@ def build_benchmark_cmd(
     size: int = typer.Option(768, help="image width = height, px"),
     subset: str = typer.Option("eval", help="study layout: eval | all"),
     limit: int = typer.Option(0, help="first N questions in the (label-blind) SHA-256 order; 0 = all"),
-    ids: Path = typer.Option(None, "--ids", help="crystal tasks: only the items of this id file (one id per line, "
+    ids: Path | None = typer.Option(None, "--ids", help="crystal tasks: only the items of this id file (one id per line, "
                                                  "e.g. `viewcert ladder --subset N`'s subset_ids.txt)"),
     truth: str = typer.Option("dataset", help="answer: the dataset's label (dataset) or the rendered cell's"),
     certify: bool = typer.Option(True, help="certify the benchmark's ceiling (viewcert.certify)"),

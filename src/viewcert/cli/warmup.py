@@ -191,9 +191,9 @@ def prestage(selection: str, report=None, jobs: int | None = None) -> float:
         return 0.0
     t0 = time.perf_counter()
     procs = [subprocess.Popen([sys.executable, "-c", "from viewcert.cli import app; app()", "warmup", "--workload", label],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for label in groups[:jobs]]
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for label in groups[:jobs]]
     for label, p in zip(groups, procs, strict=False):
-        _, err = p.communicate()
+        p.wait()
         if report is not None:
             report(f"  {label} (side by side): {'done' if p.returncode == 0 else 'failed, compiled in-process'}")
     return time.perf_counter() - t0
