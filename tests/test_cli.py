@@ -14,7 +14,7 @@ runner = CliRunner()
 
 
 def test_observe_builtin_sample_writes_observations(tmp_path):
-    result = runner.invoke(app, ["observe", "builtin:sample", "--out", str(tmp_path)])
+    result = runner.invoke(app, ["observe", "builtin:sample", "--tiling", "1,1,1", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     files = sorted((tmp_path / "observations").glob("*.json"))
     assert len(files) == 9  # 7 prototypes (one per crystal system) + 2 molecules

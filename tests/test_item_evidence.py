@@ -316,7 +316,7 @@ def test_cli_k_varying_and_one_model_items_are_documented_results(tmp_path):
     its items missing) while A and C, 1 of 13 missing, are scored under --threshold 0.1, so the ranking the subset
     keeps is A's, C's and D's."""
     res = _run(tmp_path, {"a.csv": _arm("A", drop_sample=(3, 1)), "b.csv": _arm("B", only=range(6)),
-                          "c.csv": _arm("C", right=3), "d.csv": _arm("D", n=13, right=9)}, "--subset", "6",
+                          "c.csv": _arm("C", right=3), "d.csv": _arm("D", n=13, right=9)}, "--subset-size", "6",
                "--threshold", "0.1")
     assert res.exit_code == 0, res.output
     out = tmp_path / "out"
@@ -418,7 +418,7 @@ def test_shortcut_term_pairs_by_hand():
 
 def test_cli_subset_out_of_range_is_one_line_exit_2(tmp_path):
     res = _run(tmp_path, {"a.csv": _arm("A"), "b.csv": _arm("B", right=3), "c.csv": _arm("C", right=9)},
-               "--subset", "12")
+               "--subset-size", "12")
     text = (res.stderr or "") + res.output
     assert res.exit_code == 2 and "--subset must be between 1 and 11 (the items), got 12" in text
     assert not (tmp_path / "out" / "subset_ids.txt").exists()

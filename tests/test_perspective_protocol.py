@@ -357,7 +357,7 @@ def test_hostile_perspective_files_are_one_line_exit_2(name, text, fragment, tmp
 def test_cli_views_naming_a_view_the_file_lacks(tmp_path):
     (tmp_path / "m.xyz").write_text(CHFCLBR)
     f = _axes3_file(tmp_path)
-    res, out = _cli(["certify", str(tmp_path / "m.xyz"), "--protocol", str(f), "--views", "front,back",
+    res, out = _cli(["certify", str(tmp_path / "m.xyz"), "--protocol", str(f), "--only-views", "front,back",
                      "--workers", "1", "--out", str(tmp_path / "o")])
     assert res.exit_code == 2 and "Traceback" not in out and "has no view 'back'" in out
 

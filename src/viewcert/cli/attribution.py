@@ -34,7 +34,7 @@ def ladder(
     ),
     certificate: Path | None = typer.Option(None, "--certificate", help="certificate JSON giving R1"),
     r1: list[str] = typer.Option([], "--r1", help="R1 as a number or fraction, optionally @δ in Å (repeatable): 1, 0.9524, 200/210@0.15"),
-    out: Path | None = typer.Option(None, "--out", help="output folder (default: EXPORT/ladder, else out/ladder)"),
+    out: Path | None = typer.Option(None, "--out", "-o", help="output folder (default: EXPORT/ladder, else out/ladder)"),
     threshold: float = typer.Option(0.05, help="unscored above this share of API errors / unanswered items"),
     tie_rule: str = typer.Option("first", help="majority-vote tie rule: first | alphabetical | none"),
     scoring: str = typer.Option("vote", help="vote (parsed answers) or harness (the harness's own scores)"),
@@ -47,7 +47,7 @@ def ladder(
                                                       "(refused by default: exit 2), with a loud warning"),
     ids: Path | None = typer.Option(None, "--ids", help="only the items of this id file (one id per line; an R1 "
                                                         "given as a number is kept as given)"),
-    subset: int | None = typer.Option(None, "--subset", help="propose N items keeping the models' R4 ranking "
+    subset: int | None = typer.Option(None, "--subset-size", help="propose N items keeping the models' R4 ranking "
                                                              "(Spearman ρ, Kendall τ); written to OUT/subset_ids.txt"),
 ) -> None:
     """Attribution ladder: accuracies per rung, perception share and residual per model, report. Give an
@@ -184,7 +184,7 @@ def audit_extraction(
     structures: Path | None = typer.Option(None, "--structures", help="structures.json ({id: {cif}})"),
     sidecar: Path | None = typer.Option(None, "--sidecar", help="labels_sidecar.json for a lattice cross-check"),
     study_dir: Path | None = typer.Option(None, "--study-dir", help="render-ceiling study folder"),
-    out: Path = typer.Option(Path("out/extraction"), "--out", help="output folder"),
+    out: Path = typer.Option(Path("out/extraction"), "--out", "-o", help="output folder"),
     tolerance: float = typer.Option(0.15, help="headline tolerance"),
     sweep: str = typer.Option("0.02,0.05,0.075,0.1,0.15,0.2,0.25,0.3", help="tolerance sweep (comma-separated)"),
     metric: str = typer.Option("fractional", help="fractional (norm of minimum-image fractional difference) | cartesian (Å)"),

@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from viewcert import defaults
-from viewcert.cli.options import MOLECULE_SCALE_HELP, echo, guarded, parse_tiling
+from viewcert.cli.options import MOLECULE_SCALE_HELP, WORKERS_HELP, echo, guarded, parse_tiling
 
 LIGAND_HELP = ("complex:PATH inputs: the ligand's residue name in a whole entry (e.g. PNM, or HEM/A/201); "
                "default: the folder's ligand.sdf")
@@ -89,7 +89,7 @@ def certify_cmd(
                                           "eval.jsonl), a structure file, or builtin:prototypes"),
     protocol: str = typer.Option("render-ceiling-5", help="named view protocol or a .toml/.json protocol file "
                                                           "(orthographic or perspective: docs/protocols.md)"),
-    views: str = typer.Option(None, help="comma-separated subset of the protocol's views"),
+    views: str = typer.Option(None, "--only-views", help="comma-separated subset of the protocol's views"),
     delta: float = typer.Option(defaults.DELTA, help="oracle tolerance δ (Å)"),
     symprec: float = typer.Option(None, help="symmetry tolerance τ (Å) for spglib/moyopy; default = δ"),
     angle_tolerance: float = typer.Option(defaults.ANGLE_TOLERANCE, help="angle tolerance (degrees) for spglib/moyopy and the "
@@ -125,8 +125,8 @@ def certify_cmd(
     pocket: float = typer.Option(None, help=POCKET_HELP),
     molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),
     scheduler: str = typer.Option(None, help="Dask scheduler address (tcp://host:8786); default local processes"),
-    workers: int = typer.Option(None, help="local worker processes (default: all CPUs)"),
-    out: Path = typer.Option(Path("out"), help="output folder"),
+    workers: int = typer.Option(None, help=WORKERS_HELP),
+    out: Path = typer.Option(Path("out"), "--out", "-o", help="output folder"),
     plots: bool = typer.Option(True, help="write plots"),
     resume: bool = typer.Option(True, help="checkpoint shards in OUT/.shards and resume from them"),
     keep_going: bool = typer.Option(True, "--keep-going/--fail-fast",
@@ -202,7 +202,7 @@ def verify_cmd(
     pocket: float = typer.Option(None, help=POCKET_HELP),
     molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),
     scheduler: str = typer.Option(None, help="Dask scheduler address"),
-    workers: int = typer.Option(None, help="local worker processes"),
+    workers: int = typer.Option(None, help=WORKERS_HELP),
     allow_stale_certificate: bool = typer.Option(False, "--allow-stale-certificate",
                                                  help="recompute a certificate whose digest does not match its "
                                                       "content (refused by default: exit 2) and report it"),
@@ -254,8 +254,8 @@ def sweep_cmd(
     pocket: float = typer.Option(None, help=POCKET_HELP),
     molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),
     scheduler: str = typer.Option(None, help="Dask scheduler address"),
-    workers: int = typer.Option(None, help="local worker processes"),
-    out: Path = typer.Option(Path("out/sweep"), help="output folder"),
+    workers: int = typer.Option(None, help=WORKERS_HELP),
+    out: Path = typer.Option(Path("out/sweep"), "--out", "-o", help="output folder"),
 ) -> None:
     """Design studies: view subsets, δ sweeps, noise sweeps, κ: CSV tables and plots in OUT."""
     from viewcert.certify.sweep import SweepPlan, run_sweep

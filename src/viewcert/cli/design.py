@@ -56,7 +56,7 @@ def design_cmd(
     weight: str = typer.Option("count", help="legibility: count (entries) | misi (each complex's entries "
                                              "weighted 1/true entries, MiSI's list score)"),
     target: float = typer.Option(0.05, help="δ (Å) of the items objective"),
-    margin: str = typer.Option("exact", help="exact (no false candidate) | phantom (δ*, no phantom point)"),
+    margin: str = typer.Option("exact", "--margin-kind", help="exact (no false candidate) | phantom (δ*, no phantom point)"),
     kappa_max: float = typer.Option(3.0, help="largest κ allowed for any view pair"),
     occlusion_budget: float = typer.Option(0.2, help="largest mean informative-occlusion fraction per view"),
     zone_deg: float = typer.Option(2.0, help="keep views this many degrees from every zone axis"),
@@ -65,8 +65,8 @@ def design_cmd(
     subset: str = typer.Option("eval", help="study layout: eval | all"),
     pareto: bool = typer.Option(False, help="also design K = 2…6 and write pareto.csv/json beside "
                                             "render-ceiling-5, its off-axis variant, axes-3 and axes-6"),
-    camera: str = typer.Option("orthographic", help="orthographic (directions) | perspective (one molecule: "
-                                                    "camera positions looking at its bounding-box centre)"),
+    camera: str = typer.Option(None, help="orthographic (directions, the default) | perspective (one molecule: "
+                                          "camera positions looking at its bounding-box centre)"),
     distance: float = typer.Option(0.0, help="perspective: camera distance from the centre, Å (0: framing rule)"),
     fov: float = typer.Option(30.0, help="perspective: field of view of the smaller image side, degrees"),
     check_delta: float = typer.Option(0.01, help="perspective: δ (Å) at which the placed cameras are measured "
@@ -84,6 +84,7 @@ def design_cmd(
     from viewcert.design.plots import delta_star_plot, stereographic_plot
     from viewcert.io.atomic import write_text_atomic
 
+    camera = camera or "orthographic"
     if camera not in ("orthographic", "perspective"):
         raise InputError(f"must be orthographic or perspective, got {camera!r}", field="--camera")
     m = re.fullmatch(r"fibonacci-(\d+)", candidates.strip())

@@ -6,15 +6,15 @@ from pathlib import Path
 
 import typer
 
-from viewcert.cli.options import echo, guarded
+from viewcert.cli.options import WORKERS_HELP, echo, guarded
 
 
 def explore_cmd(
     folder: Path = typer.Argument(..., help="a certify output or an export folder (holding certificate.json)"),
-    out: Path = typer.Option(None, help="site folder (default: FOLDER/explore)"),
+    out: Path = typer.Option(None, "--out", "-o", help="site folder (default: FOLDER/explore)"),
     serve: bool = typer.Option(False, "--serve", help="then serve the site on http://127.0.0.1:PORT (Ctrl-C stops)"),
     port: int = typer.Option(8000, help="port of --serve (127.0.0.1 only)"),
-    workers: int = typer.Option(0, help="processes writing the item pages (0: one per CPU; the bytes are the same)"),
+    workers: int = typer.Option(None, help=WORKERS_HELP),
     inputs: Path = typer.Option(None, help="the trusted folder (as verify --inputs; default: the current folder): "
                                 "inputs, protocol files and complexes the certificate names are read only inside it "
                                 "(an interaction export's complexes by name: each bond is drawn over the images)"),
@@ -37,7 +37,7 @@ def explore_cmd(
     if not Path(folder).is_dir():
         raise InputError("not a folder", source=str(folder))
     with claimed(site, "site"):  # locked; a folder holding an export or a certify output refused
-        index = write_site(folder, site, workers=workers if workers > 0 else default_workers(), inputs=root,
+        index = write_site(folder, site, workers=workers or default_workers(), inputs=root,
                            ladder=ladder)
     echo(f"wrote {index}")
     if serve:

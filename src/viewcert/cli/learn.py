@@ -14,7 +14,7 @@ from viewcert.cli.options import check_out, current_limits, echo, guarded, safe_
 def learn(
     source: str = typer.Argument(..., metavar="INPUT", help="the benchmark: the study layout (data/e3) or any input with --train"),
     reader: str = typer.Option(..., "--reader", help="cell-forest (19 cell metrics) | pixel-cnn (rendered views)"),
-    out: Path = typer.Option(Path("out/learn"), "--out", help="output folder (one subfolder per reader)"),
+    out: Path = typer.Option(Path("out/learn"), "--out", "-o", help="output folder (one subfolder per reader)"),
     train: str | None = typer.Option(None, "--train", help="training input, or pyxtal:N[:SEED] (N crystals drawn from pyxtal, stratified by crystal system, disjoint from the eval items); default: the input's training split"),
     protocol: str = typer.Option("render-ceiling-5", "--protocol", help="pixel-cnn: view protocol rendered"),
     image_size: int = typer.Option(64, "--image-size", help="pixel-cnn: image width = height (px)"),

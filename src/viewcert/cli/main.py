@@ -11,7 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+import typer.core
 
+from viewcert import defaults
 from viewcert.cli.options import EXIT_ITEMS, SESSION, echo, guarded, safe_console
 
 
@@ -28,7 +30,40 @@ class GuardedTyper(typer.Typer):
         return deco
 
 
-app = GuardedTyper(add_completion=False, no_args_is_help=True, help="viewcert: what do these images determine?")
+class RootGroup(typer.core.TyperGroup):
+    """The root command: its options (the limits, ``--debug``) are accepted after the command too
+    (``viewcert certify X --max-atoms 5000`` is ``viewcert --max-atoms 5000 certify X``)."""
+
+    def parse_args(self, ctx, args):
+        return super().parse_args(ctx, hoist_root_options(list(args), self.params, set(self.commands)))
+
+
+def hoist_root_options(args: list[str], params, commands: set[str]) -> list[str]:
+    """``args`` with the root options given after the command moved before it (up to a ``--``)."""
+    flags = {o for p in params if getattr(p, "is_flag", False) for o in p.opts}
+    valued = {o for p in params if not getattr(p, "is_flag", False) for o in p.opts}
+    at = next((i for i, a in enumerate(args) if a in commands), None)
+    if at is None:
+        return args
+    moved, rest, i = [], [], at + 1
+    while i < len(args):
+        a, name = args[i], args[i].split("=", 1)[0]
+        if a == "--":
+            rest += args[i:]
+            break
+        if a in flags or (name in valued and "=" in a):
+            moved.append(a)
+        elif a in valued and i + 1 < len(args):
+            moved += args[i:i + 2]
+            i += 1
+        else:
+            rest.append(a)
+        i += 1
+    return args[:at] + moved + args[at:at + 1] + rest
+
+
+app = GuardedTyper(cls=RootGroup, add_completion=False, no_args_is_help=True,
+                   help="viewcert: what do these images determine?")
 
 
 @app.callback()
@@ -77,8 +112,9 @@ def observe(
     source: str = typer.Argument("builtin:sample", help="builtin:sample|builtin:prototypes|builtin:molecules, a "
                                                         "structure file, a folder of them or the study layout"),
     protocol: str = typer.Option("render-ceiling-5", help="named view protocol"),
-    tiling: str = typer.Option("1,1,1", help="cell repetitions drawn, e.g. 2,2,2"),
-    out: Path = typer.Option(Path("out"), help="output folder"),
+    tiling: str = typer.Option(defaults.TILING_TEXT, help="cell repetitions observed, e.g. 1,1,1 (a molecule is "
+                                                          "never tiled)"),
+    out: Path = typer.Option(Path("out"), "--out", "-o", help="output folder"),
 ) -> None:
     """Project structures through a protocol and write per-view observations (JSON) under OUT/observations."""
     from rich.table import Table
@@ -116,7 +152,7 @@ def _item_failures(failed: list[str]) -> None:
 
 @app.command()
 def run(
-    out: Path = typer.Option(Path("out"), help="output folder"),
+    out: Path = typer.Option(Path("out"), "--out", "-o", help="output folder"),
     workers: int = typer.Option(1, help="local worker processes for certification (20 small items: 1 avoids "
                                         "compiling the numba kernels in every worker on a fresh machine)"),
 ) -> None:

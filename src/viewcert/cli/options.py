@@ -24,6 +24,10 @@ EXIT_INPUT = 2  # bad input, bad option, limit exceeded, unreadable file: nothin
 EXIT_ITEMS = 1  # the run finished and wrote everything, but some items could not be read or certified
 
 
+#: --workers means one thing in every command: local worker processes, default one per CPU (the bytes written
+#: do not depend on it); ``run`` alone defaults to 1 (a fresh machine would compile the kernels in every worker)
+WORKERS_HELP = "local worker processes (default: one per CPU; the outputs are the same)"
+
 MOLECULE_SCALE_HELP = ("molecules: common (one Å-per-pixel scale across views, bounding-box centre) | per-view "
                        "(each view fitted alone, the old framing); crystals are always fitted per view")
 

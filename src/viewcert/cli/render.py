@@ -11,7 +11,7 @@ from pathlib import Path
 import typer
 
 from viewcert import defaults
-from viewcert.cli.options import MOLECULE_SCALE_HELP, echo, guarded, parse_tiling
+from viewcert.cli.options import MOLECULE_SCALE_HELP, WORKERS_HELP, echo, guarded, parse_tiling
 from viewcert.errors import InputError, ViewcertError
 
 
@@ -143,7 +143,10 @@ def build_benchmark_cmd(
     input_spec: str = typer.Argument(..., metavar="INPUT",
                                      help="study layout (structures.json + eval.jsonl), folder, file or builtin:NAME"),
     protocol: str = typer.Option("render-ceiling-5", help="named view protocol or a .toml/.json protocol file"),
-    task: str = typer.Option("crystal-system", help="question task"),
+    task: str = typer.Option("crystal-system", help="question task (- or _): crystal-system (crystals) | "
+                              "translation | rotation | zoom | trans-rot | rot-rot | handedness "
+                              "(transformations) | point-group | molecule-handedness (molecules) | "
+                              "pocket-ligand | residue-ligand | interaction-location | docking (complexes)"),
     out: Path = typer.Option(..., "--out", "-o", help="benchmark folder"),
     style: str = typer.Option("study", help="study | ball-and-stick | spacefill"),
     tiling: str = typer.Option(defaults.TILING_TEXT, help="cell repetitions a,b,c"),
@@ -151,11 +154,11 @@ def build_benchmark_cmd(
     subset: str = typer.Option("eval", help="study layout: eval | all"),
     limit: int = typer.Option(0, help="first N questions in the (label-blind) SHA-256 order; 0 = all"),
     ids: Path | None = typer.Option(None, "--ids", help="crystal tasks: only the items of this id file (one id per line, "
-                                                 "e.g. `viewcert ladder --subset N`'s subset_ids.txt)"),
+                                                 "e.g. `viewcert ladder --subset-size N`'s subset_ids.txt)"),
     truth: str = typer.Option("dataset", help="answer: the dataset's label (dataset) or the rendered cell's"),
     certify: bool = typer.Option(True, help="certify the benchmark's ceiling (viewcert.certify)"),
     delta: float = typer.Option(defaults.DELTA, help="oracle tolerance δ for the certificate, Å (τ = δ)"),
-    workers: int = typer.Option(1, help="local worker processes"),
+    workers: int = typer.Option(None, help=WORKERS_HELP),
     buffers: bool = typer.Option(False, help="also write ID/depth buffers (.npy) per view"),
     camera: str = typer.Option(None, help="transformation tasks: orthographic | perspective (default: the "
                                           "protocol's own; names are orthographic)"),
@@ -313,7 +316,7 @@ def _molecule_benchmark(input_spec, out, *, task, protocol, style, size, delta, 
 
 
 def gallery_cmd(
-    out: Path = typer.Option(Path("docs/gallery.png"), "--out", "-o", help="PNG to write"),
+    out: Path = typer.Option(Path("out/gallery.png"), "--out", "-o", help="PNG to write"),
     tile_px: int = typer.Option(170, help="size of one view, px"),
     molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),
 ) -> None:

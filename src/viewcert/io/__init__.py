@@ -15,7 +15,7 @@
 - ``confine``           the one rule for paths a received file names (real path inside the trusted folder, no
                         symlink out, recorded SHA-256 matched) and for where a write or a served file may land
 - ``outputs``           output folders: one writer at a time (a lock), one output per folder
-- ``idlist``            item-id files (one id per line): what ``ladder --subset`` writes, ``--ids`` reads
+- ``idlist``            item-id files (one id per line): what ``ladder --subset-size`` writes, ``--ids`` reads
 - ``tables``            CSV text for people and spreadsheets: every string cell neutralised (OWASP's rule)
 - ``builtin``           built-in prototypes (pymatgen's AFLOW library) and molecules (biotite's CCD)
 """

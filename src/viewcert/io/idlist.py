@@ -1,4 +1,4 @@
-"""Item-id files: one item id per line (UTF-8), the list ``viewcert ladder --subset N`` writes and
+"""Item-id files: one item id per line (UTF-8), the list ``viewcert ladder --subset-size N`` writes and
 ``viewcert ladder --ids FILE`` / ``viewcert build-benchmark --ids FILE`` read. Blank lines and lines starting with
 ``#`` are skipped; surrounding whitespace is stripped; a repeated id is refused, naming its line."""
 

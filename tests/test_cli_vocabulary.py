@@ -1,0 +1,124 @@
+"""One vocabulary on the command line (issue 39, Build 4), checked by walking the Typer app: an option name has one
+type and one default in every command (the exceptions are listed below, each with its reason); no help text
+truncates a choice list at a normal terminal width; every command that writes has ``-o/--out``; build-benchmark's
+help names every task; the root options (limits, ``--debug``) are accepted after the command too."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import PurePosixPath
+
+import typer
+from typer.testing import CliRunner
+
+from viewcert.cli.main import app, hoist_root_options
+
+runner = CliRunner()
+#: option -> why its default differs between commands (its type and meaning are the same everywhere)
+DEFAULT_EXCEPTIONS = {
+    "--out": "each command's own output under out/ (checked below), or required, or beside its input",
+    "--seed": "each seeds a different draw: noise, answer sampling, candidate spiral, bootstrap, training",
+    "--sigma-unit": "sweep's noise rule δ = max(δ, 4·√2·κ·σ) needs Å; certify's noise is in px by default",
+    "--tiling": "sweep: design studies on one cell (the study's sweeps); every other command the shared 2,2,2",
+    "--workers": "run: 1 (a fresh machine would compile the kernels in every worker); elsewhere one per CPU",
+}
+#: option -> why its type differs
+TYPE_EXCEPTIONS = {"--seed": "build-benchmark reads it as text to refuse a negative or huge seed in one line"}
+#: commands that write nothing a user asked for (verify and occlusion print; warmup fills numba's cache)
+NO_OUTPUT = {"version", "verify", "occlusion", "warmup", "protocol show"}
+
+
+def commands():
+    """(name, click command) of every leaf command of the app."""
+    def walk(cmd, path):
+        if hasattr(cmd, "commands"):
+            for n, c in cmd.commands.items():
+                yield from walk(c, path + (n,))
+        else:
+            yield " ".join(path), cmd
+
+    return list(walk(typer.main.get_command(app), ()))
+
+
+def options(cmd):
+    return [p for p in cmd.params if p.param_type_name == "option"]
+
+
+def test_each_option_has_one_type_and_one_default():
+    seen = defaultdict(list)
+    for name, cmd in commands():
+        for p in options(cmd):
+            key = max(p.opts, key=len)
+            seen[key].append((name, p.type_descriptor.annotation, p.is_flag, repr(p.default),
+                              tuple(sorted(p.opts))))
+    for key, uses in seen.items():
+        types = {(str(u[1]).replace("typing.Optional", ""), u[2]) for u in uses}
+        defaults = {u[3] for u in uses}
+        spellings = {u[4] for u in uses}
+        if key not in TYPE_EXCEPTIONS:
+            assert len(types) == 1, (key, uses)
+        if key not in DEFAULT_EXCEPTIONS:
+            assert len(defaults) == 1, (key, uses)
+        assert len(spellings) == 1, (key, uses)  # -o everywhere or nowhere
+    for key in DEFAULT_EXCEPTIONS:  # each exception is still needed
+        assert len({u[3] for u in seen[key]}) > 1, key
+    # the shared defaults: tiling 2,2,2 and workers one per CPU everywhere but the listed commands
+    assert {u[0] for u in seen["--tiling"] if u[3] != "'2,2,2'"} == {"sweep"}
+    assert {u[0] for u in seen["--workers"] if u[3] != "None"} == {"run"}
+
+
+def test_every_command_that_writes_has_dash_o_out_under_out():
+    for name, cmd in commands():
+        outs = [p for p in options(cmd) if "--out" in p.opts]
+        if name in NO_OUTPUT:
+            assert not outs, name
+            continue
+        assert outs and set(outs[0].opts) == {"--out", "-o"}, name
+        d = outs[0].default
+        # never a fixed folder of the current directory other than out/ (gallery: not docs/)
+        assert d is None or PurePosixPath(str(d)).parts[0] == "out", (name, d)
+
+
+def _choices(text: str) -> list[list[str]]:
+    """The choice lists ``a | b | c`` of a help text (a parenthesised remark after a choice set aside)."""
+    text = re.sub(r"\([^()]*\)", "", text or "")
+    return [[x.strip() for x in m.split("|")] for m in re.findall(r"[\w.-]+(?:\s*\|\s*[\w.-]+)+", text)]
+
+
+def test_help_shows_every_choice_at_a_normal_width():
+    checked = 0
+    for name, cmd in commands():
+        r = runner.invoke(app, [*name.split(), "--help"], terminal_width=100, env={"COLUMNS": "100"})
+        assert r.exit_code == 0, name
+        flat = re.sub(r"[\s│╭╮╰╯─]+", "", r.output)
+        for p in options(cmd):
+            for alternatives in _choices(p.help):
+                for a in alternatives:
+                    assert a.replace(" ", "") in flat, (name, p.name, a)
+                    checked += 1
+    assert checked >= 60  # the walk reached the choice lists (tasks, levels, objectives, styles, ...)
+
+
+def test_build_benchmark_help_names_every_task():
+    from viewcert.benchmark.interaction_export import INTERACTION_TASKS
+    from viewcert.benchmark.molecule_export import MOLECULE_TASKS
+    from viewcert.benchmark.settings import TASKS
+    from viewcert.tasks.model import TASKS as TRANSFORMATION_TASKS
+
+    (cmd,) = [c for n, c in commands() if n == "build-benchmark"]
+    (task,) = [p for p in options(cmd) if p.name == "task"]
+    named = {a for alts in _choices(task.help) for a in alts}
+    assert named == set(TASKS + TRANSFORMATION_TASKS + MOLECULE_TASKS + INTERACTION_TASKS)
+
+
+def test_root_options_after_the_command():
+    root = typer.main.get_command(app)
+    hoisted = hoist_root_options(["certify", "x", "--max-atoms", "5", "--out", "o", "--debug", "--max-views=3", "--",
+                                  "--max-pixels", "1"], root.params, set(root.commands))
+    assert hoisted == ["--max-atoms", "5", "--debug", "--max-views=3", "certify", "x", "--out", "o", "--",
+                       "--max-pixels", "1"]
+    before = runner.invoke(app, ["--max-views", "2", "observe", "builtin:sample", "--out", "unused"])
+    after = runner.invoke(app, ["observe", "builtin:sample", "--out", "unused", "--max-views", "2"])
+    assert before.exit_code == after.exit_code == 2
+    assert "max_views" in after.output and after.output == before.output
