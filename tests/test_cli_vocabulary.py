@@ -26,7 +26,7 @@ DEFAULT_EXCEPTIONS = {
 #: option -> why its type differs
 TYPE_EXCEPTIONS = {"--seed": "build-benchmark reads it as text to refuse a negative or huge seed in one line"}
 #: commands that write nothing a user asked for (verify and occlusion print; warmup fills numba's cache)
-NO_OUTPUT = {"version", "verify", "occlusion", "warmup", "protocol show"}
+NO_OUTPUT = {"version", "verify", "occlusion", "warmup", "protocol show", "protocol list"}
 
 
 def commands():
@@ -122,3 +122,59 @@ def test_root_options_after_the_command():
     after = runner.invoke(app, ["observe", "builtin:sample", "--out", "unused", "--max-views", "2"])
     assert before.exit_code == after.exit_code == 2
     assert "max_views" in after.output and after.output == before.output
+
+
+def test_protocol_list_names_every_protocol_with_its_views():
+    r = runner.invoke(app, ["protocol", "list"])
+    assert r.exit_code == 0, r.output
+    lines = {ln.split()[0]: ln for ln in r.output.splitlines()}
+    assert list(lines) == ["render-ceiling-5", "render-ceiling-5-offaxis", "axes-3", "axes-6", "fibonacci-N"]
+    assert " 5 views " in lines["render-ceiling-5"] and "axis_a, axis_b, axis_c, body_diagonal, oblique2" in \
+        lines["render-ceiling-5"]
+    assert " 3 views " in lines["axes-3"] and lines["axes-3"].endswith("front, top, left")
+    assert " 6 views " in lines["axes-6"] and "N views" in lines["fibonacci-N"]
+
+
+def _one_line_error(args: list[str]) -> str:
+    r = runner.invoke(app, args)
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert r.exit_code == 2 and len(lines) == 1 and lines[0].startswith("viewcert: error: "), r.output
+    assert "Traceback" not in r.output and "╭" not in r.output
+    return lines[0]
+
+
+def test_unknown_names_get_a_did_you_mean_in_one_line(tmp_path):
+    out = str(tmp_path / "o")
+    assert "unknown protocol 'render-celing-5' (did you mean render-ceiling-5?)" in _one_line_error(
+        ["certify", "builtin:sample", "--protocol", "render-celing-5", "--out", out])
+    assert "(did you mean axis_c?)" in _one_line_error(
+        ["certify", "builtin:sample", "--only-views", "axis_z", "--out", out])
+    assert "got 'crystal-sytem' (did you mean crystal-system?)" in _one_line_error(
+        ["build-benchmark", "builtin:sample", "--task", "crystal_sytem", "-o", out])
+    assert "unknown level(s) space_grop (did you mean space_group?)" in _one_line_error(
+        ["certify", "builtin:sample", "--score", "space-grop", "--out", out])
+    assert "No such option: --scor" in _one_line_error(["certify", "builtin:sample", "--scor", "x"])
+    assert "No such command 'certfy'" in _one_line_error(["certfy"])
+    assert "must be orthographic or perspective" in _one_line_error(["design", "builtin:sample", "--camera", "x"])
+
+
+PDB = """\
+ATOM      1  N   GLY A   1       0.000   0.000   0.000  1.00  0.00           N
+ATOM      2  CA  GLY A   1       1.458   0.000   0.000  1.00  0.00           C
+ATOM      3  C   GLY A   1       2.009   1.420   0.000  1.00  0.00           C
+ATOM      4  O   GLY A   1       1.251   2.390   0.000  1.00  0.00           O
+HETATM    5  C1  PNM A 201       5.000   0.000   0.000  1.00  0.00           C
+HETATM    6  O1  PNM A 201       6.200   0.000   0.000  1.00  0.00           O
+HETATM    7  N1  PNM A 201       5.000   1.300   0.000  1.00  0.00           N
+END
+"""
+
+
+def test_a_complex_without_or_with_a_wrong_ligand_names_its_hetero_residues(tmp_path):
+    (tmp_path / "c.pdb").write_text(PDB)
+    spec = f"complex:{tmp_path / 'c.pdb'}"
+    none = _one_line_error(["build-benchmark", spec, "--task", "pocket-ligand", "-o", str(tmp_path / "a")])
+    assert "complex:PATH#ligand=RES (hetero residues: PNM)" in none and "--ligand" not in none
+    wrong = _one_line_error(["build-benchmark", f"{spec}#ligand=PMN", "--task", "pocket-ligand", "-o",
+                             str(tmp_path / "b")])
+    assert "ligand 'PMN' is not in the file (did you mean PNM?) (hetero residues: PNM)" in wrong

@@ -3,6 +3,8 @@ not exceptions: see ``oracle.triangulate.Reconstruction.status`` and ``certify.c
 
 from __future__ import annotations
 
+import difflib
+
 
 class ViewcertError(Exception):
     """Base class of every error viewcert raises on purpose."""
@@ -17,6 +19,17 @@ class InputError(ViewcertError, ValueError):
         self.message = message  # without the place (a reader re-raising it names its own file)
         where = ", ".join(p for p in (source and f"file {source}", field and f"field {field}") if p)
         super().__init__(f"{where}: {message}" if where else message)
+
+
+def did_you_mean(name: object, known) -> str:
+    """``" (did you mean X?)"`` naming the known name closest to ``name`` (``difflib``, case and ``-``/``_``
+    ignored), or ``""`` when none is close: the tail of every "unknown name" error."""
+    def key(s: object) -> str:
+        return str(s).strip().lower().replace("_", "-")
+
+    by_key = {key(k): str(k) for k in known}
+    best = difflib.get_close_matches(key(name), list(by_key), n=1, cutoff=0.6)
+    return f" (did you mean {by_key[best[0]]}?)" if best else ""
 
 
 class CameraError(ViewcertError, ValueError):

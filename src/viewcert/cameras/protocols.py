@@ -16,7 +16,7 @@ import numpy as np
 
 from viewcert.cameras.camera import check_rotation
 from viewcert.cameras.pose import from_ase_string, look_at
-from viewcert.errors import CameraError
+from viewcert.errors import CameraError, did_you_mean
 
 SAME_DIRECTION_DEG = 1e-6  # two views closer than this are "identical"
 
@@ -87,7 +87,8 @@ class Protocol:
                 picked.append(int(k))
             else:
                 if k not in self.view_names:
-                    raise CameraError(f"protocol {self.name!r} has no view {k!r}; views: {self.view_names}")
+                    raise CameraError(f"protocol {self.name!r} has no view {k!r}{did_you_mean(k, self.view_names)}; "
+                                      f"views: {', '.join(self.view_names)}")
                 picked.append(self.view_names.index(k))
         picked = sorted(set(picked))
         views = tuple(self.views[i] for i in picked)
@@ -168,7 +169,8 @@ def get_protocol(name: str) -> Protocol:
     m = re.fullmatch(r"fibonacci-(\d+)", name)
     if m:
         return _fibonacci(int(m.group(1)))
-    raise CameraError(f"unknown protocol {name!r}; known: {', '.join(PROTOCOL_NAMES)}, fibonacci-N")
+    raise CameraError(f"unknown protocol {name!r}{did_you_mean(name, PROTOCOL_NAMES)}; known: "
+                      f"{', '.join(PROTOCOL_NAMES)}, fibonacci-N (viewcert protocol list)")
 
 
 PROTOCOL_NAMES = ("render-ceiling-5", "render-ceiling-5-offaxis", "axes-3", "axes-6")

@@ -11,6 +11,7 @@ import typer
 
 from viewcert import defaults
 from viewcert.cli.options import MOLECULE_SCALE_HELP, WORKERS_HELP, echo, guarded, parse_tiling
+from viewcert.errors import did_you_mean
 
 LIGAND_HELP = ("complex:PATH inputs: the ligand's residue name in a whole entry (e.g. PNM, or HEM/A/201); "
                "default: the folder's ligand.sdf")
@@ -28,7 +29,8 @@ def _levels(score: str) -> dict:
     # crystal-system and crystal_system are one level, shown as the levels are written (crystal_system)
     bad = [x for x in names if x not in LEVELS and x not in MOLECULE_LEVELS]
     if bad or not names:
-        raise typer.BadParameter(f"--score: unknown level(s) {bad or score!r}; {LEVEL_HELP}")
+        hint = did_you_mean(bad[0], LEVELS + MOLECULE_LEVELS) if bad else ""
+        raise typer.BadParameter(f"--score: unknown level(s) {', '.join(bad) or repr(score)}{hint}; {LEVEL_HELP}")
     crystal = [x for x in names if x in LEVELS]
     mol = [x for x in names if x in MOLECULE_LEVELS]
     out: dict = {"score": crystal[0] if crystal else "crystal_system"}

@@ -252,10 +252,21 @@ def protocol_show_cmd(
     echo(format_protocol(name, fmt), nl=False)
 
 
+def protocol_list_cmd() -> None:
+    """List the named view protocols, one line each: name, views, what they are (files: docs/protocols.md)."""
+    from viewcert.cameras.protocols import PROTOCOL_NAMES, get_protocol
+
+    for name in PROTOCOL_NAMES:
+        p = get_protocol(name)
+        echo(f"{name:<26} {len(p.views):>2} views  {p.description}: {', '.join(p.view_names)}")
+    echo(f"{'fibonacci-N':<26}  N views  N near-uniform view directions on a hemisphere (golden-angle spiral)")
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``design``, ``margin``, ``occlusion`` and ``protocol show`` to ``app``."""
+    """Add ``design``, ``margin``, ``occlusion``, ``protocol list`` and ``protocol show`` to ``app``."""
     app.command("design")(guarded(design_cmd))
     app.command("margin")(guarded(margin_cmd))
     app.command("occlusion")(guarded(occlusion_cmd))
+    protocol_app.command("list")(guarded(protocol_list_cmd))
     protocol_app.command("show")(guarded(protocol_show_cmd))
     app.add_typer(protocol_app, name="protocol")

@@ -8,13 +8,14 @@ Resource limits (``viewcert.limits``) are options of the root command: ``viewcer
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
 import typer.core
 
 from viewcert import defaults
-from viewcert.cli.options import EXIT_ITEMS, SESSION, echo, guarded, safe_console
+from viewcert.cli.options import EXIT_INPUT, EXIT_ITEMS, SESSION, echo, guarded, safe_console
 
 
 class GuardedTyper(typer.Typer):
@@ -36,6 +37,26 @@ class RootGroup(typer.core.TyperGroup):
 
     def parse_args(self, ctx, args):
         return super().parse_args(ctx, hoist_root_options(list(args), self.params, set(self.commands)))
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """Click's usage errors (a bad option value, an unknown option or command) in the one error style:
+        ``viewcert: error: <one line>`` on stderr, exit 2 (the help of a bare command is shown as it is)."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        from typer._click.exceptions import ClickException, NoArgsIsHelpError
+
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except NoArgsIsHelpError as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except ClickException as exc:
+            echo(f"viewcert: error: {exc.format_message()}", err=True, one_line=True)
+            sys.exit(EXIT_INPUT)
+        except typer.Abort:
+            echo("viewcert: aborted", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
 
 def hoist_root_options(args: list[str], params, commands: set[str]) -> list[str]:

@@ -12,7 +12,7 @@ import typer
 
 from viewcert import defaults
 from viewcert.cli.options import MOLECULE_SCALE_HELP, WORKERS_HELP, echo, guarded, parse_tiling
-from viewcert.errors import InputError, ViewcertError
+from viewcert.errors import InputError, ViewcertError, did_you_mean
 
 
 def _safe(name: str) -> str:
@@ -191,8 +191,9 @@ def build_benchmark_cmd(
     limits = current_limits()
     task = task.strip().lower().replace("_", "-")  # one vocabulary: crystal_system is crystal-system (shown so)
     if task not in TRANSFORMATION_TASKS + CRYSTAL_TASKS + MOLECULE_TASKS + INTERACTION_TASKS:
-        raise InputError(f"task must be one of {', '.join(CRYSTAL_TASKS + TRANSFORMATION_TASKS + MOLECULE_TASKS + INTERACTION_TASKS)}, "
-                         f"got {task!r}", field="task")
+        known = CRYSTAL_TASKS + TRANSFORMATION_TASKS + MOLECULE_TASKS + INTERACTION_TASKS
+        raise InputError(f"task must be one of {', '.join(known)}, got {task!r}{did_you_mean(task, known)}",
+                         field="task")
     if ids is not None and task not in CRYSTAL_TASKS:
         raise InputError(f"--ids applies to the crystal tasks ({', '.join(CRYSTAL_TASKS)}), not {task!r}", field="ids")
     chosen = None if ids is None else list(read_ids(ids))  # a bad id file: one line, before any work

@@ -38,7 +38,7 @@ import gemmi
 import numpy as np
 
 from viewcert.elements import atomic_number
-from viewcert.errors import InputError
+from viewcert.errors import InputError, did_you_mean
 from viewcert.io.altloc import AltlocRow, choose_altlocs
 from viewcert.io.sdf import read_sdf_text
 from viewcert.structures import Provenance, Structure, sha256_text
@@ -311,6 +311,11 @@ def _ligand_from_molecule(path: Path) -> tuple[np.ndarray, list[int], list[str],
     return s.positions[heavy], [int(z) for z in s.numbers[heavy]], out, block
 
 
+def _hetero(rows: list[tuple]) -> list[str]:
+    """The residue names of a file's hetero (HETATM) rows, sorted."""
+    return sorted({r[1] for r in rows if r[6]})
+
+
 def _select_ligand(rows: list[tuple], ligand: str, source: str) -> tuple[list[int], int]:
     parts = ligand.split("/")
     name = parts[0].upper()
@@ -322,8 +327,9 @@ def _select_ligand(rows: list[tuple], ligand: str, source: str) -> tuple[list[in
             if (r[0], r[2]) not in keys:
                 keys.append((r[0], r[2]))
     if not keys:
-        present = sorted({r[1] for r in rows if r[6]})
-        raise InputError(f"ligand {ligand!r} is not in the file (hetero residues: {', '.join(present) or 'none'}); "
+        present = _hetero(rows)
+        raise InputError(f"ligand {ligand!r} is not in the file{did_you_mean(name, present)} (hetero residues: "
+                         f"{', '.join(present) or 'none'}); "
                          "a ligand in its own file: complex:protein=P,ligand=L", source=source, field="ligand")
     first = keys[0]
     return [i for i, r in enumerate(rows) if r[1] == name and (r[0], r[2]) == first], len(keys)
@@ -379,8 +385,8 @@ def prepare_complex(
     instances, block, rest = 1, None, rows
     if lig_file is None:
         if ligand is None:
-            raise InputError("a whole entry needs the ligand's residue name (--ligand RES)", source=str(protein),
-                             field="ligand")
+            raise InputError("a whole entry needs the ligand's residue name: complex:PATH#ligand=RES (hetero "
+                             f"residues: {', '.join(_hetero(rows)) or 'none'})", source=str(protein), field="ligand")
         idx, instances = _select_ligand(rows, ligand, str(protein))
         lig_rows = [rows[i] for i in idx]
         rest = [r for i, r in enumerate(rows) if i not in set(idx)]
