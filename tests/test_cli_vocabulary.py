@@ -26,7 +26,7 @@ DEFAULT_EXCEPTIONS = {
 #: option -> why its type differs
 TYPE_EXCEPTIONS = {"--seed": "build-benchmark reads it as text to refuse a negative or huge seed in one line"}
 #: commands that write nothing a user asked for (verify and occlusion print; warmup fills numba's cache)
-NO_OUTPUT = {"version", "verify", "occlusion", "warmup", "protocol show", "protocol list"}
+NO_OUTPUT = {"version", "verify", "occlusion", "warmup", "protocol show", "protocol list", "settings show"}
 
 
 def commands():
@@ -92,6 +92,10 @@ def test_help_shows_every_choice_at_a_normal_width():
         r = runner.invoke(app, [*name.split(), "--help"], terminal_width=100, env={"COLUMNS": "100"})
         assert r.exit_code == 0, name
         flat = re.sub(r"[\s│╭╮╰╯─]+", "", r.output)
+        if any(p.hidden for p in options(cmd)):  # the settings-file options: their help is in settings show
+            shown = runner.invoke(app, ["settings", "show", name])
+            assert shown.exit_code == 0, shown.output
+            flat += re.sub(r"\s+", "", shown.output)
         for p in options(cmd):
             for alternatives in _choices(p.help):
                 for a in alternatives:
@@ -178,3 +182,60 @@ def test_a_complex_without_or_with_a_wrong_ligand_names_its_hetero_residues(tmp_
     wrong = _one_line_error(["build-benchmark", f"{spec}#ligand=PMN", "--task", "pocket-ligand", "-o",
                              str(tmp_path / "b")])
     assert "ligand 'PMN' is not in the file (did you mean PNM?) (hetero residues: PNM)" in wrong
+
+
+def test_no_command_shows_more_than_15_options():
+    root = typer.main.get_command(app)
+    for name, cmd in [("", root), *commands()]:
+        shown = [p for p in cmd.params if p.param_type_name == "option" and not p.hidden and p.name != "help"]
+        assert len(shown) <= 15, (name, len(shown))
+
+
+def test_settings_show_round_trips_every_hidden_default(tmp_path):
+    from viewcert.cli.settings import load_settings
+
+    root = typer.main.get_command(app)
+    r = runner.invoke(app, ["settings", "show"])
+    assert r.exit_code == 0, r.output
+    (tmp_path / "s.toml").write_text(r.output)
+    loaded = load_settings(tmp_path / "s.toml", root)
+    n = 0
+    for name, cmd in commands():
+        for p in options(cmd):
+            if p.hidden and p.default is not None:
+                got = loaded
+                for part in name.split():
+                    got = got[part]
+                assert got[p.name] == (list(p.default) if isinstance(p.default, tuple) else p.default), (name, p.name)
+                n += 1
+    assert n >= 30
+
+
+def test_a_settings_file_sets_defaults_and_the_command_line_wins(tmp_path):
+    (tmp_path / "s.toml").write_text('[certify]\npairs = "first"\nplots = false\n')
+    args = ["certify", "builtin:aflow:A_cF4_225_a", "--settings", str(tmp_path / "s.toml"), "--workers", "1"]
+    r = runner.invoke(app, [*args, "--out", str(tmp_path / "a")])
+    assert r.exit_code == 0, r.output
+    assert "oracle pairs=first" in (tmp_path / "a" / "summary.txt").read_text()
+    assert not (tmp_path / "a" / "phantoms.png").exists()  # plots = false
+    r = runner.invoke(app, [*args, "--pairs", "all", "--out", str(tmp_path / "b")])
+    assert r.exit_code == 0, r.output
+    assert "oracle pairs=all" in (tmp_path / "b" / "summary.txt").read_text()
+
+
+def test_a_bad_settings_file_is_one_line_naming_file_and_key(tmp_path):
+    cases = {"key.toml": ('[certify]\npars = "first"\n', "field certify.pars: unknown key 'pars' of [certify] "
+                                                             "(did you mean pairs?)"),
+             "table.toml": ('[certfy]\npairs = "first"\n', "field certfy: unknown command table [certfy] "
+                                                             "(did you mean certify?)"),
+             "toml.toml": ("[certify\n", "not valid TOML")}
+    for name, (text, fragment) in cases.items():
+        (tmp_path / name).write_text(text)
+        line = _one_line_error(["certify", "builtin:sample", "--out", str(tmp_path / "o"), "--settings",
+                                str(tmp_path / name)])
+        assert f"file {tmp_path / name}" in line and fragment in line, line
+    (tmp_path / "value.toml").write_text('[build-benchmark]\nsize = "big"\n')
+    line = _one_line_error(["--settings", str(tmp_path / "value.toml"), "build-benchmark", "builtin:sample", "-o",
+                            str(tmp_path / "o")])
+    assert f"(from the settings file {tmp_path / 'value.toml'}, key size)" in line
+    assert not (tmp_path / "o").exists()

@@ -228,5 +228,7 @@ def audit_extraction(
 
 def register(app: typer.Typer) -> None:
     """Add ``ladder`` and ``audit-extraction`` to a typer app."""
-    app.command("ladder")(guarded(ladder))
+    from viewcert.cli.settings import rarely_changed
+
+    app.command("ladder")(guarded(rarely_changed(ladder, "tie_rule", "share_cutoff")))
     app.command("audit-extraction")(guarded(audit_extraction))

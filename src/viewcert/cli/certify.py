@@ -291,6 +291,13 @@ def sweep_cmd(
 
 def register(app: typer.Typer) -> None:
     """Add ``certify``, ``verify`` and ``sweep`` to ``app``."""
-    app.command("certify")(guarded(certify_cmd))
+    from viewcert.cli.settings import rarely_changed
+
+    app.command("certify")(guarded(rarely_changed(
+        certify_cmd, "angle_tolerance", "pairs", "merge", "cartesian_merge", "supercell", "sigma", "sigma_unit",
+        "seed", "occlusion", "min_pixels", "subset", "no_standardize", "no_cross_check", "cross_check_angle",
+        "molecule_scale", "scheduler", "plots", "resume")))
     app.command("verify")(guarded(verify_cmd))
-    app.command("sweep")(guarded(sweep_cmd))
+    app.command("sweep")(guarded(rarely_changed(
+        sweep_cmd, "sigma_unit", "pairs", "merge", "cartesian_merge", "supercell", "subset", "molecule_scale",
+        "scheduler")))

@@ -264,7 +264,10 @@ def protocol_list_cmd() -> None:
 
 def register(app: typer.Typer) -> None:
     """Add ``design``, ``margin``, ``occlusion``, ``protocol list`` and ``protocol show`` to ``app``."""
-    app.command("design")(guarded(design_cmd))
+    from viewcert.cli.settings import rarely_changed
+
+    app.command("design")(guarded(rarely_changed(
+        design_cmd, "occlusion_budget", "zone_deg", "seed", "subset", "distance", "fov", "check_delta")))
     app.command("margin")(guarded(margin_cmd))
     app.command("occlusion")(guarded(occlusion_cmd))
     protocol_app.command("list")(guarded(protocol_list_cmd))

@@ -15,7 +15,7 @@ import typer
 import typer.core
 
 from viewcert import defaults
-from viewcert.cli.options import EXIT_INPUT, EXIT_ITEMS, SESSION, echo, guarded, safe_console
+from viewcert.cli.options import EXIT_INPUT, EXIT_ITEMS, SESSION, echo, guarded, one_line, safe_console
 
 
 class GuardedTyper(typer.Typer):
@@ -51,12 +51,22 @@ class RootGroup(typer.core.TyperGroup):
             exc.show()
             sys.exit(exc.exit_code)
         except ClickException as exc:
-            echo(f"viewcert: error: {exc.format_message()}", err=True, one_line=True)
+            echo(f"viewcert: error: {exc.format_message()}{_from_settings(exc)}", err=True, one_line=True)
             sys.exit(EXIT_INPUT)
         except typer.Abort:
             echo("viewcert: aborted", err=True)
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _from_settings(exc) -> str:
+    """" (from the settings file F)" when the bad value of ``exc`` came from ``--settings F``."""
+    from typer._click.core import ParameterSource
+
+    ctx, param = getattr(exc, "ctx", None), getattr(exc, "param", None)
+    if ctx is None or param is None or ctx.get_parameter_source(param.name) != ParameterSource.DEFAULT_MAP:
+        return ""
+    return f" (from the settings file {ctx.find_root().params.get('settings')}, key {param.name.replace('_', '-')})"
 
 
 def hoist_root_options(args: list[str], params, commands: set[str]) -> list[str]:
@@ -89,6 +99,9 @@ app = GuardedTyper(cls=RootGroup, add_completion=False, no_args_is_help=True,
 
 @app.callback()
 def _main(
+    ctx: typer.Context,
+    settings: Path = typer.Option(None, "--settings", help="TOML file of the rarely changed options, a table "
+                                  "per command (viewcert settings show [COMMAND] prints them)"),
     debug: bool = typer.Option(False, "--debug", help="show Python tracebacks instead of one-line errors"),
     max_atoms: int = typer.Option(None, help="limit: atoms per structure (default 2000)"),
     max_tiling: int = typer.Option(None, help="limit: product of cell repetitions (default 125)"),
@@ -116,6 +129,14 @@ def _main(
             max_questions=max_questions, max_bootstrap_draws=max_bootstrap_draws)
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
+    if settings is not None:  # the file's values become the commands' defaults (the command line still wins)
+        from viewcert.cli.settings import load_settings
+
+        try:
+            ctx.default_map = load_settings(settings, ctx.command)
+        except ViewcertError as exc:
+            echo(f"viewcert: error: {one_line(exc)}", err=True)
+            raise typer.Exit(EXIT_INPUT) from None
     SESSION.set({"debug": debug, "limits": limits})
     set_active_limits(limits)  # for readers deep inside a command (harness files, zip members, JSON)
 
@@ -221,6 +242,7 @@ def _mount_subcommands() -> None:
     from viewcert.cli import explore as cli_explore
     from viewcert.cli import learn as cli_learn
     from viewcert.cli import render as cli_render
+    from viewcert.cli import settings as cli_settings
     from viewcert.cli import warmup as cli_warmup
 
     cli_certify.register(app)
@@ -230,6 +252,7 @@ def _mount_subcommands() -> None:
     cli_explore.register(app)
     cli_warmup.register(app)
     cli_learn.register(app)
+    cli_settings.register(app)
 
 
 _mount_subcommands()

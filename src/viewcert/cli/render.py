@@ -334,5 +334,8 @@ def gallery_cmd(
 def register(app: typer.Typer) -> None:
     """Add ``render``, ``build-benchmark`` and ``gallery`` to ``app``."""
     app.command("render")(guarded(render_cmd))
-    app.command("build-benchmark")(guarded(build_benchmark_cmd))
+    from viewcert.cli.settings import rarely_changed
+
+    app.command("build-benchmark")(guarded(rarely_changed(
+        build_benchmark_cmd, "subset", "buffers", "depth_cue", "seed", "per_structure")))
     app.command("gallery")(guarded(gallery_cmd))
