@@ -63,6 +63,8 @@ def design_cmd(
     cap: float = typer.Option(0.6, help="δ* above this (Å) counts as this"),
     seed: int = typer.Option(0, help="turns the candidate spiral (0: not turned)"),
     subset: str = typer.Option("eval", help="study layout: eval | all"),
+    against: str = typer.Option("render-ceiling-5", help="your current protocol (name or file): the design is "
+                                                         "compared with it item by item (comparison.csv)"),
     pareto: bool = typer.Option(False, help="also design K = 2…6 and write pareto.csv/json beside "
                                             "render-ceiling-5, its off-axis variant, axes-3 and axes-6"),
     camera: str = typer.Option(None, help="orthographic (directions, the default) | perspective (one molecule: "
@@ -123,17 +125,44 @@ def design_cmd(
                               if camera == "perspective" else {})}
     write_text_atomic(out / "design.json",
                       json.dumps({"input": str(input_spec), **d.to_dict(), "camera": cam}, indent=1) + "\n")
-    stereographic_plot({d.protocol.name: d.protocol}, cells, out / "directions.png")
-    delta_star_plot({d.protocol.name: d.delta_star}, out / "delta_star.png", cap=cap)
+    base = resolve(against).protocol
+    base_values, compared = _compare(ids, cells, d, base, cfg, out)
+    stereographic_plot({d.protocol.name: d.protocol, base.name: base}, cells, out / "directions.png")
+    delta_star_plot({d.protocol.name: d.delta_star, base.name: base_values}, out / "delta_star.png", cap=cap)
     if pareto:
         _pareto(cells, cfg, out)
-    echo(f"{d.protocol.name}: worst {margin} margin {d.worst:.4f} Å, 5th percentile {d.p5:.4f} Å over {len(cells)} "
-         f"structures ({d.evaluations} view sets evaluated); wrote {out / 'protocol.toml'}")
+    echo(f"{d.protocol.name}: worst {margin} margin {_at_cap(d.worst, cap)}, 5th percentile {_at_cap(d.p5, cap)} "
+         f"over {len(cells)} structures ({d.evaluations} view sets evaluated); views "
+         f"{', '.join(v.name for v in d.protocol.views)}; wrote {out / 'protocol.toml'}")
+    echo(compared, one_line=True)
     if measured is not None:
         from viewcert.design.perspective import measure_line
 
         echo("measured on the molecule (certify): " + "; ".join(measure_line(measured[k])
                                                                     for k in ("perspective", "orthographic")))
+
+
+def _at_cap(value: float, cap: float) -> str:
+    """A margin in Å, saying so when it sits at the search's ``--cap`` (then it is a lower bound)."""
+    return f"{value:.4f} Å" + (f" (at --cap {cap:g}: at least this)" if value >= cap - 1e-12 else "")
+
+
+def _compare(ids, cells, d, base, cfg, out: Path):
+    """The design against ``base`` item by item: writes comparison.csv; (the base's margins, one line)."""
+    import numpy as np
+
+    from viewcert.design.designer import protocol_margins
+
+    b = protocol_margins(cells, base, cfg)
+    diff = d.delta_star - b
+    _write_csv(out / "comparison.csv", [
+        {"id": i, f"{base.name}": f"{x:.9g}", f"{d.protocol.name}": f"{y:.9g}", "change": f"{y - x:+.9g}"}
+        for i, x, y in zip(ids, b, d.delta_star, strict=True)])
+    k = max(1, int(np.ceil(0.05 * len(b))))
+    return b, (f"against {base.name} ({len(base.views)} views): worst {_at_cap(float(b.min()), cfg.cap)} -> "
+         f"{_at_cap(d.worst, cfg.cap)}, 5th percentile {_at_cap(float(np.sort(b)[k - 1]), cfg.cap)} -> "
+         f"{_at_cap(d.p5, cfg.cap)}; per structure {int(np.sum(diff > 1e-9))} better, "
+         f"{int(np.sum(np.abs(diff) <= 1e-9))} the same, {int(np.sum(diff < -1e-9))} worse ({out / 'comparison.csv'})")
 
 
 def _legibility(input_spec: str, *, views: int, candidates: int, kept, weight: str, out: Path) -> None:

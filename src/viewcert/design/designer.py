@@ -102,6 +102,26 @@ class Design:
                 "directions": [v.direction.tolist() for v in self.protocol.views]}
 
 
+def direction_name(direction) -> str:
+    """A designed view's name: the unit direction it looks along (x, y, z, world frame, two decimals, signs
+    kept, no comma so ``--only-views`` can list it): ``along+0.53-0.21+0.82`` (for a crystal, the frame of its
+    conventional standard cell)."""
+    d = np.asarray(direction, dtype=np.float64)
+    d = d / np.linalg.norm(d)
+    return "along" + "".join(f"{x:+.2f}".replace("-0.00", "+0.00") for x in d)
+
+
+def protocol_margins(structures, protocol: Protocol, cfg: DesignConfig) -> np.ndarray:
+    """Every structure's margin under ``protocol``'s views, as ``design_views`` measures its own (δ* or
+    δ_exact per ``cfg.margin``; Å, capped at ``cfg.cap``): the baseline a design is compared with."""
+    rots = np.array([v.rotation for v in protocol.views])
+    out = []
+    for s in structures:
+        m = uniqueness_margin(MarginProblem.of(s), rots, upper=cfg.cap)
+        out.append(m.delta_star if cfg.margin == "phantom" else min(m.delta_exact, m.delta_star))
+    return np.array(out, dtype=np.float64)
+
+
 def rotation_for(direction) -> np.ndarray:
     """World→camera R looking along ``direction`` with world z up (x when looking along z)."""
     return look_at(direction, up=(0.0, 0.0, 1.0))
@@ -357,7 +377,7 @@ def design_views(structures, cfg: DesignConfig | None = None, *, name: str | Non
     rots = np.array([rotation_for(d) for d in chosen])
     vals = np.array([ev.value(i, rots, cfg.cap) for i in range(ev.n)])
     score = ev.score(vals)
-    views = tuple(kept) + tuple(View(f"d{i + 1}", rotation_for(d)) for i, d in enumerate(chosen[len(kept):]))
+    views = tuple(kept) + tuple(View(direction_name(d), rotation_for(d)) for d in chosen[len(kept):])
     proto = Protocol(name or f"designed-{cfg.views}", views,
                      f"designed by viewcert: objective {cfg.objective}, κ ≤ {cfg.kappa_max:g}, informative "
                      f"occlusion ≤ {cfg.occlusion_budget:g}, {cfg.zone_deg:g}° from zone axes, seed {cfg.seed}")
