@@ -5,6 +5,7 @@
 - ``render``       ``render``, ``build-benchmark``, ``gallery``
 - ``attribution``  ``ladder``, ``audit-extraction``
 - ``main_job``     what ``make run`` computes on built-in data
+- ``settings``     ``--settings FILE`` (the rarely changed options, hidden from ``--help``), ``settings show``
 
 Imports inside command functions are deliberate: they keep ``viewcert --help`` fast (start-up time), not
 to dodge a cycle.
