@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from viewcert import defaults
-from viewcert.cli.options import MOLECULE_SCALE_HELP, WORKERS_HELP, echo, guarded, parse_tiling
+from viewcert.cli.options import MOLECULE_SCALE_HELP, WORKERS_HELP, echo, guarded, item_failures, parse_tiling
 from viewcert.errors import did_you_mean
 
 LIGAND_HELP = ("complex:PATH inputs: the ligand's residue name in a whole entry (e.g. PNM, or HEM/A/201); "
@@ -182,15 +182,10 @@ def certify_cmd(
 
 
 def item_errors(errors: list[dict]) -> None:
-    """Each item that could not be read or certified, one line on stderr; then exit 1."""
+    """A run's item errors through the one failure printer (``options.item_failures``)."""
     from viewcert.certify.run import error_line
 
-    if errors:
-        for e in errors:
-            echo(f"viewcert: item error: {error_line(e)}", err=True, one_line=True)
-        echo(f"viewcert: {len(errors)} items could not be read or certified; they are reported apart and "
-             "not counted in R1", err=True)
-        raise typer.Exit(1)
+    item_failures([error_line(e) for e in errors], note="reported apart and not counted in R1")
 
 
 def verify_cmd(

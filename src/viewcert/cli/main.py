@@ -15,7 +15,7 @@ import typer
 import typer.core
 
 from viewcert import defaults
-from viewcert.cli.options import EXIT_INPUT, EXIT_ITEMS, SESSION, echo, guarded, one_line, safe_console
+from viewcert.cli.options import EXIT_INPUT, SESSION, echo, guarded, item_failures, one_line, safe_console
 
 
 class GuardedTyper(typer.Typer):
@@ -180,16 +180,7 @@ def observe(
         )
     safe_console().print(table)
     echo(f"wrote {len(rows)} observation files to {out / 'observations'}")
-    _item_failures(failed)
-
-
-def _item_failures(failed: list[str]) -> None:
-    """Items that could not be read: one line each on stderr, then exit 1 (everything else was written)."""
-    if failed:
-        for line in failed:
-            echo(f"viewcert: item error: {line}", err=True, one_line=True)
-        echo(f"viewcert: {len(failed)} items could not be read or certified (reported apart)", err=True)
-        raise typer.Exit(EXIT_ITEMS)
+    item_failures(failed)
 
 
 @app.command()

@@ -72,6 +72,16 @@ def _end_session() -> None:
     set_active_limits(DEFAULT_LIMITS)
 
 
+def item_failures(lines: list[str], *, note: str = "reported apart") -> None:
+    """The one failure printer of a run that wrote everything else: each item that could not be read or
+    certified, one line on stderr (``viewcert: item error: ...``), then the count and ``note``; exit 1."""
+    if lines:
+        for line in lines:
+            echo(f"viewcert: item error: {line}", err=True, one_line=True)
+        echo(f"viewcert: {len(lines)} items could not be read or certified ({note})", err=True)
+        raise typer.Exit(EXIT_ITEMS)
+
+
 def echo(text: object = "", *, err: bool = False, nl: bool = True, one_line: bool = False) -> None:
     """``typer.echo`` with control characters escaped (``sanitize.console_text``): the CLI's one writer of
     plain console lines, so a received item id, file or model name never reaches the terminal raw.

@@ -11,7 +11,7 @@ from pathlib import Path
 import typer
 
 from viewcert import defaults
-from viewcert.cli.options import MOLECULE_SCALE_HELP, WORKERS_HELP, echo, guarded, parse_tiling
+from viewcert.cli.options import MOLECULE_SCALE_HELP, WORKERS_HELP, echo, guarded, item_failures, parse_tiling
 from viewcert.errors import InputError, ViewcertError, did_you_mean
 
 
@@ -128,15 +128,6 @@ def harness_files_line(out: Path) -> None:
     names = [n for n in HARNESS_FILES if (out / n).is_file()] + arms + lmms
     if names:
         echo(f"harness files in {out}: {', '.join(names)} (how to run each harness: HARNESSES.md)", one_line=True)
-
-
-def item_failures(failed: list[str]) -> None:
-    """Items that could not be read or rendered: one line each on stderr, then exit 1."""
-    for line in failed:
-        echo(f"viewcert: item error: {line}", err=True, one_line=True)
-    if failed:
-        echo(f"viewcert: {len(failed)} items could not be read (reported apart)", err=True)
-        raise typer.Exit(1)
 
 
 def build_benchmark_cmd(
