@@ -239,3 +239,12 @@ def test_a_bad_settings_file_is_one_line_naming_file_and_key(tmp_path):
                             str(tmp_path / "o")])
     assert f"(from the settings file {tmp_path / 'value.toml'}, key size)" in line
     assert not (tmp_path / "o").exists()
+
+
+def test_a_crystal_task_on_a_complex_is_refused_before_anything_is_written(tmp_path):
+    (tmp_path / "c.pdb").write_text(PDB)
+    line = _one_line_error(["build-benchmark", f"complex:{tmp_path / 'c.pdb'}#ligand=PNM", "--task",
+                            "crystal-system", "-o", str(tmp_path / "out")])
+    assert "field task: a complex:PATH input is a molecule, not a crystal: an interaction task (" in line
+    assert "not 'crystal-system'" in line
+    assert not (tmp_path / "out").exists()

@@ -185,6 +185,9 @@ def build_benchmark_cmd(
         known = CRYSTAL_TASKS + TRANSFORMATION_TASKS + MOLECULE_TASKS + INTERACTION_TASKS
         raise InputError(f"task must be one of {', '.join(known)}, got {task!r}{did_you_mean(task, known)}",
                          field="task")
+    if input_spec.startswith("complex:") and task in CRYSTAL_TASKS:  # a molecule: refused before any file is written
+        raise InputError(f"a complex:PATH input is a molecule, not a crystal: an interaction task "
+                         f"({' | '.join(INTERACTION_TASKS)}), not {task!r}", field="task")
     if ids is not None and task not in CRYSTAL_TASKS:
         raise InputError(f"--ids applies to the crystal tasks ({', '.join(CRYSTAL_TASKS)}), not {task!r}", field="ids")
     chosen = None if ids is None else list(read_ids(ids))  # a bad id file: one line, before any work
