@@ -234,6 +234,10 @@ def test_a_bad_settings_file_is_one_line_naming_file_and_key(tmp_path):
         line = _one_line_error(["certify", "builtin:sample", "--out", str(tmp_path / "o"), "--settings",
                                 str(tmp_path / name)])
         assert f"file {tmp_path / name}" in line and fragment in line, line
+    line = _one_line_error(["certify", "builtin:sample", "--settings", str(tmp_path / "absent.toml")])
+    assert f"file {tmp_path / 'absent.toml'}" in line and "not found" in line
+    line = _one_line_error(["certify", "builtin:sample", "--settings", str(tmp_path)])
+    assert f"file {tmp_path}" in line and "directory" in line
     (tmp_path / "value.toml").write_text('[build-benchmark]\nsize = "big"\n')
     line = _one_line_error(["--settings", str(tmp_path / "value.toml"), "build-benchmark", "builtin:sample", "-o",
                             str(tmp_path / "o")])
