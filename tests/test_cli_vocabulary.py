@@ -122,6 +122,8 @@ def test_root_options_after_the_command():
                                   "--max-pixels", "1"], root.params, set(root.commands))
     assert hoisted == ["--max-atoms", "5", "--debug", "--max-views=3", "certify", "x", "--out", "o", "--",
                        "--max-pixels", "1"]
+    assert hoist_root_options(["--settings", "certify", "certify", "x", "--max-atoms", "5"], root.params,
+                              set(root.commands)) == ["--settings", "certify", "--max-atoms", "5", "certify", "x"]
     before = runner.invoke(app, ["--max-views", "2", "observe", "builtin:sample", "--out", "unused"])
     after = runner.invoke(app, ["observe", "builtin:sample", "--out", "unused", "--max-views", "2"])
     assert before.exit_code == after.exit_code == 2

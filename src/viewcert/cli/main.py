@@ -73,8 +73,10 @@ def hoist_root_options(args: list[str], params, commands: set[str]) -> list[str]
     """``args`` with the root options given after the command moved before it (up to a ``--``)."""
     flags = {o for p in params if getattr(p, "is_flag", False) for o in p.opts}
     valued = {o for p in params if not getattr(p, "is_flag", False) for o in p.opts}
-    at = next((i for i, a in enumerate(args) if a in commands), None)
-    if at is None:
+    at = 0
+    while at < len(args) and args[at] not in commands:  # the command: the first word not a root option's value
+        at += 2 if args[at] in valued else 1
+    if at >= len(args):
         return args
     moved, rest, i = [], [], at + 1
     while i < len(args):
