@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from viewcert.certify import audit as A
 from viewcert.certify import plots as P
 from viewcert.certify.certificate import (
     build_certificate,
@@ -178,6 +179,8 @@ def summary_text(cert: ViewCertificate | dict, *, max_list: int = 30) -> str:
         lines += ["    " + error_line(e) for e in s.errors[:max_list]]
         if len(s.errors) > max_list:
             lines.append(f"    ... and {len(s.errors) - max_list} more (items.csv lists every one)")
+    if A.applies(cert):  # a database's published labels (certify.audit)
+        lines += A.audit_lines(A.audit(cert.items))
     lines.append(f"certificate digest: sha256:{console_text(str(cert.digest_value), keep_newlines=False)}")
     return "\n".join(lines) + "\n"
 
@@ -297,6 +300,10 @@ def write_outputs(out: str | Path, cert: ViewCertificate | dict, *, plots: bool 
              "table": write_text_atomic(out / "items.csv", items_table(cert)),
              "summary": write_text_atomic(out / "summary.txt", summary_text(cert)),  # escaped by summary_text
              "disagreements": write_text_atomic(out / "disagreements.csv", disagreements_table(cert))}
+    if A.applies(cert):
+        audit = A.audit(cert.items)
+        paths["audit"] = write_text_atomic(out / A.CSV_NAME, A.audit_csv(audit))
+        paths["audit_md"] = write_text_atomic(out / A.MARKDOWN_NAME, A.audit_markdown(audit))
     if plots and cert.summary.n and (cert.summary.kinds or {}).get("crystals", 1):
         paths["plot_systems"] = P.plot_ceiling_by_system(cert, out / "ceiling_by_system.png")
         paths["plot_phantoms"] = P.plot_phantoms(cert, out / "phantoms.png")

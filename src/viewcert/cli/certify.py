@@ -84,6 +84,19 @@ def complex_spec(spec: str, ligand: str | None, pocket: float | None) -> str:
     return f"{spec}#{','.join(opts)}"
 
 
+def label_spec(spec: str, columns: list[str] | None) -> str:
+    """INPUT with each --label-column folded in as ``#label=COLUMN[:LEVEL]`` (so the certificate records it)."""
+    if not columns:
+        return spec
+    from viewcert.certify.inputs import database_format
+
+    if database_format(spec) is None:
+        raise typer.BadParameter("--label-column applies to a database input (optimade:, gnome:, ase:, *.parquet, "
+                                 "*.db)")
+    opts = ",".join(f"label={c}" for c in columns)
+    return f"{spec}{',' if '#' in spec else '#'}{opts}"
+
+
 def certify_cmd(
     input: str = typer.Argument(..., help="folder of structure files, the study layout (structures.json + "
                                           "eval.jsonl), a structure file, or builtin:prototypes"),
@@ -124,6 +137,9 @@ def certify_cmd(
     ligand: str = typer.Option(None, help=LIGAND_HELP),
     pocket: float = typer.Option(None, help=POCKET_HELP),
     molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),
+    label_column: list[str] = typer.Option(None, "--label-column",
+                                           help="database inputs: a column of published labels, COLUMN[:LEVEL] "
+                                                "(repeatable); audited in label_audit.csv/.md"),
     scheduler: str = typer.Option(None, help="Dask scheduler address (tcp://host:8786); default local processes"),
     workers: int = typer.Option(None, help="local worker processes (default: all CPUs)"),
     out: Path = typer.Option(Path("out"), help="output folder"),
@@ -170,7 +186,8 @@ def certify_cmd(
         check_placements(items, cfg)  # perspective positions: a camera inside a structure is exit 2, now
 
     with claimed(check_out(out), "certify"):  # locked; a folder holding an export refused
-        cert = view_certificate(certify(complex_spec(input, ligand, pocket), cfg, out=out, subset=subset,
+        spec = label_spec(complex_spec(input, ligand, pocket), label_column)
+        cert = view_certificate(certify(spec, cfg, out=out, subset=subset,
                                         n_workers=workers, scheduler=scheduler, plots=plots, resume=resume,
                                         limits=limits, report=lambda line: echo(line, err=True), before=before))
     echo(summary_text(cert), nl=False)
