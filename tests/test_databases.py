@@ -8,6 +8,7 @@ International Tables (221 Pm-3m is cubic, point group m-3m; 12 C2/m is monoclini
 from __future__ import annotations
 
 import csv
+import json
 import zipfile
 from pathlib import Path
 
@@ -91,7 +92,7 @@ def test_parquet_rows_read_lazily_with_malformed_rows_as_item_errors(tmp_path):
     for ident, says in cases.items():
         with pytest.raises(InputError) as exc:
             by_id[ident].read()
-        assert f"file {path} {says}" in str(exc.value)
+        assert f"file db.parquet {says}" in str(exc.value)
 
 
 def test_parquet_missing_column_and_repeated_id(tmp_path):
@@ -145,7 +146,7 @@ def test_gnome_csv_and_zip_read_with_the_right_ids_nothing_extracted(tmp_path):
     assert po.formula == "Po" and po.n_atoms == 1 and po.identifier == "00a1"
     assert sorted(symbols(cscl.numbers)) == ["Cl", "Cs"]
     assert np.allclose(cscl.positions[list(symbols(cscl.numbers)).index("Cl")], [2.06, 2.06, 2.06])
-    with pytest.raises(InputError, match=r"stable_materials_summary.csv line 4, field MaterialId: no CIF named '00c3'"):
+    with pytest.raises(InputError, match=r"file stable_materials_summary.csv line 4, field MaterialId: no CIF named '00c3'"):
         d.items[2].read()
     assert sorted(d.files) == ["by_id.zip", "stable_materials_summary.csv"]
     assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing extracted to disk
@@ -250,3 +251,33 @@ def test_planted_wrong_labels_come_back_exactly_in_the_audit(tmp_path):
     assert "label audit: 5 items with a published label" in summary
     assert "published_vs_input (published label is not the input cell's symmetry): 1 / 1 / 2" in summary
     assert "| A\\_cF4\\_225\\_a | space\\_group | 221 |" in (out / A.MARKDOWN_NAME).read_text()
+
+
+def test_cli_label_column_verify_and_item_table(tmp_path, monkeypatch):
+    """``certify DB --label-column`` records the column in the spec, so ``verify`` re-reads the same labels
+    (byte-identical); ``--item-table`` writes the streamed certificate with the same audit."""
+    import typer
+    from typer.testing import CliRunner
+
+    from viewcert.cli.certify import register
+
+    app = typer.Typer()
+    register(app)
+    monkeypatch.chdir(tmp_path)  # the trusted folder of verify
+    _write_parquet(tmp_path / "db.parquet", {**PROTOTYPES, "A_tI4_141_a": 139})
+    r = CliRunner()
+    res = r.invoke(app, ["certify", "db.parquet", "--label-column", "space_group_number", "--workers", "1",
+                         "--no-plots", "--out", "json"])
+    assert res.exit_code == 0, res.output
+    cert = json.loads((tmp_path / "json" / "certificate.json").read_text())
+    assert cert["inputs"]["spec"] == "db.parquet#label=space_group_number"
+    assert "published_vs_input (published label is not the input cell's symmetry): 0 / 0 / 1" in res.output
+    res = r.invoke(app, ["verify", "json/certificate.json", "--workers", "1"])
+    assert res.exit_code == 0 and "byte-identical" in res.output, res.output
+    res = r.invoke(app, ["certify", "db.parquet", "--label-column", "space_group_number", "--workers", "1",
+                         "--item-table", "--out", "table"])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "table" / A.CSV_NAME).read_text() == (tmp_path / "json" / A.CSV_NAME).read_text()
+    assert sorted(p.name for p in (tmp_path / "table" / "items").iterdir()) == ["part-000000.parquet"]
+    res = r.invoke(app, ["certify", "builtin:prototypes", "--label-column", "x", "--out", "bad"])
+    assert res.exit_code == 2 and "--label-column applies to a database input" in res.output

@@ -134,3 +134,10 @@ def audit_markdown(a: Audit) -> str:
     out += ["", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     out += ["| " + " | ".join(markdown_text(c) for c in r.cells()) + " |" for r in a.rows]
     return "\n".join(out) + "\n"
+
+
+def merged(audits: Iterable[Audit]) -> Audit:
+    """The audit of the items of several audits (shards in order): counts added, rows concatenated."""
+    audits = list(audits)
+    counts = {k: {lv: sum(a.counts[k][lv] for a in audits) for lv in LEVELS} for k in KINDS}
+    return Audit(sum(a.n for a in audits), tuple(r for a in audits for r in a.rows), counts)

@@ -58,7 +58,7 @@ DEFAULT_POCKET = 8.0  # Å, io.complex's default (not imported here: gemmi would
 class Item:
     """One structure to certify. ``kind``: "cif_text" (payload = CIF text), "file" (payload = path),
     "structure" (payload = Structure), "ccd" (payload = code), "complex" (payload = path, ligand, pocket),
-    "database" (payload = format, path, locator: one row of ``io.database``), "unreadable" (payload = (path,
+    "database" (payload = format, path, locator, file name: one row of ``io.database``), "unreadable" (payload = (path,
     why): a folder entry that could not be read, this item's error) or "invalid" (payload = (source, field,
     why): a database row that cannot be certified). ``label``: the dataset's own label (any of crystal_system,
     point_group, space_group), or None; ``label_conflicts``: disagreements between the dataset's own label
@@ -94,7 +94,7 @@ class Item:
             s = read_ccd_structure(str(self.payload))
         elif self.kind == "complex":  # payload = (path, ligand or None, pocket Å), prepared in the worker
             s = read_complex(*self.payload, identifier=self.id)
-        elif self.kind == "database":  # payload = (format, path, locator), read in the worker
+        elif self.kind == "database":  # payload = (format, path, locator, name), read in the worker
             with using_limits(self.limits):
                 s = read_entry(*self.payload, identifier=self.id)
         elif self.kind == "unreadable":  # payload = (path, why): listed in the folder, not readable
@@ -539,7 +539,7 @@ def load_database(spec: str) -> Dataset:
         hashed = _database_files(fmt, shard, path)
         files.update(hashed)
         digest = ":".join(hashed.values())
-        items += _database_items(fmt, shard, labels, id_column, digest)
+        items += _database_items(fmt, shard, labels, id_column, digest, list(hashed)[-1])
     ids = [it.id for it in items]
     if len(set(ids)) != len(ids):  # an id repeated across shards (within one file, a repeat is an item error)
         raise InputError("two rows in different shards share an id", source=spec, field="id")
@@ -551,22 +551,23 @@ def _database_files(fmt: str, shard: Path, root: Path) -> dict[str, str]:
     if fmt == "gnome":
         from viewcert.io.database import gnome_files  # lazy: only the GNoME layout needs its file names
 
-        return {p.name: _file_sha(p) for p in gnome_files(shard)}
+        return {p.name: _file_sha(p) for p in gnome_files(shard)}  # the CSV, then the zip
     name = shard.relative_to(root).as_posix() if shard != root else shard.name
     return {name: _file_sha(shard)}
 
 
-def _database_items(fmt: str, shard: Path, labels, id_column, digest: str) -> list[Item]:
-    """The items of one database file: rows with a problem become "invalid" items named by file and row."""
+def _database_items(fmt: str, shard: Path, labels, id_column, digest: str, name: str) -> list[Item]:
+    """The items of one database file (``name``: as ``Dataset.files`` names it, in every error, so that errors do
+    not depend on where the input lies): rows with a problem become "invalid" items named by file and row."""
     items = []
     for e in entries(fmt, shard, labels, id_column=id_column):
-        where = {"gnome": f"{shard / GNOME_CSV} line", "ase": f"{shard} id"}.get(fmt, f"{shard} row") + f" {e.row}"
+        where = {"gnome": f"{GNOME_CSV} line", "ase": f"{name} id"}.get(fmt, f"{name} row") + f" {e.row}"
         if e.problem is not None:
             ident = e.id if e.problem[0] != "id" else f"{shard.name}:{e.row}"
             items.append(Item(ident, "invalid", (where, *e.problem), sha256_text(f"{digest}:{e.row}"),
                               e.label or None, fmt))
             continue
-        items.append(Item(e.id, "database", (fmt, str(shard), e.locator), sha256_text(f"{digest}:{e.locator}"),
+        items.append(Item(e.id, "database", (fmt, str(shard), e.locator, name), sha256_text(f"{digest}:{e.locator}"),
                           e.label or None, fmt if e.label else ""))
     return items
 

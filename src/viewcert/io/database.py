@@ -183,20 +183,22 @@ def _row_group(stamp: tuple, group: int) -> dict:
     return _parquet(Path(stamp[0])).read_row_group(group, columns=list(OPTIMADE_COLUMNS)).to_pydict()
 
 
-def parquet_structure(path: str | Path, row: int, identifier: str) -> Structure:
-    """The structure of Parquet row ``row``; InputError naming the row and the column when it is malformed."""
+def parquet_structure(path: str | Path, row: int, identifier: str, name: str | None = None) -> Structure:
+    """The structure of Parquet row ``row``; InputError naming the file (as ``name``), the row and the column when
+    it is malformed."""
+    name = name or str(path)
     try:
         stamp = _stamp(path)
     except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", source=str(path), field="path") from None
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=name, field="path") from None
     starts = _row_groups(stamp)
     if not 0 <= row < starts[-1]:
-        raise InputError(f"row {row} is not in the file ({starts[-1]} rows)", source=str(path), field="row")
+        raise InputError(f"row {row} is not in the file ({starts[-1]} rows)", source=name, field="row")
     g = int(np.searchsorted(starts, row, side="right")) - 1
     cols = _row_group(stamp, g)
     values = {c: cols[c][row - starts[g]] for c in OPTIMADE_COLUMNS}
     return cell_structure(values["lattice_vectors"], values["cartesian_site_positions"],
-                          values["species_at_sites"], source=f"{path} row {row}", identifier=identifier)
+                          values["species_at_sites"], source=f"{name} row {row}", identifier=identifier)
 
 
 def _vectors(value: Any, n: int | None, column: str, source: str) -> np.ndarray:
@@ -305,16 +307,16 @@ def _zip(stamp: tuple):
     return zipfile.ZipFile(stamp[0])
 
 
-def zip_cif_structure(zip_path: str | Path, member: str, identifier: str) -> Structure:
-    """The structure of the CIF ``member`` of ``zip_path``, read in memory (its size and compression ratio checked
-    from its header before it is decompressed)."""
+def zip_cif_structure(zip_path: str | Path, member: str, identifier: str, name: str | None = None) -> Structure:
+    """The structure of the CIF ``member`` of ``zip_path`` (named ``name`` in errors), read in memory (its size and
+    compression ratio checked from its header before it is decompressed)."""
     import zipfile  # lazy: as zip_members
 
-    source = f"{zip_path}!{member}"
+    source = f"{name or zip_path}!{member}"
     try:
         zf = _zip(_stamp(zip_path))
         info = zf.getinfo(member)
-        active_limits().check_zip_member(member, info.file_size, info.compress_size, source=str(zip_path))
+        active_limits().check_zip_member(member, info.file_size, info.compress_size, source=source)
         text = zf.read(info).decode("utf-8")
     except (KeyError, zipfile.BadZipFile, OSError, EOFError) as exc:
         raise InputError(f"cannot read the member ({str(exc)[:120]})", source=source, field="member") from None
@@ -350,13 +352,13 @@ def ase_entries(path: str | Path, labels: tuple[LabelColumn, ...] = (), *, id_ke
         raise InputError(f"not a readable ASE database ({str(exc)[:120]})", source=str(path)) from None
 
 
-def ase_structure(path: str | Path, row_id: int, identifier: str) -> Structure:
+def ase_structure(path: str | Path, row_id: int, identifier: str, name: str | None = None) -> Structure:
     """The structure of ASE row ``row_id`` (``io.ase_adapter.from_ase``; the atom limit checked first)."""
     import sqlite3
 
     from viewcert.io.ase_adapter import from_ase  # lazy: ase.Atoms only when an ASE database is read
 
-    source = f"{path} id {row_id}"
+    source = f"{name or path} id {row_id}"
     try:
         row = _ase_db(Path(path)).get(id=int(row_id))
         active_limits().check_atoms(int(row.natoms), source=source)
@@ -383,13 +385,13 @@ def entries(fmt: str, path: str | Path, labels: tuple[LabelColumn, ...] | None =
     raise InputError(f"database format must be one of {FORMATS}, got {fmt!r}", field="format")
 
 
-def read_entry(fmt: str, path: str | Path, locator: Any, identifier: str) -> Structure:
+def read_entry(fmt: str, path: str | Path, locator: Any, name: str, identifier: str) -> Structure:
     """The structure of one entry (in the worker): a Parquet row, a GNoME zip member (``path`` is the folder), an
-    ASE row."""
+    ASE row; errors name the file as ``name`` (its name in the input, not where it lies)."""
     if fmt == "optimade":
-        return parquet_structure(path, int(locator), identifier)
+        return parquet_structure(path, int(locator), identifier, name)
     if fmt == "gnome":
-        return zip_cif_structure(Path(path) / GNOME_ZIP, str(locator), identifier)
+        return zip_cif_structure(Path(path) / GNOME_ZIP, str(locator), identifier, name)
     if fmt == "ase":
-        return ase_structure(path, int(locator), identifier)
+        return ase_structure(path, int(locator), identifier, name)
     raise InputError(f"database format must be one of {FORMATS}, got {fmt!r}", field="format")
