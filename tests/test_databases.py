@@ -281,3 +281,24 @@ def test_cli_label_column_verify_and_item_table(tmp_path, monkeypatch):
     assert sorted(p.name for p in (tmp_path / "table" / "items").iterdir()) == ["part-000000.parquet"]
     res = r.invoke(app, ["certify", "builtin:prototypes", "--label-column", "x", "--out", "bad"])
     assert res.exit_code == 2 and "--label-column applies to a database input" in res.output
+
+
+def test_hostile_database_files_are_one_input_error(tmp_path):
+    (tmp_path / "junk.parquet").write_bytes(b"PAR1 not really")
+    with pytest.raises(InputError, match="junk.parquet: not a readable Parquet file"):
+        load_input(str(tmp_path / "junk.parquet"))
+    folder = _gnome_folder(tmp_path)
+    (folder / "by_id.zip").write_bytes(b"PK\x03\x04 torn")
+    with pytest.raises(InputError, match="by_id.zip: not a readable zip archive"):
+        load_input(f"gnome:{folder}")
+    (tmp_path / "junk.db").write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+    with pytest.raises(InputError, match="junk.db: not a readable ASE database"):
+        load_input(str(tmp_path / "junk.db"))
+    path = _write_parquet(tmp_path / "nan.parquet", PROTOTYPES, broken={
+        ("A_cF4_225_a", "cartesian_site_positions"): [[float("nan"), 0.0, 0.0]],
+        ("AB_cF8_225_a_b", "species_at_sites"): ["Na"]})
+    items = load_input(str(path)).items
+    with pytest.raises(InputError, match="row 0, field cartesian_site_positions: a value is not finite"):
+        items[0].read()
+    with pytest.raises(InputError, match="row 1, field cartesian_site_positions: expected 1 rows of 3 numbers"):
+        items[1].read()
