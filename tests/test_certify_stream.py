@@ -139,3 +139,13 @@ def test_e3_through_the_table_gives_every_figure_of_the_json_certificate(shared_
     tcert = certify_streamed(d, cfg, tmp_path / "table", n_workers=2, progress=False, shard_items=64)
     _compare(tmp_path / "json", jcert, tmp_path / "table", tcert, 64, cfg)
     assert tcert["summary"]["bound"]["text"].endswith("exact one-sided 95% lower bound 0.98584")
+
+
+def test_rerun_with_other_shards_leaves_only_its_own(tmp_path):
+    d, cfg = load_input("builtin:prototypes"), CertifyConfig()
+    a = certify_streamed(d, cfg, tmp_path, n_workers=1, progress=False, shard_items=4)
+    assert len(list((tmp_path / "items").iterdir())) == 5
+    b = certify_streamed(d, cfg, tmp_path, n_workers=1, progress=False, shard_items=10)
+    assert sorted(p.name for p in (tmp_path / "items").iterdir()) == ["part-000000.parquet", "part-000001.parquet"]
+    assert b["summary"] == a["summary"] and b["items_table"]["chain"] != a["items_table"]["chain"]
+    assert [it.id for it in T.read_table(tmp_path, b)] == [it.id for it in d.items]

@@ -281,6 +281,8 @@ def certify_table(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, fing
         if on_shard is not None:
             on_shard(outcomes)
         run.shards.append({"name": name, "n": len(items), "sha256": shard_sha256(items)})
+    for extra in sorted(set(folder.glob("part-*.parquet")) - {folder / s["name"] for s in run.shards}):
+        extra.unlink()  # a shard of an earlier run with more items: not part of this table
     return table_certificate(dataset, cfg, tally, run.shards, shard_items), run
 
 
