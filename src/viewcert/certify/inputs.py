@@ -13,7 +13,11 @@ INPUT may be
   (``{id: {"crystal_system": ..., "point_group": ..., "space_group": ...}}``, any subset of the keys);
 - a single structure file;
 - ``complex:PATH[#ligand=RES,pocket=8]`` — one protein–ligand complex as a MiSI-style ligand + pocket molecule
-  (``viewcert.io.complex``).
+  (``viewcert.io.complex``);
+- a structure database (``viewcert.io.database``), read lazily: ``optimade:PATH`` (a Parquet file or a folder of
+  Parquet shards; a bare ``*.parquet`` path too), ``gnome:FOLDER`` (summary CSV + zip of CIFs), ``ase:PATH`` (a
+  bare ``*.db`` path too), each with ``#label=COLUMN[:LEVEL]`` (repeatable; the published label column and the
+  level it states, inferred from the column's name when left out) and ``#id=COLUMN``.
 
 Items are read in the worker (``Item.read()``), so reading is part of the parallel pipeline.
 
@@ -34,6 +38,7 @@ from viewcert.errors import InputError
 from viewcert.io.builtin import PROTOTYPES, builtin
 from viewcert.io.ccd import ccd_codes, ccd_codes_for, ccd_file_sha256, read_ccd_structure
 from viewcert.io.cif import read_cif_text
+from viewcert.io.database import FORMATS, GNOME_CSV, LabelColumn, entries, read_entry
 from viewcert.io.read import entry_problem, read_structure
 from viewcert.io.received import loads_json_line, loads_json_strict, read_received_bytes, received_sha256
 from viewcert.limits import DEFAULT_LIMITS, Limits, using_limits
@@ -52,8 +57,10 @@ DEFAULT_POCKET = 8.0  # Å, io.complex's default (not imported here: gemmi would
 @dataclass(frozen=True)
 class Item:
     """One structure to certify. ``kind``: "cif_text" (payload = CIF text), "file" (payload = path),
-    "structure" (payload = Structure), "ccd" (payload = code), "complex" (payload = path, ligand, pocket) or
-    "unreadable" (payload = (path, why): a folder entry that could not be read, this item's error). ``label``: the dataset's own label (any of crystal_system,
+    "structure" (payload = Structure), "ccd" (payload = code), "complex" (payload = path, ligand, pocket),
+    "database" (payload = format, path, locator, file name: one row of ``io.database``), "unreadable" (payload = (path,
+    why): a folder entry that could not be read, this item's error) or "invalid" (payload = (source, field,
+    why): a database row that cannot be certified). ``label``: the dataset's own label (any of crystal_system,
     point_group, space_group), or None; ``label_conflicts``: disagreements between the dataset's own label
     files, reported, not resolved."""
 
@@ -87,8 +94,13 @@ class Item:
             s = read_ccd_structure(str(self.payload))
         elif self.kind == "complex":  # payload = (path, ligand or None, pocket Å), prepared in the worker
             s = read_complex(*self.payload, identifier=self.id)
+        elif self.kind == "database":  # payload = (format, path, locator, name), read in the worker
+            with using_limits(self.limits):
+                s = read_entry(*self.payload, identifier=self.id)
         elif self.kind == "unreadable":  # payload = (path, why): listed in the folder, not readable
             raise InputError(f"cannot read: {self.payload[1]}", source=self.payload[0], field="path")
+        elif self.kind == "invalid":  # payload = (source, field, why): a malformed database row
+            raise InputError(self.payload[2], source=self.payload[0], field=self.payload[1])
         else:
             raise InputError(f"unknown item kind {self.kind!r}", source=self.id, field="kind")
         self.check_size(s.n_atoms)
@@ -463,9 +475,108 @@ def _builtin_label(ident: str) -> dict | None:
     return out or None
 
 
+#: a database spec's prefix → its format (``io.database.FORMATS``); bare paths by suffix
+DATABASE_SUFFIXES = {".parquet": "optimade", ".db": "ase"}
+#: words of a label column's name → the level it states (a name matching none needs ``COLUMN:LEVEL``)
+LEVEL_WORDS = (("crystal_system", ("crystal", "system")), ("point_group", ("point", "group")),
+               ("space_group", ("space", "group")), ("space_group", ("spacegroup",)), ("space_group", ("sg",)))
+
+
+def database_format(spec: str) -> str | None:
+    """The database format of INPUT (``optimade:``, ``gnome:``, ``ase:`` or a bare ``*.parquet``/``*.db``), else
+    None."""
+    head, colon, _ = spec.partition(":")
+    if colon and head in FORMATS:
+        return head
+    return DATABASE_SUFFIXES.get(Path(spec.partition("#")[0]).suffix.lower())
+
+
+def label_column(text: str, spec: str) -> LabelColumn:
+    """``COLUMN[:LEVEL]`` → LabelColumn, the level inferred from the column's words when not given."""
+    column, _, level = text.rpartition(":") if text.rpartition(":")[2] in LABEL_KEYS else (text, "", "")
+    if not level:
+        words = set(column.lower().replace("-", " ").replace("_", " ").split())
+        level = next((lv for lv, need in LEVEL_WORDS if set(need) <= words), "")
+    if not column or not level:
+        raise InputError(f"label column {text!r}: say the level it states, COLUMN:LEVEL with LEVEL one of "
+                         f"{', '.join(LABEL_KEYS)}", source=spec, field="label")
+    return LabelColumn(column, level)
+
+
+def parse_database_spec(spec: str) -> tuple[str, Path, tuple[LabelColumn, ...] | None, str | None]:
+    """``[FORMAT:]PATH[#label=COLUMN[:LEVEL],...,id=COLUMN]`` → (format, path, label columns or None for the
+    format's own, id column or None)."""
+    fmt = database_format(spec)
+    body, _, opts = spec.partition("#")
+    path = body[len(fmt) + 1:] if body.startswith(f"{fmt}:") else body
+    labels, id_column = [], None
+    for part in filter(None, (x.strip() for x in opts.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq or key not in ("label", "id") or not value:
+            raise InputError(f"database option must be label=COLUMN[:LEVEL] or id=COLUMN, got {part!r}",
+                             source=spec, field="INPUT")
+        if key == "label":
+            labels.append(label_column(value, spec))
+        else:
+            id_column = value
+    return fmt, Path(path).expanduser(), (tuple(labels) or None), id_column
+
+
+def load_database(spec: str) -> Dataset:
+    """A structure database (``io.database``) as a Dataset: one item per row, read in the worker; a malformed
+    row is an item of kind "invalid" (its error names the file, the row and the column); item digests hash
+    "<file sha256>:<row locator>"."""
+    fmt, path, labels, id_column = parse_database_spec(spec)
+    if not path.exists():
+        raise InputError(f"database {str(path)!r} does not exist", source=spec, field="INPUT")
+    shards = sorted(p for p in path.glob("*.parquet") if p.is_file()) if fmt == "optimade" and path.is_dir() \
+        else [path]
+    if not shards:
+        raise InputError(f"no *.parquet files in {path}", source=spec, field="INPUT")
+    files: dict[str, str] = {}
+    items: list[Item] = []
+    for shard in shards:
+        hashed = _database_files(fmt, shard, path)
+        files.update(hashed)
+        digest = ":".join(hashed.values())
+        items += _database_items(fmt, shard, labels, id_column, digest, list(hashed)[-1])
+    ids = [it.id for it in items]
+    if len(set(ids)) != len(ids):  # an id repeated across shards (within one file, a repeat is an item error)
+        raise InputError("two rows in different shards share an id", source=spec, field="id")
+    return Dataset(spec, fmt, tuple(items), files, location=str(path.resolve()))
+
+
+def _database_files(fmt: str, shard: Path, root: Path) -> dict[str, str]:
+    """{name: sha256} of the files a database shard is read from (GNoME: the CSV and the zip)."""
+    if fmt == "gnome":
+        from viewcert.io.database import gnome_files  # lazy: only the GNoME layout needs its file names
+
+        return {p.name: _file_sha(p) for p in gnome_files(shard)}  # the CSV, then the zip
+    name = shard.relative_to(root).as_posix() if shard != root else shard.name
+    return {name: _file_sha(shard)}
+
+
+def _database_items(fmt: str, shard: Path, labels, id_column, digest: str, name: str) -> list[Item]:
+    """The items of one database file (``name``: as ``Dataset.files`` names it, in every error, so that errors do
+    not depend on where the input lies): rows with a problem become "invalid" items named by file and row."""
+    items = []
+    for e in entries(fmt, shard, labels, id_column=id_column):
+        where = {"gnome": f"{GNOME_CSV} line", "ase": f"{name} id"}.get(fmt, f"{name} row") + f" {e.row}"
+        if e.problem is not None:
+            ident = e.id if e.problem[0] != "id" else f"{shard.name}:{e.row}"
+            items.append(Item(ident, "invalid", (where, *e.problem), sha256_text(f"{digest}:{e.row}"),
+                              e.label or None, fmt))
+            continue
+        items.append(Item(e.id, "database", (fmt, str(shard), e.locator, name), sha256_text(f"{digest}:{e.locator}"),
+                          e.label or None, fmt if e.label else ""))
+    return items
+
+
 def load_input(spec: str | Path, *, subset: str = "eval") -> Dataset:
     """Resolve INPUT (see the module docstring) into a Dataset."""
     s = str(spec)
+    if database_format(s) is not None:
+        return load_database(s)
     if s == "builtin:ccd" or s.startswith("ccd:"):
         return load_ccd(s)
     if s.startswith("complex:"):

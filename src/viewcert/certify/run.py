@@ -23,7 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from viewcert.certify import audit as A
 from viewcert.certify import plots as P
+from viewcert.certify import stream as T
 from viewcert.certify.certificate import (
     build_certificate,
     library_versions,
@@ -178,6 +180,8 @@ def summary_text(cert: ViewCertificate | dict, *, max_list: int = 30) -> str:
         lines += ["    " + error_line(e) for e in s.errors[:max_list]]
         if len(s.errors) > max_list:
             lines.append(f"    ... and {len(s.errors) - max_list} more (items.csv lists every one)")
+    if A.applies(cert):  # a database's published labels (certify.audit)
+        lines += A.audit_lines(A.audit(cert.items))
     lines.append(f"certificate digest: sha256:{console_text(str(cert.digest_value), keep_newlines=False)}")
     return "\n".join(lines) + "\n"
 
@@ -297,6 +301,10 @@ def write_outputs(out: str | Path, cert: ViewCertificate | dict, *, plots: bool 
              "table": write_text_atomic(out / "items.csv", items_table(cert)),
              "summary": write_text_atomic(out / "summary.txt", summary_text(cert)),  # escaped by summary_text
              "disagreements": write_text_atomic(out / "disagreements.csv", disagreements_table(cert))}
+    if A.applies(cert):
+        audit = A.audit(cert.items)
+        paths["audit"] = write_text_atomic(out / A.CSV_NAME, A.audit_csv(audit))
+        paths["audit_md"] = write_text_atomic(out / A.MARKDOWN_NAME, A.audit_markdown(audit))
     if plots and cert.summary.n and (cert.summary.kinds or {}).get("crystals", 1):
         paths["plot_systems"] = P.plot_ceiling_by_system(cert, out / "ceiling_by_system.png")
         paths["plot_phantoms"] = P.plot_phantoms(cert, out / "phantoms.png")
@@ -331,13 +339,10 @@ def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, 
     certificate dict. ``limits`` are checked before any work (settings here, the one check of a run; atoms as
     each item is read); ``before`` is called with the dataset after that check and before any item is
     certified (the CLI's --fail-fast reads and placement checks); ``report`` receives console lines
-    ("resumed N of M items")."""
+    ("resumed N of M items"). The streamed certificate (an item table beside a small certificate.json) is
+    ``certify_streamed``'s."""
     cfg = cfg or CertifyConfig()
-    cfg.check_limits(limits)
-    dataset = input_spec if isinstance(input_spec, Dataset) else load_input(input_spec, subset=subset)
-    dataset = dataset.with_limits(limits, cfg.points_per_atom())
-    if before is not None:
-        before(dataset)
+    dataset = prepared(input_spec, cfg, subset=subset, limits=limits, before=before)
     workdir = Path(out) / ".shards" if (out is not None and resume) else None
     t0 = time.perf_counter()
     cert, run = run_certification(dataset, cfg, n_workers=n_workers, scheduler=scheduler, workdir=workdir,
@@ -350,3 +355,74 @@ def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, 
         write_outputs(out, cert, plots=plots, run=run, wall_seconds=wall,
                       workers=str(scheduler) if scheduler else n_workers)
     return cert
+
+
+def prepared(input_spec: str | Path | Dataset, cfg: CertifyConfig, *, subset: str = "eval",
+             limits: Limits = DEFAULT_LIMITS, before: Callable[[Dataset], None] | None = None) -> Dataset:
+    """The dataset a run certifies: ``cfg`` checked against ``limits`` (before any work), INPUT loaded, items
+    checked against the limits when read, then ``before(dataset)``."""
+    cfg.check_limits(limits)
+    dataset = input_spec if isinstance(input_spec, Dataset) else load_input(input_spec, subset=subset)
+    dataset = dataset.with_limits(limits, cfg.points_per_atom())
+    if before is not None:
+        before(dataset)
+    return dataset
+
+
+def use_item_table(dataset: Dataset, item_table: bool | None) -> bool:
+    """Whether a run writes the streamed certificate: as asked, or (None) above ``stream.THRESHOLD`` items."""
+    return bool(item_table) if item_table is not None else len(dataset) > T.THRESHOLD
+
+
+def certify_streamed(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, n_workers: int | None = None,
+                     scheduler: Any = None, progress: bool | None = None, report: Callable[[str], None] | None = None,
+                     shard_items: int = T.SHARD_ITEMS) -> dict:
+    """``certify`` into an item table (``certify.stream``): shards resumed whole, the small certificate, summary.txt,
+    the label audit of a database and run.json; returns the small certificate."""
+    fp = fingerprint(dataset, cfg, task="certify-table")
+    if scheduler is None and n_workers != 1 and len(dataset.items) > 1:
+        with killed_by_signals():  # the kernels compiled once, here (run_certification's reason)
+            certify_item(dataset.items[0], cfg)
+    audits: list = []
+    t0 = time.perf_counter()
+    with _client(scheduler) as client:
+        cert, srun = T.certify_table(dataset, cfg, out, fingerprint=fp, shard_items=shard_items, n_workers=n_workers,
+                                     scheduler=client, progress=progress,
+                                     on_shard=lambda items: audits.append(A.audit(items)))
+    wall = time.perf_counter() - t0
+    mark_warm()
+    if report is not None and srun.n_resumed:
+        report(f"resumed {srun.n_resumed} of {srun.n_resumed + srun.n_computed} items from {Path(out) / T.TABLE_DIR}")
+    out = Path(out)
+    T.write_table_certificate(out, cert)
+    text = T.summary_text(cert)
+    if dataset.kind in A.FORMATS:
+        audit = A.merged(audits)
+        write_text_atomic(out / A.CSV_NAME, A.audit_csv(audit))
+        write_text_atomic(out / A.MARKDOWN_NAME, A.audit_markdown(audit))
+        text = text.replace("certificate digest", "\n".join(A.audit_lines(audit)) + "\ncertificate digest")
+    write_text_atomic(out / "summary.txt", text)
+    write_json_atomic(out / "run.json", {"wall_seconds": round(wall, 3), "executor": "item-table",
+                                         "workers": str(scheduler) if scheduler else n_workers,
+                                         "n_items": len(dataset), "n_resumed": srun.n_resumed,
+                                         "n_computed": srun.n_computed})
+    return cert
+
+
+class _client:
+    """One Dask client for every shard when ``scheduler`` is an address (closed at the end); else ``scheduler``."""
+
+    def __init__(self, scheduler: Any):
+        self.scheduler, self.own = scheduler, None
+
+    def __enter__(self):
+        if isinstance(self.scheduler, str):
+            from distributed import Client  # lazy: Dask only with --scheduler
+
+            self.own = Client(self.scheduler, set_as_default=False)
+            return self.own
+        return self.scheduler
+
+    def __exit__(self, *exc) -> None:
+        if self.own is not None:
+            self.own.close()

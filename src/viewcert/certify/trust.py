@@ -17,6 +17,7 @@ import stat
 from pathlib import Path
 
 from viewcert.cameras.protocol_files import is_protocol_file
+from viewcert.certify.inputs import database_format
 from viewcert.certify.records import ViewCertificate
 from viewcert.errors import InputError
 from viewcert.io.confine import check_tree, inside, trusted_root
@@ -94,9 +95,10 @@ def trusted_input(cert: ViewCertificate, inputs_root: str | Path, source: str = 
                            source=source, want_dir=False)
         return f"ccd:@{real}"
     loc = (cert.location or {}).get("input") or ""
-    prefix = "complex:" if spec.startswith("complex:") else ""
+    fmt = database_format(spec)  # a database (optimade:, gnome:, ase:, *.parquet, *.db) keeps its options too
+    prefix = "complex:" if spec.startswith("complex:") else f"{fmt}:" if fmt and spec.startswith(f"{fmt}:") else ""
     options = ""
-    if prefix:  # complex:PATH#options — the path is checked like any other, the prefix and options are kept
+    if prefix or fmt:  # complex:PATH#options — the path is checked like any other, the prefix and options are kept
         spec, _, options = spec[len(prefix):].partition("#")
         loc = loc[len(prefix):].partition("#")[0] if loc.startswith(prefix) else loc
     candidates = ([(loc, "location.input")] if loc else []) + [(spec, "inputs.spec")]

@@ -86,6 +86,19 @@ def complex_spec(spec: str, ligand: str | None, pocket: float | None) -> str:
     return f"{spec}#{','.join(opts)}"
 
 
+def label_spec(spec: str, columns: list[str] | None) -> str:
+    """INPUT with each --label-column folded in as ``#label=COLUMN[:LEVEL]`` (so the certificate records it)."""
+    if not columns:
+        return spec
+    from viewcert.certify.inputs import database_format
+
+    if database_format(spec) is None:
+        raise typer.BadParameter("--label-column applies to a database input (optimade:, gnome:, ase:, *.parquet, "
+                                 "*.db)")
+    opts = ",".join(f"label={c}" for c in columns)
+    return f"{spec}{',' if '#' in spec else '#'}{opts}"
+
+
 def certify_cmd(
     input: str = typer.Argument(..., help="folder of structure files, the study layout (structures.json + "
                                           "eval.jsonl), a structure file, or builtin:prototypes"),
@@ -126,6 +139,13 @@ def certify_cmd(
     ligand: str = typer.Option(None, help=LIGAND_HELP),
     pocket: float = typer.Option(None, help=POCKET_HELP),
     molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),
+    label_column: list[str] = typer.Option(None, "--label-column",
+                                           help="database inputs: a column of published labels, COLUMN[:LEVEL] "
+                                                "(repeatable); audited in label_audit.csv/.md"),
+    item_table: bool = typer.Option(None, "--item-table/--json-certificate",
+                                    help="write the items as a sharded Parquet item table beside a small "
+                                         "certificate.json (flat memory; docs/formats.md); default: above "
+                                         "50,000 items"),
     scheduler: str = typer.Option(None, help="Dask scheduler address (tcp://host:8786); default local processes"),
     workers: int = typer.Option(None, help=WORKERS_HELP),
     out: Path = typer.Option(Path("out"), "--out", "-o", help="output folder"),
@@ -147,7 +167,7 @@ def certify_cmd(
     from viewcert.certify.config import check_protocol_spec
     from viewcert.certify.evaluate import check_placements
     from viewcert.certify.records import view_certificate
-    from viewcert.certify.run import certify, summary_text
+    from viewcert.certify.run import certify, certify_streamed, prepared, summary_text, use_item_table
     from viewcert.cli.options import check_out, current_limits
     from viewcert.io.outputs import claimed
 
@@ -172,13 +192,39 @@ def certify_cmd(
         check_placements(items, cfg)  # perspective positions: a camera inside a structure is exit 2, now
 
     with claimed(check_out(out), "certify"):  # locked; a folder holding an export refused
-        cert = view_certificate(certify(complex_spec(input, ligand, pocket), cfg, out=out, subset=subset,
-                                        n_workers=workers, scheduler=scheduler, plots=plots, resume=resume,
-                                        limits=limits, report=lambda line: echo(line, err=True), before=before))
+        spec = label_spec(complex_spec(input, ligand, pocket), label_column)
+        report = lambda line: echo(line, err=True)  # noqa: E731
+        dataset = prepared(spec, cfg, subset=subset, limits=limits, before=before)
+        got = certify_streamed(dataset, cfg, out, n_workers=workers, scheduler=scheduler, report=report) \
+            if use_item_table(dataset, item_table) else \
+            certify(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=plots, resume=resume,
+                    limits=limits, report=report)
+    if streamed(got, out):
+        return
+    cert = view_certificate(got)
     echo(summary_text(cert), nl=False)
     echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, "
          f"{out / 'disagreements.csv'}" + (", plots" if plots and cert.summary.n else ""))
     item_errors(cert.summary.errors or [])
+
+
+def streamed(cert: dict, out: Path) -> bool:
+    """Print a streamed certificate's summary (``certify.stream``; summary.txt) and its first item errors, then exit
+    1 when some items were errors; False for a JSON certificate."""
+    from viewcert.certify import stream
+    from viewcert.certify.run import error_line
+
+    if cert.get("format") != stream.CERTIFICATE_FORMAT:
+        return False
+    echo((out / "summary.txt").read_text(), nl=False)
+    n = cert["summary"]["n_errors"]
+    if n:
+        for it in stream.error_items(out, cert, limit=30):
+            echo(f"viewcert: item error: {error_line({'id': it.id, 'error': it.error})}", err=True, one_line=True)
+        echo(f"viewcert: {n} items could not be read or certified (every one in the item table); they are "
+             "reported apart and not counted in R1", err=True)
+        raise typer.Exit(1)
+    return True
 
 
 def item_errors(errors: list[dict]) -> None:

@@ -36,6 +36,12 @@ def symmetry_dataset(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray,
     return ds
 
 
+def point_groups_by_number() -> dict[int, str]:
+    """{space-group number: its point group as spglib writes it}, from spglib's 530 Hall settings."""
+    return {int(t.number): str(t.pointgroup_international)
+            for t in (spglib.get_spacegroup_type(hall) for hall in range(1, 531))}
+
+
 def _cell(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray) -> tuple[np.ndarray, ...]:
     return (np.ascontiguousarray(lattice, dtype=np.float64), np.ascontiguousarray(frac, dtype=np.float64),
             np.ascontiguousarray(numbers, dtype=np.intc))

@@ -7,6 +7,7 @@ spglib is the reference engine; moyopy cross-checks it. A disagreement between t
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
@@ -30,6 +31,17 @@ def crystal_system_of(space_group: int) -> str:
     if not 1 <= n <= 230:
         raise InputError(f"space-group number must be in 1..230, got {space_group}", field="space_group")
     return CRYSTAL_SYSTEMS[bisect_left(_SYSTEM_LAST_NUMBER, n)]
+
+
+@functools.lru_cache(maxsize=1)
+def _point_groups() -> dict[int, str]:
+    return _spglib.point_groups_by_number()
+
+
+def point_group_of(space_group: int) -> str:
+    """Point group (international, as spglib writes it) of a space-group number (1..230)."""
+    crystal_system_of(space_group)  # the range check
+    return _point_groups()[int(space_group)]
 
 
 @dataclass(frozen=True)

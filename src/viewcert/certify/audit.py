@@ -1,0 +1,143 @@
+"""The label audit of a database: each item's published label against the symmetry of its own cell, the rendered
+cell's and the reconstruction's, at every level (crystal system, point group, space group).
+
+For an item with a published label (``label_dataset``; read from a database's label columns) that was certified
+(not an item error, a crystal), the four labels of a level are
+
+- **published**: the database's value; a level the database does not state is implied by a stated space-group
+  number (its crystal system and point group, ``published_from = "space_group"``);
+- **input**: the symmetry of the cell as read, spglib at τ (the rendered cell's label, or the input cell's
+  where the standardisation raised the symmetry: ``items[].symmetry_raised.input``);
+- **rendered**: the rendered (conventional standard) cell's;
+- **reconstructed**: the reconstruction's from the views ("" when the oracle determined none).
+
+A disagreement is of one or more kinds (``KINDS``): ``published_vs_input`` (the published label is not the
+symmetry of the database's own structure at τ: the label itself is in question), ``input_vs_rendered`` (the
+standardisation raised the symmetry) and ``rendered_vs_reconstructed`` (the views do not determine the label).
+One row per item and level with at least one kind; counts are items per kind and level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from viewcert.certify.records import ABSENT, ItemOutcome, ViewCertificate
+from viewcert.io.database import FORMATS
+from viewcert.io.tables import csv_text
+from viewcert.sanitize import markdown_text
+from viewcert.symmetry.labels import LEVELS, crystal_system_of, point_group_of
+
+KINDS = ("published_vs_input", "input_vs_rendered", "rendered_vs_reconstructed")
+KIND_TEXT = {"published_vs_input": "published label is not the input cell's symmetry",
+             "input_vs_rendered": "standardisation raised the symmetry",
+             "rendered_vs_reconstructed": "the views do not determine the label"}
+COLUMNS = ("id", "level", "published", "published_from", "input", "rendered", "reconstructed", "kinds")
+CSV_NAME, MARKDOWN_NAME = "label_audit.csv", "label_audit.md"
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    """One item and level on which the four labels disagree (``KINDS`` that hold, in that order)."""
+
+    id: str
+    level: str
+    published: str | int
+    published_from: str
+    input: str | int
+    rendered: str | int
+    reconstructed: str | int
+    kinds: tuple[str, ...]
+
+    def cells(self) -> list:
+        return [self.id, self.level, self.published, self.published_from, self.input, self.rendered,
+                self.reconstructed, ";".join(self.kinds)]
+
+
+@dataclass(frozen=True)
+class Audit:
+    """The audit of a certificate: ``n`` items audited (certified crystals with a published label), the rows and
+    the counts {kind: {level: items}}."""
+
+    n: int
+    rows: tuple[AuditRow, ...]
+    counts: dict
+
+
+def applies(cert: ViewCertificate) -> bool:
+    """Whether a certificate's input is a database (``io.database.FORMATS``): its outputs carry the audit."""
+    return (cert.inputs or {}).get("kind") in FORMATS
+
+
+def published_levels(label: dict) -> dict[str, tuple[str | int, str]]:
+    """{level: (value, where from)} of a published label: the levels it states ("stated"), and a stated
+    space-group number's crystal system and point group ("space_group")."""
+    out = {lv: (label[lv], "stated") for lv in LEVELS if lv in label}
+    sg = label.get("space_group")
+    if sg is not None:
+        out.setdefault("crystal_system", (crystal_system_of(sg), "space_group"))
+        out.setdefault("point_group", (point_group_of(sg), "space_group"))
+    return out
+
+
+def input_label(it: ItemOutcome) -> dict:
+    """The label of the cell as read: the input's where the standardisation raised the symmetry, else the
+    rendered cell's (the same at the same tolerances)."""
+    raised = it.symmetry_raised
+    return raised["input"] if raised not in (ABSENT, None) else it.label("rendered")
+
+
+def item_rows(it: ItemOutcome) -> list[AuditRow]:
+    """The audit rows of one item (none for an error, a molecule or an item without a published label)."""
+    if it.is_error or it.is_molecule or not it.label("dataset"):
+        return []
+    mine, rendered, recon = input_label(it), it.label("rendered"), it.label("reconstructed")
+    rows = []
+    for lv, (pub, src) in published_levels(it.label("dataset")).items():
+        a, b, c = mine.get(lv, ""), rendered.get(lv, ""), recon.get(lv, "")
+        kinds = tuple(k for k, hit in zip(KINDS, (pub != a, a != b, b != c), strict=True) if hit)
+        if kinds:
+            rows.append(AuditRow(it.id, lv, pub, src, a, b, c, kinds))
+    return rows
+
+
+def audit(items: Iterable[ItemOutcome]) -> Audit:
+    """The audit of ``items`` (rows in item order, then level order)."""
+    rows: list[AuditRow] = []
+    n = 0
+    for it in items:
+        if not (it.is_error or it.is_molecule) and it.label("dataset"):
+            n += 1
+            rows += sorted(item_rows(it), key=lambda r: LEVELS.index(r.level))
+    counts = {k: {lv: sum(1 for r in rows if r.level == lv and k in r.kinds) for lv in LEVELS} for k in KINDS}
+    return Audit(n, tuple(rows), counts)
+
+
+def audit_csv(a: Audit) -> str:
+    """``label_audit.csv``: one row per item and level (cells by the table rule, ``io.tables``)."""
+    return csv_text(COLUMNS, [r.cells() for r in a.rows])
+
+
+def audit_lines(a: Audit) -> list[str]:
+    """The summary's audit lines: items audited, then per kind the items disagreeing at each level."""
+    lines = [f"label audit: {a.n} items with a published label; disagreements (items per level "
+             f"{' / '.join(LEVELS)}, every one in {CSV_NAME}):"]
+    lines += [f"    {k} ({KIND_TEXT[k]}): " + " / ".join(str(a.counts[k][lv]) for lv in LEVELS) for k in KINDS]
+    return lines
+
+
+def audit_markdown(a: Audit) -> str:
+    """``label_audit.md``: the counts, then the disagreement table; every cell escaped (``sanitize``)."""
+    out = ["# Label audit", "", f"{a.n} items with a published label.", "",
+           "| kind | " + " | ".join(LEVELS) + " |", "|---|" + "---|" * len(LEVELS)]
+    out += [f"| {k}: {KIND_TEXT[k]} | " + " | ".join(str(a.counts[k][lv]) for lv in LEVELS) + " |" for k in KINDS]
+    out += ["", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    out += ["| " + " | ".join(markdown_text(c) for c in r.cells()) + " |" for r in a.rows]
+    return "\n".join(out) + "\n"
+
+
+def merged(audits: Iterable[Audit]) -> Audit:
+    """The audit of the items of several audits (shards in order): counts added, rows concatenated."""
+    audits = list(audits)
+    counts = {k: {lv: sum(a.counts[k][lv] for a in audits) for lv in LEVELS} for k in KINDS}
+    return Audit(sum(a.n for a in audits), tuple(r for a in audits for r in a.rows), counts)

@@ -1,0 +1,374 @@
+"""The streamed certificate: item records written as they finish into a columnar item table beside a small
+``certificate.json``, so the coordinator holds one shard of records at a time, whatever the number of items.
+
+Layout of ``OUT``:
+
+- ``items/part-NNNNNN.parquet``: one row per item, ``SHARD_ITEMS`` items per shard in input order. Columns: ``id``,
+  ``outcome`` (text), ``correct`` (bool) and every other field of ``records.ItemOutcome`` as the canonical compact
+  JSON of its value (null where the record has none); ``extra`` holds fields the record does not name. A shard's
+  key-value metadata ``viewcert`` records the table format, the run's fingerprint, its item count and its SHA-256.
+- ``certificate.json`` (format ``viewcert-certificate-table/1``): the settings sections of the JSON certificate
+  (``certify.certificate``), the summary computed from mergeable counts (``Tally``: no second pass over the items;
+  lists by id live in the table) and ``items_table``: the shards (name, items, SHA-256) and their chain. Its digest
+  is the one digest of every certificate (``records.digest_record``), so it covers the chain.
+
+**Canonical bytes.** A shard's SHA-256 hashes its items' canonical lines (``json_dumps(item, indent=None)``, the line
+a JSON certificate writes for the item), not the Parquet bytes (which depend on pyarrow's version); the chain is
+c₀ = SHA-256("viewcert-item-table/1"), cₖ = SHA-256(cₖ₋₁ ":" sha256ₖ) in hex.
+
+**Resume.** A shard on disk is reused when its metadata's fingerprint is the run's, its ids are the shard's and its
+rows hash to its recorded SHA-256; otherwise it is recomputed. Shards are written atomically, so a run killed at any
+moment (SIGKILL included) leaves only whole shards and the rerun computes only what is missing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from viewcert.certify.certificate import (
+    library_versions,
+    location_record,
+    observation_record,
+    oracle_record,
+    protocol_record,
+    scoring_record,
+    tolerances_record,
+)
+from viewcert.certify.config import CertifyConfig
+from viewcert.certify.evaluate import REASON_ORDER, CertifyRecords
+from viewcert.certify.inputs import Dataset
+from viewcert.certify.records import ABSENT, ItemOutcome, compute_digest, digest_record, outcomes_of
+from viewcert.errors import InputError
+from viewcert.io.atomic import json_dumps, write_bytes_atomic, write_text_atomic
+from viewcert.numeric import sig
+from viewcert.parallel import map_items
+from viewcert.resolution import quantize_tree, resolution_record
+from viewcert.sanitize import console_fields, console_text
+from viewcert.stats import clopper_pearson_interval, clopper_pearson_lower
+from viewcert.symmetry.labels import CRYSTAL_SYSTEMS, LEVELS
+
+TABLE_FORMAT = "viewcert-item-table/1"
+CERTIFICATE_FORMAT = "viewcert-certificate-table/1"
+SHARD_ITEMS = 5000  # items per shard: the coordinator's records in memory at a time
+THRESHOLD = 50_000  # items: above it ``certify`` writes the item table (below, one readable JSON certificate)
+TABLE_DIR = "items"
+FIELDS = tuple(f.name for f in dataclasses.fields(ItemOutcome) if f.name != "extra")
+PLAIN = ("id", "outcome", "correct")  # columns stored as their value, not as JSON text
+
+
+def item_line(item: dict) -> bytes:
+    """The canonical line of one item record (compact JSON, sorted keys, newline)."""
+    return json_dumps(item, indent=None).encode()
+
+
+def shard_sha256(items: Iterable[dict]) -> str:
+    """SHA-256 (hex) of a shard's canonical bytes: its items' canonical lines in order."""
+    h = hashlib.sha256()
+    for it in items:
+        h.update(item_line(it))
+    return h.hexdigest()
+
+
+def chain(digests: Iterable[str]) -> str:
+    """The chained digest of shard digests in order (module docstring)."""
+    c = hashlib.sha256(TABLE_FORMAT.encode()).hexdigest()
+    for d in digests:
+        c = hashlib.sha256(f"{c}:{d}".encode()).hexdigest()
+    return c
+
+
+# --- mergeable counts ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Tally:
+    """Counts a summary is made of, additive over items: ``Tally.of(a + b) == Tally.of(a).merge(Tally.of(b))``.
+    Keys: "crystals", "molecules", "errors", "correct:<kind>", "level:<kind>:<level>", "system:<cs>:n|correct",
+    "census:<name>", "reason:<reason>", "failures", "label_mismatches", "cross_check", "symmetry_raised"."""
+
+    counts: dict = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, items: Iterable[ItemOutcome], molecule_levels: tuple = ()) -> Tally:
+        c: dict[str, int] = {}
+
+        def add(key: str, n: int = 1) -> None:
+            c[key] = c.get(key, 0) + int(n)
+        for o in items:
+            if o.is_error:
+                add("errors")
+                continue
+            kind = "molecules" if o.is_molecule else "crystals"
+            add(kind)
+            add(f"correct:{kind}", bool(o.correct))
+            for lv in (molecule_levels if o.is_molecule else LEVELS):
+                add(f"level:{kind}:{lv}", o.correct_at(lv))
+            if not o.is_molecule:
+                cs = o.label("dataset").get("crystal_system") or o.label("rendered").get("crystal_system") or "unknown"
+                add(f"system:{cs}:n")
+                add(f"system:{cs}:correct", bool(o.correct))
+            _census(o, add)
+        return cls(c)
+
+    def merge(self, other: Tally) -> Tally:
+        keys = self.counts.keys() | other.counts.keys()
+        return Tally({k: self.counts.get(k, 0) + other.counts.get(k, 0) for k in sorted(keys)})
+
+    def get(self, key: str) -> int:
+        return self.counts.get(key, 0)
+
+
+def _census(o: ItemOutcome, add) -> None:
+    """The phantom census, failure reasons and the listed kinds of one certified item."""
+    orc = o.oracle if isinstance(o.oracle, dict) else {}
+    add("census:items_with_phantoms", bool(orc.get("n_phantoms")))
+    add("census:total_phantoms", orc.get("n_phantoms") or 0)
+    add("census:items_with_missing_atoms", bool(orc.get("n_missing")))
+    add("census:total_missing_atoms", orc.get("n_missing") or 0)
+    add("census:items_oracle_failed", orc.get("status") not in (None, "ok"))
+    for name in ("unique", "exact", "certified"):
+        add(f"census:items_{name}", bool(getattr(o, name) not in (ABSENT, None, False)))
+    if not o.correct:
+        add("failures")
+        for r in o.reasons or []:
+            add(f"reason:{r}")
+    add("label_mismatches", bool(o.label_mismatch))
+    add("cross_check", bool(o.cross_check))
+    add("symmetry_raised", o.symmetry_raised not in (ABSENT, None))
+
+
+CENSUS = ("items_with_phantoms", "total_phantoms", "items_with_missing_atoms", "total_missing_atoms",
+          "items_oracle_failed", "items_unique", "items_exact", "items_certified")
+
+
+def _bound(b) -> dict:
+    return {**{k: (sig(v) if isinstance(v, float) else v) for k, v in b.to_dict().items()}, "text": b.describe()}
+
+
+def tally_summary(t: Tally, cfg: CertifyConfig) -> dict:
+    """The summary of a tally: the figures ``summary.summary_of`` gives (R1, its exact bounds, by level and crystal
+    system, the phantom census, failure reasons) and the counts of what it lists by id (the table holds those)."""
+    crystals, mols = t.get("crystals"), t.get("molecules")
+    kind = "crystals" if crystals or not mols else "molecules"
+    levels = LEVELS if kind == "crystals" else cfg.molecules.molecule_levels
+    n, k = t.get(kind), t.get(f"correct:{kind}")
+    conf = cfg.scoring.confidence
+    none = {"text": "no item could be read or certified: no bound"}
+    systems = sorted({key.split(":")[1] for key in t.counts if key.startswith("system:")},
+                     key=lambda cs: (CRYSTAL_SYSTEMS.index(cs) if cs in CRYSTAL_SYSTEMS else 99, cs))
+    return {
+        "n": n, "n_errors": t.get("errors"), "kinds": {"crystals": crystals, "molecules": mols},
+        "score": cfg.scoring.score if kind == "crystals" else "+".join(cfg.molecules.molecule_levels),
+        "truth": cfg.scoring.truth if kind == "crystals" else "input", "correct": k,
+        "R1": sig(k / n) if n else None,
+        "bound": _bound(clopper_pearson_lower(k, n, conf)) if n else none,
+        "interval": _bound(clopper_pearson_interval(k, n, conf)) if n else none,
+        "by_level": {lv: {"correct": t.get(f"level:{kind}:{lv}"),
+                          "R1": sig(t.get(f"level:{kind}:{lv}") / n) if n else None} for lv in levels},
+        "by_crystal_system": {cs: {"n": t.get(f"system:{cs}:n"), "correct": t.get(f"system:{cs}:correct")}
+                              for cs in systems},
+        "phantom_census": {name: t.get(f"census:{name}") for name in CENSUS},
+        "failure_reasons": {r: t.get(f"reason:{r}") for r in REASON_ORDER if t.get(f"reason:{r}")},
+        "n_failures": t.get("failures"), "n_label_mismatches": t.get("label_mismatches"),
+        "n_cross_check_disagreements": t.get("cross_check"), "n_symmetry_raised": t.get("symmetry_raised"),
+        "lists": f"failures, label mismatches, disagreements, raised symmetry and errors by id: the item table "
+                 f"({TABLE_DIR}/)",
+    }
+
+
+# --- shards ------------------------------------------------------------------------------------------------------
+
+def shard_bytes(items: list[dict], fingerprint: str) -> bytes:
+    """A shard's Parquet bytes (module docstring), its metadata naming format, fingerprint, count and SHA-256."""
+    import pyarrow as pa  # lazy: pyarrow only when an item table is written or read
+    import pyarrow.parquet as pq
+
+    cols: dict[str, list] = {f: [] for f in (*FIELDS, "extra")}
+    for it in items:
+        for f in FIELDS:
+            v = it.get(f, ABSENT)
+            cols[f].append(v if f in PLAIN else (None if v is ABSENT else json_dumps(v, indent=None).rstrip("\n")))
+        extra = {k: v for k, v in it.items() if k not in FIELDS}
+        cols["extra"].append(json_dumps(extra, indent=None).rstrip("\n") if extra else None)
+    schema = pa.schema([(f, pa.bool_() if f == "correct" else pa.string()) for f in cols])
+    meta = {"format": TABLE_FORMAT, "fingerprint": fingerprint, "n": len(items), "sha256": shard_sha256(items)}
+    table = pa.table(cols, schema=schema.with_metadata({"viewcert": json.dumps(meta, sort_keys=True)}))
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    return buf.getvalue()
+
+
+def _item_of(row: dict) -> dict:
+    out = {f: (row[f] if f in PLAIN else json.loads(row[f])) for f in FIELDS if row.get(f) is not None}
+    return {**out, **(json.loads(row["extra"]) if row.get("extra") else {})}
+
+
+def read_shard(path: str | Path) -> tuple[dict, list[dict]]:
+    """(metadata, item records) of one shard, its rows checked against its recorded SHA-256 (InputError naming the
+    shard otherwise)."""
+    import pyarrow as pa  # lazy: as shard_bytes
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(str(path))
+        meta = json.loads((table.schema.metadata or {}).get(b"viewcert", b"{}"))
+        items = [_item_of(r) for r in table.to_pylist()]
+    except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
+        raise InputError(f"not a readable item-table shard ({str(exc)[:120]})", source=str(path)) from None
+    if meta.get("format") != TABLE_FORMAT or meta.get("sha256") != shard_sha256(items):
+        raise InputError(f"shard does not match its SHA-256 ({TABLE_FORMAT})", source=str(path), field="sha256")
+    return meta, items
+
+
+def _reused(path: Path, fingerprint: str, ids: list[str]) -> list[dict] | None:
+    """The shard's records when it can be reused for exactly ``ids`` under ``fingerprint``, else None."""
+    if not path.is_file():
+        return None
+    try:
+        meta, items = read_shard(path)
+    except InputError:
+        return None
+    return items if meta.get("fingerprint") == fingerprint and [it["id"] for it in items] == ids else None
+
+
+# --- the run -----------------------------------------------------------------------------------------------------
+
+@dataclass
+class StreamRun:
+    """What a streamed run did: shards (name, n, sha256), items computed and resumed (run.json's counts)."""
+
+    shards: list = field(default_factory=list)
+    n_computed: int = 0
+    n_resumed: int = 0
+
+
+def iter_shards(dataset: Dataset, shard_items: int) -> Iterator[tuple[int, tuple]]:
+    for k, start in enumerate(range(0, len(dataset.items), shard_items)):
+        yield k, dataset.items[start:start + shard_items]
+
+
+def certify_table(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, fingerprint: str,
+                  shard_items: int = SHARD_ITEMS, n_workers: int | None = None, scheduler: Any = None,
+                  progress: bool | None = None, on_shard=None) -> tuple[dict, StreamRun]:
+    """Certify ``dataset`` into ``OUT/items/`` shard by shard (resuming each whole shard found) and return the small
+    certificate (written by ``write_table_certificate``) and what was done; ``on_shard(records)`` sees each shard's
+    records once (the label audit)."""
+    folder = Path(out) / TABLE_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    for torn in folder.glob(".part-*.parquet.*.tmp"):  # a temporary of a run killed while writing a shard
+        torn.unlink()
+    tally, run = Tally(), StreamRun()
+    levels = cfg.molecules.molecule_levels
+    for k, chunk in iter_shards(dataset, shard_items):
+        name, ids = f"part-{k:06d}.parquet", [it.id for it in chunk]
+        items = _reused(folder / name, fingerprint, ids)
+        if items is None:
+            res = map_items(CertifyRecords(cfg), chunk, keys=ids, n_workers=n_workers, scheduler=scheduler,
+                            fingerprint=fingerprint, progress=progress, description=f"certify shard {k}")
+            items = [o.to_dict() for o in outcomes_of(quantize_tree(res.results))]
+            write_bytes_atomic(folder / name, shard_bytes(items, fingerprint))
+            run.n_computed += len(items)
+        else:
+            run.n_resumed += len(items)
+        outcomes = outcomes_of(items)
+        tally = tally.merge(Tally.of(outcomes, levels))
+        if on_shard is not None:
+            on_shard(outcomes)
+        run.shards.append({"name": name, "n": len(items), "sha256": shard_sha256(items)})
+    for extra in sorted(set(folder.glob("part-*.parquet")) - {folder / s["name"] for s in run.shards}):
+        extra.unlink()  # a shard of an earlier run with more items: not part of this table
+    return table_certificate(dataset, cfg, tally, run.shards, shard_items), run
+
+
+def table_certificate(dataset: Dataset, cfg: CertifyConfig, tally: Tally, shards: list[dict],
+                      shard_items: int) -> dict:
+    """The small certificate of an item table (module docstring), digested."""
+    body = {"format": CERTIFICATE_FORMAT, "inputs": dataset.to_dict(), "config": cfg.to_dict(),
+            "protocol": protocol_record(cfg), "observation_model": observation_record(cfg),
+            "tolerances": tolerances_record(cfg), "oracle": oracle_record(cfg), "scoring": scoring_record(cfg),
+            "libraries": library_versions(), "summary": tally_summary(tally, cfg),
+            "items_table": {"format": TABLE_FORMAT, "folder": TABLE_DIR, "shard_items": shard_items,
+                            "n_items": sum(s["n"] for s in shards), "shards": shards,
+                            "chain": chain(s["sha256"] for s in shards)}}
+    body = {**quantize_tree(body), "resolution": resolution_record()}
+    loc = location_record(dataset, cfg)
+    if loc is not ABSENT:
+        body["location"] = loc
+    return {**body, "digest": digest_record(body)}
+
+
+def write_table_certificate(out: str | Path, cert: dict) -> Path:
+    return write_text_atomic(Path(out) / "certificate.json", json_dumps(cert, indent=1))
+
+
+def read_table(out: str | Path, cert: dict) -> Iterator[ItemOutcome]:
+    """The items of an item table, shard by shard (lazily), each shard checked against the certificate's record
+    and the chain; InputError naming the shard on any difference."""
+    rec = cert.get("items_table") or {}
+    seen = []
+    for s in rec.get("shards", []):
+        path = Path(out) / rec.get("folder", TABLE_DIR) / s["name"]
+        if Path(s["name"]).name != s["name"]:
+            raise InputError("a shard name must be a bare file name", source=str(path), field="items_table.shards")
+        meta, items = read_shard(path)
+        if meta["sha256"] != s["sha256"] or len(items) != s["n"]:
+            raise InputError("shard differs from the certificate's record", source=str(path), field="sha256")
+        seen.append(meta["sha256"])
+        yield from outcomes_of(items)
+    if chain(seen) != rec.get("chain"):
+        raise InputError("the shards do not chain to the certificate's digest", field="items_table.chain")
+
+
+def error_items(out: str | Path, cert: dict, *, limit: int) -> list[ItemOutcome]:
+    """The first ``limit`` items of a table that could not be read or certified (read lazily, shard by shard)."""
+    found: list[ItemOutcome] = []
+    for it in read_table(out, cert):
+        if it.is_error:
+            found.append(it)
+            if len(found) >= limit:
+                break
+    return found
+
+
+def check_table(out: str | Path, cert: dict, cfg: CertifyConfig) -> list[str]:
+    """Differences between a table certificate and its table: the digest, every shard, the chain, and the summary
+    recomputed from the items (an empty list: consistent)."""
+    diffs = []
+    if compute_digest(cert) != (cert.get("digest") or {}).get("value"):
+        diffs.append("digest: certificate.json does not match its digest")
+    tally = Tally.of(read_table(out, cert), cfg.molecules.molecule_levels)
+    again = quantize_tree(tally_summary(tally, cfg))
+    for key, value in again.items():
+        if cert["summary"].get(key) != value:
+            diffs.append(f"summary.{key}: recorded {cert['summary'].get(key)!r}, table gives {value!r}")
+    return diffs
+
+
+def summary_text(cert: dict) -> str:
+    """The human summary of a table certificate (summary.txt, the console); received text escaped."""
+    s, inputs = cert["summary"], console_fields(cert["inputs"])
+    tol, table = cert["tolerances"], cert["items_table"]
+    lines = [f"inputs: {inputs['spec']} ({inputs['kind']}), {s['n']} items certified"
+             + (f", {s['n_errors']} unreadable or uncertifiable (not counted in R1)" if s["n_errors"] else ""),
+             f"protocol: {console_fields(cert['protocol'])['name']}; delta = {tol['delta']:g} Å, "
+             f"tau = {tol['tau']:g} Å, angle tolerance = {tol['angle_tolerance']:g}°",
+             f"R1 ({s['score']}, truth = {s['truth']}): {s['bound']['text']}", f"    {s['interval']['text']}",
+             "    by level: " + ", ".join(f"{k} {v['correct']}/{s['n']}" for k, v in s["by_level"].items()),
+             "    by crystal system: " + ", ".join(f"{k} {v['correct']}/{v['n']}"
+                                              for k, v in console_fields(s["by_crystal_system"]).items())]
+    c = s["phantom_census"]
+    lines += [f"phantoms: {c['items_with_phantoms']} items ({c['total_phantoms']} points); missing atoms: "
+              f"{c['items_with_missing_atoms']} items; certified by the theorem: {c['items_certified']}",
+              f"failures {s['n_failures']}, label mismatches {s['n_label_mismatches']}, spglib/moyopy disagreements "
+              f"{s['n_cross_check_disagreements']}, raised symmetry {s['n_symmetry_raised']}: listed by id in the "
+              f"item table",
+              f"item table: {table['n_items']} items in {len(table['shards'])} shards ({table['folder']}/), chain "
+              f"sha256:{table['chain']}",
+              f"certificate digest: sha256:{console_text(str(cert['digest']['value']), keep_newlines=False)}"]
+    return "\n".join(lines) + "\n"

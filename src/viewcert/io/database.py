@@ -1,0 +1,397 @@
+"""Structure databases, read lazily: OPTIMADE-style Parquet, GNoME's summary CSV beside a zip of CIFs, an ASE
+database (``.db``).
+
+Listing a database reads only each row's id and published labels (``entries``: Parquet in record batches of
+``BATCH_ROWS`` rows through pyarrow, the CSV line by line, the ASE database row by row); a row's structure is
+read when it is certified (``read_entry``, in the worker). Nothing is extracted to disk.
+
+- **Parquet** (OPTIMADE's names): ``immutable_id``, ``lattice_vectors`` (3 rows of 3 Å), ``cartesian_site_positions``
+  (N rows of 3 Å), ``species_at_sites`` (N element symbols); rows numbered from 0 as pyarrow counts them.
+- **GNoME** (``gnome:FOLDER``): ``stable_materials_summary.csv`` (``MaterialId``, ``Crystal System``,
+  ``Space Group Number``, ``Point Group``, ...) and ``by_id.zip`` holding ``<id>.CIF`` under any folder; a CSV
+  row is matched to the member whose file name without extension is its id; lines numbered from 1 (header).
+- **ASE** (``.db``): ``ase.db``'s rows (SQLite), numbered by their ASE ``id``; the item id is the key named by
+  ``id=`` (default: the row's ``id``).
+
+Published labels come from the columns named (``LabelColumn``); each value is normalised to viewcert's
+vocabulary (``label_value``): a space-group number 1..230, one of the seven crystal systems, one of the 32
+point groups as spglib writes them. A malformed row (a missing or repeated id, a label not in the vocabulary, a
+structure column of the wrong shape, an unknown element) is that row's ``problem`` or an ``InputError`` naming
+the file, the row and the column: an item error, never counted in R1.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from viewcert.elements import atomic_number
+from viewcert.errors import InputError
+from viewcert.io.cif import read_cif_text
+from viewcert.io.received import check_received_file
+from viewcert.limits import active_limits
+from viewcert.structures import Provenance, Structure
+from viewcert.symmetry.labels import CRYSTAL_SYSTEMS, LEVELS
+
+BATCH_ROWS = 4096  # rows per pyarrow record batch when listing a Parquet file
+OPTIMADE_COLUMNS = ("lattice_vectors", "cartesian_site_positions", "species_at_sites")
+OPTIMADE_ID = "immutable_id"
+GNOME_CSV, GNOME_ZIP, GNOME_ID = "stable_materials_summary.csv", "by_id.zip", "MaterialId"
+GNOME_LABELS = (("Crystal System", "crystal_system"), ("Space Group Number", "space_group"),
+                ("Point Group", "point_group"))
+#: the 32 crystallographic point groups as spglib writes them, and the other settings' symbols of the same groups
+POINT_GROUPS = ("1", "-1", "2", "m", "2/m", "222", "mm2", "mmm", "4", "-4", "4/m", "422", "4mm", "-42m", "4/mmm",
+                "3", "-3", "32", "3m", "-3m", "6", "-6", "6/m", "622", "6mm", "-6m2", "6/mmm", "23", "m-3", "432",
+                "-43m", "m-3m")
+POINT_GROUP_ALIASES = {"-4m2": "-42m", "-62m": "-6m2", "321": "32", "312": "32", "3m1": "3m", "31m": "3m",
+                       "-3m1": "-3m", "-31m": "-3m", "m3": "m-3", "m3m": "m-3m", "2mm": "mm2", "m2m": "mm2"}
+MAX_COORDINATE = 1e6  # Å: beyond it a coordinate is an overflow, not a position (as the CIF reader)
+
+
+@dataclass(frozen=True)
+class LabelColumn:
+    """A column holding a published label and the level it states (``symmetry.labels.LEVELS``)."""
+
+    column: str
+    level: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One row of a database: ``row`` (its number as the format counts), ``id``, the published ``label``
+    ({level: value}), ``locator`` (what ``read_entry`` needs: a Parquet row, a zip member, an ASE row id) and
+    ``problem`` ((column, what is wrong) for a row that cannot be certified, else None)."""
+
+    row: int
+    id: str
+    label: dict
+    locator: Any
+    problem: tuple[str, str] | None = None
+
+
+def label_value(value: Any, level: str) -> int | str:
+    """``value`` as viewcert writes a label at ``level``; ValueError saying why when it is not one."""
+    if level == "space_group":
+        try:
+            number = float(value) if isinstance(value, (int, float)) else float(str(value).strip())
+        except ValueError:
+            number = math.nan
+        if not number.is_integer() or not 1 <= number <= 230:
+            raise ValueError(f"space-group number {value!r} is not an integer in 1..230")
+        return int(number)
+    text = str(value).strip().replace(" ", "")
+    if level == "crystal_system":
+        if text.lower() not in CRYSTAL_SYSTEMS:
+            raise ValueError(f"crystal system {value!r} is not one of {', '.join(CRYSTAL_SYSTEMS)}")
+        return text.lower()
+    if level == "point_group":
+        text = POINT_GROUP_ALIASES.get(text, text)
+        if text not in POINT_GROUPS:
+            raise ValueError(f"point group {value!r} is not one of the 32 crystallographic point groups")
+        return text
+    raise ValueError(f"label level must be one of {LEVELS}, got {level!r}")
+
+
+def row_labels(values: dict, columns: tuple[LabelColumn, ...]) -> tuple[dict, tuple[str, str] | None]:
+    """(published label, problem) of one row from its ``values`` by column name: a missing (None, NaN, empty)
+    value leaves the level out; a malformed one is the row's problem, naming its column."""
+    label: dict = {}
+    for lc in columns:
+        v = values.get(lc.column)
+        if v is None or (isinstance(v, float) and math.isnan(v)) or str(v).strip() == "":
+            continue
+        try:
+            label[lc.level] = label_value(v, lc.level)
+        except (ValueError, TypeError, OverflowError) as exc:
+            return label, (lc.column, str(exc)[:200])
+    return label, None
+
+
+def _entry(row: int, ident: Any, label: dict, problem, locator, seen: set) -> Entry:
+    """One entry, its id checked: text, not empty, not seen before (else the row's problem, ``id`` column)."""
+    if not isinstance(ident, str) or not ident.strip():
+        return Entry(row, "", label, locator, ("id", f"no id (got {ident!r})"))
+    if ident in seen:
+        return Entry(row, ident, label, locator, ("id", f"id {ident!r} is repeated (an earlier row has it)"))
+    seen.add(ident)
+    return Entry(row, ident, label, locator, problem)
+
+
+# --- OPTIMADE-style Parquet ---------------------------------------------------------------------------------------
+
+def _parquet(path: Path):
+    import pyarrow as pa  # lazy: pyarrow is loaded only when a Parquet database is read
+    import pyarrow.parquet as pq
+
+    check_received_file(path, what="Parquet database", sized=False)  # a regular file; read in batches
+    try:
+        return pq.ParquetFile(str(path))
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"not a readable Parquet file ({str(exc)[:160]})", source=str(path)) from None
+
+
+def parquet_entries(path: str | Path, labels: tuple[LabelColumn, ...] = (), *, id_column: str = OPTIMADE_ID,
+                    batch_rows: int = BATCH_ROWS) -> Iterator[Entry]:
+    """The entries of an OPTIMADE-style Parquet file (ids and labels only, ``batch_rows`` at a time); a missing
+    column is an InputError naming it."""
+    path = Path(path)
+    pf = _parquet(path)
+    names = set(pf.schema_arrow.names)
+    wanted = (id_column, *OPTIMADE_COLUMNS, *(lc.column for lc in labels))
+    for col in wanted:
+        if col not in names:
+            raise InputError(f"no column {col!r} (columns: {', '.join(sorted(names))[:300]})", source=str(path),
+                             field=col)
+    seen: set = set()
+    row = 0
+    for batch in pf.iter_batches(batch_size=batch_rows, columns=[id_column, *(lc.column for lc in labels)]):
+        cols = batch.to_pydict()
+        for k in range(batch.num_rows):
+            values = {c: v[k] for c, v in cols.items()}
+            label, problem = row_labels(values, labels)
+            yield _entry(row, values[id_column], label, problem, row, seen)
+            row += 1
+
+
+def _stamp(path: str | Path) -> tuple[str, int, int]:
+    """(path, mtime ns, size): the key of a per-process cache of an open file (a rewritten file is reopened)."""
+    st = Path(path).stat()
+    return str(path), st.st_mtime_ns, st.st_size
+
+
+@functools.lru_cache(maxsize=4)
+def _row_groups(stamp: tuple) -> tuple[int, ...]:
+    """The first row of each row group of a Parquet file, and its row count last."""
+    path = stamp[0]
+    meta = _parquet(Path(path)).metadata
+    starts = [0]
+    for g in range(meta.num_row_groups):
+        starts.append(starts[-1] + meta.row_group(g).num_rows)
+    return tuple(starts)
+
+
+@functools.lru_cache(maxsize=2)
+def _row_group(stamp: tuple, group: int) -> dict:
+    """The structure columns of one row group (a worker reads the rows of its chunk from one or two)."""
+    return _parquet(Path(stamp[0])).read_row_group(group, columns=list(OPTIMADE_COLUMNS)).to_pydict()
+
+
+def parquet_structure(path: str | Path, row: int, identifier: str, name: str | None = None) -> Structure:
+    """The structure of Parquet row ``row``; InputError naming the file (as ``name``), the row and the column when
+    it is malformed."""
+    name = name or str(path)
+    try:
+        stamp = _stamp(path)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=name, field="path") from None
+    starts = _row_groups(stamp)
+    if not 0 <= row < starts[-1]:
+        raise InputError(f"row {row} is not in the file ({starts[-1]} rows)", source=name, field="row")
+    g = int(np.searchsorted(starts, row, side="right")) - 1
+    cols = _row_group(stamp, g)
+    values = {c: cols[c][row - starts[g]] for c in OPTIMADE_COLUMNS}
+    return cell_structure(values["lattice_vectors"], values["cartesian_site_positions"],
+                          values["species_at_sites"], source=f"{name} row {row}", identifier=identifier)
+
+
+def _vectors(value: Any, n: int | None, column: str, source: str) -> np.ndarray:
+    """``value`` as an (n, 3) array of finite floats (Å, each within ``MAX_COORDINATE``), or InputError."""
+    try:
+        arr = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        arr = np.empty((0, 0))
+    shape = f"{n if n is not None else 'N'} rows of 3 numbers"
+    if arr.ndim != 2 or arr.shape[1:] != (3,) or (n is not None and arr.shape[0] != n) or arr.shape[0] == 0:
+        raise InputError(f"expected {shape}, got {str(value)[:80]}", source=source, field=column)
+    if not np.isfinite(arr).all() or np.abs(arr).max() > MAX_COORDINATE:
+        raise InputError(f"a value is not finite or beyond {MAX_COORDINATE:g} Å", source=source, field=column)
+    return arr
+
+
+def cell_structure(lattice: Any, positions: Any, species: Any, *, source: str, identifier: str) -> Structure:
+    """A periodic Structure from OPTIMADE's three columns (lattice rows and Cartesian positions in Å, element
+    symbols); the atom limit is checked before the structure is built. InputError naming the column."""
+    if not isinstance(species, (list, tuple)) or not species or not all(isinstance(s, str) for s in species):
+        raise InputError(f"expected a list of element symbols, got {str(species)[:80]}", source=source,
+                         field="species_at_sites")
+    active_limits().check_atoms(len(species), source=source)
+    pos = _vectors(positions, len(species), "cartesian_site_positions", source)
+    lat = _vectors(lattice, 3, "lattice_vectors", source)
+    numbers = np.array([atomic_number(s, source=source, field="species_at_sites") for s in species])
+    try:
+        return Structure(pos, numbers, lat, provenance=Provenance(source=source, identifier=identifier))
+    except InputError as exc:  # bad geometry: name the column it comes from
+        field = "lattice_vectors" if exc.field == "lattice" else "cartesian_site_positions"
+        raise InputError(exc.message, source=source, field=field) from None
+
+
+# --- GNoME: summary CSV + zip of CIFs ------------------------------------------------------------------------------
+
+def gnome_files(folder: str | Path) -> tuple[Path, Path]:
+    """(summary CSV, zip of CIFs) of a GNoME folder; InputError naming the one missing."""
+    folder = Path(folder)
+    csv_path, zip_path = folder / GNOME_CSV, folder / GNOME_ZIP
+    for p in (csv_path, zip_path):
+        if not p.is_file():
+            raise InputError(f"a GNoME folder holds {GNOME_CSV} and {GNOME_ZIP}; {p.name} is missing",
+                             source=str(folder), field=p.name)
+    return csv_path, zip_path
+
+
+def zip_members(zip_path: str | Path) -> dict[str, str]:
+    """{file name without extension: member name} of the CIFs of a zip archive (members checked against the
+    zip limits from the central directory, nothing decompressed); a name seen twice is an InputError."""
+    import zipfile  # lazy: start-up time (zipfile pulls in bz2/lzma/shutil), as limits.check_zip
+
+    check_received_file(zip_path, what="zip of CIFs", sized=False)
+    active_limits().check_zip(zip_path, source=str(zip_path))
+    out: dict[str, str] = {}
+    try:
+        with zipfile.ZipFile(zip_path) as zf:
+            for info in zf.infolist():
+                base = info.filename.rsplit("/", 1)[-1]
+                stem, dot, ext = base.rpartition(".")
+                if info.is_dir() or not dot or ext.lower() != "cif":
+                    continue
+                if stem in out:
+                    raise InputError(f"two members are named {stem!r}.cif", source=str(zip_path), field=info.filename)
+                out[stem] = info.filename
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise InputError(f"not a readable zip archive ({str(exc)[:120]})", source=str(zip_path)) from None
+    return out
+
+
+def gnome_entries(folder: str | Path, labels: tuple[LabelColumn, ...] | None = None) -> Iterator[Entry]:
+    """The entries of a GNoME folder (``gnome_files``): one per CSV row, its locator the zip member of its id;
+    labels from ``labels`` (default: GNoME's three label columns)."""
+    csv_path, zip_path = gnome_files(folder)
+    labels = tuple(LabelColumn(c, lv) for c, lv in GNOME_LABELS) if labels is None else labels
+    members = zip_members(zip_path)
+    check_received_file(csv_path, what="summary CSV")  # sized: --max-json-bytes
+    with open(csv_path, newline="", encoding="utf-8", errors="strict") as fh:
+        rows = csv.DictReader(fh)
+        for col in (GNOME_ID, *(lc.column for lc in labels)):
+            if col not in (rows.fieldnames or ()):
+                raise InputError(f"no column {col!r}", source=str(csv_path), field=col)
+        yield from _gnome_rows(rows, labels, members, csv_path)
+
+
+def _gnome_rows(rows: csv.DictReader, labels, members: dict, csv_path: Path) -> Iterator[Entry]:
+    seen: set = set()
+    try:
+        for values in rows:
+            line = rows.line_num
+            label, problem = row_labels(values, labels)
+            ident = values.get(GNOME_ID)
+            member = members.get(ident) if isinstance(ident, str) else None
+            if member is None and problem is None and isinstance(ident, str) and ident:
+                problem = (GNOME_ID, f"no CIF named {ident!r} in {GNOME_ZIP}")
+            yield _entry(line, ident, label, problem, member, seen)
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(f"line {rows.line_num}: not readable CSV ({str(exc)[:120]})", source=str(csv_path)) from None
+
+
+@functools.lru_cache(maxsize=2)
+def _zip(stamp: tuple):
+    """An open zip archive (one per worker process: its central directory is read once)."""
+    import zipfile  # lazy: as zip_members
+
+    check_received_file(stamp[0], what="zip of CIFs", sized=False)
+    return zipfile.ZipFile(stamp[0])
+
+
+def zip_cif_structure(zip_path: str | Path, member: str, identifier: str, name: str | None = None) -> Structure:
+    """The structure of the CIF ``member`` of ``zip_path`` (named ``name`` in errors), read in memory (its size and
+    compression ratio checked from its header before it is decompressed)."""
+    import zipfile  # lazy: as zip_members
+
+    source = f"{name or zip_path}!{member}"
+    try:
+        zf = _zip(_stamp(zip_path))
+        info = zf.getinfo(member)
+        active_limits().check_zip_member(member, info.file_size, info.compress_size, source=source)
+        text = zf.read(info).decode("utf-8")
+    except (KeyError, zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise InputError(f"cannot read the member ({str(exc)[:120]})", source=source, field="member") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", source=source, field="encoding") from None
+    return read_cif_text(text, source=source, identifier=identifier)
+
+
+# --- ASE database ------------------------------------------------------------------------------------------------
+
+def _ase_db(path: Path):
+    import ase.db  # lazy: ase.db (sqlite) is loaded only when an ASE database is read
+
+    check_received_file(path, what="ASE database", sized=False)  # exists and is a regular file: connect never creates
+    return ase.db.connect(str(path), type="db", create_indices=False, use_lock_file=False)
+
+
+def ase_entries(path: str | Path, labels: tuple[LabelColumn, ...] = (), *, id_key: str | None = None
+                ) -> Iterator[Entry]:
+    """The entries of an ASE database: ids (the key ``id_key``, default the row id) and labels (keys of the rows'
+    key-value pairs) only; the locator is the row id."""
+    import sqlite3
+
+    path = Path(path)
+    seen: set = set()
+    try:
+        for row in _ase_db(path).select():
+            kv = dict(row.key_value_pairs)
+            ident = str(row.id) if id_key is None else kv.get(id_key)
+            label, problem = row_labels(kv, labels)
+            yield _entry(row.id, ident if ident is None else str(ident), label, problem, row.id, seen)
+    except (sqlite3.Error, ValueError, KeyError, OSError) as exc:
+        raise InputError(f"not a readable ASE database ({str(exc)[:120]})", source=str(path)) from None
+
+
+def ase_structure(path: str | Path, row_id: int, identifier: str, name: str | None = None) -> Structure:
+    """The structure of ASE row ``row_id`` (``io.ase_adapter.from_ase``; the atom limit checked first)."""
+    import sqlite3
+
+    from viewcert.io.ase_adapter import from_ase  # lazy: ase.Atoms only when an ASE database is read
+
+    source = f"{name or path} id {row_id}"
+    try:
+        row = _ase_db(Path(path)).get(id=int(row_id))
+        active_limits().check_atoms(int(row.natoms), source=source)
+        atoms = row.toatoms()
+    except (sqlite3.Error, KeyError, ValueError, OSError) as exc:
+        raise InputError(f"cannot read the row ({str(exc)[:120]})", source=source, field="id") from None
+    return from_ase(atoms, provenance=Provenance(source=source, identifier=identifier))
+
+
+# --- one door ----------------------------------------------------------------------------------------------------
+
+FORMATS = ("optimade", "gnome", "ase")
+
+
+def entries(fmt: str, path: str | Path, labels: tuple[LabelColumn, ...] | None = None, *,
+            id_column: str | None = None) -> Iterator[Entry]:
+    """The entries of a database of format ``fmt`` (``FORMATS``) at ``path``."""
+    if fmt == "optimade":
+        return parquet_entries(path, labels or (), id_column=id_column or OPTIMADE_ID)
+    if fmt == "gnome":
+        return gnome_entries(path, labels)
+    if fmt == "ase":
+        return ase_entries(path, labels or (), id_key=id_column)
+    raise InputError(f"database format must be one of {FORMATS}, got {fmt!r}", field="format")
+
+
+def read_entry(fmt: str, path: str | Path, locator: Any, name: str, identifier: str) -> Structure:
+    """The structure of one entry (in the worker): a Parquet row, a GNoME zip member (``path`` is the folder), an
+    ASE row; errors name the file as ``name`` (its name in the input, not where it lies)."""
+    if fmt == "optimade":
+        return parquet_structure(path, int(locator), identifier, name)
+    if fmt == "gnome":
+        return zip_cif_structure(Path(path) / GNOME_ZIP, str(locator), identifier, name)
+    if fmt == "ase":
+        return ase_structure(path, int(locator), identifier, name)
+    raise InputError(f"database format must be one of {FORMATS}, got {fmt!r}", field="format")
