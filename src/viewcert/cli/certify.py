@@ -337,7 +337,7 @@ def register(app: typer.Typer) -> None:
     app.command("certify")(guarded(rarely_changed(
         certify_cmd, "angle_tolerance", "pairs", "merge", "cartesian_merge", "supercell", "sigma", "sigma_unit",
         "seed", "occlusion", "min_pixels", "subset", "no_standardize", "no_cross_check", "cross_check_angle",
-        "molecule_scale", "scheduler", "plots", "resume")))
+        "molecule_scale", "scheduler", "plots", "resume", "item_table")))
     app.command("verify")(guarded(verify_cmd))
     app.command("sweep")(guarded(rarely_changed(
         sweep_cmd, "sigma_unit", "pairs", "merge", "cartesian_merge", "supercell", "subset", "molecule_scale",
