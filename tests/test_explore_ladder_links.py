@@ -186,3 +186,66 @@ def test_hostile_model_names_in_links_stay_text(tmp_path, browser_page):
     assert _shown_ids(page) == {"q1"}
     assert page.locator("#f-model option").nth(1).text_content() == hostile
     assert page.viewcert_errors == []
+
+
+def _download(page, selector: str = "#save-ids") -> Path:
+    with page.expect_download() as got:
+        page.click(selector)
+    return Path(got.value.path())
+
+
+def test_the_filter_in_force_saves_as_an_ids_file(study_site, browser_page):
+    """The index's filter (claude-opus-4.8 wrong on R4, right on R3: the report's 62) saved from the page: a file
+    ``io.idlist`` reads (what build-benchmark --ids and ladder --ids read) holding exactly those ids, in the order
+    shown; made in the page (no request but the site's own files and the Blob)."""
+    from viewcert.io.idlist import read_ids
+
+    page = browser_page
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto((study_site / "explore" / "index.html").resolve().as_uri()
+              + "#model=anthropic%2Fclaude-opus-4.8&R4=wrong&R3=right")
+    page.wait_for_load_state("load")
+    shown = page.locator("#items tbody a.item-link").all_text_contents()
+    ids = read_ids(_download(page))
+    want = _right("r3coords")["anthropic/claude-opus-4.8"] - _right("frontier")["anthropic/claude-opus-4.8"]
+    assert list(ids) == shown and set(ids) == want and len(ids) == 62
+    assert page.locator("#save-note").text_content() == "62 ids saved"
+    assert all(u.startswith(("file:", "blob:")) for u in requests)
+    assert page.viewcert_errors == []
+
+
+def test_hostile_ids_are_saved_as_the_certificate_holds_them(hostile_certify, hostile_site, browser_page):
+    """Ids carrying markup, bidi controls and an escape character (shown escaped on the page) are saved as the
+    certificate holds them, byte for byte."""
+    from viewcert.io.idlist import read_ids
+
+    cert = json.loads((hostile_certify / "certificate.json").read_text())
+    page = browser_page
+    page.goto((hostile_site / "index.html").resolve().as_uri())
+    page.wait_for_load_state("load")
+    assert read_ids(_download(page)) == tuple(it["id"] for it in cert["items"])
+    assert page.evaluate("window.__pwned === undefined")
+    assert page.viewcert_errors == []
+
+
+def test_an_id_that_cannot_be_a_line_is_refused_in_the_page(tmp_path, browser_page):
+    """An id holding a line separator (Python's splitlines breaks at U+2028) cannot be written one per line: the
+    page says so and saves nothing."""
+    from viewcert.explore import write_site
+
+    (tmp_path / "cert").mkdir()
+    (tmp_path / "cert" / "certificate.json").write_text(json.dumps(sealed(
+        {"format": "viewcert.tasks.certificate", "items": [{"id": "ok", "n_consistent": 1},
+                                                            {"id": "a\u2028b", "n_consistent": 1}]})))
+    write_site(tmp_path / "cert", tmp_path / "site")
+    page = browser_page
+    downloads: list = []
+    page.on("download", lambda d: downloads.append(d))
+    page.goto((tmp_path / "site" / "index.html").resolve().as_uri())
+    page.wait_for_load_state("load")
+    page.click("#save-ids")
+    assert page.locator("#save-note").text_content().startswith("1 of these ids cannot be written one per line")
+    page.wait_for_timeout(300)
+    assert downloads == []
+    assert page.viewcert_errors == []

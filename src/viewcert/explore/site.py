@@ -232,6 +232,10 @@ def index_html(folder: Folder, item_tags: list[tuple[str, ...]], thumbs: dict[in
             f'<div id="filters">{"".join(buttons)}</div>\n'
             + (_answer_filters(answers) if answers is not None else "") +
             '<p id="shown" aria-live="polite"></p>\n'
+            '<p class="save"><button type="button" id="save-ids">save these items as an ids file</button> '
+            '<span class="note">(ids.txt, one item id per line: <code>viewcert build-benchmark --ids</code>, '
+            '<code>viewcert ladder --ids</code>; made in the page, nothing is sent)</span> '
+            '<span id="save-note" aria-live="polite"></span></p>\n'
             '<table id="items" class="index"><thead><tr><th data-col="index">#</th><th data-col="id">id</th>'
             f'<th>view</th>{head}<th>outcomes</th></tr></thead><tbody></tbody></table>\n'
             '<nav id="pager"></nav>\n'

@@ -182,6 +182,33 @@
       state.page = 0;
       render();
     }
+    // the filter in force saved as an ids file (viewcert.io.idlist: one id per line, "#" lines skipped), made in the
+    // page as a Blob: every item it selects, on every page, in the order shown
+    var save = document.getElementById("save-ids"), saveNote = document.getElementById("save-note");
+    if (save) save.addEventListener("click", function () {
+      var ids = selected().map(rawId);
+      // what Python's splitlines() breaks at, and what str.strip() removes, cannot stand in a line of the file
+      var bad = ids.filter(function (i) {
+        return !i || /[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]/.test(i) || /^[\s\x1c-\x1f]|[\s\x1c-\x1f]$/.test(i)
+          || i.charAt(0) === "#";
+      });
+      if (bad.length) {
+        saveNote.textContent = bad.length + " of these ids cannot be written one per line (a line break, a leading #"
+          + " or surrounding spaces): nothing saved";
+        return;
+      }
+      var head = "# viewcert explore: " + ids.length + " items" + describe().replace(/[\r\n]/g, " ") + "\n";
+      var url = URL.createObjectURL(new Blob([head + ids.map(function (i) { return i + "\n"; }).join("")],
+                                             {type: "text/plain;charset=utf-8"}));
+      var a = el("a");
+      a.href = url;
+      a.download = "ids.txt";
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(function () { URL.revokeObjectURL(url); }, 0);
+      saveNote.textContent = ids.length + " ids saved";
+    });
     window.addEventListener("hashchange", fromHash);
     fromHash();
   }
