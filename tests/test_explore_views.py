@@ -294,3 +294,51 @@ def test_hovering_a_phantom_ring_highlights_that_phantom_in_3d(screen_page, e3_p
     assert page.locator("#pane3d").get_attribute("data-highlight") == ""
     assert page.locator("circle.mk.phantom.lit").count() == 0 and cyan() == 0
     assert page.viewcert_errors == [] and page.viewcert_requests == []
+
+
+def test_residue_page_without_the_complexes_rings_the_residue_the_question_names(residue_ligand_export,
+                                                                                 residue_ligand_site, tmp_path):
+    """No --inputs (the export's sidecars only): each residue question's page rings, in every view, the atoms of
+    the residue its question names: the protein atom of each of that residue's ground-truth bonds among them, no
+    ligand atom, the same rings as with the complexes read again; its verdict table is the same (each entry's
+    reason the certificate's)."""
+    cert = json.loads((residue_ligand_export / "certificate.json").read_text())
+    write_site(residue_ligand_export, tmp_path / "site")
+    for k, item in enumerate(cert["items"]):
+        page = (tmp_path / "site" / "items" / f"{k:04d}.html").read_text()
+        tags = start_tags(page)
+        rings = [a for t, a in tags if t == "circle" and a.get("class", "").split()[:2] == ["mk", "residue"]]
+        atoms = set(re.findall(r"the residue the question names: atom (\d+)", page))
+        lig_atoms = set(re.findall(r"the ligand: atom (\d+)", page))
+        assert rings and atoms and lig_atoms and not atoms & lig_atoms
+        named = item["residue"].split("/")[1]
+        for b in cert["ground_truth"][item["source_id"]]["bonds"]:
+            if b["entry"].split()[:2] == [named[:3], named[3:]]:
+                protein = b["donor"] if b["ligand_role"] == "acceptor" else b["acceptor"]
+                assert str(protein) in atoms
+        with_inputs = (residue_ligand_site / "items" / f"{k:04d}.html").read_text()
+        assert set(re.findall(r"the residue the question names: atom (\d+)", with_inputs)) == atoms
+        table = re.compile(r'<table class="entries" data-views="rendered">.*?</table>', re.S)
+        assert table.search(page)[0] == table.search(with_inputs)[0]
+        assert len(rings) == 6 * len(atoms)  # every atom of the residue ringed in each of the six views
+
+
+def test_bonds_drawn_from_sidecars_take_the_legends_colours(screen_page, residue_ligand_export, tmp_path):
+    """In Chromium, without --inputs: every bond class a page draws is stroked in its legend swatch's colour, and
+    the residue's rings in the residue swatch's; no console error, no request."""
+    write_site(residue_ligand_export, tmp_path / "site")
+    cert = json.loads((residue_ligand_export / "certificate.json").read_text())
+    page = screen_page
+    seen = set()
+    for k in range(len(cert["items"])):
+        _open(page, tmp_path / "site" / "items" / f"{k:04d}.html")
+        for cls in ("det", "undet", "uncertain", "other"):
+            line = page.locator(f"line.mk.bond.{cls}")
+            if line.count():
+                seen.add(cls)
+                stroke = line.first.evaluate("e => getComputedStyle(e).stroke")
+                assert stroke == page.locator(f".sw-bond-{cls}").evaluate("e => getComputedStyle(e).stroke")
+        ring = page.locator("circle.mk.residue").first.evaluate("e => getComputedStyle(e).stroke")
+        assert ring == page.locator(".sw-residue").evaluate("e => getComputedStyle(e).stroke") == "rgb(255, 123, 0)"
+    assert {"det", "other"} <= seen  # 1pwc's residue questions: the asked bonds determined, the others not asked
+    assert page.viewcert_errors == [] and page.viewcert_requests == []

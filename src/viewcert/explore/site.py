@@ -56,6 +56,7 @@ from viewcert.explore.overlays import (
     missing_atoms,
     position_text,
     rendered_marks,
+    sidecar_bond_marks,
     sidecar_marks,
     task_items_from_input,
 )
@@ -89,9 +90,9 @@ NOTES = {"missing": "The missing atoms are not marked: the oracle run again on t
                     "certificate's number of missing atoms.",
          "task": "The consistent answers' poses are not drawn: the question could not be rebuilt as the certificate "
                  "has it from the export's input and settings (input moved, or a protocol file).",
-         "interaction": "The bonds are not drawn over the images: an interaction export holds no cameras or atom "
-                        "positions, and the complexes were not found (give their folder: viewcert explore DIR "
-                        "--inputs COMPLEXES)."}
+         "interaction": "The bonds are not drawn over the images: this export has no sidecars (cameras and atom "
+                        "projections; exports written before they were added), and the complexes were not found "
+                        "(give their folder: viewcert explore DIR --inputs COMPLEXES)."}
 #: the layers of the overlays by item kind: (layer, words); a layer is offered only when some view draws it
 LEGEND = {"crystal": (("atom", "atom seen (a pixel of it in the view)"), ("hidden", "atom with no pixel"),
                       ("missing", "atom not recovered"), ("phantom", "phantom point"),
@@ -781,14 +782,15 @@ def _overlay_source(folder: Folder, it: Item, src: Sources):
         sid = it.record.source_id if isinstance(it.record.source_id, str) else ""
         truth = _d(folder.certificate.ground_truth).get(sid)
         gt_bonds = _d(truth).get("bonds") if isinstance(_d(truth).get("bonds"), list) else []
-        if sid not in src.scenes:
-            note = NOTES["interaction"] if gt_bonds else ""
-        else:
-            rec = it.record
-            verdicts = {entry: cls for entry, _, cls, _, _ in _mode_rows(rec, _d(rec.rendered), _d(truth))}
+        rec = it.record
+        verdicts = {entry: cls for entry, _, cls, _, _ in _mode_rows(rec, _d(rec.rendered), _d(truth))}
+        asked = rec.residue if isinstance(rec.residue, str) else ""
+        if sid in src.scenes:
             structure, cams, ligand = src.scenes[sid]
-            bonds = bond_marks(structure, cams, gt_bonds, verdicts, rec.residue if isinstance(rec.residue, str)
-                               else "", ligand)
+            bonds = bond_marks(structure, cams, gt_bonds, verdicts, asked, ligand)
+        else:  # the export's sidecars, when they hold every atom's projection
+            bonds = sidecar_bond_marks(it.views, gt_bonds, verdicts, asked) if it.views else None
+            note = NOTES["interaction"] if gt_bonds and bonds is None else ""
     return got, missing, after, bonds, note
 
 
