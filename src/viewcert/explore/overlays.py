@@ -193,7 +193,8 @@ def rendered_marks(rv, name: str, record, view_k: int, missing: tuple[int, ...] 
     cam, uv, cell = rv.camera, rv.atom_uv, rv.atom_cell
     titles = [f"{symbol(int(z))} atom {int(a)}" for z, a in zip(rv.atom_numbers.tolist(), cell.tolist(), strict=True)]
     marks = [Mark("atom" if seen else "hidden", float(uv[k, 0]), float(uv[k, 1]), 3.0,
-                  titles[k] + ("" if seen else ": no pixel")) for k, seen in enumerate(rv.seen.tolist())]
+                  titles[k] + ("" if seen else ": no pixel"), group=f"drawn {k}")  # k: the 3D pane's atom k
+             for k, seen in enumerate(rv.seen.tolist())]
     marks += _missing_marks(uv, cell, set(missing), titles)
     marks += _point_marks(cam, record, view_k, uv, cell, titles)
     return ViewMarks(name, int(cam.width), int(cam.height), tuple(marks), camera=cam.to_dict())

@@ -266,6 +266,43 @@
     data.near.forEach(function (p) {
       viewer.addSphere({center: {x: p[0], y: p[1], z: p[2]}, radius: 0.6, color: "#bf8700", wireframe: true});
     });
+    // drawn atom j: its rings in the 2D views (data-group "drawn j", the same scene's order) and its sphere here;
+    // hovering either lights both
+    var atomStyle = {sphere: {scale: 0.3, colorscheme: "Jmol"}}, litAtom = null;
+    function lightAtom(j, on) {
+      if (on && litAtom !== null && litAtom !== j) lightAtom(litAtom, false);
+      document.querySelectorAll('circle.mk[data-group="drawn ' + j + '"]').forEach(function (c) {
+        c.classList.toggle("lit", on); });
+      viewer.setStyle({serial: j}, on ? {sphere: {scale: 0.45, color: "#00c2ff"}} : atomStyle);
+      litAtom = on ? j : null;
+      if (on || div.dataset.highlight === "atom " + j) div.dataset.highlight = on ? "atom " + j : "";
+      viewer.render();
+    }
+    viewer.setHoverable({}, true, function (atom) { if (atom && atom.serial !== undefined) lightAtom(atom.serial, true); },
+      function (atom) { if (atom && atom.serial === litAtom) lightAtom(atom.serial, false); });
+    document.querySelectorAll("svg.overlay").forEach(function (svg) {
+      var w = Number(svg.getAttribute("width")), atoms = [];
+      svg.querySelectorAll('circle.mk[data-group^="drawn "]').forEach(function (c) {
+        atoms.push([Number(c.dataset.group.slice(6)), Number(c.dataset.u), Number(c.dataset.v)]); });
+      if (!atoms.length) return;
+      svg.addEventListener("mousemove", function (ev) {
+        if (ev.target.closest && ev.target.closest("circle.mk.phantom")) {  // a phantom's ring: its own highlight
+          if (litAtom !== null) lightAtom(litAtom, false);
+          return;
+        }
+        var box = svg.getBoundingClientRect(), k = w / box.width;
+        var u = (ev.clientX - box.left) * k, v = (ev.clientY - box.top) * k, best = null, bestD = 6 * Math.max(1, k);
+        atoms.forEach(function (a) {
+          var d = Math.hypot(a[1] - u, a[2] - v);
+          if (d < bestD) { bestD = d; best = a[0]; }
+        });
+        if (best === null) { if (litAtom !== null) lightAtom(litAtom, false); }
+        else if (best !== litAtom) lightAtom(best, true);
+      });
+      svg.addEventListener("mouseleave", function () { if (litAtom !== null) lightAtom(litAtom, false); });
+    });
+    div.viewcertViewer = viewer;  // for tests: the viewer's modelToScreen
+    div.dataset.near = data.near.length;
     viewer.zoomTo();
     viewer.render();
     div.dataset.phantoms = data.phantoms.length;
