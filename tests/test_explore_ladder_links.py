@@ -249,3 +249,42 @@ def test_an_id_that_cannot_be_a_line_is_refused_in_the_page(tmp_path, browser_pa
     page.wait_for_timeout(300)
     assert downloads == []
     assert page.viewcert_errors == []
+
+
+def test_hostile_model_names_in_the_report_are_text_and_links_stay_one_address(tmp_path, browser_page):
+    """A model named with markup and URL syntax: the report shows it as text (no element injected, HTML and
+    Markdown), each of its count links is one address whose fragment decodes to the name, and following it filters
+    the explorer to that model."""
+    from viewcert.attribution.pipeline import run_ladder
+    from viewcert.attribution.report import write_report
+    from viewcert.stats import BootstrapSettings
+
+    harness = Path(__file__).resolve().parent / "data" / "harness"
+    hostile = '<img src=x onerror="window.__pwned=1">&R4=right#x'
+    text = (harness / "manifest_example.toml").read_text().replace('model = "acme/vlm-7b"', f"model = '{hostile}'")
+    text = re.sub(r'^(path|items) = "', lambda m: f'{m[1]} = "{harness.as_posix()}/', text, flags=re.M)
+    (tmp_path / "manifest.toml").write_text(text)
+    ladder, table, _ = run_ladder(manifest=tmp_path / "manifest.toml", r1=["1"],
+                                  bootstrap=BootstrapSettings(n_boot=200), threshold=0.3)
+    assert hostile in set(ladder.arms["model"])
+    write_report(tmp_path / "ladder", ladder=ladder, table=table, explorer="../explore/index.html")
+    html = (tmp_path / "ladder" / "report.html").read_text()
+    assert not any(t == "img" and a.get("src") == "x" for t, a in start_tags(html))
+    mine = [(h, t) for h, t in _links(html) if "model=%3Cimg" in h]
+    assert len(mine) >= 3 and all(unquote(dict(x.split("=", 1) for x in h.split("#", 1)[1].split("&"))["model"])
+                                  == hostile for h, _ in mine)
+    md = (tmp_path / "ladder" / "summary.md").read_text()
+    assert "<img" not in md
+    from viewcert.explore import write_site
+
+    ids = [json.loads(x)["material_id"] for x in (harness / "items.jsonl").read_text().splitlines() if x.strip()]
+    (tmp_path / "cert").mkdir()
+    (tmp_path / "cert" / "certificate.json").write_text(json.dumps(sealed(
+        {"format": "viewcert.tasks.certificate", "items": [{"id": i, "n_consistent": 1} for i in ids]})))
+    write_site(tmp_path / "cert", tmp_path / "explore", ladder=tmp_path / "ladder")
+    page = browser_page
+    href, count = next((h, t) for h, t in mine if h.split("#", 1)[1].count("&") == 1)
+    _open(page, tmp_path, href)
+    assert page.evaluate("window.__pwned === undefined")
+    assert page.locator("#shown").get_attribute("data-count") == re.match(r"(?:unscored \()?(\d+)", count)[1]
+    assert page.viewcert_errors == []
