@@ -52,7 +52,9 @@ from viewcert.interactions.truth import complex_record, library_versions
 from viewcert.io.atomic import json_dumps, write_png_atomic, write_text_atomic
 from viewcert.io.complex import DEFAULT_POCKET, complex_name, prepare_complex
 from viewcert.limits import active_limits
+from viewcert.numeric import fixed
 from viewcert.render import frame_cameras
+from viewcert.resolution import quantize_tree
 from viewcert.stats import bootstrap_indices, percentile_interval
 from viewcert.tasks.credit import transformation_credit
 from viewcert.tasks.transforms import parse_command
@@ -163,15 +165,16 @@ def _render_views(truth, settings: InteractionExportSettings, out: Path, index: 
 def view_sidecar(truth, cam) -> dict:
     """One image's sidecar: the view's name, its camera (``Camera.to_dict``) and every atom of the drawn complex
     (``index`` in the protonated complex, as the ground truth's bonds name them; element; residue key
-    ``CHAIN/RESseq``; whether it is the ligand's) at its projection ``uv`` (px, 0.001)."""
+    ``CHAIN/RESseq``; whether it is the ligand's) at its projection ``uv`` (px, 0.001, snapped as the crystal
+    sidecars' values: ``numeric.fixed``; the camera at the certificate's resolutions, ``resolution.quantize_tree``)."""
     s = truth.protonated.prepared.structure
     lig = {int(x) for x in truth.protonated.prepared.ligand_atoms}
     uv, _ = cam.project(np.asarray(s.positions, dtype=np.float64))
     atoms = [{"index": k, "element": e, "residue": residue_key(s, k), "ligand": k in lig,
-              "uv": [round(float(u), 3) + 0.0, round(float(v), 3) + 0.0]}
+              "uv": [fixed(u, 3), fixed(v, 3)]}
              for k, (e, (u, v)) in enumerate(zip(symbols(s.numbers), np.asarray(uv).reshape(-1, 2).tolist(),
                                                  strict=True))]
-    return {"view": cam.name, "camera": cam.to_dict(), "atoms": atoms}
+    return {"view": cam.name, "camera": quantize_tree(cam.to_dict()), "atoms": atoms}  # snapped: CPU-independent
 
 
 def _residue_items(pocket: dict, rng: np.random.Generator, k: int) -> list[tuple[str, dict]]:
