@@ -288,3 +288,27 @@ def test_hostile_model_names_in_the_report_are_text_and_links_stay_one_address(t
     assert page.evaluate("window.__pwned === undefined")
     assert page.locator("#shown").get_attribute("data-count") == re.match(r"(?:unscored \()?(\d+)", count)[1]
     assert page.viewcert_errors == []
+
+
+def test_item_pages_show_each_models_answers_as_the_prediction_files_have_them(study_site):
+    """The study's 11 models on its first 10 items: each R4 and R3 cell lists the file's votes (three samples:
+    the votes, the rest failed samples) and its verdict is the file's (its majority prediction equals the
+    truth)."""
+    cert = json.loads((study_site / "certificate.json").read_text())
+    files = {"R4": ("frontier", "zeroshot"), "R3": ("r3coords",)}
+    for k, item in enumerate(cert["items"][:10]):
+        page = (study_site / "explore" / "items" / f"{k:04d}.html").read_text()
+        checked = 0
+        for rung, arms in files.items():
+            for arm in arms:
+                for p in sorted(PREDICTIONS.glob(f"{arm}__*.json")):
+                    d = json.loads(p.read_text())
+                    pred = next(x for x in d["predictions"] if x["material_id"] == item["id"])
+                    row = re.search(rf'<tr data-model="{re.escape(d["model"])}">(.*?)</tr>', page)[1]
+                    cell = re.search(rf'<td class="[^"]*" data-rung="{rung}" data-verdict="([^"]*)">(.*?)</td>', row)
+                    assert cell[1] == ("right" if pred["pred"] == pred["truth"] else "wrong")
+                    shown = [a.rsplit(" ", 1)[0] for a in cell[2].split(" · ")]
+                    votes = {a: shown.count(a) for a in shown if not a.startswith("(")}
+                    assert votes == pred["votes"]
+                    checked += 1
+        assert checked == 21  # 11 R4 files, 10 R3 files
