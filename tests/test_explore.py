@@ -206,11 +206,34 @@ def test_pocket_ligand_item_shows_each_bonds_verdict_and_draws_its_atoms(pocket_
     assert_bonds_are_their_distance_apart(page, gt)
 
 
-def test_without_the_complexes_an_interaction_page_says_why_no_bond_is_drawn(pocket_ligand_export, tmp_path):
+def test_without_the_complexes_an_interaction_page_draws_its_bonds_from_the_sidecars(pocket_ligand_export,
+                                                                                    pocket_ligand_site, tmp_path):
+    """No --inputs: the export's sidecars (each view's camera and every atom's projection) draw the same bonds as
+    the complexes read again, each line joining two points the certificate's donor–acceptor distance apart; an
+    export without sidecars says why none is drawn."""
+    import shutil
+
     from viewcert.explore.site import NOTES
 
-    write_site(pocket_ligand_export, tmp_path / "site")  # no inputs: the complexes are not found
+    cert = json.loads((pocket_ligand_export / "certificate.json").read_text())
+    write_site(pocket_ligand_export, tmp_path / "site")  # no inputs: the complexes are not read
     page = (tmp_path / "site" / "items" / "0000.html").read_text()
+    with_inputs = (pocket_ligand_site / "items" / "0000.html").read_text()
+    assert NOTES["interaction"] not in html_text(page)
+
+    def marks(html):  # (kind, class, group) and the mark's pixel coordinates, in document order
+        return [((t, a["class"], a.get("data-group", "")), [float(a[k]) for k in (
+            ("x1", "y1", "x2", "y2") if t == "line" else ("cx", "cy"))])
+            for t, a in start_tags(html) if t in ("line", "circle") and "mk" in a.get("class", "").split()]
+
+    got, want = marks(page), marks(with_inputs)
+    assert [k for k, _ in got] == [k for k, _ in want] and got
+    assert max(abs(x - y) for (_, a), (_, b) in zip(got, want, strict=True) for x, y in zip(a, b, strict=True)) \
+        <= 0.0015  # the sidecar's projections are written to 0.001 px
+    assert_bonds_are_their_distance_apart(page, cert["ground_truth"][cert["items"][0]["source_id"]]["bonds"])
+    shutil.copytree(pocket_ligand_export, tmp_path / "old", ignore=shutil.ignore_patterns("sidecars"))
+    write_site(tmp_path / "old", tmp_path / "old_site")  # an export written before sidecars: says why
+    page = (tmp_path / "old_site" / "items" / "0000.html").read_text()
     assert f'<p class="note overlay-note">{html_text(NOTES["interaction"])}</p>' in page
     assert not any(t == "line" for t, _ in start_tags(page)) and page.count('<table class="bonds">') == 1
     assert not any(t == "input" for t, _ in start_tags(page))  # no legend of layers nothing draws

@@ -294,3 +294,147 @@ def test_hovering_a_phantom_ring_highlights_that_phantom_in_3d(screen_page, e3_p
     assert page.locator("#pane3d").get_attribute("data-highlight") == ""
     assert page.locator("circle.mk.phantom.lit").count() == 0 and cyan() == 0
     assert page.viewcert_errors == [] and page.viewcert_requests == []
+
+
+def test_residue_page_without_the_complexes_rings_the_residue_the_question_names(residue_ligand_export,
+                                                                                 residue_ligand_site, tmp_path):
+    """No --inputs (the export's sidecars only): each residue question's page rings, in every view, the atoms of
+    the residue its question names: the protein atom of each of that residue's ground-truth bonds among them, no
+    ligand atom, the same rings as with the complexes read again; its verdict table is the same (each entry's
+    reason the certificate's)."""
+    cert = json.loads((residue_ligand_export / "certificate.json").read_text())
+    write_site(residue_ligand_export, tmp_path / "site")
+    for k, item in enumerate(cert["items"]):
+        page = (tmp_path / "site" / "items" / f"{k:04d}.html").read_text()
+        tags = start_tags(page)
+        rings = [a for t, a in tags if t == "circle" and a.get("class", "").split()[:2] == ["mk", "residue"]]
+        atoms = set(re.findall(r"the residue the question names: atom (\d+)", page))
+        lig_atoms = set(re.findall(r"the ligand: atom (\d+)", page))
+        assert rings and atoms and lig_atoms and not atoms & lig_atoms
+        named = item["residue"].split("/")[1]
+        for b in cert["ground_truth"][item["source_id"]]["bonds"]:
+            if b["entry"].split()[:2] == [named[:3], named[3:]]:
+                protein = b["donor"] if b["ligand_role"] == "acceptor" else b["acceptor"]
+                assert str(protein) in atoms
+        with_inputs = (residue_ligand_site / "items" / f"{k:04d}.html").read_text()
+        assert set(re.findall(r"the residue the question names: atom (\d+)", with_inputs)) == atoms
+        table = re.compile(r'<table class="entries" data-views="rendered">.*?</table>', re.S)
+        assert table.search(page)[0] == table.search(with_inputs)[0]
+        assert len(rings) == 6 * len(atoms)  # every atom of the residue ringed in each of the six views
+
+
+def test_bonds_drawn_from_sidecars_take_the_legends_colours(screen_page, residue_ligand_export, tmp_path):
+    """In Chromium, without --inputs: every bond class a page draws is stroked in its legend swatch's colour, and
+    the residue's rings in the residue swatch's; no console error, no request."""
+    write_site(residue_ligand_export, tmp_path / "site")
+    cert = json.loads((residue_ligand_export / "certificate.json").read_text())
+    page = screen_page
+    seen = set()
+    for k in range(len(cert["items"])):
+        _open(page, tmp_path / "site" / "items" / f"{k:04d}.html")
+        for cls in ("det", "undet", "uncertain", "other"):
+            line = page.locator(f"line.mk.bond.{cls}")
+            if line.count():
+                seen.add(cls)
+                stroke = line.first.evaluate("e => getComputedStyle(e).stroke")
+                assert stroke == page.locator(f".sw-bond-{cls}").evaluate("e => getComputedStyle(e).stroke")
+        ring = page.locator("circle.mk.residue").first.evaluate("e => getComputedStyle(e).stroke")
+        assert ring == page.locator(".sw-residue").evaluate("e => getComputedStyle(e).stroke") == "rgb(255, 123, 0)"
+    assert {"det", "other"} <= seen  # 1pwc's residue questions: the asked bonds determined, the others not asked
+    assert page.viewcert_errors == [] and page.viewcert_requests == []
+
+
+def _pane_cyan(page) -> int:
+    import io
+
+    from PIL import Image
+
+    rgb = np.asarray(Image.open(io.BytesIO(page.locator("#pane3d").screenshot())).convert("RGB")).astype(int)
+    return int(((rgb[..., 2] > 150) & (rgb[..., 1] > 120) & (rgb[..., 0] < 80)).sum())
+
+
+def test_hovering_an_atom_in_2d_lights_it_in_3d_and_back(screen_page, e3_phantom_site):
+    """Hovering drawn atom j in a 2D view (the one farthest from its neighbours there) lights its rings in every
+    view and its sphere in the 3D pane (cyan in the pane's pixels); hovering a sphere in the pane lights that atom's
+    rings in the 2D views, and the sphere lit is the atom under the pointer."""
+    page = screen_page
+    _open(page, e3_phantom_site / "items" / "0000.html")
+    page.wait_for_selector('#pane3d[data-ready="yes"] canvas')
+    fig = page.locator("figure.fig").nth(0)
+    rings = fig.locator('circle.mk.atom[data-group^="drawn "]')
+    uv = np.asarray([[float(rings.nth(i).get_attribute("data-u")), float(rings.nth(i).get_attribute("data-v"))]
+                     for i in range(rings.count())])
+    gap = np.linalg.norm(uv[:, None] - uv[None], axis=2) + np.eye(len(uv)) * 1e9
+    ph = fig.locator("circle.mk.phantom")  # a phantom's ring (its disc) is its own hover target: keep off them
+    for i in range(ph.count()):
+        c = ph.nth(i)
+        inside = np.hypot(uv[:, 0] - float(c.get_attribute("cx")), uv[:, 1] - float(c.get_attribute("cy"))) \
+            <= float(c.get_attribute("r")) + 2
+        gap[inside] = -1
+    pick = int(np.argmax(gap.min(axis=1)))
+    assert gap[pick].min() > 0
+    j = int(rings.nth(pick).get_attribute("data-group").split()[1])
+    assert _pane_cyan(page) == 0  # (scrolls the pane into view: the image's box is read after)
+    img = fig.locator("img")
+    img.scroll_into_view_if_needed()
+    box, nat = img.bounding_box(), img.evaluate("i => i.naturalWidth")
+    page.mouse.move(box["x"] + uv[pick, 0] * box["width"] / nat, box["y"] + uv[pick, 1] * box["width"] / nat)
+    assert page.locator("#pane3d").get_attribute("data-highlight") == f"atom {j}"
+    lit = page.locator('circle.mk.lit[data-group^="drawn "]')
+    assert lit.count() == 5 and {lit.nth(i).get_attribute("data-group") for i in range(5)} == {f"drawn {j}"}
+    assert page.locator("#pane3d").evaluate("d => d.viewcertViewer !== undefined")
+    shot = _pane_cyan(page)
+    assert shot > 20
+    page.mouse.move(1, 1)
+    assert page.locator("#pane3d").get_attribute("data-highlight") == "" and page.locator("circle.mk.lit").count() == 0
+    # back: the pointer on the sphere of the atom farthest on screen from every other sphere in the pane
+    data = json.loads(page.locator("#structure-3d").text_content())
+    pane = page.locator("#pane3d")
+    pane.evaluate("d => d.scrollIntoView({block: 'center'})")
+    pbox = pane.bounding_box()
+    pts = [a[1:] for a in data["atoms"]] + data["phantoms"]
+    xy = np.asarray([[q["x"], q["y"]] for q in pane.evaluate(
+        "(d, pts) => pts.map(p => d.viewcertViewer.modelToScreen({x: p[0], y: p[1], z: p[2]}))", pts)])
+    xy -= np.asarray(page.evaluate("[window.scrollX, window.scrollY]"))  # 3Dmol's page coordinates to the window's
+    inside = ((xy[:, 0] > pbox["x"] + 20) & (xy[:, 0] < pbox["x"] + pbox["width"] - 20)
+              & (xy[:, 1] > pbox["y"] + 20) & (xy[:, 1] < pbox["y"] + pbox["height"] - 20))
+    gap = np.linalg.norm(xy[:, None] - xy[None], axis=2) + np.eye(len(xy)) * 1e9
+    score = np.where(inside[: len(data["atoms"])], gap.min(axis=1)[: len(data["atoms"])], -1)
+    k = int(np.argmax(score))
+    n_atoms = len(data["atoms"])
+    assert score[k] > 5 and gap[k, n_atoms:].min() > 20  # no phantom's sphere within 20 px
+    page.mouse.move(xy[k, 0] - 3, xy[k, 1])
+    page.mouse.move(xy[k, 0], xy[k, 1], steps=3)
+    for _ in range(50):  # 3Dmol reports a hover after the pointer rests (its hoverDuration, 0.5 s)
+        if pane.get_attribute("data-highlight"):
+            break
+        page.wait_for_timeout(100)
+    got = pane.get_attribute("data-highlight")
+    assert got.startswith("atom ")
+    m = int(got.split()[1])  # the front-most sphere under the pointer: atom k, or one drawn over it
+    assert np.hypot(*(xy[m] - xy[k])) <= 12
+    lit = page.locator('circle.mk.lit[data-group^="drawn "]')
+    assert lit.count() == 5 and {lit.nth(i).get_attribute("data-group") for i in range(5)} == {f"drawn {m}"}
+    assert page.viewcert_errors == [] and page.viewcert_requests == []
+
+
+def test_3d_pane_rings_every_drawn_copy_of_the_near_miss_atoms(screen_page, e3_phantom_certify, e3_phantom_site):
+    """The pane's amber spheres: one per drawn copy of the δ* near-miss tuple's atoms, as many as the 2D view draws
+    copies of those cell atoms (their titles), each at an atom of the tuple's element."""
+    from ase.data import chemical_symbols
+
+    cert = json.loads((e3_phantom_certify / "certificate.json").read_text())
+    page = screen_page
+    for k, item in enumerate(cert["items"]):
+        _open(page, e3_phantom_site / "items" / f"{k:04d}.html")
+        data = json.loads(page.locator("#structure-3d").text_content())
+        um = item["uniqueness_margin"]
+        titles = page.locator("figure.fig").nth(0).locator('circle.mk[data-group^="drawn "] title').all_text_contents()
+        copies = sum(int(t.split(" atom ")[1].split(":")[0]) in set(um["near_miss"]) for t in titles)
+        assert len(data["near"]) == copies > 0
+        symbol = chemical_symbols[um["near_miss_label"]]
+        where = {tuple(a[1:]): a[0] for a in data["atoms"]}
+        assert all(where[tuple(p)] == symbol for p in data["near"])
+        page.wait_for_selector('#pane3d[data-ready="yes"] canvas')
+        assert page.locator("#pane3d").get_attribute("data-near") == str(copies)
+    assert page.viewcert_errors == [] and page.viewcert_requests == []

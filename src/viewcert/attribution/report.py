@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
@@ -203,6 +204,85 @@ def _md_table(df: pd.DataFrame, unit: str) -> str:
     return head + "\n".join(lines) + "\n"
 
 
+def _md_linked(df: pd.DataFrame, unit: str, hrefs: Mapping[tuple[int, str], str]) -> str:
+    """:func:`_md_table` with the cells named in ``hrefs`` ((row position, column) → URL) as links."""
+    if not hrefs or df.empty:
+        return _md_table(df, unit)
+    cols = [markdown_text(c) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for i, (_, r) in enumerate(df.iterrows()):
+        cells = []
+        for c, v in zip(df.columns, r.tolist(), strict=True):
+            text = markdown_text(_fmt(v))
+            cells.append(f"[{text}]({hrefs[(i, c)]})" if (i, c) in hrefs else text)
+        lines.append("| " + " | ".join(cells) + " |")
+    return f"Unit: {markdown_text(unit)}\n\n" + "\n".join(lines) + "\n"
+
+
+def _html_linked(df: pd.DataFrame, unit: str, hrefs: Mapping[tuple[int, str], str]) -> str:
+    """:func:`_html_table` with the cells named in ``hrefs`` ((row position, column) → URL) as links."""
+    if not hrefs or df.empty:
+        return _html_table(df, unit)
+    head = "".join(f"<th>{html_text(console_text(str(c)))}</th>" for c in df.columns)
+    rows = []
+    for i, (_, r) in enumerate(df.iterrows()):
+        cells = []
+        for c, v in zip(df.columns, r.tolist(), strict=True):
+            text = html_text(console_text(_fmt(v)))
+            href = hrefs.get((i, c))
+            cells.append(f'<td><a class="explore" href="{html_text(href)}">{text}</a></td>' if href else f"<td>{text}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<table class="t"><caption>Unit: {html_text(unit)}</caption><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def explorer_link(index: str, **conditions: str) -> str:
+    """The address of the explorer's index (``index``: its ``index.html`` as a URL relative to the report)
+    filtered to ``conditions``, the fragment ``viewcert explore``'s index reads: ``model=NAME`` and a rung's
+    verdict (``R4=right``, ``R3=wrong``, ...; keys with ``-`` given as ``_``), or ``item=ID`` (that item's page);
+    every value percent-encoded."""
+    frag = "&".join(f"{quote(k.replace('_', '-'), safe='')}={quote(str(v), safe='')}" for k, v in conditions.items())
+    return f"{index}#{frag}"
+
+
+def explorer_index(site: str | os.PathLike, report_dir: str | os.PathLike) -> str:
+    """The URL of the explorer's ``index.html`` in the site folder ``site`` relative to ``report_dir`` (what
+    :func:`write_report`'s ``explorer`` takes), percent-encoded."""
+    rel = os.path.relpath(os.path.abspath(Path(site) / "index.html"), os.path.abspath(report_dir))
+    return quote(Path(rel).as_posix())
+
+
+def count_links(ladder: Ladder, counts: pd.DataFrame, index: str | None) -> dict[tuple[int, str], str]:
+    """The explorer's filtered view of each count of :func:`ladder_count_table` (the items a model is right on at
+    a rung); {} without an explorer."""
+    if index is None:
+        return {}
+    return {(i, r): explorer_link(index, model=m, **{r.replace("-", "_"): "right"})
+            for i, m in enumerate(counts["model"].tolist()) for r in counts.columns[1:]
+            if (m, r) in ladder.arm_objects}
+
+
+def transition_links(transitions: pd.DataFrame, index: str | None) -> dict[tuple[int, str], str]:
+    """The explorer's filtered view of each count of the R4 → R3 transitions (its column names)."""
+    if index is None or transitions.empty:
+        return {}
+    out = {}
+    for i, m in enumerate(transitions["model"].tolist()):
+        for col, name in TRANSITION_HEADERS.items():
+            if col.startswith("R4_"):
+                _, r4, _, r3 = col.split("_")
+                out[(i, name)] = explorer_link(index, model=m, R4=r4, R3=r3)
+    return out
+
+
+def item_outcomes_table(ladder: Ladder) -> pd.DataFrame:
+    """Each arm's verdict on each item of the ladder's universe as the ladder scores it (``item_outcomes.csv``:
+    model, rung, item_id, right 1/0), what ``viewcert explore`` filters by."""
+    rows = [(m, r, iid, int(ok)) for (m, r), arm in sorted(ladder.arm_objects.items())
+            for iid, ok in zip(ladder.universe, arm.correct_vector.tolist(), strict=True)]
+    return pd.DataFrame(rows, columns=["model", "rung", "item_id", "right"])
+
+
 def _html_table(df: pd.DataFrame, unit: str) -> str:
     """An HTML table whose caption states its unit; every cell text (console-escaped, then HTML-escaped)."""
     caption = f"<caption>Unit: {html_text(unit)}</caption>"
@@ -235,6 +315,7 @@ class _Page:
     body: list[str] = field(default_factory=list)
     md: list[str] = field(default_factory=list)
     prov: dict[str, Any] = field(default_factory=dict)
+    explorer: str | None = None  # the explorer's index.html relative to the report (counts and ids link to it)
 
     def csv(self, name: str, df: pd.DataFrame) -> None:
         self.csvs[name] = write_text_atomic(self.out / f"{name}.csv", frame_csv_text(df))
@@ -289,6 +370,7 @@ def _ladder_section(page: _Page, ladder: Ladder, table: ResultTable | None) -> N
                      ("shares", share_numbers), ("tests", ladder.tests), ("transitions", ladder.transitions),
                      ("summary", ladder.summary), ("coverage", ladder.coverage)):
         page.csv(name, df)
+    page.csv("item_outcomes", item_outcomes_table(ladder))
     if table is not None:
         page.csv("results_table", table.frame.sort_values(["model", "rung", "item_id", "sample_k"], kind="stable"))
     png_ladder, dec_pngs, png_forest, png_trans = _ladder_figures(page, ladder)
@@ -297,13 +379,18 @@ def _ladder_section(page: _Page, ladder: Ladder, table: ResultTable | None) -> N
     settings_text = _ladder_settings_text(s)
     count_unit = (f"items right of the {s['n_items']} (each item's majority vote over its samples); an unscored "
                   "arm shows its count and why, a rung without results says so")
-    page.md += [f"## Ladder (correct of {s['n_items']} items)\n", _md_table(counts, count_unit),
+    links = count_links(ladder, counts, page.explorer)
+    told = ([f"Each count links to the items it counts in the explorer ({page.explorer}; `viewcert explore` "
+             "writes it)."] if page.explorer else [])
+    page.md += [f"## Ladder (correct of {s['n_items']} items)\n", *[f"{markdown_text(t)}\n\n" for t in told],
+                _md_linked(counts, count_unit, links),
                 "\n## Perception share (R3 − R4)/(R1 − R4) with paired bootstrap intervals\n",
                 _md_table(shares, SHARE_UNIT),
                 "\n## Across models\n", "\n".join(f"- {markdown_text(x)}" for x in summary_lines) + "\n",
                 f"\n## Settings\n\n{markdown_text(settings_text)}\n"]
     page.body += ["<h2>Ladder</h2>", f"<p>{html_text(settings_text)}</p>", _img(png_ladder, "ladder plot"),
-                  _html_table(counts, count_unit), "<h2>Decomposition</h2>"]
+                  *[f"<p>{html_text(t)}</p>" for t in told], _html_linked(counts, count_unit, links),
+                  "<h2>Decomposition</h2>"]
     page.body += [_img(p, f"decomposition {c.label}") for p, c in zip(dec_pngs, ladder.ceilings, strict=True)]
     page.body += ["<h2>Perception share</h2>", _img(png_forest, "forest plot of shares"),
                   _html_table(shares, SHARE_UNIT),
@@ -312,7 +399,8 @@ def _ladder_section(page: _Page, ladder: Ladder, table: ResultTable | None) -> N
                   _html_table(_human(ladder.tests, TEST_HEADERS, ("p_value", "p_holm")),
                               "items (pairs of the two rungs' outcomes on one item); p-values"),
                   "<h2>R4 → R3 transitions</h2>", _img(png_trans, "transition matrices"),
-                  _html_table(_human(ladder.transitions, TRANSITION_HEADERS), "items"),
+                  _html_linked(_human(ladder.transitions, TRANSITION_HEADERS), "items",
+                               transition_links(ladder.transitions, page.explorer)),
                   "<h2>Arms</h2>",
                   _html_table(_human(ladder.arms, ARM_HEADERS),
                               "items and samples, counted as each column says; accuracy = items right / items (0–1)"),
@@ -714,7 +802,9 @@ def _evidence_section(page: _Page, ev: ItemEvidence) -> None:
         page.body += [f"<h3>Model pairs: {html_text(family)}</h3>", _html_table(m, PAIR_UNIT)]
     top = ev.quality.sort_values("discrimination", ascending=False, kind="stable").head(SHOWN_IDS)
     page.body += ["<h3>Most discriminating items (item_quality.csv has every item)</h3>",
-                  _html_table(_human(top, QUALITY_HEADERS), QUALITY_UNIT)]
+                  _html_linked(_human(top, QUALITY_HEADERS), QUALITY_UNIT,
+                               {} if page.explorer is None else {(i, "item"): explorer_link(page.explorer, item=iid)
+                                                                 for i, iid in enumerate(top["item_id"].tolist())})]
     page.prov["items"] = {"settings": ev.settings, "fit": ev.fit, "subset": ev.subset}
 
 
@@ -729,15 +819,18 @@ def write_report(
     title: str = "viewcert attribution report",
     extra_provenance: Mapping[str, Any] | None = None,
     evidence: ItemEvidence | None = None,
+    explorer: str | None = None,
 ) -> Report:
     """Write the report for a ladder (with its adherence and shortcut ``diagnostics`` and its item-level
-    ``evidence`` when given), an extraction audit, or both, into ``out_dir``."""
+    ``evidence`` when given), an extraction audit, or both, into ``out_dir``. ``explorer``: the explorer's
+    ``index.html`` (``viewcert explore``) as a URL relative to ``out_dir``: each count and item id the ladder shows
+    links to its filtered view there."""
     if ladder is None and extraction is None:
         raise ValueError("nothing to report: give a ladder, an extraction audit or both")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     page = _Page(out, body=[f"<h1>{html_text(title)}</h1>"], md=[f"# {markdown_text(title)}\n"],
-                 prov={"versions": versions()})
+                 prov={"versions": versions()}, explorer=explorer)
     if ladder is not None and diagnostics is not None and diagnostics.account is not None:
         _account_section(page, diagnostics, ladder)  # the table a reader looks for first
     if ladder is not None:

@@ -14,7 +14,8 @@ command that restores the native pose).
 
 Images: the protocol's views (default ``axes-6``, MiSI's six), orthographic at one common scale, 1160×803,
 ball-and-stick, with the atom-name and residue labels of ``interactions.ceiling.label_set`` drawn by
-``render.labels``. Ground truth: ``interactions.hbond_truth`` (hydride + biotite, ProLIF cross-check).
+``render.labels``; beside each image its sidecar (``sidecars/<image stem>.json``, ``view_sidecar``: the view's
+camera and every drawn atom at its projection, what ``viewcert explore`` draws the bonds from). Ground truth: ``interactions.hbond_truth`` (hydride + biotite, ProLIF cross-check).
 Certificate: settings, criterion, label style and font, library versions, per item the ceiling under ideal
 observations and as rendered (losses attributed) and the summary per task, per positive/negative and per
 number of bonds with bootstrap percentile intervals (``viewcert.stats``); its ``digest`` is the SHA-256 of
@@ -36,12 +37,14 @@ from viewcert.benchmark.record import Export, question_items, write_export
 from viewcert.cameras.resolve import ResolvedProtocol, resolve
 from viewcert.certify.records import INTERACTION_FORMAT, sealed
 from viewcert.constraints import parse_names, with_constraints
+from viewcert.elements import symbols
 from viewcert.errors import InputError
 from viewcert.interactions import hbond_truth
 from viewcert.interactions.ceiling import (
     CeilingSettings,
     pocket_ligand_ceiling,
     render_views,
+    residue_key,
     residue_ligand_ceiling,
 )
 from viewcert.interactions.criteria import criterion_named
@@ -49,7 +52,9 @@ from viewcert.interactions.truth import complex_record, library_versions
 from viewcert.io.atomic import json_dumps, write_png_atomic, write_text_atomic
 from viewcert.io.complex import DEFAULT_POCKET, complex_name, prepare_complex
 from viewcert.limits import active_limits
+from viewcert.numeric import fixed
 from viewcert.render import frame_cameras
+from viewcert.resolution import quantize_tree
 from viewcert.stats import bootstrap_indices, percentile_interval
 from viewcert.tasks.credit import transformation_credit
 from viewcert.tasks.transforms import parse_command
@@ -151,9 +156,25 @@ def _render_views(truth, settings: InteractionExportSettings, out: Path, index: 
 
     def write(k: int, layer) -> None:
         write_png_atomic(out / paths[k], layer.rgb)
+        write_text_atomic(out / "sidecars" / f"{Path(paths[k]).stem}.json", json_dumps(view_sidecar(truth, cams[k])))
 
     views = render_views(truth, cams, settings.ceiling, rgb=True, on_view=write)
     return paths, [c.name for c in cams], cams, views
+
+
+def view_sidecar(truth, cam) -> dict:
+    """One image's sidecar: the view's name, its camera (``Camera.to_dict``) and every atom of the drawn complex
+    (``index`` in the protonated complex, as the ground truth's bonds name them; element; residue key
+    ``CHAIN/RESseq``; whether it is the ligand's) at its projection ``uv`` (px, 0.001, snapped as the crystal
+    sidecars' values: ``numeric.fixed``; the camera at the certificate's resolutions, ``resolution.quantize_tree``)."""
+    s = truth.protonated.prepared.structure
+    lig = {int(x) for x in truth.protonated.prepared.ligand_atoms}
+    uv, _ = cam.project(np.asarray(s.positions, dtype=np.float64))
+    atoms = [{"index": k, "element": e, "residue": residue_key(s, k), "ligand": k in lig,
+              "uv": [fixed(u, 3), fixed(v, 3)]}
+             for k, (e, (u, v)) in enumerate(zip(symbols(s.numbers), np.asarray(uv).reshape(-1, 2).tolist(),
+                                                 strict=True))]
+    return {"view": cam.name, "camera": quantize_tree(cam.to_dict()), "atoms": atoms}  # snapped: CPU-independent
 
 
 def _residue_items(pocket: dict, rng: np.random.Generator, k: int) -> list[tuple[str, dict]]:

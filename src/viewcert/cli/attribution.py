@@ -49,6 +49,9 @@ def ladder(
                                                         "given as a number is kept as given)"),
     subset: int | None = typer.Option(None, "--subset-size", help="propose N items keeping the models' R4 ranking "
                                                              "(Spearman ρ, Kendall τ); written to OUT/subset_ids.txt"),
+    explorer: Path | None = typer.Option(None, "--explorer", help="the explorer's site (viewcert explore --out): the "
+                                         "report's counts and item ids link to its filtered index (default with "
+                                         "EXPORT: EXPORT/explore)"),
 ) -> None:
     """Attribution ladder: accuracies per rung, perception share and residual per model, report. Give an
     export folder (its harness results found inside it), --manifest or --study-dir."""
@@ -57,7 +60,7 @@ def ladder(
 
     from viewcert.attribution.evidence import item_evidence
     from viewcert.attribution.pipeline import ladder_diagnostics, run_ladder, study_diagnostics
-    from viewcert.attribution.report import write_report
+    from viewcert.attribution.report import explorer_index, write_report
     from viewcert.attribution.table import RUNGS
     from viewcert.io.idlist import write_ids
     from viewcert.stats import BootstrapSettings
@@ -83,7 +86,9 @@ def ladder(
                                  text_items=diag.text_items, bootstrap=boot, subset=subset)
         report = write_report(out, ladder=lad, table=table, diagnostics=diag, evidence=evidence,
                               title=f"viewcert ladder: {m.name or m.source}",
-                              extra_provenance={"manifest": m.to_dict(), **_task_records(lad)})
+                              extra_provenance={"manifest": m.to_dict(), **_task_records(lad)},
+                              explorer=explorer_index(site, out) if (site := explorer or (
+                                  export / "explore" if export is not None else None)) is not None else None)
         if evidence.subset_ids is not None:
             write_ids(out / "subset_ids.txt", evidence.subset_ids)
     except InputError as exc:

@@ -2,8 +2,10 @@
 model, rung, item and sample): what each model answered on each rung of each item, and whether it scored.
 
 An item of the certificate is matched by its id, else by its export question's id. A model is **right** on a
-rung of an item as the ladder scores it by vote: the majority vote of its parsed samples there (ties: the
-first answer) is an answer that scored; **wrong** otherwise (no parsed sample: wrong). Two index
+rung of an item as the ladder scored it: its ``item_outcomes.csv`` (each arm's verdict on each item, written by
+``viewcert ladder``) when the output has one, so that the explorer counts exactly what the ladder report counts;
+else by vote, recomputed: the majority vote of its parsed samples there (ties: the first answer) is an answer
+that scored; **wrong** otherwise (no parsed sample: wrong). Two index
 filters come from it: ``every_model_wrong`` (every model that answered the item on R4 is wrong there) and
 ``r3_right_r4_wrong`` (some model is right on R3 and wrong on R4). Everything here is received text: it is
 only ever written through the explorer's escaping.
@@ -23,6 +25,8 @@ from viewcert.errors import InputError
 from viewcert.io.received import read_received_text
 
 TABLE = "results_table.csv"
+OUTCOMES = "item_outcomes.csv"
+OUTCOME_COLUMNS = ("model", "rung", "item_id", "right")
 NEEDED = ("model", "rung", "item_id", "sample_k", "parsed_answer", "score", "parse_status")
 FILTERS = ("every_model_wrong", "r3_right_r4_wrong")
 TITLES = {"every_model_wrong": "every model wrong (R4)", "r3_right_r4_wrong": "right on R3, wrong on R4"}
@@ -44,6 +48,7 @@ class Answers:
     models: tuple[str, ...]
     rungs: tuple[str, ...]
     by_item: dict
+    scored: dict | None = None  # the ladder's own verdicts: {item id: {(model, rung): bool}} (``OUTCOMES``)
 
     def of(self, *ids) -> dict:
         """The answers of the first of ``ids`` (the certificate's id, the question's id) the table holds."""
@@ -51,6 +56,17 @@ class Answers:
             if isinstance(i, str) and i in self.by_item:
                 return self.by_item[i]
         return {}
+
+    def verdicts(self, *ids) -> dict:
+        """{(model, rung): right} of the first of ``ids`` the ladder scored (its ``OUTCOMES``), else recomputed
+        by vote from the samples (``right``); a (model, rung) without a verdict is left out."""
+        if self.scored is not None:
+            for i in ids:
+                if isinstance(i, str) and i in self.scored:
+                    return self.scored[i]
+            return {}
+        out = {key: right(samples) for key, samples in self.of(*ids).items()}
+        return {k: v for k, v in out.items() if v is not None}
 
 
 def _score(text: str, where: str) -> float:
@@ -88,7 +104,25 @@ def read_answers(ladder_dir) -> Answers:
     for per in by_item.values():
         for key, samples in per.items():
             per[key] = tuple(a for _, a in sorted(samples, key=lambda s: int(s[0]) if s[0].isdigit() else 0))
-    return Answers(tuple(models), tuple(sorted(rungs, key=lambda r: (order.get(r, len(order)), r))), by_item)
+    scored = read_outcomes(Path(ladder_dir) / OUTCOMES) if (Path(ladder_dir) / OUTCOMES).is_file() else None
+    return Answers(tuple(models), tuple(sorted(rungs, key=lambda r: (order.get(r, len(order)), r))), by_item,
+                   scored)
+
+
+def read_outcomes(path: Path) -> dict:
+    """A ladder's ``item_outcomes.csv`` (``attribution.report.item_outcomes_table``): {item id: {(model, rung):
+    right}}; InputError naming the file and field when a column is missing or ``right`` is not 0 or 1."""
+    reader = csv.DictReader(io.StringIO(read_received_text(path, what=OUTCOMES), newline=""))
+    missing = [c for c in OUTCOME_COLUMNS if c not in (reader.fieldnames or [])]
+    if missing:
+        raise InputError(f"missing column(s) {', '.join(missing)}", source=str(path), field=missing[0])
+    out: dict = {}
+    for n, row in enumerate(reader, start=2):
+        if row["right"] not in ("0", "1"):
+            raise InputError(f"line {n}: right must be 0 or 1, got {str(row['right'])[:40]!r}", source=str(path),
+                             field="right")
+        out.setdefault(row["item_id"], {})[(row["model"], row["rung"])] = row["right"] == "1"
+    return out
 
 
 def right(samples) -> bool | None:
@@ -101,10 +135,10 @@ def right(samples) -> bool | None:
     return vote.answer is not None and any(a.answer == vote.answer and a.score > 0.5 for a in samples)
 
 
-def answer_tags(per: dict, models) -> tuple[str, ...]:
-    """The answer filters (``FILTERS``) one item's answers (``Answers.of``) belong to."""
-    r4 = [right(per.get((m, "R4"))) for m in models]
-    r3 = [right(per.get((m, "R3"))) for m in models]
+def answer_tags(verdicts: dict, models) -> tuple[str, ...]:
+    """The answer filters (``FILTERS``) one item's verdicts (``Answers.verdicts``) belong to."""
+    r4 = [verdicts.get((m, "R4")) for m in models]
+    r3 = [verdicts.get((m, "R3")) for m in models]
     out = []
     if any(x is not None for x in r4) and all(x is False for x in r4 if x is not None):
         out.append("every_model_wrong")

@@ -16,7 +16,9 @@ sidecar records; a certify output's view by the item's image drawn by the explor
 - ``candidate``: a transformation item's atoms in the pose of each answer of its consistent-answer set,
   projected through the after camera (``group``: the answer), over the after view;
 - ``bond``: an interaction item's hydrogen bond, a line from the donor's to the acceptor's projection (``group``:
-  its entry; ``verdict``: determined or not in the rendered views).
+  its entry; ``verdict``: determined or not in the rendered views), projected through the cameras of the
+  complex read again (``--inputs``) or read from the export's sidecars (every atom's projection), and
+  ``residue`` / ``ligand``: every atom of the residue the question names and of the ligand.
 """
 
 from __future__ import annotations
@@ -191,7 +193,8 @@ def rendered_marks(rv, name: str, record, view_k: int, missing: tuple[int, ...] 
     cam, uv, cell = rv.camera, rv.atom_uv, rv.atom_cell
     titles = [f"{symbol(int(z))} atom {int(a)}" for z, a in zip(rv.atom_numbers.tolist(), cell.tolist(), strict=True)]
     marks = [Mark("atom" if seen else "hidden", float(uv[k, 0]), float(uv[k, 1]), 3.0,
-                  titles[k] + ("" if seen else ": no pixel")) for k, seen in enumerate(rv.seen.tolist())]
+                  titles[k] + ("" if seen else ": no pixel"), group=f"drawn {k}")  # k: the 3D pane's atom k
+             for k, seen in enumerate(rv.seen.tolist())]
     marks += _missing_marks(uv, cell, set(missing), titles)
     marks += _point_marks(cam, record, view_k, uv, cell, titles)
     return ViewMarks(name, int(cam.width), int(cam.height), tuple(marks), camera=cam.to_dict())
@@ -321,39 +324,74 @@ VERDICTS = {"det": "determined", "undet": "not determined", "uncertain": "uncert
 
 def bond_marks(structure, cams, bonds: list, verdicts: dict, asked: str = "",
                ligand_atoms=()) -> tuple[ViewMarks, ...]:
-    """Per view: each ground-truth bond (``donor``, ``acceptor``: atom indices of the protonated complex) as a
-    line between the two atoms' projections, with a ring at each end, classed by ``verdicts`` (entry → det |
-    undet | uncertain; absent: ``other``) and ``asked`` when its residue is the one the question names; a ring
-    on every atom of that residue (``asked``: ``CHAIN/RESseq``) and of the ligand (``ligand_atoms``)."""
+    """Per view (``cams``): the bond marks of ``bond_marks_uv``, the complex's atoms projected through each
+    camera (``structure``: the protonated complex; ``ligand_atoms``: the ligand's atom indices)."""
     from viewcert.interactions.ceiling import residue_key  # lazy: start-up (interaction exports only)
 
-    out = []
     pos = np.asarray(structure.positions, dtype=np.float64)
-    res_atoms = [k for k in range(len(pos)) if asked and residue_key(structure, k) == asked]
-    lig = [int(k) for k in ligand_atoms if 0 <= int(k) < len(pos)]
-    for cam in cams:
+    residues = [residue_key(structure, k) for k in range(len(pos))] if asked else []
+    views = [(cam.name, int(cam.width), int(cam.height), cam.to_dict(), np.asarray(cam.project(pos)[0]).reshape(-1, 2))
+             for cam in cams]
+    return bond_marks_uv(views, residues, ligand_atoms, bonds, verdicts, asked)
+
+
+def sidecar_bond_marks(views, bonds: list, verdicts: dict, asked: str = "") -> tuple[ViewMarks, ...] | None:
+    """The bond marks of an interaction export's views from their sidecars (``benchmark.interaction_export.
+    view_sidecar``: camera, every drawn atom's index, residue, ligand flag and projection), no input read; None
+    when a view has no sidecar or its atoms are not the complex's in order (then nothing is drawn)."""
+    out, residues, ligand = [], None, None
+    for v in views:
+        side = v.sidecar if isinstance(v.sidecar, dict) else None
+        atoms = side.get("atoms") if side is not None else None
+        try:
+            cam = camera_from_dict(side["camera"]) if side is not None else None
+            if cam is None or not isinstance(atoms, list) or any(a["index"] != k for k, a in enumerate(atoms)):
+                return None
+            uv = np.asarray([[float(a["uv"][0]), float(a["uv"][1])] for a in atoms], dtype=np.float64).reshape(-1, 2)
+            res = [str(a["residue"]) for a in atoms]
+            lig = [k for k, a in enumerate(atoms) if a.get("ligand") is True]
+        except (KeyError, TypeError, ValueError, IndexError, InputError):
+            return None
+        if not np.isfinite(uv).all() or (residues is not None and (res, lig) != (residues, ligand)):
+            return None
+        residues, ligand = res, lig
+        out.append((cam.name, int(cam.width), int(cam.height), cam.to_dict(), uv))
+    return bond_marks_uv(out, residues or [], ligand or [], bonds, verdicts, asked) if out else None
+
+
+def bond_marks_uv(views, residues: list, ligand_atoms, bonds: list, verdicts: dict,
+                  asked: str = "") -> tuple[ViewMarks, ...]:
+    """Per view (name, width, height, camera dict, every atom's projection (n, 2) px): each ground-truth bond
+    (``donor``, ``acceptor``: atom indices of the protonated complex) as a line between the two atoms'
+    projections, with a ring at each end, classed by ``verdicts`` (entry → det | undet | uncertain; absent:
+    ``other``) and ``asked`` when its residue is the one the question names; a ring on every atom of that residue
+    (``asked``: ``CHAIN/RESseq``; ``residues``: each atom's key) and of the ligand (``ligand_atoms``)."""
+    out = []
+    n = len(views[0][4]) if views else 0
+    res_atoms = [k for k, r in enumerate(residues) if asked and r == asked]
+    lig = [int(k) for k in ligand_atoms if 0 <= int(k) < n]
+    for name, width, height, camera, uv in views:
         marks = []
         for kind, atoms, what in (("residue", res_atoms, "the residue the question names"),
                                   ("ligand", lig, "the ligand")):
-            if atoms:
-                uv, _ = cam.project(pos[atoms])
-                marks += [Mark(kind, float(u), float(v), 4.0 if kind == "residue" else 3.0, f"{what}: atom {k}") for k, (u, v)
-                          in zip(atoms, uv.tolist(), strict=True)]
+            marks += [Mark(kind, float(uv[k, 0]), float(uv[k, 1]), 4.0 if kind == "residue" else 3.0,
+                           f"{what}: atom {k}") for k in atoms]
         for b in bonds:
             try:
                 d, a = int(b["donor"]), int(b["acceptor"])
-                ends, _ = cam.project(pos[[d, a]])
-            except (KeyError, TypeError, ValueError, IndexError):
+                if not (0 <= d < n and 0 <= a < n):
+                    continue
+            except (KeyError, TypeError, ValueError):
                 continue
             entry = str(b.get("entry"))
             cls = verdicts.get(entry, "other")
             mine = " asked" if asked and entry.split(",")[0].split()[:2] == _res_words(asked) else ""
-            (u1, v1), (u2, v2) = ends.tolist()
+            (u1, v1), (u2, v2) = uv[d].tolist(), uv[a].tolist()
             marks.append(Mark(f"bond {cls}{mine}", u1, v1, 0.0, f"{entry}: {VERDICTS.get(cls, cls)}", group=entry,
                               u2=u2, v2=v2))
             marks.append(Mark("donor", u1, v1, 4.0, f"{entry}: donor atom {d}", group=entry))
             marks.append(Mark("acceptor", u2, v2, 4.0, f"{entry}: acceptor atom {a}", group=entry))
-        out.append(ViewMarks(cam.name, int(cam.width), int(cam.height), tuple(marks), camera=cam.to_dict()))
+        out.append(ViewMarks(name, width, height, tuple(marks), camera=camera))
     return tuple(out)
 
 

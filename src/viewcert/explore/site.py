@@ -56,6 +56,7 @@ from viewcert.explore.overlays import (
     missing_atoms,
     position_text,
     rendered_marks,
+    sidecar_bond_marks,
     sidecar_marks,
     task_items_from_input,
 )
@@ -89,9 +90,9 @@ NOTES = {"missing": "The missing atoms are not marked: the oracle run again on t
                     "certificate's number of missing atoms.",
          "task": "The consistent answers' poses are not drawn: the question could not be rebuilt as the certificate "
                  "has it from the export's input and settings (input moved, or a protocol file).",
-         "interaction": "The bonds are not drawn over the images: an interaction export holds no cameras or atom "
-                        "positions, and the complexes were not found (give their folder: viewcert explore DIR "
-                        "--inputs COMPLEXES)."}
+         "interaction": "The bonds are not drawn over the images: this export has no sidecars (cameras and atom "
+                        "projections; exports written before they were added), and the complexes were not found "
+                        "(give their folder: viewcert explore DIR --inputs COMPLEXES)."}
 #: the layers of the overlays by item kind: (layer, words); a layer is offered only when some view draws it
 LEGEND = {"crystal": (("atom", "atom seen (a pixel of it in the view)"), ("hidden", "atom with no pixel"),
                       ("missing", "atom not recovered"), ("phantom", "phantom point"),
@@ -222,20 +223,26 @@ def index_html(folder: Folder, item_tags: list[tuple[str, ...]], thumbs: dict[in
                        f'<span class="count">{counts[f]}</span>{note}</button>')
     rows = [[it.index, console_text(it.id, keep_newlines=False), list(t),
              [_cell(v) for v in _row_values(kind, it.record)] + _answer_cells(answers, it),
-             f"items/{item_name(it.index)}.html", thumbs.get(it.index, "")]
+             f"items/{item_name(it.index)}.html", thumbs.get(it.index, ""),
+             None if console_text(it.id, keep_newlines=False) == it.id else it.id, _verdict_codes(answers, it)]
             for it, t in zip(folder.items, item_tags, strict=True)]
     head = "".join(f'<th data-col="{k}">{h(c)}</th>' for k, c in enumerate(cols))
     title = f"{_kind_title(kind)}: {len(folder.items)} items"
     body = (f"<header><h1>{h(title)}</h1><nav><a href=\"summary.html\">summary</a> <a href=\"map.html\">map</a>"
             "</nav></header>\n"
             f'<div id="filters">{"".join(buttons)}</div>\n'
+            + (_answer_filters(answers) if answers is not None else "") +
             '<p id="shown" aria-live="polite"></p>\n'
+            '<p class="save"><button type="button" id="save-ids">save these items as an ids file</button> '
+            '<span class="note">(ids.txt, one item id per line: <code>viewcert build-benchmark --ids</code>, '
+            '<code>viewcert ladder --ids</code>; made in the page, nothing is sent)</span> '
+            '<span id="save-note" aria-live="polite"></span></p>\n'
             '<table id="items" class="index"><thead><tr><th data-col="index">#</th><th data-col="id">id</th>'
             f'<th>view</th>{head}<th>outcomes</th></tr></thead><tbody></tbody></table>\n'
             '<nav id="pager"></nav>\n'
             "<noscript><p>The index needs JavaScript (shipped with the site, no network); every item has its own "
             "page under items/.</p></noscript>\n"
-            f'<script type="application/json" id="index-data">{_json_block({"page_size": PAGE_SIZE, "titles": titles, "rows": rows})}'
+            f'<script type="application/json" id="index-data">{_json_block({"page_size": PAGE_SIZE, "titles": titles, "models": list(models), "rungs": list(answers.rungs) if answers is not None else [], "rows": rows})}'
             "</script>")
     return _page(title, body, script=True)
 
@@ -244,12 +251,24 @@ def _answer_cells(answers, it: Item) -> list:
     """Per model: right or wrong on R4 ('' without an answer) for the index."""
     if answers is None:
         return []
-    per = answers.of(it.id, _question_id(it))
-    out = []
-    for m in answers.models:
-        ok = model_answers.right(per.get((m, "R4")))
-        out.append("" if ok is None else ("right" if ok else "wrong"))
-    return out
+    v = answers.verdicts(it.id, _question_id(it))
+    return ["" if v.get((m, "R4")) is None else ("right" if v[(m, "R4")] else "wrong") for m in answers.models]
+
+
+def _verdict_codes(answers, it: Item) -> list[str] | None:
+    """Per model, one letter per rung of ``answers.rungs``: r (right), w (wrong), - (no verdict): what the index's
+    answer filters read (``index.html#model=M&R4=wrong``)."""
+    if answers is None:
+        return None
+    v = answers.verdicts(it.id, _question_id(it))
+    return ["".join("-" if v.get((m, r)) is None else "rw"[not v[(m, r)]] for r in answers.rungs)
+            for m in answers.models]
+
+
+def _answer_filters(answers) -> str:
+    """The answer filters' controls (filled by the script: a model, then right / wrong per rung)."""
+    return ('<div id="answer-filters" class="answer-filters"><label>model answers: <select id="f-model">'
+            '</select></label><span id="f-rungs"></span></div>\n')
 
 
 def _kind_title(kind: str) -> str:
@@ -563,6 +582,7 @@ def answers_html(answers, it: Item) -> str:
     if answers is None:
         return ""
     per = answers.of(it.id, _question_id(it))
+    verdicts = answers.verdicts(it.id, _question_id(it))
     if not per:
         return '<h2>model answers</h2><p class="note">The ladder output has no answer for this item.</p>'
     head = "".join(f"<th>{h(r)}</th>" for r in answers.rungs)
@@ -571,15 +591,15 @@ def answers_html(answers, it: Item) -> str:
         cells = []
         for r in answers.rungs:
             samples = per.get((m, r), ())
-            ok = model_answers.right(samples)
+            ok = verdicts.get((m, r))
             verdict = "" if ok is None else ("right" if ok else "wrong")
             shown = " · ".join((a.answer or f"({a.status or 'no answer'})") + (" ✓" if a.score > 0.5 else " ✗")
                                for a in samples)
             cells.append(f'<td class="{verdict}" data-rung="{h(r)}" data-verdict="{verdict}">{h(shown)}</td>')
         rows.append(f'<tr data-model="{h(m)}"><th>{h(m)}</th>{"".join(cells)}</tr>')
     return ("<h2>model answers</h2><p class=\"note\">Each sample's answer (✓: it scored); a cell is green when the "
-            "model is right on that rung as the ladder scores it (the majority vote of its parsed samples, ties to the "
-            "first, scored), red when wrong.</p>"
+            "model is right on that rung as the ladder scored it (its item_outcomes.csv; without one, the majority vote "
+            "of its parsed samples, ties to the first, scored), red when wrong.</p>"
             f'<table class="answers"><tr><th>model</th>{head}</tr>{"".join(rows)}</table>')
 
 
@@ -762,14 +782,15 @@ def _overlay_source(folder: Folder, it: Item, src: Sources):
         sid = it.record.source_id if isinstance(it.record.source_id, str) else ""
         truth = _d(folder.certificate.ground_truth).get(sid)
         gt_bonds = _d(truth).get("bonds") if isinstance(_d(truth).get("bonds"), list) else []
-        if sid not in src.scenes:
-            note = NOTES["interaction"] if gt_bonds else ""
-        else:
-            rec = it.record
-            verdicts = {entry: cls for entry, _, cls, _, _ in _mode_rows(rec, _d(rec.rendered), _d(truth))}
+        rec = it.record
+        verdicts = {entry: cls for entry, _, cls, _, _ in _mode_rows(rec, _d(rec.rendered), _d(truth))}
+        asked = rec.residue if isinstance(rec.residue, str) else ""
+        if sid in src.scenes:
             structure, cams, ligand = src.scenes[sid]
-            bonds = bond_marks(structure, cams, gt_bonds, verdicts, rec.residue if isinstance(rec.residue, str)
-                               else "", ligand)
+            bonds = bond_marks(structure, cams, gt_bonds, verdicts, asked, ligand)
+        else:  # the export's sidecars, when they hold every atom's projection
+            bonds = sidecar_bond_marks(it.views, gt_bonds, verdicts, asked) if it.views else None
+            note = NOTES["interaction"] if gt_bonds and bonds is None else ""
     return got, missing, after, bonds, note
 
 
@@ -912,7 +933,7 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
     if ladder is not None:
         src = dataclasses.replace(src, answers=model_answers.read_answers(ladder))
     item_tags = [tags(folder.kind, it.record) + (model_answers.answer_tags(
-        src.answers.of(it.id, _question_id(it)), src.answers.models) if src.answers is not None else ())
+        src.answers.verdicts(it.id, _question_id(it)), src.answers.models) if src.answers is not None else ())
         for it in folder.items]
     n = len(folder.items)
     chunks = [range(k, min(k + CHUNK, n)) for k in range(0, n, CHUNK)]

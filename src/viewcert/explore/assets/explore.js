@@ -11,7 +11,9 @@
   function indexPage(block) {
     var data = JSON.parse(block.textContent);
     var rows = data.rows, size = data.page_size, titles = data.titles;
-    var state = {filter: "all", col: "index", dir: 1, page: 0};
+    var models = data.models || [], rungs = data.rungs || [];
+    // model: null (every model) or a model's name; verdicts: {rung: "right" | "wrong"}
+    var state = {filter: "all", col: "index", dir: 1, page: 0, model: null, verdicts: {}};
     var tbody = document.querySelector("#items tbody");
     var pager = document.getElementById("pager");
     var shown = document.getElementById("shown");
@@ -27,9 +29,46 @@
       if (nx !== ny) return nx ? -1 : 1;  // numbers before text (blank cells last)
       return String(x).localeCompare(String(y)) * state.dir || a[0] - b[0];
     }
+    function rawId(r) { return r[6] === null || r[6] === undefined ? r[1] : r[6]; }
+    // an item passes the answer filters when, on every rung named, the model named (or, with none named, every
+    // model with a verdict there, at least one) has that verdict (row[7]: per model one letter per rung r/w/-)
+    function answered(r) {
+      var named = Object.keys(state.verdicts);
+      if (!named.length) return true;
+      var m = state.model === null ? -1 : models.indexOf(state.model);
+      if (state.model !== null && m < 0) return false;
+      return named.every(function (rung) {
+        var k = rungs.indexOf(rung), want = state.verdicts[rung] === "right" ? "r" : "w";
+        if (k < 0 || !r[7]) return false;
+        if (m >= 0) return r[7][m].charAt(k) === want;
+        var got = r[7].map(function (codes) { return codes.charAt(k); }).filter(function (c) { return c !== "-"; });
+        return got.length > 0 && got.every(function (c) { return c === want; });
+      });
+    }
     function selected() {
-      var out = rows.filter(function (r) { return state.filter === "all" || r[2].indexOf(state.filter) >= 0; });
+      var out = rows.filter(function (r) {
+        return (state.filter === "all" || r[2].indexOf(state.filter) >= 0) && answered(r);
+      });
       return out.sort(cmp);
+    }
+    function describe() {
+      var parts = [];
+      if (state.filter !== "all") parts.push(titles[state.filter]);
+      var named = Object.keys(state.verdicts);
+      if (named.length) {
+        parts.push((state.model === null ? "every model" : state.model) + ": " + named.map(function (r) {
+          return state.verdicts[r] + " on " + r; }).join(", "));
+      }
+      return parts.length ? " (" + parts.join("; ") + ")" : "";
+    }
+    // the filter in force as the address's fragment (the ladder report's links use the same form)
+    function toHash() {
+      var q = new URLSearchParams();
+      if (state.filter !== "all") q.set("filter", state.filter);
+      if (state.model !== null) q.set("model", state.model);
+      Object.keys(state.verdicts).forEach(function (r) { q.set(r, state.verdicts[r]); });
+      var text = q.toString();
+      history.replaceState(null, "", text ? "#" + text : window.location.pathname + window.location.search);
     }
     function render() {
       var sel = selected();
@@ -61,7 +100,7 @@
         frag.appendChild(tr);
       });
       tbody.replaceChildren(frag);
-      shown.textContent = sel.length + " items" + (state.filter === "all" ? "" : " (" + titles[state.filter] + ")")
+      shown.textContent = sel.length + " items" + describe()
         + (pages > 1 ? ", page " + (state.page + 1) + " of " + pages : "");
       shown.dataset.count = sel.length;
       pager.replaceChildren();
@@ -79,7 +118,30 @@
       state.page = 0;
       document.querySelectorAll("#filters button").forEach(function (x) { x.classList.toggle("on", x === b); });
       render();
+      toHash();
     });
+    var modelBox = document.getElementById("f-model"), rungBox = document.getElementById("f-rungs");
+    var rungSelects = {};
+    if (modelBox) {
+      modelBox.appendChild(el("option", "every model (that answered)")).value = "";
+      models.forEach(function (m) { modelBox.appendChild(el("option", m)).value = m; });
+      rungs.forEach(function (r) {
+        var label = el("label", " " + r + " "), sel = el("select");
+        ["any", "right", "wrong"].forEach(function (v) { sel.appendChild(el("option", v)).value = v; });
+        sel.dataset.rung = r;
+        label.appendChild(sel);
+        rungBox.appendChild(label);
+        rungSelects[r] = sel;
+      });
+      document.getElementById("answer-filters").addEventListener("change", function () {
+        state.model = modelBox.value === "" ? null : modelBox.value;
+        state.verdicts = {};
+        rungs.forEach(function (r) { if (rungSelects[r].value !== "any") state.verdicts[r] = rungSelects[r].value; });
+        state.page = 0;
+        render();
+        toHash();
+      });
+    }
     pager.addEventListener("click", function (ev) {
       var b = ev.target.closest("button[data-page]");
       if (!b) return;
@@ -94,11 +156,61 @@
       state.col = col;
       render();
     });
-    // a filter named in the address (index.html#filter=NAME: the ladder report's links) is applied on load
-    var asked = /^#filter=([a-z0-9_]+)$/.exec(window.location.hash);
-    var button = asked && document.querySelector('#filters button[data-filter="' + asked[1] + '"]');
-    if (button) button.click();
-    else render();
+    // the filter named in the address is applied on load and when the address changes: index.html#filter=NAME,
+    // #model=M&R4=wrong&R3=right (the ladder report's links), #item=ID (that item's page)
+    function fromHash() {
+      var asked = new URLSearchParams(window.location.hash.replace(/^#/, ""));
+      if (asked.has("item")) {
+        var hit = rows.filter(function (r) { return rawId(r) === asked.get("item"); })[0];
+        if (hit) { window.location.replace(hit[4]); return; }
+      }
+      var f = asked.get("filter");
+      state.filter = f && Object.prototype.hasOwnProperty.call(titles, f)
+        && document.querySelector('#filters button[data-filter="' + f + '"]') ? f : "all";
+      document.querySelectorAll("#filters button").forEach(function (x) {
+        x.classList.toggle("on", x.dataset.filter === state.filter); });
+      state.model = asked.has("model") ? asked.get("model") : null;
+      state.verdicts = {};
+      rungs.forEach(function (r) {
+        var v = asked.get(r);
+        if (v === "right" || v === "wrong") state.verdicts[r] = v;
+      });
+      if (modelBox) {
+        modelBox.value = state.model !== null && models.indexOf(state.model) >= 0 ? state.model : "";
+        rungs.forEach(function (r) { rungSelects[r].value = state.verdicts[r] || "any"; });
+      }
+      state.page = 0;
+      render();
+    }
+    // the filter in force saved as an ids file (viewcert.io.idlist: one id per line, "#" lines skipped), made in the
+    // page as a Blob: every item it selects, on every page, in the order shown
+    var save = document.getElementById("save-ids"), saveNote = document.getElementById("save-note");
+    if (save) save.addEventListener("click", function () {
+      var ids = selected().map(rawId);
+      // what Python's splitlines() breaks at, and what str.strip() removes, cannot stand in a line of the file
+      var bad = ids.filter(function (i) {
+        return !i || /[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]/.test(i) || /^[\s\x1c-\x1f]|[\s\x1c-\x1f]$/.test(i)
+          || i.charAt(0) === "#";
+      });
+      if (bad.length) {
+        saveNote.textContent = bad.length + " of these ids cannot be written one per line (a line break, a leading #"
+          + " or surrounding spaces): nothing saved";
+        return;
+      }
+      var head = "# viewcert explore: " + ids.length + " items" + describe().replace(/[\r\n]/g, " ") + "\n";
+      var url = URL.createObjectURL(new Blob([head + ids.map(function (i) { return i + "\n"; }).join("")],
+                                             {type: "text/plain;charset=utf-8"}));
+      var a = el("a");
+      a.href = url;
+      a.download = "ids.txt";
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(function () { URL.revokeObjectURL(url); }, 0);
+      saveNote.textContent = ids.length + " ids saved";
+    });
+    window.addEventListener("hashchange", fromHash);
+    fromHash();
   }
   function itemPage() {
     document.querySelectorAll(".legend input[data-layer]").forEach(function (box) {
@@ -154,6 +266,43 @@
     data.near.forEach(function (p) {
       viewer.addSphere({center: {x: p[0], y: p[1], z: p[2]}, radius: 0.6, color: "#bf8700", wireframe: true});
     });
+    // drawn atom j: its rings in the 2D views (data-group "drawn j", the same scene's order) and its sphere here;
+    // hovering either lights both
+    var atomStyle = {sphere: {scale: 0.3, colorscheme: "Jmol"}}, litAtom = null;
+    function lightAtom(j, on) {
+      if (on && litAtom !== null && litAtom !== j) lightAtom(litAtom, false);
+      document.querySelectorAll('circle.mk[data-group="drawn ' + j + '"]').forEach(function (c) {
+        c.classList.toggle("lit", on); });
+      viewer.setStyle({serial: j}, on ? {sphere: {scale: 0.45, color: "#00c2ff"}} : atomStyle);
+      litAtom = on ? j : null;
+      if (on || div.dataset.highlight === "atom " + j) div.dataset.highlight = on ? "atom " + j : "";
+      viewer.render();
+    }
+    viewer.setHoverable({}, true, function (atom) { if (atom && atom.serial !== undefined) lightAtom(atom.serial, true); },
+      function (atom) { if (atom && atom.serial === litAtom) lightAtom(atom.serial, false); });
+    document.querySelectorAll("svg.overlay").forEach(function (svg) {
+      var w = Number(svg.getAttribute("width")), atoms = [];
+      svg.querySelectorAll('circle.mk[data-group^="drawn "]').forEach(function (c) {
+        atoms.push([Number(c.dataset.group.slice(6)), Number(c.dataset.u), Number(c.dataset.v)]); });
+      if (!atoms.length) return;
+      svg.addEventListener("mousemove", function (ev) {
+        if (ev.target.closest && ev.target.closest("circle.mk.phantom")) {  // a phantom's ring: its own highlight
+          if (litAtom !== null) lightAtom(litAtom, false);
+          return;
+        }
+        var box = svg.getBoundingClientRect(), k = w / box.width;
+        var u = (ev.clientX - box.left) * k, v = (ev.clientY - box.top) * k, best = null, bestD = 6 * Math.max(1, k);
+        atoms.forEach(function (a) {
+          var d = Math.hypot(a[1] - u, a[2] - v);
+          if (d < bestD) { bestD = d; best = a[0]; }
+        });
+        if (best === null) { if (litAtom !== null) lightAtom(litAtom, false); }
+        else if (best !== litAtom) lightAtom(best, true);
+      });
+      svg.addEventListener("mouseleave", function () { if (litAtom !== null) lightAtom(litAtom, false); });
+    });
+    div.viewcertViewer = viewer;  // for tests: the viewer's modelToScreen
+    div.dataset.near = data.near.length;
     viewer.zoomTo();
     viewer.render();
     div.dataset.phantoms = data.phantoms.length;
