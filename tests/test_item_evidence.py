@@ -262,6 +262,12 @@ def test_id_file_round_trip_and_refusals(tmp_path):
     assert "dup.txt" in str(e.value)
     with pytest.raises(InputError, match="cannot be written"):
         write_ids(tmp_path / "x.txt", ["a\nb"])
+    # every separator read_ids splits lines at (str.splitlines) is refused too: none could read back as itself
+    for sep in ["\u2028", "\u2029", "\x85", "\x0c", "\x0b", "\x1c", "\x1d", "\x1e"]:
+        with pytest.raises(InputError, match="cannot be written"):
+            write_ids(tmp_path / "x.txt", [f"a{sep}b"])
+    p = write_ids(tmp_path / "ok.txt", ["a\tb", "é-1"])  # a tab and non-ASCII stay on one line
+    assert read_ids(p) == ("a\tb", "é-1")
 
 
 # ---------------------------------------------------------------------- hostile files through the CLI

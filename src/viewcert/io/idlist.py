@@ -32,8 +32,10 @@ def read_ids(path: str | Path) -> tuple[str, ...]:
 
 def write_ids(path: str | Path, ids: Sequence[str], *, comment: str = "") -> Path:
     """Write ``ids`` one per line (atomically), after an optional ``#`` comment line; an id holding a line break
-    or starting with ``#`` cannot be written as a line and is refused."""
-    bad = [i for i in ids if not i.strip() or "\n" in i or "\r" in i or i.strip().startswith("#") or i != i.strip()]
+    (any character ``str.splitlines`` splits at, as ``read_ids`` reads by it: U+2028, U+0085, form feed, …) or
+    starting with ``#`` cannot be written as a line and is refused."""
+    bad = [i for i in ids if not i.strip() or len(i.splitlines()) != 1 or i.splitlines()[0] != i
+           or i.strip().startswith("#") or i != i.strip()]
     if bad:
         raise InputError(f"item id {bad[0][:80]!r} cannot be written one per line", field="id")
     head = "".join(f"# {line}\n" for line in comment.splitlines())
