@@ -62,16 +62,30 @@ from explore_fixtures import (  # noqa: E402,F401
 )
 
 
+def _determinism(item) -> bool:
+    """Whether the item is one of tests/test_determinism_cpu.py's (its module is ``tests.test_determinism_cpu``)."""
+    return item.path.name == "test_determinism_cpu.py"
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The CPU-determinism module first: its subprocesses are the longest single piece of the suite, so under
+    xdist (`--dist loadfile`) one worker starts on them while the others take the rest, rather than last."""
+    items.sort(key=lambda item: not _determinism(item))  # stable: the rest keep their order
+
+
 def pytest_collection_finish(session):
     """The CPU-determinism runs (tests/test_determinism_cpu.py: subprocesses, minutes of CPU) start in the
-    background as soon as they are collected, on the core the one-process suite leaves idle."""
-    if any(getattr(getattr(item, "module", None), "__name__", "") == "test_determinism_cpu" for item in session.items):
+    background as soon as they are collected, on the core the one-process suite leaves idle. Not under
+    pytest-xdist (`make test` runs `-n`): every worker collects every test and no core is idle; the worker
+    given the module runs them in its fixture while the others run the rest."""
+    if hasattr(session.config, "workerinput") or session.config.option.collectonly:  # an xdist worker; --co
+        return
+    modules = {item.module for item in session.items if _determinism(item)}  # the module object its tests use
+    if modules:
         import atexit
         import shutil
         import tempfile
 
-        import test_determinism_cpu
-
         tmp = Path(tempfile.mkdtemp(prefix="viewcert-cpu-"))
         atexit.register(shutil.rmtree, tmp, True)
-        test_determinism_cpu.start_in_background(tmp)
+        modules.pop().start_in_background(tmp)
