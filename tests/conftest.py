@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import json
 from pathlib import Path
 
@@ -68,9 +69,14 @@ def _determinism(item) -> bool:
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """The CPU-determinism module first: its subprocesses are the longest single piece of the suite, so under
-    xdist (`--dist loadfile`) one worker starts on them while the others take the rest, rather than last."""
-    items.sort(key=lambda item: not _determinism(item))  # stable: the rest keep their order
+    """On an xdist worker (`make test`: `--dist loadfile --no-loadscope-reorder`, files handed out in this
+    order): the CPU-determinism module first, its subprocesses are the longest single piece of the suite, so one
+    worker starts on them while the others take the rest, rather than last; then the files with the most tests
+    first (xdist's own order without the flag, which put that two-test module at the very end)."""
+    if not hasattr(config, "workerinput"):
+        return
+    n_tests = collections.Counter(item.path for item in items)
+    items.sort(key=lambda item: (not _determinism(item), -n_tests[item.path]))  # stable: a file stays together
 
 
 def pytest_collection_finish(session):
