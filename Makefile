@@ -81,8 +81,11 @@ chromium:
 	command -v chromium >/dev/null || (apt-get install -y -q --no-install-recommends chromium \
 		|| (apt-get update -q && apt-get install -y -q --no-install-recommends chromium))
 
+# the suite on every core (pytest-xdist; at most 4 workers, each holds its own imports and kernels), a test file
+# per worker at a time (--dist loadfile: a module's fixtures computed once), in tests/conftest.py's order (the
+# determinism runs first); docs/install.md#running-the-tests
 test: $(STAMP) lint docs chromium
-	$(BIN)/python -m pytest -q --durations=30
+	$(BIN)/python -m pytest -q -n auto --maxprocesses=4 --dist loadfile --no-loadscope-reorder --durations=30
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m nojit -p no:cacheprovider
 
 # harness round trips (docs/harnesses.md), not part of `make test`: lmms-eval and VLMEvalKit (ModelScope's

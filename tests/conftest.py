@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import json
 from pathlib import Path
 
@@ -62,16 +63,35 @@ from explore_fixtures import (  # noqa: E402,F401
 )
 
 
+def _determinism(item) -> bool:
+    """Whether the item is one of tests/test_determinism_cpu.py's (its module is ``tests.test_determinism_cpu``)."""
+    return item.path.name == "test_determinism_cpu.py"
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """On an xdist worker (`make test`: `--dist loadfile --no-loadscope-reorder`, files handed out in this
+    order): the CPU-determinism module first, its subprocesses are the longest single piece of the suite, so one
+    worker starts on them while the others take the rest, rather than last; then the files with the most tests
+    first (xdist's own order without the flag, which put that two-test module at the very end)."""
+    if not hasattr(config, "workerinput"):
+        return
+    n_tests = collections.Counter(item.path for item in items)
+    items.sort(key=lambda item: (not _determinism(item), -n_tests[item.path]))  # stable: a file stays together
+
+
 def pytest_collection_finish(session):
     """The CPU-determinism runs (tests/test_determinism_cpu.py: subprocesses, minutes of CPU) start in the
-    background as soon as they are collected, on the core the one-process suite leaves idle."""
-    if any(getattr(getattr(item, "module", None), "__name__", "") == "test_determinism_cpu" for item in session.items):
+    background as soon as they are collected, on the core the one-process suite leaves idle. Not under
+    pytest-xdist (`make test` runs `-n`): every worker collects every test and no core is idle; the worker
+    given the module runs them in its fixture while the others run the rest."""
+    if hasattr(session.config, "workerinput") or session.config.option.collectonly:  # an xdist worker; --co
+        return
+    modules = {item.module for item in session.items if _determinism(item)}  # the module object its tests use
+    if modules:
         import atexit
         import shutil
         import tempfile
 
-        import test_determinism_cpu
-
         tmp = Path(tempfile.mkdtemp(prefix="viewcert-cpu-"))
         atexit.register(shutil.rmtree, tmp, True)
-        test_determinism_cpu.start_in_background(tmp)
+        modules.pop().start_in_background(tmp)

@@ -50,7 +50,8 @@ def _run(name: str, tmp: Path) -> dict[str, str]:
 
 
 #: the runs started in the background when the session collected this module (conftest), so that they use the
-#: core the one-process suite leaves idle; None when this module runs alone (then the fixture runs them)
+#: core the one-process suite leaves idle; None when this module runs alone or under xdist (then the fixture
+#: runs them)
 _BACKGROUND: dict[str, Future] | None = None
 
 
@@ -68,7 +69,8 @@ def hashes(tmp_path_factory) -> dict[str, dict[str, str]]:
     if _BACKGROUND is not None:
         return {name: f.result() for name, f in _BACKGROUND.items()}
     tmp = tmp_path_factory.mktemp("cpu")
-    with ThreadPoolExecutor(max_workers=2) as pool:  # run alone: use both cores
+    # run alone: both cores; on an xdist worker (`make test`), one: the other workers keep the other cores busy
+    with ThreadPoolExecutor(max_workers=1 if os.environ.get("PYTEST_XDIST_WORKER") else 2) as pool:
         futures = {name: pool.submit(_run, name, tmp) for name in VARIATIONS}
         return {name: f.result() for name, f in futures.items()}
 
