@@ -85,7 +85,7 @@ chromium:
 # per worker at a time (--dist loadfile: a module's fixtures computed once), in tests/conftest.py's order (the
 # determinism runs first); docs/install.md#running-the-tests
 test: $(STAMP) lint docs chromium
-	$(BIN)/python -m pytest -q -n auto --maxprocesses=4 --dist loadfile --no-loadscope-reorder --durations=30
+	$(BIN)/python -m pytest -q -n auto --maxprocesses=4 --dist loadfile --no-loadscope-reorder --durations=30 -m "not bench"
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m nojit -p no:cacheprovider
 
 # harness round trips (docs/harnesses.md), not part of `make test`: lmms-eval and VLMEvalKit (ModelScope's
@@ -136,8 +136,10 @@ harness-vlmevalkit: $(STAMP)
 	VIEWCERT_HARNESS_PYTHON=$(VVENV)/bin/python $(BIN)/python -m pytest -q -m harness \
 		tests/test_harness_roundtrip_vlmevalkit.py tests/test_harness_dry_run_lmms_vlmevalkit.py
 
+# the benchmarks, then the whole-set checks the suite covers one item per class of (marker bench)
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
+	$(BIN)/python -m pytest -q -n auto --maxprocesses=4 --dist loadfile -m bench
 
 clean:
 	rm -rf $(VENV) $(HVENV) $(VVENV) out site .cache/mkdocs-jupyter .pytest_cache .ruff_cache
