@@ -552,9 +552,16 @@ KINDS: dict[str, Kind] = {
 FORMATS: dict[str, Kind] = {f: k for k in KINDS.values() for f in k.formats}
 
 
+TABLE_CERTIFICATE_FORMAT = "viewcert-certificate-table/1"  # certify.stream's small certificate (not a Kind here)
+
+
 def kind_of(d: Mapping) -> Kind:
     """The kind of the certificate dict ``d`` by its ``format``; InputError naming the known ones."""
     fmt = d.get("format") if isinstance(d, Mapping) else None
+    if fmt == TABLE_CERTIFICATE_FORMAT:
+        raise InputError(f"a streamed certificate ({TABLE_CERTIFICATE_FORMAT}: its items in the item table items/ "
+                         "beside it) is read by 'viewcert verify' only; for this command rerun 'viewcert certify "
+                         "INPUT --json-certificate' (one JSON certificate)", field="format")
     if not isinstance(fmt, str) or fmt not in FORMATS:
         raise InputError(f"not a viewcert certificate (format {str(fmt)[:60]!r}, expected one of "
                          f"{tuple(FORMATS)})", field="format")

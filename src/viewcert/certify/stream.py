@@ -44,7 +44,14 @@ from viewcert.certify.certificate import (
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import REASON_ORDER, CertifyRecords
 from viewcert.certify.inputs import Dataset
-from viewcert.certify.records import ABSENT, ItemOutcome, compute_digest, digest_record, outcomes_of
+from viewcert.certify.records import (
+    ABSENT,
+    TABLE_CERTIFICATE_FORMAT,
+    ItemOutcome,
+    compute_digest,
+    digest_record,
+    outcomes_of,
+)
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_bytes_atomic, write_text_atomic
 from viewcert.numeric import sig
@@ -55,7 +62,7 @@ from viewcert.stats import clopper_pearson_interval, clopper_pearson_lower
 from viewcert.symmetry.labels import CRYSTAL_SYSTEMS, LEVELS
 
 TABLE_FORMAT = "viewcert-item-table/1"
-CERTIFICATE_FORMAT = "viewcert-certificate-table/1"
+CERTIFICATE_FORMAT = TABLE_CERTIFICATE_FORMAT
 SHARD_ITEMS = 5000  # items per shard: the coordinator's records in memory at a time
 THRESHOLD = 50_000  # items: above it ``certify`` writes the item table (below, one readable JSON certificate)
 TABLE_DIR = "items"
@@ -253,6 +260,14 @@ def iter_shards(dataset: Dataset, shard_items: int) -> Iterator[tuple[int, tuple
         yield k, dataset.items[start:start + shard_items]
 
 
+def compute_shard(chunk: tuple, cfg: CertifyConfig, *, fingerprint: str, n_workers: int | None = None,
+                  scheduler: Any = None, progress: bool | None = None, description: str = "certify") -> list[dict]:
+    """The item records of one shard's items, certified (quantized, as a shard stores them)."""
+    res = map_items(CertifyRecords(cfg), chunk, keys=[it.id for it in chunk], n_workers=n_workers,
+                    scheduler=scheduler, fingerprint=fingerprint, progress=progress, description=description)
+    return [o.to_dict() for o in outcomes_of(quantize_tree(res.results))]
+
+
 def certify_table(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, fingerprint: str,
                   shard_items: int = SHARD_ITEMS, n_workers: int | None = None, scheduler: Any = None,
                   progress: bool | None = None, on_shard=None) -> tuple[dict, StreamRun]:
@@ -269,9 +284,8 @@ def certify_table(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, fing
         name, ids = f"part-{k:06d}.parquet", [it.id for it in chunk]
         items = _reused(folder / name, fingerprint, ids)
         if items is None:
-            res = map_items(CertifyRecords(cfg), chunk, keys=ids, n_workers=n_workers, scheduler=scheduler,
-                            fingerprint=fingerprint, progress=progress, description=f"certify shard {k}")
-            items = [o.to_dict() for o in outcomes_of(quantize_tree(res.results))]
+            items = compute_shard(chunk, cfg, fingerprint=fingerprint, n_workers=n_workers, scheduler=scheduler,
+                                  progress=progress, description=f"certify shard {k}")
             write_bytes_atomic(folder / name, shard_bytes(items, fingerprint))
             run.n_computed += len(items)
         else:

@@ -215,10 +215,18 @@ def compare(stored_cert: dict, recomputed: dict, rep: VerifyReport) -> None:
         if section in ("items", "digest", "libraries", "location"):
             continue
         _diff(stored_cert.get(section), recomputed.get(section), section, rep.section_diffs)
-    old_items = {it["id"]: it for it in stored_cert.get("items", [])}
-    new_items = {it["id"]: it for it in recomputed["items"]}
-    rep.missing_items = [i for i in old_items if i not in new_items]
-    rep.extra_items = [i for i in new_items if i not in old_items]
+    if compare_items(stored_cert.get("items", []), recomputed.get("items", []), rep):
+        # the digest of the recomputation with the noise-only values taken from the certificate
+        rep.recomputed_digest = compute_digest(recomputed)
+
+
+def compare_items(stored: list[dict], recomputed: list[dict], rep: VerifyReport) -> bool:
+    """Add to ``rep`` the differences between stored and recomputed item records (missing, extra, field by field);
+    a noise-only value of the recomputation is replaced by the stored one in place. True when any was."""
+    old_items = {it["id"]: it for it in stored}
+    new_items = {it["id"]: it for it in recomputed}
+    rep.missing_items += [i for i in old_items if i not in new_items]
+    rep.extra_items += [i for i in new_items if i not in old_items]
     noisy = False
     for iid, it in old_items.items():
         if iid in new_items:
@@ -233,5 +241,4 @@ def compare(stored_cert: dict, recomputed: dict, rep: VerifyReport) -> None:
             d = [x for x in d if not _is_float_noise(*x)]
             if d:
                 rep.item_diffs[iid] = d
-    if noisy:  # the digest of the recomputation with the noise-only values taken from the certificate
-        rep.recomputed_digest = compute_digest(recomputed)
+    return noisy

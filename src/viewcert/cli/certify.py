@@ -235,7 +235,7 @@ def item_errors(errors: list[dict]) -> None:
 
 
 def verify_cmd(
-    cert: Path = typer.Argument(..., help="certificate.json to recompute"),
+    cert: Path = typer.Argument(..., help="certificate.json to recompute (or the certify output holding it)"),
     input: str = typer.Option(None, help="where the inputs are now (you vouch for this path)"),
     inputs: Path = typer.Option(None, "--inputs", help="the folder to trust (default: the current folder): every "
                                                       "path a certificate names (inputs, protocol file) must resolve "
@@ -253,13 +253,31 @@ def verify_cmd(
     """Recompute CERT (any kind: crystal/molecule, transformation task, interaction) from its recorded inputs
     and settings; report every difference (exit 1 if any); a stale digest is one line, exit 2.
     The resource limits (``viewcert --max-*``) apply to what the certificate asks to recompute."""
-    from viewcert.certify.records import receive_certificate
-    from viewcert.certify.trust import trusted_root
-    from viewcert.certify.verify import verify_certificate
+    from viewcert.certify.verify_table import is_table, read_received, verify_table
     from viewcert.cli.options import current_limits
 
     limits = current_limits()
-    got = receive_certificate(cert, limits=limits, allow_stale=allow_stale_certificate)  # any kind, read once
+    if cert.is_dir() and not cert.is_symlink() and (cert / "certificate.json").is_file():
+        cert = cert / "certificate.json"  # a certify output folder
+    data, sha = read_received(cert, limits)  # read once
+    if is_table(data):  # a streamed certificate: recomputed shard by shard beside its item table
+        rep = verify_table(cert, data, input_spec=input, n_workers=workers, scheduler=scheduler,
+                           inputs_root=inputs or Path.cwd(), limits=limits, allow_stale=allow_stale_certificate)
+    else:
+        rep = _verify_json(cert, data, sha, input, inputs, workers, scheduler, limits, allow_stale_certificate)
+    for line in rep.lines():
+        echo(line, one_line=True)  # a received certificate's ids and values cannot forge a report line
+    if not rep.ok:
+        raise typer.Exit(1)
+
+
+def _verify_json(cert: Path, data, sha: str, input, inputs, workers, scheduler, limits, allow_stale: bool):
+    """The report of a JSON certificate of any kind (a view certificate, an export's)."""
+    from viewcert.certify.records import receive_certificate
+    from viewcert.certify.trust import trusted_root
+    from viewcert.certify.verify import verify_certificate
+
+    got = receive_certificate(cert, limits=limits, allow_stale=allow_stale, data=data, sha256=sha)
     if got.certificate.KIND == "view":
         rep = verify_certificate(cert, input_spec=input, n_workers=workers, scheduler=scheduler,
                                  inputs_root=inputs or Path.cwd(), limits=limits, received=got)
@@ -268,10 +286,7 @@ def verify_cmd(
 
         rep = verify_export(got, Path(cert), input_spec=input, root=trusted_root(inputs or Path.cwd()),
                             limits=limits)
-    for line in rep.lines():
-        echo(line, one_line=True)  # a received certificate's ids and values cannot forge a report line
-    if not rep.ok:
-        raise typer.Exit(1)
+    return rep
 
 
 def sweep_cmd(

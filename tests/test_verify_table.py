@@ -1,0 +1,147 @@
+"""Readers of the streamed certificate (``certify.stream``): ``viewcert verify`` recomputes it shard by shard
+(``certify.verify_table``); ``explore`` and ``ladder`` refuse it in one line naming the file, exit 2.
+
+The forged certificates here are made by hand from the format's definition (a shard's SHA-256 over its items'
+canonical lines, the chain, the certificate digest), so only the recomputation can tell them from the real one."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from viewcert.certify import CertifyConfig
+from viewcert.certify import stream as T
+from viewcert.certify.inputs import load_input
+from viewcert.certify.records import compute_digest
+from viewcert.certify.run import certify_streamed
+from viewcert.cli import app
+
+MANIFEST = Path(__file__).resolve().parent / "data" / "harness" / "manifest_example.toml"
+N_PROTOTYPES = 20  # builtin:prototypes: 20 structures, every one certified (tests/test_certify_stream.py)
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory) -> Path:
+    """A streamed certify output of builtin:prototypes in shards of 7 items (7, 7, 6)."""
+    out = tmp_path_factory.mktemp("table") / "out"
+    certify_streamed(load_input("builtin:prototypes"), CertifyConfig(), out, n_workers=1, progress=False,
+                     shard_items=7)
+    return out
+
+
+@pytest.fixture()
+def out(made, tmp_path) -> Path:
+    dst = tmp_path / "out"
+    shutil.copytree(made, dst)
+    return dst
+
+
+def _cli(*argv: str) -> tuple[int, str]:
+    res = CliRunner().invoke(app, list(argv))
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception  # never a traceback
+    return res.exit_code, res.output
+
+
+def _verify(target: Path) -> tuple[int, str]:
+    return _cli("verify", str(target), "--workers", "1")
+
+
+def _redigest(cert: dict) -> dict:
+    """The certificate's chain and digest recomputed from its recorded shards, by their definition."""
+    c = hashlib.sha256(b"viewcert-item-table/1").hexdigest()
+    for s in cert["items_table"]["shards"]:
+        c = hashlib.sha256(f"{c}:{s['sha256']}".encode()).hexdigest()
+    cert["items_table"]["chain"] = c
+    cert["digest"]["value"] = compute_digest(cert)
+    return cert
+
+
+def _rewrite(out: Path, cert: dict) -> None:
+    (out / "certificate.json").write_text(json.dumps(_redigest(cert), indent=1))
+
+
+def _cert(out: Path) -> dict:
+    return json.loads((out / "certificate.json").read_text())
+
+
+def test_verify_recomputes_a_streamed_certificate(out):
+    code, text = _verify(out / "certificate.json")
+    assert code == 0, text
+    assert text.splitlines() == ["digest: ok", f"verified: {N_PROTOTYPES} items recomputed, byte-identical"]
+    code, text = _verify(out)  # the certify output folder: its certificate.json
+    assert code == 0 and text.endswith("byte-identical\n"), text
+
+
+def test_verify_finds_a_forged_item_with_a_consistent_chain(out):
+    """Shard 1's first item says ``correct: false``; shard, chain and digest are re-made consistently, so only
+    the recomputation can find it: one item differs, exit 1."""
+    cert, shard = _cert(out), out / "items" / "part-000001.parquet"
+    meta, items = T.read_shard(shard)
+    forged_id = items[0]["id"]
+    assert items[0]["correct"] is True
+    items[0]["correct"] = False
+    line_bytes = b"".join((json.dumps(it, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+                          for it in items)
+    assert T.shard_sha256(items) == hashlib.sha256(line_bytes).hexdigest()  # the definition, by hand
+    shard.write_bytes(T.shard_bytes(items, meta["fingerprint"]))
+    cert["items_table"]["shards"][1]["sha256"] = hashlib.sha256(line_bytes).hexdigest()
+    cert["summary"]["correct"] -= 1  # the forger's summary agrees with the forged table
+    _rewrite(out, cert)
+    code, text = _verify(out)
+    assert code == 1, text
+    assert f"item {forged_id}: correct: certificate False vs recomputed True" in text
+    assert f"1 of {N_PROTOTYPES} items differ" in text
+    assert "summary.correct: certificate 19 vs recomputed 20" in text
+
+
+def test_verify_refuses_an_edited_certificate_and_a_tampered_shard_in_one_line(out):
+    cert = _cert(out)
+    cert["summary"]["correct"] = 3
+    (out / "certificate.json").write_text(json.dumps(cert, indent=1))  # digest not re-made: stale
+    code, text = _verify(out)
+    assert code == 2 and len(text.strip().splitlines()) == 1 and "stale certificate" in text, text
+    _rewrite(out, cert)
+    shutil.copy(out / "items" / "part-000000.parquet", out / "items" / "part-000001.parquet")  # another shard
+    code, text = _verify(out)
+    assert code == 2 and len(text.strip().splitlines()) == 1 and "part-000001.parquet" in text, text
+
+
+@pytest.mark.parametrize("edit, where", [
+    (lambda c: c["items_table"]["shards"][0].update(name="../../x.parquet"), "items_table.shards"),
+    (lambda c: c["items_table"].update(folder="/etc"), "items_table.folder"),
+    (lambda c: c["items_table"].update(shards="part-000000.parquet"), "items_table.shards"),
+    (lambda c: c["items_table"].update(shard_items=0), "items_table.shard_items"),
+    (lambda c: c["items_table"].update(chain="0" * 64), "items_table.chain"),
+])
+def test_verify_hostile_table_certificates_exit_2_before_any_work(out, edit, where):
+    cert = _cert(out)
+    edit(cert)
+    if where in ("items_table.folder", "items_table.shard_items"):
+        _redigest(cert)
+    cert["digest"]["value"] = compute_digest(cert)  # only the shape (or the chain) is wrong
+    (out / "certificate.json").write_text(json.dumps(cert, indent=1))
+    code, text = _verify(out)
+    assert code == 2 and len(text.strip().splitlines()) == 1 and f"field {where}" in text, text
+
+
+def test_verify_missing_shard_is_one_line(out):
+    (out / "items" / "part-000002.parquet").unlink()
+    code, text = _verify(out)
+    assert code == 2 and len(text.strip().splitlines()) == 1 and "part-000002.parquet" in text, text
+    assert "missing" in text
+
+
+def test_explore_and_ladder_refuse_a_streamed_certificate_in_one_line(out, tmp_path):
+    for argv in (["explore", str(out), "--out", str(tmp_path / "site")],
+                 ["ladder", "--manifest", str(MANIFEST), "--certificate", str(out / "certificate.json"),
+                  "--out", str(tmp_path / "ladder")]):
+        code, text = _cli(*argv)
+        assert code == 2, text
+        assert len(text.strip().splitlines()) == 1, text
+        assert str(out / "certificate.json") in text and "--json-certificate" in text and "verify" in text
+    assert not (tmp_path / "site" / "index.html").exists() and not (tmp_path / "ladder" / "report.html").exists()
