@@ -105,9 +105,45 @@ def test_main_job_warmup_covers_exactly_what_viewcert_run_calls(tmp_path):
 
 
 def test_selections_are_workloads():
-    from viewcert.cli.warmup import SELECTIONS, WORKLOADS
+    from viewcert.cli.warmup import PRESTAGE, SELECTIONS, WORKLOADS
 
     labels = [label for label, _ in WORKLOADS]
-    assert SELECTIONS["all"] == tuple(labels) and set(SELECTIONS["main-job"]) < set(labels)
+    lanes = {label for lanes in PRESTAGE.values() for lane in lanes for label in lane}
+    # every workload is in "all" but the oracle's two halves, which only the side-by-side lanes run
+    assert set(SELECTIONS["all"]) == set(labels) - {"oracle seeding", "oracle rest", "render main"}
+    assert set(SELECTIONS["main-job"]) < set(labels) and lanes <= set(labels)
     with pytest.raises(ValueError, match="not one of"):
         warm_kernels(selection="some")
+
+
+def test_interpreted_kernel_runs_its_python_body_with_the_named_callees_compiled():
+    """oracle.jit.interpreted (the side-by-side halves of the oracle): the same results as the kernel, here on
+    a hand-worked lattice, with the named callee compiled and the others run as Python."""
+    import numpy as np
+
+    from viewcert.oracle._geometry import lattice_inverse, solve3_into
+    from viewcert.oracle._grids import collapse_sites
+
+    assert set(jit.callees(lattice_inverse)) == {"solve3_into"}
+    assert set(jit.callees(collapse_sites)) == {"lexsort_rows"}
+    lat = np.diag([2.0, 4.0, 5.0])
+    inv, ok = jit.interpreted(lattice_inverse, frozenset({"solve3_into"}))(lat)
+    assert ok and np.array_equal(inv, np.diag([0.5, 0.25, 0.2]))
+    inv2, _ = jit.interpreted(lattice_inverse, frozenset())(lat)  # solve3_into interpreted too
+    assert np.array_equal(inv2, inv)
+    assert jit.interpreted(lattice_inverse, frozenset()).__globals__["solve3_into"] is not solve3_into
+    w = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
+    keep = jit.interpreted(collapse_sites, frozenset())(w, np.zeros(3, dtype=np.int64), 0.1)
+    assert keep.tolist() == [True, False, True]  # the second coincides with the first
+
+
+def test_compiling_stages_restores_the_batch_kernel():
+    from viewcert.oracle import _kernels as K
+
+    kernel = K.reconstruct_many
+    with jit.compiling_stages("seeding"):
+        assert K.reconstruct_many is not kernel
+    assert K.reconstruct_many is kernel
+    with pytest.raises(ValueError, match="half"), jit.compiling_stages("other"):
+        pass
+    assert K.reconstruct_many is kernel

@@ -194,15 +194,16 @@ def run(
     """The main job on built-in data (what ``make run`` calls): observations of the built-in sample, the
     certified render ceiling of the built-in prototypes under render-ceiling-5 (δ = τ = 0.01 Å), and a
     gallery contact sheet, and the certificate's explorer (out/explore/index.html)."""
+    from viewcert.cli.warmup import prestage
+
+    # a cold numba cache (a fresh install): the oracle's and the renderer's kernels compile side by side first,
+    # before the imports below (some of their modules compile kernels with explicit signatures at import)
+    if prestage("main-job", lambda line: echo(line, err=True)):
+        echo("viewcert: first run — compiled the oracle's and the renderer's kernels side by side (cached)", err=True)
     from viewcert.benchmark.gallery import write_gallery
     from viewcert.certify import CertifyConfig
     from viewcert.certify.run import certify, summary_text
-    from viewcert.cli.warmup import prestage
     from viewcert.explore import write_site
-
-    # a cold numba cache (a fresh install): the oracle's and the renderer's kernels compile side by side first
-    if prestage("main-job", lambda line: echo(line, err=True)):
-        echo("viewcert: first run — compiled the oracle's and the renderer's kernels side by side (cached)", err=True)
     observe("builtin:sample", "render-ceiling-5", "1,1,1", out)
     cert = certify("builtin:prototypes", CertifyConfig(protocol="render-ceiling-5"), out=out, n_workers=workers)
     echo(summary_text(cert), nl=False)

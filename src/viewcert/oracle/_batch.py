@@ -80,7 +80,7 @@ def merge_candidates(c_x, c_lab, c_sup, c_res, c_rat, c_occ, greedy, delta3d, ha
     return px, plab, psup, pres, prat, pocc
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # in reconstruct_many's body: one LLVM pass over the stages, not two
 def reconstruct_one(kind, rot, cen, sf, cx, cy, width, height, dmode, delta, pt_off, uv, labels, depth,
                     radius, lattice, has_lattice, tiling, delta3d, seed_first, greedy, occlusion, window,
                     collapse):
@@ -171,13 +171,18 @@ def reconstruct_many(s_view_off, s_lattice, s_has_lattice, s_tiling, s_delta3d, 
             RE = _grow1(RE, a + k)
             RA = _grow1(RA, a + k)
             OC = _grow1(OC, a + k)
-        P[a:a + k] = px
-        L[a:a + k] = plab
-        SU[a:a + k] = -1
-        SU[a:a + k, : v1 - v0] = psup
-        RE[a:a + k] = pres
-        RA[a:a + k] = prat
-        OC[a:a + k] = pocc
+        # element copies, not slice assignments: each of those makes numba compile its shape-mismatch message
+        # (string formatting, ~7 s of CPU in every process that compiles this kernel)
+        nvs = v1 - v0
+        for i in range(k):
+            for j in range(3):
+                P[a + i, j] = px[i, j]
+            for j in range(kmax):
+                SU[a + i, j] = psup[i, j] if j < nvs else -1
+            L[a + i] = plab[i]
+            RE[a + i] = pres[i]
+            RA[a + i] = prat[i]
+            OC[a + i] = pocc[i]
         out_off[s + 1] = a + k
         q = nx.shape[0]
         b = near_off[s]
@@ -185,11 +190,14 @@ def reconstruct_many(s_view_off, s_lattice, s_has_lattice, s_tiling, s_delta3d, 
             NP = _grow2(NP, b + q)
             NL = _grow1(NL, b + q)
             NR = _grow1(NR, b + q)
-        NP[b:b + q] = nx
-        NL[b:b + q] = nlab
-        NR[b:b + q] = nrat
+        for i in range(q):
+            for j in range(3):
+                NP[b + i, j] = nx[i, j]
+            NL[b + i] = nlab[i]
+            NR[b + i] = nrat[i]
         near_off[s + 1] = b + q
-        counts[s] = cnt
+        for j in range(N_COUNTS):
+            counts[s, j] = cnt[j]
     n = out_off[ns]
     q = near_off[ns]
     return (out_off, P[:n].copy(), L[:n].copy(), SU[:n].copy(), RE[:n].copy(), RA[:n].copy(), OC[:n].copy(),

@@ -380,7 +380,7 @@ def seed_candidates(kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins
                         maxrat = 0.0
                         maxres = 0.0
                         nfail = 0
-                        fview = -1
+                        fview = np.int64(-1)  # not the literal -1: numba would compile _occlusion_retry for it too
                         allsup = True
                         for k in range(nv):
                             if greedy and (k == va or k == vb):

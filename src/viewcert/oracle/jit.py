@@ -8,6 +8,11 @@ every worker. A marker file in numba's cache folder, keyed by the numba and Pyth
 (path, mtime, size) of every kernel module of the package, is written after a completed run or
 ``viewcert warmup`` (``mark_warm``): numba writes index files only for the kernels a run calls, so their
 presence cannot tell a first run from a later one.
+
+``interpreted`` runs a kernel's Python body with only some of the kernels below it compiled: numba compiles
+a kernel together with every kernel it calls, on one core, so two processes that each run the oracle's batch
+kernel this way, each compiling one half of its stages, fill the cache with the stages in half the time;
+the batch kernel compiled afterwards loads them (``viewcert.cli.warmup.prestage``).
 """
 
 from __future__ import annotations
@@ -15,8 +20,16 @@ from __future__ import annotations
 import os
 import re
 import sys
+import types
+from contextlib import contextmanager
 
-__all__ = ["cache_is_cold", "kernel_dispatchers", "kernel_module_files", "mark_warm"]
+__all__ = ["SEEDING_STAGES", "cache_is_cold", "callees", "compiling_stages", "interpreted", "kernel_dispatchers",
+           "kernel_module_files", "mark_warm"]
+
+#: the stages of ``reconstruct_one`` that ``compiling_stages("seeding")`` compiles (about 35 s of CPU here,
+#: the shape-mismatch message every process compiles once included); ``"rest"`` compiles the others (about
+#: 50 s): with the renderer's kernels after the first half, two processes take about equal time
+SEEDING_STAGES = frozenset({"seed_candidates", "_rays"})
 
 _NUMBA_IMPORT = re.compile(r"^(from numba\b|import numba\b)", re.MULTILINE)  # module level only
 
@@ -30,6 +43,59 @@ def kernel_dispatchers() -> list:
         if name.startswith("viewcert.") and mod is not None:
             out.extend(v for v in vars(mod).values() if isinstance(v, CPUDispatcher))
     return out
+
+
+def _global_names(code: types.CodeType) -> set[str]:
+    """Global names a code object (and the code objects nested in it) refers to."""
+    out = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out |= _global_names(c)
+    return out
+
+
+def callees(dispatcher) -> dict[str, object]:
+    """``{name: dispatcher}`` of the numba kernels a kernel's body calls (its module-level names)."""
+    from numba.core.registry import CPUDispatcher
+
+    f = dispatcher.py_func
+    return {n: f.__globals__[n] for n in sorted(_global_names(f.__code__))
+            if isinstance(f.__globals__.get(n), CPUDispatcher) and f.__globals__[n] is not dispatcher}
+
+
+def interpreted(dispatcher, compiled: frozenset[str], _memo: dict | None = None):
+    """``dispatcher``'s Python function, run by the interpreter, in which a called kernel named in
+    ``compiled`` is the numba kernel (compiled at its first call, for the types the interpreted caller passes
+    it, which are the types the compiled caller would pass) and every other called kernel is interpreted
+    the same way. Same results as the kernel (the kernels have no behaviour of their own under numba that
+    the interpreter lacks: the test suite runs them with ``NUMBA_DISABLE_JIT``); slow on large inputs."""
+    memo = {} if _memo is None else _memo
+    if dispatcher in memo:
+        return memo[dispatcher]
+    f = dispatcher.py_func
+    env = dict(f.__globals__)
+    memo[dispatcher] = fn = types.FunctionType(f.__code__, env, f.__name__, f.__defaults__, f.__closure__)
+    for name, callee in callees(dispatcher).items():
+        env[name] = callee if name in compiled else interpreted(callee, compiled, memo)
+    return fn
+
+
+@contextmanager
+def compiling_stages(half: str):
+    """While active, the oracle's batch kernel (``reconstruct_many``, as ``viewcert.oracle.triangulate`` calls
+    it) runs :func:`interpreted` with one half of ``reconstruct_one``'s stages compiled: ``"seeding"``
+    (:data:`SEEDING_STAGES`) or ``"rest"`` (every other stage it calls). For a warm-up process only."""
+    from viewcert.oracle import _kernels  # lazy: the kernels (and numba) only in a warm-up process
+
+    stages = frozenset(callees(_kernels.reconstruct_one))
+    if half not in ("seeding", "rest"):
+        raise ValueError(f"half must be 'seeding' or 'rest', got {half!r}")
+    kernel = _kernels.reconstruct_many
+    _kernels.reconstruct_many = interpreted(kernel, SEEDING_STAGES if half == "seeding" else stages - SEEDING_STAGES)
+    try:
+        yield
+    finally:
+        _kernels.reconstruct_many = kernel
 
 
 def kernel_module_files() -> list[str]:
