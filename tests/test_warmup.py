@@ -54,6 +54,17 @@ def test_stamp_does_not_depend_on_which_kernel_modules_are_imported():
 
 
 @pytest.mark.slow
+def _inlined(names: set[str]) -> set[str]:
+    """The kernels of ``names`` (module.function) decorated with ``inline="always"``."""
+    import importlib
+
+    def inline(name: str) -> str | None:
+        mod, fn = name.rsplit(".", 1)
+        return getattr(importlib.import_module(mod), fn).targetoptions.get("inline")
+
+    return {n for n in names if inline(n) == "always"}
+
+
 def test_workloads_compile_every_cached_kernel():
     """Slow on an empty numba cache (it compiles everything); seconds on a warm one (make installs warm)."""
     rep = warm_kernels()
@@ -61,7 +72,9 @@ def test_workloads_compile_every_cached_kernel():
     # a kernel no workload reached must be one the package never calls (kept for the tests' twins)
     text = "\n".join(p.read_text(encoding="utf-8") for p in (SRC / "viewcert").rglob("*.py"))
     called = {k for k in rep.uncovered if re.search(rf"(?<!def )\b{re.escape(k.rsplit('.', 1)[1])}\(", text)}
-    assert called == set()
+    # or one numba inlines into its callers (inline="always": its IR is compiled in theirs, never on its own)
+    assert called - _inlined(called) == set()
+    assert _inlined(called) <= {"viewcert.oracle._batch.reconstruct_one"}  # the one inlined kernel (oracle/_batch.py)
     assert not jit.cache_is_cold()
 
 

@@ -349,10 +349,10 @@ def summarise(items: list[dict], n_boot: int, seed: int) -> dict:
 def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: InteractionExportSettings) -> Export:
     """Export ``complexes`` (a list of (path, ligand or None)) into ``out`` (module docstring); returns it
     (``benchmark.record.Export``). A complex that cannot be prepared is an InputError naming it (one line); a failed export removes
-    the folders it created (``out``, ``out/images``) with what it wrote into them."""
+    the folders it created (``out``, ``out/images``, ``out/sidecars``) with what it wrote into them."""
     out = Path(out)
     active_limits().check_bootstrap(settings.n_boot, len(complexes), field="n_boot")  # before any work
-    made = [d for d in (out, out / "images") if not d.exists()]
+    made = [d for d in (out, out / "images", out / "sidecars") if not d.exists()]
     (out / "images").mkdir(parents=True, exist_ok=True)
     try:
         return _build(complexes, out, settings)

@@ -555,6 +555,28 @@ FORMATS: dict[str, Kind] = {f: k for k in KINDS.values() for f in k.formats}
 TABLE_CERTIFICATE_FORMAT = "viewcert-certificate-table/1"  # certify.stream's small certificate (not a Kind here)
 
 
+@dataclass(frozen=True)
+class TableHead:
+    """The fields of a streamed certificate (``certify.stream``, :data:`TABLE_CERTIFICATE_FORMAT`) that code reads:
+    its format, digest value, summary, item-table record (folder, shards, chain), inputs, tolerances, protocol."""
+
+    format: str | None
+    digest: str | None
+    summary: Mapping
+    items_table: Mapping
+    inputs: Mapping = field(default_factory=dict)
+    tolerances: Mapping = field(default_factory=dict)
+    protocol: Mapping = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, cert: Mapping) -> TableHead:
+        digest = cert.get("digest")
+        return cls(format=cert.get("format"), digest=digest.get("value") if isinstance(digest, Mapping) else None,
+                   summary=cert.get("summary") or {}, items_table=cert.get("items_table") or {},
+                   inputs=cert.get("inputs") or {}, tolerances=cert.get("tolerances") or {},
+                   protocol=cert.get("protocol") or {})
+
+
 def kind_of(d: Mapping) -> Kind:
     """The kind of the certificate dict ``d`` by its ``format``; InputError naming the known ones."""
     fmt = d.get("format") if isinstance(d, Mapping) else None

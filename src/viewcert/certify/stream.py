@@ -48,6 +48,7 @@ from viewcert.certify.records import (
     ABSENT,
     TABLE_CERTIFICATE_FORMAT,
     ItemOutcome,
+    TableHead,
     compute_digest,
     digest_record,
     outcomes_of,
@@ -324,7 +325,7 @@ def write_table_certificate(out: str | Path, cert: dict) -> Path:
 def read_table(out: str | Path, cert: dict) -> Iterator[ItemOutcome]:
     """The items of an item table, shard by shard (lazily), each shard checked against the certificate's record
     and the chain; InputError naming the shard on any difference."""
-    rec = cert.get("items_table") or {}
+    rec = TableHead.of(cert).items_table
     seen = []
     for s in rec.get("shards", []):
         path = Path(out) / rec.get("folder", TABLE_DIR) / s["name"]
@@ -353,24 +354,25 @@ def error_items(out: str | Path, cert: dict, *, limit: int) -> list[ItemOutcome]
 def check_table(out: str | Path, cert: dict, cfg: CertifyConfig) -> list[str]:
     """Differences between a table certificate and its table: the digest, every shard, the chain, and the summary
     recomputed from the items (an empty list: consistent)."""
-    diffs = []
-    if compute_digest(cert) != (cert.get("digest") or {}).get("value"):
+    diffs, head = [], TableHead.of(cert)
+    if compute_digest(cert) != head.digest:
         diffs.append("digest: certificate.json does not match its digest")
     tally = Tally.of(read_table(out, cert), cfg.molecules.molecule_levels)
     again = quantize_tree(tally_summary(tally, cfg))
     for key, value in again.items():
-        if cert["summary"].get(key) != value:
-            diffs.append(f"summary.{key}: recorded {cert['summary'].get(key)!r}, table gives {value!r}")
+        if head.summary.get(key) != value:
+            diffs.append(f"summary.{key}: recorded {head.summary.get(key)!r}, table gives {value!r}")
     return diffs
 
 
 def summary_text(cert: dict) -> str:
     """The human summary of a table certificate (summary.txt, the console); received text escaped."""
-    s, inputs = cert["summary"], console_fields(cert["inputs"])
-    tol, table = cert["tolerances"], cert["items_table"]
+    head = TableHead.of(cert)
+    s, inputs = head.summary, console_fields(head.inputs)
+    tol, table = head.tolerances, head.items_table
     lines = [f"inputs: {inputs['spec']} ({inputs['kind']}), {s['n']} items certified"
              + (f", {s['n_errors']} unreadable or uncertifiable (not counted in R1)" if s["n_errors"] else ""),
-             f"protocol: {console_fields(cert['protocol'])['name']}; delta = {tol['delta']:g} Å, "
+             f"protocol: {console_fields(head.protocol)['name']}; delta = {tol['delta']:g} Å, "
              f"tau = {tol['tau']:g} Å, angle tolerance = {tol['angle_tolerance']:g}°",
              f"R1 ({s['score']}, truth = {s['truth']}): {s['bound']['text']}", f"    {s['interval']['text']}",
              "    by level: " + ", ".join(f"{k} {v['correct']}/{s['n']}" for k, v in s["by_level"].items()),
@@ -384,5 +386,5 @@ def summary_text(cert: dict) -> str:
               f"item table",
               f"item table: {table['n_items']} items in {len(table['shards'])} shards ({table['folder']}/), chain "
               f"sha256:{table['chain']}",
-              f"certificate digest: sha256:{console_text(str(cert['digest']['value']), keep_newlines=False)}"]
+              f"certificate digest: sha256:{console_text(str(head.digest), keep_newlines=False)}"]
     return "\n".join(lines) + "\n"

@@ -212,12 +212,14 @@ def streamed(cert: dict, out: Path) -> bool:
     """Print a streamed certificate's summary (``certify.stream``; summary.txt) and its first item errors, then exit
     1 when some items were errors; False for a JSON certificate."""
     from viewcert.certify import stream
+    from viewcert.certify.records import TableHead
     from viewcert.certify.run import error_line
 
-    if cert.get("format") != stream.CERTIFICATE_FORMAT:
+    head = TableHead.of(cert)
+    if head.format != stream.CERTIFICATE_FORMAT:
         return False
     echo((out / "summary.txt").read_text(), nl=False)
-    n = cert["summary"]["n_errors"]
+    n = head.summary["n_errors"]
     if n:
         for it in stream.error_items(out, cert, limit=30):
             echo(f"viewcert: item error: {error_line({'id': it.id, 'error': it.error})}", err=True, one_line=True)
