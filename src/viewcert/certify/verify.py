@@ -175,19 +175,9 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
     cfg = CertifyConfig.from_dict(config)
     cfg.check_limits(limits)
     spec = spec or trusted_input(cert, root, str(path))
-    # the part of the input the certificate covers (an export's questions, as shown): checked before any work
-    sel = Selection.from_dict(inputs["selection"], source=str(path)) if "selection" in inputs else None
-    try:
-        dataset = load_input(spec, subset=inputs.get("subset") or "eval").with_limits(limits,
-                                                                                      cfg.points_per_atom())
-        dataset = dataset if sel is None else dataset.with_selection(sel)
-    except InputError as exc:
-        rep.input_changes.append(f"cannot load {spec}: {exc}")
+    dataset = reload_inputs(spec, inputs, cfg, limits, path, rep)
+    if dataset is None:
         return rep
-    for name in sorted(set(inputs["files"]) | set(dataset.files)):
-        a, b = inputs["files"].get(name), dataset.files.get(name)
-        if a != b:
-            rep.input_changes.append(f"{name}: sha256 {a} (certificate) vs {b} (now)")
     new, _ = run_certification(dataset, cfg, n_workers=n_workers, scheduler=scheduler, workdir=workdir,
                                progress=progress)
     new = in_format(new, cert.format)  # compared in the certificate's own format
@@ -196,6 +186,24 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
         new["digest"]["value"] = compute_digest(new)
     compare(got.data, new, rep)
     return rep
+
+
+def reload_inputs(spec: str, inputs: dict, cfg: CertifyConfig, limits, path: Path, rep):
+    """The certificate's input read again (``inputs``: its inputs section) at the limits, narrowed to the part it
+    covers (an export's questions, as shown), each file's SHA-256 compared into ``rep.input_changes``; None (the
+    reason in ``rep``) when it cannot be loaded. Checked before any work."""
+    sel = Selection.from_dict(inputs["selection"], source=str(path)) if "selection" in inputs else None
+    try:
+        dataset = load_input(spec, subset=inputs.get("subset") or "eval").with_limits(limits, cfg.points_per_atom())
+        dataset = dataset if sel is None else dataset.with_selection(sel)
+    except InputError as exc:
+        rep.input_changes.append(f"cannot load {spec}: {exc}")
+        return None
+    for name in sorted(set(inputs["files"]) | set(dataset.files)):
+        a, b = inputs["files"].get(name), dataset.files.get(name)
+        if a != b:
+            rep.input_changes.append(f"{name}: sha256 {a} (certificate) vs {b} (now)")
+    return dataset
 
 
 def compare(stored_cert: dict, recomputed: dict, rep: VerifyReport) -> None:

@@ -18,11 +18,10 @@ from typing import Any
 from viewcert.cameras.protocol_files import is_protocol_file
 from viewcert.certify import stream as T
 from viewcert.certify.config import CertifyConfig
-from viewcert.certify.inputs import Selection, load_input
 from viewcert.certify.records import STALE_HINT, StaleCertificate, compute_digest, digest_value, outcomes_of
 from viewcert.certify.run import fingerprint
 from viewcert.certify.trust import trusted_input, trusted_root
-from viewcert.certify.verify import VerifyReport, _protocol_file, compare, compare_items
+from viewcert.certify.verify import VerifyReport, _protocol_file, compare, compare_items, reload_inputs
 from viewcert.errors import InputError
 from viewcert.io.received import loads_json_strict, read_received_bytes
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -139,17 +138,9 @@ def verify_table(path: str | Path, data: dict, *, input_spec: str | None = None,
     cfg.check_limits(limits)
     spec = input_spec or trusted_input(named, root, str(path))
     inputs = named.inputs
-    sel = Selection.from_dict(inputs["selection"], source=str(path)) if "selection" in inputs else None
-    try:
-        dataset = load_input(spec, subset=inputs.get("subset") or "eval").with_limits(limits, cfg.points_per_atom())
-        dataset = dataset if sel is None else dataset.with_selection(sel)
-    except InputError as exc:
-        rep.input_changes.append(f"cannot load {spec}: {exc}")
+    dataset = reload_inputs(spec, inputs, cfg, limits, path, rep)
+    if dataset is None:
         return rep
-    for name in sorted(set(inputs["files"]) | set(dataset.files)):
-        a, b = inputs["files"].get(name), dataset.files.get(name)
-        if a != b:
-            rep.input_changes.append(f"{name}: sha256 {a} (certificate) vs {b} (now)")
     recomputed, n_items = _recompute(path.parent / T.TABLE_DIR, data["items_table"], dataset, cfg, rep,
                                      n_workers=n_workers, scheduler=scheduler, progress=progress)
     if recomputed["inputs"]["spec"] != inputs["spec"]:  # the location is not part of what is verified
