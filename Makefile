@@ -91,25 +91,27 @@ test: $(STAMP) lint docs chromium
 # harness round trips (docs/harnesses.md), not part of `make test`: lmms-eval and VLMEvalKit (ModelScope's
 # packaging ms-vlmeval, without its CUDA-heavy dependency list: only the modules its import of a custom dataset
 # asks for) in their own venv with viewcert itself (its replay models and `viewcert ladder`), which the tests
-# drive as a subprocess. Every install names torch==2.13.0, this machine's local CPU build: left free, lmms-eval's
-# torchvision requirement upgrades torch to a CUDA build (2.14.1 and 17 nvidia-* packages, 7.0 GB).
+# drive as a subprocess. Installed from its lock (locks/refresh.sh): left free, lmms-eval's torchvision
+# requirement upgrades torch to a CUDA build (2.14.1 and 17 nvidia-* packages, 7.0 GB).
 HVENV := .venv-harness
 HPIP := $(HVENV)/bin/python -m pip install --quiet
+HARNESS_LOCK := locks/linux-x86_64-py311/harness.txt
+# the modules VLMEvalKit's import of a custom dataset asks for (locks/harness.in holds them for the lock too)
 VLMEVAL_DEPS := openpyxl xlsxwriter json_repair validators sty tabulate timeout-decorator portalocker openai \
 	rouge jieba Levenshtein rapidfuzz qwen-vl-utils decord opencv-python-headless imageio nltk math-verify \
 	latex2sympy2_extended pylatexenc num2words docopt python-dotenv sympy termcolor
+# locked (x86_64): every distribution at the lock's version, installed with --no-deps by uv (pip if uv cannot
+# be installed), torch's CPU build, no torchvision (PyPI's is a CUDA build that cannot import beside it; without
+# one, VLMEvalKit's dataset module cannot import and its tests skip saying so)
 harness-venv:
 	test -x $(HVENV)/bin/python || $(PY) -m venv $(HVENV)
-	$(HPIP) "torch==2.13.0"
-	$(HPIP) "torch==2.13.0" "lmms-eval>=0.7.3,<0.8" "filelock<4"
-	$(HPIP) --no-deps "ms-vlmeval==0.0.20"
-	$(HPIP) "torch==2.13.0" $(VLMEVAL_DEPS) "filelock<4"
-	$(HPIP) "torch==2.13.0" "filelock<4" -e .
-	# the torchvision pip takes beside it (lmms-eval and timm require one) must import: PyPI's 0.28.0 is a CUDA
-	# build that cannot ('operator torchvision::nms does not exist'), and transformers, hence lmms-eval, imports
-	# any torchvision installed. Without one, VLMEvalKit (vlmeval.dataset imports it) cannot import: its tests
-	# skip saying so. A CPU torchvision (0.28.0+cpu) imports and stays.
-	$(HVENV)/bin/python -c "import torchvision" 2>/dev/null || $(HVENV)/bin/python -m pip uninstall --quiet -y torchvision
+	test -x $(HVENV)/bin/uv || $(HPIP) "uv==$(UV_VERSION)" || true
+	if [ -x $(HVENV)/bin/uv ]; then \
+	  $(HVENV)/bin/uv pip install --quiet --python $(HVENV)/bin/python --no-deps $(TORCH_SRC) -r $(HARNESS_LOCK) && \
+	  $(HVENV)/bin/uv pip install --quiet --python $(HVENV)/bin/python --no-deps -e . ; \
+	else \
+	  $(HPIP) --no-deps $(TORCH_SRC) -r $(HARNESS_LOCK) && $(HPIP) --no-deps -e . ; \
+	fi
 	# no CUDA package: the CPU build held
 	! $(HVENV)/bin/python -m pip list 2>/dev/null | grep -i -E 'nvidia|cuda'
 

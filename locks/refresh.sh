@@ -23,7 +23,13 @@ $UV pip compile pyproject.toml -c "$x86/dev.txt.new" $FIND "${common[@]}" --pyth
   -o "$x86/base.txt.new"
 $UV pip compile pyproject.toml -c "$x86/dev.txt.new" "${common[@]}" --python-platform aarch64-manylinux_2_28 \
   -o "$arm/base.txt.new"
-for f in "$x86/dev" "$x86/base" "$arm/base"; do
+# the harness venv (`make harness`): the harness extra and locks/harness.in at the base lock's versions, without
+# torchvision (PyPI's is a CUDA build that cannot import beside torch's CPU build; lmms-eval runs without it),
+# plus ms-vlmeval, whose own requirement list is never installed (everything is installed with --no-deps)
+$UV pip compile pyproject.toml --extra harness locks/harness.in -c "$x86/base.txt.new" $FIND "${common[@]}" \
+  --python-platform x86_64-manylinux_2_28 --no-emit-package torchvision -o "$x86/harness.txt.new"
+echo "ms-vlmeval==0.0.20" >> "$x86/harness.txt.new"
+for f in "$x86/dev" "$x86/base" "$arm/base" "$x86/harness"; do
   { echo "# viewcert lock ($(basename "$f"), $(basename "$(dirname "$f")")): exact versions, installed with --no-deps."
     echo "# pyproject-dependencies-sha256: $SUM"
     echo "# refresh: make lock (locks/refresh.sh)"

@@ -40,7 +40,8 @@ def _project() -> dict:
 
 def test_a_lock_for_this_platform_family():
     names = {p.relative_to(ROOT / "locks").as_posix() for p in LOCKS}
-    assert {"linux-x86_64-py311/base.txt", "linux-x86_64-py311/dev.txt", "linux-aarch64-py311/base.txt"} <= names
+    assert {"linux-x86_64-py311/base.txt", "linux-x86_64-py311/dev.txt", "linux-x86_64-py311/harness.txt",
+            "linux-aarch64-py311/base.txt"} <= names
 
 
 @pytest.mark.parametrize("lock", LOCKS, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -62,7 +63,8 @@ def _required(extras: tuple[str, ...]) -> list[Requirement]:
 @pytest.mark.parametrize("lock", LOCKS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_requirement_is_pinned_at_a_version_it_admits(lock):
     pins = _pins(lock)
-    extras = ("test", "molecules", "docs", "learn", "interactions", "plip") if lock.name == "dev.txt" else ()
+    extras = {"dev.txt": ("test", "molecules", "docs", "learn", "interactions", "plip"),
+              "harness.txt": ("harness",)}.get(lock.name, ())
     for req in _required(extras):
         name = canonicalize_name(req.name)
         assert name in pins, f"{lock.relative_to(ROOT)}: {req} is not pinned"
@@ -80,6 +82,17 @@ def test_base_pins_agree_with_dev_and_across_platforms():
     for lib in ("numpy", "scipy", "numba", "spglib", "moyopy", "pymatgen-core", "gemmi"):
         assert lib in shared and base[lib] == arm[lib], lib
     assert {k: base[k] for k in shared} == {k: arm[k] for k in shared}
+
+
+def test_the_harness_lock_is_the_base_lock_plus_the_harness_and_cpu_only():
+    """The harness venv runs viewcert's `ladder` and replay models: the package's own libraries at the base lock's
+    versions; torch's CPU build, no CUDA distribution, no torchvision (PyPI's cannot import beside a CPU torch)."""
+    base = _pins(ROOT / "locks/linux-x86_64-py311/base.txt")
+    harness = _pins(ROOT / "locks/linux-x86_64-py311/harness.txt")
+    assert {k: harness.get(k) for k in base} == base
+    assert harness["torch"].endswith("+cpu")
+    assert not [n for n in harness if n.startswith(("nvidia", "cuda", "triton")) or n == "torchvision"]
+    assert harness["ms-vlmeval"] == "0.0.20"
 
 
 def test_the_installed_libraries_are_the_locked_ones():
