@@ -170,6 +170,11 @@ def build_benchmark_cmd(
     (viewcert.benchmark.molecule_export; default axes-3, ball-and-stick).
     With --task pocket-ligand|residue-ligand|interaction-location|docking and INPUT complex:PATH[#ligand=RES,pocket=8]:
     a hydrogen-bond benchmark with labelled views (viewcert.benchmark.interaction_export; default axes-6)."""
+    from viewcert.cameras.protocol_files import is_protocol_file
+    from viewcert.cameras.resolve import resolve
+
+    if is_protocol_file(protocol):  # a bad protocol file: one line, exit 2, before the exporters (numba) load
+        resolve(protocol)
     from viewcert.benchmark.export import ExportSettings, build_benchmark, ceiling_lines
     from viewcert.benchmark.interaction_export import INTERACTION_TASKS
     from viewcert.benchmark.molecule_export import MOLECULE_TASKS
