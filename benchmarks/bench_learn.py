@@ -148,6 +148,9 @@ def main() -> int:
     rec["pixel-cnn"] = _pixel(args, out)
     rec["cell-forest"].pop("predictions")
     rec["selection"] = json.loads(SELECTION.read_text()) if SELECTION.is_file() else []
+    from viewcert.learn.pixel import SELECTION as RULE
+
+    rec["selection_rule"] = RULE
     for r in ("cell-forest", "pixel-cnn"):
         print(f"{r}: {rec[r]['correct']}/{rec[r]['n']} {rec[r]['eval']['ci95_clopper_pearson']} "
               f"cpu {rec[r]['cpu_seconds']} s")
