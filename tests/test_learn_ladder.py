@@ -32,8 +32,8 @@ def test_ladder_shows_learned_rungs_beside_r4_r3_r1(shared_data, tmp_path):
     if torch:  # trained on 10 structures of each system (renders 280 items, not 1,820): a rung, not a figure
         from dataclasses import replace
 
-        from viewcert.learn.cnn import run_cnn
         from viewcert.learn.data import Split, load_learn_data
+        from viewcert.learn.pixel import run_cnn
 
         d = load_learn_data(e3)
         keep = [k for cs in sorted(set(d.train.labels))

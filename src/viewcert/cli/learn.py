@@ -18,7 +18,7 @@ def learn(
     train: str | None = typer.Option(None, "--train", help="training input, or pyxtal:N[:SEED] (N crystals drawn from pyxtal, stratified by crystal system, disjoint from the eval items); default: the input's training split"),
     protocol: str = typer.Option("render-ceiling-5", "--protocol", help="pixel-cnn: view protocol rendered"),
     image_size: int = typer.Option(64, "--image-size", help="pixel-cnn: image width = height (px)"),
-    epochs: int = typer.Option(12, "--epochs", help="pixel-cnn: training epochs"),
+    epochs: int | None = typer.Option(None, "--epochs", help="pixel-cnn: training epochs (default: the recipe's)"),
     seed: int | None = typer.Option(None, "--seed", help="seed (default: 23 for the forest, 0 for the CNN)"),
 ) -> None:
     """Train a learned reader on the training split and predict the eval items (native results format).

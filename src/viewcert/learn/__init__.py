@@ -7,7 +7,8 @@ certificates.
                 disjoint from the eval items by reduced formula and id)
 - ``features``  the study's 19 cell metrics of the INPUT cell (not conventionalised)
 - ``forest``    ``cell-forest``: scikit-learn random forest on those metrics (500 trees, seed 23)
-- ``cnn``       ``pixel-cnn``: a small PyTorch CNN that sees only viewcert's renders of every view
+- ``cnn``       ``pixel-cnn``'s network and recipe: a PyTorch CNN that sees only viewcert's renders of every view
+- ``pixel``     ``pixel-cnn``'s run: renders, the validation split, training, the card (CPU, threads, val figure)
 - ``card``      the model card (JSON), the predictions in the native results format, the reader's
                 report page (learning curve, confusion matrix), a ladder manifest
 

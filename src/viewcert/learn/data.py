@@ -140,3 +140,23 @@ def load_learn_data(source: str | Path, train: str | Path | None = None, *, limi
         raise InputError("the training set is empty", field="--train")
     refuse_shared_structures(tr_items, ev.items, field="--train" if train is not None else "structures.json")
     return LearnData(_split(tr_items, "training"), _split(ev.items, "eval"), str(source), train_source, files)
+
+
+VAL_PER_SYSTEM = 30  # the eval split's own size per system (210 = 7 x 30)
+VAL_SEED = 44
+
+
+def validation_split(labels, *, seed: int = VAL_SEED, per_system: int = VAL_PER_SYSTEM) -> np.ndarray:
+    """Sorted indices of the validation items carved out of a training split: ``per_system`` items of each
+    crystal system (fewer on a small set: at most a seventh of that system's items), drawn by numpy
+    ``default_rng(seed)`` system by system in ``CRYSTAL_SYSTEMS`` order. The reader's choices are made on them;
+    the eval items are never among them (they are not in the training split)."""
+    lab = np.asarray(labels)
+    rng = np.random.default_rng(seed)
+    picked = []
+    for cs in CRYSTAL_SYSTEMS:
+        pool = np.flatnonzero(lab == cs)
+        k = min(per_system, len(pool) // 7)
+        if k:
+            picked.extend(int(i) for i in rng.choice(pool, k, replace=False))
+    return np.array(sorted(picked), dtype=np.int64)

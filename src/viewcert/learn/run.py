@@ -10,10 +10,10 @@ import numpy as np
 
 from viewcert.errors import InputError
 from viewcert.learn.card import LearnOutcome, library_versions, write_reader
-from viewcert.learn.cnn import run_cnn
 from viewcert.learn.data import LearnData, load_learn_data
 from viewcert.learn.features import FEATURE_NAMES, features_of
 from viewcert.learn.forest import N_ESTIMATORS, train_forest
+from viewcert.learn.pixel import run_cnn
 from viewcert.limits import active_limits
 
 
