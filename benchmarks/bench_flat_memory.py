@@ -34,9 +34,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
-ENV = {**os.environ, "PYTHONPATH": str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+#: the source measured: this tree's, or a snapshot of it (VIEWCERT_BENCH_SRC) so that editing the tree during a long run
+#: changes neither the code measured nor the run's fingerprint (a resumed run reuses shards of the same source only)
+SRC = Path(os.environ.get("VIEWCERT_BENCH_SRC") or REPO / "src")
+ENV = {**os.environ, "PYTHONPATH": str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 # this tree's viewcert, here and in LocalCluster's worker processes (multiprocessing hands them this sys.path)
-sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(SRC))
 
 GENERATE = """
 import sys
@@ -111,10 +114,12 @@ def _database(tmp: Path, n: int, per: int) -> Path:
 
 def _stamp() -> dict:
     """When and on what a row was measured: UTC date, the tree's commit, the machine's load (1, 5, 15 min)."""
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short=12", "HEAD"], capture_output=True,
-                            text=True, check=False).stdout.strip()
-    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "src"], capture_output=True,
-                           text=True, check=False).stdout.strip()
+    commit = os.environ.get("VIEWCERT_BENCH_COMMIT") or subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
+        check=False).stdout.strip()
+    dirty = "" if SRC != REPO / "src" else subprocess.run(
+        ["git", "-C", str(REPO), "status", "--porcelain", "--", "src"], capture_output=True, text=True,
+        check=False).stdout.strip()
     return {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "commit": commit + ("+dirty" if dirty else ""),
             "load_avg": [round(x, 2) for x in os.getloadavg()]}
 
