@@ -562,7 +562,7 @@ def load_database(spec: str) -> Dataset:
         n, marks = layout(fmt, shard)
         parts.append(DatabaseFile(fmt, str(shard), list(hashed)[-1], ":".join(hashed.values()), labels, id_column,
                                   n, marks))
-    items = DatabaseItems(tuple(parts)).find_repeats()
+    items = DatabaseItems(tuple(parts), chunk=LAZY_CHUNK).find_repeats()
     return Dataset(spec, fmt, items, files, location=str(path.resolve()))
 
 
