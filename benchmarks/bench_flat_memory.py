@@ -14,7 +14,7 @@ Settings: ``render-ceiling-5``, δ = τ = 0.01 Å, ideal observations, one cell 
 level: 2×2×2 costs about 1.5× the CPU per item and the same memory per record). Every run's items are the same
 prototypes, so per-item CPU is comparable across N and paths.
 
-Usage: ``python benchmarks/bench_flat_memory.py [--sizes 1000,4000,10000,20000] [--json-sizes 1000,4000,10000]
+Run it niced on a shared machine (``nice -n 15 python ...``: every process it starts inherits that). Usage: ``python benchmarks/bench_flat_memory.py [--sizes 1000,4000,10000,20000] [--json-sizes 1000,4000,10000]
 [--dask-size 4000] [--workers 2] [--shard-items 5000]``; the issue's scale is ``--sizes 10000,100000,400000
 --json-sizes 10000,100000 --dask-size 100000`` (hours of CPU on a 2-core machine; ``make bench`` runs the
 defaults). Writes ``benchmarks/results/flat_memory.json``.
@@ -96,7 +96,7 @@ print(json.dumps({"n": len(d), "peak_rss_mb": me.ru_maxrss / 1024, "rss_after_lo
 
 
 def _run(args: list[str]) -> dict:
-    res = subprocess.run(["nice", "-n", "15", sys.executable, "-c", DRIVER, *args], env=ENV, capture_output=True,
+    res = subprocess.run([sys.executable, "-c", DRIVER, *args], env=ENV, capture_output=True,
                          text=True, check=False)
     if res.returncode != 0:
         raise SystemExit(f"driver failed ({res.returncode}): {res.stderr[-2000:]}")
@@ -107,7 +107,7 @@ def _database(tmp: Path, n: int, per: int) -> Path:
     """A folder of OPTIMADE-style Parquet shards of ``per`` rows (row groups of 4096), ``n`` rows in all."""
     path = tmp / f"db{n}"
     if not path.exists():
-        subprocess.run(["nice", "-n", "15", sys.executable, "-c", GENERATE, str(n), str(path), str(per)], env=ENV,
+        subprocess.run([sys.executable, "-c", GENERATE, str(n), str(path), str(per)], env=ENV,
                        check=True)
     return path
 
@@ -147,7 +147,7 @@ def killed_and_resumed(tmp: Path, n: int, workers: int, shard: int, per: int = 2
 
     out = tmp / f"out-killed-{n}"
     total = -(-n // shard)
-    cmd = ["nice", "-n", "15", sys.executable, "-c", DRIVER, str(_database(tmp, n, per)), str(out), "table",
+    cmd = [sys.executable, "-c", DRIVER, str(_database(tmp, n, per)), str(out), "table",
            str(workers), "", str(shard)]
     start = _stamp()
     t0 = time.perf_counter()

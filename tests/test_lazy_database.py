@@ -128,7 +128,7 @@ def test_repeated_rows_in_bounded_buckets_agree_with_a_dict():
 
 def test_malformed_rows_are_item_errors_naming_row_and_column_never_in_r1(tmp_path):
     ids = [f"m{k}" for k in range(6)]
-    path = _write(tmp_path / "db.parquet", ids, broken={(1, "species_at_sites"): ["Xx"], (4, "space_group_number"): 0})
+    path = _write(tmp_path / "db.parquet", ids, broken={(1, "species_at_sites"): ["Xx", "Na"], (4, "space_group_number"): 0})
     d = load_input(f"{path}#label=space_group_number")
     by_id = {it.id: it for it in d.items}
     with pytest.raises(InputError, match=r"file db.parquet row 1, field species_at_sites: unknown element symbol"):
