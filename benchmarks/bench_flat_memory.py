@@ -94,9 +94,42 @@ print(json.dumps({"n": len(d), "peak_rss_mb": me.ru_maxrss / 1024, "rss_after_lo
                      if mode == "table" else {})}))
 """
 
+INPUT_DRIVER = """
+import hashlib, json, resource, sys, time
+from viewcert.certify.inputs import Dataset, load_input
+path, mode, shard = sys.argv[1], sys.argv[2], int(sys.argv[3])
+t0 = time.perf_counter()
+d = load_input(f"optimade:{path}#label=space_group_number")
+if mode == "input-eager":  # every Item held, as Dataset.items was before the lazy input
+    d = Dataset(d.spec, d.kind, tuple(d.items), d.files, location=d.location)
+t_load = time.perf_counter() - t0
+rss_loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+h, n = hashlib.sha256(), 0
+for a in range(0, len(d), shard):  # what certify.stream hands to each shard
+    for it in d.items[a:a + shard]:
+        h.update(f"{it.id}:{it.sha256}:{it.kind}\\n".encode())
+        n += 1
+me = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"n": n, "peak_rss_mb": me.ru_maxrss / 1024, "rss_after_load_mb": rss_loaded / 1024,
+                  "load_s": t_load, "wall_s": time.perf_counter() - t0, "coordinator_cpu_s": me.ru_utime + me.ru_stime,
+                  "digest": h.hexdigest(), "items_type": type(d.items).__name__}))
+"""
 
-def _run(args: list[str]) -> dict:
-    res = subprocess.run([sys.executable, "-c", DRIVER, *args], env=ENV, capture_output=True,
+
+def measure_input(tmp: Path, n: int, mode: str, shard: int, per: int) -> dict:
+    """The input side alone (no certification): load the database and hand its items out shard by shard, lazily
+    (``input``) or every Item held (``input-eager``); peak RSS of that process and a digest of the items handed."""
+    start = _stamp()
+    row = _run([str(_database(tmp, n, per)), mode, str(shard)], INPUT_DRIVER)
+    row.update(mode=mode, executor="none", **start, load_avg_end=_stamp()["load_avg"])
+    print(f"{mode:>12} n={n:>7}: peak RSS {row['peak_rss_mb']:.0f} MB (after load {row['rss_after_load_mb']:.0f}), "
+          f"load {row['load_s']:.1f} s, {row['coordinator_cpu_s']:.1f} s CPU, items digest {row['digest'][:12]}",
+          flush=True)
+    return row
+
+
+def _run(args: list[str], driver: str = DRIVER) -> dict:
+    res = subprocess.run([sys.executable, "-c", driver, *args], env=ENV, capture_output=True,
                          text=True, check=False)
     if res.returncode != 0:
         raise SystemExit(f"driver failed ({res.returncode}): {res.stderr[-2000:]}")
@@ -215,10 +248,13 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--shard-items", type=int, default=5000)
     ap.add_argument("--per-file", type=int, default=20000, help="rows per Parquet file of the input")
+    ap.add_argument("--input-sizes", default="", help="the input side alone (lazy and eager) at these sizes")
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
+        for n in (int(x) for x in args.input_sizes.split(",") if x):
+            rows += [measure_input(tmp, n, mode, args.shard_items, args.per_file) for mode in ("input", "input-eager")]
         for n in (int(x) for x in args.json_sizes.split(",") if x):
             rows.append(measure(tmp, n, "json", args.workers, "", args.shard_items, "local", args.per_file))
         for n in (int(x) for x in args.sizes.split(",") if x):
@@ -259,8 +295,9 @@ def record(rows: list[dict], args) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     by_size: dict = {}
     for r in rows:
-        if r["mode"] in ("table", "table-resumed"):
-            by_size.setdefault(str(r["n"]), {})[f"{r['executor']}/{r['mode']}"] = r["digest"]
+        if r["mode"] in ("table", "table-resumed", "input", "input-eager"):
+            kind = "input" if r["mode"].startswith("input") else "table"
+            by_size.setdefault(f"{kind}:{r['n']}", {})[f"{r['executor']}/{r['mode']}"] = r["digest"]
     run = {"date": rows[0]["date"] if rows else _stamp()["date"], "commit": _stamp()["commit"],
            "args": vars(args), "table_digests": by_size,
            "same_digest_per_size": {n: len(set(d.values())) == 1 for n, d in by_size.items() if len(d) > 1}}
