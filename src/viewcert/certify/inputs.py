@@ -17,7 +17,9 @@ INPUT may be
 - a structure database (``viewcert.io.database``), read lazily: ``optimade:PATH`` (a Parquet file or a folder of
   Parquet shards; a bare ``*.parquet`` path too), ``gnome:FOLDER`` (summary CSV + zip of CIFs), ``ase:PATH`` (a
   bare ``*.db`` path too), each with ``#label=COLUMN[:LEVEL]`` (repeatable; the published label column and the
-  level it states, inferred from the column's name when left out) and ``#id=COLUMN``.
+  level it states, inferred from the column's name when left out) and ``#id=COLUMN``. Its items are a
+  ``DatabaseItems``: made from the rows a slice covers when it is read, so a run holds one shard's items at a time
+  whatever the number of rows (limits, a selection and how items are shown are applied as they are made).
 
 Items are read in the worker (``Item.read()``), so reading is part of the parallel pipeline.
 

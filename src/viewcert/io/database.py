@@ -2,8 +2,12 @@
 database (``.db``).
 
 Listing a database reads only each row's id and published labels (``entries``: Parquet in record batches of
-``BATCH_ROWS`` rows through pyarrow, the CSV line by line, the ASE database row by row); a row's structure is
-read when it is certified (``read_entry``, in the worker). Nothing is extracted to disk.
+``BATCH_ROWS`` rows through pyarrow, the CSV line by line, the ASE database row by row), any range of rows without
+the rows before it (``start``/``stop``: the Parquet row groups holding it, a CSV from the byte mark before it,
+``csv_marks``, an ASE database by OFFSET/LIMIT; ``layout`` counts the rows); a row's structure is read when it is
+certified (``read_entry``, in the worker). Nothing is extracted to disk. Repeated ids are found in bounded memory by
+``repeated_rows`` (digests bucketed to temporary files). A GNoME zip's member list (one entry per CIF) is held while
+its rows are read: that one grows with the database.
 
 - **Parquet** (OPTIMADE's names): ``immutable_id``, ``lattice_vectors`` (3 rows of 3 Å), ``cartesian_site_positions``
   (N rows of 3 Å), ``species_at_sites`` (N element symbols); rows numbered from 0 as pyarrow counts them.
