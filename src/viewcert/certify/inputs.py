@@ -17,7 +17,9 @@ INPUT may be
 - a structure database (``viewcert.io.database``), read lazily: ``optimade:PATH`` (a Parquet file or a folder of
   Parquet shards; a bare ``*.parquet`` path too), ``gnome:FOLDER`` (summary CSV + zip of CIFs), ``ase:PATH`` (a
   bare ``*.db`` path too), each with ``#label=COLUMN[:LEVEL]`` (repeatable; the published label column and the
-  level it states, inferred from the column's name when left out) and ``#id=COLUMN``.
+  level it states, inferred from the column's name when left out) and ``#id=COLUMN``. Its items are a
+  ``DatabaseItems``: made from the rows a slice covers when it is read, so a run holds one shard's items at a time
+  whatever the number of rows (limits, a selection and how items are shown are applied as they are made).
 
 Items are read in the worker (``Item.read()``), so reading is part of the parallel pipeline.
 
@@ -30,15 +32,29 @@ the recorded selection (``Dataset.with_selection``), so it recomputes exactly th
 from __future__ import annotations
 
 import json
+import operator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from viewcert.errors import InputError
 from viewcert.io.builtin import PROTOTYPES, builtin
 from viewcert.io.ccd import ccd_codes, ccd_codes_for, ccd_file_sha256, read_ccd_structure
 from viewcert.io.cif import read_cif_text
-from viewcert.io.database import FORMATS, GNOME_CSV, LabelColumn, entries, read_entry
+from viewcert.io.database import (
+    FORMATS,
+    GNOME_CSV,
+    REPEAT_BUCKET_ROWS,
+    CsvMarks,
+    LabelColumn,
+    entries,
+    layout,
+    read_entry,
+    repeated_rows,
+)
 from viewcert.io.read import entry_problem, read_structure
 from viewcert.io.received import loads_json_line, loads_json_strict, read_received_bytes, received_sha256
 from viewcert.limits import DEFAULT_LIMITS, Limits, using_limits
@@ -180,7 +196,7 @@ class Dataset:
 
     spec: str
     kind: str
-    items: tuple[Item, ...]
+    items: Sequence[Item]  # a tuple, or a database's ``DatabaseItems`` (made when read)
     files: dict[str, str] = field(default_factory=dict)
     subset: str = ""
     location: str = ""  # absolute path read from: a hint for ``verify``, never part of a digest
@@ -200,6 +216,8 @@ class Dataset:
         """Exactly the items ``sel`` names (InputError for an id not in the input), each shown as it records
         (its input digest then hashes "<digest>:<shown>"), with ``sel`` recorded."""
         picked = self.select(sel.ids)
+        if isinstance(picked.items, DatabaseItems):
+            return replace(picked, items=picked.items.with_shown(sel.shown), selection=sel)
         shown = dict(sel.shown)
         items = tuple(replace(it, shown=shown[it.id], sha256=sha256_text(f"{it.sha256}:{shown[it.id]}"))
                       if it.id in shown else it for it in picked.items)
@@ -208,12 +226,16 @@ class Dataset:
     def with_limits(self, limits: Limits, points_per_atom: int = 0) -> Dataset:
         """The same items, each checked against ``limits`` when read (atoms; with ``points_per_atom``, the
         observed points atoms × views × repetitions too)."""
+        if isinstance(self.items, DatabaseItems):
+            return replace(self, items=self.items.with_limits(limits, points_per_atom))
         return replace(self, items=tuple(replace(it, limits=limits, points_per_atom=int(points_per_atom))
                                          for it in self.items))
 
     def select(self, ids) -> Dataset:
         """The items with these ids, in this dataset's order."""
         want = set(ids)
+        if isinstance(self.items, DatabaseItems):
+            return replace(self, items=self.items.select(want))
         missing = want - {it.id for it in self.items}
         if missing:
             raise InputError(f"unknown item ids: {sorted(missing)[:5]}", field="ids")
@@ -523,9 +545,10 @@ def parse_database_spec(spec: str) -> tuple[str, Path, tuple[LabelColumn, ...] |
 
 
 def load_database(spec: str) -> Dataset:
-    """A structure database (``io.database``) as a Dataset: one item per row, read in the worker; a malformed
-    row is an item of kind "invalid" (its error names the file, the row and the column); item digests hash
-    "<file sha256>:<row locator>"."""
+    """A structure database (``io.database``) as a Dataset: one item per row, made when read (``DatabaseItems``:
+    the rows are read chunk by chunk, never all held); a malformed row is an item of kind "invalid" (its error names
+    the file, the row and the column); item digests hash "<file sha256>:<row locator>". Listing reads each file
+    once for its layout (row count, a CSV's marks) and once more for its ids (the repeated-id pass)."""
     fmt, path, labels, id_column = parse_database_spec(spec)
     if not path.exists():
         raise InputError(f"database {str(path)!r} does not exist", source=spec, field="INPUT")
@@ -534,16 +557,15 @@ def load_database(spec: str) -> Dataset:
     if not shards:
         raise InputError(f"no *.parquet files in {path}", source=spec, field="INPUT")
     files: dict[str, str] = {}
-    items: list[Item] = []
+    parts = []
     for shard in shards:
         hashed = _database_files(fmt, shard, path)
         files.update(hashed)
-        digest = ":".join(hashed.values())
-        items += _database_items(fmt, shard, labels, id_column, digest, list(hashed)[-1])
-    ids = [it.id for it in items]
-    if len(set(ids)) != len(ids):  # an id repeated across shards (within one file, a repeat is an item error)
-        raise InputError("two rows in different shards share an id", source=spec, field="id")
-    return Dataset(spec, fmt, tuple(items), files, location=str(path.resolve()))
+        n, marks = layout(fmt, shard)
+        parts.append(DatabaseFile(fmt, str(shard), list(hashed)[-1], ":".join(hashed.values()), labels, id_column,
+                                  n, marks))
+    items = DatabaseItems(tuple(parts), chunk=LAZY_CHUNK).find_repeats()
+    return Dataset(spec, fmt, items, files, location=str(path.resolve()))
 
 
 def _database_files(fmt: str, shard: Path, root: Path) -> dict[str, str]:
@@ -556,20 +578,149 @@ def _database_files(fmt: str, shard: Path, root: Path) -> dict[str, str]:
     return {name: _file_sha(shard)}
 
 
-def _database_items(fmt: str, shard: Path, labels, id_column, digest: str, name: str) -> list[Item]:
-    """The items of one database file (``name``: as ``Dataset.files`` names it, in every error, so that errors do
-    not depend on where the input lies): rows with a problem become "invalid" items named by file and row."""
-    items = []
-    for e in entries(fmt, shard, labels, id_column=id_column):
-        where = {"gnome": f"{GNOME_CSV} line", "ase": f"{name} id"}.get(fmt, f"{name} row") + f" {e.row}"
-        if e.problem is not None:
-            ident = e.id if e.problem[0] != "id" else f"{shard.name}:{e.row}"
-            items.append(Item(ident, "invalid", (where, *e.problem), sha256_text(f"{digest}:{e.row}"),
-                              e.label or None, fmt))
-            continue
-        items.append(Item(e.id, "database", (fmt, str(shard), e.locator, name), sha256_text(f"{digest}:{e.locator}"),
-                          e.label or None, fmt if e.label else ""))
-    return items
+LAZY_CHUNK = 4096  # rows of a database read at a time when its items are iterated (``DatabaseItems``)
+
+
+@dataclass(frozen=True)
+class DatabaseFile:
+    """One file of a database input, as its items are read on demand: ``fmt``, ``path`` (where it lies), ``name``
+    (as ``Dataset.files`` names it: errors name it so), ``digest`` (its files' SHA-256s, what item digests hash),
+    the label columns and id column asked for, ``n`` rows and, for a GNoME CSV, its ``marks``."""
+
+    fmt: str
+    path: str
+    name: str
+    digest: str
+    labels: tuple[LabelColumn, ...] | None
+    id_column: str | None
+    n: int
+    marks: CsvMarks | None = None
+
+    def entries(self, start: int, stop: int):
+        """Its entries of rows [start, stop) (counted from 0), repeated ids not checked (``DatabaseItems``)."""
+        return entries(self.fmt, self.path, self.labels, id_column=self.id_column, start=start, stop=stop,
+                       marks=self.marks, repeats=False)
+
+
+@dataclass(frozen=True, eq=False)
+class DatabaseItems(Sequence):
+    """The items of a database input, read on demand: a sequence (length, index, slice, iteration) whose items are
+    made from the rows a slice covers, read from the files at that moment (iteration: ``chunk`` rows at a time), so
+    no more than one slice's rows are held, whatever the number of rows. ``repeats``: positions (over every file's
+    rows, in order) of the rows whose id an earlier row of the same file has (an item error each, as
+    ``io.database``'s eager reading makes them); ``positions``: the rows a selection keeps (ascending; None = all);
+    ``limits``, ``points_per_atom`` and ``shown`` ((id, name) of ``SHOWN_AS``) are given to each item made."""
+
+    files: tuple[DatabaseFile, ...]
+    repeats: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    positions: np.ndarray | None = None
+    limits: Limits = DEFAULT_LIMITS
+    points_per_atom: int = 0
+    shown: tuple[tuple[str, str], ...] = ()
+    chunk: int = LAZY_CHUNK
+
+    @property
+    def starts(self) -> np.ndarray:
+        """The position of each file's first row, and the number of rows last."""
+        return np.concatenate(([0], np.cumsum([f.n for f in self.files], dtype=np.int64)))
+
+    def __len__(self) -> int:
+        return int(self.starts[-1]) if self.positions is None else len(self.positions)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            a, b, step = k.indices(len(self))
+            return tuple(self._items(a, b)) if step == 1 else tuple(self[i] for i in range(a, b, step))
+        i = operator.index(k)
+        i = i + len(self) if i < 0 else i
+        if not 0 <= i < len(self):
+            raise IndexError("item index out of range")
+        return self._items(i, i + 1)[0]
+
+    def __iter__(self):
+        for a in range(0, len(self), self.chunk):
+            yield from self._items(a, min(len(self), a + self.chunk))
+
+    def _items(self, a: int, b: int) -> list[Item]:
+        """Items a..b-1 of this sequence (with a selection: its rows read ``chunk`` at a time, the kept ones
+        made)."""
+        if a >= b:
+            return []
+        if self.positions is None:
+            return [it for _, it in self.rows(a, b)]
+        want = self.positions[a:b]
+        out: list[Item] = []
+        for lo in range(int(want[0]), int(want[-1]) + 1, self.chunk):
+            keep = set(want[(want >= lo) & (want < lo + self.chunk)].tolist())
+            if keep:
+                out += [it for g, it in self.rows(lo, min(lo + self.chunk, int(want[-1]) + 1)) if g in keep]
+        return out
+
+    def rows(self, g0: int, g1: int) -> Iterator[tuple[int, Item]]:
+        """(position, item) of the rows [g0, g1) over every file (positions, not a selection's indices)."""
+        starts = self.starts
+        rep = self.repeats[np.searchsorted(self.repeats, g0):np.searchsorted(self.repeats, g1)]
+        repeated = set(rep.tolist())
+        shown = dict(self.shown)
+        for f, lo in zip(self.files, starts[:-1].tolist(), strict=True):
+            if lo >= g1 or lo + f.n <= g0:
+                continue
+            for k, e in enumerate(f.entries(max(g0, lo) - lo, min(g1, lo + f.n) - lo)):
+                g = max(g0, lo) + k
+                if g in repeated:
+                    e = replace(e, problem=("id", f"id {e.id!r} is repeated (an earlier row has it)"))
+                it = _database_item(f, e, self.limits, self.points_per_atom)
+                name = shown.get(it.id)
+                yield g, (it if name is None else replace(it, shown=name, sha256=sha256_text(f"{it.sha256}:{name}")))
+
+    def with_limits(self, limits: Limits, points_per_atom: int = 0) -> DatabaseItems:
+        return replace(self, limits=limits, points_per_atom=int(points_per_atom))
+
+    def with_shown(self, shown: tuple[tuple[str, str], ...]) -> DatabaseItems:
+        return replace(self, shown=tuple(shown))
+
+    def select(self, want: set) -> DatabaseItems:
+        """The items whose ids are in ``want``, found by one pass over the rows (``chunk`` at a time); InputError for
+        an id not in the input."""
+        picked, found = [], set()
+        kept = None if self.positions is None else set(self.positions.tolist())
+        for lo in range(0, int(self.starts[-1]), self.chunk):
+            for g, it in self.rows(lo, min(lo + self.chunk, int(self.starts[-1]))):
+                if it.id in want and (kept is None or g in kept):
+                    picked.append(g)
+                    found.add(it.id)
+        missing = set(want) - found
+        if missing:
+            raise InputError(f"unknown item ids: {sorted(missing)[:5]}", field="ids")
+        return replace(self, positions=np.array(picked, dtype=np.int64))
+
+    def find_repeats(self, *, bucket_rows: int = REPEAT_BUCKET_ROWS) -> DatabaseItems:
+        """This sequence with ``repeats`` found (``io.database.repeated_rows``: one pass over the ids, bounded
+        memory); an id repeated across two files is an InputError (which row of which is meant cannot be said)."""
+        starts = self.starts
+
+        def chunks():
+            for f, lo in zip(self.files, starts[:-1].tolist(), strict=True):
+                for a in range(0, f.n, self.chunk):
+                    yield [(lo + a + k, e.id) for k, e in enumerate(f.entries(a, min(f.n, a + self.chunk))) if e.id]
+        pos, first = repeated_rows(chunks(), int(starts[-1]), bucket_rows=bucket_rows)
+        across = np.searchsorted(starts, pos, side="right") != np.searchsorted(starts, first, side="right")
+        if across.any():
+            f = self.files[int(np.searchsorted(starts, pos[across][0], side="right")) - 1]
+            raise InputError(f"two rows in different shards share an id (a row of {f.name} repeats one of an "
+                             "earlier shard)", source=f.name, field="id")
+        return replace(self, repeats=pos)
+
+
+def _database_item(f: DatabaseFile, e, limits: Limits, points_per_atom: int) -> Item:
+    """The item of one database entry: a row with a problem is an "invalid" item naming the file and row."""
+    where = {"gnome": f"{GNOME_CSV} line", "ase": f"{f.name} id"}.get(f.fmt, f"{f.name} row") + f" {e.row}"
+    if e.problem is not None:
+        ident = e.id if e.problem[0] != "id" else f"{Path(f.path).name}:{e.row}"
+        return Item(ident, "invalid", (where, *e.problem), sha256_text(f"{f.digest}:{e.row}"), e.label or None,
+                    f.fmt, limits=limits, points_per_atom=points_per_atom)
+    return Item(e.id, "database", (f.fmt, f.path, e.locator, f.name), sha256_text(f"{f.digest}:{e.locator}"),
+                e.label or None, f.fmt if e.label else "", limits=limits, points_per_atom=points_per_atom)
 
 
 def load_input(spec: str | Path, *, subset: str = "eval") -> Dataset:

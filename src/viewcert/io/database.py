@@ -2,8 +2,12 @@
 database (``.db``).
 
 Listing a database reads only each row's id and published labels (``entries``: Parquet in record batches of
-``BATCH_ROWS`` rows through pyarrow, the CSV line by line, the ASE database row by row); a row's structure is
-read when it is certified (``read_entry``, in the worker). Nothing is extracted to disk.
+``BATCH_ROWS`` rows through pyarrow, the CSV line by line, the ASE database row by row), any range of rows without
+the rows before it (``start``/``stop``: the Parquet row groups holding it, a CSV from the byte mark before it,
+``csv_marks``, an ASE database by OFFSET/LIMIT; ``layout`` counts the rows); a row's structure is read when it is
+certified (``read_entry``, in the worker). Nothing is extracted to disk. Repeated ids are found in bounded memory by
+``repeated_rows`` (digests bucketed to temporary files). A GNoME zip's member list (one entry per CIF) is held while
+its rows are read: that one grows with the database.
 
 - **Parquet** (OPTIMADE's names): ``immutable_id``, ``lattice_vectors`` (3 rows of 3 Å), ``cartesian_site_positions``
   (N rows of 3 Å), ``species_at_sites`` (N element symbols); rows numbered from 0 as pyarrow counts them.
@@ -24,8 +28,10 @@ from __future__ import annotations
 
 import csv
 import functools
+import hashlib
 import math
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -114,10 +120,13 @@ def row_labels(values: dict, columns: tuple[LabelColumn, ...]) -> tuple[dict, tu
     return label, None
 
 
-def _entry(row: int, ident: Any, label: dict, problem, locator, seen: set) -> Entry:
-    """One entry, its id checked: text, not empty, not seen before (else the row's problem, ``id`` column)."""
+def _entry(row: int, ident: Any, label: dict, problem, locator, seen: set | None) -> Entry:
+    """One entry, its id checked: text, not empty, not seen before (else the row's problem, ``id`` column); with
+    ``seen`` None the repeat check is the caller's (``repeated_rows``)."""
     if not isinstance(ident, str) or not ident.strip():
         return Entry(row, "", label, locator, ("id", f"no id (got {ident!r})"))
+    if seen is None:
+        return Entry(row, ident, label, locator, problem)
     if ident in seen:
         return Entry(row, ident, label, locator, ("id", f"id {ident!r} is repeated (an earlier row has it)"))
     seen.add(ident)
@@ -138,9 +147,11 @@ def _parquet(path: Path):
 
 
 def parquet_entries(path: str | Path, labels: tuple[LabelColumn, ...] = (), *, id_column: str = OPTIMADE_ID,
-                    batch_rows: int = BATCH_ROWS) -> Iterator[Entry]:
-    """The entries of an OPTIMADE-style Parquet file (ids and labels only, ``batch_rows`` at a time); a missing
-    column is an InputError naming it."""
+                    batch_rows: int = BATCH_ROWS, start: int = 0, stop: int | None = None,
+                    repeats: bool = True) -> Iterator[Entry]:
+    """The entries of an OPTIMADE-style Parquet file (ids and labels only, ``batch_rows`` at a time), rows
+    [``start``, ``stop``) (only the row groups holding them are read); a missing column is an InputError naming
+    it. ``repeats=False`` leaves the repeated-id check to the caller (``repeated_rows``)."""
     path = Path(path)
     pf = _parquet(path)
     names = set(pf.schema_arrow.names)
@@ -149,15 +160,33 @@ def parquet_entries(path: str | Path, labels: tuple[LabelColumn, ...] = (), *, i
         if col not in names:
             raise InputError(f"no column {col!r} (columns: {', '.join(sorted(names))[:300]})", source=str(path),
                              field=col)
-    seen: set = set()
-    row = 0
-    for batch in pf.iter_batches(batch_size=batch_rows, columns=[id_column, *(lc.column for lc in labels)]):
+    starts = _row_groups(_stamp(path))
+    stop = starts[-1] if stop is None else min(int(stop), starts[-1])
+    if start >= stop:
+        return
+    g0 = int(np.searchsorted(starts, start, side="right")) - 1
+    g1 = int(np.searchsorted(starts, stop, side="left"))
+    seen: set | None = set() if repeats else None
+    row = starts[g0]
+    for batch in pf.iter_batches(batch_size=batch_rows, row_groups=list(range(g0, g1)),
+                                 columns=[id_column, *(lc.column for lc in labels)]):
+        if row + batch.num_rows <= start:
+            row += batch.num_rows
+            continue
         cols = batch.to_pydict()
         for k in range(batch.num_rows):
-            values = {c: v[k] for c, v in cols.items()}
-            label, problem = row_labels(values, labels)
-            yield _entry(row, values[id_column], label, problem, row, seen)
+            if row >= stop:
+                return
+            if row >= start:
+                values = {c: v[k] for c, v in cols.items()}
+                label, problem = row_labels(values, labels)
+                yield _entry(row, values[id_column], label, problem, row, seen)
             row += 1
+
+
+def parquet_rows(path: str | Path) -> int:
+    """The number of rows of a Parquet file (its footer; nothing else read)."""
+    return _row_groups(_stamp(path))[-1]
 
 
 def _stamp(path: str | Path) -> tuple[str, int, int]:
@@ -248,10 +277,14 @@ def gnome_files(folder: str | Path) -> tuple[Path, Path]:
 def zip_members(zip_path: str | Path) -> dict[str, str]:
     """{file name without extension: member name} of the CIFs of a zip archive (members checked against the
     zip limits from the central directory, nothing decompressed); a name seen twice is an InputError."""
-    import zipfile  # lazy: start-up time (zipfile pulls in bz2/lzma/shutil), as limits.check_zip
-
     check_received_file(zip_path, what="zip of CIFs", sized=False)
     active_limits().check_zip(zip_path, source=str(zip_path))
+    return _zip_listing(str(zip_path))
+
+
+def _zip_listing(zip_path: str) -> dict[str, str]:
+    import zipfile  # lazy: start-up time (zipfile pulls in bz2/lzma/shutil), as limits.check_zip
+
     out: dict[str, str] = {}
     try:
         with zipfile.ZipFile(zip_path) as zf:
@@ -268,34 +301,122 @@ def zip_members(zip_path: str | Path) -> dict[str, str]:
     return out
 
 
-def gnome_entries(folder: str | Path, labels: tuple[LabelColumn, ...] | None = None) -> Iterator[Entry]:
+@functools.lru_cache(maxsize=1)
+def _members(stamp: tuple) -> dict[str, str]:
+    """``zip_members`` of the zip whose ``_stamp`` this is, kept while a run reads its rows chunk by chunk (its
+    limits were checked when the database was listed)."""
+    return _zip_listing(stamp[0])
+
+
+@dataclass(frozen=True)
+class CsvMarks:
+    """Where a summary CSV's rows start, for reading any range of them without the rows before: ``n`` rows (blank
+    lines are no rows, as ``csv.DictReader`` skips them), ``fieldnames`` (the header), and ``marks[k]`` = (byte
+    offset, lines before it) of row ``k * every``."""
+
+    n: int
+    every: int
+    fieldnames: tuple[str, ...]
+    marks: tuple[tuple[int, int], ...]
+
+
+class _Lines:
+    """The UTF-8 lines of a binary file from its current position; ``pos`` is the offset after the last line
+    handed out (``csv.reader`` reads no further than the record it returns)."""
+
+    def __init__(self, fh):
+        self.fh, self.pos = fh, fh.tell()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        raw = self.fh.readline()
+        if not raw:
+            raise StopIteration
+        self.pos += len(raw)
+        return raw.decode("utf-8")
+
+
+def csv_marks(csv_path: str | Path, every: int = BATCH_ROWS) -> CsvMarks:
+    """One pass over a summary CSV (a line at a time): its header and a mark every ``every`` rows."""
+    marks, n = [], 0
+    with open(csv_path, "rb") as fh:
+        lines = _Lines(fh)
+        reader = csv.reader(lines)
+        try:
+            header = tuple(next(reader, ()))
+            at = (lines.pos, reader.line_num)  # where the next record starts (blank lines before it skipped)
+            for row in reader:
+                if row:
+                    if n % every == 0:
+                        marks.append(at)
+                    n += 1
+                at = (lines.pos, reader.line_num)
+        except (UnicodeDecodeError, csv.Error) as exc:
+            raise InputError(f"line {reader.line_num}: not readable CSV ({str(exc)[:120]})",
+                             source=str(csv_path)) from None
+    return CsvMarks(n, every, header, tuple(marks))
+
+
+def gnome_entries(folder: str | Path, labels: tuple[LabelColumn, ...] | None = None, *, start: int = 0,
+                  stop: int | None = None, marks: CsvMarks | None = None, repeats: bool = True) -> Iterator[Entry]:
     """The entries of a GNoME folder (``gnome_files``): one per CSV row, its locator the zip member of its id;
-    labels from ``labels`` (default: GNoME's three label columns)."""
+    labels from ``labels`` (default: GNoME's three label columns); rows [``start``, ``stop``), read from the mark
+    before ``start`` (``marks``: ``csv_marks``, made here, the zip limits checked first, when not given).
+    ``repeats=False``: as ``parquet_entries``."""
     csv_path, zip_path = gnome_files(folder)
     labels = tuple(LabelColumn(c, lv) for c, lv in GNOME_LABELS) if labels is None else labels
-    members = zip_members(zip_path)
+    marks = gnome_marks(folder) if marks is None else marks
+    for col in (GNOME_ID, *(lc.column for lc in labels)):
+        if col not in marks.fieldnames:
+            raise InputError(f"no column {col!r}", source=str(csv_path), field=col)
+    stop = marks.n if stop is None else min(int(stop), marks.n)
+    if start >= stop:
+        return
+    members = _members(_stamp(zip_path))
+    first = start // marks.every
+    offset, lines_before = marks.marks[first]
+    with open(csv_path, "rb") as fh:
+        fh.seek(offset)
+        reader = csv.reader(_Lines(fh))
+        yield from _gnome_rows(reader, marks, lines_before, range(first * marks.every, stop), start, labels,
+                               members, csv_path, set() if repeats else None)
+
+
+def gnome_marks(folder: str | Path) -> CsvMarks:
+    """The zip limits checked (``zip_members``), then the summary CSV's ``csv_marks``."""
+    csv_path, zip_path = gnome_files(folder)
+    zip_members(zip_path)
     check_received_file(csv_path, what="summary CSV")  # sized: --max-json-bytes
-    with open(csv_path, newline="", encoding="utf-8", errors="strict") as fh:
-        rows = csv.DictReader(fh)
-        for col in (GNOME_ID, *(lc.column for lc in labels)):
-            if col not in (rows.fieldnames or ()):
-                raise InputError(f"no column {col!r}", source=str(csv_path), field=col)
-        yield from _gnome_rows(rows, labels, members, csv_path)
+    return csv_marks(csv_path)
 
 
-def _gnome_rows(rows: csv.DictReader, labels, members: dict, csv_path: Path) -> Iterator[Entry]:
-    seen: set = set()
+def _gnome_rows(reader, marks: CsvMarks, lines_before: int, rows: range, start: int, labels, members: dict,
+                csv_path: Path, seen: set | None) -> Iterator[Entry]:
+    """The entries of ``rows`` (row numbers, counted as ``CsvMarks`` does) from ``reader`` placed at the first;
+    those before ``start`` are read and skipped."""
+    names = marks.fieldnames
     try:
-        for values in rows:
-            line = rows.line_num
+        k = rows.start
+        for raw in reader:
+            if not raw:
+                continue
+            if k >= rows.stop:
+                return
+            k += 1
+            if k - 1 < start:
+                continue
+            values = {f: (raw[i] if i < len(raw) else None) for i, f in enumerate(names)}
             label, problem = row_labels(values, labels)
             ident = values.get(GNOME_ID)
             member = members.get(ident) if isinstance(ident, str) else None
             if member is None and problem is None and isinstance(ident, str) and ident:
                 problem = (GNOME_ID, f"no CIF named {ident!r} in {GNOME_ZIP}")
-            yield _entry(line, ident, label, problem, member, seen)
+            yield _entry(lines_before + reader.line_num, ident, label, problem, member, seen)
     except (UnicodeDecodeError, csv.Error) as exc:
-        raise InputError(f"line {rows.line_num}: not readable CSV ({str(exc)[:120]})", source=str(csv_path)) from None
+        raise InputError(f"line {lines_before + reader.line_num}: not readable CSV ({str(exc)[:120]})",
+                         source=str(csv_path)) from None
 
 
 @functools.lru_cache(maxsize=2)
@@ -334,20 +455,34 @@ def _ase_db(path: Path):
     return ase.db.connect(str(path), type="db", create_indices=False, use_lock_file=False)
 
 
-def ase_entries(path: str | Path, labels: tuple[LabelColumn, ...] = (), *, id_key: str | None = None
-                ) -> Iterator[Entry]:
+def ase_entries(path: str | Path, labels: tuple[LabelColumn, ...] = (), *, id_key: str | None = None,
+                start: int = 0, stop: int | None = None, repeats: bool = True) -> Iterator[Entry]:
     """The entries of an ASE database: ids (the key ``id_key``, default the row id) and labels (keys of the rows'
-    key-value pairs) only; the locator is the row id."""
+    key-value pairs) only; the locator is the row id. Rows [``start``, ``stop``) in the order of their ids (an SQL
+    OFFSET/LIMIT); ``repeats=False``: as ``parquet_entries``."""
     import sqlite3
 
     path = Path(path)
-    seen: set = set()
+    seen: set | None = set() if repeats else None
+    limit = None if stop is None else max(0, int(stop) - int(start))
+    if limit == 0:
+        return
     try:
-        for row in _ase_db(path).select():
+        for row in _ase_db(path).select(sort="id", offset=int(start), limit=limit, include_data=False):
             kv = dict(row.key_value_pairs)
             ident = str(row.id) if id_key is None else kv.get(id_key)
             label, problem = row_labels(kv, labels)
             yield _entry(row.id, ident if ident is None else str(ident), label, problem, row.id, seen)
+    except (sqlite3.Error, ValueError, KeyError, OSError) as exc:
+        raise InputError(f"not a readable ASE database ({str(exc)[:120]})", source=str(path)) from None
+
+
+def ase_rows(path: str | Path) -> int:
+    """The number of rows of an ASE database."""
+    import sqlite3
+
+    try:
+        return int(_ase_db(Path(path)).count())
     except (sqlite3.Error, ValueError, KeyError, OSError) as exc:
         raise InputError(f"not a readable ASE database ({str(exc)[:120]})", source=str(path)) from None
 
@@ -374,15 +509,87 @@ FORMATS = ("optimade", "gnome", "ase")
 
 
 def entries(fmt: str, path: str | Path, labels: tuple[LabelColumn, ...] | None = None, *,
-            id_column: str | None = None) -> Iterator[Entry]:
-    """The entries of a database of format ``fmt`` (``FORMATS``) at ``path``."""
+            id_column: str | None = None, start: int = 0, stop: int | None = None, marks: CsvMarks | None = None,
+            repeats: bool = True) -> Iterator[Entry]:
+    """The entries of a database of format ``fmt`` (``FORMATS``) at ``path``: rows [``start``, ``stop``) (every row
+    by default), a repeated id the later row's problem unless ``repeats=False`` (the caller's ``repeated_rows``);
+    ``marks``: a GNoME CSV's (``layout``)."""
     if fmt == "optimade":
-        return parquet_entries(path, labels or (), id_column=id_column or OPTIMADE_ID)
+        return parquet_entries(path, labels or (), id_column=id_column or OPTIMADE_ID, start=start, stop=stop,
+                               repeats=repeats)
     if fmt == "gnome":
-        return gnome_entries(path, labels)
+        return gnome_entries(path, labels, start=start, stop=stop, marks=marks, repeats=repeats)
     if fmt == "ase":
-        return ase_entries(path, labels or (), id_key=id_column)
+        return ase_entries(path, labels or (), id_key=id_column, start=start, stop=stop, repeats=repeats)
     raise InputError(f"database format must be one of {FORMATS}, got {fmt!r}", field="format")
+
+
+def layout(fmt: str, path: str | Path) -> tuple[int, CsvMarks | None]:
+    """(number of rows, a GNoME CSV's marks or None) of a database file, read without holding its rows: a Parquet
+    footer, one line-by-line pass over a CSV, an ASE database's row count."""
+    if fmt == "optimade":
+        _parquet(Path(path))  # a readable Parquet file, else one InputError
+        return parquet_rows(path), None
+    if fmt == "gnome":
+        marks = gnome_marks(path)
+        return marks.n, marks
+    if fmt == "ase":
+        return ase_rows(path), None
+    raise InputError(f"database format must be one of {FORMATS}, got {fmt!r}", field="format")
+
+
+# --- repeated ids, in bounded memory -------------------------------------------------------------------------------
+
+REPEAT_BUCKET_ROWS = 1 << 18  # rows per bucket of the repeated-id pass: ~6 MB of digests sorted at a time
+_RECORD = np.dtype([("a", "<u8"), ("b", "<u8"), ("p", "<i8")])
+
+
+def _digests(ids: list[str]) -> np.ndarray:
+    """The 128-bit BLAKE2b digest of each id as two unsigned 64-bit words."""
+    raw = b"".join(hashlib.blake2b(i.encode("utf-8", "surrogatepass"), digest_size=16).digest() for i in ids)
+    return np.frombuffer(raw, dtype=[("a", "<u8"), ("b", "<u8")])
+
+
+def repeated_rows(chunks: Iterable[list[tuple[int, str]]], n: int, *,
+                  bucket_rows: int = REPEAT_BUCKET_ROWS) -> tuple[np.ndarray, np.ndarray]:
+    """(positions, first positions) of every row whose id an earlier row has, ascending: ``chunks`` gives (position,
+    id) pairs of ``n`` rows in all, in order. Memory is bounded whatever ``n``: each id's 128-bit BLAKE2b digest and
+    position go to one of ceil(n / ``bucket_rows``) bucket files by digest, each sorted alone (two different ids
+    share a digest with probability below 10⁻²⁰ for a billion rows); only the repeats found are held."""
+    buckets = max(1, -(-int(n) // int(bucket_rows)))
+    found: list[np.ndarray] = []
+    with tempfile.TemporaryDirectory(prefix="viewcert-ids-") as tmp:
+        files = [open(Path(tmp) / f"{k}.bin", "wb") for k in range(buckets)]  # noqa: SIM115 - closed below
+        try:
+            for chunk in chunks:
+                if not chunk:
+                    continue
+                d = _digests([i for _, i in chunk])
+                rec = np.empty(len(chunk), dtype=_RECORD)
+                rec["a"], rec["b"], rec["p"] = d["a"], d["b"], [p for p, _ in chunk]
+                which = rec["a"] % buckets
+                for k in np.unique(which):
+                    rec[which == k].tofile(files[int(k)])
+        finally:
+            for fh in files:
+                fh.close()
+        for k in range(buckets):
+            found.append(_repeats_in(np.fromfile(Path(tmp) / f"{k}.bin", dtype=_RECORD)))
+    pairs = np.concatenate(found) if found else np.empty((0, 2), dtype=np.int64)
+    pairs = pairs[np.argsort(pairs[:, 0], kind="stable")]
+    return pairs[:, 0].copy(), pairs[:, 1].copy()
+
+
+def _repeats_in(rec: np.ndarray) -> np.ndarray:
+    """(position, first position) rows of the repeated digests of one bucket."""
+    if len(rec) < 2:
+        return np.empty((0, 2), dtype=np.int64)
+    rec = rec[np.lexsort((rec["p"], rec["b"], rec["a"]))]
+    same = (rec["a"][1:] == rec["a"][:-1]) & (rec["b"][1:] == rec["b"][:-1])
+    new_group = np.concatenate(([True], ~same))
+    first = rec["p"][np.maximum.accumulate(np.where(new_group, np.arange(len(rec)), 0))]
+    keep = ~new_group
+    return np.stack([rec["p"][keep], first[keep]], axis=1).astype(np.int64)
 
 
 def read_entry(fmt: str, path: str | Path, locator: Any, name: str, identifier: str) -> Structure:
