@@ -229,6 +229,9 @@ def index_parts(folder: Folder, counts: dict[str, int], n: int, answers=None) ->
     cols = _columns(kind) + tuple(f"{m} (R4)" for m in models)
     offered = KIND_FILTERS[kind] + (model_answers.FILTERS if answers is not None else ())
     titles = TITLES | model_answers.TITLES
+    if answers is not None and answers.statuses is not None:  # the ladder's item statuses (its report links them)
+        offered += model_answers.STATUS_FILTERS
+        titles |= model_answers.STATUS_TITLES
     stated = certificate_counts(kind, folder.certificate)
     buttons = [f'<button type="button" data-filter="all" class="on">all <span class="count">{n}'
                "</span></button>"]
@@ -914,6 +917,7 @@ def item_tags(kind: str, it: Item, answers=None) -> tuple[str, ...]:
     got = tags(kind, it.record)
     if answers is not None:
         got += model_answers.answer_tags(answers.verdicts(it.id, _question_id(it)), answers.models)
+        got += answers.status_tags(it.id, _question_id(it))
     return got
 
 
