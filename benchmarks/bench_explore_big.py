@@ -11,8 +11,14 @@ certificate's own share is measured apart (the same child reading the certificat
 ``explore.source.read_folder``). In Chromium (``tests/browser.py``'s flags): the index's load from file:// until
 its first page of rows is drawn (``#shown[data-count]``), median of 3, and a filter click's time.
 
-Usage: ``python benchmarks/bench_explore_big.py [--sizes 10000,100000]`` → ``benchmarks/results/explore_big.json``
-(with the machine's load average: the CPU is shared). Skips (exit 0) when the e3 data is absent.
+``--table``: the same N items as a streamed certificate (``certify.stream``: Parquet shards of ``SHARD_ITEMS`` items
+beside a small certificate.json, the summary from mergeable counts, resealed), which the explorer reads one shard at a
+time; its figures go under ``streamed`` in the results file (the JSON certificate's figures kept beside them), labelled
+with the date, the commit and the load average.
+
+Usage: ``python benchmarks/bench_explore_big.py [--sizes 10000,100000] [--table]`` →
+``benchmarks/results/explore_big.json`` (with the machine's load average: the CPU is shared). Skips (exit 0) when
+the e3 data is absent.
 """
 
 from __future__ import annotations
@@ -57,6 +63,34 @@ def _big(template: dict, n: int, out: Path) -> Path:
     doc["items"] = [dict(items[k % len(items)], id=f"{items[k % len(items)]['id']}-{k:06d}") for k in range(n)]
     out.mkdir(parents=True, exist_ok=True)
     (out / "certificate.json").write_text(json.dumps(sealed(doc)))
+    return out
+
+
+def _big_table(template: dict, n: int, out: Path) -> Path:
+    """A streamed certify output of ``n`` items: the template's items repeated under new ids (as ``_big``), written
+    shard by shard with the summary from mergeable counts, its chain and digest made as ``certify.stream`` does."""
+    from viewcert.certify import stream as T
+    from viewcert.certify.config import CertifyConfig
+    from viewcert.certify.records import digest_record, outcomes_of
+    from viewcert.resolution import quantize_tree, resolution_record
+
+    items, cfg = template["items"], CertifyConfig.from_dict(template["config"])
+    (out / T.TABLE_DIR).mkdir(parents=True, exist_ok=True)
+    tally, shards = T.Tally(), []
+    for k, start in enumerate(range(0, n, T.SHARD_ITEMS)):
+        chunk = [dict(items[j % len(items)], id=f"{items[j % len(items)]['id']}-{j:06d}")
+                 for j in range(start, min(n, start + T.SHARD_ITEMS))]
+        name = f"part-{k:06d}.parquet"
+        (out / T.TABLE_DIR / name).write_bytes(T.shard_bytes(chunk, "bench"))
+        tally = tally.merge(T.Tally.of(outcomes_of(chunk), cfg.molecules.molecule_levels))
+        shards.append({"name": name, "n": len(chunk), "sha256": T.shard_sha256(chunk)})
+    body = {key: template[key] for key in ("inputs", "config", "protocol", "observation_model", "tolerances",
+                                           "oracle", "scoring", "libraries")}
+    body.update(format=T.CERTIFICATE_FORMAT, summary=T.tally_summary(tally, cfg),
+                items_table={"format": T.TABLE_FORMAT, "folder": T.TABLE_DIR, "shard_items": T.SHARD_ITEMS,
+                             "n_items": n, "shards": shards, "chain": T.chain(s["sha256"] for s in shards)})
+    body = {**quantize_tree(body), "resolution": resolution_record()}
+    (out / "certificate.json").write_text(json.dumps({**body, "digest": digest_record(body)}))
     return out
 
 
@@ -113,6 +147,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--child", nargs=3, metavar=("MODE", "CERT", "SITE"))
+    ap.add_argument("--table", action="store_true", help="streamed certificates (certify.stream)")
     args = ap.parse_args()
     if args.child:
         _child(*args.child)
@@ -122,16 +157,21 @@ def main() -> int:
         return 0
     res: dict = {"sizes": {}, "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                                           "load_avg_1min_before": round(os.getloadavg()[0], 2)}}
+    if args.table:
+        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip()
+        res["label"] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit,
+                        "certificate": "streamed (viewcert-certificate-table/1)", "nice": os.nice(0)}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         template = _template(tmp)
         for n in (int(x) for x in args.sizes.split(",")):
-            cert = _big(template, n, tmp / f"cert{n}")
+            cert = (_big_table if args.table else _big)(template, n, tmp / f"cert{n}")
             read = _run_child("read", cert, tmp / f"site{n}")
             write = _run_child("write", cert, tmp / f"site{n}")
             index = tmp / f"site{n}" / "index.html"
             site_bytes = sum(p.stat().st_size for p in (tmp / f"site{n}").rglob("*") if p.is_file())
-            row = {"certificate_bytes": (cert / "certificate.json").stat().st_size,
+            row = {"certificate_bytes": sum(p.stat().st_size for p in cert.rglob("*") if p.is_file()),
                    "read_certificate": read, "write_site": write,
                    "write_ms_per_item": round(1000 * write["wall_s"] / n, 2),
                    "site_bytes": site_bytes, "index_bytes": index.stat().st_size,
@@ -144,7 +184,10 @@ def main() -> int:
             shutil.rmtree(cert)
     res["machine"]["load_avg_1min_after"] = round(os.getloadavg()[0], 2)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "explore_big.json").write_text(json.dumps(res, indent=1, sort_keys=True) + "\n")
+    path = RESULTS / "explore_big.json"
+    if args.table:  # beside the JSON certificate's figures
+        res = {**(json.loads(path.read_text()) if path.is_file() else {}), "streamed": res}
+    path.write_text(json.dumps(res, indent=1, sort_keys=True) + "\n")
     print(json.dumps(res, indent=1, sort_keys=True))
     return 0
 

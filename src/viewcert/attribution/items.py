@@ -93,6 +93,11 @@ def item_status(universe: Sequence[str], targets: Mapping[str, str], determined:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def status_filter(status: str) -> str:
+    """The explorer's index filter of the items of one status (``index.html#filter=NAME``: the report's links)."""
+    return "status_" + "_".join(str(status).split())
+
+
 def status_counts(status: pd.DataFrame) -> pd.DataFrame:
     """Items per status (every status listed, zeros included), with the share of the items."""
     n = len(status)
@@ -116,4 +121,4 @@ def clean_accuracy(status: pd.DataFrame, arms: Mapping[tuple[str, str], object])
 
 
 __all__ = ["CHOICES", "CLEAN", "COLUMNS", "HARD", "LABEL", "STATUSES", "TEXT", "UNDETERMINED", "clean_accuracy",
-           "item_status", "shortcut_evidence", "status_counts"]
+           "item_status", "shortcut_evidence", "status_counts", "status_filter"]

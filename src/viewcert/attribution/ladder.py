@@ -35,12 +35,14 @@ from viewcert import stats as st
 from viewcert.attribution.parsing import TIE_RULES, majority_vote
 from viewcert.attribution.table import RUNGS, Coverage, ResultTable, read_json_hashed
 from viewcert.certify.records import (
+    TABLE_CERTIFICATE_FORMAT,
     Certificate,
     InteractionCertificate,
     TaskCertificate,
     ViewCertificate,
     receive_certificate,
 )
+from viewcert.certify.table_read import open_table, r1_items
 from viewcert.errors import InputError
 
 DEFAULT_THRESHOLD = 0.05
@@ -222,6 +224,21 @@ class R1Counts:
         return cls(s.correct, s.n, items, tol.get("delta"), tol.get("tau"))
 
     @classmethod
+    def of_table(cls, path: str | Path, data: dict, sha256: str, allow_stale: bool) -> tuple[R1Counts, bool, str]:
+        """(counts, digest held, digest value) of a streamed certificate (``certify.table_read``): its summary's
+        counts and, read lazily (only the columns R1 needs, one shard at a time), its items, by :meth:`of_view`'s
+        rule."""
+        tc = open_table(path, data, sha256, allow_stale=allow_stale)
+        s = tc.summary
+        kinds = s.get("kinds") if isinstance(s.get("kinds"), Mapping) else {}
+        mixed = bool(kinds.get("crystals") and kinds.get("molecules"))
+        items = [{"id": it["id"], "correct": it["correct"], "reasons": it["reasons"]} for it in r1_items(tc)
+                 if not (mixed and it["periodic"] is False)]
+        tol = tc.tolerances if isinstance(tc.tolerances, Mapping) else {}
+        return cls(s.get("correct"), s.get("n"), items, tol.get("delta"), tol.get("tau")), tc.digest_ok, \
+            str(tc.digest_value)
+
+    @classmethod
     def from_dict(cls, d: Mapping) -> R1Counts:
         """A hand-written certificate (no ``format``, no digest): ``ceiling`` {``correct``, ``n``}, ``items`` (a
         list of objects, each with an id under one of ``item_id``/``id``/``material_id``/``identifier`` and an
@@ -243,6 +260,7 @@ class CertificateFile:
     certificate: Certificate | None
     hand: R1Counts | None
     digest_ok: bool | None
+    digest: str | None = None  # a streamed certificate's digest value (``certificate`` is None)
 
     @property
     def note(self) -> str:
@@ -282,13 +300,17 @@ _STALE_NOTE = "DIGEST MISMATCH: read with --allow-stale-certificate"
 def read_certificate(path: str | Path, *, allow_stale: bool = False) -> CertificateFile:
     """The certificate at ``path``, read once: a viewcert certificate (it has a ``format``) through
     ``records.receive_certificate`` (format and digest checked: a digest that does not match its content is a
-    one-line ``StaleCertificate`` unless ``allow_stale``; typed); a JSON object without a format as the
-    hand-written layout (:meth:`R1Counts.from_dict`), which has no digest to check."""
+    one-line ``StaleCertificate`` unless ``allow_stale``; typed); a streamed certificate (``certify.stream``) through
+    ``certify.table_read`` (:meth:`R1Counts.of_table`); a JSON object without a format as the hand-written layout
+    (:meth:`R1Counts.from_dict`), which has no digest to check."""
     data, sha = read_json_hashed(Path(path), missing="certificate not found")
     if not isinstance(data, dict):
         raise InputError("a certificate is a JSON object", source=str(path))
     if "format" not in data:
         return CertificateFile(str(path), sha, None, R1Counts.from_dict(data), None)
+    if data.get("format") == TABLE_CERTIFICATE_FORMAT:  # a streamed certificate: its items read lazily
+        counts, ok, digest = R1Counts.of_table(path, data, sha, allow_stale)
+        return CertificateFile(str(path), sha, None, counts, ok, digest)
     got = receive_certificate(path, data=data, sha256=sha, allow_stale=allow_stale)
     return CertificateFile(str(path), sha, got.certificate, None, got.digest_ok)
 
@@ -331,7 +353,7 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
         reasons = tuple("" if outcomes[u] else why.get(u, "") for u in universe)
         if per_item.size != n:
             correct, n = int(per_item.sum()), int(per_item.size)
-    digest = None if cert is None else cert.digest_value
+    digest = got.digest if cert is None else cert.digest_value
     return Ceiling(Fraction(correct, n), f"R1 = {correct}/{n} (certificate)",
                    f"certificate {src} sha256:{got.sha256} ({got.note})", correct, n, per_item,
                    None if counts.delta is None else float(counts.delta),

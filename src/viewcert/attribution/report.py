@@ -25,6 +25,7 @@ from viewcert.attribution.adherence import ASSOCIATION_UNIT
 from viewcert.attribution.diagnostics import Diagnostics
 from viewcert.attribution.evidence import ItemEvidence
 from viewcert.attribution.extraction import ExtractionAudit
+from viewcert.attribution.items import status_filter
 from viewcert.attribution.ladder import Ladder
 from viewcert.attribution.pairs import pair_matrix
 from viewcert.attribution.table import RUNGS, InputRecord, ResultTable
@@ -786,13 +787,16 @@ def _evidence_section(page: _Page, ev: ItemEvidence) -> None:
     lines = _evidence_lines(ev)
     clean = _human(ev.clean, CLEAN_HEADERS)
     counts = _human(ev.counts, COUNT_HEADERS)
+    links = {} if page.explorer is None else {  # each status's count opens the explorer's index of those items
+        (i, COUNT_HEADERS["items"]): explorer_link(page.explorer, filter=status_filter(st))
+        for i, st in enumerate(ev.counts["status"].tolist())}
     samples = _samples_table(ev.samples)
     page.md += ["\n## Items\n", "\n".join(f"- {markdown_text(x)}" for x in lines) + "\n",
-                "\n### Status of each item (item_status.csv)\n", _md_table(counts, STATUS_UNIT),
+                "\n### Status of each item (item_status.csv)\n", _md_linked(counts, STATUS_UNIT, links),
                 "\n### Accuracy on the clean items\n", _md_table(clean, "items; accuracies as fractions (0–1)"),
                 "\n### Repeated samples\n", _md_table(samples, SAMPLES_UNIT)]
     page.body += ["<h2>Items</h2>", "<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in lines) + "</ul>",
-                  _html_table(counts, STATUS_UNIT), "<h3>Accuracy on the clean items</h3>",
+                  _html_linked(counts, STATUS_UNIT, links), "<h3>Accuracy on the clean items</h3>",
                   _html_table(clean, "items; accuracies as fractions (0–1)"),
                   "<h3>Repeated samples</h3>", _html_table(samples, SAMPLES_UNIT)]
     for family in dict.fromkeys(ev.pairs["family"]):

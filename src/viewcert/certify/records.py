@@ -582,8 +582,8 @@ def kind_of(d: Mapping) -> Kind:
     fmt = d.get("format") if isinstance(d, Mapping) else None
     if fmt == TABLE_CERTIFICATE_FORMAT:
         raise InputError(f"a streamed certificate ({TABLE_CERTIFICATE_FORMAT}: its items in the item table items/ "
-                         "beside it) is read by 'viewcert verify' only; for this command rerun 'viewcert certify "
-                         "INPUT --json-certificate' (one JSON certificate)", field="format")
+                         "beside it) is read by 'viewcert verify', 'explore' and 'ladder'; for this command rerun "
+                         "'viewcert certify INPUT --json-certificate' (one JSON certificate)", field="format")
     if not isinstance(fmt, str) or fmt not in FORMATS:
         raise InputError(f"not a viewcert certificate (format {str(fmt)[:60]!r}, expected one of "
                          f"{tuple(FORMATS)})", field="format")

@@ -7,8 +7,9 @@ rung of an item as the ladder scored it: its ``item_outcomes.csv`` (each arm's v
 else by vote, recomputed: the majority vote of its parsed samples there (ties: the first answer) is an answer
 that scored; **wrong** otherwise (no parsed sample: wrong). Two index
 filters come from it: ``every_model_wrong`` (every model that answered the item on R4 is wrong there) and
-``r3_right_r4_wrong`` (some model is right on R3 and wrong on R4). Everything here is received text: it is
-only ever written through the explorer's escaping.
+``r3_right_r4_wrong`` (some model is right on R3 and wrong on R4); with the ladder's ``item_status.csv`` (its item
+statuses, ``attribution.items``), one filter per status (``attribution.items.status_filter``), which the report's
+status counts link to. Everything here is received text: it is only ever written through the explorer's escaping.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from viewcert.attribution.items import STATUSES, status_filter
 from viewcert.attribution.parsing import majority_vote
 from viewcert.attribution.table import RUNGS
 from viewcert.errors import InputError
@@ -30,6 +32,9 @@ OUTCOME_COLUMNS = ("model", "rung", "item_id", "right")
 NEEDED = ("model", "rung", "item_id", "sample_k", "parsed_answer", "score", "parse_status")
 FILTERS = ("every_model_wrong", "r3_right_r4_wrong")
 TITLES = {"every_model_wrong": "every model wrong (R4)", "r3_right_r4_wrong": "right on R3, wrong on R4"}
+STATUS = "item_status.csv"
+STATUS_FILTERS = tuple(status_filter(s) for s in STATUSES)
+STATUS_TITLES = {status_filter(s): f"status: {s}" for s in STATUSES}
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,14 @@ class Answers:
     rungs: tuple[str, ...]
     by_item: dict
     scored: dict | None = None  # the ladder's own verdicts: {item id: {(model, rung): bool}} (``OUTCOMES``)
+    statuses: dict | None = None  # the ladder's item statuses: {item id: status} (``STATUS``)
+
+    def status_tags(self, *ids) -> tuple[str, ...]:
+        """The status filter of the first of ``ids`` the ladder gave a status (none without ``STATUS``)."""
+        for i in ids:
+            if self.statuses is not None and isinstance(i, str) and i in self.statuses:
+                return (status_filter(self.statuses[i]),)
+        return ()
 
     def of(self, *ids) -> dict:
         """The answers of the first of ``ids`` (the certificate's id, the question's id) the table holds."""
@@ -105,8 +118,25 @@ def read_answers(ladder_dir) -> Answers:
         for key, samples in per.items():
             per[key] = tuple(a for _, a in sorted(samples, key=lambda s: int(s[0]) if s[0].isdigit() else 0))
     scored = read_outcomes(Path(ladder_dir) / OUTCOMES) if (Path(ladder_dir) / OUTCOMES).is_file() else None
+    statuses = read_statuses(Path(ladder_dir) / STATUS) if (Path(ladder_dir) / STATUS).is_file() else None
     return Answers(tuple(models), tuple(sorted(rungs, key=lambda r: (order.get(r, len(order)), r))), by_item,
-                   scored)
+                   scored, statuses)
+
+
+def read_statuses(path: Path) -> dict:
+    """A ladder's ``item_status.csv`` (``attribution.items.item_status``): {item id: status}; InputError naming the
+    file and field when a column is missing or a status is not one of ``attribution.items.STATUSES``."""
+    reader = csv.DictReader(io.StringIO(read_received_text(path, what=STATUS), newline=""))
+    missing = [c for c in ("item_id", "status") if c not in (reader.fieldnames or [])]
+    if missing:
+        raise InputError(f"missing column(s) {', '.join(missing)}", source=str(path), field=missing[0])
+    out: dict = {}
+    for n, row in enumerate(reader, start=2):
+        if row["status"] not in STATUSES:
+            raise InputError(f"line {n}: unknown status {str(row['status'])[:60]!r}", source=str(path),
+                             field="status")
+        out[row["item_id"]] = row["status"]
+    return out
 
 
 def read_outcomes(path: Path) -> dict:

@@ -51,14 +51,14 @@ def _ticks(top: float) -> list[float]:
     return [k * step for k in range(int(top / step) + 1)]
 
 
-def map_svg(kind: str, items, item_tags, esc, href, delta: float | None = None) -> tuple[str, int]:
-    """(the SVG of the map, the number of items left out); ``esc``: the HTML escaper; ``href(index)``: the
-    item page's address; ``delta``: the certificate's δ (Å), drawn as a dashed line on a crystal map (items
-    below it have δ* < δ: the views do not certify them at that tolerance)."""
-    pts = [(it, point(kind, it.record), t) for it, t in zip(items, item_tags, strict=True)]
-    shown = [(it, xy, t) for it, xy, t in pts if xy[0] is not None and xy[1] is not None]
-    x_max = max([xy[0] for _, xy, _ in shown] + [1e-9]) * 1.05
-    y_max = max([xy[1] for _, xy, _ in shown] + [1e-9] + ([delta] if delta else [])) * 1.05
+def map_svg(kind: str, pts, esc, href, delta: float | None = None) -> tuple[str, int]:
+    """(the SVG of the map, the number of items left out); ``pts``: (index, id, (x, y) of ``point``, filters) per
+    item; ``esc``: the HTML escaper; ``href(index)``: the item page's address; ``delta``: the certificate's δ (Å),
+    drawn as a dashed line on a crystal map (items below it have δ* < δ: the views do not certify them at that
+    tolerance)."""
+    shown = [(i, iid, xy, t) for i, iid, xy, t in pts if xy[0] is not None and xy[1] is not None]
+    x_max = max([xy[0] for _, _, xy, _ in shown] + [1e-9]) * 1.05
+    y_max = max([xy[1] for _, _, xy, _ in shown] + [1e-9] + ([delta] if delta else [])) * 1.05
     w, hgt = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
     parts = [f'<rect class="frame" x="{PAD}" y="{PAD}" width="{w}" height="{hgt}"/>']
     for v in _ticks(x_max):
@@ -77,11 +77,11 @@ def map_svg(kind: str, items, item_tags, esc, href, delta: float | None = None) 
     parts.append(f'<text class="axis" x="{PAD + w / 2}" y="{HEIGHT - 12}">{esc(xl)}</text>'
                  f'<text class="axis y" x="16" y="{PAD + hgt / 2}" transform="rotate(-90 16 {PAD + hgt / 2})">'
                  f"{esc(yl)}</text>")
-    for it, (x, y), t in shown:
+    for index, iid, (x, y), t in shown:
         u, v = PAD + x / x_max * w, HEIGHT - PAD - y / y_max * hgt
         cls = " ".join([next((c for c in OUTCOME_CLASS if c in t), "none")] + (["ph"] if "phantoms" in t else []))
-        parts.append(f'<a href="{esc(href(it.index))}" class="pt-link"><circle class="pt {cls}" data-index="{it.index}"'
-                     f' data-x="{x!r}" data-y="{y!r}" cx="{u:.3f}" cy="{v:.3f}" r="4.5"><title>{esc(it.id)}: '
+        parts.append(f'<a href="{esc(href(index))}" class="pt-link"><circle class="pt {cls}" data-index="{index}"'
+                     f' data-x="{x!r}" data-y="{y!r}" cx="{u:.3f}" cy="{v:.3f}" r="4.5"><title>{esc(iid)}: '
                      f"{esc(xl)} {x:g}, {esc(yl)} {y:.4g}</title></circle></a>")
     svg = (f'<svg id="map" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
            f'xmlns="http://www.w3.org/2000/svg">{"".join(parts)}</svg>')

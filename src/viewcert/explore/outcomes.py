@@ -92,6 +92,13 @@ def _interaction_tags(rec) -> set[str]:
 def certificate_counts(kind: str, cert) -> dict[str, int]:
     """The counts the typed certificate's own summary states (crystal certificates; a task certificate's number
     of unique items); filters it states nothing about are left out."""
+    if kind == "crystal" and isinstance(cert.summary, dict):  # a streamed certificate: counts of what it lists
+        s = cert.summary
+        c = _d(s.get("phantom_census"))
+        out = {"unique": c.get("items_unique"), "phantoms": c.get("items_with_phantoms"),
+               "missing_atoms": c.get("items_with_missing_atoms"), "label_mismatch": s.get("n_label_mismatches"),
+               "symmetry_raised": s.get("n_symmetry_raised"), "item_error": s.get("n_errors")}
+        return {k: v for k, v in out.items() if isinstance(v, int) and not isinstance(v, bool)}
     if kind == "crystal":
         s = cert.summary
         c = _d(s.phantom_census)

@@ -27,7 +27,8 @@ import json
 import multiprocessing
 import os
 import stat
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -37,6 +38,7 @@ import numpy as np
 
 from viewcert.certify import records
 from viewcert.certify.records import ABSENT
+from viewcert.certify.table_read import TableCertificate
 from viewcert.errors import InputError, ViewcertError
 from viewcert.explore import answers as model_answers
 from viewcert.explore.outcomes import (
@@ -71,7 +73,7 @@ from viewcert.explore.wording import (
     number,
     reason_words,
 )
-from viewcert.io.atomic import json_dumps, write_text_atomic
+from viewcert.io.atomic import json_dumps, write_chunks_atomic
 from viewcert.io.confine import out_folder, put, target, trusted_root
 from viewcert.io.images import check_png_pixels
 from viewcert.io.received import read_received_bytes
@@ -204,30 +206,45 @@ def _cell(v):
     return "" if v is None or v is ABSENT else console_text(_fmt(v), keep_newlines=False)
 
 
-def index_html(folder: Folder, item_tags: list[tuple[str, ...]], thumbs: dict[int, str], answers=None) -> str:
-    """The index (module docstring); ``answers``: a ladder output's (``explore.answers``): a column per model
-    (right or wrong on R4) and the answer filters."""
+def index_row(kind: str, it: Item, filters: tuple[str, ...], thumb: str, answers=None) -> str:
+    """One item's row of the index's data (JSON text, escaped as ``_json_block``): index, id, filters, column
+    cells, page, thumbnail, the id as held when the shown one is escaped, the answers' verdict codes."""
+    shown = console_text(it.id, keep_newlines=False)
+    return _json_block([it.index, shown, list(filters),
+                        [_cell(v) for v in _row_values(kind, it.record)] + _answer_cells(answers, it),
+                        f"items/{item_name(it.index)}.html", thumb, None if shown == it.id else it.id,
+                        _verdict_codes(answers, it)])
+
+
+#: where the index's rows go in the page ``index_parts`` makes (a NUL: escaped in every received text)
+ROWS_HERE = "\x00rows\x00"
+
+
+def index_parts(folder: Folder, counts: dict[str, int], n: int, answers=None) -> tuple[str, str]:
+    """The index (module docstring) as the text before and after its rows (``index_row``, comma-separated):
+    ``counts``: items per filter, ``n``: items; ``answers``: a ladder output's (``explore.answers``): a column per
+    model (right or wrong on R4) and the answer filters."""
     kind = folder.kind
     models = answers.models if answers is not None else ()
     cols = _columns(kind) + tuple(f"{m} (R4)" for m in models)
     offered = KIND_FILTERS[kind] + (model_answers.FILTERS if answers is not None else ())
     titles = TITLES | model_answers.TITLES
-    counts = {f: sum(f in t for t in item_tags) for f in offered}
+    if answers is not None and answers.statuses is not None:  # the ladder's item statuses (its report links them)
+        offered += model_answers.STATUS_FILTERS
+        titles |= model_answers.STATUS_TITLES
     stated = certificate_counts(kind, folder.certificate)
-    buttons = [f'<button type="button" data-filter="all" class="on">all <span class="count">{len(item_tags)}'
+    buttons = [f'<button type="button" data-filter="all" class="on">all <span class="count">{n}'
                "</span></button>"]
     for f in offered:
         note = f' <span class="stated" title="the certificate\'s own count">(certificate: {stated[f]})</span>' \
             if f in stated else ""
         buttons.append(f'<button type="button" data-filter="{f}">{h(titles[f])} '
-                       f'<span class="count">{counts[f]}</span>{note}</button>')
-    rows = [[it.index, console_text(it.id, keep_newlines=False), list(t),
-             [_cell(v) for v in _row_values(kind, it.record)] + _answer_cells(answers, it),
-             f"items/{item_name(it.index)}.html", thumbs.get(it.index, ""),
-             None if console_text(it.id, keep_newlines=False) == it.id else it.id, _verdict_codes(answers, it)]
-            for it, t in zip(folder.items, item_tags, strict=True)]
+                       f'<span class="count">{counts.get(f, 0)}</span>{note}</button>')
     head = "".join(f'<th data-col="{k}">{h(c)}</th>' for k, c in enumerate(cols))
-    title = f"{_kind_title(kind)}: {len(folder.items)} items"
+    title = f"{_kind_title(kind)}: {n} items"
+    data = _json_block({"page_size": PAGE_SIZE, "titles": titles, "models": list(models),
+                        "rungs": list(answers.rungs) if answers is not None else [], "rows": []})
+    data = data.replace('"rows":[]', f'"rows":[{ROWS_HERE}]', 1)  # sorted keys: after "models", "page_size"
     body = (f"<header><h1>{h(title)}</h1><nav><a href=\"summary.html\">summary</a> <a href=\"map.html\">map</a>"
             "</nav></header>\n"
             f'<div id="filters">{"".join(buttons)}</div>\n'
@@ -242,9 +259,10 @@ def index_html(folder: Folder, item_tags: list[tuple[str, ...]], thumbs: dict[in
             '<nav id="pager"></nav>\n'
             "<noscript><p>The index needs JavaScript (shipped with the site, no network); every item has its own "
             "page under items/.</p></noscript>\n"
-            f'<script type="application/json" id="index-data">{_json_block({"page_size": PAGE_SIZE, "titles": titles, "models": list(models), "rungs": list(answers.rungs) if answers is not None else [], "rows": rows})}'
+            f'<script type="application/json" id="index-data">{data}'
             "</script>")
-    return _page(title, body, script=True)
+    before, after = _page(title, body, script=True).split(ROWS_HERE)
+    return before, after
 
 
 def _answer_cells(answers, it: Item) -> list:
@@ -643,12 +661,13 @@ def _protocol_names(folder: Folder) -> list:
 
 # --- map ----------------------------------------------------------------------------------------------------
 
-def map_html(folder: Folder, item_tags: list[tuple[str, ...]]) -> str:
-    """``map.html``: every item a point (``explore.chart``), a click opens its page."""
+def map_html(folder: Folder, points: list[tuple]) -> str:
+    """``map.html``: every item a point (``explore.chart``; ``points``: (index, id, (x, y), filters) per item),
+    a click opens its page."""
     from viewcert.explore.chart import map_svg  # lazy: the map only, once per site
 
     delta = _d(folder.certificate.config).get("delta") if folder.kind == "crystal" else None
-    svg, left_out = map_svg(folder.kind, folder.items, item_tags, h, lambda i: f"items/{item_name(i)}.html",
+    svg, left_out = map_svg(folder.kind, points, h, lambda i: f"items/{item_name(i)}.html",
                             delta if isinstance(delta, int | float) and not isinstance(delta, bool) else None)
     keys = "".join(f'<span class="el"><svg width="12" height="12" viewBox="0 0 12 12"><circle class="pt {c}" '
                    f'cx="6" cy="6" r="4.5"/></svg>{h(t)}</span>'
@@ -693,6 +712,10 @@ def _settings(cert: records.Certificate) -> dict:
         shown = {"format": cert.format, "task": cert.task, "protocol": cert.protocol, "tolerances": cert.tolerances,
                  "settings": cert.settings, "observation_model": cert.observation_model,
                  "libraries": cert.libraries, "digest": cert.digest}
+    elif isinstance(cert, TableCertificate):  # a streamed certificate: its item table's record too
+        shown = {"format": cert.format, "protocol": cert.protocol, "tolerances": cert.tolerances,
+                 "config": cert.config, "observation_model": cert.observation_model, "libraries": cert.libraries,
+                 "items_table": cert.items_table, "digest": cert.digest}
     else:
         shown = {"format": cert.format, "task": cert.task, "settings": cert.settings, "libraries": cert.libraries,
                  "digest": cert.digest}
@@ -705,7 +728,7 @@ def _put(site: Path, rel: str, data: bytes | str) -> None:
     """Write one page or thumbnail ``rel`` inside the site (``io.confine.put``: a temporary file renamed over
     the target, no symlink followed), without the fsyncs of ``io.atomic`` per file: the site is derived output
     that a rerun rewrites, and two fsyncs for each of 3,600 files of a 1,820-item site cost more than everything
-    else on a busy disk. The index, written last, goes through ``write_text_atomic``."""
+    else on a busy disk. The index, written last, goes through ``write_chunks_atomic``."""
     put(site, rel, data)
 
 
@@ -877,9 +900,32 @@ def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> Shown:
     return Shown(out, note, _sidecar_elements(it.views))
 
 
-def _write_items(folder: Folder, site: Path, src: Sources, indices) -> dict[int, str]:
-    """Write the thumbnails, views and pages of the items at ``indices``; their thumbnails' hrefs by index."""
-    thumbs: dict[int, str] = {}
+@dataclass(frozen=True)
+class Entry:
+    """What the index and the map keep of one item once its page is written: its index, id, filters (``tags``),
+    its index row (JSON text, ``index_row``) and its point on the map (``chart.point``)."""
+
+    index: int
+    id: str
+    tags: tuple[str, ...]
+    row: str
+    point: tuple
+
+
+def item_tags(kind: str, it: Item, answers=None) -> tuple[str, ...]:
+    """The index filters one item belongs to: its outcomes' and, with a ladder output, its answers'."""
+    got = tags(kind, it.record)
+    if answers is not None:
+        got += model_answers.answer_tags(answers.verdicts(it.id, _question_id(it)), answers.models)
+        got += answers.status_tags(it.id, _question_id(it))
+    return got
+
+
+def _write_items(folder: Folder, site: Path, src: Sources, indices) -> list[Entry]:
+    """Write the thumbnails, views and pages of the items at ``indices``; what the index and map keep of each."""
+    from viewcert.explore.chart import point  # lazy: as map_html
+
+    out: list[Entry] = []
     n = len(folder.items)
     for i in indices:
         it = folder.items[i]
@@ -887,19 +933,66 @@ def _write_items(folder: Folder, site: Path, src: Sources, indices) -> dict[int,
         first = it.views[0].image if it.views and it.views[0].image is not None else None
         if first is None and shown.views and shown.views[0][1]:  # a view the explorer drew: views/NNNN_v0.png
             first = site / "views" / Path(shown.views[0][1]).name
+        thumb = ""
         if first is not None:
-            _thumb(first, site, f"thumbs/{item_name(it.index)}.png")
-            thumbs[it.index] = f"thumbs/{item_name(it.index)}.png"
+            thumb = f"thumbs/{item_name(it.index)}.png"
+            _thumb(first, site, thumb)
         _put(site, f"items/{item_name(it.index)}.html", item_html(folder, it, shown, n, src.answers))
-    return thumbs
+        t = item_tags(folder.kind, it, src.answers)
+        out.append(Entry(it.index, it.id, t, index_row(folder.kind, it, t, thumb, src.answers),
+                         point(folder.kind, it.record)))
+    return out
 
 
 #: what forked workers write from (set by ``write_site`` before it forks; inherited, never pickled)
 _JOB: tuple = ()
 
 
-def _write_chunk(indices) -> dict[int, str]:
+def _write_chunk(indices) -> list[Entry]:
     return _write_items(*_JOB, indices)
+
+
+def _entries(folder: Folder, site: Path, src: Sources, workers: int, progress) -> Iterator[list[Entry]]:
+    """Write every item's page, CHUNK items at a time (by ``workers`` forked processes when > 1), and yield what
+    the index and map keep of each chunk, in item order."""
+    global _JOB
+    n = len(folder.items)
+    chunks = [range(k, min(k + CHUNK, n)) for k in range(0, n, CHUNK)]
+    if workers > 1 and len(chunks) > 1 and "fork" in multiprocessing.get_all_start_methods():
+        _JOB = (folder, site, src)
+        try:
+            with ProcessPoolExecutor(min(workers, len(chunks)), mp_context=multiprocessing.get_context("fork")) as ex:
+                for chunk, got in zip(chunks, ex.map(_write_chunk, chunks), strict=True):
+                    if progress is not None:
+                        progress(chunk[-1] + 1, n)
+                    yield got
+        finally:
+            _JOB = ()
+        return
+    for chunk in chunks:
+        got = _write_items(folder, site, src, chunk)
+        if progress is not None:
+            progress(chunk[-1] + 1, n)
+        yield got
+
+
+def _sources(folder: Folder, folder_path, root, ladder) -> Sources:
+    """What the overlays and answers are drawn from besides the folder (``Sources``)."""
+    src = Sources()
+    lazy = not isinstance(folder.items, tuple)  # a streamed certificate: a certify output, no images
+    if folder.kind == "crystal" and (lazy or not any(it.views for it in folder.items)
+                                     or any(_n_missing(it.record) for it in folder.items)):
+        src = Sources(cameras=item_cameras_from_inputs(folder.certificate, root,
+                                                       str(Path(folder_path) / "certificate.json")))
+    elif folder.kind == "task":
+        src = Sources(tasks=task_items_from_input(folder.certificate, root))
+    elif folder.kind == "interaction":
+        src = Sources(scenes=interaction_scenes(folder.certificate, root))
+    if ladder is None and folder.ladder is not None and (folder.ladder.parent / model_answers.TABLE).is_file():
+        ladder = folder.ladder.parent
+    if ladder is not None:
+        src = dataclasses.replace(src, answers=model_answers.read_answers(ladder))
+    return src
 
 
 def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progress=None, workers: int = 1,
@@ -912,48 +1005,39 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
     ladder --out``), whose answers each item page shows and the index filters by; default: the one whose report
     sits beside the folder.
     ``workers`` > 1: the item pages are written by that many forked processes, CHUNK items at a time (each
-    page depends only on its item: the same bytes as one process)."""
-    global _JOB
+    page depends only on its item: the same bytes as one process).
+    Memory: the item pages are written one at a time and each index row goes to a temporary file as it is made
+    (the index is then copied from it), so what is held per item is its filters and map point; a streamed
+    certificate's records are read one shard at a time (``explore.source.TableItems``)."""
     folder = read_folder(folder_path)
     root = None if inputs is None else trusted_root(inputs)
     site = out_folder(out)
     for name in ASSETS:
         _put(site, f"assets/{name}", files("viewcert.explore").joinpath("assets", name).read_bytes())
-    src = Sources()
-    if folder.kind == "crystal" and (not any(it.views for it in folder.items)
-                                     or any(_n_missing(it.record) for it in folder.items)):
-        src = Sources(cameras=item_cameras_from_inputs(folder.certificate, root,
-                                                       str(Path(folder_path) / "certificate.json")))
-    elif folder.kind == "task":
-        src = Sources(tasks=task_items_from_input(folder.certificate, root))
-    elif folder.kind == "interaction":
-        src = Sources(scenes=interaction_scenes(folder.certificate, root))
-    if ladder is None and folder.ladder is not None and (folder.ladder.parent / model_answers.TABLE).is_file():
-        ladder = folder.ladder.parent
-    if ladder is not None:
-        src = dataclasses.replace(src, answers=model_answers.read_answers(ladder))
-    item_tags = [tags(folder.kind, it.record) + (model_answers.answer_tags(
-        src.answers.verdicts(it.id, _question_id(it)), src.answers.models) if src.answers is not None else ())
-        for it in folder.items]
-    n = len(folder.items)
-    chunks = [range(k, min(k + CHUNK, n)) for k in range(0, n, CHUNK)]
-    thumbs: dict[int, str] = {}
-    if workers > 1 and len(chunks) > 1 and "fork" in multiprocessing.get_all_start_methods():
-        _JOB = (folder, site, src)
-        try:
-            with ProcessPoolExecutor(min(workers, len(chunks)), mp_context=multiprocessing.get_context("fork")) as ex:
-                for chunk, got in zip(chunks, ex.map(_write_chunk, chunks), strict=True):
-                    thumbs.update(got)
-                    if progress is not None:
-                        progress(chunk[-1] + 1, n)
-        finally:
-            _JOB = ()
-    else:
-        for chunk in chunks:
-            thumbs.update(_write_items(folder, site, src, chunk))
-            if progress is not None:
-                progress(chunk[-1] + 1, n)
-    plots = [f"plots/{_link_or_copy(p, site, f'plots/{p.name}')}" for p in folder.plots]
-    _put(site, "summary.html", summary_html(folder, site, plots))
-    _put(site, "map.html", map_html(folder, item_tags))
-    return write_text_atomic(target(site, "index.html"), index_html(folder, item_tags, thumbs, src.answers))
+    src = _sources(folder, folder_path, root, ladder)
+    points: list[tuple] = []  # (index, id, (x, y), tags): the map's
+    counts: dict[str, int] = {}
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as rows:
+        first = True
+        for entries in _entries(folder, site, src, workers, progress):
+            for e in entries:
+                rows.write(("" if first else ",") + e.row)
+                first = False
+                for f in e.tags:
+                    counts[f] = counts.get(f, 0) + 1
+                points.append((e.index, e.id, e.point, e.tags))
+        plots = [f"plots/{_link_or_copy(p, site, f'plots/{p.name}')}" for p in folder.plots]
+        _put(site, "summary.html", summary_html(folder, site, plots))
+        _put(site, "map.html", map_html(folder, points))
+        del points
+        before, after = index_parts(folder, counts, len(folder.items), src.answers)
+        rows.seek(0)
+        return write_chunks_atomic(target(site, "index.html"), _copied(before, rows, after))
+
+
+def _copied(before: str, rows, after: str, block: int = 1 << 20) -> Iterator[str]:
+    """``before``, the text of the open file ``rows`` in blocks of ``block`` characters, ``after``."""
+    yield before
+    while chunk := rows.read(block):
+        yield chunk
+    yield after

@@ -7,17 +7,22 @@ kind: crystal (``viewcert-certificate``), transformation task (``viewcert.tasks.
 symlink or ``..`` out of it), as regular files within the limits, JSON with no duplicate key; a value of the
 wrong type is an :class:`InputError` naming the file and the field. The certificate is read through the typed
 records (``certify.records``): its format, item ids and digest checked, then typed; the rest of the explorer reads
-the typed values, never a field by key.
+the typed values, never a field by key. A streamed certificate (``certify.stream``: an item table beside a small
+``certificate.json``) is read through ``certify.table_read``: its checks before any item, then its items one shard
+at a time (``TableItems``), so a site of any size holds one shard of records.
 """
 
 from __future__ import annotations
 
+import bisect
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from viewcert.certify import records
+from viewcert.certify.table_read import TableCertificate, open_table
+from viewcert.certify.verify_table import is_table
 from viewcert.errors import InputError
 from viewcert.io.received import loads_json_line, loads_json_strict, read_received_bytes, read_received_text
 
@@ -59,8 +64,8 @@ class Folder:
 
     path: Path
     kind: str
-    certificate: records.Certificate
-    items: tuple[Item, ...]
+    certificate: records.Certificate | TableCertificate
+    items: tuple[Item, ...] | TableItems
     plots: tuple[Path, ...] = ()
     ladder: Path | None = None
     summary_text: str | None = None
@@ -95,15 +100,48 @@ def _json(path: Path, what: str) -> Any:
         raise InputError(f"cannot read {what}: {str(exc)[:200]}", source=str(path)) from None
 
 
-def read_certificate_any(path: Path) -> tuple[str, records.Certificate]:
+class TableItems:
+    """The items of a streamed certificate as a sequence read lazily: ``len``, iteration shard by shard and
+    ``items[i]`` (the shard holding item ``i`` read whole and checked, ``TableCertificate.shard``; the last shard
+    read is kept, so items taken in order read each shard once)."""
+
+    def __init__(self, cert: TableCertificate):
+        self.cert = cert
+        self._shard: tuple[int, list[Item]] = (-1, [])
+
+    def __len__(self) -> int:
+        return self.cert.n_items
+
+    def _items_of(self, k: int) -> list[Item]:
+        if self._shard[0] != k:
+            start = self.cert.offsets[k]
+            recs = self.cert.shard(k)
+            self._shard = (k, [Item(index=start + j, id=rec.id, record=rec) for j, rec in enumerate(recs)])
+        return self._shard[1]
+
+    def __getitem__(self, i: int) -> Item:
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        k = bisect.bisect_right(self.cert.offsets, i) - 1
+        return self._items_of(k)[i - self.cert.offsets[k]]
+
+    def __iter__(self):
+        for k in range(len(self.cert.shards)):
+            yield from self._items_of(k)
+
+
+def read_certificate_any(path: Path) -> tuple[str, records.Certificate | TableCertificate]:
     """(kind, typed certificate) of ``path``: strict JSON whose format is one of ``certify.records.KINDS``, every
     item with a text id, then its digest checked and its record typed (``records.receive_certificate``); a crystal
-    or molecule certificate's shape checked as ``verify`` needs it (``certify.certificate.check_shape``)."""
+    or molecule certificate's shape checked as ``verify`` needs it (``certify.certificate.check_shape``). A
+    streamed certificate: ``certify.table_read.open_table`` (its items are read later, lazily)."""
     from viewcert.certify.certificate import check_shape  # lazy: start-up (pymatgen via certify)
 
     head = _json(path, "certificate")
     if not isinstance(head, dict):
         raise InputError("not a viewcert certificate (not a JSON object)", source=str(path), field="format")
+    if is_table(head):
+        return "crystal", open_table(path, head)
     try:
         kind = records.kind_of(head)
         records.item_ids(head)
@@ -183,14 +221,17 @@ def read_folder(folder: str | os.PathLike) -> Folder:
     if cert_p is None:
         raise InputError("no certificate.json in the folder (a certify output or an export)", source=str(folder))
     kind, cert = read_certificate_any(cert_p)
+    plots = tuple(p for name in PLOTS if (p := inside(folder, name, name)) is not None)
+    summary_p = inside(folder, "summary.txt", "summary.txt")
+    summary = read_received_text(summary_p, what="summary.txt") if summary_p else None
+    if isinstance(cert, TableCertificate):  # a certify output: no questions, no images; items read lazily
+        return Folder(path=folder, kind=kind, certificate=cert, items=TableItems(cert), plots=plots,
+                      ladder=_ladder(folder), summary_text=summary)
     questions = _questions(folder, kind)
     names = _view_names(cert)
     items = []
     for k, rec in enumerate(cert.items):
         q = questions.get(rec.id)
         items.append(Item(index=k, id=rec.id, record=rec, views=_views(folder, q, names), question=q))
-    plots = tuple(p for name in PLOTS if (p := inside(folder, name, name)) is not None)
-    summary_p = inside(folder, "summary.txt", "summary.txt")
-    summary = read_received_text(summary_p, what="summary.txt") if summary_p else None
     return Folder(path=folder, kind=kind, certificate=cert, items=tuple(items), plots=plots, ladder=_ladder(folder),
                   summary_text=summary)

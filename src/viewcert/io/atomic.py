@@ -18,7 +18,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +81,17 @@ def write_text_atomic(path: str | os.PathLike, text: str, *, encoding: str = "ut
     if not isinstance(text, str):
         raise InputError(f"text must be str, got {type(text).__name__}", field="text")
     return write_bytes_atomic(path, text.encode(encoding))
+
+
+def write_chunks_atomic(path: str | os.PathLike, chunks: Iterable[str], *, encoding: str = "utf-8") -> Path:
+    """Write the texts ``chunks`` one after another to ``path`` atomically (a file too big to hold as one text:
+    each chunk is written as it comes); returns the path."""
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", encoding=encoding, newline="") as fh:
+            for chunk in chunks:
+                fh.write(chunk)
+    return _atomic(path, write)
 
 
 def _normalise(obj: Any, allow_nan: bool, where: str = "$") -> Any:
