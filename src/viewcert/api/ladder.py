@@ -11,9 +11,12 @@ from pathlib import Path
 import pandas as pd
 
 from viewcert.api.report import Line, Report, Table, one_line
+from viewcert.attribution.discover import manifest_from_export
 from viewcert.attribution.evidence import item_evidence
 from viewcert.attribution.pipeline import ladder_diagnostics, run_extraction, run_ladder, study_diagnostics
+from viewcert.attribution.readers import manifest_benchmark, read_manifest
 from viewcert.attribution.report import explorer_index, write_report
+from viewcert.attribution.shipped import task_parser
 from viewcert.attribution.table import RUNGS
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.idlist import write_ids
@@ -195,3 +198,13 @@ def audit_extraction(emitted: Path, structures: Path, *, out: str | Path = "out/
         Line(f"random-position null: species-aware {h['null_median_recall_species_aware']:.4f}, "
              f"species-blind {h['null_median_recall_species_blind']:.4f}"),
         Line(f"report: {report.html}")), value=audit)
+
+
+def read_results(export: str | Path, results: tuple[str | Path, ...] = ()):
+    """The harness results of an export (found inside it, or in the files and folders ``results`` names) as one
+    canonical long table (``attribution.table.ResultTable``: one row per model, rung, item and repeat, the
+    harness's ids mapped to the export's item ids and its answers parsed)."""
+    m = manifest_from_export(export, results)
+    shipped = manifest_benchmark(m)
+    table, _ = read_manifest(m, parser=task_parser(m.task, shipped), shipped=shipped)
+    return table
