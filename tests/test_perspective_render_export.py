@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from molecule_geometries import methane
 from tests.test_perspective_protocol import NACL_CIF, _axes3_file, _toml
-from viewcert.api.main_job import observe_sample
+from viewcert.api.main import observe_sample
 from viewcert.benchmark.settings import ExportSettings
 from viewcert.certify import CertifyConfig
 from viewcert.certify.evaluate import item_cameras

@@ -1,4 +1,4 @@
-"""A cold numba cache compiled side by side: lanes of warm-up workloads (``api.warmup.WORKLOADS``), one
+"""A cold numba cache compiled side by side: lanes of warm-up workloads (``api.numba_cache.WORKLOADS``), one
 subprocess each, before a job imports its kernel modules (``viewcert run``, ``viewcert warmup``)."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def prestage(selection: str, report=None, jobs: int | None = None) -> float:
     if jobs < 2 or not cache_is_cold():
         return 0.0
     t0 = time.perf_counter()
-    procs = [subprocess.Popen([sys.executable, "-c", "import sys; from viewcert.api.warmup import run_workloads; "
+    procs = [subprocess.Popen([sys.executable, "-c", "import sys; from viewcert.api.numba_cache import run_workloads; "
                                "run_workloads(sys.argv[1])", ",".join(lane)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
              for lane in lanes[:jobs]]

@@ -1,4 +1,4 @@
-"""``viewcert ladder`` and ``viewcert audit-extraction``: each prints the report of :mod:`viewcert.api.ladder`.
+"""``viewcert ladder`` and ``viewcert audit-extraction``: each prints the report of :mod:`viewcert.api.attribution`.
 Mount with ``register(app)``."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def ladder(
 ) -> None:
     """Attribution ladder: accuracies per rung, perception share and residual per model, report. Give an
     export folder (its harness results found inside it), --manifest or --study-dir."""
-    from viewcert.api.ladder import ladder as run
+    from viewcert.api.attribution import ladder as run
 
     if sum(x is not None for x in (export, manifest, study_dir)) != 1:
         raise typer.BadParameter("give exactly one of EXPORT, --manifest or --study-dir")
@@ -76,7 +76,7 @@ def audit_extraction(
     n_boot: int = typer.Option(10000, help="bootstrap resamples"),
 ) -> None:
     """Fabrication audit: one-to-one periodic matching of emitted atoms to the rendered cell."""
-    from viewcert.api.ladder import audit_extraction as audit
+    from viewcert.api.attribution import audit_extraction as audit
     from viewcert.attribution.pipeline import study_paths
 
     if study_dir is not None:

@@ -1,4 +1,4 @@
-"""``viewcert certify | verify | sweep``: options parsed into a ``CertifyConfig``, the report of ``viewcert.api.certify`` printed.
+"""``viewcert certify | verify | sweep``: options parsed into a ``CertifyConfig``, the report of ``viewcert.api.certification`` printed.
 
 Mounted by ``viewcert.cli`` through ``register(app)``.
 """
@@ -162,7 +162,7 @@ def certify_cmd(
 
     Exit codes: 0 all items certified; 1 outputs written but some items unreadable/uncertifiable; 2 bad
     input or option, or a resource limit (``viewcert --help`` lists the --max-* options)."""
-    from viewcert.api.certify import certify
+    from viewcert.api.certification import certify
     from viewcert.cameras.protocol_files import is_protocol_file
     from viewcert.cameras.resolve import resolve
     from viewcert.certify.config import check_protocol_spec
@@ -203,7 +203,7 @@ def verify_cmd(
     """Recompute CERT (any kind: crystal/molecule, transformation task, interaction) from its recorded inputs
     and settings; report every difference (exit 1 if any); a stale digest is one line, exit 2.
     The resource limits (``viewcert --max-*``) apply to what the certificate asks to recompute."""
-    from viewcert.api.certify import verify
+    from viewcert.api.certification import verify
     from viewcert.cli.options import current_limits
 
     show(verify(cert, input_spec=input, inputs=inputs, workers=workers, scheduler=scheduler, limits=current_limits(),
@@ -237,7 +237,7 @@ def sweep_cmd(
     out: Path = typer.Option(Path("out/sweep"), "--out", "-o", help="output folder"),
 ) -> None:
     """Design studies: view subsets, δ sweeps, noise sweeps, κ: CSV tables and plots in OUT."""
-    from viewcert.api.certify import sweep
+    from viewcert.api.certification import sweep
     from viewcert.certify.sweep import SweepPlan
     from viewcert.cli.options import current_limits, progress
 

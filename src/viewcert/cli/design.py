@@ -1,6 +1,6 @@
 """Design commands for the ``viewcert`` CLI: ``design``, ``margin``, ``occlusion`` and ``protocol show``.
 
-Mounted by ``viewcert.cli`` through ``register(app)``; each prints the report of ``viewcert.api.design`` (or
+Mounted by ``viewcert.cli`` through ``register(app)``; each prints the report of ``viewcert.api.views`` (or
 ``viewcert.cameras``' protocol text). ``--protocol`` takes a built-in name or a ``.toml``/``.json`` file.
 """
 
@@ -48,7 +48,7 @@ def design_cmd(
     --camera perspective, place a pinhole camera along each (viewcert.design.perspective); with --objective
     legibility (INPUT complex:PATH), the views in which the hydrogen-bond entries' labels are legible
     (viewcert.design.legibility)."""
-    from viewcert.api.design import design
+    from viewcert.api.views import design
     from viewcert.cli.options import progress
 
     show(design(input_spec, out, progress=progress, views=views, keep=keep, keep_protocol=keep_protocol,
@@ -65,7 +65,7 @@ def margin_cmd(
     subset: str = typer.Option("eval", help="study layout: eval | all"),
 ) -> None:
     """Uniqueness margin δ* per structure (items CSV with the near-miss tuple) and its distribution plot."""
-    from viewcert.api.design import margins
+    from viewcert.api.views import margins
     from viewcert.cli.options import progress
 
     show(margins(input_spec, out, protocol=protocol, subset=subset, progress=progress))
@@ -77,7 +77,7 @@ def occlusion_cmd(
     subset: str = typer.Option("eval", help="study layout: eval | all"),
 ) -> None:
     """Per view: mean occluded / redundant / informative fractions (the study's definitions, 2×2×2 drawn)."""
-    from viewcert.api.design import occlusion
+    from viewcert.api.views import occlusion
     from viewcert.cli.options import progress
 
     show(occlusion(input_spec, protocol=protocol, subset=subset, progress=progress))

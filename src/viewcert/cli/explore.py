@@ -24,7 +24,7 @@ def explore_cmd(
     """Write a static site of FOLDER's certificate: an index filterable by outcome, one page per item with
     every view and its overlays (phantoms, hidden atoms, the δ* near miss), the summary and plots. Opens from
     file:// (no server, no network); --serve runs a local server instead of opening the file."""
-    from viewcert.api.explore import explore
+    from viewcert.api.site import explore
 
     index = explore(folder, out, workers=workers, inputs=inputs, ladder=ladder)
     show(index)

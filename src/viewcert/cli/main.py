@@ -161,7 +161,7 @@ def observe(
     out: Path = typer.Option(Path("out"), "--out", "-o", help="output folder"),
 ) -> None:
     """Project structures through a protocol and write per-view observations (JSON) under OUT/observations."""
-    from viewcert.api.main_job import observe as observe_job
+    from viewcert.api.main import observe as observe_job
     from viewcert.cli.options import check_out, current_limits, parse_tiling, show
 
     parse_tiling(tiling)  # a bad value: a usage error
@@ -177,7 +177,7 @@ def run(
     """The main job on built-in data (what ``make run`` calls): observations of the built-in sample, the
     certified render ceiling of the built-in prototypes under render-ceiling-5 (δ = τ = 0.01 Å), and a
     gallery contact sheet, and the certificate's explorer (out/explore/index.html)."""
-    from viewcert.api.main_job import main_job
+    from viewcert.api.main import main_job
     from viewcert.cli.options import progress, show
 
     show(main_job(out, workers=workers, progress=progress))

@@ -1,7 +1,7 @@
 """Renderer commands for the ``viewcert`` CLI: ``render``, ``build-benchmark``, ``gallery``.
 
 Mounted by ``viewcert.cli`` through ``register(app)``; each parses its options and prints the report of
-``viewcert.api.render``.
+``viewcert.api.export``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def render_cmd(
     molecule_scale: str = typer.Option("common", help=MOLECULE_SCALE_HELP),
 ) -> None:
     """Render every structure of INPUT in every view: PNG + JSON sidecar (+ ID/depth buffers)."""
-    from viewcert.api.render import render
+    from viewcert.api.export import render
     from viewcert.cli.options import current_limits
 
     check_molecule_scale(molecule_scale)
@@ -86,7 +86,7 @@ def build_benchmark_cmd(
     (viewcert.benchmark.molecule_export; default axes-3, ball-and-stick).
     With --task pocket-ligand|residue-ligand|interaction-location|docking and INPUT complex:PATH[#ligand=RES,pocket=8]:
     a hydrogen-bond benchmark with labelled views (viewcert.benchmark.interaction_export; default axes-6)."""
-    from viewcert.api.render import build_benchmark
+    from viewcert.api.export import build_benchmark
     from viewcert.cli.options import current_limits, progress
 
     show(build_benchmark(input_spec, out, task=task, limits=current_limits(), progress=progress, protocol=protocol,

@@ -1,4 +1,4 @@
-"""``viewcert warmup``: compile the cached numba kernels once, so later runs start warm (``viewcert.api.warmup``)."""
+"""``viewcert warmup``: compile the cached numba kernels once, so later runs start warm (``viewcert.api.numba_cache``)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def warmup_cmd(
     """Compile the numerical kernels once into numba's cache (what ``make test`` runs after installing): every
     one, or with ``--main-job`` those of the main job. A cold cache compiles the oracle's and the renderer's
     kernels side by side first (one process per core)."""
-    from viewcert.api.warmup import run_workloads, warmup
+    from viewcert.api.numba_cache import run_workloads, warmup
 
     if workload:
         run_workloads(workload)

@@ -1,6 +1,6 @@
 """The warm-up (``viewcert warmup``): compile the cached numba kernels once, so later runs start warm.
 
-Two selections (``SELECTIONS``): ``main-job`` runs the main job itself (``api.main_job.main_job``, the very
+Two selections (``SELECTIONS``): ``main-job`` runs the main job itself (``api.main.main_job``, the very
 function ``viewcert run`` calls, into a temporary folder), so it compiles exactly the kernels, with exactly the
 type signatures, that ``viewcert run`` compiles (what ``make run`` needs; a test compares the kernels each loads); ``all`` (the
 default) adds the workloads below, which reach every cached kernel (what ``make test`` needs).
@@ -162,14 +162,14 @@ def _task_workload() -> None:
 
 
 def _main_job_workload() -> None:
-    """The main job itself (``api.main_job.main_job``, what ``viewcert run`` and ``make run`` call), into a
+    """The main job itself (``api.main.main_job``, what ``viewcert run`` and ``make run`` call), into a
     temporary folder, its report discarded: the main job's kernels and signatures by construction, not by a list
     that could drift."""
     import contextlib
     import io
     import tempfile
 
-    from viewcert.api.main_job import main_job  # lazy: the main job prestages before its kernel modules load
+    from viewcert.api.main import main_job  # lazy: the main job prestages before its kernel modules load
 
     buf = io.StringIO()
     try:
