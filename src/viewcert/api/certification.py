@@ -8,9 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from viewcert.api.report import Line, Report, check_out
+from viewcert import defaults
+from viewcert.api.report import Line, Report, check_out, parse_tiling
 from viewcert.certify import CertifyConfig, stream
 from viewcert.certify.evaluate import check_placements
+from viewcert.certify.inputs import database_format
+from viewcert.certify.molecule import MOLECULE_LEVELS
 from viewcert.certify.records import TableHead, receive_certificate, view_certificate
 from viewcert.certify.run import certify as run_certification
 from viewcert.certify.run import certify_streamed, error_line, prepared, summary_text, use_item_table
@@ -18,10 +21,86 @@ from viewcert.certify.sweep import run_sweep
 from viewcert.certify.trust import trusted_root
 from viewcert.certify.verify import verify_certificate
 from viewcert.certify.verify_table import is_table, read_received, verify_table
+from viewcert.errors import InputError, ViewcertError, did_you_mean
 from viewcert.io.outputs import claimed
 from viewcert.limits import Limits, active_limits
+from viewcert.symmetry.labels import LEVELS
 
 NOT_IN_R1 = "(reported apart and not counted in R1)"
+
+
+def levels(score: str) -> dict:
+    """Levels R1 scores, comma-separated (``-`` or ``_``): crystal levels (the first is the crystals' headline)
+    and molecule levels (default: all), as ``CertifyConfig`` settings; InputError for an unknown level."""
+    names = [x.strip().lower().replace("-", "_") for x in str(score).split(",") if x.strip()]  # one vocabulary:
+    # crystal-system and crystal_system are one level, shown as the levels are written (crystal_system)
+    bad = [x for x in names if x not in LEVELS and x not in MOLECULE_LEVELS]
+    if bad or not names:
+        hint = did_you_mean(bad[0], LEVELS + MOLECULE_LEVELS) if bad else ""
+        raise InputError(f"--score: unknown level(s) {', '.join(bad) or repr(score)}{hint}; {defaults.LEVEL_HELP}")
+    crystal = [x for x in names if x in LEVELS]
+    mol = [x for x in names if x in MOLECULE_LEVELS]
+    out: dict = {"score": crystal[0] if crystal else "crystal_system"}
+    if mol and (len(names) > 1 or not crystal):  # "--score point_group" alone keeps the crystal meaning
+        out["molecule_levels"] = tuple(mol)
+    return out
+
+
+def floats(text: str | None, name: str) -> list[float] | None:
+    """Comma-separated numbers (None when empty); InputError otherwise."""
+    if text is None or text.strip() == "":
+        return None
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise InputError(f"{name} must be comma-separated numbers, got {text!r}") from None
+
+
+def views_of(text: str | None) -> tuple[str, ...] | None:
+    """Comma-separated view names (None when empty)."""
+    return None if not text else tuple(v.strip() for v in text.split(",") if v.strip())
+
+
+def certify_config(protocol, *, views: str | None = None, symprec: float | None = None, angle_tolerance: float = 5.0,
+                   tiling: str = "1,1,1", supercell: str = "1,1,1", score: str = "crystal_system",
+                   standardize: bool = True, cross_check: bool = True, cartesian_merge: bool = False,
+                   **opts) -> CertifyConfig:
+    """The ``CertifyConfig`` of the command's text options, by keyword (each setting routed to its part by
+    ``CertifyConfig``'s flat-name shorthand): view names and cell repetitions as text, τ = ``symprec`` (Å,
+    default δ), one angle tolerance (degrees) for spglib/moyopy and the standardisation; ``opts`` are named as the
+    parts' settings (delta, pairs, merge, truth, sigma, sigma_unit, seed, occlusion, observe, min_pixels,
+    cross_check_angle, margin, molecule_scale). A bad value is an InputError."""
+    parsed = dict(views=views_of(views), tiling=parse_tiling(tiling), supercell=parse_tiling(supercell),
+                  **levels(score))
+    try:
+        return CertifyConfig(protocol=protocol, tau=symprec, angle_tolerance=angle_tolerance,
+                             std_angle_tolerance=angle_tolerance, standardize=standardize, cross_check=cross_check,
+                             periodic_merge=not cartesian_merge, **parsed, **{**opts, "merge": opts.get("merge") or None})
+    except ViewcertError as exc:
+        raise InputError(str(exc)) from None
+
+
+def complex_spec(spec: str, ligand: str | None, pocket: float | None) -> str:
+    """INPUT with a ligand name and a pocket radius (Å) folded into a ``complex:PATH#ligand=RES,pocket=Å`` spec (so
+    the certificate records them and verify re-reads the same molecule)."""
+    if ligand is None and pocket is None:
+        return spec
+    if not spec.startswith("complex:") or "#" in spec:
+        raise InputError("--ligand/--pocket apply to a complex:PATH input without '#' options")
+    opts = [f"ligand={ligand}"] if ligand is not None else []
+    opts += [f"pocket={pocket:g}"] if pocket is not None else []
+    return f"{spec}#{','.join(opts)}"
+
+
+def label_spec(spec: str, columns: list[str] | None) -> str:
+    """INPUT with each published-label column folded in as ``#label=COLUMN[:LEVEL]`` (so the certificate records
+    it); only a database input has columns."""
+    if not columns:
+        return spec
+    if database_format(spec) is None:
+        raise InputError("--label-column applies to a database input (optimade:, gnome:, ase:, *.parquet, *.db)")
+    opts = ",".join(f"label={c}" for c in columns)
+    return f"{spec}{',' if '#' in spec else '#'}{opts}"
 
 
 def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: str | Path = "out", *,

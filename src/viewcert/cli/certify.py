@@ -10,93 +10,34 @@ from pathlib import Path
 import typer
 
 from viewcert import defaults
-from viewcert.cli.options import MOLECULE_SCALE_HELP, WORKERS_HELP, guarded, parse_tiling, show
-from viewcert.errors import did_you_mean
+from viewcert.cli.options import MOLECULE_SCALE_HELP, WORKERS_HELP, guarded, show
 
 LIGAND_HELP = ("complex:PATH inputs: the ligand's residue name in a whole entry (e.g. PNM, or HEM/A/201); "
                "default: the folder's ligand.sdf")
 POCKET_HELP = "complex:PATH inputs: keep whole residues within this many Å of the ligand (default 8)"
-LEVEL_HELP = ("levels R1 scores, comma-separated: crystals crystal_system | point_group | space_group; molecules "
-              "uniqueness | point_group | handedness (default all three)")
+LEVEL_HELP = defaults.LEVEL_HELP
 
 
-def _levels(score: str) -> dict:
-    """--score: crystal levels (the first is the crystals' headline) and molecule levels (default: all)."""
-    from viewcert.certify.molecule import MOLECULE_LEVELS
-    from viewcert.symmetry.labels import LEVELS
-
-    names = [x.strip().lower().replace("-", "_") for x in str(score).split(",") if x.strip()]  # one vocabulary:
-    # crystal-system and crystal_system are one level, shown as the levels are written (crystal_system)
-    bad = [x for x in names if x not in LEVELS and x not in MOLECULE_LEVELS]
-    if bad or not names:
-        hint = did_you_mean(bad[0], LEVELS + MOLECULE_LEVELS) if bad else ""
-        raise typer.BadParameter(f"--score: unknown level(s) {', '.join(bad) or repr(score)}{hint}; {LEVEL_HELP}")
-    crystal = [x for x in names if x in LEVELS]
-    mol = [x for x in names if x in MOLECULE_LEVELS]
-    out: dict = {"score": crystal[0] if crystal else "crystal_system"}
-    if mol and (len(names) > 1 or not crystal):  # "--score point_group" alone keeps the crystal meaning
-        out["molecule_levels"] = tuple(mol)
-    return out
-
-
-def _floats(text: str | None, name: str) -> list[float] | None:
-    if text is None or text.strip() == "":
-        return None
-    try:
-        return [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise typer.BadParameter(f"{name} must be comma-separated numbers, got {text!r}") from None
-
-
-def _views(text: str | None) -> tuple[str, ...] | None:
-    return None if not text else tuple(v.strip() for v in text.split(",") if v.strip())
-
-
-def _config(protocol: str, *, views: str | None = None, symprec: float | None = None,
-            angle_tolerance: float = 5.0, tiling: str = "1,1,1", supercell: str = "1,1,1", score: str = "crystal_system",
-            merge: str | None = None, no_standardize: bool = False, no_cross_check: bool = False,
-            cartesian_merge: bool = False, **opts):
-    """The ``CertifyConfig`` of a command's options, by keyword (each setting routed to its part by
-    ``CertifyConfig``'s flat-name shorthand). The options named here are translated (text parsed, ``--no-*``
-    flags turned round, τ = ``--symprec``, one angle tolerance for spglib/moyopy and the standardisation);
-    ``opts`` are options named as the parts' settings (delta, pairs, truth, sigma, sigma_unit, seed, occlusion,
-    observe, min_pixels, cross_check_angle, margin, molecule_scale). A bad value is a ``BadParameter``."""
-    from viewcert.certify import CertifyConfig
-    from viewcert.errors import ViewcertError
+def _usage(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` of ``api.certification``; its bad value a usage error (``Invalid value: ...``)."""
+    from viewcert.errors import InputError
 
     try:
-        return CertifyConfig(protocol=protocol, views=_views(views), tau=symprec, angle_tolerance=angle_tolerance,
-                             std_angle_tolerance=angle_tolerance, tiling=parse_tiling(tiling),
-                             supercell=parse_tiling(supercell), **_levels(score), merge=merge or None,
-                             standardize=not no_standardize, cross_check=not no_cross_check,
-                             periodic_merge=not cartesian_merge, **opts)
-    except ViewcertError as exc:
-        raise typer.BadParameter(str(exc)) from None
+        return fn(*args, **kwargs)
+    except InputError as exc:
+        raise typer.BadParameter(exc.message) from None
+
+
+def _config(protocol, **options):
+    from viewcert.api.certification import certify_config
+
+    return _usage(certify_config, protocol, **options)
 
 
 def complex_spec(spec: str, ligand: str | None, pocket: float | None) -> str:
-    """INPUT with --ligand/--pocket folded into a ``complex:PATH#ligand=RES,pocket=Å`` spec (so the certificate
-    records them and verify re-reads the same molecule)."""
-    if ligand is None and pocket is None:
-        return spec
-    if not spec.startswith("complex:") or "#" in spec:
-        raise typer.BadParameter("--ligand/--pocket apply to a complex:PATH input without '#' options")
-    opts = [f"ligand={ligand}"] if ligand is not None else []
-    opts += [f"pocket={pocket:g}"] if pocket is not None else []
-    return f"{spec}#{','.join(opts)}"
+    from viewcert.api.certification import complex_spec as fold
 
-
-def label_spec(spec: str, columns: list[str] | None) -> str:
-    """INPUT with each --label-column folded in as ``#label=COLUMN[:LEVEL]`` (so the certificate records it)."""
-    if not columns:
-        return spec
-    from viewcert.certify.inputs import database_format
-
-    if database_format(spec) is None:
-        raise typer.BadParameter("--label-column applies to a database input (optimade:, gnome:, ase:, *.parquet, "
-                                 "*.db)")
-    opts = ",".join(f"label={c}" for c in columns)
-    return f"{spec}{',' if '#' in spec else '#'}{opts}"
+    return _usage(fold, spec, ligand, pocket)
 
 
 def certify_cmd(
@@ -162,7 +103,7 @@ def certify_cmd(
 
     Exit codes: 0 all items certified; 1 outputs written but some items unreadable/uncertifiable; 2 bad
     input or option, or a resource limit (``viewcert --help`` lists the --max-* options)."""
-    from viewcert.api.certification import certify
+    from viewcert.api.certification import certify, label_spec, views_of
     from viewcert.cameras.protocol_files import is_protocol_file
     from viewcert.cameras.resolve import resolve
     from viewcert.certify.config import check_protocol_spec
@@ -172,14 +113,14 @@ def certify_cmd(
     # (names are checked by the limits)
     given = resolve(protocol) if is_protocol_file(protocol) else protocol
     if is_protocol_file(protocol):
-        check_protocol_spec(given.select(_views(views)).spec)
+        check_protocol_spec(given.select(views_of(views)).spec)
     cfg = _config(given, views=views, symprec=symprec, angle_tolerance=angle_tolerance, tiling=tiling,
-                  supercell=supercell, score=score, merge=merge, no_standardize=no_standardize,
-                  no_cross_check=no_cross_check, cartesian_merge=cartesian_merge, delta=delta, pairs=pairs,
+                  supercell=supercell, score=score, merge=merge, standardize=not no_standardize,
+                  cross_check=not no_cross_check, cartesian_merge=cartesian_merge, delta=delta, pairs=pairs,
                   truth=truth, sigma=sigma, sigma_unit=sigma_unit, seed=seed, occlusion=occlusion, observe=observe,
                   min_pixels=min_pixels, cross_check_angle=cross_check_angle, margin=margin,
                   molecule_scale=molecule_scale)
-    show(certify(label_spec(complex_spec(input, ligand, pocket), label_column), cfg, out, subset=subset,
+    show(certify(_usage(label_spec, complex_spec(input, ligand, pocket), label_column), cfg, out, subset=subset,
                  workers=workers, scheduler=scheduler, plots=plots, resume=resume, item_table=item_table,
                  keep_going=keep_going, limits=current_limits(), progress=progress))
 
@@ -237,7 +178,7 @@ def sweep_cmd(
     out: Path = typer.Option(Path("out/sweep"), "--out", "-o", help="output folder"),
 ) -> None:
     """Design studies: view subsets, δ sweeps, noise sweeps, κ: CSV tables and plots in OUT."""
-    from viewcert.api.certification import sweep
+    from viewcert.api.certification import floats, sweep
     from viewcert.certify.sweep import SweepPlan
     from viewcert.cli.options import current_limits, progress
 
@@ -250,10 +191,10 @@ def sweep_cmd(
     limits = current_limits()
     for name in protocols:
         cfg.with_(protocol=name).check_limits(limits)
-    sig = _floats(sigmas, "sigmas")
+    sig = _usage(floats, sigmas, "sigmas")
     if sig is not None and not all(s >= 0 and s == s and s != float("inf") for s in sig):
         raise typer.BadParameter(f"sigmas must be finite numbers ≥ 0, got {sigmas!r}", param_hint="--sigmas")
-    dl = _floats(deltas, "deltas")
+    dl = _usage(floats, deltas, "deltas")
     if dl is not None and not all(d > 0 and d != float("inf") for d in dl):
         raise typer.BadParameter(f"deltas must be finite numbers > 0 (Å), got {deltas!r}", param_hint="--deltas")
     if seeds < 1:
