@@ -1,4 +1,4 @@
-"""Where numba's compile time goes: run one warm-up workload (``viewcert.cli.warmup.WORKLOADS``) in this
+"""Where numba's compile time goes: run one warm-up workload (``viewcert.api.numba_cache.WORKLOADS``) in this
 process on the numba cache you point it at (an empty ``NUMBA_CACHE_DIR`` for a first run), with numba's
 event API recording every compilation (``numba:compile``), and print the CPU seconds of each kernel
 specialisation, inclusive and exclusive of the kernels it compiled while being typed (process CPU, so the
@@ -56,8 +56,7 @@ def main(label: str, out: str | None) -> None:
     ev.register("numba:compile", compiles)
     ev.register("numba:run_pass", passes)
     ev.register("numba:llvm_lock", llvm)
-    import viewcert.cli.warmup as w
-    from viewcert.cli import app  # noqa: F401  (registers the commands the main-job workload looks up)
+    import viewcert.api.numba_cache as w
 
     t0, c0 = time.perf_counter(), time.process_time()
     dict(w.WORKLOADS)[label]()

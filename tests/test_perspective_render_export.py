@@ -15,11 +15,11 @@ from typer.testing import CliRunner
 
 from molecule_geometries import methane
 from tests.test_perspective_protocol import NACL_CIF, _axes3_file, _toml
+from viewcert.api.main import observe_sample
 from viewcert.benchmark.settings import ExportSettings
 from viewcert.certify import CertifyConfig
 from viewcert.certify.evaluate import item_cameras
 from viewcert.cli import app
-from viewcert.cli.main_job import observe_sample
 from viewcert.errors import InputError
 from viewcert.io.cif import read_cif_text
 from viewcert.render.raster import frame_cameras

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from viewcert.api.certification import levels as _levels
 from viewcert.certify.run import disagreement_lines, touches
-from viewcert.cli.certify import _levels
 from viewcert.cli.main import app
 
 CRYSTALS = Path(__file__).parent / "data" / "certificates" / "v1" / "inputs" / "crystals"

@@ -1,4 +1,4 @@
-"""``viewcert warmup`` (viewcert.cli.warmup): generic discovery of the cached numba kernels, and every one of
+"""``viewcert warmup`` (viewcert.api.numba_cache): generic discovery of the cached numba kernels, and every one of
 them compiled by the workloads (a kernel added by a module split is found without a list of names)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from viewcert.api.numba_cache import cached_dispatchers, numba_modules, warm_kernels
 from viewcert.cli import app
-from viewcert.cli.warmup import cached_dispatchers, numba_modules, warm_kernels
 from viewcert.oracle import jit
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -118,7 +118,7 @@ def test_main_job_warmup_covers_exactly_what_viewcert_run_calls(tmp_path):
 
 
 def test_selections_are_workloads():
-    from viewcert.cli.warmup import PRESTAGE, SELECTIONS, WORKLOADS
+    from viewcert.api.numba_cache import PRESTAGE, SELECTIONS, WORKLOADS
 
     labels = [label for label, _ in WORKLOADS]
     lanes = {label for lanes in PRESTAGE.values() for lane in lanes for label in lane}

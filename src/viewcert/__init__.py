@@ -25,7 +25,11 @@ Map of the package, bottom layer first; a layer imports only the layers above it
                    certificate) and the gallery
 - ``attribution``  canonical result table, harness readers, an export read back (ids, choices), ladder,
                    MiSI task scores, fabrication audit, reports
-- ``cli``          the ``viewcert`` command, one module per command group
+- ``learn``        learned readers (cell forest, pixel CNN): predictions as a rung
+- ``explore``      the static site of a certificate
+- ``api``          the jobs as Python functions (certify, design, build_benchmark, read_results, ladder, explore),
+                   each returning a Report
+- ``cli``          the ``viewcert`` command, a shell over ``api``: one module per command group
 """
 
 __version__ = "0.1.0"

@@ -18,3 +18,7 @@ TILING_TEXT = ",".join(str(t) for t in TILING)
 #: the observation model of each ceiling
 GEOMETRIC = "ideal"
 AS_RENDERED = "visible"
+
+#: the levels R1 scores (``--score``; the help and the error of an unknown level)
+LEVEL_HELP = ("levels R1 scores, comma-separated: crystals crystal_system | point_group | space_group; molecules "
+              "uniqueness | point_group | handedness (default all three)")

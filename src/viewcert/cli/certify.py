@@ -1,4 +1,4 @@
-"""``viewcert certify | verify | sweep``: thin commands over ``viewcert.certify`` (no science here).
+"""``viewcert certify | verify | sweep``: options parsed into a ``CertifyConfig``, the report of ``viewcert.api.certification`` printed.
 
 Mounted by ``viewcert.cli`` through ``register(app)``.
 """
@@ -10,93 +10,34 @@ from pathlib import Path
 import typer
 
 from viewcert import defaults
-from viewcert.cli.options import MOLECULE_SCALE_HELP, WORKERS_HELP, echo, guarded, item_failures, parse_tiling
-from viewcert.errors import did_you_mean
+from viewcert.cli.options import MOLECULE_SCALE_HELP, WORKERS_HELP, guarded, show
 
 LIGAND_HELP = ("complex:PATH inputs: the ligand's residue name in a whole entry (e.g. PNM, or HEM/A/201); "
                "default: the folder's ligand.sdf")
 POCKET_HELP = "complex:PATH inputs: keep whole residues within this many Å of the ligand (default 8)"
-LEVEL_HELP = ("levels R1 scores, comma-separated: crystals crystal_system | point_group | space_group; molecules "
-              "uniqueness | point_group | handedness (default all three)")
+LEVEL_HELP = defaults.LEVEL_HELP
 
 
-def _levels(score: str) -> dict:
-    """--score: crystal levels (the first is the crystals' headline) and molecule levels (default: all)."""
-    from viewcert.certify.molecule import MOLECULE_LEVELS
-    from viewcert.symmetry.labels import LEVELS
-
-    names = [x.strip().lower().replace("-", "_") for x in str(score).split(",") if x.strip()]  # one vocabulary:
-    # crystal-system and crystal_system are one level, shown as the levels are written (crystal_system)
-    bad = [x for x in names if x not in LEVELS and x not in MOLECULE_LEVELS]
-    if bad or not names:
-        hint = did_you_mean(bad[0], LEVELS + MOLECULE_LEVELS) if bad else ""
-        raise typer.BadParameter(f"--score: unknown level(s) {', '.join(bad) or repr(score)}{hint}; {LEVEL_HELP}")
-    crystal = [x for x in names if x in LEVELS]
-    mol = [x for x in names if x in MOLECULE_LEVELS]
-    out: dict = {"score": crystal[0] if crystal else "crystal_system"}
-    if mol and (len(names) > 1 or not crystal):  # "--score point_group" alone keeps the crystal meaning
-        out["molecule_levels"] = tuple(mol)
-    return out
-
-
-def _floats(text: str | None, name: str) -> list[float] | None:
-    if text is None or text.strip() == "":
-        return None
-    try:
-        return [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise typer.BadParameter(f"{name} must be comma-separated numbers, got {text!r}") from None
-
-
-def _views(text: str | None) -> tuple[str, ...] | None:
-    return None if not text else tuple(v.strip() for v in text.split(",") if v.strip())
-
-
-def _config(protocol: str, *, views: str | None = None, symprec: float | None = None,
-            angle_tolerance: float = 5.0, tiling: str = "1,1,1", supercell: str = "1,1,1", score: str = "crystal_system",
-            merge: str | None = None, no_standardize: bool = False, no_cross_check: bool = False,
-            cartesian_merge: bool = False, **opts):
-    """The ``CertifyConfig`` of a command's options, by keyword (each setting routed to its part by
-    ``CertifyConfig``'s flat-name shorthand). The options named here are translated (text parsed, ``--no-*``
-    flags turned round, τ = ``--symprec``, one angle tolerance for spglib/moyopy and the standardisation);
-    ``opts`` are options named as the parts' settings (delta, pairs, truth, sigma, sigma_unit, seed, occlusion,
-    observe, min_pixels, cross_check_angle, margin, molecule_scale). A bad value is a ``BadParameter``."""
-    from viewcert.certify import CertifyConfig
-    from viewcert.errors import ViewcertError
+def _usage(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` of ``api.certification``; its bad value a usage error (``Invalid value: ...``)."""
+    from viewcert.errors import InputError
 
     try:
-        return CertifyConfig(protocol=protocol, views=_views(views), tau=symprec, angle_tolerance=angle_tolerance,
-                             std_angle_tolerance=angle_tolerance, tiling=parse_tiling(tiling),
-                             supercell=parse_tiling(supercell), **_levels(score), merge=merge or None,
-                             standardize=not no_standardize, cross_check=not no_cross_check,
-                             periodic_merge=not cartesian_merge, **opts)
-    except ViewcertError as exc:
-        raise typer.BadParameter(str(exc)) from None
+        return fn(*args, **kwargs)
+    except InputError as exc:
+        raise typer.BadParameter(exc.message) from None
+
+
+def _config(protocol, **options):
+    from viewcert.api.certification import certify_config
+
+    return _usage(certify_config, protocol, **options)
 
 
 def complex_spec(spec: str, ligand: str | None, pocket: float | None) -> str:
-    """INPUT with --ligand/--pocket folded into a ``complex:PATH#ligand=RES,pocket=Å`` spec (so the certificate
-    records them and verify re-reads the same molecule)."""
-    if ligand is None and pocket is None:
-        return spec
-    if not spec.startswith("complex:") or "#" in spec:
-        raise typer.BadParameter("--ligand/--pocket apply to a complex:PATH input without '#' options")
-    opts = [f"ligand={ligand}"] if ligand is not None else []
-    opts += [f"pocket={pocket:g}"] if pocket is not None else []
-    return f"{spec}#{','.join(opts)}"
+    from viewcert.api.certification import complex_spec as fold
 
-
-def label_spec(spec: str, columns: list[str] | None) -> str:
-    """INPUT with each --label-column folded in as ``#label=COLUMN[:LEVEL]`` (so the certificate records it)."""
-    if not columns:
-        return spec
-    from viewcert.certify.inputs import database_format
-
-    if database_format(spec) is None:
-        raise typer.BadParameter("--label-column applies to a database input (optimade:, gnome:, ase:, *.parquet, "
-                                 "*.db)")
-    opts = ",".join(f"label={c}" for c in columns)
-    return f"{spec}{',' if '#' in spec else '#'}{opts}"
+    return _usage(fold, spec, ligand, pocket)
 
 
 def certify_cmd(
@@ -162,78 +103,26 @@ def certify_cmd(
 
     Exit codes: 0 all items certified; 1 outputs written but some items unreadable/uncertifiable; 2 bad
     input or option, or a resource limit (``viewcert --help`` lists the --max-* options)."""
+    from viewcert.api.certification import certify, label_spec, views_of
     from viewcert.cameras.protocol_files import is_protocol_file
     from viewcert.cameras.resolve import resolve
     from viewcert.certify.config import check_protocol_spec
-    from viewcert.certify.evaluate import check_placements
-    from viewcert.certify.records import view_certificate
-    from viewcert.certify.run import certify, certify_streamed, prepared, summary_text, use_item_table
-    from viewcert.cli.options import check_out, current_limits
-    from viewcert.io.outputs import claimed
+    from viewcert.cli.options import current_limits, progress
 
     # a protocol file is read once, here (the config takes the resolved value); a bad one is one line, exit 2
     # (names are checked by the limits)
     given = resolve(protocol) if is_protocol_file(protocol) else protocol
     if is_protocol_file(protocol):
-        check_protocol_spec(given.select(_views(views)).spec)
+        check_protocol_spec(given.select(views_of(views)).spec)
     cfg = _config(given, views=views, symprec=symprec, angle_tolerance=angle_tolerance, tiling=tiling,
-                  supercell=supercell, score=score, merge=merge, no_standardize=no_standardize,
-                  no_cross_check=no_cross_check, cartesian_merge=cartesian_merge, delta=delta, pairs=pairs,
+                  supercell=supercell, score=score, merge=merge, standardize=not no_standardize,
+                  cross_check=not no_cross_check, cartesian_merge=cartesian_merge, delta=delta, pairs=pairs,
                   truth=truth, sigma=sigma, sigma_unit=sigma_unit, seed=seed, occlusion=occlusion, observe=observe,
                   min_pixels=min_pixels, cross_check_angle=cross_check_angle, margin=margin,
                   molecule_scale=molecule_scale)
-    limits = current_limits()
-
-    def before(dataset) -> None:  # after certify's one limits check, before any item is certified
-        items = dataset.with_limits(limits).items  # atoms checked as read (observations: when certified)
-        if not keep_going:
-            for it in items:
-                it.read()
-        check_placements(items, cfg)  # perspective positions: a camera inside a structure is exit 2, now
-
-    with claimed(check_out(out), "certify"):  # locked; a folder holding an export refused
-        spec = label_spec(complex_spec(input, ligand, pocket), label_column)
-        report = lambda line: echo(line, err=True)  # noqa: E731
-        dataset = prepared(spec, cfg, subset=subset, limits=limits, before=before)
-        got = certify_streamed(dataset, cfg, out, n_workers=workers, scheduler=scheduler, report=report) \
-            if use_item_table(dataset, item_table) else \
-            certify(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=plots, resume=resume,
-                    limits=limits, report=report)
-    if streamed(got, out):
-        return
-    cert = view_certificate(got)
-    echo(summary_text(cert), nl=False)
-    echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, "
-         f"{out / 'disagreements.csv'}" + (", plots" if plots and cert.summary.n else ""))
-    item_errors(cert.summary.errors or [])
-
-
-def streamed(cert: dict, out: Path) -> bool:
-    """Print a streamed certificate's summary (``certify.stream``; summary.txt) and its first item errors, then exit
-    1 when some items were errors; False for a JSON certificate."""
-    from viewcert.certify import stream
-    from viewcert.certify.records import TableHead
-    from viewcert.certify.run import error_line
-
-    head = TableHead.of(cert)
-    if head.format != stream.CERTIFICATE_FORMAT:
-        return False
-    echo((out / "summary.txt").read_text(), nl=False)
-    n = head.summary["n_errors"]
-    if n:
-        for it in stream.error_items(out, cert, limit=30):
-            echo(f"viewcert: item error: {error_line({'id': it.id, 'error': it.error})}", err=True, one_line=True)
-        echo(f"viewcert: {n} items could not be read or certified (every one in the item table); they are "
-             "reported apart and not counted in R1", err=True)
-        raise typer.Exit(1)
-    return True
-
-
-def item_errors(errors: list[dict]) -> None:
-    """A run's item errors through the one failure printer (``options.item_failures``)."""
-    from viewcert.certify.run import error_line
-
-    item_failures([error_line(e) for e in errors], note="reported apart and not counted in R1")
+    show(certify(_usage(label_spec, complex_spec(input, ligand, pocket), label_column), cfg, out, subset=subset,
+                 workers=workers, scheduler=scheduler, plots=plots, resume=resume, item_table=item_table,
+                 keep_going=keep_going, limits=current_limits(), progress=progress))
 
 
 def verify_cmd(
@@ -255,40 +144,11 @@ def verify_cmd(
     """Recompute CERT (any kind: crystal/molecule, transformation task, interaction) from its recorded inputs
     and settings; report every difference (exit 1 if any); a stale digest is one line, exit 2.
     The resource limits (``viewcert --max-*``) apply to what the certificate asks to recompute."""
-    from viewcert.certify.verify_table import is_table, read_received, verify_table
+    from viewcert.api.certification import verify
     from viewcert.cli.options import current_limits
 
-    limits = current_limits()
-    if cert.is_dir() and not cert.is_symlink() and (cert / "certificate.json").is_file():
-        cert = cert / "certificate.json"  # a certify output folder
-    data, sha = read_received(cert, limits)  # read once
-    if is_table(data):  # a streamed certificate: recomputed shard by shard beside its item table
-        rep = verify_table(cert, data, input_spec=input, n_workers=workers, scheduler=scheduler,
-                           inputs_root=inputs or Path.cwd(), limits=limits, allow_stale=allow_stale_certificate)
-    else:
-        rep = _verify_json(cert, data, sha, input, inputs, workers, scheduler, limits, allow_stale_certificate)
-    for line in rep.lines():
-        echo(line, one_line=True)  # a received certificate's ids and values cannot forge a report line
-    if not rep.ok:
-        raise typer.Exit(1)
-
-
-def _verify_json(cert: Path, data, sha: str, input, inputs, workers, scheduler, limits, allow_stale: bool):
-    """The report of a JSON certificate of any kind (a view certificate, an export's)."""
-    from viewcert.certify.records import receive_certificate
-    from viewcert.certify.trust import trusted_root
-    from viewcert.certify.verify import verify_certificate
-
-    got = receive_certificate(cert, limits=limits, allow_stale=allow_stale, data=data, sha256=sha)
-    if got.certificate.KIND == "view":
-        rep = verify_certificate(cert, input_spec=input, n_workers=workers, scheduler=scheduler,
-                                 inputs_root=inputs or Path.cwd(), limits=limits, received=got)
-    else:  # an export's certificate: recomputed by running the export again
-        from viewcert.benchmark.verify_export import verify_export  # lazy: start-up (the exporters)
-
-        rep = verify_export(got, Path(cert), input_spec=input, root=trusted_root(inputs or Path.cwd()),
-                            limits=limits)
-    return rep
+    show(verify(cert, input_spec=input, inputs=inputs, workers=workers, scheduler=scheduler, limits=current_limits(),
+                allow_stale=allow_stale_certificate))
 
 
 def sweep_cmd(
@@ -318,8 +178,9 @@ def sweep_cmd(
     out: Path = typer.Option(Path("out/sweep"), "--out", "-o", help="output folder"),
 ) -> None:
     """Design studies: view subsets, δ sweeps, noise sweeps, κ: CSV tables and plots in OUT."""
-    from viewcert.certify.sweep import SweepPlan, run_sweep
-    from viewcert.cli.options import check_out, current_limits
+    from viewcert.api.certification import floats, sweep
+    from viewcert.certify.sweep import SweepPlan
+    from viewcert.cli.options import current_limits, progress
 
     protocols = [p.strip() for p in protocol.split(",") if p.strip()]
     if not protocols:
@@ -330,21 +191,18 @@ def sweep_cmd(
     limits = current_limits()
     for name in protocols:
         cfg.with_(protocol=name).check_limits(limits)
-    sig = _floats(sigmas, "sigmas")
+    sig = _usage(floats, sigmas, "sigmas")
     if sig is not None and not all(s >= 0 and s == s and s != float("inf") for s in sig):
         raise typer.BadParameter(f"sigmas must be finite numbers ≥ 0, got {sigmas!r}", param_hint="--sigmas")
-    dl = _floats(deltas, "deltas")
+    dl = _usage(floats, deltas, "deltas")
     if dl is not None and not all(d > 0 and d != float("inf") for d in dl):
         raise typer.BadParameter(f"deltas must be finite numbers > 0 (Å), got {deltas!r}", param_hint="--deltas")
     if seeds < 1:
         raise typer.BadParameter(f"seeds must be ≥ 1, got {seeds}", param_hint="--seeds")
     plan = SweepPlan(protocols=tuple(protocols), subsets=subsets, deltas=tuple(dl or ()), sigmas=tuple(sig or ()),
                      sigma_unit=sigma_unit, seeds=seeds, tie_tau=tie_tau)
-    res = run_sweep(complex_spec(input, ligand, pocket), cfg, plan, subset=subset, n_workers=workers,
-                    scheduler=scheduler, out=check_out(out), report=lambda line: echo(line, err=True))
-    echo(res.text())
-    echo(f"wrote tables and plots to {out}")
-    item_errors(res.errors())
+    show(sweep(complex_spec(input, ligand, pocket), cfg, plan, out, subset=subset, workers=workers,
+               scheduler=scheduler, progress=progress))
 
 
 def register(app: typer.Typer) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from viewcert.cli.options import WORKERS_HELP, echo, guarded
+from viewcert.cli.options import WORKERS_HELP, echo, guarded, show
 
 
 def explore_cmd(
@@ -24,24 +24,12 @@ def explore_cmd(
     """Write a static site of FOLDER's certificate: an index filterable by outcome, one page per item with
     every view and its overlays (phantoms, hidden atoms, the δ* near miss), the summary and plots. Opens from
     file:// (no server, no network); --serve runs a local server instead of opening the file."""
-    from viewcert.errors import InputError
-    from viewcert.explore import write_site
-    from viewcert.io.confine import trusted_root
-    from viewcert.io.outputs import claimed
-    from viewcert.parallel import default_workers
+    from viewcert.api.site import explore
 
-    root = trusted_root(Path.cwd() if inputs is None else inputs)  # one line, exit 2, when not a folder
-    if ladder is not None:
-        trusted_root(ladder)
-    site = out if out is not None else Path(folder) / "explore"  # a symlink planted there: refused (io.confine)
-    if not Path(folder).is_dir():
-        raise InputError("not a folder", source=str(folder))
-    with claimed(site, "site"):  # locked; a folder holding an export or a certify output refused
-        index = write_site(folder, site, workers=workers or default_workers(), inputs=root,
-                           ladder=ladder)
-    echo(f"wrote {index}")
+    index = explore(folder, out, workers=workers, inputs=inputs, ladder=ladder)
+    show(index)
     if serve:
-        serve_site(index.parent, port)
+        serve_site(index.value.parent, port)
 
 
 def serve_site(site: Path, port: int) -> None:

@@ -15,7 +15,7 @@ import typer
 import typer.core
 
 from viewcert import defaults
-from viewcert.cli.options import EXIT_INPUT, SESSION, echo, guarded, item_failures, one_line, safe_console
+from viewcert.cli.options import EXIT_INPUT, SESSION, echo, guarded, one_line
 
 
 class GuardedTyper(typer.Typer):
@@ -161,28 +161,11 @@ def observe(
     out: Path = typer.Option(Path("out"), "--out", "-o", help="output folder"),
 ) -> None:
     """Project structures through a protocol and write per-view observations (JSON) under OUT/observations."""
-    from rich.table import Table
+    from viewcert.api.main import observe as observe_job
+    from viewcert.cli.options import check_out, current_limits, parse_tiling, show
 
-    from viewcert.cli.main_job import observe_sample
-    from viewcert.cli.options import check_out, current_limits, parse_tiling
-
-    limits = current_limits()
-    t = parse_tiling(tiling)
-    limits.check_tiling(t)
-    limits.check_protocol_name(protocol)
-    structures, failed = _load(source, limits)
-    rows = observe_sample(structures, check_out(out), protocol_name=protocol, tiling=t, limits=limits)
-    table = Table(title=f"observations: {source} through {protocol} (tiling {tiling})")
-    for col in ("id", "formula", "kind", "atoms", "points per view", "zone-axis views"):
-        table.add_column(col)
-    for r in rows:
-        table.add_row(
-            r.identifier, r.formula, "crystal" if r.periodic else "molecule", str(r.n_atoms),
-            " ".join(map(str, r.points_per_view)), ",".join(r.zone_axis_views) or "-",
-        )
-    safe_console().print(table)
-    echo(f"wrote {len(rows)} observation files to {out / 'observations'}")
-    item_failures(failed)
+    parse_tiling(tiling)  # a bad value: a usage error
+    show(observe_job(source, check_out(out), protocol=protocol, tiling=tiling, limits=current_limits()))
 
 
 @app.command()
@@ -194,38 +177,10 @@ def run(
     """The main job on built-in data (what ``make run`` calls): observations of the built-in sample, the
     certified render ceiling of the built-in prototypes under render-ceiling-5 (δ = τ = 0.01 Å), and a
     gallery contact sheet, and the certificate's explorer (out/explore/index.html)."""
-    from viewcert.cli.warmup import prestage
+    from viewcert.api.main import main_job
+    from viewcert.cli.options import progress, show
 
-    # a cold numba cache (a fresh install): the oracle's and the renderer's kernels compile side by side first,
-    # before the imports below (some of their modules compile kernels with explicit signatures at import)
-    if prestage("main-job", lambda line: echo(line, err=True)):
-        echo("viewcert: first run — compiled the oracle's and the renderer's kernels side by side (cached)", err=True)
-    from viewcert.benchmark.gallery import write_gallery
-    from viewcert.certify import CertifyConfig
-    from viewcert.certify.run import certify, summary_text
-    from viewcert.explore import write_site
-    observe("builtin:sample", "render-ceiling-5", "1,1,1", out)
-    cert = certify("builtin:prototypes", CertifyConfig(protocol="render-ceiling-5"), out=out, n_workers=workers)
-    echo(summary_text(cert), nl=False)
-    gallery = write_gallery(out / "gallery.png")
-    site = write_site(out, out / "explore")  # the certificate's explorer (viewcert explore OUT)
-    echo(f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, plots, {gallery} and the explorer {site}")
-
-
-def _load(source: str, limits):
-    """(structures that could be read, one line per item that could not)."""
-    from viewcert.certify.inputs import load_input
-    from viewcert.cli.options import one_line
-    from viewcert.errors import ViewcertError
-
-    good, failed = [], []
-    for it in load_input(source, subset="all" if not source.startswith("builtin:") else "eval").with_limits(
-            limits).items:
-        try:
-            good.append(it.read())
-        except (ViewcertError, ValueError, OSError) as exc:
-            failed.append(f"item {it.id}: {one_line(exc)}")
-    return good, failed
+    show(main_job(out, workers=workers, progress=progress))
 
 
 def _mount_subcommands() -> None:

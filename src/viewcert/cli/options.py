@@ -6,15 +6,14 @@ import contextlib
 import contextvars
 import functools
 import os
-import re
 import sys
 import warnings
-from pathlib import Path
 
 import typer
 import typer.exceptions
 
-from viewcert.errors import InputError, ViewcertError
+from viewcert.api.report import check_out, one_line  # noqa: F401 - check_out: the commands read it here
+from viewcert.errors import InputError
 from viewcert.limits import DEFAULT_LIMITS, Limits, active_limits, set_active_limits
 from viewcert.sanitize import console_text
 
@@ -72,14 +71,40 @@ def _end_session() -> None:
     set_active_limits(DEFAULT_LIMITS)
 
 
-def item_failures(lines: list[str], *, note: str = "reported apart") -> None:
+def item_failures(lines, *, note: str = "(reported apart)", n: int | None = None) -> None:
     """The one failure printer of a run that wrote everything else: each item that could not be read or
-    certified, one line on stderr (``viewcert: item error: ...``), then the count and ``note``; exit 1."""
-    if lines:
+    certified, one line on stderr (``viewcert: item error: ...``), then the count (``n``, default the lines)
+    and ``note``; exit 1."""
+    n = len(lines) if n is None else n
+    if n:
         for line in lines:
             echo(f"viewcert: item error: {line}", err=True, one_line=True)
-        echo(f"viewcert: {len(lines)} items could not be read or certified ({note})", err=True)
+        echo(f"viewcert: {n} items could not be read or certified {note}", err=True)
         raise typer.Exit(EXIT_ITEMS)
+
+
+def show(report) -> None:
+    """Print a library report (``viewcert.api.report.Report``): its lines and tables in order (received text
+    escaped), then its item failures (exit 1), then exit with its status when that is not 0."""
+    from viewcert.api.report import Table, rich_table
+
+    console = None
+    for b in report.blocks:
+        if isinstance(b, Table) or b.console:
+            console = console or safe_console(**({"width": report.width} if report.width else {}))
+            console.print(rich_table(b) if isinstance(b, Table) else b.text)
+        elif b.colour:
+            typer.secho(console_text(b.text, keep_newlines=False), err=b.err, fg=b.colour)
+        else:
+            echo(b.text, err=b.err, nl=b.nl, one_line=b.one_line)
+    item_failures(report.failures, note=report.note, n=report.n_failures)
+    if report.exit_code:
+        raise typer.Exit(report.exit_code)
+
+
+def progress(line: str) -> None:
+    """A library job's progress line, on stderr."""
+    echo(line, err=True)
 
 
 def echo(text: object = "", *, err: bool = False, nl: bool = True, one_line: bool = False) -> None:
@@ -129,36 +154,11 @@ def current_limits() -> Limits:
     return (SESSION.get() or {}).get("limits") or active_limits()
 
 
-def one_line(exc: BaseException) -> str:
-    """An exception as one line: the message of a viewcert error; type, file and message otherwise."""
-    if isinstance(exc, OSError) and exc.strerror:
-        text = f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
-    elif isinstance(exc, ViewcertError):
-        text = str(exc)
-    else:
-        text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        if isinstance(exc, (KeyError, IndexError, AttributeError, TypeError)):
-            text += " (unexpected; rerun with --debug and report it)"
-    text = console_text(" ".join(text.split()), keep_newlines=False)
-    return text[:400] + (" ..." if len(text) > 400 else "")
-
-
-def check_out(out: Path, *, option: str = "--out") -> Path:
-    """``out`` must be a folder or not exist yet (it is created)."""
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"{out} exists and is not a folder", field=option)
-    return out
-
-
 def parse_tiling(text: str) -> tuple[int, int, int]:
-    parts = [p for p in re.split(r"[,x×\s]+", text.strip()) if p]
-    if len(parts) == 1:
-        parts = parts * 3
+    """``--tiling``: 2,2,2 or 2x2x2 (a bad value is a usage error)."""
+    from viewcert.api.report import parse_tiling as parse
+
     try:
-        t = tuple(int(p) for p in parts)
-    except ValueError:
-        raise typer.BadParameter(f"tiling must be like 2,2,2 or 2x2x2, got {text!r}") from None
-    if len(t) != 3 or min(t) < 1:
-        raise typer.BadParameter(f"tiling must be three positive integers, got {text!r}")
-    return t  # type: ignore[return-value]
+        return parse(text)
+    except InputError as exc:
+        raise typer.BadParameter(exc.message) from None

@@ -12,7 +12,7 @@ presence cannot tell a first run from a later one.
 ``interpreted`` runs a kernel's Python body with only some of the kernels below it compiled: numba compiles
 a kernel together with every kernel it calls, on one core, so two processes that each run the oracle's batch
 kernel this way, each compiling one half of its stages, fill the cache with the stages in half the time;
-the batch kernel compiled afterwards loads them (``viewcert.cli.warmup.prestage``).
+the batch kernel compiled afterwards loads them (``viewcert.api.prestage.prestage``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,187 @@
+"""Certify a structure source (``viewcert certify``), recompute a certificate (``viewcert verify``) and run
+design sweeps (``viewcert sweep``), each returning its report: the summary, the files written and the items that
+could not be read or certified (reported apart, not counted in R1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from viewcert import defaults
+from viewcert.api.report import Line, Report, check_out, parse_tiling
+from viewcert.certify import CertifyConfig, stream
+from viewcert.certify.evaluate import check_placements
+from viewcert.certify.inputs import database_format
+from viewcert.certify.molecule import MOLECULE_LEVELS
+from viewcert.certify.records import TableHead, receive_certificate, view_certificate
+from viewcert.certify.run import certify as run_certification
+from viewcert.certify.run import certify_streamed, error_line, prepared, summary_text, use_item_table
+from viewcert.certify.sweep import run_sweep
+from viewcert.certify.trust import trusted_root
+from viewcert.certify.verify import verify_certificate
+from viewcert.certify.verify_table import is_table, read_received, verify_table
+from viewcert.errors import InputError, ViewcertError, did_you_mean
+from viewcert.io.outputs import claimed
+from viewcert.limits import Limits, active_limits
+from viewcert.symmetry.labels import LEVELS
+
+NOT_IN_R1 = "(reported apart and not counted in R1)"
+
+
+def levels(score: str) -> dict:
+    """Levels R1 scores, comma-separated (``-`` or ``_``): crystal levels (the first is the crystals' headline)
+    and molecule levels (default: all), as ``CertifyConfig`` settings; InputError for an unknown level."""
+    names = [x.strip().lower().replace("-", "_") for x in str(score).split(",") if x.strip()]  # one vocabulary:
+    # crystal-system and crystal_system are one level, shown as the levels are written (crystal_system)
+    bad = [x for x in names if x not in LEVELS and x not in MOLECULE_LEVELS]
+    if bad or not names:
+        hint = did_you_mean(bad[0], LEVELS + MOLECULE_LEVELS) if bad else ""
+        raise InputError(f"--score: unknown level(s) {', '.join(bad) or repr(score)}{hint}; {defaults.LEVEL_HELP}")
+    crystal = [x for x in names if x in LEVELS]
+    mol = [x for x in names if x in MOLECULE_LEVELS]
+    out: dict = {"score": crystal[0] if crystal else "crystal_system"}
+    if mol and (len(names) > 1 or not crystal):  # "--score point_group" alone keeps the crystal meaning
+        out["molecule_levels"] = tuple(mol)
+    return out
+
+
+def floats(text: str | None, name: str) -> list[float] | None:
+    """Comma-separated numbers (None when empty); InputError otherwise."""
+    if text is None or text.strip() == "":
+        return None
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise InputError(f"{name} must be comma-separated numbers, got {text!r}") from None
+
+
+def views_of(text: str | None) -> tuple[str, ...] | None:
+    """Comma-separated view names (None when empty)."""
+    return None if not text else tuple(v.strip() for v in text.split(",") if v.strip())
+
+
+def certify_config(protocol, *, views: str | None = None, symprec: float | None = None, angle_tolerance: float = 5.0,
+                   tiling: str = "1,1,1", supercell: str = "1,1,1", score: str = "crystal_system",
+                   standardize: bool = True, cross_check: bool = True, cartesian_merge: bool = False,
+                   **opts) -> CertifyConfig:
+    """The ``CertifyConfig`` of the command's text options, by keyword (each setting routed to its part by
+    ``CertifyConfig``'s flat-name shorthand): view names and cell repetitions as text, τ = ``symprec`` (Å,
+    default δ), one angle tolerance (degrees) for spglib/moyopy and the standardisation; ``opts`` are named as the
+    parts' settings (delta, pairs, merge, truth, sigma, sigma_unit, seed, occlusion, observe, min_pixels,
+    cross_check_angle, margin, molecule_scale). A bad value is an InputError."""
+    parsed = dict(views=views_of(views), tiling=parse_tiling(tiling), supercell=parse_tiling(supercell),
+                  **levels(score))
+    try:
+        return CertifyConfig(protocol=protocol, tau=symprec, angle_tolerance=angle_tolerance,
+                             std_angle_tolerance=angle_tolerance, standardize=standardize, cross_check=cross_check,
+                             periodic_merge=not cartesian_merge, **parsed, **{**opts, "merge": opts.get("merge") or None})
+    except ViewcertError as exc:
+        raise InputError(str(exc)) from None
+
+
+def complex_spec(spec: str, ligand: str | None, pocket: float | None) -> str:
+    """INPUT with a ligand name and a pocket radius (Å) folded into a ``complex:PATH#ligand=RES,pocket=Å`` spec (so
+    the certificate records them and verify re-reads the same molecule)."""
+    if ligand is None and pocket is None:
+        return spec
+    if not spec.startswith("complex:") or "#" in spec:
+        raise InputError("--ligand/--pocket apply to a complex:PATH input without '#' options")
+    opts = [f"ligand={ligand}"] if ligand is not None else []
+    opts += [f"pocket={pocket:g}"] if pocket is not None else []
+    return f"{spec}#{','.join(opts)}"
+
+
+def label_spec(spec: str, columns: list[str] | None) -> str:
+    """INPUT with each published-label column folded in as ``#label=COLUMN[:LEVEL]`` (so the certificate records
+    it); only a database input has columns."""
+    if not columns:
+        return spec
+    if database_format(spec) is None:
+        raise InputError("--label-column applies to a database input (optimade:, gnome:, ase:, *.parquet, *.db)")
+    opts = ",".join(f"label={c}" for c in columns)
+    return f"{spec}{',' if '#' in spec else '#'}{opts}"
+
+
+def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: str | Path = "out", *,
+            subset: str = "eval", workers: int | None = None, scheduler: str | None = None, plots: bool = True,
+            resume: bool = True, item_table: bool | None = None, keep_going: bool = True,
+            limits: Limits | None = None, progress: Callable[[str], None] | None = None) -> Report:
+    """Certify the render ceiling R1 of ``input_spec`` (a folder of structure files, a file, the study layout, a
+    database, ``builtin:prototypes``) under ``config`` (protocol, δ and τ in Å, observation model, levels;
+    default ``CertifyConfig()``) and write certificate.json, items.csv, summary.txt and plots into ``out``.
+    ``item_table``: a sharded Parquet item table beside a small certificate.json (default: above 50,000 items);
+    ``keep_going=False`` reads every item first and stops at the first unreadable one. The report's value: the
+    certificate (a typed view certificate, or the streamed certificate's dict)."""
+    cfg, limits = config or CertifyConfig(), limits or active_limits()
+    out = Path(out)
+
+    def before(dataset) -> None:  # after certify's one limits check, before any item is certified
+        items = dataset.with_limits(limits).items  # atoms checked as read (observations: when certified)
+        if not keep_going:
+            for it in items:
+                it.read()
+        check_placements(items, cfg)  # perspective positions: a camera inside a structure is exit 2, now
+
+    with claimed(check_out(out), "certify"):  # locked; a folder holding an export refused
+        dataset = prepared(str(input_spec), cfg, subset=subset, limits=limits, before=before)
+        got = certify_streamed(dataset, cfg, out, n_workers=workers, scheduler=scheduler, report=progress) \
+            if use_item_table(dataset, item_table) else \
+            run_certification(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=plots,
+                              resume=resume, limits=limits, report=progress)
+    head = TableHead.of(got)
+    if head.format == stream.CERTIFICATE_FORMAT:  # the streamed certificate: its summary.txt, first item errors
+        n = head.summary["n_errors"]
+        return Report((Line((out / "summary.txt").read_text(), nl=False),), failures=tuple(
+            error_line({"id": it.id, "error": it.error}) for it in stream.error_items(out, got, limit=30)) if n else (),
+            n_failures=n, note="(every one in the item table); they are reported apart and not counted in R1",
+            value=got)
+    cert = view_certificate(got)
+    return Report((Line(summary_text(cert), nl=False), Line(
+        f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, {out / 'disagreements.csv'}"
+        + (", plots" if plots and cert.summary.n else ""))),
+        failures=tuple(error_line(e) for e in cert.summary.errors or []), note=NOT_IN_R1, value=cert)
+
+
+def verify(cert: str | Path, *, input_spec: str | None = None, inputs: str | Path | None = None,
+           workers: int | None = None, scheduler: str | None = None, limits: Limits | None = None,
+           allow_stale: bool = False) -> Report:
+    """Recompute a certificate (any kind: crystal/molecule, streamed, transformation task, interaction) from its
+    recorded inputs and settings; ``input_spec``: where the inputs are now; ``inputs``: the trusted folder every
+    path the certificate names must resolve inside (default: the current folder). The report lists every
+    difference and exits 1 if there is any; its value: the verification report."""
+    limits, root = limits or active_limits(), Path(inputs) if inputs is not None else Path.cwd()
+    cert = Path(cert)
+    if cert.is_dir() and not cert.is_symlink() and (cert / "certificate.json").is_file():
+        cert = cert / "certificate.json"  # a certify output folder
+    data, sha = read_received(cert, limits)  # read once
+    if is_table(data):  # a streamed certificate: recomputed shard by shard beside its item table
+        rep = verify_table(cert, data, input_spec=input_spec, n_workers=workers, scheduler=scheduler,
+                           inputs_root=root, limits=limits, allow_stale=allow_stale)
+    else:
+        rep = _verify_json(cert, data, sha, input_spec, root, workers, scheduler, limits, allow_stale)
+    # one_line: a received certificate's ids and values cannot forge a report line
+    return Report(tuple(Line(x, one_line=True) for x in rep.lines()), exit_code=0 if rep.ok else 1, value=rep)
+
+
+def _verify_json(cert: Path, data, sha: str, input_spec, root: Path, workers, scheduler, limits, allow_stale: bool):
+    """The report of a JSON certificate of any kind (a view certificate, an export's)."""
+    from viewcert.benchmark.verify_export import verify_export  # lazy: start-up (the exporters)
+
+    got = receive_certificate(cert, limits=limits, allow_stale=allow_stale, data=data, sha256=sha)
+    if got.certificate.KIND == "view":
+        return verify_certificate(cert, input_spec=input_spec, n_workers=workers, scheduler=scheduler,
+                                  inputs_root=root, limits=limits, received=got)
+    # an export's certificate: recomputed by running the export again
+    return verify_export(got, Path(cert), input_spec=input_spec, root=trusted_root(root), limits=limits)
+
+
+def sweep(input_spec: str, config: CertifyConfig, plan, out: str | Path = "out/sweep", *, subset: str = "eval",
+          workers: int | None = None, scheduler: str | None = None,
+          progress: Callable[[str], None] | None = None) -> Report:
+    """Design studies (``certify.sweep.SweepPlan``: view subsets, δ sweeps in Å, noise sweeps, κ) of
+    ``input_spec`` from the base ``config``: CSV tables and plots in ``out``. The report's value: the results."""
+    res = run_sweep(input_spec, config, plan, subset=subset, n_workers=workers, scheduler=scheduler,
+                    out=check_out(out), report=progress)
+    return Report((Line(res.text()), Line(f"wrote tables and plots to {out}")),
+                  failures=tuple(error_line(e) for e in res.errors()), note=NOT_IN_R1, value=res)

@@ -1,0 +1,30 @@
+"""The explorer of a certificate (``viewcert explore``): a static site of its items, views, phantoms and labels,
+written into a folder that opens from ``file://``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from viewcert.api.report import Line, Report
+from viewcert.errors import InputError
+from viewcert.explore import write_site
+from viewcert.io.confine import trusted_root
+from viewcert.io.outputs import claimed
+from viewcert.parallel import default_workers
+
+
+def explore(folder: str | Path, out: str | Path | None = None, *, workers: int | None = None,
+            inputs: str | Path | None = None, ladder: str | Path | None = None) -> Report:
+    """Write the site of ``folder``'s certificate (a certify output or an export) into ``out`` (default
+    ``FOLDER/explore``): an index filterable by outcome, one page per item with every view and its overlays.
+    ``inputs``: the trusted folder the certificate's inputs are read inside (default: the current folder);
+    ``ladder``: a ladder output whose answers each item page shows. The report's value: the index page's path."""
+    root = trusted_root(Path.cwd() if inputs is None else inputs)  # one line, exit 2, when not a folder
+    if ladder is not None:
+        trusted_root(ladder)
+    site = Path(out) if out is not None else Path(folder) / "explore"  # a symlink planted there: refused
+    if not Path(folder).is_dir():
+        raise InputError("not a folder", source=str(folder))
+    with claimed(site, "site"):  # locked; a folder holding an export or a certify output refused
+        index = write_site(folder, site, workers=workers or default_workers(), inputs=root, ladder=ladder)
+    return Report((Line(f"wrote {index}"),), value=index)

@@ -1,0 +1,281 @@
+"""Design views before rendering anything (``viewcert design | margin | occlusion``): choose K view directions
+maximising the uniqueness margin δ* (Å) and compare them with a protocol item by item, the margins of a
+protocol, and the occlusion of each of its views.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from viewcert.api.report import Line, Report, check_out
+from viewcert.errors import InputError
+
+
+@dataclass(frozen=True)
+class DesignSettings:
+    """What ``design`` searches: ``views`` K; views of ``keep_protocol`` to keep (comma-separated names);
+    candidate directions ``fibonacci-N``; the objective (both | worst | p5 | items | legibility) and, for
+    legibility, the entry weight (count | misi); ``target`` δ (Å) of the items objective; the margin kind (exact |
+    phantom); the largest κ of any view pair; the largest mean informative-occlusion fraction per view; the
+    distance from every zone axis (degrees); ``cap`` (Å: δ* above it counts as it); the spiral's turn seed; the
+    study layout's subset; the protocol compared with (``against``); a Pareto front (K = 2…6); the camera
+    (orthographic | perspective) and, for perspective, its distance (Å, 0 = framing rule), field of view
+    (degrees) and the δ (Å) at which the placed cameras are measured."""
+
+    views: int = 5
+    keep: str = ""
+    keep_protocol: str = "render-ceiling-5"
+    candidates: str = "fibonacci-48"
+    objective: str = "both"
+    weight: str = "count"
+    target: float = 0.05
+    margin: str = "exact"
+    kappa_max: float = 3.0
+    occlusion_budget: float = 0.2
+    zone_deg: float = 2.0
+    cap: float = 0.6
+    seed: int = 0
+    subset: str = "eval"
+    against: str = "render-ceiling-5"
+    pareto: bool = False
+    camera: str | None = None
+    distance: float = 0.0
+    fov: float = 30.0
+    check_delta: float = 0.01
+
+
+def cells(input_spec: str, subset: str = "eval", progress: Callable[[str], None] | None = None) -> tuple[list, list]:
+    """(ids, conventional standard cells) of ``input_spec``, standardised as ``certify`` does (0.01 Å, 5°); an
+    item that cannot be read is skipped with a line to ``progress``."""
+    from viewcert.certify import CertifyConfig  # lazy: loaded when the job runs
+    from viewcert.certify.evaluate import prepare  # lazy: loaded when the job runs
+    from viewcert.certify.inputs import load_input  # lazy: loaded when the job runs
+
+    ds = load_input(input_spec, subset=subset)
+    cfg = CertifyConfig()
+    ids, out = [], []
+    for item in ds.items:
+        p = prepare(item, cfg)
+        if p.cell is None:
+            if progress is not None:
+                progress(f"viewcert: skipped {item.id}: {p.error}")
+            continue
+        ids.append(item.id)
+        out.append(p.cell)
+    if not out:
+        raise InputError("no structure could be read", source=str(input_spec))
+    return ids, out
+
+
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    from viewcert.io.atomic import write_text_atomic  # lazy: loaded when the job runs
+    from viewcert.io.tables import dict_csv_text  # lazy: loaded when the job runs
+
+    write_text_atomic(path, dict_csv_text(rows))
+
+
+def design(input_spec: str, out: str | Path = "out/design", *, progress: Callable[[str], None] | None = None,
+           **settings) -> Report:
+    """Choose K view directions maximising the worst-case and 5th-percentile uniqueness margin δ* (Å) over the
+    structures of ``input_spec`` (``settings``: ``DesignSettings`` fields) and write ``out/protocol.toml``,
+    margins.csv, design.json, comparison.csv (against your protocol) and the plots; with camera perspective, a
+    pinhole along each direction; with objective legibility (``complex:PATH``), the views in which the
+    hydrogen-bond entries' labels are legible. The report's value: the design."""
+    from viewcert.cameras.resolve import resolve  # lazy: loaded when the job runs
+    from viewcert.design.designer import DesignConfig  # lazy: loaded when the job runs
+
+    st = DesignSettings(**settings)
+    camera = st.camera or "orthographic"
+    if camera not in ("orthographic", "perspective"):
+        raise InputError(f"must be orthographic or perspective, got {camera!r}", field="--camera")
+    m = re.fullmatch(r"fibonacci-(\d+)", st.candidates.strip())
+    if m is None:
+        raise InputError(f"--candidates must be fibonacci-N, got {st.candidates!r}", field="--candidates")
+    kept = ()
+    if st.keep.strip():
+        kept = resolve(st.keep_protocol).protocol.subset([k.strip() for k in st.keep.split(",") if k.strip()]).views
+    if st.objective == "legibility":
+        if camera != "orthographic" or st.pareto:
+            raise InputError("the legibility objective designs orthographic views only (no --pareto)",
+                             field="--objective")
+        return _legibility(input_spec, views=st.views, candidates=int(m.group(1)), kept=kept, weight=st.weight,
+                           out=Path(out))
+    cfg = DesignConfig(views=st.views, candidates=int(m.group(1)), objective=st.objective, kappa_max=st.kappa_max,
+                       occlusion_budget=st.occlusion_budget, zone_deg=st.zone_deg, cap=st.cap, seed=st.seed,
+                       keep=kept, margin=st.margin, target=st.target)
+    ids, cs = cells(input_spec, st.subset, progress)
+    if camera == "perspective" and (len(cs) != 1 or cs[0].is_periodic):
+        raise InputError(f"perspective positions need exactly one molecule, got {len(cs)} structures"
+                         + (" (periodic)" if cs[0].is_periodic else ""), field="--camera")
+    return _designed(input_spec, Path(out), ids, cs, cfg, st)
+
+
+def _designed(input_spec: str, out: Path, ids, cs, cfg, st: DesignSettings) -> Report:
+    """The directions designed, written (protocol, margins, design.json, comparison, plots) and reported."""
+    from viewcert.cameras.protocol_files import (  # lazy: loaded when the job runs
+        ProtocolSpec,
+        write_protocol_file,
+    )
+    from viewcert.cameras.resolve import resolve  # lazy: loaded when the job runs
+    from viewcert.design.designer import design_views  # lazy: loaded when the job runs
+    from viewcert.design.plots import delta_star_plot, stereographic_plot  # lazy: loaded when the job runs
+    from viewcert.io.atomic import write_text_atomic  # lazy: loaded when the job runs
+
+    camera = st.camera or "orthographic"
+    d = design_views(cs, cfg)
+    spec, measured = ProtocolSpec(d.protocol), None
+    if camera == "perspective":
+        spec, measured = _placed(d.protocol, cs[0], distance=st.distance, fov=st.fov, check_delta=st.check_delta)
+    out = check_out(out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_protocol_file(spec, out / "protocol.toml")
+    _write_csv(out / "margins.csv", [{"id": i, f"margin_{st.margin}": f"{v:.9g}"}
+                                     for i, v in zip(ids, d.delta_star, strict=True)])
+    cam = {"kind": camera, **({"fov_deg": st.fov, "distance_A": st.distance or "framing rule",
+                               "positions_A": [list(p) for p in spec.positions],
+                               "note": "directions chosen by the orthographic margin objective",
+                               "measured": measured}
+                              if camera == "perspective" else {})}
+    write_text_atomic(out / "design.json",
+                      json.dumps({"input": str(input_spec), **d.to_dict(), "camera": cam}, indent=1) + "\n")
+    base = resolve(st.against).protocol
+    base_values, compared = _compare(ids, cs, d, base, cfg, out)
+    stereographic_plot({d.protocol.name: d.protocol, base.name: base}, cs, out / "directions.png")
+    delta_star_plot({d.protocol.name: d.delta_star, base.name: base_values}, out / "delta_star.png", cap=st.cap)
+    said = [_pareto(cs, cfg, out)] if st.pareto else []
+    said += [Line(f"{d.protocol.name}: worst {st.margin} margin {_at_cap(d.worst, st.cap)}, 5th percentile "
+                  f"{_at_cap(d.p5, st.cap)} over {len(cs)} structures ({d.evaluations} view sets evaluated); views "
+                  f"{', '.join(v.name for v in d.protocol.views)}; wrote {out / 'protocol.toml'}"),
+             Line(compared, one_line=True)]
+    if measured is not None:
+        from viewcert.design.perspective import measure_line  # lazy: loaded when the job runs
+
+        said.append(Line("measured on the molecule (certify): " + "; ".join(
+            measure_line(measured[k]) for k in ("perspective", "orthographic"))))
+    return Report(tuple(said), value=d)
+
+
+def _at_cap(value: float, cap: float) -> str:
+    """A margin in Å, saying so when it sits at the search's ``--cap`` (then it is a lower bound)."""
+    return f"{value:.4f} Å" + (f" (at --cap {cap:g}: at least this)" if value >= cap - 1e-12 else "")
+
+
+def _compare(ids, cs, d, base, cfg, out: Path):
+    """The design against ``base`` item by item: writes comparison.csv; (the base's margins, one line)."""
+    import numpy as np
+
+    from viewcert.design.designer import protocol_margins  # lazy: loaded when the job runs
+
+    b = protocol_margins(cs, base, cfg)
+    diff = d.delta_star - b
+    _write_csv(out / "comparison.csv", [
+        {"id": i, f"{base.name}": f"{x:.9g}", f"{d.protocol.name}": f"{y:.9g}", "change": f"{y - x:+.9g}"}
+        for i, x, y in zip(ids, b, d.delta_star, strict=True)])
+    k = max(1, int(np.ceil(0.05 * len(b))))
+    return b, (f"against {base.name} ({len(base.views)} views): worst {_at_cap(float(b.min()), cfg.cap)} -> "
+         f"{_at_cap(d.worst, cfg.cap)}, 5th percentile {_at_cap(float(np.sort(b)[k - 1]), cfg.cap)} -> "
+         f"{_at_cap(d.p5, cfg.cap)}; per structure {int(np.sum(diff > 1e-9))} better, "
+         f"{int(np.sum(np.abs(diff) <= 1e-9))} the same, {int(np.sum(diff < -1e-9))} worse ({out / 'comparison.csv'})")
+
+
+def _legibility(input_spec: str, *, views: int, candidates: int, kept, weight: str, out: Path) -> Report:
+    """``design`` with objective legibility (viewcert.design.legibility): protocol.toml, design.json with the
+    coverage and the ceilings certified from the written file."""
+    from viewcert.cameras.protocol_files import write_protocol_file  # lazy: loaded when the job runs
+    from viewcert.design import legibility as lg  # lazy: loaded when the job runs
+    from viewcert.io.atomic import write_text_atomic  # lazy: loaded when the job runs
+
+    cfg = lg.LegibilityConfig(views=views, candidates=candidates, weight=weight, keep=tuple(kept))
+    truths = lg.complex_truths(input_spec)
+    d = lg.design_legibility(truths, cfg)
+    out = check_out(out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = write_protocol_file(d.spec(), out / "protocol.toml")
+    certified = lg.certified_ceilings(truths, path, cfg)
+    write_text_atomic(out / "design.json", json.dumps({"input": str(input_spec), **d.to_dict(),
+                                                       "certified_from_file": certified}, indent=1) + "\n")
+    c = d.checked
+    rendered = [r["rendered"]["ceiling"] for r in certified.values() if r["rendered"]["ceiling"] is not None]
+    mean = f"{sum(rendered) / len(rendered):.4f}" if rendered else "none (no bond)"
+    return Report((Line(
+        f"{d.protocol.name}: {c['entries_complete']}/{c['entries']} hydrogen-bond entries with every label legible, "
+        f"{c['needed_covered']}/{c['needed_labels']} needed labels, over {len(truths)} complex(es); as-rendered "
+        f"pocket-ligand ceiling {mean} (mean, from the file); wrote {out / 'protocol.toml'}"),), value=d)
+
+
+def _placed(protocol, cell, *, distance: float, fov: float, check_delta: float):
+    """(perspective spec, measured) of designed directions placed around one molecule: the search's objective
+    is orthographic, so say what the placed pinholes achieve, beside the same directions as orthographic
+    views, through certify's own pipeline."""
+    from viewcert.cameras.protocol_files import ProtocolSpec  # lazy: loaded when the job runs
+    from viewcert.design.perspective import measure, perspective_spec  # lazy: loaded when the job runs
+
+    spec = perspective_spec(protocol, cell, distance=distance or None, fov_deg=fov)
+    return spec, {"perspective": measure(spec, cell, delta=check_delta),
+                  "orthographic": measure(ProtocolSpec(protocol), cell, delta=check_delta)}
+
+
+def _pareto(cs, cfg, out: Path) -> Line:
+    from dataclasses import replace
+
+    from viewcert.cameras.protocols import get_protocol  # lazy: loaded when the job runs
+    from viewcert.design.designer import design_views  # lazy: loaded when the job runs
+    from viewcert.design.pareto import BASELINES, flat_row, protocol_row  # lazy: loaded when the job runs
+    from viewcert.io.atomic import write_text_atomic  # lazy: loaded when the job runs
+
+    protos = [design_views(cs, replace(cfg, views=k), name=f"designed-{k}").protocol
+              for k in range(max(2, len(cfg.keep)), 7)]
+    protos += [get_protocol(n) for n in BASELINES]
+    rows = [protocol_row(cs, p, cap=cfg.cap) for p in protos]
+    _write_csv(out / "pareto.csv", [flat_row(r) for r in rows])
+    write_text_atomic(out / "pareto.json", json.dumps({"config": cfg.to_dict(), "rows": rows, "protocols": {
+        p.name: p.to_dict() for p in protos}}, indent=1) + "\n")
+    return Line(f"wrote {out / 'pareto.csv'} ({len(rows)} protocols)")
+
+
+def margins(input_spec: str, out: str | Path = "out/margin", *, protocol: str = "render-ceiling-5",
+            subset: str = "eval", progress: Callable[[str], None] | None = None) -> Report:
+    """Uniqueness margin δ* (Å) per structure under ``protocol`` (``out/margins.csv`` with the near-miss tuple)
+    and its distribution plot. The report's value: the rows written."""
+    import numpy as np
+
+    from viewcert.cameras.resolve import resolve  # lazy: loaded when the job runs
+    from viewcert.design.plots import delta_star_plot  # lazy: loaded when the job runs
+    from viewcert.oracle.margin import uniqueness_margin  # lazy: loaded when the job runs
+
+    p = resolve(protocol).protocol
+    rots = np.array([v.rotation for v in p.views])
+    ids, cs = cells(input_spec, subset, progress)
+    rows = []
+    for i, s in zip(ids, cs, strict=True):
+        m = uniqueness_margin(s, rots)
+        rows.append({"id": i, "delta_star": f"{m.delta_star:.9g}", "bound": m.bound,
+                     "delta_exact": f"{m.delta_exact:.9g}", "d_min": f"{m.d_min:.9g}",
+                     "near_miss": "" if m.near_miss is None else " ".join(map(str, m.near_miss)),
+                     "near_miss_label": "" if m.label is None else m.label})
+    out = check_out(out)
+    out.mkdir(parents=True, exist_ok=True)
+    _write_csv(out / "margins.csv", rows)
+    v = np.array([float(r["delta_star"]) for r in rows])
+    delta_star_plot({p.name: v}, out / "delta_star.png")
+    return Report((Line(f"{p.name}: δ* min {v.min():.4f} Å, median {np.median(v):.4f} Å over {len(v)} structures; "
+                        f"wrote {out / 'margins.csv'}"),), value=rows)
+
+
+def occlusion(input_spec: str, *, protocol: str = "render-ceiling-5", subset: str = "eval",
+              progress: Callable[[str], None] | None = None) -> Report:
+    """Per view of ``protocol``: the mean occluded / redundant / informative fractions (the study's definitions,
+    2×2×2 drawn). The report's value: ``{view: {fraction: value}}``."""
+    from viewcert.cameras.resolve import resolve  # lazy: loaded when the job runs
+    from viewcert.design.occlusion import protocol_occlusion  # lazy: loaded when the job runs
+
+    p = resolve(protocol).protocol
+    _, cs = cells(input_spec, subset, progress)
+    table = protocol_occlusion(cs, p)
+    return Report((Line(f"{'view':<16} occluded  redundant  informative   ({len(cs)} structures, {p.name})"),) + tuple(
+        Line(f"{name:<16} {r['occluded']:.4f}    {r['redundant']:.4f}     {r['informative']:.4f}")
+        for name, r in table.items()), value=table)
