@@ -124,7 +124,10 @@ def test_markdown_links_the_same_counts(study_site):
     html_links = [h for h, _ in _links((study_site / "ladder" / "report.html").read_text()) if "item=" not in h]
     md_links = re.findall(r"\]\((\.\./explore/index\.html#[^)]*)\)", md)
     assert md_links and set(md_links) <= set(html_links)
-    assert len(md_links) == 32  # the ladder's count table: one link per arm
+    arms = [h for h in md_links if "#model=" in h]
+    statuses = [h for h in md_links if "#filter=status_" in h]
+    assert len(arms) == 32  # the ladder's count table: one link per arm
+    assert statuses and len(arms) + len(statuses) == len(md_links)  # and the item-status counts (their own test)
 
 
 def test_an_item_id_opens_its_page(study_site, browser_page):
