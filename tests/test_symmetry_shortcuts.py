@@ -2,11 +2,10 @@
 
 Shortcut 1 (rendered cell's label from the standardisation's dataset) is compared field by field with a
 fresh ``analyse_cell`` on the conventional cell for one e3 structure of each space group e3 holds (all 1,820 under
-`make bench`, marker ``bench``) and one structure of each of the 230 space groups (pyxtal, the recipes of tests/test_symmetry.py). Shortcut 2 (reconstruction's label from
-the rendered cell's) is exercised end to end: ``certify_item`` with ``label_shortcuts=True`` must give the
-same record as with ``label_shortcuts=False`` on one e3 structure per space group (every e3 structure under
-`make bench`), at δ = τ = 0.01 Å (all pairs) and at the
-study's δ = 0.15 Å first pair. ``same_cell`` (the guard of shortcut 2) is checked on hand-built cells.
+`make bench`, marker ``bench``) and one structure of each of the 230 space groups (pyxtal, the recipes of tests/test_symmetry.py). Both shortcuts
+end to end (the reuse switch ``label_shortcuts`` on and off, every certificate record byte for byte, on the 230
+space groups and e3) are tests/test_reuse_switch.py. ``same_cell`` (the guard of shortcut 2) is checked on
+hand-built cells.
 """
 
 from __future__ import annotations
@@ -121,42 +120,6 @@ def test_shortcut_1_equals_fresh_spglib_on_one_e3_structure_per_space_group(e3_o
 def test_shortcut_1_equals_fresh_spglib_on_all_1820_e3_structures(e3_cifs):
     bad = _shortcut_1_differences(e3_cifs)
     assert len(e3_cifs) == 1820 and not bad, bad[:5]
-
-
-KWS = [{"delta": 0.01, "tau": 0.01}, {"delta": 0.15, "tau": 0.01, "pairs": "first", "periodic_merge": False}]
-
-
-def _records_differ(items, kw) -> list[str]:
-    from viewcert.certify import CertifyConfig
-    from viewcert.certify.evaluate import certify_item
-
-    fast, full = CertifyConfig(**kw), CertifyConfig(**kw, label_shortcuts=False)
-    return [it.id for it in items if certify_item(it, fast) != certify_item(it, full)]
-
-
-@pytest.mark.shared_data
-@pytest.mark.parametrize("kw", KWS)
-def test_certify_records_identical_with_and_without_shortcuts_on_one_e3_per_space_group(
-        shared_data, e3_one_per_space_group, kw):
-    """The in-suite cover of the whole-set check below (`make bench`): one structure of each e3 space group."""
-    from viewcert.certify.inputs import load_input
-
-    items = [it for it in load_input(shared_data / "data" / "e3", subset="all").items
-             if it.id in e3_one_per_space_group]
-    assert len(items) == len(e3_one_per_space_group)
-    differ = _records_differ(items, kw)
-    assert not differ, differ[:10]
-
-
-@pytest.mark.shared_data
-@pytest.mark.bench
-@pytest.mark.parametrize("kw", KWS)
-def test_certify_records_identical_with_and_without_shortcuts_on_all_e3(shared_data, kw):
-    from viewcert.certify.inputs import load_input
-
-    items = load_input(shared_data / "data" / "e3", subset="all").items
-    differ = _records_differ(items, kw)
-    assert len(items) == 1820 and not differ, differ[:10]
 
 
 def test_with_provenance_is_the_validated_structure_under_a_new_provenance():

@@ -90,7 +90,7 @@ class SymmetrySettings:
     cross_check: bool = True
     cross_check_angle: bool = False
     cross_check_reconstruction: bool = False
-    label_shortcuts: bool = True
+    label_shortcuts: bool = True  # the spglib-reuse switch (shortcuts.label_cell); False: spglib on every cell
 
     def __post_init__(self) -> None:
         if self.tau is not None:
@@ -226,7 +226,8 @@ class CertifyConfig:
     repetition of the standardized cell as if it were the cell (the study's tiled arm); ``tiling`` instead
     observes the tiles of the one cell. observe: "ideal", "visible" (atoms with at least ``min_pixels`` visible
     pixels in the rendered atom-ID buffer) or "pixel-centroid" (a perfect detector). label_shortcuts:
-    ``viewcert.symmetry.shortcuts``. margin: record each item's uniqueness margin δ* (Å; ``viewcert.oracle.margin``;
+    the spglib-reuse switch (``viewcert.symmetry.shortcuts.label_cell``, the one place that decides; False calls
+    spglib on every cell; the records are the same either way, tests/test_reuse_switch.py). margin: record each item's uniqueness margin δ* (Å; ``viewcert.oracle.margin``;
     perspective protocols record that δ* is not defined for them). protocol: a perspective protocol certifies
     through pinhole cameras (``viewcert.cameras.placement``) placed at the file's positions or framed on the
     drawn points; its own fov and image size set the focal length. The protocol is resolved once, here

@@ -52,7 +52,7 @@ from viewcert.oracle.triangulate import reconstruct, reconstruct_batch
 from viewcert.render.visibility import observe_as
 from viewcert.structures import Structure
 from viewcert.symmetry import shortcuts
-from viewcert.symmetry.labels import LEVELS, SymmetryCheck, analyse_cell
+from viewcert.symmetry.labels import LEVELS, SymmetryCheck
 from viewcert.symmetry.standardize import conventional_standard_cell, standardize_with_dataset
 
 REASON_ORDER = ("error", "oracle_failed", "phantoms", "missing_atoms", "symmetry_changed", "symmetry_raised",
@@ -156,20 +156,14 @@ class Prepared:
     inputs: dict[tuple, SymmetryCheck] = field(default_factory=dict)
 
     def rendered_check(self, cfg: CertifyConfig) -> SymmetryCheck | None:
+        """Labels of the rendered cell (``shortcuts.label_cell``: spglib's label from the standardisation's
+        dataset where its guard holds and ``cfg.symmetry.label_shortcuts``); None for a molecule."""
         if self.cell is None or not self.cell.is_periodic:
             return None
         key = _label_key(cfg)
         if key not in self.rendered:
-            sym = cfg.symmetry
-            std = self.std if sym.label_shortcuts else None
-            c = self.cell
-            chk = shortcuts.rendered_check(c.lattice, c.frac_coords, c.numbers, std, symprec=sym.tau,
-                                           angle_tolerance=sym.angle_tolerance, cross_check=sym.cross_check,
-                                           moyo_angle_tolerance=_moyo_angle(cfg))
-            if shortcuts.applies(std, symprec=sym.tau, angle_tolerance=sym.angle_tolerance) and shortcuts.doubtful(
-                    chk, self.input_check(cfg), c.lattice):  # in doubt: a fresh spglib call decides
-                chk = shortcuts.confirm(chk, c.lattice, c.frac_coords, c.numbers)
-            self.rendered[key] = chk
+            c, src = self.cell, shortcuts.Reuse(self.std, conventional=True, input_check=self.input_check(cfg))
+            self.rendered[key] = shortcuts.label_cell(c.lattice, c.frac_coords, c.numbers, src, **_label_options(cfg))
         return self.rendered[key]
 
     def input_check(self, cfg: CertifyConfig) -> SymmetryCheck | None:
@@ -180,12 +174,9 @@ class Prepared:
             return None
         key = _label_key(cfg)
         if key not in self.inputs:
-            sym = cfg.symmetry
-            src, std = self.source, self.source_std if sym.label_shortcuts else None
-            self.inputs[key] = shortcuts.rendered_check(src.lattice, src.frac_coords, src.numbers, std,
-                                                        symprec=sym.tau, angle_tolerance=sym.angle_tolerance,
-                                                        cross_check=sym.cross_check,
-                                                        moyo_angle_tolerance=_moyo_angle(cfg))
+            src = self.source
+            self.inputs[key] = shortcuts.label_cell(src.lattice, src.frac_coords, src.numbers,
+                                                    shortcuts.Reuse(self.source_std), **_label_options(cfg))
         return self.inputs[key]
 
 
@@ -193,6 +184,16 @@ def _label_key(cfg: CertifyConfig) -> tuple:
     """The settings a cell's labels depend on (``Prepared``'s caches)."""
     sym = cfg.symmetry
     return sym.tau, sym.angle_tolerance, sym.cross_check, sym.cross_check_angle, sym.label_shortcuts
+
+
+def _label_options(cfg: CertifyConfig, *, reconstruction: bool = False) -> dict:
+    """``shortcuts.label_cell``'s settings under ``cfg``: the reuse switch (``label_shortcuts``), τ (Å), the
+    angle tolerance (°) and the moyopy cross-check (on a reconstruction only with
+    ``cross_check_reconstruction``)."""
+    sym = cfg.symmetry
+    return {"reuse": sym.label_shortcuts, "symprec": sym.tau, "angle_tolerance": sym.angle_tolerance,
+            "cross_check": sym.cross_check and (sym.cross_check_reconstruction or not reconstruction),
+            "moyo_angle_tolerance": _moyo_angle(cfg)}
 
 
 def symmetry_raised(input_check: SymmetryCheck | None, rendered: SymmetryCheck | None) -> dict | None:
@@ -244,20 +245,45 @@ def _error_record(item: Item, stage_msg: str) -> dict:
     return rec
 
 
-def evaluate(prep: Prepared, cfg: CertifyConfig, staged: tuple | None = None) -> ItemOutcome:
-    """One item's outcome under ``cfg`` (its ``to_dict`` is the certificate's record, fixed float formatting).
-    ``staged``: this item's (cameras, observations, reconstruction, phantom report) as :func:`views_of` makes
-    them and the reconstruction's labels (``_reconstruction_check``), already computed by the batch path
-    (:func:`certify_items`)."""
-    item = prep.item
+@dataclass(frozen=True)
+class Staged:
+    """One item's values from the evaluator's stages (:func:`evaluate_all`), after its labels: the cameras,
+    the observations, the reconstruction (``oracle.reconstruct`` at δ), its phantom report against the rendered
+    cell, whether the views are independent, the record's camera positions (perspective protocols; else empty)
+    and the reconstruction's labels (``_reconstruction_check``; None for a molecule)."""
+
+    cameras: tuple
+    observations: object
+    reconstruction: object
+    phantoms: object
+    independent: bool
+    positions: dict
+    reconstruction_check: SymmetryCheck | None
+
+
+def evaluate(prep: Prepared, cfg: CertifyConfig) -> ItemOutcome:
+    """One item's outcome under ``cfg`` (its ``to_dict`` is the certificate's record, fixed float formatting):
+    :func:`evaluate_all` of a batch of one."""
+    return evaluate_all([prep], cfg)[0]
+
+
+def _pipeline_error(exc: BaseException) -> str:
+    """An item error's message: the function that raised, the exception's type and text."""
+    tb = traceback.extract_tb(exc.__traceback__)
+    where = f"{tb[-1].name}" if tb else ""
+    return f"pipeline ({where}): {type(exc).__name__}: {exc}"
+
+
+def _outcome(prep: Prepared, cfg: CertifyConfig, staged: Staged | None, failure: BaseException | None) -> ItemOutcome:
+    """The item's outcome from its stages' values, or its error record (the preparation's or the stage's)."""
     if prep.error is not None:
-        return ItemOutcome.from_dict(_error_record(item, prep.error))
+        return ItemOutcome.from_dict(_error_record(prep.item, prep.error))
+    if failure is not None:
+        return ItemOutcome.from_dict(_error_record(prep.item, _pipeline_error(failure)))
     try:
         rec = _evaluate(prep, cfg, staged)
     except Exception as exc:  # noqa: BLE001 - a pipeline failure is recorded on the item
-        tb = traceback.extract_tb(exc.__traceback__)
-        where = f"{tb[-1].name}" if tb else ""
-        rec = _error_record(item, f"pipeline ({where}): {type(exc).__name__}: {exc}")
+        rec = _error_record(prep.item, _pipeline_error(exc))
     return ItemOutcome.from_dict(rec)
 
 
@@ -265,20 +291,15 @@ def _reconstruction_check(rec, cell: Structure, cfg: CertifyConfig,
                           rendered: SymmetryCheck | None = None) -> SymmetryCheck | None:
     """spglib label of the reconstruction on the rendered lattice, points wrapped into the cell (moyopy too
     with ``cfg.symmetry.cross_check_reconstruction``); the rendered cell's spglib label when the reconstruction is
-    that cell atom for atom within 1e-9 Å (``cfg.symmetry.label_shortcuts``; viewcert.symmetry.shortcuts)."""
+    that cell atom for atom within 1e-9 Å (``shortcuts.label_cell``, ``cfg.symmetry.label_shortcuts``)."""
     if rec.status != "ok" or not cell.is_periodic or not len(rec.points):
         return None
     pts = np.asarray(rec.points, dtype=np.float64).reshape(-1, 3)
     frac = np.linalg.solve(cell.lattice.T, pts.T).T
     frac = frac - np.floor(frac)
-    known = None
-    if cfg.symmetry.label_shortcuts and rendered is not None and shortcuts.same_cell(
-            cell.lattice, cell.frac_coords, cell.numbers, frac, np.asarray(rec.labels)):
-        known = rendered.spglib
-    return analyse_cell(cell.lattice, frac, np.asarray(rec.labels), symprec=cfg.symmetry.tau,
-                        angle_tolerance=cfg.symmetry.angle_tolerance,
-                        cross_check=cfg.symmetry.cross_check and cfg.symmetry.cross_check_reconstruction,
-                        moyo_angle_tolerance=_moyo_angle(cfg), known_spglib=known)
+    earlier = shortcuts.Reuse(earlier=(cell.frac_coords, cell.numbers, rendered)) if rendered is not None else None
+    return shortcuts.label_cell(cell.lattice, frac, np.asarray(rec.labels), earlier,
+                                **_label_options(cfg, reconstruction=True))
 
 
 def _reference(dataset: dict, rendered_label: dict | None, cfg: CertifyConfig,
@@ -363,7 +384,7 @@ def _reconstruct(obs, cell: Structure, cfg: CertifyConfig):
     return reconstruct(obs, lattice=_merge_lattice(cell, cfg), **_oracle_options(cfg))
 
 
-def _reconstruct_all(keys: list, preps: list, obs: dict, cfg: CertifyConfig, out: dict) -> list:
+def _reconstruct_all(keys: list, preps: list, obs: dict, cfg: CertifyConfig, out: dict, failed: dict) -> list:
     """:func:`_reconstruct` of every key's item in one oracle kernel call (``reconstruct_batch``: each
     structure's arithmetic is its own, the same reconstructions); when that call raises, item by item
     (:func:`_each`), so that only the items that fail are left out."""
@@ -373,7 +394,7 @@ def _reconstruct_all(keys: list, preps: list, obs: dict, cfg: CertifyConfig, out
         recs = reconstruct_batch([obs[k] for k in keys], lattice=[_merge_lattice(preps[k].cell, cfg) for k in keys],
                                  **_oracle_options(cfg))
     except Exception:  # noqa: BLE001 - one item's misuse: each item on its own
-        return _each(keys, lambda k: _reconstruct(obs[k], preps[k].cell, cfg), out)
+        return _each(keys, lambda k: _reconstruct(obs[k], preps[k].cell, cfg), out, failed)
     out.update(zip(keys, recs, strict=True))
     return list(keys)
 
@@ -390,48 +411,56 @@ def _oracle_options(cfg: CertifyConfig) -> dict:
             "visibility": cfg.visibility}
 
 
-def _each(keys: list, fn, out: dict) -> list:
-    """``out[k] = fn(k)`` for every key; the keys whose call raised are left out of the list returned (those
-    items take the per-item path, which raises the same error again and records it as ``evaluate`` does)."""
+def _each(keys, fn, out: dict, failed: dict) -> list:
+    """``out[k] = fn(k)`` for every key; a key whose call raised is left out of the list returned and its
+    exception kept in ``failed[k]`` (the item's error record, as :func:`_outcome` writes it)."""
     done = []
     for k in keys:
         try:
             out[k] = fn(k)
-        except Exception:  # noqa: BLE001, S112 - recorded by the per-item path
+        except Exception as exc:  # noqa: BLE001 - recorded on the item
+            failed[k] = exc
             continue
         done.append(k)
     return done
 
 
 def certify_items(items, cfg: CertifyConfig) -> list[ItemOutcome]:
-    """The batch path: ``[certify_item(it, cfg) for it in items]``, the same outcomes, computed stage by stage
-    across the batch (read every item, standardise every item, label every rendered and input cell, then
-    frame, observe, reconstruct, analyse, label every reconstruction) so that each stage's code and tables
-    stay hot between items. Each stage is the per-item function on one item's values (no state crosses
-    items; the oracle reconstructs every item in one kernel call, each structure on its own); an item any
-    stage fails on is evaluated alone, exactly as :func:`evaluate` would."""
+    """Every item's outcome under ``cfg``: read every item, standardise every item, then
+    :func:`evaluate_all`. An item that cannot be read or standardised is an error record (``read: ...``,
+    ``conventional cell: ...``), never a crash."""
     items = list(items)
     read: dict = {}
-    _each(range(len(items)), lambda k: items[k].read(), read)
-    preps = [_prepared(it, read[k], cfg) if k in read else prepare(it, cfg) for k, it in enumerate(items)]
+    unread: dict = {}
+    _each(range(len(items)), lambda k: items[k].read(), read, unread)
+    return evaluate_all([_prepared(it, read[k], cfg) if k in read else Prepared(it, None, f"read: {unread[k]}")
+                         for k, it in enumerate(items)], cfg)
+
+
+def evaluate_all(preps: list, cfg: CertifyConfig) -> list[ItemOutcome]:
+    """The evaluator: the outcome of every prepared item (:func:`prepare`) under ``cfg``, computed stage by
+    stage across the batch (label every rendered and input cell, then frame, observe, reconstruct, analyse,
+    judge the views, label every reconstruction) so that each stage's code and tables stay hot between items;
+    a single item is a batch of one (:func:`evaluate`). Each stage is a per-item function on one item's values
+    (no state crosses items; the oracle reconstructs every item in one kernel call, each structure on its
+    own); an item a stage fails on is an error record naming the function that raised, and the other items
+    go on."""
+    failed: dict = {}
     keys = [k for k, p in enumerate(preps) if p.error is None]
     labels: dict = {}
-    keys = _each(keys, lambda k: (preps[k].rendered_check(cfg), preps[k].input_check(cfg)), labels)
-    cams: dict = {}
-    obs: dict = {}
-    recs: dict = {}
-    reps: dict = {}
-    keys = _each(keys, lambda k: item_cameras(preps[k].cell, cfg), cams)
-    keys = _each(keys, lambda k: _observe(preps[k].cell, cams[k], cfg), obs)
-    keys = _reconstruct_all(keys, preps, obs, cfg, recs)
-    keys = _each(keys, lambda k: analyse(recs[k], preps[k].cell, cfg.oracle.delta), reps)
-    labs: dict = {}
-    keys = set(_each(keys, lambda k: _reconstruction_check(recs[k], preps[k].cell, cfg, labels[k][0]), labs))
-    return [evaluate(p, cfg, (cams[k], obs[k], recs[k], reps[k], labs[k]) if k in keys else None)
-            for k, p in enumerate(preps)]
+    keys = _each(keys, lambda k: (preps[k].rendered_check(cfg), preps[k].input_check(cfg)), labels, failed)
+    cams, obs, recs, reps, extras, labs = {}, {}, {}, {}, {}, {}
+    keys = _each(keys, lambda k: item_cameras(preps[k].cell, cfg), cams, failed)
+    keys = _each(keys, lambda k: _observe(preps[k].cell, cams[k], cfg), obs, failed)
+    keys = _reconstruct_all(keys, preps, obs, cfg, recs, failed)
+    keys = _each(keys, lambda k: analyse(recs[k], preps[k].cell, cfg.oracle.delta), reps, failed)
+    keys = _each(keys, lambda k: _perspective_extras(preps[k].cell, cfg, cams[k]), extras, failed)
+    keys = _each(keys, lambda k: _reconstruction_check(recs[k], preps[k].cell, cfg, labels[k][0]), labs, failed)
+    staged = {k: Staged(cams[k], obs[k], recs[k], reps[k], *extras[k], labs[k]) for k in keys}
+    return [_outcome(p, cfg, staged.get(k), failed.get(k)) for k, p in enumerate(preps)]
 
 
-def _evaluate(prep: Prepared, cfg: CertifyConfig, staged: tuple | None = None) -> dict:
+def _evaluate(prep: Prepared, cfg: CertifyConfig, staged: Staged) -> dict:
     item, cell = prep.item, prep.cell
     periodic = cell.is_periodic
     rendered = prep.rendered_check(cfg)
@@ -441,10 +470,9 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig, staged: tuple | None = None) -
     dataset = item.label or {}
     mismatch = [] if rendered_label is None else [lv for lv in LEVELS
                                                    if lv in dataset and dataset[lv] != rendered_label[lv]]
-    cams, obs, rec, rep = staged[:4] if staged is not None else views_of(cell, cfg)
+    cams, obs, rec, rep = staged.cameras, staged.observations, staged.reconstruction, staged.phantoms
     see, orc = cfg.observation, cfg.oracle
-    indep, persp = _perspective_extras(cell, cfg, cams)
-    recon_check = staged[4] if staged is not None else _reconstruction_check(rec, cell, cfg, rendered)
+    indep, persp, recon_check = staged.independent, staged.positions, staged.reconstruction_check
     recon_label = label_dict(recon_check)
     unique = bool(rec.status == "ok" and rep.unique)
     reference, ref_source = _reference(dataset, rendered_label, cfg, raised)
@@ -487,15 +515,15 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig, staged: tuple | None = None) -
 
 
 def certify_item(item: Item, cfg: CertifyConfig) -> ItemOutcome:
-    """``evaluate(prepare(item, cfg), cfg)``."""
-    return evaluate(prepare(item, cfg), cfg)
+    """One item's outcome: :func:`certify_items` of a batch of one."""
+    return certify_items([item], cfg)[0]
 
 
 @dataclass(frozen=True)
 class CertifyRecords:
     """What ``run_certification`` maps: :func:`certify_item` under ``cfg`` per item as the record written (what
     a shard of ``parallel.map_items`` holds: JSON), and ``map_batch`` (``parallel.run_chunk`` calls it on a
-    batch of items) through :func:`certify_items`, the same records."""
+    batch of items) through :func:`certify_items` (one evaluator, :func:`evaluate_all`: the same records)."""
 
     cfg: CertifyConfig
 

@@ -41,12 +41,18 @@ these can be answered from an earlier call:
 
 moyopy's cross-check runs on the rendered cell only (a fresh moyopy call there; none on the reconstruction):
 the reconstruction is scored with spglib's label, and the cross-check guards the reference label.
+
+**One decision, one switch.** :func:`label_cell` is the only function that decides whether spglib is called:
+every label certification asks for goes through it, with the source it may reuse (a :class:`Reuse`) and the
+switch ``reuse`` (``CertifyConfig.label_shortcuts``; off = spglib is called on every cell, the full path).
+``tests/test_reuse_switch.py`` certifies one structure of each of the 230 space groups and the e3 set with the
+switch on and off and compares every certificate record byte for byte.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -66,9 +72,54 @@ _SINGLE = [(np.abs(_COMBOS[:, i]) == 1) & (np.abs(_COMBOS).sum(axis=1) == 1) for
 _ORBITS = {"orthorhombic": np.array(_SINGLE),
            "tetragonal": np.array([_SINGLE[0] | _SINGLE[1], _SINGLE[0] | _SINGLE[1], _SINGLE[2]])}
 
-__all__ = ["METRIC_MAX_TAU", "METRIC_RTOL", "MIN_ANGLE_TOLERANCE", "SAME_CELL_TOL", "confirm", "doubtful",
-           "holohedral_metric", "label_from_dataset", "lattice_system", "needs_lattice_call", "orthogonal_metric",
-           "rendered_check", "same_cell"]
+__all__ = ["METRIC_MAX_TAU", "METRIC_RTOL", "MIN_ANGLE_TOLERANCE", "SAME_CELL_TOL", "Reuse", "confirm", "doubtful",
+           "holohedral_metric", "label_cell", "label_from_dataset", "lattice_system", "needs_lattice_call",
+           "orthogonal_metric", "rendered_check", "same_cell"]
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """What a cell's spglib label may be taken from instead of a spglib call (:func:`label_cell`).
+
+    ``dataset``: the standardisation's spglib dataset (``standardize_with_dataset``), either of this very cell
+    (``conventional=False``: the cell as read) or of the cell this one was standardised from
+    (``conventional=True``: the rendered cell, shortcut 1; then ``input_check``, the labels of the cell as read,
+    feeds :func:`doubtful`). ``earlier``: ``(frac, numbers, check)`` of a cell on the same lattice already
+    labelled (the rendered cell, shortcut 2: its label is reused when :func:`same_cell`)."""
+
+    dataset: dict | None = None
+    conventional: bool = False
+    input_check: SymmetryCheck | None = None
+    earlier: tuple | None = None
+
+
+def label_cell(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray, source: Reuse | None, *, reuse: bool,
+               symprec: float, angle_tolerance: float = 5.0, cross_check: bool = True,
+               moyo_angle_tolerance: float | None = None) -> SymmetryCheck:
+    """``analyse_cell`` of the cell (``lattice`` rows Å, fractional ``frac``, atomic ``numbers``) at ``symprec``
+    Å and ``angle_tolerance`` °, with spglib's label reused from ``source`` where its guard holds: the one place
+    that decides whether spglib is called. ``reuse=False`` (the switch, ``CertifyConfig.label_shortcuts``)
+    calls spglib on every cell. Guards (module docstring): a dataset at exactly these tolerances
+    (:func:`applies`; for a conventional cell, re-labelled by a fresh call when :func:`doubtful`), or an earlier
+    cell with the same atoms within ``SAME_CELL_TOL`` (:func:`same_cell`). moyopy, when asked, always runs."""
+    known = _reusable(lattice, frac, numbers, source, symprec, angle_tolerance) if reuse and source else None
+    chk = analyse_cell(lattice, frac, numbers, symprec=symprec, angle_tolerance=angle_tolerance,
+                       cross_check=cross_check, moyo_angle_tolerance=moyo_angle_tolerance, known_spglib=known)
+    if known is not None and source.conventional and doubtful(chk, source.input_check, lattice):
+        chk = confirm(chk, lattice, frac, numbers)  # in doubt: a fresh spglib call decides
+    return chk
+
+
+def _reusable(lattice, frac, numbers, source: Reuse, symprec: float, angle_tolerance: float) -> SymmetryLabel | None:
+    """The spglib label :func:`label_cell` may reuse from ``source`` (its guards), else None."""
+    if source.earlier is not None:
+        e_frac, e_numbers, e_check = source.earlier
+        if e_check is not None and same_cell(lattice, e_frac, e_numbers, frac, numbers):
+            return e_check.spglib
+        return None
+    if applies(source.dataset, symprec=symprec, angle_tolerance=angle_tolerance):
+        return label_from_dataset(source.dataset, len(numbers))
+    return None
 
 
 def label_from_dataset(std: dict, n_conventional: int) -> SymmetryLabel:
@@ -91,11 +142,10 @@ def rendered_check(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray, s
                    moyo_angle_tolerance: float | None = None) -> SymmetryCheck:
     """``analyse_cell`` of the conventional cell (or of the standardisation's input cell), with spglib's label
     taken from ``std`` when :func:`applies` (moyopy, when asked, still runs on the cell); otherwise the full
-    ``analyse_cell``."""
-    known = label_from_dataset(std, len(numbers)) if applies(std, symprec=symprec,
-                                                            angle_tolerance=angle_tolerance) else None
-    return analyse_cell(lattice, frac, numbers, symprec=symprec, angle_tolerance=angle_tolerance,
-                        cross_check=cross_check, moyo_angle_tolerance=moyo_angle_tolerance, known_spglib=known)
+    ``analyse_cell``. :func:`label_cell` without the doubt guard (what the tests compare with a fresh call)."""
+    return label_cell(lattice, frac, numbers, Reuse(std), reuse=True, symprec=symprec,
+                      angle_tolerance=angle_tolerance, cross_check=cross_check,
+                      moyo_angle_tolerance=moyo_angle_tolerance)
 
 
 def doubtful(rendered: SymmetryCheck, input_check: SymmetryCheck | None, lattice: np.ndarray | None = None) -> bool:
