@@ -1,4 +1,4 @@
-"""Where numba's compile time goes: run one warm-up workload (``viewcert.api.numba_cache.WORKLOADS``) in this
+"""Where numba's compile time goes: run one warm-up workload (``viewcert.kernels.register``, by label) in this
 process on the numba cache you point it at (an empty ``NUMBA_CACHE_DIR`` for a first run), with numba's
 event API recording every compilation (``numba:compile``), and print the CPU seconds of each kernel
 specialisation, inclusive and exclusive of the kernels it compiled while being typed (process CPU, so the
@@ -59,7 +59,7 @@ def main(label: str, out: str | None) -> None:
     import viewcert.api.numba_cache as w
 
     t0, c0 = time.perf_counter(), time.process_time()
-    dict(w.WORKLOADS)[label]()
+    {x.label: x.run for x in w.workloads()}[label]()
     rows = compiles.rows
     print(f"{label}: {time.perf_counter() - t0:.1f} s wall, {time.process_time() - c0:.1f} s CPU; {len(rows)} "
           f"compilations; in LLVM {sum(llvm.by_name.values()):.1f} s CPU")

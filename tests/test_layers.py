@@ -20,6 +20,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "viewcert"
 #: layer of each top-level unit of the package, bottom (0) to top; a unit may import only lower layers.
 LAYERS: dict[str, int] = {
     "__init__": 0, "errors": 0, "numeric": 0, "sanitize": 0, "defaults": 0,
+    "kernels": 0,  # where the numba kernels are and the registry of each kernel package's warm-up workloads
     "elements": 1, "limits": 1, "resolution": 1,
     "structures": 2, "constraints": 2,
     "symmetry": 3, "stats": 3,

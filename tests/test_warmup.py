@@ -1,5 +1,6 @@
-"""``viewcert warmup`` (viewcert.api.numba_cache): generic discovery of the cached numba kernels, and every one of
-them compiled by the workloads (a kernel added by a module split is found without a list of names)."""
+"""``viewcert warmup`` (viewcert.api.numba_cache over viewcert.kernels): generic discovery of the cached numba
+kernels, and every one of them compiled by the workloads the kernel packages register (a kernel added by a
+module split is found without a list of names; a workload added by a package without touching api or CLI)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from viewcert.api.numba_cache import cached_dispatchers, numba_modules, warm_kernels
+from viewcert.api.numba_cache import warm_kernels
 from viewcert.cli import app
+from viewcert.kernels import cached_dispatchers, numba_modules
 from viewcert.oracle import jit
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -118,15 +120,43 @@ def test_main_job_warmup_covers_exactly_what_viewcert_run_calls(tmp_path):
 
 
 def test_selections_are_workloads():
-    from viewcert.api.numba_cache import PRESTAGE, SELECTIONS, WORKLOADS
+    from viewcert.api.numba_cache import PRESTAGE, workloads
+    from viewcert.kernels import selection
 
-    labels = [label for label, _ in WORKLOADS]
+    labels = [w.label for w in workloads()]
     lanes = {label for lanes in PRESTAGE.values() for lane in lanes for label in lane}
-    # every workload is in "all" but the oracle's two halves, which only the side-by-side lanes run
-    assert set(SELECTIONS["all"]) == set(labels) - {"oracle seeding", "oracle rest", "render main"}
-    assert set(SELECTIONS["main-job"]) < set(labels) and lanes <= set(labels)
+    # every workload is in "all" but the oracle's two halves and the renderer's main-job half, which only the
+    # side-by-side lanes run
+    assert set(selection("all")) == set(labels) - {"oracle seeding", "oracle rest", "render main"}
+    assert selection("main-job") == ("main job",) and lanes <= set(labels)
+    assert selection("all")[0] == "main job"  # the main job first: its kernels are what `make run` needs
     with pytest.raises(ValueError, match="not one of"):
         warm_kernels(selection="some")
+
+
+def test_each_kernel_package_registers_its_own_workloads():
+    """The workloads live with the kernels they warm (``viewcert.<package>.workloads``), found by name; the api
+    registers only the main job, and neither api nor CLI source names a kernel package's workload."""
+    from viewcert.api.numba_cache import workloads
+    from viewcert.kernels import workload_modules
+
+    assert workload_modules() == ("viewcert.certify.workloads", "viewcert.render.workloads",
+                                  "viewcert.tasks.workloads")
+    home = {w.label: w.run.__module__ for w in workloads()}
+    assert home == {"main job": "viewcert.api.numba_cache", "certify": "viewcert.certify.workloads",
+                    "certify main": "viewcert.certify.workloads", "oracle seeding": "viewcert.certify.workloads",
+                    "oracle rest": "viewcert.certify.workloads", "render": "viewcert.render.workloads",
+                    "render main": "viewcert.render.workloads", "tasks": "viewcert.tasks.workloads"}
+    for face in ("api/numba_cache.py", "cli/warmup.py", "api/prestage.py"):
+        text = (SRC / "viewcert" / face).read_text(encoding="utf-8")
+        assert not re.search(r"viewcert\.(certify|render|tasks)\.workloads|certify_item|run_task", text), face
+
+
+def test_register_refuses_an_unknown_selection():
+    from viewcert.kernels import register
+
+    with pytest.raises(ValueError, match="not one of"):
+        register("x", selections=("everything",))
 
 
 def test_interpreted_kernel_runs_its_python_body_with_the_named_callees_compiled():

@@ -1,4 +1,4 @@
-"""A cold numba cache compiled side by side: lanes of warm-up workloads (``api.numba_cache.WORKLOADS``), one
+"""A cold numba cache compiled side by side: lanes of warm-up workloads (``viewcert.kernels``, by label), one
 subprocess each, before a job imports its kernel modules (``viewcert run``, ``viewcert warmup``)."""
 
 from __future__ import annotations

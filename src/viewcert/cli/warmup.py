@@ -10,7 +10,7 @@ from viewcert.cli.options import guarded, progress, show
 def warmup_cmd(
     main_job: bool = typer.Option(False, "--main-job", help="only the kernels `viewcert run` calls, by running it "
                                                           "into a temporary folder"),
-    workload: str = typer.Option("", "--workload", hidden=True, help="run workloads of WORKLOADS in this "
+    workload: str = typer.Option("", "--workload", hidden=True, help="run registered workloads in this "
                                                                      "process, in order (comma-separated: a lane "
                                                                      "of PRESTAGE)"),
 ) -> None:

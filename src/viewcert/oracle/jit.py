@@ -18,10 +18,11 @@ the batch kernel compiled afterwards loads them (``viewcert.api.prestage.prestag
 from __future__ import annotations
 
 import os
-import re
 import sys
 import types
 from contextlib import contextmanager
+
+from viewcert.kernels import kernel_dispatchers, kernel_module_files
 
 __all__ = ["SEEDING_STAGES", "cache_is_cold", "callees", "compiling_stages", "interpreted", "kernel_dispatchers",
            "kernel_module_files", "mark_warm"]
@@ -30,19 +31,6 @@ __all__ = ["SEEDING_STAGES", "cache_is_cold", "callees", "compiling_stages", "in
 #: the shape-mismatch message every process compiles once included); ``"rest"`` compiles the others (about
 #: 50 s): with the renderer's kernels after the first half, two processes take about equal time
 SEEDING_STAGES = frozenset({"seed_candidates", "_rays"})
-
-_NUMBA_IMPORT = re.compile(r"^(from numba\b|import numba\b)", re.MULTILINE)  # module level only
-
-
-def kernel_dispatchers() -> list:
-    """The numba dispatchers (``cache=True``) of the viewcert modules imported so far."""
-    from numba.core.registry import CPUDispatcher
-
-    out = []
-    for name, mod in list(sys.modules.items()):
-        if name.startswith("viewcert.") and mod is not None:
-            out.extend(v for v in vars(mod).values() if isinstance(v, CPUDispatcher))
-    return out
 
 
 def _global_names(code: types.CodeType) -> set[str]:
@@ -96,22 +84,6 @@ def compiling_stages(half: str):
         yield
     finally:
         _kernels.reconstruct_many = kernel
-
-
-def kernel_module_files() -> list[str]:
-    """Source files of the viewcert modules that import numba at module level (read, not imported): every
-    module that can hold a cached kernel, whichever of them a run happens to import."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    out = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__")))
-        for f in filenames:
-            if f.endswith(".py"):
-                path = os.path.join(dirpath, f)
-                with open(path, encoding="utf-8") as fh:
-                    if _NUMBA_IMPORT.search(fh.read()):
-                        out.append(path)
-    return sorted(out)
 
 
 def _stamp_path() -> str | None:
