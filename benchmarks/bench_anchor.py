@@ -159,7 +159,7 @@ def floor_fns(cfg):
 def floor_cells(item, cfg) -> dict:
     """The cells ``floor_fns`` times (untimed): the input and rendered cells as the product prepares them,
     whether the doubt guard makes its lattice-only call (``lattice_call``) and whether it demands a fresh
-    spglib call (``fresh``), decided exactly as ``certify.evaluate.Prepared.rendered_check`` does."""
+    spglib call (``fresh``, ``shortcuts.in_doubt``: the very predicate ``shortcuts.label_cell`` decides by)."""
     import numpy as np
 
     from viewcert.certify.evaluate import prepare
@@ -175,7 +175,8 @@ def floor_cells(item, cfg) -> dict:
     inp = prep.input_check(cfg)
     lattice_call = bool(guarded and shortcuts.needs_lattice_call(chk, inp, conv.lattice))
     return {"src": (src.lattice, src.frac_coords, src.numbers), "conv": (conv.lattice, conv.frac_coords, conv.numbers),
-            "fresh": bool(guarded and shortcuts.doubtful(chk, inp, conv.lattice)), "lattice_call": lattice_call,
+            "fresh": shortcuts.in_doubt(chk, shortcuts.Reuse(prep.std, conventional=True, input_check=inp), conv.lattice),
+            "lattice_call": lattice_call,
             "one": (np.zeros((1, 3)), np.ones(1, dtype=np.intc))}
 
 
