@@ -253,7 +253,6 @@ def _floats(col: list[str], tag: str, labels: list[str], src: str) -> np.ndarray
     return arr
 
 
-@lru_cache(maxsize=2048)
 def _element(sym: str) -> int | None:
     """pymatgen's rule (CifParser._parse_symbol): the first two letters title-cased if an element, else
     the first letter upper-cased if an element."""

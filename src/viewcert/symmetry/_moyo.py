@@ -98,7 +98,6 @@ def standardized_cell(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray
     }
 
 
-@cache
 def _hall_hm_short(hall_number: int) -> str:
     """Hermann–Mauguin short symbol (no spaces) of a Hall setting 1..530, e.g. ``"Cmce"``."""
     return moyopy.HallSymbolEntry(hall_number).hm_short.replace(" ", "")
