@@ -251,7 +251,7 @@ class R1Counts:
 
 @dataclass(frozen=True)
 class CertificateFile:
-    """A certificate as the ladder reads it (:func:`read_certificate`): its path, the SHA-256 of its bytes, the
+    """A certificate as the ladder reads it (:func:`read_ceiling_file`): its path, the SHA-256 of its bytes, the
     typed certificate (a viewcert kind, ``certify.records``) or the hand-written counts, and whether its digest
     held (None: hand-written, nothing to check)."""
 
@@ -297,7 +297,7 @@ def _check_covered(universe: Sequence[str], outcomes: Mapping, src: str) -> None
 _STALE_NOTE = "DIGEST MISMATCH: read with --allow-stale-certificate"
 
 
-def read_certificate(path: str | Path, *, allow_stale: bool = False) -> CertificateFile:
+def read_ceiling_file(path: str | Path, *, allow_stale: bool = False) -> CertificateFile:
     """The certificate at ``path``, read once: a viewcert certificate (it has a ``format``) through
     ``records.receive_certificate`` (format and digest checked: a digest that does not match its content is a
     one-line ``StaleCertificate`` unless ``allow_stale``; typed); a streamed certificate (``certify.stream``) through
@@ -318,7 +318,7 @@ def read_certificate(path: str | Path, *, allow_stale: bool = False) -> Certific
 def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = None,
                              id_map: Mapping[str, str] | None = None,
                              read: CertificateFile | None = None, allow_stale: bool = False) -> Ceiling:
-    """R1 from a certificate (:func:`read_certificate`; ``read``: when the caller has it already, the file is
+    """R1 from a certificate (:func:`read_ceiling_file`; ``read``: when the caller has it already, the file is
     not read again). A crystal/molecule certificate: its headline counts and per-item outcomes
     (:meth:`R1Counts.of_view`), δ and τ, its digest; a hand-written one: :meth:`R1Counts.from_dict`. The
     per-item outcomes must cover every item of the universe and agree with the counts. ``id_map`` renames the
@@ -326,7 +326,7 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
     transformation-task or interaction certificate gives R1 = its mean per-item ceiling over the results'
     items, with no per-item outcomes."""
     src = str(Path(path))
-    got = read if read is not None else read_certificate(path, allow_stale=allow_stale)
+    got = read if read is not None else read_ceiling_file(path, allow_stale=allow_stale)
     cert = got.certificate
     if isinstance(cert, TaskCertificate | InteractionCertificate):
         return _mean_ceiling(got, src, universe)

@@ -28,7 +28,7 @@ from viewcert.attribution.ladder import (
     build_ladder,
     ceiling_from_certificate,
     ceiling_from_number,
-    read_certificate,
+    read_ceiling_file,
 )
 from viewcert.attribution.readers import manifest_benchmark, read_manifest
 from viewcert.attribution.report import Report, write_report
@@ -92,7 +92,7 @@ def run_ladder(
     cert = certificate if certificate is not None else (m.certificate if not r1 else None)
     if cert is None and not r1 and shipped is not None:
         cert = shipped.certificate
-    read = read_certificate(cert, allow_stale=allow_stale_certificate) if cert is not None else None  # once: the ceiling and the task scores
+    read = read_ceiling_file(cert, allow_stale=allow_stale_certificate) if cert is not None else None  # once: the ceiling and the task scores
     if cert is not None:
         id_map = None if shipped is None else {v: k for k, v in shipped.source_ids.items()}
         ceilings.append(ceiling_from_certificate(cert, coverage.universe, id_map=id_map, read=read))

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from viewcert.attribution.account import ItemScale
-from viewcert.attribution.ladder import Ladder, list_ceilings, read_certificate
+from viewcert.attribution.ladder import Ladder, list_ceilings, read_ceiling_file
 from viewcert.attribution.misi import _norm_entry, score_interactions, score_transformation
 from viewcert.attribution.table import ResultTable
 from viewcert.certify.records import Certificate, InteractionCertificate, TaskCertificate, TaskItemRecord
@@ -38,9 +38,9 @@ AGREEMENT_COLUMNS = ["model", "rung", "n", "viewcert_correct", "harness_correct"
 
 
 def _certificate(certificate: str | Path, parsed: Certificate | None) -> Certificate | None:
-    """The typed certificate: ``parsed`` when the caller read it already (``ladder.read_certificate``), else
+    """The typed certificate: ``parsed`` when the caller read it already (``ladder.read_ceiling_file``), else
     read now (format and digest checked)."""
-    return parsed if parsed is not None else read_certificate(certificate).certificate
+    return parsed if parsed is not None else read_ceiling_file(certificate).certificate
 
 
 def _task_certificate(cert: Certificate | None, src: str) -> TaskCertificate:

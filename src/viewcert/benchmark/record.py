@@ -22,7 +22,7 @@ from viewcert.certify.records import (
     INTERACTION_FORMAT_V2,
     Certificate,
     ViewCertificate,
-    read_certificate,
+    read_typed_certificate,
 )
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
@@ -220,7 +220,7 @@ def read_export(out: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> Export:
     if entry is not None and (not isinstance(entry, Mapping) or entry.get("path", CERTIFICATE) != CERTIFICATE):
         raise InputError(f"the manifest's certificate must be null or name {CERTIFICATE}", source=src,
                          field="certificate")
-    cert = read_certificate(out / CERTIFICATE, limits=limits) if entry is not None else None
+    cert = read_typed_certificate(out / CERTIFICATE, limits=limits) if entry is not None else None
     if cert is not None and entry.get("digest") != cert.digest_value:
         raise InputError(f"the manifest names certificate digest {str(entry.get('digest'))[:16]!r}…, "
                          f"{CERTIFICATE} has {str(cert.digest_value)[:16]}… (not the certificate this export "

@@ -40,6 +40,7 @@ from viewcert.certify.records import (
     ViewCertificate,
     canonical_bytes,
     compute_digest,
+    digest_ok,
     digest_record,
     outcomes_of,
     receive_certificate,
@@ -264,7 +265,3 @@ def check_shape(cert: ViewCertificate, src: str) -> None:
             and isinstance(loc.get("protocol", ""), str)):
         raise InputError("certificate location must be an object with text 'input' and 'protocol'", source=src,
                          field="location")
-
-
-def digest_ok(cert: dict) -> bool:
-    return records.digest_ok(cert)

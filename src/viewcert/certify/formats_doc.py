@@ -34,7 +34,7 @@ def _table(cls) -> list[str]:
 def certificate_kinds_markdown() -> str:
     """The generated section (Markdown, ending in a newline)."""
     out = [BEGIN, "", "## Certificate kinds", "",
-           "Every certificate is read by one reader, `viewcert.certify.records.read_certificate`: it checks the "
+           "Every certificate is read by one reader, `viewcert.certify.records.read_typed_certificate`: it checks the "
            "`format` against the registry below and the digest against the content, and returns the typed "
            "record. The digest of every kind: SHA-256 of the compact canonical JSON (sorted keys) of every "
            f"top-level key except {', '.join(f'`{k}`' for k in UNDIGESTED)}, written as "

@@ -1,6 +1,6 @@
 """The contract of every certificate kind: one :class:`Certificate` base, one registry of kinds
 (:data:`KINDS`), typed item records per kind, one digest function (:func:`compute_digest`) and one reader
-(:func:`read_certificate`) that checks the format and the digest and returns the typed variant.
+(:func:`read_typed_certificate`) that checks the format and the digest and returns the typed variant.
 
 Kinds (format strings defined here once; ``viewcert.certify.versions`` reads the older ones):
 
@@ -279,9 +279,6 @@ class Certificate:
     def digest_value(self) -> str | None:
         """The stored digest's hex value, whatever shape this format writes it in (None when absent)."""
         return digest_value(self.to_dict())
-
-    def digest_ok(self) -> bool:
-        return digest_value(self.to_dict()) == compute_digest(self.to_dict())
 
     def item_ids(self) -> list[str]:
         return [it.id for it in self.items]
@@ -688,6 +685,6 @@ def receive_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, al
     return Received(cert, data, sha256 or "", ok)
 
 
-def read_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: bool = False) -> Certificate:
+def read_typed_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: bool = False) -> Certificate:
     """The typed certificate at ``path``, its format and digest checked (:func:`receive_certificate`)."""
     return receive_certificate(path, limits=limits, allow_stale=allow_stale).certificate
