@@ -5,6 +5,7 @@ Map of the package, bottom layer first; a layer imports only the layers above it
 
 - ``errors``, ``numeric``  the error types; read-only arrays and fixed float formatting
 - ``sanitize``     received text made safe for the console, CSV, Markdown, HTML and plots
+- ``kernels``      where the numba kernels are, their cache state, each kernel package's warm-up workloads
 - ``elements``     symbols, atomic numbers, covalent radii
 - ``limits``       resource limits checked before the work (atoms, tiling, views, pixels, archive sizes)
 - ``structures``   Structure, the frozen value object (Cartesian Å, Z, lattice rows, provenance)
