@@ -46,9 +46,10 @@ from viewcert.certify.molecule import bond_graph, molecule_outcome
 from viewcert.certify.records import ItemOutcome
 from viewcert.errors import InputError
 from viewcert.numeric import sig
+from viewcert.observe.project import Observations
 from viewcert.oracle.margin import uniqueness_margin
-from viewcert.oracle.phantoms import analyse
-from viewcert.oracle.triangulate import reconstruct, reconstruct_batch
+from viewcert.oracle.phantoms import PhantomReport, analyse
+from viewcert.oracle.triangulate import Reconstruction, reconstruct, reconstruct_batch
 from viewcert.render.visibility import observe_as
 from viewcert.structures import Structure
 from viewcert.symmetry import shortcuts
@@ -253,9 +254,9 @@ class Staged:
     and the reconstruction's labels (``_reconstruction_check``; None for a molecule)."""
 
     cameras: tuple
-    observations: object
-    reconstruction: object
-    phantoms: object
+    observations: Observations
+    reconstruction: Reconstruction
+    phantoms: PhantomReport
     independent: bool
     positions: dict
     reconstruction_check: SymmetryCheck | None
