@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from tests.test_symmetry import RECIPES, _pyxtal_structure
+from tests.test_symmetry_shortcuts import _full_and_short
 from viewcert.certify import CertifyConfig
 from viewcert.certify.certificate import certificate_of
 from viewcert.certify.evaluate import certify_items
@@ -47,6 +48,17 @@ def space_groups() -> Dataset:
     items = tuple(Item(f"sg{g:03d}", "structure", _pyxtal_structure(g), f"pyxtal:{g}:{RECIPES[g][1]}")
                   for g in range(1, 231))
     return Dataset("pyxtal:230", "generated", items, {})
+
+
+def test_shortcut_1_equals_fresh_spglib_on_all_230_space_groups(space_groups):
+    """Shortcut 1 alone (the rendered cell's spglib label from the standardisation's dataset) against a fresh
+    ``analyse_cell`` on the conventional cell, every field of spglib's and moyopy's labels."""
+    bad = []
+    for it in space_groups.items:
+        _, _, full, short = _full_and_short(it.read())
+        if full.spglib != short.spglib or full.moyo != short.moyo:
+            bad.append((it.id, full.spglib, short.spglib))
+    assert not bad, bad[:5]
 
 
 def test_reuse_switch_writes_identical_records_on_all_230_space_groups(space_groups):

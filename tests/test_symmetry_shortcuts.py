@@ -2,7 +2,8 @@
 
 Shortcut 1 (rendered cell's label from the standardisation's dataset) is compared field by field with a
 fresh ``analyse_cell`` on the conventional cell for one e3 structure of each space group e3 holds (all 1,820 under
-`make bench`, marker ``bench``) and one structure of each of the 230 space groups (pyxtal, the recipes of tests/test_symmetry.py). Both shortcuts
+`make bench`, marker ``bench``); on one structure of each of the 230 space groups (pyxtal, the recipes of
+tests/test_symmetry.py) that comparison is in tests/test_reuse_switch.py, which generates them once. Both shortcuts
 end to end (the reuse switch ``label_shortcuts`` on and off, every certificate record byte for byte, on the 230
 space groups and e3) are tests/test_reuse_switch.py. ``same_cell`` (the guard of shortcut 2) is checked on
 hand-built cells.
@@ -13,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.test_symmetry import RECIPES, _pyxtal_structure
 from viewcert.structures import Structure
 from viewcert.symmetry import shortcuts
 from viewcert.symmetry.labels import analyse_cell
@@ -85,16 +85,6 @@ def test_same_cell_matches_one_to_one_within_tolerance():
 
 
 # ----------------------------------------------------------------------------- against the full path
-
-def test_shortcut_1_equals_fresh_spglib_on_all_230_space_groups():
-    pytest.importorskip("pyxtal")
-    bad = []
-    for g in sorted(RECIPES):
-        _, _, full, short = _full_and_short(_pyxtal_structure(g))
-        if full.spglib != short.spglib or full.moyo != short.moyo:
-            bad.append((g, full.spglib, short.spglib))
-    assert not bad, bad[:5]
-
 
 def _shortcut_1_differences(cifs: dict[str, str]) -> list:
     from viewcert.io.cif import read_cif_text
