@@ -15,7 +15,7 @@ these can be answered from an earlier call:
    This is an identity of spglib's algorithm, not a theorem about every tolerance boundary: refinement
    moves atoms by up to τ, so a cell lying within τ of a *higher* symmetry after symmetrisation could in
    principle be labelled higher by a fresh call. Checked against the fresh call (every field) on all
-   1,820 e3 structures and one structure for each of the 230 space groups (tests/test_symmetry_shortcuts.py);
+   1,820 e3 structures and one structure for each of the 230 space groups (tests/test_symmetry_shortcuts.py, tests/test_reuse_switch.py);
    ``shortcut=False`` in the certify configuration (``CertifyConfig.label_shortcuts``) runs the full path.
    The identity does NOT hold everywhere: on a seeded pyxtal set near tolerance boundaries (two crystals per
    space group, exact and perturbed by a few × τ; ``benchmarks/bench_pyxtal_truth.py``) a fresh call on the
