@@ -83,7 +83,7 @@ chromium:
 
 # the suite on every core (pytest-xdist; at most 4 workers, each holds its own imports and kernels), a test file
 # per worker at a time (--dist loadfile: a module's fixtures computed once), in tests/conftest.py's order (the
-# determinism runs first); docs/install.md#running-the-tests
+# long files first, the determinism runs leading); docs/install.md#running-the-tests
 test: $(STAMP) lint docs chromium
 	$(BIN)/python -m pytest -q -n auto --maxprocesses=4 --dist loadfile --no-loadscope-reorder --durations=30 -m "not bench"
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m nojit -p no:cacheprovider

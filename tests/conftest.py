@@ -87,15 +87,42 @@ def _determinism(item) -> bool:
     return item.path.name == "test_determinism_cpu.py"
 
 
+#: seconds of the files whose tests were among the 30 slowest of the last fresh-clone `make test` (2 cores,
+#: 2026-12-04; a file's slow tests summed): handed out first, longest first, so that the end of the run is many
+#: short files spread over the workers rather than one worker finishing a long file while the others idle
+LONG_FILES = {
+    "test_determinism_cpu.py": 193, "test_readme_walkthrough.py": 81, "test_explore_browser.py": 66,
+    "test_harness_dry_run_inspect.py": 60, "test_interrupt.py": 60, "test_design_legibility.py": 44,
+    "test_attribution_notebook.py": 42, "test_interactions_notebook.py": 40, "test_learn_ladder.py": 40,
+    "test_interaction_export.py": 40, "test_trust_open_audit.py": 36, "test_tasks_export.py": 34,
+    "test_explore_ladder_links.py": 34, "test_export_arms_ladder.py": 31, "test_warmup.py": 31,
+    "test_harness_notebook.py": 27, "test_oracle_e3.py": 22, "test_interactions_criteria_plip.py": 22,
+    "test_interactions_ceiling.py": 22, "test_design_perspective.py": 22, "test_tasks_protocol_file.py": 20,
+    "test_interaction_export_renders_once.py": 20, "test_learn_cnn.py": 19, "test_attribution_study.py": 18,
+    "test_certify_notebook.py": 16, "test_table_cells.py": 16,
+}
+
+
 def pytest_collection_modifyitems(session, config, items):
     """On an xdist worker (`make test`: `--dist loadfile --no-loadscope-reorder`, files handed out in this
-    order): the CPU-determinism module first, its subprocesses are the longest single piece of the suite, so one
-    worker starts on them while the others take the rest, rather than last; then the files with the most tests
-    first (xdist's own order without the flag, which put that two-test module at the very end)."""
+    order): the long files first, longest first (:data:`LONG_FILES`; the CPU-determinism module, the longest
+    single piece of the suite, leads, so one worker starts on it while the others take the rest), then the files
+    with the most tests first (xdist's own order without the flag, which put that two-test module at the very
+    end)."""
     if not hasattr(config, "workerinput"):
         return
     n_tests = collections.Counter(item.path for item in items)
-    items.sort(key=lambda item: (not _determinism(item), -n_tests[item.path]))  # stable: a file stays together
+    # stable: a file stays together
+    items.sort(key=lambda item: (-LONG_FILES.get(item.path.name, 0), -n_tests[item.path]))
+
+
+def pytest_ignore_collect(collection_path, config):
+    """`make test`'s second pass (``-m nojit``: the kernels' Python bodies under ``NUMBA_DISABLE_JIT=1``) collects
+    only the test files that name the marker: importing the others (the whole suite, about 25 s) would only
+    deselect every test they hold."""
+    if config.option.markexpr == "nojit" and collection_path.suffix == ".py" and collection_path.name.startswith("test_"):
+        return "nojit" not in collection_path.read_text(encoding="utf-8")
+    return None
 
 
 def pytest_collection_finish(session):

@@ -35,9 +35,16 @@ def test_unbuilt_tasks_and_bad_settings_are_one_line():
     assert "residue ARG 285 A" in q and "'no'" in q and "within 8 Å" in q
 
 
+@pytest.fixture(scope="module")
+def truth() -> dict[str, list[str]]:
+    """The two complexes' bond entries from ``hbond_truth`` (about 2 s): computed once for the four tasks."""
+    return {"1pwc": hbond_truth(DATA / "1pwc", ligand="PNM", crosscheck=False).entries(),
+            "1s3v": hbond_truth(DATA / "1s3v", crosscheck=False).entries()}
+
+
 @needs_data
 @pytest.mark.parametrize("task", ["pocket-ligand", "residue-ligand", "interaction-location", "docking"])
-def test_export_is_byte_identical_and_answers_the_truth(tmp_path, task):
+def test_export_is_byte_identical_and_answers_the_truth(tmp_path, task, truth):
     cx = [(DATA / "1pwc", "PNM"), (DATA / "1s3v", None)]
     settings = InteractionExportSettings(task=task, n_boot=200)
     a = build_interaction_benchmark(cx, tmp_path / "a", settings)
@@ -47,8 +54,6 @@ def test_export_is_byte_identical_and_answers_the_truth(tmp_path, task):
     assert {"benchmark.jsonl", "benchmark.tsv", "certificate.json", "ids.csv"} <= names
     assert sum(n.endswith(".png") for n in names) == 12  # six views per complex (docking: 2 items x 3 images)
     recs = [json.loads(x) for x in (tmp_path / "a" / "benchmark.jsonl").read_text().splitlines()]
-    truth = {"1pwc": hbond_truth(DATA / "1pwc", ligand="PNM", crosscheck=False).entries(),
-             "1s3v": hbond_truth(DATA / "1s3v", crosscheck=False).entries()}
     lists = task in ("pocket-ligand", "residue-ligand")  # list answers have their own format, not "command"
     assert {r["answer_format"] for r in recs} == {"list" if lists else "command"}
     if task == "pocket-ligand":

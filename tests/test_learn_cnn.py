@@ -10,10 +10,14 @@ grows with the machine's load)."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+# torch is looked for, not imported: collecting this file (every xdist worker collects every file) would
+# otherwise import it (about 5 s of CPU) on the workers that do not run these tests
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
 
 ELEMENTS = (6, 14, 26, 29, 47, 79)  # C, Si, Fe, Cu, Ag, Au: the same choices for both classes
 

@@ -31,6 +31,46 @@ Map of the package, bottom layer first; a layer imports only the layers above it
 - ``api``          the jobs as Python functions (certify, design, build_benchmark, read_results, ladder, explore),
                    each returning a Report
 - ``cli``          the ``viewcert`` command, a shell over ``api``: one module per command group
+
+A package's ``__init__`` is its face: its public names, each loaded from its module at first use
+(``lazy_face``), so that a command imports only the modules it runs.
 """
 
 __version__ = "0.1.0"
+
+import importlib
+import sys
+import types
+
+
+class _Face(types.ModuleType):
+    """A package whose public names load from their submodules at first use (PEP 562), so that importing one
+    submodule, or the package for one name, does not import every module the package re-exports: a ``viewcert``
+    command (a subprocess) pays only for the modules it runs (issue 37)."""
+
+    def __getattr__(self, name: str):  # called only for a name not yet bound
+        module = self.__dict__["_face"].get(name)
+        if module is None:
+            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{self.__name__}.{module}"), name)
+        setattr(self, name, value)
+        return value
+
+    def __setattr__(self, name: str, value) -> None:
+        # importing a submodule binds it to the package's attribute of its name; where the face exports a
+        # function of that name (``certify.evaluate``, ``cameras.resolve``) the function keeps the name, as the
+        # eager ``from .evaluate import evaluate`` of a face left it
+        if isinstance(value, types.ModuleType) and self.__dict__["_face"].get(name) == name:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self.__dict__["_face"]))
+
+
+def lazy_face(package: str, face: dict[str, str]) -> None:
+    """Make ``package`` (a package's ``__name__``, called from its ``__init__``) load each public name of
+    ``face`` (name -> submodule of the package defining it) at its first use."""
+    module = sys.modules[package]
+    module.__dict__["_face"] = face
+    module.__class__ = _Face

@@ -10,7 +10,20 @@
 - ``gallery``     the contact sheet of built-in crystals and molecules
 """
 
-from viewcert.benchmark.export import ExportSettings, build_benchmark
-from viewcert.benchmark.gallery import contact_sheet, write_gallery
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from viewcert import lazy_face
+
+if TYPE_CHECKING:  # the names below, for readers and type checkers; at run time each loads at its first use
+    from viewcert.benchmark.export import ExportSettings, build_benchmark
+    from viewcert.benchmark.gallery import contact_sheet, write_gallery
+
+#: the package's face, name -> its module, loaded at first use (``viewcert.lazy_face``)
+_FACE = {
+    "build_benchmark": "export", "ExportSettings": "export", "contact_sheet": "gallery", "write_gallery": "gallery",
+}
+lazy_face(__name__, _FACE)
 
 __all__ = ["ExportSettings", "build_benchmark", "contact_sheet", "write_gallery"]

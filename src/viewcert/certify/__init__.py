@@ -6,14 +6,32 @@ Layers below: ``symmetry`` (labels, standardisation), ``stats`` (Clopper–Pears
 write), ``run`` (end to end), ``verify``, ``sweep``, ``plots``.
 """
 
-from viewcert.certify.certificate import build_certificate, read_certificate, write_certificate
-from viewcert.certify.config import DEFAULT_DELTA, CertifyConfig
-from viewcert.certify.evaluate import certify_item, conventional_cell, evaluate, prepare
-from viewcert.certify.inputs import Dataset, Item, load_input
-from viewcert.certify.run import certify, items_table, run_certification, summary_text
-from viewcert.certify.summary import summarize
-from viewcert.certify.sweep import SweepPlan, run_sweep
-from viewcert.certify.verify import VerifyReport, verify_certificate
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from viewcert import lazy_face
+
+if TYPE_CHECKING:  # the names below, for readers and type checkers; at run time each loads at its first use
+    from viewcert.certify.certificate import build_certificate, read_certificate, write_certificate
+    from viewcert.certify.config import DEFAULT_DELTA, CertifyConfig
+    from viewcert.certify.evaluate import certify_item, conventional_cell, evaluate, prepare
+    from viewcert.certify.inputs import Dataset, Item, load_input
+    from viewcert.certify.run import certify, items_table, run_certification, summary_text
+    from viewcert.certify.summary import summarize
+    from viewcert.certify.sweep import SweepPlan, run_sweep
+    from viewcert.certify.verify import VerifyReport, verify_certificate
+
+#: the package's face, name -> its module, loaded at first use (``viewcert.lazy_face``)
+_FACE = {
+    "build_certificate": "certificate", "read_certificate": "certificate", "write_certificate": "certificate",
+    "CertifyConfig": "config", "DEFAULT_DELTA": "config", "certify_item": "evaluate",
+    "conventional_cell": "evaluate", "evaluate": "evaluate", "prepare": "evaluate", "Dataset": "inputs",
+    "Item": "inputs", "load_input": "inputs", "certify": "run", "items_table": "run", "run_certification": "run",
+    "summary_text": "run", "summarize": "summary", "run_sweep": "sweep", "SweepPlan": "sweep",
+    "verify_certificate": "verify", "VerifyReport": "verify",
+}
+lazy_face(__name__, _FACE)
 
 __all__ = [
     "DEFAULT_DELTA", "CertifyConfig", "Dataset", "Item", "SweepPlan", "VerifyReport", "build_certificate", "certify",

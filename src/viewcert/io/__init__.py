@@ -20,16 +20,31 @@
 - ``builtin``           built-in prototypes (pymatgen's AFLOW library) and molecules (biotite's CCD)
 """
 
-from viewcert.io.atomic import (
-    json_dumps,
-    write_bytes_atomic,
-    write_json_atomic,
-    write_parquet_atomic,
-    write_png_atomic,
-    write_text_atomic,
-)
-from viewcert.io.cif import read_cif, read_cif_text
-from viewcert.io.read import read_structure, read_structures
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from viewcert import lazy_face
+
+if TYPE_CHECKING:  # the names below, for readers and type checkers; at run time each loads at its first use
+    from viewcert.io.atomic import (
+        json_dumps,
+        write_bytes_atomic,
+        write_json_atomic,
+        write_parquet_atomic,
+        write_png_atomic,
+        write_text_atomic,
+    )
+    from viewcert.io.cif import read_cif, read_cif_text
+    from viewcert.io.read import read_structure, read_structures
+
+#: the package's face, name -> its module, loaded at first use (``viewcert.lazy_face``)
+_FACE = {
+    "json_dumps": "atomic", "write_bytes_atomic": "atomic", "write_json_atomic": "atomic",
+    "write_parquet_atomic": "atomic", "write_png_atomic": "atomic", "write_text_atomic": "atomic",
+    "read_cif": "cif", "read_cif_text": "cif", "read_structure": "read", "read_structures": "read",
+}
+lazy_face(__name__, _FACE)
 
 __all__ = [
     "json_dumps",

@@ -9,9 +9,24 @@
 - ``labels``      atom-name / residue labels (DejaVu Sans via Pillow), label-ID buffer, legibility rule
 """
 
-from viewcert.render.palette import STYLE_NAMES, Style, get_style
-from viewcert.render.raster import RenderResult, build_scene, frame_cameras, render, render_structure
-from viewcert.render.visibility import observe_as, observe_rendered
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from viewcert import lazy_face
+
+if TYPE_CHECKING:  # the names below, for readers and type checkers; at run time each loads at its first use
+    from viewcert.render.palette import STYLE_NAMES, Style, get_style
+    from viewcert.render.raster import RenderResult, build_scene, frame_cameras, render, render_structure
+    from viewcert.render.visibility import observe_as, observe_rendered
+
+#: the package's face, name -> its module, loaded at first use (``viewcert.lazy_face``)
+_FACE = {
+    "get_style": "palette", "Style": "palette", "STYLE_NAMES": "palette", "build_scene": "raster",
+    "frame_cameras": "raster", "render": "raster", "render_structure": "raster", "RenderResult": "raster",
+    "observe_as": "visibility", "observe_rendered": "visibility",
+}
+lazy_face(__name__, _FACE)
 
 __all__ = ["STYLE_NAMES", "RenderResult", "Style", "build_scene", "frame_cameras", "get_style", "observe_as",
            "observe_rendered", "render", "render_structure"]
