@@ -42,7 +42,6 @@ def audit_extraction(o) -> None:
                null_draws=o.null_draws, seed=o.seed, n_boot=o.n_boot))
 
 
-
 def register(app: typer.Typer) -> None:
     """Add ``ladder`` and ``audit-extraction`` to a typer app."""
     mount(app, {"ladder": ladder, "audit-extraction": audit_extraction})

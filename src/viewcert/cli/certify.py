@@ -67,7 +67,6 @@ def sweep_cmd(o) -> None:
                workers=o.workers, scheduler=o.scheduler, progress=progress))
 
 
-
 def register(app: typer.Typer) -> None:
     """Add ``certify``, ``verify`` and ``sweep`` to ``app``."""
     mount(app, {"certify": certify_cmd, "verify": verify_cmd, "sweep": sweep_cmd})

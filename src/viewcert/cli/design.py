@@ -19,7 +19,7 @@ def design_cmd(o) -> None:
     (viewcert.design.legibility)."""
     from viewcert.api.views import design
 
-    settings = vars(o)
+    settings = dict(vars(o))
     show(design(settings.pop("input_spec"), settings.pop("out"), progress=progress, **settings))
 
 

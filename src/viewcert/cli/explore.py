@@ -21,7 +21,6 @@ def explore_cmd(o) -> None:
         serve_site(index.value.parent, o.port, echo)
 
 
-
 def register(app: typer.Typer) -> None:
     """Add ``explore`` to ``app``."""
     mount(app, {"explore": explore_cmd})

@@ -36,7 +36,6 @@ def _bars():
         yield bars
 
 
-
 def register(app: typer.Typer) -> None:
     """Add ``learn`` to a typer app."""
     mount(app, {"learn": learn})

@@ -155,11 +155,13 @@ def current_limits() -> Limits:
 
 
 def usage(fn, *args, **kwargs):
-    """``fn(*args, **kwargs)`` of the library, its InputError (a bad option value) a usage error."""
+    """``fn(*args, **kwargs)`` of the library, its InputError (a bad option value) a usage error, naming the
+    option when the error's field is one (``--seeds``)."""
     try:
         return fn(*args, **kwargs)
     except InputError as exc:
-        raise typer.BadParameter(exc.message) from None
+        option = exc.field if (exc.field or "").startswith("--") else None
+        raise typer.BadParameter(exc.message, param_hint=option) from None
 
 
 def parse_tiling(text: str) -> tuple[int, int, int]:

@@ -48,7 +48,6 @@ def gallery_cmd(o) -> None:
     show(gallery(o.out, tile_px=o.tile_px, molecule_scale=o.molecule_scale, limits=current_limits()))
 
 
-
 def register(app: typer.Typer) -> None:
     """Add ``render``, ``build-benchmark`` and ``gallery`` to ``app``."""
     mount(app, {"render": render_cmd, "build-benchmark": build_benchmark_cmd, "gallery": gallery_cmd})
