@@ -31,10 +31,6 @@ class Opt:
         object.__setattr__(self, "help", help)
         object.__setattr__(self, "flags", flags)
 
-    def at(self, default: Any = ..., help: str | None = None) -> Opt:
-        """This option with another default and/or help (one command's ``--out``)."""
-        return Opt(self.type, self.default if default is ... else default, help or self.help, *self.flags)
-
 
 @dataclass(frozen=True)
 class Arg:
