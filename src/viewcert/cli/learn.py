@@ -14,7 +14,7 @@ from viewcert.cli.vocabulary import mount
 def learn(o) -> None:
     """Train a learned reader on the training split and predict the eval items (native results format).
     An empirical reading of the images or the cell, never a certificate: see docs/learned-readers.md."""
-    from viewcert.api.learn import learn as run
+    from viewcert.api.learned import learn as run
 
     with _bars() as bars:
         report = run(o.source, o.reader, o.out, train=o.train, seed=o.seed, limits=current_limits(),
