@@ -45,6 +45,24 @@ def options(cmd):
     return [p for p in cmd.params if p.param_type_name == "option"]
 
 
+def test_the_vocabulary_table_is_consistent():
+    """``viewcert.api.vocabulary``: each command's own and settings-file options are among its parameters (each
+    once), each shared option is taken by at least two commands (else it is its command's own), and every command
+    of the table is a command of the app."""
+    from collections import Counter
+
+    from viewcert.api.vocabulary import COMMANDS, OPTIONS
+
+    users: Counter = Counter()
+    for name, c in COMMANDS.items():
+        params = c.params.split()
+        assert len(set(params)) == len(params), name
+        assert set(c.rare.split()) | set(c.own) <= set(params), name
+        users.update(p for p in params if p not in c.own)
+    assert {n for n in OPTIONS if users[n] < 2} == set()
+    assert set(COMMANDS) - {""} <= {name for name, _ in commands()}
+
+
 def test_each_option_has_one_type_and_one_default():
     seen = defaultdict(list)
     for name, cmd in commands():

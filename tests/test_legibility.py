@@ -152,8 +152,10 @@ def test_planted_module_is_scanned_as_specified():
 
 def test_no_function_passes_the_limits():
     bad, seen = scan_package()
-    # the scan saw the package: hundreds of functions, the numba kernels and the CLI's commands
-    assert seen["functions"] > 500 and seen["kernels"] >= 50 and seen["commands"] >= 15, seen
+    # the scan saw the package: hundreds of functions, the numba kernels and the CLI's commands with a Typer
+    # signature (version, protocol list/show, settings show, warmup; the others are functions of one namespace,
+    # their options built from viewcert.api.vocabulary, held to the limits like any function)
+    assert seen["functions"] > 500 and seen["kernels"] >= 50 and seen["commands"] >= 5, seen
     new = {k: v for k, v in bad.items() if k not in ALLOWED}
     grown = {k: (v, ALLOWED[k]) for k, v in bad.items() if k in ALLOWED and (v[0] > ALLOWED[k][0]
                                                                             or v[1] > ALLOWED[k][1])}

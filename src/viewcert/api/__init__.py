@@ -5,10 +5,12 @@ returns).
 - ``report``    ``Report``: the lines and tables of a job, its item failures and its result (``value``)
 - ``certification`` ``certify`` a folder of structures (R1 and its certificate), ``verify`` one, ``sweep`` designs
 - ``views``     ``design`` views (δ* in Å, compared with your protocol), ``margins``, ``occlusion``
-- ``export``    ``render`` views; ``build_benchmark``: the export a harness reads (every arm, its ceiling)
+- ``export``    ``render`` views; ``build_benchmark``: the export a harness reads (every arm, its ceiling); ``gallery``
 - ``attribution`` ``read_results`` of the harnesses; the attribution ``ladder``; ``audit_extraction``
 - ``site``      ``explore``: the static site of a certificate
 - ``main``      ``observe`` a structure source; ``main_job``, what ``make run`` computes
+- ``learned``   ``learn``: train a learned reader, its eval predictions a rung of the ladder
+- ``vocabulary`` every command's options as data (name, type, default, help); ``settings`` the settings file
 - ``numba_cache`` ``warmup``: compile the numerical kernels into numba's cache (the warm-up workloads)
 - ``prestage``  a cold cache compiled side by side before a job loads its kernels
 
@@ -29,10 +31,10 @@ _WHERE = {
     "Report": "api.report", "Line": "api.report", "Table": "api.report",
     "certify": "api.certification", "verify": "api.certification", "sweep": "api.certification",
     "design": "api.views", "margins": "api.views", "occlusion": "api.views",
-    "render": "api.export", "build_benchmark": "api.export",
+    "render": "api.export", "build_benchmark": "api.export", "gallery": "api.export",
     "read_results": "api.attribution", "ladder": "api.attribution", "audit_extraction": "api.attribution",
     "explore": "api.site",
-    "observe": "api.main", "main_job": "api.main",
+    "observe": "api.main", "main_job": "api.main", "learn": "api.learned",
     "warmup": "api.numba_cache",
     "CertifyConfig": "certify", "read_export": "benchmark.record",
 }

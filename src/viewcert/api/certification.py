@@ -17,7 +17,7 @@ from viewcert.certify.molecule import MOLECULE_LEVELS
 from viewcert.certify.records import TableHead, receive_certificate, view_certificate
 from viewcert.certify.run import certify as run_certification
 from viewcert.certify.run import certify_streamed, error_line, prepared, summary_text, use_item_table
-from viewcert.certify.sweep import run_sweep
+from viewcert.certify.sweep import SweepPlan, run_sweep
 from viewcert.certify.trust import trusted_root
 from viewcert.certify.verify import verify_certificate
 from viewcert.certify.verify_table import is_table, read_received, verify_table
@@ -174,6 +174,25 @@ def _verify_json(cert: Path, data, sha: str, input_spec, root: Path, workers, sc
                                   inputs_root=root, limits=limits, received=got)
     # an export's certificate: recomputed by running the export again
     return verify_export(got, Path(cert), input_spec=input_spec, root=trusted_root(root), limits=limits)
+
+
+def sweep_plan(protocols: str, *, subsets: bool = False, deltas: str | None = None, sigmas: str | None = None,
+               sigma_unit: str = "angstrom", seeds: int = 3, tie_tau: bool = False) -> SweepPlan:
+    """The ``SweepPlan`` of ``viewcert sweep``'s text options: comma-separated protocol names, δ values (Å, each
+    finite and > 0) and noise σ values (each finite and ≥ 0), ``seeds`` ≥ 1 draws per σ. InputError otherwise."""
+    names = tuple(p.strip() for p in protocols.split(",") if p.strip())
+    if not names:
+        raise InputError("give at least one protocol name", field="--protocol")
+    sig = floats(sigmas, "sigmas") or []
+    if not all(0 <= s < float("inf") for s in sig):
+        raise InputError(f"sigmas must be finite numbers ≥ 0, got {sigmas!r}", field="--sigmas")
+    dl = floats(deltas, "deltas") or []
+    if not all(0 < d < float("inf") for d in dl):
+        raise InputError(f"deltas must be finite numbers > 0 (Å), got {deltas!r}", field="--deltas")
+    if seeds < 1:
+        raise InputError(f"seeds must be ≥ 1, got {seeds}", field="--seeds")
+    return SweepPlan(protocols=names, subsets=subsets, deltas=tuple(dl), sigmas=tuple(sig), sigma_unit=sigma_unit,
+                     seeds=seeds, tie_tau=tie_tau)
 
 
 def sweep(input_spec: str, config: CertifyConfig, plan, out: str | Path = "out/sweep", *, subset: str = "eval",

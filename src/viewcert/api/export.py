@@ -37,6 +37,15 @@ class RenderSettings:
     limit: int = 0
     molecule_scale: str = "common"
 
+    def __post_init__(self) -> None:
+        check_molecule_scale(self.molecule_scale)
+
+
+def check_molecule_scale(value: str) -> None:
+    """A molecule scale is common or per-view; InputError otherwise."""
+    if value not in ("common", "per-view"):
+        raise InputError(f"--molecule-scale must be common or per-view, got {value!r}")
+
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "structure"
@@ -75,6 +84,18 @@ def render(input_spec: str, out: str | Path = "out/render", *, limits: Limits | 
         n_img += _write_views(out, _safe(it.id), s, spec, cams, policy, st)
     return Report((Line(f"wrote {n_img} images of {len(items) - len(failed)} structures to {out}"),),
                   failures=tuple(failed), value=n_img)
+
+
+def gallery(out: str | Path = "out/gallery.png", *, tile_px: int = 170, molecule_scale: str = "common",
+            limits: Limits | None = None) -> Report:
+    """A contact sheet of built-in crystals and molecules in every view of the study's protocol (``tile_px`` px a
+    view), written as PNG to ``out``."""
+    from viewcert.benchmark.gallery import write_gallery  # lazy: loaded when the job runs
+
+    (limits or active_limits()).check_pixels(tile_px, tile_px)
+    check_molecule_scale(molecule_scale)
+    path = write_gallery(out, tile_px=tile_px, molecule_scale=molecule_scale)
+    return Report((Line(f"wrote {path} ({Path(path).stat().st_size // 1024} KB)"),), value=Path(path))
 
 
 def _item_cameras(it, spec, st: RenderSettings, limits):

@@ -4,35 +4,22 @@ Mount with ``register(app)``."""
 from __future__ import annotations
 
 import contextlib
-from pathlib import Path
 
 import typer
 
-from viewcert.cli.options import check_out, current_limits, echo, guarded, safe_console
+from viewcert.cli.options import current_limits, safe_console, show
+from viewcert.cli.vocabulary import mount
 
 
-def learn(
-    source: str = typer.Argument(..., metavar="INPUT", help="the benchmark: the study layout (data/e3) or any input with --train"),
-    reader: str = typer.Option(..., "--reader", help="cell-forest (19 cell metrics) | pixel-cnn (rendered views)"),
-    out: Path = typer.Option(Path("out/learn"), "--out", "-o", help="output folder (one subfolder per reader)"),
-    train: str | None = typer.Option(None, "--train", help="training input, or pyxtal:N[:SEED] (N crystals drawn from pyxtal, stratified by crystal system, disjoint from the eval items); default: the input's training split"),
-    protocol: str = typer.Option("render-ceiling-5", "--protocol", help="pixel-cnn: view protocol rendered"),
-    image_size: int = typer.Option(64, "--image-size", help="pixel-cnn: image width = height (px)"),
-    epochs: int | None = typer.Option(None, "--epochs", help="pixel-cnn: training epochs (default: the recipe's)"),
-    seed: int | None = typer.Option(None, "--seed", help="seed (default: 23 for the forest, 0 for the CNN)"),
-) -> None:
+def learn(o) -> None:
     """Train a learned reader on the training split and predict the eval items (native results format).
     An empirical reading of the images or the cell, never a certificate: see docs/learned-readers.md."""
-    from viewcert.learn.run import run_learn
+    from viewcert.api.learned import learn as run
 
     with _bars() as bars:
-        res = run_learn(source, reader, check_out(out), train=train, seed=seed, limits=current_limits(),
-                        protocol=protocol, image_size=image_size, epochs=epochs, progress_factory=bars)
-    acc = res.card
-    echo(f"{res.reader}: {res.correct}/{res.n} eval items correct; card {res.folder / 'card.json'}")
-    if acc.get("training_curve"):
-        echo("training curve: " + ", ".join(f"{r['n_train']}: {r['correct']}/{r['n']}" for r in acc["training_curve"]))
-    echo(f"ladder: viewcert ladder --manifest {Path(out) / 'ladder.toml'} --r1 VALUE")
+        report = run(o.source, o.reader, o.out, train=o.train, seed=o.seed, limits=current_limits(),
+                     protocol=o.protocol, image_size=o.image_size, epochs=o.epochs, progress_factory=bars)
+    show(report)
 
 
 @contextlib.contextmanager
@@ -51,4 +38,4 @@ def _bars():
 
 def register(app: typer.Typer) -> None:
     """Add ``learn`` to a typer app."""
-    app.command("learn")(guarded(learn))
+    mount(app, {"learn": learn})

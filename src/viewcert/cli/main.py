@@ -9,12 +9,10 @@ Resource limits (``viewcert.limits``) are options of the root command: ``viewcer
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import typer
 import typer.core
 
-from viewcert import defaults
 from viewcert.cli.options import EXIT_INPUT, SESSION, echo, guarded, one_line
 
 
@@ -99,47 +97,28 @@ app = GuardedTyper(cls=RootGroup, add_completion=False, no_args_is_help=True,
                    help="viewcert: what do these images determine?")
 
 
-@app.callback()
-def _main(
-    ctx: typer.Context,
-    settings: Path = typer.Option(None, "--settings", help="TOML file of the rarely changed options, a table "
-                                  "per command (viewcert settings show [COMMAND] prints them)"),
-    debug: bool = typer.Option(False, "--debug", help="show Python tracebacks instead of one-line errors"),
-    max_atoms: int = typer.Option(None, help="limit: atoms per structure (default 2000)"),
-    max_tiling: int = typer.Option(None, help="limit: product of cell repetitions (default 125)"),
-    max_views: int = typer.Option(None, help="limit: views in a protocol (default 500)"),
-    max_pixels: int = typer.Option(None, help="limit: pixels per image, width x height (default 4096²)"),
-    max_observations: int = typer.Option(None, help="limit: projected points per structure (default 5e6)"),
-    max_zip_member_bytes: int = typer.Option(None, help="limit: uncompressed bytes of a zip member (512 MiB)"),
-    max_zip_ratio: float = typer.Option(None, help="limit: compression ratio of a zip member (default 200)"),
-    max_json_bytes: int = typer.Option(None, help="limit: bytes of a JSON/JSONL input (default 256 MiB)"),
-    max_symmetry_operations: int = typer.Option(None, help="limit: symmetry operations listed in a CIF (default 384)"),
-    max_symmetry_images: int = typer.Option(None, help="limit: a CIF's atom rows x operations (default 200000)"),
-    max_questions: int = typer.Option(None, help="limit: questions of a transformation export (default 100000)"),
-    max_bootstrap_draws: int = typer.Option(None, help="limit: bootstrap resamples x items (default 5e7)"),
-) -> None:
+def _main(o) -> None:
     """viewcert command line. Limits are checked before the work; each has an option to raise it."""
+    from typer._click.globals import get_current_context
+
+    from viewcert.api.vocabulary import LIMITS
     from viewcert.errors import ViewcertError
     from viewcert.limits import DEFAULT_LIMITS, set_active_limits
 
     try:
-        limits = DEFAULT_LIMITS.with_overrides(
-            max_atoms=max_atoms, max_tiling=max_tiling, max_views=max_views, max_pixels=max_pixels,
-            max_observations=max_observations, max_zip_member_bytes=max_zip_member_bytes,
-            max_zip_ratio=max_zip_ratio, max_json_bytes=max_json_bytes,
-            max_symmetry_operations=max_symmetry_operations, max_symmetry_images=max_symmetry_images,
-            max_questions=max_questions, max_bootstrap_draws=max_bootstrap_draws)
+        limits = DEFAULT_LIMITS.with_overrides(**{name: getattr(o, name) for name in LIMITS})
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
-    if settings is not None:  # the file's values become the commands' defaults (the command line still wins)
+    if o.settings is not None:  # the file's values become the commands' defaults (the command line still wins)
         from viewcert.cli.settings import load_settings
 
+        ctx = get_current_context()
         try:
-            ctx.default_map = load_settings(settings, ctx.command)
+            ctx.default_map = load_settings(o.settings, ctx.command)
         except ViewcertError as exc:
             echo(f"viewcert: error: {one_line(exc)}", err=True)
             raise typer.Exit(EXIT_INPUT) from None
-    SESSION.set({"debug": debug, "limits": limits})
+    SESSION.set({"debug": o.debug, "limits": limits})
     set_active_limits(limits)  # for readers deep inside a command (harness files, zip members, JSON)
 
 
@@ -151,57 +130,34 @@ def version() -> None:
     echo(__version__)
 
 
-@app.command()
-def observe(
-    source: str = typer.Argument("builtin:sample", help="builtin:sample|builtin:prototypes|builtin:molecules, a "
-                                                        "structure file, a folder of them or the study layout"),
-    protocol: str = typer.Option("render-ceiling-5", help="named view protocol"),
-    tiling: str = typer.Option(defaults.TILING_TEXT, help="cell repetitions observed, e.g. 1,1,1 (a molecule is "
-                                                          "never tiled)"),
-    out: Path = typer.Option(Path("out"), "--out", "-o", help="output folder"),
-) -> None:
+def observe(o) -> None:
     """Project structures through a protocol and write per-view observations (JSON) under OUT/observations."""
     from viewcert.api.main import observe as observe_job
     from viewcert.cli.options import check_out, current_limits, parse_tiling, show
 
-    parse_tiling(tiling)  # a bad value: a usage error
-    show(observe_job(source, check_out(out), protocol=protocol, tiling=tiling, limits=current_limits()))
+    parse_tiling(o.tiling)  # a bad value: a usage error
+    show(observe_job(o.source, check_out(o.out), protocol=o.protocol, tiling=o.tiling, limits=current_limits()))
 
 
-@app.command()
-def run(
-    out: Path = typer.Option(Path("out"), "--out", "-o", help="output folder"),
-    workers: int = typer.Option(1, help="local worker processes for certification (20 small items: 1 avoids "
-                                        "compiling the numba kernels in every worker on a fresh machine)"),
-) -> None:
+def run(o) -> None:
     """The main job on built-in data (what ``make run`` calls): observations of the built-in sample, the
     certified render ceiling of the built-in prototypes under render-ceiling-5 (δ = τ = 0.01 Å), and a
     gallery contact sheet, and the certificate's explorer (out/explore/index.html)."""
     from viewcert.api.main import main_job
     from viewcert.cli.options import progress, show
 
-    show(main_job(out, workers=workers, progress=progress))
+    show(main_job(o.out, workers=o.workers, progress=progress))
 
 
 def _mount_subcommands() -> None:
     """Each area keeps its commands in its own module; they register themselves here."""
-    from viewcert.cli import attribution as cli_attribution
-    from viewcert.cli import certify as cli_certify
-    from viewcert.cli import design as cli_design
-    from viewcert.cli import explore as cli_explore
-    from viewcert.cli import learn as cli_learn
-    from viewcert.cli import render as cli_render
-    from viewcert.cli import settings as cli_settings
-    from viewcert.cli import warmup as cli_warmup
+    from viewcert.cli import attribution, certify, design, explore, learn, render, settings, warmup
+    from viewcert.cli.vocabulary import command, mount
 
-    cli_certify.register(app)
-    cli_render.register(app)
-    cli_attribution.register(app)
-    cli_design.register(app)
-    cli_explore.register(app)
-    cli_warmup.register(app)
-    cli_learn.register(app)
-    cli_settings.register(app)
+    app.callback()(command(_main, ""))
+    mount(app, {"observe": observe, "run": run})
+    for group in (certify, render, attribution, design, explore, warmup, learn, settings):
+        group.register(app)
 
 
 _mount_subcommands()

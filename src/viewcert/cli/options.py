@@ -154,11 +154,18 @@ def current_limits() -> Limits:
     return (SESSION.get() or {}).get("limits") or active_limits()
 
 
+def usage(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` of the library, its InputError (a bad option value) a usage error, naming the
+    option when the error's field is one (``--seeds``)."""
+    try:
+        return fn(*args, **kwargs)
+    except InputError as exc:
+        option = exc.field if (exc.field or "").startswith("--") else None
+        raise typer.BadParameter(exc.message, param_hint=option) from None
+
+
 def parse_tiling(text: str) -> tuple[int, int, int]:
     """``--tiling``: 2,2,2 or 2x2x2 (a bad value is a usage error)."""
     from viewcert.api.report import parse_tiling as parse
 
-    try:
-        return parse(text)
-    except InputError as exc:
-        raise typer.BadParameter(exc.message) from None
+    return usage(parse, text)

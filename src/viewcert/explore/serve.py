@@ -28,3 +28,15 @@ class ConfinedHandler(SimpleHTTPRequestHandler):
 def confined_handler(site: str | os.PathLike):
     """A handler class for ``http.server`` serving the site folder ``site`` (its real path) and nothing else."""
     return functools.partial(ConfinedHandler, directory=os.path.realpath(site))
+
+
+def serve_site(site: str | os.PathLike, port: int, say=print) -> None:
+    """Serve ``site`` on 127.0.0.1:``port`` (0: a free port) until interrupted, saying where (``say``, one line)."""
+    from http.server import ThreadingHTTPServer
+
+    with ThreadingHTTPServer(("127.0.0.1", port), confined_handler(site)) as httpd:
+        say(f"serving http://127.0.0.1:{httpd.server_address[1]}/index.html (Ctrl-C stops)")
+        try:
+            httpd.serve_forever()
+        except KeyboardInterrupt:
+            say("stopped")

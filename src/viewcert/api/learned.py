@@ -1,0 +1,26 @@
+"""Train a learned reader (``viewcert learn``): cell-forest or pixel-cnn, its eval predictions written as a rung
+the ladder reads. An empirical reading of the images or the cell, never a certificate (docs/learned-readers.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from viewcert.api.report import Line, Report, check_out
+from viewcert.limits import Limits
+
+
+def learn(source: str, reader: str, out: str | Path = "out/learn", *, train: str | None = None,
+          seed: int | None = None, limits: Limits | None = None, progress_factory=None, **cnn_options) -> Report:
+    """Train ``reader`` (cell-forest | pixel-cnn) on ``source``'s training split (or ``train``), predict the eval
+    items into ``out/READER`` and say how to put them on the ladder; ``cnn_options``: protocol, image_size (px),
+    epochs; ``progress_factory(what, total)`` returns a bar's ``advance(n)``. The report's value: the outcome."""
+    from viewcert.learn.run import run_learn  # lazy: loaded when the job runs
+
+    res = run_learn(source, reader, check_out(out), train=train, seed=seed, limits=limits,
+                    progress_factory=progress_factory, **cnn_options)
+    lines = [f"{res.reader}: {res.correct}/{res.n} eval items correct; card {res.folder / 'card.json'}"]
+    curve = res.card.get("training_curve")
+    if curve:
+        lines.append("training curve: " + ", ".join(f"{r['n_train']}: {r['correct']}/{r['n']}" for r in curve))
+    lines.append(f"ladder: viewcert ladder --manifest {Path(out) / 'ladder.toml'} --r1 VALUE")
+    return Report(tuple(Line(t) for t in lines), value=res)
