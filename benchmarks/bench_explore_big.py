@@ -8,13 +8,17 @@ and the certificate resealed: a crystal certificate of N real records. The site 
 is the page and the index row, not the renderer, which ``bench_explore.py`` times). Each N is written in a fresh
 child process with one worker (``write_site(workers=1)``); its peak RSS is the child's ``ru_maxrss``, and the
 certificate's own share is measured apart (the same child reading the certificate only:
-``explore.source.read_folder``). In Chromium (``tests/browser.py``'s flags): the index's load from file:// until
-its first page of rows is drawn (``#shown[data-count]``), median of 3, and a filter click's time.
+``explore.source.read_folder``); its CPU time (user + system, s) beside the wall time (the machine is shared: the
+CPU time is the figure to compare). In Chromium (``tests/browser.py``'s flags): the index's load from file:// until
+its first page of rows is drawn (``#shown[data-count]``), median of 3, a filter click's time, the map's load until
+its canvas holds every point (``#map-points[data-drawn]``), median of 3, and the item a click on its last point
+opens.
 
 ``--table``: the same N items as a streamed certificate (``certify.stream``: Parquet shards of ``SHARD_ITEMS`` items
 beside a small certificate.json, the summary from mergeable counts, resealed), which the explorer reads one shard at a
 time; its figures go under ``streamed`` in the results file (the JSON certificate's figures kept beside them), labelled
-with the date, the commit and the load average.
+with the date, the commit and the load average, with the ratio of the largest size's peak RSS to the smallest's
+(the writer's memory is bounded: issue 40, item 7).
 
 Usage: ``python benchmarks/bench_explore_big.py [--sizes 10000,100000] [--table]`` →
 ``benchmarks/results/explore_big.json`` (with the machine's load average: the CPU is shared). Skips (exit 0) when
@@ -68,30 +72,14 @@ def _big(template: dict, n: int, out: Path) -> Path:
 
 def _big_table(template: dict, n: int, out: Path) -> Path:
     """A streamed certify output of ``n`` items: the template's items repeated under new ids (as ``_big``), written
-    shard by shard with the summary from mergeable counts, its chain and digest made as ``certify.stream`` does."""
+    ``SHARD_ITEMS`` at a time with the summary from mergeable counts, its chain and digest made as ``certify.stream``
+    does (``tests/explore_fixtures.write_table_folder``)."""
+    from explore_fixtures import write_table_folder
     from viewcert.certify import stream as T
-    from viewcert.certify.config import CertifyConfig
-    from viewcert.certify.records import digest_record, outcomes_of
-    from viewcert.resolution import quantize_tree, resolution_record
 
-    items, cfg = template["items"], CertifyConfig.from_dict(template["config"])
-    (out / T.TABLE_DIR).mkdir(parents=True, exist_ok=True)
-    tally, shards = T.Tally(), []
-    for k, start in enumerate(range(0, n, T.SHARD_ITEMS)):
-        chunk = [dict(items[j % len(items)], id=f"{items[j % len(items)]['id']}-{j:06d}")
-                 for j in range(start, min(n, start + T.SHARD_ITEMS))]
-        name = f"part-{k:06d}.parquet"
-        (out / T.TABLE_DIR / name).write_bytes(T.shard_bytes(chunk, "bench"))
-        tally = tally.merge(T.Tally.of(outcomes_of(chunk), cfg.molecules.molecule_levels))
-        shards.append({"name": name, "n": len(chunk), "sha256": T.shard_sha256(chunk)})
-    body = {key: template[key] for key in ("inputs", "config", "protocol", "observation_model", "tolerances",
-                                           "oracle", "scoring", "libraries")}
-    body.update(format=T.CERTIFICATE_FORMAT, summary=T.tally_summary(tally, cfg),
-                items_table={"format": T.TABLE_FORMAT, "folder": T.TABLE_DIR, "shard_items": T.SHARD_ITEMS,
-                             "n_items": n, "shards": shards, "chain": T.chain(s["sha256"] for s in shards)})
-    body = {**quantize_tree(body), "resolution": resolution_record()}
-    (out / "certificate.json").write_text(json.dumps({**body, "digest": digest_record(body)}))
-    return out
+    items = template["items"]
+    repeated = (dict(items[k % len(items)], id=f"{items[k % len(items)]['id']}-{k:06d}") for k in range(n))
+    return write_table_folder(template, repeated, out, T.SHARD_ITEMS)
 
 
 def _child(mode: str, cert: str, site: str) -> None:
@@ -104,8 +92,9 @@ def _child(mode: str, cert: str, site: str) -> None:
     else:
         write_site(cert, site, workers=1)
     wall = time.perf_counter() - t0
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"wall_s": round(wall, 2), "peak_rss_mib": round(peak_kib / 1024, 1)}))
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"wall_s": round(wall, 2), "peak_rss_mib": round(use.ru_maxrss / 1024, 1),
+                      "cpu_s": round(use.ru_utime + use.ru_stime, 1)}))
 
 
 def _run_child(mode: str, cert: Path, site: Path) -> dict:
@@ -120,12 +109,13 @@ def _load(index: Path, repeat: int = 3) -> dict:
 
     from browser import CHROMIUM, CHROMIUM_ARGS
 
-    loads, clicks, errors = [], [], []
+    loads, clicks, maps, errors = [], [], [], []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         for _ in range(repeat):
             page = browser.new_page()
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
             t0 = time.perf_counter()
             page.goto(index.as_uri())
             page.wait_for_selector("#shown[data-count]")
@@ -136,11 +126,40 @@ def _load(index: Path, repeat: int = 3) -> dict:
             page.wait_for_function("() => true")
             clicks.append(time.perf_counter() - t0)
             shown = int(page.locator("#shown").get_attribute("data-count"))
+            t0 = time.perf_counter()
+            page.goto(index.with_name("map.html").as_uri())
+            page.wait_for_selector("#map-points[data-drawn]")
+            maps.append(time.perf_counter() - t0)
+            drawn = int(page.locator("#map-points").get_attribute("data-drawn"))
             page.close()
+        opened = _click_a_point(browser, index.with_name("map.html"))
         browser.close()
     return {"index_load_s": [round(x, 3) for x in loads], "index_load_median_s": round(statistics.median(loads), 3),
             "filter_click_median_s": round(statistics.median(clicks), 3), "rows_in_dom": rows,
-            "phantom_filter_count": shown, "console_errors": errors}
+            "phantom_filter_count": shown, "map_load_s": [round(x, 3) for x in maps],
+            "map_load_median_s": round(statistics.median(maps), 3), "map_points_drawn": drawn,
+            "map_click_opens": opened, "console_errors": errors}
+
+
+def _click_a_point(browser, map_page: Path) -> str:
+    """The item page a click on the map's last point opens (its centre, by the page's own data and the stated
+    scales, ``explore.chart``)."""
+    import re
+
+    html = map_page.read_text()
+    data = json.loads(re.search(r'id="map-data">(.*?)</script>', html, re.S).group(1))
+    last = data["points"][-1]
+    w, hgt = data["width"] - 2 * data["pad"], data["height"] - 2 * data["pad"]
+    u, v = data["pad"] + last[1] / data["x_top"] * w, data["height"] - data["pad"] - last[2] / data["y_top"] * hgt
+    page = browser.new_page()
+    page.goto(map_page.as_uri())
+    page.wait_for_selector("#map-points[data-drawn]")
+    box = page.locator("#map-points").bounding_box()
+    page.mouse.click(box["x"] + u * box["width"] / data["width"], box["y"] + v * box["height"] / data["height"])
+    page.wait_for_url("**/items/*.html")
+    got = page.url.rsplit("/", 2)[-2:]
+    page.close()
+    return "/".join(got)
 
 
 def main() -> int:
@@ -174,6 +193,7 @@ def main() -> int:
             row = {"certificate_bytes": sum(p.stat().st_size for p in cert.rglob("*") if p.is_file()),
                    "read_certificate": read, "write_site": write,
                    "write_ms_per_item": round(1000 * write["wall_s"] / n, 2),
+                   "write_cpu_ms_per_item": round(1000 * write["cpu_s"] / n, 2),
                    "site_bytes": site_bytes, "index_bytes": index.stat().st_size,
                    "phantom_items": n, **_load(index)}
             res["sizes"][str(n)] = row
@@ -185,6 +205,9 @@ def main() -> int:
     res["machine"]["load_avg_1min_after"] = round(os.getloadavg()[0], 2)
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / "explore_big.json"
+    peaks = [res["sizes"][k]["write_site"]["peak_rss_mib"] for k in sorted(res["sizes"], key=int)]
+    if len(peaks) > 1:
+        res["peak_rss_ratio_largest_over_smallest"] = round(peaks[-1] / peaks[0], 3)
     if args.table:  # beside the JSON certificate's figures
         res = {**(json.loads(path.read_text()) if path.is_file() else {}), "streamed": res}
     path.write_text(json.dumps(res, indent=1, sort_keys=True) + "\n")

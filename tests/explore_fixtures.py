@@ -237,3 +237,50 @@ def residue_ligand_site(residue_ligand_export) -> Path:
 
     write_site(residue_ligand_export, residue_ligand_export.parent / "site", inputs=COMPLEXES)
     return residue_ligand_export.parent / "site"
+
+
+def write_table_folder(template: dict, items, out: Path, shard_items: int) -> Path:
+    """A streamed certify output (``certify.stream``'s layout) at ``out`` of ``items`` (an iterable of item
+    dicts, consumed ``shard_items`` at a time: nothing of the items is held beyond one shard) with the settings of
+    the JSON certificate ``template``: Parquet shards, the summary from mergeable counts, the chain and digest made
+    as ``certify.stream`` makes them (what ``bench_explore_big.py`` measures and the big-site tests read)."""
+    from itertools import islice
+
+    from viewcert.certify import stream as T
+    from viewcert.certify.config import CertifyConfig
+    from viewcert.certify.records import digest_record, outcomes_of
+    from viewcert.resolution import quantize_tree, resolution_record
+
+    cfg = CertifyConfig.from_dict(template["config"])
+    (out / T.TABLE_DIR).mkdir(parents=True, exist_ok=True)
+    tally, shards, it = T.Tally(), [], iter(items)
+    while chunk := list(islice(it, shard_items)):
+        name = f"part-{len(shards):06d}.parquet"
+        (out / T.TABLE_DIR / name).write_bytes(T.shard_bytes(chunk, "test"))
+        tally = tally.merge(T.Tally.of(outcomes_of(chunk), cfg.molecules.molecule_levels))
+        shards.append({"name": name, "n": len(chunk), "sha256": T.shard_sha256(chunk)})
+    body = {key: template[key] for key in ("inputs", "config", "protocol", "observation_model", "tolerances",
+                                           "oracle", "scoring", "libraries")}
+    body.update(format=T.CERTIFICATE_FORMAT, summary=T.tally_summary(tally, cfg),
+                items_table={"format": T.TABLE_FORMAT, "folder": T.TABLE_DIR, "shard_items": shard_items,
+                             "n_items": sum(s["n"] for s in shards), "shards": shards,
+                             "chain": T.chain(s["sha256"] for s in shards)})
+    body = {**quantize_tree(body), "resolution": resolution_record()}
+    (out / "certificate.json").write_text(json.dumps({**body, "digest": digest_record(body)}))
+    return out
+
+
+def varied_items(template_items: list[dict], n: int):
+    """``n`` items made from ``template_items`` (a certificate's items, repeated) under new ids (``<id>-NNNNNN``),
+    their plotted and filtered fields varied by index k so that neighbours differ: atoms 2 + k mod 29, δ* (k · 37
+    mod 1000 + 1) / 1000 Å, phantoms k mod 3 (each listed: carbon, Z = 6, at (k, 0, 0.5) Å; unique only without), correct unless
+    k mod 4 = 1 (then the reason "phantoms"). Yielded one at a time."""
+    for k in range(n):
+        it = json.loads(json.dumps(template_items[k % len(template_items)]))
+        n_ph, ok = k % 3, k % 4 != 1
+        it.update(id=f"{it['id']}-{k:06d}", n_atoms=2 + k % 29, unique=n_ph == 0, correct=ok,
+                  outcome="correct" if ok else "incorrect", reasons=[] if ok else ["phantoms"],
+                  phantoms=[[6, float(k), 0.0, 0.5]] * n_ph or None)
+        it["oracle"] = dict(it["oracle"], n_phantoms=n_ph)
+        it["uniqueness_margin"] = dict(it["uniqueness_margin"], delta_star=(k * 37 % 1000 + 1) / 1000)
+        yield it

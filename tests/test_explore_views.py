@@ -214,34 +214,69 @@ def test_hostile_interaction_names_show_as_text(screen_page, tmp_path):
     assert page.viewcert_errors == [] and page.viewcert_requests == []
 
 
+def _map_data(site) -> dict:
+    html = (site / "map.html").read_text()
+    return json.loads(re.search(r'<script type="application/json" id="map-data">(.*?)</script>', html, re.S).group(1))
+
+
+def map_pixel(page, u: float, v: float) -> tuple[float, float]:
+    """The page position of the plot's pixel (u, v) (``chart``'s px: WIDTH × HEIGHT), through the canvas's box."""
+    from viewcert.explore.chart import HEIGHT, WIDTH
+
+    box = page.locator("#map-points").bounding_box()
+    return box["x"] + u * box["width"] / WIDTH, box["y"] + v * box["height"] / HEIGHT
+
+
 def test_map_plots_every_item_where_its_values_put_it_and_a_click_opens_it(screen_page, hostile_certify,
                                                                            hostile_site):
-    """The map of a certify output (three crystals, two of them with hostile ids): one point per item at
-    (atoms, δ*) by the stated linear scales (0 to 1.05 × the largest value, or δ, over the plot's width and
-    height inside its margins), the values the certificate's; a click on a point opens that item's page."""
+    """The map of a certify output (three crystals, two of them with hostile ids; items 0 and 2 the same
+    crystal, so the same point): one point per item at (atoms, δ*) by the stated linear scales (0 to 1.05 × the
+    largest value, or δ, over the plot's width and height inside its margins), the values the certificate's,
+    drawn on the canvas in its outcome's colour (#1a7f37 correct, fill-opacity 0.85, over white); hovering a
+    point names it as text; a click on a point opens that item's page (on a shared point, the one drawn last)."""
+    import io
+
+    from PIL import Image
+
     from viewcert.explore.chart import HEIGHT, PAD, WIDTH
 
     cert = json.loads((hostile_certify / "certificate.json").read_text())
     want = {k: (it["n_atoms"], it["uniqueness_margin"]["delta_star"]) for k, it in enumerate(cert["items"])}
+    assert want[0] == want[2] != want[1]
     page = screen_page
     _open(page, hostile_site / "map.html")
+    page.wait_for_selector("#map-points[data-drawn]")
     assert page.evaluate("window.__pwned === undefined")
-    pts = page.locator("circle.pt[data-index]")
-    assert pts.count() == len(want) == 3
+    assert int(page.locator("#map-points").get_attribute("data-drawn")) == len(want) == 3
+    assert page.locator("circle.pt[data-index]").count() == 0  # no DOM node per point
+    rows = {r[0]: r for r in _map_data(hostile_site)["points"]}
     x_max = 1.05 * max(x for x, _ in want.values())
     y_max = 1.05 * max([y for _, y in want.values()] + [cert["config"]["delta"]])  # the δ line fits too
-    for j in range(pts.count()):
-        p = pts.nth(j)
-        k = int(p.get_attribute("data-index"))
-        x, y = want[k]
-        assert float(p.get_attribute("data-x")) == x and float(p.get_attribute("data-y")) == y
-        assert float(p.get_attribute("cx")) == pytest.approx(PAD + x / x_max * (WIDTH - 2 * PAD), abs=1e-3)
-        assert float(p.get_attribute("cy")) == pytest.approx(HEIGHT - PAD - y / y_max * (HEIGHT - 2 * PAD), abs=1e-3)
-    k = int(pts.nth(1).get_attribute("data-index"))
-    pts.nth(1).click()
-    page.wait_for_load_state("load")
-    assert page.url == (hostile_site / "items" / f"{k:04d}.html").resolve().as_uri()
-    assert page.locator("h1.item-id").text_content() == console_text(cert["items"][k]["id"])
+    uv = {}
+    for k, (x, y) in want.items():
+        assert rows[k][1:3] == [x, y] and rows[k][3] == ("correct" if cert["items"][k]["correct"] else "incorrect")
+        uv[k] = (PAD + x / x_max * (WIDTH - 2 * PAD), HEIGHT - PAD - y / y_max * (HEIGHT - 2 * PAD))
+    shot = page.locator("#map-points").screenshot()
+    img = np.asarray(Image.open(io.BytesIO(shot)).convert("RGB")).astype(float)
+    green = np.array([0x1A, 0x7F, 0x37])
+    for k, (u, v) in uv.items():  # the canvas's pixel at each point's centre: its outcome's colour, over white
+        assert cert["items"][k]["correct"] is True  # m discs of opacity 0.85 there leave 0.15^m of the white
+        m = sum(xy == want[k] for xy in want.values())
+        px = img[round(v * img.shape[0] / HEIGHT), round(u * img.shape[1] / WIDTH)]
+        assert np.abs(px - (green + (255 - green) * 0.15 ** m)).max() <= 6, (k, m, px)
+    page.mouse.move(*map_pixel(page, *uv[1]))
+    assert page.locator(".map-plot").get_attribute("data-lit") == "1"
+    assert page.locator(".map-plot").get_attribute("title").startswith(console_text(cert["items"][1]["id"],
+                                                                                     keep_newlines=False) + ": ")
+    assert page.evaluate("window.__pwned === undefined")
+    for k, opens in ((1, 1), (0, 2)):
+        _open(page, hostile_site / "map.html")
+        page.wait_for_selector("#map-points[data-drawn]")
+        page.mouse.click(*map_pixel(page, *uv[k]))
+        page.wait_for_url("**/items/*.html")
+        page.wait_for_load_state("load")
+        assert page.url == (hostile_site / "items" / f"{opens:04d}.html").resolve().as_uri()
+        assert page.locator("h1.item-id").text_content() == console_text(cert["items"][opens]["id"])
     assert page.viewcert_errors == [] and page.viewcert_requests == []
 
 

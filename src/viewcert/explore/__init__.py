@@ -6,7 +6,7 @@
 - ``rendered``  a certify output's views drawn by viewcert's renderer at the certificate's settings
 - ``wording``   the certificate's fields in words, with units and stated precision
 - ``answers``   model answers from a ladder output (``--ladder``)
-- ``chart``     the map of the benchmark (an SVG scatter plot, one point per item)
+- ``chart``     the map of the benchmark (an SVG frame, one point per item drawn on a canvas by the page)
 - ``site``      the HTML pages, thumbnails and shipped assets
 """
 

@@ -7,7 +7,7 @@ Layout of SITE:
 | file | what |
 |---|---|
 | ``index.html`` | every item in a table (client-side pages of ``PAGE_SIZE`` rows), sortable by column and filterable by outcome (``explore.outcomes``), with the count of each filter and the certificate's own count beside it |
-| ``map.html`` | every item a point of a scatter plot (``explore.chart``: δ* against atoms for crystals), a click opens it |
+| ``map.html`` | every item a point of a scatter plot (``explore.chart``: δ* against atoms for crystals; the points drawn on a canvas from the page's data), a click opens it |
 | ``summary.html`` | the benchmark: its summary, settings, the plots that exist, the ladder report when one is beside it |
 | ``items/NNNN.html`` | one item: every view's image with an SVG overlay (``explore.overlays``) in a grid that fits one screen, then its record in words (``explore.wording``) and, with a ladder output, every model's answers (``explore.answers``) |
 | ``views/NNNN_vK.png``, ``thumbs/NNNN.png`` | the views (hard links to the export's images, else copies; a certify output's drawn by the explorer, ``explore.rendered``) and index thumbnails (Pillow, at most ``THUMB_PX``) |
@@ -28,10 +28,12 @@ import multiprocessing
 import os
 import stat
 import tempfile
+from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from importlib.resources import files
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -661,24 +663,48 @@ def _protocol_names(folder: Folder) -> list:
 
 # --- map ----------------------------------------------------------------------------------------------------
 
-def map_html(folder: Folder, points: list[tuple]) -> str:
-    """``map.html``: every item a point (``explore.chart``; ``points``: (index, id, (x, y), filters) per item),
-    a click opens its page."""
-    from viewcert.explore.chart import map_svg  # lazy: the map only, once per site
+#: where the map's point rows go in the page ``map_parts`` makes (a NUL: escaped in every received text)
+POINTS_HERE = "\x00points\x00"
+
+
+def map_point(e: Entry) -> str | None:
+    """One item's row of the map's data (``chart.point_row``; JSON text, escaped as ``_json_block``), None when
+    it has no point."""
+    from viewcert.explore.chart import point_row  # lazy: as map_parts
+
+    row = point_row(e.index, console_text(e.id, keep_newlines=False), e.point, e.tags)
+    return None if row is None else _json_block(row)
+
+
+def map_parts(folder: Folder, extent) -> tuple[str, str]:
+    """``map.html`` (``explore.chart``) as the text before and after its point rows (``map_point``,
+    comma-separated): the plot's frame and axes as SVG from ``extent`` (``chart.Extent``: the items' largest
+    values), the points drawn by the page's script on a canvas over it; a click on a point opens its page."""
+    from viewcert.explore.chart import AXES, HEIGHT, PAD, RADIUS, WIDTH, frame_svg  # lazy: the map only
 
     delta = _d(folder.certificate.config).get("delta") if folder.kind == "crystal" else None
-    svg, left_out = map_svg(folder.kind, points, h, lambda i: f"items/{item_name(i)}.html",
-                            delta if isinstance(delta, int | float) and not isinstance(delta, bool) else None)
+    delta = delta if isinstance(delta, int | float) and not isinstance(delta, bool) else None
+    x_top, y_top = extent.tops(delta)
     keys = "".join(f'<span class="el"><svg width="12" height="12" viewBox="0 0 12 12"><circle class="pt {c}" '
                    f'cx="6" cy="6" r="4.5"/></svg>{h(t)}</span>'
                    for c, t in (("correct", "correct"), ("incorrect", "incorrect"), ("item_error", "error"),
                                 ("none ph", "with phantoms (ring)")))
+    left_out = extent.left_out
     note = f'<p class="note">{left_out} items have no value to plot and are left out.</p>' if left_out else ""
+    xl, yl = AXES[folder.kind]
+    data = _json_block({"width": WIDTH, "height": HEIGHT, "pad": PAD, "radius": RADIUS, "x_top": x_top,
+                        "y_top": y_top, "x_label": xl, "y_label": yl, "points": []})
+    data = data.replace('"points":[]', f'"points":[{POINTS_HERE}]', 1)
     body = ("<header><h1>map of the benchmark</h1><nav><a href=\"index.html\">index</a> "
             "<a href=\"summary.html\">summary</a></nav></header>\n"
             f'<p class="note">Every item one point; a click opens its page.</p><div class="key">{keys}</div>'
-            f"{svg}{note}")
-    return _page("map", body)
+            f'<div class="map-plot"><canvas id="map-points" width="{WIDTH}" height="{HEIGHT}"></canvas>'
+            f"{frame_svg(folder.kind, x_top, y_top, h, delta)}</div>{note}\n"
+            "<noscript><p>The map's points need JavaScript (shipped with the site, no network); the index lists "
+            "every item.</p></noscript>\n"
+            f'<script type="application/json" id="map-data">{data}</script>')
+    before, after = _page("map", body, script=True).split(POINTS_HERE)
+    return before, after
 
 
 # --- summary ------------------------------------------------------------------------------------------------
@@ -902,8 +928,9 @@ def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> Shown:
 
 @dataclass(frozen=True)
 class Entry:
-    """What the index and the map keep of one item once its page is written: its index, id, filters (``tags``),
-    its index row (JSON text, ``index_row``) and its point on the map (``chart.point``)."""
+    """What the index and the map take of one item once its page is written (held for its chunk only): its
+    index, id, filters (``tags``), its index row (JSON text, ``index_row``) and its point on the map
+    (``chart.point``)."""
 
     index: int
     id: str
@@ -923,7 +950,7 @@ def item_tags(kind: str, it: Item, answers=None) -> tuple[str, ...]:
 
 def _write_items(folder: Folder, site: Path, src: Sources, indices) -> list[Entry]:
     """Write the thumbnails, views and pages of the items at ``indices``; what the index and map keep of each."""
-    from viewcert.explore.chart import point  # lazy: as map_html
+    from viewcert.explore.chart import point  # lazy: as map_parts
 
     out: list[Entry] = []
     n = len(folder.items)
@@ -953,16 +980,21 @@ def _write_chunk(indices) -> list[Entry]:
 
 
 def _entries(folder: Folder, site: Path, src: Sources, workers: int, progress) -> Iterator[list[Entry]]:
-    """Write every item's page, CHUNK items at a time (by ``workers`` forked processes when > 1), and yield what
-    the index and map keep of each chunk, in item order."""
+    """Write every item's page, CHUNK items at a time (by ``workers`` forked processes when > 1, at most
+    2 × ``workers`` chunks in flight: what waits to be yielded is bounded too), and yield what the index and map
+    keep of each chunk, in item order."""
     global _JOB
     n = len(folder.items)
-    chunks = [range(k, min(k + CHUNK, n)) for k in range(0, n, CHUNK)]
-    if workers > 1 and len(chunks) > 1 and "fork" in multiprocessing.get_all_start_methods():
+    chunks = (range(k, min(k + CHUNK, n)) for k in range(0, n, CHUNK))
+    if workers > 1 and n > CHUNK and "fork" in multiprocessing.get_all_start_methods():
         _JOB = (folder, site, src)
         try:
-            with ProcessPoolExecutor(min(workers, len(chunks)), mp_context=multiprocessing.get_context("fork")) as ex:
-                for chunk, got in zip(chunks, ex.map(_write_chunk, chunks), strict=True):
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as ex:
+                pending = deque((c, ex.submit(_write_chunk, c)) for c in islice(chunks, 2 * workers))
+                while pending:
+                    chunk, fut = pending.popleft()
+                    got = fut.result()
+                    pending.extend((c, ex.submit(_write_chunk, c)) for c in islice(chunks, 1))
                     if progress is not None:
                         progress(chunk[-1] + 1, n)
                     yield got
@@ -1006,36 +1038,61 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
     sits beside the folder.
     ``workers`` > 1: the item pages are written by that many forked processes, CHUNK items at a time (each
     page depends only on its item: the same bytes as one process).
-    Memory: the item pages are written one at a time and each index row goes to a temporary file as it is made
-    (the index is then copied from it), so what is held per item is its filters and map point; a streamed
-    certificate's records are read one shard at a time (``explore.source.TableItems``)."""
+    Memory, bounded whatever the number of items for a streamed certificate: its records are read one shard at
+    a time (``explore.source.TableItems``), the item pages are written one at a time, each item's index row and
+    map point go to temporary files as they are made (``_Spill``; the index and the map are then copied from
+    them), and what is kept across items is the count of each filter and the map's extent (``chart.Extent``),
+    both mergeable. A JSON certificate is read whole (``explore.source``): its records are in memory however the
+    site is written (docs/explorer.md, "Big sites")."""
     folder = read_folder(folder_path)
     root = None if inputs is None else trusted_root(inputs)
     site = out_folder(out)
     for name in ASSETS:
         _put(site, f"assets/{name}", files("viewcert.explore").joinpath("assets", name).read_bytes())
     src = _sources(folder, folder_path, root, ladder)
-    points: list[tuple] = []  # (index, id, (x, y), tags): the map's
-    counts: dict[str, int] = {}
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as rows:
-        first = True
+    from viewcert.explore.chart import Extent  # lazy: as map_parts
+
+    counts: dict[str, int] = {}  # items per filter
+    extent = Extent()  # the map's
+    with _Spill() as rows, _Spill() as points:
         for entries in _entries(folder, site, src, workers, progress):
             for e in entries:
-                rows.write(("" if first else ",") + e.row)
-                first = False
+                rows.add(e.row)
+                points.add(map_point(e))
                 for f in e.tags:
                     counts[f] = counts.get(f, 0) + 1
-                points.append((e.index, e.id, e.point, e.tags))
+                extent = extent.add(e.point)
         plots = [f"plots/{_link_or_copy(p, site, f'plots/{p.name}')}" for p in folder.plots]
         _put(site, "summary.html", summary_html(folder, site, plots))
-        _put(site, "map.html", map_html(folder, points))
-        del points
+        write_chunks_atomic(target(site, "map.html"), points.copied(*map_parts(folder, extent)))
         before, after = index_parts(folder, counts, len(folder.items), src.answers)
-        rows.seek(0)
-        return write_chunks_atomic(target(site, "index.html"), _copied(before, rows, after))
+        return write_chunks_atomic(target(site, "index.html"), rows.copied(before, after))
 
 
-def _copied(before: str, rows, after: str, block: int = 1 << 20) -> Iterator[str]:
+class _Spill:
+    """Comma-separated JSON rows spilled to a temporary file as they come (``add``; None adds nothing), copied
+    out between a page's text before and after them (``copied``): a page of any number of rows written in
+    bounded memory."""
+
+    def __enter__(self) -> _Spill:
+        self.file = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self.n = 0
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.file.close()
+
+    def add(self, row: str | None) -> None:
+        if row is not None:
+            self.file.write(("," if self.n else "") + row)
+            self.n += 1
+
+    def copied(self, before: str, after: str) -> Iterator[str]:
+        self.file.seek(0)
+        return _copied(before, self.file, after)
+
+
+def _copied(before: str, rows, after: str, block: int = 1 << 16) -> Iterator[str]:
     """``before``, the text of the open file ``rows`` in blocks of ``block`` characters, ``after``."""
     yield before
     while chunk := rows.read(block):

@@ -308,9 +308,83 @@
     div.dataset.phantoms = data.phantoms.length;
     div.dataset.ready = "yes";
   }
+  // the map (explore.chart): every item a point drawn on the canvas under the plot's SVG frame from the page's
+  // data (rows [index, x, y, outcome class, phantoms 0/1, id]), at u = pad + x / x_top * (width - 2 pad),
+  // v = height - pad - y / y_top * (height - 2 pad) in the plot's px; the nearest point within its radius + 2 px
+  // of the pointer is ringed and named, a click opens its page
+  function mapPage(block) {
+    var data = JSON.parse(block.textContent), pts = data.points, r = data.radius;
+    var plot = document.querySelector(".map-plot"), svg = document.getElementById("map");
+    var canvas = document.getElementById("map-points");
+    var w = data.width - 2 * data.pad, hgt = data.height - 2 * data.pad;
+    var uv = pts.map(function (p) {
+      return [data.pad + p[1] / data.x_top * w, data.height - data.pad - p[2] / data.y_top * hgt]; });
+    var NS = "http://www.w3.org/2000/svg";
+    function style(cls) {  // the style sheet's look of a point of that class (.pt.correct, .pt.ph, ...)
+      var c = document.createElementNS(NS, "circle");
+      c.setAttribute("class", "pt " + cls);
+      svg.appendChild(c);
+      var s = getComputedStyle(c);
+      var out = {fill: s.fill, stroke: s.stroke, width: parseFloat(s.strokeWidth), alpha: parseFloat(s.fillOpacity)};
+      c.remove();
+      return out;
+    }
+    var styles = {};
+    ["correct", "incorrect", "item_error", "none"].forEach(function (c) {
+      styles[c + " 0"] = style(c);
+      styles[c + " 1"] = style(c + " ph");
+    });
+    var ratio = window.devicePixelRatio || 1, ctx = canvas.getContext("2d");
+    canvas.width = Math.round(data.width * ratio);
+    canvas.height = Math.round(data.height * ratio);
+    ctx.scale(canvas.width / data.width, canvas.height / data.height);
+    pts.forEach(function (p, k) {  // in item order: a later item is drawn over an earlier one
+      var st = styles[p[3] + " " + p[4]] || styles["none 0"];
+      ctx.beginPath();
+      ctx.arc(uv[k][0], uv[k][1], r, 0, 2 * Math.PI);
+      ctx.globalAlpha = st.alpha;
+      ctx.fillStyle = st.fill;
+      ctx.fill();
+      ctx.globalAlpha = 1;
+      ctx.lineWidth = st.width;
+      ctx.strokeStyle = st.stroke;
+      ctx.stroke();
+    });
+    var lit = document.createElementNS(NS, "circle");
+    lit.setAttribute("class", "pt-lit");
+    lit.setAttribute("r", r + 1.5);
+    svg.appendChild(lit);
+    function nearest(ev) {  // the topmost point within r + 2 px of the pointer, or -1
+      var box = canvas.getBoundingClientRect();
+      var u = (ev.clientX - box.left) * data.width / box.width, v = (ev.clientY - box.top) * data.height / box.height;
+      var best = -1, bestD = r + 2;
+      for (var k = 0; k < uv.length; k++) {
+        var d = Math.hypot(uv[k][0] - u, uv[k][1] - v);
+        if (d <= bestD) { bestD = d; best = k; }
+      }
+      return best;
+    }
+    function href(k) { return "items/" + String(pts[k][0]).padStart(4, "0") + ".html"; }
+    plot.addEventListener("mousemove", function (ev) {
+      var k = nearest(ev);
+      plot.classList.toggle("on-point", k >= 0);
+      lit.classList.toggle("on", k >= 0);
+      plot.title = k >= 0 ? pts[k][5] + ": " + data.x_label + " " + pts[k][1] + ", " + data.y_label + " "
+        + Number(pts[k][2].toPrecision(4)) : "";
+      plot.dataset.lit = k >= 0 ? pts[k][0] : "";
+      if (k >= 0) { lit.setAttribute("cx", uv[k][0]); lit.setAttribute("cy", uv[k][1]); }
+    });
+    plot.addEventListener("click", function (ev) {
+      var k = nearest(ev);
+      if (k >= 0) window.location.href = href(k);
+    });
+    canvas.dataset.drawn = pts.length;
+  }
   function start() {
     var block = document.getElementById("index-data");
     if (block) indexPage(block);
+    var points = document.getElementById("map-data");
+    if (points) mapPage(points);
     itemPage();
     pane3d();
   }
