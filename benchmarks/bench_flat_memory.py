@@ -42,23 +42,46 @@ ENV = {**os.environ, "PYTHONPATH": str(SRC) + os.pathsep + os.environ.get("PYTHO
 sys.path.insert(0, str(SRC))
 
 GENERATE = """
-import sys
+import sys, warnings
 from pathlib import Path
 import pyarrow as pa, pyarrow.parquet as pq
 from viewcert.elements import symbols
-from viewcert.io.builtin import builtin
-ss, n, folder, per = builtin("builtin:prototypes"), int(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+n, folder, per, source = int(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+if source == "pyxtal":  # a seeded pool: every third space group whose smallest Wyckoff multiplicity m is <= 4,
+    from pyxtal import pyxtal  # Si and O at m sites each (2-8 atoms); the label is pyxtal's space group
+    from pyxtal.symmetry import Group
+    pool = []
+    for g in range(1, 231, 3):
+        m = min(w.multiplicity for w in Group(g).Wyckoff_positions)
+        if m > 4:
+            continue
+        for attempt in range(4):
+            c = pyxtal()
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    c.from_random(3, g, ["Si", "O"], [m, m], random_state=42_000 + g + 1000 * attempt)
+            except Exception:
+                continue
+            if c.valid:
+                a = c.to_ase()
+                pool.append((a.cell[:].tolist(), a.positions.tolist(), a.get_chemical_symbols(), g))
+                break
+else:
+    from viewcert.io.builtin import builtin
+    pool = [(s.lattice.tolist(), s.positions.tolist(), list(symbols(s.numbers)), int(s.identifier.split("_")[2]))
+            for s in builtin("builtin:prototypes")]
 folder.mkdir(parents=True, exist_ok=True)
 for first in range(0, n, per):
     cols = {k: [] for k in ("immutable_id", "lattice_vectors", "cartesian_site_positions", "species_at_sites",
                             "space_group_number")}
     for k in range(first, min(n, first + per)):
-        s = ss[k % len(ss)]
+        lat, pos, sp, g = pool[k % len(pool)]
         cols["immutable_id"].append(f"p{k:07d}")
-        cols["lattice_vectors"].append(s.lattice.tolist())
-        cols["cartesian_site_positions"].append(s.positions.tolist())
-        cols["species_at_sites"].append(list(symbols(s.numbers)))
-        cols["space_group_number"].append(int(s.identifier.split("_")[2]))
+        cols["lattice_vectors"].append(lat)
+        cols["cartesian_site_positions"].append(pos)
+        cols["species_at_sites"].append(sp)
+        cols["space_group_number"].append(g)
     pq.write_table(pa.table(cols), folder / f"shard-{first // per:05d}.parquet", row_group_size=4096)
 """
 
@@ -136,11 +159,14 @@ def _run(args: list[str], driver: str = DRIVER) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+SOURCE = "prototypes"  # the structures cycled through: builtin:prototypes or a seeded pyxtal pool (--source)
+
+
 def _database(tmp: Path, n: int, per: int) -> Path:
     """A folder of OPTIMADE-style Parquet shards of ``per`` rows (row groups of 4096), ``n`` rows in all."""
     path = tmp / f"db{n}"
     if not path.exists():
-        subprocess.run([sys.executable, "-c", GENERATE, str(n), str(path), str(per)], env=ENV,
+        subprocess.run([sys.executable, "-c", GENERATE, str(n), str(path), str(per), SOURCE], env=ENV,
                        check=True)
     return path
 
@@ -158,15 +184,20 @@ def _stamp() -> dict:
 
 
 def measure(tmp: Path, n: int, mode: str, workers: int, scheduler: str, shard: int, label: str,
-            per: int = 20000, out: Path | None = None) -> dict:
+            per: int = 20000, out: Path | None = None, tree_cpu=None) -> dict:
     out = out or tmp / f"out-{label}-{mode}-{n}"
+    _database(tmp, n, per)
     start = _stamp()
+    cpu0 = tree_cpu() if tree_cpu is not None else 0.0
     row = _run([str(_database(tmp, n, per)), str(out), mode, str(workers), scheduler, str(shard)])
-    row.update(mode=mode, executor=label, workers=workers, **start, load_avg_end=_stamp()["load_avg"])
-    # local workers are reaped children (their CPU counted); Dask workers are not: wall × workers, an upper bound
+    row.update(mode=mode, executor=label, workers=workers, source=SOURCE, **start, load_avg_end=_stamp()["load_avg"])
+    # local workers are reaped children (their CPU counted); Dask workers are not: the CPU their process tree
+    # used during the run (``tree_cpu``, read by the caller), else wall × workers, an upper bound
     computed = row.get("n_computed", n)
-    row["cpu_ms_per_item"] = 1000 * (row["worker_cpu_s"] if label == "local" else row["wall_s"] * workers) / \
-        max(1, computed)
+    if tree_cpu is not None:
+        row["worker_cpu_s"] = tree_cpu() - cpu0
+    row["cpu_ms_per_item"] = 1000 * (row["worker_cpu_s"] if label == "local" or tree_cpu is not None
+                                     else row["wall_s"] * workers) / max(1, computed)
     print(f"{label:>14} {mode:>5} n={n:>7}: peak RSS {row['peak_rss_mb']:.0f} MB (after load "
           f"{row['rss_after_load_mb']:.0f}), wall {row['wall_s']:.1f} s, {row['cpu_ms_per_item']:.2f} ms CPU/item "
           f"({computed} computed), digest {row['digest'][:12]}", flush=True)
@@ -194,7 +225,7 @@ def killed_and_resumed(tmp: Path, n: int, workers: int, shard: int, per: int = 2
     written = len(list((out / "items").glob("part-*.parquet")))
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    killed = {"mode": "table-killed", "executor": "local", "n": n, "workers": workers, **start,
+    killed = {"mode": "table-killed", "executor": "local", "n": n, "workers": workers, "source": SOURCE, **start,
               "shards_written_when_killed": written, "shards": total, "peak_rss_mb": hwm,
               "wall_s": time.perf_counter() - t0}
     print(f"killed at {written}/{total} shards after {killed['wall_s']:.0f} s (peak RSS {hwm:.0f} MB)", flush=True)
@@ -212,6 +243,22 @@ def _vm_hwm_mb(pid: int) -> float:
     except OSError:
         pass
     return 0.0
+
+
+def _tree_cpu_s(procs) -> float:
+    """User + system CPU seconds of the processes ``procs`` and all their descendants alive now (psutil)."""
+    import psutil
+
+    total = 0.0
+    for p in procs:
+        try:
+            root = psutil.Process(p.pid)
+            for q in (root, *root.children(recursive=True)):
+                t = q.cpu_times()
+                total += t.user + t.system
+        except psutil.Error:
+            continue
+    return total
 
 
 def _local_cluster(workers: int):
@@ -249,7 +296,11 @@ def main() -> None:
     ap.add_argument("--shard-items", type=int, default=5000)
     ap.add_argument("--per-file", type=int, default=20000, help="rows per Parquet file of the input")
     ap.add_argument("--input-sizes", default="", help="the input side alone (lazy and eager) at these sizes")
+    ap.add_argument("--source", choices=("prototypes", "pyxtal"), default="prototypes",
+                    help="structures cycled through: builtin:prototypes (20) or a seeded pyxtal pool (62, 2-8 atoms)")
     args = ap.parse_args()
+    global SOURCE
+    SOURCE = args.source
     rows = []
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
@@ -278,7 +329,7 @@ def _dask_rows(tmp: Path, args) -> list[dict]:
     address, procs = _external(tmp, args.workers)
     try:
         rows.append(measure(tmp, args.dask_size, "table", args.workers, address, args.shard_items,
-                            "dask-scheduler", args.per_file))
+                            "dask-scheduler", args.per_file, tree_cpu=lambda: _tree_cpu_s(procs)))
     finally:
         for p in reversed(procs):
             p.terminate()

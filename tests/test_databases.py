@@ -302,3 +302,59 @@ def test_hostile_database_files_are_one_input_error(tmp_path):
         items[0].read()
     with pytest.raises(InputError, match="row 1, field cartesian_site_positions: expected 1 rows of 3 numbers"):
         items[1].read()
+
+
+def _hand_items() -> list[ItemOutcome]:
+    """The five items of ``test_audit_rows_and_counts_hand_worked`` (five audit rows over three items)."""
+    return [_item("ok", {"space_group": 225}, CUBIC, CUBIC),
+            _item("wrong-sg", {"space_group": 221}, CUBIC, CUBIC),
+            _item("views", {"crystal_system": "cubic"}, CUBIC, TET),
+            _item("raised", {"space_group": 139}, CUBIC, CUBIC, raised=TET),
+            _item("nolabel", None, CUBIC, TET)]
+
+
+def test_streamed_audit_writes_rows_as_shards_finish_and_the_same_bytes(tmp_path):
+    """Shards of 2, 2 and 1 items: each shard's rows are on disk once it is added and only the counts are held;
+    the finished files are byte for byte those of the audit of every item at once, and the parts are gone."""
+    items = _hand_items()
+    sa = A.StreamedAudit(tmp_path)
+    sa.add(items[0:2])
+    part = tmp_path / ".audit" / "part-000000.csv"
+    assert part.read_text() == "wrong-sg,space_group,221,stated,225,225,225,published_vs_input\n"
+    assert sa.total.rows == () and sa.total.n == 2
+    sa.add(items[2:4])
+    sa.add(items[4:])
+    counts = sa.finish()
+    whole = A.audit(items)
+    assert (tmp_path / A.CSV_NAME).read_bytes() == A.audit_csv(whole).encode()
+    assert (tmp_path / A.MARKDOWN_NAME).read_bytes() == A.audit_markdown(whole).encode()
+    assert (counts.n, counts.counts) == (4, whole.counts) and counts.rows == ()
+    assert not (tmp_path / ".audit").exists()
+    lines = (tmp_path / A.CSV_NAME).read_text().splitlines()
+    assert lines[0] == ",".join(A.COLUMNS) and len(lines) == 6  # the header and the five hand-worked rows
+
+
+def test_streamed_run_audit_is_resumable_and_matches_the_json_run(tmp_path):
+    """A streamed certification of a database with planted labels, in shards of 2: its audit files are the JSON
+    certificate path's bytes; a rerun after an interruption (the files gone, a stale part of a longer run left in
+    .audit/) resumes every shard and writes the same bytes."""
+    from viewcert.certify import CertifyConfig, certify
+    from viewcert.certify.run import certify_streamed
+
+    path = _write_parquet(tmp_path / "db.parquet", {**PROTOTYPES, "A_cF4_225_a": 221, "A_hP2_194_c": 12})
+    spec = f"optimade:{path}#label=space_group_number"
+    cfg = CertifyConfig(score="space_group")
+    certify(spec, cfg, out=tmp_path / "json", n_workers=1, plots=False, progress=False)
+    out = tmp_path / "table"
+    certify_streamed(load_input(spec), cfg, out, n_workers=1, progress=False, shard_items=2)
+    want = {name: (tmp_path / "json" / name).read_bytes() for name in (A.CSV_NAME, A.MARKDOWN_NAME)}
+    assert {name: (out / name).read_bytes() for name in want} == want
+    assert b"A_hP2_194_c,space_group,12," in want[A.CSV_NAME]
+    for name in want:
+        (out / name).unlink()
+    (out / ".audit").mkdir()
+    (out / ".audit" / "part-000009.csv").write_text("stale,row\n")  # a part beyond this run's shards
+    certify_streamed(load_input(spec), cfg, out, n_workers=1, progress=False, shard_items=2)
+    assert json.loads((out / "run.json").read_text())["n_computed"] == 0
+    assert {name: (out / name).read_bytes() for name in want} == want
+    assert not (out / ".audit").exists()

@@ -134,3 +134,48 @@ def test_verify_missing_shard_is_one_line(out):
     code, text = _verify(out)
     assert code == 2 and len(text.strip().splitlines()) == 1 and "part-000002.parquet" in text, text
     assert "missing" in text
+
+
+@pytest.mark.parametrize("name", ["../x.parquet", "../../items/part-000000.parquet", "/tmp/part-000000.parquet",
+                                  "items/part-000000.parquet", "part-000000.parquet/../part-000000.parquet"])
+def test_verify_refuses_a_shard_name_reaching_outside_the_folder(out, tmp_path, name):
+    """A shard name that is not the bare ``part-000000.parquet`` (a relative path out, an absolute path, a
+    folder in front) is refused from the certificate alone, even when a file lies where the name points."""
+    outside = tmp_path / "x.parquet"
+    shutil.copy(out / "items" / "part-000000.parquet", outside)
+    cert = _cert(out)
+    cert["items_table"]["shards"][0]["name"] = name
+    _rewrite(out, cert)  # chain and digest consistent: only the name is wrong
+    code, text = _verify(out)
+    assert code == 2 and len(text.strip().splitlines()) == 1, text
+    assert "field items_table.shards" in text and "shard 0 must be" in text, text
+
+
+def _link_out(out: Path, tmp_path: Path, what: str) -> Path:
+    """Shard 1 (or the whole items/ folder) moved out of the certificate's folder and a symlink left in its
+    place, pointing at the same bytes; the path the refusal names."""
+    items = out / "items"
+    if what == "shard":
+        shard = items / "part-000001.parquet"
+        shutil.move(shard, tmp_path / "elsewhere.parquet")
+        shard.symlink_to(tmp_path / "elsewhere.parquet")
+        return shard
+    if what == "shard-inside":  # a link to a copy inside the certificate's folder: still not the shard itself
+        shard = items / "part-000001.parquet"
+        shutil.move(shard, out / "copy.parquet")
+        shard.symlink_to(out / "copy.parquet")
+        return shard
+    shutil.move(items, tmp_path / "items-elsewhere")
+    items.symlink_to(tmp_path / "items-elsewhere", target_is_directory=True)
+    return items / "part-000000.parquet"
+
+
+@pytest.mark.parametrize("what", ["shard", "shard-inside", "folder"])
+def test_verify_refuses_a_shard_symlink_in_one_line(out, tmp_path, what):
+    """A shard (or the items/ folder) that is a symlink is refused before any recomputation, one line naming the
+    shard, exit 2; explore and ladder refuse the same link (tests/test_table_readers.py)."""
+    named = _link_out(out, tmp_path, what)
+    code, text = _verify(out)
+    assert code == 2 and len(text.strip().splitlines()) == 1, text
+    assert str(named) in text and "inside the certificate's items/ folder" in text, text
+    assert "field items_table.shards" in text, text

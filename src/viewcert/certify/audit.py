@@ -15,14 +15,23 @@ A disagreement is of one or more kinds (``KINDS``): ``published_vs_input`` (the 
 symmetry of the database's own structure at τ: the label itself is in question), ``input_vs_rendered`` (the
 standardisation raised the symmetry) and ``rendered_vs_reconstructed`` (the views do not determine the label).
 One row per item and level with at least one kind; counts are items per kind and level.
+
+A streamed run (``certify.stream``) audits shard by shard (``StreamedAudit``): each shard's rows are written as the
+shard finishes (``OUT/.audit/part-NNNNNN.csv`` and ``.md``, atomically; a resumed run rewrites them from its
+shards), only the counts are held, and at the end ``label_audit.csv`` and ``label_audit.md`` are assembled from the
+parts one at a time: the same bytes as ``audit_csv`` / ``audit_markdown`` of every item at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import itertools
+import shutil
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from viewcert.certify.records import ABSENT, ItemOutcome, ViewCertificate
+from viewcert.io.atomic import write_chunks_atomic, write_text_atomic
 from viewcert.io.database import FORMATS
 from viewcert.io.tables import csv_text
 from viewcert.sanitize import markdown_text
@@ -118,6 +127,11 @@ def audit_csv(a: Audit) -> str:
     return csv_text(COLUMNS, [r.cells() for r in a.rows])
 
 
+def csv_rows(rows: Iterable[AuditRow]) -> str:
+    """The lines of ``audit_csv`` after its header, for ``rows``."""
+    return csv_text(COLUMNS, [r.cells() for r in rows])[len(csv_text(COLUMNS, [])):]
+
+
 def audit_lines(a: Audit) -> list[str]:
     """The summary's audit lines: items audited, then per kind the items disagreeing at each level."""
     lines = [f"label audit: {a.n} items with a published label; disagreements (items per level "
@@ -128,12 +142,21 @@ def audit_lines(a: Audit) -> list[str]:
 
 def audit_markdown(a: Audit) -> str:
     """``label_audit.md``: the counts, then the disagreement table; every cell escaped (``sanitize``)."""
+    return markdown_head(a) + markdown_rows(a.rows)
+
+
+def markdown_head(a: Audit) -> str:
+    """``label_audit.md`` up to its table's rows: the title, the counts, the table's header."""
     out = ["# Label audit", "", f"{a.n} items with a published label.", "",
            "| kind | " + " | ".join(LEVELS) + " |", "|---|" + "---|" * len(LEVELS)]
     out += [f"| {k}: {KIND_TEXT[k]} | " + " | ".join(str(a.counts[k][lv]) for lv in LEVELS) + " |" for k in KINDS]
     out += ["", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    out += ["| " + " | ".join(markdown_text(c) for c in r.cells()) + " |" for r in a.rows]
     return "\n".join(out) + "\n"
+
+
+def markdown_rows(rows: Iterable[AuditRow]) -> str:
+    """The table rows of ``label_audit.md`` for ``rows``, every cell escaped."""
+    return "".join("| " + " | ".join(markdown_text(c) for c in r.cells()) + " |\n" for r in rows)
 
 
 def merged(audits: Iterable[Audit]) -> Audit:
@@ -141,3 +164,36 @@ def merged(audits: Iterable[Audit]) -> Audit:
     audits = list(audits)
     counts = {k: {lv: sum(a.counts[k][lv] for a in audits) for lv in LEVELS} for k in KINDS}
     return Audit(sum(a.n for a in audits), tuple(r for a in audits for r in a.rows), counts)
+
+
+class StreamedAudit:
+    """The audit of a streamed run, shard by shard (module docstring): ``add`` each shard's items in order (its
+    rows written to ``OUT/.audit/``, the counts kept), then ``finish`` writes the two files and returns the counts
+    (an ``Audit`` without rows)."""
+
+    PARTS = ".audit"
+
+    def __init__(self, out: str | Path):
+        self.out, self.k = Path(out), 0
+        self.total = Audit(0, (), {k: dict.fromkeys(LEVELS, 0) for k in KINDS})
+
+    def _part(self, k: int, ext: str) -> Path:
+        return self.out / self.PARTS / f"part-{k:06d}.{ext}"
+
+    def add(self, items: Iterable[ItemOutcome]) -> None:
+        a = audit(items)
+        write_text_atomic(self._part(self.k, "csv"), csv_rows(a.rows))
+        write_text_atomic(self._part(self.k, "md"), markdown_rows(a.rows))
+        self.total, self.k = merged([self.total, Audit(a.n, (), a.counts)]), self.k + 1
+
+    def _parts(self, ext: str) -> Iterator[str]:
+        for k in range(self.k):
+            yield self._part(k, ext).read_text(encoding="utf-8")
+
+    def finish(self) -> Audit:
+        # the parts read one at a time as the files are written (never all held)
+        write_chunks_atomic(self.out / CSV_NAME, itertools.chain([csv_text(COLUMNS, [])], self._parts("csv")))
+        write_chunks_atomic(self.out / MARKDOWN_NAME,
+                            itertools.chain([markdown_head(self.total)], self._parts("md")))
+        shutil.rmtree(self.out / self.PARTS, ignore_errors=True)
+        return self.total

@@ -383,12 +383,12 @@ def certify_streamed(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, n
     if scheduler is None and n_workers != 1 and len(dataset.items) > 1:
         with killed_by_signals():  # the kernels compiled once, here (run_certification's reason)
             certify_item(dataset.items[0], cfg)
-    audits: list = []
+    audit = A.StreamedAudit(out) if dataset.kind in A.FORMATS else None  # rows written as each shard finishes
     t0 = time.perf_counter()
     with _client(scheduler) as client:
         cert, srun = T.certify_table(dataset, cfg, out, fingerprint=fp, shard_items=shard_items, n_workers=n_workers,
                                      scheduler=client, progress=progress,
-                                     on_shard=lambda items: audits.append(A.audit(items)))
+                                     on_shard=None if audit is None else audit.add)
     wall = time.perf_counter() - t0
     mark_warm()
     if report is not None and srun.n_resumed:
@@ -396,11 +396,9 @@ def certify_streamed(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, n
     out = Path(out)
     T.write_table_certificate(out, cert)
     text = T.summary_text(cert)
-    if dataset.kind in A.FORMATS:
-        audit = A.merged(audits)
-        write_text_atomic(out / A.CSV_NAME, A.audit_csv(audit))
-        write_text_atomic(out / A.MARKDOWN_NAME, A.audit_markdown(audit))
-        text = text.replace("certificate digest", "\n".join(A.audit_lines(audit)) + "\ncertificate digest")
+    if audit is not None:
+        counts = audit.finish()
+        text = text.replace("certificate digest", "\n".join(A.audit_lines(counts)) + "\ncertificate digest")
     write_text_atomic(out / "summary.txt", text)
     write_json_atomic(out / "run.json", {"wall_seconds": round(wall, 3), "executor": "item-table",
                                          "workers": str(scheduler) if scheduler else n_workers,

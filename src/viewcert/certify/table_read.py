@@ -17,7 +17,6 @@ Every failure is an :class:`InputError` naming the file (the shard) and the fiel
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -28,7 +27,6 @@ from viewcert.certify import stream as T
 from viewcert.certify.records import ABSENT, ItemOutcome, TableHead, digest_value, outcomes_of
 from viewcert.certify.verify_table import is_table, read_received, receive_table
 from viewcert.errors import InputError
-from viewcert.io.confine import inside
 from viewcert.limits import DEFAULT_LIMITS, Limits
 
 #: the columns R1 reads (``r1_items``)
@@ -195,17 +193,6 @@ def r1_items(tc: TableCertificate) -> Iterator[dict]:
                    "periodic": periodic}
 
 
-def _shards_inside(path: Path, data: dict) -> None:
-    """Every shard a regular file inside the certificate's items/ folder (a symlink out of it refused)."""
-    root = os.path.realpath(path.parent)
-    for s in data["items_table"]["shards"]:
-        rel = f"{T.TABLE_DIR}/{s['name']}"
-        real = inside(rel, root)
-        if real is None or os.path.islink(path.parent / rel) or not os.path.isfile(real):
-            raise InputError("shard is not a regular file inside the certificate's items/ folder",
-                             source=str(path.parent / rel), field="items_table.shards")
-
-
 def open_table(path: str | Path, data: dict | None = None, sha256: str | None = None, *,
                allow_stale: bool = False, limits: Limits = DEFAULT_LIMITS) -> TableCertificate:
     """The streamed certificate at ``path`` (its certificate.json; ``data``, ``sha256``: when the caller read it),
@@ -216,6 +203,5 @@ def open_table(path: str | Path, data: dict | None = None, sha256: str | None = 
     if not is_table(data):
         raise InputError(f"not a streamed certificate (format {T.CERTIFICATE_FORMAT} expected)", source=str(path),
                          field="format")
-    ok = receive_table(path, data, allow_stale=allow_stale)  # digest, shape, chain, shards present
-    _shards_inside(path, data)
+    ok = receive_table(path, data, allow_stale=allow_stale)  # digest, shape, chain, shards present and inside
     return TableCertificate(path, data, sha256 or "", ok)

@@ -1,7 +1,8 @@
 """Verify a streamed certificate (``certify.stream``: an item table beside a small ``certificate.json``).
 
 Before any work: the small certificate's shape, its digest (a stale one refused unless asked, as ``verify``), the
-chain of its recorded shard digests and every shard file's presence. Then the inputs are re-read (hashes compared)
+chain of its recorded shard digests and every shard a regular file in the certificate's own ``items/`` folder
+(``shards_inside``: a name reaching out, an absolute one, a symlink, all refused in one line). Then the inputs are re-read (hashes compared)
 and recomputed shard by shard with the recorded settings and shard size: each stored shard is read (its rows
 checked against its SHA-256) and compared item by item with its recomputation, so one shard of records of each is in
 memory at a time. The small certificate recomputed from those shards (summary, settings, chain) is compared section
@@ -10,6 +11,7 @@ by section. The report is ``verify.VerifyReport``'s."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,12 +98,23 @@ def receive_table(path: str | Path, data: dict, *, allow_stale: bool = False) ->
         raise StaleCertificate(f"stale certificate: it records {said} but its content hashes to {actual[:16]}… "
                                f"(edited after it was written; {STALE_HINT})", source=src, field="digest")
     check_table_shape(data, src)
-    folder = Path(path).parent / T.TABLE_DIR
-    for s in data["items_table"]["shards"]:
-        if not (folder / s["name"]).is_file():
-            raise InputError("shard listed by the certificate is missing", source=str(folder / s["name"]),
-                             field="items_table.shards")
+    shards_inside(path, data["items_table"]["shards"])
     return stored == actual
+
+
+def shards_inside(path: str | Path, shards: list[dict]) -> None:
+    """Every shard listed present and a regular file in the certificate's own ``items/`` folder: neither it nor
+    the folder a symlink (a link out of the folder, or through another, is refused before anything is read);
+    InputError naming the shard otherwise. The names are bare ``part-NNNNNN.parquet`` (``check_table_shape``)."""
+    root = os.path.realpath(Path(path).parent)
+    for s in shards:
+        p = Path(path).parent / T.TABLE_DIR / s["name"]
+        if not os.path.lexists(p):
+            raise InputError("shard listed by the certificate is missing", source=str(p), field="items_table.shards")
+        if (os.path.islink(p) or os.path.realpath(p) != os.path.join(root, T.TABLE_DIR, s["name"])
+                or not os.path.isfile(p)):
+            raise InputError("shard is not a regular file inside the certificate's items/ folder (a symlink or "
+                             "another kind of file; nothing read)", source=str(p), field="items_table.shards")
 
 
 def _stored_shard(folder: Path, s: dict) -> list[dict]:

@@ -6,8 +6,10 @@ Listing a database reads only each row's id and published labels (``entries``: P
 the rows before it (``start``/``stop``: the Parquet row groups holding it, a CSV from the byte mark before it,
 ``csv_marks``, an ASE database by OFFSET/LIMIT; ``layout`` counts the rows); a row's structure is read when it is
 certified (``read_entry``, in the worker). Nothing is extracted to disk. Repeated ids are found in bounded memory by
-``repeated_rows`` (digests bucketed to temporary files). A GNoME zip's member list (one entry per CIF) is held while
-its rows are read: that one grows with the database.
+``repeated_rows`` (digests bucketed to temporary files). A GNoME zip's member list is the exception: ``zipfile``
+parses the whole central directory (one ``ZipInfo`` per CIF), the coordinator keeps {id: member} while it reads the
+rows (``_members``) and each worker keeps its open archive (``_zip``). That costs about 0.8 KB per CIF in the
+coordinator and 0.7 KB in a worker (``benchmarks/bench_gnome_zip.py``), about 0.3 GB each for GNoME's 381,000.
 
 - **Parquet** (OPTIMADE's names): ``immutable_id``, ``lattice_vectors`` (3 rows of 3 Å), ``cartesian_site_positions``
   (N rows of 3 Å), ``species_at_sites`` (N element symbols); rows numbered from 0 as pyarrow counts them.
