@@ -141,3 +141,21 @@ def pytest_collection_finish(session):
         tmp = Path(tempfile.mkdtemp(prefix="viewcert-cpu-"))
         atexit.register(shutil.rmtree, tmp, True)
         modules.pop().start_in_background(tmp)
+
+
+
+@pytest.fixture(autouse=True)
+def _signal_dispositions_restored(request):
+    """A test that leaves SIGINT/SIGTERM handled otherwise than it found them (for example ignored) would pass
+    that disposition to every subprocess a later test of the same worker starts: restore it, and name the test
+    in the run's warnings summary so the leak is found and fixed."""
+    import signal
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for s, handler in before.items():
+        now = signal.getsignal(s)
+        if now != handler and handler is not None:
+            signal.signal(s, handler)
+            request.node.warn(pytest.PytestWarning(
+                f"signal disposition leaked and restored: {signal.Signals(s).name} was {now!r}"))

@@ -21,8 +21,11 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 SCRIPT = textwrap.dedent("""
-    import sys, time
+    import signal, sys, time
     from viewcert.parallel import map_items
+
+    # a user's shell starts a run with Ctrl-C at its default (KeyboardInterrupt); a test runner may not
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def work(i):
         if i >= 4:
