@@ -165,9 +165,20 @@ def _one_file(path: Path, task: str) -> Found:
                      source=str(path))
 
 
-def _checked(found: list[Found], arms: tuple[str, ...], complete: set[tuple[str, str]]) -> list[Found]:
-    """One file per (harness, model, arm); every arm the export ships for each (harness, model) in
-    ``complete`` (results found in a folder); an arm the export does not ship refused."""
+def _harness_arms(folder: Path, harness: str, arms: tuple[str, ...]) -> tuple[str, ...]:
+    """The arms the export ships for ``harness``: all of them, except VLMEvalKit, which gets only the arms
+    whose TSV is in the export (a free-text task's text arms have none: VLMEvalKit has no custom free-text
+    dataset without an image, docs/harnesses.md)."""
+    if harness != "vlmevalkit":
+        return arms
+    return tuple(a for a in arms if (folder / f"benchmark{SUFFIX[a]}.tsv").is_file())
+
+
+def _checked(found: list[Found], arms: tuple[str, ...], complete: set[tuple[str, str]],
+             folder: Path) -> list[Found]:
+    """One file per (harness, model, arm); every arm the export ships for that harness (``_harness_arms``)
+    for each (harness, model) in ``complete`` (results found in a folder); an arm the export does not ship
+    refused."""
     seen: dict[tuple[str, str, str], Found] = {}
     for f in found:
         if f.arm not in arms:
@@ -180,7 +191,7 @@ def _checked(found: list[Found], arms: tuple[str, ...], complete: set[tuple[str,
         seen[key] = f
     for harness, model in sorted(complete):
         have = {a for (h, m, a) in seen if (h, m) == (harness, model)}
-        missing = [a for a in arms if a not in have]
+        missing = [a for a in _harness_arms(folder, harness, arms) if a not in have]
         if missing:
             first = next(f for f in found if (f.harness, f.model) == (harness, model))
             raise InputError(f"model {model[:80]!r} has no result for the arm(s) {', '.join(missing)} of this "
@@ -210,7 +221,7 @@ def find_results(export: str | Path, results: Sequence[str | Path] = ()) -> tupl
         where = ", ".join(f"{f}/" for f in FOLDERS.values()) if not results else "the paths given"
         raise InputError(f"no harness results in {where}: run the commands of HARNESSES.md, or name the files "
                          "with --results", source=str(export))
-    return shipped, _checked(found, arms, complete)
+    return shipped, _checked(found, arms, complete, shipped.folder)
 
 
 def manifest_from_export(export: str | Path, results: Sequence[str | Path] = ()) -> Manifest:
