@@ -304,6 +304,7 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
+        _warm(tmp, args)
         for n in (int(x) for x in args.input_sizes.split(",") if x):
             rows += [measure_input(tmp, n, mode, args.shard_items, args.per_file) for mode in ("input", "input-eager")]
         for n in (int(x) for x in args.json_sizes.split(",") if x):
@@ -315,6 +316,12 @@ def main() -> None:
         if args.dask_size:
             rows += _dask_rows(tmp, args)
     record(rows, args)
+
+
+def _warm(tmp: Path, args) -> None:
+    """One unmeasured run of 200 items, so that no measured row pays the kernels' compilation (numba's cache is
+    keyed by the source path: the first process on a fresh source snapshot compiles, about 80 CPU-s and 300 MB)."""
+    measure(tmp, 200, "json", args.workers, "", args.shard_items, "local", args.per_file, out=tmp / "warm")
 
 
 def _dask_rows(tmp: Path, args) -> list[dict]:
