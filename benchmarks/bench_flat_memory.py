@@ -67,6 +67,15 @@ if source == "pyxtal":  # a seeded pool: every third space group whose smallest 
                 a = c.to_ase()
                 pool.append((a.cell[:].tolist(), a.positions.tolist(), a.get_chemical_symbols(), g))
                 break
+elif source == "e3":  # the study's 1,820 e3 crystals in id order; the label is spglib's space group of the input
+    import json, spglib
+    from viewcert.io.cif import read_cif_text
+    data = json.loads((Path(sys.argv[5]) / "structures.json").read_text())
+    pool = []
+    for mid in sorted(data):
+        s = read_cif_text(data[mid]["cif"], source=mid)
+        g = spglib.get_symmetry_dataset((s.lattice, s.frac_coords, s.numbers), symprec=1e-3).number
+        pool.append((s.lattice.tolist(), s.positions.tolist(), list(symbols(s.numbers)), int(g)))
 else:
     from viewcert.io.builtin import builtin
     pool = [(s.lattice.tolist(), s.positions.tolist(), list(symbols(s.numbers)), int(s.identifier.split("_")[2]))
@@ -159,14 +168,15 @@ def _run(args: list[str], driver: str = DRIVER) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-SOURCE = "prototypes"  # the structures cycled through: builtin:prototypes or a seeded pyxtal pool (--source)
+SOURCE = "prototypes"  # the structures cycled through: builtin:prototypes, a seeded pyxtal pool or e3 (--source)
+E3 = REPO.parent / "shared" / "data" / "render-ceiling" / "data" / "e3"  # the study's data (--source e3)
 
 
 def _database(tmp: Path, n: int, per: int) -> Path:
     """A folder of OPTIMADE-style Parquet shards of ``per`` rows (row groups of 4096), ``n`` rows in all."""
     path = tmp / f"db{n}"
     if not path.exists():
-        subprocess.run([sys.executable, "-c", GENERATE, str(n), str(path), str(per), SOURCE], env=ENV,
+        subprocess.run([sys.executable, "-c", GENERATE, str(n), str(path), str(per), SOURCE, str(E3)], env=ENV,
                        check=True)
     return path
 
@@ -296,8 +306,8 @@ def main() -> None:
     ap.add_argument("--shard-items", type=int, default=5000)
     ap.add_argument("--per-file", type=int, default=20000, help="rows per Parquet file of the input")
     ap.add_argument("--input-sizes", default="", help="the input side alone (lazy and eager) at these sizes")
-    ap.add_argument("--source", choices=("prototypes", "pyxtal"), default="prototypes",
-                    help="structures cycled through: builtin:prototypes (20) or a seeded pyxtal pool (62, 2-8 atoms)")
+    ap.add_argument("--source", choices=("prototypes", "pyxtal", "e3"), default="prototypes",
+                    help="structures cycled through: builtin:prototypes (20), a seeded pyxtal pool (62, 2-8 atoms) or e3 (1,820)")
     args = ap.parse_args()
     global SOURCE
     SOURCE = args.source
