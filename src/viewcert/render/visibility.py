@@ -165,7 +165,7 @@ def observe_rendered(
     position : {"projection", "pixel-centroid"}, default "projection"
         An observed atom's uv: its exact projection or the centroid of its visible pixels (px).
     style : str or Style, default "study"
-        The drawing style (its radius is replaced by ``radius_scale``).
+        The drawing style (``radius_scale`` overrides its own).
     edges : bool, default True
         Draw the supercell's edges (they can hide atoms).
 
