@@ -194,7 +194,23 @@ CONFLICTS = {("letter", "case"): "letters are upper case"}
 
 
 def parse_names(text: str | Sequence[str] | None) -> tuple[str, ...]:
-    """Constraint names from ``"format,precision"`` (or a list): known, deduplicated, inventory order."""
+    """Constraint names from ``"format,precision"`` (or a list): known, deduplicated, inventory order.
+
+    Parameters
+    ----------
+    text : str or sequence of str or None
+        Comma-separated names (``"format,precision"``) or a list of names; case and spaces ignored; None: none.
+
+    Returns
+    -------
+    tuple of str
+        Lowercase names of :data:`INVENTORY`, each once, in inventory order.
+
+    Raises
+    ------
+    InputError
+        A name is not in the inventory (field ``constraints``).
+    """
     if text is None:
         return ()
     raw = text.split(",") if isinstance(text, str) else list(text)
@@ -206,7 +222,25 @@ def parse_names(text: str | Sequence[str] | None) -> tuple[str, ...]:
 
 
 def plan(names: Iterable[str], spec: AnswerSpec) -> Plan:
-    """The constraints of ``names`` that fit ``spec`` (inventory order), and the skipped ones with why."""
+    """The constraints of ``names`` that fit ``spec`` (inventory order), and the skipped ones with why.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Constraint names (as :func:`parse_names` accepts them).
+    spec : AnswerSpec
+        What the item's answer is (kind, options, unit, decimals, entries).
+
+    Returns
+    -------
+    Plan
+        ``applied`` (constraints, inventory order) and ``skipped`` ((name, reason) pairs).
+
+    Raises
+    ------
+    InputError
+        A name is not in the inventory (field ``constraints``).
+    """
     applied: list[Constraint] = []
     skipped: list[tuple[str, str]] = []
     for name in parse_names(list(names)):
@@ -231,7 +265,20 @@ _ONLY = re.compile(r"\bAnswer with the ([\w' -]{1,40}?) only(?=[,.;]|$)")
 
 def reconciled_question(question: str, constraints: Sequence[Constraint]) -> str:
     """``question`` with its "Answer with the X only" sentence rewritten as "Give the answer as the X" when a
-    :data:`LAYOUT` constraint applies (the example and the rest of the text unchanged); otherwise unchanged."""
+    :data:`LAYOUT` constraint applies (the example and the rest of the text unchanged); otherwise unchanged.
+
+    Parameters
+    ----------
+    question : str
+        The question text.
+    constraints : sequence of Constraint
+        The constraints applied to it.
+
+    Returns
+    -------
+    str
+        The question, rewritten or not.
+    """
     if not any(c.name in LAYOUT for c in constraints):
         return question
     return _ONLY.sub(lambda m: f"Give the answer as the {m.group(1)}", question)
@@ -239,7 +286,20 @@ def reconciled_question(question: str, constraints: Sequence[Constraint]) -> str
 
 def constrained_prompt(prompt: str, constraints: Sequence[Constraint]) -> str:
     """``prompt`` followed by one line per constraint (the prompt itself unchanged); no constraints: the
-    prompt."""
+    prompt.
+
+    Parameters
+    ----------
+    prompt : str
+        The prompt text.
+    constraints : sequence of Constraint
+        The constraints applied, in the order their lines are written.
+
+    Returns
+    -------
+    str
+        ``prompt``, then a blank line, ``Response requirements:`` and one ``- instruction`` line per constraint.
+    """
     if not constraints:
         return prompt
     return prompt + "\n\nResponse requirements:\n" + "\n".join(f"- {c.instruction}" for c in constraints)
@@ -256,7 +316,18 @@ class Check:
 
 
 def decode_response(raw: str | bytes | None) -> tuple[str | None, str]:
-    """(text, "") or (None, why the response cannot be verified): no output, not UTF-8, too long."""
+    """(text, "") or (None, why the response cannot be verified): no output, not UTF-8, too long.
+
+    Parameters
+    ----------
+    raw : str or bytes or None
+        A model response as recorded (None or NaN: no output; bytes are decoded as UTF-8).
+
+    Returns
+    -------
+    tuple of (str or None, str)
+        The text and ``""``, or None and the reason.
+    """
     if raw is None or (isinstance(raw, float) and raw != raw):
         return None, "no output recorded"
     if isinstance(raw, bytes | bytearray):
@@ -273,7 +344,20 @@ def decode_response(raw: str | bytes | None) -> tuple[str | None, str]:
 
 
 def json_depth_ok(text: str, max_depth: int = MAX_JSON_DEPTH) -> bool:
-    """True when ``text``'s brackets outside strings nest at most ``max_depth`` deep (a scan, no parse)."""
+    """True when ``text``'s brackets outside strings nest at most ``max_depth`` deep (a scan, no parse).
+
+    Parameters
+    ----------
+    text : str
+        Candidate JSON text.
+    max_depth : int, default MAX_JSON_DEPTH
+        Deepest nesting of ``[``/``{`` allowed.
+
+    Returns
+    -------
+    bool
+        Whether the nesting stays within ``max_depth``.
+    """
     depth, in_str, esc = 0, False, False
     for ch in text:
         if in_str:
@@ -291,7 +375,18 @@ def json_depth_ok(text: str, max_depth: int = MAX_JSON_DEPTH) -> bool:
 
 
 def bounded_json(text: str) -> tuple[object | None, str]:
-    """(parsed JSON, "") or (None, why not): too long, nested too deep, or not JSON."""
+    """(parsed JSON, "") or (None, why not): too long, nested too deep, or not JSON.
+
+    Parameters
+    ----------
+    text : str
+        Candidate JSON text (at most :data:`MAX_JSON_CHARS` characters, nested at most :data:`MAX_JSON_DEPTH`).
+
+    Returns
+    -------
+    tuple of (object or None, str)
+        The parsed value and ``""``, or None and the reason.
+    """
     if len(text) > MAX_JSON_CHARS:
         return None, f"JSON longer than {MAX_JSON_CHARS} characters"
     if not json_depth_ok(text):
@@ -325,7 +420,21 @@ def _structure_check(text: str) -> Check:
 
 
 def payload_of(text: str, names: Sequence[str]) -> str:
-    """The part of a response that holds the answer (module docstring)."""
+    """The part of a response that holds the answer (module docstring).
+
+    Parameters
+    ----------
+    text : str
+        The decoded response.
+    names : sequence of str
+        Names of the constraints applied.
+
+    Returns
+    -------
+    str
+        With ``structure`` applied and an ``Answer:`` line present, the last such line's text after the marker;
+        otherwise the whole response; stripped.
+    """
     if "structure" in names:
         found = _answer_lines(text)
         if found:
@@ -407,7 +516,20 @@ def _entries(v: str) -> list[str] | None:
 
 def verify(raw: str | bytes | None, constraints: Sequence[Constraint]) -> tuple[Check, ...]:
     """Every constraint's strict outcome on one response (inventory order of ``constraints``); never raises
-    on the response."""
+    on the response.
+
+    Parameters
+    ----------
+    raw : str or bytes or None
+        The model response as recorded (see :func:`decode_response`).
+    constraints : sequence of Constraint
+        The constraints applied to the item.
+
+    Returns
+    -------
+    tuple of Check
+        One per constraint, in the order of ``constraints``; empty when there are none.
+    """
     if not constraints:
         return ()
     text, why = decode_response(raw)
@@ -439,7 +561,18 @@ NO_IMAGE_SENTENCE = "If an image is mentioned ignore this information and try yo
 
 
 def no_image_prompt(question: str) -> str:
-    """The question for the no-image arm (MicroVQA's wording appended; the images are not sent)."""
+    """The question for the no-image arm (MicroVQA's wording appended; the images are not sent).
+
+    Parameters
+    ----------
+    question : str
+        The question text.
+
+    Returns
+    -------
+    str
+        ``question``, a space and :data:`NO_IMAGE_SENTENCE`.
+    """
     return f"{question} {NO_IMAGE_SENTENCE}"
 
 
@@ -448,14 +581,36 @@ CHOOSE_SENTENCE = "Choose the correct option."
 
 
 def choices_only_prompt(options: Sequence[str]) -> str:
-    """The choices-only arm: only the options (MicroVQA), no question and no image."""
+    """The choices-only arm: only the options (MicroVQA), no question and no image.
+
+    Parameters
+    ----------
+    options : sequence of str
+        The option texts, in letter order (A, B, ...).
+
+    Returns
+    -------
+    str
+        :data:`CHOOSE_SENTENCE`, then one ``X. option`` line per option.
+    """
     listing = "\n".join(f"{chr(65 + i)}. {o}" for i, o in enumerate(options))
     return f"{CHOOSE_SENTENCE}\n{listing}"
 
 
 def spec_of_record(rec: Mapping) -> AnswerSpec:
     """The answer spec of an exported question record: a choice among its ``choices``, an interaction list
-    (``answer_format`` list), else a command."""
+    (``answer_format`` list), else a command.
+
+    Parameters
+    ----------
+    rec : mapping
+        An exported question record (keys ``answer_format``, ``choices``).
+
+    Returns
+    -------
+    AnswerSpec
+        Kind ``choice`` (with the choices as options), ``list`` or ``command``.
+    """
     if rec.get("answer_format") == "choice" and rec.get("choices"):
         return AnswerSpec("choice", tuple(rec["choices"]))
     if rec.get("answer_format") == "list":  # how many entries is part of the answer: no count is asked
@@ -467,7 +622,26 @@ def with_constraints(rec: Mapping, names: Sequence[str] = ()) -> dict:
     """An exported question record with the constraints of ``names`` that fit it appended to its question
     (the answer unchanged), the applied ``constraints`` and ``constraints_skipped`` recorded, and the
     ``question_no_image`` and (choice questions) ``question_choices_only`` variants, constrained alike. A
-    sentence of the question that contradicts the constraints is rewritten first (:func:`reconciled_question`)."""
+    sentence of the question that contradicts the constraints is rewritten first (:func:`reconciled_question`).
+
+    Parameters
+    ----------
+    rec : mapping
+        An exported question record (keys ``question``, ``answer_format``, ``choices``).
+    names : sequence of str, default ()
+        Constraint names (as :func:`parse_names` accepts them); none: only the prompt variants are added.
+
+    Returns
+    -------
+    dict
+        A copy of ``rec`` with ``question``, ``constraints``, ``constraints_skipped``, ``question_no_image`` and
+        (choice questions) ``question_choices_only`` set.
+
+    Raises
+    ------
+    InputError
+        A name is not in the inventory (field ``constraints``).
+    """
     out = dict(rec)
     p = plan(names, spec_of_record(rec))
     question = reconciled_question(str(rec["question"]), p.applied)

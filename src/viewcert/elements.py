@@ -14,7 +14,27 @@ SYMBOLS: tuple[str, ...] = tuple(_ASE_SYMBOLS[: MAX_Z + 1])  # index 0 is "X" (u
 
 
 def atomic_number(symbol: str, *, source: str | None = None, field: str | None = None) -> int:
-    """Atomic number of an element symbol ("Fe", "fe", "FE" all accepted); InputError if unknown."""
+    """Atomic number of an element symbol ("Fe", "fe", "FE" all accepted); InputError if unknown.
+
+    Parameters
+    ----------
+    symbol : str
+        Element symbol, any letter case, surrounding whitespace ignored.
+    source : str, optional
+        The file the symbol was read from, named in the error.
+    field : str, optional
+        The field the symbol was read from, named in the error.
+
+    Returns
+    -------
+    int
+        Atomic number Z, 1..118.
+
+    Raises
+    ------
+    InputError
+        The symbol names no element of Z = 1..118 (``"X"`` included).
+    """
     s = symbol.strip()
     norm = s[:1].upper() + s[1:].lower()
     z = _ASE_Z.get(norm)
@@ -24,17 +44,56 @@ def atomic_number(symbol: str, *, source: str | None = None, field: str | None =
 
 
 def symbol(z: int) -> str:
-    """Element symbol of an atomic number 1..118."""
+    """Element symbol of an atomic number 1..118.
+
+    Parameters
+    ----------
+    z : int
+        Atomic number, 1..118.
+
+    Returns
+    -------
+    str
+        Element symbol in ASE's spelling (``"Fe"``).
+
+    Raises
+    ------
+    InputError
+        ``z`` is outside 1..118.
+    """
     if not 1 <= int(z) <= MAX_Z:
         raise InputError(f"atomic number {z} is outside 1..{MAX_Z}")
     return SYMBOLS[int(z)]
 
 
 def symbols(numbers: np.ndarray) -> tuple[str, ...]:
+    """Element symbols of atomic numbers, unchecked (index 0 gives ``"X"``).
+
+    Parameters
+    ----------
+    numbers : array_like of int, shape (n,)
+        Atomic numbers, 0..118.
+
+    Returns
+    -------
+    tuple of str, length n
+        Element symbols in ASE's spelling, in the order of ``numbers``.
+    """
     return tuple(SYMBOLS[int(z)] for z in numbers)
 
 
 def covalent_radii(numbers) -> np.ndarray:
-    """Covalent radii (n,) in Å for atomic numbers (n,) (ASE's table, Cordero et al. 2008)."""
+    """Covalent radii (n,) in Å for atomic numbers (n,) (ASE's table, Cordero et al. 2008).
+
+    Parameters
+    ----------
+    numbers : array_like of int, shape (n,)
+        Atomic numbers, 0..118 (0 gives ASE's radius of the unknown element, 0.2 Å).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+        Covalent radii in Å, in the order of ``numbers``.
+    """
     z = np.asarray(numbers, dtype=np.int64)
     return np.asarray(_ASE_COVALENT_RADII, dtype=np.float64)[z]

@@ -23,7 +23,20 @@ class InputError(ViewcertError, ValueError):
 
 def did_you_mean(name: object, known) -> str:
     """``" (did you mean X?)"`` naming the known name closest to ``name`` (``difflib``, case and ``-``/``_``
-    ignored), or ``""`` when none is close: the tail of every "unknown name" error."""
+    ignored), or ``""`` when none is close: the tail of every "unknown name" error.
+
+    Parameters
+    ----------
+    name : object
+        The unknown name as given (compared as ``str``).
+    known : iterable
+        The accepted names (compared as ``str``).
+
+    Returns
+    -------
+    str
+        ``" (did you mean X?)"`` with X the closest accepted name as spelled in ``known``, or ``""``.
+    """
     def key(s: object) -> str:
         return str(s).strip().lower().replace("_", "-")
 

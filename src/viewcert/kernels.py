@@ -50,7 +50,27 @@ _REGISTRY: dict[str, Workload] = {}  # the registry itself (label → workload),
 
 def register(label: str, *, selections: tuple[str, ...] = ("all",), order: int = 50):
     """Decorator: register the decorated function as the warm-up workload ``label`` (module docstring).
-    Registering a label again replaces it (a module imported twice registers the same workloads)."""
+    Registering a label again replaces it (a module imported twice registers the same workloads).
+
+    Parameters
+    ----------
+    label : str
+        The workload's name (``viewcert warmup`` prints it).
+    selections : tuple of str, default ("all",)
+        The :data:`SELECTIONS` that run it; empty: only a side-by-side lane of ``viewcert.api.prestage``.
+    order : int, default 50
+        Its place among the workloads, lower first (ties by label).
+
+    Returns
+    -------
+    callable
+        The decorator: it records the function (no arguments, result discarded) and returns it unchanged.
+
+    Raises
+    ------
+    ValueError
+        A selection is not one of :data:`SELECTIONS`.
+    """
     unknown = set(selections) - set(SELECTIONS)
     if unknown:
         raise ValueError(f"warm-up selection {sorted(unknown)!r} is not one of {', '.join(SELECTIONS)}")
@@ -63,12 +83,34 @@ def register(label: str, *, selections: tuple[str, ...] = ("all",), order: int =
 
 
 def registered() -> tuple[Workload, ...]:
-    """Every workload registered so far, in their order (then by label)."""
+    """Every workload registered so far, in their order (then by label).
+
+    Returns
+    -------
+    tuple of Workload
+        Sorted by (``order``, ``label``).
+    """
     return tuple(sorted(_REGISTRY.values(), key=lambda w: (w.order, w.label)))
 
 
 def selection(name: str) -> tuple[str, ...]:
-    """Labels of the registered workloads of the selection ``name`` (one of :data:`SELECTIONS`), in order."""
+    """Labels of the registered workloads of the selection ``name`` (one of :data:`SELECTIONS`), in order.
+
+    Parameters
+    ----------
+    name : str
+        ``"main-job"`` or ``"all"``.
+
+    Returns
+    -------
+    tuple of str
+        Workload labels, in (``order``, ``label``) order.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not one of :data:`SELECTIONS`.
+    """
     if name not in SELECTIONS:
         raise ValueError(f"warm-up selection {name!r} is not one of {', '.join(SELECTIONS)}")
     return tuple(w.label for w in registered() if name in w.selections)
@@ -76,14 +118,26 @@ def selection(name: str) -> tuple[str, ...]:
 
 def workload_modules() -> tuple[str, ...]:
     """Dotted names of the packages' workload modules (``viewcert.<package>.workloads``; found on disk, not
-    imported)."""
+    imported).
+
+    Returns
+    -------
+    tuple of str
+        Dotted module names, sorted.
+    """
     return tuple(sorted(f"viewcert.{d}.{WORKLOADS_MODULE}" for d in os.listdir(_ROOT)
                         if os.path.isfile(os.path.join(_ROOT, d, f"{WORKLOADS_MODULE}.py"))))
 
 
 def kernel_module_files() -> list[str]:
     """Source files of the viewcert modules that import numba at module level (read, not imported): every
-    module that can hold a cached kernel, whichever of them a run happens to import."""
+    module that can hold a cached kernel, whichever of them a run happens to import.
+
+    Returns
+    -------
+    list of str
+        Absolute paths of the ``.py`` files, sorted.
+    """
     out = []
     for dirpath, dirnames, filenames in os.walk(_ROOT):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__")))
@@ -97,14 +151,26 @@ def kernel_module_files() -> list[str]:
 
 
 def numba_modules() -> tuple[str, ...]:
-    """Dotted names of the viewcert modules whose source imports numba (:func:`kernel_module_files`)."""
+    """Dotted names of the viewcert modules whose source imports numba (:func:`kernel_module_files`).
+
+    Returns
+    -------
+    tuple of str
+        Dotted module names (``viewcert.oracle._kernels``), sorted.
+    """
     root = os.path.dirname(_ROOT)
     return tuple(sorted(os.path.relpath(os.path.realpath(f), os.path.realpath(root))[:-3].replace(os.sep, ".")
                         for f in kernel_module_files()))
 
 
 def kernel_dispatchers() -> list:
-    """The numba dispatchers of the viewcert modules imported so far."""
+    """The numba dispatchers of the viewcert modules imported so far.
+
+    Returns
+    -------
+    list of numba.core.registry.CPUDispatcher
+        One entry per module attribute: a dispatcher re-exported by another module appears once per module.
+    """
     from numba.core.registry import CPUDispatcher
 
     out = []
@@ -116,7 +182,13 @@ def kernel_dispatchers() -> list:
 
 def cached_dispatchers() -> dict[str, object]:
     """``{module.function: dispatcher}`` of every ``cache=True`` numba dispatcher imported so far (each once,
-    under the module that defines it)."""
+    under the module that defines it).
+
+    Returns
+    -------
+    dict of str to numba.core.registry.CPUDispatcher
+        Keyed by the dotted name of the defining module and function.
+    """
     out = {}
     for d in kernel_dispatchers():
         if getattr(d, "_cache", None) is None or type(d._cache).__name__ == "NullCache":
@@ -127,7 +199,18 @@ def cached_dispatchers() -> dict[str, object]:
 
 def in_cache(dispatcher) -> bool:
     """True when the kernel is compiled in this process or has an index in numba's on-disk cache (a kernel
-    called only from other kernels gets no signature of its own when its callers load from the cache)."""
+    called only from other kernels gets no signature of its own when its callers load from the cache).
+
+    Parameters
+    ----------
+    dispatcher : numba.core.registry.CPUDispatcher
+        A numba kernel (``@njit``), as :func:`cached_dispatchers` gives it.
+
+    Returns
+    -------
+    bool
+        Whether it is compiled here or indexed in the on-disk cache.
+    """
     if dispatcher.signatures:
         return True
     try:

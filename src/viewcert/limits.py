@@ -157,17 +157,42 @@ _ACTIVE: contextvars.ContextVar[Limits] = contextvars.ContextVar("viewcert_limit
 
 def active_limits() -> Limits:
     """The limits in force in this context (the CLI sets them from its --max-* options), else the defaults.
-    Worker processes do not inherit them: work shipped to workers carries its limits explicitly."""
+    Worker processes do not inherit them: work shipped to workers carries its limits explicitly.
+
+    Returns
+    -------
+    Limits
+        The limits set by :func:`set_active_limits` or :func:`using_limits` in this context, else
+        ``DEFAULT_LIMITS``.
+    """
     return _ACTIVE.get()
 
 
 def set_active_limits(limits: Limits) -> None:
+    """Make ``limits`` the limits in force in this context, until the context ends or this is called again.
+
+    Parameters
+    ----------
+    limits : Limits
+        The bounds (atoms, views, pixels, bytes, ...) that work on received input is checked against.
+    """
     _ACTIVE.set(limits)
 
 
 @contextlib.contextmanager
 def using_limits(limits: Limits):
-    """``active_limits()`` is ``limits`` inside the block (a worker reading an item that carries its limits)."""
+    """``active_limits()`` is ``limits`` inside the block (a worker reading an item that carries its limits).
+
+    Parameters
+    ----------
+    limits : Limits
+        The limits in force inside the block.
+
+    Yields
+    ------
+    Limits
+        ``limits``; the previous limits are restored when the block exits, also on an exception.
+    """
     token = _ACTIVE.set(limits)
     try:
         yield limits

@@ -80,6 +80,13 @@ class MapResult:
 
 
 def default_workers() -> int:
+    """The number of CPUs this process may run on (its affinity mask; elsewhere ``os.cpu_count()``).
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
@@ -143,7 +150,13 @@ def _pool_context():
 @contextlib.contextmanager
 def interruptible():
     """SIGTERM behaves like Ctrl-C (KeyboardInterrupt) in the main thread while the block runs, so a run
-    stopped either way keeps its finished shards and its workers are terminated."""
+    stopped either way keeps its finished shards and its workers are terminated.
+
+    Yields
+    ------
+    None
+        Nothing; outside the main thread the block runs with the signal handlers unchanged.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -162,7 +175,13 @@ def interruptible():
 def killed_by_signals():
     """Ctrl-C and SIGTERM terminate the process at once (the operating system's default) while the block
     runs: for work with nothing to keep that must not be interrupted half-way in Python, such as compiling
-    the numba kernels (a KeyboardInterrupt inside LLVM leaves a process that crashes on exit)."""
+    the numba kernels (a KeyboardInterrupt inside LLVM leaves a process that crashes on exit).
+
+    Yields
+    ------
+    None
+        Nothing; outside the main thread the block runs with the signal handlers unchanged.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -195,7 +214,20 @@ def run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
     """Apply ``fn`` to every item of a chunk (what a worker runs): ``fn.map_batch(items)`` on BATCH items at a
     time when ``fn`` has one (it must equal ``[fn(i) for i in items]``; e.g. ``certify.evaluate.CertifyRecords``),
     else item by item. In a pool worker whose parent has died, stop before the next item or batch: nobody
-    will collect the chunk."""
+    will collect the chunk.
+
+    Parameters
+    ----------
+    fn : callable
+        A function of one item, optionally with a ``map_batch`` method of a list of items.
+    chunk : sequence
+        The chunk's items.
+
+    Returns
+    -------
+    list
+        ``[fn(item) for item in chunk]``, in order.
+    """
     batch = getattr(fn, "map_batch", None)
     step = BATCH if batch is not None else 1
     out: list[Any] = []
@@ -224,13 +256,39 @@ def _payload(keys: Sequence[str], results: Sequence[Any]) -> str:
 
 
 def shard_digest(keys: Sequence[str], results: Sequence[Any]) -> str:
-    """SHA-256 (hex) of a shard's canonical payload: deterministic one-line JSON of its keys and results."""
+    """SHA-256 (hex) of a shard's canonical payload: deterministic one-line JSON of its keys and results.
+
+    Parameters
+    ----------
+    keys : sequence of str
+        The chunk's item keys.
+    results : sequence
+        Their results (JSON-serialisable), same order.
+
+    Returns
+    -------
+    str
+        64 lowercase hex digits.
+    """
     return hashlib.sha256(_payload(keys, results).encode()).hexdigest()
 
 
 def shard_text(keys: Sequence[str], results: Sequence[Any]) -> str:
     """A shard file's text: its canonical payload with the payload's digest as the last key (``sha256``
-    sorts after ``keys`` and ``results``, so this is also the deterministic JSON of the whole shard)."""
+    sorts after ``keys`` and ``results``, so this is also the deterministic JSON of the whole shard).
+
+    Parameters
+    ----------
+    keys : sequence of str
+        The chunk's item keys.
+    results : sequence
+        Their results (JSON-serialisable), same order.
+
+    Returns
+    -------
+    str
+        One line of JSON ending in a newline.
+    """
     payload = _payload(keys, results)
     return f'{payload[:-2]},"sha256":"{hashlib.sha256(payload.encode()).hexdigest()}"}}\n'
 
@@ -418,9 +476,46 @@ def map_items(
 ) -> MapResult:
     """``[fn(item) for item in items]`` over local processes or a Dask cluster, checkpointed in ``workdir``.
 
-    keys: unique string per item (default: the index), used to check shards on resume. scheduler: a Dask
-    scheduler address (``"tcp://..."``) or a ``distributed.Client``; None = local processes. n_workers:
-    local processes (default: the CPUs this process may use); ignored with a scheduler."""
+    Parameters
+    ----------
+    fn : callable
+        A module-level function (picklable by reference) of one item returning a JSON-serialisable result;
+        with a ``map_batch`` attribute, that is called on batches instead (:func:`run_chunk`).
+    items : sequence
+        The items, picklable.
+    keys : sequence of str, optional
+        Unique string per item (default: the index), used to check shards on resume.
+    workdir : str or path-like, optional
+        Directory of the manifest and shards; None: no checkpoints.
+    n_workers : int, optional
+        Local processes, at least 1 (default: the CPUs this process may use; 1 runs in-process); ignored with
+        a scheduler.
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler address (``"tcp://..."``) or a ``distributed.Client``; None = local processes.
+    chunk_size : int, optional
+        Items per chunk (and shard), at least 1; default: about 8 chunks per worker, at most 64 items, or the
+        size the workdir's manifest records.
+    fingerprint : str, default ""
+        The settings' identity, pinned in the manifest: a resume with another is refused.
+    progress : bool, optional
+        Show a progress bar; None: when stderr is a terminal.
+    description : str, default ""
+        The progress bar's label.
+
+    Returns
+    -------
+    MapResult
+        ``results`` in the order of ``items``, with the counts resumed and computed, the shards written and
+        those recomputed (with why) and the executor used (``local``, ``in-process`` or ``dask``).
+
+    Raises
+    ------
+    InputError
+        ``keys`` do not match ``items`` one to one (field ``keys``), ``n_workers`` or ``chunk_size`` is below
+        1, or ``workdir`` holds shards of another item list, fingerprint or chunk size.
+    WorkerCrash
+        A local worker process died.
+    """
     items = list(items)
     n = len(items)
     keys = _checked_keys(n, keys)

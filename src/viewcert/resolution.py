@@ -71,7 +71,23 @@ AS_GIVEN = frozenset({"config", "settings", "tolerances", "observation_model", "
 
 
 def decimals_of(resolution: float) -> int:
-    """The number of decimals a power-of-ten ``resolution`` keeps (1e-6 -> 6)."""
+    """The number of decimals a power-of-ten ``resolution`` keeps (1e-6 -> 6).
+
+    Parameters
+    ----------
+    resolution : float
+        A power of ten (1e-6 Å, 1e-9, ...), in the unit of the values it rounds.
+
+    Returns
+    -------
+    int
+        ``-log10(resolution)``: decimal places kept (negative for a resolution above 1).
+
+    Raises
+    ------
+    ValueError
+        ``resolution`` is not a power of ten.
+    """
     d = -math.log10(resolution)
     if abs(d - round(d)) > 1e-9:
         raise ValueError(f"a resolution must be a power of ten, got {resolution!r}")
@@ -84,19 +100,57 @@ _DEFAULT_DECIMALS = decimals_of(DEFAULT_RESOLUTION)
 
 def quantize(x: float, decimals: int) -> float:
     """``x`` snapped to ``decimals + SNAP_DIGITS`` decimals, then rounded half-to-even at ``decimals`` (both
-    correctly rounded, Python's ``round``: ``numeric.fixed``); never -0.0; a non-finite value as it is."""
+    correctly rounded, Python's ``round``: ``numeric.fixed``); never -0.0; a non-finite value as it is.
+
+    Parameters
+    ----------
+    x : float
+        The value, in its unit (Å, px, ...; kept).
+    decimals : int
+        Decimal places of the resolution (:func:`decimals_of`).
+
+    Returns
+    -------
+    float
+        ``x`` at the resolution ``10**-decimals``, same unit; NaN and ±inf unchanged.
+    """
     return fixed(x, decimals) if math.isfinite(x) else x
 
 
 def quantize_array(a, decimals: int) -> np.ndarray:
     """The array form of :func:`quantize` for content digests (numpy's ``round``: scale, round half to even,
-    unscale, exact IEEE operations, the same on every CPU), as little-endian float64, never -0.0."""
+    unscale, exact IEEE operations, the same on every CPU), as little-endian float64, never -0.0.
+
+    Parameters
+    ----------
+    a : array_like of float
+        Values of any shape, in their unit (kept).
+    decimals : int
+        Decimal places of the resolution (:func:`decimals_of`).
+
+    Returns
+    -------
+    numpy.ndarray of little-endian float64, same shape as ``a``
+        ``a`` at the resolution ``10**-decimals``, same unit.
+    """
     v = np.round(np.round(np.asarray(a, dtype=np.float64), decimals + SNAP_DIGITS), decimals)
     return v.astype("<f8") + 0.0
 
 
 def resolution_of(path: tuple[str, ...]) -> float | None:
-    """The resolution of a float under the keys ``path`` (outermost first); None for a setting as given."""
+    """The resolution of a float under the keys ``path`` (outermost first); None for a setting as given.
+
+    Parameters
+    ----------
+    path : tuple of str
+        The keys from the root of a certificate's JSON down to the float, outermost first.
+
+    Returns
+    -------
+    float or None
+        The resolution (a power of ten, in the unit of :data:`RESOLUTIONS`' entry), or None when a key of
+        ``path`` is in :data:`AS_GIVEN`.
+    """
     if AS_GIVEN.intersection(path):
         return None
     for key in reversed(path):
@@ -117,13 +171,32 @@ def _q(obj: Any, decimals: int) -> Any:
 
 def quantize_tree(obj: Any) -> Any:
     """A copy of the JSON value ``obj`` with every float at its resolution (module docstring); tuples become
-    lists, as JSON writes them."""
+    lists, as JSON writes them.
+
+    Parameters
+    ----------
+    obj : object
+        A JSON value: dicts, lists, tuples, floats, ints, str, bool, None, nested.
+
+    Returns
+    -------
+    object
+        The same structure with tuples as lists and every float (``type(x) is float``) quantized; values under
+        an :data:`AS_GIVEN` key and non-floats unchanged.
+    """
     return _q(obj, _DEFAULT_DECIMALS)
 
 
 def resolution_record() -> dict:
     """What a certificate states of its floats: the rule, the default and the resolution of each listed field
-    (written as strings, so the record is not itself rounded)."""
+    (written as strings, so the record is not itself rounded).
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``rule`` (str), ``as_given`` (sorted keys), ``default`` (str), ``fields`` ({key:
+        {``resolution``, ``unit``}}, strings) and ``boundary`` (str).
+    """
     return {
         "rule": ("every float is rounded half to even to the resolution of the nearest enclosing key listed in "
                  "'fields' (else 'default'); rounding noise below it is written as 0; the settings under "

@@ -59,14 +59,39 @@ def _escape_line_start(m: re.Match) -> str:
 def console_text(s: object, *, keep_newlines: bool = True) -> str:
     """``str(s)`` with control characters, bidi controls and lone surrogates escaped visibly (``\\x1b``).
 
-    ``keep_newlines=False`` also escapes newline and tab (one-line fields: an item id, a file name)."""
+    ``keep_newlines=False`` also escapes newline and tab (one-line fields: an item id, a file name).
+
+    Parameters
+    ----------
+    s : object
+        The received value, written as ``str(s)``.
+    keep_newlines : bool, default True
+        Keep newline and tab as they are; False escapes them too.
+
+    Returns
+    -------
+    str
+        The text with every unsafe character escaped; safe for a terminal.
+    """
     pattern = _UNSAFE_KEEP_LINES if keep_newlines else _UNSAFE_ONE_LINE
     return pattern.sub(_escape, str(s))
 
 
 def console_fields(obj):
     """``obj`` (JSON-like: dicts, lists, tuples, scalars) with every string, keys included, made one line by
-    ``console_text(keep_newlines=False)``: received values ready to be formatted into console lines."""
+    ``console_text(keep_newlines=False)``: received values ready to be formatted into console lines.
+
+    Parameters
+    ----------
+    obj : object
+        A JSON-like value: dicts, lists, tuples and scalars, nested.
+
+    Returns
+    -------
+    object
+        The same structure (lists stay lists, tuples tuples) with every string, dict keys included, passed
+        through ``console_text(keep_newlines=False)``; other scalars unchanged.
+    """
     if isinstance(obj, str):
         return console_text(obj, keep_newlines=False)
     if isinstance(obj, dict):
@@ -93,7 +118,20 @@ def csv_cell(value, *, keep_newlines: bool = False):
     (OWASP); control characters (newlines and tabs included, unless ``keep_newlines``: multi-line text that a
     harness shows as it is, quoted by the table writer) are escaped as ``\\xNN``/``\\uNNNN``, and a backslash
     that would then read as an escape is doubled. Non-strings (numbers, None) are unchanged, so a negative
-    float stays a number. ``csv_cell_value`` undoes it exactly."""
+    float stays a number. ``csv_cell_value`` undoes it exactly.
+
+    Parameters
+    ----------
+    value : object
+        The cell's value; only a ``str`` is changed.
+    keep_newlines : bool, default False
+        Keep newlines (tabs are always escaped): multi-line text that the table writer quotes.
+
+    Returns
+    -------
+    object
+        The safe cell text when ``value`` is a ``str``, else ``value`` itself.
+    """
     if not isinstance(value, str):
         return value
     prefix = "'" if value.startswith((*CSV_FORMULA_START, "'")) else ""
@@ -102,7 +140,18 @@ def csv_cell(value, *, keep_newlines: bool = False):
 
 def csv_cell_value(text):
     """The text a ``csv_cell`` cell was made from: one leading ``'`` dropped, ``\\\\``, ``\\xNN`` and ``\\uNNNN``
-    unescaped (a backslash before anything else is itself). Non-strings are returned unchanged."""
+    unescaped (a backslash before anything else is itself). Non-strings are returned unchanged.
+
+    Parameters
+    ----------
+    text : object
+        A cell as written by :func:`csv_cell`; only a ``str`` is changed.
+
+    Returns
+    -------
+    object
+        The original string when ``text`` is a ``str``, else ``text`` itself.
+    """
     if not isinstance(text, str):
         return text
     if text.startswith("'"):
@@ -113,7 +162,18 @@ def csv_cell_value(text):
 def markdown_text(s: object) -> str:
     """Text that Markdown (CommonMark/GFM) shows literally: one line, metacharacters backslash-escaped
     (``\\ ` * _ { } [ ] # | ~ !``, so no link, emphasis, code or table cell can form; ``+ - =``
-    and ``1.``/``1)`` at the start), ``& < >`` as HTML entities."""
+    and ``1.``/``1)`` at the start), ``& < >`` as HTML entities.
+
+    Parameters
+    ----------
+    s : object
+        The received value, written as ``str(s)``; line breaks and tabs become spaces.
+
+    Returns
+    -------
+    str
+        One line of Markdown that renders as the text of ``s``.
+    """
     text = console_text(re.sub(r"[\r\n\t\u2028\u2029]+", " ", str(s)), keep_newlines=False)
     text = _MD_ALWAYS.sub(r"\\\1", text)
     text = _MD_LINE_START.sub(_escape_line_start, text)
@@ -123,16 +183,49 @@ def markdown_text(s: object) -> str:
 def json_text(text: str) -> str:
     """JSON text (from ``json.dumps(..., ensure_ascii=False)``) with every unsafe character that is still raw
     written as a ``\\uXXXX`` escape. Such characters can only occur inside JSON strings, so the parsed value
-    is unchanged; a lone surrogate (an undecodable file name) becomes encodable as UTF-8."""
+    is unchanged; a lone surrogate (an undecodable file name) becomes encodable as UTF-8.
+
+    Parameters
+    ----------
+    text : str
+        A JSON document as ``json.dumps(..., ensure_ascii=False)`` writes it.
+
+    Returns
+    -------
+    str
+        The same JSON document (it parses to the same value) with no raw unsafe character.
+    """
     return _UNSAFE_KEEP_LINES.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
 def html_text(s: object) -> str:
-    """Text for HTML element content or a quoted attribute: controls escaped, then ``html.escape(quote=True)``."""
+    """Text for HTML element content or a quoted attribute: controls escaped, then ``html.escape(quote=True)``.
+
+    Parameters
+    ----------
+    s : object
+        The received value, written as ``str(s)``.
+
+    Returns
+    -------
+    str
+        HTML-escaped text (``& < > " '`` as entities), control characters escaped visibly.
+    """
     return html.escape(console_text(s), quote=True)
 
 
 def plot_text(s: object) -> str:
     """Text for a matplotlib label, title or tick: every control character escaped (newlines too), and
-    ``$`` escaped so mathtext never parses received text."""
+    ``$`` escaped so mathtext never parses received text.
+
+    Parameters
+    ----------
+    s : object
+        The received value, written as ``str(s)``.
+
+    Returns
+    -------
+    str
+        One line of text that matplotlib shows literally.
+    """
     return console_text(s, keep_newlines=False).replace("$", r"\$")

@@ -91,7 +91,30 @@ def clopper_pearson(k: int, n: int, *, confidence: float = 1 - DEFAULT_ALPHA, si
     """The exact (Clopper–Pearson) binomial bound. ``sided="two-sided"`` puts α/2 = (1 − confidence)/2 in
     each tail: [B(α/2; k, n − k + 1), B(1 − α/2; k + 1, n − k)]; ``"one-sided-lower"`` / ``"one-sided-upper"``
     put α in one tail (the other end is 1 or 0). B is the Beta quantile (scipy.special.betaincinv; 0 at k = 0,
-    1 at k = n). 210/210 one-sided lower at 95 %: 0.05^(1/210)."""
+    1 at k = n). 210/210 one-sided lower at 95 %: 0.05^(1/210).
+
+    Parameters
+    ----------
+    k : int
+        Successes, 0..n.
+    n : int
+        Trials, at least 1.
+    confidence : float, default 0.95
+        Coverage 1 − α, in (0, 1).
+    sided : str
+        ``"two-sided"``, ``"one-sided-lower"`` or ``"one-sided-upper"`` (:data:`SIDES`).
+
+    Returns
+    -------
+    Bound
+        ``lower`` and ``upper`` as rates (fractions in [0, 1]), with ``k``, ``n``, ``confidence`` and ``sided``.
+
+    Raises
+    ------
+    InputError
+        ``n`` or ``k`` is not an integer in range, ``confidence`` is outside (0, 1) or ``sided`` is unknown
+        (the field names the argument).
+    """
     if int(n) != n or n < 1:
         raise InputError(f"n must be a positive integer, got {n}", field="n")
     if int(k) != k or not 0 <= k <= n:
@@ -112,12 +135,52 @@ def clopper_pearson(k: int, n: int, *, confidence: float = 1 - DEFAULT_ALPHA, si
 
 
 def clopper_pearson_lower(k: int, n: int, confidence: float = 0.95) -> Bound:
-    """One-sided exact lower bound: P(rate ≥ lower) ≥ confidence."""
+    """One-sided exact lower bound: P(rate ≥ lower) ≥ confidence.
+
+    Parameters
+    ----------
+    k : int
+        Successes, 0..n.
+    n : int
+        Trials, at least 1.
+    confidence : float, default 0.95
+        Coverage 1 − α, in (0, 1).
+
+    Returns
+    -------
+    Bound
+        ``sided="one-sided-lower"``: ``lower`` a rate in [0, 1], ``upper`` = 1.
+
+    Raises
+    ------
+    InputError
+        As :func:`clopper_pearson`.
+    """
     return clopper_pearson(k, n, confidence=confidence, sided="one-sided-lower")
 
 
 def clopper_pearson_interval(k: int, n: int, confidence: float = 0.95) -> Bound:
-    """Two-sided exact interval with coverage ≥ confidence."""
+    """Two-sided exact interval with coverage ≥ confidence.
+
+    Parameters
+    ----------
+    k : int
+        Successes, 0..n.
+    n : int
+        Trials, at least 1.
+    confidence : float, default 0.95
+        Coverage 1 − α, in (0, 1); α/2 in each tail.
+
+    Returns
+    -------
+    Bound
+        ``sided="two-sided"``: ``lower`` and ``upper`` rates in [0, 1].
+
+    Raises
+    ------
+    InputError
+        As :func:`clopper_pearson`.
+    """
     return clopper_pearson(k, n, confidence=confidence, sided="two-sided")
 
 
@@ -134,6 +197,26 @@ class McNemar:
 
 
 def mcnemar_exact(a: np.ndarray, b: np.ndarray) -> McNemar:
+    """Exact two-sided McNemar test of paired correctness: twice the binomial tail Bin(m, ½) at the smaller
+    discordant count (m discordant pairs), capped at 1; p = 1 when no pair is discordant.
+
+    Parameters
+    ----------
+    a : array_like of bool, shape (n,)
+        Per-item correctness of the lower rung.
+    b : array_like of bool, shape (n,)
+        Per-item correctness of the higher rung, same items in the same order.
+
+    Returns
+    -------
+    McNemar
+        The four counts (``a_only``, ``b_only``, ``both``, ``neither``) and ``p_value``.
+
+    Raises
+    ------
+    InputError
+        ``a`` and ``b`` are not 1-D of equal length (field ``b``).
+    """
     a = np.asarray(a, dtype=bool)
     b = np.asarray(b, dtype=bool)
     if a.shape != b.shape or a.ndim != 1:
@@ -146,7 +229,23 @@ def mcnemar_exact(a: np.ndarray, b: np.ndarray) -> McNemar:
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
-    """Holm step-down adjusted p-values (monotone, capped at 1), in the input order."""
+    """Holm step-down adjusted p-values (monotone, capped at 1), in the input order.
+
+    Parameters
+    ----------
+    p_values : sequence of float
+        Raw p-values, each in [0, 1].
+
+    Returns
+    -------
+    list of float
+        Adjusted p-values, same length and order as ``p_values``.
+
+    Raises
+    ------
+    InputError
+        A p-value is outside [0, 1] or not finite (field ``p_values``).
+    """
     p = np.asarray(p_values, dtype=float)
     m = len(p)
     if m == 0:
@@ -171,6 +270,21 @@ class SignTest:
 
 
 def sign_test(values: Sequence[float | Fraction], *, mu: float = 0.0) -> SignTest:
+    """Exact two-sided sign test of ``values`` against ``mu``: twice the binomial tail Bin(n, ½) at the
+    smaller sign count over the n non-zero differences, capped at 1; p = 1 when every difference is zero.
+
+    Parameters
+    ----------
+    values : sequence of float or Fraction
+        Paired differences (or any values), in their unit.
+    mu : float, default 0.0
+        The hypothesised median, same unit.
+
+    Returns
+    -------
+    SignTest
+        Counts of ``values - mu`` above, below and equal to zero, and ``p_value``.
+    """
     d = [float(v) - mu for v in values]
     pos = sum(x > 0 for x in d)
     neg = sum(x < 0 for x in d)
@@ -181,7 +295,28 @@ def sign_test(values: Sequence[float | Fraction], *, mu: float = 0.0) -> SignTes
 
 
 def bootstrap_indices(n_items: int, *, n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULT_SEED) -> np.ndarray:
-    """(n_boot, n_items) item indices drawn with replacement; the same seed gives the same draws."""
+    """(n_boot, n_items) item indices drawn with replacement; the same seed gives the same draws.
+
+    Parameters
+    ----------
+    n_items : int
+        Number of items resampled, at least 1.
+    n_boot : int, default DEFAULT_N_BOOT
+        Number of resamples, at least 1.
+    seed : int, default DEFAULT_SEED
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_boot, n_items)
+        Row r: the item indices (0..n_items − 1) of resample r.
+
+    Raises
+    ------
+    InputError
+        ``n_items`` or ``n_boot`` is not positive (field ``n_boot``); a ``LimitError`` when n_boot × n_items
+        exceeds ``max_bootstrap_draws``.
+    """
     if n_items <= 0 or n_boot <= 0:
         raise InputError(f"need n_items > 0 and n_boot > 0, got {n_items}, {n_boot}", field="n_boot")
     active_limits().check_bootstrap(n_boot, n_items, field="n_boot")  # before the (n_boot, n_items) matrix
@@ -190,6 +325,21 @@ def bootstrap_indices(n_items: int, *, n_boot: int = DEFAULT_N_BOOT, seed: int =
 
 
 def percentile_interval(samples: np.ndarray, *, alpha: float = DEFAULT_ALPHA) -> tuple[float, float]:
+    """Percentile interval of bootstrap samples (``numpy.quantile``, linear interpolation) at α/2 and
+    1 − α/2; non-finite samples are left out.
+
+    Parameters
+    ----------
+    samples : array_like of float
+        Bootstrap samples of one statistic, any shape (flattened), in its unit.
+    alpha : float, default 0.05
+        1 − the interval's coverage, in (0, 1).
+
+    Returns
+    -------
+    tuple of (float, float)
+        (lo, hi) in the samples' unit; (NaN, NaN) when no sample is finite.
+    """
     s = np.asarray(samples, dtype=float)
     s = s[np.isfinite(s)]
     if s.size == 0:
@@ -224,7 +374,24 @@ class ShareBootstrap:
 
 
 def share_point(r4: int, r3: int, n: int, r1: Fraction) -> Fraction | None:
-    """(R3 − R4)/(R1 − R4) from integer counts and an exact R1; None when R1 − R4 <= 0."""
+    """(R3 − R4)/(R1 − R4) from integer counts and an exact R1; None when R1 − R4 <= 0.
+
+    Parameters
+    ----------
+    r4 : int
+        Items correct at rung R4, of ``n``.
+    r3 : int
+        Items correct at rung R3, of ``n``.
+    n : int
+        Number of items, at least 1.
+    r1 : Fraction
+        The exact rate R1 (a fraction in [0, 1]).
+
+    Returns
+    -------
+    Fraction or None
+        The share (dimensionless, exact), or None when R1 − R4 <= 0.
+    """
     den = r1 - Fraction(r4, n)
     if den <= 0:
         return None
@@ -242,7 +409,35 @@ def paired_share_bootstrap(
 ) -> ShareBootstrap:
     """Paired item bootstrap of gap, residual, R1 − R4 and the share. ``r4``/``r3`` are per-item
     correctness over the same items; ``r1`` is a per-item vector (a certificate) or an exact number (held
-    fixed: a number carries no item-level variation). ``idx`` comes from :func:`bootstrap_indices`."""
+    fixed: a number carries no item-level variation). ``idx`` comes from :func:`bootstrap_indices`.
+
+    Parameters
+    ----------
+    r4 : array_like of bool, shape (n,)
+        Per-item correctness at rung R4.
+    r3 : array_like of bool, shape (n,)
+        Per-item correctness at rung R3, same items.
+    r1 : numpy.ndarray of bool, shape (n,), or Fraction
+        Per-item R1 outcomes (resampled with the others) or the exact rate R1 (held fixed).
+    idx : numpy.ndarray of int, shape (n_boot, n)
+        Resampled item indices (:func:`bootstrap_indices`).
+    alpha : float, default 0.05
+        1 − the coverage of every percentile interval.
+    share_cutoff : float, default 0.05
+        The share is suppressed when the interval's lower end of R1 − R4 is below it (a rate difference).
+
+    Returns
+    -------
+    ShareBootstrap
+        Point values and intervals of gap, residual and R1 − R4 (rate differences) and of the share (None when
+        suppressed, with the reason), the count of degenerate resamples and the share samples (NaN where
+        degenerate).
+
+    Raises
+    ------
+    InputError
+        ``r4``, ``r3``, ``r1`` and ``idx`` do not cover the same items (field ``idx`` or ``r1``).
+    """
     r4 = np.asarray(r4, dtype=bool)
     r3 = np.asarray(r3, dtype=bool)
     n = r4.size
@@ -283,7 +478,28 @@ def bootstrap_median(samples: Mapping[str, np.ndarray], points: Mapping[str, flo
                      alpha: float = DEFAULT_ALPHA) -> tuple[Interval, int]:
     """Median across models with a percentile interval from paired resamples (one row per model, one
     column per resample, the same item draws for every model). Resamples where any model's share is
-    undefined are left out and counted."""
+    undefined are left out and counted.
+
+    Parameters
+    ----------
+    samples : mapping of str to numpy.ndarray of float, each shape (n_boot,)
+        Per model, the share of every resample (NaN where undefined), all from the same item draws.
+    points : mapping of str to float
+        Per model, the point share; must hold every key of ``samples``.
+    alpha : float, default 0.05
+        1 − the interval's coverage.
+
+    Returns
+    -------
+    tuple of (Interval, int)
+        The median of ``points`` with the percentile interval of the per-resample medians, and the number of
+        resamples left out.
+
+    Raises
+    ------
+    InputError
+        ``samples`` is empty (field ``samples``).
+    """
     names = sorted(samples)
     if not names:
         raise InputError("no models to take a median over", field="samples")

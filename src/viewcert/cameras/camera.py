@@ -234,7 +234,26 @@ Camera = OrthographicCamera | PerspectiveCamera
 
 
 def camera_from_dict(d: dict) -> Camera:
-    """Inverse of ``to_dict`` for either camera kind."""
+    """Inverse of ``to_dict`` for either camera kind.
+
+    Parameters
+    ----------
+    d : dict
+        A camera's ``to_dict()``: ``kind`` (``"orthographic"`` or ``"perspective"``), ``rotation`` (3×3,
+        world→camera, rows = the camera's x right, y up, z toward the viewer in world coordinates), ``width``
+        and ``height`` (px), ``name``; orthographic: ``center`` (world Å) and ``scale_px_per_angstrom``;
+        perspective: ``position`` (pinhole, world Å), ``focal_px`` and ``principal_point`` ((cx, cy), px).
+
+    Returns
+    -------
+    OrthographicCamera or PerspectiveCamera
+        The camera ``d`` describes.
+
+    Raises
+    ------
+    CameraError
+        ``kind`` is neither, or the rotation is not a proper rotation or the image size is not positive.
+    """
     if d.get("kind") == "orthographic":
         return OrthographicCamera(
             rotation=d["rotation"], center=d["center"], scale=d["scale_px_per_angstrom"],

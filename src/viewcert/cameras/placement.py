@@ -36,7 +36,22 @@ INSIDE_RTOL = 1e-9
 
 
 def focal_px(fov_deg: float, width: int, height: int) -> float:
-    """Focal length (px) whose field of view over the smaller image side is ``fov_deg`` (degrees)."""
+    """Focal length (px) whose field of view over the smaller image side is ``fov_deg`` (degrees).
+
+    Parameters
+    ----------
+    fov_deg : float
+        Full field of view over the smaller image side, degrees.
+    width : int
+        Image width, px.
+    height : int
+        Image height, px.
+
+    Returns
+    -------
+    float
+        Focal length f in px: min(width, height) / 2 / tan(fov_deg / 2).
+    """
     return 0.5 * min(width, height) / math.tan(math.radians(0.5 * fov_deg))
 
 
@@ -47,7 +62,20 @@ def _need_perspective(spec: ProtocolSpec) -> None:
 
 def check_kind(spec: ProtocolSpec, kind: str | None) -> None:
     """InputError (field ``kind``) when a caller asks a perspective protocol for another kind of camera: its
-    pinholes are the cameras certify places, so the images must use them too. None means "the protocol's"."""
+    pinholes are the cameras certify places, so the images must use them too. None means "the protocol's".
+
+    Parameters
+    ----------
+    spec : ProtocolSpec
+        The protocol as read (its ``kind``).
+    kind : str or None
+        The camera kind asked for: ``"orthographic"``, ``"perspective"`` or None.
+
+    Raises
+    ------
+    InputError
+        ``spec`` is perspective and ``kind`` is ``"orthographic"`` (field ``kind``).
+    """
     if spec.kind == "perspective" and kind not in (None, "perspective"):
         raise InputError(f"the protocol asks for kind = 'perspective' cameras; kind = {kind!r} disagrees",
                          source=spec.source, field="kind")
@@ -55,7 +83,24 @@ def check_kind(spec: ProtocolSpec, kind: str | None) -> None:
 
 def placed_cameras(spec: ProtocolSpec) -> tuple[PerspectiveCamera, ...]:
     """The pinhole cameras a perspective spec states: rotation and position per view as recorded (not
-    re-framed), focal from ``fov_deg`` and the image size. InputError naming the first view without one."""
+    re-framed), focal from ``fov_deg`` and the image size. InputError naming the first view without one.
+
+    Parameters
+    ----------
+    spec : ProtocolSpec
+        A perspective spec with a position (world Å) for every view.
+
+    Returns
+    -------
+    tuple of PerspectiveCamera
+        One per view, in the protocol's order; principal point at the image centre.
+
+    Raises
+    ------
+    InputError
+        ``spec`` is not perspective (field ``protocol.kind``), or a view has no position (field
+        ``views[NAME].position``).
+    """
     _need_perspective(spec)
     check_positions(spec, every=True)
     f = focal_px(spec.fov_deg, spec.width, spec.height)
@@ -66,7 +111,20 @@ def placed_cameras(spec: ProtocolSpec) -> tuple[PerspectiveCamera, ...]:
 
 def check_positions(spec: ProtocolSpec, *, every: bool = False) -> None:
     """InputError naming the first view without a position when some views have one and others not
-    (``every``: when any view has none)."""
+    (``every``: when any view has none).
+
+    Parameters
+    ----------
+    spec : ProtocolSpec
+        The protocol as read (its per-view ``positions``, world Å or None).
+    every : bool, default False
+        Require a position for every view.
+
+    Raises
+    ------
+    InputError
+        As above (field ``views[NAME].position``).
+    """
     have = [p is not None for p in spec.positions]
     if all(have) or (not every and not any(have)):
         return
@@ -86,7 +144,29 @@ def bounding_sphere(points) -> tuple[np.ndarray, float]:
 
 def framed_cameras(spec: ProtocolSpec, points, *, margin_px: float = DEFAULT_MARGIN_PX,
                    pad: float = 0.0) -> tuple[PerspectiveCamera, ...]:
-    """The framing rule (module docstring) for every view of a perspective spec, positions ignored."""
+    """The framing rule (module docstring) for every view of a perspective spec, positions ignored.
+
+    Parameters
+    ----------
+    spec : ProtocolSpec
+        A perspective spec: its views' rotations, ``fov_deg`` (degrees) and image size (px).
+    points : array_like of float, shape (n, 3)
+        The drawn points, world Å.
+    margin_px : float, default DEFAULT_MARGIN_PX
+        Margin kept free on each side of the smaller image side, px.
+    pad : float, default 0.0
+        Å added to the bounding sphere's radius.
+
+    Returns
+    -------
+    tuple of PerspectiveCamera
+        One per view, in the protocol's order, all at one distance from the points' bounding-box centre.
+
+    Raises
+    ------
+    InputError
+        ``spec`` is not perspective (field ``protocol.kind``) or there are no points (field ``structure``).
+    """
     _need_perspective(spec)
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     bounding_sphere(pts)  # refuses no points
@@ -96,7 +176,23 @@ def framed_cameras(spec: ProtocolSpec, points, *, margin_px: float = DEFAULT_MAR
 
 def check_placement(cameras, points, *, source: str | None = None) -> None:
     """InputError naming the view and field when a camera lies inside the points' bounding sphere or a point
-    lies at or behind a camera's image plane (module docstring)."""
+    lies at or behind a camera's image plane (module docstring).
+
+    Parameters
+    ----------
+    cameras : iterable of PerspectiveCamera
+        The pinholes (``position`` world Å, ``rotation`` world→camera).
+    points : array_like of float, shape (n, 3)
+        The drawn points, world Å.
+    source : str, optional
+        The protocol file, named in the error.
+
+    Raises
+    ------
+    InputError
+        A camera is inside the points' bounding sphere, or a point is at depth ≤ 0 Å (field
+        ``views[NAME].position``); no points (field ``structure``).
+    """
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     centre, radius = bounding_sphere(pts)
     for cam in cameras:
@@ -117,7 +213,30 @@ def check_placement(cameras, points, *, source: str | None = None) -> None:
 def spec_cameras(spec: ProtocolSpec, points, *, margin_px: float = DEFAULT_MARGIN_PX,
                  pad: float = 0.0) -> tuple[PerspectiveCamera, ...]:
     """The perspective cameras of ``spec`` for the drawn ``points`` (Å, world): placed as stated when every
-    view has a position, framed by the rule when none has; then checked (``check_placement``)."""
+    view has a position, framed by the rule when none has; then checked (``check_placement``).
+
+    Parameters
+    ----------
+    spec : ProtocolSpec
+        A perspective spec: positions (world Å) for every view or for none.
+    points : array_like of float, shape (n, 3)
+        The drawn points, world Å.
+    margin_px : float, default DEFAULT_MARGIN_PX
+        Margin of the framing rule, px (unused for placed cameras).
+    pad : float, default 0.0
+        Å added to the bounding sphere's radius by the framing rule (unused for placed cameras).
+
+    Returns
+    -------
+    tuple of PerspectiveCamera
+        One per view, in the protocol's order.
+
+    Raises
+    ------
+    InputError
+        ``spec`` is not perspective, some views have positions and others not, or the placement check fails
+        (:func:`check_placement`).
+    """
     _need_perspective(spec)
     check_positions(spec)
     if spec.positions and spec.positions[0] is not None:

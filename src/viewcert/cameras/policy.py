@@ -93,7 +93,30 @@ class FramingPolicy:
 
 def frame(protocol, structure: Structure, policy: FramingPolicy = FramingPolicy()) -> tuple[Camera, ...]:
     """The cameras of ``protocol`` (anything ``resolve`` takes; a ``ResolvedProtocol`` is used as is) for
-    ``structure`` under ``policy`` (module docstring)."""
+    ``structure`` under ``policy`` (module docstring).
+
+    Parameters
+    ----------
+    protocol : str, path, Protocol, ProtocolSpec, dict or ResolvedProtocol
+        The views: anything :func:`resolve` takes.
+    structure : Structure
+        The structure framed (positions world Å; a crystal's lattice rows a, b, c).
+    policy : FramingPolicy, default FramingPolicy()
+        Pad (Å), drawn atom radius, margin (px), scales, tiling, box, kind, fov (degrees), image size (px).
+
+    Returns
+    -------
+    tuple of OrthographicCamera or PerspectiveCamera
+        One camera per view, in the protocol's order.
+
+    Raises
+    ------
+    InputError
+        The protocol cannot be resolved (field ``protocol``), ``policy.kind`` contradicts a perspective
+        protocol (field ``kind``), or a perspective placement fails (:func:`check_placement`).
+    CameraError
+        A protocol name is unknown, or a camera is degenerate.
+    """
     rp = protocol if isinstance(protocol, ResolvedProtocol) else resolve(protocol)
     spec = rp.spec
     check_kind(spec, policy.kind)
@@ -107,7 +130,34 @@ def frame_points(protocol, points, policy: FramingPolicy = FramingPolicy(), *, p
                  pad: float | None = None) -> tuple[Camera, ...]:
     """The framing rule on a cloud of world points (Å) instead of a structure (e.g. a task's motion envelope):
     orthographic letterbox or pinholes (``policy.kind``), per view or common (``scale_for(periodic)``),
-    grown by ``pad`` (default ``policy.pad``)."""
+    grown by ``pad`` (default ``policy.pad``).
+
+    Parameters
+    ----------
+    protocol : str, path, Protocol, ProtocolSpec, dict or ResolvedProtocol
+        The views: anything :func:`resolve` takes (its rotations only; a perspective spec's positions are not
+        used).
+    points : array_like of float, shape (n, 3)
+        The points framed, world Å.
+    policy : FramingPolicy, default FramingPolicy()
+        Kind, scale, margin (px), fov (degrees), backoff (Å) and image size (px).
+    periodic : bool, default False
+        Take the crystal scale (``policy.crystal_scale``) instead of the molecule scale.
+    pad : float, optional
+        Å each point is grown by; default ``policy.pad``.
+
+    Returns
+    -------
+    tuple of OrthographicCamera or PerspectiveCamera
+        One camera per view, in the protocol's order.
+
+    Raises
+    ------
+    InputError
+        The protocol cannot be resolved (field ``protocol``).
+    CameraError
+        A protocol name is unknown, or a camera is degenerate.
+    """
     rp = protocol if isinstance(protocol, ResolvedProtocol) else resolve(protocol)
     views = rp.protocol.views
     return fit_views([v.rotation for v in views], np.asarray(points, dtype=np.float64).reshape(-1, 3),
@@ -120,7 +170,20 @@ def frame_points(protocol, points, policy: FramingPolicy = FramingPolicy(), *, p
 def common_pinholes(cameras, centre) -> tuple[PerspectiveCamera, ...]:
     """Pinholes at one distance from ``centre`` (Å, world): each looks at it along its own axis from the
     largest distance any of ``cameras`` has along its axis, with the first camera's focal length (every view
-    then shows the centre's neighbourhood at one scale)."""
+    then shows the centre's neighbourhood at one scale).
+
+    Parameters
+    ----------
+    cameras : iterable of PerspectiveCamera
+        The pinholes (``position`` world Å, ``rotation`` world→camera), at least one.
+    centre : array_like of float, shape (3,)
+        The point looked at, world Å.
+
+    Returns
+    -------
+    tuple of PerspectiveCamera
+        One per camera, same rotation, image size and name, at the common distance along ``rotation[2]``.
+    """
     c0 = np.asarray(centre, dtype=np.float64)
     cams = tuple(cameras)
     dist = max(float(c.rotation[2] @ (c.position - c0)) for c in cams)

@@ -155,7 +155,23 @@ def _fibonacci(n: int) -> Protocol:
 
 
 def get_protocol(name: str) -> Protocol:
-    """Look up a named protocol; CameraError listing the known names otherwise."""
+    """Look up a named protocol; CameraError listing the known names otherwise.
+
+    Parameters
+    ----------
+    name : str
+        ``render-ceiling-5``, ``render-ceiling-5-offaxis``, ``axes-3``, ``axes-6`` or ``fibonacci-N``.
+
+    Returns
+    -------
+    Protocol
+        The named views (rotations world→camera, docs/conventions.md "Protocols").
+
+    Raises
+    ------
+    CameraError
+        ``name`` is unknown (the message lists the known names), or ``fibonacci-0``.
+    """
     if name == "render-ceiling-5":
         return protocol_from_ase_strings(
             name, RENDER_CEILING_5, "the render-ceiling study's five views (ASE strings, screen = pos @ M)"

@@ -143,7 +143,28 @@ class ResolvedProtocol:
 def resolve(value, views=None) -> ResolvedProtocol:
     """The one resolver: a ``ResolvedProtocol`` from a registry name, a ``.toml``/``.json`` path (str or
     Path: read here, once), a ``Protocol``, a ``ProtocolSpec``, a dict (a protocol file's content) or a
-    ``ResolvedProtocol``, restricted to ``views`` when given. InputError (field ``protocol``) otherwise."""
+    ``ResolvedProtocol``, restricted to ``views`` when given. InputError (field ``protocol``) otherwise.
+
+    Parameters
+    ----------
+    value : str, path-like, Protocol, ProtocolSpec, dict or ResolvedProtocol
+        The protocol: a registry name or ``fibonacci-N``, a protocol file, or a protocol object.
+    views : iterable of str, optional
+        Names of the views kept; None: every view.
+
+    Returns
+    -------
+    ResolvedProtocol
+        The protocol, with its origin and view selection.
+
+    Raises
+    ------
+    InputError
+        ``value`` is of none of these types (field ``protocol``), or a protocol file is missing or it or a
+        dict is malformed.
+    CameraError
+        A registry name is unknown (the message suggests the closest).
+    """
     if isinstance(value, ResolvedProtocol):
         return value if views is None else value.select(views)
     if isinstance(value, ProtocolSpec):

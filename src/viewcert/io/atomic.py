@@ -65,7 +65,25 @@ def _atomic(path: str | os.PathLike, write: Callable[[Path], None]) -> Path:
 
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically; returns the path."""
+    """Write ``data`` to ``path`` atomically; returns the path.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The target file; its folder is created if missing.
+    data : bytes, bytearray or memoryview
+        The file's whole content.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    InputError
+        ``data`` is not bytes-like (field ``data``), or a folder stands at ``path``.
+    """
     if not isinstance(data, bytes | bytearray | memoryview):
         raise InputError(f"data must be bytes, got {type(data).__name__}", field="data")
 
@@ -77,7 +95,27 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
 
 
 def write_text_atomic(path: str | os.PathLike, text: str, *, encoding: str = "utf-8") -> Path:
-    """Write ``text`` to ``path`` atomically (no newline translation); returns the path."""
+    """Write ``text`` to ``path`` atomically (no newline translation); returns the path.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The target file; its folder is created if missing.
+    text : str
+        The file's whole content.
+    encoding : str, default "utf-8"
+        The text's encoding.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    InputError
+        ``text`` is not a ``str`` (field ``text``), or a folder stands at ``path``.
+    """
     if not isinstance(text, str):
         raise InputError(f"text must be str, got {type(text).__name__}", field="text")
     return write_bytes_atomic(path, text.encode(encoding))
@@ -136,7 +174,29 @@ def _normalise(obj: Any, allow_nan: bool, where: str = "$") -> Any:
 def json_dumps(obj: Any, *, indent: int | None = 1, allow_nan: bool = False) -> str:
     """The deterministic JSON text ``write_json_atomic`` writes (ending in a newline). Non-ASCII text is
     written as UTF-8, except the characters a terminal or editor would act on (DEL, C1 controls, bidi
-    controls, lone surrogates), written as ``\\uXXXX`` escapes (``sanitize.json_text``: the same value)."""
+    controls, lone surrogates), written as ``\\uXXXX`` escapes (``sanitize.json_text``: the same value).
+
+    Parameters
+    ----------
+    obj : object
+        JSON-like data: dicts (str, int, float, bool or None keys), lists, tuples, scalars, numpy scalars and
+        arrays, paths, dataclasses and objects with ``to_dict()``, nested.
+    indent : int or None, default 1
+        Indentation per level; None: one line with ``,``/``:`` separators.
+    allow_nan : bool, default False
+        Write NaN and ±inf as ``NaN``/``Infinity`` instead of refusing them.
+
+    Returns
+    -------
+    str
+        The JSON text, keys sorted, ending in a newline.
+
+    Raises
+    ------
+    InputError
+        A non-finite float without ``allow_nan``, a key of another type, or a value that cannot be written
+        (field: its JSON path, e.g. ``$.a[2]``).
+    """
     data = _normalise(obj, allow_nan)
     sep = (",", ": ") if indent is not None else (",", ":")
     return json_text(
@@ -152,13 +212,57 @@ def write_json_atomic(
 ) -> Path:
     """Serialise ``obj`` deterministically (see the module docstring) and write it atomically.
 
-    Serialisation happens before any file is created, so a failure leaves no trace."""
+    Serialisation happens before any file is created, so a failure leaves no trace.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The target file; its folder is created if missing.
+    obj : object
+        JSON-like data, as :func:`json_dumps` takes it.
+    indent : int or None, default 1
+        Indentation per level; None: one line.
+    allow_nan : bool, default False
+        Write NaN and ±inf instead of refusing them.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    InputError
+        As :func:`json_dumps`, or a folder stands at ``path``.
+    """
     text = json_dumps(obj, indent=indent, allow_nan=allow_nan)
     return write_text_atomic(path, text)
 
 
 def write_parquet_atomic(path: str | os.PathLike, df: Any, *, index: bool = False, **kwargs: Any) -> Path:
-    """Write a pandas DataFrame as Parquet (pyarrow) atomically; ``kwargs`` go to ``DataFrame.to_parquet``."""
+    """Write a pandas DataFrame as Parquet (pyarrow) atomically; ``kwargs`` go to ``DataFrame.to_parquet``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The target file; its folder is created if missing.
+    df : pandas.DataFrame
+        The table.
+    index : bool, default False
+        Write the DataFrame's index as a column.
+    **kwargs
+        Passed to ``DataFrame.to_parquet``.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    InputError
+        ``df`` is not a DataFrame (field ``df``), or a folder stands at ``path``.
+    """
     import pandas as pd
 
     if not isinstance(df, pd.DataFrame):
@@ -171,7 +275,25 @@ def write_parquet_atomic(path: str | os.PathLike, df: Any, *, index: bool = Fals
 
 
 def write_png_atomic(path: str | os.PathLike, image: Any) -> Path:
-    """Write an image (uint8 array (H, W), (H, W, 3) or (H, W, 4), or a PIL image) as PNG atomically."""
+    """Write an image (uint8 array (H, W), (H, W, 3) or (H, W, 4), or a PIL image) as PNG atomically.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The target file; its folder is created if missing.
+    image : numpy.ndarray or PIL.Image.Image
+        uint8 pixels, shape (H, W) grey, (H, W, 3) RGB or (H, W, 4) RGBA, row 0 at the top; or a PIL image.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    InputError
+        An array of another dtype or shape (field ``image``), or a folder stands at ``path``.
+    """
     import io
 
     from PIL import Image

@@ -97,7 +97,32 @@ def read_cif(
     """Read one crystal structure from a CIF file (see the module docstring for every step).
 
     ``identifier`` defaults to the data block name; ``Provenance.sha256`` is the SHA-256 of the file's
-    bytes. Raises :class:`InputError` naming the file and the offending CIF tag."""
+    bytes. Raises :class:`InputError` naming the file and the offending CIF tag.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CIF file.
+    occupancy_policy : {"refuse", "majority", "ignore"}, default "refuse"
+        What partial occupancy and shared sites do (module docstring).
+    identifier : str, optional
+        The structure's identifier; default: the data block's name.
+    block : str, optional
+        The data block read; default: the first with ``_atom_site_fract_x``.
+    order : {"pymatgen", "file"}, default "pymatgen"
+        Site order: pymatgen's (electronegativity, then symbol) or the file's.
+
+    Returns
+    -------
+    Structure
+        Periodic: lattice rows a, b, c in Å (pymatgen's orientation, c along z), positions Cartesian Å.
+
+    Raises
+    ------
+    InputError
+        The file cannot be read or a tag is malformed, refused by the occupancy policy, or over a limit
+        (``LimitError``); the message names the file and the tag.
+    """
     src, text, digest = read_source(path)
     return _read(text, digest, src, identifier, occupancy_policy, block, order)
 
@@ -112,7 +137,33 @@ def read_cif_text(
     order: Literal["pymatgen", "file"] = "pymatgen",
 ) -> Structure:
     """Read one crystal structure from CIF text; ``source`` names it in errors and provenance (e.g. a
-    database id or the file it came from). ``Provenance.sha256`` is the SHA-256 of the UTF-8 text."""
+    database id or the file it came from). ``Provenance.sha256`` is the SHA-256 of the UTF-8 text.
+
+    Parameters
+    ----------
+    text : str
+        The CIF text.
+    source : str, default "<string>"
+        What the text is named in errors and provenance.
+    identifier : str, optional
+        The structure's identifier; default: the data block's name.
+    occupancy_policy : {"refuse", "majority", "ignore"}, default "refuse"
+        What partial occupancy and shared sites do (module docstring).
+    block : str, optional
+        The data block read; default: the first with ``_atom_site_fract_x``.
+    order : {"pymatgen", "file"}, default "pymatgen"
+        Site order: pymatgen's (electronegativity, then symbol) or the text's.
+
+    Returns
+    -------
+    Structure
+        Periodic: lattice rows a, b, c in Å (pymatgen's orientation, c along z), positions Cartesian Å.
+
+    Raises
+    ------
+    InputError
+        As :func:`read_cif`, naming ``source``.
+    """
     return _read(text, sha256_text(text), source, identifier, occupancy_policy, block, order)
 
 

@@ -67,7 +67,26 @@ READ_FAILURES = (ValueError, UnicodeError, KeyError, IndexError, RuntimeError, O
 
 def read_structure(path: str | os.PathLike, **kw: Any) -> Structure:
     """Read one structure, choosing the reader from the extension (see the module table). Any failure is an
-    InputError naming the file: the reader's own message, or the parsing library's with the format."""
+    InputError naming the file: the reader's own message, or the parsing library's with the format.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A structure file whose extension or name the module table lists (``.cif``, ``.pdb``, ``.xyz``,
+        ``.sdf``, ``POSCAR``, ...).
+    **kw
+        Options passed to the format's reader (``occupancy_policy``, ``identifier``, ...).
+
+    Returns
+    -------
+    Structure
+        Positions Cartesian Å; a lattice (rows a, b, c, Å) when the file is periodic.
+
+    Raises
+    ------
+    InputError
+        The format is unknown or the file cannot be read as it (naming the file).
+    """
     fmt = format_of(path)
     try:
         return _read(path, fmt, **kw)
@@ -134,7 +153,26 @@ def entry_problem(path: str | os.PathLike) -> str | None:
 def read_structures(spec: str | os.PathLike, **kw: Any) -> list[Structure]:
     """A list of structures from a ``builtin:NAME`` spec, a directory (every supported file, sorted by
     name) or a single file. A directory entry with a supported name that cannot be read (a dangling
-    symbolic link, a FIFO, a file deleted meanwhile) is an InputError naming it, never skipped."""
+    symbolic link, a FIFO, a file deleted meanwhile) is an InputError naming it, never skipped.
+
+    Parameters
+    ----------
+    spec : str or path-like
+        ``builtin:NAME``, a directory or a structure file.
+    **kw
+        Options passed to each file's reader (:func:`read_structure`).
+
+    Returns
+    -------
+    list of Structure
+        In file-name order for a directory.
+
+    Raises
+    ------
+    InputError
+        A builtin name is unknown, a directory holds no supported file or an unreadable entry, or a file
+        cannot be read (naming it).
+    """
     s = os.fspath(spec)
     if s.startswith("builtin:"):
         from viewcert.io.builtin import builtin  # lazy: start-up (each reader loads its own library)

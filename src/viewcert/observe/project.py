@@ -143,7 +143,27 @@ class Observations:
 
 
 def drawn_atoms(structure: Structure, tiling=(1, 1, 1)) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(positions (N, 3) Å, numbers (N,), cell atom index (N,), tile index (N,)) of the atoms drawn."""
+    """(positions (N, 3) Å, numbers (N,), cell atom index (N,), tile index (N,)) of the atoms drawn.
+
+    Parameters
+    ----------
+    structure : Structure
+        Positions Cartesian Å; a crystal's lattice rows a, b, c (Å).
+    tiling : tuple of int, (na, nb, nc), default (1, 1, 1)
+        Cell repetitions drawn (a crystal); a molecule takes (1, 1, 1) only.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        Positions (N, 3) world Å, atomic numbers (N,), cell atom index (N,) and tile index (N,) (translation
+        in the tiling's C order), N = n_atoms × na·nb·nc, atom ``t·n + i`` being atom ``i`` shifted by
+        translation ``t``.
+
+    Raises
+    ------
+    InputError
+        A molecule with a tiling other than (1, 1, 1) (field ``tiling``).
+    """
     n = structure.n_atoms
     if structure.is_periodic:
         t = tiling_translations(tuple(tiling))
@@ -156,7 +176,22 @@ def drawn_atoms(structure: Structure, tiling=(1, 1, 1)) -> tuple[np.ndarray, np.
 
 
 def centre_visibility(uv: np.ndarray, depth: np.ndarray, radii_px: np.ndarray) -> np.ndarray:
-    """True where a point's projected centre is not inside the disc of a strictly nearer point (px)."""
+    """True where a point's projected centre is not inside the disc of a strictly nearer point (px).
+
+    Parameters
+    ----------
+    uv : numpy.ndarray of float, shape (m, 2)
+        Projected centres, pixel coordinates (u right, v down).
+    depth : numpy.ndarray of float, shape (m,)
+        Depth along the view direction, Å (larger = farther).
+    radii_px : numpy.ndarray of float, shape (m,)
+        Drawn disc radius of each point, px.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (m,)
+        The visible points.
+    """
     m = len(uv)
     visible = np.ones(m, dtype=bool)
     if m < 2:
@@ -179,7 +214,30 @@ def observe(
     model: ObservationModel | None = None,
 ) -> Observations:
     """Project ``structure`` (tiled per ``model.tiling`` when periodic) into every camera. Noise is drawn
-    from ``numpy.random.default_rng(model.seed)`` view by view in camera order, so it is reproducible."""
+    from ``numpy.random.default_rng(model.seed)`` view by view in camera order, so it is reproducible.
+
+    Parameters
+    ----------
+    structure : Structure
+        Positions Cartesian Å; a crystal's lattice rows a, b, c (Å).
+    cameras : iterable of OrthographicCamera or PerspectiveCamera
+        The views, in order.
+    model : ObservationModel, optional
+        Tiling, noise σ (px or Å) and seed, occlusion; default: one cell, ideal centroids, no occlusion.
+
+    Returns
+    -------
+    Observations
+        One ``ViewObservation`` per camera: uv (m, 2) pixel coordinates, depth (m,) Å, labels (m,) atomic
+        numbers, and, for scoring only, atom_index and tile.
+
+    Raises
+    ------
+    ObservationError
+        A drawn atom is behind a perspective camera.
+    InputError
+        A molecule with a tiling other than (1, 1, 1) (field ``tiling``).
+    """
     model = model or ObservationModel()
     pos, num, idx, tile = drawn_atoms(structure, model.tiling)
     rng = np.random.default_rng(model.seed) if model.sigma > 0 else None

@@ -26,7 +26,27 @@ def delta_for_sigma(sigma: float, *, kappa: float, floor: float = 0.0) -> float:
     """The tolerance for 2D noise of std σ (Å in the image plane) under a protocol of conditioning κ:
     δ = max(floor, 4·√2·κ·σ), the rule of the study's noise sweep (δ = 0.0155 Å at σ = 0.001 Å with the
     frozen views' κ = 2.7321; 0.0477 Å off-axis, κ = 8.4258). A two-view least-squares point moves by at most
-    κ·√2·|noise|; the factor 4 covers the noise's tails."""
+    κ·√2·|noise|; the factor 4 covers the noise's tails.
+
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation, Å in the image plane, finite and ≥ 0.
+    kappa : float
+        The protocol's conditioning κ (dimensionless), > 0.
+    floor : float, default 0.0
+        Smallest δ returned, Å.
+
+    Returns
+    -------
+    float
+        δ in Å.
+
+    Raises
+    ------
+    InputError
+        ``sigma`` or ``kappa`` is out of range (field ``sigma`` or ``kappa``).
+    """
     if not (np.isfinite(sigma) and sigma >= 0):
         raise InputError(f"sigma must be a finite number ≥ 0, got {sigma!r}", field="sigma")
     if not (np.isfinite(kappa) and kappa > 0):
@@ -110,10 +130,46 @@ def noise_sweep(
     tiling=(1, 1, 1),
     periodic: bool = True,
 ) -> list[NoisePoint]:
-    """Recovery and phantom rates per σ. cameras: a function structure → cameras (e.g.
-    ``lambda s: frame(protocol, s)``) or one camera list per structure. Seeds are combined with the
-    structure's position in the list (seed·1,000,003 + i) so every run has its own noise draw, reproducibly.
-    periodic: pass each structure's lattice to the oracle (minimum-image merge, wrapped points)."""
+    """Recovery and phantom rates per σ. Seeds are combined with the structure's position in the list
+    (seed·1,000,003 + i) so every run has its own noise draw, reproducibly.
+
+    Parameters
+    ----------
+    structures : sequence of Structure
+        The truths (positions Cartesian Å), at least one.
+    cameras : callable or sequence of sequences of cameras
+        A function structure → cameras (e.g. ``lambda s: frame(protocol, s)``) or one camera list per
+        structure.
+    sigmas : sequence of float
+        Noise standard deviations, each finite and ≥ 0, in ``sigma_unit``.
+    delta : float or callable
+        The oracle's tolerance in ``delta_unit``, or a function σ → δ (e.g. :func:`delta_for_sigma`).
+    seeds : sequence of int, default (0,)
+        Noise seeds; every structure is run once per seed.
+    sigma_unit : {"angstrom", "px"}, default "angstrom"
+        Unit of σ: Å in the image plane (converted with the camera's scale at the atom's depth) or px.
+    delta_unit : {"angstrom", "px"}, default "angstrom"
+        Unit of δ.
+    pairs : {"all", "first"}, default "all"
+        View pairs that seed candidates (:func:`reconstruct`).
+    merge : {"deterministic", "greedy"}, optional
+        Merge semantics (:func:`reconstruct`).
+    tiling : tuple of int, (na, nb, nc), default (1, 1, 1)
+        Cell repetitions observed (crystals).
+    periodic : bool, default True
+        Pass each structure's lattice to the oracle (minimum-image merge, wrapped points).
+
+    Returns
+    -------
+    list of NoisePoint
+        One per σ, in the order of ``sigmas``: δ used and the rates (fractions of the structure × seed runs).
+
+    Raises
+    ------
+    InputError
+        No structures, a σ that is negative or not finite, or a camera list per structure of another length
+        (the field names the argument); or as :func:`reconstruct`.
+    """
     structures = list(structures)
     if not structures:
         raise InputError("noise_sweep needs at least one structure", field="structures")

@@ -209,7 +209,28 @@ def _checked_delta(rec: Reconstruction, structure: Structure, delta: float | Non
 
 def analyse(rec: Reconstruction, structure: Structure, delta: float | None = None) -> PhantomReport:
     """Φ_δ of ``rec`` against the truth ``structure`` (the cell whose single-cell or tiled observations were
-    reconstructed; its Cartesian frame). delta: Å, default the reconstruction's 3D tolerance."""
+    reconstructed; its Cartesian frame). delta: Å, default the reconstruction's 3D tolerance.
+
+    Parameters
+    ----------
+    rec : Reconstruction
+        The oracle's output (points Å, Cartesian frame of ``structure``).
+    structure : Structure
+        The truth: positions Cartesian Å; a crystal's lattice rows a, b, c (Å), for minimum-image distances.
+    delta : float, optional
+        Tolerance in Å, > 0; default ``rec.delta_3d``.
+
+    Returns
+    -------
+    PhantomReport
+        Phantoms (points farther than δ from every same-label atom) with their labels, the atoms missed, counts,
+        the separation precondition, the phantom margin (in units of δ) and the largest position error (Å).
+
+    Raises
+    ------
+    InputError
+        ``rec`` or ``structure`` is of another type, or δ is not a positive number (the field names it).
+    """
     d = _checked_delta(rec, structure, delta)
     notes = []
     if (rec.lattice is None) != (structure.lattice is None):

@@ -403,7 +403,37 @@ def reconstruct_batch(
     near_miss_window: float = DEFAULT_NEAR_MISS_WINDOW,
 ) -> list[Reconstruction]:
     """:func:`reconstruct` over many Observations in one kernel call. ``lattice``: None, one 3×3 matrix for
-    all, or a sequence with one entry (matrix or None) per Observations."""
+    all, or a sequence with one entry (matrix or None) per Observations.
+
+    Parameters
+    ----------
+    observations : sequence of Observations
+        The items, each as :func:`reconstruct` takes it.
+    delta : float
+        Tolerance in ``delta_unit``, > 0, for every item.
+    delta_unit : {"angstrom", "px"}, default "angstrom"
+        Unit of ``delta``.
+    pairs : {"all", "first"}, default "all"
+        View pairs that seed candidates.
+    merge : {"deterministic", "greedy"}, optional
+        Merge semantics; default by ``pairs`` as in :func:`reconstruct`.
+    lattice : array_like of float, shape (3, 3), or sequence of those or None, optional
+        Cell rows a, b, c in Å (world frame): one for all items or one per item (None: a molecule).
+    visibility : {"strict", "occlusion"}, default "strict"
+        Whether one view may miss an occluded point.
+    near_miss_window : float, default 2.0
+        Near misses reported within this multiple of δ; ≥ 1.
+
+    Returns
+    -------
+    list of Reconstruction
+        One per item, in order.
+
+    Raises
+    ------
+    InputError
+        As :func:`reconstruct`, or a lattice sequence of another length (field ``lattice``).
+    """
     d, merge, win = _check_options(delta, delta_unit, pairs, merge, visibility, near_miss_window)
     obs_list = list(observations)
     per_item = isinstance(lattice, list | tuple) and any(x is None or np.ndim(x) == 2 for x in lattice)
@@ -444,15 +474,43 @@ def reconstruct(
 ) -> Reconstruction:
     """Recover the 3D points that every view of ``observations`` agrees on within ``delta``.
 
-    delta: tolerance in ``delta_unit`` ("angstrom" or "px"). pairs: "all" view pairs seed candidates
-    (default) or only the "first" two views (the study's released oracle). merge: "deterministic" (default
-    for pairs="all") or "greedy" (default for pairs="first"; the study's single-tolerance first-come
-    semantics, see the module docstring). lattice: rows a, b, c (Å) of the cell for periodic structures:
-    points are wrapped into it and merged by minimum image; tiled observations (``observations.model.tiling``)
-    require it and enforce translate consistency. visibility: "strict" (every point must be seen in every
-    view) or "occlusion" (one view may miss it where a nearer atom's disc covers its projection; radii from
-    ``observations.model.radius_scale`` × covalent radius). near_miss_window: rejected candidates whose
-    largest residual is within this multiple of δ are reported (phantom margin).
+    Parameters
+    ----------
+    observations : Observations
+        Per view: uv (m, 2) pixel coordinates and labels (m,) atomic numbers, with the view's camera (the
+        hidden atom indices are not read).
+    delta : float
+        Tolerance in ``delta_unit``, > 0.
+    delta_unit : {"angstrom", "px"}, default "angstrom"
+        Unit of ``delta``: Å (orthographic: in the image plane, perspective: at the point's depth) or px.
+    pairs : {"all", "first"}, default "all"
+        "all" view pairs seed candidates, or only the "first" two views (the study's released oracle).
+    merge : {"deterministic", "greedy"}, optional
+        Default "deterministic" for pairs="all", "greedy" for pairs="first" (the study's single-tolerance
+        first-come semantics, see the module docstring).
+    lattice : array_like of float, shape (3, 3), optional
+        Rows a, b, c (Å) of the cell for periodic structures: points are wrapped into it and merged by
+        minimum image; tiled observations (``observations.model.tiling``) require it and enforce translate
+        consistency.
+    visibility : {"strict", "occlusion"}, default "strict"
+        "strict" (every point must be seen in every view) or "occlusion" (one view may miss it where a
+        nearer atom's disc covers its projection; radii from ``observations.model.radius_scale`` × covalent
+        radius).
+    near_miss_window : float, default 2.0
+        Rejected candidates whose largest residual is within this multiple of δ are reported (phantom
+        margin); ≥ 1.
+
+    Returns
+    -------
+    Reconstruction
+        ``status`` "ok" or "failed" (with ``reason``); points (k, 3) Å in the structure's Cartesian frame,
+        labels (k,), per-view support, residuals (Å) and the near misses.
+
+    Raises
+    ------
+    InputError
+        A bad δ, unit, option or window, or a lattice that is not a finite 3×3 matrix of non-zero volume
+        (the field names the argument).
     """
     return reconstruct_batch(
         [observations], delta=delta, delta_unit=delta_unit, pairs=pairs, merge=merge, lattice=lattice,

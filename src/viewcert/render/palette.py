@@ -118,7 +118,25 @@ STYLE_NAMES = tuple(STYLES)
 
 
 def get_style(style: str | Style = "study", **overrides) -> Style:
-    """A named style (``study``, ``ball-and-stick``, ``spacefill``) or a Style, with field overrides."""
+    """A named style (``study``, ``ball-and-stick``, ``spacefill``) or a Style, with field overrides.
+
+    Parameters
+    ----------
+    style : str or Style, default "study"
+        A style name of ``STYLES`` or a Style.
+    **overrides
+        Style fields replaced (``radius_scale``, ``radius`` in Å, ``bonds``, ...); None values are ignored.
+
+    Returns
+    -------
+    Style
+        The style, overridden.
+
+    Raises
+    ------
+    InputError
+        An unknown style name (field ``style``).
+    """
     if isinstance(style, Style):
         base = style
     else:

@@ -254,10 +254,37 @@ def render(
     adaptive: bool = True,
 ) -> RenderResult:
     """Ray-cast ``scene`` through ``camera``: RGB (unless ``rgb=False``), atom-ID and depth buffers.
-    ``parallel=True`` runs row bands and screen tiles on numba's threads (same bytes either way; worth it
-    for single large images on an idle machine, not inside a pool of worker processes, where the threads
-    of every process compete); ``adaptive=False`` supersamples every pixel of every non-empty tile
-    (reference quality, slower)."""
+
+    Parameters
+    ----------
+    scene : Scene
+        What to draw, world Å.
+    camera : OrthographicCamera or PerspectiveCamera
+        The view; its width × height (px) is the image size.
+    supersample : int, default 3
+        Samples per pixel side (RGB edges), ≥ 1.
+    tile : int, default 16
+        Screen tile side, px, ≥ 1.
+    rgb : bool, default True
+        Shade the RGB image; False: ID and depth buffers only.
+    parallel : bool, default False
+        Run row bands and screen tiles on numba's threads (same bytes either way; worth it for single large
+        images on an idle machine, not inside a pool of worker processes, where the threads of every process
+        compete).
+    adaptive : bool, default True
+        False supersamples every pixel of every non-empty tile (reference quality, slower).
+
+    Returns
+    -------
+    RenderResult
+        rgb (H, W, 3) uint8 (None when ``rgb=False``), atom_id (H, W) int32, depth (H, W) float64 Å (+inf on
+        background); row 0 at the top, pixel (row i, col j) centred at (u, v) = (j + 0.5, i + 0.5).
+
+    Raises
+    ------
+    InputError
+        ``supersample`` or ``tile`` is not an integer ≥ 1 (the field names it).
+    """
     if int(supersample) != supersample or supersample < 1:
         raise InputError(f"supersample must be an integer ≥ 1, got {supersample}", field="supersample")
     if int(tile) != tile or tile < 1:
@@ -305,7 +332,31 @@ def frame_cameras(structure: Structure, protocol="render-ceiling-5", **policy) -
     ``structure`` as drawn: ``viewcert.cameras.policy.frame`` under ``drawn_policy(**policy)`` (keywords
     style, tiling, width, height, kind, radius_scale, radius, draw_box, molecule_scale). ``kind``: None = the
     protocol's own; a perspective protocol file gives its pinholes exactly as certify places them, and
-    ``kind="orthographic"`` with such a file is an InputError."""
+    ``kind="orthographic"`` with such a file is an InputError.
+
+    Parameters
+    ----------
+    structure : Structure
+        Positions Cartesian Å; a crystal's lattice rows a, b, c (Å).
+    protocol : str, path, Protocol, ProtocolSpec or ResolvedProtocol, default "render-ceiling-5"
+        The views.
+    **policy
+        Keywords of :func:`drawn_policy`: ``style``, ``tiling``, ``width`` and ``height`` (px), ``kind``,
+        ``radius_scale``, ``radius`` (Å), ``draw_box``, ``molecule_scale``.
+
+    Returns
+    -------
+    tuple of OrthographicCamera or PerspectiveCamera
+        One per view, in the protocol's order.
+
+    Raises
+    ------
+    InputError
+        ``kind="orthographic"`` with a perspective protocol file, an unknown style, or a protocol that cannot
+        be resolved.
+    CameraError
+        An unknown protocol name.
+    """
     return frame(protocol, structure, drawn_policy(**policy))
 
 
@@ -322,7 +373,41 @@ def render_structure(
     rgb: bool = True,
     supersample: int = DEFAULT_SUPERSAMPLE,
 ) -> list[RenderResult]:
-    """Build the scene once and render it through every camera."""
+    """Build the scene once and render it through every camera.
+
+    Parameters
+    ----------
+    structure : Structure
+        Positions Cartesian Å; a crystal's lattice rows a, b, c (Å).
+    cameras : iterable of OrthographicCamera or PerspectiveCamera
+        The views.
+    style : str or Style, default "study"
+        The drawing style (:func:`build_scene`).
+    tiling : tuple of int, (na, nb, nc), default (1, 1, 1)
+        Cell repetitions drawn (crystals).
+    radius_scale : float, optional
+        Atom radius = this × covalent radius (Å), overriding the style.
+    radius : float, optional
+        One atom radius, Å, overriding the style.
+    bonds : bool, optional
+        Draw half-bonds, overriding the style.
+    edges : str, default "supercell"
+        Cell edges drawn (:func:`build_scene`).
+    rgb : bool, default True
+        Shade the RGB image; False: ID and depth buffers only.
+    supersample : int, default 3
+        Samples per pixel side, ≥ 1.
+
+    Returns
+    -------
+    list of RenderResult
+        One per camera, in order (:func:`render`).
+
+    Raises
+    ------
+    InputError
+        As :func:`build_scene` and :func:`render`.
+    """
     scene = build_scene(structure, style, tiling=tiling, radius_scale=radius_scale, radius=radius, bonds=bonds,
                         edges=edges)
     return [render(scene, cam, supersample=supersample, rgb=rgb) for cam in cameras]

@@ -147,9 +147,38 @@ def build_scene(
     bonds: bool | None = None,
     edges: str = "supercell",
 ) -> Scene:
-    """Scene of ``structure`` (tiled when periodic) in a style. ``radius_scale``/``radius``/``bonds``
-    override the style. edges: ``"supercell"`` (the drawn box), ``"cells"`` (every cell of the tiling),
-    ``"cell"`` (the origin cell) or ``"none"``; molecules have none."""
+    """Scene of ``structure`` (tiled when periodic) in a style.
+
+    Parameters
+    ----------
+    structure : Structure
+        Positions Cartesian Å; a crystal's lattice rows a, b, c (Å).
+    style : str or Style, default "study"
+        ``study``, ``ball-and-stick``, ``spacefill`` or a Style.
+    tiling : tuple of int, (na, nb, nc), default (1, 1, 1)
+        Cell repetitions drawn (crystals; a molecule takes (1, 1, 1) only).
+    radius_scale : float, optional
+        Overrides the style: atom radius = this × covalent radius (Å).
+    radius : float, optional
+        Overrides the style: one atom radius for every element, Å.
+    bonds : bool, optional
+        Overrides the style: draw half-bonds.
+    edges : str, default "supercell"
+        ``"supercell"`` (the drawn box), ``"cells"`` (every cell of the tiling), ``"cell"`` (the origin cell)
+        or ``"none"``; molecules have none.
+
+    Returns
+    -------
+    Scene
+        Spheres (drawn atoms, world Å, in the tiling order of ``observe.drawn_atoms``), half-bond cylinders
+        and cell-edge lines.
+
+    Raises
+    ------
+    InputError
+        An unknown style (field ``style``) or ``edges`` value (field ``edges``), or a tiled molecule (field
+        ``tiling``).
+    """
     st = get_style(style, radius_scale=radius_scale, radius=radius, bonds=bonds)
     tiling = tuple(int(x) for x in tiling)
     pos, num, idx, tile = drawn_atoms(structure, tiling)

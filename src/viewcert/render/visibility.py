@@ -148,7 +148,38 @@ def observe_rendered(
 ) -> Observations:
     """Render the atom-ID buffer of ``structure`` (tiled when periodic) through every camera in ``style``
     with radius = ``radius_scale`` × covalent radius, and keep the atoms with ≥ ``min_pixels`` visible
-    pixels, at their projection or their visible-pixel centroid (``position``)."""
+    pixels, at their projection or their visible-pixel centroid (``position``).
+
+    Parameters
+    ----------
+    structure : Structure
+        Positions Cartesian Å; a crystal's lattice rows a, b, c (Å).
+    cameras : iterable of OrthographicCamera or PerspectiveCamera
+        The views, at least one.
+    tiling : tuple of int, (na, nb, nc), default (1, 1, 1)
+        Cell repetitions drawn (crystals).
+    radius_scale : float, default 0.5
+        Drawn atom radius = this × covalent radius (Å).
+    min_pixels : int, default 1
+        Visible pixels an atom needs to be observed.
+    position : {"projection", "pixel-centroid"}, default "projection"
+        An observed atom's uv: its exact projection or the centroid of its visible pixels (px).
+    style : str or Style, default "study"
+        The drawing style (``radius_scale`` overrides its own).
+    edges : bool, default True
+        Draw the supercell's edges (they can hide atoms).
+
+    Returns
+    -------
+    Observations
+        Per view: uv (m, 2) px, depth (m,) Å, labels, and the hidden atom index and tile; the model is a
+        ``RenderedObservationModel``.
+
+    Raises
+    ------
+    InputError
+        An unknown ``position`` (field ``position``), no cameras (field ``cameras``), or as :func:`build_scene`.
+    """
     if position not in POSITIONS:
         raise InputError(f"position must be one of {POSITIONS}, got {position!r}", field="position")
     cameras = tuple(cameras)
@@ -178,7 +209,34 @@ def observe_as(
 ) -> Observations:
     """One entry point for ``--observe ideal|visible|pixel-centroid``: ``ideal`` is
     ``observe.project.observe(structure, cameras, model)``; ``visible`` and ``pixel-centroid`` are
-    ``observe_rendered`` with the model's tiling and radius_scale (noise-free: model.sigma must be 0)."""
+    ``observe_rendered`` with the model's tiling and radius_scale (noise-free: model.sigma must be 0).
+
+    Parameters
+    ----------
+    structure : Structure
+        Positions Cartesian Å; a crystal's lattice rows a, b, c (Å).
+    cameras : iterable of OrthographicCamera or PerspectiveCamera
+        The views.
+    mode : {"ideal", "visible", "pixel-centroid"}, default "ideal"
+        How observations are made.
+    model : ObservationModel, optional
+        Tiling, noise (px or Å; must be 0 for the rendered modes), occlusion and radius_scale; default:
+        ``ObservationModel()``.
+    min_pixels : int, default 1
+        Visible pixels an atom needs (rendered modes).
+    style : str or Style, default "study"
+        The drawing style (rendered modes).
+
+    Returns
+    -------
+    Observations
+        Per view: uv (m, 2) px, depth (m,) Å, labels, and the hidden atom index and tile.
+
+    Raises
+    ------
+    InputError
+        An unknown mode (field ``observe``), or noise with a rendered mode (field ``sigma``).
+    """
     model = model or ObservationModel()
     if mode == "ideal":
         return observe(structure, cameras, model)

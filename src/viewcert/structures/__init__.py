@@ -37,6 +37,18 @@ def _closest_image_pair(cart: np.ndarray, shifts: np.ndarray) -> tuple[int, int,
 
 
 def sha256_text(text: str | bytes) -> str:
+    """SHA-256 of a text (UTF-8) or of bytes, as provenance records it.
+
+    Parameters
+    ----------
+    text : str or bytes
+        The text, encoded as UTF-8, or the bytes as read.
+
+    Returns
+    -------
+    str
+        The digest as 64 lowercase hex digits.
+    """
     data = text.encode() if isinstance(text, str) else text
     return hashlib.sha256(data).hexdigest()
 
@@ -337,7 +349,19 @@ class Structure:
 
 def tiling_translations(reps: tuple[int, int, int]) -> np.ndarray:
     """Integer translations (t, 3) as float64 of an na×nb×nc tiling, C order (a slowest, c fastest); read-only,
-    built once per tiling (every item of a run shares one)."""
+    built once per tiling (every item of a run shares one).
+
+    Parameters
+    ----------
+    reps : tuple of int, (na, nb, nc)
+        Repetitions along the lattice vectors a, b, c (each at least 1).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (na*nb*nc, 3), read-only
+        Integer translations in fractional coordinates (lattice-vector units; Cartesian = translation @
+        lattice, the lattice's rows being a, b, c), row ``t`` = translation index ``t``.
+    """
     na, nb, nc = reps
     return _translations(int(na), int(nb), int(nc))
 

@@ -26,7 +26,23 @@ _SYSTEM_LAST_NUMBER = (2, 15, 74, 142, 167, 194, 230)
 
 
 def crystal_system_of(space_group: int) -> str:
-    """Crystal system of an International Tables space-group number (1..230)."""
+    """Crystal system of an International Tables space-group number (1..230).
+
+    Parameters
+    ----------
+    space_group : int
+        Space-group number, 1..230.
+
+    Returns
+    -------
+    str
+        One of :data:`CRYSTAL_SYSTEMS` (``"triclinic"`` ... ``"cubic"``).
+
+    Raises
+    ------
+    InputError
+        The number is outside 1..230 (field ``space_group``).
+    """
     n = int(space_group)
     if not 1 <= n <= 230:
         raise InputError(f"space-group number must be in 1..230, got {space_group}", field="space_group")
@@ -173,7 +189,37 @@ def analyse_cell(
     (0.01 Å, default angle) and moyopy at (0.01 Å, default angle) give the same space group.
 
     ``known_spglib``: spglib's label of this cell at these tolerances, already known (from the
-    standardisation's dataset, ``viewcert.symmetry.shortcuts``); spglib is then not called again."""
+    standardisation's dataset, ``viewcert.symmetry.shortcuts``); spglib is then not called again.
+
+    Parameters
+    ----------
+    lattice : numpy.ndarray of float, shape (3, 3)
+        Rows a, b, c in Å (Cartesian = fractional @ lattice).
+    frac : numpy.ndarray of float, shape (n, 3)
+        Fractional coordinates of the atoms.
+    numbers : numpy.ndarray of int, shape (n,)
+        Atomic numbers.
+    symprec : float
+        Distance tolerance, Å, > 0.
+    angle_tolerance : float, default 5.0
+        spglib's angle tolerance, degrees.
+    cross_check : bool, default True
+        Also label the cell with moyopy.
+    moyo_angle_tolerance : float, optional
+        moyopy's angle tolerance, degrees; None: moyopy's own.
+    known_spglib : SymmetryLabel, optional
+        spglib's label of this cell at these tolerances, when already known.
+
+    Returns
+    -------
+    SymmetryCheck
+        The tolerances, each engine's label (or None with its error) and whether moyopy was asked.
+
+    Raises
+    ------
+    InputError
+        ``symprec`` is not a positive number (field ``symprec``).
+    """
     if not (np.isfinite(symprec) and symprec > 0):
         raise InputError(f"symprec must be a positive number of Å, got {symprec}", field="symprec")
     s_lab = m_lab = None
@@ -194,7 +240,31 @@ def analyse_cell(
 
 def symmetry_of(structure: Structure, *, symprec: float, angle_tolerance: float = 5.0,
                 cross_check: bool = True, moyo_angle_tolerance: float | None = None) -> SymmetryCheck:
-    """``analyse_cell`` on a periodic Structure (InputError for a molecule: it has no space group)."""
+    """``analyse_cell`` on a periodic Structure (InputError for a molecule: it has no space group).
+
+    Parameters
+    ----------
+    structure : Structure
+        A periodic structure (lattice rows a, b, c in Å).
+    symprec : float
+        Distance tolerance, Å, > 0.
+    angle_tolerance : float, default 5.0
+        spglib's angle tolerance, degrees.
+    cross_check : bool, default True
+        Also label the cell with moyopy.
+    moyo_angle_tolerance : float, optional
+        moyopy's angle tolerance, degrees; None: moyopy's own.
+
+    Returns
+    -------
+    SymmetryCheck
+        As :func:`analyse_cell`.
+
+    Raises
+    ------
+    InputError
+        A molecule (field ``lattice``), or ``symprec`` not positive (field ``symprec``).
+    """
     if not structure.is_periodic:
         raise InputError("a space group needs a periodic structure (this one has no lattice)", field="lattice")
     return analyse_cell(structure.lattice, structure.frac_coords, structure.numbers, symprec=symprec,

@@ -101,7 +101,32 @@ def conventional_standard_cell(
     symprec in Å (> 0), angle_tolerance in degrees. ``backend="spglib"`` (default) is the reference;
     ``backend="moyopy"`` is faster but NOT identical (same crystal and space group, often another of the
     equivalent origins/axes and site orders; ``angle_tolerance`` is not used) — see the module docstring.
-    See the module docstring for the details."""
+    See the module docstring for the details.
+
+    Parameters
+    ----------
+    structure : Structure
+        A periodic structure (lattice rows a, b, c in Å; positions Cartesian Å).
+    symprec : float, default 0.01
+        Distance tolerance, Å, > 0.
+    angle_tolerance : float, default 5.0
+        Angle tolerance, degrees (spglib only).
+    orientation : {"pymatgen", "spglib"}, default "pymatgen"
+        Whose lattice orientation and site order the result takes.
+    backend : {"spglib", "moyopy"}, default "spglib"
+        The symmetry engine.
+
+    Returns
+    -------
+    Structure
+        The conventional standard cell: lattice rows a, b, c in Å, positions Cartesian Å.
+
+    Raises
+    ------
+    InputError
+        A molecule (field ``lattice``), an unknown orientation or backend, a tolerance out of range, or a cell
+        whose symmetry the engine cannot find (field ``symprec``); the source names the structure.
+    """
     return standardize_with_dataset(structure, symprec=symprec, angle_tolerance=angle_tolerance,
                                     orientation=orientation, backend=backend)[0]
 
