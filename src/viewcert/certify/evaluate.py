@@ -64,7 +64,24 @@ STANDARDIZER = "viewcert.symmetry.standardize"  # recorded in certificates
 
 def conventional_cell(s: Structure, *, symprec: float, angle_tolerance: float, orientation: str) -> Structure:
     """The conventional standard cell (``viewcert.symmetry.conventional_standard_cell``), keeping the
-    provenance."""
+    provenance.
+
+    Parameters
+    ----------
+    s : Structure
+        A periodic structure (Cartesian Å).
+    symprec : float
+        τ (Å).
+    angle_tolerance : float
+        spglib's angle tolerance (degrees).
+    orientation : str
+        ``"pymatgen"`` (pymatgen's setting, fixed by lengths and angles) or ``"spglib"``.
+
+    Returns
+    -------
+    Structure
+        The conventional standard cell (Cartesian Å, lattice rows), with ``s``'s provenance.
+    """
     conv = conventional_standard_cell(s, symprec=symprec, angle_tolerance=angle_tolerance, orientation=orientation)
     return conv.with_provenance(s.provenance)
 
@@ -207,7 +224,20 @@ def symmetry_raised(input_check: SymmetryCheck | None, rendered: SymmetryCheck |
 
 
 def prepare(item: Item, cfg: CertifyConfig) -> Prepared:
-    """Read the item and build the rendered cell; failures become ``Prepared.error`` (a value)."""
+    """Read the item and build the rendered cell; failures become ``Prepared.error`` (a value).
+
+    Parameters
+    ----------
+    item : Item
+        One item of a dataset.
+    cfg : CertifyConfig
+        The certification's settings (protocol, δ and τ in Å, observation model, levels).
+
+    Returns
+    -------
+    Prepared
+        The structure as read, the rendered (conventional) cell and its spglib dataset, or the error.
+    """
     try:
         s = item.read()
     except Exception as exc:  # noqa: BLE001 - any reader failure is an item error, not a crash
@@ -264,7 +294,20 @@ class Staged:
 
 def evaluate(prep: Prepared, cfg: CertifyConfig) -> ItemOutcome:
     """One item's outcome under ``cfg`` (its ``to_dict`` is the certificate's record, fixed float formatting):
-    :func:`evaluate_all` of a batch of one."""
+    :func:`evaluate_all` of a batch of one.
+
+    Parameters
+    ----------
+    prep : Prepared
+        The item read and standardised (``prepare``).
+    cfg : CertifyConfig
+        The certification's settings (protocol, δ and τ in Å, observation model, levels).
+
+    Returns
+    -------
+    ItemOutcome
+        The item's record.
+    """
     return evaluate_all([prep], cfg)[0]
 
 
@@ -516,7 +559,20 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig, staged: Staged) -> dict:
 
 
 def certify_item(item: Item, cfg: CertifyConfig) -> ItemOutcome:
-    """One item's outcome: :func:`certify_items` of a batch of one."""
+    """One item's outcome: :func:`certify_items` of a batch of one.
+
+    Parameters
+    ----------
+    item : Item
+        One item of a dataset (id, how to read it, its label).
+    cfg : CertifyConfig
+        The certification's settings (protocol, δ and τ in Å, observation model, levels).
+
+    Returns
+    -------
+    ItemOutcome
+        The item's record: correct, reasons, certified, labels, counts and digests.
+    """
     return certify_items([item], cfg)[0]
 
 
