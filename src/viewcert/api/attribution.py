@@ -64,8 +64,8 @@ def ladder(export: str | Path | None = None, *, out: str | Path | None = None, *
     out : str or Path, optional
         Report folder (default ``EXPORT/ladder``, else ``out/ladder``).
     **settings
-        ``LadderSettings`` fields: manifest, study_dir, results, r1, certificate, threshold, tie_rule, scoring,
-        bootstrap settings, ids, subset size, allow_stale_certificate.
+        ``LadderSettings`` fields: results, manifest, study_dir, certificate, r1, threshold, tie_rule, scoring,
+        seed, n_boot, alpha, share_cutoff, allow_stale_certificate, ids, subset_size, explorer.
 
     Returns
     -------

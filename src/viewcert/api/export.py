@@ -64,7 +64,8 @@ def render(input_spec: str, out: str | Path = "out/render", *, limits: Limits | 
     limits : Limits, optional
         Resource limits checked before any work (default: the active limits).
     **settings
-        ``RenderSettings`` fields: protocol, style, image size (px), tiling, buffers, ...
+        ``RenderSettings`` fields: protocol, style, tiling, image side (px), camera kind, conventional cell,
+        anti-aliasing samples per axis, buffers, subset, limit, molecule scale.
 
     Returns
     -------
@@ -238,8 +239,9 @@ def build_benchmark(input_spec: str, out: str | Path, *, task: str = "crystal-sy
     progress : callable, optional
         Called with each progress line (text).
     **settings
-        ``BenchmarkSettings`` fields (protocol, style, image size in px, δ in Å, arms, constraints, ...); an
-        unknown name or a bad value raises before any image is drawn.
+        ``BenchmarkSettings`` fields (protocol, style, tiling, image side in px, subset, limit, ids, certify,
+        δ in Å, workers, buffers, the task options, constraints); an unknown name or a bad value raises
+        before any image is drawn.
 
     Returns
     -------

@@ -95,8 +95,10 @@ def design(input_spec: str, out: str | Path = "out/design", *, progress: Callabl
     progress : callable, optional
         Called with each progress line (text).
     **settings
-        ``DesignSettings`` fields: views K, candidate directions, cap (Å), margin kind, camera (orthographic or
-        perspective: fov in degrees, image size in px), objective, your protocol for the comparison.
+        ``DesignSettings`` fields: views K, kept views, candidate directions, objective and weight, target δ
+        (Å), margin kind, κ bound, occlusion budget, zone-axis distance (degrees), cap (Å), seed, subset, the
+        protocol compared with, Pareto front, camera (orthographic or perspective: distance in Å, field of
+        view in degrees).
 
     Returns
     -------
