@@ -77,8 +77,8 @@ docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d site
 
 # the layer table of docs/architecture.md, rendered from tests/test_layers.py (a test fails when they differ)
-layers:
-	PYTHONPATH=src $(PY) -m tests.test_layers --write
+layers: $(STAMP)
+	$(BIN)/python -m tests.test_layers --write
 
 # Debian's Chromium for the browser tests (Playwright drives it; Playwright never downloads a browser here)
 chromium:
