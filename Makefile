@@ -17,7 +17,7 @@ SUM     := $(shell cat pyproject.toml $(BASE_LOCK) $(DEV_LOCK) | cksum | cut -d'
 STAMP_RUN  := $(VENV)/.installed-run-$(SUM)
 STAMP      := $(VENV)/.installed-test-$(SUM)
 
-.PHONY: run install-run test bench lint docs clean harness harness-venv harness-vlmevalkit chromium lock check-latest
+.PHONY: run install-run test bench lint docs layers clean harness harness-venv harness-vlmevalkit chromium lock check-latest
 
 # install the lock $(1) into the venv, exactly (--no-deps: the lock is complete; `pip check` confirms it):
 # uv (a fast installer from PyPI) when it installs, else pip
@@ -75,6 +75,10 @@ lint: $(STAMP)
 # the documentation site (mkdocs.yml) into site/ (git-ignored); --strict fails on bad links and cross-refs
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d site
+
+# the layer table of docs/architecture.md, rendered from tests/test_layers.py (a test fails when they differ)
+layers: $(STAMP)
+	$(BIN)/python -m tests.test_layers --write
 
 # Debian's Chromium for the browser tests (Playwright drives it; Playwright never downloads a browser here)
 chromium:

@@ -115,15 +115,15 @@ def floor_fns(cfg):
     - ``moyopy_input``: moyopy on the cell as read (the input cross-check, required by issue 23);
     - ``moyopy_rendered``: moyopy on the rendered cell (the reference label's cross-check);
     - ``spglib_fresh``: a fresh spglib dataset of the rendered cell, only on items where the doubt guard
-      demands one (``shortcuts.doubtful``): its label replaces shortcut 1's, so dropping it can change an
+      demands one (``reuse.doubtful``): its label replaces shortcut 1's, so dropping it can change an
       answer (on the seeded pyxtal set it does).
 
     Not in the floor, timed beside it: ``spglib_lattice_guard``, the guard's own lattice-only spglib call
     (one point on the rendered lattice), on the items where the product still makes it (not where
-    ``shortcuts.holohedral_metric`` decides). Its result enters no label; it only decides whether
+    ``reuse.holohedral_metric`` decides). Its result enters no label; it only decides whether
     ``spglib_fresh`` runs, and a cheaper test with the same outcome would do (the metric tests already
     replace it on cubic, hexagonal and rhombohedral cells and on exact orthorhombic and tetragonal metrics:
-    ``shortcuts.needs_lattice_call``).
+    ``reuse.needs_lattice_call``).
 
     Since issue 23 the floor gains the input's moyopy call and the guard's fresh calls; nothing was
     dropped. Returns (prepare, {part: fn}); ``prepare`` (``floor_cells``) runs untimed."""
@@ -159,23 +159,23 @@ def floor_fns(cfg):
 def floor_cells(item, cfg) -> dict:
     """The cells ``floor_fns`` times (untimed): the input and rendered cells as the product prepares them,
     whether the doubt guard makes its lattice-only call (``lattice_call``) and whether it demands a fresh
-    spglib call (``fresh``, ``shortcuts.in_doubt``: the very predicate ``shortcuts.label_cell`` decides by)."""
+    spglib call (``fresh``, ``reuse.in_doubt``: the very predicate ``reuse.label_cell`` decides by)."""
     import numpy as np
 
     from viewcert.certify.evaluate import prepare
-    from viewcert.symmetry import shortcuts
+    from viewcert.symmetry import reuse
 
     moyo_angle = cfg.symmetry.angle_tolerance if cfg.symmetry.cross_check_angle else None
     prep = prepare(item, cfg)
     src, conv = prep.source, prep.cell
-    chk = shortcuts.rendered_check(conv.lattice, conv.frac_coords, conv.numbers, prep.std, symprec=cfg.symmetry.tau,
+    chk = reuse.rendered_check(conv.lattice, conv.frac_coords, conv.numbers, prep.std, symprec=cfg.symmetry.tau,
                                    angle_tolerance=cfg.symmetry.angle_tolerance, cross_check=cfg.symmetry.cross_check,
                                    moyo_angle_tolerance=moyo_angle)
-    guarded = shortcuts.applies(prep.std, symprec=cfg.symmetry.tau, angle_tolerance=cfg.symmetry.angle_tolerance)
+    guarded = reuse.applies(prep.std, symprec=cfg.symmetry.tau, angle_tolerance=cfg.symmetry.angle_tolerance)
     inp = prep.input_check(cfg)
-    lattice_call = bool(guarded and shortcuts.needs_lattice_call(chk, inp, conv.lattice))
+    lattice_call = bool(guarded and reuse.needs_lattice_call(chk, inp, conv.lattice))
     return {"src": (src.lattice, src.frac_coords, src.numbers), "conv": (conv.lattice, conv.frac_coords, conv.numbers),
-            "fresh": shortcuts.in_doubt(chk, shortcuts.Reuse(prep.std, conventional=True, input_check=inp), conv.lattice),
+            "fresh": reuse.in_doubt(chk, reuse.Reuse(prep.std, conventional=True, input_check=inp), conv.lattice),
             "lattice_call": lattice_call,
             "one": (np.zeros((1, 3)), np.ones(1, dtype=np.intc))}
 

@@ -14,8 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_layers import LAYERS
+
 SRC = Path(__file__).resolve().parents[1] / "src"
-LAZY = ["benchmark", "cameras", "certify", "interactions", "io", "observe", "oracle", "render", "symmetry"]
+LAZY = ["attribution", "benchmark", "cameras", "certify", "design", "harness", "interactions", "io", "learn",
+        "observe", "oracle", "render", "symmetry", "tasks"]
 
 
 def _declared(package: str) -> dict[str, str]:
@@ -23,6 +26,13 @@ def _declared(package: str) -> dict[str, str]:
     tree = ast.parse((SRC / "viewcert" / package / "__init__.py").read_text(encoding="utf-8"))
     (block,) = [n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING"]
     return {a.asname or a.name: imp.module for imp in block.body for a in imp.names}
+
+
+def _face_table(package: str) -> dict[str, str]:
+    """{public name: defining module} from the face's ``_FACE`` literal, read from the source."""
+    tree = ast.parse((SRC / "viewcert" / package / "__init__.py").read_text(encoding="utf-8"))
+    (node,) = [n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "_FACE"]
+    return {name: f"viewcert.{package}.{module}" for name, module in ast.literal_eval(node.value).items()}
 
 
 def _fresh(code: str) -> str:
@@ -38,6 +48,7 @@ def test_every_public_name_is_its_modules_object(package):
     face = importlib.import_module(f"viewcert.{package}")
     declared = _declared(package)
     assert sorted(declared) == sorted(face.__all__)
+    assert _face_table(package) == declared  # the run-time table names the module the type checker reads
     for name, module in declared.items():
         assert getattr(face, name) is getattr(importlib.import_module(module), name), name
     assert set(face.__all__) <= set(dir(face))
@@ -52,7 +63,8 @@ def test_star_import_gives_every_name():
 
 
 def test_importing_a_face_imports_none_of_its_modules():
-    code = ("import sys; import viewcert.certify, viewcert.oracle, viewcert.benchmark, viewcert.render; "
+    code = ("import sys; import viewcert.certify, viewcert.oracle, viewcert.benchmark, viewcert.render, "
+            "viewcert.attribution, viewcert.design, viewcert.harness, viewcert.learn, viewcert.tasks; "
             "print(sorted(m for m in sys.modules if m.count('.') == 2 and m.startswith('viewcert.')))")
     assert _fresh(code) == "[]"
 
@@ -63,3 +75,22 @@ def test_a_function_named_like_its_module_keeps_the_name():
             "from viewcert.cameras import resolve; from viewcert.certify import evaluate; "
             "print(type(c.resolve).__name__, type(resolve).__name__, type(v.evaluate).__name__, evaluate.__module__)")
     assert _fresh(code) == "function function function viewcert.certify.evaluate"
+
+
+UNITS = sorted(set(LAYERS) - {"__init__", "cli"})
+
+
+@pytest.mark.parametrize("unit", UNITS)
+def test_every_unit_states_its_face(unit):
+    """Every unit of the layer table has ``__all__``: names it defines or loads (no name twice, none missing)."""
+    face = importlib.import_module(f"viewcert.{unit}")
+    names = face.__all__
+    assert isinstance(names, list) and names and len(set(names)) == len(names)
+    missing = [n for n in names if not hasattr(face, n)]
+    assert not missing, f"viewcert.{unit}.__all__ names what it does not have: {missing}"
+
+
+def test_every_unit_with_a_loading_table_is_checked_as_lazy():
+    lazy = [u for u in UNITS if (SRC / "viewcert" / u / "__init__.py").exists()
+            and "lazy_face(__name__" in (SRC / "viewcert" / u / "__init__.py").read_text(encoding="utf-8")]
+    assert sorted(lazy) == sorted(LAZY)

@@ -1,8 +1,8 @@
 """The legibility limits: every function of ``viewcert`` is parsed (AST, nothing imported) and
 
 - none takes more than 12 parameters (``self``/``cls`` not counted, ``*args``/``**kwargs`` counted once each),
-- none is longer than 60 lines (``def`` line to last line, decorators and its docstring aside: the numpydoc
-  docstring every face function carries grows with its parameters, which the first limit already bounds),
+- none is longer than 60 lines (``def`` line to last line, decorators and docstring aside: a face function's
+  numpydoc sections, tests/contracts/test_numpydoc.py, are not code),
 
 except numba kernels (decorated with numba's ``njit``/``jit``, called or bare) and, in ``viewcert/cli/``,
 the Typer commands (functions decorated with ``.command(...)``/``.callback(...)`` or registered through
@@ -65,13 +65,6 @@ def _n_params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     return n - 1 if names and names[0] in ("self", "cls") else n
 
 
-def _docstring_lines(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
-    first = fn.body[0]
-    is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
-        first.value.value, str)
-    return first.end_lineno - first.lineno + 1 if is_doc else 0
-
-
 def _functions(tree: ast.Module):
     """(qualified name, node) of every function and method, nested ones included."""
     def walk(node: ast.AST, prefix: str):
@@ -84,6 +77,14 @@ def _functions(tree: ast.Module):
             else:
                 yield from walk(child, prefix)
     yield from walk(tree, "")
+
+
+def _n_lines(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """Lines from the ``def`` line to the last, the docstring's lines not counted."""
+    first = fn.body[0]
+    doc = (first.end_lineno - first.lineno + 1 if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+           and isinstance(first.value.value, str) else 0)
+    return fn.end_lineno - fn.lineno + 1 - doc
 
 
 def scan(text: str, rel: str) -> tuple[dict[str, tuple[int, int]], dict[str, int]]:
@@ -101,7 +102,7 @@ def scan(text: str, rel: str) -> tuple[dict[str, tuple[int, int]], dict[str, int
             continue
         command = in_cli and _is_command(fn, registered)
         seen["commands"] += command
-        n, lines = _n_params(fn), fn.end_lineno - fn.lineno + 1 - _docstring_lines(fn)
+        n, lines = _n_params(fn), _n_lines(fn)
         if command:
             continue
         if n > MAX_PARAMS or lines > MAX_LINES:
@@ -137,7 +138,6 @@ def test_planted_module_is_scanned_as_specified():
         _planted(12, 60, "at_limits"),
         _planted(13, 5, "too_many_params"),
         _planted(3, 61, "too_long"),
-        _planted(3, 60, "documented_at_limit").replace("):\n", '):\n    """Doc\n' + "    text\n" * 40 + '    """\n', 1),
         _planted(12, 10, "method_self_not_counted", method=True),
         _planted(20, 80, "kernel", "@njit(cache=True)"),
         _planted(20, 80, "kernel_bare", "@numba.njit"),
@@ -145,12 +145,13 @@ def test_planted_module_is_scanned_as_specified():
         _planted(20, 80, "registered_command"),
         "def outer():\n" + "".join("    " + ln + "\n" for ln in _planted(13, 3, "inner").splitlines()),
         "def star(a, *args, b, **kwargs):\n    return a\n",
+        _planted(3, 60, "documented").replace("):\n", '):\n    """Doc.\n\n    Parameters\n    ----------\n    """\n', 1),
         "app.command('go')(guarded(registered_command))",
     ])
     bad, seen = scan(src, "cli/planted.py")
     assert bad == {"cli/planted.py::too_many_params": (13, 5), "cli/planted.py::too_long": (3, 61),
                    "cli/planted.py::outer.inner": (13, 3)}
-    assert seen == {"functions": 12, "kernels": 2, "commands": 2}
+    assert seen == {"functions": 12, "kernels": 2, "commands": 2}  # "documented": 60 lines and its docstring
     # outside cli/ a command is an ordinary function
     bad, _ = scan(src, "certify/planted.py")
     assert set(bad) == {"certify/planted.py::too_many_params", "certify/planted.py::too_long",

@@ -1,4 +1,4 @@
-"""The spglib-reuse switch (``CertifyConfig.label_shortcuts``, ``viewcert.symmetry.shortcuts.label_cell``): off,
+"""The spglib-reuse switch (``CertifyConfig.label_shortcuts``, ``viewcert.symmetry.reuse.label_cell``): off,
 spglib is called on every cell certification labels; on, labels are reused where the guards allow. Both ways
 must write the same certificate records, byte for byte (the canonical JSON the digest hashes), on one
 structure of each of the 230 space groups (pyxtal, the recipes of tests/test_symmetry.py) and on the e3 set

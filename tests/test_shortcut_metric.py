@@ -1,4 +1,4 @@
-"""viewcert.symmetry.shortcuts.holohedral_metric and orthogonal_metric: where the doubt guard's lattice-only
+"""viewcert.symmetry.reuse.holohedral_metric and orthogonal_metric: where the doubt guard's lattice-only
 spglib call can be skipped, the call itself must give the metric's system (cubic or hexagonal; orthorhombic or
 tetragonal), and ``doubtful`` must answer as it does with the call (the one-point spglib dataset on the
 lattice, written out here from the definition)."""
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from viewcert.symmetry import _spglib, shortcuts
+from viewcert.symmetry import _spglib, reuse
 from viewcert.symmetry.labels import SymmetryCheck, SymmetryLabel
 
 
@@ -18,7 +18,7 @@ def _lattice_only_system(lattice, tau, angle) -> str:
     """The definition the guard skips: spglib on one point of the lattice, its lattice system."""
     ds = _spglib.symmetry_dataset(lattice, np.zeros((1, 3)), np.ones(1, dtype=np.intc), symprec=tau,
                                   angle_tolerance=angle)
-    return shortcuts.lattice_system(int(ds.number), str(ds.international))
+    return reuse.lattice_system(int(ds.number), str(ds.international))
 
 
 def _rotation(q) -> np.ndarray:
@@ -45,8 +45,8 @@ angles = st.sampled_from([-1.0, 1.0, 5.0, 10.0])
 @given(a=st.floats(1.5, 30.0), frac=st.floats(1e-4, 0.999), angle=angles, q=quat)
 def test_cubic_metric_is_cubic_for_spglib(a, frac, angle, q):
     lat = _cubic(a) @ _rotation(q).T  # any orientation: the metric is what counts
-    tau = frac * shortcuts.METRIC_MAX_TAU * a
-    assert shortcuts.holohedral_metric(lat, "cubic", tau)
+    tau = frac * reuse.METRIC_MAX_TAU * a
+    assert reuse.holohedral_metric(lat, "cubic", tau)
     assert _lattice_only_system(lat, tau, angle) == "cubic"
 
 
@@ -54,24 +54,24 @@ def test_cubic_metric_is_cubic_for_spglib(a, frac, angle, q):
 @given(a=st.floats(1.5, 30.0), c_over_a=st.floats(0.2, 8.0), frac=st.floats(1e-4, 0.999), angle=angles, q=quat)
 def test_hexagonal_metric_is_hexagonal_for_spglib(a, c_over_a, frac, angle, q):
     lat = _hexagonal(a, a * c_over_a) @ _rotation(q).T
-    tau = frac * shortcuts.METRIC_MAX_TAU * min(a, a * c_over_a)
-    assert shortcuts.holohedral_metric(lat, "hexagonal", tau)
+    tau = frac * reuse.METRIC_MAX_TAU * min(a, a * c_over_a)
+    assert reuse.holohedral_metric(lat, "hexagonal", tau)
     assert _lattice_only_system(lat, tau, angle) == "hexagonal"
 
 
 def test_metric_guard_refuses_what_it_cannot_decide():
     tet = np.diag([4.0, 4.0, 4.0 + 0.005])  # within τ = 0.01 Å of cubic: spglib decides (cubic), not the guard
-    assert not shortcuts.holohedral_metric(tet, "tetragonal", 0.01)
-    assert not shortcuts.holohedral_metric(tet, "cubic", 0.01)  # not an exact cubic metric
+    assert not reuse.holohedral_metric(tet, "tetragonal", 0.01)
+    assert not reuse.holohedral_metric(tet, "cubic", 0.01)  # not an exact cubic metric
     assert _lattice_only_system(tet, 0.01, 5.0) == "cubic"
-    assert not shortcuts.holohedral_metric(_cubic(4.0), "cubic", 0.1)  # τ above 2 % of the 4 Å edge
-    assert shortcuts.holohedral_metric(_cubic(4.0), "cubic", 0.08)  # exactly 2 %
+    assert not reuse.holohedral_metric(_cubic(4.0), "cubic", 0.1)  # τ above 2 % of the 4 Å edge
+    assert reuse.holohedral_metric(_cubic(4.0), "cubic", 0.08)  # exactly 2 %
     sixty = np.array([[4.0, 0, 0], [2.0, 2 * np.sqrt(3), 0], [0, 0, 6.0]])  # γ = 60°: hexagonal, other basis
-    assert not shortcuts.holohedral_metric(sixty, "hexagonal", 0.01)
-    assert not shortcuts.holohedral_metric(_hexagonal(4.0, 6.0), "cubic", 0.01)
+    assert not reuse.holohedral_metric(sixty, "hexagonal", 0.01)
+    assert not reuse.holohedral_metric(_hexagonal(4.0, 6.0), "cubic", 0.01)
     bent = _hexagonal(4.0, 6.0)
     bent[2, 0] = 1e-6  # 1e-6 Å off the ideal metric: beyond METRIC_RTOL, so the call runs
-    assert not shortcuts.holohedral_metric(bent, "hexagonal", 0.01)
+    assert not reuse.holohedral_metric(bent, "hexagonal", 0.01)
 
 
 near = st.sampled_from([None, -3.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 3.0])
@@ -94,24 +94,24 @@ def test_orthogonal_metric_is_that_system_for_spglib(a, b_over_a, c_over_a, tetr
         return
     system = "tetragonal" if tetragonal else "orthorhombic"
     lat = np.diag([a, b, c]) @ _rotation(q).T
-    if shortcuts.orthogonal_metric(lat, system, tau, angle):
+    if reuse.orthogonal_metric(lat, system, tau, angle):
         assert _lattice_only_system(lat, tau, angle) == system
 
 
 def test_orthogonal_metric_hand_cases():
-    assert shortcuts.orthogonal_metric(np.diag([3.0, 4.0, 6.0]), "orthorhombic", 0.01, 5.0)
+    assert reuse.orthogonal_metric(np.diag([3.0, 4.0, 6.0]), "orthorhombic", 0.01, 5.0)
     assert _lattice_only_system(np.diag([3.0, 4.0, 6.0]), 0.01, 5.0) == "orthorhombic"
-    assert shortcuts.orthogonal_metric(np.diag([4.0, 4.0, 5.0]), "tetragonal", 0.01, -1.0)
+    assert reuse.orthogonal_metric(np.diag([4.0, 4.0, 5.0]), "tetragonal", 0.01, -1.0)
     # |a + b| = 5 = c: a candidate image of c that is not ±c; spglib decides (angles rule it out: orthorhombic)
-    assert not shortcuts.orthogonal_metric(np.diag([3.0, 4.0, 5.0]), "orthorhombic", 0.01, 5.0)
-    assert not shortcuts.orthogonal_metric(np.diag([4.0, 4.0, 4.005]), "tetragonal", 0.01, 5.0)  # ~cubic
-    assert not shortcuts.orthogonal_metric(np.diag([4.0, 4.0, 5.0]), "orthorhombic", 0.01, 5.0)  # a = b
-    assert not shortcuts.orthogonal_metric(np.diag([4.0, 4.001, 5.0]), "tetragonal", 0.01, 5.0)  # a ≠ b
-    assert not shortcuts.orthogonal_metric(np.diag([3.0, 4.0, 6.0]), "orthorhombic", 0.01, 1e-9)  # angle too small
-    assert not shortcuts.orthogonal_metric(np.diag([3.0, 4.0, 6.0]), "monoclinic", 0.01, 5.0)
+    assert not reuse.orthogonal_metric(np.diag([3.0, 4.0, 5.0]), "orthorhombic", 0.01, 5.0)
+    assert not reuse.orthogonal_metric(np.diag([4.0, 4.0, 4.005]), "tetragonal", 0.01, 5.0)  # ~cubic
+    assert not reuse.orthogonal_metric(np.diag([4.0, 4.0, 5.0]), "orthorhombic", 0.01, 5.0)  # a = b
+    assert not reuse.orthogonal_metric(np.diag([4.0, 4.001, 5.0]), "tetragonal", 0.01, 5.0)  # a ≠ b
+    assert not reuse.orthogonal_metric(np.diag([3.0, 4.0, 6.0]), "orthorhombic", 0.01, 1e-9)  # angle too small
+    assert not reuse.orthogonal_metric(np.diag([3.0, 4.0, 6.0]), "monoclinic", 0.01, 5.0)
     sheared = np.diag([3.0, 4.0, 6.0])
     sheared[2, 0] = 1e-6  # |cos| above METRIC_RTOL: the call runs
-    assert not shortcuts.orthogonal_metric(sheared, "orthorhombic", 0.01, 5.0)
+    assert not reuse.orthogonal_metric(sheared, "orthorhombic", 0.01, 5.0)
 
 
 def _check(number: int, symbol: str, tau: float = 0.01) -> SymmetryCheck:
@@ -128,8 +128,8 @@ def _check(number: int, symbol: str, tau: float = 0.01) -> SymmetryCheck:
 ])
 def test_doubtful_answers_as_with_the_lattice_call(number, symbol, lat):
     chk = _check(number, symbol)
-    own = shortcuts.lattice_system(number, symbol)
+    own = reuse.lattice_system(number, symbol)
     by_definition = _lattice_only_system(lat, 0.01, 5.0) != ("hexagonal" if own == "rhombohedral" else own)
-    assert shortcuts.doubtful(chk, None, lat) == by_definition
+    assert reuse.doubtful(chk, None, lat) == by_definition
     # hand-worked: only the near-cubic and the near-tetragonal cells
     assert by_definition == ((symbol == "P4/mmm" and lat[2, 2] < 4.01) or (symbol == "Pmmm" and lat[1, 1] < 3.01))

@@ -1,4 +1,4 @@
-"""viewcert.symmetry.shortcuts against the full path (a fresh spglib call every time).
+"""viewcert.symmetry.reuse against the full path (a fresh spglib call every time).
 
 Shortcut 1 (rendered cell's label from the standardisation's dataset) is compared field by field with a
 fresh ``analyse_cell`` on the conventional cell for one e3 structure of each space group e3 holds (all 1,820 under
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from viewcert.structures import Structure
-from viewcert.symmetry import shortcuts
+from viewcert.symmetry import reuse
 from viewcert.symmetry.labels import analyse_cell
 from viewcert.symmetry.standardize import conventional_standard_cell, standardize_with_dataset
 
@@ -25,7 +25,7 @@ LAT = np.diag([4.0, 5.0, 6.0])
 def _full_and_short(s: Structure, tau: float = 0.01, angle: float = 5.0):
     conv, std = standardize_with_dataset(s, symprec=tau, angle_tolerance=angle)
     full = analyse_cell(conv.lattice, conv.frac_coords, conv.numbers, symprec=tau, angle_tolerance=angle)
-    short = shortcuts.rendered_check(conv.lattice, conv.frac_coords, conv.numbers, std, symprec=tau,
+    short = reuse.rendered_check(conv.lattice, conv.frac_coords, conv.numbers, std, symprec=tau,
                                      angle_tolerance=angle)
     return conv, std, full, short
 
@@ -58,30 +58,30 @@ def test_fcc_conventional_cell_counts_its_centring_operations():
 def test_guard_refuses_other_tolerances(tau, angle):
     s = Structure(np.array([[0, 0, 0], [2.0, 2.0, 2.0]]), np.array([11, 17]), np.eye(3) * 4.0)
     _, std = standardize_with_dataset(s, symprec=0.01, angle_tolerance=5.0)
-    assert shortcuts.applies(std, symprec=0.01, angle_tolerance=5.0)
-    assert not shortcuts.applies(std, symprec=tau, angle_tolerance=angle)
-    assert not shortcuts.applies({**std, "engine": "moyopy"}, symprec=0.01, angle_tolerance=5.0)
-    assert not shortcuts.applies(None, symprec=0.01, angle_tolerance=5.0)
+    assert reuse.applies(std, symprec=0.01, angle_tolerance=5.0)
+    assert not reuse.applies(std, symprec=tau, angle_tolerance=angle)
+    assert not reuse.applies({**std, "engine": "moyopy"}, symprec=0.01, angle_tolerance=5.0)
+    assert not reuse.applies(None, symprec=0.01, angle_tolerance=5.0)
 
 
 def test_same_cell_matches_one_to_one_within_tolerance():
     f = np.array([[0.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.25, 0.0, 0.5]])
     z = np.array([8, 8, 14])
     perm = [2, 0, 1]
-    assert shortcuts.same_cell(LAT, f, z, f[perm], z[perm])
+    assert reuse.same_cell(LAT, f, z, f[perm], z[perm])
     wrapped = f.copy()
     wrapped[0] = [1.0 - 1e-12, 1.0, 1e-13]  # the same atom across the cell faces: 4e-12 Å away
-    assert shortcuts.same_cell(LAT, f, z, wrapped, z)
+    assert reuse.same_cell(LAT, f, z, wrapped, z)
     moved = f.copy()
     moved[1, 0] += 2e-9 / 4.0  # 2e-9 Å along a (|a| = 4 Å): beyond 1e-9 Å
-    assert not shortcuts.same_cell(LAT, f, z, moved, z)
+    assert not reuse.same_cell(LAT, f, z, moved, z)
     moved[1, 0] = 0.5 + 0.5e-9 / 4.0  # 0.5e-9 Å: within
-    assert shortcuts.same_cell(LAT, f, z, moved, z)
-    assert not shortcuts.same_cell(LAT, f, z, f, np.array([8, 14, 8]))  # labels swapped
-    assert not shortcuts.same_cell(LAT, f, z, f[:2], z[:2])  # an atom missing
+    assert reuse.same_cell(LAT, f, z, moved, z)
+    assert not reuse.same_cell(LAT, f, z, f, np.array([8, 14, 8]))  # labels swapped
+    assert not reuse.same_cell(LAT, f, z, f[:2], z[:2])  # an atom missing
     dup = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.25, 0.0, 0.5]])
-    assert not shortcuts.same_cell(LAT, f, z, dup, z)  # two on one, none on the other: not one to one
-    assert not shortcuts.same_cell(LAT, f[:0], z[:0], f[:0], z[:0])  # empty is never "the same cell"
+    assert not reuse.same_cell(LAT, f, z, dup, z)  # two on one, none on the other: not one to one
+    assert not reuse.same_cell(LAT, f[:0], z[:0], f[:0], z[:0])  # empty is never "the same cell"
 
 
 # ----------------------------------------------------------------------------- against the full path

@@ -1,13 +1,15 @@
 """viewcert: what do rendered views of a known structure determine?
 
-Map of the package, bottom layer first; a layer imports only the layers above it in this list
-(checked by ``tests/test_layers.py``):
+Map of the package, bottom layer first; a unit imports only units of lower layers, listed above it
+(checked by ``tests/test_layers.py``, whose layer table docs/architecture.md shows):
 
 - ``errors``, ``numeric``  the error types; read-only arrays and fixed float formatting
 - ``sanitize``     received text made safe for the console, CSV, Markdown, HTML and plots
+- ``defaults``     the settings ``certify``, ``render`` and ``build-benchmark`` share (δ, τ, tiling, observation)
 - ``kernels``      where the numba kernels are, their cache state, each kernel package's warm-up workloads
 - ``elements``     symbols, atomic numbers, covalent radii
 - ``limits``       resource limits checked before the work (atoms, tiling, views, pixels, archive sizes)
+- ``resolution``   the resolution every float of a certificate is written at (the same bytes on any CPU)
 - ``structures``   Structure, the frozen value object (Cartesian Å, Z, lattice rows, provenance)
 - ``constraints``  script-verifiable response constraints: typed inventory, prompt text, strict verifiers
 - ``symmetry``     spglib/moyopy adapters (their only importers), cell labels, standardisation, point groups
@@ -15,6 +17,7 @@ Map of the package, bottom layer first; a layer imports only the layers above it
 - ``io``           readers and writers: CIF, POSCAR, XYZ, PDB/mmCIF, SDF; pymatgen/ASE adapters; atomic writes
 - ``cameras``      Orthographic/Perspective cameras, poses, named view protocols, framing, conditioning κ
 - ``parallel``     map over items: local processes or a Dask cluster, checkpointed shards, resume
+- ``harness``      replay models that answer an export's questions inside the harnesses (offline dry runs)
 - ``observe``      Observations (the oracle's input contract): projection, noise, analytic occlusion
 - ``render``       numba ray-caster with atom-ID and depth buffers; observations from the ID buffer
 - ``oracle``       numba correspondence-free triangulation, merge, phantom set Φ_δ, noise studies

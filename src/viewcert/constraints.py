@@ -42,6 +42,10 @@ from dataclasses import dataclass, field
 
 from viewcert.errors import InputError
 
+__all__ = ["CHOOSE_SENTENCE", "INVENTORY", "KINDS", "LAYOUT", "NO_IMAGE_SENTENCE", "UNITS", "AnswerSpec", "Check",
+           "Constraint", "Plan", "choices_only_prompt", "constrained_prompt", "no_image_prompt", "parse_names",
+           "plan", "reconciled_question", "spec_of_record", "verify", "with_constraints"]
+
 KINDS = ("choice", "command", "numeric", "list")
 UNITS = ("Å", "°")
 MAX_RESPONSE_CHARS = 100_000

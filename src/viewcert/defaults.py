@@ -6,6 +6,8 @@ ceiling observes the atoms the shipped images show (an export's certificate). Bo
 tiling, δ, τ and angle tolerance, so where they differ, only what the images hide or merge differs.
 """
 
+__all__ = ["ANGLE_TOLERANCE", "AS_RENDERED", "DELTA", "GEOMETRIC", "LEVEL_HELP", "TAU", "TILING", "TILING_TEXT"]
+
 #: oracle tolerance δ (Å)
 DELTA = 0.01
 #: symmetry tolerance τ (Å, spglib/moyopy symprec): τ = δ

@@ -9,6 +9,8 @@ from ase.data import covalent_radii as _ASE_COVALENT_RADII
 
 from viewcert.errors import InputError
 
+__all__ = ["MAX_Z", "SYMBOLS", "atomic_number", "covalent_radii", "symbol", "symbols"]
+
 MAX_Z = 118
 SYMBOLS: tuple[str, ...] = tuple(_ASE_SYMBOLS[: MAX_Z + 1])  # index 0 is "X" (unknown)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import difflib
 
+__all__ = ["CameraError", "InputError", "ObservationError", "ParseError", "ViewcertError", "did_you_mean"]
+
 
 class ViewcertError(Exception):
     """Base class of every error viewcert raises on purpose."""

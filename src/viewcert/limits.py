@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass, replace
 
 from viewcert.errors import InputError
 
+__all__ = ["DEFAULT_LIMITS", "LimitError", "Limits", "MiB", "active_limits", "set_active_limits", "using_limits"]
+
 MiB = 1 << 20
 
 

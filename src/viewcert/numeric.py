@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 
+__all__ = ["SNAP_DIGITS", "fixed", "readonly", "sig", "snap_round"]
+
 
 def readonly(a, dtype=None) -> np.ndarray:
     """A C-contiguous copy-or-view of ``a`` (as ``dtype``) that cannot be written.

@@ -55,6 +55,9 @@ from typing import Any
 from viewcert.errors import InputError, ViewcertError
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 
+__all__ = ["MANIFEST", "MapResult", "WorkerCrash", "default_workers", "interruptible", "killed_by_signals",
+           "map_items", "run_chunk", "shard_digest", "shard_text"]
+
 PARENT_POLL_S = 0.5  # how often a worker checks that its parent lives; how often the parent wakes to see signals
 MANIFEST = "manifest.json"
 SHARD_FORMAT = "shard-{:06d}.json"

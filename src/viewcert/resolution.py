@@ -33,6 +33,9 @@ import numpy as np
 
 from viewcert.numeric import SNAP_DIGITS, fixed
 
+__all__ = ["AS_GIVEN", "DEFAULT_RESOLUTION", "RESOLUTIONS", "decimals_of", "quantize", "quantize_array",
+           "quantize_tree", "resolution_of", "resolution_record"]
+
 #: the resolution of every float not listed below (rates, bounds, settings as given): 1e-9
 DEFAULT_RESOLUTION = 1e-9
 

@@ -27,6 +27,11 @@ from scipy.special import bdtr, betaincinv
 from viewcert.errors import InputError
 from viewcert.limits import active_limits
 
+__all__ = ["DEFAULT_ALPHA", "DEFAULT_N_BOOT", "DEFAULT_SEED", "DEFAULT_SHARE_CUTOFF", "SIDES", "BootstrapSettings",
+           "Bound", "Interval", "McNemar", "ShareBootstrap", "SignTest", "bootstrap_indices", "bootstrap_median",
+           "clopper_pearson", "clopper_pearson_interval", "clopper_pearson_lower", "holm", "mcnemar_exact",
+           "paired_share_bootstrap", "percentile_interval", "share_point", "sign_test"]
+
 DEFAULT_SEED = 20260601
 DEFAULT_N_BOOT = 10_000
 DEFAULT_ALPHA = 0.05

@@ -55,7 +55,23 @@ def ladder(export: str | Path | None = None, *, out: str | Path | None = None, *
     """The attribution ladder of an export's harness results (or of ``manifest``/``study_dir``; ``settings``:
     ``LadderSettings`` fields): accuracies per rung, perception share and residual per model, and the report
     (report.html, shares.csv and the other CSVs) in ``out`` (default ``EXPORT/ladder``, else ``out/ladder``).
-    The report's value: the ``attribution.ladder.Ladder``."""
+    The report's value: the ``attribution.ladder.Ladder``.
+
+    Parameters
+    ----------
+    export : str or Path, optional
+        A benchmark export whose harness results are found inside it (or in ``settings['results']``).
+    out : str or Path, optional
+        Report folder (default ``EXPORT/ladder``, else ``out/ladder``).
+    **settings
+        ``LadderSettings`` fields: results, manifest, study_dir, certificate, r1, threshold, tie_rule, scoring,
+        seed, n_boot, alpha, share_cutoff, allow_stale_certificate, ids, subset_size, explorer.
+
+    Returns
+    -------
+    Report
+        The ladder's tables; ``value``: the ``attribution.ladder.Ladder``.
+    """
 
     st = LadderSettings(**settings)
     export = None if export is None else Path(export)
@@ -180,7 +196,38 @@ def audit_extraction(emitted: Path, structures: Path, *, out: str | Path = "out/
                      seed: int = 20260601, n_boot: int = 10000) -> Report:
     """Fabrication audit: one-to-one periodic matching of the emitted atoms to the rendered cell at the headline
     ``tolerance`` and each of ``sweep`` (fractional units or Å by ``metric``), against a random-position null of
-    ``null_draws`` per item; the report in ``out``. The report's value: the audit."""
+    ``null_draws`` per item; the report in ``out``. The report's value: the audit.
+
+    Parameters
+    ----------
+    emitted : Path
+        The model outputs holding the emitted atom lists (JSON/JSONL, one record per item).
+    structures : Path
+        The study's ``structures.json``: the true cells the emitted atoms are matched against.
+    out : str or Path
+        Folder the report (HTML, CSVs, provenance) is written into.
+    sidecar : Path, optional
+        ``labels_sidecar.json``, cross-checking the cells' lattice lengths (Å).
+    tolerance : float
+        Headline matching tolerance: fractional units (``metric="fractional"``) or Å (``"cartesian"``).
+    sweep : tuple of float
+        Further tolerances reported (same units as ``tolerance``).
+    metric : str
+        ``"fractional"`` (distances in fractional coordinates of the cell) or ``"cartesian"`` (Å).
+    coordinates : str
+        The frame the emitted positions are given in: ``"fractional"`` or ``"cartesian"`` (Å).
+    null_draws : int
+        Random-position null draws per item.
+    seed : int
+        Seed of the null draws and the bootstrap.
+    n_boot : int
+        Bootstrap resamples of the confidence intervals.
+
+    Returns
+    -------
+    Report
+        The report's lines; ``value``: the ``attribution.extraction.ExtractionAudit``.
+    """
 
     audit, inputs = run_extraction(emitted=emitted, structures=structures, sidecar=sidecar, coordinates=coordinates,
                                    tolerances=list(sweep), headline_tolerance=tolerance, metric=metric,
@@ -203,7 +250,20 @@ def audit_extraction(emitted: Path, structures: Path, *, out: str | Path = "out/
 def read_results(export: str | Path, results: tuple[str | Path, ...] = ()):
     """The harness results of an export (found inside it, or in the files and folders ``results`` names) as one
     canonical long table (``attribution.table.ResultTable``: one row per model, rung, item and repeat, the
-    harness's ids mapped to the export's item ids and its answers parsed)."""
+    harness's ids mapped to the export's item ids and its answers parsed).
+
+    Parameters
+    ----------
+    export : str or Path
+        A benchmark export folder.
+    results : tuple of str or Path
+        Files and folders holding harness results; empty: found inside ``export``.
+
+    Returns
+    -------
+    ResultTable
+        One row per model, rung, item and repeat.
+    """
     m = manifest_from_export(export, results)
     shipped = manifest_benchmark(m)
     table, _ = read_manifest(m, parser=task_parser(m.task, shipped), shipped=shipped)

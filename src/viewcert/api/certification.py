@@ -112,7 +112,41 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
     default ``CertifyConfig()``) and write certificate.json, items.csv, summary.txt and plots into ``out``.
     ``item_table``: a sharded Parquet item table beside a small certificate.json (default: above 50,000 items);
     ``keep_going=False`` reads every item first and stops at the first unreadable one. The report's value: the
-    certificate (a typed view certificate, or the streamed certificate's dict)."""
+    certificate (a typed view certificate, or the streamed certificate's dict).
+
+    Parameters
+    ----------
+    input_spec : str or Path
+        INPUT (see ``certify.inputs``).
+    config : CertifyConfig, optional
+        The certification's settings (protocol, δ and τ in Å, angle tolerance in degrees, observation model,
+        levels); default ``CertifyConfig()``.
+    out : str or Path
+        Output folder.
+    subset : str
+        The study layout's subset (``eval`` or ``all``).
+    workers : int, optional
+        Worker processes (default: every core).
+    scheduler : str, optional
+        A Dask scheduler address; None: local processes.
+    plots : bool
+        Write the PNG plots.
+    resume : bool
+        Resume from the checkpointed shards of an identical earlier run under ``out``.
+    item_table : bool, optional
+        Stream the items into a sharded Parquet table; None: above 50,000 items.
+    keep_going : bool
+        False: read every item first and stop at the first unreadable one (``--fail-fast``).
+    limits : Limits, optional
+        Resource limits checked before any work (default: the active limits).
+    progress : callable, optional
+        Called with each progress line (text).
+
+    Returns
+    -------
+    Report
+        The summary lines and failed items; ``value``: the certificate.
+    """
     cfg, limits = config or CertifyConfig(), limits or active_limits()
     out = Path(out)
 
@@ -149,7 +183,30 @@ def verify(cert: str | Path, *, input_spec: str | None = None, inputs: str | Pat
     """Recompute a certificate (any kind: crystal/molecule, streamed, transformation task, interaction) from its
     recorded inputs and settings; ``input_spec``: where the inputs are now; ``inputs``: the trusted folder every
     path the certificate names must resolve inside (default: the current folder). The report lists every
-    difference and exits 1 if there is any; its value: the verification report."""
+    difference and exits 1 if there is any; its value: the verification report.
+
+    Parameters
+    ----------
+    cert : str or Path
+        A certificate.json (any kind) or the folder holding it.
+    input_spec : str, optional
+        Where the inputs are now (trusted); default: the paths the certificate records.
+    inputs : str or Path, optional
+        Trusted folder every recorded path must resolve inside (default: the current folder).
+    workers : int, optional
+        Worker processes (default: every core).
+    scheduler : str, optional
+        A Dask scheduler address; None: local processes.
+    limits : Limits, optional
+        Resource limits checked before any work (default: the active limits).
+    allow_stale : bool
+        Recompute a certificate whose digest does not match its content (reported as a MISMATCH).
+
+    Returns
+    -------
+    Report
+        Every difference; exit status 1 if there is one; ``value``: the verification report.
+    """
     limits, root = limits or active_limits(), Path(inputs) if inputs is not None else Path.cwd()
     cert = Path(cert)
     if cert.is_dir() and not cert.is_symlink() and (cert / "certificate.json").is_file():
@@ -199,7 +256,32 @@ def sweep(input_spec: str, config: CertifyConfig, plan, out: str | Path = "out/s
           workers: int | None = None, scheduler: str | None = None,
           progress: Callable[[str], None] | None = None) -> Report:
     """Design studies (``certify.sweep.SweepPlan``: view subsets, δ sweeps in Å, noise sweeps, κ) of
-    ``input_spec`` from the base ``config``: CSV tables and plots in ``out``. The report's value: the results."""
+    ``input_spec`` from the base ``config``: CSV tables and plots in ``out``. The report's value: the results.
+
+    Parameters
+    ----------
+    input_spec : str
+        INPUT (see ``certify.inputs``).
+    config : CertifyConfig
+        The base configuration each study varies.
+    plan : SweepPlan
+        The studies: view subsets, δ values (Å), noise σ (px or Å), κ.
+    out : str or Path
+        Output folder.
+    subset : str
+        The study layout's subset (``eval`` or ``all``).
+    workers : int, optional
+        Worker processes (default: every core).
+    scheduler : str, optional
+        A Dask scheduler address; None: local processes.
+    progress : callable, optional
+        Called with each progress line (text).
+
+    Returns
+    -------
+    Report
+        The studies' lines; ``value``: the ``certify.sweep.SweepResult``.
+    """
     res = run_sweep(input_spec, config, plan, subset=subset, n_workers=workers, scheduler=scheduler,
                     out=check_out(out), report=progress)
     return Report((Line(res.text()), Line(f"wrote tables and plots to {out}")),

@@ -53,7 +53,25 @@ def _safe(name: str) -> str:
 
 def render(input_spec: str, out: str | Path = "out/render", *, limits: Limits | None = None, **settings) -> Report:
     """Render every structure of ``input_spec`` in every view of the protocol into ``out``: PNG + JSON sidecar
-    (+ ID/depth buffers); ``settings`` are ``RenderSettings`` fields. Bad settings raise before any image."""
+    (+ ID/depth buffers); ``settings`` are ``RenderSettings`` fields. Bad settings raise before any image.
+
+    Parameters
+    ----------
+    input_spec : str
+        INPUT: the structures drawn.
+    out : str or Path
+        Output folder.
+    limits : Limits, optional
+        Resource limits checked before any work (default: the active limits).
+    **settings
+        ``RenderSettings`` fields: protocol, style, tiling, image side (px), camera kind, conventional cell,
+        anti-aliasing samples per axis, buffers, subset, limit, molecule scale.
+
+    Returns
+    -------
+    Report
+        The files written and the failed structures; ``value``: the number of images.
+    """
     from viewcert.cameras.placement import check_kind  # lazy: loaded when the job runs
     from viewcert.cameras.resolve import resolve  # lazy: loaded when the job runs
     from viewcert.certify.inputs import load_input  # lazy: loaded when the job runs
@@ -89,7 +107,24 @@ def render(input_spec: str, out: str | Path = "out/render", *, limits: Limits | 
 def gallery(out: str | Path = "out/gallery.png", *, tile_px: int = 170, molecule_scale: str = "common",
             limits: Limits | None = None) -> Report:
     """A contact sheet of built-in crystals and molecules in every view of the study's protocol (``tile_px`` px a
-    view), written as PNG to ``out``."""
+    view), written as PNG to ``out``.
+
+    Parameters
+    ----------
+    out : str or Path
+        PNG path written.
+    tile_px : int
+        Side of one view's tile (px).
+    molecule_scale : str
+        ``"common"``: one Å-per-pixel scale across a molecule's views; ``"per-view"``: each view framed alone.
+    limits : Limits, optional
+        Resource limits checked before any work (default: the active limits).
+
+    Returns
+    -------
+    Report
+        A line naming the file written; ``value``: its path.
+    """
     from viewcert.benchmark.gallery import write_gallery  # lazy: loaded when the job runs
 
     (limits or active_limits()).check_pixels(tile_px, tile_px)
@@ -188,7 +223,31 @@ def build_benchmark(input_spec: str, out: str | Path, *, task: str = "crystal-sy
     ``manifest.json``. ``task`` picks the exporter: crystal-system (crystals); translation, rotation, zoom,
     trans-rot, rot-rot, handedness (transformations); point-group, molecule-handedness (molecules);
     pocket-ligand, residue-ligand, interaction-location, docking (complexes, INPUT ``complex:PATH``). The
-    report's value: the ``benchmark.record.Export``."""
+    report's value: the ``benchmark.record.Export``.
+
+    Parameters
+    ----------
+    input_spec : str
+        INPUT: a folder of structure files, a file, the study layout, ``builtin:NAME``, a database, or
+        ``complex:PATH`` for the interaction tasks.
+    out : str or Path
+        The export folder written.
+    task : str
+        The question asked (``--task``); it picks the exporter.
+    limits : Limits, optional
+        Resource limits checked before any work (default: the active limits).
+    progress : callable, optional
+        Called with each progress line (text).
+    **settings
+        ``BenchmarkSettings`` fields (protocol, style, tiling, image side in px, subset, limit, ids, certify,
+        δ in Å, workers, buffers, the task options, constraints); an unknown name or a bad value raises
+        before any image is drawn.
+
+    Returns
+    -------
+    Report
+        The export's lines; ``value``: the ``benchmark.record.Export``.
+    """
     from viewcert.benchmark.interaction_export import INTERACTION_TASKS  # lazy: loaded when the job runs
     from viewcert.benchmark.molecule_export import MOLECULE_TASKS  # lazy: loaded when the job runs
     from viewcert.benchmark.settings import TASKS as CRYSTAL_TASKS  # lazy: loaded when the job runs

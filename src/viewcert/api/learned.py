@@ -13,7 +13,32 @@ def learn(source: str, reader: str, out: str | Path = "out/learn", *, train: str
           seed: int | None = None, limits: Limits | None = None, progress_factory=None, **cnn_options) -> Report:
     """Train ``reader`` (cell-forest | pixel-cnn) on ``source``'s training split (or ``train``), predict the eval
     items into ``out/READER`` and say how to put them on the ladder; ``cnn_options``: protocol, image_size (px),
-    epochs; ``progress_factory(what, total)`` returns a bar's ``advance(n)``. The report's value: the outcome."""
+    epochs; ``progress_factory(what, total)`` returns a bar's ``advance(n)``. The report's value: the outcome.
+
+    Parameters
+    ----------
+    source : str
+        INPUT with eval items (the study layout: train = every structure not in ``eval.jsonl``).
+    reader : str
+        ``"cell-forest"`` or ``"pixel-cnn"``.
+    out : str or Path
+        Output folder; the reader's files go to ``out/READER``.
+    train : str, optional
+        A second INPUT as the training set, or ``pyxtal:N[:SEED]`` (drawn crystals).
+    seed : int, optional
+        Training seed (default: the reader's own).
+    limits : Limits, optional
+        Resource limits checked before any work (default: the active limits).
+    progress_factory : callable, optional
+        ``progress_factory(what, total)`` returns a bar's ``advance(n)``.
+    **cnn_options
+        pixel-cnn only: protocol, image_size (px), epochs.
+
+    Returns
+    -------
+    Report
+        Accuracy lines and how to put the reader on the ladder; ``value``: the learn outcome.
+    """
     from viewcert.learn.run import run_learn  # lazy: loaded when the job runs
 
     res = run_learn(source, reader, check_out(out), train=train, seed=seed, limits=limits,

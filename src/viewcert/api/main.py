@@ -93,7 +93,26 @@ def observe(source: str = "builtin:sample", out: str | Path = "out", *, protocol
             tiling: str | tuple[int, int, int] = (1, 1, 1), limits: Limits | None = None) -> Report:
     """Project the structures of ``source`` through ``protocol`` (cell repetitions ``tiling``, e.g. (2, 2, 2) or
     "2x2x2"; a molecule is never tiled) and write per-view observations (points in px, depths in Å) under
-    ``out/observations``. The report's value: one ``ObservedItem`` per structure."""
+    ``out/observations``. The report's value: one ``ObservedItem`` per structure.
+
+    Parameters
+    ----------
+    source : str
+        INPUT (default ``builtin:sample``).
+    out : str or Path
+        Output folder; observations go to ``out/observations``.
+    protocol : str
+        A protocol name or file: the cameras.
+    tiling : str or tuple of int
+        Cell repetitions along a, b, c (``(2, 2, 2)`` or ``"2x2x2"``); molecules are never tiled.
+    limits : Limits, optional
+        Resource limits checked before any work (default: the active limits).
+
+    Returns
+    -------
+    Report
+        One line per structure; ``value``: one ``ObservedItem`` per structure.
+    """
     limits = limits or active_limits()
     shown = tiling if isinstance(tiling, str) else ",".join(map(str, tiling))
     tiling = parse_tiling(tiling) if isinstance(tiling, str) else tuple(tiling)
@@ -112,7 +131,22 @@ def observe(source: str = "builtin:sample", out: str | Path = "out", *, protocol
 def main_job(out: str | Path = "out", *, workers: int = 1, progress: Callable[[str], None] | None = None) -> Report:
     """The main job on built-in data (``make run``): observations of the built-in sample, the certified render
     ceiling of the built-in prototypes under render-ceiling-5 (δ = τ = 0.01 Å), a gallery contact sheet and the
-    certificate's explorer (``out/explore/index.html``). The report's value: the certificate (a dict)."""
+    certificate's explorer (``out/explore/index.html``). The report's value: the certificate (a dict).
+
+    Parameters
+    ----------
+    out : str or Path
+        Output folder.
+    workers : int
+        Worker processes of the certification.
+    progress : callable, optional
+        Called with each progress line (text).
+
+    Returns
+    -------
+    Report
+        The job's lines; ``value``: the certificate (a dict).
+    """
     from viewcert.api.prestage import prestage  # lazy: loaded when the job runs
 
     say = progress or (lambda line: None)

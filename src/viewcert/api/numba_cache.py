@@ -119,7 +119,20 @@ def run_workloads(labels: str) -> None:
 def warmup(*, main_job: bool = False, progress=None) -> Report:
     """Compile the numerical kernels once into numba's cache (what ``make test`` runs after installing): every
     one, or with ``main_job`` those of the main job. A cold cache compiles the oracle's and the renderer's
-    kernels side by side first (one process per core). ``progress(line)`` gets the steps."""
+    kernels side by side first (one process per core). ``progress(line)`` gets the steps.
+
+    Parameters
+    ----------
+    main_job : bool
+        Only the kernels of the main job (``make run``).
+    progress : callable, optional
+        Called with each step (text).
+
+    Returns
+    -------
+    Report
+        How many cached kernels were compiled in how many modules (wall seconds); ``value``: the warm-up's record.
+    """
     selection = "main-job" if main_job else "all"
     say = progress or (lambda line: None)
     if not main_job:  # the main job itself prestages its kernels

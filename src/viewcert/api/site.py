@@ -18,7 +18,26 @@ def explore(folder: str | Path, out: str | Path | None = None, *, workers: int |
     """Write the site of ``folder``'s certificate (a certify output or an export) into ``out`` (default
     ``FOLDER/explore``): an index filterable by outcome, one page per item with every view and its overlays.
     ``inputs``: the trusted folder the certificate's inputs are read inside (default: the current folder);
-    ``ladder``: a ladder output whose answers each item page shows. The report's value: the index page's path."""
+    ``ladder``: a ladder output whose answers each item page shows. The report's value: the index page's path.
+
+    Parameters
+    ----------
+    folder : str or Path
+        A ``viewcert certify`` output folder or an export folder (``build-benchmark``).
+    out : str or Path, optional
+        Site folder (default ``FOLDER/explore``).
+    workers : int, optional
+        Processes drawing the views (default: every core).
+    inputs : str or Path, optional
+        Trusted folder the certificate's inputs are read inside (default: the current folder).
+    ladder : str or Path, optional
+        A ``viewcert ladder`` output whose answers the item pages show.
+
+    Returns
+    -------
+    Report
+        The site's lines; ``value``: the index page's path.
+    """
     root = trusted_root(Path.cwd() if inputs is None else inputs)  # one line, exit 2, when not a folder
     if ladder is not None:
         trusted_root(ladder)

@@ -84,7 +84,27 @@ def design(input_spec: str, out: str | Path = "out/design", *, progress: Callabl
     structures of ``input_spec`` (``settings``: ``DesignSettings`` fields) and write ``out/protocol.toml``,
     margins.csv, design.json, comparison.csv (against your protocol) and the plots; with camera perspective, a
     pinhole along each direction; with objective legibility (``complex:PATH``), the views in which the
-    hydrogen-bond entries' labels are legible. The report's value: the design."""
+    hydrogen-bond entries' labels are legible. The report's value: the design.
+
+    Parameters
+    ----------
+    input_spec : str
+        INPUT: the structures the views are designed for (``complex:PATH`` for the legibility objective).
+    out : str or Path
+        Output folder.
+    progress : callable, optional
+        Called with each progress line (text).
+    **settings
+        ``DesignSettings`` fields: views K, kept views, candidate directions, objective and weight, target δ
+        (Å), margin kind, κ bound, occlusion budget, zone-axis distance (degrees), cap (Å), seed, subset, the
+        protocol compared with, Pareto front, camera (orthographic or perspective: distance in Å, field of
+        view in degrees).
+
+    Returns
+    -------
+    Report
+        The design's lines; ``value``: the design (views as world→camera rotations, margins in Å).
+    """
     from viewcert.cameras.resolve import resolve  # lazy: loaded when the job runs
     from viewcert.design.designer import DesignConfig  # lazy: loaded when the job runs
 
@@ -240,7 +260,26 @@ def _pareto(cs, cfg, out: Path) -> Line:
 def margins(input_spec: str, out: str | Path = "out/margin", *, protocol: str = "render-ceiling-5",
             subset: str = "eval", progress: Callable[[str], None] | None = None) -> Report:
     """Uniqueness margin δ* (Å) per structure under ``protocol`` (``out/margins.csv`` with the near-miss tuple)
-    and its distribution plot. The report's value: the rows written."""
+    and its distribution plot. The report's value: the rows written.
+
+    Parameters
+    ----------
+    input_spec : str
+        INPUT: the structures measured.
+    out : str or Path
+        Output folder (``margins.csv`` and the plot).
+    protocol : str
+        A protocol name or file: the views measured.
+    subset : str
+        The study layout's subset (``eval`` or ``all``).
+    progress : callable, optional
+        Called with each progress line (text).
+
+    Returns
+    -------
+    Report
+        The margins' summary lines; ``value``: the rows written (δ* in Å per structure).
+    """
     import numpy as np
 
     from viewcert.cameras.resolve import resolve  # lazy: loaded when the job runs
@@ -269,7 +308,24 @@ def margins(input_spec: str, out: str | Path = "out/margin", *, protocol: str = 
 def occlusion(input_spec: str, *, protocol: str = "render-ceiling-5", subset: str = "eval",
               progress: Callable[[str], None] | None = None) -> Report:
     """Per view of ``protocol``: the mean occluded / redundant / informative fractions (the study's definitions,
-    2×2×2 drawn). The report's value: ``{view: {fraction: value}}``."""
+    2×2×2 drawn). The report's value: ``{view: {fraction: value}}``.
+
+    Parameters
+    ----------
+    input_spec : str
+        INPUT: the structures measured.
+    protocol : str
+        A protocol name or file: the views measured.
+    subset : str
+        The study layout's subset (``eval`` or ``all``).
+    progress : callable, optional
+        Called with each progress line (text).
+
+    Returns
+    -------
+    Report
+        One line per view; ``value``: ``{view: {fraction: value}}`` (fractions of the drawn atoms, 0–1).
+    """
     from viewcert.cameras.resolve import resolve  # lazy: loaded when the job runs
     from viewcert.design.occlusion import protocol_occlusion  # lazy: loaded when the job runs
 

@@ -24,26 +24,27 @@ audit the atoms a model claims to see. Reads result files and certificates; neve
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from viewcert import lazy_face
 
 if TYPE_CHECKING:  # the names below, for readers and type checkers; at run time each loads at its first use
     from viewcert.attribution.extraction import ExtractionAudit, audit_extraction
     from viewcert.attribution.ladder import (
-               Ceiling,
-               Ladder,
-               build_ladder,
-               ceiling_from_certificate,
-               ceiling_from_number,
+        Ceiling,
+        Ladder,
+        build_ladder,
+        ceiling_from_certificate,
+        ceiling_from_number,
     )
     from viewcert.attribution.parsing import ParsedAnswer, get_parser, majority_vote
     from viewcert.attribution.pipeline import run_extraction, run_ladder, study_report
     from viewcert.attribution.report import Report, write_report
     from viewcert.attribution.table import Manifest, ResultTable, load_manifest
 
-#: the package's face, name -> its module. Loaded at first use (PEP 562) so that importing one submodule
-#: (the explorer reads ``parsing`` and ``table``) does not import the pipeline, scipy.stats, pandas and
-#: matplotlib: 4-6 s of the warm main job (issue 37).
+#: the package's face, name -> its module, loaded at first use (``viewcert.lazy_face``) so that importing one
+#: submodule (the explorer reads ``parsing`` and ``table``) does not import the pipeline, scipy.stats, pandas
+#: and matplotlib: 4-6 s of the warm main job (issue 37).
 _FACE = {
     "ExtractionAudit": "extraction", "audit_extraction": "extraction",
     "Ceiling": "ladder", "Ladder": "ladder", "build_ladder": "ladder", "ceiling_from_certificate": "ladder",
@@ -53,14 +54,7 @@ _FACE = {
     "Report": "report", "write_report": "report",
     "Manifest": "table", "ResultTable": "table", "load_manifest": "table",
 }
-
-
-def __getattr__(name: str):
-    module = _FACE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'viewcert.attribution' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"viewcert.attribution.{module}"), name)
-
+lazy_face(__name__, _FACE)
 
 __all__ = ["Ceiling", "ExtractionAudit", "Ladder", "Manifest", "ParsedAnswer", "Report", "ResultTable",
            "audit_extraction", "build_ladder", "ceiling_from_certificate", "ceiling_from_number", "get_parser",

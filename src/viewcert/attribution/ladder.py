@@ -99,7 +99,26 @@ def ceiling_from_number(value: str | float | Fraction, universe: Sequence[str] |
                         delta: float | None = None, tau: float | None = None, source: str = "number") -> Ceiling:
     """R1 given as a number. ``value`` may carry its tolerance as ``"VALUE@DELTA"`` (δ in Å; τ = δ unless
     given), e.g. ``"200/210@0.15"``. R1 = 1 or 0 fixes every item's outcome; any other number carries no
-    item-level variation."""
+    item-level variation.
+
+    Parameters
+    ----------
+    value : str, float or Fraction
+        R1, e.g. ``1``, ``0.95``, ``"200/210"`` or ``"200/210@0.15"`` (with δ in Å).
+    universe : sequence of str, optional
+        Item ids; with R1 = 1 or 0, every item's outcome.
+    delta : float, optional
+        δ (Å) when ``value`` does not carry it.
+    tau : float, optional
+        τ (Å); default δ.
+    source : str
+        The ceiling's source as reported.
+
+    Returns
+    -------
+    Ceiling
+        R1 as given.
+    """
     text = str(value).strip()
     if "@" in text:
         text, _, tol = text.partition("@")
@@ -324,7 +343,26 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
     per-item outcomes must cover every item of the universe and agree with the counts. ``id_map`` renames the
     certificate's ids (a benchmark export's ``source_id`` → item id, ``attribution.shipped``). A
     transformation-task or interaction certificate gives R1 = its mean per-item ceiling over the results'
-    items, with no per-item outcomes."""
+    items, with no per-item outcomes.
+
+    Parameters
+    ----------
+    path : str or Path
+        The certificate.json (any kind).
+    universe : sequence of str, optional
+        Item ids of the results; a certificate's per-item outcomes must cover them.
+    id_map : mapping of str to str, optional
+        Certificate id → item id (an export's ``source_id`` mapping).
+    read : CertificateFile, optional
+        The certificate as already read (then the file is not read again).
+    allow_stale : bool
+        Accept a certificate whose digest does not match its content (the ceiling's source says so).
+
+    Returns
+    -------
+    Ceiling
+        R1 as a fraction, δ and τ (Å) where recorded, per-item outcomes where the kind has them, the digest.
+    """
     src = str(Path(path))
     got = read if read is not None else read_ceiling_file(path, allow_stale=allow_stale)
     cert = got.certificate
@@ -656,7 +694,35 @@ def build_ladder(
     """Arms, per-model decomposition for each ceiling (with bootstrap intervals), McNemar tests between
     adjacent rungs (Holm-corrected within each family), R4→R3 transitions, and the across-model summary
     (median share with bootstrap interval, sign tests, residual-limited count). ``bootstrap``: seed,
-    resamples, α and share cutoff as one value."""
+    resamples, α and share cutoff as one value.
+
+    Parameters
+    ----------
+    table : ResultTable
+        The canonical long table: one row per model, rung, item and repeat.
+    coverage : Coverage
+        The item universe and each arm's coverage of it (checked before any score).
+    ceilings : sequence of Ceiling
+        R1 values the decomposition is computed against (one ladder column each).
+    threshold : float
+        An arm is unscored when its API-error samples / samples or its items without an answer / items
+        exceed it (a fraction in [0, 1), strict >).
+    tie_rule : str
+        Majority-vote tie rule over repeats: ``first``, ``alphabetical`` or ``none``.
+    scoring : str
+        ``"vote"`` (the majority answer per item) or ``"harness"`` (the mean of the harness's scores over repeats).
+    bootstrap : stats.BootstrapSettings
+        Seed, resamples, α and share cutoff of the bootstrap intervals, as one value.
+    chance : Fraction, optional
+        Chance accuracy (default: one over the number of ``labels``, else of distinct targets).
+    labels : sequence of str, optional
+        The task's answer labels.
+
+    Returns
+    -------
+    Ladder
+        Arms, per-model shares with intervals, tests and the across-model summary.
+    """
     seed, n_boot, alpha, share_cutoff = bootstrap.seed, bootstrap.n_boot, bootstrap.alpha, bootstrap.share_cutoff
     if not ceilings:
         raise InputError("give at least one R1 (a number or a certificate)", field="r1")

@@ -257,7 +257,18 @@ PARSERS = {"crystal_system": crystal_system_parser}
 
 
 def get_parser(task: str | AnswerParser | None) -> AnswerParser:
-    """A parser by task name (``crystal_system``) or a parser object passed through; default crystal system."""
+    """A parser by task name (``crystal_system``) or a parser object passed through; default crystal system.
+
+    Parameters
+    ----------
+    task : str, AnswerParser or None
+        A task name (``crystal_system``, a transformation task, ...), a parser object, or None.
+
+    Returns
+    -------
+    AnswerParser
+        The parser (crystal system for None).
+    """
     if task is None:
         return crystal_system_parser()
     if isinstance(task, str):
@@ -281,7 +292,20 @@ class Vote:
 
 def majority_vote(answers: Iterable[str | None], tie_rule: TieRule = "first") -> Vote:
     """Majority vote over the answers of K samples in sample order; None entries (failed samples) do not
-    vote. See the module docstring for the tie rules."""
+    vote. See the module docstring for the tie rules.
+
+    Parameters
+    ----------
+    answers : iterable of str or None
+        The parsed answers of an item's K samples, in sample order (None: the sample did not parse).
+    tie_rule : {"first", "alphabetical", "none"}
+        Which tied answer wins: the first to occur, the alphabetically first, or none (answer None).
+
+    Returns
+    -------
+    Vote
+        The answer, the counts in first-occurrence order and whether the top count was tied.
+    """
     if tie_rule not in TIE_RULES:
         raise InputError(f"tie rule must be one of {TIE_RULES}, got {tie_rule!r}", field="tie_rule")
     votes: dict[str, int] = {}

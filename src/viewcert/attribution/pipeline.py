@@ -79,7 +79,41 @@ def run_ladder(
     certificate gives R1). A viewcert certificate whose digest does not match its content is refused
     (``records.StaleCertificate``) unless ``allow_stale_certificate`` (then the ceiling's source says DIGEST
     MISMATCH). ``ids``: an id file (one id per line, ``io.idlist``): only its items, each of which must be among
-    the results' items; an R1 given as a number is kept as given."""
+    the results' items; an R1 given as a number is kept as given.
+
+    Parameters
+    ----------
+    manifest : str, Path or Manifest, optional
+        A TOML manifest of the result files.
+    study_dir : str or Path, optional
+        The study's folder (its own manifest).
+    export : str or Path, optional
+        A benchmark export folder.
+    results : sequence of str or Path
+        Files and folders holding an export's harness results (default: inside the export).
+    r1 : sequence of str or float
+        Ceilings given as numbers (``ceiling_from_number``).
+    certificate : str or Path, optional
+        A certificate giving R1.
+    threshold : float
+        An arm is unscored when its API-error samples / samples or its items without an answer / items
+        exceed it (a fraction in [0, 1), strict >).
+    tie_rule : str
+        Majority-vote tie rule: ``first``, ``alphabetical`` or ``none``.
+    scoring : str
+        ``"vote"`` (the majority answer per item) or ``"harness"`` (the mean of the harness's scores over repeats).
+    bootstrap : stats.BootstrapSettings
+        Seed, resamples, α and share cutoff of the bootstrap intervals, as one value.
+    allow_stale_certificate : bool
+        Accept a certificate whose digest does not match (its ceiling's source says DIGEST MISMATCH).
+    ids : str or Path, optional
+        An id file restricting the items.
+
+    Returns
+    -------
+    tuple of (Ladder, ResultTable, Manifest)
+        The ladder, the table it was built from and the manifest read.
+    """
     m = _manifest(manifest, study_dir, export, results)
     if study_dir is not None and not r1 and certificate is None:
         r1 = STUDY_R1
@@ -146,7 +180,38 @@ def run_extraction(
     angle_tolerance: float = 5.0,
 ) -> tuple[ExtractionAudit, list[dict]]:
     """Audit emitted atom lists against the conventional cells built from ``structures`` (the study's
-    ``structures.json``); ``sidecar`` (labels_sidecar.json) cross-checks the cells' lattice lengths."""
+    ``structures.json``); ``sidecar`` (labels_sidecar.json) cross-checks the cells' lattice lengths.
+
+    Parameters
+    ----------
+    emitted : str or Path
+        The model outputs with the emitted atom lists.
+    structures : str or Path
+        The study's ``structures.json``.
+    sidecar : str or Path, optional
+        ``labels_sidecar.json``, cross-checking the cells' lattice lengths (Å).
+    coordinates : str
+        Frame of the emitted positions: ``"fractional"`` or ``"cartesian"`` (Å).
+    tolerances : sequence of float
+        Matching tolerances reported (fractional units or Å by ``metric``).
+    headline_tolerance : float
+        The tolerance of the headline numbers.
+    metric : str
+        ``"fractional"`` or ``"cartesian"`` (Å) distances.
+    null_draws : int
+        Random-position null draws per item.
+    bootstrap : stats.BootstrapSettings
+        Seed, resamples, α and share cutoff of the bootstrap intervals, as one value.
+    symprec : float
+        τ (Å) of the conventional cells built.
+    angle_tolerance : float
+        spglib's angle tolerance (degrees).
+
+    Returns
+    -------
+    tuple of (ExtractionAudit, list of dict)
+        The audit and one input record per file read (path, SHA-256, role).
+    """
     items = read_emitted(emitted, coordinates=coordinates)
     cells = true_cells_from_structures_json(structures, [e.item_id for e in items], symprec=symprec,
                                             angle_tolerance=angle_tolerance)
@@ -205,7 +270,22 @@ def study_diagnostics(study_dir: str | Path, ladder: Ladder, table: ResultTable,
 def study_report(study_dir: str | Path, out_dir: str | Path, *,
                  bootstrap: st.BootstrapSettings = st.BootstrapSettings()) -> tuple[Report, Ladder, ExtractionAudit]:
     """The full report on the render-ceiling study: ladder with R1 = 1 and 200/210, its adherence and
-    shortcut diagnostics, and the extraction audit at 0.15 fractional units."""
+    shortcut diagnostics, and the extraction audit at 0.15 fractional units.
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        The study's folder (structures, predictions, results).
+    out_dir : str or Path
+        Report folder.
+    bootstrap : stats.BootstrapSettings
+        Seed, resamples, α and share cutoff of the bootstrap intervals, as one value.
+
+    Returns
+    -------
+    tuple of (Report, Ladder, ExtractionAudit)
+        The written report's paths, the ladder and the audit.
+    """
     ladder, table, manifest = run_ladder(study_dir=study_dir, bootstrap=bootstrap)
     p = study_paths(study_dir)
     audit, ext_inputs = run_extraction(emitted=p["emitted"], structures=p["structures"], sidecar=p["sidecar"],

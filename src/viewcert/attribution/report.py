@@ -828,7 +828,36 @@ def write_report(
     """Write the report for a ladder (with its adherence and shortcut ``diagnostics`` and its item-level
     ``evidence`` when given), an extraction audit, or both, into ``out_dir``. ``explorer``: the explorer's
     ``index.html`` (``viewcert explore``) as a URL relative to ``out_dir``: each count and item id the ladder shows
-    links to its filtered view there."""
+    links to its filtered view there.
+
+    Parameters
+    ----------
+    out_dir : str or Path
+        Report folder (report.html, report.md, the CSVs, provenance.json).
+    ladder : Ladder, optional
+        The attribution ladder.
+    table : ResultTable, optional
+        The table the ladder was built from (coverage and per-item tables).
+    extraction : ExtractionAudit, optional
+        A fabrication audit.
+    extraction_inputs : sequence of InputRecord or mapping
+        The audit's input records (provenance).
+    diagnostics : Diagnostics, optional
+        Adherence and shortcut diagnostics of the ladder.
+    title : str
+        The report's title (escaped).
+    extra_provenance : mapping, optional
+        More provenance entries.
+    evidence : ItemEvidence, optional
+        Item statuses, repeated samples, model pairs, item quality.
+    explorer : str, optional
+        The explorer's ``index.html`` as a URL relative to ``out_dir``.
+
+    Returns
+    -------
+    Report
+        The paths written.
+    """
     if ladder is None and extraction is None:
         raise ValueError("nothing to report: give a ladder, an extraction audit or both")
     out = Path(out_dir)

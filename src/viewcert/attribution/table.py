@@ -375,7 +375,18 @@ def _entry_path(text: str, base: Path, *, source: str, where: str) -> Path:
 
 
 def load_manifest(path: str | Path) -> Manifest:
-    """Read a TOML manifest (see the module docstring); errors name the entry and key."""
+    """Read a TOML manifest (see the module docstring); errors name the entry and key.
+
+    Parameters
+    ----------
+    path : str or Path
+        The TOML manifest.
+
+    Returns
+    -------
+    Manifest
+        Its runs, arms and files, paths resolved against the manifest's folder.
+    """
     path = Path(path)
     src = str(path)
     if not path.exists():

@@ -239,7 +239,38 @@ def build_benchmark(
     limits: Limits = DEFAULT_LIMITS,
 ) -> Export:
     """Export a benchmark (see module docstring); returns it (``benchmark.record.Export``). ``ids``/``limit`` restrict the
-    input items (``limit``: the first n in the SHA-256 order, so a prefix is not biased by input order)."""
+    input items (``limit``: the first n in the SHA-256 order, so a prefix is not biased by input order).
+
+    Parameters
+    ----------
+    input_spec : str or PathLike
+        INPUT (see ``certify.inputs``).
+    out : str or PathLike
+        The export folder.
+    settings : ExportSettings, optional
+        Protocol, style, image size (px), tiling, framing, arms, constraints; default ``ExportSettings()``.
+    subset : str
+        The study layout's subset (``eval`` or ``all``).
+    ids : list of str, optional
+        Only these item ids.
+    limit : int, optional
+        The first n items in SHA-256 order of their ids.
+    certify : bool
+        Certify the shown items (the as-rendered and geometric ceilings).
+    delta : float
+        δ (Å) of the certificate.
+    n_workers : int, optional
+        Worker processes (None: every core).
+    progress : bool, optional
+        Show a progress bar (None: when the console is a terminal).
+    limits : Limits
+        Resource limits checked before any work.
+
+    Returns
+    -------
+    Export
+        The export as written (manifest, items, files, certificate).
+    """
     settings = settings or ExportSettings()
     out = Path(out)
     dataset = load_input(str(input_spec), subset=subset).with_limits(limits)

@@ -51,7 +51,28 @@ def contact_sheet(
     molecule_scale: str = "common",
 ) -> np.ndarray:
     """The sheet as a uint8 RGB array: one row per (structure, style), one column per view, labels on the
-    top and left. Molecules at ``molecule_scale`` ("common": one Å-per-pixel scale across views; "per-view")."""
+    top and left. Molecules at ``molecule_scale`` ("common": one Å-per-pixel scale across views; "per-view").
+
+    Parameters
+    ----------
+    rows : list of (Structure, str), optional
+        (structure, style) per row; default: the built-in crystals and molecules.
+    protocol : str
+        A protocol name or file: one column per view.
+    tiling : tuple of int
+        Cell repetitions drawn along a, b, c (crystals).
+    tile_px : int
+        Side of a tile (px).
+    label_px : int
+        Label font size (px).
+    molecule_scale : str
+        ``"common"`` or ``"per-view"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (height, width, 3) uint8 RGB, pixel rows top to bottom.
+    """
     from PIL import Image, ImageDraw, ImageFont
 
 
@@ -83,5 +104,18 @@ def contact_sheet(
 
 
 def write_gallery(path, **kw) -> str:
-    """Render ``contact_sheet(**kw)`` and write it as PNG (deterministic); returns the path."""
+    """Render ``contact_sheet(**kw)`` and write it as PNG (deterministic); returns the path.
+
+    Parameters
+    ----------
+    path : str or Path
+        PNG path written.
+    **kw
+        ``contact_sheet`` arguments.
+
+    Returns
+    -------
+    str
+        The path written.
+    """
     return str(write_png(path, contact_sheet(**kw), palette=True))

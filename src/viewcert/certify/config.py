@@ -78,7 +78,7 @@ class OracleSettings:
 class SymmetrySettings:
     """The rendered cell and its labels: τ (Å, spglib/moyopy symprec; None: δ, set by CertifyConfig), the angle
     tolerance (°) of the labels, the standardisation (std_*: symprec Å, angle °, orientation), the supercell
-    rendered as the cell, the moyopy cross-checks and the label shortcuts (``viewcert.symmetry.shortcuts``)."""
+    rendered as the cell, the moyopy cross-checks and the label shortcuts (``viewcert.symmetry.reuse``)."""
 
     tau: float | None = None
     angle_tolerance: float = DEFAULT_ANGLE_TOLERANCE
@@ -90,7 +90,7 @@ class SymmetrySettings:
     cross_check: bool = True
     cross_check_angle: bool = False
     cross_check_reconstruction: bool = False
-    label_shortcuts: bool = True  # the spglib-reuse switch (shortcuts.label_cell); False: spglib on every cell
+    label_shortcuts: bool = True  # the spglib-reuse switch (symmetry.reuse.label_cell); False: spglib on every cell
 
     def __post_init__(self) -> None:
         if self.tau is not None:
@@ -226,7 +226,7 @@ class CertifyConfig:
     repetition of the standardized cell as if it were the cell (the study's tiled arm); ``tiling`` instead
     observes the tiles of the one cell. observe: "ideal", "visible" (atoms with at least ``min_pixels`` visible
     pixels in the rendered atom-ID buffer) or "pixel-centroid" (a perfect detector). label_shortcuts:
-    the spglib-reuse switch (``viewcert.symmetry.shortcuts.label_cell``, the one place that decides; False calls
+    the spglib-reuse switch (``viewcert.symmetry.reuse.label_cell``, the one place that decides; False calls
     spglib on every cell; the records are the same either way, tests/test_reuse_switch.py). margin: record each item's uniqueness margin δ* (Å; ``viewcert.oracle.margin``;
     perspective protocols record that δ* is not defined for them). protocol: a perspective protocol certifies
     through pinhole cameras (``viewcert.cameras.placement``) placed at the file's positions or framed on the

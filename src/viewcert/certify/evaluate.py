@@ -52,7 +52,7 @@ from viewcert.oracle.phantoms import PhantomReport, analyse
 from viewcert.oracle.triangulate import Reconstruction, reconstruct, reconstruct_batch
 from viewcert.render.visibility import observe_as
 from viewcert.structures import Structure
-from viewcert.symmetry import shortcuts
+from viewcert.symmetry import reuse
 from viewcert.symmetry.labels import LEVELS, SymmetryCheck
 from viewcert.symmetry.standardize import conventional_standard_cell, standardize_with_dataset
 
@@ -64,7 +64,24 @@ STANDARDIZER = "viewcert.symmetry.standardize"  # recorded in certificates
 
 def conventional_cell(s: Structure, *, symprec: float, angle_tolerance: float, orientation: str) -> Structure:
     """The conventional standard cell (``viewcert.symmetry.conventional_standard_cell``), keeping the
-    provenance."""
+    provenance.
+
+    Parameters
+    ----------
+    s : Structure
+        A periodic structure (Cartesian Å).
+    symprec : float
+        τ (Å).
+    angle_tolerance : float
+        spglib's angle tolerance (degrees).
+    orientation : str
+        ``"pymatgen"`` (pymatgen's setting, fixed by lengths and angles) or ``"spglib"``.
+
+    Returns
+    -------
+    Structure
+        The conventional standard cell (Cartesian Å, lattice rows), with ``s``'s provenance.
+    """
     conv = conventional_standard_cell(s, symprec=symprec, angle_tolerance=angle_tolerance, orientation=orientation)
     return conv.with_provenance(s.provenance)
 
@@ -151,20 +168,20 @@ class Prepared:
     cell: Structure | None
     error: str | None = None
     rendered: dict[tuple[float, float, bool], SymmetryCheck] = field(default_factory=dict)
-    std: dict | None = None  # the standardisation's spglib dataset (viewcert.symmetry.shortcuts)
+    std: dict | None = None  # the standardisation's spglib dataset (viewcert.symmetry.reuse)
     source: Structure | None = None  # the periodic cell as read, when it was standardised
     source_std: dict | None = None  # the standardisation's dataset of ``source`` (kept after a supercell)
     inputs: dict[tuple, SymmetryCheck] = field(default_factory=dict)
 
     def rendered_check(self, cfg: CertifyConfig) -> SymmetryCheck | None:
-        """Labels of the rendered cell (``shortcuts.label_cell``: spglib's label from the standardisation's
+        """Labels of the rendered cell (``reuse.label_cell``: spglib's label from the standardisation's
         dataset where its guard holds and ``cfg.symmetry.label_shortcuts``); None for a molecule."""
         if self.cell is None or not self.cell.is_periodic:
             return None
         key = _label_key(cfg)
         if key not in self.rendered:
-            c, src = self.cell, shortcuts.Reuse(self.std, conventional=True, input_check=self.input_check(cfg))
-            self.rendered[key] = shortcuts.label_cell(c.lattice, c.frac_coords, c.numbers, src, **_label_options(cfg))
+            c, src = self.cell, reuse.Reuse(self.std, conventional=True, input_check=self.input_check(cfg))
+            self.rendered[key] = reuse.label_cell(c.lattice, c.frac_coords, c.numbers, src, **_label_options(cfg))
         return self.rendered[key]
 
     def input_check(self, cfg: CertifyConfig) -> SymmetryCheck | None:
@@ -176,8 +193,8 @@ class Prepared:
         key = _label_key(cfg)
         if key not in self.inputs:
             src = self.source
-            self.inputs[key] = shortcuts.label_cell(src.lattice, src.frac_coords, src.numbers,
-                                                    shortcuts.Reuse(self.source_std), **_label_options(cfg))
+            self.inputs[key] = reuse.label_cell(src.lattice, src.frac_coords, src.numbers,
+                                                reuse.Reuse(self.source_std), **_label_options(cfg))
         return self.inputs[key]
 
 
@@ -188,7 +205,7 @@ def _label_key(cfg: CertifyConfig) -> tuple:
 
 
 def _label_options(cfg: CertifyConfig, *, reconstruction: bool = False) -> dict:
-    """``shortcuts.label_cell``'s settings under ``cfg``: the reuse switch (``label_shortcuts``), τ (Å), the
+    """``reuse.label_cell``'s settings under ``cfg``: the reuse switch (``label_shortcuts``), τ (Å), the
     angle tolerance (°) and the moyopy cross-check (on a reconstruction only with
     ``cross_check_reconstruction``)."""
     sym = cfg.symmetry
@@ -207,7 +224,20 @@ def symmetry_raised(input_check: SymmetryCheck | None, rendered: SymmetryCheck |
 
 
 def prepare(item: Item, cfg: CertifyConfig) -> Prepared:
-    """Read the item and build the rendered cell; failures become ``Prepared.error`` (a value)."""
+    """Read the item and build the rendered cell; failures become ``Prepared.error`` (a value).
+
+    Parameters
+    ----------
+    item : Item
+        One item of a dataset.
+    cfg : CertifyConfig
+        The certification's settings (protocol, δ and τ in Å, observation model, levels).
+
+    Returns
+    -------
+    Prepared
+        The structure as read, the rendered (conventional) cell and its spglib dataset, or the error.
+    """
     try:
         s = item.read()
     except Exception as exc:  # noqa: BLE001 - any reader failure is an item error, not a crash
@@ -264,7 +294,20 @@ class Staged:
 
 def evaluate(prep: Prepared, cfg: CertifyConfig) -> ItemOutcome:
     """One item's outcome under ``cfg`` (its ``to_dict`` is the certificate's record, fixed float formatting):
-    :func:`evaluate_all` of a batch of one."""
+    :func:`evaluate_all` of a batch of one.
+
+    Parameters
+    ----------
+    prep : Prepared
+        The item read and standardised (``prepare``).
+    cfg : CertifyConfig
+        The certification's settings (protocol, δ and τ in Å, observation model, levels).
+
+    Returns
+    -------
+    ItemOutcome
+        The item's record.
+    """
     return evaluate_all([prep], cfg)[0]
 
 
@@ -292,15 +335,15 @@ def _reconstruction_check(rec, cell: Structure, cfg: CertifyConfig,
                           rendered: SymmetryCheck | None = None) -> SymmetryCheck | None:
     """spglib label of the reconstruction on the rendered lattice, points wrapped into the cell (moyopy too
     with ``cfg.symmetry.cross_check_reconstruction``); the rendered cell's spglib label when the reconstruction is
-    that cell atom for atom within 1e-9 Å (``shortcuts.label_cell``, ``cfg.symmetry.label_shortcuts``)."""
+    that cell atom for atom within 1e-9 Å (``reuse.label_cell``, ``cfg.symmetry.label_shortcuts``)."""
     if rec.status != "ok" or not cell.is_periodic or not len(rec.points):
         return None
     pts = np.asarray(rec.points, dtype=np.float64).reshape(-1, 3)
     frac = np.linalg.solve(cell.lattice.T, pts.T).T
     frac = frac - np.floor(frac)
-    earlier = shortcuts.Reuse(earlier=(cell.frac_coords, cell.numbers, rendered)) if rendered is not None else None
-    return shortcuts.label_cell(cell.lattice, frac, np.asarray(rec.labels), earlier,
-                                **_label_options(cfg, reconstruction=True))
+    earlier = reuse.Reuse(earlier=(cell.frac_coords, cell.numbers, rendered)) if rendered is not None else None
+    return reuse.label_cell(cell.lattice, frac, np.asarray(rec.labels), earlier,
+                            **_label_options(cfg, reconstruction=True))
 
 
 def _reference(dataset: dict, rendered_label: dict | None, cfg: CertifyConfig,
@@ -516,7 +559,20 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig, staged: Staged) -> dict:
 
 
 def certify_item(item: Item, cfg: CertifyConfig) -> ItemOutcome:
-    """One item's outcome: :func:`certify_items` of a batch of one."""
+    """One item's outcome: :func:`certify_items` of a batch of one.
+
+    Parameters
+    ----------
+    item : Item
+        One item of a dataset (id, how to read it, its label).
+    cfg : CertifyConfig
+        The certification's settings (protocol, δ and τ in Å, observation model, levels).
+
+    Returns
+    -------
+    ItemOutcome
+        The item's record: correct, reasons, certified, labels, counts and digests.
+    """
     return certify_items([item], cfg)[0]
 
 

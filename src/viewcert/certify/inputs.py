@@ -724,7 +724,20 @@ def _database_item(f: DatabaseFile, e, limits: Limits, points_per_atom: int) -> 
 
 
 def load_input(spec: str | Path, *, subset: str = "eval") -> Dataset:
-    """Resolve INPUT (see the module docstring) into a Dataset."""
+    """Resolve INPUT (see the module docstring) into a Dataset.
+
+    Parameters
+    ----------
+    spec : str or Path
+        INPUT: ``builtin:NAME``, the study layout, a folder of structure files, a file or a database.
+    subset : str
+        The study layout's subset (``eval`` or ``all``).
+
+    Returns
+    -------
+    Dataset
+        The items (read later, in the workers) and every input file's SHA-256.
+    """
     s = str(spec)
     if database_format(s) is not None:
         return load_database(s)

@@ -69,7 +69,30 @@ def fingerprint(dataset: Dataset, cfg: CertifyConfig, task: str = "certify") -> 
 def run_certification(dataset: Dataset, cfg: CertifyConfig, *, n_workers: int | None = None,
                       scheduler: Any = None, workdir: str | Path | None = None,
                       progress: bool | None = None, chunk_size: int | None = None) -> tuple[dict, MapResult]:
-    """Certify every item of ``dataset`` under ``cfg``; returns (certificate dict, MapResult)."""
+    """Certify every item of ``dataset`` under ``cfg``; returns (certificate dict, MapResult).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The items.
+    cfg : CertifyConfig
+        The certification's settings (protocol, δ and τ in Å, observation model, levels).
+    n_workers : int, optional
+        Worker processes (None: every core).
+    scheduler : optional
+        A Dask scheduler (address or client); None: local processes.
+    workdir : str or Path, optional
+        Folder of the checkpointed shards (under a subfolder named by the run's fingerprint); None: none.
+    progress : bool, optional
+        Show a progress bar (None: when the console is a terminal).
+    chunk_size : int, optional
+        Items per shard (default: chosen from the item count and workers; a resumed run keeps its own).
+
+    Returns
+    -------
+    tuple of (dict, MapResult)
+        The certificate (its JSON object) and the map's record (resumed and computed shards).
+    """
     fp = fingerprint(dataset, cfg)
     wd = None if workdir is None else Path(workdir) / fp
     if progress is not False and cache_is_cold():
@@ -99,7 +122,18 @@ TABLE_COLUMNS = (
 
 
 def items_table(cert: ViewCertificate | dict) -> str:
-    """One CSV row per item (deterministic; string cells neutralised against CSV injection)."""
+    """One CSV row per item (deterministic; string cells neutralised against CSV injection).
+
+    Parameters
+    ----------
+    cert : ViewCertificate or dict
+        A crystal/molecule certificate.
+
+    Returns
+    -------
+    str
+        CSV text, a header and one row per item.
+    """
     return csv_text(TABLE_COLUMNS, [_item_row(it) for it in view_certificate(cert).items])
 
 
@@ -136,7 +170,20 @@ def _blank(x):
 
 def summary_text(cert: ViewCertificate | dict, *, max_list: int = 30) -> str:
     """The human summary (summary.txt, the console): every received string in it is one line, controls
-    escaped (``sanitize.console_fields``), so an item id cannot break or forge a line."""
+    escaped (``sanitize.console_fields``), so an item id cannot break or forge a line.
+
+    Parameters
+    ----------
+    cert : ViewCertificate or dict
+        A crystal/molecule certificate.
+    max_list : int
+        Ids listed at most per list (failures, errors, disagreements).
+
+    Returns
+    -------
+    str
+        The summary's lines.
+    """
     cert = view_certificate(cert)
     s = Summary.from_dict(console_fields(cert.summary.to_dict()))
     tol, inputs, proto = cert.tolerances, console_fields(cert.inputs), console_fields(cert.protocol)
@@ -340,7 +387,40 @@ def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, 
     each item is read); ``before`` is called with the dataset after that check and before any item is
     certified (the CLI's --fail-fast reads and placement checks); ``report`` receives console lines
     ("resumed N of M items"). The streamed certificate (an item table beside a small certificate.json) is
-    ``certify_streamed``'s."""
+    ``certify_streamed``'s.
+
+    Parameters
+    ----------
+    input_spec : str, Path or Dataset
+        INPUT (see ``certify.inputs``) or a loaded dataset.
+    cfg : CertifyConfig, optional
+        The certification's settings; default ``CertifyConfig()``.
+    out : str or Path, optional
+        Output folder; None: nothing written.
+    subset : str
+        The study layout's subset (``eval`` or ``all``).
+    n_workers : int, optional
+        Worker processes (None: every core).
+    scheduler : optional
+        A Dask scheduler (address or client); None: local processes.
+    plots : bool
+        Write the PNG plots.
+    progress : bool, optional
+        Show a progress bar (None: when the console is a terminal).
+    resume : bool
+        Resume from the shards of an identical earlier run under ``out/.shards``.
+    limits : Limits
+        Resource limits checked before any work.
+    report : callable, optional
+        Called with console lines.
+    before : callable, optional
+        Called with the dataset after the limits check, before any item is certified.
+
+    Returns
+    -------
+    dict
+        The certificate (its JSON object).
+    """
     cfg = cfg or CertifyConfig()
     dataset = prepared(input_spec, cfg, subset=subset, limits=limits, before=before)
     workdir = Path(out) / ".shards" if (out is not None and resume) else None

@@ -20,7 +20,20 @@ from viewcert.symmetry.labels import CRYSTAL_SYSTEMS, LEVELS
 def summarize(outcomes: list[dict] | list[ItemOutcome], cfg: CertifyConfig) -> dict:
     """R1 = correct / n with exact Clopper–Pearson bounds; by level, by crystal system; phantom census;
     failures, label mismatches, cross-check disagreements and errors listed by id (``summary_of``'s
-    :class:`Summary` as the certificate writes it)."""
+    :class:`Summary` as the certificate writes it).
+
+    Parameters
+    ----------
+    outcomes : list of dict or list of ItemOutcome
+        Every item's record.
+    cfg : CertifyConfig
+        The certification's settings (protocol, δ and τ in Å, observation model, levels).
+
+    Returns
+    -------
+    dict
+        The certificate's ``summary`` object.
+    """
     return summary_of(outcomes, cfg).to_dict()
 
 

@@ -308,7 +308,39 @@ def run_sweep(input_spec: str | Path | Dataset, base: CertifyConfig | None = Non
               reference_frontier: dict | None = None, report: Callable[[str], None] | None = None) -> SweepResult:
     """Run the studies of ``plan`` (default: the base configuration alone) over INPUT; with ``out``, write
     ``subsets.csv``, ``deltas.csv``, ``noise.csv``, ``kappa.csv``, ``items.csv``, ``sweep.json`` and the plots.
-    ``report`` receives the resumed run's console lines (``run_configs``)."""
+    ``report`` receives the resumed run's console lines (``run_configs``).
+
+    Parameters
+    ----------
+    input_spec : str, Path or Dataset
+        INPUT (see ``certify.inputs``) or a loaded dataset.
+    base : CertifyConfig, optional
+        The configuration each study varies; default ``CertifyConfig()``.
+    plan : SweepPlan, optional
+        View subsets, δ values (Å), noise σ (px or Å), κ; default: the base configuration alone.
+    subset : str
+        The study layout's subset (``eval`` or ``all``).
+    n_workers : int, optional
+        Worker processes (None: every core).
+    scheduler : optional
+        A Dask scheduler (address or client); None: local processes.
+    out : str or Path, optional
+        Output folder; None: nothing written.
+    progress : bool, optional
+        Show a progress bar (None: when the console is a terminal).
+    plots : bool
+        Write the PNG plots.
+    reference_frontier : dict, optional
+        {label: (δ values in Å, correct counts, n)} drawn dashed in the ceiling-vs-δ plot (the study's
+        frontier).
+    report : callable, optional
+        Called with console lines.
+
+    Returns
+    -------
+    SweepResult
+        The dataset, the configurations run and every item's outcome under each.
+    """
     base = base or CertifyConfig()
     plan = plan or SweepPlan()
     protocols = list(plan.protocols or (base.protocol,))

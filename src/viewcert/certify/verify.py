@@ -151,7 +151,36 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
     ``input_spec``: where the inputs are now (trusted, the caller vouches for it). Otherwise every path the
     certificate names (inputs, protocol file) must resolve (realpath) inside ``inputs_root`` (default: the
     current folder); one outside is refused before anything is read (``certify.trust``). ``limits`` apply to what
-    the certificate asks to recompute (views, tiling, image size, atoms), checked before any work."""
+    the certificate asks to recompute (views, tiling, image size, atoms), checked before any work.
+
+    Parameters
+    ----------
+    path : str or Path
+        The certificate.json.
+    input_spec : str, optional
+        Where the inputs are now (trusted); default: the paths the certificate records.
+    n_workers : int, optional
+        Worker processes (None: every core).
+    scheduler : optional
+        A Dask scheduler (address or client); None: local processes.
+    workdir : str or Path, optional
+        Folder of checkpointed shards; None: none.
+    progress : bool, optional
+        Show a progress bar (None: when the console is a terminal).
+    inputs_root : str or Path, optional
+        Trusted folder every recorded path must resolve inside (default: the current folder).
+    limits : Limits
+        Resource limits checked before any work.
+    allow_stale : bool
+        Recompute a certificate whose digest does not match (reported as a MISMATCH).
+    received : Received, optional
+        The certificate as already read.
+
+    Returns
+    -------
+    VerifyReport
+        The digest check, input changes and every difference by section and item (``ok``: none).
+    """
     got = received or receive_certificate(path, limits=limits, allow_stale=allow_stale)  # a stale digest: refused
     if got.certificate.KIND != "view":
         raise InputError(f"a {got.certificate.KIND} certificate is recomputed by its export "

@@ -113,7 +113,22 @@ def direction_name(direction) -> str:
 
 def protocol_margins(structures, protocol: Protocol, cfg: DesignConfig) -> np.ndarray:
     """Every structure's margin under ``protocol``'s views, as ``design_views`` measures its own (δ* or
-    δ_exact per ``cfg.margin``; Å, capped at ``cfg.cap``): the baseline a design is compared with."""
+    δ_exact per ``cfg.margin``; Å, capped at ``cfg.cap``): the baseline a design is compared with.
+
+    Parameters
+    ----------
+    structures : iterable of Structure
+        The structures measured (Cartesian Å).
+    protocol : Protocol
+        The views measured.
+    cfg : DesignConfig
+        Margin kind (δ* or δ_exact) and cap (Å), as the design uses them.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,) margin per structure (Å, capped at ``cfg.cap``).
+    """
     rots = np.array([v.rotation for v in protocol.views])
     out = []
     for s in structures:
@@ -360,7 +375,24 @@ def _refine(ev, fe, cfg, cands, chosen, n_kept, banned):
 
 
 def design_views(structures, cfg: DesignConfig | None = None, *, name: str | None = None) -> Design:
-    """Choose ``cfg.views`` directions for ``structures`` (see the module docstring)."""
+    """Choose ``cfg.views`` directions for ``structures`` (see the module docstring).
+
+    Parameters
+    ----------
+    structures : iterable of Structure
+        The structures the views must determine (Cartesian Å).
+    cfg : DesignConfig, optional
+        K views, candidate directions, objective, κ bound, occlusion budget, cap (Å), margin kind, seed and
+        kept views; default ``DesignConfig()``.
+    name : str, optional
+        The designed protocol's name.
+
+    Returns
+    -------
+    Design
+        The chosen views as a protocol (world→camera rotations), every structure's margin (Å, capped at
+        ``cfg.cap``), the worst case and the 5th percentile.
+    """
     cfg = cfg or DesignConfig()
     structures = list(structures)
     if not structures:

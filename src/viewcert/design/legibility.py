@@ -208,7 +208,23 @@ class LegibilityDesign:
 
 
 def design_legibility(truths: dict, config: LegibilityConfig, name: str | None = None) -> LegibilityDesign:
-    """Choose ``config.views`` views for the complexes ``truths`` (name → HBondTruth; module docstring)."""
+    """Choose ``config.views`` views for the complexes ``truths`` (name → HBondTruth; module docstring).
+
+    Parameters
+    ----------
+    truths : dict
+        Complex name → its ``interactions.HBondTruth`` (at least one bond among them).
+    config : LegibilityConfig
+        K views, candidate directions, image size (px), the ceiling's settings, weighting and kept views.
+    name : str, optional
+        The designed protocol's name.
+
+    Returns
+    -------
+    LegibilityDesign
+        The chosen views as a protocol (world→camera rotations), their label coverage on the candidates' table
+        and re-measured on the chosen set's own framing.
+    """
     if not truths or not any(t.bonds for t in truths.values()):
         raise InputError("no hydrogen bond between ligand and pocket in any complex: no label to make legible",
                          field="INPUT")
@@ -240,7 +256,23 @@ def complex_truths(input_spec: str, *, crosscheck: bool = False) -> dict:
 
 def certified_ceilings(truths: dict, protocol, config: LegibilityConfig) -> dict:
     """name → as-rendered and ideal pocket–ligand ceilings (``interactions.ceiling``) through ``protocol`` (a
-    protocol file, name or spec) framed as the interaction export frames it (None: no bond to score)."""
+    protocol file, name or spec) framed as the interaction export frames it (None: no bond to score).
+
+    Parameters
+    ----------
+    truths : dict
+        Complex name → its ``interactions.HBondTruth``.
+    protocol : str, Path or ProtocolSpec
+        The views: a protocol file, a registered name or a spec.
+    config : LegibilityConfig
+        Image size (px), style, label style and δ (Å) of the ceilings.
+
+    Returns
+    -------
+    dict
+        Name → {as-rendered and ideal pocket–ligand ceilings (expected MiSI list score, 0–1)}, or None when the
+        complex has no bond to score.
+    """
     out = {}
     for name, t in truths.items():
         s = t.protonated.prepared.structure

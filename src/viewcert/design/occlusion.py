@@ -67,7 +67,28 @@ def covering(xy: np.ndarray, depth: np.ndarray, radii: np.ndarray) -> list[np.nd
 
 def view_occlusion(structure: Structure, rotation: np.ndarray, *, name: str = "", orbit=None,
                    tiling=TILING, radius_scale: float = RADIUS_SCALE) -> ViewOcclusion:
-    """The study's occlusion fractions for one orthographic view (world→camera ``rotation``)."""
+    """The study's occlusion fractions for one orthographic view (world→camera ``rotation``).
+
+    Parameters
+    ----------
+    structure : Structure
+        The structure drawn (Cartesian Å).
+    rotation : numpy.ndarray
+        (3, 3) world→camera rotation of the orthographic view.
+    name : str
+        The view's name, as reported.
+    orbit : numpy.ndarray, optional
+        spglib orbit id per cell atom (``orbits``); None: computed.
+    tiling : tuple of int
+        Cell repetitions drawn along a, b, c.
+    radius_scale : float
+        Drawn sphere radius as a multiple of the covalent radius.
+
+    Returns
+    -------
+    ViewOcclusion
+        The fractions of drawn atoms (0–1) occluded, redundant and informative.
+    """
     r = np.asarray(rotation, dtype=np.float64)
     if r.shape != (3, 3):
         raise InputError(f"rotation must be 3×3, got {r.shape}", field="rotation")
@@ -93,7 +114,22 @@ def pixel_occlusion(visible_pixels: np.ndarray, drawn_index: np.ndarray, *, min_
 
 
 def protocol_occlusion(structures, protocol, **kw) -> dict[str, dict[str, float]]:
-    """Per view of ``protocol``: the mean over ``structures`` of occluded / redundant / informative."""
+    """Per view of ``protocol``: the mean over ``structures`` of occluded / redundant / informative.
+
+    Parameters
+    ----------
+    structures : iterable of Structure
+        The structures measured (Cartesian Å).
+    protocol : Protocol
+        The orthographic views measured.
+    **kw
+        ``view_occlusion`` options (tiling, radius_scale).
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        View name → {"occluded", "redundant", "informative": mean fraction of the drawn atoms, 0–1}.
+    """
     sums = {v.name: np.zeros(3) for v in protocol.views}
     for s in structures:
         orb = orbits(s)

@@ -39,7 +39,32 @@ from viewcert.structures import Structure
 def perspective_spec(protocol: Protocol, structure: Structure, *, distance: float | None = None,
                      fov_deg: float = 30.0, width: int = 768, height: int = 768,
                      margin_px: float = DEFAULT_MARGIN_PX, pad: float = 0.0) -> ProtocolSpec:
-    """A perspective ProtocolSpec of ``protocol``'s views placed around ``structure`` (module docstring)."""
+    """A perspective ProtocolSpec of ``protocol``'s views placed around ``structure`` (module docstring).
+
+    Parameters
+    ----------
+    protocol : Protocol
+        The views (their world→camera rotations give the viewing directions).
+    structure : Structure
+        The molecule the cameras look at (Cartesian Å, the frame as read).
+    distance : float, optional
+        Camera distance from the bounding-box centre (Å); None: the framing rule's distance.
+    fov_deg : float
+        Field of view of the smaller image side (degrees).
+    width : int
+        Image width (px).
+    height : int
+        Image height (px).
+    margin_px : float
+        Margin left around the bounding sphere (px).
+    pad : float
+        Added to the bounding sphere's radius (Å).
+
+    Returns
+    -------
+    ProtocolSpec
+        A perspective spec with one camera position per view (world Å).
+    """
     if structure.is_periodic:
         raise InputError("perspective camera positions are designed for a molecule, not a periodic structure",
                          field="camera")
@@ -53,7 +78,23 @@ def measure(spec: ProtocolSpec, structure: Structure, *, delta: float = DEFAULT_
     """certify's outcome for ``structure`` through ``spec``'s cameras at δ (Å): a perspective spec through
     its placed (or framed) pinholes, an orthographic one through its views framed as certify frames them.
     Keys: camera, delta, outcome, n_atoms, n_recovered, n_phantoms, unique, correct_by_level, reasons,
-    error (None unless certify could not run)."""
+    error (None unless certify could not run).
+
+    Parameters
+    ----------
+    spec : ProtocolSpec
+        The cameras: perspective (placed or framed pinholes) or orthographic views.
+    structure : Structure
+        The structure observed (Cartesian Å).
+    delta : float
+        Oracle tolerance δ (Å).
+
+    Returns
+    -------
+    dict
+        camera, delta, outcome, n_atoms, n_recovered, n_phantoms, unique, correct_by_level, reasons and error
+        (None unless certify could not run).
+    """
     cfg = CertifyConfig(protocol=spec if spec.kind == "perspective" else spec.protocol, delta=delta)
     out = certify_item(Item(structure.identifier or "design", "structure", structure, cell_digest(structure)), cfg)
     rec = out.to_dict()  # the record as written: a field it does not have reads as None

@@ -1043,7 +1043,28 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
     map point go to temporary files as they are made (``_Spill``; the index and the map are then copied from
     them), and what is kept across items is the count of each filter and the map's extent (``chart.Extent``),
     both mergeable. A JSON certificate is read whole (``explore.source``): its records are in memory however the
-    site is written (docs/explorer.md, "Big sites")."""
+    site is written (docs/explorer.md, "Big sites").
+
+    Parameters
+    ----------
+    folder_path : str or PathLike
+        A ``viewcert certify`` output folder or an export folder.
+    out : str or PathLike
+        The site folder.
+    progress : callable, optional
+        Called with each progress line (text).
+    workers : int
+        Processes writing the item pages.
+    inputs : str or PathLike, optional
+        The trusted folder the certificate's inputs are read inside; None: nothing it names is read.
+    ladder : str or PathLike, optional
+        A ladder output whose answers the item pages show.
+
+    Returns
+    -------
+    Path
+        ``out/index.html``.
+    """
     folder = read_folder(folder_path)
     root = None if inputs is None else trusted_root(inputs)
     site = out_folder(out)

@@ -49,7 +49,20 @@ class Replay:
 def load_replay(spec: str, base: Path | None = None) -> Replay:
     """The replay named by ``spec`` (module docstring); a file is read as received input (a regular file
     within the JSON size limit), every line checked: an object with a string ``id`` and exactly one string
-    ``answer`` or ``response``, each id once."""
+    ``answer`` or ``response``, each id once.
+
+    Parameters
+    ----------
+    spec : str
+        ``always-X`` or the path of a JSONL answer file.
+    base : Path, optional
+        Folder a relative path is resolved against (default: the working directory).
+
+    Returns
+    -------
+    Replay
+        The rule, or the answers by item id.
+    """
     from viewcert.io.received import (  # lazy: start-up (Inspect loads this plugin)
         iter_json_lines,
         read_received_text,
@@ -82,7 +95,18 @@ def load_replay(spec: str, base: Path | None = None) -> Replay:
 
 def dry_run_answers(records: list[dict]) -> list[dict]:
     """The shipped dry run's answers: ``A`` to every choice question, the first question's answer to every
-    other one (the "always" rule written out, so any harness replays it from one file)."""
+    other one (the "always" rule written out, so any harness replays it from one file).
+
+    Parameters
+    ----------
+    records : list of dict
+        An export's question records (``id``, ``answer``, ``answer_format``), in question order.
+
+    Returns
+    -------
+    list of dict
+        One ``{"id", "answer"}`` per question.
+    """
     if not records:
         return []
     first = records[0]["answer"]

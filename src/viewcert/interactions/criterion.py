@@ -75,7 +75,22 @@ class Geometry:
 
 
 def geometry(donor, hydrogen, acceptor) -> Geometry:
-    """Criterion values of one D–H···A triple (positions in Å)."""
+    """Criterion values of one D–H···A triple (positions in Å).
+
+    Parameters
+    ----------
+    donor : array_like
+        (3,) donor position (Cartesian Å).
+    hydrogen : array_like
+        (3,) hydrogen position (Cartesian Å).
+    acceptor : array_like
+        (3,) acceptor position (Cartesian Å).
+
+    Returns
+    -------
+    Geometry
+        D···A and H···A distances (Å) and the D–H···A angle at H (degrees).
+    """
     d, h, a = (np.asarray(x, dtype=np.float64).reshape(3) for x in (donor, hydrogen, acceptor))
     u, v = d - h, a - h
     nu, nv = float(np.linalg.norm(u)), float(np.linalg.norm(v))

@@ -109,7 +109,21 @@ def baker_hubbard(atoms, selection1, selection2, criterion: HBondCriterion) -> n
 
 
 def find_hbonds(prot: Protonated, criterion: HBondCriterion | None = None) -> tuple[HBond, ...]:
-    """Every ligand–pocket hydrogen bond by the criterion (module docstring), sorted by entry."""
+    """Every ligand–pocket hydrogen bond by the criterion (module docstring), sorted by entry.
+
+    Parameters
+    ----------
+    prot : Protonated
+        The prepared complex with hydrogens and bonds.
+    criterion : HBondCriterion, optional
+        The criterion: Baker–Hubbard's distances (Å) and angle (degrees) by default, or PLIP's or ChimeraX's
+        (``interactions.criteria``).
+
+    Returns
+    -------
+    tuple of HBond
+        The bonds, sorted by their MiSI entry.
+    """
     crit = criterion or HBondCriterion()
     check_partners(prot, crit)
     if not isinstance(crit, HBondCriterion):

@@ -177,7 +177,26 @@ def _ccd_charges(a, info) -> np.ndarray:
 
 def protonated_complex(path, *, ligand: str | None = None, pocket: float = DEFAULT_POCKET,
                        ph: float = PH) -> Protonated:
-    """The complex ``complex:`` prepares, with hydride's hydrogens (module docstring)."""
+    """The complex ``complex:`` prepares, with hydride's hydrogens (module docstring).
+
+    Parameters
+    ----------
+    path : str, Path or ComplexFiles
+        The complex: a folder (PDBbind or PoseBusters layout), a file or located files.
+    ligand : str, optional
+        The ligand (residue name, or ``RES/CHAIN/SEQ`` when it occurs more than once); default: the one
+        ``complex:`` picks.
+    pocket : float
+        Pocket radius around the ligand (Å).
+    ph : float
+        pH of the charges hydride's hydrogens are placed for.
+
+    Returns
+    -------
+    Protonated
+        The prepared complex, its biotite AtomArray with bonds, charges and hydrogens, the index of each
+        prepared atom in it and the ligand and pocket masks.
+    """
     import hydride  # lazy: the interactions extra
 
     prepared = prepare_complex(path, ligand=ligand, pocket=pocket)

@@ -17,7 +17,13 @@ LIBRARIES = ("viewcert", "numpy", "scipy", "numba", "gemmi", "pillow", "biotite"
 
 
 def library_versions() -> dict:
-    """Installed versions of the interaction libraries ("absent" when not installed)."""
+    """Installed versions of the interaction libraries ("absent" when not installed).
+
+    Returns
+    -------
+    dict
+        Library name → its version, or "absent".
+    """
     out = {}
     for name in LIBRARIES:
         try:
@@ -29,7 +35,18 @@ def library_versions() -> dict:
 
 def complex_record(prepared) -> dict:
     """``PreparedComplex.to_dict`` with the input file by name and SHA-256 (no location, so the same inputs
-    read from another folder give the same record)."""
+    read from another folder give the same record).
+
+    Parameters
+    ----------
+    prepared : PreparedComplex
+        The complex as ``complex:`` prepared it.
+
+    Returns
+    -------
+    dict
+        The record written in certificates.
+    """
     d = prepared.to_dict()
     d["source"] = Path(d["source"]).name
     d["sha256"] = prepared.structure.provenance.sha256
@@ -61,7 +78,26 @@ class HBondTruth:
 def hbond_truth(path: str | Path, *, ligand: str | None = None, pocket: float = DEFAULT_POCKET,
                 criterion: HBondCriterion | None = None, crosscheck: bool = True) -> HBondTruth:
     """Ligand–pocket hydrogen bonds of the complex at ``path`` (``complex:`` rules), cross-checked by ProLIF
-    unless ``crosscheck=False``."""
+    unless ``crosscheck=False``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The complex: a folder (PDBbind or PoseBusters layout) or a file.
+    ligand : str, optional
+        The ligand (residue name, or ``RES/CHAIN/SEQ``); default: the one ``complex:`` picks.
+    pocket : float
+        Pocket radius around the ligand (Å).
+    criterion : HBondCriterion, optional
+        The hydrogen-bond criterion; default Baker–Hubbard's.
+    crosscheck : bool
+        Cross-check with ProLIF and explain every disagreement.
+
+    Returns
+    -------
+    HBondTruth
+        The complex's record, the bonds and the cross-check.
+    """
     crit = criterion or HBondCriterion()
     prot = protonated_complex(path, ligand=ligand, pocket=pocket, ph=crit.ph)
     bonds = find_hbonds(prot, crit)

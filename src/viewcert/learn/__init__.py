@@ -15,3 +15,21 @@ certificates.
 scikit-learn and torch are the optional ``learn`` extra (both also in ``test``); everything else in viewcert
 runs without them.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from viewcert import lazy_face
+
+if TYPE_CHECKING:  # the names below, for readers and type checkers; at run time each loads at its first use
+    from viewcert.learn.data import LearnData, Split, load_learn_data
+    from viewcert.learn.run import run_learn
+
+#: the package's face, name -> its module, loaded at first use (``viewcert.lazy_face``)
+_FACE = {
+    "LearnData": "data", "Split": "data", "load_learn_data": "data", "run_learn": "run",
+}
+lazy_face(__name__, _FACE)
+
+__all__ = ["LearnData", "Split", "load_learn_data", "run_learn"]

@@ -105,7 +105,22 @@ def refuse_shared_structures(train_items, eval_items, *, field: str) -> None:
 
 
 def load_learn_data(source: str | Path, train: str | Path | None = None, *, limits=None) -> LearnData:
-    """The eval and training splits of ``source`` (and ``train``)."""
+    """The eval and training splits of ``source`` (and ``train``).
+
+    Parameters
+    ----------
+    source : str or Path
+        INPUT with the eval items (study layout: train = every structure not in ``eval.jsonl``).
+    train : str or Path, optional
+        A second INPUT as the training set, or ``pyxtal:N[:SEED]``.
+    limits : Limits, optional
+        Resource limits (default: the active limits).
+
+    Returns
+    -------
+    LearnData
+        The eval and training splits (structures and crystal-system labels).
+    """
     p = Path(str(source)).expanduser()
     study = is_study_layout(p)
     ev = load_input(str(source), subset="eval")

@@ -53,7 +53,32 @@ def run_forest(data: LearnData, out: Path, *, seed: int = 23) -> LearnOutcome:
 
 def run_learn(source: str, reader: str, out: Path, *, train: str | None = None, seed: int | None = None,
               limits=None, progress_factory=None, **cnn_options) -> LearnOutcome:
-    """Train ``reader`` (``cell-forest`` | ``pixel-cnn``) on ``source``'s training split (or ``train``)."""
+    """Train ``reader`` (``cell-forest`` | ``pixel-cnn``) on ``source``'s training split (or ``train``).
+
+    Parameters
+    ----------
+    source : str
+        INPUT with the eval items.
+    reader : str
+        ``"cell-forest"`` or ``"pixel-cnn"``.
+    out : Path
+        Output folder; the reader's files go to ``out/READER``.
+    train : str, optional
+        A second INPUT as the training set, or ``pyxtal:N[:SEED]``.
+    seed : int, optional
+        Training seed (default: the reader's own).
+    limits : Limits, optional
+        Resource limits (default: the active limits).
+    progress_factory : callable, optional
+        ``progress_factory(what, total)`` returns a bar's ``advance(n)``.
+    **cnn_options
+        pixel-cnn only: protocol, image_size (px), epochs.
+
+    Returns
+    -------
+    LearnOutcome
+        The reader, its folder, correct of n eval items and the model card.
+    """
     if reader not in ("cell-forest", "pixel-cnn"):
         raise InputError(f"unknown reader {reader!r}; use cell-forest or pixel-cnn", field="--reader")
     size = cnn_options.get("image_size")

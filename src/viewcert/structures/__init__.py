@@ -16,6 +16,9 @@ import numpy as np
 from viewcert.elements import MAX_Z, symbols
 from viewcert.errors import InputError
 
+__all__ = ["MAX_COORDINATE", "MIN_CELL_VOLUME", "MIN_INTERATOMIC_DISTANCE", "Provenance", "Structure", "sha256_text",
+           "tiling_translations"]
+
 MIN_INTERATOMIC_DISTANCE = 0.5  # Å; closer atoms are refused as a malformed structure
 MIN_CELL_VOLUME = 1e-6  # Å^3
 MAX_COORDINATE = 1e6  # Å: any position or lattice component beyond this is a unit or overflow error

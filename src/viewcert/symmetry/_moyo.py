@@ -90,7 +90,7 @@ def standardized_cell(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray
         "international": _hall_hm_short(int(ds.hall_number)),
         "mapping_to_primitive": m_in,
         "std_mapping_to_primitive": np.where(ok, m_in[nearest], -1),
-        # the keys of _spglib.standardized_cell's label part; viewcert.symmetry.shortcuts never reuses a
+        # the keys of _spglib.standardized_cell's label part; viewcert.symmetry.reuse never reuses a
         # moyopy dataset for spglib's label ("engine" is its guard)
         "pointgroup": space_group_type(int(ds.number))[1],
         "n_rotations": int(len(ds.operations)),

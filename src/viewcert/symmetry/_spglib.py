@@ -66,7 +66,7 @@ def standardized_cell(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray
         "international": str(ds.international),
         "mapping_to_primitive": np.asarray(ds.mapping_to_primitive, dtype=np.int64),
         "std_mapping_to_primitive": np.asarray(ds.std_mapping_to_primitive, dtype=np.int64),
-        # the label of the same dataset (viewcert.symmetry.shortcuts reuses it for the conventional cell)
+        # the label of the same dataset (viewcert.symmetry.reuse reuses it for the conventional cell)
         "hall_number": int(ds.hall_number),
         "pointgroup": str(ds.pointgroup),
         "n_rotations": int(len(ds.rotations)),

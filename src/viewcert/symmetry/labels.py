@@ -189,7 +189,7 @@ def analyse_cell(
     (0.01 Å, default angle) and moyopy at (0.01 Å, default angle) give the same space group.
 
     ``known_spglib``: spglib's label of this cell at these tolerances, already known (from the
-    standardisation's dataset, ``viewcert.symmetry.shortcuts``); spglib is then not called again.
+    standardisation's dataset, ``viewcert.symmetry.reuse``); spglib is then not called again.
 
     Parameters
     ----------

@@ -141,7 +141,7 @@ def standardize_with_dataset(
 ) -> tuple[Structure, dict]:
     """:func:`conventional_standard_cell` and the one dataset it came from (``_spglib.standardized_cell``'s
     dict: space group, Hall number, point group, operations of the input; ``"engine"`` names the backend
-    that produced it, ``"symprec"``/``"angle_tolerance"`` the tolerances). ``viewcert.symmetry.shortcuts``
+    that produced it, ``"symprec"``/``"angle_tolerance"`` the tolerances). ``viewcert.symmetry.reuse``
     turns it into the conventional cell's label without a second spglib call."""
     src = structure.identifier or None
     if orientation not in ORIENTATIONS:

@@ -103,7 +103,32 @@ def run_task(structures, task: str, setup: ViewSetup, *, per_structure: int | No
              delta: float = 0.01, eps: float = 1.0 / 255.0,
              chiral_only: bool = True) -> tuple[list[TaskItem], list[ItemResult], dict]:
     """Build, identify and summarise one task over ``structures`` (see ``build_items``). Handedness with
-    ``chiral_only`` (default) excludes the achiral structures at tolerance δ (``handedness_exclusions``)."""
+    ``chiral_only`` (default) excludes the achiral structures at tolerance δ (``handedness_exclusions``).
+
+    Parameters
+    ----------
+    structures : iterable of (str, numpy.ndarray, numpy.ndarray)
+        (id, positions in Cartesian Å, atomic numbers) per structure.
+    task : str
+        translation, rotation, zoom, trans-rot, rot-rot or handedness.
+    setup : ViewSetup
+        Cameras and style of the images.
+    per_structure : int, optional
+        Items per structure (default: every answer of the grid).
+    seed : int
+        Seed of the truths drawn.
+    delta : float
+        Oracle tolerance δ (Å).
+    eps : float
+        Intensity tolerance of the depth cue (1/255: one grey level).
+    chiral_only : bool
+        Handedness: exclude the structures achiral at δ.
+
+    Returns
+    -------
+    tuple of (list of TaskItem, list of ItemResult, dict)
+        The items, their results and the summary (per group and per axis, exclusions listed).
+    """
     structures = list(structures)
     excl = handedness_exclusions(structures, delta) if task == "handedness" and chiral_only else {}
     items = build_items(structures, task, setup, per_structure=per_structure, seed=seed, exclude=excl)

@@ -39,7 +39,24 @@ def step_credit(pred: Step, true: Step, normaliser: float, *, sign_only: bool = 
 
 def transformation_credit(pred: Transformation, true: Transformation, normalisers: Mapping[str, float], *,
                           sign_only_moves: bool = False) -> float:
-    """Mean component credit over the true components (see module)."""
+    """Mean component credit over the true components (see module).
+
+    Parameters
+    ----------
+    pred : Transformation
+        The model's answer.
+    true : Transformation
+        The true transformation.
+    normalisers : mapping of str to float
+        Normaliser N per operation (Å for a move, degrees for a turn or roll; ``default_normalisers``).
+    sign_only_moves : bool
+        Docking: a move scores 1 when its sign matches, else 0.
+
+    Returns
+    -------
+    float
+        Mean component credit in [0, 1].
+    """
     total = 0.0
     for i, t in enumerate(true.steps):
         if i < len(pred.steps):

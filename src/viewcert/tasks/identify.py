@@ -152,7 +152,28 @@ def identify(item: TaskItem, *, delta: float = DEFAULT_DELTA, eps: float = DEFAU
              explain_tol: float = DEFAULT_EXPLAIN_TOL, normalisers=None, views=None) -> ItemResult:
     """Consistent set, ceilings and explanations of one item (module docstring). ``views``: the item's
     ``candidate_views`` when already computed for an item of the same structure and setup (they do not
-    depend on the truth)."""
+    depend on the truth).
+
+    Parameters
+    ----------
+    item : TaskItem
+        The question: positions (Å), the cameras, the answer grid and the true answer.
+    delta : float
+        Tolerance δ of the 2D match (Å in the image plane, converted to px with the after camera's scale).
+    eps : float
+        Intensity tolerance of the depth cue (one 8-bit grey level: 1/255).
+    explain_tol : float
+        3D tolerance of the explanations (Å).
+    normalisers : mapping of str to float, optional
+        MiSI credit normaliser per operation (Å for move, degrees for turn); default: the task's.
+    views : optional
+        The item's ``candidate_views``, when already computed for the same structure and setup.
+
+    Returns
+    -------
+    ItemResult
+        The consistent answers, the ceilings and an explanation of every consistent wrong answer.
+    """
     if not (delta > 0 and eps >= 0):
         raise InputError(f"need δ > 0 and ε ≥ 0, got δ={delta}, ε={eps}", field="delta")
     cands = candidates_of(item)
@@ -195,7 +216,24 @@ def _views_key(item: TaskItem) -> tuple:
 def identify_all(items, *, delta: float = DEFAULT_DELTA, eps: float = DEFAULT_EPS,
                  explain_tol: float = DEFAULT_EXPLAIN_TOL) -> list[ItemResult]:
     """``identify`` of every item, computing the candidate views once per run of consecutive items that
-    share them (same structure, cameras and setup); results equal per-item ``identify``."""
+    share them (same structure, cameras and setup); results equal per-item ``identify``.
+
+    Parameters
+    ----------
+    items : iterable of TaskItem
+        The questions, in order.
+    delta : float
+        Oracle tolerance δ (Å).
+    eps : float
+        Intensity tolerance of the depth cue (1/255: one grey level).
+    explain_tol : float
+        3D tolerance of the explanations (Å).
+
+    Returns
+    -------
+    list of ItemResult
+        One per item, in order.
+    """
     out, key, views = [], None, None
     for it in items:
         k = _views_key(it)

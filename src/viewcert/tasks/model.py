@@ -159,7 +159,18 @@ def composite_grid(name: str, first: AnswerGrid, second: AnswerGrid) -> AnswerGr
 
 
 def task_grid(task: str) -> AnswerGrid:
-    """The default answer grid of a task (see the issue's magnitudes)."""
+    """The default answer grid of a task (see the issue's magnitudes).
+
+    Parameters
+    ----------
+    task : str
+        translation, rotation, zoom, trans-rot, rot-rot or handedness.
+
+    Returns
+    -------
+    AnswerGrid
+        The task's answers (magnitudes in Å or degrees).
+    """
     if task == "translation":
         return translation_grid()
     if task in ("rotation", "handedness"):
@@ -349,7 +360,34 @@ def achiral_exclusion(structure_id: str, positions, numbers, tolerance: float) -
 def make_item(structure_id: str, positions, numbers, task: str, truth: int, setup: ViewSetup, *,
               grid: AnswerGrid | None = None, mirror: bool = False,
               mirror_normal=MIRROR_NORMAL) -> TaskItem:
-    """A task item; positions are taken as read (Å), numbers are atomic numbers (the labels drawn)."""
+    """A task item; positions are taken as read (Å), numbers are atomic numbers (the labels drawn).
+
+    Parameters
+    ----------
+    structure_id : str
+        The structure's id.
+    positions : array_like
+        (n, 3) positions before the transformation (Cartesian Å, as read).
+    numbers : array_like
+        (n,) atomic numbers (the labels drawn).
+    task : str
+        translation, rotation, zoom, trans-rot, rot-rot or handedness.
+    truth : int
+        Index of the true answer in the grid.
+    setup : ViewSetup
+        Cameras and style of the images.
+    grid : AnswerGrid, optional
+        The answers (default: ``task_grid(task)``).
+    mirror : bool
+        Handedness: the after view shows the mirror image.
+    mirror_normal : tuple of float
+        Unit normal of the mirror plane in the after camera's screen frame (x right, y up, z to the viewer).
+
+    Returns
+    -------
+    TaskItem
+        The question.
+    """
     p = np.array(positions, dtype=np.float64).reshape(-1, 3)
     z = np.array(numbers, dtype=np.int64).reshape(-1)
     if len(p) == 0 or len(z) != len(p):

@@ -91,7 +91,18 @@ def parse_step(text: str) -> Step:
 
 
 def parse_command(text: str) -> Transformation:
-    """A comma-separated composite, e.g. ``"move x -2, roll y 30"``, in order."""
+    """A comma-separated composite, e.g. ``"move x -2, roll y 30"``, in order.
+
+    Parameters
+    ----------
+    text : str
+        Commands such as ``move x -2`` (Å) or ``turn y 30`` (degrees), comma-separated.
+
+    Returns
+    -------
+    Transformation
+        The steps in order.
+    """
     if not isinstance(text, str) or not text.strip():
         raise InputError("empty transformation command", field="command")
     return Transformation(tuple(parse_step(part) for part in text.split(",")))
@@ -116,7 +127,22 @@ def bounding_box_centre(positions: np.ndarray) -> np.ndarray:
 
 def rigid_motion(transformation: Transformation, camera_rotation: np.ndarray, centre) -> tuple[np.ndarray, np.ndarray]:
     """The world-frame rigid motion (M, t) with x' = M @ x + t that ``transformation`` applies when typed at
-    a camera with world→camera rotation ``camera_rotation``, rotating about the body-fixed ``centre`` (Å)."""
+    a camera with world→camera rotation ``camera_rotation``, rotating about the body-fixed ``centre`` (Å).
+
+    Parameters
+    ----------
+    transformation : Transformation
+        The commands, typed at the camera.
+    camera_rotation : numpy.ndarray
+        (3, 3) world→camera rotation (screen axes x right, y up, z toward the viewer).
+    centre : array_like
+        (3,) rotation centre (world Å).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        M (3, 3) and t (3,) in Å, world frame.
+    """
     r = np.asarray(camera_rotation, dtype=np.float64)
     m = np.eye(3)
     t = np.zeros(3)
