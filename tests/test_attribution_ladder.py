@@ -26,8 +26,8 @@ from viewcert.attribution.table import (
     make_frame,
     manifest_from_study_dir,
 )
-from viewcert.certify.records import StaleCertificate, compute_digest, sealed
 from viewcert.errors import InputError
+from viewcert.formats.records import StaleCertificate, compute_digest, sealed
 from viewcert.stats import BootstrapSettings
 
 H = Path(__file__).resolve().parent / "data" / "harness"

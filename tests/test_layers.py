@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
     "symmetry": 3, "stats": 3,
     "io": 4,
     "cameras": 5, "parallel": 5,
+    "formats": 5,  # every file format, typed, one reader each: needs only errors, limits, resolution, io
     "observe": 6,
     "render": 7, "oracle": 7,
     "certify": 8, "tasks": 8, "interactions": 8,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-LAZY = ["benchmark", "cameras", "certify", "interactions", "io", "observe", "oracle", "render", "symmetry"]
+LAZY = ["benchmark", "cameras", "certify", "formats", "interactions", "io", "observe", "oracle", "render", "symmetry"]
 
 
 def _declared(package: str) -> dict[str, str]:

@@ -34,16 +34,10 @@ import pandas as pd
 from viewcert import stats as st
 from viewcert.attribution.parsing import TIE_RULES, majority_vote
 from viewcert.attribution.table import RUNGS, Coverage, ResultTable, read_json_hashed
-from viewcert.certify.records import (
-    TABLE_CERTIFICATE_FORMAT,
-    Certificate,
-    InteractionCertificate,
-    TaskCertificate,
-    ViewCertificate,
-    receive_certificate,
-)
-from viewcert.certify.table_read import open_table, r1_items
 from viewcert.errors import InputError
+from viewcert.formats.reader import receive
+from viewcert.formats.records import Certificate, InteractionCertificate, TaskCertificate, ViewCertificate
+from viewcert.formats.table import TableCertificate, r1_items
 
 DEFAULT_THRESHOLD = 0.05
 
@@ -224,19 +218,16 @@ class R1Counts:
         return cls(s.correct, s.n, items, tol.get("delta"), tol.get("tau"))
 
     @classmethod
-    def of_table(cls, path: str | Path, data: dict, sha256: str, allow_stale: bool) -> tuple[R1Counts, bool, str]:
-        """(counts, digest held, digest value) of a streamed certificate (``certify.table_read``): its summary's
-        counts and, read lazily (only the columns R1 needs, one shard at a time), its items, by :meth:`of_view`'s
-        rule."""
-        tc = open_table(path, data, sha256, allow_stale=allow_stale)
+    def of_table(cls, tc: TableCertificate) -> R1Counts:
+        """The counts of a streamed certificate (``formats.table``): its summary's counts and, read lazily (only
+        the columns R1 needs, one shard at a time), its items, by :meth:`of_view`'s rule."""
         s = tc.summary
         kinds = s.get("kinds") if isinstance(s.get("kinds"), Mapping) else {}
         mixed = bool(kinds.get("crystals") and kinds.get("molecules"))
         items = [{"id": it["id"], "correct": it["correct"], "reasons": it["reasons"]} for it in r1_items(tc)
                  if not (mixed and it["periodic"] is False)]
         tol = tc.tolerances if isinstance(tc.tolerances, Mapping) else {}
-        return cls(s.get("correct"), s.get("n"), items, tol.get("delta"), tol.get("tau")), tc.digest_ok, \
-            str(tc.digest_value)
+        return cls(s.get("correct"), s.get("n"), items, tol.get("delta"), tol.get("tau"))
 
     @classmethod
     def from_dict(cls, d: Mapping) -> R1Counts:
@@ -252,7 +243,7 @@ class R1Counts:
 @dataclass(frozen=True)
 class CertificateFile:
     """A certificate as the ladder reads it (:func:`read_ceiling_file`): its path, the SHA-256 of its bytes, the
-    typed certificate (a viewcert kind, ``certify.records``) or the hand-written counts, and whether its digest
+    typed certificate (a viewcert kind, ``formats.records``) or the hand-written counts, and whether its digest
     held (None: hand-written, nothing to check)."""
 
     path: str
@@ -299,19 +290,19 @@ _STALE_NOTE = "DIGEST MISMATCH: read with --allow-stale-certificate"
 
 def read_ceiling_file(path: str | Path, *, allow_stale: bool = False) -> CertificateFile:
     """The certificate at ``path``, read once: a viewcert certificate (it has a ``format``) through
-    ``records.receive_certificate`` (format and digest checked: a digest that does not match its content is a
+    ``formats.reader.receive`` (format and digest checked: a digest that does not match its content is a
     one-line ``StaleCertificate`` unless ``allow_stale``; typed); a streamed certificate (``certify.stream``) through
-    ``certify.table_read`` (:meth:`R1Counts.of_table`); a JSON object without a format as the hand-written layout
+    ``formats.table`` (:meth:`R1Counts.of_table`); a JSON object without a format as the hand-written layout
     (:meth:`R1Counts.from_dict`), which has no digest to check."""
     data, sha = read_json_hashed(Path(path), missing="certificate not found")
     if not isinstance(data, dict):
         raise InputError("a certificate is a JSON object", source=str(path))
     if "format" not in data:
         return CertificateFile(str(path), sha, None, R1Counts.from_dict(data), None)
-    if data.get("format") == TABLE_CERTIFICATE_FORMAT:  # a streamed certificate: its items read lazily
-        counts, ok, digest = R1Counts.of_table(path, data, sha, allow_stale)
-        return CertificateFile(str(path), sha, None, counts, ok, digest)
-    got = receive_certificate(path, data=data, sha256=sha, allow_stale=allow_stale)
+    got = receive(path, data=data, sha256=sha, allow_stale=allow_stale, streamed=True)
+    if isinstance(got.certificate, TableCertificate):  # a streamed certificate: its items read lazily
+        return CertificateFile(str(path), sha, None, R1Counts.of_table(got.certificate), got.digest_ok,
+                               str(got.certificate.digest_value))
     return CertificateFile(str(path), sha, got.certificate, None, got.digest_ok)
 
 
