@@ -46,6 +46,7 @@ from viewcert.formats.table import (
     CERTIFICATE_FORMAT,
     TABLE_DIR,
     TABLE_FORMAT,
+    TableCertificate,
     TableHead,
     chain,
     read_shard,
@@ -253,21 +254,10 @@ def write_table_certificate(out: str | Path, cert: dict) -> Path:
 
 
 def read_table(out: str | Path, cert: dict) -> Iterator[ItemOutcome]:
-    """The items of an item table, shard by shard (lazily), each shard checked against the certificate's record
-    and the chain; InputError naming the shard on any difference."""
-    rec = TableHead.of(cert).items_table
-    seen = []
-    for s in rec.get("shards", []):
-        path = Path(out) / rec.get("folder", TABLE_DIR) / s["name"]
-        if Path(s["name"]).name != s["name"]:
-            raise InputError("a shard name must be a bare file name", source=str(path), field="items_table.shards")
-        meta, items = read_shard(path)
-        if meta["sha256"] != s["sha256"] or len(items) != s["n"]:
-            raise InputError("shard differs from the certificate's record", source=str(path), field="sha256")
-        seen.append(meta["sha256"])
-        yield from outcomes_of(items)
-    if chain(seen) != rec.get("chain"):
-        raise InputError("the shards do not chain to the certificate's digest", field="items_table.chain")
+    """The items of the item table beside ``cert`` in ``out``, shard by shard (lazily), read by the format's one
+    reader (``formats.table.TableCertificate.items``: each shard's schema, rows and record checked, the chain at
+    the end); InputError naming the shard on any difference."""
+    return TableCertificate(Path(out) / "certificate.json", cert).items()
 
 
 def error_items(out: str | Path, cert: dict, *, limit: int) -> list[ItemOutcome]:
