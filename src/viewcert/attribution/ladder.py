@@ -58,6 +58,9 @@ class Ceiling:
     digest: str | None = None
     #: per item (aligned like ``per_item``) the certificate's reasons, comma-joined ('' when correct); None: not given
     reasons: tuple[str, ...] | None = None
+    #: whether the certificate's digest held: False when read with --allow-stale-certificate over a mismatch (the
+    #: source then says so too); None when there is no digest to check (a number, a hand-written layout)
+    digest_ok: bool | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -267,12 +270,12 @@ def _mean_ceiling(got: CertificateFile, src: str, universe: Sequence[str] | None
         per = list_ceilings(cert, src, universe)
         value = parse_fraction(sum(per.values()) / len(per))
         return Ceiling(value, f"R1 = {float(value):.4f} (interaction certificate, mean list ceiling over {len(per)} "
-                       "items)", src_note, None, len(per), None, None, None, cert.digest_value)
+                       "items)", src_note, None, len(per), None, None, None, cert.digest_value, digest_ok=got.digest_ok)
     _, n_t, value = _task_ceiling(cert, src, universe)
     tol = cert.tolerances
     delta = tol.get("delta_angstrom") if isinstance(tol, Mapping) else None
     return Ceiling(value, f"R1 = {float(value):.4f} (task certificate, mean ceiling over {n_t} items)",
-                   src_note, None, n_t, None, delta, None, cert.digest_value)
+                   src_note, None, n_t, None, delta, None, cert.digest_value, digest_ok=got.digest_ok)
 
 
 def _check_covered(universe: Sequence[str], outcomes: Mapping, src: str) -> None:
@@ -348,7 +351,7 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
     return Ceiling(Fraction(correct, n), f"R1 = {correct}/{n} (certificate)",
                    f"certificate {src} sha256:{got.sha256} ({got.note})", correct, n, per_item,
                    None if counts.delta is None else float(counts.delta),
-                   None if counts.tau is None else float(counts.tau), digest, reasons)
+                   None if counts.tau is None else float(counts.tau), digest, reasons, got.digest_ok)
 
 
 # ---------------------------------------------------------------------- arms
