@@ -49,8 +49,8 @@ def hostile_certify(tmp_path_factory) -> Path:
     """A certify output (margin on, two zone-axis views) of NaCl and CsCl saved under hostile file names."""
     from viewcert.certify import CertifyConfig
     from viewcert.certify.certificate import write_certificate
-    from viewcert.certify.records import sealed
     from viewcert.certify.run import certify
+    from viewcert.formats.records import sealed
 
     d = tmp_path_factory.mktemp("explore_hostile")
     src = d / "in"
@@ -248,7 +248,7 @@ def write_table_folder(template: dict, items, out: Path, shard_items: int) -> Pa
 
     from viewcert.certify import stream as T
     from viewcert.certify.config import CertifyConfig
-    from viewcert.certify.records import digest_record, outcomes_of
+    from viewcert.formats.records import digest_record, outcomes_of
     from viewcert.resolution import quantize_tree, resolution_record
 
     cfg = CertifyConfig.from_dict(template["config"])

@@ -26,8 +26,8 @@ from viewcert.attribution.table import (
     make_frame,
     manifest_from_study_dir,
 )
-from viewcert.certify.records import StaleCertificate, compute_digest, sealed
 from viewcert.errors import InputError
+from viewcert.formats.records import StaleCertificate, compute_digest, sealed
 from viewcert.stats import BootstrapSettings
 
 H = Path(__file__).resolve().parent / "data" / "harness"
@@ -280,11 +280,12 @@ def test_reads_viewcert_certificate_layout(tmp_path):
     c = ceiling_from_certificate(p, ids[::-1], allow_stale=True)  # aligned to the results' order
     assert c.value == Fraction(3, 4) and c.per_item.tolist() == [True, False, True, True]
     assert (c.delta, c.tau, c.digest) == (0.01, 0.01, "f" * 64)
-    assert "DIGEST MISMATCH" in c.source and "digest not checked" not in c.source
+    assert "DIGEST MISMATCH" in c.source and "digest not checked" not in c.source and c.digest_ok is False
     resealed = sealed(cert)  # the digest of the content (floats at their resolution): read, and said verified
     p.write_text(json.dumps(resealed))
     c = ceiling_from_certificate(p, ids[::-1])
     assert c.value == Fraction(3, 4) and "digest verified" in c.source and c.digest == compute_digest(resealed)
+    assert c.digest_ok is True
     cert["format"] = "viewcert-certificate/9"  # a format no reader knows is refused, not read as hand-written
     p.write_text(json.dumps(sealed(cert)))
     with pytest.raises(InputError, match="not a viewcert certificate"):

@@ -18,8 +18,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from viewcert.attribution.pipeline import run_ladder
-from viewcert.certify.records import sealed
 from viewcert.cli.main import app
+from viewcert.formats.records import sealed
 from viewcert.stats import BootstrapSettings
 
 HARNESS = Path(__file__).parent / "data" / "harness"

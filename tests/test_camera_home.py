@@ -294,8 +294,8 @@ def test_a_format_1_certificate_is_read_with_the_one_policy_it_had(tmp_path):
     from viewcert.certify.certificate import write_certificate
     from viewcert.certify.run import run_certification
     from viewcert.certify.verify import verify_certificate
-    from viewcert.certify.versions import V1, in_format, read_config
     from viewcert.errors import InputError
+    from viewcert.formats.versions import V1, in_format, read_config
 
     ds = load_input(ROCK_SALT)
     cert, _ = run_certification(ds, CertifyConfig(observe="visible", tiling=(2, 2, 2)), n_workers=1, progress=False)

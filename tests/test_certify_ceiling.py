@@ -9,19 +9,13 @@ from dataclasses import replace
 import pytest
 
 from viewcert.certify import CertifyConfig, certify_item
-from viewcert.certify.certificate import (
-    FORMAT,
-    certificate_text,
-    compute_digest,
-    digest_ok,
-    read_certificate,
-    write_certificate,
-)
+from viewcert.certify.certificate import FORMAT, certificate_text, write_certificate
 from viewcert.certify.inputs import Dataset, Item, load_input
-from viewcert.certify.records import StaleCertificate
 from viewcert.certify.run import certify, items_table, run_certification, summary_text
 from viewcert.certify.verify import verify_certificate
 from viewcert.errors import InputError
+from viewcert.formats.reader import read
+from viewcert.formats.records import StaleCertificate, compute_digest, digest_ok
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +126,7 @@ def test_same_inputs_give_byte_identical_certificates(protos, tmp_path):
     write_certificate(tmp_path / "a.json", a)
     write_certificate(tmp_path / "b.json", b)
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
-    assert read_certificate(tmp_path / "a.json").to_dict() == json.loads(certificate_text(a))
+    assert read(tmp_path / "a.json", kind="view").to_dict() == json.loads(certificate_text(a))
 
 
 def _study_layout(tmp_path, protos, ids, eval_labels, sidecar):

@@ -22,10 +22,10 @@ from viewcert.certify import CertifyConfig
 from viewcert.certify.certificate import certificate_text
 from viewcert.certify.config import PARTS, SETTING_PART, OracleSettings, ScoringSettings, SymmetrySettings
 from viewcert.certify.inputs import load_input
-from viewcert.certify.records import ABSENT, Certificate, ItemOutcome, Summary
 from viewcert.certify.run import run_certification
 from viewcert.certify.summary import summary_of
 from viewcert.errors import InputError
+from viewcert.formats.records import ABSENT, Certificate, ItemOutcome, Summary
 
 V1 = Path(__file__).parent / "data" / "certificates" / "v1"
 BROKEN = Path(__file__).parent / "data" / "broken"

@@ -14,8 +14,8 @@ import copy
 import json
 from pathlib import Path
 
-from viewcert.certify.certificate import compute_digest
 from viewcert.certify.verify import VerifyReport, compare
+from viewcert.formats.records import compute_digest
 from viewcert.resolution import RESOLUTIONS, quantize_tree, resolution_record
 
 FIXTURE = Path(__file__).parent / "data" / "certificates" / "v1" / "crystals.json"

@@ -19,9 +19,9 @@ import pytest
 
 from viewcert.certify import audit as A
 from viewcert.certify.inputs import label_column, load_input, parse_database_spec
-from viewcert.certify.records import ItemOutcome
 from viewcert.elements import symbols
 from viewcert.errors import InputError
+from viewcert.formats.records import ItemOutcome
 from viewcert.io.builtin import builtin
 from viewcert.io.database import LabelColumn, gnome_entries, label_value
 from viewcert.symmetry.labels import point_group_of

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from explore_fixtures import start_tags
-from viewcert.certify.records import sealed
 from viewcert.errors import InputError
 from viewcert.explore import write_site
+from viewcert.formats.records import sealed
 
 HARNESS = Path(__file__).resolve().parent / "data" / "harness"
 

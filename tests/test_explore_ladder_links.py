@@ -13,7 +13,7 @@ import pytest
 
 from conftest import SHARED_DATA
 from explore_fixtures import start_tags
-from viewcert.certify.records import sealed
+from viewcert.formats.records import sealed
 
 PREDICTIONS = SHARED_DATA / "release" / "predictions"
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from explore_fixtures import project, start_tags
-from viewcert.certify.records import INTERACTION_FORMAT, sealed
 from viewcert.explore import write_site
+from viewcert.formats.records import INTERACTION_FORMAT, sealed
 from viewcert.sanitize import console_text
 
 SCREEN = {"width": 1280, "height": 800}

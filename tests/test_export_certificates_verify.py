@@ -19,10 +19,11 @@ from typer.testing import CliRunner
 
 from export_fixtures import WATER_XYZ as WATER
 from export_fixtures import export_cli
-from viewcert.certify.certificate import compute_digest, write_certificate
+from viewcert.certify.certificate import write_certificate
 from viewcert.certify.digests import cell_digest
 from viewcert.certify.inputs import Selection, load_input
 from viewcert.errors import InputError
+from viewcert.formats.records import compute_digest
 from viewcert.io.builtin import builtin
 from viewcert.structures import Structure
 

@@ -19,9 +19,9 @@ from viewcert.attribution.shipped import ListParser, load_shipped
 from viewcert.benchmark.harness_files import lmms_eval_files, question_record
 from viewcert.certify import CertifyConfig
 from viewcert.certify.verify import verify_certificate
-from viewcert.certify.versions import SINCE_V1
 from viewcert.constraints import plan, reconciled_question, spec_of_record, with_constraints
 from viewcert.errors import InputError
+from viewcert.formats.versions import SINCE_V1
 
 # water, HOH angle 104.5°, O–H 0.9572 Å (C2v)
 ROTATION_Q = ("Which single command `roll AXIS ANGLE` was applied? Answer with the command only, e.g. "

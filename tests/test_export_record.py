@@ -1,4 +1,4 @@
-"""One export record (``viewcert.benchmark.record``, issue 26 item 5): the four exporters write one manifest shape
+"""One export record (``viewcert.formats.export``, issue 26 item 5): the four exporters write one manifest shape
 (``viewcert.export/1``) and return it as one ``Export``; every older manifest is read through the version table
 (a real one of each, written by the code before ``/1``, in ``tests/data/exports/v1/``); the certificate is the
 typed record (format and digest checked); a manifest that is missing, malformed, of an unknown format or beside a
@@ -17,7 +17,9 @@ from typer.testing import CliRunner
 from export_fixtures import SMALL, WATER_XYZ, chiral_xyz, export_cli
 from viewcert.benchmark.export import ExportSettings, build_benchmark
 from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
-from viewcert.benchmark.record import (
+from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
+from viewcert.errors import InputError
+from viewcert.formats.export import (
     EXPORT_FORMAT,
     MANIFEST_BEGIN,
     MANIFEST_END,
@@ -27,8 +29,7 @@ from viewcert.benchmark.record import (
     manifest_markdown,
     read_export,
 )
-from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
-from viewcert.certify.records import (
+from viewcert.formats.records import (
     InteractionCertificate,
     StaleCertificate,
     TaskCertificate,
@@ -36,7 +37,6 @@ from viewcert.certify.records import (
     compute_digest,
     sealed,
 )
-from viewcert.errors import InputError
 
 V1 = Path(__file__).parent / "data" / "exports" / "v1"
 FORMATS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "formats.md"
@@ -201,7 +201,7 @@ def test_an_older_task_manifest_beside_another_certificate_is_refused(tmp_path):
 def test_the_formats_page_holds_the_generated_manifest_section():
     text = FORMATS_PAGE.read_text()
     section = text[text.index(MANIFEST_BEGIN): text.index(MANIFEST_END) + len(MANIFEST_END)] + "\n"
-    assert section == manifest_markdown(), "docs/formats.md: paste viewcert.benchmark.record.manifest_markdown()"
+    assert section == manifest_markdown(), "docs/formats.md: paste viewcert.formats.export.manifest_markdown()"
     assert all(f"| `{k}` |" in section for k in MANIFEST_FIELDS) and all(f"`{f}`" in section for f in MANIFEST_FORMATS)
 
 

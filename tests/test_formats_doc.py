@@ -1,19 +1,19 @@
 """docs/formats.md documents the certificate kinds from the types (issue 26): the committed section equals the
-one generated from ``certify.records`` (regenerate with ``python -m viewcert.certify.formats_doc``)."""
+one generated from ``formats.records`` (regenerate with ``python -m viewcert.formats.doc``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from viewcert.certify.formats_doc import BEGIN, END, certificate_kinds_markdown, with_section
-from viewcert.certify.records import KINDS
+from viewcert.formats.doc import BEGIN, END, certificate_kinds_markdown, with_section
+from viewcert.formats.records import KINDS
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "formats.md"
 
 
 def test_committed_page_equals_the_generated_one():
     text = PAGE.read_text()
-    assert with_section(text) == text, "docs/formats.md is stale: run python -m viewcert.certify.formats_doc"
+    assert with_section(text) == text, "docs/formats.md is stale: run python -m viewcert.formats.doc"
 
 
 def test_the_section_names_every_kind_and_format():

@@ -1,7 +1,7 @@
 """Property-based fuzzing of every reader (issue 11): a valid file, mutated (truncated, bytes replaced,
 text inserted, lines dropped or repeated), must give a valid result or a clean ``InputError``, never another
 exception. Readers: CIF, POSCAR, XYZ, PDB, SDF (``read_structure``), the five harness formats
-(``attribution.readers.read_file``), and certificates (``read_certificate`` + the settings ``verify`` would
+(``attribution.readers.read_file``), and certificates (``formats.read`` + the settings ``verify`` would
 recompute)."""
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ from hypothesis import strategies as st
 from tests.hostile.corpus import GOOD_CIF
 from viewcert.attribution.readers import read_file
 from viewcert.certify import CertifyConfig
-from viewcert.certify.certificate import certificate_text, read_certificate
+from viewcert.certify.certificate import certificate_text
 from viewcert.certify.inputs import load_builtin
 from viewcert.certify.run import run_certification
 from viewcert.certify.verify import trusted_input
 from viewcert.errors import InputError
+from viewcert.formats.reader import read
 from viewcert.io.read import read_structure
 from viewcert.structures import Structure
 
@@ -159,7 +160,7 @@ def test_certificate_reader_fails_cleanly(certificate_bytes):
             p.write_bytes(blob)
 
             def call():
-                cert = read_certificate(p)
+                cert = read(p, kind="view")
                 cfg = CertifyConfig.from_dict(cert.config)
                 cfg.check_limits()
                 trusted_input(cert, d)
@@ -183,7 +184,7 @@ def test_certificate_fields_of_any_type_fail_cleanly(value, key):
         p.write_text(json.dumps(base))
 
         def call():
-            cert = read_certificate(p)
+            cert = read(p, kind="view")
             CertifyConfig.from_dict(cert.config).check_limits()
             trusted_input(cert, d)
 

@@ -14,8 +14,8 @@ from viewcert.attribution.pipeline import run_ladder
 from viewcert.attribution.shipped import load_shipped
 from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
-from viewcert.certify.records import sealed
 from viewcert.errors import InputError
+from viewcert.formats.records import sealed
 from viewcert.stats import BootstrapSettings
 
 BOOT = BootstrapSettings(n_boot=100)

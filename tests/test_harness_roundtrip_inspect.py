@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from harness_roundtrip import crystal_export, ladder_manifest, questions, run_inspect, zoom_export
 from viewcert.attribution.pipeline import run_ladder
-from viewcert.certify.records import sealed
 from viewcert.cli import app
+from viewcert.formats.records import sealed
 from viewcert.stats import BootstrapSettings
 
 runner = CliRunner()

@@ -12,8 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.hostile.corpus import BROKEN, CASES, GOOD_CIF, GOOD_CIF_2
-from viewcert.certify.certificate import certificate_text, compute_digest
+from viewcert.certify.certificate import certificate_text
 from viewcert.cli import app
+from viewcert.formats.records import compute_digest
 
 HARNESS = Path(__file__).resolve().parent / "data" / "harness" / "vlmevalkit"
 

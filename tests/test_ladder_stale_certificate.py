@@ -11,8 +11,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from viewcert.certify.records import sealed
 from viewcert.cli.main import app
+from viewcert.formats.records import sealed
 
 DATA = Path(__file__).resolve().parent / "data"
 H = DATA / "harness"

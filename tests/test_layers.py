@@ -33,6 +33,7 @@ LAYERS: dict[str, int] = {
     "symmetry": 3, "stats": 3,
     "io": 4,
     "cameras": 5, "parallel": 5,
+    "formats": 5,  # every file format, typed, one reader each: needs only errors, limits, resolution, io
     "observe": 6,
     "render": 7, "oracle": 7,
     "certify": 8, "tasks": 8, "interactions": 8,
@@ -63,6 +64,8 @@ PURPOSE: dict[str, str] = {
     "cameras": "orthographic/perspective cameras, poses, view protocols, framing, conditioning κ",
     "parallel": "map over items: local processes or a Dask cluster, checkpointed shards, resume",
     "harness": "replay models answering an export's questions inside the harnesses (offline dry runs)",
+    "formats": "every file viewcert writes and reads back, typed: certificates and their one reader, digests, "
+               "versions, the item table, export and ladder manifests",
     "observe": "`Observations`, the oracle's input contract: projection, noise, analytic occlusion",
     "render": "numba ray-caster with atom-ID and depth buffers; observations from the ID buffer",
     "oracle": "numba correspondence-free triangulation, merge, phantom set Φ_δ, noise studies",

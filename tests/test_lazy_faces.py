@@ -17,7 +17,7 @@ import pytest
 from tests.test_layers import LAYERS
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-LAZY = ["attribution", "benchmark", "cameras", "certify", "design", "harness", "interactions", "io", "learn",
+LAZY = ["attribution", "benchmark", "cameras", "certify", "design", "formats", "harness", "interactions", "io", "learn",
         "observe", "oracle", "render", "symmetry", "tasks"]
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from viewcert.certify import CertifyConfig
-from viewcert.certify.records import ViewCertificate, compute_digest
 from viewcert.certify.run import certify
+from viewcert.formats.records import ViewCertificate, compute_digest
 
 #: regression pin: the digest of notebook 03's first certificate (2026-12-03, the locked library versions),
 #: format /3 (every float at its stated resolution; the /2 digest c98c9dbf… held one CPU's rounding noise)

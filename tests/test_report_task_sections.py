@@ -13,7 +13,7 @@ import pytest
 
 from viewcert.attribution.pipeline import run_ladder
 from viewcert.attribution.report import SHOWN_IDS, agreement_table, write_report
-from viewcert.certify.records import sealed
+from viewcert.formats.records import sealed
 from viewcert.stats import BootstrapSettings
 
 BOOT = BootstrapSettings(n_boot=100)

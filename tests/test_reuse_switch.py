@@ -18,7 +18,7 @@ from viewcert.certify import CertifyConfig
 from viewcert.certify.certificate import certificate_of
 from viewcert.certify.evaluate import certify_items
 from viewcert.certify.inputs import Dataset, Item, load_input
-from viewcert.certify.records import canonical_bytes
+from viewcert.formats.records import canonical_bytes
 from viewcert.symmetry import labels
 
 #: the study's settings at δ = τ = 0.01 Å (all pairs) and its released oracle at δ = 0.15 Å (first pair, no

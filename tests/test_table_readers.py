@@ -20,9 +20,9 @@ from typer.testing import CliRunner
 from viewcert.certify import CertifyConfig
 from viewcert.certify import stream as T
 from viewcert.certify.inputs import load_input
-from viewcert.certify.records import compute_digest
 from viewcert.certify.run import certify, certify_streamed
 from viewcert.cli import app
+from viewcert.formats.records import compute_digest
 
 IDS = ["aflow:A_cF4_225_a", "aflow:A_hP2_194_c", "aflow:A_tI4_141_a", "aflow:A_oC4_63_c", "aflow:A_mC4_12_i"]
 #: the summary's figures both certificates state (test_certify_stream.FIGURES)

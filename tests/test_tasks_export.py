@@ -14,8 +14,8 @@ import pytest
 
 from export_fixtures import SMALL, chiral_xyz, folder_files
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark, common_scale
-from viewcert.certify.certificate import compute_digest
 from viewcert.errors import InputError
+from viewcert.formats.records import compute_digest
 from viewcert.tasks.model import ViewSetup, make_item, task_grid
 from viewcert.tasks.transforms import parse_command
 

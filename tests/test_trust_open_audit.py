@@ -34,7 +34,7 @@ from pathlib import Path
 import pytest
 
 from export_fixtures import CHFCLBR_XYZ, SMALL
-from viewcert.certify.records import sealed
+from viewcert.formats.records import sealed
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEM = ("/proc", "/sys", "/dev", "/etc", "/usr", "/lib", "/lib64")

@@ -21,8 +21,8 @@ import pytest
 from export_fixtures import CHFCLBR_XYZ, SMALL
 from hostile.corpus import GOOD_CIF, GOOD_CIF_2
 from trust_probe import one_error, run, under
-from viewcert.certify.records import INTERACTION_FORMAT, sealed
 from viewcert.errors import InputError
+from viewcert.formats.records import INTERACTION_FORMAT, sealed
 from viewcert.io.confine import confined
 
 OUT = "outside the trusted folder"

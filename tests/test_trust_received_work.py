@@ -17,7 +17,7 @@ import pytest
 
 from export_fixtures import CHFCLBR_XYZ, SMALL
 from trust_probe import one_error, run
-from viewcert.certify.records import INTERACTION_FORMAT, sealed
+from viewcert.formats.records import INTERACTION_FORMAT, sealed
 from viewcert.limits import DEFAULT_LIMITS, LimitError, using_limits
 
 

@@ -18,9 +18,10 @@ from typer.testing import CliRunner
 
 from tests.hostile.corpus import GOOD_CIF
 from trust_probe import run, under  # noqa: E402,F401
-from viewcert.certify.certificate import certificate_text, compute_digest
+from viewcert.certify.certificate import certificate_text
 from viewcert.certify.trust import inside
 from viewcert.cli import app
+from viewcert.formats.records import compute_digest
 
 
 def verify(argv: list[str]) -> tuple[int, str, list[tuple[str, str]]]:

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from viewcert.attribution.pipeline import run_ladder
-from viewcert.certify.records import sealed
+from viewcert.formats.records import sealed
 from viewcert.stats import BootstrapSettings
 
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from complex_data import COMPLEXES, needs_complexes
 from export_fixtures import SMALL, chiral_xyz, export_cli
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
-from viewcert.certify.records import sealed
+from viewcert.formats.records import sealed
 
 
 def _verify(app, cert, root, *extra):

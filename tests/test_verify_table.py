@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 from viewcert.certify import CertifyConfig
 from viewcert.certify import stream as T
 from viewcert.certify.inputs import load_input
-from viewcert.certify.records import compute_digest
 from viewcert.certify.run import certify_streamed
 from viewcert.cli import app
+from viewcert.formats.records import compute_digest
 
 MANIFEST = Path(__file__).resolve().parent / "data" / "harness" / "manifest_example.toml"
 N_PROTOTYPES = 20  # builtin:prototypes: 20 structures, every one certified (tests/test_certify_stream.py)

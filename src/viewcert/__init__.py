@@ -18,6 +18,8 @@ Map of the package, bottom layer first; a unit imports only units of lower layer
 - ``cameras``      Orthographic/Perspective cameras, poses, named view protocols, framing, conditioning κ
 - ``parallel``     map over items: local processes or a Dask cluster, checkpointed shards, resume
 - ``harness``      replay models that answer an export's questions inside the harnesses (offline dry runs)
+- ``formats``      every file viewcert writes and reads back, typed: certificates (one reader), digests, versions,
+                   the item table, export and ladder manifests
 - ``observe``      Observations (the oracle's input contract): projection, noise, analytic occlusion
 - ``render``       numba ray-caster with atom-ID and depth buffers; observations from the ID buffer
 - ``oracle``       numba correspondence-free triangulation, merge, phantom set Φ_δ, noise studies

@@ -15,7 +15,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from viewcert.certify.records import sealed
+from viewcert.formats.records import sealed
 
 BROKEN = Path(__file__).resolve().parents[1] / "data" / "broken"
 

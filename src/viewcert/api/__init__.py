@@ -15,7 +15,7 @@ returns).
 - ``prestage``  a cold cache compiled side by side before a job loads its kernels
 
 ``CertifyConfig`` (the settings of a certification) and ``read_export`` (an export folder read back as one
-``Export``) are re-exported from ``viewcert.certify`` and ``viewcert.benchmark.record``.
+``Export``) are re-exported from ``viewcert.certify`` and ``viewcert.formats.export``.
 
 Modules are named apart from the functions they hold (an imported submodule would hide a function of its
 name). Names are loaded at first use (PEP 562), so that ``import viewcert.api`` (and ``viewcert --help``) stays fast
@@ -36,7 +36,7 @@ _WHERE = {
     "explore": "api.site",
     "observe": "api.main", "main_job": "api.main", "learn": "api.learned",
     "warmup": "api.numba_cache",
-    "CertifyConfig": "certify", "read_export": "benchmark.record",
+    "CertifyConfig": "certify", "read_export": "formats.export",
 }
 
 __all__ = sorted(_WHERE)

@@ -83,7 +83,7 @@ def ladder(export: str | Path | None = None, *, out: str | Path | None = None, *
                                allow_stale_certificate=st.allow_stale_certificate, ids=st.ids)
     warnings = [Line(f"viewcert: WARNING: {one_line(c.source)}: the certificate was edited after it was written; "
                      "its R1 is not certified", err=True, colour="yellow")
-                for c in lad.ceilings if "DIGEST MISMATCH" in c.source]
+                for c in lad.ceilings if c.digest_ok is False]
     diag = (study_diagnostics(st.study_dir, lad, table, bootstrap=boot) if st.study_dir is not None
             else ladder_diagnostics(lad, table, m, bootstrap=boot))
     evidence = item_evidence(lad, table, giveaway=diag.giveaway, shortcut_tests=diag.shortcut_tests,

@@ -14,14 +14,16 @@ from viewcert.certify import CertifyConfig, stream
 from viewcert.certify.evaluate import check_placements
 from viewcert.certify.inputs import database_format
 from viewcert.certify.molecule import MOLECULE_LEVELS
-from viewcert.certify.records import TableHead, receive_certificate, view_certificate
 from viewcert.certify.run import certify as run_certification
 from viewcert.certify.run import certify_streamed, error_line, prepared, summary_text, use_item_table
 from viewcert.certify.sweep import SweepPlan, run_sweep
 from viewcert.certify.trust import trusted_root
 from viewcert.certify.verify import verify_certificate
-from viewcert.certify.verify_table import is_table, read_received, verify_table
+from viewcert.certify.verify_table import verify_table
 from viewcert.errors import InputError, ViewcertError, did_you_mean
+from viewcert.formats.reader import Received, receive
+from viewcert.formats.records import view_certificate
+from viewcert.formats.table import TableCertificate, TableHead
 from viewcert.io.outputs import claimed
 from viewcert.limits import Limits, active_limits
 from viewcert.symmetry.labels import LEVELS
@@ -211,21 +213,20 @@ def verify(cert: str | Path, *, input_spec: str | None = None, inputs: str | Pat
     cert = Path(cert)
     if cert.is_dir() and not cert.is_symlink() and (cert / "certificate.json").is_file():
         cert = cert / "certificate.json"  # a certify output folder
-    data, sha = read_received(cert, limits)  # read once
-    if is_table(data):  # a streamed certificate: recomputed shard by shard beside its item table
-        rep = verify_table(cert, data, input_spec=input_spec, n_workers=workers, scheduler=scheduler,
-                           inputs_root=root, limits=limits, allow_stale=allow_stale)
+    got = receive(cert, limits=limits, allow_stale=allow_stale, streamed=True)  # read once, every kind
+    if isinstance(got.certificate, TableCertificate):  # streamed: recomputed shard by shard beside its item table
+        rep = verify_table(cert, got, input_spec=input_spec, n_workers=workers, scheduler=scheduler,
+                           inputs_root=root, limits=limits)
     else:
-        rep = _verify_json(cert, data, sha, input_spec, root, workers, scheduler, limits, allow_stale)
+        rep = _verify_json(cert, got, input_spec, root, workers, scheduler, limits)
     # one_line: a received certificate's ids and values cannot forge a report line
     return Report(tuple(Line(x, one_line=True) for x in rep.lines()), exit_code=0 if rep.ok else 1, value=rep)
 
 
-def _verify_json(cert: Path, data, sha: str, input_spec, root: Path, workers, scheduler, limits, allow_stale: bool):
+def _verify_json(cert: Path, got: Received, input_spec, root: Path, workers, scheduler, limits):
     """The report of a JSON certificate of any kind (a view certificate, an export's)."""
     from viewcert.benchmark.verify_export import verify_export  # lazy: start-up (the exporters)
 
-    got = receive_certificate(cert, limits=limits, allow_stale=allow_stale, data=data, sha256=sha)
     if got.certificate.KIND == "view":
         return verify_certificate(cert, input_spec=input_spec, n_workers=workers, scheduler=scheduler,
                                   inputs_root=root, limits=limits, received=got)

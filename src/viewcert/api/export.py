@@ -223,7 +223,7 @@ def build_benchmark(input_spec: str, out: str | Path, *, task: str = "crystal-sy
     ``manifest.json``. ``task`` picks the exporter: crystal-system (crystals); translation, rotation, zoom,
     trans-rot, rot-rot, handedness (transformations); point-group, molecule-handedness (molecules);
     pocket-ligand, residue-ligand, interaction-location, docking (complexes, INPUT ``complex:PATH``). The
-    report's value: the ``benchmark.record.Export``.
+    report's value: the ``formats.export.Export``.
 
     Parameters
     ----------
@@ -246,7 +246,7 @@ def build_benchmark(input_spec: str, out: str | Path, *, task: str = "crystal-sy
     Returns
     -------
     Report
-        The export's lines; ``value``: the ``benchmark.record.Export``.
+        The export's lines; ``value``: the ``formats.export.Export``.
     """
     from viewcert.benchmark.interaction_export import INTERACTION_TASKS  # lazy: loaded when the job runs
     from viewcert.benchmark.molecule_export import MOLECULE_TASKS  # lazy: loaded when the job runs

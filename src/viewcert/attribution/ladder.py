@@ -34,16 +34,10 @@ import pandas as pd
 from viewcert import stats as st
 from viewcert.attribution.parsing import TIE_RULES, majority_vote
 from viewcert.attribution.table import RUNGS, Coverage, ResultTable, read_json_hashed
-from viewcert.certify.records import (
-    TABLE_CERTIFICATE_FORMAT,
-    Certificate,
-    InteractionCertificate,
-    TaskCertificate,
-    ViewCertificate,
-    receive_certificate,
-)
-from viewcert.certify.table_read import open_table, r1_items
 from viewcert.errors import InputError
+from viewcert.formats.reader import receive
+from viewcert.formats.records import Certificate, InteractionCertificate, TaskCertificate, ViewCertificate
+from viewcert.formats.table import TableCertificate, r1_items
 
 DEFAULT_THRESHOLD = 0.05
 
@@ -64,6 +58,9 @@ class Ceiling:
     digest: str | None = None
     #: per item (aligned like ``per_item``) the certificate's reasons, comma-joined ('' when correct); None: not given
     reasons: tuple[str, ...] | None = None
+    #: whether the certificate's digest held: False when read with --allow-stale-certificate over a mismatch (the
+    #: source then says so too); None when there is no digest to check (a number, a hand-written layout)
+    digest_ok: bool | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -243,19 +240,16 @@ class R1Counts:
         return cls(s.correct, s.n, items, tol.get("delta"), tol.get("tau"))
 
     @classmethod
-    def of_table(cls, path: str | Path, data: dict, sha256: str, allow_stale: bool) -> tuple[R1Counts, bool, str]:
-        """(counts, digest held, digest value) of a streamed certificate (``certify.table_read``): its summary's
-        counts and, read lazily (only the columns R1 needs, one shard at a time), its items, by :meth:`of_view`'s
-        rule."""
-        tc = open_table(path, data, sha256, allow_stale=allow_stale)
+    def of_table(cls, tc: TableCertificate) -> R1Counts:
+        """The counts of a streamed certificate (``formats.table``): its summary's counts and, read lazily (only
+        the columns R1 needs, one shard at a time), its items, by :meth:`of_view`'s rule."""
         s = tc.summary
         kinds = s.get("kinds") if isinstance(s.get("kinds"), Mapping) else {}
         mixed = bool(kinds.get("crystals") and kinds.get("molecules"))
         items = [{"id": it["id"], "correct": it["correct"], "reasons": it["reasons"]} for it in r1_items(tc)
                  if not (mixed and it["periodic"] is False)]
         tol = tc.tolerances if isinstance(tc.tolerances, Mapping) else {}
-        return cls(s.get("correct"), s.get("n"), items, tol.get("delta"), tol.get("tau")), tc.digest_ok, \
-            str(tc.digest_value)
+        return cls(s.get("correct"), s.get("n"), items, tol.get("delta"), tol.get("tau"))
 
     @classmethod
     def from_dict(cls, d: Mapping) -> R1Counts:
@@ -271,7 +265,7 @@ class R1Counts:
 @dataclass(frozen=True)
 class CertificateFile:
     """A certificate as the ladder reads it (:func:`read_ceiling_file`): its path, the SHA-256 of its bytes, the
-    typed certificate (a viewcert kind, ``certify.records``) or the hand-written counts, and whether its digest
+    typed certificate (a viewcert kind, ``formats.records``) or the hand-written counts, and whether its digest
     held (None: hand-written, nothing to check)."""
 
     path: str
@@ -295,12 +289,12 @@ def _mean_ceiling(got: CertificateFile, src: str, universe: Sequence[str] | None
         per = list_ceilings(cert, src, universe)
         value = parse_fraction(sum(per.values()) / len(per))
         return Ceiling(value, f"R1 = {float(value):.4f} (interaction certificate, mean list ceiling over {len(per)} "
-                       "items)", src_note, None, len(per), None, None, None, cert.digest_value)
+                       "items)", src_note, None, len(per), None, None, None, cert.digest_value, digest_ok=got.digest_ok)
     _, n_t, value = _task_ceiling(cert, src, universe)
     tol = cert.tolerances
     delta = tol.get("delta_angstrom") if isinstance(tol, Mapping) else None
     return Ceiling(value, f"R1 = {float(value):.4f} (task certificate, mean ceiling over {n_t} items)",
-                   src_note, None, n_t, None, delta, None, cert.digest_value)
+                   src_note, None, n_t, None, delta, None, cert.digest_value, digest_ok=got.digest_ok)
 
 
 def _check_covered(universe: Sequence[str], outcomes: Mapping, src: str) -> None:
@@ -318,19 +312,19 @@ _STALE_NOTE = "DIGEST MISMATCH: read with --allow-stale-certificate"
 
 def read_ceiling_file(path: str | Path, *, allow_stale: bool = False) -> CertificateFile:
     """The certificate at ``path``, read once: a viewcert certificate (it has a ``format``) through
-    ``records.receive_certificate`` (format and digest checked: a digest that does not match its content is a
+    ``formats.reader.receive`` (format and digest checked: a digest that does not match its content is a
     one-line ``StaleCertificate`` unless ``allow_stale``; typed); a streamed certificate (``certify.stream``) through
-    ``certify.table_read`` (:meth:`R1Counts.of_table`); a JSON object without a format as the hand-written layout
+    ``formats.table`` (:meth:`R1Counts.of_table`); a JSON object without a format as the hand-written layout
     (:meth:`R1Counts.from_dict`), which has no digest to check."""
     data, sha = read_json_hashed(Path(path), missing="certificate not found")
     if not isinstance(data, dict):
         raise InputError("a certificate is a JSON object", source=str(path))
     if "format" not in data:
         return CertificateFile(str(path), sha, None, R1Counts.from_dict(data), None)
-    if data.get("format") == TABLE_CERTIFICATE_FORMAT:  # a streamed certificate: its items read lazily
-        counts, ok, digest = R1Counts.of_table(path, data, sha, allow_stale)
-        return CertificateFile(str(path), sha, None, counts, ok, digest)
-    got = receive_certificate(path, data=data, sha256=sha, allow_stale=allow_stale)
+    got = receive(path, data=data, sha256=sha, allow_stale=allow_stale, streamed=True)
+    if isinstance(got.certificate, TableCertificate):  # a streamed certificate: its items read lazily
+        return CertificateFile(str(path), sha, None, R1Counts.of_table(got.certificate), got.digest_ok,
+                               str(got.certificate.digest_value))
     return CertificateFile(str(path), sha, got.certificate, None, got.digest_ok)
 
 
@@ -395,7 +389,7 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
     return Ceiling(Fraction(correct, n), f"R1 = {correct}/{n} (certificate)",
                    f"certificate {src} sha256:{got.sha256} ({got.note})", correct, n, per_item,
                    None if counts.delta is None else float(counts.delta),
-                   None if counts.tau is None else float(counts.tau), digest, reasons)
+                   None if counts.tau is None else float(counts.tau), digest, reasons, got.digest_ok)
 
 
 # ---------------------------------------------------------------------- arms

@@ -10,26 +10,9 @@ e.g. the true crystal system), the file it came from and the harness that wrote 
 Inspect scorer values, lmms-eval per-document metrics when K = 1); otherwise 1 if the parsed answer equals
 the target, else 0. A sample without an answer scores 0 ("null prediction = wrong").
 
-Manifest (TOML, read with :mod:`tomllib` through ``viewcert.io.received``)::
-
-    [study]                       # all keys optional
-    name = "render-ceiling e3"
-    benchmark = "bench"           # a viewcert export: items, ids, shipped choices, task, certificate
-    task = "crystal-system"       # answer parser (crystal_system accepted; an export's own task by default)
-    items = "data/e3/eval.jsonl"  # universe of item ids (+ targets) for coverage checks
-    items_id_field = "material_id"
-    items_target_field = "crystal_system"
-    r1 = "200/210"                # or certificate = "cert.json"
-
-    [[input]]
-    path = "predictions/frontier__google__gemini-3_6-flash__K3.json"
-    model = "google/gemini-3.6-flash"
-    rung = "R4"                   # chance | no-image | R4 | R3 | R2 | vision-only (aliases accepted)
-    harness = "study"             # optional: detected from the file when absent
-    run = "K3"                    # optional
-    # any other key is passed to the reader (id_column, id_map, scorer, metric, ...)
-
-Relative paths are resolved against the manifest's folder.
+Manifest (TOML): its format, its reader and its writer are ``viewcert.formats.ladder``'s (``[study]``, one
+``[[input]]`` per result file: path, model, rung, harness, run, reader options); :func:`load_manifest` reads it
+in the ladder's vocabulary (rungs, task). Relative paths are resolved against the manifest's folder.
 """
 
 from __future__ import annotations
@@ -45,7 +28,8 @@ import pandas as pd
 
 from viewcert.attribution.parsing import PARSE_STATUSES
 from viewcert.errors import InputError
-from viewcert.io.received import loads_json_strict, loads_toml, read_received_text, received_sha256
+from viewcert.formats.ladder import read_ladder_manifest
+from viewcert.io.received import loads_json_strict, read_received_text, received_sha256
 from viewcert.structures import sha256_text
 
 COLUMNS: tuple[str, ...] = (
@@ -107,7 +91,6 @@ RUNG_ALIASES = {
     "pixel-cnn": LEARNED_PIXELS,
     "learned-pixels": LEARNED_PIXELS,
 }
-HARNESSES = ("study", "native", "vlmevalkit", "lmms_eval", "inspect")
 #: every task a viewcert export writes, in the export's spelling (``crystal_system`` is accepted too)
 TASKS: tuple[str, ...] = ("crystal-system", "point-group", "molecule-handedness", "translation", "rotation", "zoom",
                           "trans-rot", "rot-rot", "handedness", "pocket-ligand", "residue-ligand")
@@ -356,9 +339,6 @@ class Manifest:
         }
 
 
-_ENTRY_KEYS = {"path", "model", "rung", "harness", "run"}
-
-
 def _entry_path(text: str, base: Path, *, source: str, where: str) -> Path:
     """An input's path, relative to the manifest's folder unless absolute; a relative pattern (``*``, ``?``,
     ``[``; ``**`` for any depth) must match exactly one file, which it then names (a harness's log name
@@ -374,8 +354,15 @@ def _entry_path(text: str, base: Path, *, source: str, where: str) -> Path:
     return hits[0]
 
 
+def _resolved(text: Any, base: Path) -> Path | None:
+    """A ``[study]`` path, relative to the manifest's folder unless absolute (None when not written)."""
+    return None if text is None else (Path(text) if Path(text).is_absolute() else base / text)
+
+
 def load_manifest(path: str | Path) -> Manifest:
-    """Read a TOML manifest (see the module docstring); errors name the entry and key.
+    """Read a TOML manifest (``formats.ladder``: the one reader of the format; see the module docstring), its
+    paths resolved against its folder and its rungs and task read in the ladder's vocabulary; errors name the
+    entry and key.
 
     Parameters
     ----------
@@ -387,61 +374,23 @@ def load_manifest(path: str | Path) -> Manifest:
     Manifest
         Its runs, arms and files, paths resolved against the manifest's folder.
     """
-    path = Path(path)
-    src = str(path)
-    if not path.exists():
-        raise InputError("manifest not found", source=src)
-    # a regular file within max_json_bytes; tomllib refuses a duplicate key (the error quotes the line)
-    data = loads_toml(read_received_text(path, what="manifest"), source=src)
-    base = path.parent
-    study = data.get("study", {})
-    if not isinstance(study, dict):
-        raise InputError("[study] must be a table", source=src, field="study")
-    inputs = data.get("input")
-    if not isinstance(inputs, list) or not inputs:
-        raise InputError("no [[input]] entries", source=src, field="input")
-    entries = []
-    for i, raw in enumerate(inputs):
-        where = f"input[{i}]"
-        if not isinstance(raw, dict):
-            raise InputError(f"{where} must be a table", source=src, field=where)
-        for key in ("path", "rung"):
-            if key not in raw:
-                raise InputError(f"{where} lacks {key!r}", source=src, field=f"{where}.{key}")
-            if not isinstance(raw[key], str):
-                raise InputError(f"{where}.{key} must be a string", source=src, field=f"{where}.{key}")
-        harness = raw.get("harness")
-        if harness is not None and harness not in HARNESSES:
-            raise InputError(
-                f"{where}.harness {harness!r} is not one of {HARNESSES}", source=src, field=f"{where}.harness"
-            )
-        entries.append(
-            ManifestEntry(
-                path=_entry_path(raw["path"], base, source=src, where=where),
-                model=raw.get("model"),
-                rung=canonical_rung(raw["rung"], source=f"{src} {where}"),
-                harness=harness,
-                run=raw.get("run"),
-                options={k: v for k, v in raw.items() if k not in _ENTRY_KEYS},
-            )
-        )
-    items = study.get("items")
-    cert = study.get("certificate")
-    r1 = study.get("r1")
-    bench = study.get("benchmark")
-    if bench is not None and not isinstance(bench, str):
-        raise InputError("[study].benchmark must be a folder path (string)", source=src, field="benchmark")
+    m = read_ladder_manifest(path)
+    src, base = str(Path(path)), Path(path).parent
+    entries = tuple(ManifestEntry(
+        path=_entry_path(e.path, base, source=src, where=f"input[{i}]"), model=e.model,
+        rung=canonical_rung(e.rung, source=f"{src} input[{i}]"), harness=e.harness, run=e.run,
+        options=dict(e.options)) for i, e in enumerate(m.inputs))
     return Manifest(
-        entries=tuple(entries),
+        entries=entries,
         source=src,
-        name=str(study.get("name", "")),
-        task=None if study.get("task") is None else canonical_task(str(study["task"]), source=src),
-        benchmark=None if bench is None else (Path(bench) if Path(bench).is_absolute() else base / bench),
-        items=None if items is None else (Path(items) if Path(items).is_absolute() else base / items),
-        items_id_field=str(study.get("items_id_field", "material_id")),
-        items_target_field=str(study.get("items_target_field", "crystal_system")),
-        r1=None if r1 is None else str(r1),
-        certificate=None if cert is None else (Path(cert) if Path(cert).is_absolute() else base / cert),
+        name=str("" if m.name is None else m.name),
+        task=None if m.task is None else canonical_task(str(m.task), source=src),
+        benchmark=_resolved(m.benchmark, base),
+        items=_resolved(m.items, base),
+        items_id_field=str("material_id" if m.items_id_field is None else m.items_id_field),
+        items_target_field=str("crystal_system" if m.items_target_field is None else m.items_target_field),
+        r1=None if m.r1 is None else str(m.r1),
+        certificate=_resolved(m.certificate, base),
     )
 
 

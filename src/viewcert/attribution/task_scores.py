@@ -27,8 +27,8 @@ from viewcert.attribution.account import ItemScale
 from viewcert.attribution.ladder import Ladder, list_ceilings, read_ceiling_file
 from viewcert.attribution.misi import _norm_entry, score_interactions, score_transformation
 from viewcert.attribution.table import ResultTable
-from viewcert.certify.records import Certificate, InteractionCertificate, TaskCertificate, TaskItemRecord
 from viewcert.errors import InputError
+from viewcert.formats.records import Certificate, InteractionCertificate, TaskCertificate, TaskItemRecord
 
 MISI_COLUMNS = ["model", "rung", "n", "exact_correct", "exact_accuracy", "misi_credit", "certified_partial_ceiling",
                 "certified_exact_ceiling", "normalisers"]

@@ -9,7 +9,7 @@
 | ``benchmark.jsonl`` | one line per question: id (``qNNNN``), source_id, index, images, question (no options: each harness adds its own), task, category (the true crystal system), answer_format (``choice``), answer, choices, answer_letter |
 | ``benchmark.tsv``, ``ids.csv``, ``inspect_task.py``, ``lmms_eval/``, ``HARNESSES.md`` | the harness files (``benchmark.harness_files``): VLMEvalKit MCQ TSV, the id table, Inspect and lmms-eval tasks, the steps |
 | ``r3_prompts.jsonl`` | the matching geometry-as-text prompts (rung R3): id, source_id, index, question, choices, answer; the same texts are the R3 arm's questions (``benchmark_r3.jsonl``, ``benchmark.arms``) |
-| ``manifest.json`` | ``viewcert.export/1`` (``benchmark.record``): settings, per question the answer's source, the rendered cell's label and any disagreement, occlusion per view, the certificate's digest, SHA-256 of every file |
+| ``manifest.json`` | ``viewcert.export/1`` (``formats.export``): settings, per question the answer's source, the rendered cell's label and any disagreement, occlusion per view, the certificate's digest, SHA-256 of every file |
 | ``certificate.json``, ``certificate_items.csv`` | the benchmark's ceiling from ``viewcert.certify`` (same protocol, tiling and image size) |
 
 Questions are ordered by SHA-256 of the item id (not by input order, which for the study is by crystal
@@ -47,18 +47,18 @@ from viewcert.benchmark.prompts import (
     r3_file,
     r3_prompt,
 )
-from viewcert.benchmark.record import Export, write_export
 from viewcert.benchmark.settings import DEFAULT_TILING, TASKS, ExportSettings
 from viewcert.cameras.framing import framing_record
 from viewcert.cameras.policy import frame
 from viewcert.certify import CertifyConfig, conventional_cell
 from viewcert.certify.certificate import write_certificate
 from viewcert.certify.inputs import Selection, load_input
-from viewcert.certify.records import view_certificate
 from viewcert.certify.run import items_table, run_certification
 from viewcert.constraints import with_constraints
 from viewcert.defaults import AS_RENDERED, GEOMETRIC
 from viewcert.errors import InputError
+from viewcert.formats.export import Export, write_export
+from viewcert.formats.records import view_certificate
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.images import write_buffers, write_png, write_sidecar
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -238,7 +238,7 @@ def build_benchmark(
     progress: bool | None = None,
     limits: Limits = DEFAULT_LIMITS,
 ) -> Export:
-    """Export a benchmark (see module docstring); returns it (``benchmark.record.Export``). ``ids``/``limit`` restrict the
+    """Export a benchmark (see module docstring); returns it (``formats.export.Export``). ``ids``/``limit`` restrict the
     input items (``limit``: the first n in the SHA-256 order, so a prefix is not biased by input order).
 
     Parameters

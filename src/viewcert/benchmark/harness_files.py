@@ -23,7 +23,6 @@ choice questions, ``choices`` and ``answer_letter``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -39,7 +38,7 @@ LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 ANSWER_FORMATS = ("choice", "command", "list")
 RECORD_KEYS = ("id", "index", "source_id", "images", "question", "task", "category", "answer_format", "answer")
 
-__all__ = ["LETTERS", "file_digests", "harness_tsv", "ids_csv", "inspect_task_py", "lmms_eval_files",
+__all__ = ["LETTERS", "harness_tsv", "ids_csv", "inspect_task_py", "lmms_eval_files",
            "question_record", "question_jsonl", "write_harness_files"]
 
 
@@ -95,12 +94,6 @@ def ids_csv(records: list[dict]) -> str:
     """``ids.csv``: ``index,id,source_id`` per question (the harness integer, the item id, the input's id),
     cells by the table rule (``io.tables``; ``attribution.shipped`` reads the ids back through its inverse)."""
     return csv_text(["index", "id", "source_id"], ([r["index"], r["id"], r["source_id"]] for r in records))
-
-
-def file_digests(out: Path) -> dict[str, str]:
-    """SHA-256 of every file under ``out`` but the manifest and hidden files, by relative POSIX path."""
-    return {p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(out.rglob("*")) if p.is_file() and p.name != "manifest.json" and not p.name.startswith(".")}
 
 
 _INSPECT = '''"""Inspect AI tasks of this viewcert export ({task}; written by `viewcert build-benchmark`, runs unmodified).

@@ -33,12 +33,12 @@ import numpy as np
 
 from viewcert.benchmark.docking_export import docking_item
 from viewcert.benchmark.harness_files import question_record, write_harness_files
-from viewcert.benchmark.record import Export, question_items, write_export
 from viewcert.cameras.resolve import ResolvedProtocol, resolve
-from viewcert.certify.records import INTERACTION_FORMAT, sealed
 from viewcert.constraints import parse_names, with_constraints
 from viewcert.elements import symbols
 from viewcert.errors import InputError
+from viewcert.formats.export import Export, question_items, write_export
+from viewcert.formats.records import INTERACTION_FORMAT, sealed
 from viewcert.interactions import hbond_truth
 from viewcert.interactions.ceiling import (
     CeilingSettings,
@@ -62,7 +62,7 @@ from viewcert.tasks.transforms import parse_command
 INTERACTION_TASKS = ("residue-ligand", "interaction-location", "docking", "pocket-ligand")
 LOCATION_NORMALISER = 4.0  # Å: MiSI's translation half-width, the partial-credit scale of a move
 MISI_SIZE = (1160, 803)
-FORMAT = INTERACTION_FORMAT  # certify.records: /2 (/1 wrote a bare hex digest and no ``complexes``)
+FORMAT = INTERACTION_FORMAT  # formats.records: /2 (/1 wrote a bare hex digest and no ``complexes``)
 
 
 @dataclass(frozen=True)
@@ -348,7 +348,7 @@ def summarise(items: list[dict], n_boot: int, seed: int) -> dict:
 
 def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: InteractionExportSettings) -> Export:
     """Export ``complexes`` (a list of (path, ligand or None)) into ``out`` (module docstring); returns it
-    (``benchmark.record.Export``). A complex that cannot be prepared is an InputError naming it (one line); a failed export removes
+    (``formats.export.Export``). A complex that cannot be prepared is an InputError naming it (one line); a failed export removes
     the folders it created (``out``, ``out/images``, ``out/sidecars``) with what it wrote into them."""
     out = Path(out)
     active_limits().check_bootstrap(settings.n_boot, len(complexes), field="n_boot")  # before any work

@@ -10,7 +10,7 @@ question files (JSONL, VLMEvalKit TSV) and the ceiling certificate on the molecu
 | ``benchmark.jsonl`` | id, source_id, index, images, question (no options: each harness adds its own), task, category (the true answer), answer_format, answer, choices, answer_letter |
 | ``benchmark.tsv``, ``ids.csv``, ``inspect_task.py``, ``lmms_eval/``, ``HARNESSES.md`` | the harness files (``benchmark.harness_files``): VLMEvalKit MCQ TSV, id table, Inspect and lmms-eval tasks, the steps |
 | ``benchmark_r3.jsonl``, ``benchmark_no_image.jsonl``, ``benchmark_choices_only.jsonl`` (+ ``.tsv``) | the other arms (``benchmark.arms``); R3: the shown molecule's coordinates in the first view's screen frame (``r3_question``) |
-| ``manifest.json`` | ``viewcert.export/1`` (``benchmark.record``): settings, per question the answer and why, skipped items (no question: achiral, group outside the choices) and unreadable items (errors), each with its reason; SHA-256 of every file |
+| ``manifest.json`` | ``viewcert.export/1`` (``formats.export``): settings, per question the answer and why, skipped items (no question: achiral, group outside the choices) and unreadable items (errors), each with its reason; SHA-256 of every file |
 | ``certificate.json``, ``certificate_items.csv`` | ``viewcert.certify`` of exactly the shown molecules, scored on the question's level |
 
 Tasks. ``point-group``: "which Schoenflies point group (within τ)?"; the answer is the input's group by
@@ -37,7 +37,6 @@ import numpy as np
 
 from viewcert.benchmark.export import view_sidecar
 from viewcert.benchmark.harness_files import question_record, write_harness_files
-from viewcert.benchmark.record import Export, write_export
 from viewcert.cameras.framing import framing_record
 from viewcert.cameras.policy import frame
 from viewcert.cameras.resolve import ResolvedProtocol, resolve
@@ -47,6 +46,7 @@ from viewcert.certify.inputs import Dataset, Selection, load_input, mirror_x
 from viewcert.certify.run import items_table, run_certification
 from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
+from viewcert.formats.export import Export, write_export
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.images import write_png, write_sidecar
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -227,7 +227,7 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
                              settings: MoleculeExportSettings | None = None, *, limit: int | None = None,
                              certify: bool = True, n_workers: int | None = 1,
                              limits: Limits = DEFAULT_LIMITS) -> Export:
-    """Export a molecular benchmark (module docstring); returns it (``benchmark.record.Export``). ``limit``: the first n
+    """Export a molecular benchmark (module docstring); returns it (``formats.export.Export``). ``limit``: the first n
     usable questions in SHA-256 order of the ids."""
     settings = settings or MoleculeExportSettings()
     out = Path(out)

@@ -10,7 +10,7 @@ the certificate of which answers the images determine.
 | ``benchmark.tsv``, ``ids.csv``, ``inspect_task.py``, ``lmms_eval/``, ``HARNESSES.md`` | the harness files (``benchmark.harness_files``): VLMEvalKit MCQ (A…D, answer letter) or VQA (answer text) TSV, id table, Inspect and lmms-eval tasks, the steps |
 | ``benchmark_r3.jsonl``, ``benchmark_no_image.jsonl``, ``benchmark_choices_only.jsonl`` (+ ``.tsv``, choice tasks) | the other arms (``benchmark.arms``); R3: the molecule before and after as text in the after view's screen frame (``r3_text``); choices-only of a command task: the answer's form (``answer_form``) |
 | ``certificate.json`` | format/version, every tolerance, protocol, camera, seed, library versions, per item the consistent-answer set and ceilings, the summary, a sha256 digest (as ``certify/certificate.py``) |
-| ``manifest.json`` | ``viewcert.export/1`` (``benchmark.record``): settings, per question id and answer, errors, the certificate's digest, SHA-256 of every other file |
+| ``manifest.json`` | ``viewcert.export/1`` (``formats.export``): settings, per question id and answer, errors, the certificate's digest, SHA-256 of every other file |
 
 Images: every view of a question shares one Å-per-pixel scale (orthographic: one scale and centre for all
 views, ``fit_orthographic_common``; perspective: every camera at the same distance from the bounding-box
@@ -42,17 +42,17 @@ from pathlib import Path
 import numpy as np
 
 from viewcert.benchmark.harness_files import question_record, write_harness_files
-from viewcert.benchmark.record import Export, question_items, write_export
 from viewcert.cameras.placement import check_placement, check_positions, placed_cameras
 from viewcert.cameras.policy import common_pinholes, frame_points
 from viewcert.cameras.protocol_files import ProtocolSpec
 from viewcert.cameras.protocols import Protocol
 from viewcert.certify.certificate import library_versions
 from viewcert.certify.inputs import load_input
-from viewcert.certify.records import TASK_FORMAT, TASK_VERSION, sealed
 from viewcert.constraints import parse_names, with_constraints
 from viewcert.elements import symbol
 from viewcert.errors import InputError
+from viewcert.formats.export import Export, question_items, write_export
+from viewcert.formats.records import TASK_FORMAT, TASK_VERSION, sealed
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.images import write_png
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -432,7 +432,7 @@ def read_molecules(input_spec: str, limits: Limits, limit: int | None = None) ->
 
 def build_task_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike, settings: TaskExportSettings, *,
                          limits: Limits = DEFAULT_LIMITS, limit: int | None = None) -> Export:
-    """Export a transformation benchmark (module docstring); returns it (``benchmark.record.Export``)."""
+    """Export a transformation benchmark (module docstring); returns it (``formats.export.Export``)."""
     out = Path(out)
     limits.check_questions(settings.per_structure, field="per_structure")  # before anything is read
     structures, errors = read_molecules(str(input_spec), limits, limit)

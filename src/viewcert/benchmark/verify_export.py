@@ -20,19 +20,19 @@ from pathlib import Path
 from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 from viewcert.cameras.protocol_files import is_protocol_file
-from viewcert.certify.records import (
+from viewcert.certify.trust import named_input
+from viewcert.certify.verify import VerifyReport, compare
+from viewcert.errors import InputError
+from viewcert.formats.reader import Received
+from viewcert.formats.records import (
     ABSENT,
     INTERACTION_FORMAT_V1,
     TASK_DIGEST_SCOPE,
     InteractionCertificate,
-    Received,
     compute_digest,
     digest_value,
 )
-from viewcert.certify.trust import named_input
-from viewcert.certify.verify import VerifyReport, compare
-from viewcert.certify.versions import interaction_in_format
-from viewcert.errors import InputError
+from viewcert.formats.versions import interaction_in_format
 from viewcert.interactions.ceiling import CeilingSettings
 from viewcert.io.atomic import json_dumps
 from viewcert.io.confine import confined, inside

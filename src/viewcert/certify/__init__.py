@@ -2,8 +2,8 @@
 
 Layers below: ``symmetry`` (labels, standardisation), ``stats`` (Clopper–Pearson), ``observe``, ``render``
 (ID-buffer visibility), ``oracle``. Modules: ``config`` (CertifyConfig), ``inputs`` (datasets),
-``evaluate`` (one item), ``summary`` (R1 and bounds), ``digests``, ``certificate`` (build, digest, read,
-write), ``run`` (end to end), ``verify``, ``sweep``, ``plots``.
+``evaluate`` (one item), ``summary`` (R1 and bounds), ``digests``, ``certificate`` (build,
+write; its records, digest and reader: ``viewcert.formats``), ``run`` (end to end), ``verify``, ``sweep``, ``plots``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from viewcert import lazy_face
 
 if TYPE_CHECKING:  # the names below, for readers and type checkers; at run time each loads at its first use
-    from viewcert.certify.certificate import build_certificate, read_certificate, write_certificate
+    from viewcert.certify.certificate import build_certificate, write_certificate
     from viewcert.certify.config import DEFAULT_DELTA, CertifyConfig
     from viewcert.certify.evaluate import certify_item, conventional_cell, evaluate, prepare
     from viewcert.certify.inputs import Dataset, Item, load_input
@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the names below, for readers and type checkers; at run time
 
 #: the package's face, name -> its module, loaded at first use (``viewcert.lazy_face``)
 _FACE = {
-    "build_certificate": "certificate", "read_certificate": "certificate", "write_certificate": "certificate",
+    "build_certificate": "certificate", "write_certificate": "certificate",
     "CertifyConfig": "config", "DEFAULT_DELTA": "config", "certify_item": "evaluate",
     "conventional_cell": "evaluate", "evaluate": "evaluate", "prepare": "evaluate", "Dataset": "inputs",
     "Item": "inputs", "load_input": "inputs", "certify": "run", "items_table": "run", "run_certification": "run",
@@ -36,6 +36,6 @@ lazy_face(__name__, _FACE)
 __all__ = [
     "DEFAULT_DELTA", "CertifyConfig", "Dataset", "Item", "SweepPlan", "VerifyReport", "build_certificate", "certify",
     "certify_item", "conventional_cell", "evaluate", "items_table", "load_input", "prepare",
-    "read_certificate", "run_certification", "run_sweep", "summarize", "summary_text", "verify_certificate",
+    "run_certification", "run_sweep", "summarize", "summary_text", "verify_certificate",
     "write_certificate",
 ]

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from viewcert.certify.records import ABSENT, ItemOutcome, ViewCertificate
+from viewcert.formats.records import ABSENT, ItemOutcome, ViewCertificate
 from viewcert.io.atomic import write_chunks_atomic, write_text_atomic
 from viewcert.io.database import FORMATS
 from viewcert.io.tables import csv_text

@@ -27,38 +27,27 @@ from viewcert import __version__
 from viewcert.cameras.conditioning import protocol_kappa
 from viewcert.cameras.framing import DEFAULT_MARGIN_PX
 from viewcert.cameras.placement import focal_px
-from viewcert.certify import records
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import STANDARDIZER
 from viewcert.certify.inputs import Dataset
-from viewcert.certify.records import (
-    ABSENT,
-    DIGEST_SCOPE,
-    UNDIGESTED,
-    VIEW_FORMAT,
-    VIEW_FORMAT_V1,
-    ViewCertificate,
-    canonical_bytes,
-    compute_digest,
-    digest_ok,
-    digest_record,
-    outcomes_of,
-    receive_certificate,
-)
 from viewcert.certify.summary import summary_of
 from viewcert.errors import InputError
+from viewcert.formats import records
+from viewcert.formats.records import (
+    ABSENT,
+    VIEW_FORMAT,
+    ViewCertificate,
+    digest_record,
+    outcomes_of,
+)
 from viewcert.io.atomic import json_dumps, write_text_atomic
-from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.numeric import sig
 from viewcert.resolution import quantize_tree, resolution_record
 from viewcert.symmetry.labels import library_versions as symmetry_versions
 
-#: /2: the framing policy recorded and the input cell's truth rule (every field since /1: certify.versions.SINCE_V1)
+#: /2: the framing policy recorded and the input cell's truth rule (every field since /1: formats.versions.SINCE_V1)
 FORMAT = VIEW_FORMAT
-#: formats ``read_certificate`` accepts; ``viewcert.certify.versions`` reads each one
-FORMATS = (VIEW_FORMAT_V1, VIEW_FORMAT)
-__all__ = ["DIGEST_SCOPE", "FORMAT", "FORMATS", "UNDIGESTED", "build_certificate", "canonical_bytes",
-           "certificate_text", "compute_digest", "digest_ok", "read_certificate", "write_certificate"]
+__all__ = ["FORMAT", "build_certificate", "certificate_text", "write_certificate"]
 
 
 def library_versions() -> dict[str, str]:
@@ -161,7 +150,22 @@ def certificate_of(dataset: Dataset, cfg: CertifyConfig, outcomes: list) -> View
 
 
 def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list) -> dict:
-    """:func:`certificate_of` as the JSON object written (what ``certify`` returns)."""
+    """:func:`certificate_of` as the JSON object written (what ``certify`` returns).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The items certified (``certify.inputs``), in the order of ``outcomes``.
+    cfg : CertifyConfig
+        The settings: protocol, tiling, δ and τ in Å, observation model.
+    outcomes : list
+        One evaluated outcome per item (a record, or the item's error).
+
+    Returns
+    -------
+    dict
+        The certificate as written to ``certificate.json``, its digest included.
+    """
     return certificate_of(dataset, cfg, outcomes).to_dict()
 
 
@@ -230,38 +234,18 @@ def certificate_text(cert: dict) -> str:
 
 
 def write_certificate(path: str | Path, cert: dict) -> Path:
+    """Write a certificate's canonical JSON text atomically.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file written (``certificate.json``).
+    cert : dict
+        The certificate as built by :func:`build_certificate`.
+
+    Returns
+    -------
+    Path
+        The path written.
+    """
     return write_text_atomic(path, certificate_text(cert))
-
-
-def read_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS,
-                     allow_stale: bool = False) -> ViewCertificate:
-    """A crystal/molecule certificate from disk, typed (``records.receive_certificate``: a regular file
-    within ``limits.max_json_bytes``, JSON with no duplicate key, its digest checked unless ``allow_stale``),
-    its shape checked (``inputs``, ``config``, ``items`` with ids); InputError naming the file and field
-    otherwise (another kind: "not a crystal/molecule certificate")."""
-    cert = receive_certificate(path, limits=limits, allow_stale=allow_stale).certificate
-    if not isinstance(cert, ViewCertificate):
-        raise InputError(f"not a crystal/molecule certificate (format {cert.format!r}, expected one of "
-                         f"{FORMATS})", source=str(path), field="format")
-    check_shape(cert, str(path))
-    return cert
-
-
-def check_shape(cert: ViewCertificate, src: str) -> None:
-    """What ``verify`` needs of a crystal/molecule certificate: ``inputs`` (``spec`` text, ``files`` object),
-    ``config`` and ``libraries`` objects, text item ids, and a ``location`` (when present) with text paths."""
-    for key in ("inputs", "config", "libraries"):
-        if not isinstance(getattr(cert, key), dict):
-            raise InputError(f"certificate has no {key!r} dict", source=src, field=key)
-    inputs = cert.inputs
-    if not isinstance(inputs.get("spec"), str) or not isinstance(inputs.get("files"), dict):
-        raise InputError("certificate inputs need 'spec' (text) and 'files' (object)", source=src, field="inputs")
-    for k, it in enumerate(cert.items):
-        if not isinstance(it.id, str):
-            raise InputError(f"item {k} has no text 'id'", source=src, field=f"items[{k}].id")
-    loc = cert.location
-    if loc is not ABSENT and loc is not None and not (
-            isinstance(loc, dict) and isinstance(loc.get("input", ""), str)
-            and isinstance(loc.get("protocol", ""), str)):
-        raise InputError("certificate location must be an object with text 'input' and 'protocol'", source=src,
-                         field="location")

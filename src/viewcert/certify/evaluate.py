@@ -43,8 +43,8 @@ from viewcert.certify.config import CertifyConfig
 from viewcert.certify.digests import cameras_digest, cell_digest
 from viewcert.certify.inputs import Item
 from viewcert.certify.molecule import bond_graph, molecule_outcome
-from viewcert.certify.records import ItemOutcome
 from viewcert.errors import InputError
+from viewcert.formats.records import ItemOutcome
 from viewcert.numeric import sig
 from viewcert.observe.project import Observations
 from viewcert.oracle.margin import uniqueness_margin

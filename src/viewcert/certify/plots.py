@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from viewcert.certify.records import ViewCertificate, view_certificate
+from viewcert.formats.records import ViewCertificate, view_certificate
 from viewcert.io.atomic import write_bytes_atomic
 from viewcert.sanitize import plot_text
 

@@ -35,7 +35,7 @@ from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import CertifyRecords, certify_item
 from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.molecule import molecule_summary_lines
-from viewcert.certify.records import ABSENT, ItemOutcome, Summary, ViewCertificate, view_certificate
+from viewcert.formats.records import ABSENT, ItemOutcome, Summary, ViewCertificate, view_certificate
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.io.tables import csv_text
 from viewcert.limits import DEFAULT_LIMITS, Limits

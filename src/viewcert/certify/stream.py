@@ -23,10 +23,6 @@ moment (SIGKILL included) leaves only whole shards and the rerun computes only w
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import io
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,16 +40,19 @@ from viewcert.certify.certificate import (
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import REASON_ORDER, CertifyRecords
 from viewcert.certify.inputs import Dataset
-from viewcert.certify.records import (
-    ABSENT,
-    TABLE_CERTIFICATE_FORMAT,
-    ItemOutcome,
-    TableHead,
-    compute_digest,
-    digest_record,
-    outcomes_of,
-)
 from viewcert.errors import InputError
+from viewcert.formats.records import ABSENT, ItemOutcome, compute_digest, digest_record, outcomes_of
+from viewcert.formats.table import (
+    CERTIFICATE_FORMAT,
+    TABLE_DIR,
+    TABLE_FORMAT,
+    TableCertificate,
+    TableHead,
+    chain,
+    read_shard,
+    shard_bytes,
+    shard_sha256,
+)
 from viewcert.io.atomic import json_dumps, write_bytes_atomic, write_text_atomic
 from viewcert.numeric import sig
 from viewcert.parallel import map_items
@@ -62,34 +61,8 @@ from viewcert.sanitize import console_fields, console_text
 from viewcert.stats import clopper_pearson_interval, clopper_pearson_lower
 from viewcert.symmetry.labels import CRYSTAL_SYSTEMS, LEVELS
 
-TABLE_FORMAT = "viewcert-item-table/1"
-CERTIFICATE_FORMAT = TABLE_CERTIFICATE_FORMAT
 SHARD_ITEMS = 5000  # items per shard: the coordinator's records in memory at a time
 THRESHOLD = 50_000  # items: above it ``certify`` writes the item table (below, one readable JSON certificate)
-TABLE_DIR = "items"
-FIELDS = tuple(f.name for f in dataclasses.fields(ItemOutcome) if f.name != "extra")
-PLAIN = ("id", "outcome", "correct")  # columns stored as their value, not as JSON text
-
-
-def item_line(item: dict) -> bytes:
-    """The canonical line of one item record (compact JSON, sorted keys, newline)."""
-    return json_dumps(item, indent=None).encode()
-
-
-def shard_sha256(items: Iterable[dict]) -> str:
-    """SHA-256 (hex) of a shard's canonical bytes: its items' canonical lines in order."""
-    h = hashlib.sha256()
-    for it in items:
-        h.update(item_line(it))
-    return h.hexdigest()
-
-
-def chain(digests: Iterable[str]) -> str:
-    """The chained digest of shard digests in order (module docstring)."""
-    c = hashlib.sha256(TABLE_FORMAT.encode()).hexdigest()
-    for d in digests:
-        c = hashlib.sha256(f"{c}:{d}".encode()).hexdigest()
-    return c
 
 
 # --- mergeable counts ---------------------------------------------------------------------------------------------
@@ -192,48 +165,6 @@ def tally_summary(t: Tally, cfg: CertifyConfig) -> dict:
 
 # --- shards ------------------------------------------------------------------------------------------------------
 
-def shard_bytes(items: list[dict], fingerprint: str) -> bytes:
-    """A shard's Parquet bytes (module docstring), its metadata naming format, fingerprint, count and SHA-256."""
-    import pyarrow as pa  # lazy: pyarrow only when an item table is written or read
-    import pyarrow.parquet as pq
-
-    cols: dict[str, list] = {f: [] for f in (*FIELDS, "extra")}
-    for it in items:
-        for f in FIELDS:
-            v = it.get(f, ABSENT)
-            cols[f].append(v if f in PLAIN else (None if v is ABSENT else json_dumps(v, indent=None).rstrip("\n")))
-        extra = {k: v for k, v in it.items() if k not in FIELDS}
-        cols["extra"].append(json_dumps(extra, indent=None).rstrip("\n") if extra else None)
-    schema = pa.schema([(f, pa.bool_() if f == "correct" else pa.string()) for f in cols])
-    meta = {"format": TABLE_FORMAT, "fingerprint": fingerprint, "n": len(items), "sha256": shard_sha256(items)}
-    table = pa.table(cols, schema=schema.with_metadata({"viewcert": json.dumps(meta, sort_keys=True)}))
-    buf = io.BytesIO()
-    pq.write_table(table, buf, compression="zstd")
-    return buf.getvalue()
-
-
-def _item_of(row: dict) -> dict:
-    out = {f: (row[f] if f in PLAIN else json.loads(row[f])) for f in FIELDS if row.get(f) is not None}
-    return {**out, **(json.loads(row["extra"]) if row.get("extra") else {})}
-
-
-def read_shard(path: str | Path) -> tuple[dict, list[dict]]:
-    """(metadata, item records) of one shard, its rows checked against its recorded SHA-256 (InputError naming the
-    shard otherwise)."""
-    import pyarrow as pa  # lazy: as shard_bytes
-    import pyarrow.parquet as pq
-
-    try:
-        table = pq.read_table(str(path))
-        meta = json.loads((table.schema.metadata or {}).get(b"viewcert", b"{}"))
-        items = [_item_of(r) for r in table.to_pylist()]
-    except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
-        raise InputError(f"not a readable item-table shard ({str(exc)[:120]})", source=str(path)) from None
-    if meta.get("format") != TABLE_FORMAT or meta.get("sha256") != shard_sha256(items):
-        raise InputError(f"shard does not match its SHA-256 ({TABLE_FORMAT})", source=str(path), field="sha256")
-    return meta, items
-
-
 def _reused(path: Path, fingerprint: str, ids: list[str]) -> list[dict] | None:
     """The shard's records when it can be reused for exactly ``ids`` under ``fingerprint``, else None."""
     if not path.is_file():
@@ -323,21 +254,10 @@ def write_table_certificate(out: str | Path, cert: dict) -> Path:
 
 
 def read_table(out: str | Path, cert: dict) -> Iterator[ItemOutcome]:
-    """The items of an item table, shard by shard (lazily), each shard checked against the certificate's record
-    and the chain; InputError naming the shard on any difference."""
-    rec = TableHead.of(cert).items_table
-    seen = []
-    for s in rec.get("shards", []):
-        path = Path(out) / rec.get("folder", TABLE_DIR) / s["name"]
-        if Path(s["name"]).name != s["name"]:
-            raise InputError("a shard name must be a bare file name", source=str(path), field="items_table.shards")
-        meta, items = read_shard(path)
-        if meta["sha256"] != s["sha256"] or len(items) != s["n"]:
-            raise InputError("shard differs from the certificate's record", source=str(path), field="sha256")
-        seen.append(meta["sha256"])
-        yield from outcomes_of(items)
-    if chain(seen) != rec.get("chain"):
-        raise InputError("the shards do not chain to the certificate's digest", field="items_table.chain")
+    """The items of the item table beside ``cert`` in ``out``, shard by shard (lazily), read by the format's one
+    reader (``formats.table.TableCertificate.items``: each shard's schema, rows and record checked, the chain at
+    the end); InputError naming the shard on any difference."""
+    return TableCertificate(Path(out) / "certificate.json", cert).items()
 
 
 def error_items(out: str | Path, cert: dict, *, limit: int) -> list[ItemOutcome]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import REASON_ORDER
 from viewcert.certify.molecule import molecule_summary
-from viewcert.certify.records import ItemOutcome, Summary, outcomes_of
 from viewcert.errors import InputError
+from viewcert.formats.records import ItemOutcome, Summary, cross_check_disagreements, outcomes_of
 from viewcert.numeric import sig
 from viewcert.stats import clopper_pearson_interval, clopper_pearson_lower
 from viewcert.symmetry.labels import CRYSTAL_SYSTEMS, LEVELS
@@ -85,11 +85,6 @@ def _failure_reasons(failures: list[dict]) -> dict[str, int]:
         for r in f["reasons"]:
             reasons[r] = reasons.get(r, 0) + 1
     return dict(sorted(reasons.items(), key=lambda kv: REASON_ORDER.index(kv[0])))
-
-
-def cross_check_disagreements(outcomes: list[dict] | list[ItemOutcome]) -> list[dict]:
-    """Every certified item's spglib/moyopy disagreements (its ``cross_check``), by id."""
-    return [{"id": o.id, **o.cross_check} for o in outcomes_of(outcomes) if o.cross_check]
 
 
 def _by_crystal_system(crystals: list[ItemOutcome]) -> dict[str, dict]:

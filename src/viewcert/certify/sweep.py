@@ -23,9 +23,9 @@ from viewcert.certify import plots as P
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import evaluate, item_cameras, prepare
 from viewcert.certify.inputs import Dataset, load_input
-from viewcert.certify.records import ABSENT, ItemOutcome
 from viewcert.certify.run import fingerprint, resume_lines
 from viewcert.errors import InputError, ViewcertError
+from viewcert.formats.records import ABSENT, ItemOutcome
 from viewcert.io.atomic import write_json_atomic, write_text_atomic
 from viewcert.io.tables import dict_csv_text
 from viewcert.numeric import sig

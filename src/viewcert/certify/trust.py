@@ -18,8 +18,8 @@ from pathlib import Path
 
 from viewcert.cameras.protocol_files import is_protocol_file
 from viewcert.certify.inputs import database_format
-from viewcert.certify.records import ViewCertificate
 from viewcert.errors import InputError
+from viewcert.formats.records import ViewCertificate
 from viewcert.io.confine import check_tree, inside, trusted_root
 
 #: built-in inputs are names only (``builtin:prototypes``, ``builtin:aflow:A_cF4_225_a``, ``builtin:ccd:ATP``)

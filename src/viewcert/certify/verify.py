@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from viewcert.cameras.protocol_files import is_protocol_file
-from viewcert.certify.certificate import check_shape, compute_digest
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.inputs import Selection, load_input
-from viewcert.certify.records import Received, digest_value, receive_certificate
 from viewcert.certify.run import run_certification
 from viewcert.certify.trust import recorded_protocol, trusted_input, trusted_root
-from viewcert.certify.versions import in_format, read_config
 from viewcert.errors import InputError
+from viewcert.formats.reader import Received, check_shape, receive
+from viewcert.formats.records import compute_digest, digest_value
+from viewcert.formats.versions import in_format, read_config
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.resolution import quantize_tree, resolution_of
 
@@ -146,7 +146,7 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
     (a transformation-task or interaction certificate: ``benchmark.verify_export``, a layer above; ``viewcert
     verify`` takes every kind). A digest that does not match the content is refused in one line
     (``records.StaleCertificate``) unless ``allow_stale`` (then reported as a MISMATCH and recomputed).
-    ``received``: the certificate as the caller read it already (``records.receive_certificate``).
+    ``received``: the certificate as the caller read it already (``formats.reader.receive``).
 
     ``input_spec``: where the inputs are now (trusted, the caller vouches for it). Otherwise every path the
     certificate names (inputs, protocol file) must resolve (realpath) inside ``inputs_root`` (default: the
@@ -181,7 +181,7 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
     VerifyReport
         The digest check, input changes and every difference by section and item (``ok``: none).
     """
-    got = received or receive_certificate(path, limits=limits, allow_stale=allow_stale)  # a stale digest: refused
+    got = received or receive(path, limits=limits, allow_stale=allow_stale)  # a stale digest: refused
     if got.certificate.KIND != "view":
         raise InputError(f"a {got.certificate.KIND} certificate is recomputed by its export "
                          "(benchmark.verify_export; viewcert verify takes every kind)", source=str(path),

@@ -29,9 +29,9 @@ import numpy as np
 
 from viewcert.cameras.camera import camera_from_dict
 from viewcert.cameras.protocol_files import is_protocol_file
-from viewcert.certify.records import ABSENT
 from viewcert.certify.trust import named_input, recorded_protocol, trusted_input
 from viewcert.errors import InputError, ViewcertError
+from viewcert.formats.records import ABSENT
 from viewcert.io.confine import check_sha256, confined
 from viewcert.limits import LimitError, active_limits
 

@@ -38,9 +38,6 @@ from pathlib import Path
 
 import numpy as np
 
-from viewcert.certify import records
-from viewcert.certify.records import ABSENT
-from viewcert.certify.table_read import TableCertificate
 from viewcert.errors import InputError, ViewcertError
 from viewcert.explore import answers as model_answers
 from viewcert.explore.outcomes import (
@@ -75,6 +72,9 @@ from viewcert.explore.wording import (
     number,
     reason_words,
 )
+from viewcert.formats import records
+from viewcert.formats.records import ABSENT
+from viewcert.formats.table import TableCertificate
 from viewcert.io.atomic import json_dumps, write_chunks_atomic
 from viewcert.io.confine import out_folder, put, target, trusted_root
 from viewcert.io.images import check_png_pixels

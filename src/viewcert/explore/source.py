@@ -6,9 +6,9 @@ kind: crystal (``viewcert-certificate``), transformation task (``viewcert.tasks.
 (``viewcert-interaction-benchmark``). Everything here is received: files are read only inside the folder (no
 symlink or ``..`` out of it), as regular files within the limits, JSON with no duplicate key; a value of the
 wrong type is an :class:`InputError` naming the file and the field. The certificate is read through the typed
-records (``certify.records``): its format, item ids and digest checked, then typed; the rest of the explorer reads
+records (``formats.records``): its format, item ids and digest checked, then typed; the rest of the explorer reads
 the typed values, never a field by key. A streamed certificate (``certify.stream``: an item table beside a small
-``certificate.json``) is read through ``certify.table_read``: its checks before any item, then its items one shard
+``certificate.json``) is read through ``formats.table``: its checks before any item, then its items one shard
 at a time (``TableItems``), so a site of any size holds one shard of records.
 """
 
@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from viewcert.certify import records
-from viewcert.certify.table_read import TableCertificate, open_table
-from viewcert.certify.verify_table import is_table
 from viewcert.errors import InputError
+from viewcert.formats import records
+from viewcert.formats.reader import check_shape, receive
+from viewcert.formats.table import TableCertificate, is_table
 from viewcert.io.received import loads_json_line, loads_json_strict, read_received_bytes, read_received_text
 
-#: kinds of certificate the explorer shows, by the kind of ``certify.records`` (every one of its registry)
+#: kinds of certificate the explorer shows, by the kind of ``formats.records`` (every one of its registry)
 KINDS = {"view": "crystal", "task": "task", "interaction": "interaction"}
 #: plots a certify run writes beside its certificate (``certify.run.write_outputs``)
 PLOTS = ("ceiling_by_system.png", "phantoms.png", "delta_star.png")
@@ -130,28 +130,25 @@ class TableItems:
             yield from self._items_of(k)
 
 
-def read_certificate_any(path: Path) -> tuple[str, records.Certificate | TableCertificate]:
-    """(kind, typed certificate) of ``path``: strict JSON whose format is one of ``certify.records.KINDS``, every
-    item with a text id, then its digest checked and its record typed (``records.receive_certificate``); a crystal
-    or molecule certificate's shape checked as ``verify`` needs it (``certify.certificate.check_shape``). A
-    streamed certificate: ``certify.table_read.open_table`` (its items are read later, lazily)."""
-    from viewcert.certify.certificate import check_shape  # lazy: start-up (pymatgen via certify)
-
+def _certificate(path: Path) -> tuple[str, records.Certificate | TableCertificate]:
+    """(kind, typed certificate) of ``path`` through the one reader (``formats.reader.receive``: strict JSON,
+    its format one of ``formats.records.KINDS`` or a streamed certificate, its digest checked, its record typed;
+    a streamed certificate's items are read later, lazily). Every item's text id is checked before the digest (a
+    refusal names the item), and a crystal or molecule certificate's shape as ``verify`` needs it."""
     head = _json(path, "certificate")
-    if not isinstance(head, dict):
-        raise InputError("not a viewcert certificate (not a JSON object)", source=str(path), field="format")
-    if is_table(head):
-        return "crystal", open_table(path, head)
-    try:
-        kind = records.kind_of(head)
-        records.item_ids(head)
-    except InputError as exc:
-        said = exc.message if exc.field != "format" else f"not a certificate the explorer knows: {exc.message}"
-        raise InputError(said, source=str(path), field=exc.field) from None
-    cert = records.receive_certificate(path, data=head).certificate  # its digest holds (a stale one: one line)
+    if isinstance(head, dict) and not is_table(head):
+        try:
+            records.kind_of(head)
+            records.item_ids(head)
+        except InputError as exc:
+            said = exc.message if exc.field != "format" else f"not a certificate the explorer knows: {exc.message}"
+            raise InputError(said, source=str(path), field=exc.field) from None
+    cert = receive(path, data=head, streamed=True).certificate  # its digest holds (a stale one: one line)
+    if isinstance(cert, TableCertificate):
+        return "crystal", cert
     if isinstance(cert, records.ViewCertificate):
         check_shape(cert, str(path))
-    return KINDS[kind.name], cert
+    return KINDS[cert.KIND], cert
 
 
 def _questions(folder: Path, kind: str) -> dict[str, dict]:
@@ -220,7 +217,7 @@ def read_folder(folder: str | os.PathLike) -> Folder:
     cert_p = inside(folder, "certificate.json", "certificate.json")
     if cert_p is None:
         raise InputError("no certificate.json in the folder (a certify output or an export)", source=str(folder))
-    kind, cert = read_certificate_any(cert_p)
+    kind, cert = _certificate(cert_p)
     plots = tuple(p for name in PLOTS if (p := inside(folder, name, name)) is not None)
     summary_p = inside(folder, "summary.txt", "summary.txt")
     summary = read_received_text(summary_p, what="summary.txt") if summary_p else None

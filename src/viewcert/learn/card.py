@@ -25,6 +25,7 @@ import pandas as pd
 
 from viewcert import stats as st
 from viewcert.attribution.table import LEARNED_CELL, LEARNED_PIXELS, STUDY_ARMS
+from viewcert.formats.ladder import LadderInput, LadderManifest, write_ladder_manifest
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.tables import frame_csv_text
 from viewcert.learn.data import CRYSTAL_SYSTEMS, LearnData
@@ -125,10 +126,6 @@ def report_markdown(card: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _toml_str(s: str) -> str:
-    return json.dumps(str(s), ensure_ascii=True)  # a JSON string with ASCII escapes is a TOML basic string
-
-
 def study_prediction_files(source: str) -> tuple[Path | None, list[Path]]:
     """(eval.jsonl, the study's prediction files) when ``source`` is the study's ``data/e3`` folder."""
     p = Path(source)
@@ -140,21 +137,18 @@ def study_prediction_files(source: str) -> tuple[Path | None, list[Path]]:
 
 
 def write_manifest(out: Path, data: LearnData) -> Path:
-    """``out/ladder.toml``: every reader folder with predictions in ``out``, plus the study's arms."""
+    """``out/ladder.toml`` (``formats.ladder``): every reader folder with predictions in ``out``, plus the study's
+    arms."""
     items, study_files = study_prediction_files(data.source)
-    lines = ["[study]", f"name = {_toml_str('learned readers: ' + data.source)}", 'task = "crystal-system"']
-    if items is not None:
-        lines.append(f"items = {_toml_str(items.resolve())}")
-    lines.append("")
+    inputs = []
     for f in study_files:
         arm = f.name.split("__", 1)[0]
         k = f.stem.rsplit("__K", 1)[-1]
-        lines += ["[[input]]", f"path = {_toml_str(f.resolve())}", f"rung = {_toml_str(STUDY_ARMS[arm])}",
-                  'harness = "study"', f"run = {_toml_str(f'{arm}-K{k}')}", ""]
+        inputs.append(LadderInput(path=str(f.resolve()), rung=STUDY_ARMS[arm], harness="study", run=f"{arm}-K{k}"))
     for reader in READERS:
-        pred = out / reader / "predictions.csv"
-        if pred.is_file():
-            lines += ["[[input]]", f"path = {_toml_str(Path(reader) / 'predictions.csv')}",
-                      f"model = {_toml_str(MODEL_NAMES[reader])}", f"rung = {_toml_str(READERS[reader])}",
-                      'harness = "native"', f"run = {_toml_str(reader)}", ""]
-    return write_text_atomic(out / "ladder.toml", "\n".join(lines))
+        if (out / reader / "predictions.csv").is_file():
+            inputs.append(LadderInput(path=str(Path(reader) / "predictions.csv"), rung=READERS[reader],
+                                      model=MODEL_NAMES[reader], harness="native", run=reader))
+    manifest = LadderManifest(inputs=tuple(inputs), name="learned readers: " + data.source, task="crystal-system",
+                              items=None if items is None else str(items.resolve()))
+    return write_ladder_manifest(out / "ladder.toml", manifest)

@@ -1,6 +1,6 @@
-"""The certificate-kind section of ``docs/formats.md``, generated from the types of ``certify.records`` (the
-registry :data:`~viewcert.certify.records.KINDS` and each kind's record and item dataclasses), so the page
-cannot drift from the code. ``python -m viewcert.certify.formats_doc docs/formats.md`` rewrites the section
+"""The certificate-kind section of ``docs/formats.md``, generated from the types of ``formats.records`` (the
+registry :data:`~viewcert.formats.records.KINDS` and each kind's record and item dataclasses), so the page
+cannot drift from the code. ``python -m viewcert.formats.doc docs/formats.md`` rewrites the section
 between the markers; ``tests/test_formats_doc.py`` checks that the committed page equals the generated one."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import sys
 from dataclasses import MISSING, fields
 from pathlib import Path
 
-from viewcert.certify.records import ABSENT, DIGEST_SHAPES, KINDS, UNDIGESTED, Summary, ViewCertificate
+from viewcert.formats.records import ABSENT, DIGEST_SHAPES, KINDS, UNDIGESTED, Summary, ViewCertificate
 
-BEGIN = "<!-- certificate kinds: generated from viewcert.certify.records by viewcert.certify.formats_doc; do not edit -->"
+BEGIN = "<!-- certificate kinds: generated from viewcert.formats.records by viewcert.formats.doc; do not edit -->"
 END = "<!-- end of the generated certificate kinds -->"
 
 
@@ -34,7 +34,7 @@ def _table(cls) -> list[str]:
 def certificate_kinds_markdown() -> str:
     """The generated section (Markdown, ending in a newline)."""
     out = [BEGIN, "", "## Certificate kinds", "",
-           "Every certificate is read by one reader, `viewcert.certify.records.read_typed_certificate`: it checks the "
+           "Every certificate is read by one reader, `viewcert.formats.read` (`formats.reader`): it checks the "
            "`format` against the registry below and the digest against the content, and returns the typed "
            "record. The digest of every kind: SHA-256 of the compact canonical JSON (sorted keys) of every "
            f"top-level key except {', '.join(f'`{k}`' for k in UNDIGESTED)}, written as "

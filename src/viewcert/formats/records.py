@@ -1,8 +1,8 @@
 """The contract of every certificate kind: one :class:`Certificate` base, one registry of kinds
 (:data:`KINDS`), typed item records per kind, one digest function (:func:`compute_digest`) and one reader
-(:func:`read_typed_certificate`) that checks the format and the digest and returns the typed variant.
+(``formats.reader.read``) that checks the format and the digest and returns the typed variant.
 
-Kinds (format strings defined here once; ``viewcert.certify.versions`` reads the older ones):
+Kinds (format strings defined here once; ``viewcert.formats.versions`` reads the older ones):
 
 - ``view``: ``viewcert-certificate/3`` (and /2, /1), crystals and molecules (``certify.certificate``):
   :class:`ViewCertificate` with :class:`ItemOutcome` items and a :class:`Summary`;
@@ -28,17 +28,14 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, ClassVar
 
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps
-from viewcert.io.received import loads_json_strict, read_received_bytes
-from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.resolution import quantize_tree, resolution_record
 
 # ---------------------------------------------------------------------- formats, defined once
-#: crystal and molecule certificates (``certify.certificate``); /1 is read through ``certify.versions``
+#: crystal and molecule certificates (``certify.certificate``); /1 is read through ``formats.versions``
 VIEW_FORMAT_V1 = "viewcert-certificate/1"
 VIEW_FORMAT_V2 = "viewcert-certificate/2"
 #: /3: every float at the resolution the certificate states (``resolution``; issue 37)
@@ -52,7 +49,7 @@ INTERACTION_FORMAT_V2 = "viewcert-interaction-benchmark/2"
 #: /3: every float at the resolution the certificate states (``resolution``; issue 37)
 INTERACTION_FORMAT = "viewcert-interaction-benchmark/3"
 #: the shape each format writes its digest in: ``object`` ({algorithm, scope, value}, every kind now) or
-#: ``hex`` (the bare value: interaction certificates before issue 26); ``certify.versions`` reads it
+#: ``hex`` (the bare value: interaction certificates before issue 26); ``formats.versions`` reads it
 DIGEST_SHAPES = {INTERACTION_FORMAT_V1: "hex"}
 
 
@@ -76,7 +73,18 @@ def canonical_bytes(cert: Mapping) -> bytes:
 
 
 def compute_digest(cert: Mapping) -> str:
-    """The one digest of every certificate kind: SHA-256 hex of :func:`canonical_bytes`."""
+    """The one digest of every certificate kind.
+
+    Parameters
+    ----------
+    cert : Mapping
+        A certificate's JSON (a dict; ``digest`` and ``location`` are left out of what is hashed).
+
+    Returns
+    -------
+    str
+        The SHA-256 (hex) of :func:`canonical_bytes`: compact JSON, sorted keys.
+    """
     return hashlib.sha256(canonical_bytes(cert)).hexdigest()
 
 
@@ -552,28 +560,6 @@ FORMATS: dict[str, Kind] = {f: k for k in KINDS.values() for f in k.formats}
 TABLE_CERTIFICATE_FORMAT = "viewcert-certificate-table/1"  # certify.stream's small certificate (not a Kind here)
 
 
-@dataclass(frozen=True)
-class TableHead:
-    """The fields of a streamed certificate (``certify.stream``, :data:`TABLE_CERTIFICATE_FORMAT`) that code reads:
-    its format, digest value, summary, item-table record (folder, shards, chain), inputs, tolerances, protocol."""
-
-    format: str | None
-    digest: str | None
-    summary: Mapping
-    items_table: Mapping
-    inputs: Mapping = field(default_factory=dict)
-    tolerances: Mapping = field(default_factory=dict)
-    protocol: Mapping = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, cert: Mapping) -> TableHead:
-        digest = cert.get("digest")
-        return cls(format=cert.get("format"), digest=digest.get("value") if isinstance(digest, Mapping) else None,
-                   summary=cert.get("summary") or {}, items_table=cert.get("items_table") or {},
-                   inputs=cert.get("inputs") or {}, tolerances=cert.get("tolerances") or {},
-                   protocol=cert.get("protocol") or {})
-
-
 def kind_of(d: Mapping) -> Kind:
     """The kind of the certificate dict ``d`` by its ``format``; InputError naming the known ones."""
     fmt = d.get("format") if isinstance(d, Mapping) else None
@@ -632,59 +618,24 @@ class StaleCertificate(InputError):
     """A certificate whose stored digest does not match its content (it was edited after it was written)."""
 
 
-@dataclass(frozen=True)
-class Received:
-    """A certificate as read: the typed value, its JSON, the SHA-256 of its bytes and whether its digest held."""
-
-    certificate: Certificate | None
-    data: dict
-    sha256: str
-    digest_ok: bool
-
-
 STALE_HINT = "--allow-stale-certificate reads it anyway, with a warning"
 
 
-def receive_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: bool = False,
-                        data: Any = None, sha256: str | None = None, typed: bool = True) -> Received:
-    """Read the certificate at ``path`` (a regular file within ``limits.max_json_bytes``, JSON with no
-    duplicate key), check its format and its digest, and type it. A digest mismatch is a one-line
-    :class:`StaleCertificate` unless ``allow_stale`` (then ``digest_ok`` is False: the caller warns).
-    ``data``/``sha256``: the parsed JSON and the bytes' SHA-256 when the caller read the file already;
-    ``typed=False``: format and digest only (``certificate`` is None; the ladder reads a partial layout)."""
-    p = Path(path)
-    if data is None:
-        raw = read_received_bytes(p, what="certificate", limits=limits)
-        sha256 = hashlib.sha256(raw).hexdigest()
-        try:
-            data = loads_json_strict(raw.decode("utf-8"), source=str(p))
-        except InputError:
-            raise
-        except (ValueError, RecursionError) as exc:
-            raise InputError(f"cannot read certificate: {str(exc)[:200]}", source=str(p)) from None
-    if not isinstance(data, dict):
-        raise InputError("not a viewcert certificate (not a JSON object)", source=str(p), field="format")
+def check_digest(d: Mapping, source: str, *, allow_stale: bool = False) -> bool:
+    """Whether the stored digest of ``d`` matches its content; a mismatch is a one-line :class:`StaleCertificate`
+    naming ``source`` unless ``allow_stale`` (then False: the caller says so)."""
     try:
-        kind = kind_of(data)
-        stored, actual = digest_value(data), compute_digest(data)
-    except InputError as exc:
-        raise InputError(exc.message, source=str(p), field=exc.field) from None
+        stored, actual = digest_value(d), compute_digest(d)
     except (TypeError, ValueError) as exc:  # a value JSON cannot hold canonically (NaN)
-        raise InputError(f"cannot digest certificate: {str(exc)[:200]}", source=str(p), field="digest") from None
-    ok = stored == actual
-    if not ok and not allow_stale:
+        raise InputError(f"cannot digest certificate: {str(exc)[:200]}", source=source, field="digest") from None
+    if stored != actual and not allow_stale:
         said = "no digest" if stored is None else f"digest {stored[:16]}…"
         raise StaleCertificate(f"stale certificate: it records {said} but its content hashes to {actual[:16]}… "
-                               f"(edited after it was written; {STALE_HINT})", source=str(p), field="digest")
-    try:
-        if typed:
-            item_ids(data)  # text ids, each listed once
-        cert = kind.record.from_dict(data) if typed else None
-    except InputError as exc:
-        raise InputError(exc.message, source=str(p), field=exc.field) from None
-    return Received(cert, data, sha256 or "", ok)
+                               f"(edited after it was written; {STALE_HINT})", source=source, field="digest")
+    return stored == actual
 
 
-def read_typed_certificate(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: bool = False) -> Certificate:
-    """The typed certificate at ``path``, its format and digest checked (:func:`receive_certificate`)."""
-    return receive_certificate(path, limits=limits, allow_stale=allow_stale).certificate
+def cross_check_disagreements(outcomes: list[dict] | list[ItemOutcome]) -> list[dict]:
+    """``summary.cross_check_disagreements``: every certified item's spglib/moyopy disagreements (its
+    ``cross_check``), by id."""
+    return [{"id": o.id, **o.cross_check} for o in outcomes_of(outcomes) if o.cross_check]

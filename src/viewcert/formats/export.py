@@ -6,25 +6,25 @@ with :func:`write_export`: it writes ``manifest.json`` in one shape (:data:`EXPO
 certificate, the manifest). :func:`read_export` reads any export folder back as the same value: the current
 shape, or an older exporter's manifest through the version table :data:`MANIFEST_FORMATS` (each older
 format → its exporter and the function that restates it in the current shape). The certificate is read as
-the typed record of ``certify.records`` (format and digest checked, and the digest the manifest records).
+the typed record of ``formats.records`` (format and digest checked, and the digest the manifest records).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from viewcert.benchmark.harness_files import file_digests
-from viewcert.certify.records import (
+from viewcert.errors import InputError
+from viewcert.formats.reader import read
+from viewcert.formats.records import (
     INTERACTION_FORMAT_V1,
     INTERACTION_FORMAT_V2,
     Certificate,
     ViewCertificate,
-    read_typed_certificate,
 )
-from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.received import loads_json_strict, read_received_bytes
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -57,8 +57,14 @@ MANIFEST_FIELDS = {
                      "lmms-eval tasks, ...), relative paths",
     "files": "SHA-256 of every file in the folder but the manifest, by relative path",
 }
-MANIFEST_BEGIN = "<!-- export manifest: generated from viewcert.benchmark.record; do not edit -->"
+MANIFEST_BEGIN = "<!-- export manifest: generated from viewcert.formats.export; do not edit -->"
 MANIFEST_END = "<!-- end of the generated export manifest -->"
+
+
+def file_digests(out: Path) -> dict[str, str]:
+    """SHA-256 of every file under ``out`` but the manifest and hidden files, by relative POSIX path."""
+    return {p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(out.rglob("*")) if p.is_file() and p.name != MANIFEST and not p.name.startswith(".")}
 
 
 @dataclass(frozen=True)
@@ -84,7 +90,7 @@ class Export:
 
 def certificate_entry(cert: Certificate, **extra) -> dict:
     """The manifest's record of the certificate ``cert`` written beside it: path, format, digest, ``extra``
-    (molecule: level) and, for a view certificate, its observation mode and R1's counts (``certify.records``)."""
+    (molecule: level) and, for a view certificate, its observation mode and R1's counts (``formats.records``)."""
     entry = {"path": CERTIFICATE, "format": cert.format, "digest": cert.digest_value, **extra}
     if isinstance(cert, ViewCertificate):
         s = cert.summary
@@ -102,10 +108,27 @@ def question_items(records: list[Mapping]) -> list[dict]:
 def write_export(out: str | Path, kind: str, body: Mapping, certificate: Mapping | None = None,
                  **cert_extra) -> Export:
     """Write the manifest of the export in ``out`` (deterministic JSON, atomically: the one manifest writer of
-    every exporter) and return it as an :class:`Export`. ``body``: task, input, settings, n_questions, items,
-    errors, skipped, label_mismatches, details (absent: empty) and ``harness_files`` (the paths
-    ``write_harness_files`` wrote); ``certificate``: what was written to ``certificate.json`` (None: none),
-    its entry's ``cert_extra`` (level)."""
+    every exporter) and return it.
+
+    Parameters
+    ----------
+    out : str or Path
+        The export folder; every file in it but the manifest is hashed into ``files``.
+    kind : str
+        The exporter: crystal, molecule, task or interaction.
+    body : Mapping
+        task, input, settings, n_questions, items, errors, skipped, label_mismatches, details (absent: empty) and
+        ``harness_files`` (the paths ``write_harness_files`` wrote).
+    certificate : Mapping or None
+        What was written to ``certificate.json`` (None: no certificate).
+    **cert_extra
+        Further fields of the manifest's certificate entry (a molecule export: ``level``).
+
+    Returns
+    -------
+    Export
+        The export as a reader of the folder gets it (the manifest as written, the certificate typed).
+    """
     out = Path(out)
     # typed as certificate.json reads back (lists for tuples, plain numbers)
     cert = None if certificate is None else Certificate.from_dict(json.loads(json_dumps(certificate)))
@@ -210,8 +233,21 @@ def _read_manifest(out: Path, limits: Limits) -> dict:
 
 
 def read_export(out: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> Export:
-    """The export in folder ``out`` (module docstring). Bad input (no manifest, an unknown format, a
-    certificate whose digest does not match) is one InputError naming the file."""
+    """The export in folder ``out`` (module docstring).
+
+    Parameters
+    ----------
+    out : str or Path
+        The export folder (its ``manifest.json`` in the current or an older format).
+    limits : Limits
+        Resource limits; every file's size is checked before it is read.
+
+    Returns
+    -------
+    Export
+        The export, its certificate typed and its digest checked against the manifest's. Bad input (no
+        manifest, an unknown format, a certificate whose digest does not match) is one InputError naming the file.
+    """
     out = Path(out)
     src = str(out / MANIFEST)
     m = _read_manifest(out, limits)
@@ -220,7 +256,7 @@ def read_export(out: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> Export:
     if entry is not None and (not isinstance(entry, Mapping) or entry.get("path", CERTIFICATE) != CERTIFICATE):
         raise InputError(f"the manifest's certificate must be null or name {CERTIFICATE}", source=src,
                          field="certificate")
-    cert = read_typed_certificate(out / CERTIFICATE, limits=limits) if entry is not None else None
+    cert = read(out / CERTIFICATE, limits=limits) if entry is not None else None
     if cert is not None and entry.get("digest") != cert.digest_value:
         raise InputError(f"the manifest names certificate digest {str(entry.get('digest'))[:16]!r}…, "
                          f"{CERTIFICATE} has {str(cert.digest_value)[:16]}… (not the certificate this export "
@@ -233,8 +269,8 @@ def manifest_markdown() -> str:
     :data:`MANIFEST_FORMATS`; ``tests/test_export_record.py`` compares)."""
     rows = [MANIFEST_BEGIN, "", "## Export manifest (`manifest.json`)", "",
             "Every `viewcert build-benchmark` exporter writes one `manifest.json` in one shape "
-            f"(`{EXPORT_FORMAT}`, `viewcert.benchmark.record.write_export`), read back by "
-            "`viewcert.benchmark.record.read_export` as one `Export` value (its certificate read and typed, its "
+            f"(`{EXPORT_FORMAT}`, `viewcert.formats.export.write_export`), read back by "
+            "`viewcert.formats.export.read_export` as one `Export` value (its certificate read and typed, its "
             "digest checked against the manifest's). Older manifests are read through the version table: "
             + ", ".join(f"`{f}` ({kind})" for f, (kind, _, _) in MANIFEST_FORMATS.items()) + ".", "",
             "| field | |", "|---|---|"]

@@ -30,8 +30,9 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from viewcert.certify import records
-from viewcert.certify.records import (
+from viewcert.errors import InputError
+from viewcert.formats import records
+from viewcert.formats.records import (
     INTERACTION_FORMAT,
     INTERACTION_FORMAT_V1,
     INTERACTION_FORMAT_V2,
@@ -39,8 +40,8 @@ from viewcert.certify.records import (
     VIEW_FORMAT_V1,
     VIEW_FORMAT_V2,
     compute_digest,
+    cross_check_disagreements,
 )
-from viewcert.errors import InputError
 
 V1 = VIEW_FORMAT_V1
 V2 = VIEW_FORMAT_V2
@@ -136,8 +137,6 @@ def _as_v1(cert: dict) -> None:
         if "cross_check" in it and not it["cross_check"]:
             it["cross_check"] = None
     cert["scoring"]["rule"] = V1_SCORING_RULE
-    from viewcert.certify.summary import cross_check_disagreements  # lazy: start-up
-
     cert["summary"]["cross_check_disagreements"] = cross_check_disagreements(
         [it for it in cert["items"] if it.get("outcome") != "error"])
 

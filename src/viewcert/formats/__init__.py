@@ -1,0 +1,57 @@
+"""Formats: every file viewcert writes and reads back, typed, with one reader per format. Low in the layers (it
+needs only ``errors``, ``limits``, ``resolution`` and ``io``), so every reader of a certificate or a manifest
+starts without importing the oracle or the renderer.
+
+- ``records``   the certificate base (:class:`Certificate`), the registry of kinds (``KINDS``), each kind's typed
+                records, the one digest (``compute_digest``, ``sealed``) and the stale-digest refusal
+- ``table``     the streamed certificate: its item-table shards (Parquet), their chain, the lazy reader
+- ``reader``    the one reader of every certificate file: ``receive`` (with the file's SHA-256 and whether its
+                digest held) and ``read``
+- ``versions``  the older certificate formats, read and written by version (``SINCE_V1``)
+- ``export``    an export folder's manifest (``viewcert.export/1``): ``write_export``, ``read_export``, ``Export``
+- ``ladder``    the ladder manifest (TOML: which result file is which arm): ``LadderManifest``, its reader and writer
+- ``doc``       the certificate-kind section of ``docs/formats.md``, generated from ``records``
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from viewcert import lazy_face
+
+if TYPE_CHECKING:  # the names below, for readers and type checkers; at run time each loads at its first use
+    from viewcert.formats.export import Export, read_export, write_export
+    from viewcert.formats.ladder import (
+        LadderInput,
+        LadderManifest,
+        read_ladder_manifest,
+        write_ladder_manifest,
+    )
+    from viewcert.formats.reader import Received, read, receive
+    from viewcert.formats.records import (
+        KINDS,
+        Certificate,
+        InteractionCertificate,
+        ItemOutcome,
+        StaleCertificate,
+        Summary,
+        TaskCertificate,
+        ViewCertificate,
+        compute_digest,
+    )
+    from viewcert.formats.table import TableCertificate
+
+#: the package's face, name -> its module, loaded at first use (``viewcert.lazy_face``)
+_FACE = {
+    "Export": "export", "read_export": "export", "write_export": "export", "Received": "reader", "read": "reader",
+    "receive": "reader", "KINDS": "records", "Certificate": "records", "InteractionCertificate": "records",
+    "ItemOutcome": "records", "StaleCertificate": "records", "Summary": "records", "TaskCertificate": "records",
+    "ViewCertificate": "records", "compute_digest": "records", "TableCertificate": "table", "LadderInput": "ladder",
+    "LadderManifest": "ladder", "read_ladder_manifest": "ladder", "write_ladder_manifest": "ladder",
+}
+lazy_face(__name__, _FACE)
+
+__all__ = ["KINDS", "Certificate", "Export", "InteractionCertificate", "ItemOutcome", "LadderInput", "LadderManifest",
+           "Received", "StaleCertificate", "Summary", "TableCertificate", "TaskCertificate", "ViewCertificate",
+           "compute_digest", "read", "read_export", "read_ladder_manifest", "receive", "write_export",
+           "write_ladder_manifest"]

@@ -1,0 +1,374 @@
+"""The streamed certificate's format (``certify.stream`` writes it): Parquet item-table shards beside a small
+``certificate.json`` (format ``viewcert-certificate-table/1``), and its reader.
+
+Layout of ``OUT``:
+
+- ``items/part-NNNNNN.parquet``: one row per item in input order. Columns: ``id``, ``outcome`` (text), ``correct``
+  (bool) and every other field of ``records.ItemOutcome`` as the canonical compact JSON of its value (null where the
+  record has none); ``extra`` holds fields the record does not name. A shard's key-value metadata ``viewcert``
+  records the table format, the run's fingerprint, its item count and its SHA-256.
+- ``certificate.json``: the settings sections of the JSON certificate, the summary and ``items_table``: the shards
+  (name, items, SHA-256) and their chain. Its digest is the one digest of every certificate
+  (``records.digest_record``), so it covers the chain.
+
+**Canonical bytes.** A shard's SHA-256 hashes its items' canonical lines (``json_dumps(item, indent=None)``, the line
+a JSON certificate writes for the item), not the Parquet bytes (which depend on pyarrow's version); the chain is
+c₀ = SHA-256("viewcert-item-table/1"), cₖ = SHA-256(cₖ₋₁ ":" sha256ₖ) in hex.
+
+Reading (``explore``, ``ladder``, ``verify`` and the summary read it lazily, one shard at a time). Before any item is
+read (``receive_table``, from ``formats.reader.receive``): the small certificate's digest (a stale one refused unless asked), its shape and chain and
+every shard's presence, and every shard a regular file inside the certificate's ``items/``
+folder (no symlink out of it). Each shard is then read when its items are needed:
+
+- ``items`` / ``shard``: whole rows, each shard's schema checked, its rows hashed against its SHA-256 and that
+  against the certificate's record, the chain at the end: what ``explore`` shows.
+- ``r1_items``: only the columns R1 needs (``id``, ``correct``, ``reasons``, ``periodic``), each shard's schema and
+  its metadata (format, rows, SHA-256) checked against the certificate's record: what ``ladder`` reads. The rows'
+  contents are rehashed by ``explore`` and recomputed by ``verify``.
+
+Every failure is an :class:`InputError` naming the file (the shard) and the field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from viewcert.errors import InputError
+from viewcert.formats.records import (
+    ABSENT,
+    TABLE_CERTIFICATE_FORMAT,
+    ItemOutcome,
+    check_digest,
+    digest_value,
+    outcomes_of,
+)
+from viewcert.io.atomic import json_dumps
+
+TABLE_FORMAT = "viewcert-item-table/1"
+#: the small certificate.json beside the item table
+CERTIFICATE_FORMAT = TABLE_CERTIFICATE_FORMAT
+TABLE_DIR = "items"
+FIELDS = tuple(f.name for f in dataclasses.fields(ItemOutcome) if f.name != "extra")
+PLAIN = ("id", "outcome", "correct")  # columns stored as their value, not as JSON text
+
+
+def item_line(item: dict) -> bytes:
+    """The canonical line of one item record (compact JSON, sorted keys, newline)."""
+    return json_dumps(item, indent=None).encode()
+
+
+def shard_sha256(items: Iterable[dict]) -> str:
+    """SHA-256 (hex) of a shard's canonical bytes: its items' canonical lines in order."""
+    h = hashlib.sha256()
+    for it in items:
+        h.update(item_line(it))
+    return h.hexdigest()
+
+
+def chain(digests: Iterable[str]) -> str:
+    """The chained digest of shard digests in order (module docstring)."""
+    c = hashlib.sha256(TABLE_FORMAT.encode()).hexdigest()
+    for d in digests:
+        c = hashlib.sha256(f"{c}:{d}".encode()).hexdigest()
+    return c
+
+
+
+def shard_bytes(items: list[dict], fingerprint: str) -> bytes:
+    """A shard's Parquet bytes (module docstring), its metadata naming format, fingerprint, count and SHA-256."""
+    import pyarrow as pa  # lazy: pyarrow only when an item table is written or read
+    import pyarrow.parquet as pq
+
+    cols: dict[str, list] = {f: [] for f in (*FIELDS, "extra")}
+    for it in items:
+        for f in FIELDS:
+            v = it.get(f, ABSENT)
+            cols[f].append(v if f in PLAIN else (None if v is ABSENT else json_dumps(v, indent=None).rstrip("\n")))
+        extra = {k: v for k, v in it.items() if k not in FIELDS}
+        cols["extra"].append(json_dumps(extra, indent=None).rstrip("\n") if extra else None)
+    schema = pa.schema([(f, pa.bool_() if f == "correct" else pa.string()) for f in cols])
+    meta = {"format": TABLE_FORMAT, "fingerprint": fingerprint, "n": len(items), "sha256": shard_sha256(items)}
+    table = pa.table(cols, schema=schema.with_metadata({"viewcert": json.dumps(meta, sort_keys=True)}))
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    return buf.getvalue()
+
+
+def _item_of(row: dict) -> dict:
+    out = {f: (row[f] if f in PLAIN else json.loads(row[f])) for f in FIELDS if row.get(f) is not None}
+    return {**out, **(json.loads(row["extra"]) if row.get("extra") else {})}
+
+
+def read_shard(path: str | Path) -> tuple[dict, list[dict]]:
+    """(metadata, item records) of one shard, its rows checked against its recorded SHA-256 (InputError naming the
+    shard otherwise)."""
+    import pyarrow as pa  # lazy: as shard_bytes
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(str(path))
+        meta = json.loads((table.schema.metadata or {}).get(b"viewcert", b"{}"))
+        items = [_item_of(r) for r in table.to_pylist()]
+    except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
+        raise InputError(f"not a readable item-table shard ({str(exc)[:120]})", source=str(path)) from None
+    if meta.get("format") != TABLE_FORMAT or meta.get("sha256") != shard_sha256(items):
+        raise InputError(f"shard does not match its SHA-256 ({TABLE_FORMAT})", source=str(path), field="sha256")
+    return meta, items
+
+
+
+SHARD_NAME = re.compile(r"part-\d{6}\.parquet")
+SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class TableHead:
+    """The fields of a streamed certificate (``certify.stream``, :data:`TABLE_CERTIFICATE_FORMAT`) that code reads:
+    its format, digest value, summary, item-table record (folder, shards, chain), inputs, tolerances, protocol."""
+
+    format: str | None
+    digest: str | None
+    summary: Mapping
+    items_table: Mapping
+    inputs: Mapping = field(default_factory=dict)
+    tolerances: Mapping = field(default_factory=dict)
+    protocol: Mapping = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, cert: Mapping) -> TableHead:
+        digest = cert.get("digest")
+        return cls(format=cert.get("format"), digest=digest.get("value") if isinstance(digest, Mapping) else None,
+                   summary=cert.get("summary") or {}, items_table=cert.get("items_table") or {},
+                   inputs=cert.get("inputs") or {}, tolerances=cert.get("tolerances") or {},
+                   protocol=cert.get("protocol") or {})
+
+
+
+def is_table(data: Any) -> bool:
+    """Whether parsed certificate JSON is a streamed certificate's (format ``viewcert-certificate-table/1``)."""
+    return isinstance(data, dict) and data.get("format") == CERTIFICATE_FORMAT
+
+
+def _need(ok: bool, what: str, source: str, fld: str) -> None:
+    if not ok:
+        raise InputError(what, source=source, field=fld)
+
+
+def check_table_shape(data: dict, source: str) -> None:
+    """The sections a table certificate must hold, with the types the reader relies on (InputError naming the
+    field otherwise); the shard names bare ``part-NNNNNN.parquet`` in ``items/``."""
+    for key in ("inputs", "config", "summary", "items_table"):
+        _need(isinstance(data.get(key), dict), f"{key} must be a JSON object", source, key)
+    inputs, rec = data["inputs"], data["items_table"]
+    _need(isinstance(inputs.get("spec"), str), "must be text", source, "inputs.spec")
+    _need(isinstance(inputs.get("files"), dict), "must be a JSON object", source, "inputs.files")
+    _need(rec.get("format") == TABLE_FORMAT, f"must be {TABLE_FORMAT!r}", source, "items_table.format")
+    _need(rec.get("folder") == TABLE_DIR, f"must be {TABLE_DIR!r}", source, "items_table.folder")
+    size = rec.get("shard_items")
+    _need(type(size) is int and size >= 1, "must be a whole number >= 1", source, "items_table.shard_items")
+    shards = rec.get("shards")
+    _need(isinstance(shards, list), "must be a list", source, "items_table.shards")
+    for k, s in enumerate(shards):
+        ok = (isinstance(s, dict) and s.get("name") == f"part-{k:06d}.parquet" and type(s.get("n")) is int
+              and 0 <= s["n"] <= size and isinstance(s.get("sha256"), str) and SHA256.fullmatch(s["sha256"]))
+        _need(bool(ok), f"shard {k} must be {{name: part-{k:06d}.parquet, n: 0..{size}, sha256: 64 hex digits}}",
+              source, "items_table.shards")
+    _need(isinstance(rec.get("chain"), str) and rec["chain"] == chain(s["sha256"] for s in shards),
+          "the recorded shard digests do not chain to items_table.chain", source, "items_table.chain")
+
+
+def receive_table(path: str | Path, data: dict, *, allow_stale: bool = False) -> bool:
+    """Check a table certificate before any work (shape, chain; its digest: a stale one is a one-line
+    ``StaleCertificate`` unless ``allow_stale``); True when the digest matches."""
+    ok = check_digest(data, str(path), allow_stale=allow_stale)
+    check_table_shape(data, str(path))
+    shards_inside(path, data["items_table"]["shards"])
+    return ok
+
+
+def shards_inside(path: str | Path, shards: list[dict]) -> None:
+    """Every shard listed present and a regular file in the certificate's own ``items/`` folder: neither it nor
+    the folder a symlink (a link out of the folder, or through another, is refused before anything is read);
+    InputError naming the shard otherwise. The names are bare ``part-NNNNNN.parquet`` (``check_table_shape``)."""
+    root = os.path.realpath(Path(path).parent)
+    for s in shards:
+        p = Path(path).parent / TABLE_DIR / s["name"]
+        if not os.path.lexists(p):
+            raise InputError("shard listed by the certificate is missing", source=str(p), field="items_table.shards")
+        if (os.path.islink(p) or os.path.realpath(p) != os.path.join(root, TABLE_DIR, s["name"])
+                or not os.path.isfile(p)):
+            raise InputError("shard is not a regular file inside the certificate's items/ folder (a symlink or "
+                             "another kind of file; nothing read)", source=str(p), field="items_table.shards")
+
+
+#: the columns R1 reads (``r1_items``)
+R1_COLUMNS = ("id", "correct", "reasons", "periodic")
+
+
+def schema_types() -> dict[str, str]:
+    """The item table's columns and their Arrow types (:func:`shard_bytes`)."""
+    return {f: ("bool" if f == "correct" else "string") for f in (*FIELDS, "extra")}
+
+
+@dataclass(frozen=True)
+class TableCertificate:
+    """A streamed certificate opened for reading: ``path`` (its certificate.json), ``data`` (the small certificate:
+    settings, summary, items_table). Its sections read as a JSON certificate's (``config``, ``protocol``, ...); its
+    items are read lazily (``items``, ``shard``). The SHA-256 of its bytes and whether its digest held are the
+    reader's (``formats.reader.Received``)."""
+
+    path: Path
+    data: dict
+
+    @property
+    def head(self) -> TableHead:
+        return TableHead.of(self.data)
+
+    def section(self, name: str) -> Any:
+        """A settings section of the small certificate (a JSON object), ``ABSENT`` when it has none."""
+        v = self.data.get(name, ABSENT)
+        return v if isinstance(v, dict) or v is ABSENT else ABSENT
+
+    @property
+    def format(self) -> str:
+        return str(self.data.get("format"))
+
+    @property
+    def summary(self) -> dict:
+        return dict(self.head.summary)
+
+    @property
+    def digest_value(self) -> str | None:
+        return digest_value(self.data)
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent / TABLE_DIR
+
+    @property
+    def shards(self) -> list[dict]:
+        return list(self.head.items_table.get("shards") or [])
+
+    @cached_property
+    def offsets(self) -> tuple[int, ...]:
+        """The index of each shard's first item, then the number of items."""
+        out = [0]
+        for s in self.shards:
+            out.append(out[-1] + s["n"])
+        return tuple(out)
+
+    @property
+    def n_items(self) -> int:
+        return self.offsets[-1]
+
+    def shard_path(self, k: int) -> Path:
+        return self.folder / self.shards[k]["name"]
+
+    def shard(self, k: int) -> list[ItemOutcome]:
+        """The items of shard ``k``, read whole and checked (module docstring)."""
+        path, rec = self.shard_path(k), self.shards[k]
+        check_schema(path)
+        meta, items = read_shard(path)  # its rows hashed against its own SHA-256
+        _check_meta(path, meta, rec)
+        return outcomes_of(items)
+
+    def items(self) -> Iterator[ItemOutcome]:
+        """Every item in table order, one shard in memory at a time (``shard``), the chain checked at the end."""
+        seen = []
+        for k in range(len(self.shards)):
+            yield from self.shard(k)
+            seen.append(self.shards[k]["sha256"])
+        if chain(seen) != self.head.items_table.get("chain"):
+            raise InputError("the shards do not chain to the certificate's digest", source=str(self.path),
+                             field="items_table.chain")
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("inputs", "config", "protocol", "observation_model", "tolerances", "oracle", "scoring",
+                    "libraries", "digest", "location", "resolution", "items_table"):
+            return self.section(name)
+        raise AttributeError(name)
+
+
+def _check_meta(path: Path, meta: dict, rec: dict) -> None:
+    if meta.get("format") != TABLE_FORMAT:
+        raise InputError(f"not an item-table shard (format {str(meta.get('format'))[:60]!r})", source=str(path),
+                         field="format")
+    if meta.get("sha256") != rec["sha256"] or meta.get("n") != rec["n"]:
+        raise InputError("shard's SHA-256 or rows differ from the certificate's record (items_table.shards)",
+                         source=str(path), field="sha256")
+
+
+def _parquet(path: Path):
+    """The open Parquet file of a shard (InputError naming it when it is not one)."""
+    import pyarrow as pa  # lazy: pyarrow only when an item table is read
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(str(path))
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise InputError(f"not a readable item-table shard ({str(exc)[:120]})", source=str(path)) from None
+
+
+def check_schema(path: Path):
+    """The shard's Parquet file when its columns are exactly the item table's with their types
+    (``schema_types``); InputError naming the shard and the first column that differs otherwise."""
+    pf = _parquet(path)
+    got = {f.name: str(f.type) for f in pf.schema_arrow}
+    want = schema_types()
+    for name in sorted(want.keys() | got.keys()):
+        if got.get(name) != want.get(name):
+            said = (f"has an unknown column {name[:60]!r}" if name not in want
+                    else f"has no column {name!r}" if name not in got
+                    else f"column {name!r} is {got[name][:40]}, not {want[name]}")
+            raise InputError(f"wrong item-table schema: the shard {said}", source=str(path), field=name)
+    return pf
+
+
+def _meta(pf, path: Path) -> dict:
+    raw = (pf.schema_arrow.metadata or {}).get(b"viewcert", b"{}")
+    try:
+        meta = json.loads(raw)
+    except ValueError:
+        meta = None
+    if not isinstance(meta, dict):
+        raise InputError("shard metadata 'viewcert' is not a JSON object", source=str(path), field="viewcert")
+    return meta
+
+
+def r1_items(tc: TableCertificate) -> Iterator[dict]:
+    """{id, correct, reasons, periodic} of every item in table order, reading only those columns, one shard at a
+    time; each shard's schema and metadata checked against the certificate's record (module docstring)."""
+    import pyarrow as pa  # lazy: as _parquet
+
+    for k, rec in enumerate(tc.shards):
+        path = tc.shard_path(k)
+        pf = check_schema(path)
+        _check_meta(path, _meta(pf, path), rec)
+        try:
+            cols = pf.read(columns=list(R1_COLUMNS)).to_pydict()
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise InputError(f"not a readable item-table shard ({str(exc)[:120]})", source=str(path)) from None
+        if len(cols["id"]) != rec["n"]:
+            raise InputError("shard's rows differ from the certificate's record", source=str(path), field="n")
+        for j, (iid, ok, why, per) in enumerate(zip(*(cols[c] for c in R1_COLUMNS), strict=True)):
+            if not isinstance(iid, str) or not isinstance(ok, bool):
+                raise InputError(f"row {j} has no text id or no true/false 'correct'", source=str(path),
+                                 field="id" if not isinstance(iid, str) else "correct")
+            try:
+                reasons = json.loads(why) if why is not None else []
+                periodic = json.loads(per) if per is not None else ABSENT
+            except ValueError:
+                raise InputError(f"row {j} ({iid[:80]!r}): 'reasons' or 'periodic' is not JSON", source=str(path),
+                                 field="reasons") from None
+            yield {"id": iid, "correct": ok, "reasons": reasons if isinstance(reasons, list) else [],
+                   "periodic": periodic}
