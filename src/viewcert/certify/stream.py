@@ -27,9 +27,10 @@ import dataclasses
 import hashlib
 import io
 import json
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from viewcert.certify.certificate import (
@@ -55,6 +56,7 @@ from viewcert.certify.records import (
 )
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_bytes_atomic, write_text_atomic
+from viewcert.io.received import read_received_bytes
 from viewcert.numeric import sig
 from viewcert.parallel import map_items
 from viewcert.resolution import quantize_tree, resolution_record
@@ -219,12 +221,14 @@ def _item_of(row: dict) -> dict:
 
 def read_shard(path: str | Path) -> tuple[dict, list[dict]]:
     """(metadata, item records) of one shard, its rows checked against its recorded SHA-256 (InputError naming the
-    shard otherwise)."""
+    shard otherwise). The shard is opened once, a symlink not followed and a FIFO never waited on
+    (``io.received.read_received_bytes``: a regular file within ``max_json_bytes``), and parsed from those bytes."""
     import pyarrow as pa  # lazy: as shard_bytes
     import pyarrow.parquet as pq
 
+    raw = read_received_bytes(path, what="item-table shard", follow_links=False)  # one checked open, no link
     try:
-        table = pq.read_table(str(path))
+        table = pq.read_table(pa.BufferReader(raw))
         meta = json.loads((table.schema.metadata or {}).get(b"viewcert", b"{}"))
         items = [_item_of(r) for r in table.to_pylist()]
     except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
@@ -322,16 +326,44 @@ def write_table_certificate(out: str | Path, cert: dict) -> Path:
     return write_text_atomic(Path(out) / "certificate.json", json_dumps(cert, indent=1))
 
 
+def table_folder(out: str | Path, folder: Any) -> Path:
+    """``OUT/folder``, the item table's folder a certificate in ``out`` names (``items_table.folder``), received as
+    ``verify_table.receive_table`` receives shards: a relative path, no ``..``, no component a symlink, a folder
+    inside ``out``; InputError naming the certificate and the field otherwise, before anything in it is read."""
+    src = str(Path(out) / "certificate.json")
+
+    def refuse(why: str) -> InputError:
+        return InputError(f"the item table's folder {str(folder)[:80]!r} {why}", source=src,
+                          field="items_table.folder")
+    if not isinstance(folder, str) or not folder.strip() or "\x00" in folder or "\\" in folder:
+        raise refuse("must be a relative folder name")
+    rel = PurePosixPath(folder)
+    if rel.is_absolute() or ".." in rel.parts:
+        raise refuse("must be relative and stay inside the certificate's folder (no absolute path, no ..)")
+    at = Path(out)
+    for part in rel.parts:
+        at = at / part
+        if os.path.islink(at):
+            raise refuse(f"passes through a symlink ({part[:80]!r}); not followed")
+    root = os.path.realpath(out)
+    if not os.path.isdir(at) or os.path.commonpath([root, os.path.realpath(at)]) != root:
+        raise refuse("is not a folder inside the certificate's folder")
+    return at
+
+
 def read_table(out: str | Path, cert: dict) -> Iterator[ItemOutcome]:
-    """The items of an item table, shard by shard (lazily), each shard checked against the certificate's record
-    and the chain; InputError naming the shard on any difference."""
+    """The items of an item table, shard by shard (lazily), its folder received first (``table_folder``), each
+    shard a bare name in it (``read_shard``) checked against the certificate's record and the chain; InputError
+    naming the certificate or the shard on any difference."""
     rec = TableHead.of(cert).items_table
-    seen = []
+    folder, seen = table_folder(out, rec.get("folder", TABLE_DIR)), []
     for s in rec.get("shards", []):
-        path = Path(out) / rec.get("folder", TABLE_DIR) / s["name"]
-        if Path(s["name"]).name != s["name"]:
-            raise InputError("a shard name must be a bare file name", source=str(path), field="items_table.shards")
-        meta, items = read_shard(path)
+        name = s.get("name") if isinstance(s, dict) else None
+        if not isinstance(name, str) or name in ("", ".", "..") or "/" in name or "\x00" in name:
+            raise InputError(f"a shard name must be a bare file name, got {str(name)[:80]!r}", source=str(folder),
+                             field="items_table.shards")
+        path = folder / name
+        meta, items = read_shard(path)  # a symlink refused, a FIFO not waited on
         if meta["sha256"] != s["sha256"] or len(items) != s["n"]:
             raise InputError("shard differs from the certificate's record", source=str(path), field="sha256")
         seen.append(meta["sha256"])

@@ -27,6 +27,7 @@ from viewcert.certify import stream as T
 from viewcert.certify.records import ABSENT, ItemOutcome, TableHead, digest_value, outcomes_of
 from viewcert.certify.verify_table import is_table, read_received, receive_table
 from viewcert.errors import InputError
+from viewcert.io.received import read_received_bytes
 from viewcert.limits import DEFAULT_LIMITS, Limits
 
 #: the columns R1 reads (``r1_items``)
@@ -128,12 +129,14 @@ def _check_meta(path: Path, meta: dict, rec: dict) -> None:
 
 
 def _parquet(path: Path):
-    """The open Parquet file of a shard (InputError naming it when it is not one)."""
+    """The Parquet file of a shard, parsed from the bytes of one checked open (a symlink not followed, a FIFO
+    never waited on: ``io.received.read_received_bytes``); InputError naming it when it is not one."""
     import pyarrow as pa  # lazy: pyarrow only when an item table is read
     import pyarrow.parquet as pq
 
+    raw = read_received_bytes(path, what="item-table shard", follow_links=False)
     try:
-        return pq.ParquetFile(str(path))
+        return pq.ParquetFile(pa.BufferReader(raw))
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise InputError(f"not a readable item-table shard ({str(exc)[:120]})", source=str(path)) from None
 
