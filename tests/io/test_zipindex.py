@@ -268,3 +268,55 @@ def _catch(box: dict, fifo: Path) -> None:
         Z.build_index(str(fifo))
     except InputError as exc:
         box["error"] = exc
+
+
+# --- through the GNoME reader --------------------------------------------------------------------------------------
+
+def _gnome(tmp_path: Path, raw_patch=None) -> Path:
+    """A GNoME-layout folder (two rows, two CIFs stored), its zip bytes passed through ``raw_patch``."""
+    import csv
+
+    folder = tmp_path / "gnome"
+    folder.mkdir()
+    with open(folder / "stable_materials_summary.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["MaterialId", "Crystal System", "Space Group Number", "Point Group"])
+        w.writerows([["a", "cubic", 221, "m-3m"], ["b", "cubic", 221, "m-3m"]])
+    cif = (b"data_Po\n_cell_length_a 3.35\n_cell_length_b 3.35\n_cell_length_c 3.35\n_cell_angle_alpha 90\n"
+           b"_cell_angle_beta 90\n_cell_angle_gamma 90\n_symmetry_space_group_name_H-M 'P 1'\nloop_\n"
+           b"_atom_site_label\n_atom_site_type_symbol\n_atom_site_fract_x\n_atom_site_fract_y\n_atom_site_fract_z\n"
+           b"Po1 Po 0 0 0\n")
+    raw = _plain(folder / "by_id.zip", [("by_id/a.CIF", cif, zipfile.ZIP_STORED),
+                                        ("by_id/b.CIF", cif, zipfile.ZIP_STORED)])
+    (folder / "by_id.zip").write_bytes(raw_patch(raw) if raw_patch else raw)
+    return folder
+
+
+def test_a_bad_member_is_an_item_error_naming_the_zip_and_member(tmp_path):
+    from viewcert.certify.inputs import load_input
+
+    def flip(raw: bytearray) -> bytearray:
+        raw[_local(raw, b"by_id/b.CIF") + 30 + 11 + 5] ^= 0xFF  # a byte of b's data
+        return raw
+    items = load_input(f"gnome:{_gnome(tmp_path, flip)}").items
+    assert items[0].read().formula == "Po"
+    with pytest.raises(InputError) as err:
+        items[1].read()
+    assert str(err.value) == ("file by_id.zip!by_id/b.CIF, field member: cannot read the member (CRC-32 of the "
+                              "member's bytes does not match its central entry)")
+
+
+def test_a_malformed_archive_is_one_line_exit_2(tmp_path):
+    from typer.testing import CliRunner
+
+    from viewcert.cli import app
+
+    def overlap(raw: bytearray) -> bytearray:
+        struct.pack_into("<L", raw, _central(raw, b"by_id/b.CIF") + 42, _local(raw, b"by_id/a.CIF"))
+        return raw
+    folder = _gnome(tmp_path, overlap)
+    res = CliRunner().invoke(app, ["certify", f"gnome:{folder}", "--out", str(tmp_path / "out"), "--workers", "1"])
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception  # never a traceback
+    assert res.exit_code == 2, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and "by_id.zip, field by_id/a.CIF: member's data" in lines[0], res.output
