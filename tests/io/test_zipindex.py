@@ -156,6 +156,16 @@ def test_overlapping_entries_are_refused_naming_a_member(tmp_path):
         Z.build_index(str(path))
 
 
+def test_a_central_directory_out_of_file_order_is_read_when_nothing_overlaps(tmp_path):
+    """The order check's fallback (every span sorted, from a second pass): b's entry listed before a's."""
+    path = tmp_path / "s.zip"
+    raw = _plain(path)
+    a, b = _central(raw, b"by_id/a.CIF"), _central(raw, b"by_id/b.CIF")
+    end = raw.rfind(Z.SIG_EOCD)
+    path.write_bytes(raw[:a] + raw[b:end] + raw[a:b] + raw[end:])
+    assert _all_equal(path) == 2
+
+
 def test_a_member_claiming_a_huge_size_is_refused_before_inflating(tmp_path):
     path = tmp_path / "h.zip"
     raw = _plain(path, [("a.cif", b"x" * 4000, zipfile.ZIP_DEFLATED)])

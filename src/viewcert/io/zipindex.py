@@ -246,21 +246,22 @@ def build_index(path: str, key: Callable[[str], str | None] | None = None, *, na
     fd, st = _open(str(path))
     try:
         start, end, concat = _directory(fd, st.st_size, source)
-        hashes, entries, locals_, ends = array("Q"), array("q"), array("q"), array("q")
-        stats = _Stats()
+        hashes, entries = array("Q"), array("q")
+        stats = _Stats(concat)
         for m in iter_entries(fd, start, end, source):
             stats.add(m)
-            locals_.append(m.local + concat)
-            ends.append(m.local + concat + _LOCAL.size + len(m.raw_name) + m.compressed)
             k = m.name if key is None else key(m.name)
             if k is not None:
                 hashes.append(key_hash(k))
                 entries.append(m.entry)
-        _no_overlap(fd, _np(locals_, np.int64), _np(ends, np.int64), start, source)
-        del locals_, ends
-        h, e = _np(hashes, np.uint64), _np(entries, np.int64)
-        order = np.argsort(h, kind="stable")
-        h, e = h[order], e[order]
+        if not stats.in_order or stats.last_end > start:  # rare: check every pair, from a second pass
+            _no_overlap(fd, start, end, concat, source)
+        h = _np(hashes, np.uint64)
+        order = np.argsort(h)
+        h = h[order]
+        del hashes
+        e = _np(entries, np.int64)[order]
+        del entries, order
         _no_repeats(fd, h, e, key, source)
     finally:
         os.close(fd)
@@ -273,16 +274,27 @@ def _np(values: array, dtype) -> np.ndarray:
     return np.frombuffer(values, dtype) if len(values) else np.empty(0, dtype)
 
 
-class _Stats:
-    """Running count, total stated bytes, and the members with the largest size and the largest ratio (> 1 MiB)."""
+def _span(m: Member, concat: int) -> tuple[int, int]:
+    """The least byte range [start, end) of a member's local header and data (its local extra field unknown)."""
+    return m.local + concat, m.local + concat + _LOCAL.size + len(m.raw_name) + m.compressed
 
-    def __init__(self) -> None:
-        self.n, self.total, self.largest, self.steepest = 0, 0, -1, -1
+
+class _Stats:
+    """Running count, total stated bytes, the members with the largest size and the largest ratio (> 1 MiB), and
+    whether the local headers so far come in file order without overlap (``in_order``; ``last_end``: where the
+    last one's data end), as every common writer lays them out."""
+
+    def __init__(self, concat: int) -> None:
+        self.n, self.total, self.largest, self.steepest, self.concat = 0, 0, -1, -1, concat
         self._size, self._ratio = -1, -1.0
+        self.in_order, self.last_end = True, 0
 
     def add(self, m: Member) -> None:
         self.n += 1
         self.total += m.size
+        begin, end = _span(m, self.concat)
+        self.in_order = self.in_order and begin >= self.last_end
+        self.last_end = end
         if m.size > self._size:
             self.largest, self._size = m.entry, m.size
         ratio = m.size / max(m.compressed, 1)
@@ -298,11 +310,18 @@ def _entry_at(fd: int, offset: int, source: str) -> Member:
     return parse_entry(raw, 0, offset, source)[0]
 
 
-def _no_overlap(fd: int, starts: np.ndarray, ends: np.ndarray, cd_start: int, source: str) -> None:
+def _no_overlap(fd: int, cd_start: int, cd_end: int, concat: int, source: str) -> None:
     """InputError naming a member whose local header and data (at least) reach the next member's header or the
-    central directory: entries sharing data are the overlapping-entries zip bomb."""
-    if not len(starts):
+    central directory (entries sharing data are the overlapping-entries zip bomb): every member's span
+    (``_span``) from a second pass over the central directory, sorted by start."""
+    starts, ends = array("q"), array("q")
+    for m in iter_entries(fd, cd_start, cd_end, source):
+        begin, end = _span(m, concat)
+        starts.append(begin)
+        ends.append(end)
+    if not starts:
         return
+    starts, ends = _np(starts, np.int64), _np(ends, np.int64)
     order = np.argsort(starts, kind="stable")
     s, e = starts[order], ends[order]
     nxt = np.append(s[1:], cd_start)
