@@ -4,13 +4,15 @@
 Input, made here: ``stable_materials_summary.csv`` (N rows: ``MaterialId``, ``Crystal System``, ``Space Group
 Number``, ``Point Group``) beside ``by_id.zip`` holding ``by_id/<id>.CIF`` for each row (one small rock-salt CIF,
 stored uncompressed; ids are 10 hex digits as GNoME's). Each measurement runs in a fresh process: ``coordinator``
-loads the database (``load_input("gnome:...")``: the zip limits checked, the CSV marked, the member list read) and
+loads the database (``load_input("gnome:...")``: the zip limits checked, the CSV marked, the zip indexed) and
 lists every item id as a run's coordinator does; ``worker`` reads one CIF as a worker does (``read_entry``: the
 zip's central directory indexed once). The ``zipfile`` modes are the reader before the index, in the same run:
 ``coordinator-zipfile`` holds the {id: member} table the former reader held (``zipfile.ZipFile(...).infolist()``)
 while it lists the ids as ``coordinator`` does; ``worker-zipfile`` opens the archive with ``zipfile`` and reads the
-CIF, as the former worker did. Printed: the process's peak RSS (``ru_maxrss``) and CPU seconds; a baseline process
-gives the fixed part (``baseline``: viewcert and pyarrow imported, nothing read, for the coordinators;
+CIF, as the former worker did. Printed: the process's peak RSS (``VmHWM`` of ``/proc/self/status``: the peak of
+the process's own memory; ``ru_maxrss``, recorded too, keeps the peak of the bench process it was started from, which
+held the zip writer's member list, so the former figures of this bench started at that floor) and CPU seconds; a
+baseline process gives the fixed part (``baseline``: viewcert and pyarrow imported, nothing read, for the coordinators;
 ``baseline-worker``: one CIF parsed from a file, no zip read, for the workers).
 
 Usage: ``python benchmarks/bench_gnome_zip.py [--sizes 20000,100000,381000]``; writes
@@ -76,7 +78,9 @@ elif mode == "worker":
 elif mode == "worker-zipfile":
     n = read_cif_text(zf.read("by_id/0000000000.CIF").decode(), source="x", identifier="x").n_atoms
 me = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps({"n": n, "peak_rss_mb": me.ru_maxrss / 1024, "cpu_s": me.ru_utime + me.ru_stime}))
+hwm = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(json.dumps({"n": n, "peak_rss_mb": hwm / 1024, "ru_maxrss_mb": me.ru_maxrss / 1024,
+                  "cpu_s": me.ru_utime + me.ru_stime}))
 """
 
 
