@@ -142,8 +142,12 @@ class Limits:
         for info in infos:
             self.check_zip_member(info.filename, info.file_size, info.compress_size, source=src)
             total += info.file_size
+        self.check_zip_total(total, source=src)
+
+    def check_zip_total(self, total: int, *, source: str | None = None) -> None:
+        """The uncompressed bytes of a whole zip archive (its members' stated sizes summed): 4 x max_zip_member_bytes."""
         _check(total, self.max_zip_member_bytes * 4, "uncompressed bytes of the whole archive",
-               "max_zip_member_bytes", src)
+               "max_zip_member_bytes", source)
 
 
 def _check(value: int, limit, what: str, key: str, source: str | None, field: str | None = None) -> None:

@@ -53,6 +53,7 @@ from viewcert.formats.records import (
     outcomes_of,
 )
 from viewcert.io.atomic import json_dumps
+from viewcert.io.received import read_received_bytes
 
 TABLE_FORMAT = "viewcert-item-table/1"
 #: the small certificate.json beside the item table
@@ -111,12 +112,14 @@ def _item_of(row: dict) -> dict:
 
 def read_shard(path: str | Path) -> tuple[dict, list[dict]]:
     """(metadata, item records) of one shard, its rows checked against its recorded SHA-256 (InputError naming the
-    shard otherwise)."""
+    shard otherwise). The shard is opened once, a symlink not followed and a FIFO never waited on
+    (``io.received.read_received_bytes``: a regular file within ``max_json_bytes``), and parsed from those bytes."""
     import pyarrow as pa  # lazy: as shard_bytes
     import pyarrow.parquet as pq
 
+    raw = read_received_bytes(path, what="item-table shard", follow_links=False)  # one checked open, no link
     try:
-        table = pq.read_table(str(path))
+        table = pq.read_table(pa.BufferReader(raw))
         meta = json.loads((table.schema.metadata or {}).get(b"viewcert", b"{}"))
         items = [_item_of(r) for r in table.to_pylist()]
     except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
@@ -309,12 +312,14 @@ def _check_meta(path: Path, meta: dict, rec: dict) -> None:
 
 
 def _parquet(path: Path):
-    """The open Parquet file of a shard (InputError naming it when it is not one)."""
+    """The Parquet file of a shard, parsed from the bytes of one checked open (a symlink not followed, a FIFO
+    never waited on: ``io.received.read_received_bytes``); InputError naming it when it is not one."""
     import pyarrow as pa  # lazy: pyarrow only when an item table is read
     import pyarrow.parquet as pq
 
+    raw = read_received_bytes(path, what="item-table shard", follow_links=False)
     try:
-        return pq.ParquetFile(str(path))
+        return pq.ParquetFile(pa.BufferReader(raw))
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise InputError(f"not a readable item-table shard ({str(exc)[:120]})", source=str(path)) from None
 

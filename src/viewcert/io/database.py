@@ -6,10 +6,10 @@ Listing a database reads only each row's id and published labels (``entries``: P
 the rows before it (``start``/``stop``: the Parquet row groups holding it, a CSV from the byte mark before it,
 ``csv_marks``, an ASE database by OFFSET/LIMIT; ``layout`` counts the rows); a row's structure is read when it is
 certified (``read_entry``, in the worker). Nothing is extracted to disk. Repeated ids are found in bounded memory by
-``repeated_rows`` (digests bucketed to temporary files). A GNoME zip's member list is the exception: ``zipfile``
-parses the whole central directory (one ``ZipInfo`` per CIF), the coordinator keeps {id: member} while it reads the
-rows (``_members``) and each worker keeps its open archive (``_zip``). That costs about 0.8 KB per CIF in the
-coordinator and 0.7 KB in a worker (``benchmarks/bench_gnome_zip.py``), about 0.3 GB each for GNoME's 381,000.
+``repeated_rows`` (digests bucketed to temporary files). A GNoME zip is indexed by ``io.zipindex`` (16 bytes per
+CIF: a hash of its id and where its central-directory entry lies, built once per process), not ``zipfile`` (one
+``ZipInfo`` per member, about 0.7 KB: 0.25 GB for GNoME's 381,000 in the coordinator and again in each worker);
+a member is read by seeking to its local header (``benchmarks/bench_gnome_zip.py``).
 
 - **Parquet** (OPTIMADE's names): ``immutable_id``, ``lattice_vectors`` (3 rows of 3 Å), ``cartesian_site_positions``
   (N rows of 3 Å), ``species_at_sites`` (N element symbols); rows numbered from 0 as pyarrow counts them.
@@ -44,7 +44,8 @@ from viewcert.elements import atomic_number
 from viewcert.errors import InputError
 from viewcert.io.cif import read_cif_text
 from viewcert.io.received import check_received_file
-from viewcert.limits import active_limits
+from viewcert.io.zipindex import ZipIndex, build_index, check_limits, find, opened, read_member
+from viewcert.limits import LimitError, active_limits
 from viewcert.structures import Provenance, Structure
 from viewcert.symmetry.labels import CRYSTAL_SYSTEMS, LEVELS
 
@@ -276,38 +277,29 @@ def gnome_files(folder: str | Path) -> tuple[Path, Path]:
     return csv_path, zip_path
 
 
-def zip_members(zip_path: str | Path) -> dict[str, str]:
-    """{file name without extension: member name} of the CIFs of a zip archive (members checked against the
-    zip limits from the central directory, nothing decompressed); a name seen twice is an InputError."""
+def cif_stem(name: str) -> str | None:
+    """The id a zip member names: its file name without the ``.cif`` extension (any case, under any folder), or
+    None for a member that is not a CIF (a folder, another extension)."""
+    stem, dot, ext = name.rsplit("/", 1)[-1].rpartition(".")
+    return stem if dot and ext.lower() == "cif" else None
+
+
+def zip_members(zip_path: str | Path) -> ZipIndex:
+    """The index of the CIFs of a zip archive by id (``cif_stem``; ``io.zipindex``: 16 bytes per member, nothing
+    decompressed), every member's stated size and ratio checked against the zip limits; a malformed archive, or
+    two CIFs with one id, is an InputError."""
     check_received_file(zip_path, what="zip of CIFs", sized=False)
-    active_limits().check_zip(zip_path, source=str(zip_path))
-    return _zip_listing(str(zip_path))
+    index = _index(_stamp(zip_path))
+    with opened(index) as fd:
+        check_limits(fd, index, active_limits(), str(zip_path))
+    return index
 
 
-def _zip_listing(zip_path: str) -> dict[str, str]:
-    import zipfile  # lazy: start-up time (zipfile pulls in bz2/lzma/shutil), as limits.check_zip
-
-    out: dict[str, str] = {}
-    try:
-        with zipfile.ZipFile(zip_path) as zf:
-            for info in zf.infolist():
-                base = info.filename.rsplit("/", 1)[-1]
-                stem, dot, ext = base.rpartition(".")
-                if info.is_dir() or not dot or ext.lower() != "cif":
-                    continue
-                if stem in out:
-                    raise InputError(f"two members are named {stem!r}.cif", source=str(zip_path), field=info.filename)
-                out[stem] = info.filename
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        raise InputError(f"not a readable zip archive ({str(exc)[:120]})", source=str(zip_path)) from None
-    return out
-
-
-@functools.lru_cache(maxsize=1)
-def _members(stamp: tuple) -> dict[str, str]:
-    """``zip_members`` of the zip whose ``_stamp`` this is, kept while a run reads its rows chunk by chunk (its
-    limits were checked when the database was listed)."""
-    return _zip_listing(stamp[0])
+@functools.lru_cache(maxsize=2)
+def _index(stamp: tuple) -> ZipIndex:
+    """The CIF index of the zip whose ``_stamp`` this is, built once per process (the coordinator while it lists
+    the rows, each worker for its reads)."""
+    return build_index(stamp[0], cif_stem)
 
 
 @dataclass(frozen=True)
@@ -376,14 +368,15 @@ def gnome_entries(folder: str | Path, labels: tuple[LabelColumn, ...] | None = N
     stop = marks.n if stop is None else min(int(stop), marks.n)
     if start >= stop:
         return
-    members = _members(_stamp(zip_path))
+    index = _index(_stamp(zip_path))
     first = start // marks.every
     offset, lines_before = marks.marks[first]
-    with open(csv_path, "rb") as fh:
+    with open(csv_path, "rb") as fh, opened(index, str(zip_path)) as fd:
         fh.seek(offset)
         reader = csv.reader(_Lines(fh))
         yield from _gnome_rows(reader, marks, lines_before, range(first * marks.every, stop), start, labels,
-                               members, csv_path, set() if repeats else None)
+                               lambda ident: find(fd, index, ident, cif_stem, str(zip_path)), csv_path,
+                               set() if repeats else None)
 
 
 def gnome_marks(folder: str | Path) -> CsvMarks:
@@ -394,10 +387,10 @@ def gnome_marks(folder: str | Path) -> CsvMarks:
     return csv_marks(csv_path)
 
 
-def _gnome_rows(reader, marks: CsvMarks, lines_before: int, rows: range, start: int, labels, members: dict,
+def _gnome_rows(reader, marks: CsvMarks, lines_before: int, rows: range, start: int, labels, member_of,
                 csv_path: Path, seen: set | None) -> Iterator[Entry]:
     """The entries of ``rows`` (row numbers, counted as ``CsvMarks`` does) from ``reader`` placed at the first;
-    those before ``start`` are read and skipped."""
+    those before ``start`` are read and skipped; ``member_of(id)``: the zip member of an id, or None."""
     names = marks.fieldnames
     try:
         k = rows.start
@@ -412,7 +405,8 @@ def _gnome_rows(reader, marks: CsvMarks, lines_before: int, rows: range, start: 
             values = {f: (raw[i] if i < len(raw) else None) for i, f in enumerate(names)}
             label, problem = row_labels(values, labels)
             ident = values.get(GNOME_ID)
-            member = members.get(ident) if isinstance(ident, str) else None
+            found = member_of(ident) if isinstance(ident, str) else None
+            member = found.name if found is not None else None
             if member is None and problem is None and isinstance(ident, str) and ident:
                 problem = (GNOME_ID, f"no CIF named {ident!r} in {GNOME_ZIP}")
             yield _entry(lines_before + reader.line_num, ident, label, problem, member, seen)
@@ -421,27 +415,24 @@ def _gnome_rows(reader, marks: CsvMarks, lines_before: int, rows: range, start: 
                          source=str(csv_path)) from None
 
 
-@functools.lru_cache(maxsize=2)
-def _zip(stamp: tuple):
-    """An open zip archive (one per worker process: its central directory is read once)."""
-    import zipfile  # lazy: as zip_members
-
-    check_received_file(stamp[0], what="zip of CIFs", sized=False)
-    return zipfile.ZipFile(stamp[0])
-
-
 def zip_cif_structure(zip_path: str | Path, member: str, identifier: str, name: str | None = None) -> Structure:
-    """The structure of the CIF ``member`` of ``zip_path`` (named ``name`` in errors), read in memory (its size and
-    compression ratio checked from its header before it is decompressed)."""
-    import zipfile  # lazy: as zip_members
-
+    """The structure of the CIF ``member`` of ``zip_path`` (named ``name`` in errors), read in memory by seeking to
+    its local header (``io.zipindex``: its size and compression ratio checked before it is inflated)."""
     source = f"{name or zip_path}!{member}"
     try:
-        zf = _zip(_stamp(zip_path))
-        info = zf.getinfo(member)
-        active_limits().check_zip_member(member, info.file_size, info.compress_size, source=source)
-        text = zf.read(info).decode("utf-8")
-    except (KeyError, zipfile.BadZipFile, OSError, EOFError) as exc:
+        check_received_file(zip_path, what="zip of CIFs", sized=False)
+        index = _index(_stamp(zip_path))
+        key = cif_stem(member)
+        with opened(index) as fd:
+            found = find(fd, index, key, cif_stem) if key is not None else None
+            if found is None or found.name != member:
+                raise InputError("no such member in the archive", source=source, field="member")
+            text = read_member(fd, index, found, name=source).decode("utf-8")
+    except LimitError:
+        raise
+    except InputError as exc:
+        raise InputError(f"cannot read the member ({exc.message[:160]})", source=source, field="member") from None
+    except OSError as exc:
         raise InputError(f"cannot read the member ({str(exc)[:120]})", source=source, field="member") from None
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text (byte {exc.start})", source=source, field="encoding") from None

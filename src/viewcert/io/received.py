@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import hashlib
 import io
 import json
@@ -41,15 +42,18 @@ def _kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
-def _open_regular(path: str | Path, what: str, limits: Limits | None) -> tuple[int, int]:
+def _open_regular(path: str | Path, what: str, limits: Limits | None, flags: int = 0) -> tuple[int, int]:
     """(descriptor, size) of the regular file at ``path``, its size checked against ``limits`` (None: not
-    checked); InputError, nothing read, otherwise."""
+    checked); InputError, nothing read, otherwise. ``flags``: more ``os.open`` flags (``O_NOFOLLOW``)."""
     src = str(path)
     try:
-        fd = os.open(src, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+        fd = os.open(src, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+                     | flags)
     except FileNotFoundError:
         raise InputError(f"cannot read {what}: no such file ({what} not found)", source=src) from None
     except OSError as exc:
+        if flags & os.O_NOFOLLOW and exc.errno == errno.ELOOP:
+            raise InputError(f"the {what} is a symbolic link; it is not followed", source=src) from None
         raise InputError(f"cannot read {what}: {exc.strerror or exc}", source=src) from None
     try:
         st = os.fstat(fd)
@@ -73,12 +77,14 @@ def check_received_file(path: str | Path, *, what: str = "file", limits: Limits 
     return size
 
 
-def read_received_bytes(path: str | Path, *, what: str = "file", limits: Limits | None = None) -> bytes:
+def read_received_bytes(path: str | Path, *, what: str = "file", limits: Limits | None = None,
+                        follow_links: bool = True) -> bytes:
     """The bytes of the regular file at ``path``, at most ``max_json_bytes`` of ``limits`` (default: the
-    limits in force): checked on the descriptor before reading, and again while reading."""
+    limits in force): checked on the descriptor before reading, and again while reading. ``follow_links``
+    False: a symlink at ``path`` is refused (``O_NOFOLLOW``), the file opened is the one read."""
     limits = limits or active_limits()
     cap = limits.max_json_bytes
-    fd, _ = _open_regular(path, what, limits)
+    fd, _ = _open_regular(path, what, limits) if follow_links else _open_regular(path, what, limits, os.O_NOFOLLOW)
     chunks: list[bytes] = []
     total = 0
     try:
