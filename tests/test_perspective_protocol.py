@@ -415,10 +415,10 @@ def test_task_export_conflicts_and_bad_placements_are_one_line_errors(tmp_path):
     with pytest.raises(InputError, match=r"field camera: the protocol file says kind = 'perspective' but the "
                                          r"camera option says 'orthographic'"):
         _task_settings(f, camera="orthographic")
-    assert _task_settings(f, camera="perspective").camera == "perspective"  # agreeing options are fine
+    assert _task_settings(f, camera="perspective").image.kind == "perspective"  # agreeing options are fine
     ortho = tmp_path / "o.toml"
     ortho.write_text(f.read_text().replace('kind = "perspective"', 'kind = "orthographic"'))
-    assert _task_settings(ortho).camera == "orthographic" and _task_settings(ortho, camera="perspective")
+    assert _task_settings(ortho).image.kind == "orthographic" and _task_settings(ortho, camera="perspective")
     from viewcert.benchmark.tasks_export import build_task_benchmark
 
     (tmp_path / "m.xyz").write_text(CHFCLBR)

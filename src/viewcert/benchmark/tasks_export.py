@@ -333,7 +333,7 @@ def question_text(settings: TaskExportSettings, view_names) -> str:
     """MiSI-style question of a task (answer formats: module docstring)."""
     k = len(view_names)
     head = (f"The first {k} images show a molecule before a transformation, in the {', '.join(view_names)} views "
-            f"({settings.camera} camera); the last image is the {view_names[0]} view after it. Screen axes of the "
+            f"({settings.image.kind} camera); the last image is the {view_names[0]} view after it. Screen axes of the "
             f"{view_names[0]} view: x to the right, y up, z toward the viewer; " + _MOVES)
     return head + _ask(settings)
 
@@ -416,7 +416,7 @@ def task_certificate(input_spec: str, settings: TaskExportSettings, questions, r
         optional["limit"] = int(limit)
     return sealed({
         "format": FORMAT, "version": VERSION, "input": str(input_spec),
-        "task": settings.task, "protocol": settings.protocol_record(), "camera": settings.camera,
+        "task": settings.task, "protocol": settings.protocol_record(), "camera": settings.image.kind,
         "depth_cue": settings.depth_cue,
         "seed": settings.seed, "settings": settings.to_dict(), "view_setup": settings.view_setup().to_dict(),
         "tolerances": {"delta_angstrom": settings.delta, "intensity_eps": settings.eps,
