@@ -90,6 +90,6 @@ def test_one_style_object():
     from viewcert.interactions.ceiling import CeilingSettings
 
     s = InteractionExportSettings.from_options(ceiling=CeilingSettings(style="spacefill"))
-    assert s.style == "spacefill" and s.to_dict()["style"] == s.to_dict()["ceiling"]["style"] == "spacefill"
+    assert s.image.style == "spacefill" and s.to_dict()["style"] == s.to_dict()["ceiling"]["style"] == "spacefill"
     with pytest.raises(TypeError):
         InteractionExportSettings.from_options(style="spacefill")  # no second style field
