@@ -310,7 +310,7 @@ def _interaction_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettin
                                                       ceiling=CeilingSettings(delta=st.delta),
                                                       constraints=st.constraints, criterion=st.criterion)
     limits.check_pixels(settings.image.width, settings.image.height)
-    done = build_interaction_benchmark(complexes, out, settings)
+    done = build_interaction_benchmark(complexes, out, settings, limits=limits)
     s = done.certificate.summary["all"]
     return Report((Line(f"{done.n_questions} {task} questions in {out}; ceiling as rendered "
                         f"{s['rendered']['mean']:.4f} [{s['rendered']['lo']:.4f}, {s['rendered']['hi']:.4f}], ideal "

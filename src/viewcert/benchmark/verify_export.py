@@ -153,7 +153,7 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
         else:
             complexes.append((Path(confined(name, base, source=src, field="complexes", what="complex")), ligand))
     with tempfile.TemporaryDirectory(prefix="viewcert-verify-") as tmp:
-        new = build_interaction_benchmark(complexes, tmp, settings).certificate.to_dict()
+        new = build_interaction_benchmark(complexes, tmp, settings, limits=limits).certificate.to_dict()
     return interaction_in_format(new, typed.format)
 
 
