@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from viewcert import defaults
+from viewcert.certify.config import ScoringSettings, SymmetrySettings
 from viewcert.constraints import parse_names
 from viewcert.errors import InputError
 from viewcert.render.image import ImageSettings
@@ -56,8 +57,9 @@ class ExportSettings:
     def __post_init__(self) -> None:
         if self.task not in TASKS:
             raise InputError(f"task must be one of {TASKS}, got {self.task!r}", field="task")
-        if self.truth not in ("dataset", "rendered"):
-            raise InputError(f"truth must be 'dataset' or 'rendered', got {self.truth!r}", field="truth")
+        # the shared settings checked by the certify parts they configure (one message each)
+        ScoringSettings(truth=self.truth)
+        SymmetrySettings(tau=self.tau, std_symprec=self.std_symprec, std_angle_tolerance=self.std_angle_tolerance)
         if self.r3_cell not in ("rendered", "input"):
             raise InputError(f"r3_cell must be 'rendered' or 'input', got {self.r3_cell!r}", field="r3_cell")
         if check_tiling(self.tiling) != self.tiling:
