@@ -60,7 +60,7 @@ def _template(tmp: Path) -> dict:
 
 def _big(template: dict, n: int, out: Path) -> Path:
     """A certify output of ``n`` items: the template's items repeated under new ids, resealed."""
-    from viewcert.certify.records import sealed
+    from viewcert.formats.records import sealed
 
     items = template["items"]
     doc = dict(template)

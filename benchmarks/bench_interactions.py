@@ -123,7 +123,7 @@ def timing(settings: CeilingSettings, n: int) -> dict:
     ours = _median_time(lambda: pocket_ligand_ceiling(t, cams, settings, "rendered"), n)
     six = frame_cameras(s, "axes-6", style=STYLE, width=SIZE[0], height=SIZE[1])
     ours6 = _median_time(lambda: pocket_ligand_ceiling(t, six, settings, "rendered"), n)
-    item = make_item("1s3v", s.positions, s.numbers, "rotation", 7, ViewSetup(protocol="axes-6", observe="visible"))
+    item = make_item("1s3v", s.positions, s.numbers, "rotation", 7, ViewSetup.from_options(protocol="axes-6", observe="visible"))
     task = _median_time(lambda: identify(item), n)
     return {"structure": "1s3v pocket 10 A", "n_atoms": s.n_atoms, "size": list(SIZE), "repeats": n,
             "interaction_ceiling_27_views_s": round(ours, 3), "interaction_ceiling_6_views_s": round(ours6, 3),

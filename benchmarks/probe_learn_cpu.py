@@ -34,7 +34,7 @@ from viewcert.learn.data import CRYSTAL_SYSTEMS, load_learn_data
 from viewcert.learn.views import ViewSettings, render_split
 d = load_learn_data(sys.argv[1])
 tr, te = list(range(0, 1200, 8)), list(range(3, 1610, 16))[:100]
-x = render_split([d.train.items[i] for i in tr + te], ViewSettings(size=64), cache=sys.argv[2])
+x = render_split([d.train.items[i] for i in tr + te], ViewSettings.from_options(size=64), cache=sys.argv[2])
 code = {c: i for i, c in enumerate(CRYSTAL_SYSTEMS)}
 y = np.array([code[d.train.labels[i]] for i in tr])
 model, _ = train_cnn(x[:len(tr)], y, replace(TrainSettings(), epochs=2, seed=0))
@@ -50,7 +50,7 @@ import sys, numpy as np
 from viewcert.learn.data import load_learn_data
 from viewcert.learn.views import ViewSettings, render_split
 d = load_learn_data(sys.argv[1])
-np.save(sys.argv[2], render_split(d.train.items[:60], ViewSettings(size=64)))
+np.save(sys.argv[2], render_split(d.train.items[:60], ViewSettings.from_options(size=64)))
 """
 
 VARIANTS = {"as is": {}, "as is, again": {}, "ATEN_CPU_CAPABILITY=default": {"ATEN_CPU_CAPABILITY": "default"},

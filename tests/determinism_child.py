@@ -57,10 +57,10 @@ def main(work: Path, e3: str | None) -> dict:
     Path("in").mkdir()
     Path("in/water.xyz").write_text(WATER_XYZ)
     Path("in/chfclbr.xyz").write_text(CHFCLBR_XYZ)
-    build_benchmark("builtin:sample", "crystal", settings=ExportSettings(size=64, supersample=1), limit=1)
-    build_molecule_benchmark("in/water.xyz", "molecule", MoleculeExportSettings(task="point-group", size=64,
+    build_benchmark("builtin:sample", "crystal", settings=ExportSettings.from_options(size=64, supersample=1), limit=1)
+    build_molecule_benchmark("in/water.xyz", "molecule", MoleculeExportSettings.from_options(task="point-group", size=64,
                                                                                  supersample=1))
-    build_task_benchmark("in/chfclbr.xyz", "task", TaskExportSettings(task="translation", **SMALL))
+    build_task_benchmark("in/chfclbr.xyz", "task", TaskExportSettings.from_options(task="translation", **SMALL))
     kinds = ["crystal", "molecule", "task"]
     try:
         import hydride  # noqa: F401
@@ -72,7 +72,7 @@ def main(work: Path, e3: str | None) -> dict:
 
         Path("in/eoh_asp.pdb").write_bytes((HERE / "data" / "uncertain" / "eoh_asp.pdb").read_bytes())
         build_interaction_benchmark([(Path("in/eoh_asp.pdb"), "EOH")], "interaction",
-                                    InteractionExportSettings(n_boot=50, width=160, height=120))
+                                    InteractionExportSettings.from_options(n_boot=50, width=160, height=120))
         kinds.append("interaction")
     except ImportError:
         pass

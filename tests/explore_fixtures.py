@@ -32,7 +32,7 @@ def phantom_export(tmp_path_factory) -> Path:
     proto.write_text(json.dumps(TWO_VIEWS))
     out = d / "export"
     build_benchmark("builtin:prototypes", out, ids=list(PHANTOM_IDS),
-                    settings=ExportSettings(protocol=str(proto), size=160, supersample=1, buffers=True))
+                    settings=ExportSettings.from_options(protocol=str(proto), size=160, supersample=1, buffers=True))
     return out
 
 
@@ -84,7 +84,7 @@ def zoom_export(tmp_path_factory) -> Path:
     from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 
     d = tmp_path_factory.mktemp("explore_zoom")
-    build_task_benchmark(chiral_xyz(d), d / "export", TaskExportSettings(task="zoom", seed=1, **SMALL))
+    build_task_benchmark(chiral_xyz(d), d / "export", TaskExportSettings.from_options(task="zoom", seed=1, **SMALL))
     return d / "export"
 
 
@@ -109,7 +109,7 @@ def pocket_ligand_export(tmp_path_factory) -> Path:
 
     out = tmp_path_factory.mktemp("explore_pocket") / "export"
     build_interaction_benchmark([(COMPLEXES / "1pwc", "PNM")], out,
-                                InteractionExportSettings(task="pocket-ligand", n_boot=200))
+                                InteractionExportSettings.from_options(task="pocket-ligand", n_boot=200))
     return out
 
 
@@ -226,7 +226,7 @@ def residue_ligand_export(tmp_path_factory) -> Path:
 
     out = tmp_path_factory.mktemp("explore_residue") / "export"
     build_interaction_benchmark([(COMPLEXES / "1pwc", "PNM")], out,
-                                InteractionExportSettings(task="residue-ligand", n_boot=200))
+                                InteractionExportSettings.from_options(task="residue-ligand", n_boot=200))
     return out
 
 

@@ -32,14 +32,14 @@ def harness_import_error(modules: str) -> str | None:
 
 def crystal_export(folder: Path, n: int) -> Path:
     """The first ``n`` built-in prototypes as a crystal-system export (64 px, supersample 2)."""
-    build_benchmark("builtin:prototypes", folder, settings=ExportSettings(size=64, supersample=2), limit=n)
+    build_benchmark("builtin:prototypes", folder, settings=ExportSettings.from_options(size=64, supersample=2), limit=n)
     return folder
 
 
 def zoom_export(folder: Path) -> Path:
     """Four zoom questions on two built-in molecules through perspective cameras (seed 3, 120×90 px)."""
     build_task_benchmark("builtin:molecules", folder,
-                         TaskExportSettings(task="zoom", camera="perspective", seed=3, per_structure=2, width=120,
+                         TaskExportSettings.from_options(task="zoom", camera="perspective", seed=3, per_structure=2, width=120,
                                             height=90, supersample=1), limit=2)
     return folder
 

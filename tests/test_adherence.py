@@ -189,10 +189,10 @@ def export(tmp_path_factory):
     from viewcert.benchmark.settings import ExportSettings
 
     root = tmp_path_factory.mktemp("constrained")
-    plain = build_benchmark("builtin:prototypes", root / "plain", settings=ExportSettings(size=48, supersample=1),
+    plain = build_benchmark("builtin:prototypes", root / "plain", settings=ExportSettings.from_options(size=48, supersample=1),
                             limit=8, certify=False)
     cons = build_benchmark("builtin:prototypes", root / "cons",
-                           settings=ExportSettings(size=48, supersample=1,
+                           settings=ExportSettings.from_options(size=48, supersample=1,
                                                    constraints=("format", "precision", "structure")),
                            limit=8, certify=False)
     return root, plain, cons
@@ -350,7 +350,7 @@ def test_transformation_and_molecule_exports_carry_constraints(tmp_path):
     from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 
     build_task_benchmark("builtin:molecules", tmp_path / "rot",
-                         TaskExportSettings(task="rotation", width=64, height=48, supersample=1,
+                         TaskExportSettings.from_options(task="rotation", width=64, height=48, supersample=1,
                                             constraints=("structure", "letter")), limit=1)
     (rec,) = _jsonl(tmp_path / "rot" / "benchmark.jsonl")
     assert [c["name"] for c in rec["constraints"]] == ["structure"]  # a command answer has no letters
@@ -359,7 +359,7 @@ def test_transformation_and_molecule_exports_carry_constraints(tmp_path):
     cert = json.loads((tmp_path / "rot" / "certificate.json").read_text(encoding="utf-8"))
     assert cert["settings"]["constraints"] == ["letter", "structure"]  # inventory order
     build_molecule_benchmark("builtin:molecules", tmp_path / "pg",
-                             MoleculeExportSettings(size=48, supersample=1, constraints=("letter", "case")),
+                             MoleculeExportSettings.from_options(size=48, supersample=1, constraints=("letter", "case")),
                              limit=1, certify=False)
     (mol,) = _jsonl(tmp_path / "pg" / "benchmark.jsonl")
     assert [c["name"] for c in mol["constraints"]] == ["letter"]

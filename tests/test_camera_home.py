@@ -76,7 +76,7 @@ def _same_silhouette(rgb: np.ndarray, ids: np.ndarray, numbers=None, r: int = 2)
 @pytest.fixture(scope="module")
 def rock_salt(tmp_path_factory):
     out = tmp_path_factory.mktemp("rocksalt")
-    build_benchmark(ROCK_SALT, out, settings=ExportSettings(size=SIZE, supersample=2, buffers=True))
+    build_benchmark(ROCK_SALT, out, settings=ExportSettings.from_options(size=SIZE, supersample=2, buffers=True))
     cert = json.loads((out / "certificate.json").read_text())
     cfg = CertifyConfig.from_dict(cert["config"])
     (item,) = load_input(ROCK_SALT).items
@@ -135,7 +135,7 @@ def test_molecule_export_ships_the_certified_common_scale(tmp_path):
     d.mkdir()
     (d / "water.xyz").write_text(WATER)
     out = tmp_path / "out"
-    build_molecule_benchmark(str(d), out, MoleculeExportSettings(task="point-group", size=SIZE, supersample=2))
+    build_molecule_benchmark(str(d), out, MoleculeExportSettings.from_options(task="point-group", size=SIZE, supersample=2))
     cert = json.loads((out / "certificate.json").read_text())
     assert cert["config"]["frame_on"] == "drawn" and cert["observation_model"]["observe"] == "visible"
     cfg = CertifyConfig.from_dict(cert["config"])
@@ -163,7 +163,7 @@ def test_molecule_export_ships_the_certified_common_scale(tmp_path):
 # ----------------------------------------------------------------------------- transformation-task export
 def test_task_export_ships_the_cameras_its_oracle_observes(tmp_path):
     mol = chiral_xyz(tmp_path)
-    settings = TaskExportSettings(task="rotation", observe="visible", **SMALL)
+    settings = TaskExportSettings.from_options(task="rotation", observe="visible", **SMALL)
     build_task_benchmark(mol, tmp_path / "out", settings)
     structures, _ = read_molecules(str(mol), DEFAULT_LIMITS)
     ((item, _),) = sample_questions(structures, settings)  # the same seeded question the export wrote
@@ -173,7 +173,7 @@ def test_task_export_ships_the_cameras_its_oracle_observes(tmp_path):
     m = 0.05 * min(SMALL["width"], SMALL["height"])
     want = min(min((SMALL["width"] - 2 * m) / (2 * h[0]), (SMALL["height"] - 2 * m) / (2 * h[1]))
                for h in (np.abs((pts - centre) @ np.asarray(r, float).T).max(axis=0) for r in AXES3.values()))
-    style = settings.style
+    style = settings.image.style
     for k, cam in enumerate(item.cameras):
         assert cam.scale == pytest.approx(want, rel=1e-12) and np.allclose(cam.center, centre, atol=1e-12)
         ids = render(build_scene(Structure(positions=pts, numbers=item.numbers), style), cam, rgb=False).atom_id

@@ -617,7 +617,7 @@ def test_a_command_export_is_accounted_in_misi_partial_credit(tmp_path):
     from viewcert.stats import BootstrapSettings
 
     build_task_benchmark("builtin:molecules", tmp_path / "rot",
-                         TaskExportSettings(task="rotation", width=64, height=48, supersample=1), limit=2)
+                         TaskExportSettings.from_options(task="rotation", width=64, height=48, supersample=1), limit=2)
     recs = [json.loads(x) for x in (tmp_path / "rot" / "benchmark.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [r["answer"] for r in recs] == ["roll z 15", "roll y 75"]
     # R4: roll z 30 (1 − 15/90 = 5/6), roll x 75 (wrong axis: 0); R3: roll z 15 (1), roll y 60 (5/6)

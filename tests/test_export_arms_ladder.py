@@ -47,7 +47,7 @@ def export(tmp_path_factory):
     (root / "in").mkdir()
     for name in ("NaCl", "CsCl", "Mg"):
         shutil.copy(CRYSTALS / f"{name}.cif", root / "in" / f"{name}.cif")
-    build_benchmark(root / "in", root / "bench", settings=ExportSettings(size=256, supersample=1))
+    build_benchmark(root / "in", root / "bench", settings=ExportSettings.from_options(size=256, supersample=1))
     return root / "bench"
 
 
@@ -304,7 +304,7 @@ def test_molecule_and_transformation_exports_ship_every_arm(tmp_path):
     from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
 
     pg = tmp_path / "pg"
-    build_molecule_benchmark("builtin:molecules", pg, MoleculeExportSettings(task="point-group", size=64,
+    build_molecule_benchmark("builtin:molecules", pg, MoleculeExportSettings.from_options(task="point-group", size=64,
                                                                              supersample=1), limit=2)
     man = {it["id"]: it for it in json.loads((pg / "manifest.json").read_text())["items"]}
     for q in _jsonl(pg / "benchmark_r3.jsonl"):

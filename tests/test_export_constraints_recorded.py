@@ -75,7 +75,7 @@ def test_molecule_certificate_records_constraints_and_verifies(tmp_path):
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "water.xyz").write_text(WATER)
     build_molecule_benchmark(str(tmp_path / "in"), tmp_path / "pg",
-                             MoleculeExportSettings(size=48, supersample=1, constraints=("structure", "letter")))
+                             MoleculeExportSettings.from_options(size=48, supersample=1, constraints=("structure", "letter")))
     (rec,) = _jsonl(tmp_path / "pg" / "benchmark.jsonl")
     assert [c["name"] for c in rec["constraints"]] == ["letter", "structure"]
     cert = json.loads((tmp_path / "pg" / "certificate.json").read_text(encoding="utf-8"))
@@ -150,7 +150,7 @@ def test_rotation_export_under_structure_has_no_contradiction(tmp_path):
     from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 
     build_task_benchmark("builtin:molecules", tmp_path / "rot",
-                         TaskExportSettings(task="rotation", width=64, height=48, supersample=1,
+                         TaskExportSettings.from_options(task="rotation", width=64, height=48, supersample=1,
                                             constraints=("structure",)), limit=1)
     (rec,) = _jsonl(tmp_path / "rot" / "benchmark.jsonl")
     assert "Answer with the command only" not in rec["question"]
@@ -185,7 +185,7 @@ def test_inspect_runs_a_structure_constrained_export_without_the_whole_response_
     from viewcert.benchmark.settings import ExportSettings
 
     folder = tmp_path / "b"
-    build_benchmark("builtin:prototypes", folder, settings=ExportSettings(size=48, supersample=1,
+    build_benchmark("builtin:prototypes", folder, settings=ExportSettings.from_options(size=48, supersample=1,
                                                                           constraints=("structure",)),
                     limit=2, certify=False)
     qs = _jsonl(folder / "benchmark.jsonl")
@@ -208,8 +208,8 @@ def test_interaction_export_carries_constraints_with_the_list_format(tmp_path):
     from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
 
     cx = [(COMPLEXES / "1pwc", "PNM")]
-    plain = build_interaction_benchmark(cx, tmp_path / "a", InteractionExportSettings(n_boot=50))
-    cons = build_interaction_benchmark(cx, tmp_path / "b", InteractionExportSettings(
+    plain = build_interaction_benchmark(cx, tmp_path / "a", InteractionExportSettings.from_options(n_boot=50))
+    cons = build_interaction_benchmark(cx, tmp_path / "b", InteractionExportSettings.from_options(
         n_boot=50, constraints=("count", "case", "structure", "format")))
     (a,) = _jsonl(tmp_path / "a" / "benchmark.jsonl")
     (b,) = _jsonl(tmp_path / "b" / "benchmark.jsonl")

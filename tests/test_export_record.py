@@ -47,7 +47,7 @@ def water(tmp_path_factory):
     d = tmp_path_factory.mktemp("water")
     (d / "in").mkdir()
     (d / "in" / "water.xyz").write_text(WATER_XYZ)
-    m = build_molecule_benchmark(str(d / "in"), d / "out", MoleculeExportSettings(task="point-group", size=64,
+    m = build_molecule_benchmark(str(d / "in"), d / "out", MoleculeExportSettings.from_options(task="point-group", size=64,
                                                                                    supersample=1))
     return d, m
 
@@ -72,7 +72,7 @@ def test_a_molecule_export_is_one_export_and_reads_back_as_it(water):
 
 
 def test_a_task_and_an_uncertified_crystal_export(tmp_path):
-    t = build_task_benchmark(str(chiral_xyz(tmp_path)), tmp_path / "t", TaskExportSettings(task="translation",
+    t = build_task_benchmark(str(chiral_xyz(tmp_path)), tmp_path / "t", TaskExportSettings.from_options(task="translation",
                                                                                           **SMALL))
     assert read_export(tmp_path / "t") == t
     assert (t.kind, t.task, t.n_questions) == ("task", "translation", 1)
@@ -80,7 +80,7 @@ def test_a_task_and_an_uncertified_crystal_export(tmp_path):
     q = json.loads((tmp_path / "t" / "benchmark.jsonl").read_text())
     assert t.items == ({"id": "q0000", "index": 0, "source_id": q["source_id"], "answer": q["answer"]},)
     assert t.images == tuple(f"images/q0000_v{k}.png" for k in range(4))  # three before views and the after view
-    c = build_benchmark("builtin:sample", tmp_path / "c", settings=ExportSettings(size=64, supersample=1), limit=1,
+    c = build_benchmark("builtin:sample", tmp_path / "c", settings=ExportSettings.from_options(size=64, supersample=1), limit=1,
                         certify=False)
     assert (c.kind, c.task, c.n_questions, c.certificate) == ("crystal", "crystal-system", 1, None)
     assert len(c.images) == 5 and read_export(tmp_path / "c") == c  # render-ceiling-5
@@ -90,7 +90,7 @@ def test_a_handedness_export_lists_the_achiral_molecule_as_skipped(tmp_path):
     (tmp_path / "in").mkdir()
     chiral_xyz(tmp_path / "in")
     (tmp_path / "in" / "water.xyz").write_text(WATER_XYZ)
-    e = build_task_benchmark(str(tmp_path / "in"), tmp_path / "h", TaskExportSettings(task="handedness", **SMALL))
+    e = build_task_benchmark(str(tmp_path / "in"), tmp_path / "h", TaskExportSettings.from_options(task="handedness", **SMALL))
     # water is C2v (a mirror plane): the same skipped record, {id, reason}, as a molecule export's
     assert [x["id"] for x in e.skipped] == ["water"] and e.skipped[0]["reason"].startswith("achiral: point group C2v")
     assert e.n_questions == 1 and [it["source_id"] for it in e.items] == ["chfclbr"]
@@ -117,19 +117,19 @@ def test_each_older_manifest_reads_through_the_version_table(kind):
 def _older_build(kind: str, tmp: Path) -> Export:
     """The export each ``tests/data/exports/v1`` fixture was written from (the same inputs and settings)."""
     if kind == "crystal":
-        return build_benchmark("builtin:sample", tmp, settings=ExportSettings(size=64, supersample=1), limit=1)
+        return build_benchmark("builtin:sample", tmp, settings=ExportSettings.from_options(size=64, supersample=1), limit=1)
     if kind == "molecule":
         (tmp.parent / "in").mkdir()
         (tmp.parent / "in" / "water.xyz").write_text(WATER_XYZ)
-        return build_molecule_benchmark(str(tmp.parent / "in"), tmp, MoleculeExportSettings(task="point-group",
+        return build_molecule_benchmark(str(tmp.parent / "in"), tmp, MoleculeExportSettings.from_options(task="point-group",
                                                                                               size=64, supersample=1))
     if kind == "task":
-        return build_task_benchmark(str(chiral_xyz(tmp.parent)), tmp, TaskExportSettings(task="translation", **SMALL))
+        return build_task_benchmark(str(chiral_xyz(tmp.parent)), tmp, TaskExportSettings.from_options(task="translation", **SMALL))
     pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
     from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
 
     return build_interaction_benchmark([(Path(__file__).parent / "data" / "uncertain" / "eoh_asp.pdb", "EOH")], tmp,
-                                       InteractionExportSettings(n_boot=50, width=160, height=120))
+                                       InteractionExportSettings.from_options(n_boot=50, width=160, height=120))
 
 
 def _arms(name: str) -> bool:

@@ -44,7 +44,7 @@ def _manifest(path: Path, folder: Path, results: Path, task: str | None = None) 
 @pytest.fixture(scope="module")
 def point_group(tmp_path_factory):
     folder = tmp_path_factory.mktemp("pg") / "b"
-    build_molecule_benchmark("builtin:molecules", folder, MoleculeExportSettings(task="point-group", size=64,
+    build_molecule_benchmark("builtin:molecules", folder, MoleculeExportSettings.from_options(task="point-group", size=64,
                                                                                   supersample=1), limit=3)
     return folder, _questions(folder)
 
@@ -95,7 +95,7 @@ def test_point_group_letters_read_through_the_shipped_choices(point_group, tmp_p
 def test_trans_rot_letters_map_through_each_items_own_choices(tmp_path):
     folder = tmp_path / "tr"
     build_task_benchmark("builtin:molecules", folder,
-                         TaskExportSettings(task="trans-rot", seed=5, per_structure=2, width=120, height=90,
+                         TaskExportSettings.from_options(task="trans-rot", seed=5, per_structure=2, width=120, height=90,
                                             supersample=1), limit=2)
     qs = _questions(folder)
     assert len({tuple(q["choices"]) for q in qs}) > 1  # per-item options
@@ -116,7 +116,7 @@ def test_trans_rot_letters_map_through_each_items_own_choices(tmp_path):
 def test_harness_files_are_deterministic(point_group, tmp_path):
     folder, _ = point_group
     again = tmp_path / "again"
-    build_molecule_benchmark("builtin:molecules", again, MoleculeExportSettings(task="point-group", size=64,
+    build_molecule_benchmark("builtin:molecules", again, MoleculeExportSettings.from_options(task="point-group", size=64,
                                                                                  supersample=1), limit=3)
     for rel in ("benchmark.jsonl", "benchmark.tsv", "ids.csv", "inspect_task.py", "HARNESSES.md",
                 "lmms_eval/utils.py", "lmms_eval/viewcert_point_group.yaml"):

@@ -24,13 +24,13 @@ from viewcert.interactions import hbond_truth  # noqa: E402
 
 
 def test_unbuilt_tasks_and_bad_settings_are_one_line():
-    assert InteractionExportSettings(task="interaction-location").task == "interaction-location"
+    assert InteractionExportSettings.from_options(task="interaction-location").task == "interaction-location"
     with pytest.raises(InputError, match="docking draws one orthographic camera"):
-        InteractionExportSettings(task="docking", protocol="views.toml")
+        InteractionExportSettings.from_options(task="docking", protocol="views.toml")
     with pytest.raises(InputError, match="task must be one of"):
-        InteractionExportSettings(task="hbond")
+        InteractionExportSettings.from_options(task="hbond")
     with pytest.raises(InputError, match="per_complex"):
-        InteractionExportSettings(task="residue-ligand", per_complex=0)
+        InteractionExportSettings.from_options(task="residue-ligand", per_complex=0)
     q = question_text("residue-ligand", ["front", "top"], 8.0, "ARG 285 A")
     assert "residue ARG 285 A" in q and "'no'" in q and "within 8 Å" in q
 
@@ -46,7 +46,7 @@ def truth() -> dict[str, list[str]]:
 @pytest.mark.parametrize("task", ["pocket-ligand", "residue-ligand", "interaction-location", "docking"])
 def test_export_is_byte_identical_and_answers_the_truth(tmp_path, task, truth):
     cx = [(DATA / "1pwc", "PNM"), (DATA / "1s3v", None)]
-    settings = InteractionExportSettings(task=task, n_boot=200)
+    settings = InteractionExportSettings.from_options(task=task, n_boot=200)
     a = build_interaction_benchmark(cx, tmp_path / "a", settings)
     b = build_interaction_benchmark(cx, tmp_path / "b", settings)
     assert a.manifest["files"] == b.manifest["files"] and a.certificate.digest_value == b.certificate.digest_value
@@ -134,7 +134,7 @@ def test_docking_symmetric_ligand_has_two_consistent_answers(tmp_path):
 
     ring = [[10.0 * np.cos(a), 10.0 * np.sin(a), 6.0] for a in np.linspace(0, 2 * np.pi, 9)[:-1]]
     s = Structure(np.array([[-1.0, 0, 0], [1.0, 0, 0], *ring]), np.array([7, 7] + [6] * 8), None)
-    settings = InteractionExportSettings(task="docking", protocol="axes-6")
+    settings = InteractionExportSettings.from_options(task="docking", protocol="axes-6")
     images, answer, d0, ce = docking_item(s, [0, 1], settings, np.random.default_rng(3), tmp_path, "q0000")
     theta = -int(answer.split(",")[0].split()[-1])
     assert ce["ideal"]["n_consistent"] == 2, ce
@@ -155,7 +155,7 @@ def test_protocol_file_is_recorded_by_name_and_hash(tmp_path):
     (tmp_path / "here").mkdir()
     f = tmp_path / "here" / "six.toml"
     f.write_text(toml)
-    s = InteractionExportSettings(task="pocket-ligand", protocol=str(f))
+    s = InteractionExportSettings.from_options(task="pocket-ligand", protocol=str(f))
     d = s.to_dict()
     assert d["protocol"] == "six.toml" and d["protocol_sha256"] == hashlib.sha256(f.read_bytes()).hexdigest()
     assert str(tmp_path) not in json.dumps(d)
@@ -172,7 +172,7 @@ def test_docking_draws_without_replacement(tmp_path, seed):
 
     ring = [[10.0 * np.cos(a), 10.0 * np.sin(a), 6.0] for a in np.linspace(0, 2 * np.pi, 9)[:-1]]
     s = Structure(np.array([[-1.0, 0, 0], [1.0, 0, 0], *ring]), np.array([7, 7] + [6] * 8), None)
-    settings = InteractionExportSettings(task="docking", protocol="axes-6", width=160, height=120)
+    settings = InteractionExportSettings.from_options(task="docking", protocol="axes-6", width=160, height=120)
     rng, used, answers, pngs = np.random.default_rng(seed), set(), [], set()
     while (made := docking_item(s, [0, 1], settings, rng, tmp_path, f"q{len(answers):04d}", used)) is not None:
         answers.append(made[1])

@@ -53,14 +53,15 @@ def _rendered_twice(path, ligand, settings) -> dict:
     """The rendered ceiling as before the change: ``pocket_ligand_ceiling`` rendering the views itself."""
     truth = hbond_truth(path, ligand=ligand, pocket=settings.pocket)
     s = truth.protonated.prepared.structure
-    cams = frame_cameras(s, settings.resolved, style=settings.style, width=settings.width, height=settings.height)
+    im = settings.image
+    cams = frame_cameras(s, im.protocol, style=im.style, width=im.width, height=im.height)
     return pocket_ligand_ceiling(truth, cams, settings.ceiling, "rendered")
 
 
 @needs_complexes
 def test_a_600_atom_pocket_at_27_views_is_rendered_once_per_view(tmp_path, render_count):
     # the acceptance case: 1s3v's pocket at 10 Å (629 atoms, benchmarks/bench_interactions.py) at fibonacci-27
-    settings = InteractionExportSettings(task="pocket-ligand", protocol="fibonacci-27", pocket=10.0, n_boot=200)
+    settings = InteractionExportSettings.from_options(task="pocket-ligand", protocol="fibonacci-27", pocket=10.0, n_boot=200)
     m = build_interaction_benchmark([(DATA / "1s3v", None)], tmp_path, settings)
     assert len(render_count) == 27 and len(set(render_count)) == 27  # each of the 27 views exactly once
     assert sum(f.endswith(".png") for f in m.manifest["files"]) == 27
@@ -74,7 +75,7 @@ def test_a_600_atom_pocket_at_27_views_is_rendered_once_per_view(tmp_path, rende
 @needs_complexes
 def test_six_view_exports_render_once_and_keep_their_images(tmp_path, render_count):
     cx = [(DATA / "1pwc", "PNM"), (DATA / "1s3v", None)]
-    settings = InteractionExportSettings(task="residue-ligand", n_boot=200)
+    settings = InteractionExportSettings.from_options(task="residue-ligand", n_boot=200)
     m = build_interaction_benchmark(cx, tmp_path, settings)
     assert len(render_count) == 12  # two complexes, six views each
     assert _images_digest(m.manifest["files"]) == PIN_6
@@ -88,7 +89,7 @@ def test_six_view_exports_render_once_and_keep_their_images(tmp_path, render_cou
 def test_one_style_object():
     from viewcert.interactions.ceiling import CeilingSettings
 
-    s = InteractionExportSettings(ceiling=CeilingSettings(style="spacefill"))
-    assert s.style == "spacefill" and s.to_dict()["style"] == s.to_dict()["ceiling"]["style"] == "spacefill"
+    s = InteractionExportSettings.from_options(ceiling=CeilingSettings(style="spacefill"))
+    assert s.image.style == "spacefill" and s.to_dict()["style"] == s.to_dict()["ceiling"]["style"] == "spacefill"
     with pytest.raises(TypeError):
-        InteractionExportSettings(style="spacefill")  # no second style field
+        InteractionExportSettings.from_options(style="spacefill")  # no second style field

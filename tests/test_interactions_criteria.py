@@ -220,10 +220,10 @@ def test_margin_rule_reads_every_criterion_check():
 def test_export_settings_record_the_criterion_only_when_not_the_default():
     from viewcert.benchmark.interaction_export import InteractionExportSettings
 
-    assert "criterion" not in InteractionExportSettings().to_dict()  # existing certificates keep their bytes
-    assert InteractionExportSettings(criterion="plip").to_dict()["criterion"] == "plip"
+    assert "criterion" not in InteractionExportSettings.from_options().to_dict()  # existing certificates keep their bytes
+    assert InteractionExportSettings.from_options(criterion="plip").to_dict()["criterion"] == "plip"
     with pytest.raises(InputError, match="criterion must be one of"):
-        InteractionExportSettings(criterion="nope")
+        InteractionExportSettings.from_options(criterion="nope")
 
 
 @pytest.mark.parametrize(("args", "needle"), [

@@ -49,7 +49,7 @@ def test_every_bond_is_uncertain_and_the_ceiling_is_one(truth):
 
 
 def test_pocket_ligand_asks_and_the_answer_is_no(tmp_path):
-    m = build_interaction_benchmark([(PDB, "EOH")], tmp_path / "pl", InteractionExportSettings(n_boot=50))
+    m = build_interaction_benchmark([(PDB, "EOH")], tmp_path / "pl", InteractionExportSettings.from_options(n_boot=50))
     recs = [json.loads(x) for x in (tmp_path / "pl" / "benchmark.jsonl").read_text().splitlines()]
     assert [r["answer"] for r in recs] == ["no"]
     assert "answer 'no' when there is none" in recs[0]["question"]
@@ -61,14 +61,15 @@ def test_pocket_ligand_asks_and_the_answer_is_no(tmp_path):
 
 
 def test_interaction_location_asks_about_the_uncertain_bond(tmp_path, truth):
-    settings = InteractionExportSettings(task="interaction-location", n_boot=50)
+    settings = InteractionExportSettings.from_options(task="interaction-location", n_boot=50)
     m = build_interaction_benchmark([(PDB, "EOH")], tmp_path / "il", settings)
     recs = [json.loads(x) for x in (tmp_path / "il" / "benchmark.jsonl").read_text().splitlines()]
     item = m.certificate.to_dict()["items"][0]
     bond = truth.bonds[0]
     assert len(recs) == 1 and item["entry"] == bond.entry() and item["uncertain_bond"] is True
     s = truth.protonated.prepared.structure
-    cams = frame_cameras(s, settings.resolved, style=settings.style, width=settings.width, height=settings.height)
+    im = settings.image
+    cams = frame_cameras(s, im.protocol, style=im.style, width=im.width, height=im.height)
     assert recs[0]["answer"] == location_answer(s, bond.pair(), cams[0])
     assert item["ideal"]["located"] is True
 
@@ -76,5 +77,5 @@ def test_interaction_location_asks_about_the_uncertain_bond(tmp_path, truth):
 def test_residue_ligand_has_no_residue_to_ask_about(tmp_path):
     with pytest.raises(InputError, match="every hydrogen bond between ligand and pocket is uncertain"):
         build_interaction_benchmark([(PDB, "EOH")], tmp_path / "rl",
-                                    InteractionExportSettings(task="residue-ligand", n_boot=50))
+                                    InteractionExportSettings.from_options(task="residue-ligand", n_boot=50))
     assert not (tmp_path / "rl").exists()  # a failed export removes what it created

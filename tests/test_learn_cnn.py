@@ -45,7 +45,7 @@ def _cells(n: int, seed: int):
 def rendered():
     from viewcert.learn.views import ViewSettings, render_views
 
-    vs = ViewSettings(size=32, tiling=(2, 2, 2))
+    vs = ViewSettings.from_options(size=32, tiling=(2, 2, 2))
     s, lab = _cells(160, seed=5)
     x = np.stack([render_views(c, vs) for c in s])
     code = {"cubic": 1, "hexagonal": 5}  # their indices in CRYSTAL_SYSTEMS

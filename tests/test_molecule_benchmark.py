@@ -45,7 +45,7 @@ def files_of(out: Path) -> dict[str, bytes]:
 
 def test_water_point_group_question_and_answer(tmp_path):
     spec = folder(tmp_path, water=WATER)
-    m = build_molecule_benchmark(spec, tmp_path / "out", MoleculeExportSettings(task="point-group", **SMALL))
+    m = build_molecule_benchmark(spec, tmp_path / "out", MoleculeExportSettings.from_options(task="point-group", **SMALL))
     assert m.n_questions == 1 and m.errors == ()
     (q,) = [json.loads(line) for line in (tmp_path / "out" / "benchmark.jsonl").read_text().splitlines()]
     assert q["source_id"] == "water" and q["answer"] == "C2v"
@@ -67,7 +67,7 @@ def test_water_point_group_question_and_answer(tmp_path):
 
 def test_handedness_question_shows_mirror_by_hash_and_skips_achiral(tmp_path):
     spec = folder(tmp_path, water=WATER, chbrclf=CHBRCLF)
-    m = build_molecule_benchmark(spec, tmp_path / "out", MoleculeExportSettings(task="molecule-handedness", **SMALL))
+    m = build_molecule_benchmark(spec, tmp_path / "out", MoleculeExportSettings.from_options(task="molecule-handedness", **SMALL))
     assert m.n_questions == 1
     assert m.errors == () and [e["id"] for e in m.skipped] == ["water"]
     assert m.skipped[0]["reason"].startswith("achiral within τ = 0.01 Å (C2v)")
@@ -93,7 +93,7 @@ def test_rerun_is_byte_identical(tmp_path):
     for task in ("point-group", "molecule-handedness"):
         a, b = tmp_path / f"{task}-a", tmp_path / f"{task}-b"
         for out in (a, b):
-            build_molecule_benchmark(spec, out, MoleculeExportSettings(task=task, **SMALL))
+            build_molecule_benchmark(spec, out, MoleculeExportSettings.from_options(task=task, **SMALL))
         fa, fb = files_of(a), files_of(b)
         assert sorted(fa) == sorted(fb) and all(fa[k] == fb[k] for k in fa), task
         assert "manifest.json" in fa and "certificate.json" in fa
@@ -101,9 +101,9 @@ def test_rerun_is_byte_identical(tmp_path):
 
 def test_bad_settings_raise_input_error():
     with pytest.raises(InputError, match="task"):
-        MoleculeExportSettings(task="crystal-system")
+        MoleculeExportSettings.from_options(task="crystal-system")
     with pytest.raises(InputError, match="tau"):
-        MoleculeExportSettings(tau=-1.0)
+        MoleculeExportSettings.from_options(tau=-1.0)
 
 
 def test_cli_hostile_inputs_one_line(tmp_path):

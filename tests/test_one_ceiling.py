@@ -38,7 +38,7 @@ def test_the_commands_share_one_set_of_defaults():
     assert _option_default("certify", "delta") == _option_default("build-benchmark", "delta") == defaults.DELTA
     assert _option_default("certify", "angle_tolerance") == defaults.ANGLE_TOLERANCE
     assert _option_default("certify", "observe") == defaults.GEOMETRIC == "ideal"
-    s = ExportSettings()
+    s = ExportSettings.from_options()
     assert (s.tiling, s.tau, s.std_angle_tolerance) == (defaults.TILING, defaults.TAU, defaults.ANGLE_TOLERANCE)
     c = CertifyConfig()
     assert (c.symmetry.angle_tolerance, c.symmetry.std_angle_tolerance, c.oracle.delta) == (5.0, 5.0, 0.01)

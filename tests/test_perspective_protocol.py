@@ -377,7 +377,7 @@ def test_cli_certifies_a_molecule_and_a_crystal_from_one_perspective_file(tmp_pa
 def _task_settings(protocol, **kw):
     from viewcert.benchmark.tasks_export import TaskExportSettings
 
-    return TaskExportSettings(protocol=str(protocol), width=240, height=180, supersample=1, **kw)
+    return TaskExportSettings.from_options(protocol=str(protocol), width=240, height=180, supersample=1, **kw)
 
 
 def test_task_export_takes_kind_fov_and_positions_from_a_perspective_file(tmp_path):
@@ -385,7 +385,7 @@ def test_task_export_takes_kind_fov_and_positions_from_a_perspective_file(tmp_pa
 
     f = _axes3_file(tmp_path, distance=20.0, fov="90.0")
     st = _task_settings(f, task="rotation", seed=2)
-    assert st.camera == "perspective" and st.view_setup().fov_deg == 90.0
+    assert st.image.kind == "perspective" and st.view_setup().fov_deg == 90.0
     s = _mol(bromochlorofluoromethane)
     ((item, _),) = sample_questions([("m", s.positions, s.numbers)], st)
     # fov 90° over the smaller side (180 px): f = 90 / tan 45° = 90 px; the file's positions, unchanged
@@ -405,7 +405,7 @@ def test_task_export_framed_perspective_file_uses_its_fov(tmp_path):
     st = _task_settings(f, task="rotation")
     s = _mol(bromochlorofluoromethane)
     ((item, _),) = sample_questions([("m", s.positions, s.numbers)], st)
-    assert st.camera == "perspective"
+    assert st.image.kind == "perspective"
     f50 = 90.0 / math.tan(math.radians(25.0))  # fov 50° over the 180 px side
     assert [c.focal for c in item.cameras] == pytest.approx([f50] * 3, rel=1e-12)
 
@@ -415,10 +415,10 @@ def test_task_export_conflicts_and_bad_placements_are_one_line_errors(tmp_path):
     with pytest.raises(InputError, match=r"field camera: the protocol file says kind = 'perspective' but the "
                                          r"camera option says 'orthographic'"):
         _task_settings(f, camera="orthographic")
-    assert _task_settings(f, camera="perspective").camera == "perspective"  # agreeing options are fine
+    assert _task_settings(f, camera="perspective").image.kind == "perspective"  # agreeing options are fine
     ortho = tmp_path / "o.toml"
     ortho.write_text(f.read_text().replace('kind = "perspective"', 'kind = "orthographic"'))
-    assert _task_settings(ortho).camera == "orthographic" and _task_settings(ortho, camera="perspective")
+    assert _task_settings(ortho).image.kind == "orthographic" and _task_settings(ortho, camera="perspective")
     from viewcert.benchmark.tasks_export import build_task_benchmark
 
     (tmp_path / "m.xyz").write_text(CHFCLBR)

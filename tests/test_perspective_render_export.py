@@ -115,12 +115,12 @@ def test_build_benchmark_images_use_the_certified_pinholes(tmp_path):
 
 def test_export_settings_refuse_a_kind_the_protocol_does_not_certify(tmp_path):
     p = _axes3_file(tmp_path)
-    assert ExportSettings(protocol=str(p)).kind == "perspective"
-    assert ExportSettings().kind == "orthographic"  # a name: orthographic, as certify frames it
+    assert ExportSettings.from_options(protocol=str(p)).image.kind == "perspective"
+    assert ExportSettings.from_options().image.kind == "orthographic"  # a name: orthographic, as certify frames it
     with pytest.raises(InputError, match="disagrees"):
-        ExportSettings(protocol=str(p), kind="orthographic")
+        ExportSettings.from_options(protocol=str(p), kind="orthographic")
     with pytest.raises(InputError, match="perspective images need a perspective protocol file"):
-        ExportSettings(protocol="axes-3", kind="perspective")
+        ExportSettings.from_options(protocol="axes-3", kind="perspective")
 
 
 def test_observe_writes_the_files_pinholes(tmp_path):

@@ -115,7 +115,7 @@ def test_build_benchmark_certificate_uses_the_shipped_style(tmp_path):
     src = tmp_path / "in"
     src.mkdir()
     (src / "nacl.cif").write_text(GOOD_CIF)
-    m = build_benchmark(str(src), tmp_path / "b", settings=ExportSettings(style="spacefill", size=96,
+    m = build_benchmark(str(src), tmp_path / "b", settings=ExportSettings.from_options(style="spacefill", size=96,
                                                                           tiling=(1, 1, 1)), n_workers=1)
     cert = json.loads((tmp_path / "b" / "certificate.json").read_text())
     assert m.settings["style"] == "spacefill"

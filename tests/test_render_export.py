@@ -29,7 +29,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench")
-    settings = ExportSettings(size=64, supersample=2)
+    settings = ExportSettings.from_options(size=64, supersample=2)
     m = build_benchmark("builtin:sample", out / "a", settings=settings)
     return out, settings, m
 
@@ -77,7 +77,7 @@ def test_sidecars(bench):
     out, settings, _ = bench
     side = json.loads((out / "a" / "sidecars" / "q0000_v3.json").read_text())
     assert side["id_buffer"]["codes"] == {"background": -1, "bond": -2, "edge": -3}
-    assert side["camera"]["width"] == settings.size
+    assert side["camera"]["width"] == settings.image.size
     atoms = side["atoms"]
     n_cell = side["structure"]["n_cell_atoms"]
     assert len(atoms) == 8 * n_cell
@@ -209,7 +209,7 @@ def test_e3_export_subset_answers_follow_the_dataset(shared_data, tmp_path):
     for line in (e3 / "eval.jsonl").read_text().splitlines():
         row = json.loads(line)
         truth[row["material_id"]] = row["crystal_system"]
-    m = build_benchmark(str(e3), tmp_path / "e3", settings=ExportSettings(size=96, supersample=1), limit=4,
+    m = build_benchmark(str(e3), tmp_path / "e3", settings=ExportSettings.from_options(size=96, supersample=1), limit=4,
                         certify=False)
     assert m.n_questions == 4 and not m.errors
     lines = [json.loads(x) for x in (tmp_path / "e3" / "benchmark.jsonl").read_text().splitlines()]

@@ -23,20 +23,20 @@ from viewcert.tasks.transforms import parse_command
 @pytest.mark.parametrize("task", ["rotation", "handedness", "trans-rot"])
 def test_same_seed_byte_identical(tmp_path, task):
     mol = chiral_xyz(tmp_path)
-    s = TaskExportSettings(task=task, seed=7, per_structure=3, **SMALL)
+    s = TaskExportSettings.from_options(task=task, seed=7, per_structure=3, **SMALL)
     build_task_benchmark(mol, tmp_path / "a", s)
     build_task_benchmark(mol, tmp_path / "b", s)
     a, b = folder_files(tmp_path / "a"), folder_files(tmp_path / "b")
     assert sorted(a) == sorted(b) and len([k for k in a if k.endswith(".png")]) == 3 * 4
     assert all(a[k] == b[k] for k in a)
-    c = build_task_benchmark(mol, tmp_path / "c", TaskExportSettings(task=task, seed=8, per_structure=3, **SMALL))
+    c = build_task_benchmark(mol, tmp_path / "c", TaskExportSettings.from_options(task=task, seed=8, per_structure=3, **SMALL))
     truths_a = [json.loads(x)["answer"] for x in (tmp_path / "a" / "benchmark.jsonl").read_text().splitlines()]
     truths_c = [json.loads(x)["answer"] for x in (tmp_path / "c" / "benchmark.jsonl").read_text().splitlines()]
     assert c.n_questions == 3 and (truths_a != truths_c or task == "handedness")
 
 
 def test_certificate_records_everything_and_its_digest(tmp_path):
-    m = build_task_benchmark(chiral_xyz(tmp_path), tmp_path / "o", TaskExportSettings(task="zoom", seed=1, **SMALL))
+    m = build_task_benchmark(chiral_xyz(tmp_path), tmp_path / "o", TaskExportSettings.from_options(task="zoom", seed=1, **SMALL))
     cert = json.loads((tmp_path / "o" / "certificate.json").read_text())
     assert cert["format"] == "viewcert.tasks.certificate" and cert["version"] == 2
     assert cert["digest"]["value"] == compute_digest(cert) == m.manifest["certificate"]["digest"]
@@ -53,7 +53,7 @@ def test_certificate_records_everything_and_its_digest(tmp_path):
 def test_common_scale_orthographic_and_perspective():
     rng = np.random.default_rng(4)
     pos, z = rng.uniform(-3, 3, (12, 3)) * [2.0, 1.0, 0.5], rng.choice([6, 7, 8], 12)
-    it = common_scale(make_item("m", pos, z, "rotation", 0, ViewSetup(protocol="axes-6")))
+    it = common_scale(make_item("m", pos, z, "rotation", 0, ViewSetup.from_options(protocol="axes-6")))
     scales = {c.scale for c in it.cameras}
     assert len(scales) == 1
     # the common scale is the largest at which every view holds every atom inside the 5 % margin
@@ -69,13 +69,13 @@ def test_common_scale_orthographic_and_perspective():
 
 def test_answer_formats(tmp_path):
     mol = chiral_xyz(tmp_path)
-    build_task_benchmark(mol, tmp_path / "r", TaskExportSettings(task="rotation", seed=3, per_structure=4, **SMALL))
+    build_task_benchmark(mol, tmp_path / "r", TaskExportSettings.from_options(task="rotation", seed=3, per_structure=4, **SMALL))
     grid = task_grid("rotation")
     for line in (tmp_path / "r" / "benchmark.jsonl").read_text().splitlines():
         r = json.loads(line)
         assert r["answer_format"] == "command" and re.fullmatch(r"roll [xyz] -?\d+", r["answer"])
         assert parse_command(r["answer"]) in grid.answers and len(r["images"]) == 4
-    build_task_benchmark(mol, tmp_path / "c", TaskExportSettings(task="rot-rot", seed=3, per_structure=4, **SMALL))
+    build_task_benchmark(mol, tmp_path / "c", TaskExportSettings.from_options(task="rot-rot", seed=3, per_structure=4, **SMALL))
     grid = task_grid("rot-rot")
     for line in (tmp_path / "c" / "benchmark.jsonl").read_text().splitlines():
         r = json.loads(line)
@@ -87,7 +87,7 @@ def test_answer_formats(tmp_path):
 
 def test_handedness_export_chiral_molecule_is_decided(tmp_path):
     m = build_task_benchmark(chiral_xyz(tmp_path), tmp_path / "h",
-                             TaskExportSettings(task="handedness", seed=5, per_structure=6, **SMALL))
+                             TaskExportSettings.from_options(task="handedness", seed=5, per_structure=6, **SMALL))
     cert = m.certificate.to_dict()
     recs = [json.loads(x) for x in (tmp_path / "h" / "benchmark.jsonl").read_text().splitlines()]
     for r, it in zip(recs, cert["items"], strict=True):
@@ -101,7 +101,7 @@ def test_settings_refuse_bad_values():
     for kw in ({"task": "spin"}, {"seed": -1}, {"seed": 1.5}, {"seed": True}, {"camera": "fisheye"},
                {"protocol": "render-ceiling-5"}, {"per_structure": 0}):
         with pytest.raises(InputError):
-            TaskExportSettings(**kw)
+            TaskExportSettings.from_options(**kw)
 
 
 def _cli(*args, cwd):

@@ -24,8 +24,8 @@ from viewcert.tasks.model import ViewSetup, make_item
 def test_file_equal_to_axes3_gives_identical_results(tmp_path, suffix):
     mol = chiral_xyz(tmp_path)
     f = write_protocol_file(get_protocol("axes-3"), tmp_path / f"mine{suffix}")
-    named = TaskExportSettings(task="rotation", seed=3, per_structure=2, **SMALL)
-    filed = TaskExportSettings(task="rotation", seed=3, per_structure=2, protocol=str(f), **SMALL)
+    named = TaskExportSettings.from_options(task="rotation", seed=3, per_structure=2, **SMALL)
+    filed = TaskExportSettings.from_options(task="rotation", seed=3, per_structure=2, protocol=str(f), **SMALL)
     build_task_benchmark(mol, tmp_path / "a", named)
     build_task_benchmark(mol, tmp_path / "b", filed)
     a, b = folder_files(tmp_path / "a"), folder_files(tmp_path / "b")
@@ -54,16 +54,16 @@ def test_protocol_object_equals_its_name(tmp_path):
     z = np.array([6, 1, 9, 17])
     p6 = get_protocol("axes-6")
     own = Protocol("mine", tuple(p6.views), "axes-6 as an object")
-    a = make_item("m", pos, z, "rotation", 5, ViewSetup(protocol="axes-6"))
-    b = make_item("m", pos, z, "rotation", 5, ViewSetup(protocol=own))
+    a = make_item("m", pos, z, "rotation", 5, ViewSetup.from_options(protocol="axes-6"))
+    b = make_item("m", pos, z, "rotation", 5, ViewSetup.from_options(protocol=own))
     assert [c.name for c in b.cameras] == list(p6.view_names)
     for ca, cb in zip(a.cameras, b.cameras, strict=True):
         assert type(ca) is type(cb) and vars(ca).keys() == vars(cb).keys()
         for k, v in vars(ca).items():
             assert np.array_equal(np.asarray(v), np.asarray(vars(cb)[k])), k
-    d = ViewSetup(protocol=own).to_dict()["protocol"]
+    d = ViewSetup.from_options(protocol=own).to_dict()["protocol"]
     assert d["name"] == "mine" and d["source"] == "object" and len(d["rotations"]) == 6
-    s = TaskExportSettings(protocol=own, **SMALL)
+    s = TaskExportSettings.from_options(protocol=own, **SMALL)
     assert s.to_dict()["protocol"]["views"] == list(p6.view_names)
     json.dumps(s.to_dict())  # serialisable
 
@@ -72,13 +72,13 @@ def test_first_view_must_be_front(tmp_path):
     p3 = get_protocol("axes-3")
     top_first = Protocol("top-first", (p3.views[1], p3.views[0], p3.views[2]))
     with pytest.raises(InputError, match=r"field views\[0\]\.name: .*must be named 'front', got 'top'"):
-        ViewSetup(protocol=top_first)
+        ViewSetup.from_options(protocol=top_first)
     f = write_protocol_file(top_first, tmp_path / "tf.toml")
     with pytest.raises(InputError, match=r"tf\.toml, field views\[0\]\.name"):
-        TaskExportSettings(protocol=str(f))
+        TaskExportSettings.from_options(protocol=str(f))
     for name in ("render-ceiling-5", "fibonacci-6"):
         with pytest.raises(InputError, match="views"):
-            TaskExportSettings(protocol=name)
+            TaskExportSettings.from_options(protocol=name)
 
 
 def _cli(*args, cwd):

@@ -108,7 +108,7 @@ def test_visible_is_a_subset_of_ideal_and_identify_all_equals_identify():
 def test_certificate_records_observation_model_and_exclusions(tmp_path):
     mol = tmp_path / "m.xyz"
     mol.write_text(CHFCLBR_XYZ)
-    s = TaskExportSettings(task="rotation", seed=1, per_structure=2, width=240, height=180, supersample=1,
+    s = TaskExportSettings.from_options(task="rotation", seed=1, per_structure=2, width=240, height=180, supersample=1,
                            observe="visible", min_pixels=2)
     build_task_benchmark(mol, tmp_path / "out", s)
     cert = json.loads((tmp_path / "out" / "certificate.json").read_text())
@@ -117,5 +117,5 @@ def test_certificate_records_observation_model_and_exclusions(tmp_path):
     planar = tmp_path / "p.xyz"
     planar.write_text("4\nplanar\nH 0.9 0.1 0\nF -0.5 0.8 0\nCl -0.2 -0.7 0\nBr 0.1 0.2 0\n")
     with pytest.raises(InputError, match="achiral"):
-        build_task_benchmark(planar, tmp_path / "h", TaskExportSettings(task="handedness", width=240, height=180,
+        build_task_benchmark(planar, tmp_path / "h", TaskExportSettings.from_options(task="handedness", width=240, height=180,
                                                                        supersample=1))

@@ -80,7 +80,7 @@ def layout(tmp_path_factory) -> Path:
     for d in (t, x):
         (d / "chfclbr.xyz").write_text(CHFCLBR_XYZ)
     (x / "secret.txt").write_text("secret\n")
-    build_task_benchmark(t / "chfclbr.xyz", t / "F", TaskExportSettings(task="zoom", seed=1, **SMALL))
+    build_task_benchmark(t / "chfclbr.xyz", t / "F", TaskExportSettings.from_options(task="zoom", seed=1, **SMALL))
     shutil.copytree(t / "F", t / "F2")
     cert = json.loads((t / "F2" / "certificate.json").read_text())
     cert["input"] = str(x / "chfclbr.xyz")  # planted: the input outside T

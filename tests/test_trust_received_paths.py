@@ -35,7 +35,7 @@ def task_export(tmp_path_factory) -> Path:
 
     d = tmp_path_factory.mktemp("task_export")
     (d / "chfclbr.xyz").write_text(CHFCLBR_XYZ)
-    build_task_benchmark(d / "chfclbr.xyz", d / "export", TaskExportSettings(task="zoom", seed=1, **SMALL))
+    build_task_benchmark(d / "chfclbr.xyz", d / "export", TaskExportSettings.from_options(task="zoom", seed=1, **SMALL))
     return d / "export"
 
 

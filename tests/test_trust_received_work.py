@@ -27,7 +27,7 @@ def export(tmp_path_factory) -> Path:
 
     d = tmp_path_factory.mktemp("work_export")
     (d / "chfclbr.xyz").write_text(CHFCLBR_XYZ)
-    build_task_benchmark(d / "chfclbr.xyz", d / "export", TaskExportSettings(task="zoom", seed=1, **SMALL))
+    build_task_benchmark(d / "chfclbr.xyz", d / "export", TaskExportSettings.from_options(task="zoom", seed=1, **SMALL))
     return d
 
 

@@ -21,7 +21,7 @@ def _verify(app, cert, root, *extra):
 
 def test_zoom_certificate_verifies_and_an_edited_answer_set_does_not(tmp_path):
     app = export_cli()
-    build_task_benchmark(chiral_xyz(tmp_path), tmp_path / "o", TaskExportSettings(task="zoom", seed=1, **SMALL))
+    build_task_benchmark(chiral_xyz(tmp_path), tmp_path / "o", TaskExportSettings.from_options(task="zoom", seed=1, **SMALL))
     path = tmp_path / "o" / "certificate.json"
     res = _verify(app, path, tmp_path)
     assert res.exit_code == 0, res.output
@@ -47,7 +47,7 @@ def test_zoom_certificate_input_outside_the_trusted_folder_is_refused(tmp_path):
     (tmp_path / "in").mkdir()
     (tmp_path / "trusted").mkdir()
     build_task_benchmark(chiral_xyz(tmp_path / "in"), tmp_path / "trusted" / "o",
-                         TaskExportSettings(task="zoom", seed=1, **SMALL))
+                         TaskExportSettings.from_options(task="zoom", seed=1, **SMALL))
     res = _verify(export_cli(), tmp_path / "trusted" / "o" / "certificate.json", tmp_path / "trusted")
     assert res.exit_code == 2 and "outside the trusted folder" in res.output
 
@@ -59,7 +59,7 @@ def test_pocket_ligand_certificate_verifies_and_an_edited_bond_does_not(tmp_path
 
     app = export_cli()
     m = build_interaction_benchmark([(COMPLEXES / "1pwc", "PNM")], tmp_path / "o",
-                                    InteractionExportSettings(task="pocket-ligand", n_boot=200))
+                                    InteractionExportSettings.from_options(task="pocket-ligand", n_boot=200))
     path = tmp_path / "o" / "certificate.json"
     cert = json.loads(path.read_text())
     assert cert["format"] == "viewcert-interaction-benchmark/3" and m.manifest["certificate"]["digest"] == cert["digest"]["value"]

@@ -1,4 +1,4 @@
-"""A streamed certificate's item table received from someone else (``certify.stream``, ``certify.table_read``):
+"""A streamed certificate's item table received from someone else (``certify.stream``, ``formats.table``):
 its folder (``items_table.folder``) is received as ``verify_table.receive_table`` receives shards, and each shard
 is opened once, a symlink not followed and a FIFO never waited on, so nothing can be swapped in between a check
 and the read. Each refusal is one ``InputError`` naming the file and the field.

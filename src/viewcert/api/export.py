@@ -285,10 +285,11 @@ def _crystal_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings, 
     from viewcert.benchmark.export import build_benchmark as export  # lazy: loaded when the job runs
 
     limits.check_protocol_name(st.protocol)
-    settings = ExportSettings(protocol=st.protocol, task=task, style=st.style, tiling=st.tiling, size=st.size,
-                              truth=st.truth, buffers=st.buffers, tau=st.delta, constraints=st.constraints)
+    settings = ExportSettings.from_options(protocol=st.protocol, task=task, style=st.style, tiling=st.tiling,
+                                           size=st.size, truth=st.truth, buffers=st.buffers, tau=st.delta,
+                                           constraints=st.constraints)
     limits.check_tiling(settings.tiling)
-    limits.check_pixels(st.size * settings.supersample, st.size * settings.supersample)
+    limits.check_pixels(st.size * settings.image.supersample, st.size * settings.image.supersample)
     done = export(input_spec, out, settings=settings, subset=st.subset, limit=st.limit or None, ids=chosen,
                   certify=st.certify, delta=st.delta, n_workers=st.workers, limits=limits)
     said = [Line(f"{done.n_questions} questions in {out} ({len(done.errors)} skipped, "
@@ -325,10 +326,12 @@ def _task_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings, lim
     )
 
     seed = _seed(st.seed, 19)
-    settings = TaskExportSettings(task=task, protocol="axes-3" if st.protocol == "render-ceiling-5" else st.protocol,
-                                  camera=st.camera, depth_cue=st.depth_cue, per_structure=st.per_structure,
-                                  style=st.style, delta=st.delta, constraints=st.constraints, seed=seed)
-    limits.check_pixels(settings.width * settings.supersample, settings.height * settings.supersample)
+    settings = TaskExportSettings.from_options(
+        task=task, protocol="axes-3" if st.protocol == "render-ceiling-5" else st.protocol, camera=st.camera,
+        depth_cue=st.depth_cue, per_structure=st.per_structure, style=st.style, delta=st.delta,
+        constraints=st.constraints, seed=seed)
+    im = settings.image
+    limits.check_pixels(im.width * im.supersample, im.height * im.supersample)
     done = build_task_benchmark(input_spec, out, settings, limits=limits, limit=st.limit or None)
     s = (done.certificate.summary or {}).get("all", {})
     return Report((Line(f"{done.n_questions} {settings.task} questions in {out}; exact ceiling "
@@ -361,11 +364,12 @@ def _interaction_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettin
     seed = _seed(st.seed, 18)
     proto = "axes-6" if st.protocol == "render-ceiling-5" else st.protocol
     limits.check_protocol_name(proto)
-    settings = InteractionExportSettings(task=task, protocol=proto, pocket=pocket, seed=seed,
-                                         per_complex=st.per_structure, ceiling=CeilingSettings(delta=st.delta),
-                                         constraints=st.constraints, criterion=st.criterion)
-    limits.check_pixels(settings.width, settings.height)
-    done = build_interaction_benchmark(complexes, out, settings)
+    settings = InteractionExportSettings.from_options(task=task, protocol=proto, pocket=pocket, seed=seed,
+                                                      per_complex=st.per_structure,
+                                                      ceiling=CeilingSettings(delta=st.delta),
+                                                      constraints=st.constraints, criterion=st.criterion)
+    limits.check_pixels(settings.image.width, settings.image.height)
+    done = build_interaction_benchmark(complexes, out, settings, limits=limits)
     s = done.certificate.summary["all"]
     return Report((Line(f"{done.n_questions} {task} questions in {out}; ceiling as rendered "
                         f"{s['rendered']['mean']:.4f} [{s['rendered']['lo']:.4f}, {s['rendered']['hi']:.4f}], ideal "
@@ -382,11 +386,12 @@ def _molecule_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings,
         build_molecule_benchmark,
     )
 
-    settings = MoleculeExportSettings(task=task, protocol="axes-3" if st.protocol == "render-ceiling-5" else st.protocol,
-                                      style="ball-and-stick" if st.style == "study" else st.style, size=st.size,
-                                      tau=st.delta, delta=st.delta, constraints=st.constraints)
-    limits.check_protocol_name(settings.protocol)
-    limits.check_pixels(st.size * settings.supersample, st.size * settings.supersample)
+    proto = "axes-3" if st.protocol == "render-ceiling-5" else st.protocol
+    settings = MoleculeExportSettings.from_options(task=task, protocol=proto, size=st.size, tau=st.delta,
+                                                   style="ball-and-stick" if st.style == "study" else st.style,
+                                                   delta=st.delta, constraints=st.constraints)
+    limits.check_protocol_name(proto)
+    limits.check_pixels(st.size * settings.image.supersample, st.size * settings.image.supersample)
     done = build_molecule_benchmark(input_spec, out, settings, limit=st.limit or None, certify=st.certify,
                                     n_workers=st.workers, limits=limits)
     c = done.certificate

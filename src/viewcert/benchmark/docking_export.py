@@ -140,7 +140,7 @@ def _ceiling(mode: str, disp, cam, poses: dict, truth, d0: int, z, n_pocket: int
 def docking_item(structure: Structure, ligand_atoms, settings, rng: np.random.Generator, out: Path, stem: str,
                  used: set | None = None):
     """Images, question, answer and ceilings (ideal, rendered) of one docking item of one complex; ``settings``:
-    ``InteractionExportSettings`` (its protocol resolved once, ``settings.resolved``). ``used``: the grid
+    ``InteractionExportSettings`` (its images' settings ``settings.image``, the protocol resolved once). ``used``: the grid
     displacements already drawn for this complex (drawn without replacement: the one drawn is added); None is
     returned, nothing written, when every displacement that clears the pocket is used."""
     lig_idx = np.asarray(ligand_atoms, dtype=np.int64)
@@ -148,15 +148,15 @@ def docking_item(structure: Structure, ligand_atoms, settings, rng: np.random.Ge
     if len(pocket_idx) == 0:
         raise InputError("docking needs a pocket: none within the cutoff", field="pocket")
     lig, z = structure.positions[lig_idx], structure.numbers[lig_idx]
-    probe = frame_cameras(structure, settings.resolved, style=settings.style, width=settings.width,
-                          height=settings.height)[0]
+    im = settings.image
+    probe = frame_cameras(structure, im.protocol, style=im.style, width=im.width, height=im.height)[0]
     d0, poses, apart = _clear_grid(lig, structure.positions[pocket_idx], probe, structure.provenance.source)
     everything = np.vstack([structure.positions, *poses.values()])
     lo, hi = everything.min(axis=0), everything.max(axis=0)
     corners = np.array([[(lo, hi)[i][0], (lo, hi)[j][1], (lo, hi)[k][2]] for i in (0, 1) for j in (0, 1)
                         for k in (0, 1)])  # the box of every pose: no answer takes the ligand out of frame
-    cam = frame_cameras(Structure(corners, np.full(8, 6), None), settings.resolved, style=settings.style,
-                        width=settings.width, height=settings.height)[0]
+    cam = frame_cameras(Structure(corners, np.full(8, 6), None), im.protocol, style=im.style, width=im.width,
+                        height=im.height)[0]
     used = set() if used is None else used
     left = [g for g in apart if g not in used]
     if not left:
@@ -169,7 +169,7 @@ def docking_item(structure: Structure, ligand_atoms, settings, rng: np.random.Ge
     for name, s in (("ligand", Structure(lig, z, None)), ("pocket", Structure(structure.positions[pocket_idx],
                                                                             structure.numbers[pocket_idx], None)),
                     ("displaced", shown)):
-        res = render(build_scene(s, settings.style), cam)
+        res = render(build_scene(s, im.style), cam)
         rel = f"images/{stem}_{name}.png"
         write_png_atomic(out / rel, res.rgb)
         images.append(rel)

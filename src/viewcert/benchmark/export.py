@@ -152,7 +152,7 @@ def _order_key(item_id: str) -> str:
 def export_item(job: tuple) -> dict:
     """Render one question's views and write its PNGs and sidecars (module level: runs in workers)."""
     item, index, settings, out = job
-    settings = settings if isinstance(settings, ExportSettings) else ExportSettings(**settings)
+    settings = settings if isinstance(settings, ExportSettings) else ExportSettings.from_options(**settings)
     out = Path(out)
     rec: dict[str, Any] = {"id": item.id, "index": index}
     try:
@@ -180,17 +180,17 @@ def export_item(job: tuple) -> dict:
                 "formula": s.formula, "n_cell_atoms": s.n_atoms,
                 "r3_prompt": r3_prompt(s if settings.r3_cell == "rendered" else raw)})
 
-    spec = settings.resolved.spec  # resolved once with the settings (perspective: its pinholes)
+    im = settings.image
+    spec = im.protocol.spec  # resolved once at the boundary (perspective: its pinholes)
     proto = spec.protocol
     # the shipped images' framing policy: the one the certificate's as-rendered ID buffer uses (_certify)
-    policy = drawn_policy(settings.style, tiling=settings.tiling, width=settings.size, height=settings.size,
-                          kind=settings.kind)
-    cams = frame(settings.resolved, s, policy)
-    scene = build_scene(s, settings.style, tiling=settings.tiling)
+    policy = drawn_policy(im.style, tiling=settings.tiling, width=im.width, height=im.height, kind=im.kind)
+    cams = frame(im.protocol, s, policy)
+    scene = build_scene(s, im.style, tiling=settings.tiling)
     framing = framing_record(policy, s, perspective=spec.kind == "perspective")
     images, occl = [], []
     for v, (view, cam) in enumerate(zip(proto.views, cams, strict=True)):
-        res = render(scene, cam, supersample=settings.supersample)
+        res = render(scene, cam, supersample=im.supersample)
         name = f"q{index:04d}_v{v}"
         write_png(out / "images" / f"{name}.png", res.rgb)
         side = view_sidecar(res, view_name=view.name, image=f"images/{name}.png", structure=s, framing=framing)
@@ -287,7 +287,7 @@ def build_benchmark(
     errors = [r for r in records if "error" in r]
     good = [r for r in records if "error" not in r and r.get("answer")]
     choices = crystal_systems()
-    question = image_question(settings, settings.resolved.view_names)
+    question = image_question(settings, settings.image.protocol.view_names)
     questions = [with_constraints(question_record(r["index"], r["id"], r["images"], question, settings.task,
                                                   r["answer"], choices=choices), settings.constraints) for r in good]
     harness = write_harness_files(questions, out, settings.task, r3=[r["r3_prompt"] for r in good])
@@ -358,13 +358,13 @@ def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_worke
     certificate written, observations ``visible``: the shipped images' ID buffer; the geometric ceiling of the
     same settings, observations ``ideal``, as ``viewcert certify`` computes it, not written)."""
     dataset = dataset.with_selection(Selection(SELECTION_RULE, tuple(it.id for it in dataset.items)))
-    kw: dict[str, Any] = {"protocol": settings.resolved, "delta": delta, "tau": settings.tau,
-                          "tiling": settings.tiling, "image_size": settings.size, "truth": settings.truth,
+    kw: dict[str, Any] = {"protocol": settings.image.protocol, "delta": delta, "tau": settings.tau,
+                          "tiling": settings.tiling, "image_size": settings.image.size, "truth": settings.truth,
                           "std_symprec": settings.std_symprec, "std_angle_tolerance": settings.std_angle_tolerance,
                           "standardize": settings.standardize,
                           # the as-rendered ceiling: the ID buffer of the shipped images (their style, and their
                           # framing policy: the drawn spheres, drawn_policy), recorded in the certificate
-                          "observe": "visible", "style": settings.style, "frame_on": "drawn",
+                          "observe": "visible", "style": settings.image.style, "frame_on": "drawn",
                           "constraints": settings.constraints}  # what the prompts ask (recorded when any)
     cert, _ = run_certification(dataset, CertifyConfig(**kw), n_workers=n_workers, progress=False)
     write_certificate(out / "certificate.json", cert)

@@ -26,14 +26,16 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
 from viewcert.benchmark.docking_export import docking_item
 from viewcert.benchmark.harness_files import question_record, write_harness_files
-from viewcert.cameras.resolve import ResolvedProtocol, resolve
+from viewcert.benchmark.settings import check_constraints
+from viewcert.cameras.protocol_files import is_protocol_file
 from viewcert.constraints import parse_names, with_constraints
 from viewcert.elements import symbols
 from viewcert.errors import InputError
@@ -51,9 +53,11 @@ from viewcert.interactions.criteria import criterion_named
 from viewcert.interactions.truth import complex_record, library_versions
 from viewcert.io.atomic import json_dumps, write_png_atomic, write_text_atomic
 from viewcert.io.complex import DEFAULT_POCKET, complex_name, prepare_complex
-from viewcert.limits import active_limits
+from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.numeric import fixed
 from viewcert.render import frame_cameras
+from viewcert.render.image import ImageSettings
+from viewcert.render.raster import DEFAULT_SUPERSAMPLE
 from viewcert.resolution import quantize_tree
 from viewcert.stats import bootstrap_indices, percentile_interval
 from viewcert.tasks.credit import transformation_credit
@@ -65,14 +69,23 @@ MISI_SIZE = (1160, 803)
 FORMAT = INTERACTION_FORMAT  # formats.records: /2 (/1 wrote a bare hex digest and no ``complexes``)
 
 
+def _default_image() -> ImageSettings:
+    return ImageSettings.from_options("axes-6", style=CeilingSettings().style, width=MISI_SIZE[0], height=MISI_SIZE[1],
+                                      supersample=DEFAULT_SUPERSAMPLE)
+
+
 @dataclass(frozen=True)
 class InteractionExportSettings:
-    """What to export (module docstring); ``per_complex``: residue-ligand positives (and negatives) per complex."""
+    """What to export (module docstring): ``image`` (the protocol, the ceiling's style, width × height px,
+    orthographic cameras) and the task's own settings; ``per_complex``: residue-ligand positives (and negatives)
+    per complex. ``from_options`` builds it from the flat options."""
 
+    #: the flat options ``from_options`` takes (``to_dict`` records them, a protocol file by name and SHA-256)
+    OPTIONS: ClassVar[tuple[str, ...]] = ("task", "protocol", "width", "height", "pocket", "seed", "per_complex",
+                                          "n_boot", "ceiling", "constraints", "criterion")
+
+    image: ImageSettings = field(default_factory=_default_image)
     task: str = "pocket-ligand"
-    protocol: str = "axes-6"
-    width: int = MISI_SIZE[0]
-    height: int = MISI_SIZE[1]
     pocket: float = DEFAULT_POCKET
     seed: int = 0
     per_complex: int = 2
@@ -82,41 +95,51 @@ class InteractionExportSettings:
     criterion: str = "baker-hubbard"  # the hydrogen-bond criterion (interactions.criteria.CRITERIA)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "constraints", parse_names(self.constraints))
+        check_constraints(self.constraints)
         criterion_named(self.criterion)  # an unknown name is one line naming the choices
         if self.task not in INTERACTION_TASKS:
             raise InputError(f"task must be one of {', '.join(INTERACTION_TASKS)}, got {self.task!r}", field="task")
-        if self.task == "docking" and str(self.protocol).endswith((".toml", ".json")):
-            raise InputError("docking draws one orthographic camera: use a named protocol", field="protocol")
+        check_docking_protocol(self.task, self.image.protocol.is_file)
         if not (1 <= self.per_complex <= 100):
             raise InputError(f"per_complex must be 1-100, got {self.per_complex}", field="per_complex")
         if not (0 <= self.seed < 2**63):
             raise InputError(f"seed must be an integer ≥ 0, got {self.seed}", field="seed")
-        object.__setattr__(self, "_resolved", resolve(self.protocol))  # once: every complex's framing uses it
+        if self.image.style != self.ceiling.style or self.image.kind != "orthographic":
+            raise InputError(f"the images are drawn orthographic in the ceiling's style {self.ceiling.style!r}, got "
+                             f"{self.image.kind} {self.image.style!r}", field="style")
 
-    @property
-    def style(self) -> str:
-        """The render style: the ceiling's (one style for the images and the ceiling that reads them)."""
-        return self.ceiling.style
-
-    @property
-    def resolved(self) -> ResolvedProtocol:
-        """The protocol, resolved once when the settings were made (``viewcert.cameras.resolve``)."""
-        return self._resolved
+    @classmethod
+    def from_options(cls, *, protocol="axes-6", width: int = MISI_SIZE[0], height: int = MISI_SIZE[1],
+                     ceiling: CeilingSettings | None = None, constraints=(), **settings) -> InteractionExportSettings:
+        """The settings from the flat options: the protocol in any form the resolver accepts (resolved once,
+        ``ImageSettings.from_options``), width × height px, the ceiling (its style is the images');
+        ``settings``: the other fields."""
+        ceiling = ceiling or CeilingSettings()
+        check_docking_protocol(settings.get("task"), is_protocol_file(protocol))  # before a file is read
+        image = ImageSettings.from_options(protocol, style=ceiling.style, width=width, height=height,
+                                           supersample=DEFAULT_SUPERSAMPLE)
+        return cls(image=image, ceiling=ceiling, constraints=parse_names(constraints), **settings)
 
     def to_dict(self) -> dict:
         """The settings as recorded; a protocol file by its name and SHA-256 (location-free certificates)."""
-        d = asdict(self)
-        d["style"] = self.style  # recorded twice (top level and in the ceiling) since /1: the bytes are kept
-        d["ceiling"] = self.ceiling.to_dict()
-        d["constraints"] = list(self.constraints)
+        rp = self.image.protocol
+        d = {"task": self.task, "protocol": rp.label, "width": self.image.width, "height": self.image.height,
+             "pocket": self.pocket, "seed": self.seed, "per_complex": self.per_complex, "n_boot": self.n_boot,
+             "ceiling": self.ceiling.to_dict(), "constraints": list(self.constraints), "criterion": self.criterion,
+             "style": self.image.style}  # recorded twice (top level and in the ceiling) since /1: the bytes are kept
         if not d["constraints"]:  # left out when none: certificates written before the field keep their bytes
             del d["constraints"]
         if self.criterion == "baker-hubbard":  # the default, left out: certificates before the field keep their bytes
             del d["criterion"]
-        if self.resolved.is_file:  # the bytes read once when resolved: the images' cameras come from them too
-            d["protocol"], d["protocol_sha256"] = self.resolved.file_name, self.resolved.sha256
+        if rp.is_file:  # the bytes read once when resolved: the images' cameras come from them too
+            d["protocol"], d["protocol_sha256"] = rp.file_name, rp.sha256
         return d
+
+
+def check_docking_protocol(task: str | None, is_file: bool) -> None:
+    """InputError when a docking export is given a protocol file: docking draws one orthographic camera."""
+    if task == "docking" and is_file:
+        raise InputError("docking draws one orthographic camera: use a named protocol", field="protocol")
 
 
 def question_text(task: str, view_names, pocket: float, residue: str | None = None) -> str:
@@ -151,7 +174,8 @@ def _render_views(truth, settings: InteractionExportSettings, out: Path, index: 
     """Render each view of one complex once (``interactions.ceiling.render_views``), writing its labelled PNG;
     returns (relative image paths, view names, cameras, the rendered views the ceiling reads)."""
     s = truth.protonated.prepared.structure
-    cams = frame_cameras(s, settings.resolved, style=settings.style, width=settings.width, height=settings.height)
+    im = settings.image
+    cams = frame_cameras(s, im.protocol, style=im.style, width=im.width, height=im.height)
     paths = [f"images/q{index:04d}_{k}_{cam.name}.png" for k, cam in enumerate(cams)]
 
     def write(k: int, layer) -> None:
@@ -346,12 +370,14 @@ def summarise(items: list[dict], n_boot: int, seed: int) -> dict:
     return {k: block(v) for k, v in groups.items() if v}
 
 
-def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: InteractionExportSettings) -> Export:
+def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: InteractionExportSettings, *,
+                                limits: Limits = DEFAULT_LIMITS) -> Export:
     """Export ``complexes`` (a list of (path, ligand or None)) into ``out`` (module docstring); returns it
     (``formats.export.Export``). A complex that cannot be prepared is an InputError naming it (one line); a failed export removes
-    the folders it created (``out``, ``out/images``, ``out/sidecars``) with what it wrote into them."""
+    the folders it created (``out``, ``out/images``, ``out/sidecars``) with what it wrote into them. ``limits``:
+    the bootstrap draws are checked against them before any work, as the other exporters check theirs."""
     out = Path(out)
-    active_limits().check_bootstrap(settings.n_boot, len(complexes), field="n_boot")  # before any work
+    limits.check_bootstrap(settings.n_boot, len(complexes), field="n_boot")  # before any work
     made = [d for d in (out, out / "images", out / "sidecars") if not d.exists()]
     (out / "images").mkdir(parents=True, exist_ok=True)
     try:

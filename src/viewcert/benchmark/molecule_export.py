@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +37,13 @@ import numpy as np
 
 from viewcert.benchmark.export import view_sidecar
 from viewcert.benchmark.harness_files import question_record, write_harness_files
+from viewcert.benchmark.settings import check_constraints
 from viewcert.cameras.framing import framing_record
 from viewcert.cameras.policy import frame
-from viewcert.cameras.resolve import ResolvedProtocol, resolve
+from viewcert.cameras.resolve import ResolvedProtocol
 from viewcert.certify import CertifyConfig
 from viewcert.certify.certificate import write_certificate
+from viewcert.certify.config import MoleculeSettings, ObservationSettings, OracleSettings, SymmetrySettings
 from viewcert.certify.inputs import Dataset, Selection, load_input, mirror_x
 from viewcert.certify.run import items_table, run_certification
 from viewcert.constraints import parse_names, with_constraints
@@ -50,7 +52,7 @@ from viewcert.formats.export import Export, write_export
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.images import write_png, write_sidecar
 from viewcert.limits import DEFAULT_LIMITS, Limits
-from viewcert.render.palette import STYLE_NAMES
+from viewcert.render.image import ImageSettings
 from viewcert.render.raster import build_scene, drawn_policy, render
 from viewcert.structures import Structure
 from viewcert.symmetry.pointgroup import point_group
@@ -63,16 +65,18 @@ LEVEL = {"point-group": "point_group", "molecule-handedness": "handedness"}
 LOOK = {"study": "flat discs with outlines", "ball-and-stick": "ball-and-stick", "spacefill": "space-filling"}
 
 
+def _default_image() -> ImageSettings:
+    return ImageSettings.from_options("axes-3", style="ball-and-stick", kind="orthographic")
+
+
 @dataclass(frozen=True)
 class MoleculeExportSettings:
-    """What a molecular export depends on (recorded in the manifest). size: image side, px; tau: point-group
-    tolerance τ (Å); delta: the certificate's δ (Å); observe: the certificate's observation mode."""
+    """What a molecular export depends on (recorded in the manifest): ``image`` (protocol, style, size px,
+    supersample; the camera kind is the protocol's), tau: point-group tolerance τ (Å); delta: the certificate's
+    δ (Å); observe: the certificate's observation mode. ``from_options`` builds it from the flat options."""
 
+    image: ImageSettings = field(default_factory=_default_image)
     task: str = "point-group"
-    protocol: str = "axes-3"
-    style: str = "ball-and-stick"
-    size: int = 768
-    supersample: int = 3
     tau: float = 0.01
     delta: float = 0.01
     molecule_scale: str = "common"
@@ -80,23 +84,36 @@ class MoleculeExportSettings:
     constraints: tuple[str, ...] = ()  # response constraints appended to every prompt (viewcert.constraints)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "constraints", parse_names(self.constraints))
         if self.task not in MOLECULE_TASKS:
             raise InputError(f"task must be one of {MOLECULE_TASKS}, got {self.task!r}", field="task")
-        if self.style not in STYLE_NAMES:
-            raise InputError(f"style must be one of {STYLE_NAMES}, got {self.style!r}", field="style")
-        if self.molecule_scale not in ("common", "per-view"):
-            raise InputError(f"molecule_scale must be common or per-view, got {self.molecule_scale!r}",
-                             field="molecule_scale")
-        for name in ("tau", "delta"):
-            v = getattr(self, name)
-            if not (isinstance(v, int | float) and np.isfinite(v) and v > 0):
-                raise InputError(f"{name} must be a positive number of Å, got {v!r}", field=name)
-        if int(self.size) != self.size or self.size < 16:
-            raise InputError(f"size must be an integer ≥ 16 px, got {self.size!r}", field="size")
+        # the shared settings checked by the certify parts they configure (one message each)
+        OracleSettings(delta=self.delta)
+        SymmetrySettings(tau=self.tau)
+        MoleculeSettings(molecule_scale=self.molecule_scale)
+        ObservationSettings(observe=self.observe)
+        check_constraints(self.constraints)
+        if self.image.kind != self.image.protocol.kind:
+            raise InputError(f"kind = {self.image.kind!r} disagrees with the protocol's {self.image.protocol.kind} "
+                             "cameras", field="kind")
+        if self.image.width != self.image.height:
+            raise InputError(f"a molecular export draws square images, got {self.image.width}x{self.image.height}",
+                             field="size")
+
+    @classmethod
+    def from_options(cls, *, protocol="axes-3", style: str = "ball-and-stick", size: int = 768, supersample: int = 3,
+                     constraints=(), **settings) -> MoleculeExportSettings:
+        """The settings from the flat options: the protocol in any form the resolver accepts (resolved once,
+        ``ImageSettings.from_options``; its camera kind), ``size`` px; ``settings``: the other fields."""
+        image = ImageSettings.from_options(protocol, style=style, width=size, height=size, supersample=supersample)
+        image = replace(image, kind=image.protocol.kind)
+        return cls(image=image, constraints=parse_names(constraints), **settings)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The settings as the manifest records them (flat; the protocol as given: a name or a file's path)."""
+        im = self.image
+        return {"task": self.task, "protocol": im.protocol.label, "style": im.style, "size": im.size,
+                "supersample": im.supersample, "tau": self.tau, "delta": self.delta,
+                "molecule_scale": self.molecule_scale, "observe": self.observe, "constraints": self.constraints}
 
 
 def _order_key(item_id: str) -> str:
@@ -132,7 +149,7 @@ def r3_question(settings: MoleculeExportSettings, ref: Structure, shown: Structu
 def question_for(settings: MoleculeExportSettings, view_names, s: Structure, name: str) -> str:
     """The question text of one item (the handedness question carries the reference geometry)."""
     head = (f"You are shown {len(view_names)} orthographic views of one molecule ({', '.join(view_names)}; "
-            f"{LOOK.get(settings.style, settings.style)}, hydrogens as given, one common scale across views; screen "
+            f"{LOOK.get(settings.image.style, settings.image.style)}, hydrogens as given, one common scale across views; screen "
             f"x right, y up, z toward the viewer).")
     if settings.task == "point-group":
         return (f"{head} Which Schoenflies point group does the molecule have (symmetry within "
@@ -176,15 +193,15 @@ def _prepare(item, settings: MoleculeExportSettings) -> tuple[dict, Structure | 
 def _render_item(rec: dict, index: int, ref: Structure, shown: Structure, settings: MoleculeExportSettings,
                  rp: ResolvedProtocol, out: Path) -> None:
     # the shipped images' framing policy: the one the certificate's as-rendered ID buffer uses (_certify)
-    policy = drawn_policy(settings.style, width=settings.size, height=settings.size,
-                          molecule_scale=settings.molecule_scale)
+    im = settings.image
+    policy = drawn_policy(im.style, width=im.width, height=im.height, molecule_scale=settings.molecule_scale)
     cams = frame(rp, shown, policy)
     spec = rp.spec
-    scene = build_scene(shown, settings.style)
+    scene = build_scene(shown, im.style)
     framing = framing_record(policy, shown, perspective=spec.kind == "perspective")
     images = []
     for v, (view, cam) in enumerate(zip(spec.protocol.views, cams, strict=True)):
-        res = render(scene, cam, supersample=settings.supersample)
+        res = render(scene, cam, supersample=im.supersample)
         name = f"q{index:04d}_v{v}"
         write_png(out / "images" / f"{name}.png", res.rgb)
         write_sidecar(out / "sidecars" / f"{name}.json",
@@ -214,7 +231,7 @@ def _certify(shown: list[tuple[str, Structure]], settings: MoleculeExportSetting
                     MIRROR_RULE if settings.task == "molecule-handedness" else "")
     dataset = dataset.with_selection(sel)
     cfg = CertifyConfig(protocol=rp, frame_on="drawn", delta=settings.delta, tau=settings.tau,
-                        image_size=settings.size, observe=settings.observe, style=settings.style,
+                        image_size=settings.image.size, observe=settings.observe, style=settings.image.style,
                         molecule_levels=(LEVEL[settings.task],), molecule_cross_check=False,
                         molecule_scale=settings.molecule_scale, constraints=settings.constraints)
     cert, _ = run_certification(dataset, cfg, n_workers=n_workers, progress=False)
@@ -231,7 +248,7 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
     usable questions in SHA-256 order of the ids."""
     settings = settings or MoleculeExportSettings()
     out = Path(out)
-    rp = resolve(settings.protocol)  # resolved once: the images and the certificate use it (perspective: pinholes)
+    rp = settings.image.protocol  # resolved once at the boundary: the images and the certificate use it
     spec = rp.spec
     proto = spec.protocol
     dataset = load_input(str(input_spec)).with_limits(limits)

@@ -24,14 +24,14 @@ def crystal_systems() -> tuple[str, ...]:
 
 
 def image_question(settings: ExportSettings, view_names: tuple[str, ...]) -> str:
-    st = get_style(settings.style)
+    st = get_style(settings.image.style)
     look = {"study": "flat discs with outlines", "ball-and-stick": "ball-and-stick", "spacefill": "space-filling"}
     t = "×".join(str(x) for x in settings.tiling)
     bonds = "bonds drawn" if st.bonds else "no bonds"
     # no list of the choices: every harness adds its own lettered options (benchmark.harness_files)
     return (
         f"You are shown {len(view_names)} standardized multi-view renders of a crystal structure "
-        f"({settings.kind} projection, {look.get(st.name, st.name)}, {bonds}; the conventional cell tiled {t} with "
+        f"({settings.image.kind} projection, {look.get(st.name, st.name)}, {bonds}; the conventional cell tiled {t} with "
         f"the supercell box outlined; views: {', '.join(view_names)}). Identify the crystal system. Reason from "
         "the cell geometry and atomic arrangement visible in the images."
     )

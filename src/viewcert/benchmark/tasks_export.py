@@ -36,16 +36,17 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
 from viewcert.benchmark.harness_files import question_record, write_harness_files
+from viewcert.benchmark.settings import check_constraints
 from viewcert.cameras.placement import check_placement, check_positions, placed_cameras
 from viewcert.cameras.policy import common_pinholes, frame_points
 from viewcert.cameras.protocol_files import ProtocolSpec
-from viewcert.cameras.protocols import Protocol
 from viewcert.certify.certificate import library_versions
 from viewcert.certify.inputs import load_input
 from viewcert.constraints import parse_names, with_constraints
@@ -56,6 +57,7 @@ from viewcert.formats.records import TASK_FORMAT, TASK_VERSION, sealed
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.images import write_png
 from viewcert.limits import DEFAULT_LIMITS, Limits
+from viewcert.render.image import ImageSettings
 from viewcert.render.palette import get_style
 from viewcert.render.raster import build_scene, render
 from viewcert.structures import Structure
@@ -73,7 +75,6 @@ from viewcert.tasks.model import (
     observation_model,
     protocol_record,
     task_grid,
-    task_protocol,
 )
 from viewcert.tasks.transforms import AXES, Step, Transformation
 
@@ -83,21 +84,28 @@ CHOICE_TASKS = ("trans-rot", "rot-rot", "handedness")
 HANDEDNESS_CHOICES = ("same", "mirror")
 
 
+def _default_image() -> ImageSettings:
+    return ImageSettings.from_options("axes-3", style="ball-and-stick", width=MISI_SIZE[0], height=MISI_SIZE[1],
+                                      supersample=2)
+
+
 @dataclass(frozen=True)
 class TaskExportSettings:
-    """What a transformation export depends on (all recorded in the certificate). Sizes in px, δ and
-    ``explain_tol`` in Å, ``eps`` an intensity (0–1)."""
+    """What a transformation export depends on (all recorded in the certificate): ``image`` (the protocol,
+    views[0] = front (``tasks.model``); style; width × height px; supersample; the camera kind: a perspective
+    protocol file's, else given, default orthographic, ``file_camera``) and the task's own settings. δ and
+    ``explain_tol`` in Å, ``eps`` an intensity (0–1). ``from_options`` builds it from the flat options."""
 
+    #: the flat options ``from_options`` takes, the keys ``to_dict`` records
+    OPTIONS: ClassVar[tuple[str, ...]] = (
+        "task", "protocol", "camera", "depth_cue", "seed", "per_structure", "style", "width", "height", "supersample",
+        "delta", "eps", "explain_tol", "observe", "min_pixels", "chiral_only", "constraints")
+
+    image: ImageSettings = field(default_factory=_default_image)
     task: str = "rotation"
-    protocol: str | Protocol = "axes-3"  # name, .toml/.json file or Protocol; views[0] = front (tasks.model)
-    camera: str | None = None  # None: a perspective protocol file's kind, else orthographic (``file_camera``)
     depth_cue: bool = False
     seed: int = 0
     per_structure: int = 1
-    style: str = "ball-and-stick"
-    width: int = MISI_SIZE[0]
-    height: int = MISI_SIZE[1]
-    supersample: int = 2
     delta: float = DEFAULT_DELTA
     eps: float = DEFAULT_EPS
     explain_tol: float = DEFAULT_EXPLAIN_TOL
@@ -107,42 +115,56 @@ class TaskExportSettings:
     constraints: tuple[str, ...] = ()  # response constraints appended to every prompt (viewcert.constraints)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "constraints", parse_names(self.constraints))
         if self.task not in TASKS:
             raise InputError(f"task must be one of {', '.join(TASKS)}, got {self.task!r}", field="task")
-        for name in ("seed", "per_structure", "width", "height", "supersample"):
+        for name in ("seed", "per_structure"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int | np.integer):
                 raise InputError(f"{name} must be an integer, got {v!r}", field=name)
         if not 0 <= self.seed < 2**63:
             raise InputError(f"seed must be an integer in 0…2^63−1, got {self.seed}", field="seed")
-        if self.per_structure < 1 or self.supersample < 1:
-            raise InputError("per_structure and supersample must be ≥ 1", field="per_structure")
+        if self.per_structure < 1:
+            raise InputError("per_structure must be ≥ 1", field="per_structure")
         if not (self.delta > 0 and self.eps >= 0 and self.explain_tol > 0):
             raise InputError(f"need δ > 0, ε ≥ 0, explain_tol > 0, got {self.delta}, {self.eps}, {self.explain_tol}",
                              field="delta")
-        get_style(self.style)
-        rp = task_protocol(self.protocol)  # resolved once: the setup and every item use this value
-        camera, fov = file_camera(rp.spec, self.camera)
-        object.__setattr__(self, "camera", camera)
-        setup = ViewSetup(camera=camera, protocol=rp, width=self.width, height=self.height,
-                          depth_cue=self.depth_cue, observe=self.observe, min_pixels=self.min_pixels,
-                          observe_style=self.style, **({} if fov is None else {"fov_deg": fov}))
-        object.__setattr__(self, "_setup", setup)  # camera / protocol checks; the setup's file read is the one used
+        check_constraints(self.constraints)
+        file_camera(self.image.protocol.spec, self.image.kind)  # a perspective file's kind is the camera's
+        self.view_setup()  # the camera / protocol checks of the setup (views[0] = front, observe, min_pixels)
+
+    @classmethod
+    def from_options(cls, *, protocol="axes-3", camera: str | None = None, style: str = "ball-and-stick",
+                     width: int = MISI_SIZE[0], height: int = MISI_SIZE[1], supersample: int = 2, constraints=(),
+                     **settings) -> TaskExportSettings:
+        """The settings from the flat options: the protocol in any form the resolver accepts (resolved once,
+        ``ImageSettings.from_options``), ``camera`` None = a perspective protocol file's kind, else
+        orthographic; ``settings``: the other fields."""
+        image = ImageSettings.from_options(protocol, style=style, width=width, height=height, supersample=supersample)
+        kind, _ = file_camera(image.protocol.spec, camera)
+        return cls(image=replace(image, kind=kind), constraints=parse_names(constraints), **settings)
 
     def view_setup(self) -> ViewSetup:
-        return self._setup
+        """The task's camera and style (``tasks.model.ViewSetup``) from these settings."""
+        im = self.image
+        _, fov = file_camera(im.protocol.spec, im.kind)
+        return ViewSetup(camera=im.kind, protocol=im.protocol, width=im.width, height=im.height,
+                         depth_cue=self.depth_cue, observe=self.observe, min_pixels=self.min_pixels,
+                         observe_style=im.style, **({} if fov is None else {"fov_deg": fov}))
 
     def protocol_record(self) -> dict:
         """The protocol in full: name, view names, rotations, and a file's path and SHA-256."""
-        return protocol_record(self._setup.resolved)
+        return protocol_record(self.image.protocol)
 
     def to_dict(self) -> dict:
-        """Every setting; a protocol file or object as its full record."""
-        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        if not isinstance(self.protocol, str):
-            d["protocol"] = self.protocol_record()
-        return d
+        """Every setting (flat); a protocol given as a name or a file by what was given, else its full record."""
+        im = self.image
+        rp = im.protocol
+        return {"task": self.task, "protocol": rp.label if rp.origin in ("name", "file") else self.protocol_record(),
+                "camera": im.kind, "depth_cue": self.depth_cue, "seed": self.seed,
+                "per_structure": self.per_structure, "style": im.style, "width": im.width, "height": im.height,
+                "supersample": im.supersample, "delta": self.delta, "eps": self.eps, "explain_tol": self.explain_tol,
+                "observe": self.observe, "min_pixels": self.min_pixels, "chiral_only": self.chiral_only,
+                "constraints": self.constraints}
 
 
 def file_camera(spec: ProtocolSpec, camera: str | None) -> tuple[str, float | None]:
@@ -198,9 +220,9 @@ def _depth_of(cam, point) -> float:
 
 def _render_view(positions, numbers, cam, centre, radius, settings: TaskExportSettings, setup: ViewSetup):
     """RGB (H, W, 3) uint8 of the atoms through ``cam``; with depth cue, blended toward the background."""
-    st = get_style(settings.style)
+    st = get_style(settings.image.style)
     scene = build_scene(Structure(positions=positions, numbers=numbers), st)
-    res = render(scene, cam, supersample=settings.supersample)
+    res = render(scene, cam, supersample=settings.image.supersample)
     rgb = res.rgb
     if not setup.depth_cue:
         return rgb
@@ -311,7 +333,7 @@ def question_text(settings: TaskExportSettings, view_names) -> str:
     """MiSI-style question of a task (answer formats: module docstring)."""
     k = len(view_names)
     head = (f"The first {k} images show a molecule before a transformation, in the {', '.join(view_names)} views "
-            f"({settings.camera} camera); the last image is the {view_names[0]} view after it. Screen axes of the "
+            f"({settings.image.kind} camera); the last image is the {view_names[0]} view after it. Screen axes of the "
             f"{view_names[0]} view: x to the right, y up, z toward the viewer; " + _MOVES)
     return head + _ask(settings)
 
@@ -394,7 +416,7 @@ def task_certificate(input_spec: str, settings: TaskExportSettings, questions, r
         optional["limit"] = int(limit)
     return sealed({
         "format": FORMAT, "version": VERSION, "input": str(input_spec),
-        "task": settings.task, "protocol": settings.protocol_record(), "camera": settings.camera,
+        "task": settings.task, "protocol": settings.protocol_record(), "camera": settings.image.kind,
         "depth_cue": settings.depth_cue,
         "seed": settings.seed, "settings": settings.to_dict(), "view_setup": settings.view_setup().to_dict(),
         "tolerances": {"delta_angstrom": settings.delta, "intensity_eps": settings.eps,

@@ -77,12 +77,11 @@ def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: s
     """The task certificate recomputed: the export run again from the recorded settings, seed and limit."""
     c, src = got.certificate, str(path)
     recorded = c.settings if isinstance(c.settings, dict) else {}
-    names = {f.name for f in fields(TaskExportSettings)}
-    kw = {k: v for k, v in recorded.items() if k in names}
+    kw = {k: v for k, v in recorded.items() if k in TaskExportSettings.OPTIONS}
     kw["protocol"] = _protocol(recorded.get("protocol"), root, path.parent.resolve(), src)
     kw["constraints"] = tuple(kw.get("constraints") or ())
     try:
-        settings = TaskExportSettings(**kw)
+        settings = TaskExportSettings.from_options(**kw)
     except TypeError as exc:
         raise InputError(f"settings: {str(exc)[:200]}", source=src, field="settings") from None
     if input_spec is None and not isinstance(c.input, str):
@@ -90,8 +89,8 @@ def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: s
     spec = input_spec or c.input
     if input_spec is None and not named_input(spec):
         spec = confined(spec, root, source=src, field="input", what="input")
-    limits.check_pixels(settings.width * settings.supersample, settings.height * settings.supersample, source=src,
-                        field="settings.width")
+    im = settings.image
+    limits.check_pixels(im.width * im.supersample, im.height * im.supersample, source=src, field="settings.width")
     limits.check_questions(settings.per_structure, source=src, field="settings.per_structure")
     with tempfile.TemporaryDirectory(prefix="viewcert-verify-") as tmp:
         new = build_task_benchmark(spec, tmp, settings, limits=limits,
@@ -138,12 +137,13 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
         if rec.get("protocol_sha256"):
             proto = _protocol({"file": {"name": proto, "sha256": rec["protocol_sha256"]}}, root,
                               path.parent.resolve(), src)
-        names = {f.name for f in fields(InteractionExportSettings)} - {"ceiling", "protocol", "constraints"}
-        settings = InteractionExportSettings(**{k: v for k, v in rec.items() if k in names}, protocol=proto,
-                                             ceiling=ceiling, constraints=tuple(rec.get("constraints") or ()))
+        names = set(InteractionExportSettings.OPTIONS) - {"ceiling", "protocol", "constraints"}
+        settings = InteractionExportSettings.from_options(**{k: v for k, v in rec.items() if k in names},
+                                                          protocol=proto, ceiling=ceiling,
+                                                          constraints=tuple(rec.get("constraints") or ()))
     except TypeError as exc:
         raise InputError(f"settings: {str(exc)[:200]}", source=src, field="settings") from None
-    limits.check_pixels(settings.width, settings.height, source=src, field="settings.width")
+    limits.check_pixels(settings.image.width, settings.image.height, source=src, field="settings.width")
     limits.check_bootstrap(settings.n_boot, source=src, field="settings.n_boot")  # at least one item each: before any work
     base = os.path.realpath(input_spec) if input_spec else root
     complexes = []
@@ -153,7 +153,7 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
         else:
             complexes.append((Path(confined(name, base, source=src, field="complexes", what="complex")), ligand))
     with tempfile.TemporaryDirectory(prefix="viewcert-verify-") as tmp:
-        new = build_interaction_benchmark(complexes, tmp, settings).certificate.to_dict()
+        new = build_interaction_benchmark(complexes, tmp, settings, limits=limits).certificate.to_dict()
     return interaction_in_format(new, typed.format)
 
 

@@ -220,8 +220,6 @@ def task_items_from_input(cert, root: str | None) -> dict | None:
     recorded settings (``benchmark.tasks_export.sample_questions``, the export's seeded draws): {item id:
     TaskItem}; None when they cannot be (inputs moved or outside ``root``, a protocol file: the pages then draw
     no candidate poses)."""
-    import dataclasses
-
     from viewcert.benchmark.tasks_export import (  # lazy: start-up (task exports only)
         TaskExportSettings,
         read_molecules,
@@ -234,13 +232,13 @@ def task_items_from_input(cert, root: str | None) -> dict | None:
             or is_protocol_file(recorded["protocol"]) or not isinstance(cert.input, str) \
             or root is None and not named_input(cert.input):
         return None
-    names = {f.name for f in dataclasses.fields(TaskExportSettings)}
     try:
         spec = cert.input if named_input(cert.input) else confined(
             cert.input, root, source="certificate.json", field="input", what="input")
-        settings = TaskExportSettings(**{k: (tuple(v) if k == "constraints" else v) for k, v in recorded.items()
-                                         if k in names})
-        active_limits().check_pixels(settings.width * settings.supersample, settings.height * settings.supersample,
+        settings = TaskExportSettings.from_options(**{k: (tuple(v) if k == "constraints" else v)
+                                                      for k, v in recorded.items() if k in TaskExportSettings.OPTIONS})
+        im = settings.image
+        active_limits().check_pixels(im.width * im.supersample, im.height * im.supersample,
                                      source="certificate.json", field="settings.width")
         active_limits().check_questions(settings.per_structure, source="certificate.json",
                                         field="settings.per_structure")

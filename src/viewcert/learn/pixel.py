@@ -74,7 +74,7 @@ def run_cnn(data, out: Path, *, seed: int = 0, protocol: str = "render-ceiling-5
     import torch
 
     ts = replace(settings or TrainSettings(), seed=seed, **({} if epochs is None else {"epochs": epochs}))
-    vs = ViewSettings(protocol=protocol, size=image_size)
+    vs = ViewSettings.from_options(protocol=protocol, size=image_size)
     bar = progress_factory or (lambda what, total: None)
     x_tr, x_ev, render_cpu = _render(data, vs, Path(cache or Path(out) / "pixel-cnn" / "cache"), bar)
     code = {c: i for i, c in enumerate(CRYSTAL_SYSTEMS)}
@@ -110,8 +110,8 @@ def _card(ts: TrainSettings, vs: ViewSettings, model, split: dict, epoch_curve, 
         "network": {"backbone": f"{len(ts.channels)} x [{ts.convs} x (conv3x3, batchnorm, relu), maxpool2], "
                                 "global average", "channels": list(ts.channels), "view_pooling": ts.pooling,
                     "head": "dropout 0.2, linear", "parameters": int(sum(p.numel() for p in model.parameters()))},
-        "input": "RGB / 255, inverted (background 0)", "views": vs.to_dict(), "protocol": vs.protocol,
-        "image_size": vs.size, "element_colours": vs.to_dict()["element_colours"],
+        "input": "RGB / 255, inverted (background 0)", "views": vs.to_dict(), "protocol": vs.image.protocol.label,
+        "image_size": vs.image.size, "element_colours": vs.to_dict()["element_colours"],
         "training": {**ts.to_dict(), "optimizer": "AdamW, one-cycle learning rate (peak lr)",
                      "loss": f"cross-entropy, label smoothing {ts.label_smoothing}",
                      "augmentation": ("each view its own D4 element (quarter turns = camera rolls, flips = mirror "

@@ -8,55 +8,73 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from viewcert.cameras.policy import frame
-from viewcert.cameras.resolve import resolve
 from viewcert.certify import conventional_cell
+from viewcert.errors import InputError
+from viewcert.render.image import ImageSettings
 from viewcert.render.raster import build_scene, drawn_policy, render
+
+
+def _default_image() -> ImageSettings:
+    return ImageSettings.from_options("render-ceiling-5", width=64, height=64)
 
 
 @dataclass(frozen=True)
 class ViewSettings:
-    protocol: str = "render-ceiling-5"
-    size: int = 64  # px, width = height
-    style: str = "study"
+    """The pixel reader's images: ``image`` (the protocol, style, size px, supersample; square, orthographic),
+    the supercell tiling and the standardisation (symprec Å, angle tolerance °). ``from_options`` builds it from
+    the flat options."""
+
+    image: ImageSettings = field(default_factory=_default_image)
     tiling: tuple[int, int, int] = (2, 2, 2)
-    supersample: int = 3
     symprec: float = 0.01
     angle_tolerance: float = 5.0
+
+    def __post_init__(self) -> None:
+        if self.image.width != self.image.height:
+            raise InputError(f"the pixel reader's images are square, got {self.image.width}x{self.image.height}",
+                             field="size")
+
+    @classmethod
+    def from_options(cls, *, protocol="render-ceiling-5", size: int = 64, style: str = "study", supersample: int = 3,
+                     **settings) -> ViewSettings:
+        """The settings from the flat options: the protocol in any form the resolver accepts (resolved once,
+        ``ImageSettings.from_options``), ``size`` px (width = height); ``settings``: the other fields."""
+        image = ImageSettings.from_options(protocol, style=style, width=size, height=size, supersample=supersample)
+        return cls(image=image, **settings)
 
     @property
     def margin_px(self) -> float:
         """The export's 16 px margin at 768 px, scaled to this size (px)."""
-        return 16.0 * self.size / 768.0
+        return 16.0 * self.image.size / 768.0
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["tiling"] = list(self.tiling)
-        d["cell"] = "conventional standard cell (as a viewcert export renders it)"
-        d["margin_px"] = self.margin_px
-        d["element_colours"] = self.style == "study" or self.style not in ("mono",)
-        return d
+        im = self.image
+        return {"protocol": im.protocol.label, "size": im.size, "style": im.style, "tiling": list(self.tiling),
+                "supersample": im.supersample, "symprec": self.symprec, "angle_tolerance": self.angle_tolerance,
+                "cell": "conventional standard cell (as a viewcert export renders it)", "margin_px": self.margin_px,
+                "element_colours": im.style == "study" or im.style not in ("mono",)}
 
 
 def n_views(settings: ViewSettings) -> int:
-    return len(resolve(settings.protocol).protocol.views)
+    return len(settings.image.protocol.view_names)
 
 
-def render_views(structure, settings: ViewSettings, resolved=None) -> np.ndarray:
+def render_views(structure, settings: ViewSettings) -> np.ndarray:
     """(V, 3, size, size) uint8: every view of the protocol."""
-    rp = resolved or resolve(settings.protocol)
+    im = settings.image
     s = conventional_cell(structure, symprec=settings.symprec, angle_tolerance=settings.angle_tolerance,
                           orientation="pymatgen")
-    policy = replace(drawn_policy(settings.style, tiling=settings.tiling, width=settings.size, height=settings.size),
+    policy = replace(drawn_policy(im.style, tiling=settings.tiling, width=im.width, height=im.height),
                      margin_px=settings.margin_px)
-    cams = frame(rp, s, policy)
-    scene = build_scene(s, settings.style, tiling=settings.tiling)
-    return np.stack([render(scene, c, supersample=settings.supersample).rgb.transpose(2, 0, 1) for c in cams])
+    cams = frame(im.protocol, s, policy)
+    scene = build_scene(s, im.style, tiling=settings.tiling)
+    return np.stack([render(scene, c, supersample=im.supersample).rgb.transpose(2, 0, 1) for c in cams])
 
 
 def render_split(items, settings: ViewSettings, *, cache: Path | None = None, progress=None) -> np.ndarray:
@@ -66,10 +84,9 @@ def render_split(items, settings: ViewSettings, *, cache: Path | None = None, pr
     path = None if cache is None else Path(cache) / f"views-{key}.npy"
     if path is not None and path.is_file():
         return np.load(path)
-    rp = resolve(settings.protocol)
     out = []
     for it in items:
-        out.append(render_views(it.read(), settings, rp))
+        out.append(render_views(it.read(), settings))
         if progress is not None:
             progress(1)
     arr = np.stack(out)

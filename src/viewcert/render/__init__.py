@@ -7,6 +7,7 @@
 - ``bonds``       unique periodic bonds and half-bond cylinders
 - ``visibility``  observations from the rendered ID buffer (``observe_as``: ideal | visible | pixel-centroid)
 - ``labels``      atom-name / residue labels (DejaVu Sans via Pillow), label-ID buffer, legibility rule
+- ``image``       ``ImageSettings``: what images are drawn with (resolved protocol, style, size, supersample, kind)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 from viewcert import lazy_face
 
 if TYPE_CHECKING:  # the names below, for readers and type checkers; at run time each loads at its first use
+    from viewcert.render.image import ImageSettings
     from viewcert.render.palette import STYLE_NAMES, Style, get_style
     from viewcert.render.raster import RenderResult, build_scene, frame_cameras, render, render_structure
     from viewcert.render.visibility import observe_as, observe_rendered
@@ -24,9 +26,9 @@ if TYPE_CHECKING:  # the names below, for readers and type checkers; at run time
 _FACE = {
     "get_style": "palette", "Style": "palette", "STYLE_NAMES": "palette", "build_scene": "raster",
     "frame_cameras": "raster", "render": "raster", "render_structure": "raster", "RenderResult": "raster",
-    "observe_as": "visibility", "observe_rendered": "visibility",
+    "observe_as": "visibility", "observe_rendered": "visibility", "ImageSettings": "image",
 }
 lazy_face(__name__, _FACE)
 
-__all__ = ["STYLE_NAMES", "RenderResult", "Style", "build_scene", "frame_cameras", "get_style", "observe_as",
+__all__ = ["STYLE_NAMES", "ImageSettings", "RenderResult", "Style", "build_scene", "frame_cameras", "get_style", "observe_as",
            "observe_rendered", "render", "render_structure"]

@@ -46,9 +46,9 @@ import numpy as np
 from viewcert.cameras.camera import Camera, OrthographicCamera
 from viewcert.cameras.policy import FramingPolicy, frame_points
 from viewcert.cameras.protocol_files import ProtocolSpec
-from viewcert.cameras.protocols import Protocol
 from viewcert.cameras.resolve import ResolvedProtocol, resolve
 from viewcert.errors import InputError
+from viewcert.render.image import check_kind_name
 from viewcert.render.palette import get_style
 from viewcert.render.raster import build_scene, render
 from viewcert.render.visibility import visible_pixel_stats
@@ -74,11 +74,16 @@ AFTER_VIEW = "front"
 
 def task_protocol(value) -> ResolvedProtocol:
     """The protocol of a transformation task from a name, a ``.toml``/``.json`` file, a ``Protocol``, a
-    ``ProtocolSpec`` or a ``ResolvedProtocol`` (``viewcert.cameras.resolve``, once). Rule: the **first** view is the front camera —
-    the after view, and the screen frame the answers are typed in — and must be named ``front`` (axes-3 and
-    axes-6 are; render-ceiling-5 and fibonacci-N are not). Only the views' rotations are used: kind, field of
-    view and image size come from the ``ViewSetup``."""
-    rp = resolve(value)
+    ``ProtocolSpec`` or a ``ResolvedProtocol`` (``viewcert.cameras.resolve``, once), checked by
+    ``check_task_protocol``."""
+    return check_task_protocol(resolve(value))
+
+
+def check_task_protocol(rp: ResolvedProtocol) -> ResolvedProtocol:
+    """``rp`` when its **first** view is the front camera — the after view, and the screen frame the answers
+    are typed in — named ``front`` (axes-3 and axes-6 are; render-ceiling-5 and fibonacci-N are not);
+    InputError otherwise. Only the views' rotations are used: kind, field of view and image size come from
+    the ``ViewSetup``."""
     spec = rp.spec
     first = spec.protocol.views[0].name
     if first != AFTER_VIEW:
@@ -200,7 +205,7 @@ class ViewSetup:
     ``observe_style``, ``viewcert.render``; as ``viewcert.render.visibility`` observes for certify)."""
 
     camera: str = "orthographic"
-    protocol: str | Protocol | ProtocolSpec | ResolvedProtocol = "axes-3"  # name, .toml/.json path or object
+    protocol: ResolvedProtocol = field(default_factory=lambda: task_protocol("axes-3"))  # views[0]: front
     width: int = MISI_SIZE[0]
     height: int = MISI_SIZE[1]
     fov_deg: float = 30.0
@@ -225,24 +230,32 @@ class ViewSetup:
         if isinstance(self.min_pixels, bool) or int(self.min_pixels) != self.min_pixels or self.min_pixels < 1:
             raise InputError(f"min_pixels must be an integer ≥ 1, got {self.min_pixels!r}", field="min_pixels")
         get_style(self.observe_style)
-        if self.camera not in ("orthographic", "perspective"):
-            raise InputError(f"camera must be 'orthographic' or 'perspective', got {self.camera!r}", field="camera")
+        check_kind_name(self.camera, field="camera")
         if self.depth_cue_range not in ("models", "fixed"):
             raise InputError(f"depth_cue_range must be 'models' or 'fixed', got {self.depth_cue_range!r}",
                              field="depth_cue_range")
         if not 0.0 <= self.depth_cue_start < self.depth_cue_end <= 1.0:
             raise InputError("need 0 ≤ depth_cue_start < depth_cue_end ≤ 1", field="depth_cue_start")
-        object.__setattr__(self, "_resolved", task_protocol(self.protocol))  # a file is read once, here
+        if not isinstance(self.protocol, ResolvedProtocol):
+            raise TypeError(f"protocol must be a ResolvedProtocol (ViewSetup.from_options resolves the other "
+                            f"forms), got {type(self.protocol).__name__}")
+        check_task_protocol(self.protocol)
+
+    @classmethod
+    def from_options(cls, protocol="axes-3", **options) -> ViewSetup:
+        """The boundary: ``protocol`` in any form ``viewcert.cameras.resolve`` accepts, resolved here, once;
+        ``options``: the other fields."""
+        return cls(protocol=task_protocol(protocol), **options)
 
     @property
     def resolved(self) -> ResolvedProtocol:
         """The protocol, resolved once (views[0] = the front/after camera)."""
-        return self._resolved
+        return self.protocol
 
     @property
     def protocol_spec(self) -> ProtocolSpec:
         """The resolved protocol's views and camera settings."""
-        return self._resolved.spec
+        return self.protocol.spec
 
     def framing_policy(self) -> FramingPolicy:
         """The before cameras' framing (``viewcert.cameras.policy``): one fit per view at this setup's image
@@ -253,8 +266,8 @@ class ViewSetup:
 
     def to_dict(self) -> dict:
         """Every field; a protocol given as a file or object is recorded in full (``protocol_record``)."""
-        d = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
-        rp = self._resolved
+        d = dict(self.__dict__)
+        rp = self.protocol
         d["protocol"] = rp.label if rp.origin == "name" else protocol_record(rp)
         return d
 
