@@ -2,7 +2,7 @@
 on the three CIFs the walkthrough test writes (NaCl, CsCl, Mg): certify, design, certify through the designed
 views, export, the Inspect replay dry run through Inspect's own Python ``eval``, the ladder and the explorer.
 
-Expected values, from the structures and the replay's rule (as in tests/test_readme_walkthrough.py, not from
+Expected values, from the structures and the replay's rule (as in tests/contracts/test_readme_walkthrough.py, not from
 viewcert's output): five or three generic views determine the crystal systems of all three (R1 = 3/3, the R1 the
 command line's certificate states for the same files, read here from its certificate.json); the replay answers A
 to every question of every arm, so each of the four rungs counts the questions whose answer letter is A, R3 = R4
@@ -15,8 +15,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from test_harness_dry_run_inspect import offline_env
-from test_readme_walkthrough import write_cifs
+from tests.contracts.test_readme_walkthrough import write_cifs
+from tests.harness.test_harness_dry_run_inspect import offline_env
 from viewcert import api
 from viewcert.api import Table
 from viewcert.cli import app

@@ -17,7 +17,7 @@ from viewcert.cli import app
 from viewcert.kernels import cached_dispatchers, numba_modules
 from viewcert.oracle import jit
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def _decorated_kernels() -> set[str]:

@@ -29,7 +29,7 @@ from viewcert.constraints import (
 from viewcert.errors import InputError
 
 SYSTEMS = ("triclinic", "monoclinic", "orthorhombic", "tetragonal", "trigonal", "hexagonal", "cubic")
-STUDY = Path(__file__).resolve().parents[2] / "shared" / "data" / "render-ceiling"
+STUDY = Path(__file__).resolve().parents[3] / "shared" / "data" / "render-ceiling"
 CHOICE = AnswerSpec("choice", SYSTEMS)
 
 

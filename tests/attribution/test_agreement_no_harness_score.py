@@ -10,7 +10,7 @@ from viewcert.attribution.pipeline import run_ladder
 from viewcert.attribution.task_scores import NO_HARNESS_SCORE
 from viewcert.stats import BootstrapSettings
 
-H = Path(__file__).resolve().parent / "data" / "harness"
+H = Path(__file__).resolve().parents[1] / "data" / "harness"
 
 
 def _manifest(tmp_path: Path, name: str) -> Path:

@@ -30,7 +30,7 @@ from viewcert.certify.records import StaleCertificate, compute_digest, sealed
 from viewcert.errors import InputError
 from viewcert.stats import BootstrapSettings
 
-H = Path(__file__).resolve().parent / "data" / "harness"
+H = Path(__file__).resolve().parents[1] / "data" / "harness"
 SYSTEMS = ["triclinic", "monoclinic", "orthorhombic", "tetragonal", "trigonal", "hexagonal", "cubic"]
 
 
@@ -265,7 +265,7 @@ def test_ceilings(tmp_path):
 def test_reads_viewcert_certificate_layout(tmp_path):
     """A viewcert certificate (the /1 fixture of four crystals, one edited to incorrect and the headline to 3/4)
     is read typed: its counts, per-item outcomes aligned to the results' order, δ and τ, its digest."""
-    cert = json.loads((Path(__file__).parent / "data" / "certificates" / "v1" / "crystals.json").read_text())
+    cert = json.loads((Path(__file__).parents[1] / "data" / "certificates" / "v1" / "crystals.json").read_text())
     ids = ["CsCl", "Mg", "NaCl", "TiO2"]
     assert [it["id"] for it in cert["items"]] == ids and cert["summary"]["correct"] == 4
     cert["items"][2]["correct"] = False  # NaCl
@@ -336,7 +336,7 @@ def test_mixed_certificate_headline_counts_its_crystals_only():
     """A certificate of crystals and molecules (the /1 fixture made from builtin:sample: seven AFLOW crystals,
     two CCD molecules) states its crystal-system ceiling over the crystals alone (certify.summary); the ladder
     reads the same 7/7 and the crystals' ids, not 9 outcomes (molecules are never scored on a crystal system)."""
-    cert = Path(__file__).parent / "data" / "certificates" / "v1" / "sample.json"
+    cert = Path(__file__).parents[1] / "data" / "certificates" / "v1" / "sample.json"
     raw = json.loads(cert.read_text())
     crystals = [e["id"] for e in raw["items"] if e["periodic"]]
     assert (raw["summary"]["kinds"], len(crystals)) == ({"crystals": 7, "molecules": 2}, 7)

@@ -22,7 +22,7 @@ from viewcert.certify.records import sealed
 from viewcert.cli.main import app
 from viewcert.stats import BootstrapSettings
 
-HARNESS = Path(__file__).parent / "data" / "harness"
+HARNESS = Path(__file__).parents[1] / "data" / "harness"
 MANIFEST = HARNESS / "manifest_example.toml"
 
 #: paths being watched -> opens counted (an audit hook cannot be removed: it is installed once, inert after)

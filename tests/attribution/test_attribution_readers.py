@@ -15,7 +15,7 @@ from viewcert.attribution.readers.native import read_native, write_native
 from viewcert.attribution.table import COLUMNS, load_manifest
 from viewcert.errors import InputError
 
-H = Path(__file__).resolve().parent / "data" / "harness"
+H = Path(__file__).resolve().parents[1] / "data" / "harness"
 VLM = H / "vlmevalkit" / "AcmeVLM-7B_E3CrystalSystem_exact_matching_result.xlsx"
 VLM_TSV = H / "vlmevalkit" / "AcmeVLM-7B_E3CrystalSystem.tsv"
 LMMS = H / "lmms_eval" / "acme__vlm-7b" / "20250611_103212_samples_e3_crystal_system_r3.jsonl"

@@ -20,7 +20,7 @@ from viewcert.attribution.report import write_report
 from viewcert.cli.attribution import register
 from viewcert.stats import BootstrapSettings
 
-H = Path(__file__).resolve().parent / "data" / "harness"
+H = Path(__file__).resolve().parents[1] / "data" / "harness"
 MANIFEST = H / "manifest_example.toml"
 
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from viewcert.stats import BootstrapSettings
 
-STUDY = Path(__file__).resolve().parents[1].parent / "shared/data/render-ceiling"
+STUDY = Path(__file__).resolve().parents[2].parent / "shared/data/render-ceiling"
 pytestmark = [
     pytest.mark.shared_data,
     pytest.mark.skipif(not (STUDY / "release" / "predictions").is_dir(),

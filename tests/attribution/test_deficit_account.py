@@ -24,9 +24,9 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from export_fixtures import export_cli
+from tests.support.export_fixtures import export_cli
 
-STUDY = Path(__file__).resolve().parents[1].parent / "shared/data/render-ceiling"
+STUDY = Path(__file__).resolve().parents[2].parent / "shared/data/render-ceiling"
 SEED, N_BOOT, ALPHA = 20260601, 200, 0.05
 # q5 and q6 have no answer (2 of 8): the arms stay scored under an unscored threshold of 30 %
 
@@ -160,7 +160,7 @@ def test_the_item_is_the_unit_of_the_association_test(stub):
     a = adh.loc["R4"]
     # items: correct (vote) × compliant (more than half of its 3 responses): q0 q4 q7 | q1 | q2 | q3 q5 q6
     assert (a["CF"], a["C_notF"], a["notC_F"], a["notC_notF"]) == (3, 1, 1, 3)
-    # [[3, 1], [1, 3]]: φ = (9 − 1)/4² = 1/2; two-sided Fisher p = (1 + 16 + 16 + 1)/70 (tests/test_adherence.py)
+    # [[3, 1], [1, 3]]: φ = (9 − 1)/4² = 1/2; two-sided Fisher p = (1 + 16 + 16 + 1)/70 (tests/attribution/test_adherence.py)
     assert a["phi"] == pytest.approx(0.5) and a["fisher_p"] == pytest.approx(34 / 70)
     assert a["responses"] == 24 and a["strict_correct"] == sum(STRICT4) and a["lenient_correct"] == sum(LENIENT4)
     assert a["association_unit"].startswith("item")
@@ -565,10 +565,10 @@ def test_account_equals_its_twin_from_the_definitions(data):
 
 
 def test_an_interaction_list_export_is_accounted_in_misi_points(tmp_path):
-    """The hand-made residue-ligand export of tests/test_report_task_sections.py: the account is on MiSI's list
+    """The hand-made residue-ligand export of tests/attribution/test_report_task_sections.py: the account is on MiSI's list
     score against the certified per-item list ceiling, not on exact answers."""
-    from test_report_task_sections import ANSWERS as LIST_ANSWERS
-    from test_report_task_sections import CEILINGS, STUB, _export
+    from tests.attribution.test_report_task_sections import ANSWERS as LIST_ANSWERS
+    from tests.attribution.test_report_task_sections import CEILINGS, STUB, _export
     from viewcert.attribution.pipeline import ladder_diagnostics, run_ladder
     from viewcert.stats import BootstrapSettings
 
@@ -589,7 +589,7 @@ def test_an_interaction_list_export_is_accounted_in_misi_points(tmp_path):
     assert "## Deficit R1 − R4 by kind against R1 = certified MiSI list ceiling as rendered" in md
     # the first table's row (Markdown escapes the interval's "[")
     assert "| m | 0.5000 | not measurable (in reasoning) | not measured (in reasoning) | 0.5000 \\[" in md
-    # by hand (MiSI list scores, tests/test_report_task_sections.py): R4 per item (1/2, 1, 1/2, 0) = 2/4; R3 the
+    # by hand (MiSI list scores, tests/attribution/test_report_task_sections.py): R4 per item (1/2, 1, 1/2, 0) = 2/4; R3 the
     # true lists, 1 each; R1 the rendered ceilings (1, 1, 1/2, 1) = 7/8. perception (1/2, 0, 1/2, 1) = 1/2;
     # reasoning (0, 0, −1/2, 0) = −1/8 (R3 beats the rendered ceiling on item 2); R1 − R4 = 3/8
     r4, p_i, r_i = [0.5, 1, 0.5, 0], [0.5, 0, 0.5, 1], [0, 0, -0.5, 0]

@@ -18,7 +18,7 @@ from viewcert.attribution.readers.inspect_ai import read_inspect
 from viewcert.attribution.table import load_manifest
 from viewcert.errors import InputError
 
-REAL = Path(__file__).resolve().parent / "data" / "harness" / "real"
+REAL = Path(__file__).resolve().parents[1] / "data" / "harness" / "real"
 EVAL = next((REAL / "inspect").glob("*.eval"))
 
 

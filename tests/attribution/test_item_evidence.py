@@ -388,7 +388,7 @@ def test_certificate_reasons_reach_the_status(tmp_path):
                          {"A": np.array([True, True, True])}, {}, {})
     assert list(out["status"]) == [it.CLEAN, it.UNDETERMINED, it.LABEL]
     assert out.loc[1, "reason"] == "certificate: phantoms, missing_atoms"
-    real = _json.loads((Path(__file__).parent / "data" / "certificates" / "v1" / "crystals.json").read_text())
+    real = _json.loads((Path(__file__).parents[1] / "data" / "certificates" / "v1" / "crystals.json").read_text())
     real["items"][1]["correct"], real["items"][1]["reasons"] = False, ["symmetry_changed"]
     real["summary"]["correct"] -= 1
     p = tmp_path / "edited.json"

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from viewcert.certify.records import sealed
 from viewcert.cli.main import app
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 H = DATA / "harness"
 CRYSTALS = DATA / "certificates" / "v1" / "crystals.json"  # a digested viewcert-certificate/1, 4 items
 

@@ -19,7 +19,7 @@ from viewcert.attribution.shortcuts import (
 )
 from viewcert.attribution.table import make_frame
 
-STUDY = Path(__file__).resolve().parents[2] / "shared" / "data" / "render-ceiling"
+STUDY = Path(__file__).resolve().parents[3] / "shared" / "data" / "render-ceiling"
 
 
 def _rows(model: str, answers: dict[str, list[str | None]], targets: dict[str, str], rung: str = "no-image"):

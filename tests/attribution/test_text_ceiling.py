@@ -21,7 +21,7 @@ from viewcert.attribution.text_ceiling import (
 )
 from viewcert.errors import InputError
 
-STUDY = Path(__file__).resolve().parents[2] / "shared" / "data" / "render-ceiling"
+STUDY = Path(__file__).resolve().parents[3] / "shared" / "data" / "render-ceiling"
 SYSTEMS = ("triclinic", "monoclinic", "orthorhombic", "tetragonal", "trigonal", "hexagonal", "cubic")
 
 

@@ -20,8 +20,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from harness_roundtrip import dry_run_commands
-from test_harness_dry_run_inspect import offline_env
+from tests.harness.test_harness_dry_run_inspect import offline_env
+from tests.support.harness_roundtrip import dry_run_commands
 from viewcert.attribution import discover
 from viewcert.attribution.pipeline import run_ladder
 from viewcert.benchmark import arms
@@ -30,7 +30,7 @@ from viewcert.cli.main import app
 from viewcert.constraints import NO_IMAGE_SENTENCE
 from viewcert.stats import BootstrapSettings
 
-CRYSTALS = Path(__file__).parent / "data" / "certificates" / "v1" / "inputs" / "crystals"
+CRYSTALS = Path(__file__).parents[1] / "data" / "certificates" / "v1" / "inputs" / "crystals"
 ARM_FILES = {"image": "benchmark.jsonl", "r3": "benchmark_r3.jsonl", "no-image": "benchmark_no_image.jsonl",
              "choices-only": "benchmark_choices_only.jsonl"}
 BOOT = BootstrapSettings(n_boot=200)
@@ -300,7 +300,7 @@ def test_molecule_and_transformation_exports_ship_every_arm(tmp_path):
     0). Zoom (``move z D``): the R3 geometry after the command is the geometry before it moved by D Å along the
     screen z axis, item by item; its choices-only arm states the answer's form; no VLMEvalKit text arm (free
     text)."""
-    from harness_roundtrip import zoom_export
+    from tests.support.harness_roundtrip import zoom_export
     from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
 
     pg = tmp_path / "pg"

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from export_fixtures import WATER_XYZ as WATER
-from export_fixtures import export_cli
+from tests.support.export_fixtures import WATER_XYZ as WATER
+from tests.support.export_fixtures import export_cli
 from viewcert.certify.certificate import compute_digest, write_certificate
 from viewcert.certify.digests import cell_digest
 from viewcert.certify.inputs import Selection, load_input

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from complex_data import COMPLEXES, needs_complexes
-from export_fixtures import WATER_XYZ as WATER
-from export_fixtures import export_cli
+from tests.support.complex_data import COMPLEXES, needs_complexes
+from tests.support.export_fixtures import WATER_XYZ as WATER
+from tests.support.export_fixtures import export_cli
 from viewcert.attribution.shipped import ListParser, load_shipped
 from viewcert.benchmark.harness_files import lmms_eval_files, question_record
 from viewcert.certify import CertifyConfig
@@ -35,7 +35,7 @@ def _jsonl(path: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def crystal(tmp_path_factory):
     out = tmp_path_factory.mktemp("cons") / "b"
-    # one input structure (a --limit subset verifies too: tests/test_export_certificates_verify.py)
+    # one input structure (a --limit subset verifies too: tests/benchmark/test_export_certificates_verify.py)
     res = CliRunner().invoke(export_cli(), ["build-benchmark", "builtin:aflow:A_hP2_194_c", "--task", "crystal-system",
                                       "--constraints", "structure,format", "--size", "48", "--out", str(out)])
     assert res.exit_code == 0, res.output
@@ -83,7 +83,7 @@ def test_molecule_certificate_records_constraints_and_verifies(tmp_path):
     rep = verify_certificate(tmp_path / "pg" / "certificate.json", n_workers=1, progress=False,
                              inputs_root=tmp_path)
     # the recorded constraints recompute as recorded, and the molecular export's certificate verifies clean
-    # (its questions recorded as inputs.selection: tests/test_export_certificates_verify.py)
+    # (its questions recorded as inputs.selection: tests/benchmark/test_export_certificates_verify.py)
     assert rep.ok and rep.byte_identical, rep.lines()
 
 
@@ -180,7 +180,7 @@ def test_inspect_runs_a_structure_constrained_export_without_the_whole_response_
     """Inspect's own run of the shipped task (mockllm): under ``structure`` its prompt asks for reasoning and a
     last ANSWER line (no "entire content" rule), and it scores the stub's two answers as chosen: 1 of 2."""
     pytest.importorskip("inspect_ai", reason="Inspect AI (the test extra) is not installed")
-    from harness_roundtrip import run_inspect
+    from tests.support.harness_roundtrip import run_inspect
     from viewcert.benchmark.export import build_benchmark
     from viewcert.benchmark.settings import ExportSettings
 

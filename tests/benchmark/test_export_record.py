@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from export_fixtures import SMALL, WATER_XYZ, chiral_xyz, export_cli
+from tests.support.export_fixtures import SMALL, WATER_XYZ, chiral_xyz, export_cli
 from viewcert.benchmark.export import ExportSettings, build_benchmark
 from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
 from viewcert.benchmark.record import (
@@ -38,8 +38,8 @@ from viewcert.certify.records import (
 )
 from viewcert.errors import InputError
 
-V1 = Path(__file__).parent / "data" / "exports" / "v1"
-FORMATS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "formats.md"
+V1 = Path(__file__).parents[1] / "data" / "exports" / "v1"
+FORMATS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "formats.md"
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +128,7 @@ def _older_build(kind: str, tmp: Path) -> Export:
     pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
     from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark
 
-    return build_interaction_benchmark([(Path(__file__).parent / "data" / "uncertain" / "eoh_asp.pdb", "EOH")], tmp,
+    return build_interaction_benchmark([(Path(__file__).parents[1] / "data" / "uncertain" / "eoh_asp.pdb", "EOH")], tmp,
                                        InteractionExportSettings(n_boot=50, width=160, height=120))
 
 
@@ -146,7 +146,7 @@ def test_only_the_manifest_changed_shape(tmp_path, kind):
     # CPUs). The certificate changed format since (/3, issue 37: every float at its stated resolution, so its
     # table of items too; molecule, task: it also records where the input was read), and a sidecar's camera is
     # written at those resolutions (it held the framing's raw floats). (issue 39: the harness files changed on
-    # purpose, every arm a harness task; their content is tested in tests/test_export_arms_ladder.py, so they
+    # purpose, every arm a harness task; their content is tested in tests/benchmark/test_export_arms_ladder.py, so they
     # are left out of the pin)
     old = {f: d for f, d in json.loads((V1 / kind / "manifest.json").read_text())["files"].items() if not _arms(f)}
     new = _older_build(kind, tmp_path / "out")

@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
 
-from complex_data import COMPLEXES as DATA
-from complex_data import needs_complexes as needs_data
+from tests.support.complex_data import COMPLEXES as DATA
+from tests.support.complex_data import needs_complexes as needs_data
 from viewcert.benchmark.interaction_export import (  # noqa: E402
     InteractionExportSettings,
     _best_mean_credit,

@@ -15,8 +15,8 @@ import pytest
 
 pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
 
-from complex_data import COMPLEXES as DATA  # noqa: E402
-from complex_data import needs_complexes  # noqa: E402
+from tests.support.complex_data import COMPLEXES as DATA  # noqa: E402
+from tests.support.complex_data import needs_complexes  # noqa: E402
 from viewcert.benchmark.interaction_export import InteractionExportSettings, build_interaction_benchmark  # noqa: E402
 from viewcert.interactions import hbond_truth  # noqa: E402
 from viewcert.interactions.ceiling import pocket_ligand_ceiling, residue_ligand_ceiling  # noqa: E402

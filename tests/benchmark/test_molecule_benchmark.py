@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from export_fixtures import WATER_XYZ as WATER
+from tests.support.export_fixtures import WATER_XYZ as WATER
 from viewcert.benchmark.molecule_export import (
     HANDEDNESS_CHOICES,
     MoleculeExportSettings,

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from export_fixtures import SMALL, chiral_xyz, folder_files
+from tests.support.export_fixtures import SMALL, chiral_xyz, folder_files
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark, common_scale
 from viewcert.certify.certificate import compute_digest
 from viewcert.errors import InputError
@@ -92,7 +92,7 @@ def test_handedness_export_chiral_molecule_is_decided(tmp_path):
     recs = [json.loads(x) for x in (tmp_path / "h" / "benchmark.jsonl").read_text().splitlines()]
     for r, it in zip(recs, cert["items"], strict=True):
         assert r["choices"] == ["same", "mirror"] and r["answer"] == ("mirror" if it["mirror"] else "same")
-        # chiral, no symmetry: the known structure + the after view decide (tests/test_tasks_handedness.py)
+        # chiral, no symmetry: the known structure + the after view decide (tests/tasks/test_tasks_handedness.py)
         assert it["consistent_choices"] == [r["answer"]] and it["choice_ceiling"] == 1.0
         assert it["one_view_witness_consistent"] is True
 

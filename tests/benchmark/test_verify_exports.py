@@ -9,8 +9,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from complex_data import COMPLEXES, needs_complexes
-from export_fixtures import SMALL, chiral_xyz, export_cli
+from tests.support.complex_data import COMPLEXES, needs_complexes
+from tests.support.export_fixtures import SMALL, chiral_xyz, export_cli
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 from viewcert.certify.records import sealed
 

@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.naive import rotation_about
+from tests.support.strategies import crystals, molecules, rotations
 from viewcert.cameras import camera as camera_module
 from viewcert.cameras import get_protocol
 from viewcert.cameras.camera import OrthographicCamera, PerspectiveCamera, check_rotation
@@ -19,9 +21,6 @@ from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.certify.digests import cameras_digest
 from viewcert.errors import CameraError
 from viewcert.observe.project import ObservationModel, drawn_atoms, observe
-
-from .naive import rotation_about
-from .strategies import crystals, molecules, rotations
 
 finite = st.floats(-1e3, 1e3, allow_nan=False)
 

@@ -18,8 +18,8 @@ from ase.data import covalent_radii as ASE_COVALENT  # an independent table of t
 from PIL import Image
 from typer.testing import CliRunner
 
-from export_fixtures import SMALL, chiral_xyz
-from export_fixtures import WATER_XYZ as WATER
+from tests.support.export_fixtures import SMALL, chiral_xyz
+from tests.support.export_fixtures import WATER_XYZ as WATER
 from viewcert.benchmark.export import ExportSettings, build_benchmark
 from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
 from viewcert.benchmark.tasks_export import (

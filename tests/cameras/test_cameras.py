@@ -8,6 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.naive import project_orthographic_loop, project_perspective_loop, rotation_about
+from tests.support.strategies import rotations
 from viewcert.cameras import OrthographicCamera, PerspectiveCamera, camera_from_dict, get_protocol
 from viewcert.cameras.conditioning import (
     pair_kappa,
@@ -28,9 +30,6 @@ from viewcert.cameras.pose import (
 from viewcert.cameras.protocols import Protocol, View
 from viewcert.errors import CameraError
 from viewcert.structures import Structure
-
-from .naive import project_orthographic_loop, project_perspective_loop, rotation_about
-from .strategies import rotations
 
 # ------------------------------------------------------------------ hand-worked pixels (docs/conventions.md)
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from molecule_geometries import ammonia, bromochlorofluoromethane, methane, water
+from tests.support.molecule_geometries import ammonia, bromochlorofluoromethane, methane, water
 from viewcert.cameras.camera import OrthographicCamera, PerspectiveCamera
 from viewcert.cameras.placement import (
     check_placement,

@@ -269,7 +269,7 @@ def test_certificate_does_not_depend_on_where_the_protocol_file_sits(tmp_path, m
     undigested ``location``; verify finds the file there, or by name beside the certificate once moved."""
     import shutil
 
-    from tests.test_perspective_protocol import NACL_CIF
+    from tests.cameras.test_perspective_protocol import NACL_CIF
     from viewcert.certify import CertifyConfig
     from viewcert.certify.run import certify
     from viewcert.certify.verify import verify_certificate

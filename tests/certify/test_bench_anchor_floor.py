@@ -20,11 +20,11 @@ from viewcert.certify.inputs import Item, load_input
 from viewcert.structures import Structure
 from viewcert.symmetry import _moyo, _spglib
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_anchor.py"
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_anchor.py"
 
 
 def _sheared() -> Item:
-    """P2 with β = 90.655°: c leans 0.049 Å along a (the cell of tests/test_trust_symmetry_truth.py)."""
+    """P2 with β = 90.655°: c leans 0.049 Å along a (the cell of tests/trust/test_trust_symmetry_truth.py)."""
     b = np.radians(90.655)
     lat = np.array([[5.0, 0, 0], [0, 6.0, 0], [4.3 * np.cos(b), 0, 4.3 * np.sin(b)]])
     frac = np.array([[0, 0.1, 0], [0, 0.35, 0.5], [0.5, 0.6, 0], [0.5, 0.85, 0.5]])

@@ -31,7 +31,7 @@ from viewcert.certify.verify import verify_certificate
 from viewcert.certify.versions import KEPT_IN_V1, SINCE_V1, SINCE_V2, V1, in_format
 from viewcert.cli.certify import register
 
-HERE = Path(__file__).parent / "data" / "certificates" / "v1"
+HERE = Path(__file__).parents[1] / "data" / "certificates" / "v1"
 INPUTS = HERE / "inputs"
 VERIFYING = ("crystals", "perspective", "observe_visible", "margin", "molecules", "sample", "sheared")
 

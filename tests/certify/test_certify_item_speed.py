@@ -11,12 +11,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.strategies import crystals, molecules, oracle_camera_sets, rotations
 from viewcert.certify.digests import cameras_digest
 from viewcert.oracle import phantoms
 from viewcert.oracle.triangulate import _cross3
 from viewcert.structures import _SHELL27
-
-from .strategies import crystals, molecules, oracle_camera_sets, rotations
 
 
 def _cameras_digest_reference(cameras) -> str:

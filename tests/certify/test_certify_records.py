@@ -27,8 +27,8 @@ from viewcert.certify.run import run_certification
 from viewcert.certify.summary import summary_of
 from viewcert.errors import InputError
 
-V1 = Path(__file__).parent / "data" / "certificates" / "v1"
-BROKEN = Path(__file__).parent / "data" / "broken"
+V1 = Path(__file__).parents[1] / "data" / "certificates" / "v1"
+BROKEN = Path(__file__).parents[1] / "data" / "broken"
 
 
 @pytest.mark.parametrize("path", sorted(V1.glob("*.json")), ids=lambda p: p.stem)

@@ -23,7 +23,7 @@ from viewcert.certify.inputs import load_input
 from viewcert.certify.run import certify_streamed
 from viewcert.errors import InputError
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 #: the summary's figures a streamed certificate must give exactly as the JSON certificate does
 FIGURES = ("n", "n_errors", "kinds", "score", "truth", "correct", "R1", "bound", "interval", "by_level",
            "by_crystal_system", "phantom_census", "failure_reasons", "n_symmetry_raised")
@@ -131,7 +131,7 @@ def test_sigkill_mid_run_resumes_per_shard_to_the_same_digest(tmp_path):
 def test_e3_through_the_table_gives_every_figure_of_the_json_certificate(shared_data, tmp_path):
     """The study's 210 items: the JSON certificate keeps its bytes (digest 6b5a5602…, test_certify_study) and the
     table path gives its R1, bound, census and every item."""
-    from test_certify_study import STUDY_DIGEST
+    from tests.certify.test_certify_study import STUDY_DIGEST
 
     d, cfg = load_input(shared_data / "data" / "e3"), CertifyConfig(delta=0.01, tau=0.01)
     jcert = certify(d, cfg, out=tmp_path / "json", n_workers=2, plots=False, progress=False)

@@ -18,7 +18,7 @@ from viewcert.certify.certificate import compute_digest
 from viewcert.certify.verify import VerifyReport, compare
 from viewcert.resolution import RESOLUTIONS, quantize_tree, resolution_record
 
-FIXTURE = Path(__file__).parent / "data" / "certificates" / "v1" / "crystals.json"
+FIXTURE = Path(__file__).parents[1] / "data" / "certificates" / "v1" / "crystals.json"
 
 
 def _as_v3(cert: dict) -> dict:

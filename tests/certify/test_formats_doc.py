@@ -8,7 +8,7 @@ from pathlib import Path
 from viewcert.certify.formats_doc import BEGIN, END, certificate_kinds_markdown, with_section
 from viewcert.certify.records import KINDS
 
-PAGE = Path(__file__).resolve().parents[1] / "docs" / "formats.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "formats.md"
 
 
 def test_committed_page_equals_the_generated_one():

@@ -1,5 +1,5 @@
 """A CCD slice certified, killed with SIGKILL part-way, and resumed: 0 items lost, 0 duplicated, and the
-certificate equal to an uninterrupted run's (the pattern of tests/test_parallel.py::test_resume_after_kill_9)."""
+certificate equal to an uninterrupted run's (the pattern of tests/parallel/test_parallel.py::test_resume_after_kill_9)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from viewcert.certify import CertifyConfig  # noqa: E402
 from viewcert.certify.run import certify  # noqa: E402
 from viewcert.io.ccd import ccd_codes  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 N = 96  # auto chunk size with one worker: ceil(96 / 8) = 12 items per shard, 8 shards
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from complex_data import COMPLEXES as DATA
-from complex_data import needs_complexes as needs_data
+from tests.support.complex_data import COMPLEXES as DATA
+from tests.support.complex_data import needs_complexes as needs_data
 from viewcert.certify import CertifyConfig
 from viewcert.certify.digests import cell_digest
 from viewcert.certify.inputs import load_input, parse_complex_spec

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from molecule_geometries import bromochlorofluoromethane, methane, water
+from tests.support.molecule_geometries import bromochlorofluoromethane, methane, water
 from viewcert.cameras.camera import OrthographicCamera
 from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.cameras.pose import look_at

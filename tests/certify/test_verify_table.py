@@ -1,5 +1,5 @@
 """Readers of the streamed certificate (``certify.stream``): ``viewcert verify`` recomputes it shard by shard
-(``certify.verify_table``); ``explore`` and ``ladder`` read it lazily (``tests/test_table_readers.py``).
+(``certify.verify_table``); ``explore`` and ``ladder`` read it lazily (``tests/certify/test_table_readers.py``).
 
 The forged certificates here are made by hand from the format's definition (a shard's SHA-256 over its items'
 canonical lines, the chain, the certificate digest), so only the recomputation can tell them from the real one."""
@@ -21,8 +21,8 @@ from viewcert.certify.records import compute_digest
 from viewcert.certify.run import certify_streamed
 from viewcert.cli import app
 
-MANIFEST = Path(__file__).resolve().parent / "data" / "harness" / "manifest_example.toml"
-N_PROTOTYPES = 20  # builtin:prototypes: 20 structures, every one certified (tests/test_certify_stream.py)
+MANIFEST = Path(__file__).resolve().parents[1] / "data" / "harness" / "manifest_example.toml"
+N_PROTOTYPES = 20  # builtin:prototypes: 20 structures, every one certified (tests/certify/test_certify_stream.py)
 
 
 @pytest.fixture(scope="module")
@@ -173,7 +173,7 @@ def _link_out(out: Path, tmp_path: Path, what: str) -> Path:
 @pytest.mark.parametrize("what", ["shard", "shard-inside", "folder"])
 def test_verify_refuses_a_shard_symlink_in_one_line(out, tmp_path, what):
     """A shard (or the items/ folder) that is a symlink is refused before any recomputation, one line naming the
-    shard, exit 2; explore and ladder refuse the same link (tests/test_table_readers.py)."""
+    shard, exit 2; explore and ladder refuse the same link (tests/certify/test_table_readers.py)."""
     named = _link_out(out, tmp_path, what)
     code, text = _verify(out)
     assert code == 2 and len(text.strip().splitlines()) == 1, text

@@ -53,7 +53,7 @@ def test_design_compares_with_the_current_protocol_names_views_by_direction_and_
     import shutil
     from pathlib import Path
 
-    crystals = Path(__file__).parent / "data" / "certificates" / "v1" / "inputs" / "crystals"
+    crystals = Path(__file__).parents[1] / "data" / "certificates" / "v1" / "inputs" / "crystals"
     (tmp_path / "in").mkdir()
     for name in ("NaCl", "Mg", "TiO2"):
         shutil.copy(crystals / f"{name}.cif", tmp_path / "in" / f"{name}.cif")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "viewcert"
+SRC = Path(__file__).resolve().parents[2] / "src" / "viewcert"
 ALLOWED = {"certify/records.py", "certify/versions.py"}
 CERT_NAMES = {"cert", "certificate", "stored_cert", "old_cert"}
 #: names that hold a certificate (dict) or one of its items only inside a package (elsewhere ``rec`` is any record)

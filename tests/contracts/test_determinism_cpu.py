@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from test_certify_study import STUDY_DIGEST
+from tests.certify.test_certify_study import STUDY_DIGEST
 
 pytestmark = pytest.mark.slow
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]
 E3 = HERE.parents[1] / "shared" / "data" / "render-ceiling" / "data" / "e3"
 
 #: name -> environment changes; "native" is the reference
@@ -43,7 +43,7 @@ def _run(name: str, tmp: Path) -> dict[str, str]:
     work.mkdir()
     env = {**os.environ, **VARIATIONS[name], "PYTHONPATH": os.pathsep.join([str(HERE.parent / "src"),
                                                                              os.environ.get("PYTHONPATH", "")])}
-    args = [sys.executable, str(HERE / "determinism_child.py"), str(work)] + ([str(E3)] if E3.is_dir() else [])
+    args = [sys.executable, str(HERE / "support" / "determinism_child.py"), str(work)] + ([str(E3)] if E3.is_dir() else [])
     done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, f"{name}: {done.stderr[-2000:]}"
     return json.loads(done.stdout.strip().splitlines()[-1])

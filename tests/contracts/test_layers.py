@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "viewcert"
+SRC = Path(__file__).resolve().parents[2] / "src" / "viewcert"
 
 #: layer of each top-level unit of the package, bottom (0) to top; a unit may import only lower layers.
 LAYERS: dict[str, int] = {

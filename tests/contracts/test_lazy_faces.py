@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 LAZY = ["benchmark", "cameras", "certify", "interactions", "io", "observe", "oracle", "render", "symmetry"]
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "viewcert"
+SRC = Path(__file__).resolve().parents[2] / "src" / "viewcert"
 MAX_PARAMS = 12
 MAX_LINES = 60
 KERNEL_DECORATORS = frozenset({"njit", "jit"})

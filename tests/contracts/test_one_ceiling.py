@@ -22,7 +22,7 @@ from viewcert.benchmark.settings import ExportSettings
 from viewcert.certify import CertifyConfig
 from viewcert.cli.main import app
 
-CRYSTALS = Path(__file__).parent / "data" / "certificates" / "v1" / "inputs" / "crystals"
+CRYSTALS = Path(__file__).parents[1] / "data" / "certificates" / "v1" / "inputs" / "crystals"
 
 
 def _option_default(command: str, name: str):

@@ -19,9 +19,9 @@ import pytest
 from pymatgen.core import Lattice, Structure
 from pymatgen.io.cif import CifWriter
 
-from test_harness_dry_run_inspect import offline_env
+from tests.harness.test_harness_dry_run_inspect import offline_env
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:inspect_ai.*")
 
 

@@ -17,7 +17,7 @@ from viewcert.api.certification import levels as _levels
 from viewcert.certify.run import disagreement_lines, touches
 from viewcert.cli.main import app
 
-CRYSTALS = Path(__file__).parent / "data" / "certificates" / "v1" / "inputs" / "crystals"
+CRYSTALS = Path(__file__).parents[1] / "data" / "certificates" / "v1" / "inputs" / "crystals"
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from complex_data import COMPLEXES, needs_complexes
+from tests.support.complex_data import COMPLEXES, needs_complexes
 from viewcert.cameras.protocol_files import read_protocol_file
 from viewcert.design.legibility import (
     Coverage,

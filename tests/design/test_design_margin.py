@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from strategies import crystals, molecules, oracle_random_rotations
+from tests.support.strategies import crystals, molecules, oracle_random_rotations
 from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.cameras.pose import look_at
 from viewcert.oracle.margin import uniqueness_margin

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from export_fixtures import CHFCLBR_XYZ
+from tests.support.export_fixtures import CHFCLBR_XYZ
 from viewcert.cameras.protocol_files import read_protocol_file, write_protocol_file
 from viewcert.certify.molecule import molecule_outcome
 from viewcert.design.designer import DesignConfig, design_views

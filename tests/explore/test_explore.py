@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from explore_fixtures import (
+from tests.support.explore_fixtures import (
     CHFCLBR_Z,
     HOSTILE_STEMS,
     SCRIPT_ID,
@@ -19,7 +19,7 @@ from explore_fixtures import (
     project,
     start_tags,
 )
-from export_fixtures import folder_files
+from tests.support.export_fixtures import folder_files
 from viewcert.errors import InputError
 from viewcert.explore import write_site
 from viewcert.sanitize import console_text, html_text

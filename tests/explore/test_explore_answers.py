@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from explore_fixtures import start_tags
+from tests.support.explore_fixtures import start_tags
 from viewcert.certify.records import sealed
 from viewcert.errors import InputError
 from viewcert.explore import write_site
 
-HARNESS = Path(__file__).resolve().parent / "data" / "harness"
+HARNESS = Path(__file__).resolve().parents[1] / "data" / "harness"
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from explore_fixtures import SCRIPT_ID, varied_items, write_table_folder
+from tests.support.explore_fixtures import SCRIPT_ID, varied_items, write_table_folder
 from viewcert.explore import write_site
 from viewcert.sanitize import console_text
 

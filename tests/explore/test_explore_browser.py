@@ -15,12 +15,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explore_fixtures import CHFCLBR_Z, SCRIPT_ID, assert_bonds_are_their_distance_apart, chfclbr_xyz, project
+from tests.support.explore_fixtures import (
+    CHFCLBR_Z,
+    SCRIPT_ID,
+    assert_bonds_are_their_distance_apart,
+    chfclbr_xyz,
+    project,
+)
 from viewcert.certify.records import sealed
 from viewcert.explore import write_site
 from viewcert.sanitize import console_text
 
-HARNESS_MANIFEST = Path(__file__).resolve().parent / "data" / "harness" / "manifest_example.toml"
+HARNESS_MANIFEST = Path(__file__).resolve().parents[1] / "data" / "harness" / "manifest_example.toml"
 
 
 def _open(page, path):

@@ -11,8 +11,8 @@ from urllib.parse import unquote
 
 import pytest
 
-from conftest import SHARED_DATA
-from explore_fixtures import start_tags
+from tests.conftest import SHARED_DATA
+from tests.support.explore_fixtures import start_tags
 from viewcert.certify.records import sealed
 
 PREDICTIONS = SHARED_DATA / "release" / "predictions"
@@ -262,7 +262,7 @@ def test_hostile_model_names_in_the_report_are_text_and_links_stay_one_address(t
     from viewcert.attribution.report import write_report
     from viewcert.stats import BootstrapSettings
 
-    harness = Path(__file__).resolve().parent / "data" / "harness"
+    harness = Path(__file__).resolve().parents[1] / "data" / "harness"
     hostile = '<img src=x onerror="window.__pwned=1">&R4=right#x'
     text = (harness / "manifest_example.toml").read_text().replace('model = "acme/vlm-7b"', f"model = '{hostile}'")
     text = re.sub(r'^(path|items) = "', lambda m: f'{m[1]} = "{harness.as_posix()}/', text, flags=re.M)

@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 
-from explore_fixtures import project, start_tags
+from tests.support.explore_fixtures import project, start_tags
 from viewcert.certify.records import INTERACTION_FORMAT, sealed
 from viewcert.explore import write_site
 from viewcert.sanitize import console_text

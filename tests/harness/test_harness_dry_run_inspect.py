@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from harness_roundtrip import crystal_export, dry_run_commands, questions, zoom_export
+from tests.support.harness_roundtrip import crystal_export, dry_run_commands, questions, zoom_export
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:inspect_ai.*")
 

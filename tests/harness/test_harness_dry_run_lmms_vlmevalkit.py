@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness_roundtrip import (
+from tests.support.harness_roundtrip import (
     HARNESS_PY,
     crystal_export,
     dry_run_commands,

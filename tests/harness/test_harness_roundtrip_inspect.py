@@ -16,7 +16,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness_roundtrip import crystal_export, ladder_manifest, questions, run_inspect, zoom_export
+from tests.support.harness_roundtrip import (
+    crystal_export,
+    ladder_manifest,
+    questions,
+    run_inspect,
+    zoom_export,
+)
 from viewcert.attribution.pipeline import run_ladder
 from viewcert.certify.records import sealed
 from viewcert.cli import app

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness_roundtrip import (
+from tests.support.harness_roundtrip import (
     HARNESS_PY,
     crystal_export,
     harness_import_error,

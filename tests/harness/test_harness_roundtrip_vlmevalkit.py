@@ -27,7 +27,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from harness_roundtrip import (
+from tests.support.harness_roundtrip import (
     HARNESS_PY,
     crystal_export,
     harness_import_error,

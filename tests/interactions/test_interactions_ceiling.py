@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
 
-from complex_data import COMPLEXES as DATA
-from complex_data import needs_complexes as needs_data
+from tests.support.complex_data import COMPLEXES as DATA
+from tests.support.complex_data import needs_complexes as needs_data
 from viewcert.errors import InputError  # noqa: E402
 from viewcert.interactions import hbond_truth  # noqa: E402
 from viewcert.interactions.ceiling import (  # noqa: E402

@@ -18,7 +18,7 @@ pytest.importorskip("biotite", reason="the interactions extra (biotite) is not i
 
 import biotite.structure as struc  # noqa: E402
 
-from complex_data import COMPLEXES, needs_complexes  # noqa: E402
+from tests.support.complex_data import COMPLEXES, needs_complexes  # noqa: E402
 from viewcert.cli import app  # noqa: E402
 from viewcert.errors import InputError  # noqa: E402
 from viewcert.interactions.ceiling import stable, uncertainty  # noqa: E402

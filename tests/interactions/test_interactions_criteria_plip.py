@@ -19,8 +19,8 @@ pytest.importorskip("rdkit.Chem", reason="the interactions extra (RDKit) is not 
 # importing openbabel first and RDKit second crashes the interpreter (their bundled libraries clash)
 pytest.importorskip("plip", reason="PLIP is not installed (pip install 'viewcert[plip]')")
 
-from complex_data import COMPLEXES  # noqa: E402
-from complex_data import needs_complexes as needs_data  # noqa: E402
+from tests.support.complex_data import COMPLEXES  # noqa: E402
+from tests.support.complex_data import needs_complexes as needs_data  # noqa: E402
 from viewcert.interactions.criteria import Chemistry, PLIPCriterion  # noqa: E402
 from viewcert.interactions.hbonds import find_hbonds  # noqa: E402
 from viewcert.interactions.protonate import protonated_complex  # noqa: E402

@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
 pytest.importorskip("biotite", reason="the interactions extra (biotite) is not installed")
 
-from complex_data import COMPLEXES as DATA
-from complex_data import needs_complexes as needs_data
+from tests.support.complex_data import COMPLEXES as DATA
+from tests.support.complex_data import needs_complexes as needs_data
 from viewcert.errors import InputError  # noqa: E402
 from viewcert.interactions import HBondCriterion, geometry, hbond_truth  # noqa: E402
 from viewcert.interactions.hbonds import baker_hubbard  # noqa: E402

@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
 
-from complex_data import CASES, COMPLEXES, needs_complexes, pdbbind_folder  # noqa: E402
+from tests.support.complex_data import CASES, COMPLEXES, needs_complexes, pdbbind_folder  # noqa: E402
 from viewcert.certify.inputs import parse_complex_spec  # noqa: E402
 from viewcert.errors import InputError  # noqa: E402
 from viewcert.interactions import hbond_truth  # noqa: E402
@@ -111,7 +111,7 @@ def test_mol2_aromatic_nh_ring_is_kekulized_by_hand():
 
     from viewcert.io.complex import ligand_molblock
 
-    path = Path(__file__).parent / "data" / "mol2" / "uracil_ar.mol2"
+    path = Path(__file__).parents[1] / "data" / "mol2" / "uracil_ar.mol2"
     raw = Chem.MolFromMol2Block(path.read_text(), sanitize=False, removeHs=False)
     assert [a.GetFormalCharge() for a in raw.GetAtoms() if a.GetSymbol() == "N"] == [1, 1]  # RDKit's guess
     block, names = ligand_molblock(path)

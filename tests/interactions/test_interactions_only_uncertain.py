@@ -29,7 +29,7 @@ from viewcert.interactions import hbond_truth  # noqa: E402
 from viewcert.interactions.ceiling import pocket_ligand_ceiling, uncertainty  # noqa: E402
 from viewcert.render import frame_cameras  # noqa: E402
 
-PDB = Path(__file__).parent / "data" / "uncertain" / "eoh_asp.pdb"
+PDB = Path(__file__).parents[1] / "data" / "uncertain" / "eoh_asp.pdb"
 BOTH = ["ASP 1 OD1 A, O", "ASP 1 OD2 A, O"]
 
 

@@ -9,7 +9,7 @@ import pytest
 from viewcert.errors import InputError
 from viewcert.io.read import read_structure
 
-BROKEN = Path(__file__).parent / "data" / "broken"
+BROKEN = Path(__file__).parents[1] / "data" / "broken"
 
 CASES = [
     # (file, substring of the message, field)
@@ -64,8 +64,8 @@ def test_policies_turn_refusals_into_structures():
     assert s.symbols == ("Fe", "O")  # pymatgen order: electronegativity ascending
     s = read_structure(BROKEN / "cif_partial_occupancy.cif", occupancy_policy="ignore")
     assert s.n_atoms == 2
-    # alternate locations are read by a stated rule now, no longer refused (tests/test_trust_altloc.py)
-    altloc = Path(__file__).parent / "data" / "altloc"
+    # alternate locations are read by a stated rule now, no longer refused (tests/trust/test_trust_altloc.py)
+    altloc = Path(__file__).parents[1] / "data" / "altloc"
     s = read_structure(altloc / "pdb_altloc.pdb", altloc_policy="majority")
     assert s.n_atoms == 2 and s.positions[0].tolist() == [0.0, 0.0, 0.0]
     s = read_structure(altloc / "mmcif_altloc.cif", altloc_policy="first")

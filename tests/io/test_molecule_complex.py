@@ -13,8 +13,8 @@ import gemmi
 import numpy as np
 import pytest
 
-from complex_data import COMPLEXES as DATA
-from complex_data import needs_complexes
+from tests.support.complex_data import COMPLEXES as DATA
+from tests.support.complex_data import needs_complexes
 from viewcert.errors import InputError
 from viewcert.io.complex import prepare_complex
 

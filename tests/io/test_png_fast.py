@@ -1,7 +1,7 @@
 """io.images: the numba exact-palette PNG path (``exact_palette_scanlines`` → ``indexed_png``, IDAT by zlib),
 and the renderer's flat orthographic shading kernel added for the same speed target.
 
-Twins (tests/naive.py): ``png_palette_scanlines`` (palette, scanlines and bit depth from the PNG spec),
+Twins (tests/support/naive.py): ``png_palette_scanlines`` (palette, scanlines and bit depth from the PNG spec),
 ``flat_ortho_shade_loop`` (the raster docstring); Pillow decodes every PNG written here (an independent
 decoder) back to the input."""
 
@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image
 
-from tests.naive import flat_ortho_shade_loop, png_palette_scanlines
+from tests.support.naive import flat_ortho_shade_loop, png_palette_scanlines
 from viewcert.io import images
 from viewcert.io.images import encode_png, encode_render_png, exact_palette_scanlines
 from viewcert.render import _kernels_pass1, _kernels_trace

@@ -20,10 +20,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.hostile.corpus import GOOD_CIF
+from tests.support.hostile.corpus import GOOD_CIF
 from viewcert.io.tables import cell_value, safe_cell
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 #: structure file stems a spreadsheet would read as formulas (and a tab and a CR first, where allowed)

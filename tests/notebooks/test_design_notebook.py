@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from notebook_runner import run_notebook
+from tests.support.notebook_runner import run_notebook
 
 
 def test_design_notebook_executes():

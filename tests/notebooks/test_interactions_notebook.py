@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from complex_data import needs_complexes
-from notebook_runner import run_notebook
+from tests.support.complex_data import needs_complexes
+from tests.support.notebook_runner import run_notebook
 
 pytestmark = needs_complexes
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from notebook_runner import run_notebook
+from tests.support.notebook_runner import run_notebook
 
 
 def test_molecule_notebook_executes():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from notebook_runner import run_notebook
+from tests.support.notebook_runner import run_notebook
 
 
 def test_tasks_notebook_executes():

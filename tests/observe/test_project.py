@@ -1,4 +1,4 @@
-"""render.project: observations against the per-atom loop in tests/naive.py, noise, occlusion."""
+"""render.project: observations against the per-atom loop in tests/support/naive.py, noise, occlusion."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.naive import observe_loop
+from tests.support.strategies import crystals, molecules
 from viewcert.cameras import get_protocol
 from viewcert.cameras.camera import OrthographicCamera
 from viewcert.cameras.policy import FramingPolicy, frame
@@ -19,9 +21,6 @@ from viewcert.observe.project import (
     observe,
 )
 from viewcert.structures import Structure
-
-from .naive import observe_loop
-from .strategies import crystals, molecules
 
 PER_VIEW = FramingPolicy(molecule_scale="per-view")  # every view fitted on its own, molecules too
 

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests import naive
-from tests.strategies import (
+from tests.support import naive
+from tests.support.strategies import (
     AXIS_ROTATIONS,
     crystals,
     grid_molecules,
@@ -414,7 +414,7 @@ def test_noisy_observations_match_twin(seed):
     released rules (pairs='first', merge='greedy') must give the same points in the same order; the default
     oracle the same Φ_δ emptiness and phantom count where ``decided_phantom_regime`` holds (Theorem 1 does
     not apply to noisy observations, so recovery itself is not compared)."""
-    from tests.strategies import oracle_random_rotations
+    from tests.support.strategies import oracle_random_rotations
 
     rng = np.random.default_rng(seed)
     delta = float(rng.uniform(0.03, 0.25))

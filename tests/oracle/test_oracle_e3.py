@@ -11,8 +11,8 @@ import json
 import numpy as np
 import pytest
 
-from tests import naive
-from tests.strategies import e3_conventional_cells
+from tests.support import naive
+from tests.support.strategies import e3_conventional_cells
 from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.cameras.pose import ase_rotation_matrix
 from viewcert.cameras.protocols import RENDER_CEILING_5, get_protocol
@@ -77,7 +77,7 @@ def test_phantom_census_matches_the_study(e3):
 
 def test_released_oracle_reproduced_per_structure(e3):
     """pairs='first' at one tolerance 0.15 Å: per structure, the same points as a plain re-implementation
-    of the study's released algorithm (tests/naive.py::study_oracle), and the same atom counts as the
+    of the study's released algorithm (tests/support/naive.py::study_oracle), and the same atom counts as the
     study's own view-subset sweep (results/view_subset_sweep/raw.json) for all 26 view subsets."""
     cells, obs = e3
     ids = list(cells)
@@ -108,11 +108,11 @@ def e3_raw_path():
 
 
 def test_kernel_matches_twin_on_e3_sample(e3):
-    """One structure per crystal system against the definition twin (tests/naive.py::oracle_reconstruct):
+    """One structure per crystal system against the definition twin (tests/support/naive.py::oracle_reconstruct):
     Theorem 1's precondition holds (same-element atoms ≥ 1.0951 Å > 2δ), so both recover every atom within
     δ; where the tuple census leaves no false tuple in the [δ/2, 2δ] band (test_oracle.decided_phantom_regime)
     Φ_δ is empty for both or for neither, with the same count when the twin's phantoms are > 2δ apart."""
-    from tests.test_oracle import assert_agrees_with_twin
+    from tests.oracle.test_oracle import assert_agrees_with_twin
 
     cells, obs = e3
     ids = list(cells)[7::30]  # one per crystal system

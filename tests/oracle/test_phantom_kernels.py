@@ -1,4 +1,4 @@
-"""viewcert.oracle.phantom_kernels against its plain twin (tests/naive.py) and against the cKDTree
+"""viewcert.oracle.phantom_kernels against its plain twin (tests/support/naive.py) and against the cKDTree
 path of viewcert.oracle.phantoms it replaces for small inputs."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests import naive
+from tests.support import naive
 from viewcert.oracle import phantoms
 from viewcert.oracle.phantom_kernels import min_same_label_distance_nb, nearest_same_label_nb
 from viewcert.structures import tiling_translations

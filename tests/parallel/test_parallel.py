@@ -18,7 +18,7 @@ import pytest
 from viewcert.errors import InputError
 from viewcert.parallel import MANIFEST, map_items
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _square(x):
@@ -108,7 +108,7 @@ def test_resume_after_kill_9(tmp_path):
     script = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(REPO)!r})
-        from tests.test_parallel import _logged_slow
+        from tests.parallel.test_parallel import _logged_slow
         from viewcert.parallel import map_items
         map_items(_logged_slow, list(range({n})), keys=[f"k{{i}}" for i in range({n})], workdir={str(wd)!r},
                   chunk_size=2, n_workers=1, fingerprint="crash-test", progress=False)

@@ -16,14 +16,14 @@ import pytest
 
 pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
 
-from complex_data import COMPLEXES, needs_complexes  # noqa: E402
+from tests.support.complex_data import COMPLEXES, needs_complexes  # noqa: E402
 from viewcert.interactions import hbond_truth  # noqa: E402
 from viewcert.interactions.ceiling import label_set  # noqa: E402
 from viewcert.render import frame_cameras  # noqa: E402
 from viewcert.render.labels import LabelStyle, draw_labels  # noqa: E402
 from viewcert.render.raster import build_scene, render  # noqa: E402
 
-HERE = Path(__file__).parent / "data" / "labels"
+HERE = Path(__file__).parents[1] / "data" / "labels"
 CROPS = json.loads((HERE / "verdicts.json").read_text())["crops"]
 
 

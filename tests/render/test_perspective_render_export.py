@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from molecule_geometries import methane
-from tests.test_perspective_protocol import NACL_CIF, _axes3_file, _toml
+from tests.cameras.test_perspective_protocol import NACL_CIF, _axes3_file, _toml
+from tests.support.molecule_geometries import methane
 from viewcert.api.main import observe_sample
 from viewcert.benchmark.settings import ExportSettings
 from viewcert.certify import CertifyConfig
@@ -56,7 +56,7 @@ def test_render_cameras_are_the_certified_pinholes_at_the_files_positions(tmp_pa
 
 def test_framed_pinholes_of_a_crystal_equal_certifys(tmp_path):
     """No positions: the framing rule on the drawn points of the 2×2×2 tiling, in render and certify alike."""
-    from tests.test_perspective_protocol import FRONT, LEFT, TOP
+    from tests.cameras.test_perspective_protocol import FRONT, LEFT, TOP
 
     p = tmp_path / "framed.toml"
     p.write_text(_toml([("front", FRONT, None), ("top", TOP, None), ("left", LEFT, None)]))

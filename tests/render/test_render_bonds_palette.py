@@ -6,12 +6,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
+from tests.support.strategies import crystals
 from viewcert.errors import InputError
 from viewcert.render.bonds import canonical_bonds, find_bonds, half_bonds
 from viewcert.render.palette import STYLE_NAMES, covalent_radii, get_style, hex_colour, jmol_colours
 from viewcert.structures import Structure
-
-from .strategies import crystals
 
 
 def test_palette_takes_ase_tables():

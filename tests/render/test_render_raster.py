@@ -1,7 +1,7 @@
 """render.raster: the atom-ID buffer against a naive per-pixel analytic twin, occlusion, colours, bonds,
 edges, determinism.
 
-Exactness (hypothesis): the kernel's ID buffer equals ``tests/naive.raycast_loop`` pixel for pixel on every
+Exactness (hypothesis): the kernel's ID buffer equals ``tests/support/naive.raycast_loop`` pixel for pixel on every
 pixel the twin does not flag as ambiguous, i.e. pixels whose centre lies farther than eps = 1e-7 (Å, or px
 for screen lines) from any primitive's boundary and whose two nearest surfaces differ by more than eps in
 depth. There the answer cannot depend on rounding; the flagged share is asserted to be tiny.
@@ -14,6 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.naive import raycast_loop
+from tests.support.strategies import render_scenes
 from viewcert.cameras.camera import OrthographicCamera, PerspectiveCamera
 from viewcert.errors import CameraError, InputError
 from viewcert.render.palette import get_style, jmol_colours
@@ -27,9 +29,6 @@ from viewcert.render.raster import (
     render,
 )
 from viewcert.structures import Structure
-
-from .naive import raycast_loop
-from .strategies import render_scenes
 
 EPS = 1e-7
 

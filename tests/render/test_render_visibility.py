@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
+from tests.support.naive import visible_pixels_loop
+from tests.support.strategies import crystals, molecules
 from viewcert.cameras import get_protocol
 from viewcert.cameras.camera import OrthographicCamera
 from viewcert.cameras.policy import FramingPolicy, frame
@@ -20,9 +22,6 @@ from viewcert.render.visibility import (
     visible_pixel_stats,
 )
 from viewcert.structures import Structure
-
-from .naive import visible_pixels_loop
-from .strategies import crystals, molecules
 
 
 @pytest.mark.nojit
@@ -111,9 +110,8 @@ def test_misuse():
 def test_e3_axis_views_hide_the_translates_behind_them(shared_data):
     """2×2×2 tilings seen along a lattice vector of an orthogonal cell: every atom's translate along the view
     sits exactly behind it, so about half of the drawn atoms show no pixel; oblique views hide few."""
+    from tests.support.strategies import e3_conventional_cells
     from viewcert.render.raster import frame_cameras
-
-    from .strategies import e3_conventional_cells
 
     cells = e3_conventional_cells()
     ortho = [c for c in cells.values() if np.allclose(c.lattice - np.diag(np.diag(c.lattice)), 0, atol=1e-6)][:3]

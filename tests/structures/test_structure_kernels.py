@@ -1,4 +1,4 @@
-"""viewcert.structures._kernels against its plain twin (tests/naive.py) and against the vectorised numpy pass
+"""viewcert.structures._kernels against its plain twin (tests/support/naive.py) and against the vectorised numpy pass
 of ``Structure.closest_pair`` it replaces (kept below as the reference), to the last bit."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests import naive
+from tests.support import naive
 from viewcert.structures import Structure, tiling_translations
 from viewcert.structures._kernels import closest_image_pair_nb
 

@@ -9,10 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.strategies import crystals, molecules
 from viewcert.errors import InputError
 from viewcert.structures import Provenance, Structure, tiling_translations
-
-from .strategies import crystals, molecules
 
 NACL = Structure(
     positions=np.array([[0, 0, 0], [2.82, 2.82, 2.82]]),

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-COMPLEXES = Path(__file__).resolve().parents[2] / "shared" / "data" / "complexes"
+COMPLEXES = Path(__file__).resolve().parents[3] / "shared" / "data" / "complexes"
 needs_complexes = pytest.mark.skipif(not COMPLEXES.is_dir(), reason=f"complexes not found at {COMPLEXES}")
 #: ligand of each complex: None for the PoseBusters folders (ligand.sdf), the residue of a whole entry
 CASES = {"1ia1": None, "1of6": None, "1s3v": None, "1uou": None, "1pwc": "PNM", "19hc": "HEM/A/301"}

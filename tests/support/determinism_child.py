@@ -1,4 +1,4 @@
-"""Run in a subprocess by tests/test_determinism_cpu.py under one CPU variation (environment variables set by
+"""Run in a subprocess by tests/contracts/test_determinism_cpu.py under one CPU variation (environment variables set by
 the parent): certify the built-in prototypes and, when given, the study's e3 split; build one export of each kind
 from inputs written here with relative paths; print {name: sha256} of every certificate and exported file as JSON.
 
@@ -13,8 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+HERE = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(HERE.parent))  # the repository root: ``tests.support`` imports
 
 
 def _sha(b: bytes) -> str:
@@ -36,7 +36,7 @@ def _without_location(p: Path) -> bytes:
 
 
 def main(work: Path, e3: str | None) -> dict:
-    from export_fixtures import CHFCLBR_XYZ, SMALL, WATER_XYZ
+    from tests.support.export_fixtures import CHFCLBR_XYZ, SMALL, WATER_XYZ
     from viewcert.benchmark.export import ExportSettings, build_benchmark
     from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
     from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from export_fixtures import CHFCLBR_XYZ
-from hostile.corpus import GOOD_CIF, GOOD_CIF_2
+from tests.support.export_fixtures import CHFCLBR_XYZ
+from tests.support.hostile.corpus import GOOD_CIF, GOOD_CIF_2
 
 #: two views along lattice vectors a and b: graphite (aflow:A_hP4_194_bc) has phantoms in them
 TWO_VIEWS = {"views": [{"name": "axis_a", "ase": "0x,-90y,0z"}, {"name": "axis_b", "ase": "-90x,0y,0z"}]}
@@ -80,7 +80,7 @@ def hostile_site(hostile_certify) -> Path:
 def zoom_export(tmp_path_factory) -> Path:
     """A zoom export of CHFClBr (orthographic axes-3, 240 × 180 px): every one of its 21 answers draws the same
     after view, so all 21 are in its consistent-answer set (docs/tasks.md)."""
-    from export_fixtures import SMALL, chiral_xyz
+    from tests.support.export_fixtures import SMALL, chiral_xyz
     from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 
     d = tmp_path_factory.mktemp("explore_zoom")
@@ -101,7 +101,7 @@ def pocket_ligand_export(tmp_path_factory) -> Path:
     """The pocket-ligand export of 1pwc (ligand PNM, axes-6 at MiSI's 1160 × 803 px); skips without hydride or
     the complexes."""
     pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
-    from complex_data import COMPLEXES
+    from tests.support.complex_data import COMPLEXES
 
     if not COMPLEXES.is_dir():
         pytest.skip(f"complexes not found at {COMPLEXES}")
@@ -116,7 +116,7 @@ def pocket_ligand_export(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def pocket_ligand_site(pocket_ligand_export) -> Path:
     """Its explorer, with the complexes folder as ``inputs`` (the bonds drawn over the images)."""
-    from complex_data import COMPLEXES
+    from tests.support.complex_data import COMPLEXES
     from viewcert.explore import write_site
 
     write_site(pocket_ligand_export, pocket_ligand_export.parent / "site", inputs=COMPLEXES)
@@ -190,7 +190,7 @@ def e3_phantom_certify(tmp_path_factory) -> Path:
     """A certify output (no images) of two e3 items with phantoms, five views (render-ceiling-5), the released
     oracle's settings, framed on the drawn spheres (so the cameras its items record draw the images) and with
     δ*; skips without the study's data."""
-    from conftest import E3, SHARED_DATA
+    from tests.conftest import E3, SHARED_DATA
     from viewcert.certify import CertifyConfig
     from viewcert.certify.inputs import load_input
     from viewcert.certify.run import certify
@@ -207,7 +207,7 @@ def e3_phantom_certify(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def e3_phantom_site(e3_phantom_certify) -> Path:
-    from conftest import E3
+    from tests.conftest import E3
     from viewcert.explore import write_site
 
     write_site(e3_phantom_certify, e3_phantom_certify.parent / "site", inputs=E3)  # trusted: its inputs
@@ -218,7 +218,7 @@ def e3_phantom_site(e3_phantom_certify) -> Path:
 def residue_ligand_export(tmp_path_factory) -> Path:
     """The residue-ligand export of 1pwc (ligand PNM, axes-6); skips without hydride or the complexes."""
     pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
-    from complex_data import COMPLEXES
+    from tests.support.complex_data import COMPLEXES
 
     if not COMPLEXES.is_dir():
         pytest.skip(f"complexes not found at {COMPLEXES}")
@@ -232,7 +232,7 @@ def residue_ligand_export(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def residue_ligand_site(residue_ligand_export) -> Path:
-    from complex_data import COMPLEXES
+    from tests.support.complex_data import COMPLEXES
     from viewcert.explore import write_site
 
     write_site(residue_ligand_export, residue_ligand_export.parent / "site", inputs=COMPLEXES)

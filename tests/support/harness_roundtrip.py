@@ -11,7 +11,7 @@ from pathlib import Path
 from viewcert.benchmark.export import ExportSettings, build_benchmark
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: the interpreter of the venv ``make harness`` builds (lmms-eval, VLMEvalKit), which it names in
 #: VIEWCERT_HARNESS_PYTHON: absolute (the Makefile passes a relative path; the tests run it from export folders),
 #: not resolved (a venv's python is a link to the base interpreter). Unset (``make test``, a bare pytest), the

@@ -1,6 +1,6 @@
 """Hand-built ideal molecular geometries (Å) with their point groups known from chemistry.
 
-Used by tests/test_pointgroup.py and tests/test_molecule_*.py. Each builder returns (positions, numbers).
+Used by tests/symmetry/test_pointgroup.py and the tests/*/test_molecule_*.py files. Each builder returns (positions, numbers).
 Bond lengths are textbook values; only the symmetry matters.
 """
 

@@ -75,7 +75,7 @@ def rotation_about(axis, angle_deg):
 # (docs/reference.md, "The oracle" and "The study's released oracle"): ``oracle_reconstruct`` enumerates every
 # seed pair and every combination of same-label points within δ, with none of the kernels' machinery or
 # heuristics (no epipolar bands, grids, collapsed sites, search-radius slack, caps, refit rounds, cluster
-# refit). Where the definition leaves a choice open the twin says so, and tests/test_oracle.py compares the
+# refit). Where the definition leaves a choice open the twin says so, and tests/oracle/test_oracle.py compares the
 # kernel with it only where the definition decides.
 
 

@@ -1,7 +1,7 @@
-"""``python tests/open_audit.py LOG viewcert-args...``: run the viewcert CLI with an audit hook that appends the
+"""``python tests/support/open_audit.py LOG viewcert-args...``: run the viewcert CLI with an audit hook that appends the
 real path of every file opened and every folder listed (the "open", "os.listdir" and "os.scandir" audit events)
 to LOG, one ``event<TAB>path`` line each, flushed at once (the process may be ended by a signal). Used by
-tests/test_trust_open_audit.py; forked workers inherit the hook."""
+tests/trust/test_trust_open_audit.py; forked workers inherit the hook."""
 
 from __future__ import annotations
 

@@ -248,7 +248,7 @@ def e3_conventional_cells(ids=None) -> dict:
 
     from viewcert.structures import Provenance
 
-    e3 = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "render-ceiling" / "data" / "e3"
+    e3 = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "render-ceiling" / "data" / "e3"
     data = json.loads((e3 / "structures.json").read_text())
     if ids is None:
         ids = [json.loads(line)["material_id"] for line in (e3 / "eval.jsonl").read_text().splitlines() if line]

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
-from molecule_geometries import GROUPS, benzene, bromochlorofluoromethane, water
+from tests.support.molecule_geometries import GROUPS, benzene, bromochlorofluoromethane, water
 from viewcert.errors import InputError
 from viewcert.symmetry.pointgroup import (
     classify,

@@ -14,12 +14,11 @@ from pymatgen.core import Element, Lattice
 from pymatgen.core import Structure as PmgStructure
 from pymatgen.symmetry.analyzer import SpacegroupAnalyzer
 
+from tests.support.strategies import lattices, rotations
 from viewcert.errors import InputError
 from viewcert.structures import Provenance, Structure
 from viewcert.symmetry import _moyo, _spglib
 from viewcert.symmetry import standardize as sd
-
-from .strategies import lattices, rotations
 
 SYMPREC, ANGLE_TOL = 0.01, 5.0
 

@@ -3,9 +3,9 @@
 Shortcut 1 (rendered cell's label from the standardisation's dataset) is compared field by field with a
 fresh ``analyse_cell`` on the conventional cell for one e3 structure of each space group e3 holds (all 1,820 under
 `make bench`, marker ``bench``); on one structure of each of the 230 space groups (pyxtal, the recipes of
-tests/test_symmetry.py) that comparison is in tests/test_reuse_switch.py, which generates them once. Both shortcuts
+tests/symmetry/test_symmetry.py) that comparison is in tests/symmetry/test_reuse_switch.py, which generates them once. Both shortcuts
 end to end (the reuse switch ``label_shortcuts`` on and off, every certificate record byte for byte, on the 230
-space groups and e3) are tests/test_reuse_switch.py. ``same_cell`` (the guard of shortcut 2) is checked on
+space groups and e3) are tests/symmetry/test_reuse_switch.py. ``same_cell`` (the guard of shortcut 2) is checked on
 hand-built cells.
 """
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests import naive
+from tests.support import naive
 from viewcert.tasks._match import consistent_with
 from viewcert.tasks.identify import identify
 from viewcert.tasks.model import ViewSetup, depth_cue_intensity, make_item, rotation_grid, task_grid

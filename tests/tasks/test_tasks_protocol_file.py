@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from export_fixtures import SMALL, chiral_xyz, folder_files
+from tests.support.export_fixtures import SMALL, chiral_xyz, folder_files
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 from viewcert.cameras.protocol_files import write_protocol_file
 from viewcert.cameras.protocols import Protocol, get_protocol

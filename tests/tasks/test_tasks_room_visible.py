@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from export_fixtures import CHFCLBR_XYZ
+from tests.support.export_fixtures import CHFCLBR_XYZ
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 from viewcert.errors import InputError
 from viewcert.tasks.ceiling import build_items, run_task

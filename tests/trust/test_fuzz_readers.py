@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.hostile.corpus import GOOD_CIF
+from tests.support.hostile.corpus import GOOD_CIF
 from viewcert.attribution.readers import read_file
 from viewcert.certify import CertifyConfig
 from viewcert.certify.certificate import certificate_text, read_certificate
@@ -25,7 +25,7 @@ from viewcert.errors import InputError
 from viewcert.io.read import read_structure
 from viewcert.structures import Structure
 
-HARNESS = Path(__file__).resolve().parent / "data" / "harness"
+HARNESS = Path(__file__).resolve().parents[1] / "data" / "harness"
 
 POSCAR = "NaCl\n1.0\n5.64 0 0\n0 5.64 0\n0 0 5.64\nNa Cl\n1 1\nDirect\n0 0 0\n0.5 0.5 0.5\n"
 XYZ = "3\nwater\nO 0.000 0.000 0.117\nH 0.000 0.757 -0.469\nH 0.000 -0.757 -0.469\n"

@@ -1,4 +1,4 @@
-"""Hostile inputs through the real command line (issue 11): every case of ``tests/hostile/corpus.py`` must
+"""Hostile inputs through the real command line (issue 11): every case of ``tests/support/hostile/corpus.py`` must
 exit with its expected code and a one-line message containing its fragment, and no Python traceback may
 reach the user. Certificates from elsewhere (``verify``) are edited from a real one."""
 
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.hostile.corpus import BROKEN, CASES, GOOD_CIF, GOOD_CIF_2
+from tests.support.hostile.corpus import BROKEN, CASES, GOOD_CIF, GOOD_CIF_2
 from viewcert.certify.certificate import certificate_text, compute_digest
 from viewcert.cli import app
 
-HARNESS = Path(__file__).resolve().parent / "data" / "harness" / "vlmevalkit"
+HARNESS = Path(__file__).resolve().parents[1] / "data" / "harness" / "vlmevalkit"
 
 
 def invoke(argv: list[str]):

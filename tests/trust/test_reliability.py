@@ -9,7 +9,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from tests.hostile.corpus import GOOD_CIF
+from tests.support.hostile.corpus import GOOD_CIF
 from viewcert.benchmark.prompts import r3_prompt
 from viewcert.certify import CertifyConfig
 from viewcert.certify.summary import summarize

@@ -18,10 +18,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.hostile.corpus import GOOD_CIF
+from tests.support.hostile.corpus import GOOD_CIF
 from viewcert.io.tables import csv_text, dict_csv_text, frame_csv_text
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 OSC = "\x1b]0;pwned\x07"
 MODEL = "# =cmd|' /C calc'!A0 " + OSC
 MODEL_SHOWN = r"# =cmd|' /C calc'!A0 \x1b]0;pwned\x07"  # the control bytes escaped visibly

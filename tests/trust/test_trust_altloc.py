@@ -14,7 +14,7 @@ from pathlib import Path
 import gemmi
 import pytest
 
-from complex_data import COMPLEXES
+from tests.support.complex_data import COMPLEXES
 from viewcert.certify import CertifyConfig
 from viewcert.certify.evaluate import certify_item
 from viewcert.certify.inputs import Item
@@ -105,7 +105,7 @@ def test_mmcif_reads_the_same_atoms():
 
 
 def test_checked_in_altloc_files_read():
-    root = Path(__file__).parent / "data" / "altloc"
+    root = Path(__file__).parents[1] / "data" / "altloc"
     for name in ("pdb_altloc.pdb", "mmcif_altloc.cif"):  # C1 in A (0.60) and B (0.40), O1 without altloc
         s = read_structure(root / name)
         assert s.n_atoms == 2 and s.positions[0].tolist() == [0.0, 0.0, 0.0]

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hostile.corpus import GOOD_CIF, GOOD_CIF_2
-from trust_probe import one_error, run
+from tests.support.hostile.corpus import GOOD_CIF, GOOD_CIF_2
+from tests.support.trust_probe import one_error, run
 from viewcert.errors import InputError
 from viewcert.learn.data import cell_key, load_learn_data
 

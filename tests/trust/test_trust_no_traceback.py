@@ -1,11 +1,11 @@
 """No traceback, hang or raw control byte on any input in ``tests/`` (issue 23's acceptance).
 
-Every file under ``tests/data/`` and ``tests/hostile/`` goes through the command that reads its kind (a
+Every file under ``tests/data/`` and ``tests/support/hostile/`` goes through the command that reads its kind (a
 structure file: ``certify``; a certificate: ``verify`` trusting its own folder; a harness log: ``ladder``
 with a manifest naming it; a manifest: ``ladder --manifest``; a protocol file: ``certify --protocol``; an
 item list: a manifest's ``items``; a certificate also as ``ladder --certificate``) and, as the wrong kind, through the certificate, structure and
 harness-log readers too (a CIF given as a certificate, a certificate as a harness log, ...). Then every
-case of the hostile corpus (``tests/hostile/corpus.py``) runs again. Each run must:
+case of the hostile corpus (``tests/support/hostile/corpus.py``) runs again. Each run must:
 
 - exit 0, 1 or 2 (never an unexpected exception: typer's runner records one as ``res.exception``);
 - print no ``Traceback``;
@@ -13,7 +13,7 @@ case of the hostile corpus (``tests/hostile/corpus.py``) runs again. Each run mu
 
 The commands run in this process (typer's runner) inside a thread with a timeout, so a reader that would
 block (on a FIFO, say) fails the test instead of hanging it. The files of ``tests/`` hold no FIFO or device
-(git cannot store one); those are ``tests/test_trust_special_files.py``'s subprocess cases.
+(git cannot store one); those are ``tests/trust/test_trust_special_files.py``'s subprocess cases.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.hostile.corpus import BROKEN, CASES, GOOD_CIF
-from tests.test_hostile import write_case_files
+from tests.support.hostile.corpus import BROKEN, CASES, GOOD_CIF
+from tests.trust.test_hostile import write_case_files
 from viewcert.cli import app
 
-TESTS = Path(__file__).resolve().parent
-FILES = sorted(p for root in (TESTS / "data", TESTS / "hostile") for p in root.rglob("*")
+TESTS = Path(__file__).resolve().parents[1]
+FILES = sorted(p for root in (TESTS / "data", TESTS / "support" / "hostile") for p in root.rglob("*")
                if p.is_file() and "__pycache__" not in p.parts)
 STRUCTURE = {".cif", ".mmcif", ".pdb", ".ent", ".vasp", ".poscar", ".xyz", ".sdf", ".mol", ".gz"}
 HARNESS_LOG = {".jsonl", ".json", ".csv", ".tsv", ".xlsx", ".eval"}
@@ -124,7 +124,7 @@ def wrong_kinds(p: Path, d: Path) -> list[list[str]]:
 def test_the_walk_covers_every_kind():
     """The walk is not empty and meets every kind of input the commands read."""
     rel = {p.relative_to(TESTS).as_posix() for p in FILES}
-    assert len(rel) >= 60 and "hostile/corpus.py" in rel
+    assert len(rel) >= 60 and "support/hostile/corpus.py" in rel
     kinds = {p.suffix.lower() for p in FILES}
     assert {".cif", ".pdb", ".xyz", ".sdf", ".json", ".jsonl", ".csv", ".tsv", ".xlsx", ".eval", ".toml"} <= kinds
     assert any((BROKEN / n).exists() for n in ("POSCAR_wrong_count",))

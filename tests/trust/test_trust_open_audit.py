@@ -1,5 +1,5 @@
 """Every file ``viewcert explore``, ``verify``, ``ladder`` and ``explore --serve`` open (issue 38, acceptance): each
-runs in a subprocess under an audit hook (``tests/open_audit.py``: the "open", "os.listdir" and "os.scandir"
+runs in a subprocess under an audit hook (``tests/support/open_audit.py``: the "open", "os.listdir" and "os.scandir"
 events, real paths) on a layout holding planted cases, and the test fails on any real path outside the trusted
 folder ``T`` and the output folder ``OUT``, except the allow-list below.
 
@@ -33,10 +33,10 @@ from pathlib import Path
 
 import pytest
 
-from export_fixtures import CHFCLBR_XYZ, SMALL
+from tests.support.export_fixtures import CHFCLBR_XYZ, SMALL
 from viewcert.certify.records import sealed
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SYSTEM = ("/proc", "/sys", "/dev", "/etc", "/usr", "/lib", "/lib64")
 
 
@@ -96,7 +96,7 @@ def layout(tmp_path_factory) -> Path:
 
 def _run(tmp: Path, name: str, argv: list[str]) -> tuple[subprocess.CompletedProcess, Path]:
     log = tmp / "scratch" / f"{name}.log"
-    res = subprocess.run([sys.executable, str(ROOT / "tests" / "open_audit.py"), str(log), *argv], cwd=tmp / "T",
+    res = subprocess.run([sys.executable, str(ROOT / "tests" / "support" / "open_audit.py"), str(log), *argv], cwd=tmp / "T",
                          capture_output=True, text=True, timeout=600, env=_env(tmp))
     assert "Traceback" not in res.stderr, res.stderr
     return res, log
@@ -129,7 +129,7 @@ def test_serve_opens_nothing_outside_the_site(layout):
     site.mkdir()
     os.symlink(tmp / "X" / "secret.txt", site / "leak.txt")
     log = tmp / "scratch" / "serve.log"
-    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "open_audit.py"), str(log), "explore",
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "open_audit.py"), str(log), "explore",
                              str(tmp / "T" / "F"), "--out", str(site), "--inputs", str(tmp / "T"), "--workers", "1",
                              "--serve", "--port", "0"], cwd=tmp / "T", stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=_env(tmp))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from trust_probe import one_error, run
+from tests.support.trust_probe import one_error, run
 from viewcert.errors import InputError
 from viewcert.io.outputs import LOCK, claimed
 
@@ -113,7 +113,7 @@ def test_the_vlmevalkit_dry_run_without_vlmevalkit_is_one_line(tmp_path):
     code = ("import runpy, sys; sys.modules['vlmeval'] = None; "  # None in sys.modules: ModuleNotFoundError
             "sys.argv = ['x', '--replay', 'dry_run_answers.jsonl', '--data', 'ViewcertCrystalSystem', "
             "'--model', 'viewcert-replay']; runpy.run_module('viewcert.harness.vlmevalkit_replay', run_name='__main__')")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[1] / "src"),
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2] / "src"),
                                                         os.environ.get("PYTHONPATH", "")])}
     res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                          env=env)

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from export_fixtures import CHFCLBR_XYZ, SMALL
-from hostile.corpus import GOOD_CIF, GOOD_CIF_2
-from trust_probe import one_error, run, under
+from tests.support.export_fixtures import CHFCLBR_XYZ, SMALL
+from tests.support.hostile.corpus import GOOD_CIF, GOOD_CIF_2
+from tests.support.trust_probe import one_error, run, under
 from viewcert.certify.records import INTERACTION_FORMAT, sealed
 from viewcert.errors import InputError
 from viewcert.io.confine import confined

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from export_fixtures import CHFCLBR_XYZ, SMALL
-from trust_probe import one_error, run
+from tests.support.export_fixtures import CHFCLBR_XYZ, SMALL
+from tests.support.trust_probe import one_error, run
 from viewcert.certify.records import INTERACTION_FORMAT, sealed
 from viewcert.limits import DEFAULT_LIMITS, LimitError, using_limits
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from export_fixtures import CHFCLBR_XYZ, SMALL
-from trust_probe import one_error, run, under
+from tests.support.export_fixtures import CHFCLBR_XYZ, SMALL
+from tests.support.trust_probe import one_error, run, under
 from viewcert.errors import InputError
 from viewcert.io.confine import out_folder, put
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.hostile.corpus import GOOD_CIF, GOOD_CIF_2
+from tests.support.hostile.corpus import GOOD_CIF, GOOD_CIF_2
 from viewcert.cli import app
 from viewcert.errors import InputError
 from viewcert.parallel import MANIFEST, map_items, shard_digest

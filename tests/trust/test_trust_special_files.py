@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.hostile.corpus import GOOD_CIF
+from tests.support.hostile.corpus import GOOD_CIF
 from viewcert.cli import app
 from viewcert.io.received import check_received_file, read_received_bytes
 
@@ -127,7 +127,7 @@ def test_the_reader_checks_the_opened_descriptor(tmp_path):
 
 
 # ------------------------------------------------------------------ a swap between the check and the read
-HARNESS = Path(__file__).resolve().parent / "data" / "harness"
+HARNESS = Path(__file__).resolve().parents[1] / "data" / "harness"
 #: one log of every harness reader: (path under tests/data/harness, harness (None: detected), reader options)
 LOGS = {
     "native-csv": ("native/beta_lab-13b_r3.csv", "native", {}),

@@ -20,7 +20,7 @@ from viewcert.cli import app
 from viewcert.errors import InputError
 from viewcert.io.received import loads_json_strict, refuse_unknown_keys
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 VIEW = 'name = "front"\nrotation = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]\n'
 
 
@@ -213,7 +213,7 @@ def test_an_export_read_back_refuses_a_duplicate_key(tmp_path):
 
 def test_a_study_layout_with_a_duplicate_key_is_one_line(tmp_path):
     """eval.jsonl of the study layout (an item list: which items, which labels) and structures.json."""
-    from tests.hostile.corpus import GOOD_CIF
+    from tests.support.hostile.corpus import GOOD_CIF
 
     s = tmp_path / "s"
     s.mkdir()

@@ -27,7 +27,7 @@ import spglib
 import typer
 from typer.testing import CliRunner
 
-from tests.test_symmetry import _pyxtal_structure
+from tests.symmetry.test_symmetry import _pyxtal_structure
 from viewcert.certify import CertifyConfig
 from viewcert.certify.evaluate import certify_item, prepare
 from viewcert.certify.inputs import Item
@@ -179,7 +179,7 @@ def test_pyxtal_subset_truth_is_the_input_symmetry(angle, std_angle):
     cfg = CertifyConfig(delta=0.01, tau=0.01, angle_tolerance=angle, std_angle_tolerance=std_angle,
                         truth="rendered", score="space_group")
     for g in SUBSET:
-        exact = _pyxtal_structure(g)  # seeded recipes of tests/test_symmetry.py
+        exact = _pyxtal_structure(g)  # seeded recipes of tests/symmetry/test_symmetry.py
         for tag, s in (("exact", exact), ("perturbed", _perturbed(exact, rng))):
             rec = certify_item(Item(f"{g}-{tag}", "structure", s, "pyxtal"), cfg).to_dict()
             assert rec["outcome"] != "error", rec

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.hostile.corpus import GOOD_CIF, GOOD_CIF_2
+from tests.support.hostile.corpus import GOOD_CIF, GOOD_CIF_2
 from viewcert.certify import inputs as inputs_mod
 from viewcert.certify.inputs import load_input
 from viewcert.cli import app

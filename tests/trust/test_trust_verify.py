@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.hostile.corpus import GOOD_CIF
-from trust_probe import run, under  # noqa: E402,F401
+from tests.support.hostile.corpus import GOOD_CIF
+from tests.support.trust_probe import run, under  # noqa: E402,F401
 from viewcert.certify.certificate import certificate_text, compute_digest
 from viewcert.certify.trust import inside
 from viewcert.cli import app

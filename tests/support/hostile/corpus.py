@@ -17,7 +17,7 @@ from pathlib import Path
 
 from viewcert.certify.records import sealed
 
-BROKEN = Path(__file__).resolve().parents[1] / "data" / "broken"
+BROKEN = Path(__file__).resolve().parents[2] / "data" / "broken"
 
 GOOD_CIF = """data_NaCl
 _cell_length_a 5.64
@@ -201,7 +201,7 @@ case("verify-not-json", ["verify", "{d}/c.json"], 2, "cannot read certificate", 
 case("verify-not-utf8", ["verify", "{d}/c.json"], 2, "cannot read certificate", {"c.json": b'{"a": "\xff"}'})
 case("verify-not-object", ["verify", "{d}/c.json"], 2, "not a JSON object", {"c.json": "[1]"})
 case("verify-wrong-format", ["verify", "{d}/c.json"], 2, "format", {"c.json": '{"format": "x"}'})
-# the cases below edit a real certificate (see tests/test_hostile.py: "{cert}" variants)
+# the cases below edit a real certificate (see tests/trust/test_hostile.py: "{cert}" variants)
 
 # --- harness files (ladder) and the extraction audit ------------------------------------------------------------
 _L = ["ladder", "--manifest", "{d}/m.toml", "--out", "{d}/l"]
