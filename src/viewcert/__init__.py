@@ -1,7 +1,7 @@
 """viewcert: what do rendered views of a known structure determine?
 
 Map of the package, bottom layer first; a layer imports only the layers above it in this list
-(checked by ``tests/test_layers.py``):
+(checked by ``tests/contracts/test_layers.py``):
 
 - ``errors``, ``numeric``  the error types; read-only arrays and fixed float formatting
 - ``sanitize``     received text made safe for the console, CSV, Markdown, HTML and plots
