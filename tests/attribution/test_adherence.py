@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from viewcert.attribution.adherence import adherence_for_table, fisher_p, phi, read_item_constraints
 from viewcert.attribution.parsing import crystal_system_parser
 from viewcert.attribution.table import make_frame
@@ -357,6 +358,7 @@ def test_transformation_and_molecule_exports_carry_constraints(tmp_path):
     assert rec["constraints_skipped"] == {"letter": "the answer has no lettered options"}
     assert "question_choices_only" not in rec and rec["answer"].startswith("roll ")
     cert = json.loads((tmp_path / "rot" / "certificate.json").read_text(encoding="utf-8"))
+    assert_certificate_consistent(cert)
     assert cert["settings"]["constraints"] == ["letter", "structure"]  # inventory order
     build_molecule_benchmark("builtin:molecules", tmp_path / "pg",
                              MoleculeExportSettings(size=48, supersample=1, constraints=("letter", "case")),

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.export_fixtures import WATER_XYZ as WATER
 from tests.support.export_fixtures import export_cli
 from viewcert.certify.certificate import compute_digest, write_certificate
@@ -48,7 +49,9 @@ def _mirrored(item_id: str) -> bool:
 def _export(out: Path, *args: str) -> dict:
     res = _run("build-benchmark", *args, "--size", "96", "--out", str(out))
     assert res.exit_code == 0, res.output
-    return json.loads((out / "certificate.json").read_text(encoding="utf-8"))
+    cert = json.loads((out / "certificate.json").read_text(encoding="utf-8"))
+    assert_certificate_consistent(cert)
+    return cert
 
 
 def _verify(cert: Path, inputs: Path):

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.complex_data import COMPLEXES, needs_complexes
 from tests.support.export_fixtures import WATER_XYZ as WATER
 from tests.support.export_fixtures import export_cli
@@ -50,6 +51,7 @@ def test_crystal_export_records_its_constraints_in_jsonl_tsv_and_certificate(cry
     tsv = pd.read_csv(out / "benchmark.tsv", sep="\t")
     assert tsv["constraints"].tolist() == ["format,structure"]
     cert = json.loads((out / "certificate.json").read_text(encoding="utf-8"))
+    assert_certificate_consistent(cert)
     assert cert["config"]["constraints"] == ["format", "structure"]  # inventory order, as asked
     assert CertifyConfig.from_dict(cert["config"]).scoring.constraints == ("format", "structure")
 
@@ -79,6 +81,7 @@ def test_molecule_certificate_records_constraints_and_verifies(tmp_path):
     (rec,) = _jsonl(tmp_path / "pg" / "benchmark.jsonl")
     assert [c["name"] for c in rec["constraints"]] == ["letter", "structure"]
     cert = json.loads((tmp_path / "pg" / "certificate.json").read_text(encoding="utf-8"))
+    assert_certificate_consistent(cert)
     assert cert["config"]["constraints"] == ["letter", "structure"]
     rep = verify_certificate(tmp_path / "pg" / "certificate.json", n_workers=1, progress=False,
                              inputs_root=tmp_path)

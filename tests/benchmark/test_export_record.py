@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.export_fixtures import SMALL, WATER_XYZ, chiral_xyz, export_cli
 from viewcert.benchmark.export import ExportSettings, build_benchmark
 from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
@@ -61,6 +62,7 @@ def test_a_molecule_export_is_one_export_and_reads_back_as_it(water):
     assert written["format"] == EXPORT_FORMAT and list(written) == sorted(MANIFEST_FIELDS)  # every field, no other
     # the manifest's certificate entry is the certificate's own format, digest and counts
     cert = json.loads((d / "out" / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert written["certificate"] == {"path": "certificate.json", "format": "viewcert-certificate/3",
                                       "digest": compute_digest(cert), "level": "point_group", "observe": "visible",
                                       "summary": {"n": 1, "correct": cert["summary"]["correct"],
@@ -100,6 +102,7 @@ def test_a_handedness_export_lists_the_achiral_molecule_as_skipped(tmp_path):
 def test_each_older_manifest_reads_through_the_version_table(kind):
     written = json.loads((V1 / kind / "manifest.json").read_text())
     cert = json.loads((V1 / kind / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert MANIFEST_FORMATS[written["format"]][0] == kind
     e = read_export(V1 / kind)
     assert e.kind == kind and e.manifest == written and e.certificate.digest_value == compute_digest(cert)
@@ -179,6 +182,7 @@ def test_bad_manifests_are_one_line(tmp_path, water):
     stale.mkdir()
     (stale / "manifest.json").write_bytes((d / "out" / "manifest.json").read_bytes())
     cert = json.loads((d / "out" / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     cert["summary"]["correct"] = 0  # edited after it was written: the digest no longer holds
     (stale / "certificate.json").write_text(json.dumps(cert))
     with pytest.raises(StaleCertificate, match="stale certificate"):
@@ -192,6 +196,7 @@ def test_bad_manifests_are_one_line(tmp_path, water):
 def test_an_older_task_manifest_beside_another_certificate_is_refused(tmp_path):
     shutil.copytree(V1 / "task", tmp_path / "t")
     cert = json.loads((tmp_path / "t" / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     cert["seed"] = 99
     (tmp_path / "t" / "certificate.json").write_text(json.dumps(sealed(cert)))
     with pytest.raises(InputError, match="not the certificate this export wrote"):
@@ -212,6 +217,7 @@ def test_the_cli_line_reads_the_export(tmp_path):
                                           "--size", "64", "-o", str(tmp_path / "out")])
     assert r.exit_code == 0, r.output
     cert = json.loads((tmp_path / "out" / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     s = cert["summary"]
     want = (f"1 point-group questions in {tmp_path / 'out'} (0 without a question, e.g. achiral; 0 unreadable or "
             f"not molecules); ceiling (point_group) {s['correct']}/1, certificate sha256:{compute_digest(cert)}")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from viewcert.attribution.pipeline import run_ladder
 from viewcert.attribution.shipped import load_shipped
 from viewcert.benchmark.molecule_export import MoleculeExportSettings, build_molecule_benchmark
@@ -110,6 +111,7 @@ def test_trans_rot_letters_map_through_each_items_own_choices(tmp_path):
     # chance: one of four options per item; R1: the certificate's mean choice ceiling
     assert lad.settings["chance"] == "1/4"
     cert = json.loads((folder / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert float(lad.ceilings[0].value) == pytest.approx(cert["choice_ceiling_mean"])
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.export_fixtures import WATER_XYZ as WATER
 from viewcert.benchmark.molecule_export import (
     HANDEDNESS_CHOICES,
@@ -61,6 +62,7 @@ def test_water_point_group_question_and_answer(tmp_path):
               ["scale_px_per_angstrom"] for k in range(3)}
     assert len(scales) == 1
     cert = json.loads((tmp_path / "out" / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert cert["summary"]["n"] == 1 and m.manifest["certificate"]["level"] == "point_group"
     assert cert["items"][0]["molecule"]["point_group"]["input"] == "C2v"
 
@@ -80,6 +82,7 @@ def test_handedness_question_shows_mirror_by_hash_and_skips_achiral(tmp_path):
     br = [a for a in side["atoms"] if a["element"] == "Br"][0]
     assert (br["uv"][0] > 32) == mirrored  # Br at x = −1.114 < centre: left of centre unless mirrored
     cert = json.loads((tmp_path / "out" / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert m.manifest["certificate"]["level"] == "handedness" and cert["summary"]["n"] == 1
 
 

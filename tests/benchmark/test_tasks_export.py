@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.export_fixtures import SMALL, chiral_xyz, folder_files
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark, common_scale
 from viewcert.certify.certificate import compute_digest
@@ -38,6 +39,7 @@ def test_same_seed_byte_identical(tmp_path, task):
 def test_certificate_records_everything_and_its_digest(tmp_path):
     m = build_task_benchmark(chiral_xyz(tmp_path), tmp_path / "o", TaskExportSettings(task="zoom", seed=1, **SMALL))
     cert = json.loads((tmp_path / "o" / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert cert["format"] == "viewcert.tasks.certificate" and cert["version"] == 2
     assert cert["digest"]["value"] == compute_digest(cert) == m.manifest["certificate"]["digest"]
     assert cert["seed"] == 1 and cert["camera"] == "orthographic" and cert["protocol"]["name"] == "axes-3"

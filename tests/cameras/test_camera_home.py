@@ -18,6 +18,7 @@ from ase.data import covalent_radii as ASE_COVALENT  # an independent table of t
 from PIL import Image
 from typer.testing import CliRunner
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.export_fixtures import SMALL, chiral_xyz
 from tests.support.export_fixtures import WATER_XYZ as WATER
 from viewcert.benchmark.export import ExportSettings, build_benchmark
@@ -78,6 +79,7 @@ def rock_salt(tmp_path_factory):
     out = tmp_path_factory.mktemp("rocksalt")
     build_benchmark(ROCK_SALT, out, settings=ExportSettings(size=SIZE, supersample=2, buffers=True))
     cert = json.loads((out / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     cfg = CertifyConfig.from_dict(cert["config"])
     (item,) = load_input(ROCK_SALT).items
     return out, cert, cfg, prepare(item, cfg).cell
@@ -137,6 +139,7 @@ def test_molecule_export_ships_the_certified_common_scale(tmp_path):
     out = tmp_path / "out"
     build_molecule_benchmark(str(d), out, MoleculeExportSettings(task="point-group", size=SIZE, supersample=2))
     cert = json.loads((out / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert cert["config"]["frame_on"] == "drawn" and cert["observation_model"]["observe"] == "visible"
     cfg = CertifyConfig.from_dict(cert["config"])
     (item,) = load_input(str(d)).items
@@ -233,6 +236,7 @@ def test_certify_opens_a_protocol_file_once_per_run(tmp_path):
     assert _count_opens(f, run) == 1
     assert res.exit_code == 0, res.output
     cert = json.loads((tmp_path / "out" / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert len(cert["items"]) == 3
     assert cert["protocol"]["file"]["sha256"] == hashlib.sha256(f.read_bytes()).hexdigest()
     # verify finds the file by its recorded name and reads it once too
@@ -259,6 +263,7 @@ def test_a_configuration_keeps_the_bytes_it_was_made_with(tmp_path):
     cfg = CertifyConfig(protocol=str(f))
     f.write_text(f.read_text().replace('name = "top"', 'name = "up"'))
     cert, _ = run_certification(load_input("builtin:aflow:A_cF4_225_a"), cfg, n_workers=1, progress=False)
+    assert_certificate_consistent(cert)
     assert cert["protocol"]["file"]["sha256"] == cert["config"]["protocol_sha256"] == hashlib.sha256(raw).hexdigest()
     assert [v["name"] for v in cert["protocol"]["views"]] == ["front", "top", "left"]
     assert CertifyConfig(protocol=str(f)).protocol.view_names == ("front", "up", "left")
@@ -299,6 +304,7 @@ def test_a_format_1_certificate_is_read_with_the_one_policy_it_had(tmp_path):
 
     ds = load_input(ROCK_SALT)
     cert, _ = run_certification(ds, CertifyConfig(observe="visible", tiling=(2, 2, 2)), n_workers=1, progress=False)
+    assert_certificate_consistent(cert)
     old = in_format(cert, V1)
     assert "frame_on" not in old["config"] and "policy" not in old["protocol"]["camera"]
     assert read_config(old)["frame_on"] == "centres"

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from viewcert.cameras import get_protocol
 from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.certify import CertifyConfig
@@ -66,6 +67,7 @@ def test_certify_molecule_common_by_default_per_view_on_request(tmp_path):
     for scale in ("common", "per-view"):
         cfg = CertifyConfig(protocol="axes-3", molecule_cross_check=False, molecule_scale=scale)
         cert = certify(spec, cfg, out=tmp_path / scale, n_workers=1, plots=False, progress=False)
+        assert_certificate_consistent(cert)
         (item,) = cert["items"]
         out[scale] = item["cameras_sha256"]
         assert out[scale] == cameras_digest(frame(proto, s, FramingPolicy(molecule_scale=scale)))
@@ -82,6 +84,7 @@ def test_certify_crystal_ignores_molecule_scale(tmp_path):
         cfg = CertifyConfig(protocol="axes-3", molecule_scale=scale)
         cert = certify("builtin:aflow:AB_cF8_225_a_b", cfg, out=tmp_path / scale, n_workers=1, plots=False,
                        progress=False)
+        assert_certificate_consistent(cert)
         digests.append([it["cameras_sha256"] for it in cert["items"]])
     assert digests[0] == digests[1]
 

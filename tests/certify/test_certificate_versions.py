@@ -23,6 +23,7 @@ import spglib
 import typer
 from typer.testing import CliRunner
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from viewcert.certify import CertifyConfig
 from viewcert.certify.certificate import FORMAT, read_certificate
 from viewcert.certify.inputs import load_input
@@ -103,6 +104,7 @@ def test_the_table_names_every_field_added_since_format_1(name):
     if cfg_d.get("protocol_sha256"):
         cfg_d["protocol"] = str(INPUTS / cfg_d["protocol"])
     new, _ = run_certification(ds, CertifyConfig.from_dict(cfg_d), n_workers=1, progress=False)
+    assert_certificate_consistent(new)
     added = {p for p in _paths(new) - _paths(old) if not p.startswith(("location", "digest"))}
     listed = {c.path for c in (*SINCE_V1, *SINCE_V2)}
     assert added and all(_covered(p, listed) for p in added), sorted(added)

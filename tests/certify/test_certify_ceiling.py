@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from viewcert.certify import CertifyConfig, certify_item
 from viewcert.certify.certificate import (
     FORMAT,
@@ -35,6 +36,7 @@ def _one(ds: Dataset, ident: str) -> Item:
 
 def test_prototypes_all_correct_and_certified(protos):
     cert, run = run_certification(protos, CertifyConfig(), n_workers=1, progress=False)
+    assert_certificate_consistent(cert)
     s = cert["summary"]
     assert (s["correct"], s["n"]) == (20, 20)
     assert s["bound"]["sided"] == "one-sided-lower" and s["interval"]["sided"] == "two-sided"
@@ -66,6 +68,7 @@ def test_mislabeled_structure_is_flagged(protos):
     assert out2["correct"] and out2["label_mismatch"] == out["label_mismatch"]
     ds = Dataset("test", "test", (wrong, _one(protos, "aflow:A_cF4_225_a")))
     cert, _ = run_certification(ds, CertifyConfig(), n_workers=1, progress=False)
+    assert_certificate_consistent(cert)
     (m,) = cert["summary"]["label_mismatches"]
     assert m["id"] == "aflow:A_hP2_194_c" and m["dataset"]["crystal_system"] == "cubic"
     assert cert["summary"]["failures"][0]["reasons"] == ["label_mismatch"]
@@ -98,6 +101,7 @@ def test_unreadable_item_is_an_error_value():
     out = certify_item(bad, CertifyConfig()).to_dict()
     assert out["outcome"] == "error" and out["reasons"] == ["error"] and out["error"].startswith("read:")
     cert, _ = run_certification(Dataset("t", "t", (bad,)), CertifyConfig(), n_workers=1, progress=False)
+    assert_certificate_consistent(cert)
     assert cert["summary"]["errors"][0]["id"] == "broken" and cert["summary"]["correct"] == 0
 
 
@@ -127,7 +131,9 @@ def test_config_validation():
 def test_same_inputs_give_byte_identical_certificates(protos, tmp_path):
     sub = protos.select([it.id for it in protos.items[:8]])
     a, _ = run_certification(sub, CertifyConfig(), n_workers=1, progress=False)
+    assert_certificate_consistent(a)
     b, _ = run_certification(sub, CertifyConfig(), n_workers=2, chunk_size=3, progress=False)
+    assert_certificate_consistent(b)
     assert certificate_text(a) == certificate_text(b)
     write_certificate(tmp_path / "a.json", a)
     write_certificate(tmp_path / "b.json", b)
@@ -224,6 +230,7 @@ def test_as_rendered_ceiling_observes_the_id_buffer(protos):
     cell, study look). Atoms stacked along a view direction vanish from it; with five views only wurtzite
     and ilmenite lose an atom in more views than the oracle can do without. The mode is recorded."""
     cert, _ = run_certification(protos, CertifyConfig(observe="visible"), n_workers=1, progress=False)
+    assert_certificate_consistent(cert)
     assert cert["config"]["observe"] == "visible" and cert["config"]["min_pixels"] == 1
     failed = {i["id"]: i["reasons"] for i in cert["items"] if not i["correct"]}
     assert failed == {"aflow:AB_hP4_186_b_b": ["missing_atoms"], "aflow:AB3C_hR10_148_c_f_c": ["missing_atoms"]}

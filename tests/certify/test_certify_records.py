@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from viewcert.certify import CertifyConfig
 from viewcert.certify.certificate import certificate_text
 from viewcert.certify.config import PARTS, SETTING_PART, OracleSettings, ScoringSettings, SymmetrySettings
@@ -45,6 +46,7 @@ def test_an_error_item_round_trips_and_is_counted_apart(tmp_path):
     (tmp_path / "NaCl.cif").write_bytes((V1 / "inputs" / "crystals" / "NaCl.cif").read_bytes())
     (tmp_path / "empty.cif").write_bytes((BROKEN / "cif_no_atoms.cif").read_bytes())
     cert, _ = run_certification(load_input(str(tmp_path)), CertifyConfig(), n_workers=1, progress=False)
+    assert_certificate_consistent(cert)
     typed = Certificate.from_dict(cert)
     assert typed.to_dict() == cert
     bad = next(it for it in typed.items if it.is_error)

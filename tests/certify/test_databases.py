@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from viewcert.certify import audit as A
 from viewcert.certify.inputs import label_column, load_input, parse_database_spec
 from viewcert.certify.records import ItemOutcome
@@ -237,6 +238,7 @@ def test_planted_wrong_labels_come_back_exactly_in_the_audit(tmp_path):
     out = tmp_path / "out"
     cert = certify(f"optimade:{path}#label=space_group_number", CertifyConfig(score="space_group"), out=out,
                    n_workers=1, plots=False, progress=False)
+    assert_certificate_consistent(cert)
     s = cert["summary"]
     assert s["n"] == 5 and [e["id"] for e in s["errors"]] == ["A_oC4_63_c"]
     assert "row 4, field cartesian_site_positions" in s["errors"][0]["error"]
@@ -270,6 +272,7 @@ def test_cli_label_column_verify_and_item_table(tmp_path, monkeypatch):
                          "--no-plots", "--out", "json"])
     assert res.exit_code == 0, res.output
     cert = json.loads((tmp_path / "json" / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert cert["inputs"]["spec"] == "db.parquet#label=space_group_number"
     assert "published_vs_input (published label is not the input cell's symmetry): 0 / 0 / 1" in res.output
     res = r.invoke(app, ["verify", "json/certificate.json", "--workers", "1"])

@@ -16,6 +16,7 @@ import pytest
 
 pytest.importorskip("biotite")
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from viewcert.certify import CertifyConfig  # noqa: E402
 from viewcert.certify.run import certify  # noqa: E402
 from viewcert.io.ccd import ccd_codes  # noqa: E402
@@ -49,6 +50,7 @@ def test_ccd_slice_kill_9_and_resume(tmp_path):
 
     cfg = CertifyConfig(protocol="axes-3", molecule_cross_check=False)
     cert = certify(spec, cfg, out=out, n_workers=1, plots=False, progress=False)
+    assert_certificate_consistent(cert)
     run = json.loads((out / "run.json").read_text())
     assert run["n_resumed"] == len(finished) and run["n_computed"] == N - len(finished)
     ids = [it["id"] for it in cert["items"]]
@@ -56,4 +58,5 @@ def test_ccd_slice_kill_9_and_resume(tmp_path):
     keys = [k for p in sorted(out.glob(".shards/*/shard-*.json")) for k in json.loads(p.read_text())["keys"]]
     assert len(keys) == N and len(set(keys)) == N
     fresh = certify(spec, cfg, out=tmp_path / "fresh", n_workers=1, plots=False, progress=False)
+    assert_certificate_consistent(fresh)
     assert cert["digest"]["value"] == fresh["digest"]["value"]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.complex_data import COMPLEXES as DATA
 from tests.support.complex_data import needs_complexes as needs_data
 from viewcert.certify import CertifyConfig
@@ -32,6 +33,7 @@ def test_certify_complex_pnm_pocket(tmp_path):
     spec = f"complex:{DATA / '1pwc'}#ligand=PNM,pocket=4"
     cert = certify(spec, CertifyConfig(protocol="axes-3", molecule_cross_check=False), out=tmp_path / "o",
                    n_workers=1, plots=False, progress=False)
+    assert_certificate_consistent(cert)
     (item,) = cert["items"]
     assert item["id"] == "1pwc:PNM:pocket4" and item["periodic"] is False
     from viewcert.io.complex import prepare_complex
@@ -53,6 +55,7 @@ def test_cli_ligand_pocket_and_bad_ligand(tmp_path):
     r = runner.invoke(app, [*base, "--ligand", "PNM", "--pocket", "4", "--out", str(tmp_path / "a")])
     assert r.exit_code == 0, r.output
     cert = json.loads((tmp_path / "a" / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert cert["inputs"]["spec"].endswith("1pwc#ligand=PNM,pocket=4") and cert["items"][0]["id"] == "1pwc:PNM:pocket4"
     r = runner.invoke(app, [*base, "--ligand", "XYZ", "--pocket", "4", "--out", str(tmp_path / "b")])
     assert r.exit_code == 1 and "ligand 'XYZ' is not in the file" in r.output and "Traceback" not in r.output

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from viewcert.certify import CertifyConfig
 from viewcert.certify import stream as T
 from viewcert.certify.inputs import load_input
@@ -67,6 +68,7 @@ def test_the_explorer_shows_a_streamed_certificate_as_the_json_one(both, tmp_pat
     write_site(jdir, tmp_path / "js")
     write_site(tdir, tmp_path / "ts")
     jcert = json.loads((jdir / "certificate.json").read_text())
+    assert_certificate_consistent(jcert)
     rows = _rows(tmp_path / "ts")
     assert [r[1] for r in rows] == [it["id"] for it in jcert["items"]] == IDS
     assert rows == _rows(tmp_path / "js")
@@ -90,6 +92,7 @@ def test_the_ladder_reads_the_same_r1_from_a_streamed_certificate(both):
 
     jdir, tdir = both
     jcert = json.loads((jdir / "certificate.json").read_text())
+    assert_certificate_consistent(jcert)
     universe = list(reversed(IDS))
     cj = ceiling_from_certificate(jdir / "certificate.json", universe)
     ct = ceiling_from_certificate(tdir / "certificate.json", universe)
@@ -99,6 +102,7 @@ def test_the_ladder_reads_the_same_r1_from_a_streamed_certificate(both):
         jcert["summary"]["correct"], jcert["summary"]["n"], cj.value)
     assert ct.reasons == cj.reasons and (ct.delta, ct.tau) == (cj.delta, cj.tau)
     tcert = json.loads((tdir / "certificate.json").read_text())
+    assert_certificate_consistent(tcert)
     assert ct.digest == tcert["digest"]["value"] and "digest verified" in ct.source
 
 
@@ -181,6 +185,7 @@ def test_a_shard_from_another_table_or_a_stale_certificate_is_refused_in_one_lin
     for code, text in _readers(table, tmp_path):
         _one_line(code, text, str(table / "items" / "part-000001.parquet"), "SHA-256")
     cert = json.loads((table / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     cert["summary"]["correct"] -= 1  # edited after it was written: its digest no longer holds
     (table / "certificate.json").write_text(json.dumps(cert))
     for code, text in _readers(table, tmp_path):
@@ -189,6 +194,7 @@ def test_a_shard_from_another_table_or_a_stale_certificate_is_refused_in_one_lin
 
 def test_hostile_shard_names_and_folders_are_refused_before_any_read(table, tmp_path):
     cert = json.loads((table / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     cert["items_table"]["shards"][0]["name"] = "../../x.parquet"
     c = hashlib.sha256(b"viewcert-item-table/1").hexdigest()
     for s in cert["items_table"]["shards"]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from viewcert.certify import CertifyConfig
 from viewcert.certify import stream as T
 from viewcert.certify.inputs import load_input
@@ -66,7 +67,9 @@ def _rewrite(out: Path, cert: dict) -> None:
 
 
 def _cert(out: Path) -> dict:
-    return json.loads((out / "certificate.json").read_text())
+    cert = json.loads((out / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
+    return cert
 
 
 def test_verify_recomputes_a_streamed_certificate(out):

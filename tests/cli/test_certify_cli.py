@@ -8,6 +8,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from viewcert.cli.certify import register
 
 
@@ -32,6 +33,7 @@ def test_certify_verify_and_tamper(app, tmp_path):
     assert res.exit_code == 0, res.output
     assert "verified: 1 items recomputed, byte-identical" in res.output
     cert = json.loads((out / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     cert["tolerances"]["tau"] = 0.02
     (tmp_path / "bad.json").write_text(json.dumps(cert))
     res = r.invoke(app, ["verify", str(tmp_path / "bad.json"), "--workers", "1"])

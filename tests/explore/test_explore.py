@@ -10,6 +10,7 @@ import re
 import numpy as np
 import pytest
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.explore_fixtures import (
     CHFCLBR_Z,
     HOSTILE_STEMS,
@@ -49,6 +50,7 @@ def test_pages_written_by_two_workers_are_the_same_bytes(hostile_certify, hostil
 
 def test_filters_hold_the_certificates_items(phantom_export, phantom_site):
     cert = json.loads((phantom_export / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     rows = _index_rows(phantom_site)
     by_tag = lambda t: [r[1] for r in rows if t in r[2]]  # noqa: E731
     # independently from the certificate's items and its summary's census
@@ -64,6 +66,7 @@ def test_filters_hold_the_certificates_items(phantom_export, phantom_site):
 
 def test_item_page_marks_every_listed_phantom_in_every_view(phantom_export, phantom_site):
     cert = json.loads((phantom_export / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     k, it = next((k, it) for k, it in enumerate(cert["items"]) if it["id"] == "aflow:A_hP4_194_bc")
     html = (phantom_site / "items" / f"{k:04d}.html").read_text()
     figs = [a for t, a in start_tags(html) if t == "figure"]
@@ -119,6 +122,7 @@ def test_zoom_item_draws_every_consistent_answers_pose(zoom_export, zoom_site):
     from viewcert.structures import Structure
 
     cert = json.loads((zoom_export / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     item = cert["items"][0]
     page = (zoom_site / "items" / "0000.html").read_text()
     shown = re.findall(r"<li[^>]*>(.*?)(?: \(truth\))?</li>", re.search(r'<ol class="consistent">(.*?)</ol>',
@@ -186,6 +190,7 @@ def test_bad_folders_are_one_line(tmp_path):
 
 def test_pocket_ligand_item_shows_each_bonds_verdict_and_draws_its_atoms(pocket_ligand_export, pocket_ligand_site):
     cert = json.loads((pocket_ligand_export / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     item = cert["items"][0]
     page = (pocket_ligand_site / "items" / "0000.html").read_text()
     table = re.search(r'<table class="entries" data-views="rendered">(.*?)</table>', page).group(1)
@@ -216,6 +221,7 @@ def test_without_the_complexes_an_interaction_page_draws_its_bonds_from_the_side
     from viewcert.explore.site import NOTES
 
     cert = json.loads((pocket_ligand_export / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     write_site(pocket_ligand_export, tmp_path / "site")  # no inputs: the complexes are not read
     page = (tmp_path / "site" / "items" / "0000.html").read_text()
     with_inputs = (pocket_ligand_site / "items" / "0000.html").read_text()

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.explore_fixtures import SCRIPT_ID, varied_items, write_table_folder
 from viewcert.explore import write_site
 from viewcert.sanitize import console_text
@@ -39,6 +40,7 @@ def template(tmp_path_factory) -> dict:
     certify(load_input("builtin:prototypes").select(["aflow:A_hP4_194_bc", "aflow:A_cF4_225_a"]),
             CertifyConfig(margin=True), out=out, n_workers=1, progress=False)
     doc = json.loads((out / "certificate.json").read_text())
+    assert_certificate_consistent(doc)
     doc["items"][1]["id"] = SCRIPT_ID
     return doc
 
@@ -54,6 +56,7 @@ def _shard_items(folder: Path) -> list[dict]:
     import pyarrow.parquet as pq
 
     cert = json.loads((folder / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     out = []
     for s in cert["items_table"]["shards"]:
         for row in pq.read_table(folder / "items" / s["name"]).to_pylist():

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.explore_fixtures import (
     CHFCLBR_Z,
     SCRIPT_ID,
@@ -37,6 +38,7 @@ def _open(page, path):
 def test_index_filters_show_the_certificates_items(browser_page, phantom_export, phantom_site):
     page = browser_page
     cert = json.loads((phantom_export / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     census = cert["summary"]["phantom_census"]
     want = {"phantoms": [it["id"] for it in cert["items"] if it["oracle"]["n_phantoms"]],
             "unique": [it["id"] for it in cert["items"] if it["unique"]],
@@ -57,6 +59,7 @@ def test_index_filters_show_the_certificates_items(browser_page, phantom_export,
 def test_phantom_markers_sit_on_the_projected_phantoms(browser_page, phantom_export, phantom_site):
     page = browser_page
     cert = json.loads((phantom_export / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     k, it = next((k, it) for k, it in enumerate(cert["items"]) if it["id"] == "aflow:A_hP4_194_bc")
     q = next(json.loads(x) for x in (phantom_export / "benchmark.jsonl").read_text().splitlines()
              if json.loads(x)["source_id"] == it["id"])
@@ -197,6 +200,7 @@ def test_pocket_ligand_page_shows_each_verdict_and_draws_each_bond(browser_page,
     are drawn, and the ends triangulate to atoms the certificate's d_da_A apart (test_explore)."""
     page = browser_page
     cert = json.loads((pocket_ligand_export / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     item = cert["items"][0]
     gt = cert["ground_truth"][item["source_id"]]["bonds"]
     _open(page, pocket_ligand_site / "items" / "0000.html")
@@ -246,6 +250,7 @@ def test_e3_phantoms_filter_shows_exactly_the_certificates_phantom_items(browser
     ds = ds.select([it.id for it in ds.items[:650]])
     cfg = CertifyConfig(delta=0.15, tau=0.01, pairs="first", merge="greedy", periodic_merge=False)
     cert = certify(ds, cfg, out=tmp_path / "cert", n_workers=2, progress=False)
+    assert_certificate_consistent(cert)
     want = [it["id"] for it in cert["items"] if (it.get("oracle") or {}).get("n_phantoms")]
     assert len(want) == cert["summary"]["phantom_census"]["items_with_phantoms"] > 0
     write_site(tmp_path / "cert", tmp_path / "site", workers=2, inputs=shared_data)

@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pytest
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.explore_fixtures import project, start_tags
 from viewcert.certify.records import INTERACTION_FORMAT, sealed
 from viewcert.explore import write_site
@@ -68,6 +69,7 @@ def test_certify_item_shows_five_rendered_views_on_one_screen_with_phantoms_on_t
     from viewcert.certify.digests import cameras_digest
 
     cert = json.loads((e3_phantom_certify / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     page = screen_page
     for k, item in enumerate(cert["items"]):
         assert item["oracle"]["n_phantoms"] == len(item["phantoms"]) > 0
@@ -132,6 +134,7 @@ def test_certify_legend_offers_only_a_crystals_layers_and_an_element_key(e3_phan
 
 def test_index_has_crystal_system_and_delta_star_to_four_figures(e3_phantom_certify, e3_phantom_site):
     cert = json.loads((e3_phantom_certify / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     html = (e3_phantom_site / "index.html").read_text()
     data = json.loads(re.search(r'<script type="application/json" id="index-data">(.*?)</script>', html, re.S)[1])
     head = re.findall(r'<th data-col="\d+">(.*?)</th>', html)
@@ -144,6 +147,7 @@ def test_index_has_crystal_system_and_delta_star_to_four_figures(e3_phantom_cert
 def test_residue_question_page_gives_each_entrys_reason_and_highlights_the_residue_asked(
         screen_page, residue_ligand_export, residue_ligand_site):
     cert = json.loads((residue_ligand_export / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     questions = {q["id"]: q for q in map(json.loads, (residue_ligand_export / "benchmark.jsonl").read_text()
                                          .splitlines())}
     lost = [(k, it) for k, it in enumerate(cert["items"]) if it["rendered"]["loss"]]
@@ -173,6 +177,7 @@ def test_residue_question_page_gives_each_entrys_reason_and_highlights_the_resid
 
 def test_interaction_index_counts_the_certificates_illegible_labels(residue_ligand_export, residue_ligand_site):
     cert = json.loads((residue_ligand_export / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     html = (residue_ligand_site / "index.html").read_text()
     data = json.loads(re.search(r'<script type="application/json" id="index-data">(.*?)</script>', html, re.S)[1])
     want = [it["id"] for it in cert["items"] if "label_hidden" in (it["rendered"]["loss"] or [])]
@@ -241,6 +246,7 @@ def test_map_plots_every_item_where_its_values_put_it_and_a_click_opens_it(scree
     from viewcert.explore.chart import HEIGHT, PAD, WIDTH
 
     cert = json.loads((hostile_certify / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     want = {k: (it["n_atoms"], it["uniqueness_margin"]["delta_star"]) for k, it in enumerate(cert["items"])}
     assert want[0] == want[2] != want[1]
     page = screen_page
@@ -289,6 +295,7 @@ def test_3d_pane_loads_offline_and_draws_every_phantom(screen_page, e3_phantom_c
     from PIL import Image
 
     cert = json.loads((e3_phantom_certify / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert (e3_phantom_site / "assets" / "3Dmol-LICENSE.txt").read_text().count("BSD") >= 1
     page = screen_page
     for k, item in enumerate(cert["items"]):
@@ -338,6 +345,7 @@ def test_residue_page_without_the_complexes_rings_the_residue_the_question_names
     ligand atom, the same rings as with the complexes read again; its verdict table is the same (each entry's
     reason the certificate's)."""
     cert = json.loads((residue_ligand_export / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     write_site(residue_ligand_export, tmp_path / "site")
     for k, item in enumerate(cert["items"]):
         page = (tmp_path / "site" / "items" / f"{k:04d}.html").read_text()
@@ -363,6 +371,7 @@ def test_bonds_drawn_from_sidecars_take_the_legends_colours(screen_page, residue
     the residue's rings in the residue swatch's; no console error, no request."""
     write_site(residue_ligand_export, tmp_path / "site")
     cert = json.loads((residue_ligand_export / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     page = screen_page
     seen = set()
     for k in range(len(cert["items"])):
@@ -459,6 +468,7 @@ def test_3d_pane_rings_every_drawn_copy_of_the_near_miss_atoms(screen_page, e3_p
     from ase.data import chemical_symbols
 
     cert = json.loads((e3_phantom_certify / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     page = screen_page
     for k, item in enumerate(cert["items"]):
         _open(page, e3_phantom_site / "items" / f"{k:04d}.html")

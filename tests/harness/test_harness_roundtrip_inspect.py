@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.harness_roundtrip import (
     crystal_export,
     ladder_manifest,
@@ -80,6 +81,7 @@ def test_crystal_ladder_r4_equals_hand_count_and_inspects_accuracy(crystal):
     assert (agree["harness_correct"], agree["disagreements"]) == (hand, 0)
     # R1: the export's certificate (keyed by the input's ids), matched through ids.csv with no option
     cert = json.loads((folder / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert lad.ceilings[0].correct == sum(bool(it["correct"]) for it in cert["items"])
     assert lad.settings["chance"] == "1/7"
 
@@ -113,6 +115,7 @@ def test_zoom_ladder_misi_partial_credit_beside_the_ceiling(zoom):
     row = lad.task_scores.iloc[0]
     assert row["misi_credit"] == pytest.approx(sum(credit) / 4, abs=1e-12)
     cert = json.loads((folder / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert row["certified_partial_ceiling"] == pytest.approx(sum(it["partial_ceiling"] for it in cert["items"]) / 4)
     assert row["certified_exact_ceiling"] == pytest.approx(sum(1 / it["n_consistent"] for it in cert["items"]) / 4)
     assert float(lad.ceilings[0].value) == pytest.approx(row["certified_exact_ceiling"])
@@ -167,6 +170,7 @@ def test_ids_missing_from_the_certificate_are_listed_with_their_count(crystal, t
     copy = tmp_path / "bench"
     shutil.copytree(folder, copy)
     cert = json.loads((copy / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     gone = [it["id"] for it in cert["items"][:2]]
     cert["items"] = cert["items"][2:]
     cert["summary"]["n"] -= 2

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.harness_roundtrip import (
     HARNESS_PY,
     crystal_export,
@@ -81,5 +82,6 @@ def test_lmms_eval_zoom_misi_partial_credit(tmp_path):
     credit = sum(max(0.0, 1 - abs(stub - x) / 10) for x in d) / len(d)
     assert lad.task_scores.iloc[0]["misi_credit"] == pytest.approx(credit, abs=1e-12)
     cert = json.loads((folder / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     ceiling = sum(it["partial_ceiling"] for it in cert["items"]) / len(cert["items"])
     assert lad.task_scores.iloc[0]["certified_partial_ceiling"] == pytest.approx(ceiling)

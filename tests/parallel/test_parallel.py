@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from viewcert.errors import InputError
 from viewcert.parallel import MANIFEST, map_items
 
@@ -70,7 +71,9 @@ def test_dask_and_local_certificates_are_identical(dask_cluster):
     ds = load_input("builtin:prototypes")
     ds = ds.select([it.id for it in ds.items[::3]])
     local, _ = run_certification(ds, CertifyConfig(), n_workers=2, progress=False)
+    assert_certificate_consistent(local)
     dask, run = run_certification(ds, CertifyConfig(), scheduler=dask_cluster.scheduler_address, progress=False)
+    assert_certificate_consistent(dask)
     assert run.executor == "dask"
     assert certificate_text(local) == certificate_text(dask)
 

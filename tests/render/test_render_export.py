@@ -13,6 +13,7 @@ import typer
 from PIL import Image
 from typer.testing import CliRunner
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from viewcert.benchmark.export import ExportSettings, build_benchmark, projection_matrix, r3_prompt
 from viewcert.benchmark.gallery import contact_sheet
 from viewcert.cli.render import register
@@ -103,6 +104,7 @@ def test_certificate_of_the_ceiling(bench):
     entry = m.manifest["certificate"]
     assert entry["path"] == "certificate.json" and entry["format"] == "viewcert-certificate/3"
     data = json.loads((out / "a" / "certificate.json").read_text())
+    assert_certificate_consistent(data)
     assert data["digest"]["value"] == entry["digest"] == m.certificate.digest_value
     assert data["summary"]["n"] == 7
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.export_fixtures import SMALL, chiral_xyz, folder_files
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 from viewcert.cameras.protocol_files import write_protocol_file
@@ -105,4 +106,5 @@ def test_cli_bad_protocol_file_one_line(tmp_path):
              cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     cert = json.loads((tmp_path / "g" / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert cert["protocol"]["file"]["sha256"] == hashlib.sha256(good.read_bytes()).hexdigest()

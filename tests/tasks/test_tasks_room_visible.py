@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.export_fixtures import CHFCLBR_XYZ
 from viewcert.benchmark.tasks_export import TaskExportSettings, build_task_benchmark
 from viewcert.errors import InputError
@@ -112,6 +113,7 @@ def test_certificate_records_observation_model_and_exclusions(tmp_path):
                            observe="visible", min_pixels=2)
     build_task_benchmark(mol, tmp_path / "out", s)
     cert = json.loads((tmp_path / "out" / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert cert["view_setup"]["observe"] == "visible" and cert["view_setup"]["min_pixels"] == 2
     assert cert["observation_model"].startswith("visible:") and "fewer than 2 pixel" in cert["observation_model"]
     planar = tmp_path / "p.xyz"
