@@ -80,6 +80,8 @@ from tests.support.explore_fixtures import (  # noqa: E402,F401
     zoom_export,
     zoom_site,
 )
+from tests.support.ladder_links import study_site  # noqa: E402,F401  (the study's ladder linked to the explorer)
+from tests.support.pyxtal_recipes import pyxtal_space_groups  # noqa: E402,F401  (the 230 space groups)
 
 
 def _determinism(item) -> bool:

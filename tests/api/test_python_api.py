@@ -15,8 +15,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from tests.contracts.test_readme_walkthrough import write_cifs
-from tests.harness.test_harness_dry_run_inspect import offline_env
+from tests.support.harness_roundtrip import offline_env
+from tests.support.walkthrough import write_cifs
 from viewcert import api
 from viewcert.api import Table
 from viewcert.cli import app

@@ -10,6 +10,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from tests.support.study import REFERENCE
 from viewcert.stats import BootstrapSettings
 
 STUDY = Path(__file__).resolve().parents[2].parent / "shared/data/render-ceiling"
@@ -19,20 +20,6 @@ pytestmark = [
                        reason=f"study data not found at {STUDY} (../shared/data/render-ceiling)"),
 ]
 
-# docs/reference.md, "The ladder on the same 210 items": (R4, R3, no-image); None = unscored or absent
-REFERENCE = {
-    "google/gemini-3.6-flash": (154, 179, 34),
-    "x-ai/grok-4.5": (129, 179, None),
-    "anthropic/claude-opus-4.8": (122, 140, 35),
-    "qwen/qwen3-vl-235b-a22b-instruct": (70, 114, 30),
-    "meta-llama/llama-4-maverick": (93, 104, 29),
-    "mistralai/mistral-medium-3.1": (48, 95, 31),
-    "mistralai/mistral-small-2603": (31, 95, 34),
-    "qwen/qwen3-vl-8b-instruct": (79, 95, 35),
-    "openai/gpt-4.1-mini": (77, 87, None),
-    "qwen/qwen2.5-vl-72b-instruct": (53, None, 27),
-    "google/gemini-2.5-flash": (90, None, None),
-}
 UNSCORED = {
     ("x-ai/grok-4.5", "no-image"): "27/210 items without an answer (27 unparseable",
     ("openai/gpt-4.1-mini", "no-image"): "210/210 items without an answer (210 unparseable",

@@ -567,8 +567,8 @@ def test_account_equals_its_twin_from_the_definitions(data):
 def test_an_interaction_list_export_is_accounted_in_misi_points(tmp_path):
     """The hand-made residue-ligand export of tests/attribution/test_report_task_sections.py: the account is on MiSI's list
     score against the certified per-item list ceiling, not on exact answers."""
-    from tests.attribution.test_report_task_sections import ANSWERS as LIST_ANSWERS
-    from tests.attribution.test_report_task_sections import CEILINGS, STUB, _export
+    from tests.support.task_report import ANSWERS as LIST_ANSWERS
+    from tests.support.task_report import CEILINGS, STUB, _export
     from viewcert.attribution.pipeline import ladder_diagnostics, run_ladder
     from viewcert.stats import BootstrapSettings
 

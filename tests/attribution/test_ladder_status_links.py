@@ -8,7 +8,7 @@ import csv
 from collections import Counter
 from urllib.parse import quote
 
-from tests.explore.test_explore_ladder_links import _links, _open, _shown_ids, study_site  # noqa: F401  (the study's site)
+from tests.support.ladder_links import _links, _open, _shown_ids
 from viewcert.attribution.items import STATUSES, status_filter
 
 

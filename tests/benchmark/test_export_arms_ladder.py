@@ -20,8 +20,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from tests.harness.test_harness_dry_run_inspect import offline_env
-from tests.support.harness_roundtrip import dry_run_commands
+from tests.support.harness_roundtrip import dry_run_commands, offline_env
 from viewcert.attribution import discover
 from viewcert.attribution.pipeline import run_ladder
 from viewcert.benchmark import arms

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.molecule_geometries import ammonia, bromochlorofluoromethane, methane, water
+from tests.support.perspective_files import A_NACL, FRONT, LEFT, NACL_CIF, TOP, _axes3_file, _toml
 from viewcert.cameras.camera import OrthographicCamera, PerspectiveCamera
 from viewcert.cameras.placement import (
     check_placement,
@@ -29,55 +31,6 @@ from viewcert.certify.evaluate import certify_item, independent_views, item_came
 from viewcert.certify.inputs import Item
 from viewcert.errors import InputError
 from viewcert.structures import Structure
-
-A_NACL = 5.64  # Å, rock salt, conventional cubic cell
-NACL_CIF = f"""data_NaCl
-_cell_length_a {A_NACL}
-_cell_length_b {A_NACL}
-_cell_length_c {A_NACL}
-_cell_angle_alpha 90
-_cell_angle_beta 90
-_cell_angle_gamma 90
-_symmetry_space_group_name_H-M 'P 1'
-loop_
-_atom_site_label
-_atom_site_type_symbol
-_atom_site_fract_x
-_atom_site_fract_y
-_atom_site_fract_z
-Na1 Na 0 0 0
-Na2 Na 0.5 0.5 0
-Na3 Na 0.5 0 0.5
-Na4 Na 0 0.5 0.5
-Cl1 Cl 0.5 0 0
-Cl2 Cl 0 0.5 0
-Cl3 Cl 0 0 0.5
-Cl4 Cl 0.5 0.5 0.5
-"""
-
-# axes-3 rotations (rows = camera x, y, z in world; docs/conventions.md): front from +z, top from +y, left from −x
-FRONT = np.eye(3)
-TOP = np.array([[1.0, 0, 0], [0, 0, -1.0], [0, 1.0, 0]])
-LEFT = np.array([[0, 0, 1.0], [0, 1.0, 0], [-1.0, 0, 0]])
-
-
-def _toml(views: list[tuple[str, np.ndarray, tuple | None]], *, fov="30.0", extra="") -> str:
-    head = f'[protocol]\nname = "p"\nkind = "perspective"\nfov_deg = {fov}\nwidth = 768\nheight = 768\n{extra}'
-    body = ""
-    for name, r, pos in views:
-        body += f'\n[[views]]\nname = "{name}"\nrotation = {json.dumps(np.asarray(r).tolist())}\n'
-        if pos is not None:
-            body += f"position = {json.dumps([float(x) for x in pos])}\n"
-    return head + body
-
-
-def _axes3_file(tmp_path, centre=(0.0, 0.0, 0.0), distance=20.0, name="p.toml", **kw):
-    """axes-3 pinholes at ``distance`` Å from ``centre`` along each camera's +z (toward the viewer)."""
-    c = np.asarray(centre, dtype=float)
-    views = [(n, r, tuple(c + distance * r[2])) for n, r in (("front", FRONT), ("top", TOP), ("left", LEFT))]
-    p = tmp_path / name
-    p.write_text(_toml(views, **kw))
-    return p
 
 
 def _rc5_file(tmp_path, centre, distance, name="rc5p.toml", positions=True):
@@ -281,6 +234,7 @@ def test_certificate_records_the_cameras_verifies_and_reports_an_edited_file(tmp
     f = _rc5_file(tmp_path, centre=(A_NACL / 2,) * 3, distance=30.0)
     cert = certify(str(nacl), CertifyConfig(protocol=str(f)), out=tmp_path / "o", n_workers=1, plots=False,
                    progress=False)
+    assert_certificate_consistent(cert)
     cam = cert["protocol"]["camera"]
     assert (cam["kind"], cam["fov_deg"], cam["width"], cam["height"]) == ("perspective", 30.0, 768, 768)
     # written at its stated resolution, 1e-9 px (viewcert.resolution)
@@ -370,6 +324,7 @@ def test_cli_certifies_a_molecule_and_a_crystal_from_one_perspective_file(tmp_pa
                          "--out", str(tmp_path / "o")])
         assert res.exit_code == 0, out
         cert = json.loads((tmp_path / "o" / "certificate.json").read_text())
+        assert_certificate_consistent(cert)
         assert cert["protocol"]["camera"]["kind"] == "perspective" and cert["summary"]["correct"] == 1
 
 
@@ -464,6 +419,7 @@ def test_cli_task_benchmark_with_a_perspective_file(tmp_path):
         res, out = _cli([*argv, *flag, "--out", str(tmp_path / folder)])
         assert res.exit_code == 0, out
         cert = json.loads((tmp_path / folder / "certificate.json").read_text())
+        assert_certificate_consistent(cert)
         assert cert["placement"]["positions"]["front"] == [0.0, 0.0, 20.0]
 
 
@@ -497,4 +453,5 @@ def test_cli_design_perspective_reports_what_the_placed_cameras_achieve(tmp_path
                      "--workers", "1", "--no-plots", "--out", str(tmp_path / "c")])
     assert res.exit_code == 0, out
     cert = json.loads((tmp_path / "c" / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert cert["protocol"]["camera"]["kind"] == "perspective" and cert["items"][0]["oracle"]["n_phantoms"] == 0

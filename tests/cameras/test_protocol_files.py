@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from viewcert.cameras.pose import from_ase_string
 from viewcert.cameras.protocol_files import (
     ProtocolSpec,
@@ -221,6 +222,7 @@ def test_certificate_from_a_protocol_file_verifies(tmp_path):
     f.write_text(ALL_FORMS_TOML)
     cfg = CertifyConfig(protocol=str(f), views=("matrix", "down_x", "pymol"))
     cert = certify("builtin:prototypes", cfg, out=tmp_path / "out", n_workers=1, plots=False, progress=False)
+    assert_certificate_consistent(cert)
     assert cert["protocol"]["file"] == {"name": f.name, "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
     assert cert["location"]["protocol"] == str(f.resolve())  # the path: outside the digest
     assert cert["config"]["protocol_sha256"] == cert["protocol"]["file"]["sha256"]  # in shard fingerprints too
@@ -269,7 +271,7 @@ def test_certificate_does_not_depend_on_where_the_protocol_file_sits(tmp_path, m
     undigested ``location``; verify finds the file there, or by name beside the certificate once moved."""
     import shutil
 
-    from tests.cameras.test_perspective_protocol import NACL_CIF
+    from tests.support.perspective_files import NACL_CIF
     from viewcert.certify import CertifyConfig
     from viewcert.certify.run import certify
     from viewcert.certify.verify import verify_certificate
@@ -282,9 +284,11 @@ def test_certificate_does_not_depend_on_where_the_protocol_file_sits(tmp_path, m
     cert_a = certify(str(tmp_path / "a" / "nacl.cif"), CertifyConfig(protocol=str(tmp_path / "a" / "mine.toml"),
                                                                      views=views),
                      out=tmp_path / "a" / "out", n_workers=1, plots=False, progress=False)
+    assert_certificate_consistent(cert_a)
     monkeypatch.chdir(tmp_path / "b")
     cert_b = certify("nacl.cif", CertifyConfig(protocol="mine.toml", views=views), out="out", n_workers=1,
                      plots=False, progress=False)
+    assert_certificate_consistent(cert_b)
     assert cert_a["digest"]["value"] == cert_b["digest"]["value"]
     assert cert_a["config"]["protocol"] == cert_b["config"]["protocol"] == "mine.toml"
     assert cert_b["location"]["protocol"] == str((tmp_path / "b" / "mine.toml").resolve())

@@ -1,6 +1,6 @@
 """spglib/moyopy disagreements in a run's summary (issue 32): one readable line per item, the first ten, a
 count of the rest, and every one in ``disagreements.csv`` (by the table rule). The disagreeing cell is
-tests/trust/test_trust_symmetry_truth.py's sheared monoclinic cell: at a 5° angle tolerance spglib squares it to
+the sheared monoclinic cell of tests/support/sheared_cell.py: at a 5° angle tolerance spglib squares it to
 Pmm2 (25), moyopy at its own angle rule keeps P2 (3); both numbers are asked of the libraries directly here.
 """
 
@@ -15,7 +15,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from tests.trust.test_trust_symmetry_truth import FRAC, Z, _cif, _lattice, _spglib_direct
+from tests.support.sheared_cell import FRAC, Z, _cif, _lattice, _spglib_direct
 from viewcert.cli.certify import register
 from viewcert.io.tables import cell_value
 from viewcert.symmetry.labels import disagreement_levels

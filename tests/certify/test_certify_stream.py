@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.certificate_checks import assert_certificate_consistent
 from viewcert.certify import CertifyConfig, certify
 from viewcert.certify import stream as T
 from viewcert.certify.inputs import load_input
@@ -68,6 +69,7 @@ def test_prototypes_table_gives_the_json_certificates_figures(tmp_path):
     assert [s["n"] for s in tcert["items_table"]["shards"]] == [7, 7, 6]
     _compare(tmp_path / "json", jcert, tmp_path / "table", tcert, 7, cfg)
     on_disk = json.loads((tmp_path / "table" / "certificate.json").read_text())
+    assert_certificate_consistent(on_disk)
     assert on_disk == tcert and on_disk["format"] == "viewcert-certificate-table/1"
     # a shard edited to other valid rows no longer matches its SHA-256; the reader names it
     shard = tmp_path / "table" / "items" / "part-000001.parquet"
@@ -131,7 +133,7 @@ def test_sigkill_mid_run_resumes_per_shard_to_the_same_digest(tmp_path):
 def test_e3_through_the_table_gives_every_figure_of_the_json_certificate(shared_data, tmp_path):
     """The study's 210 items: the JSON certificate keeps its bytes (digest 6b5a5602…, test_certify_study) and the
     table path gives its R1, bound, census and every item."""
-    from tests.certify.test_certify_study import STUDY_DIGEST
+    from tests.support.study import STUDY_DIGEST
 
     d, cfg = load_input(shared_data / "data" / "e3"), CertifyConfig(delta=0.01, tau=0.01)
     jcert = certify(d, cfg, out=tmp_path / "json", n_workers=2, plots=False, progress=False)

@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from tests.support.certificate_checks import assert_certificate_consistent
+from tests.support.study import STUDY_DIGEST
 from viewcert.certify import CertifyConfig
 from viewcert.certify.inputs import load_input
 from viewcert.certify.run import run_certification
@@ -15,12 +17,6 @@ from viewcert.certify.sweep import run_configs
 
 pytestmark = [pytest.mark.shared_data, pytest.mark.slow]
 
-#: regression pin (viewcert's own output): the 210-item certificate's digest at δ = τ = 0.01 Å, format /3 (every
-#: float at its stated resolution, viewcert.resolution), written on an AMD EPYC (AVX2, no AVX-512) on 2026-12-03
-#: and the same there with numba compiling for a generic x86-64, numpy's AVX2/FMA3 loops disabled and OpenBLAS's Prescott kernels
-#: (tests/contracts/test_determinism_cpu.py). Its /2 predecessor 466fe74d… held one CPU's rounding noise (9.93e-16 Å vs
-#: 1.09e-15 Å on another CPU, issue 37); its /1 predecessor of 2026-11-29 was 3375b833…
-STUDY_DIGEST = "6b5a5602b0af5e6c9729b135a5a8a01b77a6dc3f26077752b41d157e9e48be4d"
 STUDY_MISSES = {"mp-3751", "mp-1104047", "mp-1105758", "mp-1539038", "mp-1182875", "mp-29816", "mp-1228698",
                 "mp-1228699", "mp-1188147", "mp-1246088"}
 
@@ -32,6 +28,7 @@ def e3_eval(shared_data):
 
 def test_eval_ceiling_at_delta_tau_001(e3_eval):
     cert, _ = run_certification(e3_eval, CertifyConfig(delta=0.01, tau=0.01), n_workers=2, progress=False)
+    assert_certificate_consistent(cert)
     s = cert["summary"]
     assert (s["correct"], s["n"]) == (210, 210)
     assert s["bound"]["text"].endswith("exact one-sided 95% lower bound 0.98584")

@@ -6,7 +6,7 @@ kernels), numpy with its AVX2/FMA3 (X86_V3) and AVX-512 loops disabled (``NPY_DI
 OpenBLAS's oldest x86-64 kernels (``OPENBLAS_CORETYPE=Prescott``). None of them reproduces every CPU (the
 difference that first broke the pins came from a feature this machine lacks): the guarantee comes from writing
 every float at a stated resolution (``viewcert.resolution``); this test shows it holds where it can be checked.
-The pinned study digest (``test_certify_study.STUDY_DIGEST``) is one more check of the same: it was recorded on
+The pinned study digest (``STUDY_DIGEST``, tests/support/study.py) is one more check of the same: it was recorded on
 another CPU than CI's.
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.certify.test_certify_study import STUDY_DIGEST
+from tests.support.study import STUDY_DIGEST
 
 pytestmark = pytest.mark.slow
 

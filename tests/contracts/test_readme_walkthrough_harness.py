@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.contracts.test_readme_walkthrough import walkthrough, write_cifs
-from tests.harness.test_harness_dry_run_lmms_vlmevalkit import LMMS, VLM, offline_env
 from tests.support.harness_roundtrip import ROOT, dry_run_commands
+from tests.support.harness_venv import LMMS, VLM, offline_env
+from tests.support.walkthrough import walkthrough, write_cifs
 
 pytestmark = [pytest.mark.harness, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 #: harness -> (why it skips, or None; the first word of each of its dry-run commands; the model the ladder names).

@@ -9,40 +9,10 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
-import pytest
-
-from tests.conftest import SHARED_DATA
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.explore_fixtures import start_tags
+from tests.support.ladder_links import PREDICTIONS, _links, _open, _shown_ids
 from viewcert.certify.records import sealed
-
-PREDICTIONS = SHARED_DATA / "release" / "predictions"
-
-
-@pytest.fixture(scope="module")
-def study_site(tmp_path_factory) -> Path:
-    """An export folder holding a certificate of the study's 210 eval items (a transformation certificate: only
-    the ids matter here), its ladder (the study's predictions) in ladder/ with links to explore/, and the explorer
-    written there (it finds the ladder beside the certificate)."""
-    if not PREDICTIONS.is_dir():
-        pytest.skip(f"shared data absent: {SHARED_DATA}")
-    from viewcert.attribution.evidence import item_evidence
-    from viewcert.attribution.pipeline import run_ladder
-    from viewcert.attribution.report import explorer_index, write_report
-    from viewcert.explore import write_site
-    from viewcert.stats import BootstrapSettings
-
-    export = tmp_path_factory.mktemp("explore_ladder") / "export"
-    ladder, table, _ = run_ladder(study_dir=SHARED_DATA, bootstrap=BootstrapSettings(n_boot=200))
-    items = [{"id": i, "n_consistent": 1, "truth": "a", "best_guess": "a", "consistent": ["a"]}
-             for i in ladder.universe]
-    export.mkdir()
-    (export / "certificate.json").write_text(json.dumps(sealed(
-        {"format": "viewcert.tasks.certificate", "items": items, "summary": {}})))
-    evidence = item_evidence(ladder, table, bootstrap=BootstrapSettings(n_boot=200))
-    write_report(export / "ladder", ladder=ladder, table=table, title="study", evidence=evidence,
-                 explorer=explorer_index(export / "explore", export / "ladder"))
-    write_site(export, export / "explore")
-    return export
 
 
 def _right(arm: str) -> dict[str, set[str]]:
@@ -53,25 +23,6 @@ def _right(arm: str) -> dict[str, set[str]]:
         d = json.loads(p.read_text())
         out[d["model"]] = {x["material_id"] for x in d["predictions"] if x["pred"] == x["truth"]}
     return out
-
-
-def _links(report: str) -> list[tuple[str, str]]:
-    """(href, text) of every link of the report to the explorer."""
-    return [(unescape_href(h), t) for h, t in re.findall(r'<a class="explore" href="([^"]*)">(.*?)</a>', report)]
-
-
-def unescape_href(h: str) -> str:
-    return h.replace("&amp;", "&")
-
-
-def _open(page, export: Path, href: str):
-    page.goto("about:blank")
-    page.goto((export / "ladder").resolve().as_uri() + "/" + href)
-    page.wait_for_load_state("load")
-
-
-def _shown_ids(page) -> set[str]:
-    return set(page.locator("#items tbody a.item-link").all_text_contents())
 
 
 def test_each_count_links_to_an_index_of_exactly_those_items(study_site, browser_page):
@@ -224,6 +175,7 @@ def test_hostile_ids_are_saved_as_the_certificate_holds_them(hostile_certify, ho
     from viewcert.io.idlist import read_ids
 
     cert = json.loads((hostile_certify / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     page = browser_page
     page.goto((hostile_site / "index.html").resolve().as_uri())
     page.wait_for_load_state("load")

@@ -8,29 +8,22 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.harness_roundtrip import crystal_export, dry_run_commands, questions, zoom_export
+from tests.support.harness_roundtrip import (
+    crystal_export,
+    dry_run_commands,
+    offline_env,
+    questions,
+    zoom_export,
+)
 
-SRC = Path(__file__).resolve().parents[2] / "src"
-BIN = Path(sys.executable).parent
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:inspect_ai.*")
-
-
-def offline_env() -> dict:
-    closed = "http://127.0.0.1:9"  # the discard port: nothing listens, any download fails at once
-    return {**os.environ, "PATH": os.pathsep.join([str(BIN), os.environ.get("PATH", "")]),
-            "PYTHONPATH": os.pathsep.join(p for p in [str(SRC), os.environ.get("PYTHONPATH", "")] if p),
-            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-            "HTTP_PROXY": closed, "HTTPS_PROXY": closed, "http_proxy": closed, "https_proxy": closed,
-            "NO_PROXY": "", "no_proxy": ""}
 
 
 def run_dry(folder: Path) -> list[subprocess.CompletedProcess]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
 import subprocess
 from pathlib import Path
@@ -23,34 +22,16 @@ import pandas as pd
 import pytest
 
 from tests.support.harness_roundtrip import (
-    HARNESS_PY,
     crystal_export,
     dry_run_commands,
-    harness_import_error,
     questions,
     zoom_export,
 )
+from tests.support.harness_venv import LMMS, VLM, offline_env
 
-HBIN = HARNESS_PY.parent
-
-
-LMMS = harness_import_error("lmms_eval, viewcert.harness.lmms_replay")
-# ms-vlmeval 0.0.20 imports torchvision (vlmeval.dataset): with PyTorch's CPU build and no CPU torchvision on
-# the machine, make harness leaves it out and these skip; make harness-vlmevalkit runs them in a venv with the
-# CUDA torch/torchvision pair on the CPU (docs/harnesses.md)
-VLM = harness_import_error("vlmeval.run, viewcert.harness.vlmevalkit_model")
 pytestmark = pytest.mark.harness
 needs_lmms = pytest.mark.skipif(LMMS is not None, reason=str(LMMS))
 needs_vlm = pytest.mark.skipif(VLM is not None, reason=str(VLM))
-
-
-def offline_env() -> dict:
-    closed = "http://127.0.0.1:9"  # the discard port: nothing listens, any download fails at once
-    env = {k: v for k, v in os.environ.items() if k not in ("LMUData", "MMEVAL_ROOT", "PYTHONPATH", "VIRTUAL_ENV")}
-    return {**env, "PATH": os.pathsep.join([str(HBIN), "/usr/bin", "/bin"]),
-            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "WANDB_MODE": "disabled",
-            "HTTP_PROXY": closed, "HTTPS_PROXY": closed, "http_proxy": closed, "https_proxy": closed,
-            "NO_PROXY": "", "no_proxy": ""}
 
 
 def run(cmd: str, folder: Path) -> subprocess.CompletedProcess:

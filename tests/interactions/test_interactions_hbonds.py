@@ -16,6 +16,7 @@ pytest.importorskip("biotite", reason="the interactions extra (biotite) is not i
 
 from tests.support.complex_data import COMPLEXES as DATA
 from tests.support.complex_data import needs_complexes as needs_data
+from tests.support.pdb_lines import BENZENE, ETHANOL, pdb_line
 from viewcert.errors import InputError  # noqa: E402
 from viewcert.interactions import HBondCriterion, geometry, hbond_truth  # noqa: E402
 from viewcert.interactions.hbonds import baker_hubbard  # noqa: E402
@@ -139,15 +140,6 @@ def test_certificate_record_names_criterion_and_libraries(truths):
 
 
 # -- hostile inputs --------------------------------------------------------------------------------------------
-
-def pdb_line(serial, name, res, chain, seq, xyz, element, icode=" ", altloc=" ", het=True):
-    rec = "HETATM" if het else "ATOM  "
-    return (f"{rec}{serial:5d} {name:<4s}{altloc}{res:>3s} {chain}{seq:4d}{icode}   "
-            f"{xyz[0]:8.3f}{xyz[1]:8.3f}{xyz[2]:8.3f}  1.00 20.00          {element:>2s}\n")
-
-
-BENZENE = [(f"C{k + 1}", (1.39 * math.cos(k * math.pi / 3), 1.39 * math.sin(k * math.pi / 3), 0.0)) for k in range(6)]
-ETHANOL = [("C1", (0.0, 0.0, 4.0)), ("C2", (1.5, 0.0, 4.0)), ("O", (2.0, 1.4, 4.0))]
 
 
 def write_pdb(tmp_path, residues) -> Path:

@@ -34,7 +34,7 @@ def test_notebook_builds_the_study_report(monkeypatch, tmp_path):
     text = _run(monkeypatch, STUDY, tmp_path / "out")
     # the notebook shows the arms; every scored count of docs/reference.md's ladder table (its one copy lives in
     # test_attribution_study) appears on its model's line
-    from tests.attribution.test_attribution_study import REFERENCE
+    from tests.support.study import REFERENCE
 
     lines = text.splitlines()
     for model, counts in REFERENCE.items():

@@ -112,7 +112,7 @@ def test_kernel_matches_twin_on_e3_sample(e3):
     Theorem 1's precondition holds (same-element atoms ≥ 1.0951 Å > 2δ), so both recover every atom within
     δ; where the tuple census leaves no false tuple in the [δ/2, 2δ] band (test_oracle.decided_phantom_regime)
     Φ_δ is empty for both or for neither, with the same count when the twin's phantoms are > 2δ apart."""
-    from tests.oracle.test_oracle import assert_agrees_with_twin
+    from tests.support.oracle_checks import assert_agrees_with_twin
 
     cells, obs = e3
     ids = list(cells)[7::30]  # one per crystal system

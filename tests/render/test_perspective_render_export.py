@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from tests.cameras.test_perspective_protocol import NACL_CIF, _axes3_file, _toml
+from tests.support.certificate_checks import assert_certificate_consistent
 from tests.support.molecule_geometries import methane
+from tests.support.perspective_files import NACL_CIF, _axes3_file, _toml
 from viewcert.api.main import observe_sample
 from viewcert.benchmark.settings import ExportSettings
 from viewcert.certify import CertifyConfig
@@ -56,7 +57,7 @@ def test_render_cameras_are_the_certified_pinholes_at_the_files_positions(tmp_pa
 
 def test_framed_pinholes_of_a_crystal_equal_certifys(tmp_path):
     """No positions: the framing rule on the drawn points of the 2×2×2 tiling, in render and certify alike."""
-    from tests.cameras.test_perspective_protocol import FRONT, LEFT, TOP
+    from tests.support.perspective_files import FRONT, LEFT, TOP
 
     p = tmp_path / "framed.toml"
     p.write_text(_toml([("front", FRONT, None), ("top", TOP, None), ("left", LEFT, None)]))
@@ -106,6 +107,7 @@ def test_build_benchmark_images_use_the_certified_pinholes(tmp_path):
     got = {json.loads(f.read_text())["view"]: json.loads(f.read_text())["camera"] for f in sides}
     assert {v: tuple(c["position"]) for v, c in got.items()} == POSITIONS
     cert = json.loads((out / "certificate.json").read_text())
+    assert_certificate_consistent(cert)
     assert cert["protocol"]["camera"]["kind"] == "perspective"
     assert {v["name"]: tuple(v["position"]) for v in cert["protocol"]["views"]} == POSITIONS
     manifest = json.loads((out / "manifest.json").read_text())

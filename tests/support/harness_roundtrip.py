@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 from viewcert.benchmark.export import ExportSettings, build_benchmark
@@ -98,3 +99,19 @@ def ladder_manifest(path: Path, folder: Path, log: Path, *, task: str | None = N
     lines += ["[[input]]", f'path = "{log.as_posix()}"', 'rung = "R4"'] + ([f'model = "{model}"'] if model else [])
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+BIN = Path(sys.executable).parent
+
+
+def offline_env() -> dict:
+    """The environment of a harness command run offline (Inspect): this tree's viewcert first on the path,
+    every download refused at once."""
+    closed = "http://127.0.0.1:9"  # the discard port: nothing listens, any download fails at once
+    return {**os.environ, "PATH": os.pathsep.join([str(BIN), os.environ.get("PATH", "")]),
+            "PYTHONPATH": os.pathsep.join(p for p in [str(SRC), os.environ.get("PYTHONPATH", "")] if p),
+            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+            "HTTP_PROXY": closed, "HTTPS_PROXY": closed, "http_proxy": closed, "https_proxy": closed,
+            "NO_PROXY": "", "no_proxy": ""}
+

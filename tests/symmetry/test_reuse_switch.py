@@ -1,7 +1,7 @@
 """The spglib-reuse switch (``CertifyConfig.label_shortcuts``, ``viewcert.symmetry.shortcuts.label_cell``): off,
 spglib is called on every cell certification labels; on, labels are reused where the guards allow. Both ways
 must write the same certificate records, byte for byte (the canonical JSON the digest hashes), on one
-structure of each of the 230 space groups (pyxtal, the recipes of tests/symmetry/test_symmetry.py) and on the e3 set
+structure of each of the 230 space groups (pyxtal, the recipes of tests/support/pyxtal_recipes.py) and on the e3 set
 (one structure per space group e3 holds in the suite; all 1,820 under `make bench`, marker ``bench``; skipped,
 with the reason, when the study's data is absent). A switch that did nothing would pass that comparison, so
 the spglib calls are counted too: three per crystal with the switch off (the cell as read, the rendered cell,
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.symmetry.test_symmetry import RECIPES, _pyxtal_structure
-from tests.symmetry.test_symmetry_shortcuts import _full_and_short
+from tests.support.pyxtal_recipes import RECIPES
+from tests.support.shortcut_checks import _full_and_short
 from viewcert.certify import CertifyConfig
 from viewcert.certify.certificate import certificate_of
 from viewcert.certify.evaluate import certify_items
@@ -42,11 +42,10 @@ def _differences(ds: Dataset, kw: dict) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def space_groups() -> Dataset:
+def space_groups(pyxtal_space_groups) -> Dataset:
     """One generated structure per space group 1-230."""
-    pytest.importorskip("pyxtal")
-    items = tuple(Item(f"sg{g:03d}", "structure", _pyxtal_structure(g), f"pyxtal:{g}:{RECIPES[g][1]}")
-                  for g in range(1, 231))
+    items = tuple(Item(f"sg{g:03d}", "structure", s, f"pyxtal:{g}:{RECIPES[g][1]}")
+                  for g, s in pyxtal_space_groups.items())
     return Dataset("pyxtal:230", "generated", items, {})
 
 

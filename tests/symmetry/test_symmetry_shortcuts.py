@@ -3,7 +3,7 @@
 Shortcut 1 (rendered cell's label from the standardisation's dataset) is compared field by field with a
 fresh ``analyse_cell`` on the conventional cell for one e3 structure of each space group e3 holds (all 1,820 under
 `make bench`, marker ``bench``); on one structure of each of the 230 space groups (pyxtal, the recipes of
-tests/symmetry/test_symmetry.py) that comparison is in tests/symmetry/test_reuse_switch.py, which generates them once. Both shortcuts
+tests/support/pyxtal_recipes.py) that comparison is in tests/symmetry/test_reuse_switch.py, which generates them once. Both shortcuts
 end to end (the reuse switch ``label_shortcuts`` on and off, every certificate record byte for byte, on the 230
 space groups and e3) are tests/symmetry/test_reuse_switch.py. ``same_cell`` (the guard of shortcut 2) is checked on
 hand-built cells.
@@ -14,20 +14,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.support.shortcut_checks import _full_and_short
 from viewcert.structures import Structure
 from viewcert.symmetry import shortcuts
-from viewcert.symmetry.labels import analyse_cell
 from viewcert.symmetry.standardize import conventional_standard_cell, standardize_with_dataset
 
 LAT = np.diag([4.0, 5.0, 6.0])
-
-
-def _full_and_short(s: Structure, tau: float = 0.01, angle: float = 5.0):
-    conv, std = standardize_with_dataset(s, symprec=tau, angle_tolerance=angle)
-    full = analyse_cell(conv.lattice, conv.frac_coords, conv.numbers, symprec=tau, angle_tolerance=angle)
-    short = shortcuts.rendered_check(conv.lattice, conv.frac_coords, conv.numbers, std, symprec=tau,
-                                     angle_tolerance=angle)
-    return conv, std, full, short
 
 
 # ----------------------------------------------------------------------------- guard and identity, hand cases

@@ -11,11 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.support.hostile.corpus import BROKEN, CASES, GOOD_CIF, GOOD_CIF_2
+from tests.support.hostile.corpus import BROKEN, CASES, GOOD_CIF, GOOD_CIF_2, write_case_files
 from viewcert.certify.certificate import certificate_text, compute_digest
 from viewcert.cli import app
-
-HARNESS = Path(__file__).resolve().parents[1] / "data" / "harness" / "vlmevalkit"
 
 
 def invoke(argv: list[str]):
@@ -30,20 +28,6 @@ def check(res, out: str, code: int, message: str) -> None:
     errors = [line for line in out.splitlines() if line.startswith("viewcert:") or "Error" in line
               or "error" in line]
     assert any(message in line for line in errors) or message in out, out
-
-
-def write_case_files(d: Path, files: dict) -> None:
-    """Write a corpus case's files under ``d`` (``TRUNCATE:NAME``: the first half of a checked-in harness file)."""
-    for rel, content in files.items():
-        p = d / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, str) and content.startswith("TRUNCATE:"):
-            data = (HARNESS / content.split(":", 1)[1]).read_bytes()
-            p.write_bytes(data[: len(data) // 2])
-        elif isinstance(content, bytes):
-            p.write_bytes(content)
-        else:
-            p.write_text(content)
 
 
 def test_the_corpus_is_large_and_covers_every_command():

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 pytest.importorskip("hydride", reason="the interactions extra (hydride) is not installed")
 
-from tests.interactions.test_interactions_hbonds import BENZENE, ETHANOL, pdb_line  # noqa: E402
+from tests.support.pdb_lines import BENZENE, ETHANOL, pdb_line  # noqa: E402
 from viewcert.cli import app  # noqa: E402
 from viewcert.interactions import hbond_truth  # noqa: E402
 

@@ -26,8 +26,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.support.hostile.corpus import BROKEN, CASES, GOOD_CIF
-from tests.trust.test_hostile import write_case_files
+from tests.support.hostile.corpus import BROKEN, CASES, GOOD_CIF, write_case_files
 from viewcert.cli import app
 
 TESTS = Path(__file__).resolve().parents[1]

@@ -19,7 +19,6 @@ on the input cell. Checked here:
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pytest
@@ -27,7 +26,8 @@ import spglib
 import typer
 from typer.testing import CliRunner
 
-from tests.symmetry.test_symmetry import _pyxtal_structure
+from tests.support.pyxtal_recipes import pyxtal_structure
+from tests.support.sheared_cell import FRAC, Z, _cif, _lattice, _spglib_direct
 from viewcert.certify import CertifyConfig
 from viewcert.certify.evaluate import certify_item, prepare
 from viewcert.certify.inputs import Item
@@ -37,35 +37,10 @@ from viewcert.errors import InputError
 from viewcert.structures import Structure
 from viewcert.symmetry.labels import crystal_system_of
 
-A, B, C, BETA = 5.0, 6.0, 4.3, 90.655  # Å, degrees
-FRAC = np.array([[0, 0.1, 0], [0, 0.35, 0.5], [0.5, 0.6, 0], [0.5, 0.85, 0.5]])  # P2's 1a, 1b, 1c, 1d
-Z = np.array([6, 7, 8, 14])
-
-
-def _lattice() -> np.ndarray:
-    b = math.radians(BETA)
-    return np.array([[A, 0, 0], [0, B, 0], [C * math.cos(b), 0, C * math.sin(b)]])
-
 
 def _sheared() -> Structure:
     lat = _lattice()
     return Structure(FRAC @ lat, Z, lat)
-
-
-def _spglib_direct(angle: float, lat=None, frac=FRAC, z=Z) -> int:
-    """The independent answer: spglib itself on the input cell at symprec 0.01 Å."""
-    lat = _lattice() if lat is None else lat
-    return int(spglib.get_symmetry_dataset((lat, frac, z), symprec=0.01, angle_tolerance=angle).number)
-
-
-def _cif() -> str:
-    atoms = "\n".join(f"{s}{k} {s} {f[0]:.6f} {f[1]:.6f} {f[2]:.6f}"
-                      for k, (s, f) in enumerate(zip(("C", "N", "O", "Si"), FRAC, strict=True)))
-    return (f"data_sheared\n_cell_length_a {A}\n_cell_length_b {B}\n_cell_length_c {C}\n"
-            f"_cell_angle_alpha 90\n_cell_angle_beta {BETA}\n_cell_angle_gamma 90\n"
-            "_symmetry_space_group_name_H-M 'P 1'\nloop_\n_symmetry_equiv_pos_as_xyz\n'x, y, z'\n"
-            "loop_\n_atom_site_label\n_atom_site_type_symbol\n_atom_site_fract_x\n_atom_site_fract_y\n"
-            f"_atom_site_fract_z\n{atoms}\n")
 
 
 def _item() -> Item:
@@ -179,7 +154,7 @@ def test_pyxtal_subset_truth_is_the_input_symmetry(angle, std_angle):
     cfg = CertifyConfig(delta=0.01, tau=0.01, angle_tolerance=angle, std_angle_tolerance=std_angle,
                         truth="rendered", score="space_group")
     for g in SUBSET:
-        exact = _pyxtal_structure(g)  # seeded recipes of tests/symmetry/test_symmetry.py
+        exact = pyxtal_structure(g)  # the seeded recipes (tests/support/pyxtal_recipes.py)
         for tag, s in (("exact", exact), ("perturbed", _perturbed(exact, rng))):
             rec = certify_item(Item(f"{g}-{tag}", "structure", s, "pyxtal"), cfg).to_dict()
             assert rec["outcome"] != "error", rec

@@ -264,3 +264,22 @@ case("explore-inputs-missing", [*_X, "--inputs", "{d}/none"], 2, "not an existin
 case("explore-json-too-big", ["--max-json-bytes", "10", *_X], 2, "max_json_bytes", {"f/certificate.json": _TASK})
 
 CASES = tuple(C)
+
+
+#: the checked-in VLMEvalKit harness files (``TRUNCATE:NAME`` cases cut one in half)
+HARNESS = Path(__file__).resolve().parents[2] / "data" / "harness" / "vlmevalkit"
+
+
+def write_case_files(d: Path, files: dict) -> None:
+    """Write a corpus case's files under ``d`` (``TRUNCATE:NAME``: the first half of a checked-in harness file)."""
+    for rel, content in files.items():
+        p = d / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str) and content.startswith("TRUNCATE:"):
+            data = (HARNESS / content.split(":", 1)[1]).read_bytes()
+            p.write_bytes(data[: len(data) // 2])
+        elif isinstance(content, bytes):
+            p.write_bytes(content)
+        else:
+            p.write_text(content)
+
