@@ -76,9 +76,9 @@ lint: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d site
 
-# the layer table of docs/architecture.md, rendered from tests/test_layers.py (a test fails when they differ)
+# the layer table of docs/architecture.md, rendered from tests/contracts/test_layers.py (a test fails when they differ)
 layers: $(STAMP)
-	$(BIN)/python -m tests.test_layers --write
+	$(BIN)/python -m tests.contracts.test_layers --write
 
 # Debian's Chromium for the browser tests (Playwright drives it; Playwright never downloads a browser here)
 chromium:
@@ -121,8 +121,8 @@ harness-venv:
 
 harness: $(STAMP) harness-venv
 	VIEWCERT_HARNESS_PYTHON=$(HVENV)/bin/python $(BIN)/python -m pytest -q -m harness \
-		tests/test_harness_roundtrip_lmms.py tests/test_harness_roundtrip_vlmevalkit.py \
-		tests/test_harness_dry_run_lmms_vlmevalkit.py tests/test_readme_walkthrough_harness.py
+		tests/harness/test_harness_roundtrip_lmms.py tests/harness/test_harness_roundtrip_vlmevalkit.py \
+		tests/harness/test_harness_dry_run_lmms_vlmevalkit.py tests/contracts/test_readme_walkthrough_harness.py
 
 # VLMEvalKit on x86_64, opt-in and NOT CUDA-free: ms-vlmeval imports torchvision, and the only torchvision that
 # imports on this machine is the CUDA pair on disk (torch 2.14.1 + torchvision 0.29.1, ~5.6 GB with its nvidia
@@ -140,8 +140,8 @@ harness-vlmevalkit: $(STAMP)
 	$(VPIP) "torch==2.14.1" "torchvision==0.29.1" "filelock<4" -e .
 	$(VVENV)/bin/python -c "import torchvision, vlmeval.run"
 	VIEWCERT_HARNESS_PYTHON=$(VVENV)/bin/python $(BIN)/python -m pytest -q -m harness \
-		tests/test_harness_roundtrip_vlmevalkit.py tests/test_harness_dry_run_lmms_vlmevalkit.py \
-		tests/test_readme_walkthrough_harness.py
+		tests/harness/test_harness_roundtrip_vlmevalkit.py tests/harness/test_harness_dry_run_lmms_vlmevalkit.py \
+		tests/contracts/test_readme_walkthrough_harness.py
 
 # the benchmarks, then the whole-set checks the suite covers one item per class of (marker bench)
 bench: $(STAMP)

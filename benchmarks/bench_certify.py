@@ -1,6 +1,6 @@
 """Certify benchmark: the whole per-structure pipeline, viewcert vs the tools a user would otherwise call.
 
-The "tools" side uses the oracle twins of ``tests/naive.py``: configuration (A)'s ratio is **vs our naive
+The "tools" side uses the oracle twins of ``tests/support/naive.py``: configuration (A)'s ratio is **vs our naive
 reference implementation** of the all-pairs oracle, never a speed-up over the study. The study's own code
 is the anchor of ``benchmarks/bench_anchor.py`` (docs/speed.md): against it the whole pipeline is ~3×.
 
@@ -12,7 +12,7 @@ rendered cell (R0) → observe through the study's five views → oracle → lab
   phantom analysis, spglib + moyopy on the reconstruction, certificate record (hashes).
 - tools: pymatgen ``Structure.from_str`` and ``SpacegroupAnalyzer(...).get_conventional_standard_structure()``,
   spglib via pymatgen (``SpacegroupAnalyzer(...).get_crystal_system()``) on the rendered cell and on the
-  reconstruction, and the naive oracle twin of ``tests/naive.py``: ``oracle_reconstruct`` (the oracle written from
+  reconstruction, and the naive oracle twin of ``tests/support/naive.py``: ``oracle_reconstruct`` (the oracle written from
   its definition, plain loops, every tuple tried) for the default configuration, ``study_oracle`` (the study's released first-pair
   oracle) for the released-oracle configuration. Both sides observe with ``observe.project.observe``.
 
@@ -53,7 +53,7 @@ from viewcert.cameras.policy import frame
 REPO = Path(__file__).resolve().parents[1]
 E3 = REPO.parent / "shared" / "data" / "render-ceiling" / "data" / "e3"
 RESULTS = REPO / "benchmarks" / "results"
-sys.path.insert(0, str(REPO))  # tests/naive.py: the naive oracle twins
+sys.path.insert(0, str(REPO))  # tests/support/naive.py: the naive oracle twins
 
 CONFIGS = {
     "A_all_pairs_delta_0.01": {"delta": 0.01, "tau": 0.01, "pairs": "all"},
@@ -66,8 +66,8 @@ def tools_item(cif: str, cfg, protocol, stages: dict) -> str | None:
     from pymatgen.core import Lattice
     from pymatgen.core import Structure as PmgStructure
     from pymatgen.symmetry.analyzer import SpacegroupAnalyzer
-    from tests import naive
 
+    from tests.support import naive
     from viewcert.io.pymatgen_adapter import from_pymatgen
     from viewcert.observe.project import observe
 

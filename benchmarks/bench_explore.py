@@ -7,7 +7,7 @@ view pair, greedy Cartesian merge, τ = 0.01 Å; render-ceiling-5), the certific
 draws its views as a schematic, the item re-read and standardised from the inputs and its cameras reframed
 (``explore.overlays``); the index has no thumbnails. Timed: wall time of the write by ``--workers`` forked
 processes (``write_site(workers=)``, default one per CPU) and by one process (``--serial``, this process's CPU
-time too), per page (wall / items), and that both sites have the same bytes; then, in Debian's Chromium (``tests/browser.py``'s flags), the load of ``index.html`` from file:// until the
+time too), per page (wall / items), and that both sites have the same bytes; then, in Debian's Chromium (``tests/support/browser.py``'s flags), the load of ``index.html`` from file:// until the
 first page of rows is drawn (wall clock from ``goto`` to ``#shown[data-count]``), median of 5, plus one click
 on the "phantoms" filter, whose rows are checked against the certificate's phantom items.
 
@@ -31,13 +31,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 E3 = REPO.parent / "shared" / "data" / "render-ceiling" / "data" / "e3"
 RESULTS = REPO / "benchmarks" / "results"
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO))  # tests.support: the browser flags and the explorer fixtures
 
 
 def _load_times(index: Path, repeat: int) -> tuple[list[float], dict]:
     from playwright.sync_api import sync_playwright
 
-    from browser import CHROMIUM, CHROMIUM_ARGS
+    from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
 
     times, check = [], {}
     with sync_playwright() as pw:

@@ -2,14 +2,14 @@
 100,000-item certificate, and the time the index takes to load in headless Chromium.
 
 Input: a certify output of two e3 items (the study's released oracle's settings, five views, δ*; the explorer
-tests' fixture, ``tests/explore_fixtures.py``) whose items are repeated under new ids (``<id>-NNNNNN``) to N items
+tests' fixture, ``tests/support/explore_fixtures.py``) whose items are repeated under new ids (``<id>-NNNNNN``) to N items
 and the certificate resealed: a crystal certificate of N real records. The site is written without ``--inputs``
 (the inputs are not read, so the item pages hold the record in words and no views: the per-item cost measured
 is the page and the index row, not the renderer, which ``bench_explore.py`` times). Each N is written in a fresh
 child process with one worker (``write_site(workers=1)``); its peak RSS is the child's ``ru_maxrss``, and the
 certificate's own share is measured apart (the same child reading the certificate only:
 ``explore.source.read_folder``); its CPU time (user + system, s) beside the wall time (the machine is shared: the
-CPU time is the figure to compare). In Chromium (``tests/browser.py``'s flags): the index's load from file:// until
+CPU time is the figure to compare). In Chromium (``tests/support/browser.py``'s flags): the index's load from file:// until
 its first page of rows is drawn (``#shown[data-count]``), median of 3, a filter click's time, the map's load until
 its canvas holds every point (``#map-points[data-drawn]``), median of 3, and the item a click on its last point
 opens.
@@ -42,7 +42,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 E3 = REPO.parent / "shared" / "data" / "render-ceiling" / "data" / "e3"
 RESULTS = REPO / "benchmarks" / "results"
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO))  # tests.support: the browser flags and the explorer fixtures
 
 
 def _template(tmp: Path) -> dict:
@@ -73,8 +73,8 @@ def _big(template: dict, n: int, out: Path) -> Path:
 def _big_table(template: dict, n: int, out: Path) -> Path:
     """A streamed certify output of ``n`` items: the template's items repeated under new ids (as ``_big``), written
     ``SHARD_ITEMS`` at a time with the summary from mergeable counts, its chain and digest made as ``certify.stream``
-    does (``tests/explore_fixtures.write_table_folder``)."""
-    from explore_fixtures import write_table_folder
+    does (``tests/support/explore_fixtures.write_table_folder``)."""
+    from tests.support.explore_fixtures import write_table_folder
     from viewcert.certify import stream as T
 
     items = template["items"]
@@ -107,7 +107,7 @@ def _run_child(mode: str, cert: Path, site: Path) -> dict:
 def _load(index: Path, repeat: int = 3) -> dict:
     from playwright.sync_api import sync_playwright
 
-    from browser import CHROMIUM, CHROMIUM_ARGS
+    from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
 
     loads, clicks, maps, errors = [], [], [], []
     with sync_playwright() as pw:

@@ -1,6 +1,6 @@
-"""Oracle benchmark: the numba oracle against its naive twin (tests/naive.py), side by side in one run.
+"""Oracle benchmark: the numba oracle against its naive twin (tests/support/naive.py), side by side in one run.
 
-Every ratio here is **vs our naive reference implementation** (``tests/naive.py``, a readability twin the
+Every ratio here is **vs our naive reference implementation** (``tests/support/naive.py``, a readability twin the
 study never ran), not a speed-up over the study: against the study's released harness the oracle is ~14×
 per structure and the whole per-structure pipeline ~3× (``benchmarks/bench_anchor.py``, docs/speed.md).
 
@@ -31,9 +31,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests import naive  # noqa: E402
-from tests.strategies import e3_conventional_cells, oracle_random_molecule, oracle_tiled_cell  # noqa: E402
-
+from tests.support import naive  # noqa: E402
+from tests.support.strategies import e3_conventional_cells, oracle_random_molecule, oracle_tiled_cell  # noqa: E402
 from viewcert.cameras.policy import FramingPolicy, frame  # noqa: E402
 from viewcert.cameras.protocols import get_protocol  # noqa: E402
 from viewcert.observe.project import ObservationModel, observe  # noqa: E402

@@ -40,8 +40,7 @@ from scipy.spatial import cKDTree
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.strategies import e3_conventional_cells  # noqa: E402
-
+from tests.support.strategies import e3_conventional_cells  # noqa: E402
 from viewcert.io.atomic import write_json_atomic  # noqa: E402
 from viewcert.io.images import encode_png, encode_render_png  # noqa: E402
 from viewcert.render.raster import build_scene, frame_cameras, render  # noqa: E402
@@ -73,7 +72,7 @@ def _ase_png(atoms, rotation: str) -> bytes:
 
 def _pillow_indexed_png(rgb: np.ndarray) -> bytes:
     """The former render encoding (commit c66c560): Pillow, palette = the sorted colours, ``quantize`` onto
-    it, zlib 1. Timing reference only (it can merge colours a few units apart; tests/test_png_fast.py)."""
+    it, zlib 1. Timing reference only (it can merge colours a few units apart; tests/io/test_png_fast.py)."""
     from PIL import Image
 
     im = Image.fromarray(rgb)

@@ -28,8 +28,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.test_tasks_identify import naive_consistent  # noqa: E402
-
+from tests.support.naive import task_views_consistent as naive_consistent  # noqa: E402
 from viewcert.elements import atomic_number  # noqa: E402
 from viewcert.io.complex import prepare_complex  # noqa: E402
 from viewcert.tasks.ceiling import run_task  # noqa: E402

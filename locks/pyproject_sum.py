@@ -1,6 +1,6 @@
 """The SHA-256 of pyproject.toml's dependency tables (``[project] dependencies`` and
 ``[project.optional-dependencies]``) as canonical JSON: what every lock file records in its header, so a
-dependency change that did not refresh the locks is caught (tests/test_lock.py)."""
+dependency change that did not refresh the locks is caught (tests/contracts/test_lock.py)."""
 
 import hashlib
 import json

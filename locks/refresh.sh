@@ -2,7 +2,7 @@
 # Refresh the lock files from pyproject.toml (docs/install.md): `make lock`. One folder per platform; `dev.txt`
 # is every extra `make test`, `make bench` and the docs use, `base.txt` the package alone at the same versions,
 # `harness.txt` the `make harness` venv. Each file starts with the SHA-256 of pyproject.toml's dependency tables,
-# which tests/test_lock.py compares with pyproject.toml. torch is the CPU build (a local file on these machines,
+# which tests/contracts/test_lock.py compares with pyproject.toml. torch is the CPU build (a local file on these machines,
 # /opt/wheels; elsewhere the PyTorch CPU index).
 set -euo pipefail
 cd "$(dirname "$0")/.."

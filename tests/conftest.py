@@ -65,8 +65,8 @@ def e3_eval_ids() -> list[str]:
     return [json.loads(line)["material_id"] for line in (E3 / "eval.jsonl").read_text().splitlines() if line.strip()]
 
 
-from browser import browser_page, chromium_browser  # noqa: E402,F401  (headless Chromium fixtures)
-from explore_fixtures import (  # noqa: E402,F401
+from tests.support.browser import browser_page, chromium_browser  # noqa: E402,F401  (headless Chromium fixtures)
+from tests.support.explore_fixtures import (  # noqa: E402,F401
     e3_phantom_certify,
     e3_phantom_site,
     hostile_certify,
@@ -80,10 +80,13 @@ from explore_fixtures import (  # noqa: E402,F401
     zoom_export,
     zoom_site,
 )
+from tests.support.ladder_links import study_site  # noqa: E402,F401  (the study's ladder linked to the explorer)
+from tests.support.pyxtal_recipes import pyxtal_space_groups  # noqa: E402,F401  (the 230 space groups)
 
 
 def _determinism(item) -> bool:
-    """Whether the item is one of tests/test_determinism_cpu.py's (its module is ``tests.test_determinism_cpu``)."""
+    """Whether the item is one of tests/contracts/test_determinism_cpu.py's (its module is
+    ``tests.contracts.test_determinism_cpu``)."""
     return item.path.name == "test_determinism_cpu.py"
 
 
@@ -126,7 +129,7 @@ def pytest_ignore_collect(collection_path, config):
 
 
 def pytest_collection_finish(session):
-    """The CPU-determinism runs (tests/test_determinism_cpu.py: subprocesses, minutes of CPU) start in the
+    """The CPU-determinism runs (tests/contracts/test_determinism_cpu.py: subprocesses, minutes of CPU) start in the
     background as soon as they are collected, on the core the one-process suite leaves idle. Not under
     pytest-xdist (`make test` runs `-n`): every worker collects every test and no core is idle; the worker
     given the module runs them in its fixture while the others run the rest."""

@@ -1,7 +1,7 @@
 """viewcert: what do rendered views of a known structure determine?
 
 Map of the package, bottom layer first; a unit imports only units of lower layers, listed above it
-(checked by ``tests/test_layers.py``, whose layer table docs/architecture.md shows):
+(checked by ``tests/contracts/test_layers.py``, whose layer table docs/architecture.md shows):
 
 - ``errors``, ``numeric``  the error types; read-only arrays and fixed float formatting
 - ``sanitize``     received text made safe for the console, CSV, Markdown, HTML and plots

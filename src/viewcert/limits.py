@@ -5,7 +5,7 @@ take minutes or gigabytes: a 200,000-atom CIF in spglib, ``fibonacci-100000``, `
 Inspect ``.eval`` with a 3 GiB member compressed to 3 MB. Exceeding one raises ``LimitError`` (an
 ``InputError``) whose one-line message names the quantity, the value, the limit and the option that raises it.
 
-Defaults (measured on the 2-core development machine, see tests/test_hostile.py): ``max_atoms`` = 2,000 atoms
+Defaults (measured on the 2-core development machine, see tests/trust/test_hostile.py): ``max_atoms`` = 2,000 atoms
 per structure after standardisation keeps one certification under a minute.
 """
 

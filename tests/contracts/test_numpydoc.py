@@ -1,6 +1,6 @@
 """Every public function of a unit's face has a numpydoc docstring (issue 41, "Findable").
 
-The faces are the units of ``tests/test_layers.py``'s layer table except ``cli`` and the package root; a face's
+The faces are the units of ``tests/contracts/test_layers.py``'s layer table except ``cli`` and the package root; a face's
 public names are its ``__all__``. For every *function* among them (classes are documented by their own
 docstrings and fields), ``numpydoc.docscrape.FunctionDoc`` must parse the docstring and find
 
@@ -24,7 +24,7 @@ import warnings
 import pytest
 from numpydoc.docscrape import FunctionDoc
 
-from tests.test_layers import LAYERS
+from tests.contracts.test_layers import LAYERS
 
 UNITS = sorted(set(LAYERS) - {"__init__", "cli"})
 

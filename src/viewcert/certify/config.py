@@ -227,7 +227,7 @@ class CertifyConfig:
     observes the tiles of the one cell. observe: "ideal", "visible" (atoms with at least ``min_pixels`` visible
     pixels in the rendered atom-ID buffer) or "pixel-centroid" (a perfect detector). label_shortcuts:
     the spglib-reuse switch (``viewcert.symmetry.reuse.label_cell``, the one place that decides; False calls
-    spglib on every cell; the records are the same either way, tests/test_reuse_switch.py). margin: record each item's uniqueness margin δ* (Å; ``viewcert.oracle.margin``;
+    spglib on every cell; the records are the same either way, tests/symmetry/test_reuse_switch.py). margin: record each item's uniqueness margin δ* (Å; ``viewcert.oracle.margin``;
     perspective protocols record that δ* is not defined for them). protocol: a perspective protocol certifies
     through pinhole cameras (``viewcert.cameras.placement``) placed at the file's positions or framed on the
     drawn points; its own fov and image size set the focal length. The protocol is resolved once, here

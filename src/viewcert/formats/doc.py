@@ -1,7 +1,7 @@
 """The certificate-kind section of ``docs/formats.md``, generated from the types of ``formats.records`` (the
 registry :data:`~viewcert.formats.records.KINDS` and each kind's record and item dataclasses), so the page
 cannot drift from the code. ``python -m viewcert.formats.doc docs/formats.md`` rewrites the section
-between the markers; ``tests/test_formats_doc.py`` checks that the committed page equals the generated one."""
+between the markers; ``tests/certify/test_formats_doc.py`` checks that the committed page equals the generated one."""
 
 from __future__ import annotations
 

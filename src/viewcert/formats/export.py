@@ -266,7 +266,7 @@ def read_export(out: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> Export:
 
 def manifest_markdown() -> str:
     """The export-manifest section of ``docs/formats.md`` (generated from :data:`MANIFEST_FIELDS` and
-    :data:`MANIFEST_FORMATS`; ``tests/test_export_record.py`` compares)."""
+    :data:`MANIFEST_FORMATS`; ``tests/benchmark/test_export_record.py`` compares)."""
     rows = [MANIFEST_BEGIN, "", "## Export manifest (`manifest.json`)", "",
             "Every `viewcert build-benchmark` exporter writes one `manifest.json` in one shape "
             f"(`{EXPORT_FORMAT}`, `viewcert.formats.export.write_export`), read back by "

@@ -3,7 +3,7 @@
 - ``triangulate``  ``reconstruct`` / ``reconstruct_batch`` → ``Reconstruction`` (points, labels, support, residuals)
 - ``phantoms``     ``analyse`` → ``PhantomReport`` (Φ_δ, missing atoms, uniqueness, separation, margin)
 - ``noise``        ``noise_sweep``: recovery and phantom rates over 2D noise σ (Monte Carlo, seeded)
-- ``_kernels``     the numba kernels' namespace (private; slow twins in tests/naive.py), split by stage into
+- ``_kernels``     the numba kernels' namespace (private; slow twins in tests/support/naive.py), split by stage into
                   ``_codes``, ``_geometry``, ``_grids``, ``_seeding``, ``_merge`` and ``_batch``
 """
 

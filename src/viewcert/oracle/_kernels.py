@@ -3,7 +3,7 @@ sorts (mergesort), no fastmath. The per-seed hot loop of ``reconstruct_one`` is 
 in numba, every call that passes arrays (even an inlined one) costs an atomic reference-count pair per array,
 which dominated the run time; its grid scan and least-squares solve duplicate ``grid_nearest`` and
 ``triangulate_into`` (tested against the same twins through the whole oracle). The public wrapper is :mod:`viewcert.oracle.triangulate`; every kernel has a
-slow twin in ``tests/naive.py``.
+slow twin in ``tests/support/naive.py``.
 
 Geometry. Every observed 2D point is a ray (origin o, unit direction d) in world Å. Orthographic view:
 2D coordinate w = in-plane camera Å (x right, y up), o = centre + w0·R[0] + w1·R[1], d = −R[2].

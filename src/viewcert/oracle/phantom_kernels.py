@@ -7,7 +7,7 @@ tree's: an image is ``shift + wrapped target`` (Cartesian Å), the distance ``sq
 ``image − query`` summed in x, y, z order, so the distances are the same numbers; ties between equally near
 targets keep the lowest (image, target) order, where the tree's order is unspecified — only the distances
 are used by the analysis. Inputs are wrapped by the caller (``phantoms._wrap``). The plain twin is
-``tests/naive.py`` (``phantom_*``); ``tests/test_phantom_kernels.py`` compares them with hypothesis.
+``tests/support/naive.py`` (``phantom_*``); ``tests/oracle/test_phantom_kernels.py`` compares them with hypothesis.
 Explicit signatures: compiled once at import from the on-disk cache (``cache=True``), no type inference
 per call.
 """

@@ -6,7 +6,7 @@ Replaces one vectorised numpy pass that built the (n, n, 27) array of squared di
 The arithmetic is numpy's: ``d = (cart[j] − cart[i]) + shift`` per component, ``d2 = dx² + dy² + dz²`` summed
 in x, y, z order; the atom against itself in the home cell counts as +inf; the first minimum in C order of
 (i, j, shift) wins, a NaN as soon as it appears (``np.argmin``'s rules). So (i, j, distance) are the same
-numbers. The plain twin is ``tests/naive.py`` (``closest_image_pair``); ``tests/test_structure_kernels.py``
+numbers. The plain twin is ``tests/support/naive.py`` (``closest_image_pair``); ``tests/structures/test_structure_kernels.py``
 compares the kernel with it and with the numpy pass. Explicit signature: compiled once at import from the
 on-disk cache (``cache=True``), no type inference per call.
 """

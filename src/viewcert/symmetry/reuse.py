@@ -15,7 +15,7 @@ these can be answered from an earlier call:
    This is an identity of spglib's algorithm, not a theorem about every tolerance boundary: refinement
    moves atoms by up to τ, so a cell lying within τ of a *higher* symmetry after symmetrisation could in
    principle be labelled higher by a fresh call. Checked against the fresh call (every field) on all
-   1,820 e3 structures and one structure for each of the 230 space groups (tests/test_symmetry_shortcuts.py, tests/test_reuse_switch.py);
+   1,820 e3 structures and one structure for each of the 230 space groups (tests/symmetry/test_symmetry_shortcuts.py, tests/symmetry/test_reuse_switch.py);
    ``shortcut=False`` in the certify configuration (``CertifyConfig.label_shortcuts``) runs the full path.
    The identity does NOT hold everywhere: on a seeded pyxtal set near tolerance boundaries (two crystals per
    space group, exact and perturbed by a few × τ; ``benchmarks/bench_pyxtal_truth.py``) a fresh call on the
@@ -45,7 +45,7 @@ the reconstruction is scored with spglib's label, and the cross-check guards the
 **One decision, one switch.** :func:`label_cell` is the only function that decides whether spglib is called:
 every label certification asks for goes through it, with the source it may reuse (a :class:`Reuse`) and the
 switch ``reuse`` (``CertifyConfig.label_shortcuts``; off = spglib is called on every cell, the full path).
-``tests/test_reuse_switch.py`` certifies one structure of each of the 230 space groups and the e3 set with the
+``tests/symmetry/test_reuse_switch.py`` certifies one structure of each of the 230 space groups and the e3 set with the
 switch on and off and compares every certificate record byte for byte.
 """
 
@@ -199,7 +199,7 @@ def holohedral_metric(lattice: np.ndarray, system: str, symprec: float) -> bool:
     (``"hexagonal"``: a = b, γ = 120°, α = β = 90°), and ``symprec`` is at most ``METRIC_MAX_TAU`` of its
     shortest vector. Then spglib's lattice-only answer (:func:`doubtful`'s one-point call) is that system at
     any angle tolerance: m-3m and 6/mmm are maximal lattice point groups, so no near-operation within such
-    a τ can add to the exact ones (tested against the call, tests/test_symmetry_shortcuts.py). False for
+    a τ can add to the exact ones (tested against the call, tests/symmetry/test_symmetry_shortcuts.py). False for
     every other system: those lattices can lie within τ of a higher one, and spglib decides."""
     if system not in ("cubic", "hexagonal"):
         return False
@@ -229,7 +229,7 @@ def orthogonal_metric(lattice: np.ndarray, system: str, symprec: float, angle_to
     accepted only if it maps each basis vector onto a candidate of its length within symprec, i.e. into its
     orbit: so onto a signed permutation within the holohedry; all of these pass (exact lengths, angles within
     ``MIN_ANGLE_TOLERANCE``), so the lattice point group is mmm or 4/mmm and one point at the origin keeps
-    it. Checked against the call (tests/test_shortcut_metric.py) and on all 1,820 e3 cells."""
+    it. Checked against the call (tests/symmetry/test_shortcut_metric.py) and on all 1,820 e3 cells."""
     if system not in _ORBITS or 0 < angle_tolerance < MIN_ANGLE_TOLERANCE:
         return False
     lat = np.asarray(lattice, dtype=np.float64)

@@ -3,7 +3,7 @@
 Two sets A and B are **consistent** within (δ px, ε) when they hold the same number of points of every
 label and every point of each has a same-label point of the other within δ in the image plane whose
 intensity differs by at most ε (a symmetric labelled Hausdorff test). Points are stored sorted by
-(label, u) with ``start[l]:start[l+1]`` the segment of label l. Twin: ``tests/test_tasks_identify.py``.
+(label, u) with ``start[l]:start[l+1]`` the segment of label l. Twin: ``tests/tasks/test_tasks_identify.py``.
 """
 
 from __future__ import annotations

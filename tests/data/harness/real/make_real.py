@@ -13,7 +13,7 @@ own throwaway venv (never the project venv), e.g.::
     /tmp/harness-venv-vlm/bin/python tests/data/harness/real/make_real.py vlmevalkit
 
 Every harness gets a stub model that returns a fixed answer per (item, sample): the ``*_ANSWERS`` tables
-below. ``tests/test_harness_real.py`` asserts what the readers make of the files from these tables.
+below. ``tests/attribution/test_harness_real.py`` asserts what the readers make of the files from these tables.
 Items: the first six of ``tests/data/harness/make_samples.py`` ITEMS (ids and crystal systems only).
 """
 

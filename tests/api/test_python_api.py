@@ -1,0 +1,80 @@
+"""The README's "Your own benchmark" walkthrough through the Python API alone (``viewcert.api``, docs/python-api.md),
+on the three CIFs the walkthrough test writes (NaCl, CsCl, Mg): certify, design, certify through the designed
+views, export, the Inspect replay dry run through Inspect's own Python ``eval``, the ladder and the explorer.
+
+Expected values, from the structures and the replay's rule (as in tests/contracts/test_readme_walkthrough.py, not from
+viewcert's output): five or three generic views determine the crystal systems of all three (R1 = 3/3, the R1 the
+command line's certificate states for the same files, read here from its certificate.json); the replay answers A
+to every question of every arm, so each of the four rungs counts the questions whose answer letter is A, R3 = R4
+item by item and the perception share is 0 in every resample: 0.0000 [0.0000, 0.0000]."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from tests.support.harness_roundtrip import offline_env
+from tests.support.walkthrough import write_cifs
+from viewcert import api
+from viewcert.api import Table
+from viewcert.cli import app
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:inspect_ai.*")
+
+
+def test_public_names_are_the_documented_jobs():
+    assert set(api.__all__) >= {"certify", "verify", "design", "build_benchmark", "read_export", "read_results",
+                                "ladder", "explore", "CertifyConfig", "Report"}
+    assert api.certify.__module__ == "viewcert.api.certification"  # a function, not a module of that name
+
+
+def test_walkthrough_through_the_python_api(tmp_path, monkeypatch):
+    for k, v in offline_env().items():
+        if k not in ("PATH", "PYTHONPATH"):
+            monkeypatch.setenv(k, v)
+    cifs = tmp_path / "mycifs"
+    systems = write_cifs(cifs)
+    monkeypatch.chdir(tmp_path)
+    cert = api.certify(cifs, api.CertifyConfig(margin=True), tmp_path / "mycert")
+    assert (cert.value.summary.correct, cert.value.summary.n) == (3, 3) and not cert.failures
+    assert "): 3/3 = 1.0000" in cert.text() and "δ* (uniqueness margin, Å)" in cert.text()
+    # the command line's certificate of the same files states the same R1
+    r = CliRunner().invoke(app, ["certify", str(cifs), "--margin", "--out", str(tmp_path / "clicert")])
+    assert r.exit_code == 0, r.output
+    cli = json.loads((tmp_path / "clicert" / "certificate.json").read_text())["summary"]
+    assert (cli["correct"], cli["n"]) == (cert.value.summary.correct, cert.value.summary.n)
+
+    design = api.design(str(cifs), tmp_path / "mydesign", views=3)
+    protocol = tmp_path / "mydesign" / "protocol.toml"
+    assert protocol.is_file() and len(design.value.protocol.views) == 3
+    cert3 = api.certify(cifs, api.CertifyConfig(protocol=str(protocol), margin=True), tmp_path / "mycert3")
+    assert (cert3.value.summary.correct, cert3.value.summary.n) == (3, 3)
+
+    bench = tmp_path / "mybench"
+    export = api.build_benchmark(str(cifs), bench, protocol=str(protocol))
+    assert api.read_export(bench).n_questions == export.value.n_questions == 3 and not export.failures
+    qs = [json.loads(x) for x in (bench / "benchmark.jsonl").read_text().splitlines()]
+    hand = sum(q["answer_letter"] == "A" for q in qs)  # the replay answers A everywhere
+    assert sorted(q["answer"] for q in qs) == sorted(systems.values()) and hand < 3
+
+    from inspect_ai import eval as inspect_eval
+
+    monkeypatch.chdir(bench)
+    logs = inspect_eval("inspect_task.py", model="viewcert-replay/dry_run_answers.jsonl", log_dir="logs/dry-run",
+                        display="none")
+    assert logs and all(log.status == "success" for log in logs)
+    table = api.read_results(bench)
+    assert set(table.frame["rung"]) == {"R4", "R3", "no-image", "choices-only"}
+
+    lad = api.ladder(bench)
+    counts = next(b for b in lad.blocks if isinstance(b, Table) and b.title.startswith("correct of"))
+    assert set(counts.columns) == {"model", "R4", "R3", "no-image", "choices-only"}
+    (row,) = counts.rows
+    assert row[0] == "viewcert-replay/dry_run_answers.jsonl" and list(row[1:]) == [str(hand)] * 4
+    shares = next(b for b in lad.blocks if isinstance(b, Table) and b.title.startswith("perception share"))
+    assert "R1 = 3/3 (certificate)" in shares.title
+    assert shares.rows[0][1:4] == (str(hand), str(hand), "0.0000 [0.0000, 0.0000]")
+    site = api.explore(bench)
+    assert site.value.is_file() and (bench / "ladder" / "report.html").is_file()
