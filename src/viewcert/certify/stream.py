@@ -49,11 +49,10 @@ from viewcert.formats.table import (
     TableCertificate,
     TableHead,
     chain,
-    check_table_shape,
+    check_table_record,
     read_shard,
     shard_bytes,
     shard_sha256,
-    shards_inside,
 )
 from viewcert.io.atomic import json_dumps, write_bytes_atomic, write_text_atomic
 from viewcert.numeric import sig
@@ -259,11 +258,10 @@ def read_table(out: str | Path, cert: dict) -> Iterator[ItemOutcome]:
     """The items of the item table beside ``cert`` in ``out``, shard by shard (lazily), read by the format's one
     reader (``formats.table.TableCertificate.items``: each shard's schema, rows and record checked, the chain at
     the end). The certificate's table record is received first, as ``verify`` receives it
-    (``formats.table.check_table_shape`` and ``shards_inside``: the folder ``items``, bare shard names, each shard a
-    regular file there, no symlink); InputError naming the certificate or the shard on any difference."""
+    (``formats.table.check_table_record``: the folder ``items``, bare shard names, each shard a regular file there,
+    no symlink); InputError naming the certificate or the shard on any difference."""
     src = Path(out) / "certificate.json"
-    check_table_shape(cert, str(src))
-    shards_inside(src, cert["items_table"]["shards"])
+    check_table_record(src, cert)
     return TableCertificate(src, cert).items()
 
 

@@ -194,9 +194,16 @@ def receive_table(path: str | Path, data: dict, *, allow_stale: bool = False) ->
     """Check a table certificate before any work (shape, chain; its digest: a stale one is a one-line
     ``StaleCertificate`` unless ``allow_stale``); True when the digest matches."""
     ok = check_digest(data, str(path), allow_stale=allow_stale)
+    check_table_record(path, data)
+    return ok
+
+
+def check_table_record(path: str | Path, data: dict) -> None:
+    """A table certificate's shape and chain, and every shard it lists a regular file inside its ``items/`` folder
+    (:func:`check_table_shape`, :func:`shards_inside`), its digest aside: what a run reads back of its own table is
+    received by the same rules as a table someone sent (InputError naming the field or the shard)."""
     check_table_shape(data, str(path))
     shards_inside(path, data["items_table"]["shards"])
-    return ok
 
 
 def shards_inside(path: str | Path, shards: list[dict]) -> None:
