@@ -120,18 +120,35 @@ def test_no_file_reads_more_certificate_fields_by_key():
 
 
 # ---------------------------------------------------------------------- the typed scan (issue 41 item 1)
+def _section_classes() -> list[type]:
+    """Every typed section (``formats.fields.Section`` subclass), after the records that use them are imported."""
+    from viewcert.formats import records  # noqa: F401 - imports every module that defines a section
+    from viewcert.formats.fields import Section
+
+    out, todo = [], list(Section.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        out.append(cls)
+        todo += cls.__subclasses__()
+    return out
+
+
 def section_fields() -> frozenset[str]:
-    """Every field of a record of ``formats.records`` typed as a JSON object (``dict``/``Mapping`` in its
-    annotation): the sections code must read through a typed value, never by string key."""
+    """Every field of a record of ``formats.records`` or of a typed section (``formats.fields.Section``) that is
+    a JSON object, typed as a plain ``dict``/``Mapping`` or as a section: the sections code must read through a
+    typed value (``it.oracle.n_phantoms``), never by string key."""
     import dataclasses
 
     from viewcert.formats import records
 
+    sections = _section_classes()
+    names = {c.__name__ for c in sections}
     out = set()
     for cls in (records.ItemOutcome, records.Summary, records.ViewCertificate, records.TaskItemRecord,
-                records.TaskCertificate, records.InteractionItemRecord, records.InteractionCertificate):
+                records.TaskCertificate, records.InteractionItemRecord, records.InteractionCertificate, *sections):
         out |= {f.name for f in dataclasses.fields(cls) if f.name != "extra"
-                and any(t in str(f.type) for t in ("dict", "Mapping"))}
+                and (any(t in str(f.type) for t in ("dict", "Mapping"))
+                     or any(n in str(f.type).replace("|", " ").split() for n in names))}
     return frozenset(out)
 
 

@@ -23,14 +23,14 @@ The digest: SHA-256 of the compact canonical JSON (sorted keys) of every top-lev
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
 
 from viewcert.errors import InputError
+from viewcert.formats.fields import ABSENT, Section, field_names, record_fields, record_to_dict, typed_section  # noqa: F401
 from viewcert.io.atomic import json_dumps
 from viewcert.resolution import quantize_tree, resolution_record
 
@@ -93,50 +93,10 @@ def digest_record(cert: Mapping, scope: str = DIGEST_SCOPE) -> dict:
     return {"algorithm": "sha256", "scope": scope, "value": compute_digest(cert)}
 
 
-class _Absent:
-    """The marker of a field the record does not have (left out of ``to_dict``)."""
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-    def __bool__(self) -> bool:
-        return False
-
-    def __reduce__(self) -> str:
-        return "ABSENT"
-
-
-ABSENT: Any = _Absent()
-
-
-@functools.cache
-def _names(cls) -> tuple[str, ...]:
-    """The record fields of ``cls`` (``extra`` aside), computed once per class."""
-    return tuple(f.name for f in fields(cls) if f.name != "extra")
-
-
-@functools.cache
-def _name_set(cls) -> frozenset[str]:
-    return frozenset(_names(cls))
-
-
-def _fields_from(cls, d: Mapping, source: str) -> dict:
-    """The keyword arguments of ``cls`` from the record ``d`` (unknown keys in ``extra``)."""
-    if not isinstance(d, Mapping):
-        raise InputError(f"{source} must be an object, got {type(d).__name__}", field=source)
-    names = _name_set(cls)
-    kw: dict = {}
-    extra: dict = {}
-    for k, v in d.items():
-        (kw if k in names else extra)[k] = v
-    kw["extra"] = extra
-    return kw
-
-
-def _to_dict(rec) -> dict:
-    out = {k: v for k in _names(type(rec)) if (v := getattr(rec, k)) is not ABSENT}
-    out.update(rec.extra)
-    return out
+#: the shared machinery (``formats.fields``): ABSENT, a record's fields from a JSON object, the one serialiser
+_names = field_names
+_fields_from = record_fields
+_to_dict = record_to_dict
 
 
 @dataclass(frozen=True)
