@@ -94,6 +94,10 @@ class Section:
         """The JSON object: ``from_dict(d).to_dict() == d``."""
         return record_to_dict(self)
 
+    def __bool__(self) -> bool:
+        """False for an empty object, as the dict it replaces (``if it.oracle:`` keeps its meaning)."""
+        return bool(self.extra) or any(getattr(self, k) is not ABSENT for k in field_names(type(self)))
+
 
 def typed_section(cls: type[Section], value: Any, source: str | None = None) -> Any:
     """``value`` as a ``cls`` section: :data:`ABSENT`, ``None`` and a ``cls`` as they are, a JSON object typed.
