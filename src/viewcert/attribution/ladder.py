@@ -33,6 +33,7 @@ import pandas as pd
 
 from viewcert import stats as st
 from viewcert.attribution.parsing import TIE_RULES, majority_vote
+from viewcert.attribution.settings import LadderSettingsRecord
 from viewcert.attribution.table import RUNGS, Coverage, ResultTable, read_json_hashed
 from viewcert.errors import InputError
 from viewcert.formats.reader import receive
@@ -517,7 +518,7 @@ class Ladder:
     summary: pd.DataFrame
     coverage: pd.DataFrame
     ceilings: list[Ceiling]
-    settings: dict
+    settings: LadderSettingsRecord
     warnings: list[str]
     universe: tuple[str, ...]
     arm_objects: dict[tuple[str, str], Arm] = field(repr=False)
@@ -740,15 +741,15 @@ def build_ladder(
         summary_rows.append(srow)
     cov = coverage.frame.drop(columns=["missing_ids"]).assign(
         missing_ids=coverage.frame["missing_ids"].map(lambda x: " ".join(x)))
-    settings = {
-        "threshold": threshold, "threshold_rule": "unscored when api_error samples / samples > threshold or "
+    settings = LadderSettingsRecord(
+        threshold=threshold, threshold_rule="unscored when api_error samples / samples > threshold or "
         "items without an answer / items > threshold (strict >)",
-        "tie_rule": tie_rule, "scoring": scoring, "seed": seed, "n_boot": n_boot, "alpha": alpha,
-        "interval": "two-sided Clopper-Pearson per arm; paired item bootstrap percentile for gaps/shares",
-        "share_cutoff": share_cutoff, "chance": str(chance), "chance_value": float(chance),
-        "majority_class": str(majority), "majority_class_value": float(majority), "n_items": n,
-        "ceilings": [c.to_dict() for c in ceilings],
-    }
+        tie_rule=tie_rule, scoring=scoring, seed=seed, n_boot=n_boot, alpha=alpha,
+        interval="two-sided Clopper-Pearson per arm; paired item bootstrap percentile for gaps/shares",
+        share_cutoff=share_cutoff, chance=str(chance), chance_value=float(chance),
+        majority_class=str(majority), majority_class_value=float(majority), n_items=n,
+        ceilings=tuple(c.to_dict() for c in ceilings),
+    )
     dec = pd.DataFrame(dec_rows).reindex(columns=DECOMPOSITION_COLUMNS)
     for col in ("R4", "R3"):
         dec[col] = dec[col].astype("Int64")
