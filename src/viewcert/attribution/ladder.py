@@ -152,10 +152,13 @@ def _outcome(entry: Mapping) -> bool | None:
     return None
 
 
-def list_ceilings(cert: InteractionCertificate | Mapping, src: str, universe: Sequence[str] | None, mode: str = "rendered") -> dict:
+def list_ceilings(cert: InteractionCertificate, src: str, universe: Sequence[str] | None, mode: str = "rendered") -> dict:
     """{item id: ceiling} of an interaction certificate (``items[].{mode}.ceiling``: the best expected
-    list score), over the results' items (all of the certificate's when no universe is given)."""
-    typed = InteractionCertificate.from_dict(cert) if not isinstance(cert, InteractionCertificate) else cert
+    list score), over the results' items (all of the certificate's when no universe is given); InputError when
+    ``cert`` is another kind."""
+    if not isinstance(cert, InteractionCertificate):
+        raise InputError("an interaction-list export needs its interaction certificate", source=src, field="format")
+    typed = cert
     per = {}
     for i, e in enumerate(typed.items):
         try:
