@@ -241,7 +241,8 @@ def reproduce(n_workers: int | None) -> dict:
     ids = [it.id for it in ds.items]
     out: dict = {}
     t = time.perf_counter()
-    cert, _ = run_certification(ds, CertifyConfig(delta=0.01, tau=0.01), n_workers=n_workers, progress=False)
+    typed, _ = run_certification(ds, CertifyConfig(delta=0.01, tau=0.01), n_workers=n_workers, progress=False)
+    cert = typed.to_dict()  # the JSON object: its sections are written to the results as they are
     s = cert["summary"]
     out["delta_tau_0.01"] = {"correct": s["correct"], "n": s["n"], "bound": s["bound"]["text"],
                              "interval": s["interval"]["text"], "by_level": s["by_level"],

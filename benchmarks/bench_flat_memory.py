@@ -112,7 +112,7 @@ if mode == "table":
     digest = cert["items_table"]["chain"]
 else:
     cert = certify(d, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=False, progress=False,
-                   resume=False)
+                   resume=False).to_dict()
     digest = cert["digest"]["value"]
 wall = time.perf_counter() - t0
 kids = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -100,10 +100,11 @@ def _ceiling(protocol: str) -> list[dict]:
         c0 = time.process_time()
         cert, _ = run_certification(ds, CertifyConfig(protocol=protocol, delta=delta, tau=0.01), n_workers=1,
                                     progress=False)
-        summ = cert["summary"]
-        rows.append({"delta": delta, "correct": summ["correct"], "n": summ["n"], "R1": summ["R1"],
-                     "lower_bound_95": summ["bound"]["lower"], "cpu_seconds": round(time.process_time() - c0, 1),
-                     "r1": f"{summ['correct']}/{summ['n']}@{delta}"})
+        summ = cert.summary
+        bound = cert.to_dict()["summary"]["bound"]  # the JSON object of the bound
+        rows.append({"delta": delta, "correct": summ.correct, "n": summ.n, "R1": summ.R1,
+                     "lower_bound_95": bound["lower"], "cpu_seconds": round(time.process_time() - c0, 1),
+                     "r1": f"{summ.correct}/{summ.n}@{delta}"})
     return rows
 
 

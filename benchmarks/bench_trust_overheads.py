@@ -96,9 +96,9 @@ def main() -> None:
     t0 = time.process_time()
     cert, _ = run_certification(dataset, cfg, n_workers=1, progress=False)
     certify_cpu = time.process_time() - t0
-    data = json.loads(json_dumps(cert))
+    data = json.loads(json_dumps(cert.to_dict()))
     rows = list(csv.reader(io.StringIO(items_table(cert))))[1:]
-    out = {"items": len(cert["items"]), "certify_cpu_s": round(certify_cpu, 4)}
+    out = {"items": len(cert.items), "certify_cpu_s": round(certify_cpu, 4)}
     pairs = {
         "items_csv": (lambda: items_table(cert), lambda: _plain_table(rows)),
         "certificate_json": (lambda: json_dumps(data), lambda: _json_plain(data)),
@@ -107,8 +107,8 @@ def main() -> None:
         a, b = Path(tmp, "a"), Path(tmp, "b")
         a.mkdir()
         b.mkdir()
-        pairs["shards_write_and_reuse"] = (lambda: _shards_new(cert["items"], a),
-                                           lambda: _shards_plain(cert["items"], b))
+        pairs["shards_write_and_reuse"] = (lambda: _shards_new(data["items"], a),
+                                           lambda: _shards_plain(data["items"], b))
         for name, (new, old) in pairs.items():
             loops = 3 if name.startswith("shards") else 50
             t_new = t_old = float("inf")

@@ -27,7 +27,7 @@ from viewcert.certify import CertifyConfig
 from viewcert.certify.inputs import load_input
 from viewcert.certify.run import run_certification
 cert, _ = run_certification(load_input(sys.argv[1]), CertifyConfig(), n_workers=1, progress=False)
-print(json.dumps(cert, sort_keys=True))
+print(json.dumps(cert.to_dict(), sort_keys=True))
 """
 
 

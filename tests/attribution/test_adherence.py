@@ -318,7 +318,7 @@ def test_round_trip_through_the_ladder_command(export, tmp_path):
     assert (s.loc["right-substance", "lenient_correct"], s.loc["right-substance", "ISR"]) == (8, 0.0)
     assert (s.loc["right-form", "lenient_correct"], s.loc["right-form", "ISR"]) == (0, 1.0)
     assert s.loc["mixed", "phi"] == pytest.approx(0.5)
-    assert d.settings["constraints"] == "explicit (per item)"
+    assert d.settings.constraints == "explicit (per item)"
     res = CliRunner().invoke(app, ["ladder", "--manifest", str(manifest), "--out", str(tmp_path / "out"),
                                    "--n-boot", "200"])
     assert res.exit_code == 0, res.output

@@ -69,7 +69,7 @@ def test_statuses_add_up_and_undetermined_are_the_oracle_failures(evidence, orac
     assert len(ev.status) == 210 and ev.counts["items"].sum() == 210
     undetermined = set(ev.status.loc[ev.status["status"] == "not determined by the views", "item_id"])
     assert undetermined == {m for m, ok in oracle.items() if not ok} and len(undetermined) == 10
-    assert ev.settings["status_ceiling"] == "R1 = 200/210 (certificate)"
+    assert ev.settings.status_ceiling == "R1 = 200/210 (certificate)"
 
 
 def test_hard_items_are_determined_and_wrong_for_every_model(evidence, oracle, released):

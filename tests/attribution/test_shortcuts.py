@@ -98,7 +98,7 @@ def study(tmp_path_factory):
 
 def test_study_rungs_and_adherence(study):
     _, _, d = study
-    assert d.settings["text_ceiling"] == pytest.approx(1 / 7)
+    assert d.settings.text_ceiling == pytest.approx(1 / 7)
     mini = d.rungs.set_index("model").loc["openai/gpt-4.1-mini"]
     assert mini["no-image"].startswith("unscored") and "adherence 0/210 items adherent" in mini["no-image"]
     free = d.free_vs_ceiling.set_index("model")

@@ -109,7 +109,7 @@ def test_trans_rot_letters_map_through_each_items_own_choices(tmp_path):
     for q in qs:
         assert f.loc[q["id"], "target"] == q["answer"]  # the letter named this item's own true sequence
     # chance: one of four options per item; R1: the certificate's mean choice ceiling
-    assert lad.settings["chance"] == "1/4"
+    assert lad.settings.chance == "1/4"
     cert = json.loads((folder / "certificate.json").read_text())
     assert_certificate_consistent(cert)
     assert float(lad.ceilings[0].value) == pytest.approx(cert["choice_ceiling_mean"])

@@ -262,7 +262,8 @@ def test_a_configuration_keeps_the_bytes_it_was_made_with(tmp_path):
     raw = f.read_bytes()
     cfg = CertifyConfig(protocol=str(f))
     f.write_text(f.read_text().replace('name = "top"', 'name = "up"'))
-    cert, _ = run_certification(load_input("builtin:aflow:A_cF4_225_a"), cfg, n_workers=1, progress=False)
+    typed, _ = run_certification(load_input("builtin:aflow:A_cF4_225_a"), cfg, n_workers=1, progress=False)
+    cert = typed.to_dict()  # the JSON object: the test is about what is written
     assert_certificate_consistent(cert)
     assert cert["protocol"]["file"]["sha256"] == cert["config"]["protocol_sha256"] == hashlib.sha256(raw).hexdigest()
     assert [v["name"] for v in cert["protocol"]["views"]] == ["front", "top", "left"]
@@ -303,7 +304,8 @@ def test_a_format_1_certificate_is_read_with_the_one_policy_it_had(tmp_path):
     from viewcert.formats.versions import V1, in_format, read_config
 
     ds = load_input(ROCK_SALT)
-    cert, _ = run_certification(ds, CertifyConfig(observe="visible", tiling=(2, 2, 2)), n_workers=1, progress=False)
+    typed, _ = run_certification(ds, CertifyConfig(observe="visible", tiling=(2, 2, 2)), n_workers=1, progress=False)
+    cert = typed.to_dict()  # the JSON object, written in the older format below
     assert_certificate_consistent(cert)
     old = in_format(cert, V1)
     assert "frame_on" not in old["config"] and "policy" not in old["protocol"]["camera"]

@@ -68,10 +68,10 @@ def test_certify_molecule_common_by_default_per_view_on_request(tmp_path):
         cfg = CertifyConfig(protocol="axes-3", molecule_cross_check=False, molecule_scale=scale)
         cert = certify(spec, cfg, out=tmp_path / scale, n_workers=1, plots=False, progress=False)
         assert_certificate_consistent(cert)
-        (item,) = cert["items"]
-        out[scale] = item["cameras_sha256"]
+        (item,) = cert.items
+        out[scale] = item.cameras_sha256
         assert out[scale] == cameras_digest(frame(proto, s, FramingPolicy(molecule_scale=scale)))
-        assert ("molecule_scale" in cert["config"]) == (scale == "per-view")  # the default is left out
+        assert ("molecule_scale" in cert.to_dict()["config"]) == (scale == "per-view")  # the default is left out
     assert out["common"] != out["per-view"]
     assert CertifyConfig().molecules.molecule_scale == "common"
     with pytest.raises(InputError, match="molecule_scale"):
@@ -85,7 +85,7 @@ def test_certify_crystal_ignores_molecule_scale(tmp_path):
         cert = certify("builtin:aflow:AB_cF8_225_a_b", cfg, out=tmp_path / scale, n_workers=1, plots=False,
                        progress=False)
         assert_certificate_consistent(cert)
-        digests.append([it["cameras_sha256"] for it in cert["items"]])
+        digests.append([it.cameras_sha256 for it in cert.items])
     assert digests[0] == digests[1]
 
 

@@ -221,7 +221,7 @@ def test_certificate_from_a_protocol_file_verifies(tmp_path):
     f = tmp_path / "mine.toml"
     f.write_text(ALL_FORMS_TOML)
     cfg = CertifyConfig(protocol=str(f), views=("matrix", "down_x", "pymol"))
-    cert = certify("builtin:prototypes", cfg, out=tmp_path / "out", n_workers=1, plots=False, progress=False)
+    cert = certify("builtin:prototypes", cfg, out=tmp_path / "out", n_workers=1, plots=False, progress=False).to_dict()
     assert_certificate_consistent(cert)
     assert cert["protocol"]["file"] == {"name": f.name, "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
     assert cert["location"]["protocol"] == str(f.resolve())  # the path: outside the digest
@@ -283,11 +283,11 @@ def test_certificate_does_not_depend_on_where_the_protocol_file_sits(tmp_path, m
     views = ("matrix", "down_x", "pymol")
     cert_a = certify(str(tmp_path / "a" / "nacl.cif"), CertifyConfig(protocol=str(tmp_path / "a" / "mine.toml"),
                                                                      views=views),
-                     out=tmp_path / "a" / "out", n_workers=1, plots=False, progress=False)
+                     out=tmp_path / "a" / "out", n_workers=1, plots=False, progress=False).to_dict()
     assert_certificate_consistent(cert_a)
     monkeypatch.chdir(tmp_path / "b")
     cert_b = certify("nacl.cif", CertifyConfig(protocol="mine.toml", views=views), out="out", n_workers=1,
-                     plots=False, progress=False)
+                     plots=False, progress=False).to_dict()
     assert_certificate_consistent(cert_b)
     assert cert_a["digest"]["value"] == cert_b["digest"]["value"]
     assert cert_a["config"]["protocol"] == cert_b["config"]["protocol"] == "mine.toml"

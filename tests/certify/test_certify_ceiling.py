@@ -16,7 +16,7 @@ from viewcert.certify.run import certify, items_table, run_certification, summar
 from viewcert.certify.verify import verify_certificate
 from viewcert.errors import InputError
 from viewcert.formats.reader import read
-from viewcert.formats.records import StaleCertificate, compute_digest, digest_ok
+from viewcert.formats.records import StaleCertificate, ViewCertificate, compute_digest, digest_ok
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,9 @@ def _one(ds: Dataset, ident: str) -> Item:
 
 
 def test_prototypes_all_correct_and_certified(protos):
-    cert, run = run_certification(protos, CertifyConfig(), n_workers=1, progress=False)
+    typed, run = run_certification(protos, CertifyConfig(), n_workers=1, progress=False)
+    assert (typed.summary.correct, typed.summary.n, typed.format) == (20, 20, FORMAT)
+    cert = typed.to_dict()  # the JSON object: the rest is about what is written
     assert_certificate_consistent(cert)
     s = cert["summary"]
     assert (s["correct"], s["n"]) == (20, 20)
@@ -45,8 +47,8 @@ def test_prototypes_all_correct_and_certified(protos):
     assert cert["tolerances"]["delta"] == 0.01 and cert["tolerances"]["tau"] == 0.01
     assert len(cert["protocol"]["views"]) == 5 and len(cert["protocol"]["views"][0]["rotation"]) == 3
     assert "spglib" in cert["libraries"] and "moyopy" in cert["libraries"]
-    assert "R1 (crystal_system, truth = dataset): 20/20" in summary_text(cert)
-    assert items_table(cert).count("\n") == 21
+    assert "R1 (crystal_system, truth = dataset): 20/20" in summary_text(typed)
+    assert items_table(typed).count("\n") == 21
 
 
 def test_mislabeled_structure_is_flagged(protos):
@@ -63,9 +65,10 @@ def test_mislabeled_structure_is_flagged(protos):
     ds = Dataset("test", "test", (wrong, _one(protos, "aflow:A_cF4_225_a")))
     cert, _ = run_certification(ds, CertifyConfig(), n_workers=1, progress=False)
     assert_certificate_consistent(cert)
-    (m,) = cert["summary"]["label_mismatches"]
+    summary = cert.to_dict()["summary"]  # the JSON objects of the mismatch and the failure
+    (m,) = summary["label_mismatches"]
     assert m["id"] == "aflow:A_hP2_194_c" and m["dataset"]["crystal_system"] == "cubic"
-    assert cert["summary"]["failures"][0]["reasons"] == ["label_mismatch"]
+    assert summary["failures"][0]["reasons"] == ["label_mismatch"]
 
 
 def test_phantoms_with_two_views_are_reasons_with_positions(protos):
@@ -96,7 +99,7 @@ def test_unreadable_item_is_an_error_value():
     assert out["outcome"] == "error" and out["reasons"] == ["error"] and out["error"].startswith("read:")
     cert, _ = run_certification(Dataset("t", "t", (bad,)), CertifyConfig(), n_workers=1, progress=False)
     assert_certificate_consistent(cert)
-    assert cert["summary"]["errors"][0]["id"] == "broken" and cert["summary"]["correct"] == 0
+    assert cert.to_dict()["summary"]["errors"][0]["id"] == "broken" and cert.summary.correct == 0
 
 
 def test_molecule_scored_on_exact_reconstruction():
@@ -128,11 +131,11 @@ def test_same_inputs_give_byte_identical_certificates(protos, tmp_path):
     assert_certificate_consistent(a)
     b, _ = run_certification(sub, CertifyConfig(), n_workers=2, chunk_size=3, progress=False)
     assert_certificate_consistent(b)
-    assert certificate_text(a) == certificate_text(b)
-    write_certificate(tmp_path / "a.json", a)
-    write_certificate(tmp_path / "b.json", b)
+    assert certificate_text(a.to_dict()) == certificate_text(b.to_dict())
+    write_certificate(tmp_path / "a.json", a.to_dict())
+    write_certificate(tmp_path / "b.json", b.to_dict())
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
-    assert read(tmp_path / "a.json", kind="view").to_dict() == json.loads(certificate_text(a))
+    assert read(tmp_path / "a.json", kind="view").to_dict() == json.loads(certificate_text(a.to_dict()))
 
 
 def _study_layout(tmp_path, protos, ids, eval_labels, sidecar):
@@ -165,9 +168,9 @@ def test_study_layout_labels_conflicts_and_mismatch(protos, tmp_path):
     assert mg.label["crystal_system"] == "tetragonal"  # what the benchmark scores (eval.jsonl)
     assert mg.label_conflicts == ("crystal_system: eval.jsonl tetragonal vs labels_sidecar.json hexagonal",)
     cert = certify(ds, CertifyConfig(), n_workers=1, progress=False)
-    assert cert["summary"]["correct"] == 1
-    bad = cert["items"][1]
-    assert bad["label_mismatch"] == ["crystal_system"] and bad["label_conflicts"]
+    assert cert.summary.correct == 1
+    bad = cert.items[1]
+    assert bad.label_mismatch == ["crystal_system"] and bad.label_conflicts
 
 
 def test_verify_recomputes_and_catches_tampering(protos, tmp_path):
@@ -185,6 +188,9 @@ def test_verify_recomputes_and_catches_tampering(protos, tmp_path):
         (folder / (it.id.replace(":", "_") + ".cif")).write_text(str(CifWriter(to_pymatgen(it.read()))))
     cert = certify(str(folder), CertifyConfig(), out=out, n_workers=1, progress=False)
     path = out / "certificate.json"
+    # certify returns the typed certificate; certificate.json is its JSON object, byte for byte
+    assert isinstance(cert, ViewCertificate) and path.read_text() == certificate_text(cert.to_dict())
+    assert ViewCertificate.from_dict(json.loads(path.read_text())).to_dict() == cert.to_dict()
     rep = verify_certificate(path, n_workers=1, progress=False, inputs_root=tmp_path)
     assert rep.ok and rep.byte_identical, rep.lines()
     assert rep.lines()[-1].startswith("verified: 4 items")
@@ -216,17 +222,18 @@ def test_verify_recomputes_and_catches_tampering(protos, tmp_path):
     first.write_text(first.read_text().replace("_cell_length_a", "_cell_length_a ", 1))
     rep = verify_certificate(path, n_workers=1, progress=False, inputs_root=tmp_path)
     assert rep.input_changes and not rep.ok
-    assert cert["inputs"]["kind"] == "folder"
+    assert cert.to_dict()["inputs"]["kind"] == "folder"
 
 
 def test_as_rendered_ceiling_observes_the_id_buffer(protos):
     """--observe visible: the oracle sees only atoms with visible pixels in the rendered ID buffer (single
     cell, study look). Atoms stacked along a view direction vanish from it; with five views only wurtzite
     and ilmenite lose an atom in more views than the oracle can do without. The mode is recorded."""
-    cert, _ = run_certification(protos, CertifyConfig(observe="visible"), n_workers=1, progress=False)
+    typed, _ = run_certification(protos, CertifyConfig(observe="visible"), n_workers=1, progress=False)
+    failed = {it.id: it.reasons for it in typed.items if not it.correct}
+    cert = typed.to_dict()  # the JSON object: what the config records
     assert_certificate_consistent(cert)
     assert cert["config"]["observe"] == "visible" and cert["config"]["min_pixels"] == 1
-    failed = {i["id"]: i["reasons"] for i in cert["items"] if not i["correct"]}
     assert failed == {"aflow:AB_hP4_186_b_b": ["missing_atoms"], "aflow:AB3C_hR10_148_c_f_c": ["missing_atoms"]}
     assert cert["summary"]["correct"] == 18  # regression pin: 20 prototypes minus the two listed above
     with pytest.raises(InputError, match="observe"):

@@ -63,7 +63,7 @@ def test_items_csv_and_plot(tmp_path):
     ds = _two_atoms(tmp_path)
     out = tmp_path / "out"
     cert = certify(ds, CertifyConfig(protocol=TWO_VIEWS, margin=True), out=out, n_workers=1, progress=False)
-    assert cert["config"]["margin"] is True
+    assert cert.to_dict()["config"]["margin"] is True
     rows = list(csv.DictReader((out / "items.csv").open()))
     assert [(r["delta_star"], r["delta_star_bound"]) for r in rows] == [("0.15", "candidate")]
     assert (out / "delta_star.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -81,7 +81,7 @@ def test_certify_record_equals_the_margin_command_on_e3(tmp_path, e3_cifs, e3_ev
     r = runner.invoke(app, ["margin", str(folder), "--protocol", "render-ceiling-5", "--out", str(tmp_path / "m")])
     assert r.exit_code == 0, r.output
     standalone = {row["id"]: row for row in csv.DictReader((tmp_path / "m" / "margins.csv").open())}
-    cert = certify(load_input(str(folder)), CertifyConfig(margin=True), n_workers=1, progress=False)
+    cert = certify(load_input(str(folder)), CertifyConfig(margin=True), n_workers=1, progress=False).to_dict()
     assert len(cert["items"]) == len(ids) == len(standalone)
     for it in cert["items"]:
         um, row = it["uniqueness_margin"], standalone[it["id"]]

@@ -64,7 +64,7 @@ def _compare(json_out: Path, jcert: dict, table_out: Path, tcert: dict, size: in
 
 def test_prototypes_table_gives_the_json_certificates_figures(tmp_path):
     d, cfg = load_input("builtin:prototypes"), CertifyConfig()
-    jcert = certify(d, cfg, out=tmp_path / "json", n_workers=1, plots=False, progress=False)
+    jcert = certify(d, cfg, out=tmp_path / "json", n_workers=1, plots=False, progress=False).to_dict()
     tcert = certify_streamed(d, cfg, tmp_path / "table", n_workers=1, progress=False, shard_items=7)
     assert [s["n"] for s in tcert["items_table"]["shards"]] == [7, 7, 6]
     _compare(tmp_path / "json", jcert, tmp_path / "table", tcert, 7, cfg)
@@ -136,7 +136,7 @@ def test_e3_through_the_table_gives_every_figure_of_the_json_certificate(shared_
     from tests.support.study import STUDY_DIGEST
 
     d, cfg = load_input(shared_data / "data" / "e3"), CertifyConfig(delta=0.01, tau=0.01)
-    jcert = certify(d, cfg, out=tmp_path / "json", n_workers=2, plots=False, progress=False)
+    jcert = certify(d, cfg, out=tmp_path / "json", n_workers=2, plots=False, progress=False).to_dict()
     assert jcert["digest"]["value"] == STUDY_DIGEST
     tcert = certify_streamed(d, cfg, tmp_path / "table", n_workers=2, progress=False, shard_items=64)
     _compare(tmp_path / "json", jcert, tmp_path / "table", tcert, 64, cfg)

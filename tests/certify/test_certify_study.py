@@ -27,7 +27,8 @@ def e3_eval(shared_data):
 
 
 def test_eval_ceiling_at_delta_tau_001(e3_eval):
-    cert, _ = run_certification(e3_eval, CertifyConfig(delta=0.01, tau=0.01), n_workers=2, progress=False)
+    typed, _ = run_certification(e3_eval, CertifyConfig(delta=0.01, tau=0.01), n_workers=2, progress=False)
+    cert = typed.to_dict()  # the JSON object: the study's digest pins its bytes
     assert_certificate_consistent(cert)
     s = cert["summary"]
     assert (s["correct"], s["n"]) == (210, 210)

@@ -239,8 +239,9 @@ def test_planted_wrong_labels_come_back_exactly_in_the_audit(tmp_path):
     cert = certify(f"optimade:{path}#label=space_group_number", CertifyConfig(score="space_group"), out=out,
                    n_workers=1, plots=False, progress=False)
     assert_certificate_consistent(cert)
-    s = cert["summary"]
-    assert s["n"] == 5 and [e["id"] for e in s["errors"]] == ["A_oC4_63_c"]
+    assert cert.summary.n == 5
+    s = cert.to_dict()["summary"]  # the JSON objects of the item errors
+    assert [e["id"] for e in s["errors"]] == ["A_oC4_63_c"]
     assert "row 4, field cartesian_site_positions" in s["errors"][0]["error"]
     with open(out / A.CSV_NAME, newline="") as fh:
         rows = list(csv.DictReader(fh))

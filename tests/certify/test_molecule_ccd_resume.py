@@ -53,10 +53,10 @@ def test_ccd_slice_kill_9_and_resume(tmp_path):
     assert_certificate_consistent(cert)
     run = json.loads((out / "run.json").read_text())
     assert run["n_resumed"] == len(finished) and run["n_computed"] == N - len(finished)
-    ids = [it["id"] for it in cert["items"]]
+    ids = [it.id for it in cert.items]
     assert ids == [f"ccd:{c}" for c in codes]  # nothing lost, nothing duplicated, input order
     keys = [k for p in sorted(out.glob(".shards/*/shard-*.json")) for k in json.loads(p.read_text())["keys"]]
     assert len(keys) == N and len(set(keys)) == N
     fresh = certify(spec, cfg, out=tmp_path / "fresh", n_workers=1, plots=False, progress=False)
     assert_certificate_consistent(fresh)
-    assert cert["digest"]["value"] == fresh["digest"]["value"]
+    assert cert.digest_value == fresh.digest_value

@@ -18,8 +18,9 @@ NOTEBOOK_03_DIGEST = "c5c7e3a00af2375878270261167ea49fd6905486517706668243155ea0
 
 def test_notebook_03_certificate_keeps_its_bytes():
     pytest.importorskip("biotite")
-    cert = certify("ccd:IBP,BNZ,HOH,EDO,CLR,FC6", CertifyConfig(protocol="axes-3"), n_workers=1, progress=False)
-    typed = ViewCertificate.from_dict(cert)
+    typed = certify("ccd:IBP,BNZ,HOH,EDO,CLR,FC6", CertifyConfig(protocol="axes-3"), n_workers=1, progress=False)
+    cert = typed.to_dict()  # the JSON object the digest is computed over
+    assert isinstance(typed, ViewCertificate) and ViewCertificate.from_dict(cert).to_dict() == cert
     assert typed.digest_value == compute_digest(cert) == NOTEBOOK_03_DIGEST
     # what the digest covers, stated independently: five molecules certified, FC6 an item error (no ideal
     # coordinates), not counted in R1

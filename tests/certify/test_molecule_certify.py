@@ -17,11 +17,11 @@ def run(spec, tmp_path, **kw):
 def test_ccd_molecules_scored_on_their_own_levels(tmp_path):
     pytest.importorskip("biotite")
     cert = run("ccd:IBP,BNZ,FC6,XXXXX", tmp_path)
-    s = cert["summary"]
-    assert s["kinds"] == {"crystals": 0, "molecules": 2}
-    assert s["truth"] == "input"
-    assert s["by_crystal_system"] == {}
-    items = {it["id"]: it for it in cert["items"]}
+    s = cert.summary
+    assert s.kinds == {"crystals": 0, "molecules": 2}
+    assert s.truth == "input"
+    assert s.by_crystal_system == {}
+    items = {it["id"]: it for it in cert.to_dict()["items"]}  # each item's JSON object
     ibp = items["ccd:IBP"]["molecule"]
     assert ibp["point_group"]["input"] == "C1" and ibp["point_group"]["reconstructed"] == "C1"
     assert ibp["handedness"]["status"] == "determined"  # three independent views, Φ = ∅, chiral
@@ -49,7 +49,7 @@ def test_ccd_molecules_scored_on_their_own_levels(tmp_path):
 def test_one_view_leaves_a_chiral_molecule_ambiguous(tmp_path):
     pytest.importorskip("biotite")
     cert = run("ccd:IBP", tmp_path, views=("front",), molecule_levels=("handedness",))
-    it = cert["items"][0]
+    it = cert.to_dict()["items"][0]  # the item's JSON object
     assert it["molecule"]["handedness"]["status"] == "not_determined"
     assert it["molecule"]["handedness"]["witness"] == "mirror ⟂ view front"
     assert it["correct_by_level"] == {"handedness": False}
@@ -58,11 +58,12 @@ def test_one_view_leaves_a_chiral_molecule_ambiguous(tmp_path):
 
 def test_mixed_run_reports_each_kind(tmp_path):
     cert = run("builtin:sample", tmp_path)
-    s = cert["summary"]
-    assert s["kinds"] == {"crystals": 7, "molecules": 2}
-    assert s["n"] == 7 and s["score"] == "crystal_system"  # the crystals' headline
-    assert s["molecules"]["n"] == 2
-    assert set(s["molecules"]["by_level"]) == {"uniqueness", "point_group", "handedness"}
+    s = cert.summary
+    assert s.kinds == {"crystals": 7, "molecules": 2}
+    assert s.n == 7 and s.score == "crystal_system"  # the crystals' headline
+    molecules = cert.to_dict()["summary"]["molecules"]
+    assert molecules["n"] == 2
+    assert set(molecules["by_level"]) == {"uniqueness", "point_group", "handedness"}
     text = summary_text(cert)
     assert "crystals: R1 (crystal_system" in text and "molecules: 2 items; truth = the input molecule" in text
 
@@ -80,11 +81,11 @@ def test_bad_molecule_files_are_per_item_reasons(tmp_path):
     _xyz(d / "one.xyz", [(0, 0, 0)], sym="Cl")
     (d / "empty.xyz").write_text("0\nno atoms\n")
     cert = run(str(d), tmp_path)
-    items = {it["id"]: it for it in cert["items"]}
-    assert "duplicated" in items["dup"]["error"]
-    assert "max_atoms" in items["big"]["error"]
-    assert items["empty"]["outcome"] == "error"
-    one = items["one"]["molecule"]  # a single atom: point group Kh, no handedness to fix
+    items = {it.id: it for it in cert.items}
+    assert "duplicated" in items["dup"].error
+    assert "max_atoms" in items["big"].error
+    assert items["empty"].outcome == "error"
+    one = items["one"].to_dict()["molecule"]  # a single atom: point group Kh, no handedness to fix
     assert one["point_group"]["input"] == "Kh" and one["handedness"]["status"] == "achiral"
 
 

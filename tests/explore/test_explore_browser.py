@@ -249,7 +249,7 @@ def test_e3_phantoms_filter_shows_exactly_the_certificates_phantom_items(browser
     ds = load_input(str(shared_data / "data" / "e3"), subset="all")
     ds = ds.select([it.id for it in ds.items[:650]])
     cfg = CertifyConfig(delta=0.15, tau=0.01, pairs="first", merge="greedy", periodic_merge=False)
-    cert = certify(ds, cfg, out=tmp_path / "cert", n_workers=2, progress=False)
+    cert = certify(ds, cfg, out=tmp_path / "cert", n_workers=2, progress=False).to_dict()  # the JSON object
     assert_certificate_consistent(cert)
     want = [it["id"] for it in cert["items"] if (it.get("oracle") or {}).get("n_phantoms")]
     assert len(want) == cert["summary"]["phantom_census"]["items_with_phantoms"] > 0

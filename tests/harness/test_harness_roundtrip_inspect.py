@@ -83,7 +83,7 @@ def test_crystal_ladder_r4_equals_hand_count_and_inspects_accuracy(crystal):
     cert = json.loads((folder / "certificate.json").read_text())
     assert_certificate_consistent(cert)
     assert lad.ceilings[0].correct == sum(bool(it["correct"]) for it in cert["items"])
-    assert lad.settings["chance"] == "1/7"
+    assert lad.settings.chance == "1/7"
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +119,7 @@ def test_zoom_ladder_misi_partial_credit_beside_the_ceiling(zoom):
     assert row["certified_partial_ceiling"] == pytest.approx(sum(it["partial_ceiling"] for it in cert["items"]) / 4)
     assert row["certified_exact_ceiling"] == pytest.approx(sum(1 / it["n_consistent"] for it in cert["items"]) / 4)
     assert float(lad.ceilings[0].value) == pytest.approx(row["certified_exact_ceiling"])
-    assert lad.settings["chance"] == "1/21"  # the 21 answers move z 40 … 60
+    assert lad.settings.chance == "1/21"  # the 21 answers move z 40 … 60
 
 
 def test_ladder_cli_prints_misi_and_writes_tables(zoom):

@@ -75,7 +75,7 @@ def test_dask_and_local_certificates_are_identical(dask_cluster):
     dask, run = run_certification(ds, CertifyConfig(), scheduler=dask_cluster.scheduler_address, progress=False)
     assert_certificate_consistent(dask)
     assert run.executor == "dask"
-    assert certificate_text(local) == certificate_text(dask)
+    assert certificate_text(local.to_dict()) == certificate_text(dask.to_dict())
 
 
 def test_manifest_guards_against_mixing_runs(tmp_path):

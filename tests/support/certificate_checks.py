@@ -26,6 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from scipy.stats import beta
 
@@ -36,9 +37,12 @@ _UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u20
 _STEP, _REL = 1e-9, 1e-8
 
 
-def assert_certificate_consistent(cert: Mapping | str | Path) -> None:
-    """Fail (AssertionError naming the invariant) unless ``cert`` (a certificate dict, or the path of its JSON
-    file) satisfies every invariant of its kind (module docstring)."""
+def assert_certificate_consistent(cert: Mapping | Any | str | Path) -> None:
+    """Fail (AssertionError naming the invariant) unless ``cert`` (a certificate dict, a typed certificate record
+    (checked as its JSON object, ``to_dict``), or the path of its JSON file) satisfies every invariant of its kind
+    (module docstring)."""
+    if hasattr(cert, "to_dict"):
+        cert = cert.to_dict()
     if not isinstance(cert, Mapping):
         cert = json.loads(Path(cert).read_text(encoding="utf-8"))
     fmt = str(cert.get("format", ""))

@@ -49,8 +49,9 @@ def main(work: Path, e3: str | None) -> dict:
     out: dict[str, str] = {}
     specs = {"prototypes": "builtin:prototypes", **({"e3": e3} if e3 else {})}
     for name, spec in specs.items():
-        cert, _ = run_certification(load_input(spec), CertifyConfig(delta=0.01, tau=0.01), n_workers=1,
-                                    progress=False)
+        typed, _ = run_certification(load_input(spec), CertifyConfig(delta=0.01, tau=0.01), n_workers=1,
+                                     progress=False)
+        cert = typed.to_dict()  # the JSON object written
         cert.pop("location", None)  # where the input sat (outside the digest)
         out[f"digest:{name}"] = cert["digest"]["value"]
         out[f"certificate:{name}"] = _sha(json_dumps(cert).encode())

@@ -132,8 +132,9 @@ def test_all_230_space_groups_certified_with_five_views(pyxtal_space_groups):
         items.append(Item(f"sg{g:03d}", "structure", s, f"pyxtal:{g}:{RECIPES[g][1]}",
                           {"space_group": g, "crystal_system": crystal_system_of(g)}, "pyxtal"))
     ds = Dataset("pyxtal:230", "generated", tuple(items), {})
-    cert, _ = run_certification(ds, CertifyConfig(delta=0.01, tau=0.01, score="space_group"), n_workers=1,
-                                progress=False)
+    typed, _ = run_certification(ds, CertifyConfig(delta=0.01, tau=0.01, score="space_group"), n_workers=1,
+                                 progress=False)
+    cert = typed.to_dict()  # the items' JSON objects
     assert_certificate_consistent(cert)
     assert len(cert["items"]) == 230
     unexplained = []

@@ -147,7 +147,7 @@ def test_harness_readers_fail_cleanly(rel, harness, opts, data):
 def certificate_bytes() -> bytes:
     ds = load_builtin("builtin:aflow:A_cF4_225_a")
     cert, _ = run_certification(ds, CertifyConfig(), n_workers=1, progress=False)
-    return certificate_text(cert).encode()
+    return certificate_text(cert.to_dict()).encode()
 
 
 def test_certificate_reader_fails_cleanly(certificate_bytes):

@@ -115,13 +115,14 @@ def _counts(lad) -> Table:
             cells.append("—" if a.empty else (str(a.iloc[0]["correct"]) if a.iloc[0]["scored"]
                                               else f"unscored ({a.iloc[0]['correct']})"))
         rows.append((model, *cells))
-    return Table(f"correct of {lad.settings['n_items']} items (unscored arms marked)", ("model", *rungs),
+    return Table(f"correct of {lad.settings.n_items} items (unscored arms marked)", ("model", *rungs),
                  tuple(rows), right=tuple(rungs))
 
 
 def _shares(lad, alpha: float) -> list:
     """Per ceiling: the perception share table and the median share line."""
     out: list = []
+    by_ceiling = lad.summary.set_index("r1", drop=False)  # the across-model rows, one per ceiling label
     for c in lad.ceilings:
         rows = []
         d = lad.decomposition[lad.decomposition["r1"] == c.label]
@@ -136,7 +137,7 @@ def _shares(lad, alpha: float) -> list:
                              r["suppression_reason"] if r["status"] == "suppressed" else r["status"], "—"))
         out.append(Table(f"perception share (R3 - R4)/(R1 - R4), {c.label}, {int((1 - alpha) * 100)}% bootstrap",
                          ("model", "R4", "R3", "share [CI]", "residual-limited"), tuple(rows)))
-        srow = lad.summary[lad.summary["r1"] == c.label].iloc[0]
+        srow = by_ceiling.loc[[c.label]].iloc[0]  # this ceiling's across-model row
         if "median_share" in srow and srow["models_with_share"]:
             out.append(Line(f"{c.label}: median share {srow['median_share']:.4f} ({srow['median_share_exact']}) "
                             f"[{srow['median_share_lo']:.4f}, {srow['median_share_hi']:.4f}] over "

@@ -22,7 +22,7 @@ from viewcert.certify.verify import verify_certificate
 from viewcert.certify.verify_table import verify_table
 from viewcert.errors import InputError, ViewcertError, did_you_mean
 from viewcert.formats.reader import Received, receive
-from viewcert.formats.records import view_certificate
+from viewcert.formats.records import ViewCertificate
 from viewcert.formats.table import TableCertificate, TableHead
 from viewcert.io.outputs import claimed
 from viewcert.limits import Limits, active_limits
@@ -165,14 +165,14 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
             if use_item_table(dataset, item_table) else \
             run_certification(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=plots,
                               resume=resume, limits=limits, report=progress)
-    head = TableHead.of(got)
-    if head.format == stream.CERTIFICATE_FORMAT:  # the streamed certificate: its summary.txt, first item errors
+    if not isinstance(got, ViewCertificate):  # the streamed certificate (its JSON object): summary.txt, first errors
+        head = TableHead.of(got)
         n = head.summary["n_errors"]
         return Report((Line((out / "summary.txt").read_text(), nl=False),), failures=tuple(
             error_line({"id": it.id, "error": it.error}) for it in stream.error_items(out, got, limit=30)) if n else (),
             n_failures=n, note="(every one in the item table); they are reported apart and not counted in R1",
             value=got)
-    cert = view_certificate(got)
+    cert = got  # typed: certify's JSON certificate
     return Report((Line(summary_text(cert), nl=False), Line(
         f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, {out / 'disagreements.csv'}"
         + (", plots" if plots and cert.summary.n else ""))),

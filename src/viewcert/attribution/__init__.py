@@ -18,6 +18,7 @@ audit the atoms a model claims to see. Reads result files and certificates; neve
 - ``pairs``       model pairs: exact McNemar per rung and on the perception term, Benjamini–Hochberg, Connor's n
 - ``quality``     item difficulty and discrimination (2PL fit), a subset keeping the models' ranking
 - ``evidence``    the four above as one value for the report
+- ``settings``    what the ladder, the diagnostics and the evidence were computed with, as typed values
 - ``plots``       PNG figures (the only matplotlib user here); ``report`` HTML/Markdown/CSV/provenance
 - ``pipeline``    end-to-end entry points used by ``viewcert ladder`` / ``viewcert audit-extraction``
 """

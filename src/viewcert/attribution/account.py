@@ -243,10 +243,10 @@ def deficit_account(ladder: Ladder, responses: pd.DataFrame, targets: dict[str, 
     ladder's."""
     universe = list(ladder.universe)
     n = len(universe)
-    idx = st.bootstrap_indices(n, n_boot=ladder.settings["n_boot"], seed=ladder.settings["seed"])
+    idx = st.bootstrap_indices(n, n_boot=ladder.settings.n_boot, seed=ladder.settings.seed)
     models = sorted({m for m, _ in ladder.arm_objects})
-    common = _Common(ladder.arm_objects, responses, universe, targets, text_items, idx, ladder.settings["alpha"],
-                     ladder.settings["tie_rule"], text_why)
+    common = _Common(ladder.arm_objects, responses, universe, targets, text_items, idx, ladder.settings.alpha,
+                     ladder.settings.tie_rule, text_why)
     rows = []
     if scale is not None:
         r1_items = [Fraction(x) for x in scale.r1]

@@ -17,7 +17,7 @@ account: the perception share (R3 − R4)/(R1 − R4) stays the ladder's, the fo
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +27,7 @@ from viewcert import stats as st
 from viewcert.attribution.account import deficit_account
 from viewcert.attribution.adherence import adherence_for_table, constraint_checks
 from viewcert.attribution.ladder import Ladder
+from viewcert.attribution.settings import DiagnosticsSettingsRecord
 from viewcert.attribution.shortcuts import against_text_ceiling, item_tests, shortcut_summary, vision_centric
 from viewcert.attribution.table import ResultTable
 from viewcert.attribution.text_ceiling import (
@@ -65,7 +66,7 @@ class Diagnostics:
     shortcut_tests: pd.DataFrame
     shortcuts: pd.DataFrame
     vision_centric: dict
-    settings: dict = field(default_factory=dict)
+    settings: DiagnosticsSettingsRecord
     #: the additive account of R1 − R4 per (ceiling, model) (:mod:`.account`)
     account: pd.DataFrame | None = None
     #: one row per (response, requirement): met and why not (``adherence_responses.csv``)
@@ -118,7 +119,7 @@ def _rungs(ladder: Ladder, adherence: pd.DataFrame, ceiling_value: float | None,
     r1 = ladder.ceilings[0]
     rows = []
     for model, sub in ladder.arms.groupby("model", sort=True):
-        row = {"model": model, "chance": ladder.settings["chance_value"],
+        row = {"model": model, "chance": ladder.settings.chance_value,
                "text ceiling": ceiling_value if ceiling_value is not None else f"not computed: {text_why}"}
         for rung in ("choices-only", "no-image", "R4", "R3"):
             a = sub[sub["rung"] == rung]
@@ -171,10 +172,11 @@ def diagnose(ladder: Ladder, table: ResultTable, *, prompts: Prompts | None = No
                 for _, r in ladder.arms.iterrows()}
     free = (against_text_ceiling(ladder.arms, ceiling_value, adh_text, answered) if ceiling_value is not None
             else pd.DataFrame())
-    settings = {"alpha": bootstrap.alpha, "seed": bootstrap.seed, "n_boot": bootstrap.n_boot,
-                "prompts": None if prompts is None else prompts.source,
-                "constraints": "explicit (per item)" if item_constraints else "implicit: a parseable answer",
-                "text_ceiling": ceiling_value}
+    settings = DiagnosticsSettingsRecord(
+        alpha=bootstrap.alpha, seed=bootstrap.seed, n_boot=bootstrap.n_boot,
+        prompts=None if prompts is None else prompts.source,
+        constraints="explicit (per item)" if item_constraints else "implicit: a parseable answer",
+        text_ceiling=ceiling_value)
     return Diagnostics(_rungs(ladder, adherence, ceiling_value, text_why),
                        adherence, ceil_df, giveaway, distractors, free, tests, shortcuts,
                        vision_centric(tests, universe, alpha=bootstrap.alpha), settings,

@@ -16,6 +16,7 @@ from viewcert.attribution.ladder import Ceiling, Ladder
 from viewcert.attribution.pairs import ladder_vectors, pair_tests
 from viewcert.attribution.quality import FIT, IrtFit, fit_2pl, item_quality, propose_subset
 from viewcert.attribution.samples import SCHEME, repeated_samples
+from viewcert.attribution.settings import EvidenceSettingsRecord
 from viewcert.attribution.table import MEASURED_RUNGS, ResultTable
 from viewcert.errors import InputError
 
@@ -31,7 +32,7 @@ class ItemEvidence:
     pairs: pd.DataFrame
     quality: pd.DataFrame
     fit: dict
-    settings: dict
+    settings: EvidenceSettingsRecord
     subset: dict | None = None
     subset_ids: tuple[str, ...] | None = None
 
@@ -89,14 +90,15 @@ def item_evidence(ladder: Ladder, table: ResultTable, *, giveaway: pd.DataFrame 
         raise InputError(f"--subset must be between 1 and {n - 1} (the items), got {subset}", field="subset")
     status = _statuses(ladder, table, giveaway, shortcut_tests)
     frame = table.frame[table.frame["item_id"].isin(set(ladder.universe))]
-    samples = repeated_samples(frame, ladder.universe, tie_rule=ladder.settings["tie_rule"], bootstrap=bootstrap)
+    samples = repeated_samples(frame, ladder.universe, tie_rule=ladder.settings.tie_rule, bootstrap=bootstrap)
     pairs = pair_tests(ladder_vectors(ladder.arm_objects, MEASURED_RUNGS, text_items), alpha=bootstrap.alpha)
     fit, record, quality = _fit(ladder)
     c = status_ceiling(ladder)
-    settings = {"status_ceiling": None if c is None else c.label, "samples_interval": SCHEME,
-                "shortcut_evidence": "prompt audit and per-item shortcut tests" if shortcut_tests is not None
-                else "none given: no item tested for answers without the image", "samples_seed": bootstrap.seed,
-                "samples_n_boot": bootstrap.n_boot, "alpha": bootstrap.alpha, "tie_rule": ladder.settings["tie_rule"]}
+    settings = EvidenceSettingsRecord(
+        status_ceiling=None if c is None else c.label, samples_interval=SCHEME,
+        shortcut_evidence="prompt audit and per-item shortcut tests" if shortcut_tests is not None
+        else "none given: no item tested for answers without the image", samples_seed=bootstrap.seed,
+        samples_n_boot=bootstrap.n_boot, alpha=bootstrap.alpha, tie_rule=ladder.settings.tie_rule)
     ev = ItemEvidence(status, status_counts(status), clean_accuracy(status, ladder.arm_objects), samples, pairs,
                       quality, record, settings)
     if subset is None:

@@ -33,6 +33,7 @@ import pandas as pd
 
 from viewcert import stats as st
 from viewcert.attribution.parsing import TIE_RULES, majority_vote
+from viewcert.attribution.settings import LadderSettingsRecord
 from viewcert.attribution.table import RUNGS, Coverage, ResultTable, read_json_hashed
 from viewcert.errors import InputError
 from viewcert.formats.reader import receive
@@ -151,10 +152,13 @@ def _outcome(entry: Mapping) -> bool | None:
     return None
 
 
-def list_ceilings(cert: InteractionCertificate | Mapping, src: str, universe: Sequence[str] | None, mode: str = "rendered") -> dict:
+def list_ceilings(cert: InteractionCertificate, src: str, universe: Sequence[str] | None, mode: str = "rendered") -> dict:
     """{item id: ceiling} of an interaction certificate (``items[].{mode}.ceiling``: the best expected
-    list score), over the results' items (all of the certificate's when no universe is given)."""
-    typed = InteractionCertificate.from_dict(cert) if not isinstance(cert, InteractionCertificate) else cert
+    list score), over the results' items (all of the certificate's when no universe is given); InputError when
+    ``cert`` is another kind."""
+    if not isinstance(cert, InteractionCertificate):
+        raise InputError("an interaction-list export needs its interaction certificate", source=src, field="format")
+    typed = cert
     per = {}
     for i, e in enumerate(typed.items):
         try:
@@ -517,7 +521,7 @@ class Ladder:
     summary: pd.DataFrame
     coverage: pd.DataFrame
     ceilings: list[Ceiling]
-    settings: dict
+    settings: LadderSettingsRecord
     warnings: list[str]
     universe: tuple[str, ...]
     arm_objects: dict[tuple[str, str], Arm] = field(repr=False)
@@ -740,15 +744,15 @@ def build_ladder(
         summary_rows.append(srow)
     cov = coverage.frame.drop(columns=["missing_ids"]).assign(
         missing_ids=coverage.frame["missing_ids"].map(lambda x: " ".join(x)))
-    settings = {
-        "threshold": threshold, "threshold_rule": "unscored when api_error samples / samples > threshold or "
+    settings = LadderSettingsRecord(
+        threshold=threshold, threshold_rule="unscored when api_error samples / samples > threshold or "
         "items without an answer / items > threshold (strict >)",
-        "tie_rule": tie_rule, "scoring": scoring, "seed": seed, "n_boot": n_boot, "alpha": alpha,
-        "interval": "two-sided Clopper-Pearson per arm; paired item bootstrap percentile for gaps/shares",
-        "share_cutoff": share_cutoff, "chance": str(chance), "chance_value": float(chance),
-        "majority_class": str(majority), "majority_class_value": float(majority), "n_items": n,
-        "ceilings": [c.to_dict() for c in ceilings],
-    }
+        tie_rule=tie_rule, scoring=scoring, seed=seed, n_boot=n_boot, alpha=alpha,
+        interval="two-sided Clopper-Pearson per arm; paired item bootstrap percentile for gaps/shares",
+        share_cutoff=share_cutoff, chance=str(chance), chance_value=float(chance),
+        majority_class=str(majority), majority_class_value=float(majority), n_items=n,
+        ceilings=tuple(c.to_dict() for c in ceilings),
+    )
     dec = pd.DataFrame(dec_rows).reindex(columns=DECOMPOSITION_COLUMNS)
     for col in ("R4", "R3"):
         dec[col] = dec[col].astype("Int64")

@@ -28,6 +28,7 @@ from viewcert.attribution.extraction import ExtractionAudit
 from viewcert.attribution.items import status_filter
 from viewcert.attribution.ladder import Ladder
 from viewcert.attribution.pairs import pair_matrix
+from viewcert.attribution.settings import LadderSettingsRecord
 from viewcert.attribution.table import RUNGS, InputRecord, ResultTable
 from viewcert.io.atomic import write_bytes_atomic, write_json_atomic, write_text_atomic
 from viewcert.io.tables import frame_csv_text
@@ -342,18 +343,18 @@ def _ladder_summary_lines(summary: pd.DataFrame) -> list[str]:
     return lines
 
 
-def _ladder_settings_text(s: Mapping[str, Any]) -> str:
-    return (f"items: {s['n_items']}; unscored threshold: {s['threshold']:.0%} ({s['threshold_rule']}); "
-            f"tie rule: {s['tie_rule']}; scoring: {s['scoring']}; chance: {s['chance']} "
-            f"(majority class {s['majority_class']}); bootstrap: {s['n_boot']} paired item "
-            f"resamples, seed {s['seed']}, percentile {1 - s['alpha']:.0%}; share suppressed when "
-            f"the bootstrap lower bound of R1 − R4 < {s['share_cutoff']}.")
+def _ladder_settings_text(s: LadderSettingsRecord) -> str:
+    return (f"items: {s.n_items}; unscored threshold: {s.threshold:.0%} ({s.threshold_rule}); "
+            f"tie rule: {s.tie_rule}; scoring: {s.scoring}; chance: {s.chance} "
+            f"(majority class {s.majority_class}); bootstrap: {s.n_boot} paired item "
+            f"resamples, seed {s.seed}, percentile {1 - s.alpha:.0%}; share suppressed when "
+            f"the bootstrap lower bound of R1 − R4 < {s.share_cutoff}.")
 
 
 def _ladder_figures(page: _Page, ladder: Ladder) -> tuple[bytes, list[bytes], bytes, bytes]:
     """The ladder's figures, written as PNG files: (ladder, decomposition per ceiling, forest, transitions)."""
     ceilings = [(c.label, float(c.value)) for c in ladder.ceilings]
-    png_ladder = page.fig("ladder", plots.ladder_plot(ladder.arms, chance=ladder.settings["chance_value"],
+    png_ladder = page.fig("ladder", plots.ladder_plot(ladder.arms, chance=ladder.settings.chance_value,
                                                       ceilings=ceilings))
     dec_pngs = [page.fig(f"decomposition_{i + 1}", plots.decomposition_bars(ladder.decomposition, c.label))
                 for i, c in enumerate(ladder.ceilings)]
@@ -378,12 +379,12 @@ def _ladder_section(page: _Page, ladder: Ladder, table: ResultTable | None) -> N
     s = ladder.settings
     summary_lines = _ladder_summary_lines(ladder.summary)
     settings_text = _ladder_settings_text(s)
-    count_unit = (f"items right of the {s['n_items']} (each item's majority vote over its samples); an unscored "
+    count_unit = (f"items right of the {s.n_items} (each item's majority vote over its samples); an unscored "
                   "arm shows its count and why, a rung without results says so")
     links = count_links(ladder, counts, page.explorer)
     told = ([f"Each count links to the items it counts in the explorer ({page.explorer}; `viewcert explore` "
              "writes it)."] if page.explorer else [])
-    page.md += [f"## Ladder (correct of {s['n_items']} items)\n", *[f"{markdown_text(t)}\n\n" for t in told],
+    page.md += [f"## Ladder (correct of {s.n_items} items)\n", *[f"{markdown_text(t)}\n\n" for t in told],
                 _md_linked(counts, count_unit, links),
                 "\n## Perception share (R3 − R4)/(R1 − R4) with paired bootstrap intervals\n",
                 _md_table(shares, SHARE_UNIT),
@@ -411,7 +412,7 @@ def _ladder_section(page: _Page, ladder: Ladder, table: ResultTable | None) -> N
         page.md += ["\n## Reader notes\n", "\n".join(f"- {markdown_text(w)}" for w in warn) + "\n"]
         page.body += ["<h2>Reader notes</h2><ul class='warn'>" + "".join(
             f"<li>{html_text(w)}</li>" for w in warn) + "</ul>"]
-    page.prov["ladder"] = {"settings": s, "warnings": warn,
+    page.prov["ladder"] = {"settings": s.to_dict(), "warnings": warn,
                            "inputs": [i.to_dict() for i in (table.inputs if table is not None else [])]}
 
 
@@ -513,9 +514,9 @@ def _account_section(page: _Page, diag: Diagnostics, ladder: Ladder) -> None:
     unit = str(acc["unit"].iloc[0])
     png = page.fig("deficit_decomposition", plots.account_bars(acc, first, unit=unit))
     s = ladder.settings
-    table_unit = f"{unit}, over the {s['n_items']} items; each term as point [95 % interval]"
+    table_unit = f"{unit}, over the {s.n_items} items; each term as point [95 % interval]"
     how = ("Intervals: 95 % "
-           f"paired item bootstrap, {s['n_boot']} resamples of the items, seed {s['seed']}, every term recomputed "
+           f"paired item bootstrap, {s.n_boot} resamples of the items, seed {s.seed}, every term recomputed "
            "from the same resample. The four terms add up exactly to R1 − R4 (exact fractions in "
            "deficit_decomposition.csv). A term that is not measured counts 0 and is absorbed by reasoning; a negative "
            "term takes points off the others (a shortcut below what the text alone gives away, say).")
@@ -607,7 +608,7 @@ def _diagnostics_lines(diag: Diagnostics) -> list[str]:
                  f"prior; {vc['models_tested']} model arms tested; {vc['method']})")
     sig = int(diag.shortcuts["significant_items"].sum()) if len(diag.shortcuts) else 0
     lines.append(f"per-item shortcut test: {sig} significant (model, item) pairs at BH-adjusted p < "
-                 f"{diag.settings['alpha']}")
+                 f"{diag.settings.alpha}")
     adh = diag.adherence.set_index(["model", "rung"]) if len(diag.adherence) else None
     for _, r in diag.free_vs_ceiling.iterrows():
         if not r["status"].startswith("unscored") or adh is None or (r["model"], r["rung"]) not in adh.index:
@@ -666,7 +667,7 @@ def _diagnostics_section(page: _Page, diag: Diagnostics) -> None:
         d = _distractor_table(diag.distractors)
         page.md += ["\n### Distractor audit\n", _md_table(d, DISTRACTOR_UNIT)]
         page.body += ["<h2>Distractor audit</h2>", _html_table(d, DISTRACTOR_UNIT)]
-    page.prov["diagnostics"] = {"settings": diag.settings, "vision_centric": diag.vision_centric,
+    page.prov["diagnostics"] = {"settings": diag.settings.to_dict(), "vision_centric": diag.vision_centric,
                                 "distractors": diag.distractors}
 
 
@@ -765,8 +766,8 @@ def _samples_table(samples: pd.DataFrame) -> pd.DataFrame:
 def _evidence_lines(ev: ItemEvidence) -> list[str]:
     """The headline sentences: which R1 the statuses read, the fit's convergence, the subset."""
     f = ev.fit
-    lines = [f"statuses read {ev.settings['status_ceiling'] or 'no ceiling with per-item outcomes'}; "
-             f"answerable without the image: {ev.settings['shortcut_evidence']}",
+    lines = [f"statuses read {ev.settings.status_ceiling or 'no ceiling with per-item outcomes'}; "
+             f"answerable without the image: {ev.settings.shortcut_evidence}",
              f"item-response fit: {f['fit']}; {f['respondents']} respondents × {f['items']} items; "
              f"{'converged' if f['converged'] else 'NOT converged'} ({f['message']}, {f['iterations']} iterations, "
              f"largest |gradient| {f['max_abs_gradient']:.2g})"]
@@ -809,7 +810,7 @@ def _evidence_section(page: _Page, ev: ItemEvidence) -> None:
                   _html_linked(_human(top, QUALITY_HEADERS), QUALITY_UNIT,
                                {} if page.explorer is None else {(i, "item"): explorer_link(page.explorer, item=iid)
                                                                  for i, iid in enumerate(top["item_id"].tolist())})]
-    page.prov["items"] = {"settings": ev.settings, "fit": ev.fit, "subset": ev.subset}
+    page.prov["items"] = {"settings": ev.settings.to_dict(), "fit": ev.fit, "subset": ev.subset}
 
 
 def write_report(

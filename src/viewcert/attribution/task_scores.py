@@ -106,12 +106,11 @@ def _list_score(answer: str | None, target: str, uncertain: Sequence[str] = ()) 
     return score_interactions(listed, true, uncertain).value
 
 
-def uncertain_entries(cert: InteractionCertificate | Mapping) -> dict[str, tuple[str, ...]]:
+def uncertain_entries(cert: InteractionCertificate) -> dict[str, tuple[str, ...]]:
     """{item id: its uncertain entries} of an interaction certificate (``items[].uncertain``, none when
     absent), in the case-folded form of the canonical answers (``misi``'s entry normalisation)."""
-    typed = InteractionCertificate.from_dict(cert) if not isinstance(cert, InteractionCertificate) else cert
     return {e.id: tuple(_norm_entry(x) for x in e.extra.get("uncertain") or ())
-            for e in typed.items}
+            for e in cert.items}
 
 
 def list_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | Path,
@@ -157,7 +156,7 @@ def misi_scale(ladder: Ladder, targets: Mapping[str, str], cert: Certificate | N
                      "points of MiSI partial credit (mean per item, 0–1)")
 
 
-def list_scale(ladder: Ladder, cert: InteractionCertificate | Mapping, src: str = "certificate",
+def list_scale(ladder: Ladder, cert: InteractionCertificate, src: str = "certificate",
                targets: Mapping[str, str] | None = None) -> ItemScale:
     """MiSI's interaction-list score as the deficit account's item scale, the per-item certified list ceiling
     as rendered (``items[].rendered.ceiling``) as R1. The scale scores (answer, target), so with ``targets``

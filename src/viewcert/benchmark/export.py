@@ -58,7 +58,7 @@ from viewcert.constraints import with_constraints
 from viewcert.defaults import AS_RENDERED, GEOMETRIC
 from viewcert.errors import InputError
 from viewcert.formats.export import Export, write_export
-from viewcert.formats.records import view_certificate
+from viewcert.formats.records import ViewCertificate
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.images import write_buffers, write_png, write_sidecar
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -307,7 +307,7 @@ def build_benchmark(
         "details": {"question": question, "choices": list(choices), **({"ceilings": both} if both else {}),
                     "constraints": {q["id"]: {"applied": [c["name"] for c in q["constraints"]],
                                               "skipped": q["constraints_skipped"]} for q in questions}},
-        "harness_files": harness}, cert)
+        "harness_files": harness}, None if cert is None else cert.to_dict())
 
 
 #: how a crystal export chose its questions, recorded in the certificate (``inputs.selection``) with their ids
@@ -315,12 +315,12 @@ SELECTION_RULE = ("the export's questions: the input's crystals that were read, 
                   "in SHA-256 order of the item id, the first --limit of them (limit = n); ids in input order")
 
 
-def ceilings(as_rendered: dict, geometric: dict) -> dict:
+def ceilings(as_rendered: ViewCertificate, geometric: ViewCertificate) -> dict:
     """Both ceilings of an export, labelled: the as-rendered one (its certificate: the atoms the shipped images
     show) and the geometric one (every atom, exact projection, as ``viewcert certify`` computes by default; the
     same cell, cameras, tiling, δ and τ), each ``correct``/``n``, and, where they differ, every item one counts
     right and the other does not, with the reasons it lost in each."""
-    typed = {k: view_certificate(c) for k, c in (("as_rendered", as_rendered), ("geometric", geometric))}
+    typed = {"as_rendered": as_rendered, "geometric": geometric}
 
     def by_id(cert) -> dict:
         return {it.id: it for it in cert.items if it.outcome != "error"}
@@ -367,7 +367,7 @@ def _certify(dataset, settings: ExportSettings, delta: float, out: Path, n_worke
                           "observe": "visible", "style": settings.image.style, "frame_on": "drawn",
                           "constraints": settings.constraints}  # what the prompts ask (recorded when any)
     cert, _ = run_certification(dataset, CertifyConfig(**kw), n_workers=n_workers, progress=False)
-    write_certificate(out / "certificate.json", cert)
+    write_certificate(out / "certificate.json", cert.to_dict())
     write_text_atomic(out / "certificate_items.csv", items_table(cert))
     geo = {k: v for k, v in kw.items() if k not in ("image_size", "style", "frame_on")}
     geometric, _ = run_certification(dataset, CertifyConfig(**{**geo, "observe": GEOMETRIC}), n_workers=n_workers,

@@ -49,6 +49,7 @@ from viewcert.certify.run import items_table, run_certification
 from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
 from viewcert.formats.export import Export, write_export
+from viewcert.formats.records import ViewCertificate
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.images import write_png, write_sidecar
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -221,7 +222,7 @@ MIRROR_RULE = "molecule-handedness: shown mirrored when the lowest bit of SHA-25
 
 
 def _certify(shown: list[tuple[str, Structure]], settings: MoleculeExportSettings, dataset: Dataset, out: Path,
-             n_workers, rp: ResolvedProtocol) -> dict:
+             n_workers, rp: ResolvedProtocol) -> ViewCertificate:
     """``viewcert.certify`` of exactly the shown molecules on the question's level (same protocol, size, style,
     scale): the input's items, selected and shown (mirrored) as recorded in ``inputs.selection``, so that
     ``verify`` rebuilds the same molecules; returns the certificate written."""
@@ -235,7 +236,7 @@ def _certify(shown: list[tuple[str, Structure]], settings: MoleculeExportSetting
                         molecule_levels=(LEVEL[settings.task],), molecule_cross_check=False,
                         molecule_scale=settings.molecule_scale, constraints=settings.constraints)
     cert, _ = run_certification(dataset, cfg, n_workers=n_workers, progress=False)
-    write_certificate(out / "certificate.json", cert)
+    write_certificate(out / "certificate.json", cert.to_dict())
     write_text_atomic(out / "certificate_items.csv", items_table(cert))
     return cert
 
@@ -280,4 +281,4 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
         "errors": [{"id": r["id"], "error": r["error"]} for r in records if "error" in r],
         "details": {"protocol": spec.to_dict() if spec.kind == "perspective" else proto.to_dict(),
                     "choices": list(choices), "truth": "the input molecule itself (no dataset label is read)"},
-        "harness_files": harness}, cert, level=LEVEL[settings.task])
+        "harness_files": harness}, None if cert is None else cert.to_dict(), level=LEVEL[settings.task])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from viewcert.formats.records import ViewCertificate, view_certificate
+from viewcert.formats.records import ViewCertificate
 from viewcert.io.atomic import write_bytes_atomic
 from viewcert.sanitize import plot_text
 
@@ -29,10 +29,9 @@ def _save(fig, path: str | Path) -> Path:
     return write_bytes_atomic(path, buf.getvalue())
 
 
-def plot_ceiling_by_system(cert: ViewCertificate | dict, path: str | Path) -> Path:
+def plot_ceiling_by_system(cert: ViewCertificate, path: str | Path) -> Path:
     """Bar per crystal system: correct / n, with the overall R1 and its exact lower bound."""
     plt = _fig()
-    cert = view_certificate(cert)
     s = cert.summary
     systems = s.by_crystal_system
     names = list(systems)
@@ -54,10 +53,9 @@ def plot_ceiling_by_system(cert: ViewCertificate | dict, path: str | Path) -> Pa
     return _save(fig, path)
 
 
-def plot_phantoms(cert: ViewCertificate | dict, path: str | Path) -> Path:
+def plot_phantoms(cert: ViewCertificate, path: str | Path) -> Path:
     """Phantom count per item (items sorted by count), failures marked."""
     plt = _fig()
-    cert = view_certificate(cert)
     items = cert.items
     counts = [((it.oracle or {}).get("n_phantoms") or 0, not it.correct, it.id) for it in items]
     counts.sort(key=lambda t: (-t[0], t[2]))
@@ -74,11 +72,10 @@ def plot_phantoms(cert: ViewCertificate | dict, path: str | Path) -> Path:
     return _save(fig, path)
 
 
-def plot_delta_star(cert: ViewCertificate | dict, path: str | Path) -> Path:
+def plot_delta_star(cert: ViewCertificate, path: str | Path) -> Path:
     """Uniqueness margins δ* (Å) of the items that have one: histogram (log bins) and empirical CDF, with the
     certification's δ marked (items whose δ* ≤ δ can have phantoms at δ)."""
     plt = _fig()
-    cert = view_certificate(cert)
     v = np.sort([it.uniqueness_margin["delta_star"] for it in cert.items
                  if (it.uniqueness_margin or {}).get("delta_star") is not None])
     delta = cert.tolerances["delta"]

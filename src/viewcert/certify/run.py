@@ -68,8 +68,8 @@ def fingerprint(dataset: Dataset, cfg: CertifyConfig, task: str = "certify") -> 
 
 def run_certification(dataset: Dataset, cfg: CertifyConfig, *, n_workers: int | None = None,
                       scheduler: Any = None, workdir: str | Path | None = None,
-                      progress: bool | None = None, chunk_size: int | None = None) -> tuple[dict, MapResult]:
-    """Certify every item of ``dataset`` under ``cfg``; returns (certificate dict, MapResult).
+                      progress: bool | None = None, chunk_size: int | None = None) -> tuple[ViewCertificate, MapResult]:
+    """Certify every item of ``dataset`` under ``cfg``; returns (the typed certificate, MapResult).
 
     Parameters
     ----------
@@ -90,8 +90,9 @@ def run_certification(dataset: Dataset, cfg: CertifyConfig, *, n_workers: int | 
 
     Returns
     -------
-    tuple of (dict, MapResult)
-        The certificate (its JSON object) and the map's record (resumed and computed shards).
+    tuple of (ViewCertificate, MapResult)
+        The certificate (typed; ``to_dict`` is its JSON object) and the map's record (resumed and computed
+        shards).
     """
     fp = fingerprint(dataset, cfg)
     wd = None if workdir is None else Path(workdir) / fp
@@ -107,7 +108,7 @@ def run_certification(dataset: Dataset, cfg: CertifyConfig, *, n_workers: int | 
                     workdir=wd, n_workers=n_workers, scheduler=scheduler, chunk_size=chunk_size, fingerprint=fp,
                     progress=progress, description=f"certify {len(dataset)} items")
     mark_warm()
-    return build_certificate(dataset, cfg, run.results), run
+    return ViewCertificate.from_dict(build_certificate(dataset, cfg, run.results)), run
 
 
 TABLE_COLUMNS = (
@@ -121,12 +122,12 @@ TABLE_COLUMNS = (
 )
 
 
-def items_table(cert: ViewCertificate | dict) -> str:
+def items_table(cert: ViewCertificate) -> str:
     """One CSV row per item (deterministic; string cells neutralised against CSV injection).
 
     Parameters
     ----------
-    cert : ViewCertificate or dict
+    cert : ViewCertificate
         A crystal/molecule certificate.
 
     Returns
@@ -168,13 +169,13 @@ def _blank(x):
     return x
 
 
-def summary_text(cert: ViewCertificate | dict, *, max_list: int = 30) -> str:
+def summary_text(cert: ViewCertificate, *, max_list: int = 30) -> str:
     """The human summary (summary.txt, the console): every received string in it is one line, controls
     escaped (``sanitize.console_fields``), so an item id cannot break or forge a line.
 
     Parameters
     ----------
-    cert : ViewCertificate or dict
+    cert : ViewCertificate
         A crystal/molecule certificate.
     max_list : int
         Ids listed at most per list (failures, errors, disagreements).
@@ -184,7 +185,6 @@ def summary_text(cert: ViewCertificate | dict, *, max_list: int = 30) -> str:
     str
         The summary's lines.
     """
-    cert = view_certificate(cert)
     s = Summary.from_dict(console_fields(cert.summary.to_dict()))
     tol, inputs, proto = cert.tolerances, console_fields(cert.inputs), console_fields(cert.protocol)
     orc, obs = console_fields(cert.oracle), console_fields(cert.observation_model)
@@ -326,7 +326,7 @@ def disagreement_lines(disagreements: list[dict], *, limit: int = MAX_DISAGREEME
     return lines
 
 
-def disagreements_table(cert: ViewCertificate | dict) -> str:
+def disagreements_table(cert: ViewCertificate) -> str:
     """``disagreements.csv``: one row per item, cell and level on which spglib and moyopy differ (``id, cell,
     level, spglib, moyopy``; a failed engine is level ``all``), every one; cells by the table rule."""
     rows = [[d["id"], cell, *lv] for d in view_certificate(cert).summary.cross_check_disagreements or []
@@ -340,10 +340,9 @@ def error_line(e: dict) -> str:
     return console_text(f"item {e['id']}: {msg[:300]}", keep_newlines=False)
 
 
-def write_outputs(out: str | Path, cert: ViewCertificate | dict, *, plots: bool = True, run: MapResult | None = None,
+def write_outputs(out: str | Path, cert: ViewCertificate, *, plots: bool = True, run: MapResult | None = None,
                   wall_seconds: float | None = None, workers: Any = None) -> dict[str, Path]:
     out = Path(out)
-    cert = view_certificate(cert)
     paths = {"certificate": write_certificate(out / "certificate.json", cert.to_dict()),
              "table": write_text_atomic(out / "items.csv", items_table(cert)),
              "summary": write_text_atomic(out / "summary.txt", summary_text(cert)),  # escaped by summary_text
@@ -381,9 +380,9 @@ def resume_lines(run: MapResult, workdir: Path | None) -> list[str]:
 def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, *, out: str | Path | None = None,
             subset: str = "eval", n_workers: int | None = None, scheduler: Any = None, plots: bool = True,
             progress: bool | None = None, resume: bool = True, limits: Limits = DEFAULT_LIMITS,
-            report: Callable[[str], None] | None = None, before: Callable[[Dataset], None] | None = None) -> dict:
+            report: Callable[[str], None] | None = None, before: Callable[[Dataset], None] | None = None) -> ViewCertificate:
     """Certify INPUT (see ``certify.inputs``) and, with ``out``, write every output. Returns the
-    certificate dict. ``limits`` are checked before any work (settings here, the one check of a run; atoms as
+    typed certificate. ``limits`` are checked before any work (settings here, the one check of a run; atoms as
     each item is read); ``before`` is called with the dataset after that check and before any item is
     certified (the CLI's --fail-fast reads and placement checks); ``report`` receives console lines
     ("resumed N of M items"). The streamed certificate (an item table beside a small certificate.json) is
@@ -418,8 +417,8 @@ def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, 
 
     Returns
     -------
-    dict
-        The certificate (its JSON object).
+    ViewCertificate
+        The certificate (typed; ``to_dict`` is its JSON object, as written to ``certificate.json``).
     """
     cfg = cfg or CertifyConfig()
     dataset = prepared(input_spec, cfg, subset=subset, limits=limits, before=before)

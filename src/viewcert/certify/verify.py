@@ -209,7 +209,7 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
         return rep
     new, _ = run_certification(dataset, cfg, n_workers=n_workers, scheduler=scheduler, workdir=workdir,
                                progress=progress)
-    new = in_format(new, cert.format)  # compared in the certificate's own format
+    new = in_format(new.to_dict(), cert.format)  # compared in the certificate's own format (its JSON object)
     if new["inputs"]["spec"] != inputs["spec"]:  # the location is not part of what is verified
         new["inputs"]["spec"] = inputs["spec"]
         new["digest"]["value"] = compute_digest(new)
