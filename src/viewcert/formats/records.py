@@ -112,7 +112,8 @@ class ItemOutcome:
     ``evaluate.REASON_ORDER``; labels are dicts of the levels (crystal_system, point_group, space_group,
     symbol); ``molecule`` holds the molecular levels of a molecule (``certify.molecule``); ``oracle`` the
     oracle's report (n_phantoms, n_missing, n_points, max_position_error Å, ...); ``uniqueness_margin`` δ* (Å)
-    with ``margin=True``; ``camera_positions`` (Å, per view) for perspective cameras."""
+    with ``margin=True``; ``camera_positions`` (Å, per view) for perspective cameras. ``oracle``,
+    ``uniqueness_margin``, ``symmetry_raised`` and ``molecule`` are typed sections (``formats.item_sections``)."""
 
     id: str
     outcome: str
@@ -137,7 +138,7 @@ class ItemOutcome:
     label_mismatch: list | None = ABSENT
     cross_check: dict | None = ABSENT
     reference_source: str | None = ABSENT
-    symmetry_raised: SymmetryRaised | None = ABSENT
+    symmetry_raised: SymmetryRaised = ABSENT
     oracle: OracleReport = ABSENT
     uniqueness_margin: UniquenessMargin = ABSENT
     phantoms: list | None = ABSENT
@@ -418,8 +419,8 @@ class TaskCertificate(Certificate):
 class InteractionItemRecord:
     """One question of an interaction certificate: id, the complex (``source_id`` NAME:LIGAND), whether it
     is a positive, its number of bonds, and the ceiling under ideal observations and as rendered (``ideal``,
-    ``rendered``: ``ceiling`` in [0, 1] with the losses attributed); ``residue`` (residue-ligand), ``entry``
-    (interaction-location), ``d0_A`` (docking) by task."""
+    ``rendered``: ``ceiling`` in [0, 1] with the losses attributed, typed ``formats.item_sections.ItemCeiling``);
+    ``residue`` (residue-ligand), ``entry`` (interaction-location), ``d0_A`` (docking) by task."""
 
     id: str
     source_id: str = ABSENT
