@@ -197,7 +197,8 @@ class ItemCeiling(Section):
     observations or as rendered, and what the task writes beside it (``benchmark.interaction_export``):
     pocket-ligand the counts of true and determined bonds, the losses by cause, the margin candidates and the
     entries; residue-ligand the residue, whether it is a positive and the loss; interaction-location the number
-    of consistent answers, whether the bond was located and the loss. ``InteractionItemRecord.ceiling`` checks
+    of consistent answers, whether the bond was located and the loss; docking (``benchmark.docking_export``) the
+    consistent grid answers, their number and the ligand atoms seen. ``InteractionItemRecord.ceiling`` checks
     the ceiling."""
 
     SOURCE: ClassVar[str] = "items[].rendered"
@@ -212,4 +213,6 @@ class ItemCeiling(Section):
     loss: str | list | None = ABSENT
     n_consistent: int = ABSENT
     located: bool = ABSENT
+    consistent: list = ABSENT
+    n_ligand_atoms_seen: int = ABSENT
     extra: Mapping = field(default_factory=dict)
