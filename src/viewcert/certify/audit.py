@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from viewcert.formats.records import ABSENT, ItemOutcome, ViewCertificate
+from viewcert.formats.records import ItemOutcome, ViewCertificate
 from viewcert.io.atomic import write_chunks_atomic, write_text_atomic
 from viewcert.io.database import FORMATS
 from viewcert.io.tables import csv_text
@@ -93,7 +93,7 @@ def input_label(it: ItemOutcome) -> dict:
     """The label of the cell as read: the input's where the standardisation raised the symmetry, else the
     rendered cell's (the same at the same tolerances)."""
     raised = it.symmetry_raised
-    return raised["input"] if raised not in (ABSENT, None) else it.label("rendered")
+    return raised.input if raised and isinstance(raised.input, dict) else it.label("rendered")
 
 
 def item_rows(it: ItemOutcome) -> list[AuditRow]:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from viewcert.formats.fields import ABSENT
 from viewcert.formats.records import ViewCertificate
 from viewcert.io.atomic import write_bytes_atomic
 from viewcert.sanitize import plot_text
@@ -57,7 +58,7 @@ def plot_phantoms(cert: ViewCertificate, path: str | Path) -> Path:
     """Phantom count per item (items sorted by count), failures marked."""
     plt = _fig()
     items = cert.items
-    counts = [((it.oracle or {}).get("n_phantoms") or 0, not it.correct, it.id) for it in items]
+    counts = [((it.oracle.n_phantoms if it.oracle else None) or 0, not it.correct, it.id) for it in items]
     counts.sort(key=lambda t: (-t[0], t[2]))
     fig, ax = plt.subplots(figsize=(7, 3.2))
     xs = range(len(counts))
@@ -76,8 +77,8 @@ def plot_delta_star(cert: ViewCertificate, path: str | Path) -> Path:
     """Uniqueness margins δ* (Å) of the items that have one: histogram (log bins) and empirical CDF, with the
     certification's δ marked (items whose δ* ≤ δ can have phantoms at δ)."""
     plt = _fig()
-    v = np.sort([it.uniqueness_margin["delta_star"] for it in cert.items
-                 if (it.uniqueness_margin or {}).get("delta_star") is not None])
+    v = np.sort([it.uniqueness_margin.delta_star for it in cert.items
+                 if it.uniqueness_margin and it.uniqueness_margin.delta_star not in (ABSENT, None)])
     delta = cert.tolerances["delta"]
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(9, 3.4))
     pos = v[v > 0]

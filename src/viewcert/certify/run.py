@@ -35,6 +35,7 @@ from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import CertifyRecords, certify_item
 from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.molecule import molecule_summary_lines
+from viewcert.formats.item_sections import MoleculeOutcome, OracleReport, PointGroupOutcome, UniquenessMargin
 from viewcert.formats.records import ABSENT, ItemOutcome, Summary, ViewCertificate, view_certificate
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.io.tables import csv_text
@@ -141,24 +142,29 @@ def items_table(cert: ViewCertificate) -> str:
 def _item_row(it: ItemOutcome) -> list:
     """The ``TABLE_COLUMNS`` of one item."""
     ds, rl, rc = it.label("dataset"), it.label("rendered"), it.label("reconstructed")
-    orc = it.oracle or {}
+    orc = it.oracle or OracleReport()
     xc = it.cross_check or {}
     row = [it.id, _blank(it.formula), _blank(it.n_atoms)]
     for lab in (ds, rl, rc):
         row += [lab.get("crystal_system", ""), lab.get("point_group", ""), lab.get("space_group", "")]
     row += [int(bool(it.correct)), it.outcome, ";".join(it.reasons or []),
-            _blank(orc.get("n_phantoms")), _blank(orc.get("n_missing")), _blank(orc.get("n_points")),
-            _blank(orc.get("max_position_error")), _blank(orc.get("min_same_label_distance")),
-            _blank(orc.get("separation_ok")), _blank(it.unique), _blank(it.exact),
+            _blank(orc.n_phantoms), _blank(orc.n_missing), _blank(orc.n_points),
+            _blank(orc.max_position_error), _blank(orc.min_same_label_distance),
+            _blank(orc.separation_ok), _blank(it.unique), _blank(it.exact),
             _blank(it.certified), ";".join(it.label_mismatch or []),
-            "; ".join(f"{k}: {v}" for k, v in xc.items()), " | ".join(orc.get("warnings") or [])]
-    mol = it.molecule or {}
-    mpg = mol.get("point_group") or {}
-    row += ["" if it.is_error else ("molecule" if mol else "crystal"), mpg.get("input", ""),
-            _blank(mpg.get("reconstructed")), (mpg.get("cross_check") or {}).get("pymatgen", ""),
-            (mol.get("handedness") or {}).get("status", "")]
-    um = it.uniqueness_margin or {}  # with CertifyConfig(margin=True)
-    return row + [_blank(um.get("delta_star")), um.get("bound", "")]
+            "; ".join(f"{k}: {v}" for k, v in xc.items()), " | ".join(orc.warnings or [])]
+    mol = it.molecule or MoleculeOutcome()
+    mpg = mol.point_group or PointGroupOutcome()
+    row += ["" if it.is_error else ("molecule" if mol else "crystal"), _text(mpg.input),
+            _blank(mpg.reconstructed), _text(mpg.cross_check.pymatgen if mpg.cross_check else ABSENT),
+            _text(mol.handedness.status if mol.handedness else ABSENT)]
+    um = it.uniqueness_margin or UniquenessMargin()  # with CertifyConfig(margin=True)
+    return row + [_blank(um.delta_star), _text(um.bound)]
+
+
+def _text(x):
+    """A text cell: "" for a key the record does not have (what ``dict.get(key, "")`` gave)."""
+    return "" if x is ABSENT else x
 
 
 def _blank(x):
@@ -259,8 +265,8 @@ def margin_lines(cert: ViewCertificate) -> list[str]:
             if it.uniqueness_margin not in (ABSENT, None)]
     if not recs:
         return []
-    have = sorted((float(m["delta_star"]), i) for i, m in recs if m.get("delta_star") is not None)
-    none = [m.get("error") for _, m in recs if m.get("delta_star") is None]
+    have = sorted((float(m.delta_star), i) for i, m in recs if m.delta_star not in (ABSENT, None))
+    none = [None if m.error is ABSENT else m.error for _, m in recs if m.delta_star in (ABSENT, None)]
     tail = f"; {len(none)} without one ({console_text(str(none[0])[:120], keep_newlines=False)})" if none else ""
     if not have:
         return [f"δ* (uniqueness margin): not computed for any item{tail}"]
@@ -354,7 +360,8 @@ def write_outputs(out: str | Path, cert: ViewCertificate, *, plots: bool = True,
     if plots and cert.summary.n and (cert.summary.kinds or {}).get("crystals", 1):
         paths["plot_systems"] = P.plot_ceiling_by_system(cert, out / "ceiling_by_system.png")
         paths["plot_phantoms"] = P.plot_phantoms(cert, out / "phantoms.png")
-    if plots and any((it.uniqueness_margin or {}).get("delta_star") is not None for it in cert.items):
+    if plots and any(it.uniqueness_margin and it.uniqueness_margin.delta_star not in (ABSENT, None)
+                     for it in cert.items):
         paths["plot_delta_star"] = P.plot_delta_star(cert, out / "delta_star.png")
     if run is not None:
         meta = {"wall_seconds": round(wall_seconds or 0.0, 3), "executor": run.executor, "workers": workers,

@@ -41,6 +41,7 @@ from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import REASON_ORDER, CertifyRecords
 from viewcert.certify.inputs import Dataset
 from viewcert.errors import InputError
+from viewcert.formats.item_sections import OracleReport
 from viewcert.formats.records import ABSENT, ItemOutcome, compute_digest, digest_record, outcomes_of
 from viewcert.formats.table import (
     CERTIFICATE_FORMAT,
@@ -108,12 +109,12 @@ class Tally:
 
 def _census(o: ItemOutcome, add) -> None:
     """The phantom census, failure reasons and the listed kinds of one certified item."""
-    orc = o.oracle if isinstance(o.oracle, dict) else {}
-    add("census:items_with_phantoms", bool(orc.get("n_phantoms")))
-    add("census:total_phantoms", orc.get("n_phantoms") or 0)
-    add("census:items_with_missing_atoms", bool(orc.get("n_missing")))
-    add("census:total_missing_atoms", orc.get("n_missing") or 0)
-    add("census:items_oracle_failed", orc.get("status") not in (None, "ok"))
+    orc = o.oracle or OracleReport()
+    add("census:items_with_phantoms", bool(orc.n_phantoms))
+    add("census:total_phantoms", orc.n_phantoms or 0)
+    add("census:items_with_missing_atoms", bool(orc.n_missing))
+    add("census:total_missing_atoms", orc.n_missing or 0)
+    add("census:items_oracle_failed", orc.status not in (ABSENT, None, "ok"))
     for name in ("unique", "exact", "certified"):
         add(f"census:items_{name}", bool(getattr(o, name) not in (ABSENT, None, False)))
     if not o.correct:

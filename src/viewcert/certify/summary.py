@@ -11,6 +11,8 @@ from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import REASON_ORDER
 from viewcert.certify.molecule import molecule_summary
 from viewcert.errors import InputError
+from viewcert.formats.fields import ABSENT
+from viewcert.formats.item_sections import OracleReport
 from viewcert.formats.records import ItemOutcome, Summary, cross_check_disagreements, outcomes_of
 from viewcert.numeric import sig
 from viewcert.stats import clopper_pearson_interval, clopper_pearson_lower
@@ -63,7 +65,7 @@ def summary_of(outcomes: list[dict] | list[ItemOutcome], cfg: CertifyConfig) -> 
         by_level[lv] = {"correct": kk, "R1": sig(kk / n) if n else None}
     failures = [{"id": o.id, "reasons": o.reasons, "predicted": o.predicted(cfg.scoring.score),
                  "reference": o.reference(cfg.scoring.score)} for o in items if not o.correct]
-    raised = [{"id": o.id, **o.symmetry_raised} for o in items if o.symmetry_raised]
+    raised = [{"id": o.id, **o.symmetry_raised.to_dict()} for o in items if o.symmetry_raised]
     return Summary(
         n=n, n_errors=len(errors), kinds={"crystals": len(crystals), "molecules": len(mols)},
         score=cfg.scoring.score if scored is crystals else "+".join(cfg.molecules.molecule_levels),
@@ -103,13 +105,13 @@ def _by_crystal_system(crystals: list[ItemOutcome]) -> dict[str, dict]:
 def _phantom_census(outcomes: list[ItemOutcome]) -> dict[str, int]:
     """Items with phantoms or missing atoms and their totals, oracle failures, unique, exact and certified
     items."""
-    oracle = [o.oracle or {} for o in outcomes]
+    oracle = [o.oracle or OracleReport() for o in outcomes]
     return {
-        "items_with_phantoms": sum(1 for x in oracle if x.get("n_phantoms")),
-        "total_phantoms": sum(x.get("n_phantoms") or 0 for x in oracle),
-        "items_with_missing_atoms": sum(1 for x in oracle if x.get("n_missing")),
-        "total_missing_atoms": sum(x.get("n_missing") or 0 for x in oracle),
-        "items_oracle_failed": sum(1 for x in oracle if x.get("status") not in (None, "ok")),
+        "items_with_phantoms": sum(1 for x in oracle if x.n_phantoms),
+        "total_phantoms": sum(x.n_phantoms or 0 for x in oracle),
+        "items_with_missing_atoms": sum(1 for x in oracle if x.n_missing),
+        "total_missing_atoms": sum(x.n_missing or 0 for x in oracle),
+        "items_oracle_failed": sum(1 for x in oracle if x.status not in (ABSENT, None, "ok")),
         "items_unique": sum(1 for o in outcomes if o.unique),
         "items_exact": sum(1 for o in outcomes if o.exact),
         "items_certified": sum(1 for o in outcomes if o.certified),

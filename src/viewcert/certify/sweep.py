@@ -25,6 +25,7 @@ from viewcert.certify.evaluate import evaluate, item_cameras, prepare
 from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.run import fingerprint, resume_lines
 from viewcert.errors import InputError, ViewcertError
+from viewcert.formats.item_sections import OracleReport
 from viewcert.formats.records import ABSENT, ItemOutcome
 from viewcert.io.atomic import write_json_atomic, write_text_atomic
 from viewcert.io.tables import dict_csv_text
@@ -117,16 +118,16 @@ def build_configs(base: CertifyConfig, plan: SweepPlan) -> list[Tagged]:
 
 def _compact(o: ItemOutcome) -> dict:
     """The sweep's row of one item under one configuration (a table row, not a certificate record)."""
-    orc = o.oracle or {}
+    orc = o.oracle or OracleReport()
 
     def opt(v):  # a field the outcome does not have is None in the row
         return None if v is ABSENT else v
 
     return {"correct": bool(o.correct), "by_level": opt(o.correct_by_level),
-            "n_phantoms": orc.get("n_phantoms"), "n_missing": orc.get("n_missing"), "n_points": orc.get("n_points"),
+            "n_phantoms": opt(orc.n_phantoms), "n_missing": opt(orc.n_missing), "n_points": opt(orc.n_points),
             "unique": opt(o.unique), "exact": opt(o.exact), "reasons": opt(o.reasons), "outcome": o.outcome,
             "predicted": o.label("reconstructed").get("crystal_system"),
-            "max_position_error": orc.get("max_position_error"), "error": opt(o.error)}
+            "max_position_error": opt(orc.max_position_error), "error": opt(o.error)}
 
 
 def _noise_module_rates(cell, cfg: CertifyConfig) -> dict:

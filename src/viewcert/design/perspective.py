@@ -33,6 +33,8 @@ from viewcert.certify.digests import cell_digest
 from viewcert.certify.evaluate import certify_item
 from viewcert.certify.inputs import Item
 from viewcert.errors import InputError
+from viewcert.formats.fields import ABSENT
+from viewcert.formats.item_sections import OracleReport
 from viewcert.structures import Structure
 
 
@@ -98,9 +100,13 @@ def measure(spec: ProtocolSpec, structure: Structure, *, delta: float = DEFAULT_
     cfg = CertifyConfig(protocol=spec if spec.kind == "perspective" else spec.protocol, delta=delta)
     out = certify_item(Item(structure.identifier or "design", "structure", structure, cell_digest(structure)), cfg)
     rec = out.to_dict()  # the record as written: a field it does not have reads as None
-    orc = out.oracle or {}
+    orc = out.oracle or OracleReport()
+
+    def opt(v):  # a count the oracle did not report is None, as ``rec.get`` gives for the record's own fields
+        return None if v is ABSENT else v
+
     return {"camera": spec.kind, "delta": cfg.oracle.delta, "outcome": out.outcome,
-            "n_atoms": rec.get("n_atoms"), "n_recovered": orc.get("n_recovered"), "n_phantoms": orc.get("n_phantoms"),
+            "n_atoms": rec.get("n_atoms"), "n_recovered": opt(orc.n_recovered), "n_phantoms": opt(orc.n_phantoms),
             "unique": rec.get("unique"), "correct_by_level": rec.get("correct_by_level"),
             "reasons": out.reasons or [], "error": rec.get("error")}
 

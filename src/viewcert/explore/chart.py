@@ -36,12 +36,12 @@ def _num(x) -> float | None:
 def point(kind: str, rec) -> tuple[float | None, float | None]:
     """(x, y) of one typed item on the map of its kind (``AXES``); None where the certificate has no value."""
     if kind == "crystal":
-        um = rec.uniqueness_margin if isinstance(rec.uniqueness_margin, dict) else {}
-        return _num(rec.n_atoms), _num(um.get("delta_star"))
+        um = rec.uniqueness_margin
+        return _num(rec.n_atoms), _num(um.delta_star if um else None)
     if kind == "task":
         return _num(rec.n_atoms), _num(rec.n_consistent)
-    rendered = rec.rendered if isinstance(rec.rendered, dict) else {}
-    return _num(rec.n_bonds), _num(rendered.get("ceiling"))
+    rendered = rec.rendered
+    return _num(rec.n_bonds), _num(rendered.ceiling if rendered else None)
 
 
 def point_row(index: int, shown_id: str, xy: tuple, filters: tuple[str, ...]) -> list | None:

@@ -9,6 +9,9 @@ answer), ``phantoms``, ``missing_atoms``, ``label_mismatch``, ``symmetry_raised`
 
 from __future__ import annotations
 
+from viewcert.formats.fields import ABSENT, Section
+from viewcert.formats.item_sections import ItemCeiling
+
 FILTERS = ("unique", "phantoms", "missing_atoms", "label_mismatch", "symmetry_raised", "item_error",
            "uncertain_bonds", "illegible_labels", "correct", "incorrect")
 #: the filters that apply to each kind of item (the index offers only these)
@@ -23,6 +26,9 @@ TITLES = {"unique": "unique", "phantoms": "phantoms", "missing_atoms": "missing 
 
 
 def _d(x) -> dict:
+    """A received JSON object as a dict (a typed section as the object it was read from); {} for anything else."""
+    if isinstance(x, Section):
+        return x.to_dict()
     return x if isinstance(x, dict) else {}
 
 
@@ -35,16 +41,16 @@ def tags(kind: str, rec) -> tuple[str, ...]:
     or ``InteractionItemRecord``) belongs to, in ``FILTERS`` order."""
     t: set[str] = set()
     if kind == "crystal":
-        orc = _d(rec.oracle)
+        orc = rec.oracle
         if rec.outcome == "error":
             t.add("item_error")
         else:
             t.add("correct" if rec.correct is True else "incorrect")
         if rec.unique is True:
             t.add("unique")
-        if _num(orc.get("n_phantoms")) > 0:
+        if orc and _num(orc.n_phantoms) > 0:
             t.add("phantoms")
-        if _num(orc.get("n_missing")) > 0:
+        if orc and _num(orc.n_missing) > 0:
             t.add("missing_atoms")
         if rec.label_mismatch:
             t.add("label_mismatch")
@@ -62,9 +68,9 @@ def tags(kind: str, rec) -> tuple[str, ...]:
 def interaction_losses(rec) -> set[str]:
     """The losses an interaction item's rendered views record: a pocket list's per-entry counts (``losses``),
     a residue question's list (``loss``), and ``criterion_margin`` for the uncertain entries it leaves out."""
-    rendered = _d(rec.rendered)
-    out = {k for k, n in _d(rendered.get("losses")).items() if _num(n) > 0}
-    loss = rendered.get("loss")
+    rendered = rec.rendered or ItemCeiling()
+    out = {k for k, n in _d(rendered.losses).items() if _num(n) > 0}
+    loss = None if rendered.loss is ABSENT else rendered.loss
     out |= {x for x in (loss if isinstance(loss, list) else [loss]) if isinstance(x, str)}
     unsure = dict(rec.extra).get("uncertain") if hasattr(rec, "extra") else None
     if isinstance(unsure, list) and unsure:
@@ -79,9 +85,9 @@ def _interaction_tags(rec) -> set[str]:
                       ("phantom", "phantoms")):
         if loss in losses:
             t.add(tag)
-    rendered = _d(rec.rendered)
-    n_true, n_det = rendered.get("n_true"), rendered.get("n_determined")
-    ceiling = rendered.get("ceiling")
+    rendered = rec.rendered or ItemCeiling()
+    n_true, n_det, ceiling = (None if v is ABSENT else v
+                              for v in (rendered.n_true, rendered.n_determined, rendered.ceiling))
     if (isinstance(n_true, int) and n_true == n_det) or (n_det is None and ceiling == 1):
         t.add("unique")
     if isinstance(ceiling, int | float) and not isinstance(ceiling, bool):

@@ -90,10 +90,10 @@ def phantom_points(record) -> tuple[np.ndarray, list]:
 def near_miss(record) -> tuple[np.ndarray | None, list | None]:
     """(point (3,) Å or None, cell atom per view or None) of the item's δ* near-miss tuple."""
     um = record.uniqueness_margin
-    if not isinstance(um, dict) or not isinstance(um.get("near_miss_point"), list) or not um["near_miss_point"]:
+    if not um or not isinstance(um.near_miss_point, list) or not um.near_miss_point:
         return None, None
-    p = _points([[0, *um["near_miss_point"]]], "uniqueness_margin.near_miss_point")[0]
-    atoms = um.get("near_miss")
+    p = _points([[0, *um.near_miss_point]], "uniqueness_margin.near_miss_point")[0]
+    atoms = um.near_miss
     return p, (atoms if isinstance(atoms, list) else None)
 
 
@@ -207,7 +207,7 @@ def missing_atoms(cell, cfg, record) -> tuple[int, ...] | None:
     none is drawn)."""
     from viewcert.certify.evaluate import views_of  # lazy: start-up (certify outputs only)
 
-    want = record.oracle.get("n_missing") if isinstance(record.oracle, dict) else None
+    want = record.oracle.n_missing if record.oracle else None
     if not isinstance(want, int) or isinstance(want, bool) or want <= 0:
         return ()
     got = tuple(views_of(cell, cfg)[3].missing_atoms)

@@ -87,7 +87,8 @@ def pane_data(cell, cfg, record) -> dict:
         starts, ends, _ = box_edges(cell.lattice, obs.tiling)
         edges = [r(a) + r(b) for a, b in zip(starts, ends, strict=True)]
     phantoms = [r(row[1:4]) for row in (record.phantoms or []) if isinstance(row, list) and len(row) == 4]
-    um = record.uniqueness_margin if isinstance(record.uniqueness_margin, dict) else {}
-    tuple_atoms = {a for a in (um.get("near_miss") or []) if isinstance(a, int)}
+    um = record.uniqueness_margin
+    listed = um.near_miss if um and isinstance(um.near_miss, list) else []
+    tuple_atoms = {a for a in listed if isinstance(a, int)}
     near = [r(p) for p, a in zip(scene.sphere_centres, scene.atom_index.tolist(), strict=True) if a in tuple_atoms]
     return {"atoms": atoms, "edges": edges, "phantoms": phantoms, "near": near}

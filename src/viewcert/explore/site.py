@@ -73,6 +73,8 @@ from viewcert.explore.wording import (
     reason_words,
 )
 from viewcert.formats import records
+from viewcert.formats.fields import Section
+from viewcert.formats.item_sections import ItemCeiling, OracleReport, UniquenessMargin
 from viewcert.formats.records import ABSENT
 from viewcert.formats.table import TableCertificate
 from viewcert.io.atomic import json_dumps, write_chunks_atomic
@@ -150,7 +152,16 @@ def _kv_table(d: dict, cls: str = "kv") -> str:
 
 
 def _d(x) -> dict:
+    """A received JSON object as a dict (a typed section as the object it was read from, to be shown whole);
+    {} for anything else."""
+    if isinstance(x, Section):
+        return x.to_dict()
     return x if isinstance(x, dict) else {}
+
+
+def _opt(x):
+    """A section's field as received: None where the section does not have it."""
+    return None if x is ABSENT else x
 
 
 def _words(x) -> str:
@@ -172,16 +183,16 @@ def _columns(kind: str) -> tuple[str, ...]:
 def _row_values(kind: str, rec) -> list:
     """The index columns of one typed item (``_columns``)."""
     if kind == "crystal":
-        orc = _d(rec.oracle)
+        orc, um = rec.oracle or OracleReport(), rec.uniqueness_margin or UniquenessMargin()
         return [rec.formula, _crystal_system(rec), rec.n_atoms, rec.outcome,
                 reason_words(rec.reasons) if rec.reasons else "",
-                orc.get("n_phantoms"), orc.get("n_missing"), _sig4(_d(rec.uniqueness_margin).get("delta_star"))]
+                _opt(orc.n_phantoms), _opt(orc.n_missing), _sig4(_opt(um.delta_star))]
     if kind == "task":
         return [rec.structure_id, rec.truth, rec.n_consistent, rec.exact_ceiling, rec.partial_ceiling]
-    r, i = _d(rec.rendered), _d(rec.ideal)
+    r, i = rec.rendered or ItemCeiling(), rec.ideal or ItemCeiling()
     losses = sorted(interaction_losses(rec))
     return [rec.source_id, residue_text(rec.residue) if isinstance(rec.residue, str) else None, rec.n_bonds,
-            r.get("n_determined"), r.get("ceiling"), i.get("ceiling"),
+            _opt(r.n_determined), _opt(r.ceiling), _opt(i.ceiling),
             "; ".join(loss_words(x).split(":")[0] for x in losses)]
 
 
@@ -406,24 +417,24 @@ def _words_table(d: dict, table: dict, cls: str = "words") -> str:
     return f'<table class="{cls}">{"".join(rows)}</table>'
 
 
-def _near_miss_atoms(um: dict, view_names) -> list[tuple[str, str]]:
+def _near_miss_atoms(um: UniquenessMargin, view_names) -> list[tuple[str, str]]:
     """(view name, atom in words) of each view's atom of the near-miss tuple (its element from the tuple's
     label, its index in the rendered cell)."""
 
-    atoms = um.get("near_miss") if isinstance(um.get("near_miss"), list) else []
-    z = um.get("near_miss_label")
+    atoms = um.near_miss if isinstance(um.near_miss, list) else []
+    z = _opt(um.near_miss_label)
     return [(view_names[k] if k < len(view_names) else f"view {k}", atom_text(z, a)) for k, a in enumerate(atoms)]
 
 
 def _margin_section(rec, delta, view_names) -> str:
     """δ* in Å (4 significant figures) with what bounds it, the certificate's δ, the near-miss tuple as atoms per
     view, its point, and the other margins."""
-    um = _d(rec.uniqueness_margin)
+    um = rec.uniqueness_margin
     if not um:
         return ""
-    bound = um.get("bound")
+    bound = _opt(um.bound)
     rows = [f'<tr data-field="delta_star"><th>uniqueness margin δ*: every δ below it certifies the item</th>'
-            f'<td class="delta-star">{h(number(um.get("delta_star"), "Å"))}</td></tr>',
+            f'<td class="delta-star">{h(number(_opt(um.delta_star), "Å"))}</td></tr>',
             f'<tr data-field="bound"><th>what bounds δ*</th><td>{h(BOUND.get(bound, _fmt(bound)))}</td></tr>']
     if isinstance(delta, int | float) and not isinstance(delta, bool):
         rows.append(f'<tr data-field="delta"><th>δ of this certificate (the oracle\'s tolerance)</th>'
@@ -434,13 +445,13 @@ def _margin_section(rec, delta, view_names) -> str:
                       for v, a in tuple_atoms)
         rows.append(f'<tr data-field="near_miss"><th>near-miss tuple (one atom per view, marked in the views)</th>'
                     f'<td><ul class="near-miss">{lis}</ul></td></tr>')
-    if isinstance(um.get("near_miss_point"), list) and len(um["near_miss_point"]) == 3:
+    if isinstance(um.near_miss_point, list) and len(um.near_miss_point) == 3:
         try:
             rows.append('<tr data-field="near_miss_point"><th>its least-squares point (positions rounded to '
-                        f"0.001 Å)</th><td>{h(position_text([float(x) for x in um['near_miss_point']]))}</td></tr>")
+                        f"0.001 Å)</th><td>{h(position_text([float(x) for x in um.near_miss_point]))}</td></tr>")
         except (TypeError, ValueError):
             pass
-    rest = {k: v for k, v in um.items() if k in MARGIN}
+    rest = {k: v for k, v in um.to_dict().items() if k in MARGIN}
     return ("<h3>uniqueness margin δ*</h3>" + f'<table class="words margin">{"".join(rows)}</table>'
             + (_words_table(rest, MARGIN) if rest else ""))
 
@@ -458,7 +469,7 @@ def _phantoms_table(rec) -> str:
         else:
             cells = [_fmt(r), "", "", ""]
         rows.append(f"<tr><td>{k + 1}</td>" + "".join(f"<td>{h(c)}</td>" for c in cells) + "</tr>")
-    n = _d(rec.oracle).get("n_phantoms")
+    n = rec.oracle.n_phantoms if rec.oracle else None
     more = f" (the certificate lists {len(ph)} of {h(_fmt(n))})" if isinstance(n, int) and n > len(ph) else ""
     return (f'<h3>phantom points{more}, positions rounded to 0.001 Å</h3><table class="phantoms"><tr><th>#</th>'
             f'<th>element</th><th>x (Å)</th><th>y (Å)</th><th>z (Å)</th></tr>{"".join(rows)}</table>')
@@ -532,11 +543,11 @@ def _entry_rows(rows: list[tuple[str, str, str, object, str]], asked: str) -> st
     return "".join(out)
 
 
-def _mode_rows(rec, r: dict, truth: dict) -> list:
+def _mode_rows(rec, r: ItemCeiling, truth: dict) -> list:
     """Every entry of one mode (rendered or ideal views) with its verdict and reason: a pocket list's entries
     and its uncertain ones (not asked, with the ground truth's reason); a residue question's bonds of that
     residue, each with the item's reasons (the certificate records them per item)."""
-    entries = r.get("entries")
+    entries = r.entries
     if isinstance(entries, list):
         rows = [(_fmt(_d(e).get("entry")), _fmt(_d(e).get("residue")), "det" if _d(e).get("determined") else "undet",
                  _d(e).get("loss"), "determined" if _d(e).get("determined") else "not determined") for e in entries]
@@ -544,7 +555,7 @@ def _mode_rows(rec, r: dict, truth: dict) -> list:
         unsure = {_d(u).get("entry") for u in (truth.get("uncertain") or []) if isinstance(u, dict)}
         mine = [b.get("entry") for b in (truth.get("bonds") or []) if isinstance(b, dict)
                 and entry_residue(b.get("entry")) == rec.residue and b.get("entry") not in unsure]
-        loss = r.get("loss")
+        loss = _opt(r.loss)
         rows = [(_fmt(e), rec.residue, "undet" if loss else "det", loss, "not determined" if loss else "determined")
                 for e in dict.fromkeys(mine)]
     why = {_d(u).get("entry"): _d(u).get("reason") for u in (truth.get("uncertain") or []) if isinstance(u, dict)}
@@ -572,12 +583,12 @@ def _interaction_body(rec, truth: dict, question: dict | None = None) -> str:
     asked = rec.residue if isinstance(rec.residue, str) else ""
     parts = [f"<h2>{h(_fmt(rec.source_id))}: {h(_fmt(rec.n_bonds))} bonds asked</h2>", _asked_line(rec)]
     for which, views in (("rendered", rec.rendered), ("ideal", rec.ideal)):
-        r = _d(views)
-        det = f", {h(_fmt(r.get('n_determined')))} of {h(_fmt(r.get('n_true')))} determined" \
-            if "n_determined" in r else ""
+        r = views or ItemCeiling()
+        det = f", {h(_fmt(_opt(r.n_determined)))} of {h(_fmt(_opt(r.n_true)))} determined" \
+            if r.n_determined is not ABSENT else ""
         words = {"rendered": "as rendered (labels must be legible, atoms recovered)",
                  "ideal": "under ideal observations"}[which]
-        parts.append(f"<h3>{which} views, {words}: ceiling {h(number(r.get('ceiling')))}{det}</h3>"
+        parts.append(f"<h3>{which} views, {words}: ceiling {h(number(_opt(r.ceiling)))}{det}</h3>"
                      f'<table class="entries" data-views="{which}"><tr><th>bond</th><th>residue</th><th>verdict</th>'
                      f"<th>why not determined</th></tr>{_entry_rows(_mode_rows(rec, r, truth), asked)}</table>")
     bonds = truth.get("bonds") if isinstance(truth.get("bonds"), list) else []
@@ -808,7 +819,7 @@ class Sources:
 
 
 def _n_missing(rec) -> int:
-    n = _d(rec.oracle).get("n_missing")
+    n = rec.oracle.n_missing if rec.oracle else None
     return n if isinstance(n, int) and not isinstance(n, bool) else 0
 
 
@@ -832,7 +843,7 @@ def _overlay_source(folder: Folder, it: Item, src: Sources):
         truth = _d(folder.certificate.ground_truth).get(sid)
         gt_bonds = _d(truth).get("bonds") if isinstance(_d(truth).get("bonds"), list) else []
         rec = it.record
-        verdicts = {entry: cls for entry, _, cls, _, _ in _mode_rows(rec, _d(rec.rendered), _d(truth))}
+        verdicts = {entry: cls for entry, _, cls, _, _ in _mode_rows(rec, rec.rendered or ItemCeiling(), _d(truth))}
         asked = rec.residue if isinstance(rec.residue, str) else ""
         if sid in src.scenes:
             structure, cams, ligand = src.scenes[sid]

@@ -31,6 +31,13 @@ from typing import Any, ClassVar
 
 from viewcert.errors import InputError
 from viewcert.formats.fields import ABSENT, Section, field_names, record_fields, record_to_dict, typed_section  # noqa: F401
+from viewcert.formats.item_sections import (
+    ItemCeiling,
+    MoleculeOutcome,
+    OracleReport,
+    SymmetryRaised,
+    UniquenessMargin,
+)
 from viewcert.io.atomic import json_dumps
 from viewcert.resolution import quantize_tree, resolution_record
 
@@ -105,7 +112,8 @@ class ItemOutcome:
     ``evaluate.REASON_ORDER``; labels are dicts of the levels (crystal_system, point_group, space_group,
     symbol); ``molecule`` holds the molecular levels of a molecule (``certify.molecule``); ``oracle`` the
     oracle's report (n_phantoms, n_missing, n_points, max_position_error Å, ...); ``uniqueness_margin`` δ* (Å)
-    with ``margin=True``; ``camera_positions`` (Å, per view) for perspective cameras."""
+    with ``margin=True``; ``camera_positions`` (Å, per view) for perspective cameras. ``oracle``,
+    ``uniqueness_margin``, ``symmetry_raised`` and ``molecule`` are typed sections (``formats.item_sections``)."""
 
     id: str
     outcome: str
@@ -130,15 +138,21 @@ class ItemOutcome:
     label_mismatch: list | None = ABSENT
     cross_check: dict | None = ABSENT
     reference_source: str | None = ABSENT
-    symmetry_raised: dict = ABSENT
-    oracle: dict = ABSENT
-    uniqueness_margin: dict = ABSENT
+    symmetry_raised: SymmetryRaised = ABSENT
+    oracle: OracleReport = ABSENT
+    uniqueness_margin: UniquenessMargin = ABSENT
     phantoms: list | None = ABSENT
     unique: bool = ABSENT
     exact: bool = ABSENT
     certified: bool = ABSENT
-    molecule: dict = ABSENT
+    molecule: MoleculeOutcome = ABSENT
     extra: Mapping = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # the typed sections (formats.item_sections) of what a producer or from_dict hands the record
+        for name, cls in (("oracle", OracleReport), ("uniqueness_margin", UniquenessMargin),
+                          ("symmetry_raised", SymmetryRaised), ("molecule", MoleculeOutcome)):
+            object.__setattr__(self, name, typed_section(cls, getattr(self, name), cls.SOURCE))
 
     @classmethod
     def from_dict(cls, d: Mapping) -> ItemOutcome:
@@ -169,18 +183,21 @@ class ItemOutcome:
     def predicted(self, score: str) -> Any:
         """What the reconstruction says at ``score`` (a molecule: its reconstructed point group)."""
         if self.is_molecule:
-            return self.molecule["point_group"]["reconstructed"]
+            pg = self.molecule.point_group
+            return pg.reconstructed if pg else None
         return self.label("reconstructed").get(score)
 
     def reference(self, score: str) -> Any:
         """The label R1 compares with at ``score``: the dataset's, the input cell's (the standardisation raised
         the symmetry) or the rendered cell's; a molecule's own point group."""
         if self.is_molecule:
-            return self.molecule["point_group"]["input"]
+            pg = self.molecule.point_group
+            return pg.input if pg else None
         if self.reference_source == "dataset":
             return self.label("dataset").get(score)
         if self.reference_source == "input":
-            return self.symmetry_raised["input"].get(score)
+            raised = self.symmetry_raised
+            return raised.input.get(score) if raised and raised.input else None
         return self.label("rendered").get(score)
 
 
@@ -402,19 +419,24 @@ class TaskCertificate(Certificate):
 class InteractionItemRecord:
     """One question of an interaction certificate: id, the complex (``source_id`` NAME:LIGAND), whether it
     is a positive, its number of bonds, and the ceiling under ideal observations and as rendered (``ideal``,
-    ``rendered``: ``ceiling`` in [0, 1] with the losses attributed); ``residue`` (residue-ligand), ``entry``
-    (interaction-location), ``d0_A`` (docking) by task."""
+    ``rendered``: ``ceiling`` in [0, 1] with the losses attributed, typed ``formats.item_sections.ItemCeiling``);
+    ``residue`` (residue-ligand), ``entry`` (interaction-location), ``d0_A`` (docking) by task."""
 
     id: str
     source_id: str = ABSENT
     positive: bool = ABSENT
     n_bonds: int = ABSENT
-    ideal: dict = ABSENT
-    rendered: dict = ABSENT
+    ideal: ItemCeiling = ABSENT
+    rendered: ItemCeiling = ABSENT
     residue: str = ABSENT
     entry: str = ABSENT
     d0_A: int = ABSENT  # noqa: N815 - the certificate's own key
     extra: Mapping = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # the typed ceilings (formats.item_sections) of what a producer or from_dict hands the record
+        for name in ("ideal", "rendered"):
+            object.__setattr__(self, name, typed_section(ItemCeiling, getattr(self, name), f"items[].{name}"))
 
     @classmethod
     def from_dict(cls, d: Mapping) -> InteractionItemRecord:
@@ -429,7 +451,7 @@ class InteractionItemRecord:
     def ceiling(self, mode: str = "rendered") -> float:
         """The item's ceiling in ``mode`` (ideal | rendered); InputError when it is not a number in [0, 1]."""
         rec = getattr(self, mode) if mode in ("ideal", "rendered") else ABSENT
-        c = rec.get("ceiling") if isinstance(rec, Mapping) else None
+        c = rec.ceiling if isinstance(rec, ItemCeiling) else None
         if isinstance(c, bool) or not isinstance(c, int | float) or not 0 <= c <= 1:
             raise InputError(f"item {self.id[:40]!r} needs a {mode} ceiling in [0, 1]", field=f"items[].{mode}")
         return float(c)
