@@ -31,6 +31,14 @@ from typing import Any, ClassVar
 
 from viewcert.errors import InputError
 from viewcert.formats.fields import ABSENT, Section, field_names, record_fields, record_to_dict, typed_section  # noqa: F401
+from viewcert.formats.summary_sections import (
+    InteractionSummary,
+    Kinds,
+    MoleculeSummary,
+    PhantomCensus,
+    RateBound,
+    TaskSummary,
+)
 from viewcert.io.atomic import json_dumps
 from viewcert.resolution import quantize_tree, resolution_record
 
@@ -197,16 +205,16 @@ class Summary:
 
     n: int
     n_errors: int
-    kinds: dict
+    kinds: Kinds
     score: str
     truth: str
     correct: int
     R1: float | None  # noqa: N815 - the certificate's own key
-    bound: dict
-    interval: dict
+    bound: RateBound
+    interval: RateBound
     by_level: dict
     by_crystal_system: dict
-    phantom_census: dict
+    phantom_census: PhantomCensus
     failure_reasons: dict
     failures: list
     label_mismatches: list
@@ -214,8 +222,16 @@ class Summary:
     n_symmetry_raised: int = ABSENT
     symmetry_raised: list = ABSENT
     errors: list = ABSENT
-    molecules: dict | None = ABSENT
+    molecules: MoleculeSummary | None = ABSENT
     extra: Mapping = field(default_factory=dict)
+
+    #: the typed sections of the summary (``formats.summary_sections``), typed from what a producer hands
+    SECTIONS: ClassVar[dict] = {"kinds": Kinds, "bound": RateBound, "interval": RateBound,
+                                "phantom_census": PhantomCensus, "molecules": MoleculeSummary}
+
+    def __post_init__(self) -> None:
+        for name, cls in self.SECTIONS.items():
+            object.__setattr__(self, name, typed_section(cls, getattr(self, name), f"summary.{name}"))
 
     @classmethod
     def from_dict(cls, d: Mapping) -> Summary:
@@ -372,7 +388,7 @@ class TaskCertificate(Certificate):
     normalisers: dict = ABSENT
     mirror_normal_screen: list | None = ABSENT
     libraries: dict = ABSENT
-    summary: dict | None = ABSENT
+    summary: TaskSummary | None = ABSENT
     excluded: list = ABSENT
     errors: list = ABSENT
     choice_ceiling_mean: float = ABSENT
@@ -390,6 +406,9 @@ class TaskCertificate(Certificate):
             raise InputError("a task certificate lists its items", field="items")
         kw["items"] = tuple(_items(TaskItemRecord, items))
         return cls(**kw)
+
+    def __post_init__(self) -> None:  # the summary typed (``formats.summary_sections``), a producer's dict too
+        object.__setattr__(self, "summary", typed_section(TaskSummary, self.summary, "summary"))
 
     def to_dict(self) -> dict:
         out = _to_dict(self)
@@ -450,7 +469,7 @@ class InteractionCertificate(Certificate):
     settings: dict = ABSENT
     libraries: dict = ABSENT
     ground_truth: dict = ABSENT
-    summary: dict = ABSENT
+    summary: InteractionSummary = ABSENT
     complexes: list = ABSENT
     resolution: dict = ABSENT
     digest: dict | str = ABSENT
@@ -464,6 +483,9 @@ class InteractionCertificate(Certificate):
             raise InputError("an interaction certificate lists its items", field="items")
         kw["items"] = tuple(_items(InteractionItemRecord, items))
         return cls(**kw)
+
+    def __post_init__(self) -> None:  # the summary typed (``formats.summary_sections``), a producer's dict too
+        object.__setattr__(self, "summary", typed_section(InteractionSummary, self.summary, "summary"))
 
     def to_dict(self) -> dict:
         out = _to_dict(self)

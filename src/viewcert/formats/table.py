@@ -52,6 +52,7 @@ from viewcert.formats.records import (
     digest_value,
     outcomes_of,
 )
+from viewcert.formats.summary_sections import TableSummary
 from viewcert.io.atomic import json_dumps
 from viewcert.io.received import read_received_bytes
 
@@ -137,11 +138,12 @@ SHA256 = re.compile(r"[0-9a-f]{64}")
 @dataclass(frozen=True)
 class TableHead:
     """The fields of a streamed certificate (``certify.stream``, :data:`TABLE_CERTIFICATE_FORMAT`) that code reads:
-    its format, digest value, summary, item-table record (folder, shards, chain), inputs, tolerances, protocol."""
+    its format, digest value, summary (typed: ``summary_sections.TableSummary``), item-table record (folder, shards,
+    chain), inputs, tolerances, protocol."""
 
     format: str | None
     digest: str | None
-    summary: Mapping
+    summary: TableSummary
     items_table: Mapping
     inputs: Mapping = field(default_factory=dict)
     tolerances: Mapping = field(default_factory=dict)
@@ -151,7 +153,8 @@ class TableHead:
     def of(cls, cert: Mapping) -> TableHead:
         digest = cert.get("digest")
         return cls(format=cert.get("format"), digest=digest.get("value") if isinstance(digest, Mapping) else None,
-                   summary=cert.get("summary") or {}, items_table=cert.get("items_table") or {},
+                   summary=TableSummary.from_dict(cert.get("summary") or {}),
+                   items_table=cert.get("items_table") or {},
                    inputs=cert.get("inputs") or {}, tolerances=cert.get("tolerances") or {},
                    protocol=cert.get("protocol") or {})
 
@@ -254,8 +257,8 @@ class TableCertificate:
         return str(self.data.get("format"))
 
     @property
-    def summary(self) -> dict:
-        return dict(self.head.summary)
+    def summary(self) -> TableSummary:
+        return self.head.summary
 
     @property
     def digest_value(self) -> str | None:
