@@ -145,3 +145,15 @@ def test_a_malformed_task_or_interaction_group_is_one_named_line():
         Certificate.from_dict({**i, "summary": {"all": {"n": 1, "rendered": 0.5}}})
     with pytest.raises(InputError, match=r"summary\.n must be a count, got str"):
         TableHead.of({"format": "x", "summary": {"n": "1"}, "items_table": {}})
+
+
+def test_a_received_streamed_summary_is_checked_with_its_shape():
+    """``check_table_shape`` (what a streamed certificate received passes first) refuses a malformed summary in
+    one line naming the file and the field."""
+    from viewcert.formats.table import check_table_shape
+
+    bad = {"inputs": {}, "config": {}, "summary": {"n": 3, "kinds": [3, 0]}, "items_table": {}}
+    with pytest.raises(InputError, match=r"summary\.kinds must be an object, got list") as e:
+        check_table_shape(bad, "sent/certificate.json")
+    assert (e.value.source, e.value.field) == ("sent/certificate.json", "summary.kinds")
+    assert "\n" not in str(e.value)

@@ -175,6 +175,10 @@ def check_table_shape(data: dict, source: str) -> None:
     field otherwise); the shard names bare ``part-NNNNNN.parquet`` in ``items/``."""
     for key in ("inputs", "config", "summary", "items_table"):
         _need(isinstance(data.get(key), dict), f"{key} must be a JSON object", source, key)
+    try:  # the summary's sections and counts as the readers use them (``summary_sections.TableSummary``)
+        TableSummary.from_dict(data["summary"])
+    except InputError as exc:
+        raise InputError(exc.message, source=source, field=exc.field) from None
     inputs, rec = data["inputs"], data["items_table"]
     _need(isinstance(inputs.get("spec"), str), "must be text", source, "inputs.spec")
     _need(isinstance(inputs.get("files"), dict), "must be a JSON object", source, "inputs.files")
