@@ -16,6 +16,7 @@ from viewcert.formats.summary_sections import (
     InteractionGroup,
     InteractionSummary,
     Kinds,
+    LevelCount,
     MeanInterval,
     MoleculeSummary,
     PhantomCensus,
@@ -52,6 +53,9 @@ def test_a_hand_written_summary_typed():
     assert isinstance(s.phantom_census, PhantomCensus)
     assert (s.phantom_census.items_with_phantoms, s.phantom_census.total_phantoms,
             s.phantom_census.items_certified) == (2, 7, 4)
+    assert isinstance(s.by_level["space_group"], LevelCount) and (s.by_level["space_group"].correct,
+                                                                  s.by_level["space_group"].R1) == (6, 0.75)
+    assert (s.by_crystal_system["cubic"].n, s.by_crystal_system["cubic"].correct) == (8, 6)
     assert s.molecules is None and s.extra == {"a_later_key": {"kept": True}}
     assert s.to_dict() == HAND
     no_kinds = {**HAND, "kinds": {}}
@@ -66,6 +70,7 @@ def test_a_molecule_summary_typed():
     assert isinstance(s.molecules, MoleculeSummary) and (s.molecules.n, s.molecules.handedness) == (
         3, {"determined": 3})
     assert s.to_dict()["molecules"] == mol
+    assert (s.molecules.by_level["point_group"].correct, s.molecules.by_level["point_group"].bound) == (3, "3/3")
 
 
 def test_a_hand_written_task_and_interaction_summary():
@@ -123,6 +128,9 @@ def test_a_streamed_summary_round_trips_and_states_the_json_figures():
     ({"phantom_census": {**CENSUS, "total_phantoms": True}}, r"summary\.phantom_census\.total_phantoms must be a count"),
     ({"interval": {"lower": "low"}}, r"summary\.interval\.lower must be a number, got str"),
     ({"molecules": 3}, r"summary\.molecules must be an object, got int"),
+    ({"by_level": {"space_group": 6}}, r"summary\.by_level\.space_group must be an object, got int"),
+    ({"by_crystal_system": {"cubic": {"n": "8"}}}, r"summary\.by_crystal_system\.cubic\.n must be a count"),
+    ({"by_level": [6]}, r"summary\.by_level must be an object, got list"),
 ])
 def test_a_malformed_summary_section_is_one_named_line(bad, where):
     with pytest.raises(InputError, match=where) as e:

@@ -513,7 +513,7 @@ def molecule_summary_lines(ms: MoleculeSummary | None) -> list[str]:
         return []
     lines = [f"molecules: {ms.n} items; truth = the input molecule itself"]
     for lv, v in ms.by_level.items():
-        lines.append(f"    {lv}: {v['correct']}/{ms.n}; {v['bound']}")
+        lines.append(f"    {lv}: {v.correct}/{ms.n}; {v.bound}")
     lines.append("    handedness: " + ", ".join(f"{k} {v}" for k, v in ms.handedness.items()))
     lines.append("    input point groups: " + ", ".join(f"{k} {v}" for k, v in ms.input_point_groups.items()))
     lines.append(f"    point-group disagreements with pymatgen: {len(ms.point_group_cross_check_disagreements)}")

@@ -36,11 +36,11 @@ def plot_ceiling_by_system(cert: ViewCertificate | dict, path: str | Path) -> Pa
     s = cert.summary
     systems = s.by_crystal_system
     names = list(systems)
-    rates = [v["correct"] / v["n"] for v in systems.values()]
+    rates = [v.correct / v.n for v in systems.values()]
     fig, ax = plt.subplots(figsize=(7, 3.6))
     ax.bar(names, rates, color="#4c72b0")
     for i, v in enumerate(systems.values()):
-        ax.text(i, rates[i] + 0.01, f"{v['correct']}/{v['n']}", ha="center", va="bottom", fontsize=8)
+        ax.text(i, rates[i] + 0.01, f"{v.correct}/{v.n}", ha="center", va="bottom", fontsize=8)
     ax.axhline(s.R1, color="k", lw=1, label=f"R1 = {s.correct}/{s.n}")
     bound = s.bound
     ax.axhline(bound.lower, color="k", lw=1, ls="--",

@@ -203,9 +203,8 @@ def summary_text(cert: ViewCertificate | dict, *, max_list: int = 30) -> str:
         lines += [
             ("crystals: " if mixed else "") + f"R1 ({s.score}, truth = {truth_text(cert, s.truth)}): {s.bound.text}",
             f"    {s.interval.text}",
-            "    by level: " + ", ".join(f"{k} {v['correct']}/{s.n}" for k, v in s.by_level.items()),
-            "    by crystal system: " + ", ".join(f"{k} {v['correct']}/{v['n']}"
-                                              for k, v in s.by_crystal_system.items()),
+            "    by level: " + ", ".join(f"{k} {v.correct}/{s.n}" for k, v in s.by_level.items()),
+            "    by crystal system: " + ", ".join(f"{k} {v.correct}/{v.n}" for k, v in s.by_crystal_system.items()),
         ]
     else:
         lines += [f"R1 (all of {s.score}, truth = the input molecule): {s.bound.text}"]

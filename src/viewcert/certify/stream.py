@@ -300,9 +300,9 @@ def summary_text(cert: dict) -> str:
              f"protocol: {console_fields(head.protocol)['name']}; delta = {tol['delta']:g} Å, "
              f"tau = {tol['tau']:g} Å, angle tolerance = {tol['angle_tolerance']:g}°",
              f"R1 ({s.score}, truth = {s.truth}): {s.bound.text}", f"    {s.interval.text}",
-             "    by level: " + ", ".join(f"{k} {v['correct']}/{s.n}" for k, v in s.by_level.items()),
-             "    by crystal system: " + ", ".join(f"{k} {v['correct']}/{v['n']}"
-                                              for k, v in console_fields(s.by_crystal_system).items())]
+             "    by level: " + ", ".join(f"{k} {v.correct}/{s.n}" for k, v in s.by_level.items()),
+             "    by crystal system: " + ", ".join(f"{console_text(k, keep_newlines=False)} {v.correct}/{v.n}"
+                                              for k, v in s.by_crystal_system.items())]
     c = s.phantom_census
     lines += [f"phantoms: {c.items_with_phantoms} items ({c.total_phantoms} points); missing atoms: "
               f"{c.items_with_missing_atoms} items; certified by the theorem: {c.items_certified}",

@@ -34,10 +34,13 @@ from viewcert.formats.fields import ABSENT, Section, field_names, record_fields,
 from viewcert.formats.summary_sections import (
     InteractionSummary,
     Kinds,
+    LevelCount,
     MoleculeSummary,
     PhantomCensus,
     RateBound,
     TaskSummary,
+    counts_dict,
+    typed_counts,
 )
 from viewcert.io.atomic import json_dumps
 from viewcert.resolution import quantize_tree, resolution_record
@@ -212,8 +215,8 @@ class Summary:
     R1: float | None  # noqa: N815 - the certificate's own key
     bound: RateBound
     interval: RateBound
-    by_level: dict
-    by_crystal_system: dict
+    by_level: dict[str, LevelCount]
+    by_crystal_system: dict[str, LevelCount]
     phantom_census: PhantomCensus
     failure_reasons: dict
     failures: list
@@ -229,9 +232,14 @@ class Summary:
     SECTIONS: ClassVar[dict] = {"kinds": Kinds, "bound": RateBound, "interval": RateBound,
                                 "phantom_census": PhantomCensus, "molecules": MoleculeSummary}
 
+    #: the counts keyed by data (a level, a crystal system), each entry a ``LevelCount``
+    COUNTS: ClassVar[tuple] = ("by_level", "by_crystal_system")
+
     def __post_init__(self) -> None:
         for name, cls in self.SECTIONS.items():
             object.__setattr__(self, name, typed_section(cls, getattr(self, name), f"summary.{name}"))
+        for name in self.COUNTS:
+            object.__setattr__(self, name, typed_counts(getattr(self, name), f"summary.{name}"))
 
     @classmethod
     def from_dict(cls, d: Mapping) -> Summary:
@@ -241,7 +249,10 @@ class Summary:
             raise InputError(f"summary: {str(exc)[:200]}", field="summary") from None
 
     def to_dict(self) -> dict:
-        return _to_dict(self)
+        out = _to_dict(self)
+        for name in self.COUNTS:
+            out[name] = counts_dict(out[name])
+        return out
 
 
 class Certificate:

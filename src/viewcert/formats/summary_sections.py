@@ -18,8 +18,9 @@ from typing import Any, ClassVar
 from viewcert.errors import InputError
 from viewcert.formats.fields import ABSENT, Section, record_fields, typed_section
 
-__all__ = ["InteractionGroup", "InteractionSummary", "Kinds", "MeanInterval", "MeanRange", "MoleculeSummary",
-           "PhantomCensus", "RateBound", "TableSummary", "TaskGroup", "TaskSummary"]
+__all__ = ["InteractionGroup", "InteractionSummary", "Kinds", "LevelCount", "MeanInterval", "MeanRange",
+           "MoleculeSummary", "PhantomCensus", "RateBound", "TableSummary", "TaskGroup", "TaskSummary", "counts_dict",
+           "typed_counts"]
 
 
 def _kind_ok(v: Any, kind: str) -> bool:
@@ -30,12 +31,32 @@ def _kind_ok(v: Any, kind: str) -> bool:
     return isinstance(v, int) if kind == "int" else isinstance(v, int | float)
 
 
+def typed_counts(value: Any, source: str) -> Any:
+    """A JSON object of counts keyed by data (a level, a crystal system: ``summary.by_level``) as
+    ``{key: LevelCount}`` in its order; :data:`ABSENT` and ``None`` as they are, InputError naming ``source``
+    otherwise."""
+    if value is ABSENT or value is None:
+        return value
+    if not isinstance(value, Mapping):
+        raise InputError(f"{source} must be an object, got {type(value).__name__}", field=source)
+    return {k: typed_section(LevelCount, v, f"{source}.{k}") for k, v in value.items()}
+
+
+def counts_dict(value: Any) -> Any:
+    """The JSON object of :func:`typed_counts`' value (each entry written through its ``to_dict``)."""
+    if not isinstance(value, Mapping):
+        return value
+    return {k: v.to_dict() if isinstance(v, Section) else v for k, v in value.items()}
+
+
 @dataclass(frozen=True)
 class _Typed(Section):
-    """A section with nested sections (``NESTED``: field -> its section class) and values code computes with
-    (``INTS``: counts; ``NUMBERS``: rates and bounds), checked as received."""
+    """A section with nested sections (``NESTED``: field -> its section class), counts keyed by data
+    (``COUNTS``: :func:`typed_counts`) and values code computes with (``INTS``: counts; ``NUMBERS``: rates and
+    bounds), checked as received."""
 
     NESTED: ClassVar[dict] = {}
+    COUNTS: ClassVar[tuple] = ()
     INTS: ClassVar[tuple] = ()
     NUMBERS: ClassVar[tuple] = ()
 
@@ -48,6 +69,9 @@ class _Typed(Section):
         for name, sub in cls.NESTED.items():
             if name in kw:
                 kw[name] = typed_section(sub, kw[name], f"{where}.{name}")
+        for name in cls.COUNTS:
+            if name in kw:
+                kw[name] = typed_counts(kw[name], f"{where}.{name}")
         for names, kind, what in ((cls.INTS, "int", "a count"), (cls.NUMBERS, "number", "a number")):
             for name in names:
                 if not _kind_ok(kw.get(name, ABSENT), kind):
@@ -58,6 +82,31 @@ class _Typed(Section):
     def __post_init__(self) -> None:  # a producer may hand the nested sections as dicts
         for name, sub in self.NESTED.items():
             object.__setattr__(self, name, typed_section(sub, getattr(self, name), f"{self.SOURCE}.{name}"))
+        for name in self.COUNTS:
+            object.__setattr__(self, name, typed_counts(getattr(self, name), f"{self.SOURCE}.{name}"))
+
+    def to_dict(self) -> dict:
+        """The JSON object: ``from_dict(d).to_dict() == d`` (counts keyed by data written back too)."""
+        out = super().to_dict()
+        for name in self.COUNTS:
+            if name in out:
+                out[name] = counts_dict(out[name])
+        return out
+
+
+@dataclass(frozen=True)
+class LevelCount(_Typed):
+    """One entry of the counts keyed by data: ``summary.by_level`` (``correct``, ``R1``), ``by_crystal_system``
+    (``n``, ``correct``), ``molecules.by_level`` (``correct``, ``R1`` and its ``bound`` sentence)."""
+
+    SOURCE: ClassVar[str] = "summary.by_level"
+    INTS: ClassVar[tuple] = ("n", "correct")
+    NUMBERS: ClassVar[tuple] = ("R1",)
+    n: int = ABSENT
+    correct: int = ABSENT
+    R1: float | None = ABSENT  # noqa: N815 - the certificate's own key
+    bound: str = ABSENT
+    extra: Mapping = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------- crystal and molecule certificates
@@ -121,10 +170,11 @@ class MoleculeSummary(_Typed):
     input point groups with their counts, and the point-group disagreements with pymatgen by id."""
 
     SOURCE: ClassVar[str] = "summary.molecules"
+    COUNTS: ClassVar[tuple] = ("by_level",)
     INTS: ClassVar[tuple] = ("n",)
     n: int = ABSENT
     truth: str = ABSENT
-    by_level: dict = ABSENT
+    by_level: dict[str, LevelCount] = ABSENT
     handedness: dict = ABSENT
     input_point_groups: dict = ABSENT
     point_group_cross_check_disagreements: list = ABSENT
@@ -140,6 +190,7 @@ class TableSummary(_Typed):
     SOURCE: ClassVar[str] = "summary"
     NESTED: ClassVar[dict] = {"kinds": Kinds, "bound": RateBound, "interval": RateBound,
                               "phantom_census": PhantomCensus}
+    COUNTS: ClassVar[tuple] = ("by_level", "by_crystal_system")
     INTS: ClassVar[tuple] = ("n", "n_errors", "correct", "n_failures", "n_label_mismatches",
                              "n_cross_check_disagreements", "n_symmetry_raised")
     NUMBERS: ClassVar[tuple] = ("R1",)
@@ -152,8 +203,8 @@ class TableSummary(_Typed):
     R1: float | None = ABSENT  # noqa: N815 - the certificate's own key
     bound: RateBound = ABSENT
     interval: RateBound = ABSENT
-    by_level: dict = ABSENT
-    by_crystal_system: dict = ABSENT
+    by_level: dict[str, LevelCount] = ABSENT
+    by_crystal_system: dict[str, LevelCount] = ABSENT
     phantom_census: PhantomCensus = ABSENT
     failure_reasons: dict = ABSENT
     n_failures: int = ABSENT
