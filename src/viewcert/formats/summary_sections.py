@@ -32,9 +32,21 @@ def _kind_ok(v: Any, kind: str) -> bool:
 
 
 def typed_counts(value: Any, source: str) -> Any:
-    """A JSON object of counts keyed by data (a level, a crystal system: ``summary.by_level``) as
-    ``{key: LevelCount}`` in its order; :data:`ABSENT` and ``None`` as they are, InputError naming ``source``
-    otherwise."""
+    """A JSON object of counts keyed by data (a level, a crystal system: ``summary.by_level``), typed.
+
+    Parameters
+    ----------
+    value : Mapping, ABSENT or None
+        The JSON object (each entry an object of counts), or what a producer hands: entries typed already.
+    source : str
+        Where it sits, for an error (``summary.by_level``).
+
+    Returns
+    -------
+    dict, ABSENT or None
+        ``{key: LevelCount}`` in its order; ABSENT and None as they are. InputError naming ``source`` (and the
+        key) when it, or an entry, is not an object or holds a count of the wrong kind.
+    """
     if value is ABSENT or value is None:
         return value
     if not isinstance(value, Mapping):
@@ -43,7 +55,18 @@ def typed_counts(value: Any, source: str) -> Any:
 
 
 def counts_dict(value: Any) -> Any:
-    """The JSON object of :func:`typed_counts`' value (each entry written through its ``to_dict``)."""
+    """The JSON object of a :func:`typed_counts` value.
+
+    Parameters
+    ----------
+    value : dict, ABSENT or None
+        ``{key: LevelCount}`` (an entry that is not a section is written as it is).
+
+    Returns
+    -------
+    dict, ABSENT or None
+        Each entry written through its ``to_dict``, in its order; anything but a mapping as it is.
+    """
     if not isinstance(value, Mapping):
         return value
     return {k: v.to_dict() if isinstance(v, Section) else v for k, v in value.items()}
