@@ -26,4 +26,4 @@ def test_notebook_03_certificate_keeps_its_bytes():
     # coordinates), not counted in R1
     assert [it.id for it in typed.items] == ["ccd:IBP", "ccd:BNZ", "ccd:HOH", "ccd:EDO", "ccd:CLR", "ccd:FC6"]
     assert [it.outcome == "error" for it in typed.items] == [False] * 5 + [True]
-    assert typed.summary.kinds == {"crystals": 0, "molecules": 5}
+    assert typed.summary.kinds.to_dict() == {"crystals": 0, "molecules": 5}

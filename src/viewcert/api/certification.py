@@ -167,7 +167,7 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
                               resume=resume, limits=limits, report=progress)
     if not isinstance(got, ViewCertificate):  # the streamed certificate (its JSON object): summary.txt, first errors
         head = TableHead.of(got)
-        n = head.summary["n_errors"]
+        n = head.summary.n_errors
         return Report((Line((out / "summary.txt").read_text(), nl=False),), failures=tuple(
             error_line({"id": it.id, "error": it.error}) for it in stream.error_items(out, got, limit=30)) if n else (),
             n_failures=n, note="(every one in the item table); they are reported apart and not counted in R1",

@@ -333,9 +333,9 @@ def _task_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings, lim
     im = settings.image
     limits.check_pixels(im.width * im.supersample, im.height * im.supersample)
     done = build_task_benchmark(input_spec, out, settings, limits=limits, limit=st.limit or None)
-    s = (done.certificate.summary or {}).get("all", {})
+    s = done.certificate.summary.all  # a task export has items, so a summary with its group "all"
     return Report((Line(f"{done.n_questions} {settings.task} questions in {out}; exact ceiling "
-                        f"{s['exact_ceiling']['mean']:.4f}, unique {s['unique']}/{s['n']}; certificate "
+                        f"{s.exact_ceiling.mean:.4f}, unique {s.unique}/{s.n}; certificate "
                         f"sha256:{done.certificate.digest_value}"),) + harness_files_line(out),
                   failures=tuple(f"item {e['id']}: {e['error']}" for e in done.errors), value=done)
 
@@ -370,10 +370,10 @@ def _interaction_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettin
                                                       constraints=st.constraints, criterion=st.criterion)
     limits.check_pixels(settings.image.width, settings.image.height)
     done = build_interaction_benchmark(complexes, out, settings, limits=limits)
-    s = done.certificate.summary["all"]
+    s = done.certificate.summary.all
     return Report((Line(f"{done.n_questions} {task} questions in {out}; ceiling as rendered "
-                        f"{s['rendered']['mean']:.4f} [{s['rendered']['lo']:.4f}, {s['rendered']['hi']:.4f}], ideal "
-                        f"{s['ideal']['mean']:.4f}; certificate sha256:{done.certificate.digest_value}"),)
+                        f"{s.rendered.mean:.4f} [{s.rendered.lo:.4f}, {s.rendered.hi:.4f}], ideal "
+                        f"{s.ideal.mean:.4f}; certificate sha256:{done.certificate.digest_value}"),)
                   + harness_files_line(out), value=done)
 
 

@@ -37,7 +37,13 @@ from viewcert.attribution.settings import LadderSettingsRecord
 from viewcert.attribution.table import RUNGS, Coverage, ResultTable, read_json_hashed
 from viewcert.errors import InputError
 from viewcert.formats.reader import receive
-from viewcert.formats.records import Certificate, InteractionCertificate, TaskCertificate, ViewCertificate
+from viewcert.formats.records import (
+    ABSENT,
+    Certificate,
+    InteractionCertificate,
+    TaskCertificate,
+    ViewCertificate,
+)
 from viewcert.formats.table import TableCertificate, r1_items
 
 DEFAULT_THRESHOLD = 0.05
@@ -217,6 +223,11 @@ def _reasons(items: Any, id_map: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
+def _given(x: Any) -> Any:
+    """A typed field's value, None when the certificate did not write it (``ABSENT``)."""
+    return None if x is ABSENT else x
+
+
 @dataclass(frozen=True)
 class R1Counts:
     """What a crystal/molecule certificate gives R1: the headline counts, the items they count (id and outcome),
@@ -235,8 +246,7 @@ class R1Counts:
         reports them apart and its headline is the crystals' (``certify.summary``), so its molecules (not
         periodic) are left out; δ and τ from ``tolerances``."""
         s = cert.summary
-        kinds = s.kinds if isinstance(s.kinds, Mapping) else {}
-        mixed = bool(kinds.get("crystals") and kinds.get("molecules"))
+        mixed = bool(s.kinds and s.kinds.crystals and s.kinds.molecules)
         items = [{"id": it.id, "correct": bool(it.correct),
                   "reasons": list(it.reasons) if isinstance(it.reasons, list) else []} for it in cert.items
                  if not (mixed and it.periodic is False)]
@@ -248,12 +258,11 @@ class R1Counts:
         """The counts of a streamed certificate (``formats.table``): its summary's counts and, read lazily (only
         the columns R1 needs, one shard at a time), its items, by :meth:`of_view`'s rule."""
         s = tc.summary
-        kinds = s.get("kinds") if isinstance(s.get("kinds"), Mapping) else {}
-        mixed = bool(kinds.get("crystals") and kinds.get("molecules"))
+        mixed = bool(s.kinds and s.kinds.crystals and s.kinds.molecules)
         items = [{"id": it["id"], "correct": it["correct"], "reasons": it["reasons"]} for it in r1_items(tc)
                  if not (mixed and it["periodic"] is False)]
         tol = tc.tolerances if isinstance(tc.tolerances, Mapping) else {}
-        return cls(s.get("correct"), s.get("n"), items, tol.get("delta"), tol.get("tau"))
+        return cls(_given(s.correct), _given(s.n), items, tol.get("delta"), tol.get("tau"))
 
     @classmethod
     def from_dict(cls, d: Mapping) -> R1Counts:

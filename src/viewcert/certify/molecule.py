@@ -46,6 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from viewcert.errors import InputError
+from viewcert.formats.summary_sections import MoleculeSummary
 from viewcert.io.ccd import ccd_record
 from viewcert.observe.project import Observations, observe
 from viewcert.oracle.triangulate import Reconstruction
@@ -506,16 +507,16 @@ def molecule_summary(outcomes: list[dict], confidence: float = 0.95) -> dict | N
     }
 
 
-def molecule_summary_lines(ms: dict | None) -> list[str]:
-    """Summary-text lines for the molecules of a run (empty when there are none)."""
+def molecule_summary_lines(ms: MoleculeSummary | None) -> list[str]:
+    """Summary-text lines for the molecules of a run (``summary.molecules``, typed; empty when there are none)."""
     if not ms:
         return []
-    lines = [f"molecules: {ms['n']} items; truth = the input molecule itself"]
-    for lv, v in ms["by_level"].items():
-        lines.append(f"    {lv}: {v['correct']}/{ms['n']}; {v['bound']}")
-    lines.append("    handedness: " + ", ".join(f"{k} {v}" for k, v in ms["handedness"].items()))
-    lines.append("    input point groups: " + ", ".join(f"{k} {v}" for k, v in ms["input_point_groups"].items()))
-    lines.append(f"    point-group disagreements with pymatgen: {len(ms['point_group_cross_check_disagreements'])}")
+    lines = [f"molecules: {ms.n} items; truth = the input molecule itself"]
+    for lv, v in ms.by_level.items():
+        lines.append(f"    {lv}: {v.correct}/{ms.n}; {v.bound}")
+    lines.append("    handedness: " + ", ".join(f"{k} {v}" for k, v in ms.handedness.items()))
+    lines.append("    input point groups: " + ", ".join(f"{k} {v}" for k, v in ms.input_point_groups.items()))
+    lines.append(f"    point-group disagreements with pymatgen: {len(ms.point_group_cross_check_disagreements)}")
     return lines
 
 

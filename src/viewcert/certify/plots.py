@@ -36,15 +36,15 @@ def plot_ceiling_by_system(cert: ViewCertificate, path: str | Path) -> Path:
     s = cert.summary
     systems = s.by_crystal_system
     names = list(systems)
-    rates = [v["correct"] / v["n"] for v in systems.values()]
+    rates = [v.correct / v.n for v in systems.values()]
     fig, ax = plt.subplots(figsize=(7, 3.6))
     ax.bar(names, rates, color="#4c72b0")
     for i, v in enumerate(systems.values()):
-        ax.text(i, rates[i] + 0.01, f"{v['correct']}/{v['n']}", ha="center", va="bottom", fontsize=8)
+        ax.text(i, rates[i] + 0.01, f"{v.correct}/{v.n}", ha="center", va="bottom", fontsize=8)
     ax.axhline(s.R1, color="k", lw=1, label=f"R1 = {s.correct}/{s.n}")
     bound = s.bound
-    ax.axhline(bound["lower"], color="k", lw=1, ls="--",
-               label=f"one-sided {100 * bound['confidence']:g}% lower bound {bound['lower']:.4f}")
+    ax.axhline(bound.lower, color="k", lw=1, ls="--",
+               label=f"one-sided {100 * bound.confidence:g}% lower bound {bound.lower:.4f}")
     ax.set_ylim(0, 1.12)
     ax.set_ylabel(f"ceiling ({s.score.replace('_', ' ')})")
     tol = cert.tolerances
@@ -66,7 +66,7 @@ def plot_phantoms(cert: ViewCertificate, path: str | Path) -> Path:
     ax.set_xlabel("items (sorted by phantom count; red = not correct)")
     ax.set_ylabel("phantoms |Φ_δ|")
     c = cert.summary.phantom_census
-    ax.set_title(f"{c['items_with_phantoms']} of {len(items)} items with phantoms ({c['total_phantoms']} points)",
+    ax.set_title(f"{c.items_with_phantoms} of {len(items)} items with phantoms ({c.total_phantoms} points)",
                  fontsize=10)
     if not any(x[0] for x in counts):
         ax.set_ylim(0, 1)

@@ -203,30 +203,29 @@ def summary_text(cert: ViewCertificate, *, max_list: int = 30) -> str:
         f"{obs.get('observe', 'ideal')}",
         f"delta = {tol['delta']:g} Å, tau = {tol['tau']:g} Å, angle tolerance = {tol['angle_tolerance']:g}°",
     ]
-    kinds = s.kinds or {"crystals": s.n, "molecules": 0}
-    mixed = bool(kinds["crystals"] and kinds["molecules"])
-    if kinds["crystals"] or not kinds["molecules"]:  # molecules are never given a crystal system
+    n_crystals, n_molecules = (s.kinds.crystals or 0, s.kinds.molecules or 0) if s.kinds else (s.n, 0)
+    mixed = bool(n_crystals and n_molecules)
+    if n_crystals or not n_molecules:  # molecules are never given a crystal system
         lines += [
-            ("crystals: " if mixed else "") + f"R1 ({s.score}, truth = {truth_text(cert, s.truth)}): {s.bound['text']}",
-            f"    {s.interval['text']}",
-            "    by level: " + ", ".join(f"{k} {v['correct']}/{s.n}" for k, v in s.by_level.items()),
-            "    by crystal system: " + ", ".join(f"{k} {v['correct']}/{v['n']}"
-                                              for k, v in s.by_crystal_system.items()),
+            ("crystals: " if mixed else "") + f"R1 ({s.score}, truth = {truth_text(cert, s.truth)}): {s.bound.text}",
+            f"    {s.interval.text}",
+            "    by level: " + ", ".join(f"{k} {v.correct}/{s.n}" for k, v in s.by_level.items()),
+            "    by crystal system: " + ", ".join(f"{k} {v.correct}/{v.n}" for k, v in s.by_crystal_system.items()),
         ]
     else:
-        lines += [f"R1 (all of {s.score}, truth = the input molecule): {s.bound['text']}"]
+        lines += [f"R1 (all of {s.score}, truth = the input molecule): {s.bound.text}"]
     lines += molecule_summary_lines(s.molecules)
     c = s.phantom_census
-    n_all = kinds["crystals"] + kinds["molecules"] or s.n
+    n_all = n_crystals + n_molecules or s.n
     lines += margin_lines(cert)
-    lines.append(f"phantoms: {c['items_with_phantoms']} items ({c['total_phantoms']} points); missing atoms: "
-                 f"{c['items_with_missing_atoms']} items; unique (Φ = ∅, all atoms recovered): {c['items_unique']}/{n_all}; "
-                 f"certified by the theorem: {c['items_certified']}/{n_all}")
+    lines.append(f"phantoms: {c.items_with_phantoms} items ({c.total_phantoms} points); missing atoms: "
+                 f"{c.items_with_missing_atoms} items; unique (Φ = ∅, all atoms recovered): {c.items_unique}/{n_all}; "
+                 f"certified by the theorem: {c.items_certified}/{n_all}")
     if s.failures:
         lines.append(f"failures ({len(s.failures)}): " + ", ".join(
             f"{f['id']} [{'+'.join(f['reasons']) or '?'}: {f['predicted']} vs {f['reference']}]"
             for f in s.failures[:max_list]) + (" ..." if len(s.failures) > max_list else ""))
-    if kinds["crystals"] or not kinds["molecules"]:
+    if n_crystals or not n_molecules:
         lines += _crystal_check_lines(s, max_list)
     if s.errors:
         lines.append(f"not counted in R1: {len(s.errors)} items could not be read or certified:")
@@ -357,7 +356,8 @@ def write_outputs(out: str | Path, cert: ViewCertificate, *, plots: bool = True,
         audit = A.audit(cert.items)
         paths["audit"] = write_text_atomic(out / A.CSV_NAME, A.audit_csv(audit))
         paths["audit_md"] = write_text_atomic(out / A.MARKDOWN_NAME, A.audit_markdown(audit))
-    if plots and cert.summary.n and (cert.summary.kinds or {}).get("crystals", 1):
+    kinds = cert.summary.kinds  # no kinds, or no count of crystals: plotted as before kinds were written
+    if plots and cert.summary.n and (1 if not kinds or kinds.crystals is ABSENT else kinds.crystals):
         paths["plot_systems"] = P.plot_ceiling_by_system(cert, out / "ceiling_by_system.png")
         paths["plot_phantoms"] = P.plot_phantoms(cert, out / "phantoms.png")
     if plots and any(it.uniqueness_margin and it.uniqueness_margin.delta_star not in (ABSENT, None)

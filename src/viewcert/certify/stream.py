@@ -284,10 +284,10 @@ def check_table(out: str | Path, cert: dict, cfg: CertifyConfig) -> list[str]:
     if compute_digest(cert) != head.digest:
         diffs.append("digest: certificate.json does not match its digest")
     tally = Tally.of(read_table(out, cert), cfg.molecules.molecule_levels)
-    again = quantize_tree(tally_summary(tally, cfg))
+    again, recorded = quantize_tree(tally_summary(tally, cfg)), head.summary.to_dict()
     for key, value in again.items():
-        if head.summary.get(key) != value:
-            diffs.append(f"summary.{key}: recorded {head.summary.get(key)!r}, table gives {value!r}")
+        if recorded.get(key) != value:
+            diffs.append(f"summary.{key}: recorded {recorded.get(key)!r}, table gives {value!r}")
     return diffs
 
 
@@ -296,19 +296,19 @@ def summary_text(cert: dict) -> str:
     head = TableHead.of(cert)
     s, inputs = head.summary, console_fields(head.inputs)
     tol, table = head.tolerances, head.items_table
-    lines = [f"inputs: {inputs['spec']} ({inputs['kind']}), {s['n']} items certified"
-             + (f", {s['n_errors']} unreadable or uncertifiable (not counted in R1)" if s["n_errors"] else ""),
+    lines = [f"inputs: {inputs['spec']} ({inputs['kind']}), {s.n} items certified"
+             + (f", {s.n_errors} unreadable or uncertifiable (not counted in R1)" if s.n_errors else ""),
              f"protocol: {console_fields(head.protocol)['name']}; delta = {tol['delta']:g} Å, "
              f"tau = {tol['tau']:g} Å, angle tolerance = {tol['angle_tolerance']:g}°",
-             f"R1 ({s['score']}, truth = {s['truth']}): {s['bound']['text']}", f"    {s['interval']['text']}",
-             "    by level: " + ", ".join(f"{k} {v['correct']}/{s['n']}" for k, v in s["by_level"].items()),
-             "    by crystal system: " + ", ".join(f"{k} {v['correct']}/{v['n']}"
-                                              for k, v in console_fields(s["by_crystal_system"]).items())]
-    c = s["phantom_census"]
-    lines += [f"phantoms: {c['items_with_phantoms']} items ({c['total_phantoms']} points); missing atoms: "
-              f"{c['items_with_missing_atoms']} items; certified by the theorem: {c['items_certified']}",
-              f"failures {s['n_failures']}, label mismatches {s['n_label_mismatches']}, spglib/moyopy disagreements "
-              f"{s['n_cross_check_disagreements']}, raised symmetry {s['n_symmetry_raised']}: listed by id in the "
+             f"R1 ({s.score}, truth = {s.truth}): {s.bound.text}", f"    {s.interval.text}",
+             "    by level: " + ", ".join(f"{k} {v.correct}/{s.n}" for k, v in s.by_level.items()),
+             "    by crystal system: " + ", ".join(f"{console_text(k, keep_newlines=False)} {v.correct}/{v.n}"
+                                              for k, v in s.by_crystal_system.items())]
+    c = s.phantom_census
+    lines += [f"phantoms: {c.items_with_phantoms} items ({c.total_phantoms} points); missing atoms: "
+              f"{c.items_with_missing_atoms} items; certified by the theorem: {c.items_certified}",
+              f"failures {s.n_failures}, label mismatches {s.n_label_mismatches}, spglib/moyopy disagreements "
+              f"{s.n_cross_check_disagreements}, raised symmetry {s.n_symmetry_raised}: listed by id in the "
               f"item table",
               f"item table: {table['n_items']} items in {len(table['shards'])} shards ({table['folder']}/), chain "
               f"sha256:{table['chain']}",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from viewcert.formats.fields import ABSENT, Section
 from viewcert.formats.item_sections import ItemCeiling
+from viewcert.formats.summary_sections import PhantomCensus, TableSummary
 
 FILTERS = ("unique", "phantoms", "missing_atoms", "label_mismatch", "symmetry_raised", "item_error",
            "uncertain_bonds", "illegible_labels", "correct", "incorrect")
@@ -98,22 +99,22 @@ def _interaction_tags(rec) -> set[str]:
 def certificate_counts(kind: str, cert) -> dict[str, int]:
     """The counts the typed certificate's own summary states (crystal certificates; a task certificate's number
     of unique items); filters it states nothing about are left out."""
-    if kind == "crystal" and isinstance(cert.summary, dict):  # a streamed certificate: counts of what it lists
+    if kind == "crystal" and isinstance(cert.summary, TableSummary):  # streamed: counts of what it lists
         s = cert.summary
-        c = _d(s.get("phantom_census"))
-        out = {"unique": c.get("items_unique"), "phantoms": c.get("items_with_phantoms"),
-               "missing_atoms": c.get("items_with_missing_atoms"), "label_mismatch": s.get("n_label_mismatches"),
-               "symmetry_raised": s.get("n_symmetry_raised"), "item_error": s.get("n_errors")}
+        c = s.phantom_census or PhantomCensus()
+        out = {"unique": c.items_unique, "phantoms": c.items_with_phantoms,
+               "missing_atoms": c.items_with_missing_atoms, "label_mismatch": s.n_label_mismatches,
+               "symmetry_raised": s.n_symmetry_raised, "item_error": s.n_errors}
         return {k: v for k, v in out.items() if isinstance(v, int) and not isinstance(v, bool)}
     if kind == "crystal":
         s = cert.summary
-        c = _d(s.phantom_census)
-        out = {"unique": c.get("items_unique"), "phantoms": c.get("items_with_phantoms"),
-               "missing_atoms": c.get("items_with_missing_atoms"),
+        c = s.phantom_census or PhantomCensus()
+        out = {"unique": c.items_unique, "phantoms": c.items_with_phantoms,
+               "missing_atoms": c.items_with_missing_atoms,
                "label_mismatch": len(s.label_mismatches) if isinstance(s.label_mismatches, list) else None,
                "symmetry_raised": s.n_symmetry_raised, "item_error": s.n_errors}
         return {k: v for k, v in out.items() if isinstance(v, int)}
     if kind == "task":
-        u = _d(_d(cert.summary).get("all")).get("unique")
+        u = cert.summary.all.unique if cert.summary and cert.summary.all else None
         return {"unique": u} if isinstance(u, int) else {}
     return {}

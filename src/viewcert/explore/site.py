@@ -725,7 +725,7 @@ def summary_html(folder: Folder, site: Path, plots: list[str]) -> str:
     parts = ["<header><h1>summary</h1><nav><a href=\"index.html\">index</a></nav></header>"]
     if folder.summary_text:
         parts.append(f"<pre class=\"summary\">{h(folder.summary_text)}</pre>")
-    summary = cert.summary.to_dict() if isinstance(cert.summary, records.Summary) else cert.summary
+    summary = cert.summary.to_dict() if isinstance(cert.summary, records.Summary | Section) else cert.summary
     parts.append("<h2>certificate summary</h2>" + _kv_table(_d(summary)))
     parts.append("<h2>settings</h2>" + _kv_table(_settings(cert)))
     if plots:

@@ -6,6 +6,8 @@ starts without importing the oracle or the renderer.
                 records, the one digest (``compute_digest``, ``sealed``) and the stale-digest refusal
 - ``item_sections``  the typed sections of an item record: the oracle's report, the uniqueness margin (Å), the
                 raised symmetry, the molecule outcome (point groups, handedness; τ in Å), an interaction item's ceilings
+- ``summary_sections``  the typed sections of a certificate's summary: kinds, the exact bound and interval,
+                the phantom census, the molecules' summary, the streamed summary, the task and interaction groups
 - ``table``     the streamed certificate: its item-table shards (Parquet), their chain, the lazy reader
 - ``reader``    the one reader of every certificate file: ``receive`` (with the file's SHA-256 and whether its
                 digest held) and ``read``

@@ -38,6 +38,17 @@ from viewcert.formats.item_sections import (
     SymmetryRaised,
     UniquenessMargin,
 )
+from viewcert.formats.summary_sections import (
+    InteractionSummary,
+    Kinds,
+    LevelCount,
+    MoleculeSummary,
+    PhantomCensus,
+    RateBound,
+    TaskSummary,
+    counts_dict,
+    typed_counts,
+)
 from viewcert.io.atomic import json_dumps
 from viewcert.resolution import quantize_tree, resolution_record
 
@@ -214,16 +225,16 @@ class Summary:
 
     n: int
     n_errors: int
-    kinds: dict
+    kinds: Kinds
     score: str
     truth: str
     correct: int
     R1: float | None  # noqa: N815 - the certificate's own key
-    bound: dict
-    interval: dict
-    by_level: dict
-    by_crystal_system: dict
-    phantom_census: dict
+    bound: RateBound
+    interval: RateBound
+    by_level: dict[str, LevelCount]
+    by_crystal_system: dict[str, LevelCount]
+    phantom_census: PhantomCensus
     failure_reasons: dict
     failures: list
     label_mismatches: list
@@ -231,8 +242,21 @@ class Summary:
     n_symmetry_raised: int = ABSENT
     symmetry_raised: list = ABSENT
     errors: list = ABSENT
-    molecules: dict | None = ABSENT
+    molecules: MoleculeSummary | None = ABSENT
     extra: Mapping = field(default_factory=dict)
+
+    #: the typed sections of the summary (``formats.summary_sections``), typed from what a producer hands
+    SECTIONS: ClassVar[dict] = {"kinds": Kinds, "bound": RateBound, "interval": RateBound,
+                                "phantom_census": PhantomCensus, "molecules": MoleculeSummary}
+
+    #: the counts keyed by data (a level, a crystal system), each entry a ``LevelCount``
+    COUNTS: ClassVar[tuple] = ("by_level", "by_crystal_system")
+
+    def __post_init__(self) -> None:
+        for name, cls in self.SECTIONS.items():
+            object.__setattr__(self, name, typed_section(cls, getattr(self, name), f"summary.{name}"))
+        for name in self.COUNTS:
+            object.__setattr__(self, name, typed_counts(getattr(self, name), f"summary.{name}"))
 
     @classmethod
     def from_dict(cls, d: Mapping) -> Summary:
@@ -242,7 +266,10 @@ class Summary:
             raise InputError(f"summary: {str(exc)[:200]}", field="summary") from None
 
     def to_dict(self) -> dict:
-        return _to_dict(self)
+        out = _to_dict(self)
+        for name in self.COUNTS:
+            out[name] = counts_dict(out[name])
+        return out
 
 
 class Certificate:
@@ -389,7 +416,7 @@ class TaskCertificate(Certificate):
     normalisers: dict = ABSENT
     mirror_normal_screen: list | None = ABSENT
     libraries: dict = ABSENT
-    summary: dict | None = ABSENT
+    summary: TaskSummary | None = ABSENT
     excluded: list = ABSENT
     errors: list = ABSENT
     choice_ceiling_mean: float = ABSENT
@@ -407,6 +434,9 @@ class TaskCertificate(Certificate):
             raise InputError("a task certificate lists its items", field="items")
         kw["items"] = tuple(_items(TaskItemRecord, items))
         return cls(**kw)
+
+    def __post_init__(self) -> None:  # the summary typed (``formats.summary_sections``), a producer's dict too
+        object.__setattr__(self, "summary", typed_section(TaskSummary, self.summary, "summary"))
 
     def to_dict(self) -> dict:
         out = _to_dict(self)
@@ -472,7 +502,7 @@ class InteractionCertificate(Certificate):
     settings: dict = ABSENT
     libraries: dict = ABSENT
     ground_truth: dict = ABSENT
-    summary: dict = ABSENT
+    summary: InteractionSummary = ABSENT
     complexes: list = ABSENT
     resolution: dict = ABSENT
     digest: dict | str = ABSENT
@@ -486,6 +516,9 @@ class InteractionCertificate(Certificate):
             raise InputError("an interaction certificate lists its items", field="items")
         kw["items"] = tuple(_items(InteractionItemRecord, items))
         return cls(**kw)
+
+    def __post_init__(self) -> None:  # the summary typed (``formats.summary_sections``), a producer's dict too
+        object.__setattr__(self, "summary", typed_section(InteractionSummary, self.summary, "summary"))
 
     def to_dict(self) -> dict:
         out = _to_dict(self)

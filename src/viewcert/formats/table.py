@@ -52,6 +52,7 @@ from viewcert.formats.records import (
     digest_value,
     outcomes_of,
 )
+from viewcert.formats.summary_sections import TableSummary
 from viewcert.io.atomic import json_dumps
 from viewcert.io.received import read_received_bytes
 
@@ -137,11 +138,12 @@ SHA256 = re.compile(r"[0-9a-f]{64}")
 @dataclass(frozen=True)
 class TableHead:
     """The fields of a streamed certificate (``certify.stream``, :data:`TABLE_CERTIFICATE_FORMAT`) that code reads:
-    its format, digest value, summary, item-table record (folder, shards, chain), inputs, tolerances, protocol."""
+    its format, digest value, summary (typed: ``summary_sections.TableSummary``), item-table record (folder, shards,
+    chain), inputs, tolerances, protocol."""
 
     format: str | None
     digest: str | None
-    summary: Mapping
+    summary: TableSummary
     items_table: Mapping
     inputs: Mapping = field(default_factory=dict)
     tolerances: Mapping = field(default_factory=dict)
@@ -151,7 +153,8 @@ class TableHead:
     def of(cls, cert: Mapping) -> TableHead:
         digest = cert.get("digest")
         return cls(format=cert.get("format"), digest=digest.get("value") if isinstance(digest, Mapping) else None,
-                   summary=cert.get("summary") or {}, items_table=cert.get("items_table") or {},
+                   summary=TableSummary.from_dict(cert.get("summary") or {}),
+                   items_table=cert.get("items_table") or {},
                    inputs=cert.get("inputs") or {}, tolerances=cert.get("tolerances") or {},
                    protocol=cert.get("protocol") or {})
 
@@ -172,6 +175,10 @@ def check_table_shape(data: dict, source: str) -> None:
     field otherwise); the shard names bare ``part-NNNNNN.parquet`` in ``items/``."""
     for key in ("inputs", "config", "summary", "items_table"):
         _need(isinstance(data.get(key), dict), f"{key} must be a JSON object", source, key)
+    try:  # the summary's sections and counts as the readers use them (``summary_sections.TableSummary``)
+        TableSummary.from_dict(data["summary"])
+    except InputError as exc:
+        raise InputError(exc.message, source=source, field=exc.field) from None
     inputs, rec = data["inputs"], data["items_table"]
     _need(isinstance(inputs.get("spec"), str), "must be text", source, "inputs.spec")
     _need(isinstance(inputs.get("files"), dict), "must be a JSON object", source, "inputs.files")
@@ -254,8 +261,8 @@ class TableCertificate:
         return str(self.data.get("format"))
 
     @property
-    def summary(self) -> dict:
-        return dict(self.head.summary)
+    def summary(self) -> TableSummary:
+        return self.head.summary
 
     @property
     def digest_value(self) -> str | None:
