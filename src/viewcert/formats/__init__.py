@@ -4,6 +4,9 @@ starts without importing the oracle or the renderer.
 
 - ``records``   the certificate base (:class:`Certificate`), the registry of kinds (``KINDS``), each kind's typed
                 records, the one digest (``compute_digest``, ``sealed``) and the stale-digest refusal
+- ``settings_sections`` the certificates' settings sections, typed: a view certificate's inputs, config,
+                protocol, observation model, tolerances (Å, degrees), oracle settings, scoring, location; an
+                export's settings (task, interaction, manifest), a task's protocol and tolerances
 - ``table``     the streamed certificate: its item-table shards (Parquet), their chain, the lazy reader
 - ``reader``    the one reader of every certificate file: ``receive`` (with the file's SHA-256 and whether its
                 digest held) and ``read``

@@ -31,6 +31,19 @@ from typing import Any, ClassVar
 
 from viewcert.errors import InputError
 from viewcert.formats.fields import ABSENT, Section, field_names, record_fields, record_to_dict, typed_section  # noqa: F401
+from viewcert.formats.settings_sections import (
+    CertifyConfigRecord,
+    ExportSettings,
+    Inputs,
+    Location,
+    ObservationModel,
+    OracleSettings,
+    Scoring,
+    TaskProtocol,
+    TaskTolerances,
+    Tolerances,
+    ViewProtocol,
+)
 from viewcert.io.atomic import json_dumps
 from viewcert.resolution import quantize_tree, resolution_record
 
@@ -256,25 +269,36 @@ class Certificate:
 class ViewCertificate(Certificate):
     """A crystal or molecule certificate (``certify.certificate``): format, inputs, config, protocol,
     observation model, tolerances, oracle, scoring, libraries, items, summary, digest, and where the inputs
-    were read (``location``, outside the digest). Sections other than items and summary stay JSON objects."""
+    were read (``location``, outside the digest). The settings sections are typed
+    (``formats.settings_sections``: a producer may hand them as JSON objects); libraries, resolution and digest
+    stay JSON objects."""
 
     KIND: ClassVar[str] = "view"
 
     format: str
-    inputs: dict
-    config: dict
-    protocol: dict
-    observation_model: dict
-    tolerances: dict
-    oracle: dict
-    scoring: dict
+    inputs: Inputs
+    config: CertifyConfigRecord
+    protocol: ViewProtocol
+    observation_model: ObservationModel
+    tolerances: Tolerances
+    oracle: OracleSettings
+    scoring: Scoring
     libraries: dict
     items: tuple[ItemOutcome, ...]
     summary: Summary
     resolution: dict = ABSENT
     digest: dict = ABSENT
-    location: dict = ABSENT
+    location: Location | None = ABSENT
     extra: Mapping = field(default_factory=dict)
+
+    #: the typed settings sections and their classes
+    SETTINGS: ClassVar[dict] = {"inputs": Inputs, "config": CertifyConfigRecord, "protocol": ViewProtocol,
+                                "observation_model": ObservationModel, "tolerances": Tolerances,
+                                "oracle": OracleSettings, "scoring": Scoring, "location": Location}
+
+    def __post_init__(self) -> None:
+        for name, cls in self.SETTINGS.items():
+            object.__setattr__(self, name, typed_section(cls, getattr(self, name), name))
 
     @classmethod
     def from_dict(cls, d: Mapping) -> ViewCertificate:
@@ -360,14 +384,14 @@ class TaskCertificate(Certificate):
     version: int = ABSENT
     input: str = ABSENT
     task: str = ABSENT
-    protocol: dict = ABSENT
+    protocol: TaskProtocol = ABSENT
     camera: str = ABSENT
     depth_cue: bool = ABSENT
     seed: int = ABSENT
-    settings: dict = ABSENT
+    settings: ExportSettings = ABSENT
     view_setup: dict = ABSENT
-    tolerances: dict = ABSENT
-    observation_model: dict = ABSENT
+    tolerances: TaskTolerances = ABSENT
+    observation_model: str = ABSENT  # one line naming the after view's observation model
     answer_grid: dict = ABSENT
     normalisers: dict = ABSENT
     mirror_normal_screen: list | None = ABSENT
@@ -390,6 +414,10 @@ class TaskCertificate(Certificate):
             raise InputError("a task certificate lists its items", field="items")
         kw["items"] = tuple(_items(TaskItemRecord, items))
         return cls(**kw)
+
+    def __post_init__(self) -> None:
+        for name, cls in (("protocol", TaskProtocol), ("settings", ExportSettings), ("tolerances", TaskTolerances)):
+            object.__setattr__(self, name, typed_section(cls, getattr(self, name), name))
 
     def to_dict(self) -> dict:
         out = _to_dict(self)
@@ -447,7 +475,7 @@ class InteractionCertificate(Certificate):
     format: str
     items: tuple[InteractionItemRecord, ...]
     task: str = ABSENT
-    settings: dict = ABSENT
+    settings: ExportSettings = ABSENT
     libraries: dict = ABSENT
     ground_truth: dict = ABSENT
     summary: dict = ABSENT
@@ -464,6 +492,9 @@ class InteractionCertificate(Certificate):
             raise InputError("an interaction certificate lists its items", field="items")
         kw["items"] = tuple(_items(InteractionItemRecord, items))
         return cls(**kw)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "settings", typed_section(ExportSettings, self.settings, "settings"))
 
     def to_dict(self) -> dict:
         out = _to_dict(self)
