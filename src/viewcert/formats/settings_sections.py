@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from viewcert.errors import InputError
 from viewcert.formats.fields import ABSENT, Section, typed_section
 
 __all__ = ["CeilingRecord", "CertifyConfigRecord", "ExportSettings", "Inputs", "Location", "ObservationModel",
@@ -333,7 +334,12 @@ class ExportSettings(Section):
 
     def __post_init__(self) -> None:
         if isinstance(self.protocol, Mapping):
-            object.__setattr__(self, "protocol", typed_section(TaskProtocol, self.protocol, f"{self.SOURCE}.protocol"))
+            try:
+                protocol = typed_section(TaskProtocol, self.protocol, f"{self.SOURCE}.protocol")
+            except InputError as exc:  # its file record: named under the settings
+                where = exc.field if (exc.field or "").startswith(self.SOURCE) else f"{self.SOURCE}.{exc.field}"
+                raise InputError(exc.message.replace(str(exc.field), where, 1), field=where) from None
+            object.__setattr__(self, "protocol", protocol)
         object.__setattr__(self, "ceiling", typed_section(CeilingRecord, self.ceiling, f"{self.SOURCE}.ceiling"))
         _text(self.protocol_sha256, "protocol_sha256", null=True)
         if self.constraints is not ABSENT and self.constraints is not None and not isinstance(self.constraints, list):
