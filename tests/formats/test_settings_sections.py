@@ -23,11 +23,11 @@ from viewcert.formats.records import (
 from viewcert.formats.settings_sections import (
     CeilingRecord,
     CertifyConfigRecord,
-    ExportSettings,
+    ExportSettingsRecord,
     Inputs,
     Location,
-    ObservationModel,
-    OracleSettings,
+    ObservationRecord,
+    OracleSettingsRecord,
     ProtocolFile,
     Scoring,
     TaskProtocol,
@@ -43,7 +43,7 @@ CERTIFICATES = sorted(p for p in DATA.rglob("*.json") if p.name != "manifest.jso
                       and isinstance(d := json.loads(p.read_text()), dict) and "format" in d)
 MANIFESTS = sorted(DATA.rglob("manifest.json"))
 VIEW_SECTIONS = {"inputs": Inputs, "config": CertifyConfigRecord, "protocol": ViewProtocol,
-                 "observation_model": ObservationModel, "tolerances": Tolerances, "oracle": OracleSettings,
+                 "observation_model": ObservationRecord, "tolerances": Tolerances, "oracle": OracleSettingsRecord,
                  "scoring": Scoring, "location": Location}
 
 
@@ -56,11 +56,11 @@ def _typed_round_trip(d: dict) -> Certificate:
             assert key not in d or isinstance(getattr(cert, key), cls), key
             assert key not in d or getattr(cert, key).to_dict() == d[key], key
     elif isinstance(cert, TaskCertificate):
-        assert isinstance(cert.settings, ExportSettings) and isinstance(cert.protocol, TaskProtocol)
+        assert isinstance(cert.settings, ExportSettingsRecord) and isinstance(cert.protocol, TaskProtocol)
         assert isinstance(cert.tolerances, TaskTolerances) and isinstance(cert.observation_model, str)
         assert cert.settings.to_dict() == d["settings"] and cert.tolerances.to_dict() == d["tolerances"]
     elif isinstance(cert, InteractionCertificate):
-        assert isinstance(cert.settings, ExportSettings) and cert.settings.to_dict() == d["settings"]
+        assert isinstance(cert.settings, ExportSettingsRecord) and cert.settings.to_dict() == d["settings"]
         assert isinstance(cert.settings.ceiling, CeilingRecord)
     return cert
 
@@ -78,7 +78,7 @@ def test_every_committed_certificate_round_trips_with_typed_settings(path):
 def test_every_committed_manifest_settings_round_trip(path):
     m = json.loads(path.read_text())
     if "settings" in m:  # the interaction manifest before viewcert.export/1 has none
-        assert ExportSettings.from_dict(m["settings"]).to_dict() == m["settings"]
+        assert ExportSettingsRecord.from_dict(m["settings"]).to_dict() == m["settings"]
 
 
 def test_the_committed_values_read_as_attributes():
@@ -116,12 +116,12 @@ def test_a_hand_written_section_types_its_fields_and_keeps_the_rest():
     settings = {"task": "rotation", "protocol": {"name": "mine", "views": ["a", "b"], "source": "file",
                                                  "file": {"name": "mine.toml", "sha256": "ab" * 32, "kind": "x"}},
                 "width": 240, "height": 180, "constraints": [], "pocket": None}
-    s = ExportSettings.from_dict(settings)
+    s = ExportSettingsRecord.from_dict(settings)
     assert isinstance(s.protocol, TaskProtocol) and isinstance(s.protocol.file, ProtocolFile)
     assert (s.protocol.file.name, s.protocol.file.sha256) == ("mine.toml", "ab" * 32)
     assert s.protocol.views == ["a", "b"] and s.pocket is None and s.style is ABSENT and s.to_dict() == settings
     assert s.options({"task", "width", "style"}) == {"task": "rotation", "width": 240}
-    named = ExportSettings.from_dict({"protocol": "axes-6", "protocol_sha256": None})
+    named = ExportSettingsRecord.from_dict({"protocol": "axes-6", "protocol_sha256": None})
     assert named.protocol == "axes-6" and named.protocol_sha256 is None
     assert not Inputs.from_dict({}) and Inputs.from_dict({"spec": "x"})  # empty: falsy, as the dict it replaces
 
@@ -215,7 +215,7 @@ def test_a_task_export_round_trips(zoom_export):
     c = _typed_round_trip(d)
     assert c.settings.task == "zoom" and c.settings.seed == 1 and c.protocol.name == c.settings.protocol
     m = json.loads((zoom_export / "manifest.json").read_text())
-    assert ExportSettings.from_dict(m["settings"]).to_dict() == m["settings"] == d["settings"]
+    assert ExportSettingsRecord.from_dict(m["settings"]).to_dict() == m["settings"] == d["settings"]
 
 
 def test_an_interaction_export_round_trips(pocket_ligand_export):
@@ -223,4 +223,4 @@ def test_an_interaction_export_round_trips(pocket_ligand_export):
     c = _typed_round_trip(d)
     assert c.settings.task == "pocket-ligand" and c.settings.n_boot == 200 and c.settings.protocol == "axes-6"
     m = json.loads((pocket_ligand_export / "manifest.json").read_text())
-    assert ExportSettings.from_dict(m["settings"]).to_dict() == m["settings"]
+    assert ExportSettingsRecord.from_dict(m["settings"]).to_dict() == m["settings"]

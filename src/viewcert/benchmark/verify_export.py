@@ -34,7 +34,7 @@ from viewcert.formats.records import (
 )
 from viewcert.formats.settings_sections import (
     CeilingRecord,
-    ExportSettings,
+    ExportSettingsRecord,
     ProtocolFile,
     TaskProtocol,
     or_none,
@@ -88,7 +88,7 @@ def _file_protocol(name, sha, root: str, cert_dir: Path, source: str) -> str:
 def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: str, limits: Limits) -> dict:
     """The task certificate recomputed: the export run again from the recorded settings, seed and limit."""
     c, src = got.certificate, str(path)
-    recorded = c.settings or ExportSettings()
+    recorded = c.settings or ExportSettingsRecord()
     kw = recorded.options(TaskExportSettings.OPTIONS)
     kw["protocol"] = _protocol(or_none(recorded.protocol), root, path.parent.resolve(), src)
     kw["constraints"] = tuple(kw.get("constraints") or ())
@@ -136,7 +136,7 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
     """The interaction certificate recomputed: the export run again on the complexes it names, found by name
     inside the trusted folder (or inside ``input_spec``, a folder of complexes or one complex)."""
     typed, src = got.certificate, str(path)
-    recorded = typed.settings or ExportSettings()
+    recorded = typed.settings or ExportSettingsRecord()
     try:
         c = recorded.ceiling or CeilingRecord()
         lab = c.labels or {}

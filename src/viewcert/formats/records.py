@@ -33,11 +33,11 @@ from viewcert.errors import InputError
 from viewcert.formats.fields import ABSENT, Section, field_names, record_fields, record_to_dict, typed_section  # noqa: F401
 from viewcert.formats.settings_sections import (
     CertifyConfigRecord,
-    ExportSettings,
+    ExportSettingsRecord,
     Inputs,
     Location,
-    ObservationModel,
-    OracleSettings,
+    ObservationRecord,
+    OracleSettingsRecord,
     Scoring,
     TaskProtocol,
     TaskTolerances,
@@ -279,9 +279,9 @@ class ViewCertificate(Certificate):
     inputs: Inputs
     config: CertifyConfigRecord
     protocol: ViewProtocol
-    observation_model: ObservationModel
+    observation_model: ObservationRecord
     tolerances: Tolerances
-    oracle: OracleSettings
+    oracle: OracleSettingsRecord
     scoring: Scoring
     libraries: dict
     items: tuple[ItemOutcome, ...]
@@ -293,8 +293,8 @@ class ViewCertificate(Certificate):
 
     #: the typed settings sections and their classes
     SETTINGS: ClassVar[dict] = {"inputs": Inputs, "config": CertifyConfigRecord, "protocol": ViewProtocol,
-                                "observation_model": ObservationModel, "tolerances": Tolerances,
-                                "oracle": OracleSettings, "scoring": Scoring, "location": Location}
+                                "observation_model": ObservationRecord, "tolerances": Tolerances,
+                                "oracle": OracleSettingsRecord, "scoring": Scoring, "location": Location}
 
     def __post_init__(self) -> None:
         for name, cls in self.SETTINGS.items():
@@ -388,7 +388,7 @@ class TaskCertificate(Certificate):
     camera: str = ABSENT
     depth_cue: bool = ABSENT
     seed: int = ABSENT
-    settings: ExportSettings = ABSENT
+    settings: ExportSettingsRecord = ABSENT
     view_setup: dict = ABSENT
     tolerances: TaskTolerances = ABSENT
     observation_model: str = ABSENT  # one line naming the after view's observation model
@@ -416,7 +416,7 @@ class TaskCertificate(Certificate):
         return cls(**kw)
 
     def __post_init__(self) -> None:
-        for name, cls in (("protocol", TaskProtocol), ("settings", ExportSettings), ("tolerances", TaskTolerances)):
+        for name, cls in (("protocol", TaskProtocol), ("settings", ExportSettingsRecord), ("tolerances", TaskTolerances)):
             object.__setattr__(self, name, typed_section(cls, getattr(self, name), name))
 
     def to_dict(self) -> dict:
@@ -475,7 +475,7 @@ class InteractionCertificate(Certificate):
     format: str
     items: tuple[InteractionItemRecord, ...]
     task: str = ABSENT
-    settings: ExportSettings = ABSENT
+    settings: ExportSettingsRecord = ABSENT
     libraries: dict = ABSENT
     ground_truth: dict = ABSENT
     summary: dict = ABSENT
@@ -494,7 +494,7 @@ class InteractionCertificate(Certificate):
         return cls(**kw)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "settings", typed_section(ExportSettings, self.settings, "settings"))
+        object.__setattr__(self, "settings", typed_section(ExportSettingsRecord, self.settings, "settings"))
 
     def to_dict(self) -> dict:
         out = _to_dict(self)

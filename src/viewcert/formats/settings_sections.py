@@ -7,7 +7,7 @@ Each class is a :class:`~viewcert.formats.fields.Section`: every known key a fie
 object has none), unknown keys kept in ``extra``, so ``from_dict(d).to_dict() == d``. A section whose value is
 of the wrong kind where code relies on it (``inputs.files`` not an object, a tolerance not a number) is a
 one-line ``InputError`` naming it. The same JSON in two records is one class: an export's settings
-(:class:`ExportSettings`) are a task certificate's, an interaction certificate's and a manifest's; a task's
+(:class:`ExportSettingsRecord`) are a task certificate's, an interaction certificate's and a manifest's; a task's
 protocol record (:class:`TaskProtocol`) is its certificate's ``protocol`` and, for a protocol given as an
 object, its ``settings.protocol``.
 """
@@ -21,8 +21,8 @@ from typing import Any, ClassVar
 from viewcert.errors import InputError
 from viewcert.formats.fields import ABSENT, Section, typed_section
 
-__all__ = ["CeilingRecord", "CertifyConfigRecord", "ExportSettings", "Inputs", "Location", "ObservationModel",
-           "OracleSettings", "ProtocolFile", "Scoring", "TaskProtocol", "TaskTolerances", "Tolerances",
+__all__ = ["CeilingRecord", "CertifyConfigRecord", "ExportSettingsRecord", "Inputs", "Location", "ObservationRecord",
+           "OracleSettingsRecord", "ProtocolFile", "Scoring", "TaskProtocol", "TaskTolerances", "Tolerances",
            "ViewProtocol", "or_none"]
 
 
@@ -141,7 +141,7 @@ class ViewProtocol(Section):
 
 
 @dataclass(frozen=True)
-class ObservationModel(Section):
+class ObservationRecord(Section):
     """``observation_model``: how atoms are observed in the images (``observe`` ideal | visible, pixels,
     occlusion, centroid noise ``sigma`` in ``sigma_unit``, the periodic ``tiling``, ``visibility``)."""
 
@@ -187,7 +187,7 @@ class Tolerances(Section):
 
 
 @dataclass(frozen=True)
-class OracleSettings(Section):
+class OracleSettingsRecord(Section):
     """``oracle`` of a view certificate: the oracle's settings (``module``, the view ``pairs``, ``merge``
     radius in Å or null, its frame, ``visibility``), not an item's report."""
 
@@ -296,7 +296,7 @@ class CeilingRecord(Section):
 
 
 @dataclass(frozen=True)
-class ExportSettings(Section):
+class ExportSettingsRecord(Section):
     """``settings`` of an export, as its certificate and manifest record them (``TaskExportSettings.to_dict``,
     ``InteractionExportSettings.to_dict``, the crystal and molecule exporters' options): the ``task``, the
     ``protocol`` (a registry name, a file's bare name with ``protocol_sha256``, or a task's protocol record),
