@@ -135,10 +135,6 @@ class ViewProtocol(Section):
         if self.views is not ABSENT and not isinstance(self.views, list):
             raise TypeError(f"views must be a list, got {type(self.views).__name__}")
 
-    def view_names(self) -> list:
-        """The names of the views by position (a view that is not an object: None)."""
-        return [v.get("name") if isinstance(v, Mapping) else None for v in (self.views or [])]
-
 
 @dataclass(frozen=True)
 class ObservationRecord(Section):
