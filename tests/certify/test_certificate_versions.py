@@ -30,6 +30,7 @@ from viewcert.certify.inputs import load_input
 from viewcert.certify.run import run_certification
 from viewcert.certify.verify import verify_certificate
 from viewcert.cli.certify import register
+from viewcert.formats.fields import ABSENT
 from viewcert.formats.reader import read
 from viewcert.formats.versions import KEPT_IN_V1, SINCE_V1, SINCE_V2, V1, in_format
 
@@ -46,7 +47,7 @@ def test_the_fixtures_are_format_1_as_written():
     for name in (*VERIFYING, "sheared_raised"):
         cert = read(HERE / f"{name}.json", kind="view")
         assert cert.format == V1 != FORMAT
-        assert "frame_on" not in cert.config and "policy" not in cert.protocol["camera"]
+        assert cert.config.frame_on is ABSENT and "policy" not in cert.protocol.camera
 
 
 @pytest.mark.parametrize("name", VERIFYING)
@@ -131,7 +132,7 @@ def test_a_format_1_item_scored_otherwise_now_is_reported():
     label at the certificate's own 0.5° (P2 = 3): verify names the item, the flag and the reason."""
     old = read(HERE / "sheared_raised.json", kind="view")
     (it,) = old.items
-    assert old.config["angle_tolerance"] == 0.5 and old.config["std_angle_tolerance"] == 5.0
+    assert old.config.angle_tolerance == 0.5 and old.config.std_angle_tolerance == 5.0
     assert it.label_rendered["space_group"] == 25 and it.correct is True
     rep = _verify("sheared_raised")
     assert rep.digest_ok and not rep.input_changes and not rep.ok

@@ -190,9 +190,7 @@ def typed_key_reads(source: str, sections: frozenset[str]) -> list[tuple[int, st
 
 #: files that still read a record's sections by string key, with how many reads (issue 41 item 1, the typed
 #: scan): counts only ever fall; the formats package itself (where a section is parsed and written) is exempt
-NOT_YET_TYPED: dict[str, int] = {"attribution/ladder.py": 5, "benchmark/verify_export.py": 11, "certify/audit.py": 1,
-    "certify/plots.py": 5, "certify/run.py": 2, "certify/trust.py": 4, "certify/verify.py": 6,
-    "certify/verify_table.py": 4, "explore/overlays.py": 14, "explore/site.py": 2, "explore/source.py": 1}
+NOT_YET_TYPED: dict[str, int] = {}
 
 
 def _typed_offenders() -> dict[str, list]:

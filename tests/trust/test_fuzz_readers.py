@@ -161,7 +161,7 @@ def test_certificate_reader_fails_cleanly(certificate_bytes):
 
             def call():
                 cert = read(p, kind="view")
-                cfg = CertifyConfig.from_dict(cert.config)
+                cfg = CertifyConfig.from_dict(cert.config.to_dict() if cert.config else cert.config)
                 cfg.check_limits()
                 trusted_input(cert, d)
 

@@ -44,6 +44,7 @@ from viewcert.formats.records import (
     TaskCertificate,
     ViewCertificate,
 )
+from viewcert.formats.settings_sections import or_none
 from viewcert.formats.table import TableCertificate, r1_items
 
 DEFAULT_THRESHOLD = 0.05
@@ -250,8 +251,8 @@ class R1Counts:
         items = [{"id": it.id, "correct": bool(it.correct),
                   "reasons": list(it.reasons) if isinstance(it.reasons, list) else []} for it in cert.items
                  if not (mixed and it.periodic is False)]
-        tol = cert.tolerances if isinstance(cert.tolerances, Mapping) else {}
-        return cls(s.correct, s.n, items, tol.get("delta"), tol.get("tau"))
+        tol = cert.tolerances
+        return cls(s.correct, s.n, items, or_none(tol.delta) if tol else None, or_none(tol.tau) if tol else None)
 
     @classmethod
     def of_table(cls, tc: TableCertificate) -> R1Counts:
@@ -261,8 +262,9 @@ class R1Counts:
         mixed = bool(s.kinds and s.kinds.crystals and s.kinds.molecules)
         items = [{"id": it["id"], "correct": it["correct"], "reasons": it["reasons"]} for it in r1_items(tc)
                  if not (mixed and it["periodic"] is False)]
-        tol = tc.tolerances if isinstance(tc.tolerances, Mapping) else {}
-        return cls(_given(s.correct), _given(s.n), items, tol.get("delta"), tol.get("tau"))
+        tol = tc.tolerances
+        return cls(_given(s.correct), _given(s.n), items, or_none(tol.delta) if tol else None,
+                   or_none(tol.tau) if tol else None)
 
     @classmethod
     def from_dict(cls, d: Mapping) -> R1Counts:
@@ -305,7 +307,7 @@ def _mean_ceiling(got: CertificateFile, src: str, universe: Sequence[str] | None
                        "items)", src_note, None, len(per), None, None, None, cert.digest_value, digest_ok=got.digest_ok)
     _, n_t, value = _task_ceiling(cert, src, universe)
     tol = cert.tolerances
-    delta = tol.get("delta_angstrom") if isinstance(tol, Mapping) else None
+    delta = or_none(tol.delta_angstrom) if tol else None
     return Ceiling(value, f"R1 = {float(value):.4f} (task certificate, mean ceiling over {n_t} items)",
                    src_note, None, n_t, None, delta, None, cert.digest_value, digest_ok=got.digest_ok)
 

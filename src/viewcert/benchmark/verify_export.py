@@ -32,6 +32,13 @@ from viewcert.formats.records import (
     compute_digest,
     digest_value,
 )
+from viewcert.formats.settings_sections import (
+    CeilingRecord,
+    ExportSettingsRecord,
+    ProtocolFile,
+    TaskProtocol,
+    or_none,
+)
 from viewcert.formats.versions import interaction_in_format
 from viewcert.interactions.ceiling import CeilingSettings
 from viewcert.io.atomic import json_dumps
@@ -49,18 +56,23 @@ def named_protocol(name: str, source: str, field: str = "settings.protocol") -> 
     return name
 
 
-def _protocol(rec, root: str, cert_dir: Path, source: str) -> str:
-    """The protocol to recompute with: a name as it is; a file found by its recorded name (inside the trusted
-    folder or beside the certificate there), its SHA-256 checked before it is read (``io.confine``)."""
-    if isinstance(rec, str):
-        return named_protocol(rec, source)
-    file = rec.get("file") if isinstance(rec, dict) else None
-    if not isinstance(file, dict):
-        if isinstance(rec, dict) and rec.get("source") == "builtin" and isinstance(rec.get("name"), str):
-            return rec["name"]
+def _protocol(given: str | TaskProtocol | None, root: str, cert_dir: Path, source: str) -> str:
+    """The protocol to recompute with (``settings.protocol``): a name as it is; a file found by its recorded
+    name (:func:`_file_protocol`); a built-in protocol's record by its name."""
+    if isinstance(given, str):
+        return named_protocol(given, source)
+    file = given.file if isinstance(given, TaskProtocol) else None
+    if not isinstance(file, ProtocolFile):
+        if isinstance(given, TaskProtocol) and given.source == "builtin" and isinstance(given.name, str):
+            return given.name
         raise InputError("the certificate's protocol was a Protocol object (no name, no file): it cannot be "
                          "recomputed", source=source, field="settings.protocol")
-    name, sha = file.get("name"), file.get("sha256")
+    return _file_protocol(file.name, file.sha256, root, cert_dir, source)
+
+
+def _file_protocol(name, sha, root: str, cert_dir: Path, source: str) -> str:
+    """A protocol file found by its recorded bare ``name`` (inside the trusted folder or beside the certificate
+    there), its SHA-256 ``sha`` checked before it is read (``io.confine``)."""
     if not isinstance(name, str) or Path(name).name != name or not isinstance(sha, str):
         raise InputError(f"settings.protocol.file must hold a file's bare name and its sha256, got {name!r}",
                          source=source, field="settings.protocol")
@@ -76,9 +88,9 @@ def _protocol(rec, root: str, cert_dir: Path, source: str) -> str:
 def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: str, limits: Limits) -> dict:
     """The task certificate recomputed: the export run again from the recorded settings, seed and limit."""
     c, src = got.certificate, str(path)
-    recorded = c.settings if isinstance(c.settings, dict) else {}
-    kw = {k: v for k, v in recorded.items() if k in TaskExportSettings.OPTIONS}
-    kw["protocol"] = _protocol(recorded.get("protocol"), root, path.parent.resolve(), src)
+    recorded = c.settings or ExportSettingsRecord()
+    kw = recorded.options(TaskExportSettings.OPTIONS)
+    kw["protocol"] = _protocol(or_none(recorded.protocol), root, path.parent.resolve(), src)
     kw["constraints"] = tuple(kw.get("constraints") or ())
     try:
         settings = TaskExportSettings.from_options(**kw)
@@ -124,23 +136,23 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
     """The interaction certificate recomputed: the export run again on the complexes it names, found by name
     inside the trusted folder (or inside ``input_spec``, a folder of complexes or one complex)."""
     typed, src = got.certificate, str(path)
-    rec = typed.settings if isinstance(typed.settings, dict) else {}
+    recorded = typed.settings or ExportSettingsRecord()
     try:
-        c = rec.get("ceiling") or {}
-        lab = c.get("labels") or {}
+        c = recorded.ceiling or CeilingRecord()
+        lab = c.labels or {}
         labels = LabelStyle(**{k: (tuple(v) if k == "colour" else v) for k, v in lab.items()
                                if k in {f.name for f in fields(LabelStyle)}})
-        ceiling = CeilingSettings(**{k: v for k, v in c.items() if k in ("delta", "reach", "style")}, labels=labels)
-        proto = rec.get("protocol", "axes-6")
-        if isinstance(proto, str) and not rec.get("protocol_sha256"):
+        ceiling = CeilingSettings(**{k: v for k, v in c.to_dict().items() if k in ("delta", "reach", "style")},
+                                  labels=labels)
+        proto = "axes-6" if recorded.protocol is ABSENT else recorded.protocol
+        if isinstance(proto, str) and not recorded.protocol_sha256:
             proto = named_protocol(proto, src)
-        if rec.get("protocol_sha256"):
-            proto = _protocol({"file": {"name": proto, "sha256": rec["protocol_sha256"]}}, root,
-                              path.parent.resolve(), src)
+        if recorded.protocol_sha256:
+            proto = _file_protocol(proto, recorded.protocol_sha256, root, path.parent.resolve(), src)
         names = set(InteractionExportSettings.OPTIONS) - {"ceiling", "protocol", "constraints"}
-        settings = InteractionExportSettings.from_options(**{k: v for k, v in rec.items() if k in names},
-                                                          protocol=proto, ceiling=ceiling,
-                                                          constraints=tuple(rec.get("constraints") or ()))
+        settings = InteractionExportSettings.from_options(**recorded.options(names), protocol=proto,
+                                                          ceiling=ceiling,
+                                                          constraints=tuple(recorded.constraints or ()))
     except TypeError as exc:
         raise InputError(f"settings: {str(exc)[:200]}", source=src, field="settings") from None
     limits.check_pixels(settings.image.width, settings.image.height, source=src, field="settings.width")

@@ -75,7 +75,7 @@ class Audit:
 
 def applies(cert: ViewCertificate) -> bool:
     """Whether a certificate's input is a database (``io.database.FORMATS``): its outputs carry the audit."""
-    return (cert.inputs or {}).get("kind") in FORMATS
+    return bool(cert.inputs) and cert.inputs.kind in FORMATS
 
 
 def published_levels(label: dict) -> dict[str, tuple[str | int, str]]:

@@ -48,7 +48,7 @@ def plot_ceiling_by_system(cert: ViewCertificate, path: str | Path) -> Path:
     ax.set_ylim(0, 1.12)
     ax.set_ylabel(f"ceiling ({s.score.replace('_', ' ')})")
     tol = cert.tolerances
-    ax.set_title(f"{plot_text(cert.protocol['name'])}: δ = {tol['delta']:g} Å, τ = {tol['tau']:g} Å", fontsize=10)
+    ax.set_title(f"{plot_text(cert.protocol.name)}: δ = {tol.delta:g} Å, τ = {tol.tau:g} Å", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
     ax.tick_params(axis="x", labelrotation=30, labelsize=8)
     return _save(fig, path)
@@ -79,7 +79,7 @@ def plot_delta_star(cert: ViewCertificate, path: str | Path) -> Path:
     plt = _fig()
     v = np.sort([it.uniqueness_margin.delta_star for it in cert.items
                  if it.uniqueness_margin and it.uniqueness_margin.delta_star not in (ABSENT, None)])
-    delta = cert.tolerances["delta"]
+    delta = cert.tolerances.delta
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(9, 3.4))
     pos = v[v > 0]
     if len(pos):
@@ -97,7 +97,7 @@ def plot_delta_star(cert: ViewCertificate, path: str | Path) -> Path:
     bx.set_ylim(0, 1.02)
     bx.legend(fontsize=8, loc="upper left")
     n_zero = int(np.sum(v == 0))
-    fig.suptitle(f"{plot_text(cert.protocol['name'])}: δ* of {len(v)} items, {int(np.sum(v <= delta))} with δ* ≤ δ"
+    fig.suptitle(f"{plot_text(cert.protocol.name)}: δ* of {len(v)} items, {int(np.sum(v <= delta))} with δ* ≤ δ"
                  + (f" ({n_zero} with δ* = 0: dependent views)" if n_zero else ""), fontsize=10)
     return _save(fig, path)
 

@@ -192,16 +192,16 @@ def summary_text(cert: ViewCertificate, *, max_list: int = 30) -> str:
         The summary's lines.
     """
     s = Summary.from_dict(console_fields(cert.summary.to_dict()))
-    tol, inputs, proto = cert.tolerances, console_fields(cert.inputs), console_fields(cert.protocol)
-    orc, obs = console_fields(cert.oracle), console_fields(cert.observation_model)
+    tol, inputs, proto = cert.tolerances, T.console_section(cert.inputs), T.console_section(cert.protocol)
+    oracle, obs = T.console_section(cert.oracle), T.console_section(cert.observation_model)
     lines = [
-        f"inputs: {inputs['spec']} ({inputs['kind']}"
-        + (f", {inputs['subset']}" if inputs.get("subset") else "") + f"), {s.n} items"
+        f"inputs: {inputs.spec} ({inputs.kind}"
+        + (f", {inputs.subset}" if inputs.subset else "") + f"), {s.n} items"
         + (f" certified, {len(s.errors)} unreadable or uncertifiable (not counted in R1)" if s.errors else ""),
-        f"protocol: {proto['name']} ({len(proto['views'])} views); oracle pairs={orc['pairs']}, "
-        f"merge={orc['merge']}; tiling {'x'.join(map(str, obs['tiling']))}; observations "
-        f"{obs.get('observe', 'ideal')}",
-        f"delta = {tol['delta']:g} Å, tau = {tol['tau']:g} Å, angle tolerance = {tol['angle_tolerance']:g}°",
+        f"protocol: {proto.name} ({len(proto.views)} views); oracle pairs={oracle.pairs}, "
+        f"merge={oracle.merge}; tiling {'x'.join(map(str, obs.tiling))}; observations "
+        f"{'ideal' if obs.observe is ABSENT else obs.observe}",
+        f"delta = {tol.delta:g} Å, tau = {tol.tau:g} Å, angle tolerance = {tol.angle_tolerance:g}°",
     ]
     n_crystals, n_molecules = (s.kinds.crystals or 0, s.kinds.molecules or 0) if s.kinds else (s.n, 0)
     mixed = bool(n_crystals and n_molecules)

@@ -291,15 +291,21 @@ def check_table(out: str | Path, cert: dict, cfg: CertifyConfig) -> list[str]:
     return diffs
 
 
+def console_section(sec):
+    """A typed settings section (``formats.settings_sections``) with every received string made one line
+    (``sanitize.console_fields``), typed again; ABSENT or None as they are."""
+    return type(sec).from_dict(console_fields(sec.to_dict())) if sec else sec
+
+
 def summary_text(cert: dict) -> str:
     """The human summary of a table certificate (summary.txt, the console); received text escaped."""
     head = TableHead.of(cert)
-    s, inputs = head.summary, console_fields(head.inputs)
+    s, inputs = head.summary, console_section(head.inputs)
     tol, table = head.tolerances, head.items_table
-    lines = [f"inputs: {inputs['spec']} ({inputs['kind']}), {s.n} items certified"
+    lines = [f"inputs: {inputs.spec} ({inputs.kind}), {s.n} items certified"
              + (f", {s.n_errors} unreadable or uncertifiable (not counted in R1)" if s.n_errors else ""),
-             f"protocol: {console_fields(head.protocol)['name']}; delta = {tol['delta']:g} Å, "
-             f"tau = {tol['tau']:g} Å, angle tolerance = {tol['angle_tolerance']:g}°",
+             f"protocol: {console_section(head.protocol).name}; delta = {tol.delta:g} Å, "
+             f"tau = {tol.tau:g} Å, angle tolerance = {tol.angle_tolerance:g}°",
              f"R1 ({s.score}, truth = {s.truth}): {s.bound.text}", f"    {s.interval.text}",
              "    by level: " + ", ".join(f"{k} {v.correct}/{s.n}" for k, v in s.by_level.items()),
              "    by crystal system: " + ", ".join(f"{console_text(k, keep_newlines=False)} {v.correct}/{v.n}"

@@ -78,7 +78,7 @@ def trusted_input(cert: ViewCertificate, inputs_root: str | Path, source: str = 
     ``location.input`` or ``inputs.spec`` (relative: to the trusted folder), inside the trusted folder, with
     a ``complex:`` prefix and ``#`` options kept. InputError (nothing read) for a path outside it, a symlink
     inside a folder input that points out of it, or a built-in/CCD spec that is not a name."""
-    spec = cert.inputs["spec"]
+    spec = cert.inputs.spec
     if spec.startswith("builtin:"):
         if not BUILTIN_NAME.fullmatch(spec):
             raise InputError(f"inputs.spec {spec!r} is not a built-in name (builtin:NAME, no paths)",
@@ -94,7 +94,7 @@ def trusted_input(cert: ViewCertificate, inputs_root: str | Path, source: str = 
         real = find_inside([(spec[len("ccd:@"):], "inputs.spec")], root, what="input", label=spec,
                            source=source, want_dir=False)
         return f"ccd:@{real}"
-    loc = (cert.location or {}).get("input") or ""
+    loc = (cert.location.input if cert.location else "") or ""
     fmt = database_format(spec)  # a database (optimade:, gnome:, ase:, *.parquet, *.db) keeps its options too
     prefix = "complex:" if spec.startswith("complex:") else f"{fmt}:" if fmt and spec.startswith(f"{fmt}:") else ""
     options = ""
@@ -114,12 +114,12 @@ def recorded_protocol(cert: ViewCertificate, inputs_root: str | Path, cert_path:
     trusted folder: at ``location.protocol`` (when it has that name), by name in the folder, or beside the
     certificate. ``config.protocol`` must be a bare .toml/.json name; a place outside the folder is never
     opened (refused when nothing inside matches)."""
-    name = cert.config.get("protocol")
+    name = cert.config.protocol if cert.config else None
     if not isinstance(name, str) or Path(name).name != name or not is_protocol_file(name):
         raise InputError(f"config.protocol must be a protocol file's name (.toml or .json), got {name!r}",
                          source=source, field="config.protocol")
     root = trusted_root(inputs_root)
-    loc = (cert.location or {}).get("protocol") or ""
+    loc = (cert.location.protocol if cert.location else "") or ""
     candidates = [(loc, "location.protocol")] if loc and Path(loc).name == name else []
     candidates += [(name, "config.protocol"), (os.path.join(os.path.abspath(cert_path), os.pardir, name),
                                                "config.protocol")]

@@ -16,7 +16,8 @@ from viewcert.certify.run import run_certification
 from viewcert.certify.trust import recorded_protocol, trusted_input, trusted_root
 from viewcert.errors import InputError
 from viewcert.formats.reader import Received, check_shape, receive
-from viewcert.formats.records import compute_digest, digest_value
+from viewcert.formats.records import ABSENT, compute_digest, digest_value
+from viewcert.formats.settings_sections import Inputs
 from viewcert.formats.versions import in_format, read_config
 from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.resolution import quantize_tree, resolution_of
@@ -210,26 +211,27 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
     new, _ = run_certification(dataset, cfg, n_workers=n_workers, scheduler=scheduler, workdir=workdir,
                                progress=progress)
     new = in_format(new.to_dict(), cert.format)  # compared in the certificate's own format (its JSON object)
-    if new["inputs"]["spec"] != inputs["spec"]:  # the location is not part of what is verified
-        new["inputs"]["spec"] = inputs["spec"]
+    if new["inputs"]["spec"] != inputs.spec:  # the location is not part of what is verified
+        new["inputs"]["spec"] = inputs.spec
         new["digest"]["value"] = compute_digest(new)
     compare(got.data, new, rep)
     return rep
 
 
-def reload_inputs(spec: str, inputs: dict, cfg: CertifyConfig, limits, path: Path, rep):
+def reload_inputs(spec: str, inputs: Inputs, cfg: CertifyConfig, limits, path: Path, rep):
     """The certificate's input read again (``inputs``: its inputs section) at the limits, narrowed to the part it
     covers (an export's questions, as shown), each file's SHA-256 compared into ``rep.input_changes``; None (the
     reason in ``rep``) when it cannot be loaded. Checked before any work."""
-    sel = Selection.from_dict(inputs["selection"], source=str(path)) if "selection" in inputs else None
+    sel = Selection.from_dict(inputs.selection, source=str(path)) if inputs.selection is not ABSENT else None
     try:
-        dataset = load_input(spec, subset=inputs.get("subset") or "eval").with_limits(limits, cfg.points_per_atom())
+        dataset = load_input(spec, subset=inputs.subset or "eval").with_limits(limits, cfg.points_per_atom())
         dataset = dataset if sel is None else dataset.with_selection(sel)
     except InputError as exc:
         rep.input_changes.append(f"cannot load {spec}: {exc}")
         return None
-    for name in sorted(set(inputs["files"]) | set(dataset.files)):
-        a, b = inputs["files"].get(name), dataset.files.get(name)
+    files = inputs.files or {}
+    for name in sorted(set(files) | set(dataset.files)):
+        a, b = files.get(name), dataset.files.get(name)
         if a != b:
             rep.input_changes.append(f"{name}: sha256 {a} (certificate) vs {b} (now)")
     return dataset

@@ -23,17 +23,19 @@ from viewcert.certify.verify import VerifyReport, _protocol_file, compare, compa
 from viewcert.errors import InputError
 from viewcert.formats.reader import Received
 from viewcert.formats.records import compute_digest, digest_value, outcomes_of
+from viewcert.formats.settings_sections import CertifyConfigRecord, Inputs, Location
 from viewcert.formats.table import TABLE_DIR, read_shard, shard_sha256
 from viewcert.limits import DEFAULT_LIMITS, Limits
 
 
 @dataclass(frozen=True)
 class Named:
-    """What ``certify.trust`` reads of a certificate: its inputs, settings and recorded location."""
+    """What ``certify.trust`` reads of a certificate: its inputs, settings and recorded location (typed as a JSON
+    certificate's: ``formats.settings_sections``)."""
 
-    inputs: dict
-    config: dict
-    location: dict | None
+    inputs: Inputs
+    config: CertifyConfigRecord
+    location: Location | None
 
 
 def _stored_shard(folder: Path, s: dict) -> list[dict]:
@@ -55,10 +57,11 @@ def verify_table(path: str | Path, received: Received, *, input_spec: str | None
     path, data = Path(path), received.data
     rep = VerifyReport(digest_ok=received.digest_ok, stored_digest=str(digest_value(data) or ""))
     loc = data.get("location")
-    named = Named(data["inputs"], dict(data["config"]), loc if isinstance(loc, dict) else None)
+    named = Named(Inputs.from_dict(data["inputs"]), CertifyConfigRecord.from_dict(data["config"]),
+                  Location.from_dict(loc) if isinstance(loc, dict) else None)
     root = trusted_root(Path.cwd() if inputs_root is None else inputs_root)
-    config = named.config
-    if bool(config.get("protocol_sha256")) or is_protocol_file(config.get("protocol")):
+    config = named.config.to_dict()  # the settings CertifyConfig reads (a protocol file: its real path, below)
+    if bool(named.config.protocol_sha256) or is_protocol_file(named.config.protocol or None):
         changed = _protocol_file(named, config, root, path)
         if changed:
             rep.input_changes.append(changed)
@@ -75,8 +78,8 @@ def verify_table(path: str | Path, received: Received, *, input_spec: str | None
         return rep
     recomputed, n_items = _recompute(path.parent / TABLE_DIR, data["items_table"], dataset, cfg, rep,
                                      n_workers=n_workers, scheduler=scheduler, progress=progress)
-    if recomputed["inputs"]["spec"] != inputs["spec"]:  # the location is not part of what is verified
-        recomputed["inputs"]["spec"] = inputs["spec"]
+    if recomputed["inputs"]["spec"] != inputs.spec:  # the location is not part of what is verified
+        recomputed["inputs"]["spec"] = inputs.spec
         recomputed["digest"]["value"] = compute_digest(recomputed)
     compare(data, recomputed, rep)  # the sections (no items: those were compared shard by shard)
     rep.n_items = n_items

@@ -32,6 +32,7 @@ from viewcert.cameras.protocol_files import is_protocol_file
 from viewcert.certify.trust import named_input, recorded_protocol, trusted_input
 from viewcert.errors import InputError, ViewcertError
 from viewcert.formats.records import ABSENT
+from viewcert.formats.settings_sections import or_none
 from viewcert.io.confine import check_sha256, confined
 from viewcert.limits import LimitError, active_limits
 
@@ -228,15 +229,15 @@ def task_items_from_input(cert, root: str | None) -> dict | None:
     from viewcert.tasks.ceiling import handedness_exclusions  # lazy: start-up (task exports only)
 
     recorded = cert.settings
-    if not isinstance(recorded, dict) or not isinstance(recorded.get("protocol"), str) \
-            or is_protocol_file(recorded["protocol"]) or not isinstance(cert.input, str) \
+    if not recorded or not isinstance(recorded.protocol, str) \
+            or is_protocol_file(recorded.protocol) or not isinstance(cert.input, str) \
             or root is None and not named_input(cert.input):
         return None
     try:
         spec = cert.input if named_input(cert.input) else confined(
             cert.input, root, source="certificate.json", field="input", what="input")
         settings = TaskExportSettings.from_options(**{k: (tuple(v) if k == "constraints" else v)
-                                                      for k, v in recorded.items() if k in TaskExportSettings.OPTIONS})
+                                                      for k, v in recorded.options(TaskExportSettings.OPTIONS).items()})
         im = settings.image
         active_limits().check_pixels(im.width * im.supersample, im.height * im.supersample,
                                      source="certificate.json", field="settings.width")
@@ -291,8 +292,7 @@ def interaction_scenes(cert, root: str | None) -> dict:
     from viewcert.render import frame_cameras  # lazy: start-up (interaction exports only)
 
     recorded = cert.settings
-    if root is None or not isinstance(recorded, dict) or recorded.get("protocol_sha256") \
-            or is_protocol_file(recorded.get("protocol")):
+    if root is None or not recorded or recorded.protocol_sha256 or is_protocol_file(recorded.protocol):
         return {}
     out = {}
     for c in cert.complexes or []:
@@ -300,13 +300,13 @@ def interaction_scenes(cert, root: str | None) -> dict:
             continue
         try:
             path = confined(c["name"], root, source="certificate.json", field="complexes", what="complex")
-            active_limits().check_pixels(int(recorded.get("width") or 1), int(recorded.get("height") or 1))
-            truth = hbond_truth(path, ligand=c.get("ligand"), pocket=recorded.get("pocket"))
+            active_limits().check_pixels(int(recorded.width or 1), int(recorded.height or 1))
+            truth = hbond_truth(path, ligand=c.get("ligand"), pocket=or_none(recorded.pocket))
             if truth.to_dict()["complex"].get("sha256") != c.get("sha256"):
                 continue
             s = truth.protonated.prepared.structure
-            cams = frame_cameras(s, recorded.get("protocol"), style=recorded.get("style"),
-                                 width=recorded.get("width"), height=recorded.get("height"))
+            cams = frame_cameras(s, or_none(recorded.protocol), style=or_none(recorded.style),
+                                 width=or_none(recorded.width), height=or_none(recorded.height))
         except LimitError:  # the certificate asks for more work than a limit allows: one line, exit 2
             raise
         except Exception:  # noqa: BLE001 - a complex that cannot be read again draws no bonds
@@ -410,24 +410,24 @@ def item_cameras_from_inputs(cert, root: str | None, cert_path: str):
     from viewcert.certify.evaluate import item_cameras, prepare  # lazy: start-up (certify outputs only)
     from viewcert.certify.inputs import load_input  # lazy: start-up (certify outputs only)
 
-    if root is None and not named_input(str(cert.inputs.get("spec"))):  # a built-in input is a name: no file
+    if root is None and not named_input(str(or_none(cert.inputs.spec))):  # a built-in input is a name: no file
         return None
 
-    config = dict(cert.config)
-    inputs = cert.inputs
+    config = cert.config.to_dict()  # the settings CertifyConfig reads (a protocol file: its real path, below)
+    inputs, recorded = cert.inputs, cert.config
     try:
-        if config.get("protocol_sha256") or is_protocol_file(config.get("protocol")):
+        if recorded.protocol_sha256 or is_protocol_file(recorded.protocol):
             config["protocol"] = recorded_protocol(cert, root, cert_path, cert_path)  # by name, inside root
-            check_sha256(config["protocol"], config.get("protocol_sha256") or "", source=cert_path,
+            check_sha256(config["protocol"], recorded.protocol_sha256 or "", source=cert_path,
                          field="config.protocol")
         cfg = CertifyConfig.from_dict(config)
         cfg.check_limits(active_limits())
-        dataset = load_input(trusted_input(cert, root, cert_path), subset=inputs.get("subset") or "eval")
+        dataset = load_input(trusted_input(cert, root, cert_path), subset=inputs.subset or "eval")
     except LimitError:  # the certificate asks for more work than a limit allows: one line, exit 2
         raise
     except Exception:  # noqa: BLE001 - inputs moved, gone or outside the trusted folder: the pages say so
         return None
-    if dataset.files != inputs.get("files"):  # never draw atoms of a file whose SHA-256 is not the certificate's
+    if dataset.files != or_none(inputs.files):  # never draw atoms of a file whose SHA-256 is not the certificate's
         return None
     by_id = {it.id: it for it in dataset.items}
 

@@ -76,6 +76,7 @@ from viewcert.formats import records
 from viewcert.formats.fields import Section
 from viewcert.formats.item_sections import ItemCeiling, OracleReport, UniquenessMargin
 from viewcert.formats.records import ABSENT
+from viewcert.formats.settings_sections import TaskProtocol, ViewProtocol, or_none
 from viewcert.formats.table import TableCertificate
 from viewcert.io.atomic import json_dumps, write_chunks_atomic
 from viewcert.io.confine import out_folder, put, target, trusted_root
@@ -643,7 +644,8 @@ def item_html(folder: Folder, it: Item, shown: Shown, n: int, answers=None) -> s
     nav = f'<nav><a href="../index.html">index</a> <a href="../summary.html">summary</a> {prev_link} {next_link}</nav>'
     q = it.question or {}
     if folder.kind == "crystal":
-        delta = _d(folder.certificate.config).get("delta")
+        config = folder.certificate.config
+        delta = or_none(config.delta) if config else None
         body = _crystal_body(rec, delta, [name for _, _, name in shown.views] or _protocol_names(folder))
     elif folder.kind == "task":
         body = _task_body(rec)
@@ -668,7 +670,7 @@ def item_html(folder: Folder, it: Item, shown: Shown, n: int, answers=None) -> s
 
 def _protocol_names(folder: Folder) -> list:
     protocol = getattr(folder.certificate, "protocol", None)
-    views = protocol.get("views") if isinstance(protocol, dict) else None
+    views = protocol.views if isinstance(protocol, ViewProtocol | TaskProtocol) else None
     return [v.get("name") for v in views if isinstance(v, dict)] if isinstance(views, list) else []
 
 
@@ -693,7 +695,8 @@ def map_parts(folder: Folder, extent) -> tuple[str, str]:
     values), the points drawn by the page's script on a canvas over it; a click on a point opens its page."""
     from viewcert.explore.chart import AXES, HEIGHT, PAD, RADIUS, WIDTH, frame_svg  # lazy: the map only
 
-    delta = _d(folder.certificate.config).get("delta") if folder.kind == "crystal" else None
+    config = folder.certificate.config if folder.kind == "crystal" else None
+    delta = or_none(config.delta) if config else None
     delta = delta if isinstance(delta, int | float) and not isinstance(delta, bool) else None
     x_top, y_top = extent.tops(delta)
     keys = "".join(f'<span class="el"><svg width="12" height="12" viewBox="0 0 12 12"><circle class="pt {c}" '
@@ -756,7 +759,7 @@ def _settings(cert: records.Certificate) -> dict:
     else:
         shown = {"format": cert.format, "task": cert.task, "settings": cert.settings, "libraries": cert.libraries,
                  "digest": cert.digest}
-    return {k: v for k, v in shown.items() if v is not ABSENT}
+    return {k: v.to_dict() if isinstance(v, Section) else v for k, v in shown.items() if v is not ABSENT}
 
 
 # --- writing ------------------------------------------------------------------------------------------------
@@ -903,7 +906,7 @@ def registry_view_names(cert) -> list[str]:
     from viewcert.cameras.protocols import get_protocol  # lazy: start-up (interaction exports only)
 
     settings = cert.settings if isinstance(cert, records.InteractionCertificate) else None
-    name = settings.get("protocol") if isinstance(settings, dict) and not settings.get("protocol_sha256") else None
+    name = settings.protocol if settings and not settings.protocol_sha256 else None
     try:
         return [v.name for v in get_protocol(name).views] if isinstance(name, str) else []
     except ViewcertError:

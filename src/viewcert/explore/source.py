@@ -23,6 +23,7 @@ from typing import Any
 from viewcert.errors import InputError
 from viewcert.formats import records
 from viewcert.formats.reader import check_shape, receive
+from viewcert.formats.settings_sections import TaskProtocol, ViewProtocol
 from viewcert.formats.table import TableCertificate, is_table
 from viewcert.io.received import loads_json_line, loads_json_strict, read_received_bytes, read_received_text
 
@@ -197,7 +198,7 @@ def _views(folder: Path, question: dict | None, names: list) -> tuple[View, ...]
 def _view_names(cert: records.Certificate) -> list:
     """The names of the protocol's views by position (a crystal or task certificate's ``protocol.views``)."""
     protocol = None if isinstance(cert, records.InteractionCertificate) else cert.protocol
-    views = protocol.get("views") if isinstance(protocol, dict) else None
+    views = protocol.views if isinstance(protocol, ViewProtocol | TaskProtocol) else None
     return [v.get("name") for v in views if isinstance(v, dict)] if isinstance(views, list) else []
 
 

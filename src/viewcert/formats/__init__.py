@@ -8,6 +8,9 @@ starts without importing the oracle or the renderer.
                 raised symmetry, the molecule outcome (point groups, handedness; τ in Å), an interaction item's ceilings
 - ``summary_sections``  the typed sections of a certificate's summary: kinds, the exact bound and interval,
                 the phantom census, the molecules' summary, the streamed summary, the task and interaction groups
+- ``settings_sections`` the certificates' settings sections, typed: a view certificate's inputs, config,
+                protocol, observation model, tolerances (Å, degrees), oracle settings, scoring, location; an
+                export's settings (task, interaction, manifest), a task's protocol and tolerances
 - ``table``     the streamed certificate: its item-table shards (Parquet), their chain, the lazy reader
 - ``reader``    the one reader of every certificate file: ``receive`` (with the file's SHA-256 and whether its
                 digest held) and ``read``

@@ -20,6 +20,7 @@ from pathlib import Path
 from viewcert.errors import InputError
 from viewcert.formats.reader import read
 from viewcert.formats.records import (
+    ABSENT,
     INTERACTION_FORMAT_V1,
     INTERACTION_FORMAT_V2,
     Certificate,
@@ -94,7 +95,8 @@ def certificate_entry(cert: Certificate, **extra) -> dict:
     entry = {"path": CERTIFICATE, "format": cert.format, "digest": cert.digest_value, **extra}
     if isinstance(cert, ViewCertificate):
         s = cert.summary
-        entry["observe"] = cert.config.get("observe")
+        observe = cert.config.observe if cert.config else ABSENT
+        entry["observe"] = None if observe is ABSENT else observe
         entry["summary"] = {"n": s.n, "correct": s.correct, "R1": s.R1}
     return entry
 
@@ -188,7 +190,7 @@ def _from_task_export(m: Mapping, cert: Certificate | None) -> dict:
 def _from_interaction_export(m: Mapping, cert: Certificate | None) -> dict:
     """The interaction manifest before ``viewcert.export/1`` (its format its certificate's): no settings or
     items (the certificate's settings and ids stand for them)."""
-    return {"task": m.get("task"), "settings": cert.settings if cert else {},
+    return {"task": m.get("task"), "settings": cert.settings.to_dict() if cert and cert.settings else {},
             "n_questions": m.get("n_questions"), "items": [{"id": i} for i in (cert.item_ids() if cert else ())],
             "images": _pngs(m)}
 

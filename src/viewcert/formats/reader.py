@@ -10,6 +10,7 @@ typed. Every failure is one :class:`InputError` naming the file and the field.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,11 +20,13 @@ from viewcert.formats.records import (
     ABSENT,
     KINDS,
     Certificate,
+    Section,
     ViewCertificate,
     check_digest,
     item_ids,
     kind_of,
 )
+from viewcert.formats.settings_sections import Location
 from viewcert.formats.table import TableCertificate, is_table, receive_table
 from viewcert.io.received import loads_json_strict, read_received_bytes
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -151,17 +154,16 @@ def check_shape(cert: ViewCertificate, src: str) -> None:
     """What ``verify`` needs of a crystal/molecule certificate: ``inputs`` (``spec`` text, ``files`` object),
     ``config`` and ``libraries`` objects, text item ids, and a ``location`` (when present) with text paths."""
     for key in ("inputs", "config", "libraries"):
-        if not isinstance(getattr(cert, key), dict):
+        if not isinstance(getattr(cert, key), dict | Section):
             raise InputError(f"certificate has no {key!r} dict", source=src, field=key)
     inputs = cert.inputs
-    if not isinstance(inputs.get("spec"), str) or not isinstance(inputs.get("files"), dict):
+    if not isinstance(inputs.spec, str) or not isinstance(inputs.files, Mapping):
         raise InputError("certificate inputs need 'spec' (text) and 'files' (object)", source=src, field="inputs")
     for k, it in enumerate(cert.items):
         if not isinstance(it.id, str):
             raise InputError(f"item {k} has no text 'id'", source=src, field=f"items[{k}].id")
     loc = cert.location
     if loc is not ABSENT and loc is not None and not (
-            isinstance(loc, dict) and isinstance(loc.get("input", ""), str)
-            and isinstance(loc.get("protocol", ""), str)):
+            isinstance(loc, Location) and isinstance(loc.input or "", str) and isinstance(loc.protocol or "", str)):
         raise InputError("certificate location must be an object with text 'input' and 'protocol'", source=src,
                          field="location")

@@ -38,6 +38,19 @@ from viewcert.formats.item_sections import (
     SymmetryRaised,
     UniquenessMargin,
 )
+from viewcert.formats.settings_sections import (
+    CertifyConfigRecord,
+    ExportSettingsRecord,
+    Inputs,
+    Location,
+    ObservationRecord,
+    OracleSettingsRecord,
+    Scoring,
+    TaskProtocol,
+    TaskTolerances,
+    Tolerances,
+    ViewProtocol,
+)
 from viewcert.formats.summary_sections import (
     InteractionSummary,
     Kinds,
@@ -300,25 +313,36 @@ class Certificate:
 class ViewCertificate(Certificate):
     """A crystal or molecule certificate (``certify.certificate``): format, inputs, config, protocol,
     observation model, tolerances, oracle, scoring, libraries, items, summary, digest, and where the inputs
-    were read (``location``, outside the digest). Sections other than items and summary stay JSON objects."""
+    were read (``location``, outside the digest). The settings sections are typed
+    (``formats.settings_sections``: a producer may hand them as JSON objects); libraries, resolution and digest
+    stay JSON objects."""
 
     KIND: ClassVar[str] = "view"
 
     format: str
-    inputs: dict
-    config: dict
-    protocol: dict
-    observation_model: dict
-    tolerances: dict
-    oracle: dict
-    scoring: dict
+    inputs: Inputs
+    config: CertifyConfigRecord
+    protocol: ViewProtocol
+    observation_model: ObservationRecord
+    tolerances: Tolerances
+    oracle: OracleSettingsRecord
+    scoring: Scoring
     libraries: dict
     items: tuple[ItemOutcome, ...]
     summary: Summary
     resolution: dict = ABSENT
     digest: dict = ABSENT
-    location: dict = ABSENT
+    location: Location | None = ABSENT
     extra: Mapping = field(default_factory=dict)
+
+    #: the typed settings sections and their classes
+    SETTINGS: ClassVar[dict] = {"inputs": Inputs, "config": CertifyConfigRecord, "protocol": ViewProtocol,
+                                "observation_model": ObservationRecord, "tolerances": Tolerances,
+                                "oracle": OracleSettingsRecord, "scoring": Scoring, "location": Location}
+
+    def __post_init__(self) -> None:
+        for name, cls in self.SETTINGS.items():
+            object.__setattr__(self, name, typed_section(cls, getattr(self, name), name))
 
     @classmethod
     def from_dict(cls, d: Mapping) -> ViewCertificate:
@@ -404,14 +428,14 @@ class TaskCertificate(Certificate):
     version: int = ABSENT
     input: str = ABSENT
     task: str = ABSENT
-    protocol: dict = ABSENT
+    protocol: TaskProtocol = ABSENT
     camera: str = ABSENT
     depth_cue: bool = ABSENT
     seed: int = ABSENT
-    settings: dict = ABSENT
+    settings: ExportSettingsRecord = ABSENT
     view_setup: dict = ABSENT
-    tolerances: dict = ABSENT
-    observation_model: dict = ABSENT
+    tolerances: TaskTolerances = ABSENT
+    observation_model: str = ABSENT  # one line naming the after view's observation model
     answer_grid: dict = ABSENT
     normalisers: dict = ABSENT
     mirror_normal_screen: list | None = ABSENT
@@ -435,8 +459,11 @@ class TaskCertificate(Certificate):
         kw["items"] = tuple(_items(TaskItemRecord, items))
         return cls(**kw)
 
-    def __post_init__(self) -> None:  # the summary typed (``formats.summary_sections``), a producer's dict too
+    def __post_init__(self) -> None:  # the sections typed (``formats.summary_sections``, ``settings_sections``),
+        # a producer's dict too
         object.__setattr__(self, "summary", typed_section(TaskSummary, self.summary, "summary"))
+        for name, kind in (("protocol", TaskProtocol), ("settings", ExportSettingsRecord), ("tolerances", TaskTolerances)):
+            object.__setattr__(self, name, typed_section(kind, getattr(self, name), name))
 
     def to_dict(self) -> dict:
         out = _to_dict(self)
@@ -499,7 +526,7 @@ class InteractionCertificate(Certificate):
     format: str
     items: tuple[InteractionItemRecord, ...]
     task: str = ABSENT
-    settings: dict = ABSENT
+    settings: ExportSettingsRecord = ABSENT
     libraries: dict = ABSENT
     ground_truth: dict = ABSENT
     summary: InteractionSummary = ABSENT
@@ -517,8 +544,10 @@ class InteractionCertificate(Certificate):
         kw["items"] = tuple(_items(InteractionItemRecord, items))
         return cls(**kw)
 
-    def __post_init__(self) -> None:  # the summary typed (``formats.summary_sections``), a producer's dict too
+    def __post_init__(self) -> None:  # the sections typed (``formats.summary_sections``, ``settings_sections``),
+        # a producer's dict too
         object.__setattr__(self, "summary", typed_section(InteractionSummary, self.summary, "summary"))
+        object.__setattr__(self, "settings", typed_section(ExportSettingsRecord, self.settings, "settings"))
 
     def to_dict(self) -> dict:
         out = _to_dict(self)

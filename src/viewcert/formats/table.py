@@ -48,10 +48,13 @@ from viewcert.formats.records import (
     ABSENT,
     TABLE_CERTIFICATE_FORMAT,
     ItemOutcome,
+    ViewCertificate,
     check_digest,
     digest_value,
     outcomes_of,
+    typed_section,
 )
+from viewcert.formats.settings_sections import Inputs, Tolerances, ViewProtocol
 from viewcert.formats.summary_sections import TableSummary
 from viewcert.io.atomic import json_dumps
 from viewcert.io.received import read_received_bytes
@@ -139,15 +142,16 @@ SHA256 = re.compile(r"[0-9a-f]{64}")
 class TableHead:
     """The fields of a streamed certificate (``certify.stream``, :data:`TABLE_CERTIFICATE_FORMAT`) that code reads:
     its format, digest value, summary (typed: ``summary_sections.TableSummary``), item-table record (folder, shards,
-    chain), inputs, tolerances, protocol."""
+    chain), inputs, tolerances, protocol (typed: ``formats.settings_sections``; empty when the certificate has
+    none)."""
 
     format: str | None
     digest: str | None
     summary: TableSummary
     items_table: Mapping
-    inputs: Mapping = field(default_factory=dict)
-    tolerances: Mapping = field(default_factory=dict)
-    protocol: Mapping = field(default_factory=dict)
+    inputs: Inputs = field(default_factory=Inputs)
+    tolerances: Tolerances = field(default_factory=Tolerances)
+    protocol: ViewProtocol = field(default_factory=ViewProtocol)
 
     @classmethod
     def of(cls, cert: Mapping) -> TableHead:
@@ -155,8 +159,9 @@ class TableHead:
         return cls(format=cert.get("format"), digest=digest.get("value") if isinstance(digest, Mapping) else None,
                    summary=TableSummary.from_dict(cert.get("summary") or {}),
                    items_table=cert.get("items_table") or {},
-                   inputs=cert.get("inputs") or {}, tolerances=cert.get("tolerances") or {},
-                   protocol=cert.get("protocol") or {})
+                   inputs=Inputs.from_dict(cert.get("inputs") or {}),
+                   tolerances=Tolerances.from_dict(cert.get("tolerances") or {}),
+                   protocol=ViewProtocol.from_dict(cert.get("protocol") or {}))
 
 
 
@@ -252,9 +257,13 @@ class TableCertificate:
         return TableHead.of(self.data)
 
     def section(self, name: str) -> Any:
-        """A settings section of the small certificate (a JSON object), ``ABSENT`` when it has none."""
+        """A settings section of the small certificate (a JSON object; those a JSON certificate types, typed as
+        there: ``records.ViewCertificate.SETTINGS``), ``ABSENT`` when it has none."""
         v = self.data.get(name, ABSENT)
-        return v if isinstance(v, dict) or v is ABSENT else ABSENT
+        if not isinstance(v, dict):
+            return ABSENT
+        cls = ViewCertificate.SETTINGS.get(name)
+        return v if cls is None else typed_section(cls, v, name)
 
     @property
     def format(self) -> str:
