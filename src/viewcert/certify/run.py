@@ -36,7 +36,7 @@ from viewcert.certify.evaluate import CertifyRecords, certify_item
 from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.molecule import molecule_summary_lines
 from viewcert.formats.item_sections import MoleculeOutcome, OracleReport, PointGroupOutcome, UniquenessMargin
-from viewcert.formats.records import ABSENT, ItemOutcome, Summary, ViewCertificate, view_certificate
+from viewcert.formats.records import ABSENT, ItemOutcome, Summary, ViewCertificate
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.io.tables import csv_text
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -136,7 +136,7 @@ def items_table(cert: ViewCertificate) -> str:
     str
         CSV text, a header and one row per item.
     """
-    return csv_text(TABLE_COLUMNS, [_item_row(it) for it in view_certificate(cert).items])
+    return csv_text(TABLE_COLUMNS, [_item_row(it) for it in cert.items])
 
 
 def _item_row(it: ItemOutcome) -> list:
@@ -334,7 +334,7 @@ def disagreement_lines(disagreements: list[dict], *, limit: int = MAX_DISAGREEME
 def disagreements_table(cert: ViewCertificate) -> str:
     """``disagreements.csv``: one row per item, cell and level on which spglib and moyopy differ (``id, cell,
     level, spglib, moyopy``; a failed engine is level ``all``), every one; cells by the table rule."""
-    rows = [[d["id"], cell, *lv] for d in view_certificate(cert).summary.cross_check_disagreements or []
+    rows = [[d["id"], cell, *lv] for d in cert.summary.cross_check_disagreements or []
             for cell, text in _cells_of(d) for lv in disagreement_levels(text)]
     return csv_text(DISAGREEMENT_COLUMNS, rows)
 

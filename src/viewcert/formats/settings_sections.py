@@ -68,11 +68,11 @@ class Inputs(Section):
 @dataclass(frozen=True)
 class CertifyConfigRecord(Section):
     """``config``: the certification's configuration as recorded (``certify.config.CertifyConfig.to_dict``;
-    δ, τ in Å, angle tolerances in degrees); ``protocol`` a registry name or a protocol file's bare name, with
-    ``protocol_sha256`` for a file. ``CertifyConfig.from_dict(rec.to_dict())`` reads it back."""
+    δ, τ in Å, angle tolerances in degrees); ``protocol`` a registry name, a protocol file's bare name (with
+    ``protocol_sha256``) or a protocol given in full (its object). ``CertifyConfig.from_dict(rec.to_dict())`` reads it back."""
 
     SOURCE: ClassVar[str] = "config"
-    protocol: str = ABSENT
+    protocol: str | Mapping = ABSENT
     protocol_sha256: str = ABSENT
     views: list | None = ABSENT
     delta: float = ABSENT
@@ -111,7 +111,8 @@ class CertifyConfigRecord(Section):
     extra: Mapping = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        _text(self.protocol, "protocol", null=True)
+        if not isinstance(self.protocol, Mapping):  # a Protocol given in full is recorded as its object
+            _text(self.protocol, "protocol", null=True)
         _text(self.protocol_sha256, "protocol_sha256", null=True)
 
 

@@ -138,8 +138,11 @@ def _real_dirs(site: Path, rel_parts: tuple[str, ...]) -> Path:
         try:
             st = os.lstat(here)
         except FileNotFoundError:
-            os.mkdir(here)
-            continue
+            try:
+                os.mkdir(here)
+                continue
+            except FileExistsError:  # another writer (a site's worker) made it since: check what stands there
+                st = os.lstat(here)
         if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
             what = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a folder"
             raise InputError(f"{str(here)!r} is {what}; no write follows a symlink out of the output folder "
