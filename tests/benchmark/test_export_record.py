@@ -31,10 +31,10 @@ from viewcert.formats.export import (
     read_export,
 )
 from viewcert.formats.records import (
+    CeilingCertificate,
     InteractionCertificate,
     StaleCertificate,
     TaskCertificate,
-    ViewCertificate,
     compute_digest,
     sealed,
 )
@@ -57,7 +57,7 @@ def test_a_molecule_export_is_one_export_and_reads_back_as_it(water):
     d, m = water
     assert isinstance(m, Export) and read_export(d / "out") == m  # the builder's value is the reader's
     assert (m.kind, m.task, m.n_questions) == ("molecule", "point-group", 1)
-    assert isinstance(m.certificate, ViewCertificate) and m.certificate.summary.n == 1
+    assert isinstance(m.certificate, CeilingCertificate) and m.certificate.summary.n == 1
     written = json.loads((d / "out" / "manifest.json").read_text())
     assert written["format"] == EXPORT_FORMAT and list(written) == sorted(MANIFEST_FIELDS)  # every field, no other
     # the manifest's certificate entry is the certificate's own format, digest and counts
@@ -108,7 +108,7 @@ def test_each_older_manifest_reads_through_the_version_table(kind):
     assert e.kind == kind and e.manifest == written and e.certificate.digest_value == compute_digest(cert)
     assert e.n_questions == 1 and e.harness_files == ()  # the older shapes did not list them
     # what each older shape recorded (the fixtures' own files: one question, images by their names)
-    want = {"crystal": ("crystal-system", 5, ViewCertificate), "molecule": ("point-group", 3, ViewCertificate),
+    want = {"crystal": ("crystal-system", 5, CeilingCertificate), "molecule": ("point-group", 3, CeilingCertificate),
             "task": ("translation", 4, TaskCertificate), "interaction": ("pocket-ligand", 6, InteractionCertificate)}
     task, n_images, typed = want[kind]
     assert (e.task, len(e.images), type(e.certificate)) == (task, n_images, typed)

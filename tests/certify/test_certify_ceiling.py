@@ -16,7 +16,7 @@ from viewcert.certify.run import certify, items_table, run_certification, summar
 from viewcert.certify.verify import verify_certificate
 from viewcert.errors import InputError
 from viewcert.formats.reader import read
-from viewcert.formats.records import StaleCertificate, ViewCertificate, compute_digest, digest_ok
+from viewcert.formats.records import CeilingCertificate, StaleCertificate, compute_digest, digest_ok
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +135,7 @@ def test_same_inputs_give_byte_identical_certificates(protos, tmp_path):
     write_certificate(tmp_path / "a.json", a.to_dict())
     write_certificate(tmp_path / "b.json", b.to_dict())
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
-    assert read(tmp_path / "a.json", kind="view").to_dict() == json.loads(certificate_text(a.to_dict()))
+    assert read(tmp_path / "a.json", kind="ceiling").to_dict() == json.loads(certificate_text(a.to_dict()))
 
 
 def _study_layout(tmp_path, protos, ids, eval_labels, sidecar):
@@ -189,8 +189,8 @@ def test_verify_recomputes_and_catches_tampering(protos, tmp_path):
     cert = certify(str(folder), CertifyConfig(), out=out, n_workers=1, progress=False)
     path = out / "certificate.json"
     # certify returns the typed certificate; certificate.json is its JSON object, byte for byte
-    assert isinstance(cert, ViewCertificate) and path.read_text() == certificate_text(cert.to_dict())
-    assert ViewCertificate.from_dict(json.loads(path.read_text())).to_dict() == cert.to_dict()
+    assert isinstance(cert, CeilingCertificate) and path.read_text() == certificate_text(cert.to_dict())
+    assert CeilingCertificate.from_dict(json.loads(path.read_text())).to_dict() == cert.to_dict()
     rep = verify_certificate(path, n_workers=1, progress=False, inputs_root=tmp_path)
     assert rep.ok and rep.byte_identical, rep.lines()
     assert rep.lines()[-1].startswith("verified: 4 items")

@@ -14,7 +14,7 @@ from viewcert.certify import CertifyConfig
 from viewcert.certify.inputs import load_input
 from viewcert.certify.run import run_certification
 from viewcert.certify.sweep import run_configs
-from viewcert.formats.records import ViewCertificate
+from viewcert.formats.records import CeilingCertificate
 
 pytestmark = [pytest.mark.shared_data, pytest.mark.slow]
 
@@ -38,7 +38,7 @@ def test_eval_ceiling_at_delta_tau_001(e3_eval):
     assert s["phantom_census"]["items_certified"] == 210
     # regression pin (STUDY_DIGEST): every item's bytes, the settings and the library versions (the lock file)
     assert cert["digest"]["value"] == STUDY_DIGEST
-    typed = ViewCertificate.from_dict(cert)  # its settings sections typed, written back exactly
+    typed = CeilingCertificate.from_dict(cert)  # its settings sections typed, written back exactly
     assert typed.to_dict() == cert and (typed.tolerances.delta, typed.tolerances.tau) == (0.01, 0.01)
     assert typed.inputs.files.keys() == cert["inputs"]["files"].keys() and typed.protocol.name == "render-ceiling-5"
     assert all(it["label_rendered"]["crystal_system"] == it["label_dataset"]["crystal_system"]

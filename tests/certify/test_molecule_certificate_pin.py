@@ -9,7 +9,7 @@ import pytest
 
 from viewcert.certify import CertifyConfig
 from viewcert.certify.run import certify
-from viewcert.formats.records import ViewCertificate, compute_digest
+from viewcert.formats.records import CeilingCertificate, compute_digest
 
 #: regression pin: the digest of notebook 03's first certificate (2026-12-03, the locked library versions),
 #: format /3 (every float at its stated resolution; the /2 digest c98c9dbf… held one CPU's rounding noise)
@@ -20,7 +20,7 @@ def test_notebook_03_certificate_keeps_its_bytes():
     pytest.importorskip("biotite")
     typed = certify("ccd:IBP,BNZ,HOH,EDO,CLR,FC6", CertifyConfig(protocol="axes-3"), n_workers=1, progress=False)
     cert = typed.to_dict()  # the JSON object the digest is computed over
-    assert isinstance(typed, ViewCertificate) and ViewCertificate.from_dict(cert).to_dict() == cert
+    assert isinstance(typed, CeilingCertificate) and CeilingCertificate.from_dict(cert).to_dict() == cert
     assert typed.digest_value == compute_digest(cert) == NOTEBOOK_03_DIGEST
     # what the digest covers, stated independently: five molecules certified, FC6 an item error (no ideal
     # coordinates), not counted in R1

@@ -144,7 +144,7 @@ def section_fields() -> frozenset[str]:
     sections = _section_classes()
     names = {c.__name__ for c in sections}
     out = set()
-    for cls in (records.ItemOutcome, records.Summary, records.ViewCertificate, records.TaskItemRecord,
+    for cls in (records.ItemOutcome, records.Summary, records.CeilingCertificate, records.TaskItemRecord,
                 records.TaskCertificate, records.InteractionItemRecord, records.InteractionCertificate, *sections):
         out |= {f.name for f in dataclasses.fields(cls) if f.name != "extra"
                 and (any(t in str(f.type) for t in ("dict", "Mapping"))

@@ -24,10 +24,10 @@ from viewcert.formats.item_sections import (
     UniquenessMargin,
 )
 from viewcert.formats.records import (
+    CeilingCertificate,
     Certificate,
     InteractionItemRecord,
     ItemOutcome,
-    ViewCertificate,
     kind_of,
 )
 
@@ -140,7 +140,7 @@ def _certificates(root: Path) -> list[tuple[Path, dict]]:
 def _check_typed(cert: Certificate, d: dict) -> int:
     """Every section the raw JSON item holds as an object is typed in the record (the raw JSON read by key here,
     independently of the typed path); the number of sections seen."""
-    sections = INTERACTION_SECTIONS if cert.KIND == "interaction" else VIEW_SECTIONS if cert.KIND == "view" else {}
+    sections = INTERACTION_SECTIONS if cert.KIND == "interaction" else VIEW_SECTIONS if cert.KIND == "ceiling" else {}
     seen = 0
     for raw, it in zip(d["items"], cert.items, strict=True):
         for name, cls in sections.items():
@@ -150,7 +150,7 @@ def _check_typed(cert: Certificate, d: dict) -> int:
                 seen += 1
             else:
                 assert getattr(it, name) == raw.get(name, ABSENT)
-        if cert.KIND == "view" and isinstance(raw.get("molecule"), dict):
+        if cert.KIND == "ceiling" and isinstance(raw.get("molecule"), dict):
             assert it.molecule.point_group.input == raw["molecule"]["point_group"]["input"]
             assert it.molecule.handedness.status == raw["molecule"]["handedness"]["status"]
     return seen
@@ -159,7 +159,7 @@ def _check_typed(cert: Certificate, d: dict) -> int:
 def test_every_committed_certificate_round_trips_with_its_sections_typed():
     found = _certificates(DATA)
     kinds = {kind_of(d).name for _, d in found}
-    assert {"view", "task", "interaction"} <= kinds, kinds  # the fixtures cover every kind
+    assert {"ceiling", "task", "interaction"} <= kinds, kinds  # the fixtures cover every kind
     seen = 0
     for path, d in found:
         cert = Certificate.from_dict(copy.deepcopy(d))
@@ -182,7 +182,7 @@ def test_a_built_molecule_certificate_round_trips(tmp_path):
     certify(str(src), CertifyConfig(protocol="axes-3", margin=True), out=tmp_path / "out", n_workers=1, plots=False,
             progress=False)
     d = json.loads((tmp_path / "out" / "certificate.json").read_text())
-    cert = ViewCertificate.from_dict(copy.deepcopy(d))
+    cert = CeilingCertificate.from_dict(copy.deepcopy(d))
     assert cert.to_dict() == d
     assert _check_typed(cert, d) >= 4
     by_id = {it.id: it for it in cert.items}
@@ -233,7 +233,7 @@ def test_a_malformed_item_section_is_a_one_line_error_naming_it(mutate, field):
     field = field.format(m=_molecule_index(d))  # the molecule item, before it is broken
     mutate(d)
     with pytest.raises(InputError) as exc:
-        ViewCertificate.from_dict(d)
+        CeilingCertificate.from_dict(d)
     assert exc.value.field == field, str(exc.value)
     assert "\n" not in str(exc.value) and field.split(".")[0] in str(exc.value)
 

@@ -12,18 +12,18 @@ import pytest
 
 from viewcert.errors import InputError
 from viewcert.formats import (
+    CeilingCertificate,
     Certificate,
     InteractionCertificate,
     StaleCertificate,
     TaskCertificate,
-    ViewCertificate,
     read,
     receive,
 )
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 FIXTURES = sorted([*(DATA / "certificates" / "v1").glob("*.json"), *(DATA / "exports" / "v1").glob("*/certificate.json")])
-KIND = {"crystal": ViewCertificate, "molecule": ViewCertificate, "task": TaskCertificate,
+KIND = {"crystal": CeilingCertificate, "molecule": CeilingCertificate, "task": TaskCertificate,
         "interaction": InteractionCertificate}
 
 
@@ -36,7 +36,7 @@ def test_every_committed_certificate_reads_typed_and_round_trips_exactly(path):
     raw = path.read_bytes()
     got = receive(path)
     assert got.sha256 == hashlib.sha256(raw).hexdigest() and got.digest_ok and got.data == json.loads(raw)
-    want = KIND.get(path.parent.name, ViewCertificate)
+    want = KIND.get(path.parent.name, CeilingCertificate)
     assert type(got.certificate) is want and isinstance(got.certificate, Certificate)
     assert got.certificate.to_dict() == json.loads(raw)
     assert read(path) == got.certificate
@@ -45,7 +45,7 @@ def test_every_committed_certificate_reads_typed_and_round_trips_exactly(path):
 def test_a_kind_asked_for_refuses_another_naming_the_file():
     task = DATA / "exports" / "v1" / "task" / "certificate.json"
     with pytest.raises(InputError, match="not a crystal/molecule certificate") as exc:
-        read(task, kind="view")
+        read(task, kind="ceiling")
     assert exc.value.source == str(task) and exc.value.field == "format"
     assert isinstance(read(task, kind="task"), TaskCertificate)
 

@@ -14,10 +14,10 @@ from viewcert.errors import InputError
 from viewcert.formats.fields import ABSENT
 from viewcert.formats.reader import read
 from viewcert.formats.records import (
+    CeilingCertificate,
     Certificate,
     InteractionCertificate,
     TaskCertificate,
-    ViewCertificate,
     digest_record,
 )
 from viewcert.formats.settings_sections import (
@@ -51,7 +51,7 @@ def _typed_round_trip(d: dict) -> Certificate:
     """``d`` typed: every settings section it has typed as its class, and written back exactly."""
     cert = Certificate.from_dict(d)
     assert cert.to_dict() == d
-    if isinstance(cert, ViewCertificate):
+    if isinstance(cert, CeilingCertificate):
         for key, cls in VIEW_SECTIONS.items():
             assert key not in d or isinstance(getattr(cert, key), cls), key
             assert key not in d or getattr(cert, key).to_dict() == d[key], key
@@ -84,7 +84,7 @@ def test_every_committed_manifest_settings_round_trip(path):
 def test_the_committed_values_read_as_attributes():
     """Values read from the fixtures' JSON by hand (not through the section) and the typed fields."""
     crystals = json.loads((DATA / "certificates" / "v1" / "crystals.json").read_text())
-    c = ViewCertificate.from_dict(crystals)
+    c = CeilingCertificate.from_dict(crystals)
     assert (c.tolerances.delta, c.tolerances.tau, c.tolerances.angle_tolerance) == (0.01, 0.01, 5.0)
     assert c.inputs.spec == "crystals" and c.inputs.kind == "folder" and set(c.inputs.files) == {
         "CsCl.cif", "Mg.cif", "NaCl.cif", "TiO2.cif"}
@@ -92,9 +92,9 @@ def test_the_committed_values_read_as_attributes():
     assert c.protocol.name == "render-ceiling-5" and len(c.protocol.views) == 5
     assert c.oracle.pairs == "all" and c.oracle.merge is None and c.observation_model.tiling == [1, 1, 1]
     assert c.scoring.level == "crystal_system" and c.location.input.endswith("inputs/crystals")
-    perspective = ViewCertificate.from_dict(json.loads((DATA / "certificates" / "v1" / "perspective.json").read_text()))
+    perspective = CeilingCertificate.from_dict(json.loads((DATA / "certificates" / "v1" / "perspective.json").read_text()))
     assert perspective.config.protocol == "perspective-5.toml" and perspective.location.protocol.endswith(".toml")
-    molecules = ViewCertificate.from_dict(json.loads((DATA / "certificates" / "v1" / "molecules.json").read_text()))
+    molecules = CeilingCertificate.from_dict(json.loads((DATA / "certificates" / "v1" / "molecules.json").read_text()))
     assert molecules.location is ABSENT and molecules.inputs.kind == "builtin"
     task = TaskCertificate.from_dict(json.loads((DATA / "exports" / "v1" / "task" / "certificate.json").read_text()))
     assert task.settings.protocol == "axes-3" and (task.settings.width, task.settings.height) == (240, 180)
@@ -145,7 +145,7 @@ def _sealed_view(**changes) -> dict:
 def test_a_malformed_view_section_is_a_one_line_error_naming_it(tmp_path, changes, where, what):
     d = _sealed_view(**changes)
     with pytest.raises(InputError) as exc:
-        ViewCertificate.from_dict(d)
+        CeilingCertificate.from_dict(d)
     assert exc.value.field == where and what in exc.value.message and "\n" not in str(exc.value)
     p = tmp_path / "certificate.json"
     p.write_text(json.dumps(d))
@@ -179,8 +179,8 @@ def test_a_malformed_interaction_settings_is_a_one_line_error():
 
 def test_a_producer_may_hand_sections_as_objects_or_typed():
     d = json.loads((DATA / "certificates" / "v1" / "sheared.json").read_text())
-    a = ViewCertificate.from_dict(d)
-    b = ViewCertificate.from_dict({**d, "tolerances": Tolerances.from_dict(d["tolerances"])})
+    a = CeilingCertificate.from_dict(d)
+    b = CeilingCertificate.from_dict({**d, "tolerances": Tolerances.from_dict(d["tolerances"])})
     assert a == b and b.to_dict() == d
 
 

@@ -11,7 +11,7 @@ from viewcert.certify.config import CertifyConfig
 from viewcert.certify.stream import Tally, tally_summary
 from viewcert.errors import InputError
 from viewcert.formats.fields import ABSENT
-from viewcert.formats.records import Certificate, ItemOutcome, Summary, TaskCertificate, ViewCertificate
+from viewcert.formats.records import CeilingCertificate, Certificate, ItemOutcome, Summary, TaskCertificate
 from viewcert.formats.summary_sections import (
     InteractionGroup,
     InteractionSummary,
@@ -99,7 +99,7 @@ def test_every_committed_certificate_round_trips(path):
     d = json.loads(path.read_text())
     cert = Certificate.from_dict(d)
     assert cert.to_dict() == d
-    if isinstance(cert, ViewCertificate):
+    if isinstance(cert, CeilingCertificate):
         assert isinstance(cert.summary.kinds, Kinds) and isinstance(cert.summary.phantom_census, PhantomCensus)
         assert cert.summary.bound.n == cert.summary.n == d["summary"]["bound"]["n"]
     elif isinstance(cert, TaskCertificate):
@@ -134,7 +134,7 @@ def test_a_streamed_summary_round_trips_and_states_the_json_figures():
 ])
 def test_a_malformed_summary_section_is_one_named_line(bad, where):
     with pytest.raises(InputError, match=where) as e:
-        ViewCertificate.from_dict({**json.loads((DATA / "certificates/v1/crystals.json").read_text()),
+        CeilingCertificate.from_dict({**json.loads((DATA / "certificates/v1/crystals.json").read_text()),
                                    "summary": {**HAND, **bad}})
     assert "\n" not in str(e.value)
 

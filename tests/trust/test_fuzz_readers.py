@@ -160,7 +160,7 @@ def test_certificate_reader_fails_cleanly(certificate_bytes):
             p.write_bytes(blob)
 
             def call():
-                cert = read(p, kind="view")
+                cert = read(p, kind="ceiling")
                 cfg = CertifyConfig.from_dict(cert.config.to_dict() if cert.config else cert.config)
                 cfg.check_limits()
                 trusted_input(cert, d)
@@ -184,7 +184,7 @@ def test_certificate_fields_of_any_type_fail_cleanly(value, key):
         p.write_text(json.dumps(base))
 
         def call():
-            cert = read(p, kind="view")
+            cert = read(p, kind="ceiling")
             CertifyConfig.from_dict(cert.config).check_limits()
             trusted_input(cert, d)
 

@@ -22,7 +22,7 @@ from viewcert.certify.verify import verify_certificate
 from viewcert.certify.verify_table import verify_table
 from viewcert.errors import InputError, ViewcertError, did_you_mean
 from viewcert.formats.reader import Received, receive
-from viewcert.formats.records import ViewCertificate
+from viewcert.formats.records import CeilingCertificate
 from viewcert.formats.table import TableCertificate, TableHead
 from viewcert.io.outputs import claimed
 from viewcert.limits import Limits, active_limits
@@ -114,7 +114,7 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
     default ``CertifyConfig()``) and write certificate.json, items.csv, summary.txt and plots into ``out``.
     ``item_table``: a sharded Parquet item table beside a small certificate.json (default: above 50,000 items);
     ``keep_going=False`` reads every item first and stops at the first unreadable one. The report's value: the
-    certificate (a typed view certificate, or the streamed certificate's dict).
+    certificate (a typed ceiling certificate, or the streamed certificate's dict).
 
     Parameters
     ----------
@@ -165,7 +165,7 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
             if use_item_table(dataset, item_table) else \
             run_certification(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=plots,
                               resume=resume, limits=limits, report=progress)
-    if not isinstance(got, ViewCertificate):  # the streamed certificate (its JSON object): summary.txt, first errors
+    if not isinstance(got, CeilingCertificate):  # the streamed certificate (its JSON object): summary.txt, first errors
         head = TableHead.of(got)
         n = head.summary.n_errors
         return Report((Line((out / "summary.txt").read_text(), nl=False),), failures=tuple(
@@ -224,10 +224,10 @@ def verify(cert: str | Path, *, input_spec: str | None = None, inputs: str | Pat
 
 
 def _verify_json(cert: Path, got: Received, input_spec, root: Path, workers, scheduler, limits):
-    """The report of a JSON certificate of any kind (a view certificate, an export's)."""
+    """The report of a JSON certificate of any kind (a ceiling certificate, an export's)."""
     from viewcert.benchmark.verify_export import verify_export  # lazy: start-up (the exporters)
 
-    if got.certificate.KIND == "view":
+    if got.certificate.KIND == "ceiling":
         return verify_certificate(cert, input_spec=input_spec, n_workers=workers, scheduler=scheduler,
                                   inputs_root=root, limits=limits, received=got)
     # an export's certificate: recomputed by running the export again

@@ -39,10 +39,10 @@ from viewcert.errors import InputError
 from viewcert.formats.reader import receive
 from viewcert.formats.records import (
     ABSENT,
+    CeilingCertificate,
     Certificate,
     InteractionCertificate,
     TaskCertificate,
-    ViewCertificate,
 )
 from viewcert.formats.settings_sections import or_none
 from viewcert.formats.table import TableCertificate, r1_items
@@ -242,7 +242,7 @@ class R1Counts:
     tau: Any = None
 
     @classmethod
-    def of_view(cls, cert: ViewCertificate) -> R1Counts:
+    def of_view(cls, cert: CeilingCertificate) -> R1Counts:
         """``summary.correct`` / ``n`` over the items the headline counts: a run with crystals and molecules
         reports them apart and its headline is the crystals' (``certify.summary``), so its molecules (not
         periodic) are left out; δ and τ from ``tolerances``."""
@@ -377,7 +377,7 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
     cert = got.certificate
     if isinstance(cert, TaskCertificate | InteractionCertificate):
         return _mean_ceiling(got, src, universe)
-    counts = R1Counts.of_view(cert) if isinstance(cert, ViewCertificate) else got.hand
+    counts = R1Counts.of_view(cert) if isinstance(cert, CeilingCertificate) else got.hand
     correct, n = counts.correct, counts.n
     outcomes = _outcomes(counts.items, src, id_map or {})
     if outcomes:

@@ -58,7 +58,7 @@ from viewcert.constraints import with_constraints
 from viewcert.defaults import AS_RENDERED, GEOMETRIC
 from viewcert.errors import InputError
 from viewcert.formats.export import Export, write_export
-from viewcert.formats.records import ViewCertificate
+from viewcert.formats.records import CeilingCertificate
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.images import write_buffers, write_png, write_sidecar
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -315,7 +315,7 @@ SELECTION_RULE = ("the export's questions: the input's crystals that were read, 
                   "in SHA-256 order of the item id, the first --limit of them (limit = n); ids in input order")
 
 
-def ceilings(as_rendered: ViewCertificate, geometric: ViewCertificate) -> dict:
+def ceilings(as_rendered: CeilingCertificate, geometric: CeilingCertificate) -> dict:
     """Both ceilings of an export, labelled: the as-rendered one (its certificate: the atoms the shipped images
     show) and the geometric one (every atom, exact projection, as ``viewcert certify`` computes by default; the
     same cell, cameras, tiling, δ and τ), each ``correct``/``n``, and, where they differ, every item one counts

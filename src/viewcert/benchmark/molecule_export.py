@@ -49,7 +49,7 @@ from viewcert.certify.run import items_table, run_certification
 from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
 from viewcert.formats.export import Export, write_export
-from viewcert.formats.records import ViewCertificate
+from viewcert.formats.records import CeilingCertificate
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.images import write_png, write_sidecar
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -222,7 +222,7 @@ MIRROR_RULE = "molecule-handedness: shown mirrored when the lowest bit of SHA-25
 
 
 def _certify(shown: list[tuple[str, Structure]], settings: MoleculeExportSettings, dataset: Dataset, out: Path,
-             n_workers, rp: ResolvedProtocol) -> ViewCertificate:
+             n_workers, rp: ResolvedProtocol) -> CeilingCertificate:
     """``viewcert.certify`` of exactly the shown molecules on the question's level (same protocol, size, style,
     scale): the input's items, selected and shown (mirrored) as recorded in ``inputs.selection``, so that
     ``verify`` rebuilds the same molecules; returns the certificate written."""

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from viewcert.formats.records import ItemOutcome, ViewCertificate
+from viewcert.formats.records import CeilingCertificate, ItemOutcome
 from viewcert.io.atomic import write_chunks_atomic, write_text_atomic
 from viewcert.io.database import FORMATS
 from viewcert.io.tables import csv_text
@@ -73,7 +73,7 @@ class Audit:
     counts: dict
 
 
-def applies(cert: ViewCertificate) -> bool:
+def applies(cert: CeilingCertificate) -> bool:
     """Whether a certificate's input is a database (``io.database.FORMATS``): its outputs carry the audit."""
     return bool(cert.inputs) and cert.inputs.kind in FORMATS
 

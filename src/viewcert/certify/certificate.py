@@ -35,8 +35,8 @@ from viewcert.errors import InputError
 from viewcert.formats import records
 from viewcert.formats.records import (
     ABSENT,
-    VIEW_FORMAT,
-    ViewCertificate,
+    CEILING_FORMAT,
+    CeilingCertificate,
     digest_record,
     outcomes_of,
 )
@@ -46,7 +46,7 @@ from viewcert.resolution import quantize_tree, resolution_record
 from viewcert.symmetry.labels import library_versions as symmetry_versions
 
 #: /2: the framing policy recorded and the input cell's truth rule (every field since /1: formats.versions.SINCE_V1)
-FORMAT = VIEW_FORMAT
+FORMAT = CEILING_FORMAT
 __all__ = ["FORMAT", "build_certificate", "certificate_text", "write_certificate"]
 
 
@@ -131,20 +131,20 @@ def framing_record(cfg: CertifyConfig) -> dict:
     return {"frame_on": cfg.observation.frame_on, "rule": rule, **cfg.framing_policy().to_dict()}
 
 
-def certificate_of(dataset: Dataset, cfg: CertifyConfig, outcomes: list) -> ViewCertificate:
+def certificate_of(dataset: Dataset, cfg: CertifyConfig, outcomes: list) -> CeilingCertificate:
     """The certificate (typed, with its digest) for ``outcomes`` (ItemOutcome values or their dicts) computed
     from ``dataset`` under ``cfg``."""
     if len(outcomes) != len(dataset.items):
         raise InputError(f"{len(outcomes)} outcomes for {len(dataset.items)} items", field="outcomes")
     items = tuple(outcomes_of(quantize_tree([o.to_dict() if isinstance(o, records.ItemOutcome) else o
                                                 for o in outcomes])))
-    cert = ViewCertificate(format=FORMAT, inputs=dataset.to_dict(), config=cfg.to_dict(), protocol=protocol_record(cfg),
+    cert = CeilingCertificate(format=FORMAT, inputs=dataset.to_dict(), config=cfg.to_dict(), protocol=protocol_record(cfg),
                            observation_model=observation_record(cfg), tolerances=tolerances_record(cfg),
                            oracle=oracle_record(cfg), scoring=scoring_record(cfg), libraries=library_versions(),
                            items=items, summary=summary_of(items, cfg), location=location_record(dataset, cfg))
     # every float at its stated resolution (viewcert.resolution): the same bytes on any CPU
     body = cert.to_dict()  # items already at their resolution: the other sections once
-    cert = ViewCertificate.from_dict({**quantize_tree({k: v for k, v in body.items() if k != "items"}),
+    cert = CeilingCertificate.from_dict({**quantize_tree({k: v for k, v in body.items() if k != "items"}),
                                       "items": body["items"], "resolution": resolution_record()})
     return replace(cert, digest=digest_record(cert.to_dict()))
 

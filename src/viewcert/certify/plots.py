@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from viewcert.formats.fields import ABSENT
-from viewcert.formats.records import ViewCertificate
+from viewcert.formats.records import CeilingCertificate
 from viewcert.io.atomic import write_bytes_atomic
 from viewcert.sanitize import plot_text
 
@@ -30,7 +30,7 @@ def _save(fig, path: str | Path) -> Path:
     return write_bytes_atomic(path, buf.getvalue())
 
 
-def plot_ceiling_by_system(cert: ViewCertificate, path: str | Path) -> Path:
+def plot_ceiling_by_system(cert: CeilingCertificate, path: str | Path) -> Path:
     """Bar per crystal system: correct / n, with the overall R1 and its exact lower bound."""
     plt = _fig()
     s = cert.summary
@@ -54,7 +54,7 @@ def plot_ceiling_by_system(cert: ViewCertificate, path: str | Path) -> Path:
     return _save(fig, path)
 
 
-def plot_phantoms(cert: ViewCertificate, path: str | Path) -> Path:
+def plot_phantoms(cert: CeilingCertificate, path: str | Path) -> Path:
     """Phantom count per item (items sorted by count), failures marked."""
     plt = _fig()
     items = cert.items
@@ -73,7 +73,7 @@ def plot_phantoms(cert: ViewCertificate, path: str | Path) -> Path:
     return _save(fig, path)
 
 
-def plot_delta_star(cert: ViewCertificate, path: str | Path) -> Path:
+def plot_delta_star(cert: CeilingCertificate, path: str | Path) -> Path:
     """Uniqueness margins δ* (Å) of the items that have one: histogram (log bins) and empirical CDF, with the
     certification's δ marked (items whose δ* ≤ δ can have phantoms at δ)."""
     plt = _fig()

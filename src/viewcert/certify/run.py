@@ -36,7 +36,7 @@ from viewcert.certify.evaluate import CertifyRecords, certify_item
 from viewcert.certify.inputs import Dataset, load_input
 from viewcert.certify.molecule import molecule_summary_lines
 from viewcert.formats.item_sections import MoleculeOutcome, OracleReport, PointGroupOutcome, UniquenessMargin
-from viewcert.formats.records import ABSENT, ItemOutcome, Summary, ViewCertificate
+from viewcert.formats.records import ABSENT, CeilingCertificate, ItemOutcome, Summary
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.io.tables import csv_text
 from viewcert.limits import DEFAULT_LIMITS, Limits
@@ -69,7 +69,7 @@ def fingerprint(dataset: Dataset, cfg: CertifyConfig, task: str = "certify") -> 
 
 def run_certification(dataset: Dataset, cfg: CertifyConfig, *, n_workers: int | None = None,
                       scheduler: Any = None, workdir: str | Path | None = None,
-                      progress: bool | None = None, chunk_size: int | None = None) -> tuple[ViewCertificate, MapResult]:
+                      progress: bool | None = None, chunk_size: int | None = None) -> tuple[CeilingCertificate, MapResult]:
     """Certify every item of ``dataset`` under ``cfg``; returns (the typed certificate, MapResult).
 
     Parameters
@@ -91,7 +91,7 @@ def run_certification(dataset: Dataset, cfg: CertifyConfig, *, n_workers: int | 
 
     Returns
     -------
-    tuple of (ViewCertificate, MapResult)
+    tuple of (CeilingCertificate, MapResult)
         The certificate (typed; ``to_dict`` is its JSON object) and the map's record (resumed and computed
         shards).
     """
@@ -109,7 +109,7 @@ def run_certification(dataset: Dataset, cfg: CertifyConfig, *, n_workers: int | 
                     workdir=wd, n_workers=n_workers, scheduler=scheduler, chunk_size=chunk_size, fingerprint=fp,
                     progress=progress, description=f"certify {len(dataset)} items")
     mark_warm()
-    return ViewCertificate.from_dict(build_certificate(dataset, cfg, run.results)), run
+    return CeilingCertificate.from_dict(build_certificate(dataset, cfg, run.results)), run
 
 
 TABLE_COLUMNS = (
@@ -123,12 +123,12 @@ TABLE_COLUMNS = (
 )
 
 
-def items_table(cert: ViewCertificate) -> str:
+def items_table(cert: CeilingCertificate) -> str:
     """One CSV row per item (deterministic; string cells neutralised against CSV injection).
 
     Parameters
     ----------
-    cert : ViewCertificate
+    cert : CeilingCertificate
         A crystal/molecule certificate.
 
     Returns
@@ -175,13 +175,13 @@ def _blank(x):
     return x
 
 
-def summary_text(cert: ViewCertificate, *, max_list: int = 30) -> str:
+def summary_text(cert: CeilingCertificate, *, max_list: int = 30) -> str:
     """The human summary (summary.txt, the console): every received string in it is one line, controls
     escaped (``sanitize.console_fields``), so an item id cannot break or forge a line.
 
     Parameters
     ----------
-    cert : ViewCertificate
+    cert : CeilingCertificate
         A crystal/molecule certificate.
     max_list : int
         Ids listed at most per list (failures, errors, disagreements).
@@ -238,7 +238,7 @@ def summary_text(cert: ViewCertificate, *, max_list: int = 30) -> str:
     return "\n".join(lines) + "\n"
 
 
-def truth_text(cert: ViewCertificate, truth: str = "dataset") -> str:
+def truth_text(cert: CeilingCertificate, truth: str = "dataset") -> str:
     """The truth R1 was scored against, as it is: with ``truth = dataset`` (the default), the dataset's label
     where the items have one, else the input's own symmetry (the rendered cell's label, or the input cell's where
     standardisation raised the symmetry), with the count of each when they mix; another rule as it is named."""
@@ -257,7 +257,7 @@ def truth_text(cert: ViewCertificate, truth: str = "dataset") -> str:
     return f"dataset for {src['dataset']} items, {own} for {src['own']}"
 
 
-def margin_lines(cert: ViewCertificate) -> list[str]:
+def margin_lines(cert: CeilingCertificate) -> list[str]:
     """The δ* line whenever margins were computed: the minimum, the 5th percentile (numpy's linear rule) and the
     tightest item, over the items that have one, and how many have none (with the first reason)."""
     recs = [(it.id, it.uniqueness_margin) for it in cert.items
@@ -331,7 +331,7 @@ def disagreement_lines(disagreements: list[dict], *, limit: int = MAX_DISAGREEME
     return lines
 
 
-def disagreements_table(cert: ViewCertificate) -> str:
+def disagreements_table(cert: CeilingCertificate) -> str:
     """``disagreements.csv``: one row per item, cell and level on which spglib and moyopy differ (``id, cell,
     level, spglib, moyopy``; a failed engine is level ``all``), every one; cells by the table rule."""
     rows = [[d["id"], cell, *lv] for d in cert.summary.cross_check_disagreements or []
@@ -345,7 +345,7 @@ def error_line(e: dict) -> str:
     return console_text(f"item {e['id']}: {msg[:300]}", keep_newlines=False)
 
 
-def write_outputs(out: str | Path, cert: ViewCertificate, *, plots: bool = True, run: MapResult | None = None,
+def write_outputs(out: str | Path, cert: CeilingCertificate, *, plots: bool = True, run: MapResult | None = None,
                   wall_seconds: float | None = None, workers: Any = None) -> dict[str, Path]:
     out = Path(out)
     paths = {"certificate": write_certificate(out / "certificate.json", cert.to_dict()),
@@ -387,7 +387,7 @@ def resume_lines(run: MapResult, workdir: Path | None) -> list[str]:
 def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, *, out: str | Path | None = None,
             subset: str = "eval", n_workers: int | None = None, scheduler: Any = None, plots: bool = True,
             progress: bool | None = None, resume: bool = True, limits: Limits = DEFAULT_LIMITS,
-            report: Callable[[str], None] | None = None, before: Callable[[Dataset], None] | None = None) -> ViewCertificate:
+            report: Callable[[str], None] | None = None, before: Callable[[Dataset], None] | None = None) -> CeilingCertificate:
     """Certify INPUT (see ``certify.inputs``) and, with ``out``, write every output. Returns the
     typed certificate. ``limits`` are checked before any work (settings here, the one check of a run; atoms as
     each item is read); ``before`` is called with the dataset after that check and before any item is
@@ -424,7 +424,7 @@ def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, 
 
     Returns
     -------
-    ViewCertificate
+    CeilingCertificate
         The certificate (typed; ``to_dict`` is its JSON object, as written to ``certificate.json``).
     """
     cfg = cfg or CertifyConfig()

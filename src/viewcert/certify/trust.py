@@ -19,7 +19,7 @@ from pathlib import Path
 from viewcert.cameras.protocol_files import is_protocol_file
 from viewcert.certify.inputs import database_format
 from viewcert.errors import InputError
-from viewcert.formats.records import ViewCertificate
+from viewcert.formats.records import CeilingCertificate
 from viewcert.io.confine import check_tree, inside, trusted_root
 
 #: built-in inputs are names only (``builtin:prototypes``, ``builtin:aflow:A_cF4_225_a``, ``builtin:ccd:ATP``)
@@ -73,7 +73,7 @@ def find_inside(candidates: list[tuple[str, str]], root: str, *, what: str, labe
                      field=candidates[-1][1])
 
 
-def trusted_input(cert: ViewCertificate, inputs_root: str | Path, source: str = "certificate") -> str:
+def trusted_input(cert: CeilingCertificate, inputs_root: str | Path, source: str = "certificate") -> str:
     """The input spec to load for a certificate: a built-in or CCD name as is; otherwise the real path of
     ``location.input`` or ``inputs.spec`` (relative: to the trusted folder), inside the trusted folder, with
     a ``complex:`` prefix and ``#`` options kept. InputError (nothing read) for a path outside it, a symlink
@@ -108,7 +108,7 @@ def trusted_input(cert: ViewCertificate, inputs_root: str | Path, source: str = 
     return f"{prefix}{real}" + (f"#{options}" if options else "")
 
 
-def recorded_protocol(cert: ViewCertificate, inputs_root: str | Path, cert_path: str | Path,
+def recorded_protocol(cert: CeilingCertificate, inputs_root: str | Path, cert_path: str | Path,
                       source: str = "certificate") -> str:
     """The real path of the protocol file a certificate was made with, found by its recorded name inside the
     trusted folder: at ``location.protocol`` (when it has that name), by name in the folder, or beside the

@@ -183,7 +183,7 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
         The digest check, input changes and every difference by section and item (``ok``: none).
     """
     got = received or receive(path, limits=limits, allow_stale=allow_stale)  # a stale digest: refused
-    if got.certificate.KIND != "view":
+    if got.certificate.KIND != "ceiling":
         raise InputError(f"a {got.certificate.KIND} certificate is recomputed by its export "
                          "(benchmark.verify_export; viewcert verify takes every kind)", source=str(path),
                          field="format")

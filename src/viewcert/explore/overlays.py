@@ -401,7 +401,7 @@ def _res_words(key: str) -> list[str]:
 
 def item_cameras_from_inputs(cert, root: str | None, cert_path: str):
     """A function id → (cell, cameras, cfg) for a certify output's items (``cert``: its
-    ``records.ViewCertificate``, shape-checked), from the inputs the certificate names (``location.input``, else
+    ``records.CeilingCertificate``, shape-checked), from the inputs the certificate names (``location.input``, else
     ``inputs.spec``) under its recorded settings, found only inside the trusted folder ``root`` as ``verify``
     finds them (``certify.trust``; None: nothing read) and drawn only when every input file hashes as the
     certificate records (``inputs.files``); None when they cannot be read or differ (the items' pages then

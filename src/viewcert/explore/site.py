@@ -744,7 +744,7 @@ def summary_html(folder: Folder, site: Path, plots: list[str]) -> str:
 def _settings(cert: records.Certificate) -> dict:
     """The sections the summary page shows as the certificate's settings, those it has, in one order (format,
     task, protocol, tolerances, config, settings, observation model, libraries, digest)."""
-    if isinstance(cert, records.ViewCertificate):
+    if isinstance(cert, records.CeilingCertificate):
         shown = {"format": cert.format, "protocol": cert.protocol, "tolerances": cert.tolerances,
                  "config": cert.config, "observation_model": cert.observation_model, "libraries": cert.libraries,
                  "digest": cert.digest}

@@ -28,7 +28,7 @@ from viewcert.formats.table import TableCertificate, is_table
 from viewcert.io.received import loads_json_line, loads_json_strict, read_received_bytes, read_received_text
 
 #: kinds of certificate the explorer shows, by the kind of ``formats.records`` (every one of its registry)
-KINDS = {"view": "crystal", "task": "task", "interaction": "interaction"}
+KINDS = {"ceiling": "crystal", "task": "task", "interaction": "interaction"}
 #: plots a certify run writes beside its certificate (``certify.run.write_outputs``)
 PLOTS = ("ceiling_by_system.png", "phantoms.png", "delta_star.png")
 #: where a ladder report may sit beside the folder (``viewcert ladder --out``: report.html)
@@ -147,7 +147,7 @@ def _certificate(path: Path) -> tuple[str, records.Certificate | TableCertificat
     cert = receive(path, data=head, streamed=True).certificate  # its digest holds (a stale one: one line)
     if isinstance(cert, TableCertificate):
         return "crystal", cert
-    if isinstance(cert, records.ViewCertificate):
+    if isinstance(cert, records.CeilingCertificate):
         check_shape(cert, str(path))
     return KINDS[cert.KIND], cert
 

@@ -8,7 +8,7 @@ starts without importing the oracle or the renderer.
                 raised symmetry, the molecule outcome (point groups, handedness; τ in Å), an interaction item's ceilings
 - ``summary_sections``  the typed sections of a certificate's summary: kinds, the exact bound and interval,
                 the phantom census, the molecules' summary, the streamed summary, the task and interaction groups
-- ``settings_sections`` the certificates' settings sections, typed: a view certificate's inputs, config,
+- ``settings_sections`` the certificates' settings sections, typed: a ceiling certificate's inputs, config,
                 protocol, observation model, tolerances (Å, degrees), oracle settings, scoring, location; an
                 export's settings (task, interaction, manifest), a task's protocol and tolerances
 - ``table``     the streamed certificate: its item-table shards (Parquet), their chain, the lazy reader
@@ -37,13 +37,13 @@ if TYPE_CHECKING:  # the names below, for readers and type checkers; at run time
     from viewcert.formats.reader import Received, read, receive
     from viewcert.formats.records import (
         KINDS,
+        CeilingCertificate,
         Certificate,
         InteractionCertificate,
         ItemOutcome,
         StaleCertificate,
         Summary,
         TaskCertificate,
-        ViewCertificate,
         compute_digest,
     )
     from viewcert.formats.table import TableCertificate
@@ -53,12 +53,12 @@ _FACE = {
     "Export": "export", "read_export": "export", "write_export": "export", "Received": "reader", "read": "reader",
     "receive": "reader", "KINDS": "records", "Certificate": "records", "InteractionCertificate": "records",
     "ItemOutcome": "records", "StaleCertificate": "records", "Summary": "records", "TaskCertificate": "records",
-    "ViewCertificate": "records", "compute_digest": "records", "TableCertificate": "table", "LadderInput": "ladder",
+    "CeilingCertificate": "records", "compute_digest": "records", "TableCertificate": "table", "LadderInput": "ladder",
     "LadderManifest": "ladder", "read_ladder_manifest": "ladder", "write_ladder_manifest": "ladder",
 }
 lazy_face(__name__, _FACE)
 
 __all__ = ["KINDS", "Certificate", "Export", "InteractionCertificate", "ItemOutcome", "LadderInput", "LadderManifest",
-           "Received", "StaleCertificate", "Summary", "TableCertificate", "TaskCertificate", "ViewCertificate",
+           "Received", "StaleCertificate", "Summary", "TableCertificate", "TaskCertificate", "CeilingCertificate",
            "compute_digest", "read", "read_export", "read_ladder_manifest", "receive", "write_export",
            "write_ladder_manifest"]

@@ -10,7 +10,7 @@ import sys
 from dataclasses import MISSING, fields
 from pathlib import Path
 
-from viewcert.formats.records import ABSENT, DIGEST_SHAPES, KINDS, UNDIGESTED, Summary, ViewCertificate
+from viewcert.formats.records import ABSENT, DIGEST_SHAPES, KINDS, UNDIGESTED, CeilingCertificate, Summary
 
 BEGIN = "<!-- certificate kinds: generated from viewcert.formats.records by viewcert.formats.doc; do not edit -->"
 END = "<!-- end of the generated certificate kinds -->"
@@ -48,7 +48,7 @@ def certificate_kinds_markdown() -> str:
                 f"`{kind.producer}`.", "", _doc(kind.record), ""]
         out += _table(kind.record) + [""]
         out += [f"Each of `items[]` (`{kind.item.__name__}`): {_doc(kind.item)}", ""] + _table(kind.item) + [""]
-        if kind.record is ViewCertificate:
+        if kind.record is CeilingCertificate:
             out += [f"`summary` (`Summary`): {_doc(Summary)}", ""] + _table(Summary) + [""]
     out.append(END)
     return "\n".join(out) + "\n"

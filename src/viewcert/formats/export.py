@@ -23,8 +23,8 @@ from viewcert.formats.records import (
     ABSENT,
     INTERACTION_FORMAT_V1,
     INTERACTION_FORMAT_V2,
+    CeilingCertificate,
     Certificate,
-    ViewCertificate,
 )
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.received import loads_json_strict, read_received_bytes
@@ -91,9 +91,9 @@ class Export:
 
 def certificate_entry(cert: Certificate, **extra) -> dict:
     """The manifest's record of the certificate ``cert`` written beside it: path, format, digest, ``extra``
-    (molecule: level) and, for a view certificate, its observation mode and R1's counts (``formats.records``)."""
+    (molecule: level) and, for a ceiling certificate, its observation mode and R1's counts (``formats.records``)."""
     entry = {"path": CERTIFICATE, "format": cert.format, "digest": cert.digest_value, **extra}
-    if isinstance(cert, ViewCertificate):
+    if isinstance(cert, CeilingCertificate):
         s = cert.summary
         observe = cert.config.observe if cert.config else ABSENT
         entry["observe"] = None if observe is ABSENT else observe

@@ -19,9 +19,9 @@ from viewcert.errors import InputError
 from viewcert.formats.records import (
     ABSENT,
     KINDS,
+    CeilingCertificate,
     Certificate,
     Section,
-    ViewCertificate,
     check_digest,
     item_ids,
     kind_of,
@@ -31,8 +31,8 @@ from viewcert.formats.table import TableCertificate, is_table, receive_table
 from viewcert.io.received import loads_json_strict, read_received_bytes
 from viewcert.limits import DEFAULT_LIMITS, Limits
 
-#: what ``kind="view"`` names in a refusal
-_KIND_TEXT = {"view": "crystal/molecule", "task": "transformation-task", "interaction": "interaction"}
+#: what ``kind="ceiling"`` names in a refusal
+_KIND_TEXT = {"ceiling": "crystal/molecule", "task": "transformation-task", "interaction": "interaction"}
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def receive(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: b
         Read a certificate whose digest does not match its content (``digest_ok`` is then False: the caller
         says so) instead of refusing it.
     kind : str or None
-        ``view``, ``task`` or ``interaction``: only that kind of JSON certificate is accepted (``view``: its
+        ``ceiling``, ``task`` or ``interaction``: only that kind of JSON certificate is accepted (``ceiling``: its
         shape checked as ``verify`` needs it); None: any kind.
     streamed : bool
         Accept a streamed certificate (``formats.table``; ``kind`` None): ``explore``, ``ladder`` and ``verify``
@@ -120,7 +120,7 @@ def receive(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: b
     if kind is not None and got.name != kind:
         raise InputError(f"not a {_KIND_TEXT.get(kind, kind)} certificate (format {cert.format!r}, expected one of "
                          f"{KINDS[kind].formats})", source=src, field="format")
-    if isinstance(cert, ViewCertificate) and kind == "view":
+    if isinstance(cert, CeilingCertificate) and kind == "ceiling":
         check_shape(cert, src)
     return Received(cert, data, sha256 or "", ok)
 
@@ -138,7 +138,7 @@ def read(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: bool
     allow_stale : bool
         Read a certificate whose digest does not match its content instead of refusing it.
     kind : str or None
-        ``view``, ``task`` or ``interaction``: only that kind is accepted; None: any.
+        ``ceiling``, ``task`` or ``interaction``: only that kind is accepted; None: any.
     streamed : bool
         Accept a streamed certificate (``kind`` None).
 
@@ -150,7 +150,7 @@ def read(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: bool
     return receive(path, limits=limits, allow_stale=allow_stale, kind=kind, streamed=streamed).certificate
 
 
-def check_shape(cert: ViewCertificate, src: str) -> None:
+def check_shape(cert: CeilingCertificate, src: str) -> None:
     """What ``verify`` needs of a crystal/molecule certificate: ``inputs`` (``spec`` text, ``files`` object),
     ``config`` and ``libraries`` objects, text item ids, and a ``location`` (when present) with text paths."""
     for key in ("inputs", "config", "libraries"):

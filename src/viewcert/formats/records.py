@@ -4,8 +4,8 @@
 
 Kinds (format strings defined here once; ``viewcert.formats.versions`` reads the older ones):
 
-- ``view``: ``viewcert-certificate/3`` (and /2, /1), crystals and molecules (``certify.certificate``):
-  :class:`ViewCertificate` with :class:`ItemOutcome` items and a :class:`Summary`;
+- ``ceiling``: ``viewcert-certificate/3`` (and /2, /1), crystals and molecules (``certify.certificate``):
+  :class:`CeilingCertificate` with :class:`ItemOutcome` items and a :class:`Summary`;
 - ``task``: ``viewcert.tasks.certificate`` (``version`` 2; 1 before the resolution), a transformation-task export
   (``benchmark.tasks_export``): :class:`TaskCertificate` with :class:`TaskItemRecord` items;
 - ``interaction``: ``viewcert-interaction-benchmark/3`` (and /2; /1, whose digest is a bare hex string), a
@@ -67,10 +67,10 @@ from viewcert.resolution import quantize_tree, resolution_record
 
 # ---------------------------------------------------------------------- formats, defined once
 #: crystal and molecule certificates (``certify.certificate``); /1 is read through ``formats.versions``
-VIEW_FORMAT_V1 = "viewcert-certificate/1"
-VIEW_FORMAT_V2 = "viewcert-certificate/2"
+CEILING_FORMAT_V1 = "viewcert-certificate/1"
+CEILING_FORMAT_V2 = "viewcert-certificate/2"
 #: /3: every float at the resolution the certificate states (``resolution``; issue 37)
-VIEW_FORMAT = "viewcert-certificate/3"
+CEILING_FORMAT = "viewcert-certificate/3"
 #: transformation-task certificates (``benchmark.tasks_export``), with ``version`` = TASK_VERSION
 TASK_FORMAT = "viewcert.tasks.certificate"
 TASK_VERSION = 2  # 2: every float at the resolution the certificate states (``resolution``; issue 37)
@@ -310,14 +310,14 @@ class Certificate:
 
 
 @dataclass(frozen=True)
-class ViewCertificate(Certificate):
+class CeilingCertificate(Certificate):
     """A crystal or molecule certificate (``certify.certificate``): format, inputs, config, protocol,
     observation model, tolerances, oracle, scoring, libraries, items, summary, digest, and where the inputs
     were read (``location``, outside the digest). The settings sections are typed
     (``formats.settings_sections``: a producer may hand them as JSON objects); libraries, resolution and digest
     stay JSON objects."""
 
-    KIND: ClassVar[str] = "view"
+    KIND: ClassVar[str] = "ceiling"
 
     format: str
     inputs: Inputs
@@ -345,7 +345,7 @@ class ViewCertificate(Certificate):
             object.__setattr__(self, name, typed_section(cls, getattr(self, name), name))
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> ViewCertificate:
+    def from_dict(cls, d: Mapping) -> CeilingCertificate:
         kw = _fields_from(cls, d, "certificate")
         items = kw.get("items") or ()
         kw["items"] = tuple(_items(ItemOutcome, items) if isinstance(items, list) else outcomes_of(items))
@@ -363,9 +363,9 @@ class ViewCertificate(Certificate):
         return out
 
 
-def view_certificate(cert: ViewCertificate | Mapping) -> ViewCertificate:
-    """``cert`` as a :class:`ViewCertificate` (a typed one as is; a dict, e.g. ``certify()``'s, typed)."""
-    return cert if isinstance(cert, ViewCertificate) else ViewCertificate.from_dict(cert)
+def ceiling_certificate(cert: CeilingCertificate | Mapping) -> CeilingCertificate:
+    """``cert`` as a :class:`CeilingCertificate` (a typed one as is; a dict, e.g. ``certify()``'s, typed)."""
+    return cert if isinstance(cert, CeilingCertificate) else CeilingCertificate.from_dict(cert)
 
 
 # ---------------------------------------------------------------------- transformation tasks
@@ -588,7 +588,7 @@ class Kind:
 
 
 KINDS: dict[str, Kind] = {
-    "view": Kind("view", (VIEW_FORMAT_V1, VIEW_FORMAT_V2, VIEW_FORMAT), ViewCertificate, ItemOutcome, "viewcert.certify.certificate",
+    "ceiling": Kind("ceiling", (CEILING_FORMAT_V1, CEILING_FORMAT_V2, CEILING_FORMAT), CeilingCertificate, ItemOutcome, "viewcert.certify.certificate",
                  "the render ceiling R1 of crystals and molecules (viewcert certify, build-benchmark)"),
     "task": Kind("task", (TASK_FORMAT,), TaskCertificate, TaskItemRecord, "viewcert.benchmark.tasks_export",
                  "the consistent answers and ceilings of a transformation task (rotation, zoom, ...)"),

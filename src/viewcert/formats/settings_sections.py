@@ -1,4 +1,4 @@
-"""The settings sections of the certificates, typed (issue 41 item 1): what a view certificate records of its
+"""The settings sections of the certificates, typed (issue 41 item 1): what a ceiling certificate records of its
 inputs, configuration, protocol, observation model, tolerances (Å; angles in degrees), oracle settings, scoring
 and location, and what a task or interaction certificate (and an export manifest) records of its settings,
 protocol and tolerances.
@@ -43,7 +43,7 @@ def _number(value: Any, what: str) -> None:
         raise TypeError(f"{what} must be a number, got {type(value).__name__}")
 
 
-# ---------------------------------------------------------------------- a view certificate's settings
+# ---------------------------------------------------------------------- a ceiling certificate's settings
 @dataclass(frozen=True)
 class Inputs(Section):
     """``inputs``: what was read: ``spec`` (the input as given), ``kind`` (folder, builtin, complex, a
@@ -118,7 +118,7 @@ class CertifyConfigRecord(Section):
 
 @dataclass(frozen=True)
 class ViewProtocol(Section):
-    """``protocol`` of a view certificate: its ``name``, ``description``, ``views`` (each name, rotation,
+    """``protocol`` of a ceiling certificate: its ``name``, ``description``, ``views`` (each name, rotation,
     direction, position in Å for a perspective camera), ``kappa`` (the views' condition numbers), ``camera``
     (kind, size in px, framing) and, for a protocol file, its ``file`` record."""
 
@@ -162,7 +162,7 @@ class ObservationRecord(Section):
 
 @dataclass(frozen=True)
 class Tolerances(Section):
-    """``tolerances`` of a view certificate: ``delta`` (the phantom radius δ, Å), ``tau`` (the symmetry
+    """``tolerances`` of a ceiling certificate: ``delta`` (the phantom radius δ, Å), ``tau`` (the symmetry
     tolerance τ, Å), ``angle_tolerance`` (degrees), their units, the cross-check and ``standardization``."""
 
     SOURCE: ClassVar[str] = "tolerances"
@@ -185,7 +185,7 @@ class Tolerances(Section):
 
 @dataclass(frozen=True)
 class OracleSettingsRecord(Section):
-    """``oracle`` of a view certificate: the oracle's settings (``module``, the view ``pairs``, ``merge``
+    """``oracle`` of a ceiling certificate: the oracle's settings (``module``, the view ``pairs``, ``merge``
     radius in Å or null, its frame, ``visibility``), not an item's report."""
 
     SOURCE: ClassVar[str] = "oracle"

@@ -47,8 +47,8 @@ from viewcert.errors import InputError
 from viewcert.formats.records import (
     ABSENT,
     TABLE_CERTIFICATE_FORMAT,
+    CeilingCertificate,
     ItemOutcome,
-    ViewCertificate,
     check_digest,
     digest_value,
     outcomes_of,
@@ -258,11 +258,11 @@ class TableCertificate:
 
     def section(self, name: str) -> Any:
         """A settings section of the small certificate (a JSON object; those a JSON certificate types, typed as
-        there: ``records.ViewCertificate.SETTINGS``), ``ABSENT`` when it has none."""
+        there: ``records.CeilingCertificate.SETTINGS``), ``ABSENT`` when it has none."""
         v = self.data.get(name, ABSENT)
         if not isinstance(v, dict):
             return ABSENT
-        cls = ViewCertificate.SETTINGS.get(name)
+        cls = CeilingCertificate.SETTINGS.get(name)
         return v if cls is None else typed_section(cls, v, name)
 
     @property

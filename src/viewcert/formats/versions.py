@@ -33,22 +33,22 @@ from dataclasses import dataclass
 from viewcert.errors import InputError
 from viewcert.formats import records
 from viewcert.formats.records import (
+    CEILING_FORMAT,
+    CEILING_FORMAT_V1,
+    CEILING_FORMAT_V2,
     INTERACTION_FORMAT,
     INTERACTION_FORMAT_V1,
     INTERACTION_FORMAT_V2,
-    VIEW_FORMAT,
-    VIEW_FORMAT_V1,
-    VIEW_FORMAT_V2,
     compute_digest,
     cross_check_disagreements,
 )
 
-V1 = VIEW_FORMAT_V1
-V2 = VIEW_FORMAT_V2
-FORMAT = VIEW_FORMAT
+V1 = CEILING_FORMAT_V1
+V2 = CEILING_FORMAT_V2
+FORMAT = CEILING_FORMAT
 
 #: the crystal/molecule formats ``read_config`` and ``in_format`` take
-FORMATS = records.KINDS["view"].formats
+FORMATS = records.KINDS["ceiling"].formats
 
 #: ``scoring.rule`` as /1 wrote it (the rendered cell's label was the reference where no dataset label was)
 V1_SCORING_RULE = ("correct = label of the reconstruction (spglib at tau) equals the reference label at the "
