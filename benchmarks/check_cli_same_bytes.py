@@ -52,7 +52,8 @@ HERE = Path(__file__).resolve().parent
 AFTER_DEFAULT = HERE.parent
 BEFORE_COMMIT = "9d57ee9"
 BEFORE_DEFAULT = Path(f"/tmp/viewcert-before-{BEFORE_COMMIT}")
-PYTHON = os.environ.get("VIEWCERT_SAME_BYTES_PYTHON", "/work/main/.venv/bin/python")
+#: the venv's Python (the repository's .venv unless VIEWCERT_SAME_BYTES_PYTHON names another)
+PYTHON = os.environ.get("VIEWCERT_SAME_BYTES_PYTHON", str(AFTER_DEFAULT / ".venv" / "bin" / "python"))
 RESULT = HERE / "results" / "cli_same_bytes.json"
 #: the [project.scripts] entry point (viewcert = "viewcert.cli:app"), its program name as the script's
 VIEWCERT = ["-c", "import sys; sys.argv[0] = 'viewcert'; from viewcert.cli import app; app()"]
@@ -154,11 +155,19 @@ def ensure_before(tree: Path) -> None:
                    check=True)
 
 
+def _shown(path: Path) -> str:
+    """``path`` as the results record it: relative to this repository when inside it, else as given."""
+    try:
+        return os.path.relpath(path, AFTER_DEFAULT) if Path(os.path.abspath(path)).is_relative_to(AFTER_DEFAULT) else str(path)
+    except ValueError:
+        return str(path)
+
+
 def commit_of(tree: Path) -> dict:
     def git(*a: str) -> str:
         return subprocess.run(["git", "-C", str(tree), *a], capture_output=True, text=True).stdout.strip()
 
-    return {"path": str(tree), "commit": git("rev-parse", "HEAD"), "subject": git("log", "-1", "--format=%s"),
+    return {"path": _shown(tree), "commit": git("rev-parse", "HEAD"), "subject": git("log", "-1", "--format=%s"),
             "dirty": bool(git("status", "--porcelain", "--", "src"))}
 
 
@@ -445,7 +454,7 @@ def main(argv: list[str] | None = None) -> int:
         "what": "issue 41 acceptance: the CLI's outputs before and after the refactor, byte by byte "
                 "(benchmarks/check_cli_same_bytes.py)",
         "trees": {"before": commit_of(before), "after": commit_of(after)},
-        "python": PYTHON, "environment": "offline (HF offline, HTTP(S) proxies to a closed port), PYTHONHASHSEED=0, "
+        "python": _shown(Path(PYTHON)), "environment": "offline (HF offline, HTTP(S) proxies to a closed port), PYTHONHASHSEED=0, "
                                          "COLUMNS=120, TERM=dumb; each tree's src first on PYTHONPATH",
         "normalised": "nothing in the files (both trees run in the one folder WORK/run, renamed after); "
                       "stdout/stderr: the run folder's absolute path -> <OUT>, the tree's -> <TREE>",

@@ -1,6 +1,8 @@
 """One export record (``viewcert.formats.export``, issue 26 item 5): the four exporters write one manifest shape
 (``viewcert.export/1``) and return it as one ``Export``; every older manifest is read through the version table
-(a real one of each, written by the code before ``/1``, in ``tests/data/exports/v1/``); the certificate is the
+(a real one of each, written by the code before ``/1``, in ``tests/data/exports/v1/``; the writing machine's absolute
+input paths since made relative: the molecule's ``location`` (outside the digest) and the task's ``input``, its
+certificate's digest and the manifest's record of it updated to match); the certificate is the
 typed record (format and digest checked); a manifest that is missing, malformed, of an unknown format or beside a
 stale certificate is one line."""
 
