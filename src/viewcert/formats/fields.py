@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from viewcert.errors import InputError
 
-__all__ = ["ABSENT", "Section", "record_fields", "record_to_dict", "typed_section"]
+__all__ = ["ABSENT", "Section", "record_fields", "record_to_dict", "type_sections", "typed_section"]
 
 
 class _Absent:
@@ -105,3 +105,12 @@ def typed_section(cls: type[Section], value: Any, source: str | None = None) -> 
     if value is ABSENT or value is None or isinstance(value, cls):
         return value
     return cls.from_dict(value, source)
+
+
+def type_sections(record: Any, sections: Mapping[str, type[Section]], prefix: str | None = None) -> None:
+    """Type each field ``name`` of the frozen ``record`` as its section ``sections[name]`` (:func:`typed_section`;
+    called once, from the record's ``__post_init__``). An error names ``prefix.name`` (the bare ``name`` when
+    ``prefix`` is empty), or the section's own ``SOURCE`` when ``prefix`` is None."""
+    for name, cls in sections.items():
+        where = cls.SOURCE if prefix is None else f"{prefix}.{name}" if prefix else name
+        object.__setattr__(record, name, typed_section(cls, getattr(record, name), where))

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from viewcert.errors import InputError
-from viewcert.formats.fields import ABSENT, Section, typed_section
+from viewcert.formats.fields import ABSENT, Section, type_sections
 
 __all__ = ["HandednessOutcome", "ItemCeiling", "MoleculeOutcome", "OracleReport", "PointGroupCheck",
            "PointGroupOutcome", "SymmetryRaised", "UniquenessMargin"]
@@ -46,11 +46,6 @@ def _check_kinds(sec: Section, kinds: Mapping[str, tuple[type, ...]]) -> None:
             where = f"{sec.SOURCE}.{name}"
             want = " or ".join(t.__name__ for t in types)
             raise InputError(f"{where} must be {want} (or null), got {type(v).__name__}", field=where)
-
-
-def _nested(sec: Section, name: str, cls: type[Section]) -> None:
-    """The field ``name`` of ``sec`` typed as the section ``cls`` (frozen: set once, in ``__post_init__``)."""
-    object.__setattr__(sec, name, typed_section(cls, getattr(sec, name), cls.SOURCE))
 
 
 @dataclass(frozen=True)
@@ -147,7 +142,7 @@ class PointGroupOutcome(Section):
     extra: Mapping = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        _nested(self, "cross_check", PointGroupCheck)
+        type_sections(self, {"cross_check": PointGroupCheck})
 
 
 @dataclass(frozen=True)
@@ -186,8 +181,7 @@ class MoleculeOutcome(Section):
     extra: Mapping = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        _nested(self, "point_group", PointGroupOutcome)
-        _nested(self, "handedness", HandednessOutcome)
+        type_sections(self, {"point_group": PointGroupOutcome, "handedness": HandednessOutcome})
         _check_kinds(self, {"correct_by_level": (dict,)})
 
 

@@ -30,7 +30,13 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 from viewcert.errors import InputError
-from viewcert.formats.fields import ABSENT, Section, field_names, record_fields, record_to_dict, typed_section  # noqa: F401
+from viewcert.formats.fields import (  # noqa: F401 - ABSENT and Section re-exported
+    ABSENT,
+    Section,
+    record_fields,
+    record_to_dict,
+    type_sections,
+)
 from viewcert.formats.item_sections import (
     ItemCeiling,
     MoleculeOutcome,
@@ -124,12 +130,6 @@ def digest_record(cert: Mapping, scope: str = DIGEST_SCOPE) -> dict:
     return {"algorithm": "sha256", "scope": scope, "value": compute_digest(cert)}
 
 
-#: the shared machinery (``formats.fields``): ABSENT, a record's fields from a JSON object, the one serialiser
-_names = field_names
-_fields_from = record_fields
-_to_dict = record_to_dict
-
-
 @dataclass(frozen=True)
 class ItemOutcome:
     """One item of ``certificate["items"]``. outcome: correct | incorrect | error; reasons in
@@ -174,20 +174,19 @@ class ItemOutcome:
 
     def __post_init__(self) -> None:
         # the typed sections (formats.item_sections) of what a producer or from_dict hands the record
-        for name, cls in (("oracle", OracleReport), ("uniqueness_margin", UniquenessMargin),
-                          ("symmetry_raised", SymmetryRaised), ("molecule", MoleculeOutcome)):
-            object.__setattr__(self, name, typed_section(cls, getattr(self, name), cls.SOURCE))
+        type_sections(self, {"oracle": OracleReport, "uniqueness_margin": UniquenessMargin,
+                             "symmetry_raised": SymmetryRaised, "molecule": MoleculeOutcome})
 
     @classmethod
     def from_dict(cls, d: Mapping) -> ItemOutcome:
-        kw = _fields_from(cls, d, "item")
+        kw = record_fields(cls, d, "item")
         for k in ("id", "outcome", "correct"):
             if k not in kw:
                 raise InputError(f"item {d.get('id', '?')!r} has no {k!r}", field=f"items[].{k}")
         return cls(**kw)
 
     def to_dict(self) -> dict:
-        return _to_dict(self)
+        return record_to_dict(self)
 
     @property
     def is_error(self) -> bool:
@@ -266,20 +265,19 @@ class Summary:
     COUNTS: ClassVar[tuple] = ("by_level", "by_crystal_system")
 
     def __post_init__(self) -> None:
-        for name, cls in self.SECTIONS.items():
-            object.__setattr__(self, name, typed_section(cls, getattr(self, name), f"summary.{name}"))
+        type_sections(self, self.SECTIONS, "summary")
         for name in self.COUNTS:
             object.__setattr__(self, name, typed_counts(getattr(self, name), f"summary.{name}"))
 
     @classmethod
     def from_dict(cls, d: Mapping) -> Summary:
         try:
-            return cls(**_fields_from(cls, d, "summary"))
+            return cls(**record_fields(cls, d, "summary"))
         except TypeError as exc:
             raise InputError(f"summary: {str(exc)[:200]}", field="summary") from None
 
     def to_dict(self) -> dict:
-        out = _to_dict(self)
+        out = record_to_dict(self)
         for name in self.COUNTS:
             out[name] = counts_dict(out[name])
         return out
@@ -341,12 +339,11 @@ class CeilingCertificate(Certificate):
                                 "oracle": OracleSettingsRecord, "scoring": Scoring, "location": Location}
 
     def __post_init__(self) -> None:
-        for name, cls in self.SETTINGS.items():
-            object.__setattr__(self, name, typed_section(cls, getattr(self, name), name))
+        type_sections(self, self.SETTINGS, "")
 
     @classmethod
     def from_dict(cls, d: Mapping) -> CeilingCertificate:
-        kw = _fields_from(cls, d, "certificate")
+        kw = record_fields(cls, d, "certificate")
         items = kw.get("items") or ()
         kw["items"] = tuple(_items(ItemOutcome, items) if isinstance(items, list) else outcomes_of(items))
         if "summary" in kw:
@@ -357,7 +354,7 @@ class CeilingCertificate(Certificate):
             raise InputError(f"certificate: {str(exc)[:200]}", field="certificate") from None
 
     def to_dict(self) -> dict:
-        out = _to_dict(self)
+        out = record_to_dict(self)
         out["items"] = [it.to_dict() for it in self.items]
         out["summary"] = self.summary.to_dict()
         return out
@@ -396,7 +393,7 @@ class TaskItemRecord:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> TaskItemRecord:
-        kw = _fields_from(cls, d, "item")
+        kw = record_fields(cls, d, "item")
         n = kw.get("n_consistent")
         opts = kw.get("consistent_choices", ABSENT)
         if not isinstance(kw.get("id"), str) or isinstance(n, bool) or not isinstance(n, int) or n < 1 \
@@ -406,7 +403,7 @@ class TaskItemRecord:
         return cls(**kw)
 
     def to_dict(self) -> dict:
-        return _to_dict(self)
+        return record_to_dict(self)
 
     @property
     def ceiling(self) -> Fraction:
@@ -452,7 +449,7 @@ class TaskCertificate(Certificate):
 
     @classmethod
     def from_dict(cls, d: Mapping) -> TaskCertificate:
-        kw = _fields_from(cls, d, "certificate")
+        kw = record_fields(cls, d, "certificate")
         items = kw.get("items")
         if not isinstance(items, list) or not items:
             raise InputError("a task certificate lists its items", field="items")
@@ -461,12 +458,11 @@ class TaskCertificate(Certificate):
 
     def __post_init__(self) -> None:  # the sections typed (``formats.summary_sections``, ``settings_sections``),
         # a producer's dict too
-        object.__setattr__(self, "summary", typed_section(TaskSummary, self.summary, "summary"))
-        for name, kind in (("protocol", TaskProtocol), ("settings", ExportSettingsRecord), ("tolerances", TaskTolerances)):
-            object.__setattr__(self, name, typed_section(kind, getattr(self, name), name))
+        type_sections(self, {"summary": TaskSummary, "protocol": TaskProtocol, "settings": ExportSettingsRecord,
+                             "tolerances": TaskTolerances}, "")
 
     def to_dict(self) -> dict:
-        out = _to_dict(self)
+        out = record_to_dict(self)
         out["items"] = [it.to_dict() for it in self.items]
         return out
 
@@ -492,18 +488,17 @@ class InteractionItemRecord:
 
     def __post_init__(self) -> None:
         # the typed ceilings (formats.item_sections) of what a producer or from_dict hands the record
-        for name in ("ideal", "rendered"):
-            object.__setattr__(self, name, typed_section(ItemCeiling, getattr(self, name), f"items[].{name}"))
+        type_sections(self, {"ideal": ItemCeiling, "rendered": ItemCeiling}, "items[]")
 
     @classmethod
     def from_dict(cls, d: Mapping) -> InteractionItemRecord:
-        kw = _fields_from(cls, d, "item")
+        kw = record_fields(cls, d, "item")
         if not isinstance(kw.get("id"), str):
             raise InputError("an interaction item needs a text id", field="items[].id")
         return cls(**kw)
 
     def to_dict(self) -> dict:
-        return _to_dict(self)
+        return record_to_dict(self)
 
     def ceiling(self, mode: str = "rendered") -> float:
         """The item's ceiling in ``mode`` (ideal | rendered); InputError when it is not a number in [0, 1]."""
@@ -537,7 +532,7 @@ class InteractionCertificate(Certificate):
 
     @classmethod
     def from_dict(cls, d: Mapping) -> InteractionCertificate:
-        kw = _fields_from(cls, d, "certificate")
+        kw = record_fields(cls, d, "certificate")
         items = kw.get("items")
         if not isinstance(items, list):
             raise InputError("an interaction certificate lists its items", field="items")
@@ -546,11 +541,10 @@ class InteractionCertificate(Certificate):
 
     def __post_init__(self) -> None:  # the sections typed (``formats.summary_sections``, ``settings_sections``),
         # a producer's dict too
-        object.__setattr__(self, "summary", typed_section(InteractionSummary, self.summary, "summary"))
-        object.__setattr__(self, "settings", typed_section(ExportSettingsRecord, self.settings, "settings"))
+        type_sections(self, {"summary": InteractionSummary, "settings": ExportSettingsRecord}, "")
 
     def to_dict(self) -> dict:
-        out = _to_dict(self)
+        out = record_to_dict(self)
         out["items"] = [it.to_dict() for it in self.items]
         return out
 

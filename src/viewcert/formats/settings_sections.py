@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from viewcert.errors import InputError
-from viewcert.formats.fields import ABSENT, Section, typed_section
+from viewcert.formats.fields import ABSENT, Section, type_sections, typed_section
 
 __all__ = ["CeilingRecord", "CertifyConfigRecord", "ExportSettingsRecord", "Inputs", "Location", "ObservationRecord",
            "OracleSettingsRecord", "ProtocolFile", "Scoring", "TaskProtocol", "TaskTolerances", "Tolerances",
@@ -254,7 +254,7 @@ class TaskProtocol(Section):
     extra: Mapping = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "file", typed_section(ProtocolFile, self.file, f"{self.SOURCE}.file"))
+        type_sections(self, {"file": ProtocolFile}, self.SOURCE)
 
 
 @dataclass(frozen=True)
@@ -337,7 +337,7 @@ class ExportSettingsRecord(Section):
                 where = exc.field if (exc.field or "").startswith(self.SOURCE) else f"{self.SOURCE}.{exc.field}"
                 raise InputError(exc.message.replace(str(exc.field), where, 1), field=where) from None
             object.__setattr__(self, "protocol", protocol)
-        object.__setattr__(self, "ceiling", typed_section(CeilingRecord, self.ceiling, f"{self.SOURCE}.ceiling"))
+        type_sections(self, {"ceiling": CeilingRecord}, self.SOURCE)
         _text(self.protocol_sha256, "protocol_sha256", null=True)
         if self.constraints is not ABSENT and self.constraints is not None and not isinstance(self.constraints, list):
             raise TypeError(f"constraints must be a list, got {type(self.constraints).__name__}")

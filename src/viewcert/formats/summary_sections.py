@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from viewcert.errors import InputError
-from viewcert.formats.fields import ABSENT, Section, record_fields, typed_section
+from viewcert.formats.fields import ABSENT, Section, record_fields, type_sections, typed_section
 
 __all__ = ["InteractionGroup", "InteractionSummary", "Kinds", "LevelCount", "MeanInterval", "MeanRange",
            "MoleculeSummary", "PhantomCensus", "RateBound", "TableSummary", "TaskGroup", "TaskSummary", "counts_dict",
@@ -103,8 +103,7 @@ class _Typed(Section):
         return cls(**kw)
 
     def __post_init__(self) -> None:  # a producer may hand the nested sections as dicts
-        for name, sub in self.NESTED.items():
-            object.__setattr__(self, name, typed_section(sub, getattr(self, name), f"{self.SOURCE}.{name}"))
+        type_sections(self, self.NESTED, self.SOURCE)
         for name in self.COUNTS:
             object.__setattr__(self, name, typed_counts(getattr(self, name), f"{self.SOURCE}.{name}"))
 

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from viewcert.errors import InputError
+from viewcert.formats.fields import typed_section
 from viewcert.formats.records import (
     ABSENT,
     TABLE_CERTIFICATE_FORMAT,
@@ -52,7 +53,6 @@ from viewcert.formats.records import (
     check_digest,
     digest_value,
     outcomes_of,
-    typed_section,
 )
 from viewcert.formats.settings_sections import Inputs, Tolerances, ViewProtocol
 from viewcert.formats.summary_sections import TableSummary
