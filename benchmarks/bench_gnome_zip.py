@@ -36,23 +36,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 ENV = {**os.environ, "PYTHONPATH": str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
-CIF = """data_NaCl
-_cell_length_a 5.64
-_cell_length_b 5.64
-_cell_length_c 5.64
-_cell_angle_alpha 90
-_cell_angle_beta 90
-_cell_angle_gamma 90
-_symmetry_space_group_name_H-M 'P 1'
-loop_
-_atom_site_label
-_atom_site_type_symbol
-_atom_site_fract_x
-_atom_site_fract_y
-_atom_site_fract_z
-Na1 Na 0 0 0
-Cl1 Cl 0.5 0.5 0.5
-"""
+sys.path.insert(0, str(REPO))  # tests/support/hostile/corpus.py: the one small rock-salt CIF the tests use too
+from tests.support.hostile.corpus import GOOD_CIF as CIF  # noqa: E402
 
 DRIVER = """
 import json, resource, sys, time
