@@ -5,6 +5,13 @@ take minutes or gigabytes: a 200,000-atom CIF in spglib, ``fibonacci-100000``, `
 Inspect ``.eval`` with a 3 GiB member compressed to 3 MB. Exceeding one raises ``LimitError`` (an
 ``InputError``) whose one-line message names the quantity, the value, the limit and the option that raises it.
 
+Limits travel one way: the limits in force are a context (:func:`active_limits`), entered with
+:func:`using_limits`. A public function of ``viewcert.api`` takes ``limits=`` and enters it for the call; the
+command line enters its ``--max-*`` options for the command; nothing below those takes a ``limits`` parameter, it
+reads :func:`active_limits`. Work shipped to worker processes or a Dask cluster runs under the limits in force
+where it was submitted (``parallel.map_items`` carries them). ``Limits`` methods (``check_atoms`` ...) are the
+checks themselves.
+
 Defaults (measured on the 2-core development machine, see tests/trust/test_hostile.py): ``max_atoms`` = 2,000 atoms
 per structure after standardisation keeps one certification under a minute.
 """
@@ -18,7 +25,7 @@ from dataclasses import asdict, dataclass, replace
 
 from viewcert.errors import InputError
 
-__all__ = ["DEFAULT_LIMITS", "LimitError", "Limits", "MiB", "active_limits", "set_active_limits", "using_limits"]
+__all__ = ["DEFAULT_LIMITS", "LimitError", "Limits", "MiB", "active_limits", "using_limits"]
 
 MiB = 1 << 20
 
@@ -162,43 +169,38 @@ _ACTIVE: contextvars.ContextVar[Limits] = contextvars.ContextVar("viewcert_limit
 
 
 def active_limits() -> Limits:
-    """The limits in force in this context (the CLI sets them from its --max-* options), else the defaults.
-    Worker processes do not inherit them: work shipped to workers carries its limits explicitly.
+    """The limits in force in this context (entered by a public function's ``limits=``, the command line's
+    ``--max-*`` options, or ``parallel.map_items`` in a worker), else the defaults.
 
     Returns
     -------
     Limits
-        The limits set by :func:`set_active_limits` or :func:`using_limits` in this context, else
-        ``DEFAULT_LIMITS``.
+        The limits entered by :func:`using_limits` in this context, else ``DEFAULT_LIMITS``.
     """
     return _ACTIVE.get()
 
 
-def set_active_limits(limits: Limits) -> None:
-    """Make ``limits`` the limits in force in this context, until the context ends or this is called again.
-
-    Parameters
-    ----------
-    limits : Limits
-        The bounds (atoms, views, pixels, bytes, ...) that work on received input is checked against.
-    """
-    _ACTIVE.set(limits)
-
-
 @contextlib.contextmanager
-def using_limits(limits: Limits):
-    """``active_limits()`` is ``limits`` inside the block (a worker reading an item that carries its limits).
+def using_limits(limits: Limits | None):
+    """``active_limits()`` is ``limits`` inside the block; ``None`` keeps the limits already in force (a public
+    function called without ``limits=``).
 
     Parameters
     ----------
-    limits : Limits
-        The limits in force inside the block.
+    limits : Limits or None
+        The limits in force inside the block; None: those in force already.
 
     Yields
     ------
     Limits
-        ``limits``; the previous limits are restored when the block exits, also on an exception.
+        The limits in force inside the block; the previous limits are restored when the block exits, also on an
+        exception.
     """
+    if limits is None:
+        yield _ACTIVE.get()
+        return
+    if not isinstance(limits, Limits):
+        raise TypeError(f"limits must be a Limits, got {type(limits).__name__}")
     token = _ACTIVE.set(limits)
     try:
         yield limits

@@ -54,6 +54,7 @@ from typing import Any
 
 from viewcert.errors import InputError, ViewcertError
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
+from viewcert.limits import Limits, active_limits, using_limits
 
 __all__ = ["MANIFEST", "MapResult", "WorkerCrash", "default_workers", "interruptible", "killed_by_signals",
            "map_items", "run_chunk", "shard_digest", "shard_text"]
@@ -213,11 +214,12 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
 BATCH = 32  # items per ``fn.map_batch`` call (run_chunk)
 
 
-def run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
-    """Apply ``fn`` to every item of a chunk (what a worker runs): ``fn.map_batch(items)`` on BATCH items at a
-    time when ``fn`` has one (it must equal ``[fn(i) for i in items]``; e.g. ``certify.evaluate.CertifyRecords``),
-    else item by item. In a pool worker whose parent has died, stop before the next item or batch: nobody
-    will collect the chunk.
+def run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any], limits: Limits | None = None) -> list[Any]:
+    """Apply ``fn`` to every item of a chunk (what a worker runs), under ``limits`` (those in force where the
+    chunk was submitted: a worker process or a Dask thread does not inherit the submitter's context):
+    ``fn.map_batch(items)`` on BATCH items at a time when ``fn`` has one (it must equal
+    ``[fn(i) for i in items]``; e.g. ``certify.evaluate.CertifyRecords``), else item by item. In a pool worker
+    whose parent has died, stop before the next item or batch: nobody will collect the chunk.
 
     Parameters
     ----------
@@ -225,6 +227,8 @@ def run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
         A function of one item, optionally with a ``map_batch`` method of a list of items.
     chunk : sequence
         The chunk's items.
+    limits : Limits, optional
+        The limits in force while the chunk runs; None: those in force already.
 
     Returns
     -------
@@ -234,10 +238,11 @@ def run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
     batch = getattr(fn, "map_batch", None)
     step = BATCH if batch is not None else 1
     out: list[Any] = []
-    for a in range(0, len(chunk), step):
-        if _PARENT is not None and os.getppid() != _PARENT:
-            os._exit(1)
-        out.extend(batch(chunk[a:a + step]) if batch is not None else [fn(chunk[a])])
+    with using_limits(limits):
+        for a in range(0, len(chunk), step):
+            if _PARENT is not None and os.getppid() != _PARENT:
+                os._exit(1)
+            out.extend(batch(chunk[a:a + step]) if batch is not None else [fn(chunk[a])])
     return out
 
 
@@ -539,7 +544,7 @@ def map_items(
             pass
         elif scheduler is not None:
             out.executor = "dask"
-            _run_dask(fn, items, bounds, todo, scheduler, chunks.finish, bar)
+            _run_dask(fn, items, bounds, todo, scheduler, chunks.finish, bar)  # under the limits in force here
         elif workers == 1 or len(todo) == 1:
             out.executor = "in-process"
             for ci in todo:
@@ -560,7 +565,8 @@ def _run_local(fn, items, todo: list[int], workers: int, chunks: _Chunks, bar) -
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(), initializer=_worker_init,
                                initargs=(os.getpid(),))
     try:
-        pending = {pool.submit(run_chunk, fn, items[bounds[ci][0]:bounds[ci][1]]): ci for ci in todo}
+        limits = active_limits()  # the workers check what this process would
+        pending = {pool.submit(run_chunk, fn, items[bounds[ci][0]:bounds[ci][1]], limits): ci for ci in todo}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED, timeout=PARENT_POLL_S)
             for fut in sorted(done, key=lambda f: pending[f]):
@@ -584,10 +590,10 @@ def _run_dask(fn, items, bounds, todo, scheduler, finish, bar) -> None:
     own = not isinstance(scheduler, Client)
     client = Client(scheduler, set_as_default=False) if own else scheduler
     try:
-        futs = {}
+        futs, limits = {}, active_limits()
         for ci in todo:
             a, b = bounds[ci]
-            fut = client.submit(run_chunk, fn, items[a:b], pure=False)
+            fut = client.submit(run_chunk, fn, items[a:b], limits, pure=False)
             futs[fut] = ci
         for fut in as_completed(list(futs), loop=client.loop):
             ci = futs[fut]

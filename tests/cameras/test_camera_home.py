@@ -36,7 +36,6 @@ from viewcert.certify import CertifyConfig
 from viewcert.certify.digests import cameras_digest
 from viewcert.certify.evaluate import item_cameras, prepare
 from viewcert.certify.inputs import load_input
-from viewcert.limits import DEFAULT_LIMITS
 from viewcert.render.palette import STYLES
 from viewcert.render.raster import build_scene, render
 from viewcert.structures import Structure
@@ -168,7 +167,7 @@ def test_task_export_ships_the_cameras_its_oracle_observes(tmp_path):
     mol = chiral_xyz(tmp_path)
     settings = TaskExportSettings.from_options(task="rotation", observe="visible", **SMALL)
     build_task_benchmark(mol, tmp_path / "out", settings)
-    structures, _ = read_molecules(str(mol), DEFAULT_LIMITS)
+    structures, _ = read_molecules(str(mol))
     ((item, _),) = sample_questions(structures, settings)  # the same seeded question the export wrote
     # hand-worked: one common scale and centre for the three views, margin 5 % of the smaller side, no pad
     pts = np.asarray(item.positions)

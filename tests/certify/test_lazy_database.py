@@ -87,8 +87,7 @@ def test_lazy_items_are_the_eager_definitions_items(tmp_path):
     sel = Selection("picked", ("b1", "a3", "s0.parquet:9"), (("a3", "mirror-x"),), "by hand")
     assert [(it.id, it.shown, it.sha256) for it in d.with_selection(sel).items] == \
         [(it.id, it.shown, it.sha256) for it in eager.with_selection(sel).items]
-    limited = d.with_limits(I.Limits(max_atoms=1), 5).items
-    assert {(it.limits.max_atoms, it.points_per_atom) for it in limited} == {(1, 5)}
+    assert {it.points_per_atom for it in d.with_points_per_atom(5).items} == {5}
     with pytest.raises(InputError, match="unknown item ids"):
         d.select(["a1", "zz"])
 
@@ -181,7 +180,7 @@ def test_no_read_holds_more_than_one_chunk_of_rows(tmp_path, monkeypatch):
     assert d.items.chunk == 5 and asked and max(asked) <= 5  # the repeated-id pass: a chunk at a time
     assert d.items.repeats.size == 0 and d.items.positions is None  # no per-row state is kept
     asked.clear()
-    assert sum(1 for _ in d.with_limits(I.DEFAULT_LIMITS).items) == 33
+    assert sum(1 for _ in d.with_points_per_atom(5).items) == 33
     assert max(asked) <= 5 and sum(asked) == 33 and max(made) <= 5
     asked.clear()
     picked = d.select(["r2-10", "r0-0"])

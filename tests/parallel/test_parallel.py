@@ -26,6 +26,14 @@ def _square(x):
     return {"x": x, "y": math.sqrt(x) * 1.1, "s": str(x)}
 
 
+def _limits_seen(x):
+    """What a worker sees: the limits in force where it runs (``max_atoms``, ``max_views``) and its process."""
+    from viewcert.limits import active_limits
+
+    lim = active_limits()
+    return {"x": x, "max_atoms": lim.max_atoms, "max_views": lim.max_views, "pid": os.getpid()}
+
+
 def _logged_slow(x):
     """Appends its key to $VIEWCERT_TEST_LOG (one line per computation) and sleeps a little."""
     with open(os.environ["VIEWCERT_TEST_LOG"], "a") as fh:
@@ -76,6 +84,28 @@ def test_dask_and_local_certificates_are_identical(dask_cluster):
     assert_certificate_consistent(dask)
     assert run.executor == "dask"
     assert certificate_text(local.to_dict()) == certificate_text(dask.to_dict())
+
+
+def test_workers_run_under_the_limits_in_force_where_the_work_was_submitted(dask_cluster):
+    """Limits travel one way (viewcert.limits): a worker process or a Dask worker thread starts from the default
+    limits, so map_items carries those in force at submission. Every executor sees max_atoms = 7 and
+    max_views = 3 (the defaults are 2,000 and 500), in other processes than this one; outside the block the
+    defaults are back."""
+    from viewcert.limits import DEFAULT_LIMITS, Limits, active_limits, using_limits
+
+    items = list(range(12))
+    with using_limits(Limits(max_atoms=7, max_views=3)):
+        runs = [map_items(_limits_seen, items, n_workers=1, progress=False),
+                map_items(_limits_seen, items, n_workers=2, chunk_size=3, progress=False),
+                map_items(_limits_seen, items, scheduler=dask_cluster.scheduler_address, chunk_size=3,
+                          progress=False)]
+    assert [r.executor for r in runs] == ["in-process", "local", "dask"]
+    for r in runs:
+        assert {(x["max_atoms"], x["max_views"]) for x in r.results} == {(7, 3)}
+    assert {x["pid"] for x in runs[1].results + runs[2].results} & {os.getpid()} == set()
+    assert active_limits() == DEFAULT_LIMITS
+    plain = map_items(_limits_seen, items, n_workers=2, chunk_size=3, progress=False)
+    assert {(x["max_atoms"], x["max_views"]) for x in plain.results} == {(2000, 500)}
 
 
 def test_manifest_guards_against_mixing_runs(tmp_path):

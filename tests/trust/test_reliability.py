@@ -15,7 +15,7 @@ from viewcert.certify import CertifyConfig
 from viewcert.certify.summary import summarize
 from viewcert.cli.options import one_line
 from viewcert.errors import InputError
-from viewcert.limits import LimitError, Limits
+from viewcert.limits import LimitError, Limits, using_limits
 from viewcert.render.palette import get_style
 from viewcert.structures import Structure
 
@@ -61,7 +61,8 @@ def test_config_limits_before_any_camera_is_built():
     with pytest.raises(LimitError, match="max_views"):
         CertifyConfig(protocol="fibonacci-100000").check_limits()  # would build 100,000 cameras otherwise
     with pytest.raises(LimitError, match="tiling x supercell product 4x4x4 = 64"):
-        CertifyConfig(tiling=(2, 2, 2), supercell=(2, 2, 2)).check_limits(Limits(max_tiling=63))
+        with using_limits(Limits(max_tiling=63)):
+            CertifyConfig(tiling=(2, 2, 2), supercell=(2, 2, 2)).check_limits()
     with pytest.raises(LimitError, match="max_pixels"):
         CertifyConfig(image_size=5000).check_limits()
     # a negative angle tolerance is spglib's own rule, recorded as -1 (issue 23); NaN, 0 and > 90 degrees are not
@@ -147,16 +148,19 @@ def test_limits_apply_to_the_conventional_cell_standardisation_makes():
     prim = Structure(np.zeros((1, 3)), [29], a * np.array([[0, 0.5, 0.5], [0.5, 0, 0.5], [0.5, 0.5, 0]]))
     cfg = CertifyConfig()
 
-    def item(**lim):
-        return Item(id="cu-prim", kind="structure", payload=prim, sha256="0" * 64, limits=Limits(**lim),
-                    points_per_atom=5)
+    item = Item(id="cu-prim", kind="structure", payload=prim, sha256="0" * 64, points_per_atom=5)
 
-    assert item(max_atoms=3).read().n_atoms == 1  # the file itself is within the limit
-    p = prepare(item(max_atoms=3), cfg)
+    def prepared(**lim):
+        with using_limits(Limits(**lim)):
+            return prepare(item, cfg)
+
+    with using_limits(Limits(max_atoms=3)):
+        assert item.read().n_atoms == 1  # the file itself is within the limit
+    p = prepared(max_atoms=3)
     assert p.cell is None
     assert p.error == ("conventional cell: file cu-prim, field max_atoms: atoms in one structure = 4 exceeds the "
                        "limit max_atoms = 3 (raise it with --max-atoms)")
-    p = prepare(item(max_atoms=4, max_observations=19), cfg)
+    p = prepared(max_atoms=4, max_observations=19)
     assert p.cell is None and "observed points (atoms x tiling x views) = 20 exceeds" in p.error
-    p = prepare(item(max_atoms=4, max_observations=20), cfg)
+    p = prepared(max_atoms=4, max_observations=20)
     assert p.error is None and p.cell.n_atoms == 4

@@ -110,15 +110,17 @@ def test_the_reader_checks_the_opened_descriptor(tmp_path):
     """Direct calls: the regular file reads exactly, the limit is inclusive (limits.py), a file one byte
     over is refused before reading, a FIFO with no writer is refused at once."""
     from viewcert.errors import InputError
-    from viewcert.limits import Limits
+    from viewcert.limits import Limits, using_limits
 
     p = tmp_path / "ok.json"
     p.write_bytes(b"0123456789")
-    assert read_received_bytes(p, limits=Limits(max_json_bytes=10)) == b"0123456789"
-    assert check_received_file(p, limits=Limits(max_json_bytes=10)) == 10
-    with pytest.raises(InputError, match="bytes of the file = 10 exceeds the limit max_json_bytes = 9"):
-        read_received_bytes(p, limits=Limits(max_json_bytes=9))
-    assert check_received_file(p, limits=Limits(max_json_bytes=9), sized=False) == 10  # a zip container
+    with using_limits(Limits(max_json_bytes=10)):
+        assert read_received_bytes(p) == b"0123456789"
+        assert check_received_file(p) == 10
+    with using_limits(Limits(max_json_bytes=9)):
+        with pytest.raises(InputError, match="bytes of the file = 10 exceeds the limit max_json_bytes = 9"):
+            read_received_bytes(p)
+        assert check_received_file(p, sized=False) == 10  # a zip container
     os.mkfifo(tmp_path / "f")
     with pytest.raises(InputError, match="FIFO"):
         read_received_bytes(tmp_path / "f", what="certificate")
@@ -193,8 +195,8 @@ def test_every_open_of_a_harness_log_is_a_checked_one(tmp_path, monkeypatch, nam
     log = tmp_path / "log" / src.name
     real, calls, swap = received._open_regular, [], {"after": 0}
 
-    def counting(path, what, limits):
-        out = real(path, what, limits)
+    def counting(path, what, sized, flags=0):
+        out = real(path, what, sized, flags)
         if os.path.abspath(path) == str(log):
             calls.append(what)
             if len(calls) == swap["after"]:

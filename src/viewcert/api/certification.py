@@ -25,7 +25,7 @@ from viewcert.formats.reader import Received, receive
 from viewcert.formats.records import CeilingCertificate
 from viewcert.formats.table import TableCertificate, TableHead
 from viewcert.io.outputs import claimed
-from viewcert.limits import Limits, active_limits
+from viewcert.limits import Limits, using_limits
 from viewcert.symmetry.labels import LEVELS
 
 NOT_IN_R1 = "(reported apart and not counted in R1)"
@@ -140,7 +140,7 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
     keep_going : bool
         False: read every item first and stop at the first unreadable one (``--fail-fast``).
     limits : Limits, optional
-        Resource limits checked before any work (default: the active limits).
+        Resource limits in force for the call, checked before any work (default: those in force).
     progress : callable, optional
         Called with each progress line (text).
 
@@ -149,34 +149,34 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
     Report
         The summary lines and failed items; ``value``: the certificate.
     """
-    cfg, limits = config or CertifyConfig(), limits or active_limits()
-    out = Path(out)
+    with using_limits(limits):  # in force for the call and below
+        cfg, out = config or CertifyConfig(), Path(out)
 
-    def before(dataset) -> None:  # after certify's one limits check, before any item is certified
-        items = dataset.with_limits(limits).items  # atoms checked as read (observations: when certified)
-        if not keep_going:
-            for it in items:
-                it.read()
-        check_placements(items, cfg)  # perspective positions: a camera inside a structure is exit 2, now
+        def before(dataset) -> None:  # after certify's one limits check, before any item is certified
+            items = dataset.items  # atoms checked as read (observations: when certified)
+            if not keep_going:
+                for it in items:
+                    it.read()
+            check_placements(items, cfg)  # perspective positions: a camera inside a structure is exit 2, now
 
-    with claimed(check_out(out), "certify"):  # locked; a folder holding an export refused
-        dataset = prepared(str(input_spec), cfg, subset=subset, limits=limits, before=before)
-        got = certify_streamed(dataset, cfg, out, n_workers=workers, scheduler=scheduler, report=progress) \
-            if use_item_table(dataset, item_table) else \
-            run_certification(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=plots,
-                              resume=resume, limits=limits, report=progress)
-    if not isinstance(got, CeilingCertificate):  # the streamed certificate (its JSON object): summary.txt, first errors
-        head = TableHead.of(got)
-        n = head.summary.n_errors
-        return Report((Line((out / "summary.txt").read_text(), nl=False),), failures=tuple(
-            error_line({"id": it.id, "error": it.error}) for it in stream.error_items(out, got, limit=30)) if n else (),
-            n_failures=n, note="(every one in the item table); they are reported apart and not counted in R1",
-            value=got)
-    cert = got  # typed: certify's JSON certificate
-    return Report((Line(summary_text(cert), nl=False), Line(
-        f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, {out / 'disagreements.csv'}"
-        + (", plots" if plots and cert.summary.n else ""))),
-        failures=tuple(error_line(e) for e in cert.summary.errors or []), note=NOT_IN_R1, value=cert)
+        with claimed(check_out(out), "certify"):  # locked; a folder holding an export refused
+            dataset = prepared(str(input_spec), cfg, subset=subset, before=before)
+            got = certify_streamed(dataset, cfg, out, n_workers=workers, scheduler=scheduler, report=progress) \
+                if use_item_table(dataset, item_table) else \
+                run_certification(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=plots,
+                                  resume=resume, report=progress)
+        if not isinstance(got, CeilingCertificate):  # the streamed certificate (its JSON object): summary.txt, first errors
+            head = TableHead.of(got)
+            n = head.summary.n_errors
+            return Report((Line((out / "summary.txt").read_text(), nl=False),), failures=tuple(
+                error_line({"id": it.id, "error": it.error}) for it in stream.error_items(out, got, limit=30)) if n else (),
+                n_failures=n, note="(every one in the item table); they are reported apart and not counted in R1",
+                value=got)
+        cert = got  # typed: certify's JSON certificate
+        return Report((Line(summary_text(cert), nl=False), Line(
+            f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, {out / 'disagreements.csv'}"
+            + (", plots" if plots and cert.summary.n else ""))),
+            failures=tuple(error_line(e) for e in cert.summary.errors or []), note=NOT_IN_R1, value=cert)
 
 
 def verify(cert: str | Path, *, input_spec: str | None = None, inputs: str | Path | None = None,
@@ -200,7 +200,7 @@ def verify(cert: str | Path, *, input_spec: str | None = None, inputs: str | Pat
     scheduler : str, optional
         A Dask scheduler address; None: local processes.
     limits : Limits, optional
-        Resource limits checked before any work (default: the active limits).
+        Resource limits in force for the call, checked before any work (default: those in force).
     allow_stale : bool
         Recompute a certificate whose digest does not match its content (reported as a MISMATCH).
 
@@ -209,29 +209,30 @@ def verify(cert: str | Path, *, input_spec: str | None = None, inputs: str | Pat
     Report
         Every difference; exit status 1 if there is one; ``value``: the verification report.
     """
-    limits, root = limits or active_limits(), Path(inputs) if inputs is not None else Path.cwd()
-    cert = Path(cert)
-    if cert.is_dir() and not cert.is_symlink() and (cert / "certificate.json").is_file():
-        cert = cert / "certificate.json"  # a certify output folder
-    got = receive(cert, limits=limits, allow_stale=allow_stale, streamed=True)  # read once, every kind
-    if isinstance(got.certificate, TableCertificate):  # streamed: recomputed shard by shard beside its item table
-        rep = verify_table(cert, got, input_spec=input_spec, n_workers=workers, scheduler=scheduler,
-                           inputs_root=root, limits=limits)
-    else:
-        rep = _verify_json(cert, got, input_spec, root, workers, scheduler, limits)
-    # one_line: a received certificate's ids and values cannot forge a report line
-    return Report(tuple(Line(x, one_line=True) for x in rep.lines()), exit_code=0 if rep.ok else 1, value=rep)
+    with using_limits(limits):  # in force for the call and below
+        root = Path(inputs) if inputs is not None else Path.cwd()
+        cert = Path(cert)
+        if cert.is_dir() and not cert.is_symlink() and (cert / "certificate.json").is_file():
+            cert = cert / "certificate.json"  # a certify output folder
+        got = receive(cert, allow_stale=allow_stale, streamed=True)  # read once, every kind
+        if isinstance(got.certificate, TableCertificate):  # streamed: recomputed shard by shard beside its item table
+            rep = verify_table(cert, got, input_spec=input_spec, n_workers=workers, scheduler=scheduler,
+                               inputs_root=root)
+        else:
+            rep = _verify_json(cert, got, input_spec, root, workers, scheduler)
+        # one_line: a received certificate's ids and values cannot forge a report line
+        return Report(tuple(Line(x, one_line=True) for x in rep.lines()), exit_code=0 if rep.ok else 1, value=rep)
 
 
-def _verify_json(cert: Path, got: Received, input_spec, root: Path, workers, scheduler, limits):
+def _verify_json(cert: Path, got: Received, input_spec, root: Path, workers, scheduler):
     """The report of a JSON certificate of any kind (a ceiling certificate, an export's)."""
     from viewcert.benchmark.verify_export import verify_export  # lazy: start-up (the exporters)
 
     if got.certificate.KIND == "ceiling":
         return verify_certificate(cert, input_spec=input_spec, n_workers=workers, scheduler=scheduler,
-                                  inputs_root=root, limits=limits, received=got)
+                                  inputs_root=root, received=got)
     # an export's certificate: recomputed by running the export again
-    return verify_export(got, Path(cert), input_spec=input_spec, root=trusted_root(root), limits=limits)
+    return verify_export(got, Path(cert), input_spec=input_spec, root=trusted_root(root))
 
 
 def sweep_plan(protocols: str, *, subsets: bool = False, deltas: str | None = None, sigmas: str | None = None,

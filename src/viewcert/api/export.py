@@ -13,7 +13,7 @@ from pathlib import Path
 from viewcert import defaults
 from viewcert.api.report import Line, Report, check_out, one_line
 from viewcert.errors import InputError, ViewcertError, did_you_mean
-from viewcert.limits import Limits, active_limits
+from viewcert.limits import Limits, active_limits, using_limits
 
 #: the harness files every export writes beside its data (benchmark.harness_files), lmms-eval's folder apart
 HARNESS_FILES = ("benchmark.jsonl", "benchmark.tsv", "ids.csv", "inspect_task.py", "HARNESSES.md")
@@ -62,7 +62,7 @@ def render(input_spec: str, out: str | Path = "out/render", *, limits: Limits | 
     out : str or Path
         Output folder.
     limits : Limits, optional
-        Resource limits checked before any work (default: the active limits).
+        Resource limits in force for the call, checked before any work (default: those in force).
     **settings
         ``RenderSettings`` fields: protocol, style, tiling, image side (px), camera kind, conventional cell,
         anti-aliasing samples per axis, buffers, subset, limit, molecule scale.
@@ -72,36 +72,36 @@ def render(input_spec: str, out: str | Path = "out/render", *, limits: Limits | 
     Report
         The files written and the failed structures; ``value``: the number of images.
     """
-    from viewcert.cameras.placement import check_kind  # lazy: loaded when the job runs
-    from viewcert.cameras.resolve import resolve  # lazy: loaded when the job runs
-    from viewcert.certify.inputs import load_input  # lazy: loaded when the job runs
-    from viewcert.render.palette import get_style  # lazy: loaded when the job runs
+    with using_limits(limits) as limits:  # in force for the call and below
+        from viewcert.cameras.placement import check_kind  # lazy: loaded when the job runs
+        from viewcert.cameras.resolve import resolve  # lazy: loaded when the job runs
+        from viewcert.certify.inputs import load_input  # lazy: loaded when the job runs
+        from viewcert.render.palette import get_style  # lazy: loaded when the job runs
 
-    st = RenderSettings(**settings)
-    limits = limits or active_limits()
-    limits.check_tiling(st.tiling)
-    limits.check_pixels(st.size, st.size)
-    limits.check_pixels(st.size * st.supersample, st.size * st.supersample)
-    limits.check_protocol_name(st.protocol)
-    get_style(st.style)  # an unknown style is bad input (exit 2), not an item error
-    spec = resolve(st.protocol)  # resolved once for the run (perspective: its pinholes)
-    limits.check_views(len(spec.protocol.views))
-    check_kind(spec.spec, st.kind)  # bad input for the whole run (exit 2), not an item error
-    if spec.kind == "perspective":  # its own image size
-        limits.check_pixels(spec.width * st.supersample, spec.height * st.supersample, source=spec.spec.source)
-    out = check_out(out)
-    dataset = load_input(input_spec, subset=st.subset).with_limits(limits)
-    items = dataset.items[:st.limit] if st.limit else dataset.items
-    n_img, failed = 0, []
-    for it in items:
-        try:
-            s, cams, policy = _item_cameras(it, spec, st, limits)
-        except (ViewcertError, ValueError, OSError) as exc:  # unreadable, too large, a pinhole inside it
-            failed.append(f"item {it.id}: {one_line(exc)}")
-            continue
-        n_img += _write_views(out, _safe(it.id), s, spec, cams, policy, st)
-    return Report((Line(f"wrote {n_img} images of {len(items) - len(failed)} structures to {out}"),),
-                  failures=tuple(failed), value=n_img)
+        st = RenderSettings(**settings)
+        limits.check_tiling(st.tiling)
+        limits.check_pixels(st.size, st.size)
+        limits.check_pixels(st.size * st.supersample, st.size * st.supersample)
+        limits.check_protocol_name(st.protocol)
+        get_style(st.style)  # an unknown style is bad input (exit 2), not an item error
+        spec = resolve(st.protocol)  # resolved once for the run (perspective: its pinholes)
+        limits.check_views(len(spec.protocol.views))
+        check_kind(spec.spec, st.kind)  # bad input for the whole run (exit 2), not an item error
+        if spec.kind == "perspective":  # its own image size
+            limits.check_pixels(spec.width * st.supersample, spec.height * st.supersample, source=spec.spec.source)
+        out = check_out(out)
+        dataset = load_input(input_spec, subset=st.subset)
+        items = dataset.items[:st.limit] if st.limit else dataset.items
+        n_img, failed = 0, []
+        for it in items:
+            try:
+                s, cams, policy = _item_cameras(it, spec, st)
+            except (ViewcertError, ValueError, OSError) as exc:  # unreadable, too large, a pinhole inside it
+                failed.append(f"item {it.id}: {one_line(exc)}")
+                continue
+            n_img += _write_views(out, _safe(it.id), s, spec, cams, policy, st)
+        return Report((Line(f"wrote {n_img} images of {len(items) - len(failed)} structures to {out}"),),
+                      failures=tuple(failed), value=n_img)
 
 
 def gallery(out: str | Path = "out/gallery.png", *, tile_px: int = 170, molecule_scale: str = "common",
@@ -118,22 +118,23 @@ def gallery(out: str | Path = "out/gallery.png", *, tile_px: int = 170, molecule
     molecule_scale : str
         ``"common"``: one Å-per-pixel scale across a molecule's views; ``"per-view"``: each view framed alone.
     limits : Limits, optional
-        Resource limits checked before any work (default: the active limits).
+        Resource limits in force for the call, checked before any work (default: those in force).
 
     Returns
     -------
     Report
         A line naming the file written; ``value``: its path.
     """
-    from viewcert.benchmark.gallery import write_gallery  # lazy: loaded when the job runs
+    with using_limits(limits) as limits:  # in force for the call and below
+        from viewcert.benchmark.gallery import write_gallery  # lazy: loaded when the job runs
 
-    (limits or active_limits()).check_pixels(tile_px, tile_px)
-    check_molecule_scale(molecule_scale)
-    path = write_gallery(out, tile_px=tile_px, molecule_scale=molecule_scale)
-    return Report((Line(f"wrote {path} ({Path(path).stat().st_size // 1024} KB)"),), value=Path(path))
+        limits.check_pixels(tile_px, tile_px)
+        check_molecule_scale(molecule_scale)
+        path = write_gallery(out, tile_px=tile_px, molecule_scale=molecule_scale)
+        return Report((Line(f"wrote {path} ({Path(path).stat().st_size // 1024} KB)"),), value=Path(path))
 
 
-def _item_cameras(it, spec, st: RenderSettings, limits):
+def _item_cameras(it, spec, st: RenderSettings):
     """(structure drawn, its cameras, their framing policy: tiling, pad, margin) of one item; ViewcertError
     when it cannot be drawn."""
     from viewcert.benchmark.gallery import rendered_cell  # lazy: loaded when the job runs
@@ -144,7 +145,7 @@ def _item_cameras(it, spec, st: RenderSettings, limits):
     if st.conventional:
         s = rendered_cell(s)
     tt = st.tiling if s.is_periodic else (1, 1, 1)
-    limits.check_observations(s.n_atoms * tt[0] * tt[1] * tt[2] * len(spec.protocol.views), source=it.id)
+    active_limits().check_observations(s.n_atoms * tt[0] * tt[1] * tt[2] * len(spec.protocol.views), source=it.id)
     policy = drawn_policy(st.style, tiling=tt, width=st.size, height=st.size, kind=st.kind,
                           molecule_scale=st.molecule_scale)
     return s, frame(spec, s, policy), policy
@@ -235,7 +236,7 @@ def build_benchmark(input_spec: str, out: str | Path, *, task: str = "crystal-sy
     task : str
         The question asked (``--task``); it picks the exporter.
     limits : Limits, optional
-        Resource limits checked before any work (default: the active limits).
+        Resource limits in force for the call, checked before any work (default: those in force).
     progress : callable, optional
         Called with each progress line (text).
     **settings
@@ -248,42 +249,44 @@ def build_benchmark(input_spec: str, out: str | Path, *, task: str = "crystal-sy
     Report
         The export's lines; ``value``: the ``formats.export.Export``.
     """
-    from viewcert.benchmark.interaction_export import INTERACTION_TASKS  # lazy: loaded when the job runs
-    from viewcert.benchmark.molecule_export import MOLECULE_TASKS  # lazy: loaded when the job runs
-    from viewcert.benchmark.settings import TASKS as CRYSTAL_TASKS  # lazy: loaded when the job runs
-    from viewcert.io.idlist import read_ids  # lazy: loaded when the job runs
-    from viewcert.io.outputs import claimed  # lazy: loaded when the job runs
-    from viewcert.tasks.model import TASKS as TRANSFORMATION_TASKS  # lazy: loaded when the job runs
+    with using_limits(limits) as limits:  # in force for the call and below
+        from viewcert.benchmark.interaction_export import INTERACTION_TASKS  # lazy: loaded when the job runs
+        from viewcert.benchmark.molecule_export import MOLECULE_TASKS  # lazy: loaded when the job runs
+        from viewcert.benchmark.settings import TASKS as CRYSTAL_TASKS  # lazy: loaded when the job runs
+        from viewcert.io.idlist import read_ids  # lazy: loaded when the job runs
+        from viewcert.io.outputs import claimed  # lazy: loaded when the job runs
+        from viewcert.tasks.model import TASKS as TRANSFORMATION_TASKS  # lazy: loaded when the job runs
 
-    st = BenchmarkSettings(**{k: tuple(v) if k == "constraints" else v for k, v in settings.items()})
-    limits, task, out = limits or active_limits(), task_name(task), Path(out)
-    if input_spec.startswith("complex:") and task in CRYSTAL_TASKS:  # a molecule: refused before any file is written
-        raise InputError(f"a complex:PATH input is a molecule, not a crystal: an interaction task "
-                         f"({' | '.join(INTERACTION_TASKS)}), not {task!r}", field="task")
-    if st.ids is not None and task not in CRYSTAL_TASKS:
-        raise InputError(f"--ids applies to the crystal tasks ({', '.join(CRYSTAL_TASKS)}), not {task!r}", field="ids")
-    chosen = None if st.ids is None else list(read_ids(st.ids))  # a bad id file: one line, before any work
-    with claimed(out, "export") as removed:  # locked; an earlier export's files removed, anything else refused
-        if removed and progress is not None:
-            progress(f"removed the {len(removed)} files of the earlier export in {out} (those its manifest.json "
-                     "listed)")
-        if task in INTERACTION_TASKS:
-            return _interaction_benchmark(input_spec, check_out(out), task, st, limits)
-        if st.criterion != "baker-hubbard":
-            raise InputError(f"--criterion applies to the interaction tasks ({', '.join(INTERACTION_TASKS)}), not "
-                             f"{task!r}", field="criterion")
-        if task in MOLECULE_TASKS:
-            return _molecule_benchmark(input_spec, check_out(out), task, st, limits)
-        if task in TRANSFORMATION_TASKS:
-            return _task_benchmark(input_spec, check_out(out), task, st, limits)
-        return _crystal_benchmark(input_spec, check_out(out), task, st, limits, chosen)
+        st = BenchmarkSettings(**{k: tuple(v) if k == "constraints" else v for k, v in settings.items()})
+        task, out = task_name(task), Path(out)
+        if input_spec.startswith("complex:") and task in CRYSTAL_TASKS:  # a molecule: refused before any file is written
+            raise InputError(f"a complex:PATH input is a molecule, not a crystal: an interaction task "
+                             f"({' | '.join(INTERACTION_TASKS)}), not {task!r}", field="task")
+        if st.ids is not None and task not in CRYSTAL_TASKS:
+            raise InputError(f"--ids applies to the crystal tasks ({', '.join(CRYSTAL_TASKS)}), not {task!r}", field="ids")
+        chosen = None if st.ids is None else list(read_ids(st.ids))  # a bad id file: one line, before any work
+        with claimed(out, "export") as removed:  # locked; an earlier export's files removed, anything else refused
+            if removed and progress is not None:
+                progress(f"removed the {len(removed)} files of the earlier export in {out} (those its manifest.json "
+                         "listed)")
+            if task in INTERACTION_TASKS:
+                return _interaction_benchmark(input_spec, check_out(out), task, st)
+            if st.criterion != "baker-hubbard":
+                raise InputError(f"--criterion applies to the interaction tasks ({', '.join(INTERACTION_TASKS)}), not "
+                                 f"{task!r}", field="criterion")
+            if task in MOLECULE_TASKS:
+                return _molecule_benchmark(input_spec, check_out(out), task, st)
+            if task in TRANSFORMATION_TASKS:
+                return _task_benchmark(input_spec, check_out(out), task, st)
+            return _crystal_benchmark(input_spec, check_out(out), task, st, chosen)
 
 
-def _crystal_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings, limits, chosen) -> Report:
+def _crystal_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings, chosen) -> Report:
     """The crystal branch of ``build_benchmark`` (viewcert.benchmark.export)."""
     from viewcert.benchmark.export import ExportSettings, ceiling_lines  # lazy: loaded when the job runs
     from viewcert.benchmark.export import build_benchmark as export  # lazy: loaded when the job runs
 
+    limits = active_limits()
     limits.check_protocol_name(st.protocol)
     settings = ExportSettings.from_options(protocol=st.protocol, task=task, style=st.style, tiling=st.tiling,
                                            size=st.size, truth=st.truth, buffers=st.buffers, tau=st.delta,
@@ -291,7 +294,7 @@ def _crystal_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings, 
     limits.check_tiling(settings.tiling)
     limits.check_pixels(st.size * settings.image.supersample, st.size * settings.image.supersample)
     done = export(input_spec, out, settings=settings, subset=st.subset, limit=st.limit or None, ids=chosen,
-                  certify=st.certify, delta=st.delta, n_workers=st.workers, limits=limits)
+                  certify=st.certify, delta=st.delta, n_workers=st.workers)
     said = [Line(f"{done.n_questions} questions in {out} ({len(done.errors)} skipped, "
                  f"{len(done.label_mismatches)} label mismatches)")]
     if done.certificate is not None:
@@ -318,7 +321,7 @@ def _seed(text: str, digits: int) -> int:
     return int(text)
 
 
-def _task_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings, limits) -> Report:
+def _task_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings) -> Report:
     """The transformation-task branch of ``build_benchmark`` (viewcert.benchmark.tasks_export)."""
     from viewcert.benchmark.tasks_export import (  # lazy: when the job runs
         TaskExportSettings,
@@ -331,8 +334,8 @@ def _task_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings, lim
         depth_cue=st.depth_cue, per_structure=st.per_structure, style=st.style, delta=st.delta,
         constraints=st.constraints, seed=seed)
     im = settings.image
-    limits.check_pixels(im.width * im.supersample, im.height * im.supersample)
-    done = build_task_benchmark(input_spec, out, settings, limits=limits, limit=st.limit or None)
+    active_limits().check_pixels(im.width * im.supersample, im.height * im.supersample)
+    done = build_task_benchmark(input_spec, out, settings, limit=st.limit or None)
     s = done.certificate.summary.all  # a task export has items, so a summary with its group "all"
     return Report((Line(f"{done.n_questions} {settings.task} questions in {out}; exact ceiling "
                         f"{s.exact_ceiling.mean:.4f}, unique {s.unique}/{s.n}; certificate "
@@ -340,7 +343,7 @@ def _task_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings, lim
                   failures=tuple(f"item {e['id']}: {e['error']}" for e in done.errors), value=done)
 
 
-def _interaction_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings, limits) -> Report:
+def _interaction_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings) -> Report:
     """The interaction branch of ``build_benchmark`` (viewcert.benchmark.interaction_export: pocket-ligand,
     residue-ligand, interaction-location, docking): INPUT is ``complex:PATH[#ligand=RES,pocket=8]``, PATH one
     complex or a folder of complex folders (the ligand name, where given, for those without ligand.sdf); the
@@ -363,13 +366,14 @@ def _interaction_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettin
     complexes = complexes_in(path, ligand)
     seed = _seed(st.seed, 18)
     proto = "axes-6" if st.protocol == "render-ceiling-5" else st.protocol
+    limits = active_limits()
     limits.check_protocol_name(proto)
     settings = InteractionExportSettings.from_options(task=task, protocol=proto, pocket=pocket, seed=seed,
                                                       per_complex=st.per_structure,
                                                       ceiling=CeilingSettings(delta=st.delta),
                                                       constraints=st.constraints, criterion=st.criterion)
     limits.check_pixels(settings.image.width, settings.image.height)
-    done = build_interaction_benchmark(complexes, out, settings, limits=limits)
+    done = build_interaction_benchmark(complexes, out, settings)
     s = done.certificate.summary.all
     return Report((Line(f"{done.n_questions} {task} questions in {out}; ceiling as rendered "
                         f"{s.rendered.mean:.4f} [{s.rendered.lo:.4f}, {s.rendered.hi:.4f}], ideal "
@@ -377,7 +381,7 @@ def _interaction_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettin
                   + harness_files_line(out), value=done)
 
 
-def _molecule_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings, limits) -> Report:
+def _molecule_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings) -> Report:
     """The molecular branch of ``build_benchmark`` (viewcert.benchmark.molecule_export): the default
     render-ceiling-5 becomes axes-3 (front, top, left), the default study style ball-and-stick."""
     from viewcert.benchmark.molecule_export import (  # lazy: loaded when the job runs
@@ -390,10 +394,11 @@ def _molecule_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings,
     settings = MoleculeExportSettings.from_options(task=task, protocol=proto, size=st.size, tau=st.delta,
                                                    style="ball-and-stick" if st.style == "study" else st.style,
                                                    delta=st.delta, constraints=st.constraints)
+    limits = active_limits()
     limits.check_protocol_name(proto)
     limits.check_pixels(st.size * settings.image.supersample, st.size * settings.image.supersample)
     done = build_molecule_benchmark(input_spec, out, settings, limit=st.limit or None, certify=st.certify,
-                                    n_workers=st.workers, limits=limits)
+                                    n_workers=st.workers)
     c = done.certificate
     return Report((Line(f"{done.n_questions} {task} questions in {out} ({len(done.skipped)} without a question, "
                         f"e.g. achiral; {len(done.errors)} unreadable or not molecules)"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from viewcert.api.report import Line, Report, check_out
-from viewcert.limits import Limits
+from viewcert.limits import Limits, using_limits
 
 
 def learn(source: str, reader: str, out: str | Path = "out/learn", *, train: str | None = None,
@@ -28,7 +28,7 @@ def learn(source: str, reader: str, out: str | Path = "out/learn", *, train: str
     seed : int, optional
         Training seed (default: the reader's own).
     limits : Limits, optional
-        Resource limits checked before any work (default: the active limits).
+        Resource limits in force for the call, checked before any work (default: those in force).
     progress_factory : callable, optional
         ``progress_factory(what, total)`` returns a bar's ``advance(n)``.
     **cnn_options
@@ -39,13 +39,14 @@ def learn(source: str, reader: str, out: str | Path = "out/learn", *, train: str
     Report
         Accuracy lines and how to put the reader on the ladder; ``value``: the learn outcome.
     """
-    from viewcert.learn.run import run_learn  # lazy: loaded when the job runs
+    with using_limits(limits):  # in force for the call and below
+        from viewcert.learn.run import run_learn  # lazy: loaded when the job runs
 
-    res = run_learn(source, reader, check_out(out), train=train, seed=seed, limits=limits,
-                    progress_factory=progress_factory, **cnn_options)
-    lines = [f"{res.reader}: {res.correct}/{res.n} eval items correct; card {res.folder / 'card.json'}"]
-    curve = res.card.get("training_curve")
-    if curve:
-        lines.append("training curve: " + ", ".join(f"{r['n_train']}: {r['correct']}/{r['n']}" for r in curve))
-    lines.append(f"ladder: viewcert ladder --manifest {Path(out) / 'ladder.toml'} --r1 VALUE")
-    return Report(tuple(Line(t) for t in lines), value=res)
+        res = run_learn(source, reader, check_out(out), train=train, seed=seed,
+                        progress_factory=progress_factory, **cnn_options)
+        lines = [f"{res.reader}: {res.correct}/{res.n} eval items correct; card {res.folder / 'card.json'}"]
+        curve = res.card.get("training_curve")
+        if curve:
+            lines.append("training curve: " + ", ".join(f"{r['n_train']}: {r['correct']}/{r['n']}" for r in curve))
+        lines.append(f"ladder: viewcert ladder --manifest {Path(out) / 'ladder.toml'} --r1 VALUE")
+        return Report(tuple(Line(t) for t in lines), value=res)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from viewcert.api.report import Line, Report, Table, one_line, parse_tiling
 from viewcert.errors import ViewcertError
-from viewcert.limits import Limits, active_limits
+from viewcert.limits import Limits, active_limits, using_limits
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ def prepare(structure):
 
 
 def observe_sample(structures: list, out_dir: Path, *, protocol_name: str = "render-ceiling-5",
-                   tiling: tuple[int, int, int] = (1, 1, 1), limits: Limits | None = None) -> list[ObservedItem]:
+                   tiling: tuple[int, int, int] = (1, 1, 1)) -> list[ObservedItem]:
     """Write ``out_dir/observations/<n>.json`` for each structure; return one summary row per structure."""
     from viewcert.cameras.conditioning import protocol_kappa, zone_axis_warnings  # lazy: see the docstring
     from viewcert.cameras.policy import FramingPolicy, frame  # lazy: see the docstring
@@ -46,7 +46,7 @@ def observe_sample(structures: list, out_dir: Path, *, protocol_name: str = "ren
     from viewcert.io.atomic import write_json_atomic  # lazy: see the docstring
     from viewcert.observe.project import ObservationModel, observe  # lazy: see the docstring
 
-    limits = limits or active_limits()
+    limits = active_limits()
     limits.check_protocol_name(protocol_name)
     rp = resolve(protocol_name)  # a name or a .toml/.json protocol file (perspective: its pinholes), once
     spec = rp.spec
@@ -75,13 +75,12 @@ def observe_sample(structures: list, out_dir: Path, *, protocol_name: str = "ren
     return rows
 
 
-def read_structures(source: str, limits: Limits) -> tuple[list, list[str]]:
+def read_structures(source: str) -> tuple[list, list[str]]:
     """(structures of ``source`` that could be read, one line per item that could not)."""
     from viewcert.certify.inputs import load_input  # lazy: see the module docstring
 
     good, failed = [], []
-    for it in load_input(source, subset="all" if not source.startswith("builtin:") else "eval").with_limits(
-            limits).items:
+    for it in load_input(source, subset="all" if not source.startswith("builtin:") else "eval").items:
         try:
             good.append(it.read())
         except (ViewcertError, ValueError, OSError) as exc:
@@ -106,26 +105,26 @@ def observe(source: str = "builtin:sample", out: str | Path = "out", *, protocol
     tiling : str or tuple of int
         Cell repetitions along a, b, c (``(2, 2, 2)`` or ``"2x2x2"``); molecules are never tiled.
     limits : Limits, optional
-        Resource limits checked before any work (default: the active limits).
+        Resource limits in force for the call, checked before any work (default: those in force).
 
     Returns
     -------
     Report
         One line per structure; ``value``: one ``ObservedItem`` per structure.
     """
-    limits = limits or active_limits()
-    shown = tiling if isinstance(tiling, str) else ",".join(map(str, tiling))
-    tiling = parse_tiling(tiling) if isinstance(tiling, str) else tuple(tiling)
-    limits.check_tiling(tiling)
-    limits.check_protocol_name(protocol)
-    structures, failed = read_structures(source, limits)
-    rows = observe_sample(structures, Path(out), protocol_name=protocol, tiling=tiling, limits=limits)
-    table = Table(f"observations: {source} through {protocol} (tiling {shown})",
-                  ("id", "formula", "kind", "atoms", "points per view", "zone-axis views"),
-                  tuple((r.identifier, r.formula, "crystal" if r.periodic else "molecule", str(r.n_atoms),
-                         " ".join(map(str, r.points_per_view)), ",".join(r.zone_axis_views) or "-") for r in rows))
-    return Report((table, Line(f"wrote {len(rows)} observation files to {Path(out) / 'observations'}")),
-                  failures=tuple(failed), value=rows)
+    with using_limits(limits) as limits:  # in force for the call and below
+        shown = tiling if isinstance(tiling, str) else ",".join(map(str, tiling))
+        tiling = parse_tiling(tiling) if isinstance(tiling, str) else tuple(tiling)
+        limits.check_tiling(tiling)
+        limits.check_protocol_name(protocol)
+        structures, failed = read_structures(source)
+        rows = observe_sample(structures, Path(out), protocol_name=protocol, tiling=tiling)
+        table = Table(f"observations: {source} through {protocol} (tiling {shown})",
+                      ("id", "formula", "kind", "atoms", "points per view", "zone-axis views"),
+                      tuple((r.identifier, r.formula, "crystal" if r.periodic else "molecule", str(r.n_atoms),
+                             " ".join(map(str, r.points_per_view)), ",".join(r.zone_axis_views) or "-") for r in rows))
+        return Report((table, Line(f"wrote {len(rows)} observation files to {Path(out) / 'observations'}")),
+                      failures=tuple(failed), value=rows)
 
 
 def main_job(out: str | Path = "out", *, workers: int = 1, progress: Callable[[str], None] | None = None) -> Report:

@@ -61,7 +61,6 @@ from viewcert.formats.export import Export, write_export
 from viewcert.formats.records import CeilingCertificate
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.images import write_buffers, write_png, write_sidecar
-from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.numeric import fixed
 from viewcert.parallel import map_items
 from viewcert.render.raster import build_scene, drawn_policy, render
@@ -236,7 +235,6 @@ def build_benchmark(
     delta: float = 0.01,
     n_workers: int | None = 1,
     progress: bool | None = None,
-    limits: Limits = DEFAULT_LIMITS,
 ) -> Export:
     """Export a benchmark (see module docstring); returns it (``formats.export.Export``). ``ids``/``limit`` restrict the
     input items (``limit``: the first n in the SHA-256 order, so a prefix is not biased by input order).
@@ -263,8 +261,6 @@ def build_benchmark(
         Worker processes (None: every core).
     progress : bool, optional
         Show a progress bar (None: when the console is a terminal).
-    limits : Limits
-        Resource limits checked before any work.
 
     Returns
     -------
@@ -273,7 +269,7 @@ def build_benchmark(
     """
     settings = settings or ExportSettings()
     out = Path(out)
-    dataset = load_input(str(input_spec), subset=subset).with_limits(limits)
+    dataset = load_input(str(input_spec), subset=subset)
     if ids is not None:
         dataset = dataset.select(ids)
     items, skipped = _usable_items(dataset)

@@ -53,7 +53,7 @@ from viewcert.interactions.criteria import criterion_named
 from viewcert.interactions.truth import complex_record, library_versions
 from viewcert.io.atomic import json_dumps, write_png_atomic, write_text_atomic
 from viewcert.io.complex import DEFAULT_POCKET, complex_name, prepare_complex
-from viewcert.limits import DEFAULT_LIMITS, Limits
+from viewcert.limits import active_limits
 from viewcert.numeric import fixed
 from viewcert.render import frame_cameras
 from viewcert.render.image import ImageSettings
@@ -370,14 +370,13 @@ def summarise(items: list[dict], n_boot: int, seed: int) -> dict:
     return {k: block(v) for k, v in groups.items() if v}
 
 
-def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: InteractionExportSettings, *,
-                                limits: Limits = DEFAULT_LIMITS) -> Export:
+def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: InteractionExportSettings) -> Export:
     """Export ``complexes`` (a list of (path, ligand or None)) into ``out`` (module docstring); returns it
     (``formats.export.Export``). A complex that cannot be prepared is an InputError naming it (one line); a failed export removes
-    the folders it created (``out``, ``out/images``, ``out/sidecars``) with what it wrote into them. ``limits``:
-    the bootstrap draws are checked against them before any work, as the other exporters check theirs."""
+    the folders it created (``out``, ``out/images``, ``out/sidecars``) with what it wrote into them. The bootstrap
+    draws are checked against the limits in force before any work, as the other exporters check theirs."""
     out = Path(out)
-    limits.check_bootstrap(settings.n_boot, len(complexes), field="n_boot")  # before any work
+    active_limits().check_bootstrap(settings.n_boot, len(complexes), field="n_boot")  # before any work
     made = [d for d in (out, out / "images", out / "sidecars") if not d.exists()]
     (out / "images").mkdir(parents=True, exist_ok=True)
     try:

@@ -52,7 +52,6 @@ from viewcert.formats.export import Export, write_export
 from viewcert.formats.records import CeilingCertificate
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.images import write_png, write_sidecar
-from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.render.image import ImageSettings
 from viewcert.render.raster import build_scene, drawn_policy, render
 from viewcert.structures import Structure
@@ -243,8 +242,7 @@ def _certify(shown: list[tuple[str, Structure]], settings: MoleculeExportSetting
 
 def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike,
                              settings: MoleculeExportSettings | None = None, *, limit: int | None = None,
-                             certify: bool = True, n_workers: int | None = 1,
-                             limits: Limits = DEFAULT_LIMITS) -> Export:
+                             certify: bool = True, n_workers: int | None = 1) -> Export:
     """Export a molecular benchmark (module docstring); returns it (``formats.export.Export``). ``limit``: the first n
     usable questions in SHA-256 order of the ids."""
     settings = settings or MoleculeExportSettings()
@@ -252,7 +250,7 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
     rp = settings.image.protocol  # resolved once at the boundary: the images and the certificate use it
     spec = rp.spec
     proto = spec.protocol
-    dataset = load_input(str(input_spec)).with_limits(limits)
+    dataset = load_input(str(input_spec))
     items = sorted(dataset.items, key=lambda it: _order_key(it.id))
     records, good, shown = [], [], []
     choices = POINT_GROUP_CHOICES if settings.task == "point-group" else HANDEDNESS_CHOICES

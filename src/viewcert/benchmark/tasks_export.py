@@ -56,7 +56,7 @@ from viewcert.formats.export import Export, question_items, write_export
 from viewcert.formats.records import TASK_FORMAT, TASK_VERSION, sealed
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.images import write_png
-from viewcert.limits import DEFAULT_LIMITS, Limits
+from viewcert.limits import active_limits
 from viewcert.render.image import ImageSettings
 from viewcert.render.palette import get_style
 from viewcert.render.raster import build_scene, render
@@ -435,10 +435,10 @@ def task_certificate(input_spec: str, settings: TaskExportSettings, questions, r
     })
 
 
-def read_molecules(input_spec: str, limits: Limits, limit: int | None = None) -> tuple[list[tuple], list[dict]]:
+def read_molecules(input_spec: str, limit: int | None = None) -> tuple[list[tuple], list[dict]]:
     """(id, positions, numbers) of every readable molecule of INPUT (the first ``limit`` items) in input
     order, and the failures."""
-    dataset = load_input(str(input_spec)).with_limits(limits)
+    dataset = load_input(str(input_spec))
     good, errors = [], []
     for it in dataset.items[:limit]:
         try:
@@ -453,11 +453,12 @@ def read_molecules(input_spec: str, limits: Limits, limit: int | None = None) ->
 
 
 def build_task_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike, settings: TaskExportSettings, *,
-                         limits: Limits = DEFAULT_LIMITS, limit: int | None = None) -> Export:
+                         limit: int | None = None) -> Export:
     """Export a transformation benchmark (module docstring); returns it (``formats.export.Export``)."""
     out = Path(out)
+    limits = active_limits()
     limits.check_questions(settings.per_structure, field="per_structure")  # before anything is read
-    structures, errors = read_molecules(str(input_spec), limits, limit)
+    structures, errors = read_molecules(str(input_spec), limit)
     limits.check_questions(settings.per_structure * len(structures), field="per_structure")
     if not structures:
         raise InputError(f"no readable molecule in {input_spec}" + (f" ({errors[0]['error']})" if errors else ""),

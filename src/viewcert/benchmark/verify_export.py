@@ -43,7 +43,7 @@ from viewcert.formats.versions import interaction_in_format
 from viewcert.interactions.ceiling import CeilingSettings
 from viewcert.io.atomic import json_dumps
 from viewcert.io.confine import confined, inside
-from viewcert.limits import DEFAULT_LIMITS, LimitError, Limits
+from viewcert.limits import LimitError, active_limits
 from viewcert.render.labels import LabelStyle
 
 
@@ -85,7 +85,7 @@ def _file_protocol(name, sha, root: str, cert_dir: Path, source: str) -> str:
                      field="settings.protocol")
 
 
-def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: str, limits: Limits) -> dict:
+def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: str) -> dict:
     """The task certificate recomputed: the export run again from the recorded settings, seed and limit."""
     c, src = got.certificate, str(path)
     recorded = c.settings or ExportSettingsRecord()
@@ -101,11 +101,11 @@ def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: s
     spec = input_spec or c.input
     if input_spec is None and not named_input(spec):
         spec = confined(spec, root, source=src, field="input", what="input")
-    im = settings.image
+    im, limits = settings.image, active_limits()
     limits.check_pixels(im.width * im.supersample, im.height * im.supersample, source=src, field="settings.width")
     limits.check_questions(settings.per_structure, source=src, field="settings.per_structure")
     with tempfile.TemporaryDirectory(prefix="viewcert-verify-") as tmp:
-        new = build_task_benchmark(spec, tmp, settings, limits=limits,
+        new = build_task_benchmark(spec, tmp, settings,
                                    limit=None if c.limit is ABSENT else c.limit).certificate.to_dict()
     new["input"] = None if c.input is ABSENT else c.input  # where the input sits is not what is verified
     if c.version == 1:  # written before the resolution (version 2): compared at it (certify.verify.compare)
@@ -131,8 +131,7 @@ def _complexes(c: InteractionCertificate, src: str) -> list[tuple[str, str | Non
     return out
 
 
-def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, root: str,
-                          limits: Limits) -> dict:
+def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, root: str) -> dict:
     """The interaction certificate recomputed: the export run again on the complexes it names, found by name
     inside the trusted folder (or inside ``input_spec``, a folder of complexes or one complex)."""
     typed, src = got.certificate, str(path)
@@ -155,6 +154,7 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
                                                           constraints=tuple(recorded.constraints or ()))
     except TypeError as exc:
         raise InputError(f"settings: {str(exc)[:200]}", source=src, field="settings") from None
+    limits = active_limits()
     limits.check_pixels(settings.image.width, settings.image.height, source=src, field="settings.width")
     limits.check_bootstrap(settings.n_boot, source=src, field="settings.n_boot")  # at least one item each: before any work
     base = os.path.realpath(input_spec) if input_spec else root
@@ -165,17 +165,16 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
         else:
             complexes.append((Path(confined(name, base, source=src, field="complexes", what="complex")), ligand))
     with tempfile.TemporaryDirectory(prefix="viewcert-verify-") as tmp:
-        new = build_interaction_benchmark(complexes, tmp, settings, limits=limits).certificate.to_dict()
+        new = build_interaction_benchmark(complexes, tmp, settings).certificate.to_dict()
     return interaction_in_format(new, typed.format)
 
 
-def verify_export(got: Received, path: Path, *, input_spec: str | None, root: str,
-                  limits: Limits = DEFAULT_LIMITS):
+def verify_export(got: Received, path: Path, *, input_spec: str | None, root: str):
     """A ``certify.verify.VerifyReport`` of a task or interaction certificate (module docstring)."""
     rep = VerifyReport(digest_ok=got.digest_ok, stored_digest=digest_value(got.data) or "")
     recompute = recompute_task if got.certificate.KIND == "task" else recompute_interaction
     try:
-        new = recompute(got, Path(path), input_spec=input_spec, root=root, limits=limits)
+        new = recompute(got, Path(path), input_spec=input_spec, root=root)
     except InputError as exc:
         if isinstance(exc, LimitError) or any(w in exc.message for w in ("trusted folder", "Protocol object",
                                                                           "nothing read", "duplicate item id")):

@@ -15,7 +15,7 @@ from viewcert.cameras.resolve import ResolvedProtocol, resolve
 from viewcert.certify.molecule import MOLECULE_LEVELS
 from viewcert.constraints import parse_names
 from viewcert.errors import InputError
-from viewcert.limits import DEFAULT_LIMITS, Limits
+from viewcert.limits import active_limits
 from viewcert.observe.project import OBSERVE_MODES, ObservationModel
 from viewcert.render.palette import STYLE_NAMES, get_style
 from viewcert.symmetry.labels import LEVELS
@@ -315,8 +315,10 @@ class CertifyConfig:
             n *= int(t)
         return n
 
-    def check_limits(self, limits: Limits = DEFAULT_LIMITS) -> None:
-        """Resource limits this configuration asks for (views, tiling, image pixels), before any work."""
+    def check_limits(self) -> None:
+        """The limits in force against what this configuration asks for (views, tiling, image pixels), before any
+        work."""
+        limits = active_limits()
         if self.protocol.origin == "name":
             limits.check_protocol_name(self.protocol.label)
         tiling, supercell = self.observation.tiling, self.symmetry.supercell

@@ -57,7 +57,7 @@ from viewcert.io.database import (
 )
 from viewcert.io.read import entry_problem, read_structure
 from viewcert.io.received import loads_json_line, loads_json_strict, read_received_bytes, received_sha256
-from viewcert.limits import DEFAULT_LIMITS, Limits, using_limits
+from viewcert.limits import active_limits
 from viewcert.structures import Structure, sha256_text
 
 if TYPE_CHECKING:
@@ -87,13 +87,12 @@ class Item:
     label: dict | None = None
     label_source: str = ""
     label_conflicts: tuple[str, ...] = ()
-    limits: Limits = DEFAULT_LIMITS
     points_per_atom: int = 0  # observed points per atom (views × tiling × supercell); 0 = not checked
     shown: str = ""  # how the structure is shown: "" as read, or a name of SHOWN_AS (e.g. "mirror-x")
 
     def read(self) -> Structure:
-        """The structure (as ``shown``), or InputError naming the item; ``limits.max_atoms`` is checked before
-        any work."""
+        """The structure (as ``shown``), or InputError naming the item; ``max_atoms`` of the limits in force (in a
+        worker: those where the work was submitted) is checked before any work."""
         s = self._read()
         return SHOWN_AS[self.shown][0](s) if self.shown else s
 
@@ -101,18 +100,15 @@ class Item:
         if self.kind == "structure":
             s = self.payload
         elif self.kind == "cif_text":
-            with using_limits(self.limits):  # the reader's own limits (CIF symmetry operations), in a worker too
-                s = read_cif_text(self.payload, source=self.id, identifier=self.id)
+            s = read_cif_text(self.payload, source=self.id, identifier=self.id)
         elif self.kind == "file":
-            with using_limits(self.limits):
-                s = _read_file(self.payload, self.id)
+            s = _read_file(self.payload, self.id)
         elif self.kind == "ccd":  # payload = CCD code, read in the worker (viewcert.io.ccd)
             s = read_ccd_structure(str(self.payload))
         elif self.kind == "complex":  # payload = (path, ligand or None, pocket Å), prepared in the worker
             s = read_complex(*self.payload, identifier=self.id)
         elif self.kind == "database":  # payload = (format, path, locator, name), read in the worker
-            with using_limits(self.limits):
-                s = read_entry(*self.payload, identifier=self.id)
+            s = read_entry(*self.payload, identifier=self.id)
         elif self.kind == "unreadable":  # payload = (path, why): listed in the folder, not readable
             raise InputError(f"cannot read: {self.payload[1]}", source=self.payload[0], field="path")
         elif self.kind == "invalid":  # payload = (source, field, why): a malformed database row
@@ -123,12 +119,13 @@ class Item:
         return s
 
     def check_size(self, n_atoms: int) -> None:
-        """``limits.max_atoms`` and, with ``points_per_atom``, ``limits.max_observations`` for a structure of
+        """``max_atoms`` and, with ``points_per_atom``, ``max_observations`` of the limits in force for a structure of
         ``n_atoms``: the structure as read, and again the conventional cell standardisation makes of it (up to
         4× the atoms of a primitive F-centred cell), before the views are observed."""
-        self.limits.check_atoms(n_atoms, source=self.id)
+        limits = active_limits()
+        limits.check_atoms(n_atoms, source=self.id)
         if self.points_per_atom:
-            self.limits.check_observations(n_atoms * self.points_per_atom, source=self.id)
+            limits.check_observations(n_atoms * self.points_per_atom, source=self.id)
 
 
 def mirror_x(s: Structure) -> Structure:
@@ -223,13 +220,12 @@ class Dataset:
                       if it.id in shown else it for it in picked.items)
         return replace(picked, items=items, selection=sel)
 
-    def with_limits(self, limits: Limits, points_per_atom: int = 0) -> Dataset:
-        """The same items, each checked against ``limits`` when read (atoms; with ``points_per_atom``, the
-        observed points atoms × views × repetitions too)."""
+    def with_points_per_atom(self, points_per_atom: int) -> Dataset:
+        """The same items, each read checking the observed points (atoms × ``points_per_atom``: views ×
+        repetitions) against the limits in force, besides the atoms every item checks."""
         if isinstance(self.items, DatabaseItems):
-            return replace(self, items=self.items.with_limits(limits, points_per_atom))
-        return replace(self, items=tuple(replace(it, limits=limits, points_per_atom=int(points_per_atom))
-                                         for it in self.items))
+            return replace(self, items=self.items.with_points_per_atom(points_per_atom))
+        return replace(self, items=tuple(replace(it, points_per_atom=int(points_per_atom)) for it in self.items))
 
     def select(self, ids) -> Dataset:
         """The items with these ids, in this dataset's order."""
@@ -267,11 +263,11 @@ def _file_sha(path: Path) -> str:
     return received_sha256(path, what="input file")  # streamed from a checked descriptor: regular files only
 
 
-def read_json_file(path: Path, *, limits: Limits = DEFAULT_LIMITS, lines: bool = False):
+def read_json_file(path: Path, *, lines: bool = False):
     """JSON (or, with ``lines``, JSONL as a list of rows) from ``path``; InputError naming the file, and the
-    line for JSONL, on a size over ``limits.max_json_bytes``, non-UTF-8 bytes or malformed JSON."""
+    line for JSONL, on a size over ``max_json_bytes`` of the limits in force, non-UTF-8 bytes or malformed JSON."""
     path = Path(path)
-    raw = read_received_bytes(path, what="JSON file", limits=limits)  # a regular file, sized before reading
+    raw = read_received_bytes(path, what="JSON file")  # a regular file, sized before reading
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -609,12 +605,11 @@ class DatabaseItems(Sequence):
     no more than one slice's rows are held, whatever the number of rows. ``repeats``: positions (over every file's
     rows, in order) of the rows whose id an earlier row of the same file has (an item error each, as
     ``io.database``'s eager reading makes them); ``positions``: the rows a selection keeps (ascending; None = all);
-    ``limits``, ``points_per_atom`` and ``shown`` ((id, name) of ``SHOWN_AS``) are given to each item made."""
+    ``points_per_atom`` and ``shown`` ((id, name) of ``SHOWN_AS``) are given to each item made."""
 
     files: tuple[DatabaseFile, ...]
     repeats: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     positions: np.ndarray | None = None
-    limits: Limits = DEFAULT_LIMITS
     points_per_atom: int = 0
     shown: tuple[tuple[str, str], ...] = ()
     chunk: int = LAZY_CHUNK
@@ -669,12 +664,12 @@ class DatabaseItems(Sequence):
                 g = max(g0, lo) + k
                 if g in repeated:
                     e = replace(e, problem=("id", f"id {e.id!r} is repeated (an earlier row has it)"))
-                it = _database_item(f, e, self.limits, self.points_per_atom)
+                it = _database_item(f, e, self.points_per_atom)
                 name = shown.get(it.id)
                 yield g, (it if name is None else replace(it, shown=name, sha256=sha256_text(f"{it.sha256}:{name}")))
 
-    def with_limits(self, limits: Limits, points_per_atom: int = 0) -> DatabaseItems:
-        return replace(self, limits=limits, points_per_atom=int(points_per_atom))
+    def with_points_per_atom(self, points_per_atom: int) -> DatabaseItems:
+        return replace(self, points_per_atom=int(points_per_atom))
 
     def with_shown(self, shown: tuple[tuple[str, str], ...]) -> DatabaseItems:
         return replace(self, shown=tuple(shown))
@@ -712,15 +707,15 @@ class DatabaseItems(Sequence):
         return replace(self, repeats=pos)
 
 
-def _database_item(f: DatabaseFile, e, limits: Limits, points_per_atom: int) -> Item:
+def _database_item(f: DatabaseFile, e, points_per_atom: int) -> Item:
     """The item of one database entry: a row with a problem is an "invalid" item naming the file and row."""
     where = {"gnome": f"{GNOME_CSV} line", "ase": f"{f.name} id"}.get(f.fmt, f"{f.name} row") + f" {e.row}"
     if e.problem is not None:
         ident = e.id if e.problem[0] != "id" else f"{Path(f.path).name}:{e.row}"
         return Item(ident, "invalid", (where, *e.problem), sha256_text(f"{f.digest}:{e.row}"), e.label or None,
-                    f.fmt, limits=limits, points_per_atom=points_per_atom)
+                    f.fmt, points_per_atom=points_per_atom)
     return Item(e.id, "database", (f.fmt, f.path, e.locator, f.name), sha256_text(f"{f.digest}:{e.locator}"),
-                e.label or None, f.fmt if e.label else "", limits=limits, points_per_atom=points_per_atom)
+                e.label or None, f.fmt if e.label else "", points_per_atom=points_per_atom)
 
 
 def load_input(spec: str | Path, *, subset: str = "eval") -> Dataset:

@@ -39,7 +39,6 @@ from viewcert.formats.item_sections import MoleculeOutcome, OracleReport, PointG
 from viewcert.formats.records import ABSENT, CeilingCertificate, ItemOutcome, Summary
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.io.tables import csv_text
-from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.oracle.jit import cache_is_cold, mark_warm
 from viewcert.parallel import MapResult, killed_by_signals, map_items
 from viewcert.sanitize import console_fields, console_text
@@ -386,11 +385,11 @@ def resume_lines(run: MapResult, workdir: Path | None) -> list[str]:
 
 def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, *, out: str | Path | None = None,
             subset: str = "eval", n_workers: int | None = None, scheduler: Any = None, plots: bool = True,
-            progress: bool | None = None, resume: bool = True, limits: Limits = DEFAULT_LIMITS,
+            progress: bool | None = None, resume: bool = True,
             report: Callable[[str], None] | None = None, before: Callable[[Dataset], None] | None = None) -> CeilingCertificate:
     """Certify INPUT (see ``certify.inputs``) and, with ``out``, write every output. Returns the
-    typed certificate. ``limits`` are checked before any work (settings here, the one check of a run; atoms as
-    each item is read); ``before`` is called with the dataset after that check and before any item is
+    typed certificate. The limits in force are checked before any work (settings here, the one check of a run;
+    atoms as each item is read); ``before`` is called with the dataset after that check and before any item is
     certified (the CLI's --fail-fast reads and placement checks); ``report`` receives console lines
     ("resumed N of M items"). The streamed certificate (an item table beside a small certificate.json) is
     ``certify_streamed``'s.
@@ -415,8 +414,6 @@ def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, 
         Show a progress bar (None: when the console is a terminal).
     resume : bool
         Resume from the shards of an identical earlier run under ``out/.shards``.
-    limits : Limits
-        Resource limits checked before any work.
     report : callable, optional
         Called with console lines.
     before : callable, optional
@@ -428,7 +425,7 @@ def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, 
         The certificate (typed; ``to_dict`` is its JSON object, as written to ``certificate.json``).
     """
     cfg = cfg or CertifyConfig()
-    dataset = prepared(input_spec, cfg, subset=subset, limits=limits, before=before)
+    dataset = prepared(input_spec, cfg, subset=subset, before=before)
     workdir = Path(out) / ".shards" if (out is not None and resume) else None
     t0 = time.perf_counter()
     cert, run = run_certification(dataset, cfg, n_workers=n_workers, scheduler=scheduler, workdir=workdir,
@@ -444,12 +441,13 @@ def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, 
 
 
 def prepared(input_spec: str | Path | Dataset, cfg: CertifyConfig, *, subset: str = "eval",
-             limits: Limits = DEFAULT_LIMITS, before: Callable[[Dataset], None] | None = None) -> Dataset:
-    """The dataset a run certifies: ``cfg`` checked against ``limits`` (before any work), INPUT loaded, items
-    checked against the limits when read, then ``before(dataset)``."""
-    cfg.check_limits(limits)
+             before: Callable[[Dataset], None] | None = None) -> Dataset:
+    """The dataset a run certifies: ``cfg`` checked against the limits in force (before any work), INPUT loaded,
+    items checked against those limits when read (observations: ``cfg``'s points per atom), then
+    ``before(dataset)``."""
+    cfg.check_limits()
     dataset = input_spec if isinstance(input_spec, Dataset) else load_input(input_spec, subset=subset)
-    dataset = dataset.with_limits(limits, cfg.points_per_atom())
+    dataset = dataset.with_points_per_atom(cfg.points_per_atom())
     if before is not None:
         before(dataset)
     return dataset

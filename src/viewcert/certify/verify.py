@@ -19,7 +19,6 @@ from viewcert.formats.reader import Received, check_shape, receive
 from viewcert.formats.records import ABSENT, compute_digest, digest_value
 from viewcert.formats.settings_sections import Inputs
 from viewcert.formats.versions import in_format, read_config
-from viewcert.limits import DEFAULT_LIMITS, Limits
 from viewcert.resolution import quantize_tree, resolution_of
 
 # Fields whose recomputed value is rounding error of the machine (BLAS kernels and SIMD widths differ between
@@ -141,7 +140,7 @@ def _protocol_file(cert, config: dict, root: str, path) -> str | None:
 def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_workers: int | None = None,
                        scheduler: Any = None, workdir: str | Path | None = None,
                        progress: bool | None = None, inputs_root: str | Path | None = None,
-                       limits: Limits = DEFAULT_LIMITS, allow_stale: bool = False,
+                       allow_stale: bool = False,
                        received: Received | None = None) -> VerifyReport:
     """Recompute a crystal/molecule certificate from its recorded inputs and settings and compare item by item
     (a transformation-task or interaction certificate: ``benchmark.verify_export``, a layer above; ``viewcert
@@ -151,8 +150,8 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
 
     ``input_spec``: where the inputs are now (trusted, the caller vouches for it). Otherwise every path the
     certificate names (inputs, protocol file) must resolve (realpath) inside ``inputs_root`` (default: the
-    current folder); one outside is refused before anything is read (``certify.trust``). ``limits`` apply to what
-    the certificate asks to recompute (views, tiling, image size, atoms), checked before any work.
+    current folder); one outside is refused before anything is read (``certify.trust``). The limits in force apply to
+    what the certificate asks to recompute (views, tiling, image size, atoms), checked before any work.
 
     Parameters
     ----------
@@ -170,8 +169,6 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
         Show a progress bar (None: when the console is a terminal).
     inputs_root : str or Path, optional
         Trusted folder every recorded path must resolve inside (default: the current folder).
-    limits : Limits
-        Resource limits checked before any work.
     allow_stale : bool
         Recompute a certificate whose digest does not match (reported as a MISMATCH).
     received : Received, optional
@@ -182,7 +179,7 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
     VerifyReport
         The digest check, input changes and every difference by section and item (``ok``: none).
     """
-    got = received or receive(path, limits=limits, allow_stale=allow_stale)  # a stale digest: refused
+    got = received or receive(path, allow_stale=allow_stale)  # a stale digest: refused
     if got.certificate.KIND != "ceiling":
         raise InputError(f"a {got.certificate.KIND} certificate is recomputed by its export "
                          "(benchmark.verify_export; viewcert verify takes every kind)", source=str(path),
@@ -203,9 +200,9 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
         return rep
     spec = input_spec or (trusted_input(cert, root, str(path)) if from_file else None)
     cfg = CertifyConfig.from_dict(config)
-    cfg.check_limits(limits)
+    cfg.check_limits()
     spec = spec or trusted_input(cert, root, str(path))
-    dataset = reload_inputs(spec, inputs, cfg, limits, path, rep)
+    dataset = reload_inputs(spec, inputs, cfg, path, rep)
     if dataset is None:
         return rep
     new, _ = run_certification(dataset, cfg, n_workers=n_workers, scheduler=scheduler, workdir=workdir,
@@ -218,13 +215,13 @@ def verify_certificate(path: str | Path, *, input_spec: str | None = None, n_wor
     return rep
 
 
-def reload_inputs(spec: str, inputs: Inputs, cfg: CertifyConfig, limits, path: Path, rep):
-    """The certificate's input read again (``inputs``: its inputs section) at the limits, narrowed to the part it
+def reload_inputs(spec: str, inputs: Inputs, cfg: CertifyConfig, path: Path, rep):
+    """The certificate's input read again (``inputs``: its inputs section) at the limits in force, narrowed to the part it
     covers (an export's questions, as shown), each file's SHA-256 compared into ``rep.input_changes``; None (the
     reason in ``rep``) when it cannot be loaded. Checked before any work."""
     sel = Selection.from_dict(inputs.selection, source=str(path)) if inputs.selection is not ABSENT else None
     try:
-        dataset = load_input(spec, subset=inputs.subset or "eval").with_limits(limits, cfg.points_per_atom())
+        dataset = load_input(spec, subset=inputs.subset or "eval").with_points_per_atom(cfg.points_per_atom())
         dataset = dataset if sel is None else dataset.with_selection(sel)
     except InputError as exc:
         rep.input_changes.append(f"cannot load {spec}: {exc}")

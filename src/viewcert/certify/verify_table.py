@@ -25,7 +25,6 @@ from viewcert.formats.reader import Received
 from viewcert.formats.records import compute_digest, digest_value, outcomes_of
 from viewcert.formats.settings_sections import CertifyConfigRecord, Inputs, Location
 from viewcert.formats.table import TABLE_DIR, read_shard, shard_sha256
-from viewcert.limits import DEFAULT_LIMITS, Limits
 
 
 @dataclass(frozen=True)
@@ -49,7 +48,7 @@ def _stored_shard(folder: Path, s: dict) -> list[dict]:
 
 
 def verify_table(path: str | Path, received: Received, *, input_spec: str | None = None, n_workers: int | None = None,
-                 scheduler: Any = None, inputs_root: str | Path | None = None, limits: Limits = DEFAULT_LIMITS,
+                 scheduler: Any = None, inputs_root: str | Path | None = None,
                  progress: bool | None = None) -> VerifyReport:
     """Recompute a streamed certificate at ``path`` (``received``: as ``formats.reader.receive`` read it: digest,
     shape, chain and shards checked) shard by shard and compare (module docstring); the trust boundary and limits
@@ -70,10 +69,10 @@ def verify_table(path: str | Path, received: Received, *, input_spec: str | None
         cfg = CertifyConfig.from_dict(config)
     except (TypeError, ValueError, KeyError) as exc:
         raise InputError(f"unreadable settings ({str(exc)[:120]})", source=str(path), field="config") from None
-    cfg.check_limits(limits)
+    cfg.check_limits()
     spec = input_spec or trusted_input(named, root, str(path))
     inputs = named.inputs
-    dataset = reload_inputs(spec, inputs, cfg, limits, path, rep)
+    dataset = reload_inputs(spec, inputs, cfg, path, rep)
     if dataset is None:
         return rep
     recomputed, n_items = _recompute(path.parent / TABLE_DIR, data["items_table"], dataset, cfg, rep,

@@ -24,7 +24,7 @@ def certify_cmd(o) -> None:
     from viewcert.cameras.protocol_files import is_protocol_file
     from viewcert.cameras.resolve import resolve
     from viewcert.certify.config import check_protocol_spec
-    from viewcert.cli.options import current_limits, progress
+    from viewcert.cli.options import progress
 
     # a protocol file is read once, here (the config takes the resolved value); a bad one is one line, exit 2
     # (names are checked by the limits)
@@ -36,7 +36,7 @@ def certify_cmd(o) -> None:
                 **settings)
     spec = usage(label_spec, usage(complex_spec, o.input, o.ligand, o.pocket), o.label_column)
     show(certify(spec, cfg, o.out, subset=o.subset, workers=o.workers, scheduler=o.scheduler, plots=o.plots,
-                 resume=o.resume, item_table=o.item_table, keep_going=o.keep_going, limits=current_limits(),
+                 resume=o.resume, item_table=o.item_table, keep_going=o.keep_going,
                  progress=progress))
 
 
@@ -45,16 +45,15 @@ def verify_cmd(o) -> None:
     and settings; report every difference (exit 1 if any); a stale digest is one line, exit 2.
     The resource limits (``viewcert --max-*``) apply to what the certificate asks to recompute."""
     from viewcert.api.certification import verify
-    from viewcert.cli.options import current_limits
 
     show(verify(o.cert, input_spec=o.input, inputs=o.inputs, workers=o.workers, scheduler=o.scheduler,
-                limits=current_limits(), allow_stale=o.allow_stale_certificate))
+                allow_stale=o.allow_stale_certificate))
 
 
 def sweep_cmd(o) -> None:
     """Design studies: view subsets, δ sweeps, noise sweeps, κ: CSV tables and plots in OUT."""
     from viewcert.api.certification import certify_config, complex_spec, sweep, sweep_plan
-    from viewcert.cli.options import current_limits, progress
+    from viewcert.cli.options import progress
 
     plan = usage(sweep_plan, o.protocol, subsets=o.subsets, deltas=o.deltas, sigmas=o.sigmas,
                  sigma_unit=o.sigma_unit, seeds=o.seeds, tie_tau=o.tie_tau)
@@ -62,7 +61,7 @@ def sweep_cmd(o) -> None:
                 score=o.score, merge=o.merge, cartesian_merge=o.cartesian_merge, delta=o.delta, pairs=o.pairs,
                 sigma_unit=o.sigma_unit, molecule_scale=o.molecule_scale)
     for name in plan.protocols:
-        cfg.with_(protocol=name).check_limits(current_limits())
+        cfg.with_(protocol=name).check_limits()
     show(sweep(usage(complex_spec, o.input, o.ligand, o.pocket), cfg, plan, o.out, subset=o.subset,
                workers=o.workers, scheduler=o.scheduler, progress=progress))
 

@@ -7,7 +7,7 @@ import contextlib
 
 import typer
 
-from viewcert.cli.options import current_limits, safe_console, show
+from viewcert.cli.options import safe_console, show
 from viewcert.cli.vocabulary import mount
 
 
@@ -17,7 +17,7 @@ def learn(o) -> None:
     from viewcert.api.learned import learn as run
 
     with _bars() as bars:
-        report = run(o.source, o.reader, o.out, train=o.train, seed=o.seed, limits=current_limits(),
+        report = run(o.source, o.reader, o.out, train=o.train, seed=o.seed,
                      protocol=o.protocol, image_size=o.image_size, epochs=o.epochs, progress_factory=bars)
     show(report)
 

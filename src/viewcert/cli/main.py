@@ -103,23 +103,23 @@ def _main(o) -> None:
 
     from viewcert.api.vocabulary import LIMITS
     from viewcert.errors import ViewcertError
-    from viewcert.limits import DEFAULT_LIMITS, set_active_limits
+    from viewcert.limits import DEFAULT_LIMITS, using_limits
 
     try:
         limits = DEFAULT_LIMITS.with_overrides(**{name: getattr(o, name) for name in LIMITS})
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
+    ctx = get_current_context()
     if o.settings is not None:  # the file's values become the commands' defaults (the command line still wins)
         from viewcert.cli.settings import load_settings
 
-        ctx = get_current_context()
         try:
             ctx.default_map = load_settings(o.settings, ctx.command)
         except ViewcertError as exc:
             echo(f"viewcert: error: {one_line(exc)}", err=True)
             raise typer.Exit(EXIT_INPUT) from None
-    SESSION.set({"debug": o.debug, "limits": limits})
-    set_active_limits(limits)  # for readers deep inside a command (harness files, zip members, JSON)
+    SESSION.set({"debug": o.debug})
+    ctx.with_resource(using_limits(limits))  # in force for the command, everything below it reads them
 
 
 @app.command()
@@ -133,10 +133,10 @@ def version() -> None:
 def observe(o) -> None:
     """Project structures through a protocol and write per-view observations (JSON) under OUT/observations."""
     from viewcert.api.main import observe as observe_job
-    from viewcert.cli.options import check_out, current_limits, parse_tiling, show
+    from viewcert.cli.options import check_out, parse_tiling, show
 
     parse_tiling(o.tiling)  # a bad value: a usage error
-    show(observe_job(o.source, check_out(o.out), protocol=o.protocol, tiling=o.tiling, limits=current_limits()))
+    show(observe_job(o.source, check_out(o.out), protocol=o.protocol, tiling=o.tiling))
 
 
 def run(o) -> None:

@@ -14,10 +14,10 @@ import typer.exceptions
 
 from viewcert.api.report import check_out, one_line  # noqa: F401 - check_out: the commands read it here
 from viewcert.errors import InputError
-from viewcert.limits import DEFAULT_LIMITS, Limits, active_limits, set_active_limits
 from viewcert.sanitize import console_text
 
-#: what the root command's options set for this invocation: {"debug": bool, "limits": Limits}
+#: what the root command's options set for this invocation: {"debug": bool} (its limits are in force:
+#: ``limits.using_limits``, entered on the root command's context)
 SESSION: contextvars.ContextVar[dict | None] = contextvars.ContextVar("viewcert_cli_session", default=None)
 EXIT_INPUT = 2  # bad input, bad option, limit exceeded, unreadable file: nothing (more) was computed
 EXIT_ITEMS = 1  # the run finished and wrote everything, but some items could not be read or certified
@@ -65,10 +65,9 @@ def guarded(fn):
 
 
 def _end_session() -> None:
-    """Forget the root command's options when a command ends: limits raised or lowered for one command never
-    reach the next one run in the same process (a notebook, a test runner, an embedding program)."""
+    """Forget the root command's options when a command ends, so they never reach the next one run in the same
+    process (a notebook, a test runner, an embedding program); its limits end with the root command's context."""
     SESSION.set(None)
-    set_active_limits(DEFAULT_LIMITS)
 
 
 def item_failures(lines, *, note: str = "(reported apart)", n: int | None = None) -> None:
@@ -147,11 +146,6 @@ def escaped_warnings():
 
 def _debug() -> bool:
     return bool((SESSION.get() or {}).get("debug")) or os.environ.get("VIEWCERT_DEBUG", "") not in ("", "0")
-
-
-def current_limits() -> Limits:
-    """The limits set on the root command (``viewcert --max-atoms N ...``), else the defaults."""
-    return (SESSION.get() or {}).get("limits") or active_limits()
 
 
 def usage(fn, *args, **kwargs):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from viewcert.cli.options import current_limits, parse_tiling, progress, show
+from viewcert.cli.options import parse_tiling, progress, show
 from viewcert.cli.vocabulary import mount
 
 
@@ -17,7 +17,7 @@ def render_cmd(o) -> None:
     from viewcert.api.export import render
 
     settings = {**vars(o), "tiling": parse_tiling(o.tiling)}
-    show(render(settings.pop("input_spec"), settings.pop("out"), limits=current_limits(), **settings))
+    show(render(settings.pop("input_spec"), settings.pop("out"), **settings))
 
 
 def build_benchmark_cmd(o) -> None:
@@ -37,7 +37,7 @@ def build_benchmark_cmd(o) -> None:
     from viewcert.api.export import build_benchmark
 
     settings = {**vars(o), "tiling": parse_tiling(o.tiling), "constraints": tuple(o.constraints.split(","))}
-    show(build_benchmark(settings.pop("input_spec"), settings.pop("out"), limits=current_limits(), progress=progress,
+    show(build_benchmark(settings.pop("input_spec"), settings.pop("out"), progress=progress,
                          **settings))
 
 
@@ -45,7 +45,7 @@ def gallery_cmd(o) -> None:
     """Contact sheet of built-in crystals and molecules in every view of the study's protocol."""
     from viewcert.api.export import gallery
 
-    show(gallery(o.out, tile_px=o.tile_px, molecule_scale=o.molecule_scale, limits=current_limits()))
+    show(gallery(o.out, tile_px=o.tile_px, molecule_scale=o.molecule_scale))
 
 
 def register(app: typer.Typer) -> None:

@@ -243,7 +243,7 @@ def task_items_from_input(cert, root: str | None) -> dict | None:
                                      source="certificate.json", field="settings.width")
         active_limits().check_questions(settings.per_structure, source="certificate.json",
                                         field="settings.per_structure")
-        structures, _ = read_molecules(spec, active_limits(), None if cert.limit is ABSENT else cert.limit)
+        structures, _ = read_molecules(spec, None if cert.limit is ABSENT else cert.limit)
         active_limits().check_questions(settings.per_structure * len(structures), source="certificate.json",
                                         field="settings.per_structure")
         excl = (handedness_exclusions(structures, settings.delta)
@@ -421,7 +421,7 @@ def item_cameras_from_inputs(cert, root: str | None, cert_path: str):
             check_sha256(config["protocol"], recorded.protocol_sha256 or "", source=cert_path,
                          field="config.protocol")
         cfg = CertifyConfig.from_dict(config)
-        cfg.check_limits(active_limits())
+        cfg.check_limits()
         dataset = load_input(trusted_input(cert, root, cert_path), subset=inputs.subset or "eval")
     except LimitError:  # the certificate asks for more work than a limit allows: one line, exit 2
         raise

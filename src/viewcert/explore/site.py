@@ -82,12 +82,12 @@ from viewcert.io.atomic import json_dumps, write_chunks_atomic
 from viewcert.io.confine import out_folder, put, target, trusted_root
 from viewcert.io.images import check_png_pixels
 from viewcert.io.received import read_received_bytes
-from viewcert.limits import DEFAULT_LIMITS, active_limits
+from viewcert.limits import active_limits, using_limits
 from viewcert.sanitize import console_text, json_text
 from viewcert.sanitize import html_text as h
 
 #: an image copied into the site is read whole: up to 1 GiB (the pixel limit is checked from its header first)
-_FILE_LIMITS = DEFAULT_LIMITS.with_overrides(max_json_bytes=1 << 30)
+_IMAGE_BYTES = 1 << 30
 PAGE_SIZE = 200
 CHUNK = 40  # items a worker writes at a time (write_site's workers)
 THUMB_PX = 96
@@ -790,14 +790,15 @@ def _link_or_copy(src: Path, site: Path, rel: str) -> str:
         os.replace(tmp, dst)
     except OSError:
         tmp.unlink(missing_ok=True)
-        put(site, rel, read_received_bytes(real, what="image", limits=_FILE_LIMITS))
+        with using_limits(active_limits().with_overrides(max_json_bytes=_IMAGE_BYTES)):
+            put(site, rel, read_received_bytes(real, what="image"))
     return dst.name
 
 
 def _thumb(src: Path, site: Path, rel: str) -> None:
     from PIL import Image
 
-    check_png_pixels(src, active_limits())  # from the header, before anything is decoded
+    check_png_pixels(src)  # from the header, before anything is decoded
     try:
         with Image.open(src) as im:
             im = im.convert("RGB")
@@ -990,7 +991,9 @@ _JOB: tuple = ()
 
 
 def _write_chunk(indices) -> list[Entry]:
-    return _write_items(*_JOB, indices)
+    *job, limits = _JOB
+    with using_limits(limits):  # those in force where the site is written
+        return _write_items(*job, indices)
 
 
 def _entries(folder: Folder, site: Path, src: Sources, workers: int, progress) -> Iterator[list[Entry]]:
@@ -1001,7 +1004,7 @@ def _entries(folder: Folder, site: Path, src: Sources, workers: int, progress) -
     n = len(folder.items)
     chunks = (range(k, min(k + CHUNK, n)) for k in range(0, n, CHUNK))
     if workers > 1 and n > CHUNK and "fork" in multiprocessing.get_all_start_methods():
-        _JOB = (folder, site, src)
+        _JOB = (folder, site, src, active_limits())
         try:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as ex:
                 pending = deque((c, ex.submit(_write_chunk, c)) for c in islice(chunks, 2 * workers))

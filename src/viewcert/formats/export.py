@@ -28,7 +28,6 @@ from viewcert.formats.records import (
 )
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.received import loads_json_strict, read_received_bytes
-from viewcert.limits import DEFAULT_LIMITS, Limits
 
 MANIFEST = "manifest.json"
 CERTIFICATE = "certificate.json"
@@ -213,10 +212,10 @@ MANIFEST_FORMATS: dict[str, tuple[str, Callable, Callable]] = {
 _LISTS = ("items", "errors", "skipped", "label_mismatches", "images", "harness_files")
 
 
-def _read_manifest(out: Path, limits: Limits) -> dict:
+def _read_manifest(out: Path) -> dict:
     src = str(out / MANIFEST)
     try:
-        m = loads_json_strict(read_received_bytes(out / MANIFEST, what="manifest", limits=limits), source=src)
+        m = loads_json_strict(read_received_bytes(out / MANIFEST, what="manifest"), source=src)
     except (ValueError, RecursionError) as exc:
         raise InputError(f"cannot read the manifest: {str(exc)[:200]}", source=src) from None
     fmt = m.get("format") if isinstance(m, dict) else None
@@ -234,15 +233,14 @@ def _read_manifest(out: Path, limits: Limits) -> dict:
     return m
 
 
-def read_export(out: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> Export:
+def read_export(out: str | Path) -> Export:
     """The export in folder ``out`` (module docstring).
 
     Parameters
     ----------
     out : str or Path
-        The export folder (its ``manifest.json`` in the current or an older format).
-    limits : Limits
-        Resource limits; every file's size is checked before it is read.
+        The export folder (its ``manifest.json`` in the current or an older format); every file's size is
+        checked against the limits in force before it is read.
 
     Returns
     -------
@@ -252,13 +250,13 @@ def read_export(out: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> Export:
     """
     out = Path(out)
     src = str(out / MANIFEST)
-    m = _read_manifest(out, limits)
+    m = _read_manifest(out)
     old = MANIFEST_FORMATS.get(m["format"])
     entry = m.get("certificate") if old is None else old[1](m)
     if entry is not None and (not isinstance(entry, Mapping) or entry.get("path", CERTIFICATE) != CERTIFICATE):
         raise InputError(f"the manifest's certificate must be null or name {CERTIFICATE}", source=src,
                          field="certificate")
-    cert = read(out / CERTIFICATE, limits=limits) if entry is not None else None
+    cert = read(out / CERTIFICATE) if entry is not None else None
     if cert is not None and entry.get("digest") != cert.digest_value:
         raise InputError(f"the manifest names certificate digest {str(entry.get('digest'))[:16]!r}…, "
                          f"{CERTIFICATE} has {str(cert.digest_value)[:16]}… (not the certificate this export "

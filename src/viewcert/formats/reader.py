@@ -1,7 +1,7 @@
 """The one reader of every certificate file: :func:`receive` (the certificate with the SHA-256 of its bytes and
 whether its digest held) and :func:`read` (the certificate alone).
 
-A received file is a regular file within ``limits.max_json_bytes``, JSON with no duplicate key; its ``format``
+A received file is a regular file within ``max_json_bytes`` of the limits in force, JSON with no duplicate key; its ``format``
 names its kind (``records.KINDS``, or the streamed certificate of ``formats.table``); its digest is checked (a
 mismatch is a one-line :class:`~viewcert.formats.records.StaleCertificate` unless ``allow_stale``) and its record
 typed. Every failure is one :class:`InputError` naming the file and the field.
@@ -29,7 +29,6 @@ from viewcert.formats.records import (
 from viewcert.formats.settings_sections import Location
 from viewcert.formats.table import TableCertificate, is_table, receive_table
 from viewcert.io.received import loads_json_strict, read_received_bytes
-from viewcert.limits import DEFAULT_LIMITS, Limits
 
 #: what ``kind="ceiling"`` names in a refusal
 _KIND_TEXT = {"ceiling": "crystal/molecule", "task": "transformation-task", "interaction": "interaction"}
@@ -46,22 +45,21 @@ class Received:
     digest_ok: bool
 
 
-def read_json(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, str]:
+def read_json(path: str | Path) -> tuple[Any, str]:
     """Read a received certificate file once.
 
     Parameters
     ----------
     path : str or Path
-        The certificate file.
-    limits : Limits
-        Its size is checked against ``limits.max_json_bytes`` before it is read.
+        The certificate file; its size is checked against ``max_json_bytes`` of the limits in force before it
+        is read.
 
     Returns
     -------
     tuple
         (the parsed JSON, the SHA-256 of the file's bytes in hex); InputError naming the file otherwise.
     """
-    raw = read_received_bytes(path, what="certificate", limits=limits)
+    raw = read_received_bytes(path, what="certificate")
     try:
         return loads_json_strict(raw.decode("utf-8"), source=str(path)), hashlib.sha256(raw).hexdigest()
     except InputError:
@@ -70,16 +68,13 @@ def read_json(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, s
         raise InputError(f"cannot read certificate: {str(exc)[:200]}", source=str(path)) from None
 
 
-def receive(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: bool = False, kind: str | None = None,
-            streamed: bool = False, data: Any = None, sha256: str | None = None) -> Received:
+def receive(path: str | Path, *, allow_stale: bool = False, kind: str | None = None, streamed: bool = False, data: Any = None, sha256: str | None = None) -> Received:
     """Read the certificate at ``path``: format, digest and record checked (module docstring).
 
     Parameters
     ----------
     path : str or Path
         The certificate file (``certificate.json``; a streamed certificate's items are read later, lazily).
-    limits : Limits
-        Resource limits; the file's size is checked before it is read.
     allow_stale : bool
         Read a certificate whose digest does not match its content (``digest_ok`` is then False: the caller
         says so) instead of refusing it.
@@ -101,7 +96,7 @@ def receive(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: b
     """
     p, src = Path(path), str(path)
     if data is None:
-        data, sha256 = read_json(p, limits)
+        data, sha256 = read_json(p)
     if not isinstance(data, dict):
         raise InputError("not a viewcert certificate (not a JSON object)", source=src, field="format")
     if streamed and kind is None and is_table(data):
@@ -125,16 +120,13 @@ def receive(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: b
     return Received(cert, data, sha256 or "", ok)
 
 
-def read(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: bool = False,
-         kind: str | None = None, streamed: bool = False) -> Certificate | TableCertificate:
+def read(path: str | Path, *, allow_stale: bool = False, kind: str | None = None, streamed: bool = False) -> Certificate | TableCertificate:
     """The typed certificate at ``path`` (:func:`receive`, without the envelope).
 
     Parameters
     ----------
     path : str or Path
-        The certificate file.
-    limits : Limits
-        Resource limits; the file's size is checked before it is read.
+        The certificate file (its size is checked against the limits in force before it is read).
     allow_stale : bool
         Read a certificate whose digest does not match its content instead of refusing it.
     kind : str or None
@@ -147,7 +139,7 @@ def read(path: str | Path, *, limits: Limits = DEFAULT_LIMITS, allow_stale: bool
     Certificate or TableCertificate
         The certificate's typed record (a streamed certificate: opened for lazy reading).
     """
-    return receive(path, limits=limits, allow_stale=allow_stale, kind=kind, streamed=streamed).certificate
+    return receive(path, allow_stale=allow_stale, kind=kind, streamed=streamed).certificate
 
 
 def check_shape(cert: CeilingCertificate, src: str) -> None:

@@ -291,7 +291,7 @@ def zip_members(zip_path: str | Path) -> ZipIndex:
     check_received_file(zip_path, what="zip of CIFs", sized=False)
     index = _index(_stamp(zip_path))
     with opened(index) as fd:
-        check_limits(fd, index, active_limits(), str(zip_path))
+        check_limits(fd, index, str(zip_path))
     return index
 
 

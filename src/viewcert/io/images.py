@@ -32,7 +32,7 @@ from numba import njit
 
 from viewcert.errors import InputError
 from viewcert.io.atomic import json_dumps, write_bytes_atomic, write_text_atomic
-from viewcert.limits import Limits
+from viewcert.limits import active_limits
 
 PNG_COMPRESS_LEVEL = 6
 #: zlib level of rendered images on disk (``write_png``): the fastest lossless setting measured on a 768²
@@ -206,9 +206,9 @@ def encode_png(rgb: np.ndarray, *, compress_level: int = PNG_COMPRESS_LEVEL, pal
     return buf.getvalue()
 
 
-def check_png_pixels(path: str | os.PathLike, limits: Limits) -> tuple[int, int]:
+def check_png_pixels(path: str | os.PathLike) -> tuple[int, int]:
     """(width, height) of the image at ``path`` read from its header by Pillow (``Image.open`` decodes no
-    pixel), checked against ``limits.max_pixels`` before anything decodes it: LimitError naming the file, or
+    pixel), checked against ``max_pixels`` of the limits in force before anything decodes it: LimitError naming the file, or
     InputError when it is not an image Pillow reads."""
     from PIL import Image  # lazy: start-up (Pillow only where a received image is read)
 
@@ -217,7 +217,7 @@ def check_png_pixels(path: str | os.PathLike, limits: Limits) -> tuple[int, int]
             width, height = im.size
     except (OSError, ValueError, Image.DecompressionBombError):
         raise InputError("image cannot be read as a PNG", source=str(path), field="image") from None
-    limits.check_pixels(width, height, source=str(path))
+    active_limits().check_pixels(width, height, source=str(path))
     return width, height
 
 

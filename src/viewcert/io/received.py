@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from viewcert.errors import InputError
-from viewcert.limits import Limits, active_limits
+from viewcert.limits import active_limits
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
@@ -42,9 +42,10 @@ def _kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
-def _open_regular(path: str | Path, what: str, limits: Limits | None, flags: int = 0) -> tuple[int, int]:
-    """(descriptor, size) of the regular file at ``path``, its size checked against ``limits`` (None: not
-    checked); InputError, nothing read, otherwise. ``flags``: more ``os.open`` flags (``O_NOFOLLOW``)."""
+def _open_regular(path: str | Path, what: str, sized: bool, flags: int = 0) -> tuple[int, int]:
+    """(descriptor, size) of the regular file at ``path``, its size checked against ``max_json_bytes`` of the
+    limits in force when ``sized``; InputError, nothing read, otherwise. ``flags``: more ``os.open`` flags
+    (``O_NOFOLLOW``)."""
     src = str(path)
     try:
         fd = os.open(src, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
@@ -59,32 +60,30 @@ def _open_regular(path: str | Path, what: str, limits: Limits | None, flags: int
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise InputError(f"the {what} is {_kind(st.st_mode)}; only regular files are read", source=src)
-        if limits is not None:
-            limits.check_received_bytes(st.st_size, what=what, source=src)
+        if sized:
+            active_limits().check_received_bytes(st.st_size, what=what, source=src)
     except BaseException:
         os.close(fd)
         raise
     return fd, st.st_size
 
 
-def check_received_file(path: str | Path, *, what: str = "file", limits: Limits | None = None,
-                        sized: bool = True) -> int:
-    """Size (bytes) of the regular file at ``path``, checked against ``max_json_bytes`` of ``limits``
-    (default: the limits in force) unless ``sized`` is False (a zip container, whose members are checked
-    apart), without reading it: for files a library then reads by name (pandas, zipfile)."""
-    fd, size = _open_regular(path, what, (limits or active_limits()) if sized else None)
+def check_received_file(path: str | Path, *, what: str = "file", sized: bool = True) -> int:
+    """Size (bytes) of the regular file at ``path``, checked against ``max_json_bytes`` of the limits in force
+    unless ``sized`` is False (a zip container, whose members are checked apart), without reading it: for files
+    a library then reads by name (pandas, zipfile)."""
+    fd, size = _open_regular(path, what, sized)
     os.close(fd)
     return size
 
 
-def read_received_bytes(path: str | Path, *, what: str = "file", limits: Limits | None = None,
-                        follow_links: bool = True) -> bytes:
-    """The bytes of the regular file at ``path``, at most ``max_json_bytes`` of ``limits`` (default: the
-    limits in force): checked on the descriptor before reading, and again while reading. ``follow_links``
-    False: a symlink at ``path`` is refused (``O_NOFOLLOW``), the file opened is the one read."""
-    limits = limits or active_limits()
+def read_received_bytes(path: str | Path, *, what: str = "file", follow_links: bool = True) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``max_json_bytes`` of the limits in force: checked on
+    the descriptor before reading, and again while reading. ``follow_links`` False: a symlink at ``path`` is
+    refused (``O_NOFOLLOW``), the file opened is the one read."""
+    limits = active_limits()
     cap = limits.max_json_bytes
-    fd, _ = _open_regular(path, what, limits) if follow_links else _open_regular(path, what, limits, os.O_NOFOLLOW)
+    fd, _ = _open_regular(path, what, True, 0 if follow_links else os.O_NOFOLLOW)
     chunks: list[bytes] = []
     total = 0
     try:
@@ -104,10 +103,10 @@ def read_received_bytes(path: str | Path, *, what: str = "file", limits: Limits 
     return b"".join(chunks)
 
 
-def read_received_text(path: str | Path, *, what: str = "file", limits: Limits | None = None) -> str:
+def read_received_text(path: str | Path, *, what: str = "file") -> str:
     """UTF-8 text of the regular file at ``path`` (see ``read_received_bytes``); InputError naming the
     offset of the first byte that is not UTF-8."""
-    raw = read_received_bytes(path, what=what, limits=limits)
+    raw = read_received_bytes(path, what=what)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -118,7 +117,7 @@ def read_received_text(path: str | Path, *, what: str = "file", limits: Limits |
 def received_sha256(path: str | Path, *, what: str = "file") -> str:
     """SHA-256 (hex) of the regular file at ``path``, streamed from the checked descriptor (a FIFO or a device
     swapped in after an earlier check is refused, never waited on); no size limit (it reads in chunks)."""
-    fd, _ = _open_regular(path, what, None)
+    fd, _ = _open_regular(path, what, False)
     h = hashlib.sha256()
     with os.fdopen(fd, "rb") as fh:
         for chunk in iter(lambda: fh.read(_CHUNK), b""):
@@ -126,22 +125,20 @@ def received_sha256(path: str | Path, *, what: str = "file") -> str:
     return h.hexdigest()
 
 
-def received_buffer(path: str | Path, *, what: str = "file", limits: Limits | None = None) -> io.BytesIO:
+def received_buffer(path: str | Path, *, what: str = "file") -> io.BytesIO:
     """The bytes of the regular file at ``path`` (``read_received_bytes``) as a file object, for a library
     that parses a file object (pandas, csv): what it parses is what was checked, never a second open by name."""
-    return io.BytesIO(read_received_bytes(path, what=what, limits=limits))
+    return io.BytesIO(read_received_bytes(path, what=what))
 
 
 @contextlib.contextmanager
-def open_received_zip(path: str | Path, *, what: str = "file", limits: Limits | None = None
-                      ) -> Iterator[BinaryIO]:
+def open_received_zip(path: str | Path, *, what: str = "file") -> Iterator[BinaryIO]:
     """A binary file object on the checked descriptor of the regular file at ``path``, a zip container (an
     Inspect ``.eval``, an xlsx): its members are checked (``Limits.check_zip``: sizes and ratios from the
     central directory) on that same descriptor before the caller decompresses anything from it."""
-    limits = limits or active_limits()
-    fd, _ = _open_regular(path, what, None)
+    fd, _ = _open_regular(path, what, False)
     with os.fdopen(fd, "rb") as fh:
-        limits.check_zip(fh, source=str(path))
+        active_limits().check_zip(fh, source=str(path))
         fh.seek(0)
         yield fh
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from viewcert.errors import InputError
-from viewcert.limits import Limits, active_limits
+from viewcert.limits import active_limits
 
 CHUNK = 1 << 20  # bytes read at a time from the central directory and from a member's data
 MAX_COMMENT = 0xFFFF
@@ -378,27 +378,26 @@ def find(fd: int, index: ZipIndex, key: str, key_of: Callable[[str], str | None]
     return None
 
 
-def check_limits(fd: int, index: ZipIndex, limits: Limits, name: str | None = None) -> None:
-    """Every member's stated size and ratio and their total against ``limits``, as ``Limits.check_zip`` (from the
-    largest and the steepest member the index recorded), before anything is decompressed."""
-    source = name or index.path
+def check_limits(fd: int, index: ZipIndex, name: str | None = None) -> None:
+    """Every member's stated size and ratio and their total against the limits in force, as ``Limits.check_zip``
+    (from the largest and the steepest member the index recorded), before anything is decompressed."""
+    source, limits = name or index.path, active_limits()
     for offset in {index.largest, index.steepest} - {-1}:
         m = _entry_at(fd, offset, source)
         limits.check_zip_member(m.name, m.size, m.compressed, source=source)
     limits.check_zip_total(index.total, source=source)
 
 
-def read_member(fd: int, index: ZipIndex, m: Member, *, limits: Limits | None = None,
-                name: str | None = None) -> bytes:
+def read_member(fd: int, index: ZipIndex, m: Member, *, name: str | None = None) -> bytes:
     """The bytes of member ``m`` (``find``), its local header checked against its central entry, its stated size
-    against ``limits`` (default: those in force) before inflating, inflation bounded by that size, its CRC-32
+    against the limits in force before inflating, inflation bounded by that size, its CRC-32
     checked; InputError naming the archive and the member otherwise (module docstring)."""
     source = name or index.path
     if m.flags & (FLAG_ENCRYPTED | FLAG_STRONG | FLAG_MASKED):
         raise _bad("the member is encrypted; encrypted members are not read", source, m.name)
     if m.method not in (STORED, DEFLATED):
         raise _bad(f"compression method {m.method} is not read (stored and deflate only)", source, m.name)
-    (limits or active_limits()).check_zip_member(m.name, m.size, m.compressed, source=source)
+    active_limits().check_zip_member(m.name, m.size, m.compressed, source=source)
     start, zip64 = _local_header(fd, index, m, source)
     if start + m.compressed > index.cd_start:
         raise _bad("the member's data reach into the central directory", source, m.name)

@@ -104,7 +104,7 @@ def refuse_shared_structures(train_items, eval_items, *, field: str) -> None:
                              "structure under another id: a leak); remove it from the training set", field=field)
 
 
-def load_learn_data(source: str | Path, train: str | Path | None = None, *, limits=None) -> LearnData:
+def load_learn_data(source: str | Path, train: str | Path | None = None) -> LearnData:
     """The eval and training splits of ``source`` (and ``train``).
 
     Parameters
@@ -112,9 +112,8 @@ def load_learn_data(source: str | Path, train: str | Path | None = None, *, limi
     source : str or Path
         INPUT with the eval items (study layout: train = every structure not in ``eval.jsonl``).
     train : str or Path, optional
-        A second INPUT as the training set, or ``pyxtal:N[:SEED]``.
-    limits : Limits, optional
-        Resource limits (default: the active limits).
+        A second INPUT as the training set, or ``pyxtal:N[:SEED]``. Items are checked against the limits in
+        force when read.
 
     Returns
     -------
@@ -124,16 +123,12 @@ def load_learn_data(source: str | Path, train: str | Path | None = None, *, limi
     p = Path(str(source)).expanduser()
     study = is_study_layout(p)
     ev = load_input(str(source), subset="eval")
-    if limits is not None:
-        ev = ev.with_limits(limits)
     files = {f"input/{k}": v for k, v in ev.files.items()}
     if train is None:
         if not study:
             raise InputError("this input has no training split (only a study layout has one); pass --train INPUT2",
                              field="--train")
         everything = load_study(p, subset="all")
-        if limits is not None:
-            everything = everything.with_limits(limits)
         eval_ids = {it.id for it in ev.items}
         tr_items = tuple(it for it in everything.items if it.id not in eval_ids)
         train_source = f"{source} (structures.json minus eval.jsonl)"
@@ -142,8 +137,6 @@ def load_learn_data(source: str | Path, train: str | Path | None = None, *, limi
             tr = draw(str(train), ev.items)
         else:
             tr = load_input(str(train), subset="all")
-        if limits is not None:
-            tr = tr.with_limits(limits)
         files.update({f"train/{k}": v for k, v in tr.files.items()})
         both = sorted({it.id for it in tr.items} & {it.id for it in ev.items})
         if both:

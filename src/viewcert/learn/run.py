@@ -52,7 +52,7 @@ def run_forest(data: LearnData, out: Path, *, seed: int = 23) -> LearnOutcome:
 
 
 def run_learn(source: str, reader: str, out: Path, *, train: str | None = None, seed: int | None = None,
-              limits=None, progress_factory=None, **cnn_options) -> LearnOutcome:
+              progress_factory=None, **cnn_options) -> LearnOutcome:
     """Train ``reader`` (``cell-forest`` | ``pixel-cnn``) on ``source``'s training split (or ``train``).
 
     Parameters
@@ -67,8 +67,6 @@ def run_learn(source: str, reader: str, out: Path, *, train: str | None = None, 
         A second INPUT as the training set, or ``pyxtal:N[:SEED]``.
     seed : int, optional
         Training seed (default: the reader's own).
-    limits : Limits, optional
-        Resource limits (default: the active limits).
     progress_factory : callable, optional
         ``progress_factory(what, total)`` returns a bar's ``advance(n)``.
     **cnn_options
@@ -83,8 +81,8 @@ def run_learn(source: str, reader: str, out: Path, *, train: str | None = None, 
         raise InputError(f"unknown reader {reader!r}; use cell-forest or pixel-cnn", field="--reader")
     size = cnn_options.get("image_size")
     if reader == "pixel-cnn" and size is not None:  # every view is size x size px: checked before any work
-        (limits or active_limits()).check_pixels(size, size, source="--image-size")
-    data = load_learn_data(source, train, limits=limits)
+        active_limits().check_pixels(size, size, source="--image-size")
+    data = load_learn_data(source, train)
     out = Path(out)
     if reader == "cell-forest":
         return run_forest(data, out, seed=23 if seed is None else seed)
