@@ -30,6 +30,7 @@ Majority vote (:func:`majority_vote`) over the ``ok`` answers of K samples. Tie 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -124,9 +125,12 @@ class ChoiceParser:
         object.__setattr__(self, "labels", labels)
         object.__setattr__(self, "synonyms", {str(k).lower(): str(v).lower() for k, v in self.synonyms.items()})
         object.__setattr__(self, "letters", {str(k).upper(): str(v).lower() for k, v in self.letters.items()})
-        words = sorted({*labels, *self.synonyms}, key=len, reverse=True)
-        pattern = r"(?<![a-z])(" + "|".join(re.escape(w) for w in words) + r")(?![a-z])"
-        object.__setattr__(self, "_word_re", re.compile(pattern, re.IGNORECASE))
+
+    @functools.cached_property
+    def word_pattern(self) -> re.Pattern:
+        """The labels and synonyms as whole words, longest first (case-insensitive), compiled once."""
+        words = sorted({*self.labels, *self.synonyms}, key=len, reverse=True)
+        return re.compile(r"(?<![a-z])(" + "|".join(re.escape(w) for w in words) + r")(?![a-z])", re.IGNORECASE)
 
     def with_letters(self, letters: Mapping[str, str]) -> ChoiceParser:
         return ChoiceParser(self.labels, dict(self.synonyms), dict(letters), self.name)
@@ -147,7 +151,7 @@ class ChoiceParser:
 
     def _mentions(self, text: str) -> list[str]:
         out = []
-        for m in self._word_re.finditer(text):
+        for m in self.word_pattern.finditer(text):
             w = m.group(1).lower()
             out.append(self.synonyms.get(w, w))
         return out
