@@ -259,3 +259,19 @@ def test_a_malformed_section_read_from_a_file_names_the_file_and_the_item(tmp_pa
     with pytest.raises(InputError) as exc:
         read(path)
     assert exc.value.field == "items[4].oracle" and "\n" not in str(exc.value)
+
+
+def test_a_wrong_kind_in_an_item_section_is_named_by_its_full_path():
+    """The one message shape, naming the item by its place in the certificate (hand-written expectations)."""
+    d = _sample()
+    d["items"][2]["oracle"]["n_phantoms"] = 1.5
+    with pytest.raises(InputError) as exc:
+        CeilingCertificate.from_dict(d)
+    assert exc.value.message == "items[2].oracle.n_phantoms must be a count (or null), got 1.5"
+    m = _molecule_index(d := _sample())
+    d["items"][m]["molecule"]["point_group"]["cross_check"] = {"ours": "C1", "pymatgen": "C1", "agree": True}
+    d["items"][m]["molecule"]["handedness"]["status"] = ["determined"]
+    with pytest.raises(InputError) as exc:
+        CeilingCertificate.from_dict(d)
+    assert exc.value.field == f"items[{m}].molecule.handedness.status"
+    assert exc.value.message == f"items[{m}].molecule.handedness.status must be text (or null), got list"

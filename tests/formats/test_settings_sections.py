@@ -134,39 +134,48 @@ def _sealed_view(**changes) -> dict:
 
 
 @pytest.mark.parametrize(("changes", "where", "what"), [
-    ({"tolerances": 5}, "tolerances", "must be an object"),
-    ({"inputs": {"spec": "crystals", "files": []}}, "inputs", "files must be an object"),
-    ({"inputs": {"spec": 3, "files": {}}}, "inputs", "spec must be text"),
-    ({"tolerances": {"delta": "0.01", "tau": 0.01}}, "tolerances", "delta must be a number"),
-    ({"protocol": {"name": "p", "views": {}}}, "protocol", "views must be a list"),
-    ({"location": {"input": ["a"]}}, "location", "input must be text"),
-    ({"config": "render-ceiling-5"}, "config", "must be an object"),
+    ({"tolerances": 5}, "tolerances", "must be an object, got 5"),
+    ({"inputs": {"spec": "crystals", "files": []}}, "inputs.files", "must be an object, got list"),
+    ({"inputs": {"spec": "crystals", "files": None}}, "inputs.files", "must be an object, got None"),
+    ({"inputs": {"spec": 3, "files": {}}}, "inputs.spec", "must be text, got 3"),
+    ({"inputs": {"spec": "crystals", "files": {}, "subset": 2}}, "inputs.subset", "must be text (or null), got 2"),
+    ({"tolerances": {"delta": "0.01", "tau": 0.01}}, "tolerances.delta", "must be a number, got '0.01'"),
+    ({"tolerances": {"delta": 0.01, "tau": None}}, "tolerances.tau", "must be a number, got None"),
+    ({"tolerances": {"delta": 0.01, "angle_tolerance": False}}, "tolerances.angle_tolerance",
+     "must be a number, got False"),
+    ({"protocol": {"name": "p", "views": {}}}, "protocol.views", "must be a list, got dict"),
+    ({"location": {"input": ["a"]}}, "location.input", "must be text, got list"),
+    ({"config": "render-ceiling-5"}, "config", "must be an object, got 'render-ceiling-5'"),
+    ({"config": {"protocol": 5}}, "config.protocol", "must be text or an object (or null), got 5"),
 ])
 def test_a_malformed_view_section_is_a_one_line_error_naming_it(tmp_path, changes, where, what):
     d = _sealed_view(**changes)
     with pytest.raises(InputError) as exc:
         CeilingCertificate.from_dict(d)
-    assert exc.value.field == where and what in exc.value.message and "\n" not in str(exc.value)
+    assert (exc.value.field, exc.value.message) == (where, f"{where} {what}") and "\n" not in str(exc.value)
     p = tmp_path / "certificate.json"
     p.write_text(json.dumps(d))
     with pytest.raises(InputError) as exc:  # read from a file: the same one line (digest held)
         read(p)
-    assert exc.value.field == where and what in exc.value.message and "\n" not in str(exc.value)
+    assert (exc.value.field, exc.value.message) == (where, f"{where} {what}") and "\n" not in str(exc.value)
 
 
 @pytest.mark.parametrize(("changes", "where", "what"), [
-    ({"settings": 5}, "settings", "must be an object"),
-    ({"settings": {"protocol": {"name": "p", "file": 3}}}, "settings.protocol.file", "must be an object"),
-    ({"settings": {"ceiling": {"labels": [1]}}}, "settings.ceiling", "labels must be an object"),
-    ({"settings": {"constraints": "format"}}, "settings", "constraints must be a list"),
-    ({"tolerances": {"delta_angstrom": True}}, "tolerances", "delta_angstrom must be a number"),
+    ({"settings": 5}, "settings", "must be an object, got 5"),
+    ({"settings": {"protocol": {"name": "p", "file": 3}}}, "settings.protocol.file", "must be an object, got 3"),
+    ({"settings": {"protocol": {"name": "p", "file": {"name": "p.toml"}}, "protocol_sha256": 7}},
+     "settings.protocol_sha256", "must be text (or null), got 7"),
+    ({"settings": {"ceiling": {"labels": [1]}}}, "settings.ceiling.labels", "must be an object, got list"),
+    ({"settings": {"constraints": "format"}}, "settings.constraints", "must be a list (or null), got 'format'"),
+    ({"tolerances": {"delta_angstrom": True}}, "tolerances.delta_angstrom", "must be a number, got True"),
+    ({"protocol": {"name": "p", "file": []}}, "protocol.file", "must be an object, got list"),
 ])
 def test_a_malformed_export_section_is_a_one_line_error_naming_it(changes, where, what):
     d = json.loads((DATA / "exports" / "v1" / "task" / "certificate.json").read_text())
     d.update(changes)
     with pytest.raises(InputError) as exc:
         TaskCertificate.from_dict(d)
-    assert exc.value.field == where and what in exc.value.message and "\n" not in str(exc.value)
+    assert (exc.value.field, exc.value.message) == (where, f"{where} {what}") and "\n" not in str(exc.value)
 
 
 def test_a_malformed_interaction_settings_is_a_one_line_error():

@@ -121,21 +121,28 @@ def test_a_streamed_summary_round_trips_and_states_the_json_figures():
     assert head.summary == s and head.summary.bound.text == summ["bound"]["text"]
 
 
-@pytest.mark.parametrize(("bad", "where"), [
-    ({"kinds": [8, 0]}, r"summary\.kinds must be an object, got list"),
-    ({"bound": "6/8"}, r"summary\.bound must be an object, got str"),
-    ({"phantom_census": {**CENSUS, "items_unique": "5"}}, r"summary\.phantom_census\.items_unique must be a count"),
-    ({"phantom_census": {**CENSUS, "total_phantoms": True}}, r"summary\.phantom_census\.total_phantoms must be a count"),
-    ({"interval": {"lower": "low"}}, r"summary\.interval\.lower must be a number, got str"),
-    ({"molecules": 3}, r"summary\.molecules must be an object, got int"),
-    ({"by_level": {"space_group": 6}}, r"summary\.by_level\.space_group must be an object, got int"),
-    ({"by_crystal_system": {"cubic": {"n": "8"}}}, r"summary\.by_crystal_system\.cubic\.n must be a count"),
-    ({"by_level": [6]}, r"summary\.by_level must be an object, got list"),
+@pytest.mark.parametrize(("bad", "where", "message"), [
+    ({"kinds": [8, 0]}, "summary.kinds", "must be an object, got list"),
+    ({"bound": "6/8"}, "summary.bound", "must be an object, got '6/8'"),
+    ({"phantom_census": {**CENSUS, "items_unique": "5"}}, "summary.phantom_census.items_unique",
+     "must be a count (or null), got '5'"),
+    ({"phantom_census": {**CENSUS, "total_phantoms": True}}, "summary.phantom_census.total_phantoms",
+     "must be a count (or null), got True"),
+    ({"phantom_census": {**CENSUS, "items_exact": 4.5}}, "summary.phantom_census.items_exact",
+     "must be a count (or null), got 4.5"),
+    ({"interval": {"lower": "low"}}, "summary.interval.lower", "must be a number (or null), got 'low'"),
+    ({"molecules": 3}, "summary.molecules", "must be an object, got 3"),
+    ({"molecules": {"n": 1.0}}, "summary.molecules.n", "must be a count (or null), got 1.0"),
+    ({"by_level": {"space_group": 6}}, "summary.by_level.space_group", "must be an object, got 6"),
+    ({"by_crystal_system": {"cubic": {"n": "8"}}}, "summary.by_crystal_system.cubic.n",
+     "must be a count (or null), got '8'"),
+    ({"by_level": [6]}, "summary.by_level", "must be an object, got list"),
 ])
-def test_a_malformed_summary_section_is_one_named_line(bad, where):
-    with pytest.raises(InputError, match=where) as e:
+def test_a_malformed_summary_section_is_one_named_line(bad, where, message):
+    with pytest.raises(InputError) as e:
         CeilingCertificate.from_dict({**json.loads((DATA / "certificates/v1/crystals.json").read_text()),
                                    "summary": {**HAND, **bad}})
+    assert (e.value.field, e.value.message) == (where, f"{where} {message}")
     assert "\n" not in str(e.value)
 
 
@@ -143,15 +150,15 @@ def test_a_malformed_task_or_interaction_group_is_one_named_line():
     d = json.loads((DATA / "exports/v1/task/certificate.json").read_text())
     with pytest.raises(InputError, match=r"summary\.axis y must be an object, got list"):
         Certificate.from_dict({**d, "summary": {**d["summary"], "axis y": []}})
-    with pytest.raises(InputError, match=r"summary\.all\.exact_ceiling\.mean must be a number, got str"):
+    with pytest.raises(InputError, match=r"summary\.all\.exact_ceiling\.mean must be a number \(or null\), got '1'"):
         Certificate.from_dict({**d, "summary": {"all": {"exact_ceiling": {"mean": "1"}}}})
-    with pytest.raises(InputError, match=r"summary must be an object, got int"):
+    with pytest.raises(InputError, match=r"summary must be an object, got 3"):
         Certificate.from_dict({**d, "summary": 3})
     assert Certificate.from_dict({**d, "summary": None}).summary is None
     i = json.loads((DATA / "exports/v1/interaction/certificate.json").read_text())
-    with pytest.raises(InputError, match=r"summary\.all\.rendered must be an object, got float"):
+    with pytest.raises(InputError, match=r"summary\.all\.rendered must be an object, got 0\.5"):
         Certificate.from_dict({**i, "summary": {"all": {"n": 1, "rendered": 0.5}}})
-    with pytest.raises(InputError, match=r"summary\.n must be a count, got str"):
+    with pytest.raises(InputError, match=r"summary\.n must be a count \(or null\), got '1'"):
         TableHead.of({"format": "x", "summary": {"n": "1"}, "items_table": {}})
 
 
@@ -165,3 +172,20 @@ def test_a_received_streamed_summary_is_checked_with_its_shape():
         check_table_shape(bad, "sent/certificate.json")
     assert (e.value.source, e.value.field) == ("sent/certificate.json", "summary.kinds")
     assert "\n" not in str(e.value)
+
+
+def test_a_group_read_under_another_name_is_named_where_it_was_read():
+    """A section names its fields under its ``SOURCE`` (``summary.all.rendered``); read as another group's
+    section it is named where it was read (hand-written expectations)."""
+    with pytest.raises(InputError) as e:
+        InteractionSummary.from_dict({"positive": {"n": 2, "rendered": {"mean": "high"}}})
+    assert e.value.message == "summary.positive.rendered.mean must be a number (or null), got 'high'"
+    with pytest.raises(InputError) as e:
+        TaskSummary.from_dict({"all": {"n": 1}, "axis y": {"n": 1, "unique_bound": {"k": False}}})
+    assert e.value.message == "summary.axis y.unique_bound.k must be a count (or null), got False"
+    with pytest.raises(InputError) as e:
+        TaskSummary.from_dict({"all": {"n": 1}, "axis y": None})
+    assert e.value.message == "summary.axis y must be an object, got None"
+    with pytest.raises(InputError) as e:  # made by a producer: named under the sections' own SOURCE
+        TaskGroup(n=1, exact_ceiling={"lo95": [0.1]})
+    assert e.value.message == "summary.all.exact_ceiling.lo95 must be a number (or null), got list"

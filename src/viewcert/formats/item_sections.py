@@ -13,9 +13,10 @@
                              [0, 1] and its accounting (``benchmark.interaction_export``, ``interactions.ceiling``)
 
 A field a section did not write stays :data:`~viewcert.formats.fields.ABSENT`, ``None`` stays ``null`` and unknown
-keys are kept in ``extra``, so ``from_dict(d).to_dict() == d``. A value of the wrong kind where code relies on it
-(a count that is not an integer, a nested object that is not one) is a one-line :class:`InputError` naming the
-field (``items[].oracle.n_phantoms``; a certificate's reader names the item: ``items[3].oracle.n_phantoms``).
+keys are kept in ``extra``, so ``from_dict(d).to_dict() == d``. What code relies on is declared in each
+section's ``KINDS`` (:class:`~viewcert.formats.fields.Section`); a value of the wrong kind (a count that is not an
+integer, a nested object that is not one) is a one-line :class:`InputError` naming the field
+(``items[].oracle.n_phantoms``; a certificate's reader names the item: ``items[3].oracle.n_phantoms``).
 """
 
 from __future__ import annotations
@@ -24,29 +25,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from viewcert.errors import InputError
-from viewcert.formats.fields import ABSENT, Section, type_sections
+from viewcert.formats.fields import ABSENT, Section
 
 __all__ = ["HandednessOutcome", "ItemCeiling", "MoleculeOutcome", "OracleReport", "PointGroupCheck",
            "PointGroupOutcome", "SymmetryRaised", "UniquenessMargin"]
-
-_INT = (int,)
-_NUM = (int, float)
-_TEXT = (str,)
-
-
-def _check_kinds(sec: Section, kinds: Mapping[str, tuple[type, ...]]) -> None:
-    """InputError naming ``SOURCE.key`` when a field in ``kinds`` holds a value of none of its types (ABSENT and
-    ``None`` pass; a boolean is not a number)."""
-    for name, types in kinds.items():
-        v = getattr(sec, name)
-        if v is ABSENT or v is None:
-            continue
-        if not isinstance(v, types) or (isinstance(v, bool) and bool not in types):
-            where = f"{sec.SOURCE}.{name}"
-            want = " or ".join(t.__name__ for t in types)
-            raise InputError(f"{where} must be {want} (or null), got {type(v).__name__}", field=where)
-
 
 @dataclass(frozen=True)
 class OracleReport(Section):
@@ -56,6 +38,10 @@ class OracleReport(Section):
     and the oracle's warnings (a list of text, or null)."""
 
     SOURCE: ClassVar[str] = "items[].oracle"
+    KINDS: ClassVar[dict] = {"status": "text or null", "n_points": "count or null", "n_phantoms": "count or null",
+                             "n_missing": "count or null", "n_recovered": "count or null",
+                             "max_position_error": "number or null", "min_same_label_distance": "number or null",
+                             "margin": "number or null", "warnings": "list or null"}
     status: str = ABSENT
     reason: str | None = ABSENT
     n_points: int = ABSENT
@@ -69,11 +55,6 @@ class OracleReport(Section):
     warnings: list | None = ABSENT
     extra: Mapping = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        _check_kinds(self, {"status": _TEXT, "n_points": _INT, "n_phantoms": _INT, "n_missing": _INT,
-                            "n_recovered": _INT, "max_position_error": _NUM, "min_same_label_distance": _NUM,
-                            "margin": _NUM, "warnings": (list,)})
-
 
 @dataclass(frozen=True)
 class UniquenessMargin(Section):
@@ -83,6 +64,7 @@ class UniquenessMargin(Section):
     when the search did not run (perspective cameras, an unreadable cell)."""
 
     SOURCE: ClassVar[str] = "items[].uniqueness_margin"
+    KINDS: ClassVar[dict] = {"delta_star": "number or null"}
     delta_star: float | None = ABSENT
     bound: str | None = ABSENT
     delta_exact: float | None = ABSENT
@@ -93,9 +75,6 @@ class UniquenessMargin(Section):
     error: str = ABSENT
     extra: Mapping = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        _check_kinds(self, {"delta_star": _NUM})
-
 
 @dataclass(frozen=True)
 class SymmetryRaised(Section):
@@ -105,13 +84,11 @@ class SymmetryRaised(Section):
     the truth (``ItemOutcome.reference``)."""
 
     SOURCE: ClassVar[str] = "items[].symmetry_raised"
+    KINDS: ClassVar[dict] = {"input": "object or null", "rendered": "object or null", "levels": "list or null"}
     input: dict = ABSENT
     rendered: dict = ABSENT
     levels: list = ABSENT
     extra: Mapping = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        _check_kinds(self, {"input": (dict,), "rendered": (dict,), "levels": (list,)})
 
 
 @dataclass(frozen=True)
@@ -134,15 +111,13 @@ class PointGroupOutcome(Section):
     pymatgen's cross-check (null unless asked)."""
 
     SOURCE: ClassVar[str] = "items[].molecule.point_group"
+    KINDS: ClassVar[dict] = {"cross_check": PointGroupCheck}
     input: str = ABSENT
     reconstructed: str | None = ABSENT
     tolerance_A: float = ABSENT  # noqa: N815 - the certificate's own key
     input_closed: bool = ABSENT
     cross_check: PointGroupCheck | None = ABSENT
     extra: Mapping = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        type_sections(self, {"cross_check": PointGroupCheck})
 
 
 @dataclass(frozen=True)
@@ -152,6 +127,7 @@ class HandednessOutcome(Section):
     Å), the witness and, per view, whether that view alone resolves the handedness."""
 
     SOURCE: ClassVar[str] = "items[].molecule.handedness"
+    KINDS: ClassVar[dict] = {"status": "text or null"}
     status: str = ABSENT
     reason: str = ABSENT
     chiral: bool | None = ABSENT
@@ -161,9 +137,6 @@ class HandednessOutcome(Section):
     single_view_resolves: list = ABSENT
     extra: Mapping = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        _check_kinds(self, {"status": _TEXT})
-
 
 @dataclass(frozen=True)
 class MoleculeOutcome(Section):
@@ -172,6 +145,8 @@ class MoleculeOutcome(Section):
     stereocentres (null without a bond graph) and the levels scored (``correct_by_level``, level -> bool)."""
 
     SOURCE: ClassVar[str] = "items[].molecule"
+    KINDS: ClassVar[dict] = {"point_group": PointGroupOutcome, "handedness": HandednessOutcome,
+                             "correct_by_level": "object or null"}
     kind: str = ABSENT
     truth: str = ABSENT
     point_group: PointGroupOutcome = ABSENT
@@ -179,10 +154,6 @@ class MoleculeOutcome(Section):
     stereocentres: dict | None = ABSENT
     correct_by_level: dict = ABSENT
     extra: Mapping = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        type_sections(self, {"point_group": PointGroupOutcome, "handedness": HandednessOutcome})
-        _check_kinds(self, {"correct_by_level": (dict,)})
 
 
 @dataclass(frozen=True)

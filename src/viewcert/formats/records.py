@@ -35,6 +35,7 @@ from viewcert.formats.fields import (  # noqa: F401 - ABSENT and Section re-expo
     Section,
     record_fields,
     record_to_dict,
+    rerooted,
     type_sections,
 )
 from viewcert.formats.item_sections import (
@@ -556,10 +557,12 @@ def _items(cls, items: list) -> list:
             raise InputError(f"items[{k}] is not an object", field=f"items[{k}]")
         try:
             out.append(cls.from_dict(it))
-        except InputError as exc:
-            where = (exc.field or "").replace("items[]", f"items[{k}]")
-            raise InputError(f"items[{k}]: {exc.message}",
-                             field=where if where.startswith(f"items[{k}]") else f"items[{k}]") from None
+        except InputError as exc:  # named by the item's place (``items[].oracle`` -> ``items[3].oracle``)
+            named = rerooted(exc, "items[]", f"items[{k}]")
+            if named is not exc and named.message.startswith(named.field):
+                raise named from None
+            where = named.field if (named.field or "").startswith(f"items[{k}]") else f"items[{k}]"
+            raise InputError(f"items[{k}]: {named.message}", field=where) from None
     return out
 
 

@@ -4,12 +4,12 @@ and location, and what a task or interaction certificate (and an export manifest
 protocol and tolerances.
 
 Each class is a :class:`~viewcert.formats.fields.Section`: every known key a field (:data:`ABSENT` when the
-object has none), unknown keys kept in ``extra``, so ``from_dict(d).to_dict() == d``. A section whose value is
-of the wrong kind where code relies on it (``inputs.files`` not an object, a tolerance not a number) is a
-one-line ``InputError`` naming it. The same JSON in two records is one class: an export's settings
-(:class:`ExportSettingsRecord`) are a task certificate's, an interaction certificate's and a manifest's; a task's
-protocol record (:class:`TaskProtocol`) is its certificate's ``protocol`` and, for a protocol given as an
-object, its ``settings.protocol``.
+object has none), unknown keys kept in ``extra``, so ``from_dict(d).to_dict() == d``. What code relies on is
+declared in each section's ``KINDS``; a value of the wrong kind (``inputs.files`` not an object, a tolerance not a
+number) is a one-line ``InputError`` naming it (``tolerances.delta must be a number, got '0.01'``). The same JSON
+in two records is one class: an export's settings (:class:`ExportSettingsRecord`) are a task certificate's, an
+interaction certificate's and a manifest's; a task's protocol record (:class:`TaskProtocol`) is its
+certificate's ``protocol`` and, for a protocol given as an object, its ``settings.protocol``.
 """
 
 from __future__ import annotations
@@ -18,29 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from viewcert.errors import InputError
-from viewcert.formats.fields import ABSENT, Section, type_sections, typed_section
+from viewcert.formats.fields import ABSENT, Section, typed_section
 
 __all__ = ["CeilingRecord", "CertifyConfigRecord", "ExportSettingsRecord", "Inputs", "Location", "ObservationRecord",
            "OracleSettingsRecord", "ProtocolFile", "Scoring", "TaskProtocol", "TaskTolerances", "Tolerances",
            "ViewProtocol", "or_none"]
-
-
-def _object(value: Any, what: str) -> None:
-    """TypeError (``Section.from_dict`` makes it a one-line InputError naming the section) when ``value`` is
-    present and not a JSON object."""
-    if value is not ABSENT and not isinstance(value, Mapping):
-        raise TypeError(f"{what} must be an object, got {type(value).__name__}")
-
-
-def _text(value: Any, what: str, *, null: bool = False) -> None:
-    if value is not ABSENT and not isinstance(value, str) and not (null and value is None):
-        raise TypeError(f"{what} must be text, got {type(value).__name__}")
-
-
-def _number(value: Any, what: str) -> None:
-    if value is not ABSENT and (isinstance(value, bool) or not isinstance(value, int | float)):
-        raise TypeError(f"{what} must be a number, got {type(value).__name__}")
 
 
 # ---------------------------------------------------------------------- a ceiling certificate's settings
@@ -51,6 +33,8 @@ class Inputs(Section):
     questions, the ``selection``."""
 
     SOURCE: ClassVar[str] = "inputs"
+    # the selection is checked where it is read (certify.inputs.Selection)
+    KINDS: ClassVar[dict] = {"spec": "text", "subset": "text or null", "files": "object"}
     spec: str = ABSENT
     kind: str = ABSENT
     n_items: int = ABSENT
@@ -58,11 +42,6 @@ class Inputs(Section):
     files: Mapping = ABSENT
     selection: Mapping = ABSENT
     extra: Mapping = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        _text(self.spec, "spec")
-        _text(self.subset, "subset", null=True)
-        _object(self.files, "files")  # the selection is checked where it is read (certify.inputs.Selection)
 
 
 @dataclass(frozen=True)
@@ -72,6 +51,7 @@ class CertifyConfigRecord(Section):
     ``protocol_sha256``) or a protocol given in full (its object). ``CertifyConfig.from_dict(rec.to_dict())`` reads it back."""
 
     SOURCE: ClassVar[str] = "config"
+    KINDS: ClassVar[dict] = {"protocol": "text or object or null", "protocol_sha256": "text or null"}
     protocol: str | Mapping = ABSENT
     protocol_sha256: str = ABSENT
     views: list | None = ABSENT
@@ -110,11 +90,6 @@ class CertifyConfigRecord(Section):
     style: str = ABSENT
     extra: Mapping = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.protocol, Mapping):  # a Protocol given in full is recorded as its object
-            _text(self.protocol, "protocol", null=True)
-        _text(self.protocol_sha256, "protocol_sha256", null=True)
-
 
 @dataclass(frozen=True)
 class ViewProtocol(Section):
@@ -123,6 +98,7 @@ class ViewProtocol(Section):
     (kind, size in px, framing) and, for a protocol file, its ``file`` record."""
 
     SOURCE: ClassVar[str] = "protocol"
+    KINDS: ClassVar[dict] = {"name": "text", "views": "list"}
     name: str = ABSENT
     description: str = ABSENT
     views: list = ABSENT
@@ -131,11 +107,6 @@ class ViewProtocol(Section):
     file: Mapping = ABSENT
     extra: Mapping = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        _text(self.name, "name")
-        if self.views is not ABSENT and not isinstance(self.views, list):
-            raise TypeError(f"views must be a list, got {type(self.views).__name__}")
-
 
 @dataclass(frozen=True)
 class ObservationRecord(Section):
@@ -143,6 +114,7 @@ class ObservationRecord(Section):
     occlusion, centroid noise ``sigma`` in ``sigma_unit``, the periodic ``tiling``, ``visibility``)."""
 
     SOURCE: ClassVar[str] = "observation_model"
+    KINDS: ClassVar[dict] = {"tiling": "list"}
     centroids: str = ABSENT
     min_pixels: int = ABSENT
     observe: str = ABSENT
@@ -155,10 +127,6 @@ class ObservationRecord(Section):
     visibility: str = ABSENT
     extra: Mapping = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        if self.tiling is not ABSENT and not isinstance(self.tiling, list):
-            raise TypeError(f"tiling must be a list, got {type(self.tiling).__name__}")
-
 
 @dataclass(frozen=True)
 class Tolerances(Section):
@@ -166,6 +134,7 @@ class Tolerances(Section):
     tolerance τ, Å), ``angle_tolerance`` (degrees), their units, the cross-check and ``standardization``."""
 
     SOURCE: ClassVar[str] = "tolerances"
+    KINDS: ClassVar[dict] = {"delta": "number", "tau": "number", "angle_tolerance": "number"}
     delta: float = ABSENT
     delta_unit: str = ABSENT
     tau: float = ABSENT
@@ -177,10 +146,6 @@ class Tolerances(Section):
     input_cell: str = ABSENT
     standardization: Mapping = ABSENT
     extra: Mapping = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for k in ("delta", "tau", "angle_tolerance"):
-            _number(getattr(self, k), k)
 
 
 @dataclass(frozen=True)
@@ -216,14 +181,11 @@ class Location(Section):
     ``verify`` (paths)."""
 
     SOURCE: ClassVar[str] = "location"
+    KINDS: ClassVar[dict] = {"input": "text", "protocol": "text"}
     input: str = ABSENT
     protocol: str = ABSENT
     note: str = ABSENT
     extra: Mapping = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        _text(self.input, "input")
-        _text(self.protocol, "protocol")
 
 
 # ---------------------------------------------------------------------- exports: tasks and interactions
@@ -245,6 +207,7 @@ class TaskProtocol(Section):
     and, for a file, its record (``file``)."""
 
     SOURCE: ClassVar[str] = "protocol"
+    KINDS: ClassVar[dict] = {"file": ProtocolFile}
     name: str = ABSENT
     views: list = ABSENT
     rotations: list = ABSENT
@@ -253,9 +216,6 @@ class TaskProtocol(Section):
     file: ProtocolFile = ABSENT
     extra: Mapping = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        type_sections(self, {"file": ProtocolFile}, self.SOURCE)
-
 
 @dataclass(frozen=True)
 class TaskTolerances(Section):
@@ -263,14 +223,12 @@ class TaskTolerances(Section):
     ``explain_tol_angstrom`` (Å) and ``intensity_eps``."""
 
     SOURCE: ClassVar[str] = "tolerances"
+    KINDS: ClassVar[dict] = {"delta_angstrom": "number"}
     delta_angstrom: float = ABSENT
     delta_meaning: str = ABSENT
     explain_tol_angstrom: float = ABSENT
     intensity_eps: float = ABSENT
     extra: Mapping = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        _number(self.delta_angstrom, "delta_angstrom")
 
 
 @dataclass(frozen=True)
@@ -280,6 +238,7 @@ class CeilingRecord(Section):
     (``interactions.ceiling.CeilingSettings.to_dict``)."""
 
     SOURCE: ClassVar[str] = "settings.ceiling"
+    KINDS: ClassVar[dict] = {"labels": "object"}
     delta: float = ABSENT
     reach: float = ABSENT
     style: str = ABSENT
@@ -287,9 +246,6 @@ class CeilingRecord(Section):
     label_scheme: str = ABSENT
     oracle: Mapping = ABSENT
     extra: Mapping = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        _object(self.labels, "labels")
 
 
 @dataclass(frozen=True)
@@ -301,6 +257,8 @@ class ExportSettingsRecord(Section):
     ``ceiling``, and the rest of each exporter's options."""
 
     SOURCE: ClassVar[str] = "settings"
+    KINDS: ClassVar[dict] = {"protocol": "text or object or null", "protocol_sha256": "text or null",
+                             "constraints": "list or null", "ceiling": CeilingRecord}
     task: str = ABSENT
     protocol: str | TaskProtocol | None = ABSENT
     protocol_sha256: str = ABSENT
@@ -330,17 +288,10 @@ class ExportSettingsRecord(Section):
     extra: Mapping = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if isinstance(self.protocol, Mapping):
-            try:
-                protocol = typed_section(TaskProtocol, self.protocol, f"{self.SOURCE}.protocol")
-            except InputError as exc:  # its file record: named under the settings
-                where = exc.field if (exc.field or "").startswith(self.SOURCE) else f"{self.SOURCE}.{exc.field}"
-                raise InputError(exc.message.replace(str(exc.field), where, 1), field=where) from None
-            object.__setattr__(self, "protocol", protocol)
-        type_sections(self, {"ceiling": CeilingRecord}, self.SOURCE)
-        _text(self.protocol_sha256, "protocol_sha256", null=True)
-        if self.constraints is not ABSENT and self.constraints is not None and not isinstance(self.constraints, list):
-            raise TypeError(f"constraints must be a list, got {type(self.constraints).__name__}")
+        super().__post_init__()
+        if isinstance(self.protocol, Mapping):  # a task's protocol record, typed
+            typed = typed_section(TaskProtocol, self.protocol, f"{self.SOURCE}.protocol")
+            object.__setattr__(self, "protocol", typed)
 
     def options(self, names) -> dict:
         """The recorded options whose names are in ``names`` (an exporter's ``OPTIONS``), as JSON values (a

@@ -5,8 +5,9 @@ summaries of a transformation-task and an interaction certificate (``all`` and p
 and number of bonds). Counts are item counts; rates and ceilings are in [0, 1]; no length or angle is held here.
 
 Each section keeps the exact round trip of :class:`~viewcert.formats.fields.Section` (``from_dict(d).to_dict() ==
-d``); a received section that is not an object, or a count or rate of the wrong kind, is a one-line
-:class:`~viewcert.errors.InputError` naming where (``summary.phantom_census.items_unique``).
+d``) and declares its counts, rates and nested sections in ``KINDS``; a received section that is not an object,
+or a count or rate of the wrong kind, is a one-line :class:`~viewcert.errors.InputError` naming where
+(``summary.phantom_census.items_unique must be a count (or null), got 'x'``).
 """
 
 from __future__ import annotations
@@ -15,20 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from viewcert.errors import InputError
-from viewcert.formats.fields import ABSENT, Section, record_fields, type_sections, typed_section
+from viewcert.formats.fields import ABSENT, Section, check_kind, typed_section
 
 __all__ = ["InteractionGroup", "InteractionSummary", "Kinds", "LevelCount", "MeanInterval", "MeanRange",
            "MoleculeSummary", "PhantomCensus", "RateBound", "TableSummary", "TaskGroup", "TaskSummary", "counts_dict",
            "typed_counts"]
-
-
-def _kind_ok(v: Any, kind: str) -> bool:
-    if v is ABSENT or v is None:
-        return True
-    if isinstance(v, bool):
-        return False
-    return isinstance(v, int) if kind == "int" else isinstance(v, int | float)
 
 
 def typed_counts(value: Any, source: str) -> Any:
@@ -49,8 +41,7 @@ def typed_counts(value: Any, source: str) -> Any:
     """
     if value is ABSENT or value is None:
         return value
-    if not isinstance(value, Mapping):
-        raise InputError(f"{source} must be an object, got {type(value).__name__}", field=source)
+    check_kind(value, "object", source)
     return {k: typed_section(LevelCount, v, f"{source}.{k}") for k, v in value.items()}
 
 
@@ -73,37 +64,13 @@ def counts_dict(value: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class _Typed(Section):
-    """A section with nested sections (``NESTED``: field -> its section class), counts keyed by data
-    (``COUNTS``: :func:`typed_counts`) and values code computes with (``INTS``: counts; ``NUMBERS``: rates and
-    bounds), checked as received."""
+class _Counted(Section):
+    """A section with counts keyed by data (``COUNTS``: field names, each typed by :func:`typed_counts`)."""
 
-    NESTED: ClassVar[dict] = {}
     COUNTS: ClassVar[tuple] = ()
-    INTS: ClassVar[tuple] = ()
-    NUMBERS: ClassVar[tuple] = ()
 
-    @classmethod
-    def from_dict(cls, d: Mapping, source: str | None = None):
-        """The typed section of the JSON object ``d`` (its nested sections typed, its counts and rates checked);
-        InputError naming ``source`` (default ``SOURCE``) and the key otherwise."""
-        where = source or cls.SOURCE
-        kw = record_fields(cls, d, where)
-        for name, sub in cls.NESTED.items():
-            if name in kw:
-                kw[name] = typed_section(sub, kw[name], f"{where}.{name}")
-        for name in cls.COUNTS:
-            if name in kw:
-                kw[name] = typed_counts(kw[name], f"{where}.{name}")
-        for names, kind, what in ((cls.INTS, "int", "a count"), (cls.NUMBERS, "number", "a number")):
-            for name in names:
-                if not _kind_ok(kw.get(name, ABSENT), kind):
-                    raise InputError(f"{where}.{name} must be {what}, got {type(kw[name]).__name__}",
-                                     field=f"{where}.{name}")
-        return cls(**kw)
-
-    def __post_init__(self) -> None:  # a producer may hand the nested sections as dicts
-        type_sections(self, self.NESTED, self.SOURCE)
+    def __post_init__(self) -> None:
+        super().__post_init__()
         for name in self.COUNTS:
             object.__setattr__(self, name, typed_counts(getattr(self, name), f"{self.SOURCE}.{name}"))
 
@@ -117,13 +84,12 @@ class _Typed(Section):
 
 
 @dataclass(frozen=True)
-class LevelCount(_Typed):
+class LevelCount(Section):
     """One entry of the counts keyed by data: ``summary.by_level`` (``correct``, ``R1``), ``by_crystal_system``
     (``n``, ``correct``), ``molecules.by_level`` (``correct``, ``R1`` and its ``bound`` sentence)."""
 
     SOURCE: ClassVar[str] = "summary.by_level"
-    INTS: ClassVar[tuple] = ("n", "correct")
-    NUMBERS: ClassVar[tuple] = ("R1",)
+    KINDS: ClassVar[dict] = {"n": "count or null", "correct": "count or null", "R1": "number or null"}
     n: int = ABSENT
     correct: int = ABSENT
     R1: float | None = ABSENT  # noqa: N815 - the certificate's own key
@@ -133,26 +99,26 @@ class LevelCount(_Typed):
 
 # ---------------------------------------------------------------------- crystal and molecule certificates
 @dataclass(frozen=True)
-class Kinds(_Typed):
+class Kinds(Section):
     """``summary.kinds``: how many certified items are crystals and how many molecules (errors not counted)."""
 
     SOURCE: ClassVar[str] = "summary.kinds"
-    INTS: ClassVar[tuple] = ("crystals", "molecules")
+    KINDS: ClassVar[dict] = {"crystals": "count or null", "molecules": "count or null"}
     crystals: int = ABSENT
     molecules: int = ABSENT
     extra: Mapping = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
-class RateBound(_Typed):
+class RateBound(Section):
     """``summary.bound`` (one-sided lower) and ``summary.interval`` (two-sided), a task group's ``unique_bound``:
     the exact Clopper–Pearson bound of k successes in n (``stats.Bound.to_dict``), ``rate`` = k/n, ``lower`` and
     ``upper`` in [0, 1] at ``confidence``; ``text`` its sentence (crystal/molecule summaries). With no item the
     summary writes only ``text``."""
 
     SOURCE: ClassVar[str] = "summary.bound"
-    INTS: ClassVar[tuple] = ("k", "n")
-    NUMBERS: ClassVar[tuple] = ("rate", "confidence", "lower", "upper")
+    KINDS: ClassVar[dict] = {"k": "count or null", "n": "count or null", "rate": "number or null",
+                             "confidence": "number or null", "lower": "number or null", "upper": "number or null"}
     k: int = ABSENT
     n: int = ABSENT
     rate: float = ABSENT
@@ -166,14 +132,15 @@ class RateBound(_Typed):
 
 
 @dataclass(frozen=True)
-class PhantomCensus(_Typed):
+class PhantomCensus(Section):
     """``summary.phantom_census``: items with phantoms and their total, items with missing atoms and their
     total, items whose oracle failed, unique, exact and certified items (``certify.summary``)."""
 
     SOURCE: ClassVar[str] = "summary.phantom_census"
-    INTS: ClassVar[tuple] = ("items_with_phantoms", "total_phantoms", "items_with_missing_atoms",
-                             "total_missing_atoms", "items_oracle_failed", "items_unique", "items_exact",
-                             "items_certified")
+    KINDS: ClassVar[dict] = {"items_with_phantoms": "count or null", "total_phantoms": "count or null",
+                             "items_with_missing_atoms": "count or null", "total_missing_atoms": "count or null",
+                             "items_oracle_failed": "count or null", "items_unique": "count or null",
+                             "items_exact": "count or null", "items_certified": "count or null"}
     items_with_phantoms: int = ABSENT
     total_phantoms: int = ABSENT
     items_with_missing_atoms: int = ABSENT
@@ -186,14 +153,14 @@ class PhantomCensus(_Typed):
 
 
 @dataclass(frozen=True)
-class MoleculeSummary(_Typed):
+class MoleculeSummary(_Counted):
     """``summary.molecules`` (``certify.molecule.molecule_summary``): the molecule items' number, their truth,
     per molecular level the correct count, R1 and its bound's sentence (``by_level``), handedness statuses and
     input point groups with their counts, and the point-group disagreements with pymatgen by id."""
 
     SOURCE: ClassVar[str] = "summary.molecules"
+    KINDS: ClassVar[dict] = {"n": "count or null"}
     COUNTS: ClassVar[tuple] = ("by_level",)
-    INTS: ClassVar[tuple] = ("n",)
     n: int = ABSENT
     truth: str = ABSENT
     by_level: dict[str, LevelCount] = ABSENT
@@ -204,18 +171,18 @@ class MoleculeSummary(_Typed):
 
 
 @dataclass(frozen=True)
-class TableSummary(_Typed):
+class TableSummary(_Counted):
     """A streamed certificate's ``summary`` (``certify.stream.tally_summary``): the figures of a JSON
     certificate's summary (n, R1 with its bound and interval, by level and crystal system, the phantom census,
     failure reasons) and the counts of what the JSON summary lists by id (the item table holds those)."""
 
     SOURCE: ClassVar[str] = "summary"
-    NESTED: ClassVar[dict] = {"kinds": Kinds, "bound": RateBound, "interval": RateBound,
-                              "phantom_census": PhantomCensus}
+    KINDS: ClassVar[dict] = {"kinds": Kinds, "bound": RateBound, "interval": RateBound,
+                             "phantom_census": PhantomCensus, "n": "count or null", "n_errors": "count or null",
+                             "correct": "count or null", "R1": "number or null", "n_failures": "count or null",
+                             "n_label_mismatches": "count or null", "n_cross_check_disagreements": "count or null",
+                             "n_symmetry_raised": "count or null"}
     COUNTS: ClassVar[tuple] = ("by_level", "by_crystal_system")
-    INTS: ClassVar[tuple] = ("n", "n_errors", "correct", "n_failures", "n_label_mismatches",
-                             "n_cross_check_disagreements", "n_symmetry_raised")
-    NUMBERS: ClassVar[tuple] = ("R1",)
     n: int = ABSENT
     n_errors: int = ABSENT
     kinds: Kinds = ABSENT
@@ -239,11 +206,11 @@ class TableSummary(_Typed):
 
 # ---------------------------------------------------------------------- transformation tasks
 @dataclass(frozen=True)
-class MeanInterval(_Typed):
+class MeanInterval(Section):
     """A task group's mean ceiling with its bootstrap 95 % percentile interval (``lo95``, ``hi95``), in [0, 1]."""
 
     SOURCE: ClassVar[str] = "summary.all.exact_ceiling"
-    NUMBERS: ClassVar[tuple] = ("mean", "lo95", "hi95")
+    KINDS: ClassVar[dict] = {"mean": "number or null", "lo95": "number or null", "hi95": "number or null"}
     mean: float = ABSENT
     lo95: float = ABSENT
     hi95: float = ABSENT
@@ -251,17 +218,16 @@ class MeanInterval(_Typed):
 
 
 @dataclass(frozen=True)
-class TaskGroup(_Typed):
+class TaskGroup(Section):
     """One group of a task certificate's summary (``tasks.ceiling.summarise``: ``all`` or one axis): its items,
     how many are unique with the exact lower bound of that share, the exact and partial (MiSI) mean ceilings,
     handedness' ceiling and one-view-witness share, the explanations with their counts; ``all`` lists the
     structures ``excluded``."""
 
     SOURCE: ClassVar[str] = "summary.all"
-    NESTED: ClassVar[dict] = {"unique_bound": RateBound, "exact_ceiling": MeanInterval,
-                              "partial_ceiling": MeanInterval, "handedness_ceiling": MeanInterval}
-    INTS: ClassVar[tuple] = ("n", "unique")
-    NUMBERS: ClassVar[tuple] = ("one_view_witness_share",)
+    KINDS: ClassVar[dict] = {"unique_bound": RateBound, "exact_ceiling": MeanInterval,
+                             "partial_ceiling": MeanInterval, "handedness_ceiling": MeanInterval, "n": "count or null",
+                             "unique": "count or null", "one_view_witness_share": "number or null"}
     n: int = ABSENT
     unique: int = ABSENT
     unique_bound: RateBound = ABSENT
@@ -275,23 +241,21 @@ class TaskGroup(_Typed):
 
 
 @dataclass(frozen=True)
-class _Groups(_Typed):
-    """A summary of named groups: the named fields typed, every other key a group of the same kind (kept as
-    written in ``extra``, checked as received)."""
+class _Groups(Section):
+    """A summary of named groups: the named fields typed (``KINDS``), every other key a group of the same kind
+    (``GROUP``; kept as written in ``extra``, checked when the summary is made)."""
 
     GROUP: ClassVar[type] = Section
 
-    @classmethod
-    def from_dict(cls, d: Mapping, source: str | None = None):
-        out = super().from_dict(d, source)
-        where = source or cls.SOURCE
-        for k, v in out.extra.items():
-            cls.GROUP.from_dict(v, f"{where}.{k}")
-        return out
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for k, v in self.extra.items():  # each an object (not null), checked here, typed by groups()
+            if not isinstance(v, self.GROUP):
+                self.GROUP.from_dict(v, f"{self.SOURCE}.{k}")
 
     def groups(self) -> dict:
         """Every group by name (the named fields first, then the others in their order), typed."""
-        named = {k: getattr(self, k) for k in self.NESTED if getattr(self, k) is not ABSENT}
+        named = {k: getattr(self, k) for k in self.KINDS if getattr(self, k) is not ABSENT}
         return {**named, **{k: typed_section(self.GROUP, v, f"{self.SOURCE}.{k}") for k, v in self.extra.items()}}
 
 
@@ -301,7 +265,7 @@ class TaskSummary(_Groups):
     in ``extra``: :meth:`groups` types them all)."""
 
     SOURCE: ClassVar[str] = "summary"
-    NESTED: ClassVar[dict] = {"all": TaskGroup}
+    KINDS: ClassVar[dict] = {"all": TaskGroup}
     GROUP: ClassVar[type] = TaskGroup
     all: TaskGroup = ABSENT  # noqa: A003 - the certificate's own key
     extra: Mapping = field(default_factory=dict)
@@ -309,12 +273,12 @@ class TaskSummary(_Groups):
 
 # ---------------------------------------------------------------------- interactions
 @dataclass(frozen=True)
-class MeanRange(_Typed):
+class MeanRange(Section):
     """An interaction group's mean ceiling (ideal or as rendered) with its bootstrap 95 % percentile interval
     (``lo``, ``hi``), in [0, 1]."""
 
     SOURCE: ClassVar[str] = "summary.all.rendered"
-    NUMBERS: ClassVar[tuple] = ("mean", "lo", "hi")
+    KINDS: ClassVar[dict] = {"mean": "number or null", "lo": "number or null", "hi": "number or null"}
     mean: float = ABSENT
     lo: float = ABSENT
     hi: float = ABSENT
@@ -322,13 +286,12 @@ class MeanRange(_Typed):
 
 
 @dataclass(frozen=True)
-class InteractionGroup(_Typed):
+class InteractionGroup(Section):
     """One group of an interaction certificate's summary (``interaction_export.summarise``): its items and the
     mean ceiling under ideal observations and as rendered (each absent for an empty group)."""
 
     SOURCE: ClassVar[str] = "summary.all"
-    NESTED: ClassVar[dict] = {"ideal": MeanRange, "rendered": MeanRange}
-    INTS: ClassVar[tuple] = ("n",)
+    KINDS: ClassVar[dict] = {"ideal": MeanRange, "rendered": MeanRange, "n": "count or null"}
     n: int = ABSENT
     ideal: MeanRange = ABSENT
     rendered: MeanRange = ABSENT
@@ -342,7 +305,7 @@ class InteractionSummary(_Groups):
     all)."""
 
     SOURCE: ClassVar[str] = "summary"
-    NESTED: ClassVar[dict] = {"all": InteractionGroup, "positive": InteractionGroup, "negative": InteractionGroup}
+    KINDS: ClassVar[dict] = {"all": InteractionGroup, "positive": InteractionGroup, "negative": InteractionGroup}
     GROUP: ClassVar[type] = InteractionGroup
     all: InteractionGroup = ABSENT  # noqa: A003 - the certificate's own key
     positive: InteractionGroup = ABSENT
