@@ -240,17 +240,18 @@ def certify_table(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, fing
 def table_certificate(dataset: Dataset, cfg: CertifyConfig, tally: Tally, shards: list[dict],
                       shard_items: int) -> dict:
     """The small certificate of an item table (module docstring), digested."""
-    body = {"format": CERTIFICATE_FORMAT, "inputs": dataset.to_dict(), "config": cfg.to_dict(),
-            "protocol": protocol_record(cfg), "observation_model": observation_record(cfg),
-            "tolerances": tolerances_record(cfg), "oracle": oracle_record(cfg), "scoring": scoring_record(cfg),
-            "libraries": library_versions(), "summary": tally_summary(tally, cfg),
+    sections = {"inputs": dataset.record(), "protocol": protocol_record(cfg),
+                "observation_model": observation_record(cfg), "tolerances": tolerances_record(cfg),
+                "oracle": oracle_record(cfg), "scoring": scoring_record(cfg), "summary": table_summary_of(tally, cfg)}
+    body = {"format": CERTIFICATE_FORMAT, "config": cfg.to_dict(), "libraries": library_versions(),
+            **{name: sec.to_dict() for name, sec in sections.items()},  # written: the sections' JSON objects
             "items_table": {"format": TABLE_FORMAT, "folder": TABLE_DIR, "shard_items": shard_items,
                             "n_items": sum(s["n"] for s in shards), "shards": shards,
                             "chain": chain(s["sha256"] for s in shards)}}
     body = {**quantize_tree(body), "resolution": resolution_record()}
     loc = location_record(dataset, cfg)
     if loc is not ABSENT:
-        body["location"] = loc
+        body["location"] = loc.to_dict()
     return {**body, "digest": digest_record(body)}
 
 
