@@ -90,7 +90,7 @@ def check(item, setting: str) -> dict:
         return {"error": prep.error}
     rendered, inp = prep.rendered_check(cfg), prep.input_check(cfg)
     raised = symmetry_raised(inp, rendered)
-    truth = (raised["input"] if raised else rendered.label_dict())["space_group"]
+    truth = (raised.input if raised else rendered.label_dict())["space_group"]
     s, c = item.payload, prep.cell
     direct = int(spglib.get_symmetry_dataset((s.lattice, s.frac_coords, s.numbers), symprec=TAU,
                                              angle_tolerance=angle).number)

@@ -77,8 +77,8 @@ def test_round_trip_and_certifies(designed, tmp_path):
     rep = analyse(rec, s, 0.01)
     assert rec.status == "ok" and rep.unique and rep.exact and rep.n_points == 5
     out = molecule_outcome(s, obs, rec, rep, delta=0.01, tau=0.01, ideal=True)
-    assert out["correct_by_level"] == {"uniqueness": True, "point_group": True, "handedness": True}
-    assert out["point_group"]["input"] == "C1"  # no symmetry: four different substituents
+    assert out.correct_by_level == {"uniqueness": True, "point_group": True, "handedness": True}
+    assert out.point_group.input == "C1"  # no symmetry: four different substituents
 
 
 def test_cli_perspective_design(tmp_path):

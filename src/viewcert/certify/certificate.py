@@ -40,6 +40,15 @@ from viewcert.formats.records import (
     digest_record,
     outcomes_of,
 )
+from viewcert.formats.settings_sections import (
+    CertifyConfigRecord,
+    Location,
+    ObservationRecord,
+    OracleSettingsRecord,
+    Scoring,
+    Tolerances,
+    ViewProtocol,
+)
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.numeric import sig
 from viewcert.resolution import quantize_tree, resolution_record
@@ -96,7 +105,9 @@ def _perspective_camera(spec) -> dict:
             "kappa": "of the view directions (orthographic projections)", "convention": CONVENTION}
 
 
-def protocol_record(cfg: CertifyConfig) -> dict:
+def protocol_record(cfg: CertifyConfig) -> ViewProtocol:
+    """The certificate's ``protocol``: the views (rotations, directions, positions in Å), κ, the camera and its
+    framing policy, and a protocol file's name and SHA-256."""
     spec = cfg.protocol.spec
     p = spec.protocol
     views = []
@@ -108,20 +119,16 @@ def protocol_record(cfg: CertifyConfig) -> dict:
         if spec.kind == "perspective" and pos is not None:
             d["position"] = [sig(float(x), 15) for x in pos]
         views.append(d)
-    rec = {
-        "name": p.name,
-        "description": p.description,
-        "views": views,
-        "kappa": {k: sig(x, 6) for k, x in protocol_kappa(p).items()},
-        "camera": _perspective_camera(spec) if spec.kind == "perspective" else
-        {"kind": "orthographic", "width": cfg.observation.image_size, "height": cfg.observation.image_size,
-         "margin_px": DEFAULT_MARGIN_PX, "framing": "letterbox fit of the drawn atoms and cell box",
-         "convention": CONVENTION},
-    }
-    rec["camera"]["policy"] = framing_record(cfg)
-    if cfg.protocol.is_file:  # the bytes the items used: verify reports a changed file
-        rec["file"] = {"name": cfg.protocol.file_name, "sha256": cfg.protocol.sha256}
-    return rec
+    camera = _perspective_camera(spec) if spec.kind == "perspective" else {
+        "kind": "orthographic", "width": cfg.observation.image_size, "height": cfg.observation.image_size,
+        "margin_px": DEFAULT_MARGIN_PX, "framing": "letterbox fit of the drawn atoms and cell box",
+        "convention": CONVENTION}
+    return ViewProtocol(
+        name=p.name, description=p.description, views=views,
+        kappa={k: sig(x, 6) for k, x in protocol_kappa(p).items()},
+        camera={**camera, "policy": framing_record(cfg)},
+        # the bytes the items used: verify reports a changed file (a JSON object: ViewProtocol.file is not typed)
+        file={"name": cfg.protocol.file_name, "sha256": cfg.protocol.sha256} if cfg.protocol.is_file else ABSENT)
 
 
 def framing_record(cfg: CertifyConfig) -> dict:
@@ -138,10 +145,12 @@ def certificate_of(dataset: Dataset, cfg: CertifyConfig, outcomes: list) -> Ceil
         raise InputError(f"{len(outcomes)} outcomes for {len(dataset.items)} items", field="outcomes")
     items = tuple(outcomes_of(quantize_tree([o.to_dict() if isinstance(o, records.ItemOutcome) else o
                                                 for o in outcomes])))
-    cert = CeilingCertificate(format=FORMAT, inputs=dataset.to_dict(), config=cfg.to_dict(), protocol=protocol_record(cfg),
-                           observation_model=observation_record(cfg), tolerances=tolerances_record(cfg),
-                           oracle=oracle_record(cfg), scoring=scoring_record(cfg), libraries=library_versions(),
-                           items=items, summary=summary_of(items, cfg), location=location_record(dataset, cfg))
+    cert = CeilingCertificate(format=FORMAT, inputs=dataset.record(),
+                              config=CertifyConfigRecord.from_dict(cfg.to_dict()),  # the configuration's JSON, typed
+                              protocol=protocol_record(cfg), observation_model=observation_record(cfg),
+                              tolerances=tolerances_record(cfg), oracle=oracle_record(cfg),
+                              scoring=scoring_record(cfg), libraries=library_versions(), items=items,
+                              summary=summary_of(items, cfg), location=location_record(dataset, cfg))
     # every float at its stated resolution (viewcert.resolution): the same bytes on any CPU
     body = cert.to_dict()  # items already at their resolution: the other sections once
     cert = CeilingCertificate.from_dict({**quantize_tree({k: v for k, v in body.items() if k != "items"}),
@@ -169,54 +178,54 @@ def build_certificate(dataset: Dataset, cfg: CertifyConfig, outcomes: list) -> d
     return certificate_of(dataset, cfg, outcomes).to_dict()
 
 
-def observation_record(cfg: CertifyConfig) -> dict:
-    """The observation model (``observe.project.ObservationModel``) with the ID-buffer observation mode."""
-    model = cfg.observation_model().to_dict()
-    model["observe"] = cfg.observation.observe  # ideal | visible | pixel-centroid (render.visibility)
-    model["min_pixels"] = cfg.observation.min_pixels
-    model["visibility"] = cfg.visibility
-    return model
+def observation_record(cfg: CertifyConfig) -> ObservationRecord:
+    """The observation model (``observe.project.ObservationModel``, the observe layer's own values) with the
+    ID-buffer observation mode."""
+    return ObservationRecord(**cfg.observation_model().to_dict(),
+                             observe=cfg.observation.observe,  # ideal | visible | pixel-centroid (render.visibility)
+                             min_pixels=cfg.observation.min_pixels, visibility=cfg.visibility)
 
 
-def tolerances_record(cfg: CertifyConfig) -> dict:
+def tolerances_record(cfg: CertifyConfig) -> Tolerances:
     """δ, τ (Å), the angle tolerance (°), the cross-check, the standardisation and the truth rule's cell."""
     sym = cfg.symmetry
-    return {"delta": cfg.oracle.delta, "delta_unit": "angstrom", "tau": sym.tau, "tau_unit": "angstrom",
-            "angle_tolerance": sym.angle_tolerance, "angle_unit": "degree",
-            "cross_check": ("moyopy at tau with the same angle tolerance" if sym.cross_check_angle
-                            else "moyopy at tau with its default angle handling") if sym.cross_check else "off",
-            "standardization": {"symprec": sym.std_symprec, "angle_tolerance": sym.std_angle_tolerance,
-                                "orientation": sym.orientation, "enabled": sym.standardize},
-            "input_cell": "spglib at tau and the angle tolerance on the cell as read (cross-checked like the "
-                          "rendered cell); another space group on the rendered cell flags the item "
-                          "(items[].symmetry_raised) and the input's label is then the truth",
-            "angle_tolerance_negative": "spglib's own rule (recorded as -1)"}
+    return Tolerances(
+        delta=cfg.oracle.delta, delta_unit="angstrom", tau=sym.tau, tau_unit="angstrom",
+        angle_tolerance=sym.angle_tolerance, angle_unit="degree",
+        cross_check=("moyopy at tau with the same angle tolerance" if sym.cross_check_angle
+                     else "moyopy at tau with its default angle handling") if sym.cross_check else "off",
+        standardization={"symprec": sym.std_symprec, "angle_tolerance": sym.std_angle_tolerance,
+                         "orientation": sym.orientation, "enabled": sym.standardize},
+        input_cell="spglib at tau and the angle tolerance on the cell as read (cross-checked like the "
+                   "rendered cell); another space group on the rendered cell flags the item "
+                   "(items[].symmetry_raised) and the input's label is then the truth",
+        angle_tolerance_negative="spglib's own rule (recorded as -1)")
 
 
-def oracle_record(cfg: CertifyConfig) -> dict:
-    return {"pairs": cfg.oracle.pairs, "merge": cfg.oracle.merge, "visibility": cfg.visibility,
-            "merge_frame": "minimum image in the cell" if cfg.oracle.periodic_merge else "cartesian",
-            "module": "viewcert.oracle.triangulate.reconstruct"}
+def oracle_record(cfg: CertifyConfig) -> OracleSettingsRecord:
+    return OracleSettingsRecord(pairs=cfg.oracle.pairs, merge=cfg.oracle.merge, visibility=cfg.visibility,
+                                merge_frame="minimum image in the cell" if cfg.oracle.periodic_merge else "cartesian",
+                                module="viewcert.oracle.triangulate.reconstruct")
 
 
-def scoring_record(cfg: CertifyConfig) -> dict:
-    return {"level": cfg.scoring.score, "truth": cfg.scoring.truth,
-            "rule": "correct = label of the reconstruction (spglib at tau) equals the reference label at the "
-                    "scored level; reference = dataset label where present (truth='dataset'), else the rendered "
-                    "cell's label (the input cell's where the standardisation raised the symmetry)",
-            "bound": f"exact Clopper-Pearson, one-sided lower and two-sided, confidence {cfg.scoring.confidence}"}
+def scoring_record(cfg: CertifyConfig) -> Scoring:
+    return Scoring(level=cfg.scoring.score, truth=cfg.scoring.truth,
+                   rule="correct = label of the reconstruction (spglib at tau) equals the reference label at the "
+                        "scored level; reference = dataset label where present (truth='dataset'), else the "
+                        "rendered cell's label (the input cell's where the standardisation raised the symmetry)",
+                   bound=f"exact Clopper-Pearson, one-sided lower and two-sided, confidence {cfg.scoring.confidence}")
 
 
-def location_record(dataset: Dataset, cfg: CertifyConfig) -> dict:
+def location_record(dataset: Dataset, cfg: CertifyConfig) -> Location:
     """Where the inputs and the protocol file were read (outside the digest); ABSENT when nowhere."""
-    loc: dict = {}
-    if dataset.location:
-        loc = {"input": dataset.location,
-               "note": "where the inputs were read; outside the digest (inputs.files hash the content)"}
-    if cfg.protocol.is_file:  # the file by name and sha256 in the digest, its path here
-        loc.setdefault("note", "where files were read; outside the digest")
-        loc["protocol"] = str(Path(cfg.protocol.label).resolve())
-    return loc or ABSENT
+    if not dataset.location and not cfg.protocol.is_file:
+        return ABSENT
+    return Location(
+        input=dataset.location or ABSENT,
+        protocol=str(Path(cfg.protocol.label).resolve()) if cfg.protocol.is_file else ABSENT,
+        # the file by name and sha256 in the digest, its path here
+        note="where the inputs were read; outside the digest (inputs.files hash the content)" if dataset.location
+        else "where files were read; outside the digest")
 
 
 def certificate_text(cert: dict) -> str:

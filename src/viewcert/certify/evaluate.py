@@ -44,6 +44,8 @@ from viewcert.certify.digests import cameras_digest, cell_digest
 from viewcert.certify.inputs import Item
 from viewcert.certify.molecule import bond_graph, molecule_outcome
 from viewcert.errors import InputError
+from viewcert.formats.fields import ABSENT
+from viewcert.formats.item_sections import OracleReport, SymmetryRaised, UniquenessMargin
 from viewcert.formats.records import ItemOutcome
 from viewcert.numeric import sig
 from viewcert.observe.project import Observations
@@ -96,17 +98,19 @@ def _xcheck(check: SymmetryCheck | None) -> str | None:
     return check.describe_disagreement()
 
 
-def margin_record(cell: Structure, cameras) -> dict:
+def margin_record(cell: Structure, cameras) -> UniquenessMargin:
     """Uniqueness margin δ* (Å) of ``cell`` through the cameras' world→camera rotations
-    (``viewcert.oracle.margin.Margin.record``); a search that cannot run is recorded, not an item error.
-    δ* is defined for orthographic views only: perspective cameras record why it is absent."""
+    (``viewcert.oracle.margin.Margin.record``, the oracle's own values), typed; a search that cannot run is
+    recorded, not an item error. δ* is defined for orthographic views only: perspective cameras record why it is
+    absent."""
     if any(getattr(cam, "kind", "") != "orthographic" for cam in cameras):
-        return {"delta_star": None, "error": "δ* is defined for orthographic views only (these cameras are "
-                                             "perspective): not computed"}
+        return UniquenessMargin(delta_star=None, error="δ* is defined for orthographic views only (these cameras "
+                                                       "are perspective): not computed")
     try:
-        return uniqueness_margin(cell, np.array([np.asarray(cam.rotation) for cam in cameras])).record()
+        m = uniqueness_margin(cell, np.array([np.asarray(cam.rotation) for cam in cameras])).record()
     except InputError as exc:
-        return {"delta_star": None, "error": str(exc)[:200]}
+        return UniquenessMargin(delta_star=None, error=str(exc)[:200])
+    return UniquenessMargin(**m)  # the oracle layer's values (it knows no format), each under its own field
 
 
 def item_cameras(cell: Structure, cfg: CertifyConfig) -> tuple:
@@ -128,12 +132,12 @@ def _untiled(setting, cell: Structure):
 
 def _perspective_extras(cell: Structure, cfg: CertifyConfig, cams) -> tuple[bool, dict]:
     """(independent_views, the record's camera positions) of an item: perspective cameras are judged on the
-    drawn atoms and their positions (Å, 9 significant digits) recorded per view; orthographic: as before."""
+    drawn atoms and their positions (Å, 9 significant digits) recorded per view; orthographic: as before (no
+    positions: ABSENT)."""
     if not any(getattr(c, "kind", "") == "perspective" for c in cams):
-        return independent_views(cams), {}
+        return independent_views(cams), ABSENT
     atoms = framing_points(cell, tiling=cfg.observation.tiling if cell.is_periodic else (1, 1, 1), draw_box=False)
-    return independent_views(cams, atoms), {"camera_positions": {c.name: [sig(x, 9) for x in c.position]
-                                                                 for c in cams}}
+    return independent_views(cams, atoms), {c.name: [sig(x, 9) for x in c.position] for c in cams}
 
 
 def check_placements(items, cfg: CertifyConfig) -> None:
@@ -214,13 +218,13 @@ def _label_options(cfg: CertifyConfig, *, reconstruction: bool = False) -> dict:
             "moyo_angle_tolerance": _moyo_angle(cfg)}
 
 
-def symmetry_raised(input_check: SymmetryCheck | None, rendered: SymmetryCheck | None) -> dict | None:
+def symmetry_raised(input_check: SymmetryCheck | None, rendered: SymmetryCheck | None) -> SymmetryRaised | None:
     """Both labels when the rendered (standardised) cell's space group differs from the input's at the same
     tolerances (spglib's), else None."""
     a, b = label_dict(input_check), label_dict(rendered)
     if a is None or b is None or a["space_group"] == b["space_group"]:
         return None
-    return {"input": a, "rendered": b, "levels": [lv for lv in LEVELS if a[lv] != b[lv]]}
+    return SymmetryRaised(input=a, rendered=b, levels=[lv for lv in LEVELS if a[lv] != b[lv]])
 
 
 def prepare(item: Item, cfg: CertifyConfig) -> Prepared:
@@ -264,23 +268,21 @@ def _prepared(item: Item, s: Structure, cfg: CertifyConfig) -> Prepared:
 
 
 def _base_record(item: Item) -> dict:
-    return {"id": item.id, "input_sha256": item.sha256, "label_dataset": item.label,
-            "label_source": item.label_source or None,
-            "label_conflicts": list(item.label_conflicts) or None}
+    """The keyword arguments of :class:`ItemOutcome` every item has: its id, input digest and dataset label."""
+    return dict(id=item.id, input_sha256=item.sha256, label_dataset=item.label,
+                label_source=item.label_source or None, label_conflicts=list(item.label_conflicts) or None)
 
 
-def _error_record(item: Item, stage_msg: str) -> dict:
-    rec = _base_record(item)
-    rec.update({"outcome": "error", "correct": False, "reasons": ["error"], "error": stage_msg[:500],
-                "correct_by_level": None})
-    return rec
+def _error_record(item: Item, stage_msg: str) -> ItemOutcome:
+    return ItemOutcome(**_base_record(item), outcome="error", correct=False, reasons=["error"],
+                       error=stage_msg[:500], correct_by_level=None)
 
 
 @dataclass(frozen=True)
 class Staged:
     """One item's values from the evaluator's stages (:func:`evaluate_all`), after its labels: the cameras,
     the observations, the reconstruction (``oracle.reconstruct`` at δ), its phantom report against the rendered
-    cell, whether the views are independent, the record's camera positions (perspective protocols; else empty)
+    cell, whether the views are independent, the record's camera positions (perspective protocols; else ABSENT)
     and the reconstruction's labels (``_reconstruction_check``; None for a molecule)."""
 
     cameras: tuple
@@ -321,14 +323,13 @@ def _pipeline_error(exc: BaseException) -> str:
 def _outcome(prep: Prepared, cfg: CertifyConfig, staged: Staged | None, failure: BaseException | None) -> ItemOutcome:
     """The item's outcome from its stages' values, or its error record (the preparation's or the stage's)."""
     if prep.error is not None:
-        return ItemOutcome.from_dict(_error_record(prep.item, prep.error))
+        return _error_record(prep.item, prep.error)
     if failure is not None:
-        return ItemOutcome.from_dict(_error_record(prep.item, _pipeline_error(failure)))
+        return _error_record(prep.item, _pipeline_error(failure))
     try:
-        rec = _evaluate(prep, cfg, staged)
+        return _evaluate(prep, cfg, staged)
     except Exception as exc:  # noqa: BLE001 - a pipeline failure is recorded on the item
-        rec = _error_record(prep.item, _pipeline_error(exc))
-    return ItemOutcome.from_dict(rec)
+        return _error_record(prep.item, _pipeline_error(exc))
 
 
 def _reconstruction_check(rec, cell: Structure, cfg: CertifyConfig,
@@ -347,12 +348,12 @@ def _reconstruction_check(rec, cell: Structure, cfg: CertifyConfig,
 
 
 def _reference(dataset: dict, rendered_label: dict | None, cfg: CertifyConfig,
-               raised: dict | None = None) -> tuple[dict, dict]:
+               raised: SymmetryRaised | None = None) -> tuple[dict, dict]:
     """Per level: the label R1 compares with and where it came from ("dataset", "rendered", or "input" when
     the standardisation raised the symmetry: the truth at the stated tolerances is the input's label)."""
     reference: dict = {}
     source: dict = {}
-    own, own_name = (raised["input"], "input") if raised else (rendered_label, "rendered")
+    own, own_name = (raised.input, "input") if raised else (rendered_label, "rendered")
     for lv in LEVELS:
         if cfg.scoring.truth == "dataset" and lv in dataset:
             reference[lv], source[lv] = dataset[lv], "dataset"
@@ -362,7 +363,7 @@ def _reference(dataset: dict, rendered_label: dict | None, cfg: CertifyConfig,
 
 
 def _reasons(rec, rep, *, periodic: bool, rendered_label, recon_label, mismatch, unique: bool, indep: bool,
-             cfg: CertifyConfig, raised: dict | None = None) -> list[str]:
+             cfg: CertifyConfig, raised: SymmetryRaised | None = None) -> list[str]:
     """Every reason the item may not be correct, in REASON_ORDER."""
     reasons: list[str] = []
     if rec.status != "ok":
@@ -394,20 +395,20 @@ def _phantom_rows(rep) -> list[list]:
     return [[int(labs[k])] + [sig(v, 7) for v in pts[k]] for k in range(min(len(pts), MAX_PHANTOMS_LISTED))]
 
 
-def _oracle_record(rec, rep) -> dict:
-    return {
-        "status": rec.status,
-        "reason": getattr(rec, "reason", None) or None,
-        "n_points": int(rec.n_points),
-        "n_phantoms": int(rep.n_phantoms),
-        "n_missing": len(rep.missing_atoms),
-        "n_recovered": int(rep.n_recovered),
-        "max_position_error": sig(rep.max_position_error),
-        "min_same_label_distance": sig(rep.min_same_label_distance),
-        "margin": sig(rep.margin),
-        "separation_ok": bool(rep.separation_ok),
-        "warnings": list(rec.warnings) or None,
-    }
+def _oracle_record(rec, rep) -> OracleReport:
+    return OracleReport(
+        status=rec.status,
+        reason=getattr(rec, "reason", None) or None,
+        n_points=int(rec.n_points),
+        n_phantoms=int(rep.n_phantoms),
+        n_missing=len(rep.missing_atoms),
+        n_recovered=int(rep.n_recovered),
+        max_position_error=sig(rep.max_position_error),
+        min_same_label_distance=sig(rep.min_same_label_distance),
+        margin=sig(rep.margin),
+        separation_ok=bool(rep.separation_ok),
+        warnings=list(rec.warnings) or None,
+    )
 
 
 def views_of(cell: Structure, cfg: CertifyConfig) -> tuple:
@@ -504,7 +505,7 @@ def evaluate_all(preps: list, cfg: CertifyConfig) -> list[ItemOutcome]:
     return [_outcome(p, cfg, staged.get(k), failed.get(k)) for k, p in enumerate(preps)]
 
 
-def _evaluate(prep: Prepared, cfg: CertifyConfig, staged: Staged) -> dict:
+def _evaluate(prep: Prepared, cfg: CertifyConfig, staged: Staged) -> ItemOutcome:
     item, cell = prep.item, prep.cell
     periodic = cell.is_periodic
     rendered = prep.rendered_check(cfg)
@@ -530,7 +531,7 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig, staged: Staged) -> dict:
                                observe_fn=lambda s, c: _observe(s, c, cfg),
                                cross_check=cfg.molecules.molecule_cross_check, **bond_graph(item),
                                ideal=see.observe == "ideal" and not see.occlusion and see.sigma == 0)
-        by_level = mol["correct_by_level"]
+        by_level = mol.correct_by_level
         correct = all(by_level.values())
     reasons = _reasons(rec, rep, periodic=periodic, rendered_label=rendered_label, recon_label=recon_label,
                        mismatch=mismatch, unique=unique, indep=indep, cfg=cfg, raised=raised)
@@ -539,23 +540,24 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig, staged: Staged) -> dict:
                     if by_level.get(lv) is False]
     cross = {k: v for k, v in (("input", _xcheck(in_check)), ("rendered", _xcheck(rendered)),
                                ("reconstructed", _xcheck(recon_check))) if v}
-    return {
+    return ItemOutcome(
         **_base_record(item),
-        "formula": cell.formula, "n_atoms": cell.n_atoms, "periodic": periodic,
-        **({"reading": dict(cell.provenance.choices)} if cell.provenance.choices else {}),  # e.g. altlocs kept
-        "cell_sha256": cell_digest(cell), "cameras_sha256": cameras_digest(cams), **persp,
-        "label_rendered": rendered_label, "label_reconstructed": recon_label, "label_mismatch": mismatch or None,
-        "cross_check": cross or None, "reference_source": ref_source.get(cfg.scoring.score),
-        **({"symmetry_raised": raised} if raised else {}),
-        "oracle": _oracle_record(rec, rep),
-        **({"uniqueness_margin": margin_record(cell, cams)} if cfg.scoring.margin else {}),
-        "phantoms": _phantom_rows(rep) or None,
-        "independent_views": indep, "unique": unique, "exact": bool(rec.status == "ok" and rep.exact),
-        "certified": bool(unique and rep.separation_ok and indep),
-        "correct_by_level": by_level, "correct": bool(correct), "outcome": "correct" if correct else "incorrect",
-        "reasons": reasons if not correct else [r for r in reasons if r in ("phantoms", "precondition_violated")],
-        **({} if periodic else {"molecule": mol}),
-    }
+        formula=cell.formula, n_atoms=cell.n_atoms, periodic=periodic,
+        reading=dict(cell.provenance.choices) if cell.provenance.choices else ABSENT,  # e.g. altlocs kept
+        cell_sha256=cell_digest(cell), cameras_sha256=cameras_digest(cams),
+        camera_positions=persp,
+        label_rendered=rendered_label, label_reconstructed=recon_label, label_mismatch=mismatch or None,
+        cross_check=cross or None, reference_source=ref_source.get(cfg.scoring.score),
+        symmetry_raised=raised or ABSENT,
+        oracle=_oracle_record(rec, rep),
+        uniqueness_margin=margin_record(cell, cams) if cfg.scoring.margin else ABSENT,
+        phantoms=_phantom_rows(rep) or None,
+        independent_views=indep, unique=unique, exact=bool(rec.status == "ok" and rep.exact),
+        certified=bool(unique and rep.separation_ok and indep),
+        correct_by_level=by_level, correct=bool(correct), outcome="correct" if correct else "incorrect",
+        reasons=reasons if not correct else [r for r in reasons if r in ("phantoms", "precondition_violated")],
+        molecule=ABSENT if periodic else mol,
+    )
 
 
 def certify_item(item: Item, cfg: CertifyConfig) -> ItemOutcome:

@@ -41,6 +41,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from viewcert.errors import InputError
+from viewcert.formats.fields import ABSENT
+from viewcert.formats.settings_sections import Inputs
 from viewcert.io.builtin import PROTOTYPES, builtin
 from viewcert.io.ccd import ccd_codes, ccd_codes_for, ccd_file_sha256, read_ccd_structure
 from viewcert.io.cif import read_cif_text
@@ -202,12 +204,15 @@ class Dataset:
     def __len__(self) -> int:
         return len(self.items)
 
+    def record(self) -> Inputs:
+        """The certificate's ``inputs`` section: spec, kind, subset, number of items, every file's SHA-256 by
+        name and, when recorded, the selection (written only then: other certificates keep their bytes)."""
+        return Inputs(spec=self.spec, kind=self.kind, subset=self.subset, n_items=len(self.items),
+                      files=dict(sorted(self.files.items())),
+                      selection=ABSENT if self.selection is None else self.selection.to_dict())
+
     def to_dict(self) -> dict:
-        d = {"spec": self.spec, "kind": self.kind, "subset": self.subset, "n_items": len(self.items),
-             "files": dict(sorted(self.files.items()))}
-        if self.selection is not None:  # written only when recorded: other certificates keep their bytes
-            d["selection"] = self.selection.to_dict()
-        return d
+        return self.record().to_dict()
 
     def with_selection(self, sel: Selection) -> Dataset:
         """Exactly the items ``sel`` names (InputError for an id not in the input), each shown as it records

@@ -46,7 +46,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from viewcert.errors import InputError
-from viewcert.formats.summary_sections import MoleculeSummary
+from viewcert.formats import item_sections as sections
+from viewcert.formats.summary_sections import LevelCount, MoleculeSummary
 from viewcert.io.ccd import ccd_record
 from viewcert.observe.project import Observations, observe
 from viewcert.oracle.triangulate import Reconstruction
@@ -88,16 +89,14 @@ class Handedness:
     def determined(self) -> bool:
         return self.status == "determined"
 
+    def record(self) -> sections.HandednessOutcome:
+        """The item's ``molecule.handedness`` section (tolerance in Å)."""
+        return sections.HandednessOutcome(status=self.status, reason=self.reason, chiral=self.chiral,
+                                          point_group=self.point_group, tolerance_A=self.tolerance,
+                                          witness=self.witness, single_view_resolves=list(self.single_view_resolves))
+
     def to_dict(self) -> dict:
-        return {
-            "status": self.status,
-            "reason": self.reason,
-            "chiral": self.chiral,
-            "point_group": self.point_group,
-            "tolerance_A": self.tolerance,
-            "witness": self.witness,
-            "single_view_resolves": list(self.single_view_resolves),
-        }
+        return self.record().to_dict()
 
 
 def camera_mirror(structure: Structure, camera) -> Structure:
@@ -435,8 +434,9 @@ def molecule_outcome(
     cross_check: bool = False,
     ideal: bool = False,
     graph: BondGraph | None = None,
-) -> dict:
-    """The molecular score levels of one item (truth = the input molecule itself, never a dataset label).
+) -> sections.MoleculeOutcome:
+    """The molecular score levels of one item (truth = the input molecule itself, never a dataset label), as the
+    item's ``molecule`` section.
 
     uniqueness: Φ_δ = ∅ and every atom recovered; point_group: the reconstruction's Schoenflies group at τ
     equals the input's; handedness: the observations fix the molecule up to proper rotations (status
@@ -455,7 +455,9 @@ def molecule_outcome(
             theirs = pymatgen_point_group(structure.positions, structure.numbers, tau)
         except Exception as exc:  # noqa: BLE001 - a failing cross-check is a value
             theirs = f"error: {type(exc).__name__}"
-        xc = PointGroupCheck(pg_in.symbol, theirs, tau).to_dict()
+        pgc = PointGroupCheck(pg_in.symbol, theirs, tau)
+        xc = sections.PointGroupCheck(ours=pgc.ours, pymatgen=pgc.pymatgen, tolerance_A=pgc.tolerance,
+                                      agree=pgc.agree)
     hand = handedness(structure, observations, delta=delta, reconstruction=reconstruction, unique=unique,
                       observe_fn=observe_fn, pg=pg_in if tau == delta else None, ideal=ideal)
     by_level = {"uniqueness": unique, "point_group": pg_rec == pg_in.symbol,
@@ -464,47 +466,48 @@ def molecule_outcome(
     if graph is not None:
         stereo = stereocentres(structure, graph.bonds, charges=graph.charges,
                                source_labels=graph.source_labels).to_dict()
-    return {
-        "kind": "molecule",
-        "truth": "input",
-        "point_group": {"input": pg_in.symbol, "reconstructed": pg_rec, "tolerance_A": tau,
-                        "input_closed": pg_in.closed, "cross_check": xc},
-        "handedness": hand.to_dict(),
-        "stereocentres": stereo,
-        "correct_by_level": {lv: bool(by_level[lv]) for lv in levels},
-    }
+    return sections.MoleculeOutcome(
+        kind="molecule",
+        truth="input",
+        point_group=sections.PointGroupOutcome(input=pg_in.symbol, reconstructed=pg_rec, tolerance_A=tau,
+                                               input_closed=pg_in.closed, cross_check=xc),
+        handedness=hand.record(),
+        stereocentres=stereo,
+        correct_by_level={lv: bool(by_level[lv]) for lv in levels},
+    )
 
 
-def molecule_summary(outcomes: list[dict], confidence: float = 0.95) -> dict | None:
+def molecule_summary(outcomes, confidence: float = 0.95) -> MoleculeSummary | None:
     """R1 per molecular level (exact one-sided Clopper–Pearson lower bound), handedness statuses, input point
-    groups and pymatgen disagreements, over the molecule items (``outcome['molecule']`` present)."""
-    mols = [o for o in outcomes if o.get("molecule") and o.get("outcome") != "error"]
+    groups and pymatgen disagreements, over the molecule items (``records.ItemOutcome`` values with a
+    ``molecule`` section), as the summary's ``molecules`` section; None when there is none."""
+    mols = [o for o in outcomes if o.molecule and not o.is_error]
     if not mols:
         return None
     n = len(mols)
-    levels = list(mols[0]["molecule"]["correct_by_level"])
+    levels = list(mols[0].molecule.correct_by_level)
     by_level = {}
     for lv in levels:
-        k = sum(1 for o in mols if o["molecule"]["correct_by_level"].get(lv))
+        k = sum(1 for o in mols if o.molecule.correct_by_level.get(lv))
         b = clopper_pearson_lower(k, n, confidence)
-        by_level[lv] = {"correct": k, "R1": round(k / n, 6), "bound": b.describe()}
+        by_level[lv] = LevelCount(correct=k, R1=round(k / n, 6), bound=b.describe())
     status: dict[str, int] = {}
     groups: dict[str, int] = {}
     for o in mols:
-        st = o["molecule"]["handedness"]["status"]
+        st = o.molecule.handedness.status
         status[st] = status.get(st, 0) + 1
-        g = o["molecule"]["point_group"]["input"]
+        g = o.molecule.point_group.input
         groups[g] = groups.get(g, 0) + 1
-    xc = [{"id": o["id"], **o["molecule"]["point_group"]["cross_check"]} for o in mols
-          if (o["molecule"]["point_group"].get("cross_check") or {}).get("agree") is False]
-    return {
-        "n": n,
-        "truth": "input (each molecule is its own truth; no dataset label is used)",
-        "by_level": by_level,
-        "handedness": dict(sorted(status.items())),
-        "input_point_groups": dict(sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))),
-        "point_group_cross_check_disagreements": xc,
-    }
+    xc = [{"id": o.id, **o.molecule.point_group.cross_check.to_dict()} for o in mols
+          if o.molecule.point_group.cross_check and o.molecule.point_group.cross_check.agree is False]
+    return MoleculeSummary(
+        n=n,
+        truth="input (each molecule is its own truth; no dataset label is used)",
+        by_level=by_level,
+        handedness=dict(sorted(status.items())),
+        input_point_groups=dict(sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))),
+        point_group_cross_check_disagreements=xc,
+    )
 
 
 def molecule_summary_lines(ms: MoleculeSummary | None) -> list[str]:

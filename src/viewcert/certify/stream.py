@@ -40,9 +40,11 @@ from viewcert.certify.certificate import (
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import REASON_ORDER, CertifyRecords
 from viewcert.certify.inputs import Dataset
+from viewcert.certify.summary import rate_bound
 from viewcert.errors import InputError
 from viewcert.formats.item_sections import OracleReport
 from viewcert.formats.records import ABSENT, ItemOutcome, compute_digest, digest_record, outcomes_of
+from viewcert.formats.summary_sections import Kinds, LevelCount, PhantomCensus, RateBound, TableSummary
 from viewcert.formats.table import (
     CERTIFICATE_FORMAT,
     TABLE_DIR,
@@ -130,11 +132,12 @@ CENSUS = ("items_with_phantoms", "total_phantoms", "items_with_missing_atoms", "
           "items_oracle_failed", "items_unique", "items_exact", "items_certified")
 
 
-def _bound(b) -> dict:
-    return {**{k: (sig(v) if isinstance(v, float) else v) for k, v in b.to_dict().items()}, "text": b.describe()}
-
-
 def tally_summary(t: Tally, cfg: CertifyConfig) -> dict:
+    """:func:`table_summary_of` as the JSON object written (the small certificate's ``summary``)."""
+    return table_summary_of(t, cfg).to_dict()
+
+
+def table_summary_of(t: Tally, cfg: CertifyConfig) -> TableSummary:
     """The summary of a tally: the figures ``summary.summary_of`` gives (R1, its exact bounds, by level and crystal
     system, the phantom census, failure reasons) and the counts of what it lists by id (the table holds those)."""
     crystals, mols = t.get("crystals"), t.get("molecules")
@@ -142,27 +145,27 @@ def tally_summary(t: Tally, cfg: CertifyConfig) -> dict:
     levels = LEVELS if kind == "crystals" else cfg.molecules.molecule_levels
     n, k = t.get(kind), t.get(f"correct:{kind}")
     conf = cfg.scoring.confidence
-    none = {"text": "no item could be read or certified: no bound"}
+    none = RateBound(text="no item could be read or certified: no bound")
     systems = sorted({key.split(":")[1] for key in t.counts if key.startswith("system:")},
                      key=lambda cs: (CRYSTAL_SYSTEMS.index(cs) if cs in CRYSTAL_SYSTEMS else 99, cs))
-    return {
-        "n": n, "n_errors": t.get("errors"), "kinds": {"crystals": crystals, "molecules": mols},
-        "score": cfg.scoring.score if kind == "crystals" else "+".join(cfg.molecules.molecule_levels),
-        "truth": cfg.scoring.truth if kind == "crystals" else "input", "correct": k,
-        "R1": sig(k / n) if n else None,
-        "bound": _bound(clopper_pearson_lower(k, n, conf)) if n else none,
-        "interval": _bound(clopper_pearson_interval(k, n, conf)) if n else none,
-        "by_level": {lv: {"correct": t.get(f"level:{kind}:{lv}"),
-                          "R1": sig(t.get(f"level:{kind}:{lv}") / n) if n else None} for lv in levels},
-        "by_crystal_system": {cs: {"n": t.get(f"system:{cs}:n"), "correct": t.get(f"system:{cs}:correct")}
-                              for cs in systems},
-        "phantom_census": {name: t.get(f"census:{name}") for name in CENSUS},
-        "failure_reasons": {r: t.get(f"reason:{r}") for r in REASON_ORDER if t.get(f"reason:{r}")},
-        "n_failures": t.get("failures"), "n_label_mismatches": t.get("label_mismatches"),
-        "n_cross_check_disagreements": t.get("cross_check"), "n_symmetry_raised": t.get("symmetry_raised"),
-        "lists": f"failures, label mismatches, disagreements, raised symmetry and errors by id: the item table "
-                 f"({TABLE_DIR}/)",
-    }
+    return TableSummary(
+        n=n, n_errors=t.get("errors"), kinds=Kinds(crystals=crystals, molecules=mols),
+        score=cfg.scoring.score if kind == "crystals" else "+".join(cfg.molecules.molecule_levels),
+        truth=cfg.scoring.truth if kind == "crystals" else "input", correct=k,
+        R1=sig(k / n) if n else None,
+        bound=rate_bound(clopper_pearson_lower(k, n, conf)) if n else none,
+        interval=rate_bound(clopper_pearson_interval(k, n, conf)) if n else none,
+        by_level={lv: LevelCount(correct=t.get(f"level:{kind}:{lv}"),
+                                 R1=sig(t.get(f"level:{kind}:{lv}") / n) if n else None) for lv in levels},
+        by_crystal_system={cs: LevelCount(n=t.get(f"system:{cs}:n"), correct=t.get(f"system:{cs}:correct"))
+                           for cs in systems},
+        phantom_census=PhantomCensus(**{name: t.get(f"census:{name}") for name in CENSUS}),
+        failure_reasons={r: t.get(f"reason:{r}") for r in REASON_ORDER if t.get(f"reason:{r}")},
+        n_failures=t.get("failures"), n_label_mismatches=t.get("label_mismatches"),
+        n_cross_check_disagreements=t.get("cross_check"), n_symmetry_raised=t.get("symmetry_raised"),
+        lists=f"failures, label mismatches, disagreements, raised symmetry and errors by id: the item table "
+              f"({TABLE_DIR}/)",
+    )
 
 
 # --- shards ------------------------------------------------------------------------------------------------------
@@ -237,17 +240,18 @@ def certify_table(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, fing
 def table_certificate(dataset: Dataset, cfg: CertifyConfig, tally: Tally, shards: list[dict],
                       shard_items: int) -> dict:
     """The small certificate of an item table (module docstring), digested."""
-    body = {"format": CERTIFICATE_FORMAT, "inputs": dataset.to_dict(), "config": cfg.to_dict(),
-            "protocol": protocol_record(cfg), "observation_model": observation_record(cfg),
-            "tolerances": tolerances_record(cfg), "oracle": oracle_record(cfg), "scoring": scoring_record(cfg),
-            "libraries": library_versions(), "summary": tally_summary(tally, cfg),
+    sections = {"inputs": dataset.record(), "protocol": protocol_record(cfg),
+                "observation_model": observation_record(cfg), "tolerances": tolerances_record(cfg),
+                "oracle": oracle_record(cfg), "scoring": scoring_record(cfg), "summary": table_summary_of(tally, cfg)}
+    body = {"format": CERTIFICATE_FORMAT, "config": cfg.to_dict(), "libraries": library_versions(),
+            **{name: sec.to_dict() for name, sec in sections.items()},  # written: the sections' JSON objects
             "items_table": {"format": TABLE_FORMAT, "folder": TABLE_DIR, "shard_items": shard_items,
                             "n_items": sum(s["n"] for s in shards), "shards": shards,
                             "chain": chain(s["sha256"] for s in shards)}}
     body = {**quantize_tree(body), "resolution": resolution_record()}
     loc = location_record(dataset, cfg)
     if loc is not ABSENT:
-        body["location"] = loc
+        body["location"] = loc.to_dict()
     return {**body, "digest": digest_record(body)}
 
 

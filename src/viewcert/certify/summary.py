@@ -14,6 +14,7 @@ from viewcert.errors import InputError
 from viewcert.formats.fields import ABSENT
 from viewcert.formats.item_sections import OracleReport
 from viewcert.formats.records import ItemOutcome, Summary, cross_check_disagreements, outcomes_of
+from viewcert.formats.summary_sections import Kinds, LevelCount, PhantomCensus, RateBound
 from viewcert.numeric import sig
 from viewcert.stats import clopper_pearson_interval, clopper_pearson_lower
 from viewcert.symmetry.labels import CRYSTAL_SYSTEMS, LEVELS
@@ -55,19 +56,19 @@ def summary_of(outcomes: list[dict] | list[ItemOutcome], cfg: CertifyConfig) -> 
     n = len(scored)
     k = sum(1 for o in scored if o.correct)
     if n:
-        lower = _bound_dict(clopper_pearson_lower(k, n, cfg.scoring.confidence), True)
-        two = _bound_dict(clopper_pearson_interval(k, n, cfg.scoring.confidence), True)
+        lower = rate_bound(clopper_pearson_lower(k, n, cfg.scoring.confidence))
+        two = rate_bound(clopper_pearson_interval(k, n, cfg.scoring.confidence))
     else:
-        lower = two = {"text": "no item could be read or certified: no bound"}
+        lower = two = RateBound(text="no item could be read or certified: no bound")
     by_level = {}
     for lv in levels:
         kk = sum(1 for o in scored if o.correct_at(lv))
-        by_level[lv] = {"correct": kk, "R1": sig(kk / n) if n else None}
+        by_level[lv] = LevelCount(correct=kk, R1=sig(kk / n) if n else None)
     failures = [{"id": o.id, "reasons": o.reasons, "predicted": o.predicted(cfg.scoring.score),
                  "reference": o.reference(cfg.scoring.score)} for o in items if not o.correct]
     raised = [{"id": o.id, **o.symmetry_raised.to_dict()} for o in items if o.symmetry_raised]
     return Summary(
-        n=n, n_errors=len(errors), kinds={"crystals": len(crystals), "molecules": len(mols)},
+        n=n, n_errors=len(errors), kinds=Kinds(crystals=len(crystals), molecules=len(mols)),
         score=cfg.scoring.score if scored is crystals else "+".join(cfg.molecules.molecule_levels),
         truth=cfg.scoring.truth if scored is crystals else "input", correct=k, R1=sig(k / n) if n else None,
         bound=lower, interval=two, by_level=by_level, by_crystal_system=_by_crystal_system(crystals),
@@ -77,7 +78,7 @@ def summary_of(outcomes: list[dict] | list[ItemOutcome], cfg: CertifyConfig) -> 
         cross_check_disagreements=cross_check_disagreements(items),
         # the standardisation gave another space group than the input's at τ (evaluate.symmetry_raised)
         n_symmetry_raised=len(raised), symmetry_raised=raised, errors=errors,
-        molecules=molecule_summary([o.to_dict() for o in mols], cfg.scoring.confidence))
+        molecules=molecule_summary(mols, cfg.scoring.confidence))
 
 
 def _failure_reasons(failures: list[dict]) -> dict[str, int]:
@@ -89,38 +90,37 @@ def _failure_reasons(failures: list[dict]) -> dict[str, int]:
     return dict(sorted(reasons.items(), key=lambda kv: REASON_ORDER.index(kv[0])))
 
 
-def _by_crystal_system(crystals: list[ItemOutcome]) -> dict[str, dict]:
+def _by_crystal_system(crystals: list[ItemOutcome]) -> dict[str, LevelCount]:
     """n and correct per crystal system (the dataset's label, else the rendered cell's), in the order of
     ``CRYSTAL_SYSTEMS``; systems outside it last."""
-    by_system: dict[str, dict] = {}
+    n: dict[str, int] = {}
+    correct: dict[str, int] = {}
     for o in crystals:
         cs = o.label("dataset").get("crystal_system") or o.label("rendered").get("crystal_system") or "unknown"
-        d = by_system.setdefault(cs, {"n": 0, "correct": 0})
-        d["n"] += 1
-        d["correct"] += int(o.correct)
+        n[cs] = n.get(cs, 0) + 1
+        correct[cs] = correct.get(cs, 0) + int(o.correct)
     order = {c: i for i, c in enumerate(CRYSTAL_SYSTEMS)}
-    return dict(sorted(by_system.items(), key=lambda kv: order.get(kv[0], 99)))
+    return {cs: LevelCount(n=n[cs], correct=correct[cs]) for cs in sorted(n, key=lambda cs: order.get(cs, 99))}
 
 
-def _phantom_census(outcomes: list[ItemOutcome]) -> dict[str, int]:
+def _phantom_census(outcomes: list[ItemOutcome]) -> PhantomCensus:
     """Items with phantoms or missing atoms and their totals, oracle failures, unique, exact and certified
     items."""
     oracle = [o.oracle or OracleReport() for o in outcomes]
-    return {
-        "items_with_phantoms": sum(1 for x in oracle if x.n_phantoms),
-        "total_phantoms": sum(x.n_phantoms or 0 for x in oracle),
-        "items_with_missing_atoms": sum(1 for x in oracle if x.n_missing),
-        "total_missing_atoms": sum(x.n_missing or 0 for x in oracle),
-        "items_oracle_failed": sum(1 for x in oracle if x.status not in (ABSENT, None, "ok")),
-        "items_unique": sum(1 for o in outcomes if o.unique),
-        "items_exact": sum(1 for o in outcomes if o.exact),
-        "items_certified": sum(1 for o in outcomes if o.certified),
-    }
+    return PhantomCensus(
+        items_with_phantoms=sum(1 for x in oracle if x.n_phantoms),
+        total_phantoms=sum(x.n_phantoms or 0 for x in oracle),
+        items_with_missing_atoms=sum(1 for x in oracle if x.n_missing),
+        total_missing_atoms=sum(x.n_missing or 0 for x in oracle),
+        items_oracle_failed=sum(1 for x in oracle if x.status not in (ABSENT, None, "ok")),
+        items_unique=sum(1 for o in outcomes if o.unique),
+        items_exact=sum(1 for o in outcomes if o.exact),
+        items_certified=sum(1 for o in outcomes if o.certified),
+    )
 
 
-def _bound_dict(b, text: bool = False) -> dict:
-    d = b.to_dict()
-    out = {k: (sig(v) if isinstance(v, float) else v) for k, v in d.items()}
-    if text:
-        out["text"] = b.describe()
-    return out
+def rate_bound(b) -> RateBound:
+    """The summary's ``bound`` / ``interval`` of an exact Clopper–Pearson bound (``stats.Bound``): its fields,
+    floats at 9 significant digits, and its sentence (``text``)."""
+    return RateBound(**{k: (sig(v) if isinstance(v, float) else v) for k, v in b.to_dict().items()},
+                     text=b.describe())
