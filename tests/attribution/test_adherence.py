@@ -223,7 +223,7 @@ def test_export_records_constraints_and_keeps_the_reference_answer(export):
     assert list(tsv.columns)[-1] == "constraints"
     assert (tsv["constraints"] == "format,structure").all()
     assert tsv["question"].tolist() == [r["question"] for r in b]  # the harness sees the constrained prompt
-    assert cons.settings["constraints"] == ["format", "precision", "structure"]
+    assert cons.settings.constraints == ["format", "precision", "structure"]
     assert set(cons.manifest["details"]["constraints"]) == {r["id"] for r in b}
 
 

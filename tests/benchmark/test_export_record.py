@@ -34,6 +34,7 @@ from viewcert.formats.export import (
 )
 from viewcert.formats.records import (
     CeilingCertificate,
+    ExportSettingsRecord,
     InteractionCertificate,
     StaleCertificate,
     TaskCertificate,
@@ -62,6 +63,9 @@ def test_a_molecule_export_is_one_export_and_reads_back_as_it(water):
     assert isinstance(m.certificate, CeilingCertificate) and m.certificate.summary.n == 1
     written = json.loads((d / "out" / "manifest.json").read_text())
     assert written["format"] == EXPORT_FORMAT and list(written) == sorted(MANIFEST_FIELDS)  # every field, no other
+    # the settings typed (issue 41), the manifest's object given back by to_dict
+    assert isinstance(m.settings, ExportSettingsRecord) and m.settings.to_dict() == written["settings"]
+    assert (m.settings.task, m.settings.size, m.settings.supersample) == ("point-group", 64, 1)  # as built above
     # the manifest's certificate entry is the certificate's own format, digest and counts
     cert = json.loads((d / "out" / "certificate.json").read_text())
     assert_certificate_consistent(cert)
@@ -114,7 +118,7 @@ def test_each_older_manifest_reads_through_the_version_table(kind):
             "task": ("translation", 4, TaskCertificate), "interaction": ("pocket-ligand", 6, InteractionCertificate)}
     task, n_images, typed = want[kind]
     assert (e.task, len(e.images), type(e.certificate)) == (task, n_images, typed)
-    assert e.settings["task"] == task  # interaction: the certificate's settings (its manifest recorded none)
+    assert e.settings.task == task  # interaction: the certificate's settings (its manifest recorded none)
     assert [it["id"] for it in e.items] == ([written["items"][0]["id"]] if kind in ("crystal", "molecule")
                                             else ["q0000"])
 
@@ -176,10 +180,13 @@ def test_bad_manifests_are_one_line(tmp_path, water):
         read_export(tmp_path)  # duplicate key
     good = json.loads((d / "out" / "manifest.json").read_text())
     for edit, match in (({"kind": "protein"}, "kind must be one of"), ({"items": "q0000"}, "items is not a list"),
-                        ({"certificate": {"path": "../certificate.json"}}, "must be null or name certificate.json")):
+                        ({"certificate": {"path": "../certificate.json"}}, "must be null or name certificate.json"),
+                        ({"certificate": None, "settings": {"ceiling": 3}}, "settings.ceiling must be an object"),
+                        ({"certificate": None, "settings": {"constraints": "x"}}, "constraints must be a list")):
         (tmp_path / "manifest.json").write_text(json.dumps({**good, **edit}))
-        with pytest.raises(InputError, match=match):
+        with pytest.raises(InputError, match=match) as exc:
             read_export(tmp_path)
+        assert exc.value.source == str(tmp_path / "manifest.json")
     stale = tmp_path / "stale"
     stale.mkdir()
     (stale / "manifest.json").write_bytes((d / "out" / "manifest.json").read_bytes())

@@ -119,7 +119,7 @@ def test_build_benchmark_certificate_uses_the_shipped_style(tmp_path):
     m = build_benchmark(str(src), tmp_path / "b", settings=ExportSettings.from_options(style="spacefill", size=96,
                                                                           tiling=(1, 1, 1)), n_workers=1)
     cert = json.loads((tmp_path / "b" / "certificate.json").read_text())
-    assert m.settings["style"] == "spacefill"
+    assert m.settings.style == "spacefill"
     assert cert["config"]["style"] == "spacefill" and cert["config"]["observe"] == "visible"
     assert cert["observation_model"]["radius_scale"] == 1.0
 

@@ -34,13 +34,12 @@ import pandas as pd
 from viewcert import stats as st
 from viewcert.attribution.parsing import TIE_RULES, majority_vote
 from viewcert.attribution.settings import LadderSettingsRecord
-from viewcert.attribution.table import RUNGS, Coverage, ResultTable, read_json_hashed
+from viewcert.attribution.table import RUNGS, Coverage, ResultTable
 from viewcert.errors import InputError
-from viewcert.formats.reader import receive
+from viewcert.formats.reader import Received, read_json, receive
 from viewcert.formats.records import (
     ABSENT,
     CeilingCertificate,
-    Certificate,
     InteractionCertificate,
     TaskCertificate,
 )
@@ -277,29 +276,20 @@ class R1Counts:
         return cls(c.get("correct"), c.get("n"), d.get("items"), d.get("delta"), d.get("tau"))
 
 
-@dataclass(frozen=True)
-class CertificateFile:
-    """A certificate as the ladder reads it (:func:`read_ceiling_file`): its path, the SHA-256 of its bytes, the
-    typed certificate (a viewcert kind, ``formats.records``) or the hand-written counts, and whether its digest
-    held (None: hand-written, nothing to check)."""
-
-    path: str
-    sha256: str
-    certificate: Certificate | None
-    hand: R1Counts | None
-    digest_ok: bool | None
-    digest: str | None = None  # a streamed certificate's digest value (``certificate`` is None)
-
-    @property
-    def note(self) -> str:
-        return {True: "digest verified", False: _STALE_NOTE, None: "digest not checked"}[self.digest_ok]
+def _source(src: str, sha256: str, digest_ok: bool | None, *, say_verified: bool = True) -> str:
+    """The ceiling's source as the ladder table shows it: the certificate's path and SHA-256 and what its digest
+    check said (``digest_ok``: True, False when read with --allow-stale-certificate over a mismatch, None for a
+    hand-written certificate, which has no digest); ``say_verified`` False: a held digest is not mentioned."""
+    note = {True: "digest verified" if say_verified else "",
+            False: "DIGEST MISMATCH: read with --allow-stale-certificate", None: "digest not checked"}[digest_ok]
+    return f"certificate {src} sha256:{sha256}" + (f" ({note})" if note else "")
 
 
-def _mean_ceiling(got: CertificateFile, src: str, universe: Sequence[str] | None) -> Ceiling:
+def _mean_ceiling(got: Received, src: str, universe: Sequence[str] | None) -> Ceiling:
     """R1 of a transformation-task or interaction certificate: the mean per-item ceiling, no per-item
     outcomes."""
     cert = got.certificate
-    src_note = f"certificate {src} sha256:{got.sha256}" + ("" if got.digest_ok else f" ({_STALE_NOTE})")
+    src_note = _source(src, got.sha256, got.digest_ok, say_verified=False)
     if isinstance(cert, InteractionCertificate):
         per = list_ceilings(cert, src, universe)
         value = parse_fraction(sum(per.values()) / len(per))
@@ -321,33 +311,14 @@ def _check_covered(universe: Sequence[str], outcomes: Mapping, src: str) -> None
                          field="items")
 
 
-#: the certificates read with a stale digest (``allow_stale``), by path: the ceiling's source says so
-_STALE_NOTE = "DIGEST MISMATCH: read with --allow-stale-certificate"
-
-
-def read_ceiling_file(path: str | Path, *, allow_stale: bool = False) -> CertificateFile:
-    """The certificate at ``path``, read once: a viewcert certificate (it has a ``format``) through
-    ``formats.reader.receive`` (format and digest checked: a digest that does not match its content is a
-    one-line ``StaleCertificate`` unless ``allow_stale``; typed); a streamed certificate (``certify.stream``) through
-    ``formats.table`` (:meth:`R1Counts.of_table`); a JSON object without a format as the hand-written layout
-    (:meth:`R1Counts.from_dict`), which has no digest to check."""
-    data, sha = read_json_hashed(Path(path), missing="certificate not found")
-    if not isinstance(data, dict):
-        raise InputError("a certificate is a JSON object", source=str(path))
-    if "format" not in data:
-        return CertificateFile(str(path), sha, None, R1Counts.from_dict(data), None)
-    got = receive(path, data=data, sha256=sha, allow_stale=allow_stale, streamed=True)
-    if isinstance(got.certificate, TableCertificate):  # a streamed certificate: its items read lazily
-        return CertificateFile(str(path), sha, None, R1Counts.of_table(got.certificate), got.digest_ok,
-                               str(got.certificate.digest_value))
-    return CertificateFile(str(path), sha, got.certificate, None, got.digest_ok)
-
-
 def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = None,
                              id_map: Mapping[str, str] | None = None,
-                             read: CertificateFile | None = None, allow_stale: bool = False) -> Ceiling:
-    """R1 from a certificate (:func:`read_ceiling_file`; ``read``: when the caller has it already, the file is
-    not read again). A crystal/molecule certificate: its headline counts and per-item outcomes
+                             received: Received | None = None, allow_stale: bool = False) -> Ceiling:
+    """R1 from a certificate: a viewcert certificate (it has a ``format``) as ``formats.reader.receive`` reads it
+    (format and digest checked: a digest that does not match its content is a one-line ``StaleCertificate``
+    unless ``allow_stale``; typed; ``received``: when the caller has it already, the file is not read again), or
+    a JSON object without a format as the hand-written layout (:meth:`R1Counts.from_dict`; no digest to check).
+    A crystal/molecule certificate (a streamed one read lazily, :meth:`R1Counts.of_table`): its headline counts and per-item outcomes
     (:meth:`R1Counts.of_view`), δ and τ, its digest; a hand-written one: :meth:`R1Counts.from_dict`. The
     per-item outcomes must cover every item of the universe and agree with the counts. ``id_map`` renames the
     certificate's ids (a benchmark export's ``source_id`` → item id, ``attribution.shipped``). A
@@ -362,8 +333,8 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
         Item ids of the results; a certificate's per-item outcomes must cover them.
     id_map : mapping of str to str, optional
         Certificate id → item id (an export's ``source_id`` mapping).
-    read : CertificateFile, optional
-        The certificate as already read (then the file is not read again).
+    received : formats.reader.Received, optional
+        The certificate as ``formats.reader.receive`` read it already (then the file is not read again).
     allow_stale : bool
         Accept a certificate whose digest does not match its content (the ceiling's source says so).
 
@@ -373,11 +344,24 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
         R1 as a fraction, δ and τ (Å) where recorded, per-item outcomes where the kind has them, the digest.
     """
     src = str(Path(path))
-    got = read if read is not None else read_ceiling_file(path, allow_stale=allow_stale)
-    cert = got.certificate
+    if received is None:
+        data, sha = read_json(path)  # read once: the hand-written layout or a viewcert certificate
+        if isinstance(data, dict) and "format" not in data:
+            return _counts_ceiling(R1Counts.from_dict(data), src, sha, None, None, universe, id_map)
+        received = receive(path, data=data, sha256=sha, allow_stale=allow_stale, streamed=True)
+    cert = received.certificate
     if isinstance(cert, TaskCertificate | InteractionCertificate):
-        return _mean_ceiling(got, src, universe)
-    counts = R1Counts.of_view(cert) if isinstance(cert, CeilingCertificate) else got.hand
+        return _mean_ceiling(received, src, universe)
+    counts = R1Counts.of_table(cert) if isinstance(cert, TableCertificate) else R1Counts.of_view(cert)
+    digest = cert.digest_value
+    return _counts_ceiling(counts, src, received.sha256, None if digest is None else str(digest),
+                           received.digest_ok, universe, id_map)
+
+
+def _counts_ceiling(counts: R1Counts, src: str, sha256: str, digest: str | None, digest_ok: bool | None,
+                    universe: Sequence[str] | None, id_map: Mapping[str, str] | None) -> Ceiling:
+    """R1 = correct / n of a crystal/molecule or hand-written certificate's counts, with its per-item outcomes
+    (aligned to ``universe``) when it has them."""
     correct, n = counts.correct, counts.n
     outcomes = _outcomes(counts.items, src, id_map or {})
     if outcomes:
@@ -400,11 +384,9 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
         reasons = tuple("" if outcomes[u] else why.get(u, "") for u in universe)
         if per_item.size != n:
             correct, n = int(per_item.sum()), int(per_item.size)
-    digest = got.digest if cert is None else cert.digest_value
-    return Ceiling(Fraction(correct, n), f"R1 = {correct}/{n} (certificate)",
-                   f"certificate {src} sha256:{got.sha256} ({got.note})", correct, n, per_item,
-                   None if counts.delta is None else float(counts.delta),
-                   None if counts.tau is None else float(counts.tau), digest, reasons, got.digest_ok)
+    return Ceiling(Fraction(correct, n), f"R1 = {correct}/{n} (certificate)", _source(src, sha256, digest_ok),
+                   correct, n, per_item, None if counts.delta is None else float(counts.delta),
+                   None if counts.tau is None else float(counts.tau), digest, reasons, digest_ok)
 
 
 # ---------------------------------------------------------------------- arms

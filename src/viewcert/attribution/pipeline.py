@@ -28,7 +28,6 @@ from viewcert.attribution.ladder import (
     build_ladder,
     ceiling_from_certificate,
     ceiling_from_number,
-    read_ceiling_file,
 )
 from viewcert.attribution.readers import manifest_benchmark, read_manifest
 from viewcert.attribution.report import Report, write_report
@@ -50,6 +49,7 @@ from viewcert.attribution.task_scores import (
     misi_scores,
 )
 from viewcert.errors import InputError
+from viewcert.formats.reader import receive
 from viewcert.io.idlist import read_ids
 
 #: the study's two ceilings (docs/reference.md): R1 = 210/210 at δ = τ = 0.01 Å (five views), and 200/210 for the
@@ -126,10 +126,13 @@ def run_ladder(
     cert = certificate if certificate is not None else (m.certificate if not r1 else None)
     if cert is None and not r1 and shipped is not None:
         cert = shipped.certificate
-    read = read_ceiling_file(cert, allow_stale=allow_stale_certificate) if cert is not None else None  # once: the ceiling and the task scores
+    scored = shipped is not None and cert is not None and shipped.answer_format in ("list", "command")
+    # read once: the ceiling and, for a list or command export, the task scores (their typed certificate)
+    got = receive(cert, allow_stale=allow_stale_certificate, streamed=True) if scored else None
     if cert is not None:
         id_map = None if shipped is None else {v: k for k, v in shipped.source_ids.items()}
-        ceilings.append(ceiling_from_certificate(cert, coverage.universe, id_map=id_map, read=read))
+        ceilings.append(ceiling_from_certificate(cert, coverage.universe, id_map=id_map, received=got,
+                                                 allow_stale=allow_stale_certificate))
     values = list(r1) or ([m.r1] if (m.r1 is not None and cert is None) else [])
     source = STUDY_R1_SOURCE if (study_dir is not None and tuple(values) == STUDY_R1) else "number"
     ceilings += [ceiling_from_number(v, coverage.universe, source=source) for v in values]
@@ -140,14 +143,14 @@ def run_ladder(
                           bootstrap=bootstrap, labels=parser.labels,
                           chance=None if shipped is None else shipped.chance())
     ladder.harness_agreement = harness_agreement(ladder, table)
-    if shipped is not None and cert is not None and shipped.answer_format in ("list", "command"):
+    if got is not None:
         targets = shipped.targets(parser)  # parsed once for the scores and the item scale
         if shipped.answer_format == "list":
-            ladder.task_scores = list_scores(ladder, targets, cert, parsed=read.certificate)
-            ladder.item_scale = list_scale(ladder, read.certificate, str(cert), targets)
+            ladder.task_scores = list_scores(ladder, targets, cert, parsed=got.certificate)
+            ladder.item_scale = list_scale(ladder, got.certificate, str(cert), targets)
         else:
-            ladder.task_scores = misi_scores(ladder, targets, cert, parsed=read.certificate)
-            ladder.item_scale = misi_scale(ladder, targets, read.certificate, str(cert))
+            ladder.task_scores = misi_scores(ladder, targets, cert, parsed=got.certificate)
+            ladder.item_scale = misi_scale(ladder, targets, got.certificate, str(cert))
     return ladder, table, m
 
 

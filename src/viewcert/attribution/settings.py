@@ -3,15 +3,26 @@
 (:class:`EvidenceSettingsRecord`). Code reads them by attribute (``ladder.settings.n_items``); ``to_dict`` is the
 JSON object the report's provenance writes (the same keys and values as before they were typed). Fractions are
 text (``"1/4"``) beside their float value; α, thresholds and cut-offs are fractions in [0, 1]; no lengths or
-angles here."""
+angles here.
+
+``docs/formats.md`` shows one table per record (:func:`settings_markdown`, generated from the dataclass fields by
+``formats.doc``; ``python -m viewcert.attribution.settings docs/formats.md`` rewrites it, a test compares)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any
 
-__all__ = ["DiagnosticsSettingsRecord", "EvidenceSettingsRecord", "LadderSettingsRecord"]
+from viewcert.formats.doc import records_markdown, with_block
+
+__all__ = ["DiagnosticsSettingsRecord", "EvidenceSettingsRecord", "LadderSettingsRecord", "settings_markdown"]
+
+SETTINGS_BEGIN = ("<!-- attribution settings: generated from viewcert.attribution.settings by "
+                  "python -m viewcert.attribution.settings; do not edit -->")
+SETTINGS_END = "<!-- end of the generated attribution settings -->"
 
 
 def _as_dict(value) -> dict:
@@ -29,21 +40,21 @@ class LadderSettingsRecord:
     tie rule, the scoring, the bootstrap (seed, resamples, α, share cut-off), chance and the majority class (text
     and value), the number of items and the ceilings (each ``Ceiling.to_dict``)."""
 
-    threshold: float
-    threshold_rule: str
-    tie_rule: str
-    scoring: str
-    seed: int
-    n_boot: int
-    alpha: float
-    interval: str
-    share_cutoff: float
-    chance: str
-    chance_value: float
-    majority_class: str
-    majority_class_value: float
-    n_items: int
-    ceilings: tuple[Mapping[str, Any], ...] = ()
+    threshold: float  # an arm is unscored above it (a fraction in [0, 1), strict >)
+    threshold_rule: str  # the unscored rule, in words
+    tie_rule: str  # the majority-vote tie rule over repeats: first, alphabetical or none
+    scoring: str  # vote (the majority answer per item) or harness (the mean of the harness's scores)
+    seed: int  # the bootstrap's seed
+    n_boot: int  # the bootstrap's resamples
+    alpha: float  # α of the intervals (two-sided, 1 − α)
+    interval: str  # the intervals' methods, in words
+    share_cutoff: float  # the share is suppressed when the lower end of R1 − R4's interval is below it
+    chance: str  # chance accuracy, a fraction as text ("1/4")
+    chance_value: float  # chance accuracy as a number
+    majority_class: str  # the most frequent target's share of the items, a fraction as text
+    majority_class_value: float  # the same as a number
+    n_items: int  # the items of the universe every arm is scored on
+    ceilings: tuple[Mapping[str, Any], ...] = ()  # each R1 as Ceiling.to_dict writes it
 
     def to_dict(self) -> dict:
         """The JSON object of the settings (``ceilings`` a list), as the report's provenance writes it.
@@ -62,12 +73,12 @@ class DiagnosticsSettingsRecord:
     where the prompts came from (None: none given), which constraints were checked, and the text ceiling's value
     (None: not computed or uninformative)."""
 
-    alpha: float
-    seed: int
-    n_boot: int
-    prompts: str | None
-    constraints: str
-    text_ceiling: float | None
+    alpha: float  # α of the bootstrap intervals
+    seed: int  # the bootstrap's seed
+    n_boot: int  # the bootstrap's resamples
+    prompts: str | None  # where the prompts came from (None: none given)
+    constraints: str  # which constraints were checked
+    text_ceiling: float | None  # the text ceiling's value (None: not computed or uninformative)
 
     def to_dict(self) -> dict:
         """The JSON object of the settings, as the report's provenance writes it.
@@ -86,13 +97,13 @@ class EvidenceSettingsRecord:
     label; None: no ceiling with per-item outcomes), the repeated samples' interval scheme, where the evidence of
     items answerable without the image came from, the samples' seed and resamples, α and the tie rule."""
 
-    status_ceiling: str | None
-    samples_interval: str
-    shortcut_evidence: str
-    samples_seed: int
-    samples_n_boot: int
-    alpha: float
-    tie_rule: str
+    status_ceiling: str | None  # the label of the ceiling the statuses read (None: none with per-item outcomes)
+    samples_interval: str  # the repeated samples' interval scheme
+    shortcut_evidence: str  # where the evidence of items answerable without the image came from
+    samples_seed: int  # the samples' bootstrap seed
+    samples_n_boot: int  # the samples' bootstrap resamples
+    alpha: float  # α of the intervals
+    tie_rule: str  # the majority-vote tie rule (the ladder's)
 
     def to_dict(self) -> dict:
         """The JSON object of the settings, as the report's provenance writes it.
@@ -103,3 +114,25 @@ class EvidenceSettingsRecord:
             One key per field.
         """
         return _as_dict(self)
+
+
+def settings_markdown() -> str:
+    """The attribution-settings section of ``docs/formats.md``: one table per settings record (its fields, their
+    types and what the docstring says of them), as ``provenance.json`` writes them.
+
+    Returns
+    -------
+    str
+        The section (Markdown, from its begin marker to its end marker, ending in a newline).
+    """
+    return records_markdown(
+        (LadderSettingsRecord, DiagnosticsSettingsRecord, EvidenceSettingsRecord), SETTINGS_BEGIN, SETTINGS_END,
+        "Attribution settings (`provenance.json`)",
+        "What each part of a `viewcert ladder` report was computed with, typed (`viewcert.attribution.settings`) and "
+        "written by its `to_dict` into the report's `provenance.json`: the ladder's under `ladder.settings`, the "
+        "diagnostics' under `diagnostics.settings`, the item evidence's under `items.settings`.")
+
+
+if __name__ == "__main__":  # pragma: no cover - the docs' maintenance command
+    page = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/formats.md")
+    page.write_text(with_block(page.read_text(), SETTINGS_BEGIN, SETTINGS_END, settings_markdown()))

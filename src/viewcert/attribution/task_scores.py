@@ -24,11 +24,13 @@ import numpy as np
 import pandas as pd
 
 from viewcert.attribution.account import ItemScale
-from viewcert.attribution.ladder import Ladder, list_ceilings, read_ceiling_file
+from viewcert.attribution.ladder import Ladder, list_ceilings
 from viewcert.attribution.misi import _norm_entry, score_interactions, score_transformation
 from viewcert.attribution.table import ResultTable
 from viewcert.errors import InputError
+from viewcert.formats.reader import receive
 from viewcert.formats.records import Certificate, InteractionCertificate, TaskCertificate, TaskItemRecord
+from viewcert.formats.table import TableCertificate
 
 MISI_COLUMNS = ["model", "rung", "n", "exact_correct", "exact_accuracy", "misi_credit", "certified_partial_ceiling",
                 "certified_exact_ceiling", "normalisers"]
@@ -37,13 +39,13 @@ NO_HARNESS_SCORE = "no harness score"
 AGREEMENT_COLUMNS = ["model", "rung", "n", "viewcert_correct", "harness_correct", "disagreements", "disagreeing_ids"]
 
 
-def _certificate(certificate: str | Path, parsed: Certificate | None) -> Certificate | None:
-    """The typed certificate: ``parsed`` when the caller read it already (``ladder.read_ceiling_file``), else
-    read now (format and digest checked)."""
-    return parsed if parsed is not None else read_ceiling_file(certificate).certificate
+def _certificate(certificate: str | Path, parsed: Certificate | TableCertificate | None) -> Certificate | TableCertificate:
+    """The typed certificate: ``parsed`` when the caller read it already (``formats.reader.receive``), else read
+    now (format and digest checked)."""
+    return parsed if parsed is not None else receive(certificate, streamed=True).certificate
 
 
-def _task_certificate(cert: Certificate | None, src: str) -> TaskCertificate:
+def _task_certificate(cert: Certificate | TableCertificate, src: str) -> TaskCertificate:
     if not isinstance(cert, TaskCertificate):
         raise InputError("MiSI partial credit needs a transformation-task certificate", source=src, field="format")
     return cert
@@ -74,7 +76,7 @@ def _mean_of(items: dict[str, TaskItemRecord], universe: Sequence[str], key: str
 
 
 def misi_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | Path,
-                parsed: Certificate | None = None) -> pd.DataFrame:
+                parsed: Certificate | TableCertificate | None = None) -> pd.DataFrame:
     """MiSI partial credit per arm beside the certified ceilings (module docstring)."""
     src = str(certificate)
     cert = _task_certificate(_certificate(certificate, parsed), src)
@@ -114,7 +116,7 @@ def uncertain_entries(cert: InteractionCertificate) -> dict[str, tuple[str, ...]
 
 
 def list_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | Path,
-                parsed: Certificate | None = None) -> pd.DataFrame:
+                parsed: Certificate | TableCertificate | None = None) -> pd.DataFrame:
     """Per arm of an interaction-list export: the mean MiSI list score of the voted answers beside the
     certified mean list ceiling as rendered (``certified_partial_ceiling``) and under ideal observations
     (``certified_exact_ceiling`` holds the ideal one here; ``normalisers`` says so)."""
@@ -137,7 +139,7 @@ def list_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | P
     return pd.DataFrame(rows, columns=MISI_COLUMNS)
 
 
-def misi_scale(ladder: Ladder, targets: Mapping[str, str], cert: Certificate | None,
+def misi_scale(ladder: Ladder, targets: Mapping[str, str], cert: Certificate | TableCertificate | None,
                src: str = "certificate") -> ItemScale:
     """MiSI partial credit of a command export as the deficit account's item scale: an answer's
     ``score_transformation`` value with the certificate's normalisers, the per-item certified partial ceiling

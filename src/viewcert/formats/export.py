@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from viewcert.errors import InputError
+from viewcert.formats.fields import typed_section
 from viewcert.formats.reader import read
 from viewcert.formats.records import (
     ABSENT,
@@ -26,6 +27,7 @@ from viewcert.formats.records import (
     CeilingCertificate,
     Certificate,
 )
+from viewcert.formats.settings_sections import ExportSettingsRecord
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.received import loads_json_strict, read_received_bytes
 
@@ -70,14 +72,15 @@ def file_digests(out: Path) -> dict[str, str]:
 @dataclass(frozen=True)
 class Export:
     """One export folder. ``kind``: crystal | molecule | task | interaction; ``settings``: the exporter's
-    settings as recorded; ``items``: the manifest's per-question records; ``images``, ``harness_files``:
+    settings as recorded, typed (``formats.settings_sections.ExportSettingsRecord``; ``to_dict`` gives the
+    manifest's object back); ``items``: the manifest's per-question records; ``images``, ``harness_files``:
     relative paths; ``certificate``: the typed certificate (None when the export wrote none); ``manifest``:
     the manifest as written."""
 
     kind: str
     task: str
     n_questions: int
-    settings: Mapping
+    settings: ExportSettingsRecord
     items: tuple
     images: tuple[str, ...]
     harness_files: tuple[str, ...]
@@ -149,9 +152,11 @@ def write_export(out: str | Path, kind: str, body: Mapping, certificate: Mapping
 
 
 def _export_of(shape: Mapping, cert: Certificate | None, written: Mapping) -> Export:
-    """The :class:`Export` of a manifest in the current shape (``shape``; ``written``: as written)."""
+    """The :class:`Export` of a manifest in the current shape (``shape``; ``written``: as written); its settings
+    typed (InputError naming ``settings.<field>``)."""
+    settings = typed_section(ExportSettingsRecord, shape.get("settings") or {}, "settings")
     return Export(kind=shape["kind"], task=str(shape.get("task")), n_questions=int(shape.get("n_questions") or 0),
-                  settings=shape.get("settings") or {}, items=tuple(shape.get("items") or ()),
+                  settings=settings, items=tuple(shape.get("items") or ()),
                   images=tuple(shape.get("images") or ()), harness_files=tuple(shape.get("harness_files") or ()),
                   errors=tuple(shape.get("errors") or ()), skipped=tuple(shape.get("skipped") or ()),
                   label_mismatches=tuple(shape.get("label_mismatches") or ()), certificate=cert, manifest=written)
@@ -173,7 +178,7 @@ def _old_digest_entry(m: Mapping) -> Mapping:
 def _from_view_export(m: Mapping, cert: Certificate | None) -> dict:
     """``viewcert.benchmark/1``, ``viewcert.benchmark.molecule/1``: the task in the settings."""
     settings = m.get("settings") or {}
-    return {"task": settings.get("task"), "settings": settings, "items": m.get("items"),
+    return {"task": settings.get("task") if isinstance(settings, Mapping) else None, "settings": settings, "items": m.get("items"),
             "n_questions": m.get("n_questions"), "errors": m.get("errors"), "skipped": m.get("skipped"),
             "label_mismatches": m.get("label_mismatches"), "images": _pngs(m)}
 
@@ -181,7 +186,8 @@ def _from_view_export(m: Mapping, cert: Certificate | None) -> dict:
 def _from_task_export(m: Mapping, cert: Certificate | None) -> dict:
     """``viewcert.tasks.benchmark/1``: no items (the certificate's ids stand for them)."""
     settings = m.get("settings") or {}
-    return {"task": settings.get("task"), "settings": settings, "n_questions": m.get("n_questions"),
+    return {"task": settings.get("task") if isinstance(settings, Mapping) else None, "settings": settings,
+            "n_questions": m.get("n_questions"),
             "items": [{"id": i} for i in (cert.item_ids() if cert else ())], "errors": m.get("errors"),
             "images": _pngs(m)}
 
@@ -261,7 +267,10 @@ def read_export(out: str | Path) -> Export:
         raise InputError(f"the manifest names certificate digest {str(entry.get('digest'))[:16]!r}…, "
                          f"{CERTIFICATE} has {str(cert.digest_value)[:16]}… (not the certificate this export "
                          "wrote)", source=src, field="certificate")
-    return _export_of(m if old is None else {**old[2](m, cert), "kind": old[0]}, cert, m)
+    try:
+        return _export_of(m if old is None else {**old[2](m, cert), "kind": old[0]}, cert, m)
+    except InputError as exc:  # the settings' field, named in the manifest
+        raise InputError(exc.message, source=src, field=exc.field) from None
 
 
 def manifest_markdown() -> str:

@@ -361,11 +361,6 @@ class CeilingCertificate(Certificate):
         return out
 
 
-def ceiling_certificate(cert: CeilingCertificate | Mapping) -> CeilingCertificate:
-    """``cert`` as a :class:`CeilingCertificate` (a typed one as is; a dict, e.g. ``certify()``'s, typed)."""
-    return cert if isinstance(cert, CeilingCertificate) else CeilingCertificate.from_dict(cert)
-
-
 # ---------------------------------------------------------------------- transformation tasks
 @dataclass(frozen=True)
 class TaskItemRecord:
