@@ -90,9 +90,17 @@ class LevelCount(Section):
 
     SOURCE: ClassVar[str] = "summary.by_level"
     KINDS: ClassVar[dict] = {"n": "count or null", "correct": "count or null", "R1": "number or null"}
+    #: ``by_crystal_system``: a count of the crystal items of that system (the dataset's label, else the
+    #: rendered cell's; ``unknown`` when neither has one)
     n: int = ABSENT
+    #: a count of the items correct at that level (``by_level``), or of that system's correct items
+    #: (``by_crystal_system``)
     correct: int = ABSENT
+    #: a rate in [0, 1]: ``correct`` / the summary's n at that level (9 significant digits;
+    #: ``molecules.by_level``: rounded to 6 decimals); null when n is 0
     R1: float | None = ABSENT  # noqa: N815 - the certificate's own key
+    #: ``molecules.by_level``: the sentence of the exact one-sided Clopper-Pearson lower bound of R1 at the
+    #: configuration's confidence
     bound: str = ABSENT
     extra: Mapping = field(default_factory=dict)
 
@@ -104,8 +112,8 @@ class Kinds(Section):
 
     SOURCE: ClassVar[str] = "summary.kinds"
     KINDS: ClassVar[dict] = {"crystals": "count or null", "molecules": "count or null"}
-    crystals: int = ABSENT
-    molecules: int = ABSENT
+    crystals: int = ABSENT  # a count of the items that are crystals (errors not counted)
+    molecules: int = ABSENT  # a count of the items that are molecules (errors not counted)
     extra: Mapping = field(default_factory=dict)
 
 
@@ -119,14 +127,21 @@ class RateBound(Section):
     SOURCE: ClassVar[str] = "summary.bound"
     KINDS: ClassVar[dict] = {"k": "count or null", "n": "count or null", "rate": "number or null",
                              "confidence": "number or null", "lower": "number or null", "upper": "number or null"}
+    #: a count of successes: the correct items (a task group's ``unique_bound``: the unique items)
     k: int = ABSENT
-    n: int = ABSENT
-    rate: float = ABSENT
+    n: int = ABSENT  # a count of trials: the items scored
+    rate: float = ABSENT  # k/n, a rate in [0, 1]
+    #: the bound's confidence 1 - α, in (0, 1): the configuration's ``confidence`` (a task group: 0.95)
     confidence: float = ABSENT
+    #: one-sided-lower (``summary.bound``, ``unique_bound``), two-sided (``summary.interval``) or
+    #: one-sided-upper
     sided: str = ABSENT
+    #: the lower end, a rate in [0, 1] (exact Clopper-Pearson, α in the tail, α/2 two-sided; 0 when k = 0)
     lower: float = ABSENT
-    upper: float = ABSENT
-    method: str = ABSENT
+    upper: float = ABSENT  # the upper end, a rate in [0, 1] (1 for a one-sided lower bound)
+    method: str = ABSENT  # ``clopper-pearson``
+    #: the bound in a sentence (``k/n = rate; exact one-sided 95% lower bound ...``); with no item certified
+    #: the only key
     text: str = ABSENT
     extra: Mapping = field(default_factory=dict)
 
@@ -141,13 +156,16 @@ class PhantomCensus(Section):
                              "items_with_missing_atoms": "count or null", "total_missing_atoms": "count or null",
                              "items_oracle_failed": "count or null", "items_unique": "count or null",
                              "items_exact": "count or null", "items_certified": "count or null"}
+    #: a count of the items (crystals and molecules; errors not counted) whose oracle accepted a phantom
     items_with_phantoms: int = ABSENT
-    total_phantoms: int = ABSENT
+    total_phantoms: int = ABSENT  # a count of phantoms, summed over the items
+    #: a count of the items with at least one atom not recovered
     items_with_missing_atoms: int = ABSENT
-    total_missing_atoms: int = ABSENT
-    items_oracle_failed: int = ABSENT
-    items_unique: int = ABSENT
-    items_exact: int = ABSENT
+    total_missing_atoms: int = ABSENT  # a count of atoms not recovered, summed over the items
+    items_oracle_failed: int = ABSENT  # a count of the items whose oracle status is not ok
+    items_unique: int = ABSENT  # a count of the unique items: oracle ok, Φ_δ empty and every atom recovered
+    items_exact: int = ABSENT  # a count of the exact items: unique, with one accepted point per atom
+    #: a count of the certified items: unique, d_min > 2δ and two views with independent directions
     items_certified: int = ABSENT
     extra: Mapping = field(default_factory=dict)
 
@@ -161,11 +179,18 @@ class MoleculeSummary(_Counted):
     SOURCE: ClassVar[str] = "summary.molecules"
     KINDS: ClassVar[dict] = {"n": "count or null"}
     COUNTS: ClassVar[tuple] = ("by_level",)
-    n: int = ABSENT
+    n: int = ABSENT  # a count of the molecule items (errors not counted)
+    #: what the molecules are scored against, in words: each molecule itself (no dataset label)
     truth: str = ABSENT
+    #: per molecular level: ``correct``, ``R1`` and its ``bound`` sentence (``LevelCount``)
     by_level: dict[str, LevelCount] = ABSENT
+    #: per handedness status (determined, not_determined, achiral, undecided) the count of molecule items, by
+    #: status
     handedness: dict = ABSENT
+    #: per input point group (Schoenflies, at τ) the count of molecule items, most frequent first
     input_point_groups: dict = ABSENT
+    #: every molecule whose pymatgen point group differs from ours: its ``id`` and its ``cross_check`` (ours,
+    #: pymatgen, agree, tolerance_A)
     point_group_cross_check_disagreements: list = ABSENT
     extra: Mapping = field(default_factory=dict)
 
@@ -183,23 +208,40 @@ class TableSummary(_Counted):
                              "n_label_mismatches": "count or null", "n_cross_check_disagreements": "count or null",
                              "n_symmetry_raised": "count or null"}
     COUNTS: ClassVar[tuple] = ("by_level", "by_crystal_system")
+    #: a count of the items scored: the crystals (the molecules when the run has none), errors not counted
     n: int = ABSENT
-    n_errors: int = ABSENT
-    kinds: Kinds = ABSENT
+    n_errors: int = ABSENT  # a count of the items that could not be read or certified
+    kinds: Kinds = ABSENT  # how many certified items are crystals and how many molecules (``Kinds``)
+    #: the scored level: the configuration's ``score`` (crystal_system, point_group or space_group), or the
+    #: molecule levels joined by ``+``
     score: str = ABSENT
-    truth: str = ABSENT
-    correct: int = ABSENT
+    truth: str = ABSENT  # what R1 compares with: dataset or rendered (crystals), input (molecules)
+    correct: int = ABSENT  # a count of the scored items correct at the scored level
+    #: a rate in [0, 1]: ``correct`` / ``n`` (9 significant digits); null when n is 0
     R1: float | None = ABSENT  # noqa: N815 - the certificate's own key
+    #: R1's exact one-sided Clopper-Pearson lower bound at the configuration's confidence (``RateBound``)
     bound: RateBound = ABSENT
+    #: R1's exact two-sided Clopper-Pearson interval at the configuration's confidence (``RateBound``)
     interval: RateBound = ABSENT
+    #: per level (crystal_system, point_group, space_group; or the molecule levels): ``correct`` and ``R1``
+    #: (``LevelCount``)
     by_level: dict[str, LevelCount] = ABSENT
+    #: per crystal system of the crystal items (in crystal-system order, others last): ``n`` and ``correct``
+    #: (``LevelCount``)
     by_crystal_system: dict[str, LevelCount] = ABSENT
+    #: phantoms, missing atoms, oracle failures, unique, exact and certified items (``PhantomCensus``)
     phantom_census: PhantomCensus = ABSENT
+    #: per reason (in the evaluator's reason order) the count of incorrect items that give it
     failure_reasons: dict = ABSENT
-    n_failures: int = ABSENT
+    n_failures: int = ABSENT  # a count of the incorrect items (crystals and molecules)
+    #: a count of the items whose dataset label differs from the rendered cell's at some level
     n_label_mismatches: int = ABSENT
+    #: a count of the items where spglib and moyopy disagree on a cell (input, rendered or reconstructed)
     n_cross_check_disagreements: int = ABSENT
+    #: a count of the items whose standardisation gave another space group than the input's
     n_symmetry_raised: int = ABSENT
+    #: where the lists by id (failures, label mismatches, disagreements, raised symmetry, errors) are: the
+    #: item table's folder, in words
     lists: str = ABSENT
     extra: Mapping = field(default_factory=dict)
 
@@ -211,9 +253,11 @@ class MeanInterval(Section):
 
     SOURCE: ClassVar[str] = "summary.all.exact_ceiling"
     KINDS: ClassVar[dict] = {"mean": "number or null", "lo95": "number or null", "hi95": "number or null"}
-    mean: float = ABSENT
+    mean: float = ABSENT  # the mean of the group's item ceilings, in [0, 1]
+    #: the 2.5th percentile of 2000 bootstrap means over the group's items (seeded with the export's seed),
+    #: in [0, 1]
     lo95: float = ABSENT
-    hi95: float = ABSENT
+    hi95: float = ABSENT  # the 97.5th percentile of the same bootstrap means, in [0, 1]
     extra: Mapping = field(default_factory=dict)
 
 
@@ -228,14 +272,28 @@ class TaskGroup(Section):
     KINDS: ClassVar[dict] = {"unique_bound": RateBound, "exact_ceiling": MeanInterval,
                              "partial_ceiling": MeanInterval, "handedness_ceiling": MeanInterval, "n": "count or null",
                              "unique": "count or null", "one_view_witness_share": "number or null"}
-    n: int = ABSENT
-    unique: int = ABSENT
+    n: int = ABSENT  # a count of the group's items
+    unique: int = ABSENT  # a count of the items whose consistent answer set is the truth alone
+    #: the exact one-sided 95 % Clopper-Pearson lower bound of ``unique`` / ``n`` (``RateBound``, no
+    #: ``text``)
     unique_bound: RateBound = ABSENT
+    #: the mean over items of 1 / |consistent answers| (the best expected exact-match score) with its
+    #: bootstrap interval
     exact_ceiling: MeanInterval = ABSENT
+    #: the mean over items of the best expected MiSI partial credit over the consistent answers, with its
+    #: bootstrap interval
     partial_ceiling: MeanInterval = ABSENT
+    #: handedness items: the mean over items of 1 / (the handednesses among the consistent answers: 1 or 2),
+    #: with its bootstrap interval
     handedness_ceiling: MeanInterval = ABSENT
+    #: handedness items: the share in [0, 1] of items whose after view is also the view of the mirror image
+    #: (the after view alone cannot tell)
     one_view_witness_share: float = ABSENT
+    #: per reason (same motion, view-axis motion, symmetry, depth-sign aliasing, clipped, other) the count of
+    #: consistent answers other than the truth it explains
     explanations: dict = ABSENT
+    #: ``all`` only: the structures left out of every denominator (handedness with ``chiral_only``: the
+    #: achiral ones), each with structure_id, point_group, tolerance_angstrom and reason
     excluded: list = ABSENT
     extra: Mapping = field(default_factory=dict)
 
@@ -267,6 +325,7 @@ class TaskSummary(_Groups):
     SOURCE: ClassVar[str] = "summary"
     KINDS: ClassVar[dict] = {"all": TaskGroup}
     GROUP: ClassVar[type] = TaskGroup
+    #: the group of every item (``TaskGroup``); the per-axis groups (``axis y``, ...) are kept in ``extra``
     all: TaskGroup = ABSENT  # noqa: A003 - the certificate's own key
     extra: Mapping = field(default_factory=dict)
 
@@ -279,9 +338,11 @@ class MeanRange(Section):
 
     SOURCE: ClassVar[str] = "summary.all.rendered"
     KINDS: ClassVar[dict] = {"mean": "number or null", "lo": "number or null", "hi": "number or null"}
-    mean: float = ABSENT
+    mean: float = ABSENT  # the mean of the group's item ceilings, in [0, 1] (6 decimals)
+    #: the 2.5th percentile of ``n_boot`` bootstrap means over the group's items (seeded with the export's
+    #: seed), in [0, 1] (6 decimals)
     lo: float = ABSENT
-    hi: float = ABSENT
+    hi: float = ABSENT  # the 97.5th percentile of the same bootstrap means, in [0, 1] (6 decimals)
     extra: Mapping = field(default_factory=dict)
 
 
@@ -292,8 +353,11 @@ class InteractionGroup(Section):
 
     SOURCE: ClassVar[str] = "summary.all"
     KINDS: ClassVar[dict] = {"ideal": MeanRange, "rendered": MeanRange, "n": "count or null"}
-    n: int = ABSENT
+    n: int = ABSENT  # a count of the group's items
+    #: the mean ceiling under ideal observations (exact projections, every label legible) with its interval
+    #: (``MeanRange``)
     ideal: MeanRange = ABSENT
+    #: the mean ceiling as rendered (atom-ID buffers, legibility measured) with its interval (``MeanRange``)
     rendered: MeanRange = ABSENT
     extra: Mapping = field(default_factory=dict)
 
@@ -307,7 +371,11 @@ class InteractionSummary(_Groups):
     SOURCE: ClassVar[str] = "summary"
     KINDS: ClassVar[dict] = {"all": InteractionGroup, "positive": InteractionGroup, "negative": InteractionGroup}
     GROUP: ClassVar[type] = InteractionGroup
+    #: the group of every item (``InteractionGroup``); the groups by number of bonds (``bonds=0``, ...,
+    #: ``bonds=3+``) are kept in ``extra``
     all: InteractionGroup = ABSENT  # noqa: A003 - the certificate's own key
+    #: the group of the positive items (a true bond to name; written when it has items)
     positive: InteractionGroup = ABSENT
+    #: the group of the negative items (no true bond; written when it has items)
     negative: InteractionGroup = ABSENT
     extra: Mapping = field(default_factory=dict)
