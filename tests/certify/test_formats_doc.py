@@ -20,9 +20,11 @@ from viewcert.formats.doc import (
     BEGIN,
     END,
     certificate_kinds_markdown,
+    field_meanings,
     record_table,
     section_classes,
     sections_markdown,
+    undocumented,
     with_section,
 )
 from viewcert.formats.records import ABSENT, KINDS
@@ -87,3 +89,41 @@ def test_a_record_table_reads_names_annotations_defaults_and_comments():
         "| `depth` | `float \\| None` | ``depth`` (Å, below the surface); default `None` |",
         "| `name` | `str` |  |",
         "| `label` | `str` | its label, in words; default `'x'` |"]
+
+
+def test_every_field_of_every_typed_section_and_settings_record_says_what_it_is():
+    """Every field of every typed section (and attribution settings record) has a meaning in its table: a field
+    added without a comment (or a docstring clause naming it) fails here, before it reaches the page blank."""
+    classes = [*section_classes(), LadderSettingsRecord, DiagnosticsSettingsRecord, EvidenceSettingsRecord]
+    missing = {c.__name__: undocumented(c) for c in classes if undocumented(c)}
+    assert not missing, f"fields without a meaning (add a #: comment above each): {missing}"
+    for md in (sections_markdown(), settings_markdown()):
+        rows = [r for r in md.splitlines() if r.startswith("| `")]
+        blank = [r for r in rows if not r.rsplit("|", 2)[1].strip()]
+        assert rows and not blank, blank
+    # spot checks of units and frames, read from the sections' own comments
+    md = sections_markdown()
+    assert "| `margin` | `float \\| None` | the phantom margin, in units of δ (dimensionless, not Å)" in md
+    assert "| `near_miss_point` | `list \\| None` | the near-miss tuple's least-squares point [x, y, z] (Å, the " \
+           "rendered cell's Cartesian frame" in md
+    assert "| `lower` | `float` | the lower end, a rate in [0, 1]" in md
+
+
+def test_a_field_without_a_meaning_is_found_and_shows_a_blank_cell():
+    """The check above, on a planted record: the field with no comment is named, the documented ones are not, and
+    its table row is the blank cell the check forbids (a default is no meaning)."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Planted:
+        """A planted record: ``named`` (Å, said in the docstring)."""
+
+        #: a count of things
+        counted: int = 0
+        named: float = 1.0
+        bare: str = ABSENT
+        pragma: str = ABSENT  # noqa: A003 - a pragma is no meaning
+        extra: dict = dataclasses.field(default_factory=dict)
+
+    assert undocumented(Planted) == ["bare", "pragma"]
+    assert field_meanings(Planted) == {"counted": "a count of things", "named": "``named`` (Å, said in the docstring)"}
+    assert record_table(Planted)[-2:] == ["| `bare` | `str` |  |", "| `pragma` | `str` |  |"]

@@ -3,7 +3,8 @@
 record and item dataclasses) and one table per typed section (every public ``Section`` class of
 :data:`SECTION_MODULES`: its JSON path, docstring and fields). The tables are read from the dataclass fields
 (names, annotations, defaults) and the comments written on them (:func:`field_comments`), never from the
-sections' validation. ``python -m viewcert.formats.doc docs/formats.md`` rewrites the sections between their
+sections' validation. Every field of a typed section says what it is, with its unit and frame where it has one,
+in a ``#:`` comment above it or a comment after it; a field without one (:func:`undocumented`) fails the test. ``python -m viewcert.formats.doc docs/formats.md`` rewrites the sections between their
 markers; ``tests/certify/test_formats_doc.py`` checks that the committed page equals the generated one.
 :func:`records_markdown` and :func:`with_block` are what a higher layer uses for its own records' section (the
 attribution settings: ``python -m viewcert.attribution.settings docs/formats.md``)."""
@@ -150,15 +151,51 @@ def docstring_meanings(cls: type) -> dict[str, str]:
     return out
 
 
+def field_meanings(cls: type) -> dict[str, str]:
+    """{field: what it means} of the dataclass ``cls``: its comment (:func:`field_comments`), else the clause of
+    the class's docstring naming it (:func:`docstring_meanings`); what the meaning column of its table shows.
+
+    Parameters
+    ----------
+    cls : type
+        A dataclass (a ``Section``, a record, a settings record).
+
+    Returns
+    -------
+    dict
+        Field name -> its meaning, for the fields that have one.
+    """
+    return {**docstring_meanings(cls), **field_comments(cls)}
+
+
+def undocumented(cls: type) -> list[str]:
+    """The fields of the dataclass ``cls`` (``extra`` aside) with no meaning (:func:`field_meanings`): each would
+    show a blank meaning cell in its table (a "required" or a default is no meaning).
+
+    Parameters
+    ----------
+    cls : type
+        A dataclass.
+
+    Returns
+    -------
+    list of str
+        The field names, in field order; empty when every field says what it is.
+    """
+    said = field_meanings(cls)
+    return [f.name for f in fields(cls) if f.name != "extra" and not said.get(f.name, "").strip()]
+
+
 def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
 def record_table(cls: type) -> list[str]:
     """The Markdown table of the dataclass ``cls``: per field (``extra`` aside) its name, its annotation and what
-    it means: its comment (:func:`field_comments`), else the clause of the class's docstring naming it
-    (:func:`docstring_meanings`); a field without a default is marked required, one with another default than
-    absent shows it.
+    it means (:func:`field_meanings`): its comment (:func:`field_comments`), else the clause of the class's
+    docstring naming it (:func:`docstring_meanings`); a field without a default is marked required, one with
+    another default than absent shows it. ``tests/certify/test_formats_doc.py`` fails on a typed section or
+    settings record with a field that has no meaning (:func:`undocumented`).
 
     Parameters
     ----------
@@ -170,7 +207,7 @@ def record_table(cls: type) -> list[str]:
     list of str
         The table's lines.
     """
-    said = {**docstring_meanings(cls), **field_comments(cls)}
+    said = field_meanings(cls)
     rows = ["| field | type | meaning |", "|---|---|---|"]
     for f in fields(cls):
         if f.name == "extra":
