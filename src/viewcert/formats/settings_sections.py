@@ -342,8 +342,8 @@ class ExportSettingsRecord(Section):
     eps: float = ABSENT  # task exports: ε, the depth cue's intensity tolerance in [0, 1]
     explain_tol: float = ABSENT  # task exports: the explanations' 3D tolerance (Å)
     depth_cue: bool = ABSENT  # task exports: the images are shaded by depth (intensities compared within ε)
-    #: the seed of the export's draws (the items' truths; interaction exports: the residues, bonds and poses
-    #: picked and the bootstrap)
+    #: the seed of the export's draws: task exports the items' truths and the summary's bootstrap; interaction
+    #: exports the residues, bonds and docking poses picked and the summary's bootstrap
     seed: int = ABSENT
     per_structure: int = ABSENT  # task exports: a count of items per structure
     #: interaction exports: a count per complex: residue-ligand positive residues (and as many negatives),
