@@ -137,9 +137,9 @@ def test_docking_symmetric_ligand_has_two_consistent_answers(tmp_path):
     settings = InteractionExportSettings.from_options(task="docking", protocol="axes-6")
     images, answer, d0, ce = docking_item(s, [0, 1], settings, np.random.default_rng(3), tmp_path, "q0000")
     theta = -int(answer.split(",")[0].split()[-1])
-    assert ce["ideal"]["n_consistent"] == 2, ce
+    assert ce["ideal"].n_consistent == 2, ce  # the typed ceiling (formats.item_sections.ItemCeiling)
     rot_other = max(0.0, 1 - abs(2 * theta) / 90)
-    assert ce["ideal"]["ceiling"] == pytest.approx((1 + (rot_other + 1) / 2) / 2)
+    assert ce["ideal"].ceiling == pytest.approx((1 + (rot_other + 1) / 2) / 2)
     assert len(images) == 3 and all((tmp_path / p).is_file() for p in images)
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from viewcert.errors import InputError
+from viewcert.formats.item_sections import ItemCeiling
 from viewcert.io.atomic import write_png_atomic
 from viewcert.render import frame_cameras
 from viewcert.render.raster import build_scene, render
@@ -124,7 +125,7 @@ def best_mean_credit(answers: list[Transformation]) -> float:
                               for t in answers])) for p in answers)
 
 
-def _ceiling(mode: str, disp, cam, poses: dict, truth, d0: int, z, n_pocket: int, delta: float) -> dict:
+def _ceiling(mode: str, disp, cam, poses: dict, truth, d0: int, z, n_pocket: int, delta: float) -> ItemCeiling:
     """Consistent grid answers of one docking item and the best answer's mean credit (module docstring)."""
     if mode == "ideal":
         keep, cover = np.ones(len(z), dtype=bool), None
@@ -133,8 +134,8 @@ def _ceiling(mode: str, disp, cam, poses: dict, truth, d0: int, z, n_pocket: int
         keep, cover = np.bincount(ids[ids >= 0].ravel(), minlength=n_pocket + len(z))[n_pocket:] > 0, (ids, disp.depth)
     obs_uv = np.asarray(cam.project(poses[truth])[0]).reshape(-1, 2)[keep]
     ok = [g for g in grid(d0) if consistent(poses[g], obs_uv, z[keep], z, cam, delta * cam.scale, cover)]
-    return {"ceiling": best_mean_credit([restoring(*g) for g in ok]), "n_consistent": len(ok),
-            "consistent": [restoring(*g).format() for g in ok], "n_ligand_atoms_seen": int(keep.sum())}
+    return ItemCeiling(ceiling=best_mean_credit([restoring(*g) for g in ok]), n_consistent=len(ok),
+                       consistent=[restoring(*g).format() for g in ok], n_ligand_atoms_seen=int(keep.sum()))
 
 
 def docking_item(structure: Structure, ligand_atoms, settings, rng: np.random.Generator, out: Path, stem: str,

@@ -293,7 +293,7 @@ def build_benchmark(
         cert, geometric = _certify(dataset.select([r["id"] for r in good]), settings, delta, out, n_workers)
         both = ceilings(cert, geometric)
     return write_export(out, "crystal", {
-        "task": settings.task, "input": dataset.to_dict(), "settings": settings.to_dict(),
+        "task": settings.task, "input": dataset.to_dict(), "settings": settings.record(),
         "n_questions": len(good),
         "items": [{k: r.get(k) for k in ("id", "index", "answer", "answer_source", "label_dataset",
                                          "label_rendered", "label_mismatch", "cross_check", "formula",
@@ -303,7 +303,7 @@ def build_benchmark(
         "details": {"question": question, "choices": list(choices), **({"ceilings": both} if both else {}),
                     "constraints": {q["id"]: {"applied": [c["name"] for c in q["constraints"]],
                                               "skipped": q["constraints_skipped"]} for q in questions}},
-        "harness_files": harness}, None if cert is None else cert.to_dict())
+        "harness_files": harness}, cert)
 
 
 #: how a crystal export chose its questions, recorded in the certificate (``inputs.selection``) with their ids

@@ -40,7 +40,16 @@ from viewcert.constraints import parse_names, with_constraints
 from viewcert.elements import symbols
 from viewcert.errors import InputError
 from viewcert.formats.export import Export, question_items, write_export
-from viewcert.formats.records import INTERACTION_FORMAT, sealed
+from viewcert.formats.item_sections import ItemCeiling
+from viewcert.formats.records import (
+    ABSENT,
+    INTERACTION_FORMAT,
+    InteractionCertificate,
+    InteractionItemRecord,
+    sealed,
+)
+from viewcert.formats.settings_sections import ExportSettingsRecord
+from viewcert.formats.summary_sections import InteractionGroup, InteractionSummary, MeanRange
 from viewcert.interactions import hbond_truth
 from viewcert.interactions.ceiling import (
     CeilingSettings,
@@ -120,20 +129,25 @@ class InteractionExportSettings:
                                            supersample=DEFAULT_SUPERSAMPLE)
         return cls(image=image, ceiling=ceiling, constraints=parse_names(constraints), **settings)
 
-    def to_dict(self) -> dict:
-        """The settings as recorded; a protocol file by its name and SHA-256 (location-free certificates)."""
+    def record(self) -> ExportSettingsRecord:
+        """The settings as recorded, typed; a protocol file by its name and SHA-256 (location-free
+        certificates)."""
         rp = self.image.protocol
-        d = {"task": self.task, "protocol": rp.label, "width": self.image.width, "height": self.image.height,
-             "pocket": self.pocket, "seed": self.seed, "per_complex": self.per_complex, "n_boot": self.n_boot,
-             "ceiling": self.ceiling.to_dict(), "constraints": list(self.constraints), "criterion": self.criterion,
-             "style": self.image.style}  # recorded twice (top level and in the ceiling) since /1: the bytes are kept
-        if not d["constraints"]:  # left out when none: certificates written before the field keep their bytes
-            del d["constraints"]
-        if self.criterion == "baker-hubbard":  # the default, left out: certificates before the field keep their bytes
-            del d["criterion"]
-        if rp.is_file:  # the bytes read once when resolved: the images' cameras come from them too
-            d["protocol"], d["protocol_sha256"] = rp.file_name, rp.sha256
-        return d
+        return ExportSettingsRecord(
+            task=self.task, protocol=rp.file_name if rp.is_file else rp.label,
+            # the bytes read once when resolved: the images' cameras come from them too
+            protocol_sha256=rp.sha256 if rp.is_file else ABSENT,
+            width=self.image.width, height=self.image.height, pocket=self.pocket, seed=self.seed,
+            per_complex=self.per_complex, n_boot=self.n_boot, ceiling=self.ceiling.to_dict(),
+            # left out when none: certificates written before the field keep their bytes
+            constraints=list(self.constraints) if self.constraints else ABSENT,
+            # the default, left out: certificates before the field keep their bytes
+            criterion=ABSENT if self.criterion == "baker-hubbard" else self.criterion,
+            style=self.image.style)  # recorded twice (top level and in the ceiling) since /1: the bytes are kept
+
+    def to_dict(self) -> dict:
+        """The JSON object of :meth:`record`."""
+        return self.record().to_dict()
 
 
 def check_docking_protocol(task: str | None, is_file: bool) -> None:
@@ -226,8 +240,8 @@ def _docking_questions(path, ligand, settings: InteractionExportSettings, out: P
         images, answer, d0, ceilings = made
         q = question_text("docking", ["ligand alone", "pocket alone", "displaced complex"], settings.pocket)
         records.append(question_record(start + j, source, images, q, "docking", answer, category="docking"))
-        items.append({"id": records[-1]["id"], "source_id": source, "positive": True, "n_bonds": 0, "d0_A": d0,
-                      **ceilings})
+        items.append(InteractionItemRecord(id=records[-1]["id"], source_id=source, positive=True, n_bonds=0, d0_A=d0,
+                                           **ceilings))
     return records, items, rec
 
 
@@ -248,9 +262,9 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
             records.append(question_record(start, source, images, question_text(settings.task, names, settings.pocket),
                                            settings.task, answer, category=f"{len(certain)} bonds",
                                            answer_format="list"))
-            items.append({"id": records[-1]["id"], "source_id": source, "positive": bool(certain),
-                          "n_bonds": len(certain), "uncertain": uncertain,
-                          **{m: _brief(c) for m, c in ceilings.items()}})
+            items.append(InteractionItemRecord(id=records[-1]["id"], source_id=source, positive=bool(certain),
+                                               n_bonds=len(certain), **{m: _brief(c) for m, c in ceilings.items()},
+                                               extra={"uncertain": uncertain}))  # not a field of the record
     elif settings.task == "interaction-location":
         r, it = _location_questions(truth, ceilings, cams, names, settings, images, source, start, rng)
         records += r
@@ -263,10 +277,11 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
             q = question_text(settings.task, names, settings.pocket, _residue_text(res))
             records.append(question_record(start + j, source, images, q, settings.task, answer,
                                            category="positive" if mine else "negative", answer_format="list"))
-            items.append({"id": records[-1]["id"], "source_id": source, "residue": res, "positive": bool(mine),
-                          "n_bonds": len(mine), "uncertain": [e for e in uncertain if e.startswith(_residue_text(res)
-                                                                                                   + " ")],
-                          "ideal": ideal, "rendered": rend})
+            mine_uncertain = [e for e in uncertain if e.startswith(_residue_text(res) + " ")]
+            # the ceilings are interactions.ceiling's JSON objects, typed by the record (ItemCeiling)
+            items.append(InteractionItemRecord(id=records[-1]["id"], source_id=source, residue=res,
+                                               positive=bool(mine), n_bonds=len(mine), ideal=ideal, rendered=rend,
+                                               extra={"uncertain": mine_uncertain}))  # not a field of the record
     ground = truth.to_dict()
     if ceilings["ideal"]["uncertain"]:  # listed in the certificate's ground truth (the reasons beside each)
         ground["uncertain"] = [{k: x[k] for k in ("entry", "bond", "reason")} for x in ceilings["ideal"]["uncertain"]]
@@ -287,7 +302,7 @@ def _best_mean_credit(answers: list[str]) -> float:
     return max(float(np.mean([transformation_credit(p, t, norms) for t in ts])) for p in ts)
 
 
-def location_ceiling(structure, bond_pair, camera, pocket: dict, entry: dict, delta: float) -> dict:
+def location_ceiling(structure, bond_pair, camera, pocket: dict, entry: dict, delta: float) -> ItemCeiling:
     """Interaction-location ceiling of one bond: located (its entry identified and recovered: the question
     names the pair; its bond status does not matter) → the consistent answers are the roundings of the
     midpoint moved by up to δ; not located → every ligand–pocket N/O/S pair within 3.5 Å with an atom the
@@ -304,8 +319,8 @@ def location_ceiling(structure, bond_pair, camera, pocket: dict, entry: dict, de
         unnamed = set(pocket["unnamed_atoms"])
         answers = sorted({location_answer(structure, p, camera) for p in _candidate_pairs(structure, pocket, unnamed)}
                          | {location_answer(structure, bond_pair, camera)})
-    return {"ceiling": _best_mean_credit(answers), "n_consistent": len(answers), "located": located,
-            "loss": None if located and len(answers) == 1 else (entry["loss"] if not located else "rounding")}
+    return ItemCeiling(ceiling=_best_mean_credit(answers), n_consistent=len(answers), located=located,
+                       loss=None if located and len(answers) == 1 else (entry["loss"] if not located else "rounding"))
 
 
 def _candidate_pairs(structure, pocket: dict, unnamed: set) -> list[tuple[int, int]]:
@@ -340,34 +355,39 @@ def _location_questions(truth, ceilings, cams, names, settings, images, source, 
             entry = next(x for x in c["entries"] + c["uncertain"] if x["entry"] == e)
             per[mode] = location_ceiling(s, b.pair(), cams[0], {**c, "ligand_atoms": list(
                 truth.protonated.prepared.ligand_atoms)}, entry, settings.ceiling.delta)
-        items.append({"id": records[-1]["id"], "source_id": source, "entry": e, "positive": True, "n_bonds": 1,
-                      **({} if e in certain else {"uncertain_bond": True}), **per})
+        items.append(InteractionItemRecord(id=records[-1]["id"], source_id=source, entry=e, positive=True, n_bonds=1,
+                                           **per, extra={} if e in certain else {"uncertain_bond": True}))
     return records, items
 
 
-def _brief(c: dict) -> dict:
-    return {k: c[k] for k in ("ceiling", "n_true", "n_determined", "losses", "margin_candidates", "entries")}
+def _brief(c: dict) -> ItemCeiling:
+    """A pocket-ligand item's ceiling: the figures of ``interactions.ceiling.pocket_ligand_ceiling``'s record."""
+    return ItemCeiling(ceiling=c["ceiling"], n_true=c["n_true"], n_determined=c["n_determined"], losses=c["losses"],
+                       margin_candidates=c["margin_candidates"], entries=c["entries"])
 
 
-def summarise(items: list[dict], n_boot: int, seed: int) -> dict:
+def summarise(items: list[InteractionItemRecord], n_boot: int, seed: int) -> InteractionSummary:
     """Mean ceiling (ideal, rendered) with bootstrap 95 % percentile intervals: all, per positive/negative,
     per number of bonds (0, 1, 2, 3+)."""
-    def block(sel: list[dict]) -> dict:
-        out = {"n": len(sel)}
+    def block(sel: list[InteractionItemRecord]) -> InteractionGroup:
+        means = {}
         for mode in ("ideal", "rendered"):
-            v = np.array([x[mode]["ceiling"] for x in sel], dtype=float)
+            v = np.array([getattr(x, mode).ceiling for x in sel], dtype=float)
             if len(v) == 0:
                 continue
             boots = v[bootstrap_indices(len(v), n_boot=n_boot, seed=seed)].mean(axis=1)
             lo, hi = percentile_interval(boots)
-            out[mode] = {"mean": round(float(v.mean()), 6), "lo": round(lo, 6), "hi": round(hi, 6)}
-        return out
+            means[mode] = MeanRange(mean=round(float(v.mean()), 6), lo=round(lo, 6), hi=round(hi, 6))
+        return InteractionGroup(n=len(sel), **means)
 
-    groups = {"all": items, "positive": [x for x in items if x["positive"]],
-              "negative": [x for x in items if not x["positive"]]}
-    for nb in ("0", "1", "2", "3+"):
-        groups[f"bonds={nb}"] = [x for x in items if (str(x["n_bonds"]) if x["n_bonds"] < 3 else "3+") == nb]
-    return {k: block(v) for k, v in groups.items() if v}
+    groups = [("all", items), ("positive", [x for x in items if x.positive]),
+              ("negative", [x for x in items if not x.positive])]
+    groups += [(f"bonds={nb}", [x for x in items if (str(x.n_bonds) if x.n_bonds < 3 else "3+") == nb])
+               for nb in ("0", "1", "2", "3+")]
+    blocks = {k: block(v) for k, v in groups if v}
+    named = {k: blocks.pop(k) for k in InteractionSummary.KINDS if k in blocks}
+    # the groups by number of bonds are the summary's other keys (InteractionSummary.groups types them)
+    return InteractionSummary(**named, extra={k: g.to_dict() for k, g in blocks.items()})
 
 
 def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: InteractionExportSettings) -> Export:
@@ -405,11 +425,13 @@ def _build(complexes, out: Path, settings: InteractionExportSettings) -> Export:
                          "or rotatable hydrogen; listed in the ground truth)", field="INPUT")
     records = [with_constraints(r, settings.constraints) for r in records]  # the answers unchanged
     harness = write_harness_files(records, out, settings.task)
-    cert = {"format": FORMAT, "task": settings.task, "settings": settings.to_dict(), "libraries": library_versions(),
-            "ground_truth": truths, "items": items, "summary": summarise(items, settings.n_boot, settings.seed),
-            "complexes": inputs}  # in input order, by name: verify finds them inside the trusted folder
-    cert = sealed(cert)
-    write_text_atomic(out / "certificate.json", json_dumps(cert))
-    return write_export(out, "interaction", {"task": settings.task, "input": inputs, "settings": settings.to_dict(),
+    draft = InteractionCertificate(format=FORMAT, task=settings.task, settings=settings.record(),
+                                   libraries=library_versions(), ground_truth=truths, items=tuple(items),
+                                   summary=summarise(items, settings.n_boot, settings.seed),
+                                   complexes=inputs)  # in input order, by name: verify finds them inside the trusted folder
+    # every float at its stated resolution and the digest, over the JSON written (formats.records.sealed)
+    cert = InteractionCertificate.from_dict(sealed(draft.to_dict()))
+    write_text_atomic(out / "certificate.json", json_dumps(cert.to_dict()))
+    return write_export(out, "interaction", {"task": settings.task, "input": inputs, "settings": settings.record(),
                                              "n_questions": len(records), "items": question_items(records),
                                              "harness_files": harness}, cert)

@@ -50,6 +50,7 @@ from viewcert.constraints import parse_names, with_constraints
 from viewcert.errors import InputError
 from viewcert.formats.export import Export, write_export
 from viewcert.formats.records import CeilingCertificate
+from viewcert.formats.settings_sections import ExportSettingsRecord
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.images import write_png, write_sidecar
 from viewcert.render.image import ImageSettings
@@ -108,12 +109,17 @@ class MoleculeExportSettings:
         image = replace(image, kind=image.protocol.kind)
         return cls(image=image, constraints=parse_names(constraints), **settings)
 
-    def to_dict(self) -> dict:
-        """The settings as the manifest records them (flat; the protocol as given: a name or a file's path)."""
+    def record(self) -> ExportSettingsRecord:
+        """The settings as the manifest records them (flat; the protocol as given: a name or a file's path),
+        typed; ``molecule_scale``, which no other exporter has, is the record's ``extra`` key."""
         im = self.image
-        return {"task": self.task, "protocol": im.protocol.label, "style": im.style, "size": im.size,
-                "supersample": im.supersample, "tau": self.tau, "delta": self.delta,
-                "molecule_scale": self.molecule_scale, "observe": self.observe, "constraints": self.constraints}
+        return ExportSettingsRecord(task=self.task, protocol=im.protocol.label, style=im.style, size=im.size,
+                                    supersample=im.supersample, tau=self.tau, delta=self.delta, observe=self.observe,
+                                    constraints=list(self.constraints), extra={"molecule_scale": self.molecule_scale})
+
+    def to_dict(self) -> dict:
+        """The JSON object of :meth:`record`."""
+        return self.record().to_dict()
 
 
 def _order_key(item_id: str) -> str:
@@ -271,7 +277,7 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
                                   r3=[r["r3_question"] for r in good])
     cert = _certify(shown, settings, dataset, out, n_workers, rp) if certify and shown else None
     return write_export(out, "molecule", {
-        "task": settings.task, "input": dataset.to_dict(), "settings": settings.to_dict(), "n_questions": len(good),
+        "task": settings.task, "input": dataset.to_dict(), "settings": settings.record(), "n_questions": len(good),
         "items": [{k: r.get(k) for k in ("id", "index", "formula", "n_atoms", "point_group", "point_group_closed",
                                          "chiral", "answer", "answer_source", "px_per_angstrom")}
                   for r in records if "error" not in r and "skipped" not in r],
@@ -279,4 +285,4 @@ def build_molecule_benchmark(input_spec: str | os.PathLike, out: str | os.PathLi
         "errors": [{"id": r["id"], "error": r["error"]} for r in records if "error" in r],
         "details": {"protocol": spec.to_dict() if spec.kind == "perspective" else proto.to_dict(),
                     "choices": list(choices), "truth": "the input molecule itself (no dataset label is read)"},
-        "harness_files": harness}, None if cert is None else cert.to_dict(), level=LEVEL[settings.task])
+        "harness_files": harness}, cert, level=LEVEL[settings.task])

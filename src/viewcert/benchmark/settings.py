@@ -8,6 +8,7 @@ from viewcert import defaults
 from viewcert.certify.config import ScoringSettings, SymmetrySettings
 from viewcert.constraints import parse_names
 from viewcert.errors import InputError
+from viewcert.formats.settings_sections import ExportSettingsRecord
 from viewcert.render.image import ImageSettings
 
 TASKS = ("crystal-system",)
@@ -85,16 +86,21 @@ class ExportSettings:
         image = replace(image, kind=own_kind(image) if kind is None else kind)
         return cls(image=image, tiling=check_tiling(tiling), constraints=parse_names(constraints), **settings)
 
-    def to_dict(self) -> dict:
-        """The settings as the manifest records them (flat; the protocol as given: a name or a file's path)."""
+    def record(self) -> ExportSettingsRecord:
+        """The settings as the manifest records them (flat; the protocol as given: a name or a file's path),
+        typed. The crystal task's own options (tiling, standardisation, truth, R3 cell, buffers), which no other
+        exporter has, are the record's ``extra`` keys, followed by this value's own ``extra``."""
         im = self.image
-        d = {"protocol": im.protocol.label, "task": self.task, "style": im.style, "tiling": list(self.tiling),
-             "size": im.size, "kind": im.kind, "supersample": im.supersample, "standardize": self.standardize,
-             "std_symprec": self.std_symprec, "std_angle_tolerance": self.std_angle_tolerance, "tau": self.tau,
-             "truth": self.truth, "r3_cell": self.r3_cell, "buffers": self.buffers,
-             "constraints": list(self.constraints)}
-        d.update(self.extra)
-        return d
+        return ExportSettingsRecord(
+            protocol=im.protocol.label, task=self.task, style=im.style, size=im.size, kind=im.kind,
+            supersample=im.supersample, tau=self.tau, constraints=list(self.constraints),
+            extra={"tiling": list(self.tiling), "standardize": self.standardize, "std_symprec": self.std_symprec,
+                   "std_angle_tolerance": self.std_angle_tolerance, "truth": self.truth, "r3_cell": self.r3_cell,
+                   "buffers": self.buffers, **self.extra})
+
+    def to_dict(self) -> dict:
+        """The JSON object of :meth:`record`."""
+        return self.record().to_dict()
 
 
 def own_kind(image: ImageSettings) -> str:

@@ -53,7 +53,16 @@ from viewcert.constraints import parse_names, with_constraints
 from viewcert.elements import symbol
 from viewcert.errors import InputError
 from viewcert.formats.export import Export, question_items, write_export
-from viewcert.formats.records import TASK_FORMAT, TASK_VERSION, sealed
+from viewcert.formats.fields import record_fields
+from viewcert.formats.records import (
+    ABSENT,
+    TASK_FORMAT,
+    TASK_VERSION,
+    TaskCertificate,
+    TaskItemRecord,
+    sealed,
+)
+from viewcert.formats.settings_sections import ExportSettingsRecord, TaskTolerances
 from viewcert.io.atomic import json_dumps, write_text_atomic
 from viewcert.io.images import write_png
 from viewcert.limits import active_limits
@@ -155,16 +164,21 @@ class TaskExportSettings:
         """The protocol in full: name, view names, rotations, and a file's path and SHA-256."""
         return protocol_record(self.image.protocol)
 
-    def to_dict(self) -> dict:
-        """Every setting (flat); a protocol given as a name or a file by what was given, else its full record."""
+    def record(self) -> ExportSettingsRecord:
+        """Every setting (flat), typed; a protocol given as a name or a file by what was given, else its full
+        record (``formats.settings_sections.TaskProtocol``)."""
         im = self.image
         rp = im.protocol
-        return {"task": self.task, "protocol": rp.label if rp.origin in ("name", "file") else self.protocol_record(),
-                "camera": im.kind, "depth_cue": self.depth_cue, "seed": self.seed,
-                "per_structure": self.per_structure, "style": im.style, "width": im.width, "height": im.height,
-                "supersample": im.supersample, "delta": self.delta, "eps": self.eps, "explain_tol": self.explain_tol,
-                "observe": self.observe, "min_pixels": self.min_pixels, "chiral_only": self.chiral_only,
-                "constraints": self.constraints}
+        return ExportSettingsRecord(
+            task=self.task, protocol=rp.label if rp.origin in ("name", "file") else self.protocol_record(),
+            camera=im.kind, depth_cue=self.depth_cue, seed=self.seed, per_structure=self.per_structure,
+            style=im.style, width=im.width, height=im.height, supersample=im.supersample, delta=self.delta,
+            eps=self.eps, explain_tol=self.explain_tol, observe=self.observe, min_pixels=self.min_pixels,
+            chiral_only=self.chiral_only, constraints=list(self.constraints))
+
+    def to_dict(self) -> dict:
+        """The JSON object of :meth:`record` (its keys: :attr:`OPTIONS`)."""
+        return self.record().to_dict()
 
 
 def file_camera(spec: ProtocolSpec, camera: str | None) -> tuple[str, float | None]:
@@ -363,18 +377,19 @@ def answer_form(settings: TaskExportSettings) -> str:
     return f"Give one command {_RANGES[settings.task]}. Answer with the command only."
 
 
-def item_ceilings(item: TaskItem, result: ItemResult, choices) -> dict:
-    """The certificate's record of one question: the consistent set and ceilings (module docstring)."""
-    d = result.to_dict(item.grid.answers)
+def item_ceilings(qid: str, item: TaskItem, result: ItemResult, choices) -> TaskItemRecord:
+    """The certificate's record of one question ``qid``: the item, the consistent set and ceilings (module
+    docstring); what the oracle records of the item beyond the record's fields (the mirror normal, the grid)
+    kept as its ``extra`` keys."""
+    kw = record_fields(TaskItemRecord, {"id": qid, **result.to_dict(item.grid.answers)}, "item")
     if item.task == "handedness":
         names = [HANDEDNESS_CHOICES[int(m)] for m in sorted({c.mirror for c in result.consistent})]
-        d["consistent_choices"] = names
-        d["choice_ceiling"] = 1.0 / len(names)
+        kw.update(consistent_choices=names, choice_ceiling=1.0 / len(names))
     elif choices:
         cons = {item.grid.answers[c.answer].format() for c in result.consistent}
-        d["consistent_choices"] = [c for c in choices if c in cons]
-        d["choice_ceiling"] = 1.0 / len(d["consistent_choices"])
-    return d
+        kw["consistent_choices"] = [c for c in choices if c in cons]
+        kw["choice_ceiling"] = 1.0 / len(kw["consistent_choices"])
+    return TaskItemRecord(**kw)
 
 
 def _records(questions, paths, settings: TaskExportSettings, view_names) -> list[dict]:
@@ -392,47 +407,45 @@ def _records(questions, paths, settings: TaskExportSettings, view_names) -> list
 
 
 def task_certificate(input_spec: str, settings: TaskExportSettings, questions, results, errors,
-                     excluded=(), limit: int | None = None) -> dict:
-    """The certificate dict with its digest (module docstring); ``excluded``: structures left out (handedness:
-    achiral, ``tasks.ceiling.handedness_exclusions``), never in a denominator."""
+                     excluded=(), limit: int | None = None) -> TaskCertificate:
+    """The certificate with its digest (module docstring), typed; ``excluded``: structures left out
+    (handedness: achiral, ``tasks.ceiling.handedness_exclusions``), never in a denominator."""
     items = [q[0] for q in questions]
     grid = task_grid(settings.task)
-    rows = [{"id": f"q{k:04d}", **item_ceilings(it, r, ch)}
-            for k, ((it, ch), r) in enumerate(zip(questions, results, strict=True))]
-    optional: dict = {}  # keys written only when they apply (certificates without them keep their bytes)
-    if items and items[0].task in CHOICE_TASKS:
-        optional["choice_ceiling_mean"] = float(np.mean([d["choice_ceiling"] for d in rows]))
+    rows = tuple(item_ceilings(f"q{k:04d}", it, r, ch)
+                 for k, ((it, ch), r) in enumerate(zip(questions, results, strict=True)))
+    # fields written only when they apply (ABSENT otherwise: certificates without them keep their bytes)
+    choice_mean = (float(np.mean([r.choice_ceiling for r in rows])) if items and items[0].task in CHOICE_TASKS
+                   else ABSENT)
     spec = settings.view_setup().protocol_spec
+    placement = ABSENT
     if spec.kind == "perspective":  # a perspective protocol file: where its cameras are (absent otherwise)
         placed = spec.positions[0] is not None
-        optional["placement"] = {
+        placement = {
             "kind": "perspective", "fov_deg": spec.fov_deg, "source": spec.source,
             "rule": "pinholes at the file's positions (world Å, the molecule's frame as read)" if placed else
                     "framing rule of the task (every camera at one distance from the bounding-box centre, plus "
                     "backoff)",
             "positions": {v.name: [float(x) for x in p] for v, p in zip(spec.protocol.views, spec.positions,
                                                                         strict=True)} if placed else None}
-    if limit is not None:  # the first N molecules only: recorded so that verify reads the same ones
-        optional["limit"] = int(limit)
-    return sealed({
-        "format": FORMAT, "version": VERSION, "input": str(input_spec),
-        "task": settings.task, "protocol": settings.protocol_record(), "camera": settings.image.kind,
-        "depth_cue": settings.depth_cue,
-        "seed": settings.seed, "settings": settings.to_dict(), "view_setup": settings.view_setup().to_dict(),
-        "tolerances": {"delta_angstrom": settings.delta, "intensity_eps": settings.eps,
-                       "explain_tol_angstrom": settings.explain_tol,
-                       "delta_meaning": "image-plane Å, to px with the after camera's scale (perspective: at the "
-                                        "before bounding-box centre's depth)"},
-        "observation_model": observation_model(settings.view_setup()),
-        "answer_grid": grid.to_dict(), "normalisers": default_normalisers(grid.ranges),
-        "mirror_normal_screen": list(items[0].mirror_normal) if items else None,
-        "libraries": library_versions(),
-        "items": rows,
-        "summary": summarise(items, list(results), seed=settings.seed, excluded=excluded) if items else None,
-        "excluded": [dict(e) for e in excluded],
-        "errors": errors,
-        **optional,
-    })
+    draft = TaskCertificate(
+        format=FORMAT, version=VERSION, input=str(input_spec), task=settings.task,
+        protocol=settings.protocol_record(), camera=settings.image.kind, depth_cue=settings.depth_cue,
+        seed=settings.seed, settings=settings.record(), view_setup=settings.view_setup().to_dict(),
+        tolerances=TaskTolerances(delta_angstrom=settings.delta, intensity_eps=settings.eps,
+                                  explain_tol_angstrom=settings.explain_tol,
+                                  delta_meaning="image-plane Å, to px with the after camera's scale (perspective: "
+                                                "at the before bounding-box centre's depth)"),
+        observation_model=observation_model(settings.view_setup()),
+        answer_grid=grid.to_dict(), normalisers=default_normalisers(grid.ranges),
+        mirror_normal_screen=list(items[0].mirror_normal) if items else None,
+        libraries=library_versions(), items=rows,
+        summary=summarise(items, list(results), seed=settings.seed, excluded=excluded) if items else None,
+        excluded=[dict(e) for e in excluded], errors=errors, choice_ceiling_mean=choice_mean,
+        placement=placement,
+        limit=ABSENT if limit is None else int(limit))  # the first N molecules only: verify reads the same ones
+    # every float at its stated resolution and the digest, over the JSON written (formats.records.sealed)
+    return TaskCertificate.from_dict(sealed(draft.to_dict()))
 
 
 def read_molecules(input_spec: str, limit: int | None = None) -> tuple[list[tuple], list[dict]]:
@@ -478,8 +491,8 @@ def build_task_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike, 
                                   choices_only=None if settings.task in CHOICE_TASKS else
                                   [answer_form(settings)] * len(records))
     cert = task_certificate(str(input_spec), settings, questions, results, errors, list(excl.values()), limit)
-    write_text_atomic(out / "certificate.json", json_dumps(cert))
-    return write_export(out, "task", {"task": settings.task, "input": str(input_spec), "settings": settings.to_dict(),
+    write_text_atomic(out / "certificate.json", json_dumps(cert.to_dict()))
+    return write_export(out, "task", {"task": settings.task, "input": str(input_spec), "settings": settings.record(),
                                       "n_questions": len(records), "items": question_items(records),
                                       "errors": errors, "harness_files": harness,
                                       "skipped": [{"id": e["structure_id"], "reason": e["reason"]}

@@ -109,7 +109,7 @@ def question_items(records: list[Mapping]) -> list[dict]:
     return [{k: r[k] for k in ("id", "index", "source_id", "answer")} for r in records]
 
 
-def write_export(out: str | Path, kind: str, body: Mapping, certificate: Mapping | None = None,
+def write_export(out: str | Path, kind: str, body: Mapping, certificate: Certificate | None = None,
                  **cert_extra) -> Export:
     """Write the manifest of the export in ``out`` (deterministic JSON, atomically: the one manifest writer of
     every exporter) and return it.
@@ -121,10 +121,11 @@ def write_export(out: str | Path, kind: str, body: Mapping, certificate: Mapping
     kind : str
         The exporter: crystal, molecule, task or interaction.
     body : Mapping
-        task, input, settings, n_questions, items, errors, skipped, label_mismatches, details (absent: empty) and
-        ``harness_files`` (the paths ``write_harness_files`` wrote).
-    certificate : Mapping or None
-        What was written to ``certificate.json`` (None: no certificate).
+        task, input, settings (the exporter's ``ExportSettingsRecord``), n_questions, items, errors, skipped,
+        label_mismatches, details (absent: empty) and ``harness_files`` (the paths ``write_harness_files``
+        wrote).
+    certificate : Certificate or None
+        The typed certificate written to ``certificate.json`` (None: no certificate).
     **cert_extra
         Further fields of the manifest's certificate entry (a molecule export: ``level``).
 
@@ -134,12 +135,13 @@ def write_export(out: str | Path, kind: str, body: Mapping, certificate: Mapping
         The export as a reader of the folder gets it (the manifest as written, the certificate typed).
     """
     out = Path(out)
-    # typed as certificate.json reads back (lists for tuples, plain numbers)
-    cert = None if certificate is None else Certificate.from_dict(json.loads(json_dumps(certificate)))
+    # typed as certificate.json reads back (lists for tuples, plain numbers): serialised here, where it is written
+    cert = None if certificate is None else Certificate.from_dict(json.loads(json_dumps(certificate.to_dict())))
     files = file_digests(out)
     harness = sorted(Path(p).relative_to(out).as_posix() for p in body.get("harness_files") or ())
+    settings: ExportSettingsRecord = body.get("settings") or ExportSettingsRecord()  # serialised where written
     manifest = {"format": EXPORT_FORMAT, "kind": kind, "task": body["task"], "input": body.get("input"),
-                "settings": dict(body.get("settings") or {}), "n_questions": int(body.get("n_questions") or 0),
+                "settings": settings.to_dict(), "n_questions": int(body.get("n_questions") or 0),
                 "items": list(body.get("items") or ()), "errors": list(body.get("errors") or ()),
                 "skipped": list(body.get("skipped") or ()),
                 "label_mismatches": list(body.get("label_mismatches") or ()), "details": dict(body.get("details") or {}),
