@@ -167,3 +167,35 @@ def test_summary_md_carries_no_html(tmp_path):
     md = (tmp_path / "o" / "summary.md").read_text()
     assert "<" not in md and ">" not in md
     assert "# viewcert ladder: &lt;b&gt;x&lt;/b&gt;" in md and "| &lt;script&gt;alert(1)&lt;/script&gt; | 1 |" in md
+
+
+def test_an_unreadable_item_names_its_file_as_the_input_does_not_where_it_lies(tmp_path, monkeypatch):
+    """The same folder certified by a relative path, by an absolute path and from a copy elsewhere gives the same
+    certificate bytes: an item error names its file relative to the input ("sub/bad.xyz", "empty.cif",
+    "gone.cif" for a dangling link), never the path the input was given by (issue 41's same-bytes rule: before,
+    the error text inside the digest held "in/empty.cif" or "/tmp/.../in/empty.cif")."""
+    (tmp_path / "a" / "in" / "sub").mkdir(parents=True)
+    f = tmp_path / "a" / "in"
+    (f / "nacl.cif").write_text(GOOD_CIF)
+    (f / "empty.cif").write_text("")
+    shutil.copy(BROKEN / "xyz_bad_count.xyz", f / "sub" / "bad.xyz")
+    (f / "gone.cif").symlink_to("missing/nowhere.cif")  # dangling (its target as written): an "unreadable" item
+    shutil.copytree(f, tmp_path / "b" / "in", symlinks=True)  # the same folder (its name is the input's), elsewhere
+    monkeypatch.chdir(tmp_path / "a")
+    runs = {"relative": "in", "absolute": str(f), "copy": str(tmp_path / "b" / "in")}
+    got = {}
+    for what, spec in runs.items():
+        res, out = invoke(["certify", spec, "--workers", "1", "--no-plots", "--out", str(tmp_path / f"o-{what}")])
+        check(res, out, 1, "3 items could not be read or certified")
+        got[what] = (tmp_path / f"o-{what}" / "certificate.json").read_bytes()
+        said = [line for line in out.splitlines() if "item error" in line or line.lstrip().startswith("item ")]
+        assert len(said) >= 3 and not any(str(tmp_path) in x or "in/" in x for x in said)  # the console alike
+    cert = json.loads(got["relative"])
+    errors = {e["id"]: e["error"] for e in cert["summary"]["errors"]}
+    assert sorted(errors) == ["empty", "gone", "sub/bad"]
+    assert errors["empty"].startswith("read: file empty.cif")
+    assert errors["sub/bad"].startswith("read: file sub/bad.xyz")
+    assert errors["gone"].startswith("read: file gone.cif") and "'missing/nowhere.cif'" in errors["gone"]
+    digests = {w: json.loads(b)["digest"]["value"] for w, b in got.items()}
+    assert len(set(digests.values())) == 1, digests
+    assert str(tmp_path) not in json.dumps({k: v for k, v in cert.items() if k != "location"})

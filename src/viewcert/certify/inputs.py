@@ -80,7 +80,9 @@ class Item:
     why): a folder entry that could not be read, this item's error) or "invalid" (payload = (source, field,
     why): a database row that cannot be certified). ``label``: the dataset's own label (any of crystal_system,
     point_group, space_group), or None; ``label_conflicts``: disagreements between the dataset's own label
-    files, reported, not resolved."""
+    files, reported, not resolved. ``name``: a file item's name as its input names it (relative to the input's
+    folder): what its errors show instead of where the file lies, so a certificate's bytes do not depend on the
+    path the input was given by or the machine it lies on."""
 
     id: str
     kind: str
@@ -91,12 +93,29 @@ class Item:
     label_conflicts: tuple[str, ...] = ()
     points_per_atom: int = 0  # observed points per atom (views × tiling × supercell); 0 = not checked
     shown: str = ""  # how the structure is shown: "" as read, or a name of SHOWN_AS (e.g. "mirror-x")
+    name: str = ""  # a file item's name relative to its input (errors show it instead of the file's path)
 
     def read(self) -> Structure:
-        """The structure (as ``shown``), or InputError naming the item; ``max_atoms`` of the limits in force (in a
-        worker: those where the work was submitted) is checked before any work."""
-        s = self._read()
+        """The structure (as ``shown``), or InputError naming the item (its file by ``name``, never by where it
+        lies); ``max_atoms`` of the limits in force (in a worker: those where the work was submitted) is checked
+        before any work."""
+        try:
+            s = self._read()
+        except Exception as exc:  # noqa: BLE001 - re-raised, its file named as the input names it
+            raise self._named(exc) from None
         return SHOWN_AS[self.shown][0](s) if self.shown else s
+
+    def _named(self, exc: Exception) -> Exception:
+        """``exc`` with the file's path (as the input was given: relative or absolute) replaced by ``name``."""
+        path = self.payload if self.kind == "file" else self.payload[0] if self.kind == "unreadable" else None
+        if not self.name or not isinstance(path, str) or not path:
+            return exc
+        if isinstance(exc, InputError):
+            if path not in (exc.source or "") and path not in exc.message:
+                return exc
+            source = exc.source.replace(path, self.name) if exc.source else exc.source
+            return type(exc)(exc.message.replace(path, self.name), source=source, field=exc.field)
+        return InputError(str(exc).replace(path, self.name)) if path in str(exc) else exc
 
     def _read(self) -> Structure:
         if self.kind == "structure":
@@ -388,12 +407,12 @@ def load_folder(root: Path, *, spec: str | None = None) -> Dataset:
         except OSError as exc:  # deleted or made unreadable between the listing and this read
             why, digest = f"vanished or unreadable when read ({exc.strerror or exc})", ""
         if why is not None:  # an item error (exit 1, listed with item, file, reason), never dropped
-            items.append(Item(ident, "unreadable", (str(p), why), ""))
+            items.append(Item(ident, "unreadable", (str(p), why), "", name=rel))
             continue
         files[rel] = digest
         got = labels.get(ident) or labels.get(rel)
         lab = _norm_label(got if isinstance(got, dict) else None)
-        items.append(Item(ident, "file", str(p), digest, lab, "labels.json" if lab else ""))
+        items.append(Item(ident, "file", str(p), digest, lab, "labels.json" if lab else "", name=rel))
     ids = [it.id for it in items]
     if len(set(ids)) != len(ids):
         raise InputError(f"two files in {root} share an id (path without extension)", source=str(root))
@@ -760,5 +779,5 @@ def load_input(spec: str | Path, *, subset: str = "eval") -> Dataset:
         digest = _file_sha(p)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", source=s, field="INPUT") from None
-    return Dataset(p.name, "file", (Item(p.stem, "file", str(p), digest),), {p.name: digest},
+    return Dataset(p.name, "file", (Item(p.stem, "file", str(p), digest, name=p.name),), {p.name: digest},
                    location=str(p.resolve()))
