@@ -24,3 +24,15 @@ def test_limits_of_one_command_do_not_leak_into_the_next(tmp_path):
     again = runner.invoke(app, ["verify", str(manifest)])
     assert again.exit_code == 2
     assert "200" not in again.output
+
+
+def test_verify_takes_no_option_it_would_ignore(tmp_path):
+    """verify recomputes from the certificate's recorded ligand, pocket and molecule scale: the options that set
+    them on certify are refused by verify (a usage error naming the option, exit 2) instead of being accepted
+    and silently ignored."""
+    cert = tmp_path / "certificate.json"
+    cert.write_text("{}")
+    for option, value in (("--ligand", "PNM"), ("--pocket", "6"), ("--molecule-scale", "per-view")):
+        res = CliRunner().invoke(app, ["verify", str(cert), option, value])
+        assert res.exit_code == 2, (option, res.output)
+        assert option in res.output and "No such option" in res.output

@@ -195,7 +195,7 @@ COMMANDS: dict[str, Command] = {
                        "at the first unreadable one (exit 2, nothing certified)", "--keep-going/--fail-fast"),
     ),
     "verify": Command(
-        "cert input inputs ligand pocket molecule_scale scheduler workers allow_stale_certificate",
+        "cert input inputs scheduler workers allow_stale_certificate",
         cert=Arg(Path, ..., "certificate.json to recompute (or the certify output holding it)"),
         input=Opt(str, None, "where the inputs are now (you vouch for this path)"),
     ),
