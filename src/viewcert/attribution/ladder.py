@@ -38,7 +38,6 @@ from viewcert.attribution.table import RUNGS, Coverage, ResultTable
 from viewcert.errors import InputError
 from viewcert.formats.reader import Received, read_json, receive
 from viewcert.formats.records import (
-    ABSENT,
     CeilingCertificate,
     InteractionCertificate,
     TaskCertificate,
@@ -223,11 +222,6 @@ def _reasons(items: Any, id_map: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def _given(x: Any) -> Any:
-    """A typed field's value, None when the certificate did not write it (``ABSENT``)."""
-    return None if x is ABSENT else x
-
-
 @dataclass(frozen=True)
 class R1Counts:
     """What a crystal/molecule certificate gives R1: the headline counts, the items they count (id and outcome),
@@ -262,7 +256,7 @@ class R1Counts:
         items = [{"id": it["id"], "correct": it["correct"], "reasons": it["reasons"]} for it in r1_items(tc)
                  if not (mixed and it["periodic"] is False)]
         tol = tc.tolerances
-        return cls(_given(s.correct), _given(s.n), items, or_none(tol.delta) if tol else None,
+        return cls(or_none(s.correct), or_none(s.n), items, or_none(tol.delta) if tol else None,
                    or_none(tol.tau) if tol else None)
 
     @classmethod

@@ -33,8 +33,8 @@ from viewcert.certify.digests import cell_digest
 from viewcert.certify.evaluate import certify_item
 from viewcert.certify.inputs import Item
 from viewcert.errors import InputError
-from viewcert.formats.fields import ABSENT
 from viewcert.formats.item_sections import OracleReport
+from viewcert.formats.settings_sections import or_none
 from viewcert.structures import Structure
 
 
@@ -99,16 +99,12 @@ def measure(spec: ProtocolSpec, structure: Structure, *, delta: float = DEFAULT_
     """
     cfg = CertifyConfig(protocol=spec if spec.kind == "perspective" else spec.protocol, delta=delta)
     out = certify_item(Item(structure.identifier or "design", "structure", structure, cell_digest(structure)), cfg)
-    rec = out.to_dict()  # the record as written: a field it does not have reads as None
-    orc = out.oracle or OracleReport()
-
-    def opt(v):  # a count the oracle did not report is None, as ``rec.get`` gives for the record's own fields
-        return None if v is ABSENT else v
-
+    orc = out.oracle or OracleReport()  # a field the record does not have reads as None (or_none)
     return {"camera": spec.kind, "delta": cfg.oracle.delta, "outcome": out.outcome,
-            "n_atoms": rec.get("n_atoms"), "n_recovered": opt(orc.n_recovered), "n_phantoms": opt(orc.n_phantoms),
-            "unique": rec.get("unique"), "correct_by_level": rec.get("correct_by_level"),
-            "reasons": out.reasons or [], "error": rec.get("error")}
+            "n_atoms": or_none(out.n_atoms), "n_recovered": or_none(orc.n_recovered),
+            "n_phantoms": or_none(orc.n_phantoms), "unique": or_none(out.unique),
+            "correct_by_level": or_none(out.correct_by_level), "reasons": out.reasons or [],
+            "error": or_none(out.error)}
 
 
 def measure_line(m: dict) -> str:

@@ -160,11 +160,6 @@ def _d(x) -> dict:
     return x if isinstance(x, dict) else {}
 
 
-def _opt(x):
-    """A section's field as received: None where the section does not have it."""
-    return None if x is ABSENT else x
-
-
 def _words(x) -> str:
     """A received list of names as one line of text (anything else as its text)."""
     return ", ".join(map(_fmt, x)) if isinstance(x, list) else ("" if x is None or x is ABSENT else _fmt(x))
@@ -187,13 +182,13 @@ def _row_values(kind: str, rec) -> list:
         orc, um = rec.oracle or OracleReport(), rec.uniqueness_margin or UniquenessMargin()
         return [rec.formula, _crystal_system(rec), rec.n_atoms, rec.outcome,
                 reason_words(rec.reasons) if rec.reasons else "",
-                _opt(orc.n_phantoms), _opt(orc.n_missing), _sig4(_opt(um.delta_star))]
+                or_none(orc.n_phantoms), or_none(orc.n_missing), _sig4(or_none(um.delta_star))]
     if kind == "task":
         return [rec.structure_id, rec.truth, rec.n_consistent, rec.exact_ceiling, rec.partial_ceiling]
     r, i = rec.rendered or ItemCeiling(), rec.ideal or ItemCeiling()
     losses = sorted(interaction_losses(rec))
     return [rec.source_id, residue_text(rec.residue) if isinstance(rec.residue, str) else None, rec.n_bonds,
-            _opt(r.n_determined), _opt(r.ceiling), _opt(i.ceiling),
+            or_none(r.n_determined), or_none(r.ceiling), or_none(i.ceiling),
             "; ".join(loss_words(x).split(":")[0] for x in losses)]
 
 
@@ -423,7 +418,7 @@ def _near_miss_atoms(um: UniquenessMargin, view_names) -> list[tuple[str, str]]:
     label, its index in the rendered cell)."""
 
     atoms = um.near_miss if isinstance(um.near_miss, list) else []
-    z = _opt(um.near_miss_label)
+    z = or_none(um.near_miss_label)
     return [(view_names[k] if k < len(view_names) else f"view {k}", atom_text(z, a)) for k, a in enumerate(atoms)]
 
 
@@ -433,9 +428,9 @@ def _margin_section(rec, delta, view_names) -> str:
     um = rec.uniqueness_margin
     if not um:
         return ""
-    bound = _opt(um.bound)
+    bound = or_none(um.bound)
     rows = [f'<tr data-field="delta_star"><th>uniqueness margin δ*: every δ below it certifies the item</th>'
-            f'<td class="delta-star">{h(number(_opt(um.delta_star), "Å"))}</td></tr>',
+            f'<td class="delta-star">{h(number(or_none(um.delta_star), "Å"))}</td></tr>',
             f'<tr data-field="bound"><th>what bounds δ*</th><td>{h(BOUND.get(bound, _fmt(bound)))}</td></tr>']
     if isinstance(delta, int | float) and not isinstance(delta, bool):
         rows.append(f'<tr data-field="delta"><th>δ of this certificate (the oracle\'s tolerance)</th>'
@@ -556,7 +551,7 @@ def _mode_rows(rec, r: ItemCeiling, truth: dict) -> list:
         unsure = {_d(u).get("entry") for u in (truth.get("uncertain") or []) if isinstance(u, dict)}
         mine = [b.get("entry") for b in (truth.get("bonds") or []) if isinstance(b, dict)
                 and entry_residue(b.get("entry")) == rec.residue and b.get("entry") not in unsure]
-        loss = _opt(r.loss)
+        loss = or_none(r.loss)
         rows = [(_fmt(e), rec.residue, "undet" if loss else "det", loss, "not determined" if loss else "determined")
                 for e in dict.fromkeys(mine)]
     why = {_d(u).get("entry"): _d(u).get("reason") for u in (truth.get("uncertain") or []) if isinstance(u, dict)}
@@ -585,11 +580,11 @@ def _interaction_body(rec, truth: dict, question: dict | None = None) -> str:
     parts = [f"<h2>{h(_fmt(rec.source_id))}: {h(_fmt(rec.n_bonds))} bonds asked</h2>", _asked_line(rec)]
     for which, views in (("rendered", rec.rendered), ("ideal", rec.ideal)):
         r = views or ItemCeiling()
-        det = f", {h(_fmt(_opt(r.n_determined)))} of {h(_fmt(_opt(r.n_true)))} determined" \
+        det = f", {h(_fmt(or_none(r.n_determined)))} of {h(_fmt(or_none(r.n_true)))} determined" \
             if r.n_determined is not ABSENT else ""
         words = {"rendered": "as rendered (labels must be legible, atoms recovered)",
                  "ideal": "under ideal observations"}[which]
-        parts.append(f"<h3>{which} views, {words}: ceiling {h(number(_opt(r.ceiling)))}{det}</h3>"
+        parts.append(f"<h3>{which} views, {words}: ceiling {h(number(or_none(r.ceiling)))}{det}</h3>"
                      f'<table class="entries" data-views="{which}"><tr><th>bond</th><th>residue</th><th>verdict</th>'
                      f"<th>why not determined</th></tr>{_entry_rows(_mode_rows(rec, r, truth), asked)}</table>")
     bonds = truth.get("bonds") if isinstance(truth.get("bonds"), list) else []
