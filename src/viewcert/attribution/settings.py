@@ -25,17 +25,27 @@ SETTINGS_BEGIN = ("<!-- attribution settings: generated from viewcert.attributio
 SETTINGS_END = "<!-- end of the generated attribution settings -->"
 
 
-def _as_dict(value) -> dict:
-    """The fields of the dataclass ``value`` as a JSON object, in field order (a tuple written as a list)."""
-    out = {}
-    for f in fields(value):
-        v = getattr(value, f.name)
-        out[f.name] = [dict(x) if isinstance(x, Mapping) else x for x in v] if isinstance(v, tuple) else v
-    return out
+class _SettingsRecord:
+    """The JSON object of a settings record: its fields in field order, a tuple written as a list."""
+
+    def to_dict(self) -> dict:
+        """The JSON object of the settings (a tuple, e.g. the ladder's ``ceilings``, as a list), as the report's
+        provenance writes it.
+
+        Returns
+        -------
+        dict
+            One key per field.
+        """
+        out = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = [dict(x) if isinstance(x, Mapping) else x for x in v] if isinstance(v, tuple) else v
+        return out
 
 
 @dataclass(frozen=True)
-class LadderSettingsRecord:
+class LadderSettingsRecord(_SettingsRecord):
     """What a ladder was built with (``Ladder.settings``): the unscored threshold and its rule, the majority-vote
     tie rule, the scoring, the bootstrap (seed, resamples, α, share cut-off), chance and the majority class (text
     and value), the number of items and the ceilings (each ``Ceiling.to_dict``)."""
@@ -56,19 +66,9 @@ class LadderSettingsRecord:
     n_items: int  # the items of the universe every arm is scored on
     ceilings: tuple[Mapping[str, Any], ...] = ()  # each R1 as Ceiling.to_dict writes it
 
-    def to_dict(self) -> dict:
-        """The JSON object of the settings (``ceilings`` a list), as the report's provenance writes it.
-
-        Returns
-        -------
-        dict
-            One key per field.
-        """
-        return _as_dict(self)
-
 
 @dataclass(frozen=True)
-class DiagnosticsSettingsRecord:
+class DiagnosticsSettingsRecord(_SettingsRecord):
     """What the diagnostics were computed with (``Diagnostics.settings``): the bootstrap's α, seed and resamples,
     where the prompts came from (None: none given), which constraints were checked, and the text ceiling's value
     (None: not computed or uninformative)."""
@@ -80,19 +80,9 @@ class DiagnosticsSettingsRecord:
     constraints: str  # which constraints were checked
     text_ceiling: float | None  # the text ceiling's value (None: not computed or uninformative)
 
-    def to_dict(self) -> dict:
-        """The JSON object of the settings, as the report's provenance writes it.
-
-        Returns
-        -------
-        dict
-            One key per field.
-        """
-        return _as_dict(self)
-
 
 @dataclass(frozen=True)
-class EvidenceSettingsRecord:
+class EvidenceSettingsRecord(_SettingsRecord):
     """What the item evidence was computed with (``ItemEvidence.settings``): the ceiling the statuses read (its
     label; None: no ceiling with per-item outcomes), the repeated samples' interval scheme, where the evidence of
     items answerable without the image came from, the samples' seed and resamples, α and the tie rule."""
@@ -104,16 +94,6 @@ class EvidenceSettingsRecord:
     samples_n_boot: int  # the samples' bootstrap resamples
     alpha: float  # α of the intervals
     tie_rule: str  # the majority-vote tie rule (the ladder's)
-
-    def to_dict(self) -> dict:
-        """The JSON object of the settings, as the report's provenance writes it.
-
-        Returns
-        -------
-        dict
-            One key per field.
-        """
-        return _as_dict(self)
 
 
 def settings_markdown() -> str:
