@@ -74,16 +74,23 @@ _FIELD_LINE = re.compile(r"^(\s*)([A-Za-z_]\w*)\s*:[^#]*?(?:#\s*(.*))?$")
 
 
 @functools.cache
+def _source(klass: type) -> tuple[list[str], int]:
+    """(the source lines of the class ``klass``, its first line number), read once per class (a shared base's
+    too); ([], 0) when it has no source."""
+    try:
+        return inspect.getsourcelines(klass)
+    except (OSError, TypeError):
+        return [], 0
+
+
+@functools.cache
 def field_comments(cls: type) -> dict[str, str]:
     """{field: what its comment says} of the dataclass ``cls`` and its dataclass bases, from their source: the
     ``#:`` lines just above a field, or a comment after it on its line (a linter's ``noqa`` is not a meaning)."""
     out: dict[str, str] = {}
     for klass in reversed(cls.__mro__):
-        if not is_dataclass(klass):
-            continue
-        try:
-            lines = inspect.getsourcelines(klass)[0]
-        except (OSError, TypeError):
+        lines = _source(klass)[0] if is_dataclass(klass) else []
+        if not lines:
             continue
         names = {f.name for f in fields(klass)}
         body = len(lines[0]) - len(lines[0].lstrip()) + 4  # the class body's indent
@@ -253,7 +260,7 @@ def section_classes() -> list[type]:
     for mod in SECTION_MODULES:
         own = [c for name, c in vars(mod).items() if isinstance(c, type) and issubclass(c, Section)
                and c.__module__ == mod.__name__ and not name.startswith("_")]
-        out += sorted(own, key=lambda c: inspect.getsourcelines(c)[1])
+        out += sorted(own, key=lambda c: _source(c)[1])
     return out
 
 

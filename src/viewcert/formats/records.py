@@ -66,8 +66,8 @@ from viewcert.formats.summary_sections import (
     PhantomCensus,
     RateBound,
     TaskSummary,
-    counts_dict,
-    typed_counts,
+    type_counts,
+    write_counts,
 )
 from viewcert.io.atomic import json_dumps
 from viewcert.resolution import quantize_tree, resolution_record
@@ -267,8 +267,7 @@ class Summary:
 
     def __post_init__(self) -> None:
         type_sections(self, self.SECTIONS, "summary")
-        for name in self.COUNTS:
-            object.__setattr__(self, name, typed_counts(getattr(self, name), f"summary.{name}"))
+        type_counts(self, self.COUNTS, "summary")
 
     @classmethod
     def from_dict(cls, d: Mapping) -> Summary:
@@ -278,10 +277,7 @@ class Summary:
             raise InputError(f"summary: {str(exc)[:200]}", field="summary") from None
 
     def to_dict(self) -> dict:
-        out = record_to_dict(self)
-        for name in self.COUNTS:
-            out[name] = counts_dict(out[name])
-        return out
+        return write_counts(record_to_dict(self), self.COUNTS)
 
 
 class Certificate:

@@ -20,7 +20,7 @@ from viewcert.formats.fields import ABSENT, Section, check_kind, typed_section
 
 __all__ = ["InteractionGroup", "InteractionSummary", "Kinds", "LevelCount", "MeanInterval", "MeanRange",
            "MoleculeSummary", "PhantomCensus", "RateBound", "TableSummary", "TaskGroup", "TaskSummary", "counts_dict",
-           "typed_counts"]
+           "type_counts", "typed_counts", "write_counts"]
 
 
 def typed_counts(value: Any, source: str) -> Any:
@@ -63,24 +63,34 @@ def counts_dict(value: Any) -> Any:
     return {k: v.to_dict() if isinstance(v, Section) else v for k, v in value.items()}
 
 
+def type_counts(record: Any, names: tuple, prefix: str) -> None:
+    """Type each field of ``names`` of the frozen ``record`` (a section or record with counts keyed by data) by
+    :func:`typed_counts`, an error naming ``prefix.<name>``; called once, from its ``__post_init__``."""
+    for name in names:
+        object.__setattr__(record, name, typed_counts(getattr(record, name), f"{prefix}.{name}"))
+
+
+def write_counts(out: dict, names: tuple) -> dict:
+    """``out`` (a record's JSON object) with each of its ``names`` written back by :func:`counts_dict`."""
+    for name in names:
+        if name in out:
+            out[name] = counts_dict(out[name])
+    return out
+
+
 @dataclass(frozen=True)
 class _Counted(Section):
-    """A section with counts keyed by data (``COUNTS``: field names, each typed by :func:`typed_counts`)."""
+    """A section with counts keyed by data (``COUNTS``: field names, each typed by :func:`type_counts`)."""
 
     COUNTS: ClassVar[tuple] = ()
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        for name in self.COUNTS:
-            object.__setattr__(self, name, typed_counts(getattr(self, name), f"{self.SOURCE}.{name}"))
+        type_counts(self, self.COUNTS, self.SOURCE)
 
     def to_dict(self) -> dict:
         """The JSON object: ``from_dict(d).to_dict() == d`` (counts keyed by data written back too)."""
-        out = super().to_dict()
-        for name in self.COUNTS:
-            if name in out:
-                out[name] = counts_dict(out[name])
-        return out
+        return write_counts(super().to_dict(), self.COUNTS)
 
 
 @dataclass(frozen=True)

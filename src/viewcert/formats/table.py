@@ -252,8 +252,9 @@ class TableCertificate:
     path: Path
     data: dict
 
-    @property
+    @cached_property
     def head(self) -> TableHead:
+        """The small certificate's fields, typed once (``shards``, ``summary`` and ``items`` read it per shard)."""
         return TableHead.of(self.data)
 
     def section(self, name: str) -> Any:
