@@ -27,7 +27,7 @@ from viewcert.certify import audit as A
 from viewcert.certify import plots as P
 from viewcert.certify import stream as T
 from viewcert.certify.certificate import (
-    build_certificate,
+    certificate_of,
     library_versions,
     write_certificate,
 )
@@ -108,7 +108,7 @@ def run_certification(dataset: Dataset, cfg: CertifyConfig, *, n_workers: int | 
                     workdir=wd, n_workers=n_workers, scheduler=scheduler, chunk_size=chunk_size, fingerprint=fp,
                     progress=progress, description=f"certify {len(dataset)} items")
     mark_warm()
-    return CeilingCertificate.from_dict(build_certificate(dataset, cfg, run.results)), run
+    return certificate_of(dataset, cfg, run.results), run
 
 
 TABLE_COLUMNS = (

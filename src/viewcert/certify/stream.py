@@ -40,11 +40,11 @@ from viewcert.certify.certificate import (
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import REASON_ORDER, CertifyRecords
 from viewcert.certify.inputs import Dataset
-from viewcert.certify.summary import rate_bound
+from viewcert.certify.summary import NO_BOUND, crystal_system_of, rate_bound
 from viewcert.errors import InputError
 from viewcert.formats.item_sections import OracleReport
 from viewcert.formats.records import ABSENT, ItemOutcome, compute_digest, digest_record, outcomes_of
-from viewcert.formats.summary_sections import Kinds, LevelCount, PhantomCensus, RateBound, TableSummary
+from viewcert.formats.summary_sections import Kinds, LevelCount, PhantomCensus, TableSummary
 from viewcert.formats.table import (
     CERTIFICATE_FORMAT,
     TABLE_DIR,
@@ -95,7 +95,7 @@ class Tally:
             for lv in (molecule_levels if o.is_molecule else LEVELS):
                 add(f"level:{kind}:{lv}", o.correct_at(lv))
             if not o.is_molecule:
-                cs = o.label("dataset").get("crystal_system") or o.label("rendered").get("crystal_system") or "unknown"
+                cs = crystal_system_of(o)
                 add(f"system:{cs}:n")
                 add(f"system:{cs}:correct", bool(o.correct))
             _census(o, add)
@@ -145,7 +145,6 @@ def table_summary_of(t: Tally, cfg: CertifyConfig) -> TableSummary:
     levels = LEVELS if kind == "crystals" else cfg.molecules.molecule_levels
     n, k = t.get(kind), t.get(f"correct:{kind}")
     conf = cfg.scoring.confidence
-    none = RateBound(text="no item could be read or certified: no bound")
     systems = sorted({key.split(":")[1] for key in t.counts if key.startswith("system:")},
                      key=lambda cs: (CRYSTAL_SYSTEMS.index(cs) if cs in CRYSTAL_SYSTEMS else 99, cs))
     return TableSummary(
@@ -153,8 +152,8 @@ def table_summary_of(t: Tally, cfg: CertifyConfig) -> TableSummary:
         score=cfg.scoring.score if kind == "crystals" else "+".join(cfg.molecules.molecule_levels),
         truth=cfg.scoring.truth if kind == "crystals" else "input", correct=k,
         R1=sig(k / n) if n else None,
-        bound=rate_bound(clopper_pearson_lower(k, n, conf)) if n else none,
-        interval=rate_bound(clopper_pearson_interval(k, n, conf)) if n else none,
+        bound=rate_bound(clopper_pearson_lower(k, n, conf)) if n else NO_BOUND,
+        interval=rate_bound(clopper_pearson_interval(k, n, conf)) if n else NO_BOUND,
         by_level={lv: LevelCount(correct=t.get(f"level:{kind}:{lv}"),
                                  R1=sig(t.get(f"level:{kind}:{lv}") / n) if n else None) for lv in levels},
         by_crystal_system={cs: LevelCount(n=t.get(f"system:{cs}:n"), correct=t.get(f"system:{cs}:correct"))

@@ -59,7 +59,7 @@ def summary_of(outcomes: list[dict] | list[ItemOutcome], cfg: CertifyConfig) -> 
         lower = rate_bound(clopper_pearson_lower(k, n, cfg.scoring.confidence))
         two = rate_bound(clopper_pearson_interval(k, n, cfg.scoring.confidence))
     else:
-        lower = two = RateBound(text="no item could be read or certified: no bound")
+        lower = two = NO_BOUND
     by_level = {}
     for lv in levels:
         kk = sum(1 for o in scored if o.correct_at(lv))
@@ -90,13 +90,19 @@ def _failure_reasons(failures: list[dict]) -> dict[str, int]:
     return dict(sorted(reasons.items(), key=lambda kv: REASON_ORDER.index(kv[0])))
 
 
+def crystal_system_of(o: ItemOutcome) -> str:
+    """The crystal system a crystal item is counted under: the dataset's label, else the rendered cell's, else
+    "unknown" (the JSON summary's and the streamed tally's one rule)."""
+    return o.label("dataset").get("crystal_system") or o.label("rendered").get("crystal_system") or "unknown"
+
+
 def _by_crystal_system(crystals: list[ItemOutcome]) -> dict[str, LevelCount]:
     """n and correct per crystal system (the dataset's label, else the rendered cell's), in the order of
     ``CRYSTAL_SYSTEMS``; systems outside it last."""
     n: dict[str, int] = {}
     correct: dict[str, int] = {}
     for o in crystals:
-        cs = o.label("dataset").get("crystal_system") or o.label("rendered").get("crystal_system") or "unknown"
+        cs = crystal_system_of(o)
         n[cs] = n.get(cs, 0) + 1
         correct[cs] = correct.get(cs, 0) + int(o.correct)
     order = {c: i for i, c in enumerate(CRYSTAL_SYSTEMS)}
@@ -117,6 +123,10 @@ def _phantom_census(outcomes: list[ItemOutcome]) -> PhantomCensus:
         items_exact=sum(1 for o in outcomes if o.exact),
         items_certified=sum(1 for o in outcomes if o.certified),
     )
+
+
+#: ``bound`` and ``interval`` when no item was scored (the JSON summary's and the streamed one's)
+NO_BOUND = RateBound(text="no item could be read or certified: no bound")
 
 
 def rate_bound(b) -> RateBound:
