@@ -88,9 +88,9 @@ chromium:
 # Debian's packages the foreign-renderer tests need (issue 53, docs/tool-cameras.md): OVITO's renderers need a
 # Vulkan driver (mesa-vulkan-drivers: lavapipe, on the CPU), ASE's POV-Ray writer needs povray; without them
 # those tests skip saying so
-FOREIGN_DEBS := mesa-vulkan-drivers povray
+FOREIGN_DEBS := mesa-vulkan-drivers povray povray-includes
 foreign-debs:
-	command -v povray >/dev/null && ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 \
+	test -f /usr/share/povray-3.7/include/colors.inc && ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 \
 		|| apt-get install -y -q --no-install-recommends $(FOREIGN_DEBS) \
 		|| (apt-get update -q && apt-get install -y -q --no-install-recommends $(FOREIGN_DEBS))
 
