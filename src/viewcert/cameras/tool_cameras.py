@@ -209,9 +209,10 @@ def _jmol(t: TableReader, size, name) -> PixelProjection:
     rotation), centres ``{cx cy cz}``, scales by ``zoom``/100 × (screen px / 2) / ``rotationRadius`` with the
     screen px the smaller window side (Jmol's ``zoomLarge false``; ``zoom_large = true`` for the larger side),
     and shifts by xTrans/yTrans percent of the window. ``perspective = false`` (``set perspectiveDepth
-    false``) is orthographic; otherwise the camera sits ``camera_depth`` (Jmol's ``cameraDepth``, default 3)
-    screen widths … as Jmol's documentation gives: the camera at cameraDepth × screen px in front of the
-    centre's plane, which keeps the centre's plane at the orthographic scale."""
+    false``) is orthographic; otherwise the camera sits ``camera_depth`` (Jmol's ``cameraDepth``, default 3,
+    or the moveto line's own) × the screen px in front of the centre's plane, which keeps that plane at the
+    orthographic scale. Jmol does not install here: this model follows Jmol's documentation and is tested on
+    hand-worked cases only."""
     text = t.text("moveto")
     m = _MOVETO.search(text)
     if m is None or m.group("centre") is None:
@@ -246,22 +247,23 @@ def _jmol(t: TableReader, size, name) -> PixelProjection:
 # -- VESTA ---------------------------------------------------------------------------------------------------
 def _vesta(t: TableReader, size, name) -> PixelProjection:
     """The ``SCENE`` block of a .vesta file: a 4×4 matrix whose upper 3×3 is the model→view rotation (rows),
-    then the in-plane translation (Å), then the zoom ``scale``. VESTA's pixels per Å at scale 1 depend on its
+    then the in-plane translation (two numbers, Å), a number VESTA writes as 0 (not used here), then the zoom
+    ``scale`` (20 numbers). VESTA's pixels per Å at scale 1 depend on its
     window and are not in the file: the table gives ``px_per_angstrom`` (at scale 1), and ``perspective`` with
     ``view_angle`` (degrees, vertical) for VESTA's perspective mode (``parallel`` otherwise). ``centre``: the
     model point VESTA rotates about (the cell's centre; default the origin)."""
     block = t.raw("scene")
     if isinstance(block, str):
         nums = [x for x in re.split(r"[\s,]+", re.sub(r"^\s*SCENE", "", block.strip())) if x]
-        t = TableReader({**t.table, "scene": nums[:19]}, t.where)
-        if len(nums) < 19:
-            raise t.error("scene", f"needs 16 matrix numbers, a 2-number translation and a scale, got {len(nums)}")
-    vals = t.numbers("scene", 19)
+        t = TableReader({**t.table, "scene": nums[:20]}, t.where)
+        if len(nums) < 20:
+            raise t.error("scene", f"needs 20 numbers (a 4×4 matrix, a translation, 0, a scale), got {len(nums)}")
+    vals = t.numbers("scene", 20)
     mat = vals[:16].reshape(4, 4)
     r = t.rotation("scene", mat[:3, :3])
-    trans, scale = vals[16:18], vals[18]
+    trans, scale = vals[16:18], vals[19]
     if scale <= 0:
-        raise t.error("scene", f"scale (number 19) must be > 0, got {scale}")
+        raise t.error("scene", f"scale (number 20) must be > 0, got {scale}")
     centre = t.numbers("centre", 3, default=(0.0, 0.0, 0.0))
     w, h = size
     s = t.number("px_per_angstrom", positive=True) * scale
