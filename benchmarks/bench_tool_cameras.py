@@ -1,0 +1,64 @@
+"""Issue 53, acceptance "Projection": 40 images per tool rendered by the real tool (PyMOL orthographic and
+perspective, matplotlib, ASE's PNG writer, OVITO; 10 for ASE's POV-Ray writer, the slowest), each atom's centre
+as the tool placed it against the resolved projection; per tool the median and maximum distance (px) and the
+count within 0.5 px → benchmarks/results/tool_cameras.json. Run: `python benchmarks/bench_tool_cameras.py`
+(`make bench`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.support.foreign_render import available  # noqa: E402
+from tests.support.tool_corpus import GROUPS, measure, structures  # noqa: E402
+
+OUT = ROOT / "benchmarks" / "results" / "tool_cameras.json"
+
+
+def main() -> None:
+    corpus = structures()
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, tool, kind in GROUPS:
+            reason = available(tool)
+            if reason:
+                results[label] = {"skipped": reason}
+                continue
+            n = 10 if tool == "ase-povray" else 40
+            t0 = time.perf_counter()
+            dists, images, kinds = [], [], []
+            for i in range(n):
+                name, xyz, elements = corpus[i % len(corpus)]
+                m = measure(tool, kind, name, xyz, elements, Path(tmp), 100 + i)
+                dists.append(m.pop("distances"))
+                kinds.append(m["kind"])
+                images.append(m)
+            d = np.concatenate(dists)
+            per_image_max = [m["max_px"] for m in images]
+            results[label] = {
+                "images": n, "kinds": {k: kinds.count(k) for k in sorted(set(kinds))},
+                "atoms_measured": int(d.size), "median_px": round(float(np.median(d)), 4),
+                "max_px": round(float(d.max()), 4),
+                "images_within_0.5px": int(sum(x <= 0.5 for x in per_image_max)),
+                "seconds": round(time.perf_counter() - t0, 1)}
+            print(label, results[label], flush=True)
+    from importlib.metadata import version
+    doc = {"what": "issue 53 Projection: resolved P vs the tool's own per-atom centres (tests/support/foreign_render)",
+           "truth": {"pymol": "probe", "ovito": "probe", "ase-povray": "probe", "matplotlib": "transform",
+                     "ase": "transform"},
+           "versions": {p: version(p) for p in ("pymol-open-source", "ovito", "matplotlib", "ase")},
+           "image_size": [320, 240], "results": results}
+    OUT.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
