@@ -22,6 +22,7 @@ import numpy as np
 from viewcert.cameras.pixel_projection import PixelProjection
 from viewcert.cameras.pose import ase_rotation_matrix
 from viewcert.cameras.tool_fields import TableReader
+from viewcert.cameras.tool_matplotlib import matplotlib_projection
 from viewcert.errors import CameraError, InputError, did_you_mean
 
 __all__ = ["TOOLS", "resolve_tool_camera"]
@@ -293,12 +294,7 @@ def _matrix(t: TableReader, size, name) -> PixelProjection:
         raise InputError(str(exc), source=t.where, field="camera.matrix") from None
 
 
-def _matplotlib(t: TableReader, size, name) -> PixelProjection:
-    from viewcert.cameras.tool_matplotlib import matplotlib_projection
-    return matplotlib_projection(t, size, name)
-
-
-_RESOLVERS = {"pymol": _pymol, "chimerax": _chimerax, "matplotlib": _matplotlib, "ase": _ase,
+_RESOLVERS = {"pymol": _pymol, "chimerax": _chimerax, "matplotlib": matplotlib_projection, "ase": _ase,
               "ase-povray": _ase_povray, "ovito": _ovito, "jmol": _jmol, "vesta": _vesta, "matrix": _matrix}
 
 
