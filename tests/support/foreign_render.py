@@ -149,13 +149,38 @@ def _read_rgb(path: Path) -> np.ndarray:
         return np.asarray(im.convert("RGB")).astype(np.int16)
 
 
+def _label_colours(rgb: np.ndarray, colours: np.ndarray, tol: int) -> np.ndarray:
+    """Each pixel's atom: the index of the colour every channel of which is within ``tol``, else -1 (the last
+    such colour where several are). Per channel a 256-entry table maps a value to its distinct palette level;
+    the three levels index a table of atoms: one pass over the image, not one per colour."""
+    cols = np.asarray(colours, dtype=np.int64).reshape(-1, 3)
+    pix = np.clip(np.asarray(rgb, dtype=np.int64), -1, 256)
+    levels = [np.unique(cols[:, k]) for k in range(3)]
+    if any(len(v) > 1 and np.diff(v).min() <= 2 * tol for v in levels):  # levels whose windows overlap
+        label = np.full(rgb.shape[:2], -1, dtype=np.int32)
+        for i, c in enumerate(cols):
+            label[np.all(np.abs(pix - c) <= tol, axis=2)] = i
+        return label
+    codes = []
+    for k, v in enumerate(levels):
+        lut = np.full(258, -1, dtype=np.int64)  # values -1..256 (clipped) at offset 1
+        for j, x in enumerate(v):
+            lut[max(x - tol, -1) + 1:min(x + tol, 256) + 2] = j
+        codes.append(lut[pix[..., k] + 1])
+    table = np.full(len(levels[0]) * len(levels[1]) * len(levels[2]), -1, dtype=np.int32)
+    at = [np.searchsorted(levels[k], cols[:, k]) for k in range(3)]
+    table[(at[0] * len(levels[1]) + at[1]) * len(levels[2]) + at[2]] = np.arange(len(cols), dtype=np.int32)
+    ok = (codes[0] >= 0) & (codes[1] >= 0) & (codes[2] >= 0)
+    label = np.full(rgb.shape[:2], -1, dtype=np.int32)
+    label[ok] = table[(codes[0][ok] * len(levels[1]) + codes[1][ok]) * len(levels[2]) + codes[2][ok]]
+    return label
+
+
 def _colour_stats(rgb: np.ndarray, colours: np.ndarray, tol: int = 1):
     """Per colour: centroid (px, +0.5 centres), pixel count, touches the border, touches another atom's colour."""
     h, w = rgb.shape[:2]
     n = len(colours)
-    label = np.full((h, w), -1, dtype=np.int32)
-    for i, c in enumerate(colours.astype(np.int16)):
-        label[np.all(np.abs(rgb - c) <= tol, axis=2)] = i
+    label = _label_colours(rgb, colours, tol)
     centres = np.full((n, 2), np.nan)
     counts = np.bincount(label[label >= 0], minlength=n)[:n]
     border = np.zeros(n, bool)
@@ -257,38 +282,55 @@ def example_camera(tool: str, positions, *, seed: int = 0, size=(320, 240), kind
 
 
 # -- the tools -----------------------------------------------------------------------------------------------
+_PYMOL = {}
+
+
+def _pymol_session():
+    """This process's one PyMOL instance (started once: a fresh instance per probe pass cost ~0.1 s and its
+    per-atom ``cmd.color`` selections ~0.1 s more); each draw starts from ``cmd.reinitialize()``, which restores
+    every setting, colour and object, so a draw sees the state of a fresh instance."""
+    if "p" not in _PYMOL:
+        import atexit
+
+        from pymol2 import PyMOL
+        p = PyMOL()
+        p.start()
+        atexit.register(p.stop)
+        _PYMOL["p"] = p
+    return _PYMOL["p"]
+
+
 def _draw_pymol(pos, elements, radii, colours, camera, path, flat, subset):
-    from pymol2 import PyMOL
-    p = PyMOL()
-    p.start()
-    try:
-        cmd = p.cmd
-        lines = [str(len(pos)), "viewcert"] + [f"{e} {x:.6f} {y:.6f} {z:.6f}" for e, (x, y, z) in zip(elements, pos, strict=False)]
-        cmd.load_raw("\n".join(lines) + "\n", "xyz", "mol")
-        cmd.alter("mol", "vdw = radii[index - 1]", space={"radii": [float(r) for r in radii]})
-        cmd.hide("everything")
-        show = "mol" if subset is None else "mol and index " + "+".join(str(i + 1) for i in subset)
-        cmd.show("spheres", show)
-        if colours is None:
-            cmd.color("atomic", "mol and not elem C")
-            cmd.color("grey70", "mol and elem C")
-            cmd.bg_color("white")
-        else:
-            for i, c in enumerate(colours):
-                cmd.set_color(f"vc{i}", [float(x) / 255 for x in c])
-                cmd.color(f"vc{i}", f"mol and index {i + 1}")
-            cmd.bg_color("black")
-            for k, v in dict(ambient=1.0, direct=0.0, reflect=0.0, specular=0.0, ray_shadow=0, antialias=0,
-                             depth_cue=0, ray_trace_fog=0, light_count=1, ray_trace_mode=0).items():
-                cmd.set(k, v)
-        cmd.set("ray_opaque_background", 1)
-        view = [float(x) for x in camera["view"]]
-        cmd.set("orthoscopic", 1 if view[17] > 0 else 0)
-        cmd.set("field_of_view", abs(view[17]))
-        cmd.set_view(view)
-        cmd.png(str(path), width=int(camera["width"]), height=int(camera["height"]), ray=1)
-    finally:
-        p.stop()
+    cmd = _pymol_session().cmd
+    cmd.reinitialize()
+    lines = [str(len(pos)), "viewcert"] + [f"{e} {x:.6f} {y:.6f} {z:.6f}"
+                                           for e, (x, y, z) in zip(elements, pos, strict=False)]
+    cmd.load_raw("\n".join(lines) + "\n", "xyz", "mol")
+    cmd.alter("mol", "vdw = radii[index - 1]", space={"radii": [float(r) for r in radii]})
+    cmd.hide("everything")
+    show = "mol" if subset is None else "mol and index " + "+".join(str(i + 1) for i in subset)
+    cmd.show("spheres", show)
+    if colours is None:
+        cmd.color("atomic", "mol and not elem C")
+        cmd.color("grey70", "mol and elem C")
+        cmd.bg_color("white")
+    else:
+        # one named colour per atom, assigned by colour index in one pass (as cmd.color per atom would)
+        for i, c in enumerate(colours):
+            cmd.set_color(f"vc{i}", [float(x) / 255 for x in c])
+        index = [cmd.get_color_index(f"vc{i}") for i in range(len(colours))]
+        cmd.alter("mol", "color = index_of[index - 1]", space={"index_of": index})
+        cmd.recolor()
+        cmd.bg_color("black")
+        for k, v in dict(ambient=1.0, direct=0.0, reflect=0.0, specular=0.0, ray_shadow=0, antialias=0,
+                         depth_cue=0, ray_trace_fog=0, light_count=1, ray_trace_mode=0).items():
+            cmd.set(k, v)
+    cmd.set("ray_opaque_background", 1)
+    view = [float(x) for x in camera["view"]]
+    cmd.set("orthoscopic", 1 if view[17] > 0 else 0)
+    cmd.set("field_of_view", abs(view[17]))
+    cmd.set_view(view)
+    cmd.png(str(path), width=int(camera["width"]), height=int(camera["height"]), ray=1)
 
 
 def _mpl_axes(camera):
