@@ -17,7 +17,7 @@ from viewcert.cameras import resolve_tool_camera, to_tool_terms
 
 TOLERANCE_PX = 0.5
 #: Jmol draws each atom at a whole pixel of its 2× (antialiased) drawing, an even-diameter sphere centred on that
-#: pixel's corner: its drawn centres lie within [−0.5, +0.25] image px of the exact projection in each axis
+#: pixel's corner: its drawn centres lie up to half an image px from the exact projection in each axis
 #: (tool_jmol's docstring), so up to 0.5·√2 px apart
 JMOL_TOLERANCE_PX = 0.71
 

@@ -4,10 +4,10 @@
 ``images.toml`` entry (docs/tool-cameras.md: the fields of each tool, with a worked example) and returns the 3×4
 projection P onto that image's pixels (x right, y down, origin at the top-left corner, pixel centres at +0.5).
 The tools: ``pymol``, ``chimerax``, ``matplotlib`` (``tool_matplotlib``), ``ase`` (its PNG/EPS writer),
-``ase-povray`` (its POV-Ray writer), ``ovito``, ``jmol``, ``vesta`` and ``matrix`` (P given). Every model here
-was fitted to the real tool's pixels where the tool installs (PyMOL, OVITO, ASE, POV-Ray, matplotlib:
-tests/cameras/test_tool_cameras_real.py, benchmarks/bench_tool_cameras.py) and to the documentation elsewhere
-(ChimeraX, Jmol, VESTA). A bad field is an ``InputError`` naming ``camera.<field>``; a camera with no
+``ase-povray`` (its POV-Ray writer), ``ovito``, ``jmol`` (``tool_jmol``), ``vesta`` and ``matrix`` (P given).
+Every model here was fitted to the real tool's pixels where the tool installs (PyMOL, OVITO, ASE, POV-Ray,
+matplotlib, Jmol: tests/cameras/test_tool_cameras_real.py, benchmarks/bench_tool_cameras.py) and to the
+documentation elsewhere (ChimeraX, VESTA). A bad field is an ``InputError`` naming ``camera.<field>``; a camera with no
 projection (a zero scale, a singular matrix) a ``CameraError``.
 """
 

@@ -9,8 +9,9 @@ larger side (``set zoomLarge true``, Jmol's default; the smaller side when false
 antialiased (``antialiasImages``, default true) by drawing at twice the size, so N = 2·side − 2 there and the
 scale is halved back; the centre lands at ``width · (1/2 + xTrans/100)``, ``height · (1/2 + yTrans/100)``
 (y down). With ``perspectiveDepth`` (Jmol's default) the camera stands (cameraDepth + 1/2) · N px in front of
-the centre's plane, whose scale it keeps. Jmol places each atom at whole pixels of the drawn image, so its
-centres sit within half a drawn pixel of P's (a quarter of an image pixel when antialiased).
+the centre's plane, whose scale it keeps. Jmol places each atom at a whole pixel of its drawing and centres a
+sphere of even pixel diameter on that pixel's corner, so the centres it draws lie up to half an image pixel from
+P's in each axis (docs/tool-cameras.md: measured).
 """
 
 from __future__ import annotations
