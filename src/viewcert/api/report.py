@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from viewcert.errors import InputError, ViewcertError
+from viewcert.errors import InputError, ViewcertError, install_hint
 from viewcert.sanitize import console_text
 
 
@@ -96,7 +96,10 @@ def lines(*texts: str, **kw) -> tuple[Line, ...]:
 
 def one_line(exc: BaseException) -> str:
     """An exception as one line: the message of a viewcert error; type, file and message otherwise."""
-    if isinstance(exc, OSError) and exc.strerror:
+    hint = install_hint(exc.name) if isinstance(exc, ModuleNotFoundError) else None
+    if hint:  # an optional extra not installed: the command that installs it
+        text = f"{exc}: {hint}"
+    elif isinstance(exc, OSError) and exc.strerror:
         text = f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
     elif isinstance(exc, ViewcertError):
         text = str(exc)
