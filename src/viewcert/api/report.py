@@ -63,7 +63,8 @@ class Report:
         from rich.console import Console  # lazy: start-up (rich is only needed to draw a table)
 
         buf = io.StringIO()
-        console = Console(file=buf, width=self.width or 120, markup=False, highlight=False)
+        width = natural_width(self.blocks, self.width or 120)  # text: no table cut or wrapped
+        console = Console(file=buf, width=width, markup=False, highlight=False)
         for b in self.blocks:
             if isinstance(b, Table):
                 console.print(rich_table(b))
@@ -75,6 +76,19 @@ class Report:
 
     def __str__(self) -> str:
         return self.text()
+
+
+def natural_width(blocks, floor: int, console=None) -> int:
+    """The console width at which every table of ``blocks`` is drawn whole (no cell cut or wrapped): the widest
+    table's natural width as ``console`` renders it (rich's measure; default a plain console), at least ``floor``
+    columns."""
+    from rich.console import Console  # lazy: start-up
+
+    tables = [rich_table(b) for b in blocks if isinstance(b, Table)]
+    if not tables:
+        return floor
+    wide = console or Console(width=1_000_000, markup=False, highlight=False)
+    return max(floor, *(wide.measure(t).maximum for t in tables))
 
 
 def rich_table(t: Table):
