@@ -734,9 +734,10 @@ def map_parts(folder: Folder, extent) -> tuple[str, str]:
 
 # --- summary ------------------------------------------------------------------------------------------------
 
-def summary_html(folder: Folder, site: Path, plots: list[str]) -> str:
+def summary_html(folder: Folder, site: Path, plots: list[str], truth: dict | None = None) -> str:
     """``summary.html``: summary.txt when the folder has one, the certificate's summary and headline settings in
-    words (``explore.summary_words``; the settings as written folded below), the plots, the ladder report."""
+    words (``explore.summary_words``; the settings as written folded below), the plots, the ladder report;
+    ``truth``: the items' truth counts (``certify.summary.truth_counts``)."""
     from viewcert.explore.summary_words import settings_html, summary_words_html  # lazy: this page only
 
     cert = folder.certificate
@@ -745,7 +746,7 @@ def summary_html(folder: Folder, site: Path, plots: list[str]) -> str:
     if folder.summary_text:
         parts.append(f"<pre class=\"summary\">{h(folder.summary_text)}</pre>")
     summary = cert.summary.to_dict() if isinstance(cert.summary, records.Summary | Section) else cert.summary
-    parts.append("<h2>certificate summary</h2>" + summary_words_html(_d(summary), _truth_words(folder)))
+    parts.append("<h2>certificate summary</h2>" + summary_words_html(_d(summary), _truth_words(folder, truth)))
     settings = _settings(cert)
     parts.append("<h2>settings</h2>" + settings_html(settings)
                  + "<details><summary>the certificate's settings as written</summary>"
@@ -760,16 +761,17 @@ def summary_html(folder: Folder, site: Path, plots: list[str]) -> str:
     return _page("summary", "\n".join(parts))
 
 
-def _truth_words(folder: Folder) -> str | None:
-    """The truth R1 was scored against in words (``certify.summary.truth_text``, as summary.txt says it) for a
-    crystal certificate held in memory; None otherwise (a streamed one: its summary.txt says it)."""
-    from viewcert.certify.summary import truth_counts, truth_text  # lazy: this page only
+def _truth_words(folder: Folder, truth: dict | None) -> str | None:
+    """The truth R1 was scored against in words (``certify.summary.truth_text``, as summary.txt says it) from the
+    items' ``truth`` counts (``certify.summary.truth_counts``, gathered as the pages are written); None for a
+    certificate of another kind."""
+    from viewcert.certify.summary import truth_text  # lazy: this page only
 
-    cert = folder.certificate
-    if folder.kind != "crystal" or not isinstance(folder.items, tuple) or not isinstance(cert.summary, records.Summary):
+    s = folder.certificate.summary
+    score, rule = getattr(s, "score", None), getattr(s, "truth", None)
+    if folder.kind != "crystal" or truth is None or not isinstance(score, str) or not isinstance(rule, str):
         return None
-    s = cert.summary
-    return truth_text(truth_counts(it.record for it in folder.items), s.score, s.truth)
+    return truth_text(truth, score, rule)
 
 
 def _settings(cert: records.Certificate) -> dict:
@@ -989,6 +991,7 @@ class Entry:
     tags: tuple[str, ...]
     row: str
     point: tuple
+    truth: dict = field(default_factory=dict)  # its ``certify.summary.truth_counts`` (a crystal's; else {})
 
 
 def item_tags(kind: str, it: Item, answers=None) -> tuple[str, ...]:
@@ -1002,6 +1005,7 @@ def item_tags(kind: str, it: Item, answers=None) -> tuple[str, ...]:
 
 def _write_items(folder: Folder, site: Path, src: Sources, indices) -> list[Entry]:
     """Write the thumbnails, views and pages of the items at ``indices``; what the index and map keep of each."""
+    from viewcert.certify.summary import truth_counts  # lazy: as summary_html
     from viewcert.explore.chart import point  # lazy: as map_parts
 
     out: list[Entry] = []
@@ -1020,7 +1024,7 @@ def _write_items(folder: Folder, site: Path, src: Sources, indices) -> list[Entr
         _put(site, f"items/{item_name(it.index)}.html", item_html(folder, it, shown, n, src.answers))
         t = item_tags(folder.kind, it, src.answers)
         out.append(Entry(it.index, it.id, t, index_row(folder.kind, it, t, thumb, src.answers),
-                         point(plot, it.record)))
+                         point(plot, it.record), truth_counts([it.record]) if folder.kind == "crystal" else {}))
     return out
 
 
@@ -1129,6 +1133,7 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
     from viewcert.explore.chart import Extent  # lazy: as map_parts
 
     counts: dict[str, int] = {}  # items per filter
+    truth: dict[str, int] = {}  # the truth R1 was scored against, counted (summary.html)
     extent = Extent()  # the map's
     with _Spill() as rows, _Spill() as points:
         for entries in _entries(folder, site, src, workers, progress):
@@ -1137,9 +1142,11 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
                 points.add(map_point(e))
                 for f in e.tags:
                     counts[f] = counts.get(f, 0) + 1
+                for key, k in e.truth.items():
+                    truth[key] = truth.get(key, 0) + k
                 extent = extent.add(e.point)
         plots = [f"plots/{_link_or_copy(p, site, f'plots/{p.name}')}" for p in folder.plots]
-        _put(site, "summary.html", summary_html(folder, site, plots))
+        _put(site, "summary.html", summary_html(folder, site, plots, truth))
         write_chunks_atomic(target(site, "map.html"), points.copied(*map_parts(folder, extent)))
         before, after = index_parts(folder, counts, len(folder.items), src.answers)
         return write_chunks_atomic(target(site, "index.html"), rows.copied(before, after))

@@ -168,9 +168,8 @@ def summary_words_html(summary: Mapping, truth: str | None = None) -> str:
     rows, tables = [], []
     for key, v in summary.items():
         words, unit = SUMMARY.get(key, (GROUPS.get(key, str(key).replace("_", " ")), ""))
-        if isinstance(v, list) and not v and (f"n_{key}" in summary or key == "errors" and "n_errors" in summary) \
-                or key == "failure_reasons" and not v and "failures" in summary:
-            continue  # an empty list beside its count, no reason beside no failure: said once
+        if isinstance(v, list) and not v and (f"n_{key}" in summary or key == "errors" and "n_errors" in summary):
+            continue  # an empty list beside its count: said once
         if _is_counts(v):
             tables.append(f"<h3>{h(words)}</h3>" + _counts_table(key, v))
         elif isinstance(v, list) and v and all(isinstance(r, Mapping) for r in v):
