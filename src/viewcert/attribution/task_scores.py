@@ -9,6 +9,9 @@ where a harness's own per-sample scores disagree with viewcert's.
   (``attribution.misi.score_interactions``; a negative residue scores 1 for ``no``; an item's ``uncertain``
   entries are neutral: dropped from the answer before scoring) beside the certified mean list ceilings as
   rendered and under ideal observations.
+- ``interaction_command_scores``: the same for an interaction export's command tasks (interaction-location,
+  docking): MiSI partial credit with the exporters' normalisers (``INTERACTION_COMMAND_CREDIT``) beside the
+  certified mean consistent-answer ceilings as rendered and under ideal observations.
 - ``harness_agreement``: per arm, the accuracy from the harness's own scores (an item is right when the
   mean of its samples' scores is ≥ 0.5, as ``scoring="harness"``) beside viewcert's, and the items on
   which they differ (listed); "no harness score" for a file that has none (a VLMEvalKit predictions-only
