@@ -12,7 +12,7 @@ from viewcert import defaults
 from viewcert.api.report import Line, Report, check_out, parse_tiling
 from viewcert.certify import CertifyConfig, stream
 from viewcert.certify.evaluate import check_placements
-from viewcert.certify.inputs import database_format
+from viewcert.certify.inputs import database_format, label_hint
 from viewcert.certify.molecule import MOLECULE_LEVELS
 from viewcert.certify.run import certify as run_certification
 from viewcert.certify.run import certify_streamed, error_line, prepared, summary_text, use_item_table
@@ -161,6 +161,7 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
 
         with claimed(check_out(out), "certify"):  # locked; a folder holding an export refused
             dataset = prepared(str(input_spec), cfg, subset=subset, before=before)
+            hint = tuple(Line(x) for x in (label_hint(dataset),) if x)  # a database's label-like columns, unread
             got = certify_streamed(dataset, cfg, out, n_workers=workers, scheduler=scheduler, report=progress) \
                 if use_item_table(dataset, item_table) else \
                 run_certification(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=plots,
@@ -168,12 +169,12 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
         if not isinstance(got, CeilingCertificate):  # the streamed certificate (its JSON object): summary.txt, first errors
             head = TableHead.of(got)
             n = head.summary.n_errors
-            return Report((Line((out / "summary.txt").read_text(), nl=False),), failures=tuple(
+            return Report((Line((out / "summary.txt").read_text(), nl=False), *hint), failures=tuple(
                 error_line({"id": it.id, "error": it.error}) for it in stream.error_items(out, got, limit=30)) if n else (),
                 n_failures=n, note="(every one in the item table); they are reported apart and not counted in R1",
                 value=got)
         cert = got  # typed: certify's JSON certificate
-        return Report((Line(summary_text(cert), nl=False), Line(
+        return Report((Line(summary_text(cert), nl=False), *hint, Line(
             f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, {out / 'disagreements.csv'}"
             + (", plots" if plots and cert.summary.n else ""))),
             failures=tuple(error_line(e) for e in cert.summary.errors or []), note=NOT_IN_R1, value=cert)
