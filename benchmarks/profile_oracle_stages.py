@@ -68,10 +68,14 @@ def _kernel_stages(obs, lattice, opts) -> dict:
     out["rays and grids"] = time.process_time() - t
     counts = np.zeros(K.N_COUNTS, dtype=np.int64)
     t = time.process_time()
+    prune = (T._PRUNE,) if hasattr(T, "_PRUNE") else ()  # the code before issue 59 has no such argument
     sc = K.seed_candidates(kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins, dirs, lrank, labels, depth,
-                           radius, *g, opts["pairs"] == "first", greedy, occl, win, T._PRUNE, counts)
+                           radius, *g, opts["pairs"] == "first", greedy, occl, win, *prune, counts)
     out["seeding and verification"] = time.process_time() - t
-    c_x, c_lab, c_sup, c_res, c_rat, c_occ, nc, _, n_x, n_lab, n_sup, n_rat, nn = sc
+    if len(sc) == 13:
+        c_x, c_lab, c_sup, c_res, c_rat, c_occ, nc, _, n_x, n_lab, n_sup, n_rat, nn = sc
+    else:
+        c_x, c_lab, c_sup, c_res, c_rat, c_occ, nc, n_x, n_lab, n_sup, n_rat, nn = sc
     out["candidate rows held"] = int(c_x.shape[0] + n_x.shape[0])
     out["candidate bytes held"] = int(sum(a.nbytes for a in (c_x, c_lab, c_sup, c_res, c_rat, c_occ, n_x, n_lab,
                                                                n_sup, n_rat)))

@@ -152,6 +152,12 @@ def seed_candidates(kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins
     again. Anything else (a seed no known tuple covers, a far seed point, a non-isolated site) is verified as
     before.
 
+    View order of the association. A false seed ends at the first view with no same-label site in its search
+    radius; the views are visited with the last such view first (move to front), which on tiled cells seen
+    from many directions finds it in about one view instead of several. The outcome cannot depend on the
+    order: each view's association reads only the current point, the refit sums over the views in index
+    order, and a missing view (strict visibility) makes the seed a REJECT whichever view is found first.
+
     The hot loop, kept whole on purpose: per seed it triangulates the two rays, associates the nearest
     same-label site of every other view (grid scan), refits to a fixed point and classifies, all on scalars
     and element access. Split into per-seed functions taking arrays (seed point, association, refit,
@@ -181,6 +187,7 @@ def seed_candidates(kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins
     known_ok = prune and not greedy and not occlusion and all_ortho and nv >= 3 and MAX_ITER >= 2 and dmin > 1e-9
     half_dmin = 0.5 * dmin
     owner = np.full(m if known_ok else 0, -1, dtype=np.int64)
+    vorder = np.arange(nv)
     key = np.int64(0)
     slot = np.int64(0)
     sup = np.empty(nv, dtype=np.int64)
@@ -345,10 +352,14 @@ def seed_candidates(kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins
                             niter = MAX_ITER
                         # associate the nearest same-label point of every other view, refit, repeat to a fixed
                         # point; without occlusion, a view with no point in the search radius rejects the seed
+                        # Views are visited in ``vorder``: the view that rejected the last seed comes first (move
+                        # to front). Exact: each view's association depends on x alone, and a missing view ends
+                        # in REJECT whichever view is found missing first (see the docstring).
                         for it in range(niter):
                             changed = False
                             missing = False
-                            for k in range(nv):
+                            for kk in range(nv):
+                                k = vorder[kk]
                                 if k == va or k == vb:
                                     continue
                                 q0, q1, dx = _proj_s(kind[k], rot[k, 0, 0], rot[k, 0, 1], rot[k, 0, 2], rot[k, 1, 0],
@@ -396,6 +407,9 @@ def seed_candidates(kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins
                                 sup[k] = loc
                                 if loc < 0 and not occlusion:
                                     missing = True
+                                    for z in range(kk, 0, -1):
+                                        vorder[z] = vorder[z - 1]
+                                    vorder[0] = k
                                     break
                             if missing or greedy or (it > 0 and not changed):
                                 break
