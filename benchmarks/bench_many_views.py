@@ -4,8 +4,8 @@ Each configuration (protocol × tiling) runs as a fresh ``viewcert certify`` pro
 commit, extracted with ``git archive`` into a temporary folder) and for this checkout, one after the other in
 one run, with the same options (``--no-plots``, ``--workers`` as given: the CLI default is one per CPU). Per
 process tree: CPU (user + system of the process and its workers, ``resource.getrusage(RUSAGE_CHILDREN)``),
-wall, peak memory as the largest sum of the tree's resident sets (psutil, sampled every 50 ms) and as the
-largest single process (``ru_maxrss``), the 1-minute load before and after. The outputs (``certificate.json``,
+wall, peak memory as the largest sum of the tree's resident sets and as the largest single process (psutil,
+sampled every 50 ms), the 1-minute load before and after. The outputs (``certificate.json``,
 ``items.csv``, ``summary.txt``) are compared byte for byte; the run fails if any differs. Each side first
 certifies one prototype untimed so that numba's cache is warm (the code before compiles its kernels once).
 
@@ -36,18 +36,21 @@ VIEWCERT = Path(sys.executable).parent / "viewcert"
 FILES = ("certificate.json", "items.csv", "summary.txt")
 
 
-def _tree_rss(p: psutil.Process) -> int:
+def _tree_rss(p: psutil.Process) -> tuple[int, int]:
+    """(sum, largest) of the resident sets of p and its descendants, bytes."""
     try:
         procs = [p, *p.children(recursive=True)]
     except psutil.NoSuchProcess:
-        return 0
-    total = 0
+        return 0, 0
+    total = largest = 0
     for q in procs:
         try:
-            total += q.memory_info().rss
+            rss = q.memory_info().rss
         except psutil.NoSuchProcess:
-            pass
-    return total
+            continue
+        total += rss
+        largest = max(largest, rss)
+    return total, largest
 
 
 def run(src: Path, args: list[str], out: Path) -> dict:
@@ -58,9 +61,10 @@ def run(src: Path, args: list[str], out: Path) -> dict:
     t = time.perf_counter()
     proc = psutil.Popen([str(VIEWCERT), "certify", *args, "--no-plots", "-o", str(out)], env=env,
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    peak = 0
+    peak = peak_one = 0
     while proc.poll() is None:
-        peak = max(peak, _tree_rss(proc))
+        tot, one = _tree_rss(proc)
+        peak, peak_one = max(peak, tot), max(peak_one, one)
         time.sleep(0.05)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -69,8 +73,8 @@ def run(src: Path, args: list[str], out: Path) -> dict:
         raise SystemExit(f"viewcert certify {' '.join(args)} failed ({proc.returncode}):\n{text[-2000:]}")
     return {"cpu_s": round((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), 2),
             "wall_s": round(wall, 2), "peak_tree_rss_mb": round(peak / 2**20),
-            "peak_process_rss_mb": round(after.ru_maxrss / 1024), "load_1min": [round(load0, 2),
-                                                                                round(os.getloadavg()[0], 2)]}
+            "peak_process_rss_mb": round(peak_one / 2**20), "load_1min": [round(load0, 2),
+                                                                         round(os.getloadavg()[0], 2)]}
 
 
 def main() -> None:

@@ -10,7 +10,8 @@ summed (seeds, accepted candidates, distinct supports). Memory: the candidate bu
 (bytes, from the counters) and this process's peak RSS after each configuration (``ru_maxrss``: the peak so
 far, so configurations run from the lightest to the heaviest).
 
-Not a speed claim by itself (``bench_many_views.py`` holds the before/after ratio).
+Not a speed claim by itself (``bench_many_views.py`` holds the before/after ratio). The rows of docs/speed.md
+"Many views and tiled cells" are in ``benchmarks/results/oracle_stages.json``.
 
 Usage: ``python benchmarks/profile_oracle_stages.py [--protocols a,b] [--tilings 1,2] [--only N] [--out FILE]``.
 """
