@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from viewcert import stats as st
+from viewcert.attribution.failure_types import failure_shares, failure_types
 from viewcert.attribution.items import clean_accuracy, item_status, shortcut_evidence, status_counts
 from viewcert.attribution.ladder import Ceiling, Ladder
 from viewcert.attribution.pairs import ladder_vectors, pair_tests
@@ -18,6 +19,7 @@ from viewcert.attribution.quality import FIT, IrtFit, fit_2pl, item_quality, pro
 from viewcert.attribution.samples import SCHEME, repeated_samples
 from viewcert.attribution.settings import EvidenceSettingsRecord
 from viewcert.attribution.table import MEASURED_RUNGS, ResultTable
+from viewcert.attribution.ties import TieSensitivity, tie_sensitivity
 from viewcert.errors import InputError
 
 
@@ -35,6 +37,13 @@ class ItemEvidence:
     settings: EvidenceSettingsRecord
     subset: dict | None = None
     subset_ids: tuple[str, ...] | None = None
+    #: each arm's majority-vote count under every tie rule and what the rule does to the ranking (:mod:`.ties`)
+    ties: TieSensitivity | None = None
+    #: every item a model misses at R4, typed (:mod:`.failure_types`), and the items per type per model
+    failures: pd.DataFrame | None = None
+    failure_shares: pd.DataFrame | None = None
+    #: every arm's vote and verdict per item (model, rung, item_id, answer, right): the two-model page's rows
+    outcomes: pd.DataFrame | None = None
 
 
 def status_ceiling(ladder: Ladder) -> Ceiling | None:
@@ -52,6 +61,13 @@ def _statuses(ladder: Ladder, table: ResultTable, giveaway: pd.DataFrame | None,
                                       empty if shortcut_tests is None else shortcut_tests)
     return item_status(ladder.universe, targets, None if c is None else c.per_item,
                        None if c is None else c.reasons, r4, text, choices)
+
+
+def _outcomes(ladder: Ladder) -> pd.DataFrame:
+    """Every arm's vote and verdict on every item (``ItemEvidence.outcomes``)."""
+    rows = [(m, r, iid, ans, bool(ok)) for (m, r), a in sorted(ladder.arm_objects.items())
+            for iid, ans, ok in zip(ladder.universe, a.answers, a.correct_vector.tolist(), strict=True)]
+    return pd.DataFrame(rows, columns=["model", "rung", "item_id", "answer", "right"])
 
 
 def _responses(ladder: Ladder) -> tuple[np.ndarray, list[str]]:
@@ -90,7 +106,9 @@ def item_evidence(ladder: Ladder, table: ResultTable, *, giveaway: pd.DataFrame 
         raise InputError(f"--subset must be between 1 and {n - 1} (the items), got {subset}", field="subset")
     status = _statuses(ladder, table, giveaway, shortcut_tests)
     frame = table.frame[table.frame["item_id"].isin(set(ladder.universe))]
-    samples = repeated_samples(frame, ladder.universe, tie_rule=ladder.settings.tie_rule, bootstrap=bootstrap)
+    unscored = {k: a.reason for k, a in ladder.arm_objects.items() if not a.scored}
+    samples = repeated_samples(frame, ladder.universe, tie_rule=ladder.settings.tie_rule, bootstrap=bootstrap,
+                               unscored=unscored)
     pairs = pair_tests(ladder_vectors(ladder.arm_objects, MEASURED_RUNGS, text_items), alpha=bootstrap.alpha)
     fit, record, quality = _fit(ladder)
     c = status_ceiling(ladder)
@@ -99,8 +117,14 @@ def item_evidence(ladder: Ladder, table: ResultTable, *, giveaway: pd.DataFrame 
         shortcut_evidence="prompt audit and per-item shortcut tests" if shortcut_tests is not None
         else "none given: no item tested for answers without the image", samples_seed=bootstrap.seed,
         samples_n_boot=bootstrap.n_boot, alpha=bootstrap.alpha, tie_rule=ladder.settings.tie_rule)
+    targets = frame.groupby("item_id")["target"].first().to_dict()
+    ties = tie_sensitivity(frame, ladder.universe, {k: a.scored for k, a in ladder.arm_objects.items()},
+                           ladder.settings.tie_rule)
+    failures = failure_types(ladder.arm_objects, ladder.universe, targets, frame, None if c is None else c.per_item)
+    missed = {m: a.n_items - a.correct for (m, r), a in ladder.arm_objects.items() if r == "R4"}
     ev = ItemEvidence(status, status_counts(status), clean_accuracy(status, ladder.arm_objects), samples, pairs,
-                      quality, record, settings)
+                      quality, record, settings, ties=ties, failures=failures,
+                      failure_shares=failure_shares(failures, missed), outcomes=_outcomes(ladder))
     if subset is None:
         return ev
     if fit is None:

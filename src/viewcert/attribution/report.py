@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import numpy as np
@@ -23,16 +23,17 @@ import pandas as pd
 from viewcert.attribution import plots
 from viewcert.attribution.adherence import ASSOCIATION_UNIT
 from viewcert.attribution.diagnostics import Diagnostics
-from viewcert.attribution.evidence import ItemEvidence
 from viewcert.attribution.extraction import ExtractionAudit
-from viewcert.attribution.items import status_filter
 from viewcert.attribution.ladder import Ladder
-from viewcert.attribution.pairs import pair_matrix
 from viewcert.attribution.settings import LadderSettingsRecord
+from viewcert.attribution.shortcuts import power_lines
 from viewcert.attribution.table import RUNGS, InputRecord, ResultTable
 from viewcert.io.atomic import write_bytes_atomic, write_json_atomic, write_text_atomic
 from viewcert.io.tables import frame_csv_text
 from viewcert.sanitize import console_text, html_text, markdown_text
+
+if TYPE_CHECKING:
+    from viewcert.attribution.evidence import ItemEvidence
 
 PACKAGES = ("viewcert", "numpy", "scipy", "pandas", "matplotlib", "pymatgen", "spglib")
 
@@ -379,7 +380,8 @@ def _ladder_section(page: _Page, ladder: Ladder, table: ResultTable | None) -> N
     s = ladder.settings
     summary_lines = _ladder_summary_lines(ladder.summary)
     settings_text = _ladder_settings_text(s)
-    count_unit = (f"items right of the {s.n_items} (each item's majority vote over its samples); an unscored "
+    count_unit = (f"items right of the {s.n_items} (each item's majority vote over its samples, tie rule: "
+                  f"{s.tie_rule}); an unscored "
                   "arm shows its count and why, a rung without results says so")
     links = count_links(ladder, counts, page.explorer)
     told = ([f"Each count links to the items it counts in the explorer ({page.explorer}; `viewcert explore` "
@@ -602,13 +604,7 @@ def _diagnostics_lines(diag: Diagnostics) -> list[str]:
         r = tc.iloc[0]
         lines.append(f"text ceiling (exact, prompt text alone): {r['correct']}/{r['n']} = {r['value']:.4f} "
                      f"({r['method']})" + ("" if r["informative"] else "; every text differs, so uninformative"))
-    vc = diag.vision_centric
-    lines.append(f"vision-centric items: {vc['vision_centric']}/{vc['n']} = {vc['fraction']:.4f} "
-                 f"[{vc['ci_lo']:.4f}, {vc['ci_hi']:.4f}] (no model's image-free arm answers them beyond its own "
-                 f"prior; {vc['models_tested']} model arms tested; {vc['method']})")
-    sig = int(diag.shortcuts["significant_items"].sum()) if len(diag.shortcuts) else 0
-    lines.append(f"per-item shortcut test: {sig} significant (model, item) pairs at BH-adjusted p < "
-                 f"{diag.settings.alpha}")
+    lines += power_lines(diag.shortcuts, diag.vision_centric, alpha=diag.settings.alpha)
     adh = diag.adherence.set_index(["model", "rung"]) if len(diag.adherence) else None
     for _, r in diag.free_vs_ceiling.iterrows():
         if not r["status"].startswith("unscored") or adh is None or (r["model"], r["rung"]) not in adh.index:
@@ -732,87 +728,6 @@ def _extraction_section(page: _Page, extraction: ExtractionAudit,
                                           for i in extraction_inputs]}
 
 
-STATUS_UNIT = "items (each item counted once, under its first status in the order of precedence)"
-CLEAN_HEADERS = {"model": "model", "rung": "rung", "scored": "scored", "correct": "items right", "n": "items",
-                 "accuracy": "accuracy on all (0–1)", "clean_correct": "clean items right", "clean_n": "clean items",
-                 "clean_accuracy": "accuracy on the clean items (0–1)"}
-SAMPLES_UNIT = ("shares of the items (0–1), point [95 % two-level bootstrap interval: items, then samples within "
-                "items]; pass@k and pass^k from the K samples without replacement")
-PAIR_UNIT = ("each cell: items right only for the row's model : only for the column's model, Benjamini–Hochberg "
-             "adjusted exact McNemar p within the family (* below 0.05)")
-QUALITY_UNIT = "difficulty b on the ability scale (logits); discrimination a (per logit); respondents = scored arms"
-QUALITY_HEADERS = {"item_id": "item", "difficulty": "difficulty b (logits)", "discrimination": "discrimination a",
-                   "respondents_right": "respondents right", "respondents": "respondents"}
-COUNT_HEADERS = {"status": "status", "items": "items", "share": "share of the items (0–1)"}
-
-
-def _samples_table(samples: pd.DataFrame) -> pd.DataFrame:
-    """One row per arm, one column per figure: ``point [lo, hi]`` (or the arm's status when not computed)."""
-    rows = []
-    for (model, rung), g in samples.groupby(["model", "rung"], sort=True):
-        row = {"model": model, "rung": rung}
-        for _, r in g.iterrows():
-            if pd.isna(r["point"]):
-                row["status"] = r["status"]
-                continue
-            name = r["metric"] if r["metric"] in ("expected accuracy", "majority-vote accuracy", "consistency") \
-                else r["metric"].replace("k", str(int(r["k"])))
-            row[f"{name} (K = {int(r['K'])})" if name == "consistency" else name] = (
-                _ci(r["point"], r["lo"], r["hi"]) if pd.notna(r["lo"]) else f"{r['point']:.4f}")
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def _evidence_lines(ev: ItemEvidence) -> list[str]:
-    """The headline sentences: which R1 the statuses read, the fit's convergence, the subset."""
-    f = ev.fit
-    lines = [f"statuses read {ev.settings.status_ceiling or 'no ceiling with per-item outcomes'}; "
-             f"answerable without the image: {ev.settings.shortcut_evidence}",
-             f"item-response fit: {f['fit']}; {f['respondents']} respondents × {f['items']} items; "
-             f"{'converged' if f['converged'] else 'NOT converged'} ({f['message']}, {f['iterations']} iterations, "
-             f"largest |gradient| {f['max_abs_gradient']:.2g})"]
-    if ev.subset is not None:
-        sub = ev.subset
-        lines.append(f"subset of {sub['n']} of {sub['items']} items keeping the ranking of {len(sub['models'])} models "
-                     f"at {sub['rung']}: Spearman ρ = {sub['spearman_rho']:.4f}, Kendall τ = {sub['kendall_tau']:.4f} "
-                     + ("(meets ρ ≥ 0.95)" if sub["met"] else f"(the best found in {sub['swaps_tried']} swaps; "
-                        "below ρ = 0.95)"))
-    return lines
-
-
-def _evidence_section(page: _Page, ev: ItemEvidence) -> None:
-    """Item statuses, clean accuracy, repeated samples, model pairs and item quality: CSVs, Markdown, HTML."""
-    for name, df in (("item_status", ev.status), ("item_status_counts", ev.counts), ("clean_accuracy", ev.clean),
-                     ("repeated_samples", ev.samples), ("pairs", ev.pairs), ("item_quality", ev.quality)):
-        page.csv(name, df)
-    lines = _evidence_lines(ev)
-    clean = _human(ev.clean, CLEAN_HEADERS)
-    counts = _human(ev.counts, COUNT_HEADERS)
-    links = {} if page.explorer is None else {  # each status's count opens the explorer's index of those items
-        (i, COUNT_HEADERS["items"]): explorer_link(page.explorer, filter=status_filter(st))
-        for i, st in enumerate(ev.counts["status"].tolist())}
-    samples = _samples_table(ev.samples)
-    page.md += ["\n## Items\n", "\n".join(f"- {markdown_text(x)}" for x in lines) + "\n",
-                "\n### Status of each item (item_status.csv)\n", _md_linked(counts, STATUS_UNIT, links),
-                "\n### Accuracy on the clean items\n", _md_table(clean, "items; accuracies as fractions (0–1)"),
-                "\n### Repeated samples\n", _md_table(samples, SAMPLES_UNIT)]
-    page.body += ["<h2>Items</h2>", "<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in lines) + "</ul>",
-                  _html_linked(counts, STATUS_UNIT, links), "<h3>Accuracy on the clean items</h3>",
-                  _html_table(clean, "items; accuracies as fractions (0–1)"),
-                  "<h3>Repeated samples</h3>", _html_table(samples, SAMPLES_UNIT)]
-    for family in dict.fromkeys(ev.pairs["family"]):
-        m = pair_matrix(ev.pairs, family)
-        page.md += [f"\n### Model pairs: {markdown_text(family)} (pairs.csv: counts, p, items for 80 % power)\n",
-                    _md_table(m, PAIR_UNIT)]
-        page.body += [f"<h3>Model pairs: {html_text(family)}</h3>", _html_table(m, PAIR_UNIT)]
-    top = ev.quality.sort_values("discrimination", ascending=False, kind="stable").head(SHOWN_IDS)
-    page.body += ["<h3>Most discriminating items (item_quality.csv has every item)</h3>",
-                  _html_linked(_human(top, QUALITY_HEADERS), QUALITY_UNIT,
-                               {} if page.explorer is None else {(i, "item"): explorer_link(page.explorer, item=iid)
-                                                                 for i, iid in enumerate(top["item_id"].tolist())})]
-    page.prov["items"] = {"settings": ev.settings.to_dict(), "fit": ev.fit, "subset": ev.subset}
-
-
 def write_report(
     out_dir: str | Path,
     *,
@@ -871,7 +786,9 @@ def write_report(
         _ladder_section(page, ladder, table)
         _task_section(page, ladder)
     if evidence is not None:
-        _evidence_section(page, evidence)
+        from viewcert.attribution.report_items import evidence_section  # it reads this module's table writers
+
+        evidence_section(page, evidence)
     if diagnostics is not None:
         _diagnostics_section(page, diagnostics)
     if extraction is not None:
