@@ -108,16 +108,16 @@ SCRIPT = r"""'use strict';
   const $ = (id) => document.getElementById(id);
   const opt = (sel, value, text) => { const o = document.createElement('option'); o.value = value;
     o.textContent = text; sel.appendChild(o); };
-  const state = Object.fromEntries(new URLSearchParams(location.hash.slice(1)));
+  let state = Object.fromEntries(new URLSearchParams(location.hash.slice(1)));
   data.rungs.forEach((r) => opt($('rung'), r, r));
   if (state.rung && data.rungs.includes(state.rung)) $('rung').value = state.rung;
   [...new Set(data.items.map((i) => i.status))].sort().forEach((s) => opt($('status'), s, s));
   const types = new Set(); Object.values(data.types).forEach((t) => Object.values(t).forEach((v) => types.add(v)));
   [...types].sort().forEach((t) => opt($('type'), t, t));
-  function models() {
+  function models(fromHash) {
     const m = Object.keys(data.arms[$('rung').value] || {}).sort();
     for (const id of ['a', 'b']) {
-      const keep = $(id).value || state[id];
+      const keep = (fromHash ? state[id] : '') || $(id).value || state[id];
       $(id).textContent = '';
       m.forEach((x) => opt($(id), x, x));
       if (m.includes(keep)) $(id).value = keep;
@@ -165,7 +165,13 @@ SCRIPT = r"""'use strict';
   }
   $('rung').addEventListener('change', () => { models(); draw(); });
   ['a', 'b', 'who', 'status', 'type'].forEach((id) => $(id).addEventListener('change', draw));
-  models(); draw();
+  window.addEventListener('hashchange', () => {
+    state = Object.fromEntries(new URLSearchParams(location.hash.slice(1)));
+    if (state.a === $('a').value && state.b === $('b').value && state.rung === $('rung').value) return;
+    if (state.rung && data.rungs.includes(state.rung)) $('rung').value = state.rung;
+    models(true); draw();
+  });
+  models(true); draw();
 }());
 """
 
