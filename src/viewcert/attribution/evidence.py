@@ -12,12 +12,13 @@ import pandas as pd
 
 from viewcert import stats as st
 from viewcert.attribution.failure_types import failure_shares, failure_types
-from viewcert.attribution.items import clean_accuracy, item_status, shortcut_evidence, status_counts
+from viewcert.attribution.items import CLEAN, clean_accuracy, item_status, shortcut_evidence, status_counts
 from viewcert.attribution.ladder import Ceiling, Ladder
 from viewcert.attribution.pairs import ladder_vectors, pair_tests
 from viewcert.attribution.quality import FIT, IrtFit, fit_2pl, item_quality, propose_subset
 from viewcert.attribution.samples import SCHEME, repeated_samples
 from viewcert.attribution.settings import EvidenceSettingsRecord
+from viewcert.attribution.subset_check import SubsetCheck, check_subset
 from viewcert.attribution.table import MEASURED_RUNGS, ResultTable
 from viewcert.attribution.ties import TieSensitivity, tie_sensitivity
 from viewcert.errors import InputError
@@ -42,6 +43,8 @@ class ItemEvidence:
     #: every item a model misses at R4, typed (:mod:`.failure_types`), and the items per type per model
     failures: pd.DataFrame | None = None
     failure_shares: pd.DataFrame | None = None
+    #: the subset checked out of sample: leave one model out, beside random subsets (:mod:`.subset_check`)
+    subset_check: SubsetCheck | None = None
     #: every arm's vote and verdict per item (model, rung, item_id, answer, right): the two-model page's rows
     outcomes: pd.DataFrame | None = None
 
@@ -130,9 +133,15 @@ def item_evidence(ladder: Ladder, table: ResultTable, *, giveaway: pd.DataFrame 
     if fit is None:
         raise InputError(f"--subset needs an item-response fit: {record['message']}", field="subset")
     ranked = {m: a.correct_vector for (m, r), a in sorted(ladder.arm_objects.items()) if r == subset_rung and a.scored}
-    keep, chosen = propose_subset(ranked, subset, fit, seed=bootstrap.seed)
+    pool = np.flatnonzero((status["status"] == CLEAN).to_numpy())  # only the items the status table keeps
+    keep, chosen = propose_subset(ranked, subset, fit, seed=bootstrap.seed, candidates=pool)
     chosen["rung"] = subset_rung
-    return ItemEvidence(**{**ev.__dict__, "subset": chosen, "subset_ids": tuple(ladder.universe[i] for i in keep)})
+    check = None
+    if len(ranked) >= 4:
+        check = check_subset(ranked, subset, pool, bootstrap=bootstrap)
+        check.record["rung"] = subset_rung
+    return ItemEvidence(**{**ev.__dict__, "subset": chosen, "subset_ids": tuple(ladder.universe[i] for i in keep),
+                           "subset_check": check})
 
 
 __all__ = ["ItemEvidence", "item_evidence", "status_ceiling"]

@@ -165,6 +165,8 @@ def evidence_section(page: _Page, ev: ItemEvidence) -> None:
                   _html_linked(counts, STATUS_UNIT, links), "<h3>Accuracy on the clean items</h3>",
                   _html_table(clean, "items; accuracies as fractions (0–1)"),
                   "<h3>Repeated samples</h3>", _html_table(samples, SAMPLES_UNIT)]
+    if ev.subset_check is not None:
+        _subset_section(page, ev)
     if ev.failures is not None:
         _failure_section(page, ev)
     _pairs_section(page, ev)
@@ -174,6 +176,42 @@ def evidence_section(page: _Page, ev: ItemEvidence) -> None:
                                {} if page.explorer is None else {(i, "item"): explorer_link(page.explorer, item=iid)
                                                                  for i, iid in enumerate(top["item_id"].tolist())})]
     page.prov["items"] = {"settings": ev.settings.to_dict(), "fit": ev.fit, "subset": ev.subset}
+
+
+SUBSET_NAMES = {"mean_abs_rank_error": "mean |rank error| (ranks)",
+                "mean_abs_accuracy_error": "mean |accuracy error| (points)",
+                "reconstruction_rmse": "reconstruction RMSE (points)"}
+
+
+def subset_lines(ev: ItemEvidence) -> list[str]:
+    """The subset's out-of-sample check in words: each summary with its interval beside the random subsets', and
+    the pairs the full set does not separate."""
+    rec = ev.subset_check.record
+    lines = [f"subset of {rec['n']} items, drawn only from the {rec['pool']} items the status table keeps, checked "
+             f"leaving each of {len(rec['models'])} models out at {rec['rung']} (chosen without it, then scored), "
+             f"beside {rec['n_random']} random subsets of the same size from the same items"]
+    for k, name in SUBSET_NAMES.items():
+        r = rec[k]
+        lines.append(f"{name}: chosen {r['chosen']:.4f} [{r['chosen_lo']:.4f}, {r['chosen_hi']:.4f}] (bootstrap over "
+                     f"the held-out models); random median {r['random_median']:.4f}, central 95 % "
+                     f"[{r['random_lo']:.4f}, {r['random_hi']:.4f}]; {r['random_at_least_as_good']:.0%} of random "
+                     "subsets at least as good")
+    fam = ev.pairs[ev.pairs["family"] == rec["rung"]]
+    if len(fam):
+        same = int((fam["p_bh"] >= ev.settings.alpha).sum())
+        lines.append(f"{same} of {len(fam)} model pairs at {rec['rung']} are not separated on all items (BH-adjusted "
+                     f"exact McNemar p ≥ {ev.settings.alpha}): their order is noise a subset need not keep")
+    return lines
+
+
+def _subset_section(page: _Page, ev: ItemEvidence) -> None:
+    """subset_folds.csv (one row per held-out model), subset_random.csv (one row per random subset), the lines."""
+    page.csv("subset_folds", ev.subset_check.folds)
+    page.csv("subset_random", ev.subset_check.random)
+    md, html = _bullets(subset_lines(ev))
+    page.md += ["\n### The subset out of sample (subset_folds.csv, subset_random.csv)\n", md]
+    page.body += ["<h3>The subset out of sample (subset_folds.csv, subset_random.csv)</h3>", html]
+    page.prov["subset_check"] = ev.subset_check.record
 
 
 def _failure_section(page: _Page, ev: ItemEvidence) -> None:
