@@ -210,7 +210,7 @@ def test_every_r4_miss_typed_and_the_types_add_up(evidence, oracle):
     f = ev.failures
     bad = {m for m, ok in oracle.items() if not ok}
     assert set(f.loc[f["type"] == "not determined by the views", "item_id"]) <= bad
-    for m, sub in f.groupby("model"):
+    for _m, sub in f.groupby("model"):
         assert set(sub.loc[sub["item_id"].isin(bad), "type"]) <= {"not determined by the views"}
     no_r3 = {m for (m, r), a in ladder.arm_objects.items() if r == "R4"} - {
         m for (m, r), a in ladder.arm_objects.items() if r == "R3" and a.scored}
