@@ -12,10 +12,12 @@ import pandas as pd
 
 from viewcert import stats as st
 from viewcert.attribution.failure_types import failure_shares, failure_types
+from viewcert.attribution.irt import LINKED_FIT, LinkedFit, fit_linked
 from viewcert.attribution.items import CLEAN, clean_accuracy, item_status, shortcut_evidence, status_counts
 from viewcert.attribution.ladder import Ceiling, Ladder
 from viewcert.attribution.pairs import ladder_vectors, pair_tests
-from viewcert.attribution.quality import FIT, IrtFit, fit_2pl, item_quality, propose_subset
+from viewcert.attribution.posterior import arm_posteriors
+from viewcert.attribution.quality import propose_subset
 from viewcert.attribution.samples import SCHEME, repeated_samples
 from viewcert.attribution.settings import EvidenceSettingsRecord
 from viewcert.attribution.subset_check import SubsetCheck, check_subset
@@ -45,6 +47,10 @@ class ItemEvidence:
     failure_shares: pd.DataFrame | None = None
     #: the subset checked out of sample: leave one model out, beside random subsets (:mod:`.subset_check`)
     subset_check: SubsetCheck | None = None
+    #: each scored arm's Beta-Binomial posterior of its per-sample accuracy μ (:mod:`.posterior`)
+    posteriors: pd.DataFrame | None = None
+    #: the item-response fit's abilities and rung effects with standard errors (:meth:`.irt.LinkedFit.respondents`)
+    respondents: pd.DataFrame | None = None
     #: every arm's vote and verdict per item (model, rung, item_id, answer, right): the two-model page's rows
     outcomes: pd.DataFrame | None = None
 
@@ -73,26 +79,36 @@ def _outcomes(ladder: Ladder) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["model", "rung", "item_id", "answer", "right"])
 
 
-def _responses(ladder: Ladder) -> tuple[np.ndarray, list[str]]:
-    """The 0/1 matrix of the scored arms on measured rungs (respondents × items) and the respondents' names."""
-    arms = [(k, a) for k, a in sorted(ladder.arm_objects.items()) if a.scored and k[1] in MEASURED_RUNGS]
+def _responses(ladder: Ladder) -> tuple[np.ndarray, list[str], list[str]]:
+    """The 0/1 matrix of the scored arms on measured rungs (arms × items), each row's model and rung; R4's rows
+    first (the fit's reference rung)."""
+    arms = sorted(((k, a) for k, a in ladder.arm_objects.items() if a.scored and k[1] in MEASURED_RUNGS),
+                  key=lambda kv: (kv[0][1] != "R4", kv[0][1], kv[0][0]))
     if not arms:
-        return np.zeros((0, len(ladder.universe))), []
-    return np.vstack([a.correct_vector for _, a in arms]).astype(float), [f"{m} @ {r}" for (m, r), _ in arms]
+        return np.zeros((0, len(ladder.universe))), [], []
+    return (np.vstack([a.correct_vector for _, a in arms]).astype(float), [m for (m, _), _ in arms],
+            [r for (_, r), _ in arms])
 
 
-def _fit(ladder: Ladder) -> tuple[IrtFit | None, dict, pd.DataFrame]:
-    """The 2PL over the ladder's scored arms (None and a stated record with fewer than 2 arms or items), its record
-    and the per-item quality table."""
-    y, names = _responses(ladder)
-    if y.shape[0] >= 2 and y.shape[1] >= 2:
-        fit = fit_2pl(y, names)
-        return fit, fit.record, item_quality(ladder.universe, fit, y)
-    record = {"fit": FIT, "respondents": y.shape[0], "items": y.shape[1], "converged": False,
-              "message": "not fitted: needs at least 2 scored arms and 2 items", "iterations": 0,
+QUALITY_COLUMNS = ["item_id", "difficulty", "difficulty_se", "discrimination", "discrimination_se",
+                   "respondents_right", "respondents"]
+
+
+def _fit(ladder: Ladder) -> tuple[LinkedFit | None, dict, pd.DataFrame]:
+    """The linked 2PL over the ladder's scored arms, one respondent per model (:mod:`.irt`; None and a stated record
+    with fewer than 2 models or items), its record and the per-item quality table with standard errors."""
+    y, models, rungs = _responses(ladder)
+    if len(set(models)) >= 2 and y.shape[1] >= 2:
+        fit = fit_linked(y, models, rungs)
+        q = pd.DataFrame({"item_id": list(ladder.universe), "difficulty": fit.difficulty,
+                          "difficulty_se": fit.difficulty_se, "discrimination": fit.discrimination,
+                          "discrimination_se": fit.discrimination_se,
+                          "respondents_right": y.sum(0).astype(int), "respondents": np.full(y.shape[1], y.shape[0])})
+        return fit, fit.record, q
+    record = {"fit": LINKED_FIT, "respondents": len(set(models)), "items": y.shape[1], "converged": False,
+              "message": "not fitted: needs at least 2 models with a scored arm and 2 items", "iterations": 0,
               "max_abs_gradient": float("nan")}
-    return None, record, pd.DataFrame(columns=["item_id", "difficulty", "discrimination", "respondents_right",
-                                               "respondents"])
+    return None, record, pd.DataFrame(columns=QUALITY_COLUMNS)
 
 
 def item_evidence(ladder: Ladder, table: ResultTable, *, giveaway: pd.DataFrame | None = None,
@@ -127,7 +143,10 @@ def item_evidence(ladder: Ladder, table: ResultTable, *, giveaway: pd.DataFrame 
     missed = {m: a.n_items - a.correct for (m, r), a in ladder.arm_objects.items() if r == "R4"}
     ev = ItemEvidence(status, status_counts(status), clean_accuracy(status, ladder.arm_objects), samples, pairs,
                       quality, record, settings, ties=ties, failures=failures,
-                      failure_shares=failure_shares(failures, missed), outcomes=_outcomes(ladder))
+                      failure_shares=failure_shares(failures, missed), outcomes=_outcomes(ladder),
+                      respondents=None if fit is None else fit.respondents(),
+                      posteriors=arm_posteriors(frame, ladder.universe,
+                                                {k: a.scored for k, a in ladder.arm_objects.items()}))
     if subset is None:
         return ev
     if fit is None:

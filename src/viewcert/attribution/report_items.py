@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from viewcert.attribution.failure_types import TYPES
+from viewcert.attribution.irt import limits_line
 from viewcert.attribution.items import status_filter
 from viewcert.attribution.pairs import pair_matrix
 from viewcert.attribution.report import (
@@ -43,9 +44,13 @@ SAMPLES_UNIT = f"shares of the items (0–1), point [interval]; {INTERVALS}; pas
 ACCURACY_UNIT = f"accuracy as a fraction of the items (0–1), point [interval]; {INTERVALS}"
 PAIR_UNIT = ("each cell: items right only for the row's model : only for the column's model, Benjamini–Hochberg "
              "adjusted exact McNemar p within the family (* below 0.05)")
-QUALITY_UNIT = "difficulty b on the ability scale (logits); discrimination a (per logit); respondents = scored arms"
-QUALITY_HEADERS = {"item_id": "item", "difficulty": "difficulty b (logits)", "discrimination": "discrimination a",
-                   "respondents_right": "respondents right", "respondents": "respondents"}
+QUALITY_UNIT = ("difficulty b on the ability scale (logits); discrimination a (per logit); each with its Laplace "
+                "standard error; responses = the models' scored arms")
+QUALITY_HEADERS = {"item_id": "item", "difficulty": "difficulty b (logits)", "difficulty_se": "SE of b",
+                   "discrimination": "discrimination a", "discrimination_se": "SE of a",
+                   "respondents_right": "arms right", "respondents": "arms"}
+RESPONDENT_HEADERS = {"kind": "parameter", "name": "model or rung", "estimate": "estimate (logits)",
+                      "se": "standard error (Laplace)"}
 COUNT_HEADERS = {"status": "status", "items": "items", "share": "share of the items (0–1)"}
 FAILURE_UNIT = "items a model misses at R4, by type (each miss counted once, under its first type); the types add " \
                "up to the items missed"
@@ -113,6 +118,8 @@ def _evidence_lines(ev: ItemEvidence) -> list[str]:
              f"item-response fit: {f['fit']}; {f['respondents']} respondents × {f['items']} items; "
              f"{'converged' if f['converged'] else 'NOT converged'} ({f['message']}, {f['iterations']} iterations, "
              f"largest |gradient| {f['max_abs_gradient']:.2g})"]
+    if "limits" in f:
+        lines.append(limits_line(f))
     if ev.subset is not None:
         sub = ev.subset
         lines.append(f"subset of {sub['n']} of {sub['items']} items keeping the ranking of {len(sub['models'])} models "
@@ -165,17 +172,41 @@ def evidence_section(page: _Page, ev: ItemEvidence) -> None:
                   _html_linked(counts, STATUS_UNIT, links), "<h3>Accuracy on the clean items</h3>",
                   _html_table(clean, "items; accuracies as fractions (0–1)"),
                   "<h3>Repeated samples</h3>", _html_table(samples, SAMPLES_UNIT)]
+    if ev.posteriors is not None and len(ev.posteriors):
+        _posterior_section(page, ev)
     if ev.subset_check is not None:
         _subset_section(page, ev)
     if ev.failures is not None:
         _failure_section(page, ev)
     _pairs_section(page, ev)
+    if ev.respondents is not None:
+        page.csv("irt_respondents", ev.respondents)
+        page.body += ["<h3>Item response: models and rungs (irt_respondents.csv)</h3>",
+                      _html_table(_human(ev.respondents, RESPONDENT_HEADERS), "logits")]
     top = ev.quality.sort_values("discrimination", ascending=False, kind="stable").head(SHOWN_IDS)
     page.body += ["<h3>Most discriminating items (item_quality.csv has every item)</h3>",
                   _html_linked(_human(top, QUALITY_HEADERS), QUALITY_UNIT,
                                {} if page.explorer is None else {(i, "item"): explorer_link(page.explorer, item=iid)
                                                                  for i, iid in enumerate(top["item_id"].tolist())})]
     page.prov["items"] = {"settings": ev.settings.to_dict(), "fit": ev.fit, "subset": ev.subset}
+
+
+def posterior_lines(ev: ItemEvidence) -> list[str]:
+    """The posteriors in words: what they estimate and how far their intervals are from the item bootstrap's."""
+    s = ev.samples[ev.samples["metric"] == "expected accuracy"].set_index(["model", "rung"])
+    gaps = [max(abs(r["mu_lo"] - s.loc[(r["model"], r["rung"]), "lo"]), abs(r["mu_hi"] - s.loc[(r["model"], r["rung"]), "hi"]))
+            for _, r in ev.posteriors.iterrows() if (r["model"], r["rung"]) in s.index]
+    return [f"Beta-Binomial posteriors of each scored arm's per-sample accuracy μ on the population the items are drawn "
+            f"from (posterior.csv; {ev.posteriors['method'].iloc[0]}): a second reading of what the expected "
+            f"accuracy estimates, for small item sets; over {len(gaps)} arms its 95 % interval's ends lie within "
+            f"{max(gaps, default=0.0):.4f} of the item bootstrap's"]
+
+
+def _posterior_section(page: _Page, ev: ItemEvidence) -> None:
+    page.csv("posterior", ev.posteriors)
+    md, html = _bullets(posterior_lines(ev))
+    page.md += [md]
+    page.body += [html]
 
 
 SUBSET_NAMES = {"mean_abs_rank_error": "mean |rank error| (ranks)",
