@@ -25,12 +25,25 @@ from viewcert.attribution.adherence import ASSOCIATION_UNIT
 from viewcert.attribution.diagnostics import Diagnostics
 from viewcert.attribution.extraction import ExtractionAudit
 from viewcert.attribution.ladder import Ladder
+from viewcert.attribution.report_items import evidence_section
+from viewcert.attribution.report_tables import SHOWN_IDS as SHOWN_IDS  # the page's cell limit, as before
+from viewcert.attribution.report_tables import (
+    _ci,
+    _fmt,
+    _html_linked,
+    _html_table,
+    _human,
+    _md_linked,
+    _md_table,
+    _p,
+    _Page,
+    explorer_link,
+)
 from viewcert.attribution.settings import LadderSettingsRecord
 from viewcert.attribution.shortcuts import power_lines
 from viewcert.attribution.table import RUNGS, InputRecord, ResultTable
-from viewcert.io.atomic import write_bytes_atomic, write_json_atomic, write_text_atomic
-from viewcert.io.tables import frame_csv_text
-from viewcert.sanitize import console_text, html_text, markdown_text
+from viewcert.io.atomic import write_json_atomic, write_text_atomic
+from viewcert.sanitize import html_text, markdown_text
 
 if TYPE_CHECKING:
     from viewcert.attribution.evidence import ItemEvidence
@@ -80,49 +93,6 @@ class Report:
     provenance: Path
     csv: dict[str, Path] = field(default_factory=dict)
     figures: dict[str, Path] = field(default_factory=dict)
-
-
-#: item ids shown in one cell of the page (every id is in the CSV)
-SHOWN_IDS = 20
-
-
-def _fmt(x: Any, digits: int = 4) -> str:
-    """One cell as people read it: ``—`` for nothing, yes/no, ``digits`` decimals, a list of ids space-joined
-    (the first :data:`SHOWN_IDS`), a mapping as ``key: value`` pairs; never a Python repr."""
-    if x is None or x is pd.NA or (isinstance(x, (float, np.floating)) and pd.isna(x)):
-        return "—"
-    if isinstance(x, (bool, np.bool_)):
-        return "yes" if x else "no"
-    if isinstance(x, (float, np.floating)):
-        return f"{x:.{digits}f}"
-    if isinstance(x, (list, tuple, np.ndarray)):
-        ids = [str(v) for v in x]
-        return (" ".join(ids[:SHOWN_IDS]) + (" …" if len(ids) > SHOWN_IDS else "")) if ids else "none"
-    if isinstance(x, Mapping):
-        return "; ".join(f"{k}: {_fmt(v, digits)}" for k, v in x.items())
-    return str(x)
-
-
-def _p(x: Any) -> str:
-    """A p-value to 4 significant digits (1.328e-18, 0.186, 1); ``not tested`` where there is none."""
-    return "not tested" if x is None or pd.isna(x) else f"{float(x):.4g}"
-
-
-def _human(df: pd.DataFrame, headers: Mapping[str, str], pvalues: Sequence[str] = ()) -> pd.DataFrame:
-    """The columns of ``headers`` that ``df`` has, in that order, under their human names; the ``pvalues``
-    columns written to 4 significant digits. The CSV keeps the machine names."""
-    cols = [c for c in headers if c in df.columns]
-    out = df[cols].astype(object).copy()
-    for c in pvalues:
-        if c in out:
-            out[c] = [_p(v) for v in out[c]]
-    return out.rename(columns=dict(headers))
-
-
-def _ci(point: Any, lo: Any, hi: Any) -> str:
-    if point is None or pd.isna(point):
-        return "—"
-    return f"{point:.4f} [{lo:.4f}, {hi:.4f}]"
 
 
 # ---------------------------------------------------------------------- ladder tables for humans
@@ -195,59 +165,6 @@ COVERAGE_HEADERS = {"model": "model", "rung": "rung", "n_items": "items asked", 
                     "missing": "items missing", "missing_ids": "missing item ids"}
 
 
-def _md_table(df: pd.DataFrame, unit: str) -> str:
-    """A Markdown table under its ``Unit:`` line; every cell and header escaped."""
-    head = f"Unit: {markdown_text(unit)}\n\n"
-    if df.empty:
-        return head + "_(empty)_\n"
-    cols = [markdown_text(c) for c in df.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for _, r in df.iterrows():
-        lines.append("| " + " | ".join(markdown_text(_fmt(v)) for v in r.tolist()) + " |")
-    return head + "\n".join(lines) + "\n"
-
-
-def _md_linked(df: pd.DataFrame, unit: str, hrefs: Mapping[tuple[int, str], str]) -> str:
-    """:func:`_md_table` with the cells named in ``hrefs`` ((row position, column) → URL) as links."""
-    if not hrefs or df.empty:
-        return _md_table(df, unit)
-    cols = [markdown_text(c) for c in df.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for i, (_, r) in enumerate(df.iterrows()):
-        cells = []
-        for c, v in zip(df.columns, r.tolist(), strict=True):
-            text = markdown_text(_fmt(v))
-            cells.append(f"[{text}]({hrefs[(i, c)]})" if (i, c) in hrefs else text)
-        lines.append("| " + " | ".join(cells) + " |")
-    return f"Unit: {markdown_text(unit)}\n\n" + "\n".join(lines) + "\n"
-
-
-def _html_linked(df: pd.DataFrame, unit: str, hrefs: Mapping[tuple[int, str], str]) -> str:
-    """:func:`_html_table` with the cells named in ``hrefs`` ((row position, column) → URL) as links."""
-    if not hrefs or df.empty:
-        return _html_table(df, unit)
-    head = "".join(f"<th>{html_text(console_text(str(c)))}</th>" for c in df.columns)
-    rows = []
-    for i, (_, r) in enumerate(df.iterrows()):
-        cells = []
-        for c, v in zip(df.columns, r.tolist(), strict=True):
-            text = html_text(console_text(_fmt(v)))
-            href = hrefs.get((i, c))
-            cells.append(f'<td><a class="explore" href="{html_text(href)}">{text}</a></td>' if href else f"<td>{text}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return (f'<table class="t"><caption>Unit: {html_text(unit)}</caption><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table>")
-
-
-def explorer_link(index: str, **conditions: str) -> str:
-    """The address of the explorer's index (``index``: its ``index.html`` as a URL relative to the report)
-    filtered to ``conditions``, the fragment ``viewcert explore``'s index reads: ``model=NAME`` and a rung's
-    verdict (``R4=right``, ``R3=wrong``, ...; keys with ``-`` given as ``_``), or ``item=ID`` (that item's page);
-    every value percent-encoded."""
-    frag = "&".join(f"{quote(k.replace('_', '-'), safe='')}={quote(str(v), safe='')}" for k, v in conditions.items())
-    return f"{index}#{frag}"
-
-
 def explorer_index(site: str | os.PathLike, report_dir: str | os.PathLike) -> str:
     """The URL of the explorer's ``index.html`` in the site folder ``site`` relative to ``report_dir`` (what
     :func:`write_report`'s ``explorer`` takes), percent-encoded."""
@@ -286,16 +203,6 @@ def item_outcomes_table(ladder: Ladder) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["model", "rung", "item_id", "right"])
 
 
-def _html_table(df: pd.DataFrame, unit: str) -> str:
-    """An HTML table whose caption states its unit; every cell text (console-escaped, then HTML-escaped)."""
-    caption = f"<caption>Unit: {html_text(unit)}</caption>"
-    if df.empty:
-        return f"<p><em>(empty)</em> Unit: {html_text(unit)}</p>"
-    df = df.rename(columns=console_text).map(lambda v: console_text(_fmt(v)))
-    html = df.to_html(index=False, border=0, classes="t")
-    return html.replace(">", ">" + caption, 1)
-
-
 def _img(png: bytes, alt: str) -> str:
     return f'<img alt="{html_text(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}"/>'
 
@@ -305,27 +212,6 @@ table.t{border-collapse:collapse;font-size:12px;margin:0.6em 0}table.t td,table.
 padding:3px 7px;text-align:left}table.t caption{caption-side:top;text-align:left;color:#555;font-size:12px}h1{font-size:1.5em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}
 img{max-width:100%;border:1px solid #eee;margin:0.5em 0}pre{background:#f6f6f6;padding:0.6em;font-size:12px;
 overflow-x:auto}.warn{color:#8a4b00}"""
-
-
-# ---------------------------------------------------------------------- writer
-@dataclass
-class _Page:
-    """The report being written: files so far (CSV, PNG), HTML body and Markdown blocks, provenance."""
-
-    out: Path
-    csvs: dict[str, Path] = field(default_factory=dict)
-    figs: dict[str, Path] = field(default_factory=dict)
-    body: list[str] = field(default_factory=list)
-    md: list[str] = field(default_factory=list)
-    prov: dict[str, Any] = field(default_factory=dict)
-    explorer: str | None = None  # the explorer's index.html relative to the report (counts and ids link to it)
-
-    def csv(self, name: str, df: pd.DataFrame) -> None:
-        self.csvs[name] = write_text_atomic(self.out / f"{name}.csv", frame_csv_text(df))
-
-    def fig(self, name: str, png: bytes) -> bytes:
-        self.figs[name] = write_bytes_atomic(self.out / f"{name}.png", png)
-        return png
 
 
 def _ladder_summary_lines(summary: pd.DataFrame) -> list[str]:
@@ -597,7 +483,8 @@ def _distractor_table(d: Mapping[str, Any]) -> pd.DataFrame:
 
 
 def _diagnostics_lines(diag: Diagnostics) -> list[str]:
-    """The headline sentences: text ceiling, vision-centric fraction, adherence failures of unscored arms."""
+    """The headline sentences: text ceiling, what the per-item shortcut test shows (and its power), adherence
+    failures of unscored arms."""
     lines = []
     tc = diag.text_ceiling
     if len(tc):
@@ -786,8 +673,6 @@ def write_report(
         _ladder_section(page, ladder, table)
         _task_section(page, ladder)
     if evidence is not None:
-        from viewcert.attribution.report_items import evidence_section  # it reads this module's table writers
-
         evidence_section(page, evidence)
     if diagnostics is not None:
         _diagnostics_section(page, diagnostics)

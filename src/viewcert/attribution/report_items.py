@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from viewcert.attribution.compare_page import write_compare_page
 from viewcert.attribution.failure_types import TYPES
 from viewcert.attribution.irt import limits_line
 from viewcert.attribution.items import status_filter
 from viewcert.attribution.pairs import pair_matrix
-from viewcert.attribution.report import (
+from viewcert.attribution.report_tables import (
     SHOWN_IDS,
     _ci,
     _html_linked,
@@ -263,8 +264,6 @@ def _failure_section(page: _Page, ev: ItemEvidence) -> None:
 
 def _pairs_section(page: _Page, ev: ItemEvidence) -> None:
     """One matrix per family, and the two-model page item by item (``compare.html``) written beside the report."""
-    from viewcert.attribution.compare_page import write_compare_page
-
     if len(ev.pairs):
         write_compare_page(page.out / COMPARE_PAGE, ev)
         note = (f"Two models item by item, with the paired test and its counts at the top: {COMPARE_PAGE} "
