@@ -51,3 +51,12 @@ def test_posterior_holds_a_homogeneous_arm():
     assert post.mu == pytest.approx(2 / 3, abs=0.005)
     half = (post.hi - post.lo) / 2
     assert 0.037 / 1.5 < half < 0.037 * 1.5
+
+
+@pytest.mark.bench
+def test_hierarchical_intervals_cover_93_to_97_percent():
+    from tests.support.hierarchy_coverage import coverage as hierarchy_coverage
+
+    got = hierarchy_coverage(reps=400)  # the benchmark's own settings
+    for name in ("R4", "R3", "R3 − R4"):
+        assert 0.93 <= got[name] <= 0.97, (name, got[name])

@@ -12,13 +12,14 @@ import pandas as pd
 
 from viewcert import stats as st
 from viewcert.attribution.failure_types import failure_shares, failure_types
+from viewcert.attribution.hierarchy import HierarchyFit, fit_hierarchy
 from viewcert.attribution.irt import LINKED_FIT, LinkedFit, fit_linked
 from viewcert.attribution.items import CLEAN, clean_accuracy, item_status, shortcut_evidence, status_counts
 from viewcert.attribution.ladder import Ceiling, Ladder
 from viewcert.attribution.pairs import ladder_vectors, pair_tests
 from viewcert.attribution.posterior import arm_posteriors
 from viewcert.attribution.quality import propose_subset
-from viewcert.attribution.samples import SCHEME, repeated_samples
+from viewcert.attribution.samples import SCHEME, arm_samples, repeated_samples
 from viewcert.attribution.settings import EvidenceSettingsRecord
 from viewcert.attribution.subset_check import SubsetCheck, check_subset
 from viewcert.attribution.table import MEASURED_RUNGS, ResultTable
@@ -51,6 +52,8 @@ class ItemEvidence:
     posteriors: pd.DataFrame | None = None
     #: the item-response fit's abilities and rung effects with standard errors (:meth:`.irt.LinkedFit.respondents`)
     respondents: pd.DataFrame | None = None
+    #: the hierarchical model's rung accuracies and differences (:mod:`.hierarchy`; None: not asked for)
+    hierarchy: HierarchyFit | None = None
     #: every arm's vote and verdict per item (model, rung, item_id, answer, right): the two-model page's rows
     outcomes: pd.DataFrame | None = None
 
@@ -70,6 +73,26 @@ def _statuses(ladder: Ladder, table: ResultTable, giveaway: pd.DataFrame | None,
                                       empty if shortcut_tests is None else shortcut_tests)
     return item_status(ladder.universe, targets, None if c is None else c.per_item,
                        None if c is None else c.reasons, r4, text, choices)
+
+
+def _hierarchy(ladder: Ladder, frame: pd.DataFrame, seed: int, alpha: float) -> HierarchyFit | None:
+    """The hierarchical model over the scored arms on measured rungs whose items all carry the same K (None when
+    fewer than 2 models have one)."""
+    rows, models, rungs, ks = [], [], [], set()
+    for (m, r), g in frame.groupby(["model", "rung"], sort=True):
+        a = ladder.arm_objects.get((str(m), str(r)))
+        s = arm_samples(g, ladder.universe) if a is not None and a.scored and r in MEASURED_RUNGS else None
+        if s is None or isinstance(s, str):
+            continue
+        rows.append(s.correct.sum(1))
+        models.append(str(m))
+        rungs.append(str(r))
+        ks.add(s.k)
+    if len(set(models)) < 2 or len(ks) != 1:
+        return None
+    order = sorted(range(len(rows)), key=lambda j: (rungs[j] != "R4", rungs[j], models[j]))
+    return fit_hierarchy(np.array([rows[j] for j in order]), ks.pop(), [models[j] for j in order],
+                         [rungs[j] for j in order], seed=seed, alpha=alpha)
 
 
 def _outcomes(ladder: Ladder) -> pd.DataFrame:
@@ -114,12 +137,13 @@ def _fit(ladder: Ladder) -> tuple[LinkedFit | None, dict, pd.DataFrame]:
 def item_evidence(ladder: Ladder, table: ResultTable, *, giveaway: pd.DataFrame | None = None,
                   shortcut_tests: pd.DataFrame | None = None, text_items: np.ndarray | None = None,
                   bootstrap: st.BootstrapSettings = st.BootstrapSettings(), subset: int | None = None,
-                  subset_rung: str = "R4") -> ItemEvidence:
+                  subset_rung: str = "R4", hierarchy: bool = False) -> ItemEvidence:
     """The evidence of the module docstring. ``giveaway`` and ``shortcut_tests``: the diagnostics' prompt audit and
     per-item shortcut tests (``Diagnostics.giveaway``, ``.shortcut_tests``; absent: no item is found answerable
     without the image, and ``settings`` says so); ``text_items``: the text-only reader's per-item correctness
     (``Diagnostics.text_items``; absent: the shortcut term's pairs are not tested); ``subset``: propose that many
-    items keeping the models' ranking at ``subset_rung`` (its size checked before any work)."""
+    items keeping the models' ranking at ``subset_rung`` (its size checked before any work); ``hierarchy``: also fit
+    the hierarchical model (:mod:`.hierarchy`)."""
     n = len(ladder.universe)
     if subset is not None and not 1 <= subset < n:
         raise InputError(f"--subset must be between 1 and {n - 1} (the items), got {subset}", field="subset")
@@ -147,6 +171,8 @@ def item_evidence(ladder: Ladder, table: ResultTable, *, giveaway: pd.DataFrame 
                       respondents=None if fit is None else fit.respondents(),
                       posteriors=arm_posteriors(frame, ladder.universe,
                                                 {k: a.scored for k, a in ladder.arm_objects.items()}))
+    if hierarchy:
+        ev = ItemEvidence(**{**ev.__dict__, "hierarchy": _hierarchy(ladder, frame, bootstrap.seed, bootstrap.alpha)})
     if subset is None:
         return ev
     if fit is None:

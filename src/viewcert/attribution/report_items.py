@@ -175,6 +175,8 @@ def evidence_section(page: _Page, ev: ItemEvidence) -> None:
                   "<h3>Repeated samples</h3>", _html_table(samples, SAMPLES_UNIT)]
     if ev.posteriors is not None and len(ev.posteriors):
         _posterior_section(page, ev)
+    if ev.hierarchy is not None:
+        _hierarchy_section(page, ev)
     if ev.subset_check is not None:
         _subset_section(page, ev)
     if ev.failures is not None:
@@ -208,6 +210,32 @@ def _posterior_section(page: _Page, ev: ItemEvidence) -> None:
     md, html = _bullets(posterior_lines(ev))
     page.md += [md]
     page.body += [html]
+
+
+HIERARCHY_UNIT = ("accuracy as a fraction of the items (0–1), the mean over every model and item; posterior mean "
+                  "[95 % interval]; observed: the raw mean over the arms there are")
+
+
+def hierarchy_table(ev: ItemEvidence) -> pd.DataFrame:
+    """Each rung's accuracy and each difference of rungs under the hierarchical model."""
+    return pd.DataFrame([{"quantity": r["quantity"], "rung": r["rung"] if not r["other"] else
+                          f"{r['rung']} − {r['other']}", "posterior": _ci(r["mean"], r["lo"], r["hi"]),
+                          "observed": f"{r['observed']:.4f}"} for _, r in ev.hierarchy.table.iterrows()])
+
+
+def _hierarchy_section(page: _Page, ev: ItemEvidence) -> None:
+    page.csv("hierarchy", ev.hierarchy.table)
+    rec = ev.hierarchy.record
+    note = (f"Hierarchical model ({rec['method']}): {rec['models']} models, rungs {', '.join(rec['rungs'])}, "
+            f"{rec['items']} items, K = {rec['K']}; variance components (SD, logits) "
+            + ", ".join(f"{k} {v:.3f}" for k, v in rec["variance_components_sd"].items())
+            + (f"; {rec['note']}" if rec["note"] else ""))
+    t = hierarchy_table(ev)
+    page.md += ["\n### Every rung and every difference of rungs, pooled (hierarchy.csv)\n", f"{markdown_text(note)}\n\n",
+                _md_table(t, HIERARCHY_UNIT)]
+    page.body += ["<h3>Every rung and every difference of rungs, pooled (hierarchy.csv)</h3>",
+                  f"<p>{html_text(note)}</p>", _html_table(t, HIERARCHY_UNIT)]
+    page.prov["hierarchy"] = rec
 
 
 SUBSET_NAMES = {"mean_abs_rank_error": "mean |rank error| (ranks)",
