@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from viewcert.attribution.quality import fit_2pl, propose_subset
-from viewcert.attribution.subset_check import check_subset, fold_errors
+from viewcert.attribution.subset_check import check_subset, fold_errors, most_informative
 from viewcert.errors import InputError
 from viewcert.stats import BootstrapSettings
 
@@ -52,10 +52,24 @@ def test_subset_draws_only_from_the_pool_and_is_checked_beside_random_subsets():
         assert 0 <= r["random_at_least_as_good"] <= 1
     # the chosen subsets' summaries are the folds' own: mean |rank error| recomputed from the table
     assert check.record["mean_abs_rank_error"]["chosen"] == pytest.approx(check.folds["rank_error"].mean())
+    info = check.record["information"]
+    assert set(info) == {"mean_abs_rank_error", "mean_abs_accuracy_error", "reconstruction_rmse"}
     # the same seed gives the same check
     again = check_subset(correct, 12, pool, bootstrap=BootstrapSettings(n_boot=200, seed=2), n_random=30,
                          max_swaps=300)
     assert again.record == check.record
+
+
+def test_most_informative_by_hand():
+    """Two abilities 0 and 0, items with (a, b) = (1, 0), (2, 0), (2, 3), (1, 5): information a² P(1 − P) per
+    ability at P = σ(a(θ − b)): 0.25, 1.0, 4 σ(−6)(1 − σ(−6)) = 0.0099, σ(−5)(1 − σ(−5)) = 0.0066; twice each.
+    The two most informative of the pool {0, 2, 3} are items 0 and 2, in that order."""
+    from types import SimpleNamespace
+
+    fit = SimpleNamespace(theta=np.zeros(2), difficulty=np.array([0.0, 0.0, 3.0, 5.0]),
+                          discrimination=np.array([1.0, 2.0, 2.0, 1.0]))
+    assert most_informative(fit, np.array([0, 2, 3]), 2).tolist() == [0, 2]
+    assert most_informative(fit, np.arange(4), 1).tolist() == [1]
 
 
 def test_subset_size_outside_the_pool_and_too_few_models_are_refused():

@@ -208,8 +208,8 @@ def posterior_lines(ev: ItemEvidence) -> list[str]:
 def _posterior_section(page: _Page, ev: ItemEvidence) -> None:
     page.csv("posterior", ev.posteriors)
     md, html = _bullets(posterior_lines(ev))
-    page.md += [md]
-    page.body += [html]
+    page.md += ["\n### Beta-Binomial posteriors (posterior.csv)\n", md]
+    page.body += ["<h3>Beta-Binomial posteriors (posterior.csv)</h3>", html]
 
 
 HIERARCHY_UNIT = ("accuracy as a fraction of the items (0–1), the mean over every model and item; posterior mean "
@@ -256,6 +256,12 @@ def subset_lines(ev: ItemEvidence) -> list[str]:
                      f"the held-out models); random median {r['random_median']:.4f}, central 95 % "
                      f"[{r['random_lo']:.4f}, {r['random_hi']:.4f}]; {r['random_at_least_as_good']:.0%} of random "
                      "subsets at least as good")
+    info = rec["information"]
+    lines.append("chosen by information instead (Fluid-style: the most informative kept items at the other models' "
+                 "abilities): " + "; ".join(
+                     f"{SUBSET_NAMES[k]} {info[k]['chosen']:.4f} [{info[k]['chosen_lo']:.4f}, {info[k]['chosen_hi']:.4f}]"
+                     f" ({info[k]['random_at_least_as_good']:.0%} of random subsets at least as good)"
+                     for k in SUBSET_NAMES))
     fam = ev.pairs[ev.pairs["family"] == rec["rung"]]
     if len(fam):
         same = int((fam["p_bh"] >= ev.settings.alpha).sum())

@@ -15,6 +15,9 @@ ranking), then h is scored on it:
 - reconstruction (metabench-style): the full accuracy predicted from the subset accuracy by a straight line fitted on
   the other models (``numpy.polyfit``, degree 1), error r_h − full_h; RMSE over the held-out models.
 
+The same check is made for a **Fluid-style** choice by information: without h, the n items of the pool with the
+largest test information at the other models' abilities, Σ_m a_j² P_mj (1 − P_mj) under their 2PL fit.
+
 Each summary (mean |rank error|, mean |accuracy error|, reconstruction RMSE) gets a percentile interval from a
 bootstrap over the held-out models (``numpy.random.default_rng(seed)``; with about ten models the interval is
 coarse, and says so by its width). **Random subsets**: ``n_random`` subsets of the same size drawn uniformly from
@@ -35,7 +38,7 @@ from viewcert import stats as st
 from viewcert.attribution.quality import fit_2pl, propose_subset
 from viewcert.errors import InputError
 
-__all__ = ["FOLD_COLUMNS", "SUMMARIES", "SubsetCheck", "check_subset", "fold_errors"]
+__all__ = ["FOLD_COLUMNS", "SUMMARIES", "SubsetCheck", "check_subset", "fold_errors", "most_informative"]
 
 DEFAULT_RANDOM = 200
 FOLD_COLUMNS = ["model", "full_accuracy", "subset_accuracy", "accuracy_error", "reconstructed", "reconstruction_error",
@@ -148,27 +151,61 @@ def check_subset(correct: Mapping[str, np.ndarray], n_keep: int, pool: Sequence[
         raise InputError(f"--subset must be between 1 and {pool.size - 1} (the items the status table keeps), got "
                          f"{n_keep}", field="subset")
     mat = np.vstack([np.asarray(correct[m], float) for m in models])
-    keep_for = []
+    keep_for, info_for = [], []
     for h in range(len(models)):
         train = {m: mat[i] for i, m in enumerate(models) if i != h}
         fit = fit_2pl(mat[[i for i in range(len(models)) if i != h]], [m for i, m in enumerate(models) if i != h])
         keep, _ = propose_subset(train, n_keep, fit, seed=bootstrap.seed, max_swaps=max_swaps, candidates=pool)
         keep_for.append(keep)
+        info_for.append(np.sort(most_informative(fit, pool, n_keep)))
     folds = fold_errors(mat, keep_for)
     folds.insert(0, "model", models)
+    info_folds = fold_errors(mat, info_for)
     rng = np.random.default_rng(bootstrap.seed)
     draws = []
     for _ in range(n_random):
         keep = np.sort(rng.choice(pool, size=n_keep, replace=False))
         draws.append(_summaries(fold_errors(mat, [keep] * len(models))))
     random = pd.DataFrame(draws, columns=list(SUMMARIES))
-    chosen = _summaries(folds)
-    ci = _model_bootstrap(folds, bootstrap.n_boot, bootstrap.seed, bootstrap.alpha)
     record = {"n": int(n_keep), "pool": int(pool.size), "models": models, "n_random": int(n_random),
               "seed": bootstrap.seed, "n_boot": bootstrap.n_boot, "alpha": bootstrap.alpha}
+    record.update(_compare(folds, random, bootstrap))
+    record["information"] = _compare(info_folds, random, bootstrap)
+    return SubsetCheck(folds, random, record)
+
+
+def _compare(folds: pd.DataFrame, random: pd.DataFrame, bootstrap: st.BootstrapSettings) -> dict:
+    """Each summary of the chosen subsets with its interval, beside the random subsets'."""
+    chosen = _summaries(folds)
+    ci = _model_bootstrap(folds, bootstrap.n_boot, bootstrap.seed, bootstrap.alpha)
+    out = {}
     for k in SUMMARIES:
         lo, hi = np.quantile(random[k], [bootstrap.alpha / 2, 1 - bootstrap.alpha / 2])
-        record[k] = {"chosen": chosen[k], "chosen_lo": ci[k][0], "chosen_hi": ci[k][1],
-                     "random_median": float(random[k].median()), "random_lo": float(lo), "random_hi": float(hi),
-                     "random_at_least_as_good": float((random[k] <= chosen[k] + 1e-12).mean())}
-    return SubsetCheck(folds, random, record)
+        out[k] = {"chosen": chosen[k], "chosen_lo": ci[k][0], "chosen_hi": ci[k][1],
+                  "random_median": float(random[k].median()), "random_lo": float(lo), "random_hi": float(hi),
+                  "random_at_least_as_good": float((random[k] <= chosen[k] + 1e-12).mean())}
+    return out
+
+
+def most_informative(fit, pool: np.ndarray, n_keep: int) -> np.ndarray:
+    """The ``n_keep`` items of ``pool`` with the largest 2PL test information at the fitted abilities,
+    Σ_p a_j² P_pj (1 − P_pj) (Fluid-style selection), ties broken by item order.
+
+    Parameters
+    ----------
+    fit : quality.IrtFit
+        The fit on the models that choose (abilities ``theta``, ``difficulty``, ``discrimination``).
+    pool : numpy.ndarray of int
+        The item indices allowed.
+    n_keep : int
+        How many to keep.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        The chosen item indices, most informative first.
+    """
+    a, b = fit.discrimination[pool], fit.difficulty[pool]
+    p = 1 / (1 + np.exp(-a[None, :] * (np.asarray(fit.theta)[:, None] - b[None, :])))
+    info = (a[None, :] ** 2 * p * (1 - p)).sum(0)
+    return pool[np.argsort(-info, kind="stable")[:n_keep]]
