@@ -1,6 +1,6 @@
 """Simulated coverage of the hierarchical model's intervals (issue 56; ``attribution.hierarchy``): 5 models at two
 rungs, n = 210 items, K = 3, per-rung item accuracies p ~ Beta(2, 3), model and arm effects
-(``tests/support/hierarchy_coverage.py`` says what is simulated), 400 seeded replicates; nominal 95 %, the band
+(``tests/support/hierarchy_coverage.py`` says what is simulated), 200 seeded replicates; nominal 95 %, the band
 93–97 %. A correctness figure, not a speed claim. Usage: ``nice -n 10 python benchmarks/bench_hierarchy_coverage.py``;
 writes ``benchmarks/results/hierarchy_coverage.json``."""
 
@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.support.hierarchy_coverage import coverage  # noqa: E402
 
-REPS = 400
+REPS = 200
 
 
 def main() -> None:

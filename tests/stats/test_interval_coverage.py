@@ -57,6 +57,6 @@ def test_posterior_holds_a_homogeneous_arm():
 def test_hierarchical_intervals_cover_93_to_97_percent():
     from tests.support.hierarchy_coverage import coverage as hierarchy_coverage
 
-    got = hierarchy_coverage(reps=400)  # the benchmark's own settings
+    got = hierarchy_coverage(reps=200)  # the benchmark's own settings
     for name in ("R4", "R3", "R3 − R4"):
         assert 0.93 <= got[name] <= 0.97, (name, got[name])
