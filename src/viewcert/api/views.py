@@ -109,6 +109,7 @@ def design(input_spec: str, out: str | Path = "out/design", *, progress: Callabl
     from viewcert.design.designer import DesignConfig  # lazy: loaded when the job runs
 
     st = DesignSettings(**settings)
+    base = resolve(st.against).protocol  # checked before the search (a bad name or file: an InputError at once)
     camera = st.camera or "orthographic"
     if camera not in ("orthographic", "perspective"):
         raise InputError(f"must be orthographic or perspective, got {camera!r}", field="--camera")
@@ -131,16 +132,15 @@ def design(input_spec: str, out: str | Path = "out/design", *, progress: Callabl
     if camera == "perspective" and (len(cs) != 1 or cs[0].is_periodic):
         raise InputError(f"perspective positions need exactly one molecule, got {len(cs)} structures"
                          + (" (periodic)" if cs[0].is_periodic else ""), field="--camera")
-    return _designed(input_spec, Path(out), ids, cs, cfg, st)
+    return _designed(input_spec, Path(out), ids, cs, cfg, st, base)
 
 
-def _designed(input_spec: str, out: Path, ids, cs, cfg, st: DesignSettings) -> Report:
+def _designed(input_spec: str, out: Path, ids, cs, cfg, st: DesignSettings, base) -> Report:
     """The directions designed, written (protocol, margins, design.json, comparison, plots) and reported."""
     from viewcert.cameras.protocol_files import (  # lazy: loaded when the job runs
         ProtocolSpec,
         write_protocol_file,
     )
-    from viewcert.cameras.resolve import resolve  # lazy: loaded when the job runs
     from viewcert.design.designer import design_views  # lazy: loaded when the job runs
     from viewcert.design.plots import delta_star_plot, stereographic_plot  # lazy: loaded when the job runs
     from viewcert.io.atomic import write_text_atomic  # lazy: loaded when the job runs
@@ -162,7 +162,6 @@ def _designed(input_spec: str, out: Path, ids, cs, cfg, st: DesignSettings) -> R
                               if camera == "perspective" else {})}
     write_text_atomic(out / "design.json",
                       json.dumps({"input": str(input_spec), **d.to_dict(), "camera": cam}, indent=1) + "\n")
-    base = resolve(st.against).protocol
     base_values, compared = _compare(ids, cs, d, base, cfg, out)
     stereographic_plot({d.protocol.name: d.protocol, base.name: base}, cs, out / "directions.png")
     delta_star_plot({d.protocol.name: d.delta_star, base.name: base_values}, out / "delta_star.png", cap=st.cap)
