@@ -64,15 +64,17 @@ def views_of(text: str | None) -> tuple[str, ...] | None:
 
 
 def certify_config(protocol, *, views: str | None = None, symprec: float | None = None, angle_tolerance: float = 5.0,
-                   tiling: str = "1,1,1", supercell: str = "1,1,1", score: str = "crystal_system",
+                   tiling: str | None = None, supercell: str = "1,1,1", score: str = "crystal_system",
                    standardize: bool = True, cross_check: bool = True, cartesian_merge: bool = False,
                    **opts) -> CertifyConfig:
     """The ``CertifyConfig`` of the command's text options, by keyword (each setting routed to its part by
-    ``CertifyConfig``'s flat-name shorthand): view names and cell repetitions as text, τ = ``symprec`` (Å,
+    ``CertifyConfig``'s flat-name shorthand): view names and cell repetitions as text (``tiling`` None: the
+    protocol's, ``CertifyConfig.protocol_tiling``), τ = ``symprec`` (Å,
     default δ), one angle tolerance (degrees) for spglib/moyopy and the standardisation; ``opts`` are named as the
     parts' settings (delta, pairs, merge, truth, sigma, sigma_unit, seed, occlusion, observe, min_pixels,
     cross_check_angle, margin, molecule_scale). A bad value is an InputError."""
-    parsed = dict(views=views_of(views), tiling=parse_tiling(tiling), supercell=parse_tiling(supercell),
+    parsed = dict(views=views_of(views), tiling=None if tiling is None else parse_tiling(tiling),
+                  supercell=parse_tiling(supercell),
                   **levels(score))
     try:
         return CertifyConfig(protocol=protocol, tau=symprec, angle_tolerance=angle_tolerance,

@@ -62,7 +62,8 @@ OPTIONS: dict[str, Opt] = {
     "tiling": Opt(str, defaults.TILING_TEXT, "cell repetitions a,b,c observed and drawn for crystals (a molecule is "
                   "never tiled)"),
     "delta": Opt(float, defaults.DELTA, "oracle tolerance δ (Å)"),
-    "symprec": Opt(float, None, "symmetry tolerance τ (Å) for spglib/moyopy; default = δ"),
+    "symprec": Opt(float, None, "symmetry tolerance τ (Å) for spglib/moyopy; default: a named study protocol's "
+                   "(render-ceiling-5: 0.01, the study's at every δ), else δ"),
     "pairs": Opt(str, "all", "oracle candidate pairs: all | first (the study's released oracle)"),
     "merge": Opt(str, None, "oracle merge rule: deterministic | greedy (default: the oracle's)"),
     "cartesian_merge": Opt(bool, False, "merge in Cartesian space like the study's oracle (single cell)",
@@ -175,6 +176,9 @@ COMMANDS: dict[str, Command] = {
         observe=Opt(str, defaults.GEOMETRIC, "observations: ideal (every atom, exact projection) | visible (atoms "
                     "visible in the rendered ID buffer) | pixel-centroid (centroid of their visible pixels)"),
         min_pixels=Opt(int, 1, "with --observe visible|pixel-centroid: visible pixels an atom needs"),
+        tiling=Opt(str, None, "cell repetitions a,b,c observed for crystals (a molecule is never tiled); default: "
+                   "the protocol's, a named study protocol's own (render-ceiling-5: 1,1,1, the study's single cell), "
+                   f"else {defaults.TILING_TEXT} (what an export draws)"),
         no_standardize=Opt(bool, False, "render the cell as read", "--no-standardize"),
         no_cross_check=Opt(bool, False, "skip the moyopy cross-check", "--no-cross-check"),
         cross_check_angle=Opt(bool, False, "give moyopy spglib's angle tolerance too (default: moyopy's own; moyopy "

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from viewcert.cameras.protocols import study_settings
 from viewcert.certify import audit as A
 from viewcert.certify import plots as P
 from viewcert.certify import stream as T
@@ -202,6 +203,7 @@ def summary_text(cert: CeilingCertificate, *, max_list: int = 30) -> str:
         f"{'ideal' if obs.observe is ABSENT else obs.observe}",
         f"delta = {tol.delta:g} Å, tau = {tol.tau:g} Å, angle tolerance = {tol.angle_tolerance:g}°",
     ]
+    lines += study_departure_lines(cert)
     n_crystals, n_molecules = (s.kinds.crystals or 0, s.kinds.molecules or 0) if s.kinds else (s.n, 0)
     mixed = bool(n_crystals and n_molecules)
     if n_crystals or not n_molecules:  # molecules are never given a crystal system
@@ -235,6 +237,27 @@ def summary_text(cert: CeilingCertificate, *, max_list: int = 30) -> str:
         lines += A.audit_lines(A.audit(cert.items))
     lines.append(f"certificate digest: sha256:{console_text(str(cert.digest_value), keep_newlines=False)}")
     return "\n".join(lines) + "\n"
+
+
+def study_departure_lines(cert: CeilingCertificate) -> list[str]:
+    """A line when a named study protocol was certified with settings other than its study's (tiling, τ): its
+    figures then differ from the study's for that reason, not the views'. Empty otherwise (a file, a protocol
+    no study stands behind, or the study's own settings)."""
+    name = cert.config.protocol
+    study = study_settings(name) if isinstance(name, str) and cert.config.protocol_sha256 is ABSENT else None
+    if study is None:
+        return []
+    tiling, tau = cert.observation_model.tiling, cert.tolerances.tau
+    said = []
+    if tiling is not ABSENT and tuple(tiling) != study.tiling:
+        said.append(f"tiling {'x'.join(map(str, tiling))} (the study's: {'x'.join(map(str, study.tiling))}; omit "
+                    "--tiling for it)")
+    if tau is not ABSENT and tau != study.tau:
+        said.append(f"tau {tau:g} Å (the study's: {study.tau:g} Å; omit --symprec for it)")
+    if not said:
+        return []
+    return [f"settings other than the protocol's: {name} carries the settings of {study.study}; this run used "
+            f"{', '.join(said)}: R1 and the phantom census may differ from the study's figures for that reason"]
 
 
 def truth_text(cert: CeilingCertificate, truth: str = "dataset") -> str:
