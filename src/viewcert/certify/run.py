@@ -21,8 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from viewcert.cameras.protocols import study_settings
 from viewcert.certify import audit as A
 from viewcert.certify import plots as P
@@ -41,8 +39,10 @@ from viewcert.formats.records import ABSENT, CeilingCertificate, ItemOutcome, Su
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.io.tables import csv_text
 from viewcert.oracle.jit import cache_is_cold, mark_warm
+from viewcert.oracle.margin import exactness_margin
 from viewcert.parallel import MapResult, killed_by_signals, map_items
 from viewcert.sanitize import console_fields, console_text
+from viewcert.stats import empirical_percentile
 from viewcert.symmetry.labels import disagreement_levels
 
 
@@ -121,6 +121,9 @@ TABLE_COLUMNS = (
     "oracle_warnings", "kind", "molecule_point_group", "molecule_point_group_reconstructed",
     "molecule_point_group_pymatgen", "handedness", "delta_star", "delta_star_bound",
 )
+#: the exactness margin δ_exact (Å, ``oracle.margin.exactness_margin``), a last column only when margins were
+#: computed (``--margin``), so the tables of runs without margins keep their bytes
+EXACT_COLUMN = "delta_exact"
 
 
 def items_table(cert: CeilingCertificate) -> str:
@@ -136,11 +139,14 @@ def items_table(cert: CeilingCertificate) -> str:
     str
         CSV text, a header and one row per item.
     """
-    return csv_text(TABLE_COLUMNS, [_item_row(it) for it in cert.items])
+    rows = [_item_row(it) for it in cert.items]
+    if any(r[-1] != "" for r in rows):
+        return csv_text((*TABLE_COLUMNS, EXACT_COLUMN), rows)
+    return csv_text(TABLE_COLUMNS, [r[:-1] for r in rows])
 
 
 def _item_row(it: ItemOutcome) -> list:
-    """The ``TABLE_COLUMNS`` of one item."""
+    """The ``TABLE_COLUMNS`` of one item, then its δ_exact (``EXACT_COLUMN``; "" without a margin)."""
     ds, rl, rc = it.label("dataset"), it.label("rendered"), it.label("reconstructed")
     orc = it.oracle or OracleReport()
     xc = it.cross_check or {}
@@ -159,7 +165,9 @@ def _item_row(it: ItemOutcome) -> list:
             _blank(mpg.reconstructed), _text(mpg.cross_check.pymatgen if mpg.cross_check else ABSENT),
             _text(mol.handedness.status if mol.handedness else ABSENT)]
     um = it.uniqueness_margin or UniquenessMargin()  # with CertifyConfig(margin=True)
-    return row + [_blank(um.delta_star), _text(um.bound)]
+    exact = "" if um.delta_star in (ABSENT, None) else exactness_margin(
+        um.delta_star, None if um.delta_exact is ABSENT else um.delta_exact)
+    return row + [_blank(um.delta_star), _text(um.bound), exact]
 
 
 def _text(x):
@@ -280,8 +288,10 @@ def truth_text(cert: CeilingCertificate, truth: str = "dataset") -> str:
 
 
 def margin_lines(cert: CeilingCertificate) -> list[str]:
-    """The δ* line whenever margins were computed: the minimum, the 5th percentile (numpy's linear rule) and the
-    tightest item, over the items that have one, and how many have none (with the first reason)."""
+    """The margin lines whenever margins were computed: δ* (the uniqueness margin, the phantom margin) and δ_exact
+    (the exactness margin, ``oracle.margin.exactness_margin``), each its minimum with the tightest item and its 5th
+    percentile (``stats.empirical_percentile``: the ⌈0.05·n⌉-th smallest, the one definition design uses too),
+    over the items that have one, and how many have none (with the first reason)."""
     recs = [(it.id, it.uniqueness_margin) for it in cert.items
             if it.uniqueness_margin not in (ABSENT, None)]
     if not recs:
@@ -291,9 +301,16 @@ def margin_lines(cert: CeilingCertificate) -> list[str]:
     tail = f"; {len(none)} without one ({console_text(str(none[0])[:120], keep_newlines=False)})" if none else ""
     if not have:
         return [f"δ* (uniqueness margin): not computed for any item{tail}"]
-    p5 = float(np.percentile([v for v, _ in have], 5))
-    return [f"δ* (uniqueness margin, Å): minimum {have[0][0]:.4g} ({console_text(have[0][1], keep_newlines=False)}, "
-            f"the tightest item), 5th percentile {p5:.4g}, over {len(have)} items{tail}"]
+    exact = sorted((exactness_margin(m.delta_star, None if m.delta_exact is ABSENT else m.delta_exact), i)
+                   for i, m in recs if m.delta_star not in (ABSENT, None))
+
+    def line(name: str, pairs) -> str:
+        p5 = empirical_percentile([v for v, _ in pairs], 5)
+        return (f"{name}: minimum {pairs[0][0]:.4g} ({console_text(pairs[0][1], keep_newlines=False)}, the tightest "
+                f"item), 5th percentile {p5:.4g}, over {len(pairs)} items")
+
+    return [line("δ* (uniqueness margin, Å)", have) + tail,
+            line("δ_exact (exactness margin, Å: no false candidate at all; what design maximises by default)", exact)]
 
 
 def _crystal_check_lines(s: Summary | dict, max_list: int) -> list[str]:
