@@ -11,6 +11,7 @@ from pathlib import Path
 from viewcert import defaults
 from viewcert.api.report import Line, Report, check_out, parse_tiling
 from viewcert.certify import CertifyConfig, stream
+from viewcert.certify.ceilings import as_rendered_of, both_ceilings, ceiling_lines, renders
 from viewcert.certify.evaluate import check_placements
 from viewcert.certify.inputs import database_format
 from viewcert.certify.molecule import MOLECULE_LEVELS
@@ -24,6 +25,7 @@ from viewcert.errors import InputError, ViewcertError, did_you_mean
 from viewcert.formats.reader import Received, receive
 from viewcert.formats.records import CeilingCertificate
 from viewcert.formats.table import TableCertificate, TableHead
+from viewcert.io.atomic import write_text_atomic
 from viewcert.io.outputs import claimed
 from viewcert.limits import Limits, using_limits
 from viewcert.symmetry.labels import LEVELS
@@ -109,7 +111,7 @@ def label_spec(spec: str, columns: list[str] | None) -> str:
 
 def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: str | Path = "out", *,
             subset: str = "eval", workers: int | None = None, scheduler: str | None = None, plots: bool = True,
-            resume: bool = True, item_table: bool | None = None, keep_going: bool = True,
+            resume: bool = True, item_table: bool | None = None, keep_going: bool = True, as_rendered: bool = True,
             limits: Limits | None = None, progress: Callable[[str], None] | None = None) -> Report:
     """Certify the render ceiling R1 of ``input_spec`` (a folder of structure files, a file, the study layout, a
     database, ``builtin:prototypes``) under ``config`` (protocol, δ and τ in Å, observation model, levels;
@@ -141,6 +143,9 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
         Stream the items into a sharded Parquet table; None: above 50,000 items.
     keep_going : bool
         False: read every item first and stop at the first unreadable one (``--fail-fast``).
+    as_rendered : bool
+        Also certify the same views as rendered (observations ``visible``, in memory) and state both ceilings in
+        the summary with the items that differ (geometric, noise-free, orthographic runs of a JSON certificate).
     limits : Limits, optional
         Resource limits in force for the call, checked before any work (default: those in force).
     progress : callable, optional
@@ -167,6 +172,13 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
                 if use_item_table(dataset, item_table) else \
                 run_certification(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=plots,
                                   resume=resume, report=progress)
+            ceilings = []
+            if as_rendered and isinstance(got, CeilingCertificate) and renders(cfg) and got.summary.n:
+                if progress is not None:
+                    progress("viewcert: the same views as rendered (observe visible) ...")
+                both = both_ceilings(as_rendered_of(dataset, cfg, n_workers=workers, scheduler=scheduler), got)
+                ceilings = ceiling_lines(both, image_size=cfg.observation.image_size)
+                write_text_atomic(out / "summary.txt", summary_text(got, ceilings=ceilings))
         if not isinstance(got, CeilingCertificate):  # the streamed certificate (its JSON object): summary.txt, first errors
             head = TableHead.of(got)
             n = head.summary.n_errors
@@ -175,7 +187,7 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
                 n_failures=n, note="(every one in the item table); they are reported apart and not counted in R1",
                 value=got)
         cert = got  # typed: certify's JSON certificate
-        return Report((Line(summary_text(cert), nl=False), Line(
+        return Report((Line(summary_text(cert, ceilings=ceilings), nl=False), Line(
             f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, {out / 'disagreements.csv'}"
             + (", plots" if plots and cert.summary.n else ""))),
             failures=tuple(error_line(e) for e in cert.summary.errors or []), note=NOT_IN_R1, value=cert)

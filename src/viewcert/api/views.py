@@ -161,6 +161,7 @@ def _designed(input_spec: str, out: Path, ids, cs, cfg, st: DesignSettings, base
     out = check_out(out)
     out.mkdir(parents=True, exist_ok=True)
     write_protocol_file(spec, out / "protocol.toml")
+    both = _ceilings(input_spec, out / "protocol.toml", st.subset) if camera == "orthographic" else None
     ours = {"delta_star": d.delta_star, "delta_exact": d.delta_exact}
     _write_csv(out / "margins.csv", [{"id": i, **{k: _cell(float(v[n]), st.cap) for k, v in ours.items()}}
                                      for n, i in enumerate(ids)])
@@ -170,7 +171,8 @@ def _designed(input_spec: str, out: Path, ids, cs, cfg, st: DesignSettings, base
                                "measured": measured}
                               if camera == "perspective" else {})}
     write_text_atomic(out / "design.json",
-                      json.dumps({"input": str(input_spec), **d.to_dict(), "camera": cam}, indent=1) + "\n")
+                      json.dumps({"input": str(input_spec), **d.to_dict(), "camera": cam,
+                                  **({"ceilings": both[0]} if both else {})}, indent=1) + "\n")
     theirs, compared = _compare(ids, cs, ours, d.protocol.name, base, st.cap, out)
     stereographic_plot({d.protocol.name: d.protocol, base.name: base}, cs, out / "directions.png")
     for key in ours:
@@ -185,12 +187,34 @@ def _designed(input_spec: str, out: Path, ids, cs, cfg, st: DesignSettings, base
                   f"{_at_cap(float(v.min()), st.cap)}, 5th percentile {_at_cap(empirical_percentile(v, 5), st.cap)}")
              for k, v in ours.items()]
     said += [Line(x, one_line=True) for x in compared]
+    if both is not None:
+        said += [Line(f"certified through {out / 'protocol.toml'} (viewcert certify's defaults):")]
+        said += [Line("    " + x.strip(), one_line=True) for x in both[1]]
     if measured is not None:
         from viewcert.design.perspective import measure_line  # lazy: loaded when the job runs
 
         said.append(Line("measured on the molecule (certify): " + "; ".join(
             measure_line(measured[k]) for k in ("perspective", "orthographic"))))
     return Report(tuple(said), value=d)
+
+
+def _ceilings(input_spec: str, protocol: Path, subset: str) -> tuple[dict, list[str]]:
+    """The designed views' two ceilings, as ``viewcert certify INPUT --protocol FILE`` computes them with its
+    defaults: geometric (every atom) and as rendered (the atoms the images show), with the items that differ
+    (``certify.ceilings``); (the comparison, its lines)."""
+    from viewcert.certify import CertifyConfig  # lazy: loaded when the job runs
+    from viewcert.certify.ceilings import (  # lazy: loaded when it runs
+        as_rendered_of,
+        both_ceilings,
+        ceiling_lines,
+    )
+    from viewcert.certify.run import prepared, run_certification  # lazy: loaded when the job runs
+
+    cfg = CertifyConfig(protocol=str(protocol), tiling=None)
+    dataset = prepared(input_spec, cfg, subset=subset)
+    geometric, _ = run_certification(dataset, cfg, progress=False)
+    both = both_ceilings(as_rendered_of(dataset, cfg), geometric)
+    return both, ceiling_lines(both, image_size=cfg.observation.image_size)
 
 
 def _at_cap(value: float, cap: float) -> str:

@@ -17,7 +17,7 @@ import functools
 import hashlib
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -183,7 +183,7 @@ def _blank(x):
     return x
 
 
-def summary_text(cert: CeilingCertificate, *, max_list: int = 30) -> str:
+def summary_text(cert: CeilingCertificate, *, max_list: int = 30, ceilings: Sequence[str] = ()) -> str:
     """The human summary (summary.txt, the console): every received string in it is one line, controls
     escaped (``sanitize.console_fields``), so an item id cannot break or forge a line.
 
@@ -193,6 +193,9 @@ def summary_text(cert: CeilingCertificate, *, max_list: int = 30) -> str:
         A crystal/molecule certificate.
     max_list : int
         Ids listed at most per list (failures, errors, disagreements).
+    ceilings : sequence of str
+        The geometric and as-rendered ceilings of the same views (``certify.ceilings.ceiling_lines``), stated
+        right after R1 (received ids escaped here).
 
     Returns
     -------
@@ -223,6 +226,7 @@ def summary_text(cert: CeilingCertificate, *, max_list: int = 30) -> str:
         ]
     else:
         lines += [f"R1 (all of {s.score}, truth = the input molecule): {s.bound.text}"]
+    lines += [console_text(x, keep_newlines=False) for x in ceilings]
     lines += molecule_summary_lines(s.molecules)
     c = s.phantom_census
     n_all = n_crystals + n_molecules or s.n
