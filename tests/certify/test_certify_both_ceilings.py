@@ -71,12 +71,8 @@ def test_certify_states_both_ceilings_with_the_items_that_differ(cifs):
     at = summary.index(want[0])
     assert summary[at:at + len(want)] == want
     assert summary[at - 1].startswith("    by crystal system:")  # right after R1, before everything else
-    # the as-rendered run states nothing more; --geometric-only leaves the line out
+    # the as-rendered run states nothing more
     assert not any(x.startswith("R1 geometric") for x in (cifs / "vis" / "summary.txt").read_text().splitlines())
-    _certified([str(cifs / "in"), "--geometric-only", "--out", str(cifs / "geo-only")])
-    assert not any(x.startswith("R1 geometric") for x in (cifs / "geo-only" / "summary.txt").read_text().splitlines())
-    # the certificate itself is the geometric one either way (same bytes)
-    assert ((cifs / "geo" / "certificate.json").read_bytes() == (cifs / "geo-only" / "certificate.json").read_bytes())
 
 
 def test_design_states_both_ceilings_of_its_views(cifs):
@@ -84,7 +80,7 @@ def test_design_states_both_ceilings_of_its_views(cifs):
                                    "--out", str(cifs / "d")])
     assert res.exit_code == 0, res.output
     protocol = str(cifs / "d" / "protocol.toml")
-    _certified([str(cifs / "in"), "--protocol", protocol, "--geometric-only", "--out", str(cifs / "dg")])
+    _certified([str(cifs / "in"), "--protocol", protocol, "--out", str(cifs / "dg")])
     _certified([str(cifs / "in"), "--protocol", protocol, "--observe", "visible", "--out", str(cifs / "dv")])
     want = _expected_lines(_items(cifs / "dg" / "certificate.json"), _items(cifs / "dv" / "certificate.json"))
     said = res.output.splitlines()

@@ -111,11 +111,13 @@ def label_spec(spec: str, columns: list[str] | None) -> str:
 
 def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: str | Path = "out", *,
             subset: str = "eval", workers: int | None = None, scheduler: str | None = None, plots: bool = True,
-            resume: bool = True, item_table: bool | None = None, keep_going: bool = True, as_rendered: bool = True,
+            resume: bool = True, item_table: bool | None = None, keep_going: bool = True,
             limits: Limits | None = None, progress: Callable[[str], None] | None = None) -> Report:
     """Certify the render ceiling R1 of ``input_spec`` (a folder of structure files, a file, the study layout, a
     database, ``builtin:prototypes``) under ``config`` (protocol, δ and τ in Å, observation model, levels;
-    default ``CertifyConfig()``) and write certificate.json, items.csv, summary.txt and plots into ``out``.
+    default ``CertifyConfig()``) and write certificate.json, items.csv, summary.txt and plots into ``out``; a
+    geometric run (observe ideal, orthographic views, a JSON certificate) also certifies the same views as rendered
+    (observe visible, in memory) and states both ceilings in the summary with the items that differ.
     ``item_table``: a sharded Parquet item table beside a small certificate.json (default: above 50,000 items);
     ``keep_going=False`` reads every item first and stops at the first unreadable one. The report's value: the
     certificate (a typed ceiling certificate, or the streamed certificate's dict).
@@ -143,9 +145,6 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
         Stream the items into a sharded Parquet table; None: above 50,000 items.
     keep_going : bool
         False: read every item first and stop at the first unreadable one (``--fail-fast``).
-    as_rendered : bool
-        Also certify the same views as rendered (observations ``visible``, in memory) and state both ceilings in
-        the summary with the items that differ (geometric, noise-free, orthographic runs of a JSON certificate).
     limits : Limits, optional
         Resource limits in force for the call, checked before any work (default: those in force).
     progress : callable, optional
@@ -173,7 +172,7 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
                 run_certification(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=plots,
                                   resume=resume, report=progress)
             ceilings = []
-            if as_rendered and isinstance(got, CeilingCertificate) and renders(cfg) and got.summary.n:
+            if isinstance(got, CeilingCertificate) and renders(cfg) and got.summary.n:  # the honest ceiling too
                 if progress is not None:
                     progress("viewcert: the same views as rendered (observe visible) ...")
                 both = both_ceilings(as_rendered_of(dataset, cfg, n_workers=workers, scheduler=scheduler), got)

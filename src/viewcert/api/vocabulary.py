@@ -161,7 +161,7 @@ COMMANDS: dict[str, Command] = {
         "input protocol views delta symprec angle_tolerance tiling pairs merge cartesian_merge supercell "
         "score truth sigma sigma_unit seed occlusion observe min_pixels subset no_standardize no_cross_check "
         "cross_check_angle margin ligand pocket molecule_scale label_column item_table scheduler workers out plots "
-        "resume keep_going as_rendered",
+        "resume keep_going",
         rare="angle_tolerance pairs merge cartesian_merge supercell sigma sigma_unit seed occlusion min_pixels subset "
              "no_standardize no_cross_check cross_check_angle molecule_scale scheduler plots resume item_table",
         input=INPUT.at("folder of structure files, the study layout (structures.json + eval.jsonl), a structure "
@@ -193,9 +193,6 @@ COMMANDS: dict[str, Command] = {
         out=out("out"),
         plots=Opt(bool, True, "write plots"),
         resume=Opt(bool, True, "checkpoint shards in OUT/.shards and resume from them"),
-        as_rendered=Opt(bool, True, "also certify the same views as rendered (observe visible: the atoms the images "
-                        "show) and state both ceilings in the summary with the items that differ (default); "
-                        "--geometric-only skips it", "--as-rendered/--geometric-only"),
         keep_going=Opt(bool, True, "keep going (default): an item that cannot be read or certified is reported apart "
                        "(summary and stderr, one line naming item, file and field), left out of R1's denominator, "
                        "and the run exits 1 after writing everything; --fail-fast reads every item first and stops "

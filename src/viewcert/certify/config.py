@@ -279,15 +279,6 @@ class CertifyConfig:
         study = self.protocol.study
         return DEFAULT_TILING if study is None else study.tiling
 
-    def departures(self) -> dict[str, tuple]:
-        """The settings in which this configuration departs from its named study protocol's: ``{name: (used, the
-        study's)}``, empty when the protocol is no study's or nothing departs."""
-        study = self.protocol.study
-        if study is None:
-            return {}
-        used = {"tiling": (self.observation.tiling, study.tiling), "tau": (self.symmetry.tau, study.tau)}
-        return {k: v for k, v in used.items() if v[0] != v[1]}
-
     def settings(self) -> dict:
         """Every setting by its flat name (the parts' fields)."""
         return {f.name: getattr(getattr(self, name), f.name) for name in PARTS

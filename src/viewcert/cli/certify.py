@@ -36,7 +36,7 @@ def certify_cmd(o) -> None:
                 **settings)
     spec = usage(label_spec, usage(complex_spec, o.input, o.ligand, o.pocket), o.label_column)
     show(certify(spec, cfg, o.out, subset=o.subset, workers=o.workers, scheduler=o.scheduler, plots=o.plots,
-                 resume=o.resume, item_table=o.item_table, keep_going=o.keep_going, as_rendered=o.as_rendered,
+                 resume=o.resume, item_table=o.item_table, keep_going=o.keep_going,
                  progress=progress))
 
 
