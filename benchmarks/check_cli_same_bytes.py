@@ -93,7 +93,15 @@ REASONS = {"source digest": ("certify's shard folder is named by the run's finge
                "script tag, a noscript note and the map-data block; explore.css/explore.js the map's styles and "
                "drawing code). A deliberate, user-visible change of the explorer's map page, made by another issue"),
 }
+REASONS["issue 55 task sidecars"] = (
+    "issue 55 step 2: a transformation-task export records the geometry its pages draw, so the explorer never "
+    "re-runs the exporter's seeded sampling: beside each question's after view a sidecar "
+    "(sidecars/qNNNN_vK.json, benchmark.tasks_export.after_sidecar: the after camera and, per consistent answer, "
+    "the pose's atoms it observes projected). New files; the manifest hashes them (files). Certificate, images "
+    "and harness files unchanged")
 EXPLAINED: list[tuple[str, str, str]] = [
+    ("rotation/rotation/sidecars/*.json", "(file)", "issue 55 task sidecars"),
+    ("rotation/rotation/manifest.json", "files.sidecars/*", "issue 55 task sidecars"),
     ("*/.shards/<fingerprint>/*", "(folder name)", "source digest"),
     ("*/.shards/<fingerprint>/manifest.json", "fingerprint", "source digest"),
     ("*/run.json", "wall_seconds", "timing"),

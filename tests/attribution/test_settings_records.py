@@ -24,7 +24,7 @@ def test_ladder_settings_write_the_object_the_provenance_holds():
                            "chance": "1/4", "chance_value": 0.25, "majority_class": "1/2",
                            "majority_class_value": 0.5, "n_items": 4, "ceilings": [{"label": "R1 = 1", "value": "1"}]}
     assert (s.n_items, s.chance, s.tie_rule) == (4, "1/4", "first")
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises((dataclasses.FrozenInstanceError, ValueError)):  # a frozen model: pydantic's error
         s.n_items = 5  # type: ignore[misc]
 
 

@@ -26,9 +26,9 @@ from viewcert.formats.export import (
     EXPORT_FORMAT,
     MANIFEST_BEGIN,
     MANIFEST_END,
-    MANIFEST_FIELDS,
     MANIFEST_FORMATS,
     Export,
+    ExportManifest,
     manifest_markdown,
     read_export,
 )
@@ -62,7 +62,7 @@ def test_a_molecule_export_is_one_export_and_reads_back_as_it(water):
     assert (m.kind, m.task, m.n_questions) == ("molecule", "point-group", 1)
     assert isinstance(m.certificate, CeilingCertificate) and m.certificate.summary.n == 1
     written = json.loads((d / "out" / "manifest.json").read_text())
-    assert written["format"] == EXPORT_FORMAT and list(written) == sorted(MANIFEST_FIELDS)  # every field, no other
+    assert written["format"] == EXPORT_FORMAT and list(written) == sorted(ExportManifest.model_fields)  # every field, no other
     # the settings typed (issue 41), the manifest's object given back by to_dict
     assert isinstance(m.settings, ExportSettingsRecord) and m.settings.to_dict() == written["settings"]
     assert (m.settings.task, m.settings.size, m.settings.supersample) == ("point-group", 64, 1)  # as built above
@@ -161,8 +161,10 @@ def test_only_the_manifest_changed_shape(tmp_path, kind):
     new = _older_build(kind, tmp_path / "out")
     files = {f: d for f, d in new.manifest["files"].items() if not _arms(f)}
     changed = {"certificate.json", "certificate_items.csv"} & set(old) | {f for f in old if f.startswith("sidecars/")}
-    added = {f for f in files if kind == "interaction" and f.startswith("sidecars/")}  # issue 40: new, beside each image
+    # issue 40: new, beside each image of an interaction export; issue 55: beside a task's after view
+    added = {f for f in files if kind in ("interaction", "task") and f.startswith("sidecars/")}
     assert set(files) - added == set(old) and (kind != "interaction" or len(added) == 6)
+    assert kind != "task" or added == {f"sidecars/{Path(p).stem}.json" for p in files if p.endswith("_v3.png")}
     assert {f for f in old if files[f] != old[f]} == changed
     assert sum(f.endswith(".png") for f in set(old) - changed) >= 3
     assert new.manifest["format"] == EXPORT_FORMAT and new.kind == kind
@@ -179,7 +181,7 @@ def test_bad_manifests_are_one_line(tmp_path, water):
     with pytest.raises(InputError, match="format"):
         read_export(tmp_path)  # duplicate key
     good = json.loads((d / "out" / "manifest.json").read_text())
-    for edit, match in (({"kind": "protein"}, "kind must be one of"), ({"items": "q0000"}, "items is not a list"),
+    for edit, match in (({"kind": "protein"}, "kind must be one of"), ({"items": "q0000"}, "items must be a list"),
                         ({"certificate": {"path": "../certificate.json"}}, "must be null or name certificate.json"),
                         ({"certificate": None, "settings": {"ceiling": 3}}, "settings.ceiling must be an object"),
                         ({"certificate": None, "settings": {"constraints": "x"}}, "constraints must be a list")):
@@ -216,7 +218,7 @@ def test_the_formats_page_holds_the_generated_manifest_section():
     text = FORMATS_PAGE.read_text()
     section = text[text.index(MANIFEST_BEGIN): text.index(MANIFEST_END) + len(MANIFEST_END)] + "\n"
     assert section == manifest_markdown(), "docs/formats.md: paste viewcert.formats.export.manifest_markdown()"
-    assert all(f"| `{k}` |" in section for k in MANIFEST_FIELDS) and all(f"`{f}`" in section for f in MANIFEST_FORMATS)
+    assert all(f"| `{k}` |" in section for k in ExportManifest.model_fields) and all(f"`{f}`" in section for f in MANIFEST_FORMATS)
 
 
 def test_the_cli_line_reads_the_export(tmp_path):

@@ -30,8 +30,8 @@ from viewcert.certify.inputs import load_input
 from viewcert.certify.run import run_certification
 from viewcert.certify.verify import verify_certificate
 from viewcert.cli.certify import register
-from viewcert.formats.fields import ABSENT
 from viewcert.formats.reader import read
+from viewcert.formats.records import CeilingCertificate
 from viewcert.formats.versions import KEPT_IN_V1, SINCE_V1, SINCE_V2, V1, in_format
 
 HERE = Path(__file__).parents[1] / "data" / "certificates" / "v1"
@@ -45,9 +45,9 @@ def _verify(name: str):
 
 def test_the_fixtures_are_format_1_as_written():
     for name in (*VERIFYING, "sheared_raised"):
-        cert = read(HERE / f"{name}.json", kind="ceiling")
+        cert = read(HERE / f"{name}.json", kind=CeilingCertificate)
         assert cert.format == V1 != FORMAT
-        assert cert.config.frame_on is ABSENT and "policy" not in cert.protocol.camera
+        assert not cert.config.written("frame_on") and "policy" not in cert.protocol.camera
 
 
 @pytest.mark.parametrize("name", VERIFYING)
@@ -99,7 +99,7 @@ def _covered(path: str, listed: set[str]) -> bool:
 
 @pytest.mark.parametrize("name", ["sheared", "crystals", "molecules", "perspective"])
 def test_the_table_names_every_field_added_since_format_1(name):
-    old = read(HERE / f"{name}.json", kind="ceiling").to_dict()
+    old = read(HERE / f"{name}.json", kind=CeilingCertificate).to_dict()
     spec = old["inputs"]["spec"]
     ds = load_input(spec if spec.startswith("builtin:") else str(INPUTS / spec))
     cfg_d = {**old["config"], "frame_on": "centres"}
@@ -130,7 +130,7 @@ def test_the_sheared_cell_is_what_the_readme_says():
 def test_a_format_1_item_scored_otherwise_now_is_reported():
     """/1 labelled the standardised cell (Pmm2 = 25) and scored it correct; the truth is now the input's
     label at the certificate's own 0.5° (P2 = 3): verify names the item, the flag and the reason."""
-    old = read(HERE / "sheared_raised.json", kind="ceiling")
+    old = read(HERE / "sheared_raised.json", kind=CeilingCertificate)
     (it,) = old.items
     assert old.config.angle_tolerance == 0.5 and old.config.std_angle_tolerance == 5.0
     assert it.label_rendered["space_group"] == 25 and it.correct is True

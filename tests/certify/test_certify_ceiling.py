@@ -140,7 +140,7 @@ def test_same_inputs_give_byte_identical_certificates(protos, tmp_path):
     write_certificate(tmp_path / "a.json", a.to_dict())
     write_certificate(tmp_path / "b.json", b.to_dict())
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
-    assert read(tmp_path / "a.json", kind="ceiling").to_dict() == json.loads(certificate_text(a.to_dict()))
+    assert read(tmp_path / "a.json", kind=CeilingCertificate).to_dict() == json.loads(certificate_text(a.to_dict()))
 
 
 def _study_layout(tmp_path, protos, ids, eval_labels, sidecar):

@@ -65,7 +65,7 @@ def _compare(json_out: Path, jcert: dict, table_out: Path, tcert: dict, size: in
 def test_prototypes_table_gives_the_json_certificates_figures(tmp_path):
     d, cfg = load_input("builtin:prototypes"), CertifyConfig()
     jcert = certify(d, cfg, out=tmp_path / "json", n_workers=1, plots=False, progress=False).to_dict()
-    tcert = certify_streamed(d, cfg, tmp_path / "table", n_workers=1, progress=False, shard_items=7)
+    tcert = certify_streamed(d, cfg, tmp_path / "table", n_workers=1, progress=False, shard_items=7).to_dict()
     assert [s["n"] for s in tcert["items_table"]["shards"]] == [7, 7, 6]
     _compare(tmp_path / "json", jcert, tmp_path / "table", tcert, 7, cfg)
     on_disk = json.loads((tmp_path / "table" / "certificate.json").read_text())
@@ -103,7 +103,7 @@ certify_streamed(load_input("builtin:prototypes"), CertifyConfig(), sys.argv[1],
 
 def test_sigkill_mid_run_resumes_per_shard_to_the_same_digest(tmp_path):
     d, cfg = load_input("builtin:prototypes"), CertifyConfig()
-    whole = certify_streamed(d, cfg, tmp_path / "whole", n_workers=1, progress=False, shard_items=2)
+    whole = certify_streamed(d, cfg, tmp_path / "whole", n_workers=1, progress=False, shard_items=2).to_dict()
     out = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(out)], env=env)
@@ -120,7 +120,7 @@ def test_sigkill_mid_run_resumes_per_shard_to_the_same_digest(tmp_path):
     for p in done:  # every shard on disk is whole (written atomically); a temporary may be left
         T.read_shard(p)
     lines: list[str] = []
-    again = certify_streamed(d, cfg, out, n_workers=1, progress=False, shard_items=2, report=lines.append)
+    again = certify_streamed(d, cfg, out, n_workers=1, progress=False, shard_items=2, report=lines.append).to_dict()
     n_resumed = 2 * len(done)
     assert lines == [f"resumed {n_resumed} of 20 items from {out / 'items'}"]
     assert json.loads((out / "run.json").read_text())["n_computed"] == 20 - n_resumed
@@ -138,16 +138,16 @@ def test_e3_through_the_table_gives_every_figure_of_the_json_certificate(shared_
     d, cfg = load_input(shared_data / "data" / "e3"), CertifyConfig(delta=0.01, tau=0.01)
     jcert = certify(d, cfg, out=tmp_path / "json", n_workers=2, plots=False, progress=False).to_dict()
     assert jcert["digest"]["value"] == STUDY_DIGEST
-    tcert = certify_streamed(d, cfg, tmp_path / "table", n_workers=2, progress=False, shard_items=64)
+    tcert = certify_streamed(d, cfg, tmp_path / "table", n_workers=2, progress=False, shard_items=64).to_dict()
     _compare(tmp_path / "json", jcert, tmp_path / "table", tcert, 64, cfg)
     assert tcert["summary"]["bound"]["text"].endswith("exact one-sided 95% lower bound 0.98584")
 
 
 def test_rerun_with_other_shards_leaves_only_its_own(tmp_path):
     d, cfg = load_input("builtin:prototypes"), CertifyConfig()
-    a = certify_streamed(d, cfg, tmp_path, n_workers=1, progress=False, shard_items=4)
+    a = certify_streamed(d, cfg, tmp_path, n_workers=1, progress=False, shard_items=4).to_dict()
     assert len(list((tmp_path / "items").iterdir())) == 5
-    b = certify_streamed(d, cfg, tmp_path, n_workers=1, progress=False, shard_items=10)
+    b = certify_streamed(d, cfg, tmp_path, n_workers=1, progress=False, shard_items=10).to_dict()
     assert sorted(p.name for p in (tmp_path / "items").iterdir()) == ["part-000000.parquet", "part-000001.parquet"]
     assert b["summary"] == a["summary"] and b["items_table"]["chain"] != a["items_table"]["chain"]
     assert [it.id for it in T.read_table(tmp_path, b)] == [it.id for it in d.items]

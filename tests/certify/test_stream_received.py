@@ -19,7 +19,6 @@ from viewcert.certify import stream as T
 from viewcert.errors import InputError
 from viewcert.formats.reader import receive
 from viewcert.formats.records import TABLE_CERTIFICATE_FORMAT, digest_record
-from viewcert.formats.table import r1_items
 from viewcert.io.atomic import json_dumps
 
 SHARDS = ([{"id": "a", "outcome": "error", "correct": False, "error": "unreadable"}],
@@ -55,7 +54,7 @@ def _cert(out: Path, folder: str | None = None) -> dict:
 
 def test_the_hand_made_table_reads(out):
     assert [it.id for it in T.read_table(out, _cert(out))] == ["a", "b", "c"]
-    assert [r["id"] for r in r1_items(receive(out / "certificate.json", streamed=True).certificate)] == ["a", "b", "c"]
+    assert [r["id"] for r in receive(out / "certificate.json", streamed=True).certificate.r1_rows()] == ["a", "b", "c"]
 
 
 def _folder_cases(out: Path, tmp_path: Path) -> dict[str, str]:
@@ -121,7 +120,7 @@ def test_a_shard_swapped_after_the_check_is_refused_without_waiting(out, tmp_pat
     shard = _plant(out, tmp_path, what)
     said = "is a symbolic link; it is not followed" if what == "symlink" else "is a FIFO (named pipe)"
     readers = {"read_table": lambda: list(T.read_table(out, _cert(out))), "read_shard": lambda: T.read_shard(shard),
-               "explore": lambda: list(tc.items()), "ladder": lambda: list(r1_items(tc))}
+               "explore": lambda: list(tc.items()), "ladder": lambda: list(tc.r1_rows())}
     # read_table receives the table record first (formats.table.shards_inside), so it refuses the swapped shard there
     record_check = f"file {shard}, field items_table.shards: shard is not a regular file inside the certificate's items/"
     for name, fn in readers.items():

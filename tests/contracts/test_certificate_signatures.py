@@ -14,7 +14,7 @@ import ast
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "viewcert"
-#: parameter names that hold a certificate (as in test_certificate_field_reads.CERT_NAMES)
+#: parameter names that hold a certificate
 CERT_PARAMS = {"cert", "certificate", "stored_cert", "old_cert"}
 MAPPINGS = {"dict", "Dict", "Mapping", "MutableMapping"}
 
@@ -69,11 +69,11 @@ def test_the_scan_finds_planted_violations():
                "def d(certificate: Path | dict[str, Any] | None = None) -> None: ...\n"
                "def e(*, old_cert: 'InteractionCertificate | typing.Mapping') -> None: ...\n"
                "class K:\n"
-               "    def f(self, y: TableCertificate\n"
+               "    def f(self, y: StreamedCertificate\n"
                "          | MutableMapping) -> None: ...\n")
     assert certificate_or_dict(planted) == [(1, "a", "cert"), (2, "b", "x"), (3, "c", "return"),
                                            (4, "d", "certificate"), (5, "e", "old_cert"), (7, "f", "y")]
-    clean = ("def a(cert: CeilingCertificate, d: dict | None = None) -> Certificate | TableCertificate: ...\n"
+    clean = ("def a(cert: CeilingCertificate, d: dict | None = None) -> Certificate | StreamedCertificate: ...\n"
              "def b(data: Mapping | list, cert: Certificate | None) -> dict: ...\n"
              "def c(cls, d: Mapping) -> CeilingCertificate: ...\n")
     assert certificate_or_dict(clean) == []

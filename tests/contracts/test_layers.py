@@ -41,7 +41,7 @@ LAYERS: dict[str, int] = {
     "harness": 5,
     "benchmark": 10, "attribution": 10,
     "learn": 11,  # learned readers: their predictions are rungs named by attribution.table
-    "explore": 11,  # shows every export: a task export's questions are rebuilt by benchmark.tasks_export
+    "explore": 11,  # shows every export (and a ladder output beside it)
     "api": 12,  # the jobs a person runs (a notebook or a command): each composes the library, returns a report
     "cli": 13,  # a shell over api: parses options, calls one api function, prints its report
 }

@@ -219,14 +219,14 @@ def test_without_the_complexes_an_interaction_page_draws_its_bonds_from_the_side
     export without sidecars says why none is drawn."""
     import shutil
 
-    from viewcert.explore.site import NOTES
+    from viewcert.explore.kinds import InteractionPages
 
     cert = json.loads((pocket_ligand_export / "certificate.json").read_text())
     assert_certificate_consistent(cert)
     write_site(pocket_ligand_export, tmp_path / "site")  # no inputs: the complexes are not read
     page = (tmp_path / "site" / "items" / "0000.html").read_text()
     with_inputs = (pocket_ligand_site / "items" / "0000.html").read_text()
-    assert NOTES["interaction"] not in html_text(page)
+    assert InteractionPages.OVERLAY_NOTE not in html_text(page)
 
     def marks(html):  # (kind, class, group) and the mark's pixel coordinates, in document order
         return [((t, a["class"], a.get("data-group", "")), [float(a[k]) for k in (
@@ -241,7 +241,7 @@ def test_without_the_complexes_an_interaction_page_draws_its_bonds_from_the_side
     shutil.copytree(pocket_ligand_export, tmp_path / "old", ignore=shutil.ignore_patterns("sidecars"))
     write_site(tmp_path / "old", tmp_path / "old_site")  # an export written before sidecars: says why
     page = (tmp_path / "old_site" / "items" / "0000.html").read_text()
-    assert f'<p class="note overlay-note">{html_text(NOTES["interaction"])}</p>' in page
+    assert f'<p class="note overlay-note">{html_text(InteractionPages.OVERLAY_NOTE)}</p>' in page
     assert not any(t == "line" for t, _ in start_tags(page)) and page.count('<table class="bonds">') == 1
     assert not any(t == "input" for t, _ in start_tags(page))  # no legend of layers nothing draws
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from viewcert.errors import InputError
-from viewcert.formats.fields import ABSENT
 from viewcert.formats.item_sections import (
     HandednessOutcome,
     ItemCeiling,
@@ -28,7 +27,7 @@ from viewcert.formats.records import (
     Certificate,
     InteractionItemRecord,
     ItemOutcome,
-    kind_of,
+    certificate_class,
 )
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -80,9 +79,9 @@ def test_a_hand_written_crystal_item_reads_as_typed_fields():
     assert it.oracle.reason is None and it.oracle.warnings is None  # null stays null
     assert it.oracle.extra == {"a_later_key": [1, 2]}  # an unknown key is kept
     assert it.uniqueness_margin.delta_star == 0.0042 and it.uniqueness_margin.near_miss == [3, 5]
-    assert it.uniqueness_margin.near_miss_point == [0.5, 0.25, 1.0] and it.uniqueness_margin.error is ABSENT
+    assert it.uniqueness_margin.near_miss_point == [0.5, 0.25, 1.0] and not it.uniqueness_margin.written("error")
     assert isinstance(it.symmetry_raised, SymmetryRaised) and it.symmetry_raised.levels[0] == "crystal_system"
-    assert it.molecule is ABSENT and not it.is_molecule
+    assert not it.written("molecule") and not it.is_molecule
     # the truth of a raised symmetry is the input's label (reference_source "input")
     assert it.reference("space_group") == 225 and it.predicted("space_group") == 225
     assert it.to_dict() == CRYSTAL
@@ -99,7 +98,7 @@ def test_a_hand_written_molecule_item_reads_as_typed_fields():
     assert mol.handedness.extra == {"new_in_a_later_version": 7} and mol.stereocentres is None
     assert mol.correct_by_level == {"uniqueness": True, "point_group": True, "handedness": True}
     assert it.predicted("point_group") == "C1" and it.reference("point_group") == "C1"
-    assert it.oracle.n_recovered is ABSENT  # a key the item did not write
+    assert not it.oracle.written("n_recovered")  # a key the item did not write
     assert it.to_dict() == MOLECULE
 
 
@@ -107,7 +106,7 @@ def test_a_hand_written_interaction_item_reads_as_typed_fields():
     it = InteractionItemRecord.from_dict(copy.deepcopy(INTERACTION))
     assert isinstance(it.ideal, ItemCeiling) and isinstance(it.rendered, ItemCeiling)
     assert it.ceiling("ideal") == 1.0 and it.ceiling("rendered") == 0.5 and it.ceiling() == 0.5
-    assert it.rendered.loss == ["label_hidden"] and it.ideal.loss is None and it.rendered.n_determined is ABSENT
+    assert it.rendered.loss == ["label_hidden"] and it.ideal.loss is None and not it.rendered.written("n_determined")
     assert it.to_dict() == INTERACTION
     without = InteractionItemRecord.from_dict({"id": "q1", "rendered": {"n_true": 0}})
     with pytest.raises(InputError, match="rendered ceiling"):
@@ -130,7 +129,7 @@ def _certificates(root: Path) -> list[tuple[Path, dict]]:
         if not (isinstance(d, dict) and isinstance(d.get("items"), list)):
             continue
         try:
-            kind_of(d)
+            certificate_class(d)
         except InputError:  # a manifest or a harness file, not a certificate
             continue
         out.append((p, d))
@@ -149,7 +148,7 @@ def _check_typed(cert: Certificate, d: dict) -> int:
                 assert getattr(it, name).to_dict() == raw[name]
                 seen += 1
             else:
-                assert getattr(it, name) == raw.get(name, ABSENT)
+                assert getattr(it, name) == raw.get(name)
         if cert.KIND == "ceiling" and isinstance(raw.get("molecule"), dict):
             assert it.molecule.point_group.input == raw["molecule"]["point_group"]["input"]
             assert it.molecule.handedness.status == raw["molecule"]["handedness"]["status"]
@@ -158,7 +157,7 @@ def _check_typed(cert: Certificate, d: dict) -> int:
 
 def test_every_committed_certificate_round_trips_with_its_sections_typed():
     found = _certificates(DATA)
-    kinds = {kind_of(d).name for _, d in found}
+    kinds = {certificate_class(d).KIND for _, d in found}
     assert {"ceiling", "task", "interaction"} <= kinds, kinds  # the fixtures cover every kind
     seen = 0
     for path, d in found:
@@ -267,11 +266,11 @@ def test_a_wrong_kind_in_an_item_section_is_named_by_its_full_path():
     d["items"][2]["oracle"]["n_phantoms"] = 1.5
     with pytest.raises(InputError) as exc:
         CeilingCertificate.from_dict(d)
-    assert exc.value.message == "items[2].oracle.n_phantoms must be a count (or null), got 1.5"
+    assert exc.value.message == "items[2].oracle.n_phantoms must be a count, got 1.5"
     m = _molecule_index(d := _sample())
     d["items"][m]["molecule"]["point_group"]["cross_check"] = {"ours": "C1", "pymatgen": "C1", "agree": True}
     d["items"][m]["molecule"]["handedness"]["status"] = ["determined"]
     with pytest.raises(InputError) as exc:
         CeilingCertificate.from_dict(d)
     assert exc.value.field == f"items[{m}].molecule.handedness.status"
-    assert exc.value.message == f"items[{m}].molecule.handedness.status must be text (or null), got list"
+    assert exc.value.message == f"items[{m}].molecule.handedness.status must be text, got list"

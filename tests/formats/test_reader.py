@@ -45,9 +45,9 @@ def test_every_committed_certificate_reads_typed_and_round_trips_exactly(path):
 def test_a_kind_asked_for_refuses_another_naming_the_file():
     task = DATA / "exports" / "v1" / "task" / "certificate.json"
     with pytest.raises(InputError, match="not a crystal/molecule certificate") as exc:
-        read(task, kind="ceiling")
+        read(task, kind=CeilingCertificate)
     assert exc.value.source == str(task) and exc.value.field == "format"
-    assert isinstance(read(task, kind="task"), TaskCertificate)
+    assert isinstance(read(task, kind=TaskCertificate), TaskCertificate)
 
 
 def test_a_stale_digest_is_refused_unless_allowed(tmp_path):

@@ -10,7 +10,6 @@ import pytest
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.stream import Tally, tally_summary
 from viewcert.errors import InputError
-from viewcert.formats.fields import ABSENT
 from viewcert.formats.records import CeilingCertificate, Certificate, ItemOutcome, Summary, TaskCertificate
 from viewcert.formats.summary_sections import (
     InteractionGroup,
@@ -25,7 +24,6 @@ from viewcert.formats.summary_sections import (
     TaskGroup,
     TaskSummary,
 )
-from viewcert.formats.table import TableHead
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 FIXTURES = sorted(p for p in DATA.rglob("*.json") if p.name != "manifest.json"
@@ -49,7 +47,7 @@ def test_a_hand_written_summary_typed():
     assert isinstance(s.kinds, Kinds) and (s.kinds.crystals, s.kinds.molecules) == (8, 0)
     assert isinstance(s.bound, RateBound) and (s.bound.k, s.bound.n, s.bound.lower, s.bound.sided) == (
         6, 8, 0.40, "one-sided-lower")
-    assert s.interval.text.startswith("no item") and s.interval.lower is ABSENT and s.interval
+    assert s.interval.text.startswith("no item") and not s.interval.written("lower") and s.interval
     assert isinstance(s.phantom_census, PhantomCensus)
     assert (s.phantom_census.items_with_phantoms, s.phantom_census.total_phantoms,
             s.phantom_census.items_certified) == (2, 7, 4)
@@ -81,7 +79,7 @@ def test_a_hand_written_task_and_interaction_summary():
     s = TaskSummary.from_dict(d)
     assert isinstance(s.all, TaskGroup) and (s.all.n, s.all.unique, s.all.unique_bound.lower) == (4, 1, 0.01)
     assert isinstance(s.all.exact_ceiling, MeanInterval) and s.all.exact_ceiling.hi95 == 0.75
-    assert s.all.handedness_ceiling is ABSENT and s.all.excluded == [{"structure_id": "planar"}]
+    assert not s.all.written("handedness_ceiling") and s.all.excluded == [{"structure_id": "planar"}]
     assert list(s.groups()) == ["all", "axis y"] and s.groups()["axis y"].partial_ceiling.mean == 0.6
     assert s.to_dict() == d and s.extra == {"axis y": g}
     i = {"all": {"n": 2, "ideal": {"mean": 1.0, "lo": 1.0, "hi": 1.0}, "rendered": {"mean": 0.5, "lo": 0.0,
@@ -89,7 +87,7 @@ def test_a_hand_written_task_and_interaction_summary():
          "negative": {"n": 1}, "bonds=1": {"n": 1, "rendered": {"mean": 1.0, "lo": 1.0, "hi": 1.0}}}
     t = InteractionSummary.from_dict(i)
     assert isinstance(t.all, InteractionGroup) and (t.all.rendered.mean, t.all.ideal.hi) == (0.5, 1.0)
-    assert t.positive is ABSENT and t.negative.n == 1 and t.negative.rendered is ABSENT
+    assert not t.written("positive") and t.negative.n == 1 and not t.negative.written("rendered")
     assert list(t.groups()) == ["all", "negative", "bonds=1"] and t.groups()["bonds=1"].rendered.lo == 1.0
     assert t.to_dict() == i
 
@@ -117,25 +115,24 @@ def test_a_streamed_summary_round_trips_and_states_the_json_figures():
     assert s.to_dict() == summ
     assert (s.n, s.correct, s.kinds.to_dict()) == (d["summary"]["n"], d["summary"]["correct"], d["summary"]["kinds"])
     assert s.phantom_census.to_dict() == d["summary"]["phantom_census"]
-    head = TableHead.of({"format": "x", "summary": summ, "items_table": {}})
-    assert head.summary == s and head.summary.bound.text == summ["bound"]["text"]
+    assert s.bound.text == summ["bound"]["text"]
 
 
 @pytest.mark.parametrize(("bad", "where", "message"), [
     ({"kinds": [8, 0]}, "summary.kinds", "must be an object, got list"),
     ({"bound": "6/8"}, "summary.bound", "must be an object, got '6/8'"),
     ({"phantom_census": {**CENSUS, "items_unique": "5"}}, "summary.phantom_census.items_unique",
-     "must be a count (or null), got '5'"),
+     "must be a count, got '5'"),
     ({"phantom_census": {**CENSUS, "total_phantoms": True}}, "summary.phantom_census.total_phantoms",
-     "must be a count (or null), got True"),
+     "must be a count, got True"),
     ({"phantom_census": {**CENSUS, "items_exact": 4.5}}, "summary.phantom_census.items_exact",
-     "must be a count (or null), got 4.5"),
-    ({"interval": {"lower": "low"}}, "summary.interval.lower", "must be a number (or null), got 'low'"),
+     "must be a count, got 4.5"),
+    ({"interval": {"lower": "low"}}, "summary.interval.lower", "must be a number, got 'low'"),
     ({"molecules": 3}, "summary.molecules", "must be an object, got 3"),
-    ({"molecules": {"n": 1.0}}, "summary.molecules.n", "must be a count (or null), got 1.0"),
+    ({"molecules": {"n": 1.0}}, "summary.molecules.n", "must be a count, got 1.0"),
     ({"by_level": {"space_group": 6}}, "summary.by_level.space_group", "must be an object, got 6"),
     ({"by_crystal_system": {"cubic": {"n": "8"}}}, "summary.by_crystal_system.cubic.n",
-     "must be a count (or null), got '8'"),
+     "must be a count, got '8'"),
     ({"by_level": [6]}, "summary.by_level", "must be an object, got list"),
 ])
 def test_a_malformed_summary_section_is_one_named_line(bad, where, message):
@@ -150,7 +147,7 @@ def test_a_malformed_task_or_interaction_group_is_one_named_line():
     d = json.loads((DATA / "exports/v1/task/certificate.json").read_text())
     with pytest.raises(InputError, match=r"summary\.axis y must be an object, got list"):
         Certificate.from_dict({**d, "summary": {**d["summary"], "axis y": []}})
-    with pytest.raises(InputError, match=r"summary\.all\.exact_ceiling\.mean must be a number \(or null\), got '1'"):
+    with pytest.raises(InputError, match=r"summary\.all\.exact_ceiling\.mean must be a number, got '1'"):
         Certificate.from_dict({**d, "summary": {"all": {"exact_ceiling": {"mean": "1"}}}})
     with pytest.raises(InputError, match=r"summary must be an object, got 3"):
         Certificate.from_dict({**d, "summary": 3})
@@ -158,18 +155,19 @@ def test_a_malformed_task_or_interaction_group_is_one_named_line():
     i = json.loads((DATA / "exports/v1/interaction/certificate.json").read_text())
     with pytest.raises(InputError, match=r"summary\.all\.rendered must be an object, got 0\.5"):
         Certificate.from_dict({**i, "summary": {"all": {"n": 1, "rendered": 0.5}}})
-    with pytest.raises(InputError, match=r"summary\.n must be a count \(or null\), got '1'"):
-        TableHead.of({"format": "x", "summary": {"n": "1"}, "items_table": {}})
+    with pytest.raises(InputError, match=r"summary\.n must be a count, got '1'"):
+        TableSummary.from_dict({"n": "1"})
 
 
 def test_a_received_streamed_summary_is_checked_with_its_shape():
     """``check_table_shape`` (what a streamed certificate received passes first) refuses a malformed summary in
     one line naming the file and the field."""
-    from viewcert.formats.table import check_table_shape
+    from viewcert.formats.table import StreamedCertificate
 
-    bad = {"inputs": {}, "config": {}, "summary": {"n": 3, "kinds": [3, 0]}, "items_table": {}}
+    bad = {"format": StreamedCertificate.FORMATS[0], "inputs": {}, "config": {}, "summary": {"n": 3, "kinds": [3, 0]},
+           "items_table": {}}
     with pytest.raises(InputError, match=r"summary\.kinds must be an object, got list") as e:
-        check_table_shape(bad, "sent/certificate.json")
+        StreamedCertificate.opened("sent/certificate.json", bad)
     assert (e.value.source, e.value.field) == ("sent/certificate.json", "summary.kinds")
     assert "\n" not in str(e.value)
 
@@ -179,13 +177,13 @@ def test_a_group_read_under_another_name_is_named_where_it_was_read():
     section it is named where it was read (hand-written expectations)."""
     with pytest.raises(InputError) as e:
         InteractionSummary.from_dict({"positive": {"n": 2, "rendered": {"mean": "high"}}})
-    assert e.value.message == "summary.positive.rendered.mean must be a number (or null), got 'high'"
+    assert e.value.message == "summary.positive.rendered.mean must be a number, got 'high'"
     with pytest.raises(InputError) as e:
         TaskSummary.from_dict({"all": {"n": 1}, "axis y": {"n": 1, "unique_bound": {"k": False}}})
-    assert e.value.message == "summary.axis y.unique_bound.k must be a count (or null), got False"
+    assert e.value.message == "summary.axis y.unique_bound.k must be a count, got False"
     with pytest.raises(InputError) as e:
         TaskSummary.from_dict({"all": {"n": 1}, "axis y": None})
     assert e.value.message == "summary.axis y must be an object, got None"
-    with pytest.raises(InputError) as e:  # made by a producer: named under the sections' own SOURCE
-        TaskGroup(n=1, exact_ceiling={"lo95": [0.1]})
-    assert e.value.message == "summary.all.exact_ceiling.lo95 must be a number (or null), got list"
+    with pytest.raises(InputError) as e:  # read on its own: named under the section's own SOURCE
+        TaskGroup.from_dict({"n": 1, "exact_ceiling": {"lo95": [0.1]}})
+    assert e.value.message == "summary.all.exact_ceiling.lo95 must be a number, got list"

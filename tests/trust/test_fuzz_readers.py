@@ -23,6 +23,7 @@ from viewcert.certify.run import run_certification
 from viewcert.certify.verify import trusted_input
 from viewcert.errors import InputError
 from viewcert.formats.reader import read
+from viewcert.formats.records import CeilingCertificate
 from viewcert.io.read import read_structure
 from viewcert.structures import Structure
 
@@ -160,7 +161,7 @@ def test_certificate_reader_fails_cleanly(certificate_bytes):
             p.write_bytes(blob)
 
             def call():
-                cert = read(p, kind="ceiling")
+                cert = read(p, kind=CeilingCertificate)
                 cfg = CertifyConfig.from_dict(cert.config.to_dict() if cert.config else cert.config)
                 cfg.check_limits()
                 trusted_input(cert, d)
@@ -184,7 +185,7 @@ def test_certificate_fields_of_any_type_fail_cleanly(value, key):
         p.write_text(json.dumps(base))
 
         def call():
-            cert = read(p, kind="ceiling")
+            cert = read(p, kind=CeilingCertificate)
             CertifyConfig.from_dict(cert.config).check_limits()
             trusted_input(cert, d)
 

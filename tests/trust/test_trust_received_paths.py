@@ -112,10 +112,12 @@ def test_verify_of_a_task_certificate_inside_the_trusted_folder_still_verifies(t
     assert under(seen, x) == []
 
 
-def test_explore_draws_no_task_pose_from_an_input_outside(task_export, tmp_path):
-    """explore rebuilds a task's questions from its input: an input outside T is never opened, the page says
-    the poses are not drawn; the same input inside T draws them (the control)."""
-    from viewcert.explore.site import NOTES
+def test_explore_never_opens_a_task_exports_input(task_export, tmp_path):
+    """Issue 55: a task export records the geometry its pages draw (the after view's sidecar), so explore never
+    rebuilds its questions: an input named outside T is never opened and the poses are still drawn, from the
+    export's own sidecar; with the sidecar removed (an export written before it existed) the page says the poses
+    are not drawn."""
+    from viewcert.explore.kinds import TaskPages
     from viewcert.sanitize import html_text
 
     t, x, f = _planted(tmp_path, task_export, lambda c, t, x: c.update(input=str(x / "chfclbr.xyz")))
@@ -124,9 +126,12 @@ def test_explore_draws_no_task_pose_from_an_input_outside(task_export, tmp_path)
     assert code == 0, out
     assert under(seen, x) == [], f"opened outside the trusted folder: {under(seen, x)}"
     page = (tmp_path / "site" / "items" / "0000.html").read_text()
-    assert html_text(NOTES["task"]) in page and 'class="mk candidate"' not in page
-    code, out, _ = run(["explore", str(f), "--out", str(tmp_path / "site2"), "--inputs", str(x), "--workers", "1"])
-    assert code == 0 and 'class="mk candidate"' in (tmp_path / "site2" / "items" / "0000.html").read_text()
+    assert 'class="mk candidate"' in page and html_text(TaskPages.OVERLAY_NOTE) not in page
+    for side in (f / "sidecars").glob("*.json"):
+        side.unlink()
+    code, out, _ = run(["explore", str(f), "--out", str(tmp_path / "site2"), "--inputs", str(t), "--workers", "1"])
+    page = (tmp_path / "site2" / "items" / "0000.html").read_text()
+    assert code == 0 and 'class="mk candidate"' not in page and html_text(TaskPages.OVERLAY_NOTE) in page
 
 
 @pytest.fixture(scope="module")

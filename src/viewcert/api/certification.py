@@ -6,11 +6,14 @@ could not be read or certified (reported apart, not counted in R1).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
+from typing import Any
 
 from viewcert import defaults
 from viewcert.api.report import Line, Report, check_out, parse_tiling
-from viewcert.certify import CertifyConfig, stream
+from viewcert.certify import CertifyConfig
 from viewcert.certify.ceilings import as_rendered_of, both_ceilings, ceiling_lines, renders
 from viewcert.certify.evaluate import check_placements
 from viewcert.certify.inputs import database_format, label_hint
@@ -23,8 +26,8 @@ from viewcert.certify.verify import verify_certificate
 from viewcert.certify.verify_table import verify_table
 from viewcert.errors import InputError, ViewcertError, did_you_mean
 from viewcert.formats.reader import Received, receive
-from viewcert.formats.records import CeilingCertificate
-from viewcert.formats.table import TableCertificate, TableHead
+from viewcert.formats.records import CeilingCertificate, CertificateVisitor
+from viewcert.formats.table import StreamedCertificate
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.outputs import claimed
 from viewcert.limits import Limits, using_limits
@@ -172,25 +175,45 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
                 if use_item_table(dataset, item_table) else \
                 run_certification(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=plots,
                                   resume=resume, report=progress)
-            ceilings = []
-            if isinstance(got, CeilingCertificate) and renders(cfg) and got.summary.n:  # the honest ceiling too
-                if progress is not None:
-                    progress("viewcert: the same views as rendered (observe visible) ...")
-                both = both_ceilings(as_rendered_of(dataset, cfg, n_workers=workers, scheduler=scheduler), got)
-                ceilings = ceiling_lines(both, image_size=cfg.observation.image_size)
-                write_text_atomic(out / "summary.txt", summary_text(got, ceilings=ceilings))
-        if not isinstance(got, CeilingCertificate):  # the streamed certificate (its JSON object): summary.txt, first errors
-            head = TableHead.of(got)
-            n = head.summary.n_errors
-            return Report((Line((out / "summary.txt").read_text(), nl=False), *hint), failures=tuple(
-                error_line({"id": it.id, "error": it.error}) for it in stream.error_items(out, got, limit=30)) if n else (),
-                n_failures=n, note="(every one in the item table); they are reported apart and not counted in R1",
-                value=got)
-        cert = got  # typed: certify's JSON certificate
-        return Report((Line(summary_text(cert, ceilings=ceilings), nl=False), *hint, Line(
+            return got.visit(_CertifyReport(out, plots, hint, dataset, cfg, workers, scheduler, progress))
+
+
+@dataclass(frozen=True)
+class _CertifyReport(CertificateVisitor[Report]):
+    """What ``certify`` reports of the certificate it wrote into ``out`` (a JSON certificate: its ceiling as
+    rendered too, where the views are rendered, ``certify.ceilings``)."""
+
+    out: Path
+    plots: bool
+    hint: tuple  # a database's label-like columns, unread (``certify.inputs.label_hint``)
+    dataset: Any
+    cfg: CertifyConfig
+    workers: int | None
+    scheduler: str | None
+    progress: Callable | None
+
+    def ceiling(self, cert: CeilingCertificate) -> Report:
+        out, cfg = self.out, self.cfg
+        ceilings = []
+        if renders(cfg) and cert.summary.n:  # the honest ceiling too
+            if self.progress is not None:
+                self.progress("viewcert: the same views as rendered (observe visible) ...")
+            both = both_ceilings(as_rendered_of(self.dataset, cfg, n_workers=self.workers, scheduler=self.scheduler),
+                                 cert)
+            ceilings = ceiling_lines(both, image_size=cfg.observation.image_size)
+            write_text_atomic(out / "summary.txt", summary_text(cert, ceilings=ceilings))
+        return Report((Line(summary_text(cert, ceilings=ceilings), nl=False), *self.hint, Line(
             f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, {out / 'disagreements.csv'}"
-            + (", plots" if plots and cert.summary.n else ""))),
+            + (", plots" if self.plots and cert.summary.n else ""))),
             failures=tuple(error_line(e) for e in cert.summary.errors or []), note=NOT_IN_R1, value=cert)
+
+    def streamed(self, cert: StreamedCertificate) -> Report:  # summary.txt, the first errors of the item table
+        n = cert.summary.n_errors
+        errors = list(islice((it for it in cert.items() if it.is_error), 30)) if n else []  # lazily, shard by shard
+        return Report((Line((self.out / "summary.txt").read_text(), nl=False), *self.hint), failures=tuple(
+            error_line({"id": it.id, "error": it.error}) for it in errors),
+            n_failures=n, note="(every one in the item table); they are reported apart and not counted in R1",
+            value=cert)
 
 
 def verify(cert: str | Path, *, input_spec: str | None = None, inputs: str | Path | None = None,
@@ -229,24 +252,37 @@ def verify(cert: str | Path, *, input_spec: str | None = None, inputs: str | Pat
         if cert.is_dir() and not cert.is_symlink() and (cert / "certificate.json").is_file():
             cert = cert / "certificate.json"  # a certify output folder
         got = receive(cert, allow_stale=allow_stale, streamed=True)  # read once, every kind
-        if isinstance(got.certificate, TableCertificate):  # streamed: recomputed shard by shard beside its item table
-            rep = verify_table(cert, got, input_spec=input_spec, n_workers=workers, scheduler=scheduler,
-                               inputs_root=root)
-        else:
-            rep = _verify_json(cert, got, input_spec, root, workers, scheduler)
+        rep = got.certificate.visit(_Verify(cert, got, input_spec, root, workers, scheduler))
         # one_line: a received certificate's ids and values cannot forge a report line
         return Report(tuple(Line(x, one_line=True) for x in rep.lines()), exit_code=0 if rep.ok else 1, value=rep)
 
 
-def _verify_json(cert: Path, got: Received, input_spec, root: Path, workers, scheduler):
-    """The report of a JSON certificate of any kind (a ceiling certificate, an export's)."""
-    from viewcert.benchmark.verify_export import verify_export  # lazy: start-up (the exporters)
+@dataclass(frozen=True)
+class _Verify(CertificateVisitor):
+    """Each kind recomputed by its own verifier."""
 
-    if got.certificate.KIND == "ceiling":
-        return verify_certificate(cert, input_spec=input_spec, n_workers=workers, scheduler=scheduler,
-                                  inputs_root=root, received=got)
-    # an export's certificate: recomputed by running the export again
-    return verify_export(got, Path(cert), input_spec=input_spec, root=trusted_root(root))
+    path: Path
+    got: Received
+    input_spec: str | None
+    root: Path
+    workers: int | None
+    scheduler: str | None
+
+    def ceiling(self, cert):
+        return verify_certificate(self.path, input_spec=self.input_spec, n_workers=self.workers,
+                                  scheduler=self.scheduler, inputs_root=self.root, received=self.got)
+
+    def streamed(self, cert):  # recomputed shard by shard beside its item table
+        return verify_table(self.path, self.got, input_spec=self.input_spec, n_workers=self.workers,
+                            scheduler=self.scheduler, inputs_root=self.root)
+
+    def task(self, cert):  # an export's certificate: recomputed by running the export again
+        from viewcert.benchmark.verify_export import verify_export  # lazy: start-up (the exporters)
+
+        return verify_export(self.got, self.path, input_spec=self.input_spec, root=trusted_root(self.root))
+
+    def interaction(self, cert):
+        return self.task(cert)
 
 
 def sweep_plan(protocols: str, *, subsets: bool = False, deltas: str | None = None, sigmas: str | None = None,

@@ -36,14 +36,17 @@ from viewcert.attribution.parsing import TIE_RULES, majority_vote
 from viewcert.attribution.settings import LadderSettingsRecord
 from viewcert.attribution.table import RUNGS, Coverage, ResultTable
 from viewcert.errors import InputError
-from viewcert.formats.reader import Received, read_json, receive
+from viewcert.formats.ladder import R1CountsRecord
+from viewcert.formats.reader import Received, receive
 from viewcert.formats.records import (
     CeilingCertificate,
+    CertificateVisitor,
     InteractionCertificate,
     TaskCertificate,
+    as_kind,
+    ladder_items,
 )
-from viewcert.formats.settings_sections import or_none
-from viewcert.formats.table import TableCertificate, r1_items
+from viewcert.formats.table import StreamedCertificate
 
 DEFAULT_THRESHOLD = 0.05
 
@@ -161,11 +164,9 @@ def list_ceilings(cert: InteractionCertificate, src: str, universe: Sequence[str
     """{item id: ceiling} of an interaction certificate (``items[].{mode}.ceiling``: the best expected
     list score), over the results' items (all of the certificate's when no universe is given); InputError when
     ``cert`` is another kind."""
-    if not isinstance(cert, InteractionCertificate):
-        raise InputError("an interaction-list export needs its interaction certificate", source=src, field="format")
-    typed = cert
     per = {}
-    for i, e in enumerate(typed.items):
+    why = "an interaction-list export needs its interaction certificate"
+    for i, e in enumerate(as_kind(cert, InteractionCertificate, src, why).items):
         try:
             per[e.id] = e.ceiling(mode)
         except InputError:
@@ -235,29 +236,12 @@ class R1Counts:
     tau: Any = None
 
     @classmethod
-    def of_view(cls, cert: CeilingCertificate) -> R1Counts:
-        """``summary.correct`` / ``n`` over the items the headline counts: a run with crystals and molecules
-        reports them apart and its headline is the crystals' (``certify.summary``), so its molecules (not
-        periodic) are left out; δ and τ from ``tolerances``."""
-        s = cert.summary
-        mixed = bool(s.kinds and s.kinds.crystals and s.kinds.molecules)
-        items = [{"id": it.id, "correct": bool(it.correct),
-                  "reasons": list(it.reasons) if isinstance(it.reasons, list) else []} for it in cert.items
-                 if not (mixed and it.periodic is False)]
-        tol = cert.tolerances
-        return cls(s.correct, s.n, items, or_none(tol.delta) if tol else None, or_none(tol.tau) if tol else None)
-
-    @classmethod
-    def of_table(cls, tc: TableCertificate) -> R1Counts:
-        """The counts of a streamed certificate (``formats.table``): its summary's counts and, read lazily (only
-        the columns R1 needs, one shard at a time), its items, by :meth:`of_view`'s rule."""
-        s = tc.summary
-        mixed = bool(s.kinds and s.kinds.crystals and s.kinds.molecules)
-        items = [{"id": it["id"], "correct": it["correct"], "reasons": it["reasons"]} for it in r1_items(tc)
-                 if not (mixed and it["periodic"] is False)]
-        tol = tc.tolerances
-        return cls(or_none(s.correct), or_none(s.n), items, or_none(tol.delta) if tol else None,
-                   or_none(tol.tau) if tol else None)
+    def of_view(cls, cert: CeilingCertificate | StreamedCertificate) -> R1Counts:
+        """``summary.correct`` / ``n`` over the items the headline counts (``formats.records.ladder_items``: a
+        streamed certificate's read lazily, only the columns R1 needs); δ and τ from ``tolerances``."""
+        s, tol = cert.summary, cert.tolerances
+        return cls(s.correct, s.n, ladder_items(s, cert.r1_rows()), tol.delta if tol else None,
+                   tol.tau if tol else None)
 
     @classmethod
     def from_dict(cls, d: Mapping) -> R1Counts:
@@ -277,23 +261,6 @@ def _source(src: str, sha256: str, digest_ok: bool | None, *, say_verified: bool
     note = {True: "digest verified" if say_verified else "",
             False: "DIGEST MISMATCH: read with --allow-stale-certificate", None: "digest not checked"}[digest_ok]
     return f"certificate {src} sha256:{sha256}" + (f" ({note})" if note else "")
-
-
-def _mean_ceiling(got: Received, src: str, universe: Sequence[str] | None) -> Ceiling:
-    """R1 of a transformation-task or interaction certificate: the mean per-item ceiling, no per-item
-    outcomes."""
-    cert = got.certificate
-    src_note = _source(src, got.sha256, got.digest_ok, say_verified=False)
-    if isinstance(cert, InteractionCertificate):
-        per = list_ceilings(cert, src, universe)
-        value = parse_fraction(sum(per.values()) / len(per))
-        return Ceiling(value, f"R1 = {float(value):.4f} (interaction certificate, mean list ceiling over {len(per)} "
-                       "items)", src_note, None, len(per), None, None, None, cert.digest_value, digest_ok=got.digest_ok)
-    _, n_t, value = _task_ceiling(cert, src, universe)
-    tol = cert.tolerances
-    delta = or_none(tol.delta_angstrom) if tol else None
-    return Ceiling(value, f"R1 = {float(value):.4f} (task certificate, mean ceiling over {n_t} items)",
-                   src_note, None, n_t, None, delta, None, cert.digest_value, digest_ok=got.digest_ok)
 
 
 def _check_covered(universe: Sequence[str], outcomes: Mapping, src: str) -> None:
@@ -338,18 +305,42 @@ def ceiling_from_certificate(path: str | Path, universe: Sequence[str] | None = 
         R1 as a fraction, δ and τ (Å) where recorded, per-item outcomes where the kind has them, the digest.
     """
     src = str(Path(path))
-    if received is None:
-        data, sha = read_json(path)  # read once: the hand-written layout or a viewcert certificate
-        if isinstance(data, dict) and "format" not in data:
-            return _counts_ceiling(R1Counts.from_dict(data), src, sha, None, None, universe, id_map)
-        received = receive(path, data=data, sha256=sha, allow_stale=allow_stale, streamed=True)
-    cert = received.certificate
-    if isinstance(cert, TaskCertificate | InteractionCertificate):
-        return _mean_ceiling(received, src, universe)
-    counts = R1Counts.of_table(cert) if isinstance(cert, TableCertificate) else R1Counts.of_view(cert)
-    digest = cert.digest_value
-    return _counts_ceiling(counts, src, received.sha256, None if digest is None else str(digest),
-                           received.digest_ok, universe, id_map)
+    if received is None:  # the one reader: a viewcert certificate, or the hand-written layout
+        received = receive(path, allow_stale=allow_stale, streamed=True, counts=True)
+    return received.certificate.visit(_CeilingOf(received, src, universe, id_map))
+
+
+@dataclass(frozen=True)
+class _CeilingOf(CertificateVisitor[Ceiling]):
+    """R1 of each kind of certificate (``ceiling_from_certificate``)."""
+
+    got: Received
+    src: str
+    universe: Sequence[str] | None
+    id_map: Mapping[str, str] | None
+
+    def ceiling(self, cert: CeilingCertificate | StreamedCertificate) -> Ceiling:
+        digest = cert.digest_value
+        return _counts_ceiling(R1Counts.of_view(cert), self.src, self.got.sha256, None if digest is None else str(digest),
+                               self.got.digest_ok, self.universe, self.id_map)
+
+    def counts(self, cert: R1CountsRecord) -> Ceiling:
+        return _counts_ceiling(R1Counts.from_dict(self.got.data), self.src, self.got.sha256, None, None, self.universe,
+                               self.id_map)
+
+    def task(self, cert: TaskCertificate) -> Ceiling:
+        _, n_t, value = _task_ceiling(cert, self.src, self.universe)
+        tol = cert.tolerances
+        return Ceiling(value, f"R1 = {float(value):.4f} (task certificate, mean ceiling over {n_t} items)",
+                       _source(self.src, self.got.sha256, self.got.digest_ok, say_verified=False), None, n_t, None,
+                       tol.delta_angstrom if tol else None, None, cert.digest_value, digest_ok=self.got.digest_ok)
+
+    def interaction(self, cert: InteractionCertificate) -> Ceiling:
+        per = list_ceilings(cert, self.src, self.universe)
+        value = parse_fraction(sum(per.values()) / len(per))
+        return Ceiling(value, f"R1 = {float(value):.4f} (interaction certificate, mean list ceiling over {len(per)} "
+                       "items)", _source(self.src, self.got.sha256, self.got.digest_ok, say_verified=False), None,
+                       len(per), None, None, None, cert.digest_value, digest_ok=self.got.digest_ok)
 
 
 def _counts_ceiling(counts: R1Counts, src: str, sha256: str, digest: str | None, digest_ok: bool | None,

@@ -3,8 +3,10 @@ report, and atom lists + structures -> extraction audit -> report."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from viewcert import stats as st
 from viewcert.attribution.adherence import read_item_constraints
@@ -52,7 +54,7 @@ from viewcert.attribution.task_scores import (
 )
 from viewcert.errors import InputError
 from viewcert.formats.reader import receive
-from viewcert.formats.records import InteractionCertificate
+from viewcert.formats.records import CertificateVisitor
 from viewcert.io.idlist import read_ids
 
 #: the study's two ceilings (docs/reference.md): R1 = 210/210 at δ = τ = 0.01 Å (five views), and 200/210 for the
@@ -151,14 +153,33 @@ def run_ladder(
         if shipped.answer_format == "list":
             ladder.task_scores = list_scores(ladder, targets, cert, parsed=got.certificate)
             ladder.item_scale = list_scale(ladder, got.certificate, str(cert), targets)
-        elif isinstance(got.certificate, InteractionCertificate):  # a location or docking export's commands
-            ladder.task_scores = interaction_command_scores(ladder, targets, cert, shipped.task,
-                                                            parsed=got.certificate)
-            ladder.item_scale = interaction_command_scale(ladder, got.certificate, shipped.task, str(cert))
-        else:
-            ladder.task_scores = misi_scores(ladder, targets, cert, parsed=got.certificate)
-            ladder.item_scale = misi_scale(ladder, targets, got.certificate, str(cert))
+        else:  # command answers: MiSI credit by the certificate's kind
+            ladder.task_scores, ladder.item_scale = got.certificate.visit(
+                _CommandScores(ladder, targets, cert, shipped.task))
     return ladder, table, m
+
+
+@dataclass(frozen=True)
+class _CommandScores(CertificateVisitor):
+    """(task scores, item scale) of an export whose answers are commands: an interaction export's (a location or
+    docking task) against its consistent-answer ceilings; any other certificate's as a transformation task's
+    (``misi_scores`` refuses one that is not)."""
+
+    ladder: Any
+    targets: Mapping[str, str]
+    cert: Any  # the certificate's path as given
+    task_name: str  # the export's task (interaction-location, docking, ...)
+
+    def interaction(self, c):
+        return (interaction_command_scores(self.ladder, self.targets, self.cert, self.task_name, parsed=c),
+                interaction_command_scale(self.ladder, c, self.task_name, str(self.cert)))
+
+    def task(self, c):
+        return (misi_scores(self.ladder, self.targets, self.cert, parsed=c),
+                misi_scale(self.ladder, self.targets, c, str(self.cert)))
+
+    def ceiling(self, c):
+        return self.task(c)
 
 
 def _manifest(manifest, study_dir, export, results) -> Manifest:

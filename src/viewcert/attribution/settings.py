@@ -5,18 +5,20 @@ JSON object the report's provenance writes (the same keys and values as before t
 text (``"1/4"``) beside their float value; α, thresholds and cut-offs are fractions in [0, 1]; no lengths or
 angles here.
 
-``docs/formats.md`` shows one table per record (:func:`settings_markdown`, generated from the dataclass fields by
-``formats.doc``; ``python -m viewcert.attribution.settings docs/formats.md`` rewrites it, a test compares)."""
+``docs/formats.md`` shows one table per record (:func:`settings_markdown`, generated from the models' field
+descriptions by ``formats.doc``; ``python -m viewcert.attribution.settings docs/formats.md`` rewrites it, a test
+compares)."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from viewcert.formats.doc import records_markdown, with_block
+from pydantic import Field
+
+from viewcert.formats.doc import models_markdown, with_block
+from viewcert.formats.model import Count, Number, Record, Text
 
 __all__ = ["DiagnosticsSettingsRecord", "EvidenceSettingsRecord", "LadderSettingsRecord", "settings_markdown"]
 
@@ -25,10 +27,10 @@ SETTINGS_BEGIN = ("<!-- attribution settings: generated from viewcert.attributio
 SETTINGS_END = "<!-- end of the generated attribution settings -->"
 
 
-class _SettingsRecord:
-    """The JSON object of a settings record: its fields in field order, a tuple written as a list."""
+class _SettingsRecord(Record):
+    """The JSON object of a settings record: every field in field order, a tuple written as a list."""
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The JSON object of the settings (a tuple, e.g. the ladder's ``ceilings``, as a list), as the report's
         provenance writes it.
 
@@ -37,63 +39,58 @@ class _SettingsRecord:
         dict
             One key per field.
         """
-        out = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            out[f.name] = [dict(x) if isinstance(x, Mapping) else x for x in v] if isinstance(v, tuple) else v
-        return out
+        out = self.model_dump()
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in out.items()}
 
 
-@dataclass(frozen=True)
 class LadderSettingsRecord(_SettingsRecord):
     """What a ladder was built with (``Ladder.settings``): the unscored threshold and its rule, the majority-vote
     tie rule, the scoring, the bootstrap (seed, resamples, α, share cut-off), chance and the majority class (text
     and value), the number of items and the ceilings (each ``Ceiling.to_dict``)."""
 
-    threshold: float  # an arm is unscored above it (a fraction in [0, 1), strict >)
-    threshold_rule: str  # the unscored rule, in words
-    tie_rule: str  # the majority-vote tie rule over repeats: first, alphabetical or none
-    scoring: str  # vote (the majority answer per item) or harness (the mean of the harness's scores)
-    seed: int  # the bootstrap's seed
-    n_boot: int  # the bootstrap's resamples
-    alpha: float  # α of the intervals (two-sided, 1 − α)
-    interval: str  # the intervals' methods, in words
-    share_cutoff: float  # the share is suppressed when the lower end of R1 − R4's interval is below it
-    chance: str  # chance accuracy, a fraction as text ("1/4")
-    chance_value: float  # chance accuracy as a number
-    majority_class: str  # the most frequent target's share of the items, a fraction as text
-    majority_class_value: float  # the same as a number
-    n_items: int  # the items of the universe every arm is scored on
-    ceilings: tuple[Mapping[str, Any], ...] = ()  # each R1 as Ceiling.to_dict writes it
+    threshold: Number = Field(description="an arm is unscored above it (a fraction in [0, 1), strict >)")
+    threshold_rule: Text = Field(description="the unscored rule, in words")
+    tie_rule: Text = Field(description="the majority-vote tie rule over repeats: first, alphabetical or none")
+    scoring: Text = Field(description=(
+        "vote (the majority answer per item) or harness (the mean of the harness's scores)"))
+    seed: Count = Field(description="the bootstrap's seed")
+    n_boot: Count = Field(description="the bootstrap's resamples")
+    alpha: Number = Field(description="α of the intervals (two-sided, 1 − α)")
+    interval: Text = Field(description="the intervals' methods, in words")
+    share_cutoff: Number = Field(description="the share is suppressed when the lower end of R1 − R4's interval is below it")
+    chance: Text = Field(description="chance accuracy, a fraction as text ('1/4')")
+    chance_value: Number = Field(description="chance accuracy as a number")
+    majority_class: Text = Field(description="the most frequent target's share of the items, a fraction as text")
+    majority_class_value: Number = Field(description="the same as a number")
+    n_items: Count = Field(description="the items of the universe every arm is scored on")
+    ceilings: tuple[dict[str, Any], ...] = Field((), description="each R1 as Ceiling.to_dict writes it")
 
 
-@dataclass(frozen=True)
 class DiagnosticsSettingsRecord(_SettingsRecord):
     """What the diagnostics were computed with (``Diagnostics.settings``): the bootstrap's α, seed and resamples,
     where the prompts came from (None: none given), which constraints were checked, and the text ceiling's value
     (None: not computed or uninformative)."""
 
-    alpha: float  # α of the bootstrap intervals
-    seed: int  # the bootstrap's seed
-    n_boot: int  # the bootstrap's resamples
-    prompts: str | None  # where the prompts came from (None: none given)
-    constraints: str  # which constraints were checked
-    text_ceiling: float | None  # the text ceiling's value (None: not computed or uninformative)
+    alpha: Number = Field(description="α of the bootstrap intervals")
+    seed: Count = Field(description="the bootstrap's seed")
+    n_boot: Count = Field(description="the bootstrap's resamples")
+    prompts: Text | None = Field(description="where the prompts came from (None: none given)")
+    constraints: Text = Field(description="which constraints were checked")
+    text_ceiling: Number | None = Field(description="the text ceiling's value (None: not computed or uninformative)")
 
 
-@dataclass(frozen=True)
 class EvidenceSettingsRecord(_SettingsRecord):
     """What the item evidence was computed with (``ItemEvidence.settings``): the ceiling the statuses read (its
     label; None: no ceiling with per-item outcomes), the repeated samples' interval scheme, where the evidence of
     items answerable without the image came from, the samples' seed and resamples, α and the tie rule."""
 
-    status_ceiling: str | None  # the label of the ceiling the statuses read (None: none with per-item outcomes)
-    samples_interval: str  # the repeated samples' interval scheme
-    shortcut_evidence: str  # where the evidence of items answerable without the image came from
-    samples_seed: int  # the samples' bootstrap seed
-    samples_n_boot: int  # the samples' bootstrap resamples
-    alpha: float  # α of the intervals
-    tie_rule: str  # the majority-vote tie rule (the ladder's)
+    status_ceiling: Text | None = Field(description="the label of the ceiling the statuses read (None: none with per-item outcomes)")
+    samples_interval: Text = Field(description="the repeated samples' interval scheme")
+    shortcut_evidence: Text = Field(description="where the evidence of items answerable without the image came from")
+    samples_seed: Count = Field(description="the samples' bootstrap seed")
+    samples_n_boot: Count = Field(description="the samples' bootstrap resamples")
+    alpha: Number = Field(description="α of the intervals")
+    tie_rule: Text = Field(description="the majority-vote tie rule (the ladder's)")
 
 
 def settings_markdown() -> str:
@@ -105,7 +102,7 @@ def settings_markdown() -> str:
     str
         The section (Markdown, from its begin marker to its end marker, ending in a newline).
     """
-    return records_markdown(
+    return models_markdown(
         (LadderSettingsRecord, DiagnosticsSettingsRecord, EvidenceSettingsRecord), SETTINGS_BEGIN, SETTINGS_END,
         "Attribution settings (`provenance.json`)",
         "What each part of a `viewcert ladder` report was computed with, typed (`viewcert.attribution.settings`) and "

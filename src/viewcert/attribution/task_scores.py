@@ -33,7 +33,6 @@ from viewcert.attribution.table import ResultTable
 from viewcert.errors import InputError
 from viewcert.formats.reader import receive
 from viewcert.formats.records import Certificate, InteractionCertificate, TaskCertificate, TaskItemRecord
-from viewcert.formats.table import TableCertificate
 
 MISI_COLUMNS = ["model", "rung", "n", "exact_correct", "exact_accuracy", "misi_credit", "certified_partial_ceiling",
                 "certified_exact_ceiling", "normalisers"]
@@ -42,16 +41,14 @@ NO_HARNESS_SCORE = "no harness score"
 AGREEMENT_COLUMNS = ["model", "rung", "n", "viewcert_correct", "harness_correct", "disagreements", "disagreeing_ids"]
 
 
-def _certificate(certificate: str | Path, parsed: Certificate | TableCertificate | None) -> Certificate | TableCertificate:
+def _certificate(certificate: str | Path, parsed: Certificate | None) -> Certificate:
     """The typed certificate: ``parsed`` when the caller read it already (``formats.reader.receive``), else read
     now (format and digest checked)."""
     return parsed if parsed is not None else receive(certificate, streamed=True).certificate
 
 
-def _task_certificate(cert: Certificate | TableCertificate, src: str) -> TaskCertificate:
-    if not isinstance(cert, TaskCertificate):
-        raise InputError("MiSI partial credit needs a transformation-task certificate", source=src, field="format")
-    return cert
+def _task_certificate(cert: Certificate, src: str) -> TaskCertificate:
+    return cert.require(TaskCertificate, src, "MiSI partial credit needs a transformation-task certificate")
 
 
 def _normalisers(cert: TaskCertificate, src: str) -> dict:
@@ -79,7 +76,7 @@ def _mean_of(items: dict[str, TaskItemRecord], universe: Sequence[str], key: str
 
 
 def misi_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | Path,
-                parsed: Certificate | TableCertificate | None = None) -> pd.DataFrame:
+                parsed: Certificate | None = None) -> pd.DataFrame:
     """MiSI partial credit per arm beside the certified ceilings (module docstring)."""
     src = str(certificate)
     cert = _task_certificate(_certificate(certificate, parsed), src)
@@ -119,7 +116,7 @@ def uncertain_entries(cert: InteractionCertificate) -> dict[str, tuple[str, ...]
 
 
 def list_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | Path,
-                parsed: Certificate | TableCertificate | None = None) -> pd.DataFrame:
+                parsed: Certificate | None = None) -> pd.DataFrame:
     """Per arm of an interaction-list export: the mean MiSI list score of the voted answers beside the
     certified mean list ceiling as rendered (``certified_partial_ceiling``) and under ideal observations
     (``certified_exact_ceiling`` holds the ideal one here; ``normalisers`` says so)."""
@@ -157,7 +154,7 @@ def _command_credit(task: str):
 
 
 def interaction_command_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | Path, task: str,
-                               parsed: Certificate | TableCertificate | None = None) -> pd.DataFrame:
+                               parsed: Certificate | None = None) -> pd.DataFrame:
     """Per arm of an interaction command export (``interaction-location``, ``docking``): the mean MiSI partial
     credit of the voted answers beside the certified mean consistent-answer ceiling as rendered
     (``certified_partial_ceiling``) and under ideal observations (``certified_exact_ceiling``, as for lists)."""
@@ -191,7 +188,7 @@ def interaction_command_scale(ladder: Ladder, cert: InteractionCertificate, task
                      "points of MiSI partial credit (mean per item, 0–1)")
 
 
-def misi_scale(ladder: Ladder, targets: Mapping[str, str], cert: Certificate | TableCertificate | None,
+def misi_scale(ladder: Ladder, targets: Mapping[str, str], cert: Certificate | None,
                src: str = "certificate") -> ItemScale:
     """MiSI partial credit of a command export as the deficit account's item scale: an answer's
     ``score_transformation`` value with the certificate's normalisers, the per-item certified partial ceiling

@@ -287,7 +287,7 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
                                               answer_format="list"), **r3()})
             items.append(InteractionItemRecord(id=records[-1]["id"], source_id=source, positive=bool(certain),
                                                n_bonds=len(certain), **{m: _brief(c) for m, c in ceilings.items()},
-                                               extra={"uncertain": uncertain}))  # not a field of the record
+                                               uncertain=uncertain))  # not a field of the record: kept
     elif settings.task == "interaction-location":
         r, it = _location_questions(truth, ceilings, cams, names, settings, images, source, start, rng, r3)
         records += r
@@ -305,7 +305,7 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
             # the ceilings are interactions.ceiling's JSON objects, typed by the record (ItemCeiling)
             items.append(InteractionItemRecord(id=records[-1]["id"], source_id=source, residue=res,
                                                positive=bool(mine), n_bonds=len(mine), ideal=ideal, rendered=rend,
-                                               extra={"uncertain": mine_uncertain}))  # not a field of the record
+                                               uncertain=mine_uncertain))  # not a field of the record: kept
     ground = truth.to_dict()
     if ceilings["ideal"]["uncertain"]:  # listed in the certificate's ground truth (the reasons beside each)
         ground["uncertain"] = [{k: x[k] for k in ("entry", "bond", "reason")} for x in ceilings["ideal"]["uncertain"]]
@@ -381,7 +381,7 @@ def _location_questions(truth, ceilings, cams, names, settings, images, source, 
             per[mode] = location_ceiling(s, b.pair(), cams[0], {**c, "ligand_atoms": list(
                 truth.protonated.prepared.ligand_atoms)}, entry, settings.ceiling.delta)
         items.append(InteractionItemRecord(id=records[-1]["id"], source_id=source, entry=e, positive=True, n_bonds=1,
-                                           **per, extra={} if e in certain else {"uncertain_bond": True}))
+                                           **per, **({} if e in certain else {"uncertain_bond": True})))
     return records, items
 
 
@@ -410,9 +410,8 @@ def summarise(items: list[InteractionItemRecord], n_boot: int, seed: int) -> Int
     groups += [(f"bonds={nb}", [x for x in items if (str(x.n_bonds) if x.n_bonds < 3 else "3+") == nb])
                for nb in ("0", "1", "2", "3+")]
     blocks = {k: block(v) for k, v in groups if v}
-    named = {k: blocks.pop(k) for k in InteractionSummary.KINDS if k in blocks}
-    # the groups by number of bonds are the summary's other keys (InteractionSummary.groups types them)
-    return InteractionSummary(**named, extra={k: g.to_dict() for k, g in blocks.items()})
+    # the groups by number of bonds are the summary's other keys (typed as groups too)
+    return InteractionSummary(**blocks)
 
 
 def build_interaction_benchmark(complexes, out: str | os.PathLike, settings: InteractionExportSettings) -> Export:

@@ -115,7 +115,7 @@ class MoleculeExportSettings:
         im = self.image
         return ExportSettingsRecord(task=self.task, protocol=im.protocol.label, style=im.style, size=im.size,
                                     supersample=im.supersample, tau=self.tau, delta=self.delta, observe=self.observe,
-                                    constraints=list(self.constraints), extra={"molecule_scale": self.molecule_scale})
+                                    constraints=list(self.constraints), molecule_scale=self.molecule_scale)  # an unknown key, kept
 
     def to_dict(self) -> dict:
         """The JSON object of :meth:`record`."""

@@ -94,9 +94,9 @@ class ExportSettings:
         return ExportSettingsRecord(
             protocol=im.protocol.label, task=self.task, style=im.style, size=im.size, kind=im.kind,
             supersample=im.supersample, tau=self.tau, constraints=list(self.constraints),
-            extra={"tiling": list(self.tiling), "standardize": self.standardize, "std_symprec": self.std_symprec,
-                   "std_angle_tolerance": self.std_angle_tolerance, "truth": self.truth, "r3_cell": self.r3_cell,
-                   "buffers": self.buffers, **self.extra})
+            **{"tiling": list(self.tiling), "standardize": self.standardize, "std_symprec": self.std_symprec,
+               "std_angle_tolerance": self.std_angle_tolerance, "truth": self.truth, "r3_cell": self.r3_cell,
+               "buffers": self.buffers, **self.extra})  # keys the record does not name, kept
 
     def to_dict(self) -> dict:
         """The JSON object of :meth:`record`."""

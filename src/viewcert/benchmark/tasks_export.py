@@ -6,6 +6,7 @@ the certificate of which answers the images determine.
 | file | what |
 |---|---|
 | ``images/qNNNN_vK.png`` | K = 0…k−1: the before views (protocol order, front first); K = k: the after view (front camera) |
+| ``sidecars/qNNNN_vK.json`` | the after view's (``after_sidecar``): its camera and, per consistent answer, the pose's atoms it observes projected (u, v px, Z): what the explorer draws |
 | ``benchmark.jsonl`` | id, source_id, index, images, question (choice tasks: no options, each harness adds its own), answer_format (``command`` or ``choice``), answer, choices and answer_letter (choice), task, category (the true command's axes) |
 | ``benchmark.tsv``, ``ids.csv``, ``inspect_task.py``, ``lmms_eval/``, ``HARNESSES.md`` | the harness files (``benchmark.harness_files``): VLMEvalKit MCQ (A…D, answer letter) or VQA (answer text) TSV, id table, Inspect and lmms-eval tasks, the steps |
 | ``benchmark_r3.jsonl``, ``benchmark_no_image.jsonl``, ``benchmark_choices_only.jsonl`` (+ ``.tsv``, choice tasks) | the other arms (``benchmark.arms``); R3: the molecule before and after as text in the after view's screen frame (``r3_text``); choices-only of a command task: the answer's form (``answer_form``) |
@@ -53,7 +54,6 @@ from viewcert.constraints import parse_names, with_constraints
 from viewcert.elements import symbol
 from viewcert.errors import InputError
 from viewcert.formats.export import Export, question_items, write_export
-from viewcert.formats.fields import record_fields
 from viewcert.formats.records import (
     ABSENT,
     TASK_FORMAT,
@@ -69,6 +69,7 @@ from viewcert.limits import active_limits
 from viewcert.render.image import ImageSettings
 from viewcert.render.palette import get_style
 from viewcert.render.raster import build_scene, render
+from viewcert.resolution import quantize_tree
 from viewcert.structures import Structure
 from viewcert.tasks.ceiling import handedness_exclusions, summarise
 from viewcert.tasks.credit import default_normalisers
@@ -381,7 +382,7 @@ def item_ceilings(qid: str, item: TaskItem, result: ItemResult, choices) -> Task
     """The certificate's record of one question ``qid``: the item, the consistent set and ceilings (module
     docstring); what the oracle records of the item beyond the record's fields (the mirror normal, the grid)
     kept as its ``extra`` keys."""
-    kw = record_fields(TaskItemRecord, {"id": qid, **result.to_dict(item.grid.answers)}, "item")
+    kw = {"id": qid, **result.to_dict(item.grid.answers)}  # keys the record does not name kept as extras
     if item.task == "handedness":
         names = [HANDEDNESS_CHOICES[int(m)] for m in sorted({c.mirror for c in result.consistent})]
         kw.update(consistent_choices=names, choice_ceiling=1.0 / len(names))
@@ -465,6 +466,25 @@ def read_molecules(input_spec: str, limit: int | None = None) -> tuple[list[tupl
     return good, errors
 
 
+def after_sidecar(item: TaskItem, consistent: list) -> dict:
+    """The after view's sidecar (``sidecars/qNNNN_vK.json``, K the after view): its camera and, per answer of the
+    consistent-answer set (a ``[mirror]`` answer: the mirror image turned), each atom of the answer's pose the
+    after camera observes, projected (u, v px; ``tasks.model.project_pose``) with its atomic number: what the
+    explorer draws over the after view, so it never rebuilds the question. Floats at the stated resolution."""
+    from viewcert.tasks.model import project_pose  # lazy: as identify_all
+
+    answers = [a.format() for a in item.grid.answers]
+    candidates = []
+    for text in consistent:
+        answer, mirror = (text[: -len(" [mirror]")], True) if text.endswith(" [mirror]") else (text, False)
+        uv, _, keep = project_pose(item, item.pose(answers.index(answer), mirror))
+        candidates.append({"answer": text, "atoms": [{"atom": j, "Z": int(item.numbers[j]), "u": float(uv[j, 0]),
+                                                      "v": float(uv[j, 1])} for j in np.flatnonzero(keep).tolist()]})
+    cam = item.after_camera
+    return quantize_tree({"width": int(cam.width), "height": int(cam.height), "camera": cam.to_dict(),
+                          "candidates": candidates})
+
+
 def build_task_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike, settings: TaskExportSettings, *,
                          limit: int | None = None) -> Export:
     """Export a transformation benchmark (module docstring); returns it (``formats.export.Export``)."""
@@ -492,6 +512,9 @@ def build_task_benchmark(input_spec: str | os.PathLike, out: str | os.PathLike, 
                                   [answer_form(settings)] * len(records))
     cert = task_certificate(str(input_spec), settings, questions, results, errors, list(excl.values()), limit)
     write_text_atomic(out / "certificate.json", json_dumps(cert.to_dict()))
+    for k, ((it, _), rec) in enumerate(zip(questions, cert.items, strict=True)):  # what the explorer draws
+        write_text_atomic(out / "sidecars" / f"{Path(paths[k][-1]).stem}.json",
+                          json_dumps(after_sidecar(it, rec.consistent or [])))
     return write_export(out, "task", {"task": settings.task, "input": str(input_spec), "settings": settings.record(),
                                       "n_questions": len(records), "items": question_items(records),
                                       "errors": errors, "harness_files": harness,

@@ -25,9 +25,9 @@ from viewcert.certify.verify import VerifyReport, compare
 from viewcert.errors import InputError
 from viewcert.formats.reader import Received
 from viewcert.formats.records import (
-    ABSENT,
     INTERACTION_FORMAT_V1,
     TASK_DIGEST_SCOPE,
+    CertificateVisitor,
     InteractionCertificate,
     compute_digest,
     digest_value,
@@ -37,7 +37,6 @@ from viewcert.formats.settings_sections import (
     ExportSettingsRecord,
     ProtocolFile,
     TaskProtocol,
-    or_none,
 )
 from viewcert.formats.versions import interaction_in_format
 from viewcert.interactions.ceiling import CeilingSettings
@@ -90,7 +89,7 @@ def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: s
     c, src = got.certificate, str(path)
     recorded = c.settings or ExportSettingsRecord()
     kw = recorded.options(TaskExportSettings.OPTIONS)
-    kw["protocol"] = _protocol(or_none(recorded.protocol), root, path.parent.resolve(), src)
+    kw["protocol"] = _protocol(recorded.protocol, root, path.parent.resolve(), src)
     kw["constraints"] = tuple(kw.get("constraints") or ())
     try:
         settings = TaskExportSettings.from_options(**kw)
@@ -106,8 +105,8 @@ def recompute_task(got: Received, path: Path, *, input_spec: str | None, root: s
     limits.check_questions(settings.per_structure, source=src, field="settings.per_structure")
     with tempfile.TemporaryDirectory(prefix="viewcert-verify-") as tmp:
         new = build_task_benchmark(spec, tmp, settings,
-                                   limit=None if c.limit is ABSENT else c.limit).certificate.to_dict()
-    new["input"] = None if c.input is ABSENT else c.input  # where the input sits is not what is verified
+                                   limit=c.limit).certificate.to_dict()
+    new["input"] = c.input  # where the input sits is not what is verified
     if c.version == 1:  # written before the resolution (version 2): compared at it (certify.verify.compare)
         new.pop("resolution", None)
         new["version"] = 1
@@ -143,7 +142,7 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
                                if k in {f.name for f in fields(LabelStyle)}})
         ceiling = CeilingSettings(**{k: v for k, v in c.to_dict().items() if k in ("delta", "reach", "style")},
                                   labels=labels)
-        proto = "axes-6" if recorded.protocol is ABSENT else recorded.protocol
+        proto = "axes-6" if recorded.protocol is None else recorded.protocol
         if isinstance(proto, str) and not recorded.protocol_sha256:
             proto = named_protocol(proto, src)
         if recorded.protocol_sha256:
@@ -169,10 +168,22 @@ def recompute_interaction(got: Received, path: Path, *, input_spec: str | None, 
     return interaction_in_format(new, typed.format)
 
 
-def verify_export(got: Received, path: Path, *, input_spec: str | None, root: str):
-    """A ``certify.verify.VerifyReport`` of a task or interaction certificate (module docstring)."""
+class _Recompute(CertificateVisitor):
+    """Each export kind's recomputation."""
+
+    def task(self, cert):
+        return recompute_task
+
+    def interaction(self, cert):
+        return recompute_interaction
+
+
+def verify_export(got: Received, path: Path, *, input_spec: str | None, root: str, recompute=None):
+    """A ``certify.verify.VerifyReport`` of a task or interaction certificate (module docstring); ``recompute``:
+    its kind's (``recompute_task``, ``recompute_interaction``; default: the certificate's own kind's)."""
     rep = VerifyReport(digest_ok=got.digest_ok, stored_digest=digest_value(got.data) or "")
-    recompute = recompute_task if got.certificate.KIND == "task" else recompute_interaction
+    if recompute is None:
+        recompute = got.certificate.visit(_Recompute())
     try:
         new = recompute(got, Path(path), input_spec=input_spec, root=root)
     except InputError as exc:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields, replace
+from pathlib import Path
 
 from viewcert import defaults
+from viewcert.cameras.conditioning import protocol_kappa
 from viewcert.cameras.framing import DEFAULT_MARGIN_PX
-from viewcert.cameras.placement import check_positions
+from viewcert.cameras.placement import check_positions, focal_px
 from viewcert.cameras.policy import FramingPolicy
 from viewcert.cameras.protocol_files import ProtocolSpec
 from viewcert.cameras.protocols import Protocol
@@ -15,7 +17,18 @@ from viewcert.cameras.resolve import ResolvedProtocol, resolve
 from viewcert.certify.molecule import MOLECULE_LEVELS
 from viewcert.constraints import parse_names
 from viewcert.errors import InputError
+from viewcert.formats.model import ABSENT, Record
+from viewcert.formats.settings_sections import (
+    CertifyConfigRecord,
+    Location,
+    ObservationRecord,
+    OracleSettingsRecord,
+    Scoring,
+    Tolerances,
+    ViewProtocol,
+)
 from viewcert.limits import active_limits
+from viewcert.numeric import sig
 from viewcert.observe.project import OBSERVE_MODES, ObservationModel
 from viewcert.render.palette import STYLE_NAMES, get_style
 from viewcert.symmetry.labels import LEVELS
@@ -356,6 +369,26 @@ class CertifyConfig:
                              molecule_scale=self.molecules.molecule_scale, tiling=obs.tiling, width=obs.image_size,
                              height=obs.image_size)
 
+    def sections(self) -> dict[str, Record]:
+        """The configuration as a ceiling certificate (JSON or streamed) records it, by section: ``config`` (every
+        setting, flat: :meth:`to_dict`, typed), ``protocol`` (views, κ, camera and framing policy),
+        ``observation_model``, ``tolerances`` (δ, τ in Å; angles in degrees), ``oracle`` and ``scoring``: the
+        one place a configuration is written.
+
+        Returns
+        -------
+        dict
+            Section name -> its typed section (``formats.settings_sections``).
+        """
+        return {"config": CertifyConfigRecord.from_dict(self.to_dict()), "protocol": _protocol_section(self),
+                "observation_model": _observation_section(self), "tolerances": _tolerances_section(self),
+                "oracle": _oracle_section(self), "scoring": _scoring_section(self)}
+
+    def location(self, dataset) -> Location:
+        """Where ``dataset``'s inputs and the protocol file were read (a certificate's ``location``, outside its
+        digest); ABSENT when nowhere."""
+        return _location_section(dataset, self)
+
     def with_(self, **kw) -> CertifyConfig:
         """This configuration with some parts or settings (by flat name) changed."""
         return replace(self, **kw)
@@ -395,3 +428,106 @@ def protocol_setting(rp: ResolvedProtocol) -> dict:
         return {"protocol": rp.file_name, "protocol_sha256": rp.sha256}
     full = rp.full
     return {"protocol": full.to_dict() if full.kind == "perspective" else ProtocolSpec(full.protocol).to_dict()}
+
+
+# ---------------------------------------------------------------------- the certificate's sections
+CONVENTION = "rotation maps world to camera; rows = camera x (right), y (up), z (toward viewer)"
+
+
+def _perspective_camera(spec) -> dict:
+    """The camera record of a perspective protocol: kind, fov, image size, focal, where the cameras are."""
+    placed = spec.positions[0] is not None
+    return {"kind": "perspective", "fov_deg": spec.fov_deg, "width": spec.width, "height": spec.height,
+            "focal_px": sig(focal_px(spec.fov_deg, spec.width, spec.height), 15),
+            "fov_side": "the smaller image side", "margin_px": None if placed else DEFAULT_MARGIN_PX,
+            "placement": ("positions as the protocol states them (world Å, the frame of the rendered structure: "
+                          "a crystal's conventional cell as drawn, with its tiling)") if placed else
+                         ("framing rule: each pinhole looks along its view at the centre of the drawn points' "
+                          "bounding box, every view at the one distance that fits their bounding sphere "
+                          "(viewcert.cameras.placement; positions per item in items[].camera_positions)"),
+            "refused": "a camera inside the drawn points' bounding sphere; a drawn point at or behind a camera plane",
+            "delta_star": "defined for orthographic views only (not computed)",
+            "kappa": "of the view directions (orthographic projections)", "convention": CONVENTION}
+
+
+def _protocol_section(cfg) -> ViewProtocol:
+    """The certificate's ``protocol``: the views (rotations, directions, positions in Å), κ, the camera and its
+    framing policy, and a protocol file's name and SHA-256."""
+    spec = cfg.protocol.spec
+    p = spec.protocol
+    views = []
+    for v, pos in zip(p.views, spec.positions, strict=True):
+        d = {"name": v.name, "rotation": [[sig(x, 15) for x in row] for row in v.rotation.tolist()],
+             "direction": [sig(x, 15) for x in v.direction.tolist()]}
+        if v.ase_string is not None:
+            d["ase_string"] = v.ase_string
+        if spec.kind == "perspective" and pos is not None:
+            d["position"] = [sig(float(x), 15) for x in pos]
+        views.append(d)
+    camera = _perspective_camera(spec) if spec.kind == "perspective" else {
+        "kind": "orthographic", "width": cfg.observation.image_size, "height": cfg.observation.image_size,
+        "margin_px": DEFAULT_MARGIN_PX, "framing": "letterbox fit of the drawn atoms and cell box",
+        "convention": CONVENTION}
+    return ViewProtocol(
+        name=p.name, description=p.description, views=views,
+        kappa={k: sig(x, 6) for k, x in protocol_kappa(p).items()},
+        camera={**camera, "policy": _framing_section(cfg)},
+        # the bytes the items used: verify reports a changed file (a JSON object: ViewProtocol.file is not typed)
+        file={"name": cfg.protocol.file_name, "sha256": cfg.protocol.sha256} if cfg.protocol.is_file else ABSENT)
+
+
+def _framing_section(cfg) -> dict:
+    """The framing policy the items' cameras were made with (``viewcert.cameras.policy``), and its rule."""
+    rule = ("the drawn spheres: every point grown by the largest atom radius drawn in the style, as the rendered "
+            "images are framed" if cfg.observation.frame_on == "drawn" else "the atom centres (no pad)")
+    return {"frame_on": cfg.observation.frame_on, "rule": rule, **cfg.framing_policy().to_dict()}
+
+
+def _observation_section(cfg) -> ObservationRecord:
+    """The observation model (``observe.project.ObservationModel``, the observe layer's own values) with the
+    ID-buffer observation mode."""
+    return ObservationRecord(**cfg.observation_model().to_dict(),
+                             observe=cfg.observation.observe,  # ideal | visible | pixel-centroid (render.visibility)
+                             min_pixels=cfg.observation.min_pixels, visibility=cfg.visibility)
+
+
+def _tolerances_section(cfg) -> Tolerances:
+    """δ, τ (Å), the angle tolerance (°), the cross-check, the standardisation and the truth rule's cell."""
+    sym = cfg.symmetry
+    return Tolerances(
+        delta=cfg.oracle.delta, delta_unit="angstrom", tau=sym.tau, tau_unit="angstrom",
+        angle_tolerance=sym.angle_tolerance, angle_unit="degree",
+        cross_check=("moyopy at tau with the same angle tolerance" if sym.cross_check_angle
+                     else "moyopy at tau with its default angle handling") if sym.cross_check else "off",
+        standardization={"symprec": sym.std_symprec, "angle_tolerance": sym.std_angle_tolerance,
+                         "orientation": sym.orientation, "enabled": sym.standardize},
+        input_cell="spglib at tau and the angle tolerance on the cell as read (cross-checked like the "
+                   "rendered cell); another space group on the rendered cell flags the item "
+                   "(items[].symmetry_raised) and the input's label is then the truth",
+        angle_tolerance_negative="spglib's own rule (recorded as -1)")
+
+
+def _oracle_section(cfg) -> OracleSettingsRecord:
+    return OracleSettingsRecord(pairs=cfg.oracle.pairs, merge=cfg.oracle.merge, visibility=cfg.visibility,
+                                merge_frame="minimum image in the cell" if cfg.oracle.periodic_merge else "cartesian",
+                                module="viewcert.oracle.triangulate.reconstruct")
+
+
+def _scoring_section(cfg) -> Scoring:
+    return Scoring(level=cfg.scoring.score, truth=cfg.scoring.truth,
+                   rule="correct = label of the reconstruction (spglib at tau) equals the reference label at the "
+                        "scored level; reference = dataset label where present (truth='dataset'), else the "
+                        "rendered cell's label (the input cell's where the standardisation raised the symmetry)",
+                   bound=f"exact Clopper-Pearson, one-sided lower and two-sided, confidence {cfg.scoring.confidence}")
+
+
+def _location_section(dataset, cfg) -> Location:
+    """Where the inputs and the protocol file were read (outside the digest); ABSENT when nowhere."""
+    if not dataset.location and not cfg.protocol.is_file:
+        return ABSENT
+    return Location(
+        input=dataset.location or ABSENT,
+        protocol=str(Path(cfg.protocol.label).resolve()) if cfg.protocol.is_file else ABSENT,
+        # the file by name and sha256 in the digest, its path here
+        note="where the inputs were read; outside the digest (inputs.files hash the content)" if dataset.location
+        else "where files were read; outside the digest")

@@ -44,8 +44,8 @@ from viewcert.certify.digests import cameras_digest, cell_digest
 from viewcert.certify.inputs import Item
 from viewcert.certify.molecule import bond_graph, molecule_outcome
 from viewcert.errors import InputError
-from viewcert.formats.fields import ABSENT
 from viewcert.formats.item_sections import OracleReport, SymmetryRaised, UniquenessMargin
+from viewcert.formats.model import ABSENT
 from viewcert.formats.records import ItemOutcome
 from viewcert.numeric import sig
 from viewcert.observe.project import Observations

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from viewcert.errors import InputError
-from viewcert.formats.fields import ABSENT
+from viewcert.formats.model import ABSENT
 from viewcert.formats.settings_sections import Inputs
 from viewcert.io.builtin import PROTOTYPES, builtin
 from viewcert.io.ccd import ccd_codes, ccd_codes_for, ccd_file_sha256, read_ccd_structure

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from viewcert.formats.fields import ABSENT
+from viewcert.formats.model import ABSENT
 from viewcert.formats.records import CeilingCertificate
 from viewcert.io.atomic import write_bytes_atomic
 from viewcert.sanitize import plot_text

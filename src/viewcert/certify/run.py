@@ -38,6 +38,7 @@ from viewcert.certify.summary import truth_counts, truth_text
 from viewcert.errors import InputError
 from viewcert.formats.item_sections import MoleculeOutcome, OracleReport, PointGroupOutcome, UniquenessMargin
 from viewcert.formats.records import ABSENT, CeilingCertificate, ItemOutcome, Summary
+from viewcert.formats.table import StreamedCertificate
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.io.tables import csv_text
 from viewcert.oracle.jit import cache_is_cold, mark_warm
@@ -174,7 +175,7 @@ def _item_row(it: ItemOutcome) -> list:
 
 def _text(x):
     """A text cell: "" for a key the record does not have (what ``dict.get(key, "")`` gave)."""
-    return "" if x is ABSENT else x
+    return "" if x is None or x is ABSENT else x
 
 
 def _blank(x):
@@ -213,7 +214,7 @@ def summary_text(cert: CeilingCertificate, *, max_list: int = 30, ceilings: Sequ
         + (f" certified, {len(s.errors)} unreadable or uncertifiable (not counted in R1)" if s.errors else ""),
         f"protocol: {proto.name} ({len(proto.views)} views); oracle pairs={oracle.pairs}, "
         f"merge={oracle.merge}; tiling {'x'.join(map(str, obs.tiling))}; observations "
-        f"{'ideal' if obs.observe is ABSENT else obs.observe}",
+        f"{'ideal' if obs.observe is None else obs.observe}",
         f"delta = {tol.delta:g} Å, tau = {tol.tau:g} Å, angle tolerance = {tol.angle_tolerance:g}°",
     ]
     lines += study_departure_lines(cert)
@@ -274,15 +275,15 @@ def study_departure_lines(cert: CeilingCertificate) -> list[str]:
     figures then differ from the study's for that reason, not the views'. Empty otherwise (a file, a protocol
     no study stands behind, or the study's own settings)."""
     name = cert.config.protocol
-    study = study_settings(name) if isinstance(name, str) and cert.config.protocol_sha256 is ABSENT else None
+    study = study_settings(name) if isinstance(name, str) and cert.config.protocol_sha256 is None else None
     if study is None:
         return []
     tiling, tau = cert.observation_model.tiling, cert.tolerances.tau
     said = []
-    if tiling is not ABSENT and tuple(tiling) != study.tiling:
+    if tiling is not None and tuple(tiling) != study.tiling:
         said.append(f"tiling {'x'.join(map(str, tiling))} (the study's: {'x'.join(map(str, study.tiling))}; omit "
                     "--tiling for it)")
-    if tau is not ABSENT and tau != study.tau:
+    if tau is not None and tau != study.tau:
         said.append(f"tau {tau:g} Å (the study's: {study.tau:g} Å; omit --symprec for it)")
     if not said:
         return []
@@ -399,7 +400,7 @@ def write_outputs(out: str | Path, cert: CeilingCertificate, *, plots: bool = Tr
         paths["audit"] = write_text_atomic(out / A.CSV_NAME, A.audit_csv(audit))
         paths["audit_md"] = write_text_atomic(out / A.MARKDOWN_NAME, A.audit_markdown(audit))
     kinds = cert.summary.kinds  # no kinds, or no count of crystals: plotted as before kinds were written
-    if plots and cert.summary.n and (1 if not kinds or kinds.crystals is ABSENT else kinds.crystals):
+    if plots and cert.summary.n and (1 if not kinds or kinds.crystals is None else kinds.crystals):
         paths["plot_systems"] = P.plot_ceiling_by_system(cert, out / "ceiling_by_system.png")
         paths["plot_phantoms"] = P.plot_phantoms(cert, out / "phantoms.png")
     if plots and any(it.uniqueness_margin and it.uniqueness_margin.delta_star not in (ABSENT, None)
@@ -503,9 +504,9 @@ def use_item_table(dataset: Dataset, item_table: bool | None) -> bool:
 
 def certify_streamed(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, n_workers: int | None = None,
                      scheduler: Any = None, progress: bool | None = None, report: Callable[[str], None] | None = None,
-                     shard_items: int = T.SHARD_ITEMS) -> dict:
+                     shard_items: int = T.SHARD_ITEMS) -> StreamedCertificate:
     """``certify`` into an item table (``certify.stream``): shards resumed whole, the small certificate, summary.txt,
-    the label audit of a database and run.json; returns the small certificate."""
+    the label audit of a database and run.json; returns the streamed certificate (typed, its items read lazily)."""
     fp = fingerprint(dataset, cfg, task="certify-table")
     if scheduler is None and n_workers != 1 and len(dataset.items) > 1:
         with killed_by_signals():  # the kernels compiled once, here (run_certification's reason)
@@ -532,7 +533,7 @@ def certify_streamed(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, n
                                          "workers": str(scheduler) if scheduler else n_workers,
                                          "n_items": len(dataset), "n_resumed": srun.n_resumed,
                                          "n_computed": srun.n_computed})
-    return cert
+    return StreamedCertificate.opened(out / "certificate.json", cert)
 
 
 class _client:

@@ -30,12 +30,6 @@ from typing import Any
 
 from viewcert.certify.certificate import (
     library_versions,
-    location_record,
-    observation_record,
-    oracle_record,
-    protocol_record,
-    scoring_record,
-    tolerances_record,
 )
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import REASON_ORDER, CertifyRecords
@@ -49,10 +43,8 @@ from viewcert.formats.table import (
     CERTIFICATE_FORMAT,
     TABLE_DIR,
     TABLE_FORMAT,
-    TableCertificate,
-    TableHead,
+    StreamedCertificate,
     chain,
-    check_table_record,
     read_shard,
     shard_bytes,
     shard_sha256,
@@ -242,16 +234,14 @@ def certify_table(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, fing
 def table_certificate(dataset: Dataset, cfg: CertifyConfig, tally: Tally, shards: list[dict],
                       shard_items: int) -> dict:
     """The small certificate of an item table (module docstring), digested."""
-    sections = {"inputs": dataset.record(), "protocol": protocol_record(cfg),
-                "observation_model": observation_record(cfg), "tolerances": tolerances_record(cfg),
-                "oracle": oracle_record(cfg), "scoring": scoring_record(cfg), "summary": table_summary_of(tally, cfg)}
-    body = {"format": CERTIFICATE_FORMAT, "config": cfg.to_dict(), "libraries": library_versions(),
+    sections = {"inputs": dataset.record(), **cfg.sections(), "summary": table_summary_of(tally, cfg)}
+    body = {"format": CERTIFICATE_FORMAT, "libraries": library_versions(),
             **{name: sec.to_dict() for name, sec in sections.items()},  # written: the sections' JSON objects
             "items_table": {"format": TABLE_FORMAT, "folder": TABLE_DIR, "shard_items": shard_items,
                             "n_items": sum(s["n"] for s in shards), "shards": shards,
                             "chain": chain(s["sha256"] for s in shards)}}
     body = {**quantize_tree(body), "resolution": resolution_record()}
-    loc = location_record(dataset, cfg)
+    loc = cfg.location(dataset)
     if loc is not ABSENT:
         body["location"] = loc.to_dict()
     return {**body, "digest": digest_record(body)}
@@ -263,13 +253,12 @@ def write_table_certificate(out: str | Path, cert: dict) -> Path:
 
 def read_table(out: str | Path, cert: dict) -> Iterator[ItemOutcome]:
     """The items of the item table beside ``cert`` in ``out``, shard by shard (lazily), read by the format's one
-    reader (``formats.table.TableCertificate.items``: each shard's schema, rows and record checked, the chain at
+    reader (``formats.table.StreamedCertificate.items``: each shard's schema, rows and record checked, the chain at
     the end). The certificate's table record is received first, as ``verify`` receives it
     (``formats.table.check_table_record``: the folder ``items``, bare shard names, each shard a regular file there,
     no symlink); InputError naming the certificate or the shard on any difference."""
     src = Path(out) / "certificate.json"
-    check_table_record(src, cert)
-    return TableCertificate(src, cert).items()
+    return StreamedCertificate.opened(src, cert).items()
 
 
 def error_items(out: str | Path, cert: dict, *, limit: int) -> list[ItemOutcome]:
@@ -286,8 +275,8 @@ def error_items(out: str | Path, cert: dict, *, limit: int) -> list[ItemOutcome]
 def check_table(out: str | Path, cert: dict, cfg: CertifyConfig) -> list[str]:
     """Differences between a table certificate and its table: the digest, every shard, the chain, and the summary
     recomputed from the items (an empty list: consistent)."""
-    diffs, head = [], TableHead.of(cert)
-    if compute_digest(cert) != head.digest:
+    diffs, head = [], StreamedCertificate.from_dict(cert, "")
+    if compute_digest(cert) != head.digest_value:
         diffs.append("digest: certificate.json does not match its digest")
     tally = Tally.of(read_table(out, cert), cfg.molecules.molecule_levels)
     again, recorded = quantize_tree(tally_summary(tally, cfg)), head.summary.to_dict()
@@ -306,7 +295,7 @@ def console_section(sec):
 def summary_text(cert: dict, truth: str | None = None) -> str:
     """The human summary of a table certificate (summary.txt, the console); received text escaped. ``truth``: the
     truth R1 was scored against in words (``summary.truth_text`` of the run's items), else the rule's name."""
-    head = TableHead.of(cert)
+    head = StreamedCertificate.from_dict(cert, "")
     s, inputs = head.summary, console_section(head.inputs)
     tol, table = head.tolerances, head.items_table
     lines = [f"inputs: {inputs.spec} ({inputs.kind}), {s.n} items certified"
@@ -323,7 +312,7 @@ def summary_text(cert: dict, truth: str | None = None) -> str:
               f"failures {s.n_failures}, label mismatches {s.n_label_mismatches}, spglib/moyopy disagreements "
               f"{s.n_cross_check_disagreements}, raised symmetry {s.n_symmetry_raised}: listed by id in the "
               f"item table",
-              f"item table: {table['n_items']} items in {len(table['shards'])} shards ({table['folder']}/), chain "
-              f"sha256:{table['chain']}",
-              f"certificate digest: sha256:{console_text(str(head.digest), keep_newlines=False)}"]
+              f"item table: {table.n_items} items in {len(table.shards)} shards ({table.folder}/), chain "
+              f"sha256:{table.chain}",
+              f"certificate digest: sha256:{console_text(str(head.digest_value), keep_newlines=False)}"]
     return "\n".join(lines) + "\n"

@@ -11,8 +11,8 @@ from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import REASON_ORDER
 from viewcert.certify.molecule import molecule_summary
 from viewcert.errors import InputError
-from viewcert.formats.fields import ABSENT
 from viewcert.formats.item_sections import OracleReport
+from viewcert.formats.model import ABSENT
 from viewcert.formats.records import ItemOutcome, Summary, cross_check_disagreements, outcomes_of
 from viewcert.formats.summary_sections import Kinds, LevelCount, PhantomCensus, RateBound
 from viewcert.numeric import sig

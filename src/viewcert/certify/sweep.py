@@ -27,7 +27,6 @@ from viewcert.certify.run import fingerprint, resume_lines
 from viewcert.errors import InputError, ViewcertError
 from viewcert.formats.item_sections import OracleReport
 from viewcert.formats.records import ItemOutcome
-from viewcert.formats.settings_sections import or_none
 from viewcert.io.atomic import write_json_atomic, write_text_atomic
 from viewcert.io.tables import dict_csv_text
 from viewcert.numeric import sig
@@ -120,12 +119,12 @@ def build_configs(base: CertifyConfig, plan: SweepPlan) -> list[Tagged]:
 def _compact(o: ItemOutcome) -> dict:
     """The sweep's row of one item under one configuration (a table row, not a certificate record)."""
     orc = o.oracle or OracleReport()  # a field the outcome does not have is None in the row (or_none)
-    return {"correct": bool(o.correct), "by_level": or_none(o.correct_by_level),
-            "n_phantoms": or_none(orc.n_phantoms), "n_missing": or_none(orc.n_missing),
-            "n_points": or_none(orc.n_points), "unique": or_none(o.unique), "exact": or_none(o.exact),
-            "reasons": or_none(o.reasons), "outcome": o.outcome,
+    return {"correct": bool(o.correct), "by_level": o.correct_by_level,
+            "n_phantoms": orc.n_phantoms, "n_missing": orc.n_missing,
+            "n_points": orc.n_points, "unique": o.unique, "exact": o.exact,
+            "reasons": o.reasons, "outcome": o.outcome,
             "predicted": o.label("reconstructed").get("crystal_system"),
-            "max_position_error": or_none(orc.max_position_error), "error": or_none(o.error)}
+            "max_position_error": orc.max_position_error, "error": o.error}
 
 
 def _noise_module_rates(cell, cfg: CertifyConfig) -> dict:

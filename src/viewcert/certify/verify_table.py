@@ -10,7 +10,6 @@ by section. The report is ``verify.VerifyReport``'s."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,18 +22,7 @@ from viewcert.certify.verify import VerifyReport, _protocol_file, compare, compa
 from viewcert.errors import InputError
 from viewcert.formats.reader import Received
 from viewcert.formats.records import compute_digest, digest_value, outcomes_of
-from viewcert.formats.settings_sections import CertifyConfigRecord, Inputs, Location
 from viewcert.formats.table import TABLE_DIR, read_shard, shard_sha256
-
-
-@dataclass(frozen=True)
-class Named:
-    """What ``certify.trust`` reads of a certificate: its inputs, settings and recorded location (typed as a JSON
-    certificate's: ``formats.settings_sections``)."""
-
-    inputs: Inputs
-    config: CertifyConfigRecord
-    location: Location | None
 
 
 def _stored_shard(folder: Path, s: dict) -> list[dict]:
@@ -55,9 +43,7 @@ def verify_table(path: str | Path, received: Received, *, input_spec: str | None
     are ``verify.verify_certificate``'s."""
     path, data = Path(path), received.data
     rep = VerifyReport(digest_ok=received.digest_ok, stored_digest=str(digest_value(data) or ""))
-    loc = data.get("location")
-    named = Named(Inputs.from_dict(data["inputs"]), CertifyConfigRecord.from_dict(data["config"]),
-                  Location.from_dict(loc) if isinstance(loc, dict) else None)
+    named = received.certificate  # typed by the reader: inputs, settings, recorded location
     root = trusted_root(Path.cwd() if inputs_root is None else inputs_root)
     config = named.config.to_dict()  # the settings CertifyConfig reads (a protocol file: its real path, below)
     if bool(named.config.protocol_sha256) or is_protocol_file(named.config.protocol or None):

@@ -34,7 +34,6 @@ from viewcert.certify.evaluate import certify_item
 from viewcert.certify.inputs import Item
 from viewcert.errors import InputError
 from viewcert.formats.item_sections import OracleReport
-from viewcert.formats.settings_sections import or_none
 from viewcert.structures import Structure
 
 
@@ -101,10 +100,10 @@ def measure(spec: ProtocolSpec, structure: Structure, *, delta: float = DEFAULT_
     out = certify_item(Item(structure.identifier or "design", "structure", structure, cell_digest(structure)), cfg)
     orc = out.oracle or OracleReport()  # a field the record does not have reads as None (or_none)
     return {"camera": spec.kind, "delta": cfg.oracle.delta, "outcome": out.outcome,
-            "n_atoms": or_none(out.n_atoms), "n_recovered": or_none(orc.n_recovered),
-            "n_phantoms": or_none(orc.n_phantoms), "unique": or_none(out.unique),
-            "correct_by_level": or_none(out.correct_by_level), "reasons": out.reasons or [],
-            "error": or_none(out.error)}
+            "n_atoms": out.n_atoms, "n_recovered": orc.n_recovered,
+            "n_phantoms": orc.n_phantoms, "unique": out.unique,
+            "correct_by_level": out.correct_by_level, "reasons": out.reasons or [],
+            "error": out.error}
 
 
 def measure_line(m: dict) -> str:

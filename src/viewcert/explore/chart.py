@@ -4,7 +4,7 @@ the page's own data (one short JSON row an item, ``point_row``), a click on a po
 writer streams the rows to a file as items come and keeps only the running extent (``Extent``, mergeable), so
 its memory does not grow with the items; the page draws 100,000 points without 100,000 DOM nodes.
 
-Axes by plot (``AXES``, the plot of a certificate: ``plot_of``): crystals and molecules δ* (Å, the uniqueness
+Axes by plot (each certificate kind's, ``explore.kinds``: ``Pages.AXES`` and ``Pages.point``): crystals and molecules δ* (Å, the uniqueness
 margin) against the number of atoms of the rendered cell when the certificate records δ* (``certify --margin``),
 else (an export, a certify output without it) the atoms the views do not recover against the atoms, the
 outcome's colour then the ceiling as that certificate scores it (an export's: as rendered); transformation items
@@ -22,41 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 WIDTH, HEIGHT, PAD = 900, 520, 56
-#: (x field words, y field words) of each plot; the values come from ``point``
-AXES = {"margin": ("atoms in the rendered cell", "δ* (Å)"),
-        "missing": ("atoms in the rendered cell", "atoms the views do not recover"),
-        "task": ("atoms", "answers the views cannot tell apart"),
-        "interaction": ("hydrogen bonds asked", "ceiling of the rendered views")}
-#: the plots whose y values are counts (their scale reaches at least 1)
-COUNTS = ("missing", "task")
 OUTCOME_CLASS = ("item_error", "correct", "incorrect")
 #: a point's radius (px of the plot)
 RADIUS = 4.5
-
-
-def _num(x) -> float | None:
-    return float(x) if isinstance(x, int | float) and not isinstance(x, bool) and x == x and abs(x) != float("inf") \
-        else None
-
-
-def plot_of(kind: str, margins: bool) -> str:
-    """The plot of a certificate of ``kind`` (``AXES``); ``margins``: whether its items record δ*."""
-    if kind == "crystal":
-        return "margin" if margins else "missing"
-    return kind
-
-
-def point(plot: str, rec) -> tuple[float | None, float | None]:
-    """(x, y) of one typed item on ``plot`` (``AXES``); None where the certificate has no value."""
-    if plot == "margin":
-        um = rec.uniqueness_margin
-        return _num(rec.n_atoms), _num(um.delta_star if um else None)
-    if plot == "missing":
-        return _num(rec.n_atoms), _num(rec.oracle.n_missing if rec.oracle else None)
-    if plot == "task":
-        return _num(rec.n_atoms), _num(rec.n_consistent)
-    rendered = rec.rendered
-    return _num(rec.n_bonds), _num(rendered.ceiling if rendered else None)
 
 
 def point_row(index: int, shown_id: str, xy: tuple, filters: tuple[str, ...]) -> list | None:
@@ -109,25 +77,26 @@ def _ticks(top: float, counts: bool = False) -> list[float]:
     return [k * step for k in range(int(top / step) + 1)]
 
 
-def frame_svg(plot: str, x_top: float, y_top: float, esc, delta: float | None = None) -> str:
-    """The SVG under the points: the plot's frame, ticks, axis names (``esc``: the HTML escaper) and, on a δ*
-    map, the certificate's δ (Å) as a dashed line (items below it have δ* < δ: the views do not certify them at
-    that tolerance)."""
+def frame_svg(axes: tuple[str, str], x_top: float, y_top: float, esc, delta: float | None = None,
+              counts: bool = False) -> str:
+    """The SVG under the points: the plot's frame, ticks, axis names (``axes``: x and y words; ``esc``: the HTML
+    escaper; ``counts``: the y values are counts) and, on a δ* map, the certificate's δ (Å) as a dashed line
+    (items below it have δ* < δ: the views do not certify them at that tolerance; None on any other map)."""
     w, hgt = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
     parts = [f'<rect class="frame" x="{PAD}" y="{PAD}" width="{w}" height="{hgt}"/>']
     for v in _ticks(x_top, counts=True):
         u = PAD + v / x_top * w
         parts.append(f'<line class="tick" x1="{u:.2f}" y1="{HEIGHT - PAD}" x2="{u:.2f}" y2="{HEIGHT - PAD + 5}"/>'
                      f'<text class="tick" x="{u:.2f}" y="{HEIGHT - PAD + 18}">{v:g}</text>')
-    for v in _ticks(y_top, counts=plot in COUNTS):
+    for v in _ticks(y_top, counts=counts):
         y = HEIGHT - PAD - v / y_top * hgt
         parts.append(f'<line class="tick" x1="{PAD - 5}" y1="{y:.2f}" x2="{PAD}" y2="{y:.2f}"/>'
                      f'<text class="tick y" x="{PAD - 8}" y="{y + 4:.2f}">{v:.4g}</text>')
-    if delta and plot == "margin":
+    if delta:
         y = HEIGHT - PAD - delta / y_top * hgt
         parts.append(f'<line class="delta" x1="{PAD}" y1="{y:.2f}" x2="{WIDTH - PAD}" y2="{y:.2f}"/>'
                      f'<text class="delta" x="{WIDTH - PAD - 4}" y="{y - 5:.2f}">δ = {delta:g} Å</text>')
-    xl, yl = AXES[plot]
+    xl, yl = axes
     parts.append(f'<text class="axis" x="{PAD + w / 2}" y="{HEIGHT - 12}">{esc(xl)}</text>'
                  f'<text class="axis y" x="16" y="{PAD + hgt / 2}" transform="rotate(-90 16 {PAD + hgt / 2})">'
                  f"{esc(yl)}</text>")

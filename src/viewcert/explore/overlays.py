@@ -14,7 +14,8 @@ sidecar records; a certify output's view by the item's image drawn by the explor
   within δ), found by running the certificate's oracle again on the item (``missing_atoms``), drawn only when
   their number equals the certificate's ``n_missing``;
 - ``candidate``: a transformation item's atoms in the pose of each answer of its consistent-answer set,
-  projected through the after camera (``group``: the answer), over the after view;
+  projected through the after camera as the export's after-view sidecar records them (``group``: the answer),
+  over the after view;
 - ``bond``: an interaction item's hydrogen bond, a line from the donor's to the acceptor's projection (``group``:
   its entry; ``verdict``: determined or not in the rendered views), projected through the cameras of the
   complex read again (``--inputs``) or read from the export's sidecars (every atom's projection), and
@@ -23,6 +24,7 @@ sidecar records; a certify output's view by the item's image drawn by the explor
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,8 +33,6 @@ from viewcert.cameras.camera import camera_from_dict
 from viewcert.cameras.protocol_files import is_protocol_file
 from viewcert.certify.trust import named_input, recorded_protocol, trusted_input
 from viewcert.errors import InputError, ViewcertError
-from viewcert.formats.records import ABSENT
-from viewcert.formats.settings_sections import or_none
 from viewcert.io.confine import check_sha256, confined
 from viewcert.limits import LimitError, active_limits
 
@@ -218,70 +218,37 @@ def missing_atoms(cell, cfg, record) -> tuple[int, ...] | None:
     return got if len(got) == want else None
 
 
-def task_items_from_input(cert, root: str | None) -> dict | None:
-    """The questions of a transformation export (``cert``: its ``records.TaskCertificate``) rebuilt from the
-    input it names, read only inside the trusted folder ``root`` (``io.confine``; None: nothing read), and its
-    recorded settings (``benchmark.tasks_export.sample_questions``, the export's seeded draws): {item id:
-    TaskItem}; None when they cannot be (inputs moved or outside ``root``, a protocol file: the pages then draw
-    no candidate poses)."""
-    from viewcert.benchmark.tasks_export import (  # lazy: start-up (task exports only)
-        TaskExportSettings,
-        read_molecules,
-        sample_questions,
-    )
-    from viewcert.tasks.ceiling import handedness_exclusions  # lazy: start-up (task exports only)
-
-    recorded = cert.settings
-    if not recorded or not isinstance(recorded.protocol, str) \
-            or is_protocol_file(recorded.protocol) or not isinstance(cert.input, str) \
-            or root is None and not named_input(cert.input):
-        return None
-    try:
-        spec = cert.input if named_input(cert.input) else confined(
-            cert.input, root, source="certificate.json", field="input", what="input")
-        settings = TaskExportSettings.from_options(**{k: (tuple(v) if k == "constraints" else v)
-                                                      for k, v in recorded.options(TaskExportSettings.OPTIONS).items()})
-        im = settings.image
-        active_limits().check_pixels(im.width * im.supersample, im.height * im.supersample,
-                                     source="certificate.json", field="settings.width")
-        active_limits().check_questions(settings.per_structure, source="certificate.json",
-                                        field="settings.per_structure")
-        structures, _ = read_molecules(spec, None if cert.limit is ABSENT else cert.limit)
-        active_limits().check_questions(settings.per_structure * len(structures), source="certificate.json",
-                                        field="settings.per_structure")
-        excl = (handedness_exclusions(structures, settings.delta)
-                if settings.task == "handedness" and settings.chiral_only else {})
-        questions = sample_questions(structures, settings, exclude=excl)
-    except LimitError:  # the certificate asks for more work than a limit allows: one line, exit 2
-        raise
-    except Exception:  # noqa: BLE001 - inputs moved or unreadable: the pages say so
-        return None
-    return {f"q{k:04d}": item for k, (item, _) in enumerate(questions)}
-
-
-def candidate_marks(item, record) -> ViewMarks | None:
-    """The after view's marks of a transformation item (``record``: its ``records.TaskItemRecord``): each atom
-    in the pose of every answer of the certificate's consistent-answer set (a ``[mirror]`` answer: the mirror image turned), projected through
-    the after camera (``tasks.model.project_pose``; atoms it does not observe are left out). None when the
-    rebuilt item is not the certificate's (another structure or truth) or an answer is not on its grid."""
-    from viewcert.tasks.model import project_pose  # lazy: start-up (task exports only)
-
-    answers = [a.format() for a in item.grid.answers]
-    consistent = record.consistent
-    if (item.structure_id != record.structure_id or answers[item.truth] != record.truth
-            or not isinstance(consistent, list)):
+def sidecar_candidate_marks(side) -> ViewMarks | None:
+    """The after view's marks of a transformation item, from its sidecar (``benchmark.tasks_export.after_sidecar``,
+    received: checked here): each atom in the pose of every answer of the consistent-answer set, where the after
+    camera projects it, as the export recorded it (the explorer never rebuilds the question). None when the
+    sidecar records no candidates (an export written before it did) or one is malformed."""
+    side = side if isinstance(side, dict) else {}
+    cands, cam = side.get("candidates"), side.get("camera")
+    width, height = side.get("width"), side.get("height")
+    if not (isinstance(cands, list) and isinstance(cam, dict) and _whole(width) and _whole(height)):
         return None
     marks = []
-    for text in consistent:
-        answer, mirror = (text[: -len(" [mirror]")], True) if str(text).endswith(" [mirror]") else (text, False)
-        if answer not in answers:
+    for c in cands:
+        atoms = c.get("atoms") if isinstance(c, dict) else None
+        if not isinstance(atoms, list) or not isinstance(c.get("answer"), str):
             return None
-        uv, _, keep = project_pose(item, item.pose(answers.index(answer), mirror))
-        for j in np.flatnonzero(keep).tolist():
-            marks.append(Mark("candidate", float(uv[j, 0]), float(uv[j, 1]), 4.0,
-                              f"{text}: Z = {int(item.numbers[j])} atom {j}", group=str(text)))
-    cam = item.after_camera
-    return ViewMarks(cam.name, int(cam.width), int(cam.height), tuple(marks), camera=cam.to_dict())
+        for a in atoms:
+            if not (isinstance(a, dict) and _whole(a.get("atom")) and _whole(a.get("Z"))
+                    and all(_finite(a.get(k)) for k in ("u", "v"))):
+                return None
+            marks.append(Mark("candidate", float(a["u"]), float(a["v"]), 4.0,
+                              f"{c['answer']}: Z = {a['Z']} atom {a['atom']}", group=c["answer"]))
+    name = cam.get("name") if isinstance(cam.get("name"), str) else ""
+    return ViewMarks(name, width, height, tuple(marks), camera=cam)
+
+
+def _whole(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+
+
+def _finite(x) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def interaction_scenes(cert, root: str | None) -> dict:
@@ -304,12 +271,12 @@ def interaction_scenes(cert, root: str | None) -> dict:
         try:
             path = confined(c["name"], root, source="certificate.json", field="complexes", what="complex")
             active_limits().check_pixels(int(recorded.width or 1), int(recorded.height or 1))
-            truth = hbond_truth(path, ligand=c.get("ligand"), pocket=or_none(recorded.pocket))
+            truth = hbond_truth(path, ligand=c.get("ligand"), pocket=recorded.pocket)
             if truth.to_dict()["complex"].get("sha256") != c.get("sha256"):
                 continue
             s = truth.protonated.prepared.structure
-            cams = frame_cameras(s, or_none(recorded.protocol), style=or_none(recorded.style),
-                                 width=or_none(recorded.width), height=or_none(recorded.height))
+            cams = frame_cameras(s, recorded.protocol, style=recorded.style,
+                                 width=recorded.width, height=recorded.height)
         except LimitError:  # the certificate asks for more work than a limit allows: one line, exit 2
             raise
         except Exception:  # noqa: BLE001 - a complex that cannot be read again draws no bonds
@@ -413,7 +380,7 @@ def item_cameras_from_inputs(cert, root: str | None, cert_path: str):
     from viewcert.certify.evaluate import item_cameras, prepare  # lazy: start-up (certify outputs only)
     from viewcert.certify.inputs import load_input  # lazy: start-up (certify outputs only)
 
-    if root is None and not named_input(str(or_none(cert.inputs.spec))):  # a built-in input is a name: no file
+    if root is None and not named_input(str(cert.inputs.spec)):  # a built-in input is a name: no file
         return None
 
     config = cert.config.to_dict()  # the settings CertifyConfig reads (a protocol file: its real path, below)
@@ -430,7 +397,7 @@ def item_cameras_from_inputs(cert, root: str | None, cert_path: str):
         raise
     except Exception:  # noqa: BLE001 - inputs moved, gone or outside the trusted folder: the pages say so
         return None
-    if dataset.files != or_none(inputs.files):  # never draw atoms of a file whose SHA-256 is not the certificate's
+    if dataset.files != inputs.files:  # never draw atoms of a file whose SHA-256 is not the certificate's
         return None
     by_id = {it.id: it for it in dataset.items}
 

@@ -29,7 +29,7 @@ import os
 import stat
 import tempfile
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -40,44 +40,17 @@ import numpy as np
 
 from viewcert.errors import InputError, ViewcertError
 from viewcert.explore import answers as model_answers
+from viewcert.explore.kinds import Pages, Sources
 from viewcert.explore.outcomes import (
-    KIND_FILTERS,
     TITLES,
-    certificate_counts,
-    interaction_losses,
-    tags,
 )
 from viewcert.explore.overlays import (
     ViewMarks,
-    atom_text,
-    bond_marks,
-    candidate_marks,
-    interaction_scenes,
-    item_cameras_from_inputs,
-    missing_atoms,
-    position_text,
     rendered_marks,
-    sidecar_bond_marks,
-    sidecar_marks,
-    task_items_from_input,
 )
+from viewcert.explore.record import _d, _fmt, _kv_table
 from viewcert.explore.source import Folder, Item, read_folder
-from viewcert.explore.wording import (
-    BOUND,
-    LEVELS,
-    MARGIN,
-    ORACLE,
-    field_words,
-    loss_words,
-    number,
-    reason_words,
-)
-from viewcert.formats import records
-from viewcert.formats.fields import Section
-from viewcert.formats.item_sections import ItemCeiling, OracleReport, UniquenessMargin
 from viewcert.formats.records import ABSENT
-from viewcert.formats.settings_sections import TaskProtocol, ViewProtocol, or_none
-from viewcert.formats.table import TableCertificate
 from viewcert.io.atomic import json_dumps, write_chunks_atomic
 from viewcert.io.confine import out_folder, put, target, trusted_root
 from viewcert.io.images import check_png_pixels
@@ -92,25 +65,6 @@ PAGE_SIZE = 200
 CHUNK = 40  # items a worker writes at a time (write_site's workers)
 THUMB_PX = 96
 ASSETS = ("explore.js", "explore.css", "3Dmol-min.js", "3Dmol-LICENSE.txt")
-#: what an item page says when an overlay cannot be drawn
-NOTES = {"missing": "The missing atoms are not marked: the oracle run again on the inputs did not give the "
-                    "certificate's number of missing atoms.",
-         "task": "The consistent answers' poses are not drawn: the question could not be rebuilt as the certificate "
-                 "has it from the export's input and settings (input moved, or a protocol file).",
-         "interaction": "The bonds are not drawn over the images: this export has no sidecars (cameras and atom "
-                        "projections; exports written before they were added), and the complexes were not found "
-                        "(give their folder: viewcert explore DIR --inputs COMPLEXES)."}
-#: the layers of the overlays by item kind: (layer, words); a layer is offered only when some view draws it
-LEGEND = {"crystal": (("atom", "atom seen (a pixel of it in the view)"), ("hidden", "atom with no pixel"),
-                      ("missing", "atom not recovered"), ("phantom", "phantom point"),
-                      ("near-miss", "near-miss point of δ*"), ("near-atom", "near-miss tuple's atom")),
-          "task": (("candidate", "atoms in a consistent answer's pose"),),
-          "interaction": (("bond-det", "hydrogen bond determined by the views"),
-                          ("bond-undet", "hydrogen bond not determined"),
-                          ("bond-uncertain", "uncertain bond (within δ of the criterion, not asked)"),
-                          ("bond-other", "another residue's bond (not asked)"),
-                          ("donor", "donor atom"), ("acceptor", "acceptor atom"),
-                          ("residue", "the residue the question names"), ("ligand", "the ligand"))}
 #: layers drawn but switched off when a page opens (every drawn atom's ring crowds a thumbnail)
 LEGEND_OFF = ("atom",)
 #: the widest a view grid is before it wraps, by image aspect (columns)
@@ -137,74 +91,7 @@ def _json_block(obj) -> str:
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
-def _fmt(x) -> str:
-    if x is None or x is ABSENT:
-        return "–"
-    if isinstance(x, float):
-        return f"{x:.6g}"
-    if isinstance(x, list | dict):
-        return json.dumps(x, ensure_ascii=False, sort_keys=True)
-    return str(x)
-
-
-def _kv_table(d: dict, cls: str = "kv") -> str:
-    rows = "".join(f"<tr><th>{h(k)}</th><td>{h(_fmt(v))}</td></tr>" for k, v in d.items())
-    return f'<table class="{cls}">{rows}</table>'
-
-
-def _d(x) -> dict:
-    """A received JSON object as a dict (a typed section as the object it was read from, to be shown whole);
-    {} for anything else."""
-    if isinstance(x, Section):
-        return x.to_dict()
-    return x if isinstance(x, dict) else {}
-
-
-def _words(x) -> str:
-    """A received list of names as one line of text (anything else as its text)."""
-    return ", ".join(map(_fmt, x)) if isinstance(x, list) else ("" if x is None or x is ABSENT else _fmt(x))
-
-
 # --- index --------------------------------------------------------------------------------------------------
-
-def _columns(kind: str) -> tuple[str, ...]:
-    if kind == "crystal":
-        return ("formula", "crystal system", "atoms", "outcome", "reasons", "phantoms", "missing", "δ* (Å)")
-    if kind == "task":
-        return ("structure", "truth", "consistent", "exact ceiling", "partial ceiling")
-    return ("complex", "residue asked", "bonds", "determined (rendered)", "ceiling (rendered)", "ceiling (ideal)",
-            "why not determined")
-
-
-def _row_values(kind: str, rec) -> list:
-    """The index columns of one typed item (``_columns``)."""
-    if kind == "crystal":
-        orc, um = rec.oracle or OracleReport(), rec.uniqueness_margin or UniquenessMargin()
-        return [rec.formula, _crystal_system(rec), rec.n_atoms, rec.outcome,
-                reason_words(rec.reasons) if rec.reasons else "",
-                or_none(orc.n_phantoms), or_none(orc.n_missing), _sig4(or_none(um.delta_star))]
-    if kind == "task":
-        return [rec.structure_id, rec.truth, rec.n_consistent, rec.exact_ceiling, rec.partial_ceiling]
-    r, i = rec.rendered or ItemCeiling(), rec.ideal or ItemCeiling()
-    losses = sorted(interaction_losses(rec))
-    return [rec.source_id, residue_text(rec.residue) if isinstance(rec.residue, str) else None, rec.n_bonds,
-            or_none(r.n_determined), or_none(r.ceiling), or_none(i.ceiling),
-            "; ".join(loss_words(x).split(":")[0] for x in losses)]
-
-
-def _crystal_system(rec):
-    """The crystal system of the item's reference: the dataset's label, else the rendered cell's."""
-    for which in ("dataset", "rendered"):
-        cs = _d(rec.label(which)).get("crystal_system")
-        if cs:
-            return cs
-    return None
-
-
-def _sig4(x):
-    """A number rounded to 4 significant figures (the index's δ*), kept a number so that it sorts as one."""
-    return float(f"{x:.4g}") if isinstance(x, float) and x == x and abs(x) != float("inf") else x
-
 
 def _cell(v):
     """An index cell: numbers stay numbers (sorted as such), anything else becomes text."""
@@ -215,12 +102,12 @@ def _cell(v):
     return "" if v is None or v is ABSENT else console_text(_fmt(v), keep_newlines=False)
 
 
-def index_row(kind: str, it: Item, filters: tuple[str, ...], thumb: str, answers=None) -> str:
+def index_row(pages: Pages, it: Item, filters: tuple[str, ...], thumb: str, answers=None) -> str:
     """One item's row of the index's data (JSON text, escaped as ``_json_block``): index, id, filters, column
     cells, page, thumbnail, the id as held when the shown one is escaped, the answers' verdict codes."""
     shown = console_text(it.id, keep_newlines=False)
     return _json_block([it.index, shown, list(filters),
-                        [_cell(v) for v in _row_values(kind, it.record)] + _answer_cells(answers, it),
+                        [_cell(v) for v in pages.row_values(it.record)] + _answer_cells(answers, it),
                         f"items/{item_name(it.index)}.html", thumb, None if shown == it.id else it.id,
                         _verdict_codes(answers, it)])
 
@@ -233,15 +120,15 @@ def index_parts(folder: Folder, counts: dict[str, int], n: int, answers=None) ->
     """The index (module docstring) as the text before and after its rows (``index_row``, comma-separated):
     ``counts``: items per filter, ``n``: items; ``answers``: a ladder output's (``explore.answers``): a column per
     model (right or wrong on R4) and the answer filters."""
-    kind = folder.kind
+    pages = folder.pages
     models = answers.models if answers is not None else ()
-    cols = _columns(kind) + tuple(f"{m} (R4)" for m in models)
-    offered = KIND_FILTERS[kind] + (model_answers.FILTERS if answers is not None else ())
+    cols = pages.COLUMNS + tuple(f"{m} (R4)" for m in models)
+    offered = pages.FILTERS + (model_answers.FILTERS if answers is not None else ())
     titles = TITLES | model_answers.TITLES
     if answers is not None and answers.statuses is not None:  # the ladder's item statuses (its report links them)
         offered += model_answers.STATUS_FILTERS
         titles |= model_answers.STATUS_TITLES
-    stated = certificate_counts(kind, folder.certificate)
+    stated = pages.counts(folder.certificate)
     buttons = [f'<button type="button" data-filter="all" class="on">all <span class="count">{n}'
                "</span></button>"]
     for f in offered:
@@ -250,7 +137,7 @@ def index_parts(folder: Folder, counts: dict[str, int], n: int, answers=None) ->
         buttons.append(f'<button type="button" data-filter="{f}">{h(titles[f])} '
                        f'<span class="count">{counts.get(f, 0)}</span>{note}</button>')
     head = "".join(f'<th data-col="{k}">{h(c)}</th>' for k, c in enumerate(cols))
-    title = f"{_kind_title(kind)}: {n} items"
+    title = f"{pages.TITLE}: {n} items"
     data = _json_block({"page_size": PAGE_SIZE, "titles": titles, "models": list(models),
                         "rungs": list(answers.rungs) if answers is not None else [], "rows": []})
     data = data.replace('"rows":[]', f'"rows":[{ROWS_HERE}]', 1)  # sorted keys: after "models", "page_size"
@@ -298,10 +185,6 @@ def _answer_filters(answers) -> str:
             '</select></label><span id="f-rungs"></span></div>\n')
 
 
-def _kind_title(kind: str) -> str:
-    return {"crystal": "certificate", "task": "transformation-task certificate",
-            "interaction": "interaction certificate"}[kind]
-
 
 # --- item pages ---------------------------------------------------------------------------------------------
 
@@ -327,20 +210,20 @@ def _svg(vm: ViewMarks, image: str | None) -> str:
             f'{"".join(marks)}</svg></div>')
 
 
-def _layers(kind: str, views) -> list[tuple[str, str]]:
+def _layers(pages: Pages, views) -> list[tuple[str, str]]:
     """The legend's layers: those of the item's kind that some view draws."""
     drawn = {"-".join(m.kind.split()[:2]) for vm, _, _ in views if vm is not None for m in vm.marks}
-    return [(k, t) for k, t in LEGEND.get(kind, ()) if k in drawn]
+    return [(k, t) for k, t in pages.LEGEND if k in drawn]
 
 
-def _legend(kind: str, views) -> str:
+def _legend(pages: Pages, views) -> str:
     def swatch(k: str) -> str:
         shape = (f'<line class="sw line sw-{k}" x1="1" y1="7" x2="17" y2="7"/>' if k.startswith("bond")
                  else f'<circle class="sw sw-{k}" cx="9" cy="7" r="5"/>')
         return f'<svg class="swatch" width="18" height="14" viewBox="0 0 18 14">{shape}</svg>'
 
     boxes = "".join(f'<label><input type="checkbox" data-layer="{k}"{"" if k in LEGEND_OFF else " checked"}> '
-                    f"{swatch(k)}{h(t)}</label>" for k, t in _layers(kind, views))
+                    f"{swatch(k)}{h(t)}</label>" for k, t in _layers(pages, views))
     return f'<div class="legend">{boxes}</div>' if boxes else ""
 
 
@@ -371,7 +254,7 @@ def _grid_class(views) -> str:
     return f"views grid cols-{min(cols, GRID_COLUMNS)}"
 
 
-def _views_html(kind: str, views: list[tuple[ViewMarks | None, str | None, str]], note: str = "",
+def _views_html(pages: Pages, views: list[tuple[ViewMarks | None, str | None, str]], note: str = "",
                 elements=()) -> str:
     if not views:
         return '<p class="note">No images for this item (a certify output whose inputs could not be read).</p>'
@@ -386,218 +269,8 @@ def _views_html(kind: str, views: list[tuple[ViewMarks | None, str | None, str]]
         figs.append(f'<figure class="fig" data-view="{k}" data-phantoms="{n_ph}">{_svg(vm, image)}'
                     f"<figcaption>{h(cap)}</figcaption></figure>")
     told = f'<p class="note overlay-note">{h(note)}</p>' if note else ""
-    return (f'{told}<div class="keys">{_legend(kind, views)}{_element_key(elements)}</div>'
+    return (f'{told}<div class="keys">{_legend(pages, views)}{_element_key(elements)}</div>'
             f'<div class="{_grid_class(views)}">{"".join(figs)}</div>')
-
-
-def _labels_table(rec) -> str:
-    rows = []
-    for name, which in (("dataset (truth)", "dataset"), ("rendered cell", "rendered"),
-                        ("reconstruction", "reconstructed")):
-        lab = _d(rec.label(which))
-        rows.append(f"<tr><th>{h(name)}</th>" + "".join(f"<td>{h(_fmt(lab.get(lv)))}</td>" for lv, _ in LEVELS)
-                    + "</tr>")
-    head = "".join(f"<th>{h(words)}</th>" for _, words in LEVELS)
-    return f'<table class="labels"><tr><th></th>{head}</tr>{"".join(rows)}</table>'
-
-
-def _words_table(d: dict, table: dict, cls: str = "words") -> str:
-    """A record's fields in words with their units (``explore.wording``), in the table's order then the rest."""
-    keys = [k for k in table if k in d] + [k for k in d if k not in table]
-    rows = []
-    for k in keys:
-        words, unit = field_words(k, table)
-        v = d[k]
-        shown = _words(v) if isinstance(v, list) else number(v, unit)
-        rows.append(f'<tr data-field="{h(k)}"><th>{h(words)}</th><td>{h(shown)}</td></tr>')
-    return f'<table class="{cls}">{"".join(rows)}</table>'
-
-
-def _near_miss_atoms(um: UniquenessMargin, view_names) -> list[tuple[str, str]]:
-    """(view name, atom in words) of each view's atom of the near-miss tuple (its element from the tuple's
-    label, its index in the rendered cell)."""
-
-    atoms = um.near_miss if isinstance(um.near_miss, list) else []
-    z = or_none(um.near_miss_label)
-    return [(view_names[k] if k < len(view_names) else f"view {k}", atom_text(z, a)) for k, a in enumerate(atoms)]
-
-
-def _margin_section(rec, delta, view_names) -> str:
-    """δ* in Å (4 significant figures) with what bounds it, the certificate's δ, the near-miss tuple as atoms per
-    view, its point, and the other margins."""
-    um = rec.uniqueness_margin
-    if not um:
-        return ""
-    bound = or_none(um.bound)
-    rows = [f'<tr data-field="delta_star"><th>uniqueness margin δ*: every δ below it certifies the item</th>'
-            f'<td class="delta-star">{h(number(or_none(um.delta_star), "Å"))}</td></tr>',
-            f'<tr data-field="bound"><th>what bounds δ*</th><td>{h(BOUND.get(bound, _fmt(bound)))}</td></tr>']
-    if isinstance(delta, int | float) and not isinstance(delta, bool):
-        rows.append(f'<tr data-field="delta"><th>δ of this certificate (the oracle\'s tolerance)</th>'
-                    f'<td>{h(number(float(delta), "Å"))}</td></tr>')
-    tuple_atoms = _near_miss_atoms(um, view_names)
-    if tuple_atoms:
-        lis = "".join(f'<li><span class="view-name">{h(v)}</span>: <span class="atom">{h(a)}</span></li>'
-                      for v, a in tuple_atoms)
-        rows.append(f'<tr data-field="near_miss"><th>near-miss tuple (one atom per view, marked in the views)</th>'
-                    f'<td><ul class="near-miss">{lis}</ul></td></tr>')
-    if isinstance(um.near_miss_point, list) and len(um.near_miss_point) == 3:
-        try:
-            rows.append('<tr data-field="near_miss_point"><th>its least-squares point (positions rounded to '
-                        f"0.001 Å)</th><td>{h(position_text([float(x) for x in um.near_miss_point]))}</td></tr>")
-        except (TypeError, ValueError):
-            pass
-    rest = {k: v for k, v in um.to_dict().items() if k in MARGIN}
-    return ("<h3>uniqueness margin δ*</h3>" + f'<table class="words margin">{"".join(rows)}</table>'
-            + (_words_table(rest, MARGIN) if rest else ""))
-
-
-def _phantoms_table(rec) -> str:
-
-    ph = rec.phantoms or []
-    if not (isinstance(ph, list) and ph):
-        return ""
-    rows = []
-    for k, r in enumerate(ph):
-        if isinstance(r, list) and len(r) == 4 and all(isinstance(x, int | float) for x in r[1:]):
-            el = atom_text(r[0], 0).split(" atom")[0]
-            cells = [el] + [f"{float(x) + 0.0:.3f}" for x in r[1:]]
-        else:
-            cells = [_fmt(r), "", "", ""]
-        rows.append(f"<tr><td>{k + 1}</td>" + "".join(f"<td>{h(c)}</td>" for c in cells) + "</tr>")
-    n = rec.oracle.n_phantoms if rec.oracle else None
-    more = f" (the certificate lists {len(ph)} of {h(_fmt(n))})" if isinstance(n, int) and n > len(ph) else ""
-    return (f'<h3>phantom points{more}, positions rounded to 0.001 Å</h3><table class="phantoms"><tr><th>#</th>'
-            f'<th>element</th><th>x (Å)</th><th>y (Å)</th><th>z (Å)</th></tr>{"".join(rows)}</table>')
-
-
-def _crystal_body(rec, delta=None, view_names=()) -> str:
-    """The record section of a crystal or molecule item (``records.ItemOutcome``), in words with units."""
-    parts = [f"<h2>outcome: {h(_fmt(rec.outcome))}</h2>",
-             f'<p class="reasons">why not correct: {h(reason_words(rec.reasons))}</p>']
-    if rec.certified is not ABSENT and rec.certified is not None:
-        parts.append(f"<p>certified by the theorem (unique reconstruction, separation, independent views): "
-                     f"{'yes' if rec.certified else 'no'}</p>")
-    if rec.error:
-        parts.append(f'<p class="error">error: {h(rec.error)}</p>')
-    parts.append("<h3>labels</h3>" + _labels_table(rec))
-    if rec.label_mismatch:
-        parts.append(f"<p>label mismatch at: {h(_words(rec.label_mismatch))}</p>")
-    if rec.symmetry_raised:
-        parts.append("<h3>symmetry raised</h3>" + _kv_table(_d(rec.symmetry_raised)))
-    mol = _d(rec.molecule)
-    if mol:
-        parts.append("<h3>molecule</h3>" + _kv_table(mol))
-    parts.append(_margin_section(rec, delta, list(view_names)))
-    if rec.oracle:
-        parts.append("<h3>what the oracle recovered</h3>" + _words_table(_d(rec.oracle), ORACLE, "words oracle"))
-    parts.append(_phantoms_table(rec))
-    return "".join(parts)
-
-
-def _task_body(rec) -> str:
-    """The record section of a transformation item (``records.TaskItemRecord``)."""
-    consistent = rec.consistent if isinstance(rec.consistent, list) else []
-    lis = "".join(f'<li class="{"truth" if a == rec.truth else ""}">{h(_fmt(a))}'
-                  + (" (truth)" if a == rec.truth else "") + "</li>" for a in consistent)
-    expl = rec.explanations if isinstance(rec.explanations, list) else []
-    erows = "".join("<tr>" + "".join(f"<td>{h(_fmt(x))}</td>" for x in (e if isinstance(e, list) else [e])) + "</tr>"
-                    for e in expl)
-    shown = {"task": rec.task, "structure_id": rec.structure_id, "truth": rec.truth, "best_guess": rec.best_guess,
-             "n_consistent": rec.n_consistent, "exact_ceiling": rec.exact_ceiling,
-             "partial_ceiling": rec.partial_ceiling, "mirror": rec.mirror, "n_atoms": rec.n_atoms}
-    return (f"<h2>truth: {h(_fmt(rec.truth))}</h2>" + _kv_table({k: v for k, v in shown.items() if v is not ABSENT})
-            + f'<h3>consistent-answer set ({len(consistent)} answers the views cannot tell apart)</h3>'
-            f'<ol class="consistent">{lis}</ol>'
-            + (f'<h3>why each other answer draws the same images</h3><table class="kv">{erows}</table>' if erows else ""))
-
-
-def residue_text(key) -> str:
-    """A residue key of the certificate (``CHAIN/RESseq``, e.g. ``A/SER62``) as the images label it
-    (``SER 62 A``); anything else as its text."""
-    if not isinstance(key, str) or "/" not in key:
-        return _fmt(key)
-    chain, res = key.split("/", 1)
-    return f"{res[:3]} {res[3:]} {chain}"
-
-
-def entry_residue(entry) -> str:
-    """The residue key (``CHAIN/RESseq``) of a bond entry (``RES SEQ ATOM CHAIN, LIGATOM``); "" if not one."""
-    head = str(entry).split(",")[0].split()
-    return f"{head[3]}/{head[0]}{head[1]}" if len(head) == 4 else ""
-
-
-def _entry_rows(rows: list[tuple[str, str, str, object, str]], asked: str) -> str:
-    """Table rows (entry, residue key, verdict class, loss, verdict words); the asked residue's rows marked."""
-    out = []
-    for entry, res, cls, loss, verdict in rows:
-        mark = " asked" if asked and res == asked else ""
-        code = loss if isinstance(loss, str) else " ".join(map(str, loss)) if isinstance(loss, list) else ""
-        out.append(f'<tr class="{cls}{mark}" data-entry="{h(entry)}" data-loss="{h(code)}"><td>{h(entry)}</td>'
-                   f"<td>{h(residue_text(res))}</td><td>{h(verdict)}</td><td>{h(loss_words(loss) if loss else '')}"
-                   "</td></tr>")
-    return "".join(out)
-
-
-def _mode_rows(rec, r: ItemCeiling, truth: dict) -> list:
-    """Every entry of one mode (rendered or ideal views) with its verdict and reason: a pocket list's entries
-    and its uncertain ones (not asked, with the ground truth's reason); a residue question's bonds of that
-    residue, each with the item's reasons (the certificate records them per item)."""
-    entries = r.entries
-    if isinstance(entries, list):
-        rows = [(_fmt(_d(e).get("entry")), _fmt(_d(e).get("residue")), "det" if _d(e).get("determined") else "undet",
-                 _d(e).get("loss"), "determined" if _d(e).get("determined") else "not determined") for e in entries]
-    else:  # residue-ligand: the residue's certain bonds of the ground truth
-        unsure = {_d(u).get("entry") for u in (truth.get("uncertain") or []) if isinstance(u, dict)}
-        mine = [b.get("entry") for b in (truth.get("bonds") or []) if isinstance(b, dict)
-                and entry_residue(b.get("entry")) == rec.residue and b.get("entry") not in unsure]
-        loss = or_none(r.loss)
-        rows = [(_fmt(e), rec.residue, "undet" if loss else "det", loss, "not determined" if loss else "determined")
-                for e in dict.fromkeys(mine)]
-    why = {_d(u).get("entry"): _d(u).get("reason") for u in (truth.get("uncertain") or []) if isinstance(u, dict)}
-    unsure_here = dict(rec.extra).get("uncertain")
-    for e in unsure_here if isinstance(unsure_here, list) else []:
-        rows.append((_fmt(e), entry_residue(e), "uncertain", why.get(e) or "criterion_margin", "uncertain (not asked)"))
-    return rows
-
-
-def _asked_line(rec) -> str:
-    """What the question names: the residue (a residue question) and the ligand, highlighted."""
-    ligand = rec.source_id.split(":", 1)[1] if isinstance(rec.source_id, str) and ":" in rec.source_id else ""
-    parts = []
-    if isinstance(rec.residue, str) and rec.residue:
-        parts.append(f'residue <mark class="asked residue" data-residue="{h(rec.residue)}">'
-                     f"{h(residue_text(rec.residue))}</mark>")
-    if ligand:
-        parts.append(f'ligand <mark class="asked ligand">{h(ligand)}</mark>')
-    return f'<p class="asked-line">the question asks about {" and ".join(parts)}</p>' if parts else ""
-
-
-def _interaction_body(rec, truth: dict, question: dict | None = None) -> str:
-    """The record section of an interaction item (``records.InteractionItemRecord``) and its ground truth: every
-    entry with its verdict and, when not determined, why."""
-    asked = rec.residue if isinstance(rec.residue, str) else ""
-    parts = [f"<h2>{h(_fmt(rec.source_id))}: {h(_fmt(rec.n_bonds))} bonds asked</h2>", _asked_line(rec)]
-    for which, views in (("rendered", rec.rendered), ("ideal", rec.ideal)):
-        r = views or ItemCeiling()
-        det = f", {h(_fmt(or_none(r.n_determined)))} of {h(_fmt(or_none(r.n_true)))} determined" \
-            if r.n_determined is not ABSENT else ""
-        words = {"rendered": "as rendered (labels must be legible, atoms recovered)",
-                 "ideal": "under ideal observations"}[which]
-        parts.append(f"<h3>{which} views, {words}: ceiling {h(number(or_none(r.ceiling)))}{det}</h3>"
-                     f'<table class="entries" data-views="{which}"><tr><th>bond</th><th>residue</th><th>verdict</th>'
-                     f"<th>why not determined</th></tr>{_entry_rows(_mode_rows(rec, r, truth), asked)}</table>")
-    bonds = truth.get("bonds") if isinstance(truth.get("bonds"), list) else []
-    if bonds:
-        cols = (("entry", "bond", ""), ("donor", "donor atom (index)", ""), ("acceptor", "acceptor atom (index)", ""),
-                ("ligand_role", "the ligand is the", ""), ("d_da_A", "donor–acceptor", "Å"),
-                ("d_ha_A", "hydrogen–acceptor", "Å"), ("angle_deg", "angle D–H···A", "°"))
-        rows = "".join(f'<tr class="{"asked" if asked and entry_residue(_d(b).get("entry")) == asked else ""}">'
-                       + "".join(f"<td>{h(number(_d(b).get(k), u))}</td>" for k, _, u in cols) + "</tr>"
-                       for b in bonds)
-        parts.append("<h3>each bond's atoms (ground truth: atom indices of the protonated complex)</h3>"
-                     f'<table class="bonds"><tr>{"".join(f"<th>{h(t)}</th>" for _, t, _ in cols)}</tr>{rows}</table>')
-    return "".join(parts)
 
 
 def _question_id(it: Item):
@@ -638,16 +311,7 @@ def item_html(folder: Folder, it: Item, shown: Shown, n: int, answers=None) -> s
     next_link = f'<a href="{item_name(it.index + 1)}.html">next</a>' if it.index + 1 < n else ""
     nav = f'<nav><a href="../index.html">index</a> <a href="../summary.html">summary</a> {prev_link} {next_link}</nav>'
     q = it.question or {}
-    if folder.kind == "crystal":
-        config = folder.certificate.config
-        delta = or_none(config.delta) if config else None
-        body = _crystal_body(rec, delta, [name for _, _, name in shown.views] or _protocol_names(folder))
-    elif folder.kind == "task":
-        body = _task_body(rec)
-    else:
-        sid = rec.source_id
-        gt = _d(folder.certificate.ground_truth).get(sid) if isinstance(sid, str) else None
-        body = _interaction_body(rec, _d(gt), q)
+    body = folder.pages.body(folder, rec, shown, q)
     question = f'<details><summary>question</summary><p class="question">{h(_fmt(q.get("question")))}</p></details>' \
         if q.get("question") else ""
     raw = f"<details><summary>the certificate's record</summary><pre>{h(json_dumps(rec.to_dict()))}</pre></details>"
@@ -657,36 +321,16 @@ def item_html(folder: Folder, it: Item, shown: Shown, n: int, answers=None) -> s
             'the cell box in black; positions rounded to 0.001 Å.</p><div id="pane3d" class="pane3d"></div>'
             f'<script type="application/json" id="structure-3d">{_json_block(shown.pane)}</script></section>\n')
     page = (f'<header><h1 class="item-id">{h(it.id)}</h1>{nav}</header>\n'
-            f'<section class="views-section">{_views_html(folder.kind, shown.views, shown.note, shown.elements)}'
+            f'<section class="views-section">{_views_html(folder.pages, shown.views, shown.note, shown.elements)}'
             f'</section>\n{pane}<section class="answers">{answers_html(answers, it)}</section>\n'
             f'<section class="record">{body}</section>\n{question}{raw}')
     return _page(f"item {it.id}", page, root="../", script=True, viewer=shown.pane is not None)
-
-
-def _protocol_names(folder: Folder) -> list:
-    protocol = getattr(folder.certificate, "protocol", None)
-    views = protocol.views if isinstance(protocol, ViewProtocol | TaskProtocol) else None
-    return [v.get("name") for v in views if isinstance(v, dict)] if isinstance(views, list) else []
 
 
 # --- map ----------------------------------------------------------------------------------------------------
 
 #: where the map's point rows go in the page ``map_parts`` makes (a NUL: escaped in every received text)
 POINTS_HERE = "\x00points\x00"
-
-
-#: what the map says of its plot (``chart.AXES``), after "Every item one point"
-MAP_NOTES = {"missing": " This certificate records no uniqueness margin δ* (viewcert certify --margin does): each "
-                        "item's atoms the views do not recover against its atoms, coloured by its outcome as this "
-                        "certificate scores it (an export's: the ceiling as rendered)."}
-
-
-def map_plot(folder: Folder) -> str:
-    """The map's plot of a folder (``chart.plot_of``): δ* where the certificate records it (``config.margin``)."""
-    from viewcert.explore.chart import plot_of  # lazy: as map_parts
-
-    config = getattr(folder.certificate, "config", None)
-    return plot_of(folder.kind, bool(config) and getattr(config, "margin", ABSENT) is True)
 
 
 def map_point(e: Entry) -> str | None:
@@ -704,27 +348,25 @@ def map_parts(folder: Folder, extent) -> tuple[str, str]:
     values), the points drawn by the page's script on a canvas over it; a click on a point opens its page."""
     from viewcert.explore import chart  # lazy: the map only
 
-    plot = map_plot(folder)
-    config = folder.certificate.config if folder.kind == "crystal" else None
-    delta = or_none(config.delta) if config and plot == "margin" else None
-    delta = delta if isinstance(delta, int | float) and not isinstance(delta, bool) else None
-    x_top, y_top = extent.tops(delta, y_floor=1.0 if plot in chart.COUNTS else 1e-9)
+    pages = folder.pages
+    delta = pages.map_delta(folder.certificate)
+    x_top, y_top = extent.tops(delta, y_floor=1.0 if pages.COUNT_AXIS else 1e-9)
     keys = "".join(f'<span class="el"><svg width="12" height="12" viewBox="0 0 12 12"><circle class="pt {c}" '
                    f'cx="6" cy="6" r="4.5"/></svg>{h(t)}</span>'
                    for c, t in (("correct", "correct"), ("incorrect", "incorrect"), ("item_error", "error"),
                                 ("none ph", "with phantoms (ring)")))
     left_out = extent.left_out
     note = f'<p class="note">{left_out} items have no value to plot and are left out.</p>' if left_out else ""
-    xl, yl = chart.AXES[plot]
+    xl, yl = pages.AXES
     data = _json_block({"width": chart.WIDTH, "height": chart.HEIGHT, "pad": chart.PAD, "radius": chart.RADIUS,
                         "x_top": x_top, "y_top": y_top, "x_label": xl, "y_label": yl, "points": []})
     data = data.replace('"points":[]', f'"points":[{POINTS_HERE}]', 1)
     body = ("<header><h1>map of the benchmark</h1><nav><a href=\"index.html\">index</a> "
             "<a href=\"summary.html\">summary</a></nav></header>\n"
-            f'<p class="note">Every item one point; a click opens its page.{MAP_NOTES.get(plot, "")}</p>'
+            f'<p class="note">Every item one point; a click opens its page.{pages.MAP_NOTE}</p>'
             f'<div class="key">{keys}</div>'
             f'<div class="map-plot"><canvas id="map-points" width="{chart.WIDTH}" height="{chart.HEIGHT}"></canvas>'
-            f"{chart.frame_svg(plot, x_top, y_top, h, delta)}</div>{note}\n"
+            f"{chart.frame_svg(pages.AXES, x_top, y_top, h, delta, pages.COUNT_AXIS)}</div>{note}\n"
             "<noscript><p>The map's points need JavaScript (shipped with the site, no network); the index lists "
             "every item.</p></noscript>\n"
             f'<script type="application/json" id="map-data">{data}</script>')
@@ -745,9 +387,8 @@ def summary_html(folder: Folder, site: Path, plots: list[str], truth: dict | Non
              "</header>"]
     if folder.summary_text:
         parts.append(f"<pre class=\"summary\">{h(folder.summary_text)}</pre>")
-    summary = cert.summary.to_dict() if isinstance(cert.summary, records.Summary | Section) else cert.summary
-    parts.append("<h2>certificate summary</h2>" + summary_words_html(_d(summary), _truth_words(folder, truth)))
-    settings = _settings(cert)
+    parts.append("<h2>certificate summary</h2>" + summary_words_html(_d(cert.summary), _truth_words(folder, truth)))
+    settings = cert.shown_settings()
     parts.append("<h2>settings</h2>" + settings_html(settings)
                  + "<details><summary>the certificate's settings as written</summary>"
                  + _kv_table({k: v for k, v in settings.items()}) + "</details>")
@@ -763,36 +404,15 @@ def summary_html(folder: Folder, site: Path, plots: list[str], truth: dict | Non
 
 def _truth_words(folder: Folder, truth: dict | None) -> str | None:
     """The truth R1 was scored against in words (``certify.summary.truth_text``, as summary.txt says it) from the
-    items' ``truth`` counts (``certify.summary.truth_counts``, gathered as the pages are written); None for a
-    certificate of another kind."""
+    items' ``truth`` counts (``certify.summary.truth_counts``, gathered as the pages are written: a crystal or
+    molecule certificate's; none for another kind)."""
     from viewcert.certify.summary import truth_text  # lazy: this page only
 
     s = folder.certificate.summary
     score, rule = getattr(s, "score", None), getattr(s, "truth", None)
-    if folder.kind != "crystal" or truth is None or not isinstance(score, str) or not isinstance(rule, str):
+    if not truth or not isinstance(score, str) or not isinstance(rule, str):
         return None
     return truth_text(truth, score, rule)
-
-
-def _settings(cert: records.Certificate) -> dict:
-    """The sections the summary page shows as the certificate's settings, those it has, in one order (format,
-    task, protocol, tolerances, config, settings, observation model, libraries, digest)."""
-    if isinstance(cert, records.CeilingCertificate):
-        shown = {"format": cert.format, "protocol": cert.protocol, "tolerances": cert.tolerances,
-                 "config": cert.config, "observation_model": cert.observation_model, "libraries": cert.libraries,
-                 "digest": cert.digest}
-    elif isinstance(cert, records.TaskCertificate):
-        shown = {"format": cert.format, "task": cert.task, "protocol": cert.protocol, "tolerances": cert.tolerances,
-                 "settings": cert.settings, "observation_model": cert.observation_model,
-                 "libraries": cert.libraries, "digest": cert.digest}
-    elif isinstance(cert, TableCertificate):  # a streamed certificate: its item table's record too
-        shown = {"format": cert.format, "protocol": cert.protocol, "tolerances": cert.tolerances,
-                 "config": cert.config, "observation_model": cert.observation_model, "libraries": cert.libraries,
-                 "items_table": cert.items_table, "digest": cert.digest}
-    else:
-        shown = {"format": cert.format, "task": cert.task, "settings": cert.settings, "libraries": cert.libraries,
-                 "digest": cert.digest}
-    return {k: v.to_dict() if isinstance(v, Section) else v for k, v in shown.items() if v is not ABSENT}
 
 
 # --- writing ------------------------------------------------------------------------------------------------
@@ -844,54 +464,6 @@ def _thumb(src: Path, site: Path, rel: str) -> None:
 
 
 @dataclass(frozen=True)
-class Sources:
-    """What overlays are drawn from besides the folder: a crystal certificate's item cameras from its inputs
-    (``item_cameras_from_inputs``), a task export's questions rebuilt (``task_items_from_input``), an interaction
-    export's complexes ({source id: (structure, cameras, ligand atoms)}, ``interaction_scenes``)."""
-
-    cameras: Callable | None = None
-    tasks: dict | None = None
-    scenes: dict = field(default_factory=dict)
-    answers: model_answers.Answers | None = None  # a ladder output's answers (``explore.answers``)
-
-
-def _n_missing(rec) -> int:
-    n = rec.oracle.n_missing if rec.oracle else None
-    return n if isinstance(n, int) and not isinstance(n, bool) else 0
-
-
-def _overlay_source(folder: Folder, it: Item, src: Sources):
-    """(cell, cameras, cfg) or None, the missing atoms (cell indices), the after view's candidate marks, the
-    views' bond marks of one item (each None where it does not apply or cannot be drawn), and a note saying what
-    cannot be drawn and why."""
-    got, missing, after, bonds, note = None, (), None, None, ""
-    if folder.kind == "crystal" and src.cameras is not None and (not it.views or _n_missing(it.record) > 0):
-        got = src.cameras(it.id)
-        if got is not None:
-            cell, _, cfg = got
-            missing = missing_atoms(cell, cfg, it.record)
-            if missing is None:
-                missing, note = (), NOTES["missing"]
-    elif folder.kind == "task":
-        after = candidate_marks(src.tasks[it.id], it.record) if src.tasks and it.id in src.tasks else None
-        note = "" if after is not None else NOTES["task"]
-    elif folder.kind == "interaction":
-        sid = it.record.source_id if isinstance(it.record.source_id, str) else ""
-        truth = _d(folder.certificate.ground_truth).get(sid)
-        gt_bonds = _d(truth).get("bonds") if isinstance(_d(truth).get("bonds"), list) else []
-        rec = it.record
-        verdicts = {entry: cls for entry, _, cls, _, _ in _mode_rows(rec, rec.rendered or ItemCeiling(), _d(truth))}
-        asked = rec.residue if isinstance(rec.residue, str) else ""
-        if sid in src.scenes:
-            structure, cams, ligand = src.scenes[sid]
-            bonds = bond_marks(structure, cams, gt_bonds, verdicts, asked, ligand)
-        else:  # the export's sidecars, when they hold every atom's projection
-            bonds = sidecar_bond_marks(it.views, gt_bonds, verdicts, asked) if it.views else None
-            note = NOTES["interaction"] if gt_bonds and bonds is None else ""
-    return got, missing, after, bonds, note
-
-
-@dataclass(frozen=True)
 class Shown:
     """What an item page shows of its views: [(marks or None, image href relative to items/, view name)], the
     note saying what could not be drawn, the elements drawn (their colour key)."""
@@ -934,43 +506,20 @@ def _sidecar_elements(views) -> tuple[str, ...]:
     return tuple(sorted(seen))
 
 
-def registry_view_names(cert) -> list[str]:
-    """The view names of an interaction certificate's protocol when it is a registry name (``axes-6``: front,
-    top, ...); [] for a protocol file or anything else (the views keep their image names)."""
-    from viewcert.cameras.protocols import get_protocol  # lazy: start-up (interaction exports only)
-
-    settings = cert.settings if isinstance(cert, records.InteractionCertificate) else None
-    name = settings.protocol if settings and not settings.protocol_sha256 else None
-    try:
-        return [v.name for v in get_protocol(name).views] if isinstance(name, str) else []
-    except ViewcertError:
-        return []
-
-
 def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> Shown:
     """The views of one item (``Shown``); copies or draws its images."""
-    got, missing, after, bonds, note = _overlay_source(folder, it, src)
+    got, missing, after, bonds, note = folder.pages.overlay(folder, it, src)
     out = []
-    names = registry_view_names(folder.certificate) if folder.kind == "interaction" else []
-    pane, groups = None, None
+    names = folder.pages.shown_view_names(folder.certificate)
     first = next((v.sidecar for v in it.views if v.sidecar is not None), None)
-    if folder.kind == "crystal" and first is not None:  # an export's item: its 3D pane from a sidecar
-        from viewcert.explore.rendered import sidecar_pane  # lazy: start-up
-
-        pane, groups = sidecar_pane(_d(first), it.record) or (None, None)
+    pane, groups = (None, None) if first is None else folder.pages.sidecar_pane(first, it.record)  # an export's 3D
     for k, v in enumerate(it.views):
         href = None
         if v.image is not None:
             name = f"{item_name(it.index)}_v{k}.png"
             _link_or_copy(v.image, site, f"views/{name}")
             href = f"../views/{name}"
-        vm = None
-        if folder.kind == "crystal" and v.sidecar is not None:
-            vm = sidecar_marks(v, it.record, k, missing, groups)
-        elif after is not None and k == len(it.views) - 1:  # the after view: the consistent answers' poses
-            vm = after
-        elif bonds is not None and len(bonds) == len(it.views):
-            vm = bonds[k]
+        vm = folder.pages.view_marks(v, k, it, missing, after, bonds, groups)
         if vm is None and href is None:
             continue
         out.append((vm, href, names[k] if len(names) == len(it.views) else v.name))
@@ -994,9 +543,9 @@ class Entry:
     truth: dict = field(default_factory=dict)  # its ``certify.summary.truth_counts`` (a crystal's; else {})
 
 
-def item_tags(kind: str, it: Item, answers=None) -> tuple[str, ...]:
+def item_tags(pages: Pages, it: Item, answers=None) -> tuple[str, ...]:
     """The index filters one item belongs to: its outcomes' and, with a ladder output, its answers'."""
-    got = tags(kind, it.record)
+    got = pages.tags(it.record)
     if answers is not None:
         got += model_answers.answer_tags(answers.verdicts(it.id, _question_id(it)), answers.models)
         got += answers.status_tags(it.id, _question_id(it))
@@ -1005,12 +554,8 @@ def item_tags(kind: str, it: Item, answers=None) -> tuple[str, ...]:
 
 def _write_items(folder: Folder, site: Path, src: Sources, indices) -> list[Entry]:
     """Write the thumbnails, views and pages of the items at ``indices``; what the index and map keep of each."""
-    from viewcert.certify.summary import truth_counts  # lazy: as summary_html
-    from viewcert.explore.chart import point  # lazy: as map_parts
-
     out: list[Entry] = []
     n = len(folder.items)
-    plot = map_plot(folder)
     for i in indices:
         it = folder.items[i]
         shown = _item_views(folder, it, site, src)
@@ -1022,9 +567,9 @@ def _write_items(folder: Folder, site: Path, src: Sources, indices) -> list[Entr
             thumb = f"thumbs/{item_name(it.index)}.png"
             _thumb(first, site, thumb)
         _put(site, f"items/{item_name(it.index)}.html", item_html(folder, it, shown, n, src.answers))
-        t = item_tags(folder.kind, it, src.answers)
-        out.append(Entry(it.index, it.id, t, index_row(folder.kind, it, t, thumb, src.answers),
-                         point(plot, it.record), truth_counts([it.record]) if folder.kind == "crystal" else {}))
+        t = item_tags(folder.pages, it, src.answers)
+        out.append(Entry(it.index, it.id, t, index_row(folder.pages, it, t, thumb, src.answers),
+                         folder.pages.point(it.record), folder.pages.truth_counts(it.record)))
     return out
 
 
@@ -1069,16 +614,7 @@ def _entries(folder: Folder, site: Path, src: Sources, workers: int, progress) -
 
 def _sources(folder: Folder, folder_path, root, ladder) -> Sources:
     """What the overlays and answers are drawn from besides the folder (``Sources``)."""
-    src = Sources()
-    lazy = not isinstance(folder.items, tuple)  # a streamed certificate: a certify output, no images
-    if folder.kind == "crystal" and (lazy or not any(it.views for it in folder.items)
-                                     or any(_n_missing(it.record) for it in folder.items)):
-        src = Sources(cameras=item_cameras_from_inputs(folder.certificate, root,
-                                                       str(Path(folder_path) / "certificate.json")))
-    elif folder.kind == "task":
-        src = Sources(tasks=task_items_from_input(folder.certificate, root))
-    elif folder.kind == "interaction":
-        src = Sources(scenes=interaction_scenes(folder.certificate, root))
+    src = folder.pages.sources(folder, folder_path, root)
     if ladder is None and folder.ladder is not None and (folder.ladder.parent / model_answers.TABLE).is_file():
         ladder = folder.ladder.parent
     if ladder is not None:

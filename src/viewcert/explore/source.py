@@ -21,14 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from viewcert.errors import InputError
+from viewcert.explore.kinds import Pages, pages_of
 from viewcert.formats import records
-from viewcert.formats.reader import check_shape, receive
-from viewcert.formats.settings_sections import TaskProtocol, ViewProtocol
-from viewcert.formats.table import TableCertificate, is_table
+from viewcert.formats.reader import read
+from viewcert.formats.records import CertificateVisitor
+from viewcert.formats.table import StreamedCertificate
 from viewcert.io.received import loads_json_line, loads_json_strict, read_received_bytes, read_received_text
 
-#: kinds of certificate the explorer shows, by the kind of ``formats.records`` (every one of its registry)
-KINDS = {"ceiling": "crystal", "task": "task", "interaction": "interaction"}
 #: plots a certify run writes beside its certificate (``certify.run.write_outputs``)
 PLOTS = ("ceiling_by_system.png", "phantoms.png", "delta_star.png")
 #: where a ladder report may sit beside the folder (``viewcert ladder --out``: report.html)
@@ -64,8 +63,8 @@ class Folder:
     ladder report."""
 
     path: Path
-    kind: str
-    certificate: records.Certificate | TableCertificate
+    certificate: records.Certificate
+    pages: Pages  # what the explorer shows of its certificate's kind (``explore.kinds``)
     items: tuple[Item, ...] | TableItems
     plots: tuple[Path, ...] = ()
     ladder: Path | None = None
@@ -103,10 +102,10 @@ def _json(path: Path, what: str) -> Any:
 
 class TableItems:
     """The items of a streamed certificate as a sequence read lazily: ``len``, iteration shard by shard and
-    ``items[i]`` (the shard holding item ``i`` read whole and checked, ``TableCertificate.shard``; the last shard
+    ``items[i]`` (the shard holding item ``i`` read whole and checked, ``StreamedCertificate.shard``; the last shard
     read is kept, so items taken in order read each shard once)."""
 
-    def __init__(self, cert: TableCertificate):
+    def __init__(self, cert: StreamedCertificate):
         self.cert = cert
         self._shard: tuple[int, list[Item]] = (-1, [])
 
@@ -131,29 +130,24 @@ class TableItems:
             yield from self._items_of(k)
 
 
-def _certificate(path: Path) -> tuple[str, records.Certificate | TableCertificate]:
+def _certificate(path: Path) -> records.Certificate:
     """(kind, typed certificate) of ``path`` through the one reader (``formats.reader.receive``: strict JSON,
-    its format one of ``formats.records.KINDS`` or a streamed certificate, its digest checked, its record typed;
+    its format one of ``formats.records``' kinds or a streamed certificate, its digest checked, its record typed;
     a streamed certificate's items are read later, lazily). Every item's text id is checked before the digest (a
     refusal names the item), and a crystal or molecule certificate's shape as ``verify`` needs it."""
-    head = _json(path, "certificate")
-    if isinstance(head, dict) and not is_table(head):
-        try:
-            records.kind_of(head)
-            records.item_ids(head)
-        except InputError as exc:
-            said = exc.message if exc.field != "format" else f"not a certificate the explorer knows: {exc.message}"
-            raise InputError(said, source=str(path), field=exc.field) from None
-    cert = receive(path, data=head, streamed=True).certificate  # its digest holds (a stale one: one line)
-    if isinstance(cert, TableCertificate):
-        return "crystal", cert
-    if isinstance(cert, records.CeilingCertificate):
-        check_shape(cert, str(path))
-    return KINDS[cert.KIND], cert
+    try:
+        cert = read(path, streamed=True)  # its digest holds (a stale one: one line)
+    except InputError as exc:
+        if exc.field != "format":  # a stale digest, a malformed field: as the reader says
+            raise
+        raise InputError(f"not a certificate the explorer knows: {exc.message}", source=str(path),
+                         field=exc.field) from None
+    return cert
 
 
-def _questions(folder: Path, kind: str) -> dict[str, dict]:
-    """benchmark.jsonl by the certificate's item id (a crystal export's ``source_id``, else ``id``)."""
+def _questions(folder: Path, key_name: str) -> dict[str, dict]:
+    """benchmark.jsonl by the certificate's item id (under ``key_name``: a crystal export's ``source_id``, else
+    ``id``)."""
     p = inside(folder, "benchmark.jsonl", "benchmark.jsonl")
     if p is None:
         return {}
@@ -169,7 +163,7 @@ def _questions(folder: Path, kind: str) -> dict[str, dict]:
             raise InputError(f"line {n} is not JSON: {str(exc)[:120]}", source=str(p), field=f"line {n}") from None
         if not isinstance(q, dict):
             raise InputError(f"line {n} is not an object", source=str(p), field=f"line {n}")
-        key = q.get("source_id") if kind == "crystal" else q.get("id")
+        key = q.get(key_name)
         if isinstance(key, str):
             out.setdefault(key, q)
     return out
@@ -195,13 +189,6 @@ def _views(folder: Path, question: dict | None, names: list) -> tuple[View, ...]
     return tuple(views)
 
 
-def _view_names(cert: records.Certificate) -> list:
-    """The names of the protocol's views by position (a crystal or task certificate's ``protocol.views``)."""
-    protocol = None if isinstance(cert, records.InteractionCertificate) else cert.protocol
-    views = protocol.views if isinstance(protocol, ViewProtocol | TaskProtocol) else None
-    return [v.get("name") for v in views if isinstance(v, dict)] if isinstance(views, list) else []
-
-
 def _ladder(folder: Path) -> Path | None:
     for rel in LADDER_PLACES:
         p = folder / rel
@@ -218,18 +205,33 @@ def read_folder(folder: str | os.PathLike) -> Folder:
     cert_p = inside(folder, "certificate.json", "certificate.json")
     if cert_p is None:
         raise InputError("no certificate.json in the folder (a certify output or an export)", source=str(folder))
-    kind, cert = _certificate(cert_p)
+    cert = _certificate(cert_p)
+    pages = pages_of(cert)
     plots = tuple(p for name in PLOTS if (p := inside(folder, name, name)) is not None)
     summary_p = inside(folder, "summary.txt", "summary.txt")
     summary = read_received_text(summary_p, what="summary.txt") if summary_p else None
-    if isinstance(cert, TableCertificate):  # a certify output: no questions, no images; items read lazily
-        return Folder(path=folder, kind=kind, certificate=cert, items=TableItems(cert), plots=plots,
-                      ladder=_ladder(folder), summary_text=summary)
-    questions = _questions(folder, kind)
-    names = _view_names(cert)
-    items = []
-    for k, rec in enumerate(cert.items):
-        q = questions.get(rec.id)
-        items.append(Item(index=k, id=rec.id, record=rec, views=_views(folder, q, names), question=q))
-    return Folder(path=folder, kind=kind, certificate=cert, items=tuple(items), plots=plots, ladder=_ladder(folder),
-                  summary_text=summary)
+    return Folder(path=folder, certificate=cert, pages=pages, items=cert.visit(_Items(folder, pages)), plots=plots,
+                  ladder=_ladder(folder), summary_text=summary)
+
+
+@dataclass(frozen=True)
+class _Items(CertificateVisitor):
+    """The items of each kind: a streamed certificate's read lazily (a certify output: no questions, no images),
+    a JSON certificate's with their questions and views."""
+
+    folder: Path
+    pages: Pages
+
+    def streamed(self, cert: StreamedCertificate) -> TableItems:
+        return TableItems(cert)
+
+    def ceiling(self, cert: records.Certificate) -> tuple[Item, ...]:
+        questions = _questions(self.folder, self.pages.QUESTION_KEY)
+        names = self.pages.view_names(cert)
+        items = []
+        for k, rec in enumerate(cert.items):
+            q = questions.get(rec.id)
+            items.append(Item(index=k, id=rec.id, record=rec, views=_views(self.folder, q, names), question=q))
+        return tuple(items)
+
+    task = interaction = ceiling

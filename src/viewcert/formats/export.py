@@ -16,15 +16,17 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Any, ClassVar
+
+from pydantic import Field
 
 from viewcert.errors import InputError
-from viewcert.formats.fields import typed_section
+from viewcert.formats.model import Count, List, Object, Record, Text
+from viewcert.formats.model import kind as kind_of_text
 from viewcert.formats.reader import read
 from viewcert.formats.records import (
-    ABSENT,
     INTERACTION_FORMAT_V1,
     INTERACTION_FORMAT_V2,
-    CeilingCertificate,
     Certificate,
 )
 from viewcert.formats.settings_sections import ExportSettingsRecord
@@ -36,29 +38,41 @@ CERTIFICATE = "certificate.json"
 #: the one manifest shape every exporter writes
 EXPORT_FORMAT = "viewcert.export/1"
 EXPORT_KINDS = ("crystal", "molecule", "task", "interaction")
-#: the fields of a ``viewcert.export/1`` manifest (``docs/formats.md`` is generated from this table)
-MANIFEST_FIELDS = {
-    "format": f"`{EXPORT_FORMAT}`",
-    "kind": "the exporter: " + " \\| ".join(EXPORT_KINDS),
-    "task": "the task asked (crystal-system, point-group, rotation, pocket-ligand, ...)",
-    "input": "what was read: the dataset with every file's SHA-256 (crystal, molecule), the input as given "
-             "(task), the complexes by name, ligand and SHA-256 (interaction)",
-    "settings": "the exporter's settings as recorded",
-    "n_questions": "the number of questions",
-    "items": "per question its id and answer and the exporter's record of it (crystal: also the items that "
-             "could not be rendered, with their error)",
-    "errors": "items that could not be read: id, error",
-    "skipped": "items given no question: id, reason",
-    "label_mismatches": "crystal: ids whose dataset label and rendered cell's label disagree",
-    "details": "what one exporter alone records (crystal: question, choices, constraints per question; "
-               "molecule: protocol, choices, truth)",
-    "certificate": f"null when none was written, else `path` (`{CERTIFICATE}`), `format`, `digest` (its "
-                   "value) and (crystal, molecule) `observe`, `level`, `summary` (n, correct, R1)",
-    "images": "the PNG files, relative paths",
-    "harness_files": "the files a harness reads (benchmark.jsonl, benchmark.tsv, ids.csv, Inspect and "
-                     "lmms-eval tasks, ...), relative paths",
-    "files": "SHA-256 of every file in the folder but the manifest, by relative path",
-}
+
+
+class ExportManifest(Record):
+    """A ``viewcert.export/1`` manifest (``manifest.json``): what one ``build-benchmark`` exporter wrote."""
+
+    SOURCE: ClassVar[str] = ""
+    format: Text = Field(description=f"`{EXPORT_FORMAT}`")
+    kind: Annotated[str, kind_of_text(f"one of {EXPORT_KINDS}", lambda v: v in EXPORT_KINDS)] = Field(
+        description="the exporter: " + " \\| ".join(EXPORT_KINDS))
+    task: Any = Field(description="the task asked (crystal-system, point-group, rotation, pocket-ligand, ...)")
+    input: Any = Field(description=(
+        "what was read: the dataset with every file's SHA-256 (crystal, molecule), the input as given (task), "
+        "the complexes by name, ligand and SHA-256 (interaction)"))
+    settings: ExportSettingsRecord = Field(description="the exporter's settings as recorded")
+    n_questions: Count = Field(description="the number of questions")
+    items: List = Field(description=(
+        "per question its id and answer and the exporter's record of it (crystal: also the items that could "
+        "not be rendered, with their error)"))
+    errors: List = Field(description="items that could not be read: id, error")
+    skipped: List = Field(description="items given no question: id, reason")
+    label_mismatches: List = Field(description=(
+        "crystal: ids whose dataset label and rendered cell's label disagree"))
+    details: Object = Field(description=(
+        "what one exporter alone records (crystal: question, choices, constraints per question; molecule: "
+        "protocol, choices, truth)"))
+    certificate: Object | None = Field(description=(
+        f"null when none was written, else `path` (`{CERTIFICATE}`), `format`, `digest` (its value) and "
+        "(crystal, molecule) `observe`, `level`, `summary` (n, correct, R1)"))
+    images: List = Field(description="the PNG files, relative paths")
+    harness_files: List = Field(description=(
+        "the files a harness reads (benchmark.jsonl, benchmark.tsv, ids.csv, Inspect and lmms-eval tasks, ...), "
+        "relative paths"))
+    files: Object = Field(description="SHA-256 of every file in the folder but the manifest, by relative path")
+
+
 MANIFEST_BEGIN = "<!-- export manifest: generated from viewcert.formats.export; do not edit -->"
 MANIFEST_END = "<!-- end of the generated export manifest -->"
 
@@ -94,13 +108,7 @@ class Export:
 def certificate_entry(cert: Certificate, **extra) -> dict:
     """The manifest's record of the certificate ``cert`` written beside it: path, format, digest, ``extra``
     (molecule: level) and, for a ceiling certificate, its observation mode and R1's counts (``formats.records``)."""
-    entry = {"path": CERTIFICATE, "format": cert.format, "digest": cert.digest_value, **extra}
-    if isinstance(cert, CeilingCertificate):
-        s = cert.summary
-        observe = cert.config.observe if cert.config else ABSENT
-        entry["observe"] = None if observe is ABSENT else observe
-        entry["summary"] = {"n": s.n, "correct": s.correct, "R1": s.R1}
-    return entry
+    return cert.manifest_entry(**extra)
 
 
 def question_items(records: list[Mapping]) -> list[dict]:
@@ -156,7 +164,7 @@ def write_export(out: str | Path, kind: str, body: Mapping, certificate: Certifi
 def _export_of(shape: Mapping, cert: Certificate | None, written: Mapping) -> Export:
     """The :class:`Export` of a manifest in the current shape (``shape``; ``written``: as written); its settings
     typed (InputError naming ``settings.<field>``)."""
-    settings = typed_section(ExportSettingsRecord, shape.get("settings") or {}, "settings")
+    settings = ExportSettingsRecord.from_dict(shape.get("settings") or {}, "settings")
     return Export(kind=shape["kind"], task=str(shape.get("task")), n_questions=int(shape.get("n_questions") or 0),
                   settings=settings, items=tuple(shape.get("items") or ()),
                   images=tuple(shape.get("images") or ()), harness_files=tuple(shape.get("harness_files") or ()),
@@ -197,7 +205,8 @@ def _from_task_export(m: Mapping, cert: Certificate | None) -> dict:
 def _from_interaction_export(m: Mapping, cert: Certificate | None) -> dict:
     """The interaction manifest before ``viewcert.export/1`` (its format its certificate's): no settings or
     items (the certificate's settings and ids stand for them)."""
-    return {"task": m.get("task"), "settings": cert.settings.to_dict() if cert and cert.settings else {},
+    settings = getattr(cert, "settings", None)  # an interaction certificate's (an older manifest has none)
+    return {"task": m.get("task"), "settings": settings.to_dict() if settings else {},
             "n_questions": m.get("n_questions"), "items": [{"id": i} for i in (cert.item_ids() if cert else ())],
             "images": _pngs(m)}
 
@@ -216,8 +225,6 @@ MANIFEST_FORMATS: dict[str, tuple[str, Callable, Callable]] = {
     INTERACTION_FORMAT_V1: ("interaction", _old_digest_entry, _from_interaction_export),  # its certificate's format
     INTERACTION_FORMAT_V2: ("interaction", _old_digest_entry, _from_interaction_export),
 }
-#: the lists of the current shape (a received manifest's are checked to be lists)
-_LISTS = ("items", "errors", "skipped", "label_mismatches", "images", "harness_files")
 
 
 def _read_manifest(out: Path) -> dict:
@@ -231,13 +238,10 @@ def _read_manifest(out: Path) -> dict:
         raise InputError(f"not a viewcert export manifest (format {str(fmt)[:60]!r}, expected one of "
                          f"{(EXPORT_FORMAT, *MANIFEST_FORMATS)})", source=src, field="format")
     if fmt == EXPORT_FORMAT:
-        if m.get("kind") not in EXPORT_KINDS:
-            raise InputError(f"kind must be one of {EXPORT_KINDS}, got {str(m.get('kind'))[:40]!r}", source=src,
-                             field="kind")
-        bad = next((k for k in _LISTS if not isinstance(m.get(k), list)), None)
-        if bad or not isinstance(m.get("settings"), dict) or not isinstance(m.get("n_questions"), int):
-            raise InputError(f"the manifest's {bad or 'settings or n_questions'} is not "
-                             f"{'a list' if bad else 'an object and an integer'}", source=src, field=bad or "settings")
+        try:
+            ExportManifest.from_dict(m, "")
+        except InputError as exc:
+            raise InputError(exc.message, source=src, field=exc.field) from None
     return m
 
 
@@ -265,7 +269,7 @@ def read_export(out: str | Path) -> Export:
         raise InputError(f"the manifest's certificate must be null or name {CERTIFICATE}", source=src,
                          field="certificate")
     cert = read(out / CERTIFICATE) if entry is not None else None
-    if cert is not None and entry.get("digest") != cert.digest_value:
+    if cert is not None and entry is not None and entry.get("digest") != cert.digest_value:
         raise InputError(f"the manifest names certificate digest {str(entry.get('digest'))[:16]!r}…, "
                          f"{CERTIFICATE} has {str(cert.digest_value)[:16]}… (not the certificate this export "
                          "wrote)", source=src, field="certificate")
@@ -276,7 +280,7 @@ def read_export(out: str | Path) -> Export:
 
 
 def manifest_markdown() -> str:
-    """The export-manifest section of ``docs/formats.md`` (generated from :data:`MANIFEST_FIELDS` and
+    """The export-manifest section of ``docs/formats.md`` (generated from :class:`ExportManifest`'s fields and
     :data:`MANIFEST_FORMATS`; ``tests/benchmark/test_export_record.py`` compares)."""
     rows = [MANIFEST_BEGIN, "", "## Export manifest (`manifest.json`)", "",
             "Every `viewcert build-benchmark` exporter writes one `manifest.json` in one shape "
@@ -285,5 +289,5 @@ def manifest_markdown() -> str:
             "digest checked against the manifest's). Older manifests are read through the version table: "
             + ", ".join(f"`{f}` ({kind})" for f, (kind, _, _) in MANIFEST_FORMATS.items()) + ".", "",
             "| field | |", "|---|---|"]
-    rows += [f"| `{k}` | {v} |" for k, v in MANIFEST_FIELDS.items()]
+    rows += [f"| `{k}` | {f.description} |" for k, f in ExportManifest.model_fields.items()]
     return "\n".join([*rows, "", MANIFEST_END]) + "\n"

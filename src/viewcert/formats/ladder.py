@@ -28,11 +28,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field, model_validator
 
 from viewcert.errors import InputError
+from viewcert.formats.model import Record, Text, kind
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.received import loads_toml, read_received_text
 
@@ -44,36 +46,49 @@ STUDY_KEYS = ("name", "benchmark", "task", "items", "items_id_field", "items_tar
 INPUT_KEYS = ("path", "model", "rung", "harness", "run")
 
 
-@dataclass(frozen=True)
-class LadderInput:
+class LadderInput(Record):
     """One ``[[input]]``: the result file (``path`` as written), the model, the rung (as written), the harness
-    that wrote it, the run, and every other key (``options``, handed to the reader)."""
+    that wrote it, the run, and every other key (``options``: the unknown keys, handed to the reader)."""
 
-    path: str
-    rung: str
-    model: Any = None
-    harness: str | None = None
-    run: Any = None
-    options: Mapping[str, Any] = field(default_factory=dict)
+    path: Text = Field(description="the result file, relative to the manifest's folder")
+    rung: Text = Field(description="chance, no-image, R4, R3, R2 or vision-only (aliases accepted)")
+    model: Any = Field(None, description="the model that answered")
+    harness: Annotated[str, kind(f"one of {HARNESSES}", lambda v: v in HARNESSES)] | None = Field(None, description=(
+        "the harness that wrote the file; absent: detected from the file"))
+    run: Any = Field(None, description="the run's name")
 
-    def to_dict(self) -> dict:
+    @model_validator(mode="before")
+    @classmethod
+    def _options(cls, data: Any) -> Any:
+        """A producer may hand the reader's options as ``options`` (they are the table's other keys)."""
+        if isinstance(data, Mapping) and isinstance(data.get("options"), Mapping):
+            return {**{k: v for k, v in data.items() if k != "options"}, **data["options"]}
+        return data
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """Every other key, handed to the result file's reader (id_column, id_map, scorer, metric, ...)."""
+        return self.extra
+
+    def to_dict(self) -> dict[str, Any]:
+        """The table as TOML holds it: the named keys in order (those not written left out), then the options."""
         out = {k: v for k in INPUT_KEYS if (v := getattr(self, k)) is not None}
         return {**out, **self.options}
 
 
-@dataclass(frozen=True)
-class LadderManifest:
+class LadderManifest(Record):
     """A ladder manifest: the ``[study]`` keys (each None when not written) and the inputs in order."""
 
-    inputs: tuple[LadderInput, ...]
-    name: Any = None
-    benchmark: str | None = None
-    task: Any = None
-    items: Any = None
-    items_id_field: Any = None
-    items_target_field: Any = None
-    r1: Any = None
-    certificate: Any = None
+    inputs: tuple[LadderInput, ...] = Field(min_length=1, description="the ``[[input]]`` tables, in order")
+    name: Any = Field(None, description="the study's name")
+    benchmark: Text | None = Field(None, description=(
+        "a viewcert export folder: items, ids, shipped choices, task, certificate"))
+    task: Any = Field(None, description="the answer parser (an export's own task by default)")
+    items: Any = Field(None, description="the universe of item ids (+ targets) for coverage checks")
+    items_id_field: Any = Field(None, description="the id field of ``items``")
+    items_target_field: Any = Field(None, description="the target field of ``items``")
+    r1: Any = Field(None, description="R1 as a number or a fraction (``200/210``)")
+    certificate: Any = Field(None, description="a certificate R1 is read from")
 
     def study(self) -> dict:
         """The ``[study]`` table as written (keys not written left out)."""
@@ -84,35 +99,50 @@ class LadderManifest:
         return {"study": self.study(), "input": [e.to_dict() for e in self.inputs]}
 
 
-def _input_of(raw: Any, where: str, src: str) -> LadderInput:
-    if not isinstance(raw, dict):
-        raise InputError(f"{where} must be a table", source=src, field=where)
-    for key in ("path", "rung"):
-        if key not in raw:
-            raise InputError(f"{where} lacks {key!r}", source=src, field=f"{where}.{key}")
-        if not isinstance(raw[key], str):
-            raise InputError(f"{where}.{key} must be a string", source=src, field=f"{where}.{key}")
-    harness = raw.get("harness")
-    if harness is not None and harness not in HARNESSES:
-        raise InputError(f"{where}.harness {harness!r} is not one of {HARNESSES}", source=src, field=f"{where}.harness")
-    return LadderInput(path=raw["path"], rung=raw["rung"], model=raw.get("model"), harness=harness,
-                       run=raw.get("run"), options={k: v for k, v in raw.items() if k not in INPUT_KEYS})
-
-
 def ladder_manifest_of(data: Mapping, *, source: str | None = None) -> LadderManifest:
     """The typed manifest of parsed TOML ``data``; InputError naming the entry and key otherwise."""
-    src = source
     study = data.get("study", {})
     if not isinstance(study, dict):
-        raise InputError("[study] must be a table", source=src, field="study")
+        raise InputError("[study] must be a table", source=source, field="study")
     inputs = data.get("input")
     if not isinstance(inputs, list) or not inputs:
-        raise InputError("no [[input]] entries", source=src, field="input")
-    entries = tuple(_input_of(raw, f"input[{i}]", src) for i, raw in enumerate(inputs))
-    bench = study.get("benchmark")
-    if bench is not None and not isinstance(bench, str):
-        raise InputError("[study].benchmark must be a folder path (string)", source=src, field="benchmark")
-    return LadderManifest(inputs=entries, **{k: study.get(k) for k in STUDY_KEYS})
+        raise InputError("no [[input]] entries", source=source, field="input")
+    entries = []
+    for i, raw in enumerate(inputs):
+        where = f"input[{i}]"
+        for key in ("path", "rung"):  # what a hand-written manifest most often gets wrong, said as it is wrong
+            if isinstance(raw, dict) and key not in raw:
+                raise InputError(f"{where} lacks {key!r}", source=source, field=f"{where}.{key}")
+        harness = raw.get("harness") if isinstance(raw, dict) else None
+        if harness is not None and harness not in HARNESSES:
+            raise InputError(f"{where}.harness {str(harness)[:40]!r} is not one of {HARNESSES}", source=source,
+                             field=f"{where}.harness")
+        try:
+            entries.append(LadderInput.from_dict(raw, f"input[{i}]"))
+        except InputError as exc:
+            raise InputError(exc.message, source=source, field=exc.field) from None
+    try:
+        return LadderManifest.from_dict({"inputs": entries, **{k: study[k] for k in STUDY_KEYS if k in study}}, "")
+    except InputError as exc:
+        raise InputError(exc.message.replace("benchmark must be text", "[study].benchmark must be a folder path "
+                                                                      "(string)"), source=source,
+                         field=exc.field) from None
+
+
+class R1CountsRecord(Record):
+    """A hand-written R1 certificate (no ``format``, no digest; ``viewcert ladder`` reads it): ``ceiling``
+    {``correct``, ``n``}, ``items`` (a list of objects, each with an id under one of
+    ``item_id``/``id``/``material_id``/``identifier`` and an outcome ``correct``/``certified``/``recovered``
+    (true/false) or ``status``/``outcome`` (text); or an {id: outcome} object), ``delta`` and ``tau`` (Å)."""
+
+    ceiling: Any = Field(None, description="``correct`` and ``n``: R1 = correct / n")
+    items: Any = Field(None, description="the per-item outcomes: a list of objects, or an {id: outcome} object")
+    delta: Any = Field(None, description="δ (Å)")
+    tau: Any = Field(None, description="τ (Å)")
+
+    def visit(self, visitor: Any) -> Any:
+        """``visitor.counts(self)`` (``formats.records.CertificateVisitor``)."""
+        return visitor.counts(self)
 
 
 def read_ladder_manifest(path: str | Path) -> LadderManifest:

@@ -1,64 +1,48 @@
-"""The one reader of every certificate file: :func:`receive` (the certificate with the SHA-256 of its bytes and
-whether its digest held) and :func:`read` (the certificate alone).
+"""The one reader of every certificate file: :func:`receive` (the typed certificate with the SHA-256 of its bytes
+and whether its digest held) and :func:`read` (the certificate alone). Nobody else opens a certificate.
 
-A received file is a regular file within ``max_json_bytes`` of the limits in force, JSON with no duplicate key; its ``format``
-names its kind (``records.KINDS``, or the streamed certificate of ``formats.table``); its digest is checked (a
-mismatch is a one-line :class:`~viewcert.formats.records.StaleCertificate` unless ``allow_stale``) and its record
-typed. Every failure is one :class:`InputError` naming the file and the field.
+A received file is a regular file within ``max_json_bytes`` of the limits in force, JSON with no duplicate key;
+its ``format`` names its kind (``records.JSON_KINDS``, or the streamed certificate of ``formats.table``); every item
+has a text id, listed once; its digest is checked (a mismatch is a one-line
+:class:`~viewcert.formats.records.StaleCertificate` unless ``allow_stale``) and its record typed. Every failure is
+one :class:`InputError` naming the file and the field.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from viewcert.errors import InputError
+from viewcert.formats.ladder import R1CountsRecord
 from viewcert.formats.records import (
-    ABSENT,
-    KINDS,
     CeilingCertificate,
     Certificate,
-    Section,
+    certificate_class,
     check_digest,
     item_ids,
-    kind_of,
 )
-from viewcert.formats.settings_sections import Location
-from viewcert.formats.table import TableCertificate, is_table, receive_table
+from viewcert.formats.table import StreamedCertificate, is_table, receive_table
 from viewcert.io.received import loads_json_strict, read_received_bytes
 
-#: what ``kind="ceiling"`` names in a refusal
-_KIND_TEXT = {"ceiling": "crystal/molecule", "task": "transformation-task", "interaction": "interaction"}
+__all__ = ["Received", "read", "receive"]
 
 
 @dataclass(frozen=True)
 class Received:
-    """A certificate as read: the typed value (a JSON certificate's record, or a streamed certificate opened for
-    lazy reading), its JSON, the SHA-256 of its bytes (hex) and whether its digest held."""
+    """A certificate as read: the typed certificate (a streamed one opened for lazy reading; hand-written R1
+    counts as :class:`~viewcert.formats.ladder.R1CountsRecord`), its JSON, the SHA-256 of its bytes (hex) and
+    whether its digest held (None: the file has no digest to hold)."""
 
-    certificate: Certificate | TableCertificate
+    certificate: Certificate | R1CountsRecord
     data: dict
     sha256: str
-    digest_ok: bool
+    digest_ok: bool | None
 
 
-def read_json(path: str | Path) -> tuple[Any, str]:
-    """Read a received certificate file once.
-
-    Parameters
-    ----------
-    path : str or Path
-        The certificate file; its size is checked against ``max_json_bytes`` of the limits in force before it
-        is read.
-
-    Returns
-    -------
-    tuple
-        (the parsed JSON, the SHA-256 of the file's bytes in hex); InputError naming the file otherwise.
-    """
+def _read_json(path: Path) -> tuple[Any, str]:
     raw = read_received_bytes(path, what="certificate")
     try:
         return loads_json_strict(raw.decode("utf-8"), source=str(path)), hashlib.sha256(raw).hexdigest()
@@ -68,8 +52,13 @@ def read_json(path: str | Path) -> tuple[Any, str]:
         raise InputError(f"cannot read certificate: {str(exc)[:200]}", source=str(path)) from None
 
 
-def receive(path: str | Path, *, allow_stale: bool = False, kind: str | None = None, streamed: bool = False, data: Any = None, sha256: str | None = None) -> Received:
-    """Read the certificate at ``path``: format, digest and record checked (module docstring).
+def _named(exc: InputError, src: str, prefix: str = "") -> InputError:
+    return InputError(prefix + exc.message, source=src, field=exc.field)
+
+
+def receive(path: str | Path, *, allow_stale: bool = False, kind: type[Certificate] | None = None,
+            streamed: bool = False, counts: bool = False) -> Received:
+    """Read the certificate at ``path``: format, item ids, digest and record checked (module docstring).
 
     Parameters
     ----------
@@ -78,16 +67,15 @@ def receive(path: str | Path, *, allow_stale: bool = False, kind: str | None = N
     allow_stale : bool
         Read a certificate whose digest does not match its content (``digest_ok`` is then False: the caller
         says so) instead of refusing it.
-    kind : str or None
-        ``ceiling``, ``task`` or ``interaction``: only that kind of JSON certificate is accepted (``ceiling``: its
-        shape checked as ``verify`` needs it); None: any kind.
+    kind : type or None
+        ``CeilingCertificate``, ``TaskCertificate`` or ``InteractionCertificate``: only that kind of JSON
+        certificate is accepted; None: any kind.
     streamed : bool
         Accept a streamed certificate (``formats.table``; ``kind`` None): ``explore``, ``ladder`` and ``verify``
         read one; any other reader refuses it in one line naming the commands that do.
-    data : object
-        The parsed JSON when the caller read the file already (with ``sha256``, the hex SHA-256 of its bytes).
-    sha256 : str or None
-        The hex SHA-256 of the file's bytes, given with ``data``.
+    counts : bool
+        Accept hand-written R1 counts (a JSON object with no ``format``: ``formats.ladder.R1CountsRecord``), as
+        ``viewcert ladder`` does.
 
     Returns
     -------
@@ -95,32 +83,42 @@ def receive(path: str | Path, *, allow_stale: bool = False, kind: str | None = N
         The typed certificate, its JSON, the SHA-256 of its bytes and whether its digest held.
     """
     p, src = Path(path), str(path)
-    if data is None:
-        data, sha256 = read_json(p)
+    data, sha256 = _read_json(p)
     if not isinstance(data, dict):
         raise InputError("not a viewcert certificate (not a JSON object)", source=src, field="format")
-    if streamed and kind is None and is_table(data):
-        ok = receive_table(p, data, allow_stale=allow_stale)  # digest, shape, chain, shards present and inside
-        return Received(TableCertificate(p, data), data, sha256 or "", ok)
+    if counts and "format" not in data:
+        try:
+            return Received(R1CountsRecord.from_dict(data, ""), data, sha256, None)
+        except InputError as exc:
+            raise _named(exc, src) from None
+    if is_table(data):
+        if not streamed or kind is not None:
+            raise InputError(f"a streamed certificate ({StreamedCertificate.FORMATS[0]}: its items in the item "
+                             "table items/ beside it) is read by 'viewcert verify', 'explore' and 'ladder'; for this "
+                             "command rerun 'viewcert certify INPUT --json-certificate' (one JSON certificate)",
+                             source=src, field="format")
+        cert, ok = receive_table(p, data, allow_stale=allow_stale)  # digest, shape, chain, shards inside
+        return Received(cert, data, sha256, ok)
     try:
-        got = kind_of(data)
+        cls = certificate_class(data)
+        item_ids(data)  # text ids, each listed once: checked before the digest, so a refusal names the item
     except InputError as exc:
-        raise InputError(exc.message, source=src, field=exc.field) from None
+        raise _named(exc, src) from None
+    if kind is not None and cls is not kind:
+        raise InputError(f"not a {kind.TITLE} certificate (format "
+                         f"{data['format']!r}, expected one of {kind.FORMATS})", source=src, field="format")
     ok = check_digest(data, src, allow_stale=allow_stale)
     try:
-        item_ids(data)  # text ids, each listed once
-        cert = got.record.from_dict(data)
+        typed = cls.from_dict(data, "")
     except InputError as exc:
-        raise InputError(exc.message, source=src, field=exc.field) from None
-    if kind is not None and got.name != kind:
-        raise InputError(f"not a {_KIND_TEXT.get(kind, kind)} certificate (format {cert.format!r}, expected one of "
-                         f"{KINDS[kind].formats})", source=src, field="format")
-    if isinstance(cert, CeilingCertificate) and kind == "ceiling":
-        check_shape(cert, src)
-    return Received(cert, data, sha256 or "", ok)
+        raise _named(exc, src) from None
+    if isinstance(typed, CeilingCertificate) and (typed.inputs.spec is None or typed.inputs.files is None):
+        raise InputError("certificate inputs need 'spec' (text) and 'files' (object)", source=src, field="inputs")
+    return Received(typed, data, sha256, ok)
 
 
-def read(path: str | Path, *, allow_stale: bool = False, kind: str | None = None, streamed: bool = False) -> Certificate | TableCertificate:
+def read(path: str | Path, *, allow_stale: bool = False, kind: type[Certificate] | None = None,
+         streamed: bool = False) -> Certificate:
     """The typed certificate at ``path`` (:func:`receive`, without the envelope).
 
     Parameters
@@ -129,33 +127,16 @@ def read(path: str | Path, *, allow_stale: bool = False, kind: str | None = None
         The certificate file (its size is checked against the limits in force before it is read).
     allow_stale : bool
         Read a certificate whose digest does not match its content instead of refusing it.
-    kind : str or None
-        ``ceiling``, ``task`` or ``interaction``: only that kind is accepted; None: any.
+    kind : type or None
+        ``CeilingCertificate``, ``TaskCertificate`` or ``InteractionCertificate``: only that kind is accepted.
     streamed : bool
         Accept a streamed certificate (``kind`` None).
 
     Returns
     -------
-    Certificate or TableCertificate
+    Certificate
         The certificate's typed record (a streamed certificate: opened for lazy reading).
     """
-    return receive(path, allow_stale=allow_stale, kind=kind, streamed=streamed).certificate
-
-
-def check_shape(cert: CeilingCertificate, src: str) -> None:
-    """What ``verify`` needs of a crystal/molecule certificate: ``inputs`` (``spec`` text, ``files`` object),
-    ``config`` and ``libraries`` objects, text item ids, and a ``location`` (when present) with text paths."""
-    for key in ("inputs", "config", "libraries"):
-        if not isinstance(getattr(cert, key), dict | Section):
-            raise InputError(f"certificate has no {key!r} dict", source=src, field=key)
-    inputs = cert.inputs
-    if not isinstance(inputs.spec, str) or not isinstance(inputs.files, Mapping):
-        raise InputError("certificate inputs need 'spec' (text) and 'files' (object)", source=src, field="inputs")
-    for k, it in enumerate(cert.items):
-        if not isinstance(it.id, str):
-            raise InputError(f"item {k} has no text 'id'", source=src, field=f"items[{k}].id")
-    loc = cert.location
-    if loc is not ABSENT and loc is not None and not (
-            isinstance(loc, Location) and isinstance(loc.input or "", str) and isinstance(loc.protocol or "", str)):
-        raise InputError("certificate location must be an object with text 'input' and 'protocol'", source=src,
-                         field="location")
+    cert = receive(path, allow_stale=allow_stale, kind=kind, streamed=streamed).certificate
+    assert isinstance(cert, Certificate)  # counts are accepted only when asked for
+    return cert

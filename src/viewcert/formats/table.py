@@ -31,30 +31,38 @@ Every failure is an :class:`InputError` naming the file (the shard) and the fiel
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import io
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+
+from pydantic import Field, PrivateAttr, model_validator
 
 from viewcert.errors import InputError
-from viewcert.formats.fields import typed_section
+from viewcert.formats.model import Count, Object, PositiveCount, Record, Text
 from viewcert.formats.records import (
-    ABSENT,
     TABLE_CERTIFICATE_FORMAT,
-    CeilingCertificate,
+    Certificate,
+    CertificateVisitor,
     ItemOutcome,
+    T,
     check_digest,
-    digest_value,
     outcomes_of,
 )
-from viewcert.formats.settings_sections import Inputs, Tolerances, ViewProtocol
+from viewcert.formats.settings_sections import (
+    CertifyConfigRecord,
+    Inputs,
+    Location,
+    ObservationRecord,
+    OracleSettingsRecord,
+    Scoring,
+    Tolerances,
+    ViewProtocol,
+)
 from viewcert.formats.summary_sections import TableSummary
 from viewcert.io.atomic import json_dumps
 from viewcert.io.received import read_received_bytes
@@ -63,7 +71,7 @@ TABLE_FORMAT = "viewcert-item-table/1"
 #: the small certificate.json beside the item table
 CERTIFICATE_FORMAT = TABLE_CERTIFICATE_FORMAT
 TABLE_DIR = "items"
-FIELDS = tuple(f.name for f in dataclasses.fields(ItemOutcome) if f.name != "extra")
+FIELDS = tuple(ItemOutcome.model_fields)
 PLAIN = ("id", "outcome", "correct")  # columns stored as their value, not as JSON text
 
 
@@ -97,8 +105,8 @@ def shard_bytes(items: list[dict], fingerprint: str) -> bytes:
     cols: dict[str, list] = {f: [] for f in (*FIELDS, "extra")}
     for it in items:
         for f in FIELDS:
-            v = it.get(f, ABSENT)
-            cols[f].append(v if f in PLAIN else (None if v is ABSENT else json_dumps(v, indent=None).rstrip("\n")))
+            v = it.get(f, _UNWRITTEN)
+            cols[f].append(v if f in PLAIN else (None if v is _UNWRITTEN else json_dumps(v, indent=None).rstrip("\n")))
         extra = {k: v for k, v in it.items() if k not in FIELDS}
         cols["extra"].append(json_dumps(extra, indent=None).rstrip("\n") if extra else None)
     schema = pa.schema([(f, pa.bool_() if f == "correct" else pa.string()) for f in cols])
@@ -136,104 +144,8 @@ def read_shard(path: str | Path) -> tuple[dict, list[dict]]:
 
 SHARD_NAME = re.compile(r"part-\d{6}\.parquet")
 SHA256 = re.compile(r"[0-9a-f]{64}")
-
-
-@dataclass(frozen=True)
-class TableHead:
-    """The fields of a streamed certificate (``certify.stream``, :data:`TABLE_CERTIFICATE_FORMAT`) that code reads:
-    its format, digest value, summary (typed: ``summary_sections.TableSummary``), item-table record (folder, shards,
-    chain), inputs, tolerances, protocol (typed: ``formats.settings_sections``; empty when the certificate has
-    none)."""
-
-    format: str | None
-    digest: str | None
-    summary: TableSummary
-    items_table: Mapping
-    inputs: Inputs = field(default_factory=Inputs)
-    tolerances: Tolerances = field(default_factory=Tolerances)
-    protocol: ViewProtocol = field(default_factory=ViewProtocol)
-
-    @classmethod
-    def of(cls, cert: Mapping) -> TableHead:
-        digest = cert.get("digest")
-        return cls(format=cert.get("format"), digest=digest.get("value") if isinstance(digest, Mapping) else None,
-                   summary=TableSummary.from_dict(cert.get("summary") or {}),
-                   items_table=cert.get("items_table") or {},
-                   inputs=Inputs.from_dict(cert.get("inputs") or {}),
-                   tolerances=Tolerances.from_dict(cert.get("tolerances") or {}),
-                   protocol=ViewProtocol.from_dict(cert.get("protocol") or {}))
-
-
-
-def is_table(data: Any) -> bool:
-    """Whether parsed certificate JSON is a streamed certificate's (format ``viewcert-certificate-table/1``)."""
-    return isinstance(data, dict) and data.get("format") == CERTIFICATE_FORMAT
-
-
-def _need(ok: bool, what: str, source: str, fld: str) -> None:
-    if not ok:
-        raise InputError(what, source=source, field=fld)
-
-
-def check_table_shape(data: dict, source: str) -> None:
-    """The sections a table certificate must hold, with the types the reader relies on (InputError naming the
-    field otherwise); the shard names bare ``part-NNNNNN.parquet`` in ``items/``."""
-    for key in ("inputs", "config", "summary", "items_table"):
-        _need(isinstance(data.get(key), dict), f"{key} must be a JSON object", source, key)
-    try:  # the summary's sections and counts as the readers use them (``summary_sections.TableSummary``)
-        TableSummary.from_dict(data["summary"])
-    except InputError as exc:
-        raise InputError(exc.message, source=source, field=exc.field) from None
-    inputs, rec = data["inputs"], data["items_table"]
-    _need(isinstance(inputs.get("spec"), str), "must be text", source, "inputs.spec")
-    _need(isinstance(inputs.get("files"), dict), "must be a JSON object", source, "inputs.files")
-    _need(rec.get("format") == TABLE_FORMAT, f"must be {TABLE_FORMAT!r}", source, "items_table.format")
-    _need(rec.get("folder") == TABLE_DIR, f"must be {TABLE_DIR!r}", source, "items_table.folder")
-    size = rec.get("shard_items")
-    _need(type(size) is int and size >= 1, "must be a whole number >= 1", source, "items_table.shard_items")
-    shards = rec.get("shards")
-    _need(isinstance(shards, list), "must be a list", source, "items_table.shards")
-    for k, s in enumerate(shards):
-        ok = (isinstance(s, dict) and s.get("name") == f"part-{k:06d}.parquet" and type(s.get("n")) is int
-              and 0 <= s["n"] <= size and isinstance(s.get("sha256"), str) and SHA256.fullmatch(s["sha256"]))
-        _need(bool(ok), f"shard {k} must be {{name: part-{k:06d}.parquet, n: 0..{size}, sha256: 64 hex digits}}",
-              source, "items_table.shards")
-    _need(isinstance(rec.get("chain"), str) and rec["chain"] == chain(s["sha256"] for s in shards),
-          "the recorded shard digests do not chain to items_table.chain", source, "items_table.chain")
-
-
-def receive_table(path: str | Path, data: dict, *, allow_stale: bool = False) -> bool:
-    """Check a table certificate before any work (shape, chain; its digest: a stale one is a one-line
-    ``StaleCertificate`` unless ``allow_stale``); True when the digest matches."""
-    ok = check_digest(data, str(path), allow_stale=allow_stale)
-    check_table_record(path, data)
-    return ok
-
-
-def check_table_record(path: str | Path, data: dict) -> None:
-    """A table certificate's shape and chain, and every shard it lists a regular file inside its ``items/`` folder
-    (:func:`check_table_shape`, :func:`shards_inside`), its digest aside: what a run reads back of its own table is
-    received by the same rules as a table someone sent (InputError naming the field or the shard)."""
-    check_table_shape(data, str(path))
-    shards_inside(path, data["items_table"]["shards"])
-
-
-def shards_inside(path: str | Path, shards: list[dict]) -> None:
-    """Every shard listed present and a regular file in the certificate's own ``items/`` folder: neither it nor
-    the folder a symlink (a link out of the folder, or through another, is refused before anything is read);
-    InputError naming the shard otherwise. The names are bare ``part-NNNNNN.parquet`` (``check_table_shape``)."""
-    root = os.path.realpath(Path(path).parent)
-    for s in shards:
-        p = Path(path).parent / TABLE_DIR / s["name"]
-        if not os.path.lexists(p):
-            raise InputError("shard listed by the certificate is missing", source=str(p), field="items_table.shards")
-        if (os.path.islink(p) or os.path.realpath(p) != os.path.join(root, TABLE_DIR, s["name"])
-                or not os.path.isfile(p)):
-            raise InputError("shard is not a regular file inside the certificate's items/ folder (a symlink or "
-                             "another kind of file; nothing read)", source=str(p), field="items_table.shards")
-
-
-#: the columns R1 reads (``r1_items``)
+_UNWRITTEN = object()  # a field the item record does not have (an Arrow null, not the text "null")
+#: the columns R1 reads (``StreamedCertificate.r1_rows``)
 R1_COLUMNS = ("id", "correct", "reasons", "periodic")
 
 
@@ -242,64 +154,118 @@ def schema_types() -> dict[str, str]:
     return {f: ("bool" if f == "correct" else "string") for f in (*FIELDS, "extra")}
 
 
-@dataclass(frozen=True)
-class TableCertificate:
-    """A streamed certificate opened for reading: ``path`` (its certificate.json), ``data`` (the small certificate:
-    settings, summary, items_table). Its sections read as a JSON certificate's (``config``, ``protocol``, ...); its
-    items are read lazily (``items``, ``shard``). The SHA-256 of its bytes and whether its digest held are the
-    reader's (``formats.reader.Received``)."""
+class ShardRecord(Record):
+    """One shard of the item table as the certificate records it."""
 
-    path: Path
-    data: dict
+    SOURCE: ClassVar[str] = "items_table.shards[]"
+    name: Text = Field(description="the shard's bare file name, ``part-NNNNNN.parquet`` (its place, from 0)")
+    n: Count = Field(description="a count of the shard's items (at most ``shard_items``)")
+    sha256: Text = Field(description="the SHA-256 (hex) of the shard's items' canonical lines")
 
-    @cached_property
-    def head(self) -> TableHead:
-        """The small certificate's fields, typed once (``shards``, ``summary`` and ``items`` read it per shard)."""
-        return TableHead.of(self.data)
 
-    def section(self, name: str) -> Any:
-        """A settings section of the small certificate (a JSON object; those a JSON certificate types, typed as
-        there: ``records.CeilingCertificate.SETTINGS``), ``ABSENT`` when it has none."""
-        v = self.data.get(name, ABSENT)
-        if not isinstance(v, dict):
-            return ABSENT
-        cls = CeilingCertificate.SETTINGS.get(name)
-        return v if cls is None else typed_section(cls, v, name)
+class ItemsTable(Record):
+    """``items_table`` of a streamed certificate: where the item table is, its shards and their chain."""
 
-    @property
-    def format(self) -> str:
-        return str(self.data.get("format"))
+    SOURCE: ClassVar[str] = "items_table"
+    format: Text = Field(description=f"``{TABLE_FORMAT}``")
+    folder: Text = Field(description=f"the table's folder beside the certificate: ``{TABLE_DIR}``")
+    shard_items: PositiveCount = Field(description="a count: the items per shard (the last may hold fewer)")
+    n_items: Count | None = Field(None, description="a count of the items, over every shard")
+    shards: list[ShardRecord] = Field(description="the shards in order (``ShardRecord``)")
+    chain: Text = Field(description="the chained digest of the shards' SHA-256 in order (module docstring)")
 
-    @property
-    def summary(self) -> TableSummary:
-        return self.head.summary
+    @model_validator(mode="after")
+    def _consistent(self) -> ItemsTable:
+        def need(ok: bool, what: str, fld: str) -> None:
+            if not ok:
+                raise InputError(what, field=fld)
 
-    @property
-    def digest_value(self) -> str | None:
-        return digest_value(self.data)
-
-    @property
-    def folder(self) -> Path:
-        return self.path.parent / TABLE_DIR
+        need(self.format == TABLE_FORMAT, f"must be {TABLE_FORMAT!r}", "items_table.format")
+        need(self.folder == TABLE_DIR, f"must be {TABLE_DIR!r}", "items_table.folder")
+        for k, s in enumerate(self.shards):
+            need(s.name == f"part-{k:06d}.parquet" and 0 <= s.n <= self.shard_items
+                 and bool(SHA256.fullmatch(s.sha256)),
+                 f"shard {k} must be {{name: part-{k:06d}.parquet, n: 0..{self.shard_items}, sha256: 64 hex digits}}",
+                 "items_table.shards")
+        need(self.chain == chain(s.sha256 for s in self.shards),
+             "the recorded shard digests do not chain to items_table.chain", "items_table.chain")
+        return self
 
     @property
-    def shards(self) -> list[dict]:
-        return list(self.head.items_table.get("shards") or [])
-
-    @cached_property
     def offsets(self) -> tuple[int, ...]:
         """The index of each shard's first item, then the number of items."""
         out = [0]
         for s in self.shards:
-            out.append(out[-1] + s["n"])
+            out.append(out[-1] + s.n)
         return tuple(out)
+
+
+class StreamedCertificate(Certificate):
+    """A streamed certificate (``certify.stream``, ``viewcert-certificate-table/1``): a ceiling certificate's
+    settings sections and summary in a small ``certificate.json``, its items in the item table beside it, read
+    lazily (:meth:`items`, one shard in memory at a time). Opened by the one reader (``formats.reader``), which
+    checks its digest, its table record and every shard's place before any item is read."""
+
+    KIND: ClassVar[str] = "ceiling"
+    TITLE: ClassVar[str] = "streamed crystal/molecule"
+    SHOWN_SETTINGS: ClassVar[tuple[str, ...]] = ("format", "protocol", "tolerances", "config", "observation_model",
+                                                 "libraries", "items_table", "digest")
+    FORMATS: ClassVar[tuple[str, ...]] = (TABLE_CERTIFICATE_FORMAT,)
+    PRODUCER: ClassVar[str] = "viewcert.certify.stream"
+    WHAT: ClassVar[str] = ("the render ceiling R1 of a large input, streamed: the items in Parquet shards beside "
+                           "the certificate (viewcert certify without --json-certificate)")
+
+    inputs: Inputs = Field(description="what was read (``Inputs``)")
+    config: CertifyConfigRecord = Field(description="every setting (``CertifyConfigRecord``)")
+    protocol: ViewProtocol | None = Field(None, description="the views, κ and the camera (``ViewProtocol``)")
+    observation_model: ObservationRecord | None = Field(None, description="how atoms are observed")
+    tolerances: Tolerances | None = Field(None, description="δ, τ (Å), the angle tolerance (degrees)")
+    oracle: OracleSettingsRecord | None = Field(None, description="the oracle's settings")
+    scoring: Scoring | None = Field(None, description="the scored level, the truth, the rule and the bound")
+    libraries: Object | None = Field(None, description="the versions of the libraries that computed it")
+    summary: TableSummary = Field(description="R1, its bounds, the census and counts (``TableSummary``)")
+    items_table: ItemsTable = Field(description="the item table: its shards and their chain (``ItemsTable``)")
+    resolution: Object | None = Field(None, description="the resolution every float is written at")
+    digest: Object | None = Field(None, description="the digest: algorithm, scope and value (it covers the chain)")
+    location: Location | None = Field(None, description="where the inputs were read (outside the digest)")
+
+    _path: Path = PrivateAttr(default=Path("certificate.json"))
+
+    @classmethod
+    def opened(cls, path: str | Path, data: Any) -> StreamedCertificate:
+        """The streamed certificate ``data`` read from ``path``: typed, its shards each a regular file inside its
+        ``items/`` folder (no symlink out of it); InputError naming the file and the field otherwise."""
+        try:
+            cert = cls.from_dict(data, "")
+        except InputError as exc:
+            raise InputError(exc.message, source=str(path), field=exc.field) from None
+        cert._path = Path(path)
+        shards_inside(path, cert.shards)
+        return cert
+
+    @property
+    def path(self) -> Path:
+        """The certificate's file (``certificate.json``)."""
+        return self._path
+
+    @property
+    def folder(self) -> Path:
+        return self._path.parent / TABLE_DIR
+
+    @property
+    def shards(self) -> list[ShardRecord]:
+        return self.items_table.shards
+
+    @property
+    def offsets(self) -> tuple[int, ...]:
+        return self.items_table.offsets
 
     @property
     def n_items(self) -> int:
         return self.offsets[-1]
 
     def shard_path(self, k: int) -> Path:
-        return self.folder / self.shards[k]["name"]
+        return self.folder / self.shards[k].name
 
     def shard(self, k: int) -> list[ItemOutcome]:
         """The items of shard ``k``, read whole and checked (module docstring)."""
@@ -307,30 +273,90 @@ class TableCertificate:
         check_schema(path)
         meta, items = read_shard(path)  # its rows hashed against its own SHA-256
         _check_meta(path, meta, rec)
-        return outcomes_of(items)
+        try:
+            return outcomes_of(items)
+        except InputError as exc:
+            raise InputError(exc.message, source=str(path), field=exc.field) from None
 
     def items(self) -> Iterator[ItemOutcome]:
         """Every item in table order, one shard in memory at a time (``shard``), the chain checked at the end."""
         seen = []
         for k in range(len(self.shards)):
             yield from self.shard(k)
-            seen.append(self.shards[k]["sha256"])
-        if chain(seen) != self.head.items_table.get("chain"):
-            raise InputError("the shards do not chain to the certificate's digest", source=str(self.path),
+            seen.append(self.shards[k].sha256)
+        if chain(seen) != self.items_table.chain:
+            raise InputError("the shards do not chain to the certificate's digest", source=str(self._path),
                              field="items_table.chain")
 
-    def __getattr__(self, name: str) -> Any:
-        if name in ("inputs", "config", "protocol", "observation_model", "tolerances", "oracle", "scoring",
-                    "libraries", "digest", "location", "resolution", "items_table"):
-            return self.section(name)
-        raise AttributeError(name)
+    def iter_items(self) -> Iterator[ItemOutcome]:
+        return self.items()
+
+    def visit(self, visitor: CertificateVisitor[T]) -> T:
+        return visitor.streamed(self)
+
+    def r1_rows(self) -> Iterator[dict[str, Any]]:
+        """{id, correct, reasons, periodic} of every item in table order, reading only those columns, one shard
+        at a time; each shard's schema and metadata checked against the certificate's record (module
+        docstring)."""
+        import pyarrow as pa  # lazy: as _parquet
+
+        for k, rec in enumerate(self.shards):
+            path = self.shard_path(k)
+            pf = check_schema(path)
+            _check_meta(path, _meta(pf, path), rec)
+            try:
+                cols = pf.read(columns=list(R1_COLUMNS)).to_pydict()
+            except (pa.ArrowException, OSError, ValueError) as exc:
+                raise InputError(f"not a readable item-table shard ({str(exc)[:120]})", source=str(path)) from None
+            if len(cols["id"]) != rec.n:
+                raise InputError("shard's rows differ from the certificate's record", source=str(path), field="n")
+            for j, (iid, ok, why, per) in enumerate(zip(*(cols[c] for c in R1_COLUMNS), strict=True)):
+                if not isinstance(iid, str) or not isinstance(ok, bool):
+                    raise InputError(f"row {j} has no text id or no true/false 'correct'", source=str(path),
+                                     field="id" if not isinstance(iid, str) else "correct")
+                try:
+                    reasons = json.loads(why) if why is not None else []
+                    periodic = json.loads(per) if per is not None else None
+                except ValueError:
+                    raise InputError(f"row {j} ({iid[:80]!r}): 'reasons' or 'periodic' is not JSON",
+                                     source=str(path), field="reasons") from None
+                yield {"id": iid, "correct": ok, "reasons": reasons if isinstance(reasons, list) else [],
+                       "periodic": periodic}
 
 
-def _check_meta(path: Path, meta: dict, rec: dict) -> None:
+def is_table(data: Any) -> bool:
+    """Whether parsed certificate JSON is a streamed certificate's (format ``viewcert-certificate-table/1``)."""
+    return isinstance(data, dict) and data.get("format") == CERTIFICATE_FORMAT
+
+
+def receive_table(path: str | Path, data: dict, *, allow_stale: bool = False) -> tuple[StreamedCertificate, bool]:
+    """A streamed certificate checked before any work (its digest: a stale one is a one-line
+    ``StaleCertificate`` unless ``allow_stale``; its shape, chain and shards' places): (the certificate, whether
+    the digest matches)."""
+    ok = check_digest(data, str(path), allow_stale=allow_stale)
+    return StreamedCertificate.opened(path, data), ok
+
+
+def shards_inside(path: str | Path, shards: list[ShardRecord]) -> None:
+    """Every shard listed present and a regular file in the certificate's own ``items/`` folder: neither it nor
+    the folder a symlink (a link out of the folder, or through another, is refused before anything is read);
+    InputError naming the shard otherwise. The names are bare ``part-NNNNNN.parquet`` (``ItemsTable``)."""
+    root = os.path.realpath(Path(path).parent)
+    for s in shards:
+        p = Path(path).parent / TABLE_DIR / s.name
+        if not os.path.lexists(p):
+            raise InputError("shard listed by the certificate is missing", source=str(p), field="items_table.shards")
+        if (os.path.islink(p) or os.path.realpath(p) != os.path.join(root, TABLE_DIR, s.name)
+                or not os.path.isfile(p)):
+            raise InputError("shard is not a regular file inside the certificate's items/ folder (a symlink or "
+                             "another kind of file; nothing read)", source=str(p), field="items_table.shards")
+
+
+def _check_meta(path: Path, meta: dict, rec: ShardRecord) -> None:
     if meta.get("format") != TABLE_FORMAT:
         raise InputError(f"not an item-table shard (format {str(meta.get('format'))[:60]!r})", source=str(path),
                          field="format")
-    if meta.get("sha256") != rec["sha256"] or meta.get("n") != rec["n"]:
+    if meta.get("sha256") != rec.sha256 or meta.get("n") != rec.n:
         raise InputError("shard's SHA-256 or rows differ from the certificate's record (items_table.shards)",
                          source=str(path), field="sha256")
 
@@ -374,30 +400,3 @@ def _meta(pf, path: Path) -> dict:
     return meta
 
 
-def r1_items(tc: TableCertificate) -> Iterator[dict]:
-    """{id, correct, reasons, periodic} of every item in table order, reading only those columns, one shard at a
-    time; each shard's schema and metadata checked against the certificate's record (module docstring)."""
-    import pyarrow as pa  # lazy: as _parquet
-
-    for k, rec in enumerate(tc.shards):
-        path = tc.shard_path(k)
-        pf = check_schema(path)
-        _check_meta(path, _meta(pf, path), rec)
-        try:
-            cols = pf.read(columns=list(R1_COLUMNS)).to_pydict()
-        except (pa.ArrowException, OSError, ValueError) as exc:
-            raise InputError(f"not a readable item-table shard ({str(exc)[:120]})", source=str(path)) from None
-        if len(cols["id"]) != rec["n"]:
-            raise InputError("shard's rows differ from the certificate's record", source=str(path), field="n")
-        for j, (iid, ok, why, per) in enumerate(zip(*(cols[c] for c in R1_COLUMNS), strict=True)):
-            if not isinstance(iid, str) or not isinstance(ok, bool):
-                raise InputError(f"row {j} has no text id or no true/false 'correct'", source=str(path),
-                                 field="id" if not isinstance(iid, str) else "correct")
-            try:
-                reasons = json.loads(why) if why is not None else []
-                periodic = json.loads(per) if per is not None else ABSENT
-            except ValueError:
-                raise InputError(f"row {j} ({iid[:80]!r}): 'reasons' or 'periodic' is not JSON", source=str(path),
-                                 field="reasons") from None
-            yield {"id": iid, "correct": ok, "reasons": reasons if isinstance(reasons, list) else [],
-                   "periodic": periodic}

@@ -31,7 +31,6 @@ import copy
 from dataclasses import dataclass
 
 from viewcert.errors import InputError
-from viewcert.formats import records
 from viewcert.formats.records import (
     CEILING_FORMAT,
     CEILING_FORMAT_V1,
@@ -39,6 +38,7 @@ from viewcert.formats.records import (
     INTERACTION_FORMAT,
     INTERACTION_FORMAT_V1,
     INTERACTION_FORMAT_V2,
+    CeilingCertificate,
     compute_digest,
     cross_check_disagreements,
 )
@@ -48,7 +48,7 @@ V2 = CEILING_FORMAT_V2
 FORMAT = CEILING_FORMAT
 
 #: the crystal/molecule formats ``read_config`` and ``in_format`` take
-FORMATS = records.KINDS["ceiling"].formats
+FORMATS = CeilingCertificate.FORMATS
 
 #: ``scoring.rule`` as /1 wrote it (the rendered cell's label was the reference where no dataset label was)
 V1_SCORING_RULE = ("correct = label of the reconstruction (spglib at tau) equals the reference label at the "
@@ -119,9 +119,10 @@ def read_config(cert: dict) -> dict:
 
 def _drop(node: dict, keys: list[str]) -> None:
     for k in keys[:-1]:
-        node = node.get(k)
-        if not isinstance(node, dict):
+        inner = node.get(k)
+        if not isinstance(inner, dict):
             return
+        node = inner
     node.pop(keys[-1], None)
 
 
@@ -145,7 +146,7 @@ def _as_v1(cert: dict) -> None:
 INTERACTION_SINCE_V1 = (
     Change("complexes", "drop", "the complexes in input order by name, ligand and SHA-256, so that verify finds "
                                 "them (/1 named them only as ground_truth keys)"),
-    Change("digest", "restate", "one digest shape: /1 wrote the bare hex value (DIGEST_SHAPES)"),
+    Change("digest", "restate", "one digest shape: /1 wrote the bare hex value (HEX_DIGEST_FORMATS)"),
 )
 
 
