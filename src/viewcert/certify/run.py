@@ -37,7 +37,7 @@ from viewcert.certify.molecule import molecule_summary_lines
 from viewcert.certify.summary import truth_counts, truth_text
 from viewcert.errors import InputError
 from viewcert.formats.item_sections import MoleculeOutcome, OracleReport, PointGroupOutcome, UniquenessMargin
-from viewcert.formats.records import ABSENT, CeilingCertificate, ItemOutcome, Summary
+from viewcert.formats.records import ABSENT, CeilingCertificate, ItemOutcome, Summary, digest_value
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.io.tables import csv_text
 from viewcert.oracle.jit import cache_is_cold, mark_warm
@@ -250,7 +250,8 @@ def summary_text(cert: CeilingCertificate, *, max_list: int = 30, ceilings: Sequ
             lines.append(f"    ... and {len(s.errors) - max_list} more (items.csv lists every one)")
     if A.applies(cert):  # a database's published labels (certify.audit)
         lines += A.audit_lines(A.audit(cert.items))
-    lines.append(f"certificate digest: sha256:{console_text(str(cert.digest_value), keep_newlines=False)}")
+    digest = digest_value({"format": cert.format, "digest": cert.digest})  # the stored digest, without the whole JSON
+    lines.append(f"certificate digest: sha256:{console_text(str(digest), keep_newlines=False)}")
     return "\n".join(lines) + "\n"
 
 
