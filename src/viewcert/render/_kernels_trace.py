@@ -360,3 +360,66 @@ def _silhouette_counts(prim, n_spheres, cam):
                 c += 1
         out[p] = c
     return out
+
+
+@njit(cache=True)
+def _visible_counts(prim, n_spheres, cam, starts, items, tile, limit):
+    """Per sphere: the pixel centres the ID buffer would give it, counted up to ``limit`` (then the sphere's
+    scan stops). Each candidate pixel centre — in the sphere's early-out box and, orthographic, its row chord
+    ± 1 px, the superset of its hits the z-buffer visits — is traced through the candidates of its screen tile
+    (``starts``/``items``: ``_kernels_pass1._bin_primitives`` with side ``tile`` px) by ``_trace_batch``: the
+    nearest surface, ties to the lower index, the per-ray test the z-buffer reproduces bit for bit; the pixel
+    counts when that is the sphere. No image-sized buffer: the cost is the spheres' own pixels, and a sphere
+    with ``limit`` visible pixels stops at them."""
+    width = int(cam[1])
+    height = int(cam[2])
+    persp = cam[0] > 0.5
+    scale = cam[3]
+    inv_scale = 1.0 / scale
+    n_tx = (width + tile - 1) // tile
+    out = np.zeros(n_spheres, dtype=np.int64)
+    us = np.empty(tile * tile)
+    vs = np.empty(tile * tile)
+    bp = np.empty(tile * tile, dtype=np.int64)
+    bt = np.empty(tile * tile)
+    for p in range(n_spheres):
+        j0 = max(int(math.ceil(prim[p, 1] - 0.5)), 0)
+        j1 = min(int(math.floor(prim[p, 2] - 0.5)), width - 1)
+        i0 = max(int(math.ceil(prim[p, 3] - 0.5)), 0)
+        i1 = min(int(math.floor(prim[p, 4] - 0.5)), height - 1)
+        if j1 < j0 or i1 < i0:
+            continue
+        c = 0
+        for ty in range(i0 // tile, i1 // tile + 1):
+            for tx in range(j0 // tile, j1 // tile + 1):
+                n = 0
+                for i in range(max(i0, ty * tile), min(i1, ty * tile + tile - 1) + 1):
+                    v = i + 0.5
+                    lo = j0
+                    hi = j1
+                    if not persp:  # the row's chord ± 1 px (as _kernels_pass1._zbuffer_rows)
+                        ey = (0.5 * height - v) * inv_scale - prim[p, 6]
+                        q = prim[p, 8] * prim[p, 8] - ey * ey
+                        if q < 0.0:
+                            continue
+                        uc = 0.5 * width + prim[p, 5] * scale
+                        half = math.sqrt(q) * scale + 1.0
+                        lo = max(lo, int(math.ceil(uc - half - 0.5)))
+                        hi = min(hi, int(math.floor(uc + half - 0.5)))
+                    for j in range(max(lo, tx * tile), min(hi, tx * tile + tile - 1) + 1):
+                        us[n] = j + 0.5
+                        vs[n] = v
+                        n += 1
+                if n == 0:
+                    continue
+                tk = ty * n_tx + tx
+                _trace_batch(us, vs, n, prim, items, starts[tk], starts[tk + 1], cam, bp, bt)
+                for s in range(n):
+                    if bp[s] == p:
+                        c += 1
+                if c >= limit:
+                    break
+            if c >= limit:
+                break
+        out[p] = min(c, limit)
+    return out
