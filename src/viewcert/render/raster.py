@@ -202,6 +202,17 @@ def _style_params(st: Style) -> np.ndarray:
 def prepare(scene: Scene, camera: Camera) -> dict:
     """Kernel inputs: the camera-frame primitive table ``prim`` (see the kernel section), ID codes,
     colours, camera and style parameter vectors (all contiguous)."""
+    prim, cam = _primitives(scene, camera)
+    n, m, nl = scene.n_atoms, len(scene.cylinder_starts), len(scene.line_starts)
+    code = np.concatenate([np.arange(n), np.full(m, ID_BOND), np.full(nl, ID_EDGE)]).astype(np.int64)
+    col = np.ascontiguousarray(np.concatenate([scene.sphere_colours, scene.cylinder_colours, scene.line_colours])
+                               .reshape(-1, 3), dtype=np.float64)
+    return dict(prim=prim, code=code, col=col, cam=cam, params=_style_params(scene.style))
+
+
+def _primitives(scene: Scene, camera: Camera) -> tuple[np.ndarray, np.ndarray]:
+    """The geometry of ``prepare``: the camera-frame primitive table ``prim`` (P, 12) and the camera vector
+    ``cam`` (7,) (layouts: ``_kernels_trace``), what the ray tests read."""
     persp, scale, focal, pcx, pcy = _camera_params(camera)
     origin = camera.position if persp else camera.center
     rot = camera.rotation
@@ -222,12 +233,8 @@ def prepare(scene: Scene, camera: Camera) -> dict:
     prim[:, 3] -= BBOX_SLACK_PX
     prim[:, 2] += BBOX_SLACK_PX
     prim[:, 4] += BBOX_SLACK_PX
-    code = np.concatenate([np.arange(n), np.full(m, ID_BOND), np.full(nl, ID_EDGE)]).astype(np.int64)
-    col = np.ascontiguousarray(np.concatenate([scene.sphere_colours, scene.cylinder_colours, scene.line_colours])
-                               .reshape(-1, 3), dtype=np.float64)
-    params = _style_params(scene.style)
     cam = np.array([1.0 if persp else 0.0, camera.width, camera.height, scale, focal, pcx, pcy], dtype=np.float64)
-    return dict(prim=prim, code=code, col=col, cam=cam, params=params)
+    return prim, cam
 
 
 _SCRATCH = threading.local()
@@ -446,9 +453,8 @@ def visible_pixel_counts(scene: Scene, camera: Camera, *, limit: int | None = No
     """
     if limit is not None and (int(limit) != limit or limit < 1):
         raise InputError(f"limit must be an integer ≥ 1, got {limit}", field="limit")
-    k = prepare(scene, camera)
+    prim, cam = _primitives(scene, camera)
     w, h = int(camera.width), int(camera.height)
-    starts, items = _bin_primitives(k["prim"], float(DEFAULT_TILE), (w + DEFAULT_TILE - 1) // DEFAULT_TILE,
+    starts, items = _bin_primitives(prim, float(DEFAULT_TILE), (w + DEFAULT_TILE - 1) // DEFAULT_TILE,
                                     (h + DEFAULT_TILE - 1) // DEFAULT_TILE)
-    cap = w * h if limit is None else int(limit)
-    return _visible_counts(k["prim"], scene.n_atoms, k["cam"], starts, items, DEFAULT_TILE, cap)
+    return _visible_counts(prim, scene.n_atoms, cam, starts, items, DEFAULT_TILE, w * h if limit is None else int(limit))
