@@ -9,17 +9,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Any
 
 from viewcert import defaults
 from viewcert.api.report import Line, Report, check_out, parse_tiling
 from viewcert.certify import CertifyConfig
-from viewcert.certify.ceilings import as_rendered_of, both_ceilings, ceiling_lines, renders
+from viewcert.certify.ceilings import renders
 from viewcert.certify.evaluate import check_placements
 from viewcert.certify.inputs import database_format, label_hint
 from viewcert.certify.molecule import MOLECULE_LEVELS
-from viewcert.certify.run import certify as run_certification
-from viewcert.certify.run import certify_streamed, error_line, prepared, summary_text, use_item_table
+from viewcert.certify.run import (
+    ceiling_lines_of,
+    certify_dataset,
+    certify_streamed,
+    error_line,
+    prepared,
+    summary_text,
+    use_item_table,
+)
 from viewcert.certify.sweep import SweepPlan, run_sweep
 from viewcert.certify.trust import trusted_root
 from viewcert.certify.verify import verify_certificate
@@ -28,7 +34,6 @@ from viewcert.errors import InputError, ViewcertError, did_you_mean
 from viewcert.formats.reader import Received, receive
 from viewcert.formats.records import CeilingCertificate, CertificateVisitor
 from viewcert.formats.table import StreamedCertificate
-from viewcert.io.atomic import write_text_atomic
 from viewcert.io.outputs import claimed
 from viewcert.limits import Limits, using_limits
 from viewcert.symmetry.labels import LEVELS
@@ -171,38 +176,29 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
         with claimed(check_out(out), "certify"):  # locked; a folder holding an export refused
             dataset = prepared(str(input_spec), cfg, subset=subset, before=before)
             hint = tuple(Line(x) for x in (label_hint(dataset),) if x)  # a database's label-like columns, unread
-            got = certify_streamed(dataset, cfg, out, n_workers=workers, scheduler=scheduler, report=progress) \
-                if use_item_table(dataset, item_table) else \
-                run_certification(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=plots,
-                                  resume=resume, report=progress)
-            return got.visit(_CertifyReport(out, plots, hint, dataset, cfg, workers, scheduler, progress))
+            ceilings: list[str] = []
+            if use_item_table(dataset, item_table):
+                got = certify_streamed(dataset, cfg, out, n_workers=workers, scheduler=scheduler, report=progress)
+            else:  # the honest ceiling too: the same views as rendered, in the same pass (certify.ceilings)
+                got, rendered = certify_dataset(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler,
+                                                plots=plots, resume=resume, report=progress, as_rendered=renders(cfg))
+                ceilings = ceiling_lines_of(got, rendered, cfg)
+        return got.visit(_CertifyReport(out, plots, hint, tuple(ceilings)))
 
 
 @dataclass(frozen=True)
 class _CertifyReport(CertificateVisitor[Report]):
-    """What ``certify`` reports of the certificate it wrote into ``out`` (a JSON certificate: its ceiling as
-    rendered too, where the views are rendered, ``certify.ceilings``)."""
+    """What ``certify`` reports of the certificate it wrote into ``out`` (a JSON certificate: both ceilings,
+    geometric and as rendered, where the views are rendered, ``certify.ceilings``)."""
 
     out: Path
     plots: bool
     hint: tuple  # a database's label-like columns, unread (``certify.inputs.label_hint``)
-    dataset: Any
-    cfg: CertifyConfig
-    workers: int | None
-    scheduler: str | None
-    progress: Callable | None
+    ceilings: tuple[str, ...]  # the summary's lines of both ceilings (``certify.run.ceiling_lines_of``)
 
     def ceiling(self, cert: CeilingCertificate) -> Report:
-        out, cfg = self.out, self.cfg
-        ceilings = []
-        if renders(cfg) and cert.summary.n:  # the honest ceiling too
-            if self.progress is not None:
-                self.progress("viewcert: the same views as rendered (observe visible) ...")
-            both = both_ceilings(as_rendered_of(self.dataset, cfg, n_workers=self.workers, scheduler=self.scheduler),
-                                 cert)
-            ceilings = ceiling_lines(both, image_size=cfg.observation.image_size)
-            write_text_atomic(out / "summary.txt", summary_text(cert, ceilings=ceilings))
-        return Report((Line(summary_text(cert, ceilings=ceilings), nl=False), *self.hint, Line(
+        out = self.out
+        return Report((Line(summary_text(cert, ceilings=self.ceilings), nl=False), *self.hint, Line(
             f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, {out / 'disagreements.csv'}"
             + (", plots" if self.plots and cert.summary.n else ""))),
             failures=tuple(error_line(e) for e in cert.summary.errors or []), note=NOT_IN_R1, value=cert)

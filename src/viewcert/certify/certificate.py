@@ -82,9 +82,9 @@ def certificate_of(dataset: Dataset, cfg: CertifyConfig, outcomes: list) -> Ceil
                               libraries=library_versions(), items=items, summary=summary_of(items, cfg),
                               location=cfg.location(dataset))
     # every float at its stated resolution (viewcert.resolution): the same bytes on any CPU
-    body = cert.to_dict()  # items already at their resolution: the other sections once
+    body = cert.to_dict()  # items already at their resolution (typed once, above): the other sections once
     cert = CeilingCertificate.from_dict({**quantize_tree({k: v for k, v in body.items() if k != "items"}),
-                                      "items": body["items"], "resolution": resolution_record()})
+                                      "items": items, "resolution": resolution_record()})
     return cert.model_copy(update={"digest": digest_record(cert.to_dict())})
 
 
