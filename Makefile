@@ -17,7 +17,7 @@ SUM     := $(shell cat pyproject.toml $(BASE_LOCK) $(DEV_LOCK) | cksum | cut -d'
 STAMP_RUN  := $(VENV)/.installed-run-$(SUM)
 STAMP      := $(VENV)/.installed-test-$(SUM)
 
-.PHONY: run install-run inspect test bench lint docs layers clean harness harness-venv harness-vlmevalkit chromium foreign-debs lock check-latest
+.PHONY: run install-run inspect test bench lint types docs layers clean harness harness-venv harness-vlmevalkit chromium foreign-debs lock check-latest
 
 # install the lock $(1) into the venv, exactly (--no-deps: the lock is complete; `pip check` confirms it):
 # uv (a fast installer from PyPI) when it installs, else pip
@@ -88,6 +88,11 @@ inspect: $(STAMP_RUN)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
+# the type checker: mypy with pydantic's plugin over src/viewcert, strict on formats/ and api/ ([tool.mypy] in
+# pyproject.toml); 0 errors
+types: $(STAMP)
+	$(BIN)/mypy
+
 # the documentation site (mkdocs.yml) into site/ (git-ignored); --strict fails on bad links and cross-refs
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d site
@@ -114,7 +119,7 @@ foreign-debs:
 # the suite on every core (pytest-xdist; at most 4 workers, each holds its own imports and kernels), a test file
 # per worker at a time (--dist loadfile: a module's fixtures computed once), in tests/conftest.py's order (the
 # long files first, the determinism runs leading); docs/install.md#running-the-tests
-test: $(STAMP) lint docs chromium foreign-debs
+test: $(STAMP) lint types docs chromium foreign-debs
 	$(BIN)/python -m pytest -q -n auto --maxprocesses=4 --dist loadfile --no-loadscope-reorder --durations=30 -m "not bench"
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m nojit -p no:cacheprovider
 
@@ -175,4 +180,4 @@ bench: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --maxprocesses=4 --dist loadfile -m bench
 
 clean:
-	rm -rf $(VENV) $(HVENV) $(VVENV) out site .cache/mkdocs-jupyter .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(HVENV) $(VVENV) out site .cache/mkdocs-jupyter .pytest_cache .ruff_cache .mypy_cache

@@ -53,3 +53,27 @@ def test_the_same_edit_with_its_digest_recomputed_gets_past_the_digest(tmp_path)
     assert res.exit_code == 2 and "stale" not in res.output, res.output
     # the four items are all correct: the edited headline 3/4 contradicts them
     assert "field ceiling: ceiling 3/4 disagrees with the per-item outcomes 4/4" in res.output
+
+
+
+def test_the_stale_certificate_warning_names_the_file_not_a_type(tmp_path, monkeypatch):
+    # read with --allow-stale-certificate, a ceiling whose digest did not hold is reported in one loud warning
+    # naming its source; the warning once passed that text to the exception formatter, which wrote
+    # "WARNING: str: cert.json ..." (found by mypy). The example ladder run, its ceiling marked stale.
+    import dataclasses
+
+    import viewcert.api.attribution as A
+
+    real = A.run_ladder
+
+    def stale(*args, **kw):
+        lad, table, m = real(*args, **kw)
+        ceilings = tuple(dataclasses.replace(c, source="cert.json", digest_ok=False) for c in lad.ceilings)
+        return dataclasses.replace(lad, ceilings=ceilings), table, m
+
+    monkeypatch.setattr(A, "run_ladder", stale)
+    shutil.copytree(H, tmp_path / "h")
+    report = A.ladder(manifest=tmp_path / "h" / "manifest_example.toml", out=tmp_path / "out", n_boot=50)
+    warned = [b.text for b in report.blocks if "WARNING" in getattr(b, "text", "")]
+    assert warned == ["viewcert: WARNING: cert.json: the certificate was edited after it was written; "
+                      "its R1 is not certified"]

@@ -25,6 +25,7 @@ and the main job can compile its kernels side by side before any kernel module i
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 #: public name -> the module of this package that defines it
 _WHERE = {
@@ -42,7 +43,7 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name not in _WHERE:
         raise AttributeError(f"module 'viewcert.api' has no attribute {name!r}")
     return getattr(importlib.import_module(f"viewcert.{_WHERE[name]}"), name)

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from viewcert.api.report import Line, Report, Table, one_line
+from viewcert.api.report import Line, Report, Table
 from viewcert.attribution.discover import manifest_from_export
 from viewcert.attribution.evidence import item_evidence
 from viewcert.attribution.pipeline import ladder_diagnostics, run_extraction, run_ladder, study_diagnostics
@@ -21,6 +22,7 @@ from viewcert.attribution.table import RUNGS
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.idlist import write_ids
 from viewcert.io.tables import frame_csv_text
+from viewcert.sanitize import console_text
 from viewcert.stats import BootstrapSettings
 
 
@@ -53,7 +55,7 @@ class LadderSettings:
     hierarchy: bool = False
 
 
-def ladder(export: str | Path | None = None, *, out: str | Path | None = None, **settings) -> Report:
+def ladder(export: str | Path | None = None, *, out: str | Path | None = None, **settings: Any) -> Report:
     """The attribution ladder of an export's harness results (or of ``manifest``/``study_dir``; ``settings``:
     ``LadderSettings`` fields): accuracies per rung, perception share and residual per model, and the report
     (report.html, shares.csv and the other CSVs) in ``out`` (default ``EXPORT/ladder``, else ``out/ladder``).
@@ -83,7 +85,8 @@ def ladder(export: str | Path | None = None, *, out: str | Path | None = None, *
                                r1=st.r1, certificate=st.certificate, threshold=st.threshold, tie_rule=st.tie_rule,
                                scoring=st.scoring, bootstrap=boot,
                                allow_stale_certificate=st.allow_stale_certificate, ids=st.ids)
-    warnings = [Line(f"viewcert: WARNING: {one_line(c.source)}: the certificate was edited after it was written; "
+    warnings = [Line(f"viewcert: WARNING: {console_text(c.source, keep_newlines=False)}: the certificate was edited "
+                     "after it was written; "
                      "its R1 is not certified", err=True, colour="yellow")
                 for c in lad.ceilings if c.digest_ok is False]
     diag = (study_diagnostics(st.study_dir, lad, table, bootstrap=boot) if st.study_dir is not None
@@ -105,7 +108,7 @@ def ladder(export: str | Path | None = None, *, out: str | Path | None = None, *
     return Report(blocks, width=160, value=lad)
 
 
-def _counts(lad) -> Table:
+def _counts(lad: Any) -> Table:
     """Items right per model and rung (unscored arms marked)."""
 
     present = set(lad.arms["rung"])
@@ -122,9 +125,9 @@ def _counts(lad) -> Table:
                  tuple(rows), right=tuple(rungs))
 
 
-def _shares(lad, alpha: float) -> list:
+def _shares(lad: Any, alpha: float) -> list[Any]:
     """Per ceiling: the perception share table and the median share line."""
-    out: list = []
+    out: list[Any] = []
     by_ceiling = lad.summary.set_index("r1", drop=False)  # the across-model rows, one per ceiling label
     for c in lad.ceilings:
         rows = []
@@ -149,7 +152,7 @@ def _shares(lad, alpha: float) -> list:
     return out
 
 
-def _item_lines(ev, out: Path) -> list[Line]:
+def _item_lines(ev: Any, out: Path) -> list[Line]:
     """The item statuses' counts, and the subset's ρ and τ with the file it was written to."""
     counts = ", ".join(f"{r['status']} {r['items']}" for _, r in ev.counts.iterrows())
     said = [Line(f"items by status: {counts} (item_status.csv)")]
@@ -162,13 +165,13 @@ def _item_lines(ev, out: Path) -> list[Line]:
     return said
 
 
-def _task_records(lad) -> dict:
+def _task_records(lad: Any) -> dict[str, Any]:
     """The MiSI / list task scores and the harness agreement as records, for the report's provenance."""
     return {k: getattr(lad, k).to_dict("records") for k in ("task_scores", "harness_agreement")
             if getattr(lad, k) is not None}
 
 
-def _task_tables(lad, out: Path) -> list[Table]:
+def _task_tables(lad: Any, out: Path) -> list[Table]:
     """MiSI partial credit beside the certified ceilings, and the harness's own accuracy beside viewcert's;
     each also written as CSV into ``out``."""
 
@@ -251,7 +254,7 @@ def audit_extraction(emitted: Path, structures: Path, *, out: str | Path = "out/
         Line(f"report: {report.html}")), value=audit)
 
 
-def read_results(export: str | Path, results: tuple[str | Path, ...] = ()):
+def read_results(export: str | Path, results: tuple[str | Path, ...] = ()) -> Any:
     """The harness results of an export (found inside it, or in the files and folders ``results`` names) as one
     canonical long table (``attribution.table.ResultTable``: one row per model, rung, item and repeat, the
     harness's ids mapped to the export's item ids and its answers parsed).

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
+from typing import Any
 
 from viewcert import defaults
 from viewcert.api.report import Line, Report, check_out, parse_tiling
@@ -41,7 +42,7 @@ from viewcert.symmetry.labels import LEVELS
 NOT_IN_R1 = "(reported apart and not counted in R1)"
 
 
-def levels(score: str) -> dict:
+def levels(score: str) -> dict[str, Any]:
     """Levels R1 scores, comma-separated (``-`` or ``_``): crystal levels (the first is the crystals' headline)
     and molecule levels (default: all), as ``CertifyConfig`` settings; InputError for an unknown level."""
     names = [x.strip().lower().replace("-", "_") for x in str(score).split(",") if x.strip()]  # one vocabulary:
@@ -52,7 +53,7 @@ def levels(score: str) -> dict:
         raise InputError(f"--score: unknown level(s) {', '.join(bad) or repr(score)}{hint}; {defaults.LEVEL_HELP}")
     crystal = [x for x in names if x in LEVELS]
     mol = [x for x in names if x in MOLECULE_LEVELS]
-    out: dict = {"score": crystal[0] if crystal else "crystal_system"}
+    out: dict[str, Any] = {"score": crystal[0] if crystal else "crystal_system"}
     if mol and (len(names) > 1 or not crystal):  # "--score point_group" alone keeps the crystal meaning
         out["molecule_levels"] = tuple(mol)
     return out
@@ -73,10 +74,10 @@ def views_of(text: str | None) -> tuple[str, ...] | None:
     return None if not text else tuple(v.strip() for v in text.split(",") if v.strip())
 
 
-def certify_config(protocol, *, views: str | None = None, symprec: float | None = None, angle_tolerance: float = 5.0,
+def certify_config(protocol: Any, *, views: str | None = None, symprec: float | None = None, angle_tolerance: float = 5.0,
                    tiling: str | None = None, supercell: str = "1,1,1", score: str = "crystal_system",
                    standardize: bool = True, cross_check: bool = True, cartesian_merge: bool = False,
-                   **opts) -> CertifyConfig:
+                   **opts: Any) -> CertifyConfig:
     """The ``CertifyConfig`` of the command's text options, by keyword (each setting routed to its part by
     ``CertifyConfig``'s flat-name shorthand): view names and cell repetitions as text (``tiling`` None: the
     protocol's, ``CertifyConfig.protocol_tiling``), τ = ``symprec`` (Å,
@@ -166,7 +167,7 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
     with using_limits(limits):  # in force for the call and below
         cfg, out = config or CertifyConfig(), Path(out)
 
-        def before(dataset) -> None:  # after certify's one limits check, before any item is certified
+        def before(dataset: Any) -> None:  # after certify's one limits check, before any item is certified
             items = dataset.items  # atoms checked as read (observations: when certified)
             if not keep_going:
                 for it in items:
@@ -177,6 +178,7 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
             dataset = prepared(str(input_spec), cfg, subset=subset, before=before)
             hint = tuple(Line(x) for x in (label_hint(dataset),) if x)  # a database's label-like columns, unread
             ceilings: list[str] = []
+            got: CeilingCertificate | StreamedCertificate
             if use_item_table(dataset, item_table):
                 got = certify_streamed(dataset, cfg, out, n_workers=workers, scheduler=scheduler, report=progress)
             else:  # the honest ceiling too: the same views as rendered, in the same pass (certify.ceilings)
@@ -193,7 +195,7 @@ class _CertifyReport(CertificateVisitor[Report]):
 
     out: Path
     plots: bool
-    hint: tuple  # a database's label-like columns, unread (``certify.inputs.label_hint``)
+    hint: tuple[Any, ...]  # a database's label-like columns, unread (``certify.inputs.label_hint``)
     ceilings: tuple[str, ...]  # the summary's lines of both ceilings (``certify.run.ceiling_lines_of``)
 
     def ceiling(self, cert: CeilingCertificate) -> Report:
@@ -254,7 +256,7 @@ def verify(cert: str | Path, *, input_spec: str | None = None, inputs: str | Pat
 
 
 @dataclass(frozen=True)
-class _Verify(CertificateVisitor):
+class _Verify(CertificateVisitor[Any]):
     """Each kind recomputed by its own verifier."""
 
     path: Path
@@ -264,20 +266,20 @@ class _Verify(CertificateVisitor):
     workers: int | None
     scheduler: str | None
 
-    def ceiling(self, cert):
+    def ceiling(self, cert: Any) -> Any:
         return verify_certificate(self.path, input_spec=self.input_spec, n_workers=self.workers,
                                   scheduler=self.scheduler, inputs_root=self.root, received=self.got)
 
-    def streamed(self, cert):  # recomputed shard by shard beside its item table
+    def streamed(self, cert: Any) -> Any:  # recomputed shard by shard beside its item table
         return verify_table(self.path, self.got, input_spec=self.input_spec, n_workers=self.workers,
                             scheduler=self.scheduler, inputs_root=self.root)
 
-    def task(self, cert):  # an export's certificate: recomputed by running the export again
+    def task(self, cert: Any) -> Any:  # an export's certificate: recomputed by running the export again
         from viewcert.benchmark.verify_export import verify_export  # lazy: start-up (the exporters)
 
         return verify_export(self.got, self.path, input_spec=self.input_spec, root=trusted_root(self.root))
 
-    def interaction(self, cert):
+    def interaction(self, cert: Any) -> Any:
         return self.task(cert)
 
 
@@ -300,7 +302,7 @@ def sweep_plan(protocols: str, *, subsets: bool = False, deltas: str | None = No
                      seeds=seeds, tie_tau=tie_tau)
 
 
-def sweep(input_spec: str, config: CertifyConfig, plan, out: str | Path = "out/sweep", *, subset: str = "eval",
+def sweep(input_spec: str, config: CertifyConfig, plan: Any, out: str | Path = "out/sweep", *, subset: str = "eval",
           workers: int | None = None, scheduler: str | None = None,
           progress: Callable[[str], None] | None = None) -> Report:
     """Design studies (``certify.sweep.SweepPlan``: view subsets, δ sweeps in Å, noise sweeps, κ) of

@@ -9,11 +9,17 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from viewcert import defaults
 from viewcert.api.report import Line, Report, check_out, one_line
 from viewcert.errors import InputError, ViewcertError, did_you_mean
 from viewcert.limits import Limits, active_limits, using_limits
+
+if TYPE_CHECKING:  # names for the type checker only (the exporters stay lazy)
+    import numpy as np
+
+    from viewcert.formats.records import CeilingCertificate, InteractionCertificate, TaskCertificate
 
 #: the harness files every export writes beside its data (benchmark.harness_files), lmms-eval's folder apart
 HARNESS_FILES = ("benchmark.jsonl", "benchmark.tsv", "ids.csv", "inspect_task.py", "HARNESSES.md")
@@ -51,7 +57,7 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "structure"
 
 
-def render(input_spec: str, out: str | Path = "out/render", *, limits: Limits | None = None, **settings) -> Report:
+def render(input_spec: str, out: str | Path = "out/render", *, limits: Limits | None = None, **settings: Any) -> Report:
     """Render every structure of ``input_spec`` in every view of the protocol into ``out``: PNG + JSON sidecar
     (+ ID/depth buffers); ``settings`` are ``RenderSettings`` fields. Bad settings raise before any image.
 
@@ -134,7 +140,7 @@ def gallery(out: str | Path = "out/gallery.png", *, tile_px: int = 170, molecule
         return Report((Line(f"wrote {path} ({Path(path).stat().st_size // 1024} KB)"),), value=Path(path))
 
 
-def _item_cameras(it, spec, st: RenderSettings):
+def _item_cameras(it: Any, spec: Any, st: RenderSettings) -> Any:
     """(structure drawn, its cameras, their framing policy: tiling, pad, margin) of one item; ViewcertError
     when it cannot be drawn."""
     from viewcert.benchmark.gallery import rendered_cell  # lazy: loaded when the job runs
@@ -151,7 +157,7 @@ def _item_cameras(it, spec, st: RenderSettings):
     return s, frame(spec, s, policy), policy
 
 
-def _write_views(out: Path, stem: str, s, spec, cams, policy, st: RenderSettings) -> int:
+def _write_views(out: Path, stem: str, s: Any, spec: Any, cams: Any, policy: Any, st: RenderSettings) -> int:
     """Render and write every view of one structure (PNG, sidecar, buffers); the number of images."""
     from viewcert.benchmark.export import view_sidecar  # lazy: loaded when the job runs
     from viewcert.cameras.framing import framing_record  # lazy: loaded when the job runs
@@ -164,7 +170,7 @@ def _write_views(out: Path, stem: str, s, spec, cams, policy, st: RenderSettings
     for view, cam in zip(spec.protocol.views, cams, strict=True):
         res = draw(scene, cam, supersample=st.supersample)
         name = f"{stem}_{view.name}"
-        write_png(out / f"{name}.png", res.rgb)
+        write_png(out / f"{name}.png", cast("np.ndarray", res.rgb))  # drawn with its RGB (the default)
         write_sidecar(out / f"{name}.json",
                       view_sidecar(res, view_name=view.name, image=f"{name}.png", structure=s, framing=framing))
         if st.buffers:
@@ -218,7 +224,7 @@ def task_name(task: str) -> str:
 
 
 def build_benchmark(input_spec: str, out: str | Path, *, task: str = "crystal-system", limits: Limits | None = None,
-                    progress: Callable[[str], None] | None = None, **settings) -> Report:
+                    progress: Callable[[str], None] | None = None, **settings: Any) -> Report:
     """Export a benchmark of ``input_spec`` into ``out`` (``settings``: ``BenchmarkSettings`` fields): images,
     sidecars, JSONL, VLMEvalKit TSV, the harness files of every arm, the certificate of its ceiling and
     ``manifest.json``. ``task`` picks the exporter: crystal-system (crystals); translation, rotation, zoom,
@@ -257,7 +263,8 @@ def build_benchmark(input_spec: str, out: str | Path, *, task: str = "crystal-sy
         from viewcert.io.outputs import claimed  # lazy: loaded when the job runs
         from viewcert.tasks.model import TASKS as TRANSFORMATION_TASKS  # lazy: loaded when the job runs
 
-        st = BenchmarkSettings(**{k: tuple(v) if k == "constraints" else v for k, v in settings.items()})
+        given: dict[str, Any] = {k: tuple(v) if k == "constraints" else v for k, v in settings.items()}
+        st = BenchmarkSettings(**given)
         task, out = task_name(task), Path(out)
         if input_spec.startswith("complex:") and task in CRYSTAL_TASKS:  # a molecule: refused before any file is written
             raise InputError(f"a complex:PATH input is a molecule, not a crystal: an interaction task "
@@ -281,7 +288,7 @@ def build_benchmark(input_spec: str, out: str | Path, *, task: str = "crystal-sy
             return _crystal_benchmark(input_spec, check_out(out), task, st, chosen)
 
 
-def _crystal_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings, chosen) -> Report:
+def _crystal_benchmark(input_spec: Any, out: Path, task: str, st: BenchmarkSettings, chosen: Any) -> Report:
     """The crystal branch of ``build_benchmark`` (viewcert.benchmark.export)."""
     from viewcert.benchmark.export import ExportSettings, ceiling_lines  # lazy: loaded when the job runs
     from viewcert.benchmark.export import build_benchmark as export  # lazy: loaded when the job runs
@@ -321,7 +328,7 @@ def _seed(text: str, digits: int) -> int:
     return int(text)
 
 
-def _task_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings) -> Report:
+def _task_benchmark(input_spec: Any, out: Path, task: str, st: BenchmarkSettings) -> Report:
     """The transformation-task branch of ``build_benchmark`` (viewcert.benchmark.tasks_export)."""
     from viewcert.benchmark.tasks_export import (  # lazy: when the job runs
         TaskExportSettings,
@@ -336,14 +343,15 @@ def _task_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings) -> 
     im = settings.image
     active_limits().check_pixels(im.width * im.supersample, im.height * im.supersample)
     done = build_task_benchmark(input_spec, out, settings, limit=st.limit or None)
-    s = done.certificate.summary.all  # a task export has items, so a summary with its group "all"
+    cert = cast("TaskCertificate", done.certificate)  # what the task exporter writes
+    s: Any = cast(Any, cert.summary).all  # the exporter just run wrote it: its items, so a summary with its group "all"
     return Report((Line(f"{done.n_questions} {settings.task} questions in {out}; exact ceiling "
                         f"{s.exact_ceiling.mean:.4f}, unique {s.unique}/{s.n}; certificate "
-                        f"sha256:{done.certificate.digest_value}"),) + harness_files_line(out),
+                        f"sha256:{cert.digest_value}"),) + harness_files_line(out),
                   failures=tuple(f"item {e['id']}: {e['error']}" for e in done.errors), value=done)
 
 
-def _interaction_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings) -> Report:
+def _interaction_benchmark(input_spec: Any, out: Path, task: str, st: BenchmarkSettings) -> Report:
     """The interaction branch of ``build_benchmark`` (viewcert.benchmark.interaction_export: pocket-ligand,
     residue-ligand, interaction-location, docking): INPUT is ``complex:PATH[#ligand=RES,pocket=8]``, PATH one
     complex or a folder of complex folders (the ligand name, where given, for those without ligand.sdf); the
@@ -374,14 +382,15 @@ def _interaction_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettin
                                                       constraints=st.constraints, criterion=st.criterion)
     limits.check_pixels(settings.image.width, settings.image.height)
     done = build_interaction_benchmark(complexes, out, settings)
-    s = done.certificate.summary.all
+    cert = cast("InteractionCertificate", done.certificate)  # what the interaction exporter writes
+    s: Any = cast(Any, cert.summary).all  # the exporter just run wrote it
     return Report((Line(f"{done.n_questions} {task} questions in {out}; ceiling as rendered "
                         f"{s.rendered.mean:.4f} [{s.rendered.lo:.4f}, {s.rendered.hi:.4f}], ideal "
-                        f"{s.ideal.mean:.4f}; certificate sha256:{done.certificate.digest_value}"),)
+                        f"{s.ideal.mean:.4f}; certificate sha256:{cert.digest_value}"),)
                   + harness_files_line(out), value=done)
 
 
-def _molecule_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings) -> Report:
+def _molecule_benchmark(input_spec: Any, out: Path, task: str, st: BenchmarkSettings) -> Report:
     """The molecular branch of ``build_benchmark`` (viewcert.benchmark.molecule_export): the default
     render-ceiling-5 becomes axes-3 (front, top, left), the default study style ball-and-stick."""
     from viewcert.benchmark.molecule_export import (  # lazy: loaded when the job runs
@@ -399,7 +408,7 @@ def _molecule_benchmark(input_spec, out: Path, task: str, st: BenchmarkSettings)
     limits.check_pixels(st.size * settings.image.supersample, st.size * settings.image.supersample)
     done = build_molecule_benchmark(input_spec, out, settings, limit=st.limit or None, certify=st.certify,
                                     n_workers=st.workers)
-    c = done.certificate
+    c = cast("CeilingCertificate | None", done.certificate)  # what the molecule exporter writes, if it certified
     return Report((Line(f"{done.n_questions} {task} questions in {out} ({len(done.skipped)} without a question, "
                         f"e.g. achiral; {len(done.errors)} unreadable or not molecules)"
                         + (f"; ceiling ({LEVEL[task]}) {c.summary.correct}/{c.summary.n}, certificate "

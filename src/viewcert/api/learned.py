@@ -4,13 +4,14 @@ the ladder reads. An empirical reading of the images or the cell, never a certif
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from viewcert.api.report import Line, Report, check_out
 from viewcert.limits import Limits, using_limits
 
 
 def learn(source: str, reader: str, out: str | Path = "out/learn", *, train: str | None = None,
-          seed: int | None = None, limits: Limits | None = None, progress_factory=None, **cnn_options) -> Report:
+          seed: int | None = None, limits: Limits | None = None, progress_factory: Any = None, **cnn_options: Any) -> Report:
     """Train ``reader`` (cell-forest | pixel-cnn) on ``source``'s training split (or ``train``), predict the eval
     items into ``out/READER`` and say how to put them on the ladder; ``cnn_options``: protocol, image_size (px),
     epochs; ``progress_factory(what, total)`` returns a bar's ``advance(n)``. The report's value: the outcome.

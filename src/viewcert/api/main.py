@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from viewcert.api.report import Line, Report, Table, one_line, parse_tiling
 from viewcert.errors import ViewcertError
@@ -30,14 +31,14 @@ class ObservedItem:
     path: Path
 
 
-def prepare(structure):
+def prepare(structure: Any) -> Any:
     """Crystals go to the conventional standard cell in pymatgen's orientation (the study's frame)."""
     from viewcert.symmetry.standardize import conventional_standard_cell  # lazy: see the module docstring
 
     return conventional_standard_cell(structure) if structure.is_periodic else structure
 
 
-def observe_sample(structures: list, out_dir: Path, *, protocol_name: str = "render-ceiling-5",
+def observe_sample(structures: list[Any], out_dir: Path, *, protocol_name: str = "render-ceiling-5",
                    tiling: tuple[int, int, int] = (1, 1, 1)) -> list[ObservedItem]:
     """Write ``out_dir/observations/<n>.json`` for each structure; return one summary row per structure."""
     from viewcert.cameras.conditioning import protocol_kappa, zone_axis_warnings  # lazy: see the docstring
@@ -75,7 +76,7 @@ def observe_sample(structures: list, out_dir: Path, *, protocol_name: str = "ren
     return rows
 
 
-def read_structures(source: str) -> tuple[list, list[str]]:
+def read_structures(source: str) -> tuple[list[Any], list[str]]:
     """(structures of ``source`` that could be read, one line per item that could not)."""
     from viewcert.certify.inputs import load_input  # lazy: see the module docstring
 
@@ -114,11 +115,11 @@ def observe(source: str = "builtin:sample", out: str | Path = "out", *, protocol
     """
     with using_limits(limits) as limits:  # in force for the call and below
         shown = tiling if isinstance(tiling, str) else ",".join(map(str, tiling))
-        tiling = parse_tiling(tiling) if isinstance(tiling, str) else tuple(tiling)
-        limits.check_tiling(tiling)
+        reps = parse_tiling(tiling) if isinstance(tiling, str) else cast("tuple[int, int, int]", tuple(tiling))
+        limits.check_tiling(reps)
         limits.check_protocol_name(protocol)
         structures, failed = read_structures(source)
-        rows = observe_sample(structures, Path(out), protocol_name=protocol, tiling=tiling)
+        rows = observe_sample(structures, Path(out), protocol_name=protocol, tiling=reps)
         table = Table(f"observations: {source} through {protocol} (tiling {shown})",
                       ("id", "formula", "kind", "atoms", "points per view", "zone-axis views"),
                       tuple((r.identifier, r.formula, "crystal" if r.periodic else "molecule", str(r.n_atoms),

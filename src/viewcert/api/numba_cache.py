@@ -26,6 +26,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from viewcert.api.prestage import PRESTAGE, prestage  # noqa: F401 - PRESTAGE: read here by the tests
 from viewcert.api.report import Report, lines
@@ -83,7 +84,7 @@ def workloads() -> tuple[Workload, ...]:
     return registered()
 
 
-def warm_kernels(report=None, selection: str = "all") -> WarmupReport:
+def warm_kernels(report: Any = None, selection: str = "all") -> WarmupReport:
     """Import every kernel module, run the registered workloads of ``selection`` (one of
     ``viewcert.kernels.SELECTIONS``), mark the cache warm; ``report(line)`` gets progress. ``uncovered``: the
     cached kernels the selection did not reach."""
@@ -116,7 +117,7 @@ def run_workloads(labels: str) -> None:
         run[label]()
 
 
-def warmup(*, main_job: bool = False, progress=None) -> Report:
+def warmup(*, main_job: bool = False, progress: Any = None) -> Report:
     """Compile the numerical kernels once into numba's cache (what ``make test`` runs after installing): every
     one, or with ``main_job`` those of the main job. A cold cache compiles the oracle's and the renderer's
     kernels side by side first (one process per core). ``progress(line)`` gets the steps.

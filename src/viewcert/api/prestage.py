@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import Any
 
 #: what a cold cache compiles side by side first: lanes, one subprocess each (numba compiles on one core),
 #: running their workloads in order. The oracle's kernel tree (about 105 s of CPU here) is compiled as two
@@ -16,7 +17,7 @@ PRESTAGE = {"main-job": (("oracle seeding", "render main"), ("oracle rest", "cer
             "all": (("oracle seeding", "render"), ("oracle rest", "certify"))}
 
 
-def prestage(selection: str, report=None, jobs: int | None = None) -> float:
+def prestage(selection: str, report: Any = None, jobs: int | None = None) -> float:
     """On a cold cache, run the :data:`PRESTAGE` groups of ``selection`` in parallel subprocesses (each compiles
     its kernels into numba's cache); returns the wall time (s), 0 when the cache is warm or one core is all
     there is. A group that fails is left to the in-process pass (which compiles what it needs)."""

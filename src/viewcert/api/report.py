@@ -9,6 +9,7 @@ never here.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,7 @@ class Report:
         return self.text()
 
 
-def natural_width(blocks, floor: int, console=None) -> int:
+def natural_width(blocks: Sequence[Any], floor: int, console: Any = None) -> int:
     """The console width at which every table of ``blocks`` is drawn whole (no cell cut or wrapped): the widest
     table's natural width as ``console`` renders it (rich's measure; default a plain console), at least ``floor``
     columns."""
@@ -91,7 +92,7 @@ def natural_width(blocks, floor: int, console=None) -> int:
     return max(floor, *(wide.measure(t).maximum for t in tables))
 
 
-def rich_table(t: Table):
+def rich_table(t: Table) -> Any:
     """``t`` as a ``rich.table.Table``."""
     from rich.table import Table as RichTable  # lazy: start-up
 
@@ -103,7 +104,7 @@ def rich_table(t: Table):
     return out
 
 
-def lines(*texts: str, **kw) -> tuple[Line, ...]:
+def lines(*texts: str, **kw: Any) -> tuple[Line, ...]:
     """``Line``s of ``texts`` sharing the keyword settings ``kw``."""
     return tuple(Line(t, **kw) for t in texts)
 
@@ -136,7 +137,7 @@ def parse_tiling(text: str, *, field: str = "tiling") -> tuple[int, int, int]:
         raise InputError(f"tiling must be like 2,2,2 or 2x2x2, got {text!r}", field=field) from None
     if len(t) != 3 or min(t) < 1:
         raise InputError(f"tiling must be three positive integers, got {text!r}", field=field)
-    return t  # type: ignore[return-value]
+    return t[0], t[1], t[2]
 
 
 def check_out(out: str | Path, *, option: str = "--out") -> Path:

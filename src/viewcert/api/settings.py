@@ -46,13 +46,13 @@ def _setting(options: list[Setting], key: str) -> Setting | None:
     return next((s for s in options if _key(s.name) == want or f"--{want}" in s.flags), None)
 
 
-def read_settings(path: str | Path, commands: dict[str, list[Setting]]) -> dict:
+def read_settings(path: str | Path, commands: dict[str, list[Setting]]) -> dict[str, Any]:
     """The settings file at ``path`` as ``{command: {parameter: value}}`` (a command of a group, ``"protocol
     show"``, nested as ``{"protocol": {"show": ...}}``) for the options ``commands`` take; an unknown table or key
     is an InputError naming the file and the key."""
     src = str(path)
     data = loads_toml(read_received_text(Path(path), what="settings file"), source=src)
-    out: dict = {}
+    out: dict[str, Any] = {}
     for table, values in data.items():
         name = _key(table)
         if name not in commands or not isinstance(values, dict):
@@ -71,7 +71,7 @@ def read_settings(path: str | Path, commands: dict[str, list[Setting]]) -> dict:
     return out
 
 
-def _toml_value(value) -> str | None:
+def _toml_value(value: Any) -> str | None:
     if value is None:
         return None
     if isinstance(value, bool):

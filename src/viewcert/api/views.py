@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from viewcert.api.report import Line, Report, check_out
 from viewcert.errors import InputError
@@ -49,7 +50,7 @@ class DesignSettings:
     check_delta: float = 0.01
 
 
-def cells(input_spec: str, subset: str = "eval", progress: Callable[[str], None] | None = None) -> tuple[list, list]:
+def cells(input_spec: str, subset: str = "eval", progress: Callable[[str], None] | None = None) -> tuple[list[Any], list[Any]]:
     """(ids, conventional standard cells) of ``input_spec``, standardised as ``certify`` does (0.01 Å, 5°); an
     item that cannot be read is skipped with a line to ``progress``."""
     from viewcert.certify import CertifyConfig  # lazy: loaded when the job runs
@@ -72,7 +73,7 @@ def cells(input_spec: str, subset: str = "eval", progress: Callable[[str], None]
     return ids, out
 
 
-def _write_csv(path: Path, rows: list[dict]) -> None:
+def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
     from viewcert.io.atomic import write_text_atomic  # lazy: loaded when the job runs
     from viewcert.io.tables import dict_csv_text  # lazy: loaded when the job runs
 
@@ -80,7 +81,7 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 
 
 def design(input_spec: str, out: str | Path = "out/design", *, progress: Callable[[str], None] | None = None,
-           **settings) -> Report:
+           **settings: Any) -> Report:
     """Choose K view directions maximising the worst-case and 5th-percentile margin (Å; the exactness margin
     δ_exact by default, the uniqueness margin δ* with margin phantom) over the structures of ``input_spec``
     (``settings``: ``DesignSettings`` fields) and write ``out/protocol.toml``, margins.csv (δ* and δ_exact),
@@ -119,7 +120,7 @@ def design(input_spec: str, out: str | Path = "out/design", *, progress: Callabl
     m = re.fullmatch(r"fibonacci-(\d+)", st.candidates.strip())
     if m is None:
         raise InputError(f"--candidates must be fibonacci-N, got {st.candidates!r}", field="--candidates")
-    kept = ()
+    kept: tuple[Any, ...] = ()
     if st.keep.strip():
         kept = resolve(st.keep_protocol).protocol.subset([k.strip() for k in st.keep.split(",") if k.strip()]).views
     if st.objective == "legibility":
@@ -142,7 +143,7 @@ def design(input_spec: str, out: str | Path = "out/design", *, progress: Callabl
 MARGIN_NAMES = {"delta_star": "δ* (uniqueness margin)", "delta_exact": "δ_exact (exactness margin)"}
 
 
-def _designed(input_spec: str, out: Path, ids, cs, cfg, st: DesignSettings, base) -> Report:
+def _designed(input_spec: str, out: Path, ids: Any, cs: Any, cfg: Any, st: DesignSettings, base: Any) -> Report:
     """The directions designed, written (protocol, margins, design.json, comparison, plots) and reported: both
     margins, δ* (what certify reports) and δ_exact (the default objective), each named."""
     from viewcert.cameras.protocol_files import (  # lazy: loaded when the job runs
@@ -198,7 +199,7 @@ def _designed(input_spec: str, out: Path, ids, cs, cfg, st: DesignSettings, base
     return Report(tuple(said), value=d)
 
 
-def _ceilings(input_spec: str, protocol: Path, subset: str) -> tuple[dict, list[str]]:
+def _ceilings(input_spec: str, protocol: Path, subset: str) -> tuple[dict[str, Any], list[str]]:
     """The designed views' two ceilings, as ``viewcert certify INPUT --protocol FILE`` computes them with its
     defaults: geometric (every atom) and as rendered (the atoms the images show), with the items that differ
     (``certify.ceilings``); (the comparison, its lines)."""
@@ -231,7 +232,7 @@ def _change(before: float, after: float, cap: float) -> str:
     return (">=" if high else "<=" if low else "") + f"{after - before:+.9g}"
 
 
-def _compare(ids, cs, ours: dict, name: str, base, cap: float, out: Path):
+def _compare(ids: Any, cs: Any, ours: dict[str, Any], name: str, base: Any, cap: float, out: Path) -> Any:
     """The design against ``base`` item by item, both margins measured the same way: writes comparison.csv;
     ({margin: the base's values}, one line per margin)."""
     import numpy as np
@@ -261,7 +262,7 @@ def _compare(ids, cs, ours: dict, name: str, base, cap: float, out: Path):
     return theirs, lines
 
 
-def _legibility(input_spec: str, *, views: int, candidates: int, kept, weight: str, out: Path) -> Report:
+def _legibility(input_spec: str, *, views: int, candidates: int, kept: Any, weight: str, out: Path) -> Report:
     """``design`` with objective legibility (viewcert.design.legibility): protocol.toml, design.json with the
     coverage and the ceilings certified from the written file."""
     from viewcert.cameras.protocol_files import write_protocol_file  # lazy: loaded when the job runs
@@ -286,7 +287,7 @@ def _legibility(input_spec: str, *, views: int, candidates: int, kept, weight: s
         f"pocket-ligand ceiling {mean} (mean, from the file); wrote {out / 'protocol.toml'}"),), value=d)
 
 
-def _placed(protocol, cell, *, distance: float, fov: float, check_delta: float):
+def _placed(protocol: Any, cell: Any, *, distance: float, fov: float, check_delta: float) -> Any:
     """(perspective spec, measured) of designed directions placed around one molecule: the search's objective
     is orthographic, so say what the placed pinholes achieve, beside the same directions as orthographic
     views, through certify's own pipeline."""
@@ -298,7 +299,7 @@ def _placed(protocol, cell, *, distance: float, fov: float, check_delta: float):
                   "orthographic": measure(ProtocolSpec(protocol), cell, delta=check_delta)}
 
 
-def _pareto(cs, cfg, out: Path) -> Line:
+def _pareto(cs: Any, cfg: Any, out: Path) -> Line:
     from dataclasses import replace
 
     from viewcert.cameras.protocols import get_protocol  # lazy: loaded when the job runs

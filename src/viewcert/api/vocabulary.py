@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import EllipsisType
 from typing import Any
 
 from viewcert import defaults
@@ -50,7 +51,7 @@ INPUT = Arg(str, ..., "structure file, folder of them, study layout (structures.
             "INPUT")
 
 
-def out(default: Path | str | None, help: str = "output folder") -> Opt:  # noqa: A002 - typer's word
+def out(default: Path | str | EllipsisType | None, help: str = "output folder") -> Opt:  # noqa: A002 - typer's word
     """``-o/--out``: every command's output, with that command's default (a folder under out/, or None)."""
     return Opt(Path, Path(default) if isinstance(default, str) else default, help, "--out", "-o")
 
@@ -135,6 +136,10 @@ LIMITS: dict[str, str] = {
     "max_bootstrap_draws": "bootstrap resamples x items (default 5e7)",
 }
 
+#: the resource limits as global options (``viewcert.limits``)
+_LIMIT_OPTIONS: dict[str, Any] = {name: Opt(float if name == "max_zip_ratio" else int, None, f"limit: {text}")
+                                  for name, text in LIMITS.items()}
+
 #: every command by name ("": the root command, whose options are accepted before or after a command)
 COMMANDS: dict[str, Command] = {
     "": Command(
@@ -142,8 +147,7 @@ COMMANDS: dict[str, Command] = {
         settings=Opt(Path, None, "TOML file of the rarely changed options, a table per command (viewcert settings "
                      "show [COMMAND] prints them)", "--settings"),
         debug=Opt(bool, False, "show Python tracebacks instead of one-line errors", "--debug"),
-        **{name: Opt(float if name == "max_zip_ratio" else int, None, f"limit: {text}")
-           for name, text in LIMITS.items()},
+        **_LIMIT_OPTIONS,
     ),
     "observe": Command(
         "source protocol tiling out",

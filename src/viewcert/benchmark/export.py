@@ -320,7 +320,7 @@ def ceilings(as_rendered: CeilingCertificate, geometric: CeilingCertificate) -> 
     return both_ceilings(as_rendered, geometric)
 
 
-def ceiling_lines(both: dict, digest: str) -> list[str]:
+def ceiling_lines(both: dict, digest: str | None) -> list[str]:
     """The report of an export's ceilings (``ceilings``): one line when they agree, else both, labelled, and one
     line per item that counts in one and not the other, with the reasons it lost."""
     ren, geo = both["as_rendered"], both["geometric"]

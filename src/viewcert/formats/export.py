@@ -95,30 +95,30 @@ class Export:
     task: str
     n_questions: int
     settings: ExportSettingsRecord
-    items: tuple
+    items: tuple[Any, ...]
     images: tuple[str, ...]
     harness_files: tuple[str, ...]
-    errors: tuple
-    skipped: tuple
+    errors: tuple[Any, ...]
+    skipped: tuple[Any, ...]
     label_mismatches: tuple[str, ...]
     certificate: Certificate | None
-    manifest: Mapping
+    manifest: Mapping[str, Any]
 
 
-def certificate_entry(cert: Certificate, **extra) -> dict:
+def certificate_entry(cert: Certificate, **extra: Any) -> dict[str, Any]:
     """The manifest's record of the certificate ``cert`` written beside it: path, format, digest, ``extra``
     (molecule: level) and, for a ceiling certificate, its observation mode and R1's counts (``formats.records``)."""
     return cert.manifest_entry(**extra)
 
 
-def question_items(records: list[Mapping]) -> list[dict]:
+def question_items(records: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The manifest's items of exporters whose certificate holds the per-question record (task,
     interaction): per question its id, index, source id and answer (from the harness records)."""
     return [{k: r[k] for k in ("id", "index", "source_id", "answer")} for r in records]
 
 
-def write_export(out: str | Path, kind: str, body: Mapping, certificate: Certificate | None = None,
-                 **cert_extra) -> Export:
+def write_export(out: str | Path, kind: str, body: Mapping[str, Any], certificate: Certificate | None = None,
+                 **cert_extra: Any) -> Export:
     """Write the manifest of the export in ``out`` (deterministic JSON, atomically: the one manifest writer of
     every exporter) and return it.
 
@@ -161,7 +161,7 @@ def write_export(out: str | Path, kind: str, body: Mapping, certificate: Certifi
     return _export_of(written, cert, written)
 
 
-def _export_of(shape: Mapping, cert: Certificate | None, written: Mapping) -> Export:
+def _export_of(shape: Mapping[str, Any], cert: Certificate | None, written: Mapping[str, Any]) -> Export:
     """The :class:`Export` of a manifest in the current shape (``shape``; ``written``: as written); its settings
     typed (InputError naming ``settings.<field>``)."""
     settings = ExportSettingsRecord.from_dict(shape.get("settings") or {}, "settings")
@@ -173,19 +173,19 @@ def _export_of(shape: Mapping, cert: Certificate | None, written: Mapping) -> Ex
 
 
 # ---------------------------------------------------------------------- older manifests
-def _old_view_entry(m: Mapping) -> Mapping | None:
+def _old_view_entry(m: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The certificate entry of a ``viewcert.benchmark/1`` or ``.molecule/1`` manifest (an object or null)."""
     entry = m.get("certificate")
     return entry if isinstance(entry, Mapping) else None
 
 
-def _old_digest_entry(m: Mapping) -> Mapping:
+def _old_digest_entry(m: Mapping[str, Any]) -> Mapping[str, Any]:
     """The certificate of a task or interaction manifest before ``viewcert.export/1``: always written, its
     digest a top-level ``certificate_digest``."""
     return {"path": CERTIFICATE, "digest": m.get("certificate_digest")}
 
 
-def _from_view_export(m: Mapping, cert: Certificate | None) -> dict:
+def _from_view_export(m: Mapping[str, Any], cert: Certificate | None) -> dict[str, Any]:
     """``viewcert.benchmark/1``, ``viewcert.benchmark.molecule/1``: the task in the settings."""
     settings = m.get("settings") or {}
     return {"task": settings.get("task") if isinstance(settings, Mapping) else None, "settings": settings, "items": m.get("items"),
@@ -193,7 +193,7 @@ def _from_view_export(m: Mapping, cert: Certificate | None) -> dict:
             "label_mismatches": m.get("label_mismatches"), "images": _pngs(m)}
 
 
-def _from_task_export(m: Mapping, cert: Certificate | None) -> dict:
+def _from_task_export(m: Mapping[str, Any], cert: Certificate | None) -> dict[str, Any]:
     """``viewcert.tasks.benchmark/1``: no items (the certificate's ids stand for them)."""
     settings = m.get("settings") or {}
     return {"task": settings.get("task") if isinstance(settings, Mapping) else None, "settings": settings,
@@ -202,7 +202,7 @@ def _from_task_export(m: Mapping, cert: Certificate | None) -> dict:
             "images": _pngs(m)}
 
 
-def _from_interaction_export(m: Mapping, cert: Certificate | None) -> dict:
+def _from_interaction_export(m: Mapping[str, Any], cert: Certificate | None) -> dict[str, Any]:
     """The interaction manifest before ``viewcert.export/1`` (its format its certificate's): no settings or
     items (the certificate's settings and ids stand for them)."""
     settings = getattr(cert, "settings", None)  # an interaction certificate's (an older manifest has none)
@@ -211,14 +211,14 @@ def _from_interaction_export(m: Mapping, cert: Certificate | None) -> dict:
             "images": _pngs(m)}
 
 
-def _pngs(m: Mapping) -> list[str]:
+def _pngs(m: Mapping[str, Any]) -> list[str]:
     files = m.get("files")
     return sorted(f for f in files if isinstance(f, str) and f.endswith(".png")) if isinstance(files, Mapping) else []
 
 
 #: version table: each manifest format an exporter wrote before ``viewcert.export/1`` → (its exporter, the
 #: certificate entry it recorded, the function restating it in the current shape's fields but ``kind``)
-MANIFEST_FORMATS: dict[str, tuple[str, Callable, Callable]] = {
+MANIFEST_FORMATS: dict[str, tuple[str, Callable[..., Any], Callable[..., Any]]] = {
     "viewcert.benchmark/1": ("crystal", _old_view_entry, _from_view_export),
     "viewcert.benchmark.molecule/1": ("molecule", _old_view_entry, _from_view_export),
     "viewcert.tasks.benchmark/1": ("task", _old_digest_entry, _from_task_export),
@@ -227,10 +227,10 @@ MANIFEST_FORMATS: dict[str, tuple[str, Callable, Callable]] = {
 }
 
 
-def _read_manifest(out: Path) -> dict:
+def _read_manifest(out: Path) -> dict[str, Any]:
     src = str(out / MANIFEST)
     try:
-        m = loads_json_strict(read_received_bytes(out / MANIFEST, what="manifest"), source=src)
+        m: Any = loads_json_strict(read_received_bytes(out / MANIFEST, what="manifest"), source=src)
     except (ValueError, RecursionError) as exc:
         raise InputError(f"cannot read the manifest: {str(exc)[:200]}", source=src) from None
     fmt = m.get("format") if isinstance(m, dict) else None
@@ -242,7 +242,7 @@ def _read_manifest(out: Path) -> dict:
             ExportManifest.from_dict(m, "")
         except InputError as exc:
             raise InputError(exc.message, source=src, field=exc.field) from None
-    return m
+    return dict(m)
 
 
 def read_export(out: str | Path) -> Export:

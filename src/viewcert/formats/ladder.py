@@ -90,16 +90,16 @@ class LadderManifest(Record):
     r1: Any = Field(None, description="R1 as a number or a fraction (``200/210``)")
     certificate: Any = Field(None, description="a certificate R1 is read from")
 
-    def study(self) -> dict:
+    def study(self) -> dict[str, Any]:
         """The ``[study]`` table as written (keys not written left out)."""
         return {k: v for k in STUDY_KEYS if (v := getattr(self, k)) is not None}
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The manifest as TOML holds it: ``study`` and ``input``."""
         return {"study": self.study(), "input": [e.to_dict() for e in self.inputs]}
 
 
-def ladder_manifest_of(data: Mapping, *, source: str | None = None) -> LadderManifest:
+def ladder_manifest_of(data: Mapping[str, Any], *, source: str | None = None) -> LadderManifest:
     """The typed manifest of parsed TOML ``data``; InputError naming the entry and key otherwise."""
     study = data.get("study", {})
     if not isinstance(study, dict):
@@ -177,7 +177,7 @@ def _toml_value(value: Any, where: str) -> str:
                      field=where)
 
 
-def _table(header: str, record: Mapping) -> list[str]:
+def _table(header: str, record: Mapping[str, Any]) -> list[str]:
     return [header, *(f"{k} = {_toml_value(v, k)}" for k, v in record.items()), ""]
 
 

@@ -107,7 +107,7 @@ _WANT = {"model_type": "an object", "model_attributes_type": "an object", "dict_
          "bool_type": "true or false", "float_type": "a number"}
 
 
-def _path(root: str, loc: tuple) -> str:
+def _path(root: str, loc: tuple[Any, ...]) -> str:
     out = root
     for part in loc:
         if isinstance(part, int):

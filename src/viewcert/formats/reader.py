@@ -37,7 +37,7 @@ class Received:
     whether its digest held (None: the file has no digest to hold)."""
 
     certificate: Certificate | R1CountsRecord
-    data: dict
+    data: dict[str, Any]
     sha256: str
     digest_ok: bool | None
 

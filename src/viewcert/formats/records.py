@@ -107,13 +107,13 @@ TASK_DIGEST_SCOPE = ("sha256 of the compact canonical JSON (sorted keys) of ever
                      "'digest'")
 
 
-def canonical_bytes(cert: Mapping) -> bytes:
+def canonical_bytes(cert: Mapping[str, Any]) -> bytes:
     """The bytes the digest hashes: compact JSON, sorted keys, of every key but :data:`UNDIGESTED`."""
     body = {k: v for k, v in cert.items() if k not in UNDIGESTED}
     return json_dumps(body, indent=None, allow_nan=False).encode()
 
 
-def compute_digest(cert: Mapping) -> str:
+def compute_digest(cert: Mapping[str, Any]) -> str:
     """The one digest of every certificate kind.
 
     Parameters
@@ -129,12 +129,12 @@ def compute_digest(cert: Mapping) -> str:
     return hashlib.sha256(canonical_bytes(cert)).hexdigest()
 
 
-def digest_record(cert: Mapping, scope: str = DIGEST_SCOPE) -> dict:
+def digest_record(cert: Mapping[str, Any], scope: str = DIGEST_SCOPE) -> dict[str, Any]:
     """The digest as written (the one shape): algorithm, scope and value."""
     return {"algorithm": "sha256", "scope": scope, "value": compute_digest(cert)}
 
 
-def digest_value(d: Mapping) -> str | None:
+def digest_value(d: Mapping[str, Any]) -> str | None:
     """The stored digest of the certificate JSON ``d`` in its format's shape; None if absent."""
     dig = d.get("digest")
     if d.get("format") in HEX_DIGEST_FORMATS:
@@ -142,15 +142,15 @@ def digest_value(d: Mapping) -> str | None:
     return dig.get("value") if isinstance(dig, Mapping) and isinstance(dig.get("value"), str) else None
 
 
-def digest_ok(d: Mapping) -> bool:
+def digest_ok(d: Mapping[str, Any]) -> bool:
     """The stored digest of the certificate JSON ``d`` equals the one of its content."""
     return digest_value(d) == compute_digest(d)
 
 
-def sealed(d: Mapping) -> dict:
+def sealed(d: Mapping[str, Any]) -> dict[str, Any]:
     """``d`` with every float at its resolution (:mod:`viewcert.resolution`, stated in ``resolution``) and its
     digest written in its format's shape (what a producer does last)."""
-    out = quantize_tree({k: v for k, v in d.items() if k not in ("digest", "resolution")})
+    out: dict[str, Any] = quantize_tree({k: v for k, v in d.items() if k not in ("digest", "resolution")})
     out["resolution"] = resolution_record()
     fmt = out.get("format")
     scope = TASK_DIGEST_SCOPE if fmt == TASK_FORMAT else DIGEST_SCOPE
@@ -165,7 +165,7 @@ class StaleCertificate(InputError):
 STALE_HINT = "--allow-stale-certificate reads it anyway, with a warning"
 
 
-def check_digest(d: Mapping, source: str, *, allow_stale: bool = False) -> bool:
+def check_digest(d: Mapping[str, Any], source: str, *, allow_stale: bool = False) -> bool:
     """Whether the stored digest of ``d`` matches its content; a mismatch is a one-line :class:`StaleCertificate`
     naming ``source`` unless ``allow_stale`` (then False: the caller says so)."""
     try:
@@ -238,7 +238,7 @@ class ItemOutcome(Record):
     def is_molecule(self) -> bool:
         return bool(self.molecule)
 
-    def label(self, which: str) -> dict:
+    def label(self, which: str) -> dict[str, Any]:
         """The labels ``which`` (dataset | rendered | reconstructed) as a dict; {} when there are none."""
         return getattr(self, f"label_{which}") or {}
 
@@ -642,7 +642,7 @@ def certificate_class(d: Any) -> type[Certificate]:
                      field="format")
 
 
-def item_ids(d: Mapping) -> list[str]:
+def item_ids(d: Mapping[str, Any]) -> list[str]:
     """The ids of the items of the certificate dict ``d``, in order, checked before its digest (a reader that
     shows items names the first one without a text id); InputError otherwise."""
     items = d.get("items") if isinstance(d, Mapping) else None
@@ -659,7 +659,7 @@ def item_ids(d: Mapping) -> list[str]:
     return list(first)
 
 
-def cross_check_disagreements(outcomes: Iterable[Any]) -> list[dict]:
+def cross_check_disagreements(outcomes: Iterable[Any]) -> list[dict[str, Any]]:
     """``summary.cross_check_disagreements``: every certified item's spglib/moyopy disagreements (its
     ``cross_check``), by id."""
     return [{"id": o.id, **o.cross_check} for o in outcomes_of(outcomes) if o.cross_check]

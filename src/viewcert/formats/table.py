@@ -75,12 +75,12 @@ FIELDS = tuple(ItemOutcome.model_fields)
 PLAIN = ("id", "outcome", "correct")  # columns stored as their value, not as JSON text
 
 
-def item_line(item: dict) -> bytes:
+def item_line(item: dict[str, Any]) -> bytes:
     """The canonical line of one item record (compact JSON, sorted keys, newline)."""
     return json_dumps(item, indent=None).encode()
 
 
-def shard_sha256(items: Iterable[dict]) -> str:
+def shard_sha256(items: Iterable[dict[str, Any]]) -> str:
     """SHA-256 (hex) of a shard's canonical bytes: its items' canonical lines in order."""
     h = hashlib.sha256()
     for it in items:
@@ -97,12 +97,12 @@ def chain(digests: Iterable[str]) -> str:
 
 
 
-def shard_bytes(items: list[dict], fingerprint: str) -> bytes:
+def shard_bytes(items: list[dict[str, Any]], fingerprint: str) -> bytes:
     """A shard's Parquet bytes (module docstring), its metadata naming format, fingerprint, count and SHA-256."""
     import pyarrow as pa  # lazy: pyarrow only when an item table is written or read
     import pyarrow.parquet as pq
 
-    cols: dict[str, list] = {f: [] for f in (*FIELDS, "extra")}
+    cols: dict[str, list[Any]] = {f: [] for f in (*FIELDS, "extra")}
     for it in items:
         for f in FIELDS:
             v = it.get(f, _UNWRITTEN)
@@ -117,12 +117,12 @@ def shard_bytes(items: list[dict], fingerprint: str) -> bytes:
     return buf.getvalue()
 
 
-def _item_of(row: dict) -> dict:
+def _item_of(row: dict[str, Any]) -> dict[str, Any]:
     out = {f: (row[f] if f in PLAIN else json.loads(row[f])) for f in FIELDS if row.get(f) is not None}
     return {**out, **(json.loads(row["extra"]) if row.get("extra") else {})}
 
 
-def read_shard(path: str | Path) -> tuple[dict, list[dict]]:
+def read_shard(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(metadata, item records) of one shard, its rows checked against its recorded SHA-256 (InputError naming the
     shard otherwise). The shard is opened once, a symlink not followed and a FIFO never waited on
     (``io.received.read_received_bytes``: a regular file within ``max_json_bytes``), and parsed from those bytes."""
@@ -329,7 +329,7 @@ def is_table(data: Any) -> bool:
     return isinstance(data, dict) and data.get("format") == CERTIFICATE_FORMAT
 
 
-def receive_table(path: str | Path, data: dict, *, allow_stale: bool = False) -> tuple[StreamedCertificate, bool]:
+def receive_table(path: str | Path, data: dict[str, Any], *, allow_stale: bool = False) -> tuple[StreamedCertificate, bool]:
     """A streamed certificate checked before any work (its digest: a stale one is a one-line
     ``StaleCertificate`` unless ``allow_stale``; its shape, chain and shards' places): (the certificate, whether
     the digest matches)."""
@@ -352,7 +352,7 @@ def shards_inside(path: str | Path, shards: list[ShardRecord]) -> None:
                              "another kind of file; nothing read)", source=str(p), field="items_table.shards")
 
 
-def _check_meta(path: Path, meta: dict, rec: ShardRecord) -> None:
+def _check_meta(path: Path, meta: dict[str, Any], rec: ShardRecord) -> None:
     if meta.get("format") != TABLE_FORMAT:
         raise InputError(f"not an item-table shard (format {str(meta.get('format'))[:60]!r})", source=str(path),
                          field="format")
@@ -361,7 +361,7 @@ def _check_meta(path: Path, meta: dict, rec: ShardRecord) -> None:
                          source=str(path), field="sha256")
 
 
-def _parquet(path: Path):
+def _parquet(path: Path) -> Any:
     """The Parquet file of a shard, parsed from the bytes of one checked open (a symlink not followed, a FIFO
     never waited on: ``io.received.read_received_bytes``); InputError naming it when it is not one."""
     import pyarrow as pa  # lazy: pyarrow only when an item table is read
@@ -374,7 +374,7 @@ def _parquet(path: Path):
         raise InputError(f"not a readable item-table shard ({str(exc)[:120]})", source=str(path)) from None
 
 
-def check_schema(path: Path):
+def check_schema(path: Path) -> Any:
     """The shard's Parquet file when its columns are exactly the item table's with their types
     (``schema_types``); InputError naming the shard and the first column that differs otherwise."""
     pf = _parquet(path)
@@ -389,7 +389,7 @@ def check_schema(path: Path):
     return pf
 
 
-def _meta(pf, path: Path) -> dict:
+def _meta(pf: Any, path: Path) -> dict[str, Any]:
     raw = (pf.schema_arrow.metadata or {}).get(b"viewcert", b"{}")
     try:
         meta = json.loads(raw)

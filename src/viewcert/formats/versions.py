@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from typing import Any
 
 from viewcert.errors import InputError
 from viewcert.formats.records import (
@@ -97,12 +98,12 @@ KEPT_IN_V1 = (
 )
 
 
-def _check(fmt) -> None:
+def _check(fmt: object) -> None:
     if fmt not in FORMATS:
         raise InputError(f"unknown certificate format {fmt!r}; known: {FORMATS}", field="format")
 
 
-def read_config(cert: dict) -> dict:
+def read_config(cert: dict[str, Any]) -> dict[str, Any]:
     """The certificate's settings as ``CertifyConfig.from_dict`` takes them, the framing policy included."""
     _check(cert.get("format"))
     config = dict(cert["config"])
@@ -117,7 +118,7 @@ def read_config(cert: dict) -> dict:
     return config
 
 
-def _drop(node: dict, keys: list[str]) -> None:
+def _drop(node: dict[str, Any], keys: list[str]) -> None:
     for k in keys[:-1]:
         inner = node.get(k)
         if not isinstance(inner, dict):
@@ -126,7 +127,7 @@ def _drop(node: dict, keys: list[str]) -> None:
     node.pop(keys[-1], None)
 
 
-def _as_v1(cert: dict) -> None:
+def _as_v1(cert: dict[str, Any]) -> None:
     """Restate ``cert`` (in place) as /1 wrote it, row by row of :data:`SINCE_V1`."""
     for ch in SINCE_V1:
         if ch.action == "drop" and ch.path.startswith("items[]."):
@@ -150,7 +151,7 @@ INTERACTION_SINCE_V1 = (
 )
 
 
-def interaction_in_format(cert: dict, fmt: str) -> dict:
+def interaction_in_format(cert: dict[str, Any], fmt: str) -> dict[str, Any]:
     """A recomputed interaction certificate (the current format) written in format ``fmt``."""
     if fmt == INTERACTION_FORMAT:
         return cert
@@ -167,7 +168,7 @@ def interaction_in_format(cert: dict, fmt: str) -> dict:
     return out
 
 
-def in_format(cert: dict, fmt: str) -> dict:
+def in_format(cert: dict[str, Any], fmt: str) -> dict[str, Any]:
     """``cert`` (a certificate of the current format) written in format ``fmt`` (module docstring)."""
     _check(fmt)
     if fmt == FORMAT:
