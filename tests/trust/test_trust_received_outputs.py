@@ -41,8 +41,12 @@ def test_an_earlier_exports_listed_files_and_only_they_are_removed(tmp_path):
     _export_folder(out, old)
     (out / ".shards").mkdir()
     (out / ".shards" / "s.json").write_text("{}")  # hidden: viewcert's own resumable state, kept
-    with claimed(out, "export") as removed:
-        assert removed == sorted(old + ["manifest.json"])
+    with pytest.raises(InputError, match=r"holds an earlier export \(manifest.json\); --force replaces it"):
+        with claimed(out, "export"):  # another run's export: refused without --force, nothing removed
+            pass
+    assert _files(out) == sorted([*old, ".shards/s.json", LOCK, "manifest.json"])
+    with claimed(out, "export", force=True) as claim:
+        assert claim.removed == sorted(old + ["manifest.json"])
         assert _files(out) == [".shards/s.json", LOCK]
         assert not (out / "images").exists() and not (out / "lmms_eval").exists()
 
@@ -80,11 +84,16 @@ def test_certify_and_explore_refuse_a_folder_holding_another_output(tmp_path):
     cert = tmp_path / "cert"
     cert.mkdir()
     (cert / "certificate.json").write_text("{}")
-    with claimed(cert, "certify"):  # a certify output is rewritten (and resumed) by certify
-        pass
     with pytest.raises(InputError, match="certify output or an export"):
-        with claimed(cert, "site"):
+        with claimed(cert, "site", force=True):  # another command's output: --force or not
             pass
+    with pytest.raises(InputError, match=r"an earlier certify output \(certificate.json\); --force replaces"):
+        with claimed(cert, "certify"):  # another certify run's output (written before run records): refused
+            pass
+    (cert / "notes.txt").write_text("mine")
+    with claimed(cert, "certify", force=True) as claim:  # --force: its own files removed, nothing else
+        assert claim.removed == ["certificate.json"]
+    assert _files(cert) == [".viewcert.lock", ".viewcert.run.json", "notes.txt"]
 
 
 def test_a_second_writer_is_refused_by_the_lock_in_one_line(tmp_path):
@@ -102,8 +111,8 @@ def test_a_second_writer_is_refused_by_the_lock_in_one_line(tmp_path):
             code, output, _ = run(argv)
             err = one_error(output)
             assert code == 2 and "another viewcert run is writing into this folder" in err and "--out" in err, output
-    with claimed(out, "export") as removed:
-        assert removed == []
+    with claimed(out, "export") as claim:
+        assert claim.removed == []
 
 
 def test_the_vlmevalkit_dry_run_without_vlmevalkit_is_one_line(tmp_path):

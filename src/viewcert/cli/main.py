@@ -136,7 +136,7 @@ def observe(o) -> None:
     from viewcert.cli.options import check_out, parse_tiling, show
 
     parse_tiling(o.tiling)  # a bad value: a usage error
-    show(observe_job(o.source, check_out(o.out), protocol=o.protocol, tiling=o.tiling))
+    show(observe_job(o.source, check_out(o.out), protocol=o.protocol, tiling=o.tiling, force=o.force))
 
 
 def run(o) -> None:
@@ -146,7 +146,7 @@ def run(o) -> None:
     from viewcert.api.main import main_job
     from viewcert.cli.options import progress, show
 
-    show(main_job(o.out, workers=o.workers, progress=progress))
+    show(main_job(o.out, workers=o.workers, force=o.force, progress=progress))
 
 
 def _mount_subcommands() -> None:

@@ -60,6 +60,7 @@ from viewcert.explore.overlays import (
     sidecar_bond_marks,
     sidecar_marks,
     task_items_from_input,
+    undrawn_reason,
 )
 from viewcert.explore.source import Folder, Item, read_folder
 from viewcert.explore.wording import (
@@ -374,7 +375,8 @@ def _grid_class(views) -> str:
 def _views_html(kind: str, views: list[tuple[ViewMarks | None, str | None, str]], note: str = "",
                 elements=()) -> str:
     if not views:
-        return '<p class="note">No images for this item (a certify output whose inputs could not be read).</p>'
+        why = note or "a certify output whose inputs could not be read"
+        return f'<p class="note">No images for this item ({h(why)}).</p>'
     figs = []
     for k, (vm, image, name) in enumerate(views):
         cap = f"view {k}: {name}"
@@ -815,6 +817,7 @@ class Sources:
     tasks: dict | None = None
     scenes: dict = field(default_factory=dict)
     answers: model_answers.Answers | None = None  # a ladder output's answers (``explore.answers``)
+    undrawn: str = ""  # why the inputs the certificate names were not read (the pages say it)
 
 
 def _n_missing(rec) -> int:
@@ -933,6 +936,8 @@ def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> Shown:
     if not out and got is not None:
         shown = _rendered(it, got, missing, site)
         return Shown(shown.views, " ".join(x for x in (note, shown.note) if x), shown.elements, shown.pane)
+    if not out and src.undrawn:
+        note = " ".join(x for x in (note, src.undrawn) if x)
     return Shown(out, note, _sidecar_elements(it.views))
 
 
@@ -1026,8 +1031,8 @@ def _sources(folder: Folder, folder_path, root, ladder) -> Sources:
     lazy = not isinstance(folder.items, tuple)  # a streamed certificate: a certify output, no images
     if folder.kind == "crystal" and (lazy or not any(it.views for it in folder.items)
                                      or any(_n_missing(it.record) for it in folder.items)):
-        src = Sources(cameras=item_cameras_from_inputs(folder.certificate, root,
-                                                       str(Path(folder_path) / "certificate.json")))
+        cams = item_cameras_from_inputs(folder.certificate, root, str(Path(folder_path) / "certificate.json"))
+        src = Sources(cameras=cams, undrawn="" if cams is not None else undrawn_reason(folder.certificate, root))
     elif folder.kind == "task":
         src = Sources(tasks=task_items_from_input(folder.certificate, root))
     elif folder.kind == "interaction":

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -256,6 +257,8 @@ def read_export(out: str | Path) -> Export:
         The export, its certificate typed and its digest checked against the manifest's. Bad input (no
         manifest, an unknown format, a certificate whose digest does not match) is one InputError naming the file.
     """
+    if not isinstance(out, str | os.PathLike):
+        raise InputError(f"must be a path (text or pathlib.Path), got {type(out).__name__} {out!r}"[:120], field="out")
     out = Path(out)
     src = str(out / MANIFEST)
     m = _read_manifest(out)
