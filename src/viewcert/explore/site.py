@@ -97,7 +97,9 @@ ASSETS = ("explore.js", "explore.css", "3Dmol-min.js", "3Dmol-LICENSE.txt")
 NOTES = {"missing": "The missing atoms are not marked: the oracle run again on the inputs did not give the "
                     "certificate's number of missing atoms.",
          "task": "The consistent answers' poses are not drawn: the question could not be rebuilt as the certificate "
-                 "has it from the export's input and settings (input moved, or a protocol file).",
+                 "has it from the export's input and settings (the input outside the trusted folder, which is the "
+                 "explored folder unless viewcert explore FOLDER --inputs DIR names another; moved; or a protocol "
+                 "file).",
          "interaction": "The bonds are not drawn over the images: this export has no sidecars (cameras and atom "
                         "projections; exports written before they were added), and the complexes were not found "
                         "(give their folder: viewcert explore DIR --inputs COMPLEXES)."}
