@@ -146,6 +146,9 @@ LIMITS: dict[str, str] = {
     "max_symmetry_images": "a CIF's atom rows x operations (default 200000)",
     "max_questions": "questions of a transformation export (default 100000)",
     "max_bootstrap_draws": "bootstrap resamples x items (default 5e7)",
+    "max_nesting": "arrays/tables/objects nested in a received TOML or JSON file (default 64)",
+    "max_value_bytes": "bytes of one text/binary value of a Parquet file (default 1 MiB)",
+    "max_decoded_bytes": "text/binary bytes of one Parquet row group once decoded (default 256 MiB)",
 }
 
 #: every command by name ("": the root command, whose options are accepted before or after a command)

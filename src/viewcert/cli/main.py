@@ -110,6 +110,7 @@ def _main(o) -> None:
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
     ctx = get_current_context()
+    ctx.with_resource(using_limits(limits))  # in force for the command (the settings file read under them too)
     if o.settings is not None:  # the file's values become the commands' defaults (the command line still wins)
         from viewcert.cli.settings import load_settings
 
@@ -119,7 +120,6 @@ def _main(o) -> None:
             echo(f"viewcert: error: {one_line(exc)}", err=True)
             raise typer.Exit(EXIT_INPUT) from None
     SESSION.set({"debug": o.debug})
-    ctx.with_resource(using_limits(limits))  # in force for the command, everything below it reads them
 
 
 @app.command()

@@ -81,7 +81,7 @@ from viewcert.formats.settings_sections import TaskProtocol, ViewProtocol, or_no
 from viewcert.formats.table import TableCertificate
 from viewcert.io.atomic import json_dumps, write_chunks_atomic
 from viewcert.io.confine import out_folder, put, target, trusted_root
-from viewcert.io.images import check_png_pixels
+from viewcert.io.images import open_checked_png
 from viewcert.io.received import read_received_bytes
 from viewcert.limits import active_limits, using_limits
 from viewcert.sanitize import console_text, json_text
@@ -797,13 +797,14 @@ def _link_or_copy(src: Path, site: Path, rel: str) -> str:
 def _thumb(src: Path, site: Path, rel: str) -> None:
     from PIL import Image
 
-    check_png_pixels(src)  # from the header, before anything is decoded
     try:
-        with Image.open(src) as im:
+        with open_checked_png(src) as im:  # its declared size checked from the header, before Pillow opens it
             im = im.convert("RGB")
             im.thumbnail((THUMB_PX, THUMB_PX))
             buf = io.BytesIO()
             im.save(buf, format="PNG", optimize=False)
+    except InputError:  # its declared size above --max-pixels, or not a PNG: one line naming it
+        raise
     except (OSError, ValueError, Image.DecompressionBombError):
         raise InputError("image cannot be read as a PNG", source=str(src)) from None
     _put(site, rel, buf.getvalue())
