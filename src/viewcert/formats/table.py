@@ -120,7 +120,6 @@ def read_shard(path: str | Path) -> tuple[dict, list[dict]]:
     shard otherwise). The shard is opened once, a symlink not followed and a FIFO never waited on
     (``io.received.read_received_bytes``: a regular file within ``max_json_bytes``), and parsed from those bytes."""
     import pyarrow as pa  # lazy: as shard_bytes
-    import pyarrow.parquet as pq
 
     raw = read_received_bytes(path, what="item-table shard", follow_links=False)  # one checked open, no link
     pf = open_bounded(pa.BufferReader(raw), name=str(path))  # text columns dictionary-encoded: bounded first
@@ -343,7 +342,6 @@ def _parquet(path: Path):
     """The Parquet file of a shard, parsed from the bytes of one checked open (a symlink not followed, a FIFO
     never waited on: ``io.received.read_received_bytes``); InputError naming it when it is not one."""
     import pyarrow as pa  # lazy: pyarrow only when an item table is read
-    import pyarrow.parquet as pq
 
     raw = read_received_bytes(path, what="item-table shard", follow_links=False)
     return open_bounded(pa.BufferReader(raw), name=str(path))  # text columns dictionary-encoded: bounded reads
