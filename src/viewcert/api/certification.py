@@ -23,6 +23,7 @@ from viewcert.certify.trust import trusted_root
 from viewcert.certify.verify import verify_certificate
 from viewcert.certify.verify_table import verify_table
 from viewcert.errors import InputError, ViewcertError, did_you_mean
+from viewcert.formats.export import check_manifest
 from viewcert.formats.reader import Received, receive
 from viewcert.formats.records import CeilingCertificate
 from viewcert.formats.table import TableCertificate, TableHead
@@ -238,6 +239,8 @@ def verify(cert: str | Path, *, input_spec: str | None = None, inputs: str | Pat
         cert = Path(cert)
         if cert.is_dir() and not cert.is_symlink() and (cert / "certificate.json").is_file():
             cert = cert / "certificate.json"  # a certify output folder
+        if cert.name == "certificate.json" and (cert.parent / "manifest.json").is_file():
+            check_manifest(cert.parent)  # an export's certificate: its manifest's format and shape, as explore
         got = receive(cert, allow_stale=allow_stale, streamed=True)  # read once, every kind
         if isinstance(got.certificate, TableCertificate):  # streamed: recomputed shard by shard beside its item table
             rep = verify_table(cert, got, input_spec=input_spec, n_workers=workers, scheduler=scheduler,

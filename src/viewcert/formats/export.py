@@ -242,6 +242,12 @@ def _read_manifest(out: Path) -> dict:
     return m
 
 
+def check_manifest(out: str | Path) -> dict:
+    """The manifest of the export folder ``out`` checked as ``read_export`` checks it (its format one this
+    viewcert reads, its shape): the one check ``verify`` and ``explore`` apply; InputError naming it otherwise."""
+    return _read_manifest(Path(out))
+
+
 def read_export(out: str | Path) -> Export:
     """The export in folder ``out`` (module docstring).
 
