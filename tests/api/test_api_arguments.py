@@ -67,7 +67,7 @@ WRONG = {int: ["3", 2.5, True], float: ["0.1", True], str: [3, 2.5], bool: ["yes
 
 def _option_cases():
     cases = []
-    for name, (command, needed, settings, alias) in JOBS.items():
+    for name, (command, _needed, settings, alias) in JOBS.items():
         fn = getattr(api, name)
         specs = COMMANDS[command].specs() if command else {}
         params = [p for p in inspect.signature(fn).parameters.values() if p.kind is not p.VAR_KEYWORD]
