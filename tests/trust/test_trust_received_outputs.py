@@ -129,3 +129,67 @@ def test_the_vlmevalkit_dry_run_without_vlmevalkit_is_one_line(tmp_path):
     assert res.returncode == 2, res.stderr
     assert "Traceback" not in res.stderr and res.stdout == ""
     assert res.stderr.count("\n") == 1 and "pip install ms-vlmeval" in res.stderr and "vlmeval" in res.stderr
+
+
+# ---------------------------------------------------------------- issue 57, item 6: one layout, one run per folder
+
+def test_every_command_writes_under_out_slash_its_name_by_default():
+    """One default layout: a command's --out defaults to out/<command> (gallery: the file out/gallery.png), or to a
+    folder inside the one it reads (explore, ladder), or is required (build-benchmark). Before: certify, observe
+    and run wrote into out itself, beside one another."""
+    from viewcert.api.vocabulary import COMMANDS
+
+    defaults = {name: spec.specs()["out"].default for name, spec in COMMANDS.items() if "out" in spec.specs()}
+    inside = {"explore", "ladder"}
+    for name, default in defaults.items():
+        if name in inside:
+            assert default is None, name
+        elif name == "build-benchmark":
+            assert default is ..., name
+        elif name == "gallery":
+            assert default == Path("out/gallery.png")
+        else:
+            assert default == Path("out") / name, (name, default)
+    assert {"certify", "observe", "run", "audit-extraction"} <= set(defaults)
+
+
+def _labelled_database(path: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from viewcert.elements import symbols
+    from viewcert.io.builtin import builtin
+
+    ss = {s.identifier.removeprefix("aflow:"): s for s in builtin("builtin:prototypes")}
+    ids = ["A_cF4_225_a", "A_hP2_194_c"]
+    pq.write_table(pa.table({"immutable_id": ids, "lattice_vectors": [ss[i].lattice.tolist() for i in ids],
+                             "cartesian_site_positions": [ss[i].positions.tolist() for i in ids],
+                             "species_at_sites": [list(symbols(ss[i].numbers)) for i in ids],
+                             "space_group_number": [225, 194]}), path)
+    return path
+
+
+def test_another_runs_certify_output_is_refused_unless_force_and_never_mixed(tmp_path):
+    """A database certified into OUT (its label audit written beside the certificate), then another input into the
+    same OUT: refused in one line naming --force; with --force, exactly the first run's files are removed, so no
+    label_audit.csv/.md of the first run stays beside the second run's certificate (before: exit 0 and both
+    mixed). The same command again resumes without --force."""
+    db = _labelled_database(tmp_path / "db.parquet")
+    out = tmp_path / "OUT"
+    quick = ["--protocol", "axes-3", "--tiling", "1,1,1", "--workers", "1", "--no-plots", "--no-cross-check"]
+    first = ["certify", f"{db}", "--label-column", "space_group_number", *quick, "--out", str(out)]
+    code, said, _ = run(first)
+    assert code == 0 and (out / "label_audit.csv").is_file() and (out / "label_audit.md").is_file(), said
+    (out / "notes.txt").write_text("mine")  # the user's own file: never removed
+    code, said, _ = run(first)  # the same run again: resumed
+    assert code == 0 and "resumed" in said, said
+    second = ["certify", "builtin:prototypes", *quick, "--only-views", "front,top", "--out", str(out)]
+    code, said, _ = run(second)
+    err = one_error(said)
+    assert code == 2 and "another certify run" in err and "--force" in err and "field --out" in err, said
+    assert (out / "label_audit.csv").is_file()  # refused: nothing removed
+    code, said, _ = run([*second, "--force"])
+    assert code == 0, said
+    assert not (out / "label_audit.csv").exists() and not (out / "label_audit.md").exists()
+    cert = json.loads((out / "certificate.json").read_text())
+    assert cert["inputs"]["spec"] == "builtin:prototypes" and (out / "notes.txt").read_text() == "mine"
