@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from viewcert.api.vocabulary import COMMANDS
 from viewcert.errors import InputError, did_you_mean
 from viewcert.limits import Limits
 
@@ -113,10 +114,6 @@ def validated(command: str | None, *, aliases: dict[str, str] | None = None, inp
 
         @functools.wraps(fn)
         def run(*args, **kwargs):
-            from viewcert.api.vocabulary import (
-                COMMANDS,  # lazy: start-up (the table is read at the first call)
-            )
-
             specs = COMMANDS[command].specs() if command is not None else {}
             try:
                 bound = sig.bind(*args, **kwargs)

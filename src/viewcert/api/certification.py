@@ -67,13 +67,34 @@ def views_of(text: str | None) -> tuple[str, ...] | None:
 
 
 def certify_config(protocol=None, *, standardize: bool = True, cross_check: bool = True, **options) -> CertifyConfig:
-    """The ``CertifyConfig`` of ``viewcert certify``'s options, by the options' parameter names (``options``:
-    views, symprec, angle_tolerance, tiling, supercell, score, merge, cartesian_merge, delta, pairs, truth, sigma,
-    sigma_unit, seed, occlusion, observe, min_pixels, cross_check_angle, margin, molecule_scale); an option not
+    """The ``CertifyConfig`` of ``viewcert certify``'s options, by the options' parameter names; an option not
     given takes the command's default (``api.vocabulary``: tiling 2,2,2, δ = 0.01 Å, ...), so the API and the
-    command line certify alike. View names and cell repetitions as text, τ = ``symprec`` (Å, default δ), one
-    angle tolerance (degrees) for spglib/moyopy and the standardisation. A bad value, an unknown option or a
-    value of the wrong type is an InputError naming it."""
+    command line certify alike.
+
+    Parameters
+    ----------
+    protocol : str, Protocol, ProtocolSpec or ResolvedProtocol, optional
+        The views: a name or a protocol file (default: the command's, ``render-ceiling-5``).
+    standardize : bool
+        Render the conventional standard cell (``--no-standardize``: False).
+    cross_check : bool
+        Cross-check spglib with moyopy (``--no-cross-check``: False).
+    **options
+        The command's options by parameter name: views (comma-separated names), symprec (τ, Å; default δ),
+        angle_tolerance (degrees, spglib/moyopy and the standardisation), tiling and supercell (text, ``2,2,2``),
+        score, merge, cartesian_merge, delta (δ, Å), pairs, truth, sigma, sigma_unit, seed, occlusion, observe,
+        min_pixels, cross_check_angle, margin, molecule_scale.
+
+    Returns
+    -------
+    CertifyConfig
+        The configuration ``viewcert certify`` builds from the same options.
+
+    Raises
+    ------
+    InputError
+        A bad value, an unknown option or a value of the wrong type, naming it.
+    """
     specs = COMMANDS["certify"].specs()
     unknown = [k for k in options if k not in CERTIFY_CONFIG]
     if unknown:
@@ -123,11 +144,11 @@ def label_spec(spec: str, columns: list[str] | None) -> str:
 
 
 @validated("certify", aliases={"input_spec": "input"}, inputs=("input_spec",), config=(CertifyConfig, type(None)),
-           limits=LIMITS, progress=OPTIONAL_CALLABLE)
+           limits=LIMITS)
 def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: str | Path = "out/certify", *,
             subset: str = "eval", workers: int | None = None, scheduler: str | None = None, plots: bool = True,
             resume: bool = True, item_table: bool | None = None, keep_going: bool = True, force: bool = False,
-            limits: Limits | None = None, progress: Callable[[str], None] | None = None) -> Report:
+            limits: Limits | None = None) -> Report:
     """Certify the render ceiling R1 of ``input_spec`` (a folder of structure files, a file, the study layout, a
     database, ``builtin:prototypes``) under ``config`` (protocol, δ and τ in Å, observation model, levels;
     default ``CertifyConfig()``) and write certificate.json, items.csv, summary.txt and plots into ``out``.
@@ -162,13 +183,11 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
         Replace the output of another certify run in ``out`` (``io.outputs.claimed``); without it, refused.
     limits : Limits, optional
         Resource limits in force for the call, checked before any work (default: those in force).
-    progress : callable, optional
-        Called with each progress line (text).
 
     Returns
     -------
     Report
-        The summary lines and failed items; ``value``: the certificate.
+        The summary lines and failed items (first, for stderr: what was resumed); ``value``: the certificate.
     """
     with using_limits(limits):  # in force for the call and below
         cfg = config if config is not None else default_config()
@@ -185,19 +204,21 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
         with claimed(check_out(out), "certify", identity=identity, force=force) as claim:  # locked; one run
             out = claim.shown  # the folder the run writes into, as the lines name it (a symlink: its real path)
             dataset = prepared(str(input_spec), cfg, subset=subset, before=before)
-            got = certify_streamed(dataset, cfg, out, n_workers=workers, scheduler=scheduler, report=progress) \
+            said: list[str] = []  # what was resumed (said after the run: stderr lines of the report)
+            got = certify_streamed(dataset, cfg, out, n_workers=workers, scheduler=scheduler, report=said.append) \
                 if use_item_table(dataset, item_table) else \
                 run_certification(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=plots,
-                                  resume=resume, report=progress)
+                                  resume=resume, report=said.append)
+        resumed = tuple(Line(x, err=True) for x in said)
         if not isinstance(got, CeilingCertificate):  # the streamed certificate (its JSON object): summary.txt, first errors
             head = TableHead.of(got)
             n = head.summary.n_errors
-            return Report((Line((out / "summary.txt").read_text(), nl=False),), failures=tuple(
+            return Report((*resumed, Line((out / "summary.txt").read_text(), nl=False)), failures=tuple(
                 error_line({"id": it.id, "error": it.error}) for it in stream.error_items(out, got, limit=30)) if n else (),
                 n_failures=n, note="(every one in the item table); they are reported apart and not counted in R1",
                 value=got)
         cert = got  # typed: certify's JSON certificate
-        return Report((Line(summary_text(cert), nl=False), Line(
+        return Report((*resumed, Line(summary_text(cert), nl=False), Line(
             f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, {out / 'disagreements.csv'}"
             + (", plots" if plots and cert.summary.n else ""))),
             failures=tuple(error_line(e) for e in cert.summary.errors or []), note=NOT_IN_R1, value=cert)

@@ -112,7 +112,7 @@ OPTIONS: dict[str, Opt] = {
 @dataclass(frozen=True)
 class Command:
     """A command's parameters: ``params`` their names in order (space-separated); each is ``own``'s or else
-    ``OPTIONS``'; ``rare`` the settings-file options among them."""
+    ``OPTIONS``'; ``rare`` the settings-file options among them (``force`` always: a refusal names it)."""
 
     params: str
     rare: str = ""
@@ -120,7 +120,7 @@ class Command:
 
     def __init__(self, params: str, *, rare: str = "", **own: Opt | Arg) -> None:
         object.__setattr__(self, "params", params)
-        object.__setattr__(self, "rare", rare)
+        object.__setattr__(self, "rare", " ".join([*rare.split(), *(["force"] if "force" in params.split() else [])]))
         object.__setattr__(self, "own", own)
 
     def specs(self) -> dict[str, Opt | Arg]:
@@ -155,6 +155,7 @@ LIMITS: dict[str, str] = {
 COMMANDS: dict[str, Command] = {
     "": Command(
         "settings debug " + " ".join(LIMITS),
+        rare="max_nesting max_value_bytes max_decoded_bytes",  # accepted, left out of --help (docs/reliability.md)
         settings=Opt(Path, None, "TOML file of the rarely changed options, a table per command (viewcert settings "
                      "show [COMMAND] prints them)", "--settings"),
         debug=Opt(bool, False, "show Python tracebacks instead of one-line errors", "--debug"),

@@ -21,7 +21,6 @@ def certify_cmd(o) -> None:
     from viewcert.cameras.protocol_files import is_protocol_file
     from viewcert.cameras.resolve import resolve
     from viewcert.certify.config import check_protocol_spec
-    from viewcert.cli.options import progress
 
     # a protocol file is read once, here (the config takes the resolved value); a bad one is one line, exit 2
     # (names are checked by the limits)
@@ -33,8 +32,7 @@ def certify_cmd(o) -> None:
                 **settings)
     spec = usage(label_spec, usage(complex_spec, o.input, o.ligand, o.pocket), o.label_column)
     show(certify(spec, cfg, o.out, subset=o.subset, workers=o.workers, scheduler=o.scheduler, plots=o.plots,
-                 resume=o.resume, item_table=o.item_table, keep_going=o.keep_going, force=o.force,
-                 progress=progress))
+                 resume=o.resume, item_table=o.item_table, keep_going=o.keep_going, force=o.force))
 
 
 def verify_cmd(o) -> None:

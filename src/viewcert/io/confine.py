@@ -33,6 +33,7 @@ from typing import BinaryIO
 
 from viewcert.errors import InputError
 from viewcert.io.received import received_sha256
+from viewcert.limits import active_limits
 
 _HINT = "pass --inputs DIR to trust the folder that holds it (or --input PATH to vouch for the input)"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -331,8 +332,6 @@ def read_inside(path: str | os.PathLike, *, what: str = "file", limit: int | Non
     shard): reached through real folders only (``_walk``), opened ``O_NOFOLLOW|O_NONBLOCK``, a regular file
     read up to ``limit`` bytes (default ``--max-json-bytes``). FileNotFoundError when absent; InputError for a
     symlink (at the file or on the way), a FIFO or anything not a regular file."""
-    from viewcert.limits import active_limits
-
     cap = active_limits().max_json_bytes if limit is None else limit
     dfd, name = _parent_fd(path, create=False)
     try:
