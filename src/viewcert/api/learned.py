@@ -48,7 +48,7 @@ def learn(source: str, reader: str, out: str | Path = "out/learn", *, train: str
     with using_limits(limits):  # in force for the call and below
         from viewcert.learn.run import run_learn  # lazy: loaded when the job runs
 
-        identity = {"source": str(source), "reader": reader, "train": train, "seed": seed, **cnn_options}
+        identity = {"source": str(source), "train": train}  # one benchmark: its readers' folders side by side
         with claimed(check_out(out), "learn", identity=identity, force=force) as claim:
             out = claim.shown
             res = run_learn(source, reader, out, train=train, seed=seed, progress_factory=progress_factory,
