@@ -67,7 +67,7 @@ install-run: $(STAMP_RUN)
 # the base install is enough for the main job; after `make test` its stamp is already there. Its kernels
 # compile at their first call (cached for later runs): the job itself is the warm-up
 run: $(STAMP_RUN)
-	$(BIN)/viewcert run --out out
+	$(BIN)/viewcert run --out out --force
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

@@ -20,7 +20,7 @@ command with ``--out``: ``kind`` is the command, ``export`` for ``build-benchmar
   |---|---|
   | nothing, or only files no run wrote (no record, none of a command's own outputs) | written (an export: refused unless empty, below) |
   | the record of the same command with the same identity | rewritten, resumed (``.shards``) |
-  | the record of the same command, another identity; or, without a record, that command's own outputs (``certificate.json`` of certify, ``manifest.json`` of an export, ``index.html`` and ``assets/`` of a site) | refused; ``--force``: exactly that run's files are removed first (the record's list, an export's ``manifest.json`` list, a certify output's or site's own names), nothing else |
+  | the record of the same command, another identity; or, without a record, that command's own outputs (``certificate.json`` of certify and of the main job, ``manifest.json`` of an export, ``index.html`` of a site) | refused; ``--force``: exactly that run's files are removed first (the record's list, an export's ``manifest.json`` list, a certify output's, main job's or site's own names), nothing else |
   | another command's outputs (its record, ``manifest.json``, ``certificate.json``) | refused, ``--force`` or not: each command writes into a folder of its own |
 
   An export goes into a folder holding nothing else: files neither the record nor the manifest lists are refused.
@@ -60,6 +60,9 @@ _OWN = {
                                      "phantoms.png", "delta_star.png", "items/")),
     "site": ("index.html", ("index.html", "map.html", "summary.html", "items/", "thumbs/", "views/", "assets/",
                             "plots/", "scenes/")),
+    "run": ("certificate.json", ("certificate.json", "items.csv", "summary.txt", "disagreements.csv", "run.json",
+                                 "ceiling_by_system.png", "phantoms.png", "delta_star.png", "gallery.png",
+                                 "observations/", "explore/")),
 }
 
 
@@ -176,8 +179,8 @@ def _make_room(folder: Path, kind: str, identity: str | None, force: bool) -> Cl
     if rec is not None and rec["command"] != kind:
         raise _refuse(folder, f"the output folder holds the output of another command ({rec['command']}); write "
                               f"the {kind} output into a folder of its own")
-    has = {n for n in _WHAT if n in held and stat.S_ISREG(os.lstat(folder / n).st_mode)}
-    if kind != "export" and "manifest.json" in has or kind not in ("certify", "export") and has:
+    has = {n for n in _WHAT if n in held and stat.S_ISREG(os.lstat(folder / n).st_mode)} if rec is None else set()
+    if kind != "export" and "manifest.json" in has or kind not in ("certify", "export", "run") and has:
         name = sorted(has)[-1]
         raise _refuse(folder, f"the output folder holds {_WHAT[name]} ({name}); write the {kind} output into a "
                               "folder of its own")
