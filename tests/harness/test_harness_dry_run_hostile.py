@@ -58,15 +58,17 @@ def test_hostile_replayed_responses_are_scored_and_neutralised(export, monkeypat
     for k, v in offline_env().items():
         if k not in ("PATH", "PYTHONPATH"):
             monkeypatch.setenv(k, v)
-    (export / "dry_run_answers.jsonl").write_text(
+    # a file of its own name: Inspect keeps one model per name in a process, and other tests replay
+    # dry_run_answers.jsonl
+    (export / "hostile_answers.jsonl").write_text(
         json.dumps({"id": "q0000", "response": HOSTILE}) + "\n" + json.dumps({"id": "q0404", "answer": "A"}) + "\n")
     monkeypatch.chdir(export)
-    logs = inspect_eval("inspect_task.py", model="viewcert-replay/dry_run_answers.jsonl", log_dir="logs/dry-run",
+    logs = inspect_eval("inspect_task.py", model="viewcert-replay/hostile_answers.jsonl", log_dir="logs/dry-run",
                         display="none")
     assert logs and all(log.status == "success" for log in logs)
     code, out, _ = run(["ladder", str(export), "--r1", "1", "--n-boot", "200"])
     assert code == 0, out
-    counts = next(line for line in out.splitlines() if "viewcert-replay/dry_run_answers.jsonl" in line)
+    counts = next(line for line in out.splitlines() if "viewcert-replay/hostile_answers.jsonl" in line)
     assert counts.count("1") >= 4 and "\x1b" not in out and "\x07" not in out
     html = (export / "ladder" / "report.html").read_text()
     assert "<script>alert" not in html and "\x1b" not in html

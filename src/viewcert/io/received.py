@@ -175,10 +175,7 @@ def loads_json_line(line: str | bytes, n: int, *, source: str | None = None) -> 
     """One line of a JSONL file (``n``: its 1-based number), refusing an object with a duplicate key:
     InputError "line N: duplicate key 'k' ..." naming the file and the key. Malformed JSON raises
     ``json.JSONDecodeError`` as usual (a ``ValueError``)."""
-    try:
-        return json.loads(line, object_pairs_hook=_unique_pairs(source, f"line {n}: "))
-    except RecursionError:
-        raise _too_deep(source, f"line {n}") from None
+    return json.loads(line, object_pairs_hook=_unique_pairs(source, f"line {n}: "))
 
 
 #: what a TOML file's brackets are counted without: strings (multi-line first) and comments
