@@ -14,7 +14,7 @@ from viewcert.api.report import Line, Report, check_out, parse_tiling
 from viewcert.api.vocabulary import CERTIFY_CONFIG, COMMANDS
 from viewcert.certify import CertifyConfig, stream
 from viewcert.certify.evaluate import check_placements
-from viewcert.certify.inputs import database_format
+from viewcert.certify.inputs import database_format, label_hint
 from viewcert.certify.molecule import MOLECULE_LEVELS
 from viewcert.certify.run import certify as run_certification
 from viewcert.certify.run import certify_streamed, error_line, prepared, summary_text, use_item_table
@@ -151,7 +151,7 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
             limits: Limits | None = None) -> Report:
     """Certify the render ceiling R1 of ``input_spec`` (a folder of structure files, a file, the study layout, a
     database, ``builtin:prototypes``) under ``config`` (protocol, δ and τ in Å, observation model, levels;
-    default ``CertifyConfig()``) and write certificate.json, items.csv, summary.txt and plots into ``out``.
+    default: the command's, ``default_config()``) and write certificate.json, items.csv, summary.txt and plots into ``out``.
     ``item_table``: a sharded Parquet item table beside a small certificate.json (default: above 50,000 items);
     ``keep_going=False`` reads every item first and stops at the first unreadable one. The report's value: the
     certificate (a typed ceiling certificate, or the streamed certificate's dict).
@@ -204,6 +204,7 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
         with claimed(check_out(out), "certify", identity=identity, force=force) as claim:  # locked; one run
             out = claim.shown  # the folder the run writes into, as the lines name it (a symlink: its real path)
             dataset = prepared(str(input_spec), cfg, subset=subset, before=before)
+            hint = tuple(Line(x) for x in (label_hint(dataset),) if x)  # a database's label-like columns, unread
             said: list[str] = []  # what was resumed (said after the run: stderr lines of the report)
             got = certify_streamed(dataset, cfg, out, n_workers=workers, scheduler=scheduler, report=said.append) \
                 if use_item_table(dataset, item_table) else \
@@ -213,12 +214,12 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
         if not isinstance(got, CeilingCertificate):  # the streamed certificate (its JSON object): summary.txt, first errors
             head = TableHead.of(got)
             n = head.summary.n_errors
-            return Report((*resumed, Line((out / "summary.txt").read_text(), nl=False)), failures=tuple(
+            return Report((*resumed, Line((out / "summary.txt").read_text(), nl=False), *hint), failures=tuple(
                 error_line({"id": it.id, "error": it.error}) for it in stream.error_items(out, got, limit=30)) if n else (),
                 n_failures=n, note="(every one in the item table); they are reported apart and not counted in R1",
                 value=got)
         cert = got  # typed: certify's JSON certificate
-        return Report((*resumed, Line(summary_text(cert), nl=False), Line(
+        return Report((*resumed, Line(summary_text(cert), nl=False), *hint, Line(
             f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, {out / 'disagreements.csv'}"
             + (", plots" if plots and cert.summary.n else ""))),
             failures=tuple(error_line(e) for e in cert.summary.errors or []), note=NOT_IN_R1, value=cert)

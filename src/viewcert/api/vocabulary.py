@@ -304,8 +304,8 @@ COMMANDS: dict[str, Command] = {
     "occlusion": Command("input_spec protocol subset", input_spec=INPUT),
     "ladder": Command(
         "export results manifest study_dir certificate r1 out threshold tie_rule scoring seed n_boot alpha "
-        "share_cutoff allow_stale_certificate ids subset explorer force",
-        rare="tie_rule share_cutoff",
+        "share_cutoff allow_stale_certificate ids subset explorer hierarchy force",
+        rare="tie_rule share_cutoff hierarchy",
         export=Arg(Path, None, "a benchmark export: its harness results found inside it (or in --results), its "
                    "certificate as R1"),
         results=Opt(list[Path], [], "result files or folders of the export's harness runs (repeatable; default: found "
@@ -325,6 +325,9 @@ COMMANDS: dict[str, Command] = {
                    "OUT/subset_ids.txt", "--subset-size", min=1),
         explorer=Opt(Path, None, "the explorer's site (viewcert explore --out): the report's counts and item ids link "
                      "to its filtered index (default with EXPORT: EXPORT/explore)", "--explorer"),
+        hierarchy=Opt(bool, False, "also fit the hierarchical model (models linked across rungs, items within rungs): "
+                      "posterior intervals of every rung and difference of rungs (hierarchy.csv; slower)",
+                      "--hierarchy"),
     ),
     "audit-extraction": Command(
         "emitted structures sidecar study_dir out tolerance sweep metric coordinates null_draws seed "

@@ -33,8 +33,10 @@ from viewcert.certify.certificate import (
 )
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import CertifyRecords, certify_item
-from viewcert.certify.inputs import Dataset, load_input
+from viewcert.certify.inputs import Dataset, database_format, load_input, parse_database_spec
 from viewcert.certify.molecule import molecule_summary_lines
+from viewcert.certify.summary import truth_counts, truth_text
+from viewcert.errors import InputError
 from viewcert.formats.item_sections import MoleculeOutcome, OracleReport, PointGroupOutcome, UniquenessMargin
 from viewcert.formats.records import ABSENT, CeilingCertificate, ItemOutcome, Summary
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
@@ -205,8 +207,9 @@ def summary_text(cert: CeilingCertificate, *, max_list: int = 30) -> str:
     n_crystals, n_molecules = (s.kinds.crystals or 0, s.kinds.molecules or 0) if s.kinds else (s.n, 0)
     mixed = bool(n_crystals and n_molecules)
     if n_crystals or not n_molecules:  # molecules are never given a crystal system
+        truth = truth_text(truth_counts(cert.items), s.score, s.truth, label_columns(cert))
         lines += [
-            ("crystals: " if mixed else "") + f"R1 ({s.score}, truth = {truth_text(cert, s.truth)}): {s.bound.text}",
+            ("crystals: " if mixed else "") + f"R1 ({s.score}, truth = {truth}): {s.bound.text}",
             f"    {s.interval.text}",
             "    by level: " + ", ".join(f"{k} {v.correct}/{s.n}" for k, v in s.by_level.items()),
             "    by crystal system: " + ", ".join(f"{k} {v.correct}/{v.n}" for k, v in s.by_crystal_system.items()),
@@ -237,23 +240,19 @@ def summary_text(cert: CeilingCertificate, *, max_list: int = 30) -> str:
     return "\n".join(lines) + "\n"
 
 
-def truth_text(cert: CeilingCertificate, truth: str = "dataset") -> str:
-    """The truth R1 was scored against, as it is: with ``truth = dataset`` (the default), the dataset's label
-    where the items have one, else the input's own symmetry (the rendered cell's label, or the input cell's where
-    standardisation raised the symmetry), with the count of each when they mix; another rule as it is named."""
-    if truth != "dataset":
-        return truth
-    src: dict[str, int] = {}
-    for it in cert.items:
-        if it.outcome != "error" and it.periodic is not False:
-            key = "dataset" if it.reference_source == "dataset" else "own"
-            src[key] = src.get(key, 0) + 1
-    own = "the symmetry of the input itself (no dataset label)"
-    if not src.get("own"):
-        return "dataset"
-    if not src.get("dataset"):
-        return own
-    return f"dataset for {src['dataset']} items, {own} for {src['own']}"
+def label_columns(cert: CeilingCertificate) -> tuple[str, ...]:
+    """The label columns a database input was read with (its recorded spec's ``#label=``), else ()."""
+    return label_columns_of(cert.inputs.spec if cert.inputs else None)
+
+
+def label_columns_of(spec) -> tuple[str, ...]:
+    """The label columns of a database INPUT ``spec`` (its ``#label=``; one line each), else ()."""
+    if not isinstance(spec, str) or database_format(spec) is None:
+        return ()
+    try:
+        return tuple(console_text(lc.column, keep_newlines=False) for lc in parse_database_spec(spec)[2] or ())
+    except InputError:  # a received certificate's spec that does not parse: no column named
+        return ()
 
 
 def margin_lines(cert: CeilingCertificate) -> list[str]:
@@ -479,7 +478,8 @@ def certify_streamed(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, n
         report(f"resumed {srun.n_resumed} of {srun.n_resumed + srun.n_computed} items from {Path(out) / T.TABLE_DIR}")
     out = Path(out)
     T.write_table_certificate(out, cert)
-    text = T.summary_text(cert)
+    text = T.summary_text(cert, truth=truth_text(srun.truth, cfg.scoring.score, cfg.scoring.truth,
+                                                 label_columns_of(dataset.spec)))
     if audit is not None:
         counts = audit.finish()
         text = text.replace("certificate digest", "\n".join(A.audit_lines(counts)) + "\ncertificate digest")

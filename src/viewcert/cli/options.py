@@ -85,13 +85,18 @@ def item_failures(lines, *, note: str = "(reported apart)", n: int | None = None
 def show(report) -> None:
     """Print a library report (``viewcert.api.report.Report``): its lines and tables in order (received text
     escaped), then its item failures (exit 1), then exit with its status when that is not 0."""
-    from viewcert.api.report import Table, rich_table
+    from viewcert.api.report import Table, natural_width, rich_table
 
+    piped = not sys.stdout.isatty()  # a pipe or a file: tables at their natural width (never cut), lines unwrapped
     console = None
     for b in report.blocks:
         if isinstance(b, Table) or b.console:
-            console = console or safe_console(**({"width": report.width} if report.width else {}))
-            console.print(rich_table(b) if isinstance(b, Table) else b.text)
+            if console is None:
+                width = natural_width(report.blocks, report.width or 80, safe_console(width=1_000_000)) \
+                    if piped else report.width
+                console = safe_console(**({"width": width} if width else {}))
+            console.print(rich_table(b) if isinstance(b, Table) else b.text,
+                          soft_wrap=piped and not isinstance(b, Table))
         elif b.colour:
             typer.secho(console_text(b.text, keep_newlines=False), err=b.err, fg=b.colour)
         else:
