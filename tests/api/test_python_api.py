@@ -109,14 +109,25 @@ def test_every_code_block_of_python_api_md_runs_as_written(tmp_path, monkeypatch
     assert ns["site"].value == (tmp_path / "mybench" / "explore" / "index.html").resolve()
 
 
-def test_api_certify_and_the_command_write_the_same_certificate_bytes(tmp_path, monkeypatch):
+@pytest.mark.parametrize(("protocol", "options", "tiling", "tau"), [
+    (None, [], [1, 1, 1], 0.01),  # the default, render-ceiling-5: the study's own settings (single cell, τ 0.01 Å)
+    ("render-ceiling-5", ["--delta", "0.05"], [1, 1, 1], 0.01),  # the study's τ whatever δ
+    ("axes-3", ["--delta", "0.05"], [2, 2, 2], 0.05),  # not a study protocol: the tiling an export draws, τ = δ
+])
+def test_api_certify_and_the_command_write_the_same_certificate_bytes(tmp_path, monkeypatch, protocol, options,
+                                                                       tiling, tau):
     """``api.certify(folder)`` with its defaults and ``viewcert certify folder`` with its own: the same certificate
-    bytes (issue 57: the API used tiling 1,1,1 and the command 2,2,2, two digests for one folder)."""
+    bytes (issue 57: the API used tiling 1,1,1 and the command 2,2,2, two digests for one folder), for a named study
+    protocol (whose settings are the study's) and for a non-study one (tiling 2,2,2), the command's rule."""
     write_cifs(tmp_path / "mycifs")
     monkeypatch.chdir(tmp_path)
-    rep = api.certify("mycifs", out="api_out", workers=1)
-    assert rep.value.observation_model.tiling == [2, 2, 2]  # the command's default (defaults.TILING)
-    r = CliRunner().invoke(app, ["certify", "mycifs", "--out", "cli_out", "--workers", "1"])
+    config = None if protocol is None else api.certify_config(protocol, delta=float(options[1]))
+    rep = api.certify("mycifs", config, out="api_out", workers=1)
+    # the command's default (issue 57 item 8): a study protocol's tiling, else defaults.TILING
+    assert rep.value.observation_model.tiling == tiling
+    assert rep.value.tolerances.tau == tau
+    args = ([] if protocol is None else ["--protocol", protocol]) + options
+    r = CliRunner().invoke(app, ["certify", "mycifs", *args, "--out", "cli_out", "--workers", "1"])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "api_out" / "certificate.json").read_bytes() == \
         (tmp_path / "cli_out" / "certificate.json").read_bytes()

@@ -13,6 +13,7 @@ from viewcert.api.arguments import LIMITS, OPTIONAL_CALLABLE, checked_types, val
 from viewcert.api.report import Line, Report, check_out, parse_tiling
 from viewcert.api.vocabulary import CERTIFY_CONFIG, COMMANDS
 from viewcert.certify import CertifyConfig, stream
+from viewcert.certify.ceilings import as_rendered_of, both_ceilings, ceiling_lines, renders
 from viewcert.certify.evaluate import check_placements
 from viewcert.certify.inputs import database_format, label_hint
 from viewcert.certify.molecule import MOLECULE_LEVELS
@@ -27,6 +28,7 @@ from viewcert.formats.export import check_manifest
 from viewcert.formats.reader import Received, receive
 from viewcert.formats.records import CeilingCertificate
 from viewcert.formats.table import TableCertificate, TableHead
+from viewcert.io.atomic import write_text_atomic
 from viewcert.io.outputs import claimed
 from viewcert.limits import Limits, using_limits
 from viewcert.symmetry.labels import LEVELS
@@ -68,8 +70,8 @@ def views_of(text: str | None) -> tuple[str, ...] | None:
 
 def certify_config(protocol=None, *, standardize: bool = True, cross_check: bool = True, **options) -> CertifyConfig:
     """The ``CertifyConfig`` of ``viewcert certify``'s options, by the options' parameter names; an option not
-    given takes the command's default (``api.vocabulary``: tiling 2,2,2, δ = 0.01 Å, ...), so the API and the
-    command line certify alike.
+    given takes the command's default (``api.vocabulary``: δ = 0.01 Å, the tiling and τ of the protocol,
+    ...), so the API and the command line certify alike.
 
     Parameters
     ----------
@@ -80,8 +82,10 @@ def certify_config(protocol=None, *, standardize: bool = True, cross_check: bool
     cross_check : bool
         Cross-check spglib with moyopy (``--no-cross-check``: False).
     **options
-        The command's options by parameter name: views (comma-separated names), symprec (τ, Å; default δ),
-        angle_tolerance (degrees, spglib/moyopy and the standardisation), tiling and supercell (text, ``2,2,2``),
+        The command's options by parameter name: views (comma-separated names), symprec (τ, Å; default: a named
+        study protocol's, else δ),
+        angle_tolerance (degrees, spglib/moyopy and the standardisation), tiling and supercell (text, ``2,2,2``;
+        tiling None: the protocol's, ``CertifyConfig.protocol_tiling``),
         score, merge, cartesian_merge, delta (δ, Å), pairs, truth, sigma, sigma_unit, seed, occlusion, observe,
         min_pixels, cross_check_angle, margin, molecule_scale.
 
@@ -104,7 +108,8 @@ def certify_config(protocol=None, *, standardize: bool = True, cross_check: bool
     checked_types({k: (v[k], specs[k].type) for k in options} | {"standardize": (standardize, bool),
                                                                  "cross_check": (cross_check, bool)})
     protocol = specs["protocol"].default if protocol is None else protocol
-    parsed = dict(views=views_of(v.pop("views")), tiling=parse_tiling(v.pop("tiling")),
+    tiling = v.pop("tiling")  # None: the protocol's (a named study's own, else the tiling an export draws)
+    parsed = dict(views=views_of(v.pop("views")), tiling=None if tiling is None else parse_tiling(tiling),
                   supercell=parse_tiling(v.pop("supercell")), **levels(v.pop("score")))
     symprec, angle, cartesian = v.pop("symprec"), v.pop("angle_tolerance"), v.pop("cartesian_merge")
     try:
@@ -151,7 +156,9 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
             limits: Limits | None = None) -> Report:
     """Certify the render ceiling R1 of ``input_spec`` (a folder of structure files, a file, the study layout, a
     database, ``builtin:prototypes``) under ``config`` (protocol, δ and τ in Å, observation model, levels;
-    default: the command's, ``default_config()``) and write certificate.json, items.csv, summary.txt and plots into ``out``.
+    default: the command's, ``default_config()``) and write certificate.json, items.csv, summary.txt and plots into
+    ``out``; a geometric run (observe ideal, orthographic views, a JSON certificate) also certifies the same views as
+    rendered (observe visible, in memory) and states both ceilings in the summary with the items that differ.
     ``item_table``: a sharded Parquet item table beside a small certificate.json (default: above 50,000 items);
     ``keep_going=False`` reads every item first and stops at the first unreadable one. The report's value: the
     certificate (a typed ceiling certificate, or the streamed certificate's dict).
@@ -210,6 +217,11 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
                 if use_item_table(dataset, item_table) else \
                 run_certification(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=plots,
                                   resume=resume, report=said.append)
+            ceilings = []
+            if isinstance(got, CeilingCertificate) and renders(cfg) and got.summary.n:  # the honest ceiling too
+                both = both_ceilings(as_rendered_of(dataset, cfg, n_workers=workers, scheduler=scheduler), got)
+                ceilings = ceiling_lines(both, image_size=cfg.observation.image_size)
+                write_text_atomic(out / "summary.txt", summary_text(got, ceilings=ceilings))
         resumed = tuple(Line(x, err=True) for x in said)
         if not isinstance(got, CeilingCertificate):  # the streamed certificate (its JSON object): summary.txt, first errors
             head = TableHead.of(got)
@@ -219,7 +231,7 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
                 n_failures=n, note="(every one in the item table); they are reported apart and not counted in R1",
                 value=got)
         cert = got  # typed: certify's JSON certificate
-        return Report((*resumed, Line(summary_text(cert), nl=False), *hint, Line(
+        return Report((*resumed, Line(summary_text(cert, ceilings=ceilings), nl=False), *hint, Line(
             f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, {out / 'disagreements.csv'}"
             + (", plots" if plots and cert.summary.n else ""))),
             failures=tuple(error_line(e) for e in cert.summary.errors or []), note=NOT_IN_R1, value=cert)
