@@ -3,13 +3,15 @@
 - a replay file with lines for items the export does not have: those lines are never asked for, the dry run runs,
   and the replay counts them (``Replay.ignored``, one escaped line);
 - replayed responses holding terminal control sequences and ``<script>``: the Inspect dry run and the ladder run, the
-  response is scored, and nothing reaches the console or the report unescaped (a regression pin: this held on main);
+  response is read as it shows (``sanitize.response_text``: an answer in colour codes or after a title sequence is
+  scored) and nothing reaches the console or the report unescaped;
 - the ladder read before its harness ran: the error says which result files it looked for ("no results file
   matched PATTERN");
 - ``ladder --study-dir`` on a study folder holding the predictions without ``data/e3``: scored from the predictions,
   as docs/formats.md says (the item list is used "when present"); before, a refusal naming eval.jsonl.
 
-The first, third and fourth fail on the main branch before issue 58."""
+Each fails on the main branch before issue 58 (the hostile responses: answers wrapped in colour codes were
+unparseable, so the arms went unscored)."""
 
 from __future__ import annotations
 
@@ -19,13 +21,13 @@ from pathlib import Path
 import pytest
 
 from tests.support.export_fixtures import CHFCLBR_XYZ, SMALL
-from tests.support.harness_roundtrip import offline_env
+from tests.support.harness_roundtrip import crystal_export, offline_env, questions
 from tests.support.trust_probe import one_error, run
 from viewcert.harness.replay import load_replay
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:inspect_ai.*")
 
-HOSTILE = "\x1b]0;pwned\x07\x1b[31m<script>alert(1)</script> move z 49"
+HOSTILE = "\x1b]0;pwned\x07\x1b[31m<script>alert(1)</script> \x1b[1mmove\x1b[0m z 49"
 
 
 @pytest.fixture
@@ -51,8 +53,8 @@ def test_replay_lines_for_items_the_export_lacks_are_ignored_and_counted(export)
 def test_hostile_replayed_responses_are_scored_and_neutralised(export, monkeypatch):
     """An Inspect dry run whose replayed response holds an OSC title sequence, a colour and a script tag, plus a
     line for an item the export lacks: every arm runs, the ladder scores the response's answer (the replay's text
-    is the zoom's answer: 1/1 in every rung) and writes no raw control byte or script tag into its console lines or
-    its report (regression pin: the CSV cell rule and the HTML escaping held before issue 58)."""
+    is the zoom's answer in bold, ``move z 49``: 1/1 in every rung) and writes no raw control byte or script tag into
+    its console lines or its report (before: the bold command was unparseable)."""
     from inspect_ai import eval as inspect_eval
 
     for k, v in offline_env().items():
@@ -68,10 +70,48 @@ def test_hostile_replayed_responses_are_scored_and_neutralised(export, monkeypat
     assert logs and all(log.status == "success" for log in logs)
     code, out, _ = run(["ladder", str(export), "--r1", "1", "--n-boot", "200"])
     assert code == 0, out
-    counts = next(line for line in out.splitlines() if "viewcert-replay/hostile_answers.jsonl" in line)
-    assert counts.count("1") >= 4 and "\x1b" not in out and "\x07" not in out
+    assert _correct(export / "ladder") == {"R4": "1", "R3": "1", "no-image": "1", "choices-only": "1"}
+    assert "\x1b" not in out and "\x07" not in out
     html = (export / "ladder" / "report.html").read_text()
     assert "<script>alert" not in html and "\x1b" not in html
+
+
+def _correct(ladder: Path) -> dict[str, str]:
+    """{rung: correct} of the ladder's arms.csv."""
+    rows = (ladder / "arms.csv").read_text().splitlines()
+    header = rows[0].split(",")
+    return {r.split(",")[header.index("rung")]: r.split(",")[header.index("correct")] for r in rows[1:]}
+
+
+def test_crystal_answers_in_colour_codes_are_scored_as_they_show(tmp_path, monkeypatch):
+    """A crystal-system export of three prototypes replayed with hostile responses that still say the right answer
+    as a terminal shows them: the option letter in bold (``ESC[1m B ESC[0m``), the system's name in 8-bit CSI
+    colour codes, ``ANSWER: X`` after a window-title sequence and a script tag. Every arm scores 3 of 3 (the
+    answers are the export's own, benchmark.jsonl); the console and the report hold no raw control byte or script
+    tag. Before issue 58 the first two were unparseable (``mcubic`` is no word), every arm 1 of 3 and unscored."""
+    from inspect_ai import eval as inspect_eval
+
+    for k, v in offline_env().items():
+        if k not in ("PATH", "PYTHONPATH"):
+            monkeypatch.setenv(k, v)
+    export = crystal_export(tmp_path / "export", 3)
+    qs = {q["id"]: q for q in questions(export)}
+    assert len(qs) == 3
+    said = [lambda q: f"\x1b[1m{q['answer_letter']}\x1b[0m",
+            lambda q: f"\x9b32m{q['answer']}\x9b0m",
+            lambda q: f"\x1b]0;pwned\x07<script>alert(1)</script>\x1b[32mANSWER: {q['answer_letter']}\x1b[0m"]
+    (export / "colour_answers.jsonl").write_text("".join(
+        json.dumps({"id": i, "response": say(qs[i])}) + "\n" for i, say in zip(sorted(qs), said, strict=True)))
+    monkeypatch.chdir(export)
+    logs = inspect_eval("inspect_task.py", model="viewcert-replay/colour_answers.jsonl", log_dir="logs/dry-run",
+                        display="none")
+    assert logs and all(log.status == "success" for log in logs)
+    code, out, _ = run(["ladder", str(export), "--r1", "1", "--n-boot", "200"])
+    assert code == 0, out
+    assert _correct(export / "ladder") == {"R4": "3", "R3": "3", "no-image": "3", "choices-only": "3"}
+    assert "\x1b" not in out and "\x9b" not in out and "\x07" not in out
+    html = (export / "ladder" / "report.html").read_text()
+    assert "<script>alert" not in html and "\x1b" not in html and "\x9b" not in html
 
 
 def test_the_ladder_read_before_its_harness_ran_says_what_it_looked_for(export):
