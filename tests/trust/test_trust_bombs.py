@@ -123,6 +123,8 @@ def test_a_lying_eval_member_is_one_line_naming_the_log_in_bounded_memory(export
     shutil.copytree(export, bomb)
     (bomb / "logs" / "dry-run").mkdir(parents=True)
     (bomb / "logs" / "dry-run" / "x.eval").write_bytes(_zip_one("header.json", comp, zlib.crc32(head), 1000))
+    # the normal run reads the honest log and stops at the arms it lacks (exit 2): a baseline below a whole ladder's
+    # peak (no scoring, no report), so twice it is the stricter bound
     line = _bounded(tmp_path, ["ladder", str(normal), "--n-boot", "200"], ["ladder", str(bomb), "--n-boot", "200"],
                     "x.eval")
     assert "field header.json" in line and "inflates beyond its stated size of 1,000 bytes" in line
