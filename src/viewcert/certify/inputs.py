@@ -62,7 +62,7 @@ from viewcert.io.database import (
     read_entry,
     repeated_rows,
 )
-from viewcert.io.read import entry_problem, read_structure
+from viewcert.io.read import entry_problem, format_of, read_structure
 from viewcert.io.received import loads_json_line, loads_json_strict, read_received_bytes, received_sha256
 from viewcert.limits import active_limits
 from viewcert.structures import Structure, sha256_text
@@ -808,6 +808,7 @@ def load_input(spec: str | Path, *, subset: str = "eval") -> Dataset:
         return load_folder(p)
     if not p.is_file():
         raise InputError(f"input {s!r} is not a regular file or folder", field="INPUT")
+    format_of(p)  # a file that is no structure file (notes.txt): one line, before any work
     try:
         digest = _file_sha(p)
     except OSError as exc:
