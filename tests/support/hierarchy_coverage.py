@@ -40,12 +40,15 @@ def simulate(rng: np.random.Generator, *, m: int, n: int, k: int, a: float, b: f
 
 def coverage(*, reps: int = 1000, m: int = 5, n: int = 210, k: int = 3, family: str = "Beta(2, 3)", seed: int = 56,
              draws: int = 1000) -> dict:
-    """The share of ``reps`` replicates whose 95 % interval holds each target, with the mean interval width and
-    the mean error of the posterior mean (bias)."""
+    """The share of ``reps`` replicates whose 95 % interval holds each target, with the mean interval width, the
+    mean error of the posterior mean (bias), and the mean and SD of the standardised error z = (posterior mean −
+    target) / (interval width / (2 · 1.96)) over the replicates (N(0, 1) when the intervals are calibrated and
+    about normal: mean 0 ± 1/√reps, SD 1 ± 1/√(2 reps))."""
     kind, a, b = FAMILIES[family]
     rng = np.random.default_rng(seed)
     names = ("R4", "R3", "R3 − R4")
     hits, width, error = dict.fromkeys(names, 0), dict.fromkeys(names, 0.0), dict.fromkeys(names, 0.0)
+    z = {name: [] for name in names}
     for r in range(reps):
         counts, models, rungs, want = simulate(rng, m=m, n=n, k=k, a=a, b=b, family=kind)
         t = fit_hierarchy(counts, k, models, rungs, draws=draws, seed=seed + r).table
@@ -60,6 +63,8 @@ def coverage(*, reps: int = 1000, m: int = 5, n: int = 210, k: int = 3, family: 
             hits[name] += low <= want[name] <= high
             width[name] += (high - low) / reps
             error[name] += (mean - want[name]) / reps
+            z[name].append((mean - want[name]) / ((high - low) / (2 * 1.959964)))
     return {**{key: v / reps for key, v in hits.items()},
-            "mean_width": width, "mean_error": error,
+            "mean_width": width, "mean_error": error, "mean_z": {q: float(np.mean(v)) for q, v in z.items()},
+            "sd_z": {q: float(np.std(v, ddof=1)) for q, v in z.items()},
             "setting": {"reps": reps, "models": m, "n": n, "K": k, "family": family, "seed": seed, "draws": draws}}
