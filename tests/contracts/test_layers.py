@@ -50,7 +50,7 @@ LAYERS: dict[str, int] = {
 PURPOSE: dict[str, str] = {
     "errors": "the error types (`InputError` names the file, field or parameter)",
     "numeric": "read-only arrays; fixed significant-digit and decimal float formatting",
-    "sanitize": "received text made safe for the console, CSV, Markdown, HTML, plots and JSON",
+    "sanitize": "received text made safe for the console, CSV, Markdown, HTML, plots and JSON, and read as it shows",
     "defaults": "the settings `certify`, `render` and `build-benchmark` share (δ, τ, tiling, observation models)",
     "kernels": "where the numba kernels are, their cache state, each kernel package's warm-up workloads",
     "elements": "symbols, atomic numbers, covalent radii",

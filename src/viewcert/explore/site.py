@@ -60,6 +60,7 @@ from viewcert.explore.overlays import (
     sidecar_bond_marks,
     sidecar_marks,
     task_items_from_input,
+    undrawn_reason,
 )
 from viewcert.explore.source import Folder, Item, read_folder
 from viewcert.explore.wording import (
@@ -80,7 +81,7 @@ from viewcert.formats.settings_sections import TaskProtocol, ViewProtocol, or_no
 from viewcert.formats.table import TableCertificate
 from viewcert.io.atomic import json_dumps, write_chunks_atomic
 from viewcert.io.confine import out_folder, put, target, trusted_root
-from viewcert.io.images import check_png_pixels
+from viewcert.io.images import open_checked_png
 from viewcert.io.received import read_received_bytes
 from viewcert.limits import active_limits, using_limits
 from viewcert.sanitize import console_text, json_text
@@ -96,7 +97,9 @@ ASSETS = ("explore.js", "explore.css", "3Dmol-min.js", "3Dmol-LICENSE.txt")
 NOTES = {"missing": "The missing atoms are not marked: the oracle run again on the inputs did not give the "
                     "certificate's number of missing atoms.",
          "task": "The consistent answers' poses are not drawn: the question could not be rebuilt as the certificate "
-                 "has it from the export's input and settings (input moved, or a protocol file).",
+                 "has it from the export's input and settings (the input outside the trusted folder, which is the "
+                 "explored folder unless viewcert explore FOLDER --inputs DIR names another; moved; or a protocol "
+                 "file).",
          "interaction": "The bonds are not drawn over the images: this export has no sidecars (cameras and atom "
                         "projections; exports written before they were added), and the complexes were not found "
                         "(give their folder: viewcert explore DIR --inputs COMPLEXES)."}
@@ -374,7 +377,8 @@ def _grid_class(views) -> str:
 def _views_html(kind: str, views: list[tuple[ViewMarks | None, str | None, str]], note: str = "",
                 elements=()) -> str:
     if not views:
-        return '<p class="note">No images for this item (a certify output whose inputs could not be read).</p>'
+        why = note or "a certify output whose inputs could not be read"
+        return f'<p class="note">No images for this item ({h(why)}).</p>'
     figs = []
     for k, (vm, image, name) in enumerate(views):
         cap = f"view {k}: {name}"
@@ -831,13 +835,14 @@ def _link_or_copy(src: Path, site: Path, rel: str) -> str:
 def _thumb(src: Path, site: Path, rel: str) -> None:
     from PIL import Image
 
-    check_png_pixels(src)  # from the header, before anything is decoded
     try:
-        with Image.open(src) as im:
+        with open_checked_png(src) as im:  # its declared size checked from the header, before Pillow opens it
             im = im.convert("RGB")
             im.thumbnail((THUMB_PX, THUMB_PX))
             buf = io.BytesIO()
             im.save(buf, format="PNG", optimize=False)
+    except InputError:  # its declared size above --max-pixels, or not a PNG: one line naming it
+        raise
     except (OSError, ValueError, Image.DecompressionBombError):
         raise InputError("image cannot be read as a PNG", source=str(src)) from None
     _put(site, rel, buf.getvalue())
@@ -853,6 +858,7 @@ class Sources:
     tasks: dict | None = None
     scenes: dict = field(default_factory=dict)
     answers: model_answers.Answers | None = None  # a ladder output's answers (``explore.answers``)
+    undrawn: str = ""  # why the inputs the certificate names were not read (the pages say it)
 
 
 def _n_missing(rec) -> int:
@@ -977,6 +983,8 @@ def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> Shown:
     if not out and got is not None:
         shown = _rendered(it, got, missing, site)
         return Shown(shown.views, " ".join(x for x in (note, shown.note) if x), shown.elements, shown.pane)
+    if not out and src.undrawn:
+        note = " ".join(x for x in (note, src.undrawn) if x)
     return Shown(out, note, _sidecar_elements(it.views), pane)
 
 
@@ -1073,8 +1081,8 @@ def _sources(folder: Folder, folder_path, root, ladder) -> Sources:
     lazy = not isinstance(folder.items, tuple)  # a streamed certificate: a certify output, no images
     if folder.kind == "crystal" and (lazy or not any(it.views for it in folder.items)
                                      or any(_n_missing(it.record) for it in folder.items)):
-        src = Sources(cameras=item_cameras_from_inputs(folder.certificate, root,
-                                                       str(Path(folder_path) / "certificate.json")))
+        cams = item_cameras_from_inputs(folder.certificate, root, str(Path(folder_path) / "certificate.json"))
+        src = Sources(cameras=cams, undrawn="" if cams is not None else undrawn_reason(folder.certificate, root))
     elif folder.kind == "task":
         src = Sources(tasks=task_items_from_input(folder.certificate, root))
     elif folder.kind == "interaction":

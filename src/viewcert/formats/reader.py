@@ -19,6 +19,7 @@ from viewcert.errors import InputError
 from viewcert.formats.records import (
     ABSENT,
     KINDS,
+    TASK_VERSIONS,
     CeilingCertificate,
     Certificate,
     Section,
@@ -115,6 +116,9 @@ def receive(path: str | Path, *, allow_stale: bool = False, kind: str | None = N
     if kind is not None and got.name != kind:
         raise InputError(f"not a {_KIND_TEXT.get(kind, kind)} certificate (format {cert.format!r}, expected one of "
                          f"{KINDS[kind].formats})", source=src, field="format")
+    if got.name == "task" and data.get("version", 1) not in TASK_VERSIONS:  # a version from the future: not read
+        raise InputError(f"a task certificate of version {str(data.get('version'))[:20]!r}, not one this viewcert "
+                         f"reads {TASK_VERSIONS}", source=src, field="version")
     if isinstance(cert, CeilingCertificate) and kind == "ceiling":
         check_shape(cert, src)
     return Received(cert, data, sha256 or "", ok)

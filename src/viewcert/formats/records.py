@@ -81,6 +81,7 @@ CEILING_FORMAT = "viewcert-certificate/3"
 #: transformation-task certificates (``benchmark.tasks_export``), with ``version`` = TASK_VERSION
 TASK_FORMAT = "viewcert.tasks.certificate"
 TASK_VERSION = 2  # 2: every float at the resolution the certificate states (``resolution``; issue 37)
+TASK_VERSIONS = (1, TASK_VERSION)  # the versions read (1: floats as written before the resolution)
 #: hydrogen-bond interaction certificates (``benchmark.interaction_export``); /1's digest is a bare hex string
 INTERACTION_FORMAT_V1 = "viewcert-interaction-benchmark/1"
 INTERACTION_FORMAT_V2 = "viewcert-interaction-benchmark/2"
