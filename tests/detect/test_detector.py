@@ -17,7 +17,7 @@ from viewcert.errors import InputError  # noqa: E402
 
 PALETTE = palette_from_table({"Na": [171, 92, 242], "Cl": [31, 240, 31], "O": [255, 13, 13],
                               "radii": {"Na": 1.66, "Cl": 1.02, "O": 0.66}})
-NA, CL, O = PALETTE.colours["Na"], PALETTE.colours["Cl"], PALETTE.colours["O"]
+NA, CL, OX = PALETTE.colours["Na"], PALETTE.colours["Cl"], PALETTE.colours["O"]
 
 
 def _paired(det, centres):
@@ -129,7 +129,7 @@ def test_bad_input():
 
 def test_detections_value_is_plain():
     """The output is a documented plain value: arrays and symbols, its JSON form one row per atom."""
-    img, _ = paint((80, 80), [(40.0, 40.0)], 15.0, [O])
+    img, _ = paint((80, 80), [(40.0, 40.0)], 15.0, [OX])
     det = detect_atoms(img, PALETTE, ["O"])
     d = det.to_dict()
     assert d["width"] == 80 and d["height"] == 80 and len(d["atoms"]) == 1
