@@ -10,6 +10,9 @@ An atom drawn in colour c appears, pixel by pixel, as one of (8-bit RGB, as floa
   [``MIN_FOG``, 1]); specular highlights (toward white) are left out of the mask and do not matter (they are
   inside the disc).
 
+An element drawn in the background's own colour (ASE's white hydrogen on a white page) has no colour of its own
+in the image: its mask is the background-coloured pixels its outline or limb encloses (``enclosed_background``).
+
 The residual of a pixel under element e is its distance (RGB units) to that family; a pixel is a member of e's mask
 when its residual is below e's tolerance (a fraction ``TOLERANCE`` of the distance from c to the nearest other
 colour in play: the other elements', the background, black outlines) and within ``TIE_MARGIN`` of the smallest
@@ -43,7 +46,7 @@ LINE_CHROMA = 20.0
 #: auto shading: a flat render has at least FLAT_SHARE of its foreground within FLAT_MATCH of a flat colour, and at
 #: least UNIFORM_SHARE of it within UNIFORM_STEP of its right and lower neighbours
 FLAT_SHARE, FLAT_MATCH = 0.5, 12.0
-UNIFORM_SHARE, UNIFORM_STEP = 0.5, 4.0
+UNIFORM_SHARE, UNIFORM_STEP = 0.45, 4.0
 SHADINGS = ("auto", "flat", "shaded")
 
 
@@ -113,6 +116,18 @@ def shaded_fit(img: np.ndarray, colour: np.ndarray, bg: np.ndarray) -> tuple[np.
     return best_res.reshape(img.shape[:-1]), k.reshape(img.shape[:-1])
 
 
+def enclosed_background(is_bg: np.ndarray) -> np.ndarray:
+    """The background-coloured pixels no path of background pixels joins to the image's border (4-connected):
+    the inside of a disc drawn in the background's own colour, which only its outline or limb bounds."""
+    from scipy import ndimage as ndi  # lazy: start-up time (scipy.ndimage)
+
+    labels, n = ndi.label(is_bg)
+    if n == 0:
+        return np.zeros_like(is_bg)
+    border = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
+    return is_bg & ~np.isin(labels, border)
+
+
 def _segment_residual(img: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Distance (RGB units) of every pixel to the segment from colour ``a`` to colour ``b``."""
     d = b - a
@@ -122,20 +137,24 @@ def _segment_residual(img: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarr
 
 def resolve_shading(img: np.ndarray, colours: np.ndarray, bg: np.ndarray, foreground: np.ndarray) -> str:
     """``flat`` when at least FLAT_SHARE of the foreground pixels lie within FLAT_MATCH of some element's flat
-    family (its colour blended toward the background) and at least UNIFORM_SHARE of them equal their right and
-    lower neighbours to UNIFORM_STEP (a flat disc is one colour; a shaded sphere changes from pixel to pixel), else
+    family (its colour blended toward the background) or of a black outline's, and at least UNIFORM_SHARE of them
+    (2 px inside the foreground's edge) equal their right and lower neighbours to UNIFORM_STEP (a flat disc is one colour; a shaded sphere changes from pixel to pixel), else
     ``shaded``."""
     fg = img[foreground]
     if len(fg) == 0:
         return "flat"
-    best = np.full(len(fg), np.inf)
+    best = _segment_residual(fg, np.zeros(3), bg)  # outlines and lines: black blended toward the background
     for c in colours:
         best = np.minimum(best, flat_fit(fg, c, bg)[0])
     step = np.zeros(img.shape[:2])
     step[:-1, :-1] = np.maximum(np.abs(img[:-1, :-1] - img[:-1, 1:]).max(axis=-1),
                                 np.abs(img[:-1, :-1] - img[1:, :-1]).max(axis=-1))
     step[-1, :] = step[:, -1] = np.inf
-    uniform = float(np.mean(step[foreground] <= UNIFORM_STEP))
+    from scipy import ndimage as ndi  # lazy: start-up time (scipy.ndimage)
+
+    inner = ndi.binary_erosion(foreground, iterations=2)  # away from the rims, where antialiasing varies
+    inner = inner if inner.any() else foreground
+    uniform = float(np.mean(step[inner] <= UNIFORM_STEP))
     flat = float(np.mean(best <= FLAT_MATCH)) >= FLAT_SHARE and uniform >= UNIFORM_SHARE
     return "flat" if flat else "shaded"
 
@@ -200,4 +219,6 @@ def colour_masks(rgb: np.ndarray, colours: np.ndarray, *, shading: str = "auto",
         tol[e] = TOLERANCE * max(min(others), 1e-9)
         rival = np.minimum(plain, line) if _segment_residual(c[None, :], black, bg)[0] > LINE_CHROMA else plain
         masks[e] = (residual[e] < tol[e]) & (residual[e] <= best + TIE_MARGIN) & (residual[e] < rival) & ~is_bg
+        if np.linalg.norm(c - bg) <= BACKGROUND_TOLERANCE * 2:  # drawn in the background's colour: its outline
+            masks[e] |= enclosed_background(is_bg)  # or limb encloses it (ASE's white hydrogen on white)
     return ColourMasks(masks, residual, level, is_bg, bg, mode, tol)

@@ -194,7 +194,7 @@ def _discs(mask: np.ndarray, background: np.ndarray, r_est: float, r_extent: flo
             c = C.refine(pts[near], nrm[near], start, lo, hi, r_ref, r_tol, free_cover)
             if c is None or c.cover < min_cover or c.support < max(6, 0.05 * 2 * math.pi * c.r):
                 continue
-            if C.opaque(c, background):
+            if C.opaque(c, background & ~mask):
                 out.append(c)
         return out
 
@@ -355,7 +355,7 @@ def detect_atoms(rgb: np.ndarray, palette: Palette, elements, settings: Detector
         kept, explained, pts, nrm, classes = got
         extra = [c for r_ref, _ in classes
                  for c in C.slivers(cm.masks[e], explained, pts, nrm, everyone, r_ref, settings.min_pixels)]
-        extra = [c for c in extra if C.opaque(c, cm.background)]
+        extra = [c for c in extra if C.opaque(c, cm.background & ~cm.masks[e])]
         more, _ = C.explain(extra, cm.masks[e] & ~explained, settings.min_pixels, rim=0.0)
         found += [_Found(c, e, (pts, nrm, *_class_of(c.r, classes))) for c in more]
     everyone = [f.circle for f in found]
