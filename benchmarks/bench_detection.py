@@ -49,26 +49,42 @@ def read_rgb(path) -> np.ndarray:
     return read_picture(path)[0]
 
 
+def rendered(tool: str, kind, i: int, workdir: Path) -> dict:
+    """Image ``i`` of a tool's group: rendered into ``workdir`` with its truth beside it (``.npz`` and the camera
+    ``.json``), or read back when an earlier run left them there (``--corpus DIR`` keeps them between runs)."""
+    name, xyz, elements = structures()[i % len(structures())]
+    stem = f"{tool}-{kind or 'any'}-{i}"
+    image, truth, table = workdir / f"{stem}.png", workdir / f"{stem}.npz", workdir / f"{stem}.json"
+    if not (image.is_file() and truth.is_file() and table.is_file()):
+        cam = example_camera(tool, xyz, seed=500 + i, size=SIZE, kind=kind)
+        r = render(tool, xyz, elements, workdir, camera=cam, size=SIZE, mode="shaded", name=stem)
+        np.savez(truth, centres=r.centres, visible=r.visible)
+        table.write_text(json.dumps(r.camera))
+    t = np.load(truth)
+    return {"name": name, "xyz": np.asarray(xyz), "elements": list(elements), "image": image,
+            "centres": t["centres"], "visible": t["visible"], "camera": json.loads(table.read_text())}
+
+
 def run_group(tool: str, kind, n: int, workdir: Path) -> tuple[Score, list, float]:
     from viewcert.cameras import resolve_tool_camera
     from viewcert.detect import detect_atoms
 
-    corpus = structures()
+    workdir.mkdir(parents=True, exist_ok=True)
     pal = palette_of(tool)
     total, rows, seconds = Score(), [], 0.0
     for i in range(n):
-        name, xyz, elements = corpus[i % len(corpus)]
-        cam = example_camera(tool, xyz, seed=500 + i, size=SIZE, kind=kind)
-        r = render(tool, xyz, elements, workdir, camera=cam, size=SIZE, mode="shaded", name=f"{tool}-{i}")
-        rgb = read_rgb(r.image)
+        r = rendered(tool, kind, i, workdir)
+        name, elements = r["name"], r["elements"]
+        rgb = read_rgb(r["image"])
         t0 = time.perf_counter()
         det = detect_atoms(rgb, pal, sorted(set(elements)))
         seconds += time.perf_counter() - t0
-        projected, _ = resolve_tool_camera(r.camera, image_size=SIZE).project(np.asarray(xyz))
-        s = score(det, r.centres, r.visible, list(elements), projected=projected)
+        projected, _ = resolve_tool_camera(r["camera"], image_size=SIZE).project(r["xyz"])
+        s = score(det, r["centres"], r["visible"], elements, projected=projected)
         total.add(s)
-        rows.append({"structure": name, "seed": 500 + i, "kind": r.camera.get("type") or r.camera.get("proj_type")
-                     or r.camera.get("camera_type") or kind, **{k: v for k, v in s.to_dict().items()
+        cam = r["camera"]
+        rows.append({"structure": name, "seed": 500 + i, "kind": cam.get("type") or cam.get("proj_type")
+                     or cam.get("camera_type") or kind, **{k: v for k, v in s.to_dict().items()
                                                                  if k in ("eligible", "found", "invented")},
                      "misses": s.misses[:10]})
         print(f"{tool} {i:3d} {name:28s} eligible {s.eligible:3d} found {s.found:3d} invented {s.invented}",
@@ -76,10 +92,11 @@ def run_group(tool: str, kind, n: int, workdir: Path) -> tuple[Score, list, floa
     return total, rows, seconds
 
 
-def main(labels: list[str], n: int) -> None:
+def main(labels: list[str], n: int, corpus: str | None) -> None:
     previous = json.loads(OUT.read_text())["results"] if OUT.is_file() else {}
     results = {k: v for k, v in previous.items() if k not in labels}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = corpus or scratch
         for label, tool, kind in GROUPS:
             if label not in labels:
                 continue
@@ -121,5 +138,6 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("labels", nargs="*", help="groups to run (default all); the others in the results file are kept")
     ap.add_argument("--images", type=int, default=30, help="images per group")
+    ap.add_argument("--corpus", help="keep the rendered images and their truth in this folder and reuse them")
     a = ap.parse_args()
-    main(a.labels or [g[0] for g in GROUPS], a.images)
+    main(a.labels or [g[0] for g in GROUPS], a.images, a.corpus)

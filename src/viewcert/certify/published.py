@@ -48,7 +48,13 @@ from viewcert.detect.match import match_detections, published_view
 from viewcert.elements import SYMBOLS, covalent_radii
 from viewcert.errors import InputError
 from viewcert.formats.fields import ABSENT
-from viewcert.formats.image_sections import PublishedImage, PublishedStructure, PublishedSummary
+from viewcert.formats.image_sections import (
+    ImageProjection,
+    PublishedImage,
+    PublishedSettings,
+    PublishedStructure,
+    PublishedSummary,
+)
 from viewcert.formats.records import (
     IMAGES_FORMAT,
     ItemOutcome,
@@ -136,7 +142,7 @@ def _read_view(entry: ImageEntry, positions, numbers, cell_index, tiles, detecto
     rec = PublishedImage(
         file=entry.file, item=entry.item, name=entry.name, renderer=entry.tool, sha256=picture.sha256,
         format=picture.format, width=width, height=height, colour=picture.colour + ("A" if picture.alpha else ""),
-        projection=quantize_tree(proj.to_dict()), camera=dict(entry.camera),
+        projection=ImageProjection(**quantize_tree(proj.to_dict())), camera=dict(entry.camera),
         palette=entry.palette.to_dict(symbols), shading=det.shading, n_drawn=len(numbers),
         expected_visible=int(m.expected.sum()), detected=len(det), matched=m.n_matched, unmatched=m.n_unmatched,
         ambiguous=sum(1 for e in det.elements if not e), element_mismatch=int(((m.atom >= 0) & ~m.element_ok).sum()),
@@ -237,7 +243,7 @@ def _summary(items: list[PublishedItemRecord], images: list[PublishedImage], cfg
     matched = [im for im in images if im.matched]
     res = [row[5] for im in images for row in im.detections or [] if row[4] >= 0]
     rms = math.sqrt(float(np.mean(np.square(res)))) if res else None
-    scale = [_scale(im) for im in matched]
+    scale = [im.projection.px_per_angstrom() for im in matched]
     per = [(im.centre_rms_px / s) ** 2 for im, s in zip(matched, scale, strict=True) if s]
     rms_a = math.sqrt(float(np.mean(per))) if per else None
     detection = {"images": len(images), "expected_visible": sum(im.expected_visible or 0 for im in images),
@@ -260,15 +266,6 @@ def _summary(items: list[PublishedItemRecord], images: list[PublishedImage], cfg
         geometric=_bound(sum(1 for it in good if it.geometric.correct), n, conf),
         n_differ=sum(1 for it in good if it.differ), reasons=dict(sorted(reasons.items())), detection=detection,
         delta_note=note, errors=errors)
-
-
-def _scale(im: PublishedImage) -> float:
-    """An orthographic image's px per Å (the geometric mean of its projection's two axes); 0 for a perspective
-    one (its scale varies with depth: left out of the RMS in Å)."""
-    if im.projection["kind"] != "orthographic":
-        return 0.0
-    p = np.asarray(im.projection["matrix"], dtype=np.float64).reshape(3, 4)
-    return float(math.sqrt(np.linalg.norm(p[0, :3]) * np.linalg.norm(p[1, :3])))
 
 
 def detector_record(detector: DetectorSettings) -> dict:
@@ -300,14 +297,15 @@ def library_versions() -> dict:
 def certificate_of(spec: ImagesSpec, cfg: CertifyConfig, items: list, images: list,
                    detector: DetectorSettings) -> PublishedCertificate:
     """The sealed as-published certificate (digest included) of ``items`` and ``images``."""
-    settings = {"delta": cfg.oracle.delta, "tau": cfg.symmetry.tau, "angle_tolerance": cfg.symmetry.angle_tolerance,
-                "pairs": cfg.oracle.pairs, "merge": cfg.oracle.merge, "periodic_merge": cfg.oracle.periodic_merge,
-                "score": cfg.scoring.score, "truth": cfg.scoring.truth, "confidence": cfg.scoring.confidence,
-                "molecule_levels": list(cfg.molecules.molecule_levels), "scoring": scoring_record(cfg).to_dict(),
-                "geometric": "every drawn atom at its exact projection through each image's resolved camera "
-                             "(the equivalent viewcert camera), no occlusion",
-                "as_published": "the atoms detected in each image, in its equivalent camera's pixels; the oracle's "
-                                "occlusion rule on (a view may miss a point a nearer drawn disc covers)"}
+    settings = PublishedSettings(
+        delta=cfg.oracle.delta, tau=cfg.symmetry.tau, angle_tolerance=cfg.symmetry.angle_tolerance,
+        pairs=cfg.oracle.pairs, merge=cfg.oracle.merge, periodic_merge=cfg.oracle.periodic_merge,
+        score=cfg.scoring.score, truth=cfg.scoring.truth, confidence=cfg.scoring.confidence,
+        molecule_levels=list(cfg.molecules.molecule_levels), scoring=scoring_record(cfg).to_dict(),
+        geometric="every drawn atom at its exact projection through each image's resolved camera (the equivalent "
+                  "viewcert camera), no occlusion",
+        as_published="the atoms detected in each image, in its equivalent camera's pixels; the oracle's occlusion "
+                     "rule on (a view may miss a point a nearer drawn disc covers)")
     cert = PublishedCertificate(
         format=IMAGES_FORMAT, items=tuple(items),
         inputs=Inputs(spec=spec.spec, kind="images", subset="", n_items=len(spec.items), files=dict(spec.files)),
