@@ -10,9 +10,9 @@ from viewcert.errors import InputError
 from viewcert.explore import write_site
 from viewcert.explore.published import write_published_site
 from viewcert.formats.records import IMAGES_FORMAT
-from viewcert.io.received import loads_json_strict, read_received_bytes
 from viewcert.io.confine import trusted_root
 from viewcert.io.outputs import claimed
+from viewcert.io.received import loads_json_strict, read_received_bytes
 from viewcert.parallel import default_workers
 
 

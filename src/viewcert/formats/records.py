@@ -40,7 +40,12 @@ from viewcert.formats.fields import (  # noqa: F401 - ABSENT and Section re-expo
     rerooted,
     type_sections,
 )
-from viewcert.formats.image_sections import PublishedImage, PublishedSettings, PublishedStructure, PublishedSummary
+from viewcert.formats.image_sections import (
+    PublishedImage,
+    PublishedSettings,
+    PublishedStructure,
+    PublishedSummary,
+)
 from viewcert.formats.item_sections import (
     ItemCeiling,
     MoleculeOutcome,
