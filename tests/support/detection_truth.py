@@ -3,8 +3,8 @@ tool placed it, and its visible pixels in a flat twin render): issue 53's accept
 benchmarks/bench_detection.py, benchmarks/bench_images_ceiling.py and their cover tests.
 
 An atom is **eligible** when it shows at least ``MIN_VISIBLE`` pixels; it is **found** when the one-to-one
-assignment of detections to atoms (``scipy.optimize.linear_sum_assignment`` on the centre distance, pairs within
-3 px) gives it a detection within ``TOLERANCE_PX`` of its centre and of its element. A detection is **invented**
+assignment of detections to the eligible atoms (``scipy.optimize.linear_sum_assignment`` on the centre distance,
+pairs within 3 px) gives it a detection within ``TOLERANCE_PX`` of its centre and of its element. A detection is **invented**
 when no atom of the structure (visible or not) projects within ``max(2 px, half its radius)`` of it."""
 
 from __future__ import annotations
@@ -62,9 +62,9 @@ def score(det, centres, visible, elements, projected=None) -> Score:
         return s
     d = np.linalg.norm(centres[:, None, :] - det.centres[None, :, :], axis=2)
     d[~ok] = np.inf
-    cost = np.where(d <= 3.0, d, 1e6)
-    rows, cols = linear_sum_assignment(cost)
-    pair = {int(i): int(j) for i, j in zip(rows, cols, strict=True) if d[i, j] <= 3.0}
+    de = d[elig]  # the eligible atoms only: an atom hidden behind one does not take its detection
+    rows, cols = linear_sum_assignment(np.where(de <= 3.0, de, 1e6))
+    pair = {int(elig[i]): int(j) for i, j in zip(rows, cols, strict=True) if de[i, j] <= 3.0}
     for i in elig:
         j = pair.get(int(i))
         if j is not None and d[i, j] <= TOLERANCE_PX and det.elements[j] == elements[i]:

@@ -121,15 +121,25 @@ def _flags(det, matching, positions_uv_gate) -> set:
     return flags
 
 
-def _read_view(entry: ImageEntry, positions, numbers, cell_index, tiles, detector: DetectorSettings) -> _View:
-    """Decode one image, detect, match and observe (module step 2)."""
+def _detect(entry: ImageEntry, numbers, detector: DetectorSettings):
+    """Decode one image and detect its drawn atoms: (detections, picture header)."""
     rgb, picture = read_picture(entry.path, name=entry.file)
     width, height = entry.header[1], entry.header[2]
     if (picture.width, picture.height) != (width, height):
         raise InputError("the image changed while it was read", source=entry.file, field="image")
-    proj = entry.projection
     symbols = sorted({SYMBOLS[int(z)] for z in numbers})
     det = detect_atoms(rgb, entry.palette, symbols, dataclasses.replace(detector, shading=entry.shading))
+    return det, picture
+
+
+def _read_view(entry: ImageEntry, positions, numbers, cell_index, tiles, detector: DetectorSettings,
+               detected=None) -> _View:
+    """Decode one image, detect (unless ``detected`` = (detections, picture) already), match and observe (module
+    step 2)."""
+    det, picture = detected if detected is not None else _detect(entry, numbers, detector)
+    width, height = entry.header[1], entry.header[2]
+    proj = entry.projection
+    symbols = sorted({SYMBOLS[int(z)] for z in numbers})
     m = match_detections(det, proj, positions, numbers)
     view = published_view(det, m, proj, cell_index, tiles, name=entry.name)
     cam, _ = proj.equivalent()
@@ -211,6 +221,16 @@ def published_item(item: ImageItem, cfg: CertifyConfig, detector: DetectorSettin
     except InputError as exc:
         return PublishedItemRecord(id=item.id, images=[im.name for im in item.images], structure=struct,
                                    error=f"image: {exc}"[:500]), records
+    geo, pub, scale = _certify_views(item, structure, views, tiling, cfg)
+    return PublishedItemRecord(
+        id=item.id, images=[v.record.name for v in views], structure=struct, answer=item.answer,
+        geometric=geo, as_published=pub, differ=_differ(geo, pub),
+        reasons=_reasons(geo, pub, views, cfg.oracle.delta), radius_scale=sig(scale, 6)), records
+
+
+def _certify_views(item: ImageItem, structure, views: list[_View], tiling, cfg: CertifyConfig):
+    """Both outcomes of one item through its views' cameras (module step 3): (geometric, as published, the drawn
+    radius scale the occlusion rule used)."""
     cams = tuple(v.camera for v in views)
     it = _item_record(item, structure)
     obs_cfg = cfg.with_(observation=replace(cfg.observation, tiling=tiling, occlusion=False, observe="ideal"))
@@ -222,10 +242,7 @@ def published_item(item: ImageItem, cfg: CertifyConfig, detector: DetectorSettin
     pub_obs = Observations(tuple(v.view for v in views), model, structure.identifier)
     pub_cfg = cfg.with_(observation=replace(cfg.observation, tiling=tiling, occlusion=True, observe="ideal"))
     pub = evaluate_observations(it, structure, cams, pub_obs, pub_cfg)
-    return PublishedItemRecord(
-        id=item.id, images=[v.record.name for v in views], structure=struct, answer=item.answer,
-        geometric=geo, as_published=pub, differ=_differ(geo, pub),
-        reasons=_reasons(geo, pub, views, cfg.oracle.delta), radius_scale=sig(scale, 6)), records
+    return geo, pub, scale
 
 
 def _bound(k: int, n: int, confidence: float):

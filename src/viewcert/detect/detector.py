@@ -11,7 +11,10 @@
    default scatter markers) are found as blobs instead: peaks (``skimage.feature.peak_local_max``) of the
    coverage (the alpha of the flat fit) smoothed at the disc's scale, centre = coverage-weighted centroid.
 4. **Elements.** A disc found in two elements' masks (their colours tie in the pixels) goes to the element
-   whose colour alone explains clearly more of its pixels; failing that, to the one whose palette radius fits
+   whose colour alone explains clearly more of its pixels; failing that, to the one whose palette radius fits (the
+   image's px per palette-radius unit taken from the other discs); for two colours of one hue (two greys), to the
+   darker (a hydrogen sphere would show pixels brighter than carbon's grey: its lit part); failing that, to the one
+   whose full colour the disc reaches
    its radius (the image's px per palette-radius unit taken from the other discs); failing that its element is
    left empty and both are named (``candidates``): an ambiguous colour is reported, never guessed.
 
@@ -54,7 +57,17 @@ CLASS_GAP = 0.25
 SAME_DISC = 0.15
 #: two elements' discs at one place: the one whose colour alone explains this many times more pixels wins
 COLOUR_MARGIN = 2.0
-#: a radius tie-break needs the candidates' expected radii this far apart (relative) and the best this close
+#: a colour settles a tie when the pixels only it explains are COLOUR_MARGIN times the other's and this share of
+#: the disc (a specular highlight, which only the brighter colour explains, is less)
+EXCLUSIVE_SHARE = 0.15
+#: two tied colours are one hue when their directions in RGB are within this angle, and one is darker when the
+#: other is this much brighter: the darker then explains the disc
+HUE_RADIANS, HUE_BRIGHTER = 0.1, 0.1
+#: a level tie-break (two colours of one hue, e.g. two greys) needs the drawn element's disc to reach its full
+#: colour (95th-percentile level within this of 1) clearly closer than the other's
+LEVEL_MARGIN = 0.08
+#: a radius tie-break needs the candidates' expected radii this far apart (relative) and the disc's radius this
+#: much closer (relative) to the best
 RADIUS_MARGIN = 0.1
 
 
@@ -254,8 +267,41 @@ def _exclusive_pixels(c: C.Circle, masks: np.ndarray, e: int, f: int) -> int:
     return int((inside & masks[e][win] & ~masks[f][win]).sum())
 
 
-def _settle(found: list[_Found], masks: np.ndarray, symbols: list[str], palette: Palette) -> tuple[list, list, list]:
-    """(circles, element symbols, candidates) once discs found in two elements' masks are settled (step 4)."""
+def _full_levels(c: C.Circle, masks: np.ndarray, levels: np.ndarray, tied: list[int]) -> dict[int, float]:
+    """Per tied element the 95th percentile, over the disc's pixels every tied element's mask holds (a highlight
+    only the brighter colour explains left out), of the level (lighting k, or flat alpha) its colour gives them:
+    near 1 for the element drawn (its lit or uniform part shows its full colour), lower for a brighter element
+    whose colour the disc never reaches."""
+    win, inside = C.disc_pixels(masks.shape[1:], c)
+    common = inside & np.logical_and.reduce([masks[e][win] for e in tied])
+    out = {}
+    for e in tied:
+        vals = levels[e][win][common]
+        out[e] = float(np.percentile(vals, 95)) if len(vals) else 0.0
+    return out
+
+
+def _darker_of_one_hue(tied: list[int], colours: np.ndarray) -> int | None:
+    """The darkest of the tied elements when their colours are one hue (within HUE_RADIANS of each other, as
+    directions in RGB: two greys, a colour and its shade) and their brightness differs by HUE_BRIGHTER; else None."""
+    cs = [np.asarray(colours[e], dtype=np.float64) for e in tied]
+    norms = [float(np.linalg.norm(c)) for c in cs]
+    if min(norms) <= 0:
+        return None
+    for a in range(len(cs)):
+        for b in range(a + 1, len(cs)):
+            cos = float(cs[a] @ cs[b]) / (norms[a] * norms[b])
+            if cos < math.cos(HUE_RADIANS):
+                return None
+    order = sorted(range(len(tied)), key=lambda k: norms[k])
+    return tied[order[0]] if norms[order[1]] >= (1 + HUE_BRIGHTER) * norms[order[0]] else None
+
+
+def _settle(found: list[_Found], masks: np.ndarray, levels: np.ndarray, symbols: list[str],
+            palette: Palette, shading: str, colours: np.ndarray) -> tuple[list, list, list]:
+    """(circles, element symbols, candidates) once discs found in two elements' masks are settled (step 4): by the
+    pixels each colour alone explains (a clear share of the disc), then by the palette's radii (the image's scale
+    from the untied discs), then, for two colours of one hue, the darker, then by the full colour reached."""
     found = sorted(found, key=lambda f: -f.circle.score)
     groups: list[list[_Found]] = []
     for f in found:
@@ -281,15 +327,28 @@ def _settle(found: list[_Found], masks: np.ndarray, symbols: list[str], palette:
             own = {f.element: _exclusive_pixels(best.circle, masks, f.element,
                                                 next(x.element for x in g if x.element != f.element)) for f in g}
             order = sorted(own, key=lambda e: -own[e])
-            if own[order[0]] >= COLOUR_MARGIN * max(own[order[1]], 1) and own[order[0]] >= C.MIN_COVER * 10:
-                tied = [order[0]]
-            elif scale is not None:
+            full = {e: abs(1.0 - v) for e, v in _full_levels(best.circle, masks, levels, tied).items()}
+            by_level = sorted(tied, key=lambda e: full[e])
+            _, inside = C.disc_pixels(masks.shape[1:], best.circle)
+            by_colour = own[order[0]] >= COLOUR_MARGIN * max(own[order[1]], 1) \
+                and own[order[0]] >= EXCLUSIVE_SHARE * max(int(inside.sum()), 1)
+            darkest = _darker_of_one_hue(tied, colours)
+            by_radius = None
+            if scale is not None:
                 want = {e: scale * ratios[e] for e in tied}
                 r = best.circle.r
                 by = sorted(tied, key=lambda e: abs(want[e] - r))
                 gap = abs(want[by[0]] - want[by[1]]) / max(want[by[0]], 1e-9)
-                if gap >= RADIUS_MARGIN and abs(want[by[0]] - r) <= RADIUS_MARGIN * want[by[0]]:
-                    tied = [by[0]]
+                if gap >= RADIUS_MARGIN and abs(want[by[0]] - r) < abs(want[by[1]] - r) * (1 - RADIUS_MARGIN):
+                    by_radius = by[0]
+            if by_colour:
+                tied = [order[0]]
+            elif by_radius is not None:
+                tied = [by_radius]
+            elif darkest is not None:  # one hue (two greys): the brighter colour would show pixels beyond the
+                tied = [darkest]  # darker's (its lit part), and the disc shows none (a highlight aside)
+            elif full[by_level[1]] - full[by_level[0]] >= LEVEL_MARGIN:
+                tied = [by_level[0]]
         circles.append(best.circle)
         elements.append(symbols[tied[0]] if len(tied) == 1 else "")
         candidates.append("" if len(tied) == 1 else "|".join(symbols[e] for e in tied))
@@ -361,7 +420,7 @@ def detect_atoms(rgb: np.ndarray, palette: Palette, elements, settings: Detector
     everyone = [f.circle for f in found]
     found = [_Found(C.polish(f.circle, *f.rim[:2], everyone, *f.rim[2:]), f.element) if f.rim else f
              for f in found]
-    circles, els, cands = _settle(found, cm.masks, symbols, palette)
+    circles, els, cands = _settle(found, cm.masks, cm.level, symbols, palette, cm.shading, colours)
     order = np.lexsort((np.array([c.u for c in circles]), np.array([c.v for c in circles]))) if circles else []
     circles = [circles[k] for k in order]
     return Detections(
