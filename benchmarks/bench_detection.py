@@ -1,6 +1,7 @@
 """Issue 53, acceptance "Detection": images drawn by real tools (PyMOL orthographic and perspective, matplotlib's
 mplot3d scatter, ASE's PNG writer, OVITO, ASE's POV-Ray writer; tests/support/foreign_render) of the built-in
-molecules and the 2×2×2 prototypes (tests/support/tool_corpus), each read by ``viewcert.detect.detect_atoms``
+molecules and the 2×2×2 prototypes (tests/support/tool_corpus); matplotlib as MCS-Set draws it (axes off, PNG
+and JPEG), each read by ``viewcert.detect.detect_atoms``
 under the tool's palette and scored against the tool's own truth (tests/support/detection_truth): per renderer the
 share of the atoms showing at least 30 pixels found within 1 px with the right element, the detections invented
 where the structure has no atom, the centre errors, the seconds per image → benchmarks/results/detection.json.
@@ -26,10 +27,10 @@ from tests.support.foreign_render import available, example_camera, render  # no
 from tests.support.tool_corpus import structures  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "detection.json"
-#: (label, tool, kind)
+#: (label, tool, kind); matplotlib as MCS-Set draws it (axes off; PNG, and JPEG as MCS-Set ships it)
 GROUPS = (("pymol-orthographic", "pymol", "orthographic"), ("pymol-perspective", "pymol", "perspective"),
-          ("matplotlib", "matplotlib", None), ("ase", "ase", "orthographic"), ("ovito", "ovito", None),
-          ("ase-povray", "ase-povray", None))
+          ("matplotlib", "matplotlib", None), ("matplotlib-jpeg", "matplotlib", "jpeg"),
+          ("ase", "ase", "orthographic"), ("ovito", "ovito", None), ("ase-povray", "ase-povray", None))
 SIZE = (400, 400)
 #: PyMOL colours carbon grey70 in foreign_render's shaded draws (``cmd.color("grey70", "elem C")``)
 PYMOL_CARBON = (180, 180, 180)
@@ -43,10 +44,50 @@ def palette_of(tool: str):
     return named_palette("jmol")  # foreign_render colours the other tools' atoms with ASE's jmol_colors
 
 
+def undrawn_elements(tool: str, palette) -> tuple[str, ...]:
+    """The elements a renderer draws indistinguishably from its white page: matplotlib's scatter (flat, no edge)
+    in jmol's white (hydrogen); ASE outlines them, the shaded tools shade them."""
+    if tool != "matplotlib":
+        return ()
+    return tuple(e for e, c in palette.colours.items() if min(c) >= 250)
+
+
 def read_rgb(path) -> np.ndarray:
     from viewcert.io.pictures import read_picture
 
     return read_picture(path)[0]
+
+
+def mcs_redraw(xyz, elements, camera: dict, path: Path, *, jpeg: bool) -> Path:
+    """The matplotlib image as MCS-Set draws it: mplot3d ``ax.scatter`` with the axes off (no panes, grid or
+    ticks; ``set_axis_off`` moves nothing, so the truth of foreign_render's draw under the same camera holds),
+    the jmol colours and sizes foreign_render gives, default depth shading; PNG, or JPEG (Pillow's quality 75)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from tests.support.foreign_render import _default_radii, _element_colours  # the same colours and radii
+
+    pos = np.asarray(xyz, dtype=float)
+    fig = Figure(figsize=tuple(camera["figsize"]), dpi=float(camera["dpi"]))
+    FigureCanvasAgg(fig)
+    ax = fig.add_axes(list(camera["position"]), projection="3d")
+    ax.view_init(elev=camera["elev"], azim=camera["azim"], roll=camera.get("roll", 0.0))
+    if camera["proj_type"] == "persp":
+        ax.set_proj_type("persp", focal_length=camera.get("focal_length") or 1.0)
+    else:
+        ax.set_proj_type("ortho")
+    ax.set_xlim(*camera["xlim"])
+    ax.set_ylim(*camera["ylim"])
+    ax.set_zlim(*camera["zlim"])
+    ax.set_box_aspect(camera["box_aspect"], zoom=camera.get("zoom", 1.0))
+    ax.set_axis_off()
+    radii = _default_radii(elements)
+    ppa = fig.bbox.height * 0.6 / max(np.ptp(camera["xlim"]), np.ptp(camera["ylim"]), np.ptp(camera["zlim"]))
+    ax.scatter(pos[:, 0], pos[:, 1], pos[:, 2], c=_element_colours(elements),
+               s=(2 * radii * ppa * 72 / float(camera["dpi"])) ** 2)
+    out = path.with_suffix(".jpg") if jpeg else path
+    fig.savefig(out, dpi=float(camera["dpi"]), facecolor="white")
+    return out
 
 
 def rendered(tool: str, kind, i: int, workdir: Path) -> dict:
@@ -55,9 +96,13 @@ def rendered(tool: str, kind, i: int, workdir: Path) -> dict:
     name, xyz, elements = structures()[i % len(structures())]
     stem = f"{tool}-{kind or 'any'}-{i}"
     image, truth, table = workdir / f"{stem}.png", workdir / f"{stem}.npz", workdir / f"{stem}.json"
+    if tool == "matplotlib" and kind == "jpeg":
+        image = image.with_suffix(".jpg")
     if not (image.is_file() and truth.is_file() and table.is_file()):
-        cam = example_camera(tool, xyz, seed=500 + i, size=SIZE, kind=kind)
+        cam = example_camera(tool, xyz, seed=500 + i, size=SIZE, kind=None if kind == "jpeg" else kind)
         r = render(tool, xyz, elements, workdir, camera=cam, size=SIZE, mode="shaded", name=stem)
+        if tool == "matplotlib":
+            mcs_redraw(xyz, elements, r.camera, workdir / f"{stem}.png", jpeg=kind == "jpeg")
         np.savez(truth, centres=r.centres, visible=r.visible)
         table.write_text(json.dumps(r.camera))
     t = np.load(truth)
@@ -73,14 +118,19 @@ def run_group(tool: str, kind, n: int, workdir: Path) -> tuple[Score, list, floa
     pal = palette_of(tool)
     total, rows, seconds = Score(), [], 0.0
     for i in range(n):
-        r = rendered(tool, kind, i, workdir)
+        try:
+            r = rendered(tool, kind, i, workdir)
+        except Exception as exc:  # noqa: BLE001 - a tool that fails on one image: the image is listed, not scored
+            rows.append({"image": i, "render_failed": f"{type(exc).__name__}: {str(exc)[:200]}"})
+            print(f"{tool} {i:3d} render failed: {exc}", flush=True)
+            continue
         name, elements = r["name"], r["elements"]
         rgb = read_rgb(r["image"])
         t0 = time.perf_counter()
         det = detect_atoms(rgb, pal, sorted(set(elements)))
         seconds += time.perf_counter() - t0
         projected, _ = resolve_tool_camera(r["camera"], image_size=SIZE).project(r["xyz"])
-        s = score(det, r["centres"], r["visible"], elements, projected=projected)
+        s = score(det, r["centres"], r["visible"], elements, projected=projected, undrawn=undrawn_elements(tool, pal))
         total.add(s)
         cam = r["camera"]
         rows.append({"structure": name, "seed": 500 + i, "kind": cam.get("type") or cam.get("proj_type")
@@ -122,7 +172,8 @@ def _write(results: dict) -> None:
                    "tools' own per-atom centres and visible pixels (tests/support/foreign_render, detection_truth)",
            "rule": f"eligible: an atom showing >= {MIN_VISIBLE} pixels; found: a detection within {TOLERANCE_PX} px "
                    "of its centre with its element (one-to-one assignment); invented: a detection no atom projects "
-                   "within max(2 px, half its radius) of",
+                   "within max(2 px, half its radius) of; undrawn: atoms showing >= 30 pixels in the flat twin but "
+                   "drawn in the page's own colour with no edge (matplotlib's white hydrogen), counted apart",
            "image_size": list(SIZE), "palettes": {"pymol": f"PyMOL's own, carbon {PYMOL_CARBON}", "others": "jmol"},
            "versions": {p: version(p) for p in ("scikit-image", "pymol-open-source", "ovito", "matplotlib", "ase")},
            "overall": {"images": sum(results[g[0]]["images"] for g in groups), "renderers": len(groups),

@@ -24,6 +24,7 @@ class Score:
     visible pixels))."""
 
     eligible: int = 0
+    undrawn: int = 0
     found: int = 0
     invented: int = 0
     detected: int = 0
@@ -32,31 +33,35 @@ class Score:
     misses: list = field(default_factory=list)
 
     def add(self, other: Score) -> None:
-        for k in ("eligible", "found", "invented", "detected", "ambiguous"):
+        for k in ("eligible", "undrawn", "found", "invented", "detected", "ambiguous"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
         self.errors += other.errors
         self.misses += other.misses
 
     def to_dict(self) -> dict:
         e = np.asarray(self.errors, dtype=float)
-        return {"eligible": self.eligible, "found": self.found,
+        return {"eligible": self.eligible, "undrawn": self.undrawn, "found": self.found,
                 "share": round(self.found / self.eligible, 5) if self.eligible else None,
                 "invented": self.invented, "detected": self.detected, "ambiguous": self.ambiguous,
                 "centre_error_px": {"median": round(float(np.median(e)), 4), "p99": round(float(np.percentile(e, 99)), 4),
                                     "max": round(float(e.max()), 4)} if len(e) else None}
 
 
-def score(det, centres, visible, elements, projected=None) -> Score:
+def score(det, centres, visible, elements, projected=None, undrawn=()) -> Score:
     """The :class:`Score` of detections ``det`` against the truth of one image (centres (n, 2) px, NaN where the
     tool's centre could not be measured; visible (n,) pixels; elements (n,) symbols); ``projected`` (n, 2) px:
-    where the resolved camera draws every atom (default ``centres``), for the invented detections."""
+    where the resolved camera draws every atom (default ``centres``), for the invented detections; ``undrawn``:
+    elements the renderer draws in the background's own colour with no outline or shading (matplotlib's white
+    hydrogen on a white page: its pixels are the page's), counted apart and not eligible."""
     from scipy.optimize import linear_sum_assignment
 
     centres = np.asarray(centres, dtype=float)
     visible = np.asarray(visible)
     ok = np.isfinite(centres).all(axis=1)
-    elig = np.flatnonzero((visible >= MIN_VISIBLE) & ok)
-    s = Score(eligible=len(elig), detected=len(det), ambiguous=sum(1 for e in det.elements if not e))
+    drawn = np.array([e not in set(undrawn) for e in elements], dtype=bool)
+    elig = np.flatnonzero((visible >= MIN_VISIBLE) & ok & drawn)
+    s = Score(eligible=len(elig), undrawn=int(((visible >= MIN_VISIBLE) & ok & ~drawn).sum()), detected=len(det),
+              ambiguous=sum(1 for e in det.elements if not e))
     if not len(det):
         s.misses = [(int(i), None, None, elements[i], int(visible[i])) for i in elig]
         return s
