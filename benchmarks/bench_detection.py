@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.support.detection_truth import MIN_VISIBLE, TOLERANCE_PX, Score, score  # noqa: E402
 from tests.support.foreign_render import available, example_camera, render  # noqa: E402
+from tests.support.published_images import mcs_redraw  # noqa: E402
 from tests.support.tool_corpus import structures  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "detection.json"
@@ -56,38 +57,6 @@ def read_rgb(path) -> np.ndarray:
     from viewcert.io.pictures import read_picture
 
     return read_picture(path)[0]
-
-
-def mcs_redraw(xyz, elements, camera: dict, path: Path, *, jpeg: bool) -> Path:
-    """The matplotlib image as MCS-Set draws it: mplot3d ``ax.scatter`` with the axes off (no panes, grid or
-    ticks; ``set_axis_off`` moves nothing, so the truth of foreign_render's draw under the same camera holds),
-    the jmol colours and sizes foreign_render gives, default depth shading; PNG, or JPEG (Pillow's quality 75)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    from tests.support.foreign_render import _default_radii, _element_colours  # the same colours and radii
-
-    pos = np.asarray(xyz, dtype=float)
-    fig = Figure(figsize=tuple(camera["figsize"]), dpi=float(camera["dpi"]))
-    FigureCanvasAgg(fig)
-    ax = fig.add_axes(list(camera["position"]), projection="3d")
-    ax.view_init(elev=camera["elev"], azim=camera["azim"], roll=camera.get("roll", 0.0))
-    if camera["proj_type"] == "persp":
-        ax.set_proj_type("persp", focal_length=camera.get("focal_length") or 1.0)
-    else:
-        ax.set_proj_type("ortho")
-    ax.set_xlim(*camera["xlim"])
-    ax.set_ylim(*camera["ylim"])
-    ax.set_zlim(*camera["zlim"])
-    ax.set_box_aspect(camera["box_aspect"], zoom=camera.get("zoom", 1.0))
-    ax.set_axis_off()
-    radii = _default_radii(elements)
-    ppa = fig.bbox.height * 0.6 / max(np.ptp(camera["xlim"]), np.ptp(camera["ylim"]), np.ptp(camera["zlim"]))
-    ax.scatter(pos[:, 0], pos[:, 1], pos[:, 2], c=_element_colours(elements),
-               s=(2 * radii * ppa * 72 / float(camera["dpi"])) ** 2)
-    out = path.with_suffix(".jpg") if jpeg else path
-    fig.savefig(out, dpi=float(camera["dpi"]), facecolor="white")
-    return out
 
 
 def rendered(tool: str, kind, i: int, workdir: Path) -> dict:

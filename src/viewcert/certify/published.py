@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -181,8 +182,8 @@ def _item_record(item: ImageItem, structure) -> Item:
                 "images.toml" if item.answer else "")
 
 
-def published_item(item: ImageItem, cfg: CertifyConfig, detector: DetectorSettings | None = None) -> tuple[
-        PublishedItemRecord, list[PublishedImage]]:
+def published_item(item: ImageItem, cfg: CertifyConfig, detector: DetectorSettings | None = None, *,
+                   detections: Mapping | None = None) -> tuple[PublishedItemRecord, list[PublishedImage]]:
     """One item certified from its published images (module steps 1–4): its record and its images' records.
 
     Parameters
@@ -193,6 +194,9 @@ def published_item(item: ImageItem, cfg: CertifyConfig, detector: DetectorSettin
         δ and τ (Å), the oracle's rule, the scoring (its protocol is not used: the cameras are the images').
     detector : DetectorSettings, optional
         The detector's settings (each image's shading from images.toml).
+    detections : Mapping, optional
+        image file -> ``Detections`` read some other way, used instead of the detector's (a benchmark's exact
+        per-atom centres: the as-published ceiling of a perfect reader of the same pixels).
 
     Returns
     -------
@@ -216,7 +220,10 @@ def published_item(item: ImageItem, cfg: CertifyConfig, detector: DetectorSettin
             if entry.projection is None:
                 raise InputError(f"camera tool {UNKNOWN_TOOL!r}: this image states no camera (recover one first)",
                                  source=entry.file, field="camera.tool")
-            views.append(_read_view(entry, pos, num, idx, tile, detector))
+            given = None
+            if detections is not None and entry.file in detections:
+                given = (detections[entry.file], read_picture(entry.path, name=entry.file)[1])
+            views.append(_read_view(entry, pos, num, idx, tile, detector, detected=given))
             records.append(views[-1].record)
     except InputError as exc:
         return PublishedItemRecord(id=item.id, images=[im.name for im in item.images], structure=struct,

@@ -40,6 +40,8 @@ from viewcert.numeric import readonly
 #: discs smaller than this radius (px), in regions no larger than such a disc grown by 1 px, are found as blobs
 #: (step 3)
 SMALL_RADIUS = 3.0
+#: a blob's coverage sums to at least this share of a disc of the element's radius
+BLOB_SHARE = 0.4
 #: a disc explains at least this many new pixels (step 3; ``DetectorSettings.min_pixels``)
 MIN_PIXELS = 12
 #: a vote peak is a candidate when it holds the votes of at least this share of a full rim (shorter arcs are
@@ -245,7 +247,8 @@ def _blobs(coverage: np.ndarray, mask: np.ndarray, r_est: float) -> list[C.Circl
         return []
     # the response of one full disc of radius r_est (the least kept: a third of it)
     ref = 1.0 - math.exp(-(max(r_est, 0.7) ** 2) / (2 * sigma * sigma))
-    peaks = peak_local_max(sm, min_distance=max(1, int(round(r_est))), threshold_abs=ref / 3, exclude_border=False)
+    peaks = peak_local_max(sm, min_distance=max(1, int(round(1.5 * r_est))), threshold_abs=ref / 3,
+                           exclude_border=False)
     out = []
     h, w = mask.shape
     win = int(math.ceil(r_est + 1.5))
@@ -253,7 +256,7 @@ def _blobs(coverage: np.ndarray, mask: np.ndarray, r_est: float) -> list[C.Circl
         i0, i1, j0, j1 = max(0, i - win), min(h, i + win + 1), max(0, j - win), min(w, j + win + 1)
         wgt = cov[i0:i1, j0:j1]
         tot = float(wgt.sum())
-        if tot <= 0:
+        if tot < BLOB_SHARE * math.pi * r_est * r_est:  # a speck (JPEG ringing), not a marker
             continue
         ii, jj = np.mgrid[i0:i1, j0:j1]
         u = float((wgt * (jj + 0.5)).sum() / tot)

@@ -178,7 +178,9 @@ def match_detections(det: Detections, projection: PixelProjection, positions, nu
     element_ok = np.array([a >= 0 and det_z[k] == z[a] for k, a in enumerate(atom)], dtype=bool)
     radii = _drawn_radii(det, atom, z, depth, projection.kind == "perspective")
     if n_at and np.isfinite(radii).all():
-        expected = painted_pixels(uv, depth, radii, projection.width, projection.height) >= det.settings.min_pixels
+        # a disc smaller than min_pixels (a marker of a few px) is expected when half of it shows
+        need = np.minimum(det.settings.min_pixels, 0.5 * np.pi * radii * radii)
+        expected = painted_pixels(uv, depth, radii, projection.width, projection.height) >= np.maximum(need, 1.0)
     else:  # nothing detected to size the discs: every atom inside the image
         expected = finite & (uv[:, 0] >= 0) & (uv[:, 0] <= projection.width) & (uv[:, 1] >= 0) \
             & (uv[:, 1] <= projection.height)
