@@ -81,7 +81,7 @@ def rendered(tool: str, kind, i: int, workdir: Path) -> dict:
 
 def run_group(tool: str, kind, n: int, workdir: Path) -> tuple[Score, list, float]:
     from viewcert.cameras import resolve_tool_camera
-    from viewcert.detect import detect_atoms
+    from viewcert.detect import DetectorSettings, detect_atoms
 
     workdir.mkdir(parents=True, exist_ok=True)
     pal = palette_of(tool)
@@ -96,10 +96,14 @@ def run_group(tool: str, kind, n: int, workdir: Path) -> tuple[Score, list, floa
         name, elements = r["name"], r["elements"]
         rgb = read_rgb(r["image"])
         t0 = time.perf_counter()
-        det = detect_atoms(rgb, pal, sorted(set(elements)))
+        proj = resolve_tool_camera(r["camera"], image_size=SIZE)  # what images.toml states: the camera, its kind
+        # spheres through a pinhole differ in radius with depth; matplotlib's markers keep their size in points
+        varies = proj.kind == "perspective" and tool != "matplotlib"
+        det = detect_atoms(rgb, pal, sorted(set(elements)), DetectorSettings(perspective=varies))
         seconds += time.perf_counter() - t0
-        projected, _ = resolve_tool_camera(r["camera"], image_size=SIZE).project(r["xyz"])
-        s = score(det, r["centres"], r["visible"], elements, projected=projected, undrawn=undrawn_elements(tool, pal))
+        projected, _ = proj.project(r["xyz"])
+        s = score(det, r["centres"], r["visible"], elements, projected=projected, undrawn=undrawn_elements(tool, pal),
+                  projection=proj)
         total.add(s)
         cam = r["camera"]
         rows.append({"structure": name, "seed": 500 + i, "kind": cam.get("type") or cam.get("proj_type")

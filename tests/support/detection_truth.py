@@ -47,12 +47,14 @@ class Score:
                                     "max": round(float(e.max()), 4)} if len(e) else None}
 
 
-def score(det, centres, visible, elements, projected=None, undrawn=()) -> Score:
+def score(det, centres, visible, elements, projected=None, undrawn=(), projection=None) -> Score:
     """The :class:`Score` of detections ``det`` against the truth of one image (centres (n, 2) px, NaN where the
     tool's centre could not be measured; visible (n,) pixels; elements (n,) symbols); ``projected`` (n, 2) px:
     where the resolved camera draws every atom (default ``centres``), for the invented detections; ``undrawn``:
     elements the renderer draws in the background's own colour with no outline or shading (matplotlib's white
-    hydrogen on a white page: its pixels are the page's), counted apart and not eligible."""
+    hydrogen on a white page: its pixels are the page's), counted apart and not eligible; ``projection``: the
+    image's resolved camera, under which a perspective detection's centre is its sphere's
+    (``detect.match.sphere_centres``: a silhouette is off its centre's projection)."""
     from scipy.optimize import linear_sum_assignment
 
     centres = np.asarray(centres, dtype=float)
@@ -65,7 +67,12 @@ def score(det, centres, visible, elements, projected=None, undrawn=()) -> Score:
     if not len(det):
         s.misses = [(int(i), None, None, elements[i], int(visible[i])) for i in elig]
         return s
-    d = np.linalg.norm(centres[:, None, :] - det.centres[None, :, :], axis=2)
+    found_at = det.centres
+    if projection is not None:
+        from viewcert.detect.match import sphere_centres
+
+        found_at = sphere_centres(det, projection)
+    d = np.linalg.norm(centres[:, None, :] - found_at[None, :, :], axis=2)
     d[~ok] = np.inf
     de = d[elig]  # the eligible atoms only: an atom hidden behind one does not take its detection
     rows, cols = linear_sum_assignment(np.where(de <= 3.0, de, 1e6))
@@ -79,7 +86,7 @@ def score(det, centres, visible, elements, projected=None, undrawn=()) -> Score:
             s.misses.append((int(i), None if j is None else round(float(d[i, j]), 3),
                              None if j is None else det.elements[j], elements[i], int(visible[i])))
     where = centres if projected is None else np.asarray(projected, dtype=float)
-    dp = np.linalg.norm(where[:, None, :] - det.centres[None, :, :], axis=2)
+    dp = np.linalg.norm(where[:, None, :] - found_at[None, :, :], axis=2)
     near = np.min(np.where(np.isfinite(dp), dp, np.inf), axis=0)
     s.invented = int((near > np.maximum(2.0, 0.5 * det.radii)).sum())
     return s

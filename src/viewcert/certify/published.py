@@ -129,7 +129,10 @@ def _detect(entry: ImageEntry, numbers, detector: DetectorSettings):
     if (picture.width, picture.height) != (width, height):
         raise InputError("the image changed while it was read", source=entry.file, field="image")
     symbols = sorted({SYMBOLS[int(z)] for z in numbers})
-    det = detect_atoms(rgb, entry.palette, symbols, dataclasses.replace(detector, shading=entry.shading))
+    # a pinhole draws nearer spheres larger; matplotlib's scatter markers keep their size in points at any depth
+    persp = entry.projection is not None and entry.projection.kind == "perspective" and entry.tool != "matplotlib"
+    det = detect_atoms(rgb, entry.palette, symbols, dataclasses.replace(detector, shading=entry.shading,
+                                                                        perspective=persp))
     return det, picture
 
 

@@ -77,11 +77,13 @@ RADIUS_MARGIN = 0.1
 class DetectorSettings:
     """shading: the appearance model (``auto``: decided from the image; ``flat``; ``shaded``); min_pixels: the
     new pixels a disc must explain; max_radius: the largest disc radius looked for, px (None: a quarter of the
-    image's smaller side)."""
+    image's smaller side); perspective: the image was drawn through a pinhole, so one element's discs differ in
+    radius with depth (never held at one radius: WIDE_RADIUS), as a known camera says."""
 
     shading: str = "auto"
     min_pixels: int = MIN_PIXELS
     max_radius: float | None = None
+    perspective: bool = False
 
     def __post_init__(self) -> None:
         if self.shading not in SHADINGS:
@@ -92,7 +94,8 @@ class DetectorSettings:
             raise InputError(f"max_radius must be a number of px > 1, got {self.max_radius!r}", field="max_radius")
 
     def to_dict(self) -> dict:
-        return {"shading": self.shading, "min_pixels": int(self.min_pixels), "max_radius": self.max_radius}
+        return {"shading": self.shading, "min_pixels": int(self.min_pixels), "max_radius": self.max_radius,
+                "perspective": bool(self.perspective)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -161,11 +164,11 @@ def _mask_sizes(mask: np.ndarray, min_pixels: int) -> tuple[float, float, float]
     return inscribed, extent, float(np.percentile(sizes[keep - 1], 90))
 
 
-def _radius_classes(seen: np.ndarray, fallback: float) -> list[tuple[float, float]]:
+def _radius_classes(seen: np.ndarray, fallback: float, perspective: bool = False) -> list[tuple[float, float]]:
     """The element's drawn radii: the well-seen discs' fitted radii in classes (sorted, split where the next is more
     than CLASS_GAP larger), each (median px, relative tolerance): CONSTANT_RADIUS when at least three agree to
-    CONSTANT_SPREAD (one radius: orthographic views, matplotlib's markers), else the larger of WIDE_RADIUS and half
-    the class's range (perspective). ``fallback`` (WIDE_RADIUS) when none was seen."""
+    CONSTANT_SPREAD and the image is not ``perspective`` (one radius: orthographic views, matplotlib's markers), else
+    the larger of WIDE_RADIUS and half the class's range. ``fallback`` (WIDE_RADIUS) when none was seen."""
     if not len(seen):
         return [(fallback, WIDE_RADIUS)]
     seen = np.sort(seen)
@@ -174,7 +177,7 @@ def _radius_classes(seen: np.ndarray, fallback: float) -> list[tuple[float, floa
     for group in np.split(seen, cuts):
         med = float(np.median(group))
         spread = float(np.median(np.abs(group - med))) / med
-        if len(group) >= 3 and spread <= CONSTANT_SPREAD:
+        if len(group) >= 3 and spread <= CONSTANT_SPREAD and not perspective:
             out.append((med, CONSTANT_RADIUS))
         else:
             out.append((med, max(WIDE_RADIUS, 0.5 * float(group[-1] - group[0]) / med)))
@@ -182,7 +185,8 @@ def _radius_classes(seen: np.ndarray, fallback: float) -> list[tuple[float, floa
 
 
 def _discs(mask: np.ndarray, background: np.ndarray, r_est: float, r_extent: float, r_max: float,
-           min_pixels: int) -> tuple[list[C.Circle], np.ndarray, np.ndarray, np.ndarray, list]:
+           min_pixels: int, perspective: bool = False) -> tuple[list[C.Circle], np.ndarray, np.ndarray, np.ndarray,
+                                                                list]:
     """(discs, explained, rim points, normals, radius classes) of one element's mask (module steps 2–3);
     ``r_est`` the largest inscribed radius, ``r_extent`` the largest region's bounding-box diagonal (a
     crescent's disc is larger than what it shows)."""
@@ -222,7 +226,7 @@ def _discs(mask: np.ndarray, background: np.ndarray, r_est: float, r_extent: flo
         hi = min(r_max, max(r_est + 2.0, r_extent))
         first = candidates(1.0, hi, 0.5 * hi, 1.0, C.MIN_COVER, most=FIRST_PASS_PEAKS, free_cover=0.0)
         seen = np.array([c.r for c in first if c.radius_fitted])
-    classes = _radius_classes(seen, r_est)
+    classes = _radius_classes(seen, r_est, perspective)
     found: list[C.Circle] = []
     for r_ref, r_tol in classes:
         lo, hi = max(1.0, (1 - r_tol - 0.1) * r_ref), min(r_max, (1 + r_tol + 0.1) * r_ref + 1.0)
@@ -407,7 +411,7 @@ def detect_atoms(rgb: np.ndarray, palette: Palette, elements, settings: Detector
             per_element.append(None)
             continue
         kept, explained, pts, nrm, classes = _discs(mask, cm.background, r_est, r_extent, r_max,
-                                                    settings.min_pixels)
+                                                    settings.min_pixels, settings.perspective)
         per_element.append((kept, explained, pts, nrm, classes))
         found += [_Found(c, e, (pts, nrm, *_class_of(c.r, classes))) for c in kept]
     everyone = [f.circle for f in found]
