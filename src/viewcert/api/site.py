@@ -23,7 +23,7 @@ def _published(folder: Path) -> bool:
         return False
     try:
         return loads_json_strict(read_received_bytes(path, what="certificate")).get("format") == IMAGES_FORMAT
-    except (InputError, AttributeError):
+    except (InputError, AttributeError, ValueError, UnicodeDecodeError):  # the site's own reader says what is wrong
         return False
 
 
