@@ -17,7 +17,7 @@ SUM     := $(shell cat pyproject.toml $(BASE_LOCK) $(DEV_LOCK) | cksum | cut -d'
 STAMP_RUN  := $(VENV)/.installed-run-$(SUM)
 STAMP      := $(VENV)/.installed-test-$(SUM)
 
-.PHONY: run install-run test bench lint docs layers clean harness harness-venv harness-vlmevalkit chromium foreign-debs lock check-latest
+.PHONY: run install-run inspect test bench lint docs layers clean harness harness-venv harness-vlmevalkit chromium foreign-debs lock check-latest
 
 # install the lock $(1) into the venv, exactly (--no-deps: the lock is complete; `pip check` confirms it):
 # uv (a fast installer from PyPI) when it installs, else pip
@@ -69,6 +69,22 @@ install-run: $(STAMP_RUN)
 run: $(STAMP_RUN)
 	$(BIN)/viewcert run --out out
 
+# Inspect AI, the harness of the README walkthrough's dry run (step 5, `inspect eval ...`), into the same .venv:
+# inspect-ai and its requirements only, each at the dev lock's version (`-c`: the dev lock holds inspect-ai and
+# everything it needs, pinned as the base lock pins what they share; tests/contracts/test_lock.py checks both).
+# `make test` installs it too, with every other extra.
+# Where there is no dev lock (arm64, docs/install.md), the base lock constrains what it pins.
+INSPECT_REQ := $(shell grep -o '"inspect-ai[^"]*"' pyproject.toml | head -1)
+INSPECT_LOCK := $(or $(DEV_LOCK),$(BASE_LOCK))
+inspect: $(STAMP_RUN)
+	if [ -x $(BIN)/uv ]; then \
+	  $(BIN)/uv pip install --quiet --python $(BIN)/python -c $(INSPECT_LOCK) $(INSPECT_REQ) ; \
+	else \
+	  $(BIN)/python -m pip install --quiet -c $(INSPECT_LOCK) $(INSPECT_REQ) ; \
+	fi
+	$(BIN)/python -m pip check >/dev/null || $(BIN)/python -m pip check
+	$(BIN)/inspect --version
+
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
@@ -86,11 +102,12 @@ chromium:
 		|| (apt-get update -q && apt-get install -y -q --no-install-recommends chromium))
 
 # Debian's packages the foreign-renderer tests need (issue 53, docs/tool-cameras.md): OVITO's renderers need a
-# Vulkan driver (mesa-vulkan-drivers: lavapipe, on the CPU), ASE's POV-Ray writer needs povray; without them
-# those tests skip saying so
-FOREIGN_DEBS := mesa-vulkan-drivers povray povray-includes
+# Vulkan driver (mesa-vulkan-drivers: lavapipe, on the CPU), ASE's POV-Ray writer needs povray, the Jmol tests
+# need jmol (its headless JmolData.jar on Debian's Java); without them those tests skip saying so
+FOREIGN_DEBS := mesa-vulkan-drivers povray povray-includes jmol
 foreign-debs:
 	test -f /usr/share/povray-3.7/include/colors.inc && ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 \
+		&& test -f /usr/share/jmol/JmolData.jar \
 		|| apt-get install -y -q --no-install-recommends $(FOREIGN_DEBS) \
 		|| (apt-get update -q && apt-get install -y -q --no-install-recommends $(FOREIGN_DEBS))
 

@@ -75,22 +75,76 @@ def test_chimerax_camera_axes_are_columns():
     np.testing.assert_allclose(uv[2], [200 + 2 * 10, 200], atol=1e-9)
 
 
-# -- Jmol: "moveto timeSeconds {x y z degrees} zoomPercent transX transY {x y z} rotationRadius ..." (Jmol
-# interactive scripting documentation, moveto); the default zoom 100 fits rotationRadius into half the smaller
-# window side ---------------------------------------------------------------------------------------------------
+# -- Jmol: "moveto timeSeconds {x y z degrees} zoomPercent transX transY {x y z} rotationRadius {nav} navX navY
+# navDepth cameraDepth cameraX cameraY" (Jmol's moveto documentation); the scale and camera as Jmol 14's
+# TransformManager computes them: zoom 100 fits rotationRadius into half of N px, N = the larger window side
+# (zoomLarge, default true; the smaller when false) less 2, counted at twice the size when the image is written
+# antialiased (antialiasImages, default true); the centre at width·(1/2 + transX/100), height·(1/2 + transY/100);
+# in perspective the camera (cameraDepth + 1/2)·N px before the centre's plane -------------------------------
 def test_jmol_moveto_orthographic_by_hand():
     line = "moveto 1.0 { 0 0 1 90 } 100.0 0.0 0.0 {0 0 0} 10.0 {0 0 0} 0 0 0 3.0 0.0 0.0;"
-    uv = _uv({"tool": "jmol", "moveto": line, "perspective": False, "width": 400, "height": 300})
-    s = 150 / 10
+    # the smaller side, not antialiased: N = 300 - 2 px over 2 x 10 Å
+    uv = _uv({"tool": "jmol", "moveto": line, "perspective": False, "zoom_large": False, "antialias": False,
+              "width": 400, "height": 300})
+    s = 298 / 20
     np.testing.assert_allclose(uv[1], [200, 150 - s], atol=1e-9)    # x rotated 90° about z onto y
     np.testing.assert_allclose(uv[2], [200 - 2 * s, 150], atol=1e-9)
+    # Jmol's defaults: the larger side, drawn at 2x: N = 800 - 2 (2x px), halved back
+    uv = _uv({"tool": "jmol", "moveto": line, "perspective": False, "width": 400, "height": 300})
+    s = 798 / 20 / 2
+    np.testing.assert_allclose(uv[1], [200, 150 - s], atol=1e-9)
 
 
 def test_jmol_zoom_and_translation():
     line = "moveto 0 {1 0 0 0} 200 10 -20 {1 0 0} 5;"
-    uv = _uv({"tool": "jmol", "moveto": line, "perspective": False, "width": 200, "height": 200})
-    s = 2 * 100 / 5
-    np.testing.assert_allclose(uv[0], [100 + 20 - s, 100 + 40], atol=1e-9)
+    uv = _uv({"tool": "jmol", "moveto": line, "perspective": False, "antialias": False, "width": 200,
+              "height": 200})
+    s = 2 * 198 / 10
+    # the centre (1, 0, 0) at 200·(0.5 + 0.1), 200·(0.5 - 0.2): transY > 0 moves the model down
+    np.testing.assert_allclose(uv[0], [120 - s, 60], atol=1e-9)
+
+
+def test_jmol_perspective_keeps_the_centre_plane_scale():
+    line = "moveto 0 {0 0 1 0} 100 0 0 {0 0 0} 10 {0 0 0} 0 0 0 3.0 0 0;"
+    uv = _uv({"tool": "jmol", "moveto": line, "antialias": False, "width": 202, "height": 102})
+    s, f = 200 / 20, 3.5 * 200          # N = 200 px; the camera 3.5 N px = 70 Å before the centre
+    np.testing.assert_allclose(uv[1], [101 + s, 51], atol=1e-9)                 # on the centre's plane
+    np.testing.assert_allclose(uv[3], [101 + 0.5 * f / 67, 51 + f / 67], atol=1e-9)  # 3 Å nearer
+
+
+SHOW_ORIENTATION = ("moveto /* time, axisAngle */ 1.0 { 0 0 1 90} /* zoom, translation */  100.0 0.0 0.0  "
+                    "/* center, rotationRadius */ {0 0 0} 10.0 /* navigation center, translation, depth */ "
+                    "{0 0 0} 0 0 0 /* cameraDepth, cameraX, cameraY */  3.0 0.0 0.0;")
+
+
+def test_jmol_show_orientation_and_state_text():
+    # show orientation's line, comments and all, and a state script (as a PNGJ embeds) with its settings
+    table = {"tool": "jmol", "moveto": SHOW_ORIENTATION, "perspective": False, "width": 400, "height": 300}
+    plain = {**table, "moveto": "moveto 1.0 { 0 0 1 90} 100.0 0.0 0.0 {0 0 0} 10.0"}
+    np.testing.assert_allclose(_uv(table), _uv(plain), atol=1e-12)
+    state = ("function _setPerspectiveState() {\n  set perspectiveModel 11;\n  set perspectiveDepth false;\n"
+             "  set cameraDepth 3.0;\n  moveto -1.0 {1 0 0 30} 50.0 0.0 0.0 {0 0 0} 10.0;\n"
+             "  moveto 0.0 { 0 0 1 90} 100.0 0.0 0.0 {0 0 0} 10.0 {0 0 0} 0 0 0 3.0 0.0 0.0;;\n}\n"
+             "  set zoomlarge false;\n")
+    got = resolve_tool_camera({"tool": "jmol", "state": state, "width": 400, "height": 300})
+    want = resolve_tool_camera({**plain, "zoom_large": False})
+    assert got.kind == "orthographic"    # perspectiveDepth false in the state; the last moveto is the view
+    np.testing.assert_allclose(got.project(PTS)[0], want.project(PTS)[0], atol=1e-12)
+
+
+def test_jmol_state_from_a_pngj_file():
+    import io
+    import zipfile
+
+    from viewcert.cameras.tool_jmol import jmol_state_from_pngj
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("JmolManifest.txt", "state.spt\n")
+        z.writestr("state.spt", "moveto 0.0 {0 0 1 0} 100 0 0 {0 0 0} 5;")
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 64        # a PNG's bytes, then the archive (as Jmol writes PNGJ)
+    assert jmol_state_from_pngj(png + buf.getvalue()).startswith("moveto 0.0")
+    with pytest.raises(InputError, match="not a Jmol PNGJ"):
+        jmol_state_from_pngj(png)
 
 
 # -- VESTA: SCENE = a 4×4 view matrix, the in-plane translation, the zoom scale ----------------------------------
@@ -143,6 +197,10 @@ GOOD_VIEW = [1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -50, 0, 0, 0, 40, 60, 20]
     ({"tool": "matrix", "matrix": [[1, 0, 0, 0], [2, 0, 0, 0], [0, 0, 0, 1]]}, (9, 9), "camera.matrix",
      "singular"),
     ({"tool": "jmol", "moveto": "rotate x 30"}, (9, 9), "camera.moveto", "moveto"),
+    ({"tool": "jmol", "moveto": "moveto 0 {0 0 1 0} 100 0 0 {0 0 0} 5 {0 0 0} 0 0 0 3 1.5 0"}, (9, 9),
+     "camera.moveto", "camera x/y shift"),
+    ({"tool": "jmol", "moveto": SHOW_ORIENTATION, "perspective": "maybe"}, (9, 9), "camera.perspective",
+     "true or false"),
     ("pymol", (9, 9), "camera", "table"),
 ])
 def test_bad_camera_names_the_field(table, size, field, words):

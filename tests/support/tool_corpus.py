@@ -14,10 +14,10 @@ from tests.support.foreign_render import example_camera, render
 from viewcert.cameras import resolve_tool_camera
 
 #: (label, tool, kind) of the acceptance: PyMOL orthographic and perspective, matplotlib (both), ASE's PNG
-#: writer, OVITO (both), and ASE's POV-Ray writer (both)
+#: writer, OVITO (both), ASE's POV-Ray writer (both) and Jmol (both)
 GROUPS = (("pymol-orthographic", "pymol", "orthographic"), ("pymol-perspective", "pymol", "perspective"),
           ("matplotlib", "matplotlib", None), ("ase", "ase", "orthographic"), ("ovito", "ovito", None),
-          ("ase-povray", "ase-povray", None))
+          ("ase-povray", "ase-povray", None), ("jmol", "jmol", None))
 
 
 def structures() -> list[tuple[str, np.ndarray, tuple]]:
