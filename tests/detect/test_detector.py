@@ -83,6 +83,31 @@ def test_a_sliver_behind_a_nearer_disc():
     assert [det.elements[i] for i in idx] == ["Na", "Cl"]
 
 
+#: the limit left: at these spacings the front sphere's rim gives the centre votes too few mask-rim points, and
+#: votes from the lighting's edges (tried) find it but invent discs at shadows and highlights in real renders
+#: (benchmarks/bench_detection.py, PyMOL orthographic: 99 invented instead of 49), so they only help the fits
+_FRONT_MISSED = pytest.mark.xfail(strict=True, reason="the lighting's edges help the fits, not the centre votes")
+
+
+@pytest.mark.parametrize("spacing, turn", [(1.3, 0.1), pytest.param(1.4, 0.6, marks=_FRONT_MISSED),
+                                           pytest.param(1.6, 0.1, marks=_FRONT_MISSED)])
+def test_the_nearest_sphere_ringed_by_farther_ones_of_its_colour(spacing, turn):
+    """A shaded sphere in front of four farther spheres of its own colour set around it, each overlapping it: most
+    of its rim lies over theirs, where its element's mask has no rim; there only the lighting jumps at its limb
+    (``circles.shading_edges``). All five found within 1 px (each shows ≥ 300 pixels). The first case fails when
+    the lighting's edges are left out (before them the front sphere was missed: its rim arcs in the gaps are too
+    short a support for a fit); the other two still fail (``_FRONT_MISSED``)."""
+    r = 14.0
+    ring = [(65.2 + spacing * r * np.cos(a + turn), 64.7 + spacing * r * np.sin(a + turn))
+            for a in np.arange(4) * np.pi / 2]
+    centres = [(65.2, 64.7), *ring]
+    img, visible = paint((130, 130), centres, r, [NA] * 5, depth=[0.0, 1.0, 1.1, 1.2, 1.3], shaded=True)
+    assert visible.min() >= 300
+    det = detect_atoms(img, PALETTE, ["Na"])
+    idx, dist = _paired(det, centres)
+    assert len(det) == 5 and dist.max() <= 1.0, dist
+
+
 def test_small_markers_are_blobs():
     """matplotlib's default scatter markers: discs of ~1.5 px radius, read as blobs."""
     rng = np.random.default_rng(4)

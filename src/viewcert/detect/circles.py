@@ -96,6 +96,29 @@ def rim_points(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return uv, g[ok] / norm[ok, None]
 
 
+def shading_edges(level: np.ndarray, mask: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
+    """(points (n, 2) (u, v) px, normals (n, 2)) where the lighting jumps inside a shaded element's mask: the rim of
+    a nearer sphere over a farther one of the same colour, which no colour boundary shows. A pixel pair (4-connected,
+    both in the mask) whose lighting levels differ by more than ``step`` is an edge at its midpoint; the nearer
+    sphere is on the darker side (its limb), so the inward normal points there."""
+    pts, nrm = [], []
+    k = np.where(mask, level, np.nan)
+    for axis, (du, dv) in ((1, (1.0, 0.0)), (0, (0.0, 1.0))):
+        a = k[:, :-1] if axis == 1 else k[:-1, :]
+        b = k[:, 1:] if axis == 1 else k[1:, :]
+        jump = b - a
+        hit = np.isfinite(jump) & (np.abs(jump) > step)
+        ii, jj = np.nonzero(hit)
+        sign = np.sign(jump[ii, jj])  # > 0: the second pixel brighter, the first (darker) side is the nearer sphere
+        u = jj + 0.5 + 0.5 * du
+        v = ii + 0.5 + 0.5 * dv
+        pts.append(np.stack([u, v], axis=1))
+        nrm.append(np.stack([-sign * du, -sign * dv], axis=1))
+    if not pts:
+        return np.zeros((0, 2)), np.zeros((0, 2))
+    return np.concatenate(pts), np.concatenate(nrm)
+
+
 def centre_votes(points: np.ndarray, normals: np.ndarray, shape: tuple[int, int], r_lo: float, r_hi: float) -> np.ndarray:
     """Votes (H, W) for disc centres: each rim point votes once per whole-pixel radius in [r_lo, r_hi] along its
     inward normal; summed over 3×3 pixels (step 2)."""

@@ -7,9 +7,13 @@
 2. **Radius** per element: the median radius of the well-seen discs (more than 60 % of their rim seen) of a first
    pass over every radius up to the mask's largest inscribed radius (``scipy.ndimage.distance_transform_edt``).
 3. **Discs** (``detect.circles``): rim points, centre votes over [0.75, 1.25] × the reference radius, fits, the
-   explaining-away rule and the slivers. Elements whose discs are smaller than ``SMALL_RADIUS`` px (matplotlib's
-   default scatter markers) are found as blobs instead: peaks (``skimage.feature.peak_local_max``) of the
-   coverage (the alpha of the flat fit) smoothed at the disc's scale, centre = coverage-weighted centroid.
+   explaining-away rule and the slivers. In a shaded image the fits (not the votes: a shadow's edge is one too)
+   also take the edges where the lighting level jumps inside the mask (``circles.shading_edges``: the limb of a
+   nearer sphere over a farther one of its colour), unless more than ``EDGE_SHARED`` of the mask is another
+   element's too (a tied colour's level jumps wherever the two meet). Elements whose discs are smaller than
+   ``SMALL_RADIUS`` px (matplotlib's default scatter markers) are found as blobs instead: peaks
+   (``skimage.feature.peak_local_max``) of the coverage (the alpha of the flat fit) smoothed at the disc's scale,
+   centre = coverage-weighted centroid.
 4. **Elements.** A disc found in two elements' masks (their colours tie in the pixels) goes to the element
    whose colour alone explains clearly more of its pixels; failing that, to the one whose palette radius fits (the
    image's px per palette-radius unit taken from the other discs); for two colours of one hue (two greys), to the
@@ -40,6 +44,11 @@ from viewcert.numeric import readonly
 #: discs smaller than this radius (px), in regions no larger than such a disc grown by 1 px, are found as blobs
 #: (step 3)
 SMALL_RADIUS = 3.0
+#: in a shaded image, a jump of the lighting level larger than this between neighbouring pixels of one element is
+#: the rim of a nearer sphere over a farther one (smooth shading changes less from one pixel to the next)
+SHADING_STEP = 0.2
+#: ... used for an element whose mask holds at most this share of pixels also in another element's mask
+EDGE_SHARED = 0.8
 #: a blob's coverage sums to at least this share of a disc of the element's radius
 BLOB_SHARE = 0.4
 #: a disc explains at least this many new pixels (step 3; ``DetectorSettings.min_pixels``)
@@ -185,14 +194,18 @@ def _radius_classes(seen: np.ndarray, fallback: float, perspective: bool = False
 
 
 def _discs(mask: np.ndarray, background: np.ndarray, r_est: float, r_extent: float, r_max: float,
-           min_pixels: int, perspective: bool = False) -> tuple[list[C.Circle], np.ndarray, np.ndarray, np.ndarray,
-                                                                list]:
+           min_pixels: int, perspective: bool = False, level: np.ndarray | None = None) -> tuple[
+        list[C.Circle], np.ndarray, np.ndarray, np.ndarray, list]:
     """(discs, explained, rim points, normals, radius classes) of one element's mask (module steps 2–3);
     ``r_est`` the largest inscribed radius, ``r_extent`` the largest region's bounding-box diagonal (a
     crescent's disc is larger than what it shows)."""
     from skimage.feature import peak_local_max  # lazy: skimage is the [images] extra
 
     pts, nrm = C.rim_points(mask)
+    vote_pts, vote_nrm = pts, nrm  # the votes: the mask's own rim
+    if level is not None:  # shaded: the rims of nearer spheres over farther ones of the same colour, for the fits
+        ep, en = C.shading_edges(level, mask, SHADING_STEP)  # (a shadow's edge may be one too: no votes from them)
+        pts, nrm = np.concatenate([pts, ep]), np.concatenate([nrm, en])
     if len(pts) < 6:
         return [], np.zeros(mask.shape, dtype=bool), pts, nrm, [(r_est, WIDE_RADIUS)]
 
@@ -202,7 +215,7 @@ def _discs(mask: np.ndarray, background: np.ndarray, r_est: float, r_extent: flo
 
     def candidates(lo: float, hi: float, r_ref: float, r_tol: float, min_cover: float,
                    most: float = np.inf, free_cover: float = C.FREE_RADIUS_COVER) -> list[C.Circle]:
-        acc = C.centre_votes(pts, nrm, mask.shape, lo, hi)
+        acc = C.centre_votes(vote_pts, vote_nrm, mask.shape, lo, hi)
         floor = max(6.0, PEAK_ARC * 2 * math.pi * max(lo, 1.0))
         peaks = peak_local_max(acc, min_distance=max(1, int(lo // 3)), threshold_abs=floor, exclude_border=False,
                                num_peaks=most)
@@ -233,6 +246,20 @@ def _discs(mask: np.ndarray, background: np.ndarray, r_est: float, r_extent: flo
         found += candidates(lo, hi, r_ref, r_tol, C.MIN_COVER)
     kept, explained = C.explain(found, mask, min_pixels)
     return kept, explained, pts, nrm, classes
+
+
+def _own_lighting(cm, e: int) -> bool:
+    """Whether element ``e``'s lighting level shows the rims of nearer spheres (module step 3): a shaded image, and
+    at most ``EDGE_SHARED`` of the mask also in another element's mask (a colour that ties with another one's
+    lit or shaded pixels, carbon's grey under hydrogen's white, has a level that jumps wherever the two meet)."""
+    if cm.shading != "shaded":
+        return False
+    mask = cm.masks[e]
+    others = np.zeros_like(mask)
+    for f in range(len(cm.masks)):
+        if f != e:
+            others |= cm.masks[f]
+    return int((mask & others).sum()) <= EDGE_SHARED * max(int(mask.sum()), 1)
 
 
 def _class_of(r: float, classes: list) -> tuple[float, float]:
@@ -411,7 +438,8 @@ def detect_atoms(rgb: np.ndarray, palette: Palette, elements, settings: Detector
             per_element.append(None)
             continue
         kept, explained, pts, nrm, classes = _discs(mask, cm.background, r_est, r_extent, r_max,
-                                                    settings.min_pixels, settings.perspective)
+                                                    settings.min_pixels, settings.perspective,
+                                                    cm.level[e] if _own_lighting(cm, e) else None)
         per_element.append((kept, explained, pts, nrm, classes))
         found += [_Found(c, e, (pts, nrm, *_class_of(c.r, classes))) for c in kept]
     everyone = [f.circle for f in found]
