@@ -35,7 +35,7 @@ LAYERS: dict[str, int] = {
     "cameras": 5, "parallel": 5,
     "formats": 5,  # every file format, typed, one reader each: needs only errors, limits, resolution, io
     "observe": 6,
-    "render": 7, "oracle": 7,
+    "render": 7, "oracle": 7, "detect": 7,
     "certify": 8, "tasks": 8, "interactions": 8,
     "design": 9,
     "harness": 5,
@@ -69,6 +69,8 @@ PURPOSE: dict[str, str] = {
     "observe": "`Observations`, the oracle's input contract: projection, noise, analytic occlusion",
     "render": "numba ray-caster with atom-ID and depth buffers; observations from the ID buffer",
     "oracle": "numba correspondence-free triangulation, merge, phantom set Φ_δ, noise studies",
+    "detect": "a classical detector of the atoms drawn in a published image (centre, radius, element from the "
+              "palette), matched to the atoms a resolved camera projects",
     "certify": "render ceiling R1, certificates, verification, design sweeps",
     "tasks": "which answers of a transformation question (MiSI-style) the views determine",
     "interactions": "ligand–pocket hydrogen bonds of a prepared complex and what labelled views determine",

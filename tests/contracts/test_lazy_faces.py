@@ -17,7 +17,7 @@ import pytest
 from tests.contracts.test_layers import LAYERS
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-LAZY = ["attribution", "benchmark", "cameras", "certify", "design", "formats", "harness", "interactions", "io", "learn",
+LAZY = ["attribution", "benchmark", "cameras", "certify", "design", "detect", "formats", "harness", "interactions", "io", "learn",
         "observe", "oracle", "render", "symmetry", "tasks"]
 
 

@@ -10,9 +10,23 @@ from viewcert.api.arguments import validated
 from viewcert.api.report import Line, Report
 from viewcert.errors import InputError
 from viewcert.explore import write_site
+from viewcert.explore.published import write_published_site
+from viewcert.formats.records import IMAGES_FORMAT
 from viewcert.io.confine import trusted_root
 from viewcert.io.outputs import claimed
+from viewcert.io.received import loads_json_strict, read_received_bytes
 from viewcert.parallel import default_workers
+
+
+def _published(folder: Path) -> bool:
+    """Whether ``folder`` holds an as-published certificate (``certify images:...``), by its ``format``."""
+    path = folder / "certificate.json"
+    if not path.is_file() or path.is_symlink():
+        return False
+    try:
+        return loads_json_strict(read_received_bytes(path, what="certificate")).get("format") == IMAGES_FORMAT
+    except (InputError, AttributeError, ValueError, UnicodeDecodeError):  # the site's own reader says what is wrong
+        return False
 
 
 @validated("explore")
@@ -53,5 +67,8 @@ def explore(folder: str | Path, out: str | Path | None = None, *, workers: int |
     with claimed(site, "site", identity={"folder": os.path.realpath(folder), "inputs": root, "ladder": None if
                                          ladder is None else os.path.realpath(ladder)}, force=force,
                  named=out is not None) as claim:  # locked; a folder holding an export or a certify output refused
-        index = write_site(folder, claim.folder, workers=workers or default_workers(), inputs=root, ladder=ladder)
+        if _published(Path(folder)):  # an as-published certificate (certify images:...): its one page
+            index = write_published_site(folder, claim.folder, inputs=root)
+        else:
+            index = write_site(folder, claim.folder, workers=workers or default_workers(), inputs=root, ladder=ladder)
     return Report((Line(f"wrote {index}"),), value=index)
