@@ -1,0 +1,179 @@
+"""The evidence for one camera: project every drawn atom, decide which the picture shows, match every detection to
+the nearest shown atom of its element, and count what is explained and what is missing.
+
+Occlusion (docs/conventions.md's analytic rule, with radii from the picture): an atom is hidden when its projected
+centre lies inside the drawn disc of a strictly nearer atom. Drawn radii are measured in Å per element: from the
+detected radii where the detector gives them (each detected radius over the camera's local scale at the atom it
+was matched to, the median per element), else ``DEFAULT_RADIUS_SCALE`` × the covalent radius. Two radii are used:
+``MATCH_OCCLUSION`` × the radius decides which atoms a detection may be matched to (generous: a partly hidden
+atom is still drawn), ``MISSING_OCCLUSION`` × the radius which atoms the picture must show (an atom plainly in
+view, its centre clear of every nearer disc by that much, must have a detection).
+
+Frames: world Cartesian Å; pixels in the image's frame (u right, v down); depth in Å, larger = farther.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from viewcert.elements import covalent_radii
+
+__all__ = ["DEFAULT_RADIUS_SCALE", "MATCH_OCCLUSION", "MISSING_OCCLUSION", "Evidence", "assess", "local_scale",
+           "nearest_matches", "project", "shown"]
+
+DEFAULT_RADIUS_SCALE = 0.5
+MATCH_OCCLUSION = 0.6
+MISSING_OCCLUSION = 1.0
+_DEPTH_EPS = 1e-6
+
+
+def project(matrix: np.ndarray, xyz: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(uv (n, 2) px, w (n,)) of world points through a 3×4 matrix; w is 1 for an affine matrix, the depth
+    (Å) for a canonical perspective one; points with w ≤ 0 get NaN pixels."""
+    h = xyz @ matrix[:, :3].T + matrix[:, 3]
+    w = h[:, 2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        uv = h[:, :2] / np.where(w > 0, w, np.nan)[:, None]
+    return uv, w
+
+
+def depth_of(matrix: np.ndarray, kind: str, xyz: np.ndarray) -> np.ndarray:
+    """Depth (n,) in Å, larger = farther: w for a perspective matrix; along the view direction for an affine one
+    (the direction the 2×3 block annihilates, oriented so that the image is not mirrored)."""
+    if kind == "perspective":
+        return xyz @ matrix[2, :3] + matrix[2, 3]
+    a = matrix[:2, :3]
+    # the image is (u, v) with v down: camera z toward the viewer is a₀ × (−a₁) normalised; depth = −z
+    toward = np.cross(a[0], -a[1])
+    toward /= np.linalg.norm(toward)
+    return -(xyz @ toward)
+
+
+def local_scale(matrix: np.ndarray, kind: str, xyz: np.ndarray) -> np.ndarray:
+    """px per Å (n,) at each point: the square root of the area scale of the projection's Jacobian there."""
+    if kind == "perspective":
+        uv, w = project(matrix, xyz)
+        jac = (matrix[None, :2, :3] - uv[:, :, None] * matrix[None, 2:3, :3]) / w[:, None, None]
+    else:
+        jac = np.broadcast_to(matrix[:2, :3], (len(xyz), 2, 3))
+    g = np.einsum("nij,nkj->nik", jac, jac)
+    det = g[:, 0, 0] * g[:, 1, 1] - g[:, 0, 1] * g[:, 1, 0]
+    return np.sqrt(np.sqrt(np.maximum(det, 0.0)))
+
+
+def shown(uv: np.ndarray, depth: np.ndarray, rho: np.ndarray) -> np.ndarray:
+    """Bool (n,): the atom's centre is outside the disc (radius ``rho`` px) of every strictly nearer atom."""
+    n = len(uv)
+    out = np.isfinite(uv).all(1)
+    if n < 2:
+        return out
+    finite = np.flatnonzero(out)
+    tree = cKDTree(uv[finite])
+    pairs = tree.query_pairs(float(np.max(rho[finite])) if len(finite) else 0.0, output_type="ndarray")
+    if len(pairs) == 0:
+        return out
+    a, b = finite[pairs[:, 0]], finite[pairs[:, 1]]
+    d = np.linalg.norm(uv[a] - uv[b], axis=1)
+    # b hidden by a when a is nearer and b's centre is inside a's disc; and the other way round
+    hb = (depth[a] < depth[b] - _DEPTH_EPS) & (d < rho[a])
+    ha = (depth[b] < depth[a] - _DEPTH_EPS) & (d < rho[b])
+    out[b[hb]] = False
+    out[a[ha]] = False
+    return out
+
+
+def nearest_matches(det_uv: np.ndarray, det_labels: np.ndarray, atom_uv: np.ndarray, atom_labels: np.ndarray,
+                    candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per detection, the nearest candidate atom of its element (label 0: any element) and the distance (px);
+    (−1, inf) when there is none."""
+    m = len(det_uv)
+    idx = np.full(m, -1, dtype=np.int64)
+    dist = np.full(m, np.inf)
+    cand = np.flatnonzero(candidates)
+    if len(cand) == 0 or m == 0:
+        return idx, dist
+    groups = {0: cand}
+    for z in np.unique(det_labels):
+        if z != 0:
+            groups[int(z)] = cand[atom_labels[cand] == z]
+    for z, atoms in groups.items():
+        sel = np.flatnonzero(det_labels == z)
+        if len(sel) == 0 or len(atoms) == 0:
+            continue
+        d, j = cKDTree(atom_uv[atoms]).query(det_uv[sel])
+        idx[sel] = atoms[j]
+        dist[sel] = d
+    return idx, dist
+
+
+class Evidence:
+    """The quantities ``assess`` computes for one camera, kept for the fit and the pose comparison."""
+
+    __slots__ = ("matched_atom", "residual", "n_missing", "n_plain", "n_behind", "radii_angstrom", "uv", "depth")
+
+    def __init__(self, matched_atom, residual, n_missing, n_plain, n_behind, radii_angstrom, uv, depth):
+        self.matched_atom, self.residual = matched_atom, residual
+        self.n_missing, self.n_plain, self.n_behind = n_missing, n_plain, n_behind
+        self.radii_angstrom, self.uv, self.depth = radii_angstrom, uv, depth
+
+
+def drawn_radii(matrix: np.ndarray, kind: str, xyz: np.ndarray, labels: np.ndarray, det_labels: np.ndarray,
+                det_radii: np.ndarray | None, matched_atom: np.ndarray | None) -> np.ndarray:
+    """Drawn radius (n,) in Å per atom: the median over its element's matched detections of radius / local
+    scale, else DEFAULT_RADIUS_SCALE × covalent radius."""
+    radii = DEFAULT_RADIUS_SCALE * covalent_radii(labels)
+    if det_radii is None or matched_atom is None:
+        return radii
+    ok = matched_atom >= 0
+    if not ok.any():
+        return radii
+    scale = local_scale(matrix, kind, xyz[matched_atom[ok]])
+    ratio = det_radii[ok] / np.maximum(scale, 1e-12)
+    elem = labels[matched_atom[ok]]
+    for z in np.unique(elem):
+        radii[labels == z] = float(np.median(ratio[elem == z]))
+    return radii
+
+
+def assess(matrix: np.ndarray, kind: str, xyz: np.ndarray, labels: np.ndarray, det_uv: np.ndarray,
+           det_labels: np.ndarray, det_radii: np.ndarray | None, width: int, height: int, match_px: float,
+           radii_angstrom: np.ndarray | None = None) -> Evidence:
+    """Project, decide what is shown, match and count (see the module docstring)."""
+    uv, _ = project(matrix, xyz)
+    depth = depth_of(matrix, kind, xyz)
+    scale = local_scale(matrix, kind, xyz)
+    if radii_angstrom is None:
+        radii_angstrom = DEFAULT_RADIUS_SCALE * covalent_radii(labels)
+        if det_radii is not None:
+            # a first match with the default radii, then the radii the picture shows
+            vis0 = shown(uv, depth, MATCH_OCCLUSION * radii_angstrom * scale)
+            m0, d0 = nearest_matches(det_uv, det_labels, uv, labels, vis0)
+            m0 = np.where(d0 <= match_px, m0, -1)
+            radii_angstrom = drawn_radii(matrix, kind, xyz, labels, det_labels, det_radii, m0)
+    rho = radii_angstrom * scale
+    inside = np.isfinite(uv).all(1)
+    inside[inside] = ((uv[inside] >= 0) & (uv[inside] < [width, height])).all(1)
+    visible = shown(uv, depth, MATCH_OCCLUSION * rho)
+    matched, dist = nearest_matches(det_uv, det_labels, uv, labels, visible)
+    ok = dist <= match_px
+    matched = np.where(ok, matched, -1)
+    residual = np.where(ok, dist, np.nan)
+    plain = shown(uv, depth, MISSING_OCCLUSION * rho) & inside
+    # an atom shown plainly is missing when no detection of its element (or of unknown element) lies near it
+    n_missing = 0
+    if plain.any():
+        if len(det_uv):
+            idx, d = nearest_matches(uv[plain], labels[plain], det_uv, det_labels,
+                                     np.ones(len(det_uv), dtype=bool))
+            # nearest_matches treats the first argument's labels as the query: an atom of element z may be
+            # explained by a detection labelled z; detections labelled 0 explain any atom
+            unknown = det_labels == 0
+            if unknown.any():
+                d0 = cKDTree(det_uv[unknown]).query(uv[plain])[0]
+                d = np.minimum(d, d0)
+            n_missing = int((d > match_px).sum())
+        else:
+            n_missing = int(plain.sum())
+    n_behind = int((~np.isfinite(uv).all(1)).sum())
+    return Evidence(matched, residual, n_missing, int(plain.sum()), n_behind, radii_angstrom, uv, depth)
