@@ -17,7 +17,7 @@ SUM     := $(shell cat pyproject.toml $(BASE_LOCK) $(DEV_LOCK) | cksum | cut -d'
 STAMP_RUN  := $(VENV)/.installed-run-$(SUM)
 STAMP      := $(VENV)/.installed-test-$(SUM)
 
-.PHONY: run install-run test bench lint docs layers clean harness harness-venv harness-vlmevalkit chromium lock check-latest
+.PHONY: run install-run test bench lint docs layers clean harness harness-venv harness-vlmevalkit chromium foreign-debs lock check-latest
 
 # install the lock $(1) into the venv, exactly (--no-deps: the lock is complete; `pip check` confirms it):
 # uv (a fast installer from PyPI) when it installs, else pip
@@ -44,7 +44,7 @@ ifneq ($(DEV_LOCK),)
 else
 	@echo "no dev lock for $(LOCKS) (docs/install.md): installing the extras unlocked"
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -c $(BASE_LOCK) -e ".[test,molecules,docs]"
+	$(BIN)/python -m pip install --quiet -c $(BASE_LOCK) -e ".[test,molecules,docs,foreign,images]"
 endif
 	# compile every numba kernel once into the cache now, so the tests start warm
 	$(BIN)/viewcert warmup
@@ -85,10 +85,19 @@ chromium:
 	command -v chromium >/dev/null || (apt-get install -y -q --no-install-recommends chromium \
 		|| (apt-get update -q && apt-get install -y -q --no-install-recommends chromium))
 
+# Debian's packages the foreign-renderer tests need (issue 53, docs/tool-cameras.md): OVITO's renderers need a
+# Vulkan driver (mesa-vulkan-drivers: lavapipe, on the CPU), ASE's POV-Ray writer needs povray; without them
+# those tests skip saying so
+FOREIGN_DEBS := mesa-vulkan-drivers povray povray-includes
+foreign-debs:
+	test -f /usr/share/povray-3.7/include/colors.inc && ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 \
+		|| apt-get install -y -q --no-install-recommends $(FOREIGN_DEBS) \
+		|| (apt-get update -q && apt-get install -y -q --no-install-recommends $(FOREIGN_DEBS))
+
 # the suite on every core (pytest-xdist; at most 4 workers, each holds its own imports and kernels), a test file
 # per worker at a time (--dist loadfile: a module's fixtures computed once), in tests/conftest.py's order (the
 # long files first, the determinism runs leading); docs/install.md#running-the-tests
-test: $(STAMP) lint docs chromium
+test: $(STAMP) lint docs chromium foreign-debs
 	$(BIN)/python -m pytest -q -n auto --maxprocesses=4 --dist loadfile --no-loadscope-reorder --durations=30 -m "not bench"
 	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -m nojit -p no:cacheprovider
 

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 UV=${UV:-uv}
 SUM=$(python3 locks/pyproject_sum.py)
-EXTRAS="--extra test --extra molecules --extra docs --extra learn --extra interactions --extra plip"
+EXTRAS="--extra test --extra molecules --extra docs --extra learn --extra interactions --extra plip --extra foreign --extra images"
 FIND="--find-links /opt/wheels"
 [ -d /opt/wheels ] || FIND="--extra-index-url https://download.pytorch.org/whl/cpu --index-strategy unsafe-best-match"
 # x86_64: every extra (dev.txt) and the package alone at the same versions (base.txt). aarch64: the package
@@ -18,7 +18,13 @@ x86=locks/linux-x86_64-py311
 arm=locks/linux-aarch64-py311
 mkdir -p "$x86" "$arm"
 common=(--python-version 3.11 --no-header --quiet)
-$UV pip compile pyproject.toml $EXTRAS $FIND "${common[@]}" --python-platform x86_64-manylinux_2_28 -o "$x86/dev.txt.new"
+# each lock's previous pins seed its new output file: uv prefers the versions already in the file it writes, so a
+# refresh adds what pyproject.toml newly asks for and moves nothing else (remove a lock to re-resolve it afresh)
+for f in "$x86/dev" "$x86/base" "$arm/base" "$x86/harness"; do
+  if [ -f "$f.txt" ]; then cp "$f.txt" "$f.txt.new"; fi
+done
+# dev.txt for glibc 2.35+ (these machines: Debian 12, glibc 2.36): pymol-open-source ships manylinux_2_35 wheels only
+$UV pip compile pyproject.toml $EXTRAS $FIND "${common[@]}" --python-platform x86_64-manylinux_2_35 -o "$x86/dev.txt.new"
 $UV pip compile pyproject.toml -c "$x86/dev.txt.new" $FIND "${common[@]}" --python-platform x86_64-manylinux_2_28 \
   -o "$x86/base.txt.new"
 $UV pip compile pyproject.toml -c "$x86/dev.txt.new" "${common[@]}" --python-platform aarch64-manylinux_2_28 \
@@ -33,6 +39,6 @@ for f in "$x86/dev" "$x86/base" "$arm/base" "$x86/harness"; do
   { echo "# viewcert lock ($(basename "$f"), $(basename "$(dirname "$f")")): exact versions, installed with --no-deps."
     echo "# pyproject-dependencies-sha256: $SUM"
     echo "# refresh: make lock (locks/refresh.sh)"
-    cat "$f.txt.new"; } > "$f.txt"
+    sed -e 's#\(-c locks/.*\.txt\)\.new$#\1#' "$f.txt.new"; } > "$f.txt"
   rm "$f.txt.new"
 done

@@ -63,7 +63,7 @@ def _required(extras: tuple[str, ...]) -> list[Requirement]:
 @pytest.mark.parametrize("lock", LOCKS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_requirement_is_pinned_at_a_version_it_admits(lock):
     pins = _pins(lock)
-    extras = {"dev.txt": ("test", "molecules", "docs", "learn", "interactions", "plip"),
+    extras = {"dev.txt": ("test", "molecules", "docs", "learn", "interactions", "plip", "foreign", "images"),
               "harness.txt": ("harness",)}.get(lock.name, ())
     for req in _required(extras):
         name = canonicalize_name(req.name)
