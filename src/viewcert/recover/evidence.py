@@ -4,10 +4,11 @@ the nearest shown atom of its element, and count what is explained and what is m
 Occlusion (docs/conventions.md's analytic rule, with radii from the picture): an atom is hidden when its projected
 centre lies inside the drawn disc of a strictly nearer atom. Drawn radii are measured in Å per element: from the
 detected radii where the detector gives them (each detected radius over the camera's local scale at the atom it
-was matched to, the median per element), else ``DEFAULT_RADIUS_SCALE`` × the covalent radius. Two radii are used:
-``MATCH_OCCLUSION`` × the radius decides which atoms a detection may be matched to (generous: a partly hidden
-atom is still drawn), ``MISSING_OCCLUSION`` × the radius which atoms the picture must show (an atom plainly in
-view, its centre clear of every nearer disc by that much, must have a detection).
+was matched to, the median per element), else ``DEFAULT_RADIUS_SCALE`` × the covalent radius. A detection is
+matched to the nearest projected atom of its element whatever the occlusion (a detection marks a drawn atom; an
+atom hidden right behind it projects to nearly the same point, so the residual does not depend on which of the two
+is taken); occlusion decides which atoms the picture must show: an atom plainly in view, its centre clear of every
+nearer disc of ``MISSING_OCCLUSION`` × its radius, must have a detection.
 
 Frames: world Cartesian Å; pixels in the image's frame (u right, v down); depth in Å, larger = farther.
 """
@@ -19,11 +20,10 @@ from scipy.spatial import cKDTree
 
 from viewcert.elements import covalent_radii
 
-__all__ = ["DEFAULT_RADIUS_SCALE", "MATCH_OCCLUSION", "MISSING_OCCLUSION", "Evidence", "assess", "local_scale",
+__all__ = ["DEFAULT_RADIUS_SCALE", "MISSING_OCCLUSION", "Evidence", "assess", "local_scale",
            "nearest_matches", "project", "shown"]
 
-DEFAULT_RADIUS_SCALE = 0.5
-MATCH_OCCLUSION = 0.6
+DEFAULT_RADIUS_SCALE = 0.75
 MISSING_OCCLUSION = 1.0
 _DEPTH_EPS = 1e-6
 
@@ -143,20 +143,16 @@ def assess(matrix: np.ndarray, kind: str, xyz: np.ndarray, labels: np.ndarray, d
     uv, _ = project(matrix, xyz)
     depth = depth_of(matrix, kind, xyz)
     scale = local_scale(matrix, kind, xyz)
-    if radii_angstrom is None:
-        radii_angstrom = DEFAULT_RADIUS_SCALE * covalent_radii(labels)
-        if det_radii is not None:
-            # a first match with the default radii, then the radii the picture shows
-            vis0 = shown(uv, depth, MATCH_OCCLUSION * radii_angstrom * scale)
-            m0, d0 = nearest_matches(det_uv, det_labels, uv, labels, vis0)
-            m0 = np.where(d0 <= match_px, m0, -1)
-            radii_angstrom = drawn_radii(matrix, kind, xyz, labels, det_labels, det_radii, m0)
-    rho = radii_angstrom * scale
-    inside = np.isfinite(uv).all(1)
-    inside[inside] = ((uv[inside] >= 0) & (uv[inside] < [width, height])).all(1)
-    visible = shown(uv, depth, MATCH_OCCLUSION * rho)
-    matched, dist = nearest_matches(det_uv, det_labels, uv, labels, visible)
+    finite = np.isfinite(uv).all(1)
+    matched, dist = nearest_matches(det_uv, det_labels, uv, labels, finite)
     ok = dist <= match_px
+    if det_radii is not None and radii_angstrom is None:
+        radii_angstrom = drawn_radii(matrix, kind, xyz, labels, det_labels, det_radii, np.where(ok, matched, -1))
+    elif radii_angstrom is None:
+        radii_angstrom = DEFAULT_RADIUS_SCALE * covalent_radii(labels)
+    rho = radii_angstrom * scale
+    inside = finite.copy()
+    inside[finite] = ((uv[finite] >= 0) & (uv[finite] < [width, height])).all(1)
     matched = np.where(ok, matched, -1)
     residual = np.where(ok, dist, np.nan)
     plain = shown(uv, depth, MISSING_OCCLUSION * rho) & inside

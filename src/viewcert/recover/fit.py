@@ -129,9 +129,11 @@ def initial_parameters(matrix: np.ndarray, kind: str, model: FitModel, width: in
     inverse distance s/focal (``focal`` px; none: 0, the orthographic limit); None when the matrix is not a
     camera."""
     try:
-        cam, _ = PixelProjection(matrix, width, height, kind).equivalent()
+        proj = PixelProjection(matrix, width, height, kind)
+        cam, _ = proj.equivalent()
     except CameraError:
         return None
+    matrix = proj.matrix  # canonical: w is the depth for a perspective camera
     r0 = np.array(cam.rotation)
     extra = [0.0, 0.0] if model.per_axis else []
     origin = np.zeros(3)
@@ -166,17 +168,23 @@ class FitResult:
 
 
 def _conditioning(jac: np.ndarray) -> float:
-    """Smallest singular value of the Jacobian with unit columns (0: two parameters move the drawn atoms the
-    same way, a family of cameras draws the same picture); columns that move nothing (a per-axis scale of an axis
-    the atoms do not extend along) are left out."""
-    if jac.size == 0:
+    """How well the picture fixes the camera's rotation: the smallest singular value of the rotation columns of
+    the Jacobian (unit columns) after removing what the other parameters (scale, offset, κ, principal point,
+    per-axis scales) can do. 0: a family of rotations draws the same picture; nuisance parameters the drawn atoms
+    leave loose (the principal point of a nearly orthographic camera) do not count."""
+    if jac.size == 0 or jac.shape[0] < 3:
         return 0.0
-    norms = np.linalg.norm(jac, axis=0)
-    keep = norms > 1e-9 * max(float(norms.max()), 1e-300)
-    if keep.sum() == 0:
+    rot = jac[:, :3]
+    norms = np.linalg.norm(rot, axis=0)
+    if norms.min() <= 1e-12 * max(float(norms.max()), 1e-300):
         return 0.0
-    sv = np.linalg.svd(jac[:, keep] / norms[keep], compute_uv=False)
-    return float(sv[-1])
+    rot = rot / norms
+    other = jac[:, 3:]
+    if other.size:
+        u, sv, _ = np.linalg.svd(other, full_matrices=False)
+        q = u[:, sv > 1e-9 * max(float(sv[0]), 1e-300)]
+        rot = rot - q @ (q.T @ rot)
+    return float(np.linalg.svd(rot, compute_uv=False)[-1])
 
 
 def _residuals(params, model, r0, principal, xyz, target):
@@ -198,10 +206,18 @@ def _solve(params, model, r0, principal, xyz, target):
                          f_scale=1.0, x_scale="jac", max_nfev=200, bounds=(lower, np.inf))
 
 
-def refine(matrix: np.ndarray, kind: str, model: FitModel, xyz: np.ndarray, labels: np.ndarray,
+def refine(matrix: np.ndarray, kind: str, model: FitModel, frame: Frame, world: np.ndarray, labels: np.ndarray,
            det_uv: np.ndarray, det_labels: np.ndarray, det_radii: np.ndarray | None, width: int, height: int,
            gate: float, match_px: float, focal: float | None = None) -> FitResult | None:
-    """ICP refinement of one hypothesis (module docstring); None when it loses too many matches to be fitted."""
+    """ICP refinement of one hypothesis ``matrix`` (acting on the frame's points; ``world``: the atoms, Å) (module
+    docstring); None when it loses too many matches to be fitted. The evidence is judged in the world (drawn
+    radii in Å), the parameters fitted in the frame."""
+    xyz = frame.apply(world)
+
+    def judge(p, g, radii):
+        return assess(frame.to_world(p), model.kind, world, labels, det_uv, det_labels, det_radii, width, height,
+                      float(g), radii_angstrom=radii)
+
     start = initial_parameters(matrix, kind, model, width, height, focal)
     if start is None:
         return None
@@ -214,8 +230,7 @@ def refine(matrix: np.ndarray, kind: str, model: FitModel, xyz: np.ndarray, labe
     for g in gates:
         for _ in range(_ROUNDS):
             p = matrix_of(params, model, r0, principal)
-            ev = assess(p, model.kind, xyz, labels, det_uv, det_labels, det_radii, width, height, float(g),
-                        radii_angstrom=radii)
+            ev = judge(p, g, radii)
             radii = ev.radii_angstrom
             ok = ev.matched_atom >= 0
             if ok.sum() < need:
@@ -227,15 +242,13 @@ def refine(matrix: np.ndarray, kind: str, model: FitModel, xyz: np.ndarray, labe
             params = _solve(params, model, r0, principal, xyz[ev.matched_atom[ok]], det_uv[ok]).x
         previous = None
     p = matrix_of(params, model, r0, principal)
-    ev = assess(p, model.kind, xyz, labels, det_uv, det_labels, det_radii, width, height, match_px,
-                radii_angstrom=None)
+    ev = judge(p, match_px, None)
     ok = ev.matched_atom >= 0
     cond = 0.0
     if ok.sum() * 2 >= model.n_params:
         fit = _solve(params, model, r0, principal, xyz[ev.matched_atom[ok]], det_uv[ok])
         params = fit.x
         p = matrix_of(params, model, r0, principal)
-        ev = assess(p, model.kind, xyz, labels, det_uv, det_labels, det_radii, width, height, match_px,
-                    radii_angstrom=None)
+        ev = judge(p, match_px, None)
         cond = _conditioning(fit.jac)
     return FitResult(p, model, ev, params, r0, cond)

@@ -244,7 +244,7 @@ def _refine_all(pb: _Problem, frame: Frame, hyps, kinds: list[str], hints: Recov
             if kind == "orthographic" and hyp_kind == "perspective":
                 continue
             model = FitModel(kind, per_axis=per_axis, free_principal=per_axis and kind == "perspective")
-            fit = refine(matrix, hyp_kind, model, pb.xyz, pb.labels, pb.det.uv, pb.det.labels, pb.det.radii,
+            fit = refine(matrix, hyp_kind, model, frame, pb.world, pb.labels, pb.det.uv, pb.det.labels, pb.det.radii,
                          pb.width, pb.height, gate=pb.tol, match_px=thresholds.match_px, focal=focal)
             if fit is None:
                 continue
@@ -383,10 +383,9 @@ def _admissible(best: _Candidate, candidates: list[_Candidate], xyz: np.ndarray,
     poses = [best.pose]
     pool = [c.pose for c in candidates if c is not best]
     frame = best.frame
-    xyz_f = frame.apply(xyz)
     for m in symmetry_candidates(best.pose.projection.matrix, best.pose.projection.kind, xyz, labels,
                                  settings.symmetry_tolerance):
-        fit = refine(frame.from_world(m), best.pose.projection.kind, best.fit.model, xyz_f, labels, det.uv,
+        fit = refine(frame.from_world(m), best.pose.projection.kind, best.fit.model, frame, xyz, labels, det.uv,
                      det.labels, det.radii, width, height, gate=thresholds.match_px, match_px=thresholds.match_px)
         if fit is not None:
             pose = _pose(fit, frame, width, height, tool, xyz)
