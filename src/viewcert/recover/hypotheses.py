@@ -75,15 +75,17 @@ def score_batch(matrices: np.ndarray, xyz: np.ndarray, labels: np.ndarray, grids
     groups = [(np.flatnonzero(labels == z), grid) for z, grid in grids.nearest.items()]
     for start in range(0, len(matrices), _BLOCK):
         p = matrices[start:start + _BLOCK]
-        h = np.einsum("nj,hij->hni", xyz, p[:, :, :3]) + p[:, None, :, 3]
-        w = h[..., 2]
+        h = p[:, :, :3] @ xyz.T + p[:, :, 3:]  # (block, 3, atoms)
         if perspective:
+            w = h[:, 2]
             ok = (w > 0).all(1)
             w = np.where(w > 0, w, 1.0)
+            u = np.floor(h[:, 0] / w).astype(np.int64)
+            v = np.floor(h[:, 1] / w).astype(np.int64)
         else:
             ok = np.ones(len(p), dtype=bool)
-        u = np.floor(h[..., 0] / w).astype(np.int64, copy=False)
-        v = np.floor(h[..., 1] / w).astype(np.int64, copy=False)
+            u = np.floor(h[:, 0]).astype(np.int64)
+            v = np.floor(h[:, 1]).astype(np.int64)
         inside = (u >= 0) & (u < width) & (v >= 0) & (v < height)
         uc = np.clip(u, 0, width - 1)
         vc = np.clip(v, 0, height - 1)

@@ -13,8 +13,9 @@ Both solvers return 3×4 projection matrices P onto those pixels, ``(u·w, v·w,
   with an image".
 - ``p3p``: a perspective camera of known focal f (px) and principal point through three correspondences: Grunert's
   quartic for the distances along the three rays (Haralick, Lee, Ottenberg & Nölle 1994, "Review and analysis of
-  solutions of the three point perspective pose estimation problem"), then the rotation and translation by
-  orthogonal Procrustes (Kabsch) of the camera-frame points onto the world points. Up to four solutions.
+  solutions of the three point perspective pose estimation problem"), then the rotation and translation taking
+  the world triangle's orthonormal frame to the camera-frame triangle's (the two are congruent). Up to four
+  solutions.
 """
 
 from __future__ import annotations
@@ -64,10 +65,14 @@ def weak_perspective_3pt(world: np.ndarray, image: np.ndarray) -> tuple[np.ndarr
     ok &= sigma > _EPS
     sigma = np.where(ok, sigma, 1.0)
     s = np.sqrt(sigma)
-    w1 = np.sqrt(np.clip(1 - n1 / sigma, 0.0, None))
+    w1a = np.sqrt(np.clip(1 - n1 / sigma, 0.0, None))
     w2a = np.sqrt(np.clip(1 - n2 / sigma, 0.0, None))
-    # w1 w2 = −m1·m2/σ fixes the sign of w2 relative to w1 (w1 = 0: w2 free up to the Necker sign)
-    w2 = np.where(w1 > 1e-9, -d12 / (sigma * np.maximum(w1, 1e-300)), w2a)
+    # w1 w2 = −m1·m2/σ fixes the sign of one relative to the other: take the larger magnitude as it is and
+    # derive the other's sign from the product (stable when one of them is ~0)
+    prod = -d12 / sigma
+    first = w1a >= w2a
+    w1 = np.where(first, w1a, np.sign(prod) * w1a)
+    w2 = np.where(first, np.sign(prod) * w2a, w2a)
     normal = np.cross(q[:, :, 0], q[:, :, 1])  # (h, 3)
     qt = np.transpose(q, (0, 2, 1))  # (h, 2, 3)
     out = np.zeros((h, 2, 3, 4))
@@ -103,18 +108,21 @@ def _quartic_real_roots(coef: np.ndarray) -> np.ndarray:
     return out
 
 
-def _kabsch(cam: np.ndarray, world: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """R (h, 3, 3), t (h, 3) with cam ≈ R world + t (proper R), batched over h triples (h, 3, 3)."""
-    cc = cam.mean(1, keepdims=True)
-    wc = world.mean(1, keepdims=True)
-    hmat = np.swapaxes(world - wc, 1, 2) @ (cam - cc)  # Σ (w − w̄)(c − c̄)ᵀ
-    u, _, vt = np.linalg.svd(hmat)
-    v = np.swapaxes(vt, 1, 2)
-    ut = np.swapaxes(u, 1, 2)
-    d = np.sign(np.linalg.det(v @ ut))
-    v[:, :, 2] *= np.where(d == 0, 1.0, d)[:, None]
-    r = v @ ut  # V diag(1, 1, d) Uᵀ
-    t = cc[:, 0] - (r @ wc[:, 0, :, None])[:, :, 0]
+def _frames(points: np.ndarray) -> np.ndarray:
+    """Orthonormal frames (h, 3, 3) (rows e₁, e₂, e₃) of triangles (h, 3, 3): e₁ along p₁ − p₀, e₃ normal."""
+    a = points[:, 1] - points[:, 0]
+    b = points[:, 2] - points[:, 0]
+    e1 = a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), _EPS)
+    e3 = np.cross(a, b)
+    e3 /= np.maximum(np.linalg.norm(e3, axis=1, keepdims=True), _EPS)
+    return np.stack([e1, np.cross(e3, e1), e3], axis=1)
+
+
+def _align(cam: np.ndarray, world: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """R (h, 3, 3), t (h, 3) with cam = R world + t for congruent triangles (h, 3, 3): the rotation taking the
+    world triangle's frame to the camera triangle's (exact for P3P's solutions, which keep every side)."""
+    r = np.swapaxes(_frames(cam), 1, 2) @ _frames(world)
+    t = cam[:, 0] - (r @ world[:, 0, :, None])[:, :, 0]
     return r, t
 
 
@@ -173,7 +181,7 @@ def p3p(world: np.ndarray, image: np.ndarray, focal: float, cx: float, cy: float
     good = (ok[:, None] & np.isfinite(dist).all(2) & (dist > 0).all(2)).reshape(4 * h)
     sel = np.flatnonzero(good)
     cam = (dist[..., None] * rays[:, None]).reshape(4 * h, 3, 3)[sel]  # (solutions, 3 points, 3)
-    r, t = _kabsch(cam, w[sel // 4])
+    r, t = _align(cam, w[sel // 4])
     k = np.array([[focal, 0.0, cx], [0.0, focal, cy], [0.0, 0.0, 1.0]])
     out = np.zeros((4 * h, 3, 4))
     out[:, 2, 3] = 1.0

@@ -52,10 +52,12 @@ from viewcert.recover.model import (
 )
 from viewcert.recover.poses import displacement_px, rotation_angle, symmetry_candidates
 
-__all__ = ["MATPLOTLIB_BOX_ASPECT", "SEARCH", "SearchSettings", "recover_camera"]
+__all__ = ["MATPLOTLIB_BOX_ASPECT", "SAME_ROTATION_DEG", "SEARCH", "SINGULAR_FIT", "SearchSettings", "recover_camera"]
 
 #: matplotlib's default 3D box aspect (x : y : z): its autoscaled axes draw the data's box in these proportions
 MATPLOTLIB_BOX_ASPECT = (4.0, 4.0, 3.0)
+#: two admissible cameras are one when they draw every atom within match_px and their frames differ by less (°)
+SAME_ROTATION_DEG = 1.0
 #: a family of cameras draws the same picture when the fit's unit-column Jacobian has a singular value below this
 SINGULAR_FIT = 1e-6
 
@@ -152,6 +154,7 @@ def _hypotheses(pb: _Problem, frame: Frame, hyp_kind: str, focals: list[float], 
     dets = detection_outline(det_uv, near_px)
     atoms = atom_outline(pb.xyz, near_a)
     triples = detection_triples(det_uv, dets, settings.triples[min(stage, len(settings.triples) - 1)])
+    s_lo, s_hi = _scale_range(pb.xyz, det_uv)
     mats, focs = [], []
     for tri in triples:
         cand = hypothesis_triples(tri, det_lab, pb.labels, atoms)
@@ -159,9 +162,15 @@ def _hypotheses(pb: _Problem, frame: Frame, hyp_kind: str, focals: list[float], 
             continue
         world = pb.xyz[cand]
         image = np.broadcast_to(det_uv[list(tri)], (len(cand), 3, 2))
+        weak, ok = weak_perspective_3pt(world, image)
+        scale = np.linalg.norm(weak[:, 0, :3], axis=1)
+        plausible = ok & (scale >= s_lo) & (scale <= s_hi)
+        if hyp_kind == "perspective":  # P3P only for triples whose weak-perspective scale is plausible
+            keep = plausible.reshape(-1, 2).any(1)
+            world, image = world[keep], image[keep]
         for f in ([None] if hyp_kind == "orthographic" else focals):
             if f is None:
-                m, ok = weak_perspective_3pt(world, image)
+                m, ok = weak, plausible
             else:
                 m, ok = p3p(world, image, f, 0.5 * pb.width, 0.5 * pb.height)
             m = m[ok]
@@ -182,6 +191,20 @@ def _hypotheses(pb: _Problem, frame: Frame, hyp_kind: str, focals: list[float], 
     sc = score_batch(m_all[keep], pb.xyz, pb.labels, pb.grids, persp)
     top = _distinct_top(m_all[keep], sc, pb.xyz, settings.refined, pb.tol)
     return [(m_all[keep][k], hyp_kind, None if np.isnan(f_all[keep][k]) else float(f_all[keep][k])) for k in top]
+
+
+def _scale_range(xyz: np.ndarray, det_uv: np.ndarray) -> tuple[float, float]:
+    """Plausible scales (px per frame unit) of a camera drawing these atoms as these detections: the detections
+    span at most s × the atoms' extent (0.6: room for perspective), and, where the atoms are thick in every
+    direction, at least s × their thinnest width / 3 (room for a picture cut by the image's border)."""
+    ext2 = _extent(det_uv)
+    ext3 = _extent_3d(xyz)
+    c = xyz - xyz.mean(0)
+    _, _, vt = np.linalg.svd(c, full_matrices=False)
+    thin = float(np.ptp(c @ vt[-1]))
+    lo = 0.6 * ext2 / max(ext3, 1e-12)
+    hi = 3.0 * ext2 / thin if thin > 0.1 * ext3 else math.inf
+    return lo, hi
 
 
 def _extent(uv: np.ndarray) -> float:
@@ -352,6 +375,10 @@ def recover_camera(xyz, numbers, detections: Detections, width: int, height: int
             if not best.pose.failures(thresholds):
                 break
     if best is None:
+        fewest = min(max(4, (FitModel(k).n_params + 3) // 2) for k in kinds)
+        if m < fewest:
+            return _refuse(f"only {m} atoms detected: a {' or '.join(kinds)} camera needs at least {fewest} to be "
+                           "fitted and checked", hints, thresholds, unseen)
         return _refuse("no camera hypothesis explains the detected atoms", hints, thresholds, unseen)
     failures = best.pose.failures(thresholds)
     if failures:
@@ -394,7 +421,11 @@ def _admissible(best: _Candidate, candidates: list[_Candidate], xyz: np.ndarray,
     for p in pool:
         if not _same_picture(p, best.pose, thresholds):
             continue
-        if any(displacement_px(p.projection.matrix, q.projection.matrix, xyz) < thresholds.match_px for q in poses):
+        # the same camera: every atom drawn at the same place and the same frame (a planar molecule's mirror in
+        # its own plane moves no atom, yet the camera looks from the other side)
+        if any(displacement_px(p.projection.matrix, q.projection.matrix, xyz) < thresholds.match_px
+               and rotation_angle(p.projection.matrix, q.projection.matrix, p.projection.kind, q.projection.kind,
+                                  width, height) < SAME_ROTATION_DEG for q in poses):
             continue
         poses.append(p)
     return poses
