@@ -86,11 +86,12 @@ chromium:
 		|| (apt-get update -q && apt-get install -y -q --no-install-recommends chromium))
 
 # Debian's packages the foreign-renderer tests need (issue 53, docs/tool-cameras.md): OVITO's renderers need a
-# Vulkan driver (mesa-vulkan-drivers: lavapipe, on the CPU), ASE's POV-Ray writer needs povray; without them
-# those tests skip saying so
-FOREIGN_DEBS := mesa-vulkan-drivers povray povray-includes
+# Vulkan driver (mesa-vulkan-drivers: lavapipe, on the CPU), ASE's POV-Ray writer needs povray, the Jmol tests
+# need jmol (its headless JmolData.jar on Debian's Java); without them those tests skip saying so
+FOREIGN_DEBS := mesa-vulkan-drivers povray povray-includes jmol
 foreign-debs:
 	test -f /usr/share/povray-3.7/include/colors.inc && ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 \
+		&& test -f /usr/share/jmol/JmolData.jar \
 		|| apt-get install -y -q --no-install-recommends $(FOREIGN_DEBS) \
 		|| (apt-get update -q && apt-get install -y -q --no-install-recommends $(FOREIGN_DEBS))
 

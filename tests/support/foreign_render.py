@@ -41,12 +41,18 @@ Tools (``TOOLS``) and their camera tables:
 - ``"ovito"``: ``{"tool": "ovito", "type" ("ortho" | "perspective"), "camera_pos", "camera_dir", "camera_up",
   "fov" (ortho: half the visible height, Å; perspective: the vertical angle, radians), "width", "height"}``;
   ``Viewport(...).render_image(size=(W, H))`` (shaded: OVITO's StandardRenderer, spheres).
+- ``"jmol"``: Debian's Jmol (headless ``JmolData.jar``, one process per test process fed script lines):
+  ``{"tool": "jmol", "moveto" (the line ``show orientation`` prints for the view), "perspective" (Jmol's
+  ``perspectiveDepth``), "state" (the state script of the PNGJ file written beside the image as
+  ``<name>.pngj``), "width", "height"}``; ``write image W H png`` (Jmol's default: antialiased).
+  tests/support/foreign_jmol.py.
 
 Truth. "transform": matplotlib (``proj3d.proj_transform`` with ``ax.get_proj()`` then ``ax.transData``) and ASE's
 PNG writer (the image-plane positions its ``PlottingVariables`` computes and draws each circle at; y flipped to
-the image's rows) expose where they draw each atom. "probe": PyMOL, OVITO and POV-Ray do not; the helper renders
+the image's rows) expose where they draw each atom. "probe": PyMOL, OVITO, POV-Ray and Jmol do not; the helper renders
 the same camera again with every atom shrunk to a small sphere (a disc of ~4 px radius) in its own flat colour, no
-lighting, no antialiasing, and takes each colour's pixel centroid; an atom whose probe disc touches another
+lighting, no antialiasing (Jmol: its written images are antialiased, so a disc's blended rim is not counted), and
+takes each colour's pixel centroid; an atom whose probe disc touches another
 atom's or the image border is re-rendered in a later pass with only atoms whose discs were apart, until each is
 measured alone; one whose probe disc is cut by the border, or is off the image, is NaN. A probe disc's centroid is
 the projected centre to ~0.05 px (quantisation), and under perspective the sphere's ellipse is off-centre by
@@ -65,9 +71,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-TOOLS = ("pymol", "matplotlib", "ase", "ase-povray", "ovito")
+TOOLS = ("pymol", "matplotlib", "ase", "ase-povray", "ovito", "jmol")
 MODES = ("shaded", "flat")
 PROBE_RADIUS_PX = 4.0
+#: tools whose flat images are antialiased (Jmol writes images so by default): rims blend with the background
+ANTIALIASED = ("jmol",)
 _BACKGROUND = (0, 0, 0)
 
 
@@ -109,6 +117,9 @@ def available(tool: str) -> str | None:
             import matplotlib  # noqa: F401
     except ImportError as exc:
         return f"{tool} is not installed ({exc.name}): pip install -e '.[foreign]' (make test installs it)"
+    if tool == "jmol":
+        from tests.support import foreign_jmol
+        return foreign_jmol.unavailable()
     if tool == "ase-povray":
         if shutil.which("povray") is None:
             return "POV-Ray is not installed: Debian's povray (make foreign-debs)"
@@ -149,13 +160,42 @@ def _read_rgb(path: Path) -> np.ndarray:
         return np.asarray(im.convert("RGB")).astype(np.int16)
 
 
-def _colour_stats(rgb: np.ndarray, colours: np.ndarray, tol: int = 1):
-    """Per colour: centroid (px, +0.5 centres), pixel count, touches the border, touches another atom's colour."""
+def _label_colours(rgb: np.ndarray, colours: np.ndarray, tol: int) -> np.ndarray:
+    """Each pixel's atom: the index of the colour every channel of which is within ``tol``, else -1 (the last
+    such colour where several are). Per channel a 256-entry table maps a value to its distinct palette level;
+    the three levels index a table of atoms: one pass over the image, not one per colour."""
+    cols = np.asarray(colours, dtype=np.int64).reshape(-1, 3)
+    pix = np.clip(np.asarray(rgb, dtype=np.int64), -1, 256)
+    levels = [np.unique(cols[:, k]) for k in range(3)]
+    if any(len(v) > 1 and np.diff(v).min() <= 2 * tol for v in levels):  # levels whose windows overlap
+        label = np.full(rgb.shape[:2], -1, dtype=np.int32)
+        for i, c in enumerate(cols):
+            label[np.all(np.abs(pix - c) <= tol, axis=2)] = i
+        return label
+    codes = []
+    for k, v in enumerate(levels):
+        lut = np.full(258, -1, dtype=np.int64)  # values -1..256 (clipped) at offset 1
+        for j, x in enumerate(v):
+            lut[max(x - tol, -1) + 1:min(x + tol, 256) + 2] = j
+        codes.append(lut[pix[..., k] + 1])
+    table = np.full(len(levels[0]) * len(levels[1]) * len(levels[2]), -1, dtype=np.int32)
+    at = [np.searchsorted(levels[k], cols[:, k]) for k in range(3)]
+    table[(at[0] * len(levels[1]) + at[1]) * len(levels[2]) + at[2]] = np.arange(len(cols), dtype=np.int32)
+    ok = (codes[0] >= 0) & (codes[1] >= 0) & (codes[2] >= 0)
+    label = np.full(rgb.shape[:2], -1, dtype=np.int32)
+    label[ok] = table[(codes[0][ok] * len(levels[1]) + codes[1][ok]) * len(levels[2]) + codes[2][ok]]
+    return label
+
+
+def _colour_stats(rgb: np.ndarray, colours: np.ndarray, tol: int = 1, rims: bool = False):
+    """Per colour: centroid (px, +0.5 centres), pixel count, touches the border, touches another atom's colour.
+
+    rims: the image is antialiased (Jmol's written images): a disc's rim pixels are its colour blended with the
+    black background, α·colour, and are the disc's own edge, not another atom (a rim blended with a second
+    colour is not of that form and still counts as another atom)."""
     h, w = rgb.shape[:2]
     n = len(colours)
-    label = np.full((h, w), -1, dtype=np.int32)
-    for i, c in enumerate(colours.astype(np.int16)):
-        label[np.all(np.abs(rgb - c) <= tol, axis=2)] = i
+    label = _label_colours(rgb, colours, tol)
     centres = np.full((n, 2), np.nan)
     counts = np.bincount(label[label >= 0], minlength=n)[:n]
     border = np.zeros(n, bool)
@@ -167,6 +207,12 @@ def _colour_stats(rgb: np.ndarray, colours: np.ndarray, tol: int = 1):
         b = label[max(0, dy):h - max(0, -dy), max(0, dx):w - max(0, -dx)]
         ob = occupied[max(0, dy):h - max(0, -dy), max(0, dx):w - max(0, -dx)]
         bad = (a >= 0) & ob & (b != a)
+        if rims and bad.any():
+            q = rgb[max(0, dy):h - max(0, -dy), max(0, dx):w - max(0, -dx)][bad].astype(float)
+            c = colours.astype(float)[a[bad]]
+            alpha = np.einsum("ij,ij->i", q, c) / np.einsum("ij,ij->i", c, c)
+            own_rim = (b[bad] < 0) & (alpha > 0) & (alpha <= 1.02) & (np.abs(q - alpha[:, None] * c).max(1) <= 3)
+            bad[bad] = ~own_rim
         other[np.unique(a[bad])] = True
     edge = np.concatenate([label[0], label[-1], label[:, 0], label[:, -1]])
     border[np.unique(edge[edge >= 0])] = True
@@ -253,42 +299,62 @@ def example_camera(tool: str, positions, *, seed: int = 0, size=(320, 240), kind
         dist = rad / math.tan(fov / 2) * float(rng.uniform(1.1, 1.4)) / min(1.0, w / h) + rad
         return {"tool": "ovito", "type": "perspective", "camera_pos": (centre - d * dist).tolist(),
                 "camera_dir": d.tolist(), "camera_up": up.tolist(), "fov": fov, "width": w, "height": h}
+    if tool == "jmol":
+        from tests.support import foreign_jmol
+        return foreign_jmol.example_camera(pos, radii, rng, (w, h), kind)
     raise ValueError(f"unknown tool {tool!r}")
 
 
 # -- the tools -----------------------------------------------------------------------------------------------
+_PYMOL = {}
+
+
+def _pymol_session():
+    """This process's one PyMOL instance (started once: a fresh instance per probe pass cost ~0.1 s and its
+    per-atom ``cmd.color`` selections ~0.1 s more); each draw starts from ``cmd.reinitialize()``, which restores
+    every setting, colour and object, so a draw sees the state of a fresh instance."""
+    if "p" not in _PYMOL:
+        import atexit
+
+        from pymol2 import PyMOL
+        p = PyMOL()
+        p.start()
+        atexit.register(p.stop)
+        _PYMOL["p"] = p
+    return _PYMOL["p"]
+
+
 def _draw_pymol(pos, elements, radii, colours, camera, path, flat, subset):
-    from pymol2 import PyMOL
-    p = PyMOL()
-    p.start()
-    try:
-        cmd = p.cmd
-        lines = [str(len(pos)), "viewcert"] + [f"{e} {x:.6f} {y:.6f} {z:.6f}" for e, (x, y, z) in zip(elements, pos, strict=False)]
-        cmd.load_raw("\n".join(lines) + "\n", "xyz", "mol")
-        cmd.alter("mol", "vdw = radii[index - 1]", space={"radii": [float(r) for r in radii]})
-        cmd.hide("everything")
-        show = "mol" if subset is None else "mol and index " + "+".join(str(i + 1) for i in subset)
-        cmd.show("spheres", show)
-        if colours is None:
-            cmd.color("atomic", "mol and not elem C")
-            cmd.color("grey70", "mol and elem C")
-            cmd.bg_color("white")
-        else:
-            for i, c in enumerate(colours):
-                cmd.set_color(f"vc{i}", [float(x) / 255 for x in c])
-                cmd.color(f"vc{i}", f"mol and index {i + 1}")
-            cmd.bg_color("black")
-            for k, v in dict(ambient=1.0, direct=0.0, reflect=0.0, specular=0.0, ray_shadow=0, antialias=0,
-                             depth_cue=0, ray_trace_fog=0, light_count=1, ray_trace_mode=0).items():
-                cmd.set(k, v)
-        cmd.set("ray_opaque_background", 1)
-        view = [float(x) for x in camera["view"]]
-        cmd.set("orthoscopic", 1 if view[17] > 0 else 0)
-        cmd.set("field_of_view", abs(view[17]))
-        cmd.set_view(view)
-        cmd.png(str(path), width=int(camera["width"]), height=int(camera["height"]), ray=1)
-    finally:
-        p.stop()
+    cmd = _pymol_session().cmd
+    cmd.reinitialize()
+    lines = [str(len(pos)), "viewcert"] + [f"{e} {x:.6f} {y:.6f} {z:.6f}"
+                                           for e, (x, y, z) in zip(elements, pos, strict=False)]
+    cmd.load_raw("\n".join(lines) + "\n", "xyz", "mol")
+    cmd.alter("mol", "vdw = radii[index - 1]", space={"radii": [float(r) for r in radii]})
+    cmd.hide("everything")
+    show = "mol" if subset is None else "mol and index " + "+".join(str(i + 1) for i in subset)
+    cmd.show("spheres", show)
+    if colours is None:
+        cmd.color("atomic", "mol and not elem C")
+        cmd.color("grey70", "mol and elem C")
+        cmd.bg_color("white")
+    else:
+        # one named colour per atom, assigned by colour index in one pass (as cmd.color per atom would)
+        for i, c in enumerate(colours):
+            cmd.set_color(f"vc{i}", [float(x) / 255 for x in c])
+        index = [cmd.get_color_index(f"vc{i}") for i in range(len(colours))]
+        cmd.alter("mol", "color = index_of[index - 1]", space={"index_of": index})
+        cmd.recolor()
+        cmd.bg_color("black")
+        for k, v in dict(ambient=1.0, direct=0.0, reflect=0.0, specular=0.0, ray_shadow=0, antialias=0,
+                         depth_cue=0, ray_trace_fog=0, light_count=1, ray_trace_mode=0).items():
+            cmd.set(k, v)
+    cmd.set("ray_opaque_background", 1)
+    view = [float(x) for x in camera["view"]]
+    cmd.set("orthoscopic", 1 if view[17] > 0 else 0)
+    cmd.set("field_of_view", abs(view[17]))
+    cmd.set_view(view)
+    cmd.png(str(path), width=int(camera["width"]), height=int(camera["height"]), ray=1)
 
 
 def _mpl_axes(camera):
@@ -443,20 +509,34 @@ def _draw_povray(pos, elements, radii, colours, camera, path, flat, subset):
         out.replace(path)
 
 
+def _draw_jmol(pos, elements, radii, colours, camera, path, flat, subset):
+    from tests.support import foreign_jmol
+    foreign_jmol.draw(pos, elements, radii, colours, camera, path, flat, subset)
+
+
 _DRAW = {"pymol": _draw_pymol, "matplotlib": _draw_matplotlib, "ase": _draw_ase, "ase-povray": _draw_povray,
-         "ovito": _draw_ovito}
+         "ovito": _draw_ovito, "jmol": _draw_jmol}
+
+
+def tool_palette(tool: str, n: int) -> np.ndarray:
+    """The flat colours ``tool`` draws exactly: ``flat_palette`` (Jmol: snapped to its 6-bit channels)."""
+    colours = flat_palette(n)
+    if tool == "jmol":
+        from tests.support import foreign_jmol
+        colours = foreign_jmol.palette(colours)
+    return colours
 
 
 # -- the truth -----------------------------------------------------------------------------------------------
 def _probe_centres(tool, pos, elements, radii, camera, workdir: Path) -> np.ndarray:
     n = len(pos)
-    colours = flat_palette(n)
+    colours = tool_palette(tool, n)
     draw = _DRAW[tool]
     probe_path = workdir / "probe.png"
 
     def shot(r, subset):
         draw(pos, elements, r, colours, camera, probe_path, True, subset)
-        return _colour_stats(_read_rgb(probe_path), colours)
+        return _colour_stats(_read_rgb(probe_path), colours, rims=tool in ANTIALIASED)
 
     # size the probe discs to ~PROBE_RADIUS_PX from a first pass
     r = np.full(n, 0.25 * float(np.median(radii)))
@@ -529,7 +609,7 @@ def render(tool: str, positions, elements, out, *, camera: dict | None = None, s
     work = out / f".{stem}-work"
     work.mkdir(exist_ok=True)
     image = out / f"{stem}.png"
-    colours = flat_palette(len(pos))
+    colours = tool_palette(tool, len(pos))
     draw = _DRAW[tool]
     draw(pos, elements, radii, colours if mode == "flat" else None, camera, image, mode == "flat", None)
     if mode == "flat":
@@ -537,7 +617,7 @@ def render(tool: str, positions, elements, out, *, camera: dict | None = None, s
     else:
         twin = work / "flat-twin.png"
         draw(pos, elements, radii, colours, camera, twin, True, None)
-    _, visible, _, _ = _colour_stats(_read_rgb(twin), colours)
+    _, visible, _, _ = _colour_stats(_read_rgb(twin), colours, rims=tool in ANTIALIASED)
     if tool == "matplotlib":
         centres, truth = _matplotlib_transform(pos, camera), "transform"
     elif tool == "ase":
@@ -546,6 +626,9 @@ def render(tool: str, positions, elements, out, *, camera: dict | None = None, s
         centres, truth = _probe_centres(tool, pos, elements, radii, camera, work), "probe"
     if tool == "ase-povray":
         _, camera = povray_scene(pos, elements, radii, None, camera, False)
+    if tool == "jmol":  # the camera as Jmol states it: show orientation, and the state a PNGJ file embeds
+        from tests.support import foreign_jmol
+        camera = foreign_jmol.stated_camera(pos, elements, radii, camera, work, pngj=out / f"{stem}.pngj")
     shutil.rmtree(work, ignore_errors=True)
     return ForeignRender(tool=tool, mode=mode, image=image, camera=camera, positions=pos, elements=elements,
                          radii=radii, centres=centres, visible=np.asarray(visible, dtype=int), colours=colours,

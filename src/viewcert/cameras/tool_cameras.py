@@ -4,10 +4,10 @@
 ``images.toml`` entry (docs/tool-cameras.md: the fields of each tool, with a worked example) and returns the 3×4
 projection P onto that image's pixels (x right, y down, origin at the top-left corner, pixel centres at +0.5).
 The tools: ``pymol``, ``chimerax``, ``matplotlib`` (``tool_matplotlib``), ``ase`` (its PNG/EPS writer),
-``ase-povray`` (its POV-Ray writer), ``ovito``, ``jmol``, ``vesta`` and ``matrix`` (P given). Every model here
-was fitted to the real tool's pixels where the tool installs (PyMOL, OVITO, ASE, POV-Ray, matplotlib:
-tests/cameras/test_tool_cameras_real.py, benchmarks/bench_tool_cameras.py) and to the documentation elsewhere
-(ChimeraX, Jmol, VESTA). A bad field is an ``InputError`` naming ``camera.<field>``; a camera with no
+``ase-povray`` (its POV-Ray writer), ``ovito``, ``jmol`` (``tool_jmol``), ``vesta`` and ``matrix`` (P given).
+Every model here was fitted to the real tool's pixels where the tool installs (PyMOL, OVITO, ASE, POV-Ray,
+matplotlib, Jmol: tests/cameras/test_tool_cameras_real.py, benchmarks/bench_tool_cameras.py) and to the
+documentation elsewhere (ChimeraX, VESTA). A bad field is an ``InputError`` naming ``camera.<field>``; a camera with no
 projection (a zero scale, a singular matrix) a ``CameraError``.
 """
 
@@ -22,6 +22,8 @@ import numpy as np
 from viewcert.cameras.pixel_projection import PixelProjection
 from viewcert.cameras.pose import ase_rotation_matrix
 from viewcert.cameras.tool_fields import TableReader
+from viewcert.cameras.tool_jmol import jmol_projection
+from viewcert.cameras.tool_matplotlib import matplotlib_projection
 from viewcert.errors import CameraError, InputError, did_you_mean
 
 __all__ = ["TOOLS", "resolve_tool_camera"]
@@ -185,83 +187,26 @@ def _ase_povray(t: TableReader, size, name) -> PixelProjection:
     return _pinhole(w, h, r, centre, sx * d, sy * d, w / 2, h / 2, "ase-povray", name)
 
 
-# -- Jmol ----------------------------------------------------------------------------------------------------
-_MOVETO = re.compile(
-    r"moveto\s+(?P<time>[-+.\deE]+)\s*\{\s*(?P<axis>[^}]*)\}\s*(?P<zoom>[-+.\deE]+)\s+(?P<xt>[-+.\deE]+)\s+"
-    r"(?P<yt>[-+.\deE]+)\s*(?:\{\s*(?P<centre>[^}]*)\}\s*(?P<radius>[-+.\deE]+))?"
-    r"(?:\s*\{[^}]*\}\s*[-+.\deE]+\s*[-+.\deE]+\s*[-+.\deE]+(?:\s+(?P<depth>[-+.\deE]+))?)?",
-    re.IGNORECASE)
-
-
-def _axis_angle(axis: np.ndarray, degrees: float) -> np.ndarray:
-    n = np.linalg.norm(axis)
-    if n == 0:
-        return np.eye(3)
-    k = axis / n
-    a = math.radians(degrees)
-    kx = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
-    return np.eye(3) + math.sin(a) * kx + (1 - math.cos(a)) * kx @ kx
-
-
-def _jmol(t: TableReader, size, name) -> PixelProjection:
-    """``show orientation``'s ``moveto`` line: ``moveto t {ax ay az θ} zoom xTrans yTrans {cx cy cz}
-    rotationRadius {nav} navDepth ...``. The view rotates the model by θ about the axis (the model→camera
-    rotation), centres ``{cx cy cz}``, scales by ``zoom``/100 × (screen px / 2) / ``rotationRadius`` with the
-    screen px the smaller window side (Jmol's ``zoomLarge false``; ``zoom_large = true`` for the larger side),
-    and shifts by xTrans/yTrans percent of the window. ``perspective = false`` (``set perspectiveDepth
-    false``) is orthographic; otherwise the camera sits ``camera_depth`` (Jmol's ``cameraDepth``, default 3)
-    screen widths … as Jmol's documentation gives: the camera at cameraDepth × screen px in front of the
-    centre's plane, which keeps the centre's plane at the orthographic scale."""
-    text = t.text("moveto")
-    m = _MOVETO.search(text)
-    if m is None or m.group("centre") is None:
-        raise t.error("moveto", "is not a Jmol 'moveto t {x y z deg} zoom xTrans yTrans {cx cy cz} radius ...' line")
-    try:
-        axis = np.array([float(x) for x in m.group("axis").split()])
-        centre = np.array([float(x) for x in m.group("centre").split()])
-        zoom, xt, yt, radius = (float(m.group(k)) for k in ("zoom", "xt", "yt", "radius"))
-    except ValueError:
-        raise t.error("moveto", "has a non-number") from None
-    if axis.size != 4 or centre.size != 3 or not (np.isfinite(axis).all() and np.isfinite(centre).all()):
-        raise t.error("moveto", "needs {x y z degrees} and {cx cy cz}")
-    if not (zoom > 0 and radius > 0 and math.isfinite(xt) and math.isfinite(yt)):
-        raise t.error("moveto", f"zoom and rotationRadius must be > 0, got {zoom} and {radius}")
-    r = _axis_angle(axis[:3], axis[3])
-    w, h = size
-    screen = max(w, h) if t.has("zoom_large") and bool(t.table["zoom_large"]) else min(w, h)
-    s = zoom / 100 * (screen / 2) / radius
-    cx, cy = w / 2 + xt / 100 * w, h / 2 - yt / 100 * h
-    perspective = bool(t.table.get("perspective", True))
-    if not perspective:
-        rows = np.array([np.r_[s * r[0], cx - s * (r[0] @ centre)], np.r_[-s * r[1], cy + s * (r[1] @ centre)]])
-        return _ortho(w, h, rows, "jmol", name)
-    depth = t.number("camera_depth", float(m.group("depth")) if m.group("depth") else 3.0, positive=True)
-    dist_px = depth * screen
-    dist = dist_px / s  # Å: the centre's plane keeps scale s
-    cam = centre + r.T @ np.array([0.0, 0.0, dist])
-    f = dist_px
-    return _pinhole(w, h, r, cam, f, f, cx, cy, "jmol", name)
-
-
 # -- VESTA ---------------------------------------------------------------------------------------------------
 def _vesta(t: TableReader, size, name) -> PixelProjection:
     """The ``SCENE`` block of a .vesta file: a 4×4 matrix whose upper 3×3 is the model→view rotation (rows),
-    then the in-plane translation (Å), then the zoom ``scale``. VESTA's pixels per Å at scale 1 depend on its
+    then the in-plane translation (two numbers, Å), a number VESTA writes as 0 (not used here), then the zoom
+    ``scale`` (20 numbers). VESTA's pixels per Å at scale 1 depend on its
     window and are not in the file: the table gives ``px_per_angstrom`` (at scale 1), and ``perspective`` with
     ``view_angle`` (degrees, vertical) for VESTA's perspective mode (``parallel`` otherwise). ``centre``: the
     model point VESTA rotates about (the cell's centre; default the origin)."""
     block = t.raw("scene")
     if isinstance(block, str):
         nums = [x for x in re.split(r"[\s,]+", re.sub(r"^\s*SCENE", "", block.strip())) if x]
-        t = TableReader({**t.table, "scene": nums[:19]}, t.where)
-        if len(nums) < 19:
-            raise t.error("scene", f"needs 16 matrix numbers, a 2-number translation and a scale, got {len(nums)}")
-    vals = t.numbers("scene", 19)
+        t = TableReader({**t.table, "scene": nums[:20]}, t.where)
+        if len(nums) < 20:
+            raise t.error("scene", f"needs 20 numbers (a 4×4 matrix, a translation, 0, a scale), got {len(nums)}")
+    vals = t.numbers("scene", 20)
     mat = vals[:16].reshape(4, 4)
     r = t.rotation("scene", mat[:3, :3])
-    trans, scale = vals[16:18], vals[18]
+    trans, scale = vals[16:18], vals[19]
     if scale <= 0:
-        raise t.error("scene", f"scale (number 19) must be > 0, got {scale}")
+        raise t.error("scene", f"scale (number 20) must be > 0, got {scale}")
     centre = t.numbers("centre", 3, default=(0.0, 0.0, 0.0))
     w, h = size
     s = t.number("px_per_angstrom", positive=True) * scale
@@ -291,13 +236,8 @@ def _matrix(t: TableReader, size, name) -> PixelProjection:
         raise InputError(str(exc), source=t.where, field="camera.matrix") from None
 
 
-def _matplotlib(t: TableReader, size, name) -> PixelProjection:
-    from viewcert.cameras.tool_matplotlib import matplotlib_projection
-    return matplotlib_projection(t, size, name)
-
-
-_RESOLVERS = {"pymol": _pymol, "chimerax": _chimerax, "matplotlib": _matplotlib, "ase": _ase,
-              "ase-povray": _ase_povray, "ovito": _ovito, "jmol": _jmol, "vesta": _vesta, "matrix": _matrix}
+_RESOLVERS = {"pymol": _pymol, "chimerax": _chimerax, "matplotlib": matplotlib_projection, "ase": _ase,
+              "ase-povray": _ase_povray, "ovito": _ovito, "jmol": jmol_projection, "vesta": _vesta, "matrix": _matrix}
 
 
 def resolve_tool_camera(table: Mapping, *, where: str | None = None, image_size=None,

@@ -172,11 +172,60 @@ def _angles(uvw: np.ndarray) -> tuple[float, float, float]:
     return elev, azim, roll
 
 
+def _perspective_terms(p: np.ndarray, k: float, centre, fig_h: float):
+    """(view axes, per-axis scales, box centre Å, axes x0, y0 px, focal length) of a perspective P."""
+    q, cx, cy = _perspective_scales(p)
+    n3 = -p[2, :3]
+    n1 = (p[0, :3] - cx * p[2, :3]) / k      # = λ f u∘s
+    n2 = -(p[1, :3] - cy * p[2, :3]) / k     # = λ f v∘s
+    focal = math.sqrt(float((q * n1 * n1).sum() / (q * n3 * n3).sum()))
+    uvw = np.array([n1 / focal, n2 / focal, n3]) * np.sqrt(q)
+    uvw /= np.linalg.norm(uvw, axis=1)[:, None]
+    s_dir = 1.0 / np.sqrt(q)   # s_i up to one common factor
+    pinhole = -np.linalg.solve(p[:, :3], p[:, 3])
+    # the optical axis in world coordinates: s∘a ∥ w, a = w / s; the box centre lies on it, at the foot of
+    # ``centre`` (default 10 Å in front of the pinhole)
+    axis = uvw[2] * np.sqrt(q)
+    axis /= np.linalg.norm(axis)
+    along = 10.0 if centre is None else float((pinhole - np.asarray(centre, dtype=np.float64)) @ axis)
+    c_world = pinhole - along * axis
+    # B(pinhole) = eye = R + 10 f w and B(centre) = R: λ s∘(pinhole − centre) = 10 f w
+    d = s_dir * (pinhole - c_world)
+    lam = float((10 * focal * uvw[2]) @ d) / float(d @ d)
+    if lam <= 0:
+        raise CameraError("the centre must lie in front of the camera")
+    s = lam * s_dir
+    # principal point: display x = x0 − k VIEW_LO must be cx; row cy = fig_h − (y0 − k VIEW_LO)
+    x0 = cx + k * VIEW_LO
+    y0 = fig_h - cy + k * VIEW_LO
+    return uvw, s, c_world, x0, y0, focal
+
+
+def _orthographic_terms(projection: PixelProjection, k: float, centre, fig_h: float):
+    """(view axes, per-axis scales, box centre Å, axes x0, y0 px) of an orthographic P."""
+    p = projection.matrix
+    cam, _ = projection.equivalent()
+    m2 = np.array([p[0, :3] / k, -p[1, :3] / k])    # = uv · diag(s) / 10
+    q = _column_scales(m2, np.eye(2) / DIST ** 2)
+    if np.any(q <= 0):
+        raise CameraError("matplotlib cannot draw this orthographic projection: no positive per-axis "
+                          "scaling of an mplot3d view gives it (skewed pixels)")
+    uv = m2 * np.sqrt(q) * DIST
+    uvw = np.array([uv[0], uv[1], np.cross(uv[0], uv[1])])
+    s = 1.0 / np.sqrt(q)
+    c_world = np.asarray(centre, float) if centre is not None else cam.center
+    # the box centre's pixel is the 2D view's origin: display (x0 − k VIEW_LO, y0 − k VIEW_LO)
+    uc, vc = p[0, :3] @ c_world + p[0, 3], p[1, :3] @ c_world + p[1, 3]
+    x0 = uc + k * VIEW_LO
+    y0 = fig_h - vc + k * VIEW_LO
+    return uvw, s, c_world, x0, y0
+
+
 def matplotlib_terms(projection: PixelProjection, *, centre=None, dpi: float = 100.0,
                      box_aspect=(4.0, 4.0, 3.0)) -> dict:
     """P → a ``matplotlib`` camera table that draws it: the axes filling the largest centred square, the box
-    aspect given, limits whose box centre lies at ``centre`` (Å; default: the point P draws at the image centre
-    nearest the world origin, or for perspective 10 Å in front of the pinhole). Raises ``CameraError`` when no
+    aspect given, limits whose box centre lies at ``centre`` (Å; orthographic default: the equivalent camera's centre;
+    perspective: the foot of ``centre`` on the optical axis, default 10 Å in front of the pinhole). Raises ``CameraError`` when no
     mplot3d view draws P (skew, or a per-axis scaling that is not positive)."""
     w, h = projection.width, projection.height
     fig_w, fig_h = float(w), float(h)
@@ -186,45 +235,9 @@ def matplotlib_terms(projection: PixelProjection, *, centre=None, dpi: float = 1
     k = side / (VIEW_HI - VIEW_LO)
     persp = projection.kind == "perspective"
     if persp:
-        q, cx, cy = _perspective_scales(p)
-        n3 = -p[2, :3]
-        n1 = (p[0, :3] - cx * p[2, :3]) / k      # = λ f u∘s
-        n2 = -(p[1, :3] - cy * p[2, :3]) / k     # = λ f v∘s
-        focal = math.sqrt(float((q * n1 * n1).sum() / (q * n3 * n3).sum()))
-        uvw = np.array([n1 / focal, n2 / focal, n3]) * np.sqrt(q)
-        uvw /= np.linalg.norm(uvw, axis=1)[:, None]
-        s_dir = 1.0 / np.sqrt(q)   # s_i up to one common factor
-        pinhole = -np.linalg.solve(p[:, :3], p[:, 3])
-        # the optical axis in world coordinates: s∘a ∥ w, a = w / s; the box centre lies on it, at the foot of
-        # ``centre`` (default 10 Å in front of the pinhole)
-        axis = uvw[2] * np.sqrt(q)
-        axis /= np.linalg.norm(axis)
-        along = 10.0 if centre is None else float((pinhole - np.asarray(centre, dtype=np.float64)) @ axis)
-        c_world = pinhole - along * axis
-        # B(pinhole) = eye = R + 10 f w and B(centre) = R: λ s∘(pinhole − centre) = 10 f w
-        d = s_dir * (pinhole - c_world)
-        lam = float((10 * focal * uvw[2]) @ d) / float(d @ d)
-        if lam <= 0:
-            raise CameraError("the centre must lie in front of the camera")
-        s = lam * s_dir
-        # principal point: display x = x0 − k VIEW_LO must be cx; row cy = fig_h − (y0 − k VIEW_LO)
-        x0 = cx + k * VIEW_LO
-        y0 = fig_h - cy + k * VIEW_LO
+        uvw, s, c_world, x0, y0, focal = _perspective_terms(p, k, centre, fig_h)
     else:
-        cam, _ = projection.equivalent()
-        m2 = np.array([p[0, :3] / k, -p[1, :3] / k])    # = uv · diag(s) / 10
-        q = _column_scales(m2, np.eye(2) / DIST ** 2)
-        if np.any(q <= 0):
-            raise CameraError("matplotlib cannot draw this orthographic projection: no positive per-axis "
-                              "scaling of an mplot3d view gives it (skewed pixels)")
-        uv = m2 * np.sqrt(q) * DIST
-        uvw = np.array([uv[0], uv[1], np.cross(uv[0], uv[1])])
-        s = 1.0 / np.sqrt(q)
-        c_world = np.asarray(centre, float) if centre is not None else cam.center
-        # the box centre's pixel is the 2D view's origin: display (x0 − k VIEW_LO, y0 − k VIEW_LO)
-        uc, vc = p[0, :3] @ c_world + p[0, 3], p[1, :3] @ c_world + p[1, 3]
-        x0 = uc + k * VIEW_LO
-        y0 = fig_h - vc + k * VIEW_LO
+        uvw, s, c_world, x0, y0 = _orthographic_terms(projection, k, centre, fig_h)
         focal = None
     elev, azim, roll = _angles(uvw)
     # box coordinate B_i = s_i (X_i − lo_i) with s_i = box_i / (hi_i − lo_i); the centre maps to box / 2

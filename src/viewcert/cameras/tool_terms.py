@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from viewcert.cameras.pixel_projection import PixelProjection
+from viewcert.cameras.tool_matplotlib import matplotlib_terms
 from viewcert.errors import CameraError
 
 __all__ = ["WRITERS", "to_tool_terms"]
@@ -129,12 +130,7 @@ def matrix_terms(projection: PixelProjection, **_ignored) -> dict:
             "width": projection.width, "height": projection.height}
 
 
-def _matplotlib(projection, **options):
-    from viewcert.cameras.tool_matplotlib import matplotlib_terms
-    return matplotlib_terms(projection, **options)
-
-
-WRITERS = {"pymol": pymol_terms, "chimerax": chimerax_terms, "matplotlib": _matplotlib, "ovito": ovito_terms,
+WRITERS = {"pymol": pymol_terms, "chimerax": chimerax_terms, "matplotlib": matplotlib_terms, "ovito": ovito_terms,
            "matrix": matrix_terms}
 
 
