@@ -258,22 +258,45 @@ class _Candidate:
                 _sigma_hat(self.fit))
 
 
+#: a camera with more parameters is preferred only when its residual scale is below this fraction of the simpler
+#: one's (plus SIMPLER_SLACK_PX): a per-axis or perspective fit always lowers the residual a little
+SIMPLER_FACTOR = 1.25
+SIMPLER_SLACK_PX = 0.05
+
+
+def _choose(candidates: list[_Candidate], thresholds: RecoveryThresholds) -> _Candidate:
+    """The best camera: among those passing every threshold with a determined rotation, the simplest (fewest
+    parameters) whose residual scale is within SIMPLER_FACTOR of the smallest; else the closest attempt."""
+    passing = [c for c in candidates if not c.pose.failures(thresholds) and c.fit.conditioning >= SINGULAR_FIT]
+    if not passing:
+        return min(candidates, key=lambda cand: cand.rank(thresholds))
+    top = min(c.rank(thresholds)[1:3] for c in passing)
+    passing = [c for c in passing if c.rank(thresholds)[1:3] == top]
+    floor = min(_sigma_hat(c.fit) for c in passing)
+    eligible = [c for c in passing if _sigma_hat(c.fit) <= SIMPLER_FACTOR * floor + SIMPLER_SLACK_PX]
+    return min(eligible, key=lambda c: (c.fit.model.n_params, _sigma_hat(c.fit)))
+
+
 def _refine_all(pb: _Problem, frame: Frame, hyps, kinds: list[str], hints: RecoveryHints,
                 thresholds: RecoveryThresholds, tool: str) -> list[_Candidate]:
     out = []
-    per_axis = frame.name == "axes"
+    axes = frame.name == "axes"
     for matrix, hyp_kind, focal in hyps:
         for kind in kinds:
             if kind == "orthographic" and hyp_kind == "perspective":
                 continue
-            model = FitModel(kind, per_axis=per_axis, free_principal=per_axis and kind == "perspective")
-            fit = refine(matrix, hyp_kind, model, frame, pb.world, pb.labels, pb.det.uv, pb.det.labels, pb.det.radii,
-                         pb.width, pb.height, gate=pb.tol, match_px=thresholds.match_px, focal=focal)
-            if fit is None:
-                continue
-            pose = _pose(fit, frame, pb.width, pb.height, tool, pb.world)
-            if pose is not None:
-                out.append(_Candidate(fit, frame, pose))
+            # in the axes frame (matplotlib's autoscale): the limits as the data's, or each axis free
+            models = [FitModel(kind, per_axis=False, free_principal=axes and kind == "perspective")]
+            if axes:
+                models.append(FitModel(kind, per_axis=True, free_principal=kind == "perspective"))
+            for model in models:
+                fit = refine(matrix, hyp_kind, model, frame, pb.world, pb.labels, pb.det.uv, pb.det.labels, pb.det.radii,
+                             pb.width, pb.height, gate=pb.tol, match_px=thresholds.match_px, focal=focal)
+                if fit is None:
+                    continue
+                pose = _pose(fit, frame, pb.width, pb.height, tool, pb.world)
+                if pose is not None:
+                    out.append(_Candidate(fit, frame, pose))
     return out
 
 
@@ -371,7 +394,7 @@ def recover_camera(xyz, numbers, detections: Detections, width: int, height: int
             hyps = _hypotheses(pb, frame, hyp_kind, _focals(hints, settings, width), stage, hints, settings)
             candidates += _refine_all(pb, frame, hyps, kinds, hints, thresholds, tool)
         if candidates:
-            best = min(candidates, key=lambda cand: cand.rank(thresholds))
+            best = _choose(candidates, thresholds)
             if not best.pose.failures(thresholds):
                 break
     if best is None:
