@@ -46,7 +46,7 @@ from tests.support.molecule_geometries import benzene, methane, sf6  # noqa: E40
 from viewcert.cameras import resolve_tool_camera  # noqa: E402
 from viewcert.elements import covalent_radii, symbols  # noqa: E402
 from viewcert.io.atomic import write_json_atomic  # noqa: E402
-from viewcert.recover import Detections, RecoveryHints, recover_camera  # noqa: E402
+from viewcert.recover import DetectedAtoms, RecoveryHints, recover_camera  # noqa: E402
 from viewcert.recover.evidence import local_scale  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "data" / "render-ceiling" / "data" / "e3"
@@ -136,7 +136,7 @@ def rendered(work: Path, key: str, tool: str, kind, xyz, z, seed: int) -> dict:
     return record
 
 
-def truth_detections(record: dict, xyz, z, rng) -> tuple[Detections, np.ndarray]:
+def truth_detections(record: dict, xyz, z, rng) -> tuple[DetectedAtoms, np.ndarray]:
     """The stand-in detector: the tool's own centres of the atoms with ≥ 30 visible pixels, 0.3 px noise, and
     their drawn radii in px (the drawn radius in Å times the true camera's local scale)."""
     centres = np.asarray(record["centres"])
@@ -145,7 +145,7 @@ def truth_detections(record: dict, xyz, z, rng) -> tuple[Detections, np.ndarray]
     scale = local_scale(proj.matrix, proj.kind, xyz[drawn])
     radii_px = np.asarray(record["radii"])[drawn] * scale
     uv = centres[drawn] + rng.normal(scale=0.3, size=(int(drawn.sum()), 2))
-    return Detections(uv, z[drawn], radii_px), drawn
+    return DetectedAtoms(uv, z[drawn], radii_px), drawn
 
 
 def set_rms(projection, xyz, z, truth, truth_z) -> float:
@@ -202,7 +202,7 @@ def run_corpus(work: Path, structures, detector: str) -> list[dict]:
     return rows
 
 
-def pixel_detections(image: Path, record: dict, z) -> Detections:  # pragma: no cover - the detector's branch
+def pixel_detections(image: Path, record: dict, z) -> DetectedAtoms:  # pragma: no cover - the detector's branch
     raise SystemExit("--detector pixels needs the pixel reader of issue 53 (viewcert.detect) on this branch")
 
 
@@ -219,8 +219,8 @@ def bad_inputs(work: Path, structures) -> list[dict]:
     w, h = int(record["camera"]["width"]), int(record["camera"]["height"])
     for case, (xyz, z, d) in {
         f"swapped: the picture of {na} against {nb}'s file": (xb, zb, det),
-        "an empty image": (xa, za, Detections(np.zeros((0, 2)), np.zeros(0, dtype=int))),
-        "an image of 2 atoms": (xa, za, Detections(det.uv[:2], det.labels[:2], det.radii[:2])),
+        "an empty image": (xa, za, DetectedAtoms(np.zeros((0, 2)), np.zeros(0, dtype=int))),
+        "an image of 2 atoms": (xa, za, DetectedAtoms(det.uv[:2], det.labels[:2], det.radii[:2])),
     }.items():
         rec = recover_camera(xyz, z, d, w, h)
         out.append({"case": case, "recovered": rec.recovered, "line": rec.message})

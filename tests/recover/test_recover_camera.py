@@ -20,7 +20,7 @@ from viewcert.cameras import OrthographicCamera, PerspectiveCamera, PixelProject
 from viewcert.cameras.pose import ase_rotation_matrix
 from viewcert.io.builtin import builtin
 from viewcert.observe import drawn_atoms
-from viewcert.recover import Detections, RecoveryHints, recover_camera
+from viewcert.recover import DetectedAtoms, RecoveryHints, recover_camera
 from viewcert.render import observe_rendered
 from viewcert.structures import Structure
 
@@ -49,7 +49,7 @@ def _picture(structure: Structure, camera, tiling=(1, 1, 1), seed: int = 0):
     exact = observe_rendered(structure, [camera], tiling=tiling, min_pixels=30, position="projection").views[0]
     xyz, z, _, _ = drawn_atoms(structure, tiling)
     noisy = exact.uv + np.random.default_rng(seed).normal(scale=0.3, size=exact.uv.shape)
-    return xyz, z, Detections(noisy, exact.labels), np.asarray(exact.uv), np.asarray(exact.labels)
+    return xyz, z, DetectedAtoms(noisy, exact.labels), np.asarray(exact.uv), np.asarray(exact.labels)
 
 
 def _set_rms(projection: PixelProjection, xyz, z, truth, truth_z) -> float:
@@ -139,9 +139,9 @@ def test_swapped_structure_is_not_recovered():
 
 def test_empty_image_and_two_atoms_are_not_recovered():
     xyz, z, det, _, _ = _ibuprofen_picture()
-    empty = recover_camera(xyz, z, Detections(np.zeros((0, 2)), np.zeros(0, dtype=int)), SIZE, SIZE)
+    empty = recover_camera(xyz, z, DetectedAtoms(np.zeros((0, 2)), np.zeros(0, dtype=int)), SIZE, SIZE)
     assert not empty.recovered and empty.message == "camera not recovered: no atoms detected in the image"
-    two = recover_camera(xyz, z, Detections(det.uv[:2], det.labels[:2]), SIZE, SIZE)
+    two = recover_camera(xyz, z, DetectedAtoms(det.uv[:2], det.labels[:2]), SIZE, SIZE)
     assert not two.recovered
     assert two.message == ("camera not recovered: only 2 atoms detected; at least 4 are needed to fix and check "
                            "a camera")
@@ -149,10 +149,10 @@ def test_empty_image_and_two_atoms_are_not_recovered():
 
 def test_collinear_atoms_and_foreign_elements_are_refused():
     co2 = np.array([[-1.16, 0, 0], [0, 0, 0], [1.16, 0, 0]])
-    det = Detections([[100, 100], [150, 100], [200, 100], [250, 100]], [8, 6, 8, 6])
+    det = DetectedAtoms([[100, 100], [150, 100], [200, 100], [250, 100]], [8, 6, 8, 6])
     rec = recover_camera(np.vstack([co2, co2 + [5, 0, 0]]), [8, 6, 8, 8, 6, 8], det, SIZE, SIZE)
     assert not rec.recovered and "collinear" in rec.reason
     xyz, z, det, _, _ = _ibuprofen_picture()
-    iron = Detections(det.uv, np.full(len(det), 26))
+    iron = DetectedAtoms(det.uv, np.full(len(det), 26))
     rec = recover_camera(xyz, z, iron, SIZE, SIZE)
     assert not rec.recovered and "elements the structure does not have (Fe)" in rec.reason

@@ -1,7 +1,7 @@
 """Camera recovery: the projection that drew a published picture, from the structure and the atoms detected in
 it, with no correspondences given (issue 54).
 
-- ``model``       the values read and returned: ``Detections``, ``RecoveryHints``, ``RecoveryThresholds``,
+- ``model``       the values read and returned: ``DetectedAtoms``, ``RecoveryHints``, ``RecoveryThresholds``,
                   ``RecoveredPose``, ``Recovery``
 - ``solve``       ``recover_camera``: refusals, the search, the best camera and the admissible poses
 - ``minimal``     exact cameras from three correspondences (scaled orthographic; perspective P3P), vectorised
@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # the names below, for readers and type checkers; at run time
     from viewcert.recover.model import (
         NOT_RECOVERED,
         RECOVERED,
-        Detections,
+        DetectedAtoms,
         RecoveredPose,
         Recovery,
         RecoveryHints,
@@ -31,11 +31,11 @@ if TYPE_CHECKING:  # the names below, for readers and type checkers; at run time
 
 #: the package's face, name -> its module, loaded at first use (``viewcert.lazy_face``)
 _FACE = {
-    "Detections": "model", "RecoveredPose": "model", "Recovery": "model", "RecoveryHints": "model",
+    "DetectedAtoms": "model", "RecoveredPose": "model", "Recovery": "model", "RecoveryHints": "model",
     "RecoveryThresholds": "model", "RECOVERED": "model", "NOT_RECOVERED": "model",
     "recover_camera": "solve", "SEARCH": "solve", "SearchSettings": "solve",
 }
 lazy_face(__name__, _FACE)
 
-__all__ = ["NOT_RECOVERED", "RECOVERED", "SEARCH", "Detections", "RecoveredPose", "Recovery", "RecoveryHints",
+__all__ = ["NOT_RECOVERED", "RECOVERED", "SEARCH", "DetectedAtoms", "RecoveredPose", "Recovery", "RecoveryHints",
            "RecoveryThresholds", "SearchSettings", "recover_camera"]

@@ -16,7 +16,7 @@ from viewcert.cameras.pixel_projection import PixelProjection
 from viewcert.errors import InputError
 from viewcert.numeric import readonly
 
-__all__ = ["KINDS", "NOT_RECOVERED", "RECOVERED", "Detections", "RecoveredPose", "Recovery", "RecoveryHints",
+__all__ = ["KINDS", "NOT_RECOVERED", "RECOVERED", "DetectedAtoms", "RecoveredPose", "Recovery", "RecoveryHints",
            "RecoveryThresholds"]
 
 RECOVERED = "recovered"
@@ -26,7 +26,7 @@ KINDS = ("orthographic", "perspective")
 
 
 @dataclass(frozen=True, eq=False)
-class Detections:
+class DetectedAtoms:
     """Atoms detected in one image: centres ``uv`` (m, 2) px, ``labels`` (m,) atomic numbers (0 = unknown) and,
     when the detector measured them, drawn ``radii`` (m,) px."""
 

@@ -44,7 +44,7 @@ from viewcert.recover.model import (
     KINDS,
     NOT_RECOVERED,
     RECOVERED,
-    Detections,
+    DetectedAtoms,
     RecoveredPose,
     Recovery,
     RecoveryHints,
@@ -136,7 +136,7 @@ class _Problem:
     xyz: np.ndarray  # the frame's coordinates of the kept atoms
     world: np.ndarray  # their world coordinates
     labels: np.ndarray
-    det: Detections
+    det: DetectedAtoms
     width: int
     height: int
     grids: ScoreGrids
@@ -314,7 +314,7 @@ def _check_inputs(xyz, numbers, width, height) -> tuple[np.ndarray, np.ndarray]:
     return x, z
 
 
-def recover_camera(xyz, numbers, detections: Detections, width: int, height: int, *,
+def recover_camera(xyz, numbers, detections: DetectedAtoms, width: int, height: int, *,
                    hints: RecoveryHints | None = None, thresholds: RecoveryThresholds | None = None,
                    settings: SearchSettings = SEARCH) -> Recovery:
     """The camera(s) that draw the detected atoms from the structure's atoms, or the reason there is none.
@@ -325,7 +325,7 @@ def recover_camera(xyz, numbers, detections: Detections, width: int, height: int
         The drawn atoms' positions (world frame, Cartesian Å).
     numbers : array_like of int, shape (n,)
         Their atomic numbers.
-    detections : Detections
+    detections : DetectedAtoms
         The atoms found in the image: centres (px, the image's frame: u right, v down), atomic numbers
         (0 = unknown) and, when measured, drawn radii (px).
     width, height : int
@@ -427,7 +427,7 @@ def _same_picture(p: RecoveredPose, best: RecoveredPose, thresholds: RecoveryThr
 
 
 def _admissible(best: _Candidate, candidates: list[_Candidate], xyz: np.ndarray, labels: np.ndarray,
-                det: Detections, width: int, height: int, thresholds: RecoveryThresholds,
+                det: DetectedAtoms, width: int, height: int, thresholds: RecoveryThresholds,
                 settings: SearchSettings, tool: str) -> list[RecoveredPose]:
     """The best pose and every distinct pose drawing the same picture (symmetry images and search results)."""
     poses = [best.pose]
