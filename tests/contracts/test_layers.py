@@ -36,7 +36,7 @@ LAYERS: dict[str, int] = {
     "formats": 5,  # every file format, typed, one reader each: needs only errors, limits, resolution, io
     "observe": 6,
     "recover": 6,  # a published picture's camera from the structure and the detected atoms (pure geometry)
-    "render": 7, "oracle": 7,
+    "render": 7, "oracle": 7, "detect": 7,
     "certify": 8, "tasks": 8, "interactions": 8,
     "design": 9,
     "harness": 5,
@@ -71,6 +71,8 @@ PURPOSE: dict[str, str] = {
     "recover": "a picture's camera recovered from the structure and the atoms detected in it, no correspondences",
     "render": "numba ray-caster with atom-ID and depth buffers; observations from the ID buffer",
     "oracle": "numba correspondence-free triangulation, merge, phantom set Φ_δ, noise studies",
+    "detect": "a classical detector of the atoms drawn in a published image (centre, radius, element from the "
+              "palette), matched to the atoms a resolved camera projects",
     "certify": "render ceiling R1, certificates, verification, design sweeps",
     "tasks": "which answers of a transformation question (MiSI-style) the views determine",
     "interactions": "ligand–pocket hydrogen bonds of a prepared complex and what labelled views determine",

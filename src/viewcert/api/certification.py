@@ -14,6 +14,12 @@ from viewcert.certify import CertifyConfig, stream
 from viewcert.certify.evaluate import check_placements
 from viewcert.certify.inputs import database_format
 from viewcert.certify.molecule import MOLECULE_LEVELS
+from viewcert.certify.published import certify_published
+from viewcert.certify.published_outputs import (
+    published_summary_text,
+    verify_published,
+    write_published_outputs,
+)
 from viewcert.certify.run import certify as run_certification
 from viewcert.certify.run import certify_streamed, error_line, prepared, summary_text, use_item_table
 from viewcert.certify.sweep import SweepPlan, run_sweep
@@ -151,6 +157,8 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
     """
     with using_limits(limits):  # in force for the call and below
         cfg, out = config or CertifyConfig(), Path(out)
+        if str(input_spec).startswith("images:"):  # another tool's published images: certify.published
+            return _certify_images(str(input_spec), cfg, out, progress)
 
         def before(dataset) -> None:  # after certify's one limits check, before any item is certified
             items = dataset.items  # atoms checked as read (observations: when certified)
@@ -177,6 +185,17 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
             f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, {out / 'disagreements.csv'}"
             + (", plots" if plots and cert.summary.n else ""))),
             failures=tuple(error_line(e) for e in cert.summary.errors or []), note=NOT_IN_R1, value=cert)
+
+
+def _certify_images(spec: str, cfg: CertifyConfig, out: Path, progress) -> Report:
+    """``certify images:FOLDER/images.toml``: the as-published ceiling beside the geometric one (every input
+    checked first: one line, exit 2), written to ``out``; the report's value: the certificate."""
+    with claimed(check_out(out), "certify"):
+        cert = certify_published(spec, cfg, progress=progress)
+        paths = write_published_outputs(out, cert)
+    return Report((Line(published_summary_text(cert), nl=False),
+                   Line("wrote " + ", ".join(str(p) for p in paths.values()))),
+                  failures=tuple(error_line(e) for e in cert.summary.errors or []), note=NOT_IN_R1, value=cert)
 
 
 def verify(cert: str | Path, *, input_spec: str | None = None, inputs: str | Path | None = None,
@@ -228,6 +247,8 @@ def _verify_json(cert: Path, got: Received, input_spec, root: Path, workers, sch
     """The report of a JSON certificate of any kind (a ceiling certificate, an export's)."""
     from viewcert.benchmark.verify_export import verify_export  # lazy: start-up (the exporters)
 
+    if got.certificate.KIND == "images":  # an as-published certificate: its images certified again
+        return verify_published(cert, got, input_spec=input_spec, inputs_root=root)
     if got.certificate.KIND == "ceiling":
         return verify_certificate(cert, input_spec=input_spec, n_workers=workers, scheduler=scheduler,
                                   inputs_root=root, received=got)

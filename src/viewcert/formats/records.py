@@ -10,7 +10,9 @@ Kinds (format strings defined here once; ``viewcert.formats.versions`` reads the
   (``benchmark.tasks_export``): :class:`TaskCertificate` with :class:`TaskItemRecord` items;
 - ``interaction``: ``viewcert-interaction-benchmark/3`` (and /2; /1, whose digest is a bare hex string), a
   hydrogen-bond export (``benchmark.interaction_export``): :class:`InteractionCertificate` with
-  :class:`InteractionItemRecord` items.
+  :class:`InteractionItemRecord` items;
+- ``images``: ``viewcert-images-certificate/1``, the as-published ceiling of another tool's images
+  (``certify.published``): :class:`PublishedCertificate` with :class:`PublishedItemRecord` items.
 
 Every record is a frozen value with ONE serialiser (``to_dict`` / ``from_dict``) whose dict is exactly the
 certificate's JSON. A field a record did not write is :data:`ABSENT` (not ``None``: ``None`` is written as
@@ -38,6 +40,7 @@ from viewcert.formats.fields import (  # noqa: F401 - ABSENT and Section re-expo
     rerooted,
     type_sections,
 )
+from viewcert.formats.image_sections import PublishedImage, PublishedStructure, PublishedSummary
 from viewcert.formats.item_sections import (
     ItemCeiling,
     MoleculeOutcome,
@@ -86,6 +89,8 @@ INTERACTION_FORMAT_V1 = "viewcert-interaction-benchmark/1"
 INTERACTION_FORMAT_V2 = "viewcert-interaction-benchmark/2"
 #: /3: every float at the resolution the certificate states (``resolution``; issue 37)
 INTERACTION_FORMAT = "viewcert-interaction-benchmark/3"
+#: as-published certificates (``certify.published``: ``viewcert certify images:FOLDER/images.toml``)
+IMAGES_FORMAT = "viewcert-images-certificate/1"
 #: the shape each format writes its digest in: ``object`` ({algorithm, scope, value}, every kind now) or
 #: ``hex`` (the bare value: interaction certificates before issue 26); ``formats.versions`` reads it
 DIGEST_SHAPES = {INTERACTION_FORMAT_V1: "hex"}
@@ -541,6 +546,104 @@ class InteractionCertificate(Certificate):
         return out
 
 
+# ---------------------------------------------------------------------- published images
+@dataclass(frozen=True)
+class PublishedItemRecord:
+    """One question of an as-published certificate: its views (image names), the structure as shipped, the answer
+    images.toml gives, its outcome under the geometric ceiling (every drawn atom, exact projection through the
+    resolved cameras) and as published (the atoms detected in the pixels), both ``ItemOutcome`` records, whether
+    they differ and why (``certify.published.REASONS``), the drawn radius scale the oracle's occlusion used, or
+    the item's error."""
+
+    id: str
+    images: list = ABSENT
+    structure: PublishedStructure = ABSENT
+    answer: dict | None = ABSENT
+    geometric: ItemOutcome = ABSENT
+    as_published: ItemOutcome = ABSENT
+    differ: bool = ABSENT
+    reasons: list = ABSENT
+    radius_scale: float = ABSENT
+    error: str = ABSENT
+    extra: Mapping = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        type_sections(self, {"structure": PublishedStructure}, "items[]")
+        for name in ("geometric", "as_published"):
+            v = getattr(self, name)
+            if isinstance(v, Mapping):
+                object.__setattr__(self, name, ItemOutcome.from_dict(v))
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> PublishedItemRecord:
+        kw = record_fields(cls, d, "item")
+        if not isinstance(kw.get("id"), str):
+            raise InputError("an item needs a text id", field="items[].id")
+        return cls(**kw)
+
+    def to_dict(self) -> dict:
+        out = record_to_dict(self)
+        for name in ("geometric", "as_published"):
+            v = getattr(self, name)
+            if isinstance(v, ItemOutcome):
+                out[name] = v.to_dict()
+        return out
+
+    @property
+    def is_error(self) -> bool:
+        return self.error is not ABSENT
+
+
+@dataclass(frozen=True)
+class PublishedCertificate(Certificate):
+    """An as-published certificate (``certify.published``): the input (images.toml and every file it names, by
+    SHA-256), the settings (δ, τ, the oracle's rule, the scoring, the detector), the libraries, every image
+    (``images``: SHA-256, resolved projection, detections and residuals), the items (both ceilings per item), the
+    summary, the digest and where the input was read (``location``, outside the digest)."""
+
+    KIND: ClassVar[str] = "images"
+
+    format: str
+    items: tuple[PublishedItemRecord, ...]
+    inputs: Inputs = ABSENT
+    settings: dict = ABSENT
+    tolerances: Tolerances = ABSENT
+    detector: dict = ABSENT
+    libraries: dict = ABSENT
+    images: tuple = ABSENT
+    summary: PublishedSummary = ABSENT
+    resolution: dict = ABSENT
+    digest: dict = ABSENT
+    location: Location | None = ABSENT
+    extra: Mapping = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        type_sections(self, {"inputs": Inputs, "tolerances": Tolerances, "summary": PublishedSummary,
+                             "location": Location}, "")
+        if isinstance(self.images, list | tuple):
+            object.__setattr__(self, "images", tuple(
+                im if isinstance(im, PublishedImage) else PublishedImage.from_dict(im, f"images[{k}]")
+                for k, im in enumerate(self.images)))
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> PublishedCertificate:
+        kw = record_fields(cls, d, "certificate")
+        items = kw.get("items")
+        if not isinstance(items, list):
+            raise InputError("an as-published certificate lists its items", field="items")
+        kw["items"] = tuple(_items(PublishedItemRecord, items))
+        if "images" in kw and not isinstance(kw["images"], list):
+            raise InputError("images must be a list", field="images")
+        return cls(**kw)
+
+    def to_dict(self) -> dict:
+        out = record_to_dict(self)
+        out["items"] = [it.to_dict() for it in self.items]
+        if self.images is not ABSENT:
+            out["images"] = [im.to_dict() for im in self.images]
+        return out
+
+
 def _items(cls, items: list) -> list:
     out = []
     for k, it in enumerate(items):
@@ -584,6 +687,10 @@ KINDS: dict[str, Kind] = {
                         InteractionCertificate,
                         InteractionItemRecord, "viewcert.benchmark.interaction_export",
                         "the hydrogen-bond truth and ceilings of an interaction task (pocket-ligand, ...)"),
+    "images": Kind("images", (IMAGES_FORMAT,), PublishedCertificate, PublishedItemRecord,
+                   "viewcert.certify.published",
+                   "the as-published ceiling of the images a benchmark shipped, beside the geometric ceiling of the "
+                   "same cameras (viewcert certify images:FOLDER/images.toml)"),
 }
 #: every format string a certificate may carry, and its kind
 FORMATS: dict[str, Kind] = {f: k for k in KINDS.values() for f in k.formats}
