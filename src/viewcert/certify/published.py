@@ -27,12 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
+from viewcert.certify import recovered as R
 from viewcert.certify.certificate import library_versions as base_library_versions
 from viewcert.certify.certificate import scoring_record, tolerances_record
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import evaluate_observations
 from viewcert.certify.images_input import (
-    UNKNOWN_TOOL,
     ImageEntry,
     ImageItem,
     ImagesSpec,
@@ -115,15 +115,25 @@ def _flags(det, matching, positions_uv_gate) -> set:
     return flags
 
 
-def _read_view(entry: ImageEntry, positions, numbers, cell_index, tiles, detector: DetectorSettings) -> _View:
-    """Decode one image, detect, match and observe (module step 2)."""
+def _detect(entry: ImageEntry, numbers, detector: DetectorSettings):
+    """Decode one image and detect its drawn atoms: (detections, picture header)."""
     rgb, picture = read_picture(entry.path, name=entry.file)
     width, height = entry.header[1], entry.header[2]
     if (picture.width, picture.height) != (width, height):
         raise InputError("the image changed while it was read", source=entry.file, field="image")
-    proj = entry.projection
     symbols = sorted({SYMBOLS[int(z)] for z in numbers})
     det = detect_atoms(rgb, entry.palette, symbols, dataclasses.replace(detector, shading=entry.shading))
+    return det, picture
+
+
+def _read_view(entry: ImageEntry, positions, numbers, cell_index, tiles, detector: DetectorSettings,
+               detected=None) -> _View:
+    """Decode one image, detect (unless ``detected`` = (detections, picture) already), match and observe (module
+    step 2)."""
+    det, picture = detected if detected is not None else _detect(entry, numbers, detector)
+    width, height = entry.header[1], entry.header[2]
+    proj = entry.projection
+    symbols = sorted({SYMBOLS[int(z)] for z in numbers})
     m = match_detections(det, proj, positions, numbers)
     view = published_view(det, m, proj, cell_index, tiles, name=entry.name)
     cam, _ = proj.equivalent()
@@ -193,18 +203,27 @@ def published_item(item: ImageItem, cfg: CertifyConfig, detector: DetectorSettin
                                 cell_frame=item.cell_frame)
     tiling = item.tiling if structure.is_periodic else (1, 1, 1)
     pos, num, idx, tile = drawn_atoms(structure, tiling)
+    if any(entry.projection is None for entry in item.images):  # camera = { tool = "unknown" }: issue 54
+        return _recovered_item(item, structure, struct, tiling, (pos, num, idx, tile), cfg, detector)
     views: list[_View] = []
     records: list[PublishedImage] = []
     try:
         for entry in item.images:
-            if entry.projection is None:
-                raise InputError(f"camera tool {UNKNOWN_TOOL!r}: this image states no camera (recover one first)",
-                                 source=entry.file, field="camera.tool")
             views.append(_read_view(entry, pos, num, idx, tile, detector))
             records.append(views[-1].record)
     except InputError as exc:
         return PublishedItemRecord(id=item.id, images=[im.name for im in item.images], structure=struct,
                                    error=f"image: {exc}"[:500]), records
+    geo, pub, scale = _certify_views(item, structure, views, tiling, cfg)
+    return PublishedItemRecord(
+        id=item.id, images=[v.record.name for v in views], structure=struct, answer=item.answer,
+        geometric=geo, as_published=pub, differ=_differ(geo, pub),
+        reasons=_reasons(geo, pub, views, cfg.oracle.delta), radius_scale=sig(scale, 6)), records
+
+
+def _certify_views(item: ImageItem, structure, views: list[_View], tiling, cfg: CertifyConfig):
+    """Both outcomes of one item through its views' cameras (module step 3): (geometric, as published, the drawn
+    radius scale the occlusion rule used)."""
     cams = tuple(v.camera for v in views)
     it = _item_record(item, structure)
     obs_cfg = cfg.with_(observation=replace(cfg.observation, tiling=tiling, occlusion=False, observe="ideal"))
@@ -216,10 +235,73 @@ def published_item(item: ImageItem, cfg: CertifyConfig, detector: DetectorSettin
     pub_obs = Observations(tuple(v.view for v in views), model, structure.identifier)
     pub_cfg = cfg.with_(observation=replace(cfg.observation, tiling=tiling, occlusion=True, observe="ideal"))
     pub = evaluate_observations(it, structure, cams, pub_obs, pub_cfg)
+    return geo, pub, scale
+
+
+def _recovered_item(item: ImageItem, structure, struct: PublishedStructure, tiling, drawn, cfg: CertifyConfig,
+                    detector: DetectorSettings) -> tuple[PublishedItemRecord, list[PublishedImage]]:
+    """An item with images whose camera images.toml does not state (``certify.recovered``): detect once, recover
+    each unknown camera, certify every combination of admissible poses; camera not recovered, or poses that
+    disagree, refuse the item (listed, out of the denominator)."""
+    pos, num, idx, tile = drawn
+    names = [im.name for im in item.images]
+    try:
+        detected = [_detect(entry, num, detector) for entry in item.images]
+    except InputError as exc:
+        return PublishedItemRecord(id=item.id, images=names, structure=struct, error=f"image: {exc}"[:500]), []
+    choices, sections, refusal = [], {}, ""
+    centre = 0.5 * (pos.min(axis=0) + pos.max(axis=0))
+    for k, (entry, (det, _)) in enumerate(zip(item.images, detected, strict=True)):
+        if entry.projection is not None:
+            choices.append((entry.projection,))
+            continue
+        atoms = R.detected_atoms(det.centres, det.radii, det.elements)
+        rec = R.recover_image_camera(entry.camera, f"images.toml, {entry.where}", atoms, pos, num,
+                                     entry.header[1], entry.header[2])
+        sections[k] = R.recovered_record(rec, len(atoms), centre)
+        if not rec.recovered and not refusal:
+            refusal = f"{R.NOT_RECOVERED_PREFIX} ({entry.file}): {rec.reason}"
+        choices.append(tuple(p.projection for p in rec.poses) or (None,))
+    combos = None if refusal else R.pose_combinations(choices)
+    if not refusal and combos is None:
+        refusal = (f"{R.NOT_RECOVERED_PREFIX}: {math.prod(len(c) for c in choices)} combinations of admissible "
+                   f"poses, more than {R.MAX_POSE_COMBINATIONS} to certify")
+    if refusal:
+        records = [_image_stub(entry, det, pic, sections.get(k), num)
+                   for k, (entry, (det, pic)) in enumerate(zip(item.images, detected, strict=True))]
+        return PublishedItemRecord(id=item.id, images=names, structure=struct, error=refusal[:500]), records
+    outcomes, first = [], None
+    for combo in combos:
+        views = [_read_view(replace(entry, projection=proj), pos, num, idx, tile, detector, detected=d)
+                 for entry, proj, d in zip(item.images, combo, detected, strict=True)]
+        geo, pub, scale = _certify_views(item, structure, views, tiling, cfg)
+        outcomes.append((geo, pub))
+        first = first or (views, geo, pub, scale)
+    views, geo, pub, scale = first
+    records = [replace(v.record, recovered=sections[k]) if k in sections else v.record for k, v in enumerate(views)]
+    if not R.outcomes_agree(outcomes):
+        n_ok = sum(1 for _, p in outcomes if p.correct)
+        return PublishedItemRecord(id=item.id, images=names, structure=struct,
+                                   error=(f"{R.NOT_RECOVERED_PREFIX}: the {len(outcomes)} combinations of admissible "
+                                          f"poses certify differently ({n_ok} determine the answer as published)")
+                                   ), records
     return PublishedItemRecord(
         id=item.id, images=[v.record.name for v in views], structure=struct, answer=item.answer,
         geometric=geo, as_published=pub, differ=_differ(geo, pub),
-        reasons=_reasons(geo, pub, views, cfg.oracle.delta), radius_scale=sig(scale, 6)), records
+        reasons=_reasons(geo, pub, views, cfg.oracle.delta), radius_scale=sig(scale, 6),
+        extra={"pose_combinations": len(outcomes)}), records
+
+
+def _image_stub(entry: ImageEntry, det, picture, recovered, numbers) -> PublishedImage:
+    """The record of an image whose item was refused before matching: what was read and the recovery."""
+    rows = [[_px(c[0]), _px(c[1]), _px(r), e, -1, None]
+            for c, r, e in zip(det.centres, det.radii, det.elements, strict=True)]
+    return PublishedImage(
+        file=entry.file, item=entry.item, name=entry.name, renderer=entry.tool, sha256=picture.sha256,
+        format=picture.format, width=entry.header[1], height=entry.header[2], camera=dict(entry.camera),
+        palette=entry.palette.to_dict(sorted({SYMBOLS[int(z)] for z in numbers})), shading=det.shading,
+        n_drawn=len(numbers), detected=len(det),
+        detections=rows, recovered=recovered if recovered is not None else ABSENT)
 
 
 def _bound(k: int, n: int, confidence: float):

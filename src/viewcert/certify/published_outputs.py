@@ -59,7 +59,7 @@ def detections_table(cert: PublishedCertificate) -> str:
 
 
 def _rate(b) -> str:
-    if b is None or b.k is None or b.n is None:
+    if b is None or not b.n:  # NO_BOUND (k, n absent) when every item is an error
         return "no item"
     return f"{b.k}/{b.n} = {b.rate:.4g} (exact one-sided {b.confidence:.0%} lower bound {b.lower:.4g})"
 

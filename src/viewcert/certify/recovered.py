@@ -1,0 +1,104 @@
+"""Certify an item whose images were published without a camera (issue 54): recover each image's camera from the
+structure as shipped and the atoms its pixels show, then certify over every admissible pose.
+
+``images.toml`` states ``camera = { tool = "unknown", ... }`` (``recover.table``: optional kind, field of view,
+zone axis, the renderer that drew it). For each such image, ``certify.published`` detects the drawn atoms
+(``detect.detect_atoms``) once and this module recovers the camera (``recover.recover_camera``: no correspondences
+given). Then:
+
+- an image whose camera is not recovered makes its item **camera not recovered**: the item is listed with the
+  reason and counts out of the ceiling's denominator, never in it;
+- otherwise every combination of the images' admissible poses (a symmetric molecule draws the same picture from
+  several cameras) is certified; an item is determined only when every combination gives the same outcome, and is
+  refused with the reason when they differ (or when there are more than ``MAX_POSE_COMBINATIONS``);
+- each image's record carries the recovered camera with its evidence (``formats.recovery_sections``), every
+  admissible pose, and the best pose written back in the renderer's own terms where ``drawn_by`` names one.
+
+Units: pixels in the image's frame (u right, v down), Å, degrees.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from viewcert.cameras.pixel_projection import PixelProjection
+from viewcert.elements import atomic_number
+from viewcert.formats.recovery_sections import RecoveredCamera
+from viewcert.recover import DetectedAtoms, Recovery, hints_from_table, recover_camera, written_back
+from viewcert.resolution import quantize, quantize_tree
+
+__all__ = ["MAX_POSE_COMBINATIONS", "NOT_RECOVERED_PREFIX", "detected_atoms", "outcomes_agree",
+           "pose_combinations", "recover_image_camera", "recovered_record"]
+
+#: an item is refused when its images' admissible poses combine into more cameras sets than this
+MAX_POSE_COMBINATIONS = 64
+#: how an item whose camera was not recovered is listed (out of the denominator)
+NOT_RECOVERED_PREFIX = "camera not recovered"
+_PX = 4  # pixel quantities written at 1e-4 px
+_DEG = 4
+
+
+def detected_atoms(centres, radii, elements) -> DetectedAtoms:
+    """The recovery's input from the detector's output: centres (n, 2) px, radii (n,) px and element symbols
+    (``""``: the colour is ambiguous, any element)."""
+    labels = [atomic_number(e) if e else 0 for e in elements]
+    return DetectedAtoms(np.asarray(centres, dtype=np.float64).reshape(-1, 2), labels,
+                         np.asarray(radii, dtype=np.float64).reshape(-1))
+
+
+def recover_image_camera(camera_table, where: str, atoms: DetectedAtoms, positions: np.ndarray,
+                         numbers: np.ndarray, width: int, height: int) -> Recovery:
+    """Recover one image's camera: the hints of its ``tool = "unknown"`` table, then ``recover_camera`` on the
+    drawn atoms (world Å) and the detections (px)."""
+    hints = hints_from_table(camera_table, where)
+    return recover_camera(positions, numbers, atoms, width, height, hints=hints)
+
+
+def pose_combinations(choices: list[tuple[PixelProjection, ...]]) -> list[tuple[PixelProjection, ...]] | None:
+    """Every combination of one pose per image (the best poses first); None when there are more than
+    ``MAX_POSE_COMBINATIONS``."""
+    n = math.prod(len(c) for c in choices)
+    if n > MAX_POSE_COMBINATIONS:
+        return None
+    return list(itertools.product(*choices))
+
+
+def outcomes_agree(outcomes: list) -> bool:
+    """Whether every pose combination gives the item the same outcome (correct, unique, outcome) under both
+    ceilings."""
+    keys = {(g.correct, g.unique, g.outcome, p.correct, p.unique, p.outcome) for g, p in outcomes}
+    return len(keys) == 1
+
+
+def _px(x) -> float | None:
+    return None if x is None or not math.isfinite(float(x)) else quantize(float(x), _PX)
+
+
+def recovered_record(recovery: Recovery, n_detected: int, centre: np.ndarray | None = None) -> RecoveredCamera:
+    """The certificate's section of one recovery: status, evidence, every admissible pose, and the best pose in
+    the renderer's own terms (``drawn_by``; PyMOL's origin of rotation and matplotlib's box centre at ``centre``,
+    the drawn atoms' centre, Å); ``n_detected``: the detections the recovery read."""
+    best = recovery.poses[0] if recovery.poses else recovery.best
+    tool = recovery.hints.tool
+    table, note = (None, "the camera was not recovered")
+    if recovery.recovered:
+        if tool == "unknown":
+            table, note = None, "no renderer named (drawn_by)"
+        else:
+            opts = {"centre": [float(x) for x in centre]} if centre is not None and tool in ("pymol",
+                                                                                            "matplotlib") else {}
+            table, note = written_back(recovery.poses[0].projection, tool, **opts)
+            table = quantize_tree(table) if table is not None else None
+    return RecoveredCamera(
+        status=recovery.status, reason=recovery.reason, model=best.model if best is not None else "",
+        rms_px=_px(best.rms_px) if best is not None else None, max_px=_px(best.max_px) if best is not None else None,
+        explained=quantize(best.explained, 6) if best is not None else None,
+        n_matched=best.n_matched if best is not None else None, n_detected=int(n_detected),
+        n_missing=best.n_missing if best is not None else None, n_poses=len(recovery.poses),
+        spread_deg=quantize(recovery.spread_deg, _DEG), spread_px=quantize(recovery.spread_px, _PX),
+        poses=[quantize_tree(p.projection.to_dict()) for p in recovery.poses],
+        hints=recovery.hints.to_dict(), thresholds=recovery.thresholds.to_dict(), unseen=list(recovery.unseen),
+        drawn_by=tool, written_back=table, written_back_note=note)
