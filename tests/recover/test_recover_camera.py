@@ -156,3 +156,20 @@ def test_collinear_atoms_and_foreign_elements_are_refused():
     iron = DetectedAtoms(det.uv, np.full(len(det), 26))
     rec = recover_camera(xyz, z, iron, SIZE, SIZE)
     assert not rec.recovered and "elements the structure does not have (Fe)" in rec.reason
+
+
+def test_a_spurious_detection_on_the_outline_and_a_strong_perspective():
+    """A false detection in the image's corner becomes a vertex of the detections' outline (the triples avoid it:
+    the outline without each vertex in turn); a 60° field of view is far from its weak-perspective approximation
+    (exact P3P hypotheses)."""
+    structure = _structure("ccd:IBP")
+    rotation = Rotation.from_euler("xyz", [-60, 15, 80], degrees=True).as_matrix()
+    for kind, fov in (("orthographic", 30.0), ("perspective", 60.0)):
+        camera = _camera(structure.positions, rotation, kind, fov_deg=fov)
+        xyz, z, det, truth, truth_z = _picture(structure, camera)
+        noisy = DetectedAtoms(np.vstack([det.uv, [[12.0, 15.0]]]), np.append(det.labels, 6))
+        rec = recover_camera(xyz, z, noisy, SIZE, SIZE)
+        assert rec.recovered, rec.message
+        assert rec.poses[0].projection.kind == kind
+        assert rec.poses[0].n_matched == len(det)  # the false one left unexplained
+        assert _set_rms(rec.poses[0].projection, xyz, z, truth, truth_z) <= 1.0

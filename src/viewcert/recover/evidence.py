@@ -7,8 +7,9 @@ detected radii where the detector gives them (each detected radius over the came
 was matched to, the median per element), else ``DEFAULT_RADIUS_SCALE`` × the covalent radius. A detection is
 matched to the nearest projected atom of its element whatever the occlusion (a detection marks a drawn atom; an
 atom hidden right behind it projects to nearly the same point, so the residual does not depend on which of the two
-is taken); occlusion decides which atoms the picture must show: an atom plainly in view, its centre clear of every
-nearer disc of ``MISSING_OCCLUSION`` × its radius, must have a detection.
+is taken); occlusion decides which atoms the picture must show: an atom plainly in view (its drawn radius at least
+``MIN_PLAIN_PX``, its centre farther from every nearer atom's centre than that atom's radius plus ``MISSING_MARGIN``
+× its own, so that most of its disc shows) must have a detection.
 
 Frames: world Cartesian Å; pixels in the image's frame (u right, v down); depth in Å, larger = farther.
 """
@@ -20,11 +21,12 @@ from scipy.spatial import cKDTree
 
 from viewcert.elements import covalent_radii
 
-__all__ = ["DEFAULT_RADIUS_SCALE", "MISSING_OCCLUSION", "Evidence", "assess", "local_scale",
+__all__ = ["DEFAULT_RADIUS_SCALE", "MIN_PLAIN_PX", "MISSING_MARGIN", "Evidence", "assess", "local_scale",
            "nearest_matches", "project", "shown"]
 
 DEFAULT_RADIUS_SCALE = 0.75
-MISSING_OCCLUSION = 1.0
+MISSING_MARGIN = 0.5
+MIN_PLAIN_PX = 2.0
 _DEPTH_EPS = 1e-6
 
 
@@ -62,22 +64,25 @@ def local_scale(matrix: np.ndarray, kind: str, xyz: np.ndarray) -> np.ndarray:
     return np.sqrt(np.sqrt(np.maximum(det, 0.0)))
 
 
-def shown(uv: np.ndarray, depth: np.ndarray, rho: np.ndarray) -> np.ndarray:
-    """Bool (n,): the atom's centre is outside the disc (radius ``rho`` px) of every strictly nearer atom."""
+def shown(uv: np.ndarray, depth: np.ndarray, rho: np.ndarray, margin: np.ndarray | float = 0.0) -> np.ndarray:
+    """Bool (n,): the atom's centre lies farther than ``rho + margin`` px from every strictly nearer atom's centre
+    (``rho``: each atom's drawn disc radius, px; ``margin``: each atom's own, px, so that most of its disc shows)."""
     n = len(uv)
     out = np.isfinite(uv).all(1)
     if n < 2:
         return out
+    margin = np.broadcast_to(np.asarray(margin, dtype=np.float64), (n,))
     finite = np.flatnonzero(out)
     tree = cKDTree(uv[finite])
-    pairs = tree.query_pairs(float(np.max(rho[finite])) if len(finite) else 0.0, output_type="ndarray")
+    reach = float(np.max(rho[finite]) + np.max(margin[finite])) if len(finite) else 0.0
+    pairs = tree.query_pairs(reach, output_type="ndarray")
     if len(pairs) == 0:
         return out
     a, b = finite[pairs[:, 0]], finite[pairs[:, 1]]
     d = np.linalg.norm(uv[a] - uv[b], axis=1)
-    # b hidden by a when a is nearer and b's centre is inside a's disc; and the other way round
-    hb = (depth[a] < depth[b] - _DEPTH_EPS) & (d < rho[a])
-    ha = (depth[b] < depth[a] - _DEPTH_EPS) & (d < rho[b])
+    # b hidden by a when a is nearer and b's centre is within a's disc (+ b's margin); and the other way round
+    hb = (depth[a] < depth[b] - _DEPTH_EPS) & (d < rho[a] + margin[b])
+    ha = (depth[b] < depth[a] - _DEPTH_EPS) & (d < rho[b] + margin[a])
     out[b[hb]] = False
     out[a[ha]] = False
     return out
@@ -155,7 +160,7 @@ def assess(matrix: np.ndarray, kind: str, xyz: np.ndarray, labels: np.ndarray, d
     inside[finite] = ((uv[finite] >= 0) & (uv[finite] < [width, height])).all(1)
     matched = np.where(ok, matched, -1)
     residual = np.where(ok, dist, np.nan)
-    plain = shown(uv, depth, MISSING_OCCLUSION * rho) & inside
+    plain = shown(uv, depth, rho, MISSING_MARGIN * rho) & inside & (rho >= MIN_PLAIN_PX)
     # an atom shown plainly is missing when no detection of its element (or of unknown element) lies near it
     n_missing = 0
     if plain.any():

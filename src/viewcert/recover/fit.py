@@ -34,6 +34,8 @@ __all__ = ["FitModel", "Frame", "FitResult", "initial_parameters", "matrix_of", 
 
 _FLIP = np.diag([1.0, -1.0, -1.0])
 _ROUNDS = 8
+_LOG_SCALE = 30.0  # |log scale| bound: keeps exp() finite while the solver searches
+_LOG_AXIS = 5.0  # |log| of a per-axis scale: an axis drawn at most e⁵ ≈ 150× longer than another
 
 
 @dataclass(frozen=True, eq=False)
@@ -198,12 +200,15 @@ def _solve(params, model, r0, principal, xyz, target):
     """One robust least-squares solve; κ ≥ 0 (a perspective camera in front of the atoms, never the inverted
     perspective that draws far atoms larger)."""
     lower = np.full(len(params), -np.inf)
+    upper = np.full(len(params), np.inf)
+    lower[3], upper[3] = -_LOG_SCALE, _LOG_SCALE  # log px per frame unit
     if model.kind == "perspective":
         lower[6] = 0.0
-        params = params.copy()
-        params[6] = max(params[6], 0.0)
+    if model.per_axis:
+        lower[-2:], upper[-2:] = -_LOG_AXIS, _LOG_AXIS
+    params = np.clip(params, lower, upper)
     return least_squares(_residuals, params, args=(model, r0, principal, xyz, target), loss="soft_l1",
-                         f_scale=1.0, x_scale="jac", max_nfev=200, bounds=(lower, np.inf))
+                         f_scale=1.0, x_scale="jac", max_nfev=200, bounds=(lower, upper))
 
 
 def refine(matrix: np.ndarray, kind: str, model: FitModel, frame: Frame, world: np.ndarray, labels: np.ndarray,

@@ -6,7 +6,9 @@ hull is the drawn image of a vertex of the atoms' 3D convex hull (a projection, 
 point outside the hull, maps the hull onto the hull of the images; an atom at a 2D hull vertex hides the atoms
 behind it, so the one drawn is the column's nearest end, itself a 3D hull vertex). Hypotheses pair large
 triangles of 2D hull vertices with same-element triples of 3D hull vertices (``outline`` candidates); when that
-finds nothing good, atoms within ``near`` Å of the hull surface and detections near the 2D outline widen the sets.
+finds nothing good, atoms within ``near`` Å of the hull surface widen the atoms' set, and the outline of the
+detections without each of its vertices in turn (``robust_detection_triples``) survives one spurious or missed
+outline detection.
 
 Score (``score_batch``), with no occlusion model (occlusion only removes atoms): the detections explained (a
 projected atom of the same element within ``tol`` px; each detection counted once), minus the atoms projected
@@ -26,7 +28,8 @@ import numpy as np
 from scipy import ndimage
 from scipy.spatial import ConvexHull, QhullError
 
-__all__ = ["ScoreGrids", "atom_outline", "detection_triples", "hypothesis_triples", "score_batch"]
+__all__ = ["ScoreGrids", "atom_outline", "detection_outline", "detection_triples", "hypothesis_triples",
+           "robust_detection_triples", "score_batch"]
 
 _BLOCK = 4096  # hypotheses scored per block (memory: block × atoms × 3 floats)
 
@@ -181,6 +184,21 @@ def detection_triples(uv: np.ndarray, members: np.ndarray, count: int) -> list[t
             if len(chosen) >= count:
                 break
     return chosen
+
+
+def robust_detection_triples(uv: np.ndarray, count: int) -> list[tuple[int, int, int]]:
+    """Triples that survive one bad outline detection (a spurious point outside the structure, an outline atom
+    missed): the largest triangles of the outline and, for each outline vertex, of the outline without it."""
+    first = detection_outline(uv)
+    chosen = detection_triples(uv, first, max(2, count // 4))
+    for v in first:
+        rest = np.setdiff1d(np.arange(len(uv)), [v])
+        if len(rest) < 3:
+            continue
+        for tri in detection_triples(uv, rest[detection_outline(uv[rest])], 2):
+            if tri not in chosen:
+                chosen.append(tri)
+    return chosen[: max(count, len(first) * 2)]
 
 
 def hypothesis_triples(det_triple: tuple[int, int, int], det_labels: np.ndarray, atom_labels: np.ndarray,

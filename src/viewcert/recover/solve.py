@@ -37,6 +37,7 @@ from viewcert.recover.hypotheses import (
     detection_outline,
     detection_triples,
     hypothesis_triples,
+    robust_detection_triples,
     score_batch,
 )
 from viewcert.recover.minimal import p3p, weak_perspective_3pt
@@ -65,13 +66,15 @@ SINGULAR_FIT = 1e-6
 @dataclass(frozen=True)
 class SearchSettings:
     """How hard the search works: detection triples per stage, hypotheses refined per kind, the horizontal fields
-    of view (degrees) tried for a perspective camera with no hint, τ (Å) of the symmetry operations."""
+    of view (degrees) tried for a perspective camera with no hint, τ (Å) of the symmetry operations, hypotheses
+    kept after the outline screen, atom triples solved by P3P (the best by their weak-perspective score)."""
 
     triples: tuple[int, ...] = (8, 16)
     refined: int = 6
     fovs_deg: tuple[float, ...] = (10.0, 25.0, 45.0, 70.0)
     symmetry_tolerance: float = 0.15
     screen_keep: int = 400
+    p3p_keep: int = 10000
 
 
 SEARCH = SearchSettings()
@@ -148,14 +151,16 @@ def _hypotheses(pb: _Problem, frame: Frame, hyp_kind: str, focals: list[float], 
                 settings: SearchSettings) -> list[tuple[np.ndarray, str, float | None]]:
     """The best distinct hypotheses of one stage and kind: (matrix in the frame, its kind, its focal)."""
     det_uv, det_lab = pb.det.uv, pb.det.labels
-    near_px = 0.0 if stage == 0 else pb.tol
     scale_guess = _extent(det_uv) / max(_extent_3d(pb.xyz), 1e-9)
     near_a = 0.0 if stage == 0 else pb.tol / max(scale_guess, 1e-9)
-    dets = detection_outline(det_uv, near_px)
     atoms = atom_outline(pb.xyz, near_a)
-    triples = detection_triples(det_uv, dets, settings.triples[min(stage, len(settings.triples) - 1)])
+    count = settings.triples[min(stage, len(settings.triples) - 1)]
+    if stage == 0:
+        triples = detection_triples(det_uv, detection_outline(det_uv), count)
+    else:
+        triples = robust_detection_triples(det_uv, count)
     s_lo, s_hi = _scale_range(pb.xyz, det_uv)
-    mats, focs = [], []
+    worlds, images, weaks, oks = [], [], [], []
     for tri in triples:
         cand = hypothesis_triples(tri, det_lab, pb.labels, atoms)
         if len(cand) == 0:
@@ -164,19 +169,33 @@ def _hypotheses(pb: _Problem, frame: Frame, hyp_kind: str, focals: list[float], 
         image = np.broadcast_to(det_uv[list(tri)], (len(cand), 3, 2))
         weak, ok = weak_perspective_3pt(world, image)
         scale = np.linalg.norm(weak[:, 0, :3], axis=1)
-        plausible = ok & (scale >= s_lo) & (scale <= s_hi)
-        if hyp_kind == "perspective":  # P3P only for triples whose weak-perspective scale is plausible
-            keep = plausible.reshape(-1, 2).any(1)
-            world, image = world[keep], image[keep]
-        for f in ([None] if hyp_kind == "orthographic" else focals):
-            if f is None:
-                m, ok = weak, plausible
-            else:
-                m, ok = p3p(world, image, f, 0.5 * pb.width, 0.5 * pb.height)
+        worlds.append(world)
+        images.append(image)
+        weaks.append(weak)
+        oks.append(ok & (scale >= s_lo) & (scale <= s_hi))
+    if not worlds:
+        return []
+    world, image, weak, plausible = (np.concatenate(x) for x in (worlds, images, weaks, oks))
+    mats, focs = [], []
+    if hyp_kind == "orthographic":
+        m = weak[plausible]
+        mats.append(m[_view_ok(m, False, frame, hints)])
+        focs.append(np.full(len(mats[-1]), np.nan))
+    else:
+        # P3P only for the triples whose weak-perspective cameras (both Necker solutions) score best on the outline
+        # atoms: a perspective picture is near its weak-perspective approximation, and P3P costs a quartic each
+        pre = np.full(len(weak), -np.inf)
+        sel = np.flatnonzero(plausible)
+        if len(sel):
+            pre[sel] = score_batch(weak[sel], pb.xyz[atoms], pb.labels[atoms], pb.outline_grids, False)
+        best = pre.reshape(-1, 2).max(1)
+        keep = np.argsort(-best, kind="stable")[: settings.p3p_keep]
+        keep = keep[np.isfinite(best[keep])]
+        for f in focals:
+            m, ok = p3p(world[keep], image[keep], f, 0.5 * pb.width, 0.5 * pb.height)
             m = m[ok]
-            m = m[_view_ok(m, f is not None, frame, hints)]
-            mats.append(m)
-            focs.append(np.full(len(m), np.nan if f is None else f))
+            mats.append(m[_view_ok(m, True, frame, hints)])
+            focs.append(np.full(len(mats[-1]), f))
     if not mats or sum(len(m) for m in mats) == 0:
         return []
     m_all = np.concatenate(mats)

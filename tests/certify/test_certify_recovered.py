@@ -1,0 +1,125 @@
+"""``viewcert certify images:FOLDER/images.toml`` with ``camera = { tool = "unknown" }`` (issue 54 step 2): each
+camera recovered from the structure and the atoms detected, the item certified over every admissible pose, a camera
+not recovered listed out of the denominator.
+
+The pixel reader is not under test here (its own tests measure it): ``certify.published._detect`` is replaced by a
+detector that returns the atoms viewcert's renderer shows (≥ 30 visible pixels in its atom-ID buffer) at their exact
+projections plus 0.3 px noise, with their drawn radii. The truth is the camera each image was rendered with: the
+same folder with that camera stated (``tool = "matrix"``) gives the reference ceiling."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+from scipy.spatial.transform import Rotation
+
+import viewcert.certify.published as published
+from tests.support.molecule_geometries import methane
+from viewcert.cameras import OrthographicCamera, PixelProjection
+from viewcert.certify import CertifyConfig
+from viewcert.certify.published import certify_published
+from viewcert.detect.detector import Detections
+from viewcert.elements import covalent_radii, symbols
+from viewcert.io.builtin import builtin
+from viewcert.io.pictures import read_picture
+from viewcert.render import observe_rendered, render_structure
+from viewcert.structures import Structure
+
+SIZE = 360
+
+
+def _camera(pos, angles):
+    r = Rotation.from_euler("xyz", angles, degrees=True).as_matrix()
+    c = pos.mean(0)
+    ext = float(np.abs((pos - c) @ r[:2].T).max()) + 1.5
+    return OrthographicCamera(rotation=r, center=c, scale=(SIZE / 2 - 20) / ext, width=SIZE, height=SIZE)
+
+
+def _write(folder, name, structure: Structure, camera, truth: dict):
+    rgb = render_structure(structure, [camera], style="study")[0].rgb
+    Image.fromarray(rgb).save(folder / f"{name}.png")
+    (folder / f"{name}.xyz").write_text(f"{structure.n_atoms}\n{name}\n" + "".join(
+        f"{e} {x:.8f} {y:.8f} {z:.8f}\n" for e, (x, y, z) in zip(structure.symbols, structure.positions,
+                                                                strict=True)))
+    seen = observe_rendered(structure, [camera], min_pixels=30, position="projection").views[0]
+    rng = np.random.default_rng(len(truth))
+    radii = 0.5 * covalent_radii(seen.labels) * camera.scale
+    truth[f"{name}.png"] = (seen.uv + rng.normal(scale=0.3, size=seen.uv.shape), symbols(seen.labels), radii)
+
+
+def _toml(entries):
+    lines = ['format = "viewcert-images/1"', ""]
+    for file, item, xyz, camera in entries:
+        cam = ", ".join(f"{k} = {json.dumps(v)}" for k, v in camera.items())
+        lines += ["[[image]]", f'file = "{file}"', f'item = "{item}"', f'structure = "{xyz}"', 'palette = "jmol"',
+                  f"camera = {{ {cam} }}", ""]
+    return "\n".join(lines)
+
+
+@pytest.fixture()
+def folder(tmp_path, monkeypatch):
+    truth: dict = {}
+    ibp = next(s for s in builtin("sample") if s.identifier == "ccd:IBP")
+    atp = next(s for s in builtin("sample") if s.identifier == "ccd:ATP")
+    ch4 = Structure(*methane())
+    cams = {"ibp": _camera(ibp.positions, (30, -50, 20)), "ch4": _camera(ch4.positions, (37, -21, 64))}
+    _write(tmp_path, "ibp", ibp, cams["ibp"], truth)
+    _write(tmp_path, "ch4", ch4, cams["ch4"], truth)
+    (tmp_path / "atp.xyz").write_text(f"{atp.n_atoms}\natp\n" + "".join(
+        f"{e} {x:.8f} {y:.8f} {z:.8f}\n" for e, (x, y, z) in zip(atp.symbols, atp.positions, strict=True)))
+
+    def detect(entry, numbers, detector):
+        _, picture = read_picture(entry.path, name=entry.file)
+        uv, els, radii = truth[entry.file]
+        n = len(els)
+        return Detections(uv, radii, tuple(els), ("",) * n, np.ones(n), "flat", (255, 255, 255), SIZE,
+                          SIZE), picture
+
+    monkeypatch.setattr(published, "_detect", detect)
+    return tmp_path, cams
+
+
+def _matrix(camera):
+    p = PixelProjection.from_camera(camera)
+    return {"tool": "matrix", "matrix": p.matrix.ravel().tolist()}
+
+
+def test_recovered_cameras_certify_as_the_true_ones(folder):
+    path, cams = folder
+    (path / "images.toml").write_text(_toml([
+        ("ibp.png", "ibp", "ibp.xyz", {"tool": "unknown", "drawn_by": "pymol"}),
+        ("ch4.png", "ch4", "ch4.xyz", {"tool": "unknown", "kind": "orthographic"})]))
+    (path / "true.toml").write_text(_toml([("ibp.png", "ibp", "ibp.xyz", _matrix(cams["ibp"])),
+                                           ("ch4.png", "ch4", "ch4.xyz", _matrix(cams["ch4"]))]))
+    cfg = CertifyConfig(delta=0.3, tau=0.3)
+    got = certify_published(f"images:{path / 'images.toml'}", cfg)
+    ref = certify_published(f"images:{path / 'true.toml'}", cfg)
+    assert [it.error for it in got.items] == [published.ABSENT, published.ABSENT]
+    for a, b in zip(got.items, ref.items, strict=True):  # the same ceiling as with the true cameras
+        assert (a.geometric.outcome, a.as_published.outcome) == (b.geometric.outcome, b.as_published.outcome)
+    ibp, ch4 = got.images
+    assert ibp.recovered.status == "recovered" and ibp.recovered.n_poses == 1
+    assert ibp.recovered.written_back["tool"] == "pymol" and ibp.recovered.written_back_note == ""
+    assert ch4.recovered.n_poses == 24  # Td: every operation draws the same orthographic picture
+    assert got.items[1].extra["pose_combinations"] == 24
+    # the recovered projection is the true one (the best pose of ibuprofen, which has no symmetry)
+    p = np.asarray(ibp.projection["matrix"]).reshape(3, 4)
+    true = PixelProjection.from_camera(cams["ibp"]).matrix
+    pts = np.random.default_rng(1).normal(size=(10, 3)) * 3 + cams["ibp"].center
+    h = pts @ p[:, :3].T + p[:, 3]
+    assert np.abs(h[:, :2] - (pts @ true[:2, :3].T + true[:2, 3])).max() < 1.0
+
+
+def test_camera_not_recovered_is_listed_out_of_the_denominator(folder):
+    path, _ = folder
+    (path / "images.toml").write_text(_toml([
+        ("ibp.png", "swapped", "atp.xyz", {"tool": "unknown"}),
+        ("ch4.png", "ch4", "ch4.xyz", {"tool": "unknown"})]))
+    cert = certify_published(f"images:{path / 'images.toml'}", CertifyConfig(delta=0.3, tau=0.3))
+    swapped = cert.items[0]
+    assert swapped.is_error and swapped.error.startswith("camera not recovered (ibp.png): ")
+    assert cert.images[0].recovered.status == "not recovered"
+    assert cert.summary.n == 1 and cert.summary.n_errors == 1  # the swapped item counts out of the denominator
