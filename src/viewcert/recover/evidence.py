@@ -9,7 +9,9 @@ matched to the nearest projected atom of its element whatever the occlusion (a d
 atom hidden right behind it projects to nearly the same point, so the residual does not depend on which of the two
 is taken); occlusion decides which atoms the picture must show: an atom plainly in view (its drawn radius at least
 ``MIN_PLAIN_PX``, its centre farther from every nearer atom's centre than that atom's radius plus ``MISSING_MARGIN``
-× its own, so that most of its disc shows) must have a detection.
+× its own, so that most of its disc shows) must have a detection, except the atoms of a small element the detector
+mostly missed (drawn below ``SMALL_ELEMENT`` × the median radius of the other elements' plain atoms, more than
+half of its plain atoms undetected: hydrogens a few px across).
 
 Frames: world Cartesian Å; pixels in the image's frame (u right, v down); depth in Å, larger = farther.
 """
@@ -27,6 +29,7 @@ __all__ = ["DEFAULT_RADIUS_SCALE", "MIN_PLAIN_PX", "MISSING_MARGIN", "Evidence",
 DEFAULT_RADIUS_SCALE = 0.75
 MISSING_MARGIN = 0.5
 MIN_PLAIN_PX = 2.0
+SMALL_ELEMENT = 0.75
 _DEPTH_EPS = 1e-6
 
 
@@ -161,20 +164,26 @@ def assess(matrix: np.ndarray, kind: str, xyz: np.ndarray, labels: np.ndarray, d
     matched = np.where(ok, matched, -1)
     residual = np.where(ok, dist, np.nan)
     plain = shown(uv, depth, rho, MISSING_MARGIN * rho) & inside & (rho >= MIN_PLAIN_PX)
-    # an atom shown plainly is missing when no detection of its element (or of unknown element) lies near it
-    n_missing = 0
+    missing = np.zeros(len(uv), dtype=bool)
     if plain.any():
+        # an atom shown plainly is missing when no detection of its element (or of unknown element) lies near it
+        d = np.full(int(plain.sum()), np.inf)
         if len(det_uv):
-            idx, d = nearest_matches(uv[plain], labels[plain], det_uv, det_labels,
-                                     np.ones(len(det_uv), dtype=bool))
-            # nearest_matches treats the first argument's labels as the query: an atom of element z may be
-            # explained by a detection labelled z; detections labelled 0 explain any atom
+            _, d = nearest_matches(uv[plain], labels[plain], det_uv, det_labels, np.ones(len(det_uv), dtype=bool))
             unknown = det_labels == 0
             if unknown.any():
-                d0 = cKDTree(det_uv[unknown]).query(uv[plain])[0]
-                d = np.minimum(d, d0)
-            n_missing = int((d > match_px).sum())
-        else:
-            n_missing = int(plain.sum())
+                d = np.minimum(d, cKDTree(det_uv[unknown]).query(uv[plain])[0])
+        missing[np.flatnonzero(plain)] = d > match_px
+        # a small element the detector mostly missed (hydrogens drawn a few px across) is no evidence against the
+        # camera: left out of the count when most of its plain atoms are missing and it is drawn smaller than
+        # SMALL_ELEMENT × the median plain atom of the other elements
+        for z in np.unique(labels[plain]):
+            sel = plain & (labels == z)
+            others = plain & (labels != z)
+            if (others.any() and missing[sel].mean() > 0.5
+                    and float(np.median(rho[sel])) < SMALL_ELEMENT * float(np.median(rho[others]))):
+                plain &= labels != z
+                missing &= labels != z
+    n_missing = int(missing.sum())
     n_behind = int((~np.isfinite(uv).all(1)).sum())
     return Evidence(matched, residual, n_missing, int(plain.sum()), n_behind, radii_angstrom, uv, depth)
