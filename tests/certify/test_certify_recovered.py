@@ -104,7 +104,9 @@ def test_recovered_cameras_certify_as_the_true_ones(folder):
     assert ibp.recovered.status == "recovered" and ibp.recovered.n_poses == 1
     assert ibp.recovered.written_back["tool"] == "pymol" and ibp.recovered.written_back_note == ""
     assert ch4.recovered.n_poses == 24  # Td: every operation draws the same orthographic picture
-    assert got.items[1].extra["pose_combinations"] == 24
+    # one image whose poses are all symmetry images of the best: certified once (the others are the same
+    # reconstruction turned by a symmetry of the molecule)
+    assert got.items[1].extra["pose_combinations"] == 1
     # the recovered projection is the true one (the best pose of ibuprofen, which has no symmetry)
     p = np.asarray(ibp.projection["matrix"]).reshape(3, 4)
     true = PixelProjection.from_camera(cams["ibp"]).matrix
@@ -123,3 +125,12 @@ def test_camera_not_recovered_is_listed_out_of_the_denominator(folder):
     assert swapped.is_error and swapped.error.startswith("camera not recovered (ibp.png): ")
     assert cert.images[0].recovered.status == "not recovered"
     assert cert.summary.n == 1 and cert.summary.n_errors == 1  # the swapped item counts out of the denominator
+
+
+def test_pose_combinations_up_to_the_structures_symmetry():
+    from viewcert.certify.recovered import MAX_POSE_COMBINATIONS, pose_combinations
+    a, b, c = "a", "b", "c"
+    assert pose_combinations([(a, b), (c,)]) == [(a, c), (b, c)]
+    assert pose_combinations([(a, b), (a, b, c)], symmetric_first=True) == [(a, a), (a, b), (a, c)]
+    assert pose_combinations([tuple(range(9)), tuple(range(8))]) is None  # 72 > 64
+    assert MAX_POSE_COMBINATIONS == 64

@@ -249,7 +249,7 @@ def _recovered_item(item: ImageItem, structure, struct: PublishedStructure, tili
         detected = [_detect(entry, num, detector) for entry in item.images]
     except InputError as exc:
         return PublishedItemRecord(id=item.id, images=names, structure=struct, error=f"image: {exc}"[:500]), []
-    choices, sections, refusal = [], {}, ""
+    choices, sections, refusal, first_symmetric = [], {}, "", True
     centre = 0.5 * (pos.min(axis=0) + pos.max(axis=0))
     for k, (entry, (det, _)) in enumerate(zip(item.images, detected, strict=True)):
         if entry.projection is not None:
@@ -261,11 +261,14 @@ def _recovered_item(item: ImageItem, structure, struct: PublishedStructure, tili
         sections[k] = R.recovered_record(rec, len(atoms), centre)
         if not rec.recovered and not refusal:
             refusal = f"{R.NOT_RECOVERED_PREFIX} ({entry.file}): {rec.reason}"
+        if k == 0:
+            first_symmetric = all(p.from_symmetry for p in rec.poses)
         choices.append(tuple(p.projection for p in rec.poses) or (None,))
-    combos = None if refusal else R.pose_combinations(choices)
+    all_recovered = len(sections) == len(item.images)
+    combos = None if refusal else R.pose_combinations(choices, symmetric_first=all_recovered and first_symmetric)
     if not refusal and combos is None:
-        refusal = (f"{R.NOT_RECOVERED_PREFIX}: {math.prod(len(c) for c in choices)} combinations of admissible "
-                   f"poses, more than {R.MAX_POSE_COMBINATIONS} to certify")
+        refusal = (f"{R.NOT_RECOVERED_PREFIX}: the images' admissible poses combine in more than "
+                   f"{R.MAX_POSE_COMBINATIONS} ways ({' × '.join(str(len(c)) for c in choices)}) to certify")
     if refusal:
         records = [_image_stub(entry, det, pic, sections.get(k), num)
                    for k, (entry, (det, pic)) in enumerate(zip(item.images, detected, strict=True))]

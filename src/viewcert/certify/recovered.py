@@ -9,8 +9,9 @@ given). Then:
 - an image whose camera is not recovered makes its item **camera not recovered**: the item is listed with the
   reason and counts out of the ceiling's denominator, never in it;
 - otherwise every combination of the images' admissible poses (a symmetric molecule draws the same picture from
-  several cameras) is certified; an item is determined only when every combination gives the same outcome, and is
-  refused with the reason when they differ (or when there are more than ``MAX_POSE_COMBINATIONS``);
+  several cameras) is certified (up to the structure's own symmetry: ``pose_combinations``); an item is determined
+  only when every combination gives the same outcome, and is refused with the reason when they differ (or when
+  there are more than ``MAX_POSE_COMBINATIONS``);
 - each image's record carries the recovered camera with its evidence (``formats.recovery_sections``), every
   admissible pose, and the best pose written back in the renderer's own terms where ``drawn_by`` names one.
 
@@ -24,7 +25,6 @@ import math
 
 import numpy as np
 
-from viewcert.cameras.pixel_projection import PixelProjection
 from viewcert.elements import atomic_number
 from viewcert.formats.recovery_sections import RecoveredCamera
 from viewcert.recover import DetectedAtoms, Recovery, hints_from_table, recover_camera, written_back
@@ -57,9 +57,16 @@ def recover_image_camera(camera_table, where: str, atoms: DetectedAtoms, positio
     return recover_camera(positions, numbers, atoms, width, height, hints=hints)
 
 
-def pose_combinations(choices: list[tuple[PixelProjection, ...]]) -> list[tuple[PixelProjection, ...]] | None:
+def pose_combinations(choices: list[tuple], symmetric_first: bool = False) -> list[tuple] | None:
     """Every combination of one pose per image (the best poses first); None when there are more than
-    ``MAX_POSE_COMBINATIONS``."""
+    ``MAX_POSE_COMBINATIONS``.
+
+    ``symmetric_first``: every image's camera was recovered and the first image's poses are all its best pose
+    composed with symmetry operations of the drawn atoms; the first image then keeps only its best pose. (A
+    combination (P₁∘g₁, P₂∘g₂, ...) is (P₁, P₂∘g₂g₁⁻¹, ...) seen in the world turned by g₁, a symmetry of the atoms:
+    the same observations, a reconstruction turned by g₁, the same answer.)"""
+    if symmetric_first and choices:
+        choices = [choices[0][:1], *choices[1:]]
     n = math.prod(len(c) for c in choices)
     if n > MAX_POSE_COMBINATIONS:
         return None

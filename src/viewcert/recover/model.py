@@ -144,7 +144,9 @@ class RecoveredPose:
     explained: fraction of detections explained; n_matched / n_detected; n_missing / n_plain: atoms the camera
     shows plainly that no detection explains, out of all it shows plainly; matched_atom: per detection, the
     index of the atom it was matched to (−1: unexplained); residual_px: per detection, its distance to that atom
-    (NaN: unexplained); n_behind: atoms at or behind a perspective camera's pinhole (such a camera never counts)."""
+    (NaN: unexplained); n_behind: atoms at or behind a perspective camera's pinhole (such a camera never counts);
+    from_symmetry: the best pose, or the best pose composed with a symmetry operation of the drawn atoms (False: a
+    distinct camera the search found that draws the same picture)."""
 
     projection: PixelProjection
     model: str
@@ -158,6 +160,7 @@ class RecoveredPose:
     n_behind: int
     matched_atom: np.ndarray = field(repr=False)
     residual_px: np.ndarray = field(repr=False)
+    from_symmetry: bool = True
 
     @property
     def missing(self) -> float:
@@ -184,7 +187,7 @@ class RecoveredPose:
         return {"projection": self.projection.to_dict(), "model": self.model, "rms_px": self.rms_px,
                 "max_px": self.max_px, "explained": self.explained, "n_matched": self.n_matched,
                 "n_detected": self.n_detected, "n_missing": self.n_missing, "n_plain": self.n_plain,
-                "n_behind": self.n_behind}
+                "n_behind": self.n_behind, "from_symmetry": self.from_symmetry}
 
 
 @dataclass(frozen=True, eq=False)

@@ -28,7 +28,8 @@ __all__ = ["displacement_px", "rotation_angle", "symmetry_candidates"]
 def symmetry_candidates(matrix: np.ndarray, kind: str, xyz: np.ndarray, labels: np.ndarray,
                         tolerance: float) -> list[np.ndarray]:
     """The matrices P∘g (world → px) for every symmetry operation g ≠ identity of the labelled atoms within
-    ``tolerance`` Å (improper g only for an orthographic P); empty for a set with no symmetry or a collinear one."""
+    ``tolerance`` Å (improper g only for an orthographic P), g acting about the atoms' centroid; empty for a set
+    with no symmetry or a collinear one."""
     if len(xyz) < 3:
         return []
     try:

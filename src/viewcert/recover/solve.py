@@ -21,6 +21,7 @@ Units: Å (world, Cartesian), px (the image's frame, u right, v down), degrees.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -450,7 +451,7 @@ def _admissible(best: _Candidate, candidates: list[_Candidate], xyz: np.ndarray,
                 settings: SearchSettings, tool: str) -> list[RecoveredPose]:
     """The best pose and every distinct pose drawing the same picture (symmetry images and search results)."""
     poses = [best.pose]
-    pool = [c.pose for c in candidates if c is not best]
+    pool = []
     frame = best.frame
     for m in symmetry_candidates(best.pose.projection.matrix, best.pose.projection.kind, xyz, labels,
                                  settings.symmetry_tolerance):
@@ -460,6 +461,7 @@ def _admissible(best: _Candidate, candidates: list[_Candidate], xyz: np.ndarray,
             pose = _pose(fit, frame, width, height, tool, xyz)
             if pose is not None:
                 pool.append(pose)
+    pool += [dataclasses.replace(c.pose, from_symmetry=False) for c in candidates if c is not best]
     for p in pool:
         if not _same_picture(p, best.pose, thresholds):
             continue
