@@ -19,6 +19,11 @@ CPU seconds per image in the same run, and their ratio.
 Bad input (one line each, never a camera): a swapped structure file (the picture of one structure certified
 against another's), an empty image, an image of 2 atoms.
 
+The ceiling with recovered cameras: the same renders as items of three views (two per structure: PyMOL ortho,
+PyMOL perspective and matplotlib; matplotlib, OVITO and ASE), certified by ``viewcert certify images:`` twice
+with the same detections — every camera stated in its tool's terms, and every camera ``tool = "unknown"`` with
+``drawn_by`` — at δ = τ = 0.15 Å (the study's); the items whose outcomes differ are listed.
+
 Writes ``benchmarks/results/recover_cameras.json``. Renders are cached under ``--work`` (default
 /tmp/viewcert-recover-corpus), so a rerun only recovers.
 
@@ -61,9 +66,12 @@ CCD_CODES = ("IBP", "ATP", "HEM", "CLR", "BEN", "NAG", "FAD", "SAM", "TRP", "PHE
              "SAL", "PNM", "EST", "BEZ", "URA", "ADN")
 
 
-def molecules(n: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
+def molecules(n: int) -> list[tuple]:
+    """(name, drawn positions Å, atomic numbers, the structure as shipped, tiling) of the corpus' molecules."""
     from viewcert.io.ccd import read_ccd_structure
-    out = [("CH4", *methane()), ("C6H6", *benzene()), ("SF6", *sf6())]
+    from viewcert.structures import Structure
+    out = [(name, pos, z, Structure(pos, z), (1, 1, 1))
+           for name, (pos, z) in (("CH4", methane()), ("C6H6", benzene()), ("SF6", sf6()))]
     for code in CCD_CODES:
         if len(out) >= n:
             break
@@ -72,11 +80,12 @@ def molecules(n: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
         except Exception:  # noqa: BLE001 - an entry the bundled dictionary lacks
             continue
         if 8 <= s.n_atoms <= 80:
-            out.append((f"ccd:{code}", s.positions, s.numbers))
+            out.append((f"ccd:{code}", s.positions, s.numbers, s, (1, 1, 1)))
     return out[:n]
 
 
-def crystals(n: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
+def crystals(n: int) -> list[tuple]:
+    """(name, drawn positions Å, atomic numbers, the conventional cell, tiling) of the corpus' e3 crystals."""
     from viewcert.io.cif import read_cif_text
     from viewcert.symmetry.standardize import conventional_standard_cell
     data = json.loads((SHARED / "structures.json").read_text())
@@ -91,7 +100,7 @@ def crystals(n: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
         if cell.n_atoms * math.prod(tiling) > 160 or cell.n_atoms * math.prod(tiling) < 4:
             continue
         s = cell.supercell(tiling)
-        out.append((f"{mid}-{'x'.join(map(str, tiling))}", s.positions, s.numbers))
+        out.append((f"{mid}-{'x'.join(map(str, tiling))}", s.positions, s.numbers, cell, tiling))
     return out
 
 
@@ -157,7 +166,7 @@ def set_rms(projection, xyz, z, truth, truth_z) -> float:
 def run_corpus(work: Path, structures, detector: str) -> list[dict]:
     rows = []
     rng = np.random.default_rng(0)
-    for s_index, (name, xyz, z) in enumerate(structures):
+    for s_index, (name, xyz, z, _, _) in enumerate(structures):
         for r_index, (tool, kind) in enumerate(RENDERERS):
             if available(tool):
                 continue
@@ -206,13 +215,122 @@ def pixel_detections(image: Path, record: dict, z) -> DetectedAtoms:  # pragma: 
     raise SystemExit("--detector pixels needs the pixel reader of issue 53 (viewcert.detect) on this branch")
 
 
+#: the palette each renderer of the corpus draws with (foreign_render: PyMOL's own element colours, Jmol's elsewhere)
+PALETTES = {"pymol": "pymol", "matplotlib": "jmol", "ovito": "jmol", "ase": "jmol"}
+#: the items of the ceiling comparison: two per structure, three views each, from the five renders
+ITEM_VIEWS = ((0, 1, 2), (2, 3, 4))
+
+
+def _keys(s_index: int, name: str) -> list[str]:
+    out = []
+    for tool, kind in RENDERERS:
+        if tool == "ovito" and kind is None:
+            kind = ("orthographic", "perspective")[s_index % 2]
+        out.append(f"{name.replace(':', '_')}-{tool}-{kind}")
+    return out
+
+
+def _toml_value(v) -> str:
+    return json.dumps(v)
+
+
+def ceiling_comparison(work: Path, structures, detector: str, delta: float) -> dict:
+    """The as-published ceiling with recovered cameras against the one with the true cameras: the same images
+    (the corpus renders, two items of three views per structure), the same detections, two images.toml files
+    (each camera in its tool's terms; every camera ``tool = "unknown"`` with ``drawn_by``)."""
+    import shutil
+
+    import viewcert.certify.published as published
+    from viewcert.certify import CertifyConfig
+    from viewcert.detect.detector import Detections as ToolDetections
+    from viewcert.io.pictures import read_picture
+    from viewcert.io.poscar import poscar_text
+    from viewcert.io.xyz import xyz_text
+
+    folder = work / "ceiling"
+    folder.mkdir(exist_ok=True)
+    true_lines, unknown_lines = ['format = "viewcert-images/1"', ""], ['format = "viewcert-images/1"', ""]
+    truth: dict = {}
+    rng = np.random.default_rng(3)
+    for s_index, (name, xyz, z, shipped, tiling) in enumerate(structures):
+        stem = name.replace(":", "_")
+        if shipped.is_periodic:
+            sfile = f"{stem}.POSCAR"
+            (folder / sfile).write_text(poscar_text(shipped, direct=False))
+        else:
+            sfile = f"{stem}.xyz"
+            (folder / sfile).write_text(xyz_text(shipped))
+        keys = _keys(s_index, name)
+        for k_item, views in enumerate(ITEM_VIEWS):
+            for v in views:
+                record = json.loads((work / f"{keys[v]}.json").read_text())
+                if not (folder / record["image"]).is_file():
+                    shutil.copyfile(work / record["image"], folder / record["image"])
+                if detector == "truth" and record["image"] not in truth:
+                    det, _ = truth_detections(record, xyz, z, rng)
+                    truth[record["image"]] = det
+                tool = record["tool"]
+                head = [f'file = "{record["image"]}"', f'item = "{stem}-{k_item}"', f'structure = "{sfile}"',
+                        f'palette = "{PALETTES[tool]}"']
+                if shipped.is_periodic:
+                    head.append(f"tiling = {list(tiling)}")
+                cam = {k: v for k, v in record["camera"].items()}
+                true_lines += ["[[image]]", *head,
+                               "camera = { " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in cam.items()) + " }",
+                               ""]
+                unknown_lines += ["[[image]]", *head, f'camera = {{ tool = "unknown", drawn_by = "{tool}" }}', ""]
+    (folder / "true.toml").write_text("\n".join(true_lines))
+    (folder / "unknown.toml").write_text("\n".join(unknown_lines))
+    if detector == "truth":  # the stand-in detector: the same detections for both files
+        def detect(entry, numbers, settings):
+            _, picture = read_picture(entry.path, name=entry.file)
+            d = truth[entry.file]
+            n = len(d)
+            return ToolDetections(d.uv, d.radii, tuple(symbols(d.labels)), ("",) * n, np.ones(n), "shaded",
+                                  (255, 255, 255), picture.width, picture.height), picture
+
+        published._detect = detect
+    cfg = CertifyConfig(delta=delta, tau=delta)
+    t0 = time.process_time()
+    ref = published.certify_published(f"images:{folder / 'true.toml'}", cfg)
+    t1 = time.process_time()
+    got = published.certify_published(f"images:{folder / 'unknown.toml'}", cfg)
+    t2 = time.process_time()
+    rows, differences = [], []
+    for a, b in zip(got.items, ref.items, strict=True):
+        row = {"item": a.id, "true": None if b.is_error else [b.geometric.outcome, b.as_published.outcome],
+               "recovered": None if a.is_error else [a.geometric.outcome, a.as_published.outcome],
+               "pose_combinations": (a.extra or {}).get("pose_combinations")}
+        if b.is_error:
+            row["true_error"] = b.error
+        if a.is_error:
+            row["recovered_error"] = a.error
+        same = (not a.is_error and not b.is_error and row["true"] == row["recovered"]
+                and a.as_published.correct == b.as_published.correct and a.geometric.correct == b.geometric.correct)
+        row["same"] = bool(same) or (a.is_error and b.is_error)
+        rows.append(row)
+        if not row["same"]:
+            differences.append(row)
+    n = len(rows)
+    same = sum(r["same"] for r in rows)
+    print(f"ceiling: {same}/{n} items the same with recovered cameras", flush=True)
+    for r in differences:
+        print("  differs:", json.dumps(r)[:300], flush=True)
+    return {"items": n, "same": same, "same_fraction": same / n if n else None, "delta": delta, "tau": delta,
+            "detector": detector, "views_per_item": 3, "true_certify_cpu_s": t1 - t0,
+            "recovered_certify_cpu_s": t2 - t1,
+            "as_published_true": ref.summary.as_published.to_dict() if ref.summary.as_published else None,
+            "as_published_recovered": got.summary.as_published.to_dict() if got.summary.as_published else None,
+            "differences": differences, "per_item": rows}
+
+
 def bad_inputs(work: Path, structures) -> list[dict]:
     """The swapped file, the empty image and the 2-atom image, one line each."""
     out = []
     rng = np.random.default_rng(7)
     # the two largest molecules: the same elements (C, H, N, O), so no element gives the swap away
     mols = sorted((s for s in structures if not s[0].startswith("mp-")), key=lambda s: -len(s[1]))
-    (na, xa, za), (nb, xb, zb) = mols[0], mols[1]
+    (na, xa, za, _, _), (nb, xb, zb, _, _) = mols[0], mols[1]
     key = f"{na.replace(':', '_')}-pymol-orthographic"
     record = json.loads((work / f"{key}.json").read_text())
     det, _ = truth_detections(record, xa, za, rng)
@@ -261,6 +379,7 @@ def main() -> None:
     ap.add_argument("--detector", choices=("truth", "pixels"), default="truth")
     ap.add_argument("--work", type=Path, default=Path("/tmp/viewcert-recover-corpus"))
     ap.add_argument("--quick", action="store_true", help="2 molecules and 2 crystals")
+    ap.add_argument("--delta", type=float, default=0.15, help="δ = τ (Å) of the ceiling comparison (the study's)")
     args = ap.parse_args()
     if not SHARED.is_dir():
         raise SystemExit(f"shared data absent: {SHARED}")
@@ -269,8 +388,10 @@ def main() -> None:
     structures = molecules(n_m) + crystals(n_c)
     rows = run_corpus(args.work, structures, args.detector)
     bad = bad_inputs(args.work, structures)
+    ceiling = ceiling_comparison(args.work, structures, args.detector, args.delta)
     result = {"benchmark": "recover_cameras", "issue": 54, "detector": args.detector,
-              "min_visible_pixels": MIN_VISIBLE, "summary": summarise(rows), "bad_input": bad, "images": rows,
+              "min_visible_pixels": MIN_VISIBLE, "summary": summarise(rows), "ceiling": ceiling,
+              "bad_input": bad, "images": rows,
               "machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine()}}
     if not args.quick:
         write_json_atomic(RESULTS / "recover_cameras.json", result)
