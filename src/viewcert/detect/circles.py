@@ -118,20 +118,24 @@ def fit_circle(points: np.ndarray, centre: np.ndarray, radius: float | None, *, 
     start: the median distance)."""
     c = np.asarray(centre, dtype=np.float64).copy()
     r = float(np.median(np.linalg.norm(points - c, axis=1))) if radius is None else float(radius)
+    free = radius is None
     for _ in range(rounds):
         d = points - c
-        dist = np.maximum(np.linalg.norm(d, axis=1), 1e-9)
+        dist = np.maximum(np.sqrt((d * d).sum(axis=1)), 1e-9)
         res = dist - r
         wgt = np.clip(1.0 - (res / ROBUST_SCALE) ** 2, 0.0, None) ** 2
         if wgt.sum() < 3:
             wgt = np.ones_like(res)
-        sw = np.sqrt(wgt)
         jac = -d / dist[:, None]
-        if radius is None:
+        if free:
             jac = np.column_stack([jac, -np.ones(len(points))])
-        step, *_ = np.linalg.lstsq(jac * sw[:, None], -res * sw, rcond=None)
+        jw = jac * wgt[:, None]
+        try:  # the normal equations of the weighted problem (2×2 or 3×3)
+            step = np.linalg.solve(jw.T @ jac, -(jw.T @ res))
+        except np.linalg.LinAlgError:
+            break
         c += step[:2]
-        if radius is None:
+        if free:
             r += float(step[2])
         if float(np.abs(step).max()) < 1e-4:
             break
@@ -149,9 +153,9 @@ def _support(points, normals, c, r, band) -> tuple[np.ndarray, float]:
 
 
 def refine(points: np.ndarray, normals: np.ndarray, start: np.ndarray, r_lo: float, r_hi: float,
-           r_ref: float, r_tol: float) -> Circle | None:
+           r_ref: float, r_tol: float, free_cover: float = FREE_RADIUS_COVER) -> Circle | None:
     """The circle a candidate centre ``start`` (u, v) stands for, or None (step 3): the radius fitted when the
-    support covers at least FREE_RADIUS_COVER of the rim and the fit stays within ``r_tol`` (relative) of the
+    support covers at least ``free_cover`` of the rim and the fit stays within ``r_tol`` (relative) of the
     reference radius ``r_ref``, else held at ``r_ref``."""
     d = points - start
     dist = np.maximum(np.linalg.norm(d, axis=1), 1e-9)
@@ -166,17 +170,18 @@ def refine(points: np.ndarray, normals: np.ndarray, start: np.ndarray, r_lo: flo
         sup, cover = _support(points, normals, c, r, band)
         if sup.sum() < 6:
             return None
-        c, r, fitted = _fit_bounded(points[sup], c, cover, r_ref, r_tol)
+        c, r, fitted = _fit_bounded(points[sup], c, cover, r_ref, r_tol, free_cover)
     sup, cover = _support(points, normals, c, r, 1.0)
     if not np.isfinite(c).all() or sup.sum() < 6:
         return None
     return Circle(float(c[0]), float(c[1]), float(r), int(sup.sum()), float(cover), fitted)
 
 
-def _fit_bounded(points: np.ndarray, c: np.ndarray, cover: float, r_ref: float, r_tol: float) -> tuple[np.ndarray, float, bool]:
-    """(centre, radius, fitted): the radius fitted when ``cover`` ≥ FREE_RADIUS_COVER and the fit stays within
+def _fit_bounded(points: np.ndarray, c: np.ndarray, cover: float, r_ref: float, r_tol: float,
+                 free_cover: float = FREE_RADIUS_COVER) -> tuple[np.ndarray, float, bool]:
+    """(centre, radius, fitted): the radius fitted when ``cover`` ≥ ``free_cover`` and the fit stays within
     ``r_tol`` of ``r_ref``, else held at ``r_ref``."""
-    if cover >= FREE_RADIUS_COVER:
+    if cover >= free_cover:
         new, r = fit_circle(points, c, None)
         if np.isfinite(new).all() and abs(r - r_ref) <= r_tol * r_ref:
             return new, r, True

@@ -5,9 +5,13 @@ An atom drawn in colour c appears, pixel by pixel, as one of (8-bit RGB, as floa
 
 - ``flat`` renderers (ASE's writers, matplotlib's ``scatter`` and patches): c itself, blended toward the background
   b by antialiasing at the rim and by matplotlib's depth shading (``b + a·(c − b)``, a in [``MIN_ALPHA``, 1]);
-- ``shaded`` renderers (PyMOL, OVITO, POV-Ray, viewcert's lambert styles): c scaled by the lighting
-  (``k·c``, k in [``MIN_SHADE``, ``MAX_SHADE``]); specular highlights (toward white) are left out of the mask and
-  do not matter (they are inside the disc).
+- ``shaded`` renderers (PyMOL, OVITO, POV-Ray, viewcert's lambert styles): c scaled by the lighting and blended
+  toward the background by a depth cue (``b + a·(k·c − b)``, k in [``MIN_SHADE``, ``MAX_SHADE``], a in
+  [``MIN_FOG``, 1]); specular highlights (toward white) are left out of the mask and do not matter (they are
+  inside the disc).
+
+An element drawn in the background's own colour (ASE's white hydrogen on a white page) has no colour of its own
+in the image: its mask is the background-coloured pixels its outline or limb encloses (``enclosed_background``).
 
 The residual of a pixel under element e is its distance (RGB units) to that family; a pixel is a member of e's mask
 when its residual is below e's tolerance (a fraction ``TOLERANCE`` of the distance from c to the nearest other
@@ -24,9 +28,11 @@ import numpy as np
 
 #: the least alpha of a flat disc blended toward the background (matplotlib's depthshade goes down to 0.3)
 MIN_ALPHA = 0.3
-#: the range of the lighting factor k of a shaded sphere (ambient ≥ 0.2 in every renderer looked at; ≤ 1.08 for
-#: 8-bit rounding and a light brighter than the colour)
-MIN_SHADE, MAX_SHADE = 0.2, 1.08
+#: the range of the lighting factor k of a shaded sphere (ambient and shadows ≥ 0.12 in every renderer looked
+#: at; ≤ 1.08 for 8-bit rounding and a light brighter than the colour)
+MIN_SHADE, MAX_SHADE = 0.12, 1.08
+#: the least share of its own colour a shaded atom keeps under a depth cue (PyMOL's fog toward the background)
+MIN_FOG = 0.35
 #: a pixel belongs to e's mask when its residual is below this fraction of the distance from e's colour to the
 #: nearest other colour in play
 TOLERANCE = 0.35
@@ -37,8 +43,10 @@ BACKGROUND_TOLERANCE = 24.0
 #: an element colour farther than this (RGB units) from the black–background segment competes with that segment
 #: (antialiased lines and outlines); a greyer one (carbon's grey) does not: it would lose its own pixels
 LINE_CHROMA = 20.0
-#: auto shading: a flat render has at least this share of its foreground within FLAT_MATCH of a flat colour
+#: auto shading: a flat render has at least FLAT_SHARE of its foreground within FLAT_MATCH of a flat colour, and at
+#: least UNIFORM_SHARE of it within UNIFORM_STEP of its right and lower neighbours
 FLAT_SHARE, FLAT_MATCH = 0.5, 12.0
+UNIFORM_SHARE, UNIFORM_STEP = 0.45, 4.0
 SHADINGS = ("auto", "flat", "shaded")
 
 
@@ -69,10 +77,55 @@ def flat_fit(img: np.ndarray, colour: np.ndarray, bg: np.ndarray) -> tuple[np.nd
     return np.linalg.norm(img - (bg + a[..., None] * d), axis=-1), a
 
 
-def shaded_fit(img: np.ndarray, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(residual, k) of every pixel under ``k·c``, k clipped to [MIN_SHADE, MAX_SHADE]: RGB units, and k."""
-    k = np.clip((img @ colour) / max(float(colour @ colour), 1e-9), MIN_SHADE, MAX_SHADE)
-    return np.linalg.norm(img - k[..., None] * colour, axis=-1), k
+def shaded_fit(img: np.ndarray, colour: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(residual, k) of every pixel under ``bg + a·(k·c − bg)``: the lighting k in [MIN_SHADE, MAX_SHADE] and a
+    depth cue (fog) toward the background, a in [MIN_FOG, 1]; RGB units, and k.
+
+    In the coefficients t = a·k of c and s = 1 − a of the background, the family is the polygon s in
+    [0, 1 − MIN_FOG], t in [MIN_SHADE·(1 − s), MAX_SHADE·(1 − s)]; each pixel's least-squares point is the
+    unconstrained one when it lies inside, else the best point of the polygon's four edges."""
+    c, b = np.asarray(colour, dtype=np.float64), np.asarray(bg, dtype=np.float64)
+    flat = img.reshape(-1, 3)
+    s_max = 1.0 - MIN_FOG
+    basis = np.stack([c, b], axis=1)  # 3 × 2
+    gram = basis.T @ basis
+    best_res = np.full(len(flat), np.inf)
+    best_t = np.zeros(len(flat))
+    best_s = np.zeros(len(flat))
+
+    def consider(t, s):
+        res = np.linalg.norm(flat - (t[:, None] * c + s[:, None] * b), axis=1)
+        better = res < best_res
+        best_res[better], best_t[better], best_s[better] = res[better], t[better], s[better]
+
+    if abs(np.linalg.det(gram)) > 1e-9:
+        ts = np.linalg.solve(gram, basis.T @ flat.T).T
+        t, s = ts[:, 0], ts[:, 1]
+        inside = (s >= 0) & (s <= s_max) & (t >= MIN_SHADE * (1 - s)) & (t <= MAX_SHADE * (1 - s))
+        res = np.linalg.norm(flat - (t[:, None] * c + s[:, None] * b), axis=1)
+        best_res[inside], best_t[inside], best_s[inside] = res[inside], t[inside], s[inside]
+    cc = max(float(c @ c), 1e-9)
+    for s0 in (0.0, s_max):  # the edges s = 0 (no fog) and s = s_max: t free within its bounds
+        t = np.clip(((flat - s0 * b) @ c) / cc, MIN_SHADE * (1 - s0), MAX_SHADE * (1 - s0))
+        consider(t, np.full(len(flat), s0))
+    for kk in (MIN_SHADE, MAX_SHADE):  # the edges t = k·(1 − s): p ≈ k·c + s·(b − k·c), s in [0, s_max]
+        d = b - kk * c
+        s = np.clip(((flat - kk * c) @ d) / max(float(d @ d), 1e-9), 0.0, s_max)
+        consider(kk * (1 - s), s)
+    k = np.where(1 - best_s > 1e-9, best_t / np.maximum(1 - best_s, 1e-9), 0.0)
+    return best_res.reshape(img.shape[:-1]), k.reshape(img.shape[:-1])
+
+
+def enclosed_background(is_bg: np.ndarray) -> np.ndarray:
+    """The background-coloured pixels no path of background pixels joins to the image's border (4-connected):
+    the inside of a disc drawn in the background's own colour, which only its outline or limb bounds."""
+    from scipy import ndimage as ndi  # lazy: start-up time (scipy.ndimage)
+
+    labels, n = ndi.label(is_bg)
+    if n == 0:
+        return np.zeros_like(is_bg)
+    border = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
+    return is_bg & ~np.isin(labels, border)
 
 
 def _segment_residual(img: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -84,14 +137,26 @@ def _segment_residual(img: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarr
 
 def resolve_shading(img: np.ndarray, colours: np.ndarray, bg: np.ndarray, foreground: np.ndarray) -> str:
     """``flat`` when at least FLAT_SHARE of the foreground pixels lie within FLAT_MATCH of some element's flat
-    family (its colour blended toward the background), else ``shaded``."""
+    family (its colour blended toward the background) or of a black outline's, and at least UNIFORM_SHARE of them
+    (2 px inside the foreground's edge) equal their right and lower neighbours to UNIFORM_STEP (a flat disc is one colour; a shaded sphere changes from pixel to pixel), else
+    ``shaded``."""
     fg = img[foreground]
     if len(fg) == 0:
         return "flat"
-    best = np.full(len(fg), np.inf)
+    best = _segment_residual(fg, np.zeros(3), bg)  # outlines and lines: black blended toward the background
     for c in colours:
         best = np.minimum(best, flat_fit(fg, c, bg)[0])
-    return "flat" if float(np.mean(best <= FLAT_MATCH)) >= FLAT_SHARE else "shaded"
+    step = np.zeros(img.shape[:2])
+    step[:-1, :-1] = np.maximum(np.abs(img[:-1, :-1] - img[:-1, 1:]).max(axis=-1),
+                                np.abs(img[:-1, :-1] - img[1:, :-1]).max(axis=-1))
+    step[-1, :] = step[:, -1] = np.inf
+    from scipy import ndimage as ndi  # lazy: start-up time (scipy.ndimage)
+
+    inner = ndi.binary_erosion(foreground, iterations=2)  # away from the rims, where antialiasing varies
+    inner = inner if inner.any() else foreground
+    uniform = float(np.mean(step[inner] <= UNIFORM_STEP))
+    flat = float(np.mean(best <= FLAT_MATCH)) >= FLAT_SHARE and uniform >= UNIFORM_SHARE
+    return "flat" if flat else "shaded"
 
 
 @dataclass(frozen=True, eq=False)
@@ -138,7 +203,7 @@ def colour_masks(rgb: np.ndarray, colours: np.ndarray, *, shading: str = "auto",
     residual = np.empty((k, *img.shape[:2]))
     level = np.empty_like(residual)
     for e, c in enumerate(colours):
-        residual[e], level[e] = flat_fit(img, c, bg) if mode == "flat" else shaded_fit(img, c)
+        residual[e], level[e] = flat_fit(img, c, bg) if mode == "flat" else shaded_fit(img, c, bg)
     best = residual.min(axis=0) if k else np.zeros(img.shape[:2])
     # what else a pixel may be: the background, a black outline or line, and (for coloured elements) the grey
     # blend of a line or outline with the background (antialiasing): a pixel such a thing explains at least as
@@ -154,4 +219,6 @@ def colour_masks(rgb: np.ndarray, colours: np.ndarray, *, shading: str = "auto",
         tol[e] = TOLERANCE * max(min(others), 1e-9)
         rival = np.minimum(plain, line) if _segment_residual(c[None, :], black, bg)[0] > LINE_CHROMA else plain
         masks[e] = (residual[e] < tol[e]) & (residual[e] <= best + TIE_MARGIN) & (residual[e] < rival) & ~is_bg
+        if np.linalg.norm(c - bg) <= BACKGROUND_TOLERANCE * 2:  # drawn in the background's colour: its outline
+            masks[e] |= enclosed_background(is_bg)  # or limb encloses it (ASE's white hydrogen on white)
     return ColourMasks(masks, residual, level, is_bg, bg, mode, tol)

@@ -34,20 +34,23 @@ from viewcert.detect.palettes import Palette
 from viewcert.errors import InputError
 from viewcert.numeric import readonly
 
-#: discs smaller than this radius (px) are found as blobs (step 3)
+#: discs smaller than this radius (px), in regions no larger than such a disc grown by 1 px, are found as blobs
+#: (step 3)
 SMALL_RADIUS = 3.0
 #: a disc explains at least this many new pixels (step 3; ``DetectorSettings.min_pixels``)
 MIN_PIXELS = 12
 #: a vote peak is a candidate when it holds the votes of at least this share of a full rim (shorter arcs are
 #: found as slivers)
 PEAK_ARC = 0.12
-#: the first pass (the reference radius) fits the strongest peaks only
+#: the first pass (the radius classes) fits the strongest peaks only, each with its own radius
 FIRST_PASS_PEAKS = 200
 #: the well-seen discs of an element agree on one radius when their median relative deviation is at most this;
 #: a disc's fitted radius then stays within CONSTANT_RADIUS of it, else within WIDE_RADIUS (perspective)
 CONSTANT_SPREAD, CONSTANT_RADIUS, WIDE_RADIUS = 0.02, 0.0, 0.2
-#: two elements' discs at one place are one drawn disc (their colours tie) when their radii agree to this
-#: (relative); concentric discs of other radii are two atoms, one behind the other
+#: the well-seen radii of one element fall in separate classes where one is this much larger than the next
+CLASS_GAP = 0.25
+#: two elements' discs are one drawn disc (their colours tie) when their radii and centres agree to this share of
+#: the radius (centres: or 1.5 px); concentric discs of other radii are two atoms, one behind the other
 SAME_DISC = 0.15
 #: two elements' discs at one place: the one whose colour alone explains this many times more pixels wins
 COLOUR_MARGIN = 2.0
@@ -127,57 +130,95 @@ class _Found:
     rim: tuple | None = None  # (points, normals, reference radius) of its element's mask, for the last refit
 
 
-def _largest_inscribed(mask: np.ndarray) -> float:
-    """The largest inscribed radius of the mask's regions: its distance transform's maximum (px; 0 if empty)."""
-    return float(ndi.distance_transform_edt(mask).max()) if mask.any() else 0.0
+def _mask_sizes(mask: np.ndarray, min_pixels: int) -> tuple[float, float, float]:
+    """(largest inscribed radius px, the largest region's bounding-box diagonal px, the 90th percentile of
+    the regions' pixel counts) over the mask's regions of at least ``min_pixels`` pixels (the largest region when
+    none is); zeros for an empty mask."""
+    if not mask.any():
+        return 0.0, 0.0, 0.0
+    labels, n = ndi.label(mask)
+    sizes = np.bincount(labels.ravel())[1:]
+    keep = np.flatnonzero(sizes >= min(min_pixels, sizes.max())) + 1
+    boxes = ndi.find_objects(labels)
+    extent = max(math.hypot(boxes[k - 1][0].stop - boxes[k - 1][0].start, boxes[k - 1][1].stop - boxes[k - 1][1].start)
+                 for k in keep)
+    inscribed = float(ndi.distance_transform_edt(mask).max())
+    return inscribed, extent, float(np.percentile(sizes[keep - 1], 90))
 
 
-def _discs(mask: np.ndarray, background: np.ndarray, r_est: float, r_max: float, min_pixels: int) -> tuple[
-        list[C.Circle], np.ndarray, np.ndarray, np.ndarray, float, float]:
-    """(discs, explained, rim points, normals, reference radius, radius tolerance) of one element's mask
-    (module steps 2–3)."""
+def _radius_classes(seen: np.ndarray, fallback: float) -> list[tuple[float, float]]:
+    """The element's drawn radii: the well-seen discs' fitted radii in classes (sorted, split where the next is more
+    than CLASS_GAP larger), each (median px, relative tolerance): CONSTANT_RADIUS when at least three agree to
+    CONSTANT_SPREAD (one radius: orthographic views, matplotlib's markers), else the larger of WIDE_RADIUS and half
+    the class's range (perspective). ``fallback`` (WIDE_RADIUS) when none was seen."""
+    if not len(seen):
+        return [(fallback, WIDE_RADIUS)]
+    seen = np.sort(seen)
+    cuts = np.flatnonzero(seen[1:] > seen[:-1] * (1 + CLASS_GAP)) + 1
+    out = []
+    for group in np.split(seen, cuts):
+        med = float(np.median(group))
+        spread = float(np.median(np.abs(group - med))) / med
+        if len(group) >= 3 and spread <= CONSTANT_SPREAD:
+            out.append((med, CONSTANT_RADIUS))
+        else:
+            out.append((med, max(WIDE_RADIUS, 0.5 * float(group[-1] - group[0]) / med)))
+    return out
+
+
+def _discs(mask: np.ndarray, background: np.ndarray, r_est: float, r_extent: float, r_max: float,
+           min_pixels: int) -> tuple[list[C.Circle], np.ndarray, np.ndarray, np.ndarray, list]:
+    """(discs, explained, rim points, normals, radius classes) of one element's mask (module steps 2–3);
+    ``r_est`` the largest inscribed radius, ``r_extent`` the largest region's bounding-box diagonal (a
+    crescent's disc is larger than what it shows)."""
     from skimage.feature import peak_local_max  # lazy: skimage is the [images] extra
 
     pts, nrm = C.rim_points(mask)
     if len(pts) < 6:
-        return [], np.zeros(mask.shape, dtype=bool), pts, nrm, r_est, WIDE_RADIUS
+        return [], np.zeros(mask.shape, dtype=bool), pts, nrm, [(r_est, WIDE_RADIUS)]
 
-    from scipy.spatial import cKDTree
+    from scipy.spatial import cKDTree  # lazy: start-up time (scipy.spatial)
 
     tree = cKDTree(pts)
 
     def candidates(lo: float, hi: float, r_ref: float, r_tol: float, min_cover: float,
-                   most: float = np.inf) -> list[C.Circle]:
+                   most: float = np.inf, free_cover: float = C.FREE_RADIUS_COVER) -> list[C.Circle]:
         acc = C.centre_votes(pts, nrm, mask.shape, lo, hi)
-        floor = max(6.0, PEAK_ARC * 2 * math.pi * r_ref)
-        peaks = peak_local_max(acc, min_distance=max(1, int(r_ref // 3)), threshold_abs=floor, exclude_border=False,
+        floor = max(6.0, PEAK_ARC * 2 * math.pi * max(lo, 1.0))
+        peaks = peak_local_max(acc, min_distance=max(1, int(lo // 3)), threshold_abs=floor, exclude_border=False,
                                num_peaks=most)
         out = []
         starts = peaks[:, ::-1] + 0.5
         for start, near in zip(starts, tree.query_ball_point(starts, hi + 3.0), strict=True):
             near = np.asarray(near, dtype=np.int64)
-            c = C.refine(pts[near], nrm[near], start, lo, hi, r_ref, r_tol)
+            c = C.refine(pts[near], nrm[near], start, lo, hi, r_ref, r_tol, free_cover)
             if c is None or c.cover < min_cover or c.support < max(6, 0.05 * 2 * math.pi * c.r):
                 continue
-            if C.opaque(c, background):
+            if C.opaque(c, background & ~mask):
                 out.append(c)
         return out
 
-    # the first pass: every radius up to the largest inscribed one; the well-seen discs (more than half their rim)
-    # give the element's radius
-    lo, hi = 1.0, min(r_max, r_est + 2.0)
-    first = candidates(lo, hi, r_est, 1.0, 0.4, most=FIRST_PASS_PEAKS)
+    # the first pass: every radius up to the largest inscribed one (a disc seen whole); the well-seen discs (more
+    # than 60 % of their rim) give the element's radius classes. When none is seen whole (every disc partly
+    # hidden), up to the largest region's extent, each fit with its own radius
+    first = candidates(1.0, min(r_max, r_est + 2.0), r_est, 1.0, 0.4, most=FIRST_PASS_PEAKS)
     seen = np.array([c.r for c in first if c.radius_fitted and c.cover >= 0.6])
     if len(seen) == 0:
+        hi = min(r_max, max(r_est + 2.0, r_extent))
+        first = candidates(1.0, hi, 0.5 * hi, 1.0, C.MIN_COVER, most=FIRST_PASS_PEAKS, free_cover=0.0)
         seen = np.array([c.r for c in first if c.radius_fitted])
-    r_ref = float(np.median(seen)) if len(seen) else r_est
-    # one radius for every disc of the element (orthographic views, matplotlib's markers) when the well-seen
-    # discs agree to CONSTANT_SPREAD; else (perspective) the radius may vary by WIDE_RADIUS
-    spread = float(np.median(np.abs(seen - r_ref))) / r_ref if len(seen) >= 3 else 1.0
-    r_tol = CONSTANT_RADIUS if spread <= CONSTANT_SPREAD else WIDE_RADIUS
-    lo, hi = max(1.0, (1 - r_tol - 0.1) * r_ref), min(r_max, (1 + r_tol + 0.1) * r_ref + 1.0)
-    kept, explained = C.explain(candidates(lo, hi, r_ref, r_tol, C.MIN_COVER), mask, min_pixels)
-    return kept, explained, pts, nrm, r_ref, r_tol
+    classes = _radius_classes(seen, r_est)
+    found: list[C.Circle] = []
+    for r_ref, r_tol in classes:
+        lo, hi = max(1.0, (1 - r_tol - 0.1) * r_ref), min(r_max, (1 + r_tol + 0.1) * r_ref + 1.0)
+        found += candidates(lo, hi, r_ref, r_tol, C.MIN_COVER)
+    kept, explained = C.explain(found, mask, min_pixels)
+    return kept, explained, pts, nrm, classes
+
+
+def _class_of(r: float, classes: list) -> tuple[float, float]:
+    """The radius class nearest ``r`` (relative)."""
+    return min(classes, key=lambda c: abs(math.log(max(r, 1e-9) / c[0])))
 
 
 def _blobs(coverage: np.ndarray, mask: np.ndarray, r_est: float) -> list[C.Circle]:
@@ -220,8 +261,8 @@ def _settle(found: list[_Found], masks: np.ndarray, symbols: list[str], palette:
     for f in found:
         for g in groups:
             k = g[0].circle
-            if (g[0].element != f.element and math.hypot(f.circle.u - k.u, f.circle.v - k.v) < 0.5 * min(f.circle.r, k.r)
-                    and abs(f.circle.r - k.r) <= SAME_DISC * max(f.circle.r, k.r)):
+            if (g[0].element != f.element and abs(f.circle.r - k.r) <= SAME_DISC * max(f.circle.r, k.r)
+                    and math.hypot(f.circle.u - k.u, f.circle.v - k.v) <= max(1.5, SAME_DISC * min(f.circle.r, k.r))):
                 g.append(f)
                 break
         else:
@@ -230,7 +271,7 @@ def _settle(found: list[_Found], masks: np.ndarray, symbols: list[str], palette:
     # px per palette-radius unit, from the discs with one element
     scale = None
     if ratios is not None:
-        single = [g[0].circle.r / ratios[g[0].element] for g in groups if len(g) == 1 and g[0].circle.radius_fitted]
+        single = [g[0].circle.r / ratios[g[0].element] for g in groups if len(g) == 1]
         scale = float(np.median(single)) if single else None
     circles, elements, candidates = [], [], []
     for g in groups:
@@ -293,27 +334,30 @@ def detect_atoms(rgb: np.ndarray, palette: Palette, elements, settings: Detector
     per_element = []
     for e in range(len(symbols)):
         mask = cm.masks[e]
-        r_est = min(_largest_inscribed(mask), r_max)
+        r_est, r_extent, area = _mask_sizes(mask, settings.min_pixels)
+        r_est = min(r_est, r_max)
         if r_est <= 0:
             per_element.append(None)
             continue
-        if r_est < SMALL_RADIUS:
+        if r_est < SMALL_RADIUS and area <= math.pi * (SMALL_RADIUS + 1.0) ** 2:
             coverage = cm.level[e] if cm.shading == "flat" else np.clip(cm.level[e], 0, 1)
             found += [_Found(c, e) for c in _blobs(coverage, mask, r_est)]
             per_element.append(None)
             continue
-        kept, explained, pts, nrm, r_ref, r_tol = _discs(mask, cm.background, r_est, r_max, settings.min_pixels)
-        per_element.append((kept, explained, pts, nrm, r_ref, r_tol))
-        found += [_Found(c, e, (pts, nrm, r_ref, r_tol)) for c in kept]
+        kept, explained, pts, nrm, classes = _discs(mask, cm.background, r_est, r_extent, r_max,
+                                                    settings.min_pixels)
+        per_element.append((kept, explained, pts, nrm, classes))
+        found += [_Found(c, e, (pts, nrm, *_class_of(c.r, classes))) for c in kept]
     everyone = [f.circle for f in found]
     for e, got in enumerate(per_element):
         if got is None:
             continue
-        kept, explained, pts, nrm, r_ref, r_tol = got
-        extra = C.slivers(cm.masks[e], explained, pts, nrm, everyone, r_ref, settings.min_pixels)
-        extra = [c for c in extra if C.opaque(c, cm.background)]
+        kept, explained, pts, nrm, classes = got
+        extra = [c for r_ref, _ in classes
+                 for c in C.slivers(cm.masks[e], explained, pts, nrm, everyone, r_ref, settings.min_pixels)]
+        extra = [c for c in extra if C.opaque(c, cm.background & ~cm.masks[e])]
         more, _ = C.explain(extra, cm.masks[e] & ~explained, settings.min_pixels, rim=0.0)
-        found += [_Found(c, e, (pts, nrm, r_ref, r_tol)) for c in more]
+        found += [_Found(c, e, (pts, nrm, *_class_of(c.r, classes))) for c in more]
     everyone = [f.circle for f in found]
     found = [_Found(C.polish(f.circle, *f.rim[:2], everyone, *f.rim[2:]), f.element) if f.rim else f
              for f in found]
