@@ -173,3 +173,23 @@ def test_a_spurious_detection_on_the_outline_and_a_strong_perspective():
         assert rec.poses[0].projection.kind == kind
         assert rec.poses[0].n_matched == len(det)  # the false one left unexplained
         assert _set_rms(rec.poses[0].projection, xyz, z, truth, truth_z) <= 1.0
+
+
+def test_missing_atoms_refuse_only_what_chance_could_explain():
+    """A detector that misses half the atoms of a crowded picture: the explained detections are far beyond chance
+    (binomial tail below 10⁻⁸), so the atoms missing do not refuse the camera. Five detections of one corner of
+    the molecule: five explained detections are within chance, and the many atoms shown but not detected refuse."""
+    structure = _structure("ccd:ATP")
+    camera = _camera(structure.positions, Rotation.from_euler("xyz", [10, 70, -30], degrees=True).as_matrix(),
+                     "orthographic")
+    xyz, z, det, truth, truth_z = _picture(structure, camera)
+    keep = np.random.default_rng(5).permutation(len(det))[: len(det) // 2]
+    half = DetectedAtoms(det.uv[keep], det.labels[keep])
+    rec = recover_camera(xyz, z, half, SIZE, SIZE, hints=RecoveryHints(kind="orthographic"))
+    assert rec.recovered, rec.message
+    assert rec.poses[0].missing > 0.25 and rec.poses[0].chance_log10 < -8
+    assert _set_rms(rec.poses[0].projection, xyz, z, truth[keep], truth_z[keep]) <= 1.0
+    corner = np.argsort(det.uv[:, 0] + det.uv[:, 1])[:5]
+    few = recover_camera(xyz, z, DetectedAtoms(det.uv[corner], det.labels[corner]), SIZE, SIZE,
+                         hints=RecoveryHints(kind="orthographic"))
+    assert not few.recovered

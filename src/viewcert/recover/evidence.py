@@ -18,12 +18,14 @@ Frames: world Cartesian Å; pixels in the image's frame (u right, v down); depth
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.spatial import cKDTree
 
 from viewcert.elements import covalent_radii
 
-__all__ = ["DEFAULT_RADIUS_SCALE", "MIN_PLAIN_PX", "MISSING_MARGIN", "Evidence", "assess", "local_scale",
+__all__ = ["chance_log10", "DEFAULT_RADIUS_SCALE", "MIN_PLAIN_PX", "MISSING_MARGIN", "Evidence", "assess", "local_scale",
            "nearest_matches", "project", "shown"]
 
 DEFAULT_RADIUS_SCALE = 0.75
@@ -124,6 +126,31 @@ class Evidence:
         self.matched_atom, self.residual = matched_atom, residual
         self.n_missing, self.n_plain, self.n_behind = n_missing, n_plain, n_behind
         self.radii_angstrom, self.uv, self.depth = radii_angstrom, uv, depth
+
+
+def chance_log10(atom_uv: np.ndarray, atom_labels: np.ndarray, det_labels: np.ndarray, n_explained: int,
+                 match_px: float) -> float:
+    """log10 of the probability that ``n_explained`` of the detections or more land within ``match_px`` of an
+    atom of their element by chance: each detection explained with probability p = min(1, n_z π match_px² / A),
+    n_z the projected atoms of its element (all atoms for an unknown element), A the area of the projected atoms'
+    convex hull (px², at least one disc); the binomial tail at the detections' mean p (scipy.stats.binom)."""
+    from scipy.spatial import ConvexHull, QhullError
+    from scipy.stats import binom
+
+    m = len(det_labels)
+    finite = np.isfinite(atom_uv).all(1)
+    if m == 0 or n_explained == 0 or finite.sum() == 0:
+        return 0.0
+    disc = math.pi * match_px ** 2
+    try:
+        area = ConvexHull(atom_uv[finite]).volume if finite.sum() >= 3 else disc
+    except QhullError:
+        area = disc
+    area = max(area, disc)
+    counts = {int(z): int((atom_labels[finite] == z).sum()) for z in np.unique(atom_labels[finite])}
+    n_all = int(finite.sum())
+    p = np.array([min(1.0, (counts.get(int(z), 0) if z else n_all) * disc / area) for z in det_labels])
+    return float(binom.logsf(n_explained - 1, m, float(p.mean())) / math.log(10))
 
 
 def drawn_radii(matrix: np.ndarray, kind: str, xyz: np.ndarray, labels: np.ndarray, det_labels: np.ndarray,

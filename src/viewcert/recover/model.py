@@ -103,8 +103,11 @@ class RecoveryThresholds:
 
     match_px: a detection within this distance (px) of a visible projected atom of its element is explained;
     max_rms_px: largest RMS residual (px) over explained detections; min_explained: smallest fraction of
-    detections explained; max_missing: largest fraction of the atoms the camera shows plainly (centre clear of
-    every nearer atom's disc) that no detection explains; min_atoms: fewest detected atoms; same_picture_px: a
+    detections explained; max_missing: largest fraction of the atoms the camera shows plainly (most of the disc
+    clear of every nearer atom's) that no detection explains, enforced only when the explained detections could
+    have arisen by chance (their chance probability above 10^``chance_log10``: a detector that misses atoms in a
+    crowded picture does not refuse a camera that a hundred detections pin down); min_atoms: fewest detected atoms;
+    same_picture_px: a
     second pose is admissible when its RMS is within this (px) of the best one's and it explains as many atoms
     (to ``same_picture_fraction``)."""
 
@@ -115,6 +118,7 @@ class RecoveryThresholds:
     min_atoms: int = 4
     same_picture_px: float = 0.5
     same_picture_fraction: float = 0.05
+    chance_log10: float = -8.0
 
     def __post_init__(self) -> None:
         for name in ("match_px", "max_rms_px", "same_picture_px"):
@@ -127,12 +131,15 @@ class RecoveryThresholds:
                 raise InputError(f"{name} must lie in [0, 1]", field=name)
         if int(self.min_atoms) != self.min_atoms or self.min_atoms < 3:
             raise InputError("min_atoms must be an integer ≥ 3", field="min_atoms")
+        if not (math.isfinite(float(self.chance_log10)) and self.chance_log10 < 0):
+            raise InputError("chance_log10 must be a finite number < 0", field="chance_log10")
 
     def to_dict(self) -> dict:
         """JSON form (every field)."""
         return {"match_px": self.match_px, "max_rms_px": self.max_rms_px, "min_explained": self.min_explained,
                 "max_missing": self.max_missing, "min_atoms": self.min_atoms,
-                "same_picture_px": self.same_picture_px, "same_picture_fraction": self.same_picture_fraction}
+                "same_picture_px": self.same_picture_px, "same_picture_fraction": self.same_picture_fraction,
+                "chance_log10": self.chance_log10}
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,6 +152,9 @@ class RecoveredPose:
     shows plainly that no detection explains, out of all it shows plainly; matched_atom: per detection, the
     index of the atom it was matched to (−1: unexplained); residual_px: per detection, its distance to that atom
     (NaN: unexplained); n_behind: atoms at or behind a perspective camera's pinhole (such a camera never counts);
+    chance_log10: log10 of the probability that this many detections would be explained by chance (each detection
+    landing within match_px of an atom of its element, the atoms of each element covering a share of the picture's
+    outline, ``evidence.chance_log10``);
     from_symmetry: the best pose, or the best pose composed with a symmetry operation of the drawn atoms (False: a
     distinct camera the search found that draws the same picture)."""
 
@@ -158,6 +168,7 @@ class RecoveredPose:
     n_missing: int
     n_plain: int
     n_behind: int
+    chance_log10: float
     matched_atom: np.ndarray = field(repr=False)
     residual_px: np.ndarray = field(repr=False)
     from_symmetry: bool = True
@@ -178,7 +189,7 @@ class RecoveredPose:
             out.append(f"{self.explained:.0%} of the detected atoms explained, below {thresholds.min_explained:.0%}")
         if self.rms_px > thresholds.max_rms_px:
             out.append(f"residual {self.rms_px:.2f} px RMS above {thresholds.max_rms_px:g} px")
-        if self.missing > thresholds.max_missing:
+        if self.missing > thresholds.max_missing and self.chance_log10 > thresholds.chance_log10:
             out.append(f"{self.n_missing} of {self.n_plain} atoms the camera shows are not in the image")
         return out
 
@@ -187,7 +198,7 @@ class RecoveredPose:
         return {"projection": self.projection.to_dict(), "model": self.model, "rms_px": self.rms_px,
                 "max_px": self.max_px, "explained": self.explained, "n_matched": self.n_matched,
                 "n_detected": self.n_detected, "n_missing": self.n_missing, "n_plain": self.n_plain,
-                "n_behind": self.n_behind, "from_symmetry": self.from_symmetry}
+                "n_behind": self.n_behind, "chance_log10": self.chance_log10, "from_symmetry": self.from_symmetry}
 
 
 @dataclass(frozen=True, eq=False)

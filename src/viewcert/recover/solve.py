@@ -31,6 +31,7 @@ from scipy.spatial import cKDTree
 from viewcert.cameras.pixel_projection import PixelProjection
 from viewcert.elements import symbol
 from viewcert.errors import CameraError, InputError
+from viewcert.recover.evidence import chance_log10
 from viewcert.recover.fit import FitModel, FitResult, Frame, refine
 from viewcert.recover.hypotheses import (
     ScoreGrids,
@@ -245,7 +246,8 @@ def _sigma_hat(fit: FitResult) -> float:
     return math.sqrt(float((r[ok] ** 2).sum()) / dof)
 
 
-def _pose(fit: FitResult, frame: Frame, width: int, height: int, tool: str, world_xyz: np.ndarray) -> RecoveredPose | None:
+def _pose(fit: FitResult, frame: Frame, width: int, height: int, tool: str, world_xyz: np.ndarray,
+          labels: np.ndarray, det_labels: np.ndarray, match_px: float) -> RecoveredPose | None:
     ev = fit.evidence
     ok = ev.matched_atom >= 0
     res = ev.residual[ok]
@@ -254,6 +256,7 @@ def _pose(fit: FitResult, frame: Frame, width: int, height: int, tool: str, worl
     except CameraError:
         return None
     n = len(ev.matched_atom)
+    chance = chance_log10(ev.uv, labels, det_labels, int(ok.sum()), match_px)
     behind = ev.n_behind
     if proj.kind == "perspective":
         behind = max(behind, int((proj.project(world_xyz)[1] <= 0).sum()))
@@ -262,7 +265,7 @@ def _pose(fit: FitResult, frame: Frame, width: int, height: int, tool: str, worl
         rms_px=float(math.sqrt(np.mean(res ** 2))) if len(res) else math.inf,
         max_px=float(res.max()) if len(res) else math.inf,
         explained=float(ok.sum() / n) if n else 0.0, n_matched=int(ok.sum()), n_detected=n,
-        n_missing=ev.n_missing, n_plain=ev.n_plain, n_behind=behind, matched_atom=ev.matched_atom.copy(),
+        n_missing=ev.n_missing, n_plain=ev.n_plain, n_behind=behind, chance_log10=chance, matched_atom=ev.matched_atom.copy(),
         residual_px=ev.residual.copy())
 
 
@@ -314,7 +317,8 @@ def _refine_all(pb: _Problem, frame: Frame, hyps, kinds: list[str], hints: Recov
                              pb.width, pb.height, gate=pb.tol, match_px=thresholds.match_px, focal=focal)
                 if fit is None:
                     continue
-                pose = _pose(fit, frame, pb.width, pb.height, tool, pb.world)
+                pose = _pose(fit, frame, pb.width, pb.height, tool, pb.world, pb.labels, pb.det.labels,
+                             thresholds.match_px)
                 if pose is not None:
                     out.append(_Candidate(fit, frame, pose))
     return out
@@ -458,7 +462,7 @@ def _admissible(best: _Candidate, candidates: list[_Candidate], xyz: np.ndarray,
         fit = refine(frame.from_world(m), best.pose.projection.kind, best.fit.model, frame, xyz, labels, det.uv,
                      det.labels, det.radii, width, height, gate=thresholds.match_px, match_px=thresholds.match_px)
         if fit is not None:
-            pose = _pose(fit, frame, width, height, tool, xyz)
+            pose = _pose(fit, frame, width, height, tool, xyz, labels, det.labels, thresholds.match_px)
             if pose is not None:
                 pool.append(pose)
     pool += [dataclasses.replace(c.pose, from_symmetry=False) for c in candidates if c is not best]
