@@ -29,6 +29,7 @@ from scipy.optimize import least_squares
 from viewcert.cameras.pixel_projection import PixelProjection
 from viewcert.errors import CameraError
 from viewcert.recover.evidence import Evidence, assess, project
+from viewcert.recover.model import DetectedAtoms
 
 __all__ = ["FitModel", "Frame", "FitResult", "initial_parameters", "matrix_of", "refine"]
 
@@ -212,12 +213,13 @@ def _solve(params, model, r0, principal, xyz, target):
 
 
 def refine(matrix: np.ndarray, kind: str, model: FitModel, frame: Frame, world: np.ndarray, labels: np.ndarray,
-           det_uv: np.ndarray, det_labels: np.ndarray, det_radii: np.ndarray | None, width: int, height: int,
-           gate: float, match_px: float, focal: float | None = None) -> FitResult | None:
+           det: DetectedAtoms, width: int, height: int, gate: float, match_px: float,
+           focal: float | None = None) -> FitResult | None:
     """ICP refinement of one hypothesis ``matrix`` (acting on the frame's points; ``world``: the atoms, Å) (module
     docstring); None when it loses too many matches to be fitted. The evidence is judged in the world (drawn
     radii in Å), the parameters fitted in the frame."""
     xyz = frame.apply(world)
+    det_uv, det_labels, det_radii = det.uv, det.labels, det.radii
 
     def judge(p, g, radii):
         return assess(frame.to_world(p), model.kind, world, labels, det_uv, det_labels, det_radii, width, height,

@@ -149,35 +149,39 @@ class _Problem:
     tol: float
 
 
-def _hypotheses(pb: _Problem, frame: Frame, hyp_kind: str, focals: list[float], stage: int, hints: RecoveryHints,
-                settings: SearchSettings) -> list[tuple[np.ndarray, str, float | None]]:
-    """The best distinct hypotheses of one stage and kind: (matrix in the frame, its kind, its focal)."""
+def _triples(pb: _Problem, stage: int, settings: SearchSettings):
+    """Every (world triple, image triple) of one stage, their weak-perspective solutions (two per triple) and
+    whether each is plausible (a valid solution at a plausible scale); the outline atoms."""
     det_uv, det_lab = pb.det.uv, pb.det.labels
     scale_guess = _extent(det_uv) / max(_extent_3d(pb.xyz), 1e-9)
-    near_a = 0.0 if stage == 0 else pb.tol / max(scale_guess, 1e-9)
-    atoms = atom_outline(pb.xyz, near_a)
+    atoms = atom_outline(pb.xyz, 0.0 if stage == 0 else pb.tol / max(scale_guess, 1e-9))
     count = settings.triples[min(stage, len(settings.triples) - 1)]
     if stage == 0:
         triples = detection_triples(det_uv, detection_outline(det_uv), count)
     else:
         triples = robust_detection_triples(det_uv, count)
     s_lo, s_hi = _scale_range(pb.xyz, det_uv)
-    worlds, images, weaks, oks = [], [], [], []
+    worlds, images = [], []
     for tri in triples:
         cand = hypothesis_triples(tri, det_lab, pb.labels, atoms)
-        if len(cand) == 0:
-            continue
-        world = pb.xyz[cand]
-        image = np.broadcast_to(det_uv[list(tri)], (len(cand), 3, 2))
-        weak, ok = weak_perspective_3pt(world, image)
-        scale = np.linalg.norm(weak[:, 0, :3], axis=1)
-        worlds.append(world)
-        images.append(image)
-        weaks.append(weak)
-        oks.append(ok & (scale >= s_lo) & (scale <= s_hi))
+        if len(cand):
+            worlds.append(pb.xyz[cand])
+            images.append(np.broadcast_to(det_uv[list(tri)], (len(cand), 3, 2)))
     if not worlds:
+        return None
+    world, image = np.concatenate(worlds), np.concatenate(images)
+    weak, ok = weak_perspective_3pt(world, image)
+    scale = np.linalg.norm(weak[:, 0, :3], axis=1)
+    return world, image, weak, ok & (scale >= s_lo) & (scale <= s_hi), atoms
+
+
+def _hypotheses(pb: _Problem, frame: Frame, hyp_kind: str, focals: list[float], stage: int, hints: RecoveryHints,
+                settings: SearchSettings) -> list[tuple[np.ndarray, str, float | None]]:
+    """The best distinct hypotheses of one stage and kind: (matrix in the frame, its kind, its focal)."""
+    found = _triples(pb, stage, settings)
+    if found is None:
         return []
-    world, image, weak, plausible = (np.concatenate(x) for x in (worlds, images, weaks, oks))
+    world, image, weak, plausible, atoms = found
     mats, focs = [], []
     if hyp_kind == "orthographic":
         m = weak[plausible]
@@ -198,10 +202,9 @@ def _hypotheses(pb: _Problem, frame: Frame, hyp_kind: str, focals: list[float], 
             m = m[ok]
             mats.append(m[_view_ok(m, True, frame, hints)])
             focs.append(np.full(len(mats[-1]), f))
-    if not mats or sum(len(m) for m in mats) == 0:
+    m_all, f_all = np.concatenate(mats), np.concatenate(focs)
+    if len(m_all) == 0:
         return []
-    m_all = np.concatenate(mats)
-    f_all = np.concatenate(focs)
     persp = hyp_kind == "perspective"
     # screen on the outline atoms, then score the survivors on every atom
     pre = score_batch(m_all, pb.xyz[atoms], pb.labels[atoms], pb.outline_grids, persp)
@@ -313,8 +316,8 @@ def _refine_all(pb: _Problem, frame: Frame, hyps, kinds: list[str], hints: Recov
             if axes:
                 models.append(FitModel(kind, per_axis=True, free_principal=kind == "perspective"))
             for model in models:
-                fit = refine(matrix, hyp_kind, model, frame, pb.world, pb.labels, pb.det.uv, pb.det.labels, pb.det.radii,
-                             pb.width, pb.height, gate=pb.tol, match_px=thresholds.match_px, focal=focal)
+                fit = refine(matrix, hyp_kind, model, frame, pb.world, pb.labels, pb.det, pb.width, pb.height,
+                             gate=pb.tol, match_px=thresholds.match_px, focal=focal)
                 if fit is None:
                     continue
                 pose = _pose(fit, frame, pb.width, pb.height, tool, pb.world, pb.labels, pb.det.labels,
@@ -371,56 +374,14 @@ def recover_camera(xyz, numbers, detections: DetectedAtoms, width: int, height: 
     thresholds = thresholds or RecoveryThresholds()
     x, z = _check_inputs(xyz, numbers, width, height)
     width, height = int(width), int(height)
-    m = len(detections)
-    if m == 0:
-        return _refuse("no atoms detected in the image", hints, thresholds)
-    if m < thresholds.min_atoms:
-        return _refuse(f"only {m} atom{'s' if m != 1 else ''} detected; at least {thresholds.min_atoms} are "
-                       "needed to fix and check a camera", hints, thresholds)
-    det_lab = detections.labels
-    present = set(np.unique(z).tolist())
-    foreign = [int(q) for q in det_lab if q != 0 and q not in present]
-    if len(foreign) > (1.0 - thresholds.min_explained) * m:
-        names = ", ".join(sorted({symbol(q) for q in foreign}))
-        return _refuse(f"{len(foreign)} of {m} detected atoms are of elements the structure does not have ({names})",
-                       hints, thresholds)
-    if (det_lab == 0).any():
-        keep = np.ones(len(z), dtype=bool)
-    else:
-        keep = np.isin(z, np.unique(det_lab))
-    unseen = tuple(sorted({symbol(q) for q in z[~keep]}))
-    if keep.sum() < 3:
-        return _refuse(f"the structure has {int(keep.sum())} atoms of the detected elements; a camera needs 3",
-                       hints, thresholds, unseen)
-    xk, zk = x[keep], z[keep]
-    c = xk - xk.mean(0)
-    sv = np.linalg.svd(c, compute_uv=False)
-    if sv[1] <= 1e-6 * max(sv[0], 1e-300):
-        return _refuse("the drawn atoms are collinear: the picture does not fix the rotation about their line",
-                       hints, thresholds, unseen)
+    kept = _kept_atoms(x, z, detections, hints, thresholds)
+    if isinstance(kept, Recovery):
+        return kept
+    xk, zk, unseen = kept
     kinds = [hints.kind] if hints.kind else list(KINDS)
-    det = detections
-    nn = _nearest_neighbour_px(det.uv)
-    radius = float(np.median(det.radii)) if det.radii is not None and len(det.radii) else 0.5 * nn
-    tol = max(2.0 * thresholds.match_px, 0.3 * nn)
-    grids = ScoreGrids.build(det.uv, det_lab, zk, width, height, tol, tol + radius)
-    outline_grids = grids
-    candidates: list[_Candidate] = []
     tool = hints.tool if hints.tool != "unknown" else "recovered"
-    best = None
-    # scaled orthographic hypotheses first (they start perspective fits too); exact perspective ones (P3P at
-    # each candidate focal) only when those find no camera; then the same with the outline sets widened
-    plan = [(stage, hk) for stage in range(len(settings.triples))
-            for hk in (["orthographic"] if kinds == ["orthographic"] else ["orthographic", "perspective"])]
-    for stage, hyp_kind in plan:
-        for frame in _frames(xk, hints):
-            pb = _Problem(frame.apply(xk), xk, zk, det, width, height, grids, outline_grids, tol)
-            hyps = _hypotheses(pb, frame, hyp_kind, _focals(hints, settings, width), stage, hints, settings)
-            candidates += _refine_all(pb, frame, hyps, kinds, hints, thresholds, tool)
-        if candidates:
-            best = _choose(candidates, thresholds)
-            if not best.pose.failures(thresholds):
-                break
+    candidates, best = _search(xk, zk, detections, width, height, kinds, hints, thresholds, settings, tool)
+    m = len(detections)
     if best is None:
         fewest = min(max(4, (FitModel(k).n_params + 3) // 2) for k in kinds)
         if m < fewest:
@@ -433,9 +394,62 @@ def recover_camera(xyz, numbers, detections: DetectedAtoms, width: int, height: 
     if best.fit.conditioning < SINGULAR_FIT:
         return _refuse("a family of cameras draws this picture: the drawn atoms do not fix the pose", hints,
                        thresholds, unseen, best.pose)
-    poses = _admissible(best, candidates, xk, zk, det, width, height, thresholds, settings, tool)
+    poses = _admissible(best, candidates, xk, zk, detections, width, height, thresholds, settings, tool)
     spread_deg, spread_px = _spread(poses, xk, width, height)
     return Recovery(RECOVERED, "", tuple(poses), best.pose, spread_deg, spread_px, unseen, hints, thresholds)
+
+
+def _kept_atoms(x: np.ndarray, z: np.ndarray, det: DetectedAtoms, hints: RecoveryHints,
+                thresholds: RecoveryThresholds):
+    """(atoms kept, their numbers, unseen element symbols), or the Recovery refusing the picture before any
+    search (module docstring, step 1)."""
+    m = len(det)
+    if m == 0:
+        return _refuse("no atoms detected in the image", hints, thresholds)
+    if m < thresholds.min_atoms:
+        return _refuse(f"only {m} atom{'s' if m != 1 else ''} detected; at least {thresholds.min_atoms} are "
+                       "needed to fix and check a camera", hints, thresholds)
+    present = set(np.unique(z).tolist())
+    foreign = [int(q) for q in det.labels if q != 0 and q not in present]
+    if len(foreign) > (1.0 - thresholds.min_explained) * m:
+        names = ", ".join(sorted({symbol(q) for q in foreign}))
+        return _refuse(f"{len(foreign)} of {m} detected atoms are of elements the structure does not have ({names})",
+                       hints, thresholds)
+    keep = np.ones(len(z), dtype=bool) if (det.labels == 0).any() else np.isin(z, np.unique(det.labels))
+    unseen = tuple(sorted({symbol(q) for q in z[~keep]}))
+    if keep.sum() < 3:
+        return _refuse(f"the structure has {int(keep.sum())} atoms of the detected elements; a camera needs 3",
+                       hints, thresholds, unseen)
+    sv = np.linalg.svd(x[keep] - x[keep].mean(0), compute_uv=False)
+    if sv[1] <= 1e-6 * max(sv[0], 1e-300):
+        return _refuse("the drawn atoms are collinear: the picture does not fix the rotation about their line",
+                       hints, thresholds, unseen)
+    return x[keep], z[keep], unseen
+
+
+def _search(xk: np.ndarray, zk: np.ndarray, det: DetectedAtoms, width: int, height: int, kinds: list[str],
+            hints: RecoveryHints, thresholds: RecoveryThresholds, settings: SearchSettings, tool: str):
+    """(every refined candidate, the best one or None): scaled orthographic hypotheses first (they start
+    perspective fits too); exact perspective ones (P3P at each candidate focal) only when those find no camera;
+    then the same with the outline sets widened (module docstring, step 3)."""
+    nn = _nearest_neighbour_px(det.uv)
+    radius = float(np.median(det.radii)) if det.radii is not None and len(det.radii) else 0.5 * nn
+    tol = max(2.0 * thresholds.match_px, 0.3 * nn)
+    grids = ScoreGrids.build(det.uv, det.labels, zk, width, height, tol, tol + radius)
+    candidates: list[_Candidate] = []
+    best = None
+    plan = [(stage, hk) for stage in range(len(settings.triples))
+            for hk in (["orthographic"] if kinds == ["orthographic"] else ["orthographic", "perspective"])]
+    for stage, hyp_kind in plan:
+        for frame in _frames(xk, hints):
+            pb = _Problem(frame.apply(xk), xk, zk, det, width, height, grids, grids, tol)
+            hyps = _hypotheses(pb, frame, hyp_kind, _focals(hints, settings, width), stage, hints, settings)
+            candidates += _refine_all(pb, frame, hyps, kinds, hints, thresholds, tool)
+        if candidates:
+            best = _choose(candidates, thresholds)
+            if not best.pose.failures(thresholds):
+                break
+    return candidates, best
 
 
 def _nearest_neighbour_px(uv: np.ndarray) -> float:
@@ -459,8 +473,8 @@ def _admissible(best: _Candidate, candidates: list[_Candidate], xyz: np.ndarray,
     frame = best.frame
     for m in symmetry_candidates(best.pose.projection.matrix, best.pose.projection.kind, xyz, labels,
                                  settings.symmetry_tolerance):
-        fit = refine(frame.from_world(m), best.pose.projection.kind, best.fit.model, frame, xyz, labels, det.uv,
-                     det.labels, det.radii, width, height, gate=thresholds.match_px, match_px=thresholds.match_px)
+        fit = refine(frame.from_world(m), best.pose.projection.kind, best.fit.model, frame, xyz, labels, det, width,
+                     height, gate=thresholds.match_px, match_px=thresholds.match_px)
         if fit is not None:
             pose = _pose(fit, frame, width, height, tool, xyz, labels, det.labels, thresholds.match_px)
             if pose is not None:
