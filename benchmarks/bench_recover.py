@@ -211,12 +211,22 @@ def run_corpus(work: Path, structures, detector: str) -> list[dict]:
     return rows
 
 
-def pixel_detections(image: Path, record: dict, z) -> DetectedAtoms:  # pragma: no cover - the detector's branch
-    raise SystemExit("--detector pixels needs the pixel reader of issue 53 (viewcert.detect) on this branch")
+def pixel_detections(image: Path, record: dict, z) -> DetectedAtoms:
+    """Issue 53's pixel reader on the shaded image, under the palette the renderer drew with."""
+    from viewcert.certify.recovered import detected_atoms
+    from viewcert.detect import detect_atoms, palette_from_table
+    from viewcert.io.pictures import read_picture
+    rgb, _ = read_picture(image, name=image.name)
+    palette = palette_from_table(PALETTE_TABLES[record["tool"]])
+    det = detect_atoms(rgb, palette, sorted(set(symbols(z))))
+    return detected_atoms(det.centres, det.radii, det.elements)
 
 
-#: the palette each renderer of the corpus draws with (foreign_render: PyMOL's own element colours, Jmol's elsewhere)
-PALETTES = {"pymol": "pymol", "matplotlib": "jmol", "ovito": "jmol", "ase": "jmol"}
+#: the palette each renderer of the corpus draws with (foreign_render: PyMOL's element colours with its carbons
+#: grey70, Jmol's elsewhere), as images.toml states it and as a table for the detector
+PALETTES = {"pymol": '{ name = "pymol", C = "#b3b3b3" }', "matplotlib": '"jmol"', "ovito": '"jmol"', "ase": '"jmol"'}
+PALETTE_TABLES = {"pymol": {"name": "pymol", "C": "#b3b3b3"}, "matplotlib": {"name": "jmol"},
+                  "ovito": {"name": "jmol"}, "ase": {"name": "jmol"}}
 #: the items of the ceiling comparison: two per structure from its five renders (each image in one item)
 ITEM_VIEWS = ((0, 2, 4), (1, 3))
 
@@ -271,7 +281,7 @@ def ceiling_comparison(work: Path, structures, detector: str, delta: float) -> d
                     truth[record["image"]] = det
                 tool = record["tool"]
                 head = [f'file = "{record["image"]}"', f'item = "{stem}-{k_item}"', f'structure = "{sfile}"',
-                        f'palette = "{PALETTES[tool]}"']
+                        f"palette = {PALETTES[tool]}"]
                 if shipped.is_periodic:
                     head.append(f"tiling = {list(tiling)}")
                 cam = {k: v for k, v in record["camera"].items()}

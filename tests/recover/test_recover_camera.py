@@ -194,3 +194,16 @@ def test_missing_atoms_refuse_only_what_chance_could_explain():
     few = recover_camera(xyz, z, DetectedAtoms(det.uv[corner], det.labels[corner]), SIZE, SIZE,
                          hints=RecoveryHints(kind="orthographic"))
     assert not few.recovered and few.best is not None and few.best.chance_log10 > -8
+
+
+def test_elements_the_colours_got_wrong_are_set_aside():
+    """A detector that reads every grey carbon as a white hydrogen (a renderer's lighting): no camera explains the
+    labels, the camera found with the elements set aside explains the picture far beyond chance, and the recovery
+    says how many explained detections carry another element than their atom's (here every carbon)."""
+    xyz, z, det, truth, truth_z = _ibuprofen_picture()
+    wrong = DetectedAtoms(det.uv, np.where(det.labels == 6, 1, det.labels))
+    rec = recover_camera(xyz, z, wrong, SIZE, SIZE)
+    assert rec.recovered, rec.message
+    assert rec.labels_disagree == int((det.labels == 6).sum())
+    assert "elements set aside" in rec.message
+    assert _set_rms(rec.poses[0].projection, xyz, z, truth, truth_z) <= 1.0

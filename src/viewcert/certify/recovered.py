@@ -108,4 +108,5 @@ def recovered_record(recovery: Recovery, n_detected: int, centre: np.ndarray | N
         spread_deg=quantize(recovery.spread_deg, _DEG), spread_px=quantize(recovery.spread_px, _PX),
         poses=[quantize_tree(p.projection.to_dict()) for p in recovery.poses],
         hints=recovery.hints.to_dict(), thresholds=recovery.thresholds.to_dict(), unseen=list(recovery.unseen),
+        labels_disagree=recovery.labels_disagree,
         drawn_by=tool, written_back=table, written_back_note=note)

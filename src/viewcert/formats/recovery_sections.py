@@ -45,6 +45,9 @@ class RecoveredCamera(Section):
     hints: dict = ABSENT  # what the camera table said (kind, fov, zone axis, drawn_by, per-axis)
     thresholds: dict = ABSENT  # when a camera counts (px and fractions)
     unseen: list = ABSENT  # elements of the structure no detection carries (left out of the fit)
+    #: a count of the explained detections whose element is not their atom's when the camera was found with the
+    #: detections' elements set aside (the colours read disagree with the structure); -1: the elements were used
+    labels_disagree: int = ABSENT
     drawn_by: str = ABSENT  # the renderer named (its terms for written_back), or unknown
     #: the best pose in the renderer's own terms (a camera table ``resolve_tool_camera`` reads back), or null
     written_back: dict | None = ABSENT

@@ -209,7 +209,9 @@ class Recovery:
     empty when not recovered, except ``best`` keeps the closest failed attempt for the report); spread_deg: the
     largest rotation angle between two admissible poses; spread_px: the largest displacement of one atom between
     two admissible poses (px); unseen: elements of the structure no detection carries (left out of the fit);
-    hints and thresholds: what it was asked with."""
+    hints and thresholds: what it was asked with; labels_disagree: when the camera was found only with the
+    detections' elements set aside (the colours read disagree with the structure's elements), how many of the
+    explained detections carry an element other than their atom's (-1: the elements were used)."""
 
     status: str
     reason: str
@@ -220,6 +222,12 @@ class Recovery:
     unseen: tuple[str, ...]
     hints: RecoveryHints
     thresholds: RecoveryThresholds
+    labels_disagree: int = -1
+
+    @property
+    def labels_ignored(self) -> bool:
+        """Whether the camera was found with the detections' elements set aside."""
+        return self.labels_disagree >= 0
 
     @property
     def recovered(self) -> bool:
@@ -233,6 +241,9 @@ class Recovery:
             return f"camera not recovered: {self.reason}"
         p = self.poses[0]
         extra = f", {len(self.poses)} admissible poses up to {self.spread_deg:.1f}° apart" if len(self.poses) > 1 else ""
+        if self.labels_ignored:
+            extra += (f", elements set aside: {self.labels_disagree} of {p.n_matched} explained detections carry "
+                      "another element than their atom's")
         return (f"camera recovered ({p.projection.kind}, {p.rms_px:.2f} px RMS, max {p.max_px:.2f} px, "
                 f"{p.n_matched}/{p.n_detected} atoms explained{extra})")
 
@@ -241,5 +252,6 @@ class Recovery:
         return {"status": self.status, "reason": self.reason, "poses": [p.to_dict() for p in self.poses],
                 "best_attempt": self.best.to_dict() if (self.best is not None and not self.recovered) else None,
                 "n_poses": len(self.poses), "spread_deg": self.spread_deg, "spread_px": self.spread_px,
-                "unseen_elements": list(self.unseen), "hints": self.hints.to_dict(),
+                "unseen_elements": list(self.unseen), "labels_disagree": self.labels_disagree,
+                "hints": self.hints.to_dict(),
                 "thresholds": self.thresholds.to_dict()}

@@ -382,6 +382,10 @@ def recover_camera(xyz, numbers, detections: DetectedAtoms, width: int, height: 
     tool = hints.tool if hints.tool != "unknown" else "recovered"
     candidates, best = _search(xk, zk, detections, width, height, kinds, hints, thresholds, settings, tool)
     m = len(detections)
+    if (best is None or best.pose.failures(thresholds)) and (detections.labels != 0).any():
+        blind = _without_elements(x, z, detections, width, height, kinds, hints, thresholds, settings, tool)
+        if blind is not None:
+            return blind
     if best is None:
         fewest = min(max(4, (FitModel(k).n_params + 3) // 2) for k in kinds)
         if m < fewest:
@@ -397,6 +401,25 @@ def recover_camera(xyz, numbers, detections: DetectedAtoms, width: int, height: 
     poses = _admissible(best, candidates, xk, zk, detections, width, height, thresholds, settings, tool)
     spread_deg, spread_px = _spread(poses, xk, width, height)
     return Recovery(RECOVERED, "", tuple(poses), best.pose, spread_deg, spread_px, unseen, hints, thresholds)
+
+
+def _without_elements(x, z, det: DetectedAtoms, width: int, height: int, kinds: list[str], hints: RecoveryHints,
+                      thresholds: RecoveryThresholds, settings: SearchSettings, tool: str) -> Recovery | None:
+    """The camera found with the detections' elements set aside (a detector that mistakes grey carbons for white
+    hydrogens under a renderer's lighting), or None. It counts only when it passes every threshold and its
+    explained detections are beyond chance (``chance_log10``), a test that then always applies; the recovery
+    says how many explained detections carry another element than their atom's."""
+    blind = DetectedAtoms(det.uv, np.zeros(len(det), dtype=np.int64), det.radii)
+    candidates, best = _search(x, z, blind, width, height, kinds, hints, thresholds, settings, tool)
+    if (best is None or best.pose.failures(thresholds) or best.pose.chance_log10 > thresholds.chance_log10
+            or best.fit.conditioning < SINGULAR_FIT):
+        return None
+    poses = _admissible(best, candidates, x, z, blind, width, height, thresholds, settings, tool)
+    spread_deg, spread_px = _spread(poses, x, width, height)
+    ok = best.pose.matched_atom >= 0
+    disagree = int(((det.labels[ok] != 0) & (det.labels[ok] != z[best.pose.matched_atom[ok]])).sum())
+    return Recovery(RECOVERED, "", tuple(poses), best.pose, spread_deg, spread_px, (), hints, thresholds,
+                    labels_disagree=disagree)
 
 
 def _kept_atoms(x: np.ndarray, z: np.ndarray, det: DetectedAtoms, hints: RecoveryHints,
