@@ -134,3 +134,28 @@ def test_pose_combinations_up_to_the_structures_symmetry():
     assert pose_combinations([(a, b), (a, b, c)], symmetric_first=True) == [(a, a), (a, b), (a, c)]
     assert pose_combinations([tuple(range(9)), tuple(range(8))]) is None  # 72 > 64
     assert MAX_POSE_COMBINATIONS == 64
+
+
+def test_recovered_views_are_drawn_again_beside_the_published_image(folder):
+    """viewcert draws the structure again through the recovered camera beside the published image: where the true
+    camera puts each heavy atom of ibuprofen, the redrawn half shows an atom (not the white background; hydrogens
+    are drawn white)."""
+    from viewcert.certify.published_outputs import write_published_outputs
+    from viewcert.certify.recovered import write_redraws
+
+    path, cams = folder
+    (path / "images.toml").write_text(_toml([("ibp.png", "ibp", "ibp.xyz", {"tool": "unknown"})]))
+    cert = certify_published(f"images:{path / 'images.toml'}", CertifyConfig(delta=0.3, tau=0.3))
+    out = path / "out"
+    write_published_outputs(out, cert)
+    written = write_redraws(out, cert, path)
+    assert sorted(written) == ["redrawn/000.png", "redrawn/index.json"]
+    assert json.loads((out / "redrawn" / "index.json").read_text())["000"]["file"] == "ibp.png"
+    pair = np.asarray(Image.open(out / "redrawn" / "000.png").convert("RGB"))
+    assert pair.shape == (SIZE, 2 * SIZE + 8, 3)
+    ibp = next(s for s in builtin("sample") if s.identifier == "ccd:IBP")
+    uv, _ = PixelProjection.from_camera(cams["ibp"]).project(ibp.positions[ibp.numbers > 1])
+    redrawn = pair[:, SIZE + 8:]
+    cols, rows = np.floor(uv).astype(int).T
+    inked = (redrawn[rows, cols] < 230).any(axis=1)
+    assert inked.all()

@@ -20,6 +20,7 @@ from viewcert.certify.published_outputs import (
     verify_published,
     write_published_outputs,
 )
+from viewcert.certify.recovered import write_redraws
 from viewcert.certify.run import certify as run_certification
 from viewcert.certify.run import certify_streamed, error_line, prepared, summary_text, use_item_table
 from viewcert.certify.sweep import SweepPlan, run_sweep
@@ -193,6 +194,7 @@ def _certify_images(spec: str, cfg: CertifyConfig, out: Path, progress) -> Repor
     with claimed(check_out(out), "certify"):
         cert = certify_published(spec, cfg, progress=progress)
         paths = write_published_outputs(out, cert)
+        paths.update(write_redraws(out, cert, Path(cert.location.input).parent))
     return Report((Line(published_summary_text(cert), nl=False),
                    Line("wrote " + ", ".join(str(p) for p in paths.values()))),
                   failures=tuple(error_line(e) for e in cert.summary.errors or []), note=NOT_IN_R1, value=cert)

@@ -13,7 +13,10 @@ given). Then:
   only when every combination gives the same outcome, and is refused with the reason when they differ (or when
   there are more than ``MAX_POSE_COMBINATIONS``);
 - each image's record carries the recovered camera with its evidence (``formats.recovery_sections``), every
-  admissible pose, and the best pose written back in the renderer's own terms where ``drawn_by`` names one.
+  admissible pose, and the best pose written back in the renderer's own terms where ``drawn_by`` names one;
+- ``write_redraws`` draws each recovered image again with viewcert's renderer through its best pose (the
+  equivalent camera, warped onto the tool's pixels) beside the published image, for a side-by-side check:
+  ``redrawn/NNN.png`` (NNN: the image's place in images.toml) and ``redrawn/index.json``.
 
 Units: pixels in the image's frame (u right, v down), Å, degrees.
 """
@@ -22,21 +25,31 @@ from __future__ import annotations
 
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 
+from viewcert.cameras.pixel_projection import PixelProjection
+from viewcert.certify.images_input import load_images, read_shipped_structure
 from viewcert.elements import atomic_number
 from viewcert.formats.recovery_sections import RecoveredCamera
+from viewcert.io.atomic import write_json_atomic
+from viewcert.io.images import write_png
+from viewcert.io.pictures import read_picture
 from viewcert.recover import DetectedAtoms, Recovery, hints_from_table, recover_camera, written_back
+from viewcert.render.raster import build_scene, render
 from viewcert.resolution import quantize, quantize_tree
 
-__all__ = ["MAX_POSE_COMBINATIONS", "NOT_RECOVERED_PREFIX", "detected_atoms", "outcomes_agree",
-           "pose_combinations", "recover_image_camera", "recovered_record"]
+__all__ = ["MAX_POSE_COMBINATIONS", "NOT_RECOVERED_PREFIX", "REDRAW_STYLE", "detected_atoms", "outcomes_agree",
+           "pose_combinations", "recover_image_camera", "recovered_record", "redraw", "write_redraws"]
 
 #: an item is refused when its images' admissible poses combine into more cameras sets than this
 MAX_POSE_COMBINATIONS = 64
 #: how an item whose camera was not recovered is listed (out of the denominator)
 NOT_RECOVERED_PREFIX = "camera not recovered"
+#: how viewcert draws a recovered view again beside the published image
+REDRAW_STYLE = "ball-and-stick"
+_GAP_PX = 8
 _PX = 4  # pixel quantities written at 1e-4 px
 _DEG = 4
 
@@ -110,3 +123,63 @@ def recovered_record(recovery: Recovery, n_detected: int, centre: np.ndarray | N
         hints=recovery.hints.to_dict(), thresholds=recovery.thresholds.to_dict(), unseen=list(recovery.unseen),
         labels_disagree=recovery.labels_disagree,
         drawn_by=tool, written_back=table, written_back_note=note)
+
+
+def redraw(structure, tiling, projection: PixelProjection, style: str = REDRAW_STYLE) -> np.ndarray:
+    """The structure (tiled when periodic) drawn by viewcert's renderer through ``projection``: the equivalent
+    camera's image warped onto the tool's pixels (bilinear) when its pixels are not square; (H, W, 3) uint8."""
+    from skimage.transform import (  # lazy: start-up (scikit-image only where a view is redrawn)
+        AffineTransform,
+        warp,
+    )
+
+    cam, affine = projection.equivalent()
+    scene = build_scene(structure, style, tiling=tiling if structure.is_periodic else (1, 1, 1), edges="none")
+    rgb = render(scene, cam).rgb
+    if np.allclose(affine, [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], atol=1e-9):
+        return rgb
+    m = np.vstack([affine, [0.0, 0.0, 1.0]])  # camera px -> tool px; warp reads camera px at each tool px
+    out = warp(rgb, AffineTransform(matrix=m).inverse, output_shape=rgb.shape[:2], order=1, cval=1.0,
+               preserve_range=True)
+    return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+
+
+def write_redraws(out, cert, folder) -> dict:
+    """Write, for every image whose camera was recovered, the published image beside viewcert's drawing through
+    the best pose: ``out/redrawn/NNN.png`` and ``out/redrawn/index.json`` (NNN → the image's file and item).
+
+    Parameters
+    ----------
+    out : str or Path
+        The certificate's output folder.
+    cert : PublishedCertificate
+        The as-published certificate (its images' ``recovered`` sections).
+    folder : str or Path
+        The folder of images.toml (its images and structures, read again here, inside it).
+
+    Returns
+    -------
+    dict
+        ``{"redrawn/index.json": path}`` and one entry per drawing; empty when no camera was recovered.
+    """
+    folder, out = Path(folder), Path(out)
+    recovered = {im.file: im for im in cert.images if im.recovered and im.recovered.status == "recovered"}
+    if not recovered:
+        return {}
+    spec = load_images(f"images:{folder / 'images.toml'}")
+    written, index = {}, {}
+    for k, entry in enumerate(spec.images):
+        im = recovered.get(entry.file)
+        if im is None:
+            continue
+        item = next(it for it in spec.items if it.id == entry.item)
+        structure = read_shipped_structure(item.structure_path, item.structure, item.cell_frame)
+        projection = PixelProjection.from_dict(im.recovered.poses[0])
+        drawn = redraw(structure, item.tiling, projection)
+        published, _ = read_picture(entry.path, name=entry.file)
+        gap = np.full((published.shape[0], _GAP_PX, 3), 255, dtype=np.uint8)
+        name = f"redrawn/{k:03d}.png"
+        written[name] = write_png(out / name, np.hstack([published, gap, drawn]))
+        index[f"{k:03d}"] = {"file": entry.file, "item": entry.item, "style": REDRAW_STYLE}
+    written["redrawn/index.json"] = write_json_atomic(out / "redrawn" / "index.json", index)
+    return written
