@@ -159,3 +159,15 @@ def test_recovered_views_are_drawn_again_beside_the_published_image(folder):
     cols, rows = np.floor(uv).astype(int).T
     inked = (redrawn[rows, cols] < 230).any(axis=1)
     assert inked.all()
+
+
+def test_a_recovered_certificate_is_recomputed_to_the_same_bytes(folder):
+    """verify recomputes a certificate: the recovery (hypotheses, least squares, the poses) gives the same digest
+    every time."""
+    path, _ = folder
+    (path / "images.toml").write_text(_toml([("ibp.png", "ibp", "ibp.xyz", {"tool": "unknown"})]))
+    cfg = CertifyConfig(delta=0.3, tau=0.3)
+    a = certify_published(f"images:{path / 'images.toml'}", cfg)
+    b = certify_published(f"images:{path / 'images.toml'}", cfg)
+    assert a.images[0].recovered.status == "recovered"
+    assert a.digest == b.digest
