@@ -46,7 +46,8 @@ def _write(folder, name, structure: Structure, camera, truth: dict):
                                                                 strict=True)))
     seen = observe_rendered(structure, [camera], min_pixels=30, position="projection").views[0]
     rng = np.random.default_rng(len(truth))
-    radii = 0.5 * covalent_radii(seen.labels) * camera.scale
+    px_per_a = camera.scale if hasattr(camera, "scale") else camera.focal / np.asarray(seen.depth)
+    radii = 0.5 * covalent_radii(seen.labels) * px_per_a
     truth[f"{name}.png"] = (seen.uv + rng.normal(scale=0.3, size=seen.uv.shape), symbols(seen.labels), radii)
 
 
@@ -79,7 +80,7 @@ def folder(tmp_path, monkeypatch):
                           SIZE), picture
 
     monkeypatch.setattr(published, "_detect", detect)
-    return tmp_path, cams
+    return tmp_path, cams, truth
 
 
 def _matrix(camera):
@@ -88,7 +89,7 @@ def _matrix(camera):
 
 
 def test_recovered_cameras_certify_as_the_true_ones(folder):
-    path, cams = folder
+    path, cams, _ = folder
     (path / "images.toml").write_text(_toml([
         ("ibp.png", "ibp", "ibp.xyz", {"tool": "unknown", "drawn_by": "pymol"}),
         ("ch4.png", "ch4", "ch4.xyz", {"tool": "unknown", "kind": "orthographic"})]))
@@ -116,7 +117,7 @@ def test_recovered_cameras_certify_as_the_true_ones(folder):
 
 
 def test_camera_not_recovered_is_listed_out_of_the_denominator(folder):
-    path, _ = folder
+    path, _, _ = folder
     (path / "images.toml").write_text(_toml([
         ("ibp.png", "swapped", "atp.xyz", {"tool": "unknown"}),
         ("ch4.png", "ch4", "ch4.xyz", {"tool": "unknown"})]))
@@ -128,12 +129,14 @@ def test_camera_not_recovered_is_listed_out_of_the_denominator(folder):
 
 
 def test_pose_combinations_up_to_the_structures_symmetry():
-    from viewcert.certify.recovered import MAX_POSE_COMBINATIONS, pose_combinations
+    from viewcert.certify.recovered import MAX_POSE_COMBINATIONS, MAX_POSE_WORK, pose_combinations
     a, b, c = "a", "b", "c"
     assert pose_combinations([(a, b), (c,)]) == [(a, c), (b, c)]
     assert pose_combinations([(a, b), (a, b, c)], symmetric_first=True) == [(a, a), (a, b), (a, c)]
-    assert pose_combinations([tuple(range(9)), tuple(range(8))]) is None  # 72 > 64
-    assert MAX_POSE_COMBINATIONS == 64
+    assert (MAX_POSE_COMBINATIONS, MAX_POSE_WORK) == (4096, 20000)
+    assert len(pose_combinations([tuple(range(48)), tuple(range(48))], n_atoms=7)) == 2304  # SF6, two views
+    assert pose_combinations([tuple(range(48)), tuple(range(48))], n_atoms=9) is None  # 2304 × 9 > 20000
+    assert pose_combinations([tuple(range(64))] * 3) is None  # 262144 > 4096
 
 
 def test_recovered_views_are_drawn_again_beside_the_published_image(folder):
@@ -143,7 +146,7 @@ def test_recovered_views_are_drawn_again_beside_the_published_image(folder):
     from viewcert.certify.published_outputs import write_published_outputs
     from viewcert.certify.recovered import write_redraws
 
-    path, cams = folder
+    path, cams, _ = folder
     (path / "images.toml").write_text(_toml([("ibp.png", "ibp", "ibp.xyz", {"tool": "unknown"})]))
     cert = certify_published(f"images:{path / 'images.toml'}", CertifyConfig(delta=0.3, tau=0.3))
     out = path / "out"
@@ -161,10 +164,29 @@ def test_recovered_views_are_drawn_again_beside_the_published_image(folder):
     assert inked.all()
 
 
+def test_an_item_may_mix_orthographic_and_perspective_views(folder):
+    """Two tools drew one item, one orthographic and one perspective: both ceilings are computed (the evaluator
+    recorded a position for every camera as soon as one was perspective, and failed on the orthographic one)."""
+    from viewcert.cameras import PerspectiveCamera
+
+    path, cams, truth = folder
+    ibp = next(s for s in builtin("sample") if s.identifier == "ccd:IBP")
+    r = Rotation.from_euler("xyz", [-60, 15, 80], degrees=True).as_matrix()
+    persp = PerspectiveCamera(rotation=r, position=ibp.positions.mean(0) + 60 * r[2], focal=1500.0, width=SIZE,
+                              height=SIZE)
+    _write(path, "ibp2", ibp, persp, truth)
+    (path / "two.toml").write_text(_toml([("ibp.png", "ibp", "ibp.xyz", _matrix(cams["ibp"])),
+                                          ("ibp2.png", "ibp", "ibp.xyz", {"tool": "matrix", "matrix": PixelProjection
+                                                                          .from_camera(persp).matrix.ravel().tolist()})]))
+    cert = certify_published(f"images:{path / 'two.toml'}", CertifyConfig(delta=0.3, tau=0.3))
+    item = cert.items[0]
+    assert not item.is_error and item.geometric.outcome != "error", item.geometric.error
+
+
 def test_a_recovered_certificate_is_recomputed_to_the_same_bytes(folder):
     """verify recomputes a certificate: the recovery (hypotheses, least squares, the poses) gives the same digest
     every time."""
-    path, _ = folder
+    path, _, _ = folder
     (path / "images.toml").write_text(_toml([("ibp.png", "ibp", "ibp.xyz", {"tool": "unknown"})]))
     cfg = CertifyConfig(delta=0.3, tau=0.3)
     a = certify_published(f"images:{path / 'images.toml'}", cfg)

@@ -265,10 +265,12 @@ def _recovered_item(item: ImageItem, structure, struct: PublishedStructure, tili
             first_symmetric = all(p.from_symmetry for p in rec.poses)
         choices.append(tuple(p.projection for p in rec.poses) or (None,))
     all_recovered = len(sections) == len(item.images)
-    combos = None if refusal else R.pose_combinations(choices, symmetric_first=all_recovered and first_symmetric)
+    combos = None if refusal else R.pose_combinations(choices, symmetric_first=all_recovered and first_symmetric,
+                                                      n_atoms=len(num))
     if not refusal and combos is None:
-        refusal = (f"{R.NOT_RECOVERED_PREFIX}: the images' admissible poses combine in more than "
-                   f"{R.MAX_POSE_COMBINATIONS} ways ({' × '.join(str(len(c)) for c in choices)}) to certify")
+        refusal = (f"{R.NOT_RECOVERED_PREFIX}: the images' admissible poses combine in too many ways "
+                   f"({' × '.join(str(len(c)) for c in choices)}) to certify, more than {R.MAX_POSE_COMBINATIONS} "
+                   f"or {R.MAX_POSE_WORK} atom-combinations")
     if refusal:
         records = [_image_stub(entry, det, pic, sections.get(k), num)
                    for k, (entry, (det, pic)) in enumerate(zip(item.images, detected, strict=True))]

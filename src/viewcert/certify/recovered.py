@@ -11,7 +11,7 @@ given). Then:
 - otherwise every combination of the images' admissible poses (a symmetric molecule draws the same picture from
   several cameras) is certified (up to the structure's own symmetry: ``pose_combinations``); an item is determined
   only when every combination gives the same outcome, and is refused with the reason when they differ (or when
-  there are more than ``MAX_POSE_COMBINATIONS``);
+  there are too many to certify: ``MAX_POSE_COMBINATIONS``, ``MAX_POSE_WORK``);
 - each image's record carries the recovered camera with its evidence (``formats.recovery_sections``), every
   admissible pose, and the best pose written back in the renderer's own terms where ``drawn_by`` names one;
 - ``write_redraws`` draws each recovered image again with viewcert's renderer through its best pose (the
@@ -40,11 +40,14 @@ from viewcert.recover import DetectedAtoms, Recovery, hints_from_table, recover_
 from viewcert.render.raster import build_scene, render
 from viewcert.resolution import quantize, quantize_tree
 
-__all__ = ["MAX_POSE_COMBINATIONS", "NOT_RECOVERED_PREFIX", "REDRAW_STYLE", "detected_atoms", "outcomes_agree",
+__all__ = ["MAX_POSE_COMBINATIONS", "MAX_POSE_WORK", "NOT_RECOVERED_PREFIX", "REDRAW_STYLE", "detected_atoms", "outcomes_agree",
            "pose_combinations", "recover_image_camera", "recovered_record", "redraw", "write_redraws"]
 
-#: an item is refused when its images' admissible poses combine into more cameras sets than this
-MAX_POSE_COMBINATIONS = 64
+#: an item is refused when its images' admissible poses combine into more camera sets than this, or when their
+#: number times the drawn atoms exceeds MAX_POSE_WORK (each combination is certified twice: a small symmetric
+#: molecule may have thousands, a large structure few)
+MAX_POSE_COMBINATIONS = 4096
+MAX_POSE_WORK = 20000
 #: how an item whose camera was not recovered is listed (out of the denominator)
 NOT_RECOVERED_PREFIX = "camera not recovered"
 #: how viewcert draws a recovered view again beside the published image
@@ -70,9 +73,10 @@ def recover_image_camera(camera_table, where: str, atoms: DetectedAtoms, positio
     return recover_camera(positions, numbers, atoms, width, height, hints=hints)
 
 
-def pose_combinations(choices: list[tuple], symmetric_first: bool = False) -> list[tuple] | None:
+def pose_combinations(choices: list[tuple], symmetric_first: bool = False, n_atoms: int = 1) -> list[tuple] | None:
     """Every combination of one pose per image (the best poses first); None when there are more than
-    ``MAX_POSE_COMBINATIONS``.
+    ``MAX_POSE_COMBINATIONS``, or when their number times the drawn atoms (``n_atoms``) exceeds
+    ``MAX_POSE_WORK``.
 
     ``symmetric_first``: every image's camera was recovered and the first image's poses are all its best pose
     composed with symmetry operations of the drawn atoms; the first image then keeps only its best pose. (A
@@ -81,7 +85,7 @@ def pose_combinations(choices: list[tuple], symmetric_first: bool = False) -> li
     if symmetric_first and choices:
         choices = [choices[0][:1], *choices[1:]]
     n = math.prod(len(c) for c in choices)
-    if n > MAX_POSE_COMBINATIONS:
+    if n > MAX_POSE_COMBINATIONS or n * max(n_atoms, 1) > MAX_POSE_WORK:
         return None
     return list(itertools.product(*choices))
 

@@ -494,15 +494,19 @@ def _admissible(best: _Candidate, candidates: list[_Candidate], xyz: np.ndarray,
     poses = [best.pose]
     pool = []
     frame = best.frame
-    for m in symmetry_candidates(best.pose.projection.matrix, best.pose.projection.kind, xyz, labels,
-                                 settings.symmetry_tolerance):
+    images = symmetry_candidates(best.pose.projection.matrix, best.pose.projection.kind, xyz, labels,
+                                 settings.symmetry_tolerance)
+    for m in images:
         fit = refine(frame.from_world(m), best.pose.projection.kind, best.fit.model, frame, xyz, labels, det, width,
                      height, gate=thresholds.match_px, match_px=thresholds.match_px)
         if fit is not None:
             pose = _pose(fit, frame, width, height, tool, xyz, labels, det.labels, thresholds.match_px)
             if pose is not None:
                 pool.append(pose)
-    pool += [dataclasses.replace(c.pose, from_symmetry=False) for c in candidates if c is not best]
+    # a camera the search found is a symmetry image too when it draws every atom where some P∘g does
+    pool += [dataclasses.replace(c.pose, from_symmetry=any(
+        displacement_px(c.pose.projection.matrix, m, xyz) < thresholds.match_px for m in images))
+        for c in candidates if c is not best]
     for p in pool:
         if not _same_picture(p, best.pose, thresholds):
             continue
