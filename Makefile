@@ -17,7 +17,7 @@ SUM     := $(shell cat pyproject.toml $(BASE_LOCK) $(DEV_LOCK) | cksum | cut -d'
 STAMP_RUN  := $(VENV)/.installed-run-$(SUM)
 STAMP      := $(VENV)/.installed-test-$(SUM)
 
-.PHONY: run install-run test bench lint docs layers clean harness harness-venv harness-vlmevalkit chromium foreign-debs lock check-latest
+.PHONY: run install-run inspect test bench lint docs layers clean harness harness-venv harness-vlmevalkit chromium foreign-debs lock check-latest
 
 # install the lock $(1) into the venv, exactly (--no-deps: the lock is complete; `pip check` confirms it):
 # uv (a fast installer from PyPI) when it installs, else pip
@@ -68,6 +68,22 @@ install-run: $(STAMP_RUN)
 # compile at their first call (cached for later runs): the job itself is the warm-up
 run: $(STAMP_RUN)
 	$(BIN)/viewcert run --out out
+
+# Inspect AI, the harness of the README walkthrough's dry run (step 5, `inspect eval ...`), into the same .venv:
+# inspect-ai and its requirements only, each at the dev lock's version (`-c`: the dev lock holds inspect-ai and
+# everything it needs, pinned as the base lock pins what they share; tests/contracts/test_lock.py checks both).
+# `make test` installs it too, with every other extra.
+# Where there is no dev lock (arm64, docs/install.md), the base lock constrains what it pins.
+INSPECT_REQ := $(shell grep -o '"inspect-ai[^"]*"' pyproject.toml | head -1)
+INSPECT_LOCK := $(or $(DEV_LOCK),$(BASE_LOCK))
+inspect: $(STAMP_RUN)
+	if [ -x $(BIN)/uv ]; then \
+	  $(BIN)/uv pip install --quiet --python $(BIN)/python -c $(INSPECT_LOCK) $(INSPECT_REQ) ; \
+	else \
+	  $(BIN)/python -m pip install --quiet -c $(INSPECT_LOCK) $(INSPECT_REQ) ; \
+	fi
+	$(BIN)/python -m pip check >/dev/null || $(BIN)/python -m pip check
+	$(BIN)/inspect --version
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

@@ -14,7 +14,8 @@ DELTA = 0.01
 TAU = DELTA
 #: angle tolerance (°) of the labels and the standardisation
 ANGLE_TOLERANCE = 5.0
-#: cell repetitions a, b, c drawn and observed (a molecule is never tiled)
+#: cell repetitions a, b, c drawn and observed (a molecule is never tiled); ``certify`` through a named study
+#: protocol observes the study's instead (``cameras.protocols.STUDY_SETTINGS``: render-ceiling-5, 1,1,1)
 TILING = (2, 2, 2)
 TILING_TEXT = ",".join(str(t) for t in TILING)
 #: the observation model of each ceiling

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import difflib
 
-__all__ = ["CameraError", "InputError", "ObservationError", "ParseError", "ViewcertError", "did_you_mean"]
+__all__ = ["EXTRAS", "CameraError", "InputError", "ObservationError", "ParseError", "ViewcertError", "did_you_mean",
+           "install_hint"]
+
+#: a module an optional extra installs → (the extra, its distribution in pyproject.toml's optional dependencies);
+#: ``install_hint`` names the command (a test holds the table to pyproject.toml)
+EXTRAS = {"hydride": ("interactions", "hydride"), "prolif": ("interactions", "prolif"),
+          "rdkit": ("molecules", "rdkit"), "biotite": ("molecules", "biotite"),
+          "plip": ("plip", "plip"), "openbabel": ("plip", "openbabel"),
+          "torch": ("learn", "torch"), "sklearn": ("learn", "scikit-learn"),
+          "lmms_eval": ("harness", "lmms-eval")}
 
 
 class ViewcertError(Exception):
@@ -45,6 +54,24 @@ def did_you_mean(name: object, known) -> str:
     by_key = {key(k): str(k) for k in known}
     best = difflib.get_close_matches(key(name), list(by_key), n=1, cutoff=0.6)
     return f" (did you mean {by_key[best[0]]}?)" if best else ""
+
+
+def install_hint(module: str | None) -> str | None:
+    """``"it comes with the X extra: pip install 'viewcert[X]'"`` for a module an optional extra installs
+    (``EXTRAS``, by its top-level name), else None.
+
+    Parameters
+    ----------
+    module : str or None
+        The missing module's name (``ModuleNotFoundError.name``, e.g. ``"rdkit.Chem"``).
+
+    Returns
+    -------
+    str or None
+        The clause naming the extra and its install command, or None for a module no extra installs.
+    """
+    extra = EXTRAS.get(str(module or "").split(".")[0])
+    return None if extra is None else f"it comes with the {extra[0]} extra: pip install 'viewcert[{extra[0]}]'"
 
 
 class CameraError(ViewcertError, ValueError):

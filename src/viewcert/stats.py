@@ -17,6 +17,7 @@ Conventions (every output records them):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -29,7 +30,8 @@ from viewcert.limits import active_limits
 
 __all__ = ["DEFAULT_ALPHA", "DEFAULT_N_BOOT", "DEFAULT_SEED", "DEFAULT_SHARE_CUTOFF", "SIDES", "BootstrapSettings",
            "Bound", "Interval", "McNemar", "ShareBootstrap", "SignTest", "bootstrap_indices", "bootstrap_median",
-           "clopper_pearson", "clopper_pearson_interval", "clopper_pearson_lower", "holm", "mcnemar_exact",
+           "clopper_pearson", "clopper_pearson_interval", "clopper_pearson_lower", "empirical_percentile", "holm",
+           "mcnemar_exact", "percentile_rank",
            "paired_share_bootstrap", "percentile_interval", "share_point", "sign_test"]
 
 DEFAULT_SEED = 20260601
@@ -514,3 +516,47 @@ def bootstrap_median(samples: Mapping[str, np.ndarray], points: Mapping[str, flo
     point = float(np.median([float(points[m]) for m in names]))
     lo, hi = percentile_interval(med, alpha=alpha)
     return Interval(point, lo, hi), int((~ok).sum())
+
+
+def percentile_rank(n: int, percent: float) -> int:
+    """The rank k (1-based) of the ``percent``-th percentile among ``n`` sorted values: k = ⌈percent·n/100⌉
+    (at least 1), computed exactly (``Fraction``: 5 % of 60 is the 3rd smallest, where 0.05·60 in floats, and
+    numpy's ``inverted_cdf``, give the 4th).
+
+    Parameters
+    ----------
+    n : int
+        Number of values (≥ 1).
+    percent : float
+        The percentile, in (0, 100].
+
+    Returns
+    -------
+    int
+        k in 1..n.
+    """
+    if n < 1 or not 0 < percent <= 100:
+        raise ValueError(f"need n >= 1 and 0 < percent <= 100, got n={n}, percent={percent}")
+    return max(1, math.ceil(Fraction(percent) * n / 100))
+
+
+def empirical_percentile(values: Sequence[float] | np.ndarray, percent: float) -> float:
+    """The ``percent``-th percentile of ``values`` as the empirical distribution defines it: the smallest value
+    with at least ``percent`` % of the values at or below it (the inverse of the empirical distribution function,
+    Hyndman & Fan's definition 1): always one of the values, the ⌈percent·n/100⌉-th smallest, never an
+    interpolation between two items. viewcert's one percentile of margins (certify's and design's 5th).
+
+    Parameters
+    ----------
+    values : sequence of float
+        The values (any unit; NaN not allowed), at least one.
+    percent : float
+        The percentile, in (0, 100].
+
+    Returns
+    -------
+    float
+        The ``percentile_rank(len(values), percent)``-th smallest value.
+    """
+    v = np.sort(np.asarray(values, dtype=np.float64))
+    return float(v[percentile_rank(len(v), percent) - 1])

@@ -1,5 +1,5 @@
 """Item-level evidence on hand-built cases: statuses and their precedence, the repeated-sample figures against
-their definitions, the two-level bootstrap's variance against its closed form, model pairs against scipy's
+their definitions, the item bootstrap's variance against its closed form, model pairs against scipy's
 exact binomial and an independent Benjamini–Hochberg, Connor's sample size by hand, the 2PL fit, the subset,
 id files, and hostile result files through ``viewcert ladder``."""
 
@@ -14,22 +14,23 @@ import pytest
 from scipy import stats as sps
 from typer.testing import CliRunner
 
+from viewcert import stats as st
 from viewcert.attribution import items as it
 from viewcert.attribution.pairs import connor_items, pair_matrix, pair_tests
 from viewcert.attribution.parsing import majority_vote
 from viewcert.attribution.quality import _objective, fit_2pl, propose_subset
 from viewcert.attribution.samples import (
-    ArmSamples,
     arm_samples,
+    item_bootstrap,
     item_figures,
+    per_item_figures,
     repeated_samples,
-    two_level_samples,
     vote_right,
 )
 from viewcert.attribution.table import make_frame
 from viewcert.errors import InputError
 from viewcert.io.idlist import read_ids, write_ids
-from viewcert.stats import BootstrapSettings
+from viewcert.stats import BootstrapSettings, bootstrap_indices
 
 
 def _row(item, k, answer, target="a", model="m", rung="R4", status="ok", src="m.csv"):
@@ -123,21 +124,19 @@ def test_pass_at_k_and_pass_hat_k_by_hand():
     assert f[("consistency", 3)] == pytest.approx(2 / 4, abs=1e-15)  # all-wrong (all 'b') and all-right agree
 
 
-def test_two_level_bootstrap_variance_closed_form():
-    """Expected accuracy under the two-level bootstrap: draw item I uniformly, then K of its K samples with
-    replacement; the resampled item mean has variance Var(p_I) + E[p_I (1 − p_I)]/K, and the mean of n
-    such items that over n. Here p = 1, 1/3, 0, 2/3 (K = 3, n = 4): (5/36 + 1/27)/4 = 19/432. With 40 000
-    resamples the variance estimate's relative standard error is about √(2/B) · (kurtosis term) < 1 %, so a 3 %
-    tolerance is four standard errors; the mean must be p̄ = 1/2 within 4 standard errors too."""
+def test_item_bootstrap_variance_closed_form():
+    """Expected accuracy under the item (cluster) bootstrap: draw n items with replacement, each keeping its own K
+    samples; the resampled mean has variance (1/n) · mean((p_i − p̄)²) (the plug-in variance over n). Here p = 1,
+    1/3, 0, 2/3 (K = 3, n = 4): deviations ±1/2, ±1/6, so (1/4 + 1/36 + 1/4 + 1/36)/4/4 = 5/144. With 40 000
+    resamples the variance estimate's relative standard error is about √(2/B) < 1 %, so a 3 % tolerance is four
+    standard errors. No second level: the samples within an item are not resampled again (issue 56)."""
     correct = np.array([[1, 1, 1], [1, 0, 0], [0, 0, 0], [1, 1, 0]], bool)
-    s = ArmSamples(np.where(correct, 0, 1), correct, ("a", "b"), 0)
-    boots = two_level_samples(s, "first", n_boot=40_000, seed=7)[("expected accuracy", 1)]
-    want = (5 / 36 + 1 / 27) / 4
-    assert want == pytest.approx(19 / 432, abs=1e-15)
-    assert boots.var() == pytest.approx(want, rel=0.03)
-    assert abs(boots.mean() - 0.5) < 4 * math.sqrt(want / 40_000)
-    again = two_level_samples(s, "first", n_boot=40_000, seed=7)[("expected accuracy", 1)]
-    assert np.array_equal(boots, again)  # the seed fixes the draws
+    per = per_item_figures(np.where(correct, 0, 1), correct, "first")[("expected accuracy", 1)]
+    idx = bootstrap_indices(4, n_boot=40_000, seed=7)
+    boots = per[idx].mean(axis=1)
+    assert boots.var() == pytest.approx(5 / 144, rel=0.03)
+    assert abs(boots.mean() - 0.5) < 4 * math.sqrt(5 / 144 / 40_000)
+    assert item_bootstrap(per, idx, 0.05) == st.percentile_interval(boots, alpha=0.05)
 
 
 def test_repeated_samples_rows_and_k1_keeps_the_accuracy():
@@ -329,9 +328,9 @@ def test_cli_k_varying_and_one_model_items_are_documented_results(tmp_path):
     samples = pd.read_csv(out / "repeated_samples.csv")
     a = samples[samples["model"] == "A"]
     assert len(a) == 1 and "K varies per item in" in a.iloc[0]["status"] and "a.csv" in a.iloc[0]["status"]
-    b = samples[samples["model"] == "B"].set_index("metric")
-    assert b.loc["expected accuracy", "point"] == pytest.approx(6 / 13, abs=1e-12)  # 18 right of 13 × 3 samples
-    assert "7 missing item(s)" in b.loc["expected accuracy", "status"]
+    b = samples[samples["model"] == "B"]  # unscored: one row saying why, no figure (issue 56)
+    assert len(b) == 1 and b.iloc[0]["status"].startswith("unscored: 7/13 items without an answer")
+    assert pd.isna(b.iloc[0]["point"])
     c = samples[samples["model"] == "C"].set_index("metric")
     assert c.loc["expected accuracy", "point"] == pytest.approx(3 / 13, abs=1e-12)
     assert "1 missing item(s)" in c.loc["expected accuracy", "status"]

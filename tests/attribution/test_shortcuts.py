@@ -61,8 +61,8 @@ def test_per_item_binomial_against_the_prior_hand_worked():
     assert s.loc[0, "significant_items"] == 1 and s.loc[0, "method"] == METHOD
     vc = vision_centric(t, list(targets))
     assert (vc["vision_centric"], vc["n"], vc["shortcut_items"]) == (9, 10, 1)
-    # two-sided 95 % Clopper–Pearson for 9/10: [0.5550, 0.9975] (published tables)
-    assert vc["ci_lo"] == pytest.approx(0.5550, abs=1e-4) and vc["ci_hi"] == pytest.approx(0.9975, abs=1e-4)
+    # a count of non-rejections gets no interval (issue 56: the test cannot support one)
+    assert "ci_lo" not in vc and "ci_hi" not in vc
 
 
 def test_image_free_arms_against_the_text_ceiling():
@@ -135,7 +135,7 @@ def test_study_report_shows_every_rung(study, tmp_path):
     md = rep.markdown.read_text(encoding="utf-8")
     assert "Every rung (chance, text ceiling, choices-only, no-image, R4, R3, R1)" in md
     assert "0/210 items adherent" in md
-    assert "per\\-item shortcut test: 0 significant" in md or "per-item shortcut test: 0 significant" in md
+    assert ("per\\-item shortcut test: 0 of 210 items" in md or "per-item shortcut test: 0 of 210 items" in md)
     assert {"rungs", "adherence", "shortcuts", "text_ceiling"} <= set(rep.csv)
     assert "per_model_split" not in rep.csv  # one account of the deficit (issue 27): the old mixed split is gone
     assert "deficit_decomposition" in rep.figures and "deficit_decomposition" in rep.csv

@@ -135,7 +135,7 @@ def test_docking_symmetric_ligand_has_two_consistent_answers(tmp_path):
     ring = [[10.0 * np.cos(a), 10.0 * np.sin(a), 6.0] for a in np.linspace(0, 2 * np.pi, 9)[:-1]]
     s = Structure(np.array([[-1.0, 0, 0], [1.0, 0, 0], *ring]), np.array([7, 7] + [6] * 8), None)
     settings = InteractionExportSettings.from_options(task="docking", protocol="axes-6")
-    images, answer, d0, ce = docking_item(s, [0, 1], settings, np.random.default_rng(3), tmp_path, "q0000")
+    images, answer, d0, ce, _ = docking_item(s, [0, 1], settings, np.random.default_rng(3), tmp_path, "q0000")
     theta = -int(answer.split(",")[0].split()[-1])
     assert ce["ideal"].n_consistent == 2, ce  # the typed ceiling (formats.item_sections.ItemCeiling)
     rot_other = max(0.0, 1 - abs(2 * theta) / 90)

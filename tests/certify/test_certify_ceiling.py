@@ -120,9 +120,14 @@ def test_config_validation():
         with pytest.raises(InputError) as e:
             CertifyConfig(**kw)
         assert e.value.field == field
-    cfg = CertifyConfig(delta=0.05)
+    cfg = CertifyConfig(protocol="axes-3", delta=0.05)
     assert cfg.symmetry.tau == 0.05  # τ defaults to δ
     assert CertifyConfig.from_dict(cfg.to_dict()) == cfg
+    # a named study protocol carries its study's τ (issue 57 item 8): the render-ceiling study labelled every
+    # reconstruction at symprec 0.01 Å whatever δ (its released code, ../shared/anchors)
+    study = CertifyConfig(delta=0.05)
+    assert study.symmetry.tau == 0.01 and CertifyConfig(delta=0.05, tau=0.05).symmetry.tau == 0.05
+    assert CertifyConfig.from_dict(study.to_dict()) == study
 
 
 def test_same_inputs_give_byte_identical_certificates(protos, tmp_path):

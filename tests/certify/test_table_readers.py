@@ -56,9 +56,12 @@ def _rows(site: Path) -> list:
 
 
 def _summary_rows(site: Path) -> dict[str, str]:
+    """{summary field: what the page shows of it}: a row's value, a table's whole text (explore.summary_words)."""
     html = (site / "summary.html").read_text()
-    table = html.split("<h2>certificate summary</h2>", 1)[1].split("</table>", 1)[0]
-    return dict(re.findall(r"<tr><th>(.*?)</th><td>(.*?)</td></tr>", table))
+    part = html.split("<h2>certificate summary</h2>", 1)[1].split("<h2>settings</h2>", 1)[0]
+    rows = dict(re.findall(r'<tr data-field="([^"]+)"><th>.*?</th><td>(.*?)</td></tr>', part.split("</table>", 1)[0]))
+    rows.update(re.findall(r'<table class="words[^"]*" data-field="([^"]+)">(.*?)</table>', part))
+    return rows
 
 
 def test_the_explorer_shows_a_streamed_certificate_as_the_json_one(both, tmp_path):

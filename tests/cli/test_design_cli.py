@@ -67,12 +67,22 @@ def test_design_compares_with_the_current_protocol_names_views_by_direction_and_
     assert r.exit_code == 0, r.output
     rows = list(csv.DictReader((tmp_path / "d" / "comparison.csv").open()))
     assert sorted(row["id"] for row in rows) == sorted(base)
+    def value(cell: str) -> float:  # a cell at the 0.6 cap reads >=0.6 (a lower bound), never a bare 0.6
+        assert cell != "0.6"
+        return 0.6 if cell == ">=0.6" else float(cell)
+
     for row in rows:
-        assert float(row["axes-3"]) == pytest.approx(base[row["id"]], abs=1e-8)
-        assert float(row["change"]) == pytest.approx(float(row["designed-2"]) - float(row["axes-3"]), abs=1e-8)
-    better = sum(float(row["change"]) > 1e-9 for row in rows)
-    worse = sum(float(row["change"]) < -1e-9 for row in rows)
-    assert f"per structure {better} better, {3 - better - worse} the same, {worse} worse" in " ".join(r.output.split())
+        assert value(row["delta_exact axes-3"]) == pytest.approx(base[row["id"]], abs=1e-8)
+        if not row["delta_exact axes-3"].startswith(">=") and not row["delta_exact designed-2"].startswith(">="):
+            assert float(row["delta_exact change"]) == pytest.approx(
+                float(row["delta_exact designed-2"]) - float(row["delta_exact axes-3"]), abs=1e-8)
+    at = sum(row["delta_exact axes-3"] == row["delta_exact designed-2"] == ">=0.6" for row in rows)
+    diffs = [value(row["delta_exact designed-2"]) - value(row["delta_exact axes-3"]) for row in rows
+             if not row["delta_exact axes-3"] == row["delta_exact designed-2"] == ">=0.6"]
+    better, worse = sum(x > 1e-9 for x in diffs), sum(x < -1e-9 for x in diffs)
+    assert "δ_exact (exactness margin): worst" in r.output
+    assert (f"per structure {better} better, {3 - better - worse - at} the same, {worse} worse, {at} at --cap "
+            "under both") in " ".join(r.output.split())
     # views named by the direction they look along: the file's rotation, third row negated, two decimals
     spec = read_protocol_file(tmp_path / "d" / "protocol.toml")
     for v in spec.protocol.views:
@@ -83,5 +93,8 @@ def test_design_compares_with_the_current_protocol_names_views_by_direction_and_
     r = runner.invoke(app, ["design", str(tmp_path / "in"), "--views", "2", "--candidates", "fibonacci-10",
                             "--cap", "0.001", "-o", str(tmp_path / "e")])
     assert r.exit_code == 0, r.output
-    assert "worst exact margin 0.0010 Å (at --cap 0.001: at least this)" in r.output
-    assert "per structure 0 better, 3 the same, 0 worse" in " ".join(r.output.split())
+    said = " ".join(r.output.split())
+    assert "δ_exact (exactness margin), the objective: worst 0.0010 Å (at --cap 0.001: at least this)" in said
+    assert "per structure 0 better, 0 the same, 0 worse, 3 at --cap under both" in said
+    assert {row["delta_exact designed-2"] for row in csv.DictReader((tmp_path / "e" / "comparison.csv").open())} == {
+        ">=0.001"}  # marked as lower bounds, never a bare cap

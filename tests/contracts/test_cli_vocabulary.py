@@ -20,7 +20,9 @@ DEFAULT_EXCEPTIONS = {
     "--out": "each command's own output under out/ (checked below), or required, or beside its input",
     "--seed": "each seeds a different draw: noise, answer sampling, candidate spiral, bootstrap, training",
     "--sigma-unit": "sweep's noise rule δ = max(δ, 4·√2·κ·σ) needs Å; certify's noise is in px by default",
-    "--tiling": "sweep: design studies on one cell (the study's sweeps); every other command the shared 2,2,2",
+    "--tiling": "sweep: design studies on one cell (the study's sweeps); certify: the protocol's (a named study "
+                "protocol carries its study's tiling, issue 57 item 8; else 2,2,2); every other command the shared "
+                "2,2,2",
     "--workers": "run: 1 (a fresh machine would compile the kernels in every worker); elsewhere one per CPU",
 }
 #: option -> why its type differs
@@ -82,7 +84,7 @@ def test_each_option_has_one_type_and_one_default():
     for key in DEFAULT_EXCEPTIONS:  # each exception is still needed
         assert len({u[3] for u in seen[key]}) > 1, key
     # the shared defaults: tiling 2,2,2 and workers one per CPU everywhere but the listed commands
-    assert {u[0] for u in seen["--tiling"] if u[3] != "'2,2,2'"} == {"sweep"}
+    assert {u[0] for u in seen["--tiling"] if u[3] != "'2,2,2'"} == {"sweep", "certify"}
     assert {u[0] for u in seen["--workers"] if u[3] != "None"} == {"run"}
 
 

@@ -33,8 +33,12 @@ def _option_default(command: str, name: str):
 
 def test_the_commands_share_one_set_of_defaults():
     assert defaults.TILING == (2, 2, 2) and defaults.TAU == defaults.DELTA == 0.01
-    for command in ("certify", "build-benchmark", "render"):
+    for command in ("build-benchmark", "render"):
         assert _option_default(command, "tiling") == "2,2,2", command
+    # certify's: the protocol's (issue 57 item 8): a named study protocol's own, else the 2,2,2 exports draw
+    assert _option_default("certify", "tiling") is None
+    assert CertifyConfig(protocol="axes-3", tiling=None).observation.tiling == defaults.TILING
+    assert CertifyConfig(tiling=None).observation.tiling == (1, 1, 1)  # render-ceiling-5: the study's one cell
     assert _option_default("certify", "delta") == _option_default("build-benchmark", "delta") == defaults.DELTA
     assert _option_default("certify", "angle_tolerance") == defaults.ANGLE_TOLERANCE
     assert _option_default("certify", "observe") == defaults.GEOMETRIC == "ideal"
@@ -51,7 +55,9 @@ def rutile_case(tmp_path_factory):
     for name in ("NaCl", "CsCl", "TiO2"):
         shutil.copy(CRYSTALS / f"{name}.cif", root / "in" / f"{name}.cif")
     run = CliRunner()
-    cert = run.invoke(app, ["certify", str(root / "in"), "--out", str(root / "cert"), "--workers", "1"])
+    # the export draws 2,2,2; render-ceiling-5 alone would certify the study's single cell (issue 57 item 8)
+    cert = run.invoke(app, ["certify", str(root / "in"), "--tiling", "2,2,2", "--out", str(root / "cert"),
+                            "--workers", "1"])
     assert cert.exit_code == 0, cert.output
     bench = run.invoke(app, ["build-benchmark", str(root / "in"), "--out", str(root / "bench"), "--size", "128"])
     assert bench.exit_code == 0, bench.output

@@ -61,3 +61,13 @@ def test_readme_walkthrough_runs_verbatim(tmp_path):
     assert "perception share (R3 - R4)/(R1 - R4), R1 = 3/3 (certificate)" in r.stdout
     assert (bench / "ladder" / "report.html").is_file() and (bench / "explore" / "index.html").is_file()
     assert (tmp_path / "mydesign" / "protocol.toml").is_file()
+
+
+def test_the_glossary_names_every_status():
+    """Issue 57, item 10: the ladder prints "hard 15, clean 2"; every status it can give an item, and every
+    outcome a certificate gives one, is a glossary entry."""
+    from viewcert.attribution.items import STATUSES
+
+    glossary = README.read_text().split("### Glossary", 1)[1].split("\n## ", 1)[0]
+    for status in (*STATUSES, "correct", "incorrect", "error"):
+        assert f"**{status}**" in glossary, status

@@ -44,9 +44,15 @@ def test_a_delta_star_line_whenever_margins_were_computed(unlabelled_margins):
     root, summary = unlabelled_margins
     items = json.loads((root / "c" / "certificate.json").read_text())["items"]
     v = sorted((it["uniqueness_margin"]["delta_star"], it["id"]) for it in items)
-    lo = v[0][0] + 0.05 * (len(v) - 1) * (v[1][0] - v[0][0])  # the 5th percentile, linear rule, n = 3
+    # the 5th percentile: the smallest value with at least 5 % of the items at or below it (issue 57 item 1: one
+    # definition in certify and design), here with n = 3 the smallest: the ⌈0.15⌉ = 1st
     assert (f"δ* (uniqueness margin, Å): minimum {v[0][0]:.4g} ({v[0][1]}, the tightest item), 5th percentile "
-            f"{lo:.4g}, over 3 items") in summary
+            f"{v[0][0]:.4g}, over 3 items") in summary
+    # δ_exact, the exactness margin, under its own name: min(δ_exact, δ*) per item
+    e = sorted((min(it["uniqueness_margin"]["delta_exact"] or float("inf"), it["uniqueness_margin"]["delta_star"]),
+                it["id"]) for it in items)
+    assert (f"δ_exact (exactness margin, Å: no false candidate at all; what design maximises by default): minimum "
+            f"{e[0][0]:.4g} ({e[0][1]}, the tightest item), 5th percentile {e[0][0]:.4g}, over 3 items") in summary
 
 
 def test_each_disagreement_says_whether_it_touched_the_scored_level():

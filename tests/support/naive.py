@@ -660,6 +660,28 @@ def visible_pixels_loop(ids, n_atoms):
             for k in range(n_atoms)]
 
 
+# ----------------------------------------------------------------------------- oracle: streaming seeding bookkeeping
+# Twins of viewcert.oracle._tuples (the distinct-tuple table and the isolated-site test of the seeding stage).
+
+
+def first_occurrences(labels, supports):
+    """Indices of the first occurrence of every distinct (label, support tuple) row, in input order."""
+    first = {}
+    for i, (z, sup) in enumerate(zip(labels, supports, strict=True)):
+        first.setdefault((int(z), tuple(int(v) for v in sup)), i)
+    return sorted(first.values())
+
+
+def site_isolated_loop(w, lrank, p, q, rad, sites):
+    """True when no site s ≠ p among ``sites`` with p's label rank lies within distance ≤ rad of q (2D)."""
+    for s in sites:
+        if s != p and lrank[s] == lrank[p]:
+            e0, e1 = float(w[s][0]) - q[0], float(w[s][1]) - q[1]
+            if e0 * e0 + e1 * e1 <= rad * rad:
+                return False
+    return True
+
+
 # ----------------------------------------------------------------------------- oracle, from the definition
 # docs/reference.md, "The oracle", steps 2–3: a 3D point is accepted when it is the least-squares point of a
 # support tuple (one same-label 2D point per view) and lies within δ of every ray of the tuple; identical

@@ -31,7 +31,8 @@ class LadderSettings:
     a number or fraction, optionally at δ in Å) giving the ceiling, the share of API errors / unanswered items
     above which an arm is unscored, the majority-vote tie rule (first | alphabetical | none), scoring (vote |
     harness), the bootstrap's seed, resamples, 1 − confidence level and share cutoff, whether a stale
-    certificate is read, an id file, a subset size to propose and the explorer site the report links to."""
+    certificate is read, an id file, a subset size to propose, the explorer site the report links to and whether
+    the hierarchical model is fitted."""
 
     results: tuple[Path, ...] = ()
     manifest: Path | None = None
@@ -49,6 +50,7 @@ class LadderSettings:
     ids: Path | None = None
     subset_size: int | None = None
     explorer: Path | None = None
+    hierarchy: bool = False
 
 
 def ladder(export: str | Path | None = None, *, out: str | Path | None = None, **settings) -> Report:
@@ -65,7 +67,7 @@ def ladder(export: str | Path | None = None, *, out: str | Path | None = None, *
         Report folder (default ``EXPORT/ladder``, else ``out/ladder``).
     **settings
         ``LadderSettings`` fields: results, manifest, study_dir, certificate, r1, threshold, tie_rule, scoring,
-        seed, n_boot, alpha, share_cutoff, allow_stale_certificate, ids, subset_size, explorer.
+        seed, n_boot, alpha, share_cutoff, allow_stale_certificate, ids, subset_size, explorer, hierarchy.
 
     Returns
     -------
@@ -87,7 +89,8 @@ def ladder(export: str | Path | None = None, *, out: str | Path | None = None, *
     diag = (study_diagnostics(st.study_dir, lad, table, bootstrap=boot) if st.study_dir is not None
             else ladder_diagnostics(lad, table, m, bootstrap=boot))
     evidence = item_evidence(lad, table, giveaway=diag.giveaway, shortcut_tests=diag.shortcut_tests,
-                             text_items=diag.text_items, bootstrap=boot, subset=st.subset_size)
+                             text_items=diag.text_items, bootstrap=boot, subset=st.subset_size,
+                             hierarchy=st.hierarchy)
     site = st.explorer or (export / "explore" if export is not None else None)
     report = write_report(out, ladder=lad, table=table, diagnostics=diag, evidence=evidence,
                           title=f"viewcert ladder: {m.name or m.source}",

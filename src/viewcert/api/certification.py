@@ -11,8 +11,9 @@ from pathlib import Path
 from viewcert import defaults
 from viewcert.api.report import Line, Report, check_out, parse_tiling
 from viewcert.certify import CertifyConfig, stream
+from viewcert.certify.ceilings import as_rendered_of, both_ceilings, ceiling_lines, renders
 from viewcert.certify.evaluate import check_placements
-from viewcert.certify.inputs import database_format
+from viewcert.certify.inputs import database_format, label_hint
 from viewcert.certify.molecule import MOLECULE_LEVELS
 from viewcert.certify.published import certify_published
 from viewcert.certify.published_outputs import (
@@ -31,6 +32,7 @@ from viewcert.errors import InputError, ViewcertError, did_you_mean
 from viewcert.formats.reader import Received, receive
 from viewcert.formats.records import CeilingCertificate
 from viewcert.formats.table import TableCertificate, TableHead
+from viewcert.io.atomic import write_text_atomic
 from viewcert.io.outputs import claimed
 from viewcert.limits import Limits, using_limits
 from viewcert.symmetry.labels import LEVELS
@@ -71,15 +73,17 @@ def views_of(text: str | None) -> tuple[str, ...] | None:
 
 
 def certify_config(protocol, *, views: str | None = None, symprec: float | None = None, angle_tolerance: float = 5.0,
-                   tiling: str = "1,1,1", supercell: str = "1,1,1", score: str = "crystal_system",
+                   tiling: str | None = None, supercell: str = "1,1,1", score: str = "crystal_system",
                    standardize: bool = True, cross_check: bool = True, cartesian_merge: bool = False,
                    **opts) -> CertifyConfig:
     """The ``CertifyConfig`` of the command's text options, by keyword (each setting routed to its part by
-    ``CertifyConfig``'s flat-name shorthand): view names and cell repetitions as text, τ = ``symprec`` (Å,
+    ``CertifyConfig``'s flat-name shorthand): view names and cell repetitions as text (``tiling`` None: the
+    protocol's, ``CertifyConfig.protocol_tiling``), τ = ``symprec`` (Å,
     default δ), one angle tolerance (degrees) for spglib/moyopy and the standardisation; ``opts`` are named as the
     parts' settings (delta, pairs, merge, truth, sigma, sigma_unit, seed, occlusion, observe, min_pixels,
     cross_check_angle, margin, molecule_scale). A bad value is an InputError."""
-    parsed = dict(views=views_of(views), tiling=parse_tiling(tiling), supercell=parse_tiling(supercell),
+    parsed = dict(views=views_of(views), tiling=None if tiling is None else parse_tiling(tiling),
+                  supercell=parse_tiling(supercell),
                   **levels(score))
     try:
         return CertifyConfig(protocol=protocol, tau=symprec, angle_tolerance=angle_tolerance,
@@ -118,7 +122,9 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
             limits: Limits | None = None, progress: Callable[[str], None] | None = None) -> Report:
     """Certify the render ceiling R1 of ``input_spec`` (a folder of structure files, a file, the study layout, a
     database, ``builtin:prototypes``) under ``config`` (protocol, δ and τ in Å, observation model, levels;
-    default ``CertifyConfig()``) and write certificate.json, items.csv, summary.txt and plots into ``out``.
+    default ``CertifyConfig()``) and write certificate.json, items.csv, summary.txt and plots into ``out``; a
+    geometric run (observe ideal, orthographic views, a JSON certificate) also certifies the same views as rendered
+    (observe visible, in memory) and states both ceilings in the summary with the items that differ.
     ``item_table``: a sharded Parquet item table beside a small certificate.json (default: above 50,000 items);
     ``keep_going=False`` reads every item first and stops at the first unreadable one. The report's value: the
     certificate (a typed ceiling certificate, or the streamed certificate's dict).
@@ -170,19 +176,27 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
 
         with claimed(check_out(out), "certify"):  # locked; a folder holding an export refused
             dataset = prepared(str(input_spec), cfg, subset=subset, before=before)
+            hint = tuple(Line(x) for x in (label_hint(dataset),) if x)  # a database's label-like columns, unread
             got = certify_streamed(dataset, cfg, out, n_workers=workers, scheduler=scheduler, report=progress) \
                 if use_item_table(dataset, item_table) else \
                 run_certification(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=plots,
                                   resume=resume, report=progress)
+            ceilings = []
+            if isinstance(got, CeilingCertificate) and renders(cfg) and got.summary.n:  # the honest ceiling too
+                if progress is not None:
+                    progress("viewcert: the same views as rendered (observe visible) ...")
+                both = both_ceilings(as_rendered_of(dataset, cfg, n_workers=workers, scheduler=scheduler), got)
+                ceilings = ceiling_lines(both, image_size=cfg.observation.image_size)
+                write_text_atomic(out / "summary.txt", summary_text(got, ceilings=ceilings))
         if not isinstance(got, CeilingCertificate):  # the streamed certificate (its JSON object): summary.txt, first errors
             head = TableHead.of(got)
             n = head.summary.n_errors
-            return Report((Line((out / "summary.txt").read_text(), nl=False),), failures=tuple(
+            return Report((Line((out / "summary.txt").read_text(), nl=False), *hint), failures=tuple(
                 error_line({"id": it.id, "error": it.error}) for it in stream.error_items(out, got, limit=30)) if n else (),
                 n_failures=n, note="(every one in the item table); they are reported apart and not counted in R1",
                 value=got)
         cert = got  # typed: certify's JSON certificate
-        return Report((Line(summary_text(cert), nl=False), Line(
+        return Report((Line(summary_text(cert, ceilings=ceilings), nl=False), *hint, Line(
             f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, {out / 'summary.txt'}, {out / 'disagreements.csv'}"
             + (", plots" if plots and cert.summary.n else ""))),
             failures=tuple(error_line(e) for e in cert.summary.errors or []), note=NOT_IN_R1, value=cert)

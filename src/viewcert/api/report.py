@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from viewcert.errors import InputError, ViewcertError
+from viewcert.errors import InputError, ViewcertError, install_hint
 from viewcert.sanitize import console_text
 
 
@@ -63,7 +63,8 @@ class Report:
         from rich.console import Console  # lazy: start-up (rich is only needed to draw a table)
 
         buf = io.StringIO()
-        console = Console(file=buf, width=self.width or 120, markup=False, highlight=False)
+        width = natural_width(self.blocks, self.width or 120)  # text: no table cut or wrapped
+        console = Console(file=buf, width=width, markup=False, highlight=False)
         for b in self.blocks:
             if isinstance(b, Table):
                 console.print(rich_table(b))
@@ -75,6 +76,19 @@ class Report:
 
     def __str__(self) -> str:
         return self.text()
+
+
+def natural_width(blocks, floor: int, console=None) -> int:
+    """The console width at which every table of ``blocks`` is drawn whole (no cell cut or wrapped): the widest
+    table's natural width as ``console`` renders it (rich's measure; default a plain console), at least ``floor``
+    columns."""
+    from rich.console import Console  # lazy: start-up
+
+    tables = [rich_table(b) for b in blocks if isinstance(b, Table)]
+    if not tables:
+        return floor
+    wide = console or Console(width=1_000_000, markup=False, highlight=False)
+    return max(floor, *(wide.measure(t).maximum for t in tables))
 
 
 def rich_table(t: Table):
@@ -96,7 +110,10 @@ def lines(*texts: str, **kw) -> tuple[Line, ...]:
 
 def one_line(exc: BaseException) -> str:
     """An exception as one line: the message of a viewcert error; type, file and message otherwise."""
-    if isinstance(exc, OSError) and exc.strerror:
+    hint = install_hint(exc.name) if isinstance(exc, ModuleNotFoundError) else None
+    if hint:  # an optional extra not installed: the command that installs it
+        text = f"{exc}: {hint}"
+    elif isinstance(exc, OSError) and exc.strerror:
         text = f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
     elif isinstance(exc, ViewcertError):
         text = str(exc)

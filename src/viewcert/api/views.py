@@ -13,6 +13,7 @@ from pathlib import Path
 
 from viewcert.api.report import Line, Report, check_out
 from viewcert.errors import InputError
+from viewcert.stats import empirical_percentile
 
 
 @dataclass(frozen=True)
@@ -80,9 +81,11 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 
 def design(input_spec: str, out: str | Path = "out/design", *, progress: Callable[[str], None] | None = None,
            **settings) -> Report:
-    """Choose K view directions maximising the worst-case and 5th-percentile uniqueness margin δ* (Å) over the
-    structures of ``input_spec`` (``settings``: ``DesignSettings`` fields) and write ``out/protocol.toml``,
-    margins.csv, design.json, comparison.csv (against your protocol) and the plots; with camera perspective, a
+    """Choose K view directions maximising the worst-case and 5th-percentile margin (Å; the exactness margin
+    δ_exact by default, the uniqueness margin δ* with margin phantom) over the structures of ``input_spec``
+    (``settings``: ``DesignSettings`` fields) and write ``out/protocol.toml``, margins.csv (δ* and δ_exact),
+    design.json, comparison.csv (both margins against your protocol; values at the cap written ``>=CAP``) and the
+    plots (``delta_star.png``, ``delta_exact.png``); with camera perspective, a
     pinhole along each direction; with objective legibility (``complex:PATH``), the views in which the
     hydrogen-bond entries' labels are legible. The report's value: the design.
 
@@ -109,6 +112,7 @@ def design(input_spec: str, out: str | Path = "out/design", *, progress: Callabl
     from viewcert.design.designer import DesignConfig  # lazy: loaded when the job runs
 
     st = DesignSettings(**settings)
+    base = resolve(st.against).protocol  # checked before the search (a bad name or file: an InputError at once)
     camera = st.camera or "orthographic"
     if camera not in ("orthographic", "perspective"):
         raise InputError(f"must be orthographic or perspective, got {camera!r}", field="--camera")
@@ -131,18 +135,22 @@ def design(input_spec: str, out: str | Path = "out/design", *, progress: Callabl
     if camera == "perspective" and (len(cs) != 1 or cs[0].is_periodic):
         raise InputError(f"perspective positions need exactly one molecule, got {len(cs)} structures"
                          + (" (periodic)" if cs[0].is_periodic else ""), field="--camera")
-    return _designed(input_spec, Path(out), ids, cs, cfg, st)
+    return _designed(input_spec, Path(out), ids, cs, cfg, st, base)
 
 
-def _designed(input_spec: str, out: Path, ids, cs, cfg, st: DesignSettings) -> Report:
-    """The directions designed, written (protocol, margins, design.json, comparison, plots) and reported."""
+#: the two margins a design reports, by their one name each (δ* is certify's, the phantom margin)
+MARGIN_NAMES = {"delta_star": "δ* (uniqueness margin)", "delta_exact": "δ_exact (exactness margin)"}
+
+
+def _designed(input_spec: str, out: Path, ids, cs, cfg, st: DesignSettings, base) -> Report:
+    """The directions designed, written (protocol, margins, design.json, comparison, plots) and reported: both
+    margins, δ* (what certify reports) and δ_exact (the default objective), each named."""
     from viewcert.cameras.protocol_files import (  # lazy: loaded when the job runs
         ProtocolSpec,
         write_protocol_file,
     )
-    from viewcert.cameras.resolve import resolve  # lazy: loaded when the job runs
     from viewcert.design.designer import design_views  # lazy: loaded when the job runs
-    from viewcert.design.plots import delta_star_plot, stereographic_plot  # lazy: loaded when the job runs
+    from viewcert.design.plots import margin_plot, stereographic_plot  # lazy: loaded when the job runs
     from viewcert.io.atomic import write_text_atomic  # lazy: loaded when the job runs
 
     camera = st.camera or "orthographic"
@@ -153,24 +161,35 @@ def _designed(input_spec: str, out: Path, ids, cs, cfg, st: DesignSettings) -> R
     out = check_out(out)
     out.mkdir(parents=True, exist_ok=True)
     write_protocol_file(spec, out / "protocol.toml")
-    _write_csv(out / "margins.csv", [{"id": i, f"margin_{st.margin}": f"{v:.9g}"}
-                                     for i, v in zip(ids, d.delta_star, strict=True)])
+    both = _ceilings(input_spec, out / "protocol.toml", st.subset) if camera == "orthographic" else None
+    ours = {"delta_star": d.delta_star, "delta_exact": d.delta_exact}
+    _write_csv(out / "margins.csv", [{"id": i, **{k: _cell(float(v[n]), st.cap) for k, v in ours.items()}}
+                                     for n, i in enumerate(ids)])
     cam = {"kind": camera, **({"fov_deg": st.fov, "distance_A": st.distance or "framing rule",
                                "positions_A": [list(p) for p in spec.positions],
                                "note": "directions chosen by the orthographic margin objective",
                                "measured": measured}
                               if camera == "perspective" else {})}
     write_text_atomic(out / "design.json",
-                      json.dumps({"input": str(input_spec), **d.to_dict(), "camera": cam}, indent=1) + "\n")
-    base = resolve(st.against).protocol
-    base_values, compared = _compare(ids, cs, d, base, cfg, out)
+                      json.dumps({"input": str(input_spec), **d.to_dict(), "camera": cam,
+                                  **({"ceilings": both[0]} if both else {})}, indent=1) + "\n")
+    theirs, compared = _compare(ids, cs, ours, d.protocol.name, base, st.cap, out)
     stereographic_plot({d.protocol.name: d.protocol, base.name: base}, cs, out / "directions.png")
-    delta_star_plot({d.protocol.name: d.delta_star, base.name: base_values}, out / "delta_star.png", cap=st.cap)
+    for key in ours:
+        margin_plot({d.protocol.name: ours[key], base.name: theirs[key]}, out / f"{key}.png",
+                    quantity=MARGIN_NAMES[key], cap=st.cap)
+    objective = "delta_star" if st.margin == "phantom" else "delta_exact"
     said = [_pareto(cs, cfg, out)] if st.pareto else []
-    said += [Line(f"{d.protocol.name}: worst {st.margin} margin {_at_cap(d.worst, st.cap)}, 5th percentile "
-                  f"{_at_cap(d.p5, st.cap)} over {len(cs)} structures ({d.evaluations} view sets evaluated); views "
-                  f"{', '.join(v.name for v in d.protocol.views)}; wrote {out / 'protocol.toml'}"),
-             Line(compared, one_line=True)]
+    said += [Line(f"{d.protocol.name}: views {', '.join(v.name for v in d.protocol.views)}, maximising the worst "
+                  f"case and 5th percentile of {MARGIN_NAMES[objective]} over {len(cs)} structures "
+                  f"({d.evaluations} view sets evaluated); wrote {out / 'protocol.toml'}")]
+    said += [Line(f"    {MARGIN_NAMES[k]}{', the objective' if k == objective else ''}: worst "
+                  f"{_at_cap(float(v.min()), st.cap)}, 5th percentile {_at_cap(empirical_percentile(v, 5), st.cap)}")
+             for k, v in ours.items()]
+    said += [Line(x, one_line=True) for x in compared]
+    if both is not None:
+        said += [Line(f"certified through {out / 'protocol.toml'} (viewcert certify's defaults):")]
+        said += [Line("    " + x.strip(), one_line=True) for x in both[1]]
     if measured is not None:
         from viewcert.design.perspective import measure_line  # lazy: loaded when the job runs
 
@@ -179,27 +198,71 @@ def _designed(input_spec: str, out: Path, ids, cs, cfg, st: DesignSettings) -> R
     return Report(tuple(said), value=d)
 
 
+def _ceilings(input_spec: str, protocol: Path, subset: str) -> tuple[dict, list[str]]:
+    """The designed views' two ceilings, as ``viewcert certify INPUT --protocol FILE`` computes them with its
+    defaults: geometric (every atom) and as rendered (the atoms the images show), with the items that differ
+    (``certify.ceilings``); (the comparison, its lines)."""
+    from viewcert.certify import CertifyConfig  # lazy: loaded when the job runs
+    from viewcert.certify.ceilings import (  # lazy: loaded when it runs
+        as_rendered_of,
+        both_ceilings,
+        ceiling_lines,
+    )
+    from viewcert.certify.run import prepared, run_certification  # lazy: loaded when the job runs
+
+    cfg = CertifyConfig(protocol=str(protocol), tiling=None)
+    dataset = prepared(input_spec, cfg, subset=subset)
+    geometric, _ = run_certification(dataset, cfg, progress=False)
+    both = both_ceilings(as_rendered_of(dataset, cfg), geometric)
+    return both, ceiling_lines(both, image_size=cfg.observation.image_size)
+
+
 def _at_cap(value: float, cap: float) -> str:
     """A margin in Å, saying so when it sits at the search's ``--cap`` (then it is a lower bound)."""
     return f"{value:.4f} Å" + (f" (at --cap {cap:g}: at least this)" if value >= cap - 1e-12 else "")
 
 
-def _compare(ids, cs, d, base, cfg, out: Path):
-    """The design against ``base`` item by item: writes comparison.csv; (the base's margins, one line)."""
+def _cell(value: float, cap: float) -> str:
+    """A margin's CSV cell (Å): ``>=CAP`` when it sits at the search's cap (a lower bound), else its value."""
+    return f">={cap:g}" if value >= cap - 1e-12 else f"{value:.9g}"
+
+
+def _change(before: float, after: float, cap: float) -> str:
+    """after − before (Å) as a CSV cell: bounded (``>=``/``<=``) when one side is at the cap, "" when both are."""
+    low, high = before >= cap - 1e-12, after >= cap - 1e-12
+    if low and high:
+        return ""
+    return (">=" if high else "<=" if low else "") + f"{after - before:+.9g}"
+
+
+def _compare(ids, cs, ours: dict, name: str, base, cap: float, out: Path):
+    """The design against ``base`` item by item, both margins measured the same way: writes comparison.csv;
+    ({margin: the base's values}, one line per margin)."""
     import numpy as np
 
-    from viewcert.design.designer import protocol_margins  # lazy: loaded when the job runs
+    from viewcert.design.designer import both_margins  # lazy: loaded when the job runs
 
-    b = protocol_margins(cs, base, cfg)
-    diff = d.delta_star - b
-    _write_csv(out / "comparison.csv", [
-        {"id": i, f"{base.name}": f"{x:.9g}", f"{d.protocol.name}": f"{y:.9g}", "change": f"{y - x:+.9g}"}
-        for i, x, y in zip(ids, b, d.delta_star, strict=True)])
-    k = max(1, int(np.ceil(0.05 * len(b))))
-    return b, (f"against {base.name} ({len(base.views)} views): worst {_at_cap(float(b.min()), cfg.cap)} -> "
-         f"{_at_cap(d.worst, cfg.cap)}, 5th percentile {_at_cap(float(np.sort(b)[k - 1]), cfg.cap)} -> "
-         f"{_at_cap(d.p5, cfg.cap)}; per structure {int(np.sum(diff > 1e-9))} better, "
-         f"{int(np.sum(np.abs(diff) <= 1e-9))} the same, {int(np.sum(diff < -1e-9))} worse ({out / 'comparison.csv'})")
+    star, exact = both_margins(cs, np.array([v.rotation for v in base.views]), cap)
+    theirs = {"delta_star": star, "delta_exact": exact}
+    rows = []
+    for n, i in enumerate(ids):
+        row = {"id": i}
+        for k in ours:
+            x, y = float(theirs[k][n]), float(ours[k][n])
+            row |= {f"{k} {base.name}": _cell(x, cap), f"{k} {name}": _cell(y, cap), f"{k} change": _change(x, y, cap)}
+        rows.append(row)
+    _write_csv(out / "comparison.csv", rows)
+    lines = []
+    for k in ours:
+        b, a = theirs[k], ours[k]
+        at = (b >= cap - 1e-12) & (a >= cap - 1e-12)
+        better, worse = (a > b + 1e-9) & ~at, (a < b - 1e-9) & ~at
+        lines.append(f"against {base.name} ({len(base.views)} views), {MARGIN_NAMES[k]}: worst "
+                     f"{_at_cap(float(b.min()), cap)} -> {_at_cap(float(a.min()), cap)}, 5th percentile "
+                     f"{_at_cap(empirical_percentile(b, 5), cap)} -> {_at_cap(empirical_percentile(a, 5), cap)}; "
+                     f"per structure {int(better.sum())} better, {int((~better & ~worse & ~at).sum())} the same, "
+                     f"{int(worse.sum())} worse, {int(at.sum())} at --cap under both ({out / 'comparison.csv'})")
+    return theirs, lines
 
 
 def _legibility(input_spec: str, *, views: int, candidates: int, kept, weight: str, out: Path) -> Report:

@@ -62,7 +62,8 @@ OPTIONS: dict[str, Opt] = {
     "tiling": Opt(str, defaults.TILING_TEXT, "cell repetitions a,b,c observed and drawn for crystals (a molecule is "
                   "never tiled)"),
     "delta": Opt(float, defaults.DELTA, "oracle tolerance δ (Å)"),
-    "symprec": Opt(float, None, "symmetry tolerance τ (Å) for spglib/moyopy; default = δ"),
+    "symprec": Opt(float, None, "symmetry tolerance τ (Å) for spglib/moyopy; default: a named study protocol's "
+                   "(render-ceiling-5: 0.01, the study's at every δ), else δ"),
     "pairs": Opt(str, "all", "oracle candidate pairs: all | first (the study's released oracle)"),
     "merge": Opt(str, None, "oracle merge rule: deterministic | greedy (default: the oracle's)"),
     "cartesian_merge": Opt(bool, False, "merge in Cartesian space like the study's oracle (single cell)",
@@ -175,6 +176,9 @@ COMMANDS: dict[str, Command] = {
         observe=Opt(str, defaults.GEOMETRIC, "observations: ideal (every atom, exact projection) | visible (atoms "
                     "visible in the rendered ID buffer) | pixel-centroid (centroid of their visible pixels)"),
         min_pixels=Opt(int, 1, "with --observe visible|pixel-centroid: visible pixels an atom needs"),
+        tiling=Opt(str, None, "cell repetitions a,b,c observed for crystals (a molecule is never tiled); default: "
+                   "the protocol's, a named study protocol's own (render-ceiling-5: 1,1,1, the study's single cell), "
+                   f"else {defaults.TILING_TEXT} (what an export draws)"),
         no_standardize=Opt(bool, False, "render the cell as read", "--no-standardize"),
         no_cross_check=Opt(bool, False, "skip the moyopy cross-check", "--no-cross-check"),
         cross_check_angle=Opt(bool, False, "give moyopy spglib's angle tolerance too (default: moyopy's own; moyopy "
@@ -259,17 +263,19 @@ COMMANDS: dict[str, Command] = {
         keep=Opt(str, "", "views of --keep-protocol to keep, comma-separated (e.g. axis_c)"),
         keep_protocol=Opt(str, "render-ceiling-5", "protocol (name or file) the kept views come from"),
         candidates=Opt(str, "fibonacci-48", "candidate directions: fibonacci-N"),
-        objective=Opt(str, "both", "both (worst case, then 5th percentile) | worst | p5 | items (fewest structures "
+        objective=Opt(str, "both", "both (worst case, then 5th percentile: the ⌈0.05·n⌉-th smallest) | worst | p5 | items (fewest structures "
                       "with margin below --target) | legibility (complex:PATH: labels of the hydrogen-bond entries "
                       "legible)"),
         weight=Opt(str, "count", "legibility: count (entries) | misi (each complex's entries weighted 1/true entries, "
                    "MiSI's list score)"),
         target=Opt(float, 0.05, "δ (Å) of the items objective"),
-        margin=Opt(str, "exact", "exact (no false candidate) | phantom (δ*, no phantom point)", "--margin-kind"),
+        margin=Opt(str, "exact", "the margin maximised: exact (δ_exact, the exactness margin: no false candidate) | "
+                   "phantom (δ*, the uniqueness margin certify reports: no phantom point); both are reported",
+                   "--margin-kind"),
         kappa_max=Opt(float, 3.0, "largest κ allowed for any view pair"),
         occlusion_budget=Opt(float, 0.2, "largest mean informative-occlusion fraction per view"),
         zone_deg=Opt(float, 2.0, "keep views this many degrees from every zone axis"),
-        cap=Opt(float, 0.6, "δ* above this (Å) counts as this"),
+        cap=Opt(float, 0.6, "margins (δ*, δ_exact) above this (Å) count as this: marked >=CAP, a lower bound"),
         seed=Opt(int, 0, "turns the candidate spiral (0: not turned)"),
         against=Opt(str, "render-ceiling-5", "your current protocol (name or file): the design is compared with it "
                     "item by item (comparison.csv)"),
@@ -286,8 +292,8 @@ COMMANDS: dict[str, Command] = {
     "occlusion": Command("input_spec protocol subset", input_spec=INPUT),
     "ladder": Command(
         "export results manifest study_dir certificate r1 out threshold tie_rule scoring seed n_boot alpha "
-        "share_cutoff allow_stale_certificate ids subset explorer",
-        rare="tie_rule share_cutoff",
+        "share_cutoff allow_stale_certificate ids subset explorer hierarchy",
+        rare="tie_rule share_cutoff hierarchy",
         export=Arg(Path, None, "a benchmark export: its harness results found inside it (or in --results), its "
                    "certificate as R1"),
         results=Opt(list[Path], [], "result files or folders of the export's harness runs (repeatable; default: found "
@@ -307,6 +313,9 @@ COMMANDS: dict[str, Command] = {
                    "OUT/subset_ids.txt", "--subset-size"),
         explorer=Opt(Path, None, "the explorer's site (viewcert explore --out): the report's counts and item ids link "
                      "to its filtered index (default with EXPORT: EXPORT/explore)", "--explorer"),
+        hierarchy=Opt(bool, False, "also fit the hierarchical model (models linked across rungs, items within rungs): "
+                      "posterior intervals of every rung and difference of rungs (hierarchy.csv; slower)",
+                      "--hierarchy"),
     ),
     "audit-extraction": Command(
         "emitted structures sidecar study_dir out tolerance sweep metric coordinates null_draws seed "

@@ -13,13 +13,20 @@ audit the atoms a model claims to see. Reads result files and certificates; neve
 - ``extraction``  the fabrication audit (one-to-one periodic matching, species-aware/blind, null)
 - ``items``       one status per item (not determined, label disagrees, answerable without the image, hard,
                   clean) and the accuracy on the clean items
-- ``samples``     repeated samples: expected and majority accuracy, pass@k, pass^k, consistency, two-level
-                  bootstrap
+- ``samples``     repeated samples: expected and majority accuracy, pass@k, pass^k, consistency, one interval
+                  each (Clopper–Pearson for counts, item bootstrap for means)
+- ``ties``        the majority vote under every tie rule, and what the rule does to the ranking
+- ``posterior``   Beta-Binomial posteriors of an arm's per-sample accuracy (Laplace)
+- ``failure_types`` every item a model misses at R4 typed from the rungs it passes and fails
 - ``pairs``       model pairs: exact McNemar per rung and on the perception term, Benjamini–Hochberg, Connor's n
 - ``quality``     item difficulty and discrimination (2PL fit), a subset keeping the models' ranking
-- ``evidence``    the four above as one value for the report
+- ``irt``         the 2PL with one respondent per model, rung effects and Laplace standard errors
+- ``subset_check`` a subset checked leaving each model out, beside random subsets of the same size
+- ``compare_page`` the two-model page (compare.html) beside the report
+- ``evidence``    the item-level values above as one value for the report
 - ``settings``    what the ladder, the diagnostics and the evidence were computed with, as typed values
-- ``plots``       PNG figures (the only matplotlib user here); ``report`` HTML/Markdown/CSV/provenance
+- ``plots``       PNG figures (the only matplotlib user here); ``report`` HTML/Markdown/CSV/provenance,
+                  ``report_items`` its item-level sections
 - ``pipeline``    end-to-end entry points used by ``viewcert ladder`` / ``viewcert audit-extraction``
 """
 

@@ -525,11 +525,12 @@ def _f(x: Fraction | None) -> float | None:
 
 
 def _arms_frame(arms: dict, alpha: float) -> pd.DataFrame:
-    """One row per (model, rung) arm with its two-sided Clopper–Pearson interval and failure counts."""
+    """One row per (model, rung) arm with its two-sided Clopper–Pearson interval (none for an unscored arm: its
+    count is reported, never given an interval it has not earned) and failure counts."""
     arm_rows = []
     for (model, rung), a in sorted(arms.items(), key=lambda kv: (kv[0][0], RUNGS.index(kv[0][1]))):
         b = st.clopper_pearson_interval(a.correct, a.n_items, 1 - alpha)
-        lo, hi = b.lower, b.upper
+        lo, hi = (b.lower, b.upper) if a.scored else (float("nan"), float("nan"))
         arm_rows.append({
             "model": model, "rung": rung, "correct": a.correct, "n": a.n_items, "accuracy": float(a.accuracy),
             "ci_lo": lo, "ci_hi": hi, "scored": a.scored, "unscored_reason": a.reason,

@@ -43,6 +43,8 @@ from viewcert.attribution.table import (
 )
 from viewcert.attribution.task_scores import (
     harness_agreement,
+    interaction_command_scale,
+    interaction_command_scores,
     list_scale,
     list_scores,
     misi_scale,
@@ -50,6 +52,7 @@ from viewcert.attribution.task_scores import (
 )
 from viewcert.errors import InputError
 from viewcert.formats.reader import receive
+from viewcert.formats.records import InteractionCertificate
 from viewcert.io.idlist import read_ids
 
 #: the study's two ceilings (docs/reference.md): R1 = 210/210 at δ = τ = 0.01 Å (five views), and 200/210 for the
@@ -148,6 +151,10 @@ def run_ladder(
         if shipped.answer_format == "list":
             ladder.task_scores = list_scores(ladder, targets, cert, parsed=got.certificate)
             ladder.item_scale = list_scale(ladder, got.certificate, str(cert), targets)
+        elif isinstance(got.certificate, InteractionCertificate):  # a location or docking export's commands
+            ladder.task_scores = interaction_command_scores(ladder, targets, cert, shipped.task,
+                                                            parsed=got.certificate)
+            ladder.item_scale = interaction_command_scale(ladder, got.certificate, shipped.task, str(cert))
         else:
             ladder.task_scores = misi_scores(ladder, targets, cert, parsed=got.certificate)
             ladder.item_scale = misi_scale(ladder, targets, got.certificate, str(cert))

@@ -8,10 +8,12 @@ item every respondent gets right (or wrong) finite and fix the scale. The fit re
 and message, iterations and the largest absolute gradient at the optimum.
 
 **Subset.** The ranking kept is the models' accuracy at one rung (R4 by default) over the full item set. The
-proposal starts from the most discriminating item in each of N bins of difficulty, then swaps one item in for one
+proposal draws only from its candidate items (the ladder passes the items the status table keeps: ``clean``),
+starts from the most discriminating candidate in each of N bins of difficulty, then swaps one item in for one
 out (``numpy.random.default_rng(seed)``), keeping a swap that does not lower Spearman's ρ between the models'
 subset and full accuracies, and at equal ρ lowers their mean squared difference; it stops at ``max_swaps``
-proposals. It reports Spearman's ρ and Kendall's τ (``scipy.stats``, ties averaged / τ-b) against the full set.
+proposals. It reports Spearman's ρ and Kendall's τ (``scipy.stats``, ties averaged / τ-b) against the full set:
+in sample, so the ladder checks it out of sample too (:mod:`.subset_check`).
 """
 
 from __future__ import annotations
@@ -104,20 +106,25 @@ def _start(n_keep: int, difficulty: np.ndarray, discrimination: np.ndarray) -> n
 
 
 def propose_subset(correct: Mapping[str, np.ndarray], n_keep: int, fit: IrtFit, *, seed: int,
-                   max_swaps: int = 4000) -> tuple[np.ndarray, dict]:
+                   max_swaps: int = 4000, candidates: Sequence[int] | None = None) -> tuple[np.ndarray, dict]:
     """(item indices of the proposal, sorted; its record: ρ, τ, swaps tried and accepted) for models →
-    per-item correctness at the ranking's rung (module docstring)."""
+    per-item correctness at the ranking's rung (module docstring); ``candidates``: the item indices it may hold
+    (default every item; the ladder passes the items the status table keeps). The ranking kept is over every
+    item."""
     models = sorted(correct)
     mat = np.vstack([np.asarray(correct[m], float) for m in models])
     n = mat.shape[1]
-    if not 1 <= n_keep < n:
-        raise InputError(f"--subset must be between 1 and {n - 1} (the items), got {n_keep}", field="subset")
+    pool = np.arange(n) if candidates is None else np.asarray(sorted(candidates), dtype=np.int64)
+    if not 1 <= n_keep < pool.size:
+        raise InputError(f"--subset must be between 1 and {pool.size - 1} (the items"
+                         + ("" if candidates is None else " the status table keeps") + f"), got {n_keep}",
+                         field="subset")
     if len(models) < 3:
         raise InputError(f"a ranking needs at least 3 models with a scored arm, got {len(models)}", field="subset")
     full = mat.mean(1)
     full_ranks = _ranks(full)
-    keep = _start(n_keep, fit.difficulty, fit.discrimination)
-    out = np.setdiff1d(np.arange(n), keep)
+    keep = pool[_start(n_keep, fit.difficulty[pool], fit.discrimination[pool])]
+    out = np.setdiff1d(pool, keep)
     sums = mat[:, keep].sum(1)
     best = _score(sums / n_keep, full_ranks, full)
     rng = np.random.default_rng(seed)
@@ -131,7 +138,7 @@ def propose_subset(correct: Mapping[str, np.ndarray], n_keep: int, fit: IrtFit, 
             sums, best, accepted = trial, got, accepted + 1
     sub = mat[:, keep].mean(1)
     rho, tau = sps.spearmanr(sub, full).statistic, sps.kendalltau(sub, full).statistic
-    return np.sort(keep), {"n": int(n_keep), "items": n, "models": models, "spearman_rho": float(rho),
+    return np.sort(keep), {"n": int(n_keep), "items": n, "pool": int(pool.size), "models": models, "spearman_rho": float(rho),
                            "kendall_tau": float(tau), "target_rho": TARGET_RHO, "met": bool(rho >= TARGET_RHO),
                            "swaps_tried": max_swaps, "swaps_accepted": accepted, "seed": seed,
                            "full_accuracy": dict(zip(models, full.tolist(), strict=True)),

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import numpy as np
@@ -23,16 +23,30 @@ import pandas as pd
 from viewcert.attribution import plots
 from viewcert.attribution.adherence import ASSOCIATION_UNIT
 from viewcert.attribution.diagnostics import Diagnostics
-from viewcert.attribution.evidence import ItemEvidence
 from viewcert.attribution.extraction import ExtractionAudit
-from viewcert.attribution.items import status_filter
 from viewcert.attribution.ladder import Ladder
-from viewcert.attribution.pairs import pair_matrix
+from viewcert.attribution.report_items import evidence_section
+from viewcert.attribution.report_tables import SHOWN_IDS as SHOWN_IDS  # the page's cell limit, as before
+from viewcert.attribution.report_tables import (
+    _ci,
+    _fmt,
+    _html_linked,
+    _html_table,
+    _human,
+    _md_linked,
+    _md_table,
+    _p,
+    _Page,
+    explorer_link,
+)
 from viewcert.attribution.settings import LadderSettingsRecord
+from viewcert.attribution.shortcuts import power_lines
 from viewcert.attribution.table import RUNGS, InputRecord, ResultTable
-from viewcert.io.atomic import write_bytes_atomic, write_json_atomic, write_text_atomic
-from viewcert.io.tables import frame_csv_text
-from viewcert.sanitize import console_text, html_text, markdown_text
+from viewcert.io.atomic import write_json_atomic, write_text_atomic
+from viewcert.sanitize import html_text, markdown_text
+
+if TYPE_CHECKING:
+    from viewcert.attribution.evidence import ItemEvidence
 
 PACKAGES = ("viewcert", "numpy", "scipy", "pandas", "matplotlib", "pymatgen", "spglib")
 
@@ -79,49 +93,6 @@ class Report:
     provenance: Path
     csv: dict[str, Path] = field(default_factory=dict)
     figures: dict[str, Path] = field(default_factory=dict)
-
-
-#: item ids shown in one cell of the page (every id is in the CSV)
-SHOWN_IDS = 20
-
-
-def _fmt(x: Any, digits: int = 4) -> str:
-    """One cell as people read it: ``—`` for nothing, yes/no, ``digits`` decimals, a list of ids space-joined
-    (the first :data:`SHOWN_IDS`), a mapping as ``key: value`` pairs; never a Python repr."""
-    if x is None or x is pd.NA or (isinstance(x, (float, np.floating)) and pd.isna(x)):
-        return "—"
-    if isinstance(x, (bool, np.bool_)):
-        return "yes" if x else "no"
-    if isinstance(x, (float, np.floating)):
-        return f"{x:.{digits}f}"
-    if isinstance(x, (list, tuple, np.ndarray)):
-        ids = [str(v) for v in x]
-        return (" ".join(ids[:SHOWN_IDS]) + (" …" if len(ids) > SHOWN_IDS else "")) if ids else "none"
-    if isinstance(x, Mapping):
-        return "; ".join(f"{k}: {_fmt(v, digits)}" for k, v in x.items())
-    return str(x)
-
-
-def _p(x: Any) -> str:
-    """A p-value to 4 significant digits (1.328e-18, 0.186, 1); ``not tested`` where there is none."""
-    return "not tested" if x is None or pd.isna(x) else f"{float(x):.4g}"
-
-
-def _human(df: pd.DataFrame, headers: Mapping[str, str], pvalues: Sequence[str] = ()) -> pd.DataFrame:
-    """The columns of ``headers`` that ``df`` has, in that order, under their human names; the ``pvalues``
-    columns written to 4 significant digits. The CSV keeps the machine names."""
-    cols = [c for c in headers if c in df.columns]
-    out = df[cols].astype(object).copy()
-    for c in pvalues:
-        if c in out:
-            out[c] = [_p(v) for v in out[c]]
-    return out.rename(columns=dict(headers))
-
-
-def _ci(point: Any, lo: Any, hi: Any) -> str:
-    if point is None or pd.isna(point):
-        return "—"
-    return f"{point:.4f} [{lo:.4f}, {hi:.4f}]"
 
 
 # ---------------------------------------------------------------------- ladder tables for humans
@@ -194,59 +165,6 @@ COVERAGE_HEADERS = {"model": "model", "rung": "rung", "n_items": "items asked", 
                     "missing": "items missing", "missing_ids": "missing item ids"}
 
 
-def _md_table(df: pd.DataFrame, unit: str) -> str:
-    """A Markdown table under its ``Unit:`` line; every cell and header escaped."""
-    head = f"Unit: {markdown_text(unit)}\n\n"
-    if df.empty:
-        return head + "_(empty)_\n"
-    cols = [markdown_text(c) for c in df.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for _, r in df.iterrows():
-        lines.append("| " + " | ".join(markdown_text(_fmt(v)) for v in r.tolist()) + " |")
-    return head + "\n".join(lines) + "\n"
-
-
-def _md_linked(df: pd.DataFrame, unit: str, hrefs: Mapping[tuple[int, str], str]) -> str:
-    """:func:`_md_table` with the cells named in ``hrefs`` ((row position, column) → URL) as links."""
-    if not hrefs or df.empty:
-        return _md_table(df, unit)
-    cols = [markdown_text(c) for c in df.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for i, (_, r) in enumerate(df.iterrows()):
-        cells = []
-        for c, v in zip(df.columns, r.tolist(), strict=True):
-            text = markdown_text(_fmt(v))
-            cells.append(f"[{text}]({hrefs[(i, c)]})" if (i, c) in hrefs else text)
-        lines.append("| " + " | ".join(cells) + " |")
-    return f"Unit: {markdown_text(unit)}\n\n" + "\n".join(lines) + "\n"
-
-
-def _html_linked(df: pd.DataFrame, unit: str, hrefs: Mapping[tuple[int, str], str]) -> str:
-    """:func:`_html_table` with the cells named in ``hrefs`` ((row position, column) → URL) as links."""
-    if not hrefs or df.empty:
-        return _html_table(df, unit)
-    head = "".join(f"<th>{html_text(console_text(str(c)))}</th>" for c in df.columns)
-    rows = []
-    for i, (_, r) in enumerate(df.iterrows()):
-        cells = []
-        for c, v in zip(df.columns, r.tolist(), strict=True):
-            text = html_text(console_text(_fmt(v)))
-            href = hrefs.get((i, c))
-            cells.append(f'<td><a class="explore" href="{html_text(href)}">{text}</a></td>' if href else f"<td>{text}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return (f'<table class="t"><caption>Unit: {html_text(unit)}</caption><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table>")
-
-
-def explorer_link(index: str, **conditions: str) -> str:
-    """The address of the explorer's index (``index``: its ``index.html`` as a URL relative to the report)
-    filtered to ``conditions``, the fragment ``viewcert explore``'s index reads: ``model=NAME`` and a rung's
-    verdict (``R4=right``, ``R3=wrong``, ...; keys with ``-`` given as ``_``), or ``item=ID`` (that item's page);
-    every value percent-encoded."""
-    frag = "&".join(f"{quote(k.replace('_', '-'), safe='')}={quote(str(v), safe='')}" for k, v in conditions.items())
-    return f"{index}#{frag}"
-
-
 def explorer_index(site: str | os.PathLike, report_dir: str | os.PathLike) -> str:
     """The URL of the explorer's ``index.html`` in the site folder ``site`` relative to ``report_dir`` (what
     :func:`write_report`'s ``explorer`` takes), percent-encoded."""
@@ -285,16 +203,6 @@ def item_outcomes_table(ladder: Ladder) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["model", "rung", "item_id", "right"])
 
 
-def _html_table(df: pd.DataFrame, unit: str) -> str:
-    """An HTML table whose caption states its unit; every cell text (console-escaped, then HTML-escaped)."""
-    caption = f"<caption>Unit: {html_text(unit)}</caption>"
-    if df.empty:
-        return f"<p><em>(empty)</em> Unit: {html_text(unit)}</p>"
-    df = df.rename(columns=console_text).map(lambda v: console_text(_fmt(v)))
-    html = df.to_html(index=False, border=0, classes="t")
-    return html.replace(">", ">" + caption, 1)
-
-
 def _img(png: bytes, alt: str) -> str:
     return f'<img alt="{html_text(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}"/>'
 
@@ -304,27 +212,6 @@ table.t{border-collapse:collapse;font-size:12px;margin:0.6em 0}table.t td,table.
 padding:3px 7px;text-align:left}table.t caption{caption-side:top;text-align:left;color:#555;font-size:12px}h1{font-size:1.5em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}
 img{max-width:100%;border:1px solid #eee;margin:0.5em 0}pre{background:#f6f6f6;padding:0.6em;font-size:12px;
 overflow-x:auto}.warn{color:#8a4b00}"""
-
-
-# ---------------------------------------------------------------------- writer
-@dataclass
-class _Page:
-    """The report being written: files so far (CSV, PNG), HTML body and Markdown blocks, provenance."""
-
-    out: Path
-    csvs: dict[str, Path] = field(default_factory=dict)
-    figs: dict[str, Path] = field(default_factory=dict)
-    body: list[str] = field(default_factory=list)
-    md: list[str] = field(default_factory=list)
-    prov: dict[str, Any] = field(default_factory=dict)
-    explorer: str | None = None  # the explorer's index.html relative to the report (counts and ids link to it)
-
-    def csv(self, name: str, df: pd.DataFrame) -> None:
-        self.csvs[name] = write_text_atomic(self.out / f"{name}.csv", frame_csv_text(df))
-
-    def fig(self, name: str, png: bytes) -> bytes:
-        self.figs[name] = write_bytes_atomic(self.out / f"{name}.png", png)
-        return png
 
 
 def _ladder_summary_lines(summary: pd.DataFrame) -> list[str]:
@@ -379,7 +266,8 @@ def _ladder_section(page: _Page, ladder: Ladder, table: ResultTable | None) -> N
     s = ladder.settings
     summary_lines = _ladder_summary_lines(ladder.summary)
     settings_text = _ladder_settings_text(s)
-    count_unit = (f"items right of the {s.n_items} (each item's majority vote over its samples); an unscored "
+    count_unit = (f"items right of the {s.n_items} (each item's majority vote over its samples, tie rule: "
+                  f"{s.tie_rule}); an unscored "
                   "arm shows its count and why, a rung without results says so")
     links = count_links(ladder, counts, page.explorer)
     told = ([f"Each count links to the items it counts in the explorer ({page.explorer}; `viewcert explore` "
@@ -595,20 +483,15 @@ def _distractor_table(d: Mapping[str, Any]) -> pd.DataFrame:
 
 
 def _diagnostics_lines(diag: Diagnostics) -> list[str]:
-    """The headline sentences: text ceiling, vision-centric fraction, adherence failures of unscored arms."""
+    """The headline sentences: text ceiling, what the per-item shortcut test shows (and its power), adherence
+    failures of unscored arms."""
     lines = []
     tc = diag.text_ceiling
     if len(tc):
         r = tc.iloc[0]
         lines.append(f"text ceiling (exact, prompt text alone): {r['correct']}/{r['n']} = {r['value']:.4f} "
                      f"({r['method']})" + ("" if r["informative"] else "; every text differs, so uninformative"))
-    vc = diag.vision_centric
-    lines.append(f"vision-centric items: {vc['vision_centric']}/{vc['n']} = {vc['fraction']:.4f} "
-                 f"[{vc['ci_lo']:.4f}, {vc['ci_hi']:.4f}] (no model's image-free arm answers them beyond its own "
-                 f"prior; {vc['models_tested']} model arms tested; {vc['method']})")
-    sig = int(diag.shortcuts["significant_items"].sum()) if len(diag.shortcuts) else 0
-    lines.append(f"per-item shortcut test: {sig} significant (model, item) pairs at BH-adjusted p < "
-                 f"{diag.settings.alpha}")
+    lines += power_lines(diag.shortcuts, diag.vision_centric, alpha=diag.settings.alpha)
     adh = diag.adherence.set_index(["model", "rung"]) if len(diag.adherence) else None
     for _, r in diag.free_vs_ceiling.iterrows():
         if not r["status"].startswith("unscored") or adh is None or (r["model"], r["rung"]) not in adh.index:
@@ -732,87 +615,6 @@ def _extraction_section(page: _Page, extraction: ExtractionAudit,
                                           for i in extraction_inputs]}
 
 
-STATUS_UNIT = "items (each item counted once, under its first status in the order of precedence)"
-CLEAN_HEADERS = {"model": "model", "rung": "rung", "scored": "scored", "correct": "items right", "n": "items",
-                 "accuracy": "accuracy on all (0–1)", "clean_correct": "clean items right", "clean_n": "clean items",
-                 "clean_accuracy": "accuracy on the clean items (0–1)"}
-SAMPLES_UNIT = ("shares of the items (0–1), point [95 % two-level bootstrap interval: items, then samples within "
-                "items]; pass@k and pass^k from the K samples without replacement")
-PAIR_UNIT = ("each cell: items right only for the row's model : only for the column's model, Benjamini–Hochberg "
-             "adjusted exact McNemar p within the family (* below 0.05)")
-QUALITY_UNIT = "difficulty b on the ability scale (logits); discrimination a (per logit); respondents = scored arms"
-QUALITY_HEADERS = {"item_id": "item", "difficulty": "difficulty b (logits)", "discrimination": "discrimination a",
-                   "respondents_right": "respondents right", "respondents": "respondents"}
-COUNT_HEADERS = {"status": "status", "items": "items", "share": "share of the items (0–1)"}
-
-
-def _samples_table(samples: pd.DataFrame) -> pd.DataFrame:
-    """One row per arm, one column per figure: ``point [lo, hi]`` (or the arm's status when not computed)."""
-    rows = []
-    for (model, rung), g in samples.groupby(["model", "rung"], sort=True):
-        row = {"model": model, "rung": rung}
-        for _, r in g.iterrows():
-            if pd.isna(r["point"]):
-                row["status"] = r["status"]
-                continue
-            name = r["metric"] if r["metric"] in ("expected accuracy", "majority-vote accuracy", "consistency") \
-                else r["metric"].replace("k", str(int(r["k"])))
-            row[f"{name} (K = {int(r['K'])})" if name == "consistency" else name] = (
-                _ci(r["point"], r["lo"], r["hi"]) if pd.notna(r["lo"]) else f"{r['point']:.4f}")
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def _evidence_lines(ev: ItemEvidence) -> list[str]:
-    """The headline sentences: which R1 the statuses read, the fit's convergence, the subset."""
-    f = ev.fit
-    lines = [f"statuses read {ev.settings.status_ceiling or 'no ceiling with per-item outcomes'}; "
-             f"answerable without the image: {ev.settings.shortcut_evidence}",
-             f"item-response fit: {f['fit']}; {f['respondents']} respondents × {f['items']} items; "
-             f"{'converged' if f['converged'] else 'NOT converged'} ({f['message']}, {f['iterations']} iterations, "
-             f"largest |gradient| {f['max_abs_gradient']:.2g})"]
-    if ev.subset is not None:
-        sub = ev.subset
-        lines.append(f"subset of {sub['n']} of {sub['items']} items keeping the ranking of {len(sub['models'])} models "
-                     f"at {sub['rung']}: Spearman ρ = {sub['spearman_rho']:.4f}, Kendall τ = {sub['kendall_tau']:.4f} "
-                     + ("(meets ρ ≥ 0.95)" if sub["met"] else f"(the best found in {sub['swaps_tried']} swaps; "
-                        "below ρ = 0.95)"))
-    return lines
-
-
-def _evidence_section(page: _Page, ev: ItemEvidence) -> None:
-    """Item statuses, clean accuracy, repeated samples, model pairs and item quality: CSVs, Markdown, HTML."""
-    for name, df in (("item_status", ev.status), ("item_status_counts", ev.counts), ("clean_accuracy", ev.clean),
-                     ("repeated_samples", ev.samples), ("pairs", ev.pairs), ("item_quality", ev.quality)):
-        page.csv(name, df)
-    lines = _evidence_lines(ev)
-    clean = _human(ev.clean, CLEAN_HEADERS)
-    counts = _human(ev.counts, COUNT_HEADERS)
-    links = {} if page.explorer is None else {  # each status's count opens the explorer's index of those items
-        (i, COUNT_HEADERS["items"]): explorer_link(page.explorer, filter=status_filter(st))
-        for i, st in enumerate(ev.counts["status"].tolist())}
-    samples = _samples_table(ev.samples)
-    page.md += ["\n## Items\n", "\n".join(f"- {markdown_text(x)}" for x in lines) + "\n",
-                "\n### Status of each item (item_status.csv)\n", _md_linked(counts, STATUS_UNIT, links),
-                "\n### Accuracy on the clean items\n", _md_table(clean, "items; accuracies as fractions (0–1)"),
-                "\n### Repeated samples\n", _md_table(samples, SAMPLES_UNIT)]
-    page.body += ["<h2>Items</h2>", "<ul>" + "".join(f"<li>{html_text(x)}</li>" for x in lines) + "</ul>",
-                  _html_linked(counts, STATUS_UNIT, links), "<h3>Accuracy on the clean items</h3>",
-                  _html_table(clean, "items; accuracies as fractions (0–1)"),
-                  "<h3>Repeated samples</h3>", _html_table(samples, SAMPLES_UNIT)]
-    for family in dict.fromkeys(ev.pairs["family"]):
-        m = pair_matrix(ev.pairs, family)
-        page.md += [f"\n### Model pairs: {markdown_text(family)} (pairs.csv: counts, p, items for 80 % power)\n",
-                    _md_table(m, PAIR_UNIT)]
-        page.body += [f"<h3>Model pairs: {html_text(family)}</h3>", _html_table(m, PAIR_UNIT)]
-    top = ev.quality.sort_values("discrimination", ascending=False, kind="stable").head(SHOWN_IDS)
-    page.body += ["<h3>Most discriminating items (item_quality.csv has every item)</h3>",
-                  _html_linked(_human(top, QUALITY_HEADERS), QUALITY_UNIT,
-                               {} if page.explorer is None else {(i, "item"): explorer_link(page.explorer, item=iid)
-                                                                 for i, iid in enumerate(top["item_id"].tolist())})]
-    page.prov["items"] = {"settings": ev.settings.to_dict(), "fit": ev.fit, "subset": ev.subset}
-
-
 def write_report(
     out_dir: str | Path,
     *,
@@ -871,7 +673,7 @@ def write_report(
         _ladder_section(page, ladder, table)
         _task_section(page, ladder)
     if evidence is not None:
-        _evidence_section(page, evidence)
+        evidence_section(page, evidence)
     if diagnostics is not None:
         _diagnostics_section(page, diagnostics)
     if extraction is not None:

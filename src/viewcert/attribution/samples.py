@@ -14,16 +14,22 @@ answer), c_i = the item's samples whose parsed answer equals the target (a sampl
   replacement are right (pass^K: all K right); pass@1 = pass^1 = the expected accuracy;
 - **consistency**: the share of items whose K samples all have an answer and the same one (defined for K ≥ 2).
 
-Intervals: a **two-level bootstrap** — each resample draws n items with replacement, then, within each drawn
-item, K samples with replacement from its own K — recomputing every figure on the resampled items. Drawing K of
-K with replacement repeats samples, which biases the figures that are not linear in the samples (consistency
-rises, pass@K and the vote move), so the resampled values are **centred on the point value** (each less their
-mean, plus the point) before the percentile interval at α/2 and 1 − α/2 is taken, then clipped to [0, 1]; the
-spread, hence the variance, is the two-level bootstrap's. ``numpy.random.default_rng(seed)``, the draws made in blocks of
-:data:`BLOCK` resamples (the items, then for each drawn item one of its K^K equally likely tuples of sample
-indices) so the same seed gives the same intervals. An arm with K > :data:`MAX_TABULATED_K` has its point
-values without intervals (its status says so). A K = 1 arm's bootstrap is the item bootstrap and its figures
-are its accuracy (the ladder's numbers).
+Intervals, one method per figure, stated in each row's ``interval`` column (issue 56):
+
+- a figure that is a **count of items** (majority-vote accuracy; consistency; pass@K and pass^K at k = K: the
+  items with at least one, or all K, samples right) gets the exact two-sided **Clopper–Pearson** interval, the
+  same interval ``arms.csv`` gives the arm's majority count;
+- a figure that is a **mean of per-item fractions** (expected accuracy; pass@k and pass^k at k < K) gets the
+  **item (cluster) bootstrap**: n items drawn with replacement, each keeping its own K samples as they are
+  (``stats.bootstrap_indices``: the ladder's seed and resamples), percentile interval at α/2 and 1 − α/2. The
+  items are the sampling unit; the K samples of an item are not resampled again (a second level counts the
+  within-item variance twice: intervals 5–22 % too wide on the study's arms).
+
+An **unscored** arm (``ladder.Arm.scored`` false: too many API errors or items without an answer) gets one row,
+``unscored: <reason>``, and no figure. **K too small**: an item right in all K samples has the exact one-sided
+1 − α lower bound α^(1/K) on its per-sample accuracy (0.368 at K = 3, α = 0.05); while that bound is below 1/2
+(K ≤ 4 at α = 0.05) the K samples cannot tell a reliable item from a coin flip, so the pass^k and consistency
+rows say ``K too small`` (:func:`k_too_small`) and the report prints the warning once.
 
 An arm whose items carry different numbers of samples (K varying per item) is not computed: its row says
 which file and which items, and the rest of the report stands.
@@ -31,9 +37,8 @@ which file and which items, and the rest of the report stands.
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,12 +48,12 @@ from viewcert import stats as st
 from viewcert.attribution.parsing import TIE_RULES
 from viewcert.errors import InputError
 
-BLOCK = 1000
-#: the largest K whose K^K within-item sample tuples are tabulated (5^5 = 3125)
-MAX_TABULATED_K = 5
-COLUMNS = ["model", "rung", "K", "metric", "k", "point", "lo", "hi", "n_items", "status"]
-SCHEME = ("two-level bootstrap: n items drawn with replacement, then K samples with replacement within each "
-          "drawn item; percentile interval of the resamples centred on the point value")
+COLUMNS = ["model", "rung", "K", "metric", "k", "point", "lo", "hi", "interval", "n_items", "status"]
+CLOPPER_PEARSON = "exact Clopper-Pearson (a count of items)"
+ITEM_BOOTSTRAP = "item bootstrap percentile (items resampled, each with its own K samples)"
+SCHEME = ("exact Clopper-Pearson for a count of items (majority-vote accuracy, consistency, pass@K and pass^K at "
+          "k = K); item (cluster) bootstrap percentile for a mean of per-item fractions (expected accuracy, pass@k "
+          "and pass^k at k < K): items resampled with replacement, each keeping its own K samples")
 
 
 @dataclass(frozen=True)
@@ -147,72 +152,87 @@ def item_figures(answers: np.ndarray, correct: np.ndarray, tie_rule: str) -> dic
     return {key: float(v.mean()) for key, v in per_item_figures(answers, correct, tie_rule).items()}
 
 
-def two_level_samples(s: ArmSamples, tie_rule: str, *, n_boot: int, seed: int) -> dict[tuple[str, int], np.ndarray]:
-    """The two-level bootstrap's resampled figures (n_boot values per key). The K draws within an item are one
-    of the K^K equally likely index tuples, so each item's figures are tabulated once per tuple (K ≤ 5) and a
-    resample gathers them; draws in blocks of :data:`BLOCK` resamples: items, then the tuple of each drawn item."""
-    rng = np.random.default_rng(seed)
-    n, k = s.answers.shape
-    if k > MAX_TABULATED_K:
-        raise InputError(f"the two-level bootstrap tabulates K^K sample tuples; K = {k} > {MAX_TABULATED_K}",
-                         field="K")
-    tuples = np.array(list(itertools.product(range(k), repeat=k)), dtype=np.int64)  # (K^K, K)
-    per = per_item_figures(s.answers[:, tuples], s.correct[:, tuples], tie_rule)  # each (n, K^K)
-    keys = list(per)
-    table = np.stack([per[key] for key in keys], axis=-1)  # (n, K^K, figures)
-    parts = []
-    done = 0
-    while done < n_boot:
-        b = min(BLOCK, n_boot - done)
-        idx = rng.integers(0, n, size=(b, n))
-        tup = rng.integers(0, tuples.shape[0], size=(b, n))
-        parts.append(table[idx, tup].mean(axis=1))  # (b, figures)
-        done += b
-    got = np.concatenate(parts)
-    return {key: got[:, i] for i, key in enumerate(keys)}
+def is_count(metric: str, k: int, k_max: int) -> bool:
+    """Whether a figure is a count of items (module docstring): majority vote, consistency, pass@K and pass^K
+    (and every figure of a K = 1 arm)."""
+    return k_max == 1 or metric in ("majority-vote accuracy", "consistency") or (metric in ("pass@k", "pass^k") and k == k_max)
 
 
-def centred_interval(resampled: np.ndarray, point: float, alpha: float) -> tuple[float, float]:
-    """The percentile interval of the resampled values centred on ``point`` (module docstring), within [0, 1]."""
-    lo, hi = st.percentile_interval(resampled - resampled.mean() + point, alpha=alpha)
-    return max(0.0, lo), min(1.0, hi)
+def k_too_small(k_max: int, alpha: float = st.DEFAULT_ALPHA) -> str:
+    """The warning of the module docstring when K samples cannot show an item right more often than not (α^(1/K)
+    below 1/2), else ''.
+
+    Parameters
+    ----------
+    k_max : int
+        Samples per item, K.
+    alpha : float, default 0.05
+        1 − the confidence of the one-sided bound.
+
+    Returns
+    -------
+    str
+        One sentence, or '' when K is large enough.
+    """
+    bound = alpha ** (1 / k_max) if k_max >= 1 else 0.0
+    if k_max < 2 or bound >= 0.5:
+        return ""
+    return (f"K = {k_max} too small for pass^k and consistency: an item right in all {k_max} samples has an exact "
+            f"one-sided {1 - alpha:.0%} lower bound of {bound:.3f} on its per-sample accuracy (below 1/2), so these "
+            "figures describe this K and cannot tell a reliable item from a coin flip")
+
+
+def item_bootstrap(per_item: np.ndarray, idx: np.ndarray, alpha: float) -> tuple[float, float]:
+    """The item bootstrap's percentile interval of the mean of ``per_item`` over the resamples ``idx``
+    (``stats.bootstrap_indices``)."""
+    return st.percentile_interval(np.asarray(per_item, float)[idx].mean(axis=1), alpha=alpha)
 
 
 def arm_rows(model: str, rung: str, s: ArmSamples | str, tie_rule: str,
-             bootstrap: st.BootstrapSettings) -> list[dict]:
-    """The rows of one arm: one per figure with its point value and two-level bootstrap interval."""
+             bootstrap: st.BootstrapSettings, *, unscored: str = "") -> list[dict]:
+    """The rows of one arm: one per figure with its point value and its one interval (module docstring); an
+    unscored arm (``unscored``: its reason) one row without figures."""
+    if unscored:
+        return [{"model": model, "rung": rung, "metric": "all", "status": f"unscored: {unscored}"}]
     if isinstance(s, str):
         return [{"model": model, "rung": rung, "metric": "all", "status": s}]
-    points = item_figures(s.answers, s.correct, tie_rule)
-    boots = (two_level_samples(s, tie_rule, n_boot=bootstrap.n_boot, seed=bootstrap.seed)
-             if s.k <= MAX_TABULATED_K else None)
+    n = s.answers.shape[0]
+    per = per_item_figures(s.answers, s.correct, tie_rule)
+    idx = st.bootstrap_indices(n, n_boot=bootstrap.n_boot, seed=bootstrap.seed)
     status = "ok" if not s.missing else f"ok; {s.missing} missing item(s) count as K samples without an answer"
-    if boots is None:
-        status += f"; no interval: K = {s.k} > {MAX_TABULATED_K}"
+    small = bool(k_too_small(s.k, bootstrap.alpha))
     rows = []
-    for (metric, k), point in points.items():
-        lo, hi = (np.nan, np.nan) if boots is None else centred_interval(boots[(metric, k)], point, bootstrap.alpha)
+    for (metric, k), v in per.items():
+        point = float(v.mean())
+        if is_count(metric, k, s.k):
+            b = st.clopper_pearson_interval(int(round(float(v.sum()))), n, 1 - bootstrap.alpha)
+            lo, hi, how = b.lower, b.upper, CLOPPER_PEARSON
+        else:
+            (lo, hi), how = item_bootstrap(v, idx, bootstrap.alpha), ITEM_BOOTSTRAP
+        note = f"; K = {s.k} too small" if small and metric in ("pass^k", "consistency") else ""
         rows.append({"model": model, "rung": rung, "K": s.k, "metric": metric, "k": k, "point": point,
-                     "lo": lo, "hi": hi, "n_items": s.answers.shape[0], "status": status})
+                     "lo": lo, "hi": hi, "interval": how, "n_items": n, "status": status + note})
     return rows
 
 
 def repeated_samples(frame: pd.DataFrame, universe: Sequence[str], *, tie_rule: str = "first",
                      bootstrap: st.BootstrapSettings = st.BootstrapSettings(),
-                     arms: Sequence[tuple[str, str]] | None = None) -> pd.DataFrame:
+                     arms: Sequence[tuple[str, str]] | None = None,
+                     unscored: Mapping[tuple[str, str], str] | None = None) -> pd.DataFrame:
     """One row per (model, rung, figure) of the canonical ``frame`` over ``universe`` (module docstring);
-    ``arms``: the (model, rung) pairs to compute (all of the frame's by default)."""
+    ``arms``: the (model, rung) pairs to compute (all of the frame's by default); ``unscored``: (model, rung) →
+    why the ladder left the arm unscored (one row, no figures)."""
     keys = arms if arms is not None else sorted({(str(m), str(r)) for m, r in zip(frame["model"], frame["rung"],
                                                                                   strict=True)})
     groups = {key: g for key, g in frame.groupby(["model", "rung"], sort=True)}
+    unscored = unscored or {}
     rows = []
     for model, rung in keys:
         g = groups.get((model, rung))
         s = "no samples" if g is None else arm_samples(g, universe)
-        rows += arm_rows(model, rung, s, tie_rule, bootstrap)
+        rows += arm_rows(model, rung, s, tie_rule, bootstrap, unscored=unscored.get((model, rung), ""))
     return pd.DataFrame(rows).reindex(columns=COLUMNS)
 
 
-__all__ = ["COLUMNS", "MAX_TABULATED_K", "SCHEME", "ArmSamples", "arm_samples", "centred_interval", "item_figures", "per_item_figures",
-           "repeated_samples",
-           "two_level_samples", "vote_right"]
+__all__ = ["CLOPPER_PEARSON", "COLUMNS", "ITEM_BOOTSTRAP", "SCHEME", "ArmSamples", "arm_samples", "is_count",
+           "item_bootstrap", "item_figures", "k_too_small", "per_item_figures", "repeated_samples", "vote_right"]

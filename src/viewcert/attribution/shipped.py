@@ -74,11 +74,25 @@ class ListParser:
         return self
 
 
+#: the interaction exports' command tasks (``benchmark.interaction_export``): their answers have no fixed grid
+INTERACTION_COMMAND_TASKS = ("interaction-location", "docking")
+
+
 def grid_labels(task: str) -> tuple[str, ...]:
     """Every answer of a transformation task's grid, formatted (``move z 40`` … ``move z 60``)."""
     from viewcert.tasks.model import task_grid  # lazy: the grids live beside the renderer; only command tasks
 
     return tuple(a.format() for a in task_grid(task).answers)
+
+
+def command_labels(task: str, answers) -> tuple[str, ...]:
+    """The answers a command task's chance is counted over: its grid (``grid_labels``), or for an interaction
+    command task, which has none (a location's move is any whole Å; a docking grid is each complex's own), the
+    export's distinct answers in their parsed form."""
+    if task not in INTERACTION_COMMAND_TASKS:
+        return grid_labels(task)
+    base = CommandParser(task, ())
+    return tuple(sorted({base.canonical(a) or a for a in answers}))
 
 
 @dataclass(frozen=True)
@@ -148,7 +162,7 @@ class ShippedBenchmark:
         if self.answer_format == "choice":
             labels = tuple(dict.fromkeys(c for cs in self.choices.values() for c in cs))
             return ChoiceParser(labels, name=self.task)
-        return CommandParser(self.task, grid_labels(self.task))
+        return CommandParser(self.task, command_labels(self.task, self.answers.values()))
 
     def item_parser(self, base, item_id: str):
         """``base`` with the option letters of the item's shipped choices (a choice question), else ``base``."""
@@ -158,12 +172,13 @@ class ShippedBenchmark:
         return base.with_letters({chr(65 + i): base.canonical(c) or c for i, c in enumerate(opts)})
 
     def chance(self) -> Fraction:
-        """Chance accuracy: the mean of 1/|choices| over the items (choice), else 1/|answer grid|."""
+        """Chance accuracy: the mean of 1/|choices| over the items (choice), else 1/|answer grid| (an interaction
+        list or command task: 1/|the export's distinct answers|)."""
         if self.answer_format == "choice":
             return sum((Fraction(1, len(self.choices[i])) for i in self.ids), Fraction(0)) / len(self.ids)
         if self.answer_format == "list":
             return Fraction(1, len(self.parser().labels))
-        return Fraction(1, len(grid_labels(self.task)))
+        return Fraction(1, len(command_labels(self.task, self.answers.values())))
 
     def targets(self, parser) -> dict[str, str]:
         """{item id: canonical target} in index order."""

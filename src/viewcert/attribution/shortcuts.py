@@ -13,10 +13,14 @@ samples:
 - the **shortcut share**: mean over the items with an answer of k_i/N_i − π(y_i) (the correct answers beyond
   what the prior predicts), with a percentile bootstrap interval over items.
 
-Across models, an item is **vision-centric** when no model finds it shortcut-answerable; the fraction is
-reported with its two-sided Clopper–Pearson interval. A no-image score alone does not prove an item is not
-vision-centric (MicroVQA), and with K = 3 samples the smallest per-item p-value is π(y)³, so the test has
-little power: the counts are what the data support, not a proof that no shortcut exists.
+Across models, an item is **not flagged** when no model finds it shortcut-answerable. That is a count of
+non-rejections, not evidence that the item needs the image, so it gets no interval: with K samples the smallest
+p-value an item can reach is π(y)^K (every sample right). **Power**, per arm: the smallest attainable p-value (min
+over its items of π(y_i)^N_i) against the first Benjamini–Hochberg threshold α/m (m items tested): above it, no
+item can be flagged on its own, whatever the model answers on it; items are flagged only in bulk, when many are
+answered beyond the prior at once. ``max_rejectable`` is the most BH could flag, every item at its smallest
+p-value at once (BH's rejections only grow as p-values fall). The report states the low power of every arm that
+cannot flag a single item (:func:`power_lines`) instead of calling the unflagged items vision-centric.
 
 Each image-free arm is also tested against the text ceiling c: an exact one-sided binomial test of its
 correct items against n draws at c (a reader of the text alone should not beat c), Holm across the tested
@@ -79,22 +83,81 @@ def shortcut_summary(tests: pd.DataFrame, *, seed: int = st.DEFAULT_SEED, n_boot
         ex = g["excess"].to_numpy(float)
         idx = st.bootstrap_indices(len(ex), n_boot=n_boot, seed=seed)
         lo, hi = st.percentile_interval(ex[idx].mean(axis=1), alpha=alpha)
+        best = smallest_p(g["prior"].to_numpy(float), g["N"].to_numpy(int))
         rows.append({"model": model, "rung": rung, "items_tested": len(g), "significant_items": int(g["significant"].sum()),
                      "shortcut_share": float(ex.mean()), "shortcut_share_lo": lo, "shortcut_share_hi": hi,
+                     "smallest_attainable_p": float(best.min()), "bh_first_threshold": alpha / len(g),
+                     "max_rejectable": int((sps.false_discovery_control(best, method="bh") < alpha).sum()),
                      "method": METHOD})
-    return pd.DataFrame(rows, columns=["model", "rung", "items_tested", "significant_items", "shortcut_share",
-                                       "shortcut_share_lo", "shortcut_share_hi", "method"])
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+SUMMARY_COLUMNS = ["model", "rung", "items_tested", "significant_items", "shortcut_share", "shortcut_share_lo",
+                   "shortcut_share_hi", "smallest_attainable_p", "bh_first_threshold", "max_rejectable", "method"]
+
+
+def smallest_p(prior: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Per item the smallest p-value the one-sided test can give: every one of its N samples right, P = π^N
+    (1 where π is 0 or 1, which the test does not test).
+
+    Parameters
+    ----------
+    prior : numpy.ndarray of float, shape (m,)
+        π(y_i), the arm's share of answers equal to the item's target.
+    n : numpy.ndarray of int, shape (m,)
+        N_i, the item's answered samples.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (m,)
+        The smallest attainable p-value per item.
+    """
+    prior = np.asarray(prior, float)
+    return np.where((prior > 0) & (prior < 1), prior ** np.asarray(n, float), 1.0)
+
+
+def power_lines(summary: pd.DataFrame, vc: Mapping, *, alpha: float = st.DEFAULT_ALPHA) -> list[str]:
+    """What the per-item shortcut test shows, in the report's words: the items flagged and not, and a low-power
+    statement naming every arm that cannot reject (module docstring).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`shortcut_summary`'s table.
+    vc : mapping
+        :func:`vision_centric`'s record.
+    alpha : float, default 0.05
+        The BH level.
+
+    Returns
+    -------
+    list of str
+        The lines, the low-power one last (absent when every arm can reject).
+    """
+    n, flagged = int(vc["n"]), int(vc["shortcut_items"])
+    lines = [f"per-item shortcut test: {flagged} of {n} items answered beyond the model's own answer prior by some "
+             f"image-free arm (BH at α = {alpha}); the other {n - flagged} are not flagged, which does not show that "
+             "they need the image"]
+    weak = summary[summary["smallest_attainable_p"] > summary["bh_first_threshold"]] if len(summary) else summary
+    if len(weak):
+        arms = "; ".join(f"{r['model']} {r['rung']} (smallest attainable p {r['smallest_attainable_p']:.2g} > first "
+                         f"BH threshold {r['bh_first_threshold']:.2g}; at most {int(r['max_rejectable'])} of "
+                         f"{int(r['items_tested'])} in bulk)" for _, r in weak.iterrows())
+        lines.append(f"low power: in {len(weak)} of {len(summary)} image-free arms tested the test cannot flag any "
+                     "single item on its own, whatever the model answers on it (every sample right is not enough): "
+                     + arms)
+    return lines
 
 
 def vision_centric(tests: pd.DataFrame, universe: Sequence[str], *, alpha: float = st.DEFAULT_ALPHA) -> dict:
-    """Items no model finds shortcut-answerable, of n, with the two-sided Clopper–Pearson interval."""
+    """Items no model finds shortcut-answerable, of n: a count of non-rejections, given no interval (module
+    docstring)."""
     flagged = set(tests.loc[tests["significant"], "item_id"]) if len(tests) else set()
     n = len(universe)
     k = n - len([u for u in universe if u in flagged])
-    b = st.clopper_pearson_interval(k, n, 1 - alpha)
     models = sorted(set(tests["model"])) if len(tests) else []
-    return {"vision_centric": k, "n": n, "fraction": k / n, "ci_lo": b.lower, "ci_hi": b.upper,
-            "shortcut_items": n - k, "models_tested": len(models), "method": METHOD}
+    return {"vision_centric": k, "n": n, "fraction": k / n, "shortcut_items": n - k, "models_tested": len(models), "method": METHOD,
+            "note": "vision_centric counts items not flagged: non-rejections, not evidence the items need the image"}
 
 
 def against_text_ceiling(arms: pd.DataFrame, ceiling: float, adherence: Mapping[tuple[str, str], str] | None = None,

@@ -93,7 +93,8 @@ RUNG_ALIASES = {
 }
 #: every task a viewcert export writes, in the export's spelling (``crystal_system`` is accepted too)
 TASKS: tuple[str, ...] = ("crystal-system", "point-group", "molecule-handedness", "translation", "rotation", "zoom",
-                          "trans-rot", "rot-rot", "handedness", "pocket-ligand", "residue-ligand")
+                          "trans-rot", "rot-rot", "handedness", "pocket-ligand", "residue-ligand",
+                          "interaction-location", "docking")
 
 
 def canonical_task(name: str, *, source: str | None = None) -> str:

@@ -9,6 +9,9 @@ where a harness's own per-sample scores disagree with viewcert's.
   (``attribution.misi.score_interactions``; a negative residue scores 1 for ``no``; an item's ``uncertain``
   entries are neutral: dropped from the answer before scoring) beside the certified mean list ceilings as
   rendered and under ideal observations.
+- ``interaction_command_scores``: the same for an interaction export's command tasks (interaction-location,
+  docking): MiSI partial credit with the exporters' normalisers (``INTERACTION_COMMAND_CREDIT``) beside the
+  certified mean consistent-answer ceilings as rendered and under ideal observations.
 - ``harness_agreement``: per arm, the accuracy from the harness's own scores (an item is right when the
   mean of its samples' scores is ≥ 0.5, as ``scoring="harness"``) beside viewcert's, and the items on
   which they differ (listed); "no harness score" for a file that has none (a VLMEvalKit predictions-only
@@ -137,6 +140,55 @@ def list_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | P
                                     "twice the true count; ceilings: as rendered (partial column), ideal (exact "
                                     "column)"})
     return pd.DataFrame(rows, columns=MISI_COLUMNS)
+
+
+#: (normalisers, moves scored on their sign) of the interaction exports' command tasks: ``benchmark.
+#: interaction_export.LOCATION_NORMALISER`` (N = 4 Å) and ``benchmark.docking_export.DOCKING_NORMALISERS`` restated
+#: (a sibling unit; a test holds them equal)
+INTERACTION_COMMAND_CREDIT = {"interaction-location": ({"translate": 4.0, "rotate": 90.0}, False),
+                              "docking": ({"translate": 4.0, "rotate": 90.0}, True)}
+
+
+def _command_credit(task: str):
+    """MiSI partial credit of an interaction command task's answer (``INTERACTION_COMMAND_CREDIT``)."""
+    norms, docking = INTERACTION_COMMAND_CREDIT[task]
+    return lambda answer, target: 0.0 if answer is None else score_transformation(
+        answer, target, normalisers=norms, docking=docking).value
+
+
+def interaction_command_scores(ladder: Ladder, targets: Mapping[str, str], certificate: str | Path, task: str,
+                               parsed: Certificate | TableCertificate | None = None) -> pd.DataFrame:
+    """Per arm of an interaction command export (``interaction-location``, ``docking``): the mean MiSI partial
+    credit of the voted answers beside the certified mean consistent-answer ceiling as rendered
+    (``certified_partial_ceiling``) and under ideal observations (``certified_exact_ceiling``, as for lists)."""
+    src = str(certificate)
+    cert = _certificate(certificate, parsed)
+    universe = list(ladder.universe)
+    rendered = list_ceilings(cert, src, universe, "rendered")
+    ideal = list_ceilings(cert, src, universe, "ideal")
+    credit = _command_credit(task)
+    norms, docking = INTERACTION_COMMAND_CREDIT[task]
+    rows = []
+    for (model, rung), arm in sorted(ladder.arm_objects.items()):
+        score = [credit(a, targets[u]) for a, u in zip(arm.answers, universe, strict=True)]
+        rows.append({"model": model, "rung": rung, "n": len(universe), "exact_correct": arm.correct,
+                     "exact_accuracy": arm.correct / len(universe), "misi_credit": float(np.mean(score)),
+                     "certified_partial_ceiling": float(np.mean(list(rendered.values()))),
+                     "certified_exact_ceiling": float(np.mean(list(ideal.values()))),
+                     "normalisers": ", ".join(f"{k} {v:g}" for k, v in sorted(norms.items()))
+                                    + ("; moves on their sign" if docking else "")
+                                    + "; ceilings: as rendered (partial column), ideal (exact column)"})
+    return pd.DataFrame(rows, columns=MISI_COLUMNS)
+
+
+def interaction_command_scale(ladder: Ladder, cert: InteractionCertificate, task: str,
+                              src: str = "certificate") -> ItemScale:
+    """MiSI partial credit of an interaction command export as the deficit account's item scale, the per-item
+    certified consistent-answer ceiling as rendered (``items[].rendered.ceiling``) as R1."""
+    rendered = list_ceilings(cert, src, list(ladder.universe), "rendered")
+    return ItemScale("MiSI partial credit", _command_credit(task), tuple(rendered.values()),
+                     "R1 = certified MiSI partial-credit ceiling as rendered (per item)",
+                     "points of MiSI partial credit (mean per item, 0–1)")
 
 
 def misi_scale(ladder: Ladder, targets: Mapping[str, str], cert: Certificate | TableCertificate | None,

@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
+from viewcert.benchmark.interaction_arms import docking_question
 from viewcert.errors import InputError
 from viewcert.formats.item_sections import ItemCeiling
 from viewcert.io.atomic import write_png_atomic
@@ -138,12 +140,25 @@ def _ceiling(mode: str, disp, cam, poses: dict, truth, d0: int, z, n_pocket: int
                        consistent=[restoring(*g).format() for g in ok], n_ligand_atoms_seen=int(keep.sum()))
 
 
+class DockingItem(NamedTuple):
+    """One docking item: its images (paths relative to the export), the answer, d0 (Å), the ceilings by mode
+    (ideal, rendered) and the R3 arm's question (``benchmark.interaction_arms.docking_question``)."""
+
+    images: list
+    answer: str
+    d0: int
+    ceilings: dict
+    r3: str
+
+
 def docking_item(structure: Structure, ligand_atoms, settings, rng: np.random.Generator, out: Path, stem: str,
                  used: set | None = None):
     """Images, question, answer and ceilings (ideal, rendered) of one docking item of one complex; ``settings``:
     ``InteractionExportSettings`` (its images' settings ``settings.image``, the protocol resolved once). ``used``: the grid
     displacements already drawn for this complex (drawn without replacement: the one drawn is added); None is
-    returned, nothing written, when every displacement that clears the pocket is used."""
+    returned, nothing written, when every displacement that clears the pocket is used. Returns a
+    ``DockingItem``."""
+
     lig_idx = np.asarray(ligand_atoms, dtype=np.int64)
     pocket_idx = np.setdiff1d(np.arange(structure.n_atoms), lig_idx)
     if len(pocket_idx) == 0:
@@ -178,4 +193,6 @@ def docking_item(structure: Structure, ligand_atoms, settings, rng: np.random.Ge
             disp = res
     ceilings = {m: _ceiling(m, disp, cam, poses, truth, d0, z, len(pocket_idx), settings.ceiling.delta)
                 for m in ("ideal", "rendered")}
-    return images, restoring(*truth).format(), d0, ceilings
+    r3 = docking_question(lig, z, structure.positions[pocket_idx], structure.numbers[pocket_idx], poses[truth], cam,
+                          settings.pocket)
+    return DockingItem(images, restoring(*truth).format(), d0, ceilings, r3)

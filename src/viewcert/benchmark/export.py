@@ -51,11 +51,12 @@ from viewcert.benchmark.settings import DEFAULT_TILING, TASKS, ExportSettings
 from viewcert.cameras.framing import framing_record
 from viewcert.cameras.policy import frame
 from viewcert.certify import CertifyConfig, conventional_cell
+from viewcert.certify.ceilings import both_ceilings
 from viewcert.certify.certificate import write_certificate
 from viewcert.certify.inputs import Selection, load_input
 from viewcert.certify.run import items_table, run_certification
 from viewcert.constraints import with_constraints
-from viewcert.defaults import AS_RENDERED, GEOMETRIC
+from viewcert.defaults import GEOMETRIC
 from viewcert.errors import InputError
 from viewcert.formats.export import Export, write_export
 from viewcert.formats.records import CeilingCertificate
@@ -315,19 +316,8 @@ def ceilings(as_rendered: CeilingCertificate, geometric: CeilingCertificate) -> 
     """Both ceilings of an export, labelled: the as-rendered one (its certificate: the atoms the shipped images
     show) and the geometric one (every atom, exact projection, as ``viewcert certify`` computes by default; the
     same cell, cameras, tiling, δ and τ), each ``correct``/``n``, and, where they differ, every item one counts
-    right and the other does not, with the reasons it lost in each."""
-    typed = {"as_rendered": as_rendered, "geometric": geometric}
-
-    def by_id(cert) -> dict:
-        return {it.id: it for it in cert.items if it.outcome != "error"}
-
-    ren, geo = by_id(typed["as_rendered"]), by_id(typed["geometric"])
-    lost = [{"id": i, "as_rendered": list(ren[i].reasons or []), "geometric": list(geo[i].reasons or []),
-             "correct_as_rendered": bool(ren[i].correct), "correct_geometric": bool(geo[i].correct)}
-            for i in sorted(set(ren) & set(geo)) if ren[i].correct != geo[i].correct]
-    count = {k: {"observe": mode, "correct": typed[k].summary.correct, "n": typed[k].summary.n}
-             for k, mode in (("as_rendered", AS_RENDERED), ("geometric", GEOMETRIC))}
-    return {**count, "differ": lost}
+    right and the other does not, with the reasons it lost in each (``certify.ceilings.both_ceilings``)."""
+    return both_ceilings(as_rendered, geometric)
 
 
 def ceiling_lines(both: dict, digest: str) -> list[str]:

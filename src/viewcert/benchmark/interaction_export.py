@@ -16,7 +16,10 @@ Images: the protocol's views (default ``axes-6``, MiSI's six), orthographic at o
 ball-and-stick, with the atom-name and residue labels of ``interactions.ceiling.label_set`` drawn by
 ``render.labels``; beside each image its sidecar (``sidecars/<image stem>.json``, ``view_sidecar``: the view's
 camera and every drawn atom at its projection, what ``viewcert explore`` draws the bonds from). Ground truth: ``interactions.hbond_truth`` (hydride + biotite, ProLIF cross-check).
-Certificate: settings, criterion, label style and font, library versions, per item the ceiling under ideal
+Harness files: every rung a harness task (``benchmark.arms``): the image arm and, from
+``benchmark.interaction_arms``, R3 (the complex as text in the first view's screen frame; docking: the native
+ligand, the pocket and the displaced ligand) and choices-only (the answer's form); the no-image arm from the
+image question. Certificate: settings, criterion, label style and font, library versions, per item the ceiling under ideal
 observations and as rendered (losses attributed) and the summary per task, per positive/negative and per
 number of bonds with bootstrap percentile intervals (``viewcert.stats``); its ``digest`` is the SHA-256 of
 its canonical JSON. No timestamps: the same inputs give the same bytes.
@@ -34,6 +37,13 @@ import numpy as np
 
 from viewcert.benchmark.docking_export import docking_item
 from viewcert.benchmark.harness_files import question_record, write_harness_files
+from viewcert.benchmark.interaction_arms import (
+    DOCKING_FORM,
+    ENTRY_FORMAT,
+    LOCATION_FORM,
+    answer_form,
+    geometry_question,
+)
 from viewcert.benchmark.settings import check_constraints
 from viewcert.cameras.protocol_files import is_protocol_file
 from viewcert.constraints import parse_names, with_constraints
@@ -75,6 +85,8 @@ from viewcert.tasks.transforms import parse_command
 INTERACTION_TASKS = ("residue-ligand", "interaction-location", "docking", "pocket-ligand")
 LOCATION_NORMALISER = 4.0  # Å: MiSI's translation half-width, the partial-credit scale of a move
 MISI_SIZE = (1160, 803)
+#: where a question record carries its R3 arm's question until the harness files are written
+R3_KEY = "r3_question"
 FORMAT = INTERACTION_FORMAT  # formats.records: /2 (/1 wrote a bare hex digest and no ``complexes``)
 
 
@@ -157,26 +169,29 @@ def check_docking_protocol(task: str | None, is_file: bool) -> None:
 
 
 def question_text(task: str, view_names, pocket: float, residue: str | None = None) -> str:
-    """The question (MiSI-style wording; the options and answer format stated in full)."""
-    head = (f"The {len(view_names)} images show one protein–ligand complex (the ligand and the protein residues "
-            f"within {pocket:g} Å of it) from these viewpoints: {', '.join(view_names)}. Atoms are labelled with "
-            "their atom names, residues with 'TYPE NUMBER CHAIN'. ")
-    fmt = "'RESIDUE_TYPE RESIDUE_NUMBER RESIDUE_ATOM CHAIN, LIGAND_ATOM' (e.g. 'ARG 45 NH2 A, O1B')"
-    if task == "pocket-ligand":
-        return head + f"List every hydrogen bond between the ligand and the pocket, one entry per bond as {fmt}, " \
-                      "entries separated by '; ', or answer 'no' when there is none."
+    """The question (MiSI-style wording; the options and answer format stated in full): the sentence about the
+    images, then ``ask_text``."""
     if task == "docking":
         return ("The images show, in one camera, the ligand alone in its native pose, the protein pocket alone "
                 f"(residues within {pocket:g} Å of the ligand) and the complex with the ligand displaced. Give the "
-                "operations that bring the displaced ligand back to its native pose in the pocket, as "
-                "'roll y A, move x B' (A degrees about the screen y axis through the ligand's centre, then B Å "
-                "along screen x).")
+                f"operations that bring the displaced ligand back to its native pose in the pocket, as {DOCKING_FORM}.")
+    head = (f"The {len(view_names)} images show one protein–ligand complex (the ligand and the protein residues "
+            f"within {pocket:g} Å of it) from these viewpoints: {', '.join(view_names)}. Atoms are labelled with "
+            "their atom names, residues with 'TYPE NUMBER CHAIN'. ")
+    return head + ask_text(task, view_names[0], residue)
+
+
+def ask_text(task: str, first_view: str, residue: str | None = None) -> str:
+    """What a pocket-ligand, residue-ligand or interaction-location question asks, without the sentence about the
+    images (the R3 arm asks the same of the complex as text: ``benchmark.interaction_arms``)."""
+    if task == "pocket-ligand":
+        return (f"List every hydrogen bond between the ligand and the pocket, one entry per bond as {ENTRY_FORMAT}, "
+                "entries separated by '; ', or answer 'no' when there is none.")
     if task == "interaction-location":
-        return head + (f"Consider the hydrogen bond {residue}. Give the command that moves the models so that "
-                       f"the midpoint of that bond is at the centre of the {view_names[0]} view, as "
-                       "'move x A, move y B' with A and B in whole Å along the screen axes (x right, y up).")
-    return head + (f"Does residue {residue} form a hydrogen bond with the ligand? Answer 'no', or 'yes:' followed "
-                   f"by every such bond as {fmt}, separated by '; '.")
+        return (f"Consider the hydrogen bond {residue}. Give the command that moves the models so that the midpoint "
+                f"of that bond is at the centre of the {first_view} view, as {LOCATION_FORM}.")
+    return (f"Does residue {residue} form a hydrogen bond with the ligand? Answer 'no', or 'yes:' followed by every "
+            f"such bond as {ENTRY_FORMAT}, separated by '; '.")
 
 
 def _residue_text(key: str) -> str:
@@ -237,11 +252,11 @@ def _docking_questions(path, ligand, settings: InteractionExportSettings, out: P
             rec["docking_items"] = {"asked": settings.per_complex, "made": j,
                                     "reason": f"only {j} grid displacements keep the ligand clear of the pocket"}
             break
-        images, answer, d0, ceilings = made
         q = question_text("docking", ["ligand alone", "pocket alone", "displaced complex"], settings.pocket)
-        records.append(question_record(start + j, source, images, q, "docking", answer, category="docking"))
-        items.append(InteractionItemRecord(id=records[-1]["id"], source_id=source, positive=True, n_bonds=0, d0_A=d0,
-                                           **ceilings))
+        records.append({**question_record(start + j, source, made.images, q, "docking", made.answer,
+                                          category="docking"), R3_KEY: made.r3})
+        items.append(InteractionItemRecord(id=records[-1]["id"], source_id=source, positive=True, n_bonds=0,
+                                           d0_A=made.d0, **made.ceilings))
     return records, items, rec
 
 
@@ -253,20 +268,28 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
     images, names, cams, views = _render_views(truth, settings, out, start)
     ceilings = {m: pocket_ligand_ceiling(truth, cams, settings.ceiling, m, views) for m in ("ideal", "rendered")}
     source = f"{complex_name(path)}:{truth.protonated.prepared.ligand}"
+    prepared = truth.protonated.prepared
+
+    def r3(residue: str | None = None) -> dict:
+        """The R3 arm's question of one record (``benchmark.interaction_arms``), under ``R3_KEY``."""
+        ask = ask_text(settings.task, names[0], residue)
+        return {R3_KEY: geometry_question(ask, prepared.structure, prepared.ligand_atoms, cams[0], settings.pocket)}
+
     records, items = [], []
     certain = [x["entry"] for x in ceilings["rendered"]["entries"]]
     uncertain = [x["entry"] for x in ceilings["rendered"]["uncertain"]]
     if settings.task == "pocket-ligand":
         if certain or uncertain:  # only uncertain bonds: the true list is empty, the answer "no"
             answer = "; ".join(certain) if certain else "no"
-            records.append(question_record(start, source, images, question_text(settings.task, names, settings.pocket),
-                                           settings.task, answer, category=f"{len(certain)} bonds",
-                                           answer_format="list"))
+            records.append({**question_record(start, source, images, question_text(settings.task, names,
+                                                                                    settings.pocket),
+                                              settings.task, answer, category=f"{len(certain)} bonds",
+                                              answer_format="list"), **r3()})
             items.append(InteractionItemRecord(id=records[-1]["id"], source_id=source, positive=bool(certain),
                                                n_bonds=len(certain), **{m: _brief(c) for m, c in ceilings.items()},
                                                extra={"uncertain": uncertain}))  # not a field of the record
     elif settings.task == "interaction-location":
-        r, it = _location_questions(truth, ceilings, cams, names, settings, images, source, start, rng)
+        r, it = _location_questions(truth, ceilings, cams, names, settings, images, source, start, rng, r3)
         records += r
         items += it
     else:
@@ -275,8 +298,9 @@ def _complex_questions(path, ligand, settings: InteractionExportSettings, out: P
             mine = [e["entry"] for e in ceilings["rendered"]["entries"] if e["residue"] == res]
             answer = "yes: " + "; ".join(mine) if mine else "no"
             q = question_text(settings.task, names, settings.pocket, _residue_text(res))
-            records.append(question_record(start + j, source, images, q, settings.task, answer,
-                                           category="positive" if mine else "negative", answer_format="list"))
+            records.append({**question_record(start + j, source, images, q, settings.task, answer,
+                                              category="positive" if mine else "negative", answer_format="list"),
+                            **r3(_residue_text(res))})
             mine_uncertain = [e for e in uncertain if e.startswith(_residue_text(res) + " ")]
             # the ceilings are interactions.ceiling's JSON objects, typed by the record (ItemCeiling)
             items.append(InteractionItemRecord(id=records[-1]["id"], source_id=source, residue=res,
@@ -335,10 +359,10 @@ def _candidate_pairs(structure, pocket: dict, unnamed: set) -> list[tuple[int, i
     return out
 
 
-def _location_questions(truth, ceilings, cams, names, settings, images, source, start, rng):
+def _location_questions(truth, ceilings, cams, names, settings, images, source, start, rng, r3):
     """Seeded bonds of one complex as interaction-location questions, with both ceilings: its certain bonds, or
     when it has none its uncertain ones (the question names the pair; its midpoint does not depend on whether
-    the pair is a bond)."""
+    the pair is a bond); ``r3``: a record's R3 question by the bond it names."""
     s = truth.protonated.prepared.structure
     certain = {x["entry"] for x in ceilings["rendered"]["entries"]}
     pool = certain or {x["entry"] for x in ceilings["rendered"]["uncertain"] if x["bond"]}
@@ -349,7 +373,8 @@ def _location_questions(truth, ceilings, cams, names, settings, images, source, 
         e = b.entry()
         answer = location_answer(s, b.pair(), cams[0])
         q = question_text(settings.task, names, settings.pocket, f"'{e}'")
-        records.append(question_record(start + j, source, images, q, settings.task, answer, category="location"))
+        records.append({**question_record(start + j, source, images, q, settings.task, answer, category="location"),
+                        **r3(f"'{e}'")})
         per = {}
         for mode, c in ceilings.items():
             entry = next(x for x in c["entries"] + c["uncertain"] if x["entry"] == e)
@@ -423,8 +448,11 @@ def _build(complexes, out: Path, settings: InteractionExportSettings) -> Export:
     if not records:
         raise InputError("no question: every hydrogen bond between ligand and pocket is uncertain (criterion margin "
                          "or rotatable hydrogen; listed in the ground truth)", field="INPUT")
+    r3 = [r.pop(R3_KEY) for r in records]  # the text arm's questions, apart from the image arm's records
     records = [with_constraints(r, settings.constraints) for r in records]  # the answers unchanged
-    harness = write_harness_files(records, out, settings.task)
+    # every rung as a harness task (benchmark.arms): R3 the complex as text, choices-only the answer's form
+    harness = write_harness_files(records, out, settings.task, r3=r3,
+                                  choices_only=[answer_form(settings.task)] * len(records))
     draft = InteractionCertificate(format=FORMAT, task=settings.task, settings=settings.record(),
                                    libraries=library_versions(), ground_truth=truths, items=tuple(items),
                                    summary=summarise(items, settings.n_boot, settings.seed),

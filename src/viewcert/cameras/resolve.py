@@ -25,7 +25,7 @@ from viewcert.cameras.protocol_files import (
     to_json,
     to_toml,
 )
-from viewcert.cameras.protocols import PROTOCOL_NAMES, Protocol, get_protocol
+from viewcert.cameras.protocols import PROTOCOL_NAMES, Protocol, StudySettings, get_protocol, study_settings
 from viewcert.errors import InputError
 
 #: where a resolved protocol came from
@@ -71,6 +71,12 @@ class ResolvedProtocol:
     @property
     def protocol(self) -> Protocol:
         return self.spec.protocol
+
+    @property
+    def study(self) -> StudySettings | None:
+        """The settings of the study a protocol named by its registry name comes from (None otherwise: a file, a
+        Protocol value, or a name no study stands behind)."""
+        return study_settings(self.label) if self.origin == "name" else None
 
     @property
     def kind(self) -> str:

@@ -189,8 +189,9 @@ PARTS = {"oracle": OracleSettings, "symmetry": SymmetrySettings, "observation": 
 SETTING_PART = {f.name: name for name, cls in PARTS.items() for f in fields(cls)}
 
 
-def _parts_of(given: dict, settings: dict) -> dict:
-    """The five parts: ``given`` parts (a part left out: its defaults) with the flat ``settings`` applied."""
+def _parts_of(given: dict, settings: dict, *, tau: float | None = None) -> dict:
+    """The five parts: ``given`` parts (a part left out: its defaults) with the flat ``settings`` applied; τ left
+    out is ``tau`` (a study protocol's, Å) or else the oracle's δ."""
     bad = sorted(set(settings) - set(SETTING_PART))
     if bad:
         raise TypeError(f"unknown setting {bad[0]!r}")
@@ -201,7 +202,7 @@ def _parts_of(given: dict, settings: dict) -> dict:
             raise InputError(f"{name} must be a {cls.__name__}, got {type(part).__name__}", field=name)
         kw = {k: v for k, v in settings.items() if SETTING_PART[k] == name}
         if name == "symmetry" and getattr(part, "tau", None) is None and kw.get("tau") is None:
-            kw["tau"] = parts["oracle"].delta  # τ defaults to the oracle's δ
+            kw["tau"] = parts["oracle"].delta if tau is None else tau  # τ defaults to the study's, else δ
         parts[name] = cls(**kw) if part is None else replace(part, **kw) if kw else part
     return parts
 
@@ -256,9 +257,12 @@ class CertifyConfig:
         _set(self, "protocol", resolve(protocol).select(views))
         if self.protocol.given is not None:  # a fibonacci-N name is built after the view limit (check_limits)
             check_protocol_spec(self.protocol.full)
+        if "tiling" in settings and settings["tiling"] is None:  # the protocol's: a study's, else the exports'
+            settings["tiling"] = self.protocol_tiling
         given = {"oracle": oracle, "symmetry": symmetry, "observation": observation, "scoring": scoring,
                  "molecules": molecules}
-        for name, part in _parts_of(given, settings).items():
+        study = self.protocol.study
+        for name, part in _parts_of(given, settings, tau=None if study is None else study.tau).items():
             _set(self, name, part)
         obs = self.observation
         if not self.oracle.periodic_merge and obs.tiling != (1, 1, 1):
@@ -267,6 +271,13 @@ class CertifyConfig:
         if obs.observe != "ideal" and obs.sigma != 0:
             raise InputError("rendered observations (observe=visible|pixel-centroid) are noise-free: use sigma=0",
                              field="sigma")
+
+    @property
+    def protocol_tiling(self) -> tuple[int, int, int]:
+        """The tiling ``tiling=None`` stands for: a named study protocol's (``render-ceiling-5``: 1,1,1, the study's
+        single cell), else the tiling an export draws (``defaults.TILING``, 2,2,2)."""
+        study = self.protocol.study
+        return DEFAULT_TILING if study is None else study.tiling
 
     def settings(self) -> dict:
         """Every setting by its flat name (the parts' fields)."""

@@ -49,15 +49,20 @@ from viewcert.io.cif import read_cif_text
 from viewcert.io.database import (
     FORMATS,
     GNOME_CSV,
+    OPTIMADE_LABELS,
     REPEAT_BUCKET_ROWS,
     CsvMarks,
     LabelColumn,
+    ase_keys,
     entries,
+    label_like,
     layout,
+    optimade_labels,
+    parquet_columns,
     read_entry,
     repeated_rows,
 )
-from viewcert.io.read import entry_problem, read_structure
+from viewcert.io.read import entry_problem, format_of, read_structure
 from viewcert.io.received import loads_json_line, loads_json_strict, read_received_bytes, received_sha256
 from viewcert.limits import active_limits
 from viewcert.structures import Structure, sha256_text
@@ -534,8 +539,12 @@ def database_format(spec: str) -> str | None:
 
 
 def label_column(text: str, spec: str) -> LabelColumn:
-    """``COLUMN[:LEVEL]`` → LabelColumn, the level inferred from the column's words when not given."""
+    """``COLUMN[:LEVEL]`` → LabelColumn, the level inferred from the column's words when not given; one of
+    OPTIMADE's standard symmetry properties (``io.database.OPTIMADE_LABELS``) is a space group in its notation."""
     column, _, level = text.rpartition(":") if text.rpartition(":")[2] in LABEL_KEYS else (text, "", "")
+    standard = dict(OPTIMADE_LABELS)
+    if column in standard and level in ("", "space_group"):
+        return LabelColumn(column, "space_group", standard[column])
     if not level:
         words = set(column.lower().replace("-", " ").replace("_", " ").split())
         level = next((lv for lv, need in LEVEL_WORDS if set(need) <= words), "")
@@ -576,6 +585,10 @@ def load_database(spec: str) -> Dataset:
         else [path]
     if not shards:
         raise InputError(f"no *.parquet files in {path}", source=spec, field="INPUT")
+    if fmt == "optimade" and labels is None:  # OPTIMADE's own symmetry property: read as the label, recorded
+        labels = optimade_labels(parquet_columns(shards[0])) or None
+        if labels:
+            spec = f"{spec}{',' if '#' in spec else '#'}label={labels[0].column}"
     files: dict[str, str] = {}
     parts = []
     for shard in shards:
@@ -586,6 +599,26 @@ def load_database(spec: str) -> Dataset:
                                   n, marks))
     items = DatabaseItems(tuple(parts), chunk=LAZY_CHUNK).find_repeats()
     return Dataset(spec, fmt, items, files, location=str(path.resolve()))
+
+
+def label_hint(dataset: Dataset) -> str | None:
+    """One line naming the columns of a database input that look like a published label when none is read (a
+    Parquet file's columns, an ASE database's keys: ``io.database.label_like``), with the option that reads one;
+    None when a label column is read, the input is not such a database or nothing looks like a label."""
+    files = getattr(dataset.items, "files", ())
+    if dataset.kind not in ("optimade", "ase") or not files or any(f.labels for f in files):
+        return None
+    first = files[0]
+    names = label_like(parquet_columns(first.path) if first.fmt == "optimade" else ase_keys(first.path))
+    if not names:
+        return None
+    shown = ", ".join(repr(n) for n in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    try:  # the option as it runs: the level inferred from the column's words, else to be said
+        option = f"--label-column {label_column(names[0], dataset.spec).column}"
+    except InputError:
+        option = f"--label-column {names[0]}:LEVEL (LEVEL one of {', '.join(LABEL_KEYS)})"
+    return (f"hint: no published label is read, but {shown} look{'s' if len(names) == 1 else ''} like one: "
+            f"{option} audits it")
 
 
 def _database_files(fmt: str, shard: Path, root: Path) -> dict[str, str]:
@@ -775,6 +808,7 @@ def load_input(spec: str | Path, *, subset: str = "eval") -> Dataset:
         return load_folder(p)
     if not p.is_file():
         raise InputError(f"input {s!r} is not a regular file or folder", field="INPUT")
+    format_of(p)  # a file that is no structure file (notes.txt): one line, before any work
     try:
         digest = _file_sha(p)
     except OSError as exc:

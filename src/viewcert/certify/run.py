@@ -17,12 +17,11 @@ import functools
 import hashlib
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from viewcert.cameras.protocols import study_settings
 from viewcert.certify import audit as A
 from viewcert.certify import plots as P
 from viewcert.certify import stream as T
@@ -33,15 +32,19 @@ from viewcert.certify.certificate import (
 )
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import CertifyRecords, certify_item
-from viewcert.certify.inputs import Dataset, load_input
+from viewcert.certify.inputs import Dataset, database_format, load_input, parse_database_spec
 from viewcert.certify.molecule import molecule_summary_lines
+from viewcert.certify.summary import truth_counts, truth_text
+from viewcert.errors import InputError
 from viewcert.formats.item_sections import MoleculeOutcome, OracleReport, PointGroupOutcome, UniquenessMargin
 from viewcert.formats.records import ABSENT, CeilingCertificate, ItemOutcome, Summary
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.io.tables import csv_text
 from viewcert.oracle.jit import cache_is_cold, mark_warm
+from viewcert.oracle.margin import exactness_margin
 from viewcert.parallel import MapResult, killed_by_signals, map_items
 from viewcert.sanitize import console_fields, console_text
+from viewcert.stats import empirical_percentile
 from viewcert.symmetry.labels import disagreement_levels
 
 
@@ -120,6 +123,9 @@ TABLE_COLUMNS = (
     "oracle_warnings", "kind", "molecule_point_group", "molecule_point_group_reconstructed",
     "molecule_point_group_pymatgen", "handedness", "delta_star", "delta_star_bound",
 )
+#: the exactness margin δ_exact (Å, ``oracle.margin.exactness_margin``), a last column only when margins were
+#: computed (``--margin``), so the tables of runs without margins keep their bytes
+EXACT_COLUMN = "delta_exact"
 
 
 def items_table(cert: CeilingCertificate) -> str:
@@ -135,11 +141,14 @@ def items_table(cert: CeilingCertificate) -> str:
     str
         CSV text, a header and one row per item.
     """
-    return csv_text(TABLE_COLUMNS, [_item_row(it) for it in cert.items])
+    rows = [_item_row(it) for it in cert.items]
+    if any(r[-1] != "" for r in rows):
+        return csv_text((*TABLE_COLUMNS, EXACT_COLUMN), rows)
+    return csv_text(TABLE_COLUMNS, [r[:-1] for r in rows])
 
 
 def _item_row(it: ItemOutcome) -> list:
-    """The ``TABLE_COLUMNS`` of one item."""
+    """The ``TABLE_COLUMNS`` of one item, then its δ_exact (``EXACT_COLUMN``; "" without a margin)."""
     ds, rl, rc = it.label("dataset"), it.label("rendered"), it.label("reconstructed")
     orc = it.oracle or OracleReport()
     xc = it.cross_check or {}
@@ -158,7 +167,9 @@ def _item_row(it: ItemOutcome) -> list:
             _blank(mpg.reconstructed), _text(mpg.cross_check.pymatgen if mpg.cross_check else ABSENT),
             _text(mol.handedness.status if mol.handedness else ABSENT)]
     um = it.uniqueness_margin or UniquenessMargin()  # with CertifyConfig(margin=True)
-    return row + [_blank(um.delta_star), _text(um.bound)]
+    exact = "" if um.delta_star in (ABSENT, None) else exactness_margin(
+        um.delta_star, None if um.delta_exact is ABSENT else um.delta_exact)
+    return row + [_blank(um.delta_star), _text(um.bound), exact]
 
 
 def _text(x):
@@ -174,7 +185,7 @@ def _blank(x):
     return x
 
 
-def summary_text(cert: CeilingCertificate, *, max_list: int = 30) -> str:
+def summary_text(cert: CeilingCertificate, *, max_list: int = 30, ceilings: Sequence[str] = ()) -> str:
     """The human summary (summary.txt, the console): every received string in it is one line, controls
     escaped (``sanitize.console_fields``), so an item id cannot break or forge a line.
 
@@ -184,6 +195,9 @@ def summary_text(cert: CeilingCertificate, *, max_list: int = 30) -> str:
         A crystal/molecule certificate.
     max_list : int
         Ids listed at most per list (failures, errors, disagreements).
+    ceilings : sequence of str
+        The geometric and as-rendered ceilings of the same views (``certify.ceilings.ceiling_lines``), stated
+        right after R1 (received ids escaped here).
 
     Returns
     -------
@@ -202,17 +216,20 @@ def summary_text(cert: CeilingCertificate, *, max_list: int = 30) -> str:
         f"{'ideal' if obs.observe is ABSENT else obs.observe}",
         f"delta = {tol.delta:g} Å, tau = {tol.tau:g} Å, angle tolerance = {tol.angle_tolerance:g}°",
     ]
+    lines += study_departure_lines(cert)
     n_crystals, n_molecules = (s.kinds.crystals or 0, s.kinds.molecules or 0) if s.kinds else (s.n, 0)
     mixed = bool(n_crystals and n_molecules)
     if n_crystals or not n_molecules:  # molecules are never given a crystal system
+        truth = truth_text(truth_counts(cert.items), s.score, s.truth, label_columns(cert))
         lines += [
-            ("crystals: " if mixed else "") + f"R1 ({s.score}, truth = {truth_text(cert, s.truth)}): {s.bound.text}",
+            ("crystals: " if mixed else "") + f"R1 ({s.score}, truth = {truth}): {s.bound.text}",
             f"    {s.interval.text}",
             "    by level: " + ", ".join(f"{k} {v.correct}/{s.n}" for k, v in s.by_level.items()),
             "    by crystal system: " + ", ".join(f"{k} {v.correct}/{v.n}" for k, v in s.by_crystal_system.items()),
         ]
     else:
         lines += [f"R1 (all of {s.score}, truth = the input molecule): {s.bound.text}"]
+    lines += [console_text(x, keep_newlines=False) for x in ceilings]
     lines += molecule_summary_lines(s.molecules)
     c = s.phantom_census
     n_all = n_crystals + n_molecules or s.n
@@ -237,28 +254,47 @@ def summary_text(cert: CeilingCertificate, *, max_list: int = 30) -> str:
     return "\n".join(lines) + "\n"
 
 
-def truth_text(cert: CeilingCertificate, truth: str = "dataset") -> str:
-    """The truth R1 was scored against, as it is: with ``truth = dataset`` (the default), the dataset's label
-    where the items have one, else the input's own symmetry (the rendered cell's label, or the input cell's where
-    standardisation raised the symmetry), with the count of each when they mix; another rule as it is named."""
-    if truth != "dataset":
-        return truth
-    src: dict[str, int] = {}
-    for it in cert.items:
-        if it.outcome != "error" and it.periodic is not False:
-            key = "dataset" if it.reference_source == "dataset" else "own"
-            src[key] = src.get(key, 0) + 1
-    own = "the symmetry of the input itself (no dataset label)"
-    if not src.get("own"):
-        return "dataset"
-    if not src.get("dataset"):
-        return own
-    return f"dataset for {src['dataset']} items, {own} for {src['own']}"
+def label_columns(cert: CeilingCertificate) -> tuple[str, ...]:
+    """The label columns a database input was read with (its recorded spec's ``#label=``), else ()."""
+    return label_columns_of(cert.inputs.spec if cert.inputs else None)
+
+
+def label_columns_of(spec) -> tuple[str, ...]:
+    """The label columns of a database INPUT ``spec`` (its ``#label=``; one line each), else ()."""
+    if not isinstance(spec, str) or database_format(spec) is None:
+        return ()
+    try:
+        return tuple(console_text(lc.column, keep_newlines=False) for lc in parse_database_spec(spec)[2] or ())
+    except InputError:  # a received certificate's spec that does not parse: no column named
+        return ()
+
+
+def study_departure_lines(cert: CeilingCertificate) -> list[str]:
+    """A line when a named study protocol was certified with settings other than its study's (tiling, τ): its
+    figures then differ from the study's for that reason, not the views'. Empty otherwise (a file, a protocol
+    no study stands behind, or the study's own settings)."""
+    name = cert.config.protocol
+    study = study_settings(name) if isinstance(name, str) and cert.config.protocol_sha256 is ABSENT else None
+    if study is None:
+        return []
+    tiling, tau = cert.observation_model.tiling, cert.tolerances.tau
+    said = []
+    if tiling is not ABSENT and tuple(tiling) != study.tiling:
+        said.append(f"tiling {'x'.join(map(str, tiling))} (the study's: {'x'.join(map(str, study.tiling))}; omit "
+                    "--tiling for it)")
+    if tau is not ABSENT and tau != study.tau:
+        said.append(f"tau {tau:g} Å (the study's: {study.tau:g} Å; omit --symprec for it)")
+    if not said:
+        return []
+    return [f"settings other than the protocol's: {name} carries the settings of {study.study}; this run used "
+            f"{', '.join(said)}: R1 and the phantom census may differ from the study's figures for that reason"]
 
 
 def margin_lines(cert: CeilingCertificate) -> list[str]:
-    """The δ* line whenever margins were computed: the minimum, the 5th percentile (numpy's linear rule) and the
-    tightest item, over the items that have one, and how many have none (with the first reason)."""
+    """The margin lines whenever margins were computed: δ* (the uniqueness margin, the phantom margin) and δ_exact
+    (the exactness margin, ``oracle.margin.exactness_margin``), each its minimum with the tightest item and its 5th
+    percentile (``stats.empirical_percentile``: the ⌈0.05·n⌉-th smallest, the one definition design uses too),
+    over the items that have one, and how many have none (with the first reason)."""
     recs = [(it.id, it.uniqueness_margin) for it in cert.items
             if it.uniqueness_margin not in (ABSENT, None)]
     if not recs:
@@ -268,9 +304,16 @@ def margin_lines(cert: CeilingCertificate) -> list[str]:
     tail = f"; {len(none)} without one ({console_text(str(none[0])[:120], keep_newlines=False)})" if none else ""
     if not have:
         return [f"δ* (uniqueness margin): not computed for any item{tail}"]
-    p5 = float(np.percentile([v for v, _ in have], 5))
-    return [f"δ* (uniqueness margin, Å): minimum {have[0][0]:.4g} ({console_text(have[0][1], keep_newlines=False)}, "
-            f"the tightest item), 5th percentile {p5:.4g}, over {len(have)} items{tail}"]
+    exact = sorted((exactness_margin(m.delta_star, None if m.delta_exact is ABSENT else m.delta_exact), i)
+                   for i, m in recs if m.delta_star not in (ABSENT, None))
+
+    def line(name: str, pairs) -> str:
+        p5 = empirical_percentile([v for v, _ in pairs], 5)
+        return (f"{name}: minimum {pairs[0][0]:.4g} ({console_text(pairs[0][1], keep_newlines=False)}, the tightest "
+                f"item), 5th percentile {p5:.4g}, over {len(pairs)} items")
+
+    return [line("δ* (uniqueness margin, Å)", have) + tail,
+            line("δ_exact (exactness margin, Å: no false candidate at all; what design maximises by default)", exact)]
 
 
 def _crystal_check_lines(s: Summary | dict, max_list: int) -> list[str]:
@@ -479,7 +522,8 @@ def certify_streamed(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, n
         report(f"resumed {srun.n_resumed} of {srun.n_resumed + srun.n_computed} items from {Path(out) / T.TABLE_DIR}")
     out = Path(out)
     T.write_table_certificate(out, cert)
-    text = T.summary_text(cert)
+    text = T.summary_text(cert, truth=truth_text(srun.truth, cfg.scoring.score, cfg.scoring.truth,
+                                                 label_columns_of(dataset.spec)))
     if audit is not None:
         counts = audit.finish()
         text = text.replace("certificate digest", "\n".join(A.audit_lines(counts)) + "\ncertificate digest")

@@ -40,7 +40,7 @@ from viewcert.certify.certificate import (
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import REASON_ORDER, CertifyRecords
 from viewcert.certify.inputs import Dataset
-from viewcert.certify.summary import NO_BOUND, crystal_system_of, rate_bound
+from viewcert.certify.summary import NO_BOUND, crystal_system_of, rate_bound, truth_counts
 from viewcert.errors import InputError
 from viewcert.formats.item_sections import OracleReport
 from viewcert.formats.records import ABSENT, ItemOutcome, compute_digest, digest_record, outcomes_of
@@ -189,6 +189,7 @@ class StreamRun:
     shards: list = field(default_factory=list)
     n_computed: int = 0
     n_resumed: int = 0
+    truth: dict = field(default_factory=dict)  # ``summary.truth_counts`` of every item (the R1 line's truth)
 
 
 def iter_shards(dataset: Dataset, shard_items: int) -> Iterator[tuple[int, tuple]]:
@@ -228,6 +229,8 @@ def certify_table(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, fing
             run.n_resumed += len(items)
         outcomes = outcomes_of(items)
         tally = tally.merge(Tally.of(outcomes, levels))
+        for key, n in truth_counts(outcomes).items():
+            run.truth[key] = run.truth.get(key, 0) + n
         if on_shard is not None:
             on_shard(outcomes)
         run.shards.append({"name": name, "n": len(items), "sha256": shard_sha256(items)})
@@ -300,8 +303,9 @@ def console_section(sec):
     return type(sec).from_dict(console_fields(sec.to_dict())) if sec else sec
 
 
-def summary_text(cert: dict) -> str:
-    """The human summary of a table certificate (summary.txt, the console); received text escaped."""
+def summary_text(cert: dict, truth: str | None = None) -> str:
+    """The human summary of a table certificate (summary.txt, the console); received text escaped. ``truth``: the
+    truth R1 was scored against in words (``summary.truth_text`` of the run's items), else the rule's name."""
     head = TableHead.of(cert)
     s, inputs = head.summary, console_section(head.inputs)
     tol, table = head.tolerances, head.items_table
@@ -309,7 +313,7 @@ def summary_text(cert: dict) -> str:
              + (f", {s.n_errors} unreadable or uncertifiable (not counted in R1)" if s.n_errors else ""),
              f"protocol: {console_section(head.protocol).name}; delta = {tol.delta:g} Å, "
              f"tau = {tol.tau:g} Å, angle tolerance = {tol.angle_tolerance:g}°",
-             f"R1 ({s.score}, truth = {s.truth}): {s.bound.text}", f"    {s.interval.text}",
+             f"R1 ({s.score}, truth = {truth or s.truth}): {s.bound.text}", f"    {s.interval.text}",
              "    by level: " + ", ".join(f"{k} {v.correct}/{s.n}" for k, v in s.by_level.items()),
              "    by crystal system: " + ", ".join(f"{console_text(k, keep_newlines=False)} {v.correct}/{v.n}"
                                               for k, v in s.by_crystal_system.items())]

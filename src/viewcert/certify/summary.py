@@ -134,3 +134,47 @@ def rate_bound(b) -> RateBound:
     floats at 9 significant digits, and its sentence (``text``)."""
     return RateBound(**{k: (sig(v) if isinstance(v, float) else v) for k, v in b.to_dict().items()},
                      text=b.describe())
+
+
+# --- the truth R1 is scored against, in words ---------------------------------------------------------------------
+
+def truth_counts(items) -> dict[str, int]:
+    """What the truth of each certified crystal is, counted (additive over items: the streamed tally merges it):
+    ``"n"`` crystals, ``"dataset:<level>"`` of them with a dataset label at that level (under ``truth = dataset``
+    the label R1 compares with there; the input's own symmetry elsewhere: ``evaluate._reference``)."""
+    out: dict[str, int] = {}
+    for o in items:
+        if o.is_error or o.is_molecule:
+            continue
+        out["n"] = out.get("n", 0) + 1
+        for lv in o.label("dataset"):
+            if lv in LEVELS:
+                out[f"dataset:{lv}"] = out.get(f"dataset:{lv}", 0) + 1
+    return out
+
+
+#: the truth where no dataset label is: the rendered cell's label (the input cell's where standardisation raised it)
+OWN = "the symmetry of the input itself"
+
+
+def truth_text(counts: dict[str, int], score: str, truth: str = "dataset", columns=()) -> str:
+    """The truth R1 at ``score`` was scored against, in words (``truth_counts``' ``counts``): the dataset's label
+    (naming its ``columns``, a database's label columns) where every item has one there, the input's own symmetry
+    where none has, the count of each when they mix; when the dataset labels other levels only, which (they are
+    scored on the by-level line); a rule other than ``dataset`` as it is named; no item scored said so."""
+    if truth != "dataset":
+        return truth
+    n = counts.get("n", 0)
+    if not n:
+        return "none: no item was scored"
+    named = f" (column{'s' if len(columns) > 1 else ''} {', '.join(columns)})" if columns else ""
+    d = counts.get(f"dataset:{score}", 0)
+    if d == n:
+        return "dataset" + named
+    if d:
+        return f"dataset{named} for {d} items, {OWN} for {n - d}"
+    others = [lv for lv in LEVELS if counts.get(f"dataset:{lv}")]
+    if not others:
+        return f"{OWN} (no dataset label)"
+    return (f"{OWN} at {score}: the dataset's labels{named} state {' and '.join(others)} only, scored on the "
+            "by-level line")

@@ -13,7 +13,8 @@ from viewcert.cli.vocabulary import mount
 
 
 def design_cmd(o) -> None:
-    """Choose K view directions maximising the worst-case and 5th-percentile uniqueness margin δ*; with
+    """Choose K view directions maximising the worst-case and 5th-percentile exactness margin δ_exact (or, with
+    --margin-kind phantom, the uniqueness margin δ*), reporting both, as certify states them; with
     --camera perspective, place a pinhole camera along each (viewcert.design.perspective); with --objective
     legibility (INPUT complex:PATH), the views in which the hydrogen-bond entries' labels are legible
     (viewcert.design.legibility)."""

@@ -49,7 +49,8 @@ class RootGroup(typer.core.TyperGroup):
             exc.show()
             sys.exit(exc.exit_code)
         except ClickException as exc:
-            echo(f"viewcert: error: {exc.format_message()}{_from_settings(exc)}", err=True, one_line=True)
+            message = usage_hint(exc, sys.argv[1:] if args is None else list(args), self) or exc.format_message()
+            echo(f"viewcert: error: {message}{_from_settings(exc)}", err=True, one_line=True)
             sys.exit(EXIT_INPUT)
         except typer.Abort:
             echo("viewcert: aborted", err=True)
@@ -65,6 +66,31 @@ def _from_settings(exc) -> str:
     if ctx is None or param is None or ctx.get_parameter_source(param.name) != ParameterSource.DEFAULT_MAP:
         return ""
     return f" (from the settings file {ctx.find_root().params.get('settings')}, key {param.name.replace('_', '-')})"
+
+
+def usage_hint(exc, args: list[str], group) -> str:
+    """Click's message with the fix for two usage slips, or "" when neither applies: a command's option given
+    before the command (``viewcert --margin certify X``: options go after the command), and a value given to a
+    switch (``certify X --margin 0.05``: ``--margin`` is a switch, it takes no value)."""
+    from typer._click.exceptions import NoSuchOption
+
+    commands = [a for a in args if a in group.commands]
+    if isinstance(exc, NoSuchOption):
+        name = exc.option_name
+        for word in commands:
+            if any(name in (*p.opts, *p.secondary_opts) for p in group.commands[word].params):
+                return (f"No such option before the command: {name} is an option of `{word}`; options go after "
+                        f"the command (viewcert {word} ... {name})")
+        return ""
+    ctx = getattr(exc, "ctx", None)
+    if ctx is None or "unexpected extra argument" not in exc.format_message():
+        return ""
+    switches = {o for p in ctx.command.params if getattr(p, "is_flag", False) for o in (*p.opts, *p.secondary_opts)}
+    for before, value in zip(args, args[1:], strict=False):
+        if before in switches and not value.startswith("-") and f"({value}" in exc.format_message():
+            return (f"{exc.format_message()}; {before} is a switch (on or off) and takes no value: give {before} "
+                    f"alone, not {before} {value}")
+    return ""
 
 
 def hoist_root_options(args: list[str], params, commands: set[str]) -> list[str]:

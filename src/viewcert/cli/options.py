@@ -85,13 +85,18 @@ def item_failures(lines, *, note: str = "(reported apart)", n: int | None = None
 def show(report) -> None:
     """Print a library report (``viewcert.api.report.Report``): its lines and tables in order (received text
     escaped), then its item failures (exit 1), then exit with its status when that is not 0."""
-    from viewcert.api.report import Table, rich_table
+    from viewcert.api.report import Table, natural_width, rich_table
 
+    piped = not sys.stdout.isatty()  # a pipe or a file: tables at their natural width (never cut), lines unwrapped
     console = None
     for b in report.blocks:
         if isinstance(b, Table) or b.console:
-            console = console or safe_console(**({"width": report.width} if report.width else {}))
-            console.print(rich_table(b) if isinstance(b, Table) else b.text)
+            if console is None:
+                width = natural_width(report.blocks, report.width or 80, safe_console(width=1_000_000)) \
+                    if piped else report.width
+                console = safe_console(**({"width": width} if width else {}))
+            console.print(rich_table(b) if isinstance(b, Table) else b.text,
+                          soft_wrap=piped and not isinstance(b, Table))
         elif b.colour:
             typer.secho(console_text(b.text, keep_newlines=False), err=b.err, fg=b.colour)
         else:
@@ -156,6 +161,56 @@ def usage(fn, *args, **kwargs):
     except InputError as exc:
         option = exc.field if (exc.field or "").startswith("--") else None
         raise typer.BadParameter(exc.message, param_hint=option) from None
+
+
+#: the parameters naming a structure INPUT, and those naming view protocols (a name, a file, or names by commas)
+INPUT_PARAMS = ("input", "input_spec", "source")
+PROTOCOL_PARAMS = ("protocol", "against", "keep_protocol")
+_PATH_SCHEMES = ("complex:", "optimade:", "gnome:", "ase:")
+
+
+def preflight(values: dict) -> None:
+    """Names checked before any work (and before the heavy imports): a structure INPUT that is a path exists, and
+    every protocol name is a known one (a file is read, and checked, by the command). InputError / CameraError,
+    naming the parameter, otherwise."""
+    for name in INPUT_PARAMS:
+        spec = values.get(name)
+        if isinstance(spec, str | os.PathLike):
+            check_input_path(os.fspath(spec))
+    for name in PROTOCOL_PARAMS:
+        given = values.get(name)
+        if isinstance(given, str):
+            check_protocol_names(given, option="--" + name.replace("_", "-"))
+
+
+def check_input_path(spec: str) -> None:
+    """INPUT as a path (bare, or after ``complex:``/``optimade:``/``gnome:``/``ase:``, without its ``#`` options)
+    must exist; other schemes (``builtin:``, ``ccd:``, ``pyxtal:``) are checked by their readers."""
+    path = spec
+    scheme = next((x for x in _PATH_SCHEMES if spec.startswith(x)), None)
+    if scheme is not None:
+        path = spec[len(scheme):]
+        if "=" in path.split("#", 1)[0]:  # complex:protein=…,ligand=…: its reader names the missing part
+            return
+    elif ":" in spec.split("/", 1)[0] and not os.path.exists(spec):  # builtin:NAME, ccd:ATP, pyxtal:N
+        return
+    if not (os.path.exists(os.path.expanduser(path)) or os.path.exists(os.path.expanduser(path.split("#", 1)[0]))):
+        raise InputError(f"input {spec!r} does not exist", field="INPUT")
+
+
+def check_protocol_names(given: str, *, option: str) -> None:
+    """Each protocol of ``given`` (comma-separated) that is a name, not a ``.toml``/``.json`` file, is known."""
+    from viewcert.cameras.protocols import get_protocol
+    from viewcert.errors import ViewcertError
+
+    for name in (x.strip() for x in given.split(",")):
+        if name.startswith("fibonacci-"):  # built only after the view limit is checked (max_views), by the command
+            continue
+        if name and not name.lower().endswith((".toml", ".json")):
+            try:
+                get_protocol(name)
+            except ViewcertError as exc:
+                raise InputError(str(exc), field=option) from None
 
 
 def parse_tiling(text: str) -> tuple[int, int, int]:

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import typer
 
 from viewcert.api.vocabulary import COMMANDS, Arg
-from viewcert.cli.options import guarded
+from viewcert.cli.options import guarded, preflight
 
 
 def command(fn, name: str):
@@ -28,6 +28,7 @@ def command(fn, name: str):
 
     @functools.wraps(fn)
     def run(**values):
+        preflight(values)  # names checked before any work
         return fn(SimpleNamespace(**values))
 
     specs = spec.specs()

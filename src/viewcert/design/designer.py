@@ -1,9 +1,10 @@
 """View designer: choose K orthographic view directions for a set of structures.
 
-Objective: the set's margins (``oracle.margin``; by default δ_exact, the margin below which no false
+Objective: the set's margins (``oracle.margin``; by default the exactness margin δ_exact, below which no false
 candidate exists at all, so the reconstruction is the structure whatever the oracle's merge policy; or δ*,
-the phantom margin, with ``margin="phantom"``) — the worst case and the 5th percentile (the ⌈0.05·n⌉-th
-smallest), compared lexicographically ("both", default), or either alone ("worst", "p5"); or "items": the
+the uniqueness (phantom) margin certify reports, with ``margin="phantom"``; the design reports both) — the worst
+case and the 5th percentile (``stats.empirical_percentile``: the ⌈0.05·n⌉-th smallest, certify's definition
+too), compared lexicographically ("both", default), or either alone ("worst", "p5"); or "items": the
 fewest structures whose margin is below ``target`` Å (the items a δ = target oracle could get wrong), then
 the worst case.
 Constraints: every view pair's κ ≤ ``kappa_max``; every view's mean informative occlusion (the study's
@@ -32,7 +33,8 @@ from viewcert.cameras.pose import look_at
 from viewcert.cameras.protocols import Protocol, View, fibonacci_directions
 from viewcert.design.occlusion import orbits, view_occlusion
 from viewcert.errors import InputError
-from viewcert.oracle.margin import MarginProblem, pair_normals, uniqueness_margin
+from viewcert.oracle.margin import MarginProblem, exactness_margin, pair_normals, uniqueness_margin
+from viewcert.stats import empirical_percentile, percentile_rank
 
 OBJECTIVES = ("both", "worst", "p5", "items")
 MARGINS = ("phantom", "exact")  # δ* (no phantom point) or δ_exact (no false candidate at all)
@@ -85,21 +87,46 @@ class DesignConfig:
 
 @dataclass(frozen=True, eq=False)
 class Design:
-    """The chosen views, every structure's margin (δ* or δ_exact per ``config.margin``; Å, capped at
-    ``config.cap``) under them, the worst case and the
-    5th percentile (the ⌈0.05·n⌉-th smallest), and how many view sets were evaluated."""
+    """The chosen views, every structure's margins under them (Å, capped at ``config.cap``): ``margins`` the
+    objective's (δ_exact or δ* per ``config.margin``) with its worst case and 5th percentile
+    (``stats.empirical_percentile``), ``delta_star`` the uniqueness (phantom) margin δ* and ``delta_exact`` the
+    exactness margin, both always; and how many view sets were evaluated."""
 
     protocol: Protocol
-    delta_star: np.ndarray
+    margins: np.ndarray
     worst: float
     p5: float
     evaluations: int
     config: DesignConfig
+    delta_star: np.ndarray
+    delta_exact: np.ndarray
 
     def to_dict(self) -> dict:
         return {"protocol": self.protocol.to_dict(), "worst": self.worst, "p5": self.p5,
-                "evaluations": self.evaluations, "config": self.config.to_dict(),
-                "directions": [v.direction.tolist() for v in self.protocol.views]}
+                "objective_margin": self.config.margin, "evaluations": self.evaluations,
+                "config": self.config.to_dict(), "directions": [v.direction.tolist() for v in self.protocol.views],
+                "margins": {name: margin_summary(v, self.config.cap)
+                            for name, v in (("delta_star", self.delta_star), ("delta_exact", self.delta_exact))}}
+
+
+def margin_summary(values: np.ndarray, cap: float) -> dict:
+    """Worst case and 5th percentile (Å) of per-structure margins, and how many sit at ``cap`` (lower bounds)."""
+    v = np.asarray(values, dtype=np.float64)
+    return {"worst": float(v.min()), "p5": empirical_percentile(v, 5), "at_cap": int(np.sum(v >= cap - 1e-12)),
+            "cap": cap}
+
+
+def both_margins(structures, rotations, cap: float) -> tuple[np.ndarray, np.ndarray]:
+    """(δ*, δ_exact) per structure (Å, each capped at ``cap``: a value at it is a lower bound) under the views'
+    world→camera ``rotations`` (K, 3, 3): the uniqueness margin certify reports and the exactness margin
+    (``oracle.margin.exactness_margin``), from one search each."""
+    star, exact = [], []
+    for s in structures:
+        m = uniqueness_margin(s if isinstance(s, MarginProblem) else MarginProblem.of(s), np.asarray(rotations),
+                              upper=cap)
+        star.append(m.delta_star)
+        exact.append(exactness_margin(m.delta_star, m.delta_exact))
+    return np.array(star, dtype=np.float64), np.array(exact, dtype=np.float64)
 
 
 def direction_name(direction) -> str:
@@ -129,12 +156,8 @@ def protocol_margins(structures, protocol: Protocol, cfg: DesignConfig) -> np.nd
     numpy.ndarray
         (n,) margin per structure (Å, capped at ``cfg.cap``).
     """
-    rots = np.array([v.rotation for v in protocol.views])
-    out = []
-    for s in structures:
-        m = uniqueness_margin(MarginProblem.of(s), rots, upper=cfg.cap)
-        out.append(m.delta_star if cfg.margin == "phantom" else min(m.delta_exact, m.delta_star))
-    return np.array(out, dtype=np.float64)
+    star, exact = both_margins(structures, np.array([v.rotation for v in protocol.views]), cfg.cap)
+    return star if cfg.margin == "phantom" else exact
 
 
 def rotation_for(direction) -> np.ndarray:
@@ -178,7 +201,7 @@ class _Evaluator:
         self.problems = [MarginProblem.of(s) for s in structures]
         self.cfg = cfg
         self.n = len(self.problems)
-        self.k = max(1, math.ceil(0.05 * self.n))
+        self.k = percentile_rank(self.n, 5)  # the 5th percentile: the k-th smallest (stats.empirical_percentile)
         self.order = np.arange(self.n)
         self.count = 0
 
@@ -236,7 +259,7 @@ class _Evaluator:
     def value(self, i: int, rots: np.ndarray, upper: float, normals=None) -> float:
         """The designed margin of structure i (δ* or δ_exact, Å), searched below ``upper``."""
         m = uniqueness_margin(self.problems[i], rots, upper=upper, normals=normals)
-        return m.delta_star if self.cfg.margin == "phantom" else min(m.delta_exact, m.delta_star)
+        return m.delta_star if self.cfg.margin == "phantom" else exactness_margin(m.delta_star, m.delta_exact)
 
     def _hopeless(self, done_sorted, incumbent) -> bool:
         worst = done_sorted[0]
@@ -390,8 +413,8 @@ def design_views(structures, cfg: DesignConfig | None = None, *, name: str | Non
     Returns
     -------
     Design
-        The chosen views as a protocol (world→camera rotations), every structure's margin (Å, capped at
-        ``cfg.cap``), the worst case and the 5th percentile.
+        The chosen views as a protocol (world→camera rotations), every structure's margins (Å, capped at
+        ``cfg.cap``: the objective's, δ* and δ_exact), the objective's worst case and 5th percentile.
     """
     cfg = cfg or DesignConfig()
     structures = list(structures)
@@ -407,10 +430,11 @@ def design_views(structures, cfg: DesignConfig | None = None, *, name: str | Non
     if cfg.refine:
         chosen = _refine(ev, fe, cfg, cands, chosen, len(kept), banned)[0]
     rots = np.array([rotation_for(d) for d in chosen])
-    vals = np.array([ev.value(i, rots, cfg.cap) for i in range(ev.n)])
+    star, exact = both_margins(ev.problems, rots, cfg.cap)
+    vals = star if cfg.margin == "phantom" else exact
     score = ev.score(vals)
     views = tuple(kept) + tuple(View(direction_name(d), rotation_for(d)) for d in chosen[len(kept):])
     proto = Protocol(name or f"designed-{cfg.views}", views,
                      f"designed by viewcert: objective {cfg.objective}, κ ≤ {cfg.kappa_max:g}, informative "
                      f"occlusion ≤ {cfg.occlusion_budget:g}, {cfg.zone_deg:g}° from zone axes, seed {cfg.seed}")
-    return Design(proto, vals, score[0], score[1], ev.count, cfg)
+    return Design(proto, vals, score[0], score[1], ev.count, cfg, star, exact)

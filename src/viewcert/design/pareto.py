@@ -11,10 +11,11 @@ import numpy as np
 
 from viewcert.cameras.conditioning import protocol_kappa
 from viewcert.cameras.policy import FramingPolicy, frame
+from viewcert.design.designer import both_margins
 from viewcert.design.occlusion import protocol_occlusion
 from viewcert.observe import ObservationModel, observe
 from viewcert.oracle import analyse, reconstruct
-from viewcert.oracle.margin import MarginProblem, uniqueness_margin
+from viewcert.stats import empirical_percentile
 
 DELTAS = (0.01, 0.05, 0.15)
 BASELINES = ("render-ceiling-5", "render-ceiling-5-offaxis", "axes-3", "axes-6")
@@ -22,16 +23,12 @@ PER_VIEW = FramingPolicy(molecule_scale="per-view")  # every view fitted on its 
 
 
 def margin_stats(structures, protocol, cap: float = 0.6) -> dict:
-    """Quantiles of δ* and δ_exact (Å, capped at ``cap``)."""
-    rots = np.array([v.rotation for v in protocol.views])
-    ms = [uniqueness_margin(s if isinstance(s, MarginProblem) else MarginProblem.of(s), rots, upper=cap)
-          for s in structures]
-    k = int(np.ceil(0.05 * len(ms)))
+    """Quantiles of δ* and δ_exact (Å, capped at ``cap``; ``designer.both_margins``): minimum, 5th percentile
+    (``stats.empirical_percentile``) and median."""
+    star, exact = both_margins(structures, np.array([v.rotation for v in protocol.views]), cap)
     out: dict = {"cap": cap}
-    for key, vals in (("delta_star", [m.delta_star for m in ms]),
-                      ("delta_exact", [min(m.delta_exact, m.delta_star) for m in ms])):
-        v = np.sort(vals)
-        out[key] = {"min": float(v[0]), "p5": float(v[k - 1]), "median": float(np.median(v))}
+    for key, v in (("delta_star", star), ("delta_exact", exact)):
+        out[key] = {"min": float(v.min()), "p5": empirical_percentile(v, 5), "median": float(np.median(v))}
     return out
 
 

@@ -49,17 +49,30 @@ def stereographic_plot(protocols: dict, structures, path, *, title: str = "view 
     return path
 
 
-def delta_star_plot(values: dict, path, *, cap: float | None = None) -> Path:
-    """Empirical CDF of δ* (Å) per protocol (name → array of per-structure δ*)."""
+def margin_plot(values: dict, path, *, quantity: str = "δ* (uniqueness margin)", cap: float | None = None) -> Path:
+    """Empirical CDF of a margin (Å) per protocol (name → array of per-structure values), the axis naming the
+    ``quantity`` (δ* or δ_exact); with ``cap``, the values at it are lower bounds: the cap is drawn and the legend
+    counts them per protocol."""
     fig, ax = plt.subplots(figsize=(6, 4))
     for name, v in values.items():
         v = np.sort(np.asarray(v, dtype=np.float64))
-        ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", label=plot_text(name))
+        capped = int(np.sum(v >= cap - 1e-12)) if cap else 0
+        label = plot_text(name) + (f" ({capped} of {len(v)} at the cap: at least it)" if capped else "")
+        ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", label=label)
+    if cap:
+        ax.axvline(cap, color="0.4", ls=":", lw=1)
+        ax.annotate(f"--cap {cap:g} Å", (cap, 0.02), textcoords="offset points", xytext=(-4, 0), ha="right",
+                    fontsize=7, color="0.3")
     ax.set_xscale("log")
-    ax.set_xlabel("uniqueness margin δ* (Å)" + (f", capped at {cap:g}" if cap else ""))
-    ax.set_ylabel("fraction of structures ≤ δ*")
+    ax.set_xlabel(plot_text(quantity) + " (Å)" + (f"; values at --cap {cap:g} are lower bounds" if cap else ""))
+    ax.set_ylabel("fraction of structures at or below it")
     ax.legend(fontsize=8)
     path = Path(path)
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
     return path
+
+
+def delta_star_plot(values: dict, path, *, cap: float | None = None) -> Path:
+    """Empirical CDF of the uniqueness margin δ* (Å) per protocol (``margin_plot`` of δ*)."""
+    return margin_plot(values, path, quantity="δ* (uniqueness margin)", cap=cap)

@@ -159,9 +159,11 @@ def _missing_marks(uv, atom_cell, missing, titles) -> list[Mark]:
             for j in range(len(uv)) if int(atom_cell[j]) in missing]
 
 
-def sidecar_marks(view, record, view_k: int, missing: tuple[int, ...] = ()) -> ViewMarks:
+def sidecar_marks(view, record, view_k: int, missing: tuple[int, ...] = (), groups: dict | None = None) -> ViewMarks:
     """The marks of an export's view from its sidecar (camera, drawn atoms) and ID buffer, with the points of
-    ``record`` (the item's ``records.ItemOutcome``); ``missing``: the cell indices of the atoms the oracle did not recover (``missing_atoms``)."""
+    ``record`` (the item's ``records.ItemOutcome``); ``missing``: the cell indices of the atoms the oracle did not recover (``missing_atoms``);
+    ``groups``: {drawn id: the 3D pane's atom} (``explore.rendered.sidecar_pane``), each atom's ring then in
+    group ``drawn k``, linked to the pane's atom k."""
     side = view.sidecar
     try:
         cam = camera_from_dict(side["camera"])
@@ -179,8 +181,9 @@ def sidecar_marks(view, record, view_k: int, missing: tuple[int, ...] = ()) -> V
     titles = [f"{elements[k]} atom {cell[k]} (drawn {ids[k]})" for k in range(len(atoms))]
     for k in range(len(atoms)):
         seen = (ids[k] in visible) if visible is not None else seen_px[k] > 0
+        group = f"drawn {groups[ids[k]]}" if groups and ids[k] in groups else ""
         marks.append(Mark("atom" if seen else "hidden", float(uv[k, 0]), float(uv[k, 1]), 3.0,
-                          titles[k] + ("" if seen else ": no pixel")))
+                          titles[k] + ("" if seen else ": no pixel"), group=group))
     marks += _missing_marks(uv, cell, set(missing), titles)
     marks += _point_marks(cam, record, view_k, uv, cell, titles)
     return ViewMarks(view.name, int(cam.width), int(cam.height), tuple(marks), camera=cam.to_dict())

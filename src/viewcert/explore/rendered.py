@@ -68,6 +68,57 @@ def frames_on_centres(cfg) -> bool:
     return cfg.observation.frame_on != "drawn" and cfg.protocol.spec.kind != "perspective"
 
 
+def _pane(atoms: list, edges: list, record, drawn_cell: list[int], centres: np.ndarray) -> dict:
+    """The 3D pane's JSON (``pane_data``) from its drawn atoms [element, x, y, z] and edges, with the record's
+    phantoms and the drawn copies (cell indices ``drawn_cell`` at ``centres``) of its near-miss tuple's atoms."""
+    def r(p) -> list[float]:
+        return [round(float(x) + 0.0, 3) for x in p]
+
+    phantoms = [r(row[1:4]) for row in (record.phantoms or []) if isinstance(row, list) and len(row) == 4]
+    um = record.uniqueness_margin
+    listed = um.near_miss if um and isinstance(um.near_miss, list) else []
+    tuple_atoms = {a for a in listed if isinstance(a, int)}
+    near = [r(p) for p, a in zip(centres, drawn_cell, strict=True) if a in tuple_atoms]
+    return {"atoms": atoms, "edges": edges, "phantoms": phantoms, "near": near}
+
+
+def sidecar_pane(sidecar: dict, record) -> tuple[dict, dict[int, int]] | None:
+    """The 3D pane of an export's item from one view's sidecar (``benchmark.export.view_sidecar``): each drawn atom
+    placed back in 3D from its projection and depth through the sidecar's camera (``Camera.ray``; the sidecar's
+    uv and depth at 10⁻⁶, positions then rounded to 0.001 Å), in drawn-id order, with the cell box of the
+    sidecar's lattice and tiling and the record's phantoms and near-miss atoms (``pane_data``'s); and {drawn id:
+    its atom's place in the pane} (the 2D rings' ``drawn k`` groups). None when the sidecar does not hold them."""
+    from viewcert.cameras import camera_from_dict  # lazy: start-up
+    from viewcert.render.scene import box_edges  # lazy: start-up
+
+    try:
+        cam = camera_from_dict(sidecar["camera"])
+        rows = sorted(sidecar["atoms"], key=lambda a: int(a["id"]))
+        ids = [int(a["id"]) for a in rows]
+        uv = np.array([[float(a["uv"][0]), float(a["uv"][1])] for a in rows], dtype=np.float64).reshape(-1, 2)
+        depth = np.array([float(a["depth"]) for a in rows], dtype=np.float64)
+        elements = [str(a["element"]) for a in rows]
+        drawn_cell = [int(a["cell_index"]) for a in rows]
+        structure = sidecar.get("structure") or {}
+        lattice, tiling = structure.get("lattice"), structure.get("tiling")
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return None
+    if not rows:
+        return None
+    origins, dirs = cam.ray(uv)
+    along = -(dirs @ np.asarray(cam.rotation)[2])  # depth gained per unit along each ray (1 for orthographic)
+    centres = origins + (depth / along)[:, None] * dirs
+    atoms = [[e, *(round(float(x) + 0.0, 3) for x in p)] for e, p in zip(elements, centres, strict=True)]
+    edges = []
+    if lattice is not None and tiling is not None:
+        try:
+            starts, ends, _ = box_edges(np.asarray(lattice, dtype=np.float64), tuple(int(t) for t in tiling))
+            edges = [[round(float(x) + 0.0, 3) for x in (*a, *b)] for a, b in zip(starts, ends, strict=True)]
+        except (TypeError, ValueError):
+            edges = []
+    return _pane(atoms, edges, record, drawn_cell, centres), {i: k for k, i in enumerate(ids)}
+
+
 def pane_data(cell, cfg, record) -> dict:
     """What the 3D pane draws (``assets/3Dmol-min.js``, vendored): the drawn atoms of the item's rendered cell
     (its tiling) as [element, x, y, z], the cell box's 12 edges, the certificate's listed phantoms and the drawn
@@ -86,9 +137,4 @@ def pane_data(cell, cfg, record) -> dict:
     if cell.is_periodic:
         starts, ends, _ = box_edges(cell.lattice, obs.tiling)
         edges = [r(a) + r(b) for a, b in zip(starts, ends, strict=True)]
-    phantoms = [r(row[1:4]) for row in (record.phantoms or []) if isinstance(row, list) and len(row) == 4]
-    um = record.uniqueness_margin
-    listed = um.near_miss if um and isinstance(um.near_miss, list) else []
-    tuple_atoms = {a for a in listed if isinstance(a, int)}
-    near = [r(p) for p, a in zip(scene.sphere_centres, scene.atom_index.tolist(), strict=True) if a in tuple_atoms]
-    return {"atoms": atoms, "edges": edges, "phantoms": phantoms, "near": near}
+    return _pane(atoms, edges, record, scene.atom_index.tolist(), np.asarray(scene.sphere_centres))

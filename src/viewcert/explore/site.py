@@ -7,9 +7,9 @@ Layout of SITE:
 | file | what |
 |---|---|
 | ``index.html`` | every item in a table (client-side pages of ``PAGE_SIZE`` rows), sortable by column and filterable by outcome (``explore.outcomes``), with the count of each filter and the certificate's own count beside it |
-| ``map.html`` | every item a point of a scatter plot (``explore.chart``: δ* against atoms for crystals; the points drawn on a canvas from the page's data), a click opens it |
-| ``summary.html`` | the benchmark: its summary, settings, the plots that exist, the ladder report when one is beside it |
-| ``items/NNNN.html`` | one item: every view's image with an SVG overlay (``explore.overlays``) in a grid that fits one screen, then its record in words (``explore.wording``) and, with a ladder output, every model's answers (``explore.answers``) |
+| ``map.html`` | every item a point of a scatter plot (``explore.chart``: δ* against atoms for crystals, the atoms not recovered against atoms where no δ* is recorded; the points drawn on a canvas from the page's data), a click opens it |
+| ``summary.html`` | the benchmark: its summary and headline settings in words and units (``explore.summary_words``; the settings as written folded), the plots that exist, the ladder report when one is beside it |
+| ``items/NNNN.html`` | one item: every view's image with an SVG overlay (``explore.overlays``) in a grid that fits one screen, the 3D pane (a certify output's cell drawn again, an export's from its sidecars: ``explore.rendered``), then its record in words (``explore.wording``) and, with a ladder output, every model's answers (``explore.answers``) |
 | ``views/NNNN_vK.png``, ``thumbs/NNNN.png`` | the views (hard links to the export's images, else copies; a certify output's drawn by the explorer, ``explore.rendered``) and index thumbnails (Pillow, at most ``THUMB_PX``) |
 | ``plots/*.png``, ``assets/*`` | the certify plots, the script and style sheet, the 3D viewer (``3Dmol-min.js``) and its licence |
 
@@ -675,6 +675,20 @@ def _protocol_names(folder: Folder) -> list:
 POINTS_HERE = "\x00points\x00"
 
 
+#: what the map says of its plot (``chart.AXES``), after "Every item one point"
+MAP_NOTES = {"missing": " This certificate records no uniqueness margin δ* (viewcert certify --margin does): each "
+                        "item's atoms the views do not recover against its atoms, coloured by its outcome as this "
+                        "certificate scores it (an export's: the ceiling as rendered)."}
+
+
+def map_plot(folder: Folder) -> str:
+    """The map's plot of a folder (``chart.plot_of``): δ* where the certificate records it (``config.margin``)."""
+    from viewcert.explore.chart import plot_of  # lazy: as map_parts
+
+    config = getattr(folder.certificate, "config", None)
+    return plot_of(folder.kind, bool(config) and getattr(config, "margin", ABSENT) is True)
+
+
 def map_point(e: Entry) -> str | None:
     """One item's row of the map's data (``chart.point_row``; JSON text, escaped as ``_json_block``), None when
     it has no point."""
@@ -688,27 +702,29 @@ def map_parts(folder: Folder, extent) -> tuple[str, str]:
     """``map.html`` (``explore.chart``) as the text before and after its point rows (``map_point``,
     comma-separated): the plot's frame and axes as SVG from ``extent`` (``chart.Extent``: the items' largest
     values), the points drawn by the page's script on a canvas over it; a click on a point opens its page."""
-    from viewcert.explore.chart import AXES, HEIGHT, PAD, RADIUS, WIDTH, frame_svg  # lazy: the map only
+    from viewcert.explore import chart  # lazy: the map only
 
+    plot = map_plot(folder)
     config = folder.certificate.config if folder.kind == "crystal" else None
-    delta = or_none(config.delta) if config else None
+    delta = or_none(config.delta) if config and plot == "margin" else None
     delta = delta if isinstance(delta, int | float) and not isinstance(delta, bool) else None
-    x_top, y_top = extent.tops(delta)
+    x_top, y_top = extent.tops(delta, y_floor=1.0 if plot in chart.COUNTS else 1e-9)
     keys = "".join(f'<span class="el"><svg width="12" height="12" viewBox="0 0 12 12"><circle class="pt {c}" '
                    f'cx="6" cy="6" r="4.5"/></svg>{h(t)}</span>'
                    for c, t in (("correct", "correct"), ("incorrect", "incorrect"), ("item_error", "error"),
                                 ("none ph", "with phantoms (ring)")))
     left_out = extent.left_out
     note = f'<p class="note">{left_out} items have no value to plot and are left out.</p>' if left_out else ""
-    xl, yl = AXES[folder.kind]
-    data = _json_block({"width": WIDTH, "height": HEIGHT, "pad": PAD, "radius": RADIUS, "x_top": x_top,
-                        "y_top": y_top, "x_label": xl, "y_label": yl, "points": []})
+    xl, yl = chart.AXES[plot]
+    data = _json_block({"width": chart.WIDTH, "height": chart.HEIGHT, "pad": chart.PAD, "radius": chart.RADIUS,
+                        "x_top": x_top, "y_top": y_top, "x_label": xl, "y_label": yl, "points": []})
     data = data.replace('"points":[]', f'"points":[{POINTS_HERE}]', 1)
     body = ("<header><h1>map of the benchmark</h1><nav><a href=\"index.html\">index</a> "
             "<a href=\"summary.html\">summary</a></nav></header>\n"
-            f'<p class="note">Every item one point; a click opens its page.</p><div class="key">{keys}</div>'
-            f'<div class="map-plot"><canvas id="map-points" width="{WIDTH}" height="{HEIGHT}"></canvas>'
-            f"{frame_svg(folder.kind, x_top, y_top, h, delta)}</div>{note}\n"
+            f'<p class="note">Every item one point; a click opens its page.{MAP_NOTES.get(plot, "")}</p>'
+            f'<div class="key">{keys}</div>'
+            f'<div class="map-plot"><canvas id="map-points" width="{chart.WIDTH}" height="{chart.HEIGHT}"></canvas>'
+            f"{chart.frame_svg(plot, x_top, y_top, h, delta)}</div>{note}\n"
             "<noscript><p>The map's points need JavaScript (shipped with the site, no network); the index lists "
             "every item.</p></noscript>\n"
             f'<script type="application/json" id="map-data">{data}</script>')
@@ -718,14 +734,23 @@ def map_parts(folder: Folder, extent) -> tuple[str, str]:
 
 # --- summary ------------------------------------------------------------------------------------------------
 
-def summary_html(folder: Folder, site: Path, plots: list[str]) -> str:
+def summary_html(folder: Folder, site: Path, plots: list[str], truth: dict | None = None) -> str:
+    """``summary.html``: summary.txt when the folder has one, the certificate's summary and headline settings in
+    words (``explore.summary_words``; the settings as written folded below), the plots, the ladder report;
+    ``truth``: the items' truth counts (``certify.summary.truth_counts``)."""
+    from viewcert.explore.summary_words import settings_html, summary_words_html  # lazy: this page only
+
     cert = folder.certificate
-    parts = ["<header><h1>summary</h1><nav><a href=\"index.html\">index</a></nav></header>"]
+    parts = ["<header><h1>summary</h1><nav><a href=\"index.html\">index</a> <a href=\"map.html\">map</a></nav>"
+             "</header>"]
     if folder.summary_text:
         parts.append(f"<pre class=\"summary\">{h(folder.summary_text)}</pre>")
     summary = cert.summary.to_dict() if isinstance(cert.summary, records.Summary | Section) else cert.summary
-    parts.append("<h2>certificate summary</h2>" + _kv_table(_d(summary)))
-    parts.append("<h2>settings</h2>" + _kv_table(_settings(cert)))
+    parts.append("<h2>certificate summary</h2>" + summary_words_html(_d(summary), _truth_words(folder, truth)))
+    settings = _settings(cert)
+    parts.append("<h2>settings</h2>" + settings_html(settings)
+                 + "<details><summary>the certificate's settings as written</summary>"
+                 + _kv_table({k: v for k, v in settings.items()}) + "</details>")
     if plots:
         parts.append("<h2>plots</h2>" + "".join(f'<figure><img src="{h(p)}" alt="{h(p)}"><figcaption>{h(p)}'
                                                  "</figcaption></figure>" for p in plots))
@@ -734,6 +759,19 @@ def summary_html(folder: Folder, site: Path, plots: list[str]) -> str:
         parts.append(f'<h2>attribution</h2><p><a id="ladder-report" href="{h(Path(rel).as_posix())}">the ladder '
                      "report beside this certificate</a></p>")
     return _page("summary", "\n".join(parts))
+
+
+def _truth_words(folder: Folder, truth: dict | None) -> str | None:
+    """The truth R1 was scored against in words (``certify.summary.truth_text``, as summary.txt says it) from the
+    items' ``truth`` counts (``certify.summary.truth_counts``, gathered as the pages are written); None for a
+    certificate of another kind."""
+    from viewcert.certify.summary import truth_text  # lazy: this page only
+
+    s = folder.certificate.summary
+    score, rule = getattr(s, "score", None), getattr(s, "truth", None)
+    if folder.kind != "crystal" or truth is None or not isinstance(score, str) or not isinstance(rule, str):
+        return None
+    return truth_text(truth, score, rule)
 
 
 def _settings(cert: records.Certificate) -> dict:
@@ -861,7 +899,7 @@ class Shown:
     views: list
     note: str = ""
     elements: tuple[str, ...] = ()
-    pane: dict | None = None  # the 3D pane's structure (``explore.rendered.pane_data``), certify outputs
+    pane: dict | None = None  # the 3D pane's structure (``explore.rendered.pane_data``, an export's ``sidecar_pane``)
 
 
 def _rendered(it: Item, got, missing, site: Path) -> Shown:
@@ -914,6 +952,12 @@ def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> Shown:
     got, missing, after, bonds, note = _overlay_source(folder, it, src)
     out = []
     names = registry_view_names(folder.certificate) if folder.kind == "interaction" else []
+    pane, groups = None, None
+    first = next((v.sidecar for v in it.views if v.sidecar is not None), None)
+    if folder.kind == "crystal" and first is not None:  # an export's item: its 3D pane from a sidecar
+        from viewcert.explore.rendered import sidecar_pane  # lazy: start-up
+
+        pane, groups = sidecar_pane(_d(first), it.record) or (None, None)
     for k, v in enumerate(it.views):
         href = None
         if v.image is not None:
@@ -922,7 +966,7 @@ def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> Shown:
             href = f"../views/{name}"
         vm = None
         if folder.kind == "crystal" and v.sidecar is not None:
-            vm = sidecar_marks(v, it.record, k, missing)
+            vm = sidecar_marks(v, it.record, k, missing, groups)
         elif after is not None and k == len(it.views) - 1:  # the after view: the consistent answers' poses
             vm = after
         elif bonds is not None and len(bonds) == len(it.views):
@@ -933,7 +977,7 @@ def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> Shown:
     if not out and got is not None:
         shown = _rendered(it, got, missing, site)
         return Shown(shown.views, " ".join(x for x in (note, shown.note) if x), shown.elements, shown.pane)
-    return Shown(out, note, _sidecar_elements(it.views))
+    return Shown(out, note, _sidecar_elements(it.views), pane)
 
 
 @dataclass(frozen=True)
@@ -947,6 +991,7 @@ class Entry:
     tags: tuple[str, ...]
     row: str
     point: tuple
+    truth: dict = field(default_factory=dict)  # its ``certify.summary.truth_counts`` (a crystal's; else {})
 
 
 def item_tags(kind: str, it: Item, answers=None) -> tuple[str, ...]:
@@ -960,10 +1005,12 @@ def item_tags(kind: str, it: Item, answers=None) -> tuple[str, ...]:
 
 def _write_items(folder: Folder, site: Path, src: Sources, indices) -> list[Entry]:
     """Write the thumbnails, views and pages of the items at ``indices``; what the index and map keep of each."""
+    from viewcert.certify.summary import truth_counts  # lazy: as summary_html
     from viewcert.explore.chart import point  # lazy: as map_parts
 
     out: list[Entry] = []
     n = len(folder.items)
+    plot = map_plot(folder)
     for i in indices:
         it = folder.items[i]
         shown = _item_views(folder, it, site, src)
@@ -977,7 +1024,7 @@ def _write_items(folder: Folder, site: Path, src: Sources, indices) -> list[Entr
         _put(site, f"items/{item_name(it.index)}.html", item_html(folder, it, shown, n, src.answers))
         t = item_tags(folder.kind, it, src.answers)
         out.append(Entry(it.index, it.id, t, index_row(folder.kind, it, t, thumb, src.answers),
-                         point(folder.kind, it.record)))
+                         point(plot, it.record), truth_counts([it.record]) if folder.kind == "crystal" else {}))
     return out
 
 
@@ -1086,6 +1133,7 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
     from viewcert.explore.chart import Extent  # lazy: as map_parts
 
     counts: dict[str, int] = {}  # items per filter
+    truth: dict[str, int] = {}  # the truth R1 was scored against, counted (summary.html)
     extent = Extent()  # the map's
     with _Spill() as rows, _Spill() as points:
         for entries in _entries(folder, site, src, workers, progress):
@@ -1094,9 +1142,11 @@ def write_site(folder_path: str | os.PathLike, out: str | os.PathLike, *, progre
                 points.add(map_point(e))
                 for f in e.tags:
                     counts[f] = counts.get(f, 0) + 1
+                for key, k in e.truth.items():
+                    truth[key] = truth.get(key, 0) + k
                 extent = extent.add(e.point)
         plots = [f"plots/{_link_or_copy(p, site, f'plots/{p.name}')}" for p in folder.plots]
-        _put(site, "summary.html", summary_html(folder, site, plots))
+        _put(site, "summary.html", summary_html(folder, site, plots, truth))
         write_chunks_atomic(target(site, "map.html"), points.copied(*map_parts(folder, extent)))
         before, after = index_parts(folder, counts, len(folder.items), src.answers)
         return write_chunks_atomic(target(site, "index.html"), rows.copied(before, after))

@@ -27,7 +27,8 @@ ORACLE = {
 }
 #: the uniqueness margin of a crystal item (``items[].uniqueness_margin``), shown apart from δ* itself
 MARGIN = {
-    "delta_exact": ("exact margin: below it the reconstruction is the structure bit for bit", "Å"),
+    "delta_exact": ("δ_exact, the exactness margin (what design maximises): below it no false candidate exists, so "
+                    "the reconstruction is the structure point for point", "Å"),
     "d_min": ("shortest distance between two atoms of one element (d_min)", "Å"),
 }
 #: what bounds δ* (``uniqueness_margin.bound``)

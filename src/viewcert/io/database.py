@@ -21,7 +21,10 @@ a member is read by seeking to its local header (``benchmarks/bench_gnome_zip.py
 
 Published labels come from the columns named (``LabelColumn``); each value is normalised to viewcert's
 vocabulary (``label_value``): a space-group number 1..230, one of the seven crystal systems, one of the 32
-point groups as spglib writes them. A malformed row (a missing or repeated id, a label not in the vocabulary, a
+point groups as spglib writes them. A Parquet file read with no label column named reads OPTIMADE's own
+symmetry property when it has one (``OPTIMADE_LABELS``: ``space_group_it_number``, else the Hall symbol, the
+Hermann–Mauguin symbol (extended, then short) or the symmetry operations, each read as its space-group number by
+``symmetry.notation``); ``label_like`` names the columns that look like a label when none is read. A malformed row (a missing or repeated id, a label not in the vocabulary, a
 structure column of the wrong shape, an unknown element) is that row's ``problem`` or an ``InputError`` naming
 the file, the row and the column: an item error, never counted in R1.
 """
@@ -64,12 +67,25 @@ POINT_GROUP_ALIASES = {"-4m2": "-42m", "-62m": "-6m2", "321": "32", "312": "32",
 MAX_COORDINATE = 1e6  # Å: beyond it a coordinate is an overflow, not a position (as the CIF reader)
 
 
+#: OPTIMADE's standard symmetry properties (structures entry, v1.2), each a space-group label in its notation
+#: (``symmetry.notation``; "" = the IT number), in the order the default label column is chosen from them
+OPTIMADE_LABELS = (("space_group_it_number", ""), ("space_group_symbol_hall", "hall"),
+                   ("space_group_symbol_hermann_mauguin_extended", "hermann_mauguin"),
+                   ("space_group_symbol_hermann_mauguin", "hermann_mauguin"),
+                   ("space_group_symmetry_operations_xyz", "operations"))
+#: words (a column name lower-cased, its separators dropped) that make a column look like a published label
+LABEL_LIKE = ("spacegroup", "pointgroup", "crystalsystem", "symmetry", "hermannmauguin", "hall", "spg",
+              "international", "latticesystem", "bravais")
+
+
 @dataclass(frozen=True)
 class LabelColumn:
-    """A column holding a published label and the level it states (``symmetry.labels.LEVELS``)."""
+    """A column holding a published label, the level it states (``symmetry.labels.LEVELS``) and, for a space
+    group, its notation (``symmetry.notation.NOTATIONS``; "" = an IT number or a Hermann–Mauguin symbol)."""
 
     column: str
     level: str
+    notation: str = ""
 
 
 @dataclass(frozen=True)
@@ -85,9 +101,14 @@ class Entry:
     problem: tuple[str, str] | None = None
 
 
-def label_value(value: Any, level: str) -> int | str:
-    """``value`` as viewcert writes a label at ``level``; ValueError saying why when it is not one."""
+def label_value(value: Any, level: str, notation: str = "") -> int | str:
+    """``value`` as viewcert writes a label at ``level``; ValueError saying why when it is not one. A space group in
+    a ``notation`` (``symmetry.notation``: an OPTIMADE symbol or operations column) is read as its number."""
     if level == "space_group":
+        if notation:
+            from viewcert.symmetry.notation import space_group_number  # lazy: symbols need gemmi
+
+            return space_group_number(value, notation)
         try:
             number = float(value) if isinstance(value, (int, float)) else float(str(value).strip())
         except ValueError:
@@ -114,10 +135,11 @@ def row_labels(values: dict, columns: tuple[LabelColumn, ...]) -> tuple[dict, tu
     label: dict = {}
     for lc in columns:
         v = values.get(lc.column)
-        if v is None or (isinstance(v, float) and math.isnan(v)) or str(v).strip() == "":
+        if v is None or (isinstance(v, float) and math.isnan(v)) or str(v).strip() == "" or \
+                (isinstance(v, list) and not v):
             continue
         try:
-            label[lc.level] = label_value(v, lc.level)
+            label[lc.level] = label_value(v, lc.level, lc.notation)
         except (ValueError, TypeError, OverflowError) as exc:
             return label, (lc.column, str(exc)[:200])
     return label, None
@@ -185,6 +207,43 @@ def parquet_entries(path: str | Path, labels: tuple[LabelColumn, ...] = (), *, i
                 label, problem = row_labels(values, labels)
                 yield _entry(row, values[id_column], label, problem, row, seen)
             row += 1
+
+
+def parquet_columns(path: str | Path) -> tuple[str, ...]:
+    """The column names of a Parquet file (its schema; no row read)."""
+    return tuple(_parquet(Path(path)).schema_arrow.names)
+
+
+def optimade_labels(names) -> tuple[LabelColumn, ...]:
+    """The default label column of an OPTIMADE-style file with columns ``names``: the first of OPTIMADE's standard
+    symmetry properties it has (``OPTIMADE_LABELS``), else none."""
+    have = set(names)
+    return next(((LabelColumn(c, "space_group", n),) for c, n in OPTIMADE_LABELS if c in have), ())
+
+
+def label_like(names, used=()) -> tuple[str, ...]:
+    """The names among ``names`` that look like a published label (``LABEL_LIKE``) and are not ``used``, in their
+    order (the structure and id columns never)."""
+    skip = {OPTIMADE_ID, *OPTIMADE_COLUMNS, *used}
+
+    def looks(name: str) -> bool:
+        flat = "".join(ch for ch in name.lower() if ch.isalnum())
+        words = set(name.lower().replace("-", " ").replace("_", " ").split())
+        return any(w in flat for w in LABEL_LIKE) or "sg" in words or {"space", "group"} <= words \
+            or {"point", "group"} <= words or {"crystal", "system"} <= words
+    return tuple(n for n in names if isinstance(n, str) and n not in skip and looks(n))
+
+
+def ase_keys(path: str | Path, rows: int = 100) -> tuple[str, ...]:
+    """The key-value keys of the first ``rows`` rows of an ASE database, sorted."""
+    import sqlite3
+
+    try:
+        keys = {k for row in _ase_db(Path(path)).select(sort="id", limit=rows, include_data=False)
+                for k in row.key_value_pairs}
+    except (sqlite3.Error, ValueError, KeyError, OSError) as exc:
+        raise InputError(f"not a readable ASE database ({str(exc)[:120]})", source=str(path)) from None
+    return tuple(sorted(keys))
 
 
 def parquet_rows(path: str | Path) -> int:

@@ -4,7 +4,7 @@
 - ``phantoms``     ``analyse`` → ``PhantomReport`` (Φ_δ, missing atoms, uniqueness, separation, margin)
 - ``noise``        ``noise_sweep``: recovery and phantom rates over 2D noise σ (Monte Carlo, seeded)
 - ``_kernels``     the numba kernels' namespace (private; slow twins in tests/support/naive.py), split by stage into
-                  ``_codes``, ``_geometry``, ``_grids``, ``_seeding``, ``_merge`` and ``_batch``
+                  ``_codes``, ``_geometry``, ``_grids``, ``_tuples``, ``_seeding``, ``_merge`` and ``_batch``
 """
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ def merge_candidates(c_x, c_lab, c_sup, c_res, c_rat, c_occ, greedy, delta3d, ha
 @njit(cache=True, inline="always")  # in reconstruct_many's body: one LLVM pass over the stages, not two
 def reconstruct_one(kind, rot, cen, sf, cx, cy, width, height, dmode, delta, pt_off, uv, labels, depth,
                     radius, lattice, has_lattice, tiling, delta3d, seed_first, greedy, occlusion, window,
-                    collapse):
+                    collapse, prune):
     """Reconstruct one structure.
 
     Per view (K): kind (0 ortho, 1 persp), rot (K,3,3) world→camera, cen (K,3) orthographic centre or
@@ -94,7 +94,8 @@ def reconstruct_one(kind, rot, cen, sf, cx, cy, width, height, dmode, delta, pt_
     tolerance. seed_first: seed from views (0, 1) only. greedy: the study's single-tolerance semantics
     (midpoint, no refit, first-come merge). occlusion: a point may miss one view when covered by a nearer
     disc. window ≥ 1: near-miss window (rejected candidates with max residual/δ ≤ window are reported).
-    collapse: merge coincident 2D points of a view into one site (deterministic mode).
+    collapse: merge coincident 2D points of a view into one site (deterministic mode). prune: accept repeats
+    of known tuples without verifying them (``_seeding.seed_candidates``; the same results either way).
 
     Returns (points (k,3), labels (k,), support (k,K) point indices local to each view or −1, residual_A
     (k,), ratio (k,) max residual/δ, occluded (k,), near_points (q,3), near_labels (q,), near_ratio (q,),
@@ -109,10 +110,11 @@ def reconstruct_one(kind, rot, cen, sf, cx, cy, width, height, dmode, delta, pt_
     sites, s_off, g_h, g_ox, g_oy, g_nx, g_ny, g_start, g_soff, g_sites = site_grids(
         kind, sf, dmode, delta, pt_off, w, lrank, uniq.shape[0], depth, window, collapse)
     counts[C_SITES] = sites.shape[0]
-    (c_x, c_lab, c_sup, c_res, c_rat, c_occ, nc, n_x, n_lab, n_sup, n_rat, nn) = seed_candidates(
+    (c_x, c_lab, c_sup, c_res, c_rat, c_occ, nc, nacc, n_x, n_lab, n_sup, n_rat, nn) = seed_candidates(
         kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins, dirs, lrank, labels, depth, radius, sites,
-        s_off, g_h, g_ox, g_oy, g_nx, g_ny, g_start, g_soff, g_sites, seed_first, greedy, occlusion, window, counts)
-    counts[C_ACCEPTED] = nc
+        s_off, g_h, g_ox, g_oy, g_nx, g_ny, g_start, g_soff, g_sites, seed_first, greedy, occlusion, window, prune,
+        counts)
+    counts[C_ACCEPTED] = nacc
     near_x, near_lab, near_rat = near_misses(n_x[:nn], n_lab[:nn], n_sup[:nn], n_rat[:nn], has_lattice, lattice,
                                              inv)
     counts[C_NEAR] = near_x.shape[0]
@@ -128,7 +130,7 @@ def reconstruct_one(kind, rot, cen, sf, cx, cy, width, height, dmode, delta, pt_
 @njit(cache=True)
 def reconstruct_many(s_view_off, s_lattice, s_has_lattice, s_tiling, s_delta3d, v_kind, v_rot, v_cen, v_sf, v_cx,
                      v_cy, v_width, v_height, v_dmode, v_delta, v_pt_off, p_uv, p_labels, p_depth, p_radius,
-                     seed_first, greedy, occlusion, window, collapse):
+                     seed_first, greedy, occlusion, window, collapse, prune):
     """Reconstruct S structures in one call. Views of structure s are s_view_off[s]:s_view_off[s+1] (global
     view indices); points of view v are v_pt_off[v]:v_pt_off[v+1]. Outputs are concatenated with offsets:
     (pt_off (S+1,), points, labels, support (N, Kmax) −1 padded, residual_A, ratio, occluded,
@@ -161,7 +163,7 @@ def reconstruct_many(s_view_off, s_lattice, s_has_lattice, s_tiling, s_delta3d, 
             v_kind[v0:v1], v_rot[v0:v1], v_cen[v0:v1], v_sf[v0:v1], v_cx[v0:v1], v_cy[v0:v1], v_width[v0:v1],
             v_height[v0:v1], v_dmode[v0:v1], v_delta[v0:v1], pt_off, p_uv[p0:p1], p_labels[p0:p1],
             p_depth[p0:p1], p_radius[p0:p1], s_lattice[s], s_has_lattice[s], s_tiling[s], s_delta3d[s],
-            seed_first, greedy, occlusion, window, collapse)
+            seed_first, greedy, occlusion, window, collapse, prune)
         k = px.shape[0]
         a = out_off[s]
         if a + k > P.shape[0]:

@@ -20,7 +20,8 @@ Residual of a 3D point x against an observed point p of view k ("dmode" of the v
 Layout (one module per stage; this module re-exports them as the oracle's kernel namespace):
 ``_codes`` constants and the counts layout; ``_geometry`` solves, rays, projection, minimum image;
 ``_grids`` sorting, label ranks, site collapse, 2D CSR grids per view, 3D cell tables and components;
-``_seeding`` candidate generation and verification; ``_merge`` dedupe, greedy and deterministic merges;
+``_tuples`` the seeding stage's table of distinct support tuples and its isolated-site test;
+``_seeding`` candidate generation and verification (known-tuple pruning); ``_merge`` dedupe, greedy and deterministic merges;
 ``_batch`` ``reconstruct_one`` (the stages in order) and ``reconstruct_many``.
 """
 
@@ -87,6 +88,7 @@ from viewcert.oracle._merge import (
     unique_tuples,
 )
 from viewcert.oracle._seeding import seed_candidates
+from viewcert.oracle._tuples import site_isolated, tuple_find, tuple_key, tuple_rehash, tuple_table
 
 __all__ = [
     "ACCEPT", "C_ACCEPTED", "C_DEGENERATE_PAIRS", "C_NEAR", "C_OCCLUDED", "C_PAIRS", "C_POINTS", "C_SEEDS",
@@ -95,6 +97,7 @@ __all__ = [
     "components_within", "grid_nearest", "label_ranks", "lattice_inverse", "lexsort_rows", "line_gap",
     "line_gap_idx", "merge_candidates", "merge_clusters", "merge_greedy", "min_image", "min_image_norm",
     "near_misses", "project_k", "project_point", "radius_2d", "reconstruct_many", "reconstruct_one", "row_keys",
-    "seed_candidates", "site_grids", "solve3", "solve3_into", "to_angstrom", "to_compare", "triangulate_into",
-    "triangulate_rays", "unique_tuples", "view_coords", "view_rays", "wrap_point",
+    "seed_candidates", "site_grids", "site_isolated", "solve3", "solve3_into", "to_angstrom", "to_compare",
+    "triangulate_into", "triangulate_rays", "tuple_find", "tuple_key", "tuple_rehash", "tuple_table",
+    "unique_tuples", "view_coords", "view_rays", "wrap_point",
 ]

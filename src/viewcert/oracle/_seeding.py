@@ -35,6 +35,7 @@ from viewcert.oracle._geometry import (
     triangulate_into,
 )
 from viewcert.oracle._grids import _grow1, _grow2
+from viewcert.oracle._tuples import site_isolated, tuple_find, tuple_key, tuple_rehash, tuple_table
 
 
 @njit(cache=True)
@@ -124,11 +125,38 @@ def _buffers(nv):
 @njit(cache=True)
 def seed_candidates(kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins, dirs, lrank, labels, depth, radius,
                     sites, s_off, g_h, g_ox, g_oy, g_nx, g_ny, g_start, g_soff, g_sites, seed_first, greedy,
-                    occlusion, window, counts):
+                    occlusion, window, prune, counts):
     """Every seed of every view pair (seed_first: views (0, 1) only), verified; updates counts. Returns the
-    accepted candidates (x, label, support, residual Å, ratio, occluded) with their count and the near
-    misses (x, label, support, ratio) with theirs: (c_x, c_lab, c_sup, c_res, c_rat, c_occ, nc, n_x, n_lab,
-    n_sup, n_rat, nn).
+    accepted candidates (x, label, support, residual Å, ratio, occluded) with the number of rows held and the
+    number of accepted seeds, and the near misses (x, label, support, ratio) with their number of rows:
+    (c_x, c_lab, c_sup, c_res, c_rat, c_occ, nc, nacc, n_x, n_lab, n_sup, n_rat, nn).
+
+    Rows held (bounded memory). Candidates are consumed as they are generated: a near miss is held only if
+    its (label, support) tuple is new, and so is an accepted candidate under the deterministic merge (the
+    greedy merge reads every accepted candidate in order, so there every one is held); the merge keeps the
+    first occurrence of a tuple (``_merge.unique_tuples``, ``near_misses``), which is the row held. Memory is
+    O(m + (distinct tuples)·K) for m observed points and K views, where it was O(accepted seeds·K), about
+    n·K³/2 for n atoms seen in every view.
+
+    Known tuples (``prune``; deterministic merge, strict visibility, orthographic views with δ in Å, K ≥ 3).
+    A held tuple T with point x_T is *known* when x_T is the least-squares point of T's rays (the loop's last
+    refit), its largest residual r_T ≤ δmin/2 (δmin: the smallest δ of the views), and in every view no other
+    same-label site lies within 2δ of T's site. A later seed (pa, pb) of views (a, b) with T[a] = pa and
+    T[b] = pb whose two-ray point x0 has |x0 − x_T| + r_T ≤ δmin/2 is then accepted as a repeat of T without
+    its verification, because its verification would return exactly T's row: an orthographic projection
+    moves a point by at most its 3D displacement, so in every view the projection of x0 lies within δmin/2 of
+    T's site, which is then the nearest same-label site (every other is > 2δ − δ/2 away) and inside the
+    search radius (≥ δ); the refit on T repeats, operation for operation, the refit that produced x_T; from
+    x_T every view again associates T's site (residual ≤ δmin/2), so the loop stops there with T's point,
+    residuals and ratio. The seed is counted (seeds, accepted candidates) as before; the row is not held
+    again. Anything else (a seed no known tuple covers, a far seed point, a non-isolated site) is verified as
+    before.
+
+    View order of the association. A false seed ends at the first view with no same-label site in its search
+    radius; the views are visited with the last such view first (move to front), which on tiled cells seen
+    from many directions finds it in about one view instead of several. The outcome cannot depend on the
+    order: each view's association reads only the current point, the refit sums over the views in index
+    order, and a missing view (strict visibility) makes the seed a REJECT whichever view is found first.
 
     The hot loop, kept whole on purpose: per seed it triangulates the two rays, associates the nearest
     same-label site of every other view (grid scan), refits to a fixed point and classifies, all on scalars
@@ -141,8 +169,27 @@ def seed_candidates(kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins
     m = w.shape[0]
     c_x, c_lab, c_sup, c_res, c_rat, c_occ = _buffers(nv)
     n_x, n_lab, n_sup, _, n_rat, _ = _buffers(nv)
-    nc = 0
+    nc = 0  # rows held (deterministic merge: distinct tuples only)
+    nacc = 0  # accepted seeds
     nn = 0
+    # distinct (label, support) rows of the accepted candidates (deterministic merge) and of the near misses
+    c_table = tuple_table(64)
+    c_keys = np.empty(64, dtype=np.int64)
+    n_table = tuple_table(64)
+    n_keys = np.empty(64, dtype=np.int64)
+    # known tuples (see the docstring): owner[p] = the first known tuple supported by site p, or −1
+    dmin = np.inf
+    all_ortho = True
+    for k in range(nv):
+        dmin = min(dmin, delta[k])
+        if kind[k] != 0 or dmode[k] != 0:
+            all_ortho = False
+    known_ok = prune and not greedy and not occlusion and all_ortho and nv >= 3 and MAX_ITER >= 2 and dmin > 1e-9
+    half_dmin = 0.5 * dmin
+    owner = np.full(m if known_ok else 0, -1, dtype=np.int64)
+    vorder = np.arange(nv)
+    key = np.int64(0)
+    slot = np.int64(0)
     sup = np.empty(nv, dtype=np.int64)
     gidx = np.empty(nv, dtype=np.int64)
     rang = np.empty(nv)
@@ -240,6 +287,8 @@ def seed_candidates(kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins
                     # ----- verify the seed. Written out on scalars: in numba every call (even inlined) that
                     # passes arrays costs an atomic reference-count pair per array, which dominated the loop.
                     outcome, maxrat, maxres, occ = REJECT, np.inf, np.inf, False
+                    known = False
+                    x_is_fit = False  # x is the least-squares point of the current support
                     for _once in range(1):
                         # least-squares point of the two seed rays
                         a00 = a01 = a02 = a11 = a12 = a22 = b0 = b1 = b2 = 0.0
@@ -278,6 +327,16 @@ def seed_candidates(kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins
                         if gap > window * gthr:
                             outcome = SKIP
                             break
+                        if known_ok:
+                            u = owner[pa]
+                            if u >= 0 and c_sup[u, vb] == pb - pt_off[vb]:
+                                e0 = x0 - c_x[u, 0]
+                                e1 = x1 - c_x[u, 1]
+                                e2 = x2 - c_x[u, 2]
+                                if np.sqrt(e0 * e0 + e1 * e1 + e2 * e2) + c_res[u] <= half_dmin:
+                                    outcome = ACCEPT
+                                    known = True
+                                    break
                         for k in range(nv):
                             sup[k] = -1
                         sup[va] = pa - pt_off[va]
@@ -293,10 +352,14 @@ def seed_candidates(kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins
                             niter = MAX_ITER
                         # associate the nearest same-label point of every other view, refit, repeat to a fixed
                         # point; without occlusion, a view with no point in the search radius rejects the seed
+                        # Views are visited in ``vorder``: the view that rejected the last seed comes first (move
+                        # to front). Exact: each view's association depends on x alone, and a missing view ends
+                        # in REJECT whichever view is found missing first (see the docstring).
                         for it in range(niter):
                             changed = False
                             missing = False
-                            for k in range(nv):
+                            for kk in range(nv):
+                                k = vorder[kk]
                                 if k == va or k == vb:
                                     continue
                                 q0, q1, dx = _proj_s(kind[k], rot[k, 0, 0], rot[k, 0, 1], rot[k, 0, 2], rot[k, 1, 0],
@@ -340,9 +403,13 @@ def seed_candidates(kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins
                                 loc = best - pt_off[k] if best >= 0 else -1
                                 if loc != sup[k]:
                                     changed = True
+                                    x_is_fit = False
                                 sup[k] = loc
                                 if loc < 0 and not occlusion:
                                     missing = True
+                                    for z in range(kk, 0, -1):
+                                        vorder[z] = vorder[z - 1]
+                                    vorder[0] = k
                                     break
                             if missing or greedy or (it > 0 and not changed):
                                 break
@@ -367,12 +434,14 @@ def seed_candidates(kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins
                                 b1 += origins[q, 1] - d1 * dd
                                 b2 += origins[q, 2] - d2 * dd
                                 nrays += 1
+                            x_is_fit = False
                             if nrays >= 2:
                                 ok, y0, y1, y2 = _solve3_s(a00, a01, a02, a01, a11, a12, a02, a12, a22, b0, b1, b2)
                                 if ok:
                                     x0 = y0
                                     x1 = y1
                                     x2 = y2
+                                    x_is_fit = True
                         x[0] = x0
                         x[1] = x1
                         x[2] = x2
@@ -427,6 +496,14 @@ def seed_candidates(kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins
                         continue
                     counts[C_SEEDS] += 1
                     if outcome == ACCEPT:
+                        nacc += 1
+                        if known:
+                            continue  # the row of a known tuple, held already
+                        if not greedy:
+                            key = tuple_key(labels[pa], sup)
+                            slot, r = tuple_find(c_table, c_keys, c_lab, c_sup, key, labels[pa], sup)
+                            if r >= 0:
+                                continue  # a repeat of a held row (unique_tuples keeps the first)
                         if nc == c_x.shape[0]:
                             c_x = _grow2(c_x, nc + 1)
                             c_sup = _grow2(c_sup, nc + 1)
@@ -434,6 +511,7 @@ def seed_candidates(kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins
                             c_res = _grow1(c_res, nc + 1)
                             c_rat = _grow1(c_rat, nc + 1)
                             c_occ = _grow1(c_occ, nc + 1)
+                            c_keys = _grow1(c_keys, nc + 1)
                         for j in range(3):
                             c_x[nc, j] = x[j]
                         c_lab[nc] = labels[pa]
@@ -442,18 +520,46 @@ def seed_candidates(kind, rot, cen, sf, cx, cy, dmode, delta, pt_off, w, origins
                         c_res[nc] = maxres
                         c_rat[nc] = maxrat
                         c_occ[nc] = occ
+                        if not greedy:
+                            c_keys[nc] = key
+                            c_table[slot] = nc
+                            if known_ok and x_is_fit and not occ and maxres <= half_dmin:
+                                iso = True
+                                for k in range(nv):
+                                    p = sup[k] + pt_off[k]
+                                    if not site_isolated(w, lrank, p, w[p, 0], w[p, 1], 2.0 * delta[k], g_h[k],
+                                                         g_ox[k], g_oy[k], g_nx[k], g_ny[k], g_start, g_soff[k],
+                                                         g_sites, s_off[k]):
+                                        iso = False
+                                        break
+                                if iso:
+                                    for k in range(nv):
+                                        p = sup[k] + pt_off[k]
+                                        if owner[p] < 0:
+                                            owner[p] = nc
                         nc += 1
+                        if not greedy and 2 * nc >= c_table.shape[0]:
+                            c_table = tuple_rehash(c_keys, nc, 2 * c_table.shape[0])
                     elif outcome == NEAR:
+                        key = tuple_key(labels[pa], sup)
+                        slot, r = tuple_find(n_table, n_keys, n_lab, n_sup, key, labels[pa], sup)
+                        if r >= 0:
+                            continue  # near_misses keeps the first occurrence of a tuple
                         if nn == n_x.shape[0]:
                             n_x = _grow2(n_x, nn + 1)
                             n_sup = _grow2(n_sup, nn + 1)
                             n_lab = _grow1(n_lab, nn + 1)
                             n_rat = _grow1(n_rat, nn + 1)
+                            n_keys = _grow1(n_keys, nn + 1)
                         for j in range(3):
                             n_x[nn, j] = x[j]
                         n_lab[nn] = labels[pa]
                         for k in range(nv):
                             n_sup[nn, k] = sup[k]
                         n_rat[nn] = maxrat
+                        n_keys[nn] = key
+                        n_table[slot] = nn
                         nn += 1
-    return c_x, c_lab, c_sup, c_res, c_rat, c_occ, nc, n_x, n_lab, n_sup, n_rat, nn
+                        if 2 * nn >= n_table.shape[0]:
+                            n_table = tuple_rehash(n_keys, nn, 2 * n_table.shape[0])
+    return c_x, c_lab, c_sup, c_res, c_rat, c_occ, nc, nacc, n_x, n_lab, n_sup, n_rat, nn

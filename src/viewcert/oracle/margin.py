@@ -73,6 +73,27 @@ class Margin:
                 "near_miss_distance": self.near_miss_distance, "delta_exact": self.delta_exact}
 
 
+def exactness_margin(delta_star: float, delta_exact: float | None) -> float:
+    """The exactness margin δ_exact (Å) as viewcert reports it beside δ*: the smaller of the search's
+    ``delta_exact`` (None or ∞: no false candidate at all) and δ* (so it is ≤ δ*, as the separation bound d_min/2
+    holds for it too). Below it no false candidate exists, so the reconstruction is the structure point for point
+    whatever the oracle's merge; δ* (the uniqueness margin, the phantom margin) is the one the theorem uses.
+
+    Parameters
+    ----------
+    delta_star : float
+        δ* (Å).
+    delta_exact : float or None
+        The search's ``delta_exact`` (Å; None or inf when no false candidate exists).
+
+    Returns
+    -------
+    float
+        δ_exact (Å), ≤ δ*.
+    """
+    return float(delta_star) if delta_exact is None else min(float(delta_exact), float(delta_star))
+
+
 def _directions(rotations) -> np.ndarray:
     r = np.asarray(rotations, dtype=np.float64)
     if r.ndim != 3 or r.shape[1:] != (3, 3) or len(r) < 1:

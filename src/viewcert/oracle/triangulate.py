@@ -68,6 +68,9 @@ MERGES = ("deterministic", "greedy")
 VISIBILITY = ("strict", "occlusion")
 DELTA_UNITS = ("angstrom", "px")
 DEFAULT_NEAR_MISS_WINDOW = 2.0
+#: accept repeats of known support tuples without verifying them (``_seeding.seed_candidates``); the results
+#: are the same either way (tests/oracle/test_oracle_scale.py runs both), False only for that comparison
+_PRUNE = True
 COUNT_NAMES = (
     "view_pairs",
     "degenerate_view_pairs",
@@ -367,6 +370,7 @@ def _run(prepared: list[_Prepared], *, pairs, merge, visibility, window):
         np.concatenate(depth).astype(np.float64, copy=False) if m else np.zeros(0),
         np.concatenate(radius) if radius and m else np.zeros(m),
         pairs == "first", merge == "greedy", visibility == "occlusion", float(window), merge == "deterministic",
+        _PRUNE,
     )
     return {id(P): (i, out) for i, P in enumerate(good)}
 

@@ -4,6 +4,7 @@
 - ``standardize``  conventional standard cells (pymatgen's setting reproduced, or spglib's own)
 - ``site_order``   pymatgen's site order (Pauling electronegativity, ``Site.__lt__`` replayed)
 - ``pointgroup``   Schoenflies point groups of molecules
+- ``notation``     a space group in a database's notation (Hermann–Mauguin, Hall, operations) as its number
 - ``_spglib``, ``_moyo``  the adapters (private: exception mode, units; only this package imports them)
 """
 

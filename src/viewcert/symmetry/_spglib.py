@@ -42,6 +42,29 @@ def point_groups_by_number() -> dict[int, str]:
             for t in (spglib.get_spacegroup_type(hall) for hall in range(1, 531))}
 
 
+def spacegroup_types() -> tuple[tuple[int, str, tuple[str, ...]], ...]:
+    """spglib's 530 Hall settings as (space-group number, Hall symbol, Hermann–Mauguin symbols: the short, the
+    full and each side of ``international``, e.g. "P 2_1/c = P 1 2_1/c 1")."""
+    out = []
+    for hall in range(1, 531):
+        t = spglib.get_spacegroup_type(hall)
+        hm = (str(t.international_short), str(t.international_full), *str(t.international).split("="))
+        out.append((int(t.number), str(t.hall_symbol), tuple(x.strip() for x in hm)))
+    return tuple(out)
+
+
+def number_of_operations(rotations: np.ndarray, translations: np.ndarray, *, symprec: float = 1e-5) -> int | None:
+    """The space-group number of a set of symmetry operations (integer rotations and fractional translations in one
+    basis, any setting and origin: ``spglib.get_spacegroup_type_from_symmetry``); None when they form no space group."""
+    try:
+        t = spglib.get_spacegroup_type_from_symmetry(np.ascontiguousarray(rotations, dtype=np.intc),
+                                                     np.ascontiguousarray(translations, dtype=np.float64),
+                                                     symprec=symprec)
+    except Exception:  # noqa: BLE001 - spglib.error.SpglibError in exception mode: not a group
+        return None
+    return None if t is None else int(t.number)
+
+
 def _cell(lattice: np.ndarray, frac: np.ndarray, numbers: np.ndarray) -> tuple[np.ndarray, ...]:
     return (np.ascontiguousarray(lattice, dtype=np.float64), np.ascontiguousarray(frac, dtype=np.float64),
             np.ascontiguousarray(numbers, dtype=np.intc))

@@ -83,8 +83,9 @@ _BROKEN_MESSAGES = {
     "xyz_unknown_element.xyz": "'Qq'",
 }
 for _f, _m in _BROKEN_MESSAGES.items():
+    # a single file that is no structure file at all is bad input, one line, exit 2 (issue 57 item 9)
     case(f"certify-broken-{_f}", ["certify", f"{{broken}}/{_f}", "--workers", "1", "--no-plots", "--out", "{d}/o"],
-         1, _m)
+         2 if _f == "structure.unknownext" else 1, _m)
 
 # --- more structure files, generated ----------------------------------------------------------------------
 _W = ["--workers", "1", "--no-plots", "--out", "{d}/o"]
