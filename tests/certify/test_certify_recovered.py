@@ -109,7 +109,7 @@ def test_recovered_cameras_certify_as_the_true_ones(folder):
     # reconstruction turned by a symmetry of the molecule)
     assert got.items[1].extra["pose_combinations"] == 1
     # the recovered projection is the true one (the best pose of ibuprofen, which has no symmetry)
-    p = np.asarray(ibp.projection["matrix"]).reshape(3, 4)
+    p = np.asarray(ibp.projection.matrix).reshape(3, 4)
     true = PixelProjection.from_camera(cams["ibp"]).matrix
     pts = np.random.default_rng(1).normal(size=(10, 3)) * 3 + cams["ibp"].center
     h = pts @ p[:, :3].T + p[:, 3]

@@ -31,7 +31,9 @@ EXEMPT = {
                                 "settings"},
     ("certify/certificate.py", "protocol_record"): {
         "ProtocolFile": "a ceiling certificate's protocol.file is a plain JSON object (ViewProtocol.file is not "
-                        "typed); ProtocolFile is a task protocol's file record"},
+                        "typed); ProtocolFile is a task protocol's file record",
+        "PublishedImage": "the same protocol.file object (a name and a SHA-256); PublishedImage is an image of an "
+                          "as-published certificate"},
     ("benchmark/export.py", "_certify"): {
         "CertifyConfigRecord": "the keyword arguments of the CertifyConfig the export's two certifications run "
                                "with (the geometric one drops three of them), not a certificate section: the "

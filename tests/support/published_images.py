@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.support.foreign_render import example_camera, render
+from tests.support.foreign_render import _default_radii, _element_colours, example_camera, render
 from viewcert.observe.project import drawn_atoms
 
 
@@ -51,6 +51,36 @@ def write_structure(path: Path, structure) -> None:
     write(path, atoms, format="vasp" if structure.is_periodic else "xyz")
 
 
+def mcs_redraw(xyz, elements, camera: dict, path: Path, *, jpeg: bool, radii=None) -> Path:
+    """The matplotlib image as MCS-Set draws it: mplot3d ``ax.scatter`` with the axes off (no panes, grid or
+    ticks; ``set_axis_off`` moves nothing, so the truth of foreign_render's draw under the same camera holds),
+    the jmol colours and sizes foreign_render gives, default depth shading; PNG, or JPEG (Pillow's quality 75)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    pos = np.asarray(xyz, dtype=float)
+    fig = Figure(figsize=tuple(camera["figsize"]), dpi=float(camera["dpi"]))
+    FigureCanvasAgg(fig)
+    ax = fig.add_axes(list(camera["position"]), projection="3d")
+    ax.view_init(elev=camera["elev"], azim=camera["azim"], roll=camera.get("roll", 0.0))
+    if camera["proj_type"] == "persp":
+        ax.set_proj_type("persp", focal_length=camera.get("focal_length") or 1.0)
+    else:
+        ax.set_proj_type("ortho")
+    ax.set_xlim(*camera["xlim"])
+    ax.set_ylim(*camera["ylim"])
+    ax.set_zlim(*camera["zlim"])
+    ax.set_box_aspect(camera["box_aspect"], zoom=camera.get("zoom", 1.0))
+    ax.set_axis_off()
+    radii = _default_radii(elements) if radii is None else np.asarray(radii, dtype=float)
+    ppa = fig.bbox.height * 0.6 / max(np.ptp(camera["xlim"]), np.ptp(camera["ylim"]), np.ptp(camera["zlim"]))
+    ax.scatter(pos[:, 0], pos[:, 1], pos[:, 2], c=_element_colours(elements),
+               s=(2 * radii * ppa * 72 / float(camera["dpi"])) ** 2)
+    out = path.with_suffix(".jpg") if jpeg else path
+    fig.savefig(out, dpi=float(camera["dpi"]), facecolor="white")
+    return out
+
+
 def make_folder(out: Path, structures, *, tool: str = "ase", views: int = 2, size=(200, 200), seed: int = 0,
                 tiling=(2, 2, 2), kind: str | None = None, mode: str = "shaded", palette=None,
                 answers: dict | None = None, radii=None) -> tuple[Path, dict]:
@@ -75,6 +105,8 @@ def make_folder(out: Path, structures, *, tool: str = "ase", views: int = 2, siz
             r = render(tool, pos, els, out / "images", camera=cam, size=size, mode=mode, radii=rad,
                        name=f"{item}_v{v}")
             file = f"images/{item}_v{v}.png"
+            if tool == "matplotlib" and mode == "shaded":  # as MCS-Set draws it: the axes off
+                mcs_redraw(pos, els, r.camera, out / file, jpeg=False, radii=rad)
             truth[file] = r
             entry = {"file": file, "item": item, "structure": struct,
                      "tiling": list(t) if s.is_periodic else None, "camera": r.camera}

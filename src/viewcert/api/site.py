@@ -8,9 +8,23 @@ from pathlib import Path
 from viewcert.api.report import Line, Report
 from viewcert.errors import InputError
 from viewcert.explore import write_site
+from viewcert.explore.published import write_published_site
+from viewcert.formats.records import IMAGES_FORMAT
 from viewcert.io.confine import trusted_root
 from viewcert.io.outputs import claimed
+from viewcert.io.received import loads_json_strict, read_received_bytes
 from viewcert.parallel import default_workers
+
+
+def _published(folder: Path) -> bool:
+    """Whether ``folder`` holds an as-published certificate (``certify images:...``), by its ``format``."""
+    path = folder / "certificate.json"
+    if not path.is_file() or path.is_symlink():
+        return False
+    try:
+        return loads_json_strict(read_received_bytes(path, what="certificate")).get("format") == IMAGES_FORMAT
+    except (InputError, AttributeError, ValueError, UnicodeDecodeError):  # the site's own reader says what is wrong
+        return False
 
 
 def explore(folder: str | Path, out: str | Path | None = None, *, workers: int | None = None,
@@ -45,5 +59,8 @@ def explore(folder: str | Path, out: str | Path | None = None, *, workers: int |
     if not Path(folder).is_dir():
         raise InputError("not a folder", source=str(folder))
     with claimed(site, "site"):  # locked; a folder holding an export or a certify output refused
-        index = write_site(folder, site, workers=workers or default_workers(), inputs=root, ladder=ladder)
+        if _published(Path(folder)):  # an as-published certificate (certify images:...): its one page
+            index = write_published_site(folder, site, inputs=root)
+        else:
+            index = write_site(folder, site, workers=workers or default_workers(), inputs=root, ladder=ladder)
     return Report((Line(f"wrote {index}"),), value=index)

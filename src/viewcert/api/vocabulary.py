@@ -165,7 +165,8 @@ COMMANDS: dict[str, Command] = {
         rare="angle_tolerance pairs merge cartesian_merge supercell sigma sigma_unit seed occlusion min_pixels subset "
              "no_standardize no_cross_check cross_check_angle molecule_scale scheduler plots resume item_table",
         input=INPUT.at("folder of structure files, the study layout (structures.json + eval.jsonl), a structure "
-                       "file, a database or builtin:prototypes"),
+                       "file, a database, builtin:prototypes, or images:FOLDER/images.toml (another tool's published "
+                       "images: the as-published ceiling beside the geometric one; docs/images-toml.md)"),
         views=Opt(str, None, "comma-separated subset of the protocol's views", "--only-views"),
         angle_tolerance=Opt(float, defaults.ANGLE_TOLERANCE, "angle tolerance (degrees) for spglib/moyopy and the "
                             "standardisation; -1 = spglib's own rule"),

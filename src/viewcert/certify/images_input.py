@@ -58,8 +58,8 @@ _CIF_SUFFIXES = (".cif", ".mcif")
 @dataclass(frozen=True)
 class ImageEntry:
     """One published image as the file names it: its place in the file (``index``), its name relative to the
-    folder (``file``) and where it lies (``path``), the view's ``name``, its ``item``, the camera table as given and
-    resolved (``projection``; None for ``tool = "unknown"``), the palette, the detector's shading model, and the
+    folder (``file``) and where it lies (``path``), the view's ``name``, its ``item``, the camera table as given, its
+    tool and the camera resolved (``projection``; None for ``tool = "unknown"``), the palette, the detector's shading model, and the
     image's header (format, width, height, colour)."""
 
     index: int
@@ -68,6 +68,7 @@ class ImageEntry:
     name: str
     item: str
     camera: Mapping
+    tool: str
     projection: PixelProjection | None
     palette: Palette
     shading: str
@@ -76,10 +77,6 @@ class ImageEntry:
     @property
     def where(self) -> str:
         return f"image[{self.index}]"
-
-    @property
-    def tool(self) -> str:
-        return str(self.camera.get("tool", "")).strip().lower()
 
 
 @dataclass(frozen=True)
@@ -199,6 +196,105 @@ def read_shipped_structure(path: Path, name: str, cell_frame: str) -> Structure:
     return s
 
 
+@dataclass
+class _Reading:
+    """What the reading of one images.toml carries from step to step: its name, folder, defaults and the SHA-256
+    of every file read so far."""
+
+    source: str
+    folder: Path
+    palette: Palette
+    shading: str
+    files: dict
+    seen: set = field(default_factory=set)
+
+
+def _group(doc: Mapping, r: _Reading) -> dict[str, list]:
+    """The ``[[image]]`` tables grouped by item, in file order: item -> [(index, table, file, path, name)]."""
+    entries = doc.get("image")
+    if not isinstance(entries, list) or not entries or not all(isinstance(e, Mapping) for e in entries):
+        raise InputError("lists its images as [[image]] tables", source=r.source, field="image")
+    active_limits().check_views(len(entries), source=r.source)
+    grouped: dict[str, list] = {}
+    for k, e in enumerate(entries):
+        where = f"image[{k}]"
+        refuse_unknown_keys(e, IMAGE_KEYS, source=r.source, where=where)
+        file, path = _inside(r.folder, e.get("file"), f"{where}.file", r.source)
+        item = e.get("item", PurePosixPath(file).stem)
+        name = e.get("name", PurePosixPath(file).stem)
+        for key, val in (("item", item), ("name", name)):
+            if not isinstance(val, str) or not val.strip() or len(val) > 200:
+                raise InputError(f"{key} must be non-empty text (at most 200 characters)", source=r.source,
+                                 field=f"{where}.{key}")
+        grouped.setdefault(item, []).append((k, e, file, path, name))
+    return grouped
+
+
+def _image(k: int, e: Mapping, file: str, path: Path, name: str, item_id: str, symbols, r: _Reading) -> ImageEntry:
+    """One image checked: listed once, its header (format, colour, size vs max_pixels), its palette covering the
+    structure, its shading, its camera resolved at the image's own size."""
+    w = f"image[{k}]"
+    if file in r.seen:
+        raise InputError(f"{file[:80]!r} is listed twice", source=r.source, field=f"{w}.file")
+    r.seen.add(file)
+    head = read_received_bytes(path, what="image")
+    fmt, width, height, colour, depth = picture_header(head, source=file)
+    active_limits().check_pixels(width, height, source=file, field="image")
+    r.files[file] = _sha(head)
+    palette = _palette(e["palette"], f"{w}.palette", r.source) if "palette" in e else r.palette
+    try:
+        palette.check_covers(symbols)
+    except InputError as exc:
+        raise InputError(exc.message, source=r.source, field=f"{w}.palette") from None
+    shading = e.get("shading", r.shading)
+    if shading not in SHADINGS:
+        raise InputError(f"shading must be one of {SHADINGS}", source=r.source, field=f"{w}.shading")
+    camera = e.get("camera")
+    if not isinstance(camera, Mapping):
+        raise InputError("needs the camera in the tool's own terms (a table with tool = ...)", source=r.source,
+                         field=f"{w}.camera")
+    tool = str(camera.get("tool", "")).strip().lower()
+    projection = None if tool == UNKNOWN_TOOL else resolve_tool_camera(
+        camera, where=f"{r.source}, {w}", image_size=(width, height), name=name)
+    return ImageEntry(k, file, path, name, item_id, dict(camera), tool, projection, palette, shading,
+                      (fmt, width, height, colour, depth))
+
+
+def _item(item_id: str, rows: list, r: _Reading) -> ImageItem:
+    """One item checked: its images agree on structure, tiling, cell frame and answer; the structure read (inside
+    the folder) and its drawn atoms against the limits; then each image (:func:`_image`)."""
+    first_k, first = rows[0][0], rows[0][1]
+    for key in ("structure", "tiling", "cell_frame", "answer"):
+        for k, e, *_ in rows[1:]:
+            if e.get(key) != first.get(key):
+                raise InputError(f"the images of item {item_id[:60]!r} disagree on {key} (image[{first_k}] and "
+                                 f"image[{k}]): one question shows one structure", source=r.source,
+                                 field=f"image[{k}].{key}")
+    where = f"image[{first_k}]"
+    if "structure" not in first:
+        raise InputError("names the structure as shipped (a structure file relative to the folder)",
+                         source=r.source, field=f"{where}.structure")
+    s_name, s_path = _inside(r.folder, first["structure"], f"{where}.structure", r.source)
+    cell_frame = first.get("cell_frame", CELL_FRAMES[0])
+    if cell_frame not in CELL_FRAMES:
+        raise InputError(f"cell_frame must be one of {CELL_FRAMES}", source=r.source, field=f"{where}.cell_frame")
+    structure = read_shipped_structure(s_path, s_name, cell_frame)
+    r.files[s_name] = _sha(read_received_bytes(s_path, what="structure file"))
+    tiling = _tiling(first.get("tiling", [1, 1, 1]), f"{where}.tiling", r.source)
+    if not structure.is_periodic and tiling != (1, 1, 1):
+        raise InputError("a molecule (no cell) cannot be tiled", source=r.source, field=f"{where}.tiling")
+    n_drawn = structure.n_atoms * math.prod(tiling)
+    active_limits().check_atoms(n_drawn, source=r.source)
+    active_limits().check_observations(n_drawn * len(rows), source=r.source)
+    answer = _answer(first.get("answer"), f"{where}.answer", r.source)
+    symbols = sorted({SYMBOLS[int(z)] for z in structure.numbers})
+    images = tuple(_image(k, e, file, path, name, item_id, symbols, r) for k, e, file, path, name in rows)
+    names = [im.name for im in images]
+    if len(set(names)) != len(names):
+        raise InputError(f"two views of item {item_id[:60]!r} share a name", source=r.source, field=f"{where}.name")
+    return ImageItem(item_id, s_name, s_path, r.files[s_name], cell_frame, tiling, answer, images)
+
+
 def load_images(spec: str | Path) -> ImagesSpec:
     """Read and check ``images:FOLDER/images.toml`` (module docstring) before any work.
 
@@ -225,7 +321,6 @@ def load_images(spec: str | Path) -> ImagesSpec:
     if not raw:
         raise InputError("images: needs the path of an images.toml (images:FOLDER/images.toml)", field="INPUT")
     toml_path = Path(raw).expanduser()
-    folder = toml_path.resolve().parent
     source = toml_path.name
     data = read_received_bytes(toml_path, what="images.toml")
     try:
@@ -236,86 +331,10 @@ def load_images(spec: str | Path) -> ImagesSpec:
     fmt = doc.get("format", IMAGES_FORMAT)
     if fmt != IMAGES_FORMAT:
         raise InputError(f"format must be {IMAGES_FORMAT!r}, got {str(fmt)[:40]!r}", source=source, field="format")
-    entries = doc.get("image")
-    if not isinstance(entries, list) or not entries or not all(isinstance(e, Mapping) for e in entries):
-        raise InputError("lists its images as [[image]] tables", source=source, field="image")
-    active_limits().check_views(len(entries), source=source)
-    default_palette = _palette(doc.get("palette", "jmol"), "palette", source)
-    default_shading = doc.get("shading", "auto")
-    if default_shading not in SHADINGS:
+    shading = doc.get("shading", "auto")
+    if shading not in SHADINGS:
         raise InputError(f"shading must be one of {SHADINGS}", source=source, field="shading")
-    files = {source: _sha(data)}
-    grouped: dict[str, list] = {}
-    for k, e in enumerate(entries):
-        where = f"image[{k}]"
-        refuse_unknown_keys(e, IMAGE_KEYS, source=source, where=where)
-        file, path = _inside(folder, e.get("file"), f"{where}.file", source)
-        item = e.get("item", PurePosixPath(file).stem)
-        name = e.get("name", PurePosixPath(file).stem)
-        for key, val in (("item", item), ("name", name)):
-            if not isinstance(val, str) or not val.strip() or len(val) > 200:
-                raise InputError(f"{key} must be non-empty text (at most 200 characters)", source=source,
-                                 field=f"{where}.{key}")
-        grouped.setdefault(item, []).append((k, e, file, path, name))
-    seen_files: set = set()
-    items = []
-    for item_id, rows in grouped.items():
-        first_k, first = rows[0][0], rows[0][1]
-        for key in ("structure", "tiling", "cell_frame", "answer"):
-            for k, e, *_ in rows[1:]:
-                if e.get(key) != first.get(key):
-                    raise InputError(f"the images of item {item_id[:60]!r} disagree on {key} (image[{first_k}] and "
-                                     f"image[{k}]): one question shows one structure", source=source,
-                                     field=f"image[{k}].{key}")
-        where = f"image[{first_k}]"
-        if "structure" not in first:
-            raise InputError("names the structure as shipped (a structure file relative to the folder)",
-                             source=source, field=f"{where}.structure")
-        s_name, s_path = _inside(folder, first["structure"], f"{where}.structure", source)
-        cell_frame = first.get("cell_frame", CELL_FRAMES[0])
-        if cell_frame not in CELL_FRAMES:
-            raise InputError(f"cell_frame must be one of {CELL_FRAMES}", source=source, field=f"{where}.cell_frame")
-        structure = read_shipped_structure(s_path, s_name, cell_frame)
-        files[s_name] = _sha(read_received_bytes(s_path, what="structure file"))
-        tiling = _tiling(first.get("tiling", [1, 1, 1]), f"{where}.tiling", source)
-        if not structure.is_periodic and tiling != (1, 1, 1):
-            raise InputError("a molecule (no cell) cannot be tiled", source=source, field=f"{where}.tiling")
-        n_drawn = structure.n_atoms * math.prod(tiling)
-        active_limits().check_atoms(n_drawn, source=source)
-        active_limits().check_observations(n_drawn * len(rows), source=source)
-        answer = _answer(first.get("answer"), f"{where}.answer", source)
-        symbols = sorted({SYMBOLS[int(z)] for z in structure.numbers})
-        images = []
-        for k, e, file, path, name in rows:
-            w = f"image[{k}]"
-            if file in seen_files:
-                raise InputError(f"{file[:80]!r} is listed twice", source=source, field=f"{w}.file")
-            seen_files.add(file)
-            head = read_received_bytes(path, what="image")
-            fmt_, width, height, colour, depth = picture_header(head, source=file)
-            active_limits().check_pixels(width, height, source=file, field="image")
-            files[file] = _sha(head)
-            palette = _palette(e["palette"], f"{w}.palette", source) if "palette" in e else default_palette
-            try:
-                palette.check_covers(symbols)
-            except InputError as exc:
-                raise InputError(exc.message, source=source, field=f"{w}.palette") from None
-            shading = e.get("shading", default_shading)
-            if shading not in SHADINGS:
-                raise InputError(f"shading must be one of {SHADINGS}", source=source, field=f"{w}.shading")
-            camera = e.get("camera")
-            if not isinstance(camera, Mapping):
-                raise InputError("needs the camera in the tool's own terms (a table with tool = ...)",
-                                 source=source, field=f"{w}.camera")
-            projection = None
-            if str(camera.get("tool", "")).strip().lower() != UNKNOWN_TOOL:
-                projection = resolve_tool_camera(camera, where=f"{source}, {w}", image_size=(width, height),
-                                                 name=name)
-            images.append(ImageEntry(k, file, path, name, item_id, dict(camera), projection, palette, shading,
-                                     (fmt_, width, height, colour, depth)))
-        names = [im.name for im in images]
-        if len(set(names)) != len(names):
-            raise InputError(f"two views of item {item_id[:60]!r} share a name", source=source,
-                             field=f"{where}.name")
-        items.append(ImageItem(item_id, s_name, s_path, files[s_name], cell_frame, tiling, answer, tuple(images)))
-    return ImagesSpec(f"images:{source}", toml_path, folder, tuple(items), dict(sorted(files.items())))
+    r = _Reading(source, toml_path.resolve().parent, _palette(doc.get("palette", "jmol"), "palette", source),
+                 shading, {source: _sha(data)})
+    items = tuple(_item(item_id, rows, r) for item_id, rows in _group(doc, r).items())
+    return ImagesSpec(f"images:{source}", toml_path, r.folder, items, dict(sorted(r.files.items())))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -48,7 +49,13 @@ from viewcert.detect.match import match_detections, published_view
 from viewcert.elements import SYMBOLS, covalent_radii
 from viewcert.errors import InputError
 from viewcert.formats.fields import ABSENT
-from viewcert.formats.image_sections import PublishedImage, PublishedStructure, PublishedSummary
+from viewcert.formats.image_sections import (
+    ImageProjection,
+    PublishedImage,
+    PublishedSettings,
+    PublishedStructure,
+    PublishedSummary,
+)
 from viewcert.formats.records import (
     IMAGES_FORMAT,
     ItemOutcome,
@@ -122,7 +129,10 @@ def _detect(entry: ImageEntry, numbers, detector: DetectorSettings):
     if (picture.width, picture.height) != (width, height):
         raise InputError("the image changed while it was read", source=entry.file, field="image")
     symbols = sorted({SYMBOLS[int(z)] for z in numbers})
-    det = detect_atoms(rgb, entry.palette, symbols, dataclasses.replace(detector, shading=entry.shading))
+    # a pinhole draws nearer spheres larger; matplotlib's scatter markers keep their size in points at any depth
+    persp = entry.projection is not None and entry.projection.kind == "perspective" and entry.tool != "matplotlib"
+    det = detect_atoms(rgb, entry.palette, symbols, dataclasses.replace(detector, shading=entry.shading,
+                                                                        perspective=persp))
     return det, picture
 
 
@@ -146,7 +156,7 @@ def _read_view(entry: ImageEntry, positions, numbers, cell_index, tiles, detecto
     rec = PublishedImage(
         file=entry.file, item=entry.item, name=entry.name, renderer=entry.tool, sha256=picture.sha256,
         format=picture.format, width=width, height=height, colour=picture.colour + ("A" if picture.alpha else ""),
-        projection=quantize_tree(proj.to_dict()), camera=dict(entry.camera),
+        projection=ImageProjection(**quantize_tree(proj.to_dict())), camera=dict(entry.camera),
         palette=entry.palette.to_dict(symbols), shading=det.shading, n_drawn=len(numbers),
         expected_visible=int(m.expected.sum()), detected=len(det), matched=m.n_matched, unmatched=m.n_unmatched,
         ambiguous=sum(1 for e in det.elements if not e), element_mismatch=int(((m.atom >= 0) & ~m.element_ok).sum()),
@@ -175,8 +185,8 @@ def _item_record(item: ImageItem, structure) -> Item:
                 "images.toml" if item.answer else "")
 
 
-def published_item(item: ImageItem, cfg: CertifyConfig, detector: DetectorSettings | None = None) -> tuple[
-        PublishedItemRecord, list[PublishedImage]]:
+def published_item(item: ImageItem, cfg: CertifyConfig, detector: DetectorSettings | None = None, *,
+                   detections: Mapping | None = None) -> tuple[PublishedItemRecord, list[PublishedImage]]:
     """One item certified from its published images (module steps 1–4): its record and its images' records.
 
     Parameters
@@ -187,6 +197,9 @@ def published_item(item: ImageItem, cfg: CertifyConfig, detector: DetectorSettin
         δ and τ (Å), the oracle's rule, the scoring (its protocol is not used: the cameras are the images').
     detector : DetectorSettings, optional
         The detector's settings (each image's shading from images.toml).
+    detections : Mapping, optional
+        image file -> ``Detections`` read some other way, used instead of the detector's (a benchmark's exact
+        per-atom centres: the as-published ceiling of a perfect reader of the same pixels).
 
     Returns
     -------
@@ -204,12 +217,15 @@ def published_item(item: ImageItem, cfg: CertifyConfig, detector: DetectorSettin
     tiling = item.tiling if structure.is_periodic else (1, 1, 1)
     pos, num, idx, tile = drawn_atoms(structure, tiling)
     if any(entry.projection is None for entry in item.images):  # camera = { tool = "unknown" }: issue 54
-        return _recovered_item(item, structure, struct, tiling, (pos, num, idx, tile), cfg, detector)
+        return _recovered_item(item, structure, struct, tiling, (pos, num, idx, tile), cfg, detector, detections)
     views: list[_View] = []
     records: list[PublishedImage] = []
     try:
         for entry in item.images:
-            views.append(_read_view(entry, pos, num, idx, tile, detector))
+            given = None
+            if detections is not None and entry.file in detections:
+                given = (detections[entry.file], read_picture(entry.path, name=entry.file)[1])
+            views.append(_read_view(entry, pos, num, idx, tile, detector, detected=given))
             records.append(views[-1].record)
     except InputError as exc:
         return PublishedItemRecord(id=item.id, images=[im.name for im in item.images], structure=struct,
@@ -239,14 +255,17 @@ def _certify_views(item: ImageItem, structure, views: list[_View], tiling, cfg: 
 
 
 def _recovered_item(item: ImageItem, structure, struct: PublishedStructure, tiling, drawn, cfg: CertifyConfig,
-                    detector: DetectorSettings) -> tuple[PublishedItemRecord, list[PublishedImage]]:
+                    detector: DetectorSettings, detections: Mapping | None = None
+                    ) -> tuple[PublishedItemRecord, list[PublishedImage]]:
     """An item with images whose camera images.toml does not state (``certify.recovered``): detect once, recover
     each unknown camera, certify every combination of admissible poses; camera not recovered, or poses that
     disagree, refuse the item (listed, out of the denominator)."""
     pos, num, idx, tile = drawn
     names = [im.name for im in item.images]
     try:
-        detected = [_detect(entry, num, detector) for entry in item.images]
+        detected = [(detections[entry.file], read_picture(entry.path, name=entry.file)[1])
+                    if detections is not None and entry.file in detections else _detect(entry, num, detector)
+                    for entry in item.images]
     except InputError as exc:
         return PublishedItemRecord(id=item.id, images=names, structure=struct, error=f"image: {exc}"[:500]), []
     choices, sections, refusal, first_symmetric = [], {}, "", True
@@ -324,7 +343,7 @@ def _summary(items: list[PublishedItemRecord], images: list[PublishedImage], cfg
     matched = [im for im in images if im.matched]
     res = [row[5] for im in images for row in im.detections or [] if row[4] >= 0]
     rms = math.sqrt(float(np.mean(np.square(res)))) if res else None
-    scale = [_scale(im) for im in matched]
+    scale = [im.projection.px_per_angstrom() for im in matched]
     per = [(im.centre_rms_px / s) ** 2 for im, s in zip(matched, scale, strict=True) if s]
     rms_a = math.sqrt(float(np.mean(per))) if per else None
     detection = {"images": len(images), "expected_visible": sum(im.expected_visible or 0 for im in images),
@@ -347,15 +366,6 @@ def _summary(items: list[PublishedItemRecord], images: list[PublishedImage], cfg
         geometric=_bound(sum(1 for it in good if it.geometric.correct), n, conf),
         n_differ=sum(1 for it in good if it.differ), reasons=dict(sorted(reasons.items())), detection=detection,
         delta_note=note, errors=errors)
-
-
-def _scale(im: PublishedImage) -> float:
-    """An orthographic image's px per Å (the geometric mean of its projection's two axes); 0 for a perspective
-    one (its scale varies with depth: left out of the RMS in Å)."""
-    if im.projection["kind"] != "orthographic":
-        return 0.0
-    p = np.asarray(im.projection["matrix"], dtype=np.float64).reshape(3, 4)
-    return float(math.sqrt(np.linalg.norm(p[0, :3]) * np.linalg.norm(p[1, :3])))
 
 
 def detector_record(detector: DetectorSettings) -> dict:
@@ -387,14 +397,15 @@ def library_versions() -> dict:
 def certificate_of(spec: ImagesSpec, cfg: CertifyConfig, items: list, images: list,
                    detector: DetectorSettings) -> PublishedCertificate:
     """The sealed as-published certificate (digest included) of ``items`` and ``images``."""
-    settings = {"delta": cfg.oracle.delta, "tau": cfg.symmetry.tau, "angle_tolerance": cfg.symmetry.angle_tolerance,
-                "pairs": cfg.oracle.pairs, "merge": cfg.oracle.merge, "periodic_merge": cfg.oracle.periodic_merge,
-                "score": cfg.scoring.score, "truth": cfg.scoring.truth, "confidence": cfg.scoring.confidence,
-                "molecule_levels": list(cfg.molecules.molecule_levels), "scoring": scoring_record(cfg).to_dict(),
-                "geometric": "every drawn atom at its exact projection through each image's resolved camera "
-                             "(the equivalent viewcert camera), no occlusion",
-                "as_published": "the atoms detected in each image, in its equivalent camera's pixels; the oracle's "
-                                "occlusion rule on (a view may miss a point a nearer drawn disc covers)"}
+    settings = PublishedSettings(
+        delta=cfg.oracle.delta, tau=cfg.symmetry.tau, angle_tolerance=cfg.symmetry.angle_tolerance,
+        pairs=cfg.oracle.pairs, merge=cfg.oracle.merge, periodic_merge=cfg.oracle.periodic_merge,
+        score=cfg.scoring.score, truth=cfg.scoring.truth, confidence=cfg.scoring.confidence,
+        molecule_levels=list(cfg.molecules.molecule_levels), scoring=scoring_record(cfg).to_dict(),
+        geometric="every drawn atom at its exact projection through each image's resolved camera (the equivalent "
+                  "viewcert camera), no occlusion",
+        as_published="the atoms detected in each image, in its equivalent camera's pixels; the oracle's occlusion "
+                     "rule on (a view may miss a point a nearer drawn disc covers)")
     cert = PublishedCertificate(
         format=IMAGES_FORMAT, items=tuple(items),
         inputs=Inputs(spec=spec.spec, kind="images", subset="", n_items=len(spec.items), files=dict(spec.files)),

@@ -43,7 +43,7 @@ def images_table(cert: PublishedCertificate) -> str:
     """``images.csv`` (module docstring)."""
     rows = []
     for im in cert.images:
-        p = list(im.projection.get("matrix", [None] * 12)) if isinstance(im.projection, dict) else [None] * 12
+        p = list(im.projection.matrix) if im.projection and isinstance(im.projection.matrix, list) else [None] * 12
         rows.append([im.file, im.item, im.renderer, *p, im.expected_visible, im.detected, im.matched, im.unmatched,
                      im.centre_rms_px, im.centre_max_px])
     return csv_text(IMAGE_COLUMNS, rows)
@@ -59,7 +59,7 @@ def detections_table(cert: PublishedCertificate) -> str:
 
 
 def _rate(b) -> str:
-    if b is None or not b.n:  # NO_BOUND (k, n absent) when every item is an error
+    if b is None or not b.n:  # no item: the bound has no k or n (ABSENT), only its text
         return "no item"
     return f"{b.k}/{b.n} = {b.rate:.4g} (exact one-sided {b.confidence:.0%} lower bound {b.lower:.4g})"
 
@@ -70,7 +70,7 @@ def published_summary_text(cert: PublishedCertificate, *, max_list: int = 30) ->
     det = console_fields(dict(s.detection or {}))
     lines = [f"inputs: {console_text(cert.inputs.spec, keep_newlines=False)} ({cert.inputs.n_items} items, "
              f"{det.get('images', 0)} images)",
-             f"delta = {set_['delta']:g} Å, tau = {set_['tau']:g} Å, level {s.level}",
+             f"delta = {set_.delta:g} Å, tau = {set_.tau:g} Å, level {s.level}",
              f"as-published ceiling (atoms read from the pixels): {_rate(s.as_published)}",
              f"geometric ceiling (every atom, exact projection, same cameras): {_rate(s.geometric)}",
              f"items that differ: {s.n_differ}" + (
@@ -122,15 +122,15 @@ def write_published_outputs(out: str | Path, cert: PublishedCertificate) -> dict
 
 def recorded_config(cert: PublishedCertificate) -> tuple[CertifyConfig, DetectorSettings]:
     """The settings an as-published certificate records, as a configuration and detector settings."""
-    s = cert.settings if isinstance(cert.settings, dict) else {}
+    s = cert.settings
     try:
-        cfg = CertifyConfig(delta=s["delta"], tau=s["tau"], angle_tolerance=s["angle_tolerance"], pairs=s["pairs"],
-                            merge=s["merge"], periodic_merge=s["periodic_merge"], score=s["score"], truth=s["truth"],
-                            confidence=s["confidence"], molecule_levels=tuple(s["molecule_levels"]))
+        cfg = CertifyConfig(delta=s.delta, tau=s.tau, angle_tolerance=s.angle_tolerance, pairs=s.pairs,
+                            merge=s.merge, periodic_merge=s.periodic_merge, score=s.score, truth=s.truth,
+                            confidence=s.confidence, molecule_levels=tuple(s.molecule_levels))
         d = (cert.detector or {}).get("settings") or {}
         det = DetectorSettings(shading=d.get("shading", "auto"), min_pixels=d.get("min_pixels", 12),
                                max_radius=d.get("max_radius"))
-    except (KeyError, TypeError, ValueError) as exc:
+    except (AttributeError, TypeError, ValueError) as exc:
         raise InputError(f"settings cannot be read: {str(exc)[:120]}", field="settings") from None
     return cfg, det
 

@@ -45,7 +45,7 @@ BACKGROUND_TOLERANCE = 24.0
 LINE_CHROMA = 20.0
 #: auto shading: a flat render has at least FLAT_SHARE of its foreground within FLAT_MATCH of a flat colour, and at
 #: least UNIFORM_SHARE of it within UNIFORM_STEP of its right and lower neighbours
-FLAT_SHARE, FLAT_MATCH = 0.5, 12.0
+FLAT_SHARE, FLAT_MATCH = 0.85, 12.0
 UNIFORM_SHARE, UNIFORM_STEP = 0.45, 4.0
 SHADINGS = ("auto", "flat", "shaded")
 
@@ -162,8 +162,9 @@ def resolve_shading(img: np.ndarray, colours: np.ndarray, bg: np.ndarray, foregr
 @dataclass(frozen=True, eq=False)
 class ColourMasks:
     """Per element e (in the order given): ``masks[e]`` (H, W) bool, ``residual[e]`` (H, W) RGB units and
-    ``level[e]`` (H, W) (a for flat, k for shaded); ``background`` (H, W) bool and its colour (3,);
-    ``shading`` as resolved; ``tolerance[e]`` RGB units."""
+    ``level[e]`` (H, W) (a for flat, k for shaded); ``background`` (H, W) bool: the background-coloured pixels
+    joined to the image's border (a white highlight or a white atom inside a disc is not background) and its
+    colour (3,); ``shading`` as resolved; ``tolerance[e]`` RGB units."""
 
     masks: np.ndarray
     residual: np.ndarray
@@ -213,6 +214,7 @@ def colour_masks(rgb: np.ndarray, colours: np.ndarray, *, shading: str = "auto",
     line = _segment_residual(img, black, bg)
     tol = np.empty(k)
     masks = np.zeros((k, *img.shape[:2]), dtype=bool)
+    enclosed = enclosed_background(is_bg)
     for e, c in enumerate(colours):
         others = [np.linalg.norm(c - x) for j, x in enumerate(colours) if j != e and np.linalg.norm(c - x) > 1e-9]
         others += [np.linalg.norm(c - bg), np.linalg.norm(c)]  # the background; black outlines and lines
@@ -220,5 +222,5 @@ def colour_masks(rgb: np.ndarray, colours: np.ndarray, *, shading: str = "auto",
         rival = np.minimum(plain, line) if _segment_residual(c[None, :], black, bg)[0] > LINE_CHROMA else plain
         masks[e] = (residual[e] < tol[e]) & (residual[e] <= best + TIE_MARGIN) & (residual[e] < rival) & ~is_bg
         if np.linalg.norm(c - bg) <= BACKGROUND_TOLERANCE * 2:  # drawn in the background's colour: its outline
-            masks[e] |= enclosed_background(is_bg)  # or limb encloses it (ASE's white hydrogen on white)
-    return ColourMasks(masks, residual, level, is_bg, bg, mode, tol)
+            masks[e] |= enclosed  # or limb encloses it (ASE's white hydrogen on white)
+    return ColourMasks(masks, residual, level, is_bg & ~enclosed, bg, mode, tol)

@@ -11,7 +11,10 @@
    default scatter markers) are found as blobs instead: peaks (``skimage.feature.peak_local_max``) of the
    coverage (the alpha of the flat fit) smoothed at the disc's scale, centre = coverage-weighted centroid.
 4. **Elements.** A disc found in two elements' masks (their colours tie in the pixels) goes to the element
-   whose colour alone explains clearly more of its pixels; failing that, to the one whose palette radius fits
+   whose colour alone explains clearly more of its pixels; failing that, to the one whose palette radius fits (the
+   image's px per palette-radius unit taken from the other discs); for two colours of one hue (two greys), to the
+   darker (a hydrogen sphere would show pixels brighter than carbon's grey: its lit part); failing that, to the one
+   whose full colour the disc reaches
    its radius (the image's px per palette-radius unit taken from the other discs); failing that its element is
    left empty and both are named (``candidates``): an ambiguous colour is reported, never guessed.
 
@@ -37,6 +40,8 @@ from viewcert.numeric import readonly
 #: discs smaller than this radius (px), in regions no larger than such a disc grown by 1 px, are found as blobs
 #: (step 3)
 SMALL_RADIUS = 3.0
+#: a blob's coverage sums to at least this share of a disc of the element's radius
+BLOB_SHARE = 0.4
 #: a disc explains at least this many new pixels (step 3; ``DetectorSettings.min_pixels``)
 MIN_PIXELS = 12
 #: a vote peak is a candidate when it holds the votes of at least this share of a full rim (shorter arcs are
@@ -54,7 +59,17 @@ CLASS_GAP = 0.25
 SAME_DISC = 0.15
 #: two elements' discs at one place: the one whose colour alone explains this many times more pixels wins
 COLOUR_MARGIN = 2.0
-#: a radius tie-break needs the candidates' expected radii this far apart (relative) and the best this close
+#: a colour settles a tie when the pixels only it explains are COLOUR_MARGIN times the other's and this share of
+#: the disc (a specular highlight, which only the brighter colour explains, is less)
+EXCLUSIVE_SHARE = 0.15
+#: two tied colours are one hue when their directions in RGB are within this angle, and one is darker when the
+#: other is this much brighter: the darker then explains the disc
+HUE_RADIANS, HUE_BRIGHTER = 0.1, 0.1
+#: a level tie-break (two colours of one hue, e.g. two greys) needs the drawn element's disc to reach its full
+#: colour (95th-percentile level within this of 1) clearly closer than the other's
+LEVEL_MARGIN = 0.08
+#: a radius tie-break needs the candidates' expected radii this far apart (relative) and the disc's radius this
+#: much closer (relative) to the best
 RADIUS_MARGIN = 0.1
 
 
@@ -62,11 +77,13 @@ RADIUS_MARGIN = 0.1
 class DetectorSettings:
     """shading: the appearance model (``auto``: decided from the image; ``flat``; ``shaded``); min_pixels: the
     new pixels a disc must explain; max_radius: the largest disc radius looked for, px (None: a quarter of the
-    image's smaller side)."""
+    image's smaller side); perspective: the image was drawn through a pinhole, so one element's discs differ in
+    radius with depth (never held at one radius: WIDE_RADIUS), as a known camera says."""
 
     shading: str = "auto"
     min_pixels: int = MIN_PIXELS
     max_radius: float | None = None
+    perspective: bool = False
 
     def __post_init__(self) -> None:
         if self.shading not in SHADINGS:
@@ -77,7 +94,8 @@ class DetectorSettings:
             raise InputError(f"max_radius must be a number of px > 1, got {self.max_radius!r}", field="max_radius")
 
     def to_dict(self) -> dict:
-        return {"shading": self.shading, "min_pixels": int(self.min_pixels), "max_radius": self.max_radius}
+        return {"shading": self.shading, "min_pixels": int(self.min_pixels), "max_radius": self.max_radius,
+                "perspective": bool(self.perspective)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,11 +164,11 @@ def _mask_sizes(mask: np.ndarray, min_pixels: int) -> tuple[float, float, float]
     return inscribed, extent, float(np.percentile(sizes[keep - 1], 90))
 
 
-def _radius_classes(seen: np.ndarray, fallback: float) -> list[tuple[float, float]]:
+def _radius_classes(seen: np.ndarray, fallback: float, perspective: bool = False) -> list[tuple[float, float]]:
     """The element's drawn radii: the well-seen discs' fitted radii in classes (sorted, split where the next is more
     than CLASS_GAP larger), each (median px, relative tolerance): CONSTANT_RADIUS when at least three agree to
-    CONSTANT_SPREAD (one radius: orthographic views, matplotlib's markers), else the larger of WIDE_RADIUS and half
-    the class's range (perspective). ``fallback`` (WIDE_RADIUS) when none was seen."""
+    CONSTANT_SPREAD and the image is not ``perspective`` (one radius: orthographic views, matplotlib's markers), else
+    the larger of WIDE_RADIUS and half the class's range. ``fallback`` (WIDE_RADIUS) when none was seen."""
     if not len(seen):
         return [(fallback, WIDE_RADIUS)]
     seen = np.sort(seen)
@@ -159,7 +177,7 @@ def _radius_classes(seen: np.ndarray, fallback: float) -> list[tuple[float, floa
     for group in np.split(seen, cuts):
         med = float(np.median(group))
         spread = float(np.median(np.abs(group - med))) / med
-        if len(group) >= 3 and spread <= CONSTANT_SPREAD:
+        if len(group) >= 3 and spread <= CONSTANT_SPREAD and not perspective:
             out.append((med, CONSTANT_RADIUS))
         else:
             out.append((med, max(WIDE_RADIUS, 0.5 * float(group[-1] - group[0]) / med)))
@@ -167,7 +185,8 @@ def _radius_classes(seen: np.ndarray, fallback: float) -> list[tuple[float, floa
 
 
 def _discs(mask: np.ndarray, background: np.ndarray, r_est: float, r_extent: float, r_max: float,
-           min_pixels: int) -> tuple[list[C.Circle], np.ndarray, np.ndarray, np.ndarray, list]:
+           min_pixels: int, perspective: bool = False) -> tuple[list[C.Circle], np.ndarray, np.ndarray, np.ndarray,
+                                                                list]:
     """(discs, explained, rim points, normals, radius classes) of one element's mask (module steps 2–3);
     ``r_est`` the largest inscribed radius, ``r_extent`` the largest region's bounding-box diagonal (a
     crescent's disc is larger than what it shows)."""
@@ -207,7 +226,7 @@ def _discs(mask: np.ndarray, background: np.ndarray, r_est: float, r_extent: flo
         hi = min(r_max, max(r_est + 2.0, r_extent))
         first = candidates(1.0, hi, 0.5 * hi, 1.0, C.MIN_COVER, most=FIRST_PASS_PEAKS, free_cover=0.0)
         seen = np.array([c.r for c in first if c.radius_fitted])
-    classes = _radius_classes(seen, r_est)
+    classes = _radius_classes(seen, r_est, perspective)
     found: list[C.Circle] = []
     for r_ref, r_tol in classes:
         lo, hi = max(1.0, (1 - r_tol - 0.1) * r_ref), min(r_max, (1 + r_tol + 0.1) * r_ref + 1.0)
@@ -232,7 +251,8 @@ def _blobs(coverage: np.ndarray, mask: np.ndarray, r_est: float) -> list[C.Circl
         return []
     # the response of one full disc of radius r_est (the least kept: a third of it)
     ref = 1.0 - math.exp(-(max(r_est, 0.7) ** 2) / (2 * sigma * sigma))
-    peaks = peak_local_max(sm, min_distance=max(1, int(round(r_est))), threshold_abs=ref / 3, exclude_border=False)
+    peaks = peak_local_max(sm, min_distance=max(1, int(round(1.5 * r_est))), threshold_abs=ref / 3,
+                           exclude_border=False)
     out = []
     h, w = mask.shape
     win = int(math.ceil(r_est + 1.5))
@@ -240,7 +260,7 @@ def _blobs(coverage: np.ndarray, mask: np.ndarray, r_est: float) -> list[C.Circl
         i0, i1, j0, j1 = max(0, i - win), min(h, i + win + 1), max(0, j - win), min(w, j + win + 1)
         wgt = cov[i0:i1, j0:j1]
         tot = float(wgt.sum())
-        if tot <= 0:
+        if tot < BLOB_SHARE * math.pi * r_est * r_est:  # a speck (JPEG ringing), not a marker
             continue
         ii, jj = np.mgrid[i0:i1, j0:j1]
         u = float((wgt * (jj + 0.5)).sum() / tot)
@@ -254,8 +274,41 @@ def _exclusive_pixels(c: C.Circle, masks: np.ndarray, e: int, f: int) -> int:
     return int((inside & masks[e][win] & ~masks[f][win]).sum())
 
 
-def _settle(found: list[_Found], masks: np.ndarray, symbols: list[str], palette: Palette) -> tuple[list, list, list]:
-    """(circles, element symbols, candidates) once discs found in two elements' masks are settled (step 4)."""
+def _full_levels(c: C.Circle, masks: np.ndarray, levels: np.ndarray, tied: list[int]) -> dict[int, float]:
+    """Per tied element the 95th percentile, over the disc's pixels every tied element's mask holds (a highlight
+    only the brighter colour explains left out), of the level (lighting k, or flat alpha) its colour gives them:
+    near 1 for the element drawn (its lit or uniform part shows its full colour), lower for a brighter element
+    whose colour the disc never reaches."""
+    win, inside = C.disc_pixels(masks.shape[1:], c)
+    common = inside & np.logical_and.reduce([masks[e][win] for e in tied])
+    out = {}
+    for e in tied:
+        vals = levels[e][win][common]
+        out[e] = float(np.percentile(vals, 95)) if len(vals) else 0.0
+    return out
+
+
+def _darker_of_one_hue(tied: list[int], colours: np.ndarray) -> int | None:
+    """The darkest of the tied elements when their colours are one hue (within HUE_RADIANS of each other, as
+    directions in RGB: two greys, a colour and its shade) and their brightness differs by HUE_BRIGHTER; else None."""
+    cs = [np.asarray(colours[e], dtype=np.float64) for e in tied]
+    norms = [float(np.linalg.norm(c)) for c in cs]
+    if min(norms) <= 0:
+        return None
+    for a in range(len(cs)):
+        for b in range(a + 1, len(cs)):
+            cos = float(cs[a] @ cs[b]) / (norms[a] * norms[b])
+            if cos < math.cos(HUE_RADIANS):
+                return None
+    order = sorted(range(len(tied)), key=lambda k: norms[k])
+    return tied[order[0]] if norms[order[1]] >= (1 + HUE_BRIGHTER) * norms[order[0]] else None
+
+
+def _settle(found: list[_Found], masks: np.ndarray, levels: np.ndarray, symbols: list[str],
+            palette: Palette, shading: str, colours: np.ndarray) -> tuple[list, list, list]:
+    """(circles, element symbols, candidates) once discs found in two elements' masks are settled (step 4): by the
+    pixels each colour alone explains (a clear share of the disc), then by the palette's radii (the image's scale
+    from the untied discs), then, for two colours of one hue, the darker, then by the full colour reached."""
     found = sorted(found, key=lambda f: -f.circle.score)
     groups: list[list[_Found]] = []
     for f in found:
@@ -281,15 +334,28 @@ def _settle(found: list[_Found], masks: np.ndarray, symbols: list[str], palette:
             own = {f.element: _exclusive_pixels(best.circle, masks, f.element,
                                                 next(x.element for x in g if x.element != f.element)) for f in g}
             order = sorted(own, key=lambda e: -own[e])
-            if own[order[0]] >= COLOUR_MARGIN * max(own[order[1]], 1) and own[order[0]] >= C.MIN_COVER * 10:
-                tied = [order[0]]
-            elif scale is not None:
+            full = {e: abs(1.0 - v) for e, v in _full_levels(best.circle, masks, levels, tied).items()}
+            by_level = sorted(tied, key=lambda e: full[e])
+            _, inside = C.disc_pixels(masks.shape[1:], best.circle)
+            by_colour = own[order[0]] >= COLOUR_MARGIN * max(own[order[1]], 1) \
+                and own[order[0]] >= EXCLUSIVE_SHARE * max(int(inside.sum()), 1)
+            darkest = _darker_of_one_hue(tied, colours)
+            by_radius = None
+            if scale is not None:
                 want = {e: scale * ratios[e] for e in tied}
                 r = best.circle.r
                 by = sorted(tied, key=lambda e: abs(want[e] - r))
                 gap = abs(want[by[0]] - want[by[1]]) / max(want[by[0]], 1e-9)
-                if gap >= RADIUS_MARGIN and abs(want[by[0]] - r) <= RADIUS_MARGIN * want[by[0]]:
-                    tied = [by[0]]
+                if gap >= RADIUS_MARGIN and abs(want[by[0]] - r) < abs(want[by[1]] - r) * (1 - RADIUS_MARGIN):
+                    by_radius = by[0]
+            if by_colour:
+                tied = [order[0]]
+            elif by_radius is not None:
+                tied = [by_radius]
+            elif darkest is not None:  # one hue (two greys): the brighter colour would show pixels beyond the
+                tied = [darkest]  # darker's (its lit part), and the disc shows none (a highlight aside)
+            elif full[by_level[1]] - full[by_level[0]] >= LEVEL_MARGIN:
+                tied = [by_level[0]]
         circles.append(best.circle)
         elements.append(symbols[tied[0]] if len(tied) == 1 else "")
         candidates.append("" if len(tied) == 1 else "|".join(symbols[e] for e in tied))
@@ -345,7 +411,7 @@ def detect_atoms(rgb: np.ndarray, palette: Palette, elements, settings: Detector
             per_element.append(None)
             continue
         kept, explained, pts, nrm, classes = _discs(mask, cm.background, r_est, r_extent, r_max,
-                                                    settings.min_pixels)
+                                                    settings.min_pixels, settings.perspective)
         per_element.append((kept, explained, pts, nrm, classes))
         found += [_Found(c, e, (pts, nrm, *_class_of(c.r, classes))) for c in kept]
     everyone = [f.circle for f in found]
@@ -361,7 +427,7 @@ def detect_atoms(rgb: np.ndarray, palette: Palette, elements, settings: Detector
     everyone = [f.circle for f in found]
     found = [_Found(C.polish(f.circle, *f.rim[:2], everyone, *f.rim[2:]), f.element) if f.rim else f
              for f in found]
-    circles, els, cands = _settle(found, cm.masks, symbols, palette)
+    circles, els, cands = _settle(found, cm.masks, cm.level, symbols, palette, cm.shading, colours)
     order = np.lexsort((np.array([c.u for c in circles]), np.array([c.v for c in circles]))) if circles else []
     circles = [circles[k] for k in order]
     return Detections(

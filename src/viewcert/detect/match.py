@@ -1,7 +1,8 @@
 """Detected atoms matched to the atoms they project from, and turned into the oracle's observations.
 
 ``match_detections(detections, projection, positions, numbers)``: every drawn atom is projected by the image's
-resolved camera (``cameras.PixelProjection``: pixel frame u right, v down, origin top-left); a detection is
+resolved camera, and every detected disc's centre corrected under a perspective camera for the offset of a sphere's
+silhouette (:func:`sphere_centres`) (``cameras.PixelProjection``: pixel frame u right, v down, origin top-left); a detection is
 matched to one atom whose projected centre lies within its gate (``max(MIN_GATE_PX, GATE_SHARE × its radius)``),
 one-to-one (``scipy.optimize.linear_sum_assignment`` on the centre distance, a detection of another element
 costing ``ELEMENT_COST_PX`` more, and among atoms drawn at one place the nearest to the camera first: it is the one
@@ -37,7 +38,8 @@ ELEMENT_COST_PX = 1.0
 #: atoms drawn within this many px of each other count as drawn at one place (the nearest one is seen)
 SAME_PLACE_PX = 0.5
 
-__all__ = ["GATE_SHARE", "MIN_GATE_PX", "Matching", "match_detections", "painted_pixels", "published_view"]
+__all__ = ["GATE_SHARE", "MIN_GATE_PX", "Matching", "match_detections", "painted_pixels", "published_view",
+           "sphere_centres"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -130,6 +132,45 @@ def painted_pixels(uv: np.ndarray, depth: np.ndarray, radii: np.ndarray, width: 
     return np.bincount(owner[owner >= 0].ravel(), minlength=len(uv))[: len(uv)].astype(np.int64)
 
 
+def sphere_centres(det: Detections, projection: PixelProjection) -> np.ndarray:
+    """Where each detected atom's centre projects (n, 2) px: the detected disc's centre, corrected under a
+    perspective camera for the offset of a sphere's silhouette.
+
+    A pinhole draws a sphere as the section of its tangent cone: along the line through the principal point the
+    silhouette spans the angles θ ± α (θ the direction of the sphere's centre, sin α its radius over its
+    distance), so its middle lies at (tan(θ + α) + tan(θ − α)) / 2, outward of the centre's own projection tan θ
+    (by (r/d)² × its distance from the principal point, to first order). From the detected centre m and radius a
+    (focal units, in the equivalent camera's pixels), θ = (atan(m + a) + atan(m − a)) / 2. Orthographic views
+    need no correction.
+
+    Parameters
+    ----------
+    det : Detections
+        Detected discs: centres and radii, px in the image's frame.
+    projection : PixelProjection
+        The image's camera.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, 2)
+        The projections of the spheres' centres, px in the image's frame.
+    """
+    if projection.kind != "perspective" or not len(det):
+        return np.array(det.centres, dtype=np.float64).reshape(-1, 2)
+    cam, warp = projection.equivalent()
+    lin = warp[:, :2]
+    c = projection.to_camera_pixels(det.centres)
+    rho = np.asarray(det.radii, dtype=np.float64) / np.sqrt(abs(np.linalg.det(lin)))
+    pp = np.array([cam.cx, cam.cy])
+    q = c - pp
+    dist = np.linalg.norm(q, axis=1)
+    m, a = dist / cam.focal, rho / cam.focal
+    theta = 0.5 * (np.arctan(m + a) + np.arctan(m - a))
+    scale = np.where(dist > 1e-9, np.tan(theta) * cam.focal / np.maximum(dist, 1e-9), 1.0)
+    fixed = pp + q * scale[:, None]
+    return fixed @ lin.T + warp[:, 2]
+
+
 def match_detections(det: Detections, projection: PixelProjection, positions, numbers) -> Matching:
     """Match an image's detections to the drawn atoms (module docstring).
 
@@ -159,8 +200,9 @@ def match_detections(det: Detections, projection: PixelProjection, positions, nu
     atom = np.full(n_det, -1, dtype=np.int64)
     residual = np.full(n_det, np.nan)
     finite = np.isfinite(uv).all(axis=1)
+    centres = sphere_centres(det, projection)
     if n_det and n_at:
-        d = np.linalg.norm(det.centres[:, None, :] - uv[None, :, :], axis=2)
+        d = np.linalg.norm(centres[:, None, :] - uv[None, :, :], axis=2)
         d[:, ~finite] = np.inf
         residual = d.min(axis=1)
         gate = np.maximum(MIN_GATE_PX, GATE_SHARE * det.radii)
@@ -178,7 +220,9 @@ def match_detections(det: Detections, projection: PixelProjection, positions, nu
     element_ok = np.array([a >= 0 and det_z[k] == z[a] for k, a in enumerate(atom)], dtype=bool)
     radii = _drawn_radii(det, atom, z, depth, projection.kind == "perspective")
     if n_at and np.isfinite(radii).all():
-        expected = painted_pixels(uv, depth, radii, projection.width, projection.height) >= det.settings.min_pixels
+        # a disc smaller than min_pixels (a marker of a few px) is expected when half of it shows
+        need = np.minimum(det.settings.min_pixels, 0.5 * np.pi * radii * radii)
+        expected = painted_pixels(uv, depth, radii, projection.width, projection.height) >= np.maximum(need, 1.0)
     else:  # nothing detected to size the discs: every atom inside the image
         expected = finite & (uv[:, 0] >= 0) & (uv[:, 0] <= projection.width) & (uv[:, 1] >= 0) \
             & (uv[:, 1] <= projection.height)
@@ -217,7 +261,7 @@ def published_view(det: Detections, matching: Matching, projection: PixelProject
         cam = dataclasses.replace(cam, name=name)
     keep = np.array([bool(e) for e in det.elements], dtype=bool)
     atom = matching.atom[keep]
-    uv = projection.to_camera_pixels(det.centres[keep]) if keep.any() else np.zeros((0, 2))
+    uv = projection.to_camera_pixels(sphere_centres(det, projection)[keep]) if keep.any() else np.zeros((0, 2))
     far = float(np.nanmax(matching.depth)) + 1.0 if len(matching.depth) else 0.0
     depth = np.where(atom >= 0, matching.depth[np.maximum(atom, 0)], far) if len(atom) else np.zeros(0)
     labels = np.array([SYMBOLS.index(e) for e in np.asarray(det.elements)[keep]], dtype=np.int64)

@@ -22,10 +22,62 @@ from viewcert.formats.fields import ABSENT, Section
 from viewcert.formats.recovery_sections import RecoveredCamera
 from viewcert.formats.summary_sections import RateBound
 
-__all__ = ["DETECTION_COLUMNS", "PublishedImage", "PublishedStructure", "PublishedSummary"]
+__all__ = ["DETECTION_COLUMNS", "ImageProjection", "PublishedImage", "PublishedSettings", "PublishedStructure",
+           "PublishedSummary"]
 
 #: the columns of a detection row in ``images[].detections`` (px; atom: the drawn atom's index, -1 unmatched)
 DETECTION_COLUMNS = ("u", "v", "radius", "element", "atom", "residual")
+
+
+@dataclass(frozen=True)
+class ImageProjection(Section):
+    """``images[].projection``: an image's camera resolved to one 3×4 projection onto its pixels
+    (``cameras.PixelProjection.to_dict``)."""
+
+    SOURCE: ClassVar[str] = "images[].projection"
+    KINDS: ClassVar[dict] = {"kind": "text", "matrix": "list", "width": "count", "height": "count"}
+    kind: str = ABSENT  # orthographic (P's last row (0, 0, 0, 1)) | perspective
+    tool: str = ABSENT  # the tool whose terms the camera was stated in
+    name: str = ABSENT  # the view's name
+    width: int = ABSENT  # a count of pixels across
+    height: int = ABSENT  # a count of pixels down
+    #: the 12 numbers of P row by row (P00 ... P23): world Å -> the image's homogeneous pixels (canonical scale:
+    #: orthographic last row (0, 0, 0, 1); perspective w = the depth, Å)
+    matrix: list = ABSENT
+    extra: Mapping = field(default_factory=dict)
+
+    def px_per_angstrom(self) -> float:
+        """An orthographic image's px per Å (the geometric mean of P's two rows); 0 for a perspective one."""
+        import math
+
+        if self.kind != "orthographic" or not isinstance(self.matrix, list) or len(self.matrix) != 12:
+            return 0.0
+        m = [float(x) for x in self.matrix]
+        return math.sqrt(math.hypot(*m[0:3]) * math.hypot(*m[4:7]))
+
+
+@dataclass(frozen=True)
+class PublishedSettings(Section):
+    """``settings``: what an as-published certification ran with (``verify`` reruns it)."""
+
+    SOURCE: ClassVar[str] = "settings"
+    KINDS: ClassVar[dict] = {"delta": "number", "tau": "number", "angle_tolerance": "number", "pairs": "text",
+                             "merge": "text or null", "score": "text", "truth": "text", "confidence": "number",
+                             "molecule_levels": "list"}
+    delta: float = ABSENT  # Å: the oracle's tolerance δ
+    tau: float = ABSENT  # Å: spglib's and moyopy's symprec τ
+    angle_tolerance: float = ABSENT  # degrees (−1: spglib's own rule)
+    pairs: str = ABSENT  # the oracle's candidate view pairs (all | first)
+    merge: str | None = ABSENT  # the oracle's merge rule (null: its default)
+    periodic_merge: bool = ABSENT  # merged by minimum image in the cell (true) or in Cartesian space
+    score: str = ABSENT  # the crystal level scored (crystal_system | point_group | space_group)
+    truth: str = ABSENT  # the reference: the answer images.toml gives (dataset) or the cell's own label (rendered)
+    confidence: float = ABSENT  # the exact bounds' confidence 1 − α
+    molecule_levels: list = ABSENT  # the molecular levels scored
+    scoring: dict = ABSENT  # the scoring rule in words (as a ceiling certificate states it)
+    geometric: str = ABSENT  # what the geometric ceiling observes, in words
+    as_published: str = ABSENT  # what the as-published ceiling observes, in words
+    extra: Mapping = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -35,7 +87,8 @@ class PublishedImage(Section):
 
     SOURCE: ClassVar[str] = "images[]"
     KINDS: ClassVar[dict] = {"file": "text", "item": "text", "name": "text", "sha256": "text",
-                             "width": "count", "height": "count", "projection": "object", "n_drawn": "count or null",
+                             "width": "count", "height": "count", "projection": ImageProjection,
+                             "n_drawn": "count or null",
                              "expected_visible": "count or null", "detected": "count or null",
                              "matched": "count or null", "unmatched": "count or null",
                              "ambiguous": "count or null", "element_mismatch": "count or null",
@@ -50,9 +103,7 @@ class PublishedImage(Section):
     width: int = ABSENT  # a count of pixels across
     height: int = ABSENT  # a count of pixels down
     colour: str = ABSENT  # the colour model read (RGB, RGBA composited over white, grey)
-    #: the camera resolved (``cameras.PixelProjection.to_dict``): kind, tool, name, width, height and the 12
-    #: numbers of P row by row (world Å -> the image's homogeneous pixels)
-    projection: dict = ABSENT
+    projection: ImageProjection = ABSENT  # the camera resolved to P (``images[].projection``)
     camera: dict = ABSENT  # the camera table as images.toml states it (the tool's own terms)
     palette: dict = ABSENT  # the palette used: name, source and the colours of the structure's elements
     shading: str = ABSENT  # the detector's appearance model as resolved (flat | shaded)

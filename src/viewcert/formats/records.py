@@ -40,7 +40,12 @@ from viewcert.formats.fields import (  # noqa: F401 - ABSENT and Section re-expo
     rerooted,
     type_sections,
 )
-from viewcert.formats.image_sections import PublishedImage, PublishedStructure, PublishedSummary
+from viewcert.formats.image_sections import (
+    PublishedImage,
+    PublishedSettings,
+    PublishedStructure,
+    PublishedSummary,
+)
 from viewcert.formats.item_sections import (
     ItemCeiling,
     MoleculeOutcome,
@@ -606,7 +611,7 @@ class PublishedCertificate(Certificate):
     format: str
     items: tuple[PublishedItemRecord, ...]
     inputs: Inputs = ABSENT
-    settings: dict = ABSENT
+    settings: PublishedSettings = ABSENT
     tolerances: Tolerances = ABSENT
     detector: dict = ABSENT
     libraries: dict = ABSENT
@@ -618,8 +623,8 @@ class PublishedCertificate(Certificate):
     extra: Mapping = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        type_sections(self, {"inputs": Inputs, "tolerances": Tolerances, "summary": PublishedSummary,
-                             "location": Location}, "")
+        type_sections(self, {"inputs": Inputs, "settings": PublishedSettings, "tolerances": Tolerances,
+                             "summary": PublishedSummary, "location": Location}, "")
         if isinstance(self.images, list | tuple):
             object.__setattr__(self, "images", tuple(
                 im if isinstance(im, PublishedImage) else PublishedImage.from_dict(im, f"images[{k}]")
