@@ -3,7 +3,8 @@ built-in AFLOW prototype (all seven crystal systems) under the study's configura
 calls of ``certify_item`` (cell, fractional coordinates, tolerances) are, as a multiset, the floor's calls
 plus the guard's — no call missing, none extra, none on another cell. A monoclinic cell sheared 0.05 Å off
 orthorhombic (issue 23's case: the standardisation squares it, moyopy on the input disagrees) makes the
-guard demand a fresh spglib call, so that branch is compared too."""
+guard demand a fresh spglib call, so that branch is compared too. The full floor (issue 59) adds spglib on the
+reconstructions that are not the rendered cell atom for atom; e3 structures exercise it (no prototype does)."""
 
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def test_floor_and_guard_are_the_products_engine_calls(calls):
     bench = _bench()
     cfg = CertifyConfig(delta=bench.DELTA, tau=bench.TAU, pairs="first", merge="greedy", periodic_merge=False)
     prepare, parts = bench.floor_fns(cfg)
-    assert tuple(parts) == bench.FLOOR_PARTS + bench.GUARD_PARTS
+    assert tuple(parts) == bench.FLOOR_PARTS + bench.RECONSTRUCTION_PARTS + bench.GUARD_PARTS
     items = (*load_input("builtin:prototypes").items, _sheared())
     systems, lattice_calls, skipped, fresh = set(), 0, 0, 0
     for it in items:
@@ -85,3 +86,28 @@ def test_floor_and_guard_are_the_products_engine_calls(calls):
         skipped += not cells["lattice_call"] and not cells["fresh"]
     assert len(systems) == 7  # every crystal system went through the comparison
     assert lattice_calls and skipped and fresh  # every branch of the guard was exercised
+
+
+def test_full_floor_has_the_reconstructions_spglib_calls(calls, e3_cifs):
+    """On e3 structures whose first-pair greedy reconstruction is not the rendered cell atom for atom (phantoms
+    or missing atoms), the product labels the reconstruction with spglib: the floor's ``spglib_reconstruction``
+    part makes exactly those calls (issue 59), so floor + guard is again the product's multiset of calls."""
+    from viewcert.io.cif import read_cif_text
+
+    bench = _bench()
+    cfg = CertifyConfig(delta=bench.DELTA, tau=bench.TAU, pairs="first", merge="greedy", periodic_merge=False)
+    prepare, parts = bench.floor_fns(cfg)
+    assert tuple(parts) == bench.FLOOR_PARTS + bench.RECONSTRUCTION_PARTS + bench.GUARD_PARTS
+    recon = 0
+    for mid in sorted(e3_cifs)[:60]:
+        item = Item(mid, "structure", read_cif_text(e3_cifs[mid], source=mid), "e3")
+        calls.clear()
+        certify_item(item, cfg)
+        product = Counter(calls)
+        cells = prepare(item)
+        calls.clear()
+        for fn in parts.values():
+            fn(cells)
+        assert Counter(calls) == product, mid
+        recon += cells["reconstruction"] is not None
+    assert recon >= 3  # the branch is exercised (8 of the first 60 ids)

@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from pymatgen.io.cif import CifWriter
 from typer.testing import CliRunner
 
 from tests.support.certificate_checks import assert_certificate_consistent
+from viewcert.certify import CertifyConfig
+from viewcert.certify.ceilings import as_rendered_config
+from viewcert.certify.run import prepared, run_certification, run_with_as_rendered
 from viewcert.cli import app
 from viewcert.io.builtin import builtin
 from viewcert.io.pymatgen_adapter import to_pymatgen
+from viewcert.render.raster import render
 
 PROTOTYPES = ("AB3C_hR10_148_c_f_c", "A_cF4_225_a", "A2B_tP6_136_f_a")
 
@@ -90,3 +95,45 @@ def test_design_states_both_ceilings_of_its_views(cifs):
     assert (both["geometric"]["correct"], both["as_rendered"]["correct"]) == (
         sum(i["correct"] for i in _items(cifs / "dg" / "certificate.json").values()),
         sum(i["correct"] for i in _items(cifs / "dv" / "certificate.json").values()))
+
+
+def _drawn_counts(scene, cam, *, limit=None):
+    """The visible pixel counts read off the drawn ID buffer (how observe visible counted them on the main of
+    session 52), for the separate runs below."""
+    counts = render(scene, cam, rgb=False).pixel_counts()
+    return counts if limit is None else np.minimum(counts, limit)
+
+
+@pytest.mark.parametrize("spec, settings", [
+    ("in", {}),
+    ("in", {"tiling": (2, 2, 2), "style": "ball-and-stick", "min_pixels": 3, "image_size": 256}),
+    ("builtin:molecules", {}),  # molecules: their handedness re-observes mirror images as rendered
+])
+def test_the_same_pass_gives_what_a_separate_visible_run_gives(cifs, monkeypatch, spec, settings):
+    """The as-rendered certificate of certify's one pass (read, standardise, label and frame once; visible atoms
+    counted without drawing; an all-visible item keeps its reconstruction) is, digest included, the certificate
+    of a separate certification observing ``visible`` whose visible atoms are read off the drawn images; the
+    geometric certificate is the plain run's."""
+    import viewcert.render.visibility as vis
+
+    spec = str(cifs / spec) if not spec.startswith("builtin:") else spec
+    cfg = CertifyConfig(**settings)
+    dataset = prepared(spec, cfg)
+    geometric, rendered, _ = run_with_as_rendered(dataset, cfg, n_workers=1, progress=False)
+    assert geometric.to_dict() == run_certification(dataset, cfg, n_workers=1, progress=False)[0].to_dict()
+    monkeypatch.setattr(vis, "visible_pixel_counts", _drawn_counts)
+    separate, _ = run_certification(dataset, as_rendered_config(cfg), n_workers=1, progress=False)
+    assert rendered.to_dict() == separate.to_dict()
+
+
+def test_certify_reads_each_item_once(cifs, monkeypatch):
+    """Issue 57 item 2's cost: the as-rendered ceiling was a second certification, every item read and
+    standardised twice (6 reads of 3 items on the main of session 52); one pass reads each once."""
+    from viewcert.certify.inputs import Item
+
+    reads = []
+    real = Item.read
+    monkeypatch.setattr(Item, "read", lambda self, *a, **k: reads.append(self.id) or real(self, *a, **k))
+    res = _certified([str(cifs / "in"), "--out", str(cifs / "once")])
+    assert "R1 geometric (observe ideal" in res.output  # both ceilings stated
+    assert sorted(reads) == sorted(f"{p}" for p in PROTOTYPES)

@@ -118,10 +118,13 @@ def test_the_configuration_is_its_parts_and_nothing_copied():
 
 
 def test_the_parts_constructor_is_the_flat_shorthand():
-    cfg = CertifyConfig(oracle=OracleSettings(delta=0.02, pairs="first"), scoring=ScoringSettings(score="space_group"))
-    flat = CertifyConfig(delta=0.02, pairs="first", score="space_group")
+    cfg = CertifyConfig(protocol="axes-3", oracle=OracleSettings(delta=0.02, pairs="first"),
+                        scoring=ScoringSettings(score="space_group"))
+    flat = CertifyConfig(protocol="axes-3", delta=0.02, pairs="first", score="space_group")
     assert cfg == flat and cfg.to_dict() == flat.to_dict() and cfg.symmetry.tau == 0.02  # τ defaults to δ
     assert flat.oracle == OracleSettings(delta=0.02, pairs="first") and flat.symmetry.tau == 0.02
+    # the study protocol (the default) states its own τ, the study's symprec 0.01 Å, whatever δ is
+    assert CertifyConfig(delta=0.02).symmetry.tau == 0.01
     assert CertifyConfig(symmetry=SymmetrySettings(tau=0.03), delta=0.02).symmetry.tau == 0.03
     assert flat.with_(tiling=(2, 2, 2)).observation.tiling == (2, 2, 2)
     assert flat.with_(oracle=OracleSettings(delta=0.5)).oracle.delta == 0.5

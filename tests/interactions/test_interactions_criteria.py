@@ -227,7 +227,7 @@ def test_export_settings_record_the_criterion_only_when_not_the_default():
 
 
 @pytest.mark.parametrize(("args", "needle"), [
-    (["complex:nowhere", "--task", "pocket-ligand", "--criterion", "mills\x1b[31m"], "criterion must be one of"),
+    (["builtin:nacl", "--task", "pocket-ligand", "--criterion", "mills\x1b[31m"], "criterion must be one of"),
     (["builtin:nacl", "--task", "crystal-system", "--criterion", "plip"], "--criterion applies to the interaction"),
 ])
 def test_cli_bad_criterion_is_one_line_exit_2(tmp_path, args, needle):

@@ -6,17 +6,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.support.naive import visible_pixels_loop
-from tests.support.strategies import crystals, molecules
+from tests.support.strategies import crystals, molecules, render_scenes
 from viewcert.cameras import get_protocol
 from viewcert.cameras.camera import OrthographicCamera
 from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.errors import InputError
 from viewcert.observe.project import ObservationModel, Observations, observe
-from viewcert.render.raster import build_scene, render, silhouette_pixel_counts
+from viewcert.render.raster import build_scene, render, silhouette_pixel_counts, visible_pixel_counts
 from viewcert.render.visibility import (
     RenderedObservationModel,
+    observations_from_renders,
     observe_rendered,
     view_atom_table,
     visible_pixel_stats,
@@ -138,3 +140,78 @@ def test_observe_as_modes():
         observe_as(s, [cam], "detector")
     with pytest.raises(InputError, match="sigma"):
         observe_as(s, [cam], "visible", model=ObservationModel(sigma=0.5))
+
+
+# --------------------------------------------------------------- visible_pixel_counts: the ID buffer's counts, no image
+# The twin is the definition: the pixel count per atom of the rendered ID buffer (``render(...).pixel_counts()``,
+# itself held to the naive per-pixel ray-caster in test_render_raster.py), cut at the limit.
+
+
+def _counted_from_the_image(scene, cam, limit):
+    counts = render(scene, cam, rgb=False).pixel_counts()
+    return counts if limit is None else np.minimum(counts, limit)
+
+
+@settings(max_examples=60)
+@given(render_scenes(max_spheres=12), st.sampled_from([1, 2, 7, None]))
+def test_visible_counts_are_the_id_buffers(case, limit):
+    """Random spheres (overlapping, in front of and behind each other), bonds and edge lines, orthographic and
+    perspective: each atom's count, cut at the limit, is the rendered ID buffer's."""
+    scene, cam = case
+    np.testing.assert_array_equal(visible_pixel_counts(scene, cam, limit=limit),
+                                  _counted_from_the_image(scene, cam, limit))
+
+
+@settings(max_examples=15)
+@given(crystals(max_atoms=5), st.sampled_from(["study", "ball-and-stick"]), st.sampled_from([1, 3]))
+def test_visible_counts_of_tiled_crystals_along_their_axes(cell, style, limit):
+    """2×2×2 tilings through the study's views (three along lattice-aligned axes, where translates stack exactly
+    behind each other: the certain-cover skip) with the supercell's edges: the ID buffer's counts."""
+    cams = frame(get_protocol("render-ceiling-5"), cell, FramingPolicy(tiling=(2, 2, 2), width=160, height=160,
+                                                                     pad=1.0))
+    scene = build_scene(cell, style, tiling=(2, 2, 2), radius_scale=0.5)
+    for cam in cams:
+        np.testing.assert_array_equal(visible_pixel_counts(scene, cam, limit=limit),
+                                      _counted_from_the_image(scene, cam, limit))
+
+
+@pytest.mark.nojit
+def test_an_atom_exactly_behind_an_equal_one_shows_no_pixel():
+    """Two equal O spheres on the view axis, 2 Å apart (hand-worked: the nearer disc is the farther one's
+    silhouette exactly, so no pixel centre sees the farther); a third beside them shows its whole silhouette."""
+    s = Structure(np.array([[0.0, 0.0, 1.0], [0.0, 0.0, -1.0], [2.0, 0.0, 0.0]]), [8, 8, 8])
+    cam = OrthographicCamera(np.eye(3), [1.0, 0, 0], scale=40.0, width=200, height=100)
+    scene = build_scene(s, "study")
+    full = silhouette_pixel_counts(scene, cam)
+    assert visible_pixel_counts(scene, cam).tolist() == [full[0], 0, full[2]]
+    assert visible_pixel_counts(scene, cam, limit=1).tolist() == [1, 0, 1]
+    with pytest.raises(InputError, match="limit"):
+        visible_pixel_counts(scene, cam, limit=0)
+
+
+@settings(max_examples=10)
+@given(crystals(max_atoms=5), st.sampled_from([1, 4]))
+def test_visible_observations_are_those_read_off_the_drawn_images(cell, min_pixels):
+    """observe_rendered at the projection (which draws no image) gives what observations_from_renders reads off
+    the rendered ID buffers, array for array."""
+    cams = frame(get_protocol("render-ceiling-5"), cell, FramingPolicy(tiling=(2, 2, 2), width=128, height=128,
+                                                                     pad=1.0))
+    got = observe_rendered(cell, cams, tiling=(2, 2, 2), min_pixels=min_pixels)
+    scene = build_scene(cell, "study", tiling=(2, 2, 2), radius_scale=0.5)
+    want = observations_from_renders([render(scene, c, rgb=False) for c in cams], model=got.model)
+    for a, b in zip(got.views, want.views, strict=True):
+        for f in ("uv", "depth", "labels", "atom_index", "tile"):
+            np.testing.assert_array_equal(getattr(a, f), getattr(b, f))
+
+
+def test_visible_observations_draw_no_image(monkeypatch):
+    """Issue 57 item 2: observe visible read every view's full 768 px ID buffer (and its centroids); now no
+    image is drawn at the projection (main of session 52 rendered each view)."""
+    import viewcert.render.visibility as vis
+
+    drawn = []
+    monkeypatch.setattr(vis, "render", lambda *a, **k: drawn.append(1) or render(*a, **k))
+    s = Structure(np.array([[0.0, 0.0, 1.0], [0.0, 0.0, -1.0], [2.0, 0.0, 0.0]]), [8, 8, 8])
+    cam = OrthographicCamera(np.eye(3), [1.0, 0, 0], scale=40.0, width=200, height=100)
+    assert len(vis.observe_rendered(s, [cam]).views[0]) == 2 and not drawn
+    assert len(vis.observe_rendered(s, [cam], position="pixel-centroid").views[0]) == 2 and drawn  # needs the image

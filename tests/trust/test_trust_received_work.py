@@ -126,7 +126,7 @@ def test_explore_refuses_a_png_over_max_pixels_from_its_header(export, tmp_path)
 
 
 def test_learn_checks_the_image_size_before_any_work(tmp_path):
-    code, out, seconds = _timed(["learn", str(tmp_path / "absent"), "--reader", "pixel-cnn", "--image-size",
+    code, out, seconds = _timed(["learn", "builtin:nacl", "--reader", "pixel-cnn", "--image-size",
                                  "100000", "--out", str(tmp_path / "o")])
     err = one_error(out)
     assert code == 2 and "max_pixels" in err and "100000x100000" in err and "--image-size" in err, out

@@ -11,7 +11,7 @@ from pathlib import Path
 from viewcert import defaults
 from viewcert.api.report import Line, Report, check_out, parse_tiling
 from viewcert.certify import CertifyConfig, stream
-from viewcert.certify.ceilings import as_rendered_of, both_ceilings, ceiling_lines, renders
+from viewcert.certify.ceilings import renders
 from viewcert.certify.evaluate import check_placements
 from viewcert.certify.inputs import database_format, label_hint
 from viewcert.certify.molecule import MOLECULE_LEVELS
@@ -22,8 +22,15 @@ from viewcert.certify.published_outputs import (
     write_published_outputs,
 )
 from viewcert.certify.recovered import write_redraws
-from viewcert.certify.run import certify as run_certification
-from viewcert.certify.run import certify_streamed, error_line, prepared, summary_text, use_item_table
+from viewcert.certify.run import (
+    ceiling_lines_of,
+    certify_dataset,
+    certify_streamed,
+    error_line,
+    prepared,
+    summary_text,
+    use_item_table,
+)
 from viewcert.certify.sweep import SweepPlan, run_sweep
 from viewcert.certify.trust import trusted_root
 from viewcert.certify.verify import verify_certificate
@@ -32,7 +39,6 @@ from viewcert.errors import InputError, ViewcertError, did_you_mean
 from viewcert.formats.reader import Received, receive
 from viewcert.formats.records import CeilingCertificate
 from viewcert.formats.table import TableCertificate, TableHead
-from viewcert.io.atomic import write_text_atomic
 from viewcert.io.outputs import claimed
 from viewcert.limits import Limits, using_limits
 from viewcert.symmetry.labels import LEVELS
@@ -177,17 +183,13 @@ def certify(input_spec: str | Path, config: CertifyConfig | None = None, out: st
         with claimed(check_out(out), "certify"):  # locked; a folder holding an export refused
             dataset = prepared(str(input_spec), cfg, subset=subset, before=before)
             hint = tuple(Line(x) for x in (label_hint(dataset),) if x)  # a database's label-like columns, unread
-            got = certify_streamed(dataset, cfg, out, n_workers=workers, scheduler=scheduler, report=progress) \
-                if use_item_table(dataset, item_table) else \
-                run_certification(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler, plots=plots,
-                                  resume=resume, report=progress)
             ceilings = []
-            if isinstance(got, CeilingCertificate) and renders(cfg) and got.summary.n:  # the honest ceiling too
-                if progress is not None:
-                    progress("viewcert: the same views as rendered (observe visible) ...")
-                both = both_ceilings(as_rendered_of(dataset, cfg, n_workers=workers, scheduler=scheduler), got)
-                ceilings = ceiling_lines(both, image_size=cfg.observation.image_size)
-                write_text_atomic(out / "summary.txt", summary_text(got, ceilings=ceilings))
+            if use_item_table(dataset, item_table):
+                got = certify_streamed(dataset, cfg, out, n_workers=workers, scheduler=scheduler, report=progress)
+            else:  # the honest ceiling too: the same views as rendered, in the same pass (certify.ceilings)
+                got, rendered = certify_dataset(dataset, cfg, out=out, n_workers=workers, scheduler=scheduler,
+                                                plots=plots, resume=resume, report=progress, as_rendered=renders(cfg))
+                ceilings = ceiling_lines_of(got, rendered, cfg)
         if not isinstance(got, CeilingCertificate):  # the streamed certificate (its JSON object): summary.txt, first errors
             head = TableHead.of(got)
             n = head.summary.n_errors

@@ -203,17 +203,13 @@ def _ceilings(input_spec: str, protocol: Path, subset: str) -> tuple[dict, list[
     defaults: geometric (every atom) and as rendered (the atoms the images show), with the items that differ
     (``certify.ceilings``); (the comparison, its lines)."""
     from viewcert.certify import CertifyConfig  # lazy: loaded when the job runs
-    from viewcert.certify.ceilings import (  # lazy: loaded when it runs
-        as_rendered_of,
-        both_ceilings,
-        ceiling_lines,
-    )
-    from viewcert.certify.run import prepared, run_certification  # lazy: loaded when the job runs
+    from viewcert.certify.ceilings import both_ceilings, ceiling_lines  # lazy: loaded when it runs
+    from viewcert.certify.run import prepared, run_with_as_rendered  # lazy: loaded when the job runs
 
     cfg = CertifyConfig(protocol=str(protocol), tiling=None)
     dataset = prepared(input_spec, cfg, subset=subset)
-    geometric, _ = run_certification(dataset, cfg, progress=False)
-    both = both_ceilings(as_rendered_of(dataset, cfg), geometric)
+    geometric, rendered, _ = run_with_as_rendered(dataset, cfg, progress=False)
+    both = both_ceilings(rendered, geometric)
     return both, ceiling_lines(both, image_size=cfg.observation.image_size)
 
 

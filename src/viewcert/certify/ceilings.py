@@ -3,18 +3,24 @@ projection, what ``viewcert certify`` reports) and the as-rendered one (``visibl
 those views show, through their atom-ID buffer), with every item one counts right and the other does not and the
 reasons it lost. ``certify`` states both in its summary, ``design`` for its designed views, and an export (whose
 certificate is the as-rendered one) both in its report and manifest (``benchmark.export.ceilings``).
+
+certify and design certify the as-rendered ceiling in the same pass over the items as the geometric one
+(``CeilingRecords``, mapped by ``certify.run.run_with_as_rendered``): each item is read, standardised, labelled
+and framed once (none of it depends on what the views observe), its visible atoms are counted without drawing
+the images (``render.raster.visible_pixel_counts``), and an item whose every view shows every atom keeps the
+geometric reconstruction (its observations are the same, bit for bit: ``certify.evaluate.same_observations``).
+Each outcome is the one a separate ``certify --observe visible`` run gives.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from viewcert.certify.config import AS_RENDERED, GEOMETRIC, CertifyConfig
-from viewcert.certify.inputs import Dataset
-from viewcert.certify.run import run_certification
+from viewcert.certify.evaluate import certify_items_under
 from viewcert.formats.records import CeilingCertificate
 
-__all__ = ["as_rendered_of", "both_ceilings", "ceiling_lines", "renders"]
+__all__ = ["CeilingRecords", "as_rendered_config", "both_ceilings", "ceiling_lines", "renders"]
 
 
 def renders(cfg: CertifyConfig) -> bool:
@@ -24,32 +30,43 @@ def renders(cfg: CertifyConfig) -> bool:
     return obs.observe == GEOMETRIC and obs.sigma == 0 and cfg.protocol.kind == "orthographic"
 
 
-def as_rendered_of(dataset: Dataset, cfg: CertifyConfig, *, n_workers: int | None = None,
-                   scheduler=None) -> CeilingCertificate:
-    """The as-rendered certificate of ``cfg``'s views (observations ``visible``: the atoms with a visible pixel in
-    each view's rendered atom-ID buffer at the configuration's image size and style), every other setting the
-    same; margins are not searched again (they do not depend on the observations). Not written.
+def as_rendered_config(cfg: CertifyConfig) -> CertifyConfig:
+    """The as-rendered configuration of ``cfg``'s views: observations ``visible`` (the atoms with ``min_pixels``
+    visible pixels in each view's atom-ID buffer at the configuration's image size and style), every other
+    setting the same; margins are not searched (they do not depend on the observations).
 
     Parameters
     ----------
-    dataset : Dataset
-        The items certified.
     cfg : CertifyConfig
         The geometric configuration (``renders(cfg)``).
-    n_workers : int, optional
-        Worker processes (default: every core).
-    scheduler : str, optional
-        A Dask scheduler address.
 
     Returns
     -------
-    CeilingCertificate
-        The as-rendered certificate, in memory.
+    CertifyConfig
+        ``cfg`` observing ``visible``, without margins.
     """
-    visible = cfg.with_(observation=replace(cfg.observation, observe=AS_RENDERED),
-                        scoring=replace(cfg.scoring, margin=False))
-    cert, _ = run_certification(dataset, visible, n_workers=n_workers, scheduler=scheduler, progress=False)
-    return cert
+    return cfg.with_(observation=replace(cfg.observation, observe=AS_RENDERED),
+                     scoring=replace(cfg.scoring, margin=False))
+
+
+GEOMETRIC_KEY, AS_RENDERED_KEY = "geometric", "as_rendered"  # a CeilingRecords record's two parts
+
+
+@dataclass(frozen=True)
+class CeilingRecords:
+    """What ``certify.run.run_with_as_rendered`` maps: per item ``{"geometric": record, "as_rendered": record}``,
+    the records ``certify.evaluate.CertifyRecords`` writes under ``cfg`` and under ``as_rendered_config(cfg)``,
+    both from one evaluation (``certify.evaluate.certify_items_under``)."""
+
+    cfg: CertifyConfig
+
+    def __call__(self, item) -> dict:
+        return self.map_batch([item])[0]
+
+    def map_batch(self, items) -> list[dict]:
+        geometric, rendered = certify_items_under(items, (self.cfg, as_rendered_config(self.cfg)))
+        return [{GEOMETRIC_KEY: g.to_dict(), AS_RENDERED_KEY: r.to_dict()}
+                for g, r in zip(geometric, rendered, strict=True)]
 
 
 def both_ceilings(as_rendered: CeilingCertificate, geometric: CeilingCertificate) -> dict:

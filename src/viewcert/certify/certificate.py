@@ -152,9 +152,9 @@ def certificate_of(dataset: Dataset, cfg: CertifyConfig, outcomes: list) -> Ceil
                               scoring=scoring_record(cfg), libraries=library_versions(), items=items,
                               summary=summary_of(items, cfg), location=location_record(dataset, cfg))
     # every float at its stated resolution (viewcert.resolution): the same bytes on any CPU
-    body = cert.to_dict()  # items already at their resolution: the other sections once
+    body = cert.to_dict()  # items already at their resolution (typed once, above): the other sections once
     cert = CeilingCertificate.from_dict({**quantize_tree({k: v for k, v in body.items() if k != "items"}),
-                                      "items": body["items"], "resolution": resolution_record()})
+                                      "items": items, "resolution": resolution_record()})
     return replace(cert, digest=digest_record(cert.to_dict()))
 
 

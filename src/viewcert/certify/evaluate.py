@@ -477,12 +477,18 @@ def certify_items(items, cfg: CertifyConfig) -> list[ItemOutcome]:
     """Every item's outcome under ``cfg``: read every item, standardise every item, then
     :func:`evaluate_all`. An item that cannot be read or standardised is an error record (``read: ...``,
     ``conventional cell: ...``), never a crash."""
+    return certify_items_under(items, (cfg,))[0]
+
+
+def certify_items_under(items, cfgs) -> list[list[ItemOutcome]]:
+    """:func:`certify_items` under each of ``cfgs`` (:func:`evaluate_under`: configurations that differ only in
+    what the views observe), every item read and standardised once."""
     items = list(items)
     read: dict = {}
     unread: dict = {}
     _each(range(len(items)), lambda k: items[k].read(), read, unread)
-    return evaluate_all([_prepared(it, read[k], cfg) if k in read else Prepared(it, None, f"read: {unread[k]}")
-                         for k, it in enumerate(items)], cfg)
+    return evaluate_under([_prepared(it, read[k], cfgs[0]) if k in read else Prepared(it, None, f"read: {unread[k]}")
+                           for k, it in enumerate(items)], cfgs)
 
 
 def evaluate_all(preps: list, cfg: CertifyConfig) -> list[ItemOutcome]:
@@ -493,19 +499,66 @@ def evaluate_all(preps: list, cfg: CertifyConfig) -> list[ItemOutcome]:
     (no state crosses items; the oracle reconstructs every item in one kernel call, each structure on its
     own); an item a stage fails on is an error record naming the function that raised, and the other items
     go on."""
+    return evaluate_under(preps, (cfg,))[0]
+
+
+def evaluate_under(preps: list, cfgs) -> list[list[ItemOutcome]]:
+    """:func:`evaluate_all` under each of ``cfgs``, configurations that differ only in their observation mode
+    (``observe``) and margin: the labels and cameras (which do not depend on them)
+    once, then per configuration observe, reconstruct, analyse and label. An item whose observations under a
+    later configuration are the first's exactly (``same_observations``) keeps the first's reconstruction,
+    phantom report and reconstruction label (the oracle reads the observations and the options, nothing
+    else), so its outcome is what evaluating it alone would give."""
+    base = cfgs[0]
+    if any(not _observing_only(c, base) for c in cfgs):
+        raise InputError("evaluate_under: the configurations may differ only in observe and margin", field="cfgs")
     failed: dict = {}
     keys = [k for k, p in enumerate(preps) if p.error is None]
     labels: dict = {}
-    keys = _each(keys, lambda k: (preps[k].rendered_check(cfg), preps[k].input_check(cfg)), labels, failed)
-    cams, obs, recs, reps, extras, labs = {}, {}, {}, {}, {}, {}
-    keys = _each(keys, lambda k: item_cameras(preps[k].cell, cfg), cams, failed)
+    keys = _each(keys, lambda k: (preps[k].rendered_check(base), preps[k].input_check(base)), labels, failed)
+    cams: dict = {}
+    keys = _each(keys, lambda k: item_cameras(preps[k].cell, base), cams, failed)
+    outs, first = [], None
+    for cfg in cfgs:
+        fails = dict(failed)
+        staged = _staged(keys, preps, cfg, cams, labels, fails, first)
+        first = staged if first is None else first
+        outs.append([_outcome(p, cfg, staged.get(k), fails.get(k)) for k, p in enumerate(preps)])
+    return outs
+
+
+def _staged(keys: list, preps: list, cfg: CertifyConfig, cams: dict, labels: dict, failed: dict,
+            earlier: dict | None) -> dict:
+    """Each key's ``Staged`` values under ``cfg`` from its cameras on: observe, reconstruct (one oracle call),
+    analyse, judge the views, label the reconstruction; a key whose observations are ``earlier``'s exactly
+    keeps ``earlier``'s reconstruction, report and label. Failures go to ``failed``."""
+    obs, recs, reps, extras, labs = {}, {}, {}, {}, {}
     keys = _each(keys, lambda k: _observe(preps[k].cell, cams[k], cfg), obs, failed)
-    keys = _reconstruct_all(keys, preps, obs, cfg, recs, failed)
-    keys = _each(keys, lambda k: analyse(recs[k], preps[k].cell, cfg.oracle.delta), reps, failed)
-    keys = _each(keys, lambda k: _perspective_extras(preps[k].cell, cfg, cams[k]), extras, failed)
-    keys = _each(keys, lambda k: _reconstruction_check(recs[k], preps[k].cell, cfg, labels[k][0]), labs, failed)
-    staged = {k: Staged(cams[k], obs[k], recs[k], reps[k], *extras[k], labs[k]) for k in keys}
-    return [_outcome(p, cfg, staged.get(k), failed.get(k)) for k, p in enumerate(preps)]
+    kept = {k for k in keys if earlier and k in earlier and same_observations(obs[k], earlier[k].observations)}
+    fresh = _reconstruct_all([k for k in keys if k not in kept], preps, obs, cfg, recs, failed)
+    fresh = _each(fresh, lambda k: analyse(recs[k], preps[k].cell, cfg.oracle.delta), reps, failed)
+    fresh = _each(fresh, lambda k: _perspective_extras(preps[k].cell, cfg, cams[k]), extras, failed)
+    fresh = _each(fresh, lambda k: _reconstruction_check(recs[k], preps[k].cell, cfg, labels[k][0]), labs, failed)
+    staged = {k: Staged(cams[k], obs[k], recs[k], reps[k], *extras[k], labs[k]) for k in fresh}
+    return staged | {k: dataclasses.replace(earlier[k], observations=obs[k]) for k in keys if k in kept}
+
+
+def _observing_only(cfg: CertifyConfig, base: CertifyConfig) -> bool:
+    """Whether ``cfg`` is ``base`` but for its observation mode and margin."""
+    obs = dataclasses.replace(cfg.observation, observe=base.observation.observe)
+    return cfg.with_(observation=obs, scoring=dataclasses.replace(cfg.scoring, margin=base.scoring.margin)) == base
+
+
+def same_observations(a: Observations, b: Observations) -> bool:
+    """Whether two observations of one item give the oracle the same input: per view the same camera, the same
+    points (uv px, depth Å), labels and ids in the same order, and the model's tiling and drawn radius scale
+    (the oracle's only reads of the model), bit for bit."""
+    if (len(a.views) != len(b.views) or a.model.tiling != b.model.tiling
+            or a.model.radius_scale != b.model.radius_scale):
+        return False
+    return all(va.camera is vb.camera and all(np.array_equal(getattr(va, f), getattr(vb, f))
+                                              for f in ("uv", "depth", "labels", "atom_index", "tile"))
+               for va, vb in zip(a.views, b.views, strict=True))
 
 
 def _evaluate(prep: Prepared, cfg: CertifyConfig, staged: Staged) -> ItemOutcome:

@@ -23,6 +23,7 @@ from typing import Any
 
 from viewcert.cameras.protocols import study_settings
 from viewcert.certify import audit as A
+from viewcert.certify import ceilings as C
 from viewcert.certify import plots as P
 from viewcert.certify import stream as T
 from viewcert.certify.certificate import (
@@ -37,7 +38,7 @@ from viewcert.certify.molecule import molecule_summary_lines
 from viewcert.certify.summary import truth_counts, truth_text
 from viewcert.errors import InputError
 from viewcert.formats.item_sections import MoleculeOutcome, OracleReport, PointGroupOutcome, UniquenessMargin
-from viewcert.formats.records import ABSENT, CeilingCertificate, ItemOutcome, Summary
+from viewcert.formats.records import ABSENT, CeilingCertificate, ItemOutcome, Summary, digest_value
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
 from viewcert.io.tables import csv_text
 from viewcert.oracle.jit import cache_is_cold, mark_warm
@@ -97,7 +98,36 @@ def run_certification(dataset: Dataset, cfg: CertifyConfig, *, n_workers: int | 
         The certificate (typed; ``to_dict`` is its JSON object) and the map's record (resumed and computed
         shards).
     """
-    fp = fingerprint(dataset, cfg)
+    run = _mapped(dataset, cfg, CertifyRecords(cfg), "certify", n_workers=n_workers, scheduler=scheduler,
+                  workdir=workdir, progress=progress, chunk_size=chunk_size)
+    return certificate_of(dataset, cfg, run.results), run
+
+
+def run_with_as_rendered(dataset: Dataset, cfg: CertifyConfig, *, n_workers: int | None = None,
+                         scheduler: Any = None, workdir: str | Path | None = None, progress: bool | None = None,
+                         chunk_size: int | None = None) -> tuple[CeilingCertificate, CeilingCertificate, MapResult]:
+    """``run_certification`` that also certifies the same views as rendered in the same pass over the items
+    (``certify.ceilings.CeilingRecords``: observations ``visible``, no margins; each item read, standardised,
+    labelled and framed once): the certificate, the as-rendered one (in memory; the one a separate run under
+    ``ceilings.as_rendered_config(cfg)`` gives) and the map's record. Arguments as ``run_certification``'s.
+
+    Returns
+    -------
+    tuple of (CeilingCertificate, CeilingCertificate, MapResult)
+        The certificate under ``cfg``, the as-rendered certificate of the same views, the map's record.
+    """
+    run = _mapped(dataset, cfg, C.CeilingRecords(cfg), "certify+as-rendered", n_workers=n_workers,
+                  scheduler=scheduler, workdir=workdir, progress=progress, chunk_size=chunk_size)
+    parts = [[r[key] for r in run.results] for key in (C.GEOMETRIC_KEY, C.AS_RENDERED_KEY)]
+    return (certificate_of(dataset, cfg, parts[0]),
+            certificate_of(dataset, C.as_rendered_config(cfg), parts[1]), run)
+
+
+def _mapped(dataset: Dataset, cfg: CertifyConfig, fn, task: str, *, n_workers, scheduler, workdir, progress,
+            chunk_size) -> MapResult:
+    """``fn`` mapped over the items (``parallel.map_items``), its shards under ``workdir``/the fingerprint of
+    ``task``, the kernels compiled once first."""
+    fp = fingerprint(dataset, cfg, task)
     wd = None if workdir is None else Path(workdir) / fp
     if progress is not False and cache_is_cold():
         print("viewcert: first run — compiling the numerical kernels once (cached for later runs) ...",
@@ -106,12 +136,12 @@ def run_certification(dataset: Dataset, cfg: CertifyConfig, *, n_workers: int | 
         # compile (or load) the kernels here, once: forked workers inherit them instead of each compiling;
         # a signal meanwhile ends the process at once (nothing is lost: no shard is written yet)
         with killed_by_signals():
-            certify_item(dataset.items[0], cfg)
-    run = map_items(CertifyRecords(cfg), dataset.items, keys=[it.id for it in dataset.items],
+            fn(dataset.items[0])
+    run = map_items(fn, dataset.items, keys=[it.id for it in dataset.items],
                     workdir=wd, n_workers=n_workers, scheduler=scheduler, chunk_size=chunk_size, fingerprint=fp,
                     progress=progress, description=f"certify {len(dataset)} items")
     mark_warm()
-    return certificate_of(dataset, cfg, run.results), run
+    return run
 
 
 TABLE_COLUMNS = (
@@ -250,7 +280,8 @@ def summary_text(cert: CeilingCertificate, *, max_list: int = 30, ceilings: Sequ
             lines.append(f"    ... and {len(s.errors) - max_list} more (items.csv lists every one)")
     if A.applies(cert):  # a database's published labels (certify.audit)
         lines += A.audit_lines(A.audit(cert.items))
-    lines.append(f"certificate digest: sha256:{console_text(str(cert.digest_value), keep_newlines=False)}")
+    digest = digest_value({"format": cert.format, "digest": cert.digest})  # the stored digest, without the whole JSON
+    lines.append(f"certificate digest: sha256:{console_text(str(digest), keep_newlines=False)}")
     return "\n".join(lines) + "\n"
 
 
@@ -388,11 +419,11 @@ def error_line(e: dict) -> str:
 
 
 def write_outputs(out: str | Path, cert: CeilingCertificate, *, plots: bool = True, run: MapResult | None = None,
-                  wall_seconds: float | None = None, workers: Any = None) -> dict[str, Path]:
+                  wall_seconds: float | None = None, workers: Any = None, ceilings: Sequence[str] = ()) -> dict[str, Path]:
     out = Path(out)
     paths = {"certificate": write_certificate(out / "certificate.json", cert.to_dict()),
              "table": write_text_atomic(out / "items.csv", items_table(cert)),
-             "summary": write_text_atomic(out / "summary.txt", summary_text(cert)),  # escaped by summary_text
+             "summary": write_text_atomic(out / "summary.txt", summary_text(cert, ceilings=ceilings)),  # escaped there
              "disagreements": write_text_atomic(out / "disagreements.csv", disagreements_table(cert))}
     if A.applies(cert):
         audit = A.audit(cert.items)
@@ -469,18 +500,46 @@ def certify(input_spec: str | Path | Dataset, cfg: CertifyConfig | None = None, 
     """
     cfg = cfg or CertifyConfig()
     dataset = prepared(input_spec, cfg, subset=subset, before=before)
+    return certify_dataset(dataset, cfg, out=out, n_workers=n_workers, scheduler=scheduler, plots=plots,
+                           progress=progress, resume=resume, report=report)[0]
+
+
+def certify_dataset(dataset: Dataset, cfg: CertifyConfig, *, out: str | Path | None = None,
+                    n_workers: int | None = None, scheduler: Any = None, plots: bool = True,
+                    progress: bool | None = None, resume: bool = True, report: Callable[[str], None] | None = None,
+                    as_rendered: bool = False) -> tuple[CeilingCertificate, CeilingCertificate | None]:
+    """``certify`` of a prepared dataset (``prepared``); with ``as_rendered`` also the as-rendered certificate of
+    the same views, in the same pass (``run_with_as_rendered``), and summary.txt states both ceilings with the
+    items that differ (``certify.ceilings``). Arguments as ``certify``'s.
+
+    Returns
+    -------
+    tuple of (CeilingCertificate, CeilingCertificate or None)
+        The certificate written, and the as-rendered one (in memory; None without ``as_rendered``).
+    """
     workdir = Path(out) / ".shards" if (out is not None and resume) else None
     t0 = time.perf_counter()
-    cert, run = run_certification(dataset, cfg, n_workers=n_workers, scheduler=scheduler, workdir=workdir,
-                                  progress=progress)
+    kw = dict(n_workers=n_workers, scheduler=scheduler, workdir=workdir, progress=progress)
+    if as_rendered:
+        cert, rendered, run = run_with_as_rendered(dataset, cfg, **kw)
+    else:
+        (cert, run), rendered = run_certification(dataset, cfg, **kw), None
     wall = time.perf_counter() - t0
     if report is not None:
         for line in resume_lines(run, workdir):
             report(line)
     if out is not None:
         write_outputs(out, cert, plots=plots, run=run, wall_seconds=wall,
-                      workers=str(scheduler) if scheduler else n_workers)
-    return cert
+                      workers=str(scheduler) if scheduler else n_workers, ceilings=ceiling_lines_of(cert, rendered, cfg))
+    return cert, rendered
+
+
+def ceiling_lines_of(cert: CeilingCertificate, rendered: CeilingCertificate | None, cfg: CertifyConfig) -> list[str]:
+    """The summary's lines of both ceilings (``certify.ceilings.ceiling_lines``), or none (no as-rendered
+    certificate, or no item certified)."""
+    if rendered is None or not cert.summary.n:
+        return []
+    return C.ceiling_lines(C.both_ceilings(rendered, cert), image_size=cfg.observation.image_size)
 
 
 def prepared(input_spec: str | Path | Dataset, cfg: CertifyConfig, *, subset: str = "eval",

@@ -360,3 +360,123 @@ def _silhouette_counts(prim, n_spheres, cam):
                 c += 1
         out[p] = c
     return out
+
+
+#: squared radius (Å²) a sphere is shrunk by before it is taken to cover a pixel centre for certain
+#: (``_visible_counts``): far above the rounding of the ray test, so a pixel it covers is one the tracer gives it
+COVER_MARGIN_A2 = 1e-6
+
+
+@njit(cache=True)
+def _visible_counts(prim, n_spheres, cam, starts, items, tile, limit):
+    """Per sphere: the pixel centres the ID buffer would give it, counted up to ``limit`` (then the sphere's
+    scan stops). Each candidate pixel centre — in the sphere's early-out box and, orthographic, its row chord
+    ± 1 px, the superset of its hits the z-buffer visits — is traced through the candidates of its screen tile
+    (``starts``/``items``: ``_kernels_pass1._bin_primitives`` with side ``tile`` px) by ``_trace_groups``: the
+    nearest surface, ties to the lower index, the per-ray test the z-buffer reproduces bit for bit; the pixel
+    counts when that is the sphere. No image-sized buffer: the cost is the spheres' own pixels, and a sphere
+    with ``limit`` visible pixels stops at them.
+
+    Orthographic views skip, without tracing, the pixel centres a sphere lying wholly in front of this one
+    covers for certain (inside its silhouette shrunk by ``COVER_MARGIN_A2``, its centre's depth + margin nearer
+    than this sphere's front point): there the tracer's winner is not this sphere, whatever else is drawn."""
+    width = int(cam[1])
+    height = int(cam[2])
+    persp = cam[0] > 0.5
+    scale = cam[3]
+    inv_scale = 1.0 / scale
+    n_tx = (width + tile - 1) // tile
+    out = np.zeros(n_spheres, dtype=np.int64)
+    us = np.empty(tile)
+    vs = np.empty(tile)
+    bp = np.empty(tile, dtype=np.int64)
+    bt = np.empty(tile)
+    bounds = np.empty(2, dtype=np.int64)
+    stamp = np.full(n_spheres, -1, dtype=np.int64)
+    front = np.empty(n_spheres, dtype=np.int64)
+    ca = np.empty(n_spheres, dtype=np.int64)
+    cb = np.empty(n_spheres, dtype=np.int64)
+    for p in range(n_spheres):
+        j0 = max(int(math.ceil(prim[p, 1] - 0.5)), 0)
+        j1 = min(int(math.floor(prim[p, 2] - 0.5)), width - 1)
+        i0 = max(int(math.ceil(prim[p, 3] - 0.5)), 0)
+        i1 = min(int(math.floor(prim[p, 4] - 0.5)), height - 1)
+        if j1 < j0 or i1 < i0:
+            continue
+        nf = 0
+        if not persp:  # the spheres wholly in front of p whose boxes meet p's
+            back = -prim[p, 7] - prim[p, 8]  # the depth of p's front point
+            for ty in range(i0 // tile, i1 // tile + 1):
+                for tx in range(j0 // tile, j1 // tile + 1):
+                    tk = ty * n_tx + tx
+                    for s in range(starts[tk], starts[tk + 1]):
+                        q = items[s]
+                        if q >= n_spheres or q == p or stamp[q] == p:
+                            continue
+                        stamp[q] = p
+                        if (-prim[q, 7] + 1e-9 < back and prim[q, 1] <= prim[p, 2] and prim[q, 2] >= prim[p, 1]
+                                and prim[q, 3] <= prim[p, 4] and prim[q, 4] >= prim[p, 3]):
+                            front[nf] = q
+                            nf += 1
+        c = 0
+        for i in range(i0, i1 + 1):
+            v = i + 0.5
+            lo = j0
+            hi = j1
+            nc = 0
+            if not persp:  # the row's chord ± 1 px (as _kernels_pass1._zbuffer_rows)
+                ey = (0.5 * height - v) * inv_scale - prim[p, 6]
+                qq = prim[p, 8] * prim[p, 8] - ey * ey
+                if qq < 0.0:
+                    continue
+                uc = 0.5 * width + prim[p, 5] * scale
+                half = math.sqrt(qq) * scale + 1.0
+                lo = max(lo, int(math.ceil(uc - half - 0.5)))
+                hi = min(hi, int(math.floor(uc + half - 0.5)))
+                for f in range(nf):  # the pixel centres of this row each front sphere covers for certain
+                    q = front[f]
+                    eq = (0.5 * height - v) * inv_scale - prim[q, 6]
+                    w2 = prim[q, 8] * prim[q, 8] - eq * eq - COVER_MARGIN_A2
+                    if w2 <= 0.0:
+                        continue
+                    uq = 0.5 * width + prim[q, 5] * scale
+                    hq = math.sqrt(w2) * scale
+                    a = int(math.floor(uq - hq - 0.5)) + 1
+                    b = int(math.ceil(uq + hq - 0.5)) - 1
+                    if a <= b:
+                        ca[nc] = a
+                        cb[nc] = b
+                        nc += 1
+            j = lo
+            while j <= hi:
+                moved = True
+                while moved:  # past every covered run
+                    moved = False
+                    for f in range(nc):
+                        if ca[f] <= j <= cb[f]:
+                            j = cb[f] + 1
+                            moved = True
+                if j > hi:
+                    break
+                e = min(hi, (j // tile) * tile + tile - 1)  # the run: to the tile's end or the next covered
+                for f in range(nc):
+                    if j < ca[f] <= e:
+                        e = ca[f] - 1
+                n = e - j + 1
+                for s in range(n):
+                    us[s] = j + s + 0.5
+                    vs[s] = v
+                tk = (i // tile) * n_tx + j // tile
+                bounds[0] = starts[tk]
+                bounds[1] = starts[tk + 1]
+                _trace_groups(us, vs, n, n, prim, items, bounds, cam, bp, bt)
+                for s in range(n):
+                    if bp[s] == p:
+                        c += 1
+                if c >= limit:
+                    break
+                j = e + 1
+            if c >= limit:
+                break
+        out[p] = min(c, limit)
+    return out

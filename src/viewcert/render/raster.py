@@ -51,7 +51,7 @@ from viewcert.cameras.policy import FramingPolicy, frame
 from viewcert.errors import CameraError, InputError
 from viewcert.render._kernels_pass1 import _bin_primitives
 from viewcert.render._kernels_pass2 import _render_kernel, _render_serial
-from viewcert.render._kernels_trace import _silhouette_counts
+from viewcert.render._kernels_trace import _silhouette_counts, _visible_counts
 from viewcert.render.palette import Style, get_style
 from viewcert.render.scene import (
     ID_BACKGROUND,
@@ -69,7 +69,7 @@ from viewcert.structures import Structure
 
 __all__ = ["DEFAULT_SUPERSAMPLE", "DEFAULT_TILE", "ID_BACKGROUND", "ID_BOND", "ID_CODES", "ID_EDGE", "RenderResult",
            "Scene", "box_edges", "build_scene", "drawn_policy", "frame_cameras", "prepare", "render", "render_structure",
-           "silhouette_pixel_counts"]
+           "silhouette_pixel_counts", "visible_pixel_counts"]
 
 BBOX_SLACK_PX = 0.01  # early-out boxes are grown by this much so rounding never rejects a true hit
 DEFAULT_SUPERSAMPLE = 3
@@ -202,6 +202,17 @@ def _style_params(st: Style) -> np.ndarray:
 def prepare(scene: Scene, camera: Camera) -> dict:
     """Kernel inputs: the camera-frame primitive table ``prim`` (see the kernel section), ID codes,
     colours, camera and style parameter vectors (all contiguous)."""
+    prim, cam = _primitives(scene, camera)
+    n, m, nl = scene.n_atoms, len(scene.cylinder_starts), len(scene.line_starts)
+    code = np.concatenate([np.arange(n), np.full(m, ID_BOND), np.full(nl, ID_EDGE)]).astype(np.int64)
+    col = np.ascontiguousarray(np.concatenate([scene.sphere_colours, scene.cylinder_colours, scene.line_colours])
+                               .reshape(-1, 3), dtype=np.float64)
+    return dict(prim=prim, code=code, col=col, cam=cam, params=_style_params(scene.style))
+
+
+def _primitives(scene: Scene, camera: Camera) -> tuple[np.ndarray, np.ndarray]:
+    """The geometry of ``prepare``: the camera-frame primitive table ``prim`` (P, 12) and the camera vector
+    ``cam`` (7,) (layouts: ``_kernels_trace``), what the ray tests read."""
     persp, scale, focal, pcx, pcy = _camera_params(camera)
     origin = camera.position if persp else camera.center
     rot = camera.rotation
@@ -222,12 +233,8 @@ def prepare(scene: Scene, camera: Camera) -> dict:
     prim[:, 3] -= BBOX_SLACK_PX
     prim[:, 2] += BBOX_SLACK_PX
     prim[:, 4] += BBOX_SLACK_PX
-    code = np.concatenate([np.arange(n), np.full(m, ID_BOND), np.full(nl, ID_EDGE)]).astype(np.int64)
-    col = np.ascontiguousarray(np.concatenate([scene.sphere_colours, scene.cylinder_colours, scene.line_colours])
-                               .reshape(-1, 3), dtype=np.float64)
-    params = _style_params(scene.style)
     cam = np.array([1.0 if persp else 0.0, camera.width, camera.height, scale, focal, pcx, pcy], dtype=np.float64)
-    return dict(prim=prim, code=code, col=col, cam=cam, params=params)
+    return prim, cam
 
 
 _SCRATCH = threading.local()
@@ -417,3 +424,37 @@ def silhouette_pixel_counts(scene: Scene, camera: Camera) -> np.ndarray:
     """(N,) number of pixel centres each atom would cover were it drawn alone (its silhouette)."""
     k = prepare(scene, camera)
     return _silhouette_counts(k["prim"], scene.n_atoms, k["cam"])
+
+
+def visible_pixel_counts(scene: Scene, camera: Camera, *, limit: int | None = None) -> np.ndarray:
+    """(N,) the pixel centres showing each drawn atom — ``render(scene, camera, rgb=False).pixel_counts()``,
+    counted without the image: each atom's own pixels are traced through the primitives of their screen tile
+    (``_kernels_trace._visible_counts``: the renderer's per-ray test and tie rule), each count stopping at
+    ``limit`` (None: the whole count).
+
+    Parameters
+    ----------
+    scene : Scene
+        What is drawn, world Å.
+    camera : OrthographicCamera or PerspectiveCamera
+        The view; its width × height (px) is the image size.
+    limit : int, optional
+        Stop counting an atom's pixels at this many (≥ 1); None: count them all.
+
+    Returns
+    -------
+    ndarray of int64, (N,)
+        min(visible pixel count, ``limit``) per drawn atom.
+
+    Raises
+    ------
+    InputError
+        ``limit`` is not an integer ≥ 1 (field ``limit``).
+    """
+    if limit is not None and (int(limit) != limit or limit < 1):
+        raise InputError(f"limit must be an integer ≥ 1, got {limit}", field="limit")
+    prim, cam = _primitives(scene, camera)
+    w, h = int(camera.width), int(camera.height)
+    starts, items = _bin_primitives(prim, float(DEFAULT_TILE), (w + DEFAULT_TILE - 1) // DEFAULT_TILE,
+                                    (h + DEFAULT_TILE - 1) // DEFAULT_TILE)
+    return _visible_counts(prim, scene.n_atoms, cam, starts, items, DEFAULT_TILE, w * h if limit is None else int(limit))

@@ -6,7 +6,9 @@ or the centroid of the centres of its visible pixels (``position="pixel-centroid
 pixel (i, j) counts at (j + ½, i + ½); in px, so ``ViewObservation.plane_coordinates`` converts with the
 camera's scale). Depth is the atom centre's exact depth either way. The result is the same
 ``Observations`` type as ``observe.project.observe`` — only visible atoms, with the hidden ``atom_index``
-(cell atom) and ``tile`` filled from the ID mapping — so the oracle and certify take it unchanged.
+(cell atom) and ``tile`` filled from the ID mapping — so the oracle and certify take it unchanged. Observations
+at the projection need only which atoms show ``min_pixels`` pixels: ``observe_rendered`` counts them without
+drawing the image (``render.raster.visible_pixel_counts``, the same counts as the ID buffer's).
 
 ``view_atom_table`` gives, per drawn atom, the projected centre, depth, visible pixel count, the count of
 pixel centres inside its silhouette were it alone (``render.raster.silhouette_pixel_counts``), and the
@@ -22,7 +24,13 @@ import numpy as np
 from viewcert.errors import InputError
 from viewcert.observe.project import OBSERVE_MODES, ObservationModel, Observations, ViewObservation, observe
 from viewcert.render.palette import Style
-from viewcert.render.raster import RenderResult, build_scene, render, silhouette_pixel_counts
+from viewcert.render.raster import (
+    RenderResult,
+    build_scene,
+    render,
+    silhouette_pixel_counts,
+    visible_pixel_counts,
+)
 from viewcert.structures import Structure
 
 POSITIONS = ("projection", "pixel-centroid")
@@ -125,14 +133,18 @@ def observations_from_renders(
     for res in results:
         if res.scene is not scene and res.scene.n_atoms != scene.n_atoms:
             raise InputError("all rendered views must show the same scene", field="results")
-        uv, depth = res.camera.project(res.scene.sphere_centres)
-        uv = np.asarray(uv).reshape(-1, 2)
         counts, centroid = visible_pixel_stats(res.atom_id, res.scene.n_atoms)
-        keep = counts >= min_pixels
-        pos = uv if position == "projection" else centroid
-        views.append(ViewObservation(res.camera, pos[keep], np.asarray(depth).reshape(-1)[keep],
-                                     res.scene.numbers[keep], res.scene.atom_index[keep], res.scene.tile[keep]))
+        views.append(_view(res.scene, res.camera, counts >= min_pixels, None if position == "projection" else centroid))
     return Observations(tuple(views), model, structure_id)
+
+
+def _view(scene, camera, keep: np.ndarray, centroid: np.ndarray | None) -> ViewObservation:
+    """One view's observation of the drawn atoms ``keep`` selects: at their exact projection, or (``centroid``
+    given, px) at their visible-pixel centroid; the exact depth either way."""
+    uv, depth = camera.project(scene.sphere_centres)
+    pos = np.asarray(uv).reshape(-1, 2) if centroid is None else centroid
+    return ViewObservation(camera, pos[keep], np.asarray(depth).reshape(-1)[keep], scene.numbers[keep],
+                           scene.atom_index[keep], scene.tile[keep])
 
 
 def observe_rendered(
@@ -187,13 +199,18 @@ def observe_rendered(
         raise InputError("no cameras", field="cameras")
     scene = build_scene(structure, style, tiling=tiling, radius_scale=radius_scale,
                         edges="supercell" if edges else "none")
-    results = [render(scene, cam, rgb=False) for cam in cameras]
     model = RenderedObservationModel(
         tiling=tuple(int(t) for t in tiling), occlusion=True, radius_scale=float(radius_scale),
         min_pixels=int(min_pixels), position=position, style=scene.style.name,
         edges=len(scene.line_starts) > 0, width=int(cameras[0].width), height=int(cameras[0].height),
     )
-    return observations_from_renders(results, model=model, structure_id=structure.identifier)
+    if position == "pixel-centroid":  # the centroids need the ID buffer itself
+        results = [render(scene, cam, rgb=False) for cam in cameras]
+        return observations_from_renders(results, model=model, structure_id=structure.identifier)
+    # which atoms show min_pixels pixels, counted without the image (raster.visible_pixel_counts: the same counts)
+    views = tuple(_view(scene, cam, visible_pixel_counts(scene, cam, limit=model.min_pixels) >= model.min_pixels, None)
+                  for cam in cameras)
+    return Observations(views, model, structure.identifier)
 
 
 

@@ -102,9 +102,10 @@ class SymmetryCheck:
         """The reference label (spglib); None when spglib failed."""
         return self.spglib
 
-    @property
+    @functools.cached_property
     def disagreements(self) -> tuple[str, ...]:
-        """Levels on which spglib and moyopy differ, or the engine that failed while the other did not."""
+        """Levels on which spglib and moyopy differ, or the engine that failed while the other did not (computed
+        once per check: the certify path asks ``agree`` about seven times an item)."""
         if not self.cross_checked:
             return ()
         if self.spglib is None and self.moyo is None:
@@ -113,7 +114,8 @@ class SymmetryCheck:
             return ("spglib_failed",)
         if self.moyo is None:
             return ("moyopy_failed",)
-        return tuple(lv for lv in LEVELS if self.spglib.level(lv) != self.moyo.level(lv))
+        s, m = self.spglib, self.moyo
+        return tuple(lv for lv in LEVELS if getattr(s, lv) != getattr(m, lv))
 
     @property
     def agree(self) -> bool:
