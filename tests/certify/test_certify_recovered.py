@@ -193,3 +193,37 @@ def test_a_recovered_certificate_is_recomputed_to_the_same_bytes(folder):
     b = certify_published(f"images:{path / 'images.toml'}", cfg)
     assert a.images[0].recovered.status == "recovered"
     assert a.digest == b.digest
+
+
+def test_cameras_csv_lists_each_recovery_and_its_written_back_camera(folder):
+    """cameras.csv (issue 54 item 3, for people and tools): one row per image asked to be recovered; the camera
+    written back in PyMOL's terms, read back by viewcert's PyMOL importer, draws ibuprofen's atoms where the true
+    camera does (within 1 px); the swapped file's row says why it was not recovered; a folder whose cameras are all
+    stated writes no cameras.csv."""
+    import csv
+    import io
+
+    from viewcert.cameras import resolve_tool_camera
+    from viewcert.certify.published_outputs import write_published_outputs
+
+    path, cams, _ = folder
+    (path / "images.toml").write_text(_toml([
+        ("ibp.png", "ibp", "ibp.xyz", {"tool": "unknown", "drawn_by": "pymol"}),
+        ("ch4.png", "swapped", "atp.xyz", {"tool": "unknown"})]))
+    cert = certify_published(f"images:{path / 'images.toml'}", CertifyConfig(delta=0.3, tau=0.3))
+    paths = write_published_outputs(path / "out", cert)
+    rows = list(csv.DictReader(io.StringIO((path / "out" / "cameras.csv").read_text())))
+    assert paths["cameras"] == path / "out" / "cameras.csv"
+    assert [(r["image"], r["status"], r["drawn_by"]) for r in rows] == [("ibp.png", "recovered", "pymol"),
+                                                                       ("ch4.png", "not recovered", "unknown")]
+    assert rows[1]["reason"] and rows[1]["written_back"] == "" and rows[1]["written_back_note"]
+    table = json.loads(rows[0]["written_back"])
+    assert table["tool"] == "pymol" and rows[0]["poses"] == "1"
+    ibp = next(s for s in builtin("sample") if s.identifier == "ccd:IBP")
+    got, _ = resolve_tool_camera(table).project(ibp.positions)
+    want, _ = PixelProjection.from_camera(cams["ibp"]).project(ibp.positions)
+    assert np.abs(got - want).max() < 1.0
+    (path / "true.toml").write_text(_toml([("ibp.png", "ibp", "ibp.xyz", _matrix(cams["ibp"]))]))
+    stated = certify_published(f"images:{path / 'true.toml'}", CertifyConfig(delta=0.3, tau=0.3))
+    assert "cameras" not in write_published_outputs(path / "out2", stated)
+    assert not (path / "out2" / "cameras.csv").exists()
