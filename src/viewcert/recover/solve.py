@@ -311,17 +311,21 @@ def _refine_all(pb: _Problem, frame: Frame, hyps, kinds: list[str], hints: Recov
         for kind in kinds:
             if kind == "orthographic" and hyp_kind == "perspective":
                 continue
-            # in the axes frame (matplotlib's autoscale): the limits as the data's, or each axis free
-            models = [FitModel(kind, per_axis=False, free_principal=axes and kind == "perspective")]
+            # in the axes frame (matplotlib's autoscale): the limits as the data's, then each axis free, started
+            # from the camera the limits-as-the-data's fit found (its matches settled: a few rounds, not a search)
+            fit = refine(matrix, hyp_kind, FitModel(kind, per_axis=False, free_principal=axes and kind == "perspective"),
+                         frame, pb.world, pb.labels, pb.det, pb.width, pb.height, gate=pb.tol,
+                         match_px=thresholds.match_px, focal=focal)
+            fits = [fit]
             if axes:
-                models.append(FitModel(kind, per_axis=True, free_principal=kind == "perspective"))
-            for model in models:
-                fit = refine(matrix, hyp_kind, model, frame, pb.world, pb.labels, pb.det, pb.width, pb.height,
-                             gate=pb.tol, match_px=thresholds.match_px, focal=focal)
-                if fit is None:
-                    continue
-                pose = _pose(fit, frame, pb.width, pb.height, tool, pb.world, pb.labels, pb.det.labels,
-                             thresholds.match_px)
+                start, start_kind, gate = ((fit.matrix, kind, thresholds.match_px) if fit is not None
+                                           else (matrix, hyp_kind, pb.tol))
+                fits.append(refine(start, start_kind, FitModel(kind, per_axis=True, free_principal=kind == "perspective"),
+                                   frame, pb.world, pb.labels, pb.det, pb.width, pb.height, gate=gate,
+                                   match_px=thresholds.match_px, focal=focal))
+            for fit in fits:
+                pose = None if fit is None else _pose(fit, frame, pb.width, pb.height, tool, pb.world, pb.labels,
+                                                      pb.det.labels, thresholds.match_px)
                 if pose is not None:
                     out.append(_Candidate(fit, frame, pose))
     return out
