@@ -9,6 +9,7 @@ same folder with that camera stated (``tool = "matrix"``) gives the reference ce
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -227,3 +228,41 @@ def test_cameras_csv_lists_each_recovery_and_its_written_back_camera(folder):
     stated = certify_published(f"images:{path / 'true.toml'}", CertifyConfig(delta=0.3, tau=0.3))
     assert "cameras" not in write_published_outputs(path / "out2", stated)
     assert not (path / "out2" / "cameras.csv").exists()
+
+
+def test_an_item_is_determined_only_if_every_admissible_pose_determines_it(folder, monkeypatch):
+    """Issue 54: "an item is determined only if every admissible pose determines it". Two pictures of CH4 make one
+    item; the second's 24 admissible poses give 24 combinations, none of which determines the answer as published
+    at δ = 0.3 Å. When one of them is made to determine it (by wrapping the certification), the combinations
+    disagree: the item is not refused (before: an error out of the denominator) but counts as not determined as
+    published, with how many combinations determined it."""
+    from viewcert.certify import recovered as R
+
+    path, cams, truth = folder
+    ch4 = Structure(*methane())
+    _write(path, "ch4b", ch4, _camera(ch4.positions, (-50, 33, 10)), truth)
+    (path / "two.toml").write_text(_toml([("ch4.png", "ch4", "ch4.xyz", {"tool": "unknown", "kind": "orthographic"}),
+                                          ("ch4b.png", "ch4", "ch4.xyz", {"tool": "unknown",
+                                                                          "kind": "orthographic"})]))
+    real, calls = published._certify_views, []
+
+    def one_combination_determined(*args):
+        geo, pub, scale = real(*args)
+        calls.append((geo.correct, pub.correct))
+        if len(calls) == 3:
+            pub = dataclasses.replace(pub, correct=True, outcome="correct", unique=True)
+        return geo, pub, scale
+
+    monkeypatch.setattr(published, "_certify_views", one_combination_determined)
+    cert = certify_published(f"images:{path / 'two.toml'}", CertifyConfig(delta=0.3, tau=0.3))
+    item = cert.items[0]
+    assert len(calls) == 24 and not any(p for _, p in calls)
+    assert not item.is_error and item.extra["pose_combinations"] == 24
+    assert item.as_published.correct is False
+    assert item.geometric.correct is all(g for g, _ in calls)
+    assert item.extra["poses_determining"] == {"as_published": 1, "geometric": sum(g for g, _ in calls)}
+    assert cert.summary.n == 1 and cert.summary.as_published.k == 0
+    a = published.ItemOutcome(id="a", outcome="correct", correct=True, unique=True)
+    b = published.ItemOutcome(id="b", outcome="incorrect", correct=False, unique=True)
+    c = published.ItemOutcome(id="c", outcome="incorrect", correct=False, unique=False)
+    assert R.least_determined([a, b, c, b]) is c and R.least_determined([a, b]) is b

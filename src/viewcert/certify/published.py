@@ -303,17 +303,21 @@ def _recovered_item(item: ImageItem, structure, struct: PublishedStructure, tili
         first = first or (views, geo, pub, scale)
     views, geo, pub, scale = first
     records = [replace(v.record, recovered=sections[k]) if k in sections else v.record for k, v in enumerate(views)]
+    extra = {"pose_combinations": len(outcomes)}
     if not R.outcomes_agree(outcomes):
         n_ok = sum(1 for _, p in outcomes if p.correct)
-        return PublishedItemRecord(id=item.id, images=names, structure=struct,
-                                   error=(f"{R.NOT_RECOVERED_PREFIX}: the {len(outcomes)} combinations of admissible "
-                                          f"poses certify differently ({n_ok} determine the answer as published)")
-                                   ), records
+        if any(g.is_error or p.is_error for g, p in outcomes):
+            return PublishedItemRecord(id=item.id, images=names, structure=struct,
+                                       error=(f"{R.NOT_RECOVERED_PREFIX}: {sum(g.is_error or p.is_error for g, p in outcomes)}"
+                                              f" of the {len(outcomes)} combinations of admissible poses could not "
+                                              "be certified")), records
+        # determined only if every admissible pose determines it: each ceiling's least determined outcome
+        geo, pub = R.least_determined([g for g, _ in outcomes]), R.least_determined([p for _, p in outcomes])
+        extra["poses_determining"] = {"as_published": n_ok, "geometric": sum(1 for g, _ in outcomes if g.correct)}
     return PublishedItemRecord(
         id=item.id, images=[v.record.name for v in views], structure=struct, answer=item.answer,
         geometric=geo, as_published=pub, differ=_differ(geo, pub),
-        reasons=_reasons(geo, pub, views, cfg.oracle.delta), radius_scale=sig(scale, 6),
-        extra={"pose_combinations": len(outcomes)}), records
+        reasons=_reasons(geo, pub, views, cfg.oracle.delta), radius_scale=sig(scale, 6), extra=extra), records
 
 
 def _image_stub(entry: ImageEntry, det, picture, recovered, numbers) -> PublishedImage:

@@ -10,8 +10,9 @@ given). Then:
   reason and counts out of the ceiling's denominator, never in it;
 - otherwise every combination of the images' admissible poses (a symmetric molecule draws the same picture from
   several cameras) is certified (up to the structure's own symmetry: ``pose_combinations``); an item is determined
-  only when every combination gives the same outcome, and is refused with the reason when they differ (or when
-  there are too many to certify: ``MAX_POSE_COMBINATIONS``, ``MAX_POSE_WORK``);
+  only if every combination determines it: when they differ, each ceiling takes its least determined outcome
+  (``least_determined``) and the item records how many combinations determined it; it is refused with the reason
+  when a combination fails, or when there are too many to certify (``MAX_POSE_COMBINATIONS``, ``MAX_POSE_WORK``);
 - each image's record carries the recovered camera with its evidence (``formats.recovery_sections``), every
   admissible pose, and the best pose written back in the renderer's own terms where ``drawn_by`` names one;
 - ``write_redraws`` draws each recovered image again with viewcert's renderer through its best pose (the
@@ -40,7 +41,8 @@ from viewcert.recover import DetectedAtoms, Recovery, hints_from_table, recover_
 from viewcert.render.raster import build_scene, render
 from viewcert.resolution import quantize, quantize_tree
 
-__all__ = ["MAX_POSE_COMBINATIONS", "MAX_POSE_WORK", "NOT_RECOVERED_PREFIX", "REDRAW_STYLE", "detected_atoms", "outcomes_agree",
+__all__ = ["MAX_POSE_COMBINATIONS", "MAX_POSE_WORK", "NOT_RECOVERED_PREFIX", "REDRAW_STYLE", "detected_atoms", "least_determined",
+           "outcomes_agree",
            "pose_combinations", "recover_image_camera", "recovered_record", "redraw", "write_redraws"]
 
 #: an item is refused when its images' admissible poses combine into more camera sets than this, or when their
@@ -95,6 +97,13 @@ def outcomes_agree(outcomes: list) -> bool:
     ceilings."""
     keys = {(g.correct, g.unique, g.outcome, p.correct, p.unique, p.outcome) for g, p in outcomes}
     return len(keys) == 1
+
+
+def least_determined(outcomes: list):
+    """Of one ceiling's outcomes under every pose combination, the first of the least determined (not correct
+    before correct, then not unique before unique): an item is determined only if every admissible pose
+    determines it."""
+    return min(outcomes, key=lambda o: (bool(o.correct), bool(o.unique)))
 
 
 def _px(x) -> float | None:
