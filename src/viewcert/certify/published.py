@@ -303,17 +303,9 @@ def _recovered_item(item: ImageItem, structure, struct: PublishedStructure, tili
         first = first or (views, geo, pub, scale)
     views, geo, pub, scale = first
     records = [replace(v.record, recovered=sections[k]) if k in sections else v.record for k, v in enumerate(views)]
-    extra = {"pose_combinations": len(outcomes)}
-    if not R.outcomes_agree(outcomes):
-        n_ok = sum(1 for _, p in outcomes if p.correct)
-        if any(g.is_error or p.is_error for g, p in outcomes):
-            return PublishedItemRecord(id=item.id, images=names, structure=struct,
-                                       error=(f"{R.NOT_RECOVERED_PREFIX}: {sum(g.is_error or p.is_error for g, p in outcomes)}"
-                                              f" of the {len(outcomes)} combinations of admissible poses could not "
-                                              "be certified")), records
-        # determined only if every admissible pose determines it: each ceiling's least determined outcome
-        geo, pub = R.least_determined([g for g, _ in outcomes]), R.least_determined([p for _, p in outcomes])
-        extra["poses_determining"] = {"as_published": n_ok, "geometric": sum(1 for g, _ in outcomes if g.correct)}
+    geo, pub, extra, failed = R.over_poses(outcomes)
+    if failed:
+        return PublishedItemRecord(id=item.id, images=names, structure=struct, error=failed), records
     return PublishedItemRecord(
         id=item.id, images=[v.record.name for v in views], structure=struct, answer=item.answer,
         geometric=geo, as_published=pub, differ=_differ(geo, pub),

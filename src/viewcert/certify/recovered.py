@@ -42,7 +42,7 @@ from viewcert.render.raster import build_scene, render
 from viewcert.resolution import quantize, quantize_tree
 
 __all__ = ["MAX_POSE_COMBINATIONS", "MAX_POSE_WORK", "NOT_RECOVERED_PREFIX", "REDRAW_STYLE", "detected_atoms", "least_determined",
-           "outcomes_agree",
+           "outcomes_agree", "over_poses",
            "pose_combinations", "recover_image_camera", "recovered_record", "redraw", "write_redraws"]
 
 #: an item is refused when its images' admissible poses combine into more camera sets than this, or when their
@@ -97,6 +97,25 @@ def outcomes_agree(outcomes: list) -> bool:
     ceilings."""
     keys = {(g.correct, g.unique, g.outcome, p.correct, p.unique, p.outcome) for g, p in outcomes}
     return len(keys) == 1
+
+
+def over_poses(outcomes: list) -> tuple:
+    """(geometric, as published, the item's extra, the refusal or '') of an item certified under every combination
+    of admissible poses (``outcomes``: (geometric, as published) each, the best poses first): the best poses'
+    outcomes when every combination agrees; else each ceiling's ``least_determined`` with how many combinations
+    determined the answer (``poses_determining_as_published``, ``poses_determining_geometric``); a refusal when a
+    combination could not be certified."""
+    geo, pub = outcomes[0]
+    extra = {"pose_combinations": len(outcomes)}
+    if outcomes_agree(outcomes):
+        return geo, pub, extra, ""
+    failed = sum(1 for g, p in outcomes if g.is_error or p.is_error)
+    if failed:
+        return geo, pub, extra, (f"{NOT_RECOVERED_PREFIX}: {failed} of the {len(outcomes)} combinations of admissible "
+                                 "poses could not be certified")
+    extra["poses_determining_as_published"] = sum(1 for _, p in outcomes if p.correct)
+    extra["poses_determining_geometric"] = sum(1 for g, _ in outcomes if g.correct)
+    return (least_determined([g for g, _ in outcomes]), least_determined([p for _, p in outcomes]), extra, "")
 
 
 def least_determined(outcomes: list):
