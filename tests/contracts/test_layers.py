@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "cameras": 5, "parallel": 5,
     "formats": 5,  # every file format, typed, one reader each: needs only errors, limits, resolution, io
     "observe": 6,
+    "recover": 6,  # a published picture's camera from the structure and the detected atoms (pure geometry)
     "render": 7, "oracle": 7, "detect": 7,
     "certify": 8, "tasks": 8, "interactions": 8,
     "design": 9,
@@ -67,6 +68,7 @@ PURPOSE: dict[str, str] = {
     "formats": "every file viewcert writes and reads back, typed: certificates and their one reader, digests, "
                "versions, the item table, export and ladder manifests",
     "observe": "`Observations`, the oracle's input contract: projection, noise, analytic occlusion",
+    "recover": "a picture's camera recovered from the structure and the atoms detected in it, no correspondences",
     "render": "numba ray-caster with atom-ID and depth buffers; observations from the ID buffer",
     "oracle": "numba correspondence-free triangulation, merge, phantom set Φ_δ, noise studies",
     "detect": "a classical detector of the atoms drawn in a published image (centre, radius, element from the "

@@ -23,6 +23,7 @@ from viewcert.certify.published_outputs import (
     verify_published,
     write_published_outputs,
 )
+from viewcert.certify.recovered import write_redraws
 from viewcert.certify.run import (
     ceiling_lines_of,
     certify_dataset,
@@ -258,6 +259,7 @@ def _certify_images(spec: str, cfg: CertifyConfig, out: str | Path, force: bool)
     with claimed(check_out(out), "certify", identity=identity, force=force) as claim:
         cert = certify_published(spec, cfg)
         paths = write_published_outputs(claim.shown, cert)
+        paths.update(write_redraws(claim.shown, cert, Path(cert.location.input).parent))
     return Report((Line(published_summary_text(cert), nl=False),
                    Line("wrote " + ", ".join(str(p) for p in paths.values()))),
                   failures=tuple(error_line(e) for e in cert.summary.errors or []), note=NOT_IN_R1, value=cert)

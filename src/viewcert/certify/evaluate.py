@@ -137,7 +137,10 @@ def _perspective_extras(cell: Structure, cfg: CertifyConfig, cams) -> tuple[bool
     if not any(getattr(c, "kind", "") == "perspective" for c in cams):
         return independent_views(cams), ABSENT
     atoms = framing_points(cell, tiling=cfg.observation.tiling if cell.is_periodic else (1, 1, 1), draw_box=False)
-    return independent_views(cams, atoms), {c.name: [sig(x, 9) for x in c.position] for c in cams}
+    # published images of one item may mix kinds (one tool orthographic, another perspective): positions of the
+    # perspective views only
+    return independent_views(cams, atoms), {c.name: [sig(x, 9) for x in c.position] for c in cams
+                                            if getattr(c, "kind", "") == "perspective"}
 
 
 def check_placements(items, cfg: CertifyConfig) -> None:

@@ -28,12 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
+from viewcert.certify import recovered as R
 from viewcert.certify.certificate import library_versions as base_library_versions
 from viewcert.certify.certificate import scoring_record, tolerances_record
 from viewcert.certify.config import CertifyConfig
 from viewcert.certify.evaluate import evaluate_observations
 from viewcert.certify.images_input import (
-    UNKNOWN_TOOL,
     ImageEntry,
     ImageItem,
     ImagesSpec,
@@ -216,13 +216,12 @@ def published_item(item: ImageItem, cfg: CertifyConfig, detector: DetectorSettin
                                 cell_frame=item.cell_frame)
     tiling = item.tiling if structure.is_periodic else (1, 1, 1)
     pos, num, idx, tile = drawn_atoms(structure, tiling)
+    if any(entry.projection is None for entry in item.images):  # camera = { tool = "unknown" }: issue 54
+        return _recovered_item(item, structure, struct, tiling, (pos, num, idx, tile), cfg, detector, detections)
     views: list[_View] = []
     records: list[PublishedImage] = []
     try:
         for entry in item.images:
-            if entry.projection is None:
-                raise InputError(f"camera tool {UNKNOWN_TOOL!r}: this image states no camera (recover one first)",
-                                 source=entry.file, field="camera.tool")
             given = None
             if detections is not None and entry.file in detections:
                 given = (detections[entry.file], read_picture(entry.path, name=entry.file)[1])
@@ -253,6 +252,76 @@ def _certify_views(item: ImageItem, structure, views: list[_View], tiling, cfg: 
     pub_cfg = cfg.with_(observation=replace(cfg.observation, tiling=tiling, occlusion=True, observe="ideal"))
     pub = evaluate_observations(it, structure, cams, pub_obs, pub_cfg)
     return geo, pub, scale
+
+
+def _recovered_item(item: ImageItem, structure, struct: PublishedStructure, tiling, drawn, cfg: CertifyConfig,
+                    detector: DetectorSettings, detections: Mapping | None = None
+                    ) -> tuple[PublishedItemRecord, list[PublishedImage]]:
+    """An item with images whose camera images.toml does not state (``certify.recovered``): detect once, recover
+    each unknown camera, certify every combination of admissible poses; camera not recovered, or poses that
+    disagree, refuse the item (listed, out of the denominator)."""
+    pos, num, idx, tile = drawn
+    names = [im.name for im in item.images]
+    try:
+        detected = [(detections[entry.file], read_picture(entry.path, name=entry.file)[1])
+                    if detections is not None and entry.file in detections else _detect(entry, num, detector)
+                    for entry in item.images]
+    except InputError as exc:
+        return PublishedItemRecord(id=item.id, images=names, structure=struct, error=f"image: {exc}"[:500]), []
+    choices, sections, refusal, first_symmetric = [], {}, "", True
+    centre = 0.5 * (pos.min(axis=0) + pos.max(axis=0))
+    for k, (entry, (det, _)) in enumerate(zip(item.images, detected, strict=True)):
+        if entry.projection is not None:
+            choices.append((entry.projection,))
+            continue
+        atoms = R.detected_atoms(det.centres, det.radii, det.elements)
+        rec = R.recover_image_camera(entry.camera, f"images.toml, {entry.where}", atoms, pos, num,
+                                     entry.header[1], entry.header[2])
+        sections[k] = R.recovered_record(rec, len(atoms), centre)
+        if not rec.recovered and not refusal:
+            refusal = f"{R.NOT_RECOVERED_PREFIX} ({entry.file}): {rec.reason}"
+        if k == 0:
+            first_symmetric = all(p.from_symmetry for p in rec.poses)
+        choices.append(tuple(p.projection for p in rec.poses) or (None,))
+    all_recovered = len(sections) == len(item.images)
+    combos = None if refusal else R.pose_combinations(choices, symmetric_first=all_recovered and first_symmetric,
+                                                      n_atoms=len(num))
+    if not refusal and combos is None:
+        refusal = (f"{R.NOT_RECOVERED_PREFIX}: the images' admissible poses combine in too many ways "
+                   f"({' × '.join(str(len(c)) for c in choices)}) to certify, more than {R.MAX_POSE_COMBINATIONS} "
+                   f"or {R.MAX_POSE_WORK} atom-combinations")
+    if refusal:
+        records = [_image_stub(entry, det, pic, sections.get(k), num)
+                   for k, (entry, (det, pic)) in enumerate(zip(item.images, detected, strict=True))]
+        return PublishedItemRecord(id=item.id, images=names, structure=struct, error=refusal[:500]), records
+    outcomes, first = [], None
+    for combo in combos:
+        views = [_read_view(replace(entry, projection=proj), pos, num, idx, tile, detector, detected=d)
+                 for entry, proj, d in zip(item.images, combo, detected, strict=True)]
+        geo, pub, scale = _certify_views(item, structure, views, tiling, cfg)
+        outcomes.append((geo, pub))
+        first = first or (views, geo, pub, scale)
+    views, geo, pub, scale = first
+    records = [replace(v.record, recovered=sections[k]) if k in sections else v.record for k, v in enumerate(views)]
+    geo, pub, extra, failed = R.over_poses(outcomes)
+    if failed:
+        return PublishedItemRecord(id=item.id, images=names, structure=struct, error=failed), records
+    return PublishedItemRecord(
+        id=item.id, images=[v.record.name for v in views], structure=struct, answer=item.answer,
+        geometric=geo, as_published=pub, differ=_differ(geo, pub),
+        reasons=_reasons(geo, pub, views, cfg.oracle.delta), radius_scale=sig(scale, 6), extra=extra), records
+
+
+def _image_stub(entry: ImageEntry, det, picture, recovered, numbers) -> PublishedImage:
+    """The record of an image whose item was refused before matching: what was read and the recovery."""
+    rows = [[_px(c[0]), _px(c[1]), _px(r), e, -1, None]
+            for c, r, e in zip(det.centres, det.radii, det.elements, strict=True)]
+    return PublishedImage(
+        file=entry.file, item=entry.item, name=entry.name, renderer=entry.tool, sha256=picture.sha256,
+        format=picture.format, width=entry.header[1], height=entry.header[2], camera=dict(entry.camera),
+        palette=entry.palette.to_dict(sorted({SYMBOLS[int(z)] for z in numbers})), shading=det.shading,
+        n_drawn=len(numbers), detected=len(det),
+        detections=rows, recovered=recovered if recovered is not None else ABSENT)
 
 
 def _bound(k: int, n: int, confidence: float):

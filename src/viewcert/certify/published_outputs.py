@@ -8,7 +8,12 @@ Files (every one written atomically, every received text escaped for its sink):
   unmatched, centre RMS and largest residual (px);
 - ``detections.csv``: one row per detected atom: image, x, y, radius (px, the image's pixel frame), element
   (empty when its colour is ambiguous), the matched drawn atom's index (empty when unmatched) and the residual (px);
-- ``summary.txt``: both ceilings, the items that differ with their reasons, the detection totals.
+- ``summary.txt``: both ceilings, the items that differ with their reasons, the detection totals;
+- ``cameras.csv`` (only when images.toml asks for a camera to be recovered, ``tool = "unknown"``): one row per such
+  image: status and reason, the model fitted, RMS and largest residual (px), the share of detections explained,
+  the admissible poses and their spread (degrees), the renderer named and the best pose written back in its terms
+  (compact JSON: the camera table ``viewcert.cameras.resolve_tool_camera`` reads, e.g. PyMOL's ``set_view``), or
+  why it could not be.
 
 ``verify_published`` finds the recorded images.toml inside the trusted folder (``certify.trust``), checks every
 file's SHA-256, certifies again with the recorded settings and compares section by section and item by item
@@ -17,6 +22,7 @@ file's SHA-256, certifies again with the recorded settings and compares section 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from viewcert.certify.certificate import certificate_text
@@ -27,16 +33,19 @@ from viewcert.certify.verify import VerifyReport, compare
 from viewcert.detect.detector import DetectorSettings
 from viewcert.errors import InputError
 from viewcert.formats.records import PublishedCertificate, compute_digest
+from viewcert.formats.recovery_sections import RecoveredCamera
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.tables import csv_text
 from viewcert.sanitize import console_fields, console_text
 
-__all__ = ["IMAGE_COLUMNS", "detections_table", "images_table", "published_summary_text", "verify_published",
+__all__ = ["CAMERA_COLUMNS", "IMAGE_COLUMNS", "cameras_table", "detections_table", "images_table", "published_summary_text", "verify_published",
            "write_published_outputs"]
 
 IMAGE_COLUMNS = ("image", "item", "renderer", *(f"P{i}{j}" for i in range(3) for j in range(4)),
                  "expected_visible", "detected", "matched", "unmatched", "centre_rms_px", "centre_max_px")
 DETECTION_COLUMNS = ("image", "x", "y", "radius", "element", "matched_atom", "residual_px")
+CAMERA_COLUMNS = ("image", "item", "status", "reason", "model", "rms_px", "max_px", "explained", "poses",
+                  "spread_deg", "drawn_by", "written_back", "written_back_note")
 
 
 def images_table(cert: PublishedCertificate) -> str:
@@ -56,6 +65,20 @@ def detections_table(cert: PublishedCertificate) -> str:
         for u, v, r, e, a, res in im.detections or []:
             rows.append([im.file, u, v, r, e, a if a >= 0 else None, res])
     return csv_text(DETECTION_COLUMNS, rows)
+
+
+def cameras_table(cert: PublishedCertificate) -> str | None:
+    """``cameras.csv`` (module docstring); None when no image's camera was to be recovered."""
+    rows = []
+    for im in cert.images:
+        rec = im.recovered
+        if not isinstance(rec, RecoveredCamera):
+            continue
+        back = None if rec.written_back is None else json.dumps(rec.written_back, sort_keys=True,
+                                                                 separators=(",", ":"), ensure_ascii=False)
+        rows.append([im.file, im.item, rec.status, rec.reason, rec.model, rec.rms_px, rec.max_px, rec.explained,
+                     rec.n_poses, rec.spread_deg, rec.drawn_by, back, rec.written_back_note])
+    return csv_text(CAMERA_COLUMNS, rows) if rows else None
 
 
 def _rate(b) -> str:
@@ -99,7 +122,8 @@ def published_summary_text(cert: PublishedCertificate, *, max_list: int = 30) ->
 
 
 def write_published_outputs(out: str | Path, cert: PublishedCertificate) -> dict[str, Path]:
-    """Write certificate.json, images.csv, detections.csv and summary.txt into ``out`` (module docstring).
+    """Write certificate.json, images.csv, detections.csv, summary.txt and, when a camera was to be recovered,
+    cameras.csv into ``out`` (module docstring).
 
     Parameters
     ----------
@@ -114,10 +138,14 @@ def write_published_outputs(out: str | Path, cert: PublishedCertificate) -> dict
         File role -> path written.
     """
     out = Path(out)
-    return {"certificate": write_text_atomic(out / "certificate.json", certificate_text(cert.to_dict())),
-            "images": write_text_atomic(out / "images.csv", images_table(cert)),
-            "detections": write_text_atomic(out / "detections.csv", detections_table(cert)),
-            "summary": write_text_atomic(out / "summary.txt", published_summary_text(cert))}
+    paths = {"certificate": write_text_atomic(out / "certificate.json", certificate_text(cert.to_dict())),
+             "images": write_text_atomic(out / "images.csv", images_table(cert)),
+             "detections": write_text_atomic(out / "detections.csv", detections_table(cert)),
+             "summary": write_text_atomic(out / "summary.txt", published_summary_text(cert))}
+    cameras = cameras_table(cert)
+    if cameras is not None:
+        paths["cameras"] = write_text_atomic(out / "cameras.csv", cameras)
+    return paths
 
 
 def recorded_config(cert: PublishedCertificate) -> tuple[CertifyConfig, DetectorSettings]:

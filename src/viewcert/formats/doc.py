@@ -19,7 +19,13 @@ from collections.abc import Sequence
 from dataclasses import MISSING, fields, is_dataclass
 from pathlib import Path
 
-from viewcert.formats import image_sections, item_sections, settings_sections, summary_sections
+from viewcert.formats import (
+    image_sections,
+    item_sections,
+    recovery_sections,
+    settings_sections,
+    summary_sections,
+)
 from viewcert.formats.fields import Section
 from viewcert.formats.records import ABSENT, DIGEST_SHAPES, KINDS, UNDIGESTED, CeilingCertificate, Summary
 
@@ -28,7 +34,7 @@ END = "<!-- end of the generated certificate kinds -->"
 SECTIONS_BEGIN = "<!-- typed sections: generated from the Section classes of viewcert.formats by viewcert.formats.doc; do not edit -->"
 SECTIONS_END = "<!-- end of the generated typed sections -->"
 #: the modules whose public ``Section`` classes get a table, in this order (each in source order)
-SECTION_MODULES = (item_sections, summary_sections, settings_sections, image_sections)
+SECTION_MODULES = (item_sections, summary_sections, settings_sections, image_sections, recovery_sections)
 
 
 def _doc(cls) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from viewcert.formats.fields import ABSENT, Section
+from viewcert.formats.recovery_sections import RecoveredCamera
 from viewcert.formats.summary_sections import RateBound
 
 __all__ = ["DETECTION_COLUMNS", "ImageProjection", "PublishedImage", "PublishedSettings", "PublishedStructure",
@@ -92,7 +93,7 @@ class PublishedImage(Section):
                              "matched": "count or null", "unmatched": "count or null",
                              "ambiguous": "count or null", "element_mismatch": "count or null",
                              "centre_rms_px": "number or null", "centre_max_px": "number or null",
-                             "detections": "list or null"}
+                             "detections": "list or null", "recovered": RecoveredCamera}
     file: str = ABSENT  # the image's name relative to the folder of images.toml
     item: str = ABSENT  # the item (question) it is a view of
     name: str = ABSENT  # the view's name
@@ -120,6 +121,8 @@ class PublishedImage(Section):
     #: unmatched), residual px]
     detections: list = ABSENT
     error: str = ABSENT  # why the image could not be read (its item is then an error)
+    #: the camera recovered from the pixels when images.toml states none (``tool = "unknown"``, issue 54)
+    recovered: RecoveredCamera = ABSENT
     extra: Mapping = field(default_factory=dict)
 
 
