@@ -67,7 +67,7 @@ install-run: $(STAMP_RUN)
 # the base install is enough for the main job; after `make test` its stamp is already there. Its kernels
 # compile at their first call (cached for later runs): the job itself is the warm-up
 run: $(STAMP_RUN)
-	$(BIN)/viewcert run --out out
+	$(BIN)/viewcert run --out out --force
 
 # Inspect AI, the harness of the README walkthrough's dry run (step 5, `inspect eval ...`), into the same .venv:
 # inspect-ai and its requirements only, each at the dev lock's version (`-c`: the dev lock holds inspect-ai and

@@ -21,8 +21,10 @@ Map of the package, bottom layer first; a unit imports only units of lower layer
 - ``formats``      every file viewcert writes and reads back, typed: certificates (one reader), digests, versions,
                    the item table, export and ladder manifests
 - ``observe``      Observations (the oracle's input contract): projection, noise, analytic occlusion
+- ``recover``      a published picture's camera from the structure and the detected atoms, no correspondences
 - ``render``       numba ray-caster with atom-ID and depth buffers; observations from the ID buffer
 - ``oracle``       numba correspondence-free triangulation, merge, phantom set Φ_δ, noise studies
+- ``detect``       a classical detector of the atoms drawn in another tool's image, matched to a resolved camera
 - ``certify``      render ceiling R1, certificates, verification, design sweeps
 - ``tasks``        which answers of a transformation question (MiSI-style) the views determine
 - ``interactions`` ligand–pocket hydrogen bonds of a prepared complex (hydride + biotite, ProLIF cross-check)

@@ -51,6 +51,9 @@ class Limits:
     max_symmetry_images: int = 200_000  # a CIF's asymmetric rows x operations, the images before deduplication
     max_questions: int = 100_000  # questions of one transformation export (per structure x structures)
     max_bootstrap_draws: int = 50_000_000  # bootstrap resamples x items (int64 indices: 400 MB at the limit)
+    max_nesting: int = 64  # arrays/tables/objects nested in a received TOML or JSON file (a protocol file: 3)
+    max_value_bytes: int = 1 * MiB  # one text/binary value of a Parquet file (an id, a label, a species)
+    max_decoded_bytes: int = 256 * MiB  # text/binary of one Parquet row group (or column chunk) once decoded
 
     def __post_init__(self) -> None:
         for k, v in asdict(self).items():
@@ -118,6 +121,22 @@ class Limits:
 
     def check_json_bytes(self, n_bytes: int, *, source: str | None = None) -> None:
         _check(n_bytes, self.max_json_bytes, "bytes of JSON/JSONL", "max_json_bytes", source)
+
+    def check_nesting(self, depth: int, *, source: str | None = None, field: str | None = None) -> None:
+        """How deep arrays, tables or objects nest in a received TOML or JSON file, before it is parsed (the
+        parsers recurse: 5,000 levels were a RecursionError)."""
+        _check(int(depth), self.max_nesting, "nesting depth (arrays, tables, objects)", "max_nesting", source, field)
+
+    def check_decoded(self, n_bytes: int, *, what: str = "decoded text/binary bytes", source: str | None = None,
+                      field: str | None = None) -> None:
+        """Text/binary bytes a Parquet row group (or batch, or column chunk) decodes to, before they are made
+        into values."""
+        _check(int(n_bytes), self.max_decoded_bytes, what, "max_decoded_bytes", source, field)
+
+    def check_value_bytes(self, n_bytes: int, *, source: str | None = None, field: str | None = None) -> None:
+        """The longest text/binary value of a Parquet column, before it is made into a value."""
+        _check(int(n_bytes), self.max_value_bytes, "bytes of one text/binary value", "max_value_bytes", source,
+               field)
 
     def check_received_bytes(self, n_bytes: int, *, what: str = "file", source: str | None = None) -> None:
         """A received file's size (certificate, protocol file, manifest, harness log) against max_json_bytes."""

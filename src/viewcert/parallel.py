@@ -54,6 +54,7 @@ from typing import Any
 
 from viewcert.errors import InputError, ViewcertError
 from viewcert.io.atomic import json_dumps, write_json_atomic, write_text_atomic
+from viewcert.io.confine import inner_folder, read_inside, roots_in_force, within
 from viewcert.limits import Limits, active_limits, using_limits
 
 __all__ = ["MANIFEST", "MapResult", "WorkerCrash", "default_workers", "interruptible", "killed_by_signals",
@@ -214,9 +215,11 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
 BATCH = 32  # items per ``fn.map_batch`` call (run_chunk)
 
 
-def run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any], limits: Limits | None = None) -> list[Any]:
-    """Apply ``fn`` to every item of a chunk (what a worker runs), under ``limits`` (those in force where the
-    chunk was submitted: a worker process or a Dask thread does not inherit the submitter's context):
+def run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any], limits: Limits | None = None,
+              roots: tuple | None = None) -> list[Any]:
+    """Apply ``fn`` to every item of a chunk (what a worker runs), under ``limits`` and the output folders
+    ``roots`` (``io.confine.roots_in_force``: those in force where the chunk was submitted, as a worker process or
+    a Dask thread does not inherit the submitter's context; a file a worker writes goes through real folders):
     ``fn.map_batch(items)`` on BATCH items at a time when ``fn`` has one (it must equal
     ``[fn(i) for i in items]``; e.g. ``certify.evaluate.CertifyRecords``), else item by item. In a pool worker
     whose parent has died, stop before the next item or batch: nobody will collect the chunk.
@@ -229,6 +232,8 @@ def run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any], limits: Limits | N
         The chunk's items.
     limits : Limits, optional
         The limits in force while the chunk runs; None: those in force already.
+    roots : tuple of io.confine.OutputRoot, optional
+        The output folders in force while the chunk runs; None: those in force already.
 
     Returns
     -------
@@ -238,7 +243,7 @@ def run_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any], limits: Limits | N
     batch = getattr(fn, "map_batch", None)
     step = BATCH if batch is not None else 1
     out: list[Any] = []
-    with using_limits(limits):
+    with using_limits(limits), within(roots):
         for a in range(0, len(chunk), step):
             if _PARENT is not None and os.getppid() != _PARENT:
                 os._exit(1)
@@ -318,11 +323,17 @@ def _load_shard(path: Path, keys: list[str]) -> tuple[list[Any] | None, str | No
     (None, None) when there is none."""
     if not os.path.lexists(path):
         return None, None
-    if not path.is_file():
+    if not path.is_file() or path.is_symlink():
         return None, "not a regular file"
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # through real folders, O_NOFOLLOW: a link swapped in on the way is refused, never read
+        text = read_inside(path, what="shard").decode("utf-8")
         data = json.loads(text)
+    except FileNotFoundError:
+        return None, None
+    except InputError as exc:
+        if exc.field == "--out":  # a folder on the way swapped for a link: refused, never followed
+            raise
+        return None, "unreadable or not JSON (a torn or damaged file)"
     except (OSError, ValueError):
         return None, "unreadable or not JSON (a torn or damaged file)"
     if not isinstance(data, dict) or data.get("keys") != keys or not isinstance(data.get("results"), list) \
@@ -335,13 +346,13 @@ def _load_shard(path: Path, keys: list[str]) -> tuple[list[Any] | None, str | No
 
 def _prepare_workdir(workdir: Path, keys: list[str], chunk_size: int | None, fingerprint: str,
                      workers: int) -> int:
-    workdir.mkdir(parents=True, exist_ok=True)
+    inner_folder(workdir)  # inside a run's output folder: no symlink on the way (refused before any work)
     mpath = workdir / MANIFEST
     digest = _keys_digest(keys)
-    if mpath.exists():
+    if os.path.lexists(mpath):
         try:
-            m = json.loads(mpath.read_text())
-        except ValueError:
+            m = json.loads(read_inside(mpath, what="shard manifest"))
+        except (ValueError, OSError):
             m = None
         if m is not None:
             if m.get("keys_sha256") != digest or m.get("n_items") != len(keys):
@@ -565,8 +576,8 @@ def _run_local(fn, items, todo: list[int], workers: int, chunks: _Chunks, bar) -
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(), initializer=_worker_init,
                                initargs=(os.getpid(),))
     try:
-        limits = active_limits()  # the workers check what this process would
-        pending = {pool.submit(run_chunk, fn, items[bounds[ci][0]:bounds[ci][1]], limits): ci for ci in todo}
+        limits, roots = active_limits(), roots_in_force()  # the workers check and write as this process would
+        pending = {pool.submit(run_chunk, fn, items[bounds[ci][0]:bounds[ci][1]], limits, roots): ci for ci in todo}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED, timeout=PARENT_POLL_S)
             for fut in sorted(done, key=lambda f: pending[f]):
@@ -590,10 +601,10 @@ def _run_dask(fn, items, bounds, todo, scheduler, finish, bar) -> None:
     own = not isinstance(scheduler, Client)
     client = Client(scheduler, set_as_default=False) if own else scheduler
     try:
-        futs, limits = {}, active_limits()
+        futs, limits, roots = {}, active_limits(), roots_in_force()
         for ci in todo:
             a, b = bounds[ci]
-            fut = client.submit(run_chunk, fn, items[a:b], limits, pure=False)
+            fut = client.submit(run_chunk, fn, items[a:b], limits, roots, pure=False)
             futs[fut] = ci
         for fut in as_completed(list(futs), loop=client.loop):
             ci = futs[fut]

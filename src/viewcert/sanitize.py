@@ -12,6 +12,10 @@ for the place it is written to. One function per kind of sink:
 - ``markdown_text``: Markdown metacharacters backslash-escaped, ``& < >`` as entities, one line;
 - ``html_text``: ``html.escape(quote=True)`` after control-character escaping;
 - ``plot_text``: printable text for matplotlib (control characters escaped, ``$`` escaped against mathtext);
+- ``response_text``: not a sink but a source: the text a received model response says, read before it is parsed
+  and scored (terminal control sequences, ECMA-48 CSI/OSC/DCS and other escapes, removed with what they carry;
+  the other control characters, bidi controls and lone surrogates removed), so an answer a response wraps in
+  colour codes or a title sequence is scored as the words it shows;
 - ``json_text``: JSON text with the characters ``json.dumps(ensure_ascii=False)`` leaves raw (DEL, C1, bidi
   controls, separators, lone surrogates) written as ``\\uXXXX`` escapes: the same JSON value, safe bytes.
 
@@ -24,7 +28,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["console_text", "console_fields", "csv_cell", "csv_cell_value", "markdown_text", "html_text", "plot_text", "json_text", "CSV_FORMULA_START"]
+__all__ = ["console_text", "console_fields", "csv_cell", "csv_cell_value", "markdown_text", "html_text", "plot_text", "json_text", "response_text", "CSV_FORMULA_START"]
 
 #: characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
 CSV_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -75,6 +79,36 @@ def console_text(s: object, *, keep_newlines: bool = True) -> str:
     """
     pattern = _UNSAFE_KEEP_LINES if keep_newlines else _UNSAFE_ONE_LINE
     return pattern.sub(_escape, str(s))
+
+
+#: a terminal control sequence (ECMA-48 / ISO 6429), 7- or 8-bit: a control string (OSC, DCS, SOS, PM, APC) up to
+#: its terminator (BEL or ST), a CSI sequence (parameters, intermediates, final byte), or another escape
+_TERMINAL_SEQUENCE = re.compile(
+    r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"  # control strings
+    r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erasures
+    r"|\x1b[ -/]*[0-~]"  # other escapes (nF, Fp, Fe, Fs)
+)
+#: what is left to remove: the unsafe characters but tab, newline and carriage return (line breaks of the text)
+_RESPONSE_UNSAFE = re.compile("[" + _UNSAFE.replace("\x0b-\x1f", "\x0b\x0c\x0e-\x1f") + "]")
+
+
+def response_text(s: object) -> str:
+    """The text a received response says, as a reader sees it on a page: ``str(s)`` with every terminal control
+    sequence removed with what it carries (a window title, a colour, a cursor move) and then every other control
+    character, bidi control and lone surrogate removed (tab, newline and carriage return kept). For parsing and
+    scoring a model's answer, never for display (a sink escapes the raw text instead).
+
+    Parameters
+    ----------
+    s : object
+        A received response, read as ``str(s)``.
+
+    Returns
+    -------
+    str
+        The response without control sequences or control characters; printable text unchanged.
+    """
+    return _RESPONSE_UNSAFE.sub("", _TERMINAL_SEQUENCE.sub("", str(s)))
 
 
 def console_fields(obj):

@@ -11,6 +11,7 @@ item by item and the perception share is 0 in every resample: 0.0000 [0.0000, 0.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -78,3 +79,55 @@ def test_walkthrough_through_the_python_api(tmp_path, monkeypatch):
     assert shares.rows[0][1:4] == (str(hand), str(hand), "0.0000 [0.0000, 0.0000]")
     site = api.explore(bench)
     assert site.value.is_file() and (bench / "ladder" / "report.html").is_file()
+
+
+def _blocks(page: Path) -> list[str]:
+    """The ```python code blocks of a Markdown page, in order."""
+    return [b.split("```", 1)[0] for b in page.read_text().split("```python\n")[1:]]
+
+
+def test_every_code_block_of_python_api_md_runs_as_written(tmp_path, monkeypatch):
+    """docs/python-api.md's blocks, executed in order in one namespace from the folder holding mycifs/ (the three
+    CIFs of the walkthrough), as a reader would paste them. Expected from the structures and the replay's rule
+    (as test_walkthrough_through_the_python_api): R1 = 3/3 through the designed views; the replay answers A to every
+    question of every arm, so R3 = R4 item by item and the share is 0."""
+    for k, v in offline_env().items():
+        if k not in ("PATH", "PYTHONPATH"):
+            monkeypatch.setenv(k, v)
+    write_cifs(tmp_path / "mycifs")
+    monkeypatch.chdir(tmp_path)
+    page = Path(__file__).resolve().parents[2] / "docs" / "python-api.md"
+    blocks = _blocks(page)
+    assert len(blocks) == 2
+    ns: dict = {}
+    for block in blocks:
+        exec(compile(block, str(page), "exec"), ns)  # noqa: S102 - the page's own code, run as written
+    assert (ns["cert3"].value.summary.correct, ns["cert3"].value.summary.n) == (3, 3)
+    shares = ns["ladder"].value.shares
+    assert list(shares["model"]) == ["viewcert-replay/dry_run_answers.jsonl"]
+    assert (shares["share"].iloc[0], shares["share_lo"].iloc[0], shares["share_hi"].iloc[0]) == (0.0, 0.0, 0.0)
+    assert ns["site"].value == (tmp_path / "mybench" / "explore" / "index.html").resolve()
+
+
+@pytest.mark.parametrize(("protocol", "options", "tiling", "tau"), [
+    (None, [], [1, 1, 1], 0.01),  # the default, render-ceiling-5: the study's own settings (single cell, τ 0.01 Å)
+    ("render-ceiling-5", ["--delta", "0.05"], [1, 1, 1], 0.01),  # the study's τ whatever δ
+    ("axes-3", ["--delta", "0.05"], [2, 2, 2], 0.05),  # not a study protocol: the tiling an export draws, τ = δ
+])
+def test_api_certify_and_the_command_write_the_same_certificate_bytes(tmp_path, monkeypatch, protocol, options,
+                                                                       tiling, tau):
+    """``api.certify(folder)`` with its defaults and ``viewcert certify folder`` with its own: the same certificate
+    bytes (issue 57: the API used tiling 1,1,1 and the command 2,2,2, two digests for one folder), for a named study
+    protocol (whose settings are the study's) and for a non-study one (tiling 2,2,2), the command's rule."""
+    write_cifs(tmp_path / "mycifs")
+    monkeypatch.chdir(tmp_path)
+    config = None if protocol is None else api.certify_config(protocol, delta=float(options[1]))
+    rep = api.certify("mycifs", config, out="api_out", workers=1)
+    # the command's default (issue 57 item 8): a study protocol's tiling, else defaults.TILING
+    assert rep.value.observation_model.tiling == tiling
+    assert rep.value.tolerances.tau == tau
+    args = ([] if protocol is None else ["--protocol", protocol]) + options
+    r = CliRunner().invoke(app, ["certify", "mycifs", *args, "--out", "cli_out", "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "api_out" / "certificate.json").read_bytes() == \
+        (tmp_path / "cli_out" / "certificate.json").read_bytes()

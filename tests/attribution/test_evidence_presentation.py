@@ -164,6 +164,8 @@ def test_majority_vote_accuracy_has_one_interval_across_csv_and_page(tmp_path):
         assert f"{k / 40:.4f} [{want.lower:.4f}, {want.upper:.4f}]" in html
         assert samples.loc[(m, "expected accuracy"), "interval"].startswith("item bootstrap")
     assert "two-level" not in html and "two-level" not in rep.markdown.read_text(encoding="utf-8")
+    # the hierarchical model is off unless asked: no hierarchy.csv (test_hierarchy.py writes it when asked)
+    assert ev.hierarchy is None and "hierarchy" not in rep.csv
 
 
 def test_k_too_small_warning_by_its_rule(tmp_path):

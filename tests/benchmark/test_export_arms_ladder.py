@@ -275,7 +275,8 @@ def test_a_result_with_items_of_another_benchmark_is_refused_naming_it(export, t
 def test_two_results_of_one_model_and_arm_and_an_empty_folder_are_refused(export, tmp_path):
     folder = _copy(export, tmp_path)
     line = _refused([str(folder)])
-    assert "no harness results in logs/, results/, vlmevalkit/" in line and str(folder) in line
+    assert "no results file matched logs/**/*.eval, results/**/*_samples_*.jsonl, " in line
+    assert "run the commands of HARNESSES.md first" in line
     qs = _jsonl(folder / "benchmark.jsonl")
     for run in ("20261203_120000", "20261204_120000"):
         d = folder / "results" / "m"
@@ -287,6 +288,7 @@ def test_two_results_of_one_model_and_arm_and_an_empty_folder_are_refused(export
     assert "two results of model 'org/lmm', arm image" in line and "20261204_120000_samples" in line
     missing = _refused([str(folder), "--results", str(tmp_path / "nope")])
     assert str(tmp_path / "nope") in missing and "no such file or folder" in missing
+    assert f"no results file matched {tmp_path / 'nope'}/**/*.eval" in missing  # issue 58: what was looked for
 
 
 # ---------------------------------------------------------------- molecule and transformation exports

@@ -35,7 +35,8 @@ LAYERS: dict[str, int] = {
     "cameras": 5, "parallel": 5,
     "formats": 5,  # every file format, typed, one reader each: needs only errors, limits, resolution, io
     "observe": 6,
-    "render": 7, "oracle": 7,
+    "recover": 6,  # a published picture's camera from the structure and the detected atoms (pure geometry)
+    "render": 7, "oracle": 7, "detect": 7,
     "certify": 8, "tasks": 8, "interactions": 8,
     "design": 9,
     "harness": 5,
@@ -50,7 +51,7 @@ LAYERS: dict[str, int] = {
 PURPOSE: dict[str, str] = {
     "errors": "the error types (`InputError` names the file, field or parameter)",
     "numeric": "read-only arrays; fixed significant-digit and decimal float formatting",
-    "sanitize": "received text made safe for the console, CSV, Markdown, HTML, plots and JSON",
+    "sanitize": "received text made safe for the console, CSV, Markdown, HTML, plots and JSON, and read as it shows",
     "defaults": "the settings `certify`, `render` and `build-benchmark` share (δ, τ, tiling, observation models)",
     "kernels": "where the numba kernels are, their cache state, each kernel package's warm-up workloads",
     "elements": "symbols, atomic numbers, covalent radii",
@@ -67,8 +68,11 @@ PURPOSE: dict[str, str] = {
     "formats": "every file viewcert writes and reads back, typed: certificates and their one reader, digests, "
                "versions, the item table, export and ladder manifests",
     "observe": "`Observations`, the oracle's input contract: projection, noise, analytic occlusion",
+    "recover": "a picture's camera recovered from the structure and the atoms detected in it, no correspondences",
     "render": "numba ray-caster with atom-ID and depth buffers; observations from the ID buffer",
     "oracle": "numba correspondence-free triangulation, merge, phantom set Φ_δ, noise studies",
+    "detect": "a classical detector of the atoms drawn in a published image (centre, radius, element from the "
+              "palette), matched to the atoms a resolved camera projects",
     "certify": "render ceiling R1, certificates, verification, design sweeps",
     "tasks": "which answers of a transformation question (MiSI-style) the views determine",
     "interactions": "ligand–pocket hydrogen bonds of a prepared complex and what labelled views determine",

@@ -17,8 +17,8 @@ import pytest
 from tests.contracts.test_layers import LAYERS
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-LAZY = ["attribution", "benchmark", "cameras", "certify", "design", "formats", "harness", "interactions", "io", "learn",
-        "observe", "oracle", "render", "symmetry", "tasks"]
+LAZY = ["attribution", "benchmark", "cameras", "certify", "design", "detect", "formats", "harness", "interactions", "io",
+        "learn", "observe", "oracle", "recover", "render", "symmetry", "tasks"]
 
 
 def _declared(package: str) -> dict[str, str]:

@@ -643,8 +643,8 @@ def test_atomic_writer_interrupted_mid_write(tmp_path: Path, monkeypatch):
     pd.testing.assert_frame_equal(pd.read_parquet(target), df)
     before = target.read_bytes()
 
-    def partial_then_fail(self, path, **kw):
-        Path(path).write_bytes(b"PAR1 partial")
+    def partial_then_fail(self, path, **kw):  # path: the temporary file's object (io.confine.write_inside)
+        path.write(b"PAR1 partial")
         raise KeyboardInterrupt
 
     monkeypatch.setattr(pd.DataFrame, "to_parquet", partial_then_fail)

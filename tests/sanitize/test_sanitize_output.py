@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from viewcert.sanitize import console_text, csv_cell, html_text, markdown_text, plot_text
+from viewcert.sanitize import console_text, csv_cell, html_text, markdown_text, plot_text, response_text
 
 OSC = "\x1b]0;pwned\x07"  # retitles an xterm
 CSI = "\x1b[2J\x1b[31mred"  # clears the screen, turns red
@@ -156,3 +156,21 @@ def test_plot_text_has_no_missing_glyph(recwarn):
             fig.canvas.draw()
     finally:
         plt.close(fig)
+
+
+@pytest.mark.parametrize(("received", "shows"), [
+    ("\x1b[1mB\x1b[0m", "B"),  # SGR bold and reset (CSI ... m)
+    ("\x9b32mcubic\x9b0m", "cubic"),  # the 8-bit CSI introducer
+    ("\x1b]0;pwned\x07ANSWER: C", "ANSWER: C"),  # a window title (OSC ... BEL), its text never shown
+    ("\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "link"),  # a hyperlink (OSC 8 ... ST): its text is shown
+    ("\x1bPq#0;2\x1b\\hex", "hex"),  # a DCS string (sixel) up to ST
+    ("\x1b[2J\x1b[H\x1b[1;31rA", "A"),  # erase, home, scroll region
+    ("\x1b(Bcubic\x1b7", "cubic"),  # charset designation (nF) and save cursor (Fp)
+    ("cu\x00bic\u202e\ud800", "cubic"),  # a NUL, a bidi override, a lone surrogate
+    ("a\tb\r\nc <script>x</script>", "a\tb\r\nc <script>x</script>"),  # tab and line breaks kept; markup is text
+    ("\x1b[31", "31"),  # an unfinished CSI (no final byte): ESC [ removed as an escape, the digits are text
+])
+def test_a_response_is_read_as_a_terminal_shows_it(received, shows):
+    """``response_text``: terminal control sequences (ECMA-48) removed with what they carry, then the other control
+    characters; printable text, markup included, unchanged (cases worked by hand from ECMA-48's grammar)."""
+    assert response_text(received) == shows

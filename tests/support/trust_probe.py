@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 
 from typer.testing import CliRunner
 
@@ -13,14 +14,39 @@ EVENTS = ("open", "os.listdir", "os.scandir")
 _SEEN: list[tuple[str, str]] | None = None  # (event, real path) while a probe is active
 
 
+_AT = threading.local()  # the folder descriptor of an ``os.open(name, ..., dir_fd=fd)`` in progress
+_os_open = os.open
+
+
+def _open_at(path, flags, mode=0o777, *, dir_fd=None):
+    """``os.open`` noting its ``dir_fd`` (the audit event of an open relative to a folder carries the name only)."""
+    _AT.fd = dir_fd
+    try:
+        return _os_open(path, flags, mode, dir_fd=dir_fd)
+    finally:
+        _AT.fd = None
+
+
+def _real(name: str, args: tuple) -> str:
+    """The real path an event touches: an ``open`` with ``O_NOFOLLOW`` opens the last name itself, never what a link
+    there points to (the kernel refuses a link), so only its folder is resolved."""
+    if len(args) > 2 and isinstance(args[2], int) and args[2] & getattr(os, "O_NOFOLLOW", 0):
+        return os.path.join(os.path.realpath(os.path.dirname(name) or "."), os.path.basename(name))
+    return os.path.realpath(name)
+
+
 def _hook(event: str, args: tuple) -> None:
     if _SEEN is not None and event in EVENTS and args and isinstance(args[0], (str, bytes, os.PathLike)):
         try:
-            _SEEN.append((event, os.path.realpath(os.fsdecode(args[0]))))
-        except (TypeError, ValueError):
+            name, fd = os.fsdecode(args[0]), getattr(_AT, "fd", None)
+            if fd is not None and not os.path.isabs(name):  # relative to that folder, not to the current one
+                name = os.path.join(os.readlink(f"/proc/self/fd/{fd}"), name)
+            _SEEN.append((event, _real(name, args)))
+        except (TypeError, ValueError, OSError):
             pass
 
 
+os.open = _open_at
 sys.addaudithook(_hook)  # an audit hook cannot be removed: it records only while _SEEN is a list
 
 

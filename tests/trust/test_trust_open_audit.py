@@ -121,6 +121,22 @@ def test_every_file_opened_lies_in_the_trusted_or_output_folder(layout, name):
     assert _outside(log, _allowed(layout)) == []
 
 
+def test_explore_trusts_only_the_explored_folder_by_default(layout):
+    """Issue 58: a received export whose certificate names an input under the current folder (T) but outside the
+    explored folder (T/F): without --inputs, explore opens nothing outside T/F (and the output folder). Before, the
+    current folder was trusted and T/chfclbr.xyz was read. The item page still draws the consistent answers' poses:
+    from the after view's sidecar the export wrote (issue 55: the explorer never replays the exporter), not from the
+    input (main, which replays it, says instead that the poses are not drawn and why)."""
+    site = layout / "OUT" / "site-default"
+    res, log = _run(layout, "explore-default", ["explore", str(layout / "T" / "F"), "--out", str(site), "--workers",
+                                                "1"])
+    assert res.returncode == 0, res.stdout + res.stderr
+    allowed = [a for a in _allowed(layout) if a != os.path.realpath(layout / "T")] + [os.path.realpath(layout / "T" / "F")]
+    assert log.stat().st_size > 0 and _outside(log, allowed) == []
+    page = (site / "items" / "0000.html").read_text()
+    assert 'class="mk candidate" data-group="move z' in page and "poses are not drawn" not in page
+
+
 def test_serve_opens_nothing_outside_the_site(layout):
     """``explore --serve`` on a site folder holding a planted link out: the pages are served, the link is not,
     and nothing outside T and OUT is opened while serving."""

@@ -126,3 +126,41 @@ def test_serve_does_not_serve_through_a_planted_symlink(tmp_path):
                 assert _get(port, path) == 404, path
         finally:
             httpd.shutdown()
+
+
+def test_serve_says_nothing_when_a_client_disconnects_mid_response(export, tmp_path):
+    """``explore --serve``: a client that closes its connection while a large file is being sent (a closed tab)
+    is not an error: no traceback (before: a BrokenPipeError/ConnectionResetError traceback on stderr), and the
+    server goes on serving."""
+    import signal
+    import socket
+    import struct
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "big.bin").write_bytes(b"\0" * (32 << 20))
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "src"), os.environ.get("PYTHONPATH", "")])}
+    cli = "import sys; from viewcert.cli import app; sys.argv[0] = 'viewcert'; app()"
+    proc = subprocess.Popen([sys.executable, "-c", cli, "explore", str(export), "--out", str(site),
+                             "--workers", "1", "--serve", "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        port = None
+        while port is None:
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            if line.startswith("serving http://127.0.0.1:"):
+                port = int(line.split(":")[2].split("/")[0])
+        for _ in range(3):
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+                s.sendall(b"GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+                assert s.recv(4096)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # reset, mid-response
+        assert _get(port, "/index.html") == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err and "Error" not in err, err

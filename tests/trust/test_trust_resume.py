@@ -47,7 +47,7 @@ def test_edited_shard_is_recomputed_with_a_warning(clean):
     assert len(shards) == 2  # two items, one per chunk
     victim = shards[0]
     data = json.loads(victim.read_text())
-    item = data["results"][0]["geometric"]  # certify's record of an item: its geometric and as-rendered parts
+    item = data["results"][0]["geometric"]  # certify's one pass keeps each item's geometric and as-rendered records
     # a plausible forgery: the item flips to a wrong, uncertified answer; the stored digest is left as it was
     item["correct"] = not item["correct"]
     item["outcome"] = "forged"

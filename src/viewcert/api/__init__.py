@@ -3,7 +3,9 @@ command is a shell over them (each command parses its options, calls one of thes
 returns).
 
 - ``report``    ``Report``: the lines and tables of a job, its item failures and its result (``value``)
-- ``certification`` ``certify`` a folder of structures (R1 and its certificate), ``verify`` one, ``sweep`` designs
+- ``certification`` ``certify`` a folder of structures (R1 and its certificate), ``verify`` one, ``sweep`` designs;
+  ``certify_config``: a configuration from ``viewcert certify``'s options (the rest at the command's defaults)
+- ``arguments`` every argument checked as the command line checks its option (types, bounds, unknown keywords)
 - ``views``     ``design`` views (δ* in Å, compared with your protocol), ``margins``, ``occlusion``
 - ``export``    ``render`` views; ``build_benchmark``: the export a harness reads (every arm, its ceiling); ``gallery``
 - ``attribution`` ``read_results`` of the harnesses; the attribution ``ladder``; ``audit_extraction``
@@ -31,6 +33,7 @@ from typing import Any
 _WHERE = {
     "Report": "api.report", "Line": "api.report", "Table": "api.report",
     "certify": "api.certification", "verify": "api.certification", "sweep": "api.certification",
+    "certify_config": "api.certification",
     "design": "api.views", "margins": "api.views", "occlusion": "api.views",
     "render": "api.export", "build_benchmark": "api.export", "gallery": "api.export",
     "read_results": "api.attribution", "ladder": "api.attribution", "audit_extraction": "api.attribution",

@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from viewcert.api.arguments import PATH, PATHS, TEXTS, validated
 from viewcert.api.report import Line, Report, Table
 from viewcert.attribution.discover import manifest_from_export
 from viewcert.attribution.evidence import item_evidence
@@ -21,6 +22,7 @@ from viewcert.attribution.shipped import task_parser
 from viewcert.attribution.table import RUNGS
 from viewcert.io.atomic import write_text_atomic
 from viewcert.io.idlist import write_ids
+from viewcert.io.outputs import claimed
 from viewcert.io.tables import frame_csv_text
 from viewcert.sanitize import console_text
 from viewcert.stats import BootstrapSettings
@@ -55,7 +57,9 @@ class LadderSettings:
     hierarchy: bool = False
 
 
-def ladder(export: str | Path | None = None, *, out: str | Path | None = None, **settings: Any) -> Report:
+@validated("ladder", aliases={"subset_size": "subset"}, results=PATHS, r1=TEXTS)
+def ladder(export: str | Path | None = None, *, out: str | Path | None = None, force: bool = False,
+           **settings: Any) -> Report:
     """The attribution ladder of an export's harness results (or of ``manifest``/``study_dir``; ``settings``:
     ``LadderSettings`` fields): accuracies per rung, perception share and residual per model, and the report
     (report.html, shares.csv and the other CSVs) in ``out`` (default ``EXPORT/ladder``, else ``out/ladder``).
@@ -67,6 +71,8 @@ def ladder(export: str | Path | None = None, *, out: str | Path | None = None, *
         A benchmark export whose harness results are found inside it (or in ``settings['results']``).
     out : str or Path, optional
         Report folder (default ``EXPORT/ladder``, else ``out/ladder``).
+    force : bool
+        Replace the output of another ladder run in ``out``; without it, refused.
     **settings
         ``LadderSettings`` fields: results, manifest, study_dir, certificate, r1, threshold, tie_rule, scoring,
         seed, n_boot, alpha, share_cutoff, allow_stale_certificate, ids, subset_size, explorer, hierarchy.
@@ -79,7 +85,15 @@ def ladder(export: str | Path | None = None, *, out: str | Path | None = None, *
 
     st = LadderSettings(**settings)
     export = None if export is None else Path(export)
+    named = out is not None or export is None  # EXPORT/ladder lies in a received folder: a symlink there refused
     out = Path(out) if out is not None else (export / "ladder" if export is not None else Path("out/ladder"))
+    identity = {"export": None if export is None else str(export), "settings": vars(st)}
+    with claimed(out, "ladder", identity=identity, force=force, named=named) as claim:
+        return _ladder(export, claim.shown, st)
+
+
+def _ladder(export: Path | None, out: Path, st: LadderSettings) -> Report:
+    """``ladder`` into the claimed folder ``out``."""
     boot = BootstrapSettings(seed=st.seed, n_boot=st.n_boot, alpha=st.alpha, share_cutoff=st.share_cutoff)
     lad, table, m = run_ladder(manifest=st.manifest, study_dir=st.study_dir, export=export, results=st.results,
                                r1=st.r1, certificate=st.certificate, threshold=st.threshold, tie_rule=st.tie_rule,
@@ -197,10 +211,13 @@ def _task_tables(lad: Any, out: Path) -> list[Table]:
     return said
 
 
-def audit_extraction(emitted: Path, structures: Path, *, out: str | Path = "out/extraction", sidecar: Path | None = None,
-                     tolerance: float = 0.15, sweep: tuple[float, ...] = (0.02, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3),
+@validated("audit-extraction", sweep=(lambda v: isinstance(v, tuple | list) and all(
+    isinstance(x, int | float) and not isinstance(x, bool) for x in v), "a list of numbers"))
+def audit_extraction(emitted: Path, structures: Path, *, out: str | Path = "out/audit-extraction",
+                     sidecar: Path | None = None, tolerance: float = 0.15,
+                     sweep: tuple[float, ...] = (0.02, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3),
                      metric: str = "fractional", coordinates: str = "fractional", null_draws: int = 20,
-                     seed: int = 20260601, n_boot: int = 10000) -> Report:
+                     seed: int = 20260601, n_boot: int = 10000, force: bool = False) -> Report:
     """Fabrication audit: one-to-one periodic matching of the emitted atoms to the rendered cell at the headline
     ``tolerance`` and each of ``sweep`` (fractional units or Å by ``metric``), against a random-position null of
     ``null_draws`` per item; the report in ``out``. The report's value: the audit.
@@ -229,17 +246,24 @@ def audit_extraction(emitted: Path, structures: Path, *, out: str | Path = "out/
         Seed of the null draws and the bootstrap.
     n_boot : int
         Bootstrap resamples of the confidence intervals.
+    force : bool
+        Replace the output of another audit in ``out``; without it, refused.
 
     Returns
     -------
     Report
         The report's lines; ``value``: the ``attribution.extraction.ExtractionAudit``.
     """
-
-    audit, inputs = run_extraction(emitted=emitted, structures=structures, sidecar=sidecar, coordinates=coordinates,
-                                   tolerances=list(sweep), headline_tolerance=tolerance, metric=metric,
-                                   null_draws=null_draws, bootstrap=BootstrapSettings(seed=seed, n_boot=n_boot))
-    report = write_report(Path(out), extraction=audit, extraction_inputs=inputs, title="viewcert extraction audit")
+    identity = {"emitted": str(emitted), "structures": str(structures), "sidecar": None if sidecar is None else
+                str(sidecar), "tolerance": tolerance, "sweep": list(sweep), "metric": metric,
+                "coordinates": coordinates, "null_draws": null_draws, "seed": seed, "n_boot": n_boot}
+    with claimed(out, "audit-extraction", identity=identity, force=force) as claim:
+        audit, inputs = run_extraction(emitted=emitted, structures=structures, sidecar=sidecar,
+                                       coordinates=coordinates, tolerances=list(sweep), headline_tolerance=tolerance,
+                                       metric=metric, null_draws=null_draws,
+                                       bootstrap=BootstrapSettings(seed=seed, n_boot=n_boot))
+        report = write_report(claim.shown, extraction=audit, extraction_inputs=inputs,
+                              title="viewcert extraction audit")
     h = audit.headline
     return Report((
         Line(f"items {h['items']} ({h['parseable']} parseable); tolerance {h['tolerance']} ({h['metric']})"),
@@ -254,6 +278,7 @@ def audit_extraction(emitted: Path, structures: Path, *, out: str | Path = "out/
         Line(f"report: {report.html}")), value=audit)
 
 
+@validated(None, export=PATH, results=PATHS)
 def read_results(export: str | Path, results: tuple[str | Path, ...] = ()) -> Any:
     """The harness results of an export (found inside it, or in the files and folders ``results`` names) as one
     canonical long table (``attribution.table.ResultTable``: one row per model, rung, item and repeat, the

@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from viewcert import defaults
+from viewcert.api.arguments import LIMITS, OPTIONAL_CALLABLE, TEXTS, TILING, validated
 from viewcert.api.report import Line, Report, check_out, one_line
 from viewcert.errors import InputError, ViewcertError, did_you_mean
+from viewcert.io.outputs import claimed
 from viewcert.limits import Limits, active_limits, using_limits
 
 if TYPE_CHECKING:  # names for the type checker only (the exporters stay lazy)
@@ -57,7 +59,9 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "structure"
 
 
-def render(input_spec: str, out: str | Path = "out/render", *, limits: Limits | None = None, **settings: Any) -> Report:
+@validated("render", inputs=("input_spec",), tiling=TILING, limits=LIMITS)
+def render(input_spec: str, out: str | Path = "out/render", *, force: bool = False, limits: Limits | None = None,
+           **settings: Any) -> Report:
     """Render every structure of ``input_spec`` in every view of the protocol into ``out``: PNG + JSON sidecar
     (+ ID/depth buffers); ``settings`` are ``RenderSettings`` fields. Bad settings raise before any image.
 
@@ -67,6 +71,8 @@ def render(input_spec: str, out: str | Path = "out/render", *, limits: Limits | 
         INPUT: the structures drawn.
     out : str or Path
         Output folder.
+    force : bool
+        Replace the output of another render run in ``out``; without it, refused.
     limits : Limits, optional
         Resource limits in force for the call, checked before any work (default: those in force).
     **settings
@@ -95,21 +101,24 @@ def render(input_spec: str, out: str | Path = "out/render", *, limits: Limits | 
         check_kind(spec.spec, st.kind)  # bad input for the whole run (exit 2), not an item error
         if spec.kind == "perspective":  # its own image size
             limits.check_pixels(spec.width * st.supersample, spec.height * st.supersample, source=spec.spec.source)
-        out = check_out(out)
-        dataset = load_input(input_spec, subset=st.subset)
-        items = dataset.items[:st.limit] if st.limit else dataset.items
-        n_img, failed = 0, []
-        for it in items:
-            try:
-                s, cams, policy = _item_cameras(it, spec, st)
-            except (ViewcertError, ValueError, OSError) as exc:  # unreadable, too large, a pinhole inside it
-                failed.append(f"item {it.id}: {one_line(exc)}")
-                continue
-            n_img += _write_views(out, _safe(it.id), s, spec, cams, policy, st)
+        with claimed(check_out(out), "render", identity={"input": str(input_spec), "settings": vars(st)},
+                     force=force) as claim:
+            out = claim.shown
+            dataset = load_input(input_spec, subset=st.subset)
+            items = dataset.items[:st.limit] if st.limit else dataset.items
+            n_img, failed = 0, []
+            for it in items:
+                try:
+                    s, cams, policy = _item_cameras(it, spec, st)
+                except (ViewcertError, ValueError, OSError) as exc:  # unreadable, too large, a pinhole inside it
+                    failed.append(f"item {it.id}: {one_line(exc)}")
+                    continue
+                n_img += _write_views(out, _safe(it.id), s, spec, cams, policy, st)
         return Report((Line(f"wrote {n_img} images of {len(items) - len(failed)} structures to {out}"),),
                       failures=tuple(failed), value=n_img)
 
 
+@validated("gallery", limits=LIMITS)
 def gallery(out: str | Path = "out/gallery.png", *, tile_px: int = 170, molecule_scale: str = "common",
             limits: Limits | None = None) -> Report:
     """A contact sheet of built-in crystals and molecules in every view of the study's protocol (``tile_px`` px a
@@ -223,8 +232,11 @@ def task_name(task: str) -> str:
     return task
 
 
-def build_benchmark(input_spec: str, out: str | Path, *, task: str = "crystal-system", limits: Limits | None = None,
-                    progress: Callable[[str], None] | None = None, **settings: Any) -> Report:
+@validated("build-benchmark", inputs=("input_spec",), tiling=TILING, constraints=TEXTS, limits=LIMITS,
+           progress=OPTIONAL_CALLABLE)
+def build_benchmark(input_spec: str, out: str | Path, *, task: str = "crystal-system", force: bool = False,
+                    limits: Limits | None = None, progress: Callable[[str], None] | None = None,
+                    **settings: Any) -> Report:
     """Export a benchmark of ``input_spec`` into ``out`` (``settings``: ``BenchmarkSettings`` fields): images,
     sidecars, JSONL, VLMEvalKit TSV, the harness files of every arm, the certificate of its ceiling and
     ``manifest.json``. ``task`` picks the exporter: crystal-system (crystals); translation, rotation, zoom,
@@ -241,6 +253,8 @@ def build_benchmark(input_spec: str, out: str | Path, *, task: str = "crystal-sy
         The export folder written.
     task : str
         The question asked (``--task``); it picks the exporter.
+    force : bool
+        Replace another export in ``out`` (exactly the files its manifest lists are removed); without it, refused.
     limits : Limits, optional
         Resource limits in force for the call, checked before any work (default: those in force).
     progress : callable, optional
@@ -260,32 +274,33 @@ def build_benchmark(input_spec: str, out: str | Path, *, task: str = "crystal-sy
         from viewcert.benchmark.molecule_export import MOLECULE_TASKS  # lazy: loaded when the job runs
         from viewcert.benchmark.settings import TASKS as CRYSTAL_TASKS  # lazy: loaded when the job runs
         from viewcert.io.idlist import read_ids  # lazy: loaded when the job runs
-        from viewcert.io.outputs import claimed  # lazy: loaded when the job runs
         from viewcert.tasks.model import TASKS as TRANSFORMATION_TASKS  # lazy: loaded when the job runs
 
         given: dict[str, Any] = {k: tuple(v) if k == "constraints" else v for k, v in settings.items()}
         st = BenchmarkSettings(**given)
-        task, out = task_name(task), Path(out)
+        task = task_name(task)
         if input_spec.startswith("complex:") and task in CRYSTAL_TASKS:  # a molecule: refused before any file is written
             raise InputError(f"a complex:PATH input is a molecule, not a crystal: an interaction task "
                              f"({' | '.join(INTERACTION_TASKS)}), not {task!r}", field="task")
         if st.ids is not None and task not in CRYSTAL_TASKS:
             raise InputError(f"--ids applies to the crystal tasks ({', '.join(CRYSTAL_TASKS)}), not {task!r}", field="ids")
         chosen = None if st.ids is None else list(read_ids(st.ids))  # a bad id file: one line, before any work
-        with claimed(out, "export") as removed:  # locked; an earlier export's files removed, anything else refused
-            if removed and progress is not None:
-                progress(f"removed the {len(removed)} files of the earlier export in {out} (those its manifest.json "
-                         "listed)")
+        if st.criterion != "baker-hubbard" and task not in INTERACTION_TASKS:
+            raise InputError(f"--criterion applies to the interaction tasks ({', '.join(INTERACTION_TASKS)}), not "
+                             f"{task!r}", field="criterion")
+        identity = {"input": str(input_spec), "task": task, "settings": vars(st)}
+        with claimed(check_out(out), "export", identity=identity, force=force) as claim:  # locked; one export
+            if claim.removed and progress is not None:
+                progress(f"removed the {len(claim.removed)} files of the earlier export in {claim.shown} (those its "
+                         "record or manifest.json listed)")
+            out = claim.shown
             if task in INTERACTION_TASKS:
-                return _interaction_benchmark(input_spec, check_out(out), task, st)
-            if st.criterion != "baker-hubbard":
-                raise InputError(f"--criterion applies to the interaction tasks ({', '.join(INTERACTION_TASKS)}), not "
-                                 f"{task!r}", field="criterion")
+                return _interaction_benchmark(input_spec, out, task, st)
             if task in MOLECULE_TASKS:
-                return _molecule_benchmark(input_spec, check_out(out), task, st)
+                return _molecule_benchmark(input_spec, out, task, st)
             if task in TRANSFORMATION_TASKS:
-                return _task_benchmark(input_spec, check_out(out), task, st)
-            return _crystal_benchmark(input_spec, check_out(out), task, st, chosen)
+                return _task_benchmark(input_spec, out, task, st)
+            return _crystal_benchmark(input_spec, out, task, st, chosen)
 
 
 def _crystal_benchmark(input_spec: Any, out: Path, task: str, st: BenchmarkSettings, chosen: Any) -> Report:

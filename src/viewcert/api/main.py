@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from viewcert.api.arguments import LIMITS, OPTIONAL_CALLABLE, TILING, validated
 from viewcert.api.report import Line, Report, Table, one_line, parse_tiling
 from viewcert.errors import ViewcertError
+from viewcert.io.outputs import claimed
 from viewcert.limits import Limits, active_limits, using_limits
 
 
@@ -89,8 +91,10 @@ def read_structures(source: str) -> tuple[list[Any], list[str]]:
     return good, failed
 
 
-def observe(source: str = "builtin:sample", out: str | Path = "out", *, protocol: str = "render-ceiling-5",
-            tiling: str | tuple[int, int, int] = (1, 1, 1), limits: Limits | None = None) -> Report:
+@validated("observe", inputs=("source",), tiling=TILING, limits=LIMITS)
+def observe(source: str = "builtin:sample", out: str | Path = "out/observe", *, protocol: str = "render-ceiling-5",
+            tiling: str | tuple[int, int, int] = (1, 1, 1), force: bool = False,
+            limits: Limits | None = None) -> Report:
     """Project the structures of ``source`` through ``protocol`` (cell repetitions ``tiling``, e.g. (2, 2, 2) or
     "2x2x2"; a molecule is never tiled) and write per-view observations (points in px, depths in Å) under
     ``out/observations``. The report's value: one ``ObservedItem`` per structure.
@@ -100,11 +104,13 @@ def observe(source: str = "builtin:sample", out: str | Path = "out", *, protocol
     source : str
         INPUT (default ``builtin:sample``).
     out : str or Path
-        Output folder; observations go to ``out/observations``.
+        Output folder (default ``out/observe``); observations go to ``out/observations``.
     protocol : str
         A protocol name or file: the cameras.
     tiling : str or tuple of int
         Cell repetitions along a, b, c (``(2, 2, 2)`` or ``"2x2x2"``); molecules are never tiled.
+    force : bool
+        Replace the output of another observe run in ``out``; without it, refused.
     limits : Limits, optional
         Resource limits in force for the call, checked before any work (default: those in force).
 
@@ -118,17 +124,26 @@ def observe(source: str = "builtin:sample", out: str | Path = "out", *, protocol
         reps = parse_tiling(tiling) if isinstance(tiling, str) else cast("tuple[int, int, int]", tuple(tiling))
         limits.check_tiling(reps)
         limits.check_protocol_name(protocol)
-        structures, failed = read_structures(source)
-        rows = observe_sample(structures, Path(out), protocol_name=protocol, tiling=reps)
-        table = Table(f"observations: {source} through {protocol} (tiling {shown})",
-                      ("id", "formula", "kind", "atoms", "points per view", "zone-axis views"),
-                      tuple((r.identifier, r.formula, "crystal" if r.periodic else "molecule", str(r.n_atoms),
-                             " ".join(map(str, r.points_per_view)), ",".join(r.zone_axis_views) or "-") for r in rows))
-        return Report((table, Line(f"wrote {len(rows)} observation files to {Path(out) / 'observations'}")),
-                      failures=tuple(failed), value=rows)
+        identity = {"source": str(source), "protocol": protocol, "tiling": list(reps)}
+        with claimed(out, "observe", identity=identity, force=force) as claim:
+            return _observed(source, claim.shown, protocol, reps, shown)
 
 
-def main_job(out: str | Path = "out", *, workers: int = 1, progress: Callable[[str], None] | None = None) -> Report:
+def _observed(source: str, out: Path, protocol: str, tiling: tuple[int, int, int], shown: str) -> Report:
+    """``observe`` into the folder ``out`` (claimed by the caller)."""
+    structures, failed = read_structures(source)
+    rows = observe_sample(structures, out, protocol_name=protocol, tiling=tiling)
+    table = Table(f"observations: {source} through {protocol} (tiling {shown})",
+                  ("id", "formula", "kind", "atoms", "points per view", "zone-axis views"),
+                  tuple((r.identifier, r.formula, "crystal" if r.periodic else "molecule", str(r.n_atoms),
+                         " ".join(map(str, r.points_per_view)), ",".join(r.zone_axis_views) or "-") for r in rows))
+    return Report((table, Line(f"wrote {len(rows)} observation files to {Path(out) / 'observations'}")),
+                  failures=tuple(failed), value=rows)
+
+
+@validated("run", progress=OPTIONAL_CALLABLE)
+def main_job(out: str | Path = "out/run", *, workers: int = 1, force: bool = False,
+             progress: Callable[[str], None] | None = None) -> Report:
     """The main job on built-in data (``make run``): observations of the built-in sample, the certified render
     ceiling of the built-in prototypes under render-ceiling-5 (δ = τ = 0.01 Å), a gallery contact sheet and the
     certificate's explorer (``out/explore/index.html``). The report's value: the certificate (a dict).
@@ -136,9 +151,11 @@ def main_job(out: str | Path = "out", *, workers: int = 1, progress: Callable[[s
     Parameters
     ----------
     out : str or Path
-        Output folder.
+        Output folder (default ``out/run``; ``make run``: ``out``).
     workers : int
         Worker processes of the certification.
+    force : bool
+        Replace the output of another main job in ``out``; without it, refused.
     progress : callable, optional
         Called with each progress line (text).
 
@@ -159,11 +176,12 @@ def main_job(out: str | Path = "out", *, workers: int = 1, progress: Callable[[s
     from viewcert.certify.run import certify, summary_text  # lazy: after the side-by-side compilation
     from viewcert.explore import write_site  # lazy: after the side-by-side compilation
 
-    out = Path(out)
-    observed = observe("builtin:sample", out, protocol="render-ceiling-5", tiling=(1, 1, 1))
-    cert = certify("builtin:prototypes", CertifyConfig(protocol="render-ceiling-5"), out=out, n_workers=workers)
-    gallery = write_gallery(out / "gallery.png")
-    site = write_site(out, out / "explore")  # the certificate's explorer (viewcert explore OUT)
+    with claimed(out, "run", identity={"workers": None}, force=force) as claim:  # one run: any workers
+        out = claim.shown
+        observed = _observed("builtin:sample", out, "render-ceiling-5", (1, 1, 1), "1,1,1")
+        cert = certify("builtin:prototypes", CertifyConfig(protocol="render-ceiling-5"), out=out, n_workers=workers)
+        gallery = write_gallery(out / "gallery.png")
+        site = write_site(out, out / "explore")  # the certificate's explorer (viewcert explore OUT)
     return Report(observed.blocks + (Line(summary_text(cert), nl=False), Line(
         f"wrote {out / 'certificate.json'}, {out / 'items.csv'}, plots, {gallery} and the explorer {site}")),
         failures=observed.failures, value=cert)

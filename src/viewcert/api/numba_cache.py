@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from viewcert.api.arguments import OPTIONAL_CALLABLE, validated
 from viewcert.api.prestage import PRESTAGE, prestage  # noqa: F401 - PRESTAGE: read here by the tests
 from viewcert.api.report import Report, lines
 from viewcert.kernels import (
@@ -117,6 +118,7 @@ def run_workloads(labels: str) -> None:
         run[label]()
 
 
+@validated(None, main_job=bool, progress=OPTIONAL_CALLABLE)
 def warmup(*, main_job: bool = False, progress: Any = None) -> Report:
     """Compile the numerical kernels once into numba's cache (what ``make test`` runs after installing): every
     one, or with ``main_job`` those of the main job. A cold cache compiles the oracle's and the renderer's

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from viewcert.api.arguments import OPTIONAL_CALLABLE, validated
 from viewcert.api.report import Line, Report, check_out
 from viewcert.errors import InputError
+from viewcert.io.outputs import claimed
 from viewcert.stats import empirical_percentile
 
 
@@ -80,8 +82,9 @@ def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
     write_text_atomic(path, dict_csv_text(rows))
 
 
-def design(input_spec: str, out: str | Path = "out/design", *, progress: Callable[[str], None] | None = None,
-           **settings: Any) -> Report:
+@validated("design", inputs=("input_spec",), aliases={"margin": "margin"}, progress=OPTIONAL_CALLABLE)
+def design(input_spec: str, out: str | Path = "out/design", *, force: bool = False,
+           progress: Callable[[str], None] | None = None, **settings: Any) -> Report:
     """Choose K view directions maximising the worst-case and 5th-percentile margin (Å; the exactness margin
     δ_exact by default, the uniqueness margin δ* with margin phantom) over the structures of ``input_spec``
     (``settings``: ``DesignSettings`` fields) and write ``out/protocol.toml``, margins.csv (δ* and δ_exact),
@@ -96,6 +99,8 @@ def design(input_spec: str, out: str | Path = "out/design", *, progress: Callabl
         INPUT: the structures the views are designed for (``complex:PATH`` for the legibility objective).
     out : str or Path
         Output folder.
+    force : bool
+        Replace the output of another design in ``out``; without it, refused.
     progress : callable, optional
         Called with each progress line (text).
     **settings
@@ -123,20 +128,22 @@ def design(input_spec: str, out: str | Path = "out/design", *, progress: Callabl
     kept: tuple[Any, ...] = ()
     if st.keep.strip():
         kept = resolve(st.keep_protocol).protocol.subset([k.strip() for k in st.keep.split(",") if k.strip()]).views
-    if st.objective == "legibility":
-        if camera != "orthographic" or st.pareto:
-            raise InputError("the legibility objective designs orthographic views only (no --pareto)",
-                             field="--objective")
-        return _legibility(input_spec, views=st.views, candidates=int(m.group(1)), kept=kept, weight=st.weight,
-                           out=Path(out))
-    cfg = DesignConfig(views=st.views, candidates=int(m.group(1)), objective=st.objective, kappa_max=st.kappa_max,
-                       occlusion_budget=st.occlusion_budget, zone_deg=st.zone_deg, cap=st.cap, seed=st.seed,
-                       keep=kept, margin=st.margin, target=st.target)
-    ids, cs = cells(input_spec, st.subset, progress)
-    if camera == "perspective" and (len(cs) != 1 or cs[0].is_periodic):
-        raise InputError(f"perspective positions need exactly one molecule, got {len(cs)} structures"
-                         + (" (periodic)" if cs[0].is_periodic else ""), field="--camera")
-    return _designed(input_spec, Path(out), ids, cs, cfg, st, base)
+    if st.objective == "legibility" and (camera != "orthographic" or st.pareto):
+        raise InputError("the legibility objective designs orthographic views only (no --pareto)",
+                         field="--objective")
+    with claimed(check_out(out), "design", identity={"input": str(input_spec), "settings": vars(st)},
+                 force=force) as claim:  # before the search: a folder of another run is refused at once
+        if st.objective == "legibility":
+            return _legibility(input_spec, views=st.views, candidates=int(m.group(1)), kept=kept, weight=st.weight,
+                               out=claim.shown)
+        cfg = DesignConfig(views=st.views, candidates=int(m.group(1)), objective=st.objective,
+                           kappa_max=st.kappa_max, occlusion_budget=st.occlusion_budget, zone_deg=st.zone_deg,
+                           cap=st.cap, seed=st.seed, keep=kept, margin=st.margin, target=st.target)
+        ids, cs = cells(input_spec, st.subset, progress)
+        if camera == "perspective" and (len(cs) != 1 or cs[0].is_periodic):
+            raise InputError(f"perspective positions need exactly one molecule, got {len(cs)} structures"
+                             + (" (periodic)" if cs[0].is_periodic else ""), field="--camera")
+        return _designed(input_spec, claim.shown, ids, cs, cfg, st, base)
 
 
 #: the two margins a design reports, by their one name each (δ* is certify's, the phantom margin)
@@ -159,8 +166,6 @@ def _designed(input_spec: str, out: Path, ids: Any, cs: Any, cfg: Any, st: Desig
     spec, measured = ProtocolSpec(d.protocol), None
     if camera == "perspective":
         spec, measured = _placed(d.protocol, cs[0], distance=st.distance, fov=st.fov, check_delta=st.check_delta)
-    out = check_out(out)
-    out.mkdir(parents=True, exist_ok=True)
     write_protocol_file(spec, out / "protocol.toml")
     both = _ceilings(input_spec, out / "protocol.toml", st.subset) if camera == "orthographic" else None
     ours = {"delta_star": d.delta_star, "delta_exact": d.delta_exact}
@@ -272,8 +277,6 @@ def _legibility(input_spec: str, *, views: int, candidates: int, kept: Any, weig
     cfg = lg.LegibilityConfig(views=views, candidates=candidates, weight=weight, keep=tuple(kept))
     truths = lg.complex_truths(input_spec)
     d = lg.design_legibility(truths, cfg)
-    out = check_out(out)
-    out.mkdir(parents=True, exist_ok=True)
     path = write_protocol_file(d.spec(), out / "protocol.toml")
     certified = lg.certified_ceilings(truths, path, cfg)
     write_text_atomic(out / "design.json", json.dumps({"input": str(input_spec), **d.to_dict(),
@@ -317,8 +320,9 @@ def _pareto(cs: Any, cfg: Any, out: Path) -> Line:
     return Line(f"wrote {out / 'pareto.csv'} ({len(rows)} protocols)")
 
 
+@validated("margin", inputs=("input_spec",), progress=OPTIONAL_CALLABLE)
 def margins(input_spec: str, out: str | Path = "out/margin", *, protocol: str = "render-ceiling-5",
-            subset: str = "eval", progress: Callable[[str], None] | None = None) -> Report:
+            subset: str = "eval", force: bool = False, progress: Callable[[str], None] | None = None) -> Report:
     """Uniqueness margin δ* (Å) per structure under ``protocol`` (``out/margins.csv`` with the near-miss tuple)
     and its distribution plot. The report's value: the rows written.
 
@@ -332,6 +336,8 @@ def margins(input_spec: str, out: str | Path = "out/margin", *, protocol: str = 
         A protocol name or file: the views measured.
     subset : str
         The study layout's subset (``eval`` or ``all``).
+    force : bool
+        Replace the output of another margin run in ``out``; without it, refused.
     progress : callable, optional
         Called with each progress line (text).
 
@@ -343,11 +349,21 @@ def margins(input_spec: str, out: str | Path = "out/margin", *, protocol: str = 
     import numpy as np
 
     from viewcert.cameras.resolve import resolve  # lazy: loaded when the job runs
-    from viewcert.design.plots import delta_star_plot  # lazy: loaded when the job runs
-    from viewcert.oracle.margin import uniqueness_margin  # lazy: loaded when the job runs
 
     p = resolve(protocol).protocol
     rots = np.array([v.rotation for v in p.views])
+    with claimed(check_out(out), "margin", identity={"input": str(input_spec), "protocol": protocol,
+                                                      "subset": subset}, force=force) as claim:
+        return _margins(input_spec, claim.shown, p, rots, subset, progress)
+
+
+def _margins(input_spec: str, out: Path, p: Any, rots: Any, subset: str, progress: Any) -> Report:
+    """``margins`` into the claimed folder ``out``."""
+    import numpy as np
+
+    from viewcert.design.plots import delta_star_plot  # lazy: loaded when the job runs
+    from viewcert.oracle.margin import uniqueness_margin  # lazy: loaded when the job runs
+
     ids, cs = cells(input_spec, subset, progress)
     rows = []
     for i, s in zip(ids, cs, strict=True):
@@ -356,8 +372,6 @@ def margins(input_spec: str, out: str | Path = "out/margin", *, protocol: str = 
                      "delta_exact": f"{m.delta_exact:.9g}", "d_min": f"{m.d_min:.9g}",
                      "near_miss": "" if m.near_miss is None else " ".join(map(str, m.near_miss)),
                      "near_miss_label": "" if m.label is None else m.label})
-    out = check_out(out)
-    out.mkdir(parents=True, exist_ok=True)
     _write_csv(out / "margins.csv", rows)
     v = np.array([float(r["delta_star"]) for r in rows])
     delta_star_plot({p.name: v}, out / "delta_star.png")
@@ -365,6 +379,7 @@ def margins(input_spec: str, out: str | Path = "out/margin", *, protocol: str = 
                         f"wrote {out / 'margins.csv'}"),), value=rows)
 
 
+@validated("occlusion", inputs=("input_spec",), progress=OPTIONAL_CALLABLE)
 def occlusion(input_spec: str, *, protocol: str = "render-ceiling-5", subset: str = "eval",
               progress: Callable[[str], None] | None = None) -> Report:
     """Per view of ``protocol``: the mean occluded / redundant / informative fractions (the study's definitions,

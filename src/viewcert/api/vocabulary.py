@@ -19,18 +19,24 @@ from viewcert import defaults
 @dataclass(frozen=True)
 class Opt:
     """An option: its type, default and help; ``flags`` its spellings (none: Typer's, ``--name`` and for a bool
-    ``--name/--no-name``)."""
+    ``--name/--no-name``); ``min``/``max`` its bounds (inclusive; None: none), checked on the command line and in
+    ``viewcert.api`` alike (``api.arguments``)."""
 
     type: Any
     default: Any
     help: str
     flags: tuple[str, ...] = ()
+    min: float | None = None
+    max: float | None = None
 
-    def __init__(self, type: Any, default: Any, help: str, *flags: str) -> None:  # noqa: A002 - a field name
+    def __init__(self, type: Any, default: Any, help: str, *flags: str,  # noqa: A002 - a field name
+                 min: float | None = None, max: float | None = None) -> None:  # noqa: A002 - click's words
         object.__setattr__(self, "type", type)
         object.__setattr__(self, "default", default)
         object.__setattr__(self, "help", help)
         object.__setattr__(self, "flags", flags)
+        object.__setattr__(self, "min", min)
+        object.__setattr__(self, "max", max)
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,8 @@ INPUT = Arg(str, ..., "structure file, folder of them, study layout (structures.
 
 
 def out(default: Path | str | EllipsisType | None, help: str = "output folder") -> Opt:  # noqa: A002 - typer's word
-    """``-o/--out``: every command's output, with that command's default (a folder under out/, or None)."""
+    """``-o/--out``: every command's output, with that command's default: ``out/<command>`` (one layout for every
+    command), a folder inside the one it reads (``explore``, ``ladder``: None), or required."""
     return Opt(Path, Path(default) if isinstance(default, str) else default, help, "--out", "-o")
 
 
@@ -83,28 +90,31 @@ OPTIONS: dict[str, Opt] = {
                           "centre) | per-view (each view fitted alone, the old framing); crystals are always "
                           "fitted per view"),
     "scheduler": Opt(str, None, "Dask scheduler address (tcp://host:8786); default local processes"),
-    "workers": Opt(int, None, "local worker processes (default: one per CPU; the outputs are the same)"),
-    "inputs": Opt(Path, None, "the folder to trust (default: the current folder): every path a certificate names "
-                  "(inputs, protocol files, complexes) must resolve inside it, symlinks followed; one outside is "
-                  "refused before anything is read", "--inputs"),
+    "workers": Opt(int, None, "local worker processes (default: one per CPU; the outputs are the same)", min=1),
+    "inputs": Opt(Path, None, "the folder to trust (default: the current folder; explore: the folder explored): "
+                  "every path a certificate names (inputs, protocol files, complexes) must resolve inside it, "
+                  "symlinks followed; one outside is refused (explore: not drawn) before anything is read",
+                  "--inputs"),
     "allow_stale_certificate": Opt(bool, False, "use a certificate whose digest does not match its content "
                                    "(refused by default: exit 2), with a loud warning", "--allow-stale-certificate"),
     "style": Opt(str, "study", "study | ball-and-stick | spacefill"),
-    "size": Opt(int, 768, "image width = height, px"),
+    "size": Opt(int, 768, "image width = height, px", min=1),
     "buffers": Opt(bool, False, "also write the ID and depth buffers of each view (<view>.ids.npy, .depth.npy)"),
     "limit": Opt(int, 0, "only the first N items (build-benchmark: questions, in the label-blind SHA-256 order); "
-                 "0 = all"),
+                 "0 = all", min=0),
     "ids": Opt(Path, None, "only the items of this id file (one id per line, e.g. `viewcert ladder "
                "--subset-size N`'s subset_ids.txt)", "--ids"),
     "study_dir": Opt(Path, None, "render-ceiling study folder (file names as the study writes them)", "--study-dir"),
-    "n_boot": Opt(int, 10000, "bootstrap resamples"),
+    "n_boot": Opt(int, 10000, "bootstrap resamples", min=1),
+    "force": Opt(bool, False, "replace the output of another run of this command in --out (exactly the files its "
+                 "record lists are removed first); without it such a folder is refused", "--force"),
 }
 
 
 @dataclass(frozen=True)
 class Command:
     """A command's parameters: ``params`` their names in order (space-separated); each is ``own``'s or else
-    ``OPTIONS``'; ``rare`` the settings-file options among them."""
+    ``OPTIONS``'; ``rare`` the settings-file options among them (``force`` always: a refusal names it)."""
 
     params: str
     rare: str = ""
@@ -112,13 +122,17 @@ class Command:
 
     def __init__(self, params: str, *, rare: str = "", **own: Opt | Arg) -> None:
         object.__setattr__(self, "params", params)
-        object.__setattr__(self, "rare", rare)
+        object.__setattr__(self, "rare", " ".join([*rare.split(), *(["force"] if "force" in params.split() else [])]))
         object.__setattr__(self, "own", own)
 
     def specs(self) -> dict[str, Opt | Arg]:
         """``{parameter: its Opt or Arg}`` in order."""
         return {n: self.own[n] if n in self.own else OPTIONS[n] for n in self.params.split()}
 
+
+#: the options of ``viewcert certify`` that set its configuration (``api.certification.certify_config``)
+CERTIFY_CONFIG = ("views symprec angle_tolerance tiling supercell score merge cartesian_merge delta pairs truth "
+                  "sigma sigma_unit seed occlusion observe min_pixels cross_check_angle margin molecule_scale").split()
 
 #: the resource limits (``viewcert.limits``), options of the root command: what each bounds (its default)
 LIMITS: dict[str, str] = {
@@ -134,6 +148,9 @@ LIMITS: dict[str, str] = {
     "max_symmetry_images": "a CIF's atom rows x operations (default 200000)",
     "max_questions": "questions of a transformation export (default 100000)",
     "max_bootstrap_draws": "bootstrap resamples x items (default 5e7)",
+    "max_nesting": "arrays/tables/objects nested in a received TOML or JSON file (default 64)",
+    "max_value_bytes": "bytes of one text/binary value of a Parquet file (default 1 MiB)",
+    "max_decoded_bytes": "text/binary bytes of one Parquet row group once decoded (default 256 MiB)",
 }
 
 #: the resource limits as global options (``viewcert.limits``)
@@ -144,32 +161,34 @@ _LIMIT_OPTIONS: dict[str, Any] = {name: Opt(float if name == "max_zip_ratio" els
 COMMANDS: dict[str, Command] = {
     "": Command(
         "settings debug " + " ".join(LIMITS),
+        rare="max_nesting max_value_bytes max_decoded_bytes",  # accepted, left out of --help (docs/reliability.md)
         settings=Opt(Path, None, "TOML file of the rarely changed options, a table per command (viewcert settings "
                      "show [COMMAND] prints them)", "--settings"),
         debug=Opt(bool, False, "show Python tracebacks instead of one-line errors", "--debug"),
         **_LIMIT_OPTIONS,
     ),
     "observe": Command(
-        "source protocol tiling out",
+        "source protocol tiling out force",
         source=Arg(str, "builtin:sample", "builtin:sample|builtin:prototypes|builtin:molecules, a structure file, a "
                    "folder of them or the study layout"),
-        out=out("out"),
+        out=out("out/observe"),
     ),
     "run": Command(
-        "out workers",
-        out=out("out"),
+        "out workers force",
+        out=out("out/run"),
         workers=Opt(int, 1, "local worker processes for certification (20 small items: 1 avoids compiling the "
-                    "numba kernels in every worker on a fresh machine)"),
+                    "numba kernels in every worker on a fresh machine)", min=1),
     ),
     "certify": Command(
         "input protocol views delta symprec angle_tolerance tiling pairs merge cartesian_merge supercell "
         "score truth sigma sigma_unit seed occlusion observe min_pixels subset no_standardize no_cross_check "
         "cross_check_angle margin ligand pocket molecule_scale label_column item_table scheduler workers out plots "
-        "resume keep_going",
+        "resume keep_going force",
         rare="angle_tolerance pairs merge cartesian_merge supercell sigma sigma_unit seed occlusion min_pixels subset "
              "no_standardize no_cross_check cross_check_angle molecule_scale scheduler plots resume item_table",
         input=INPUT.at("folder of structure files, the study layout (structures.json + eval.jsonl), a structure "
-                       "file, a database or builtin:prototypes"),
+                       "file, a database, builtin:prototypes, or images:FOLDER/images.toml (another tool's published "
+                       "images: the as-published ceiling beside the geometric one; docs/images-toml.md)"),
         views=Opt(str, None, "comma-separated subset of the protocol's views", "--only-views"),
         angle_tolerance=Opt(float, defaults.ANGLE_TOLERANCE, "angle tolerance (degrees) for spglib/moyopy and the "
                             "standardisation; -1 = spglib's own rule"),
@@ -179,7 +198,7 @@ COMMANDS: dict[str, Command] = {
         occlusion=Opt(bool, False, "drop atoms hidden behind nearer atoms (visibility)"),
         observe=Opt(str, defaults.GEOMETRIC, "observations: ideal (every atom, exact projection) | visible (atoms "
                     "visible in the rendered ID buffer) | pixel-centroid (centroid of their visible pixels)"),
-        min_pixels=Opt(int, 1, "with --observe visible|pixel-centroid: visible pixels an atom needs"),
+        min_pixels=Opt(int, 1, "with --observe visible|pixel-centroid: visible pixels an atom needs", min=1),
         tiling=Opt(str, None, "cell repetitions a,b,c observed for crystals (a molecule is never tiled); default: "
                    "the protocol's, a named study protocol's own (render-ceiling-5: 1,1,1, the study's single cell), "
                    f"else {defaults.TILING_TEXT} (what an export draws)"),
@@ -194,7 +213,7 @@ COMMANDS: dict[str, Command] = {
         item_table=Opt(bool, None, "write the items as a sharded Parquet item table beside a small "
                        "certificate.json (flat memory; docs/formats.md); default: above 50,000 items",
                        "--item-table/--json-certificate"),
-        out=out("out"),
+        out=out("out/certify"),
         plots=Opt(bool, True, "write plots"),
         resume=Opt(bool, True, "checkpoint shards in OUT/.shards and resume from them"),
         keep_going=Opt(bool, True, "keep going (default): an item that cannot be read or certified is reported apart "
@@ -209,7 +228,7 @@ COMMANDS: dict[str, Command] = {
     ),
     "sweep": Command(
         "input protocol subsets deltas sigmas sigma_unit seeds delta symprec tie_tau pairs merge "
-        "cartesian_merge supercell tiling score subset ligand pocket molecule_scale scheduler workers out",
+        "cartesian_merge supercell tiling score subset ligand pocket molecule_scale scheduler workers out force",
         rare="sigma_unit pairs merge cartesian_merge supercell subset molecule_scale scheduler",
         input=Arg(str, ..., "same INPUT forms as certify"),
         protocol=Opt(str, "render-ceiling-5", "comma-separated protocol names"),
@@ -218,23 +237,23 @@ COMMANDS: dict[str, Command] = {
         sigmas=Opt(str, None, "comma-separated noise σ values for a noise sweep"),
         sigma_unit=Opt(str, "angstrom", "unit of σ: angstrom (the noise sweep's δ = max(δ, 4·√2·κ·σ) needs Å; "
                        "px is refused)"),
-        seeds=Opt(int, 3, "noise seeds per σ"),
+        seeds=Opt(int, 3, "noise seeds per σ", min=1),
         tie_tau=Opt(bool, False, "δ sweep with τ = δ (default: τ fixed)"),
         tiling=Opt(str, "1,1,1", "observation model tiling (the study's sweeps: one cell)"),
         out=out("out/sweep"),
     ),
     "render": Command(
         "input_spec out protocol style tiling size kind conventional supersample buffers subset limit "
-        "molecule_scale",
+        "molecule_scale force",
         input_spec=INPUT, out=out("out/render"),
         kind=Opt(str, None, "orthographic | perspective (default: the protocol's own; names are orthographic, a "
                  "perspective protocol file places its pinholes)"),
         conventional=Opt(bool, True, "draw the conventional standard cell (0.01 Å, 5°)"),
-        supersample=Opt(int, 3, "anti-aliasing samples per axis on edge pixels"),
+        supersample=Opt(int, 3, "anti-aliasing samples per axis on edge pixels", min=1),
     ),
     "build-benchmark": Command(
         "input_spec protocol task out style tiling size subset limit ids truth certify delta "
-        "workers buffers camera depth_cue seed per_structure criterion constraints",
+        "workers buffers camera depth_cue seed per_structure criterion constraints force",
         rare="subset buffers depth_cue seed per_structure",
         input_spec=INPUT,
         task=Opt(str, "crystal-system", "question task (- or _): crystal-system (crystals) | translation | rotation | "
@@ -246,7 +265,7 @@ COMMANDS: dict[str, Command] = {
                    "are orthographic)"),
         depth_cue=Opt(bool, False, "transformation tasks: ChimeraX-like depth cueing", "--depth-cue"),
         seed=Opt(str, "0", "transformation tasks: seed of the answer sampling (integer ≥ 0)"),
-        per_structure=Opt(int, 1, "transformation tasks: questions per molecule"),
+        per_structure=Opt(int, 1, "transformation tasks: questions per molecule", min=1),
         criterion=Opt(str, "baker-hubbard", "interaction tasks: the hydrogen-bond criterion, baker-hubbard | plip | "
                       "chimerax (docs/interactions.md)"),
         constraints=Opt(str, "", "response constraints appended to every prompt, comma-separated: "
@@ -256,11 +275,11 @@ COMMANDS: dict[str, Command] = {
     "gallery": Command(
         "out tile_px molecule_scale",
         out=out("out/gallery.png", "PNG to write"),
-        tile_px=Opt(int, 170, "size of one view, px"),
+        tile_px=Opt(int, 170, "size of one view, px", min=1),
     ),
     "design": Command(
         "input_spec views out keep keep_protocol candidates objective weight target margin kappa_max "
-        "occlusion_budget zone_deg cap seed subset against pareto camera distance fov check_delta",
+        "occlusion_budget zone_deg cap seed subset against pareto camera distance fov check_delta force",
         rare="occlusion_budget zone_deg seed subset distance fov check_delta",
         input_spec=INPUT, out=out("out/design"),
         views=Opt(int, 5, "number of views K to choose", "--views"),
@@ -292,11 +311,11 @@ COMMANDS: dict[str, Command] = {
         check_delta=Opt(float, 0.01, "perspective: δ (Å) at which the placed cameras are measured (certify's "
                         "outcome: phantoms, atoms, point group, handedness)"),
     ),
-    "margin": Command("input_spec protocol out subset", input_spec=INPUT, out=out("out/margin")),
+    "margin": Command("input_spec protocol out subset force", input_spec=INPUT, out=out("out/margin")),
     "occlusion": Command("input_spec protocol subset", input_spec=INPUT),
     "ladder": Command(
         "export results manifest study_dir certificate r1 out threshold tie_rule scoring seed n_boot alpha "
-        "share_cutoff allow_stale_certificate ids subset explorer hierarchy",
+        "share_cutoff allow_stale_certificate ids subset explorer hierarchy force",
         rare="tie_rule share_cutoff hierarchy",
         export=Arg(Path, None, "a benchmark export: its harness results found inside it (or in --results), its "
                    "certificate as R1"),
@@ -307,14 +326,14 @@ COMMANDS: dict[str, Command] = {
         r1=Opt(list[str], [], "R1 as a number or fraction, optionally @δ in Å (repeatable): 1, 0.9524, 200/210@0.15",
                "--r1"),
         out=out(None, "output folder (default: EXPORT/ladder, else out/ladder)"),
-        threshold=Opt(float, 0.05, "unscored above this share of API errors / unanswered items"),
+        threshold=Opt(float, 0.05, "unscored above this share of API errors / unanswered items", min=0, max=1),
         tie_rule=Opt(str, "first", "majority-vote tie rule: first | alphabetical | none"),
         scoring=Opt(str, "vote", "vote (parsed answers) or harness (the harness's own scores)"),
         seed=Opt(int, 20260601, "bootstrap seed"),
-        alpha=Opt(float, 0.05, "1 - confidence level"),
-        share_cutoff=Opt(float, 0.05, "suppress a share when the bootstrap lower bound of R1 - R4 is below"),
+        alpha=Opt(float, 0.05, "1 - confidence level", min=0, max=1),
+        share_cutoff=Opt(float, 0.05, "suppress a share when the bootstrap lower bound of R1 - R4 is below", min=0),
         subset=Opt(int, None, "propose N items keeping the models' R4 ranking (Spearman ρ, Kendall τ); written to "
-                   "OUT/subset_ids.txt", "--subset-size"),
+                   "OUT/subset_ids.txt", "--subset-size", min=1),
         explorer=Opt(Path, None, "the explorer's site (viewcert explore --out): the report's counts and item ids link "
                      "to its filtered index (default with EXPORT: EXPORT/explore)", "--explorer"),
         hierarchy=Opt(bool, False, "also fit the hierarchical model (models linked across rungs, items within rungs): "
@@ -323,36 +342,36 @@ COMMANDS: dict[str, Command] = {
     ),
     "audit-extraction": Command(
         "emitted structures sidecar study_dir out tolerance sweep metric coordinates null_draws seed "
-        "n_boot",
+        "n_boot force",
         emitted=Opt(Path, None, "JSON with emitted atom lists", "--emitted"),
         structures=Opt(Path, None, "structures.json ({id: {cif}})", "--structures"),
         sidecar=Opt(Path, None, "labels_sidecar.json for a lattice cross-check", "--sidecar"),
-        out=out("out/extraction"),
+        out=out("out/audit-extraction"),
         tolerance=Opt(float, 0.15, "headline tolerance"),
         sweep=Opt(str, "0.02,0.05,0.075,0.1,0.15,0.2,0.25,0.3", "tolerance sweep (comma-separated)"),
         metric=Opt(str, "fractional", "fractional (norm of minimum-image fractional difference) | cartesian (Å)"),
         coordinates=Opt(str, "fractional", "emitted coordinates: fractional | cartesian"),
-        null_draws=Opt(int, 20, "random-position null draws per item"),
+        null_draws=Opt(int, 20, "random-position null draws per item", min=1),
         seed=Opt(int, 20260601, "seed for the null and the bootstrap"),
     ),
     "explore": Command(
-        "folder out serve port workers inputs ladder",
+        "folder out serve port workers inputs ladder force",
         folder=Arg(Path, ..., "a certify output or an export folder (holding certificate.json)"),
         out=out(None, "site folder (default: FOLDER/explore)"),
         serve=Opt(bool, False, "then serve the site on http://127.0.0.1:PORT (Ctrl-C stops)", "--serve"),
-        port=Opt(int, 8000, "port of --serve (127.0.0.1 only)"),
+        port=Opt(int, 8000, "port of --serve (127.0.0.1 only)", min=0, max=65535),
         ladder=Opt(Path, None, "a ladder output (viewcert ladder --out DIR): each item page shows every model's "
                    "answers; default: the ladder report beside FOLDER, if any"),
     ),
     "learn": Command(
-        "source reader out train protocol image_size epochs seed",
+        "source reader out train protocol image_size epochs seed force",
         source=Arg(str, ..., "the benchmark: the study layout (data/e3) or any input with --train", "INPUT"),
         reader=Opt(str, ..., "cell-forest (19 cell metrics) | pixel-cnn (rendered views)", "--reader"),
         out=out("out/learn", "output folder (one subfolder per reader)"),
         train=Opt(str, None, "training input, or pyxtal:N[:SEED] (N crystals drawn from pyxtal, stratified by crystal "
                   "system, disjoint from the eval items); default: the input's training split", "--train"),
-        image_size=Opt(int, 64, "pixel-cnn: image width = height (px)", "--image-size"),
-        epochs=Opt(int, None, "pixel-cnn: training epochs (default: the recipe's)", "--epochs"),
+        image_size=Opt(int, 64, "pixel-cnn: image width = height (px)", "--image-size", min=1),
+        epochs=Opt(int, None, "pixel-cnn: training epochs (default: the recipe's)", "--epochs", min=1),
         seed=Opt(int, None, "seed (default: 23 for the forest, 0 for the CNN)", "--seed"),
     ),
 }

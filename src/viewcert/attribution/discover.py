@@ -200,6 +200,16 @@ def _checked(found: list[Found], arms: tuple[str, ...], complete: set[tuple[str,
     return list(seen.values())
 
 
+#: the result files of each harness, as glob patterns (what a message names)
+PATTERNS = {"inspect": "**/*.eval", "lmms_eval": f"**/*{_SAMPLES}*.jsonl", "vlmevalkit": "**/MODEL/MODEL_Viewcert*.xlsx"}
+
+
+def results_patterns(where: Path, harness: str | None = None) -> str:
+    """The result files viewcert finds under the folder ``where`` (of ``harness``; None: every harness), as glob
+    patterns, for a message."""
+    return ", ".join(f"{where}/{PATTERNS[h]}" for h in ([harness] if harness else PATTERNS))
+
+
 def find_results(export: str | Path, results: Sequence[str | Path] = ()) -> tuple[ShippedBenchmark, list[Found]]:
     """The export read back and its result files (module docstring): those inside the export, else the files
     and folders ``results`` names."""
@@ -216,11 +226,13 @@ def find_results(export: str | Path, results: Sequence[str | Path] = ()) -> tupl
         elif p.exists():
             found.append(_one_file(p, shipped.task))
         else:
-            raise InputError("no such file or folder", source=str(p), field="results")
+            raise InputError(f"no such file or folder: no results file matched {results_patterns(p)} (has its "
+                             "harness run? HARNESSES.md's command writes it)", source=str(p), field="results")
     if not found:
-        where = ", ".join(f"{f}/" for f in FOLDERS.values()) if not results else "the paths given"
-        raise InputError(f"no harness results in {where}: run the commands of HARNESSES.md, or name the files "
-                         "with --results", source=str(export))
+        where = (", ".join(results_patterns(Path(f), h) for h, f in FOLDERS.items()) + " in the export"
+                 if not results else "; ".join(results_patterns(Path(r)) for r in results))
+        raise InputError(f"no harness results: no results file matched {where}: run the commands of HARNESSES.md "
+                         "first, or name the files with --results", source=str(export))
     return shipped, _checked(found, arms, complete, shipped.folder)
 
 

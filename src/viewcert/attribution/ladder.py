@@ -510,6 +510,19 @@ class Ladder:
     #: the partial-credit item scale of a command or list export (``account.ItemScale``), for the deficit account
     item_scale: Any = None
 
+    @property
+    def shares(self) -> pd.DataFrame:
+        """The perception share (R3 − R4)/(R1 − R4) per ceiling and model, as numbers (``shares.csv``: R4 and R3
+        in items right, the gap and residual in points of accuracy, the share a ratio, each with its bootstrap
+        interval ends; ``status`` and ``suppression_reason`` where no share is given)."""
+        return self.decomposition.reindex(columns=SHARE_COLUMNS)
+
+
+#: the columns of ``Ladder.shares`` (and ``shares.csv``)
+SHARE_COLUMNS = ["r1", "model", "R4", "R3", "status", "gap", "gap_lo", "gap_hi", "residual", "residual_lo",
+                 "residual_hi", "share", "share_exact", "share_lo", "share_hi", "suppression_reason",
+                 "residual_limited"]
+
 
 def _f(x: Fraction | None) -> float | None:
     return None if x is None else float(x)

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from viewcert.errors import InputError
+from viewcert.sanitize import response_text
 from viewcert.tasks.credit import transformation_credit
 from viewcert.tasks.transforms import Transformation, parse_command
 
@@ -48,7 +49,7 @@ def parse_answer(text) -> ParsedAnswer:
     if text is None or not str(text).strip():
         return ParsedAnswer("" if text is None else str(text), "empty", None, "no answer")
     s = str(text)
-    found = _CMD.findall(s)
+    found = _CMD.findall(response_text(s))  # as the response shows: control sequences removed
     if not found:
         return ParsedAnswer(s, "unparseable", None, "no 'move|turn|roll x|y|z NUMBER' command found")
     cmd = ", ".join(f"{v} {a} {n.replace('−', '-').replace(' ', '')}" for v, a, n in found)

@@ -9,6 +9,8 @@ option letters); :func:`crystal_system_parser` configures it for the seven cryst
 
 Parsing rules, in order (first that applies wins):
 
+0. the response is read as it shows: terminal control sequences (colours, titles, cursor moves) and other
+   control characters removed (``sanitize.response_text``);
 1. empty or whitespace-only output -> ``unparseable`` ("empty output");
 2. an explicit answer marker (``Answer: X``, ``final answer ... X``, ``crystal system is X``,
    ``\\boxed{X}``, ``**X**`` on the last line, a JSON field, a JSON object after ``Answer:`` or on the last
@@ -38,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from viewcert.errors import InputError
+from viewcert.sanitize import response_text
 
 PARSE_STATUSES = ("ok", "unparseable", "refused", "api_error")
 #: how the parse reason of a received response that is not UTF-8 text begins (the readers set it; adherence
@@ -218,7 +221,7 @@ class ChoiceParser:
     def parse(self, text: str | None) -> ParsedAnswer:
         if text is None or (isinstance(text, float) and text != text):
             return ParsedAnswer(None, "unparseable", "no output recorded")
-        text = str(text)
+        text = response_text(text)  # what the response shows: colour codes and other control sequences removed
         if not text.strip():
             return ParsedAnswer(None, "unparseable", "empty output")
         direct = self.canonical(text)

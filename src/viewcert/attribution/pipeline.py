@@ -292,9 +292,11 @@ def ladder_diagnostics(ladder: Ladder, table: ResultTable, manifest: Manifest, *
 
 def study_diagnostics(study_dir: str | Path, ladder: Ladder, table: ResultTable, *,
                       bootstrap: st.BootstrapSettings = st.BootstrapSettings()) -> Diagnostics:
-    """The study's diagnostics: prompts from ``data/e3/eval.jsonl`` (the image question, identical for all
-    210 items and the one the no-image arm used), no explicit constraints."""
-    prompts = read_prompts(Path(study_dir) / "data" / "e3" / "eval.jsonl", ladder.universe)
+    """The study's diagnostics: prompts from ``data/e3/eval.jsonl`` when present (the image question, identical
+    for all 210 items and the one the no-image arm used; a study folder holding the predictions alone is scored
+    from them, with no prompt diagnostics), no explicit constraints."""
+    items = Path(study_dir) / "data" / "e3" / "eval.jsonl"
+    prompts = read_prompts(items, ladder.universe) if items.is_file() else None
     return diagnose(ladder, table, prompts=prompts, bootstrap=bootstrap)
 
 

@@ -24,7 +24,7 @@ from viewcert.attribution import plots
 from viewcert.attribution.adherence import ASSOCIATION_UNIT
 from viewcert.attribution.diagnostics import Diagnostics
 from viewcert.attribution.extraction import ExtractionAudit
-from viewcert.attribution.ladder import Ladder
+from viewcert.attribution.ladder import SHARE_COLUMNS, Ladder
 from viewcert.attribution.report_items import evidence_section
 from viewcert.attribution.report_tables import SHOWN_IDS as SHOWN_IDS  # the page's cell limit, as before
 from viewcert.attribution.report_tables import (
@@ -120,9 +120,7 @@ def ladder_count_table(ladder: Ladder) -> pd.DataFrame:
 
 
 #: the columns of ``shares.csv``: the page's share table as numbers (point, interval ends), each in its own cell
-SHARE_CSV_COLUMNS = ["r1", "model", "R4", "R3", "status", "gap", "gap_lo", "gap_hi", "residual", "residual_lo",
-                     "residual_hi", "share", "share_exact", "share_lo", "share_hi", "suppression_reason",
-                     "residual_limited"]
+SHARE_CSV_COLUMNS = SHARE_COLUMNS
 SHARE_UNIT = ("R4 and R3 in items right; the gap and the residual in points of accuracy (fraction of the items, "
               "0–1); the share a ratio of the two (0–1); each as point [95 % paired item bootstrap interval]")
 
@@ -254,7 +252,7 @@ def _ladder_section(page: _Page, ladder: Ladder, table: ResultTable | None) -> N
     """CSV tables, figures, Markdown and HTML of the ladder, and its provenance."""
     counts = ladder_count_table(ladder)
     shares = share_table(ladder)
-    share_numbers = ladder.decomposition.reindex(columns=SHARE_CSV_COLUMNS)  # numbers as numbers, not "x [lo, hi]"
+    share_numbers = ladder.shares  # numbers as numbers, not "x [lo, hi]"
     for name, df in (("ladder_counts", counts), ("arms", ladder.arms), ("decomposition", ladder.decomposition),
                      ("shares", share_numbers), ("tests", ladder.tests), ("transitions", ladder.transitions),
                      ("summary", ladder.summary), ("coverage", ladder.coverage)):

@@ -230,8 +230,8 @@ def _hierarchy_section(page: _Page, ev: ItemEvidence) -> None:
             f"{rec['items']} items, K = {rec['K']}; variance components (SD, logits) "
             + ", ".join(f"{k} {v:.3f}" for k, v in rec["variance_components_sd"].items())
             + (f"; {rec['note']}" if rec["note"] else "")
-            + ". Approximate: in simulation with Beta-distributed items its R4 interval covered 0.91 at nominal 0.95 "
-              "(benchmarks/bench_hierarchy_coverage.py), below the exact and bootstrap intervals above")
+            + ". 95 % posterior intervals; simulated coverage 0.943–0.966 at nominal 0.95 (5 models, n = 210, K = 3, "
+              "Beta and logit-normal items, 1000 replicates each; benchmarks/results/hierarchy_coverage.json)")
     t = hierarchy_table(ev)
     page.md += ["\n### Every rung and every difference of rungs, pooled (hierarchy.csv)\n", f"{markdown_text(note)}\n\n",
                 _md_table(t, HIERARCHY_UNIT)]

@@ -26,6 +26,7 @@ from viewcert.attribution.table import canonical_task
 from viewcert.errors import InputError
 from viewcert.io.received import iter_json_lines, read_received_text
 from viewcert.io.tables import cell_value
+from viewcert.sanitize import response_text
 from viewcert.tasks.transforms import parse_command
 
 COMMAND_TASKS = ("translation", "rotation", "zoom")
@@ -67,7 +68,7 @@ class ListParser:
         return "; ".join(sorted(set(entries))) if entries else "no"
 
     def parse(self, text: str | None) -> ParsedAnswer:
-        c = self.canonical(text)
+        c = self.canonical(None if text is None else response_text(text))  # as it shows: control sequences removed
         return ParsedAnswer(c, "ok") if c is not None else ParsedAnswer(None, "unparseable", "no entry listed")
 
     def with_letters(self, letters: Mapping[str, str]) -> ListParser:

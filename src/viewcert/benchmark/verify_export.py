@@ -52,6 +52,9 @@ def named_protocol(name: str, source: str, field: str = "settings.protocol") -> 
     if is_protocol_file(name):
         raise InputError(f"{field} names the file {name!r} without its SHA-256 (nothing read); a protocol file is "
                          "recorded as {file: {name, sha256}}", source=source, field=field)
+    if any(c in name for c in "/\\\x00") or ".." in name or os.path.isabs(name):
+        raise InputError(f"{field} names the path {name[:80]!r}, not a protocol name (nothing read)", source=source,
+                         field=field)
     return name
 
 
@@ -73,8 +76,8 @@ def _file_protocol(name, sha, root: str, cert_dir: Path, source: str) -> str:
     """A protocol file found by its recorded bare ``name`` (inside the trusted folder or beside the certificate
     there), its SHA-256 ``sha`` checked before it is read (``io.confine``)."""
     if not isinstance(name, str) or Path(name).name != name or not isinstance(sha, str):
-        raise InputError(f"settings.protocol.file must hold a file's bare name and its sha256, got {name!r}",
-                         source=source, field="settings.protocol")
+        raise InputError(f"settings.protocol.file must hold a file's bare name and its sha256, got {str(name)[:80]!r} "
+                         "(nothing read)", source=source, field="settings.protocol")
     for base in (str(cert_dir), root):
         real = inside(os.path.join(base, name), root)
         if real and Path(real).is_file():

@@ -35,6 +35,7 @@ from viewcert.cameras.camera import check_rotation
 from viewcert.cameras.pose import from_ase_string, from_chimerax, look_at
 from viewcert.cameras.protocols import Protocol, View
 from viewcert.errors import CameraError, InputError
+from viewcert.io.atomic import write_text_atomic
 from viewcert.io.received import loads_json_strict, loads_toml, read_received_bytes, refuse_unknown_keys
 
 FORMAT = "viewcert-protocol/1"
@@ -313,7 +314,7 @@ def write_protocol_file(spec: ProtocolSpec | Protocol, path) -> Path:
     fmt = p.suffix.lower()
     if fmt not in (".toml", ".json"):
         raise InputError("protocol files end in .toml or .json", source=str(p))
-    p.write_text(to_toml(spec) if fmt == ".toml" else to_json(spec), encoding="utf-8")
+    write_text_atomic(p, to_toml(spec) if fmt == ".toml" else to_json(spec))  # no symlink followed in a run's folder
     return p
 
 

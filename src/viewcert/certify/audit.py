@@ -24,14 +24,16 @@ parts one at a time: the same bytes as ``audit_csv`` / ``audit_markdown`` of eve
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-import shutil
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from viewcert.formats.records import CeilingCertificate, ItemOutcome
 from viewcert.io.atomic import write_chunks_atomic, write_text_atomic
+from viewcert.io.confine import inner_folder, names_inside, read_inside, remove_inside
 from viewcert.io.database import FORMATS
 from viewcert.io.tables import csv_text
 from viewcert.sanitize import markdown_text
@@ -175,6 +177,7 @@ class StreamedAudit:
 
     def __init__(self, out: str | Path):
         self.out, self.k = Path(out), 0
+        inner_folder(self.out / self.PARTS)  # no symlink on the way: refused (one line) before any shard
         self.total = Audit(0, (), {k: dict.fromkeys(LEVELS, 0) for k in KINDS})
 
     def _part(self, k: int, ext: str) -> Path:
@@ -187,13 +190,17 @@ class StreamedAudit:
         self.total, self.k = merged([self.total, Audit(a.n, (), a.counts)]), self.k + 1
 
     def _parts(self, ext: str) -> Iterator[str]:
-        for k in range(self.k):
-            yield self._part(k, ext).read_text(encoding="utf-8")
+        for k in range(self.k):  # through real folders, O_NOFOLLOW: a link swapped in is refused, never read
+            yield read_inside(self._part(k, ext), what="audit part").decode("utf-8")
 
     def finish(self) -> Audit:
         # the parts read one at a time as the files are written (never all held)
         write_chunks_atomic(self.out / CSV_NAME, itertools.chain([csv_text(COLUMNS, [])], self._parts("csv")))
         write_chunks_atomic(self.out / MARKDOWN_NAME,
                             itertools.chain([markdown_head(self.total)], self._parts("md")))
-        shutil.rmtree(self.out / self.PARTS, ignore_errors=True)
+        parts = self.out / self.PARTS
+        for name in names_inside(parts):  # the parts removed one by one, never through a link
+            remove_inside(parts / name)
+        with contextlib.suppress(OSError):
+            os.rmdir(parts)
         return self.total

@@ -137,7 +137,10 @@ def _perspective_extras(cell: Structure, cfg: CertifyConfig, cams) -> tuple[bool
     if not any(getattr(c, "kind", "") == "perspective" for c in cams):
         return independent_views(cams), ABSENT
     atoms = framing_points(cell, tiling=cfg.observation.tiling if cell.is_periodic else (1, 1, 1), draw_box=False)
-    return independent_views(cams, atoms), {c.name: [sig(x, 9) for x in c.position] for c in cams}
+    # published images of one item may mix kinds (one tool orthographic, another perspective): positions of the
+    # perspective views only
+    return independent_views(cams, atoms), {c.name: [sig(x, 9) for x in c.position] for c in cams
+                                            if getattr(c, "kind", "") == "perspective"}
 
 
 def check_placements(items, cfg: CertifyConfig) -> None:
@@ -611,6 +614,44 @@ def _evaluate(prep: Prepared, cfg: CertifyConfig, staged: Staged) -> ItemOutcome
         reasons=reasons if not correct else [r for r in reasons if r in ("phantoms", "precondition_violated")],
         molecule=ABSENT if periodic else mol,
     )
+
+
+def evaluate_observations(item: Item, cell: Structure, cameras, observations: Observations,
+                          cfg: CertifyConfig) -> ItemOutcome:
+    """One item's outcome from observations made elsewhere (another tool's published images, ``certify.published``):
+    the stages of :func:`evaluate_all` after it observes (the oracle under ``cfg``, the phantom report against
+    ``cell``, the views' independence, the labels), on the cell as given (no standardisation: another tool's
+    cameras look at the structure as it was shipped). A failure is the item's error record, never a crash.
+
+    Parameters
+    ----------
+    item : Item
+        The item (id, input digest, the dataset's label).
+    cell : Structure
+        The structure the views show (Cartesian Å in the cameras' world frame; a crystal's cell, whose tiling the
+        observations' model states).
+    cameras : sequence of OrthographicCamera or PerspectiveCamera
+        The views' cameras (the observations' own).
+    observations : Observations
+        Per view: uv (m, 2) px in the camera's frame, depth (m,) Å, labels (m,); the model's tiling, occlusion
+        and radius scale as drawn.
+    cfg : CertifyConfig
+        δ and τ (Å), the oracle's rule and visibility, the scoring.
+
+    Returns
+    -------
+    ItemOutcome
+        The item's record.
+    """
+    prep = Prepared(item, cell)
+    try:
+        rec = _reconstruct(observations, cell, cfg)
+        rep = analyse(rec, cell, cfg.oracle.delta)
+        extras = _perspective_extras(cell, cfg, tuple(cameras))
+        labels = _reconstruction_check(rec, cell, cfg, prep.rendered_check(cfg))
+        return _evaluate(prep, cfg, Staged(tuple(cameras), observations, rec, rep, *extras, labels))
+    except Exception as exc:  # noqa: BLE001 - a pipeline failure is recorded on the item
+        return _error_record(item, _pipeline_error(exc))
 
 
 def certify_item(item: Item, cfg: CertifyConfig) -> ItemOutcome:

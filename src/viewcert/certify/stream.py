@@ -23,6 +23,7 @@ moment (SIGKILL included) leaves only whole shards and the rerun computes only w
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,7 @@ from viewcert.formats.table import (
     shard_sha256,
 )
 from viewcert.io.atomic import json_dumps, write_bytes_atomic, write_text_atomic
+from viewcert.io.confine import inner_folder, names_inside, remove_inside
 from viewcert.numeric import sig
 from viewcert.parallel import map_items
 from viewcert.resolution import quantize_tree, resolution_record
@@ -203,10 +205,10 @@ def certify_table(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, fing
     """Certify ``dataset`` into ``OUT/items/`` shard by shard (resuming each whole shard found) and return the small
     certificate (written by ``write_table_certificate``) and what was done; ``on_shard(records)`` sees each shard's
     records once (the label audit)."""
-    folder = Path(out) / TABLE_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    for torn in folder.glob(".part-*.parquet.*.tmp"):  # a temporary of a run killed while writing a shard
-        torn.unlink()
+    folder = inner_folder(Path(out) / TABLE_DIR)  # no symlink on the way: refused (one line) before any shard
+    for name in names_inside(folder):  # listed and removed through real folders, never through a link
+        if fnmatch.fnmatchcase(name, ".part-*.parquet.*.tmp"):  # a temporary of a run killed while writing a shard
+            remove_inside(folder / name)
     tally, run = Tally(), StreamRun()
     levels = cfg.molecules.molecule_levels
     for k, chunk in iter_shards(dataset, shard_items):
@@ -226,8 +228,8 @@ def certify_table(dataset: Dataset, cfg: CertifyConfig, out: str | Path, *, fing
         if on_shard is not None:
             on_shard(outcomes)
         run.shards.append({"name": name, "n": len(items), "sha256": shard_sha256(items)})
-    for extra in sorted(set(folder.glob("part-*.parquet")) - {folder / s["name"] for s in run.shards}):
-        extra.unlink()  # a shard of an earlier run with more items: not part of this table
+    for extra in sorted(set(fnmatch.filter(names_inside(folder), "part-*.parquet")) - {s["name"] for s in run.shards}):
+        remove_inside(folder / extra)  # a shard of an earlier run with more items: not part of this table
     return table_certificate(dataset, cfg, tally, run.shards, shard_items), run
 
 

@@ -39,7 +39,7 @@ def audit_extraction(o) -> None:
         raise typer.BadParameter("give --emitted and --structures, or --study-dir")
     show(audit(emitted, structures, out=o.out, sidecar=sidecar, tolerance=o.tolerance,
                sweep=tuple(usage(floats, o.sweep, "--sweep") or ()), metric=o.metric, coordinates=o.coordinates,
-               null_draws=o.null_draws, seed=o.seed, n_boot=o.n_boot))
+               null_draws=o.null_draws, seed=o.seed, n_boot=o.n_boot, force=o.force))
 
 
 def register(app: typer.Typer) -> None:

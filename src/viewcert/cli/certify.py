@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import typer
 
+from viewcert.api.vocabulary import CERTIFY_CONFIG as CONFIG  # the options that set the certify configuration
 from viewcert.cli.options import show, usage
 from viewcert.cli.vocabulary import mount
-
-#: the options that set the certify configuration (``api.certification.certify_config``), by parameter name
-CONFIG = ("views symprec angle_tolerance tiling supercell score merge cartesian_merge delta pairs truth sigma "
-          "sigma_unit seed occlusion observe min_pixels cross_check_angle margin molecule_scale").split()
 
 
 def certify_cmd(o) -> None:
@@ -24,7 +21,6 @@ def certify_cmd(o) -> None:
     from viewcert.cameras.protocol_files import is_protocol_file
     from viewcert.cameras.resolve import resolve
     from viewcert.certify.config import check_protocol_spec
-    from viewcert.cli.options import progress
 
     # a protocol file is read once, here (the config takes the resolved value); a bad one is one line, exit 2
     # (names are checked by the limits)
@@ -36,8 +32,7 @@ def certify_cmd(o) -> None:
                 **settings)
     spec = usage(label_spec, usage(complex_spec, o.input, o.ligand, o.pocket), o.label_column)
     show(certify(spec, cfg, o.out, subset=o.subset, workers=o.workers, scheduler=o.scheduler, plots=o.plots,
-                 resume=o.resume, item_table=o.item_table, keep_going=o.keep_going,
-                 progress=progress))
+                 resume=o.resume, item_table=o.item_table, keep_going=o.keep_going, force=o.force))
 
 
 def verify_cmd(o) -> None:
@@ -63,7 +58,7 @@ def sweep_cmd(o) -> None:
     for name in plan.protocols:
         cfg.with_(protocol=name).check_limits()
     show(sweep(usage(complex_spec, o.input, o.ligand, o.pocket), cfg, plan, o.out, subset=o.subset,
-               workers=o.workers, scheduler=o.scheduler, progress=progress))
+               workers=o.workers, scheduler=o.scheduler, force=o.force, progress=progress))
 
 
 def register(app: typer.Typer) -> None:

@@ -28,7 +28,7 @@ def margin_cmd(o) -> None:
     """Uniqueness margin δ* per structure (items CSV with the near-miss tuple) and its distribution plot."""
     from viewcert.api.views import margins
 
-    show(margins(o.input_spec, o.out, protocol=o.protocol, subset=o.subset, progress=progress))
+    show(margins(o.input_spec, o.out, protocol=o.protocol, subset=o.subset, force=o.force, progress=progress))
 
 
 def occlusion_cmd(o) -> None:

@@ -15,7 +15,7 @@ def explore_cmd(o) -> None:
     from viewcert.api.site import explore
     from viewcert.explore.serve import serve_site
 
-    index = explore(o.folder, o.out, workers=o.workers, inputs=o.inputs, ladder=o.ladder)
+    index = explore(o.folder, o.out, workers=o.workers, inputs=o.inputs, ladder=o.ladder, force=o.force)
     show(index)
     if o.serve:
         serve_site(index.value.parent, o.port, echo)

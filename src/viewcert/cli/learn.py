@@ -17,7 +17,7 @@ def learn(o) -> None:
     from viewcert.api.learned import learn as run
 
     with _bars() as bars:
-        report = run(o.source, o.reader, o.out, train=o.train, seed=o.seed,
+        report = run(o.source, o.reader, o.out, train=o.train, seed=o.seed, force=o.force,
                      protocol=o.protocol, image_size=o.image_size, epochs=o.epochs, progress_factory=bars)
     show(report)
 

@@ -136,6 +136,7 @@ def _main(o) -> None:
     except ViewcertError as exc:
         raise typer.BadParameter(str(exc)) from None
     ctx = get_current_context()
+    ctx.with_resource(using_limits(limits))  # in force for the command (the settings file read under them too)
     if o.settings is not None:  # the file's values become the commands' defaults (the command line still wins)
         from viewcert.cli.settings import load_settings
 
@@ -145,7 +146,6 @@ def _main(o) -> None:
             echo(f"viewcert: error: {one_line(exc)}", err=True)
             raise typer.Exit(EXIT_INPUT) from None
     SESSION.set({"debug": o.debug})
-    ctx.with_resource(using_limits(limits))  # in force for the command, everything below it reads them
 
 
 @app.command()
@@ -162,7 +162,7 @@ def observe(o) -> None:
     from viewcert.cli.options import check_out, parse_tiling, show
 
     parse_tiling(o.tiling)  # a bad value: a usage error
-    show(observe_job(o.source, check_out(o.out), protocol=o.protocol, tiling=o.tiling))
+    show(observe_job(o.source, check_out(o.out), protocol=o.protocol, tiling=o.tiling, force=o.force))
 
 
 def run(o) -> None:
@@ -172,7 +172,7 @@ def run(o) -> None:
     from viewcert.api.main import main_job
     from viewcert.cli.options import progress, show
 
-    show(main_job(o.out, workers=o.workers, progress=progress))
+    show(main_job(o.out, workers=o.workers, force=o.force, progress=progress))
 
 
 def _mount_subcommands() -> None:

@@ -24,7 +24,8 @@ def command(fn, name: str):
     def info(n: str, s):
         if isinstance(s, Arg):
             return typer.Argument(s.default, help=s.help, metavar=s.metavar)
-        return typer.Option(s.default, *s.flags, help=s.help, hidden=n in rare)
+        bounds = {k: v for k, v in (("min", s.min), ("max", s.max)) if v is not None}
+        return typer.Option(s.default, *s.flags, help=s.help, hidden=n in rare, **bounds)
 
     @functools.wraps(fn)
     def run(**values):

@@ -3,6 +3,7 @@ directions over the structures' low-index zone axes, and the δ* distribution.""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import matplotlib
@@ -12,6 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from viewcert.design.designer import zone_axes  # noqa: E402
+from viewcert.io.atomic import write_bytes_atomic  # noqa: E402
 from viewcert.sanitize import plot_text  # noqa: E402
 
 
@@ -43,8 +45,7 @@ def stereographic_plot(protocols: dict, structures, path, *, title: str = "view 
     ax.set_ylabel("y / (1 + z) of the view direction (world frame)")
     ax.set_title(plot_text(title), fontsize=10)
     ax.legend(loc="lower left", fontsize=7, framealpha=0.9)
-    path = Path(path)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    path = _saved(fig, path)
     plt.close(fig)
     return path
 
@@ -67,10 +68,17 @@ def margin_plot(values: dict, path, *, quantity: str = "δ* (uniqueness margin)"
     ax.set_xlabel(plot_text(quantity) + " (Å)" + (f"; values at --cap {cap:g} are lower bounds" if cap else ""))
     ax.set_ylabel("fraction of structures at or below it")
     ax.legend(fontsize=8)
-    path = Path(path)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    path = _saved(fig, path)
     plt.close(fig)
     return path
+
+
+def _saved(fig, path) -> Path:
+    """``fig`` written to ``path`` in the format its suffix names, through ``io.atomic`` (no symlink followed
+    inside a run's output folder)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format=Path(path).suffix.lstrip(".") or "png", dpi=120, bbox_inches="tight")
+    return write_bytes_atomic(path, buf.getvalue())
 
 
 def delta_star_plot(values: dict, path, *, cap: float | None = None) -> Path:

@@ -36,6 +36,7 @@ class Sources:
     cameras: Callable | None = None
     scenes: dict = field(default_factory=dict)
     answers: model_answers.Answers | None = None  # a ladder output's answers (``explore.answers``)
+    undrawn: str = ""  # why the inputs the certificate names were not read (the pages say it)
 
 
 def _n_missing(rec: Any) -> int:
@@ -233,8 +234,8 @@ class CeilingPages(Pages):
 
         lazy = not isinstance(folder.items, tuple)  # a streamed certificate: a certify output, no images
         if lazy or not any(it.views for it in folder.items) or any(_n_missing(it.record) for it in folder.items):
-            return Sources(cameras=O.item_cameras_from_inputs(folder.certificate, root,
-                                                            str(Path(folder_path) / "certificate.json")))
+            cams = O.item_cameras_from_inputs(folder.certificate, root, str(Path(folder_path) / "certificate.json"))
+            return Sources(cameras=cams, undrawn="" if cams is not None else O.undrawn_reason(folder.certificate, root))
         return Sources()
 
     def overlay(self, folder: Any, it: Any, src: Any) -> tuple:

@@ -25,6 +25,7 @@ sidecar records; a certify output's view by the item's image drawn by the explor
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +34,7 @@ from viewcert.cameras.camera import camera_from_dict
 from viewcert.cameras.protocol_files import is_protocol_file
 from viewcert.certify.trust import named_input, recorded_protocol, trusted_input
 from viewcert.errors import InputError, ViewcertError
-from viewcert.io.confine import check_sha256, confined
+from viewcert.io.confine import check_sha256, confined, inside
 from viewcert.limits import LimitError, active_limits
 
 #: marker radii (px) of the points that are not atoms
@@ -367,6 +368,26 @@ def _res_words(key: str) -> list[str]:
     """``A/SER62`` → ["SER", "62"] (the head of the residue's bond entries)."""
     res = key.split("/", 1)[-1]
     return [res[:3], res[3:]]
+
+
+def undrawn_reason(cert, root: str | None) -> str:
+    """Why a certify output's views are not drawn from the inputs its certificate (``cert``) names, in words for
+    the pages: outside the trusted folder ``root`` (by default the explored folder: ``--inputs`` widens it),
+    or not read back as recorded."""
+    import re
+
+    spec = cert.inputs.spec
+    if not isinstance(spec, str) or named_input(spec):
+        return ""
+    if root is None:
+        return "the inputs the certificate names are not read (no trusted folder)"
+    loc = cert.location.input if cert.location else None
+    names = [re.sub(r"^[a-z]+:", "", x.partition("#")[0]) for x in (loc, spec) if isinstance(x, str) and x]
+    if not any((real := inside(n, root)) is not None and os.path.exists(real) for n in names):
+        return (f"its input {spec!r} is not inside the trusted folder {root!r}, which is the explored folder "
+                "unless --inputs DIR names another: viewcert explore FOLDER --inputs DIR draws the views")
+    return ("the inputs the certificate names were not read back as recorded inside the trusted folder (moved, "
+            "changed since: their SHA-256 differ, or a protocol file not found)")
 
 
 def item_cameras_from_inputs(cert, root: str | None, cert_path: str):

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import functools
 import os
-from http.server import SimpleHTTPRequestHandler
+import sys
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 from viewcert.io.confine import served
+from viewcert.sanitize import console_text
 
 
 class ConfinedHandler(SimpleHTTPRequestHandler):
@@ -30,11 +32,25 @@ def confined_handler(site: str | os.PathLike):
     return functools.partial(ConfinedHandler, directory=os.path.realpath(site))
 
 
-def serve_site(site: str | os.PathLike, port: int, say=print) -> None:
-    """Serve ``site`` on 127.0.0.1:``port`` (0: a free port) until interrupted, saying where (``say``, one line)."""
-    from http.server import ThreadingHTTPServer
+class QuietServer(ThreadingHTTPServer):
+    """``ThreadingHTTPServer`` that says nothing when a client goes away mid-response (a closed tab, a cancelled
+    download: ``BrokenPipeError``, ``ConnectionResetError``) and one line for any other error of a request,
+    never a traceback."""
 
-    with ThreadingHTTPServer(("127.0.0.1", port), confined_handler(site)) as httpd:
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        exc = sys.exc_info()[1]
+        if isinstance(exc, ConnectionError | TimeoutError):
+            return
+        print(f"viewcert: warning: a request from {client_address[0]} failed: "
+              f"{console_text(f'{type(exc).__name__}: {exc}', keep_newlines=False)[:300]}", file=sys.stderr)
+
+
+def serve_site(site: str | os.PathLike, port: int, say=print) -> None:
+    """Serve ``site`` on 127.0.0.1:``port`` (0: a free port) until interrupted, saying where (``say``, one line); a
+    client that disconnects mid-response is not an error (``QuietServer``)."""
+    with QuietServer(("127.0.0.1", port), confined_handler(site)) as httpd:
         say(f"serving http://127.0.0.1:{httpd.server_address[1]}/index.html (Ctrl-C stops)")
         try:
             httpd.serve_forever()

@@ -53,7 +53,7 @@ from viewcert.explore.source import Folder, Item, read_folder
 from viewcert.formats.records import ABSENT
 from viewcert.io.atomic import json_dumps, write_chunks_atomic
 from viewcert.io.confine import out_folder, put, target, trusted_root
-from viewcert.io.images import check_png_pixels
+from viewcert.io.images import open_checked_png
 from viewcert.io.received import read_received_bytes
 from viewcert.limits import active_limits, using_limits
 from viewcert.sanitize import console_text, json_text
@@ -257,7 +257,8 @@ def _grid_class(views) -> str:
 def _views_html(pages: Pages, views: list[tuple[ViewMarks | None, str | None, str]], note: str = "",
                 elements=()) -> str:
     if not views:
-        return '<p class="note">No images for this item (a certify output whose inputs could not be read).</p>'
+        why = note or "a certify output whose inputs could not be read"
+        return f'<p class="note">No images for this item ({h(why)}).</p>'
     figs = []
     for k, (vm, image, name) in enumerate(views):
         cap = f"view {k}: {name}"
@@ -451,13 +452,14 @@ def _link_or_copy(src: Path, site: Path, rel: str) -> str:
 def _thumb(src: Path, site: Path, rel: str) -> None:
     from PIL import Image
 
-    check_png_pixels(src)  # from the header, before anything is decoded
     try:
-        with Image.open(src) as im:
+        with open_checked_png(src) as im:  # its declared size checked from the header, before Pillow opens it
             im = im.convert("RGB")
             im.thumbnail((THUMB_PX, THUMB_PX))
             buf = io.BytesIO()
             im.save(buf, format="PNG", optimize=False)
+    except InputError:  # its declared size above --max-pixels, or not a PNG: one line naming it
+        raise
     except (OSError, ValueError, Image.DecompressionBombError):
         raise InputError("image cannot be read as a PNG", source=str(src)) from None
     _put(site, rel, buf.getvalue())
@@ -526,6 +528,8 @@ def _item_views(folder: Folder, it: Item, site: Path, src: Sources) -> Shown:
     if not out and got is not None:
         shown = _rendered(it, got, missing, site)
         return Shown(shown.views, " ".join(x for x in (note, shown.note) if x), shown.elements, shown.pane)
+    if not out and src.undrawn:
+        note = " ".join(x for x in (note, src.undrawn) if x)
     return Shown(out, note, _sidecar_elements(it.views), pane)
 
 

@@ -15,7 +15,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from viewcert.formats import item_sections, settings_sections, summary_sections
+from viewcert.formats import (
+    image_sections,
+    item_sections,
+    recovery_sections,
+    settings_sections,
+    summary_sections,
+)
 from viewcert.formats.model import (
     Bool,
     Count,
@@ -49,7 +55,7 @@ SECTIONS_BEGIN = ("<!-- typed sections: generated from the section models of vie
                   "viewcert.formats.doc; do not edit -->")
 SECTIONS_END = "<!-- end of the generated typed sections -->"
 #: the modules whose public models get a table, in this order (each in source order)
-SECTION_MODULES = (item_sections, summary_sections, settings_sections)
+SECTION_MODULES = (item_sections, summary_sections, settings_sections, image_sections, recovery_sections)
 #: how a JSON kind is named in a table
 _KIND_NAMES = {Count: "count", PositiveCount: "count ≥ 1", Number: "number", Text: "text", Bool: "true/false",
                Object: "object", List: "list", NonEmptyList: "list (not empty)", TextOrObject: "text or object",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -245,6 +246,12 @@ def _read_manifest(out: Path) -> dict[str, Any]:
     return dict(m)
 
 
+def check_manifest(out: str | Path) -> dict[str, Any]:
+    """The manifest of the export folder ``out`` checked as ``read_export`` checks it (its format one this
+    viewcert reads, its shape): the one check ``verify`` and ``explore`` apply; InputError naming it otherwise."""
+    return _read_manifest(Path(out))
+
+
 def read_export(out: str | Path) -> Export:
     """The export in folder ``out`` (module docstring).
 
@@ -260,6 +267,8 @@ def read_export(out: str | Path) -> Export:
         The export, its certificate typed and its digest checked against the manifest's. Bad input (no
         manifest, an unknown format, a certificate whose digest does not match) is one InputError naming the file.
     """
+    if not isinstance(out, str | os.PathLike):
+        raise InputError(f"must be a path (text or pathlib.Path), got {type(out).__name__} {out!r}"[:120], field="out")
     out = Path(out)
     src = str(out / MANIFEST)
     m = _read_manifest(out)

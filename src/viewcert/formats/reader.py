@@ -18,8 +18,10 @@ from typing import Any
 from viewcert.errors import InputError
 from viewcert.formats.ladder import R1CountsRecord
 from viewcert.formats.records import (
+    TASK_VERSIONS,
     CeilingCertificate,
     Certificate,
+    TaskCertificate,
     certificate_class,
     check_digest,
     item_ids,
@@ -112,6 +114,9 @@ def receive(path: str | Path, *, allow_stale: bool = False, kind: type[Certifica
         typed = cls.from_dict(data, "")
     except InputError as exc:
         raise _named(exc, src) from None
+    if cls is TaskCertificate and data.get("version", 1) not in TASK_VERSIONS:  # a version from the future
+        raise InputError(f"a task certificate of version {str(data.get('version'))[:20]!r}, not one this viewcert "
+                         f"reads {TASK_VERSIONS}", source=src, field="version")
     if isinstance(typed, CeilingCertificate) and (typed.inputs.spec is None or typed.inputs.files is None):
         raise InputError("certificate inputs need 'spec' (text) and 'files' (object)", source=src, field="inputs")
     return Received(typed, data, sha256, ok)

@@ -12,6 +12,8 @@ Kinds (format strings defined here once; ``viewcert.formats.versions`` reads the
   :class:`InteractionItemRecord` items;
 - the streamed certificate (``viewcert-certificate-table/1``, ``formats.table.StreamedCertificate``): a ceiling
   certificate whose items sit in an item table beside it.
+- ``images``: ``viewcert-images-certificate/1``, the as-published ceiling of another tool's images
+  (``certify.published``): :class:`PublishedCertificate` with :class:`PublishedItemRecord` items.
 
 Each kind answers what its readers ask of it (``formats.kinds``: its title, its items, R1 or the ceilings the
 ladder needs, what the explorer draws), so no reader switches on the kind.
@@ -25,11 +27,18 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator, Mapping
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from pydantic import Field
 
 from viewcert.errors import InputError
+from viewcert.formats.image_sections import (
+    PublishedImage,
+    PublishedSettings,
+    PublishedStructure,
+    PublishedSummary,
+)
 from viewcert.formats.item_sections import (
     ItemCeiling,
     MoleculeOutcome,
@@ -75,7 +84,8 @@ from viewcert.io.atomic import json_dumps
 from viewcert.resolution import quantize_tree, resolution_record
 
 __all__ = ["ABSENT", "CEILING_FORMAT", "INTERACTION_FORMAT", "TASK_FORMAT", "CeilingCertificate", "Certificate",
-           "InteractionCertificate", "InteractionItemRecord", "ItemOutcome", "StaleCertificate", "Summary",
+           "InteractionCertificate", "InteractionItemRecord", "ItemOutcome", "PublishedCertificate",
+           "PublishedItemRecord", "StaleCertificate", "Summary",
            "TaskCertificate", "TaskItemRecord", "certificate_class", "check_digest", "compute_digest", "sealed"]
 
 # ---------------------------------------------------------------------- formats, defined once
@@ -87,6 +97,7 @@ CEILING_FORMAT = "viewcert-certificate/3"
 #: transformation-task certificates (``benchmark.tasks_export``), with ``version`` = TASK_VERSION
 TASK_FORMAT = "viewcert.tasks.certificate"
 TASK_VERSION = 2  # 2: every float at the resolution the certificate states (``resolution``; issue 37)
+TASK_VERSIONS = (1, TASK_VERSION)  # the versions read (1: floats as written before the resolution)
 #: hydrogen-bond interaction certificates (``benchmark.interaction_export``); /1's digest is a bare hex string
 INTERACTION_FORMAT_V1 = "viewcert-interaction-benchmark/1"
 INTERACTION_FORMAT_V2 = "viewcert-interaction-benchmark/2"
@@ -97,6 +108,8 @@ TABLE_CERTIFICATE_FORMAT = "viewcert-certificate-table/1"
 #: the formats whose digest is the bare hex value (interaction certificates before issue 26); every other
 #: format writes ``{algorithm, scope, value}``
 HEX_DIGEST_FORMATS = (INTERACTION_FORMAT_V1,)
+#: as-published certificates (``certify.published``: ``viewcert certify images:FOLDER/images.toml``)
+IMAGES_FORMAT = "viewcert-images-certificate/1"
 
 #: top-level keys outside the digest: the digest itself, and where the inputs sat (a hint for ``verify``)
 UNDIGESTED = ("digest", "location")
@@ -327,6 +340,10 @@ class CertificateVisitor(Generic[T]):
 
     def counts(self, cert: Any) -> T:
         """Hand-written R1 counts (``formats.ladder.R1CountsRecord``: no format, no digest)."""
+        raise NotImplementedError
+
+    def published(self, cert: PublishedCertificate) -> T:
+        """An as-published certificate (``certify.published``)."""
         raise NotImplementedError
 
 
@@ -601,9 +618,87 @@ class InteractionCertificate(Certificate):
         return visitor.interaction(self)
 
 
+# ---------------------------------------------------------------------- published images
+class PublishedItemRecord(Record):
+    """One question of an as-published certificate: its views (image names), the structure as shipped, the answer
+    images.toml gives, its outcome under the geometric ceiling (every drawn atom, exact projection through the
+    resolved cameras) and as published (the atoms detected in the pixels), both ``ItemOutcome`` records, whether
+    they differ and why (``certify.published.REASONS``), the drawn radius scale the oracle's occlusion used, or
+    the item's error."""
+
+    SOURCE: ClassVar[str] = "items[]"
+    id: Text = Field(description="the question's id")
+    images: List | None = Field(None, description="the names of its views (``images[].name``)")
+    structure: PublishedStructure | None = Field(None, description="the structure as shipped (``PublishedStructure``)")
+    answer: Object | None = Field(None, description="the answer images.toml gives, by level; null when none")
+    geometric: ItemOutcome | None = Field(None, description=(
+        "the outcome under the geometric ceiling: every drawn atom through the resolved cameras (``ItemOutcome``)"))
+    as_published: ItemOutcome | None = Field(None, description=(
+        "the outcome from the atoms detected in the published pixels (``ItemOutcome``)"))
+    differ: Bool | None = Field(None, description="the two outcomes differ")
+    reasons: List | None = Field(None, description="why they differ (``certify.published.REASONS``)")
+    radius_scale: Number | None = Field(None, description="the drawn radius scale the oracle's occlusion used")
+    error: Text | None = Field(None, description="why the item could not be read or certified")
+
+    @property
+    def is_error(self) -> bool:
+        return self.written("error")
+
+
+class PublishedCertificate(Certificate):
+    """An as-published certificate (``certify.published``): the input (images.toml and every file it names, by
+    SHA-256), the settings (δ, τ, the oracle's rule, the scoring, the detector), the libraries, every image
+    (``images``: SHA-256, resolved projection, detections and residuals), the items (both ceilings per item), the
+    summary, the digest and where the input was read (``location``, outside the digest)."""
+
+    KIND: ClassVar[str] = "images"
+    TITLE: ClassVar[str] = "as-published"
+    SHOWN_SETTINGS: ClassVar[tuple[str, ...]] = ("format", "settings", "tolerances", "detector", "libraries",
+                                                 "digest")
+    FORMATS: ClassVar[tuple[str, ...]] = (IMAGES_FORMAT,)
+    PRODUCER: ClassVar[str] = "viewcert.certify.published"
+    WHAT: ClassVar[str] = ("the as-published ceiling of the images a benchmark shipped, beside the geometric ceiling "
+                           "of the same cameras (viewcert certify images:FOLDER/images.toml)")
+
+    items: tuple[PublishedItemRecord, ...] = Field(description="one record per question (``PublishedItemRecord``)")
+    inputs: Inputs = Field(description="images.toml and every file it names, by SHA-256 (``Inputs``)")
+    settings: PublishedSettings = Field(description="what it ran with (``PublishedSettings``)")
+    tolerances: Tolerances = Field(description="δ, τ (Å), the angle tolerance (degrees)")
+    detector: Object = Field(description="the atom detector: its module and settings")
+    libraries: Object = Field(description="the versions of the libraries that computed it, by name")
+    images: tuple[PublishedImage, ...] = Field(description="every image read (``PublishedImage``)")
+    summary: PublishedSummary = Field(description="both ceilings and the detection totals")
+    resolution: Object | None = Field(None, description="the resolution every float is written at")
+    digest: Object | None = Field(None, description="the digest: algorithm, scope and value")
+    location: Location | None = Field(None, description="where the inputs were read (outside the digest)")
+
+    def visit(self, visitor: CertificateVisitor[T]) -> T:
+        return visitor.published(self)
+
+    def input_folder(self) -> Path:
+        """The folder of the images.toml it certified (``location.input``'s folder, outside the digest).
+
+        Returns
+        -------
+        Path
+            The folder; InputError when the certificate does not record where it was read.
+        """
+        where = self.location.input if self.location else None
+        if not isinstance(where, str):
+            raise InputError("the certificate does not record where its input was read", field="location.input")
+        return Path(where).parent
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if isinstance(out.get("images"), tuple):
+            out["images"] = list(out["images"])
+        return out
+
+
 # ---------------------------------------------------------------------- the kinds, by format
 #: the JSON certificate kinds (the streamed certificate is ``formats.table``'s)
-JSON_KINDS: tuple[type[Certificate], ...] = (CeilingCertificate, TaskCertificate, InteractionCertificate)
+JSON_KINDS: tuple[type[Certificate], ...] = (CeilingCertificate, TaskCertificate, InteractionCertificate,
+                                             PublishedCertificate)
 
 
 def as_kind(cert: Any, kind: type[C], source: str | None = None, why: str | None = None) -> C:

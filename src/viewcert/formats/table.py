@@ -65,6 +65,7 @@ from viewcert.formats.settings_sections import (
 )
 from viewcert.formats.summary_sections import TableSummary
 from viewcert.io.atomic import json_dumps
+from viewcert.io.parquet import check_decoded, check_footer, open_bounded
 from viewcert.io.received import read_received_bytes
 
 TABLE_FORMAT = "viewcert-item-table/1"
@@ -127,11 +128,14 @@ def read_shard(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     shard otherwise). The shard is opened once, a symlink not followed and a FIFO never waited on
     (``io.received.read_received_bytes``: a regular file within ``max_json_bytes``), and parsed from those bytes."""
     import pyarrow as pa  # lazy: as shard_bytes
-    import pyarrow.parquet as pq
 
     raw = read_received_bytes(path, what="item-table shard", follow_links=False)  # one checked open, no link
+    pf = open_bounded(pa.BufferReader(raw), name=str(path))  # text columns dictionary-encoded: bounded first
+    _schema_ok(pf, Path(path))  # the one schema check of every reader (verify, explore, ladder, a resumed run)
     try:
-        table = pq.read_table(pa.BufferReader(raw))
+        check_footer(pf, range(pf.metadata.num_row_groups), None, name=str(path))
+        table = pf.read()
+        check_decoded(table, name=str(path))
         meta = json.loads((table.schema.metadata or {}).get(b"viewcert", b"{}"))
         items = [_item_of(r) for r in table.to_pylist()]
     except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
@@ -270,8 +274,7 @@ class StreamedCertificate(Certificate):
     def shard(self, k: int) -> list[ItemOutcome]:
         """The items of shard ``k``, read whole and checked (module docstring)."""
         path, rec = self.shard_path(k), self.shards[k]
-        check_schema(path)
-        meta, items = read_shard(path)  # its rows hashed against its own SHA-256
+        meta, items = read_shard(path)  # its schema checked, its rows hashed against its own SHA-256
         _check_meta(path, meta, rec)
         try:
             return outcomes_of(items)
@@ -305,7 +308,10 @@ class StreamedCertificate(Certificate):
             pf = check_schema(path)
             _check_meta(path, _meta(pf, path), rec)
             try:
-                cols = pf.read(columns=list(R1_COLUMNS)).to_pydict()
+                check_footer(pf, range(pf.metadata.num_row_groups), list(R1_COLUMNS), name=str(path))
+                table = pf.read(columns=list(R1_COLUMNS))
+                check_decoded(table, name=str(path))
+                cols = table.to_pydict()
             except (pa.ArrowException, OSError, ValueError) as exc:
                 raise InputError(f"not a readable item-table shard ({str(exc)[:120]})", source=str(path)) from None
             if len(cols["id"]) != rec.n:
@@ -365,20 +371,21 @@ def _parquet(path: Path) -> Any:
     """The Parquet file of a shard, parsed from the bytes of one checked open (a symlink not followed, a FIFO
     never waited on: ``io.received.read_received_bytes``); InputError naming it when it is not one."""
     import pyarrow as pa  # lazy: pyarrow only when an item table is read
-    import pyarrow.parquet as pq
 
     raw = read_received_bytes(path, what="item-table shard", follow_links=False)
-    try:
-        return pq.ParquetFile(pa.BufferReader(raw))
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        raise InputError(f"not a readable item-table shard ({str(exc)[:120]})", source=str(path)) from None
+    return open_bounded(pa.BufferReader(raw), name=str(path))  # text columns dictionary-encoded: bounded reads
 
 
 def check_schema(path: Path) -> Any:
     """The shard's Parquet file when its columns are exactly the item table's with their types
     (``schema_types``); InputError naming the shard and the first column that differs otherwise."""
-    pf = _parquet(path)
-    got = {f.name: str(f.type) for f in pf.schema_arrow}
+    return _schema_ok(_parquet(path), path)
+
+
+def _schema_ok(pf: Any, path: Path) -> Any:
+    """``pf`` when its columns are exactly the item table's with their types (the file's own types, before any
+    read option); InputError naming the shard and the first column that differs otherwise."""
+    got = {f.name: str(f.type) for f in pf.schema.to_arrow_schema()}
     want = schema_types()
     for name in sorted(want.keys() | got.keys()):
         if got.get(name) != want.get(name):

@@ -6,6 +6,7 @@ replay spec: a JSONL file relative to the working directory, or a rule ``always-
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ModelUsage, modelapi
@@ -32,6 +33,8 @@ class ReplayModel(ModelAPI):
                  config: GenerateConfig = GenerateConfig(), **model_args) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
         self.replay = load_replay(model_name, Path.cwd())
+        if self.replay.note():  # extra answer lines: ignored, counted, said once
+            print(self.replay.note(), file=sys.stderr)
 
     async def generate(self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,
                        config: GenerateConfig) -> ModelOutput:

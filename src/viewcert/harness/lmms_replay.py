@@ -9,6 +9,7 @@ lmms-eval's MCQ prompt asks for the option's letter, so an answer is given as it
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from lmms_eval.api.model import lmms
@@ -31,6 +32,8 @@ class ReplayLMM(lmms):
     def __init__(self, replay: str = DRY_RUN_FILE, **kwargs) -> None:
         super().__init__()
         self.replay = load_replay(str(replay), Path.cwd())
+        if self.replay.note():  # extra answer lines: ignored, counted, said once
+            print(self.replay.note(), file=sys.stderr)
 
     def generate_until(self, requests) -> list[str]:
         out = []

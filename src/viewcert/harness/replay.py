@@ -5,7 +5,8 @@ A replay spec (what follows ``viewcert-replay/`` in a harness's model name):
 - ``always-X``: answer ``X`` to every question (``always-A``: the first option; ``always-move z 44``);
 - otherwise the path of a JSONL file, relative to the working directory (the export folder), one object per
   line: ``{"id": "q0000", "answer": "A"}`` (the answer: a letter for choice questions, the text otherwise)
-  or ``{"id": ..., "response": "..."}`` (the whole response, given verbatim).
+  or ``{"id": ..., "response": "..."}`` (the whole response, given verbatim). A line for an item the export
+  beside it does not have is never asked for: ignored, and counted (``Replay.ignored``, one line on stderr).
 
 An answer is presented in the harness's own response form by its replay model (Inspect's multiple choice:
 ``ANSWER: A``); a ``response`` never is. ``build-benchmark`` ships ``dry_run_answers.jsonl`` (``A`` to every
@@ -35,6 +36,18 @@ class Replay:
     source: str
     always: str | None = None
     by_id: Mapping[str, tuple[str, bool]] = field(default_factory=lambda: MappingProxyType({}))
+    ignored: tuple[str, ...] = ()  # ids of answer lines for items the export does not have (never asked)
+
+    def note(self) -> str:
+        """One line saying how many answer lines name items the export does not have (ignored, counted), or
+        "" when none does; their ids escaped for a console."""
+        if not self.ignored:
+            return ""
+        from viewcert.sanitize import console_text  # lazy: start-up (Inspect loads this plugin)
+
+        shown = ", ".join(repr(i[:40]) for i in self.ignored[:5]) + (" ..." if len(self.ignored) > 5 else "")
+        return console_text(f"viewcert-replay: {len(self.ignored)} answer line(s) of {self.source} name items this "
+                            f"export does not have (ignored): {shown}", keep_newlines=False)
 
     def answer(self, item_id: str) -> tuple[str, bool]:
         """(text, verbatim) for the item; an item the file does not answer is an InputError naming it."""
@@ -90,7 +103,20 @@ def load_replay(spec: str, base: Path | None = None) -> Replay:
         by_id[rec["id"]] = (rec[k], k == "response")
     if not by_id:
         raise InputError("no answers", source=src)
-    return Replay(source=src, by_id=MappingProxyType(by_id))
+    return Replay(source=src, by_id=MappingProxyType(by_id), ignored=_not_in_export(by_id, path.parent))
+
+
+def _not_in_export(by_id: Mapping[str, tuple[str, bool]], folder: Path) -> tuple[str, ...]:
+    """The answered ids that the export in ``folder`` (its ``benchmark.jsonl``) does not have; () when the
+    folder holds no export."""
+    from viewcert.io.received import iter_json_lines, read_received_text  # lazy: start-up (as load_replay)
+
+    questions = folder / "benchmark.jsonl"
+    if not questions.is_file():
+        return ()
+    ids = {rec.get("id") for _, rec in iter_json_lines(read_received_text(questions, what="questions"),
+                                                       source=str(questions)) if isinstance(rec, dict)}
+    return tuple(sorted(i for i in by_id if i not in ids))
 
 
 def dry_run_answers(records: list[dict]) -> list[dict]:

@@ -9,6 +9,7 @@ no image to name it: for those datasets the model builds its own prompt (VLMEval
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 from vlmeval.vlm.base import BaseModel
@@ -30,6 +31,8 @@ class ReplayVLM(BaseModel):
     def __init__(self, replay: str = DRY_RUN_FILE, **kwargs) -> None:
         super().__init__()
         self.replay = load_replay(str(replay), Path.cwd())
+        if self.replay.note():  # extra answer lines: ignored, counted, said once
+            print(self.replay.note(), file=sys.stderr)
 
     def use_custom_prompt(self, dataset) -> bool:
         """True for a text arm's dataset: its rows carry no image that names the item."""

@@ -3,6 +3,8 @@
 Every writer serialises fully first (where the format allows), writes a temporary file in the target's
 directory, ``fsync``s it, ``os.replace``s it over the target and ``fsync``s the directory. If anything
 fails, the temporary file is removed and the target is left as it was (absent or the previous version).
+Inside a run's output folder (``io.confine.writing_into``) the target's folders are reached without following
+any symlink and the temporary file is created ``O_EXCL|O_NOFOLLOW`` (``io.confine.write_inside``).
 
 JSON is deterministic: keys sorted, ``", "``/``": "`` separators with ``indent=1``, floats in Python's
 shortest round-trip form (exact and platform independent), ``-0.0`` written as ``0.0``, numpy scalars and
@@ -12,56 +14,25 @@ arrays converted, tuples as lists, ``Path`` as ``str``. NaN and ±inf are refuse
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import math
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from viewcert.errors import InputError
+from viewcert.io.confine import write_inside
 from viewcert.sanitize import json_text
 
 
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _atomic(path: str | os.PathLike, write: Callable[[Path], None]) -> Path:
-    """Call ``write(tmp_path)``, then fsync and rename over ``path``; clean up on any failure."""
-    target = Path(path)
-    if target.is_dir() and not target.is_symlink():  # os.replace cannot put a file there: say so before writing
-        raise InputError("a folder stands where this file is to be written; move or remove it", source=str(target))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        write(tmp)
-        with open(tmp, "rb+") as fh:
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    _fsync_dir(target.parent)
-    return target
+def _atomic(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -> Path:
+    """Call ``write(fh)`` on a temporary file beside ``path``, fsync it and rename it over ``path`` (``io.confine.
+    write_inside``: inside a run's output folder no symlink is followed on the way); clean up on any failure."""
+    return write_inside(path, write, sync=True)
 
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
@@ -87,11 +58,7 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
     if not isinstance(data, bytes | bytearray | memoryview):
         raise InputError(f"data must be bytes, got {type(data).__name__}", field="data")
 
-    def write(tmp: Path) -> None:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-
-    return _atomic(path, write)
+    return _atomic(path, lambda fh: fh.write(data))
 
 
 def write_text_atomic(path: str | os.PathLike, text: str, *, encoding: str = "utf-8") -> Path:
@@ -125,10 +92,9 @@ def write_chunks_atomic(path: str | os.PathLike, chunks: Iterable[str], *, encod
     """Write the texts ``chunks`` one after another to ``path`` atomically (a file too big to hold as one text:
     each chunk is written as it comes); returns the path."""
 
-    def write(tmp: Path) -> None:
-        with open(tmp, "w", encoding=encoding, newline="") as fh:
-            for chunk in chunks:
-                fh.write(chunk)
+    def write(fh: BinaryIO) -> None:
+        for chunk in chunks:
+            fh.write(chunk.encode(encoding))
     return _atomic(path, write)
 
 
@@ -308,8 +274,8 @@ def write_parquet_atomic(path: str | os.PathLike, df: Any, *, index: bool = Fals
     if not isinstance(df, pd.DataFrame):
         raise InputError(f"expected a pandas DataFrame, got {type(df).__name__}", field="df")
 
-    def write(tmp: Path) -> None:
-        df.to_parquet(tmp, index=index, **kwargs)
+    def write(fh: BinaryIO) -> None:
+        df.to_parquet(fh, index=index, **kwargs)
 
     return _atomic(path, write)
 

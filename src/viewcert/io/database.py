@@ -46,6 +46,7 @@ import numpy as np
 from viewcert.elements import atomic_number
 from viewcert.errors import InputError
 from viewcert.io.cif import read_cif_text
+from viewcert.io.parquet import check_decoded, check_footer, open_bounded
 from viewcert.io.received import check_received_file
 from viewcert.io.zipindex import ZipIndex, build_index, check_limits, find, opened, read_member
 from viewcert.limits import LimitError, active_limits
@@ -161,14 +162,10 @@ def _entry(row: int, ident: Any, label: dict, problem, locator, seen: set | None
 # --- OPTIMADE-style Parquet ---------------------------------------------------------------------------------------
 
 def _parquet(path: Path):
-    import pyarrow as pa  # lazy: pyarrow is loaded only when a Parquet database is read
-    import pyarrow.parquet as pq
-
+    """The Parquet file at ``path``, its text columns read dictionary-encoded (``io.parquet``: bounded before
+    any value is decoded)."""
     check_received_file(path, what="Parquet database", sized=False)  # a regular file; read in batches
-    try:
-        return pq.ParquetFile(str(path))
-    except (pa.ArrowException, OSError) as exc:
-        raise InputError(f"not a readable Parquet file ({str(exc)[:160]})", source=str(path)) from None
+    return open_bounded(str(path), name=str(path))
 
 
 def parquet_entries(path: str | Path, labels: tuple[LabelColumn, ...] = (), *, id_column: str = OPTIMADE_ID,
@@ -193,11 +190,13 @@ def parquet_entries(path: str | Path, labels: tuple[LabelColumn, ...] = (), *, i
     g1 = int(np.searchsorted(starts, stop, side="left"))
     seen: set | None = set() if repeats else None
     row = starts[g0]
-    for batch in pf.iter_batches(batch_size=batch_rows, row_groups=list(range(g0, g1)),
-                                 columns=[id_column, *(lc.column for lc in labels)]):
+    columns = [id_column, *(lc.column for lc in labels)]
+    check_footer(pf, range(g0, g1), columns, name=str(path))  # before any page is read
+    for batch in pf.iter_batches(batch_size=batch_rows, row_groups=list(range(g0, g1)), columns=columns):
         if row + batch.num_rows <= start:
             row += batch.num_rows
             continue
+        check_decoded(batch, name=str(path), where=f" (rows {row}..{row + batch.num_rows - 1})")  # before decoding
         cols = batch.to_pydict()
         for k in range(batch.num_rows):
             if row >= stop:
@@ -270,8 +269,13 @@ def _row_groups(stamp: tuple) -> tuple[int, ...]:
 
 @functools.lru_cache(maxsize=2)
 def _row_group(stamp: tuple, group: int) -> dict:
-    """The structure columns of one row group (a worker reads the rows of its chunk from one or two)."""
-    return _parquet(Path(stamp[0])).read_row_group(group, columns=list(OPTIMADE_COLUMNS)).to_pydict()
+    """The structure columns of one row group (a worker reads the rows of its chunk from one or two), bounded
+    before they are decoded (``io.parquet``)."""
+    pf = _parquet(Path(stamp[0]))
+    check_footer(pf, [group], list(OPTIMADE_COLUMNS), name=stamp[0])
+    table = pf.read_row_group(group, columns=list(OPTIMADE_COLUMNS))
+    check_decoded(table, name=stamp[0], where=f" (row group {group})")
+    return table.to_pydict()
 
 
 def parquet_structure(path: str | Path, row: int, identifier: str, name: str | None = None) -> Structure:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import io
 import os
+import stat
 import struct
 import zlib
 from pathlib import Path
@@ -206,19 +207,51 @@ def encode_png(rgb: np.ndarray, *, compress_level: int = PNG_COMPRESS_LEVEL, pal
     return buf.getvalue()
 
 
-def check_png_pixels(path: str | os.PathLike) -> tuple[int, int]:
-    """(width, height) of the image at ``path`` read from its header by Pillow (``Image.open`` decodes no
-    pixel), checked against ``max_pixels`` of the limits in force before anything decodes it: LimitError naming the file, or
-    InputError when it is not an image Pillow reads."""
-    from PIL import Image  # lazy: start-up (Pillow only where a received image is read)
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
-    try:
-        with Image.open(path) as im:
-            width, height = im.size
-    except (OSError, ValueError, Image.DecompressionBombError):
-        raise InputError("image cannot be read as a PNG", source=str(path), field="image") from None
+
+def png_size(head: bytes, *, source: str) -> tuple[int, int]:
+    """(width, height) a PNG declares in its IHDR chunk (``head``: its first 24 bytes or more), read without
+    Pillow; InputError naming ``source`` when it is not a PNG."""
+    if len(head) < 24 or head[:8] != PNG_SIGNATURE or head[12:16] != b"IHDR":
+        raise InputError("image cannot be read as a PNG (no PNG signature and IHDR header)", source=source,
+                         field="image")
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def check_png_pixels(path: str | os.PathLike) -> tuple[int, int]:
+    """(width, height) of the PNG at ``path`` as its header declares them (``png_size``: read from its first
+    bytes, before Pillow or anything else opens it), checked against ``max_pixels`` of the limits in force:
+    LimitError naming the file (Pillow's own decompression-bomb warning is never reached), or InputError when it
+    is not a PNG."""
+    try:  # O_NONBLOCK and fstat: a FIFO named like an image is refused, never waited on
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise InputError(f"cannot read the image: {exc.strerror or exc}", source=str(path), field="image") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InputError("the image is not a regular file", source=str(path), field="image")
+        head = fh.read(24)
+    width, height = png_size(head, source=str(path))
     active_limits().check_pixels(width, height, source=str(path))
     return width, height
+
+
+def open_checked_png(path: str | os.PathLike):
+    """The PNG at ``path`` opened by Pillow after ``check_png_pixels``: within ``max_pixels``, and Pillow's own
+    decompression-bomb check left to ours (its warning never shown; an image above its own hard limit is an
+    InputError)."""
+    import warnings
+
+    from PIL import Image  # lazy: start-up (Pillow only where a received image is read)
+
+    check_png_pixels(path)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            return Image.open(path)
+    except (OSError, ValueError, Image.DecompressionBombError):
+        raise InputError("image cannot be read as a PNG", source=str(path), field="image") from None
 
 
 def png_base64(data: bytes) -> str:

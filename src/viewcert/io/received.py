@@ -156,10 +156,19 @@ def _unique_pairs(source: str | None, where: str = ""):
     return hook
 
 
+def _too_deep(source: str | None, field: str | None = None) -> InputError:
+    return InputError("nested deeper than the parser's recursion allows (arrays/objects; the limit max_nesting is "
+                      f"{active_limits().max_nesting})", source=source, field=field)
+
+
 def loads_json_strict(text: str | bytes, *, source: str | None = None) -> Any:
-    """``json.loads`` refusing an object with a duplicate key (InputError naming the key and ``source``).
+    """``json.loads`` refusing an object with a duplicate key (InputError naming the key and ``source``), and
+    arrays/objects nested deeper than the parser recurses (InputError, one line, instead of a RecursionError).
     Malformed JSON raises ``json.JSONDecodeError`` as usual (a ``ValueError``)."""
-    return json.loads(text, object_pairs_hook=_unique_pairs(source))
+    try:
+        return json.loads(text, object_pairs_hook=_unique_pairs(source))
+    except RecursionError:
+        raise _too_deep(source) from None
 
 
 def loads_json_line(line: str | bytes, n: int, *, source: str | None = None) -> Any:
@@ -167,6 +176,22 @@ def loads_json_line(line: str | bytes, n: int, *, source: str | None = None) -> 
     InputError "line N: duplicate key 'k' ..." naming the file and the key. Malformed JSON raises
     ``json.JSONDecodeError`` as usual (a ``ValueError``)."""
     return json.loads(line, object_pairs_hook=_unique_pairs(source, f"line {n}: "))
+
+
+#: what a TOML file's brackets are counted without: strings (multi-line first) and comments
+_TOML_SKIP = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*')
+
+
+def toml_depth(text: str) -> int:
+    """How deep arrays and inline tables nest in the TOML ``text`` (brackets outside strings and comments; a
+    table header ``[[x]]`` counts 2), found without parsing it (the parser recurses)."""
+    import numpy as np  # lazy: start-up (a received TOML file only)
+
+    raw = np.frombuffer(_TOML_SKIP.sub("", text).encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    step = np.zeros(len(raw), dtype=np.int32)
+    step[(raw == ord("[")) | (raw == ord("{"))] = 1
+    step[(raw == ord("]")) | (raw == ord("}"))] = -1
+    return int(np.cumsum(step).max(initial=0))
 
 
 def iter_json_lines(text: str, *, source: str | None = None, field: str | None = None
@@ -188,9 +213,15 @@ def iter_json_lines(text: str, *, source: str | None = None, field: str | None =
 
 def loads_toml(text: str, *, source: str | None = None) -> dict:
     """``tomllib.loads`` (which refuses a key defined twice); its error becomes an InputError naming the file
-    and quoting the offending line (first 80 characters), so a duplicate key is named."""
+    and quoting the offending line (first 80 characters), so a duplicate key is named. Its size is the received
+    reader's (``max_json_bytes``); arrays and inline tables nested deeper than ``max_nesting`` are refused
+    before it is parsed (``toml_depth``: ``tomllib`` recurses)."""
+    active_limits().check_received_bytes(len(text.encode("utf-8", "surrogatepass")), what="TOML file", source=source)
+    active_limits().check_nesting(toml_depth(text), source=source)
     try:
         return tomllib.loads(text)
+    except RecursionError:
+        raise _too_deep(source) from None
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
         lines = text.splitlines()

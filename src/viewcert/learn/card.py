@@ -27,6 +27,7 @@ from viewcert import stats as st
 from viewcert.attribution.table import LEARNED_CELL, LEARNED_PIXELS, STUDY_ARMS
 from viewcert.formats.ladder import LadderInput, LadderManifest, write_ladder_manifest
 from viewcert.io.atomic import write_text_atomic
+from viewcert.io.confine import inner_folder
 from viewcert.io.tables import frame_csv_text
 from viewcert.learn.data import CRYSTAL_SYSTEMS, LearnData
 from viewcert.sanitize import markdown_text
@@ -82,8 +83,7 @@ def predictions_frame(reader: str, data: LearnData, pred) -> pd.DataFrame:
 def write_reader(out: Path, reader: str, data: LearnData, pred, card: dict) -> Path:
     """Write ``predictions.csv`` (every text cell by the table rule, ``io.tables``), ``card.json`` and
     ``report.md`` under ``out/reader`` and refresh ``out/ladder.toml``."""
-    folder = Path(out) / reader
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = inner_folder(Path(out) / reader)  # no symlink on the way (refused, one line)
     frame = predictions_frame(reader, data, pred)
     write_text_atomic(folder / "predictions.csv", frame_csv_text(frame))
     correct = int((np.asarray(frame["parsed_answer"]) == np.asarray(frame["target"])).sum())

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from viewcert.io.confine import write_inside
 from viewcert.learn.card import LearnOutcome, accuracy_record, library_versions, write_reader
 from viewcert.learn.cnn import RECIPE, TrainSettings, predict, train_cnn
 from viewcert.learn.data import CRYSTAL_SYSTEMS, VAL_PER_SYSTEM, VAL_SEED, validation_split
@@ -96,7 +97,7 @@ def run_cnn(data, out: Path, *, seed: int = 0, protocol: str = "render-ceiling-5
         "train_cpu_minutes": round(train_cpu / 60, 2), "torch_threads": torch.get_num_threads()})
     labels = [CRYSTAL_SYSTEMS[i] for i in ev_pred]
     folder = write_reader(Path(out), "pixel-cnn", data, labels, card)
-    torch.save(model.state_dict(), folder / "model.pt")
+    write_inside(folder / "model.pt", lambda fh: torch.save(model.state_dict(), fh))  # no link followed
     correct = int(sum(p == t for p, t in zip(labels, data.eval.labels, strict=True)))
     return LearnOutcome("pixel-cnn", folder, correct, len(data.eval.ids), card)
 

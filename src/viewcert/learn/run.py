@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from viewcert.errors import InputError
+from viewcert.io.confine import write_inside
 from viewcert.learn.card import LearnOutcome, library_versions, write_reader
 from viewcert.learn.data import LearnData, load_learn_data
 from viewcert.learn.features import FEATURE_NAMES, features_of
@@ -46,7 +47,7 @@ def run_forest(data: LearnData, out: Path, *, seed: int = 23) -> LearnOutcome:
         "libraries": library_versions("scikit-learn", "scipy", "pymatgen", "joblib"),
     }
     folder = write_reader(out, "cell-forest", data, res.predictions, card)
-    joblib.dump(res.model, folder / "model.joblib", compress=3)
+    write_inside(folder / "model.joblib", lambda fh: joblib.dump(res.model, fh, compress=3))  # no link followed
     correct = int(sum(p == t for p, t in zip(res.predictions, data.eval.labels, strict=True)))
     return LearnOutcome("cell-forest", folder, correct, len(data.eval.ids), card)
 

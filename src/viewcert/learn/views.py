@@ -7,6 +7,7 @@ small square size."""
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,6 +17,7 @@ import numpy as np
 from viewcert.cameras.policy import frame
 from viewcert.certify import conventional_cell
 from viewcert.errors import InputError
+from viewcert.io.confine import inner_folder, read_inside, write_inside
 from viewcert.render.image import ImageSettings
 from viewcert.render.raster import build_scene, drawn_policy, render
 
@@ -82,8 +84,13 @@ def render_split(items, settings: ViewSettings, *, cache: Path | None = None, pr
     by a digest of the settings and the items' input digests) when given."""
     key = hashlib.sha256(json.dumps([settings.to_dict(), [it.sha256 for it in items]]).encode()).hexdigest()[:16]
     path = None if cache is None else Path(cache) / f"views-{key}.npy"
-    if path is not None and path.is_file():
-        return np.load(path)
+    if path is not None:
+        inner_folder(path.parent)  # inside the output folder: no symlink on the way (refused, never followed)
+        try:  # O_NOFOLLOW through real folders, bounded by the size these items' views take
+            raw = read_inside(path, what="views cache", limit=len(items) * _view_bytes(settings) + (1 << 16))
+            return np.load(io.BytesIO(raw), allow_pickle=False)
+        except (FileNotFoundError, InputError, ValueError, OSError):
+            pass  # absent, a link or damaged: rendered again and rewritten
     out = []
     for it in items:
         out.append(render_views(it.read(), settings))
@@ -91,8 +98,11 @@ def render_split(items, settings: ViewSettings, *, cache: Path | None = None, pr
             progress(1)
     arr = np.stack(out)
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp.npy")
-        np.save(tmp, arr)
-        tmp.replace(path)
+        write_inside(path, lambda fh: np.save(fh, arr, allow_pickle=False))
     return arr
+
+
+def _view_bytes(settings: ViewSettings) -> int:
+    """Bytes of one item's views as rendered (V views × 3 × size × size uint8)."""
+    im = settings.image
+    return len(im.protocol.view_names) * 3 * int(im.width) * int(im.height)

@@ -6,7 +6,13 @@ from __future__ import annotations
 from viewcert.io.builtin import builtin_prototypes
 from viewcert.io.images import encode_render_png
 from viewcert.kernels import register
-from viewcert.render.raster import build_scene, frame_cameras, render, silhouette_pixel_counts
+from viewcert.render.raster import (
+    build_scene,
+    frame_cameras,
+    render,
+    silhouette_pixel_counts,
+    visible_pixel_counts,
+)
 
 __all__ = ["render_main_workload", "render_workload"]
 
@@ -17,8 +23,8 @@ def _smallest():
 
 @register("render", order=20)
 def render_workload() -> None:
-    """Orthographic and perspective, serial and on numba's threads, and the silhouette pixel counts (the
-    anti-aliasing, shading and visibility kernels)."""
+    """Orthographic and perspective, serial and on numba's threads, the silhouette pixel counts and the visible
+    pixel counts certify's as-rendered ceiling traces (the anti-aliasing, shading and visibility kernels)."""
     s = _smallest()
     scene = build_scene(s, "study")
     for kind in ("orthographic", "perspective"):
@@ -26,6 +32,7 @@ def render_workload() -> None:
         for parallel in (False, True):
             encode_render_png(render(scene, cam, parallel=parallel).rgb)
         silhouette_pixel_counts(scene, cam)
+        visible_pixel_counts(scene, cam, limit=1)
 
 
 @register("render main", selections=(), order=70)

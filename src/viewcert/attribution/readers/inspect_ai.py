@@ -46,14 +46,9 @@ HARNESS = "inspect"
 ZIP_ZSTANDARD = 93  # the zip format's method id for zstd (APPNOTE 4.4.5)
 
 
-def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, src: str) -> bytes:
-    """A member's bytes: stored/deflate through ``zipfile``, zstd through pyarrow (CRC-32 checked)."""
-    if info.compress_type != ZIP_ZSTANDARD:
-        try:
-            return zf.read(info)
-        except NotImplementedError:
-            raise InputError(f"member {info.filename!r}: zip compression method {info.compress_type} is not "
-                             "supported", source=src, field=info.filename) from None
+def _raw(zf: zipfile.ZipFile, info: zipfile.ZipInfo, src: str) -> bytes:
+    """A member's compressed bytes, read from its local header (``compress_size`` of them: the archive's
+    central directory, its sizes checked against the limits before any member is read)."""
     fp = zf.fp
     fp.seek(info.header_offset)
     head = fp.read(30)
@@ -62,13 +57,41 @@ def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, src: str) -> bytes:
     name_len, extra_len = struct.unpack("<HH", head[26:30])
     fp.seek(info.header_offset + 30 + name_len + extra_len)
     raw = fp.read(info.compress_size)
-    try:
-        data = pa.Codec("zstd").decompress(raw, decompressed_size=info.file_size, asbytes=True)
-    except (OSError, ValueError, pa.ArrowException) as exc:
-        raise InputError(f"member {info.filename!r}: cannot decompress zstd data ({exc})", source=src,
-                         field=info.filename) from None
+    if len(raw) != info.compress_size:
+        raise InputError(f"member {info.filename!r}: the archive ends inside it", source=src, field=info.filename)
+    return raw
+
+
+def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, src: str) -> bytes:
+    """A member's bytes, decompressed with a bound: a deflate stream is inflated to at most its stated size
+    plus one byte (one that says 1,000 bytes and inflates to 300 MB is refused after 1,001), zstd to its stated
+    size (pyarrow), and each checked against the stated size and CRC-32 (InputError naming the log and the
+    member otherwise)."""
+    method = info.compress_type
+    if method not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, ZIP_ZSTANDARD):
+        raise InputError(f"member {info.filename!r}: zip compression method {method} is not supported", source=src,
+                         field=info.filename)
+    raw = _raw(zf, info, src)
+    if method == zipfile.ZIP_STORED:
+        data = raw
+    elif method == zipfile.ZIP_DEFLATED:
+        inflate = zlib.decompressobj(-15)
+        try:
+            data = inflate.decompress(raw, info.file_size + 1)  # inflation stops one byte past the stated size
+        except zlib.error as exc:
+            raise InputError(f"member {info.filename!r}: cannot inflate its deflate data ({exc})", source=src,
+                             field=info.filename) from None
+        if len(data) > info.file_size or not inflate.eof:
+            raise InputError(f"member {info.filename!r} inflates beyond its stated size of {info.file_size:,} bytes "
+                             "(refused after reading one byte more; a lying archive)", source=src, field=info.filename)
+    else:
+        try:
+            data = pa.Codec("zstd").decompress(raw, decompressed_size=info.file_size, asbytes=True)
+        except (OSError, ValueError, pa.ArrowException) as exc:
+            raise InputError(f"member {info.filename!r}: cannot decompress zstd data ({exc})", source=src,
+                             field=info.filename) from None
     if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
-        raise InputError(f"member {info.filename!r}: zstd data does not match the size/CRC-32 in the archive",
+        raise InputError(f"member {info.filename!r}: its data does not match the size/CRC-32 in the archive",
                          source=src, field=info.filename)
     return data
 
@@ -109,6 +132,8 @@ def read_header(path: str | Path) -> dict:
             head_name = _header_name(zf.namelist(), src)
             try:
                 header = loads_json_strict(_read_member(zf, zf.getinfo(head_name), src), source=f"{src}:{head_name}")
+            except InputError:
+                raise
             except ValueError as exc:
                 raise InputError(f"{head_name} is not valid JSON: {exc}", source=src) from None
     if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
@@ -145,6 +170,8 @@ def _read_archive(fh, src: str) -> tuple[dict, list[tuple[str, dict]]]:
                 for name in sorted(names)
                 if name.startswith("samples/") and name.endswith(".json")
             ]
+        except InputError:
+            raise
         except ValueError as exc:
             raise InputError(f"a member is not valid JSON: {exc}", source=src) from None
     return header, samples
