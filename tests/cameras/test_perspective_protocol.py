@@ -319,11 +319,11 @@ def test_cli_views_naming_a_view_the_file_lacks(tmp_path):
 def test_cli_certifies_a_molecule_and_a_crystal_from_one_perspective_file(tmp_path):
     (tmp_path / "m.xyz").write_text(CHFCLBR)
     f = _rc5_file(tmp_path, (0, 0, 0), 0.0, positions=False)  # no positions: framed on each structure
-    for inp in (str(tmp_path / "m.xyz"), str(_nacl(tmp_path))):
+    for k, inp in enumerate((str(tmp_path / "m.xyz"), str(_nacl(tmp_path)))):  # one output folder per run
         res, out = _cli(["certify", inp, "--protocol", str(f), "--workers", "1", "--no-plots", "--truth", "rendered",
-                         "--out", str(tmp_path / "o")])
+                         "--out", str(tmp_path / f"o{k}")])
         assert res.exit_code == 0, out
-        cert = json.loads((tmp_path / "o" / "certificate.json").read_text())
+        cert = json.loads((tmp_path / f"o{k}" / "certificate.json").read_text())
         assert_certificate_consistent(cert)
         assert cert["protocol"]["camera"]["kind"] == "perspective" and cert["summary"]["correct"] == 1
 

@@ -192,7 +192,11 @@ def parquet_entries(path: str | Path, labels: tuple[LabelColumn, ...] = (), *, i
     row = starts[g0]
     columns = [id_column, *(lc.column for lc in labels)]
     check_footer(pf, range(g0, g1), columns, name=str(path))  # before any page is read
-    for batch in pf.iter_batches(batch_size=batch_rows, row_groups=list(range(g0, g1)), columns=columns):
+    # one row group at a time: a batch spanning row groups would join dictionary-encoded nested columns (a list
+    # of symmetry operations), which pyarrow cannot convert ("Nested data conversions not implemented")
+    batches = (b for g in range(g0, g1) for b in pf.iter_batches(batch_size=batch_rows, row_groups=[g],
+                                                                  columns=columns))
+    for batch in batches:
         if row + batch.num_rows <= start:
             row += batch.num_rows
             continue
