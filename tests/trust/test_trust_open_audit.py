@@ -43,7 +43,9 @@ SYSTEM = ("/proc", "/sys", "/dev", "/etc", "/usr", "/lib", "/lib64")
 def _env(tmp: Path) -> dict:
     scratch = tmp / "scratch"
     (scratch / "mpl").mkdir(parents=True, exist_ok=True)
-    path = os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")])
+    # no empty entry: an unset PYTHONPATH joined as "" would put the current folder on sys.path, and every lazy
+    # import would list it (the `viewcert` command never has the current folder on its path)
+    path = os.pathsep.join(p for p in [str(ROOT / "src"), str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")] if p)
     return {**os.environ, "PYTHONPATH": path, "TMPDIR": str(scratch), "MPLCONFIGDIR": str(scratch / "mpl")}
 
 
