@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.support.foreign_render import _default_radii, _element_colours, example_camera, render
+from tests.support.foreign_render import _default_radii, _element_colours, _mpl_axes, example_camera, render
 from viewcert.observe.project import drawn_atoms
 
 
@@ -55,22 +55,9 @@ def mcs_redraw(xyz, elements, camera: dict, path: Path, *, jpeg: bool, radii=Non
     """The matplotlib image as MCS-Set draws it: mplot3d ``ax.scatter`` with the axes off (no panes, grid or
     ticks; ``set_axis_off`` moves nothing, so the truth of foreign_render's draw under the same camera holds),
     the jmol colours and sizes foreign_render gives, default depth shading; PNG, or JPEG (Pillow's quality 75)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
 
     pos = np.asarray(xyz, dtype=float)
-    fig = Figure(figsize=tuple(camera["figsize"]), dpi=float(camera["dpi"]))
-    FigureCanvasAgg(fig)
-    ax = fig.add_axes(list(camera["position"]), projection="3d")
-    ax.view_init(elev=camera["elev"], azim=camera["azim"], roll=camera.get("roll", 0.0))
-    if camera["proj_type"] == "persp":
-        ax.set_proj_type("persp", focal_length=camera.get("focal_length") or 1.0)
-    else:
-        ax.set_proj_type("ortho")
-    ax.set_xlim(*camera["xlim"])
-    ax.set_ylim(*camera["ylim"])
-    ax.set_zlim(*camera["zlim"])
-    ax.set_box_aspect(camera["box_aspect"], zoom=camera.get("zoom", 1.0))
+    fig, ax = _mpl_axes(camera)  # the axes foreign_render draws (and reads its truth from) under this camera
     ax.set_axis_off()
     radii = _default_radii(elements) if radii is None else np.asarray(radii, dtype=float)
     ppa = fig.bbox.height * 0.6 / max(np.ptp(camera["xlim"]), np.ptp(camera["ylim"]), np.ptp(camera["zlim"]))

@@ -46,6 +46,16 @@ def _default_centre(projection: PixelProjection, cam, centre, distance: float) -
     return cam.position - distance * cam.rotation[2]
 
 
+def _ortho_eye(projection: PixelProjection, cam, centre, distance: float) -> np.ndarray:
+    """Where a tool's orthographic eye sits (Å, model frame): the point of the centre's plane drawn at the image
+    centre, moved back ``distance`` Å along the view axis."""
+    c = _default_centre(projection, cam, centre, distance)
+    w, h, r = projection.width, projection.height, cam.rotation
+    uv, _ = projection.project(c)
+    shift = r[0] * (w / 2 - uv[0, 0]) / cam.scale + r[1] * (uv[0, 1] - h / 2) / cam.scale
+    return c + shift + distance * r[2]
+
+
 def pymol_terms(projection: PixelProjection, *, centre=None, fov: float = 20.0, distance: float = 50.0,
                 clip: float = 100.0) -> dict:
     """PyMOL: the 18 numbers of ``set_view`` and the ``png`` size. Orthoscopic views take ``fov`` (degrees) and
@@ -86,11 +96,7 @@ def chimerax_terms(projection: PixelProjection, *, centre=None, distance: float 
     w, h = projection.width, projection.height
     r = cam.rotation
     if projection.kind == "orthographic":
-        c = _default_centre(projection, cam, centre, distance)
-        # the point of c's plane drawn at the image centre, moved back along the view axis
-        uv, _ = projection.project(c)
-        shift = r[0] * (w / 2 - uv[0, 0]) / cam.scale + r[1] * (uv[0, 1] - h / 2) / cam.scale
-        position = c + shift + distance * r[2]
+        position = _ortho_eye(projection, cam, centre, distance)
         extra = {"mode": "ortho", "field_width": float(w / cam.scale)}
         camera_cmd = f"camera ortho fieldWidth {w / cam.scale:.9g}"
     else:
@@ -112,10 +118,7 @@ def ovito_terms(projection: PixelProjection, *, centre=None, distance: float = 5
     w, h = projection.width, projection.height
     r = cam.rotation
     if projection.kind == "orthographic":
-        c = _default_centre(projection, cam, centre, distance)
-        uv, _ = projection.project(c)
-        shift = r[0] * (w / 2 - uv[0, 0]) / cam.scale + r[1] * (uv[0, 1] - h / 2) / cam.scale
-        pos = c + shift + distance * r[2]
+        pos = _ortho_eye(projection, cam, centre, distance)
         typ, fov = "ortho", (h / 2) / cam.scale
     else:
         pos, typ, fov = cam.position, "perspective", 2 * math.atan((h / 2) / cam.focal)
